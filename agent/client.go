@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"kashi/agent/protocol"
+)
+
+// Client calls the server's agent API. It is not safe for concurrent use while Register runs,
+// since Register replaces Token.
+type Client struct {
+	// BaseURL is the server's address, e.g. "https://kashi.example.com".
+	BaseURL string
+	// Token is the node's bearer token, set by Register.
+	Token string
+	// HTTP sends the requests; nil means http.DefaultClient.
+	HTTP *http.Client
+}
+
+// APIError is a non-2xx answer of the server.
+type APIError struct {
+	Status int
+	Msg    string
+	Field  string
+}
+
+// Error describes the answer.
+func (e *APIError) Error() string {
+	s := fmt.Sprintf("server answered %d %s: %s", e.Status, http.StatusText(e.Status), e.Msg)
+	if e.Field != "" {
+		s += " (field " + e.Field + ")"
+	}
+	return s
+}
+
+// IsRetryable reports whether a call that failed with err may succeed if sent again: network
+// failures, 5xx and 429 answers. Other 4xx answers are permanent, and so is a cancelled call.
+func IsRetryable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if apiErr, ok := errors.AsType[*APIError](err); ok {
+		return apiErr.Status >= 500 || apiErr.Status == http.StatusTooManyRequests
+	}
+	_, isNet := errors.AsType[net.Error](err)
+	return isNet || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// isUnauthorized reports whether err is a 401 answer: the node's token is no longer valid.
+func isUnauthorized(err error) bool {
+	apiErr, ok := errors.AsType[*APIError](err)
+	return ok && apiErr.Status == http.StatusUnauthorized
+}
+
+// Register announces the node, authenticating with joinToken, and keeps the node token the
+// server returns for the later calls.
+func (c *Client) Register(ctx context.Context, joinToken string, req protocol.RegisterRequest) (protocol.RegisterResponse, error) {
+	var resp protocol.RegisterResponse
+	if err := c.do(ctx, http.MethodPost, protocol.PathRegister, joinToken, req, &resp); err != nil {
+		return protocol.RegisterResponse{}, fmt.Errorf("agent: register: %w", err)
+	}
+	c.Token = resp.Token
+	return resp, nil
+}
+
+// PostSamples sends one batch of samples, at most protocol.MaxSamplesPerBatch.
+func (c *Client) PostSamples(ctx context.Context, samples []protocol.Sample) (protocol.SamplesResponse, error) {
+	var resp protocol.SamplesResponse
+	err := c.do(ctx, http.MethodPost, protocol.PathSamples, c.Token, protocol.SamplesRequest{Samples: samples}, &resp)
+	if err != nil {
+		return protocol.SamplesResponse{}, fmt.Errorf("agent: post %d samples: %w", len(samples), err)
+	}
+	return resp, nil
+}
+
+// Assignments fetches the tasks the node should be running now.
+func (c *Client) Assignments(ctx context.Context) (protocol.AssignmentsResponse, error) {
+	var resp protocol.AssignmentsResponse
+	if err := c.do(ctx, http.MethodGet, protocol.PathAssignments, c.Token, nil, &resp); err != nil {
+		return protocol.AssignmentsResponse{}, fmt.Errorf("agent: assignments: %w", err)
+	}
+	return resp, nil
+}
+
+// TaskStatus reports a change in a task's process.
+func (c *Client) TaskStatus(ctx context.Context, taskID int64, req protocol.TaskStatusRequest) error {
+	path := protocol.PathTaskStatus + strconv.FormatInt(taskID, 10) + "/status"
+	if err := c.do(ctx, http.MethodPost, path, c.Token, req, nil); err != nil {
+		return fmt.Errorf("agent: task %d status %s: %w", taskID, req.State, err)
+	}
+	return nil
+}
+
+// do sends one JSON request and decodes a 2xx answer into out (when not nil) or any other
+// answer into an *APIError.
+func (c *Client) do(ctx context.Context, method, path, bearer string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.BaseURL, "/")+path, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	rd := io.LimitReader(resp.Body, protocol.MaxBodyBytes)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return decodeAPIError(resp.StatusCode, rd)
+	}
+	if out == nil {
+		_, err = io.Copy(io.Discard, rd)
+		return err
+	}
+	if err := json.NewDecoder(rd).Decode(out); err != nil {
+		return fmt.Errorf("decode answer: %w", err)
+	}
+	return nil
+}
+
+// decodeAPIError reads a non-2xx answer. A body that is not a protocol.Error (a proxy's HTML
+// page) is kept, shortened, as the message.
+func decodeAPIError(status int, body io.Reader) *APIError {
+	b, _ := io.ReadAll(io.LimitReader(body, 4<<10))
+	var e protocol.Error
+	if json.Unmarshal(b, &e) == nil && e.Error != "" {
+		return &APIError{Status: status, Msg: e.Error, Field: e.Field}
+	}
+	msg := strings.TrimSpace(string(b))
+	if len(msg) > 200 {
+		msg = strings.ToValidUTF8(msg[:200], "")
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &APIError{Status: status, Msg: msg}
+}

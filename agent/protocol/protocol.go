@@ -1,0 +1,122 @@
+// Package protocol holds the request and response types of the agent API. Both the server's
+// handlers and the node agent import it, so the two sides cannot drift.
+package protocol
+
+import "time"
+
+// Paths of the agent API, relative to the server's base URL.
+const (
+	PathRegister    = "/api/v1/agent/register"
+	PathSamples     = "/api/v1/agent/samples"
+	PathAssignments = "/api/v1/agent/assignments"
+	// PathTaskStatus is followed by the task id and "/status".
+	PathTaskStatus = "/api/v1/agent/tasks/"
+)
+
+// Limits the server enforces on agent input.
+const (
+	// MaxSamplesPerBatch is the most samples one POST to PathSamples may carry.
+	MaxSamplesPerBatch = 10_000
+	// MaxGPUsPerNode is the most GPUs one node may register.
+	MaxGPUsPerNode = 64
+	// MaxFutureSkew is how far ahead of the server's clock a sample's timestamp may be.
+	MaxFutureSkew = 5 * time.Minute
+	// MaxBodyBytes bounds every agent request body.
+	MaxBodyBytes = 8 << 20
+)
+
+// RegisterRequest announces a node and its GPUs. The agent authenticates with the join token;
+// the response carries the node's own token, used for every later call.
+type RegisterRequest struct {
+	Hostname string `json:"hostname"`
+	// Pool names the pool the node belongs to; the server creates it on first use.
+	Pool string `json:"pool"`
+	// MachineID is the provider's id for the machine, when a provider created it.
+	MachineID string    `json:"machine_id,omitempty"`
+	GPUs      []GPUInfo `json:"gpus"`
+}
+
+// GPUInfo describes one GPU as NVML reports it.
+type GPUInfo struct {
+	UUID           string `json:"uuid"`
+	Index          int    `json:"index"`
+	Name           string `json:"name"`
+	MemoryTotalMiB int64  `json:"memory_total_mib"`
+}
+
+// RegisterResponse returns the node's id and its bearer token. The token is shown once; the
+// server keeps only its hash.
+type RegisterResponse struct {
+	NodeID int64  `json:"node_id"`
+	Token  string `json:"token"`
+}
+
+// SamplesRequest is a batch of per-GPU readings. Samples are idempotent on (uuid, ts).
+type SamplesRequest struct {
+	Samples []Sample `json:"samples"`
+}
+
+// Sample is one reading of one GPU.
+type Sample struct {
+	UUID          string    `json:"uuid"`
+	TS            time.Time `json:"ts"`
+	MemoryUsedMiB int64     `json:"memory_used_mib"`
+	UtilPct       int       `json:"util_pct"`
+	TempC         int       `json:"temp_c"`
+	PowerW        int       `json:"power_w"`
+	Processes     []Process `json:"processes,omitempty"`
+}
+
+// Process is one compute process seen on a GPU.
+type Process struct {
+	PID           uint32 `json:"pid"`
+	UsedMemoryMiB int64  `json:"used_memory_mib"`
+}
+
+// SamplesResponse says how many samples were stored and how many were already known.
+type SamplesResponse struct {
+	Accepted   int `json:"accepted"`
+	Duplicates int `json:"duplicates"`
+}
+
+// AssignmentsResponse lists what the node should be running now. Tasks absent from the list
+// and running on the node are to be stopped.
+type AssignmentsResponse struct {
+	Tasks []Assignment `json:"tasks"`
+}
+
+// Assignment is one task placed on the node.
+type Assignment struct {
+	TaskID   int64             `json:"task_id"`
+	GPUUUIDs []string          `json:"gpu_uuids"`
+	Command  []string          `json:"command"`
+	Env      map[string]string `json:"env,omitempty"`
+	Workdir  string            `json:"workdir,omitempty"`
+	// MaxRuntimeS is the task's runtime limit in seconds; the server also enforces it.
+	MaxRuntimeS int64 `json:"max_runtime_s"`
+	// Stop asks the agent to stop the task: stop signal, grace, then kill.
+	Stop bool `json:"stop,omitempty"`
+}
+
+// Task states an agent reports.
+const (
+	TaskRunning = "running"
+	TaskExited  = "exited"
+	// TaskFailedToStart means the process could not be started (bad command, workdir).
+	TaskFailedToStart = "failed-to-start"
+)
+
+// TaskStatusRequest reports a change in a task's process.
+type TaskStatusRequest struct {
+	State       string    `json:"state"`
+	TS          time.Time `json:"ts"`
+	ExitCode    int       `json:"exit_code"`
+	OutputUnits int64     `json:"output_units,omitempty"`
+	Message     string    `json:"message,omitempty"`
+}
+
+// Error is the body of every 4xx and 5xx answer of the API.
+type Error struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}

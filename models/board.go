@@ -1,0 +1,71 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// BoardFilter narrows BoardGPUs; empty fields mean all.
+type BoardFilter struct {
+	Pool    string
+	Spec    string
+	Project string
+}
+
+// BoardGPU is one GPU with its node, pool and the task holding it, as the board and
+// GET /api/v1/gpus show it.
+type BoardGPU struct {
+	GPU
+	Hostname   string
+	NodeState  string
+	LastSeenAt time.Time
+	Pool       string
+	// TaskID is 0 when no task holds the GPU.
+	TaskID  int64
+	Task    string
+	Project string
+}
+
+// BoardGPUs returns the GPUs matching f ordered by pool, node and index, each with the task
+// that holds it now. It reads current-state rows only, never samples.
+func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error) {
+	q := s.db.WithContext(ctx).Table("gpus").
+		Select(`gpus.*, nodes.hostname AS hostname, nodes.state AS node_state, nodes.last_seen_at AS last_seen_at,
+			pools.name AS pool, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
+			COALESCE(projects.name, '') AS project`).
+		Joins("JOIN nodes ON nodes.id = gpus.node_id").
+		Joins("JOIN pools ON pools.id = nodes.pool_id").
+		Joins("LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL").
+		Joins("LEFT JOIN tasks ON tasks.id = allocations.task_id").
+		Joins("LEFT JOIN projects ON projects.id = tasks.project_id")
+	if f.Pool != "" {
+		q = q.Where("pools.name = ?", f.Pool)
+	}
+	if f.Spec != "" {
+		q = q.Where("gpus.spec = ?", f.Spec)
+	}
+	if f.Project != "" {
+		q = q.Where("projects.name = ?", f.Project)
+	}
+	var out []BoardGPU
+	if err := q.Order("pools.name, nodes.hostname, gpus.gpu_index").Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: board gpus: %w", err)
+	}
+	return out, nil
+}
+
+// BoardOptions lists the pools, specs and projects the board's filters offer.
+func (s *Store) BoardOptions(ctx context.Context) (pools, specs, projects []string, err error) {
+	db := s.db.WithContext(ctx)
+	if err = db.Model(&Pool{}).Order("name").Pluck("name", &pools).Error; err != nil {
+		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
+	}
+	if err = db.Model(&GPU{}).Distinct("spec").Order("spec").Pluck("spec", &specs).Error; err != nil {
+		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
+	}
+	if err = db.Model(&Project{}).Order("name").Pluck("name", &projects).Error; err != nil {
+		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
+	}
+	return pools, specs, projects, nil
+}

@@ -1,0 +1,170 @@
+package models
+
+import "time"
+
+// Pool is a group of machines of one GPU spec from one provider (an instance group).
+type Pool struct {
+	ID          int64
+	Name        string
+	Spec        string
+	Provider    string
+	GPUsPerNode int `gorm:"column:gpus_per_node"`
+	CreatedAt   time.Time
+}
+
+// Node states.
+const (
+	NodeReady    = "ready"
+	NodeDraining = "draining"
+	NodeLost     = "lost"
+)
+
+// Node is one machine with its GPUs; it runs `kashi agent`.
+type Node struct {
+	ID        int64
+	PoolID    int64
+	Hostname  string
+	MachineID string
+	// TokenHash is the SHA-256 of the node's bearer token, hex-encoded; the token itself is
+	// never stored.
+	TokenHash    string `json:"-"`
+	State        string
+	RegisteredAt time.Time
+	LastSeenAt   time.Time
+}
+
+// GPU is one card with its latest reading. The board reads these rows, never raw samples.
+type GPU struct {
+	ID             int64
+	NodeID         int64
+	UUID           string `gorm:"column:uuid"`
+	Index          int    `gorm:"column:gpu_index"`
+	Name           string
+	Spec           string
+	MemoryTotalMiB int64 `gorm:"column:memory_total_mib"`
+	MemoryUsedMiB  int64 `gorm:"column:memory_used_mib"`
+	UtilPct        int
+	TempC          int
+	PowerW         int
+	// SampledAt is the time of the latest reading; nil before the first.
+	SampledAt *time.Time
+	// IdleSince is when utilization last fell under the idle threshold; nil while busy.
+	IdleSince *time.Time
+	// SaturatedSince is when memory or utilization last reached the saturation mark.
+	SaturatedSince *time.Time
+}
+
+// GPUSample is one raw reading, kept for the retention window. TS is Unix seconds (UTC) so
+// that bucketing is plain integer arithmetic on SQLite and Postgres alike.
+type GPUSample struct {
+	GPUID         int64 `gorm:"column:gpu_id;primaryKey;autoIncrement:false"`
+	TS            int64 `gorm:"primaryKey;autoIncrement:false"`
+	MemoryUsedMiB int64 `gorm:"column:memory_used_mib"`
+	UtilPct       int
+	TempC         int
+	PowerW        int
+}
+
+// Rollup resolutions in seconds.
+const (
+	Rollup5m   = 300
+	RollupHour = 3600
+)
+
+// GPURollup summarises the samples of one GPU in one bucket of Resolution seconds starting at
+// Bucket (Unix seconds). Counts by class use the thresholds in force when it was rolled up.
+type GPURollup struct {
+	GPUID      int64 `gorm:"column:gpu_id;primaryKey;autoIncrement:false"`
+	Resolution int   `gorm:"primaryKey;autoIncrement:false"`
+	Bucket     int64 `gorm:"primaryKey;autoIncrement:false"`
+	N          int64
+	UtilSum    int64
+	UtilMax    int
+	MemSum     int64
+	MemMax     int64
+	NIdle      int64
+	NActive    int64
+}
+
+// Project is a team or research group that owns tasks and pays bills.
+type Project struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+}
+
+// Task states.
+const (
+	TaskWaitingData = "waiting-data"
+	TaskQueued      = "queued"
+	TaskStarting    = "starting"
+	TaskRunning     = "running"
+	TaskSucceeded   = "succeeded"
+	TaskFailed      = "failed"
+	TaskCancelled   = "cancelled"
+	TaskTimedOut    = "timed-out"
+	TaskReclaimed   = "reclaimed"
+)
+
+// Queue classes.
+const (
+	QueueShort = "short"
+	QueueLong  = "long"
+)
+
+// Task is a unit of work asking for GPUs of a spec.
+type Task struct {
+	ID        int64
+	ProjectID int64
+	Name      string
+	Owner     string
+	GPUs      int `gorm:"column:gpus"`
+	// Spec is the wanted GPU spec; empty means any.
+	Spec        string
+	Queue       string
+	Priority    string
+	EstGPUHours float64 `gorm:"column:est_gpu_hours"`
+	MaxRuntimeS int64
+	// Command is the argv list, JSON-encoded.
+	Command string
+	// Env is the environment, a JSON object.
+	Env     string
+	Workdir string
+	// DataReady is true once the task's data is ready; only ready tasks take cards.
+	DataReady bool
+	// DataCheck is the declared readiness check, JSON ({"path": …} or {"url": …}); empty if none.
+	DataCheck      string
+	Deferrable     bool
+	State          string
+	Reason         string
+	IdempotencyKey *string
+	SubmittedAt    time.Time
+	StartedAt      *time.Time
+	EndedAt        *time.Time
+	ExitCode       *int
+	OutputUnits    int64
+	// NodeID is where the task runs; nil until placed.
+	NodeID *int64
+}
+
+// TaskEvent is one timestamped transition of a task, with its reason.
+type TaskEvent struct {
+	ID     int64
+	TaskID int64
+	At     time.Time
+	From   string `gorm:"column:from_state"`
+	To     string `gorm:"column:to_state"`
+	Reason string
+}
+
+// Allocation is one GPU held by one task from StartedAt until EndedAt (nil while open). Its
+// seconds are the ledger's unit.
+type Allocation struct {
+	ID        int64
+	TaskID    int64
+	GPUID     int64 `gorm:"column:gpu_id"`
+	NodeID    int64
+	ProjectID int64
+	StartedAt time.Time
+	EndedAt   *time.Time
+}

@@ -1,0 +1,69 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// migration is one versioned schema step. Each step uses its own frozen structs, never the
+// live entities, so later changes to an entity cannot rewrite history.
+type migration struct {
+	version int
+	name    string
+	up      func(tx *gorm.DB) error
+}
+
+// migrations is the ordered schema history. Append only.
+var migrations = []migration{
+	{1, "initial schema: pools, nodes, gpus, samples, rollups, projects, tasks, allocations", migrateV1},
+}
+
+// schemaVersion records each applied migration.
+type schemaVersion struct {
+	Version   int `gorm:"primaryKey;autoIncrement:false"`
+	Name      string
+	AppliedAt time.Time
+}
+
+func (schemaVersion) TableName() string { return "schema_version" }
+
+// migrate applies the missing migrations in order, one transaction per step.
+func (s *Store) migrate(ctx context.Context) error {
+	db := s.db.WithContext(ctx)
+	if err := db.Migrator().AutoMigrate(&schemaVersion{}); err != nil {
+		return fmt.Errorf("models: schema_version: %w", err)
+	}
+	var applied []int
+	if err := db.Model(&schemaVersion{}).Pluck("version", &applied).Error; err != nil {
+		return fmt.Errorf("models: read schema_version: %w", err)
+	}
+	done := make(map[int]bool, len(applied))
+	for _, v := range applied {
+		done[v] = true
+	}
+	for _, m := range migrations {
+		if done[m.version] {
+			continue
+		}
+		err := db.Transaction(func(tx *gorm.DB) error {
+			if err := m.up(tx); err != nil {
+				return err
+			}
+			return tx.Create(&schemaVersion{Version: m.version, Name: m.name, AppliedAt: UTC(time.Now())}).Error
+		})
+		if err != nil {
+			return fmt.Errorf("models: migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion returns the highest applied migration.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.WithContext(ctx).Model(&schemaVersion{}).Select("COALESCE(MAX(version), 0)").Scan(&v).Error
+	return v, err
+}

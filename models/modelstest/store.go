@@ -1,0 +1,90 @@
+// Package modelstest opens stores for tests: SQLite in a temporary directory always, and
+// Postgres too when KASHI_TEST_PG_DSN is set, each test in a schema of its own.
+package modelstest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver for schema setup
+
+	"kashi/models"
+)
+
+// PGEnv names the variable holding a Postgres DSN for tests.
+const PGEnv = "KASHI_TEST_PG_DSN"
+
+// ForEachDB runs f as a subtest on a fresh SQLite store and, when KASHI_TEST_PG_DSN is set,
+// on a fresh Postgres store.
+func ForEachDB(t *testing.T, opts models.Options, f func(t *testing.T, s *models.Store)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { f(t, SQLite(t, opts)) })
+	if os.Getenv(PGEnv) != "" {
+		t.Run("postgres", func(t *testing.T) { f(t, Postgres(t, opts)) })
+	}
+}
+
+// SQLite opens a migrated store on a new file in t.TempDir().
+func SQLite(t testing.TB, opts models.Options) *models.Store {
+	t.Helper()
+	s, err := models.Open(context.Background(), filepath.Join(t.TempDir(), "kashi.db"), opts)
+	if err != nil {
+		t.Fatalf("open sqlite store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Postgres opens a migrated store in a new schema of the database KASHI_TEST_PG_DSN names,
+// dropped when the test ends. It skips the test when the variable is unset.
+func Postgres(t testing.TB, opts models.Options) *models.Store {
+	t.Helper()
+	dsn := os.Getenv(PGEnv)
+	if dsn == "" {
+		t.Skip(PGEnv + " not set")
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if db, err := sql.Open("pgx", dsn); err == nil {
+			db.Exec("DROP SCHEMA " + schema + " CASCADE")
+			db.Close()
+		}
+	})
+	s, err := models.Open(context.Background(), withSearchPath(dsn, schema), opts)
+	if err != nil {
+		t.Fatalf("open postgres store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// withSearchPath adds search_path to a URL or key=value DSN.
+func withSearchPath(dsn, schema string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err == nil {
+			q := u.Query()
+			q.Set("search_path", schema)
+			u.RawQuery = q.Encode()
+			return u.String()
+		}
+	}
+	return dsn + " search_path=" + schema
+}

@@ -1,0 +1,154 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"kashi/agent/protocol"
+)
+
+// RegisterNode records a node and its GPUs, creating its pool on first use, and stores the
+// hash of the node's new token. Registering again (an agent restart) updates the node in place
+// and replaces its token.
+func (s *Store) RegisterNode(ctx context.Context, req protocol.RegisterRequest, tokenHash string, now time.Time) (Node, error) {
+	spec, err := validateRegister(req)
+	if err != nil {
+		return Node{}, err
+	}
+	now = UTC(now)
+	var node Node
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		pool, err := poolForRegister(tx, req.Pool, spec, len(req.GPUs), now)
+		if err != nil {
+			return err
+		}
+		err = tx.Where("hostname = ?", req.Hostname).Take(&node).Error
+		switch {
+		case errors.Is(err, gorm.ErrRecordNotFound):
+			node = Node{PoolID: pool.ID, Hostname: req.Hostname, MachineID: req.MachineID, TokenHash: tokenHash,
+				State: NodeReady, RegisteredAt: now, LastSeenAt: now}
+			if err := tx.Create(&node).Error; err != nil {
+				return fmt.Errorf("create node: %w", err)
+			}
+		case err != nil:
+			return err
+		default:
+			node.PoolID, node.MachineID, node.TokenHash = pool.ID, req.MachineID, tokenHash
+			node.State, node.RegisteredAt, node.LastSeenAt = NodeReady, now, now
+			if err := tx.Save(&node).Error; err != nil {
+				return fmt.Errorf("update node: %w", err)
+			}
+		}
+		for _, g := range req.GPUs {
+			row := GPU{NodeID: node.ID, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: spec, MemoryTotalMiB: g.MemoryTotalMiB}
+			res := tx.Model(&GPU{}).Where("uuid = ?", g.UUID).Updates(map[string]any{
+				"node_id": node.ID, "gpu_index": g.Index, "name": g.Name, "spec": spec, "memory_total_mib": g.MemoryTotalMiB})
+			if res.Error != nil {
+				return fmt.Errorf("update gpu %s: %w", g.UUID, res.Error)
+			}
+			if res.RowsAffected == 0 {
+				if err := tx.Create(&row).Error; err != nil {
+					return fmt.Errorf("create gpu %s: %w", g.UUID, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return Node{}, err
+		}
+		return Node{}, fmt.Errorf("models: register node %q: %w", req.Hostname, err)
+	}
+	return node, nil
+}
+
+// poolForRegister finds the named pool or creates it; a pool holds one spec only.
+func poolForRegister(tx *gorm.DB, name, spec string, gpus int, now time.Time) (Pool, error) {
+	var pool Pool
+	err := tx.Where("name = ?", name).Take(&pool).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		pool = Pool{Name: name, Spec: spec, Provider: "static", GPUsPerNode: gpus, CreatedAt: now}
+		return pool, tx.Create(&pool).Error
+	}
+	if err != nil {
+		return pool, err
+	}
+	if pool.Spec != spec {
+		return pool, fieldErr("pool", "pool %q holds %s GPUs, this node has %s", name, pool.Spec, spec)
+	}
+	return pool, nil
+}
+
+// validateRegister checks a registration and returns the node's GPU spec.
+func validateRegister(req protocol.RegisterRequest) (string, error) {
+	if err := checkName("hostname", req.Hostname, 255); err != nil {
+		return "", err
+	}
+	if err := checkName("pool", req.Pool, 100); err != nil {
+		return "", err
+	}
+	if len(req.MachineID) > 255 || !utf8.ValidString(req.MachineID) {
+		return "", fieldErr("machine_id", "must be valid UTF-8 of at most 255 bytes")
+	}
+	if len(req.GPUs) == 0 || len(req.GPUs) > protocol.MaxGPUsPerNode {
+		return "", fieldErr("gpus", "a node registers 1 to %d GPUs, got %d", protocol.MaxGPUsPerNode, len(req.GPUs))
+	}
+	var spec string
+	uuids := make(map[string]bool, len(req.GPUs))
+	indexes := make(map[int]bool, len(req.GPUs))
+	for i, g := range req.GPUs {
+		field := fmt.Sprintf("gpus[%d]", i)
+		if err := checkName(field+".uuid", g.UUID, 100); err != nil {
+			return "", err
+		}
+		if err := checkName(field+".name", g.Name, 255); err != nil {
+			return "", err
+		}
+		if uuids[g.UUID] {
+			return "", fieldErr(field+".uuid", "duplicate uuid %q", g.UUID)
+		}
+		if g.Index < 0 || indexes[g.Index] {
+			return "", fieldErr(field+".index", "must be a distinct index ≥ 0, got %d", g.Index)
+		}
+		if g.MemoryTotalMiB <= 0 || g.MemoryTotalMiB > 1<<22 {
+			return "", fieldErr(field+".memory_total_mib", "must be between 1 and %d, got %d", 1<<22, g.MemoryTotalMiB)
+		}
+		uuids[g.UUID], indexes[g.Index] = true, true
+		gs := SpecOf(g.Name, g.MemoryTotalMiB)
+		if spec != "" && gs != spec {
+			return "", fieldErr(field+".name", "a node holds one spec; %s differs from %s", gs, spec)
+		}
+		spec = gs
+	}
+	return spec, nil
+}
+
+// checkName requires a non-empty, valid UTF-8 string of at most max bytes.
+func checkName(field, v string, max int) error {
+	switch {
+	case v == "":
+		return fieldErr(field, "is required")
+	case !utf8.ValidString(v):
+		return fieldErr(field, "is not valid UTF-8")
+	case len(v) > max:
+		return fieldErr(field, "is longer than %d bytes", max)
+	}
+	return nil
+}
+
+// NodeByTokenHash returns the node whose token hashes to hash.
+func (s *Store) NodeByTokenHash(ctx context.Context, hash string) (Node, error) {
+	var n Node
+	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&n).Error
+	if err != nil {
+		return n, notFound("node by token", err)
+	}
+	return n, nil
+}

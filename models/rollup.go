@@ -1,0 +1,77 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// RollUp summarises raw samples into 5-minute buckets and 5-minute buckets into hourly ones,
+// for every bucket that ended before now, then deletes raw samples older than retention. It is
+// idempotent: a bucket rolled up again is recomputed from the same rows. History pages and
+// bills read rollups, never raw samples.
+func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Duration) error {
+	end5 := now.Unix() - now.Unix()%Rollup5m
+	endHour := now.Unix() - now.Unix()%RollupHour
+	// Only the buckets that may have changed since the last run are recomputed: those after
+	// the newest rolled-up bucket, less a margin for late samples (an agent's backlog).
+	const late = 2 * RollupHour
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		last5, err := lastBucket(tx, Rollup5m)
+		if err != nil {
+			return err
+		}
+		err = tx.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
+			SELECT gpu_id, ?, ts - ts % ?, COUNT(*), SUM(util_pct), MAX(util_pct), SUM(memory_used_mib), MAX(memory_used_mib),
+				SUM(CASE WHEN util_pct < ? THEN 1 ELSE 0 END), SUM(CASE WHEN util_pct >= ? THEN 1 ELSE 0 END)
+			FROM gpu_samples WHERE ts >= ? AND ts < ?
+			GROUP BY gpu_id, ts - ts % ?
+			ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
+				util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
+				n_idle = excluded.n_idle, n_active = excluded.n_active`,
+			Rollup5m, Rollup5m, s.thresholds.IdleUtilPct, s.thresholds.ActiveUtilPct, last5-late, end5, Rollup5m).Error
+		if err != nil {
+			return fmt.Errorf("5-minute rollup: %w", err)
+		}
+		lastHour, err := lastBucket(tx, RollupHour)
+		if err != nil {
+			return err
+		}
+		err = tx.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
+			SELECT gpu_id, ?, bucket - bucket % ?, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active)
+			FROM gpu_rollups WHERE resolution = ? AND bucket >= ? AND bucket < ?
+			GROUP BY gpu_id, bucket - bucket % ?
+			ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
+				util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
+				n_idle = excluded.n_idle, n_active = excluded.n_active`,
+			RollupHour, RollupHour, Rollup5m, lastHour-late, endHour, RollupHour).Error
+		if err != nil {
+			return fmt.Errorf("hourly rollup: %w", err)
+		}
+		return tx.Where("ts < ?", now.Add(-retention).Unix()).Delete(&GPUSample{}).Error
+	})
+	if err != nil {
+		return fmt.Errorf("models: roll up: %w", err)
+	}
+	return nil
+}
+
+// lastBucket returns the start of the newest bucket of a resolution, or 0 when there is none.
+func lastBucket(tx *gorm.DB, resolution int) (int64, error) {
+	var b int64
+	err := tx.Model(&GPURollup{}).Where("resolution = ?", resolution).Select("COALESCE(MAX(bucket), 0)").Scan(&b).Error
+	return b, err
+}
+
+// Rollups returns one GPU's rollups of a resolution with buckets in [from, to).
+func (s *Store) Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]GPURollup, error) {
+	var out []GPURollup
+	err := s.db.WithContext(ctx).Where("gpu_id = ? AND resolution = ? AND bucket >= ? AND bucket < ?",
+		gpuID, resolution, from.Unix(), to.Unix()).Order("bucket").Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: rollups of gpu %d: %w", gpuID, err)
+	}
+	return out, nil
+}

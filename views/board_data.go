@@ -1,0 +1,88 @@
+package views
+
+import "time"
+
+// BoardData is everything the occupancy board shows. Handlers fill it; templates only read it.
+type BoardData struct {
+	Now time.Time
+	// Filter is the current selection; empty fields mean all.
+	Filter BoardFilter
+	// Options lists the values the filter selects offer.
+	Options BoardOptions
+	Pools   []PoolSummary
+	Nodes   []BoardNode
+	// IdleAfter and SaturatedAfter are how long a held-idle or saturated card waits before it
+	// stands out.
+	IdleAfter      time.Duration
+	SaturatedAfter time.Duration
+}
+
+// BoardFilter selects what the board shows.
+type BoardFilter struct {
+	Pool    string
+	Spec    string
+	Project string
+}
+
+// BoardOptions are the choices of each filter.
+type BoardOptions struct {
+	Pools    []string
+	Specs    []string
+	Projects []string
+}
+
+// PoolSummary sums one pool's cards.
+type PoolSummary struct {
+	Name        string
+	Spec        string
+	Nodes       int
+	Total       int
+	Busy        int // held and not idle
+	IdleHeld    int // held, utilization under the idle threshold
+	Free        int // not held by any task
+	MeanUtil    int // percent, over all cards of the pool
+	MemUsedMiB  int64
+	MemTotalMiB int64
+}
+
+// BoardNode is one node as a row of its GPUs.
+type BoardNode struct {
+	ID          int64
+	Hostname    string
+	Pool        string
+	Spec        string
+	State       string // ready, draining, lost
+	LastSeen    time.Time
+	MeanUtil    int // percent over the node's cards
+	MemUsedMiB  int64
+	MemTotalMiB int64
+	GPUs        []BoardGPU
+}
+
+// BoardGPU is one card.
+type BoardGPU struct {
+	UUID           string
+	Index          int
+	MemoryUsedMiB  int64
+	MemoryTotalMiB int64
+	UtilPct        int
+	TempC          int
+	PowerW         int
+	// Held is true while a task holds the card.
+	Held    bool
+	TaskID  int64
+	Task    string
+	Project string
+	// IdleFor is how long utilization has stayed under the idle threshold (0 when busy).
+	IdleFor time.Duration
+	// SaturatedFor is how long memory or utilization has stayed at or above the mark.
+	SaturatedFor time.Duration
+	// Stale is true when the card has not reported recently.
+	Stale bool
+}
+
+// LongIdle reports whether the card is held and has been idle longer than after.
+func (g BoardGPU) LongIdle(after time.Duration) bool { return g.Held && g.IdleFor > after }
+
+// LongSaturated reports whether the card has been saturated longer than after.
+func (g BoardGPU) LongSaturated(after time.Duration) bool { return g.SaturatedFor > after }

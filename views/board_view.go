@@ -1,0 +1,143 @@
+package views
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// The board draws thousands of cards on every refresh, so the strings each card needs are
+// built once here rather than with fmt per card.
+
+// gpu card states, in gpuClasses order.
+const (
+	cardFree = iota
+	cardBusy
+	cardIdle
+	cardStale
+)
+
+// gpuClasses[state][longIdle][saturated] is the class attribute of a card.
+var gpuClasses = func() (c [4][2][2]string) {
+	names := [4]string{"gpu free", "gpu busy", "gpu idle", "gpu stale"}
+	for s, name := range names {
+		for li := range 2 {
+			for sat := range 2 {
+				v := name
+				if li == 1 {
+					v += " long-idle"
+				}
+				if sat == 1 {
+					v += " saturated"
+				}
+				c[s][li][sat] = v
+			}
+		}
+	}
+	return c
+}()
+
+// widths holds the style attributes of bars 0% to 100% wide.
+var widths = func() (w [101]templ.SafeCSS) {
+	for i := range w {
+		w[i] = templ.SafeCSS("width:" + strconv.Itoa(i) + "%")
+	}
+	return w
+}()
+
+// barWidth is the style of a bar filled p percent, clamped to 0–100.
+func barWidth(p int) templ.SafeCSS {
+	return widths[max(0, min(100, p))]
+}
+
+// share is part as a whole percentage of total, 0 when total is 0.
+func share(part, total int64) int {
+	if total <= 0 {
+		return 0
+	}
+	return int(part * 100 / total)
+}
+
+// cardState classifies a card for its class and status badge. A stale card's readings are
+// old, so it is not called long-idle or saturated either.
+func cardState(g BoardGPU, d BoardData) (state int, longIdle, saturated bool) {
+	switch {
+	case g.Stale:
+		return cardStale, false, false
+	case !g.Held:
+		state = cardFree
+	case g.IdleFor > 0:
+		state = cardIdle
+	default:
+		state = cardBusy
+	}
+	return state, g.LongIdle(d.IdleAfter), g.LongSaturated(d.SaturatedAfter)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// gpuClass is the class attribute of a card: "gpu" and its state, plus "long-idle" and
+// "saturated" when they apply.
+func gpuClass(g BoardGPU, d BoardData) string {
+	s, li, sat := cardState(g, d)
+	return gpuClasses[s][b2i(li)][b2i(sat)]
+}
+
+// gpuTitle is the tooltip of a card: UUID, temperature, power and the holding task.
+func gpuTitle(l Locale, g BoardGPU) string {
+	s := g.UUID + "\n" + l.T("gpu.temp") + " " + strconv.Itoa(g.TempC) + " °C · " +
+		l.T("gpu.power") + " " + strconv.Itoa(g.PowerW) + " W\n"
+	if !g.Held {
+		return s + l.T("gpu.no_task")
+	}
+	return s + l.T("gpu.task") + " #" + strconv.FormatInt(g.TaskID, 10) + " " + g.Task
+}
+
+// nodeState is the label of a node's state; an unknown state shows as it is.
+func nodeState(l Locale, state string) string {
+	switch state {
+	case "ready":
+		return l.T("node.state.ready")
+	case "draining":
+		return l.T("node.state.draining")
+	case "lost":
+		return l.T("node.state.lost")
+	}
+	return state
+}
+
+// nodeClass is the class attribute of a node row.
+func nodeClass(state string) string {
+	switch state {
+	case "ready":
+		return "node ready"
+	case "draining":
+		return "node draining"
+	case "lost":
+		return "node lost"
+	}
+	return "node"
+}
+
+// withCurrent returns opts, plus cur at the end when it is set and not among them, so a
+// filter on a value that has since gone stays visible and selected.
+func withCurrent(opts []string, cur string) []string {
+	if cur == "" {
+		return opts
+	}
+	for _, o := range opts {
+		if o == cur {
+			return opts
+		}
+	}
+	return append(opts[:len(opts):len(opts)], cur)
+}
+
+// clock is the time of day the board was drawn, for the "Updated" line.
+func clock(t time.Time) string { return t.Format("15:04:05") }
