@@ -145,6 +145,11 @@ type Task struct {
 	OutputUnits    int64
 	// NodeID is where the task runs; nil until placed.
 	NodeID *int64
+	// StopState is the state a stop was asked for (cancelled, timed-out, reclaimed); the task
+	// takes it when its process exits. Empty while no stop is asked.
+	StopState  string
+	StopReason string
+	StopAt     *time.Time
 }
 
 // TaskEvent is one timestamped transition of a task, with its reason.

@@ -96,6 +96,9 @@ type (
 		ExitCode       *int
 		OutputUnits    int64 `gorm:"not null"`
 		NodeID         *int64
+		StopState      string `gorm:"size:20;not null"`
+		StopReason     string `gorm:"size:500;not null"`
+		StopAt         *time.Time
 	}
 	v1TaskEvent struct {
 		ID     int64
@@ -130,6 +133,11 @@ func (v1TaskEvent) TableName() string  { return "task_events" }
 func (v1Allocation) TableName() string { return "allocations" }
 
 func migrateV1(tx *gorm.DB) error {
-	return tx.Migrator().CreateTable(&v1Pool{}, &v1Node{}, &v1GPU{}, &v1GPUSample{}, &v1GPURollup{},
+	err := tx.Migrator().CreateTable(&v1Pool{}, &v1Node{}, &v1GPU{}, &v1GPUSample{}, &v1GPURollup{},
 		&v1Project{}, &v1Task{}, &v1TaskEvent{}, &v1Allocation{})
+	if err != nil {
+		return err
+	}
+	// A GPU is held by at most one open allocation: the database itself refuses a double grant.
+	return tx.Exec("CREATE UNIQUE INDEX idx_allocations_one_open ON allocations (gpu_id) WHERE ended_at IS NULL").Error
 }

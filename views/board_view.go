@@ -7,8 +7,8 @@ import (
 	"github.com/a-h/templ"
 )
 
-// The board draws thousands of cards on every refresh, so the strings each card needs are
-// built once here rather than with fmt per card.
+// Helpers of the board templates and of the hand-written rows in board_rows.go. The strings a
+// card needs are built once here rather than with fmt per card.
 
 // gpu card states, in gpuClasses order.
 const (
@@ -80,36 +80,6 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// gpuClass is the class attribute of a card: "gpu" and its state, plus "long-idle" and
-// "saturated" when they apply.
-func gpuClass(g BoardGPU, d BoardData) string {
-	s, li, sat := cardState(g, d)
-	return gpuClasses[s][b2i(li)][b2i(sat)]
-}
-
-// gpuTitle is the tooltip of a card: UUID, temperature, power and the holding task.
-func gpuTitle(l Locale, g BoardGPU) string {
-	s := g.UUID + "\n" + l.T("gpu.temp") + " " + strconv.Itoa(g.TempC) + " °C · " +
-		l.T("gpu.power") + " " + strconv.Itoa(g.PowerW) + " W\n"
-	if !g.Held {
-		return s + l.T("gpu.no_task")
-	}
-	return s + l.T("gpu.task") + " #" + strconv.FormatInt(g.TaskID, 10) + " " + g.Task
-}
-
-// nodeState is the label of a node's state; an unknown state shows as it is.
-func nodeState(l Locale, state string) string {
-	switch state {
-	case "ready":
-		return l.T("node.state.ready")
-	case "draining":
-		return l.T("node.state.draining")
-	case "lost":
-		return l.T("node.state.lost")
-	}
-	return state
 }
 
 // nodeClass is the class attribute of a node row.

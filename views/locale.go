@@ -123,25 +123,21 @@ func (l Locale) Percent(p int) string {
 
 // MiB formats an amount of memory given in MiB: "512 MiB", "12.3 GiB", "80 GiB", "1.5 TiB".
 func (l Locale) MiB(m int64) string {
-	v, unit := memUnit(m)
-	return v + " " + unit
+	b, unit := appendMem(make([]byte, 0, 16), m)
+	return string(append(append(b, ' '), unit...))
 }
 
-// MiBOf formats used out of total memory, naming the unit once when both share it:
-// "12.3 / 80 GiB", "512 MiB / 80 GiB".
+// MiBOf formats used out of total memory, naming the unit once when both share it or used is
+// zero: "12.3 / 80 GiB", "512 MiB / 80 GiB", "0 / 80 GiB".
 func (l Locale) MiBOf(used, total int64) string {
-	uv, uu := memUnit(used)
-	tv, tu := memUnit(total)
-	if uu == tu {
-		return uv + " / " + tv + " " + tu
-	}
-	return uv + " " + uu + " / " + tv + " " + tu
+	return string(appendMiBOf(make([]byte, 0, 24), used, total))
 }
 
-// memUnit splits m MiB into a number with at most one decimal and its binary unit.
-func memUnit(m int64) (string, string) {
+// appendMem appends m MiB as a number with at most one decimal and returns the binary unit it
+// is in.
+func appendMem(b []byte, m int64) ([]byte, string) {
 	if m < 1024 {
-		return string(appendGrouped(nil, m)), "MiB"
+		return appendGrouped(b, m), "MiB"
 	}
 	tenths := (m*10 + 512) / 1024 // GiB, rounded to a tenth
 	unit := "GiB"
@@ -149,11 +145,17 @@ func memUnit(m int64) (string, string) {
 		tenths = (tenths + 512) / 1024
 		unit = "TiB"
 	}
-	b := appendGrouped(make([]byte, 0, 16), tenths/10)
+	b = appendGrouped(b, tenths/10)
 	if f := tenths % 10; f != 0 {
 		b = append(b, '.', byte('0'+f))
 	}
-	return string(b), unit
+	return b, unit
+}
+
+// memUnitOf is the unit appendMem writes m in.
+func memUnitOf(m int64) string {
+	_, unit := appendMem(make([]byte, 0, 24), m)
+	return unit
 }
 
 // Duration formats d, truncated to its two largest units: en "2h 5m", "3m", "45s", "1d 4h";

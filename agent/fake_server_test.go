@@ -1,0 +1,248 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"kashi/agent/protocol"
+)
+
+// fakeServer speaks the agent API from memory. Tests script failures by queueing statuses
+// that the next calls answer with.
+type fakeServer struct {
+	*httptest.Server
+
+	mu sync.Mutex
+	// token is the node token now valid; revoke clears it.
+	token         string
+	registrations []protocol.RegisterRequest
+	registerFail  []int
+	// samples holds the stored samples; batches holds each stored batch's size.
+	samples     []protocol.Sample
+	batches     []int
+	samplesFail []int
+	// rejected holds the samples answered with an error.
+	rejected    []protocol.Sample
+	assignments []protocol.Assignment
+	polls       int
+	statuses    []statusCall
+	statusFail  []int
+}
+
+// statusCall is one task status the server stored.
+type statusCall struct {
+	TaskID   int64
+	State    string
+	ExitCode int
+	Message  string
+}
+
+func newFakeServer(t *testing.T) *fakeServer {
+	f := &fakeServer{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+protocol.PathRegister, f.register)
+	mux.HandleFunc("POST "+protocol.PathSamples, f.postSamples)
+	mux.HandleFunc("GET "+protocol.PathAssignments, f.getAssignments)
+	mux.HandleFunc("POST "+protocol.PathTaskStatus+"{id}/status", f.postStatus)
+	f.Server = httptest.NewServer(mux)
+	t.Cleanup(f.Close)
+	return f
+}
+
+// with runs fn with the server's state locked.
+func (f *fakeServer) with(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+}
+
+// waitFor polls cond, with the state locked, until it holds or 5 s have passed.
+func (f *fakeServer) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		f.mu.Lock()
+		ok := cond()
+		f.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// revoke makes the node's token invalid, as when an admin removes the node.
+func (f *fakeServer) revoke() {
+	f.with(func() { f.token = "" })
+}
+
+// failNext pops the next scripted failure status of a queue, or returns 0.
+func failNext(queue *[]int) int {
+	if len(*queue) == 0 {
+		return 0
+	}
+	status := (*queue)[0]
+	*queue = (*queue)[1:]
+	return status
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(protocol.Error{Error: msg})
+}
+
+// authorized checks the node token; the caller holds the lock.
+func (f *fakeServer) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if f.token == "" || r.Header.Get("Authorization") != "Bearer "+f.token {
+		writeError(w, http.StatusUnauthorized, "invalid token")
+		return false
+	}
+	return true
+}
+
+func (f *fakeServer) register(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if status := failNext(&f.registerFail); status != 0 {
+		writeError(w, status, "scripted failure")
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer join" {
+		writeError(w, http.StatusUnauthorized, "invalid join token")
+		return
+	}
+	var req protocol.RegisterRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	f.registrations = append(f.registrations, req)
+	f.token = fmt.Sprintf("node-token-%d", len(f.registrations))
+	json.NewEncoder(w).Encode(protocol.RegisterResponse{NodeID: 1, Token: f.token})
+}
+
+func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.authorized(w, r) {
+		return
+	}
+	var req protocol.SamplesRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if status := failNext(&f.samplesFail); status != 0 {
+		f.rejected = append(f.rejected, req.Samples...)
+		writeError(w, status, "scripted failure")
+		return
+	}
+	f.samples = append(f.samples, req.Samples...)
+	f.batches = append(f.batches, len(req.Samples))
+	json.NewEncoder(w).Encode(protocol.SamplesResponse{Accepted: len(req.Samples)})
+}
+
+func (f *fakeServer) getAssignments(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.authorized(w, r) {
+		return
+	}
+	f.polls++
+	json.NewEncoder(w).Encode(protocol.AssignmentsResponse{Tasks: f.assignments})
+}
+
+func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.authorized(w, r) {
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		writeError(w, http.StatusNotFound, "no such task")
+		return
+	}
+	var req protocol.TaskStatusRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if status := failNext(&f.statusFail); status != 0 {
+		writeError(w, status, "scripted failure")
+		return
+	}
+	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// fakeRunner starts fakeProcs that exit when the test says so.
+type fakeRunner struct {
+	mu        sync.Mutex
+	procs     map[int64]*fakeProc
+	starts    []int64
+	failStart error
+}
+
+func (r *fakeRunner) Start(_ context.Context, a protocol.Assignment) (Process, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.starts = append(r.starts, a.TaskID)
+	if r.failStart != nil {
+		return nil, r.failStart
+	}
+	if r.procs == nil {
+		r.procs = make(map[int64]*fakeProc)
+	}
+	p := &fakeProc{done: make(chan struct{})}
+	r.procs[a.TaskID] = p
+	return p, nil
+}
+
+// proc returns the process started for a task.
+func (r *fakeRunner) proc(id int64) *fakeProc {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.procs[id]
+}
+
+// startCount returns how many starts the runner saw.
+func (r *fakeRunner) startCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.starts)
+}
+
+// fakeProc is a process that exits when exit or Stop is called.
+type fakeProc struct {
+	once    sync.Once
+	done    chan struct{}
+	code    int
+	stopped atomic.Bool
+}
+
+func (p *fakeProc) exit(code int) {
+	p.once.Do(func() {
+		p.code = code
+		close(p.done)
+	})
+}
+
+func (p *fakeProc) Wait() (int, error) {
+	<-p.done
+	return p.code, nil
+}
+
+func (p *fakeProc) Stop(time.Duration) {
+	p.stopped.Store(true)
+	p.exit(143)
+}

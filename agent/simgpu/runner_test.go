@@ -1,0 +1,124 @@
+package simgpu
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/agent"
+	"kashi/agent/protocol"
+)
+
+// waitExit returns the process's exit code, or false if it has not exited within d.
+func waitExit(p agent.Process, d time.Duration) (int, bool) {
+	done := make(chan int, 1)
+	go func() {
+		code, _ := p.Wait()
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		return code, true
+	case <-time.After(d):
+		return 0, false
+	}
+}
+
+// processes returns the number of processes each GPU shows.
+func processes(t *testing.T, b *Backend, now time.Time) []int {
+	var n []int
+	for _, s := range read(t, b, now) {
+		n = append(n, len(s.Processes))
+	}
+	return n
+}
+
+func TestRunnerExitsAfterVirtualDuration(t *testing.T) {
+	clock := newFakeClock()
+	b := New(A100_80G, 2, clock.Now, 1)
+	p, err := b.Runner().Start(t.Context(), protocol.Assignment{TaskID: 1, GPUUUIDs: uuids(b)[:1], Command: Command(Train, time.Hour, 7)})
+	if err != nil {
+		t.Fatalf("Start() = %v", err)
+	}
+	if diff := cmp.Diff([]int{1, 0}, processes(t, b, clock.Now())); diff != "" {
+		t.Errorf("processes per GPU while running (-want +got):\n%s", diff)
+	}
+
+	clock.Add(59 * time.Minute)
+	if code, exited := waitExit(p, 5*checkEvery); exited {
+		t.Fatalf("exited with %d before its virtual hour", code)
+	}
+	clock.Add(time.Minute)
+	code, exited := waitExit(p, 2*time.Second)
+	if !exited || code != 7 {
+		t.Fatalf("Wait() = %d (exited %v), want 7 once the virtual hour has passed", code, exited)
+	}
+	clock.Add(time.Minute)
+	if diff := cmp.Diff([]int{0, 0}, processes(t, b, clock.Now())); diff != "" {
+		t.Errorf("processes per GPU after the exit (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunnerStop(t *testing.T) {
+	clock := newFakeClock()
+	b := New(H800_80G, 2, clock.Now, 1)
+	p, err := b.Runner().Start(t.Context(), protocol.Assignment{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(IdleHolder, 24*time.Hour, 0)})
+	if err != nil {
+		t.Fatalf("Start() = %v", err)
+	}
+	p.Stop(time.Minute)
+	p.Stop(time.Minute)
+	if code, exited := waitExit(p, time.Second); !exited || code != 143 {
+		t.Fatalf("Wait() after Stop = %d (exited %v), want 143", code, exited)
+	}
+	if diff := cmp.Diff([]int{0, 0}, processes(t, b, clock.Now())); diff != "" {
+		t.Errorf("processes per GPU after Stop (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunnerRefusesBadCommands(t *testing.T) {
+	tests := map[string]struct {
+		command []string
+		gpu     string
+		wantErr string
+	}{
+		"real command":      {command: []string{"python", "train.py"}, wantErr: "is not kashi-sim"},
+		"empty command":     {wantErr: "is not kashi-sim"},
+		"unknown shape":     {command: []string{"kashi-sim", "--shape=pretrain", "--duration=1h"}, wantErr: `unknown --shape "pretrain"`},
+		"missing duration":  {command: []string{"kashi-sim", "--shape=train"}, wantErr: "--duration must be positive"},
+		"bad duration":      {command: []string{"kashi-sim", "--shape=train", "--duration=soon"}, wantErr: "invalid value"},
+		"exit out of range": {command: []string{"kashi-sim", "--shape=eval", "--duration=1h", "--exit=300"}, wantErr: "--exit must be 0..255"},
+		"extra arguments":   {command: []string{"kashi-sim", "--shape=eval", "--duration=1h", "data/"}, wantErr: "unexpected arguments"},
+		"unknown GPU":       {command: Command(Train, time.Hour, 0), gpu: "GPU-elsewhere", wantErr: `no GPU "GPU-elsewhere" on this node`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := New(A100_80G, 1, newFakeClock().Now, 1)
+			gpu := tc.gpu
+			if gpu == "" {
+				gpu = uuids(b)[0]
+			}
+			p, err := b.Runner().Start(t.Context(), protocol.Assignment{TaskID: 5, GPUUUIDs: []string{gpu}, Command: tc.command})
+			if err == nil {
+				p.Stop(0)
+				t.Fatalf("Start(%q) = nil error, want %q", tc.command, tc.wantErr)
+			}
+			if !strings.HasPrefix(err.Error(), "simgpu: start task 5: ") || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("Start(%q) = %q, want it to name task 5 and say %q", tc.command, err, tc.wantErr)
+			}
+			if diff := cmp.Diff([]int{0}, processes(t, b, t0)); diff != "" {
+				t.Errorf("processes after a failed start (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCommandParses(t *testing.T) {
+	got, err := parseCommand(Command(MemHeavy, 90*time.Minute, 3))
+	want := simTask{shape: MemHeavy, duration: 90 * time.Minute, exitCode: 3}
+	if err != nil || got != want {
+		t.Errorf("parseCommand(Command(...)) = %+v, %v, want %+v", got, err, want)
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"kashi/agent"
+)
+
+// agentConfig is the configuration of `kashi agent`.
+type agentConfig struct {
+	Server         string
+	JoinToken      string
+	Pool           string
+	Hostname       string
+	MachineID      string
+	LogDir         string
+	LogLevel       string
+	SampleInterval time.Duration
+	PollInterval   time.Duration
+	StopGrace      time.Duration
+}
+
+func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (agentConfig, error) {
+	var c agentConfig
+	f := newFlags("agent", getenv, stderr)
+	f.String(&c.Server, "server", "http://127.0.0.1:8080", "the Kashi server's base URL")
+	f.String(&c.JoinToken, "join-token", "", "the server's join token (required)")
+	f.String(&c.Pool, "pool", "default", "the pool this node joins")
+	f.String(&c.Hostname, "hostname", "", "the node's name (default: the host name)")
+	f.String(&c.MachineID, "machine-id", "", "the provider's id of this machine, if any")
+	f.String(&c.LogDir, "log-dir", "", "where task output goes (default: a temp folder)")
+	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
+	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
+	f.Duration(&c.StopGrace, "stop-grace", 30*time.Second, "time between the stop signal and the kill")
+	if err := f.parse(args); err != nil {
+		return c, err
+	}
+	if c.JoinToken == "" {
+		return c, errors.New("--join-token (or KASHI_JOIN_TOKEN) is required")
+	}
+	return c, positive(map[string]time.Duration{"sample-interval": c.SampleInterval,
+		"poll-interval": c.PollInterval, "stop-grace": c.StopGrace})
+}
+
+// runAgent runs the node agent on this machine's GPUs through NVML.
+func runAgent(ctx context.Context, c agentConfig, log *slog.Logger) error {
+	a := agent.New(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
+		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
+		StopGrace: c.StopGrace, Logger: log}, nvml.New(), agent.ExecRunner{LogDir: c.LogDir})
+	return a.Run(ctx)
+}

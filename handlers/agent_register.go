@@ -1,0 +1,28 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+	"kashi/models"
+)
+
+// AgentRegister records a node and its GPUs and returns the node's own token.
+// POST /api/v1/agent/register, authenticated by the join token.
+func (h *Handler) AgentRegister(c echo.Context) error {
+	if !h.joinTokenOK(c) {
+		return unauthorized("registration needs the join token")
+	}
+	var req protocol.RegisterRequest
+	if err := decodeJSON(c, protocol.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	token, hash := models.NewToken("kn_")
+	node, err := h.store.RegisterNode(c.Request().Context(), req, hash, h.now())
+	if err != nil {
+		return apiError(http.StatusUnprocessableEntity, err)
+	}
+	return c.JSON(http.StatusOK, protocol.RegisterResponse{NodeID: node.ID, Token: token})
+}

@@ -1,0 +1,29 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+)
+
+// AgentTaskStatus records a task's process starting or exiting on the authenticated node; an
+// exit frees its GPUs for the next tick, which it wakes. POST /api/v1/agent/tasks/:id/status.
+func (h *Handler) AgentTaskStatus(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var req protocol.TaskStatusRequest
+	if err := decodeJSON(c, 64<<10, &req); err != nil {
+		return err
+	}
+	if err := h.store.ReportTaskStatus(c.Request().Context(), agentNode(c).ID, id, req, h.now()); err != nil {
+		return storeError(err)
+	}
+	if req.State != protocol.TaskRunning {
+		h.sched.Trigger()
+	}
+	return c.NoContent(http.StatusNoContent)
+}

@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"time"
+
+	"kashi/models"
+	"kashi/views"
+)
+
+// GPU states in the API and on the board.
+const (
+	gpuFree  = "free"  // no task holds it
+	gpuBusy  = "busy"  // held and in use
+	gpuIdle  = "idle"  // held, utilization under the idle threshold
+	gpuStale = "stale" // no reading for longer than the stale time
+)
+
+// gpuState classifies one GPU at now.
+func (h *Handler) gpuState(g models.BoardGPU, now time.Time) string {
+	switch {
+	case g.SampledAt == nil || now.Sub(*g.SampledAt) > h.cfg.StaleAfter:
+		return gpuStale
+	case g.TaskID == 0:
+		return gpuFree
+	case g.IdleSince != nil:
+		return gpuIdle
+	default:
+		return gpuBusy
+	}
+}
+
+// boardData groups GPU rows (ordered by pool, node, index) into nodes and pool summaries.
+func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardData {
+	d := views.BoardData{Now: now, IdleAfter: h.cfg.IdleAfter, SaturatedAfter: h.cfg.SaturatedAfter}
+	var (
+		node *views.BoardNode
+		pool *views.PoolSummary
+		// utilSum per node and per pool, for the means.
+		nodeUtil, poolUtil int
+	)
+	closeNode := func() {
+		if node != nil && len(node.GPUs) > 0 {
+			node.MeanUtil = nodeUtil / len(node.GPUs)
+		}
+	}
+	closePool := func() {
+		if pool != nil && pool.Total > 0 {
+			pool.MeanUtil = poolUtil / pool.Total
+		}
+	}
+	for _, r := range rows {
+		if pool == nil || pool.Name != r.Pool {
+			closePool()
+			d.Pools = append(d.Pools, views.PoolSummary{Name: r.Pool, Spec: r.Spec})
+			pool, poolUtil = &d.Pools[len(d.Pools)-1], 0
+		}
+		if node == nil || node.ID != r.NodeID {
+			closeNode()
+			d.Nodes = append(d.Nodes, views.BoardNode{ID: r.NodeID, Hostname: r.Hostname, Pool: r.Pool, Spec: r.Spec,
+				State: r.NodeState, LastSeen: r.LastSeenAt})
+			node, nodeUtil = &d.Nodes[len(d.Nodes)-1], 0
+			pool.Nodes++
+		}
+		state := h.gpuState(r, now)
+		g := views.BoardGPU{UUID: r.UUID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
+			UtilPct: r.UtilPct, TempC: r.TempC, PowerW: r.PowerW, Held: r.TaskID != 0, TaskID: r.TaskID, Task: r.Task,
+			Project: r.Project, Stale: state == gpuStale}
+		if r.IdleSince != nil {
+			g.IdleFor = now.Sub(*r.IdleSince)
+		}
+		if r.SaturatedSince != nil {
+			g.SaturatedFor = now.Sub(*r.SaturatedSince)
+		}
+		node.GPUs = append(node.GPUs, g)
+		node.MemUsedMiB += r.MemoryUsedMiB
+		node.MemTotalMiB += r.MemoryTotalMiB
+		nodeUtil += r.UtilPct
+		pool.Total++
+		pool.MemUsedMiB += r.MemoryUsedMiB
+		pool.MemTotalMiB += r.MemoryTotalMiB
+		poolUtil += r.UtilPct
+		switch {
+		case !g.Held:
+			pool.Free++
+		case r.IdleSince != nil:
+			pool.IdleHeld++
+		default:
+			pool.Busy++
+		}
+	}
+	closeNode()
+	closePool()
+	return d
+}

@@ -1,0 +1,56 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+)
+
+// decodeJSON reads one JSON value of at most maxBytes into v, rejecting unknown fields and
+// trailing data with a 4xx that says what is wrong.
+func decodeJSON(c echo.Context, maxBytes int64, v any) error {
+	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
+		return echo.NewHTTPError(http.StatusUnsupportedMediaType, protocol.Error{Error: "content type must be application/json"})
+	}
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err, maxBytes)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return badRequest("", "body must hold a single JSON value")
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into a 4xx naming the field where it can.
+func jsonError(err error, maxBytes int64) error {
+	var (
+		syntax  *json.SyntaxError
+		typeErr *json.UnmarshalTypeError
+		tooBig  *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &tooBig):
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, protocol.Error{Error: fmt.Sprintf("body is larger than %d bytes", maxBytes)})
+	case errors.As(err, &syntax):
+		return badRequest("", fmt.Sprintf("malformed JSON at byte %d", syntax.Offset))
+	case errors.As(err, &typeErr):
+		return badRequest(typeErr.Field, fmt.Sprintf("%s must be %s, not %s", typeErr.Field, typeErr.Type, typeErr.Value))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "body is empty or cut short")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return badRequest(field, "unknown field "+field)
+	default:
+		return badRequest("", "invalid JSON: "+err.Error())
+	}
+}

@@ -1,0 +1,51 @@
+package handlers
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+	"kashi/models"
+	"kashi/views"
+)
+
+// Render writes a templ component as the HTML response.
+func Render(c echo.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// Locale returns the request's locale, set by the web layer's middleware.
+func Locale(c echo.Context) views.Locale {
+	if l, ok := c.Get(localeKey).(views.Locale); ok {
+		return l
+	}
+	return views.Locale{Lang: views.LangEN}
+}
+
+// SetLocale stores the request's locale for Locale.
+func SetLocale(c echo.Context, l views.Locale) { c.Set(localeKey, l) }
+
+const localeKey = "kashi.locale"
+
+// apiError answers an API request with the JSON error body; a *models.FieldError becomes
+// status with its field, any other error passes to the error handler.
+func apiError(status int, err error) error {
+	var fe *models.FieldError
+	if errors.As(err, &fe) {
+		return echo.NewHTTPError(status, protocol.Error{Error: fe.Error(), Field: fe.Field})
+	}
+	return err
+}
+
+// badRequest answers 400 with a message naming field.
+func badRequest(field, msg string) error {
+	return echo.NewHTTPError(http.StatusBadRequest, protocol.Error{Error: msg, Field: field})
+}

@@ -1,0 +1,91 @@
+package handlers
+
+import (
+	"encoding/json"
+	"time"
+
+	"kashi/models"
+)
+
+// taskRequest is the body of POST /api/v1/tasks.
+type taskRequest struct {
+	Project     string            `json:"project"`
+	Name        string            `json:"name"`
+	Owner       string            `json:"owner"`
+	GPUs        int               `json:"gpus"`
+	Spec        string            `json:"spec"`
+	Queue       string            `json:"queue"`
+	Priority    string            `json:"priority"`
+	EstGPUHours float64           `json:"est_gpu_hours"`
+	MaxRuntimeS int64             `json:"max_runtime_s"`
+	Command     []string          `json:"command"`
+	Env         map[string]string `json:"env"`
+	Workdir     string            `json:"workdir"`
+	DataReady   bool              `json:"data_ready"`
+	DataCheck   *models.DataCheck `json:"data_check"`
+	Deferrable  bool              `json:"deferrable"`
+}
+
+// newTask turns a request into the store's input, with defaults for class and priority.
+func (r taskRequest) newTask(key string) models.NewTask {
+	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Queue: r.Queue,
+		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, Workdir: r.Workdir,
+		DataReady: r.DataReady, Deferrable: r.Deferrable, IdempotencyKey: key}
+	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
+		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
+	} else if r.MaxRuntimeS != 0 {
+		nt.MaxRuntime = -1 // refused by the store with the field named
+	}
+	if r.DataCheck != nil {
+		nt.DataCheck = *r.DataCheck
+	}
+	if nt.Queue == "" {
+		nt.Queue = models.QueueLong
+	}
+	if nt.Priority == "" {
+		nt.Priority = "normal"
+	}
+	return nt
+}
+
+// taskJSON is a task as the API shows it (DESIGN.md, API surface).
+type taskJSON struct {
+	ID          int64             `json:"id"`
+	Project     string            `json:"project"`
+	Name        string            `json:"name"`
+	Owner       string            `json:"owner"`
+	GPUs        int               `json:"gpus"`
+	Spec        string            `json:"spec"`
+	Queue       string            `json:"queue"`
+	Priority    string            `json:"priority"`
+	EstGPUHours float64           `json:"est_gpu_hours"`
+	MaxRuntimeS int64             `json:"max_runtime_s"`
+	Command     []string          `json:"command"`
+	Env         map[string]string `json:"env"`
+	Workdir     string            `json:"workdir"`
+	DataReady   bool              `json:"data_ready"`
+	DataCheck   *models.DataCheck `json:"data_check"`
+	Deferrable  bool              `json:"deferrable"`
+	State       string            `json:"state"`
+	Reason      string            `json:"reason"`
+	SubmittedAt time.Time         `json:"submitted_at"`
+	StartedAt   *time.Time        `json:"started_at"`
+	EndedAt     *time.Time        `json:"ended_at"`
+	ExitCode    *int              `json:"exit_code"`
+	OutputUnits int64             `json:"output_units"`
+}
+
+func toTaskJSON(t models.TaskRow) taskJSON {
+	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec, Queue: t.Queue,
+		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir,
+		DataReady: t.DataReady, Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
+		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits}
+	// Stored values were validated and encoded by the store; they always decode.
+	json.Unmarshal([]byte(t.Command), &out.Command)
+	json.Unmarshal([]byte(t.Env), &out.Env)
+	if t.DataCheck != "" {
+		out.DataCheck = new(models.DataCheck)
+		json.Unmarshal([]byte(t.DataCheck), out.DataCheck)
+	}
+	return out
+}

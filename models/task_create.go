@@ -1,0 +1,271 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
+
+// Priorities within a queue class, highest first.
+var Priorities = []string{"urgent", "high", "normal", "low"}
+
+// NewTask is a task as submitted.
+type NewTask struct {
+	Project     string
+	Name        string
+	Owner       string
+	GPUs        int
+	Spec        string
+	Queue       string
+	Priority    string
+	EstGPUHours float64
+	// MaxRuntime 0 takes the class limit.
+	MaxRuntime time.Duration
+	Command    []string
+	Env        map[string]string
+	Workdir    string
+	DataReady  bool
+	DataCheck  DataCheck
+	Deferrable bool
+	// IdempotencyKey makes a repeated submit return the first task; empty means none.
+	IdempotencyKey string
+}
+
+// DataCheck is a declared readiness check: a path that must exist or a URL that must answer
+// 2xx. At most one is set; none means readiness is set by hand.
+type DataCheck struct {
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+// TaskLimits bound what a submit may ask for.
+type TaskLimits struct {
+	// ShortMaxRuntime is the short lane's runtime limit (default 2 h).
+	ShortMaxRuntime time.Duration
+	// LongMaxRuntime is the long lane's runtime limit (default 14 days).
+	LongMaxRuntime time.Duration
+}
+
+// DefaultTaskLimits are used when the configuration sets none.
+var DefaultTaskLimits = TaskLimits{ShortMaxRuntime: 2 * time.Hour, LongMaxRuntime: 14 * 24 * time.Hour}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// CreateTask validates and stores a submitted task with its first event. A repeated
+// IdempotencyKey returns the task first stored under it and created=false.
+func (s *Store) CreateTask(ctx context.Context, nt NewTask, lim TaskLimits, now time.Time) (t Task, created bool, err error) {
+	now = UTC(now)
+	db := s.db.WithContext(ctx)
+	if nt.IdempotencyKey != "" {
+		if err := checkName("idempotency_key", nt.IdempotencyKey, 200); err != nil {
+			return Task{}, false, err
+		}
+		if err := db.Where("idempotency_key = ?", nt.IdempotencyKey).Take(&t).Error; err == nil {
+			return t, false, nil
+		}
+	}
+	err = db.Transaction(func(tx *gorm.DB) error {
+		if err := s.taskFromNew(tx, nt, lim, now, &t); err != nil {
+			return err
+		}
+		if err := tx.Create(&t).Error; err != nil {
+			return err
+		}
+		return tx.Create(&TaskEvent{TaskID: t.ID, At: now, To: t.State, Reason: "submitted by " + t.Owner}).Error
+	})
+	if err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return Task{}, false, err
+		}
+		// Two submits with one key racing: the loser reads the winner's task.
+		if nt.IdempotencyKey != "" && db.Where("idempotency_key = ?", nt.IdempotencyKey).Take(&t).Error == nil {
+			return t, false, nil
+		}
+		return Task{}, false, fmt.Errorf("models: create task: %w", err)
+	}
+	return t, true, nil
+}
+
+// taskFromNew validates nt and fills t.
+func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Time, t *Task) error {
+	var project Project
+	if err := checkName("project", nt.Project, 100); err != nil {
+		return err
+	}
+	if err := tx.Where("name = ?", nt.Project).Take(&project).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return fieldErr("project", "unknown project %q", nt.Project)
+		}
+		return err
+	}
+	if err := checkName("name", nt.Name, 200); err != nil {
+		return err
+	}
+	if err := checkName("owner", nt.Owner, 100); err != nil {
+		return err
+	}
+	if err := s.checkCapacity(tx, nt.Spec, nt.GPUs); err != nil {
+		return err
+	}
+	maxRuntime, err := checkClass(nt, lim)
+	if err != nil {
+		return err
+	}
+	if nt.EstGPUHours < 0 || nt.EstGPUHours > 1e7 {
+		return fieldErr("est_gpu_hours", "must be between 0 and 10,000,000, got %g", nt.EstGPUHours)
+	}
+	command, env, check, err := encodeRun(nt)
+	if err != nil {
+		return err
+	}
+	state, reason := TaskWaitingData, "data not ready"
+	if nt.DataReady {
+		state, reason = TaskQueued, ""
+	}
+	var key *string
+	if nt.IdempotencyKey != "" {
+		key = &nt.IdempotencyKey
+	}
+	*t = Task{ProjectID: project.ID, Name: nt.Name, Owner: nt.Owner, GPUs: nt.GPUs, Spec: nt.Spec, Queue: nt.Queue,
+		Priority: nt.Priority, EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(maxRuntime / time.Second),
+		Command: command, Env: env, Workdir: nt.Workdir, DataReady: nt.DataReady, DataCheck: check,
+		Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key, SubmittedAt: now}
+	return nil
+}
+
+// checkCapacity refuses a spec no pool has and more GPUs than the largest pool can hold.
+func (s *Store) checkCapacity(tx *gorm.DB, spec string, gpus int) error {
+	if spec != "" {
+		if err := checkName("spec", spec, 100); err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.Model(&Pool{}).Where("spec = ?", spec).Count(&n).Error; err != nil {
+			return err
+		}
+		if n == 0 {
+			return fieldErr("spec", "no pool has %q GPUs", spec)
+		}
+	}
+	capacity, err := s.largestPool(tx, spec)
+	if err != nil {
+		return err
+	}
+	if gpus < 1 || int64(gpus) > capacity {
+		return fieldErr("gpus", "must be between 1 and %d (the largest pool of this spec), got %d", capacity, gpus)
+	}
+	return nil
+}
+
+// largestPool returns the most GPUs one pool of spec ("" = any) holds.
+func (s *Store) largestPool(tx *gorm.DB, spec string) (int64, error) {
+	q := tx.Table("gpus").Select("COUNT(*) AS n").Joins("JOIN nodes ON nodes.id = gpus.node_id").Group("nodes.pool_id")
+	if spec != "" {
+		q = q.Where("gpus.spec = ?", spec)
+	}
+	var counts []int64
+	if err := q.Pluck("n", &counts).Error; err != nil {
+		return 0, err
+	}
+	var most int64
+	for _, c := range counts {
+		most = max(most, c)
+	}
+	return most, nil
+}
+
+// checkClass validates queue class, priority and runtime and returns the max runtime.
+func checkClass(nt NewTask, lim TaskLimits) (time.Duration, error) {
+	limit := lim.LongMaxRuntime
+	switch nt.Queue {
+	case QueueShort:
+		limit = lim.ShortMaxRuntime
+	case QueueLong:
+	default:
+		return 0, fieldErr("queue", "must be %q or %q, got %q", QueueShort, QueueLong, truncate(nt.Queue, 20))
+	}
+	ok := false
+	for _, p := range Priorities {
+		ok = ok || p == nt.Priority
+	}
+	if !ok {
+		return 0, fieldErr("priority", "must be one of urgent, high, normal, low, got %q", truncate(nt.Priority, 20))
+	}
+	switch {
+	case nt.MaxRuntime == 0:
+		return limit, nil
+	case nt.MaxRuntime < time.Second:
+		return 0, fieldErr("max_runtime_s", "must be positive")
+	case nt.MaxRuntime > limit:
+		return 0, fieldErr("max_runtime_s", "the %s queue allows at most %d s, got %d", nt.Queue, int64(limit/time.Second), int64(nt.MaxRuntime/time.Second))
+	}
+	return nt.MaxRuntime, nil
+}
+
+// encodeRun validates the command, environment, working directory and data check and
+// returns them JSON-encoded as stored.
+func encodeRun(nt NewTask) (command, env, check string, err error) {
+	if len(nt.Command) == 0 || len(nt.Command) > 1024 {
+		return "", "", "", fieldErr("command", "must be a list of 1 to 1,024 arguments")
+	}
+	size := 0
+	for i, a := range nt.Command {
+		if !utf8.ValidString(a) {
+			return "", "", "", fieldErr(fmt.Sprintf("command[%d]", i), "is not valid UTF-8")
+		}
+		size += len(a)
+	}
+	if nt.Command[0] == "" {
+		return "", "", "", fieldErr("command[0]", "the program is required")
+	}
+	if len(nt.Env) > 256 {
+		return "", "", "", fieldErr("env", "at most 256 variables")
+	}
+	for k, v := range nt.Env {
+		if !envName.MatchString(k) || len(k) > 128 {
+			return "", "", "", fieldErr("env", "%q is not a variable name", truncate(k, 40))
+		}
+		if !utf8.ValidString(v) {
+			return "", "", "", fieldErr("env."+k, "is not valid UTF-8")
+		}
+		size += len(k) + len(v)
+	}
+	if size > 64<<10 {
+		return "", "", "", fieldErr("command", "command and environment exceed 64 KiB")
+	}
+	if nt.Workdir != "" && (!utf8.ValidString(nt.Workdir) || !path.IsAbs(nt.Workdir) || len(nt.Workdir) > 1024) {
+		return "", "", "", fieldErr("workdir", "must be an absolute path")
+	}
+	switch {
+	case nt.DataCheck.Path != "" && nt.DataCheck.URL != "":
+		return "", "", "", fieldErr("data_check", "give a path or a url, not both")
+	case nt.DataCheck.Path != "":
+		if !utf8.ValidString(nt.DataCheck.Path) || !path.IsAbs(nt.DataCheck.Path) || len(nt.DataCheck.Path) > 1024 {
+			return "", "", "", fieldErr("data_check.path", "must be an absolute path")
+		}
+	case nt.DataCheck.URL != "":
+		u, err := url.Parse(nt.DataCheck.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(nt.DataCheck.URL) > 1024 {
+			return "", "", "", fieldErr("data_check.url", "must be an http or https URL")
+		}
+	}
+	c, _ := json.Marshal(nt.Command)
+	e, _ := json.Marshal(nt.Env)
+	if nt.Env == nil {
+		e = []byte("{}")
+	}
+	if nt.DataCheck != (DataCheck{}) {
+		b, _ := json.Marshal(nt.DataCheck)
+		check = string(b)
+	}
+	return string(c), string(e), check, nil
+}

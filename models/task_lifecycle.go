@@ -1,0 +1,250 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"kashi/agent/protocol"
+)
+
+// ErrConflict is returned (wrapped) when a change does not fit the task's current state.
+var ErrConflict = errors.New("conflict")
+
+// TaskRow is a task with its project's name.
+type TaskRow struct {
+	Task
+	Project string
+}
+
+// TaskByID returns one task with its project's name.
+func (s *Store) TaskByID(ctx context.Context, id int64) (TaskRow, error) {
+	var t TaskRow
+	err := s.db.WithContext(ctx).Table("tasks").Select("tasks.*, projects.name AS project").
+		Joins("JOIN projects ON projects.id = tasks.project_id").Where("tasks.id = ?", id).Take(&t).Error
+	if err != nil {
+		return t, notFound(fmt.Sprintf("task %d", id), err)
+	}
+	return t, nil
+}
+
+// TaskEvents returns a task's transitions, oldest first.
+func (s *Store) TaskEvents(ctx context.Context, id int64) ([]TaskEvent, error) {
+	var out []TaskEvent
+	err := s.db.WithContext(ctx).Where("task_id = ?", id).Order("at, id").Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: events of task %d: %w", id, err)
+	}
+	return out, nil
+}
+
+// transition moves a task from one of the states in from to the state to, recording the
+// event. It returns ErrConflict when the task is in none of them.
+func transition(tx *gorm.DB, id int64, from []string, to, reason string, now time.Time, extra map[string]any) error {
+	var t Task
+	if err := tx.Select("id, state").Where("id = ?", id).Take(&t).Error; err != nil {
+		return notFound(fmt.Sprintf("task %d", id), err)
+	}
+	ok := false
+	for _, f := range from {
+		ok = ok || t.State == f
+	}
+	if !ok {
+		return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
+	}
+	set := map[string]any{"state": to, "reason": reason}
+	for k, v := range extra {
+		set[k] = v
+	}
+	res := tx.Model(&Task{}).Where("id = ? AND state = ?", id, t.State).Updates(set)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("models: task %d changed meanwhile: %w", id, ErrConflict)
+	}
+	return tx.Create(&TaskEvent{TaskID: id, At: now, From: t.State, To: to, Reason: reason}).Error
+}
+
+// MarkTaskReady declares a waiting task's data ready; it joins the queue.
+func (s *Store) MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error {
+	now = UTC(now)
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return transition(tx, id, []string{TaskWaitingData}, TaskQueued, reason, now, map[string]any{"data_ready": true})
+	})
+}
+
+// CancelTask cancels a task: at once while it waits, or by asking its node to stop it.
+func (s *Store) CancelTask(ctx context.Context, id int64, by string, now time.Time) error {
+	now = UTC(now)
+	reason := "cancelled by " + by
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := transition(tx, id, []string{TaskWaitingData, TaskQueued}, TaskCancelled, reason, now, map[string]any{"ended_at": now})
+		if !errors.Is(err, ErrConflict) {
+			return err
+		}
+		return requestStop(tx, id, TaskCancelled, reason, now)
+	})
+}
+
+// RequestStop asks the node running a task to stop it; when the process exits the task takes
+// state (cancelled, timed-out or reclaimed). A second request keeps the first.
+func (s *Store) RequestStop(ctx context.Context, id int64, state, reason string, now time.Time) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return requestStop(tx, id, state, reason, UTC(now))
+	})
+}
+
+func requestStop(tx *gorm.DB, id int64, state, reason string, now time.Time) error {
+	res := tx.Model(&Task{}).Where("id = ? AND state IN ? AND stop_state = ''", id, []string{TaskStarting, TaskRunning}).
+		Updates(map[string]any{"stop_state": state, "stop_reason": reason, "stop_at": now})
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		var t Task
+		if err := tx.Select("id, state, stop_state").Where("id = ?", id).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d", id), err)
+		}
+		if t.StopState == "" {
+			return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
+		}
+	}
+	return nil
+}
+
+// Assignments lists what a node should run: its starting and running tasks with their GPUs,
+// Stop set on those asked to stop.
+func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]protocol.Assignment, error) {
+	db := s.db.WithContext(ctx)
+	// A task larger than a node holds GPUs on several; each node runs it on its own GPUs.
+	var tasks []Task
+	onNode := db.Model(&Allocation{}).Select("task_id").Where("node_id = ? AND ended_at IS NULL", nodeID)
+	if err := db.Where("id IN (?) AND state IN ?", onNode, []string{TaskStarting, TaskRunning}).Order("id").Find(&tasks).Error; err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
+	if len(tasks) == 0 {
+		return []protocol.Assignment{}, nil
+	}
+	ids := make([]int64, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	var held []struct {
+		TaskID int64
+		UUID   string
+	}
+	err := db.Table("allocations").Select("allocations.task_id, gpus.uuid").Joins("JOIN gpus ON gpus.id = allocations.gpu_id").
+		Where("allocations.task_id IN ? AND allocations.node_id = ? AND allocations.ended_at IS NULL", ids, nodeID).
+		Order("gpus.gpu_index").Scan(&held).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
+	uuids := make(map[int64][]string)
+	for _, h := range held {
+		uuids[h.TaskID] = append(uuids[h.TaskID], h.UUID)
+	}
+	out := make([]protocol.Assignment, len(tasks))
+	for i, t := range tasks {
+		a := protocol.Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
+		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
+			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)
+		}
+		if err := json.Unmarshal([]byte(t.Env), &a.Env); err != nil {
+			return nil, fmt.Errorf("models: env of task %d: %w", t.ID, err)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// ReportTaskStatus applies an agent's report about a task on its node: running, exited or
+// failed to start. An exit ends the task and closes its allocations at the reported time,
+// clamped between the task's start and now. A report about a task that already ended, or
+// that is not on this node, is a conflict.
+func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r protocol.TaskStatusRequest, now time.Time) error {
+	now = UTC(now)
+	at := UTC(r.TS)
+	if r.TS.IsZero() || at.After(now) {
+		at = now
+	}
+	if r.OutputUnits < 0 {
+		return fieldErr("output_units", "must not be negative")
+	}
+	if !utf8.ValidString(r.Message) || len(r.Message) > 2000 {
+		return fieldErr("message", "must be valid UTF-8 of at most 2,000 bytes")
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var t Task
+		onNode := tx.Model(&Allocation{}).Select("task_id").Where("node_id = ?", nodeID)
+		if err := tx.Where("id = ? AND id IN (?)", taskID, onNode).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d on node %d", taskID, nodeID), err)
+		}
+		if t.StartedAt != nil && at.Before(*t.StartedAt) {
+			at = *t.StartedAt
+		}
+		switch r.State {
+		case protocol.TaskRunning:
+			if t.State == TaskRunning {
+				return nil
+			}
+			return transition(tx, taskID, []string{TaskStarting}, TaskRunning, "process started", now, nil)
+		case protocol.TaskExited, protocol.TaskFailedToStart:
+			state, reason := exitState(t, r)
+			extra := map[string]any{"ended_at": at, "exit_code": r.ExitCode, "output_units": r.OutputUnits}
+			if err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, state, reason, now, extra); err != nil {
+				return err
+			}
+			return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", taskID).Update("ended_at", at).Error
+		default:
+			return fieldErr("state", "must be %q, %q or %q", protocol.TaskRunning, protocol.TaskExited, protocol.TaskFailedToStart)
+		}
+	})
+}
+
+// exitState is the state and reason a task ends in when its process exits.
+func exitState(t Task, r protocol.TaskStatusRequest) (string, string) {
+	switch {
+	case r.State == protocol.TaskFailedToStart:
+		return TaskFailed, "failed to start: " + truncate(r.Message, 400)
+	case t.StopState != "":
+		return t.StopState, t.StopReason
+	case r.ExitCode == 0:
+		return TaskSucceeded, "exited 0"
+	default:
+		return TaskFailed, fmt.Sprintf("exited %d", r.ExitCode)
+	}
+}
+
+// TaskFilter narrows Tasks; empty fields mean all.
+type TaskFilter struct {
+	Project string
+	State   string
+	// Limit caps the rows, newest first; 0 means 100.
+	Limit int
+}
+
+// Tasks returns tasks matching f, newest first.
+func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]TaskRow, error) {
+	if f.Limit <= 0 || f.Limit > 1000 {
+		f.Limit = 100
+	}
+	q := s.db.WithContext(ctx).Table("tasks").Select("tasks.*, projects.name AS project").
+		Joins("JOIN projects ON projects.id = tasks.project_id")
+	if f.Project != "" {
+		q = q.Where("projects.name = ?", f.Project)
+	}
+	if f.State != "" {
+		q = q.Where("tasks.state = ?", f.State)
+	}
+	var out []TaskRow
+	if err := q.Order("tasks.id DESC").Limit(f.Limit).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: tasks: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,162 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// ActiveTasks returns every task that waits or holds GPUs (waiting-data, queued, starting,
+// running) with its project's name, in submit order.
+func (s *Store) ActiveTasks(ctx context.Context) ([]TaskRow, error) {
+	var out []TaskRow
+	err := s.db.WithContext(ctx).Table("tasks").Select("tasks.*, projects.name AS project").
+		Joins("JOIN projects ON projects.id = tasks.project_id").
+		Where("tasks.state IN ?", []string{TaskWaitingData, TaskQueued, TaskStarting, TaskRunning}).
+		Order("tasks.submitted_at, tasks.id").Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: active tasks: %w", err)
+	}
+	return out, nil
+}
+
+// NodeGPUs is a node with its pool and GPUs, as the scheduler sees it.
+type NodeGPUs struct {
+	Node
+	Pool string
+	Spec string
+	GPUs []GPU `gorm:"-"`
+}
+
+// Nodes returns every node with its pool, spec and GPUs ordered by index.
+func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
+	db := s.db.WithContext(ctx)
+	var nodes []NodeGPUs
+	err := db.Table("nodes").Select("nodes.*, pools.name AS pool, pools.spec AS spec").
+		Joins("JOIN pools ON pools.id = nodes.pool_id").Order("nodes.id").Scan(&nodes).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: nodes: %w", err)
+	}
+	var gpus []GPU
+	if err := db.Order("node_id, gpu_index").Find(&gpus).Error; err != nil {
+		return nil, fmt.Errorf("models: gpus: %w", err)
+	}
+	at := make(map[int64]int, len(nodes))
+	for i, n := range nodes {
+		at[n.ID] = i
+	}
+	for _, g := range gpus {
+		if i, ok := at[g.NodeID]; ok {
+			nodes[i].GPUs = append(nodes[i].GPUs, g)
+		}
+	}
+	return nodes, nil
+}
+
+// OpenAllocations returns the allocations not yet closed.
+func (s *Store) OpenAllocations(ctx context.Context) ([]Allocation, error) {
+	var out []Allocation
+	if err := s.db.WithContext(ctx).Where("ended_at IS NULL").Order("task_id, gpu_id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: open allocations: %w", err)
+	}
+	return out, nil
+}
+
+// AllocationsSince returns the allocations open at or after since (open ones included).
+func (s *Store) AllocationsSince(ctx context.Context, since time.Time) ([]Allocation, error) {
+	var out []Allocation
+	err := s.db.WithContext(ctx).Where("ended_at IS NULL OR ended_at >= ?", UTC(since)).Order("id").Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: allocations since %s: %w", since, err)
+	}
+	return out, nil
+}
+
+// PlaceTask gives GPUs to a queued task: the task becomes starting and one allocation opens
+// per GPU, on the GPU's node, all in one transaction. The task's node is its first GPU's. It
+// returns ErrConflict (wrapped) when the task is no longer queued or a GPU is already held;
+// then nothing changes.
+func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, reason string, now time.Time) error {
+	now = UTC(now)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var t Task
+		if err := tx.Select("id, project_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d", taskID), err)
+		}
+		var gpus []GPU
+		if err := tx.Select("id, node_id").Where("id IN ?", gpuIDs).Find(&gpus).Error; err != nil {
+			return err
+		}
+		if len(gpus) != len(gpuIDs) || len(gpus) == 0 {
+			return fmt.Errorf("models: place task %d: %d of %d GPUs exist: %w", taskID, len(gpus), len(gpuIDs), ErrConflict)
+		}
+		nodeOf := make(map[int64]int64, len(gpus))
+		for _, g := range gpus {
+			nodeOf[g.ID] = g.NodeID
+		}
+		err := transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,
+			map[string]any{"node_id": nodeOf[gpuIDs[0]], "started_at": now})
+		if err != nil {
+			return err
+		}
+		var held int64
+		if err := tx.Model(&Allocation{}).Where("gpu_id IN ? AND ended_at IS NULL", gpuIDs).Count(&held).Error; err != nil {
+			return err
+		}
+		if held > 0 {
+			return fmt.Errorf("models: %d of the GPUs are held: %w", held, ErrConflict)
+		}
+		rows := make([]Allocation, len(gpuIDs))
+		for i, g := range gpuIDs {
+			rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: t.ProjectID, StartedAt: now}
+		}
+		return tx.Create(&rows).Error
+	})
+	if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("models: place task %d: %w", taskID, err)
+	}
+	return err
+}
+
+// Projects returns every project by name order.
+func (s *Store) Projects(ctx context.Context) ([]Project, error) {
+	var out []Project
+	if err := s.db.WithContext(ctx).Order("name").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: projects: %w", err)
+	}
+	return out, nil
+}
+
+// EnsureProject returns the named project, creating it if needed.
+func (s *Store) EnsureProject(ctx context.Context, name string, now time.Time) (Project, error) {
+	if err := checkName("name", name, 100); err != nil {
+		return Project{}, err
+	}
+	p := Project{Name: name, CreatedAt: UTC(now)}
+	err := s.db.WithContext(ctx).Where(Project{Name: name}).Attrs(Project{CreatedAt: UTC(now)}).FirstOrCreate(&p).Error
+	if err != nil {
+		return Project{}, fmt.Errorf("models: ensure project %q: %w", name, err)
+	}
+	return p, nil
+}
+
+// SetWaitReasons stores why each waiting task waits, as the scheduler explained it.
+func (s *Store) SetWaitReasons(ctx context.Context, reasons map[int64]string) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for id, r := range reasons {
+			err := tx.Model(&Task{}).Where("id = ? AND state IN ?", id, []string{TaskWaitingData, TaskQueued}).
+				Update("reason", truncate(r, 500)).Error
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("models: set wait reasons: %w", err)
+	}
+	return nil
+}

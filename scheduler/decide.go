@@ -1,0 +1,616 @@
+package scheduler
+
+import (
+	"math"
+	"time"
+)
+
+// Decide is one scheduling pass over a snapshot: which pending tasks start now and on which
+// cards, and why each other task waits. It is pure and deterministic: the same snapshot, now
+// and policy give the same plan, in production, demo and replay alike.
+//
+// Phases:
+//
+//  1. Order. Pending tasks are sorted by Order: lane (short first; a short task must declare a
+//     max runtime within Policy.ShortMaxRuntime, else it queues long), priority (urgent, high,
+//     normal, low), fairness (lower decayed usage per share weight first), submit time, id.
+//  2. Gate, in queue order. A task asking for no GPU is invalid; one asking more than the
+//     schedulable nodes of its spec could give even all free waits with
+//     ReasonNoSuchCapacity; a task whose data is not ready waits with ReasonDataNotReady. A
+//     deferrable task outside the off-peak window is set aside for phase 5. Quota: a task
+//     that would take its project past a concurrent limit (all specs, or its spec), or whose
+//     project's budget is spent, waits with ReasonQuota unless the project may overflow; then
+//     it runs with Placement.Overflow.
+//  3. Place. A task that fits on one node goes to the node of its spec with the fewest free
+//     cards that still fit (ties: lowest node id; across specs for a spec-any task: fewest
+//     free cards, then node id, then spec name) and takes the lowest-index free cards. A task
+//     larger than every node of its spec takes whole free nodes only: the biggest first
+//     (ties: lowest id) until the rest fits on one, which is the smallest whole free node
+//     that holds the rest. It gets exactly the GPUs it asked for; cards left on its last node
+//     stay free for others. Draining, lost or not-ready nodes take nothing.
+//  4. Reserve and backfill (EASY, one head per spec). The first task in queue order that
+//     passes the gates but cannot be placed becomes the head of its spec and gets a
+//     reservation: the earliest time its cards come free on one node (or, for a task larger
+//     than a node, enough whole nodes) if running tasks end as expected (start + estimate,
+//     else start + max runtime), with the spare cards that node will have beyond the head's
+//     need. A later task may then use a reserved node only if it ends by its max runtime
+//     (the conservative bound; none means never) before the reservation, or takes no more
+//     than the node's remaining spare cards. Later blocked tasks of a spec that already has
+//     a head get no reservation. With Policy.Backfill off, nothing behind a head starts on
+//     its spec. There is no preemption.
+//  5. Deferrable tasks outside the off-peak window come last, in queue order: each may take
+//     cards only of a spec for which no ready task that passed the gates is left waiting
+//     (for a spec-any waiter: every spec it could use). Otherwise it waits with
+//     ReasonOffPeakOnly. Cards therefore never sit free only because a task is deferrable.
+//  6. Explain. Each task not placed gets a Reason, its 1-based position among the waiting
+//     tasks of its lane, and an estimated start (see below).
+//
+// ETA: Decide replays the waiting queue in order against each spec's cards, counted as one
+// pool per spec whose cards come free at the ends of running and just-placed tasks; each
+// waiting task takes the cards that come free earliest, starts when the last of them does
+// (a head no earlier than its reservation, a deferrable task no earlier than the next
+// off-peak start), and holds them for its runtime. ETAP50 uses expected ends and runtimes
+// (estimate, else max runtime), ETAP90 the max-runtime bounds; a spec-any task takes the spec
+// where it would start first. The replay ignores node boundaries, quota changes and later
+// backfill, so it is an estimate; only the first Policy.ETADepth capacity-waiting tasks per
+// asked spec are replayed, and tasks beyond them, tasks waiting for data, quota or capacity
+// that does not exist, and tasks behind a card that has no expected end get a zero
+// (unknown) ETA.
+func Decide(snap Snapshot, now time.Time, pol Policy) Plan {
+	d := newDecider(&snap, now, pol)
+	d.gateAndPlace()
+	d.placeDeferred()
+	d.estimate()
+	return d.explain()
+}
+
+// Internal reason codes, indexes into reasons.
+const (
+	rNone uint8 = iota
+	rNoFreeGPUs
+	rDataNotReady
+	rOffPeakOnly
+	rQuota
+	rBehind
+	rNoSuchCapacity
+	rInvalid
+)
+
+var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
+	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid}
+
+var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit}
+
+// Spec indexes of a task that asks for any spec, or for a spec no node has.
+const (
+	specAny  = -1
+	specNone = -2
+)
+
+// tstate is the task at one queue position: the facts Decide needs, copied once from the
+// snapshot so that the passes read memory in order, and what Decide learns.
+type tstate struct {
+	id       int64
+	d50, d90 time.Duration // expected and latest runtimes, see durations
+	ahead    int64
+	minStart int64 // earliest start for the ETA replay (reservation or off-peak start)
+	eta50    int64
+	eta90    int64
+	gpus     int32 // asked cards, clamped; 0 when fewer than one
+	spec     int32 // spec index, specAny or specNone
+	proj     int32
+	reason   uint8
+	detail   uint8
+	lane     uint8
+	ready    bool
+	deferrable,
+	placed,
+	head,
+	deferred bool
+}
+
+// pquota is a project's quota state and the cards it holds.
+type pquota struct {
+	q      *QuotaState
+	held   int32
+	bySpec []int32 // per spec index; only with per-spec limits
+	limit  []int32 // per spec index, -1 for none
+}
+
+// resv is a head's reservation.
+type resv struct {
+	pos   int32 // queue position of the head
+	task  int64
+	spec  int32
+	at    int64
+	nodes []int32
+	need  []int32
+	spare []int32 // at reservation time
+}
+
+type decider struct {
+	snap     *Snapshot
+	now      time.Time
+	pol      Policy
+	inWindow bool
+	f        *fleet
+	q        queue
+	st       []tstate
+	quota    []pquota
+	res      []resv
+	waitSpec []bool // per spec: a gated, ready task is left waiting for its cards
+	plan     Plan
+	gpuBuf   []int64
+	nodeBuf  []int64
+	// scratch
+	cand, inQ, overQ, pick []int32
+	evs                    []event
+	order                  []int32
+}
+
+func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
+	pol = pol.normalized()
+	d := &decider{snap: snap, now: now, pol: pol}
+	d.inWindow = InOffPeak(now, pol)
+	d.f = newFleet(snap)
+	d.f.hold(snap.Running, now)
+	d.q = buildQueue(snap.Pending, snap.Projects, &d.pol)
+	d.st = make([]tstate, len(d.q.keys))
+	lastSpec, lastIdx := "", int32(specAny)
+	for i, k := range d.q.keys {
+		t := &snap.Pending[k.idx]
+		if t.Spec != lastSpec {
+			lastSpec, lastIdx = t.Spec, specAny
+			if t.Spec != "" {
+				lastIdx = specNone
+				if s, ok := d.f.specIdx[t.Spec]; ok {
+					lastIdx = s
+				}
+			}
+		}
+		d50, d90 := durations(t.EstRuntime, t.MaxRuntime)
+		d.st[i] = tstate{id: t.ID, d50: d50, d90: d90, eta50: never, eta90: never,
+			gpus: int32(min(max(t.GPUs, 0), math.MaxInt32)), spec: lastIdx,
+			proj: d.q.projOf[k.idx], lane: k.lane(), ready: t.DataReady, deferrable: t.Deferrable}
+	}
+	d.waitSpec = make([]bool, len(d.f.specs))
+	free := 0
+	for s := range d.f.specs {
+		free += int(d.f.specs[s].freeGPUs)
+	}
+	d.gpuBuf = make([]int64, 0, free)
+	d.nodeBuf = make([]int64, 0, free)
+	d.plan.Placements = make([]Placement, 0, min(free, len(snap.Pending)))
+	d.initQuota()
+	return d
+}
+
+func (d *decider) initQuota() {
+	d.quota = make([]pquota, len(d.q.projName))
+	if len(d.snap.Quotas) == 0 {
+		return
+	}
+	found := false
+	for i, name := range d.q.projName {
+		qs, ok := d.snap.Quotas[name]
+		if !ok {
+			continue
+		}
+		found = true
+		pq := &d.quota[i]
+		pq.q = &qs
+		if len(qs.MaxGPUsBySpec) > 0 {
+			pq.bySpec = make([]int32, len(d.f.specs))
+			pq.limit = make([]int32, len(d.f.specs))
+			for s := range pq.limit {
+				pq.limit[s] = -1
+			}
+			for spec, lim := range qs.MaxGPUsBySpec {
+				if s, ok := d.f.specIdx[spec]; ok {
+					pq.limit[s] = int32(min(max(lim, 0), math.MaxInt32))
+				}
+			}
+		}
+	}
+	if !found {
+		return
+	}
+	for i := range d.snap.Running {
+		r := &d.snap.Running[i]
+		p, ok := d.q.projIdx[r.Project]
+		if !ok || d.quota[p].q == nil {
+			continue
+		}
+		pq := &d.quota[p]
+		for _, g := range r.GPUIDs {
+			pq.held++
+			if s, ok := d.f.specOfGPU[g]; ok && pq.bySpec != nil {
+				pq.bySpec[s]++
+			}
+		}
+	}
+}
+
+// overQuota reports whether g more cards of spec s take project p past its quota, and why.
+func (d *decider) overQuota(p int32, s int32, g int32) (bool, uint8) {
+	pq := &d.quota[p]
+	if pq.q == nil {
+		return false, 0
+	}
+	if pq.q.BudgetExhausted {
+		return true, 1
+	}
+	if pq.q.MaxGPUs > 0 && int64(pq.held)+int64(g) > int64(pq.q.MaxGPUs) {
+		return true, 2
+	}
+	if pq.limit != nil && pq.limit[s] >= 0 && pq.bySpec[s]+g > pq.limit[s] {
+		return true, 2
+	}
+	return false, 0
+}
+
+// candidates lists in d.cand the specs a task of spec index spec and g cards could ever run
+// on: its spec if the schedulable nodes hold g cards; for a spec-any task that fits on a
+// node, every spec with a node that big, else every spec holding g cards.
+func (d *decider) candidates(spec int32, g int32) {
+	d.cand = d.cand[:0]
+	f := d.f
+	if spec == specNone {
+		return
+	}
+	if spec >= 0 {
+		if f.specs[spec].total >= g {
+			d.cand = append(d.cand, spec)
+		}
+		return
+	}
+	single := g <= f.maxSize
+	for s := range f.specs {
+		sp := &f.specs[s]
+		if (single && sp.maxSize >= g) || (!single && sp.total >= g) {
+			d.cand = append(d.cand, int32(s))
+		}
+	}
+}
+
+// gateAndPlace walks the queue once: gates, then placement, reservation or a reason.
+func (d *decider) gateAndPlace() {
+	for i := range d.st {
+		st := &d.st[i]
+		if st.gpus < 1 {
+			st.reason = rInvalid
+			continue
+		}
+		d.candidates(st.spec, st.gpus)
+		switch {
+		case len(d.cand) == 0:
+			st.reason = rNoSuchCapacity
+		case !st.ready:
+			st.reason = rDataNotReady
+		case st.deferrable && !d.inWindow:
+			st.reason = rOffPeakOnly
+			st.deferred = true
+		default:
+			d.placeOrBlock(int32(i), true)
+		}
+	}
+}
+
+// placeDeferred gives deferrable tasks outside the window the cards nobody waits for.
+func (d *decider) placeDeferred() {
+	if d.inWindow {
+		return
+	}
+	for i := range d.st {
+		st := &d.st[i]
+		if !st.deferred {
+			continue
+		}
+		d.candidates(st.spec, st.gpus)
+		n := 0
+		for _, s := range d.cand {
+			if !d.waitSpec[s] {
+				d.cand[n] = s
+				n++
+			}
+		}
+		d.cand = d.cand[:n]
+		if n == 0 {
+			continue
+		}
+		if !d.placeOrBlock(int32(i), false) && st.reason != rQuota {
+			st.reason = rOffPeakOnly
+		}
+	}
+}
+
+// placeOrBlock places the task at queue position i on one of d.cand, or records why not. In
+// the main pass a blocked task becomes its spec's head or waits behind one.
+func (d *decider) placeOrBlock(i int32, main bool) bool {
+	st := &d.st[i]
+	p, g := st.proj, st.gpus
+	d.inQ, d.overQ = d.inQ[:0], d.overQ[:0]
+	var why uint8
+	for _, s := range d.cand {
+		if over, w := d.overQuota(p, s, g); over {
+			d.overQ = append(d.overQ, s)
+			if why == 0 {
+				why = w
+			}
+		} else {
+			d.inQ = append(d.inQ, s)
+		}
+	}
+	overflow := d.quota[p].q != nil && d.quota[p].q.Overflow
+	if len(d.inQ) == 0 && !overflow {
+		st.reason, st.detail = rQuota, why
+		return false
+	}
+	end90 := after(0, st.d90)
+	if d.try(i, end90, d.inQ, false) {
+		return true
+	}
+	if overflow && len(d.overQ) > 0 && d.try(i, end90, d.overQ, true) {
+		return true
+	}
+	st.reason = rNoFreeGPUs
+	if !main {
+		return false
+	}
+	// Blocked: the permitted specs are now wanted by a waiting task.
+	permitted := d.inQ
+	if overflow {
+		permitted = append(permitted, d.overQ...)
+	}
+	d.cand = d.cand[:0]
+	for _, s := range permitted {
+		d.waitSpec[s] = true
+		if d.f.specs[s].res < 0 {
+			d.cand = append(d.cand, s)
+		}
+	}
+	if len(d.cand) > 0 {
+		d.reserve(i, d.cand)
+		return false
+	}
+	for _, s := range permitted {
+		if d.f.fitsNow(s, g) {
+			st.reason = rBehind
+			st.ahead = d.res[d.f.specs[s].res].task
+			break
+		}
+	}
+	return false
+}
+
+// allowed reports whether a task taking use cards of node n and ending (at the latest) at
+// end90 leaves every reservation intact.
+func (d *decider) allowed(n *fnode, use int32, end90 int64) bool {
+	if !d.pol.Backfill && d.f.specs[n.spec].res >= 0 {
+		return false
+	}
+	if n.res < 0 {
+		return true
+	}
+	return end90 <= d.res[n.res].at || use <= n.spare
+}
+
+// try places the task on the best of specs; it commits and reports true on success.
+func (d *decider) try(i int32, end90 int64, specs []int32, overflow bool) bool {
+	if len(specs) == 0 {
+		return false
+	}
+	f := d.f
+	g := d.st[i].gpus
+	// The candidates are all single-node specs or all whole-node specs (see candidates).
+	if g <= f.specs[specs[0]].maxSize {
+		best, bestFree := int32(-1), int32(0)
+		for _, s := range specs {
+			n, free := d.bestFit(s, g, end90)
+			if n < 0 {
+				continue
+			}
+			if best < 0 || free < bestFree || free == bestFree && f.nodes[n].id < f.nodes[best].id {
+				best, bestFree = n, free
+			}
+		}
+		if best < 0 {
+			return false
+		}
+		d.pick = append(d.pick[:0], best)
+		d.commit(i, end90, overflow)
+		return true
+	}
+	// Whole nodes: try the spec whose whole free cards fit the task most tightly first.
+	d.order = d.order[:0]
+	for _, s := range specs {
+		if f.specs[s].wholeGPUs >= g {
+			d.order = append(d.order, s)
+		}
+	}
+	sortBy(d.order, func(s int32) int64 { return int64(f.specs[s].wholeGPUs) })
+	for _, s := range d.order {
+		if d.wholeNodes(s, g, end90) {
+			d.commit(i, end90, overflow)
+			return true
+		}
+	}
+	return false
+}
+
+// bestFit finds the allowed node of spec s with the fewest free cards that still holds g.
+func (d *decider) bestFit(s int32, g int32, end90 int64) (int32, int32) {
+	f := d.f
+	sp := &f.specs[s]
+	if g > sp.maxSize || sp.freeGPUs < g {
+		return -1, 0
+	}
+	for b := g; b <= sp.maxSize; b++ {
+		if sp.count[b] == 0 {
+			continue
+		}
+		for w, word := range sp.bucket[b] {
+			for word != 0 {
+				tz := trailingZeros(word)
+				word &= word - 1
+				ni := sp.first + int32(w*64+tz)
+				if d.allowed(&f.nodes[ni], g, end90) {
+					return ni, b
+				}
+			}
+		}
+	}
+	return -1, 0
+}
+
+// wholeNodes picks into d.pick whole free allowed nodes of spec s for g cards: the biggest
+// first until the rest fits on one, then the smallest that holds the rest.
+func (d *decider) wholeNodes(s int32, g int32, end90 int64) bool {
+	f := d.f
+	sp := &f.specs[s]
+	d.pick = d.pick[:0]
+	var sum int64
+	for w, word := range sp.whole {
+		for word != 0 {
+			tz := trailingZeros(word)
+			word &= word - 1
+			ni := sp.first + int32(w*64+tz)
+			if n := &f.nodes[ni]; d.allowed(n, n.size, end90) {
+				d.pick = append(d.pick, ni)
+				sum += int64(n.size)
+			}
+		}
+	}
+	if sum < int64(g) {
+		return false
+	}
+	// Biggest first, then lowest id (d.pick is in id order; the sort is stable).
+	sortStableBy(d.pick, func(ni int32) int64 { return -int64(f.nodes[ni].size) })
+	rest, k := g, 0
+	for rest > 0 {
+		fit := -1
+		for j := k; j < len(d.pick); j++ {
+			if sz := f.nodes[d.pick[j]].size; sz >= rest &&
+				(fit < 0 || sz < f.nodes[d.pick[fit]].size ||
+					sz == f.nodes[d.pick[fit]].size && f.nodes[d.pick[j]].id < f.nodes[d.pick[fit]].id) {
+				fit = j
+			}
+		}
+		if fit >= 0 {
+			d.pick[k], d.pick[fit] = d.pick[fit], d.pick[k]
+			k++
+			break
+		}
+		rest -= f.nodes[d.pick[k]].size
+		k++
+	}
+	d.pick = d.pick[:k]
+	return true
+}
+
+// commit gives the task g cards of the nodes in d.pick, in order.
+func (d *decider) commit(i int32, end90 int64, overflow bool) {
+	f := d.f
+	st := &d.st[i]
+	st.placed, st.reason = true, rNone
+	g := st.gpus
+	end50 := after(0, st.d50)
+	g0, n0 := len(d.gpuBuf), len(d.nodeBuf)
+	rest := g
+	spec := f.nodes[d.pick[0]].spec
+	backfill := f.specs[spec].res >= 0
+	for _, ni := range d.pick {
+		n := &f.nodes[ni]
+		use := min(rest, n.free)
+		took := int32(0)
+		for k := n.first; k < n.first+n.size && took < use; k++ {
+			if !f.held[k] {
+				f.held[k] = true
+				d.gpuBuf = append(d.gpuBuf, f.gpuID[k])
+				took++
+			}
+		}
+		old := n.free
+		n.free -= use
+		f.setBits(ni, old, n.free)
+		if n.res >= 0 && end90 > d.res[n.res].at {
+			n.spare -= use
+		}
+		f.events = append(f.events, event{node: ni, n: use, end50: end50, end90: end90})
+		d.nodeBuf = append(d.nodeBuf, n.id)
+		rest -= use
+	}
+	if pq := &d.quota[st.proj]; pq.q != nil {
+		pq.held += g
+		if pq.bySpec != nil {
+			pq.bySpec[spec] += g
+		}
+	}
+	d.plan.Placements = append(d.plan.Placements, Placement{
+		TaskID:   st.id,
+		Spec:     f.specs[spec].name,
+		NodeIDs:  d.nodeBuf[n0:len(d.nodeBuf):len(d.nodeBuf)],
+		GPUIDs:   d.gpuBuf[g0:len(d.gpuBuf):len(d.gpuBuf)],
+		Overflow: overflow,
+		Backfill: backfill,
+	})
+}
+
+// explain assembles the waiting list in queue order with positions.
+func (d *decider) explain() Plan {
+	n := 0
+	for i := range d.st {
+		if !d.st[i].placed {
+			n++
+		}
+	}
+	d.plan.Waiting = make([]Waiting, 0, n)
+	var pos [2]int
+	for i := range d.st {
+		st := &d.st[i]
+		if st.placed {
+			continue
+		}
+		pos[st.lane]++
+		w := Waiting{
+			TaskID:   st.id,
+			Lane:     laneNames[st.lane],
+			Position: pos[st.lane],
+			Reason:   reasons[st.reason],
+			Detail:   details[st.detail],
+			Ahead:    st.ahead,
+			Head:     st.head,
+			ETAP50:   d.at(st.eta50),
+			ETAP90:   d.at(st.eta90),
+		}
+		if st.reason == rNoFreeGPUs || st.reason == rNoSuchCapacity {
+			switch {
+			case st.spec >= 0:
+				w.Spec = d.f.specs[st.spec].name
+			case st.spec == specNone:
+				w.Spec = d.snap.Pending[d.q.keys[i].idx].Spec
+			}
+		}
+		d.plan.Waiting = append(d.plan.Waiting, w)
+	}
+	d.plan.Reservations = make([]Reservation, len(d.res))
+	for i, r := range d.res {
+		out := Reservation{TaskID: r.task, Spec: d.f.specs[r.spec].name, At: d.at(r.at),
+			Nodes: make([]ReservedNode, len(r.nodes))}
+		for j, ni := range r.nodes {
+			out.Nodes[j] = ReservedNode{NodeID: d.f.nodes[ni].id, GPUs: int(r.need[j]),
+				Spare: int(r.spare[j])}
+		}
+		d.plan.Reservations[i] = out
+	}
+	return d.plan
+}
+
+// at turns an offset from now into a time; zero for unknown (0 offsets are "now", so the
+// unknown marker is never).
+func (d *decider) at(off int64) time.Time {
+	if off == never || off < 0 {
+		return time.Time{}
+	}
+	return d.now.Add(time.Duration(off))
+}

@@ -1,0 +1,174 @@
+package scheduler
+
+import "time"
+
+// slot is n cards of one spec that come free at offset t.
+type slot struct {
+	t int64
+	n int32
+}
+
+// slots is a min-heap of slots by t.
+type slots []slot
+
+func (h slots) less(i, j int) bool { return h[i].t < h[j].t }
+
+func (h *slots) push(s slot) {
+	*h = append(*h, s)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *slots) pop() slot {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	a.down(0)
+	*h = a
+	return top
+}
+
+func (h slots) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func (h slots) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// replay is the ETA simulation state: per spec, when its cards come free.
+type replay struct {
+	h50, h90 []slots
+	popped   []slot
+}
+
+// estimate replays the waiting queue to give ETAs; see Decide.
+func (d *decider) estimate() {
+	if d.pol.ETADepth < 0 {
+		return
+	}
+	f := d.f
+	ns := len(f.specs)
+	rp := replay{h50: make([]slots, ns), h90: make([]slots, ns)}
+	for s := range f.specs {
+		if free := f.specs[s].freeGPUs; free > 0 {
+			rp.h50[s] = append(rp.h50[s], slot{0, free})
+			rp.h90[s] = append(rp.h90[s], slot{0, free})
+		}
+	}
+	for _, e := range f.events {
+		s := f.nodes[e.node].spec
+		rp.h50[s] = append(rp.h50[s], slot{e.end50, e.n})
+		rp.h90[s] = append(rp.h90[s], slot{e.end90, e.n})
+	}
+	for s := range f.specs {
+		rp.h50[s].init()
+		rp.h90[s].init()
+	}
+	depth := make([]int, ns+1) // the last counts spec-any tasks
+	offPeak := int64(NextOffPeak(d.now, d.pol).Sub(d.now))
+	for pass := 0; pass < 2; pass++ {
+		for i := range d.st {
+			st := &d.st[i]
+			switch {
+			case st.placed:
+				continue
+			case pass == 0 && !st.deferred && (st.reason == rNoFreeGPUs || st.reason == rBehind):
+			case pass == 1 && st.deferred && st.reason == rOffPeakOnly:
+				st.minStart = offPeak
+			default:
+				continue
+			}
+			g := st.gpus
+			d.candidates(st.spec, g)
+			key := ns
+			if st.spec >= 0 {
+				key = int(st.spec)
+			}
+			if depth[key] >= d.pol.ETADepth {
+				continue
+			}
+			depth[key]++
+			d50, d90 := st.d50, st.d90
+			s := d.cand[0]
+			if len(d.cand) > 1 {
+				best := int64(never)
+				for _, c := range d.cand {
+					if at := rp.take(&rp.h50[c], g, st.minStart, d50, false); at < best {
+						s, best = c, at
+					}
+				}
+			}
+			st.eta50 = rp.take(&rp.h50[s], g, st.minStart, d50, true)
+			st.eta90 = rp.take(&rp.h90[s], g, st.minStart, d90, true)
+		}
+	}
+}
+
+// take finds when g cards of h are free, no earlier than minStart: the g cards that come
+// free first, from when the last of them does. With commit it holds them for dur from then.
+// It returns never, and holds nothing, when some of those cards never come free.
+func (rp *replay) take(h *slots, g int32, minStart int64, dur time.Duration, commit bool) int64 {
+	if a := *h; len(a) > 0 && a[0].n >= g {
+		// Fast path: the cards that come free first are enough.
+		start := max(a[0].t, minStart)
+		if start == never || !commit {
+			return start
+		}
+		if a[0].n == g {
+			a[0] = slot{after(start, dur), g}
+			a.down(0)
+		} else {
+			a[0].n -= g
+			h.push(slot{after(start, dur), g})
+		}
+		return start
+	}
+	rp.popped = rp.popped[:0]
+	need := g
+	for need > 0 && len(*h) > 0 {
+		e := h.pop()
+		rp.popped = append(rp.popped, e)
+		need -= e.n
+	}
+	start := int64(never)
+	if need <= 0 {
+		start = max(rp.popped[len(rp.popped)-1].t, minStart)
+	}
+	if start == never || !commit {
+		for _, e := range rp.popped {
+			h.push(e)
+		}
+		return start
+	}
+	if need < 0 {
+		h.push(slot{rp.popped[len(rp.popped)-1].t, -need})
+	}
+	h.push(slot{after(start, dur), g})
+	return start
+}

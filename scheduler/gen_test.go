@@ -1,0 +1,115 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// genConfig shapes a random snapshot.
+type genConfig struct {
+	nodes, perNode int
+	specs          []string
+	pending        int
+	busy           float64 // share of cards held by running tasks
+	bigTasks       bool    // some tasks larger than a node
+	quotas         bool
+}
+
+var genSpecs = []string{"A100-80G", "H100-80G", "RTX4090-24G"}
+
+// genSnapshot makes a random but valid snapshot: nodes of mixed specs (and, with few nodes,
+// sizes), running tasks holding about busy of the cards, and a queue of mixed tasks.
+func genSnapshot(r *rand.Rand, c genConfig, now time.Time) Snapshot {
+	var s Snapshot
+	for i := range c.nodes {
+		spec := c.specs[r.IntN(len(c.specs))]
+		size := c.perNode
+		if size == 0 {
+			size = []int{1, 2, 4, 8}[r.IntN(4)]
+		}
+		n := node(int64(i+1), spec, size)
+		n.Schedulable = r.IntN(20) != 0
+		s.Nodes = append(s.Nodes, n)
+	}
+	projects := []string{"vision", "speech", "llm", "infra", "rec"}
+	s.Projects = map[string]Project{}
+	for _, p := range projects {
+		if r.IntN(5) != 0 {
+			s.Projects[p] = Project{Share: float64(1 + r.IntN(3)), Usage: float64(r.IntN(4) * 100)}
+		}
+	}
+	// Running tasks: fill nodes from the start, in chunks of 1–size cards.
+	task := int64(1_000_000)
+	for _, n := range s.Nodes {
+		i := 0
+		for i < len(n.GPUs) {
+			k := 1 + r.IntN(len(n.GPUs)-i)
+			if r.Float64() < c.busy {
+				var ids []int64
+				for _, g := range n.GPUs[i : i+k] {
+					ids = append(ids, g.ID)
+				}
+				task++
+				run := Running{TaskID: task, Project: projects[r.IntN(len(projects))], GPUIDs: ids,
+					StartedAt: now.Add(-time.Duration(r.IntN(600)) * time.Minute)}
+				if r.IntN(4) != 0 {
+					run.EstRuntime = time.Duration(1+r.IntN(24*60)) * time.Minute
+				}
+				if r.IntN(10) != 0 {
+					run.MaxRuntime = run.EstRuntime + time.Duration(r.IntN(12*60))*time.Minute
+				}
+				s.Running = append(s.Running, run)
+			}
+			i += k
+		}
+	}
+	if c.quotas {
+		s.Quotas = map[string]QuotaState{
+			"vision": {MaxGPUs: 64 + r.IntN(64)},
+			"speech": {MaxGPUsBySpec: map[string]int{genSpecs[0]: r.IntN(32)}, Overflow: r.IntN(2) == 0},
+			"rec":    {BudgetExhausted: r.IntN(3) == 0, Overflow: r.IntN(2) == 0},
+		}
+	}
+	s.Pending = make([]Pending, c.pending)
+	for i := range s.Pending {
+		s.Pending[i] = genPending(r, c, int64(i+1), projects, now)
+	}
+	return s
+}
+
+func genPending(r *rand.Rand, c genConfig, id int64, projects []string, now time.Time) Pending {
+	p := Pending{
+		ID:          id,
+		Project:     projects[r.IntN(len(projects))],
+		Queue:       QueueLong,
+		Priority:    []string{PriorityUrgent, PriorityHigh, PriorityNormal, PriorityNormal, PriorityLow}[r.IntN(5)],
+		GPUs:        []int{1, 1, 1, 2, 2, 4, 8}[r.IntN(7)],
+		SubmittedAt: now.Add(-time.Duration(r.IntN(3*24*60)) * time.Minute),
+		DataReady:   r.IntN(10) != 0,
+		Deferrable:  r.IntN(8) == 0,
+	}
+	if r.IntN(3) != 0 {
+		p.Spec = c.specs[r.IntN(len(c.specs))]
+	}
+	if c.bigTasks && r.IntN(40) == 0 {
+		p.GPUs = []int{12, 16, 20, 32}[r.IntN(4)]
+	}
+	if r.IntN(3) == 0 {
+		p.Queue = QueueShort
+		p.MaxRuntime = time.Duration(10+r.IntN(110)) * time.Minute
+	} else if r.IntN(8) != 0 {
+		p.MaxRuntime = time.Duration(1+r.IntN(72)) * time.Hour
+	}
+	if r.IntN(4) != 0 {
+		p.EstRuntime = time.Duration(5+r.IntN(24*60)) * time.Minute
+	}
+	if r.IntN(50) == 0 {
+		p.GPUs = 1000 // more than any pool
+	}
+	return p
+}
+
+func (c genConfig) String() string {
+	return fmt.Sprintf("%d nodes × %d, %d pending", c.nodes, c.perNode, c.pending)
+}

@@ -1,0 +1,241 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"kashi/models"
+)
+
+// Store is what the loop needs of models.Store.
+type Store interface {
+	Nodes(ctx context.Context) ([]models.NodeGPUs, error)
+	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
+	OpenAllocations(ctx context.Context) ([]models.Allocation, error)
+	AllocationsSince(ctx context.Context, since time.Time) ([]models.Allocation, error)
+	PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, reason string, now time.Time) error
+	RequestStop(ctx context.Context, id int64, state, reason string, now time.Time) error
+	SetWaitReasons(ctx context.Context, reasons map[int64]string) error
+}
+
+// LoopConfig configures the scheduler loop.
+type LoopConfig struct {
+	Policy Policy
+	// Interval is the period of the periodic tick (real time); Trigger wakes it sooner.
+	Interval time.Duration
+	// NodeStaleAfter: a node silent this long (clock time) takes no new task.
+	NodeStaleAfter time.Duration
+	// FairnessHalfLife is the half-life of the usage that orders projects within a priority.
+	FairnessHalfLife time.Duration
+	Now              func() time.Time
+	Logger           *slog.Logger
+}
+
+// Loop is the queue's control loop: it snapshots the store, decides with Decide, and applies
+// the plan. Handlers wake it with Trigger after every change.
+type Loop struct {
+	store   Store
+	cfg     LoopConfig
+	trigger chan struct{}
+}
+
+// NewLoop returns a loop over store.
+func NewLoop(store Store, cfg LoopConfig) *Loop {
+	if cfg.Interval <= 0 {
+		cfg.Interval = 10 * time.Second
+	}
+	if cfg.NodeStaleAfter <= 0 {
+		cfg.NodeStaleAfter = 2 * time.Minute
+	}
+	if cfg.FairnessHalfLife <= 0 {
+		cfg.FairnessHalfLife = 24 * time.Hour
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Loop{store: store, cfg: cfg, trigger: make(chan struct{}, 1)}
+}
+
+// Trigger wakes the loop for a tick soon; it never blocks.
+func (l *Loop) Trigger() {
+	select {
+	case l.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// Run ticks until ctx ends: every Interval and on Trigger. Errors are logged and the next
+// tick waits a little longer; Run never exits the process.
+func (l *Loop) Run(ctx context.Context) {
+	t := time.NewTicker(l.cfg.Interval)
+	defer t.Stop()
+	backoff := time.Duration(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-l.trigger:
+		}
+		if _, err := l.RunOnce(ctx, l.cfg.Now()); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			backoff = min(max(2*backoff, time.Second), time.Minute)
+			l.cfg.Logger.Error("scheduler tick", "err", err, "retry_in", backoff)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+	}
+}
+
+// RunOnce is one tick at now, in four phases:
+//  1. snapshot: read nodes, tasks and open allocations;
+//  2. enforce: ask nodes to stop tasks past their max runtime (they end timed-out);
+//  3. decide: Decide orders, gates and places the queue (pure);
+//  4. apply and record: place each task in its own transaction, then store why the rest wait.
+//
+// A placement that lost a race (the task was cancelled meanwhile) is skipped; the next tick
+// sees the new state.
+func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
+	snap, reasons, err := l.Snapshot(ctx, now)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := l.enforceRuntime(ctx, snap, now); err != nil {
+		return Plan{}, err
+	}
+	plan := Decide(snap, now, l.cfg.Policy)
+	for _, p := range plan.Placements {
+		why := "placed on " + fmt.Sprint(p.NodeIDs)
+		if p.Backfill {
+			why += " (backfill)"
+		}
+		if p.Overflow {
+			why += " (over quota)"
+		}
+		err := l.store.PlaceTask(ctx, p.TaskID, p.GPUIDs, why, now)
+		if err != nil && !errors.Is(err, models.ErrConflict) && !errors.Is(err, models.ErrNotFound) {
+			return plan, err
+		}
+	}
+	changed := make(map[int64]string)
+	for _, w := range plan.Waiting {
+		if r := w.String(); reasons[w.TaskID] != r {
+			changed[w.TaskID] = r
+		}
+	}
+	if len(changed) > 0 {
+		if err := l.store.SetWaitReasons(ctx, changed); err != nil {
+			return plan, err
+		}
+	}
+	return plan, nil
+}
+
+// Snapshot reads the store into Decide's input, with each waiting task's stored reason.
+func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64]string, error) {
+	nodes, err := l.store.Nodes(ctx)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	tasks, err := l.store.ActiveTasks(ctx)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	open, err := l.store.OpenAllocations(ctx)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	recent, err := l.store.AllocationsSince(ctx, now.Add(-4*l.cfg.FairnessHalfLife))
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	snap := Snapshot{Projects: l.usage(recent, tasks, now)}
+	for _, n := range nodes {
+		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec,
+			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter}
+		for _, g := range n.GPUs {
+			sn.GPUs = append(sn.GPUs, GPU{ID: g.ID, Index: g.Index})
+		}
+		snap.Nodes = append(snap.Nodes, sn)
+	}
+	held := make(map[int64][]int64)
+	for _, a := range open {
+		held[a.TaskID] = append(held[a.TaskID], a.GPUID)
+	}
+	reasons := make(map[int64]string)
+	for _, t := range tasks {
+		est := EstRuntime(t.EstGPUHours, t.GPUs)
+		maxRT := time.Duration(t.MaxRuntimeS) * time.Second
+		switch t.State {
+		case models.TaskStarting, models.TaskRunning:
+			started := t.SubmittedAt
+			if t.StartedAt != nil {
+				started = *t.StartedAt
+			}
+			snap.Running = append(snap.Running, Running{TaskID: t.ID, Project: t.Project, GPUIDs: held[t.ID],
+				StartedAt: started, EstRuntime: est, MaxRuntime: maxRT})
+		default:
+			reasons[t.ID] = t.Reason
+			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, Spec: t.Spec, Queue: t.Queue,
+				Priority: t.Priority, GPUs: t.GPUs, SubmittedAt: t.SubmittedAt, EstRuntime: est, MaxRuntime: maxRT,
+				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable})
+		}
+	}
+	return snap, reasons, nil
+}
+
+// usage is each project's decayed card-hours: every held card-second counts with weight
+// 2^(-age/half-life), age measured from the end of the allocation (now for open ones).
+func (l *Loop) usage(allocs []models.Allocation, tasks []models.TaskRow, now time.Time) map[string]Project {
+	names := make(map[int64]string)
+	for _, t := range tasks {
+		names[t.ProjectID] = t.Project
+	}
+	byID := make(map[int64]float64)
+	for _, a := range allocs {
+		end := now
+		if a.EndedAt != nil {
+			end = *a.EndedAt
+		}
+		hours := end.Sub(a.StartedAt).Hours()
+		if hours <= 0 {
+			continue
+		}
+		age := now.Sub(end).Hours()
+		byID[a.ProjectID] += hours * math.Exp2(-age/l.cfg.FairnessHalfLife.Hours())
+	}
+	out := make(map[string]Project)
+	for id, u := range byID {
+		if name, ok := names[id]; ok {
+			out[name] = Project{Usage: u}
+		}
+	}
+	return out
+}
+
+// enforceRuntime asks nodes to stop running tasks past their max runtime.
+func (l *Loop) enforceRuntime(ctx context.Context, snap Snapshot, now time.Time) error {
+	for _, r := range snap.Running {
+		if r.MaxRuntime > 0 && now.Sub(r.StartedAt) > r.MaxRuntime {
+			err := l.store.RequestStop(ctx, r.TaskID, models.TaskTimedOut, "max runtime "+r.MaxRuntime.String()+" reached", now)
+			if err != nil && !errors.Is(err, models.ErrConflict) {
+				return err
+			}
+		}
+	}
+	return nil
+}

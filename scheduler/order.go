@@ -1,0 +1,179 @@
+package scheduler
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// Lanes in queue order.
+const (
+	laneShort = 0
+	laneLong  = 1
+)
+
+var laneNames = [2]string{QueueShort, QueueLong}
+
+// qkey is a pending task's place in the queue, compared field by field.
+type qkey struct {
+	hi  uint64 // lane*4 + priority rank, then the project's fairness rank
+	ts  int64  // submit time, Unix nanoseconds (clamped to what int64 holds)
+	id  int64
+	idx int32 // index into Snapshot.Pending
+}
+
+func compareKeys(a, b qkey) int {
+	if a.hi != b.hi {
+		return cmp.Compare(a.hi, b.hi)
+	}
+	if a.ts != b.ts {
+		return cmp.Compare(a.ts, b.ts)
+	}
+	if a.id != b.id {
+		return cmp.Compare(a.id, b.id)
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+func (k qkey) lane() uint8 { return uint8(k.hi >> 34) }
+
+// unixNano is t in Unix nanoseconds, clamped to the years int64 holds (1678–2262).
+func unixNano(t time.Time) int64 {
+	const lim = math.MaxInt64 / int64(time.Second)
+	sec := t.Unix()
+	switch {
+	case sec >= lim:
+		return math.MaxInt64
+	case sec <= -lim:
+		return math.MinInt64
+	}
+	return sec*1e9 + int64(t.Nanosecond())
+}
+
+func priorityRank(p string) uint32 {
+	switch p {
+	case PriorityUrgent:
+		return 0
+	case PriorityHigh:
+		return 1
+	case PriorityLow:
+		return 3
+	}
+	return 2
+}
+
+// laneOf is the lane a task queues in: short only when it declares a max runtime within the
+// short limit, so the fast lane cannot be used by tasks that might run long.
+func laneOf(t *Pending, shortMax time.Duration) uint32 {
+	if t.Queue == QueueShort && t.MaxRuntime > 0 && t.MaxRuntime <= shortMax {
+		return laneShort
+	}
+	return laneLong
+}
+
+// fairRatio is a project's usage against its share; lower goes first.
+func fairRatio(p Project, ok bool) float64 {
+	if !ok {
+		return 0
+	}
+	share := p.Share
+	if !(share > 0) {
+		share = 1
+	}
+	usage := p.Usage
+	if math.IsNaN(usage) {
+		return math.Inf(1)
+	}
+	if usage < 0 {
+		usage = 0
+	}
+	return usage / share
+}
+
+// queue is the ordered pending list and the per-project facts Decide needs.
+type queue struct {
+	keys     []qkey  // in queue order
+	projOf   []int32 // project index by pending index
+	projName []string
+	projIdx  map[string]int32
+}
+
+// buildQueue orders pending. Projects are ranked once by usage/share, so each comparison is
+// a few integer compares.
+func buildQueue(pending []Pending, projects map[string]Project, pol *Policy) queue {
+	q := queue{
+		keys:    make([]qkey, len(pending)),
+		projOf:  make([]int32, len(pending)),
+		projIdx: make(map[string]int32),
+	}
+	last := ""
+	lastIdx := int32(-1)
+	for i := range pending {
+		name := pending[i].Project
+		if name != last || lastIdx < 0 {
+			pi, ok := q.projIdx[name]
+			if !ok {
+				pi = int32(len(q.projName))
+				q.projIdx[name] = pi
+				q.projName = append(q.projName, name)
+			}
+			last, lastIdx = name, pi
+		}
+		q.projOf[i] = lastIdx
+	}
+	ratio := make([]float64, len(q.projName))
+	byRatio := make([]int32, len(q.projName))
+	for i, name := range q.projName {
+		p, ok := projects[name]
+		ratio[i] = fairRatio(p, ok)
+		byRatio[i] = int32(i)
+	}
+	slices.SortFunc(byRatio, func(a, b int32) int { return cmp.Compare(ratio[a], ratio[b]) })
+	rank := make([]uint32, len(q.projName))
+	for i, p := range byRatio {
+		if i > 0 && ratio[p] != ratio[byRatio[i-1]] {
+			rank[p] = rank[byRatio[i-1]] + 1
+		} else if i > 0 {
+			rank[p] = rank[byRatio[i-1]]
+		}
+	}
+	for i := range pending {
+		t := &pending[i]
+		lp := uint64(laneOf(t, pol.ShortMaxRuntime)*4 + priorityRank(t.Priority))
+		q.keys[i] = qkey{
+			hi:  lp<<32 | uint64(rank[q.projOf[i]]),
+			ts:  unixNano(t.SubmittedAt),
+			id:  t.ID,
+			idx: int32(i),
+		}
+	}
+	slices.SortFunc(q.keys, compareKeys)
+	return q
+}
+
+// Order returns the indices of pending in queue order: lane (short first), priority (urgent
+// first), fairness (lower decayed usage per share weight first), submit time, then id. It is
+// the order Decide walks; gates and placement decide who actually starts.
+func Order(pending []Pending, projects map[string]Project, pol Policy) []int {
+	pol = pol.normalized()
+	q := buildQueue(pending, projects, &pol)
+	out := make([]int, len(q.keys))
+	for i, k := range q.keys {
+		out[i] = int(k.idx)
+	}
+	return out
+}
+
+func (p Policy) normalized() Policy {
+	if p.ShortMaxRuntime <= 0 {
+		p.ShortMaxRuntime = DefaultShortMaxRuntime
+	}
+	if p.Location == nil {
+		p.Location = time.UTC
+	}
+	if p.ETADepth == 0 {
+		p.ETADepth = DefaultETADepth
+	}
+	return p
+}

@@ -1,0 +1,283 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+)
+
+// Queue classes (lanes). They match the models.QueueShort and models.QueueLong values.
+const (
+	QueueShort = "short"
+	QueueLong  = "long"
+)
+
+// Priorities within a lane, highest first. An unknown priority counts as PriorityNormal.
+const (
+	PriorityUrgent = "urgent"
+	PriorityHigh   = "high"
+	PriorityNormal = "normal"
+	PriorityLow    = "low"
+)
+
+// Policy defaults.
+const (
+	// DefaultShortMaxRuntime is the longest max runtime a task of the short lane may declare.
+	DefaultShortMaxRuntime = 2 * time.Hour
+	// DefaultETADepth is how many capacity-waiting tasks per asked spec get a simulated ETA.
+	DefaultETADepth = 2000
+)
+
+// Snapshot is everything Decide looks at, read from the store in one transaction. It is plain
+// data: Decide neither keeps nor changes it.
+type Snapshot struct {
+	Nodes   []Node
+	Running []Running
+	Pending []Pending
+	// Projects holds the fairness inputs by project name. A project not listed has no recent
+	// usage and share weight 1.
+	Projects map[string]Project
+	// Quotas holds each project's quota state by project name. A project not listed is
+	// unlimited.
+	Quotas map[string]QuotaState
+}
+
+// Node is one machine. Its GPUs are free unless a Running task holds them.
+type Node struct {
+	ID   int64
+	Pool string
+	Spec string
+	GPUs []GPU
+	// Schedulable is false while the node is draining, lost or not yet ready; such a node
+	// takes no new task and its cards count for no capacity.
+	Schedulable bool
+}
+
+// GPU is one card of a node.
+type GPU struct {
+	ID    int64
+	Index int
+}
+
+// Running is a task that holds GPUs (starting or running).
+type Running struct {
+	TaskID  int64
+	Project string
+	// GPUIDs are the cards it holds; their nodes give its spec.
+	GPUIDs    []int64
+	StartedAt time.Time
+	// EstRuntime is the estimated runtime (estimated card-hours / GPUs); zero if unknown.
+	EstRuntime time.Duration
+	// MaxRuntime is the runtime after which the task is stopped; zero means no limit.
+	MaxRuntime time.Duration
+}
+
+// Pending is a queued task.
+type Pending struct {
+	ID      int64
+	Project string
+	// Spec is the wanted GPU spec; empty means any.
+	Spec string
+	// Queue is QueueShort or QueueLong.
+	Queue string
+	// Priority is one of the Priority constants.
+	Priority    string
+	GPUs        int
+	SubmittedAt time.Time
+	// EstRuntime is the estimated runtime (estimated card-hours / GPUs, see EstRuntime);
+	// zero if unknown.
+	EstRuntime time.Duration
+	// MaxRuntime is the runtime after which the task is stopped; zero means no limit.
+	MaxRuntime time.Duration
+	DataReady  bool
+	Deferrable bool
+}
+
+// EstRuntime converts a task's estimated card-hours into its estimated runtime on gpus cards;
+// zero when either is not positive.
+func EstRuntime(estGPUHours float64, gpus int) time.Duration {
+	if estGPUHours <= 0 || gpus <= 0 {
+		return 0
+	}
+	return time.Duration(estGPUHours / float64(gpus) * float64(time.Hour))
+}
+
+// Project is one project's fairness inputs.
+type Project struct {
+	// Share is the project's share weight; zero or negative counts as 1.
+	Share float64
+	// Usage is the project's recent usage in card-hours, already decayed by the caller.
+	Usage float64
+}
+
+// QuotaState is what the quota rules say about one project at snapshot time. The zero value
+// limits nothing.
+type QuotaState struct {
+	// MaxGPUs caps the GPUs the project holds at once, all specs together; zero means no cap.
+	MaxGPUs int
+	// MaxGPUsBySpec caps the GPUs the project holds at once per spec; a spec not listed has
+	// no cap.
+	MaxGPUsBySpec map[string]int
+	// BudgetExhausted is true once the project's card-hour budget is spent.
+	BudgetExhausted bool
+	// Overflow allows the project to run beyond its quota; such placements carry Overflow.
+	Overflow bool
+}
+
+// Policy is the scheduler's configuration. The zero value is usable: a 2 h short lane, no
+// off-peak gating, no backfill.
+type Policy struct {
+	// ShortMaxRuntime is the longest max runtime of a short task; zero means
+	// DefaultShortMaxRuntime. A short task without a max runtime or over it queues in the
+	// long lane.
+	ShortMaxRuntime time.Duration
+	// OffPeakStart and OffPeakEnd bound the off-peak window as offsets from local midnight
+	// in Location; the window is [start, end) and wraps past midnight when start > end.
+	// Equal values mean there is no window and deferrable tasks are never held back.
+	OffPeakStart time.Duration
+	OffPeakEnd   time.Duration
+	// Location is the time zone of the off-peak window; nil means UTC.
+	Location *time.Location
+	// Backfill lets later tasks start ahead of a blocked head when they do not delay its
+	// reservation (EASY backfill). Without it a blocked head stops its spec.
+	Backfill bool
+	// ETADepth is how many capacity-waiting tasks per asked spec get a simulated ETA; zero
+	// means DefaultETADepth, negative means none.
+	ETADepth int
+}
+
+// DefaultPolicy is the shipped policy: a 2 h short lane, off-peak 22:00–08:00 in loc, backfill.
+func DefaultPolicy(loc *time.Location) Policy {
+	return Policy{
+		ShortMaxRuntime: DefaultShortMaxRuntime,
+		OffPeakStart:    22 * time.Hour,
+		OffPeakEnd:      8 * time.Hour,
+		Location:        loc,
+		Backfill:        true,
+	}
+}
+
+// Plan is the outcome of one Decide: what starts where, and why everything else waits.
+type Plan struct {
+	// Placements are the tasks to start, in the order they were decided.
+	Placements []Placement
+	// Waiting holds every pending task not placed, in queue order.
+	Waiting []Waiting
+	// Reservations are the blocked heads' reservations, at most one per spec.
+	Reservations []Reservation
+}
+
+// Placement gives cards to one task.
+type Placement struct {
+	TaskID int64
+	// Spec is the spec of the chosen nodes (useful when the task asked for any spec).
+	Spec string
+	// NodeIDs is one node, or the whole nodes of a task larger than any node.
+	NodeIDs []int64
+	// GPUIDs are exactly the asked number of cards, node by node, by index.
+	GPUIDs []int64
+	// Overflow is true when the task runs beyond its project's quota.
+	Overflow bool
+	// Backfill is true when the task starts ahead of a blocked head of its spec.
+	Backfill bool
+}
+
+// Reason says why a task waits. The values are stable codes that pages and the API show.
+type Reason string
+
+// Reasons.
+const (
+	// ReasonNoFreeGPUs: not enough free cards of Waiting.Spec now.
+	ReasonNoFreeGPUs Reason = "no-free-gpus"
+	// ReasonDataNotReady: the task's data is not ready yet.
+	ReasonDataNotReady Reason = "data-not-ready"
+	// ReasonOffPeakOnly: a deferrable task outside the off-peak window, and no card it could
+	// use sits free without someone else waiting for it.
+	ReasonOffPeakOnly Reason = "off-peak-only"
+	// ReasonQuota: the project is at its concurrent limit or out of budget (Waiting.Detail
+	// says which) and may not overflow.
+	ReasonQuota Reason = "quota"
+	// ReasonBehind: cards that would fit are free, but they are kept for the reservation of
+	// Waiting.Ahead, which is ahead in the queue.
+	ReasonBehind Reason = "behind"
+	// ReasonNoSuchCapacity: the task asks more than the schedulable nodes of Waiting.Spec
+	// could ever give, even all free.
+	ReasonNoSuchCapacity Reason = "no-such-capacity"
+	// ReasonInvalid: the task asks for fewer than one GPU.
+	ReasonInvalid Reason = "invalid"
+)
+
+// Details that refine ReasonQuota.
+const (
+	DetailBudgetExhausted = "budget-exhausted"
+	DetailConcurrentLimit = "concurrent-limit"
+)
+
+// Waiting explains one task that does not start now.
+type Waiting struct {
+	TaskID int64
+	// Lane is the lane the task queues in (QueueShort or QueueLong).
+	Lane string
+	// Position is 1-based among the waiting tasks of the lane, in queue order.
+	Position int
+	Reason   Reason
+	// Spec is the spec asked for ("" = any), set for ReasonNoFreeGPUs and
+	// ReasonNoSuchCapacity.
+	Spec string
+	// Ahead is the task holding the reservation, set for ReasonBehind.
+	Ahead int64
+	// Detail refines the reason with a stable code (DetailBudgetExhausted,
+	// DetailConcurrentLimit); empty otherwise.
+	Detail string
+	// Head is true when the task holds its spec's reservation (see Plan.Reservations).
+	Head bool
+	// ETAP50 and ETAP90 are the estimated start times; zero means unknown. See Decide for
+	// the method.
+	ETAP50 time.Time
+	ETAP90 time.Time
+}
+
+// String explains the wait in one English sentence; pages translate by Reason instead.
+func (w Waiting) String() string {
+	spec := w.Spec
+	if spec == "" {
+		spec = "any"
+	}
+	switch w.Reason {
+	case ReasonNoFreeGPUs:
+		return fmt.Sprintf("waiting for free %s GPUs", spec)
+	case ReasonDataNotReady:
+		return "waiting for its data to be ready"
+	case ReasonOffPeakOnly:
+		return "deferrable: waiting for the off-peak window or cards nobody waits for"
+	case ReasonQuota:
+		return "waiting for quota: " + w.Detail
+	case ReasonBehind:
+		return fmt.Sprintf("free cards are kept for task %d, ahead in the queue", w.Ahead)
+	case ReasonNoSuchCapacity:
+		return fmt.Sprintf("asks more %s GPUs than the pool can ever give", spec)
+	case ReasonInvalid:
+		return "asks for no GPU"
+	}
+	return string(w.Reason)
+}
+
+// Reservation is where and when a blocked head will start if running tasks end as expected.
+// Later tasks may use the reserved nodes only if they end (by their max runtime) before At or
+// fit in Spare.
+type Reservation struct {
+	TaskID int64
+	Spec   string
+	// At is the reserved start; zero when some needed card has no expected end.
+	At    time.Time
+	Nodes []ReservedNode
+}
+
+// ReservedNode is one node of a reservation.
+type ReservedNode struct {
+	NodeID int64
+	// GPUs is how many of the node's cards the head takes at At.
+	GPUs int
+	// Spare is how many cards free at At the head leaves on the node, which tasks that run
+	// past At may take; always 0 for a head taking whole nodes.
+	Spare int
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"kashi/demo"
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/scheduler"
+	"kashi/web"
+)
+
+// serveConfig is the configuration of `kashi serve`.
+type serveConfig struct {
+	Addr      string
+	DB        string
+	dbSet     bool
+	Demo      bool
+	DemoSpeed float64
+	JoinToken string
+	LogLevel  string
+	// Retention is how long raw samples are kept before only rollups remain.
+	Retention      time.Duration
+	IdleAfter      time.Duration
+	SaturatedAfter time.Duration
+	StaleAfter     time.Duration
+	// Tick is the scheduler's period in clock time; every change also wakes it.
+	Tick time.Duration
+	// TimeZone is where off-peak hours and bills are reckoned.
+	TimeZone string
+	Location *time.Location
+}
+
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	var c serveConfig
+	f := newFlags("serve", getenv, stderr)
+	f.String(&c.Addr, "addr", "127.0.0.1:8080", "listen address")
+	f.String(&c.DB, "db", "kashi.db", "SQLite file, or a postgres:// DSN")
+	f.Bool(&c.Demo, "demo", false, "run a simulated fleet with a fast clock (a fresh database unless --db is given)")
+	f.Float(&c.DemoSpeed, "demo-speed", 60, "how much faster than real time the demo's clock runs")
+	f.String(&c.JoinToken, "join-token", "", "token agents present to register (the demo makes one)")
+	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	f.Duration(&c.Retention, "retention", 7*24*time.Hour, "how long raw GPU samples are kept")
+	f.Duration(&c.IdleAfter, "idle-after", 30*time.Minute, "a held card idle this long stands out on the board")
+	f.Duration(&c.SaturatedAfter, "saturated-after", 30*time.Minute, "a saturated card this long stands out on the board")
+	f.Duration(&c.StaleAfter, "stale-after", 2*time.Minute, "a card silent this long is shown as without data")
+	f.Duration(&c.Tick, "tick", 30*time.Second, "the scheduler's period (changes wake it at once)")
+	f.String(&c.TimeZone, "time-zone", "Asia/Shanghai", "time zone of off-peak hours and bills")
+	if err := f.parse(args); err != nil {
+		return c, err
+	}
+	loc, err := time.LoadLocation(c.TimeZone)
+	if err != nil {
+		return c, fmt.Errorf("--time-zone: %w", err)
+	}
+	c.Location = loc
+	_, fromEnv := f.env("db")
+	f.fs.Visit(func(fl *flag.Flag) { c.dbSet = c.dbSet || fl.Name == "db" })
+	c.dbSet = c.dbSet || fromEnv
+	if c.DemoSpeed < 1 || c.DemoSpeed > 3600 {
+		return c, fmt.Errorf("--demo-speed must be between 1 and 3600, got %g", c.DemoSpeed)
+	}
+	return c, positive(map[string]time.Duration{"retention": c.Retention, "idle-after": c.IdleAfter,
+		"saturated-after": c.SaturatedAfter, "stale-after": c.StaleAfter, "tick": c.Tick})
+}
+
+// serve runs the server until ctx ends, then shuts down gracefully: stop accepting, finish
+// requests, wait for the loops.
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
+	now := time.Now
+	if cfg.Demo {
+		now = demo.Clock(time.Now(), cfg.DemoSpeed)
+		if !cfg.dbSet {
+			dir, err := os.MkdirTemp("", "kashi-demo-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			cfg.DB = filepath.Join(dir, "kashi.db")
+		}
+		if cfg.JoinToken == "" {
+			cfg.JoinToken, _ = models.NewToken("kj_")
+		}
+	}
+	store, err := models.Open(ctx, cfg.DB, models.Options{})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if cfg.JoinToken == "" {
+		log.Warn("no --join-token: agents cannot register")
+	}
+
+	speed := 1.0
+	if cfg.Demo {
+		speed = cfg.DemoSpeed
+		cfg.StaleAfter = max(cfg.StaleAfter, demo.StaleAfter(speed))
+		if err := demo.Seed(ctx, store, now()); err != nil {
+			return err
+		}
+	}
+	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
+		Interval: time.Duration(float64(cfg.Tick) / speed), NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
+	h := handlers.New(store, sched, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
+		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits}, now)
+	e := web.New(h, log)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)
+
+	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
+	var loops sync.WaitGroup
+	loops.Go(func() { sched.Run(loopCtx) })
+	loops.Go(func() { rollupLoop(loopCtx, store, now, cfg.Retention, speed, log) })
+	if cfg.Demo {
+		loops.Go(func() {
+			demo.Run(loopCtx, demo.Config{Server: "http://" + ln.Addr().String(), JoinToken: cfg.JoinToken,
+				Now: now, Speed: cfg.DemoSpeed, Logger: log})
+		})
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		stopLoops()
+		loops.Wait()
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	stopLoops()
+	loops.Wait()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// rollupLoop rolls samples up every 5 minutes of (possibly fast) clock time.
+func rollupLoop(ctx context.Context, store *models.Store, now func() time.Time, retention time.Duration, speed float64, log *slog.Logger) {
+	t := time.NewTicker(time.Duration(float64(5*time.Minute) / speed))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := store.RollUp(ctx, now(), retention); err != nil && ctx.Err() == nil {
+				log.Error("roll up samples", "err", err)
+			}
+		}
+	}
+}
+
+// dbLabel names the database in logs without any password a DSN may hold.
+func dbLabel(dsn string) string {
+	if models.IsPostgresDSN(dsn) {
+		return "postgres"
+	}
+	return dsn
+}

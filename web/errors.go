@@ -1,0 +1,50 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+	"kashi/handlers"
+	"kashi/views"
+)
+
+// errorHandler answers every error: JSON for the API, the error page otherwise. Unexpected
+// errors are logged and shown as a plain 500 without details.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		status, body := http.StatusInternalServerError, protocol.Error{Error: http.StatusText(http.StatusInternalServerError)}
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			status = he.Code
+			switch m := he.Message.(type) {
+			case protocol.Error:
+				body = m
+			case string:
+				body = protocol.Error{Error: m}
+			default:
+				body = protocol.Error{Error: fmt.Sprint(m)}
+			}
+		} else {
+			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		}
+		if strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == "/healthz" {
+			err = c.JSON(status, body)
+		} else if c.Request().Method == http.MethodHead {
+			err = c.NoContent(status)
+		} else {
+			err = handlers.Render(c, status, views.ErrorPage(handlers.Locale(c), status, body.Error))
+		}
+		if err != nil {
+			log.Error("writing error response", "err", err)
+		}
+	}
+}

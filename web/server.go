@@ -1,0 +1,65 @@
+// Package web sets up the HTTP server: routes, middleware, the error page and static files.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"kashi/handlers"
+	"kashi/views"
+)
+
+// New returns the echo server with every route of h.
+func New(h *handlers.Handler, log *slog.Logger) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(log)
+	e.Use(middleware.Recover())
+	e.Use(requestLog(log))
+	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
+		XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
+		ReferrerPolicy:        "same-origin",
+		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+	}))
+	e.Use(locale)
+	routes(e, h)
+	return e
+}
+
+// locale picks the page language from the cookie or Accept-Language.
+func locale(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		cookie := ""
+		if ck, err := c.Cookie(handlers.LangCookie); err == nil {
+			cookie = ck.Value
+		}
+		handlers.SetLocale(c, views.Negotiate(cookie, c.Request().Header.Get("Accept-Language")))
+		return next(c)
+	}
+}
+
+// requestLog logs each request at debug level, and errors at warn, without query strings or
+// headers (they may carry tokens).
+func requestLog(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			status := c.Response().Status
+			level := slog.LevelDebug
+			if status >= http.StatusInternalServerError {
+				level = slog.LevelWarn
+			}
+			log.Log(c.Request().Context(), level, "http", "method", c.Request().Method, "path", c.Request().URL.Path,
+				"status", status, "dur", time.Since(start).Round(time.Microsecond))
+			return nil
+		}
+	}
+}
