@@ -92,7 +92,9 @@ func newFlags(name string, getenv func(string) string, stderr io.Writer) *flags 
 	return &flags{fs: fs, getenv: getenv}
 }
 
-func envName(flag string) string { return "KASHI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_")) }
+func envName(flag string) string {
+	return "KASHI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
 
 func (f *flags) env(name string) (string, bool) {
 	v := f.getenv(envName(name))

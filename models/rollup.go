@@ -15,6 +15,8 @@ import (
 func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Duration) error {
 	end5 := now.Unix() - now.Unix()%Rollup5m
 	endHour := now.Unix() - now.Unix()%RollupHour
+	// The bucket widths in the SQL are Rollup5m (300) and RollupHour (3600) written out:
+	// Postgres groups by an expression only when it is the same text, placeholders included.
 	// Only the buckets that may have changed since the last run are recomputed: those after
 	// the newest rolled-up bucket, less a margin for late samples (an agent's backlog).
 	const late = 2 * RollupHour
@@ -24,14 +26,14 @@ func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Durati
 			return err
 		}
 		err = tx.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
-			SELECT gpu_id, ?, ts - ts % ?, COUNT(*), SUM(util_pct), MAX(util_pct), SUM(memory_used_mib), MAX(memory_used_mib),
+			SELECT gpu_id, ?, ts - ts % 300, COUNT(*), SUM(util_pct), MAX(util_pct), SUM(memory_used_mib), MAX(memory_used_mib),
 				SUM(CASE WHEN util_pct < ? THEN 1 ELSE 0 END), SUM(CASE WHEN util_pct >= ? THEN 1 ELSE 0 END)
 			FROM gpu_samples WHERE ts >= ? AND ts < ?
-			GROUP BY gpu_id, ts - ts % ?
+			GROUP BY gpu_id, ts - ts % 300
 			ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
 				util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
 				n_idle = excluded.n_idle, n_active = excluded.n_active`,
-			Rollup5m, Rollup5m, s.thresholds.IdleUtilPct, s.thresholds.ActiveUtilPct, last5-late, end5, Rollup5m).Error
+			Rollup5m, s.thresholds.IdleUtilPct, s.thresholds.ActiveUtilPct, last5-late, end5).Error
 		if err != nil {
 			return fmt.Errorf("5-minute rollup: %w", err)
 		}
@@ -40,13 +42,13 @@ func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Durati
 			return err
 		}
 		err = tx.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
-			SELECT gpu_id, ?, bucket - bucket % ?, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active)
+			SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active)
 			FROM gpu_rollups WHERE resolution = ? AND bucket >= ? AND bucket < ?
-			GROUP BY gpu_id, bucket - bucket % ?
+			GROUP BY gpu_id, bucket - bucket % 3600
 			ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
 				util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
 				n_idle = excluded.n_idle, n_active = excluded.n_active`,
-			RollupHour, RollupHour, Rollup5m, lastHour-late, endHour, RollupHour).Error
+			RollupHour, Rollup5m, lastHour-late, endHour).Error
 		if err != nil {
 			return fmt.Errorf("hourly rollup: %w", err)
 		}

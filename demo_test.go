@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// TestDemoShowsLiveBoard runs `kashi serve --demo` as a newcomer would and checks, within
+// 15 s of starting, that the board shows at least 64 GPU cards, some held by tasks, and that
+// the cards' values change between two refreshes.
+func TestDemoShowsLiveBoard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for several seconds")
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--demo", "--addr", addr, "--log-level", "warn"},
+			func(string) string { return "" }, io.Discard, io.Discard)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve returned %v after shutdown", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not shut down within 20 s")
+		}
+	}()
+
+	start := time.Now()
+	deadline := start.Add(15 * time.Second)
+	var first string
+	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("within 15 s the board never showed ≥ 64 cards, some held, with changing values (last: %q)", summary(first))
+		}
+		time.Sleep(500 * time.Millisecond)
+		page, cards, held := board(t, "http://"+addr+"/")
+		if cards < 64 || held == 0 {
+			continue
+		}
+		if first == "" {
+			first = page
+			continue
+		}
+		if page != first {
+			t.Logf("board live after %s: %d cards, %d held", time.Since(start).Round(time.Millisecond), cards, held)
+			break
+		}
+	}
+
+	// The JSON API shows the same fleet.
+	resp, err := http.Get("http://" + addr + "/api/v1/gpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var gpus []struct {
+		State string `json:"state"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&gpus); err != nil || len(gpus) < 64 {
+		t.Fatalf("GET /api/v1/gpus = %d GPUs, %v; want ≥ 64", len(gpus), err)
+	}
+}
+
+// board fetches the board and returns the text of its cards, their count and how many are held.
+func board(t *testing.T, url string) (text string, cards, held int) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", 0, 0
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	doc.Find(`[data-testid="gpu-card"]`).Each(func(_ int, s *goquery.Selection) {
+		cards++
+		if s.HasClass("busy") || s.HasClass("idle") {
+			held++
+		}
+		b.WriteString(s.Text())
+	})
+	return b.String(), cards, held
+}
+
+func summary(s string) string {
+	if len(s) > 200 {
+		return s[:200]
+	}
+	return s
+}
+
+// freeAddr returns a loopback address with a port free at the time of asking.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}

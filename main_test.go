@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseServe(t *testing.T) {
+	env := map[string]string{"KASHI_ADDR": "0.0.0.0:9000", "KASHI_IDLE_AFTER": "45m"}
+	cfg, err := parseServe([]string{"--demo-speed", "120"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatalf("parseServe = %v", err)
+	}
+	if cfg.Addr != "0.0.0.0:9000" || cfg.IdleAfter != 45*time.Minute || cfg.DemoSpeed != 120 || cfg.DB != "kashi.db" || cfg.dbSet {
+		t.Errorf("parseServe = %+v", cfg)
+	}
+	if cfg, _ := parseServe([]string{"--db", "x.db"}, func(string) string { return "" }, io.Discard); !cfg.dbSet {
+		t.Error("--db given: dbSet = false, want true")
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		"no command":       {nil, nil, "no command"},
+		"unknown command":  {[]string{"fly"}, nil, "unknown command"},
+		"bad flag":         {[]string{"serve", "--nope"}, nil, "not defined"},
+		"bad env duration": {[]string{"serve"}, map[string]string{"KASHI_IDLE_AFTER": "soon"}, "KASHI_IDLE_AFTER"},
+		"negative":         {[]string{"serve", "--idle-after", "-1m"}, nil, "--idle-after must be positive"},
+		"demo speed":       {[]string{"serve", "--demo-speed", "0"}, nil, "--demo-speed"},
+		"time zone":        {[]string{"serve", "--time-zone", "Mars/Olympus"}, nil, "--time-zone"},
+		"stray argument":   {[]string{"serve", "extra"}, nil, "unexpected argument"},
+		"agent no token":   {[]string{"agent"}, nil, "--join-token"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := run(context.Background(), tc.args, func(k string) string { return tc.env[k] }, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out strings.Builder
+	if err := run(context.Background(), []string{"version"}, func(string) string { return "" }, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "kashi ") {
+		t.Errorf("run(version) = %q, %v", out.String(), err)
+	}
+}
