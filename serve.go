@@ -127,6 +127,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
 	loops.Go(func() { sched.Run(loopCtx) })
+	readiness := scheduler.NewReadiness(store, sched.Trigger, now, log)
+	loops.Go(func() { readiness.Run(loopCtx, time.Duration(float64(readinessEvery)/speed)) })
 	loops.Go(func() { rollupLoop(loopCtx, store, now, cfg.Retention, speed, log) })
 	if cfg.Demo {
 		loops.Go(func() {
@@ -153,6 +155,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	return nil
 }
+
+// readinessEvery is how often, in clock time, declared data checks run.
+const readinessEvery = time.Minute
 
 // rollupLoop rolls samples up every 5 minutes of (possibly fast) clock time.
 func rollupLoop(ctx context.Context, store *models.Store, now func() time.Time, retention time.Duration, speed float64, log *slog.Logger) {

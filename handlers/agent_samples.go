@@ -19,5 +19,7 @@ func (h *Handler) AgentSamples(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
+	samplesStored.Add(float64(res.Accepted))
+	samplesDuplicate.Add(float64(res.Duplicates))
 	return c.JSON(http.StatusOK, protocol.SamplesResponse{Accepted: res.Accepted, Duplicates: res.Duplicates})
 }

@@ -21,6 +21,7 @@ type Store interface {
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
+	TaskEvents(ctx context.Context, id int64) ([]models.TaskEvent, error)
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
 	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,17 +12,37 @@ import (
 	"kashi/models"
 )
 
-// TaskShow returns one task. GET /api/v1/tasks/:id.
+// eventJSON is one transition in a task's event log.
+type eventJSON struct {
+	At     time.Time `json:"at"`
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Reason string    `json:"reason"`
+}
+
+// TaskShow returns one task with its event log. GET /api/v1/tasks/:id.
 func (h *Handler) TaskShow(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	t, err := h.store.TaskByID(c.Request().Context(), id)
+	ctx := c.Request().Context()
+	t, err := h.store.TaskByID(ctx, id)
 	if err != nil {
 		return storeError(err)
 	}
-	return c.JSON(http.StatusOK, toTaskJSON(t))
+	events, err := h.store.TaskEvents(ctx, id)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		taskJSON
+		Events []eventJSON `json:"events"`
+	}{taskJSON: toTaskJSON(t), Events: make([]eventJSON, len(events))}
+	for i, e := range events {
+		out.Events[i] = eventJSON{At: e.At, From: e.From, To: e.To, Reason: e.Reason}
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // pathID parses the :id path parameter.

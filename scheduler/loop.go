@@ -8,6 +8,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"kashi/models"
 )
 
@@ -110,6 +112,7 @@ func (l *Loop) Run(ctx context.Context) {
 // A placement that lost a race (the task was cancelled meanwhile) is skipped; the next tick
 // sees the new state.
 func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
+	defer prometheus.NewTimer(tickSeconds).ObserveDuration()
 	snap, reasons, err := l.Snapshot(ctx, now)
 	if err != nil {
 		return Plan{}, err
@@ -127,10 +130,14 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 			why += " (over quota)"
 		}
 		err := l.store.PlaceTask(ctx, p.TaskID, p.GPUIDs, why, now)
-		if err != nil && !errors.Is(err, models.ErrConflict) && !errors.Is(err, models.ErrNotFound) {
+		switch {
+		case err == nil:
+			tasksPlaced.Inc()
+		case !errors.Is(err, models.ErrConflict) && !errors.Is(err, models.ErrNotFound):
 			return plan, err
 		}
 	}
+	tasksWaiting.Set(float64(len(plan.Waiting)))
 	changed := make(map[int64]string)
 	for _, w := range plan.Waiting {
 		if r := w.String(); reasons[w.TaskID] != r {
