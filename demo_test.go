@@ -7,11 +7,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"kashi/demo"
 )
 
 // TestDemoShowsLiveBoard runs `kashi serve --demo` as a newcomer would and checks, within
@@ -42,13 +46,14 @@ func TestDemoShowsLiveBoard(t *testing.T) {
 
 	start := time.Now()
 	deadline := start.Add(15 * time.Second)
+	client := loggedIn(t, "http://"+addr, "viewer", deadline)
 	var first string
 	for {
 		if time.Now().After(deadline) {
 			t.Fatalf("within 15 s the board never showed ≥ 64 cards, some held, with changing values (last: %q)", summary(first))
 		}
 		time.Sleep(500 * time.Millisecond)
-		page, cards, held := board(t, "http://"+addr+"/")
+		page, cards, held := board(t, client, "http://"+addr+"/")
 		if cards < 64 || held == 0 {
 			continue
 		}
@@ -63,7 +68,7 @@ func TestDemoShowsLiveBoard(t *testing.T) {
 	}
 
 	// The JSON API shows the same fleet.
-	resp, err := http.Get("http://" + addr + "/api/v1/gpus")
+	resp, err := client.Get("http://" + addr + "/api/v1/gpus")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +82,9 @@ func TestDemoShowsLiveBoard(t *testing.T) {
 }
 
 // board fetches the board and returns the text of its cards, their count and how many are held.
-func board(t *testing.T, url string) (text string, cards, held int) {
+func board(t *testing.T, client *http.Client, url string) (text string, cards, held int) {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := client.Get(url)
 	if err != nil {
 		return "", 0, 0
 	}
@@ -98,6 +103,41 @@ func board(t *testing.T, url string) (text string, cards, held int) {
 		b.WriteString(s.Text())
 	})
 	return b.String(), cards, held
+}
+
+// loggedIn logs in as a demo user through the login form, as a person would, and returns a
+// client carrying the session.
+func loggedIn(t *testing.T, base, user string, deadline time.Time) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 5 * time.Second}
+	for {
+		resp, err := client.Get(base + "/login")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never answered: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	u, _ := url.Parse(base)
+	var csrf string
+	for _, ck := range jar.Cookies(u) {
+		if ck.Name == "_csrf" {
+			csrf = ck.Value
+		}
+	}
+	resp, err := client.PostForm(base+"/login", url.Values{"username": {user}, "password": {demo.Password}, "_csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/" {
+		t.Fatalf("logging in as %s ended on %s, want /", user, resp.Request.URL)
+	}
+	return client
 }
 
 func summary(s string) string {

@@ -35,6 +35,8 @@ const usage = `usage: kashi <command> [flags]
 commands:
   serve     run the server: web UI, API and control loops (--demo for a simulated fleet)
   agent     run the node agent on a GPU machine
+  user add  add a user (password from KASHI_PASSWORD, else one is generated and printed)
+  token create  print a new API token for a user, once
   version   print the version
 
 Run "kashi <command> -h" for a command's flags; each flag is also read from KASHI_<NAME>.`
@@ -58,6 +60,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		return runAgent(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+	case "user":
+		return runUser(ctx, args[1:], getenv, stdout, stderr)
+	case "token":
+		return runToken(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "kashi", version)
 		return nil

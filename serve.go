@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"kashi/demo"
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/notify"
 	"kashi/scheduler"
 	"kashi/web"
 )
@@ -40,6 +42,15 @@ type serveConfig struct {
 	// TimeZone is where off-peak hours and bills are reckoned.
 	TimeZone string
 	Location *time.Location
+	// PublicURL is where people reach Kashi; an https URL makes cookies Secure.
+	PublicURL string
+	// SessionIdle and SessionMax bound a login: idle time and absolute age.
+	SessionIdle time.Duration
+	SessionMax  time.Duration
+	// WebhookURL receives reminders and alerts as JSON; empty sends none.
+	WebhookURL string
+	// AdminPassword, when set and no user exists, creates the user "admin" with it.
+	AdminPassword string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -57,6 +68,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.Duration(&c.StaleAfter, "stale-after", 2*time.Minute, "a card silent this long is shown as without data")
 	f.Duration(&c.Tick, "tick", 30*time.Second, "the scheduler's period (changes wake it at once)")
 	f.String(&c.TimeZone, "time-zone", "Asia/Shanghai", "time zone of off-peak hours and bills")
+	f.String(&c.PublicURL, "public-url", "", "the URL people use; https:// marks cookies Secure")
+	f.Duration(&c.SessionIdle, "session-idle", 12*time.Hour, "a login ends after this long without a request")
+	f.Duration(&c.SessionMax, "session-max", 7*24*time.Hour, "a login ends this long after it began")
+	f.String(&c.WebhookURL, "webhook-url", "", "a URL that receives reminders and alerts as JSON")
+	f.String(&c.AdminPassword, "admin-password", "", "creates the user admin with this password on first run")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -72,7 +88,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return c, fmt.Errorf("--demo-speed must be between 1 and 3600, got %g", c.DemoSpeed)
 	}
 	return c, positive(map[string]time.Duration{"retention": c.Retention, "idle-after": c.IdleAfter,
-		"saturated-after": c.SaturatedAfter, "stale-after": c.StaleAfter, "tick": c.Tick})
+		"saturated-after": c.SaturatedAfter, "stale-after": c.StaleAfter, "tick": c.Tick,
+		"session-idle": c.SessionIdle, "session-max": c.SessionMax})
 }
 
 // serve runs the server until ctx ends, then shuts down gracefully: stop accepting, finish
@@ -102,19 +119,25 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		log.Warn("no --join-token: agents cannot register")
 	}
 
+	if err := bootstrapAdmin(ctx, store, cfg.AdminPassword, log); err != nil {
+		return err
+	}
 	speed := 1.0
+	var demoTokens map[string]string
 	if cfg.Demo {
 		speed = cfg.DemoSpeed
 		cfg.StaleAfter = max(cfg.StaleAfter, demo.StaleAfter(speed))
-		if err := demo.Seed(ctx, store, now()); err != nil {
+		if demoTokens, err = demo.Seed(ctx, store, now()); err != nil {
 			return err
 		}
 	}
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
 		Interval: time.Duration(float64(cfg.Tick) / speed), NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
 	h := handlers.New(store, sched, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
-		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits}, now)
-	e := web.New(h, log)
+		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
+		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location}, now)
+	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -130,10 +153,17 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	readiness := scheduler.NewReadiness(store, sched.Trigger, now, log)
 	loops.Go(func() { readiness.Run(loopCtx, time.Duration(float64(readinessEvery)/speed)) })
 	loops.Go(func() { rollupLoop(loopCtx, store, now, cfg.Retention, speed, log) })
+	var channels []notify.Channel
+	if cfg.WebhookURL != "" {
+		channels = append(channels, notify.Webhook{URL: cfg.WebhookURL})
+	}
+	loops.Go(func() {
+		reminderLoop(loopCtx, store, channels, scheduler.DefaultReminderPolicy(cfg.Location), now, speed, log)
+	})
 	if cfg.Demo {
 		loops.Go(func() {
 			demo.Run(loopCtx, demo.Config{Server: "http://" + ln.Addr().String(), JoinToken: cfg.JoinToken,
-				Now: now, Speed: cfg.DemoSpeed, Logger: log})
+				Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens})
 		})
 	}
 
@@ -173,6 +203,38 @@ func rollupLoop(ctx context.Context, store *models.Store, now func() time.Time, 
 			}
 		}
 	}
+}
+
+// reminderLoop sends quota reminders every hour of (possibly fast) clock time.
+func reminderLoop(ctx context.Context, store *models.Store, channels []notify.Channel, pol scheduler.ReminderPolicy, now func() time.Time, speed float64, log *slog.Logger) {
+	t := time.NewTicker(time.Duration(float64(time.Hour) / speed))
+	defer t.Stop()
+	for {
+		if _, err := scheduler.SendReminders(ctx, store, channels, pol, now(), log); err != nil && ctx.Err() == nil {
+			log.Error("quota reminders", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// bootstrapAdmin creates the user admin with password when no user exists yet.
+func bootstrapAdmin(ctx context.Context, store *models.Store, password string, log *slog.Logger) error {
+	if password == "" {
+		return nil
+	}
+	users, err := store.Users(ctx)
+	if err != nil || len(users) > 0 {
+		return err
+	}
+	if _, err := store.CreateUser(ctx, "admin", password, models.RoleAdmin, time.Now()); err != nil {
+		return fmt.Errorf("--admin-password: %w", err)
+	}
+	log.Info("created the user admin")
+	return nil
 }
 
 // dbLabel names the database in logs without any password a DSN may hold.

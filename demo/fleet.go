@@ -66,8 +66,8 @@ type Config struct {
 	Now       func() time.Time
 	Speed     float64
 	Logger    *slog.Logger
-	// Projects are the projects tasks are submitted to; Seed creates them.
-	Projects []string
+	// Tokens are the task stream owners' API tokens, from Seed.
+	Tokens map[string]string
 	// Seed makes the task stream repeatable.
 	Seed uint64
 }
@@ -76,9 +76,6 @@ type Config struct {
 func Run(ctx context.Context, cfg Config) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
-	}
-	if len(cfg.Projects) == 0 {
-		cfg.Projects = Projects
 	}
 	var wg sync.WaitGroup
 	startFleet(ctx, cfg, &wg)

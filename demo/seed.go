@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"kashi/models"
@@ -10,13 +11,87 @@ import (
 // Seeder is what Seed needs of the store.
 type Seeder interface {
 	EnsureProject(ctx context.Context, name string, now time.Time) (models.Project, error)
+	CreateUser(ctx context.Context, name, password, role string, now time.Time) (models.User, error)
+	SetMember(ctx context.Context, projectID, userID int64, role string) error
+	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
+	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
 }
 
-// Seed creates the demo's projects; running it again changes nothing.
-func Seed(ctx context.Context, s Seeder, now time.Time) error {
-	for _, p := range Projects {
-		if _, err := s.EnsureProject(ctx, p, now); err != nil {
-			return err
+// Password is every demo user's password; the login page shows it in demo mode only.
+const Password = "demo"
+
+// Users are the demo's people: one per role. "lead" leads vision and nlp; "member" works in
+// vision.
+var Users = []struct{ Name, Role string }{
+	{"admin", models.RoleAdmin}, {"lead", models.RoleUser}, {"member", models.RoleUser},
+	{"finance", models.RoleFinance}, {"viewer", models.RoleViewer},
+}
+
+// Seed creates the demo's projects, quotas, people and memberships, and an API token for each
+// owner of the task stream, which it returns by owner name.
+func Seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, error) {
+	projects := make(map[string]models.Project)
+	for _, name := range Projects {
+		p, err := s.EnsureProject(ctx, name, now)
+		if err != nil {
+			return nil, err
+		}
+		projects[name] = p
+	}
+	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	quotas := []models.Quota{
+		{ProjectID: projects["vision"].ID, Spec: "A100-80G", MaxGPUs: 24, GuaranteedGPUs: 8, BudgetCardHours: 8000},
+		{ProjectID: projects["nlp"].ID, Spec: "RTX4090-24G", MaxGPUs: 24, BudgetCardHours: 5000},
+		{ProjectID: projects["speech"].ID, Spec: "", MaxGPUs: 16, BudgetCardHours: 600, OverflowAllowed: true, OverflowRateFen: 1800},
+	}
+	for _, q := range quotas {
+		q.StartsAt, q.EndsAt = start, start.AddDate(0, 3, 0)
+		if _, err := s.SetQuota(ctx, "demo", q, now); err != nil {
+			return nil, err
+		}
+	}
+	users := make(map[string]models.User)
+	for _, u := range Users {
+		row, err := s.CreateUser(ctx, u.Name, Password, u.Role, now)
+		if err != nil {
+			return nil, err
+		}
+		users[u.Name] = row
+	}
+	members := []struct{ user, project, role string }{
+		{"lead", "vision", models.ProjectRoleLead}, {"lead", "nlp", models.ProjectRoleLead},
+		{"member", "vision", models.ProjectRoleMember},
+	}
+	tokens := make(map[string]string)
+	for i, owner := range owners {
+		u, err := s.CreateUser(ctx, owner, Password, models.RoleUser, now)
+		if err != nil {
+			return nil, err
+		}
+		users[owner] = u
+		// Each owner works in two projects, so every project has several people.
+		for _, k := range []int{i, i + 1} {
+			members = append(members, struct{ user, project, role string }{owner, Projects[k%len(Projects)], models.ProjectRoleMember})
+		}
+		tok, _, err := s.CreateAPIToken(ctx, u.ID, "demo task stream", models.ScopeWrite, now)
+		if err != nil {
+			return nil, err
+		}
+		tokens[owner] = tok
+	}
+	for _, m := range members {
+		if err := s.SetMember(ctx, projects[m.project].ID, users[m.user].ID, m.role); err != nil {
+			return nil, fmt.Errorf("demo: member %s of %s: %w", m.user, m.project, err)
+		}
+	}
+	return tokens, nil
+}
+
+// ownerProjects lists the projects an owner of the task stream works in (see Seed).
+func ownerProjects(owner string) []string {
+	for i, o := range owners {
+		if o == owner {
+			return []string{Projects[i%len(Projects)], Projects[(i+1)%len(Projects)]}
 		}
 	}
 	return nil

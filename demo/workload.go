@@ -17,6 +17,7 @@ import (
 // Projects are the demo's projects.
 var Projects = []string{"vision", "nlp", "speech", "recsys"}
 
+// owners submit the demo's task stream, each with an API token of their own (see Seed).
 var owners = []string{"alice", "bob", "chen.wei", "li.na", "wang.fang", "zhao.lei"}
 
 // arrivalsPerHour is the task arrival rate by hour of the simulated day: a quiet night, a
@@ -45,8 +46,9 @@ type taskBody struct {
 
 // pendingReady is a task whose data becomes ready at a later clock time.
 type pendingReady struct {
-	id int64
-	at time.Time
+	id    int64
+	token string
+	at    time.Time
 }
 
 // submitTasks posts tasks following the day's arrival rate until ctx ends, and marks tasks
@@ -59,14 +61,15 @@ func submitTasks(ctx context.Context, cfg Config) {
 		var out struct {
 			ID int64 `json:"id"`
 		}
-		if err := postJSON(ctx, client, cfg.Server+"/api/v1/tasks", fmt.Sprintf("demo-%d", rng.Uint64()), b, &out); err != nil {
+		token := cfg.Tokens[b.Owner]
+		if err := postJSON(ctx, client, cfg.Server+"/api/v1/tasks", token, fmt.Sprintf("demo-%d", rng.Uint64()), b, &out); err != nil {
 			if ctx.Err() == nil {
 				cfg.Logger.Warn("demo submit", "err", err)
 			}
 			return
 		}
 		if !b.DataReady {
-			waiting = append(waiting, pendingReady{out.ID, cfg.Now().Add(time.Duration(10+rng.IntN(40)) * time.Minute)})
+			waiting = append(waiting, pendingReady{out.ID, token, cfg.Now().Add(time.Duration(10+rng.IntN(40)) * time.Minute)})
 		}
 	}
 	// Wait until the agents have registered, so that specs and capacity are known.
@@ -74,7 +77,7 @@ func submitTasks(ctx context.Context, cfg Config) {
 		return
 	}
 	for i := 0; i < initialBurst; i++ {
-		b := randomTask(rng, cfg.Projects)
+		b := randomTask(rng)
 		b.DataReady = true
 		post(b)
 	}
@@ -84,7 +87,7 @@ func submitTasks(ctx context.Context, cfg Config) {
 		lambda := arrivalsPerHour[now.In(shanghai).Hour()] * now.Sub(last).Hours()
 		last = now
 		for n := poisson(rng, lambda); n > 0; n-- {
-			post(randomTask(rng, cfg.Projects))
+			post(randomTask(rng))
 		}
 		kept := waiting[:0]
 		for _, w := range waiting {
@@ -92,7 +95,7 @@ func submitTasks(ctx context.Context, cfg Config) {
 				kept = append(kept, w)
 				continue
 			}
-			if err := postJSON(ctx, client, fmt.Sprintf("%s/api/v1/tasks/%d/ready", cfg.Server, w.id), "", nil, nil); err != nil && ctx.Err() == nil {
+			if err := postJSON(ctx, client, fmt.Sprintf("%s/api/v1/tasks/%d/ready", cfg.Server, w.id), w.token, "", nil, nil); err != nil && ctx.Err() == nil {
 				cfg.Logger.Warn("demo mark ready", "task", w.id, "err", err)
 			}
 		}
@@ -108,8 +111,9 @@ var shanghai = func() *time.Location {
 	return time.FixedZone("CST", 8*3600)
 }()
 
-// randomTask draws one task of the demo's mix.
-func randomTask(rng *rand.Rand, projects []string) taskBody {
+// randomTask draws one task of the demo's mix, submitted by one of the owners to one of
+// their projects.
+func randomTask(rng *rand.Rand) taskBody {
 	kinds := []struct {
 		weight   int
 		shape    simgpu.Shape
@@ -150,9 +154,11 @@ func randomTask(rng *rand.Rand, projects []string) taskBody {
 		maxRuntime = min(maxRuntime, 2*time.Hour)
 	}
 	priority := []string{"normal", "normal", "normal", "high", "low", "urgent"}[rng.IntN(6)]
+	owner := owners[rng.IntN(len(owners))]
+	mine := ownerProjects(owner)
 	return taskBody{
-		Project: projects[rng.IntN(len(projects))], Name: fmt.Sprintf("%s-%04d", k.shape, rng.IntN(10000)),
-		Owner: owners[rng.IntN(len(owners))], GPUs: gpus, Spec: k.spec, Queue: k.queue, Priority: priority,
+		Project: mine[rng.IntN(len(mine))], Name: fmt.Sprintf("%s-%04d", k.shape, rng.IntN(10000)),
+		Owner: owner, GPUs: gpus, Spec: k.spec, Queue: k.queue, Priority: priority,
 		EstGPUHours: math.Round(float64(gpus)*d.Hours()*(0.8+0.5*rng.Float64())*10) / 10,
 		MaxRuntimeS: int64(maxRuntime / time.Second), Command: simgpu.Command(k.shape, d, exit),
 		DataReady: rng.IntN(7) != 0, Deferrable: k.shape == simgpu.Train && rng.IntN(4) == 0,
@@ -171,8 +177,9 @@ func poisson(rng *rand.Rand, lambda float64) int {
 	}
 }
 
-// postJSON posts body (nil for none) and decodes a 2xx answer into out (nil to discard).
-func postJSON(ctx context.Context, client *http.Client, url, idemKey string, body, out any) error {
+// postJSON posts body (nil for none) with the bearer token and decodes a 2xx answer into out
+// (nil to discard).
+func postJSON(ctx context.Context, client *http.Client, url, token, idemKey string, body, out any) error {
 	var rd io.Reader = http.NoBody
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -186,6 +193,7 @@ func postJSON(ctx context.Context, client *http.Client, url, idemKey string, bod
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
 	if idemKey != "" {
 		req.Header.Set("Idempotency-Key", idemKey)
 	}

@@ -34,7 +34,7 @@ func (h *Handler) Board(c echo.Context) error {
 		comp = views.BoardGrid(l, d)
 	}
 	var buf bytes.Buffer
-	if err := comp.Render(ctx, &buf); err != nil {
+	if err := comp.Render(renderContext(c), &buf); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(buf.Bytes())

@@ -8,6 +8,7 @@ import (
 
 	"kashi/agent/protocol"
 	"kashi/models"
+	"kashi/scheduler"
 )
 
 // Store is what the handlers need of models.Store.
@@ -20,6 +21,10 @@ type Store interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
+	ValidateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits) error
+	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
+	Projects(ctx context.Context) ([]models.Project, error)
+	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 	TaskEvents(ctx context.Context, id int64) ([]models.TaskEvent, error)
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
@@ -27,11 +32,37 @@ type Store interface {
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
 	Assignments(ctx context.Context, nodeID int64) ([]protocol.Assignment, error)
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r protocol.TaskStatusRequest, now time.Time) error
+
+	Authenticate(ctx context.Context, name, password string) (models.User, error)
+	CreateSession(ctx context.Context, userID int64, lim models.SessionLimits, now time.Time) (string, error)
+	SessionUser(ctx context.Context, token string, lim models.SessionLimits, now time.Time) (models.User, error)
+	DeleteSession(ctx context.Context, token string) error
+	TokenUser(ctx context.Context, token string, now time.Time) (models.User, models.APIToken, error)
+	Memberships(ctx context.Context, userID int64) (map[int64]string, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
+	UserByName(ctx context.Context, name string) (models.User, error)
+	CreateUser(ctx context.Context, name, password, role string, now time.Time) (models.User, error)
+	SetMember(ctx context.Context, projectID, userID int64, role string) error
+	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
+	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
+	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
+	CreateQuotaRequest(ctx context.Context, by models.User, projectID int64, spec, kind string, c models.QuotaChange, reason string, now time.Time) (models.QuotaRequest, error)
+	DecideQuotaRequest(ctx context.Context, by models.User, id int64, approve bool, comment string, now time.Time) (models.QuotaRequest, error)
+	QuotaRequests(ctx context.Context, projectIDs []int64, state string) ([]models.QuotaRequestRow, error)
+	AuditLog(ctx context.Context, f models.AuditFilter) ([]models.AuditEntry, error)
+	APITokens(ctx context.Context, userID int64) ([]models.APIToken, error)
+	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
+	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
+	Notifications(ctx context.Context, userID int64, limit int) ([]models.Notification, error)
+	MarkNotificationsRead(ctx context.Context, userID int64, now time.Time) error
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
 }
 
-// Scheduler is what the handlers need of the scheduler loop: a wake-up after a change.
+// Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, and
+// the queue as it would decide it now (read-only).
 type Scheduler interface {
 	Trigger()
+	Queue(ctx context.Context, now time.Time) (scheduler.QueueView, error)
 }
 
 // Config holds the settings handlers use.
@@ -45,6 +76,14 @@ type Config struct {
 	StaleAfter time.Duration
 	// TaskLimits bound submitted tasks.
 	TaskLimits models.TaskLimits
+	// Sessions bound a login's life.
+	Sessions models.SessionLimits
+	// SecureCookies marks cookies Secure (the public URL is https).
+	SecureCookies bool
+	// Demo shows the demo users on the login page.
+	Demo bool
+	// Location is the billing time zone: months (budgets, bills) begin there.
+	Location *time.Location
 }
 
 // Handler serves every route. Build it with New.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,14 +20,23 @@ func decodeJSON(c echo.Context, maxBytes int64, v any) error {
 	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
 		return echo.NewHTTPError(http.StatusUnsupportedMediaType, protocol.Error{Error: "content type must be application/json"})
 	}
-	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxBytes)
-	dec := json.NewDecoder(body)
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, maxBytes))
+	if err != nil {
+		return jsonError(err, maxBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err, maxBytes)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return badRequest("", "body must hold a single JSON value")
+	}
+	if field, problem, bad := badText(body); bad {
+		if field == "" {
+			return badRequest("", "body "+problem)
+		}
+		return badRequest(field, field+" "+problem)
 	}
 	return nil
 }
@@ -43,6 +53,8 @@ func jsonError(err error, maxBytes int64) error {
 		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, protocol.Error{Error: fmt.Sprintf("body is larger than %d bytes", maxBytes)})
 	case errors.As(err, &syntax):
 		return badRequest("", fmt.Sprintf("malformed JSON at byte %d", syntax.Offset))
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return badRequest("", "body must be a JSON object, not "+typeErr.Value)
 	case errors.As(err, &typeErr):
 		return badRequest(typeErr.Field, fmt.Sprintf("%s must be %s, not %s", typeErr.Field, typeErr.Type, typeErr.Value))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

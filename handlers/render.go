@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 
@@ -16,10 +17,21 @@ import (
 // Render writes a templ component as the HTML response.
 func Render(c echo.Context, status int, comp templ.Component) error {
 	var buf bytes.Buffer
-	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+	if err := comp.Render(renderContext(c), &buf); err != nil {
 		return err
 	}
 	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// renderContext is the request's context with who looks at the page and the CSRF token, for
+// the layout and forms.
+func renderContext(c echo.Context) context.Context {
+	v := views.Viewer{}
+	v.CSRF, _ = c.Get(CSRFKey).(string)
+	if p := Who(c); p != nil {
+		v.Name, v.Role, v.Lead = p.User.Name, p.User.Role, p.leadsAny()
+	}
+	return views.WithViewer(c.Request().Context(), v)
 }
 
 // Locale returns the request's locale, set by the web layer's middleware.

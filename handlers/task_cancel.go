@@ -13,8 +13,11 @@ func (h *Handler) TaskCancel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := h.runnableTask(c, id); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
-	if err := h.store.CancelTask(ctx, id, "api", h.now()); err != nil {
+	if err := h.store.CancelTask(ctx, id, Who(c).User.Name, h.now()); err != nil {
 		return storeError(err)
 	}
 	h.sched.Trigger()

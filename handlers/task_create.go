@@ -4,16 +4,26 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
 )
 
 // maxTaskBody bounds a task submission.
 const maxTaskBody = 256 << 10
 
-// TaskCreate submits a task. A repeated Idempotency-Key returns the first task with 200
+// TaskCreate submits a task to a project the caller runs tasks of; the owner is the caller
+// (an admin may name another). A repeated Idempotency-Key returns the first task with 200
 // instead of 201. POST /api/v1/tasks.
 func (h *Handler) TaskCreate(c echo.Context) error {
 	var req taskRequest
 	if err := decodeJSON(c, maxTaskBody, &req); err != nil {
+		return err
+	}
+	err := h.canSubmit(c, req.Project)
+	if err != nil {
+		return err
+	}
+	if req.Owner, err = owner(Who(c), req.Owner); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -30,4 +40,16 @@ func (h *Handler) TaskCreate(c echo.Context) error {
 	}
 	h.sched.Trigger()
 	return c.JSON(http.StatusCreated, toTaskJSON(row))
+}
+
+// owner is the owner of a task the principal submits: the principal, unless an admin names
+// someone else. Naming someone else without being an admin is refused.
+func owner(p *Principal, asked string) (string, error) {
+	switch {
+	case asked == "" || asked == p.User.Name:
+		return p.User.Name, nil
+	case p.Admin():
+		return asked, nil
+	}
+	return "", echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: "only admins submit for someone else", Field: "owner"})
 }

@@ -9,9 +9,9 @@ import (
 	"kashi/models"
 )
 
-// TaskList lists tasks, newest first. GET /api/v1/tasks?project=&state=&limit=.
+// TaskList lists the tasks of the caller's projects (all for admins), newest first. GET /api/v1/tasks?project=&state=&limit=.
 func (h *Handler) TaskList(c echo.Context) error {
-	f := models.TaskFilter{Project: c.QueryParam("project"), State: c.QueryParam("state")}
+	f := models.TaskFilter{Project: c.QueryParam("project"), State: c.QueryParam("state"), ProjectIDs: visibleProjects(Who(c))}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {

@@ -13,6 +13,9 @@ func (h *Handler) TaskReady(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := h.runnableTask(c, id); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	if err := h.store.MarkTaskReady(ctx, id, "data marked ready", h.now()); err != nil {
 		return storeError(err)

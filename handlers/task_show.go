@@ -27,9 +27,9 @@ func (h *Handler) TaskShow(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	t, err := h.store.TaskByID(ctx, id)
+	t, err := h.visibleTask(c, id)
 	if err != nil {
-		return storeError(err)
+		return err
 	}
 	events, err := h.store.TaskEvents(ctx, id)
 	if err != nil {

@@ -3,7 +3,9 @@ package models
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // BoardFilter narrows BoardGPUs; empty fields mean all.
@@ -30,6 +32,9 @@ type BoardGPU struct {
 // BoardGPUs returns the GPUs matching f ordered by pool, node and index, each with the task
 // that holds it now. It reads current-state rows only, never samples.
 func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error) {
+	if !matchable(f.Pool) || !matchable(f.Spec) || !matchable(f.Project) {
+		return nil, nil
+	}
 	q := s.db.WithContext(ctx).Table("gpus").
 		Select(`gpus.*, nodes.hostname AS hostname, nodes.state AS node_state, nodes.last_seen_at AS last_seen_at,
 			pools.name AS pool, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
@@ -54,6 +59,11 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 	}
 	return out, nil
 }
+
+// matchable reports whether a filter value can equal a stored name. Names are valid UTF-8
+// without NUL, and Postgres refuses anything else as a parameter, so such a value matches
+// nothing on either database.
+func matchable(v string) bool { return utf8.ValidString(v) && strings.IndexByte(v, 0) < 0 }
 
 // BoardOptions lists the pools, specs and projects the board's filters offer.
 func (s *Store) BoardOptions(ctx context.Context) (pools, specs, projects []string, err error) {

@@ -172,4 +172,7 @@ type Allocation struct {
 	ProjectID int64
 	StartedAt time.Time
 	EndedAt   *time.Time
+	// Overflow is true when the task ran beyond its project's quota; its hours are priced
+	// at the overflow rate.
+	Overflow bool
 }

@@ -19,6 +19,9 @@ type migration struct {
 // migrations is the ordered schema history. Append only.
 var migrations = []migration{
 	{1, "initial schema: pools, nodes, gpus, samples, rollups, projects, tasks, allocations", migrateV1},
+	{2, "people, roles, sessions, API tokens, quotas, quota requests, notifications, audit log", migrateV2},
+	{3, "billing settings, prices, issued bills and adjustments", migrateV3},
+	{4, "pool policies and their versions, machines, scaling events, alerts", migrateV4},
 }
 
 // schemaVersion records each applied migration.

@@ -119,6 +119,7 @@ type (
 		ProjectID int64      `gorm:"not null;index"`
 		StartedAt time.Time  `gorm:"not null;index"`
 		EndedAt   *time.Time `gorm:"index:idx_allocations_gpu_open,priority:2"`
+		Overflow  bool       `gorm:"not null"`
 	}
 )
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -137,6 +138,8 @@ func checkName(field, v string, max int) error {
 		return fieldErr(field, "is required")
 	case !utf8.ValidString(v):
 		return fieldErr(field, "is not valid UTF-8")
+	case strings.IndexByte(v, 0) >= 0:
+		return fieldErr(field, "must not contain NUL") // Postgres refuses it in text
 	case len(v) > max:
 		return fieldErr(field, "is longer than %d bytes", max)
 	}

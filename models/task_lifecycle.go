@@ -84,11 +84,19 @@ func (s *Store) CancelTask(ctx context.Context, id int64, by string, now time.Ti
 	now = UTC(now)
 	reason := "cancelled by " + by
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var t Task
+		if err := tx.Select("id, project_id, state").Where("id = ?", id).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d", id), err)
+		}
 		err := transition(tx, id, []string{TaskWaitingData, TaskQueued}, TaskCancelled, reason, now, map[string]any{"ended_at": now})
-		if !errors.Is(err, ErrConflict) {
+		if errors.Is(err, ErrConflict) {
+			err = requestStop(tx, id, TaskCancelled, reason, now)
+		}
+		if err != nil {
 			return err
 		}
-		return requestStop(tx, id, TaskCancelled, reason, now)
+		return audit(tx, now, by, AuditTaskCancel, &t.ProjectID, fmt.Sprintf("task %d", id),
+			map[string]string{"state": t.State}, map[string]string{"state": TaskCancelled})
 	})
 }
 
@@ -111,7 +119,8 @@ func requestStop(tx *gorm.DB, id int64, state, reason string, now time.Time) err
 		if err := tx.Select("id, state, stop_state").Where("id = ?", id).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("task %d", id), err)
 		}
-		if t.StopState == "" {
+		// A stop already asked holds while the task runs; a task that ended cannot stop.
+		if t.StopState == "" || (t.State != TaskStarting && t.State != TaskRunning) {
 			return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
 		}
 	}
@@ -224,7 +233,9 @@ func exitState(t Task, r protocol.TaskStatusRequest) (string, string) {
 // TaskFilter narrows Tasks; empty fields mean all.
 type TaskFilter struct {
 	Project string
-	State   string
+	// ProjectIDs non-nil limits the tasks to those projects.
+	ProjectIDs []int64
+	State      string
 	// Limit caps the rows, newest first; 0 means 100.
 	Limit int
 }
@@ -234,6 +245,9 @@ func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]TaskRow, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
+	if !matchable(f.Project) || !matchable(f.State) {
+		return nil, nil
+	}
 	q := s.db.WithContext(ctx).Table("tasks").Select("tasks.*, projects.name AS project").
 		Joins("JOIN projects ON projects.id = tasks.project_id")
 	if f.Project != "" {
@@ -241,6 +255,9 @@ func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]TaskRow, error) {
 	}
 	if f.State != "" {
 		q = q.Where("tasks.state = ?", f.State)
+	}
+	if f.ProjectIDs != nil {
+		q = q.Where("tasks.project_id IN ?", append(f.ProjectIDs, -1))
 	}
 	var out []TaskRow
 	if err := q.Order("tasks.id DESC").Limit(f.Limit).Scan(&out).Error; err != nil {

@@ -76,10 +76,11 @@ func (s *Store) AllocationsSince(ctx context.Context, since time.Time) ([]Alloca
 }
 
 // PlaceTask gives GPUs to a queued task: the task becomes starting and one allocation opens
-// per GPU, on the GPU's node, all in one transaction. The task's node is its first GPU's. It
+// per GPU, on the GPU's node, all in one transaction. overflow marks the allocations as
+// beyond the project's quota (priced at the overflow rate). The task's node is its first GPU's. It
 // returns ErrConflict (wrapped) when the task is no longer queued or a GPU is already held;
 // then nothing changes.
-func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, reason string, now time.Time) error {
+func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, overflow bool, reason string, now time.Time) error {
 	now = UTC(now)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var t Task
@@ -111,7 +112,7 @@ func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, rea
 		}
 		rows := make([]Allocation, len(gpuIDs))
 		for i, g := range gpuIDs {
-			rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: t.ProjectID, StartedAt: now}
+			rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: t.ProjectID, StartedAt: now, Overflow: overflow}
 		}
 		return tx.Create(&rows).Error
 	})
@@ -159,4 +160,13 @@ func (s *Store) SetWaitReasons(ctx context.Context, reasons map[int64]string) er
 		return fmt.Errorf("models: set wait reasons: %w", err)
 	}
 	return nil
+}
+
+// ProjectByName returns the named project.
+func (s *Store) ProjectByName(ctx context.Context, name string) (Project, error) {
+	var p Project
+	if err := s.db.WithContext(ctx).Where("name = ?", name).Take(&p).Error; err != nil {
+		return p, notFound("project "+name, err)
+	}
+	return p, nil
 }

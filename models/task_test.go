@@ -35,12 +35,12 @@ func TestTaskLifecycle(t *testing.T) {
 		}
 		nodes, _ := s.Nodes(ctx)
 		gpus := []int64{nodes[0].GPUs[0].ID, nodes[0].GPUs[1].ID}
-		if err := s.PlaceTask(ctx, task.ID, gpus, "placed", t0.Add(time.Minute)); err != nil {
+		if err := s.PlaceTask(ctx, task.ID, gpus, false, "placed", t0.Add(time.Minute)); err != nil {
 			t.Fatalf("PlaceTask = %v", err)
 		}
 		// A second task may not take a held GPU: the store refuses and changes nothing.
 		other, _, _ := s.CreateTask(ctx, newTask("bert", 1), models.DefaultTaskLimits, t0)
-		if err := s.PlaceTask(ctx, other.ID, gpus[:1], "placed", t0); !errors.Is(err, models.ErrConflict) {
+		if err := s.PlaceTask(ctx, other.ID, gpus[:1], false, "placed", t0); !errors.Is(err, models.ErrConflict) {
 			t.Fatalf("PlaceTask on a held GPU = %v, want ErrConflict", err)
 		}
 		if row, _ := s.TaskByID(ctx, other.ID); row.State != models.TaskQueued {
@@ -85,7 +85,7 @@ func TestTaskLifecycle(t *testing.T) {
 			}
 		}
 		// The freed GPU goes to the next task.
-		if err := s.PlaceTask(ctx, other.ID, gpus[:1], "placed", t0.Add(2*time.Hour)); err != nil {
+		if err := s.PlaceTask(ctx, other.ID, gpus[:1], false, "placed", t0.Add(2*time.Hour)); err != nil {
 			t.Errorf("PlaceTask after release = %v", err)
 		}
 	})
@@ -105,7 +105,7 @@ func TestCancelAndStop(t *testing.T) {
 		}
 		running, _, _ := s.CreateTask(ctx, newTask("b", 1), models.DefaultTaskLimits, t0)
 		nodes, _ := s.Nodes(ctx)
-		s.PlaceTask(ctx, running.ID, []int64{nodes[0].GPUs[0].ID}, "placed", t0)
+		s.PlaceTask(ctx, running.ID, []int64{nodes[0].GPUs[0].ID}, false, "placed", t0)
 		if err := s.RequestStop(ctx, running.ID, models.TaskTimedOut, "max runtime", t0.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -158,13 +157,3 @@ func checkPlan(t *testing.T, got Plan, wantPlaced map[int64][]int64, wantWhy map
 		t.Errorf("Decide(...) reasons = %v, want %v (-want +got):\n%s", why(got), wantWhy, diff)
 	}
 }
-
-func ids(ws []Waiting) []int64 {
-	out := make([]int64, len(ws))
-	for i, w := range ws {
-		out[i] = w.TaskID
-	}
-	return out
-}
-
-var _ = slices.Sort[[]int64]

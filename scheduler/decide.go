@@ -23,11 +23,12 @@ import (
 //     it runs with Placement.Overflow.
 //  3. Place. A task that fits on one node goes to the node of its spec with the fewest free
 //     cards that still fit (ties: lowest node id; across specs for a spec-any task: fewest
-//     free cards, then node id, then spec name) and takes the lowest-index free cards. A task
-//     larger than every node of its spec takes whole free nodes only: the biggest first
-//     (ties: lowest id) until the rest fits on one, which is the smallest whole free node
-//     that holds the rest. It gets exactly the GPUs it asked for; cards left on its last node
-//     stay free for others. Draining, lost or not-ready nodes take nothing.
+//     free cards, then node id) and takes the lowest-index free cards. A task larger than every
+//     node of its spec (for a spec-any task: every node) takes whole free nodes of one spec
+//     only: the biggest first (ties: lowest id) until the rest fits on one, which is the
+//     smallest whole free node that holds the rest; a spec-any one tries first the spec with
+//     the fewest whole free cards. It gets exactly the GPUs it asked for; cards left on its
+//     last node stay free for others. Draining, lost or not-ready nodes take nothing.
 //  4. Reserve and backfill (EASY, one head per spec). The first task in queue order that
 //     passes the gates but cannot be placed becomes the head of its spec and gets a
 //     reservation: the earliest time its cards come free on one node (or, for a task larger
@@ -47,15 +48,20 @@ import (
 //
 // ETA: Decide replays the waiting queue in order against each spec's cards, counted as one
 // pool per spec whose cards come free at the ends of running and just-placed tasks; each
-// waiting task takes the cards that come free earliest, starts when the last of them does
-// (a head no earlier than its reservation, a deferrable task no earlier than the next
-// off-peak start), and holds them for its runtime. ETAP50 uses expected ends and runtimes
-// (estimate, else max runtime), ETAP90 the max-runtime bounds; a spec-any task takes the spec
-// where it would start first. The replay ignores node boundaries, quota changes and later
-// backfill, so it is an estimate; only the first Policy.ETADepth capacity-waiting tasks per
-// asked spec are replayed, and tasks beyond them, tasks waiting for data, quota or capacity
-// that does not exist, and tasks behind a card that has no expected end get a zero
-// (unknown) ETA.
+// waiting task takes the cards that come free earliest, starts when the last of them does (a
+// head no earlier than its reservation, a deferrable task no earlier than the next off-peak
+// start, after all others), and holds them for its runtime. ETAP50 uses expected ends and
+// runtimes (estimate, else max runtime), ETAP90 the max-runtime bounds and is never earlier
+// than ETAP50; a spec-any task takes the spec where it would start first by ETAP50. The replay
+// ignores node boundaries, quota changes and later backfill, so it is an estimate. Only the
+// first Policy.ETADepth capacity-waiting tasks per asked spec are replayed; tasks beyond them,
+// tasks waiting for data, quota or capacity that does not exist, and tasks behind a card with
+// no expected end get a zero (unknown) ETA.
+//
+// Cost: one sort of the queue, then near-constant work per task: free nodes are indexed per
+// spec by free-card count (bitsets by node id), so a best fit reads at most one bucket per
+// count; a full spec is rejected by its free total; a reservation is computed once per spec;
+// a replayed task costs a few heap operations.
 func Decide(snap Snapshot, now time.Time, pol Policy) Plan {
 	d := newDecider(&snap, now, pol)
 	d.gateAndPlace()
@@ -79,7 +85,7 @@ const (
 var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
 	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid}
 
-var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit}
+var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare}
 
 // Spec indexes of a task that asks for any spec, or for a spec no node has.
 const (
@@ -107,6 +113,34 @@ type tstate struct {
 	placed,
 	head,
 	deferred bool
+}
+
+// specCache remembers the spec indexes of the last few spec names, so that a queue of a
+// handful of specs costs few map lookups.
+type specCache struct {
+	names [4]string
+	idx   [4]int32
+	n     int
+}
+
+// index is the spec index of name: specAny for "", specNone for a spec no node has.
+func (c *specCache) index(name string, specIdx map[string]int32) int32 {
+	if name == "" {
+		return specAny
+	}
+	for i := range c.n {
+		if c.names[i] == name {
+			return c.idx[i]
+		}
+	}
+	s, ok := specIdx[name]
+	if !ok {
+		s = specNone
+	}
+	k := c.n % len(c.names)
+	c.names[k], c.idx[k] = name, s
+	c.n = min(c.n+1, len(c.names))
+	return s
 }
 
 // pquota is a project's quota state and the cards it holds.
@@ -138,7 +172,8 @@ type decider struct {
 	st       []tstate
 	quota    []pquota
 	res      []resv
-	waitSpec []bool // per spec: a gated, ready task is left waiting for its cards
+	guar     [][]gshare // per spec index: the guaranteed shares on it; nil when none
+	waitSpec []bool     // per spec: a gated, ready task is left waiting for its cards
 	plan     Plan
 	gpuBuf   []int64
 	nodeBuf  []int64
@@ -155,23 +190,21 @@ func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
 	d.f = newFleet(snap)
 	d.f.hold(snap.Running, now)
 	d.q = buildQueue(snap.Pending, snap.Projects, &d.pol)
+	// Copy each task's facts to its queue position, reading the snapshot in input order.
 	d.st = make([]tstate, len(d.q.keys))
-	lastSpec, lastIdx := "", int32(specAny)
+	at := make([]int32, len(d.q.keys))
 	for i, k := range d.q.keys {
-		t := &snap.Pending[k.idx]
-		if t.Spec != lastSpec {
-			lastSpec, lastIdx = t.Spec, specAny
-			if t.Spec != "" {
-				lastIdx = specNone
-				if s, ok := d.f.specIdx[t.Spec]; ok {
-					lastIdx = s
-				}
-			}
-		}
+		at[k.idx] = int32(i)
+		d.st[i].lane = k.lane()
+	}
+	var specs specCache
+	for i := range snap.Pending {
+		t := &snap.Pending[i]
 		d50, d90 := durations(t.EstRuntime, t.MaxRuntime)
-		d.st[i] = tstate{id: t.ID, d50: d50, d90: d90, eta50: never, eta90: never,
-			gpus: int32(min(max(t.GPUs, 0), math.MaxInt32)), spec: lastIdx,
-			proj: d.q.projOf[k.idx], lane: k.lane(), ready: t.DataReady, deferrable: t.Deferrable}
+		st := &d.st[at[i]]
+		*st = tstate{id: t.ID, d50: d50, d90: d90, eta50: never, eta90: never,
+			gpus: int32(min(max(t.GPUs, 0), math.MaxInt32)), spec: specs.index(t.Spec, d.f.specIdx),
+			proj: d.q.projOf[i], lane: st.lane, ready: t.DataReady, deferrable: t.Deferrable}
 	}
 	d.waitSpec = make([]bool, len(d.f.specs))
 	free := 0
@@ -182,6 +215,7 @@ func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
 	d.nodeBuf = make([]int64, 0, free)
 	d.plan.Placements = make([]Placement, 0, min(free, len(snap.Pending)))
 	d.initQuota()
+	d.initGuarantees()
 	return d
 }
 
@@ -237,7 +271,7 @@ func (d *decider) overQuota(p int32, s int32, g int32) (bool, uint8) {
 	if pq.q == nil {
 		return false, 0
 	}
-	if pq.q.BudgetExhausted {
+	if pq.q.BudgetExhausted || (pq.q.ExhaustedSpecs != nil && pq.q.ExhaustedSpecs[d.f.specs[s].name]) {
 		return true, 1
 	}
 	if pq.q.MaxGPUs > 0 && int64(pq.held)+int64(g) > int64(pq.q.MaxGPUs) {
@@ -344,6 +378,10 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 	overflow := d.quota[p].q != nil && d.quota[p].q.Overflow
 	if len(d.inQ) == 0 && !overflow {
 		st.reason, st.detail = rQuota, why
+		return false
+	}
+	if st.lane == laneLong && d.guar != nil && !d.keepGuarantees(p, g) {
+		st.reason, st.detail = rQuota, 3
 		return false
 	}
 	end90 := after(0, st.d90)
@@ -540,6 +578,7 @@ func (d *decider) commit(i int32, end90 int64, overflow bool) {
 		d.nodeBuf = append(d.nodeBuf, n.id)
 		rest -= use
 	}
+	d.holdGuaranteed(st.proj, spec, g)
 	if pq := &d.quota[st.proj]; pq.q != nil {
 		pq.held += g
 		if pq.bySpec != nil {

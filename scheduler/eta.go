@@ -126,6 +126,12 @@ func (d *decider) estimate() {
 			}
 			st.eta50 = rp.take(&rp.h50[s], g, st.minStart, d50, true)
 			st.eta90 = rp.take(&rp.h90[s], g, st.minStart, d90, true)
+			// The two replays can part ways where a task starts in one and never in the
+			// other; keep the pair in order.
+			if st.eta50 == never {
+				st.eta90 = never
+			}
+			st.eta90 = max(st.eta90, st.eta50)
 		}
 	}
 }

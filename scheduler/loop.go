@@ -19,9 +19,12 @@ type Store interface {
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
 	OpenAllocations(ctx context.Context) ([]models.Allocation, error)
 	AllocationsSince(ctx context.Context, since time.Time) ([]models.Allocation, error)
-	PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, reason string, now time.Time) error
+	PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, overflow bool, reason string, now time.Time) error
 	RequestStop(ctx context.Context, id int64, state, reason string, now time.Time) error
 	SetWaitReasons(ctx context.Context, reasons map[int64]string) error
+	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
+	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
+	Projects(ctx context.Context) ([]models.Project, error)
 }
 
 // LoopConfig configures the scheduler loop.
@@ -129,7 +132,7 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 		if p.Overflow {
 			why += " (over quota)"
 		}
-		err := l.store.PlaceTask(ctx, p.TaskID, p.GPUIDs, why, now)
+		err := l.store.PlaceTask(ctx, p.TaskID, p.GPUIDs, p.Overflow, why, now)
 		switch {
 		case err == nil:
 			tasksPlaced.Inc()
@@ -170,7 +173,11 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
-	snap := Snapshot{Projects: l.usage(recent, tasks, now)}
+	quotas, err := l.quotas(ctx, now)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	snap := Snapshot{Projects: l.usage(recent, tasks, now), Quotas: quotas}
 	for _, n := range nodes {
 		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec,
 			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter}
@@ -203,6 +210,28 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 		}
 	}
 	return snap, reasons, nil
+}
+
+// quotas reads the quotas and this month's usage into Decide's quota states; nil when no
+// project has a quota.
+func (l *Loop) quotas(ctx context.Context, now time.Time) (map[string]QuotaState, error) {
+	quotas, err := l.store.Quotas(ctx, 0)
+	if err != nil || len(quotas) == 0 {
+		return nil, err
+	}
+	usage, err := l.store.UsageSeconds(ctx, MonthStart(now, l.cfg.Policy.Location), now)
+	if err != nil {
+		return nil, err
+	}
+	projects, err := l.store.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[int64]string, len(projects))
+	for _, p := range projects {
+		names[p.ID] = p.Name
+	}
+	return QuotaStates(quotas, usage, names, now), nil
 }
 
 // usage is each project's decayed card-hours: every held card-second counts with weight

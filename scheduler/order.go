@@ -138,18 +138,53 @@ func buildQueue(pending []Pending, projects map[string]Project, pol *Policy) que
 			rank[p] = rank[byRatio[i-1]]
 		}
 	}
+	// Lane, priority and fairness rank form few classes: place the keys by class with a
+	// counting sort, then sort each class by submit time and id.
+	nRanks := uint64(1)
+	for _, r := range rank {
+		nRanks = max(nRanks, uint64(r)+1)
+	}
+	classOf := func(hi uint64) uint64 { return (hi>>32)*nRanks + hi&math.MaxUint32 }
+	unsorted := make([]qkey, len(pending))
+	start := make([]int32, 8*nRanks+1)
 	for i := range pending {
 		t := &pending[i]
 		lp := uint64(laneOf(t, pol.ShortMaxRuntime)*4 + priorityRank(t.Priority))
-		q.keys[i] = qkey{
+		k := qkey{
 			hi:  lp<<32 | uint64(rank[q.projOf[i]]),
 			ts:  unixNano(t.SubmittedAt),
 			id:  t.ID,
 			idx: int32(i),
 		}
+		unsorted[i] = k
+		start[classOf(k.hi)+1]++
 	}
-	slices.SortFunc(q.keys, compareKeys)
+	for c := 1; c < len(start); c++ {
+		start[c] += start[c-1]
+	}
+	next := slices.Clone(start)
+	for _, k := range unsorted {
+		c := classOf(k.hi)
+		q.keys[next[c]] = k
+		next[c]++
+	}
+	for c := 0; c+1 < len(start); c++ {
+		if class := q.keys[start[c]:start[c+1]]; len(class) > 1 {
+			slices.SortFunc(class, compareInClass)
+		}
+	}
 	return q
+}
+
+// compareInClass orders keys of one class: submit time, id, then input position.
+func compareInClass(a, b qkey) int {
+	if a.ts != b.ts {
+		return cmp.Compare(a.ts, b.ts)
+	}
+	if a.id != b.id {
+		return cmp.Compare(a.id, b.id)
+	}
+	return cmp.Compare(a.idx, b.idx)
 }
 
 // Order returns the indices of pending in queue order: lane (short first), priority (urgent

@@ -92,8 +92,8 @@ type Pending struct {
 	Deferrable bool
 }
 
-// EstRuntime converts a task's estimated card-hours into its estimated runtime on gpus cards;
-// zero when either is not positive.
+// EstRuntime converts a task's estimated card-hours into its estimated runtime on gpus
+// cards; zero when either is not positive.
 func EstRuntime(estGPUHours float64, gpus int) time.Duration {
 	if estGPUHours <= 0 || gpus <= 0 {
 		return 0
@@ -119,6 +119,12 @@ type QuotaState struct {
 	MaxGPUsBySpec map[string]int
 	// BudgetExhausted is true once the project's card-hour budget is spent.
 	BudgetExhausted bool
+	// ExhaustedSpecs lists the specs whose card-hour budget the project has spent.
+	ExhaustedSpecs map[string]bool
+	// Guaranteed is the project's guaranteed GPUs (保底份额) per spec: cards of that spec
+	// that other projects may use only with short tasks, which give them back within the
+	// short lane's runtime limit.
+	Guaranteed map[string]int
 	// Overflow allows the project to run beyond its quota; such placements carry Overflow.
 	Overflow bool
 }
@@ -210,6 +216,9 @@ const (
 const (
 	DetailBudgetExhausted = "budget-exhausted"
 	DetailConcurrentLimit = "concurrent-limit"
+	// DetailGuaranteedShare: the free cards are kept for other projects' guaranteed share,
+	// which only short tasks may borrow.
+	DetailGuaranteedShare = "guaranteed-share"
 )
 
 // Waiting explains one task that does not start now.

@@ -10,32 +10,85 @@ import (
 	"kashi/static"
 )
 
-// routes is the whole URL surface of Kashi, grouped by area.
+// Route is one entry of the URL surface: its method, path, the access it asks of the caller
+// (checked on the server for every request; handlers check the resource's project on top),
+// and its handler.
+type Route struct {
+	Method  string
+	Path    string
+	Access  handlers.Access
+	Handler echo.HandlerFunc
+}
+
+// Routes is the whole URL surface of Kashi, grouped by area; the table is the access policy.
+// A test walks it for every role.
+func Routes(h *handlers.Handler) []Route {
+	const (
+		GET  = http.MethodGet
+		POST = http.MethodPost
+	)
+	return []Route{
+		// Operations.
+		{GET, "/healthz", handlers.Public, h.Healthz},
+		{GET, "/metrics", handlers.Public, echo.WrapHandler(promhttp.Handler())},
+		{GET, "/static/*", handlers.Public, echo.WrapHandler(http.StripPrefix("/static/", staticFiles()))},
+
+		// Login and language.
+		{GET, "/login", handlers.Public, h.LoginForm},
+		{POST, "/login", handlers.Public, h.Login},
+		{POST, "/logout", handlers.Public, h.Logout},
+		{GET, "/lang", handlers.Public, h.LangSet},
+
+		// Pages.
+		{GET, "/", handlers.Viewer, h.Board},
+		{GET, "/queue", handlers.Viewer, h.QueuePage},
+		{POST, "/queue/tasks", handlers.Member, h.TaskFormSubmit},
+		{POST, "/queue/tasks/validate", handlers.Member, h.TaskFormValidate},
+		{GET, "/projects", handlers.Viewer, h.ProjectsPage},
+		{POST, "/projects/requests", handlers.Member, h.RequestFormSubmit},
+		{GET, "/approvals", handlers.Lead, h.ApprovalsPage},
+		{POST, "/approvals/:id", handlers.Lead, h.ApprovalDecide},
+		{GET, "/audit", handlers.Lead, h.AuditPage},
+		{GET, "/tokens", handlers.Viewer, h.TokensPage},
+		{POST, "/tokens", handlers.Viewer, h.TokenFormCreate},
+		{POST, "/tokens/:id/revoke", handlers.Viewer, h.TokenFormRevoke},
+
+		// JSON API.
+		{GET, "/api/v1/gpus", handlers.Viewer, h.GPUsList},
+		{GET, "/api/v1/queue", handlers.Viewer, h.QueueList},
+		{GET, "/api/v1/tasks", handlers.Member, h.TaskList},
+		{POST, "/api/v1/tasks", handlers.Member, h.TaskCreate},
+		{GET, "/api/v1/tasks/:id", handlers.Member, h.TaskShow},
+		{POST, "/api/v1/tasks/:id/cancel", handlers.Member, h.TaskCancel},
+		{POST, "/api/v1/tasks/:id/ready", handlers.Member, h.TaskReady},
+		{GET, "/api/v1/projects", handlers.Viewer, h.ProjectList},
+		{POST, "/api/v1/projects/:id/quotas", handlers.Admin, h.QuotaSet},
+		{POST, "/api/v1/projects/:id/members", handlers.Lead, h.MemberSet},
+		{GET, "/api/v1/requests", handlers.Member, h.RequestList},
+		{POST, "/api/v1/requests", handlers.Member, h.RequestCreate},
+		{POST, "/api/v1/requests/:id/approve", handlers.Lead, h.RequestApprove},
+		{POST, "/api/v1/requests/:id/reject", handlers.Lead, h.RequestReject},
+		{GET, "/api/v1/audit", handlers.Lead, h.AuditList},
+		{GET, "/api/v1/notifications", handlers.Viewer, h.NotificationList},
+		{POST, "/api/v1/notifications/read", handlers.Viewer, h.NotificationsRead},
+		{GET, "/api/v1/tokens", handlers.Viewer, h.TokenList},
+		{POST, "/api/v1/tokens", handlers.Viewer, h.TokenCreate},
+		{POST, "/api/v1/tokens/:id/revoke", handlers.Viewer, h.TokenRevoke},
+		{POST, "/api/v1/users", handlers.Admin, h.UserCreate},
+
+		// Agent API: the join token registers, the node's own token does the rest.
+		{POST, "/api/v1/agent/register", handlers.Public, h.AgentRegister},
+		{POST, "/api/v1/agent/samples", handlers.Public, h.NodeAuth(h.AgentSamples)},
+		{GET, "/api/v1/agent/assignments", handlers.Public, h.NodeAuth(h.AgentAssignments)},
+		{POST, "/api/v1/agent/tasks/:id/status", handlers.Public, h.NodeAuth(h.AgentTaskStatus)},
+	}
+}
+
+// routes registers every route with its access check.
 func routes(e *echo.Echo, h *handlers.Handler) {
-	// Operations.
-	e.GET("/healthz", h.Healthz)
-	e.GET("/metrics", echo.WrapHandler(promhttp.Handler()))
-	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticFiles())))
-
-	// Pages.
-	e.GET("/", h.Board)
-	e.GET("/lang", h.LangSet)
-
-	// JSON API.
-	api := e.Group("/api/v1")
-	api.GET("/gpus", h.GPUsList)
-	api.GET("/tasks", h.TaskList)
-	api.POST("/tasks", h.TaskCreate)
-	api.GET("/tasks/:id", h.TaskShow)
-	api.POST("/tasks/:id/cancel", h.TaskCancel)
-	api.POST("/tasks/:id/ready", h.TaskReady)
-
-	// Agent API: the join token registers, the node's own token does the rest.
-	api.POST("/agent/register", h.AgentRegister)
-	agent := api.Group("/agent", h.NodeAuth)
-	agent.POST("/samples", h.AgentSamples)
-	agent.GET("/assignments", h.AgentAssignments)
-	agent.POST("/tasks/:id/status", h.AgentTaskStatus)
+	for _, r := range Routes(h) {
+		e.Add(r.Method, r.Path, r.Handler, require(r.Access))
+	}
 }
 
 // staticFiles serves the embedded assets; their URLs carry a content hash, so they may be

@@ -13,8 +13,9 @@ import (
 	"kashi/views"
 )
 
-// New returns the echo server with every route of h.
-func New(h *handlers.Handler, log *slog.Logger) *echo.Echo {
+// New returns the echo server with every route of h. secure marks cookies Secure (Kashi is
+// served over https).
+func New(h *handlers.Handler, secure bool, log *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
@@ -26,6 +27,9 @@ func New(h *handlers.Handler, log *slog.Logger) *echo.Echo {
 		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
 	}))
 	e.Use(locale)
+	e.Use(middleware.BodyLimit("8M"))
+	e.Use(csrf(secure)...)
+	e.Use(identify(h))
 	routes(e, h)
 	return e
 }

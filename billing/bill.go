@@ -1,0 +1,129 @@
+package billing
+
+import "time"
+
+// How a line is priced.
+const (
+	// PricingCardHour is the spec's pay-as-you-go rate per card-hour.
+	PricingCardHour = "card-hour"
+	// PricingOverflow is quota overflow at the spec's overflow rate per card-hour.
+	PricingOverflow = "overflow"
+	// PricingPackage is covered by the reserved package: rate and amount 0.
+	PricingPackage = "package"
+	// PricingUnit is the per-task price per output unit.
+	PricingUnit = "unit"
+	// PricingTask is the per-task price of the task's size class.
+	PricingTask = "task"
+)
+
+// Summary item kinds; a bill's items add up to its total.
+const (
+	// ItemSpec is the subtotal of one spec's lines, overflow excluded.
+	ItemSpec = "spec"
+	// ItemOverflow is the subtotal of one spec's quota overflow lines.
+	ItemOverflow = "overflow"
+	// ItemPackageFee is the reserved package's monthly fee.
+	ItemPackageFee = "package-fee"
+	// ItemPackageBeyond is the package spec's hours beyond the package, at the overflow rate.
+	ItemPackageBeyond = "package-beyond"
+	// ItemAdjustment is one adjustment (a correction of an earlier bill).
+	ItemAdjustment = "adjustment"
+)
+
+// Bill is one project's bill for one month. Its JSON is the API's shape and, frozen, the
+// issued bill's stored body: money in integer fen (*_fen), time in integer seconds (*_s).
+type Bill struct {
+	ProjectID   int64     `json:"project_id"`
+	Project     string    `json:"project"`
+	Tags        []string  `json:"tags"`
+	Month       string    `json:"month"`
+	TimeZone    string    `json:"time_zone"`
+	PeriodStart time.Time `json:"period_start"`
+	PeriodEnd   time.Time `json:"period_end"`
+	// AsOf is when open allocations were cut: the period end, or earlier for a month that
+	// has not ended.
+	AsOf time.Time `json:"as_of"`
+	Mode string    `json:"mode"`
+	// Lines are one per task, spec and pricing, by task id.
+	Lines []Line `json:"lines"`
+	// Items are the subtotals and charges; their amounts add up to TotalFen.
+	Items []Item `json:"items"`
+	// Idle is the idle hours section (闲置时长): tasks by idle seconds, most first.
+	Idle    []IdleLine `json:"idle"`
+	Package *Package   `json:"package,omitempty"`
+	// Held is the classification of every held second; Held.Nominal() = NominalS.
+	Held       Breakdown `json:"held"`
+	NominalS   int64     `json:"nominal_s"`
+	EffectiveS int64     `json:"effective_s"`
+	TotalFen   int64     `json:"total_fen"`
+	// MissingPrices names specs used without a price; such a bill cannot be issued.
+	MissingPrices []string `json:"missing_prices"`
+	// AdjustmentIDs are the adjustments included.
+	AdjustmentIDs []int64 `json:"adjustment_ids"`
+	// Issued is set on a bill read back from its frozen form; it is not part of the body.
+	Issued *Issued `json:"issued,omitempty"`
+}
+
+// Issued says when and by whom a bill was frozen, and the SHA-256 of its body.
+type Issued struct {
+	At     time.Time `json:"at"`
+	By     string    `json:"by"`
+	SHA256 string    `json:"sha256"`
+}
+
+// Line is one task's card time of one spec and one pricing in the month.
+type Line struct {
+	TaskID  int64  `json:"task_id"`
+	Task    string `json:"task"`
+	Owner   string `json:"owner"`
+	State   string `json:"state"`
+	Spec    string `json:"spec"`
+	Pricing string `json:"pricing"`
+	Breakdown
+	NominalS   int64 `json:"nominal_s"`
+	EffectiveS int64 `json:"effective_s"`
+	// Units is the output the task reported (per-task pricing).
+	Units     int64  `json:"output_units"`
+	SizeClass string `json:"size_class,omitempty"`
+	// RateFen is per card-hour, per unit or per task, as Pricing says.
+	RateFen   int64  `json:"rate_fen"`
+	AmountFen int64  `json:"amount_fen"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Item is one summary line: a spec subtotal, an overflow subtotal, the package fee, the
+// hours beyond the package, or an adjustment.
+type Item struct {
+	Kind       string `json:"kind"`
+	Spec       string `json:"spec,omitempty"`
+	NominalS   int64  `json:"nominal_s"`
+	EffectiveS int64  `json:"effective_s"`
+	IdleS      int64  `json:"idle_s"`
+	RateFen    int64  `json:"rate_fen"`
+	AmountFen  int64  `json:"amount_fen"`
+	Note       string `json:"note,omitempty"`
+}
+
+// IdleLine is one task's idle seconds of one spec.
+type IdleLine struct {
+	TaskID   int64  `json:"task_id"`
+	Task     string `json:"task"`
+	Owner    string `json:"owner"`
+	Spec     string `json:"spec"`
+	IdleS    int64  `json:"idle_s"`
+	LowUtilS int64  `json:"low_util_s"`
+	NominalS int64  `json:"nominal_s"`
+}
+
+// Package is a reserved package in the month: CoveredS = Cards × the month's seconds;
+// UsedS of the spec's (non-overflow) card time, BeyondS over the cover and UnusedS under it.
+type Package struct {
+	Spec            string `json:"spec"`
+	Cards           int    `json:"cards"`
+	FeeFen          int64  `json:"fee_fen"`
+	OverflowRateFen int64  `json:"overflow_rate_fen"`
+	CoveredS        int64  `json:"covered_s"`
+	UsedS           int64  `json:"used_s"`
+	BeyondS         int64  `json:"beyond_s"`
+	UnusedS         int64  `json:"unused_s"`
+}

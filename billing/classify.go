@@ -1,0 +1,126 @@
+package billing
+
+import (
+	"sort"
+
+	"kashi/models"
+)
+
+// Breakdown splits held card-seconds into classes that partition them: the fields always add
+// up to the held (nominal) seconds.
+type Breakdown struct {
+	// Setup is from the allocation's start until the first 5-minute bucket with an active
+	// reading.
+	Setup int64 `json:"setup_s"`
+	// Active, LowUtil and Idle are the seconds of buckets with readings, split by the
+	// bucket's counts of active, low-util and idle readings.
+	Active  int64 `json:"active_s"`
+	LowUtil int64 `json:"low_util_s"`
+	Idle    int64 `json:"idle_s"`
+	// Interrupted is every second of a task that ended failed, timed out or reclaimed.
+	Interrupted int64 `json:"interrupted_s"`
+	// NoData is held seconds without readings.
+	NoData int64 `json:"no_data_s"`
+}
+
+// Nominal is all held seconds.
+func (b Breakdown) Nominal() int64 {
+	return b.Setup + b.Active + b.LowUtil + b.Idle + b.Interrupted + b.NoData
+}
+
+// Effective is the active seconds.
+func (b Breakdown) Effective() int64 { return b.Active }
+
+// Add adds o to b.
+func (b *Breakdown) Add(o Breakdown) {
+	b.Setup += o.Setup
+	b.Active += o.Active
+	b.LowUtil += o.LowUtil
+	b.Idle += o.Idle
+	b.Interrupted += o.Interrupted
+	b.NoData += o.NoData
+}
+
+// Interrupted reports whether a task that ended in state counts as interrupted.
+func Interrupted(state string) bool {
+	return state == models.TaskFailed || state == models.TaskTimedOut || state == models.TaskReclaimed
+}
+
+// Classify splits the seconds of the allocation held seconds that fall in window, given the
+// allocation's whole span held and its GPU's 5-minute rollups sorted by bucket (the rollups
+// must reach back to the allocation's start for setup to be found).
+//
+// The rules, in order: every second of an interrupted task is Interrupted. Seconds before the
+// first bucket (overlapping the allocation) with an active reading are Setup; an allocation
+// never active has no setup, so that cards held and never used show as idle. Later seconds
+// take the class of their bucket's readings: a bucket's overlap is split by its counts of
+// active, low-util (neither) and idle readings with integer largest-remainder rounding, so the
+// parts add up to the overlap exactly; seconds in no bucket, or in one without readings, are
+// NoData. The thresholds are those in force when the bucket was rolled up.
+func Classify(held, window Span, rollups []models.GPURollup, interrupted bool) Breakdown {
+	in := held.Clip(window)
+	if in.Seconds() == 0 {
+		return Breakdown{}
+	}
+	if interrupted {
+		return Breakdown{Interrupted: in.Seconds()}
+	}
+	var b Breakdown
+	// i0 is the first bucket that ends after the allocation starts.
+	i0 := sort.Search(len(rollups), func(i int) bool { return rollups[i].Bucket+models.Rollup5m > held.Start })
+	setupEnd := held.Start
+	for i := i0; i < len(rollups) && rollups[i].Bucket < held.End; i++ {
+		if rollups[i].NActive > 0 {
+			setupEnd = max(held.Start, rollups[i].Bucket)
+			break
+		}
+	}
+	b.Setup = Span{held.Start, setupEnd}.Clip(in).Seconds()
+	cur := max(in.Start, setupEnd)
+	j := sort.Search(len(rollups), func(i int) bool { return rollups[i].Bucket+models.Rollup5m > cur })
+	for ; j < len(rollups) && rollups[j].Bucket < in.End && cur < in.End; j++ {
+		r := rollups[j]
+		part := Span{max(r.Bucket, cur), min(r.Bucket+models.Rollup5m, in.End)}
+		b.NoData += part.Start - cur
+		splitBucket(&b, part.Seconds(), r)
+		cur = part.End
+	}
+	if cur < in.End {
+		b.NoData += in.End - cur
+	}
+	return b
+}
+
+// splitBucket adds ov seconds to b in the proportions of r's active, low-util and idle
+// counts, by largest remainder: each part is floor(ov × count / n), and the seconds left
+// over (at most two) go to the parts with the largest remainders, ties to the busier class.
+func splitBucket(b *Breakdown, ov int64, r models.GPURollup) {
+	if ov <= 0 {
+		return
+	}
+	counts := [3]int64{max(0, r.NActive), max(0, r.N-r.NActive-r.NIdle), max(0, r.NIdle)}
+	n := counts[0] + counts[1] + counts[2] // r.N when the counts are consistent
+	if r.N <= 0 || n <= 0 {
+		b.NoData += ov
+		return
+	}
+	var q, rem [3]int64
+	left := ov
+	for i, c := range counts {
+		q[i], rem[i] = ov*c/n, ov*c%n
+		left -= q[i]
+	}
+	for ; left > 0; left-- {
+		k := 0
+		for i := 1; i < 3; i++ {
+			if rem[i] > rem[k] {
+				k = i
+			}
+		}
+		q[k]++
+		rem[k] = -1
+	}
+	b.Active += q[0]
+	b.LowUtil += q[1]
+	b.Idle += q[2]
+}

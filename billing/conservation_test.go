@@ -1,0 +1,203 @@
+package billing
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"kashi/models"
+)
+
+// history is a random allocation history with its input for Compute (Month unset).
+type history struct {
+	in    Input
+	held  map[int64]Span // allocation id → held span
+	asOf  time.Time
+	first time.Time
+}
+
+var (
+	histStart = time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
+	specs     = []string{"A100-80G", "H800-80G"}
+	states    = []string{models.TaskSucceeded, models.TaskFailed, models.TaskTimedOut, models.TaskReclaimed, models.TaskCancelled, models.TaskRunning}
+)
+
+// randomHistory builds projects, tasks holding one to three GPUs for up to 40 days (some
+// still open), random rollups, prices and plans.
+func randomHistory(r *rand.Rand, loc *time.Location) history {
+	h := history{held: map[int64]Span{}, asOf: histStart.Add(150 * 24 * time.Hour)}
+	h.first = h.asOf
+	in := Input{Location: loc, AsOf: h.asOf}
+	for p := int64(1); p <= 3; p++ {
+		in.Projects = append(in.Projects, models.Project{ID: p, Name: fmt.Sprintf("p%d", p)})
+	}
+	modes := []models.BillingPlan{
+		{ProjectID: 1, Mode: models.BillPayAsYouGo},
+		{ProjectID: 2, Mode: models.BillReserved, PackageSpec: specs[0], PackageCards: 1 + r.IntN(3), PackageFeeFen: r.Int64N(10_000_000)},
+		{ProjectID: 3, Mode: models.BillPerTask, UnitPriceFen: r.Int64N(500)},
+	}
+	if r.IntN(2) == 0 {
+		modes[2].SizeClasses = `[{"name":"S","max_card_hours":10,"price_fen":1000},{"name":"L","max_card_hours":0,"price_fen":90000}]`
+	}
+	in.Plans = modes
+	for _, s := range specs {
+		in.Prices = append(in.Prices, models.Price{Spec: s, RateFen: 500 + r.Int64N(3000), OverflowRateFen: 4000 + r.Int64N(3000)})
+	}
+	in.Prices = append(in.Prices, models.Price{ProjectID: 1, Spec: specs[1], RateFen: 777, OverflowRateFen: 999})
+	const gpus = 6
+	var allocID int64
+	for t := int64(1); t <= int64(5+r.IntN(40)); t++ {
+		start := histStart.Add(time.Duration(r.Int64N(100*86400)) * time.Second)
+		dur := time.Duration(r.Int64N(40*86400)) * time.Second
+		if r.IntN(5) == 0 {
+			dur = time.Duration(r.Int64N(600)) * time.Second
+		}
+		state := states[r.IntN(len(states))]
+		task := models.LedgerTask{ID: t, ProjectID: 1 + r.Int64N(3), Name: fmt.Sprintf("t%d", t), Owner: "o", State: state,
+			OutputUnits: r.Int64N(1000)}
+		var end int64
+		if state != models.TaskRunning {
+			end = start.Add(dur).Unix()
+			task.EndedAt = end
+		}
+		in.Tasks = append(in.Tasks, task)
+		n := 1 + r.IntN(3)
+		for _, g := range r.Perm(gpus)[:n] {
+			allocID++
+			a := models.LedgerAllocation{ID: allocID, TaskID: t, GPUID: int64(g + 1), NodeID: 1, ProjectID: task.ProjectID,
+				Spec: specs[g%2], Start: start.Unix(), End: end, Overflow: r.IntN(6) == 0}
+			in.Allocations = append(in.Allocations, a)
+			e := h.asOf.Unix()
+			if end != 0 {
+				e = end
+			}
+			h.held[allocID] = Span{start.Unix(), e}
+			if start.Before(h.first) {
+				h.first = start
+			}
+		}
+	}
+	for g := int64(1); g <= gpus; g++ {
+		b := histStart.Unix() - histStart.Unix()%models.Rollup5m
+		for k := 0; k < 400; k++ {
+			b += models.Rollup5m * (1 + r.Int64N(200))
+			n := r.Int64N(31)
+			act := r.Int64N(n + 1)
+			in.Rollups = append(in.Rollups, models.GPURollup{GPUID: g, Resolution: models.Rollup5m, Bucket: b,
+				N: n, NActive: act, NIdle: r.Int64N(n - act + 1)})
+		}
+	}
+	h.in = in
+	return h
+}
+
+// TestConservation: for random histories in zones with and without daylight saving, the
+// bills' line seconds over all months equal the allocations' held seconds to the second,
+// per project and month as the months split them; every line's classes add up to its
+// nominal seconds; totals equal the sums of rounded lines and items.
+func TestConservation(t *testing.T) {
+	zones := []string{"Asia/Shanghai", "UTC", "Asia/Kolkata", "America/New_York", "Europe/Berlin"}
+	seeds := 40
+	if testing.Short() {
+		seeds = 5
+	}
+	for _, zone := range zones {
+		loc := mustLoc(t, zone)
+		for seed := 0; seed < seeds; seed++ {
+			h := randomHistory(rand.New(rand.NewPCG(uint64(seed), 7)), loc)
+			checkConservation(t, fmt.Sprintf("%s seed %d", zone, seed), h)
+		}
+	}
+}
+
+func checkConservation(t *testing.T, name string, h history) {
+	t.Helper()
+	// What the months should hold, from the allocations alone.
+	want := map[string]int64{} // "project month" → seconds
+	var wantTotal int64
+	byID := map[int64]models.LedgerAllocation{}
+	for _, a := range h.in.Allocations {
+		byID[a.ID] = a
+		s := h.held[a.ID]
+		wantTotal += s.Seconds()
+		for _, p := range SplitMonths(time.Unix(s.Start, 0), time.Unix(s.End, 0), h.in.Location) {
+			want[fmt.Sprintf("%d %s", a.ProjectID, p.Month)] += p.Span.Seconds()
+		}
+	}
+	var gotTotal int64
+	perAlloc := map[int64]int64{}
+	rollups := indexRollups(h.in.Rollups)
+	interrupted := map[int64]bool{}
+	for _, tk := range h.in.Tasks {
+		interrupted[tk.ID] = Interrupted(tk.State)
+	}
+	for m := MonthOf(h.first, h.in.Location); ; m = m.Next() {
+		from, _ := m.Bounds(h.in.Location)
+		if from.After(h.asOf) {
+			break
+		}
+		in := h.in
+		in.Month = m
+		res, err := Compute(in)
+		if err != nil {
+			t.Fatalf("%s: Compute(%s) = %v", name, m, err)
+		}
+		for _, b := range res.Bills {
+			checkBill(t, name, b)
+			if key := fmt.Sprintf("%d %s", b.ProjectID, m); b.NominalS != want[key] {
+				t.Errorf("%s: project %s %s holds %d s, want %d", name, b.Project, m, b.NominalS, want[key])
+			}
+			gotTotal += b.NominalS
+		}
+		win := Span{from.Unix(), 0}
+		_, to := m.Bounds(h.in.Location)
+		win.End = to.Unix()
+		for id, s := range h.held {
+			a := byID[id]
+			c := Classify(s, win, rollups[a.GPUID], interrupted[a.TaskID])
+			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 {
+				t.Fatalf("%s: Classify(alloc %d, %s) = %+v, want parts ≥ 0 adding to %d", name, id, m, c, s.Clip(win).Seconds())
+			}
+			perAlloc[id] += c.Nominal()
+		}
+	}
+	if gotTotal != wantTotal {
+		t.Errorf("%s: bills hold %d card-seconds, allocations %d", name, gotTotal, wantTotal)
+	}
+	for id, s := range h.held {
+		if perAlloc[id] != s.Seconds() {
+			t.Errorf("%s: allocation %d classified %d s over the months, held %d", name, id, perAlloc[id], s.Seconds())
+		}
+	}
+}
+
+// checkBill checks a bill's own sums.
+func checkBill(t testing.TB, name string, b Bill) {
+	t.Helper()
+	var nominal, lines, items, specItems int64
+	var held Breakdown
+	for _, l := range b.Lines {
+		if l.Breakdown.Nominal() != l.NominalS || l.EffectiveS != l.Active {
+			t.Fatalf("%s: line %+v: classes add to %d, nominal %d", name, l, l.Breakdown.Nominal(), l.NominalS)
+		}
+		if (l.Pricing == PricingCardHour || l.Pricing == PricingOverflow) && l.AmountFen != Amount(l.NominalS, l.RateFen) {
+			t.Fatalf("%s: line %+v: amount is not the rounded seconds × rate", name, l)
+		}
+		nominal += l.NominalS
+		lines += l.AmountFen
+		held.Add(l.Breakdown)
+	}
+	for _, it := range b.Items {
+		items += it.AmountFen
+		if it.Kind == ItemSpec || it.Kind == ItemOverflow {
+			specItems += it.AmountFen
+		}
+	}
+	if nominal != b.NominalS || held != b.Held || b.Held.Nominal() != b.NominalS {
+		t.Errorf("%s: bill %s %s: lines hold %d s, bill says %d", name, b.Project, b.Month, nominal, b.NominalS)
+	}
+	if specItems != lines || items != b.TotalFen {
+		t.Errorf("%s: bill %s %s: lines %d fen, spec items %d, items %d, total %d", name, b.Project, b.Month, lines, specItems, items, b.TotalFen)
+	}
+}

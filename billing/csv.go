@@ -1,0 +1,282 @@
+package billing
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CSVHeader names the CSV columns, in Chinese and English.
+var CSVHeader = []string{
+	"类型 Kind", "项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "状态 State",
+	"卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours",
+	"闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours", "中断 Interrupted hours",
+	"无数据 No-data hours", "产出 Output units", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
+}
+
+// CSV columns, in CSVHeader's order.
+const (
+	colKind = iota
+	colProject
+	colMonth
+	colTaskID
+	colTask
+	colOwner
+	colState
+	colSpec
+	colPricing
+	colNominal
+	colEffective
+	colIdle
+	colLowUtil
+	colSetup
+	colInterrupted
+	colNoData
+	colUnits
+	colRate
+	colAmount
+	colNote
+	numCols
+)
+
+// Row kinds of the CSV's first column.
+const (
+	csvLine   = "明细 line"
+	csvTotal  = "合计 total"
+	csvIdle   = "闲置 idle"
+	csvUnused = "套餐未用 package-unused"
+)
+
+// itemLabels are the CSV kinds of summary items.
+var itemLabels = map[string]string{
+	ItemSpec:          "小计 " + ItemSpec,
+	ItemOverflow:      "溢出 " + ItemOverflow,
+	ItemPackageFee:    "套餐费 " + ItemPackageFee,
+	ItemPackageBeyond: "套餐超出 " + ItemPackageBeyond,
+	ItemAdjustment:    "调整 " + ItemAdjustment,
+}
+
+// CSVWriter writes bills as CSV for finance: UTF-8 with a byte-order mark so that Excel
+// reads the Chinese text, one header row, then for each bill one row per line, the summary
+// rows (items, then the total) and the idle section. Hours have six decimals and money is
+// yuan with two. Each row is built in one reused buffer and written through a bufio.Writer,
+// so memory stays flat however many lines a bill has.
+type CSVWriter struct {
+	w   *bufio.Writer
+	row []byte
+	col int
+	err error
+}
+
+// NewCSVWriter writes the byte-order mark and the header row.
+func NewCSVWriter(w io.Writer) *CSVWriter {
+	cw := &CSVWriter{w: bufio.NewWriterSize(w, 64<<10), row: make([]byte, 0, 1024)}
+	cw.row = append(cw.row, "\uFEFF"...)
+	for _, h := range CSVHeader {
+		cw.text(h)
+	}
+	cw.end()
+	return cw
+}
+
+// WriteCSV writes bills as one CSV document.
+func WriteCSV(w io.Writer, bills []Bill) error {
+	cw := NewCSVWriter(w)
+	for i := range bills {
+		cw.WriteBill(&bills[i])
+	}
+	return cw.Flush()
+}
+
+// WriteBill writes one bill's rows. Errors are kept and returned by Flush.
+func (cw *CSVWriter) WriteBill(b *Bill) {
+	for i := range b.Lines {
+		l := &b.Lines[i]
+		cw.start(csvLine, b)
+		cw.int(l.TaskID)
+		cw.text(l.Task)
+		cw.text(l.Owner)
+		cw.text(l.State)
+		cw.text(l.Spec)
+		cw.text(l.Pricing)
+		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.Interrupted, l.NoData)
+		cw.int(l.Units)
+		cw.fen(l.RateFen)
+		cw.fen(l.AmountFen)
+		cw.text(l.Note)
+		cw.end()
+	}
+	for i := range b.Items {
+		it := &b.Items[i]
+		cw.start(itemLabels[it.Kind], b)
+		cw.at(colSpec)
+		cw.text(it.Spec)
+		if it.Kind != ItemPackageFee && it.Kind != ItemAdjustment {
+			cw.at(colNominal)
+			cw.hours(it.NominalS, it.EffectiveS, it.IdleS)
+		}
+		cw.at(colRate)
+		if it.RateFen != 0 {
+			cw.fen(it.RateFen)
+		}
+		cw.at(colAmount)
+		cw.fen(it.AmountFen)
+		cw.text(it.Note)
+		cw.end()
+	}
+	cw.start(csvTotal, b)
+	cw.at(colPricing)
+	cw.text(b.Mode)
+	cw.hours(b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.Interrupted, b.Held.NoData)
+	cw.at(colAmount)
+	cw.fen(b.TotalFen)
+	cw.field()
+	cw.row = appendStatus(cw.row, b)
+	cw.end()
+	for i := range b.Idle {
+		d := &b.Idle[i]
+		cw.start(csvIdle, b)
+		cw.int(d.TaskID)
+		cw.text(d.Task)
+		cw.text(d.Owner)
+		cw.at(colSpec)
+		cw.text(d.Spec)
+		cw.at(colNominal)
+		cw.hours(d.NominalS)
+		cw.at(colIdle)
+		cw.hours(d.IdleS, d.LowUtilS)
+		cw.end()
+	}
+	if p := b.Package; p != nil && p.UnusedS > 0 {
+		cw.start(csvUnused, b)
+		cw.at(colSpec)
+		cw.text(p.Spec)
+		cw.text(PricingPackage)
+		cw.hours(p.CoveredS)
+		cw.at(colIdle)
+		cw.hours(p.UnusedS)
+		cw.at(colNote)
+		cw.field()
+		cw.row = strconv.AppendInt(cw.row, int64(p.Cards), 10)
+		cw.row = append(cw.row, " cards"...)
+		cw.end()
+	}
+}
+
+// Flush writes what is buffered and returns the first error.
+func (cw *CSVWriter) Flush() error {
+	if cw.err == nil {
+		cw.err = cw.w.Flush()
+	}
+	if cw.err != nil {
+		return fmt.Errorf("billing: write csv: %w", cw.err)
+	}
+	return nil
+}
+
+// start begins a row with its kind, project and month.
+func (cw *CSVWriter) start(kind string, b *Bill) {
+	cw.row, cw.col = cw.row[:0], 0
+	cw.text(kind)
+	cw.text(b.Project)
+	cw.text(b.Month)
+}
+
+// field starts the next field: a separator unless it is the row's first.
+func (cw *CSVWriter) field() {
+	if cw.col > 0 {
+		cw.row = append(cw.row, ',')
+	}
+	cw.col++
+}
+
+// at leaves the fields before column c empty.
+func (cw *CSVWriter) at(c int) {
+	for cw.col < c {
+		cw.field()
+	}
+}
+
+// text appends a text field.
+func (cw *CSVWriter) text(s string) {
+	cw.field()
+	cw.row = appendText(cw.row, s)
+}
+
+// int appends an integer field.
+func (cw *CSVWriter) int(v int64) {
+	cw.field()
+	cw.row = strconv.AppendInt(cw.row, v, 10)
+}
+
+// fen appends an amount in yuan.
+func (cw *CSVWriter) fen(f int64) {
+	cw.field()
+	cw.row = AppendFen(cw.row, f)
+}
+
+// hours appends one field per value, seconds as hours.
+func (cw *CSVWriter) hours(secs ...int64) {
+	for _, s := range secs {
+		cw.field()
+		cw.row = AppendHours(cw.row, s)
+	}
+}
+
+// end pads the row to every column, finishes and writes it.
+func (cw *CSVWriter) end() {
+	cw.at(numCols)
+	cw.row = append(cw.row, '\r', '\n')
+	if cw.err == nil {
+		_, cw.err = cw.w.Write(cw.row)
+	}
+	cw.row, cw.col = cw.row[:0], 0
+}
+
+// appendStatus notes whether the bill is issued, and what it lacks.
+func appendStatus(b []byte, bill *Bill) []byte {
+	var s []byte
+	if bill.Issued != nil {
+		s = append(s, "issued "...)
+		s = bill.Issued.At.AppendFormat(s, time.RFC3339)
+		s = append(s, " by "...)
+		s = append(s, bill.Issued.By...)
+		s = append(s, "; sha256 "...)
+		s = append(s, bill.Issued.SHA256...)
+	} else {
+		s = append(s, "not issued; as of "...)
+		s = bill.AsOf.AppendFormat(s, time.RFC3339)
+	}
+	if len(bill.MissingPrices) > 0 {
+		s = append(s, "; no price for "...)
+		s = append(s, strings.Join(bill.MissingPrices, " ")...)
+	}
+	return appendText(b, string(s))
+}
+
+// appendText appends a CSV field: quoted when it holds a comma, quote or line break, and
+// prefixed with ' when it starts like a spreadsheet formula, so that a task named
+// "=cmd()" stays text in Excel.
+func appendText(b []byte, s string) []byte {
+	formula := s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0
+	quote := strings.ContainsAny(s, ",\"\r\n")
+	if quote {
+		b = append(b, '"')
+	}
+	if formula {
+		b = append(b, '\'')
+	}
+	if !quote {
+		return append(b, s...)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,110 @@
+package billing
+
+import (
+	"testing"
+	"time"
+
+	"kashi/models"
+)
+
+// fixture builds a Compute input for one month; times are hours from the month's start.
+type fixture struct {
+	in    Input
+	from  time.Time
+	alloc int64
+}
+
+func newFixture(t testing.TB, month, zone string) *fixture {
+	t.Helper()
+	m, err := ParseMonth(month)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := mustLoc(t, zone)
+	from, to := m.Bounds(loc)
+	return &fixture{in: Input{Month: m, Location: loc, AsOf: to.Add(24 * time.Hour)}, from: from}
+}
+
+// at is the time h hours after the month's start.
+func (f *fixture) at(h float64) time.Time {
+	return f.from.Add(time.Duration(h * float64(time.Hour)))
+}
+
+func (f *fixture) project(id int64, name string) *fixture {
+	f.in.Projects = append(f.in.Projects, models.Project{ID: id, Name: name})
+	return f
+}
+
+func (f *fixture) price(project int64, spec string, rate, overflow int64) *fixture {
+	f.in.Prices = append(f.in.Prices, models.Price{ProjectID: project, Spec: spec, RateFen: rate, OverflowRateFen: overflow})
+	return f
+}
+
+func (f *fixture) plan(p models.BillingPlan) *fixture {
+	f.in.Plans = append(f.in.Plans, p)
+	return f
+}
+
+// task adds a task that ends at end hours (end < 0: still running) in state.
+func (f *fixture) task(id, project int64, name, state string, units int64, end float64) *fixture {
+	t := models.LedgerTask{ID: id, ProjectID: project, Name: name, Owner: "ana", GPUs: 1, State: state, OutputUnits: units}
+	if end >= 0 {
+		t.EndedAt = f.at(end).Unix()
+	}
+	f.in.Tasks = append(f.in.Tasks, t)
+	return f
+}
+
+// hold adds an allocation of task on gpu from start to end hours (end < 0: open).
+func (f *fixture) hold(task, project, gpu int64, spec string, start, end float64, overflow bool) *fixture {
+	f.alloc++
+	a := models.LedgerAllocation{ID: f.alloc, TaskID: task, GPUID: gpu, NodeID: 1 + (gpu-1)/8, ProjectID: project, Spec: spec,
+		Start: f.at(start).Unix(), Overflow: overflow}
+	if end >= 0 {
+		a.End = f.at(end).Unix()
+	}
+	f.in.Allocations = append(f.in.Allocations, a)
+	return f
+}
+
+// busy adds rollups for gpu from start to end hours with n readings, act active and idle.
+func (f *fixture) busy(gpu int64, start, end float64, n, act, idle int64) *fixture {
+	for b := f.at(start).Unix(); b < f.at(end).Unix(); b += models.Rollup5m {
+		f.in.Rollups = append(f.in.Rollups, models.GPURollup{GPUID: gpu, Resolution: models.Rollup5m,
+			Bucket: b - b%models.Rollup5m, N: n, NActive: act, NIdle: idle})
+	}
+	return f
+}
+
+func (f *fixture) compute(t testing.TB) Result {
+	t.Helper()
+	res, err := Compute(f.in)
+	if err != nil {
+		t.Fatalf("Compute = %v", err)
+	}
+	for _, b := range res.Bills {
+		checkBill(t, "fixture", b)
+	}
+	return res
+}
+
+// billOf is the named project's bill.
+func billOf(t testing.TB, res Result, project string) Bill {
+	t.Helper()
+	for _, b := range res.Bills {
+		if b.Project == project {
+			return b
+		}
+	}
+	t.Fatalf("no bill for %q", project)
+	return Bill{}
+}
+
+func item(b Bill, kind, spec string) Item {
+	for _, it := range b.Items {
+		if it.Kind == kind && it.Spec == spec {
+			return it
+		}
+	}
+	return Item{}
+}

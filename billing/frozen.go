@@ -1,0 +1,40 @@
+package billing
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"kashi/models"
+)
+
+// Freeze encodes a computed bill as the body an issued bill stores, with its SHA-256, ready
+// for Store.IssueBill. The body is the bill's JSON without the Issued part.
+func Freeze(b Bill, by string) (models.IssuedBill, error) {
+	b.Issued = nil
+	body, err := json.Marshal(b)
+	if err != nil {
+		return models.IssuedBill{}, fmt.Errorf("billing: freeze %s of %q: %w", b.Month, b.Project, err)
+	}
+	sum := sha256.Sum256(body)
+	return models.IssuedBill{ProjectID: b.ProjectID, Month: b.Month, TimeZone: b.TimeZone,
+		PeriodStart: b.PeriodStart, PeriodEnd: b.PeriodEnd, NominalS: b.NominalS, EffectiveS: b.EffectiveS,
+		TotalFen: b.TotalFen, Body: string(body), SHA256: hex.EncodeToString(sum[:]), IssuedBy: by,
+		AdjustmentIDs: b.AdjustmentIDs}, nil
+}
+
+// Frozen decodes an issued bill after checking its checksum, and sets Issued. Writers
+// render it the same way every time, so a re-download gives the same bytes.
+func Frozen(ib models.IssuedBill) (Bill, error) {
+	sum := sha256.Sum256([]byte(ib.Body))
+	if hex.EncodeToString(sum[:]) != ib.SHA256 {
+		return Bill{}, fmt.Errorf("billing: issued bill %d: checksum does not match its body", ib.ID)
+	}
+	var b Bill
+	if err := json.Unmarshal([]byte(ib.Body), &b); err != nil {
+		return Bill{}, fmt.Errorf("billing: issued bill %d: %w", ib.ID, err)
+	}
+	b.Issued = &Issued{At: ib.IssuedAt.UTC(), By: ib.IssuedBy, SHA256: ib.SHA256}
+	return b, nil
+}

@@ -1,0 +1,188 @@
+package billing
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"kashi/models"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/billing")
+
+const goldenDir = "../testdata/billing"
+
+// goldenBill is one project's issued March bill: a reserved package with unused hours, a
+// pay-as-you-go spec, overflow, an interrupted task, an idle task, an adjustment and names
+// that need care in CSV (Chinese, a comma and quotes, a formula).
+func goldenBill(t testing.TB) Bill {
+	t.Helper()
+	f := newFixture(t, "2026-03", "Asia/Shanghai").project(1, "alpha").
+		price(0, a100, 1500, 2500).price(0, h800, 3000, 4000).
+		plan(models.BillingPlan{ProjectID: 1, Mode: models.BillReserved, PackageSpec: a100, PackageCards: 3, PackageFeeFen: 300000}).
+		task(1, 1, "预训练-7B", models.TaskRunning, 0, -1).hold(1, 1, 1, a100, -48, -1, false).hold(1, 1, 2, a100, -48, -1, false).
+		busy(1, -1, 300, 30, 20, 5).
+		task(2, 1, `eval, "quick"`, models.TaskSucceeded, 120, 14.5).hold(2, 1, 9, h800, 10, 14.5, false).busy(9, 11, 14.5, 30, 10, 10).
+		task(3, 1, "=SUM(A1)", models.TaskFailed, 0, 21).hold(3, 1, 10, h800, 20, 21, false).
+		task(4, 1, "burst", models.TaskSucceeded, 0, 103).hold(4, 1, 3, a100, 100, 103, true).
+		task(5, 1, "idle-job", models.TaskSucceeded, 0, 260).hold(5, 1, 4, a100, 200, 260, false).busy(4, 200, 260, 30, 0, 30)
+	f.in.Adjustments = []models.Adjustment{{ID: 3, ProjectID: 1, Month: "2026-03", AmountFen: -1234, Reason: "2月 计费错误 correction", CorrectsMonth: "2026-02"}}
+	f.in.AsOf = time.Date(2026, 4, 1, 2, 0, 0, 0, time.UTC)
+	b := billOf(t, f.compute(t), "alpha")
+	ib, err := Freeze(b, "finance-li")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib.ID, ib.IssuedAt = 1, time.Date(2026, 4, 1, 2, 0, 0, 0, time.UTC)
+	frozen, err := Frozen(ib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frozen
+}
+
+func TestGoldenCSV(t *testing.T) {
+	b := goldenBill(t)
+	var got bytes.Buffer
+	if err := WriteCSV(&got, []Bill{b}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(goldenDir, "alpha-2026-03.csv")
+	if *update {
+		writeGolden(t, path, got.Bytes())
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (regenerate with -update): %v", err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("CSV differs from %s (regenerate with -update if intended):\n%s", path, got.String())
+	}
+	if !bytes.HasPrefix(got.Bytes(), []byte("\xEF\xBB\xBF")) {
+		t.Errorf("CSV does not start with a UTF-8 byte-order mark")
+	}
+}
+
+func TestGoldenXLSX(t *testing.T) {
+	b := goldenBill(t)
+	var got bytes.Buffer
+	if err := WriteXLSX(&got, []Bill{b}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(goldenDir, "alpha-2026-03.xlsx")
+	if *update {
+		writeGolden(t, path, got.Bytes())
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (regenerate with -update): %v", err)
+	}
+	gotCells, wantCells := xlsxCells(t, got.Bytes()), xlsxCells(t, want)
+	for _, sheet := range []string{SheetSummary, SheetLines, SheetIdle} {
+		g, w := gotCells[sheet], wantCells[sheet]
+		if len(w) == 0 {
+			t.Errorf("golden has no sheet %s", sheet)
+		}
+		for ref, wc := range w {
+			if gc := g[ref]; gc != wc {
+				t.Errorf("%s!%s = %q, want %q", sheet, ref, gc, wc)
+			}
+		}
+		for ref, gc := range g {
+			if _, ok := w[ref]; !ok {
+				t.Errorf("%s!%s = %q, not in golden", sheet, ref, gc)
+			}
+		}
+	}
+}
+
+// xlsxCells reads every non-empty cell as "raw value | number format" by sheet and cell.
+func xlsxCells(t *testing.T, data []byte) map[string]map[string]string {
+	t.Helper()
+	f, err := excelize.OpenReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("open xlsx: %v", err)
+	}
+	defer f.Close()
+	out := map[string]map[string]string{}
+	for _, sheet := range f.GetSheetList() {
+		rows, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})
+		if err != nil {
+			t.Fatalf("rows of %s: %v", sheet, err)
+		}
+		cells := map[string]string{}
+		for r, row := range rows {
+			for c, v := range row {
+				if v == "" {
+					continue
+				}
+				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
+				id, err := f.GetCellStyle(sheet, ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, err := f.GetStyle(id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				numFmt := fmt.Sprint(st.NumFmt)
+				if st.CustomNumFmt != nil {
+					numFmt = *st.CustomNumFmt
+				}
+				cells[ref] = v + " | " + numFmt
+			}
+		}
+		out[sheet] = cells
+	}
+	return out
+}
+
+func writeGolden(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIssuedBillSameBytes: an issued bill rendered again, from its stored body, gives the
+// same CSV and XLSX bytes.
+func TestIssuedBillSameBytes(t *testing.T) {
+	b := goldenBill(t)
+	render := func(b Bill) (string, string) {
+		var c, x bytes.Buffer
+		if err := WriteCSV(&c, []Bill{b}); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteXLSX(&x, []Bill{b}); err != nil {
+			t.Fatal(err)
+		}
+		return c.String(), x.String()
+	}
+	c1, x1 := render(b)
+	again := goldenBill(t)
+	c2, x2 := render(again)
+	if c1 != c2 || x1 != x2 {
+		t.Errorf("re-rendering an issued bill changed its bytes (csv equal %v, xlsx equal %v)", c1 == c2, x1 == x2)
+	}
+}
+
+func TestFrozenRejectsTampering(t *testing.T) {
+	b := goldenBill(t)
+	ib, err := Freeze(b, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib.Body = ib.Body[:len(ib.Body)-1] + " }"
+	if _, err := Frozen(ib); err == nil {
+		t.Errorf("Frozen(tampered body) = nil error")
+	}
+}

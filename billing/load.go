@@ -1,0 +1,229 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"kashi/models"
+)
+
+// Source is the store as the billing reads it; *models.Store implements it.
+type Source interface {
+	BillingSettings(ctx context.Context) (models.BillingSettings, error)
+	Projects(ctx context.Context) ([]models.Project, error)
+	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
+	LedgerTasks(ctx context.Context, q models.LedgerQuery) ([]models.LedgerTask, error)
+	LedgerRollups(ctx context.Context, q models.LedgerQuery, since time.Time) ([]models.GPURollup, error)
+	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
+	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
+	Adjustments(ctx context.Context, projectID int64, month string) ([]models.Adjustment, error)
+	IssuedBillOf(ctx context.Context, projectID int64, month string) (models.IssuedBill, error)
+	IssuedBills(ctx context.Context, month string) ([]models.IssuedBill, error)
+}
+
+// Issuer is a Source that also freezes bills; *models.Store implements it.
+type Issuer interface {
+	Source
+	IssueBill(ctx context.Context, b models.IssuedBill, now time.Time) (models.IssuedBill, error)
+}
+
+// Request selects the bills Load reads.
+type Request struct {
+	Month Month
+	// ProjectID is one project, or 0 for all (then pool idle is computed too).
+	ProjectID int64
+	// AsOf cuts open allocations; usually now.
+	AsOf time.Time
+	// Tags are the projects' tags for grouping; optional.
+	Tags map[int64][]string
+}
+
+// Load reads from src everything Compute needs for r, in the billing time zone.
+func Load(ctx context.Context, src Source, r Request) (Input, error) {
+	loc, err := Location(ctx, src)
+	if err != nil {
+		return Input{}, err
+	}
+	in := Input{Month: r.Month, Location: loc, AsOf: r.AsOf, Tags: r.Tags}
+	from, to := r.Month.Bounds(loc)
+	q := models.LedgerQuery{From: from, To: to, ProjectID: r.ProjectID}
+	ps, err := src.Projects(ctx)
+	if err != nil {
+		return Input{}, err
+	}
+	for _, p := range ps {
+		if r.ProjectID == 0 || p.ID == r.ProjectID {
+			in.Projects = append(in.Projects, p)
+		}
+	}
+	if r.ProjectID != 0 && len(in.Projects) == 0 {
+		return Input{}, fmt.Errorf("billing: project %d: %w", r.ProjectID, models.ErrNotFound)
+	}
+	if in.Allocations, err = src.LedgerAllocations(ctx, q); err != nil {
+		return Input{}, err
+	}
+	if in.Tasks, err = src.LedgerTasks(ctx, q); err != nil {
+		return Input{}, err
+	}
+	since := from.Unix()
+	for _, a := range in.Allocations {
+		since = min(since, a.Start)
+	}
+	if in.Rollups, err = src.LedgerRollups(ctx, q, time.Unix(since, 0)); err != nil {
+		return Input{}, err
+	}
+	if r.ProjectID == 0 {
+		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
+			return Input{}, err
+		}
+	}
+	m := r.Month.String()
+	if in.Prices, err = src.Prices(ctx, m); err != nil {
+		return Input{}, err
+	}
+	if in.Plans, err = src.BillingPlans(ctx, m); err != nil {
+		return Input{}, err
+	}
+	if in.Adjustments, err = src.Adjustments(ctx, r.ProjectID, m); err != nil {
+		return Input{}, err
+	}
+	return in, nil
+}
+
+// Location is the billing time zone the settings name.
+func Location(ctx context.Context, src Source) (*time.Location, error) {
+	bs, err := src.BillingSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := time.LoadLocation(bs.TimeZone)
+	if err != nil {
+		return nil, fmt.Errorf("billing: time zone %q: %w", bs.TimeZone, err)
+	}
+	return loc, nil
+}
+
+// CheckMonth parses month and refuses a month that has not begun by now; errors are
+// *models.FieldError on "month".
+func CheckMonth(month string, loc *time.Location, now time.Time) (Month, error) {
+	m, err := ParseMonth(month)
+	if err != nil {
+		return Month{}, &models.FieldError{Field: "month", Msg: "must be a month as YYYY-MM"}
+	}
+	if from, _ := m.Bounds(loc); from.After(now) {
+		return Month{}, &models.FieldError{Field: "month", Msg: month + " is in the future"}
+	}
+	return m, nil
+}
+
+// ProjectBill is the bill a page or download shows for a project and month: the issued one
+// if the month is issued, else computed now (a preview while the month runs).
+func ProjectBill(ctx context.Context, src Source, projectID int64, month string, now time.Time) (Bill, error) {
+	loc, err := Location(ctx, src)
+	if err != nil {
+		return Bill{}, err
+	}
+	m, err := CheckMonth(month, loc, now)
+	if err != nil {
+		return Bill{}, err
+	}
+	ib, err := src.IssuedBillOf(ctx, projectID, m.String())
+	if err == nil {
+		return Frozen(ib)
+	}
+	if !errors.Is(err, models.ErrNotFound) {
+		return Bill{}, err
+	}
+	in, err := Load(ctx, src, Request{Month: m, ProjectID: projectID, AsOf: now})
+	if err != nil {
+		return Bill{}, err
+	}
+	res, err := Compute(in)
+	if err != nil {
+		return Bill{}, err
+	}
+	return res.Bills[0], nil
+}
+
+// MonthBills is every project's bill of a month, issued ones as frozen and the others
+// computed now, by project name, with the month's pool idle.
+func MonthBills(ctx context.Context, src Source, month string, tags map[int64][]string, now time.Time) (Result, error) {
+	loc, err := Location(ctx, src)
+	if err != nil {
+		return Result{}, err
+	}
+	m, err := CheckMonth(month, loc, now)
+	if err != nil {
+		return Result{}, err
+	}
+	in, err := Load(ctx, src, Request{Month: m, AsOf: now, Tags: tags})
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := Compute(in)
+	if err != nil {
+		return Result{}, err
+	}
+	issued, err := src.IssuedBills(ctx, m.String())
+	if err != nil {
+		return Result{}, err
+	}
+	frozen := make(map[int64]models.IssuedBill, len(issued))
+	for _, ib := range issued {
+		frozen[ib.ProjectID] = ib
+	}
+	for i, b := range res.Bills {
+		if ib, ok := frozen[b.ProjectID]; ok {
+			if res.Bills[i], err = Frozen(ib); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// Issue computes a project's bill of an ended month and freezes it. A bad, future or
+// unfinished month, or a spec without a price, is a *models.FieldError; a month already
+// issued is models.ErrConflict; nothing changes on error.
+func Issue(ctx context.Context, st Issuer, projectID int64, month, by string, now time.Time) (Bill, error) {
+	loc, err := Location(ctx, st)
+	if err != nil {
+		return Bill{}, err
+	}
+	m, err := CheckMonth(month, loc, now)
+	if err != nil {
+		return Bill{}, err
+	}
+	if _, to := m.Bounds(loc); to.After(now) {
+		return Bill{}, &models.FieldError{Field: "month", Msg: month + " has not ended yet; a month is issued after it ends"}
+	}
+	if _, err := st.IssuedBillOf(ctx, projectID, m.String()); err == nil {
+		return Bill{}, fmt.Errorf("billing: %s of project %d is already issued: %w", m, projectID, models.ErrConflict)
+	} else if !errors.Is(err, models.ErrNotFound) {
+		return Bill{}, err
+	}
+	in, err := Load(ctx, st, Request{Month: m, ProjectID: projectID, AsOf: now})
+	if err != nil {
+		return Bill{}, err
+	}
+	res, err := Compute(in)
+	if err != nil {
+		return Bill{}, err
+	}
+	b := res.Bills[0]
+	if len(b.MissingPrices) > 0 {
+		return Bill{}, &models.FieldError{Field: "prices", Msg: "no price for " + strings.Join(b.MissingPrices, ", ")}
+	}
+	ib, err := Freeze(b, by)
+	if err != nil {
+		return Bill{}, err
+	}
+	if ib, err = st.IssueBill(ctx, ib, now); err != nil {
+		return Bill{}, err
+	}
+	return Frozen(ib)
+}

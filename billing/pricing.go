@@ -1,0 +1,275 @@
+package billing
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"kashi/models"
+)
+
+// pricing holds the prices, plans and adjustments in force for the month.
+type pricing struct {
+	prices map[priceKey]models.Price
+	plans  map[int64]models.BillingPlan
+	adjust map[int64][]models.Adjustment
+}
+
+type priceKey struct {
+	project int64
+	spec    string
+}
+
+func newPricing(prices []models.Price, plans []models.BillingPlan, adjs []models.Adjustment) *pricing {
+	p := &pricing{prices: map[priceKey]models.Price{}, plans: map[int64]models.BillingPlan{}, adjust: map[int64][]models.Adjustment{}}
+	for _, r := range prices {
+		p.prices[priceKey{r.ProjectID, r.Spec}] = r
+	}
+	for _, r := range plans {
+		p.plans[r.ProjectID] = r
+	}
+	for _, a := range adjs {
+		p.adjust[a.ProjectID] = append(p.adjust[a.ProjectID], a)
+	}
+	return p
+}
+
+// price is the project's own price of spec, else the default list's.
+func (p *pricing) price(project int64, spec string) (models.Price, bool) {
+	if r, ok := p.prices[priceKey{project, spec}]; ok {
+		return r, true
+	}
+	r, ok := p.prices[priceKey{0, spec}]
+	return r, ok
+}
+
+// billing is one bill being priced.
+type billing struct {
+	*pricing
+	b        *Bill
+	plan     models.BillingPlan
+	classes  []models.SizeClass
+	missing  map[string]bool
+	charged  map[int64]bool
+	tasks    map[int64]*models.LedgerTask
+	taskHeld map[int64]int64
+}
+
+// bill prices a project's lines under its plan and fills b's lines, items, idle section,
+// package and total.
+func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span) error {
+	plan, ok := p.plans[b.ProjectID]
+	if !ok || plan.Mode == "" {
+		plan = models.BillingPlan{Mode: models.BillPayAsYouGo}
+	}
+	bl := &billing{pricing: p, b: b, plan: plan, missing: map[string]bool{}, charged: map[int64]bool{}, tasks: tasks, taskHeld: taskHeld}
+	if plan.Mode == models.BillPerTask {
+		cs, err := models.ParseSizeClasses(plan.SizeClasses)
+		if err != nil {
+			return fmt.Errorf("billing: plan of project %q: %w", b.Project, err)
+		}
+		bl.classes = cs
+	}
+	b.Mode = plan.Mode
+	slices.SortFunc(accs, func(x, y *lineAcc) int {
+		return cmp.Or(cmp.Compare(x.key.task, y.key.task), strings.Compare(x.key.spec, y.key.spec), boolCmp(x.key.overflow, y.key.overflow))
+	})
+	b.Lines = make([]Line, 0, len(accs))
+	for _, la := range accs {
+		b.Lines = append(b.Lines, bl.line(la))
+		b.Held.Add(la.held)
+	}
+	b.NominalS, b.EffectiveS = b.Held.Nominal(), b.Held.Effective()
+	bl.items(win)
+	bl.idle()
+	for _, it := range b.Items {
+		b.TotalFen += it.AmountFen
+	}
+	b.MissingPrices = slices.Sorted(maps.Keys(bl.missing))
+	return nil
+}
+
+// rate is the spec's pay-as-you-go or overflow rate; a missing price is noted and rates 0.
+func (bl *billing) rate(spec string, overflow bool) int64 {
+	r, ok := bl.price(bl.b.ProjectID, spec)
+	if !ok {
+		bl.missing[spec] = true
+		return 0
+	}
+	if overflow {
+		return r.OverflowRateFen
+	}
+	return r.RateFen
+}
+
+// line prices one accumulated line.
+func (bl *billing) line(la *lineAcc) Line {
+	l := Line{TaskID: la.key.task, Spec: la.key.spec, Breakdown: la.held, NominalS: la.held.Nominal(), EffectiveS: la.held.Effective()}
+	t := bl.tasks[la.key.task]
+	if t != nil {
+		l.Task, l.Owner, l.State, l.Units = t.Name, t.Owner, t.State, t.OutputUnits
+	}
+	switch {
+	case la.key.overflow:
+		l.Pricing = PricingOverflow
+		l.RateFen = bl.rate(l.Spec, true)
+		l.AmountFen = Amount(l.NominalS, l.RateFen)
+	case bl.plan.Mode == models.BillReserved && l.Spec == bl.plan.PackageSpec:
+		l.Pricing = PricingPackage
+	case bl.plan.Mode == models.BillPerTask:
+		bl.perTask(&l, t)
+	default:
+		l.Pricing = PricingCardHour
+		l.RateFen = bl.rate(l.Spec, false)
+		l.AmountFen = Amount(l.NominalS, l.RateFen)
+	}
+	return l
+}
+
+// perTask prices a line per output unit or per size class. A task is charged once, on its
+// first line, in the month it ends; card-hours are shown beside the price.
+func (bl *billing) perTask(l *Line, t *models.LedgerTask) {
+	l.Pricing, l.RateFen = PricingUnit, bl.plan.UnitPriceFen
+	if len(bl.classes) > 0 {
+		l.Pricing = PricingTask
+	}
+	held, ended := bl.taskHeld[l.TaskID]
+	switch {
+	case t == nil || !ended:
+		l.Note = "charged in the month the task ends"
+		return
+	case bl.charged[l.TaskID]:
+		l.Note = "charged on the task's first line"
+		return
+	}
+	bl.charged[l.TaskID] = true
+	if len(bl.classes) == 0 {
+		l.AmountFen = mulSat(t.OutputUnits, l.RateFen)
+		return
+	}
+	c := bl.classes[len(bl.classes)-1]
+	for _, k := range bl.classes {
+		if k.MaxCardHours == 0 || held <= k.MaxCardHours*3600 {
+			c = k
+			break
+		}
+	}
+	l.SizeClass, l.RateFen, l.AmountFen = c.Name, c.PriceFen, c.PriceFen
+}
+
+// items fills the summary: per spec the subtotal and the overflow subtotal, then the
+// package fee and hours beyond it, then adjustments.
+func (bl *billing) items(win Span) {
+	b := bl.b
+	type pair struct{ spec, over Item }
+	bySpec := map[string]*pair{}
+	for _, l := range b.Lines {
+		p := bySpec[l.Spec]
+		if p == nil {
+			p = &pair{Item{Kind: ItemSpec, Spec: l.Spec}, Item{Kind: ItemOverflow, Spec: l.Spec}}
+			bySpec[l.Spec] = p
+		}
+		it := &p.spec
+		if l.Pricing == PricingOverflow {
+			it = &p.over
+			it.RateFen = l.RateFen
+		}
+		it.NominalS += l.NominalS
+		it.EffectiveS += l.EffectiveS
+		it.IdleS += l.Idle
+		it.AmountFen += l.AmountFen
+	}
+	for _, spec := range slices.Sorted(maps.Keys(bySpec)) {
+		p := bySpec[spec]
+		for _, it := range []Item{p.spec, p.over} {
+			if it.NominalS > 0 {
+				b.Items = append(b.Items, it)
+			}
+		}
+	}
+	if bl.plan.Mode == models.BillReserved {
+		bl.reserve(win)
+	}
+	for _, a := range bl.adjust[b.ProjectID] {
+		note := a.Reason
+		if a.CorrectsMonth != "" {
+			note += " (corrects " + a.CorrectsMonth + ")"
+		}
+		b.Items = append(b.Items, Item{Kind: ItemAdjustment, AmountFen: a.AmountFen, Note: note})
+		b.AdjustmentIDs = append(b.AdjustmentIDs, a.ID)
+	}
+}
+
+// reserve adds the package fee and the package spec's hours beyond the package.
+func (bl *billing) reserve(win Span) {
+	b, plan := bl.b, bl.plan
+	pk := &Package{Spec: plan.PackageSpec, Cards: plan.PackageCards, FeeFen: plan.PackageFeeFen,
+		CoveredS: int64(plan.PackageCards) * win.Seconds()}
+	for _, l := range b.Lines {
+		if l.Pricing == PricingPackage {
+			pk.UsedS += l.NominalS
+		}
+	}
+	pk.BeyondS, pk.UnusedS = max(0, pk.UsedS-pk.CoveredS), max(0, pk.CoveredS-pk.UsedS)
+	b.Package = pk
+	b.Items = append(b.Items, Item{Kind: ItemPackageFee, Spec: pk.Spec, AmountFen: pk.FeeFen,
+		Note: fmt.Sprintf("%d cards", pk.Cards)})
+	if pk.BeyondS > 0 {
+		pk.OverflowRateFen = bl.rate(pk.Spec, true)
+		b.Items = append(b.Items, Item{Kind: ItemPackageBeyond, Spec: pk.Spec, NominalS: pk.BeyondS,
+			RateFen: pk.OverflowRateFen, AmountFen: Amount(pk.BeyondS, pk.OverflowRateFen)})
+	} else if r, ok := bl.price(b.ProjectID, pk.Spec); ok {
+		pk.OverflowRateFen = r.OverflowRateFen
+	}
+}
+
+// idle fills the idle section: each task's idle seconds per spec, most first.
+func (bl *billing) idle() {
+	type key struct {
+		task int64
+		spec string
+	}
+	at := map[key]int{}
+	b := bl.b
+	for _, l := range b.Lines {
+		if l.Idle == 0 {
+			continue
+		}
+		k := key{l.TaskID, l.Spec}
+		i, ok := at[k]
+		if !ok {
+			i = len(b.Idle)
+			at[k] = i
+			b.Idle = append(b.Idle, IdleLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Spec: l.Spec})
+		}
+		b.Idle[i].IdleS += l.Idle
+		b.Idle[i].LowUtilS += l.LowUtil
+		b.Idle[i].NominalS += l.NominalS
+	}
+	slices.SortStableFunc(b.Idle, func(x, y IdleLine) int { return cmp.Compare(y.IdleS, x.IdleS) })
+}
+
+// mulSat is a × b for non-negative operands, saturating at the int64 maximum.
+func mulSat(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > 1<<63-1 {
+		return 1<<63 - 1
+	}
+	return int64(lo)
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}

@@ -1,0 +1,220 @@
+package billing
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// XLSX sheet names.
+const (
+	SheetSummary = "Summary"
+	SheetLines   = "Lines"
+	SheetIdle    = "Idle"
+)
+
+// Spreadsheet number formats: money in yuan, hours, shares.
+const (
+	numFmtMoney = "#,##0.00"
+	numFmtHours = "#,##0.000"
+	numFmtShare = 10 // built-in "0.00%"
+)
+
+// Column headers of the sheets.
+var (
+	summaryHeader = []any{"项目 Project", "月份 Month", "类型 Kind", "卡型 Spec", "名义卡时 Nominal card-hours",
+		"有效卡时 Effective card-hours", "闲置时长 Idle hours", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note"}
+	linesHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "状态 State",
+		"卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours",
+		"低利用 Low-util hours", "准备 Setup hours", "中断 Interrupted hours", "无数据 No-data hours",
+		"产出 Output units", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note"}
+	idleHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "卡型 Spec",
+		"闲置时长 Idle hours", "低利用 Low-util hours", "名义卡时 Nominal card-hours", "闲置占比 Idle share"}
+)
+
+// xlsxStyles are the style ids of a workbook.
+type xlsxStyles struct {
+	header, money, hours, share int
+}
+
+// WriteXLSX writes bills as a workbook with sheets Summary (items and totals per bill),
+// Lines (one row per line) and Idle (the idle section), money and hours as numbers with
+// number formats. The Lines sheet is streamed. The bytes depend on the bills only, so an
+// issued bill downloads the same every time.
+func WriteXLSX(w io.Writer, bills []Bill) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	st, err := newXLSXStyles(f)
+	if err != nil {
+		return fmt.Errorf("billing: write xlsx: %w", err)
+	}
+	if err := f.SetSheetName("Sheet1", SheetSummary); err != nil {
+		return fmt.Errorf("billing: write xlsx: %w", err)
+	}
+	for _, name := range []string{SheetLines, SheetIdle} {
+		if _, err := f.NewSheet(name); err != nil {
+			return fmt.Errorf("billing: write xlsx: %w", err)
+		}
+	}
+	for _, step := range []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, writeIdle, writeLines} {
+		if err := step(f, st, bills); err != nil {
+			return fmt.Errorf("billing: write xlsx: %w", err)
+		}
+	}
+	if _, err := f.WriteTo(w); err != nil {
+		return fmt.Errorf("billing: write xlsx: %w", err)
+	}
+	return nil
+}
+
+func newXLSXStyles(f *excelize.File) (xlsxStyles, error) {
+	var st xlsxStyles
+	var err error
+	money, hours := numFmtMoney, numFmtHours
+	if st.header, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}}); err != nil {
+		return st, err
+	}
+	if st.money, err = f.NewStyle(&excelize.Style{CustomNumFmt: &money}); err != nil {
+		return st, err
+	}
+	if st.hours, err = f.NewStyle(&excelize.Style{CustomNumFmt: &hours}); err != nil {
+		return st, err
+	}
+	st.share, err = f.NewStyle(&excelize.Style{NumFmt: numFmtShare})
+	return st, err
+}
+
+// sheetRows writes rows to a sheet through the ordinary (non-streamed) API.
+type sheetRows struct {
+	f     *excelize.File
+	sheet string
+	n     int
+	err   error
+}
+
+// add writes one row; cells are plain values or excelize.Cell with a style.
+func (s *sheetRows) add(cells ...any) {
+	if s.err != nil {
+		return
+	}
+	s.n++
+	for i, c := range cells {
+		ref, err := excelize.CoordinatesToCellName(i+1, s.n)
+		if err != nil {
+			s.err = err
+			return
+		}
+		v := c
+		if cell, ok := c.(excelize.Cell); ok {
+			v = cell.Value
+			if err := s.f.SetCellStyle(s.sheet, ref, ref, cell.StyleID); err != nil {
+				s.err = err
+				return
+			}
+		}
+		if v == nil {
+			continue
+		}
+		if err := s.f.SetCellValue(s.sheet, ref, v); err != nil {
+			s.err = err
+			return
+		}
+	}
+}
+
+func styled(style int, values ...any) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = excelize.Cell{StyleID: style, Value: v}
+	}
+	return out
+}
+
+func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
+	s := &sheetRows{f: f, sheet: SheetSummary}
+	s.add(styled(st.header, summaryHeader...)...)
+	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
+	m := func(fen int64) excelize.Cell { return excelize.Cell{StyleID: st.money, Value: Yuan(fen)} }
+	for i := range bills {
+		b := &bills[i]
+		for _, it := range b.Items {
+			var rate, nominal, effective, idle any
+			if it.RateFen != 0 {
+				rate = m(it.RateFen)
+			}
+			if it.Kind != ItemPackageFee && it.Kind != ItemAdjustment {
+				nominal, effective, idle = h(it.NominalS), h(it.EffectiveS), h(it.IdleS)
+			}
+			s.add(b.Project, b.Month, itemLabels[it.Kind], it.Spec, nominal, effective, idle, rate, m(it.AmountFen), it.Note)
+		}
+		s.add(b.Project, b.Month, csvTotal, nil, h(b.NominalS), h(b.EffectiveS), h(b.Held.Idle), nil,
+			m(b.TotalFen), "mode "+b.Mode+"; "+string(appendStatus(nil, b)))
+	}
+	if s.err != nil {
+		return s.err
+	}
+	return f.SetColWidth(SheetSummary, "A", "J", 18)
+}
+
+func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
+	s := &sheetRows{f: f, sheet: SheetIdle}
+	s.add(styled(st.header, idleHeader...)...)
+	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
+	share := func(idle, of int64) any {
+		if of == 0 {
+			return nil
+		}
+		return excelize.Cell{StyleID: st.share, Value: float64(idle) / float64(of)}
+	}
+	for i := range bills {
+		b := &bills[i]
+		for _, d := range b.Idle {
+			s.add(b.Project, b.Month, d.TaskID, d.Task, d.Owner, d.Spec, h(d.IdleS), h(d.LowUtilS), h(d.NominalS), share(d.IdleS, d.NominalS))
+		}
+		if p := b.Package; p != nil && p.UnusedS > 0 {
+			s.add(b.Project, b.Month, nil, csvUnused, fmt.Sprintf("%d cards", p.Cards), p.Spec, h(p.UnusedS), nil, h(p.CoveredS),
+				share(p.UnusedS, p.CoveredS))
+		}
+	}
+	if s.err != nil {
+		return s.err
+	}
+	return f.SetColWidth(SheetIdle, "A", "J", 16)
+}
+
+func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
+	sw, err := f.NewStreamWriter(SheetLines)
+	if err != nil {
+		return err
+	}
+	if err := sw.SetColWidth(1, len(linesHeader), 16); err != nil {
+		return err
+	}
+	if err := sw.SetRow("A1", styled(st.header, linesHeader...)); err != nil {
+		return err
+	}
+	row := make([]any, len(linesHeader))
+	n := 1
+	for i := range bills {
+		b := &bills[i]
+		for j := range b.Lines {
+			l := &b.Lines[j]
+			n++
+			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, b.Month, l.TaskID, l.Task, l.Owner, l.State
+			row[6], row[7] = l.Spec, l.Pricing
+			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.Interrupted, l.NoData} {
+				row[8+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
+			}
+			row[15] = l.Units
+			row[16] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
+			row[17] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
+			row[18] = l.Note
+			ref, _ := excelize.CoordinatesToCellName(1, n)
+			if err := sw.SetRow(ref, row); err != nil {
+				return err
+			}
+		}
+	}
+	return sw.Flush()
+}

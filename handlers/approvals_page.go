@@ -1,0 +1,102 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+	"kashi/views"
+)
+
+// ApprovalsPage lists the requests of the projects the caller leads (all for admins): pending
+// ones with the project's current use and approve/reject forms, then recent decisions.
+// GET /approvals.
+func (h *Handler) ApprovalsPage(c echo.Context) error {
+	d, err := h.approvalsData(c)
+	if err != nil {
+		return err
+	}
+	if id, err := strconv.ParseInt(c.QueryParam("done"), 10, 64); err == nil {
+		d.Notice = views.DecidedNotice(Locale(c), id, c.QueryParam("approved") == "1")
+	}
+	return Render(c, http.StatusOK, views.Approvals(Locale(c), d))
+}
+
+func (h *Handler) approvalsData(c echo.Context) (views.ApprovalsData, error) {
+	p := Who(c)
+	ctx := c.Request().Context()
+	rows, err := h.store.QuotaRequests(ctx, visibleProjects(p), "")
+	if err != nil {
+		return views.ApprovalsData{}, err
+	}
+	list, err := h.projects(c)
+	if err != nil {
+		return views.ApprovalsData{}, err
+	}
+	l := Locale(c)
+	d := views.ApprovalsData{Now: h.now()}
+	for _, r := range rows {
+		if !p.Leads(r.ProjectID) {
+			continue
+		}
+		v := requestView(l, r, usageText(l, list, r))
+		if r.State == models.RequestPending {
+			v.CanDecide = r.RequestedBy != p.User.ID
+			d.Pending = append(d.Pending, v)
+		} else {
+			d.Decided = append(d.Decided, v)
+		}
+	}
+	return d, nil
+}
+
+// usageText is the project's current use of the quota a request is about.
+func usageText(l views.Locale, list []projectJSON, r models.QuotaRequestRow) string {
+	for _, pj := range list {
+		if pj.ID != r.ProjectID {
+			continue
+		}
+		for _, q := range pj.Quotas {
+			if q.Spec == r.Spec {
+				return fmt.Sprintf("%s · %s", l.T("quota.used_of", l.Int(int(q.UsedCardHours)), l.Int(int(q.BudgetCardHours))),
+					l.T("quota.limit")+" "+l.Int(q.MaxGPUs))
+			}
+		}
+	}
+	return ""
+}
+
+// ApprovalDecide approves or rejects a request from the approvals page.
+// POST /approvals/:id (decision=approve|reject, comment).
+func (h *Handler) ApprovalDecide(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	decision := c.FormValue("decision")
+	if decision != "approve" && decision != "reject" {
+		return badRequest("decision", "decision must be approve or reject")
+	}
+	_, err = h.decide(c, id, decision == "approve", c.FormValue("comment"))
+	var he *echo.HTTPError
+	if errors.As(err, &he) && (he.Code == http.StatusConflict || he.Code == http.StatusUnprocessableEntity) {
+		d, derr := h.approvalsData(c)
+		if derr != nil {
+			return derr
+		}
+		d.Error = problem(err)
+		return Render(c, he.Code, views.Approvals(Locale(c), d))
+	}
+	if err != nil {
+		return err
+	}
+	approved := "0"
+	if decision == "approve" {
+		approved = "1"
+	}
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/approvals?done=%d&approved=%s", id, approved))
+}

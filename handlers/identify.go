@@ -1,0 +1,85 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+	"kashi/models"
+)
+
+// SessionCookie holds the session token.
+const SessionCookie = "kashi_session"
+
+// CSRFKey is where the CSRF middleware leaves the request's token for forms.
+const CSRFKey = "kashi.csrf"
+
+// Identify returns who makes the request: the user of an API token (Authorization: Bearer
+// ka_…) or of the session cookie, nil when nobody is logged in. A token that is not valid is
+// refused with 401; a session that expired is cleared.
+func (h *Handler) Identify(c echo.Context) (*Principal, error) {
+	ctx := c.Request().Context()
+	if tok, ok := bearer(c); ok {
+		u, t, err := h.store.TokenUser(ctx, tok, h.now())
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, unauthorized("unknown or revoked API token")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return h.principal(c, u, t.Scope == models.ScopeRead)
+	}
+	ck, err := c.Cookie(SessionCookie)
+	if err != nil || ck.Value == "" {
+		return nil, nil
+	}
+	u, err := h.store.SessionUser(ctx, ck.Value, h.cfg.Sessions, h.now())
+	if errors.Is(err, models.ErrNotFound) {
+		h.clearSession(c)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return h.principal(c, u, false)
+}
+
+func (h *Handler) principal(c echo.Context, u models.User, readOnly bool) (*Principal, error) {
+	projects, err := h.store.Memberships(c.Request().Context(), u.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{User: u, Projects: projects, ReadOnly: readOnly}, nil
+}
+
+func (h *Handler) setSession(c echo.Context, token string) {
+	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: h.secure(c), MaxAge: int(h.cfg.Sessions.Absolute.Seconds())})
+}
+
+func (h *Handler) clearSession(c echo.Context) {
+	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: "", Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: h.secure(c), MaxAge: -1})
+}
+
+// secure reports whether cookies must be Secure: served over TLS, directly or behind a proxy
+// configured with an https public URL.
+func (h *Handler) secure(c echo.Context) bool {
+	return h.cfg.SecureCookies || c.IsTLS()
+}
+
+// forbidden answers 403 with a message.
+func forbidden(msg string) error {
+	return echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: msg})
+}
+
+// localPath returns next when it is a path on this site, else "/".
+func localPath(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}

@@ -1,0 +1,96 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+)
+
+// quotaJSON is a quota in the API.
+type quotaJSON struct {
+	Spec            string     `json:"spec"`
+	MaxGPUs         int        `json:"max_gpus"`
+	GuaranteedGPUs  int        `json:"guaranteed_gpus"`
+	BudgetCardHours int64      `json:"budget_card_hours"`
+	UsedCardHours   float64    `json:"used_card_hours"`
+	StartsAt        time.Time  `json:"starts_at"`
+	EndsAt          time.Time  `json:"ends_at"`
+	OverflowAllowed bool       `json:"overflow_allowed"`
+	OverflowRateFen int64      `json:"overflow_rate_fen"`
+	OverrideMaxGPUs int        `json:"override_max_gpus,omitempty"`
+	OverrideBegins  *time.Time `json:"override_begins,omitempty"`
+	OverrideEnds    *time.Time `json:"override_ends,omitempty"`
+}
+
+// projectJSON is a project in the API, with its quotas and this month's use of them.
+type projectJSON struct {
+	ID     int64       `json:"id"`
+	Name   string      `json:"name"`
+	Role   string      `json:"role,omitempty"`
+	Quotas []quotaJSON `json:"quotas"`
+}
+
+// ProjectList lists the projects the caller sees with their quotas and this month's usage.
+// GET /api/v1/projects.
+func (h *Handler) ProjectList(c echo.Context) error {
+	out, err := h.projects(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// projects builds the caller's project list; admin and finance see every project.
+func (h *Handler) projects(c echo.Context) ([]projectJSON, error) {
+	ctx := c.Request().Context()
+	p := Who(c)
+	all, err := h.store.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	quotas, err := h.store.Quotas(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	now := h.now()
+	usage, err := h.store.UsageSeconds(ctx, monthStart(now, h.cfg.Location), now)
+	if err != nil {
+		return nil, err
+	}
+	out := []projectJSON{}
+	for _, pr := range all {
+		if !p.SeesBills(pr.ID) {
+			continue
+		}
+		pj := projectJSON{ID: pr.ID, Name: pr.Name, Role: p.Projects[pr.ID], Quotas: []quotaJSON{}}
+		for _, q := range quotas {
+			if q.ProjectID == pr.ID {
+				pj.Quotas = append(pj.Quotas, toQuotaJSON(q, usage[pr.ID]))
+			}
+		}
+		out = append(out, pj)
+	}
+	return out, nil
+}
+
+func toQuotaJSON(q models.Quota, used map[string]int64) quotaJSON {
+	sec := used[q.Spec]
+	if q.Spec == "" {
+		sec = 0
+		for _, s := range used {
+			sec += s
+		}
+	}
+	return quotaJSON{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
+		UsedCardHours: float64(sec) / 3600, StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
+		OverflowRateFen: q.OverflowRateFen, OverrideMaxGPUs: q.OverrideMaxGPUs, OverrideBegins: q.OverrideBegins, OverrideEnds: q.OverrideEnds}
+}
+
+// monthStart is the first instant of now's month in loc.
+func monthStart(now time.Time, loc *time.Location) time.Time {
+	l := now.In(loc)
+	return time.Date(l.Year(), l.Month(), 1, 0, 0, 0, 0, loc)
+}

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+	"kashi/views"
+)
+
+// ProjectsPage shows the caller's projects, quotas with this month's use, the request form and
+// the caller's requests. GET /projects.
+func (h *Handler) ProjectsPage(c echo.Context) error {
+	d, err := h.projectsData(c, views.RequestForm{})
+	if err != nil {
+		return err
+	}
+	if id, err := strconv.ParseInt(c.QueryParam("sent"), 10, 64); err == nil {
+		d.Notice = views.RequestSentNotice(Locale(c), id)
+	}
+	return Render(c, http.StatusOK, views.Projects(Locale(c), d))
+}
+
+// projectsData builds the projects page.
+func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (views.ProjectsData, error) {
+	p := Who(c)
+	list, err := h.projects(c)
+	if err != nil {
+		return views.ProjectsData{}, err
+	}
+	d := views.ProjectsData{Now: h.now().In(h.cfg.Location), Form: form}
+	for _, pj := range list {
+		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
+		for _, q := range pj.Quotas {
+			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
+				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}
+			if q.BudgetCardHours > 0 {
+				qv.UsedPct = int(q.UsedCardHours * 100 / float64(q.BudgetCardHours))
+			}
+			if q.OverrideEnds != nil && q.OverrideEnds.After(h.now()) {
+				qv.OverrideMaxGPUs, qv.OverrideEnds = q.OverrideMaxGPUs, q.OverrideEnds
+			}
+			pv.Quotas = append(pv.Quotas, qv)
+		}
+		d.Projects = append(d.Projects, pv)
+	}
+	rows, err := h.store.QuotaRequests(c.Request().Context(), visibleProjects(p), "")
+	if err != nil {
+		return d, err
+	}
+	for _, r := range rows {
+		if r.RequestedBy == p.User.ID || p.CanSee(r.ProjectID) {
+			d.Requests = append(d.Requests, requestView(Locale(c), r, ""))
+		}
+	}
+	return d, nil
+}
+
+// requestView shows a request on a page.
+func requestView(l views.Locale, r models.QuotaRequestRow, usage string) views.RequestView {
+	return views.RequestView{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: changeText(l, r),
+		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt, Usage: usage}
+}
+
+// changeText says in words what a request asks.
+func changeText(l views.Locale, r models.QuotaRequestRow) string {
+	c := r.Parsed()
+	switch r.Kind {
+	case models.RequestLimit:
+		return l.T("requests.kind.limit") + ": " + l.Int(c.MaxGPUs)
+	case models.RequestBudget:
+		return l.T("requests.kind.budget") + ": +" + l.Int(int(c.AddCardHours))
+	case models.RequestExtend:
+		return l.T("requests.kind.extend") + ": " + c.EndsAt.Format("2006-01-02")
+	case models.RequestOverride:
+		return l.T("requests.kind.override") + ": " + l.Int(c.OverrideMaxGPUs) + " · " +
+			c.OverrideBegins.Format("2006-01-02 15:04") + " – " + c.OverrideEnds.Format("2006-01-02 15:04")
+	}
+	return r.Kind
+}

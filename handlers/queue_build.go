@@ -1,0 +1,104 @@
+package handlers
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"kashi/models"
+	"kashi/scheduler"
+	"kashi/views"
+)
+
+// queueState is the queue at one moment: the scheduler's view and the active tasks' rows.
+type queueState struct {
+	view scheduler.QueueView
+	rows map[int64]models.TaskRow
+}
+
+// loadQueue asks the scheduler for the queue at now and reads the tasks it names. Both are
+// reads; nothing is stored.
+func (h *Handler) loadQueue(ctx context.Context, now time.Time) (queueState, error) {
+	view, err := h.sched.Queue(ctx, now)
+	if err != nil {
+		return queueState{}, err
+	}
+	active, err := h.store.ActiveTasks(ctx)
+	if err != nil {
+		return queueState{}, err
+	}
+	st := queueState{view: view, rows: make(map[int64]models.TaskRow, len(active))}
+	for _, t := range active {
+		st.rows[t.ID] = t
+	}
+	return st, nil
+}
+
+// entries are the view's entries with their tasks' rows, in queue order. A task that started
+// or ended between the two reads is left out: it no longer waits.
+func (st queueState) entries(yield func(scheduler.QueueEntry, models.TaskRow) bool) {
+	for _, e := range st.view.Entries {
+		r, ok := st.rows[e.TaskID]
+		if !ok || (r.State != models.TaskQueued && r.State != models.TaskWaitingData) {
+			continue
+		}
+		if !yield(e, r) {
+			return
+		}
+	}
+}
+
+// queueData builds the queue page's data at now around form, whose choices it fills.
+func (h *Handler) queueData(ctx context.Context, now time.Time, form views.TaskForm) (views.QueueData, error) {
+	st, err := h.loadQueue(ctx, now)
+	if err != nil {
+		return views.QueueData{}, err
+	}
+	names, err := h.store.NodeNames(ctx)
+	if err != nil {
+		return views.QueueData{}, err
+	}
+	projects, err := h.store.Projects(ctx)
+	if err != nil {
+		return views.QueueData{}, err
+	}
+	d := views.QueueData{Now: now, Lanes: []views.QueueLane{{Name: views.LaneShort}, {Name: views.LaneLong}}}
+	for e, r := range st.entries {
+		lane := &d.Lanes[1]
+		if e.Lane == scheduler.QueueShort {
+			lane = &d.Lanes[0]
+		}
+		lane.Rows = append(lane.Rows, views.QueueRow{Position: e.Position, TaskID: r.ID, Name: r.Name,
+			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Priority: r.Priority,
+			EstGPUHours: r.EstGPUHours, DataReady: r.DataReady, SubmittedAt: r.SubmittedAt, ETAP50: e.ETAP50,
+			ETAP90: e.ETAP90, Reason: string(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail})
+	}
+	for _, r := range st.rows {
+		if r.State != models.TaskStarting && r.State != models.TaskRunning {
+			continue
+		}
+		t := views.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, GPUs: r.GPUs, Spec: r.Spec,
+			StartedAt: r.SubmittedAt}
+		if r.StartedAt != nil {
+			t.StartedAt = *r.StartedAt
+		}
+		if r.NodeID != nil {
+			t.Node = names[*r.NodeID]
+		}
+		d.Running = append(d.Running, t)
+	}
+	slices.SortFunc(d.Running, func(a, b views.RunningTask) int {
+		return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.TaskID, b.TaskID))
+	})
+	for _, c := range st.view.Capacity {
+		d.Capacity = append(d.Capacity, views.SpecCapacity(c))
+		form.Specs = append(form.Specs, c.Spec)
+	}
+	for _, p := range projects {
+		form.Projects = append(form.Projects, p.Name)
+	}
+	form.ShortMax, form.LongMax = h.cfg.TaskLimits.ShortMaxRuntime, h.cfg.TaskLimits.LongMaxRuntime
+	d.Form = form
+	return d, nil
+}

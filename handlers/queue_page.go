@@ -1,0 +1,29 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/views"
+)
+
+// QueuePage renders the queue page, or only its lanes (and the free capacity, out of band)
+// when htmx refreshes them (HX-Request). GET /queue.
+func (h *Handler) QueuePage(c echo.Context) error {
+	now := h.now()
+	d, err := h.queueData(c.Request().Context(), now, newTaskForm(views.TaskFormValues{}))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Vary", "HX-Request, Accept-Language, Cookie")
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
+	l := Locale(c)
+	if isHTMX(c) {
+		return Render(c, http.StatusOK, views.QueuePartial(l, d))
+	}
+	return Render(c, http.StatusOK, views.Queue(l, d))
+}
+
+// isHTMX reports whether htmx sent the request, which then wants a fragment.
+func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }

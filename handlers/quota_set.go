@@ -1,0 +1,47 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+)
+
+// quotaRequestBody is the body of POST /api/v1/projects/:id/quotas.
+type quotaBody struct {
+	Spec            string     `json:"spec"`
+	MaxGPUs         int        `json:"max_gpus"`
+	GuaranteedGPUs  int        `json:"guaranteed_gpus"`
+	BudgetCardHours int64      `json:"budget_card_hours"`
+	StartsAt        time.Time  `json:"starts_at"`
+	EndsAt          time.Time  `json:"ends_at"`
+	OverflowAllowed bool       `json:"overflow_allowed"`
+	OverflowRateFen int64      `json:"overflow_rate_fen"`
+	OverrideMaxGPUs int        `json:"override_max_gpus"`
+	OverrideBegins  *time.Time `json:"override_begins"`
+	OverrideEnds    *time.Time `json:"override_ends"`
+}
+
+// QuotaSet creates or replaces a project's quota for a spec (admins only).
+// POST /api/v1/projects/:id/quotas.
+func (h *Handler) QuotaSet(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var b quotaBody
+	if err := decodeJSON(c, 16<<10, &b); err != nil {
+		return err
+	}
+	q := models.Quota{ProjectID: id, Spec: b.Spec, MaxGPUs: b.MaxGPUs, GuaranteedGPUs: b.GuaranteedGPUs,
+		BudgetCardHours: b.BudgetCardHours, StartsAt: b.StartsAt, EndsAt: b.EndsAt, OverflowAllowed: b.OverflowAllowed,
+		OverflowRateFen: b.OverflowRateFen, OverrideMaxGPUs: b.OverrideMaxGPUs, OverrideBegins: b.OverrideBegins, OverrideEnds: b.OverrideEnds}
+	saved, err := h.store.SetQuota(c.Request().Context(), Who(c).User.Name, q, h.now())
+	if err != nil {
+		return apiError(http.StatusUnprocessableEntity, err)
+	}
+	h.sched.Trigger()
+	return c.JSON(http.StatusOK, toQuotaJSON(saved, nil))
+}

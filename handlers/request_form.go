@@ -1,0 +1,92 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+	"kashi/models"
+	"kashi/views"
+)
+
+// RequestFormSubmit files a quota request from the projects page. On bad input the page comes
+// back (422) with the message on the form. POST /projects/requests.
+func (h *Handler) RequestFormSubmit(c echo.Context) error {
+	f := views.RequestForm{Project: c.FormValue("project"), Spec: c.FormValue("spec"), Kind: c.FormValue("kind"),
+		Value: c.FormValue("value"), Begins: c.FormValue("begins"), Ends: c.FormValue("ends"), Reason: c.FormValue("reason")}
+	b, err := h.requestFromForm(f)
+	if err == nil {
+		var req models.QuotaRequest
+		if req, err = h.fileRequest(c, b); err == nil {
+			return c.Redirect(http.StatusSeeOther, "/projects?sent="+strconv.FormatInt(req.ID, 10))
+		}
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) && he.Code == http.StatusForbidden {
+		return err
+	}
+	f.Error = problem(err)
+	d, derr := h.projectsData(c, f)
+	if derr != nil {
+		return derr
+	}
+	return Render(c, http.StatusUnprocessableEntity, views.Projects(Locale(c), d))
+}
+
+// requestFromForm reads the form's fields for the request's kind. Times are local to the
+// billing time zone, as a datetime-local input gives them.
+func (h *Handler) requestFromForm(f views.RequestForm) (requestBody, error) {
+	b := requestBody{Project: f.Project, Spec: f.Spec, Kind: f.Kind, Reason: f.Reason}
+	parseTime := func(field, v string) (*time.Time, error) {
+		t, err := time.ParseInLocation("2006-01-02T15:04", v, h.cfg.Location)
+		if err != nil {
+			return nil, &models.FieldError{Field: field, Msg: "give a date and time"}
+		}
+		return &t, nil
+	}
+	var err error
+	switch f.Kind {
+	case models.RequestLimit, models.RequestBudget:
+		n, perr := strconv.ParseInt(f.Value, 10, 32)
+		if perr != nil {
+			return b, &models.FieldError{Field: "value", Msg: "give a whole number"}
+		}
+		b.Change.MaxGPUs, b.Change.AddCardHours = int(n), n
+		if f.Kind == models.RequestLimit {
+			b.Change.AddCardHours = 0
+		} else {
+			b.Change.MaxGPUs = 0
+		}
+	case models.RequestExtend:
+		b.Change.EndsAt, err = parseTime("ends", f.Ends)
+	case models.RequestOverride:
+		n, perr := strconv.Atoi(f.Value)
+		if perr != nil {
+			return b, &models.FieldError{Field: "value", Msg: "give a whole number of GPUs"}
+		}
+		b.Change.OverrideMaxGPUs = n
+		if b.Change.OverrideBegins, err = parseTime("begins", f.Begins); err == nil {
+			b.Change.OverrideEnds, err = parseTime("ends", f.Ends)
+		}
+	}
+	return b, err
+}
+
+// problem is the message of a refused form: the field error's text, or the HTTP error's.
+func problem(err error) string {
+	var fe *models.FieldError
+	if errors.As(err, &fe) {
+		return fe.Error()
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if pe, ok := he.Message.(protocol.Error); ok {
+			return pe.Error
+		}
+	}
+	return err.Error()
+}

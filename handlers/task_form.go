@@ -1,0 +1,247 @@
+package handlers
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+	"kashi/views"
+)
+
+// maxFormBody bounds a submitted form, as maxTaskBody bounds the JSON.
+const maxFormBody = 256 << 10
+
+// TaskFormSubmit submits a task from the queue page's form. A plain post is answered with a
+// redirect to the queue (303), or the page with the form's problems (422). Through htmx the
+// answer is the form: fresh with a notice and the refreshed lanes, or with its problems (422).
+// POST /queue/tasks.
+func (h *Handler) TaskFormSubmit(c echo.Context) error {
+	vals, err := readTaskForm(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if err := h.canSubmit(c, vals.Project); err != nil {
+		return err
+	}
+	if vals.Owner, err = owner(Who(c), vals.Owner); err != nil {
+		return err
+	}
+	nt, problems := taskFromForm(vals, false)
+	var created int64
+	if len(problems) == 0 {
+		t, _, err := h.store.CreateTask(ctx, nt, h.cfg.TaskLimits, h.now())
+		if problems, err = formProblems(err); err != nil {
+			return err
+		}
+		created = t.ID
+	}
+	l := Locale(c)
+	if len(problems) > 0 {
+		d, err := h.queueData(ctx, h.now(), views.TaskForm{Values: vals, Errors: problems})
+		if err != nil {
+			return err
+		}
+		if isHTMX(c) {
+			return Render(c, http.StatusUnprocessableEntity, views.TaskFormSection(l, d.Form))
+		}
+		return Render(c, http.StatusUnprocessableEntity, views.Queue(l, d))
+	}
+	h.sched.Trigger()
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/queue")
+	}
+	// The next task is likely of the same project and owner.
+	form := newTaskForm(views.TaskFormValues{Project: vals.Project, Owner: vals.Owner})
+	form.Created = created
+	d, err := h.queueData(ctx, h.now(), form)
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, views.TaskFormAnswer(l, d))
+}
+
+// TaskFormValidate checks the form by the rules a submit applies, storing nothing, and
+// answers with the form's status and the problem beside each input (422 when there is one).
+// Inputs left empty are not checked yet, so a half-filled form shows no complaints about
+// what the user has not reached. POST /queue/tasks/validate.
+func (h *Handler) TaskFormValidate(c echo.Context) error {
+	vals, err := readTaskForm(c)
+	if err != nil {
+		return err
+	}
+	nt, problems := taskFromForm(vals, true)
+	if len(problems) == 0 {
+		if problems, err = formProblems(h.store.ValidateTask(c.Request().Context(), nt, h.cfg.TaskLimits)); err != nil {
+			return err
+		}
+	}
+	status := http.StatusOK
+	if len(problems) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	return Render(c, status, views.TaskFormChecked(Locale(c), views.TaskForm{Values: vals, Errors: problems, Checked: true}))
+}
+
+// newTaskForm is an empty form with vals and the defaults filled in and a fresh idempotency
+// key, so that a double submit stores one task.
+func newTaskForm(vals views.TaskFormValues) views.TaskForm {
+	vals.Queue, vals.Priority, vals.DataReady = models.QueueLong, "normal", true
+	var b [16]byte
+	rand.Read(b[:])
+	vals.IdempotencyKey = "form-" + hex.EncodeToString(b[:])
+	return views.TaskForm{Values: vals}
+}
+
+// readTaskForm reads the posted form's values, bounded in size.
+func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, maxFormBody)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return views.TaskFormValues{}, echo.NewHTTPError(http.StatusRequestEntityTooLarge, "the form is too large")
+		}
+		return views.TaskFormValues{}, echo.NewHTTPError(http.StatusBadRequest, "malformed form")
+	}
+	f := r.PostForm
+	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
+	return views.TaskFormValues{Project: get("project"), Name: get("name"), Owner: get("owner"), GPUs: get("gpus"),
+		Spec: get("spec"), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),
+		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
+		DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
+		IdempotencyKey: get("idempotency_key")}, nil
+}
+
+// taskFromForm turns the form's values into the store's input and the problems found while
+// reading them: numbers that are not numbers, environment lines that are not KEY=VALUE. The
+// command takes one argument per line (a line's text is the argument, as typed: there is no
+// shell and no quoting); blank lines are skipped. With partial (inline validation), required
+// inputs left empty get placeholders so that only what was filled in is checked.
+func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[string]views.FormError) {
+	problems := make(map[string]views.FormError)
+	nt := models.NewTask{Project: v.Project, Name: v.Name, Owner: v.Owner, Spec: v.Spec, Queue: v.Queue,
+		Priority: v.Priority, Workdir: v.Workdir, DataReady: v.DataReady, Deferrable: v.Deferrable}
+	if !partial {
+		nt.IdempotencyKey = v.IdempotencyKey
+	}
+	if nt.Queue == "" {
+		nt.Queue = models.QueueLong
+	}
+	if nt.Priority == "" {
+		nt.Priority = "normal"
+	}
+	if v.GPUs != "" {
+		n, err := strconv.Atoi(v.GPUs)
+		if err != nil {
+			problems["gpus"] = views.FormError{Code: views.FormErrInt}
+		}
+		nt.GPUs = n
+	}
+	if v.EstGPUHours != "" {
+		x, err := strconv.ParseFloat(v.EstGPUHours, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			problems["est_gpu_hours"] = views.FormError{Code: views.FormErrNumber}
+		}
+		nt.EstGPUHours = x
+	}
+	if v.MaxRuntimeH != "" {
+		x, err := strconv.ParseFloat(v.MaxRuntimeH, 64)
+		switch {
+		case err != nil || math.IsNaN(x) || math.IsInf(x, 0):
+			problems["max_runtime_h"] = views.FormError{Code: views.FormErrNumber}
+		case x <= 0:
+			nt.MaxRuntime = -1 // refused by the store with the field named
+		default:
+			// Capped far beyond any queue's limit, so the store refuses it as too long.
+			nt.MaxRuntime = time.Duration(min(x, 1e6) * float64(time.Hour))
+		}
+	}
+	for line := range strings.Lines(v.Command) {
+		if strings.TrimSpace(line) != "" {
+			nt.Command = append(nt.Command, strings.TrimRight(line, "\r\n"))
+		}
+	}
+	n := 0
+	for line := range strings.Lines(v.Env) {
+		n++
+		line = strings.TrimRight(line, "\r\n")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" {
+			problems["env"] = views.FormError{Code: views.FormErrEnvLine, Line: n}
+			break
+		}
+		if _, dup := nt.Env[key]; dup {
+			problems["env"] = views.FormError{Code: views.FormErrEnvDup, Line: n, Text: key}
+			break
+		}
+		if nt.Env == nil {
+			nt.Env = make(map[string]string)
+		}
+		nt.Env[key] = val
+	}
+	if v.DataCheck != "" {
+		if strings.Contains(v.DataCheck, "://") {
+			nt.DataCheck.URL = v.DataCheck
+		} else {
+			nt.DataCheck.Path = v.DataCheck
+		}
+	}
+	if partial {
+		if nt.Name == "" {
+			nt.Name = "-"
+		}
+		if nt.Owner == "" {
+			nt.Owner = "-"
+		}
+		if v.GPUs == "" {
+			nt.GPUs = 1
+		}
+		if len(nt.Command) == 0 {
+			nt.Command = []string{"-"}
+		}
+	}
+	return nt, problems
+}
+
+// formProblems turns the store's verdict into the form's problems: a *models.FieldError
+// becomes a problem beside the input it names. Any other error is returned as it is.
+func formProblems(err error) (map[string]views.FormError, error) {
+	var fe *models.FieldError
+	switch {
+	case err == nil:
+		return nil, nil
+	case !errors.As(err, &fe):
+		return nil, err
+	}
+	return map[string]views.FormError{formInput(fe.Field): {Code: views.FormErrStore, Text: fe.Msg}}, nil
+}
+
+// formInput maps a store field ("gpus", "max_runtime_s", "command[0]", "env.PATH",
+// "data_check.url") to the form input it comes from; "" for the form as a whole.
+func formInput(field string) string {
+	switch field {
+	case "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours", "workdir":
+		return field
+	case "max_runtime_s":
+		return "max_runtime_h"
+	}
+	for _, in := range []string{"command", "env", "data_check"} {
+		if field == in || strings.HasPrefix(field, in+"[") || strings.HasPrefix(field, in+".") {
+			return in
+		}
+	}
+	return ""
+}

@@ -1,0 +1,83 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Token scopes: read allows GET only; write allows everything the user may do.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+)
+
+// APIToken lets scripts and the CLI act as a user.
+type APIToken struct {
+	ID         int64
+	UserID     int64
+	Name       string
+	TokenHash  string `json:"-"`
+	Scope      string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// CreateAPIToken makes a token for user and returns it once; only its hash is stored.
+func (s *Store) CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, APIToken, error) {
+	if err := checkName("name", name, 100); err != nil {
+		return "", APIToken{}, err
+	}
+	if scope != ScopeRead && scope != ScopeWrite {
+		return "", APIToken{}, fieldErr("scope", "must be read or write, got %q", truncate(scope, 20))
+	}
+	token, hash := NewToken("ka_")
+	row := APIToken{UserID: userID, Name: name, TokenHash: hash, Scope: scope, CreatedAt: UTC(now)}
+	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+		return "", APIToken{}, fmt.Errorf("models: create token: %w", err)
+	}
+	return token, row, nil
+}
+
+// TokenUser returns the user and scope of a live token and records its use.
+func (s *Store) TokenUser(ctx context.Context, token string, now time.Time) (User, APIToken, error) {
+	db := s.db.WithContext(ctx)
+	var t APIToken
+	if err := db.Where("token_hash = ? AND revoked_at IS NULL", HashToken(token)).Take(&t).Error; err != nil {
+		return User{}, t, notFound("api token", err)
+	}
+	var u User
+	if err := db.Where("id = ? AND NOT disabled", t.UserID).Take(&u).Error; err != nil {
+		return User{}, t, notFound("token user", err)
+	}
+	now = UTC(now)
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute {
+		db.Model(&t).Update("last_used_at", now)
+	}
+	return u, t, nil
+}
+
+// APITokens returns a user's tokens, newest first.
+func (s *Store) APITokens(ctx context.Context, userID int64) ([]APIToken, error) {
+	var out []APIToken
+	if err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("id DESC").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: tokens of user %d: %w", userID, err)
+	}
+	return out, nil
+}
+
+// RevokeAPIToken revokes one of a user's tokens.
+func (s *Store) RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error {
+	res := s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ? AND user_id = ? AND revoked_at IS NULL", id, userID).
+		Update("revoked_at", UTC(now))
+	if res.Error != nil {
+		return fmt.Errorf("models: revoke token %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("models: token %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+func (APIToken) TableName() string { return "api_tokens" }

@@ -1,0 +1,301 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// PoolConfig is an admin's configuration of a pool: where its machines come from and how the
+// scaling loop sizes it. Durations are in seconds; a zero duration, step, mark or cap means
+// the scheduler's default (see scheduler.ScalePolicy). Every change is kept as a version.
+type PoolConfig struct {
+	// Provider names the fleet provider ("sim", "exec", …); "static" pools are not scaled.
+	Provider    string `json:"provider"`
+	Spec        string `json:"spec"`
+	GPUsPerNode int    `json:"gpus_per_node"`
+	Flavor      string `json:"flavor"`
+	Image       string `json:"image"`
+	// Enabled lets the scaling loop add and remove the pool's machines.
+	Enabled     bool `json:"enabled"`
+	MinNodes    int  `json:"min_nodes"`
+	MaxNodes    int  `json:"max_nodes"`
+	Step        int  `json:"step"`
+	ReservedMin int  `json:"reserved_min"`
+	// AnySpec: tasks that take any spec count as this pool's demand.
+	AnySpec           bool    `json:"any_spec"`
+	BootTimeoutS      int64   `json:"boot_timeout_s"`
+	ScaleUpDelayS     int64   `json:"scale_up_delay_s"`
+	MemoryHighPct     float64 `json:"memory_high_pct"`
+	MemoryHighWindowS int64   `json:"memory_high_window_s"`
+	MemoryLowPct      float64 `json:"memory_low_pct"`
+	MemoryLowWindowS  int64   `json:"memory_low_window_s"`
+	UnneededS         int64   `json:"unneeded_s"`
+	CooldownUpS       int64   `json:"cooldown_up_s"`
+	CooldownDownS     int64   `json:"cooldown_down_s"`
+	MaxInFlight       int     `json:"max_in_flight"`
+	DrainBufferS      int64   `json:"drain_buffer_s"`
+	// AdoptUnknown: a machine carrying the pool's tags that Kashi has no intent for is
+	// adopted (true) or deleted (false).
+	AdoptUnknown bool `json:"adopt_unknown"`
+}
+
+// flavorRE is what a flavor or image may hold (see fleet.CreateRequest.Validate): no quotes,
+// braces, backslashes or control characters.
+var flavorRE = regexp.MustCompile(`^[^"\\{}\x00-\x1f\x7f]{0,128}$`)
+
+// maxPolicySeconds bounds every duration of a pool's policy: 30 days.
+const maxPolicySeconds = 30 * 24 * 3600
+
+// Validate checks the configuration; errors are *FieldError with the JSON field name.
+func (c PoolConfig) Validate() error {
+	if err := checkName("provider", c.Provider, 50); err != nil {
+		return err
+	}
+	if err := checkName("spec", c.Spec, 100); err != nil {
+		return err
+	}
+	switch {
+	case !flavorRE.MatchString(c.Flavor):
+		return fieldErr("flavor", "must be at most 128 characters without quotes, braces or backslashes")
+	case !flavorRE.MatchString(c.Image):
+		return fieldErr("image", "must be at most 128 characters without quotes, braces or backslashes")
+	case c.GPUsPerNode < 1 || c.GPUsPerNode > 64:
+		return fieldErr("gpus_per_node", "must be 1 to 64, got %d", c.GPUsPerNode)
+	case c.MinNodes < 0:
+		return fieldErr("min_nodes", "must be ≥ 0, got %d", c.MinNodes)
+	case c.MaxNodes < c.MinNodes || c.MaxNodes > 10000:
+		return fieldErr("max_nodes", "must be between min_nodes (%d) and 10000, got %d", c.MinNodes, c.MaxNodes)
+	case c.Step < 0 || c.Step > 1000:
+		return fieldErr("step", "must be 0 (one) to 1000, got %d", c.Step)
+	case c.ReservedMin < 0 || c.ReservedMin > c.MaxNodes:
+		return fieldErr("reserved_min", "must be between 0 and max_nodes (%d), got %d", c.MaxNodes, c.ReservedMin)
+	case c.MaxInFlight < 0 || c.MaxInFlight > 1000:
+		return fieldErr("max_in_flight", "must be 0 (default) to 1000, got %d", c.MaxInFlight)
+	case c.MemoryHighPct < 0 || c.MemoryHighPct > 100:
+		return fieldErr("memory_high_pct", "must be 0 (default) to 100, got %g", c.MemoryHighPct)
+	case c.MemoryLowPct < 0 || c.MemoryLowPct > 100:
+		return fieldErr("memory_low_pct", "must be 0 (default) to 100, got %g", c.MemoryLowPct)
+	case c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct:
+		return fieldErr("memory_low_pct", "must be under memory_high_pct (%g), got %g", c.MemoryHighPct, c.MemoryLowPct)
+	}
+	for _, d := range []struct {
+		field string
+		v     int64
+	}{{"boot_timeout_s", c.BootTimeoutS}, {"scale_up_delay_s", c.ScaleUpDelayS},
+		{"memory_high_window_s", c.MemoryHighWindowS}, {"memory_low_window_s", c.MemoryLowWindowS},
+		{"unneeded_s", c.UnneededS}, {"cooldown_up_s", c.CooldownUpS}, {"cooldown_down_s", c.CooldownDownS},
+		{"drain_buffer_s", c.DrainBufferS}} {
+		if d.v < 0 || d.v > maxPolicySeconds {
+			return fieldErr(d.field, "must be 0 (default) to %d seconds, got %d", maxPolicySeconds, d.v)
+		}
+	}
+	return nil
+}
+
+// PoolPolicy is the stored configuration of one pool, as its latest version says.
+type PoolPolicy struct {
+	PoolID    int64 `gorm:"primaryKey;autoIncrement:false"`
+	Version   int
+	Enabled   bool
+	Config    string
+	UpdatedAt time.Time
+	UpdatedBy string
+}
+
+func (PoolPolicy) TableName() string { return "pool_policies" }
+
+// PoolPolicyVersion is one change of a pool's configuration: who, when, why, and the
+// configuration before and after, as JSON ("null" before the first).
+type PoolPolicyVersion struct {
+	ID      int64
+	PoolID  int64
+	Version int
+	At      time.Time
+	By      string
+	Note    string
+	Before  string
+	After   string
+}
+
+func (PoolPolicyVersion) TableName() string { return "pool_policy_versions" }
+
+// ConfiguredPool is a pool with its current configuration.
+type ConfiguredPool struct {
+	Pool
+	Config    PoolConfig
+	Version   int
+	UpdatedAt time.Time
+	UpdatedBy string
+}
+
+// SavePoolConfig stores cfg as the named pool's new configuration version, creating the pool
+// if needed, and returns the pool as saved. Saving a configuration equal to the current one
+// adds no version. A pool's spec cannot change while it has nodes.
+func (s *Store) SavePoolConfig(ctx context.Context, name string, cfg PoolConfig, by, note string, now time.Time) (ConfiguredPool, error) {
+	if err := checkName("name", name, 100); err != nil {
+		return ConfiguredPool{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return ConfiguredPool{}, err
+	}
+	now = UTC(now)
+	var out ConfiguredPool
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		out, err = savePoolConfig(tx, name, cfg, by, note, now)
+		return err
+	})
+	if err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return ConfiguredPool{}, err
+		}
+		return ConfiguredPool{}, fmt.Errorf("models: save pool %q: %w", name, err)
+	}
+	return out, nil
+}
+
+func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, now time.Time) (ConfiguredPool, error) {
+	var pool Pool
+	err := tx.Where("name = ?", name).Take(&pool).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		pool = Pool{Name: name, Spec: cfg.Spec, Provider: cfg.Provider, GPUsPerNode: cfg.GPUsPerNode, CreatedAt: now}
+		if err := tx.Create(&pool).Error; err != nil {
+			return ConfiguredPool{}, err
+		}
+	case err != nil:
+		return ConfiguredPool{}, err
+	default:
+		if pool.Spec != cfg.Spec {
+			var nodes int64
+			if err := tx.Model(&Node{}).Where("pool_id = ? AND state <> ?", pool.ID, NodeRemoved).Count(&nodes).Error; err != nil {
+				return ConfiguredPool{}, err
+			}
+			if nodes > 0 {
+				return ConfiguredPool{}, fieldErr("spec", "pool %q has %d nodes of %s", name, nodes, pool.Spec)
+			}
+		}
+		pool.Spec, pool.Provider, pool.GPUsPerNode = cfg.Spec, cfg.Provider, cfg.GPUsPerNode
+		err := tx.Model(&Pool{}).Where("id = ?", pool.ID).
+			Updates(map[string]any{"spec": cfg.Spec, "provider": cfg.Provider, "gpus_per_node": cfg.GPUsPerNode}).Error
+		if err != nil {
+			return ConfiguredPool{}, err
+		}
+	}
+	after, err := json.Marshal(cfg)
+	if err != nil {
+		return ConfiguredPool{}, err
+	}
+	var cur PoolPolicy
+	err = tx.Where("pool_id = ?", pool.ID).Take(&cur).Error
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		return ConfiguredPool{}, err
+	}
+	before := cur.Config
+	if before == "" {
+		before = "null"
+	}
+	if before == string(after) {
+		return ConfiguredPool{Pool: pool, Config: cfg, Version: cur.Version, UpdatedAt: cur.UpdatedAt, UpdatedBy: cur.UpdatedBy}, nil
+	}
+	next := PoolPolicy{PoolID: pool.ID, Version: cur.Version + 1, Enabled: cfg.Enabled, Config: string(after),
+		UpdatedAt: now, UpdatedBy: truncate(by, 100)}
+	if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&next).Error; err != nil {
+		return ConfiguredPool{}, err
+	}
+	v := PoolPolicyVersion{PoolID: pool.ID, Version: next.Version, At: now, By: next.UpdatedBy, Note: truncate(note, 500),
+		Before: before, After: string(after)}
+	if err := tx.Create(&v).Error; err != nil {
+		return ConfiguredPool{}, err
+	}
+	return ConfiguredPool{Pool: pool, Config: cfg, Version: next.Version, UpdatedAt: now, UpdatedBy: next.UpdatedBy}, nil
+}
+
+// ConfiguredPools returns every pool that has a configuration, by name.
+func (s *Store) ConfiguredPools(ctx context.Context) ([]ConfiguredPool, error) {
+	var rows []struct {
+		Pool
+		Version   int
+		Config    string
+		UpdatedAt time.Time
+		UpdatedBy string
+	}
+	err := s.db.WithContext(ctx).Table("pools").
+		Select("pools.*, pool_policies.version, pool_policies.config, pool_policies.updated_at, pool_policies.updated_by").
+		Joins("JOIN pool_policies ON pool_policies.pool_id = pools.id").Order("pools.name").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: configured pools: %w", err)
+	}
+	out := make([]ConfiguredPool, len(rows))
+	for i, r := range rows {
+		out[i] = ConfiguredPool{Pool: r.Pool, Version: r.Version, UpdatedAt: r.UpdatedAt, UpdatedBy: r.UpdatedBy}
+		if err := json.Unmarshal([]byte(r.Config), &out[i].Config); err != nil {
+			return nil, fmt.Errorf("models: pool %q config: %w", r.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// ConfiguredPoolByName returns the named pool with its configuration.
+func (s *Store) ConfiguredPoolByName(ctx context.Context, name string) (ConfiguredPool, error) {
+	pools, err := s.ConfiguredPools(ctx)
+	if err != nil {
+		return ConfiguredPool{}, err
+	}
+	for _, p := range pools {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return ConfiguredPool{}, fmt.Errorf("models: configured pool %q: %w", name, ErrNotFound)
+}
+
+// PoolConfigVersions returns the named pool's configuration history, newest first.
+func (s *Store) PoolConfigVersions(ctx context.Context, name string) ([]PoolPolicyVersion, error) {
+	var out []PoolPolicyVersion
+	err := s.db.WithContext(ctx).Table("pool_policy_versions").Select("pool_policy_versions.*").
+		Joins("JOIN pools ON pools.id = pool_policy_versions.pool_id").Where("pools.name = ?", name).
+		Order("pool_policy_versions.version DESC").Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: versions of pool %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// RollBackPoolConfig makes the configuration of version the named pool's current one, as a
+// new version noted "roll back to vN".
+func (s *Store) RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (ConfiguredPool, error) {
+	now = UTC(now)
+	var out ConfiguredPool
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var v PoolPolicyVersion
+		err := tx.Table("pool_policy_versions").Select("pool_policy_versions.*").
+			Joins("JOIN pools ON pools.id = pool_policy_versions.pool_id").
+			Where("pools.name = ? AND pool_policy_versions.version = ?", name, version).Take(&v).Error
+		if err != nil {
+			return notFound(fmt.Sprintf("pool %q version %d", name, version), err)
+		}
+		var cfg PoolConfig
+		if err := json.Unmarshal([]byte(v.After), &cfg); err != nil {
+			return fmt.Errorf("models: pool %q version %d: %w", name, version, err)
+		}
+		out, err = savePoolConfig(tx, name, cfg, by, fmt.Sprintf("roll back to v%d", version), now)
+		return err
+	})
+	if err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) || errors.Is(err, ErrNotFound) {
+			return ConfiguredPool{}, err
+		}
+		return ConfiguredPool{}, fmt.Errorf("models: roll back pool %q: %w", name, err)
+	}
+	return out, nil
+}

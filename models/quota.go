@@ -1,0 +1,168 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Quota is a project's contract for one spec ("" = all specs together): how many GPUs it may
+// hold at once, how many are guaranteed to it, its monthly card-hour budget, when it starts
+// and ends, and whether it may overflow (and at what rate, in fen per card-hour).
+type Quota struct {
+	ID              int64
+	ProjectID       int64
+	Spec            string
+	MaxGPUs         int `gorm:"column:max_gpus"`
+	GuaranteedGPUs  int `gorm:"column:guaranteed_gpus"`
+	BudgetCardHours int64
+	StartsAt        time.Time
+	EndsAt          time.Time
+	OverflowAllowed bool
+	OverflowRateFen int64
+	// A temporary override of MaxGPUs between OverrideBegins and OverrideEnds.
+	OverrideMaxGPUs int `gorm:"column:override_max_gpus"`
+	OverrideBegins  *time.Time
+	OverrideEnds    *time.Time
+	UpdatedAt       time.Time
+}
+
+// Active reports whether the quota is in force at now.
+func (q Quota) Active(now time.Time) bool { return !now.Before(q.StartsAt) && now.Before(q.EndsAt) }
+
+// Limit is the concurrent GPU limit at now, the override's while one is in force.
+func (q Quota) Limit(now time.Time) int {
+	if q.OverrideBegins != nil && q.OverrideEnds != nil && !now.Before(*q.OverrideBegins) && now.Before(*q.OverrideEnds) {
+		return q.OverrideMaxGPUs
+	}
+	return q.MaxGPUs
+}
+
+// validate checks a quota's values.
+func (q Quota) validate() error {
+	switch {
+	case q.MaxGPUs < 1:
+		return fieldErr("max_gpus", "must be at least 1, got %d", q.MaxGPUs)
+	case q.GuaranteedGPUs < 0 || q.GuaranteedGPUs > q.MaxGPUs:
+		return fieldErr("guaranteed_gpus", "must be between 0 and the limit %d, got %d", q.MaxGPUs, q.GuaranteedGPUs)
+	case q.BudgetCardHours < 1:
+		return fieldErr("budget_card_hours", "must be at least 1, got %d", q.BudgetCardHours)
+	case q.StartsAt.IsZero():
+		return fieldErr("starts_at", "is required")
+	case !q.EndsAt.After(q.StartsAt):
+		return fieldErr("ends_at", "must be after the start")
+	case q.OverflowRateFen < 0:
+		return fieldErr("overflow_rate_fen", "must not be negative")
+	case len(q.Spec) > 100:
+		return fieldErr("spec", "is longer than 100 bytes")
+	}
+	if q.OverrideBegins != nil || q.OverrideEnds != nil {
+		switch {
+		case q.OverrideBegins == nil || q.OverrideEnds == nil || !q.OverrideEnds.After(*q.OverrideBegins):
+			return fieldErr("override_ends", "an override needs a begin and a later end")
+		case q.OverrideMaxGPUs < 1:
+			return fieldErr("override_max_gpus", "must be at least 1, got %d", q.OverrideMaxGPUs)
+		}
+	}
+	return nil
+}
+
+// SetQuota creates or replaces a project's quota for a spec, recording the change in the audit
+// log with its before and after values.
+func (s *Store) SetQuota(ctx context.Context, actor string, q Quota, now time.Time) (Quota, error) {
+	if err := q.validate(); err != nil {
+		return Quota{}, err
+	}
+	now = UTC(now)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Select("id").Where("id = ?", q.ProjectID).Take(&Project{}).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return fieldErr("project", "unknown project %d", q.ProjectID)
+			}
+			return err
+		}
+		var before *Quota
+		var cur Quota
+		err := tx.Where("project_id = ? AND spec = ?", q.ProjectID, q.Spec).Take(&cur).Error
+		switch {
+		case err == nil:
+			before, q.ID = &cur, cur.ID
+		case !errors.Is(err, gorm.ErrRecordNotFound):
+			return err
+		}
+		q.StartsAt, q.EndsAt, q.UpdatedAt = UTC(q.StartsAt), UTC(q.EndsAt), now
+		if err := tx.Save(&q).Error; err != nil {
+			return err
+		}
+		return audit(tx, now, actor, AuditQuotaChange, &q.ProjectID, fmt.Sprintf("quota %s", specLabel(q.Spec)), before, q)
+	})
+	if err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return Quota{}, err
+		}
+		return Quota{}, fmt.Errorf("models: set quota: %w", err)
+	}
+	return q, nil
+}
+
+func specLabel(spec string) string {
+	if spec == "" {
+		return "(all specs)"
+	}
+	return spec
+}
+
+// Quotas returns every quota, or a project's when projectID is not 0.
+func (s *Store) Quotas(ctx context.Context, projectID int64) ([]Quota, error) {
+	q := s.db.WithContext(ctx).Order("project_id, spec")
+	if projectID != 0 {
+		q = q.Where("project_id = ?", projectID)
+	}
+	var out []Quota
+	if err := q.Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: quotas: %w", err)
+	}
+	return out, nil
+}
+
+// UsageSeconds returns the card-seconds each project held on each spec in [since, now):
+// closed and open allocations, clipped to the window.
+func (s *Store) UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error) {
+	var rows []struct {
+		ProjectID int64
+		Spec      string
+		StartedAt time.Time
+		EndedAt   *time.Time
+	}
+	err := s.db.WithContext(ctx).Table("allocations").
+		Select("allocations.project_id, gpus.spec, allocations.started_at, allocations.ended_at").
+		Joins("JOIN gpus ON gpus.id = allocations.gpu_id").
+		Where("(allocations.ended_at IS NULL OR allocations.ended_at > ?) AND allocations.started_at < ?", UTC(since), UTC(now)).
+		Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: usage since %s: %w", since, err)
+	}
+	out := make(map[int64]map[string]int64)
+	for _, r := range rows {
+		start, end := r.StartedAt, now
+		if r.EndedAt != nil && r.EndedAt.Before(now) {
+			end = *r.EndedAt
+		}
+		if start.Before(since) {
+			start = since
+		}
+		if end.After(start) {
+			if out[r.ProjectID] == nil {
+				out[r.ProjectID] = make(map[string]int64)
+			}
+			out[r.ProjectID][r.Spec] += int64(end.Sub(start) / time.Second)
+		}
+	}
+	return out, nil
+}
+
+func (Quota) TableName() string { return "quotas" }

@@ -1,0 +1,67 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"kashi/models"
+	"kashi/models/modelstest"
+)
+
+func TestValidateTask(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		registerNode(t, s, "v-a100-1", "a100", 4)
+		if _, err := s.EnsureProject(ctx, "vision", t0); err != nil {
+			t.Fatal(err)
+		}
+		good := models.NewTask{Project: "vision", Name: "eval", Owner: "ana", GPUs: 2, Spec: "A100-80G",
+			Queue: models.QueueShort, Priority: "normal", MaxRuntime: time.Hour, Command: []string{"python", "eval.py"}}
+		tests := map[string]struct {
+			change func(nt *models.NewTask)
+			field  string // "" for valid
+		}{
+			"valid":               {func(*models.NewTask) {}, ""},
+			"too many GPUs":       {func(nt *models.NewTask) { nt.GPUs = 5 }, "gpus"},
+			"unknown spec":        {func(nt *models.NewTask) { nt.Spec = "H100-80G" }, "spec"},
+			"unknown project":     {func(nt *models.NewTask) { nt.Project = "nope" }, "project"},
+			"short lane too long": {func(nt *models.NewTask) { nt.MaxRuntime = 3 * time.Hour }, "max_runtime_s"},
+			"empty program":       {func(nt *models.NewTask) { nt.Command = []string{""} }, "command[0]"},
+		}
+		for name, tc := range tests {
+			t.Run(name, func(t *testing.T) {
+				nt := good
+				tc.change(&nt)
+				err := s.ValidateTask(ctx, nt, models.DefaultTaskLimits)
+				var fe *models.FieldError
+				switch {
+				case tc.field == "" && err != nil:
+					t.Errorf("ValidateTask(...) = %v, want nil", err)
+				case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field):
+					t.Errorf("ValidateTask(...) = %v, want a FieldError on %s", err, tc.field)
+				}
+			})
+		}
+		rows, err := s.Tasks(ctx, models.TaskFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 0 {
+			t.Errorf("ValidateTask stored %d tasks, want 0", len(rows))
+		}
+	})
+}
+
+func TestNodeNames(t *testing.T) {
+	s := modelstest.SQLite(t, models.Options{})
+	n := registerNode(t, s, "v-a100-1", "a100", 1)
+	got, err := s.NodeNames(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[n.ID] != "v-a100-1" {
+		t.Errorf("NodeNames() = %v, want {%d: v-a100-1}", got, n.ID)
+	}
+}

@@ -1,0 +1,62 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+)
+
+// SpecCapacity is one spec's cards at snapshot time: the free capacity (余量) a submitter
+// looks at before asking for cards.
+type SpecCapacity struct {
+	Spec string
+	// Total counts every card of the spec, on every node, schedulable or not.
+	Total int
+	// Held counts the cards running tasks hold.
+	Held int
+	// Free counts the cards of schedulable nodes that no task holds: what tasks could take
+	// now. Total − Held − Free cards sit unheld on draining, lost or not-ready nodes.
+	Free int
+	// LargestFree is the most free cards on one schedulable node: the largest task that fits
+	// on one node now. A task asking more waits even when Free is enough, unless it is larger
+	// than every node and takes whole free nodes.
+	LargestFree int
+}
+
+// FreeCapacity sums the snapshot's cards per spec, in spec name order. It is pure: the
+// same snapshot gives the same answer on every replica.
+func FreeCapacity(snap Snapshot) []SpecCapacity {
+	held := make(map[int64]bool)
+	for _, r := range snap.Running {
+		for _, g := range r.GPUIDs {
+			held[g] = true
+		}
+	}
+	bySpec := make(map[string]*SpecCapacity)
+	var out []SpecCapacity
+	for _, n := range snap.Nodes {
+		c, ok := bySpec[n.Spec]
+		if !ok {
+			c = &SpecCapacity{Spec: n.Spec}
+			bySpec[n.Spec] = c
+		}
+		free := 0
+		for _, g := range n.GPUs {
+			c.Total++
+			if held[g.ID] {
+				c.Held++
+			} else {
+				free++
+			}
+		}
+		if n.Schedulable {
+			c.Free += free
+			c.LargestFree = max(c.LargestFree, free)
+		}
+	}
+	out = make([]SpecCapacity, 0, len(bySpec))
+	for _, c := range bySpec {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b SpecCapacity) int { return cmp.Compare(a.Spec, b.Spec) })
+	return out
+}

@@ -1,0 +1,51 @@
+package scheduler
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFreeCapacity(t *testing.T) {
+	tests := map[string]struct {
+		snap Snapshot
+		want []SpecCapacity
+	}{
+		"empty fleet": {Snapshot{}, []SpecCapacity{}},
+		"all free": {
+			snapshot(node(1, "A100-80G", 8), node(2, "A100-80G", 8)).s,
+			[]SpecCapacity{{Spec: "A100-80G", Total: 16, Free: 16, LargestFree: 8}},
+		},
+		"held cards and the largest block": {
+			// Node 1 has 2 free, node 2 has 5 free: 7 free, but at most 5 on one node.
+			snapshot(node(1, "A100-80G", 8), node(2, "A100-80G", 8)).
+				run(running(10, gpus(1, 0, 5)...), running(11, gpus(2, 0, 2)...)).s,
+			[]SpecCapacity{{Spec: "A100-80G", Total: 16, Held: 9, Free: 7, LargestFree: 5}},
+		},
+		"unschedulable nodes count in total, not in free": {
+			snapshot(node(1, "H800-80G", 8), draining(node(2, "H800-80G", 8))).
+				run(running(10, gpus(2, 0, 3)...)).s,
+			[]SpecCapacity{{Spec: "H800-80G", Total: 16, Held: 4, Free: 8, LargestFree: 8}},
+		},
+		"specs in name order": {
+			snapshot(node(1, "RTX4090-24G", 4), node(2, "A100-80G", 8), node(3, "H800-80G", 8)).
+				run(running(10, gpus(3, 0, 7)...)).s,
+			[]SpecCapacity{
+				{Spec: "A100-80G", Total: 8, Free: 8, LargestFree: 8},
+				{Spec: "H800-80G", Total: 8, Held: 8},
+				{Spec: "RTX4090-24G", Total: 4, Free: 4, LargestFree: 4},
+			},
+		},
+		"a card held twice counts once; unknown cards are ignored": {
+			snapshot(node(1, "A100-80G", 4)).run(running(10, gid(1, 0)), running(11, gid(1, 0), gid(9, 9))).s,
+			[]SpecCapacity{{Spec: "A100-80G", Total: 4, Held: 1, Free: 3, LargestFree: 3}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, FreeCapacity(tc.snap)); diff != "" {
+				t.Errorf("FreeCapacity(...) mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package scheduler
+
+// gshare is one project's guaranteed share of one spec and the cards of that spec it holds.
+type gshare struct {
+	project    string
+	guaranteed int32
+	held       int32
+}
+
+// initGuarantees collects the guaranteed shares per spec and counts the cards each project
+// already holds on that spec.
+func (d *decider) initGuarantees() {
+	// Projects with nothing queued hold guarantees too, so walk the quotas, not the queue.
+	for name, qs := range d.snap.Quotas {
+		if len(qs.Guaranteed) == 0 {
+			continue
+		}
+		for spec, g := range qs.Guaranteed {
+			s, ok := d.f.specIdx[spec]
+			if !ok || g <= 0 {
+				continue
+			}
+			if d.guar == nil {
+				d.guar = make([][]gshare, len(d.f.specs))
+			}
+			d.guar[s] = append(d.guar[s], gshare{project: name, guaranteed: int32(g)})
+		}
+	}
+	if d.guar == nil {
+		return
+	}
+	for i := range d.snap.Running {
+		r := &d.snap.Running[i]
+		for _, g := range r.GPUIDs {
+			if s, ok := d.f.specOfGPU[g]; ok {
+				d.holdGuaranteedBy(r.Project, s, 1)
+			}
+		}
+	}
+}
+
+// holdGuaranteed counts g more cards of spec s held by the queued project p.
+func (d *decider) holdGuaranteed(p, s, g int32) {
+	if d.guar != nil && s >= 0 {
+		d.holdGuaranteedBy(d.q.projName[p], s, g)
+	}
+}
+
+// holdGuaranteedBy counts g more cards of spec s held by the named project against its
+// guarantee.
+func (d *decider) holdGuaranteedBy(project string, s, g int32) {
+	for k := range d.guar[s] {
+		if d.guar[s][k].project == project {
+			d.guar[s][k].held += g
+		}
+	}
+}
+
+// keepGuarantees narrows d.inQ to the specs where a long task of project p taking g cards
+// leaves enough free cards for the unmet guaranteed shares of the other projects; it reports
+// whether any spec remains. Short tasks may borrow guaranteed cards: they give them back
+// within the short lane's limit.
+func (d *decider) keepGuarantees(p, g int32) bool {
+	n := 0
+	for _, s := range d.inQ {
+		owed := int32(0)
+		for _, gs := range d.guar[s] {
+			if gs.project != d.q.projName[p] && gs.held < gs.guaranteed {
+				owed += gs.guaranteed - gs.held
+			}
+		}
+		if owed == 0 || d.f.specs[s].freeGPUs-g >= owed {
+			d.inQ[n] = s
+			n++
+		}
+	}
+	d.inQ = d.inQ[:n]
+	return n > 0
+}

@@ -1,0 +1,112 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"kashi/agent/protocol"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/scheduler"
+)
+
+// quotaFixture is a store with one 8-card A100 node, project "vision" and a quota on it.
+func quotaFixture(t *testing.T, q models.Quota) (*models.Store, *scheduler.Loop, models.Project, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	s := modelstest.SQLite(t, models.Options{})
+	req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100"}
+	for i := 0; i < 8; i++ {
+		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+	}
+	if _, err := s.RegisterNode(ctx, req, "h", t0); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := s.EnsureProject(ctx, "vision", t0)
+	q.ProjectID = p.ID
+	if _, err := s.SetQuota(ctx, "admin", q, t0); err != nil {
+		t.Fatal(err)
+	}
+	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: func() time.Time { return t0 },
+		NodeStaleAfter: 24 * time.Hour})
+	return s, loop, p, t0
+}
+
+func submit(t *testing.T, s *models.Store, gpus int, at time.Time) models.Task {
+	t.Helper()
+	tk, _, err := s.CreateTask(context.Background(), models.NewTask{Project: "vision", Name: "t", Owner: "alice", GPUs: gpus,
+		Spec: "A100-80G", Queue: models.QueueLong, Priority: "normal", Command: []string{"x"}, DataReady: true}, models.DefaultTaskLimits, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func TestLoopEnforcesConcurrentLimit(t *testing.T) {
+	ctx := context.Background()
+	base := models.Quota{Spec: "A100-80G", MaxGPUs: 4, BudgetCardHours: 1000,
+		StartsAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), EndsAt: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s, loop, _, t0 := quotaFixture(t, base)
+	first, second := submit(t, s, 4, t0), submit(t, s, 2, t0)
+	if _, err := loop.RunOnce(ctx, t0); err != nil {
+		t.Fatal(err)
+	}
+	if row, _ := s.TaskByID(ctx, first.ID); row.State != models.TaskStarting {
+		t.Errorf("first task %s, want starting", row.State)
+	}
+	row, _ := s.TaskByID(ctx, second.ID)
+	if row.State != models.TaskQueued || !strings.Contains(row.Reason, "quota") {
+		t.Errorf("second task %s %q, want queued waiting for quota", row.State, row.Reason)
+	}
+}
+
+func TestLoopBudgetExhaustion(t *testing.T) {
+	ctx := context.Background()
+	for name, overflow := range map[string]bool{"without overflow": false, "with overflow": true} {
+		t.Run(name, func(t *testing.T) {
+			q := models.Quota{Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 2, OverflowAllowed: overflow, OverflowRateFen: 500,
+				StartsAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), EndsAt: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
+			s, loop, _, t0 := quotaFixture(t, q)
+			// Two cards for an hour spend the 2 card-hour budget.
+			spend := submit(t, s, 2, t0)
+			loop.RunOnce(ctx, t0)
+			nodes, _ := s.Nodes(ctx)
+			s.ReportTaskStatus(ctx, nodes[0].ID, spend.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: t0.Add(time.Hour)}, t0.Add(time.Hour))
+			next := submit(t, s, 1, t0.Add(time.Hour))
+			if _, err := loop.RunOnce(ctx, t0.Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			row, _ := s.TaskByID(ctx, next.ID)
+			open, _ := s.OpenAllocations(ctx)
+			switch {
+			case !overflow && (row.State != models.TaskQueued || !strings.Contains(row.Reason, "budget")):
+				t.Errorf("task %s %q, want queued waiting for budget", row.State, row.Reason)
+			case overflow && (row.State != models.TaskStarting || len(open) != 1 || !open[0].Overflow):
+				t.Errorf("task %s with allocations %+v, want starting with an overflow allocation", row.State, open)
+			}
+		})
+	}
+}
+
+func TestQuotaStates(t *testing.T) {
+	now := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	ends := now.Add(24 * time.Hour)
+	quotas := []models.Quota{
+		{ProjectID: 1, Spec: "A", MaxGPUs: 8, GuaranteedGPUs: 2, BudgetCardHours: 10, StartsAt: now.Add(-time.Hour), EndsAt: ends},
+		{ProjectID: 1, Spec: "", MaxGPUs: 12, BudgetCardHours: 100, StartsAt: now.Add(-time.Hour), EndsAt: ends, OverflowAllowed: true},
+		{ProjectID: 2, Spec: "A", MaxGPUs: 4, BudgetCardHours: 10, StartsAt: now.Add(-48 * time.Hour), EndsAt: now.Add(-time.Hour)},
+	}
+	usage := map[int64]map[string]int64{1: {"A": 10 * 3600, "B": 3600}}
+	got := scheduler.QuotaStates(quotas, usage, map[int64]string{1: "vision", 2: "nlp"}, now)
+	v := got["vision"]
+	if v.MaxGPUs != 12 || v.MaxGPUsBySpec["A"] != 8 || !v.ExhaustedSpecs["A"] || v.BudgetExhausted || !v.Overflow || v.Guaranteed["A"] != 2 {
+		t.Errorf("QuotaStates(...)[vision] = %+v", v)
+	}
+	if n := got["nlp"]; !n.ExhaustedSpecs["A"] || n.Guaranteed["A"] != 0 {
+		t.Errorf("QuotaStates(...)[nlp] = %+v, want an ended contract: exhausted, no guarantee", n)
+	}
+}

@@ -1,0 +1,77 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+)
+
+// ReasonStarting marks a pending task that Decide places now: the loop's next tick starts it.
+// Decide never gives it; QueueView does, so that a task about to start is not missing from
+// the queue in the moment before the tick.
+const ReasonStarting Reason = "starting"
+
+// QueueView is the queue at one moment, as the queue page and GET /api/v1/queue show it.
+type QueueView struct {
+	Now time.Time
+	// Entries are the pending tasks lane by lane (short first), each lane in queue order:
+	// first the tasks Decide places now (ReasonStarting, position 0), then the waiting tasks
+	// by Position.
+	Entries []QueueEntry
+	// Capacity is the free capacity per spec (see FreeCapacity).
+	Capacity []SpecCapacity
+}
+
+// QueueEntry is one pending task of a QueueView.
+type QueueEntry struct {
+	Waiting
+	// Starting is true for a task Decide places now. Its Reason is ReasonStarting, its
+	// Position 0, its ETAs now and its Spec that of the cards it gets.
+	Starting bool
+}
+
+// String explains the entry in one English sentence, as Waiting.String does.
+func (e QueueEntry) String() string {
+	if e.Starting {
+		return "starting: cards are free for it"
+	}
+	return e.Waiting.String()
+}
+
+// Queue reads a snapshot at now and decides over it with the loop's policy, storing nothing:
+// the queue as the next tick would see it. Decide is pure, so Queue is safe to call from any
+// number of requests at once, on every replica, and the same data gives the same answer.
+func (l *Loop) Queue(ctx context.Context, now time.Time) (QueueView, error) {
+	snap, _, err := l.Snapshot(ctx, now)
+	if err != nil {
+		return QueueView{}, err
+	}
+	return NewQueueView(snap, Decide(snap, now, l.cfg.Policy), now, l.cfg.Policy), nil
+}
+
+// NewQueueView lays out plan, the outcome of Decide(snap, now, pol), lane by lane.
+func NewQueueView(snap Snapshot, plan Plan, now time.Time, pol Policy) QueueView {
+	pol = pol.normalized()
+	v := QueueView{Now: now, Capacity: FreeCapacity(snap),
+		Entries: make([]QueueEntry, 0, len(plan.Placements)+len(plan.Waiting))}
+	lane := make(map[int64]string, len(plan.Placements))
+	if len(plan.Placements) > 0 {
+		for i := range snap.Pending {
+			lane[snap.Pending[i].ID] = laneNames[laneOf(&snap.Pending[i], pol.ShortMaxRuntime)]
+		}
+	}
+	for _, name := range laneNames {
+		for _, p := range plan.Placements {
+			if lane[p.TaskID] != name {
+				continue
+			}
+			v.Entries = append(v.Entries, QueueEntry{Starting: true, Waiting: Waiting{TaskID: p.TaskID, Lane: name,
+				Reason: ReasonStarting, Spec: p.Spec, ETAP50: now, ETAP90: now}})
+		}
+		for _, w := range plan.Waiting {
+			if w.Lane == name {
+				v.Entries = append(v.Entries, QueueEntry{Waiting: w})
+			}
+		}
+	}
+	return v
+}

@@ -1,0 +1,57 @@
+package scheduler
+
+import (
+	"time"
+
+	"kashi/models"
+)
+
+// MonthStart is the first instant of now's month in loc: budgets are per calendar month in
+// the billing time zone.
+func MonthStart(now time.Time, loc *time.Location) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	l := now.In(loc)
+	return time.Date(l.Year(), l.Month(), 1, 0, 0, 0, 0, loc)
+}
+
+// QuotaStates turns stored quotas and this month's usage (card-seconds per project id and
+// spec) into what Decide checks, by project name. A quota outside its dates counts as an
+// exhausted budget: the contract has ended (到期) or not begun. A project may overflow when
+// any of its quotas in force allows it. A quota for all specs ("") limits the project's cards
+// of every spec together; its guarantee is not enforced (guarantees are per spec).
+func QuotaStates(quotas []models.Quota, usage map[int64]map[string]int64, names map[int64]string, now time.Time) map[string]QuotaState {
+	out := make(map[string]QuotaState)
+	for _, q := range quotas {
+		name, ok := names[q.ProjectID]
+		if !ok {
+			continue
+		}
+		qs := out[name]
+		used := usage[q.ProjectID][q.Spec]
+		if q.Spec == "" {
+			used = 0
+			for _, sec := range usage[q.ProjectID] {
+				used += sec
+			}
+		}
+		exhausted := !q.Active(now) || used >= q.BudgetCardHours*3600
+		if q.Spec == "" {
+			qs.MaxGPUs = q.Limit(now)
+			qs.BudgetExhausted = qs.BudgetExhausted || exhausted
+		} else {
+			if qs.MaxGPUsBySpec == nil {
+				qs.MaxGPUsBySpec, qs.ExhaustedSpecs, qs.Guaranteed = map[string]int{}, map[string]bool{}, map[string]int{}
+			}
+			qs.MaxGPUsBySpec[q.Spec] = q.Limit(now)
+			qs.ExhaustedSpecs[q.Spec] = exhausted
+			if q.Active(now) {
+				qs.Guaranteed[q.Spec] = q.GuaranteedGPUs
+			}
+		}
+		qs.Overflow = qs.Overflow || (q.OverflowAllowed && q.Active(now))
+		out[name] = qs
+	}
+	return out
+}

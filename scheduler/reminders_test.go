@@ -1,0 +1,84 @@
+package scheduler_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/notify"
+	"kashi/scheduler"
+)
+
+func TestReminders(t *testing.T) {
+	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	pol := scheduler.DefaultReminderPolicy(time.UTC)
+	q := func(id int64, endsIn time.Duration, budget int64) models.Quota {
+		return models.Quota{ID: id, ProjectID: id, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: budget,
+			StartsAt: now.Add(-24 * time.Hour), EndsAt: now.Add(endsIn)}
+	}
+	tests := map[string]struct {
+		quota models.Quota
+		used  int64 // card-hours this month
+		want  []string
+	}{
+		"far from the end, little used": {q(1, 60*24*time.Hour, 100), 10, nil},
+		"20 days left":                  {q(1, 20*24*time.Hour, 100), 10, []string{"quota-ends:1:2026-03-30:30"}},
+		"10 days left":                  {q(1, 10*24*time.Hour, 100), 10, []string{"quota-ends:1:2026-03-20:14"}},
+		"3 days left":                   {q(1, 3*24*time.Hour, 100), 10, []string{"quota-ends:1:2026-03-13:7"}},
+		"80% used":                      {q(1, 60*24*time.Hour, 100), 80, []string{"budget:1:2026-03:80"}},
+		"all used":                      {q(1, 60*24*time.Hour, 100), 130, []string{"budget:1:2026-03:100"}},
+		"ended quota reminds nothing":   {q(1, -time.Hour, 100), 130, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			usage := map[int64]map[string]int64{1: {"A100-80G": tc.used * 3600}}
+			var keys []string
+			for _, r := range scheduler.Reminders([]models.Quota{tc.quota}, usage, pol, now) {
+				keys = append(keys, r.Key)
+			}
+			if diff := cmp.Diff(tc.want, keys); diff != "" {
+				t.Errorf("Reminders(...) keys (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+type recorder struct{ got []notify.Message }
+
+func (r *recorder) Send(_ context.Context, m notify.Message) error {
+	r.got = append(r.got, m)
+	return nil
+}
+
+func TestSendRemindersOnce(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	s := modelstest.SQLite(t, models.Options{})
+	p, _ := s.EnsureProject(ctx, "vision", now)
+	lead, _ := s.CreateUser(ctx, "li", "secret", models.RoleUser, now)
+	s.SetMember(ctx, p.ID, lead.ID, models.ProjectRoleLead)
+	s.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 100,
+		StartsAt: now.Add(-time.Hour), EndsAt: now.Add(5 * 24 * time.Hour)}, now)
+	ch := &recorder{}
+	for i := range 3 {
+		n, err := scheduler.SendReminders(ctx, s, []notify.Channel{ch}, scheduler.DefaultReminderPolicy(time.UTC), now.Add(time.Duration(i)*time.Hour), slog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[int]int{0: 1}[i]; n != want {
+			t.Errorf("run %d: SendReminders = %d new, want %d", i, n, want)
+		}
+	}
+	if len(ch.got) != 1 || ch.got[0].Project != "vision" {
+		t.Errorf("channel got %+v, want one reminder for vision", ch.got)
+	}
+	notes, _ := s.Notifications(ctx, lead.ID, 10)
+	if len(notes) != 1 || notes[0].Kind != "quota-ends" {
+		t.Errorf("lead's notifications = %+v, want one quota-ends", notes)
+	}
+}

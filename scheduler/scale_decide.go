@@ -1,0 +1,535 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DecideScale is one pass of the scaling loop over a snapshot: which pools grow, which nodes
+// drain, come back or go, which booting machines are given up, and which idle tasks are
+// warned or reclaimed. It is pure and deterministic, like Decide.
+//
+// Per pool (by name), with its policy's defaults filled in:
+//
+//  1. Boot. A booting machine the provider reports failed, or whose agent did not register
+//     within BootTimeout of the intent, is deleted (ReasonMachineFailed, ReasonBootTimeout).
+//  2. Unneeded marks. Each ready node without a task keeps its persisted "first seen without
+//     a task" time, or gets now; the plan carries the marks to persist.
+//  3. Needs. Size is the nodes not draining on the loop's behalf plus machines booting. The
+//     pool needs more nodes when: it is under MinNodes (ReasonBelowMin); admissible demand
+//     (ready, within quota: quota-blocked tasks never count) waited longer than ScaleUpDelay
+//     and its GPUs need more nodes than are booting (ReasonDemandWaiting); mean memory use
+//     stayed above MemoryHighPct for MemoryHighWindow and less than a step is booting
+//     (ReasonMemoryHigh, one step); fewer than ReservedMin nodes are empty or booting
+//     (ReasonReservedMin). The need is the largest of these.
+//  4. Drained nodes. A need is met first by nodes the loop is draining (empty ones first),
+//     which take tasks again, while the pool stays within MaxNodes. The other drained nodes
+//     are removed once empty; one still busy after DrainBuffer takes tasks again (the drain
+//     is given up, ReasonDrainTooLong) unless the pool is over MaxNodes.
+//  5. Scale up the rest of the need, rounded up to a multiple of Step and cut to MaxNodes
+//     and to MaxInFlight booting machines; not within CooldownAfterUp of the last scale-up
+//     unless the pool is under MinNodes. A need not met is explained (ReasonAtMaxSize,
+//     ReasonInFlightCap, ReasonInCooldown).
+//  6. Scale down. A pool over MaxNodes (lowered by an admin) drains the excess at once,
+//     whatever the demand. Otherwise, when no need is left and no drained node came back,
+//     it shrinks by up to Step nodes, never under MinNodes, when no admissible
+//     demand waits at all, some node has had no task for UnneededTime, mean memory use
+//     stayed under MemoryLowPct for MemoryLowWindow, and neither cooldown runs. It drains
+//     empty nodes first (longest empty first, keeping ReservedMin of them), then busy nodes
+//     whose tasks all end soonest, and within DrainBuffer, by their expected ends. Draining
+//     never stops a task: a drained node is removed only once empty. Nodes no provider
+//     made are never chosen. Each reason not to shrink is explained.
+//
+// Then DecideReclaim adds the idle-reclaim actions for snap.Tasks.
+func DecideScale(snap ScaleSnapshot, now time.Time) ScalePlan {
+	plan := ScalePlan{Unneeded: make(map[int64]time.Time)}
+	pools := slices.Clone(snap.Pools)
+	slices.SortFunc(pools, func(a, b ScalePool) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range pools {
+		ps := newPoolPass(&plan, &pools[i], now)
+		ps.decide()
+	}
+	plan.Actions = append(plan.Actions, DecideReclaim(snap.Tasks, now, snap.Reclaim)...)
+	return plan
+}
+
+// poolPass is DecideScale's work on one pool.
+type poolPass struct {
+	plan *ScalePlan
+	p    *ScalePool
+	pol  ScalePolicy
+	now  time.Time
+	gpn  int
+
+	booting []BootingMachine
+	ready   []ScaleNode // ready nodes, by id
+	drained []ScaleNode // nodes the loop drains
+	empty   int         // ready nodes without a task
+	// active is the size the pool heads to: nodes not drained by the loop, plus booting.
+	active int
+	acted  bool
+	// covered explains demand that waited but is covered by machines booting.
+	covered string
+}
+
+func newPoolPass(plan *ScalePlan, p *ScalePool, now time.Time) *poolPass {
+	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1)}
+	nodes := slices.Clone(p.Nodes)
+	slices.SortFunc(nodes, func(a, b ScaleNode) int { return cmp.Compare(a.ID, b.ID) })
+	for _, n := range nodes {
+		switch {
+		case n.State == NodeStateReady:
+			ps.ready = append(ps.ready, n)
+			if len(n.Tasks) == 0 {
+				ps.empty++
+			}
+		case n.State == NodeStateDraining && !n.DrainSince.IsZero():
+			ps.drained = append(ps.drained, n)
+		}
+	}
+	ps.active = len(nodes) - len(ps.drained) + len(p.Booting)
+	return ps
+}
+
+func (ps *poolPass) decide() {
+	size := len(ps.p.Nodes) + len(ps.p.Booting)
+	ps.boot()
+	ps.markUnneeded()
+	need, why := ps.needs()
+	need = ps.settleDrained(need, why)
+	switch {
+	case ps.active > ps.pol.MaxNodes:
+		ps.drainExcess()
+	case need > 0:
+		ps.scaleUp(need, why)
+	case !ps.grewBack():
+		ps.scaleDown()
+	}
+	switch {
+	case ps.covered != "":
+		ps.skip(ReasonCoveredByBooting, "%s", ps.covered)
+	case !ps.acted && len(why) == 0:
+		ps.skip(ReasonNoDemand, "no ready demand waited longer than %s", fmtDur(ps.pol.ScaleUpDelay))
+	}
+	demand := 0
+	for _, d := range ps.p.Demand {
+		if !d.QuotaBlocked && d.GPUs > 0 {
+			demand += d.GPUs
+		}
+	}
+	ps.plan.Sizes = append(ps.plan.Sizes, PoolSize{Pool: ps.p.Name, Size: size, Desired: ps.active, DemandGPUs: demand})
+}
+
+// grewBack reports whether a drained node came back this pass.
+func (ps *poolPass) grewBack() bool {
+	for _, a := range ps.plan.Actions {
+		if a.Pool == ps.p.Name && a.Kind == ActionUndrain {
+			return true
+		}
+	}
+	return false
+}
+
+func (ps *poolPass) act(a ScaleAction) {
+	a.Pool = ps.p.Name
+	ps.plan.Actions = append(ps.plan.Actions, a)
+	ps.acted = true
+}
+
+func (ps *poolPass) skip(r ScaleReason, format string, args ...any) {
+	ps.plan.Skips = append(ps.plan.Skips, ScaleSkip{Pool: ps.p.Name, Reason: r, Detail: fmt.Sprintf(format, args...)})
+}
+
+// boot gives up failed machines and those past the boot timeout.
+func (ps *poolPass) boot() {
+	ms := slices.Clone(ps.p.Booting)
+	slices.SortFunc(ms, func(a, b BootingMachine) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Key, b.Key))
+	})
+	for _, m := range ms {
+		a := ScaleAction{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, From: ps.active, To: ps.active - 1}
+		switch age := ps.now.Sub(m.CreatedAt); {
+		case m.Failed:
+			a.Reason, a.Detail = ReasonMachineFailed, fmt.Sprintf("machine %s failed at the provider", m.name())
+		case age > ps.pol.BootTimeout:
+			a.Reason = ReasonBootTimeout
+			a.Detail = fmt.Sprintf("machine %s did not register within %s (asked %s ago)", m.name(), fmtDur(ps.pol.BootTimeout), fmtDur(age))
+		default:
+			ps.booting = append(ps.booting, m)
+			continue
+		}
+		ps.act(a)
+		ps.active--
+	}
+}
+
+func (m BootingMachine) name() string {
+	if m.ID != "" {
+		return m.ID + " (" + m.Key + ")"
+	}
+	return m.Key
+}
+
+// markUnneeded carries each empty ready node's first-seen-empty time into the plan.
+func (ps *poolPass) markUnneeded() {
+	for _, n := range ps.ready {
+		if len(n.Tasks) > 0 {
+			continue
+		}
+		since := n.UnneededSince
+		if since.IsZero() || since.After(ps.now) {
+			since = ps.now
+		}
+		ps.plan.Unneeded[n.ID] = since
+	}
+}
+
+// need is one reason the pool wants more nodes.
+type need struct {
+	reason ScaleReason
+	nodes  int
+	detail string
+}
+
+// needs returns how many more nodes the pool wants and every reason that wants some.
+func (ps *poolPass) needs() (int, []need) {
+	var why []need
+	add := func(r ScaleReason, n int, format string, args ...any) {
+		if n > 0 {
+			why = append(why, need{r, n, fmt.Sprintf(format, args...)})
+		}
+	}
+	pol := ps.pol
+	add(ReasonBelowMin, pol.MinNodes-ps.active, "size %d < min %d", ps.active, pol.MinNodes)
+	gpus, waited := 0, time.Duration(0)
+	for _, d := range ps.p.Demand {
+		if d.QuotaBlocked || d.GPUs <= 0 {
+			continue
+		}
+		if w := ps.now.Sub(d.Since); w > pol.ScaleUpDelay {
+			gpus += d.GPUs
+			waited = max(waited, w)
+		}
+	}
+	demandText := fmt.Sprintf("%d GPUs of ready demand waited %s > %s", gpus, fmtDur(waited), fmtDur(pol.ScaleUpDelay))
+	add(ReasonDemandWaiting, ceilDiv(gpus, ps.gpn)-len(ps.booting), "%s", demandText)
+	ps.covered = ""
+	if gpus > 0 && ceilDiv(gpus, ps.gpn) <= len(ps.booting) {
+		ps.covered = fmt.Sprintf("%s; %d machines booting cover it", demandText, len(ps.booting))
+	}
+	if pol.MemoryHighPct < 100 {
+		held, mean, _ := memoryHeld(ps.p.Memory, ps.now, pol.MemoryHighWindow, func(v float64) bool { return v > pol.MemoryHighPct })
+		memText := fmt.Sprintf("memory %.0f%% > %.0f%% for %s", mean, pol.MemoryHighPct, fmtDur(pol.MemoryHighWindow))
+		switch {
+		case held && pol.Step > len(ps.booting):
+			add(ReasonMemoryHigh, pol.Step-len(ps.booting), "%s", memText)
+		case held && ps.covered == "":
+			ps.covered = fmt.Sprintf("%s; %d machines booting cover it", memText, len(ps.booting))
+		}
+	}
+	spare := ps.empty + len(ps.booting)
+	add(ReasonReservedMin, pol.ReservedMin-spare, "%d empty or booting nodes < reserved minimum %d", spare, pol.ReservedMin)
+	n := 0
+	for _, w := range why {
+		n = max(n, w.nodes)
+	}
+	return n, why
+}
+
+// settleDrained brings drained nodes back for the need, removes empty ones and gives up
+// drains that waited too long. It returns the need left.
+func (ps *poolPass) settleDrained(want int, why []need) int {
+	drained := slices.Clone(ps.drained)
+	slices.SortStableFunc(drained, func(a, b ScaleNode) int { return cmp.Compare(len(a.Tasks), len(b.Tasks)) })
+	var rest []ScaleNode
+	for _, n := range drained {
+		if want > 0 && ps.active < ps.pol.MaxNodes {
+			ps.act(ScaleAction{Kind: ActionUndrain, NodeID: n.ID, Reason: why[0].reason, From: ps.active, To: ps.active + 1,
+				Detail: fmt.Sprintf("%s: node %d takes tasks again", joinNeeds(why), n.ID)})
+			ps.active++
+			want--
+			continue
+		}
+		rest = append(rest, n)
+	}
+	slices.SortFunc(rest, func(a, b ScaleNode) int { return cmp.Compare(a.ID, b.ID) })
+	for _, n := range rest {
+		drainedFor := ps.now.Sub(n.DrainSince)
+		switch {
+		case len(n.Tasks) == 0:
+			ps.act(ScaleAction{Kind: ActionRemove, NodeID: n.ID, MachineID: n.MachineID, Reason: ReasonDrainedEmpty,
+				From: ps.active, To: ps.active, Detail: fmt.Sprintf("node %d drained %s ago and empty", n.ID, fmtDur(drainedFor))})
+		case drainedFor > ps.pol.DrainBuffer && ps.active < ps.pol.MaxNodes:
+			ps.act(ScaleAction{Kind: ActionUndrain, NodeID: n.ID, Reason: ReasonDrainTooLong, From: ps.active, To: ps.active + 1,
+				Detail: fmt.Sprintf("node %d still runs %d tasks after draining %s > buffer %s", n.ID, len(n.Tasks),
+					fmtDur(drainedFor), fmtDur(ps.pol.DrainBuffer))})
+			ps.active++
+		}
+	}
+	return want
+}
+
+// scaleUp asks for the need, rounded to steps and cut by the limits, or says why not.
+func (ps *poolPass) scaleUp(want int, why []need) {
+	pol := ps.pol
+	belowMin := why[0].reason == ReasonBelowMin
+	if since := ps.now.Sub(ps.p.LastScaleUp); !ps.p.LastScaleUp.IsZero() && since < pol.CooldownAfterUp && !belowMin {
+		ps.skip(ReasonInCooldown, "%s; last scale-up %s ago < cooldown %s", joinNeeds(why), fmtDur(since), fmtDur(pol.CooldownAfterUp))
+		return
+	}
+	count := ceilDiv(want, pol.Step) * pol.Step
+	room, flight := pol.MaxNodes-ps.active, pol.MaxInFlight-len(ps.booting)
+	switch {
+	case room <= 0:
+		ps.skip(ReasonAtMaxSize, "%s; size %d = max %d", joinNeeds(why), ps.active, pol.MaxNodes)
+		return
+	case flight <= 0:
+		ps.skip(ReasonInFlightCap, "%s; %d machines booting = cap %d", joinNeeds(why), len(ps.booting), pol.MaxInFlight)
+		return
+	case count > room && room <= flight:
+		ps.skip(ReasonAtMaxSize, "wanted %d more, max %d leaves room for %d", count, pol.MaxNodes, room)
+		count = room
+	case count > flight:
+		ps.skip(ReasonInFlightCap, "wanted %d more, %d booting of cap %d", count, len(ps.booting), pol.MaxInFlight)
+		count = flight
+	}
+	ps.act(ScaleAction{Kind: ActionScaleUp, Count: count, Reason: why[0].reason, Detail: joinNeeds(why),
+		From: ps.active, To: ps.active + count})
+	ps.active += count
+}
+
+// drainExcess shrinks a pool over its maximum (lowered by an admin), whatever the demand:
+// machines still booting go first (newest first), then the nodes that empty soonest drain.
+func (ps *poolPass) drainExcess() {
+	for i := len(ps.booting) - 1; i >= 0 && ps.active > ps.pol.MaxNodes; i-- {
+		m := ps.booting[i]
+		ps.act(ScaleAction{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, Reason: ReasonAboveMax,
+			Detail: fmt.Sprintf("size %d > max %d; machine %s still boots", ps.active, ps.pol.MaxNodes, m.name()),
+			From:   ps.active, To: ps.active - 1})
+		ps.active--
+		ps.booting = ps.booting[:i]
+	}
+	cands := ps.candidates(false)
+	for _, c := range cands[:min(ps.active-ps.pol.MaxNodes, len(cands))] {
+		ps.drain(c.node, ReasonAboveMax, fmt.Sprintf("size %d > max %d; %s", ps.active, ps.pol.MaxNodes, c.why))
+	}
+}
+
+// scaleDown drains up to a step of nodes when the pool is idle enough to shrink, or says
+// why not.
+func (ps *poolPass) scaleDown() {
+	pol := ps.pol
+	pending, tasks := 0, 0
+	for _, d := range ps.p.Demand {
+		if !d.QuotaBlocked && d.GPUs > 0 {
+			pending += d.GPUs
+			tasks++
+		}
+	}
+	if pending > 0 {
+		ps.skip(ReasonDemandPending, "%d ready tasks wait for %d GPUs", tasks, pending)
+		return
+	}
+	if ps.active <= pol.MinNodes {
+		ps.skip(ReasonAtMinSize, "size %d ≤ min %d", ps.active, pol.MinNodes)
+		return
+	}
+	gate, longest := ScaleNode{}, time.Duration(-1)
+	for _, n := range ps.ready {
+		if len(n.Tasks) > 0 || n.MachineID == "" {
+			continue
+		}
+		if d := ps.now.Sub(ps.plan.Unneeded[n.ID]); d > longest {
+			gate, longest = n, d
+		}
+	}
+	switch {
+	case longest < 0:
+		ps.skip(ReasonNoneUnneeded, "every removable node runs a task")
+		return
+	case longest < pol.UnneededTime:
+		ps.skip(ReasonNoneUnneeded, "node %d without task for %s < %s", gate.ID, fmtDur(longest), fmtDur(pol.UnneededTime))
+		return
+	}
+	memText := "memory condition off"
+	if pol.MemoryLowPct < 100 {
+		held, mean, ok := memoryHeld(ps.p.Memory, ps.now, pol.MemoryLowWindow, func(v float64) bool { return v < pol.MemoryLowPct })
+		switch {
+		case !ok:
+			ps.skip(ReasonMemoryNotLow, "no memory samples cover the last %s", fmtDur(pol.MemoryLowWindow))
+			return
+		case !held:
+			ps.skip(ReasonMemoryNotLow, "memory reached %.0f%% ≥ %.0f%% within %s", mean, pol.MemoryLowPct, fmtDur(pol.MemoryLowWindow))
+			return
+		}
+		memText = fmt.Sprintf("memory %.0f%% < %.0f%% for %s", mean, pol.MemoryLowPct, fmtDur(pol.MemoryLowWindow))
+	}
+	if since := ps.now.Sub(ps.p.LastScaleUp); !ps.p.LastScaleUp.IsZero() && since < pol.CooldownAfterUp {
+		ps.skip(ReasonInCooldown, "last scale-up %s ago < cooldown %s", fmtDur(since), fmtDur(pol.CooldownAfterUp))
+		return
+	}
+	if since := ps.now.Sub(ps.p.LastScaleDown); !ps.p.LastScaleDown.IsZero() && since < pol.CooldownAfterDown {
+		ps.skip(ReasonInCooldown, "last scale-down %s ago < cooldown %s", fmtDur(since), fmtDur(pol.CooldownAfterDown))
+		return
+	}
+	cands := ps.candidates(true)
+	if len(cands) == 0 {
+		if ps.empty > 0 && pol.ReservedMin > 0 {
+			ps.skip(ReasonReservedMin, "keeping %d empty or booting nodes as reserved minimum %d", ps.empty+len(ps.booting), pol.ReservedMin)
+		} else {
+			ps.skip(ReasonNoRemovable, "no node is empty or ends its tasks within the drain buffer %s", fmtDur(pol.DrainBuffer))
+		}
+		return
+	}
+	gateText := fmt.Sprintf("node %d without task for %s ≥ %s; %s", gate.ID, fmtDur(longest), fmtDur(pol.UnneededTime), memText)
+	for _, c := range cands[:min(pol.Step, ps.active-pol.MinNodes, len(cands))] {
+		ps.drain(c.node, ReasonNodeUnneeded, gateText+"; "+c.why)
+	}
+}
+
+func (ps *poolPass) drain(n ScaleNode, r ScaleReason, detail string) {
+	ps.act(ScaleAction{Kind: ActionDrain, NodeID: n.ID, MachineID: n.MachineID, Reason: r, Detail: detail,
+		From: ps.active, To: ps.active - 1})
+	ps.active--
+}
+
+// candidate is a node that may be drained, with when it will be empty.
+type candidate struct {
+	node   ScaleNode
+	freeAt time.Time // now for an empty node; zero when some task has no expected end
+	why    string
+}
+
+// candidates lists the removable ready nodes in drain order: empty ones first (longest
+// empty first), then busy ones by the expected end of their last task. With shrink, empty
+// nodes beyond the reserve only, and busy nodes only if they empty within the drain buffer.
+func (ps *poolPass) candidates(shrink bool) []candidate {
+	var empty, busy []candidate
+	for _, n := range ps.ready {
+		if n.MachineID == "" {
+			continue
+		}
+		if len(n.Tasks) == 0 {
+			since := ps.plan.Unneeded[n.ID]
+			empty = append(empty, candidate{n, ps.now, fmt.Sprintf("node %d empty for %s", n.ID, fmtDur(ps.now.Sub(since)))})
+			continue
+		}
+		free := ps.freeAt(n)
+		if shrink && (free.IsZero() || free.Sub(ps.now) > ps.pol.DrainBuffer) {
+			continue
+		}
+		why := fmt.Sprintf("node %d's %d tasks end in %s by their estimates", n.ID, len(n.Tasks), fmtDur(free.Sub(ps.now)))
+		if free.IsZero() {
+			why = fmt.Sprintf("node %d's tasks have no expected end", n.ID)
+		}
+		busy = append(busy, candidate{n, free, why})
+	}
+	slices.SortStableFunc(empty, func(a, b candidate) int {
+		return ps.plan.Unneeded[a.node.ID].Compare(ps.plan.Unneeded[b.node.ID])
+	})
+	slices.SortStableFunc(busy, func(a, b candidate) int {
+		switch {
+		case a.freeAt.IsZero() != b.freeAt.IsZero():
+			if a.freeAt.IsZero() {
+				return 1
+			}
+			return -1
+		}
+		return a.freeAt.Compare(b.freeAt)
+	})
+	if shrink {
+		// Empty nodes no provider made count toward the reserve too, but are never drained.
+		keep := max(ps.pol.ReservedMin-len(ps.booting)-(ps.empty-len(empty)), 0)
+		empty = empty[:max(len(empty)-keep, 0)]
+	}
+	return append(empty, busy...)
+}
+
+// freeAt is when the node's last task ends by its expected end (its max runtime once it
+// outlived the estimate); zero when some task has neither.
+func (ps *poolPass) freeAt(n ScaleNode) time.Time {
+	var last time.Time
+	for _, t := range n.Tasks {
+		end := t.EstEnd
+		if !end.After(ps.now) {
+			end = t.MaxEnd
+		}
+		if end.IsZero() {
+			return time.Time{}
+		}
+		if end.After(last) {
+			last = end
+		}
+	}
+	if last.Before(ps.now) {
+		last = ps.now
+	}
+	return last
+}
+
+// memoryHeld reports whether cond held over [now−window, now]: for the last point at or
+// before the window's start (the state when the window began) and every later one. ok is
+// false when the points do not reach back to the window's start or the newest is older than
+// the window; held is then false. mean is the mean of the points considered.
+func memoryHeld(pts []MemoryPoint, now time.Time, window time.Duration, cond func(float64) bool) (held bool, mean float64, ok bool) {
+	start := now.Add(-window)
+	first := -1
+	for i, p := range pts {
+		if !p.At.After(start) {
+			first = i
+		}
+	}
+	if first < 0 || now.Sub(pts[len(pts)-1].At) > window {
+		return false, 0, false
+	}
+	held = true
+	sum, n := 0.0, 0
+	for _, p := range pts[first:] {
+		if p.At.After(now) {
+			break
+		}
+		sum += p.UsedPct
+		n++
+		held = held && cond(p.UsedPct)
+	}
+	return held, sum / float64(n), true
+}
+
+// joinNeeds writes every reason for more nodes, the first being the main one.
+func joinNeeds(why []need) string {
+	parts := make([]string, len(why))
+	for i, w := range why {
+		parts[i] = w.detail
+	}
+	return strings.Join(parts, "; ")
+}
+
+func ceilDiv(a, b int) int {
+	if a <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+// fmtDur writes a duration the way pages do: 3m, 1h5m, 45s, 2m30s.
+func fmtDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d <= 0 {
+		return "0s"
+	}
+	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if s > 0 {
+		fmt.Fprintf(&b, "%ds", s)
+	}
+	return b.String()
+}

@@ -1,0 +1,94 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// ReclaimPolicy is how idle tasks lose their cards. A zero field takes its default.
+type ReclaimPolicy struct {
+	// Off turns idle reclaim off.
+	Off bool
+	// IdleTime: a task whose cards all stayed under the idle threshold this long gets a
+	// notice.
+	IdleTime time.Duration
+	// Grace: a notice without an answer this long is followed by the stop.
+	Grace time.Duration
+	// KeepFor is how long a "keep" answer holds the cards.
+	KeepFor time.Duration
+	// MaxKeepsPerDay caps the keeps of one task in a day.
+	MaxKeepsPerDay int
+}
+
+// WithDefaults returns p with every zero field set to its default.
+func (p ReclaimPolicy) WithDefaults() ReclaimPolicy {
+	if p.IdleTime <= 0 {
+		p.IdleTime = DefaultIdleTime
+	}
+	if p.Grace <= 0 {
+		p.Grace = DefaultReclaimGrace
+	}
+	if p.KeepFor <= 0 {
+		p.KeepFor = DefaultKeepFor
+	}
+	if p.MaxKeepsPerDay <= 0 {
+		p.MaxKeepsPerDay = DefaultMaxKeepsPerDay
+	}
+	return p
+}
+
+// IdleTask is a running task as idle reclaim sees it.
+type IdleTask struct {
+	TaskID int64
+	Owner  string
+	// IdleSince is since when every card of the task has been under the idle threshold;
+	// zero while any card is busy.
+	IdleSince time.Time
+	// NoticeAt is when the pending notice was sent; zero when none is pending.
+	NoticeAt time.Time
+	// KeptUntil is the end of the owner's last "keep"; zero if none.
+	KeptUntil time.Time
+}
+
+// DecideReclaim decides, for each running task, whether its owner is warned that its idle
+// cards will be reclaimed, the warning withdrawn, or the task stopped. It is pure.
+//
+// A task kept by its owner is left alone until the keep ends. A task whose cards have all
+// been idle for IdleTime gets a notice (ActionIdleNotice); when the notice has had no
+// answer for Grace, the task is stopped and marked reclaimed (ActionReclaim,
+// ReasonNoAnswer). A notice whose task is busy again is withdrawn (ActionClearNotice). A
+// "keep" answer (capped per day by the store, see models.Store.KeepTask) withdraws the
+// notice and postpones all this by KeepFor; "release now" stops the task at once, outside
+// this function.
+func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []ScaleAction {
+	if pol.Off {
+		return nil
+	}
+	pol = pol.WithDefaults()
+	ts := slices.Clone(tasks)
+	slices.SortFunc(ts, func(a, b IdleTask) int { return cmp.Compare(a.TaskID, b.TaskID) })
+	var out []ScaleAction
+	for _, t := range ts {
+		if now.Before(t.KeptUntil) {
+			continue
+		}
+		idleFor := now.Sub(t.IdleSince)
+		idle := !t.IdleSince.IsZero() && idleFor >= pol.IdleTime
+		switch {
+		case !idle && !t.NoticeAt.IsZero():
+			out = append(out, ScaleAction{Kind: ActionClearNotice, TaskID: t.TaskID, Reason: ReasonActiveAgain,
+				Detail: fmt.Sprintf("task %d's cards are busy again", t.TaskID)})
+		case idle && t.NoticeAt.IsZero():
+			out = append(out, ScaleAction{Kind: ActionIdleNotice, TaskID: t.TaskID, Reason: ReasonIdleTask,
+				Detail: fmt.Sprintf("task %d of %s: cards idle for %s ≥ %s; stopped at %s unless kept", t.TaskID, t.Owner,
+					fmtDur(idleFor), fmtDur(pol.IdleTime), now.Add(pol.Grace).UTC().Format("15:04 UTC"))})
+		case idle && now.Sub(t.NoticeAt) >= pol.Grace:
+			out = append(out, ScaleAction{Kind: ActionReclaim, TaskID: t.TaskID, Reason: ReasonNoAnswer,
+				Detail: fmt.Sprintf("task %d of %s: cards idle for %s; no answer to the notice of %s within %s", t.TaskID,
+					t.Owner, fmtDur(idleFor), t.NoticeAt.UTC().Format("15:04 UTC"), fmtDur(pol.Grace))})
+		}
+	}
+	return out
+}

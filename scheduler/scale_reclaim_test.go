@@ -1,0 +1,73 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDecideReclaim(t *testing.T) {
+	idle := func(id int64, d time.Duration) IdleTask {
+		return IdleTask{TaskID: id, Owner: "alice", IdleSince: ago(d)}
+	}
+	noticed := func(it IdleTask, d time.Duration) IdleTask { it.NoticeAt = ago(d); return it }
+	kept := func(it IdleTask, d time.Duration) IdleTask { it.KeptUntil = st0.Add(d); return it }
+	tests := map[string]struct {
+		tasks []IdleTask
+		pol   ReclaimPolicy
+		want  []string
+	}{
+		"idle past the idle time gets a notice": {
+			tasks: []IdleTask{idle(1, 31*time.Minute), idle(2, 29*time.Minute), {TaskID: 3}},
+			want:  []string{"idle-notice 1 idle-task"},
+		},
+		"no answer within the grace: reclaimed": {
+			tasks: []IdleTask{noticed(idle(1, time.Hour), 30*time.Minute), noticed(idle(2, time.Hour), 29*time.Minute)},
+			want:  []string{"reclaim 1 no-answer"},
+		},
+		"busy again: the notice is withdrawn": {
+			tasks: []IdleTask{noticed(IdleTask{TaskID: 1}, 10*time.Minute), noticed(idle(2, 5*time.Minute), 10*time.Minute)},
+			want:  []string{"clear-notice 1 active-again", "clear-notice 2 active-again"},
+		},
+		"kept: nothing until the keep ends": {
+			tasks: []IdleTask{kept(idle(1, 3*time.Hour), time.Minute), kept(noticed(idle(2, 3*time.Hour), time.Hour), time.Minute)},
+			want:  nil,
+		},
+		"a keep that ended: a new notice": {
+			tasks: []IdleTask{kept(idle(1, 3*time.Hour), -time.Minute)},
+			want:  []string{"idle-notice 1 idle-task"},
+		},
+		"custom idle time and grace": {
+			tasks: []IdleTask{idle(1, 11*time.Minute), noticed(idle(2, time.Hour), 6*time.Minute)},
+			pol:   ReclaimPolicy{IdleTime: 10 * time.Minute, Grace: 5 * time.Minute},
+			want:  []string{"idle-notice 1 idle-task", "reclaim 2 no-answer"},
+		},
+		"off": {
+			tasks: []IdleTask{noticed(idle(1, 3*time.Hour), 2*time.Hour)},
+			pol:   ReclaimPolicy{Off: true},
+			want:  nil,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := summary(ScalePlan{Actions: DecideReclaim(tc.tasks, st0, tc.pol)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("DecideReclaim(...) (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecideReclaimDetails(t *testing.T) {
+	got := DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute)}}, st0, ReclaimPolicy{})
+	want := "task 7 of bob: cards idle for 42m ≥ 30m; stopped at 14:30 UTC unless kept"
+	if len(got) != 1 || got[0].Detail != want {
+		t.Errorf("DecideReclaim(...) = %+v, want one notice %q", got, want)
+	}
+	// DecideScale carries the reclaim actions after the pools'.
+	plan := DecideScale(ScaleSnapshot{Tasks: []IdleTask{{TaskID: 7, IdleSince: ago(time.Hour)}}}, st0)
+	if len(plan.Actions) != 1 || plan.Actions[0].Kind != ActionIdleNotice {
+		t.Errorf("DecideScale(...).Actions = %v, want the notice", plan.Actions)
+	}
+}

@@ -1,0 +1,302 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	kfleet "kashi/fleet"
+	"kashi/models"
+)
+
+// scaleInput is a tick's snapshot with what apply needs beside it.
+type scaleInput struct {
+	snap ScaleSnapshot
+	// pools and providers of the pools in the snapshot, by name.
+	pools     map[string]models.ConfiguredPool
+	providers map[string]kfleet.Provider
+	// listed maps the key of each of our machines the providers listed to its id.
+	listed     map[string]string
+	nodeStates map[int64]models.NodeScaleState
+	// decided holds the nodes of the pools in the snapshot.
+	decided map[int64]bool
+}
+
+// PolicyOf converts a pool's stored configuration into its scaling policy.
+func PolicyOf(c models.PoolConfig) ScalePolicy {
+	sec := func(s int64) time.Duration { return time.Duration(s) * time.Second }
+	return ScalePolicy{MinNodes: c.MinNodes, MaxNodes: c.MaxNodes, Step: c.Step, ReservedMin: c.ReservedMin,
+		BootTimeout: sec(c.BootTimeoutS), ScaleUpDelay: sec(c.ScaleUpDelayS),
+		MemoryHighPct: c.MemoryHighPct, MemoryHighWindow: sec(c.MemoryHighWindowS),
+		MemoryLowPct: c.MemoryLowPct, MemoryLowWindow: sec(c.MemoryLowWindowS), UnneededTime: sec(c.UnneededS),
+		CooldownAfterUp: sec(c.CooldownUpS), CooldownAfterDown: sec(c.CooldownDownS), MaxInFlight: c.MaxInFlight,
+		DrainBuffer: sec(c.DrainBufferS)}
+}
+
+// snapshot reconciles every managed pool and reads the store into DecideScale's input. It
+// returns nil when the store cannot be read; pools that fail are left out, with their
+// errors.
+func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []error) {
+	cps, err := s.store.ConfiguredPools(ctx)
+	if err != nil {
+		return nil, []error{err}
+	}
+	nodes, err := s.store.Nodes(ctx)
+	if err != nil {
+		return nil, []error{err}
+	}
+	tasks, err := s.store.ActiveTasks(ctx)
+	if err != nil {
+		return nil, []error{err}
+	}
+	allocs, err := s.store.OpenAllocations(ctx)
+	if err != nil {
+		return nil, []error{err}
+	}
+	nodeStates, err := s.store.NodeScaleStates(ctx)
+	if err != nil {
+		return nil, []error{err}
+	}
+	poolStates, err := s.store.PoolScaleStates(ctx)
+	if err != nil {
+		return nil, []error{err}
+	}
+	in := &scaleInput{pools: make(map[string]models.ConfiguredPool), providers: make(map[string]kfleet.Provider),
+		listed: make(map[string]string), nodeStates: nodeStates, decided: make(map[int64]bool)}
+	running := make(map[int64]models.TaskRow)
+	for _, t := range tasks {
+		if t.State == models.TaskStarting || t.State == models.TaskRunning {
+			running[t.ID] = t
+		}
+	}
+	onNode := make(map[int64][]ScaleTask)
+	seen := make(map[[2]int64]bool)
+	for _, a := range allocs {
+		t, ok := running[a.TaskID]
+		if !ok || seen[[2]int64{a.NodeID, a.TaskID}] {
+			continue
+		}
+		seen[[2]int64{a.NodeID, a.TaskID}] = true
+		onNode[a.NodeID] = append(onNode[a.NodeID], scaleTask(t))
+	}
+
+	var errs []error
+	for _, cp := range cps {
+		if !cp.Config.Enabled {
+			continue
+		}
+		prov, ok := s.cfg.Providers[cp.Provider]
+		if !ok {
+			s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: no provider %q is configured", cp.Name, cp.Provider), now)
+			continue
+		}
+		mine, err := s.poolNodes(ctx, cp.ID, nodes)
+		if err != nil {
+			return nil, append(errs, err)
+		}
+		booting, err := s.reconcile(ctx, in, cp, prov, mine, now)
+		if err != nil {
+			s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: %v", cp.Name, err), now)
+			errs = append(errs, fmt.Errorf("scheduler: reconcile pool %s: %w", cp.Name, err))
+			continue
+		}
+		sp := ScalePool{Name: cp.Name, GPUsPerNode: cp.GPUsPerNode, Policy: PolicyOf(cp.Config), Booting: booting}
+		for _, n := range mine {
+			sp.Nodes = append(sp.Nodes, s.scaleNode(n, onNode[n.ID], nodeStates[n.ID], now))
+			in.decided[n.ID] = true
+		}
+		pol := sp.Policy.WithDefaults()
+		from := now.Add(-max(pol.MemoryHighWindow, pol.MemoryLowWindow) - 2*s.cfg.MemoryBucket)
+		mem, err := s.store.PoolMemory(ctx, cp.ID, from, now, s.cfg.MemoryBucket)
+		if err != nil {
+			return nil, append(errs, err)
+		}
+		for _, m := range mem {
+			sp.Memory = append(sp.Memory, MemoryPoint{At: m.At, UsedPct: m.UsedPct})
+		}
+		if st, ok := poolStates[cp.ID]; ok {
+			sp.LastScaleUp, sp.LastScaleDown = timeOr(st.LastScaleUpAt), timeOr(st.LastScaleDownAt)
+		}
+		in.pools[cp.Name], in.providers[cp.Name] = cp, prov
+		in.snap.Pools = append(in.snap.Pools, sp)
+	}
+	if err := s.addDemand(ctx, in, cps, now); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.addIdleTasks(ctx, in, nodes, running, allocs); err != nil {
+		return nil, append(errs, err)
+	}
+	return in, errs
+}
+
+// poolNodes returns the nodes of a pool that still have a machine: not removed, and not
+// carrying the id of a machine the loop deleted (an agent that outlived its machine's
+// intent, whose node is gone with it).
+func (s *Scaler) poolNodes(ctx context.Context, poolID int64, nodes []models.NodeGPUs) ([]models.NodeGPUs, error) {
+	var mine []models.NodeGPUs
+	var ids []string
+	for _, n := range nodes {
+		if n.PoolID == poolID && n.State != models.NodeRemoved {
+			mine = append(mine, n)
+			if n.MachineID != "" {
+				ids = append(ids, n.MachineID)
+			}
+		}
+	}
+	gone, err := s.store.DeletedMachineIDs(ctx, ids)
+	if err != nil || len(gone) == 0 {
+		return mine, err
+	}
+	kept := mine[:0]
+	for _, n := range mine {
+		if !gone[n.MachineID] {
+			kept = append(kept, n)
+		}
+	}
+	return kept, nil
+}
+
+// scaleNode is a node as DecideScale sees it; a ready node silent too long counts as lost.
+func (s *Scaler) scaleNode(n models.NodeGPUs, tasks []ScaleTask, st models.NodeScaleState, now time.Time) ScaleNode {
+	sn := ScaleNode{ID: n.ID, MachineID: n.MachineID, State: n.State, Tasks: tasks,
+		UnneededSince: timeOr(st.UnneededSince), DrainSince: timeOr(st.DrainSince)}
+	if sn.State == NodeStateReady && now.Sub(n.LastSeenAt) > s.cfg.NodeStaleAfter {
+		sn.State = NodeStateLost
+	}
+	return sn
+}
+
+// scaleTask gives a running task's expected and latest ends.
+func scaleTask(t models.TaskRow) ScaleTask {
+	st := ScaleTask{ID: t.ID}
+	start := t.SubmittedAt
+	if t.StartedAt != nil {
+		start = *t.StartedAt
+	}
+	if est := EstRuntime(t.EstGPUHours, t.GPUs); est > 0 {
+		st.EstEnd = start.Add(est)
+	}
+	if t.MaxRuntimeS > 0 {
+		st.MaxEnd = start.Add(time.Duration(t.MaxRuntimeS) * time.Second)
+	}
+	return st
+}
+
+// addDemand counts the queue's waiting tasks against the pools: a task of a spec against
+// the first pool (by name) of that spec, a task of any spec against the first pool that
+// takes any spec. Tasks waiting for cards count; tasks waiting for quota count as
+// quota-blocked; others (data not ready, off-peak only) do not.
+func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.ConfiguredPool, now time.Time) error {
+	if s.cfg.Queue == nil || len(in.snap.Pools) == 0 {
+		return nil
+	}
+	qs, qp, err := s.cfg.Queue(ctx, now)
+	if err != nil {
+		return fmt.Errorf("scheduler: queue for scaling: %w", err)
+	}
+	since, err := s.store.QueuedSince(ctx)
+	if err != nil {
+		return err
+	}
+	bySpec, anySpec := make(map[string]string), ""
+	for _, cp := range cps {
+		if _, ok := in.pools[cp.Name]; !ok {
+			continue
+		}
+		if _, ok := bySpec[cp.Spec]; !ok {
+			bySpec[cp.Spec] = cp.Name
+		}
+		if cp.Config.AnySpec && anySpec == "" {
+			anySpec = cp.Name
+		}
+	}
+	at := make(map[string]int)
+	for i, p := range in.snap.Pools {
+		at[p.Name] = i
+	}
+	pending := make(map[int64]Pending, len(qs.Pending))
+	for _, p := range qs.Pending {
+		pending[p.ID] = p
+	}
+	for _, w := range qp.Waiting {
+		switch w.Reason {
+		case ReasonNoFreeGPUs, ReasonBehind, ReasonNoSuchCapacity, ReasonQuota:
+		default:
+			continue
+		}
+		p, ok := pending[w.TaskID]
+		if !ok {
+			continue
+		}
+		pool := bySpec[p.Spec]
+		if p.Spec == "" {
+			pool = anySpec
+		}
+		i, ok := at[pool]
+		if !ok {
+			continue
+		}
+		d := ScaleDemand{TaskID: p.ID, GPUs: p.GPUs, Since: p.SubmittedAt, QuotaBlocked: w.Reason == ReasonQuota}
+		if t, ok := since[p.ID]; ok && t.After(d.Since) {
+			d.Since = t
+		}
+		in.snap.Pools[i].Demand = append(in.snap.Pools[i].Demand, d)
+	}
+	return nil
+}
+
+// addIdleTasks lists the running tasks for idle reclaim: a task is idle since the latest
+// time one of its cards fell idle, if all are idle. Tasks asked to stop are left out.
+func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, nodes []models.NodeGPUs, running map[int64]models.TaskRow, allocs []models.Allocation) error {
+	if s.cfg.Reclaim.Off {
+		return nil
+	}
+	reclaims, err := s.store.TaskReclaims(ctx)
+	if err != nil {
+		return err
+	}
+	idle := make(map[int64]*time.Time)
+	for _, n := range nodes {
+		for _, g := range n.GPUs {
+			idle[g.ID] = g.IdleSince
+		}
+	}
+	byTask := make(map[int64][]int64)
+	var order []int64
+	for _, a := range allocs {
+		if _, ok := byTask[a.TaskID]; !ok {
+			order = append(order, a.TaskID)
+		}
+		byTask[a.TaskID] = append(byTask[a.TaskID], a.GPUID)
+	}
+	for _, id := range order {
+		t, ok := running[id]
+		if !ok || t.State != models.TaskRunning || t.StopState != "" {
+			continue
+		}
+		it := IdleTask{TaskID: id, Owner: t.Owner}
+		for i, g := range byTask[id] {
+			since := idle[g]
+			if since == nil {
+				it.IdleSince = time.Time{}
+				break
+			}
+			if i == 0 || since.After(it.IdleSince) {
+				it.IdleSince = *since
+			}
+		}
+		if r, ok := reclaims[id]; ok {
+			it.NoticeAt, it.KeptUntil = timeOr(r.NoticeAt), timeOr(r.KeptUntil)
+		}
+		in.snap.Tasks = append(in.snap.Tasks, it)
+	}
+	in.snap.Reclaim = s.cfg.Reclaim
+	return nil
+}
+
+func timeOr(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}

@@ -1,0 +1,305 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+)
+
+// Scaling defaults: what a zero field of ScalePolicy or ReclaimPolicy means.
+const (
+	DefaultBootTimeout      = 15 * time.Minute
+	DefaultScaleUpDelay     = 2 * time.Minute
+	DefaultMemoryHighPct    = 80
+	DefaultMemoryHighWindow = 5 * time.Minute
+	DefaultMemoryLowPct     = 20
+	DefaultMemoryLowWindow  = 10 * time.Minute
+	DefaultUnneededTime     = 10 * time.Minute
+	DefaultScaleCooldown    = 10 * time.Minute
+	DefaultMaxInFlight      = 4
+	DefaultDrainBuffer      = 30 * time.Minute
+	DefaultIdleTime         = 30 * time.Minute
+	DefaultReclaimGrace     = 30 * time.Minute
+	DefaultKeepFor          = 2 * time.Hour
+	DefaultMaxKeepsPerDay   = 2
+)
+
+// ScalePolicy is how one pool grows and shrinks. A zero field takes its default.
+type ScalePolicy struct {
+	// MinNodes and MaxNodes bound the pool's size (nodes plus machines booting).
+	MinNodes int
+	MaxNodes int
+	// Step is how many machines one scale action adds or drains ("一组"); zero means 1.
+	Step int
+	// ReservedMin is how many ready nodes without a task (or machines booting) the loop
+	// keeps as a warm reserve, so a task can start without waiting for a boot.
+	ReservedMin int
+	// BootTimeout: a machine whose agent has not registered this long after it was asked
+	// for is deleted.
+	BootTimeout time.Duration
+	// ScaleUpDelay: admissible demand that waited longer than this triggers a scale-up.
+	ScaleUpDelay time.Duration
+	// MemoryHighPct over MemoryHighWindow: mean GPU memory use of the pool above the mark
+	// for the whole window triggers a scale-up of one step. A mark of 100 turns it off.
+	MemoryHighPct    float64
+	MemoryHighWindow time.Duration
+	// MemoryLowPct over MemoryLowWindow: mean memory use must stay below the mark for the
+	// whole window before the pool shrinks. A mark of 100 or more turns the condition off.
+	MemoryLowPct    float64
+	MemoryLowWindow time.Duration
+	// UnneededTime: the pool shrinks only once some node has had no task this long.
+	UnneededTime time.Duration
+	// CooldownAfterUp: no scale-up, and no new drain, this long after a scale-up (a pool
+	// under its minimum grows anyway). CooldownAfterDown: no new drain this long after one.
+	CooldownAfterUp   time.Duration
+	CooldownAfterDown time.Duration
+	// MaxInFlight caps the machines booting at once; zero means max(Step, DefaultMaxInFlight).
+	MaxInFlight int
+	// DrainBuffer: a drained node still busy after this long takes tasks again, unless the
+	// pool is over its maximum.
+	DrainBuffer time.Duration
+}
+
+// WithDefaults returns p with every zero field set to its default.
+func (p ScalePolicy) WithDefaults() ScalePolicy {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	p.Step = max(p.Step, 1)
+	if p.MaxInFlight <= 0 {
+		p.MaxInFlight = max(p.Step, DefaultMaxInFlight)
+	}
+	if p.MemoryHighPct <= 0 {
+		p.MemoryHighPct = DefaultMemoryHighPct
+	}
+	if p.MemoryLowPct <= 0 {
+		p.MemoryLowPct = DefaultMemoryLowPct
+	}
+	def(&p.BootTimeout, DefaultBootTimeout)
+	def(&p.ScaleUpDelay, DefaultScaleUpDelay)
+	def(&p.MemoryHighWindow, DefaultMemoryHighWindow)
+	def(&p.MemoryLowWindow, DefaultMemoryLowWindow)
+	def(&p.UnneededTime, DefaultUnneededTime)
+	def(&p.CooldownAfterUp, DefaultScaleCooldown)
+	def(&p.CooldownAfterDown, DefaultScaleCooldown)
+	def(&p.DrainBuffer, DefaultDrainBuffer)
+	return p
+}
+
+// ScaleSnapshot is everything DecideScale looks at. It is plain data.
+type ScaleSnapshot struct {
+	// Pools are the pools the loop manages.
+	Pools []ScalePool
+	// Tasks are the running tasks, for idle reclaim.
+	Tasks   []IdleTask
+	Reclaim ReclaimPolicy
+}
+
+// ScalePool is one managed pool.
+type ScalePool struct {
+	Name        string
+	GPUsPerNode int
+	Policy      ScalePolicy
+	// Nodes are the pool's registered nodes (removed ones left out).
+	Nodes []ScaleNode
+	// Booting are machines asked of the provider whose agent has not registered yet.
+	Booting []BootingMachine
+	// Demand is the pool's waiting tasks, quota-blocked ones included (and ignored).
+	Demand []ScaleDemand
+	// Memory is the pool's mean GPU memory use over time, oldest first, reaching back at
+	// least the longer memory window.
+	Memory []MemoryPoint
+	// LastScaleUp and LastScaleDown are the pool's last scale-up and drain; zero if never.
+	LastScaleUp   time.Time
+	LastScaleDown time.Time
+}
+
+// Node states a ScaleNode may have (the models.Node* values).
+const (
+	NodeStateReady    = "ready"
+	NodeStateDraining = "draining"
+	NodeStateLost     = "lost"
+)
+
+// ScaleNode is one registered node of a pool.
+type ScaleNode struct {
+	ID int64
+	// MachineID is the provider's id of its machine; empty for a node no provider made,
+	// which the loop never removes.
+	MachineID string
+	// State is NodeStateReady, NodeStateDraining or NodeStateLost.
+	State string
+	Tasks []ScaleTask
+	// UnneededSince is the persisted time the node was first seen without a task; zero if
+	// never (DecideScale sets it in the plan).
+	UnneededSince time.Time
+	// DrainSince is when the loop drained the node; zero when it did not (a node drained
+	// by hand is left alone).
+	DrainSince time.Time
+}
+
+// ScaleTask is a task running on a node.
+type ScaleTask struct {
+	ID int64
+	// EstEnd is the expected end (start + estimate); zero when unknown.
+	EstEnd time.Time
+	// MaxEnd is when its max runtime runs out; zero when it has none.
+	MaxEnd time.Time
+}
+
+// BootingMachine is a machine asked for whose agent has not registered.
+type BootingMachine struct {
+	// Key is the idempotency key of its intent; ID the provider's id (empty until known).
+	Key       string
+	ID        string
+	CreatedAt time.Time
+	// Failed is true when the provider reports the machine failed.
+	Failed bool
+}
+
+// ScaleDemand is one waiting task counted against a pool.
+type ScaleDemand struct {
+	TaskID int64
+	GPUs   int
+	// Since is when the task became admissible (ready and queued).
+	Since time.Time
+	// QuotaBlocked is true when the task waits for its project's quota: it never triggers
+	// a scale-up.
+	QuotaBlocked bool
+}
+
+// MemoryPoint is a pool's mean GPU memory use, in percent, at a sample time.
+type MemoryPoint struct {
+	At      time.Time
+	UsedPct float64
+}
+
+// ScaleActionKind names what an action does.
+type ScaleActionKind string
+
+// Action kinds.
+const (
+	// ActionScaleUp adds Count machines to Pool.
+	ActionScaleUp ScaleActionKind = "scale-up"
+	// ActionDrain stops NodeID from taking new tasks; it is removed once empty.
+	ActionDrain ScaleActionKind = "drain"
+	// ActionUndrain gives a drain up: NodeID takes tasks again.
+	ActionUndrain ScaleActionKind = "undrain"
+	// ActionRemove deletes the machine of NodeID, drained and empty.
+	ActionRemove ScaleActionKind = "remove"
+	// ActionDeleteMachine deletes a booting machine (MachineKey, MachineID).
+	ActionDeleteMachine ScaleActionKind = "delete-machine"
+	// ActionIdleNotice tells the owner of TaskID its cards are idle and will be reclaimed.
+	ActionIdleNotice ScaleActionKind = "idle-notice"
+	// ActionClearNotice withdraws the notice of TaskID: its cards are busy again.
+	ActionClearNotice ScaleActionKind = "clear-notice"
+	// ActionReclaim stops TaskID and marks it reclaimed.
+	ActionReclaim ScaleActionKind = "reclaim"
+	// ActionAdopt records a machine found at the provider as the pool's (reconcile only).
+	ActionAdopt ScaleActionKind = "adopt"
+)
+
+// ScaleReason is a stable code for why the scaling loop acted or did not; pages translate
+// it, Detail gives the numbers.
+type ScaleReason string
+
+// Reasons to act.
+const (
+	ReasonDemandWaiting ScaleReason = "demand-waiting"
+	ReasonMemoryHigh    ScaleReason = "memory-high"
+	ReasonBelowMin      ScaleReason = "below-min"
+	ReasonReservedMin   ScaleReason = "reserved-min"
+	ReasonNodeUnneeded  ScaleReason = "node-unneeded"
+	ReasonAboveMax      ScaleReason = "above-max"
+	ReasonDrainedEmpty  ScaleReason = "drained-empty"
+	ReasonDrainTooLong  ScaleReason = "drain-too-long"
+	ReasonBootTimeout   ScaleReason = "boot-timeout"
+	ReasonMachineFailed ScaleReason = "machine-failed"
+	ReasonIdleTask      ScaleReason = "idle-task"
+	ReasonActiveAgain   ScaleReason = "active-again"
+	ReasonNoAnswer      ScaleReason = "no-answer"
+	// Reconcile's reasons: a tagged machine without an intent, a second machine under one
+	// key, a machine whose intent was deleted.
+	ReasonUnknownMachine   ScaleReason = "unknown-machine"
+	ReasonDuplicateMachine ScaleReason = "duplicate-machine"
+	ReasonLeftoverMachine  ScaleReason = "leftover-machine"
+)
+
+// Reasons not to act (ScaleSkip).
+const (
+	ReasonAtMaxSize     ScaleReason = "at-max-size"
+	ReasonAtMinSize     ScaleReason = "at-min-size"
+	ReasonInCooldown    ScaleReason = "in-cooldown"
+	ReasonInFlightCap   ScaleReason = "in-flight-cap"
+	ReasonNoDemand      ScaleReason = "no-demand"
+	ReasonDemandPending ScaleReason = "demand-pending"
+	ReasonMemoryNotLow  ScaleReason = "memory-not-low"
+	ReasonNoneUnneeded  ScaleReason = "none-unneeded"
+	ReasonNoRemovable   ScaleReason = "no-removable-node"
+	// ReasonCoveredByBooting: demand waited, but the machines booting will hold it.
+	ReasonCoveredByBooting ScaleReason = "covered-by-booting"
+)
+
+// ScaleAction is one thing to do. Which fields are set depends on Kind.
+type ScaleAction struct {
+	Kind   ScaleActionKind
+	Pool   string
+	Count  int
+	NodeID int64
+	// MachineKey and MachineID name a machine (ActionDeleteMachine, ActionRemove).
+	MachineKey string
+	MachineID  string
+	TaskID     int64
+	Reason     ScaleReason
+	// Detail gives the numbers behind the decision, in English.
+	Detail string
+	// From and To are the pool's size before and after (nodes not draining, plus machines
+	// booting).
+	From, To int
+}
+
+// String is the action in one line, as logs and the pools page's tooltips show it.
+func (a ScaleAction) String() string {
+	switch a.Kind {
+	case ActionScaleUp:
+		return fmt.Sprintf("%s pool %d→%d (+%d): %s", a.Pool, a.From, a.To, a.Count, a.Detail)
+	case ActionDrain, ActionUndrain, ActionRemove:
+		return fmt.Sprintf("%s pool %d→%d, %s node %d: %s", a.Pool, a.From, a.To, a.Kind, a.NodeID, a.Detail)
+	case ActionDeleteMachine:
+		return fmt.Sprintf("%s pool: delete machine %s: %s", a.Pool, a.MachineKey, a.Detail)
+	}
+	return fmt.Sprintf("%s task %d: %s", a.Kind, a.TaskID, a.Detail)
+}
+
+// ScaleSkip is a reason the loop did not act on a pool.
+type ScaleSkip struct {
+	Pool   string
+	Reason ScaleReason
+	Detail string
+}
+
+// PoolSize is a pool's size now and the size the plan heads to.
+type PoolSize struct {
+	Pool string
+	// Size counts nodes (removed excluded) and machines booting.
+	Size int
+	// Desired is Size after the plan: plus machines asked for, minus nodes drained or
+	// machines deleted.
+	Desired int
+	// DemandGPUs is the pool's admissible demand (quota-blocked tasks left out), whatever
+	// its wait.
+	DemandGPUs int
+}
+
+// ScalePlan is the outcome of DecideScale.
+type ScalePlan struct {
+	// Actions in the order to apply them: per pool (by name) deletes, undrains, removes,
+	// drains, scale-up; then the idle-reclaim actions.
+	Actions []ScaleAction
+	Skips   []ScaleSkip
+	Sizes   []PoolSize
+	// Unneeded is the new "first seen without a task" time of every ready node that has
+	// none; the loop persists it so a restart does not reset the timers.
+	Unneeded map[int64]time.Time
+}

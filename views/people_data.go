@@ -1,0 +1,116 @@
+package views
+
+import "time"
+
+// ProjectsData is the projects page: each project the viewer sees with its quotas and this
+// month's use, the request form, and the viewer's requests.
+type ProjectsData struct {
+	Now      time.Time
+	Projects []ProjectView
+	Requests []RequestView
+	// Form is the request form's state after a failed submit; zero otherwise.
+	Form RequestForm
+	// Notice confirms a request just filed.
+	Notice string
+}
+
+// ProjectView is one project.
+type ProjectView struct {
+	ID     int64
+	Name   string
+	Role   string // lead, member, or "" for admins and finance
+	Quotas []QuotaView
+	// CanRequest is true when the viewer may ask for quota changes in this project.
+	CanRequest bool
+}
+
+// QuotaView is one quota with this month's use.
+type QuotaView struct {
+	Spec            string
+	MaxGPUs         int
+	GuaranteedGPUs  int
+	BudgetCardHours int64
+	UsedCardHours   int64
+	UsedPct         int
+	StartsAt        time.Time
+	EndsAt          time.Time
+	OverflowAllowed bool
+	// Override describes a temporary limit in force or planned; empty when none.
+	OverrideMaxGPUs int
+	OverrideEnds    *time.Time
+}
+
+// RequestForm is the quota request form.
+type RequestForm struct {
+	Project string
+	Spec    string
+	Kind    string
+	Value   string
+	Begins  string
+	Ends    string
+	Reason  string
+	// Field and Error name the problem of a refused submit.
+	Field string
+	Error string
+}
+
+// RequestView is one quota request.
+type RequestView struct {
+	ID        int64
+	Project   string
+	Spec      string
+	Kind      string
+	Change    string // the asked change in words
+	Reason    string
+	Requester string
+	State     string
+	Comment   string
+	CreatedAt time.Time
+	// Usage is the project's current use of the quota, for deciders.
+	Usage string
+	// CanDecide is true when the viewer may approve or reject it.
+	CanDecide bool
+}
+
+// ApprovalsData is the approvals page for leads: pending requests with the project's usage,
+// then recent decisions.
+type ApprovalsData struct {
+	Now     time.Time
+	Pending []RequestView
+	Decided []RequestView
+	Notice  string
+	Error   string
+}
+
+// AuditData is the audit log page.
+type AuditData struct {
+	Entries []AuditView
+}
+
+// AuditView is one audit entry.
+type AuditView struct {
+	At      time.Time
+	Actor   string
+	Action  string
+	Subject string
+	Before  string
+	After   string
+}
+
+// TokensData is the API tokens page.
+type TokensData struct {
+	Tokens []TokenView
+	// NewToken is shown once, right after it was made.
+	NewToken string
+	Error    string
+}
+
+// TokenView is one API token, never its secret.
+type TokenView struct {
+	ID         int64
+	Name       string
+	Scope      string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	Revoked    bool
+}

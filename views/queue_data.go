@@ -1,0 +1,151 @@
+package views
+
+import "time"
+
+// QueueData is everything the queue page shows. Handlers fill it; templates only read it.
+type QueueData struct {
+	Now time.Time
+	// Lanes are the short lane, then the long one; both are always there.
+	Lanes []QueueLane
+	// Running are the tasks holding cards, longest-running first.
+	Running []RunningTask
+	// Capacity is the free capacity per spec, in spec order.
+	Capacity []SpecCapacity
+	Form     TaskForm
+}
+
+// Lane names, the values of QueueLane.Name.
+const (
+	LaneShort = "short"
+	LaneLong  = "long"
+)
+
+// QueueLane is one lane's waiting tasks in queue order.
+type QueueLane struct {
+	Name string // LaneShort or LaneLong
+	Rows []QueueRow
+}
+
+// Wait reason codes, the values of QueueRow.Reason; they match the scheduler's.
+const (
+	ReasonStarting       = "starting"
+	ReasonNoFreeGPUs     = "no-free-gpus"
+	ReasonDataNotReady   = "data-not-ready"
+	ReasonOffPeakOnly    = "off-peak-only"
+	ReasonQuota          = "quota"
+	ReasonBehind         = "behind"
+	ReasonNoSuchCapacity = "no-such-capacity"
+	ReasonInvalid        = "invalid"
+)
+
+// Quota details, the values of QueueRow.Detail for ReasonQuota.
+const (
+	DetailBudgetExhausted = "budget-exhausted"
+	DetailConcurrentLimit = "concurrent-limit"
+	DetailGuaranteedShare = "guaranteed-share"
+)
+
+// QueueRow is one pending task.
+type QueueRow struct {
+	// Position is 1-based in the lane; 0 for a task that starts at the next tick.
+	Position    int
+	TaskID      int64
+	Name        string
+	Project     string
+	Owner       string
+	GPUs        int
+	Spec        string // asked spec; "" is any
+	Priority    string // urgent, high, normal, low
+	EstGPUHours float64
+	DataReady   bool
+	SubmittedAt time.Time
+	// ETAP50 and ETAP90 are the estimated starts; zero is unknown.
+	ETAP50, ETAP90 time.Time
+	// Reason is a wait reason code; ReasonSpec, Ahead and Detail refine it.
+	Reason     string
+	ReasonSpec string // for no-free-gpus and no-such-capacity; "" is any
+	Ahead      int64  // for behind: the task holding the reservation
+	Detail     string // for quota
+}
+
+// RunningTask is a task that holds cards.
+type RunningTask struct {
+	TaskID    int64
+	Name      string
+	Project   string
+	GPUs      int
+	Spec      string // asked spec; "" is any
+	Node      string
+	StartedAt time.Time
+}
+
+// SpecCapacity is one spec's cards: what is free now and the largest block on one node.
+type SpecCapacity struct {
+	Spec        string
+	Total       int
+	Held        int
+	Free        int
+	LargestFree int
+}
+
+// TaskForm is the submit form: what was typed, what is wrong with it, and its choices.
+type TaskForm struct {
+	Values TaskFormValues
+	// Errors holds the problem of each input by its name (a TaskFormValues field's input
+	// name); the key "" is a problem of the whole form.
+	Errors map[string]FormError
+	// Checked is true when the values were validated (inline validation); with no errors the
+	// form says so.
+	Checked bool
+	// Created is the id of the task just submitted, for the success notice; 0 for none.
+	Created int64
+	// Projects and Specs are the choices of the selects.
+	Projects []string
+	Specs    []string
+	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
+	ShortMax, LongMax time.Duration
+}
+
+// TaskFormValues are the form's inputs as typed. Their input names are in the field tags'
+// order: project, name, owner, gpus, spec, queue, priority, est_gpu_hours, max_runtime_h,
+// command, env, workdir, data_ready, data_check, deferrable, idempotency_key.
+type TaskFormValues struct {
+	Project     string
+	Name        string
+	Owner       string
+	GPUs        string
+	Spec        string
+	Queue       string
+	Priority    string
+	EstGPUHours string
+	MaxRuntimeH string
+	Command     string // one argument per line
+	Env         string // KEY=VALUE lines
+	Workdir     string
+	DataReady   bool
+	DataCheck   string // an absolute path or an http(s) URL
+	Deferrable  bool
+	// IdempotencyKey is fresh for each new form, so a double submit stores one task.
+	IdempotencyKey string
+}
+
+// Form error codes, the values of FormError.Code.
+const (
+	// FormErrStore is a rule of the store; Text says which.
+	FormErrStore = "store"
+	// FormErrInt: the input is not a whole number.
+	FormErrInt = "int"
+	// FormErrNumber: the input is not a number.
+	FormErrNumber = "number"
+	// FormErrEnvLine: line Line of the environment is not KEY=VALUE.
+	FormErrEnvLine = "env-line"
+	// FormErrEnvDup: line Line of the environment repeats the variable Text.
+	FormErrEnvDup = "env-dup"
+)
+
+// FormError is one problem of the form.
+type FormError struct {
+	Code string
+	Text string
+	Line int
+}

@@ -1,0 +1,197 @@
+package views
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// Helpers of the queue page's templates.
+
+// laneTitle is the heading of a lane.
+func laneTitle(l Locale, name string) string {
+	if name == LaneShort {
+		return l.T("queue.lane.short")
+	}
+	return l.T("queue.lane.long")
+}
+
+// laneHelp says what a lane is for.
+func laneHelp(l Locale, name string, d QueueData) string {
+	if name == LaneShort {
+		return l.T("queue.lane.short_help", l.Duration(d.Form.ShortMax))
+	}
+	return l.T("queue.lane.long_help")
+}
+
+// priorityText names a priority.
+func priorityText(l Locale, p string) string {
+	switch p {
+	case "urgent":
+		return l.T("prio.urgent")
+	case "high":
+		return l.T("prio.high")
+	case "normal":
+		return l.T("prio.normal")
+	case "low":
+		return l.T("prio.low")
+	}
+	return p
+}
+
+// specText names a spec, "any spec" for none.
+func specText(l Locale, spec string) string {
+	if spec == "" {
+		return l.T("spec.any")
+	}
+	return spec
+}
+
+// gpusText is "4 × A100-80G".
+func gpusText(l Locale, gpus int, spec string) string {
+	return l.T("queue.gpus_of", l.Int(gpus), specText(l, spec))
+}
+
+// reasonText explains why a task waits, in the page's language.
+func reasonText(l Locale, r QueueRow) string {
+	switch r.Reason {
+	case ReasonStarting:
+		return l.T("reason.starting")
+	case ReasonNoFreeGPUs:
+		if r.ReasonSpec == "" {
+			return l.T("reason.no_free_gpus_any")
+		}
+		return l.T("reason.no_free_gpus", r.ReasonSpec)
+	case ReasonDataNotReady:
+		return l.T("reason.data_not_ready")
+	case ReasonOffPeakOnly:
+		return l.T("reason.off_peak_only")
+	case ReasonQuota:
+		switch r.Detail {
+		case DetailBudgetExhausted:
+			return l.T("reason.quota_budget")
+		case DetailConcurrentLimit:
+			return l.T("reason.quota_concurrent")
+		case DetailGuaranteedShare:
+			return l.T("reason.quota_guaranteed")
+		}
+		return l.T("reason.quota")
+	case ReasonBehind:
+		return l.T("reason.behind", r.Ahead)
+	case ReasonNoSuchCapacity:
+		if r.ReasonSpec == "" {
+			return l.T("reason.no_such_capacity_any")
+		}
+		return l.T("reason.no_such_capacity", r.ReasonSpec)
+	case ReasonInvalid:
+		return l.T("reason.invalid")
+	}
+	return r.Reason
+}
+
+// reasonClass is the class attribute of a reason badge.
+func reasonClass(code string) string {
+	switch code {
+	case ReasonStarting:
+		return "reason r-starting"
+	case ReasonNoFreeGPUs, ReasonBehind:
+		return "reason r-capacity"
+	case ReasonDataNotReady, ReasonOffPeakOnly:
+		return "reason r-self"
+	case ReasonQuota, ReasonNoSuchCapacity, ReasonInvalid:
+		return "reason r-blocked"
+	}
+	return "reason"
+}
+
+// eta is an estimated start relative to now: "in ~2h 10m", "now", "unknown".
+func eta(l Locale, at, now time.Time) string {
+	switch d := at.Sub(now); {
+	case at.IsZero():
+		return l.T("eta.unknown")
+	case d < time.Minute:
+		return l.T("eta.now")
+	default:
+		return l.T("eta.in", l.Duration(d))
+	}
+}
+
+// etaTitle is the absolute time of an estimate, for its tooltip; "" when unknown.
+func etaTitle(at time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	return at.UTC().Format("2006-01-02 15:04 MST")
+}
+
+// cardHours formats estimated card-hours with at most one decimal; "—" for none.
+func cardHours(l Locale, h float64) string {
+	if !(h > 0) {
+		return "—"
+	}
+	tenths := int64(h*10 + 0.5)
+	s := string(appendGrouped(nil, tenths/10))
+	if f := tenths % 10; f != 0 {
+		s += "." + strconv.FormatInt(f, 10)
+	}
+	return s
+}
+
+// formError is the text of a problem of the form, in the page's language.
+func formError(l Locale, e FormError) string {
+	switch e.Code {
+	case FormErrInt:
+		return l.T("form.err.int")
+	case FormErrNumber:
+		return l.T("form.err.number")
+	case FormErrEnvLine:
+		return l.T("form.err.env_line", e.Line)
+	case FormErrEnvDup:
+		return l.T("form.err.env_dup", e.Line, e.Text)
+	}
+	return e.Text
+}
+
+// formFields are the input names that show a problem beside them, in form order.
+var formFields = []string{"project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
+	"max_runtime_h", "command", "env", "workdir", "data_check"}
+
+// errOf returns the text of the problem of input name, "" for none.
+func (f TaskForm) errOf(l Locale, name string) string {
+	e, ok := f.Errors[name]
+	if !ok {
+		return ""
+	}
+	return formError(l, e)
+}
+
+// describedBy is the aria-describedby of input name: its help, if any, and its error slot.
+func describedBy(name string, help bool) string {
+	if help {
+		return "help-" + name + " err-" + name
+	}
+	return "err-" + name
+}
+
+// runtimeOf is how long a running task has run.
+func runtimeOf(t RunningTask, now time.Time) time.Duration { return now.Sub(t.StartedAt) }
+
+// priorities are the task priorities, highest first, as the form offers them.
+var priorities = []string{"urgent", "high", "normal", "low"}
+
+// invalid is aria-invalid="true" for an input with a problem, nothing otherwise.
+func (f TaskForm) invalid(name string) templ.Attributes {
+	if _, bad := f.Errors[name]; bad {
+		return templ.Attributes{"aria-invalid": "true"}
+	}
+	return nil
+}
+
+// fieldClass is the class attribute of a form field with the extra class, if any.
+func fieldClass(extra string) string {
+	if extra == "" {
+		return "form-field"
+	}
+	return "form-field " + extra
+}

@@ -1,0 +1,169 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kashi/agent/protocol"
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/scheduler"
+	"kashi/web"
+)
+
+// TestBrowserQuotaApproval walks the approval flow in headless Chromium: a member whose task
+// waits because the project's budget is spent asks for more on the projects page, the lead
+// logs in and approves it on the approvals page, and the member's task starts.
+func TestBrowserQuotaApproval(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed")
+	}
+	ctx := context.Background()
+	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	s := modelstest.SQLite(t, models.Options{})
+
+	// One node of 8 A100s, reporting; project vision with a 1 card-hour budget already spent.
+	req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100"}
+	for i := 0; i < 8; i++ {
+		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+	}
+	node, err := s.RegisterNode(ctx, req, "h", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := s.EnsureProject(ctx, "vision", now)
+	member, _ := s.CreateUser(ctx, "member", "pw-member", models.RoleUser, now)
+	lead, _ := s.CreateUser(ctx, "lead", "pw-lead", models.RoleUser, now)
+	s.SetMember(ctx, p.ID, member.ID, models.ProjectRoleMember)
+	s.SetMember(ctx, p.ID, lead.ID, models.ProjectRoleLead)
+	if _, err := s.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 1,
+		StartsAt: now.AddDate(0, -1, 0), EndsAt: now.AddDate(0, 2, 0)}, now); err != nil {
+		t.Fatal(err)
+	}
+	task := func(name string) models.Task {
+		tk, _, err := s.CreateTask(ctx, models.NewTask{Project: "vision", Name: name, Owner: "member", GPUs: 2, Spec: "A100-80G",
+			Queue: models.QueueLong, Priority: "normal", Command: []string{"train"}, DataReady: true}, models.DefaultTaskLimits, now.Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: clock, NodeStaleAfter: 24 * time.Hour})
+	spent := task("earlier")
+	loop.RunOnce(ctx, now.Add(-time.Hour))
+	s.ReportTaskStatus(ctx, node.ID, spent.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: now.Add(-30 * time.Minute)}, now)
+	waiting := task("resnet-big")
+	if _, err := loop.RunOnce(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	if row, _ := s.TaskByID(ctx, waiting.ID); row.State != models.TaskQueued || !strings.Contains(row.Reason, "quota") {
+		t.Fatalf("before approval the task is %s (%q), want queued for quota", row.State, row.Reason)
+	}
+
+	h := handlers.New(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: time.Minute}, clock)
+	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+
+	shots := os.Getenv("KASHI_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	actx, cancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancel()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+
+	shot := func(name string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			png, err := chromedp.FullScreenshot(100)(ctx, tg)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(shots, name), png, 0o644)
+		})
+	}
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	login := func(user, password string) chromedp.Action[chromedp.Void] {
+		return chromedp.Steps(
+			chromedp.Navigate(srv.URL+"/login"),
+			chromedp.WaitVisible(css(`input[name=username]`)),
+			chromedp.SendKeys(css(`input[name=username]`), user),
+			chromedp.SendKeys(css(`input[name=password]`), password),
+			chromedp.Submit(css(`form[action="/login"]`)),
+			chromedp.WaitVisible(css(`[data-testid=who]`)),
+		)
+	}
+	// The first Run starts the browser; the walk then runs under a time limit.
+	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	wctx, cancelWalk := context.WithTimeout(bctx, 60*time.Second)
+	defer cancelWalk()
+	err = chromedp.Do(wctx,
+		login("member", "pw-member"),
+		chromedp.Navigate(srv.URL+"/projects"),
+		chromedp.WaitVisible(css(`[data-testid=request-form]`)),
+		chromedp.SetValue(css(`[data-testid=request-form] select[name=kind]`), "budget"),
+		chromedp.SendKeys(css(`[data-testid=request-form] input[name=value]`), "20"),
+		chromedp.SendKeys(css(`[data-testid=request-form] textarea[name=reason]`), "Paper deadline: <b>big</b> run"),
+		shot("1-member-request.png"),
+		chromedp.Click(css(`[data-testid=request-submit]`)),
+		chromedp.WaitVisible(css(`[data-testid=notice]`)),
+		shot("2-member-sent.png"),
+	)
+	if err != nil {
+		t.Fatalf("member's request: %v (screenshots in %s)", err, shots)
+	}
+	notice, err := chromedp.Run(wctx, chromedp.Text(css(`[data-testid=notice]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(wctx,
+		chromedp.Submit(css(`[data-testid=who]`)),
+		chromedp.WaitVisible(css(`input[name=username]`)),
+		login("lead", "pw-lead"),
+		chromedp.Navigate(srv.URL+"/approvals"),
+		chromedp.WaitVisible(css(`[data-testid=approve-button]`)),
+		shot("3-lead-approvals.png"),
+		chromedp.SendKeys(css(`[data-testid=decide-form] input[name=comment]`), "ok, go"),
+		chromedp.Click(css(`[data-testid=approve-button]`)),
+		chromedp.WaitVisible(css(`[data-testid=notice]`)),
+		shot("4-lead-approved.png"),
+	)
+	if err != nil {
+		t.Fatalf("lead's approval: %v (screenshots in %s)", err, shots)
+	}
+	if !strings.Contains(notice, "#") {
+		t.Errorf("notice after the request = %q", notice)
+	}
+	qs, _ := s.Quotas(ctx, p.ID)
+	if qs[0].BudgetCardHours != 21 {
+		t.Errorf("budget after approval = %d, want 21", qs[0].BudgetCardHours)
+	}
+	if _, err := loop.RunOnce(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	if row, _ := s.TaskByID(ctx, waiting.ID); row.State != models.TaskStarting {
+		t.Errorf("after approval the task is %s (%q), want starting", row.State, row.Reason)
+	}
+	t.Logf("screenshots in %s", shots)
+}

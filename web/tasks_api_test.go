@@ -1,0 +1,505 @@
+package web_test
+
+import (
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/agent/protocol"
+	"kashi/models"
+)
+
+// taskFleet registers n1 and n2 (4 A100 each, pool a100) and h1 (2 H800, pool h800), and the
+// project vision.
+func taskFleet(s *server) map[string]registered {
+	s.tb.Helper()
+	nodes := map[string]registered{
+		"n1": s.register(node("n1").inPool("a100").cards(a100Name, a100MiB, 4)),
+		"n2": s.register(node("n2").inPool("a100").cards(a100Name, a100MiB, 4)),
+		"h1": s.register(node("h1").inPool("h800").cards(h800Name, h800MiB, 2)),
+	}
+	s.projects("vision")
+	return nodes
+}
+
+// taskBody writes a task submission by hand (so that it may hold what Go's encoder would not):
+// a valid one, with raw JSON values replacing fields of it; an empty value drops the field.
+func taskBody(raw map[string]string) string {
+	fields := map[string]string{"project": `"vision"`, "name": `"resnet50"`, "owner": `"alice"`, "gpus": `1`,
+		"command": `["python","train.py"]`, "data_ready": `true`}
+	for k, v := range raw {
+		fields[k] = v
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for _, k := range keys {
+		if fields[k] == "" {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + k + `":` + fields[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// taskJSONFields are the fields of a task's JSON (DESIGN.md, API surface).
+var taskJSONFields = []string{"id", "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
+	"max_runtime_s", "command", "env", "workdir", "data_ready", "data_check", "deferrable", "state", "reason",
+	"submitted_at", "started_at", "ended_at", "exit_code", "output_units"}
+
+func TestTaskCreate(t *testing.T) {
+	submitted := t0.Format(time.RFC3339)
+	tests := map[string]struct {
+		body string
+		want map[string]any
+	}{
+		"every field": {
+			body: `{"project":"vision","name":"resnet50 sweep","owner":"alice","gpus":4,"spec":"A100-80G","queue":"short",
+				"priority":"high","est_gpu_hours":6.5,"max_runtime_s":5400,"command":["torchrun","--nproc","4","train.py"],
+				"env":{"NCCL_DEBUG":"INFO","SEED":"7"},"workdir":"/data/runs/r1","data_ready":false,
+				"data_check":{"path":"/data/imagenet/_READY"},"deferrable":true}`,
+			want: map[string]any{"id": 1.0, "project": "vision", "name": "resnet50 sweep", "owner": "alice", "gpus": 4.0,
+				"spec": "A100-80G", "queue": "short", "priority": "high", "est_gpu_hours": 6.5, "max_runtime_s": 5400.0,
+				"command": []any{"torchrun", "--nproc", "4", "train.py"}, "env": map[string]any{"NCCL_DEBUG": "INFO", "SEED": "7"},
+				"workdir": "/data/runs/r1", "data_ready": false, "data_check": map[string]any{"path": "/data/imagenet/_READY"},
+				"deferrable": true, "state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
+				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
+		},
+		"defaults": {
+			body: `{"project":"vision","name":"eval","owner":"bob","gpus":1,"command":["python","eval.py"],"data_ready":true}`,
+			want: map[string]any{"id": 1.0, "project": "vision", "name": "eval", "owner": "bob", "gpus": 1.0,
+				"spec": "", "queue": "long", "priority": "normal", "est_gpu_hours": 0.0, "max_runtime_s": 1209600.0,
+				"command": []any{"python", "eval.py"}, "env": map[string]any{}, "workdir": "", "data_ready": true,
+				"data_check": nil, "deferrable": false, "state": "queued", "reason": "", "submitted_at": submitted,
+				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
+		},
+		"url check, unicode name": {
+			body: `{"project":"vision","name":"语音识别 微调","owner":"张三","gpus":2,"spec":"H800-80G","command":["sh","-c","echo 你好"],
+				"data_check":{"url":"https://data.example.com/ready"}}`,
+			want: map[string]any{"id": 1.0, "project": "vision", "name": "语音识别 微调", "owner": "张三", "gpus": 2.0,
+				"spec": "H800-80G", "queue": "long", "priority": "normal", "est_gpu_hours": 0.0, "max_runtime_s": 1209600.0,
+				"command": []any{"sh", "-c", "echo 你好"}, "env": map[string]any{}, "workdir": "", "data_ready": false,
+				"data_check": map[string]any{"url": "https://data.example.com/ready"}, "deferrable": false,
+				"state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
+				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := newServer(t)
+			taskFleet(s)
+			w := s.post("/api/v1/tasks", tc.body)
+			if w.Code != http.StatusCreated {
+				t.Fatalf("POST /api/v1/tasks = %d %s, want 201", w.Code, w.Body)
+			}
+			got := decode[map[string]any](t, w)
+			var keys []string
+			for k := range got {
+				keys = append(keys, k)
+			}
+			if diff := cmp.Diff(sorted(taskJSONFields), sorted(keys)); diff != "" {
+				t.Errorf("POST /api/v1/tasks fields (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("POST /api/v1/tasks (-want +got):\n%s", diff)
+			}
+			if n := s.sched.triggers(); n != 1 {
+				t.Errorf("POST /api/v1/tasks triggered the scheduler %d times, want 1", n)
+			}
+			// GET answers the same task, with its event log.
+			show := s.get("/api/v1/tasks/1")
+			shown := decode[map[string]any](t, show)
+			if events, ok := shown["events"].([]any); !ok || len(events) != 1 {
+				t.Errorf("GET /api/v1/tasks/1 events = %v, want the submit", shown["events"])
+			}
+			delete(shown, "events")
+			if diff := cmp.Diff(got, shown); show.Code != http.StatusOK || diff != "" {
+				t.Errorf("GET /api/v1/tasks/1 = %d (-created +shown):\n%s", show.Code, diff)
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string { s = slices.Clone(s); sort.Strings(s); return s }
+
+func TestTaskCreateIdempotent(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *server) {
+		taskFleet(s)
+		key := func(k string) []string { return []string{"Idempotency-Key", k} }
+		steps := []struct {
+			name   string
+			body   string
+			hdr    []string
+			status int
+			id     float64
+		}{
+			{"first", taskBody(nil), key("sub-1"), http.StatusCreated, 1},
+			{"same key again", taskBody(nil), key("sub-1"), http.StatusOK, 1},
+			{"same key, other body", taskBody(map[string]string{"gpus": "2"}), key("sub-1"), http.StatusOK, 1},
+			{"other key", taskBody(nil), key("sub-2"), http.StatusCreated, 2},
+			{"no key", taskBody(nil), nil, http.StatusCreated, 3},
+			{"no key again", taskBody(nil), nil, http.StatusCreated, 4},
+		}
+		for _, st := range steps {
+			w := s.post("/api/v1/tasks", st.body, st.hdr...)
+			if w.Code != st.status {
+				t.Fatalf("POST /api/v1/tasks %s = %d %s, want %d", st.name, w.Code, w.Body, st.status)
+			}
+			got := decode[map[string]any](t, w)
+			if got["id"] != st.id || got["gpus"] != 1.0 {
+				t.Errorf("POST /api/v1/tasks %s = id %v gpus %v, want id %v gpus 1", st.name, got["id"], got["gpus"], st.id)
+			}
+		}
+		if n := s.taskCount(); n != 4 {
+			t.Errorf("tasks stored = %d, want 4", n)
+		}
+		if n := s.sched.triggers(); n != 4 {
+			t.Errorf("scheduler triggered %d times, want 4 (once per new task)", n)
+		}
+		w := s.post("/api/v1/tasks", taskBody(nil), key(strings.Repeat("k", 201))...)
+		wantAPIError(t, "POST /api/v1/tasks with a long key", w, http.StatusUnprocessableEntity, "idempotency_key")
+	})
+}
+
+func TestTaskCreateBadInput(t *testing.T) {
+	tests := map[string]struct {
+		raw    map[string]string
+		body   string // instead of raw
+		ctype  string
+		status int
+		field  string
+	}{
+		"gpus 0":                 {raw: map[string]string{"gpus": "0"}, status: 422, field: "gpus"},
+		"gpus missing":           {raw: map[string]string{"gpus": ""}, status: 422, field: "gpus"},
+		"gpus negative":          {raw: map[string]string{"gpus": "-2"}, status: 422, field: "gpus"},
+		"gpus over every pool":   {raw: map[string]string{"gpus": "9"}, status: 422, field: "gpus"},
+		"gpus over the spec":     {raw: map[string]string{"gpus": "3", "spec": `"H800-80G"`}, status: 422, field: "gpus"},
+		"gpus as a string":       {raw: map[string]string{"gpus": `"2"`}, status: 400, field: "gpus"},
+		"gpus beyond int":        {raw: map[string]string{"gpus": "1e30"}, status: 400, field: "gpus"},
+		"gpus fractional":        {raw: map[string]string{"gpus": "1.5"}, status: 400, field: "gpus"},
+		"unknown spec":           {raw: map[string]string{"spec": `"B200-192G"`}, status: 422, field: "spec"},
+		"unknown project":        {raw: map[string]string{"project": `"audio"`}, status: 422, field: "project"},
+		"no project":             {raw: map[string]string{"project": ""}, status: 422, field: "project"},
+		"no name":                {raw: map[string]string{"name": `""`}, status: 422, field: "name"},
+		"name of 10,000 bytes":   {raw: map[string]string{"name": `"` + strings.Repeat("n", 10000) + `"`}, status: 422, field: "name"},
+		"name not UTF-8":         {raw: map[string]string{"name": "\"bad \xff\xfe name\""}, status: 400, field: "name"},
+		"owner not UTF-8":        {raw: map[string]string{"owner": "\"\xc3\x28\""}, status: 400, field: "owner"},
+		"argument not UTF-8":     {raw: map[string]string{"command": "[\"python\",\"\xed\xa0\x80.py\"]"}, status: 400, field: "command[1]"},
+		"env value not UTF-8":    {raw: map[string]string{"env": "{\"A\":\"\x80\"}"}, status: 400, field: "env.A"},
+		"lone surrogate escape":  {raw: map[string]string{"name": `"bad \ud800 name"`}, status: 400, field: "name"},
+		"short over its limit":   {raw: map[string]string{"queue": `"short"`, "max_runtime_s": "7201"}, status: 422, field: "max_runtime_s"},
+		"long over its limit":    {raw: map[string]string{"max_runtime_s": "1209601"}, status: 422, field: "max_runtime_s"},
+		"negative runtime":       {raw: map[string]string{"max_runtime_s": "-1"}, status: 422, field: "max_runtime_s"},
+		"runtime overflows":      {raw: map[string]string{"max_runtime_s": "9223372036854775807"}, status: 422, field: "max_runtime_s"},
+		"command as a string":    {raw: map[string]string{"command": `"python train.py"`}, status: 400, field: "command"},
+		"empty command":          {raw: map[string]string{"command": `[]`}, status: 422, field: "command"},
+		"no command":             {raw: map[string]string{"command": ""}, status: 422, field: "command"},
+		"null command":           {raw: map[string]string{"command": "null"}, status: 422, field: "command"},
+		"empty program":          {raw: map[string]string{"command": `["","x"]`}, status: 422, field: "command[0]"},
+		"command of numbers":     {raw: map[string]string{"command": `[1,2]`}, status: 400, field: "command"},
+		"bad queue":              {raw: map[string]string{"queue": `"medium"`}, status: 422, field: "queue"},
+		"bad priority":           {raw: map[string]string{"priority": `"asap"`}, status: 422, field: "priority"},
+		"priority case":          {raw: map[string]string{"priority": `"High"`}, status: 422, field: "priority"},
+		"env with a bad name":    {raw: map[string]string{"env": `{"1BAD":"x"}`}, status: 422, field: "env"},
+		"env name with =":        {raw: map[string]string{"env": `{"A=B":"x"}`}, status: 422, field: "env"},
+		"env value not a string": {raw: map[string]string{"env": `{"A":1}`}, status: 400, field: "env"},
+		"env as a list":          {raw: map[string]string{"env": `["A=1"]`}, status: 400, field: "env"},
+		"relative workdir":       {raw: map[string]string{"workdir": `"runs/r1"`}, status: 422, field: "workdir"},
+		"check path and url":     {raw: map[string]string{"data_check": `{"path":"/d","url":"https://x.test/"}`}, status: 422, field: "data_check"},
+		"check relative path":    {raw: map[string]string{"data_check": `{"path":"d/ready"}`}, status: 422, field: "data_check.path"},
+		"check url not http":     {raw: map[string]string{"data_check": `{"url":"file:///etc/passwd"}`}, status: 422, field: "data_check.url"},
+		"check unknown key":      {raw: map[string]string{"data_check": `{"cmd":"true"}`}, status: 400, field: "cmd"},
+		"negative estimate":      {raw: map[string]string{"est_gpu_hours": "-1"}, status: 422, field: "est_gpu_hours"},
+		"unknown field":          {raw: map[string]string{"nodes": "2"}, status: 400, field: "nodes"},
+		"data_ready as a string": {raw: map[string]string{"data_ready": `"yes"`}, status: 400, field: "data_ready"},
+		"malformed":              {body: `{"project":"vision",`, status: 400},
+		"not an object":          {body: `["vision"]`, status: 400},
+		"empty":                  {body: ` `, status: 400},
+		"wrong content type":     {body: taskBody(nil), ctype: "text/plain", status: 415},
+		"body over 256 KiB":      {raw: map[string]string{"env": `{"A":"` + strings.Repeat("a", 300<<10) + `"}`}, status: 413},
+		"command over 64 KiB":    {raw: map[string]string{"env": `{"A":"` + strings.Repeat("a", 65<<10) + `"}`}, status: 422, field: "command"},
+	}
+	s := newServer(t)
+	taskFleet(s)
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			body := tc.body
+			if body == "" {
+				body = taskBody(tc.raw)
+			}
+			hdr := map[string]string{"Content-Type": "application/json"}
+			if tc.ctype != "" {
+				hdr["Content-Type"] = tc.ctype
+			}
+			before, tasks := s.sched.triggers(), s.taskCount()
+			w := s.do(req{method: http.MethodPost, path: "/api/v1/tasks", body: body, hdr: hdr})
+			wantAPIError(t, "POST /api/v1/tasks", w, tc.status, tc.field)
+			if n := s.taskCount(); n != tasks {
+				t.Errorf("after a rejected task the store has %d tasks, want %d", n, tasks)
+			}
+			if n := s.sched.triggers(); n != before {
+				t.Errorf("a rejected task triggered the scheduler")
+			}
+		})
+	}
+}
+
+func TestTaskShow(t *testing.T) {
+	s := newServer(t)
+	taskFleet(s)
+	created := s.post("/api/v1/tasks", taskBody(nil))
+	if created.Code != http.StatusCreated {
+		t.Fatalf("POST /api/v1/tasks = %d %s, want 201", created.Code, created.Body)
+	}
+	tests := map[string]struct {
+		path   string
+		status int
+		field  string
+	}{
+		"found":        {path: "/api/v1/tasks/1", status: 200},
+		"unknown":      {path: "/api/v1/tasks/999", status: 404},
+		"not a number": {path: "/api/v1/tasks/abc", status: 400, field: "id"},
+		"zero":         {path: "/api/v1/tasks/0", status: 400, field: "id"},
+		"negative":     {path: "/api/v1/tasks/-1", status: 400, field: "id"},
+		"overflow":     {path: "/api/v1/tasks/99999999999999999999", status: 400, field: "id"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			w := s.get(tc.path)
+			if tc.status == http.StatusOK {
+				shown := decode[map[string]any](t, w)
+				delete(shown, "events")
+				if diff := cmp.Diff(decode[map[string]any](t, created), shown); w.Code != http.StatusOK || diff != "" {
+					t.Errorf("GET %s = %d (-created +shown):\n%s", tc.path, w.Code, diff)
+				}
+				return
+			}
+			wantAPIError(t, "GET "+tc.path, w, tc.status, tc.field)
+		})
+	}
+}
+
+func TestTaskCancelAndReady(t *testing.T) {
+	s := newServer(t)
+	taskFleet(s)
+	queued := decode[map[string]any](t, s.post("/api/v1/tasks", taskBody(nil)))
+	waiting := decode[map[string]any](t, s.post("/api/v1/tasks", taskBody(map[string]string{"data_ready": "false"})))
+	path := func(task map[string]any, action string) string {
+		return "/api/v1/tasks/" + idStr(int64(task["id"].(float64))) + "/" + action
+	}
+	steps := []struct {
+		name   string
+		path   string
+		status int
+		state  string
+	}{
+		{"cancel queued", path(queued, "cancel"), 200, "cancelled"},
+		{"cancel again", path(queued, "cancel"), 409, ""},
+		{"ready a cancelled task", path(queued, "ready"), 409, ""},
+		{"ready waiting", path(waiting, "ready"), 200, "queued"},
+		{"ready again", path(waiting, "ready"), 409, ""},
+		{"cancel the now queued", path(waiting, "cancel"), 200, "cancelled"},
+		{"cancel unknown", "/api/v1/tasks/999/cancel", 404, ""},
+		{"ready unknown", "/api/v1/tasks/999/ready", 404, ""},
+		{"cancel bad id", "/api/v1/tasks/x/cancel", 400, ""},
+	}
+	for _, st := range steps {
+		before := s.sched.triggers()
+		w := s.post(st.path, "")
+		if w.Code != st.status {
+			t.Fatalf("POST %s (%s) = %d %s, want %d", st.path, st.name, w.Code, w.Body, st.status)
+		}
+		triggered := s.sched.triggers() - before
+		if st.status != http.StatusOK {
+			if triggered != 0 {
+				t.Errorf("POST %s (%s) triggered the scheduler", st.path, st.name)
+			}
+			e := decode[protocol.Error](t, w)
+			if e.Error == "" || strings.Contains(e.Error, "models:") {
+				t.Errorf("POST %s (%s) error = %q, want a message without internals", st.path, st.name, e.Error)
+			}
+			continue
+		}
+		got := decode[map[string]any](t, w)
+		if got["state"] != st.state || triggered != 1 {
+			t.Errorf("POST %s (%s) = state %v, %d triggers, want %s and 1", st.path, st.name, got["state"], triggered, st.state)
+		}
+		if st.state == "cancelled" && got["ended_at"] != t0.Format(time.RFC3339) {
+			t.Errorf("POST %s ended_at = %v, want %s", st.path, got["ended_at"], t0.Format(time.RFC3339))
+		}
+		if st.state == "queued" && got["data_ready"] != true {
+			t.Errorf("POST %s data_ready = %v, want true", st.path, got["data_ready"])
+		}
+	}
+}
+
+// idStr writes a task id as in a URL.
+func idStr(id int64) string { return strconv.FormatInt(id, 10) }
+
+func TestAgentTaskLifecycle(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *server) {
+		nodes := taskFleet(s)
+		var n1Samples []protocol.Sample
+		for _, u := range nodes["n1"].UUIDs {
+			n1Samples = append(n1Samples, sample(u, t0.Add(-30*time.Second), 0, 0))
+		}
+		s.postSamples(nodes["n1"].Token, n1Samples...)
+
+		w := s.post("/api/v1/tasks", taskBody(map[string]string{"gpus": "2", "spec": `"A100-80G"`,
+			"command": `["torchrun","--nproc","2","train.py"]`, "env": `{"SEED":"7"}`, "workdir": `"/data/r1"`, "queue": `"short"`}))
+		if w.Code != http.StatusCreated {
+			t.Fatalf("POST /api/v1/tasks = %d %s, want 201", w.Code, w.Body)
+		}
+		id := int64(decode[map[string]any](t, w)["id"].(float64))
+		other := s.create(task("other").ready(), t0)
+		s.place(models.Task{ID: id}, t0, "GPU-n1-1", "GPU-n1-2")
+		s.place(other, t0, "GPU-n2-0")
+		statusPath := protocol.PathTaskStatus + idStr(id) + "/status"
+
+		// The node sees its task; the other node sees only its own.
+		w = s.get(protocol.PathAssignments, bearer(nodes["n1"].Token)...)
+		want := protocol.AssignmentsResponse{Tasks: []protocol.Assignment{{TaskID: id, GPUUUIDs: []string{"GPU-n1-1", "GPU-n1-2"},
+			Command: []string{"torchrun", "--nproc", "2", "train.py"}, Env: map[string]string{"SEED": "7"}, Workdir: "/data/r1",
+			MaxRuntimeS: 7200}}}
+		if diff := cmp.Diff(want, decode[protocol.AssignmentsResponse](t, w)); w.Code != http.StatusOK || diff != "" {
+			t.Errorf("GET %s as n1 = %d (-want +got):\n%s", protocol.PathAssignments, w.Code, diff)
+		}
+		if w := s.get(protocol.PathAssignments, bearer(nodes["h1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
+			t.Errorf("GET %s as h1 = %d %q, want no tasks", protocol.PathAssignments, w.Code, w.Body)
+		}
+		if w := s.get(protocol.PathAssignments); w.Code != http.StatusUnauthorized {
+			t.Errorf("GET %s without a token = %d, want 401", protocol.PathAssignments, w.Code)
+		}
+		if g := gpuByUUID(t, s, "GPU-n1-1"); g.TaskID == nil || *g.TaskID != id || g.State != "idle" {
+			t.Errorf("GET /api/v1/gpus GPU-n1-1 = %+v, want held by task %d", g, id)
+		}
+
+		steps := []struct {
+			name    string
+			token   string
+			path    string
+			body    string
+			status  int
+			state   string
+			trigger int
+		}{
+			{"another node's task", "n2", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 404, "starting", 0},
+			{"a node without the task", "h1", statusPath, `{"state":"exited","exit_code":0}`, 404, "starting", 0},
+			{"unknown task", "n1", protocol.PathTaskStatus + "999/status", `{"state":"running"}`, 404, "starting", 0},
+			{"bad id", "n1", protocol.PathTaskStatus + "x/status", `{"state":"running"}`, 400, "starting", 0},
+			{"bad state", "n1", statusPath, `{"state":"paused"}`, 422, "starting", 0},
+			{"negative output", "n1", statusPath, `{"state":"exited","output_units":-1}`, 422, "starting", 0},
+			{"running", "n1", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 204, "running", 0},
+			{"running again", "n1", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 204, "running", 0},
+			{"exited 0", "n1", statusPath, `{"state":"exited","ts":"2026-03-02T09:00:00Z","exit_code":0,"output_units":12}`, 204, "succeeded", 1},
+			{"exited again", "n1", statusPath, `{"state":"exited","exit_code":0}`, 409, "succeeded", 0},
+		}
+		for _, st := range steps {
+			before := s.sched.triggers()
+			w := s.post(st.path, st.body, bearer(nodes[st.token].Token)...)
+			if w.Code != st.status {
+				t.Fatalf("POST %s %s = %d %s, want %d", st.path, st.name, w.Code, w.Body, st.status)
+			}
+			if st.status == http.StatusNoContent && w.Body.Len() != 0 {
+				t.Errorf("POST %s %s body = %q, want none", st.path, st.name, w.Body)
+			}
+			if got := s.sched.triggers() - before; got != st.trigger {
+				t.Errorf("POST %s %s triggered the scheduler %d times, want %d", st.path, st.name, got, st.trigger)
+			}
+			if got := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(id)))["state"]; got != st.state {
+				t.Errorf("after POST %s %s the task is %v, want %s", st.path, st.name, got, st.state)
+			}
+		}
+
+		done := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(id)))
+		if done["exit_code"] != 0.0 || done["ended_at"] != t0.Format(time.RFC3339) || done["output_units"] != 12.0 {
+			t.Errorf("GET /api/v1/tasks/%d = exit %v ended %v output %v, want 0, %s, 12", id, done["exit_code"], done["ended_at"], done["output_units"], t0.Format(time.RFC3339))
+		}
+		open, err := s.store.OpenAllocations(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range open {
+			if a.TaskID == id {
+				t.Errorf("allocation %+v of the finished task is still open", a)
+			}
+		}
+		for _, u := range []string{"GPU-n1-1", "GPU-n1-2"} {
+			if g := gpuByUUID(t, s, u); g.TaskID != nil || g.Project != nil || g.State != "free" {
+				t.Errorf("GET /api/v1/gpus %s after the exit = %+v, want free", u, g)
+			}
+		}
+		if g := gpuByUUID(t, s, "GPU-n2-0"); g.TaskID == nil || *g.TaskID != other.ID {
+			t.Errorf("GET /api/v1/gpus GPU-n2-0 = %+v, want still held by task %d", g, other.ID)
+		}
+		if w := s.get(protocol.PathAssignments, bearer(nodes["n1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
+			t.Errorf("GET %s as n1 after the exit = %q, want no tasks", protocol.PathAssignments, w.Body)
+		}
+	})
+}
+
+// TestTaskCancelRunning: a running task is stopped through its node; it ends cancelled when
+// the process exits.
+func TestTaskCancelRunning(t *testing.T) {
+	s := newServer(t)
+	nodes := taskFleet(s)
+	tk := s.create(task("long-job").ready(), t0)
+	s.place(tk, t0, "GPU-n1-0")
+	path := protocol.PathTaskStatus + idStr(tk.ID) + "/status"
+	if w := s.post(path, `{"state":"running"}`, bearer(nodes["n1"].Token)...); w.Code != http.StatusNoContent {
+		t.Fatalf("POST %s running = %d %s", path, w.Code, w.Body)
+	}
+	w := s.post("/api/v1/tasks/"+idStr(tk.ID)+"/cancel", "")
+	if got := decode[map[string]any](t, w); w.Code != http.StatusOK || got["state"] != "running" {
+		t.Errorf("POST cancel of a running task = %d state %v, want 200 and still running", w.Code, got["state"])
+	}
+	as := decode[protocol.AssignmentsResponse](t, s.get(protocol.PathAssignments, bearer(nodes["n1"].Token)...))
+	if len(as.Tasks) != 1 || !as.Tasks[0].Stop {
+		t.Errorf("GET %s after cancel = %+v, want the task with stop set", protocol.PathAssignments, as)
+	}
+	if w := s.post("/api/v1/tasks/"+idStr(tk.ID)+"/cancel", ""); w.Code != http.StatusOK {
+		t.Errorf("POST cancel twice while it stops = %d, want 200 (the first stop holds)", w.Code)
+	}
+	if w := s.post(path, `{"state":"exited","exit_code":143}`, bearer(nodes["n1"].Token)...); w.Code != http.StatusNoContent {
+		t.Fatalf("POST %s exited = %d %s", path, w.Code, w.Body)
+	}
+	if got := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(tk.ID))); got["state"] != "cancelled" || got["exit_code"] != 143.0 {
+		t.Errorf("GET task after the stop = state %v exit %v, want cancelled 143", got["state"], got["exit_code"])
+	}
+	if w := s.post("/api/v1/tasks/"+idStr(tk.ID)+"/cancel", ""); w.Code != http.StatusConflict {
+		t.Errorf("POST cancel of a cancelled task = %d, want 409", w.Code)
+	}
+}
+
+// gpuJSON is one entry of GET /api/v1/gpus.
+type gpuJSON struct {
+	UUID    string  `json:"uuid"`
+	State   string  `json:"state"`
+	TaskID  *int64  `json:"task_id"`
+	Project *string `json:"project"`
+}
+
+func gpuByUUID(t *testing.T, s *server, uuid string) gpuJSON {
+	t.Helper()
+	for _, g := range decode[[]gpuJSON](t, s.get("/api/v1/gpus")) {
+		if g.UUID == uuid {
+			return g
+		}
+	}
+	t.Fatalf("GET /api/v1/gpus has no %s", uuid)
+	return gpuJSON{}
+}
