@@ -51,6 +51,13 @@ type serveConfig struct {
 	WebhookURL string
 	// AdminPassword, when set and no user exists, creates the user "admin" with it.
 	AdminPassword string
+	// Cluster tags the machines this installation creates.
+	Cluster string
+	// FleetScript is the exec provider's script (one for every verb); empty: no exec pools.
+	FleetScript  string
+	FleetTimeout time.Duration
+	// ScaleEvery is the scaling loop's period in clock time.
+	ScaleEvery time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -73,6 +80,10 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.Duration(&c.SessionMax, "session-max", 7*24*time.Hour, "a login ends this long after it began")
 	f.String(&c.WebhookURL, "webhook-url", "", "a URL that receives reminders and alerts as JSON")
 	f.String(&c.AdminPassword, "admin-password", "", "creates the user admin with this password on first run")
+	f.String(&c.Cluster, "cluster", "kashi", "the tag that marks this installation's machines in the cloud")
+	f.String(&c.FleetScript, "fleet-script", "", "the exec provider's script, called with the verb as its argument")
+	f.Duration(&c.FleetTimeout, "fleet-timeout", 2*time.Minute, "how long one run of the fleet script may take")
+	f.Duration(&c.ScaleEvery, "scale-every", 30*time.Second, "the scaling loop's period")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -89,7 +100,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	}
 	return c, positive(map[string]time.Duration{"retention": c.Retention, "idle-after": c.IdleAfter,
 		"saturated-after": c.SaturatedAfter, "stale-after": c.StaleAfter, "tick": c.Tick,
-		"session-idle": c.SessionIdle, "session-max": c.SessionMax})
+		"session-idle": c.SessionIdle, "session-max": c.SessionMax, "fleet-timeout": c.FleetTimeout,
+		"scale-every": c.ScaleEvery})
 }
 
 // serve runs the server until ctx ends, then shuts down gracefully: stop accepting, finish
@@ -97,7 +109,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	now := time.Now
 	if cfg.Demo {
-		now = demo.Clock(time.Now(), cfg.DemoSpeed)
+		now = demo.Clock(demo.Morning(time.Now()), cfg.DemoSpeed)
 		if !cfg.dbSet {
 			dir, err := os.MkdirTemp("", "kashi-demo-")
 			if err != nil {
@@ -127,6 +139,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if cfg.Demo {
 		speed = cfg.DemoSpeed
 		cfg.StaleAfter = max(cfg.StaleAfter, demo.StaleAfter(speed))
+		// Logins last as long in real time as they would without the fast clock.
+		cfg.SessionIdle, cfg.SessionMax = time.Duration(float64(cfg.SessionIdle)*speed), time.Duration(float64(cfg.SessionMax)*speed)
 		if demoTokens, err = demo.Seed(ctx, store, now()); err != nil {
 			return err
 		}
@@ -147,24 +161,45 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)
 
-	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
-	var loops sync.WaitGroup
-	loops.Go(func() { sched.Run(loopCtx) })
-	readiness := scheduler.NewReadiness(store, sched.Trigger, now, log)
-	loops.Go(func() { readiness.Run(loopCtx, time.Duration(float64(readinessEvery)/speed)) })
-	loops.Go(func() { rollupLoop(loopCtx, store, now, cfg.Retention, speed, log) })
 	var channels []notify.Channel
 	if cfg.WebhookURL != "" {
 		channels = append(channels, notify.Webhook{URL: cfg.WebhookURL})
 	}
-	loops.Go(func() {
-		reminderLoop(loopCtx, store, channels, scheduler.DefaultReminderPolicy(cfg.Location), now, speed, log)
-	})
+	providers, err := fleetProviders(cfg)
+	if err != nil {
+		return err
+	}
+	cluster := cfg.Cluster
+	var sim *demo.Demo
 	if cfg.Demo {
-		loops.Go(func() {
-			demo.Run(loopCtx, demo.Config{Server: "http://" + ln.Addr().String(), JoinToken: cfg.JoinToken,
-				Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens})
+		sim = demo.New(demo.Config{Server: "http://" + ln.Addr().String(), JoinToken: cfg.JoinToken,
+			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens})
+		providers["sim"], cluster = sim.Provider(), demo.Cluster
+	}
+	scaler := scheduler.NewScaler(store, scheduler.ScalerConfig{Providers: providers, Cluster: cluster,
+		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Interval: time.Duration(float64(cfg.ScaleEvery) / speed),
+		Now: now, Logger: log})
+	readiness := scheduler.NewReadiness(store, sched.Trigger, now, log)
+
+	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
+	var loops sync.WaitGroup
+	// With Postgres several replicas may serve; only the holder of the advisory lock runs the
+	// control loops.
+	loops.Go(func() {
+		lead(loopCtx, store, log, func(ctx context.Context) {
+			var wg sync.WaitGroup
+			wg.Go(func() { sched.Run(ctx) })
+			wg.Go(func() { scaler.Run(ctx) })
+			wg.Go(func() { readiness.Run(ctx, time.Duration(float64(readinessEvery)/speed)) })
+			wg.Go(func() { rollupLoop(ctx, store, now, cfg.Retention, speed, log) })
+			wg.Go(func() {
+				reminderLoop(ctx, store, channels, scheduler.DefaultReminderPolicy(cfg.Location), now, speed, log)
+			})
+			wg.Wait()
 		})
+	})
+	if sim != nil {
+		loops.Go(func() { sim.Run(loopCtx) })
 	}
 
 	select {
@@ -188,38 +223,6 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 // readinessEvery is how often, in clock time, declared data checks run.
 const readinessEvery = time.Minute
-
-// rollupLoop rolls samples up every 5 minutes of (possibly fast) clock time.
-func rollupLoop(ctx context.Context, store *models.Store, now func() time.Time, retention time.Duration, speed float64, log *slog.Logger) {
-	t := time.NewTicker(time.Duration(float64(5*time.Minute) / speed))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := store.RollUp(ctx, now(), retention); err != nil && ctx.Err() == nil {
-				log.Error("roll up samples", "err", err)
-			}
-		}
-	}
-}
-
-// reminderLoop sends quota reminders every hour of (possibly fast) clock time.
-func reminderLoop(ctx context.Context, store *models.Store, channels []notify.Channel, pol scheduler.ReminderPolicy, now func() time.Time, speed float64, log *slog.Logger) {
-	t := time.NewTicker(time.Duration(float64(time.Hour) / speed))
-	defer t.Stop()
-	for {
-		if _, err := scheduler.SendReminders(ctx, store, channels, pol, now(), log); err != nil && ctx.Err() == nil {
-			log.Error("quota reminders", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
 
 // bootstrapAdmin creates the user admin with password when no user exists yet.
 func bootstrapAdmin(ctx context.Context, store *models.Store, password string, log *slog.Logger) error {

@@ -72,16 +72,28 @@ func Compute(in Input) (Result, error) {
 		tasks[in.Tasks[i].ID] = &in.Tasks[i]
 	}
 	byGPU := indexRollups(in.Rollups)
+	perTask := map[int64]bool{}
+	for _, p := range in.Plans {
+		perTask[p.ProjectID] = p.Mode == models.BillPerTask
+	}
 	acc := make(map[lineKey]*lineAcc)
-	taskHeld := make(map[int64]int64) // whole held seconds of tasks that ended in the month
+	taskHeld := make(map[int64]int64) // whole held seconds of per-task tasks that ended in the month
 	var heldByGPU map[int64][]Span
 	if in.Nodes != nil {
 		heldByGPU = make(map[int64][]Span)
 	}
+	// A task's allocations come one after another (by id), so the last task and line are
+	// kept at hand rather than looked up for every allocation.
+	var (
+		t  *models.LedgerTask
+		la *lineAcc
+	)
 	for _, a := range in.Allocations {
+		if t == nil || t.ID != a.TaskID {
+			t = tasks[a.TaskID]
+		}
 		held := heldSpan(a, nodes, asOf)
-		t := tasks[a.TaskID]
-		if t != nil && endedIn(t, win) {
+		if t != nil && perTask[a.ProjectID] && endedIn(t, win) {
 			taskHeld[a.TaskID] += held.Seconds()
 		}
 		b := Classify(held, win, byGPU[a.GPUID], t != nil && Interrupted(t.State))
@@ -91,11 +103,11 @@ func Compute(in Input) (Result, error) {
 		if heldByGPU != nil {
 			heldByGPU[a.GPUID] = append(heldByGPU[a.GPUID], held.Clip(win))
 		}
-		k := lineKey{a.TaskID, a.Spec, a.Overflow}
-		la := acc[k]
-		if la == nil {
-			la = &lineAcc{key: k, project: a.ProjectID}
-			acc[k] = la
+		if k := (lineKey{a.TaskID, a.Spec, a.Overflow}); la == nil || la.key != k {
+			if la = acc[k]; la == nil {
+				la = &lineAcc{key: k, project: a.ProjectID}
+				acc[k] = la
+			}
 		}
 		la.held.Add(b)
 	}

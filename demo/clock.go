@@ -12,3 +12,10 @@ func Clock(start time.Time, speed float64) func() time.Time {
 		return start.Add(time.Duration(float64(time.Since(origin)) * speed))
 	}
 }
+
+// Morning is 08:30 in Asia/Shanghai on the day of t: the demo's clock starts there, so the
+// simulated day's peak comes within minutes and its trough later on.
+func Morning(t time.Time) time.Time {
+	l := t.In(shanghai)
+	return time.Date(l.Year(), l.Month(), l.Day(), 8, 30, 0, 0, shanghai)
+}

@@ -11,43 +11,28 @@ import (
 
 	"kashi/agent"
 	"kashi/agent/simgpu"
+	"kashi/fleet"
+	"kashi/fleet/sim"
 )
 
-// poolSpec is one simulated pool.
+// poolSpec is one simulated pool: its GPU model, the sim flavor, the nodes it starts with and
+// the bounds the scaling loop keeps it in.
 type poolSpec struct {
-	name  string
-	gpu   gpus.Config
-	nodes int
+	name, spec, flavor string
+	gpu                gpus.Config
+	start, min, max    int
+	anySpec            bool
 }
 
-// pools is the demo fleet: 4 × 8 A100-80G and 6 × 8 RTX4090-24G, 80 cards.
+// pools is the demo fleet: it starts with 4 × 8 A100-80G and 6 × 8 RTX4090-24G (80 cards),
+// and the scaling loop grows and shrinks each pool with the simulated day.
 var pools = []poolSpec{
-	{"a100", simgpu.A100_80G, 4},
-	{"rtx4090", simgpu.RTX4090_24G, 6},
+	{name: "a100", spec: "A100-80G", flavor: "gpu.a100.8x", gpu: simgpu.A100_80G, start: 4, min: 2, max: 7},
+	{name: "rtx4090", spec: "RTX4090-24G", flavor: "gpu.4090.8x", gpu: simgpu.RTX4090_24G, start: 6, min: 3, max: 9, anySpec: true},
 }
 
-// startFleet starts one in-process agent per simulated machine and returns when ctx ends and
-// every agent has stopped.
-func startFleet(ctx context.Context, cfg Config, wg *sync.WaitGroup) {
-	seed := int64(1)
-	for _, p := range pools {
-		for i := 1; i <= p.nodes; i++ {
-			backend := simgpu.New(p.gpu, 8, cfg.Now, seed)
-			seed++
-			host := fmt.Sprintf("%s-%02d", p.name, i)
-			a := agent.New(agent.Config{
-				Server: cfg.Server, JoinToken: cfg.JoinToken, Pool: p.name, Hostname: host, MachineID: "sim-" + host,
-				SampleInterval: sampleInterval, PollInterval: time.Second, StopGrace: 2 * time.Second,
-				Now: cfg.Now, Logger: cfg.Logger.With("node", host),
-			}, backend, backend.Runner())
-			wg.Go(func() {
-				if err := a.Run(ctx); err != nil && ctx.Err() == nil {
-					cfg.Logger.Error("demo agent stopped", "node", host, "err", err)
-				}
-			})
-		}
-	}
-}
+// Cluster is the demo's installation tag on its machines.
+const Cluster = "kashi-demo"
 
 // sampleInterval is how often, in real time, the demo's agents read their GPUs.
 const sampleInterval = 2 * time.Second
@@ -58,7 +43,7 @@ func StaleAfter(speed float64) time.Duration {
 	return time.Duration(float64(5*sampleInterval) * speed)
 }
 
-// Config configures Run.
+// Config configures the demo.
 type Config struct {
 	// Server is the base URL of the running server.
 	Server    string
@@ -72,13 +57,95 @@ type Config struct {
 	Seed uint64
 }
 
-// Run starts the fleet and the task stream and returns when ctx ends.
-func Run(ctx context.Context, cfg Config) {
+// Demo is the simulated fleet: a sim cloud whose machines, once running, each run the real
+// agent in-process on simulated GPUs, plus the task stream.
+type Demo struct {
+	cfg  Config
+	prov *sim.Provider
+
+	mu     sync.Mutex
+	ctx    context.Context
+	agents map[string]context.CancelFunc
+	wg     sync.WaitGroup
+	seed   int64
+}
+
+// New returns the demo; its Provider is the cloud the scaling loop drives.
+func New(cfg Config) *Demo {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	var wg sync.WaitGroup
-	startFleet(ctx, cfg, &wg)
-	wg.Go(func() { submitTasks(ctx, cfg) })
-	wg.Wait()
+	d := &Demo{cfg: cfg, agents: make(map[string]context.CancelFunc)}
+	d.prov = sim.New(sim.Options{Now: cfg.Now, BootLatency: 2 * time.Minute, Seed: cfg.Seed,
+		OnRunning: d.boot, OnDelete: d.shutdown})
+	return d
+}
+
+// Provider is the demo's cloud, for the scaling loop.
+func (d *Demo) Provider() fleet.Provider { return d.prov }
+
+// Run creates the starting machines, keeps the cloud's clock moving, streams tasks, and
+// returns when ctx ends and every agent has stopped.
+func (d *Demo) Run(ctx context.Context) {
+	d.mu.Lock()
+	d.ctx = ctx
+	d.mu.Unlock()
+	for _, p := range pools {
+		for i := 1; i <= p.start; i++ {
+			key := fmt.Sprintf("%s-start-%02d", p.name, i)
+			_, err := d.prov.Create(ctx, fleet.CreateRequest{Pool: p.name, Flavor: p.flavor, IdempotencyKey: key,
+				Tags: fleet.Tags(Cluster, p.name, key)})
+			if err != nil {
+				d.cfg.Logger.Error("demo machine", "key", key, "err", err)
+			}
+		}
+	}
+	d.wg.Go(func() { submitTasks(ctx, d.cfg) })
+	for sleep(ctx, time.Second) {
+		d.prov.Tick()
+	}
+	d.wg.Wait()
+}
+
+// boot starts the agent of a machine that began running.
+func (d *Demo) boot(m fleet.Machine) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ctx == nil || d.ctx.Err() != nil {
+		return
+	}
+	var spec *poolSpec
+	for i := range pools {
+		if pools[i].name == m.Pool {
+			spec = &pools[i]
+		}
+	}
+	if spec == nil {
+		d.cfg.Logger.Error("demo machine of an unknown pool", "pool", m.Pool)
+		return
+	}
+	d.seed++
+	backend := simgpu.New(spec.gpu, 8, d.cfg.Now, d.seed)
+	a := agent.New(agent.Config{
+		Server: d.cfg.Server, JoinToken: d.cfg.JoinToken, Pool: m.Pool, Hostname: m.ID, MachineID: m.ID,
+		SampleInterval: sampleInterval, PollInterval: time.Second, StopGrace: 2 * time.Second,
+		Now: d.cfg.Now, Logger: d.cfg.Logger.With("node", m.ID),
+	}, backend, backend.Runner())
+	ctx, cancel := context.WithCancel(d.ctx)
+	d.agents[m.ID] = cancel
+	d.wg.Go(func() {
+		if err := a.Run(ctx); err != nil && ctx.Err() == nil {
+			d.cfg.Logger.Error("demo agent stopped", "node", m.ID, "err", err)
+		}
+	})
+}
+
+// shutdown stops the agent of a deleted machine, as powering it off would.
+func (d *Demo) shutdown(m fleet.Machine) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if cancel, ok := d.agents[m.ID]; ok {
+		cancel()
+		delete(d.agents, m.ID)
+	}
 }

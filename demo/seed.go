@@ -15,6 +15,7 @@ type Seeder interface {
 	SetMember(ctx context.Context, projectID, userID int64, role string) error
 	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
 	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
+	SavePoolConfig(ctx context.Context, name string, cfg models.PoolConfig, by, note string, now time.Time) (models.ConfiguredPool, error)
 }
 
 // Password is every demo user's password; the login page shows it in demo mode only.
@@ -48,6 +49,16 @@ func Seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, erro
 		q.StartsAt, q.EndsAt = start, start.AddDate(0, 3, 0)
 		if _, err := s.SetQuota(ctx, "demo", q, now); err != nil {
 			return nil, err
+		}
+	}
+	for _, p := range pools {
+		_, err := s.SavePoolConfig(ctx, p.name, models.PoolConfig{Provider: "sim", Spec: p.spec, GPUsPerNode: 8,
+			Flavor: p.flavor, Enabled: true, MinNodes: p.min, MaxNodes: p.max, Step: 1, AnySpec: p.anySpec,
+			BootTimeoutS: 600, ScaleUpDelayS: 120, MemoryHighPct: 80, MemoryHighWindowS: 300,
+			MemoryLowPct: 20, MemoryLowWindowS: 600, UnneededS: 600, CooldownUpS: 600, CooldownDownS: 600,
+			MaxInFlight: 2, DrainBufferS: 1800, AdoptUnknown: true}, "demo", "demo pool", now)
+		if err != nil {
+			return nil, fmt.Errorf("demo: pool %s: %w", p.name, err)
 		}
 	}
 	users := make(map[string]models.User)

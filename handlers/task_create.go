@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/agent/protocol"
+	"kashi/models"
 )
 
 // maxTaskBody bounds a task submission.
@@ -31,13 +32,14 @@ func (h *Handler) TaskCreate(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
-	row, err := h.store.TaskByID(ctx, t.ID)
-	if err != nil {
-		return err
-	}
-	if !created {
+	if !created { // a repeated Idempotency-Key: answer with the first task as stored
+		row, err := h.store.TaskByID(ctx, t.ID)
+		if err != nil {
+			return err
+		}
 		return c.JSON(http.StatusOK, toTaskJSON(row))
 	}
+	row := models.TaskRow{Task: t, Project: req.Project}
 	h.sched.Trigger()
 	return c.JSON(http.StatusCreated, toTaskJSON(row))
 }

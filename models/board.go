@@ -40,7 +40,7 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 			pools.name AS pool, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
 			COALESCE(projects.name, '') AS project`).
 		Joins("JOIN nodes ON nodes.id = gpus.node_id").
-		Joins("JOIN pools ON pools.id = nodes.pool_id").
+		Joins("JOIN pools ON pools.id = nodes.pool_id AND nodes.state <> ?", NodeRemoved).
 		Joins("LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL").
 		Joins("LEFT JOIN tasks ON tasks.id = allocations.task_id").
 		Joins("LEFT JOIN projects ON projects.id = tasks.project_id")
@@ -71,7 +71,8 @@ func (s *Store) BoardOptions(ctx context.Context) (pools, specs, projects []stri
 	if err = db.Model(&Pool{}).Order("name").Pluck("name", &pools).Error; err != nil {
 		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
 	}
-	if err = db.Model(&GPU{}).Distinct("spec").Order("spec").Pluck("spec", &specs).Error; err != nil {
+	if err = db.Model(&GPU{}).Joins("JOIN nodes ON nodes.id = gpus.node_id AND nodes.state <> ?", NodeRemoved).
+		Distinct("gpus.spec").Order("gpus.spec").Pluck("gpus.spec", &specs).Error; err != nil {
 		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
 	}
 	if err = db.Model(&Project{}).Order("name").Pluck("name", &projects).Error; err != nil {

@@ -40,7 +40,11 @@ func (s *Store) RegisterNode(ctx context.Context, req protocol.RegisterRequest, 
 			return err
 		default:
 			node.PoolID, node.MachineID, node.TokenHash = pool.ID, req.MachineID, tokenHash
-			node.State, node.RegisteredAt, node.LastSeenAt = NodeReady, now, now
+			node.RegisteredAt, node.LastSeenAt = now, now
+			// An agent restart does not undo a drain; any other state comes back ready.
+			if node.State != NodeDraining {
+				node.State = NodeReady
+			}
 			if err := tx.Save(&node).Error; err != nil {
 				return fmt.Errorf("update node: %w", err)
 			}

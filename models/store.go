@@ -46,7 +46,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Thresholds == (Thresholds{}) {
 		opts.Thresholds = DefaultThresholds
 	}
-	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, NowFunc: func() time.Time { return UTC(time.Now()) }}
+	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: true, TranslateError: true,
+		NowFunc: func() time.Time { return UTC(time.Now()) }}
 	var (
 		db  *gorm.DB
 		err error

@@ -166,9 +166,11 @@ func (s *Store) checkCapacity(tx *gorm.DB, spec string, gpus int) error {
 	return nil
 }
 
-// largestPool returns the most GPUs one pool of spec ("" = any) holds.
+// largestPool returns the most GPUs one pool of spec ("" = any) holds or, for a pool the
+// scaling loop manages, may grow to (max nodes × GPUs per node).
 func (s *Store) largestPool(tx *gorm.DB, spec string) (int64, error) {
-	q := tx.Table("gpus").Select("COUNT(*) AS n").Joins("JOIN nodes ON nodes.id = gpus.node_id").Group("nodes.pool_id")
+	q := tx.Table("gpus").Select("COUNT(*) AS n").Joins("JOIN nodes ON nodes.id = gpus.node_id").
+		Where("nodes.state <> ?", NodeRemoved).Group("nodes.pool_id")
 	if spec != "" {
 		q = q.Where("gpus.spec = ?", spec)
 	}
@@ -179,6 +181,21 @@ func (s *Store) largestPool(tx *gorm.DB, spec string) (int64, error) {
 	var most int64
 	for _, c := range counts {
 		most = max(most, c)
+	}
+	pq := tx.Table("pool_policies").Select("pool_policies.config").Joins("JOIN pools ON pools.id = pool_policies.pool_id").
+		Where("pool_policies.enabled")
+	if spec != "" {
+		pq = pq.Where("pools.spec = ?", spec)
+	}
+	var configs []string
+	if err := pq.Pluck("config", &configs).Error; err != nil {
+		return 0, err
+	}
+	for _, raw := range configs {
+		var c PoolConfig
+		if json.Unmarshal([]byte(raw), &c) == nil {
+			most = max(most, int64(c.MaxNodes)*int64(c.GPUsPerNode))
+		}
 	}
 	return most, nil
 }

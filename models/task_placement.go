@@ -31,12 +31,12 @@ type NodeGPUs struct {
 	GPUs []GPU `gorm:"-"`
 }
 
-// Nodes returns every node with its pool, spec and GPUs ordered by index.
+// Nodes returns every node not removed, with its pool, spec and GPUs ordered by index.
 func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
 	db := s.db.WithContext(ctx)
 	var nodes []NodeGPUs
 	err := db.Table("nodes").Select("nodes.*, pools.name AS pool, pools.spec AS spec").
-		Joins("JOIN pools ON pools.id = nodes.pool_id").Order("nodes.id").Scan(&nodes).Error
+		Joins("JOIN pools ON pools.id = nodes.pool_id").Where("nodes.state <> ?", NodeRemoved).Order("nodes.id").Scan(&nodes).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: nodes: %w", err)
 	}
@@ -87,34 +87,37 @@ func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, ove
 		if err := tx.Select("id, project_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("task %d", taskID), err)
 		}
+		// Only GPUs of ready nodes: a node drained or removed since the scheduler's snapshot
+		// takes no new task.
 		var gpus []GPU
-		if err := tx.Select("id, node_id").Where("id IN ?", gpuIDs).Find(&gpus).Error; err != nil {
+		err := tx.Select("gpus.id, gpus.node_id").Joins("JOIN nodes ON nodes.id = gpus.node_id").
+			Where("gpus.id IN ? AND nodes.state = ?", gpuIDs, NodeReady).Find(&gpus).Error
+		if err != nil {
 			return err
 		}
 		if len(gpus) != len(gpuIDs) || len(gpus) == 0 {
-			return fmt.Errorf("models: place task %d: %d of %d GPUs exist: %w", taskID, len(gpus), len(gpuIDs), ErrConflict)
+			return fmt.Errorf("models: place task %d: %d of %d GPUs are on ready nodes: %w", taskID, len(gpus), len(gpuIDs), ErrConflict)
 		}
 		nodeOf := make(map[int64]int64, len(gpus))
 		for _, g := range gpus {
 			nodeOf[g.ID] = g.NodeID
 		}
-		err := transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,
+		err = transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,
 			map[string]any{"node_id": nodeOf[gpuIDs[0]], "started_at": now})
 		if err != nil {
 			return err
-		}
-		var held int64
-		if err := tx.Model(&Allocation{}).Where("gpu_id IN ? AND ended_at IS NULL", gpuIDs).Count(&held).Error; err != nil {
-			return err
-		}
-		if held > 0 {
-			return fmt.Errorf("models: %d of the GPUs are held: %w", held, ErrConflict)
 		}
 		rows := make([]Allocation, len(gpuIDs))
 		for i, g := range gpuIDs {
 			rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: t.ProjectID, StartedAt: now, Overflow: overflow}
 		}
-		return tx.Create(&rows).Error
+		// The partial unique index on open allocations refuses a GPU already held.
+		if err := tx.Create(&rows).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+			return fmt.Errorf("models: a GPU of task %d is already held: %w", taskID, ErrConflict)
+		} else if err != nil {
+			return err
+		}
+		return nil
 	})
 	if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("models: place task %d: %w", taskID, err)

@@ -1,14 +1,18 @@
-// Package notify sends Kashi's messages (quota reminders, alerts) to chat and webhook
-// channels. Each channel posts one JSON body per message over HTTP.
+// Package notify sends Kashi's messages (quota reminders, alerts, idle-task notices) to chat
+// and webhook channels: a generic JSON webhook and the DingTalk, Feishu/Lark and WeCom group
+// robots. Each channel posts one JSON body per message over HTTP. Parse builds a channel from
+// a configuration string.
 package notify
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -35,31 +39,68 @@ type Webhook struct {
 
 // Send posts m; a non-2xx answer is an error.
 func (w Webhook) Send(ctx context.Context, m Message) error {
-	return postJSON(ctx, w.Client, w.URL, m)
+	_, err := postJSON(ctx, w.Client, w.URL, m)
+	return err
 }
 
-// postJSON posts body as JSON to url and fails on a non-2xx answer.
-func postJSON(ctx context.Context, client *http.Client, url string, body any) error {
+// String names the channel without the URL's path or query, which may hold a token.
+func (w Webhook) String() string { return "webhook:" + redactURL(w.URL) }
+
+// GoString is String: %#v must not print the URL either.
+func (w Webhook) GoString() string { return w.String() }
+
+// maxAnswer is how much of an answer postJSON reads.
+const maxAnswer = 64 << 10
+
+// postJSON posts body as JSON to rawURL and returns the answer's body; a non-2xx answer is an
+// error. Errors name the host only: a robot's URL carries its access token.
+func postJSON(ctx context.Context, client *http.Client, rawURL string, body any) ([]byte, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("notify: %w", err)
+		return nil, fmt.Errorf("notify: bad URL for %s", redactURL(rawURL))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("notify: post: %w", err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error repeats the whole URL, token included
+		}
+		return nil, fmt.Errorf("notify: post to %s: %w", req.URL.Host, err)
 	}
 	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return fmt.Errorf("notify: %s answered %s: %s", req.URL.Host, resp.Status, bytes.TrimSpace(msg))
+		return nil, fmt.Errorf("notify: %s answered %s: %s", req.URL.Host, resp.Status, clip(bytes.TrimSpace(answer), 200))
 	}
-	return nil
+	return answer, nil
+}
+
+// clip returns at most n bytes of b as a string.
+func clip(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// redactURL is rawURL's scheme and host, with "/…" standing for any path or query: enough to
+// tell channels apart in logs, never a token.
+func redactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return "(invalid URL)"
+	}
+	s := u.Scheme + "://" + u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		s += "/…"
+	}
+	return s
 }

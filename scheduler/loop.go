@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,7 +47,20 @@ type Loop struct {
 	store   Store
 	cfg     LoopConfig
 	trigger chan struct{}
+	fair    fairCache
 }
+
+// fairCache keeps the projects' decayed usage for a minute of clock time: reading the
+// allocations of the last days on every tick would cost more than the tick itself, and
+// fairness moves slowly.
+type fairCache struct {
+	mu    sync.Mutex
+	at    time.Time
+	usage map[string]Project
+}
+
+// fairnessRefresh is how long, in clock time, the decayed usage is reused.
+const fairnessRefresh = time.Minute
 
 // NewLoop returns a loop over store.
 func NewLoop(store Store, cfg LoopConfig) *Loop {
@@ -169,7 +183,7 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
-	recent, err := l.store.AllocationsSince(ctx, now.Add(-4*l.cfg.FairnessHalfLife))
+	fairness, err := l.fairness(ctx, now)
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
@@ -177,7 +191,7 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
-	snap := Snapshot{Projects: l.usage(recent, tasks, now), Quotas: quotas}
+	snap := Snapshot{Projects: fairness, Quotas: quotas}
 	for _, n := range nodes {
 		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec,
 			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter}
@@ -234,12 +248,26 @@ func (l *Loop) quotas(ctx context.Context, now time.Time) (map[string]QuotaState
 	return QuotaStates(quotas, usage, names, now), nil
 }
 
-// usage is each project's decayed card-hours: every held card-second counts with weight
-// 2^(-age/half-life), age measured from the end of the allocation (now for open ones).
-func (l *Loop) usage(allocs []models.Allocation, tasks []models.TaskRow, now time.Time) map[string]Project {
-	names := make(map[int64]string)
-	for _, t := range tasks {
-		names[t.ProjectID] = t.Project
+// fairness returns each project's decayed card-hours, recomputed at most once a minute of
+// clock time: every held card-second counts with weight 2^(-age/half-life), age measured from
+// the end of the allocation (now for open ones).
+func (l *Loop) fairness(ctx context.Context, now time.Time) (map[string]Project, error) {
+	l.fair.mu.Lock()
+	defer l.fair.mu.Unlock()
+	if l.fair.usage != nil && !now.Before(l.fair.at) && now.Sub(l.fair.at) < fairnessRefresh {
+		return l.fair.usage, nil
+	}
+	allocs, err := l.store.AllocationsSince(ctx, now.Add(-4*l.cfg.FairnessHalfLife))
+	if err != nil {
+		return nil, err
+	}
+	projects, err := l.store.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[int64]string, len(projects))
+	for _, p := range projects {
+		names[p.ID] = p.Name
 	}
 	byID := make(map[int64]float64)
 	for _, a := range allocs {
@@ -254,13 +282,12 @@ func (l *Loop) usage(allocs []models.Allocation, tasks []models.TaskRow, now tim
 		age := now.Sub(end).Hours()
 		byID[a.ProjectID] += hours * math.Exp2(-age/l.cfg.FairnessHalfLife.Hours())
 	}
-	out := make(map[string]Project)
+	usage := make(map[string]Project, len(byID))
 	for id, u := range byID {
-		if name, ok := names[id]; ok {
-			out[name] = Project{Usage: u}
-		}
+		usage[names[id]] = Project{Usage: u}
 	}
-	return out
+	l.fair.usage, l.fair.at = usage, now
+	return usage, nil
 }
 
 // enforceRuntime asks nodes to stop running tasks past their max runtime.

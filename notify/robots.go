@@ -1,0 +1,260 @@
+package notify
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DingTalk posts each message to a DingTalk group robot (钉钉自定义机器人) as markdown. With a
+// Secret (the robot's "加签" secret, "SEC…"), each request carries timestamp and sign query
+// parameters as DingTalk documents: sign = URL-escaped base64(HMAC-SHA256(secret,
+// timestamp+"\n"+secret)), timestamp in milliseconds. A robot secured by keywords instead
+// needs the keyword "Kashi", which every message carries.
+type DingTalk struct {
+	// URL is the robot's webhook, https://oapi.dingtalk.com/robot/send?access_token=….
+	URL    string
+	Secret string
+	Client *http.Client
+	// Now is the clock of the signature; nil means time.Now.
+	Now func() time.Time
+}
+
+type dingTalkBody struct {
+	MsgType  string `json:"msgtype"`
+	Markdown struct {
+		Title string `json:"title"`
+		Text  string `json:"text"`
+	} `json:"markdown"`
+}
+
+// Send posts m; an HTTP error or an answer whose errcode is not 0 is an error.
+func (d DingTalk) Send(ctx context.Context, m Message) error {
+	target := d.URL
+	if d.Secret != "" {
+		ts, sign := DingTalkSign(d.Secret, clockOf(d.Now)())
+		target = addQuery(target, "timestamp="+ts+"&sign="+url.QueryEscape(sign))
+	}
+	var b dingTalkBody
+	b.MsgType = "markdown"
+	b.Markdown.Title = truncUTF8(m.Title, 200)
+	b.Markdown.Text = truncUTF8(markdown(m, "#### "), 18000)
+	answer, err := postJSON(ctx, d.Client, target, b)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		ErrCode int    `json:"errcode"`
+		ErrMsg  string `json:"errmsg"`
+	}
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return fmt.Errorf("notify: dingtalk answered %q", clip(answer, 200))
+	}
+	if r.ErrCode != 0 {
+		return fmt.Errorf("notify: dingtalk refused the message: errcode %d: %s", r.ErrCode, r.ErrMsg)
+	}
+	return nil
+}
+
+// String names the robot without its access token or secret.
+func (d DingTalk) String() string { return "dingtalk:" + redactURL(d.URL) + signed(d.Secret) }
+
+// GoString is String: %#v must not print the secret either.
+func (d DingTalk) GoString() string { return d.String() }
+
+// DingTalkSign returns the timestamp (Unix milliseconds) and the signature of a DingTalk
+// robot request at now, before URL escaping.
+func DingTalkSign(secret string, now time.Time) (timestamp, sign string) {
+	timestamp = strconv.FormatInt(now.UnixMilli(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(timestamp + "\n" + secret))
+	return timestamp, base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// Feishu posts each message to a Feishu or Lark group bot (飞书自定义机器人) as text. With a
+// Secret (签名校验), the body carries timestamp (Unix seconds) and sign as Feishu documents:
+// sign = base64(HMAC-SHA256(key = timestamp+"\n"+secret, message = empty)).
+type Feishu struct {
+	// URL is the bot's webhook, https://open.feishu.cn/open-apis/bot/v2/hook/… (or
+	// open.larksuite.com).
+	URL    string
+	Secret string
+	Client *http.Client
+	// Now is the clock of the signature; nil means time.Now.
+	Now func() time.Time
+}
+
+type feishuBody struct {
+	Timestamp string `json:"timestamp,omitempty"`
+	Sign      string `json:"sign,omitempty"`
+	MsgType   string `json:"msg_type"`
+	Content   struct {
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+// Send posts m; an HTTP error or an answer whose code (or StatusCode) is not 0 is an error.
+func (f Feishu) Send(ctx context.Context, m Message) error {
+	var b feishuBody
+	if f.Secret != "" {
+		b.Timestamp, b.Sign = FeishuSign(f.Secret, clockOf(f.Now)())
+	}
+	b.MsgType = "text"
+	b.Content.Text = truncUTF8(plainText(m), 18000)
+	answer, err := postJSON(ctx, f.Client, f.URL, b)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Code          int    `json:"code"`
+		Msg           string `json:"msg"`
+		StatusCode    int    `json:"StatusCode"`
+		StatusMessage string `json:"StatusMessage"`
+	}
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return fmt.Errorf("notify: feishu answered %q", clip(answer, 200))
+	}
+	switch {
+	case r.Code != 0:
+		return fmt.Errorf("notify: feishu refused the message: code %d: %s", r.Code, r.Msg)
+	case r.StatusCode != 0:
+		return fmt.Errorf("notify: feishu refused the message: StatusCode %d: %s", r.StatusCode, r.StatusMessage)
+	}
+	return nil
+}
+
+// String names the bot without its hook token or secret.
+func (f Feishu) String() string { return "feishu:" + redactURL(f.URL) + signed(f.Secret) }
+
+// GoString is String: %#v must not print the secret either.
+func (f Feishu) GoString() string { return f.String() }
+
+// FeishuSign returns the timestamp (Unix seconds) and the signature of a Feishu bot request
+// at now.
+func FeishuSign(secret string, now time.Time) (timestamp, sign string) {
+	timestamp = strconv.FormatInt(now.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(timestamp+"\n"+secret))
+	return timestamp, base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// WeCom posts each message to a WeCom group robot (企业微信群机器人) as markdown.
+type WeCom struct {
+	// URL is the robot's webhook, https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=….
+	URL    string
+	Client *http.Client
+}
+
+type weComBody struct {
+	MsgType  string `json:"msgtype"`
+	Markdown struct {
+		Content string `json:"content"`
+	} `json:"markdown"`
+}
+
+// Send posts m; an HTTP error or an answer whose errcode is not 0 is an error.
+func (w WeCom) Send(ctx context.Context, m Message) error {
+	var b weComBody
+	b.MsgType = "markdown"
+	b.Markdown.Content = truncUTF8(markdown(m, "**"), 4000) // WeCom takes 4096 bytes at most
+	answer, err := postJSON(ctx, w.Client, w.URL, b)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		ErrCode int    `json:"errcode"`
+		ErrMsg  string `json:"errmsg"`
+	}
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return fmt.Errorf("notify: wecom answered %q", clip(answer, 200))
+	}
+	if r.ErrCode != 0 {
+		return fmt.Errorf("notify: wecom refused the message: errcode %d: %s", r.ErrCode, r.ErrMsg)
+	}
+	return nil
+}
+
+// String names the robot without its key.
+func (w WeCom) String() string { return "wecom:" + redactURL(w.URL) }
+
+// GoString is String.
+func (w WeCom) GoString() string { return w.String() }
+
+// markdown writes m for a robot that renders markdown: the title as a heading ("#### ") or in
+// bold ("**"), the text, then a quoted footer naming Kashi, the kind, project and time.
+func markdown(m Message, heading string) string {
+	var b strings.Builder
+	if heading == "**" {
+		b.WriteString("**" + m.Title + "**")
+	} else {
+		b.WriteString(heading + m.Title)
+	}
+	b.WriteString("\n\n" + m.Text + "\n\n> " + footer(m))
+	return b.String()
+}
+
+// plainText writes m as plain text: title, text, footer.
+func plainText(m Message) string {
+	return m.Title + "\n" + m.Text + "\n— " + footer(m)
+}
+
+// footer is "Kashi · kind · project · 2026-03-02 09:00 UTC", leaving out what is empty.
+func footer(m Message) string {
+	parts := []string{"Kashi"}
+	if m.Kind != "" {
+		parts = append(parts, m.Kind)
+	}
+	if m.Project != "" {
+		parts = append(parts, m.Project)
+	}
+	if !m.At.IsZero() {
+		parts = append(parts, m.At.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// addQuery appends the encoded query q to rawURL.
+func addQuery(rawURL, q string) string {
+	base, frag, _ := strings.Cut(rawURL, "#")
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	if frag != "" {
+		return base + sep + q + "#" + frag
+	}
+	return base + sep + q
+}
+
+// truncUTF8 cuts s to at most n bytes without splitting a character.
+func truncUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func clockOf(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
+}
+
+func signed(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	return " (signed)"
+}

@@ -1,0 +1,57 @@
+package views
+
+import "time"
+
+// AlertsData is the alerts page: open alerts, then recently resolved ones.
+type AlertsData struct {
+	Now      time.Time
+	Open     []AlertView
+	Resolved []AlertView
+}
+
+// AlertView is one alert.
+type AlertView struct {
+	ID         int64
+	Kind       string // a models.Alert* kind
+	Subject    string
+	Message    string
+	At         time.Time
+	LastAt     time.Time
+	Count      int
+	ResolvedAt *time.Time
+	Sent       bool
+}
+
+// NotificationsData is the viewer's notifications page, with their tasks whose idle cards
+// are about to be reclaimed.
+type NotificationsData struct {
+	Now   time.Time
+	Idle  []IdleTaskView
+	Notes []NotificationView
+	// Unread counts the notes not read yet.
+	Unread int
+	Notice string
+	Error  string
+}
+
+// IdleTaskView is one of the viewer's running tasks with a pending idle notice or a keep.
+type IdleTaskView struct {
+	ID       int64
+	Name     string
+	Project  string
+	GPUs     int
+	NoticeAt *time.Time
+	// KeptUntil is the end of a keep in force; nil when none.
+	KeptUntil *time.Time
+	// KeepsLeft is how many keeps today still allows; KeepFor how long one holds.
+	KeepsLeft int
+	KeepFor   time.Duration
+}
+
+// NotificationView is one in-app notification.
+type NotificationView struct {
+	Kind      string
+	Message   string
+	CreatedAt time.Time
+	Read      bool
+}

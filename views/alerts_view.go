@@ -1,0 +1,55 @@
+package views
+
+import "time"
+
+// Helpers of alerts.templ.
+
+// alertKindText names an alert's kind.
+func alertKindText(l Locale, kind string) string {
+	switch kind {
+	case "boot-timeout":
+		return l.T("alerts.kind.boot_timeout")
+	case "scale-failed":
+		return l.T("alerts.kind.scale_failed")
+	case "machine-vanished":
+		return l.T("alerts.kind.machine_vanished")
+	case "orphan-deleted":
+		return l.T("alerts.kind.orphan_deleted")
+	case "gpu-memory":
+		return l.T("alerts.kind.gpu_memory")
+	case "idle-cards":
+		return l.T("alerts.kind.idle_cards")
+	case "quota":
+		return l.T("alerts.kind.quota")
+	}
+	return kind
+}
+
+// notificationKindText names a notification's kind; an unknown kind is shown as it is.
+func notificationKindText(l Locale, kind string) string {
+	switch kind {
+	case "idle-notice":
+		return l.T("notes.kind.idle_notice")
+	case "reclaimed":
+		return l.T("notes.kind.reclaimed")
+	case "quota-ends":
+		return l.T("notes.kind.quota_ends")
+	case "budget":
+		return l.T("notes.kind.budget")
+	}
+	return kind
+}
+
+// TaskKeptNotice confirms a "keep" answer: the task keeps its cards until then.
+func TaskKeptNotice(l Locale, id int64, until time.Time) string {
+	return l.T("notes.kept", id, until.Format("15:04"))
+}
+
+// TaskReleasedNotice confirms a "release now" answer.
+func TaskReleasedNotice(l Locale, id int64) string { return l.T("notes.released", id) }
+
+// KeepCapError says a task was kept as often as a day allows.
+func KeepCapError(l Locale, id int64, perDay int) string { return l.T("notes.err.keep_cap", id, perDay) }
+
+// TaskGoneError says the task no longer holds cards to keep or release.
+func TaskGoneError(l Locale, id int64) string { return l.T("notes.err.gone", id) }

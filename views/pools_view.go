@@ -1,0 +1,514 @@
+package views
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// Helpers of pools.templ: the chart's geometry, and the words for the scaling loop's codes.
+
+// Chart geometry, in SVG user units: the plot area lies inside the margins.
+const (
+	chartW, chartH                     = 720, 220
+	chartX0, chartX1, chartY0, chartY1 = 44, chartW - 12, 12, chartH - 34
+	chartMaxTicksX, chartMaxTicksY     = 7, 5
+)
+
+// chart is a pool's size chart ready to draw: step paths for size and desired size, a line
+// for demand (in nodes), reference lines for min and max, and the axes' ticks.
+type chart struct {
+	Size, Desired, Demand string // SVG path data; "" when there is no sample
+	MinY, MaxY            float64
+	YTicks, XTicks        []chartTick
+	// YTop is the value at the top of the plot; PeakDemand the largest demand in nodes.
+	YTop       int
+	PeakDemand float64
+	PeakGPUs   int
+	// Low and High are the smallest and largest size in the range.
+	Low, High int
+	Empty     bool
+}
+
+// chartTick is one labelled tick: its position along the axis and its label.
+type chartTick struct {
+	Pos   float64
+	Label string
+}
+
+// niceSteps are the tick steps of the node axis.
+var niceSteps = []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000}
+
+// timeSteps are the tick steps of the time axis.
+var timeSteps = []time.Duration{5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour,
+	2 * time.Hour, 3 * time.Hour, 4 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 48 * time.Hour}
+
+// poolChart lays out p's samples between from and to (the page's now, whose location the
+// time labels use).
+func poolChart(p PoolView, from, to time.Time) chart {
+	c := chart{Empty: len(p.Samples) == 0, Low: p.Size, High: p.Size}
+	gpn := float64(max(p.GPUsPerNode, 1))
+	top := float64(max(p.MaxNodes, p.Size, p.Desired, 1))
+	for i, s := range p.Samples {
+		if i == 0 {
+			c.Low, c.High = s.Size, s.Size
+		}
+		c.Low, c.High = min(c.Low, s.Size), max(c.High, s.Size)
+		d := float64(s.DemandGPUs) / gpn
+		if d > c.PeakDemand {
+			c.PeakDemand, c.PeakGPUs = d, s.DemandGPUs
+		}
+		top = max(top, float64(s.Size), float64(s.Desired), d)
+	}
+	step := niceSteps[len(niceSteps)-1]
+	for _, s := range niceSteps {
+		if math.Ceil(top/float64(s)) <= chartMaxTicksY {
+			step = s
+			break
+		}
+	}
+	c.YTop = int(math.Ceil(top/float64(step))) * step
+	if c.YTop == int(top) && top < float64(step*chartMaxTicksY) {
+		c.YTop += step // headroom above the highest line
+	}
+	y := func(v float64) float64 { return chartY1 - v/float64(c.YTop)*(chartY1-chartY0) }
+	span := to.Sub(from)
+	if span <= 0 {
+		span = time.Hour
+	}
+	x := func(t time.Time) float64 {
+		f := float64(t.Sub(from)) / float64(span)
+		return chartX0 + max(0, min(1, f))*(chartX1-chartX0)
+	}
+	for v := 0; v <= c.YTop; v += step {
+		c.YTicks = append(c.YTicks, chartTick{y(float64(v)), strconv.Itoa(v)})
+	}
+	c.XTicks = timeTicks(from, to, x)
+	c.MinY, c.MaxY = y(float64(p.MinNodes)), y(float64(p.MaxNodes))
+	if c.Empty {
+		return c
+	}
+	c.Size = stepPath(p.Samples, func(s PoolSample) float64 { return float64(s.Size) }, x, y, to)
+	c.Desired = stepPath(p.Samples, func(s PoolSample) float64 { return float64(s.Desired) }, x, y, to)
+	c.Demand = linePath(p.Samples, func(s PoolSample) float64 { return float64(s.DemandGPUs) / gpn }, x, y, to)
+	return c
+}
+
+// stepPath draws a value that holds until the next sample, up to end.
+func stepPath(ss []PoolSample, v func(PoolSample) float64, x func(time.Time) float64, y func(float64) float64, end time.Time) string {
+	var b strings.Builder
+	b.WriteString("M" + num(x(ss[0].At)) + " " + num(y(v(ss[0]))))
+	last := v(ss[0])
+	for _, s := range ss[1:] {
+		if cur := v(s); cur != last {
+			b.WriteString("H" + num(x(s.At)) + "V" + num(y(cur)))
+			last = cur
+		}
+	}
+	b.WriteString("H" + num(x(end)))
+	return b.String()
+}
+
+// linePath joins the samples with straight lines, leaving out points in the middle of a run
+// of equal values, and holds the last value up to end.
+func linePath(ss []PoolSample, v func(PoolSample) float64, x func(time.Time) float64, y func(float64) float64, end time.Time) string {
+	var b strings.Builder
+	for i, s := range ss {
+		cur := v(s)
+		inRun := i > 0 && i < len(ss)-1 && v(ss[i-1]) == cur && v(ss[i+1]) == cur
+		if inRun {
+			continue
+		}
+		if i == 0 {
+			b.WriteString("M")
+		} else {
+			b.WriteString("L")
+		}
+		b.WriteString(num(x(s.At)) + " " + num(y(cur)))
+	}
+	b.WriteString("H" + num(x(end)))
+	return b.String()
+}
+
+// timeTicks are the labelled times of the x axis: whole multiples of a step that gives at
+// most chartMaxTicksX ticks, in to's location.
+func timeTicks(from, to time.Time, x func(time.Time) float64) []chartTick {
+	span := to.Sub(from)
+	step := timeSteps[len(timeSteps)-1]
+	for _, s := range timeSteps {
+		if span/s <= chartMaxTicksX {
+			step = s
+			break
+		}
+	}
+	loc := to.Location()
+	layout := "15:04"
+	if span > 24*time.Hour {
+		layout = "01-02 15:04"
+	}
+	// Align to the step in local time: from local midnight of from's day.
+	fl := from.In(loc)
+	t := time.Date(fl.Year(), fl.Month(), fl.Day(), 0, 0, 0, 0, loc)
+	for t.Before(from) {
+		t = t.Add(step)
+	}
+	var out []chartTick
+	for ; !t.After(to); t = t.Add(step) {
+		out = append(out, chartTick{x(t), t.In(loc).Format(layout)})
+	}
+	return out
+}
+
+// num writes a coordinate with one decimal at most.
+func num(f float64) string {
+	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64)
+}
+
+// chartID is the id prefix of pool i's chart elements.
+func chartID(i int) string { return "pool-chart-" + strconv.Itoa(i) }
+
+// rangeSpan is the duration of a ChartRanges value; 6 hours for anything else.
+func rangeSpan(r string) time.Duration {
+	switch r {
+	case "1h":
+		return time.Hour
+	case "24h":
+		return 24 * time.Hour
+	case "7d":
+		return 7 * 24 * time.Hour
+	}
+	return 6 * time.Hour
+}
+
+// RangeSpan is the duration of a ChartRanges value, and the range itself when valid; an
+// unknown range means "6h".
+func RangeSpan(r string) (string, time.Duration) {
+	for _, v := range ChartRanges {
+		if v == r {
+			return r, rangeSpan(r)
+		}
+	}
+	return "6h", rangeSpan("6h")
+}
+
+// rangeLabel is how the range selector writes a range.
+func rangeLabel(l Locale, r string) string { return l.Duration(rangeSpan(r)) }
+
+// scaleReasonText says in words why the scaling loop acted or did not (a
+// scheduler.ScaleReason code); an unknown code is shown as it is.
+func scaleReasonText(l Locale, code string) string {
+	switch code {
+	case "demand-waiting":
+		return l.T("scale.reason.demand_waiting")
+	case "memory-high":
+		return l.T("scale.reason.memory_high")
+	case "below-min":
+		return l.T("scale.reason.below_min")
+	case "reserved-min":
+		return l.T("scale.reason.reserved_min")
+	case "node-unneeded":
+		return l.T("scale.reason.node_unneeded")
+	case "above-max":
+		return l.T("scale.reason.above_max")
+	case "drained-empty":
+		return l.T("scale.reason.drained_empty")
+	case "drain-too-long":
+		return l.T("scale.reason.drain_too_long")
+	case "boot-timeout":
+		return l.T("scale.reason.boot_timeout")
+	case "machine-failed":
+		return l.T("scale.reason.machine_failed")
+	case "idle-task":
+		return l.T("scale.reason.idle_task")
+	case "active-again":
+		return l.T("scale.reason.active_again")
+	case "no-answer":
+		return l.T("scale.reason.no_answer")
+	case "unknown-machine":
+		return l.T("scale.reason.unknown_machine")
+	case "duplicate-machine":
+		return l.T("scale.reason.duplicate_machine")
+	case "leftover-machine":
+		return l.T("scale.reason.leftover_machine")
+	case "at-max-size":
+		return l.T("scale.skip.at_max_size")
+	case "at-min-size":
+		return l.T("scale.skip.at_min_size")
+	case "in-cooldown":
+		return l.T("scale.skip.in_cooldown")
+	case "in-flight-cap":
+		return l.T("scale.skip.in_flight_cap")
+	case "no-demand":
+		return l.T("scale.skip.no_demand")
+	case "demand-pending":
+		return l.T("scale.skip.demand_pending")
+	case "memory-not-low":
+		return l.T("scale.skip.memory_not_low")
+	case "none-unneeded":
+		return l.T("scale.skip.none_unneeded")
+	case "no-removable-node":
+		return l.T("scale.skip.no_removable")
+	case "covered-by-booting":
+		return l.T("scale.skip.covered_by_booting")
+	}
+	return code
+}
+
+// KnownScaleReason reports whether the pages have words for a scaling reason code.
+func KnownScaleReason(code string) bool {
+	return scaleReasonText(Locale{}, code) != code
+}
+
+// scaleKindText names what a scaling event did.
+func scaleKindText(l Locale, kind string) string {
+	switch kind {
+	case "scale-up":
+		return l.T("scale.kind.scale_up")
+	case "drain":
+		return l.T("scale.kind.drain")
+	case "undrain":
+		return l.T("scale.kind.undrain")
+	case "remove":
+		return l.T("scale.kind.remove")
+	case "delete-machine":
+		return l.T("scale.kind.delete_machine")
+	case "adopt":
+		return l.T("scale.kind.adopt")
+	}
+	return kind
+}
+
+// eventHead is the start of an event's sentence: the pool and its size change.
+func eventHead(l Locale, e ScaleEventView) string {
+	switch {
+	case e.From != e.To:
+		return l.T("pools.event.change", e.Pool, e.From, e.To)
+	case e.From != 0:
+		return l.T("pools.event.size", e.Pool, e.From)
+	}
+	return l.T("pools.event.pool", e.Pool)
+}
+
+// poolStateText names a pool's state.
+func poolStateText(l Locale, state string) string {
+	switch state {
+	case PoolGrowing:
+		return l.T("pools.state.growing")
+	case PoolShrinking:
+		return l.T("pools.state.shrinking")
+	case PoolDisabled:
+		return l.T("pools.state.disabled")
+	}
+	return l.T("pools.state.steady")
+}
+
+// nodeStateText names a node's state.
+func nodeStateText(l Locale, state string) string {
+	switch state {
+	case "draining":
+		return l.T("node.state.draining")
+	case "lost":
+		return l.T("node.state.lost")
+	}
+	return l.T("node.state.ready")
+}
+
+// eventTime writes an event's time: the time of day today, the date before.
+func eventTime(at, now time.Time) string {
+	at = at.In(now.Location())
+	y1, m1, d1 := at.Date()
+	y2, m2, d2 := now.Date()
+	if y1 == y2 && m1 == m2 && d1 == d2 {
+		return at.Format("15:04:05")
+	}
+	return at.Format("2006-01-02 15:04")
+}
+
+// fullTime writes an instant for a title attribute.
+func fullTime(at, now time.Time) string {
+	return at.In(now.Location()).Format("2006-01-02 15:04:05 MST")
+}
+
+// poolFields are the configuration form's inputs in groups, in form order.
+var poolFields = []poolFieldGroup{
+	{"machines", []poolField{{"provider", "text"}, {"spec", "text"}, {"gpus_per_node", "int"}, {"flavor", "text"}, {"image", "text"}}},
+	{"size", []poolField{{"enabled", "check"}, {"min_nodes", "int"}, {"max_nodes", "int"}, {"step", "int"},
+		{"reserved_min", "int"}, {"max_in_flight", "int"}, {"any_spec", "check"}, {"adopt_unknown", "check"}}},
+	{"up", []poolField{{"scale_up_delay_s", "secs"}, {"memory_high_pct", "pct"}, {"memory_high_window_s", "secs"},
+		{"cooldown_up_s", "secs"}, {"boot_timeout_s", "secs"}}},
+	{"down", []poolField{{"memory_low_pct", "pct"}, {"memory_low_window_s", "secs"}, {"unneeded_s", "secs"},
+		{"cooldown_down_s", "secs"}, {"drain_buffer_s", "secs"}}},
+}
+
+type poolFieldGroup struct {
+	key    string
+	fields []poolField
+}
+
+// poolField is one input: its name (the JSON field) and kind: text, int, pct, secs, check.
+type poolField struct{ name, kind string }
+
+// poolGroupTitle names a group of the form.
+func poolGroupTitle(l Locale, key string) string {
+	switch key {
+	case "machines":
+		return l.T("poolform.group.machines")
+	case "size":
+		return l.T("poolform.group.size")
+	case "up":
+		return l.T("poolform.group.up")
+	}
+	return l.T("poolform.group.down")
+}
+
+// poolFieldLabel names a configuration field (its JSON name).
+func poolFieldLabel(l Locale, name string) string {
+	switch name {
+	case "provider":
+		return l.T("poolform.provider")
+	case "spec":
+		return l.T("poolform.spec")
+	case "gpus_per_node":
+		return l.T("poolform.gpus_per_node")
+	case "flavor":
+		return l.T("poolform.flavor")
+	case "image":
+		return l.T("poolform.image")
+	case "enabled":
+		return l.T("poolform.enabled")
+	case "min_nodes":
+		return l.T("poolform.min_nodes")
+	case "max_nodes":
+		return l.T("poolform.max_nodes")
+	case "step":
+		return l.T("poolform.step")
+	case "reserved_min":
+		return l.T("poolform.reserved_min")
+	case "max_in_flight":
+		return l.T("poolform.max_in_flight")
+	case "any_spec":
+		return l.T("poolform.any_spec")
+	case "adopt_unknown":
+		return l.T("poolform.adopt_unknown")
+	case "scale_up_delay_s":
+		return l.T("poolform.scale_up_delay")
+	case "memory_high_pct":
+		return l.T("poolform.memory_high_pct")
+	case "memory_high_window_s":
+		return l.T("poolform.memory_high_window")
+	case "cooldown_up_s":
+		return l.T("poolform.cooldown_up")
+	case "boot_timeout_s":
+		return l.T("poolform.boot_timeout")
+	case "memory_low_pct":
+		return l.T("poolform.memory_low_pct")
+	case "memory_low_window_s":
+		return l.T("poolform.memory_low_window")
+	case "unneeded_s":
+		return l.T("poolform.unneeded")
+	case "cooldown_down_s":
+		return l.T("poolform.cooldown_down")
+	case "drain_buffer_s":
+		return l.T("poolform.drain_buffer")
+	}
+	return name
+}
+
+// poolFieldHelp explains a field, with the default its zero value stands for.
+func poolFieldHelp(l Locale, f PoolForm, fd poolField) string {
+	def := f.Defaults[fd.name]
+	switch fd.name {
+	case "provider":
+		return l.T("poolform.help.provider")
+	case "spec":
+		return l.T("poolform.help.spec")
+	case "enabled":
+		return l.T("poolform.help.enabled")
+	case "step":
+		return l.T("poolform.help.step")
+	case "reserved_min":
+		return l.T("poolform.help.reserved_min")
+	case "any_spec":
+		return l.T("poolform.help.any_spec")
+	case "adopt_unknown":
+		return l.T("poolform.help.adopt_unknown")
+	case "max_in_flight":
+		return l.T("poolform.help.zero_default", def)
+	}
+	switch fd.kind {
+	case "secs":
+		return l.T("poolform.help.secs", def)
+	case "pct":
+		return l.T("poolform.help.pct", def)
+	}
+	return ""
+}
+
+// inputType is the HTML input type of a field kind.
+func inputType(kind string) string {
+	if kind == "text" {
+		return "text"
+	}
+	return "number"
+}
+
+// inputStep is the step attribute of a number input: percentages take decimals.
+func inputStep(kind string) string {
+	if kind == "pct" {
+		return "any"
+	}
+	return "1"
+}
+
+// fieldValue is the input's value, and whether a checkbox is checked.
+func (f PoolForm) fieldValue(name string) string { return f.Values[name] }
+
+func (f PoolForm) checked(name string) bool { return f.Values[name] == "on" }
+
+// errText is the problem of input name in words, "" for none.
+func (f PoolForm) errText(l Locale, name string) string {
+	e, ok := f.Errors[name]
+	if !ok {
+		return ""
+	}
+	return formError(l, e)
+}
+
+// invalidAttr is aria-invalid="true" for an input with a problem.
+func (f PoolForm) invalidAttr(name string) templ.Attributes {
+	if _, bad := f.Errors[name]; bad {
+		return templ.Attributes{"aria-invalid": "true"}
+	}
+	return nil
+}
+
+// chartDesc describes the chart in words for screen readers.
+func chartDesc(l Locale, d PoolsData, p PoolView, c chart) string {
+	if c.Empty {
+		return l.T("pools.chart.desc_empty", p.Size, p.Desired)
+	}
+	return l.T("pools.chart.desc", p.Size, p.Desired, rangeLabel(l, d.Range), c.Low, c.High, c.PeakGPUs,
+		strconv.FormatFloat(c.PeakDemand, 'f', 1, 64))
+}
+
+// poolEditTitle is the heading of the configuration page.
+func poolEditTitle(l Locale, d PoolEditData) string {
+	if d.New {
+		return l.T("poolform.title_new", d.Name)
+	}
+	return l.T("poolform.title", d.Name)
+}
+
+// PoolSavedNotice confirms a saved configuration version.
+func PoolSavedNotice(l Locale, version int) string { return l.T("poolform.saved", version) }
+
+// PoolUnchangedNotice says a submitted configuration equals the current one.
+func PoolUnchangedNotice(l Locale, version int) string { return l.T("poolform.unchanged", version) }
+
+// PoolRolledBackNotice confirms a roll back: version became the new current one.
+func PoolRolledBackNotice(l Locale, to, version int) string {
+	return l.T("poolform.rolled_back", to, version)
+}
