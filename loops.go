@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	kfleet "kashi/fleet"
@@ -103,4 +104,39 @@ func reminderLoop(ctx context.Context, store *models.Store, channels []notify.Ch
 		case <-t.C:
 		}
 	}
+}
+
+// alertEvery is how often, in real time, unsent alerts go out to the channels.
+const alertEvery = 30 * time.Second
+
+// alertLoop sends unsent alerts to the channels until ctx ends.
+func alertLoop(ctx context.Context, store *models.Store, channels []notify.Channel, now func() time.Time, log *slog.Logger) {
+	t := time.NewTicker(alertEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := scheduler.SendAlerts(ctx, store, channels, now(), log); err != nil && ctx.Err() == nil {
+				log.Error("send alerts", "err", err)
+			}
+		}
+	}
+}
+
+// channelsOf parses the comma-separated --notify list.
+func channelsOf(specs string) ([]notify.Channel, error) {
+	var out []notify.Channel
+	for _, spec := range strings.Split(specs, ",") {
+		if spec = strings.TrimSpace(spec); spec == "" {
+			continue
+		}
+		ch, err := notify.Parse(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--notify: %w", err)
+		}
+		out = append(out, ch)
+	}
+	return out, nil
 }

@@ -18,7 +18,6 @@ import (
 	"kashi/demo"
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/notify"
 	"kashi/scheduler"
 	"kashi/web"
 )
@@ -47,8 +46,9 @@ type serveConfig struct {
 	// SessionIdle and SessionMax bound a login: idle time and absolute age.
 	SessionIdle time.Duration
 	SessionMax  time.Duration
-	// WebhookURL receives reminders and alerts as JSON; empty sends none.
-	WebhookURL string
+	// Notify lists the chat and webhook channels of reminders and alerts (notify.Parse
+	// specs, comma-separated); empty sends them in-app only.
+	Notify string
 	// AdminPassword, when set and no user exists, creates the user "admin" with it.
 	AdminPassword string
 	// Cluster tags the machines this installation creates.
@@ -78,7 +78,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.PublicURL, "public-url", "", "the URL people use; https:// marks cookies Secure")
 	f.Duration(&c.SessionIdle, "session-idle", 12*time.Hour, "a login ends after this long without a request")
 	f.Duration(&c.SessionMax, "session-max", 7*24*time.Hour, "a login ends this long after it began")
-	f.String(&c.WebhookURL, "webhook-url", "", "a URL that receives reminders and alerts as JSON")
+	f.String(&c.Notify, "notify", "", "channels for reminders and alerts, comma-separated: webhook:URL, dingtalk:URL#secret=S, feishu:URL#secret=S, wecom:URL")
 	f.String(&c.AdminPassword, "admin-password", "", "creates the user admin with this password on first run")
 	f.String(&c.Cluster, "cluster", "kashi", "the tag that marks this installation's machines in the cloud")
 	f.String(&c.FleetScript, "fleet-script", "", "the exec provider's script, called with the verb as its argument")
@@ -145,25 +145,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			return err
 		}
 	}
-	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
-		Interval: time.Duration(float64(cfg.Tick) / speed), NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
-	h := handlers.New(store, sched, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
-		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
-		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
-		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location}, now)
-	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)
-
-	var channels []notify.Channel
-	if cfg.WebhookURL != "" {
-		channels = append(channels, notify.Webhook{URL: cfg.WebhookURL})
+	channels, err := channelsOf(cfg.Notify)
+	if err != nil {
+		return err
 	}
 	providers, err := fleetProviders(cfg)
 	if err != nil {
@@ -176,9 +164,28 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
+	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
+		Interval: time.Duration(float64(cfg.Tick) / speed), NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
+	reclaim := scheduler.ReclaimPolicy{}.WithDefaults()
 	scaler := scheduler.NewScaler(store, scheduler.ScalerConfig{Providers: providers, Cluster: cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Interval: time.Duration(float64(cfg.ScaleEvery) / speed),
-		Now: now, Logger: log})
+		Reclaim: reclaim, Now: now, Logger: log,
+		OnAction: func(a scheduler.ScaleAction) {
+			if err := scheduler.NoticeIdleTask(ctx, store, channels, a, now()); err != nil {
+				log.Warn("idle-task notice", "task", a.TaskID, "err", err)
+			}
+		}})
+	h := handlers.New(store, sched, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
+		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
+		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
+		ScaleTrigger: scaler.Trigger, Reclaim: reclaim}, now)
+	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)
+
 	readiness := scheduler.NewReadiness(store, sched.Trigger, now, log)
 
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
@@ -192,6 +199,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			wg.Go(func() { scaler.Run(ctx) })
 			wg.Go(func() { readiness.Run(ctx, time.Duration(float64(readinessEvery)/speed)) })
 			wg.Go(func() { rollupLoop(ctx, store, now, cfg.Retention, speed, log) })
+			wg.Go(func() { alertLoop(ctx, store, channels, now, log) })
 			wg.Go(func() {
 				reminderLoop(ctx, store, channels, scheduler.DefaultReminderPolicy(cfg.Location), now, speed, log)
 			})

@@ -22,12 +22,25 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// Sizes of the month benchmark.
-const (
-	benchProjects    = 1000
-	benchAllocations = 1_000_000
-	benchNodes       = 32 // × 8 GPUs
+// benchScale is the size of the month benchmark's store.
+type benchScale struct {
+	projects, allocations, nodes int // nodes of 8 GPUs
+}
+
+// benchFull is the month of the target; benchShort the one of -short runs (CI's
+// smoke run of every benchmark), small enough to build in well under a second.
+var (
+	benchFull  = benchScale{projects: 1000, allocations: 1_000_000, nodes: 32}
+	benchShort = benchScale{projects: 20, allocations: 1000, nodes: 2}
 )
+
+// scale is the benchmarks' size: benchShort with -short.
+func scale() benchScale {
+	if testing.Short() {
+		return benchShort
+	}
+	return benchFull
+}
 
 var (
 	benchOnce sync.Once
@@ -37,7 +50,8 @@ var (
 )
 
 // benchStores builds, once per run, two SQLite stores for March 2026: 1,000 projects and
-// 1,000,000 allocation intervals on 256 GPUs, from tasks of 1, 2, 4 or 8 GPUs of one node
+// 1,000,000 allocation intervals on 256 GPUs (with -short 20 projects and 1,000 intervals on
+// 16 GPUs), from tasks of 1, 2, 4 or 8 GPUs of one node
 // running 1 to 11 minutes one after another on each GPU (a few still open at the end); one
 // store without readings and one with a 5-minute rollup for every bucket of every GPU of the
 // month (256 × 8,928). Rows go in through raw batched INSERTs.
@@ -47,7 +61,7 @@ func benchStores(b *testing.B) {
 		if benchErr != nil {
 			return
 		}
-		lr := benchRows()
+		lr := benchRows(scale())
 		for _, withRollups := range []bool{false, true} {
 			dir := fmt.Sprintf("%s/rollups-%v", benchDir, withRollups)
 			if benchErr = os.MkdirAll(dir, 0o755); benchErr != nil {
@@ -69,26 +83,26 @@ func benchStores(b *testing.B) {
 	}
 }
 
-func benchRows() ledgerRows {
+func benchRows(sc benchScale) ledgerRows {
 	r := rand.New(rand.NewPCG(1, 2))
 	loc, _ := time.LoadLocation(models.DefaultBillingTimeZone)
 	from, to := Month{2026, time.March}.Bounds(loc)
-	lr := ledgerRows{nodes: benchNodes, spec: "A100-80G", provisioned: [2]time.Time{from.Add(-24 * time.Hour), to.Add(24 * time.Hour)}}
-	for p := 0; p < benchProjects; p++ {
+	lr := ledgerRows{nodes: sc.nodes, spec: "A100-80G", provisioned: [2]time.Time{from.Add(-24 * time.Hour), to.Add(24 * time.Hour)}}
+	for p := 0; p < sc.projects; p++ {
 		lr.projects = append(lr.projects, fmt.Sprintf("project-%04d", p))
 	}
 	// Each GPU runs one task at a time: a task starts when all its GPUs are free.
-	free := make([]int64, 8*benchNodes)
+	free := make([]int64, 8*sc.nodes)
 	for g := range free {
 		free[g] = from.Unix()
 	}
 	sizes := []int{1, 2, 4, 8}
-	for misses := 0; len(lr.allocations) < benchAllocations; {
+	for misses := 0; len(lr.allocations) < sc.allocations; {
 		if misses > 100_000 {
 			panic("billing: benchmark month is full before 1,000,000 allocations")
 		}
-		gpus := min(sizes[r.IntN(4)], benchAllocations-len(lr.allocations))
-		first := r.IntN(benchNodes)*8 + r.IntN(8-gpus+1)
+		gpus := min(sizes[r.IntN(4)], sc.allocations-len(lr.allocations))
+		first := r.IntN(sc.nodes)*8 + r.IntN(8-gpus+1)
 		start := int64(0)
 		for g := first; g < first+gpus; g++ {
 			start = max(start, free[g])
@@ -100,7 +114,7 @@ func benchRows() ledgerRows {
 			continue
 		}
 		id := int64(len(lr.tasks) + 1)
-		t := models.LedgerTask{ID: id, ProjectID: 1 + r.Int64N(benchProjects), Name: fmt.Sprintf("job-%d", id), Owner: "bench",
+		t := models.LedgerTask{ID: id, ProjectID: 1 + r.Int64N(int64(sc.projects)), Name: fmt.Sprintf("job-%d", id), Owner: "bench",
 			GPUs: gpus, State: models.TaskSucceeded, EndedAt: end}
 		if r.IntN(20) == 0 {
 			t.State = models.TaskFailed
@@ -142,7 +156,7 @@ func benchRollups(lr ledgerRows) []models.GPURollup {
 	r := rand.New(rand.NewPCG(3, 4))
 	from, to := lr.provisioned[0].Add(24*time.Hour).Unix(), lr.provisioned[1].Add(-24*time.Hour).Unix()
 	var out []models.GPURollup
-	for g := int64(1); g <= 8*benchNodes; g++ {
+	for g := int64(1); g <= int64(8*lr.nodes); g++ {
 		for b := from - from%models.Rollup5m; b < to; b += models.Rollup5m {
 			act := r.Int64N(31)
 			out = append(out, models.GPURollup{GPUID: g, Resolution: models.Rollup5m, Bucket: b, N: 30, NActive: act, NIdle: r.Int64N(31 - act)})
@@ -177,12 +191,39 @@ func BenchmarkMonthBills(b *testing.B) {
 			for _, bill := range res.Bills {
 				lines += len(bill.Lines)
 			}
-			if len(res.Bills) != benchProjects {
-				b.Fatalf("%d bills, want %d", len(res.Bills), benchProjects)
+			sc := scale()
+			if len(res.Bills) != sc.projects {
+				b.Fatalf("%d bills, want %d", len(res.Bills), sc.projects)
 			}
 			b.ReportMetric(float64(len(res.Bills)), "bills")
 			b.ReportMetric(float64(lines), "lines")
-			b.ReportMetric(float64(benchAllocations)*float64(b.N)/b.Elapsed().Seconds(), "allocations/s")
+			b.ReportMetric(float64(sc.allocations)*float64(b.N)/b.Elapsed().Seconds(), "allocations/s")
+		})
+	}
+}
+
+// BenchmarkMonthCompute times Compute alone on the month of BenchmarkMonthBills, loaded
+// once: what the month costs beyond the store reads.
+func BenchmarkMonthCompute(b *testing.B) {
+	benchStores(b)
+	for _, withRollups := range []bool{false, true} {
+		b.Run(fmt.Sprintf("rollups=%v", withRollups), func(b *testing.B) {
+			st, err := models.Open(context.Background(), benchPath[withRollups]+"/kashi.db", models.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			in, err := Load(context.Background(), st, Request{Month: Month{2026, time.March}, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Compute(in); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
@@ -206,10 +247,18 @@ type countingWriter struct{ n int64 }
 
 func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
 
+// benchLines are the bill sizes of the writer benchmarks: with -short only small bills.
+func benchLines(full ...int) []int {
+	if testing.Short() {
+		return []int{1_000}
+	}
+	return full
+}
+
 // BenchmarkCSV streams bills of 1,000 to 100,000 lines: B/op and allocs/op stay flat while
 // the output grows with the lines.
 func BenchmarkCSV(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
+	for _, n := range benchLines(1_000, 10_000, 100_000) {
 		bill := []Bill{bigBill(n)}
 		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -236,5 +285,23 @@ func TestCSVFlatMemory(t *testing.T) {
 	}
 	if a, b := run(small), run(big); b > a {
 		t.Errorf("WriteCSV allocates %v times for 1,000 lines and %v for 100,000; want no growth", a, b)
+	}
+}
+
+// BenchmarkXLSX writes bills of 10,000 and 100,000 lines as a workbook (the Lines sheet is
+// streamed; Summary and Idle are not).
+func BenchmarkXLSX(b *testing.B) {
+	for _, n := range benchLines(10_000, 100_000) {
+		bill := []Bill{bigBill(n)}
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var w countingWriter
+			for i := 0; i < b.N; i++ {
+				if err := WriteXLSX(&w, bill); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(w.n)/float64(b.N), "xlsx-bytes/op")
+		})
 	}
 }

@@ -41,8 +41,8 @@ func (b *Breakdown) Add(o Breakdown) {
 	b.NoData += o.NoData
 }
 
-// Interrupted reports whether a task that ended in state counts as interrupted.
-func Interrupted(state string) bool {
+// IsInterrupted reports whether a task that ended in state counts as interrupted.
+func IsInterrupted(state string) bool {
 	return state == models.TaskFailed || state == models.TaskTimedOut || state == models.TaskReclaimed
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"kashi/models"
@@ -63,73 +64,112 @@ func Compute(in Input) (Result, error) {
 	from, to := in.Month.Bounds(in.Location)
 	win := Span{from.Unix(), to.Unix()}
 	asOf := min(in.AsOf.Unix(), win.End)
-	nodes := make(map[int64]models.LedgerNode, len(in.Nodes))
-	for _, n := range in.Nodes {
-		nodes[n.ID] = n
-	}
-	tasks := make(map[int64]*models.LedgerTask, len(in.Tasks))
-	for i := range in.Tasks {
-		tasks[in.Tasks[i].ID] = &in.Tasks[i]
-	}
-	byGPU := indexRollups(in.Rollups)
-	perTask := map[int64]bool{}
-	for _, p := range in.Plans {
-		perTask[p.ProjectID] = p.Mode == models.BillPerTask
-	}
-	acc := make(map[lineKey]*lineAcc)
-	taskHeld := make(map[int64]int64) // whole held seconds of per-task tasks that ended in the month
-	var heldByGPU map[int64][]Span
-	if in.Nodes != nil {
-		heldByGPU = make(map[int64][]Span)
-	}
-	// A task's allocations come one after another (by id), so the last task and line are
-	// kept at hand rather than looked up for every allocation.
-	var (
-		t  *models.LedgerTask
-		la *lineAcc
-	)
+	l := newLedger(in, win, asOf)
 	for _, a := range in.Allocations {
-		if t == nil || t.ID != a.TaskID {
-			t = tasks[a.TaskID]
-		}
-		held := heldSpan(a, nodes, asOf)
-		if t != nil && perTask[a.ProjectID] && endedIn(t, win) {
-			taskHeld[a.TaskID] += held.Seconds()
-		}
-		b := Classify(held, win, byGPU[a.GPUID], t != nil && Interrupted(t.State))
-		if b.Nominal() == 0 {
-			continue
-		}
-		if heldByGPU != nil {
-			heldByGPU[a.GPUID] = append(heldByGPU[a.GPUID], held.Clip(win))
-		}
-		if k := (lineKey{a.TaskID, a.Spec, a.Overflow}); la == nil || la.key != k {
-			if la = acc[k]; la == nil {
-				la = &lineAcc{key: k, project: a.ProjectID}
-				acc[k] = la
-			}
-		}
-		la.held.Add(b)
+		l.add(a)
 	}
-	byProject := make(map[int64][]*lineAcc)
-	for _, la := range acc {
-		byProject[la.project] = append(byProject[la.project], la)
-	}
+	byProject := l.byProject()
 	pr := newPricing(in.Prices, in.Plans, in.Adjustments)
 	projects := slices.SortedFunc(slices.Values(in.Projects), func(a, b models.Project) int { return cmp.Compare(a.Name, b.Name) })
 	res := Result{Bills: make([]Bill, 0, len(projects))}
 	for _, p := range projects {
 		b := Bill{ProjectID: p.ID, Project: p.Name, Tags: in.Tags[p.ID], Month: in.Month.String(),
 			TimeZone: in.Location.String(), PeriodStart: from, PeriodEnd: to, AsOf: time.Unix(asOf, 0).UTC()}
-		if err := pr.bill(&b, byProject[p.ID], tasks, taskHeld, win); err != nil {
+		if err := pr.bill(&b, byProject[p.ID], l.tasks, l.taskHeld, win); err != nil {
 			return Result{}, err
 		}
 		res.Bills = append(res.Bills, b)
 	}
 	if in.Nodes != nil {
-		res.PoolIdle = poolIdle(in.Nodes, heldByGPU, Span{win.Start, asOf}, res.Bills)
+		res.PoolIdle = poolIdle(in.Nodes, l.heldByGPU, Span{win.Start, asOf}, res.Bills)
 	}
 	return res, nil
+}
+
+// ledger classifies a month's allocations and sums them into bill lines.
+type ledger struct {
+	win      Span
+	asOf     int64
+	nodes    map[int64]models.LedgerNode
+	tasks    map[int64]*models.LedgerTask
+	rollups  map[int64][]models.GPURollup
+	perTask  map[int64]bool
+	lines    []lineAcc
+	at       map[lineKey]int
+	taskHeld map[int64]int64 // whole held seconds of per-task tasks that ended in the month
+	// heldByGPU is what each GPU was held in the month, for pool idle; nil without nodes.
+	heldByGPU map[int64][]Span
+	// A task's allocations come one after another (by id), so the last task and line are
+	// kept at hand rather than looked up for every allocation.
+	task *models.LedgerTask
+	line int
+}
+
+func newLedger(in Input, win Span, asOf int64) *ledger {
+	l := &ledger{win: win, asOf: asOf, nodes: make(map[int64]models.LedgerNode, len(in.Nodes)),
+		tasks: make(map[int64]*models.LedgerTask, len(in.Tasks)), rollups: indexRollups(in.Rollups),
+		perTask: map[int64]bool{}, at: map[lineKey]int{}, taskHeld: map[int64]int64{}, line: -1}
+	for _, n := range in.Nodes {
+		l.nodes[n.ID] = n
+	}
+	for i := range in.Tasks {
+		l.tasks[in.Tasks[i].ID] = &in.Tasks[i]
+	}
+	for _, p := range in.Plans {
+		l.perTask[p.ProjectID] = p.Mode == models.BillPerTask
+	}
+	if in.Nodes != nil {
+		l.heldByGPU = map[int64][]Span{}
+	}
+	return l
+}
+
+// add classifies one allocation's seconds in the month and adds them to its line.
+func (l *ledger) add(a models.LedgerAllocation) {
+	if l.task == nil || l.task.ID != a.TaskID {
+		l.task = l.tasks[a.TaskID]
+	}
+	t := l.task
+	held := heldSpan(a, l.nodes, l.asOf)
+	if t != nil && l.perTask[a.ProjectID] && endedIn(t, l.win) {
+		l.taskHeld[a.TaskID] += held.Seconds()
+	}
+	b := Classify(held, l.win, l.rollups[a.GPUID], t != nil && IsInterrupted(t.State))
+	if b.Nominal() == 0 {
+		return
+	}
+	if l.heldByGPU != nil {
+		l.heldByGPU[a.GPUID] = append(l.heldByGPU[a.GPUID], held.Clip(l.win))
+	}
+	if k := (lineKey{a.TaskID, a.Spec, a.Overflow}); l.line < 0 || l.lines[l.line].key != k {
+		i, ok := l.at[k]
+		if !ok {
+			i = len(l.lines)
+			l.at[k] = i
+			l.lines = append(l.lines, lineAcc{key: k, project: a.ProjectID})
+		}
+		l.line = i
+	}
+	l.lines[l.line].held.Add(b)
+}
+
+// byProject returns each project's lines in bill order: by task, spec, overflow last.
+func (l *ledger) byProject() map[int64][]lineAcc {
+	lines := l.lines
+	slices.SortFunc(lines, func(x, y lineAcc) int {
+		return cmp.Or(cmp.Compare(x.project, y.project), cmp.Compare(x.key.task, y.key.task),
+			strings.Compare(x.key.spec, y.key.spec), boolCmp(x.key.overflow, y.key.overflow))
+	})
+	out := make(map[int64][]lineAcc)
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && lines[j].project == lines[i].project {
+			j++
+		}
+		out[lines[i].project] = lines[i:j:j]
+		i = j
+	}
+	return out
 }
 
 // heldSpan is the allocation's held interval; an open one ends at asOf, or at its node's

@@ -130,7 +130,7 @@ func checkConservation(t *testing.T, name string, h history) {
 	rollups := indexRollups(h.in.Rollups)
 	interrupted := map[int64]bool{}
 	for _, tk := range h.in.Tasks {
-		interrupted[tk.ID] = Interrupted(tk.State)
+		interrupted[tk.ID] = IsInterrupted(tk.State)
 	}
 	for m := MonthOf(h.first, h.in.Location); ; m = m.Next() {
 		from, _ := m.Bounds(h.in.Location)

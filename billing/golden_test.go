@@ -2,6 +2,7 @@ package billing
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -66,6 +67,26 @@ func TestGoldenCSV(t *testing.T) {
 	}
 	if !bytes.HasPrefix(got.Bytes(), []byte("\xEF\xBB\xBF")) {
 		t.Errorf("CSV does not start with a UTF-8 byte-order mark")
+	}
+}
+
+// TestGoldenJSON pins the API's JSON shape of a bill.
+func TestGoldenJSON(t *testing.T) {
+	got, err := json.MarshalIndent(goldenBill(t), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join(goldenDir, "alpha-2026-03.json")
+	if *update {
+		writeGolden(t, path, got)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (regenerate with -update): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("JSON differs from %s (regenerate with -update if intended):\n%s", path, got)
 	}
 }
 

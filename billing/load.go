@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,8 +16,8 @@ type Source interface {
 	BillingSettings(ctx context.Context) (models.BillingSettings, error)
 	Projects(ctx context.Context) ([]models.Project, error)
 	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
-	LedgerTasks(ctx context.Context, q models.LedgerQuery) ([]models.LedgerTask, error)
-	LedgerRollups(ctx context.Context, q models.LedgerQuery, since time.Time) ([]models.GPURollup, error)
+	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
+	LedgerRollups(ctx context.Context, gpuIDs []int64, since, to time.Time) ([]models.GPURollup, error)
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
@@ -66,14 +67,11 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	if in.Allocations, err = src.LedgerAllocations(ctx, q); err != nil {
 		return Input{}, err
 	}
-	if in.Tasks, err = src.LedgerTasks(ctx, q); err != nil {
+	taskIDs, gpuIDs, since := ledgerKeys(in.Allocations, from.Unix())
+	if in.Tasks, err = src.LedgerTasks(ctx, taskIDs); err != nil {
 		return Input{}, err
 	}
-	since := from.Unix()
-	for _, a := range in.Allocations {
-		since = min(since, a.Start)
-	}
-	if in.Rollups, err = src.LedgerRollups(ctx, q, time.Unix(since, 0)); err != nil {
+	if in.Rollups, err = src.LedgerRollups(ctx, gpuIDs, time.Unix(since, 0), to); err != nil {
 		return Input{}, err
 	}
 	if r.ProjectID == 0 {
@@ -92,6 +90,26 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		return Input{}, err
 	}
 	return in, nil
+}
+
+// ledgerKeys returns the distinct tasks and GPUs of allocations and their earliest start
+// (from at the latest).
+func ledgerKeys(as []models.LedgerAllocation, from int64) (tasks, gpus []int64, since int64) {
+	seenGPU := map[int64]bool{}
+	since = from
+	var last int64
+	for _, a := range as {
+		if a.TaskID != last { // a task's allocations come together; duplicates are harmless
+			tasks = append(tasks, a.TaskID)
+			last = a.TaskID
+		}
+		if !seenGPU[a.GPUID] {
+			seenGPU[a.GPUID] = true
+			gpus = append(gpus, a.GPUID)
+		}
+		since = min(since, a.Start)
+	}
+	return slices.Compact(slices.Sorted(slices.Values(tasks))), gpus, since
 }
 
 // Location is the billing time zone the settings name.

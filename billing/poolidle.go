@@ -28,14 +28,12 @@ func poolIdle(nodes []models.LedgerNode, heldByGPU map[int64][]Span, win Span, b
 	at := map[string]int{}
 	var out []PoolIdle
 	for _, n := range nodes {
-		prov := Span{n.RegisteredAt.Unix(), n.LastSeenAt.Unix()}.Clip(win)
 		var p PoolIdle
 		for _, g := range n.GPUIDs {
-			held := unionSeconds(heldByGPU[g], win)
-			heldIn := unionSeconds(heldByGPU[g], prov)
-			p.ProvisionedS += prov.Seconds() + held - heldIn
+			prov, held, idle := gpuTime(n, heldByGPU[g], win)
+			p.ProvisionedS += prov
 			p.HeldS += held
-			p.IdleS += prov.Seconds() - heldIn
+			p.IdleS += idle
 		}
 		if p.ProvisionedS == 0 {
 			continue
@@ -64,6 +62,16 @@ func poolIdle(nodes []models.LedgerNode, heldByGPU map[int64][]Span, win Span, b
 		p.OrganisationS = p.IdleS - p.PackageS
 	}
 	return out
+}
+
+// gpuTime is one GPU of node n in win: its provisioned seconds (the node's registration
+// until last seen, and any second an allocation held it), the seconds held (the union of
+// held), and the provisioned seconds that no allocation held.
+func gpuTime(n models.LedgerNode, held []Span, win Span) (provisioned, heldS, idle int64) {
+	prov := Span{n.RegisteredAt.Unix(), n.LastSeenAt.Unix()}.Clip(win)
+	heldS = unionSeconds(held, win)
+	heldIn := unionSeconds(held, prov)
+	return prov.Seconds() + heldS - heldIn, heldS, prov.Seconds() - heldIn
 }
 
 // unionSeconds is the length of the union of spans inside w.

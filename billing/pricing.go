@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math/bits"
 	"slices"
-	"strings"
 
 	"kashi/models"
 )
@@ -46,8 +45,8 @@ func (p *pricing) price(project int64, spec string) (models.Price, bool) {
 	return r, ok
 }
 
-// billing is one bill being priced.
-type billing struct {
+// pricer prices one bill.
+type pricer struct {
 	*pricing
 	b        *Bill
 	plan     models.BillingPlan
@@ -58,14 +57,14 @@ type billing struct {
 	taskHeld map[int64]int64
 }
 
-// bill prices a project's lines under its plan and fills b's lines, items, idle section,
+// bill prices a project's lines (sorted by task, spec, overflow last) under its plan and fills b's lines, items, idle section,
 // package and total.
-func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span) error {
+func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span) error {
 	plan, ok := p.plans[b.ProjectID]
 	if !ok || plan.Mode == "" {
 		plan = models.BillingPlan{Mode: models.BillPayAsYouGo}
 	}
-	bl := &billing{pricing: p, b: b, plan: plan, missing: map[string]bool{}, charged: map[int64]bool{}, tasks: tasks, taskHeld: taskHeld}
+	bl := &pricer{pricing: p, b: b, plan: plan, missing: map[string]bool{}, charged: map[int64]bool{}, tasks: tasks, taskHeld: taskHeld}
 	if plan.Mode == models.BillPerTask {
 		cs, err := models.ParseSizeClasses(plan.SizeClasses)
 		if err != nil {
@@ -74,13 +73,10 @@ func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerT
 		bl.classes = cs
 	}
 	b.Mode = plan.Mode
-	slices.SortFunc(accs, func(x, y *lineAcc) int {
-		return cmp.Or(cmp.Compare(x.key.task, y.key.task), strings.Compare(x.key.spec, y.key.spec), boolCmp(x.key.overflow, y.key.overflow))
-	})
 	b.Lines = make([]Line, 0, len(accs))
-	for _, la := range accs {
-		b.Lines = append(b.Lines, bl.line(la))
-		b.Held.Add(la.held)
+	for i := range accs {
+		b.Lines = append(b.Lines, bl.line(&accs[i]))
+		b.Held.Add(accs[i].held)
 	}
 	b.NominalS, b.EffectiveS = b.Held.Nominal(), b.Held.Effective()
 	bl.items(win)
@@ -89,11 +85,15 @@ func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerT
 		b.TotalFen += it.AmountFen
 	}
 	b.MissingPrices = slices.Sorted(maps.Keys(bl.missing))
+	// Empty lists encode as [], not null: the JSON shape does not depend on the month.
+	b.Tags = emptyIfNil(b.Tags)
+	b.Items, b.Idle = emptyIfNil(b.Items), emptyIfNil(b.Idle)
+	b.MissingPrices, b.AdjustmentIDs = emptyIfNil(b.MissingPrices), emptyIfNil(b.AdjustmentIDs)
 	return nil
 }
 
 // rate is the spec's pay-as-you-go or overflow rate; a missing price is noted and rates 0.
-func (bl *billing) rate(spec string, overflow bool) int64 {
+func (bl *pricer) rate(spec string, overflow bool) int64 {
 	r, ok := bl.price(bl.b.ProjectID, spec)
 	if !ok {
 		bl.missing[spec] = true
@@ -106,7 +106,7 @@ func (bl *billing) rate(spec string, overflow bool) int64 {
 }
 
 // line prices one accumulated line.
-func (bl *billing) line(la *lineAcc) Line {
+func (bl *pricer) line(la *lineAcc) Line {
 	l := Line{TaskID: la.key.task, Spec: la.key.spec, Breakdown: la.held, NominalS: la.held.Nominal(), EffectiveS: la.held.Effective()}
 	t := bl.tasks[la.key.task]
 	if t != nil {
@@ -131,7 +131,7 @@ func (bl *billing) line(la *lineAcc) Line {
 
 // perTask prices a line per output unit or per size class. A task is charged once, on its
 // first line, in the month it ends; card-hours are shown beside the price.
-func (bl *billing) perTask(l *Line, t *models.LedgerTask) {
+func (bl *pricer) perTask(l *Line, t *models.LedgerTask) {
 	l.Pricing, l.RateFen = PricingUnit, bl.plan.UnitPriceFen
 	if len(bl.classes) > 0 {
 		l.Pricing = PricingTask
@@ -162,7 +162,7 @@ func (bl *billing) perTask(l *Line, t *models.LedgerTask) {
 
 // items fills the summary: per spec the subtotal and the overflow subtotal, then the
 // package fee and hours beyond it, then adjustments.
-func (bl *billing) items(win Span) {
+func (bl *pricer) items(win Span) {
 	b := bl.b
 	type pair struct{ spec, over Item }
 	bySpec := map[string]*pair{}
@@ -204,7 +204,7 @@ func (bl *billing) items(win Span) {
 }
 
 // reserve adds the package fee and the package spec's hours beyond the package.
-func (bl *billing) reserve(win Span) {
+func (bl *pricer) reserve(win Span) {
 	b, plan := bl.b, bl.plan
 	pk := &Package{Spec: plan.PackageSpec, Cards: plan.PackageCards, FeeFen: plan.PackageFeeFen,
 		CoveredS: int64(plan.PackageCards) * win.Seconds()}
@@ -227,7 +227,7 @@ func (bl *billing) reserve(win Span) {
 }
 
 // idle fills the idle section: each task's idle seconds per spec, most first.
-func (bl *billing) idle() {
+func (bl *pricer) idle() {
 	type key struct {
 		task int64
 		spec string
@@ -272,4 +272,11 @@ func boolCmp(a, b bool) int {
 		return -1
 	}
 	return 1
+}
+
+func emptyIfNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

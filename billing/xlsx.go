@@ -1,8 +1,12 @@
 package billing
 
 import (
+	"archive/zip"
+	"bytes"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -40,8 +44,8 @@ type xlsxStyles struct {
 
 // WriteXLSX writes bills as a workbook with sheets Summary (items and totals per bill),
 // Lines (one row per line) and Idle (the idle section), money and hours as numbers with
-// number formats. The Lines sheet is streamed. The bytes depend on the bills only, so an
-// issued bill downloads the same every time.
+// number formats. The Lines and Idle sheets are streamed. The bytes depend on the bills
+// only, so an issued bill downloads the same every time.
 func WriteXLSX(w io.Writer, bills []Bill) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -62,7 +66,11 @@ func WriteXLSX(w io.Writer, bills []Bill) error {
 			return fmt.Errorf("billing: write xlsx: %w", err)
 		}
 	}
-	if _, err := f.WriteTo(w); err != nil {
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		return fmt.Errorf("billing: write xlsx: %w", err)
+	}
+	if err := sortZip(w, buf.Bytes()); err != nil {
 		return fmt.Errorf("billing: write xlsx: %w", err)
 	}
 	return nil
@@ -158,8 +166,15 @@ func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 }
 
 func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
-	s := &sheetRows{f: f, sheet: SheetIdle}
-	s.add(styled(st.header, idleHeader...)...)
+	sw, err := f.NewStreamWriter(SheetIdle)
+	if err != nil {
+		return err
+	}
+	if err := sw.SetColWidth(1, len(idleHeader), 16); err != nil {
+		return err
+	}
+	rows := &streamRows{sw: sw}
+	rows.add(styled(st.header, idleHeader...))
 	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
 	share := func(idle, of int64) any {
 		if of == 0 {
@@ -167,20 +182,42 @@ func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
 		}
 		return excelize.Cell{StyleID: st.share, Value: float64(idle) / float64(of)}
 	}
+	row := make([]any, len(idleHeader))
 	for i := range bills {
 		b := &bills[i]
 		for _, d := range b.Idle {
-			s.add(b.Project, b.Month, d.TaskID, d.Task, d.Owner, d.Spec, h(d.IdleS), h(d.LowUtilS), h(d.NominalS), share(d.IdleS, d.NominalS))
+			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, b.Month, d.TaskID, d.Task, d.Owner, d.Spec
+			row[6], row[7], row[8], row[9] = h(d.IdleS), h(d.LowUtilS), h(d.NominalS), share(d.IdleS, d.NominalS)
+			rows.add(row)
 		}
 		if p := b.Package; p != nil && p.UnusedS > 0 {
-			s.add(b.Project, b.Month, nil, csvUnused, fmt.Sprintf("%d cards", p.Cards), p.Spec, h(p.UnusedS), nil, h(p.CoveredS),
-				share(p.UnusedS, p.CoveredS))
+			rows.add([]any{b.Project, b.Month, nil, csvUnused, fmt.Sprintf("%d cards", p.Cards), p.Spec, h(p.UnusedS), nil,
+				h(p.CoveredS), share(p.UnusedS, p.CoveredS)})
 		}
 	}
-	if s.err != nil {
-		return s.err
+	if rows.err != nil {
+		return rows.err
 	}
-	return f.SetColWidth(SheetIdle, "A", "J", 16)
+	return sw.Flush()
+}
+
+// streamRows writes rows one after another to a streamed sheet, keeping the first error.
+type streamRows struct {
+	sw  *excelize.StreamWriter
+	n   int
+	err error
+}
+
+func (s *streamRows) add(row []any) {
+	if s.err != nil {
+		return
+	}
+	s.n++
+	ref, err := excelize.CoordinatesToCellName(1, s.n)
+	if err == nil {
+		err = s.sw.SetRow(ref, row)
+	}
+	s.err = err
 }
 
 func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
@@ -191,16 +228,13 @@ func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
 	if err := sw.SetColWidth(1, len(linesHeader), 16); err != nil {
 		return err
 	}
-	if err := sw.SetRow("A1", styled(st.header, linesHeader...)); err != nil {
-		return err
-	}
+	rows := &streamRows{sw: sw}
+	rows.add(styled(st.header, linesHeader...))
 	row := make([]any, len(linesHeader))
-	n := 1
 	for i := range bills {
 		b := &bills[i]
 		for j := range b.Lines {
 			l := &b.Lines[j]
-			n++
 			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, b.Month, l.TaskID, l.Task, l.Owner, l.State
 			row[6], row[7] = l.Spec, l.Pricing
 			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.Interrupted, l.NoData} {
@@ -210,11 +244,37 @@ func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
 			row[16] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
 			row[17] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
 			row[18] = l.Note
-			ref, _ := excelize.CoordinatesToCellName(1, n)
-			if err := sw.SetRow(ref, row); err != nil {
-				return err
-			}
+			rows.add(row)
 		}
 	}
+	if rows.err != nil {
+		return rows.err
+	}
 	return sw.Flush()
+}
+
+// sortZip copies a zip archive with its entries in name order, compressed bytes untouched.
+// excelize writes streamed sheets in map order, and a re-download must give the same bytes.
+func sortZip(w io.Writer, data []byte) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return err
+	}
+	files := slices.SortedFunc(slices.Values(zr.File), func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
+	zw := zip.NewWriter(w)
+	for _, zf := range files {
+		r, err := zf.OpenRaw()
+		if err != nil {
+			return err
+		}
+		h := zf.FileHeader
+		out, err := zw.CreateRaw(&h)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, r); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kashi/agent/protocol"
+	"kashi/billing"
 	"kashi/models"
 	"kashi/scheduler"
 )
@@ -56,6 +57,27 @@ type Store interface {
 	Notifications(ctx context.Context, userID int64, limit int) ([]models.Notification, error)
 	MarkNotificationsRead(ctx context.Context, userID int64, now time.Time) error
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+
+	// Pools, scaling, alerts and idle reclaim.
+	Nodes(ctx context.Context) ([]models.NodeGPUs, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+	PoolScaleStates(ctx context.Context) (map[int64]models.PoolScaleState, error)
+	Machines(ctx context.Context, poolID int64) ([]models.Machine, error)
+	ScalingEvents(ctx context.Context, poolID int64, limit int) ([]models.ScalingEvent, error)
+	PoolSizes(ctx context.Context, poolID int64, from, to time.Time) ([]models.PoolSizeSample, error)
+	SavePoolConfig(ctx context.Context, name string, cfg models.PoolConfig, by, note string, now time.Time) (models.ConfiguredPool, error)
+	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
+	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)
+	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
+	KeepTask(ctx context.Context, taskID int64, by string, keepFor time.Duration, maxPerDay int, loc *time.Location, now time.Time) (time.Time, error)
+	ReclaimTask(ctx context.Context, taskID int64, reason string, now time.Time) error
+	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
+
+	// Bills: the ledger as billing reads it and freezes bills, prices, plans, adjustments.
+	billing.Issuer
+	SetPrice(ctx context.Context, p models.Price, now time.Time) error
+	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
+	AddAdjustment(ctx context.Context, a models.Adjustment, now time.Time) (models.Adjustment, error)
 }
 
 // Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, and
@@ -84,6 +106,12 @@ type Config struct {
 	Demo bool
 	// Location is the billing time zone: months (budgets, bills) begin there.
 	Location *time.Location
+	// ScaleTrigger wakes the scaling loop after a pool's configuration changed (the
+	// scheduler.Scaler's Trigger); nil means nothing is woken.
+	ScaleTrigger func()
+	// Reclaim is the idle-reclaim policy the scaling loop runs: how long a "keep" answer
+	// holds the cards and how many keeps a day allows. Zero fields take the defaults.
+	Reclaim scheduler.ReclaimPolicy
 }
 
 // Handler serves every route. Build it with New.

@@ -18,6 +18,9 @@ const (
 	Viewer
 	// Member: someone who belongs to a project (or an admin) — tasks, quotas, requests.
 	Member
+	// Billing: finance staff, an admin, or someone who belongs to a project — bills and
+	// reports; handlers then show a member only their projects (Principal.SeesBills).
+	Billing
 	// Lead: a lead of some project (or an admin) — approvals and members.
 	Lead
 	// Finance: finance staff (or an admin) — all bills.
@@ -55,6 +58,8 @@ func (p *Principal) Allows(a Access) bool {
 		return p.User.Role == models.RoleFinance
 	case a == Member:
 		return p.User.Role == models.RoleUser && len(p.Projects) > 0
+	case a == Billing:
+		return p.User.Role == models.RoleFinance || (p.User.Role == models.RoleUser && len(p.Projects) > 0)
 	case a == Lead:
 		return p.leadsAny()
 	}
@@ -89,6 +94,10 @@ func (p *Principal) Leads(projectID int64) bool {
 func (p *Principal) SeesBills(projectID int64) bool {
 	return p.Admin() || p.User.Role == models.RoleFinance || p.Projects[projectID] != ""
 }
+
+// SeesAllBills reports whether the principal may read every project's bills: finance and
+// admins.
+func (p *Principal) SeesAllBills() bool { return p.Admin() || p.User.Role == models.RoleFinance }
 
 const principalKey = "kashi.principal"
 

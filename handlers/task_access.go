@@ -13,6 +13,9 @@ import (
 // canSubmit checks that the caller may run tasks of the named project. An unknown project is
 // left to the store, which names the field.
 func (h *Handler) canSubmit(c echo.Context, project string) error {
+	if Who(c).CanRun(0) { // an admin with a writing token runs tasks of every project
+		return nil
+	}
 	p, err := h.store.ProjectByName(c.Request().Context(), project)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil

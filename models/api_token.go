@@ -40,22 +40,31 @@ func (s *Store) CreateAPIToken(ctx context.Context, userID int64, name, scope st
 	return token, row, nil
 }
 
-// TokenUser returns the user and scope of a live token and records its use.
+// TokenUser returns the user and scope of a live token and records its use, at most once a
+// minute.
 func (s *Store) TokenUser(ctx context.Context, token string, now time.Time) (User, APIToken, error) {
 	db := s.db.WithContext(ctx)
-	var t APIToken
-	if err := db.Where("token_hash = ? AND revoked_at IS NULL", HashToken(token)).Take(&t).Error; err != nil {
-		return User{}, t, notFound("api token", err)
+	var row struct {
+		APIToken
+		UserName     string
+		UserRole     string
+		UserDisabled bool
 	}
-	var u User
-	if err := db.Where("id = ? AND NOT disabled", t.UserID).Take(&u).Error; err != nil {
-		return User{}, t, notFound("token user", err)
+	err := db.Table("api_tokens").Select("api_tokens.*, users.name AS user_name, users.role AS user_role, users.disabled AS user_disabled").
+		Joins("JOIN users ON users.id = api_tokens.user_id").
+		Where("api_tokens.token_hash = ? AND api_tokens.revoked_at IS NULL", HashToken(token)).Take(&row).Error
+	if err != nil {
+		return User{}, APIToken{}, notFound("api token", err)
 	}
+	if row.UserDisabled {
+		return User{}, APIToken{}, fmt.Errorf("models: token of a disabled user: %w", ErrNotFound)
+	}
+	t := row.APIToken
 	now = UTC(now)
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute {
 		db.Model(&t).Update("last_used_at", now)
 	}
-	return u, t, nil
+	return User{ID: t.UserID, Name: row.UserName, Role: row.UserRole}, t, nil
 }
 
 // APITokens returns a user's tokens, newest first.

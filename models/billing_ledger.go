@@ -1,9 +1,11 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -110,64 +112,79 @@ type LedgerTask struct {
 	EndedAt     int64
 }
 
-// LedgerTasks returns the tasks with an allocation overlapping the period, by id.
-func (s *Store) LedgerTasks(ctx context.Context, q LedgerQuery) ([]LedgerTask, error) {
-	cond, args := q.where("")
-	rows, err := s.db.WithContext(ctx).Raw(`SELECT id, project_id, name, owner, gpus, state, output_units, CAST(ended_at AS TEXT)
-		FROM tasks WHERE id IN (SELECT task_id FROM allocations WHERE `+cond+`) ORDER BY id`, args...).Rows()
+// LedgerTasks returns the tasks of the given ids (those the ledger's allocations name), by id.
+func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, error) {
+	out := make([]LedgerTask, 0, len(ids))
+	var end sql.RawBytes
+	err := inChunks(ids, func(chunk []int64) error {
+		rows, err := s.db.WithContext(ctx).Raw(`SELECT id, project_id, name, owner, gpus, state, output_units, CAST(ended_at AS TEXT)
+			FROM tasks WHERE id IN ?`, chunk).Rows()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t LedgerTask
+			if err := rows.Scan(&t.ID, &t.ProjectID, &t.Name, &t.Owner, &t.GPUs, &t.State, &t.OutputUnits, &end); err != nil {
+				return err
+			}
+			if end != nil {
+				if t.EndedAt, err = parseDBTime(end); err != nil {
+					return fmt.Errorf("task %d: %w", t.ID, err)
+				}
+			}
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("models: ledger tasks: %w", err)
 	}
-	defer rows.Close()
-	var (
-		out []LedgerTask
-		end sql.RawBytes
-	)
-	for rows.Next() {
-		var t LedgerTask
-		if err := rows.Scan(&t.ID, &t.ProjectID, &t.Name, &t.Owner, &t.GPUs, &t.State, &t.OutputUnits, &end); err != nil {
-			return nil, fmt.Errorf("models: ledger tasks: %w", err)
+	slices.SortFunc(out, func(a, b LedgerTask) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// LedgerRollups returns the 5-minute rollups of the given GPUs with buckets that end after
+// since and begin before to, ordered by GPU and bucket. Only GPUID, Resolution, Bucket, N,
+// NIdle and NActive are filled: the counts are all the ledger reads. Pass as since the
+// earliest start of the allocations read, so that setup (before the first active reading) is
+// found for allocations that began before the period.
+func (s *Store) LedgerRollups(ctx context.Context, gpuIDs []int64, since, to time.Time) ([]GPURollup, error) {
+	var out []GPURollup
+	err := inChunks(gpuIDs, func(chunk []int64) error {
+		rows, err := s.db.WithContext(ctx).Raw(`SELECT gpu_id, bucket, n, n_idle, n_active FROM gpu_rollups
+			WHERE gpu_id IN ? AND resolution = ? AND bucket > ? AND bucket < ? ORDER BY gpu_id, bucket`,
+			chunk, Rollup5m, since.Unix()-Rollup5m, to.Unix()).Rows()
+		if err != nil {
+			return err
 		}
-		if end != nil {
-			if t.EndedAt, err = parseDBTime(end); err != nil {
-				return nil, fmt.Errorf("models: ledger task %d: %w", t.ID, err)
+		defer rows.Close()
+		for rows.Next() {
+			r := GPURollup{Resolution: Rollup5m}
+			if err := rows.Scan(&r.GPUID, &r.Bucket, &r.N, &r.NIdle, &r.NActive); err != nil {
+				return err
 			}
+			out = append(out, r)
 		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("models: ledger tasks: %w", err)
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: ledger rollups: %w", err)
 	}
 	return out, nil
 }
 
-// LedgerRollups returns the 5-minute rollups from the bucket that holds since until q.To, of
-// the GPUs that some allocation overlapping q held, ordered by GPU and bucket. Only GPUID,
-// Resolution, Bucket, N, NIdle and NActive are filled: the counts are all the ledger reads.
-// Pass as since the earliest start of those allocations, so that setup (before the first
-// active reading) is found for allocations that began before the period.
-func (s *Store) LedgerRollups(ctx context.Context, q LedgerQuery, since time.Time) ([]GPURollup, error) {
-	cond, args := q.where("")
-	args = append([]any{Rollup5m, since.Unix() - Rollup5m, q.To.Unix()}, args...)
-	rows, err := s.db.WithContext(ctx).Raw(`SELECT gpu_id, bucket, n, n_idle, n_active FROM gpu_rollups
-		WHERE resolution = ? AND bucket > ? AND bucket < ?
-		AND gpu_id IN (SELECT DISTINCT gpu_id FROM allocations WHERE `+cond+`) ORDER BY gpu_id, bucket`, args...).Rows()
-	if err != nil {
-		return nil, fmt.Errorf("models: ledger rollups: %w", err)
-	}
-	defer rows.Close()
-	var out []GPURollup
-	for rows.Next() {
-		r := GPURollup{Resolution: Rollup5m}
-		if err := rows.Scan(&r.GPUID, &r.Bucket, &r.N, &r.NIdle, &r.NActive); err != nil {
-			return nil, fmt.Errorf("models: ledger rollups: %w", err)
+// inChunks calls f with ids sorted and cut into lists short enough for an IN (…) on SQLite
+// and Postgres alike.
+func inChunks(ids []int64, f func([]int64) error) error {
+	ids = slices.Sorted(slices.Values(ids))
+	const size = 5000
+	for i := 0; i < len(ids); i += size {
+		if err := f(ids[i:min(i+size, len(ids))]); err != nil {
+			return err
 		}
-		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("models: ledger rollups: %w", err)
-	}
-	return out, nil
+	return nil
 }
 
 // LedgerNode is a node as pool idle sees it: provisioned from RegisteredAt until LastSeenAt.

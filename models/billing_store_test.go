@@ -318,11 +318,11 @@ func TestLedgerReads(t *testing.T) {
 				t.Errorf("%s: LedgerAllocations = %d rows, %v; want none", name, len(as), err)
 			}
 		}
-		ts, err := s.LedgerTasks(ctx, q)
-		if err != nil || len(ts) != 1 || ts[0].Name != "train" || ts[0].State != models.TaskStarting {
+		ts, err := s.LedgerTasks(ctx, []int64{task.ID, task.ID + 100})
+		if err != nil || len(ts) != 1 || ts[0].Name != "train" || ts[0].State != models.TaskStarting || ts[0].EndedAt != 0 {
 			t.Errorf("LedgerTasks = %+v, %v", ts, err)
 		}
-		rs, err := s.LedgerRollups(ctx, q, billT0)
+		rs, err := s.LedgerRollups(ctx, gpus, billT0, q.To)
 		if err != nil || len(rs) != 2 || rs[0].N != 5 || rs[0].NActive != 5 || rs[1].N != 5 {
 			t.Errorf("LedgerRollups = %+v, %v; want two 5-minute buckets of 5 active readings", rs, err)
 		}

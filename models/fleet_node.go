@@ -143,6 +143,7 @@ type RemovedNode struct {
 // node becomes removed and its machine's intent deleting, with the event, in one transaction.
 // It returns ErrConflict when the node is not drained by the loop or still holds a task.
 func (s *Store) RemoveNode(ctx context.Context, nodeID int64, ev ScalingEvent, now time.Time) (RemovedNode, error) {
+	defer s.capacity.clear() // the fleet may change
 	now = UTC(now)
 	var out RemovedNode
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

@@ -101,11 +101,12 @@ func (c PoolConfig) Validate() error {
 
 // PoolPolicy is the stored configuration of one pool, as its latest version says.
 type PoolPolicy struct {
-	PoolID    int64 `gorm:"primaryKey;autoIncrement:false"`
-	Version   int
-	Enabled   bool
-	Config    string
-	UpdatedAt time.Time
+	PoolID  int64 `gorm:"primaryKey;autoIncrement:false"`
+	Version int
+	Enabled bool
+	Config  string
+	// UpdatedAt is the store's now of the change, not the wall clock: GORM must not set it.
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
 	UpdatedBy string
 }
 
@@ -139,6 +140,7 @@ type ConfiguredPool struct {
 // if needed, and returns the pool as saved. Saving a configuration equal to the current one
 // adds no version. A pool's spec cannot change while it has nodes.
 func (s *Store) SavePoolConfig(ctx context.Context, name string, cfg PoolConfig, by, note string, now time.Time) (ConfiguredPool, error) {
+	defer s.capacity.clear() // the fleet may change
 	if err := checkName("name", name, 100); err != nil {
 		return ConfiguredPool{}, err
 	}
@@ -273,6 +275,7 @@ func (s *Store) PoolConfigVersions(ctx context.Context, name string) ([]PoolPoli
 // RollBackPoolConfig makes the configuration of version the named pool's current one, as a
 // new version noted "roll back to vN".
 func (s *Store) RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (ConfiguredPool, error) {
+	defer s.capacity.clear() // the fleet may change
 	now = UTC(now)
 	var out ConfiguredPool
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

@@ -17,6 +17,7 @@ import (
 // hash of the node's new token. Registering again (an agent restart) updates the node in place
 // and replaces its token.
 func (s *Store) RegisterNode(ctx context.Context, req protocol.RegisterRequest, tokenHash string, now time.Time) (Node, error) {
+	defer s.capacity.clear() // the fleet may change
 	spec, err := validateRegister(req)
 	if err != nil {
 		return Node{}, err

@@ -33,6 +33,7 @@ type Store struct {
 	db         *gorm.DB
 	postgres   bool
 	thresholds Thresholds
+	capacity   capacityCache
 }
 
 // Options configure Open.
@@ -85,7 +86,7 @@ func IsPostgresDSN(dsn string) bool {
 
 // sqliteDSN adds WAL, busy timeout and foreign keys to a SQLite path.
 func sqliteDSN(path string) string {
-	params := "_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=5000&_foreign_keys=on&_txlock=immediate"
+	params := "_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=5000&_foreign_keys=on&_txlock=immediate&_cache_size=-65536"
 	if strings.Contains(path, "?") {
 		return path + "&" + params
 	}

@@ -156,9 +156,13 @@ func (s *Store) checkCapacity(tx *gorm.DB, spec string, gpus int) error {
 			return fieldErr("spec", "no pool has %q GPUs", spec)
 		}
 	}
-	capacity, err := s.largestPool(tx, spec)
-	if err != nil {
-		return err
+	capacity, ok := s.capacity.get(spec)
+	if !ok {
+		var err error
+		if capacity, err = s.largestPool(tx, spec); err != nil {
+			return err
+		}
+		s.capacity.put(spec, capacity)
 	}
 	if gpus < 1 || int64(gpus) > capacity {
 		return fieldErr("gpus", "must be between 1 and %d (the largest pool of this spec), got %d", capacity, gpus)

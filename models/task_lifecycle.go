@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -46,29 +47,35 @@ func (s *Store) TaskEvents(ctx context.Context, id int64) ([]TaskEvent, error) {
 // transition moves a task from one of the states in from to the state to, recording the
 // event. It returns ErrConflict when the task is in none of them.
 func transition(tx *gorm.DB, id int64, from []string, to, reason string, now time.Time, extra map[string]any) error {
-	var t Task
-	if err := tx.Select("id, state").Where("id = ?", id).Take(&t).Error; err != nil {
-		return notFound(fmt.Sprintf("task %d", id), err)
-	}
-	ok := false
-	for _, f := range from {
-		ok = ok || t.State == f
-	}
-	if !ok {
-		return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
-	}
 	set := map[string]any{"state": to, "reason": reason}
 	for k, v := range extra {
 		set[k] = v
 	}
-	res := tx.Model(&Task{}).Where("id = ? AND state = ?", id, t.State).Updates(set)
+	prev := ""
+	if len(from) == 1 {
+		prev = from[0] // the common case: one update, no read
+	} else {
+		var t Task
+		if err := tx.Select("id, state").Where("id = ?", id).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d", id), err)
+		}
+		prev = t.State
+		if !slices.Contains(from, prev) {
+			return fmt.Errorf("models: task %d is %s: %w", id, prev, ErrConflict)
+		}
+	}
+	res := tx.Model(&Task{}).Where("id = ? AND state = ?", id, prev).Updates(set)
 	if res.Error != nil {
 		return res.Error
 	}
 	if res.RowsAffected == 0 {
-		return fmt.Errorf("models: task %d changed meanwhile: %w", id, ErrConflict)
+		var t Task
+		if err := tx.Select("id, state").Where("id = ?", id).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d", id), err)
+		}
+		return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
 	}
-	return tx.Create(&TaskEvent{TaskID: id, At: now, From: t.State, To: to, Reason: reason}).Error
+	return tx.Create(&TaskEvent{TaskID: id, At: now, From: prev, To: to, Reason: reason}).Error
 }
 
 // MarkTaskReady declares a waiting task's data ready; it joins the queue.

@@ -75,54 +75,91 @@ func (s *Store) AllocationsSince(ctx context.Context, since time.Time) ([]Alloca
 	return out, nil
 }
 
+// Placement is one task to place on its GPUs, as the scheduler decided.
+type Placement struct {
+	TaskID int64
+	GPUIDs []int64
+	// Overflow marks the allocations as beyond the project's quota (priced at the overflow
+	// rate).
+	Overflow bool
+	Reason   string
+}
+
 // PlaceTask gives GPUs to a queued task: the task becomes starting and one allocation opens
-// per GPU, on the GPU's node, all in one transaction. overflow marks the allocations as
-// beyond the project's quota (priced at the overflow rate). The task's node is its first GPU's. It
-// returns ErrConflict (wrapped) when the task is no longer queued or a GPU is already held;
-// then nothing changes.
+// per GPU, on the GPU's node, all in one transaction. The task's node is its first GPU's. It
+// returns ErrConflict (wrapped) when the task is no longer queued or a GPU is not free on a
+// ready node; then nothing changes.
 func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, overflow bool, reason string, now time.Time) error {
-	now = UTC(now)
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var t Task
-		if err := tx.Select("id, project_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
-			return notFound(fmt.Sprintf("task %d", taskID), err)
-		}
-		// Only GPUs of ready nodes: a node drained or removed since the scheduler's snapshot
-		// takes no new task.
-		var gpus []GPU
-		err := tx.Select("gpus.id, gpus.node_id").Joins("JOIN nodes ON nodes.id = gpus.node_id").
-			Where("gpus.id IN ? AND nodes.state = ?", gpuIDs, NodeReady).Find(&gpus).Error
-		if err != nil {
-			return err
-		}
-		if len(gpus) != len(gpuIDs) || len(gpus) == 0 {
-			return fmt.Errorf("models: place task %d: %d of %d GPUs are on ready nodes: %w", taskID, len(gpus), len(gpuIDs), ErrConflict)
-		}
-		nodeOf := make(map[int64]int64, len(gpus))
-		for _, g := range gpus {
-			nodeOf[g.ID] = g.NodeID
-		}
-		err = transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,
-			map[string]any{"node_id": nodeOf[gpuIDs[0]], "started_at": now})
-		if err != nil {
-			return err
-		}
-		rows := make([]Allocation, len(gpuIDs))
-		for i, g := range gpuIDs {
-			rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: t.ProjectID, StartedAt: now, Overflow: overflow}
-		}
-		// The partial unique index on open allocations refuses a GPU already held.
-		if err := tx.Create(&rows).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
-			return fmt.Errorf("models: a GPU of task %d is already held: %w", taskID, ErrConflict)
-		} else if err != nil {
-			return err
-		}
-		return nil
-	})
+	p := Placement{TaskID: taskID, GPUIDs: gpuIDs, Overflow: overflow, Reason: reason}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return place(tx, p, UTC(now)) })
 	if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("models: place task %d: %w", taskID, err)
 	}
 	return err
+}
+
+// PlaceTasks places a tick's tasks in one transaction, each under a savepoint: a placement
+// that lost a race (ErrConflict, ErrNotFound) is skipped and the others stand. It returns how
+// many were placed.
+func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (int, error) {
+	now = UTC(now)
+	placed := 0
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, p := range ps {
+			err := tx.Transaction(func(sp *gorm.DB) error { return place(sp, p, now) })
+			switch {
+			case err == nil:
+				placed++
+			case !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound):
+				return fmt.Errorf("task %d: %w", p.TaskID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("models: place tasks: %w", err)
+	}
+	return placed, nil
+}
+
+// place is one placement inside a transaction.
+func place(tx *gorm.DB, p Placement, now time.Time) error {
+	taskID, gpuIDs, overflow, reason := p.TaskID, p.GPUIDs, p.Overflow, p.Reason
+	var t Task
+	if err := tx.Select("id, project_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
+		return notFound(fmt.Sprintf("task %d", taskID), err)
+	}
+	// Only GPUs of ready nodes: a node drained or removed since the scheduler's snapshot
+	// takes no new task.
+	var gpus []GPU
+	err := tx.Select("gpus.id, gpus.node_id").Joins("JOIN nodes ON nodes.id = gpus.node_id").
+		Where("gpus.id IN ? AND nodes.state = ?", gpuIDs, NodeReady).Find(&gpus).Error
+	if err != nil {
+		return err
+	}
+	if len(gpus) != len(gpuIDs) || len(gpus) == 0 {
+		return fmt.Errorf("models: place task %d: %d of %d GPUs are on ready nodes: %w", taskID, len(gpus), len(gpuIDs), ErrConflict)
+	}
+	nodeOf := make(map[int64]int64, len(gpus))
+	for _, g := range gpus {
+		nodeOf[g.ID] = g.NodeID
+	}
+	err = transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,
+		map[string]any{"node_id": nodeOf[gpuIDs[0]], "started_at": now})
+	if err != nil {
+		return err
+	}
+	rows := make([]Allocation, len(gpuIDs))
+	for i, g := range gpuIDs {
+		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: t.ProjectID, StartedAt: now, Overflow: overflow}
+	}
+	// The partial unique index on open allocations refuses a GPU already held.
+	if err := tx.Create(&rows).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+		return fmt.Errorf("models: a GPU of task %d is already held: %w", taskID, ErrConflict)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // Projects returns every project by name order.

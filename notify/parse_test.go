@@ -13,7 +13,7 @@ func TestParse(t *testing.T) {
 		spec string
 		want Channel
 	}{
-		"webhook": {"webhook:https://hooks.example.com/kashi?t=1", Webhook{URL: "https://hooks.example.com/kashi?t=1"}},
+		"webhook":  {"webhook:https://hooks.example.com/kashi?t=1", Webhook{URL: "https://hooks.example.com/kashi?t=1"}},
 		"bare url": {"http://10.0.0.5:8080/hook", Webhook{URL: "http://10.0.0.5:8080/hook"}},
 		"dingtalk signed": {"dingtalk:https://oapi.dingtalk.com/robot/send?access_token=abc#secret=SEC123",
 			DingTalk{URL: "https://oapi.dingtalk.com/robot/send?access_token=abc", Secret: "SEC123"}},

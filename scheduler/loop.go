@@ -20,7 +20,7 @@ type Store interface {
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
 	OpenAllocations(ctx context.Context) ([]models.Allocation, error)
 	AllocationsSince(ctx context.Context, since time.Time) ([]models.Allocation, error)
-	PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, overflow bool, reason string, now time.Time) error
+	PlaceTasks(ctx context.Context, ps []models.Placement, now time.Time) (int, error)
 	RequestStop(ctx context.Context, id int64, state, reason string, now time.Time) error
 	SetWaitReasons(ctx context.Context, reasons map[int64]string) error
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
@@ -124,7 +124,8 @@ func (l *Loop) Run(ctx context.Context) {
 //  1. snapshot: read nodes, tasks and open allocations;
 //  2. enforce: ask nodes to stop tasks past their max runtime (they end timed-out);
 //  3. decide: Decide orders, gates and places the queue (pure);
-//  4. apply and record: place each task in its own transaction, then store why the rest wait.
+//  4. apply and record: place the tasks in one transaction, each under a savepoint, then
+//     store why the rest wait.
 //
 // A placement that lost a race (the task was cancelled meanwhile) is skipped; the next tick
 // sees the new state.
@@ -138,7 +139,8 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 		return Plan{}, err
 	}
 	plan := Decide(snap, now, l.cfg.Policy)
-	for _, p := range plan.Placements {
+	ps := make([]models.Placement, len(plan.Placements))
+	for i, p := range plan.Placements {
 		why := "placed on " + fmt.Sprint(p.NodeIDs)
 		if p.Backfill {
 			why += " (backfill)"
@@ -146,14 +148,13 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 		if p.Overflow {
 			why += " (over quota)"
 		}
-		err := l.store.PlaceTask(ctx, p.TaskID, p.GPUIDs, p.Overflow, why, now)
-		switch {
-		case err == nil:
-			tasksPlaced.Inc()
-		case !errors.Is(err, models.ErrConflict) && !errors.Is(err, models.ErrNotFound):
-			return plan, err
-		}
+		ps[i] = models.Placement{TaskID: p.TaskID, GPUIDs: p.GPUIDs, Overflow: p.Overflow, Reason: why}
 	}
+	placed, err := l.store.PlaceTasks(ctx, ps, now)
+	if err != nil {
+		return plan, err
+	}
+	tasksPlaced.Add(float64(placed))
 	tasksWaiting.Set(float64(len(plan.Waiting)))
 	changed := make(map[int64]string)
 	for _, w := range plan.Waiting {

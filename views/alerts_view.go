@@ -49,7 +49,9 @@ func TaskKeptNotice(l Locale, id int64, until time.Time) string {
 func TaskReleasedNotice(l Locale, id int64) string { return l.T("notes.released", id) }
 
 // KeepCapError says a task was kept as often as a day allows.
-func KeepCapError(l Locale, id int64, perDay int) string { return l.T("notes.err.keep_cap", id, perDay) }
+func KeepCapError(l Locale, id int64, perDay int) string {
+	return l.T("notes.err.keep_cap", id, perDay)
+}
 
 // TaskGoneError says the task no longer holds cards to keep or release.
 func TaskGoneError(l Locale, id int64) string { return l.T("notes.err.gone", id) }

@@ -33,10 +33,12 @@ type chart struct {
 	Empty     bool
 }
 
-// chartTick is one labelled tick: its position along the axis and its label.
+// chartTick is one labelled tick: its position along the axis, its label, and how the
+// label is anchored (time labels near the plot's ends keep inside it).
 type chartTick struct {
-	Pos   float64
-	Label string
+	Pos    float64
+	Label  string
+	Anchor string
 }
 
 // niceSteps are the tick steps of the node axis.
@@ -84,7 +86,7 @@ func poolChart(p PoolView, from, to time.Time) chart {
 		return chartX0 + max(0, min(1, f))*(chartX1-chartX0)
 	}
 	for v := 0; v <= c.YTop; v += step {
-		c.YTicks = append(c.YTicks, chartTick{y(float64(v)), strconv.Itoa(v)})
+		c.YTicks = append(c.YTicks, chartTick{y(float64(v)), strconv.Itoa(v), "end"})
 	}
 	c.XTicks = timeTicks(from, to, x)
 	c.MinY, c.MaxY = y(float64(p.MinNodes)), y(float64(p.MaxNodes))
@@ -157,7 +159,14 @@ func timeTicks(from, to time.Time, x func(time.Time) float64) []chartTick {
 	}
 	var out []chartTick
 	for ; !t.After(to); t = t.Add(step) {
-		out = append(out, chartTick{x(t), t.In(loc).Format(layout)})
+		anchor := "middle"
+		switch pos := x(t); {
+		case pos < chartX0+20:
+			anchor = "start"
+		case pos > chartX1-20:
+			anchor = "end"
+		}
+		out = append(out, chartTick{x(t), t.In(loc).Format(layout), anchor})
 	}
 	return out
 }

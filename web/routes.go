@@ -52,6 +52,16 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/tokens", handlers.Viewer, h.TokensPage},
 		{POST, "/tokens", handlers.Viewer, h.TokenFormCreate},
 		{POST, "/tokens/:id/revoke", handlers.Viewer, h.TokenFormRevoke},
+		{GET, "/pools", handlers.Viewer, h.PoolsPage},
+		{GET, "/pools/new", handlers.Admin, h.PoolNew},
+		{GET, "/pools/:name/edit", handlers.Admin, h.PoolEdit},
+		{POST, "/pools/:name", handlers.Admin, h.PoolSave},
+		{POST, "/pools/:name/rollback/:version", handlers.Admin, h.PoolRollback},
+		{GET, "/alerts", handlers.Viewer, h.AlertsPage},
+		{GET, "/notifications", handlers.Viewer, h.NotificationsPage},
+		{POST, "/notifications/read", handlers.Viewer, h.NotificationsReadForm},
+		{POST, "/notifications/tasks/:id/keep", handlers.Member, h.TaskKeepForm},
+		{POST, "/notifications/tasks/:id/release", handlers.Member, h.TaskReleaseForm},
 
 		// JSON API.
 		{GET, "/api/v1/gpus", handlers.Viewer, h.GPUsList},
@@ -61,6 +71,8 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/api/v1/tasks/:id", handlers.Member, h.TaskShow},
 		{POST, "/api/v1/tasks/:id/cancel", handlers.Member, h.TaskCancel},
 		{POST, "/api/v1/tasks/:id/ready", handlers.Member, h.TaskReady},
+		{POST, "/api/v1/tasks/:id/keep", handlers.Member, h.TaskKeep},
+		{POST, "/api/v1/tasks/:id/release", handlers.Member, h.TaskRelease},
 		{GET, "/api/v1/projects", handlers.Viewer, h.ProjectList},
 		{POST, "/api/v1/projects/:id/quotas", handlers.Admin, h.QuotaSet},
 		{POST, "/api/v1/projects/:id/members", handlers.Lead, h.MemberSet},
@@ -75,6 +87,9 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/tokens", handlers.Viewer, h.TokenCreate},
 		{POST, "/api/v1/tokens/:id/revoke", handlers.Viewer, h.TokenRevoke},
 		{POST, "/api/v1/users", handlers.Admin, h.UserCreate},
+		{GET, "/api/v1/pools", handlers.Viewer, h.PoolsList},
+		{POST, "/api/v1/pools/:name", handlers.Admin, h.PoolSet},
+		{GET, "/api/v1/alerts", handlers.Viewer, h.AlertList},
 
 		// Agent API: the join token registers, the node's own token does the rest.
 		{POST, "/api/v1/agent/register", handlers.Public, h.AgentRegister},

@@ -1,0 +1,20 @@
+// Package billing turns the ledger into bills: it classifies held card-seconds from
+// allocations and 5-minute rollups (never raw samples), cuts them into months of the billing
+// time zone, prices them under each project's plan (pay-as-you-go, reserved package or
+// per-task; quota overflow at the overflow rate), and writes bills as JSON, CSV and XLSX.
+//
+// Compute is pure: an Input in, bills out. Load fills an Input from the store (Source);
+// ProjectBill, MonthBills and Issue are what handlers call.
+//
+// Money is integer fen (分), never float. A line's amount is computed once from the line's
+// total seconds:
+//
+//	amount_fen = round_half_up(seconds × rate_fen_per_card_hour / 3600)
+//
+// and every total is a sum of rounded amounts (see Amount). Hours in downloads are seconds /
+// 3600 with six decimals, which still tell whole seconds apart.
+//
+// Classes of held time (Breakdown) partition it: setup + active + low-util + idle +
+// interrupted + no-data = nominal (held); effective = active. Issued bills are frozen as
+// their JSON body with a SHA-256 (Freeze, Frozen) and render to the same bytes every time.
+package billing

@@ -1,0 +1,499 @@
+package billing
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"kashi/models"
+)
+
+// Week is an ISO 8601 week ("2026-W10"): Monday 00:00 to the next Monday 00:00 in the
+// billing time zone.
+type Week struct {
+	Year, Week int
+}
+
+// ParseWeek reads "YYYY-Www". A week the year does not have ("2026-W53") is an error.
+func ParseWeek(s string) (Week, error) {
+	bad := fmt.Errorf("billing: week %q is not YYYY-Www", s)
+	if len(s) != 8 || s[4] != '-' || s[5] != 'W' {
+		return Week{}, bad
+	}
+	for _, c := range s[:4] + s[6:] {
+		if c < '0' || c > '9' {
+			return Week{}, bad
+		}
+	}
+	y, _ := strconv.Atoi(s[:4])
+	n, _ := strconv.Atoi(s[6:])
+	w := Week{y, n}
+	if n < 1 || n > 53 || WeekOf(w.monday(time.UTC), time.UTC) != w {
+		return Week{}, bad
+	}
+	return w, nil
+}
+
+// WeekOf is the ISO week that holds t in loc.
+func WeekOf(t time.Time, loc *time.Location) Week {
+	y, n := t.In(loc).ISOWeek()
+	return Week{y, n}
+}
+
+// String is "YYYY-Www".
+func (w Week) String() string { return fmt.Sprintf("%04d-W%02d", w.Year, w.Week) }
+
+// monday is the local midnight that begins the week in loc. Week 1 holds 4 January.
+func (w Week) monday(loc *time.Location) time.Time {
+	jan4 := time.Date(w.Year, time.January, 4, 0, 0, 0, 0, loc)
+	sinceMonday := (int(jan4.Weekday()) + 6) % 7
+	return time.Date(w.Year, time.January, 4-sinceMonday+7*(w.Week-1), 0, 0, 0, 0, loc)
+}
+
+// Bounds returns the week's period [from, to) in UTC.
+func (w Week) Bounds(loc *time.Location) (from, to time.Time) {
+	m := w.monday(loc)
+	return m.UTC(), time.Date(m.Year(), m.Month(), m.Day()+7, 0, 0, 0, 0, loc).UTC()
+}
+
+// Prev is the week before w.
+func (w Week) Prev() Week { return WeekOf(w.monday(time.UTC).AddDate(0, 0, -7), time.UTC) }
+
+// Next is the week after w.
+func (w Week) Next() Week { return WeekOf(w.monday(time.UTC).AddDate(0, 0, 7), time.UTC) }
+
+// CheckWeek parses week and refuses a week that has not begun by now; errors are
+// *models.FieldError on "week".
+func CheckWeek(week string, loc *time.Location, now time.Time) (Week, error) {
+	w, err := ParseWeek(week)
+	if err != nil {
+		return Week{}, &models.FieldError{Field: "week", Msg: "must be an ISO week as YYYY-Www, e.g. 2026-W10"}
+	}
+	if from, _ := w.Bounds(loc); from.After(now) {
+		return Week{}, &models.FieldError{Field: "week", Msg: week + " is in the future"}
+	}
+	return w, nil
+}
+
+// WindowInput is everything a utilization report over a window [From, To) is computed
+// from. LoadWindow fills it from the store; tests build it by hand.
+type WindowInput struct {
+	From, To time.Time
+	// AsOf cuts open allocations (the window's end at the latest), as Input.AsOf does.
+	AsOf     time.Time
+	Projects []models.Project
+	// Only limits the report to these projects; nil means every project, and then each
+	// node's provisioned time that no task held is reported too.
+	Only map[int64]bool
+	// Allocations overlap the window; Tasks are theirs; Rollups as Input.Rollups.
+	Allocations []models.LedgerAllocation
+	Tasks       []models.LedgerTask
+	Rollups     []models.GPURollup
+	// Nodes name the nodes and give lost nodes' last-seen time.
+	Nodes []models.LedgerNode
+}
+
+// Report is the utilization of a window: held (nominal) against effective card time and
+// its classes, per project, node and spec, the tasks that left most cards idle, and card
+// time per output unit.
+type Report struct {
+	Week     string    `json:"week,omitempty"`
+	TimeZone string    `json:"time_zone,omitempty"`
+	From     time.Time `json:"from"`
+	To       time.Time `json:"to"`
+	AsOf     time.Time `json:"as_of"`
+	Total    Usage     `json:"total"`
+	Projects []Usage   `json:"projects"`
+	Nodes    []Usage   `json:"nodes"`
+	Specs    []Usage   `json:"specs"`
+	// TopIdle are the tasks with the most idle card time in the window, most first, at
+	// most TopIdleTasks.
+	TopIdle []IdleTask `json:"top_idle"`
+	// OutputProjects and OutputTags are the card time per output unit of the tasks that
+	// ended in the window having reported output, per project and per model tag (ModelTag).
+	OutputProjects []OutputCost `json:"output_projects"`
+	OutputTags     []OutputCost `json:"output_tags"`
+}
+
+// TopIdleTasks is how many tasks Report.TopIdle lists.
+const TopIdleTasks = 10
+
+// Usage is the card time of one project, node or spec in the window, classified as bills
+// classify it: the Breakdown's classes add up to NominalS.
+type Usage struct {
+	Key string `json:"key"`
+	Breakdown
+	NominalS   int64 `json:"nominal_s"`
+	EffectiveS int64 `json:"effective_s"`
+	// ProvisionedS and UnheldS are a node's GPU seconds provisioned in the window and those
+	// no task held; reported for nodes when the report covers every project.
+	ProvisionedS int64 `json:"provisioned_s,omitempty"`
+	UnheldS      int64 `json:"unheld_s,omitempty"`
+}
+
+// IdleTask is one task's card time in the window, for the list of the most idle.
+type IdleTask struct {
+	TaskID  int64  `json:"task_id"`
+	Task    string `json:"task"`
+	Project string `json:"project"`
+	Owner   string `json:"owner"`
+	Spec    string `json:"spec"`
+	GPUs    int    `json:"gpus"`
+	Breakdown
+	NominalS   int64 `json:"nominal_s"`
+	EffectiveS int64 `json:"effective_s"`
+}
+
+// OutputCost is what the tasks of a project or model tag spent for their output: whole
+// tasks (all of each task's card time, not only the window's part) that ended in the window
+// with output units reported.
+type OutputCost struct {
+	Key        string `json:"key"`
+	Tasks      int    `json:"tasks"`
+	Units      int64  `json:"output_units"`
+	NominalS   int64  `json:"nominal_s"`
+	EffectiveS int64  `json:"effective_s"`
+}
+
+// NominalPerUnitS is the held card-seconds per output unit, rounded half up.
+func (o OutputCost) NominalPerUnitS() int64 { return perUnit(o.NominalS, o.Units) }
+
+// EffectivePerUnitS is the active card-seconds per output unit, rounded half up.
+func (o OutputCost) EffectivePerUnitS() int64 { return perUnit(o.EffectiveS, o.Units) }
+
+func perUnit(s, units int64) int64 {
+	if units <= 0 {
+		return 0
+	}
+	return (s + units/2) / units
+}
+
+// ModelTag is the model a task works on, for cost per output unit: tasks carry no tag of
+// their own, so it is read from the task's name — the part before the first "/" or ":"
+// ("llama-7b/sft-r3" → "llama-7b", "qwen:eval" → "qwen"), else the whole name less a
+// trailing run number ("sft-run-12" → "sft-run", "pretrain_3" → "pretrain").
+func ModelTag(name string) string {
+	if i := strings.IndexAny(name, "/:"); i > 0 {
+		return name[:i]
+	}
+	t := strings.TrimRight(name, "0123456789")
+	if t != name {
+		t = strings.TrimRight(t, "-_. #")
+	}
+	if t == "" {
+		return name
+	}
+	return t
+}
+
+// usageSet sums usage by key.
+type usageSet map[string]*Usage
+
+func (s usageSet) add(key string, b Breakdown) *Usage {
+	u := s[key]
+	if u == nil {
+		u = &Usage{Key: key}
+		s[key] = u
+	}
+	u.Breakdown.Add(b)
+	return u
+}
+
+// sorted returns the usages by key, with NominalS and EffectiveS filled.
+func (s usageSet) sorted() []Usage {
+	out := make([]Usage, 0, len(s))
+	for _, u := range s {
+		u.NominalS, u.EffectiveS = u.Nominal(), u.Effective()
+		out = append(out, *u)
+	}
+	slices.SortFunc(out, func(a, b Usage) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
+// Utilization computes the report of the window. It classifies each allocation's held
+// seconds with Classify, as Compute does for a month, so that a report over a month gives
+// the month's bills' card time. It is pure.
+func Utilization(in WindowInput) (Report, error) {
+	if in.AsOf.IsZero() || !in.To.After(in.From) {
+		return Report{}, errors.New("billing: utilization: a window and an as-of time are required")
+	}
+	win := Span{in.From.Unix(), in.To.Unix()}
+	asOf := min(in.AsOf.Unix(), win.End)
+	r := Report{From: in.From.UTC(), To: in.To.UTC(), AsOf: time.Unix(asOf, 0).UTC()}
+	nodes := make(map[int64]models.LedgerNode, len(in.Nodes))
+	for _, n := range in.Nodes {
+		nodes[n.ID] = n
+	}
+	tasks := make(map[int64]*models.LedgerTask, len(in.Tasks))
+	for i := range in.Tasks {
+		tasks[in.Tasks[i].ID] = &in.Tasks[i]
+	}
+	projects := make(map[int64]string, len(in.Projects))
+	for _, p := range in.Projects {
+		projects[p.ID] = p.Name
+	}
+	rollups := indexRollups(in.Rollups)
+	byProject, byNode, bySpec := usageSet{}, usageSet{}, usageSet{}
+	perTask := map[int64]*IdleTask{}
+	whole := map[int64]*Breakdown{}
+	heldByGPU := map[int64][]Span{}
+	for _, a := range in.Allocations {
+		if in.Only != nil && !in.Only[a.ProjectID] {
+			continue
+		}
+		t := tasks[a.TaskID]
+		interrupted := t != nil && IsInterrupted(t.State)
+		held := heldSpan(a, nodes, asOf)
+		if t != nil && t.OutputUnits > 0 && endedIn(t, win) {
+			w := whole[a.TaskID]
+			if w == nil {
+				w = &Breakdown{}
+				whole[a.TaskID] = w
+			}
+			w.Add(Classify(held, held, rollups[a.GPUID], interrupted))
+		}
+		b := Classify(held, win, rollups[a.GPUID], interrupted)
+		if b.Nominal() == 0 {
+			continue
+		}
+		heldByGPU[a.GPUID] = append(heldByGPU[a.GPUID], held.Clip(win))
+		r.Total.Add(b)
+		byProject.add(projectName(projects, a.ProjectID), b)
+		byNode.add(nodeName(nodes, a.NodeID), b)
+		bySpec.add(a.Spec, b)
+		it := perTask[a.TaskID]
+		if it == nil {
+			it = &IdleTask{TaskID: a.TaskID, Project: projectName(projects, a.ProjectID), Spec: a.Spec}
+			if t != nil {
+				it.Task, it.Owner, it.GPUs = t.Name, t.Owner, t.GPUs
+			}
+			perTask[a.TaskID] = it
+		}
+		it.Breakdown.Add(b)
+	}
+	r.Total.NominalS, r.Total.EffectiveS = r.Total.Nominal(), r.Total.Effective()
+	if in.Only == nil {
+		for _, n := range in.Nodes {
+			var prov, unheld int64
+			for _, g := range n.GPUIDs {
+				p, _, idle := gpuTime(n, heldByGPU[g], Span{win.Start, asOf})
+				prov += p
+				unheld += idle
+			}
+			if prov > 0 {
+				u := byNode.add(nodeName(nodes, n.ID), Breakdown{})
+				u.ProvisionedS, u.UnheldS = u.ProvisionedS+prov, u.UnheldS+unheld
+				r.Total.ProvisionedS += prov
+				r.Total.UnheldS += unheld
+			}
+		}
+	}
+	r.Projects, r.Nodes, r.Specs = byProject.sorted(), byNode.sorted(), bySpec.sorted()
+	r.TopIdle = topIdle(perTask)
+	r.OutputProjects, r.OutputTags = outputCosts(whole, tasks, projects)
+	return r, nil
+}
+
+// topIdle lists the tasks with idle seconds, most first (ties by task id), at most
+// TopIdleTasks.
+func topIdle(perTask map[int64]*IdleTask) []IdleTask {
+	out := []IdleTask{}
+	for _, it := range perTask {
+		if it.Idle > 0 {
+			it.NominalS, it.EffectiveS = it.Nominal(), it.Effective()
+			out = append(out, *it)
+		}
+	}
+	slices.SortFunc(out, func(a, b IdleTask) int { return cmp.Or(cmp.Compare(b.Idle, a.Idle), cmp.Compare(a.TaskID, b.TaskID)) })
+	return out[:min(len(out), TopIdleTasks)]
+}
+
+// outputCosts sums whole tasks' card time and output per project and per model tag.
+func outputCosts(whole map[int64]*Breakdown, tasks map[int64]*models.LedgerTask, projects map[int64]string) (byProject, byTag []OutputCost) {
+	pj, tg := map[string]*OutputCost{}, map[string]*OutputCost{}
+	add := func(m map[string]*OutputCost, key string, t *models.LedgerTask, b *Breakdown) {
+		o := m[key]
+		if o == nil {
+			o = &OutputCost{Key: key}
+			m[key] = o
+		}
+		o.Tasks++
+		o.Units += t.OutputUnits
+		o.NominalS += b.Nominal()
+		o.EffectiveS += b.Effective()
+	}
+	for id, b := range whole {
+		t := tasks[id]
+		add(pj, projectName(projects, t.ProjectID), t, b)
+		add(tg, ModelTag(t.Name), t, b)
+	}
+	sorted := func(m map[string]*OutputCost) []OutputCost {
+		out := make([]OutputCost, 0, len(m))
+		for _, o := range m {
+			out = append(out, *o)
+		}
+		slices.SortFunc(out, func(a, b OutputCost) int { return cmp.Compare(a.Key, b.Key) })
+		return out
+	}
+	return sorted(pj), sorted(tg)
+}
+
+func projectName(projects map[int64]string, id int64) string {
+	if n, ok := projects[id]; ok {
+		return n
+	}
+	return "project " + strconv.FormatInt(id, 10)
+}
+
+func nodeName(nodes map[int64]models.LedgerNode, id int64) string {
+	if n, ok := nodes[id]; ok && n.Hostname != "" {
+		return n.Hostname
+	}
+	return "node " + strconv.FormatInt(id, 10)
+}
+
+// LoadWindow reads from src everything Utilization needs for [from, to). only limits the
+// report to some projects (nil: all).
+func LoadWindow(ctx context.Context, src Source, from, to, asOf time.Time, only map[int64]bool) (WindowInput, error) {
+	in := WindowInput{From: from, To: to, AsOf: asOf, Only: only}
+	var err error
+	if in.Projects, err = src.Projects(ctx); err != nil {
+		return WindowInput{}, err
+	}
+	var pid int64
+	if len(only) == 1 {
+		for id := range only {
+			pid = id
+		}
+	}
+	if in.Allocations, err = src.LedgerAllocations(ctx, models.LedgerQuery{From: from, To: to, ProjectID: pid}); err != nil {
+		return WindowInput{}, err
+	}
+	taskIDs, gpuIDs, since := ledgerKeys(in.Allocations, from.Unix())
+	if in.Tasks, err = src.LedgerTasks(ctx, taskIDs); err != nil {
+		return WindowInput{}, err
+	}
+	if in.Rollups, err = src.LedgerRollups(ctx, gpuIDs, time.Unix(since, 0), to); err != nil {
+		return WindowInput{}, err
+	}
+	if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
+		return WindowInput{}, err
+	}
+	return in, nil
+}
+
+// WeekReport is the utilization report of an ISO week ("2026-W10") in the billing time
+// zone, of the projects in only (nil: all). A bad or future week is a *models.FieldError on
+// "week"; the current week is reported up to now.
+func WeekReport(ctx context.Context, src Source, week string, only map[int64]bool, now time.Time) (Report, error) {
+	loc, err := Location(ctx, src)
+	if err != nil {
+		return Report{}, err
+	}
+	w, err := CheckWeek(week, loc, now)
+	if err != nil {
+		return Report{}, err
+	}
+	from, to := w.Bounds(loc)
+	in, err := LoadWindow(ctx, src, from, to, now, only)
+	if err != nil {
+		return Report{}, err
+	}
+	r, err := Utilization(in)
+	if err != nil {
+		return Report{}, err
+	}
+	r.Week, r.TimeZone = w.String(), loc.String()
+	return r, nil
+}
+
+// ReportCSVHeader names the columns of the report's CSV, in Chinese and English.
+var ReportCSVHeader = []string{
+	"类型 Kind", "名称 Key", "项目 Project", "负责人 Owner", "卡型 Spec", "任务ID Task ID",
+	"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours",
+	"准备 Setup hours", "中断 Interrupted hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
+	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
+	"有效卡时/产出 Effective card-hours per unit",
+}
+
+// Row kinds of the report's CSV.
+const (
+	reportTotal         = "合计 total"
+	reportProject       = "项目 project"
+	reportNode          = "节点 node"
+	reportSpec          = "卡型 spec"
+	reportIdleTask      = "闲置任务 idle-task"
+	reportOutputProject = "产出·项目 output-project"
+	reportOutputTag     = "产出·标签 output-tag"
+)
+
+// WriteReportCSV writes the report as CSV for spreadsheets: UTF-8 with a byte-order mark,
+// one header row, then the total, the projects, nodes and specs, the most idle tasks and the
+// cost per output unit, with hours as in bills (six decimals). Rows are streamed.
+func WriteReportCSV(w io.Writer, r Report) error {
+	bw := bufio.NewWriter(w)
+	row := make([]byte, 0, 512)
+	var err error
+	write := func(fields ...string) {
+		row = row[:0]
+		for i := range ReportCSVHeader {
+			if i > 0 {
+				row = append(row, ',')
+			}
+			if i < len(fields) {
+				row = appendText(row, fields[i])
+			}
+		}
+		row = append(row, '\r', '\n')
+		if err == nil {
+			_, err = bw.Write(row)
+		}
+	}
+	h := FormatHours
+	usage := func(kind string, u Usage, nodes bool) {
+		prov, unheld := "", ""
+		if nodes {
+			prov, unheld = h(u.ProvisionedS), h(u.UnheldS)
+		}
+		write(kind, u.Key, "", "", "", "", h(u.NominalS), h(u.EffectiveS), h(u.Idle), h(u.LowUtil), h(u.Setup),
+			h(u.Interrupted), h(u.NoData), prov, unheld)
+	}
+	bw.WriteString("\uFEFF")
+	write(ReportCSVHeader...)
+	usage(reportTotal, r.Total, r.Total.ProvisionedS > 0)
+	for _, u := range r.Projects {
+		usage(reportProject, u, false)
+	}
+	for _, u := range r.Nodes {
+		usage(reportNode, u, r.Total.ProvisionedS > 0)
+	}
+	for _, u := range r.Specs {
+		usage(reportSpec, u, false)
+	}
+	for _, t := range r.TopIdle {
+		write(reportIdleTask, t.Task, t.Project, t.Owner, t.Spec, strconv.FormatInt(t.TaskID, 10), h(t.NominalS),
+			h(t.EffectiveS), h(t.Idle), h(t.LowUtil), h(t.Setup), h(t.Interrupted), h(t.NoData))
+	}
+	output := func(kind string, os []OutputCost) {
+		for _, o := range os {
+			write(kind, o.Key, "", "", "", "", h(o.NominalS), h(o.EffectiveS), "", "", "", "", "", "", "",
+				strconv.Itoa(o.Tasks), strconv.FormatInt(o.Units, 10), h(o.NominalPerUnitS()), h(o.EffectivePerUnitS()))
+		}
+	}
+	output(reportOutputProject, r.OutputProjects)
+	output(reportOutputTag, r.OutputTags)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("billing: write report csv: %w", err)
+	}
+	return nil
+}

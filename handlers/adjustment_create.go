@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/billing"
+	"kashi/models"
+)
+
+// adjustmentBody is the body of POST /api/v1/bills/:project/:month/adjustments.
+type adjustmentBody struct {
+	AmountFen     int64  `json:"amount_fen"`
+	Reason        string `json:"reason"`
+	CorrectsMonth string `json:"corrects_month"`
+}
+
+// adjustmentJSON is an adjustment in the API.
+type adjustmentJSON struct {
+	ID            int64     `json:"id"`
+	Project       string    `json:"project"`
+	Month         string    `json:"month"`
+	AmountFen     int64     `json:"amount_fen"`
+	Reason        string    `json:"reason"`
+	CorrectsMonth string    `json:"corrects_month,omitempty"`
+	CreatedBy     string    `json:"created_by"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// AdjustmentCreate adds a signed correction in fen to a project's bill of a month (finance
+// and admins): 201; 409 when that month is issued (corrections go on a later month's
+// bill); 422 naming the field otherwise. POST /api/v1/bills/:project/:month/adjustments.
+func (h *Handler) AdjustmentCreate(c echo.Context) error {
+	p, err := h.billProject(c)
+	if err != nil {
+		return err
+	}
+	month, err := billMonth(c.Param("month"))
+	if err != nil {
+		return err
+	}
+	var b adjustmentBody
+	if err := decodeJSON(c, 8<<10, &b); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	loc, err := billing.Location(ctx, h.store)
+	if err != nil {
+		return err
+	}
+	if _, err := billing.CheckMonth(month, loc, h.now()); err != nil {
+		return billError(err)
+	}
+	by := Who(c).User.Name
+	a, err := h.store.AddAdjustment(ctx, models.Adjustment{ProjectID: p.ID, Month: month, AmountFen: b.AmountFen,
+		Reason: b.Reason, CorrectsMonth: b.CorrectsMonth, CreatedBy: by}, h.now())
+	if err != nil {
+		return billError(err)
+	}
+	out := adjustmentJSON{ID: a.ID, Project: p.Name, Month: a.Month, AmountFen: a.AmountFen, Reason: a.Reason,
+		CorrectsMonth: a.CorrectsMonth, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt}
+	if err := h.store.Audit(ctx, h.now(), by, auditAdjustmentAdd, &p.ID, "bill "+p.Name+" "+month, nil, out); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
+}

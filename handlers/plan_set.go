@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/agent/protocol"
+	"kashi/models"
+)
+
+// planBody is the body of POST /api/v1/projects/:id/plan, and its answer. The fields are the
+// model's; size_classes is a JSON list of {name, max_card_hours, price_fen}.
+type planBody struct {
+	FromMonth     string          `json:"from_month"`
+	Mode          string          `json:"mode"`
+	PackageSpec   string          `json:"package_spec,omitempty"`
+	PackageCards  int             `json:"package_cards,omitempty"`
+	PackageFeeFen int64           `json:"package_fee_fen,omitempty"`
+	UnitPriceFen  int64           `json:"unit_price_fen,omitempty"`
+	SizeClasses   json.RawMessage `json:"size_classes,omitempty"`
+}
+
+// PlanSet sets how a project is billed from a month on (admins only): mode "payg",
+// "reserved" (also "package": a monthly fee for N cards of a spec) or "per-task". A negative
+// fee or price, a package without cards or spec, or bad size classes is 422 naming the
+// field, and nothing changes. POST /api/v1/projects/:id/plan.
+func (h *Handler) PlanSet(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var b planBody
+	if err := decodeJSON(c, 16<<10, &b); err != nil {
+		return err
+	}
+	if b.Mode == "package" {
+		b.Mode = models.BillReserved
+	}
+	plan := models.BillingPlan{ProjectID: id, FromMonth: b.FromMonth, Mode: b.Mode, PackageSpec: b.PackageSpec,
+		PackageCards: b.PackageCards, PackageFeeFen: b.PackageFeeFen, UnitPriceFen: b.UnitPriceFen}
+	if len(b.SizeClasses) > 0 && string(b.SizeClasses) != "null" {
+		plan.SizeClasses = string(b.SizeClasses)
+	}
+	ctx := c.Request().Context()
+	if err := h.store.SetBillingPlan(ctx, plan, h.now()); err != nil {
+		if fe, ok := err.(*models.FieldError); ok && fe.Field == "project_id" {
+			return echo.NewHTTPError(http.StatusNotFound, protocol.Error{Error: "no such project"})
+		}
+		return billError(err)
+	}
+	if err := h.store.Audit(ctx, h.now(), Who(c).User.Name, auditPlanSet, &id, "plan from "+b.FromMonth, nil, b); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, b)
+}

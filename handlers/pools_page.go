@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/views"
+)
+
+// poolPageEvents is how many scaling events the pools page shows per pool.
+const poolPageEvents = 100
+
+// PoolsPage shows every configured pool: its size against demand over ?range= (1h, 6h, 24h,
+// 7d), every recent scaling event in words and why it did not act. With HX-Request only the
+// part that refreshes itself comes back. GET /pools.
+func (h *Handler) PoolsPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	rng, span := views.RangeSpan(c.QueryParam("range"))
+	now := h.now().In(h.loc())
+	pools, err := h.poolInfos(ctx, poolPageEvents)
+	if err != nil {
+		return err
+	}
+	d := views.PoolsData{Now: now, Range: rng, From: now.Add(-span), CanEdit: Who(c).Admin()}
+	for _, p := range pools {
+		v := views.PoolView{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Flavor: p.Config.Flavor,
+			GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
+			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
+			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt}
+		for _, n := range p.Nodes {
+			v.Nodes = append(v.Nodes, views.PoolNodeView{Hostname: n.Hostname, State: n.State})
+		}
+		for _, s := range p.Skips {
+			v.Skips = append(v.Skips, views.PoolSkipView{Reason: s.Reason, Detail: s.Detail})
+		}
+		for _, e := range p.Events {
+			v.Events = append(v.Events, views.ScaleEventView{At: e.At, Pool: p.Name, Kind: e.Kind, From: e.FromSize,
+				To: e.ToSize, Reason: e.Reason, Detail: e.Detail})
+		}
+		sizes, err := h.store.PoolSizes(ctx, p.ID, d.From, now)
+		if err != nil {
+			return err
+		}
+		for _, s := range sizes {
+			v.Samples = append(v.Samples, views.PoolSample{At: s.At, Size: s.Size, Desired: s.Desired, DemandGPUs: s.DemandGPUs})
+		}
+		d.Pools = append(d.Pools, v)
+	}
+	c.Response().Header().Set("Vary", "HX-Request, Accept-Language, Cookie")
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
+	l := Locale(c)
+	if isHTMX(c) {
+		return Render(c, http.StatusOK, views.PoolsLive(l, d))
+	}
+	return Render(c, http.StatusOK, views.Pools(l, d))
+}

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+)
+
+// auditTaskRelease is the audit action of a "release now" answer.
+const auditTaskRelease = "task-release"
+
+// keepJSON answers POST /api/v1/tasks/:id/keep.
+type keepJSON struct {
+	ID        int64     `json:"id"`
+	KeptUntil time.Time `json:"kept_until"`
+}
+
+// TaskKeep answers an idle notice with "keep": the task keeps its cards for the policy's keep
+// time (2 h by default). Past the keeps a day allows, or for a task holding no cards, it
+// answers 409. POST /api/v1/tasks/:id/keep.
+func (h *Handler) TaskKeep(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := h.runnableTask(c, id); err != nil {
+		return err
+	}
+	until, err := h.keepTask(c, id)
+	if err != nil {
+		return storeError(err)
+	}
+	return c.JSON(http.StatusOK, keepJSON{ID: id, KeptUntil: until})
+}
+
+// TaskRelease answers an idle notice with "release now": the task is stopped and its cards
+// reclaimed at once. A task holding no cards answers 409. POST /api/v1/tasks/:id/release.
+func (h *Handler) TaskRelease(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := h.runnableTask(c, id); err != nil {
+		return err
+	}
+	if err := h.releaseTask(c, id); err != nil {
+		return storeError(err)
+	}
+	t, err := h.store.TaskByID(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toTaskJSON(t))
+}
+
+// keepTask keeps the task's cards for the reclaim policy's keep time.
+func (h *Handler) keepTask(c echo.Context, id int64) (time.Time, error) {
+	pol := h.cfg.Reclaim.WithDefaults()
+	return h.store.KeepTask(c.Request().Context(), id, Who(c).User.Name, pol.KeepFor, pol.MaxKeepsPerDay, h.loc(), h.now())
+}
+
+// releaseTask stops the task and reclaims its cards, audits it and wakes the scheduler.
+func (h *Handler) releaseTask(c echo.Context, id int64) error {
+	ctx := c.Request().Context()
+	who := Who(c).User.Name
+	if err := h.store.ReclaimTask(ctx, id, "released by "+who, h.now()); err != nil {
+		return err
+	}
+	t, err := h.store.TaskByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := h.store.Audit(ctx, h.now(), who, auditTaskRelease, &t.ProjectID, "task "+t.Name, nil,
+		map[string]any{"id": id, "state": models.TaskReclaimed}); err != nil {
+		return err
+	}
+	h.sched.Trigger()
+	return nil
+}

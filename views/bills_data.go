@@ -1,0 +1,115 @@
+package views
+
+import "time"
+
+// BillsData is the bills page: a month's bills of the projects the viewer sees, grouped by
+// project tag when projects carry tags. Money is fen, time seconds; handlers fill it.
+type BillsData struct {
+	// Month is the month shown ("YYYY-MM"); MaxMonth the latest the picker offers.
+	Month, MaxMonth string
+	TimeZone        string
+	// Groups hold the rows; one group with Tag "" when no project carries a tag.
+	Groups []BillGroup
+	// Total sums every project once.
+	Total BillRow
+	// AllDownloads is true for finance and admins: downloads of every project's bills.
+	AllDownloads bool
+	// PoolIdle is provisioned card time no task held (finance and admins only).
+	PoolIdle []PoolIdleView
+}
+
+// BillGroup is the bills of the projects that carry one tag, with their subtotal.
+type BillGroup struct {
+	Tag      string
+	Rows     []BillRow
+	Subtotal BillRow
+}
+
+// BillRow is one project's bill of the month in the list.
+type BillRow struct {
+	Project    string
+	NominalS   int64
+	EffectiveS int64
+	IdleS      int64
+	TotalFen   int64
+	Lines      int
+	// Issued is when the bill was issued; nil while it is a preview.
+	Issued        *time.Time
+	MissingPrices []string
+}
+
+// PoolIdleView is one pool's card time in the month that no task held.
+type PoolIdleView struct {
+	Pool, Spec                 string
+	ProvisionedS, HeldS, IdleS int64
+	PackageS, OrganisationS    int64
+}
+
+// BillData is one project's bill of one month: lines per task, the summary items, the idle
+// section, and whether it is issued. Times are in the billing time zone.
+type BillData struct {
+	Project, Month, TimeZone, Mode string
+	PeriodStart, PeriodEnd, AsOf   time.Time
+	Lines                          []BillLine
+	Items                          []BillItem
+	Idle                           []BillIdle
+	Package                        *BillPackage
+	Held                           BillHeld
+	NominalS, EffectiveS, TotalFen int64
+	MissingPrices                  []string
+	Issued                         *BillIssued
+	// CanIssue shows the issue button: finance or an admin, the month over, not issued.
+	CanIssue bool
+	// MonthOpen is true while the month runs: the bill is a preview that still grows.
+	MonthOpen bool
+	// Notice and Error come back from the issue form.
+	Notice, Error string
+}
+
+// BillLine is one task's card time of one spec and pricing.
+type BillLine struct {
+	TaskID                      int64
+	Task, Owner, State          string
+	Spec, Pricing, SizeClass    string
+	NominalS, EffectiveS, IdleS int64
+	Units                       int64
+	RateFen, AmountFen          int64
+	Note                        string
+}
+
+// BillItem is a summary line: a spec or overflow subtotal, the package fee, the hours beyond
+// the package, or an adjustment (Kind as in billing: spec, overflow, package-fee,
+// package-beyond, adjustment).
+type BillItem struct {
+	Kind, Spec                  string
+	NominalS, EffectiveS, IdleS int64
+	RateFen, AmountFen          int64
+	Note                        string
+}
+
+// BillIdle is one task's idle card time of one spec (闲置时长).
+type BillIdle struct {
+	TaskID                    int64
+	Task, Owner, Spec         string
+	IdleS, LowUtilS, NominalS int64
+}
+
+// BillPackage is the reserved package of the month.
+type BillPackage struct {
+	Spec                              string
+	Cards                             int
+	FeeFen, OverflowRateFen           int64
+	CoveredS, UsedS, BeyondS, UnusedS int64
+}
+
+// BillHeld is the classification of every held second; the classes add up to nominal.
+type BillHeld struct {
+	SetupS, ActiveS, LowUtilS, IdleS, InterruptedS, NoDataS int64
+}
+
+// BillIssued says when and by whom the bill was frozen, and its checksum.
+type BillIssued struct {
+	At     time.Time
+	By     string
+	SHA256 string
+}

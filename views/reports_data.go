@@ -1,0 +1,52 @@
+package views
+
+import "time"
+
+// ReportData is the weekly utilization report: held (nominal) against effective card time
+// per project, node and spec, the tasks that left most cards idle, and card time per output
+// unit. Time is seconds; handlers fill it.
+type ReportData struct {
+	// Week is the ISO week shown ("2026-W10"); Prev and Next its neighbours, Next "" when
+	// that week has not begun.
+	Week, Prev, Next string
+	// From and To bound the week in the billing time zone (To exclusive); AsOf is when
+	// open allocations were cut, before To while the week runs.
+	From, To, AsOf time.Time
+	TimeZone       string
+	Total          ReportUsage
+	Projects       []ReportUsage
+	Nodes          []ReportUsage
+	Specs          []ReportUsage
+	// ShowUnheld is true when the report covers every project: nodes' unheld time.
+	ShowUnheld bool
+	TopIdle    []ReportIdleTask
+	// OutputProjects and OutputTags are the cost per output unit per project and per model
+	// tag, of the tasks that ended in the week having reported output.
+	OutputProjects []ReportOutput
+	OutputTags     []ReportOutput
+}
+
+// ReportUsage is one project's, node's or spec's card time in the week. Active, idle and
+// other (low-util, setup, interrupted, no data) add up to NominalS.
+type ReportUsage struct {
+	Key                                 string
+	NominalS, EffectiveS, IdleS, OtherS int64
+	LowUtilS                            int64
+	ProvisionedS, UnheldS               int64
+}
+
+// ReportIdleTask is a task with idle cards in the week.
+type ReportIdleTask struct {
+	TaskID                      int64
+	Task, Project, Owner, Spec  string
+	GPUs                        int
+	NominalS, EffectiveS, IdleS int64
+}
+
+// ReportOutput is what the tasks of a project or tag spent for their output.
+type ReportOutput struct {
+	Key                                string
+	Tasks                              int
+	Units, NominalS, EffectiveS        int64
+	NominalPerUnitS, EffectivePerUnitS int64
+}
