@@ -109,7 +109,7 @@ func reminderLoop(ctx context.Context, store *models.Store, channels []notify.Ch
 // alertEvery is how often, in real time, unsent alerts go out to the channels.
 const alertEvery = 30 * time.Second
 
-// alertLoop sends unsent alerts to the channels until ctx ends.
+// alertLoop raises GPU memory alerts and sends unsent alerts to the channels until ctx ends.
 func alertLoop(ctx context.Context, store *models.Store, channels []notify.Channel, now func() time.Time, log *slog.Logger) {
 	t := time.NewTicker(alertEvery)
 	defer t.Stop()
@@ -118,6 +118,9 @@ func alertLoop(ctx context.Context, store *models.Store, channels []notify.Chann
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if err := scheduler.CheckGPUMemory(ctx, store, scheduler.DefaultMemoryAlertPct, now()); err != nil && ctx.Err() == nil {
+				log.Error("GPU memory alerts", "err", err)
+			}
 			if _, err := scheduler.SendAlerts(ctx, store, channels, now(), log); err != nil && ctx.Err() == nil {
 				log.Error("send alerts", "err", err)
 			}

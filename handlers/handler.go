@@ -42,6 +42,7 @@ type Store interface {
 	Memberships(ctx context.Context, userID int64) (map[int64]string, error)
 	ProjectByName(ctx context.Context, name string) (models.Project, error)
 	UserByName(ctx context.Context, name string) (models.User, error)
+	SetProjectTags(ctx context.Context, actor string, projectID int64, tags []string, now time.Time) error
 	CreateUser(ctx context.Context, name, password, role string, now time.Time) (models.User, error)
 	SetMember(ctx context.Context, projectID, userID int64, role string) error
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -45,7 +46,7 @@ func (h *Handler) PlanSet(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if err := h.store.SetBillingPlan(ctx, plan, h.now()); err != nil {
-		if fe, ok := err.(*models.FieldError); ok && fe.Field == "project_id" {
+		if fe := (*models.FieldError)(nil); errors.As(err, &fe) && fe.Field == "project_id" {
 			return echo.NewHTTPError(http.StatusNotFound, protocol.Error{Error: "no such project"})
 		}
 		return billError(err)

@@ -30,6 +30,7 @@ type projectJSON struct {
 	ID     int64       `json:"id"`
 	Name   string      `json:"name"`
 	Role   string      `json:"role,omitempty"`
+	Tags   []string    `json:"tags"`
 	Quotas []quotaJSON `json:"quotas"`
 }
 
@@ -65,7 +66,10 @@ func (h *Handler) projects(c echo.Context) ([]projectJSON, error) {
 		if !p.SeesBills(pr.ID) {
 			continue
 		}
-		pj := projectJSON{ID: pr.ID, Name: pr.Name, Role: p.Projects[pr.ID], Quotas: []quotaJSON{}}
+		pj := projectJSON{ID: pr.ID, Name: pr.Name, Role: p.Projects[pr.ID], Tags: pr.TagList(), Quotas: []quotaJSON{}}
+		if pj.Tags == nil {
+			pj.Tags = []string{}
+		}
 		for _, q := range quotas {
 			if q.ProjectID == pr.ID {
 				pj.Quotas = append(pj.Quotas, toQuotaJSON(q, usage[pr.ID]))

@@ -1,6 +1,9 @@
 package models
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Pool is a group of machines of one GPU spec from one provider (an instance group).
 type Pool struct {
@@ -88,9 +91,19 @@ type GPURollup struct {
 
 // Project is a team or research group that owns tasks and pays bills.
 type Project struct {
-	ID        int64
-	Name      string
+	ID   int64
+	Name string
+	// Tags group the project's bills, comma-separated (see SetProjectTags).
+	Tags      string
 	CreatedAt time.Time
+}
+
+// TagList returns the project's tags.
+func (p Project) TagList() []string {
+	if p.Tags == "" {
+		return nil
+	}
+	return strings.Split(p.Tags, ",")
 }
 
 // Task states.

@@ -97,6 +97,13 @@ type (
 	}
 )
 
+// v2ProjectTags adds tags to projects, for grouping bills.
+type v2ProjectTags struct {
+	Tags string `gorm:"size:500;not null;default:''"`
+}
+
+func (v2ProjectTags) TableName() string { return "projects" }
+
 func (v2User) TableName() string          { return "users" }
 func (v2ProjectMember) TableName() string { return "project_members" }
 func (v2Session) TableName() string       { return "sessions" }
@@ -107,6 +114,10 @@ func (v2Notification) TableName() string  { return "notifications" }
 func (v2AuditEntry) TableName() string    { return "audit_log" }
 
 func migrateV2(tx *gorm.DB) error {
-	return tx.Migrator().CreateTable(&v2User{}, &v2ProjectMember{}, &v2Session{}, &v2APIToken{}, &v2Quota{},
+	err := tx.Migrator().CreateTable(&v2User{}, &v2ProjectMember{}, &v2Session{}, &v2APIToken{}, &v2Quota{},
 		&v2QuotaRequest{}, &v2Notification{}, &v2AuditEntry{})
+	if err != nil {
+		return err
+	}
+	return tx.Migrator().AddColumn(&v2ProjectTags{}, "Tags")
 }

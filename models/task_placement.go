@@ -78,7 +78,9 @@ func (s *Store) AllocationsSince(ctx context.Context, since time.Time) ([]Alloca
 // Placement is one task to place on its GPUs, as the scheduler decided.
 type Placement struct {
 	TaskID int64
-	GPUIDs []int64
+	// ProjectID is the task's project when the caller knows it; 0 reads it from the task.
+	ProjectID int64
+	GPUIDs    []int64
 	// Overflow marks the allocations as beyond the project's quota (priced at the overflow
 	// rate).
 	Overflow bool
@@ -125,9 +127,12 @@ func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (
 // place is one placement inside a transaction.
 func place(tx *gorm.DB, p Placement, now time.Time) error {
 	taskID, gpuIDs, overflow, reason := p.TaskID, p.GPUIDs, p.Overflow, p.Reason
-	var t Task
-	if err := tx.Select("id, project_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
-		return notFound(fmt.Sprintf("task %d", taskID), err)
+	if p.ProjectID == 0 {
+		var t Task
+		if err := tx.Select("id, project_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d", taskID), err)
+		}
+		p.ProjectID = t.ProjectID
 	}
 	// Only GPUs of ready nodes: a node drained or removed since the scheduler's snapshot
 	// takes no new task.
@@ -151,7 +156,7 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 	}
 	rows := make([]Allocation, len(gpuIDs))
 	for i, g := range gpuIDs {
-		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: t.ProjectID, StartedAt: now, Overflow: overflow}
+		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: p.ProjectID, StartedAt: now, Overflow: overflow}
 	}
 	// The partial unique index on open allocations refuses a GPU already held.
 	if err := tx.Create(&rows).Error; errors.Is(err, gorm.ErrDuplicatedKey) {

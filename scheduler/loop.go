@@ -139,6 +139,10 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 		return Plan{}, err
 	}
 	plan := Decide(snap, now, l.cfg.Policy)
+	projectOf := make(map[int64]int64, len(plan.Placements))
+	for _, t := range snap.Pending {
+		projectOf[t.ID] = t.ProjectID
+	}
 	ps := make([]models.Placement, len(plan.Placements))
 	for i, p := range plan.Placements {
 		why := "placed on " + fmt.Sprint(p.NodeIDs)
@@ -148,7 +152,7 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 		if p.Overflow {
 			why += " (over quota)"
 		}
-		ps[i] = models.Placement{TaskID: p.TaskID, GPUIDs: p.GPUIDs, Overflow: p.Overflow, Reason: why}
+		ps[i] = models.Placement{TaskID: p.TaskID, ProjectID: projectOf[p.TaskID], GPUIDs: p.GPUIDs, Overflow: p.Overflow, Reason: why}
 	}
 	placed, err := l.store.PlaceTasks(ctx, ps, now)
 	if err != nil {
@@ -219,7 +223,7 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 				StartedAt: started, EstRuntime: est, MaxRuntime: maxRT})
 		default:
 			reasons[t.ID] = t.Reason
-			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, Spec: t.Spec, Queue: t.Queue,
+			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, ProjectID: t.ProjectID, Spec: t.Spec, Queue: t.Queue,
 				Priority: t.Priority, GPUs: t.GPUs, SubmittedAt: t.SubmittedAt, EstRuntime: est, MaxRuntime: maxRT,
 				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable})
 		}

@@ -75,6 +75,8 @@ type Running struct {
 type Pending struct {
 	ID      int64
 	Project string
+	// ProjectID is the store's id of Project; Decide does not read it.
+	ProjectID int64
 	// Spec is the wanted GPU spec; empty means any.
 	Spec string
 	// Queue is QueueShort or QueueLong.

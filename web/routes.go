@@ -62,6 +62,11 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/notifications/read", handlers.Viewer, h.NotificationsReadForm},
 		{POST, "/notifications/tasks/:id/keep", handlers.Member, h.TaskKeepForm},
 		{POST, "/notifications/tasks/:id/release", handlers.Member, h.TaskReleaseForm},
+		{GET, "/bills", handlers.Billing, h.BillsPage},
+		{GET, "/bills/:project/:month", handlers.Billing, h.BillPage},
+		{POST, "/bills/:project/:month/issue", handlers.Finance, h.BillIssueForm},
+		{GET, "/reports", handlers.Billing, h.ReportsPage},
+		{GET, "/reports.csv", handlers.Billing, h.ReportsCSV},
 
 		// JSON API.
 		{GET, "/api/v1/gpus", handlers.Viewer, h.GPUsList},
@@ -76,6 +81,7 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/api/v1/projects", handlers.Viewer, h.ProjectList},
 		{POST, "/api/v1/projects/:id/quotas", handlers.Admin, h.QuotaSet},
 		{POST, "/api/v1/projects/:id/members", handlers.Lead, h.MemberSet},
+		{POST, "/api/v1/projects/:id/tags", handlers.Lead, h.ProjectTags},
 		{GET, "/api/v1/requests", handlers.Member, h.RequestList},
 		{POST, "/api/v1/requests", handlers.Member, h.RequestCreate},
 		{POST, "/api/v1/requests/:id/approve", handlers.Lead, h.RequestApprove},
@@ -90,6 +96,12 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/api/v1/pools", handlers.Viewer, h.PoolsList},
 		{POST, "/api/v1/pools/:name", handlers.Admin, h.PoolSet},
 		{GET, "/api/v1/alerts", handlers.Viewer, h.AlertList},
+		{GET, "/api/v1/bills/:month", handlers.Finance, h.BillsMonth},
+		{GET, "/api/v1/bills/:project/:month", handlers.Billing, h.BillShow},
+		{POST, "/api/v1/bills/:project/:month/issue", handlers.Finance, h.BillIssue},
+		{POST, "/api/v1/bills/:project/:month/adjustments", handlers.Finance, h.AdjustmentCreate},
+		{POST, "/api/v1/prices", handlers.Admin, h.PriceSet},
+		{POST, "/api/v1/projects/:id/plan", handlers.Admin, h.PlanSet},
 
 		// Agent API: the join token registers, the node's own token does the rest.
 		{POST, "/api/v1/agent/register", handlers.Public, h.AgentRegister},

@@ -1,0 +1,178 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/billing"
+	"kashi/models"
+	"kashi/views"
+)
+
+// BillsPage shows a month's bills of the projects the caller sees (finance and admins: all,
+// with pool idle and downloads of every project); the month is ?month=, by default the last
+// month that has ended in the billing time zone. GET /bills.
+func (h *Handler) BillsPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	p := Who(c)
+	now := h.now()
+	loc, err := billing.Location(ctx, h.store)
+	if err != nil {
+		return err
+	}
+	current := billing.MonthOf(now, loc)
+	from, _ := current.Bounds(loc)
+	month := billing.MonthOf(from.Add(-time.Second), loc).String()
+	if q := c.QueryParam("month"); q != "" {
+		if month, err = billMonth(q); err != nil {
+			return err
+		}
+	}
+	d := views.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
+	var bills []billing.Bill
+	if p.SeesAllBills() {
+		res, err := billing.MonthBills(ctx, h.store, month, projectTags(), now)
+		if err != nil {
+			return billError(err)
+		}
+		bills = res.Bills
+		for _, pi := range res.PoolIdle {
+			d.PoolIdle = append(d.PoolIdle, views.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
+				HeldS: pi.HeldS, IdleS: pi.IdleS, PackageS: pi.PackageS, OrganisationS: pi.OrganisationS})
+		}
+	} else {
+		ps, err := h.store.Projects(ctx)
+		if err != nil {
+			return err
+		}
+		for _, pj := range ps {
+			if !p.SeesBills(pj.ID) {
+				continue
+			}
+			b, err := billing.ProjectBill(ctx, h.store, pj.ID, month, now)
+			if err != nil {
+				return billError(err)
+			}
+			bills = append(bills, b)
+		}
+	}
+	d.Groups, d.Total = billGroups(bills, projectTags())
+	return Render(c, http.StatusOK, views.Bills(Locale(c), d))
+}
+
+// billGroups puts the bills in groups by project tag (one group when there are no tags)
+// and sums them, each project once in the total.
+func billGroups(bills []billing.Bill, tags map[int64][]string) ([]views.BillGroup, views.BillRow) {
+	var total views.BillRow
+	rows := make(map[string]views.BillRow, len(bills))
+	for _, b := range bills {
+		r := billRow(b)
+		rows[b.Project] = r
+		total.NominalS += r.NominalS
+		total.EffectiveS += r.EffectiveS
+		total.IdleS += r.IdleS
+		total.TotalFen += r.TotalFen
+	}
+	if len(tags) == 0 {
+		g := views.BillGroup{Subtotal: total}
+		for _, b := range bills {
+			g.Rows = append(g.Rows, rows[b.Project])
+		}
+		return []views.BillGroup{g}, total
+	}
+	var out []views.BillGroup
+	for _, tg := range billing.GroupByTag(bills, tags) {
+		g := views.BillGroup{Tag: tg.Tag, Subtotal: views.BillRow{NominalS: tg.NominalS, EffectiveS: tg.EffectiveS,
+			IdleS: tg.IdleS, TotalFen: tg.TotalFen}}
+		for _, name := range tg.Projects {
+			g.Rows = append(g.Rows, rows[name])
+		}
+		out = append(out, g)
+	}
+	return out, total
+}
+
+// billRow is a bill's row in the list.
+func billRow(b billing.Bill) views.BillRow {
+	r := views.BillRow{Project: b.Project, NominalS: b.NominalS, EffectiveS: b.EffectiveS, IdleS: b.Held.Idle,
+		TotalFen: b.TotalFen, Lines: len(b.Lines), MissingPrices: b.MissingPrices}
+	if b.Issued != nil {
+		at := b.Issued.At
+		r.Issued = &at
+	}
+	return r
+}
+
+// BillPage shows a project's bill of a month, with the issue button for finance and
+// admins. GET /bills/:project/:month.
+func (h *Handler) BillPage(c echo.Context) error {
+	p, err := h.billProject(c)
+	if err != nil {
+		return err
+	}
+	month, err := billMonth(c.Param("month"))
+	if err != nil {
+		return err
+	}
+	notice := ""
+	if c.QueryParam("issued") != "" {
+		notice = views.IssuedNotice(Locale(c), p.Name, month)
+	}
+	return h.renderBill(c, http.StatusOK, p, month, notice, "")
+}
+
+// renderBill renders the bill page with a notice or an error.
+func (h *Handler) renderBill(c echo.Context, status int, p models.Project, month, notice, errMsg string) error {
+	ctx := c.Request().Context()
+	now := h.now()
+	b, err := billing.ProjectBill(ctx, h.store, p.ID, month, now)
+	if err != nil {
+		return billError(err)
+	}
+	loc, err := time.LoadLocation(b.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	d := billData(b, loc)
+	who := Who(c)
+	d.MonthOpen = b.PeriodEnd.After(now)
+	d.CanIssue = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil && !d.MonthOpen
+	d.Notice, d.Error = notice, errMsg
+	return Render(c, status, views.Bill(Locale(c), d))
+}
+
+// billData is a bill as the page shows it, times in loc.
+func billData(b billing.Bill, loc *time.Location) views.BillData {
+	d := views.BillData{Project: b.Project, Month: b.Month, TimeZone: b.TimeZone, Mode: b.Mode,
+		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
+		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
+		Held: views.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
+			InterruptedS: b.Held.Interrupted, NoDataS: b.Held.NoData}}
+	for _, l := range b.Lines {
+		d.Lines = append(d.Lines, views.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, State: l.State, Spec: l.Spec,
+			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
+			Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
+	}
+	for _, it := range b.Items {
+		d.Items = append(d.Items, views.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,
+			IdleS: it.IdleS, RateFen: it.RateFen, AmountFen: it.AmountFen, Note: it.Note})
+	}
+	for _, x := range b.Idle {
+		d.Idle = append(d.Idle, views.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,
+			LowUtilS: x.LowUtilS, NominalS: x.NominalS})
+	}
+	if pk := b.Package; pk != nil {
+		d.Package = &views.BillPackage{Spec: pk.Spec, Cards: pk.Cards, FeeFen: pk.FeeFen, OverflowRateFen: pk.OverflowRateFen,
+			CoveredS: pk.CoveredS, UsedS: pk.UsedS, BeyondS: pk.BeyondS, UnusedS: pk.UnusedS}
+	}
+	if b.Issued != nil {
+		d.Issued = &views.BillIssued{At: b.Issued.At.In(loc), By: b.Issued.By, SHA256: b.Issued.SHA256}
+	}
+	return d
+}
+
+// urlPath escapes a name for a path segment.
+func urlPath(name string) string { return url.PathEscape(name) }

@@ -1,0 +1,102 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/billing"
+	"kashi/views"
+)
+
+// ReportsPage shows the weekly utilization report of ?week= (an ISO week, by default the
+// last one that has ended in the billing time zone): per project, node and spec, of every
+// project for finance and admins and of their own projects for members. GET /reports.
+func (h *Handler) ReportsPage(c echo.Context) error {
+	r, week, loc, err := h.weekReport(c)
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, views.Report(Locale(c), reportData(r, week, loc, h.now())))
+}
+
+// ReportsCSV downloads the numbers of the weekly report as CSV. GET /reports.csv.
+func (h *Handler) ReportsCSV(c echo.Context) error {
+	r, week, _, err := h.weekReport(c)
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, mimeCSV)
+	w.Header().Set(echo.HeaderContentDisposition, attachment("kashi-report-"+week.String()+".csv"))
+	w.WriteHeader(http.StatusOK)
+	return billing.WriteReportCSV(w, r)
+}
+
+// weekReport computes the report the request asks for.
+func (h *Handler) weekReport(c echo.Context) (billing.Report, billing.Week, *time.Location, error) {
+	ctx := c.Request().Context()
+	now := h.now()
+	loc, err := billing.Location(ctx, h.store)
+	if err != nil {
+		return billing.Report{}, billing.Week{}, nil, err
+	}
+	week := billing.WeekOf(now, loc).Prev()
+	if q := c.QueryParam("week"); q != "" {
+		if week, err = billing.ParseWeek(q); err != nil {
+			return billing.Report{}, billing.Week{}, nil, badRequest("week", "week must be an ISO week as YYYY-Www, e.g. 2026-W10")
+		}
+	}
+	var only map[int64]bool
+	if p := Who(c); !p.SeesAllBills() {
+		only = make(map[int64]bool, len(p.Projects))
+		for id := range p.Projects {
+			only[id] = true
+		}
+	}
+	r, err := billing.WeekReport(ctx, h.store, week.String(), only, now)
+	if err != nil {
+		return billing.Report{}, billing.Week{}, nil, billError(err)
+	}
+	return r, week, loc, nil
+}
+
+// reportData is the report as the page shows it, times in loc.
+func reportData(r billing.Report, week billing.Week, loc *time.Location, now time.Time) views.ReportData {
+	d := views.ReportData{Week: week.String(), Prev: week.Prev().String(), From: r.From.In(loc), To: r.To.In(loc),
+		AsOf: r.AsOf.In(loc), TimeZone: loc.String(), Total: usageView(r.Total), ShowUnheld: r.Total.ProvisionedS > 0}
+	next := week.Next()
+	if from, _ := next.Bounds(loc); !from.After(now) {
+		d.Next = next.String()
+	}
+	for _, u := range r.Projects {
+		d.Projects = append(d.Projects, usageView(u))
+	}
+	for _, u := range r.Nodes {
+		d.Nodes = append(d.Nodes, usageView(u))
+	}
+	for _, u := range r.Specs {
+		d.Specs = append(d.Specs, usageView(u))
+	}
+	for _, t := range r.TopIdle {
+		d.TopIdle = append(d.TopIdle, views.ReportIdleTask{TaskID: t.TaskID, Task: t.Task, Project: t.Project, Owner: t.Owner,
+			Spec: t.Spec, GPUs: t.GPUs, NominalS: t.NominalS, EffectiveS: t.EffectiveS, IdleS: t.Idle})
+	}
+	output := func(os []billing.OutputCost) []views.ReportOutput {
+		var out []views.ReportOutput
+		for _, o := range os {
+			out = append(out, views.ReportOutput{Key: o.Key, Tasks: o.Tasks, Units: o.Units, NominalS: o.NominalS,
+				EffectiveS: o.EffectiveS, NominalPerUnitS: o.NominalPerUnitS(), EffectivePerUnitS: o.EffectivePerUnitS()})
+		}
+		return out
+	}
+	d.OutputProjects, d.OutputTags = output(r.OutputProjects), output(r.OutputTags)
+	return d
+}
+
+// usageView is one row of the report.
+func usageView(u billing.Usage) views.ReportUsage {
+	return views.ReportUsage{Key: u.Key, NominalS: u.NominalS, EffectiveS: u.EffectiveS, IdleS: u.Idle,
+		OtherS: u.NominalS - u.EffectiveS - u.Idle, LowUtilS: u.LowUtil, ProvisionedS: u.ProvisionedS, UnheldS: u.UnheldS}
+}

@@ -1,0 +1,55 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"kashi/models"
+)
+
+// DefaultMemoryAlertPct is the GPU memory use, in percent, at which a task's card raises an
+// alert (显存告警): the task is about to run out of memory.
+const DefaultMemoryAlertPct = 95
+
+// MemoryAlertStore is what CheckGPUMemory needs of models.Store.
+type MemoryAlertStore interface {
+	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
+	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
+	RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (models.Alert, bool, error)
+	ResolveAlert(ctx context.Context, kind, subject string, now time.Time) error
+}
+
+// CheckGPUMemory raises a gpu-memory alert for every card a task holds whose memory use is at
+// or above pct percent, and resolves the alerts of cards that came back under it.
+func CheckGPUMemory(ctx context.Context, store MemoryAlertStore, pct int, now time.Time) error {
+	gpus, err := store.BoardGPUs(ctx, models.BoardFilter{})
+	if err != nil {
+		return err
+	}
+	high := make(map[string]bool)
+	for _, g := range gpus {
+		if g.TaskID == 0 || g.MemoryTotalMiB == 0 || g.MemoryUsedMiB*100 < int64(pct)*g.MemoryTotalMiB {
+			continue
+		}
+		subject := fmt.Sprintf("task %d on %s GPU %d", g.TaskID, g.Hostname, g.Index)
+		high[subject] = true
+		msg := fmt.Sprintf("%s (%s) of project %s uses %d of %d MiB (%d%% ≥ %d%%)", subject, g.Task, g.Project,
+			g.MemoryUsedMiB, g.MemoryTotalMiB, g.MemoryUsedMiB*100/g.MemoryTotalMiB, pct)
+		if _, _, err := store.RaiseAlert(ctx, models.AlertGPUMemory, subject, msg, now); err != nil {
+			return err
+		}
+	}
+	open, err := store.Alerts(ctx, models.AlertFilter{OpenOnly: true})
+	if err != nil {
+		return err
+	}
+	for _, a := range open {
+		if a.Kind == models.AlertGPUMemory && !high[a.Subject] {
+			if err := store.ResolveAlert(ctx, a.Kind, a.Subject, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
