@@ -157,3 +157,52 @@ func freeAddr(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// TestDemoScales runs the demo on a faster clock and checks that the scaling loop acts on the
+// demo's demand: a pool grows (and every event explains itself) within a minute of real time,
+// which at the default speed is the first step within two minutes.
+func TestDemoScales(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for up to a minute")
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--demo", "--demo-speed", "240", "--addr", addr, "--log-level", "error"},
+			func(string) string { return "" }, io.Discard, io.Discard)
+	}()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(60 * time.Second)
+	client := loggedIn(t, "http://"+addr, "admin", deadline)
+	for time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		resp, err := client.Get("http://" + addr + "/api/v1/pools")
+		if err != nil {
+			continue
+		}
+		var pools []struct {
+			Name   string `json:"name"`
+			Events []struct {
+				Kind   string `json:"kind"`
+				From   int    `json:"from"`
+				To     int    `json:"to"`
+				Detail string `json:"detail"`
+			} `json:"events"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&pools)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("GET /api/v1/pools: %v", err)
+		}
+		for _, p := range pools {
+			for _, e := range p.Events {
+				if e.Kind == "scale-up" && e.To > e.From && e.Detail != "" {
+					t.Logf("%s %d→%d: %s", p.Name, e.From, e.To, e.Detail)
+					return
+				}
+			}
+		}
+	}
+	t.Fatal("no pool grew within a minute of demo time ×240")
+}

@@ -1,0 +1,123 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"kashi/billing"
+)
+
+// reportWeek is the ISO week of the bill world's tasks: Monday 9 to Sunday 15 February 2026.
+const reportWeek = "2026-W07"
+
+func TestReportPage(t *testing.T) {
+	w := newBillWorld(t)
+	r := w.as("finance", "/reports?week="+reportWeek)
+	if r.Code != http.StatusOK {
+		t.Fatalf("GET /reports = %d %s", r.Code, r.Body)
+	}
+	doc := parse(t, string(r.Body))
+	for _, id := range []string{"report-projects", "report-nodes", "report-specs", "top-idle"} {
+		chart := doc.Find(`[data-testid=` + id + `] [data-testid=bar-chart] svg[role=img]`)
+		if chart.Length() != 1 || strings.TrimSpace(chart.Find("title").First().Text()) == "" || chart.Find("rect.seg").Length() == 0 {
+			t.Errorf("%s: no bar chart with a title", id)
+		}
+	}
+	if got := attrs(doc, `[data-testid=report-projects] [data-testid=usage-row]`, "data-key"); strings.Join(got, ",") != "nlp,vision" {
+		t.Errorf("projects = %v, want nlp and vision", got)
+	}
+	if got := attrs(doc, `[data-testid=report-nodes] [data-testid=usage-row]`, "data-key"); strings.Join(got, ",") != "a100-01" {
+		t.Errorf("nodes = %v", got)
+	}
+	if got := attrs(doc, `[data-testid=report-specs] [data-testid=usage-row]`, "data-key"); strings.Join(got, ",") != a100Spec {
+		t.Errorf("specs = %v", got)
+	}
+	// Most idle first: llama's idle card (3 h), then bert's (2 h); eval-3 had no readings.
+	var idle []string
+	doc.Find(`[data-testid=idle-task] .tname`).Each(func(_ int, s *goquery.Selection) { idle = append(idle, s.Text()) })
+	if strings.Join(idle, ",") != billTaskID+",bert" {
+		t.Errorf("top idle tasks = %v, want %s then bert", idle, billTaskID)
+	}
+	out := doc.Find(`[data-testid=output-cost] [data-testid=output-row][data-key=llama]`)
+	if out.Length() != 1 || !strings.Contains(out.Text(), "120") {
+		t.Errorf("no cost per output unit for the model tag llama: %q", doc.Find(`[data-testid=output-cost]`).Text())
+	}
+	if doc.Find(`a[data-testid=report-csv][href="/reports.csv?week=2026-W07"]`).Length() != 1 {
+		t.Errorf("no CSV download of the report")
+	}
+	if doc.Find(`a[data-testid=week-prev][href="/reports?week=2026-W06"]`).Length() != 1 ||
+		doc.Find(`a[data-testid=week-next][href="/reports?week=2026-W08"]`).Length() != 1 {
+		t.Errorf("no links to the weeks before and after")
+	}
+
+	// The default is the last week that ended; t0 is Monday 2 March (week 10).
+	doc = parse(t, string(w.as("finance", "/reports").Body))
+	if v := doc.Find(`input[name=week]`).AttrOr("value", ""); v != "2026-W09" {
+		t.Errorf("default week = %q, want 2026-W09", v)
+	}
+	if doc.Find(`[data-testid=week-next]`).Length() != 1 {
+		t.Errorf("no link to the running week")
+	}
+}
+
+func TestReportOfMember(t *testing.T) {
+	w := newBillWorld(t)
+	doc := parse(t, string(w.as("member", "/reports?week="+reportWeek).Body))
+	if got := attrs(doc, `[data-testid=report-projects] [data-testid=usage-row]`, "data-key"); strings.Join(got, ",") != "vision" {
+		t.Errorf("a member of vision sees projects %v", got)
+	}
+	if strings.Contains(doc.Find(`[data-testid=top-idle]`).Text(), "bert") {
+		t.Errorf("a member of vision sees nlp's task")
+	}
+	if r := w.as("viewer", "/reports"); r.Code != http.StatusForbidden {
+		t.Errorf("viewer GET /reports = %d, want 403", r.Code)
+	}
+	if r := w.as("viewer", "/reports.csv"); r.Code != http.StatusForbidden {
+		t.Errorf("viewer GET /reports.csv = %d, want 403", r.Code)
+	}
+}
+
+func TestReportCSV(t *testing.T) {
+	w := newBillWorld(t)
+	r := w.as("finance", "/reports.csv?week="+reportWeek)
+	if r.Code != http.StatusOK || r.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
+		r.Header.Get("Content-Disposition") != "attachment; filename=kashi-report-2026-W07.csv" {
+		t.Fatalf("GET /reports.csv = %d %q %q", r.Code, r.Header.Get("Content-Type"), r.Header.Get("Content-Disposition"))
+	}
+	if !bytes.HasPrefix(r.Body, []byte("\uFEFF")) {
+		t.Fatal("report CSV lacks the byte-order mark")
+	}
+	rows, err := csv.NewReader(bytes.NewReader(r.Body[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The week holds all of February's card time: the same seconds as the month's bills.
+	b := billOf(t, w.as("finance", "/api/v1/bills/vision/"+billMonth))
+	n := billOf(t, w.as("finance", "/api/v1/bills/nlp/"+billMonth))
+	byKind := map[string][][]string{}
+	for _, row := range rows[1:] {
+		byKind[row[0]] = append(byKind[row[0]], row)
+	}
+	total := byKind["合计 total"]
+	if len(total) != 1 || total[0][6] != billing.FormatHours(b.NominalS+n.NominalS) || total[0][8] != billing.FormatHours(b.Held.Idle+n.Held.Idle) {
+		t.Errorf("total row = %v, want %s h held and %s h idle", total, billing.FormatHours(b.NominalS+n.NominalS), billing.FormatHours(b.Held.Idle+n.Held.Idle))
+	}
+	if len(byKind["项目 project"]) != 2 || len(byKind["节点 node"]) != 1 || len(byKind["卡型 spec"]) != 1 ||
+		len(byKind["闲置任务 idle-task"]) != 2 || len(byKind["产出·标签 output-tag"]) != 1 {
+		t.Errorf("report CSV rows = %v", byKind)
+	}
+
+	for week, code := range map[string]int{"2026-13": http.StatusBadRequest, "2026-W60": http.StatusBadRequest, "2026-W12": http.StatusUnprocessableEntity} {
+		for _, path := range []string{"/reports?week=", "/reports.csv?week="} {
+			r := w.as("finance", path+week)
+			if r.Code != code || !strings.Contains(string(r.Body), "week") {
+				t.Errorf("GET %s%s = %d, want %d naming the week", path, week, r.Code, code)
+			}
+		}
+	}
+}
