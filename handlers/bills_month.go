@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+
 	"github.com/labstack/echo/v4"
 
 	"kashi/billing"
@@ -25,7 +27,12 @@ func (h *Handler) BillsMonth(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := billing.MonthBills(c.Request().Context(), h.store, month, projectTags(), h.now())
+	ctx := c.Request().Context()
+	tags, err := h.projectTags(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := billing.MonthBills(ctx, h.store, month, tags, h.now())
 	if err != nil {
 		return billError(err)
 	}
@@ -39,6 +46,18 @@ func (h *Handler) BillsMonth(c echo.Context) error {
 	return sendBills(c, format, "kashi-all-projects-"+month, res.Bills, body)
 }
 
-// projectTags are the projects' tags that bills are grouped by. Projects carry no tags in
-// the store yet, so there are none and the bills page shows one group.
-func projectTags() map[int64][]string { return nil }
+// projectTags are the tags of the projects that have some, by project id: bills are
+// grouped by them.
+func (h *Handler) projectTags(ctx context.Context) (map[int64][]string, error) {
+	ps, err := h.store.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tags := make(map[int64][]string)
+	for _, p := range ps {
+		if ts := p.TagList(); len(ts) > 0 {
+			tags[p.ID] = ts
+		}
+	}
+	return tags, nil
+}

@@ -32,9 +32,13 @@ func (h *Handler) BillsPage(c echo.Context) error {
 		}
 	}
 	d := views.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
+	tags, err := h.projectTags(ctx)
+	if err != nil {
+		return err
+	}
 	var bills []billing.Bill
 	if p.SeesAllBills() {
-		res, err := billing.MonthBills(ctx, h.store, month, projectTags(), now)
+		res, err := billing.MonthBills(ctx, h.store, month, tags, now)
 		if err != nil {
 			return billError(err)
 		}
@@ -59,7 +63,7 @@ func (h *Handler) BillsPage(c echo.Context) error {
 			bills = append(bills, b)
 		}
 	}
-	d.Groups, d.Total = billGroups(bills, projectTags())
+	d.Groups, d.Total = billGroups(bills, tags)
 	return Render(c, http.StatusOK, views.Bills(Locale(c), d))
 }
 

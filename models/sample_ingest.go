@@ -58,7 +58,11 @@ func (s *Store) IngestSamples(ctx context.Context, nodeID int64, samples []proto
 		if err := s.advanceGPUs(tx, gpus, rows); err != nil {
 			return err
 		}
-		return tx.Model(&Node{}).Where("id = ?", nodeID).Update("last_seen_at", now).Error
+		if err := tx.Model(&Node{}).Where("id = ?", nodeID).Update("last_seen_at", now).Error; err != nil {
+			return err
+		}
+		// A node given up as lost that reports again is back.
+		return tx.Model(&Node{}).Where("id = ? AND state = ?", nodeID, NodeLost).Update("state", NodeReady).Error
 	})
 	if err != nil {
 		var fe *FieldError

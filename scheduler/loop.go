@@ -23,6 +23,7 @@ type Store interface {
 	PlaceTasks(ctx context.Context, ps []models.Placement, now time.Time) (int, error)
 	RequestStop(ctx context.Context, id int64, state, reason string, now time.Time) error
 	SetWaitReasons(ctx context.Context, reasons map[int64]string) error
+	MarkLostNodes(ctx context.Context, cutoff, now time.Time) ([]models.LostNode, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	Projects(ctx context.Context) ([]models.Project, error)
@@ -35,6 +36,10 @@ type LoopConfig struct {
 	Interval time.Duration
 	// NodeStaleAfter: a node silent this long (clock time) takes no new task.
 	NodeStaleAfter time.Duration
+	// NodeLostAfter: a node silent this long is given up: its tasks end failed and their
+	// allocations close at its last sign of life. Zero means five times NodeStaleAfter, at
+	// least 10 minutes.
+	NodeLostAfter time.Duration
 	// FairnessHalfLife is the half-life of the usage that orders projects within a priority.
 	FairnessHalfLife time.Duration
 	Now              func() time.Time
@@ -48,6 +53,9 @@ type Loop struct {
 	cfg     LoopConfig
 	trigger chan struct{}
 	fair    fairCache
+	// started is the time of the first tick: nodes are judged lost only after the loop has
+	// run for NodeLostAfter, so agents get the chance to report after a server restart.
+	started time.Time
 }
 
 // fairCache keeps the projects' decayed usage for a minute of clock time: reading the
@@ -69,6 +77,9 @@ func NewLoop(store Store, cfg LoopConfig) *Loop {
 	}
 	if cfg.NodeStaleAfter <= 0 {
 		cfg.NodeStaleAfter = 2 * time.Minute
+	}
+	if cfg.NodeLostAfter <= 0 {
+		cfg.NodeLostAfter = max(10*time.Minute, 5*cfg.NodeStaleAfter)
 	}
 	if cfg.FairnessHalfLife <= 0 {
 		cfg.FairnessHalfLife = 24 * time.Hour
@@ -120,7 +131,7 @@ func (l *Loop) Run(ctx context.Context) {
 	}
 }
 
-// RunOnce is one tick at now, in four phases:
+// RunOnce is one tick at now, in four phases, after giving up nodes silent for too long:
 //  1. snapshot: read nodes, tasks and open allocations;
 //  2. enforce: ask nodes to stop tasks past their max runtime (they end timed-out);
 //  3. decide: Decide orders, gates and places the queue (pure);
@@ -131,6 +142,9 @@ func (l *Loop) Run(ctx context.Context) {
 // sees the new state.
 func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 	defer prometheus.NewTimer(tickSeconds).ObserveDuration()
+	if err := l.giveUpLostNodes(ctx, now); err != nil {
+		return Plan{}, err
+	}
 	snap, reasons, err := l.Snapshot(ctx, now)
 	if err != nil {
 		return Plan{}, err
@@ -293,6 +307,22 @@ func (l *Loop) fairness(ctx context.Context, now time.Time) (map[string]Project,
 	}
 	l.fair.usage, l.fair.at = usage, now
 	return usage, nil
+}
+
+// giveUpLostNodes ends the tasks of nodes silent for NodeLostAfter (see
+// models.Store.MarkLostNodes), once the loop itself has run that long.
+func (l *Loop) giveUpLostNodes(ctx context.Context, now time.Time) error {
+	if l.started.IsZero() {
+		l.started = now
+	}
+	if now.Sub(l.started) < l.cfg.NodeLostAfter {
+		return nil
+	}
+	lost, err := l.store.MarkLostNodes(ctx, now.Add(-l.cfg.NodeLostAfter), now)
+	for _, n := range lost {
+		l.cfg.Logger.Warn("node lost", "node", n.Hostname, "last_seen", n.LastSeen, "tasks_ended", n.Tasks)
+	}
+	return err
 }
 
 // enforceRuntime asks nodes to stop running tasks past their max runtime.

@@ -19,7 +19,7 @@ const (
 	barValueX      = 568
 	barRowH, barH  = 26, 16
 	barTop         = 6
-	barLabelRunes  = 24
+	barLabelRunes  = 22
 	reportWeekPath = "/reports?week="
 )
 

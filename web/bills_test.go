@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
 	"github.com/xuri/excelize/v2"
 
 	"kashi/agent/protocol"
@@ -541,5 +543,40 @@ func TestBillPage(t *testing.T) {
 	}
 	if resp := w.form(path+"/issue", url.Values{}, bearer(w.tokens["member"])...); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("issue form by a member = %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestBillsPageGroupsByTag(t *testing.T) {
+	w := newBillWorld(t)
+	ctx := context.Background()
+	vision, _ := w.store.ProjectByName(ctx, "vision")
+	nlp, _ := w.store.ProjectByName(ctx, "nlp")
+	for id, tags := range map[int64][]string{vision.ID: {"cv", "paper-2026"}, nlp.ID: {"paper-2026"}} {
+		if err := w.store.SetProjectTags(ctx, "tester", id, tags, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := parse(t, string(w.as("finance", "/bills?month="+billMonth).Body))
+	groups := map[string][]string{}
+	doc.Find(`[data-testid=bill-group]`).Each(func(_ int, g *goquery.Selection) {
+		tag := g.AttrOr("data-tag", "")
+		g.Find(`[data-testid=bill-row]`).Each(func(_ int, r *goquery.Selection) {
+			groups[tag] = append(groups[tag], r.AttrOr("data-project", ""))
+		})
+	})
+	want := map[string][]string{"cv": {"vision"}, "paper-2026": {"nlp", "vision"}}
+	if diff := cmp.Diff(want, groups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+	// Each project counts once in the total, however many tags it has.
+	if got := doc.Find(`[data-testid=bills-total] .money`).Text(); got != "¥142.50" {
+		t.Errorf("total = %q, want ¥142.50", got)
+	}
+	var all struct {
+		Bills []billing.Bill `json:"bills"`
+	}
+	if err := json.Unmarshal(w.as("finance", "/api/v1/bills/"+billMonth).Body, &all); err != nil || len(all.Bills) != 2 ||
+		strings.Join(all.Bills[1].Tags, ",") != "cv,paper-2026" {
+		t.Errorf("all bills = %+v, %v; want vision tagged cv and paper-2026", all.Bills, err)
 	}
 }

@@ -1,0 +1,79 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// LostNode is a node MarkLostNodes gave up on, with the tasks it ended.
+type LostNode struct {
+	NodeID   int64
+	Hostname string
+	LastSeen time.Time
+	Tasks    []int64
+}
+
+// MarkLostNodes marks lost every ready or draining node silent since before cutoff. The open
+// allocations of the tasks running on it close at the last moment the node was known alive
+// (never before they opened), and those tasks end failed: their card-seconds count as
+// interrupted. This is also the recovery after a crash of the server: the first check after
+// the restart closes what the dead nodes held. A lost node that reports again is ready again.
+func (s *Store) MarkLostNodes(ctx context.Context, cutoff, now time.Time) ([]LostNode, error) {
+	now = UTC(now)
+	var lost []LostNode
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var nodes []Node
+		if err := tx.Where("state IN ? AND last_seen_at < ?", []string{NodeReady, NodeDraining}, UTC(cutoff)).
+			Order("id").Find(&nodes).Error; err != nil {
+			return err
+		}
+		for _, n := range nodes {
+			ln := LostNode{NodeID: n.ID, Hostname: n.Hostname, LastSeen: n.LastSeenAt}
+			if err := tx.Model(&Node{}).Where("id = ?", n.ID).Update("state", NodeLost).Error; err != nil {
+				return err
+			}
+			onNode := tx.Model(&Allocation{}).Select("task_id").Where("node_id = ? AND ended_at IS NULL", n.ID)
+			if err := tx.Model(&Task{}).Where("id IN (?) AND state IN ?", onNode, []string{TaskStarting, TaskRunning}).
+				Order("id").Pluck("id", &ln.Tasks).Error; err != nil {
+				return err
+			}
+			for _, id := range ln.Tasks {
+				if err := endOnLostNode(tx, id, n, now); err != nil {
+					return err
+				}
+			}
+			lost = append(lost, ln)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: mark lost nodes: %w", err)
+	}
+	return lost, nil
+}
+
+// endOnLostNode ends a task whose node was lost, at the node's last sign of life.
+func endOnLostNode(tx *gorm.DB, taskID int64, n Node, now time.Time) error {
+	var t Task
+	if err := tx.Select("id, started_at").Where("id = ?", taskID).Take(&t).Error; err != nil {
+		return err
+	}
+	at := n.LastSeenAt
+	if t.StartedAt != nil && at.Before(*t.StartedAt) {
+		at = *t.StartedAt
+	}
+	reason := fmt.Sprintf("node %s lost: last seen %s", n.Hostname, n.LastSeenAt.Format(time.RFC3339))
+	err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, TaskFailed, reason, now, map[string]any{"ended_at": at})
+	if err != nil {
+		return err
+	}
+	// Never before an allocation opened: a GPU given after the node's last sign of life.
+	if err := tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL AND started_at > ?", taskID, at).
+		Update("ended_at", gorm.Expr("started_at")).Error; err != nil {
+		return err
+	}
+	return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", taskID).Update("ended_at", at).Error
+}
