@@ -49,10 +49,10 @@ type LoopConfig struct {
 // Loop is the queue's control loop: it snapshots the store, decides with Decide, and applies
 // the plan. Handlers wake it with Trigger after every change.
 type Loop struct {
-	store   Store
-	cfg     LoopConfig
-	trigger chan struct{}
-	fair    fairCache
+	store  Store
+	cfg    LoopConfig
+	ticker *ticker
+	fair   fairCache
 	// started is the time of the first tick: nodes are judged lost only after the loop has
 	// run for NodeLostAfter, so agents get the chance to report after a server restart.
 	started time.Time
@@ -90,46 +90,20 @@ func NewLoop(store Store, cfg LoopConfig) *Loop {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Loop{store: store, cfg: cfg, trigger: make(chan struct{}, 1)}
+	l := &Loop{store: store, cfg: cfg}
+	l.ticker = newTicker("scheduler", cfg.Interval, cfg.Logger, func(ctx context.Context) error {
+		_, err := l.RunOnce(ctx, l.cfg.Now())
+		return err
+	})
+	return l
 }
 
 // Trigger wakes the loop for a tick soon; it never blocks.
-func (l *Loop) Trigger() {
-	select {
-	case l.trigger <- struct{}{}:
-	default:
-	}
-}
+func (l *Loop) Trigger() { l.ticker.Trigger() }
 
 // Run ticks until ctx ends: every Interval and on Trigger. Errors are logged and the next
 // tick waits a little longer; Run never exits the process.
-func (l *Loop) Run(ctx context.Context) {
-	t := time.NewTicker(l.cfg.Interval)
-	defer t.Stop()
-	backoff := time.Duration(0)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-l.trigger:
-		}
-		if _, err := l.RunOnce(ctx, l.cfg.Now()); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			backoff = min(max(2*backoff, time.Second), time.Minute)
-			l.cfg.Logger.Error("scheduler tick", "err", err, "retry_in", backoff)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			continue
-		}
-		backoff = 0
-	}
-}
+func (l *Loop) Run(ctx context.Context) { l.ticker.Run(ctx) }
 
 // RunOnce is one tick at now, in four phases, after giving up nodes silent for too long:
 //  1. snapshot: read nodes, tasks and open allocations;

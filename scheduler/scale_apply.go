@@ -80,9 +80,9 @@ type ScalerConfig struct {
 // Scaler is the scaling and release loop: each tick it reconciles every managed pool with
 // its provider, decides with DecideScale and applies the plan.
 type Scaler struct {
-	store   ScaleStore
-	cfg     ScalerConfig
-	trigger chan struct{}
+	store  ScaleStore
+	cfg    ScalerConfig
+	ticker *ticker
 }
 
 // NewScaler returns a scaler over store.
@@ -108,7 +108,12 @@ func NewScaler(store ScaleStore, cfg ScalerConfig) *Scaler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Scaler{store: store, cfg: cfg, trigger: make(chan struct{}, 1)}
+	s := &Scaler{store: store, cfg: cfg}
+	s.ticker = newTicker("scaling", cfg.Interval, cfg.Logger, func(ctx context.Context) error {
+		_, err := s.RunOnce(ctx, s.cfg.Now())
+		return err
+	})
+	return s
 }
 
 // RandomKey is a fresh idempotency key for a machine of pool: the pool's name cut to what a
@@ -133,42 +138,11 @@ func RandomKey(pool string) string {
 }
 
 // Trigger wakes the loop for a tick soon; it never blocks.
-func (s *Scaler) Trigger() {
-	select {
-	case s.trigger <- struct{}{}:
-	default:
-	}
-}
+func (s *Scaler) Trigger() { s.ticker.Trigger() }
 
 // Run ticks until ctx ends: every Interval and on Trigger. Errors are logged and the next
 // tick waits a little longer; Run never exits the process.
-func (s *Scaler) Run(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Interval)
-	defer t.Stop()
-	backoff := time.Duration(0)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.trigger:
-		}
-		if _, err := s.RunOnce(ctx, s.cfg.Now()); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			backoff = min(max(2*backoff, time.Second), time.Minute)
-			s.cfg.Logger.Error("scaling tick", "err", err, "retry_in", backoff)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			continue
-		}
-		backoff = 0
-	}
-}
+func (s *Scaler) Run(ctx context.Context) { s.ticker.Run(ctx) }
 
 // RunOnce is one tick at now, in four phases:
 //  1. reconcile: each managed pool's intents against its provider's List (see reconcile);
