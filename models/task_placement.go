@@ -100,15 +100,15 @@ func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, ove
 	return err
 }
 
-// PlaceTasks places a tick's tasks in one transaction, each under a savepoint: a placement
-// that lost a race (ErrConflict, ErrNotFound) is skipped and the others stand. It returns how
-// many were placed.
+// PlaceTasks places a tick's tasks in one transaction: a placement that lost a race
+// (ErrConflict, ErrNotFound) is found before it writes anything, is skipped, and the others
+// stand. It returns how many were placed.
 func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (int, error) {
 	now = UTC(now)
 	placed := 0
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, p := range ps {
-			err := tx.Transaction(func(sp *gorm.DB) error { return place(sp, p, now) })
+			err := place(tx, p, now)
 			switch {
 			case err == nil:
 				placed++
@@ -149,6 +149,15 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 	for _, g := range gpus {
 		nodeOf[g.ID] = g.NodeID
 	}
+	var held int64
+	if err := tx.Model(&Allocation{}).Where("gpu_id IN ? AND ended_at IS NULL", gpuIDs).Count(&held).Error; err != nil {
+		return err
+	}
+	if held > 0 {
+		return fmt.Errorf("models: %d GPUs of task %d are already held: %w", held, taskID, ErrConflict)
+	}
+	// Every conflict above is found before anything is written; transition's conditional
+	// update is the first write and changes nothing when the task is no longer queued.
 	err = transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,
 		map[string]any{"node_id": nodeOf[gpuIDs[0]], "started_at": now})
 	if err != nil {
@@ -158,13 +167,8 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 	for i, g := range gpuIDs {
 		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: p.ProjectID, StartedAt: now, Overflow: overflow}
 	}
-	// The partial unique index on open allocations refuses a GPU already held.
-	if err := tx.Create(&rows).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
-		return fmt.Errorf("models: a GPU of task %d is already held: %w", taskID, ErrConflict)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	// The partial unique index on open allocations is the last guard against a double grant.
+	return tx.Create(&rows).Error
 }
 
 // Projects returns every project by name order.

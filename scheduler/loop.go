@@ -109,7 +109,7 @@ func (l *Loop) Run(ctx context.Context) { l.ticker.Run(ctx) }
 //  1. snapshot: read nodes, tasks and open allocations;
 //  2. enforce: ask nodes to stop tasks past their max runtime (they end timed-out);
 //  3. decide: Decide orders, gates and places the queue (pure);
-//  4. apply and record: place the tasks in one transaction, each under a savepoint, then
+//  4. apply and record: place the tasks in one transaction (a lost race is skipped), then
 //     store why the rest wait.
 //
 // A placement that lost a race (the task was cancelled meanwhile) is skipped; the next tick
