@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kashi/models"
 )
 
 func TestParseServe(t *testing.T) {
@@ -52,5 +54,40 @@ func TestVersion(t *testing.T) {
 	var out strings.Builder
 	if err := run(context.Background(), []string{"version"}, func(string) string { return "" }, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "kashi ") {
 		t.Errorf("run(version) = %q, %v", out.String(), err)
+	}
+}
+
+func TestUserAndTokenCommands(t *testing.T) {
+	db := t.TempDir() + "/kashi.db"
+	env := map[string]string{"KASHI_PASSWORD": "s3cret-pw", "KASHI_DB": db}
+	getenv := func(k string) string { return env[k] }
+	var out strings.Builder
+	if err := run(context.Background(), []string{"user", "add", "--name", "ana", "--role", "admin"}, getenv, &out, io.Discard); err != nil {
+		t.Fatalf("user add = %v", err)
+	}
+	if strings.Contains(out.String(), "s3cret-pw") || !strings.Contains(out.String(), "ana (admin)") {
+		t.Errorf("user add printed %q", out.String())
+	}
+	if err := run(context.Background(), []string{"user", "add", "--name", "ana", "--role", "admin"}, getenv, io.Discard, io.Discard); err == nil {
+		t.Error("adding ana twice succeeded, want an error")
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"token", "create", "--user", "ana"}, getenv, &out, io.Discard); err != nil {
+		t.Fatalf("token create = %v", err)
+	}
+	token := strings.TrimSpace(out.String())
+	store, err := models.Open(context.Background(), db, models.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if u, _, err := store.TokenUser(context.Background(), token, time.Now()); err != nil || u.Name != "ana" {
+		t.Errorf("the printed token gives %q, %v; want ana", u.Name, err)
+	}
+	if _, err := store.Authenticate(context.Background(), "ana", "s3cret-pw"); err != nil {
+		t.Errorf("login with KASHI_PASSWORD = %v", err)
+	}
+	if err := run(context.Background(), []string{"token", "create", "--user", "nobody"}, getenv, io.Discard, io.Discard); err == nil {
+		t.Error("a token for an unknown user was created")
 	}
 }
