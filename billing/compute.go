@@ -3,8 +3,11 @@ package billing
 import (
 	"cmp"
 	"errors"
+	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"kashi/models"
@@ -54,6 +57,8 @@ type lineAcc struct {
 	key     lineKey
 	project int64
 	held    Breakdown
+	// next is the index of the task's next line, or -1.
+	next int
 }
 
 // Compute computes the month's bills. It is pure: the same input gives the same bills.
@@ -65,20 +70,42 @@ func Compute(in Input) (Result, error) {
 	win := Span{from.Unix(), to.Unix()}
 	asOf := min(in.AsOf.Unix(), win.End)
 	l := newLedger(in, win, asOf)
-	for _, a := range in.Allocations {
-		l.add(a)
+	if in.Nodes != nil {
+		l.held = make([]gpuSpan, 0, len(in.Allocations))
+	}
+	for i := range in.Allocations {
+		l.add(&in.Allocations[i])
 	}
 	byProject := l.byProject()
+	if in.Nodes != nil {
+		l.heldByGPU = groupHeld(l.held)
+	}
 	pr := newPricing(in.Prices, in.Plans, in.Adjustments)
 	projects := slices.SortedFunc(slices.Values(in.Projects), func(a, b models.Project) int { return cmp.Compare(a.Name, b.Name) })
-	res := Result{Bills: make([]Bill, 0, len(projects))}
-	for _, p := range projects {
-		b := Bill{ProjectID: p.ID, Project: p.Name, Tags: in.Tags[p.ID], Month: in.Month.String(),
-			TimeZone: in.Location.String(), PeriodStart: from, PeriodEnd: to, AsOf: time.Unix(asOf, 0).UTC()}
-		if err := pr.bill(&b, byProject[p.ID], l.tasks, l.taskHeld, win); err != nil {
+	res := Result{Bills: make([]Bill, len(projects))}
+	month, zone, asOfT := in.Month.String(), in.Location.String(), time.Unix(asOf, 0).UTC()
+	// Bills are independent of one another (pricing only reads the shared maps): they are
+	// priced by a few workers, each taking every w-th project; the first error in project
+	// order wins, as it would one after another.
+	errs := make([]error, len(projects))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(projects)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(projects); i += workers {
+				p := projects[i]
+				b := &res.Bills[i]
+				*b = Bill{ProjectID: p.ID, Project: p.Name, Tags: in.Tags[p.ID], Month: month,
+					TimeZone: zone, PeriodStart: from, PeriodEnd: to, AsOf: asOfT}
+				errs[i] = pr.bill(b, byProject[p.ID], l.tasks, l.taskHeld, win)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return Result{}, err
 		}
-		res.Bills = append(res.Bills, b)
 	}
 	if in.Nodes != nil {
 		res.PoolIdle = poolIdle(in.Nodes, l.heldByGPU, Span{win.Start, asOf}, res.Bills)
@@ -88,27 +115,62 @@ func Compute(in Input) (Result, error) {
 
 // ledger classifies a month's allocations and sums them into bill lines.
 type ledger struct {
-	win      Span
-	asOf     int64
-	nodes    map[int64]models.LedgerNode
-	tasks    map[int64]*models.LedgerTask
-	rollups  map[int64][]models.GPURollup
-	perTask  map[int64]bool
-	lines    []lineAcc
-	at       map[lineKey]int
+	win     Span
+	asOf    int64
+	nodes   map[int64]models.LedgerNode
+	tasks   map[int64]*models.LedgerTask
+	rollups map[int64][]models.GPURollup
+	perTask map[int64]bool
+	lines   []lineAcc
+	// first is the index of each task's first line; a task's lines are chained by next.
+	first    map[int64]int
 	taskHeld map[int64]int64 // whole held seconds of per-task tasks that ended in the month
 	// heldByGPU is what each GPU was held in the month, for pool idle; nil without nodes.
+	// held collects the spans in allocation order, grouped into heldByGPU at the end.
 	heldByGPU map[int64][]Span
+	held      []gpuSpan
 	// A task's allocations come one after another (by id), so the last task and line are
 	// kept at hand rather than looked up for every allocation.
 	task *models.LedgerTask
 	line int
+	// project and projectPerTask are the last allocation's project and whether it bills per
+	// task.
+	project        int64
+	projectPerTask bool
+}
+
+// gpuSpan is a span a GPU was held.
+type gpuSpan struct {
+	gpu  int64
+	span Span
+}
+
+// groupHeld groups spans by GPU, each GPU's in the order given.
+func groupHeld(held []gpuSpan) map[int64][]Span {
+	count := map[int64]int{}
+	for _, h := range held {
+		count[h.gpu]++
+	}
+	all := make([]Span, len(held))
+	out := make(map[int64][]Span, len(count))
+	next := 0
+	for _, h := range held {
+		s, ok := out[h.gpu]
+		if !ok {
+			n := count[h.gpu]
+			s = all[next : next : next+n]
+			next += n
+		}
+		out[h.gpu] = append(s, h.span)
+	}
+	return out
 }
 
 func newLedger(in Input, win Span, asOf int64) *ledger {
 	l := &ledger{win: win, asOf: asOf, nodes: make(map[int64]models.LedgerNode, len(in.Nodes)),
 		tasks: make(map[int64]*models.LedgerTask, len(in.Tasks)), rollups: indexRollups(in.Rollups),
-		perTask: map[int64]bool{}, at: map[lineKey]int{}, taskHeld: map[int64]int64{}, line: -1}
+		perTask: map[int64]bool{}, first: make(map[int64]int, len(in.Tasks)), taskHeld: map[int64]int64{}, line: -1,
+		lines: make([]lineAcc, 0, len(in.Tasks)+len(in.Tasks)/8)}
 	for _, n := range in.Nodes {
 		l.nodes[n.ID] = n
 	}
@@ -118,63 +180,103 @@ func newLedger(in Input, win Span, asOf int64) *ledger {
 	for _, p := range in.Plans {
 		l.perTask[p.ProjectID] = p.Mode == models.BillPerTask
 	}
-	if in.Nodes != nil {
-		l.heldByGPU = map[int64][]Span{}
-	}
 	return l
 }
 
 // add classifies one allocation's seconds in the month and adds them to its line.
-func (l *ledger) add(a models.LedgerAllocation) {
+func (l *ledger) add(a *models.LedgerAllocation) {
 	if l.task == nil || l.task.ID != a.TaskID {
 		l.task = l.tasks[a.TaskID]
 	}
+	if a.ProjectID != l.project || l.line < 0 {
+		l.project, l.projectPerTask = a.ProjectID, l.perTask[a.ProjectID]
+	}
 	t := l.task
 	held := heldSpan(a, l.nodes, l.asOf)
-	if t != nil && l.perTask[a.ProjectID] && endedIn(t, l.win) {
+	if t != nil && l.projectPerTask && endedIn(t, l.win) {
 		l.taskHeld[a.TaskID] += held.Seconds()
 	}
-	b := Classify(held, l.win, l.rollups[a.GPUID], t != nil && IsInterrupted(t.State))
+	var rollups []models.GPURollup
+	if len(l.rollups) > 0 {
+		rollups = l.rollups[a.GPUID]
+	}
+	b := Classify(held, l.win, rollups, t != nil && IsInterrupted(t.State))
 	if b.Nominal() == 0 {
 		return
 	}
-	if l.heldByGPU != nil {
-		l.heldByGPU[a.GPUID] = append(l.heldByGPU[a.GPUID], held.Clip(l.win))
+	if l.held != nil {
+		l.held = append(l.held, gpuSpan{a.GPUID, held.Clip(l.win)})
 	}
 	if k := (lineKey{a.TaskID, a.Spec, a.Overflow}); l.line < 0 || l.lines[l.line].key != k {
-		i, ok := l.at[k]
-		if !ok {
-			i = len(l.lines)
-			l.at[k] = i
-			l.lines = append(l.lines, lineAcc{key: k, project: a.ProjectID})
-		}
-		l.line = i
+		l.line = l.lineOf(k, a.ProjectID)
 	}
 	l.lines[l.line].held.Add(b)
 }
 
-// byProject returns each project's lines in bill order: by task, spec, overflow last.
-func (l *ledger) byProject() map[int64][]lineAcc {
-	lines := l.lines
-	slices.SortFunc(lines, func(x, y lineAcc) int {
-		return cmp.Or(cmp.Compare(x.project, y.project), cmp.Compare(x.key.task, y.key.task),
-			strings.Compare(x.key.spec, y.key.spec), boolCmp(x.key.overflow, y.key.overflow))
-	})
-	out := make(map[int64][]lineAcc)
-	for i := 0; i < len(lines); {
-		j := i
-		for j < len(lines) && lines[j].project == lines[i].project {
-			j++
+// lineOf returns the index of k's line, added for project if new.
+func (l *ledger) lineOf(k lineKey, project int64) int {
+	i, ok := l.first[k.task]
+	if !ok {
+		l.first[k.task] = len(l.lines)
+	} else {
+		for {
+			if l.lines[i].key == k {
+				return i
+			}
+			if l.lines[i].next < 0 {
+				break
+			}
+			i = l.lines[i].next
 		}
-		out[lines[i].project] = lines[i:j:j]
-		i = j
+		l.lines[i].next = len(l.lines)
+	}
+	l.lines = append(l.lines, lineAcc{key: k, project: project, next: -1})
+	return len(l.lines) - 1
+}
+
+// byProject returns each project's lines in bill order: by task, spec, overflow last.
+// Lines are grouped by project keeping their order, then each project's are sorted unless
+// they already are (allocations come by id, so usually by task).
+func (l *ledger) byProject() map[int64][]lineAcc {
+	count := map[int64]int{}
+	for i := range l.lines {
+		count[l.lines[i].project]++
+	}
+	// Projects in id order, each given its part of one array.
+	projects := slices.Sorted(maps.Keys(count))
+	start := make(map[int64]int, len(projects))
+	next := 0
+	for _, p := range projects {
+		start[p] = next
+		next += count[p]
+	}
+	lines := make([]lineAcc, len(l.lines))
+	fill := maps.Clone(start)
+	for i := range l.lines {
+		p := l.lines[i].project
+		lines[fill[p]] = l.lines[i]
+		fill[p]++
+	}
+	l.lines = lines
+	byLine := func(x, y lineAcc) int {
+		return cmp.Or(cmp.Compare(x.key.task, y.key.task), strings.Compare(x.key.spec, y.key.spec),
+			boolCmp(x.key.overflow, y.key.overflow))
+	}
+	out := make(map[int64][]lineAcc, len(projects))
+	for _, p := range projects {
+		i, j := start[p], start[p]+count[p]
+		ls := lines[i:j:j]
+		if !slices.IsSortedFunc(ls, byLine) {
+			slices.SortFunc(ls, byLine)
+		}
+		out[p] = ls
 	}
 	return out
 }
 
 // heldSpan is the allocation's held interval; an open one ends at asOf, or at its node's
 // last-seen time when the node is lost.
-func heldSpan(a models.LedgerAllocation, nodes map[int64]models.LedgerNode, asOf int64) Span {
+func heldSpan(a *models.LedgerAllocation, nodes map[int64]models.LedgerNode, asOf int64) Span {
 	e := a.End
 	if e == 0 {
 		e = asOf

@@ -68,10 +68,22 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		return Input{}, err
 	}
 	taskIDs, gpuIDs, since := ledgerKeys(in.Allocations, from.Unix())
-	if in.Tasks, err = src.LedgerTasks(ctx, taskIDs); err != nil {
-		return Input{}, err
+	// Tasks are read alongside the rollups (the store is safe for concurrent use); a tasks
+	// error is still the one returned first.
+	var (
+		tasksErr  error
+		tasksDone = make(chan struct{})
+	)
+	go func() {
+		defer close(tasksDone)
+		in.Tasks, tasksErr = src.LedgerTasks(ctx, taskIDs)
+	}()
+	rollups, rollupsErr := src.LedgerRollups(ctx, gpuIDs, time.Unix(since, 0), to)
+	<-tasksDone
+	if tasksErr != nil {
+		return Input{}, tasksErr
 	}
-	if in.Rollups, err = src.LedgerRollups(ctx, gpuIDs, time.Unix(since, 0), to); err != nil {
+	if in.Rollups, err = rollups, rollupsErr; err != nil {
 		return Input{}, err
 	}
 	if r.ProjectID == 0 {

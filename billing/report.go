@@ -250,7 +250,7 @@ func Utilization(in WindowInput) (Report, error) {
 		}
 		t := tasks[a.TaskID]
 		interrupted := t != nil && IsInterrupted(t.State)
-		held := heldSpan(a, nodes, asOf)
+		held := heldSpan(&a, nodes, asOf)
 		if t != nil && t.OutputUnits > 0 && endedIn(t, win) {
 			w := whole[a.TaskID]
 			if w == nil {

@@ -4,8 +4,13 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -46,45 +51,264 @@ type LedgerAllocation struct {
 }
 
 // LedgerAllocations returns the allocations that overlap the period, open ones included, by
-// id. It reads rows straight from the driver and timestamps as text (see parseDBTime): a
-// month holds a million of them.
+// id. It reads rows straight from the driver: a month holds a million of them. On SQLite
+// timestamps are read as text and parsed here (see parseDBTime; cheaper than SQLite's own
+// date functions), on Postgres as Unix seconds (see unixCol). A large id range is read in a
+// few parts at once, one per core, and joined in id order.
 func (s *Store) LedgerAllocations(ctx context.Context, q LedgerQuery) ([]LedgerAllocation, error) {
 	db := s.db.WithContext(ctx)
 	specs, err := gpuSpecs(db)
 	if err != nil {
 		return nil, err
 	}
-	cond, args := q.where("")
-	rows, err := db.Raw(`SELECT id, task_id, gpu_id, node_id, project_id, CAST(started_at AS TEXT), CAST(ended_at AS TEXT), overflow
-		FROM allocations WHERE `+cond+` ORDER BY id`, args...).Rows()
-	if err != nil {
+	var lo, hi sql.NullInt64
+	if err := db.Raw(`SELECT (SELECT MIN(id) FROM allocations), (SELECT MAX(id) FROM allocations)`).Row().Scan(&lo, &hi); err != nil {
 		return nil, fmt.Errorf("models: ledger allocations: %w", err)
 	}
-	defer rows.Close()
-	var (
-		out        []LedgerAllocation
-		start, end sql.RawBytes
-	)
-	for rows.Next() {
-		var a LedgerAllocation
-		if err := rows.Scan(&a.ID, &a.TaskID, &a.GPUID, &a.NodeID, &a.ProjectID, &start, &end, &a.Overflow); err != nil {
-			return nil, fmt.Errorf("models: ledger allocations: %w", err)
-		}
-		if a.Start, err = parseDBTime(start); err != nil {
-			return nil, fmt.Errorf("models: ledger allocation %d: %w", a.ID, err)
-		}
-		if end != nil {
-			if a.End, err = parseDBTime(end); err != nil {
-				return nil, fmt.Errorf("models: ledger allocation %d: %w", a.ID, err)
-			}
-		}
-		a.Spec = specs[a.GPUID]
-		out = append(out, a)
+	parts := 1
+	if n := hi.Int64 - lo.Int64; n >= 200_000 {
+		parts = min(runtime.GOMAXPROCS(0), 4) // the SQLite pool holds 4 connections
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("models: ledger allocations: %w", err)
+	if parts <= 1 {
+		blocks, n, err := s.ledgerAllocations(ctx, q, specs, 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, nil
+		}
+		if len(blocks) == 1 {
+			return blocks[0], nil
+		}
+		return joinBlocks(make([]LedgerAllocation, 0, n), blocks), nil
+	}
+	res := make([][][]LedgerAllocation, parts)
+	counts := make([]int, parts)
+	errs := make([]error, parts)
+	step := (hi.Int64 - lo.Int64 + int64(parts)) / int64(parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		from := lo.Int64 + int64(i)*step
+		to := from + step - 1
+		if i == parts-1 {
+			to = hi.Int64
+		}
+		wg.Go(func() { res[i], counts[i], errs[i] = s.ledgerAllocations(ctx, q, specs, from, to) })
+	}
+	wg.Wait()
+	n := 0
+	for i := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		n += counts[i]
+	}
+	out := make([]LedgerAllocation, 0, n)
+	for _, r := range res {
+		out = joinBlocks(out, r)
 	}
 	return out, nil
+}
+
+// joinBlocks appends the blocks to out.
+func joinBlocks(out []LedgerAllocation, blocks [][]LedgerAllocation) []LedgerAllocation {
+	for _, b := range blocks {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// ledgerAllocations reads the allocations of the query with ids in [from, to], or all when to
+// is 0, by id, in blocks (to be joined once), and their number.
+func (s *Store) ledgerAllocations(ctx context.Context, q LedgerQuery, specs map[int64]string, from, to int64) ([][]LedgerAllocation, int, error) {
+	cond, args := q.where("")
+	if to != 0 {
+		cond += " AND id >= ? AND id <= ?"
+		args = append(args, from, to)
+	}
+	times := "CAST(started_at AS TEXT), CAST(ended_at AS TEXT)"
+	if s.postgres {
+		times = s.unixCol("started_at", false) + ", " + s.unixCol("ended_at", true)
+	}
+	// Rows go into blocks that are joined once at the end, rather than into one slice that
+	// is copied each time it grows.
+	const block = 1 << 16
+	var (
+		blocks [][]LedgerAllocation
+		cur    = make([]LedgerAllocation, 0, 1024)
+		n      int
+	)
+	err := s.eachRow(ctx, `SELECT id, task_id, gpu_id, node_id, project_id, `+times+`, overflow
+		FROM allocations WHERE `+cond+` ORDER BY id`, args, func(v []driver.Value) error {
+		var (
+			a    LedgerAllocation
+			errs [8]error
+			over int64
+		)
+		a.ID, errs[0] = valueInt(v[0])
+		a.TaskID, errs[1] = valueInt(v[1])
+		a.GPUID, errs[2] = valueInt(v[2])
+		a.NodeID, errs[3] = valueInt(v[3])
+		a.ProjectID, errs[4] = valueInt(v[4])
+		a.Start, errs[5] = valueTime(v[5], false)
+		a.End, errs[6] = valueTime(v[6], true)
+		over, errs[7] = valueInt(v[7])
+		if err := errors.Join(errs[:]...); err != nil {
+			return fmt.Errorf("allocation %v: %w", v[0], err)
+		}
+		a.Overflow = over != 0
+		a.Spec = specs[a.GPUID]
+		if len(cur) == cap(cur) {
+			blocks = append(blocks, cur)
+			cur = make([]LedgerAllocation, 0, block)
+		}
+		cur = append(cur, a)
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("models: ledger allocations: %w", err)
+	}
+	return append(blocks, cur), n, nil
+}
+
+// eachRow runs query and calls f with each row's values as the driver gives them (valid
+// until f returns). On SQLite it reads from the driver's own rows, past database/sql's
+// conversions: what makes a million rows cheap.
+func (s *Store) eachRow(ctx context.Context, query string, args []any, f func([]driver.Value) error) error {
+	if s.postgres {
+		rows, err := s.db.WithContext(ctx).Raw(query, args...).Rows()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		cols, err := rows.Columns()
+		if err != nil {
+			return err
+		}
+		vals := make([]any, len(cols))
+		dest := make([]any, len(cols))
+		dv := make([]driver.Value, len(cols))
+		for i := range vals {
+			dest[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			for i, v := range vals {
+				dv[i] = v
+			}
+			if err := f(dv); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		qc, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("driver %T cannot query", dc)
+		}
+		nv := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			nv[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		rows, err := qc.QueryContext(ctx, query, nv)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		dest := make([]driver.Value, len(rows.Columns()))
+		for {
+			if err := rows.Next(dest); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if err := f(dest); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// valueInt is an integer (or boolean) column's value.
+func valueInt(v driver.Value) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	return 0, fmt.Errorf("%T %v is not an integer", v, v)
+}
+
+// valueString is a text column's value; with seen, equal values share one string.
+func valueString(v driver.Value, seen map[string]string) (string, error) {
+	var x string
+	switch b := v.(type) {
+	case string:
+		x = b
+	case []byte:
+		if seen != nil {
+			if y, ok := seen[string(b)]; ok {
+				return y, nil
+			}
+		}
+		x = string(b)
+	default:
+		return "", fmt.Errorf("%T %v is not text", v, v)
+	}
+	if seen != nil {
+		if y, ok := seen[x]; ok {
+			return y, nil
+		}
+		seen[x] = x
+	}
+	return x, nil
+}
+
+// valueTime is a timestamp column's value as Unix seconds, read as text (see parseDBTime) or
+// as an integer; a NULL is 0 when nullable.
+func valueTime(v driver.Value, nullable bool) (int64, error) {
+	switch x := v.(type) {
+	case nil:
+		if nullable {
+			return 0, nil
+		}
+	case int64:
+		return x, nil
+	case string:
+		return parseDBTime(x)
+	case []byte:
+		return parseDBTime(x)
+	}
+	return 0, fmt.Errorf("%T %v is not a time", v, v)
+}
+
+// unixCol is the Postgres expression of timestamp column col as Unix seconds (whole
+// seconds, as the store writes them); a NULL of a nullable column reads as 0. SQLite stores
+// timestamps as text and they are read as such (see parseDBTime): its own date functions
+// (strftime('%s', …)) cost more than parsing here.
+func (s *Store) unixCol(col string, nullable bool) string {
+	e := "FLOOR(EXTRACT(EPOCH FROM " + col + "))::bigint"
+	if nullable {
+		e = "COALESCE(" + e + ", 0)"
+	}
+	return e
 }
 
 // gpuSpecs maps every GPU id to its spec.
@@ -113,34 +337,96 @@ type LedgerTask struct {
 }
 
 // LedgerTasks returns the tasks of the given ids (those the ledger's allocations name), by id.
+// When the ids are dense (a month of every project's tasks) they are read in one pass over
+// their id range, keeping those asked for; else in chunks of ids.
 func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	out := make([]LedgerTask, 0, len(ids))
-	var end sql.RawBytes
-	err := inChunks(ids, func(chunk []int64) error {
-		rows, err := s.db.WithContext(ctx).Raw(`SELECT id, project_id, name, owner, gpus, state, output_units, CAST(ended_at AS TEXT)
-			FROM tasks WHERE id IN ?`, chunk).Rows()
-		if err != nil {
-			return err
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var (
+		name, owner, state, end sql.RawBytes
+		t                       LedgerTask
+		i                       int // next of ids to find, in the range read
+	)
+	// Owners and states repeat: equal ones share a string.
+	owners, states := map[string]string{}, map[string]string{}
+	intern := func(m map[string]string, b []byte) string {
+		if v, ok := m[string(b)]; ok {
+			return v
 		}
+		v := string(b)
+		m[v] = v
+		return v
+	}
+	dest := []any{&t.ID, &t.ProjectID, &name, &owner, &t.GPUs, &state, &t.OutputUnits, &end}
+	ended := "CAST(ended_at AS TEXT)"
+	if s.postgres {
+		ended, dest[7] = s.unixCol("ended_at", true), &t.EndedAt
+	}
+	cols := `SELECT id, project_id, name, owner, gpus, state, output_units, ` + ended + ` FROM tasks WHERE `
+	read := func(rows *sql.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
-			var t LedgerTask
-			if err := rows.Scan(&t.ID, &t.ProjectID, &t.Name, &t.Owner, &t.GPUs, &t.State, &t.OutputUnits, &end); err != nil {
+			t = LedgerTask{}
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			if end != nil {
+			if !s.postgres && end != nil {
+				var err error
 				if t.EndedAt, err = parseDBTime(end); err != nil {
 					return fmt.Errorf("task %d: %w", t.ID, err)
 				}
 			}
+			t.Name, t.Owner, t.State = string(name), intern(owners, owner), intern(states, state)
 			out = append(out, t)
 		}
 		return rows.Err()
-	})
+	}
+	var err error
+	if lo, hi := ids[0], ids[len(ids)-1]; hi-lo < 2*int64(len(ids))+10_000 {
+		err = s.eachRow(ctx, cols+`id >= ? AND id <= ? ORDER BY id`, []any{lo, hi}, func(v []driver.Value) error {
+			id, err := valueInt(v[0])
+			if err != nil {
+				return err
+			}
+			for i < len(ids) && ids[i] < id {
+				i++
+			}
+			if i == len(ids) || ids[i] != id {
+				return nil
+			}
+			t := LedgerTask{ID: id}
+			var errs [7]error
+			var gpus int64
+			t.ProjectID, errs[0] = valueInt(v[1])
+			t.Name, errs[1] = valueString(v[2], nil)
+			t.Owner, errs[2] = valueString(v[3], owners)
+			gpus, errs[3] = valueInt(v[4])
+			t.State, errs[4] = valueString(v[5], states)
+			t.OutputUnits, errs[5] = valueInt(v[6])
+			t.EndedAt, errs[6] = valueTime(v[7], true)
+			if err := errors.Join(errs[:]...); err != nil {
+				return fmt.Errorf("task %d: %w", id, err)
+			}
+			t.GPUs = int(gpus)
+			out = append(out, t)
+			return nil
+		})
+	} else {
+		err = inChunks(ids, func(chunk []int64) error {
+			rows, err := s.db.WithContext(ctx).Raw(cols+`id IN ?`, chunk).Rows()
+			if err != nil {
+				return err
+			}
+			return read(rows)
+		})
+		slices.SortFunc(out, func(a, b LedgerTask) int { return cmp.Compare(a.ID, b.ID) })
+	}
 	if err != nil {
 		return nil, fmt.Errorf("models: ledger tasks: %w", err)
 	}
-	slices.SortFunc(out, func(a, b LedgerTask) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -222,13 +508,14 @@ func (s *Store) LedgerNodes(ctx context.Context) ([]LedgerNode, error) {
 // ("2026-03-01 16:00:00+08", in the session's zone): date, time, optional fraction (dropped:
 // stored times are whole seconds), then Z or an offset ±HH[:MM[:SS]]. It returns Unix
 // seconds; it is what makes reading a million allocations cheap.
-func parseDBTime(b []byte) (int64, error) {
+func parseDBTime[T ~string | ~[]byte](b T) (int64, error) {
 	num := func(i, n int) (int, bool) {
 		if i+n > len(b) {
 			return 0, false
 		}
 		v := 0
-		for _, c := range b[i : i+n] {
+		for k := i; k < i+n; k++ {
+			c := b[k]
 			if c < '0' || c > '9' {
 				return 0, false
 			}
@@ -275,7 +562,27 @@ func parseDBTime(b []byte) (int64, error) {
 	default:
 		return 0, badTime(b)
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC).Unix() - int64(offset), nil
+	if mo < 1 || mo > 12 {
+		return time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC).Unix() - int64(offset), nil
+	}
+	return (civilDays(y, mo)+int64(d-1))*86400 + int64(h*3600+mi*60+sec-offset), nil
 }
 
-func badTime(b []byte) error { return fmt.Errorf("timestamp %q: unexpected form", b) }
+// civilDays is the days from 1970-01-01 to the first of month mo (1…12) of year y, in the
+// proleptic Gregorian calendar (as time.Date counts them).
+func civilDays(y, mo int) int64 {
+	if mo <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (mo + 9) % 12
+	doy := (153*mp + 2) / 5
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+func badTime[T ~string | ~[]byte](b T) error { return fmt.Errorf("timestamp %q: unexpected form", b) }
