@@ -33,11 +33,7 @@ type adjustmentJSON struct {
 // and admins): 201; 409 when that month is issued (corrections go on a later month's
 // bill); 422 naming the field otherwise. POST /api/v1/bills/:project/:month/adjustments.
 func (h *Handler) AdjustmentCreate(c echo.Context) error {
-	p, err := h.billProject(c)
-	if err != nil {
-		return err
-	}
-	month, err := billMonth(c.Param("month"))
+	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,16 @@ func (h *Handler) billProject(c echo.Context) (models.Project, error) {
 
 // billMonth is a month ("YYYY-MM") from the path or query: 400 naming month unless it is one.
 // Whether it has begun is billing's to say.
+// billOf reads the project and month a bill route names (:project, :month).
+func (h *Handler) billOf(c echo.Context) (models.Project, string, error) {
+	p, err := h.billProject(c)
+	if err != nil {
+		return p, "", err
+	}
+	month, err := billMonth(c.Param("month"))
+	return p, month, err
+}
+
 func billMonth(m string) (string, error) {
 	if _, err := billing.ParseMonth(m); err != nil {
 		return "", badRequest("month", "month must be a month as YYYY-MM, e.g. 2026-02")

@@ -15,11 +15,7 @@ import (
 // issued bill; 409 when it is already issued; 422 naming month when the month has not
 // ended (or prices when a spec has none). POST /api/v1/bills/:project/:month/issue.
 func (h *Handler) BillIssue(c echo.Context) error {
-	p, err := h.billProject(c)
-	if err != nil {
-		return err
-	}
-	month, err := billMonth(c.Param("month"))
+	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
 	}
@@ -33,11 +29,7 @@ func (h *Handler) BillIssue(c echo.Context) error {
 // BillIssueForm is the issue button of the bill page: back to the page with a notice, or
 // the page with what went wrong. POST /bills/:project/:month/issue.
 func (h *Handler) BillIssueForm(c echo.Context) error {
-	p, err := h.billProject(c)
-	if err != nil {
-		return err
-	}
-	month, err := billMonth(c.Param("month"))
+	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
 	}

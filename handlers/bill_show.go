@@ -11,11 +11,7 @@ import (
 // project the caller may not see is 404, like one that does not exist.
 // GET /api/v1/bills/:project/:month.
 func (h *Handler) BillShow(c echo.Context) error {
-	p, err := h.billProject(c)
-	if err != nil {
-		return err
-	}
-	month, err := billMonth(c.Param("month"))
+	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
 	}

@@ -113,11 +113,7 @@ func billRow(b billing.Bill) views.BillRow {
 // BillPage shows a project's bill of a month, with the issue button for finance and
 // admins. GET /bills/:project/:month.
 func (h *Handler) BillPage(c echo.Context) error {
-	p, err := h.billProject(c)
-	if err != nil {
-		return err
-	}
-	month, err := billMonth(c.Param("month"))
+	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
 	}
