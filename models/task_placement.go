@@ -219,3 +219,16 @@ func (s *Store) ProjectByName(ctx context.Context, name string) (Project, error)
 	}
 	return p, nil
 }
+
+// ProjectNames returns every project's name by id.
+func (s *Store) ProjectNames(ctx context.Context) (map[int64]string, error) {
+	projects, err := s.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[int64]string, len(projects))
+	for _, p := range projects {
+		names[p.ID] = p.Name
+	}
+	return names, nil
+}

@@ -26,7 +26,7 @@ type Store interface {
 	MarkLostNodes(ctx context.Context, cutoff, now time.Time) ([]models.LostNode, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
-	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectNames(ctx context.Context) (map[int64]string, error)
 }
 
 // LoopConfig configures the scheduler loop.
@@ -230,13 +230,9 @@ func (l *Loop) quotas(ctx context.Context, now time.Time) (map[string]QuotaState
 	if err != nil {
 		return nil, err
 	}
-	projects, err := l.store.Projects(ctx)
+	names, err := l.store.ProjectNames(ctx)
 	if err != nil {
 		return nil, err
-	}
-	names := make(map[int64]string, len(projects))
-	for _, p := range projects {
-		names[p.ID] = p.Name
 	}
 	return QuotaStates(quotas, usage, names, now), nil
 }
@@ -254,13 +250,9 @@ func (l *Loop) fairness(ctx context.Context, now time.Time) (map[string]Project,
 	if err != nil {
 		return nil, err
 	}
-	projects, err := l.store.Projects(ctx)
+	names, err := l.store.ProjectNames(ctx)
 	if err != nil {
 		return nil, err
-	}
-	names := make(map[int64]string, len(projects))
-	for _, p := range projects {
-		names[p.ID] = p.Name
 	}
 	byID := make(map[int64]float64)
 	for _, a := range allocs {

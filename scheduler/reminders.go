@@ -91,7 +91,7 @@ func locOr(loc *time.Location) *time.Location {
 type ReminderStore interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
-	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectNames(ctx context.Context) (map[int64]string, error)
 	NotifyProject(ctx context.Context, projectID int64, key, kind, msg string, now time.Time) (bool, error)
 }
 
@@ -106,13 +106,9 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 	if err != nil {
 		return 0, err
 	}
-	projects, err := store.Projects(ctx)
+	names, err := store.ProjectNames(ctx)
 	if err != nil {
 		return 0, err
-	}
-	names := make(map[int64]string, len(projects))
-	for _, p := range projects {
-		names[p.ID] = p.Name
 	}
 	fresh := 0
 	for _, r := range Reminders(quotas, usage, pol, now) {
