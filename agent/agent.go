@@ -14,7 +14,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // maxBacklog bounds the samples kept while the server is away; the oldest go first.
@@ -56,8 +56,8 @@ type Agent struct {
 	// retryMin and retryMax bound the registration backoff.
 	retryMin, retryMax time.Duration
 
-	registration protocol.RegisterRequest
-	backlog      []protocol.Sample
+	registration api.RegisterRequest
+	backlog      []api.Sample
 	tasks        map[int64]*task
 	// ended holds tasks that exited or failed to start while the server still lists them,
 	// so they are not started again.
@@ -83,7 +83,7 @@ type taskExit struct {
 // statusReport is one task status waiting to be delivered.
 type statusReport struct {
 	taskID int64
-	req    protocol.TaskStatusRequest
+	req    api.TaskStatusRequest
 }
 
 // New returns an Agent that reads GPUs through lib and starts tasks with runner.
@@ -139,7 +139,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			return fmt.Errorf("agent: hostname: %w", err)
 		}
 	}
-	a.registration = protocol.RegisterRequest{Hostname: hostname, Pool: a.cfg.Pool, MachineID: a.cfg.MachineID, GPUs: gpus}
+	a.registration = api.RegisterRequest{Hostname: hostname, Pool: a.cfg.Pool, MachineID: a.cfg.MachineID, GPUs: gpus}
 	if err := a.registerWithRetry(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -217,7 +217,7 @@ func (a *Agent) sample(ctx context.Context) error {
 // tick; a permanent one drops the batch, which would fail again.
 func (a *Agent) sendBacklog(ctx context.Context) error {
 	for len(a.backlog) > 0 {
-		n := min(len(a.backlog), protocol.MaxSamplesPerBatch)
+		n := min(len(a.backlog), api.MaxSamplesPerBatch)
 		_, err := a.client.PostSamples(ctx, a.backlog[:n])
 		switch {
 		case err == nil:
@@ -254,7 +254,7 @@ func (a *Agent) poll(ctx context.Context) error {
 
 // follow starts the assigned tasks not yet started and stops the tasks marked Stop or no
 // longer assigned.
-func (a *Agent) follow(ctx context.Context, assigned []protocol.Assignment) {
+func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 	listed := make(map[int64]bool, len(assigned))
 	for _, as := range assigned {
 		listed[as.TaskID] = true
@@ -280,17 +280,17 @@ func (a *Agent) follow(ctx context.Context, assigned []protocol.Assignment) {
 }
 
 // start launches a task, reports it running or failed to start, and watches for its exit.
-func (a *Agent) start(ctx context.Context, as protocol.Assignment) {
+func (a *Agent) start(ctx context.Context, as api.Assignment) {
 	proc, err := a.runner.Start(ctx, as)
 	if err != nil {
 		a.log.Error("agent task failed to start", "task", as.TaskID, "err", err)
 		a.ended[as.TaskID] = true
-		a.report(as.TaskID, protocol.TaskStatusRequest{State: protocol.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error()})
+		a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error()})
 		return
 	}
 	a.log.Info("agent task started", "task", as.TaskID, "gpus", as.GPUUUIDs)
 	a.tasks[as.TaskID] = &task{proc: proc}
-	a.report(as.TaskID, protocol.TaskStatusRequest{State: protocol.TaskRunning, TS: a.cfg.Now()})
+	a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskRunning, TS: a.cfg.Now()})
 	go func() {
 		code, err := proc.Wait()
 		select {
@@ -314,7 +314,7 @@ func (a *Agent) stop(id int64, t *task, why string) {
 func (a *Agent) exited(ctx context.Context, e taskExit) error {
 	delete(a.tasks, e.id)
 	a.ended[e.id] = true
-	req := protocol.TaskStatusRequest{State: protocol.TaskExited, TS: a.cfg.Now(), ExitCode: e.code}
+	req := api.TaskStatusRequest{State: api.TaskExited, TS: a.cfg.Now(), ExitCode: e.code}
 	if e.err != nil {
 		req.Message = e.err.Error()
 	}
@@ -324,7 +324,7 @@ func (a *Agent) exited(ctx context.Context, e taskExit) error {
 }
 
 // report queues a status report for delivery.
-func (a *Agent) report(id int64, req protocol.TaskStatusRequest) {
+func (a *Agent) report(id int64, req api.TaskStatusRequest) {
 	a.pending = append(a.pending, statusReport{taskID: id, req: req})
 }
 

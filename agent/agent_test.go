@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // testClock returns a Now that moves one second forward on every call, so every sample has
@@ -82,7 +82,7 @@ func TestRunRegistersAndSendsSamples(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Errorf("Run() = %v, want nil after cancel", err)
 	}
-	want := []protocol.RegisterRequest{{Hostname: "node-1", Pool: "a100", GPUs: gpus}}
+	want := []api.RegisterRequest{{Hostname: "node-1", Pool: "a100", GPUs: gpus}}
 	f.with(func() {
 		if diff := cmp.Diff(want, f.registrations); diff != "" {
 			t.Errorf("registrations (-want +got):\n%s", diff)
@@ -152,7 +152,7 @@ func TestSendBacklog(t *testing.T) {
 			}
 			f.with(func() { f.samplesFail = tc.fail })
 			for i := range maxBacklog - 1 {
-				a.backlog = append(a.backlog, protocol.Sample{UUID: "GPU-old", TS: t0.Add(-time.Duration(maxBacklog-i) * time.Second)})
+				a.backlog = append(a.backlog, api.Sample{UUID: "GPU-old", TS: t0.Add(-time.Duration(maxBacklog-i) * time.Second)})
 			}
 			first := a.backlog[tc.wantFirst%len(a.backlog)].TS
 
@@ -191,7 +191,7 @@ func TestRunStartsTaskAndReportsExit(t *testing.T) {
 	f := newFakeServer(t)
 	r := &fakeRunner{}
 	f.with(func() {
-		f.assignments = []protocol.Assignment{{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Command: []string{"train"}}}
+		f.assignments = []api.Assignment{{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Command: []string{"train"}}}
 	})
 	runAgent(t, newTestAgent(t, f, r))
 
@@ -205,7 +205,7 @@ func TestRunStartsTaskAndReportsExit(t *testing.T) {
 	if n := r.startCount(); n != 1 {
 		t.Errorf("runner started %d processes, want 1: an exited task is not started again", n)
 	}
-	want := []statusCall{{TaskID: 7, State: protocol.TaskRunning}, {TaskID: 7, State: protocol.TaskExited, ExitCode: 3}}
+	want := []statusCall{{TaskID: 7, State: api.TaskRunning}, {TaskID: 7, State: api.TaskExited, ExitCode: 3}}
 	f.with(func() {
 		if diff := cmp.Diff(want, f.statuses); diff != "" {
 			t.Errorf("statuses (-want +got):\n%s", diff)
@@ -214,18 +214,18 @@ func TestRunStartsTaskAndReportsExit(t *testing.T) {
 }
 
 func TestRunStopsTasks(t *testing.T) {
-	tests := map[string]func(as []protocol.Assignment) []protocol.Assignment{
-		"stop requested": func(as []protocol.Assignment) []protocol.Assignment {
+	tests := map[string]func(as []api.Assignment) []api.Assignment{
+		"stop requested": func(as []api.Assignment) []api.Assignment {
 			as[0].Stop = true
 			return as
 		},
-		"no longer assigned": func(as []protocol.Assignment) []protocol.Assignment { return nil },
+		"no longer assigned": func(as []api.Assignment) []api.Assignment { return nil },
 	}
 	for name, change := range tests {
 		t.Run(name, func(t *testing.T) {
 			f := newFakeServer(t)
 			r := &fakeRunner{}
-			f.with(func() { f.assignments = []protocol.Assignment{{TaskID: 8, Command: []string{"train"}}} })
+			f.with(func() { f.assignments = []api.Assignment{{TaskID: 8, Command: []string{"train"}}} })
 			runAgent(t, newTestAgent(t, f, r))
 			f.waitFor(t, "running report", func() bool { return len(f.statuses) == 1 })
 
@@ -235,7 +235,7 @@ func TestRunStopsTasks(t *testing.T) {
 				t.Error("the task's process was not stopped")
 			}
 			f.with(func() {
-				if got, want := f.statuses[1], (statusCall{TaskID: 8, State: protocol.TaskExited, ExitCode: 143}); got != want {
+				if got, want := f.statuses[1], (statusCall{TaskID: 8, State: api.TaskExited, ExitCode: 143}); got != want {
 					t.Errorf("last status = %+v, want %+v", got, want)
 				}
 			})
@@ -246,7 +246,7 @@ func TestRunStopsTasks(t *testing.T) {
 func TestRunReportsFailedStart(t *testing.T) {
 	f := newFakeServer(t)
 	r := &fakeRunner{failStart: errors.New(`exec: "trian": executable file not found in $PATH`)}
-	f.with(func() { f.assignments = []protocol.Assignment{{TaskID: 9, Command: []string{"trian"}}} })
+	f.with(func() { f.assignments = []api.Assignment{{TaskID: 9, Command: []string{"trian"}}} })
 	runAgent(t, newTestAgent(t, f, r))
 
 	f.waitFor(t, "failed-to-start report", func() bool { return len(f.statuses) == 1 })
@@ -258,7 +258,7 @@ func TestRunReportsFailedStart(t *testing.T) {
 	}
 	f.with(func() {
 		got := f.statuses[0]
-		if got.TaskID != 9 || got.State != protocol.TaskFailedToStart || !strings.Contains(got.Message, "executable file not found") {
+		if got.TaskID != 9 || got.State != api.TaskFailedToStart || !strings.Contains(got.Message, "executable file not found") {
 			t.Errorf("status = %+v, want failed-to-start of task 9 with the start error", got)
 		}
 	})
@@ -268,7 +268,7 @@ func TestRunRetriesStatusReports(t *testing.T) {
 	f := newFakeServer(t)
 	r := &fakeRunner{}
 	f.with(func() {
-		f.assignments = []protocol.Assignment{{TaskID: 10, Command: []string{"train"}}}
+		f.assignments = []api.Assignment{{TaskID: 10, Command: []string{"train"}}}
 		f.statusFail = []int{503, 502}
 	})
 	runAgent(t, newTestAgent(t, f, r))
@@ -277,7 +277,7 @@ func TestRunRetriesStatusReports(t *testing.T) {
 	f.with(func() { f.statusFail = []int{503, 503, 503} })
 	r.proc(10).exit(0)
 	f.waitFor(t, "exited report despite failures", func() bool { return len(f.statuses) == 2 })
-	want := []statusCall{{TaskID: 10, State: protocol.TaskRunning}, {TaskID: 10, State: protocol.TaskExited}}
+	want := []statusCall{{TaskID: 10, State: api.TaskRunning}, {TaskID: 10, State: api.TaskExited}}
 	f.with(func() {
 		if diff := cmp.Diff(want, f.statuses); diff != "" {
 			t.Errorf("statuses (-want +got):\n%s", diff)
@@ -288,7 +288,7 @@ func TestRunRetriesStatusReports(t *testing.T) {
 func TestRunStopsTasksOnShutdown(t *testing.T) {
 	f := newFakeServer(t)
 	r := &fakeRunner{}
-	f.with(func() { f.assignments = []protocol.Assignment{{TaskID: 11, Command: []string{"train"}}} })
+	f.with(func() { f.assignments = []api.Assignment{{TaskID: 11, Command: []string{"train"}}} })
 	stop := runAgent(t, newTestAgent(t, f, r))
 	f.waitFor(t, "running report", func() bool { return len(f.statuses) == 1 })
 

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // Client calls the server's agent API. It is not safe for concurrent use while Register runs,
@@ -63,37 +63,37 @@ func isUnauthorized(err error) bool {
 
 // Register announces the node, authenticating with joinToken, and keeps the node token the
 // server returns for the later calls.
-func (c *Client) Register(ctx context.Context, joinToken string, req protocol.RegisterRequest) (protocol.RegisterResponse, error) {
-	var resp protocol.RegisterResponse
-	if err := c.do(ctx, http.MethodPost, protocol.PathRegister, joinToken, req, &resp); err != nil {
-		return protocol.RegisterResponse{}, fmt.Errorf("agent: register: %w", err)
+func (c *Client) Register(ctx context.Context, joinToken string, req api.RegisterRequest) (api.RegisterResponse, error) {
+	var resp api.RegisterResponse
+	if err := c.do(ctx, http.MethodPost, api.PathRegister, joinToken, req, &resp); err != nil {
+		return api.RegisterResponse{}, fmt.Errorf("agent: register: %w", err)
 	}
 	c.Token = resp.Token
 	return resp, nil
 }
 
-// PostSamples sends one batch of samples, at most protocol.MaxSamplesPerBatch.
-func (c *Client) PostSamples(ctx context.Context, samples []protocol.Sample) (protocol.SamplesResponse, error) {
-	var resp protocol.SamplesResponse
-	err := c.do(ctx, http.MethodPost, protocol.PathSamples, c.Token, protocol.SamplesRequest{Samples: samples}, &resp)
+// PostSamples sends one batch of samples, at most api.MaxSamplesPerBatch.
+func (c *Client) PostSamples(ctx context.Context, samples []api.Sample) (api.SamplesResponse, error) {
+	var resp api.SamplesResponse
+	err := c.do(ctx, http.MethodPost, api.PathSamples, c.Token, api.SamplesRequest{Samples: samples}, &resp)
 	if err != nil {
-		return protocol.SamplesResponse{}, fmt.Errorf("agent: post %d samples: %w", len(samples), err)
+		return api.SamplesResponse{}, fmt.Errorf("agent: post %d samples: %w", len(samples), err)
 	}
 	return resp, nil
 }
 
 // Assignments fetches the tasks the node should be running now.
-func (c *Client) Assignments(ctx context.Context) (protocol.AssignmentsResponse, error) {
-	var resp protocol.AssignmentsResponse
-	if err := c.do(ctx, http.MethodGet, protocol.PathAssignments, c.Token, nil, &resp); err != nil {
-		return protocol.AssignmentsResponse{}, fmt.Errorf("agent: assignments: %w", err)
+func (c *Client) Assignments(ctx context.Context) (api.AssignmentsResponse, error) {
+	var resp api.AssignmentsResponse
+	if err := c.do(ctx, http.MethodGet, api.PathAssignments, c.Token, nil, &resp); err != nil {
+		return api.AssignmentsResponse{}, fmt.Errorf("agent: assignments: %w", err)
 	}
 	return resp, nil
 }
 
 // TaskStatus reports a change in a task's process.
-func (c *Client) TaskStatus(ctx context.Context, taskID int64, req protocol.TaskStatusRequest) error {
-	path := protocol.PathTaskStatus + strconv.FormatInt(taskID, 10) + "/status"
+func (c *Client) TaskStatus(ctx context.Context, taskID int64, req api.TaskStatusRequest) error {
+	path := api.PathTaskStatus + strconv.FormatInt(taskID, 10) + "/status"
 	if err := c.do(ctx, http.MethodPost, path, c.Token, req, nil); err != nil {
 		return fmt.Errorf("agent: task %d status %s: %w", taskID, req.State, err)
 	}
@@ -129,7 +129,7 @@ func (c *Client) do(ctx context.Context, method, path, bearer string, in, out an
 		return err
 	}
 	defer resp.Body.Close()
-	rd := io.LimitReader(resp.Body, protocol.MaxBodyBytes)
+	rd := io.LimitReader(resp.Body, api.MaxBodyBytes)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return decodeAPIError(resp.StatusCode, rd)
 	}
@@ -143,11 +143,11 @@ func (c *Client) do(ctx context.Context, method, path, bearer string, in, out an
 	return nil
 }
 
-// decodeAPIError reads a non-2xx answer. A body that is not a protocol.Error (a proxy's HTML
+// decodeAPIError reads a non-2xx answer. A body that is not a api.Error (a proxy's HTML
 // page) is kept, shortened, as the message.
 func decodeAPIError(status int, body io.Reader) *APIError {
 	b, _ := io.ReadAll(io.LimitReader(body, 4<<10))
-	var e protocol.Error
+	var e api.Error
 	if json.Unmarshal(b, &e) == nil && e.Error != "" {
 		return &APIError{Status: status, Msg: e.Error, Field: e.Field}
 	}

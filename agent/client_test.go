@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 func TestClientDecodesErrors(t *testing.T) {
@@ -45,7 +45,7 @@ func TestClientDecodesErrors(t *testing.T) {
 			defer srv.Close()
 			c := &Client{BaseURL: srv.URL, Token: "tok"}
 
-			_, err := c.PostSamples(context.Background(), []protocol.Sample{{UUID: "GPU-1"}})
+			_, err := c.PostSamples(context.Background(), []api.Sample{{UUID: "GPU-1"}})
 			got, ok := errors.AsType[*APIError](err)
 			if !ok {
 				t.Fatalf("PostSamples() = %v, want an *APIError", err)
@@ -104,30 +104,30 @@ func TestClientSendsTokens(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		calls = append(calls, call{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: string(b)})
 		switch r.URL.Path {
-		case protocol.PathRegister:
-			json.NewEncoder(w).Encode(protocol.RegisterResponse{NodeID: 3, Token: "node-secret"})
-		case protocol.PathSamples:
-			json.NewEncoder(w).Encode(protocol.SamplesResponse{Accepted: 1})
-		case protocol.PathAssignments:
-			json.NewEncoder(w).Encode(protocol.AssignmentsResponse{Tasks: []protocol.Assignment{{TaskID: 42}}})
+		case api.PathRegister:
+			json.NewEncoder(w).Encode(api.RegisterResponse{NodeID: 3, Token: "node-secret"})
+		case api.PathSamples:
+			json.NewEncoder(w).Encode(api.SamplesResponse{Accepted: 1})
+		case api.PathAssignments:
+			json.NewEncoder(w).Encode(api.AssignmentsResponse{Tasks: []api.Assignment{{TaskID: 42}}})
 		}
 	}))
 	defer srv.Close()
 	ctx := context.Background()
 	c := &Client{BaseURL: srv.URL + "/"}
 
-	reg, err := c.Register(ctx, "join-secret", protocol.RegisterRequest{Hostname: "n1", Pool: "a100"})
+	reg, err := c.Register(ctx, "join-secret", api.RegisterRequest{Hostname: "n1", Pool: "a100"})
 	if err != nil || reg.NodeID != 3 || c.Token != "node-secret" {
 		t.Fatalf("Register() = %+v, %v; token %q, want node 3 and token node-secret", reg, err, c.Token)
 	}
-	if res, err := c.PostSamples(ctx, []protocol.Sample{{UUID: "GPU-1", TS: t0}}); err != nil || res.Accepted != 1 {
+	if res, err := c.PostSamples(ctx, []api.Sample{{UUID: "GPU-1", TS: t0}}); err != nil || res.Accepted != 1 {
 		t.Fatalf("PostSamples() = %+v, %v, want 1 accepted", res, err)
 	}
 	as, err := c.Assignments(ctx)
 	if err != nil || len(as.Tasks) != 1 || as.Tasks[0].TaskID != 42 {
 		t.Fatalf("Assignments() = %+v, %v, want task 42", as, err)
 	}
-	if err := c.TaskStatus(ctx, 42, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: t0, ExitCode: 3}); err != nil {
+	if err := c.TaskStatus(ctx, 42, api.TaskStatusRequest{State: api.TaskExited, TS: t0, ExitCode: 3}); err != nil {
 		t.Fatalf("TaskStatus() = %v", err)
 	}
 

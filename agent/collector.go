@@ -8,7 +8,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // mib is one mebibyte in bytes; NVML reports memory in bytes, the protocol in MiB.
@@ -39,12 +39,12 @@ func (c *Collector) Shutdown() {
 }
 
 // GPUs describes every GPU of the node, in NVML index order.
-func (c *Collector) GPUs() ([]protocol.GPUInfo, error) {
+func (c *Collector) GPUs() ([]api.GPUInfo, error) {
 	devices, err := c.devices()
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]protocol.GPUInfo, 0, len(devices))
+	infos := make([]api.GPUInfo, 0, len(devices))
 	for i, d := range devices {
 		uuid, ret := d.GetUUID()
 		if ret != nvml.SUCCESS {
@@ -58,7 +58,7 @@ func (c *Collector) GPUs() ([]protocol.GPUInfo, error) {
 		if ret != nvml.SUCCESS {
 			return nil, fmt.Errorf("agent: gpu %d: memory info: %w", i, ret)
 		}
-		infos = append(infos, protocol.GPUInfo{UUID: uuid, Index: i, Name: name, MemoryTotalMiB: int64(mem.Total / mib)})
+		infos = append(infos, api.GPUInfo{UUID: uuid, Index: i, Name: name, MemoryTotalMiB: int64(mem.Total / mib)})
 	}
 	return infos, nil
 }
@@ -66,12 +66,12 @@ func (c *Collector) GPUs() ([]protocol.GPUInfo, error) {
 // Read takes one sample of every GPU, stamped now. A reading the GPU does not support counts
 // as 0. A GPU whose reading fails is left out and its error joined into the returned error;
 // the other GPUs still report.
-func (c *Collector) Read(now time.Time) ([]protocol.Sample, error) {
+func (c *Collector) Read(now time.Time) ([]api.Sample, error) {
 	devices, err := c.devices()
 	if err != nil {
 		return nil, err
 	}
-	samples := make([]protocol.Sample, 0, len(devices))
+	samples := make([]api.Sample, 0, len(devices))
 	var errs []error
 	for i, d := range devices {
 		s, err := readDevice(d, now)
@@ -102,32 +102,32 @@ func (c *Collector) devices() ([]nvml.Device, error) {
 }
 
 // readDevice takes one sample of one GPU.
-func readDevice(d nvml.Device, now time.Time) (protocol.Sample, error) {
+func readDevice(d nvml.Device, now time.Time) (api.Sample, error) {
 	uuid, ret := d.GetUUID()
 	if ret != nvml.SUCCESS {
-		return protocol.Sample{}, fmt.Errorf("uuid: %w", ret)
+		return api.Sample{}, fmt.Errorf("uuid: %w", ret)
 	}
 	mem, ret := d.GetMemoryInfo()
 	if err := supported("memory info", ret); err != nil {
-		return protocol.Sample{}, err
+		return api.Sample{}, err
 	}
 	util, ret := d.GetUtilizationRates()
 	if err := supported("utilization", ret); err != nil {
-		return protocol.Sample{}, err
+		return api.Sample{}, err
 	}
 	temp, ret := d.GetTemperature(nvml.TEMPERATURE_GPU)
 	if err := supported("temperature", ret); err != nil {
-		return protocol.Sample{}, err
+		return api.Sample{}, err
 	}
 	powerMW, ret := d.GetPowerUsage()
 	if err := supported("power", ret); err != nil {
-		return protocol.Sample{}, err
+		return api.Sample{}, err
 	}
 	procs, ret := d.GetComputeRunningProcesses()
 	if err := supported("compute processes", ret); err != nil {
-		return protocol.Sample{}, err
+		return api.Sample{}, err
 	}
-	s := protocol.Sample{
+	s := api.Sample{
 		UUID:          uuid,
 		TS:            now,
 		MemoryUsedMiB: int64(mem.Used / mib),
@@ -140,7 +140,7 @@ func readDevice(d nvml.Device, now time.Time) (protocol.Sample, error) {
 		if used == math.MaxUint64 { // NVML_VALUE_NOT_AVAILABLE, e.g. without permission
 			used = 0
 		}
-		s.Processes = append(s.Processes, protocol.Process{PID: p.Pid, UsedMemoryMiB: int64(used / mib)})
+		s.Processes = append(s.Processes, api.Process{PID: p.Pid, UsedMemoryMiB: int64(used / mib)})
 	}
 	return s, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/google/go-cmp/cmp"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -47,10 +47,10 @@ func device(s *dgxa100.Server, i int) *server.Device {
 }
 
 // wantSample is the sample newMockNVML's GPU i gives at ts.
-func wantSample(s *dgxa100.Server, i int, ts time.Time) protocol.Sample {
-	return protocol.Sample{
+func wantSample(s *dgxa100.Server, i int, ts time.Time) api.Sample {
+	return api.Sample{
 		UUID: device(s, i).UUID, TS: ts, MemoryUsedMiB: int64(1000 + i), UtilPct: 50 + i, TempC: 40 + i, PowerW: 200 + i,
-		Processes: []protocol.Process{{PID: uint32(100 + i), UsedMemoryMiB: 900}},
+		Processes: []api.Process{{PID: uint32(100 + i), UsedMemoryMiB: 900}},
 	}
 }
 
@@ -66,10 +66,10 @@ func TestCollectorGPUsAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GPUs() = %v", err)
 	}
-	var wantInfos []protocol.GPUInfo
-	var wantSamples []protocol.Sample
+	var wantInfos []api.GPUInfo
+	var wantSamples []api.Sample
 	for i := range 8 {
-		wantInfos = append(wantInfos, protocol.GPUInfo{UUID: device(s, i).UUID, Index: i, Name: gpus.A100_SXM4_40GB.Name, MemoryTotalMiB: 40960})
+		wantInfos = append(wantInfos, api.GPUInfo{UUID: device(s, i).UUID, Index: i, Name: gpus.A100_SXM4_40GB.Name, MemoryTotalMiB: 40960})
 		wantSamples = append(wantSamples, wantSample(s, i, t0))
 	}
 	if diff := cmp.Diff(wantInfos, infos); diff != "" {
@@ -89,21 +89,21 @@ func TestCollectorReadFailures(t *testing.T) {
 		// breakGPU1 changes GPU 1 of a 3-GPU mock.
 		breakGPU1 func(d *server.Device)
 		// want1 is GPU 1's sample, or nil when it is left out.
-		want1   func(s protocol.Sample) *protocol.Sample
+		want1   func(s api.Sample) *api.Sample
 		wantErr nvml.Return
 	}{
 		"temperature not supported counts as 0": {
 			breakGPU1: func(d *server.Device) {
 				d.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) { return 0, nvml.ERROR_NOT_SUPPORTED }
 			},
-			want1: func(s protocol.Sample) *protocol.Sample { s.TempC = 0; return &s },
+			want1: func(s api.Sample) *api.Sample { s.TempC = 0; return &s },
 		},
 		"power and processes not supported count as 0": {
 			breakGPU1: func(d *server.Device) {
 				d.GetPowerUsageFunc = func() (uint32, nvml.Return) { return 0, nvml.ERROR_NOT_SUPPORTED }
 				d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
 			},
-			want1: func(s protocol.Sample) *protocol.Sample { s.PowerW, s.Processes = 0, nil; return &s },
+			want1: func(s api.Sample) *api.Sample { s.PowerW, s.Processes = 0, nil; return &s },
 		},
 		"process memory not available counts as 0": {
 			breakGPU1: func(d *server.Device) {
@@ -111,20 +111,20 @@ func TestCollectorReadFailures(t *testing.T) {
 					return []nvml.ProcessInfo{{Pid: 101, UsedGpuMemory: math.MaxUint64}}, nvml.SUCCESS
 				}
 			},
-			want1: func(s protocol.Sample) *protocol.Sample { s.Processes[0].UsedMemoryMiB = 0; return &s },
+			want1: func(s api.Sample) *api.Sample { s.Processes[0].UsedMemoryMiB = 0; return &s },
 		},
 		"memory failure leaves the GPU out": {
 			breakGPU1: func(d *server.Device) {
 				d.GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) { return nvml.Memory{}, nvml.ERROR_UNKNOWN }
 			},
-			want1:   func(protocol.Sample) *protocol.Sample { return nil },
+			want1:   func(api.Sample) *api.Sample { return nil },
 			wantErr: nvml.ERROR_UNKNOWN,
 		},
 		"lost GPU leaves the GPU out": {
 			breakGPU1: func(d *server.Device) {
 				d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) { return nvml.Utilization{}, nvml.ERROR_GPU_IS_LOST }
 			},
-			want1:   func(protocol.Sample) *protocol.Sample { return nil },
+			want1:   func(api.Sample) *api.Sample { return nil },
 			wantErr: nvml.ERROR_GPU_IS_LOST,
 		},
 	}
@@ -132,7 +132,7 @@ func TestCollectorReadFailures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newMockNVML(3)
 			tc.breakGPU1(device(s, 1))
-			want := []protocol.Sample{wantSample(s, 0, t0)}
+			want := []api.Sample{wantSample(s, 0, t0)}
 			if s1 := tc.want1(wantSample(s, 1, t0)); s1 != nil {
 				want = append(want, *s1)
 			}

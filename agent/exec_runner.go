@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // killWait bounds how long Stop waits after SIGKILL, for a process stuck in the kernel.
@@ -29,7 +29,7 @@ type ExecRunner struct {
 
 // Start runs a.Command as argv (no shell unless the command is one) in a.Workdir, with the
 // agent's environment plus a.Env and CUDA_VISIBLE_DEVICES set to a.GPUUUIDs.
-func (r ExecRunner) Start(ctx context.Context, a protocol.Assignment) (Process, error) {
+func (r ExecRunner) Start(ctx context.Context, a api.Assignment) (Process, error) {
 	if len(a.Command) == 0 {
 		return nil, fmt.Errorf("agent: start task %d: empty command", a.TaskID)
 	}
@@ -67,7 +67,7 @@ func (r ExecRunner) Start(ctx context.Context, a protocol.Assignment) (Process, 
 
 // taskEnv is the agent's environment plus the task's, then CUDA_VISIBLE_DEVICES, which the
 // task cannot override. Later entries win.
-func taskEnv(a protocol.Assignment) []string {
+func taskEnv(a api.Assignment) []string {
 	env := os.Environ()
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		env = append(env, k+"="+a.Env[k])

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // startExec starts a with an ExecRunner logging to a temporary directory.
-func startExec(t *testing.T, a protocol.Assignment) (Process, string) {
+func startExec(t *testing.T, a api.Assignment) (Process, string) {
 	t.Helper()
 	logDir := t.TempDir()
 	p, err := ExecRunner{LogDir: logDir}.Start(context.Background(), a)
@@ -25,7 +25,7 @@ func startExec(t *testing.T, a protocol.Assignment) (Process, string) {
 }
 
 func TestExecRunnerExitCode(t *testing.T) {
-	p, logDir := startExec(t, protocol.Assignment{TaskID: 1, Command: []string{"/bin/sh", "-c", "echo hello; echo oops >&2; exit 3"}})
+	p, logDir := startExec(t, api.Assignment{TaskID: 1, Command: []string{"/bin/sh", "-c", "echo hello; echo oops >&2; exit 3"}})
 	code, err := p.Wait()
 	if code != 3 || err != nil {
 		t.Errorf("Wait() = %d, %v, want 3, nil", code, err)
@@ -38,7 +38,7 @@ func TestExecRunnerExitCode(t *testing.T) {
 
 func TestExecRunnerEnvAndWorkdir(t *testing.T) {
 	dir := t.TempDir()
-	p, _ := startExec(t, protocol.Assignment{
+	p, _ := startExec(t, api.Assignment{
 		TaskID:   2,
 		GPUUUIDs: []string{"GPU-a", "GPU-b"},
 		// CUDA_VISIBLE_DEVICES in Env must not win over the assigned GPUs.
@@ -78,7 +78,7 @@ func TestExecRunnerStop(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			p, _ := startExec(t, protocol.Assignment{TaskID: 3, Command: tc.command, Workdir: dir})
+			p, _ := startExec(t, api.Assignment{TaskID: 3, Command: tc.command, Workdir: dir})
 			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 				if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
 					break
@@ -100,7 +100,7 @@ func TestExecRunnerStop(t *testing.T) {
 }
 
 func TestExecRunnerFailsToStart(t *testing.T) {
-	tests := map[string]protocol.Assignment{
+	tests := map[string]api.Assignment{
 		"missing binary":  {TaskID: 4, Command: []string{"kashi-no-such-binary"}},
 		"empty command":   {TaskID: 4},
 		"missing workdir": {TaskID: 4, Command: []string{"/bin/true"}, Workdir: "/nonexistent/kashi"},

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // fakeServer speaks the agent API from memory. Tests script failures by queueing statuses
@@ -23,15 +23,15 @@ type fakeServer struct {
 	mu sync.Mutex
 	// token is the node token now valid; revoke clears it.
 	token         string
-	registrations []protocol.RegisterRequest
+	registrations []api.RegisterRequest
 	registerFail  []int
 	// samples holds the stored samples; batches holds each stored batch's size.
-	samples     []protocol.Sample
+	samples     []api.Sample
 	batches     []int
 	samplesFail []int
 	// rejected holds the samples answered with an error.
-	rejected    []protocol.Sample
-	assignments []protocol.Assignment
+	rejected    []api.Sample
+	assignments []api.Assignment
 	polls       int
 	statuses    []statusCall
 	statusFail  []int
@@ -48,10 +48,10 @@ type statusCall struct {
 func newFakeServer(t *testing.T) *fakeServer {
 	f := &fakeServer{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+protocol.PathRegister, f.register)
-	mux.HandleFunc("POST "+protocol.PathSamples, f.postSamples)
-	mux.HandleFunc("GET "+protocol.PathAssignments, f.getAssignments)
-	mux.HandleFunc("POST "+protocol.PathTaskStatus+"{id}/status", f.postStatus)
+	mux.HandleFunc("POST "+api.PathRegister, f.register)
+	mux.HandleFunc("POST "+api.PathSamples, f.postSamples)
+	mux.HandleFunc("GET "+api.PathAssignments, f.getAssignments)
+	mux.HandleFunc("POST "+api.PathTaskStatus+"{id}/status", f.postStatus)
 	f.Server = httptest.NewServer(mux)
 	t.Cleanup(f.Close)
 	return f
@@ -97,7 +97,7 @@ func failNext(queue *[]int) int {
 
 func writeError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(protocol.Error{Error: msg})
+	json.NewEncoder(w).Encode(api.Error{Error: msg})
 }
 
 // authorized checks the node token; the caller holds the lock.
@@ -120,14 +120,14 @@ func (f *fakeServer) register(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "invalid join token")
 		return
 	}
-	var req protocol.RegisterRequest
+	var req api.RegisterRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	f.registrations = append(f.registrations, req)
 	f.token = fmt.Sprintf("node-token-%d", len(f.registrations))
-	json.NewEncoder(w).Encode(protocol.RegisterResponse{NodeID: 1, Token: f.token})
+	json.NewEncoder(w).Encode(api.RegisterResponse{NodeID: 1, Token: f.token})
 }
 
 func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
@@ -136,7 +136,7 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 	if !f.authorized(w, r) {
 		return
 	}
-	var req protocol.SamplesRequest
+	var req api.SamplesRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -148,7 +148,7 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 	}
 	f.samples = append(f.samples, req.Samples...)
 	f.batches = append(f.batches, len(req.Samples))
-	json.NewEncoder(w).Encode(protocol.SamplesResponse{Accepted: len(req.Samples)})
+	json.NewEncoder(w).Encode(api.SamplesResponse{Accepted: len(req.Samples)})
 }
 
 func (f *fakeServer) getAssignments(w http.ResponseWriter, r *http.Request) {
@@ -158,7 +158,7 @@ func (f *fakeServer) getAssignments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.polls++
-	json.NewEncoder(w).Encode(protocol.AssignmentsResponse{Tasks: f.assignments})
+	json.NewEncoder(w).Encode(api.AssignmentsResponse{Tasks: f.assignments})
 }
 
 func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
@@ -172,7 +172,7 @@ func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such task")
 		return
 	}
-	var req protocol.TaskStatusRequest
+	var req api.TaskStatusRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -193,7 +193,7 @@ type fakeRunner struct {
 	failStart error
 }
 
-func (r *fakeRunner) Start(_ context.Context, a protocol.Assignment) (Process, error) {
+func (r *fakeRunner) Start(_ context.Context, a api.Assignment) (Process, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.starts = append(r.starts, a.TaskID)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // Runner starts the process of an assigned task. ExecRunner runs real commands; the demo's
@@ -12,7 +12,7 @@ import (
 type Runner interface {
 	// Start launches the task's process and returns once it runs. ctx bounds the start only,
 	// not the process's life: Process.Stop ends it.
-	Start(ctx context.Context, a protocol.Assignment) (Process, error)
+	Start(ctx context.Context, a api.Assignment) (Process, error)
 }
 
 // Process is one started task.

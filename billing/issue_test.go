@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/billing"
 	"kashi/models"
 	"kashi/models/modelstest"
@@ -36,11 +35,11 @@ func runTask(t *testing.T, s *models.Store, project, name string, gpus int, over
 		t.Fatalf("CreateTask = %v", err)
 	}
 	var ids []int64
-	var samples []protocol.Sample
+	var samples []models.Reading
 	for i := 0; i < gpus; i++ {
 		ids = append(ids, n.GPUs[i].ID)
 		for m := 0; m < 60; m++ {
-			samples = append(samples, protocol.Sample{UUID: n.GPUs[i].UUID, TS: t0.Add(time.Duration(m) * time.Minute),
+			samples = append(samples, models.Reading{UUID: n.GPUs[i].UUID, TS: t0.Add(time.Duration(m) * time.Minute),
 				MemoryUsedMiB: 1000, UtilPct: 90, TempC: 50, PowerW: 300})
 		}
 	}
@@ -51,7 +50,7 @@ func runTask(t *testing.T, s *models.Store, project, name string, gpus int, over
 		t.Fatalf("IngestSamples = %v", err)
 	}
 	end := t0.Add(2 * time.Hour)
-	if err := s.ReportTaskStatus(ctx, n.ID, task.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: end}, end); err != nil {
+	if err := s.ReportTaskStatus(ctx, n.ID, task.ID, models.TaskReport{State: models.ReportExited, TS: end}, end); err != nil {
 		t.Fatalf("ReportTaskStatus = %v", err)
 	}
 	if err := s.RollUp(ctx, t0.Add(3*time.Hour), 30*24*time.Hour); err != nil {
@@ -62,9 +61,9 @@ func runTask(t *testing.T, s *models.Store, project, name string, gpus int, over
 func setup(t *testing.T, s *models.Store) models.Project {
 	t.Helper()
 	ctx := context.Background()
-	req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100"}
+	req := models.NodeRegistration{Hostname: "n1", Pool: "a100"}
 	for i := 0; i < 4; i++ {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("n1-gpu%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("n1-gpu%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	if _, err := s.RegisterNode(ctx, req, "hash-n1", t0.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
@@ -200,7 +199,7 @@ func TestIssueRefusesMissingPrice(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := modelstest.SQLite(t, models.Options{})
-	req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100", GPUs: []protocol.GPUInfo{{UUID: "g0", Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}
+	req := models.NodeRegistration{Hostname: "n1", Pool: "a100", GPUs: []models.GPUInfo{{UUID: "g0", Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}
 	if _, err := fresh.RegisterNode(ctx, req, "h", t0.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-
-	"kashi/agent/protocol"
 )
 
 // AgentAssignments lists what the authenticated node should run.
@@ -15,5 +13,5 @@ func (h *Handler) AgentAssignments(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, protocol.AssignmentsResponse{Tasks: tasks})
+	return c.JSON(http.StatusOK, assignmentsOf(tasks))
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -49,5 +49,5 @@ func bearer(c echo.Context) (string, bool) {
 }
 
 func unauthorized(msg string) error {
-	return echo.NewHTTPError(http.StatusUnauthorized, protocol.Error{Error: msg})
+	return echo.NewHTTPError(http.StatusUnauthorized, api.Error{Error: msg})
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -15,14 +15,14 @@ func (h *Handler) AgentRegister(c echo.Context) error {
 	if !h.joinTokenOK(c) {
 		return unauthorized("registration needs the join token")
 	}
-	var req protocol.RegisterRequest
-	if err := decodeJSON(c, protocol.MaxBodyBytes, &req); err != nil {
+	var req api.RegisterRequest
+	if err := decodeJSON(c, api.MaxBodyBytes, &req); err != nil {
 		return err
 	}
 	token, hash := models.NewToken("kn_")
-	node, err := h.store.RegisterNode(c.Request().Context(), req, hash, h.now())
+	node, err := h.store.RegisterNode(c.Request().Context(), registrationOf(req), hash, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
-	return c.JSON(http.StatusOK, protocol.RegisterResponse{NodeID: node.ID, Token: token})
+	return c.JSON(http.StatusOK, api.RegisterResponse{NodeID: node.ID, Token: token})
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // AgentTaskStatus records a task's process starting or exiting on the authenticated node; an
@@ -15,14 +15,14 @@ func (h *Handler) AgentTaskStatus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req protocol.TaskStatusRequest
+	var req api.TaskStatusRequest
 	if err := decodeJSON(c, 64<<10, &req); err != nil {
 		return err
 	}
-	if err := h.store.ReportTaskStatus(c.Request().Context(), agentNode(c).ID, id, req, h.now()); err != nil {
+	if err := h.store.ReportTaskStatus(c.Request().Context(), agentNode(c).ID, id, reportOf(req), h.now()); err != nil {
 		return storeError(err)
 	}
-	if req.State != protocol.TaskRunning {
+	if req.State != api.TaskRunning {
 		h.sched.Trigger()
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
 )
@@ -38,7 +38,7 @@ const (
 
 // errNoProject answers a project that does not exist and one the caller may not see alike,
 // so that names cannot be probed.
-var errNoProject = echo.NewHTTPError(http.StatusNotFound, protocol.Error{Error: "no such project", Field: "project"})
+var errNoProject = echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "no such project", Field: "project"})
 
 // billProject is the project named by the :project path parameter, if the caller may see
 // its bills; else 404.
@@ -98,12 +98,12 @@ func billError(err error) error {
 	var fe *models.FieldError
 	switch {
 	case errors.As(err, &fe):
-		return echo.NewHTTPError(http.StatusUnprocessableEntity, protocol.Error{Error: fe.Error(), Field: fe.Field})
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: fe.Error(), Field: fe.Field})
 	case errors.Is(err, models.ErrConflict):
 		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "billing: "), "models: ")
-		return echo.NewHTTPError(http.StatusConflict, protocol.Error{Error: msg})
+		return echo.NewHTTPError(http.StatusConflict, api.Error{Error: msg})
 	case errors.Is(err, models.ErrNotFound):
-		return echo.NewHTTPError(http.StatusNotFound, protocol.Error{Error: "not found"})
+		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "not found"})
 	}
 	return err
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/billing"
 	"kashi/models"
 	"kashi/scheduler"
@@ -16,9 +15,9 @@ import (
 type Store interface {
 	Ping(ctx context.Context) error
 	Thresholds() models.Thresholds
-	RegisterNode(ctx context.Context, req protocol.RegisterRequest, tokenHash string, now time.Time) (models.Node, error)
+	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
 	NodeByTokenHash(ctx context.Context, hash string) (models.Node, error)
-	IngestSamples(ctx context.Context, nodeID int64, samples []protocol.Sample, now time.Time) (models.IngestResult, error)
+	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
@@ -31,8 +30,8 @@ type Store interface {
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
 	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
-	Assignments(ctx context.Context, nodeID int64) ([]protocol.Assignment, error)
-	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r protocol.TaskStatusRequest, now time.Time) error
+	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
+	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 
 	Authenticate(ctx context.Context, name, password string) (models.User, error)
 	CreateSession(ctx context.Context, userID int64, lim models.SessionLimits, now time.Time) (string, error)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -73,7 +73,7 @@ func (h *Handler) secure(c echo.Context) bool {
 
 // forbidden answers 403 with a message.
 func forbidden(msg string) error {
-	return echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: msg})
+	return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: msg})
 }
 
 // localPath returns next when it is a path on this site, else "/".

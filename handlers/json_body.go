@@ -11,14 +11,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // decodeJSON reads one JSON value of at most maxBytes into v, rejecting unknown fields and
 // trailing data with a 4xx that says what is wrong.
 func decodeJSON(c echo.Context, maxBytes int64, v any) error {
 	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
-		return echo.NewHTTPError(http.StatusUnsupportedMediaType, protocol.Error{Error: "content type must be application/json"})
+		return echo.NewHTTPError(http.StatusUnsupportedMediaType, api.Error{Error: "content type must be application/json"})
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, maxBytes))
 	if err != nil {
@@ -50,7 +50,7 @@ func jsonError(err error, maxBytes int64) error {
 	)
 	switch {
 	case errors.As(err, &tooBig):
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, protocol.Error{Error: fmt.Sprintf("body is larger than %d bytes", maxBytes)})
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, api.Error{Error: fmt.Sprintf("body is larger than %d bytes", maxBytes)})
 	case errors.As(err, &syntax):
 		return badRequest("", fmt.Sprintf("malformed JSON at byte %d", syntax.Offset))
 	case errors.As(err, &typeErr) && typeErr.Field == "":

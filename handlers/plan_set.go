@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -47,7 +47,7 @@ func (h *Handler) PlanSet(c echo.Context) error {
 	ctx := c.Request().Context()
 	if err := h.store.SetBillingPlan(ctx, plan, h.now()); err != nil {
 		if fe := (*models.FieldError)(nil); errors.As(err, &fe) && fe.Field == "project_id" {
-			return echo.NewHTTPError(http.StatusNotFound, protocol.Error{Error: "no such project"})
+			return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "no such project"})
 		}
 		return billError(err)
 	}

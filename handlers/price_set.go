@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -34,7 +34,7 @@ func (h *Handler) PriceSet(c echo.Context) error {
 	if b.Project != "" {
 		p, err := h.store.ProjectByName(ctx, b.Project)
 		if errors.Is(err, models.ErrNotFound) {
-			return echo.NewHTTPError(http.StatusUnprocessableEntity, protocol.Error{Error: "project: no project " + b.Project, Field: "project"})
+			return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: "project: no project " + b.Project, Field: "project"})
 		}
 		if err != nil {
 			return err

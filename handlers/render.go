@@ -9,7 +9,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 	"kashi/views"
 )
@@ -52,12 +52,12 @@ const localeKey = "kashi.locale"
 func apiError(status int, err error) error {
 	var fe *models.FieldError
 	if errors.As(err, &fe) {
-		return echo.NewHTTPError(status, protocol.Error{Error: fe.Error(), Field: fe.Field})
+		return echo.NewHTTPError(status, api.Error{Error: fe.Error(), Field: fe.Field})
 	}
 	return err
 }
 
 // badRequest answers 400 with a message naming field.
 func badRequest(field, msg string) error {
-	return echo.NewHTTPError(http.StatusBadRequest, protocol.Error{Error: msg, Field: field})
+	return echo.NewHTTPError(http.StatusBadRequest, api.Error{Error: msg, Field: field})
 }

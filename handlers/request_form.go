@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 	"kashi/views"
 )
@@ -84,7 +84,7 @@ func problem(err error) string {
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
-		if pe, ok := he.Message.(protocol.Error); ok {
+		if pe, ok := he.Message.(api.Error); ok {
 			return pe.Error
 		}
 	}

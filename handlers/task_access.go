@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -24,7 +24,7 @@ func (h *Handler) canSubmit(c echo.Context, project string) error {
 		return err
 	}
 	if !Who(c).CanRun(p.ID) {
-		return echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: "you do not run tasks of project " + p.Name, Field: "project"})
+		return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "you do not run tasks of project " + p.Name, Field: "project"})
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -53,5 +53,5 @@ func owner(p *Principal, asked string) (string, error) {
 	case p.Admin():
 		return asked, nil
 	}
-	return "", echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: "only admins submit for someone else", Field: "owner"})
+	return "", echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "only admins submit for someone else", Field: "owner"})
 }

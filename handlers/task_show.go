@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -58,9 +58,9 @@ func pathID(c echo.Context) (int64, error) {
 func storeError(err error) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return echo.NewHTTPError(http.StatusNotFound, protocol.Error{Error: "not found"})
+		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "not found"})
 	case errors.Is(err, models.ErrConflict):
-		return echo.NewHTTPError(http.StatusConflict, protocol.Error{Error: conflictMessage(err)})
+		return echo.NewHTTPError(http.StatusConflict, api.Error{Error: conflictMessage(err)})
 	}
 	return apiError(http.StatusUnprocessableEntity, err)
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
@@ -273,9 +272,9 @@ func TestAddAdjustmentRejects(t *testing.T) {
 func TestLedgerReads(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
-		req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100"}
+		req := models.NodeRegistration{Hostname: "n1", Pool: "a100"}
 		for i := 0; i < 2; i++ {
-			req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: "n1-g" + string(rune('0'+i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+			req.GPUs = append(req.GPUs, models.GPUInfo{UUID: "n1-g" + string(rune('0'+i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 		}
 		n, err := s.RegisterNode(ctx, req, "hash-n1", billT0)
 		if err != nil {
@@ -292,9 +291,9 @@ func TestLedgerReads(t *testing.T) {
 		if err := s.PlaceTask(ctx, task.ID, gpus, true, "placed", billT0); err != nil {
 			t.Fatal(err)
 		}
-		var samples []protocol.Sample
+		var samples []models.Reading
 		for m := 0; m < 10; m++ {
-			samples = append(samples, protocol.Sample{UUID: "n1-g0", TS: billT0.Add(time.Duration(m) * time.Minute), UtilPct: 80})
+			samples = append(samples, models.Reading{UUID: "n1-g0", TS: billT0.Add(time.Duration(m) * time.Minute), UtilPct: 80})
 		}
 		if _, err := s.IngestSamples(ctx, n.ID, samples, billT0.Add(10*time.Minute)); err != nil {
 			t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
@@ -26,9 +25,9 @@ func a100Config() models.PoolConfig {
 // fleetNode registers an A100 node of pool with a machine id.
 func fleetNode(t *testing.T, s *models.Store, host, pool, machineID string) models.Node {
 	t.Helper()
-	req := protocol.RegisterRequest{Hostname: host, Pool: pool, MachineID: machineID}
+	req := models.NodeRegistration{Hostname: host, Pool: pool, MachineID: machineID}
 	for i := range 2 {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("%s-gpu%d", host, i), Index: i,
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("%s-gpu%d", host, i), Index: i,
 			Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	n, err := s.RegisterNode(context.Background(), req, "hash-"+host, ft0)
@@ -252,7 +251,7 @@ func TestDrainUndrainRemove(t *testing.T) {
 		if _, err := s.RemoveNode(ctx, n.ID, models.ScalingEvent{Kind: "remove"}, ft0); !errors.Is(err, models.ErrConflict) {
 			t.Errorf("RemoveNode of a busy node = %v, want ErrConflict", err)
 		}
-		if err := s.ReportTaskStatus(ctx, n.ID, task.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: ft0.Add(4 * time.Minute)}, ft0.Add(4*time.Minute)); err != nil {
+		if err := s.ReportTaskStatus(ctx, n.ID, task.ID, models.TaskReport{State: models.ReportExited, TS: ft0.Add(4 * time.Minute)}, ft0.Add(4*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		rm, err := s.RemoveNode(ctx, n.ID, models.ScalingEvent{Kind: "remove", Detail: "drained and empty"}, ft0.Add(5*time.Minute))
@@ -385,11 +384,11 @@ func TestPoolMemoryAndQueuedSince(t *testing.T) {
 		ctx := context.Background()
 		n := fleetNode(t, s, "n1", "a100", "")
 		fleetNode(t, s, "other", "b-pool", "")
-		var samples []protocol.Sample
+		var samples []models.Reading
 		for i := range 4 {
 			at := ft0.Add(time.Duration(i) * 30 * time.Second)
-			samples = append(samples, protocol.Sample{UUID: "n1-gpu0", TS: at, MemoryUsedMiB: 81920},
-				protocol.Sample{UUID: "n1-gpu1", TS: at, MemoryUsedMiB: int64(i) * 8192})
+			samples = append(samples, models.Reading{UUID: "n1-gpu0", TS: at, MemoryUsedMiB: 81920},
+				models.Reading{UUID: "n1-gpu1", TS: at, MemoryUsedMiB: int64(i) * 8192})
 		}
 		if _, err := s.IngestSamples(ctx, n.ID, samples, ft0.Add(2*time.Minute)); err != nil {
 			t.Fatal(err)

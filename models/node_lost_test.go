@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
@@ -26,9 +25,9 @@ func TestMarkLostNodes(t *testing.T) {
 		s.PlaceTask(ctx, onDead.ID, []int64{gpuOf[dead.ID]}, false, "placed", t0)
 		s.PlaceTask(ctx, onAlive.ID, []int64{gpuOf[alive.ID]}, false, "placed", t0)
 		// The dead node last reported at t0+10m; the alive one keeps reporting.
-		s.IngestSamples(ctx, dead.ID, []protocol.Sample{sample("dead-gpu0", t0.Add(10*time.Minute), 90, 1)}, t0.Add(10*time.Minute))
+		s.IngestSamples(ctx, dead.ID, []models.Reading{sample("dead-gpu0", t0.Add(10*time.Minute), 90, 1)}, t0.Add(10*time.Minute))
 		now := t0.Add(time.Hour)
-		s.IngestSamples(ctx, alive.ID, []protocol.Sample{sample("alive-gpu0", now, 90, 1)}, now)
+		s.IngestSamples(ctx, alive.ID, []models.Reading{sample("alive-gpu0", now, 90, 1)}, now)
 
 		lost, err := s.MarkLostNodes(ctx, now.Add(-10*time.Minute), now)
 		if err != nil || len(lost) != 1 || lost[0].NodeID != dead.ID || len(lost[0].Tasks) != 1 {
@@ -47,7 +46,7 @@ func TestMarkLostNodes(t *testing.T) {
 			t.Errorf("second MarkLostNodes = %+v, want none", lost)
 		}
 		// The lost node reports again: it is ready.
-		s.IngestSamples(ctx, dead.ID, []protocol.Sample{sample("dead-gpu0", now, 1, 1)}, now)
+		s.IngestSamples(ctx, dead.ID, []models.Reading{sample("dead-gpu0", now, 1, 1)}, now)
 		nodes, _ = s.Nodes(ctx)
 		for _, n := range nodes {
 			if n.State != models.NodeReady {

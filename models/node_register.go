@@ -9,14 +9,12 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
-
-	"kashi/agent/protocol"
 )
 
 // RegisterNode records a node and its GPUs, creating its pool on first use, and stores the
 // hash of the node's new token. Registering again (an agent restart) updates the node in place
 // and replaces its token.
-func (s *Store) RegisterNode(ctx context.Context, req protocol.RegisterRequest, tokenHash string, now time.Time) (Node, error) {
+func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHash string, now time.Time) (Node, error) {
 	defer s.capacity.clear() // the fleet may change
 	spec, err := validateRegister(req)
 	if err != nil {
@@ -93,7 +91,7 @@ func poolForRegister(tx *gorm.DB, name, spec string, gpus int, now time.Time) (P
 }
 
 // validateRegister checks a registration and returns the node's GPU spec.
-func validateRegister(req protocol.RegisterRequest) (string, error) {
+func validateRegister(req NodeRegistration) (string, error) {
 	if err := checkName("hostname", req.Hostname, 255); err != nil {
 		return "", err
 	}
@@ -103,8 +101,8 @@ func validateRegister(req protocol.RegisterRequest) (string, error) {
 	if len(req.MachineID) > 255 || !utf8.ValidString(req.MachineID) {
 		return "", fieldErr("machine_id", "must be valid UTF-8 of at most 255 bytes")
 	}
-	if len(req.GPUs) == 0 || len(req.GPUs) > protocol.MaxGPUsPerNode {
-		return "", fieldErr("gpus", "a node registers 1 to %d GPUs, got %d", protocol.MaxGPUsPerNode, len(req.GPUs))
+	if len(req.GPUs) == 0 || len(req.GPUs) > MaxGPUsPerNode {
+		return "", fieldErr("gpus", "a node registers 1 to %d GPUs, got %d", MaxGPUsPerNode, len(req.GPUs))
 	}
 	var spec string
 	uuids := make(map[string]bool, len(req.GPUs))

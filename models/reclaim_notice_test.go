@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
@@ -17,7 +16,7 @@ func TestReclaimNoticesAndNotifyUser(t *testing.T) {
 		now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 		s.EnsureProject(ctx, "vision", now)
 		alice, _ := s.CreateUser(ctx, "alice", "pw-alice", models.RoleUser, now)
-		req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100", GPUs: []protocol.GPUInfo{
+		req := models.NodeRegistration{Hostname: "n1", Pool: "a100", GPUs: []models.GPUInfo{
 			{UUID: "g0", Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920},
 			{UUID: "g1", Index: 1, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}
 		if _, err := s.RegisterNode(ctx, req, "h", now); err != nil {

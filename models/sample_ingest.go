@@ -9,8 +9,6 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
-
-	"kashi/agent/protocol"
 )
 
 // IngestResult counts what IngestSamples did with a batch.
@@ -23,13 +21,10 @@ type IngestResult struct {
 // idle and saturation timers, and the node's last-seen time. The batch is all or nothing: any
 // bad sample rejects the whole batch with a *FieldError naming it. Samples are idempotent on
 // (GPU, ts): a repeated one is counted as a duplicate and changes nothing.
-func (s *Store) IngestSamples(ctx context.Context, nodeID int64, samples []protocol.Sample, now time.Time) (IngestResult, error) {
+func (s *Store) IngestSamples(ctx context.Context, nodeID int64, samples []Reading, now time.Time) (IngestResult, error) {
 	now = UTC(now)
 	if len(samples) == 0 {
 		return IngestResult{}, fieldErr("samples", "is empty")
-	}
-	if len(samples) > protocol.MaxSamplesPerBatch {
-		return IngestResult{}, fieldErr("samples", "at most %d samples per batch, got %d", protocol.MaxSamplesPerBatch, len(samples))
 	}
 	var res IngestResult
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -75,7 +70,7 @@ func (s *Store) IngestSamples(ctx context.Context, nodeID int64, samples []proto
 }
 
 // validateSample checks one sample against the node's GPUs and returns its GPU.
-func validateSample(i int, sm protocol.Sample, byUUID map[string]*GPU, now time.Time) (*GPU, error) {
+func validateSample(i int, sm Reading, byUUID map[string]*GPU, now time.Time) (*GPU, error) {
 	field := fmt.Sprintf("samples[%d]", i)
 	g, ok := byUUID[sm.UUID]
 	switch {
@@ -83,8 +78,8 @@ func validateSample(i int, sm protocol.Sample, byUUID map[string]*GPU, now time.
 		return nil, fieldErr(field+".uuid", "unknown GPU %q on this node", truncate(sm.UUID, 100))
 	case sm.TS.IsZero() || sm.TS.Year() < 2000:
 		return nil, fieldErr(field+".ts", "is missing or before 2000")
-	case sm.TS.After(now.Add(protocol.MaxFutureSkew)):
-		return nil, fieldErr(field+".ts", "%s is more than %s ahead of the server's clock", sm.TS.UTC().Format(time.RFC3339), protocol.MaxFutureSkew)
+	case sm.TS.After(now.Add(MaxFutureSkew)):
+		return nil, fieldErr(field+".ts", "%s is more than %s ahead of the server's clock", sm.TS.UTC().Format(time.RFC3339), MaxFutureSkew)
 	case sm.MemoryUsedMiB < 0 || sm.MemoryUsedMiB > g.MemoryTotalMiB:
 		return nil, fieldErr(field+".memory_used_mib", "must be between 0 and the GPU's %d MiB, got %d", g.MemoryTotalMiB, sm.MemoryUsedMiB)
 	case sm.UtilPct < 0 || sm.UtilPct > 100:

@@ -7,20 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
 
-func sample(uuid string, at time.Time, util int, memMiB int64) protocol.Sample {
-	return protocol.Sample{UUID: uuid, TS: at, UtilPct: util, MemoryUsedMiB: memMiB, TempC: 40, PowerW: 100}
+func sample(uuid string, at time.Time, util int, memMiB int64) models.Reading {
+	return models.Reading{UUID: uuid, TS: at, UtilPct: util, MemoryUsedMiB: memMiB, TempC: 40, PowerW: 100}
 }
 
 func TestIngestSamplesTimersAndIdempotency(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
 		n := registerNode(t, s, "n1", "a100", 2)
-		batch := []protocol.Sample{
+		batch := []models.Reading{
 			sample("n1-gpu0", t0, 90, 1000),
 			sample("n1-gpu0", t0.Add(time.Minute), 3, 1000),     // idle from here
 			sample("n1-gpu0", t0.Add(2*time.Minute), 2, 1000),   // still idle
@@ -48,7 +47,7 @@ func TestIngestSamplesTimersAndIdempotency(t *testing.T) {
 			t.Errorf("gpu1 saturated since %v idle since %v, want %v and nil", g1.SaturatedSince, g1.IdleSince, t0.Add(time.Minute))
 		}
 		// An older sample arriving late is stored but does not move the current reading back.
-		if _, err := s.IngestSamples(ctx, n.ID, []protocol.Sample{sample("n1-gpu0", t0.Add(30*time.Second), 50, 5)}, t0.Add(3*time.Minute)); err != nil {
+		if _, err := s.IngestSamples(ctx, n.ID, []models.Reading{sample("n1-gpu0", t0.Add(30*time.Second), 50, 5)}, t0.Add(3*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		gpus, _ = s.BoardGPUs(ctx, models.BoardFilter{})
@@ -56,7 +55,7 @@ func TestIngestSamplesTimersAndIdempotency(t *testing.T) {
 			t.Errorf("late sample moved the reading: util %d idle %v", gpus[0].UtilPct, gpus[0].IdleSince)
 		}
 		// Busy again clears the idle timer.
-		s.IngestSamples(ctx, n.ID, []protocol.Sample{sample("n1-gpu0", t0.Add(3*time.Minute), 60, 5)}, t0.Add(3*time.Minute))
+		s.IngestSamples(ctx, n.ID, []models.Reading{sample("n1-gpu0", t0.Add(3*time.Minute), 60, 5)}, t0.Add(3*time.Minute))
 		gpus, _ = s.BoardGPUs(ctx, models.BoardFilter{})
 		if gpus[0].IdleSince != nil {
 			t.Errorf("idle since %v after a busy sample, want nil", gpus[0].IdleSince)
@@ -67,19 +66,18 @@ func TestIngestSamplesTimersAndIdempotency(t *testing.T) {
 func TestIngestSamplesRejectsBadInput(t *testing.T) {
 	now := t0.Add(time.Hour)
 	tests := map[string]struct {
-		samples []protocol.Sample
+		samples []models.Reading
 		field   string
 	}{
 		"empty":          {nil, "samples"},
-		"unknown gpu":    {[]protocol.Sample{sample("n1-gpu0", now, 1, 1), sample("nope", now, 1, 1)}, "samples[1].uuid"},
-		"other node gpu": {[]protocol.Sample{sample("n2-gpu0", now, 1, 1)}, "samples[0].uuid"},
-		"memory > total": {[]protocol.Sample{sample("n1-gpu0", now, 1, 81921)}, "samples[0].memory_used_mib"},
-		"negative mem":   {[]protocol.Sample{sample("n1-gpu0", now, 1, -1)}, "samples[0].memory_used_mib"},
-		"util > 100":     {[]protocol.Sample{sample("n1-gpu0", now, 101, 1)}, "samples[0].util_pct"},
-		"future":         {[]protocol.Sample{sample("n1-gpu0", now.Add(time.Hour), 1, 1)}, "samples[0].ts"},
-		"zero ts":        {[]protocol.Sample{sample("n1-gpu0", time.Time{}, 1, 1)}, "samples[0].ts"},
-		"oversize":       {make([]protocol.Sample, protocol.MaxSamplesPerBatch+1), "samples"},
-		"process memory": {[]protocol.Sample{{UUID: "n1-gpu0", TS: now, Processes: []protocol.Process{{PID: 1, UsedMemoryMiB: -5}}}}, "samples[0].processes[0].used_memory_mib"},
+		"unknown gpu":    {[]models.Reading{sample("n1-gpu0", now, 1, 1), sample("nope", now, 1, 1)}, "samples[1].uuid"},
+		"other node gpu": {[]models.Reading{sample("n2-gpu0", now, 1, 1)}, "samples[0].uuid"},
+		"memory > total": {[]models.Reading{sample("n1-gpu0", now, 1, 81921)}, "samples[0].memory_used_mib"},
+		"negative mem":   {[]models.Reading{sample("n1-gpu0", now, 1, -1)}, "samples[0].memory_used_mib"},
+		"util > 100":     {[]models.Reading{sample("n1-gpu0", now, 101, 1)}, "samples[0].util_pct"},
+		"future":         {[]models.Reading{sample("n1-gpu0", now.Add(time.Hour), 1, 1)}, "samples[0].ts"},
+		"zero ts":        {[]models.Reading{sample("n1-gpu0", time.Time{}, 1, 1)}, "samples[0].ts"},
+		"process memory": {[]models.Reading{{UUID: "n1-gpu0", TS: now, Processes: []models.ProcessReading{{PID: 1, UsedMemoryMiB: -5}}}}, "samples[0].processes[0].used_memory_mib"},
 	}
 	s := modelstest.SQLite(t, models.Options{})
 	n1 := registerNode(t, s, "n1", "a100", 1)
@@ -103,7 +101,7 @@ func TestRollUp(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
 		n := registerNode(t, s, "n1", "a100", 1)
-		var batch []protocol.Sample
+		var batch []models.Reading
 		// Two hours of samples every 30 s: util 0 in the first hour, 80 in the second.
 		for i := 0; i < 240; i++ {
 			util := 0
@@ -137,7 +135,7 @@ func TestRollUp(t *testing.T) {
 			t.Errorf("hourly = %+v", hours)
 		}
 		// Raw samples older than the retention (1 h) are gone: re-sending one is accepted anew.
-		res, err := s.IngestSamples(ctx, n.ID, []protocol.Sample{batch[0]}, now)
+		res, err := s.IngestSamples(ctx, n.ID, []models.Reading{batch[0]}, now)
 		if err != nil || res.Accepted != 1 {
 			t.Errorf("re-ingest pruned sample = %+v, %v, want accepted", res, err)
 		}
@@ -153,7 +151,7 @@ func BenchmarkIngestSamples(b *testing.B) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		batch := make([]protocol.Sample, 0, 8*perGPU)
+		batch := make([]models.Reading, 0, 8*perGPU)
 		for g := 0; g < 8; g++ {
 			for k := 0; k < perGPU; k++ {
 				at := base.Add(time.Duration(i*perGPU+k) * time.Second)
@@ -168,9 +166,9 @@ func BenchmarkIngestSamples(b *testing.B) {
 }
 
 func registerNodeB(b *testing.B, s *models.Store, host string, gpus int) models.Node {
-	req := protocol.RegisterRequest{Hostname: host, Pool: "bench"}
+	req := models.NodeRegistration{Hostname: host, Pool: "bench"}
 	for i := 0; i < gpus; i++ {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("%s-gpu%d", host, i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("%s-gpu%d", host, i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	n, err := s.RegisterNode(context.Background(), req, "hash-"+host, t0)
 	if err != nil {

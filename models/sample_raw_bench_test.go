@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"kashi/agent/protocol"
 )
 
 // BenchmarkRawSampleInsert is the driver's limit for the rows BenchmarkIngestSamples stores:
@@ -20,9 +18,9 @@ func BenchmarkRawSampleInsert(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	req := protocol.RegisterRequest{Hostname: "n1", Pool: "bench"}
+	req := NodeRegistration{Hostname: "n1", Pool: "bench"}
 	for i := 0; i < 8; i++ {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	if _, err := s.RegisterNode(context.Background(), req, "h", time.Now()); err != nil {
 		b.Fatal(err)

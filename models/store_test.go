@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
@@ -15,9 +14,9 @@ var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
 func registerNode(t *testing.T, s *models.Store, host, pool string, gpus int) models.Node {
 	t.Helper()
-	req := protocol.RegisterRequest{Hostname: host, Pool: pool}
+	req := models.NodeRegistration{Hostname: host, Pool: pool}
 	for i := 0; i < gpus; i++ {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: host + "-gpu" + string(rune('0'+i)), Index: i,
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: host + "-gpu" + string(rune('0'+i)), Index: i,
 			Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	n, err := s.RegisterNode(context.Background(), req, "hash-"+host, t0)
@@ -45,7 +44,7 @@ func TestRegisterNode(t *testing.T) {
 			t.Fatalf("NodeByTokenHash = %+v, %v, want node %d", got, err, n.ID)
 		}
 		// Registering again rotates the token and keeps one node and its GPUs.
-		req := protocol.RegisterRequest{Hostname: "a100-1", Pool: "a100", GPUs: []protocol.GPUInfo{
+		req := models.NodeRegistration{Hostname: "a100-1", Pool: "a100", GPUs: []models.GPUInfo{
 			{UUID: "a100-1-gpu0", Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}
 		again, err := s.RegisterNode(ctx, req, "hash-new", t0.Add(time.Minute))
 		if err != nil || again.ID != n.ID {
@@ -65,19 +64,19 @@ func TestRegisterNode(t *testing.T) {
 }
 
 func TestRegisterNodeRejects(t *testing.T) {
-	gpu := protocol.GPUInfo{UUID: "u0", Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}
+	gpu := models.GPUInfo{UUID: "u0", Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}
 	tests := map[string]struct {
-		req   protocol.RegisterRequest
+		req   models.NodeRegistration
 		field string
 	}{
-		"no hostname":     {protocol.RegisterRequest{Pool: "p", GPUs: []protocol.GPUInfo{gpu}}, "hostname"},
-		"no pool":         {protocol.RegisterRequest{Hostname: "h", GPUs: []protocol.GPUInfo{gpu}}, "pool"},
-		"no gpus":         {protocol.RegisterRequest{Hostname: "h", Pool: "p"}, "gpus"},
-		"bad utf8":        {protocol.RegisterRequest{Hostname: "h\xff", Pool: "p", GPUs: []protocol.GPUInfo{gpu}}, "hostname"},
-		"duplicate uuid":  {protocol.RegisterRequest{Hostname: "h", Pool: "p", GPUs: []protocol.GPUInfo{gpu, {UUID: "u0", Index: 1, Name: gpu.Name, MemoryTotalMiB: 1}}}, "gpus[1].uuid"},
-		"zero memory":     {protocol.RegisterRequest{Hostname: "h", Pool: "p", GPUs: []protocol.GPUInfo{{UUID: "u", Name: "x"}}}, "gpus[0].memory_total_mib"},
-		"mixed specs":     {protocol.RegisterRequest{Hostname: "h", Pool: "p", GPUs: []protocol.GPUInfo{gpu, {UUID: "u1", Index: 1, Name: "NVIDIA GeForce RTX 4090", MemoryTotalMiB: 24564}}}, "gpus[1].name"},
-		"pool other spec": {protocol.RegisterRequest{Hostname: "h", Pool: "a100", GPUs: []protocol.GPUInfo{{UUID: "u9", Name: "NVIDIA GeForce RTX 4090", MemoryTotalMiB: 24564}}}, "pool"},
+		"no hostname":     {models.NodeRegistration{Pool: "p", GPUs: []models.GPUInfo{gpu}}, "hostname"},
+		"no pool":         {models.NodeRegistration{Hostname: "h", GPUs: []models.GPUInfo{gpu}}, "pool"},
+		"no gpus":         {models.NodeRegistration{Hostname: "h", Pool: "p"}, "gpus"},
+		"bad utf8":        {models.NodeRegistration{Hostname: "h\xff", Pool: "p", GPUs: []models.GPUInfo{gpu}}, "hostname"},
+		"duplicate uuid":  {models.NodeRegistration{Hostname: "h", Pool: "p", GPUs: []models.GPUInfo{gpu, {UUID: "u0", Index: 1, Name: gpu.Name, MemoryTotalMiB: 1}}}, "gpus[1].uuid"},
+		"zero memory":     {models.NodeRegistration{Hostname: "h", Pool: "p", GPUs: []models.GPUInfo{{UUID: "u", Name: "x"}}}, "gpus[0].memory_total_mib"},
+		"mixed specs":     {models.NodeRegistration{Hostname: "h", Pool: "p", GPUs: []models.GPUInfo{gpu, {UUID: "u1", Index: 1, Name: "NVIDIA GeForce RTX 4090", MemoryTotalMiB: 24564}}}, "gpus[1].name"},
+		"pool other spec": {models.NodeRegistration{Hostname: "h", Pool: "a100", GPUs: []models.GPUInfo{{UUID: "u9", Name: "NVIDIA GeForce RTX 4090", MemoryTotalMiB: 24564}}}, "pool"},
 	}
 	s := modelstest.SQLite(t, models.Options{})
 	registerNode(t, s, "a100-1", "a100", 1)

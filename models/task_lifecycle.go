@@ -10,8 +10,6 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
-
-	"kashi/agent/protocol"
 )
 
 // ErrConflict is returned (wrapped) when a change does not fit the task's current state.
@@ -136,7 +134,7 @@ func requestStop(tx *gorm.DB, id int64, state, reason string, now time.Time) err
 
 // Assignments lists what a node should run: its starting and running tasks with their GPUs,
 // Stop set on those asked to stop.
-func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]protocol.Assignment, error) {
+func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, error) {
 	db := s.db.WithContext(ctx)
 	// A task larger than a node holds GPUs on several; each node runs it on its own GPUs.
 	var tasks []Task
@@ -145,7 +143,7 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]protocol.Assig
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
 	if len(tasks) == 0 {
-		return []protocol.Assignment{}, nil
+		return []Assignment{}, nil
 	}
 	ids := make([]int64, len(tasks))
 	for i, t := range tasks {
@@ -165,9 +163,9 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]protocol.Assig
 	for _, h := range held {
 		uuids[h.TaskID] = append(uuids[h.TaskID], h.UUID)
 	}
-	out := make([]protocol.Assignment, len(tasks))
+	out := make([]Assignment, len(tasks))
 	for i, t := range tasks {
-		a := protocol.Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
+		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
 		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
 			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)
 		}
@@ -183,7 +181,7 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]protocol.Assig
 // failed to start. An exit ends the task and closes its allocations at the reported time,
 // clamped between the task's start and now. A report about a task that already ended, or
 // that is not on this node, is a conflict.
-func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r protocol.TaskStatusRequest, now time.Time) error {
+func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r TaskReport, now time.Time) error {
 	now = UTC(now)
 	at := UTC(r.TS)
 	if r.TS.IsZero() || at.After(now) {
@@ -205,12 +203,12 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r pr
 			at = *t.StartedAt
 		}
 		switch r.State {
-		case protocol.TaskRunning:
+		case ReportRunning:
 			if t.State == TaskRunning {
 				return nil
 			}
 			return transition(tx, taskID, []string{TaskStarting}, TaskRunning, "process started", now, nil)
-		case protocol.TaskExited, protocol.TaskFailedToStart:
+		case ReportExited, ReportFailedToStart:
 			state, reason := exitState(t, r)
 			extra := map[string]any{"ended_at": at, "exit_code": r.ExitCode, "output_units": r.OutputUnits}
 			if err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, state, reason, now, extra); err != nil {
@@ -218,15 +216,15 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r pr
 			}
 			return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", taskID).Update("ended_at", at).Error
 		default:
-			return fieldErr("state", "must be %q, %q or %q", protocol.TaskRunning, protocol.TaskExited, protocol.TaskFailedToStart)
+			return fieldErr("state", "must be %q, %q or %q", ReportRunning, ReportExited, ReportFailedToStart)
 		}
 	})
 }
 
 // exitState is the state and reason a task ends in when its process exits.
-func exitState(t Task, r protocol.TaskStatusRequest) (string, string) {
+func exitState(t Task, r TaskReport) (string, string) {
 	switch {
-	case r.State == protocol.TaskFailedToStart:
+	case r.State == ReportFailedToStart:
 		return TaskFailed, "failed to start: " + truncate(r.Message, 400)
 	case t.StopState != "":
 		return t.StopState, t.StopReason

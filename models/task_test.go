@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
@@ -51,15 +50,15 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Fatalf("Assignments = %+v, %v", as, err)
 		}
 		report := func(state string, at time.Time, code int) error {
-			return s.ReportTaskStatus(ctx, n.ID, task.ID, protocol.TaskStatusRequest{State: state, TS: at, ExitCode: code}, at)
+			return s.ReportTaskStatus(ctx, n.ID, task.ID, models.TaskReport{State: state, TS: at, ExitCode: code}, at)
 		}
-		if err := report(protocol.TaskRunning, t0.Add(2*time.Minute), 0); err != nil {
+		if err := report(models.ReportRunning, t0.Add(2*time.Minute), 0); err != nil {
 			t.Fatal(err)
 		}
-		if err := report(protocol.TaskExited, t0.Add(time.Hour), 0); err != nil {
+		if err := report(models.ReportExited, t0.Add(time.Hour), 0); err != nil {
 			t.Fatal(err)
 		}
-		if err := report(protocol.TaskExited, t0.Add(time.Hour), 0); !errors.Is(err, models.ErrConflict) {
+		if err := report(models.ReportExited, t0.Add(time.Hour), 0); !errors.Is(err, models.ErrConflict) {
 			t.Errorf("a second exit = %v, want ErrConflict", err)
 		}
 		row, _ := s.TaskByID(ctx, task.ID)
@@ -113,7 +112,7 @@ func TestCancelAndStop(t *testing.T) {
 		if len(as) != 1 || !as[0].Stop {
 			t.Fatalf("Assignments after stop request = %+v, want one with Stop", as)
 		}
-		s.ReportTaskStatus(ctx, n.ID, running.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, ExitCode: 143, TS: t0.Add(time.Hour)}, t0.Add(time.Hour))
+		s.ReportTaskStatus(ctx, n.ID, running.ID, models.TaskReport{State: models.ReportExited, ExitCode: 143, TS: t0.Add(time.Hour)}, t0.Add(time.Hour))
 		row, _ := s.TaskByID(ctx, running.ID)
 		if row.State != models.TaskTimedOut {
 			t.Errorf("stopped task ended %s, want timed-out", row.State)

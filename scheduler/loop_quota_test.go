@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/scheduler"
@@ -19,9 +18,9 @@ func quotaFixture(t *testing.T, q models.Quota) (*models.Store, *scheduler.Loop,
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 	s := modelstest.SQLite(t, models.Options{})
-	req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100"}
+	req := models.NodeRegistration{Hostname: "n1", Pool: "a100"}
 	for i := 0; i < 8; i++ {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	if _, err := s.RegisterNode(ctx, req, "h", t0); err != nil {
 		t.Fatal(err)
@@ -75,7 +74,7 @@ func TestLoopBudgetExhaustion(t *testing.T) {
 			spend := submit(t, s, 2, t0)
 			loop.RunOnce(ctx, t0)
 			nodes, _ := s.Nodes(ctx)
-			s.ReportTaskStatus(ctx, nodes[0].ID, spend.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: t0.Add(time.Hour)}, t0.Add(time.Hour))
+			s.ReportTaskStatus(ctx, nodes[0].ID, spend.ID, models.TaskReport{State: models.ReportExited, TS: t0.Add(time.Hour)}, t0.Add(time.Hour))
 			next := submit(t, s, 1, t0.Add(time.Hour))
 			if _, err := loop.RunOnce(ctx, t0.Add(time.Hour)); err != nil {
 				t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/scheduler"
 )
@@ -18,7 +17,7 @@ func TestCheckGPUMemory(t *testing.T) {
 	loop.RunOnce(ctx, t0)
 	nodes, _ := s.Nodes(ctx)
 	sample := func(at time.Time, mem int64) {
-		if _, err := s.IngestSamples(ctx, nodes[0].ID, []protocol.Sample{{UUID: "g0", TS: at, MemoryUsedMiB: mem, UtilPct: 90}}, at); err != nil {
+		if _, err := s.IngestSamples(ctx, nodes[0].ID, []models.Reading{{UUID: "g0", TS: at, MemoryUsedMiB: mem, UtilPct: 90}}, at); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/scheduler"
@@ -20,7 +19,7 @@ func TestReadinessChecks(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	s := modelstest.SQLite(t, models.Options{})
-	_, err := s.RegisterNode(ctx, protocol.RegisterRequest{Hostname: "n1", Pool: "p", GPUs: []protocol.GPUInfo{
+	_, err := s.RegisterNode(ctx, models.NodeRegistration{Hostname: "n1", Pool: "p", GPUs: []models.GPUInfo{
 		{UUID: "g0", Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}, "h", t0)
 	if err != nil {
 		t.Fatal(err)

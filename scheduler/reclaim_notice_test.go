@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/notify"
@@ -18,8 +17,8 @@ func runningTask(t *testing.T, s *models.Store, owner string, now time.Time) mod
 	t.Helper()
 	ctx := context.Background()
 	s.EnsureProject(ctx, "vision", now)
-	req := protocol.RegisterRequest{Hostname: "a100-01", Pool: "a100",
-		GPUs: []protocol.GPUInfo{{UUID: "GPU-0", Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}
+	req := models.NodeRegistration{Hostname: "a100-01", Pool: "a100",
+		GPUs: []models.GPUInfo{{UUID: "GPU-0", Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}
 	n, err := s.RegisterNode(ctx, req, "hash", now)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +32,7 @@ func runningTask(t *testing.T, s *models.Store, owner string, now time.Time) mod
 	if err := s.PlaceTask(ctx, task.ID, []int64{nodes[0].GPUs[0].ID}, false, "placed", now); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ReportTaskStatus(ctx, n.ID, task.ID, protocol.TaskStatusRequest{State: protocol.TaskRunning, TS: now}, now); err != nil {
+	if err := s.ReportTaskStatus(ctx, n.ID, task.ID, models.TaskReport{State: models.ReportRunning, TS: now}, now); err != nil {
 		t.Fatal(err)
 	}
 	return task

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	kfleet "kashi/fleet"
 	"kashi/fleet/sim"
 	"kashi/models"
@@ -70,9 +69,9 @@ func (h *scaleHarness) tick(d time.Duration) ScalePlan {
 // register boots the agent of a machine: a node of the pool carrying its id.
 func (h *scaleHarness) register(machineID string) models.Node {
 	h.t.Helper()
-	req := protocol.RegisterRequest{Hostname: "host-" + machineID, Pool: "a100", MachineID: machineID}
+	req := models.NodeRegistration{Hostname: "host-" + machineID, Pool: "a100", MachineID: machineID}
 	for i := range 8 {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("%s-gpu%d", machineID, i), Index: i,
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("%s-gpu%d", machineID, i), Index: i,
 			Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	n, err := h.store.RegisterNode(h.ctx, req, "hash-"+machineID, h.now)
@@ -290,9 +289,9 @@ func TestScalerDrainsAndRemovesUnneededNodes(t *testing.T) {
 			if n.State == models.NodeRemoved {
 				continue
 			}
-			var ss []protocol.Sample
+			var ss []models.Reading
 			for _, g := range n.GPUs {
-				ss = append(ss, protocol.Sample{UUID: g.UUID, TS: h.now})
+				ss = append(ss, models.Reading{UUID: g.UUID, TS: h.now})
 			}
 			if _, err := h.store.IngestSamples(h.ctx, n.ID, ss, h.now); err != nil {
 				t.Fatal(err)
@@ -367,11 +366,11 @@ func TestScalerIdleReclaim(t *testing.T) {
 	if err := h.store.PlaceTask(h.ctx, task.ID, []int64{nodes[0].GPUs[0].ID}, false, "placed", h.now); err != nil {
 		t.Fatal(err)
 	}
-	h.store.ReportTaskStatus(h.ctx, n.ID, task.ID, protocol.TaskStatusRequest{State: protocol.TaskRunning, TS: h.now}, h.now)
+	h.store.ReportTaskStatus(h.ctx, n.ID, task.ID, models.TaskReport{State: models.ReportRunning, TS: h.now}, h.now)
 	// The card reports idle readings for 31 minutes.
 	for i := 0; i <= 31; i++ {
 		at := h.now.Add(time.Duration(i) * time.Minute)
-		h.store.IngestSamples(h.ctx, n.ID, []protocol.Sample{{UUID: "static-1-gpu0", TS: at, UtilPct: 0}}, at)
+		h.store.IngestSamples(h.ctx, n.ID, []models.Reading{{UUID: "static-1-gpu0", TS: at, UtilPct: 0}}, at)
 	}
 	plan := h.tick(31 * time.Minute)
 	if got := summary(plan); !slices.Contains(got, fmt.Sprintf("idle-notice %d idle-task", task.ID)) {
@@ -379,7 +378,7 @@ func TestScalerIdleReclaim(t *testing.T) {
 	}
 	for i := 32; i <= 62; i++ {
 		at := st0.Add(time.Duration(i) * time.Minute)
-		h.store.IngestSamples(h.ctx, n.ID, []protocol.Sample{{UUID: "static-1-gpu0", TS: at, UtilPct: 0}}, at)
+		h.store.IngestSamples(h.ctx, n.ID, []models.Reading{{UUID: "static-1-gpu0", TS: at, UtilPct: 0}}, at)
 	}
 	plan = h.tick(31 * time.Minute)
 	if got := summary(plan); !slices.Contains(got, fmt.Sprintf("reclaim %d no-answer", task.ID)) {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	kfleet "kashi/fleet"
 	"kashi/fleet/sim"
 	"kashi/models"
@@ -98,18 +97,18 @@ func (w *fleetWorld) agents(ctx context.Context, store *models.Store, now time.T
 		n, registered := byMachine[m.ID]
 		switch {
 		case !registered && w.boots[m.ID]:
-			req := protocol.RegisterRequest{Hostname: "host-" + m.ID, Pool: "a100", MachineID: m.ID}
+			req := models.NodeRegistration{Hostname: "host-" + m.ID, Pool: "a100", MachineID: m.ID}
 			for i := range 2 {
-				req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("%s-g%d", m.ID, i), Index: i,
+				req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("%s-g%d", m.ID, i), Index: i,
 					Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 			}
 			if _, err := store.RegisterNode(ctx, req, "hash-"+m.ID, now); err != nil {
 				w.t.Fatal(err)
 			}
 		case registered && n.State != models.NodeRemoved:
-			var ss []protocol.Sample
+			var ss []models.Reading
 			for _, g := range n.GPUs {
-				ss = append(ss, protocol.Sample{UUID: g.UUID, TS: now})
+				ss = append(ss, models.Reading{UUID: g.UUID, TS: now})
 			}
 			if _, err := store.IngestSamples(ctx, n.ID, ss, now); err != nil {
 				w.t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -53,7 +53,7 @@ func wantAPIError(t *testing.T, what string, w *httptest.ResponseRecorder, statu
 	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("%s Content-Type = %q, want application/json", what, ct)
 	}
-	var e protocol.Error
+	var e api.Error
 	if err := jsonStrict(w.Body.String(), &e); err != nil {
 		t.Fatalf("%s body %q is not an API error: %v", what, w.Body, err)
 	}
@@ -112,8 +112,8 @@ func TestAgentSamplesBadInput(t *testing.T) {
 		"ts far in the future": {body: batch(`{"uuid":"GPU-n1-1","ts":"2026-03-02T09:06:00Z"}`), status: 422, field: "samples[1].ts"},
 		"ts missing":           {body: batch(`{"uuid":"GPU-n1-1","util_pct":3}`), status: 422, field: "samples[1].ts"},
 		"ts before 2000":       {body: batch(`{"uuid":"GPU-n1-1","ts":"1970-01-01T00:00:01Z"}`), status: 422, field: "samples[1].ts"},
-		"oversize batch":       {body: many(protocol.MaxSamplesPerBatch + 1), status: 422, field: "samples"},
-		"body over the limit":  {body: batch(`{"uuid":"` + strings.Repeat("x", protocol.MaxBodyBytes) + `"}`), status: 413},
+		"oversize batch":       {body: many(api.MaxSamplesPerBatch + 1), status: 422, field: "samples"},
+		"body over the limit":  {body: batch(`{"uuid":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}`), status: 413},
 		"missing token":        {body: batch(fields("")), token: "none", status: 401},
 		"wrong token":          {body: batch(fields("")), token: "wrong", status: 401},
 		"replaced token":       {body: batch(fields("")), token: "replaced", status: 401},
@@ -141,8 +141,8 @@ func TestAgentSamplesBadInput(t *testing.T) {
 			if tc.token != "none" {
 				hdr["Authorization"] = "Bearer " + tokens[tc.token]
 			}
-			w := s.do(req{method: http.MethodPost, path: protocol.PathSamples, body: tc.body, hdr: hdr})
-			wantAPIError(t, "POST "+protocol.PathSamples, w, tc.status, tc.field)
+			w := s.do(req{method: http.MethodPost, path: api.PathSamples, body: tc.body, hdr: hdr})
+			wantAPIError(t, "POST "+api.PathSamples, w, tc.status, tc.field)
 
 			// Nothing of the batch is stored: no GPU moved, no node was seen, and the batch's
 			// valid sample is new when it comes again.
@@ -164,8 +164,8 @@ func TestAgentSamplesBadInput(t *testing.T) {
 				tok = s.register(node("n1").inPool("a100").cards(a100Name, a100MiB, 4)).Token
 			}
 			got := s.postSamples(tok, sample("GPU-n1-0", t0.Add(-time.Minute), 50, 1000))
-			if want := (protocol.SamplesResponse{Accepted: 1}); got != want {
-				t.Errorf("POST %s the valid sample again = %+v, want %+v", protocol.PathSamples, got, want)
+			if want := (api.SamplesResponse{Accepted: 1}); got != want {
+				t.Errorf("POST %s the valid sample again = %+v, want %+v", api.PathSamples, got, want)
 			}
 		})
 	}
@@ -175,27 +175,27 @@ func TestAgentSamplesIdempotent(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *server) {
 		n1, _ := agentFleet(s)
 		at := func(d time.Duration) time.Time { return t0.Add(-d) }
-		first := []protocol.Sample{
+		first := []api.Sample{
 			sample("GPU-n1-0", at(3*time.Minute), 10, 1000),
 			sample("GPU-n1-0", at(2*time.Minute), 20, 2000),
 			sample("GPU-n1-1", at(2*time.Minute), 95, 4000),
 		}
 		steps := []struct {
 			name    string
-			samples []protocol.Sample
-			want    protocol.SamplesResponse
+			samples []api.Sample
+			want    api.SamplesResponse
 		}{
-			{"first post", first, protocol.SamplesResponse{Accepted: 3}},
-			{"the same batch again", first, protocol.SamplesResponse{Duplicates: 3}},
-			{"overlapping batch", []protocol.Sample{first[1], sample("GPU-n1-0", at(time.Minute), 30, 3000)}, protocol.SamplesResponse{Accepted: 1, Duplicates: 1}},
+			{"first post", first, api.SamplesResponse{Accepted: 3}},
+			{"the same batch again", first, api.SamplesResponse{Duplicates: 3}},
+			{"overlapping batch", []api.Sample{first[1], sample("GPU-n1-0", at(time.Minute), 30, 3000)}, api.SamplesResponse{Accepted: 1, Duplicates: 1}},
 			// A late sample is stored but does not move the GPU's current reading back.
-			{"late sample", []protocol.Sample{sample("GPU-n1-0", at(10*time.Minute), 0, 0)}, protocol.SamplesResponse{Accepted: 1}},
+			{"late sample", []api.Sample{sample("GPU-n1-0", at(10*time.Minute), 0, 0)}, api.SamplesResponse{Accepted: 1}},
 			// The same (GPU, ts) twice in one batch is stored once.
-			{"repeat within a batch", []protocol.Sample{sample("GPU-n1-2", at(time.Minute), 1, 1), sample("GPU-n1-2", at(time.Minute), 1, 1)}, protocol.SamplesResponse{Accepted: 1, Duplicates: 1}},
+			{"repeat within a batch", []api.Sample{sample("GPU-n1-2", at(time.Minute), 1, 1), sample("GPU-n1-2", at(time.Minute), 1, 1)}, api.SamplesResponse{Accepted: 1, Duplicates: 1}},
 		}
 		for _, st := range steps {
 			if got := s.postSamples(n1.Token, st.samples...); got != st.want {
-				t.Errorf("POST %s %s = %+v, want %+v", protocol.PathSamples, st.name, got, st.want)
+				t.Errorf("POST %s %s = %+v, want %+v", api.PathSamples, st.name, got, st.want)
 			}
 		}
 		g := s.boardGPU("GPU-n1-0")
@@ -244,7 +244,7 @@ func TestAgentRegister(t *testing.T) {
 		"a node's token":       {body: reg("x", "a100", a100(2)), token: "node", status: 401},
 		"registration is off":  {body: reg("x", "a100", a100(2)), noJoin: true, token: "empty", status: 401},
 		"no GPUs":              {body: reg("x", "a100", ""), status: 422, field: "gpus"},
-		"too many GPUs":        {body: reg("x", "a100", a100(protocol.MaxGPUsPerNode+1)), status: 422, field: "gpus"},
+		"too many GPUs":        {body: reg("x", "a100", a100(models.MaxGPUsPerNode+1)), status: 422, field: "gpus"},
 		"no hostname":          {body: reg("", "a100", a100(1)), status: 422, field: "hostname"},
 		"no pool":              {body: reg("x", "", a100(1)), status: 422, field: "pool"},
 		"long hostname":        {body: reg(strings.Repeat("h", 256), "a100", a100(1)), status: 422, field: "hostname"},
@@ -259,7 +259,7 @@ func TestAgentRegister(t *testing.T) {
 		"index as a string":    {body: reg("x", "a100", strings.Replace(a100(1), `"index":0`, `"index":"0"`, 1)), status: 400, field: "gpus.index"},
 		"malformed":            {body: `{"hostname":`, status: 400},
 		"wrong content type":   {body: reg("x", "a100", a100(2)), ctype: "text/xml", status: 415},
-		"body over the limit":  {body: reg(strings.Repeat("h", protocol.MaxBodyBytes), "a100", a100(1)), status: 413},
+		"body over the limit":  {body: reg(strings.Repeat("h", api.MaxBodyBytes), "a100", a100(1)), status: 413},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -268,8 +268,8 @@ func TestAgentRegister(t *testing.T) {
 				cfg.JoinToken = ""
 			}
 			s := newServerOn(t, newStore(t), cfg)
-			first, err := s.store.RegisterNode(context.Background(), protocol.RegisterRequest{Hostname: "n1", Pool: "a100",
-				GPUs: []protocol.GPUInfo{{UUID: "GPU-n1-0", Name: a100Name, MemoryTotalMiB: a100MiB}}}, models.HashToken("kn_n1"), t0)
+			first, err := s.store.RegisterNode(context.Background(), models.NodeRegistration{Hostname: "n1", Pool: "a100",
+				GPUs: []models.GPUInfo{{UUID: "GPU-n1-0", Name: a100Name, MemoryTotalMiB: a100MiB}}}, models.HashToken("kn_n1"), t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,34 +281,34 @@ func TestAgentRegister(t *testing.T) {
 			if tc.token != "none" {
 				hdr["Authorization"] = "Bearer " + tokens[tc.token]
 			}
-			w := s.do(req{method: http.MethodPost, path: protocol.PathRegister, body: tc.body, hdr: hdr})
+			w := s.do(req{method: http.MethodPost, path: api.PathRegister, body: tc.body, hdr: hdr})
 			nodes, err := s.store.Nodes(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.status == http.StatusOK {
 				if w.Code != http.StatusOK {
-					t.Fatalf("POST %s = %d %s, want 200", protocol.PathRegister, w.Code, w.Body)
+					t.Fatalf("POST %s = %d %s, want 200", api.PathRegister, w.Code, w.Body)
 				}
-				resp := decode[protocol.RegisterResponse](t, w)
+				resp := decode[api.RegisterResponse](t, w)
 				if !strings.HasPrefix(resp.Token, "kn_") || resp.NodeID == 0 {
-					t.Errorf("POST %s = %+v, want a node id and a kn_ token", protocol.PathRegister, resp)
+					t.Errorf("POST %s = %+v, want a node id and a kn_ token", api.PathRegister, resp)
 				}
 				if len(nodes) != tc.wantNodes {
-					t.Errorf("after POST %s the store has %d nodes, want %d", protocol.PathRegister, len(nodes), tc.wantNodes)
+					t.Errorf("after POST %s the store has %d nodes, want %d", api.PathRegister, len(nodes), tc.wantNodes)
 				}
 				// The new token works; a replaced one does not.
-				if got := s.get(protocol.PathAssignments, bearer(resp.Token)...).Code; got != http.StatusOK {
-					t.Errorf("GET %s with the new token = %d, want 200", protocol.PathAssignments, got)
+				if got := s.get(api.PathAssignments, bearer(resp.Token)...).Code; got != http.StatusOK {
+					t.Errorf("GET %s with the new token = %d, want 200", api.PathAssignments, got)
 				}
 				if resp.NodeID == first.ID {
-					if got := s.get(protocol.PathAssignments, bearer("kn_n1")...).Code; got != http.StatusUnauthorized {
-						t.Errorf("GET %s with the replaced token = %d, want 401", protocol.PathAssignments, got)
+					if got := s.get(api.PathAssignments, bearer("kn_n1")...).Code; got != http.StatusUnauthorized {
+						t.Errorf("GET %s with the replaced token = %d, want 401", api.PathAssignments, got)
 					}
 				}
 				return
 			}
-			wantAPIError(t, "POST "+protocol.PathRegister, w, tc.status, tc.field)
+			wantAPIError(t, "POST "+api.PathRegister, w, tc.status, tc.field)
 			if len(nodes) != 1 || len(nodes[0].GPUs) != 1 || nodes[0].TokenHash != models.HashToken("kn_n1") {
 				t.Errorf("after a rejected registration the store has %d nodes (%+v), want n1 alone, unchanged", len(nodes), nodes)
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/handlers"
 )
 
@@ -50,11 +50,11 @@ func require(a handlers.Access) echo.MiddlewareFunc {
 				next := c.Request().URL.RequestURI()
 				return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(next))
 			case p == nil:
-				return echo.NewHTTPError(http.StatusUnauthorized, protocol.Error{Error: "log in or send an API token"})
+				return echo.NewHTTPError(http.StatusUnauthorized, api.Error{Error: "log in or send an API token"})
 			case !p.Allows(a):
-				return echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: "your role may not do this"})
+				return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "your role may not do this"})
 			case p.ReadOnly && c.Request().Method != http.MethodGet && c.Request().Method != http.MethodHead:
-				return echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: "this token is read-only"})
+				return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "this token is read-only"})
 			}
 			return next(c)
 		}
@@ -75,7 +75,7 @@ func csrf(secure bool) []echo.MiddlewareFunc {
 			if !safeMethod(r.Method) && !bearerRequest(c) {
 				switch r.Header.Get(echo.HeaderSecFetchSite) {
 				case "cross-site", "same-site":
-					return echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: "cross-site request refused"})
+					return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "cross-site request refused"})
 				}
 			}
 			// The token is required as well: echo's middleware would otherwise let a
@@ -94,7 +94,7 @@ func csrf(secure bool) []echo.MiddlewareFunc {
 		CookieSameSite: http.SameSiteLaxMode,
 		ContextKey:     handlers.CSRFKey,
 		ErrorHandler: func(err error, c echo.Context) error {
-			return echo.NewHTTPError(http.StatusForbidden, protocol.Error{Error: "missing or wrong CSRF token: reload the page"})
+			return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "missing or wrong CSRF token: reload the page"})
 		},
 	})
 	return []echo.MiddlewareFunc{fetchSite, token}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"testing"
 
-	"kashi/agent/protocol"
 	"kashi/models"
 	"kashi/scheduler"
 )
@@ -68,7 +67,7 @@ func finishPlaced(b *testing.B, s *server) int {
 			continue
 		}
 		n++
-		err := s.store.ReportTaskStatus(ctx, *t.NodeID, t.ID, protocol.TaskStatusRequest{State: protocol.TaskExited}, t0)
+		err := s.store.ReportTaskStatus(ctx, *t.NodeID, t.ID, models.TaskReport{State: models.ReportExited}, t0)
 		if err != nil {
 			b.Fatalf("ReportTaskStatus(%d): %v", t.ID, err)
 		}

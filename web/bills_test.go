@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/xuri/excelize/v2"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
 )
@@ -51,7 +51,11 @@ func newBillWorld(t *testing.T) billWorld {
 	s := newServer(t)
 	s.projects("vision", "nlp")
 	w := billWorld{server: s, tokens: map[string]string{}}
-	req := node("a100-01").inPool("a100").cards(a100Name, a100MiB, 4).r
+	r := node("a100-01").inPool("a100").cards(a100Name, a100MiB, 4).r
+	req := models.NodeRegistration{Hostname: r.Hostname, Pool: r.Pool}
+	for _, g := range r.GPUs {
+		req.GPUs = append(req.GPUs, models.GPUInfo(g))
+	}
 	n, err := s.store.RegisterNode(ctx, req, "hash-a100-01", feb(1, 0))
 	if err != nil {
 		t.Fatal(err)
@@ -104,19 +108,19 @@ func (w billWorld) run(t *testing.T, b *taskB, start time.Time, d time.Duration,
 		uuids = append(uuids, uuidOf("a100-01", i))
 	}
 	w.place(tk, start, uuids...)
-	var ss []protocol.Sample
+	var ss []api.Sample
 	for m := time.Duration(0); m < d; m += time.Minute {
 		for i, u := range util {
 			ss = append(ss, sample(uuidOf("a100-01", i), start.Add(m), u, 1024))
 		}
 	}
 	if len(ss) > 0 {
-		if _, err := w.store.IngestSamples(ctx, w.node.ID, ss, start.Add(d)); err != nil {
+		if _, err := w.store.IngestSamples(ctx, w.node.ID, readings(ss), start.Add(d)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	end := start.Add(d)
-	if err := w.store.ReportTaskStatus(ctx, w.node.ID, tk.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: end, OutputUnits: units}, end); err != nil {
+	if err := w.store.ReportTaskStatus(ctx, w.node.ID, tk.ID, models.TaskReport{State: models.ReportExited, TS: end, OutputUnits: units}, end); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -145,7 +149,7 @@ type httpResult struct {
 // errorField is the field an error answer names.
 func errorField(t *testing.T, body []byte) string {
 	t.Helper()
-	var e protocol.Error
+	var e api.Error
 	if err := jsonStrict(string(body), &e); err != nil {
 		t.Fatalf("error body %q: %v", body, err)
 	}

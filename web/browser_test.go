@@ -15,7 +15,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"kashi/agent/protocol"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/models/modelstest"
@@ -37,9 +36,9 @@ func TestBrowserQuotaApproval(t *testing.T) {
 	s := modelstest.SQLite(t, models.Options{})
 
 	// One node of 8 A100s, reporting; project vision with a 1 card-hour budget already spent.
-	req := protocol.RegisterRequest{Hostname: "n1", Pool: "a100"}
+	req := models.NodeRegistration{Hostname: "n1", Pool: "a100"}
 	for i := 0; i < 8; i++ {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	node, err := s.RegisterNode(ctx, req, "h", now)
 	if err != nil {
@@ -65,7 +64,7 @@ func TestBrowserQuotaApproval(t *testing.T) {
 	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: clock, NodeStaleAfter: 24 * time.Hour})
 	spent := task("earlier")
 	loop.RunOnce(ctx, now.Add(-time.Hour))
-	s.ReportTaskStatus(ctx, node.ID, spent.ID, protocol.TaskStatusRequest{State: protocol.TaskExited, TS: now.Add(-30 * time.Minute)}, now)
+	s.ReportTaskStatus(ctx, node.ID, spent.ID, models.TaskReport{State: models.ReportExited, TS: now.Add(-30 * time.Minute)}, now)
 	waiting := task("resnet-big")
 	if _, err := loop.RunOnce(ctx, now); err != nil {
 		t.Fatal(err)

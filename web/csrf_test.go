@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/agent/protocol"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/models/modelstest"
@@ -197,9 +196,9 @@ func TestMemberCannotProbeOtherProjects(t *testing.T) {
 // registerTestNode registers one node of 8 A100s.
 func registerTestNode(t *testing.T, s *models.Store, now time.Time) {
 	t.Helper()
-	req := protocol.RegisterRequest{Hostname: "probe-node", Pool: "a100"}
+	req := models.NodeRegistration{Hostname: "probe-node", Pool: "a100"}
 	for i := 0; i < 8; i++ {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: "probe-" + itoa(int64(i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: "probe-" + itoa(int64(i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	if _, err := s.RegisterNode(context.Background(), req, "probe-hash", now); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/views"
 )
@@ -21,17 +21,17 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if c.Response().Committed {
 			return
 		}
-		status, body := http.StatusInternalServerError, protocol.Error{Error: http.StatusText(http.StatusInternalServerError)}
+		status, body := http.StatusInternalServerError, api.Error{Error: http.StatusText(http.StatusInternalServerError)}
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
 			status = he.Code
 			switch m := he.Message.(type) {
-			case protocol.Error:
+			case api.Error:
 				body = m
 			case string:
-				body = protocol.Error{Error: m}
+				body = api.Error{Error: m}
 			default:
-				body = protocol.Error{Error: fmt.Sprint(m)}
+				body = api.Error{Error: fmt.Sprint(m)}
 			}
 		} else {
 			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)

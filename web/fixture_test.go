@@ -16,7 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/models/modelstest"
@@ -190,10 +190,10 @@ func decode[T any](tb testing.TB, w *httptest.ResponseRecorder) T {
 }
 
 // nodeB builds a node registration: node("a100-01").pool("a100").gpus(a100Name, a100MiB, 4).
-type nodeB struct{ r protocol.RegisterRequest }
+type nodeB struct{ r api.RegisterRequest }
 
 func node(hostname string) *nodeB {
-	return &nodeB{r: protocol.RegisterRequest{Hostname: hostname, Pool: "default"}}
+	return &nodeB{r: api.RegisterRequest{Hostname: hostname, Pool: "default"}}
 }
 
 func (n *nodeB) inPool(p string) *nodeB { n.r.Pool = p; return n }
@@ -201,7 +201,7 @@ func (n *nodeB) inPool(p string) *nodeB { n.r.Pool = p; return n }
 // cards adds count GPUs named name with memMiB each; their UUIDs are "GPU-<host>-<index>".
 func (n *nodeB) cards(name string, memMiB int64, count int) *nodeB {
 	for i := range count {
-		n.r.GPUs = append(n.r.GPUs, protocol.GPUInfo{UUID: uuidOf(n.r.Hostname, i), Index: i, Name: name, MemoryTotalMiB: memMiB})
+		n.r.GPUs = append(n.r.GPUs, api.GPUInfo{UUID: uuidOf(n.r.Hostname, i), Index: i, Name: name, MemoryTotalMiB: memMiB})
 	}
 	return n
 }
@@ -218,11 +218,11 @@ type registered struct {
 // register posts the registration with the join token and fails the test unless it is 200.
 func (s *server) register(n *nodeB) registered {
 	s.tb.Helper()
-	w := s.post(protocol.PathRegister, mustJSON(s.tb, n.r), bearer(joinToken)...)
+	w := s.post(api.PathRegister, mustJSON(s.tb, n.r), bearer(joinToken)...)
 	if w.Code != http.StatusOK {
-		s.tb.Fatalf("POST %s %s = %d %s, want 200", protocol.PathRegister, n.r.Hostname, w.Code, w.Body)
+		s.tb.Fatalf("POST %s %s = %d %s, want 200", api.PathRegister, n.r.Hostname, w.Code, w.Body)
 	}
-	resp := decode[protocol.RegisterResponse](s.tb, w)
+	resp := decode[api.RegisterResponse](s.tb, w)
 	out := registered{ID: resp.NodeID, Token: resp.Token}
 	for _, g := range n.r.GPUs {
 		out.UUIDs = append(out.UUIDs, g.UUID)
@@ -231,18 +231,18 @@ func (s *server) register(n *nodeB) registered {
 }
 
 // sample is one reading of uuid at ts.
-func sample(uuid string, ts time.Time, util int, memMiB int64) protocol.Sample {
-	return protocol.Sample{UUID: uuid, TS: ts, UtilPct: util, MemoryUsedMiB: memMiB, TempC: 30 + util/3, PowerW: 60 + 3*util}
+func sample(uuid string, ts time.Time, util int, memMiB int64) api.Sample {
+	return api.Sample{UUID: uuid, TS: ts, UtilPct: util, MemoryUsedMiB: memMiB, TempC: 30 + util/3, PowerW: 60 + 3*util}
 }
 
 // postSamples posts a batch with the node's token and fails the test unless it is 200.
-func (s *server) postSamples(token string, ss ...protocol.Sample) protocol.SamplesResponse {
+func (s *server) postSamples(token string, ss ...api.Sample) api.SamplesResponse {
 	s.tb.Helper()
-	w := s.post(protocol.PathSamples, mustJSON(s.tb, protocol.SamplesRequest{Samples: ss}), bearer(token)...)
+	w := s.post(api.PathSamples, mustJSON(s.tb, api.SamplesRequest{Samples: ss}), bearer(token)...)
 	if w.Code != http.StatusOK {
-		s.tb.Fatalf("POST %s = %d %s, want 200", protocol.PathSamples, w.Code, w.Body)
+		s.tb.Fatalf("POST %s = %d %s, want 200", api.PathSamples, w.Code, w.Body)
 	}
-	return decode[protocol.SamplesResponse](s.tb, w)
+	return decode[api.SamplesResponse](s.tb, w)
 }
 
 // project ensures the named projects exist.
@@ -362,3 +362,13 @@ func jsonStrict(body string, v any) error {
 
 // clock is the handlers' clock.
 func (s *server) clock() time.Time { return *s.now.Load() }
+
+// readings maps wire samples onto the store's readings, for tests that write to the store
+// directly.
+func readings(ss []api.Sample) []models.Reading {
+	out := make([]models.Reading, len(ss))
+	for i, s := range ss {
+		out[i] = models.Reading{UUID: s.UUID, TS: s.TS, MemoryUsedMiB: s.MemoryUsedMiB, UtilPct: s.UtilPct, TempC: s.TempC, PowerW: s.PowerW}
+	}
+	return out
+}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 	"kashi/models/modelstest"
 )
@@ -26,7 +26,7 @@ func checkAPIError(t *testing.T, what string, code int, body string) {
 	if !apiErrorStatuses[code] {
 		t.Fatalf("%s = %d %s, want 2xx or a documented 4xx", what, code, body)
 	}
-	var e protocol.Error
+	var e api.Error
 	if err := jsonStrict(body, &e); err != nil || e.Error == "" {
 		t.Fatalf("%s = %d with body %q, want a JSON error (%v)", what, code, body, err)
 	}
@@ -45,8 +45,8 @@ func FuzzAgentSamples(f *testing.F) {
 	srv := fuzzServer(f)
 	n1, _ := agentFleet(srv)
 	seeds := []string{
-		mustJSON(f, protocol.SamplesRequest{Samples: []protocol.Sample{sample("GPU-n1-0", t0.Add(-time.Minute), 50, 1000)}}),
-		mustJSON(f, protocol.SamplesRequest{Samples: []protocol.Sample{
+		mustJSON(f, api.SamplesRequest{Samples: []api.Sample{sample("GPU-n1-0", t0.Add(-time.Minute), 50, 1000)}}),
+		mustJSON(f, api.SamplesRequest{Samples: []api.Sample{
 			sample("GPU-n1-0", t0.Add(-2*time.Minute), 0, 0), sample("GPU-n1-1", t0.Add(-2*time.Minute), 100, a100MiB),
 			sample("GPU-n1-0", t0.Add(-2*time.Minute), 0, 0)}}),
 		`{"samples":[{"uuid":"GPU-n1-2","ts":"2026-03-02T08:59:00+08:00","memory_used_mib":0,"util_pct":0,"processes":[{"pid":1,"used_memory_mib":10}]}]}`,
@@ -71,23 +71,23 @@ func FuzzAgentSamples(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		s := srv.with(t)
 		before := gpuRows(t, s)
-		w := s.do(req{method: http.MethodPost, path: protocol.PathSamples, body: string(body),
+		w := s.do(req{method: http.MethodPost, path: api.PathSamples, body: string(body),
 			hdr: map[string]string{"Authorization": "Bearer " + n1.Token, "Content-Type": "application/json"}})
 		after := gpuRows(t, s)
 		if w.Code != http.StatusOK {
-			checkAPIError(t, "POST "+protocol.PathSamples, w.Code, w.Body.String())
+			checkAPIError(t, "POST "+api.PathSamples, w.Code, w.Body.String())
 			if diff := cmp.Diff(before, after); diff != "" {
-				t.Fatalf("POST %s = %d changed the GPUs (-before +after):\n%s", protocol.PathSamples, w.Code, diff)
+				t.Fatalf("POST %s = %d changed the GPUs (-before +after):\n%s", api.PathSamples, w.Code, diff)
 			}
 			return
 		}
-		var sent protocol.SamplesRequest
+		var sent api.SamplesRequest
 		if err := json.Unmarshal(body, &sent); err != nil {
-			t.Fatalf("POST %s = 200 for a body that does not decode: %v", protocol.PathSamples, err)
+			t.Fatalf("POST %s = 200 for a body that does not decode: %v", api.PathSamples, err)
 		}
-		got := decode[protocol.SamplesResponse](t, w)
+		got := decode[api.SamplesResponse](t, w)
 		if got.Accepted < 0 || got.Duplicates < 0 || got.Accepted+got.Duplicates != len(sent.Samples) {
-			t.Fatalf("POST %s = %+v for %d samples", protocol.PathSamples, got, len(sent.Samples))
+			t.Fatalf("POST %s = %+v for %d samples", api.PathSamples, got, len(sent.Samples))
 		}
 		for _, g := range after {
 			if g.NodeID != n1.ID {
@@ -123,7 +123,7 @@ func checkGPU(t *testing.T, g models.BoardGPU) {
 		t.Fatalf("GPU %s util %d", g.UUID, g.UtilPct)
 	case g.MemoryUsedMiB < 0 || g.MemoryUsedMiB > g.MemoryTotalMiB:
 		t.Fatalf("GPU %s memory %d of %d", g.UUID, g.MemoryUsedMiB, g.MemoryTotalMiB)
-	case g.SampledAt != nil && g.SampledAt.After(t0.Add(protocol.MaxFutureSkew)):
+	case g.SampledAt != nil && g.SampledAt.After(t0.Add(models.MaxFutureSkew)):
 		t.Fatalf("GPU %s sampled at %v, after now + skew", g.UUID, g.SampledAt)
 	case g.IdleSince != nil && (g.SampledAt == nil || g.IdleSince.After(*g.SampledAt)):
 		t.Fatalf("GPU %s idle since %v, sampled %v", g.UUID, g.IdleSince, g.SampledAt)

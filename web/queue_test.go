@@ -21,7 +21,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
 
-	"kashi/agent/protocol"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/models/modelstest"
@@ -81,9 +80,9 @@ func (q *qEnv) qPostForm(path string, form url.Values, hdr ...string) *httptest.
 // qRegister registers a node of count cards named gpuName in pool.
 func (q *qEnv) qRegister(host, pool, gpuName string, memMiB int64, count int) {
 	q.t.Helper()
-	req := protocol.RegisterRequest{Hostname: host, Pool: pool}
+	req := models.NodeRegistration{Hostname: host, Pool: pool}
 	for i := range count {
-		req.GPUs = append(req.GPUs, protocol.GPUInfo{UUID: "GPU-" + host + "-" + string(rune('a'+i)), Index: i,
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: "GPU-" + host + "-" + string(rune('a'+i)), Index: i,
 			Name: gpuName, MemoryTotalMiB: memMiB})
 	}
 	_, tokenHash := models.NewToken("kn_")

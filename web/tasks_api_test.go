@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"kashi/agent/protocol"
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -328,7 +328,7 @@ func TestTaskCancelAndReady(t *testing.T) {
 			if triggered != 0 {
 				t.Errorf("POST %s (%s) triggered the scheduler", st.path, st.name)
 			}
-			e := decode[protocol.Error](t, w)
+			e := decode[api.Error](t, w)
 			if e.Error == "" || strings.Contains(e.Error, "models:") {
 				t.Errorf("POST %s (%s) error = %q, want a message without internals", st.path, st.name, e.Error)
 			}
@@ -353,7 +353,7 @@ func idStr(id int64) string { return strconv.FormatInt(id, 10) }
 func TestAgentTaskLifecycle(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *server) {
 		nodes := taskFleet(s)
-		var n1Samples []protocol.Sample
+		var n1Samples []api.Sample
 		for _, u := range nodes["n1"].UUIDs {
 			n1Samples = append(n1Samples, sample(u, t0.Add(-30*time.Second), 0, 0))
 		}
@@ -368,21 +368,21 @@ func TestAgentTaskLifecycle(t *testing.T) {
 		other := s.create(task("other").ready(), t0)
 		s.place(models.Task{ID: id}, t0, "GPU-n1-1", "GPU-n1-2")
 		s.place(other, t0, "GPU-n2-0")
-		statusPath := protocol.PathTaskStatus + idStr(id) + "/status"
+		statusPath := api.PathTaskStatus + idStr(id) + "/status"
 
 		// The node sees its task; the other node sees only its own.
-		w = s.get(protocol.PathAssignments, bearer(nodes["n1"].Token)...)
-		want := protocol.AssignmentsResponse{Tasks: []protocol.Assignment{{TaskID: id, GPUUUIDs: []string{"GPU-n1-1", "GPU-n1-2"},
+		w = s.get(api.PathAssignments, bearer(nodes["n1"].Token)...)
+		want := api.AssignmentsResponse{Tasks: []api.Assignment{{TaskID: id, GPUUUIDs: []string{"GPU-n1-1", "GPU-n1-2"},
 			Command: []string{"torchrun", "--nproc", "2", "train.py"}, Env: map[string]string{"SEED": "7"}, Workdir: "/data/r1",
 			MaxRuntimeS: 7200}}}
-		if diff := cmp.Diff(want, decode[protocol.AssignmentsResponse](t, w)); w.Code != http.StatusOK || diff != "" {
-			t.Errorf("GET %s as n1 = %d (-want +got):\n%s", protocol.PathAssignments, w.Code, diff)
+		if diff := cmp.Diff(want, decode[api.AssignmentsResponse](t, w)); w.Code != http.StatusOK || diff != "" {
+			t.Errorf("GET %s as n1 = %d (-want +got):\n%s", api.PathAssignments, w.Code, diff)
 		}
-		if w := s.get(protocol.PathAssignments, bearer(nodes["h1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
-			t.Errorf("GET %s as h1 = %d %q, want no tasks", protocol.PathAssignments, w.Code, w.Body)
+		if w := s.get(api.PathAssignments, bearer(nodes["h1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
+			t.Errorf("GET %s as h1 = %d %q, want no tasks", api.PathAssignments, w.Code, w.Body)
 		}
-		if w := s.get(protocol.PathAssignments); w.Code != http.StatusUnauthorized {
-			t.Errorf("GET %s without a token = %d, want 401", protocol.PathAssignments, w.Code)
+		if w := s.get(api.PathAssignments); w.Code != http.StatusUnauthorized {
+			t.Errorf("GET %s without a token = %d, want 401", api.PathAssignments, w.Code)
 		}
 		if g := gpuByUUID(t, s, "GPU-n1-1"); g.TaskID == nil || *g.TaskID != id || g.State != "idle" {
 			t.Errorf("GET /api/v1/gpus GPU-n1-1 = %+v, want held by task %d", g, id)
@@ -399,8 +399,8 @@ func TestAgentTaskLifecycle(t *testing.T) {
 		}{
 			{"another node's task", "n2", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 404, "starting", 0},
 			{"a node without the task", "h1", statusPath, `{"state":"exited","exit_code":0}`, 404, "starting", 0},
-			{"unknown task", "n1", protocol.PathTaskStatus + "999/status", `{"state":"running"}`, 404, "starting", 0},
-			{"bad id", "n1", protocol.PathTaskStatus + "x/status", `{"state":"running"}`, 400, "starting", 0},
+			{"unknown task", "n1", api.PathTaskStatus + "999/status", `{"state":"running"}`, 404, "starting", 0},
+			{"bad id", "n1", api.PathTaskStatus + "x/status", `{"state":"running"}`, 400, "starting", 0},
 			{"bad state", "n1", statusPath, `{"state":"paused"}`, 422, "starting", 0},
 			{"negative output", "n1", statusPath, `{"state":"exited","output_units":-1}`, 422, "starting", 0},
 			{"running", "n1", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 204, "running", 0},
@@ -446,8 +446,8 @@ func TestAgentTaskLifecycle(t *testing.T) {
 		if g := gpuByUUID(t, s, "GPU-n2-0"); g.TaskID == nil || *g.TaskID != other.ID {
 			t.Errorf("GET /api/v1/gpus GPU-n2-0 = %+v, want still held by task %d", g, other.ID)
 		}
-		if w := s.get(protocol.PathAssignments, bearer(nodes["n1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
-			t.Errorf("GET %s as n1 after the exit = %q, want no tasks", protocol.PathAssignments, w.Body)
+		if w := s.get(api.PathAssignments, bearer(nodes["n1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
+			t.Errorf("GET %s as n1 after the exit = %q, want no tasks", api.PathAssignments, w.Body)
 		}
 	})
 }
@@ -459,7 +459,7 @@ func TestTaskCancelRunning(t *testing.T) {
 	nodes := taskFleet(s)
 	tk := s.create(task("long-job").ready(), t0)
 	s.place(tk, t0, "GPU-n1-0")
-	path := protocol.PathTaskStatus + idStr(tk.ID) + "/status"
+	path := api.PathTaskStatus + idStr(tk.ID) + "/status"
 	if w := s.post(path, `{"state":"running"}`, bearer(nodes["n1"].Token)...); w.Code != http.StatusNoContent {
 		t.Fatalf("POST %s running = %d %s", path, w.Code, w.Body)
 	}
@@ -467,9 +467,9 @@ func TestTaskCancelRunning(t *testing.T) {
 	if got := decode[map[string]any](t, w); w.Code != http.StatusOK || got["state"] != "running" {
 		t.Errorf("POST cancel of a running task = %d state %v, want 200 and still running", w.Code, got["state"])
 	}
-	as := decode[protocol.AssignmentsResponse](t, s.get(protocol.PathAssignments, bearer(nodes["n1"].Token)...))
+	as := decode[api.AssignmentsResponse](t, s.get(api.PathAssignments, bearer(nodes["n1"].Token)...))
 	if len(as.Tasks) != 1 || !as.Tasks[0].Stop {
-		t.Errorf("GET %s after cancel = %+v, want the task with stop set", protocol.PathAssignments, as)
+		t.Errorf("GET %s after cancel = %+v, want the task with stop set", api.PathAssignments, as)
 	}
 	if w := s.post("/api/v1/tasks/"+idStr(tk.ID)+"/cancel", ""); w.Code != http.StatusOK {
 		t.Errorf("POST cancel twice while it stops = %d, want 200 (the first stop holds)", w.Code)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"kashi/agent"
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // TestAgentRunsSimulatedTask runs the real agent over a simulated node, as the demo does.
@@ -24,11 +24,11 @@ func TestAgentRunsSimulatedTask(t *testing.T) {
 	var busySamples int
 	var states []string
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+protocol.PathRegister, func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(protocol.RegisterResponse{NodeID: 1, Token: "node"})
+	mux.HandleFunc("POST "+api.PathRegister, func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(api.RegisterResponse{NodeID: 1, Token: "node"})
 	})
-	mux.HandleFunc("POST "+protocol.PathSamples, func(w http.ResponseWriter, r *http.Request) {
-		var req protocol.SamplesRequest
+	mux.HandleFunc("POST "+api.PathSamples, func(w http.ResponseWriter, r *http.Request) {
+		var req api.SamplesRequest
 		json.NewDecoder(r.Body).Decode(&req)
 		mu.Lock()
 		defer mu.Unlock()
@@ -38,13 +38,13 @@ func TestAgentRunsSimulatedTask(t *testing.T) {
 			}
 		}
 	})
-	mux.HandleFunc("GET "+protocol.PathAssignments, func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(protocol.AssignmentsResponse{Tasks: []protocol.Assignment{
+	mux.HandleFunc("GET "+api.PathAssignments, func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(api.AssignmentsResponse{Tasks: []api.Assignment{
 			{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(Finetune, time.Hour, 0)},
 		}})
 	})
-	mux.HandleFunc("POST "+protocol.PathTaskStatus+"{id}/status", func(w http.ResponseWriter, r *http.Request) {
-		var req protocol.TaskStatusRequest
+	mux.HandleFunc("POST "+api.PathTaskStatus+"{id}/status", func(w http.ResponseWriter, r *http.Request) {
+		var req api.TaskStatusRequest
 		json.NewDecoder(r.Body).Decode(&req)
 		mu.Lock()
 		defer mu.Unlock()
@@ -79,7 +79,7 @@ func TestAgentRunsSimulatedTask(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Run() = %v", err)
 	}
-	if states[0] != protocol.TaskRunning || states[1] != protocol.TaskExited {
+	if states[0] != api.TaskRunning || states[1] != api.TaskExited {
 		t.Errorf("states = %q, want running then exited", states)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"kashi/agent"
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -46,7 +46,7 @@ func uuids(b *Backend) []string {
 }
 
 // read takes one sample of every GPU through the agent's collector.
-func read(t *testing.T, b *Backend, now time.Time) []protocol.Sample {
+func read(t *testing.T, b *Backend, now time.Time) []api.Sample {
 	t.Helper()
 	samples, err := agent.NewCollector(b).Read(now)
 	if err != nil {
@@ -67,7 +67,7 @@ func TestIdleGPUs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, info := range infos {
-		want := protocol.GPUInfo{UUID: uuids(b)[i], Index: i, Name: "NVIDIA GeForce RTX 4090", MemoryTotalMiB: 24564}
+		want := api.GPUInfo{UUID: uuids(b)[i], Index: i, Name: "NVIDIA GeForce RTX 4090", MemoryTotalMiB: 24564}
 		if info != want {
 			t.Errorf("GPUs()[%d] = %+v, want %+v", i, info, want)
 		}
@@ -86,9 +86,9 @@ func TestReadingsFollowShapes(t *testing.T) {
 	const run, steps = 10 * time.Hour, 250
 	tests := map[Shape]struct {
 		// check returns what is wrong with s at progress x of the run, or "".
-		check func(x float64, s protocol.Sample, totalMiB int64) string
+		check func(x float64, s api.Sample, totalMiB int64) string
 	}{
-		Train: {check: func(x float64, s protocol.Sample, totalMiB int64) string {
+		Train: {check: func(x float64, s api.Sample, totalMiB int64) string {
 			if x > 0.09 && x < 0.94 && s.UtilPct < 85 {
 				return "training under 85% util"
 			}
@@ -97,19 +97,19 @@ func TestReadingsFollowShapes(t *testing.T) {
 			}
 			return ""
 		}},
-		Finetune: {check: func(x float64, s protocol.Sample, totalMiB int64) string {
+		Finetune: {check: func(x float64, s api.Sample, totalMiB int64) string {
 			if x > 0.04 && x < 0.94 && s.UtilPct < 80 {
 				return "fine-tuning under 80% util"
 			}
 			return ""
 		}},
-		Eval: {check: func(x float64, s protocol.Sample, totalMiB int64) string {
+		Eval: {check: func(x float64, s api.Sample, totalMiB int64) string {
 			if x > 0.03 && x < 0.97 && (s.UtilPct < 40 || s.UtilPct > 80) {
 				return "eval outside 40-80% util"
 			}
 			return ""
 		}},
-		IdleHolder: {check: func(x float64, s protocol.Sample, totalMiB int64) string {
+		IdleHolder: {check: func(x float64, s api.Sample, totalMiB int64) string {
 			if s.UtilPct >= 10 {
 				return "idle holder at 10% util or more"
 			}
@@ -118,7 +118,7 @@ func TestReadingsFollowShapes(t *testing.T) {
 			}
 			return ""
 		}},
-		MemHeavy: {check: func(x float64, s protocol.Sample, totalMiB int64) string {
+		MemHeavy: {check: func(x float64, s api.Sample, totalMiB int64) string {
 			if x > 0.09 && x < 0.94 && s.MemoryUsedMiB*10 <= totalMiB*9 {
 				return "memory-heavy training at 90% memory or less"
 			}
@@ -132,7 +132,7 @@ func TestReadingsFollowShapes(t *testing.T) {
 				cfg := configs[seed%3]
 				clock := newFakeClock()
 				b := New(cfg, 2, clock.Now, seed)
-				p, err := b.Runner().Start(t.Context(), protocol.Assignment{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(shape, run, 0)})
+				p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(shape, run, 0)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -159,13 +159,13 @@ func TestReadingsFollowShapes(t *testing.T) {
 }
 
 func TestReadingsAreReproducible(t *testing.T) {
-	readAll := func() []protocol.Sample {
+	readAll := func() []api.Sample {
 		clock := newFakeClock()
 		b := New(A100_80G, 2, clock.Now, 42)
-		if _, err := b.Runner().Start(t.Context(), protocol.Assignment{GPUUUIDs: uuids(b)[:1], Command: Command(Eval, time.Hour, 0)}); err != nil {
+		if _, err := b.Runner().Start(t.Context(), api.Assignment{GPUUUIDs: uuids(b)[:1], Command: Command(Eval, time.Hour, 0)}); err != nil {
 			t.Fatal(err)
 		}
-		var all []protocol.Sample
+		var all []api.Sample
 		for range 20 {
 			clock.Add(time.Minute)
 			all = append(all, read(t, b, clock.Now())...)
@@ -173,7 +173,7 @@ func TestReadingsAreReproducible(t *testing.T) {
 		return all
 	}
 	first, second := readAll(), readAll()
-	if diff := cmp.Diff(first, second, cmpopts.IgnoreFields(protocol.Sample{}, "UUID")); diff != "" {
+	if diff := cmp.Diff(first, second, cmpopts.IgnoreFields(api.Sample{}, "UUID")); diff != "" {
 		t.Errorf("same seed, different readings (-first +second):\n%s", diff)
 	}
 	if len(first) != 40 {

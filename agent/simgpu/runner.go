@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"kashi/agent"
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 const (
@@ -48,7 +48,7 @@ type simTask struct {
 }
 
 // Start puts the task's workload on its GPUs until its virtual duration has passed.
-func (r runner) Start(ctx context.Context, a protocol.Assignment) (agent.Process, error) {
+func (r runner) Start(ctx context.Context, a api.Assignment) (agent.Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
 	}

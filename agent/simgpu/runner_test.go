@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/agent"
-	"kashi/agent/protocol"
+	"kashi/api"
 )
 
 // waitExit returns the process's exit code, or false if it has not exited within d.
@@ -38,7 +38,7 @@ func processes(t *testing.T, b *Backend, now time.Time) []int {
 func TestRunnerExitsAfterVirtualDuration(t *testing.T) {
 	clock := newFakeClock()
 	b := New(A100_80G, 2, clock.Now, 1)
-	p, err := b.Runner().Start(t.Context(), protocol.Assignment{TaskID: 1, GPUUUIDs: uuids(b)[:1], Command: Command(Train, time.Hour, 7)})
+	p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 1, GPUUUIDs: uuids(b)[:1], Command: Command(Train, time.Hour, 7)})
 	if err != nil {
 		t.Fatalf("Start() = %v", err)
 	}
@@ -64,7 +64,7 @@ func TestRunnerExitsAfterVirtualDuration(t *testing.T) {
 func TestRunnerStop(t *testing.T) {
 	clock := newFakeClock()
 	b := New(H800_80G, 2, clock.Now, 1)
-	p, err := b.Runner().Start(t.Context(), protocol.Assignment{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(IdleHolder, 24*time.Hour, 0)})
+	p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(IdleHolder, 24*time.Hour, 0)})
 	if err != nil {
 		t.Fatalf("Start() = %v", err)
 	}
@@ -100,7 +100,7 @@ func TestRunnerRefusesBadCommands(t *testing.T) {
 			if gpu == "" {
 				gpu = uuids(b)[0]
 			}
-			p, err := b.Runner().Start(t.Context(), protocol.Assignment{TaskID: 5, GPUUUIDs: []string{gpu}, Command: tc.command})
+			p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 5, GPUUUIDs: []string{gpu}, Command: tc.command})
 			if err == nil {
 				p.Stop(0)
 				t.Fatalf("Start(%q) = nil error, want %q", tc.command, tc.wantErr)

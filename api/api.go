@@ -1,6 +1,7 @@
-// Package protocol holds the request and response types of the agent API. Both the server's
-// handlers and the node agent import it, so the two sides cannot drift.
-package protocol
+// Package api holds the wire types of the HTTP API and its error body. The node agent and the
+// server's handlers both import it, so the two sides of the agent protocol cannot drift; the
+// store never sees these types (handlers map them onto models' own).
+package api
 
 import "time"
 
@@ -17,10 +18,6 @@ const (
 const (
 	// MaxSamplesPerBatch is the most samples one POST to PathSamples may carry.
 	MaxSamplesPerBatch = 10_000
-	// MaxGPUsPerNode is the most GPUs one node may register.
-	MaxGPUsPerNode = 64
-	// MaxFutureSkew is how far ahead of the server's clock a sample's timestamp may be.
-	MaxFutureSkew = 5 * time.Minute
 	// MaxBodyBytes bounds every agent request body.
 	MaxBodyBytes = 8 << 20
 )

@@ -1,0 +1,74 @@
+package models
+
+import "time"
+
+// What the store takes from nodes. The handlers map the wire types of package api onto these,
+// so storage never depends on the shape of a request.
+
+// NodeRegistration is a node announcing itself and its GPUs.
+type NodeRegistration struct {
+	Hostname  string
+	Pool      string
+	MachineID string
+	GPUs      []GPUInfo
+}
+
+// GPUInfo describes one GPU of a registering node.
+type GPUInfo struct {
+	UUID           string
+	Index          int
+	Name           string
+	MemoryTotalMiB int64
+}
+
+// Reading is one sample of one GPU.
+type Reading struct {
+	UUID          string
+	TS            time.Time
+	MemoryUsedMiB int64
+	UtilPct       int
+	TempC         int
+	PowerW        int
+	Processes     []ProcessReading
+}
+
+// ProcessReading is one compute process seen on a GPU.
+type ProcessReading struct {
+	PID           uint32
+	UsedMemoryMiB int64
+}
+
+// Assignment is one task placed on a node, as the node should run it.
+type Assignment struct {
+	TaskID      int64
+	GPUUUIDs    []string
+	Command     []string
+	Env         map[string]string
+	Workdir     string
+	MaxRuntimeS int64
+	Stop        bool
+}
+
+// States a node reports for a task's process.
+const (
+	ReportRunning       = "running"
+	ReportExited        = "exited"
+	ReportFailedToStart = "failed-to-start"
+)
+
+// TaskReport is a node's report of a change in a task's process.
+type TaskReport struct {
+	State       string
+	TS          time.Time
+	ExitCode    int
+	OutputUnits int64
+	Message     string
+}
+
+// Limits on what a node may send.
+const (
+	// MaxGPUsPerNode is the most GPUs one node may register.
+	MaxGPUsPerNode = 64
+	// MaxFutureSkew is how far ahead of the server's clock a sample's timestamp may be.
+	MaxFutureSkew = 5 * time.Minute
+)
