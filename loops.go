@@ -9,8 +9,11 @@ import (
 
 	kfleet "kashi/fleet"
 	"kashi/fleet/exec"
+	"kashi/loop"
 	"kashi/models"
+	"kashi/notice"
 	"kashi/notify"
+	"kashi/scaler"
 	"kashi/scheduler"
 )
 
@@ -74,58 +77,60 @@ func fleetProviders(cfg serveConfig) (map[string]kfleet.Provider, error) {
 	return out, nil
 }
 
-// rollupLoop rolls samples up every 5 minutes of (possibly fast) clock time.
-func rollupLoop(ctx context.Context, store *models.Store, now func() time.Time, retention time.Duration, speed float64, log *slog.Logger) {
-	t := time.NewTicker(time.Duration(float64(5*time.Minute) / speed))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := store.RollUp(ctx, now(), retention); err != nil && ctx.Err() == nil {
-				log.Error("roll up samples", "err", err)
-			}
+// Periods and gaps of the control loops, in clock time unless said otherwise.
+const (
+	// readinessEvery is how often declared data checks run.
+	readinessEvery = time.Minute
+	// rollupEvery is how often samples are rolled up (and old raw samples pruned).
+	rollupEvery = 5 * time.Minute
+	// reminderEvery is how often quota reminders are looked for.
+	reminderEvery = time.Hour
+	// alertEvery is how often GPU memory alerts are raised and unsent alerts go out.
+	alertEvery = time.Minute
+	// schedulerGap is the least real time between two scheduler passes: a burst of submits
+	// wakes it once, not once each.
+	schedulerGap = 100 * time.Millisecond
+)
+
+// addHousekeeping adds the loops that keep the record: rollups, GPU memory alerts and the
+// sending of alerts, and quota reminders.
+func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Channel, cfg serveConfig, now func() time.Time, log *slog.Logger) {
+	loops.Every("rollups", rollupEvery, func(ctx context.Context) error {
+		return store.RollUp(ctx, now(), cfg.Retention)
+	})
+	loops.Every("alerts", alertEvery, func(ctx context.Context) error {
+		if err := notice.CheckGPUMemory(ctx, store, notice.DefaultMemoryAlertPct, now()); err != nil {
+			return err
 		}
-	}
+		_, err := notice.SendAlerts(ctx, store, channels, now(), log)
+		return err
+	})
+	reminders := notice.DefaultReminderPolicy(cfg.Location)
+	loops.Every("quota reminders", reminderEvery, func(ctx context.Context) error {
+		_, err := notice.SendReminders(ctx, store, channels, reminders, now(), log)
+		return err
+	})
 }
 
-// reminderLoop sends quota reminders every hour of (possibly fast) clock time.
-func reminderLoop(ctx context.Context, store *models.Store, channels []notify.Channel, pol scheduler.ReminderPolicy, now func() time.Time, speed float64, log *slog.Logger) {
-	t := time.NewTicker(time.Duration(float64(time.Hour) / speed))
-	defer t.Stop()
-	for {
-		if _, err := scheduler.SendReminders(ctx, store, channels, pol, now(), log); err != nil && ctx.Err() == nil {
-			log.Error("quota reminders", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+// queueControl is what handlers need of the queue: its view and a way to wake it.
+type queueControl struct {
+	*scheduler.Loop
+	wake *loop.Loop
 }
 
-// alertEvery is how often, in real time, unsent alerts go out to the channels.
-const alertEvery = 30 * time.Second
+// Trigger wakes the scheduler's loop.
+func (q queueControl) Trigger() { q.wake.Trigger() }
 
-// alertLoop raises GPU memory alerts and sends unsent alerts to the channels until ctx ends.
-func alertLoop(ctx context.Context, store *models.Store, channels []notify.Channel, now func() time.Time, log *slog.Logger) {
-	t := time.NewTicker(alertEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := scheduler.CheckGPUMemory(ctx, store, scheduler.DefaultMemoryAlertPct, now()); err != nil && ctx.Err() == nil {
-				log.Error("GPU memory alerts", "err", err)
-			}
-			if _, err := scheduler.SendAlerts(ctx, store, channels, now(), log); err != nil && ctx.Err() == nil {
-				log.Error("send alerts", "err", err)
-			}
-		}
+// idleEventOf is what the owner of a task is told about a scaling action: idle notices and
+// reclaims only.
+func idleEventOf(a scaler.Action) (notice.IdleEvent, bool) {
+	switch a.Kind {
+	case scaler.ActionIdleNotice:
+		return notice.IdleEvent{TaskID: a.TaskID, Detail: a.Detail}, true
+	case scaler.ActionReclaim:
+		return notice.IdleEvent{TaskID: a.TaskID, Reclaimed: true, Detail: a.Detail}, true
 	}
+	return notice.IdleEvent{}, false
 }
 
 // channelsOf parses the comma-separated --notify list.

@@ -17,7 +17,10 @@ import (
 
 	"kashi/demo"
 	"kashi/handlers"
+	"kashi/loop"
 	"kashi/models"
+	"kashi/notice"
+	"kashi/scaler"
 	"kashi/scheduler"
 	"kashi/web"
 )
@@ -164,57 +167,58 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
+	loops := loop.NewSet(speed, log)
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
-		Interval: time.Duration(float64(cfg.Tick) / speed), NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
-	reclaim := scheduler.ReclaimPolicy{}.WithDefaults()
-	scaler := scheduler.NewScaler(store, scheduler.ScalerConfig{Providers: providers, Cluster: cluster,
-		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Interval: time.Duration(float64(cfg.ScaleEvery) / speed),
-		Reclaim: reclaim, Now: now, Logger: log,
-		OnAction: func(a scheduler.ScaleAction) {
-			if err := scheduler.NoticeIdleTask(ctx, store, channels, a, now()); err != nil {
+		NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
+	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
+	reclaim := scaler.ReclaimPolicy{}.WithDefaults()
+	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
+		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Reclaim: reclaim, Now: now, Logger: log,
+		OnAction: func(a scaler.Action) {
+			ev, ok := idleEventOf(a)
+			if !ok {
+				return
+			}
+			if err := notice.IdleTask(ctx, store, channels, ev, now()); err != nil {
 				log.Warn("idle-task notice", "task", a.TaskID, "err", err)
 			}
 		}})
-	h := handlers.New(store, sched, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
+	scaleLoop := loops.Every("scaling", cfg.ScaleEvery, scale.Tick)
+	readiness := scheduler.NewReadiness(store, schedLoop.Trigger, now, log)
+	addHousekeeping(loops, store, channels, cfg, now, log)
+	loops.Every("data checks", readinessEvery, func(ctx context.Context) error {
+		n, err := readiness.CheckOnce(ctx)
+		if n > 0 {
+			schedLoop.Trigger()
+		}
+		return err
+	})
+
+	h := handlers.New(store, queueControl{sched, schedLoop}, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: scaler.Trigger, Reclaim: reclaim}, now)
+		ScaleTrigger: scaleLoop.Trigger, Reclaim: reclaim}, now)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)
 
-	readiness := scheduler.NewReadiness(store, sched.Trigger, now, log)
-
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
-	var loops sync.WaitGroup
+	var running sync.WaitGroup
 	// With Postgres several replicas may serve; only the holder of the advisory lock runs the
 	// control loops.
-	loops.Go(func() {
-		lead(loopCtx, store, log, func(ctx context.Context) {
-			var wg sync.WaitGroup
-			wg.Go(func() { sched.Run(ctx) })
-			wg.Go(func() { scaler.Run(ctx) })
-			wg.Go(func() { readiness.Run(ctx, time.Duration(float64(readinessEvery)/speed)) })
-			wg.Go(func() { rollupLoop(ctx, store, now, cfg.Retention, speed, log) })
-			wg.Go(func() { alertLoop(ctx, store, channels, now, log) })
-			wg.Go(func() {
-				reminderLoop(ctx, store, channels, scheduler.DefaultReminderPolicy(cfg.Location), now, speed, log)
-			})
-			wg.Wait()
-		})
-	})
+	running.Go(func() { lead(loopCtx, store, log, loops.Run) })
 	if sim != nil {
-		loops.Go(func() { sim.Run(loopCtx) })
+		running.Go(func() { sim.Run(loopCtx) })
 	}
 
 	select {
 	case <-ctx.Done():
 	case err := <-serveErr:
 		stopLoops()
-		loops.Wait()
+		running.Wait()
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("shutting down")
@@ -222,15 +226,12 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
 	stopLoops()
-	loops.Wait()
+	running.Wait()
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
 }
-
-// readinessEvery is how often, in clock time, declared data checks run.
-const readinessEvery = time.Minute
 
 // bootstrapAdmin creates the user admin with password when no user exists yet.
 func bootstrapAdmin(ctx context.Context, store *models.Store, password string, log *slog.Logger) error {

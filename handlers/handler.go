@@ -8,6 +8,7 @@ import (
 
 	"kashi/billing"
 	"kashi/models"
+	"kashi/scaler"
 	"kashi/scheduler"
 )
 
@@ -107,11 +108,11 @@ type Config struct {
 	// Location is the billing time zone: months (budgets, bills) begin there.
 	Location *time.Location
 	// ScaleTrigger wakes the scaling loop after a pool's configuration changed (the
-	// scheduler.Scaler's Trigger); nil means nothing is woken.
+	// scaler.Scaler's Trigger); nil means nothing is woken.
 	ScaleTrigger func()
 	// Reclaim is the idle-reclaim policy the scaling loop runs: how long a "keep" answer
 	// holds the cards and how many keeps a day allows. Zero fields take the defaults.
-	Reclaim scheduler.ReclaimPolicy
+	Reclaim scaler.ReclaimPolicy
 }
 
 // Handler serves every route. Build it with New.

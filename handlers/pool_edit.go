@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
-	"kashi/scheduler"
+	"kashi/scaler"
 	"kashi/views"
 )
 
@@ -240,21 +240,21 @@ func (h *Handler) poolFromForm(c echo.Context) (views.PoolForm, models.PoolConfi
 	return f, cfg
 }
 
-// poolDefaults says what each zero field of the form stands for (scheduler.ScalePolicy).
+// poolDefaults says what each zero field of the form stands for (scaler.Policy).
 func poolDefaults(l views.Locale) map[string]string {
 	d := func(v time.Duration) string { return l.Duration(v) }
 	return map[string]string{
-		"boot_timeout_s":       d(scheduler.DefaultBootTimeout),
-		"scale_up_delay_s":     d(scheduler.DefaultScaleUpDelay),
-		"memory_high_pct":      strconv.Itoa(scheduler.DefaultMemoryHighPct) + "%",
-		"memory_high_window_s": d(scheduler.DefaultMemoryHighWindow),
-		"memory_low_pct":       strconv.Itoa(scheduler.DefaultMemoryLowPct) + "%",
-		"memory_low_window_s":  d(scheduler.DefaultMemoryLowWindow),
-		"unneeded_s":           d(scheduler.DefaultUnneededTime),
-		"cooldown_up_s":        d(scheduler.DefaultScaleCooldown),
-		"cooldown_down_s":      d(scheduler.DefaultScaleCooldown),
-		"drain_buffer_s":       d(scheduler.DefaultDrainBuffer),
-		"max_in_flight":        "max(step, " + strconv.Itoa(scheduler.DefaultMaxInFlight) + ")",
+		"boot_timeout_s":       d(scaler.DefaultBootTimeout),
+		"scale_up_delay_s":     d(scaler.DefaultScaleUpDelay),
+		"memory_high_pct":      strconv.Itoa(scaler.DefaultMemoryHighPct) + "%",
+		"memory_high_window_s": d(scaler.DefaultMemoryHighWindow),
+		"memory_low_pct":       strconv.Itoa(scaler.DefaultMemoryLowPct) + "%",
+		"memory_low_window_s":  d(scaler.DefaultMemoryLowWindow),
+		"unneeded_s":           d(scaler.DefaultUnneededTime),
+		"cooldown_up_s":        d(scaler.DefaultScaleCooldown),
+		"cooldown_down_s":      d(scaler.DefaultScaleCooldown),
+		"drain_buffer_s":       d(scaler.DefaultDrainBuffer),
+		"max_in_flight":        "max(step, " + strconv.Itoa(scaler.DefaultMaxInFlight) + ")",
 	}
 }
 

@@ -66,7 +66,7 @@ func (h *Handler) queueData(ctx context.Context, now time.Time, form views.TaskF
 	d := views.QueueData{Now: now, Lanes: []views.QueueLane{{Name: views.LaneShort}, {Name: views.LaneLong}}}
 	for e, r := range st.entries {
 		lane := &d.Lanes[1]
-		if e.Lane == scheduler.QueueShort {
+		if e.Lane == models.QueueShort {
 			lane = &d.Lanes[0]
 		}
 		lane.Rows = append(lane.Rows, views.QueueRow{Position: e.Position, TaskID: r.ID, Name: r.Name,

@@ -119,11 +119,26 @@ const (
 	TaskReclaimed   = "reclaimed"
 )
 
-// Queue classes.
+// Queue classes (lanes): the short lane is the fast lane for tasks whose max runtime is within
+// TaskLimits.ShortMaxRuntime.
 const (
 	QueueShort = "short"
 	QueueLong  = "long"
 )
+
+// Lanes are the queue classes in the order they are served.
+var Lanes = []string{QueueShort, QueueLong}
+
+// Priorities within a lane, highest first.
+const (
+	PriorityUrgent = "urgent"
+	PriorityHigh   = "high"
+	PriorityNormal = "normal"
+	PriorityLow    = "low"
+)
+
+// Priorities are the priorities highest first; an unknown one counts as PriorityNormal.
+var Priorities = []string{PriorityUrgent, PriorityHigh, PriorityNormal, PriorityLow}
 
 // Task is a unit of work asking for GPUs of a spec.
 type Task struct {

@@ -20,7 +20,7 @@ type ScalingEvent struct {
 	Kind     string
 	FromSize int
 	ToSize   int
-	// Reason is a stable code (scheduler.ScaleReason); Detail the numbers, in English.
+	// Reason is a stable code (scaler.Reason); Detail the numbers, in English.
 	Reason     string
 	Detail     string
 	NodeID     *int64

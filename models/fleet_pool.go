@@ -14,7 +14,7 @@ import (
 
 // PoolConfig is an admin's configuration of a pool: where its machines come from and how the
 // scaling loop sizes it. Durations are in seconds; a zero duration, step, mark or cap means
-// the scheduler's default (see scheduler.ScalePolicy). Every change is kept as a version.
+// the scheduler's default (see scaler.Policy). Every change is kept as a version.
 type PoolConfig struct {
 	// Provider names the fleet provider ("sim", "exec", …); "static" pools are not scaled.
 	Provider    string `json:"provider"`

@@ -14,9 +14,6 @@ import (
 	"gorm.io/gorm"
 )
 
-// Priorities within a queue class, highest first.
-var Priorities = []string{"urgent", "high", "normal", "low"}
-
 // NewTask is a task as submitted.
 type NewTask struct {
 	Project     string

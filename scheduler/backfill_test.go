@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"kashi/models"
 	"testing"
 	"time"
 
@@ -77,7 +78,7 @@ func TestDecideBackfill(t *testing.T) {
 		},
 		"higher priority goes first, and backfill does not starve it": {
 			snap: snapshot(node(1, "A", 8)).run(busy6).
-				queue(pending(1).gpus(1).maxRun(5*h).ready(), pending(2).gpus(8).prio(PriorityHigh).ready()),
+				queue(pending(1).gpus(1).maxRun(5*h).ready(), pending(2).gpus(8).prio(models.PriorityHigh).ready()),
 			wantWhy:   map[int64]Reason{1: ReasonBehind, 2: ReasonNoFreeGPUs},
 			wantAhead: map[int64]int64{1: 2},
 		},

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"kashi/models"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func draining(n Node) Node {
 type taskB struct{ p Pending }
 
 func pending(id int64) taskB {
-	return taskB{Pending{ID: id, Project: "p", Queue: QueueLong, Priority: PriorityNormal,
+	return taskB{Pending{ID: id, Project: "p", Queue: models.QueueLong, Priority: models.PriorityNormal,
 		GPUs: 1, SubmittedAt: t0.Add(-time.Hour + time.Duration(id)*time.Second)}}
 }
 
@@ -46,7 +47,7 @@ func (b taskB) ready() taskB                 { b.p.DataReady = true; return b }
 func (b taskB) deferrable() taskB            { b.p.Deferrable = true; return b }
 func (b taskB) submitted(at time.Time) taskB { b.p.SubmittedAt = at; return b }
 func (b taskB) short(maxRun time.Duration) taskB {
-	b.p.Queue, b.p.MaxRuntime = QueueShort, maxRun
+	b.p.Queue, b.p.MaxRuntime = models.QueueShort, maxRun
 	return b
 }
 

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"kashi/models"
 	"math/rand/v2"
 	"time"
 )
@@ -82,8 +83,8 @@ func genPending(r *rand.Rand, c genConfig, id int64, projects []string, now time
 	p := Pending{
 		ID:          id,
 		Project:     projects[r.IntN(len(projects))],
-		Queue:       QueueLong,
-		Priority:    []string{PriorityUrgent, PriorityHigh, PriorityNormal, PriorityNormal, PriorityLow}[r.IntN(5)],
+		Queue:       models.QueueLong,
+		Priority:    []string{models.PriorityUrgent, models.PriorityHigh, models.PriorityNormal, models.PriorityNormal, models.PriorityLow}[r.IntN(5)],
 		GPUs:        []int{1, 1, 1, 2, 2, 4, 8}[r.IntN(7)],
 		SubmittedAt: now.Add(-time.Duration(r.IntN(3*24*60)) * time.Minute),
 		DataReady:   r.IntN(10) != 0,
@@ -96,7 +97,7 @@ func genPending(r *rand.Rand, c genConfig, id int64, projects []string, now time
 		p.GPUs = []int{12, 16, 20, 32}[r.IntN(4)]
 	}
 	if r.IntN(3) == 0 {
-		p.Queue = QueueShort
+		p.Queue = models.QueueShort
 		p.MaxRuntime = time.Duration(10+r.IntN(110)) * time.Minute
 	} else if r.IntN(8) != 0 {
 		p.MaxRuntime = time.Duration(1+r.IntN(72)) * time.Hour

@@ -32,8 +32,6 @@ type Store interface {
 // LoopConfig configures the scheduler loop.
 type LoopConfig struct {
 	Policy Policy
-	// Interval is the period of the periodic tick (real time); Trigger wakes it sooner.
-	Interval time.Duration
 	// NodeStaleAfter: a node silent this long (clock time) takes no new task.
 	NodeStaleAfter time.Duration
 	// NodeLostAfter: a node silent this long is given up: its tasks end failed and their
@@ -46,13 +44,12 @@ type LoopConfig struct {
 	Logger           *slog.Logger
 }
 
-// Loop is the queue's control loop: it snapshots the store, decides with Decide, and applies
-// the plan. Handlers wake it with Trigger after every change.
+// Loop is the queue's control loop: each RunOnce snapshots the store, decides with Decide, and
+// applies the plan. The server runs it with package loop; handlers wake it after every change.
 type Loop struct {
-	store  Store
-	cfg    LoopConfig
-	ticker *ticker
-	fair   fairCache
+	store Store
+	cfg   LoopConfig
+	fair  fairCache
 	// started is the time of the first tick: nodes are judged lost only after the loop has
 	// run for NodeLostAfter, so agents get the chance to report after a server restart.
 	started time.Time
@@ -72,9 +69,6 @@ const fairnessRefresh = time.Minute
 
 // NewLoop returns a loop over store.
 func NewLoop(store Store, cfg LoopConfig) *Loop {
-	if cfg.Interval <= 0 {
-		cfg.Interval = 10 * time.Second
-	}
 	if cfg.NodeStaleAfter <= 0 {
 		cfg.NodeStaleAfter = 2 * time.Minute
 	}
@@ -90,20 +84,14 @@ func NewLoop(store Store, cfg LoopConfig) *Loop {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	l := &Loop{store: store, cfg: cfg}
-	l.ticker = newTicker("scheduler", cfg.Interval, cfg.Logger, func(ctx context.Context) error {
-		_, err := l.RunOnce(ctx, l.cfg.Now())
-		return err
-	})
-	return l
+	return &Loop{store: store, cfg: cfg}
 }
 
-// Trigger wakes the loop for a tick soon; it never blocks.
-func (l *Loop) Trigger() { l.ticker.Trigger() }
-
-// Run ticks until ctx ends: every Interval and on Trigger. Errors are logged and the next
-// tick waits a little longer; Run never exits the process.
-func (l *Loop) Run(ctx context.Context) { l.ticker.Run(ctx) }
+// Tick is one RunOnce at the clock's now, as package loop calls it.
+func (l *Loop) Tick(ctx context.Context) error {
+	_, err := l.RunOnce(ctx, l.cfg.Now())
+	return err
+}
 
 // RunOnce is one tick at now, in four phases, after giving up nodes silent for too long:
 //  1. snapshot: read nodes, tasks and open allocations;
@@ -226,7 +214,7 @@ func (l *Loop) quotas(ctx context.Context, now time.Time) (map[string]QuotaState
 	if err != nil || len(quotas) == 0 {
 		return nil, err
 	}
-	usage, err := l.store.UsageSeconds(ctx, MonthStart(now, l.cfg.Policy.Location), now)
+	usage, err := l.store.UsageSeconds(ctx, models.MonthStart(now, l.cfg.Policy.Location), now)
 	if err != nil {
 		return nil, err
 	}

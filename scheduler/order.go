@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"cmp"
+	"kashi/models"
 	"math"
 	"slices"
 	"time"
@@ -13,7 +14,7 @@ const (
 	laneLong  = 1
 )
 
-var laneNames = [2]string{QueueShort, QueueLong}
+var laneNames = [2]string{models.QueueShort, models.QueueLong}
 
 // qkey is a pending task's place in the queue, compared field by field.
 type qkey struct {
@@ -53,20 +54,20 @@ func unixNano(t time.Time) int64 {
 
 func priorityRank(p string) uint32 {
 	switch p {
-	case PriorityUrgent:
+	case models.PriorityUrgent:
 		return 0
-	case PriorityHigh:
+	case models.PriorityHigh:
 		return 1
-	case PriorityLow:
+	case models.PriorityLow:
 		return 3
 	}
 	return 2
 }
 
-// laneOf is the lane a task queues in: short only when it declares a max runtime within the
-// short limit, so the fast lane cannot be used by tasks that might run long.
-func laneOf(t *Pending, shortMax time.Duration) uint32 {
-	if t.Queue == QueueShort && t.MaxRuntime > 0 && t.MaxRuntime <= shortMax {
+// laneOf is the lane a task queues in: the one it was submitted to (the store holds a short
+// task to the short lane's runtime limit).
+func laneOf(t *Pending) uint32 {
+	if t.Queue == models.QueueShort {
 		return laneShort
 	}
 	return laneLong
@@ -149,7 +150,7 @@ func buildQueue(pending []Pending, projects map[string]Project, pol *Policy) que
 	start := make([]int32, 8*nRanks+1)
 	for i := range pending {
 		t := &pending[i]
-		lp := uint64(laneOf(t, pol.ShortMaxRuntime)*4 + priorityRank(t.Priority))
+		lp := uint64(laneOf(t)*4 + priorityRank(t.Priority))
 		k := qkey{
 			hi:  lp<<32 | uint64(rank[q.projOf[i]]),
 			ts:  unixNano(t.SubmittedAt),
@@ -201,9 +202,6 @@ func Order(pending []Pending, projects map[string]Project, pol Policy) []int {
 }
 
 func (p Policy) normalized() Policy {
-	if p.ShortMaxRuntime <= 0 {
-		p.ShortMaxRuntime = DefaultShortMaxRuntime
-	}
 	if p.Location == nil {
 		p.Location = time.UTC
 	}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"kashi/models"
 	"testing"
 	"time"
 
@@ -13,26 +14,21 @@ func TestOrder(t *testing.T) {
 		want []int64 // task ids in queue order
 	}{
 		"short lane before long, whatever the priority": {
-			snap: snapshot().queue(pending(1).prio(PriorityUrgent), pending(2).short(time.Hour).prio(PriorityLow)),
+			snap: snapshot().queue(pending(1).prio(models.PriorityUrgent), pending(2).short(time.Hour).prio(models.PriorityLow)),
 			want: []int64{2, 1},
 		},
 		"priority within a lane": {
-			snap: snapshot().queue(pending(1).prio(PriorityLow), pending(2), pending(3).prio(PriorityHigh),
-				pending(4).prio(PriorityUrgent)),
+			snap: snapshot().queue(pending(1).prio(models.PriorityLow), pending(2), pending(3).prio(models.PriorityHigh),
+				pending(4).prio(models.PriorityUrgent)),
 			want: []int64{4, 3, 2, 1},
 		},
 		"an unknown priority counts as normal": {
-			snap: snapshot().queue(pending(1).prio(PriorityLow), pending(2).prio("whenever"), pending(3).prio(PriorityHigh)),
+			snap: snapshot().queue(pending(1).prio(models.PriorityLow), pending(2).prio("whenever"), pending(3).prio(models.PriorityHigh)),
 			want: []int64{3, 2, 1},
 		},
-		"a short task without a max runtime queues long": {
-			snap: snapshot().queue(pending(1).short(0), pending(2).short(time.Hour)).
-				queue(pending(3)),
-			want: []int64{2, 1, 3},
-		},
-		"a short task over the short limit queues long": {
-			snap: snapshot().queue(pending(1).short(3*time.Hour), pending(2), pending(3).short(2*time.Hour)),
-			want: []int64{3, 1, 2},
+		"the lane is the one the task was submitted to": {
+			snap: snapshot().queue(pending(1), pending(2).short(time.Hour), pending(3).short(2*time.Hour)),
+			want: []int64{2, 3, 1},
 		},
 		"fairness: lower usage per share first": {
 			snap: snapshot().
@@ -50,7 +46,7 @@ func TestOrder(t *testing.T) {
 			want: []int64{1, 2},
 		},
 		"fairness comes after priority": {
-			snap: snapshot().queue(pending(1).project("light"), pending(2).project("heavy").prio(PriorityHigh)).
+			snap: snapshot().queue(pending(1).project("light"), pending(2).project("heavy").prio(models.PriorityHigh)).
 				share("heavy", 1, 1000),
 			want: []int64{2, 1},
 		},
@@ -86,8 +82,8 @@ func TestDecideWaitingOrderAndPositions(t *testing.T) {
 	snap := snapshot(node(1, "A", 1)).run(running(90, gid(1, 0))).queue(
 		pending(1).ready(),
 		pending(2).short(time.Hour).ready(),
-		pending(3).prio(PriorityUrgent),
-		pending(4).short(time.Hour).prio(PriorityHigh).ready(),
+		pending(3).prio(models.PriorityUrgent),
+		pending(4).short(time.Hour).prio(models.PriorityHigh).ready(),
 		pending(5).gpus(4).ready(),
 	)
 	got := Decide(snap.s, t0, DefaultPolicy(time.UTC)).Waiting
@@ -100,7 +96,7 @@ func TestDecideWaitingOrderAndPositions(t *testing.T) {
 	for _, w := range got {
 		gotPos = append(gotPos, pos{w.TaskID, w.Lane, w.Position})
 	}
-	want := []pos{{4, QueueShort, 1}, {2, QueueShort, 2}, {3, QueueLong, 1}, {1, QueueLong, 2}, {5, QueueLong, 3}}
+	want := []pos{{4, models.QueueShort, 1}, {2, models.QueueShort, 2}, {3, models.QueueLong, 1}, {1, models.QueueLong, 2}, {5, models.QueueLong, 3}}
 	if diff := cmp.Diff(want, gotPos); diff != "" {
 		t.Errorf("Decide(...).Waiting = %v, want %v (-want +got):\n%s", gotPos, want, diff)
 	}

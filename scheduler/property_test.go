@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"kashi/models"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -343,7 +344,7 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		for _, w := range plan.Waiting {
 			e := byID[w.TaskID]
 			if pos[e.ID] > pos[l.ID] || e.Project != l.Project || e.Priority != l.Priority ||
-				e.Spec != l.Spec || e.Queue != l.Queue || e.MaxRuntime != l.MaxRuntime && e.Queue == QueueShort {
+				e.Spec != l.Spec || e.Queue != l.Queue || e.MaxRuntime != l.MaxRuntime && e.Queue == models.QueueShort {
 				continue
 			}
 			if w.Reason != ReasonNoFreeGPUs && w.Reason != ReasonBehind {

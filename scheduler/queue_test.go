@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"kashi/models"
 	"testing"
 	"time"
 
@@ -36,10 +37,10 @@ func TestNewQueueView(t *testing.T) {
 		got = append(got, row{e.TaskID, e.Lane, e.Position, e.Reason, e.Starting, !e.ETAP50.IsZero()})
 	}
 	want := []row{
-		{2, QueueShort, 1, ReasonNoFreeGPUs, false, true},
-		{4, QueueShort, 2, ReasonNoFreeGPUs, false, true},
-		{1, QueueLong, 0, ReasonStarting, true, true},
-		{3, QueueLong, 1, ReasonDataNotReady, false, false},
+		{2, models.QueueShort, 1, ReasonNoFreeGPUs, false, true},
+		{4, models.QueueShort, 2, ReasonNoFreeGPUs, false, true},
+		{1, models.QueueLong, 0, ReasonStarting, true, true},
+		{3, models.QueueLong, 1, ReasonDataNotReady, false, false},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("NewQueueView(...) entries mismatch (-want +got):\n%s", diff)

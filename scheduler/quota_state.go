@@ -6,16 +6,6 @@ import (
 	"kashi/models"
 )
 
-// MonthStart is the first instant of now's month in loc: budgets are per calendar month in
-// the billing time zone.
-func MonthStart(now time.Time, loc *time.Location) time.Time {
-	if loc == nil {
-		loc = time.UTC
-	}
-	l := now.In(loc)
-	return time.Date(l.Year(), l.Month(), 1, 0, 0, 0, 0, loc)
-}
-
 // QuotaStates turns stored quotas and this month's usage (card-seconds per project id and
 // spec) into what Decide checks, by project name. A quota outside its dates counts as an
 // exhausted budget: the contract has ended (到期) or not begun. A project may overflow when

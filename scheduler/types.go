@@ -5,24 +5,8 @@ import (
 	"time"
 )
 
-// Queue classes (lanes). They match the models.QueueShort and models.QueueLong values.
-const (
-	QueueShort = "short"
-	QueueLong  = "long"
-)
-
-// Priorities within a lane, highest first. An unknown priority counts as PriorityNormal.
-const (
-	PriorityUrgent = "urgent"
-	PriorityHigh   = "high"
-	PriorityNormal = "normal"
-	PriorityLow    = "low"
-)
-
 // Policy defaults.
 const (
-	// DefaultShortMaxRuntime is the longest max runtime a task of the short lane may declare.
-	DefaultShortMaxRuntime = 2 * time.Hour
 	// DefaultETADepth is how many capacity-waiting tasks per asked spec get a simulated ETA.
 	DefaultETADepth = 2000
 )
@@ -79,7 +63,7 @@ type Pending struct {
 	ProjectID int64
 	// Spec is the wanted GPU spec; empty means any.
 	Spec string
-	// Queue is QueueShort or QueueLong.
+	// Queue is models.QueueShort or models.QueueLong.
 	Queue string
 	// Priority is one of the Priority constants.
 	Priority    string
@@ -131,13 +115,10 @@ type QuotaState struct {
 	Overflow bool
 }
 
-// Policy is the scheduler's configuration. The zero value is usable: a 2 h short lane, no
-// off-peak gating, no backfill.
+// Policy is the scheduler's configuration. The zero value is usable: no off-peak gating, no
+// backfill. A task's lane is its Queue, which the store checked at submit against
+// models.TaskLimits (the one place the short lane's runtime limit is kept).
 type Policy struct {
-	// ShortMaxRuntime is the longest max runtime of a short task; zero means
-	// DefaultShortMaxRuntime. A short task without a max runtime or over it queues in the
-	// long lane.
-	ShortMaxRuntime time.Duration
 	// OffPeakStart and OffPeakEnd bound the off-peak window as offsets from local midnight
 	// in Location; the window is [start, end) and wraps past midnight when start > end.
 	// Equal values mean there is no window and deferrable tasks are never held back.
@@ -153,14 +134,13 @@ type Policy struct {
 	ETADepth int
 }
 
-// DefaultPolicy is the shipped policy: a 2 h short lane, off-peak 22:00–08:00 in loc, backfill.
+// DefaultPolicy is the shipped policy: off-peak 22:00–08:00 in loc, backfill.
 func DefaultPolicy(loc *time.Location) Policy {
 	return Policy{
-		ShortMaxRuntime: DefaultShortMaxRuntime,
-		OffPeakStart:    22 * time.Hour,
-		OffPeakEnd:      8 * time.Hour,
-		Location:        loc,
-		Backfill:        true,
+		OffPeakStart: 22 * time.Hour,
+		OffPeakEnd:   8 * time.Hour,
+		Location:     loc,
+		Backfill:     true,
 	}
 }
 
@@ -226,7 +206,7 @@ const (
 // Waiting explains one task that does not start now.
 type Waiting struct {
 	TaskID int64
-	// Lane is the lane the task queues in (QueueShort or QueueLong).
+	// Lane is the lane the task queues in (models.QueueShort or models.QueueLong).
 	Lane string
 	// Position is 1-based among the waiting tasks of the lane, in queue order.
 	Position int

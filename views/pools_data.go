@@ -62,7 +62,7 @@ type PoolNodeView struct {
 
 // PoolSkipView is one reason the scaling loop did not act on the pool at its last tick.
 type PoolSkipView struct {
-	Reason string // a scheduler.ScaleReason code
+	Reason string // a scaler.Reason code
 	Detail string // the numbers, in English
 }
 
@@ -73,7 +73,7 @@ type ScaleEventView struct {
 	Kind   string // scale-up, drain, undrain, remove, delete-machine, adopt
 	From   int
 	To     int
-	Reason string // a scheduler.ScaleReason code
+	Reason string // a scaler.Reason code
 	Detail string // the numbers, in English
 }
 

@@ -207,7 +207,7 @@ func RangeSpan(r string) (string, time.Duration) {
 func rangeLabel(l Locale, r string) string { return l.Duration(rangeSpan(r)) }
 
 // scaleReasonText says in words why the scaling loop acted or did not (a
-// scheduler.ScaleReason code); an unknown code is shown as it is.
+// scaler.Reason code); an unknown code is shown as it is.
 func scaleReasonText(l Locale, code string) string {
 	switch code {
 	case "demand-waiting":

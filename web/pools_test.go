@@ -16,7 +16,7 @@ import (
 
 	"kashi/models"
 	"kashi/models/modelstest"
-	"kashi/scheduler"
+	"kashi/scaler"
 	"kashi/views"
 )
 
@@ -489,14 +489,14 @@ func TestPoolSetAPI(t *testing.T) {
 
 // TestScaleReasonsHaveWords: every reason the scaling loop gives has words on the pages.
 func TestScaleReasonsHaveWords(t *testing.T) {
-	for _, r := range []scheduler.ScaleReason{
-		scheduler.ReasonDemandWaiting, scheduler.ReasonMemoryHigh, scheduler.ReasonBelowMin, scheduler.ReasonReservedMin,
-		scheduler.ReasonNodeUnneeded, scheduler.ReasonAboveMax, scheduler.ReasonDrainedEmpty, scheduler.ReasonDrainTooLong,
-		scheduler.ReasonBootTimeout, scheduler.ReasonMachineFailed, scheduler.ReasonIdleTask, scheduler.ReasonActiveAgain,
-		scheduler.ReasonNoAnswer, scheduler.ReasonUnknownMachine, scheduler.ReasonDuplicateMachine, scheduler.ReasonLeftoverMachine,
-		scheduler.ReasonAtMaxSize, scheduler.ReasonAtMinSize, scheduler.ReasonInCooldown, scheduler.ReasonInFlightCap,
-		scheduler.ReasonNoDemand, scheduler.ReasonDemandPending, scheduler.ReasonMemoryNotLow, scheduler.ReasonNoneUnneeded,
-		scheduler.ReasonNoRemovable, scheduler.ReasonCoveredByBooting,
+	for _, r := range []scaler.Reason{
+		scaler.ReasonDemandWaiting, scaler.ReasonMemoryHigh, scaler.ReasonBelowMin, scaler.ReasonReservedMin,
+		scaler.ReasonNodeUnneeded, scaler.ReasonAboveMax, scaler.ReasonDrainedEmpty, scaler.ReasonDrainTooLong,
+		scaler.ReasonBootTimeout, scaler.ReasonMachineFailed, scaler.ReasonIdleTask, scaler.ReasonActiveAgain,
+		scaler.ReasonNoAnswer, scaler.ReasonUnknownMachine, scaler.ReasonDuplicateMachine, scaler.ReasonLeftoverMachine,
+		scaler.ReasonAtMaxSize, scaler.ReasonAtMinSize, scaler.ReasonInCooldown, scaler.ReasonInFlightCap,
+		scaler.ReasonNoDemand, scaler.ReasonDemandPending, scaler.ReasonMemoryNotLow, scaler.ReasonNoneUnneeded,
+		scaler.ReasonNoRemovable, scaler.ReasonCoveredByBooting,
 	} {
 		if !views.KnownScaleReason(string(r)) {
 			t.Errorf("reason %q has no words on the pools page", r)

@@ -48,7 +48,7 @@ func newQEnv(t *testing.T) *qEnv {
 	loop := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), Now: clock, Logger: log})
 	cfg := handlers.Config{IdleAfter: 30 * time.Minute, SaturatedAfter: 30 * time.Minute, StaleAfter: 2 * time.Minute,
 		TaskLimits: models.DefaultTaskLimits}
-	return &qEnv{t: t, store: store, e: web.New(handlers.New(store, loop, cfg, clock), false, log), token: adminToken(t, store)}
+	return &qEnv{t: t, store: store, e: web.New(handlers.New(store, &fakeSched{loop: loop}, cfg, clock), false, log), token: adminToken(t, store)}
 }
 
 // qRequest sends one request; hdr holds header pairs.

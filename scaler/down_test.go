@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"testing"
@@ -12,9 +12,9 @@ import (
 // the choice of nodes by their tasks' expected ends.
 func TestDecideScaleDown(t *testing.T) {
 	low := flat(10, 15*time.Minute)
-	two := func(p *ScalePolicy) { p.Step = 2 }
+	two := func(p *Policy) { p.Step = 2 }
 	tests := map[string]struct {
-		snap    ScaleSnapshot
+		snap    Snapshot
 		want    []string
 		details []string
 	}{
@@ -29,7 +29,7 @@ func TestDecideScaleDown(t *testing.T) {
 			details: []string{"node 2 without task for 8m < 10m"},
 		},
 		"custom unneeded time": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.UnneededTime = 5 * time.Minute }).
+			snap: scalePool().policy(func(p *Policy) { p.UnneededTime = 5 * time.Minute }).
 				nodes(busy(1, task(10, time.Hour, 0)), idleNode(2, 8*time.Minute)).memory(low...).snap(),
 			want: []string{"drain 2 node-unneeded"},
 		},
@@ -45,13 +45,13 @@ func TestDecideScaleDown(t *testing.T) {
 			details: []string{"no memory samples cover the last 10m"},
 		},
 		"memory condition off": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MemoryLowPct = 100 }).
+			snap: scalePool().policy(func(p *Policy) { p.MemoryLowPct = 100 }).
 				nodes(busy(1, task(10, time.Hour, 0)), idleNode(2, time.Hour)).snap(),
 			want:    []string{"drain 2 node-unneeded"},
 			details: []string{"memory condition off"},
 		},
 		"at the minimum": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MinNodes = 2 }).
+			snap: scalePool().policy(func(p *Policy) { p.MinNodes = 2 }).
 				nodes(busy(1, task(10, time.Hour, 0)), idleNode(2, time.Hour)).memory(low...).snap(),
 			want: []string{"skip at-min-size", "skip no-demand"},
 		},
@@ -78,7 +78,7 @@ func TestDecideScaleDown(t *testing.T) {
 			details: []string{"last scale-down 5m ago < cooldown 10m"},
 		},
 		"custom down cooldown": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.CooldownAfterDown = 2 * time.Minute }).
+			snap: scalePool().policy(func(p *Policy) { p.CooldownAfterDown = 2 * time.Minute }).
 				nodes(busy(1, task(10, time.Hour, 0)), idleNode(2, time.Hour)).memory(low...).lastDown(5 * time.Minute).snap(),
 			want: []string{"drain 2 node-unneeded"},
 		},
@@ -105,23 +105,23 @@ func TestDecideScaleDown(t *testing.T) {
 			want: []string{"drain 4 node-unneeded", "drain 2 node-unneeded"},
 		},
 		"no busy node ends within the buffer": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.Step = 3 }).nodes(
+			snap: scalePool().policy(func(p *Policy) { p.Step = 3 }).nodes(
 				busy(1, task(10, 2*time.Hour, 0)), busy(2, longTask(20)), idleNode(3, time.Hour), busy(4, task(40, 2*time.Hour, 0))).
 				memory(low...).snap(),
 			want: []string{"drain 3 node-unneeded"},
 		},
 		"step never goes under the minimum": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.Step, p.MinNodes = 4, 2 }).
+			snap: scalePool().policy(func(p *Policy) { p.Step, p.MinNodes = 4, 2 }).
 				nodes(idleNode(1, time.Hour), idleNode(2, time.Hour), idleNode(3, time.Hour)).memory(low...).snap(),
 			want: []string{"drain 1 node-unneeded"},
 		},
 		"reserved minimum keeps empty nodes": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.Step, p.ReservedMin = 3, 1 }).
+			snap: scalePool().policy(func(p *Policy) { p.Step, p.ReservedMin = 3, 1 }).
 				nodes(busy(1, task(10, 2*time.Hour, 0)), idleNode(2, time.Hour), idleNode(3, 2*time.Hour)).memory(low...).snap(),
 			want: []string{"drain 3 node-unneeded"},
 		},
 		"reserved minimum blocks the last empty node": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.ReservedMin = 1 }).
+			snap: scalePool().policy(func(p *Policy) { p.ReservedMin = 1 }).
 				nodes(busy(1, task(10, 2*time.Hour, 0)), idleNode(2, time.Hour)).memory(low...).snap(),
 			want: []string{"skip reserved-min", "skip no-demand"},
 		},
@@ -130,13 +130,13 @@ func TestDecideScaleDown(t *testing.T) {
 			want: []string{"skip none-unneeded", "skip no-demand"},
 		},
 		"booting machines go first when over the maximum": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MaxNodes = 2 }).nodes(busy(1, longTask(10)), idleNode(2, time.Minute)).
+			snap: scalePool().policy(func(p *Policy) { p.MaxNodes = 2 }).nodes(busy(1, longTask(10)), idleNode(2, time.Minute)).
 				booting("k1", 3*time.Minute).booting("k2", time.Minute).snap(),
 			want:    []string{"delete k2 above-max", "delete k1 above-max"},
 			details: []string{"size 4 > max 2; machine i-k2 (k2) still boots"},
 		},
 		"a pool over its maximum drains the excess at once": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MaxNodes = 2 }).nodes(
+			snap: scalePool().policy(func(p *Policy) { p.MaxNodes = 2 }).nodes(
 				busy(1, longTask(10)), busy(2, task(20, 3*time.Hour, 0)), busy(3, task(30, time.Hour, 0)), idleNode(4, time.Minute)).
 				demand(wait(1, 8, time.Hour)).lastDown(time.Minute).snap(),
 			want:    []string{"drain 4 above-max", "drain 3 above-max"},

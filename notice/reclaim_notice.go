@@ -1,4 +1,4 @@
-package scheduler
+package notice
 
 import (
 	"context"
@@ -11,32 +11,37 @@ import (
 	"kashi/notify"
 )
 
-// NoticeStore is what NoticeIdleTask needs of models.Store.
-type NoticeStore interface {
+// IdleStore is what IdleTask needs of models.Store.
+type IdleStore interface {
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 	TaskReclaims(ctx context.Context) (map[int64]models.TaskReclaim, error)
 	NotifyUser(ctx context.Context, name, key, kind, msg string, now time.Time) (bool, error)
 }
 
-// Notification kinds NoticeIdleTask writes.
+// Notification kinds IdleTask writes.
 const (
 	KindIdleNotice = "idle-notice"
 	KindReclaimed  = "reclaimed"
 )
 
-// NoticeIdleTask tells a task's owner what idle reclaim did, as the Scaler's OnAction: for
-// ActionIdleNotice, that the task's cards are idle and it will be stopped unless kept (the
-// owner answers "keep" or "release now" on the notifications page); for ActionReclaim, that it
-// was stopped. The owner gets an in-app notification (once per notice: the key carries the
-// notice's time) and the channels a message. An owner without an account gets the channels
-// only. Other actions are ignored. now is when the action was applied.
-func NoticeIdleTask(ctx context.Context, store NoticeStore, channels []notify.Channel, a ScaleAction, now time.Time) error {
-	if a.Kind != ActionIdleNotice && a.Kind != ActionReclaim {
-		return nil
-	}
+// IdleEvent is what idle reclaim did to a task: gave notice that its cards are idle, or
+// stopped it (Reclaimed).
+type IdleEvent struct {
+	TaskID    int64
+	Reclaimed bool
+	// Detail is the scaling loop's explanation, "task N of OWNER: …".
+	Detail string
+}
+
+// IdleTask tells a task's owner what idle reclaim did: that the task's cards are idle and it
+// will be stopped unless kept (the owner answers "keep" or "release now" on the notifications
+// page), or that it was stopped. The owner gets an in-app notification (once per notice: the
+// key carries the notice's time) and the channels a message. An owner without an account gets
+// the channels only. now is when the scaling loop acted.
+func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a IdleEvent, now time.Time) error {
 	t, err := store.TaskByID(ctx, a.TaskID)
 	if err != nil {
-		return fmt.Errorf("scheduler: notice of task %d: %w", a.TaskID, err)
+		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 	}
 	// The detail starts "task N of OWNER: "; the message names the task itself.
 	detail := a.Detail
@@ -46,12 +51,12 @@ func NoticeIdleTask(ctx context.Context, store NoticeStore, channels []notify.Ch
 	name := fmt.Sprintf("#%d %s (%s, %d GPUs)", t.ID, t.Name, t.Project, t.GPUs)
 	var m notify.Message
 	var key string
-	switch a.Kind {
-	case ActionIdleNotice:
+	switch {
+	case !a.Reclaimed:
 		at := now
 		rs, err := store.TaskReclaims(ctx)
 		if err != nil {
-			return fmt.Errorf("scheduler: notice of task %d: %w", a.TaskID, err)
+			return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 		}
 		if r, ok := rs[t.ID]; ok && r.NoticeAt != nil {
 			at = *r.NoticeAt
@@ -61,7 +66,7 @@ func NoticeIdleTask(ctx context.Context, store NoticeStore, channels []notify.Ch
 			Title: "Idle GPUs: task " + name,
 			Text: fmt.Sprintf("Task %s owned by %s: %s. Keep the cards or release them now on the notifications page (/notifications).",
 				name, t.Owner, detail)}
-	case ActionReclaim:
+	default:
 		key = fmt.Sprintf("%s:%d", KindReclaimed, t.ID)
 		m = notify.Message{Kind: KindReclaimed, Project: t.Project, At: now,
 			Title: "Reclaimed: task " + name,
@@ -72,7 +77,7 @@ func NoticeIdleTask(ctx context.Context, store NoticeStore, channels []notify.Ch
 	case errors.Is(err, models.ErrNotFound):
 		fresh = true // no account: the channels are all the owner has
 	case err != nil:
-		return fmt.Errorf("scheduler: notice of task %d: %w", a.TaskID, err)
+		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 	}
 	if !fresh {
 		return nil // told already

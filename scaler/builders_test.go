@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"fmt"
@@ -15,20 +15,20 @@ var st0 = time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
 // ago is st0 minus d.
 func ago(d time.Duration) time.Time { return st0.Add(-d) }
 
-// poolB builds a ScalePool: "a100", 8 GPUs per node, min 1, max 10, default policy
+// poolB builds a Pool: "a100", 8 GPUs per node, min 1, max 10, default policy
 // otherwise; its memory history is empty.
-type poolB struct{ p ScalePool }
+type poolB struct{ p Pool }
 
 func scalePool() poolB {
-	return poolB{ScalePool{Name: "a100", GPUsPerNode: 8, Policy: ScalePolicy{MinNodes: 1, MaxNodes: 10}}}
+	return poolB{Pool{Name: "a100", GPUsPerNode: 8, Policy: Policy{MinNodes: 1, MaxNodes: 10}}}
 }
 
-func (b poolB) policy(f func(*ScalePolicy)) poolB { f(&b.p.Policy); return b }
-func (b poolB) nodes(ns ...ScaleNode) poolB       { b.p.Nodes = append(b.p.Nodes, ns...); return b }
-func (b poolB) demand(ds ...ScaleDemand) poolB    { b.p.Demand = append(b.p.Demand, ds...); return b }
-func (b poolB) memory(pts ...MemoryPoint) poolB   { b.p.Memory = append(b.p.Memory, pts...); return b }
-func (b poolB) lastUp(d time.Duration) poolB      { b.p.LastScaleUp = ago(d); return b }
-func (b poolB) lastDown(d time.Duration) poolB    { b.p.LastScaleDown = ago(d); return b }
+func (b poolB) policy(f func(*Policy)) poolB    { f(&b.p.Policy); return b }
+func (b poolB) nodes(ns ...Node) poolB          { b.p.Nodes = append(b.p.Nodes, ns...); return b }
+func (b poolB) demand(ds ...Demand) poolB       { b.p.Demand = append(b.p.Demand, ds...); return b }
+func (b poolB) memory(pts ...MemoryPoint) poolB { b.p.Memory = append(b.p.Memory, pts...); return b }
+func (b poolB) lastUp(d time.Duration) poolB    { b.p.LastScaleUp = ago(d); return b }
+func (b poolB) lastDown(d time.Duration) poolB  { b.p.LastScaleDown = ago(d); return b }
 
 // booting adds a machine asked for d ago.
 func (b poolB) booting(key string, d time.Duration) poolB {
@@ -36,32 +36,32 @@ func (b poolB) booting(key string, d time.Duration) poolB {
 	return b
 }
 
-func (b poolB) snap() ScaleSnapshot { return ScaleSnapshot{Pools: []ScalePool{b.p}} }
+func (b poolB) snap() Snapshot { return Snapshot{Pools: []Pool{b.p}} }
 
 // busy is a ready node (machine "m-<id>") running the tasks.
-func busy(id int64, tasks ...ScaleTask) ScaleNode {
-	return ScaleNode{ID: id, MachineID: fmt.Sprintf("m-%d", id), State: NodeStateReady, Tasks: tasks}
+func busy(id int64, tasks ...Task) Node {
+	return Node{ID: id, MachineID: fmt.Sprintf("m-%d", id), State: NodeStateReady, Tasks: tasks}
 }
 
 // idleNode is a ready node without a task since d ago (persisted).
-func idleNode(id int64, d time.Duration) ScaleNode {
+func idleNode(id int64, d time.Duration) Node {
 	n := busy(id)
 	n.UnneededSince = ago(d)
 	return n
 }
 
 // static is a node no provider made.
-func static(n ScaleNode) ScaleNode { n.MachineID = ""; return n }
+func static(n Node) Node { n.MachineID = ""; return n }
 
 // drainedFor is n drained by the loop d ago.
-func drainedFor(n ScaleNode, d time.Duration) ScaleNode {
+func drainedFor(n Node, d time.Duration) Node {
 	n.State, n.DrainSince = NodeStateDraining, ago(d)
 	return n
 }
 
 // task ends by its estimate in est and by its max runtime in maxEnd (zero: none).
-func task(id int64, est, maxEnd time.Duration) ScaleTask {
-	t := ScaleTask{ID: id, EstEnd: st0.Add(est)}
+func task(id int64, est, maxEnd time.Duration) Task {
+	t := Task{ID: id, EstEnd: st0.Add(est)}
 	if maxEnd != 0 {
 		t.MaxEnd = st0.Add(maxEnd)
 	}
@@ -69,14 +69,14 @@ func task(id int64, est, maxEnd time.Duration) ScaleTask {
 }
 
 // longTask has no expected end at all.
-func longTask(id int64) ScaleTask { return ScaleTask{ID: id} }
+func longTask(id int64) Task { return Task{ID: id} }
 
 // wait is admissible demand of gpus that waited d.
-func wait(id int64, gpus int, d time.Duration) ScaleDemand {
-	return ScaleDemand{TaskID: id, GPUs: gpus, Since: ago(d)}
+func wait(id int64, gpus int, d time.Duration) Demand {
+	return Demand{TaskID: id, GPUs: gpus, Since: ago(d)}
 }
 
-func quotaBlocked(d ScaleDemand) ScaleDemand { d.QuotaBlocked = true; return d }
+func quotaBlocked(d Demand) Demand { d.QuotaBlocked = true; return d }
 
 // flat is memory at pct every minute over the last d (and at st0).
 func flat(pct float64, d time.Duration) []MemoryPoint {
@@ -90,7 +90,7 @@ func flat(pct float64, d time.Duration) []MemoryPoint {
 // summary writes a plan as short lines: actions ("scale-up +2 demand-waiting", "drain 3
 // node-unneeded", "delete k1 boot-timeout", "notice 7 idle-task") then skips ("skip
 // in-cooldown").
-func summary(p ScalePlan) []string {
+func summary(p Plan) []string {
 	var out []string
 	for _, a := range p.Actions {
 		switch a.Kind {
@@ -111,7 +111,7 @@ func summary(p ScalePlan) []string {
 }
 
 // checkSummary compares DecideScale's plan with want, and each detail with the fragments.
-func checkSummary(t *testing.T, snap ScaleSnapshot, want []string, details ...string) ScalePlan {
+func checkSummary(t *testing.T, snap Snapshot, want []string, details ...string) Plan {
 	t.Helper()
 	plan := DecideScale(snap, st0)
 	if diff := cmp.Diff(want, summary(plan)); diff != "" {

@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"fmt"
@@ -10,21 +10,21 @@ import (
 
 // randomScalePool draws a pool in any state: nodes ready, drained or drained by hand, busy
 // or not, machines booting or failed, demand, memory, and recent scale actions.
-func randomScalePool(r *rand.Rand) ScalePool {
+func randomScalePool(r *rand.Rand) Pool {
 	mins := func(n int) time.Duration { return time.Duration(r.IntN(n)) * time.Minute }
-	pol := ScalePolicy{MinNodes: r.IntN(4), Step: r.IntN(4), ReservedMin: r.IntN(3), MaxInFlight: r.IntN(5)}
+	pol := Policy{MinNodes: r.IntN(4), Step: r.IntN(4), ReservedMin: r.IntN(3), MaxInFlight: r.IntN(5)}
 	pol.MaxNodes = pol.MinNodes + r.IntN(6)
 	if r.IntN(3) == 0 {
 		pol.MemoryLowPct = 100
 	}
-	p := ScalePool{Name: "p", GPUsPerNode: 1 + r.IntN(8), Policy: pol}
+	p := Pool{Name: "p", GPUsPerNode: 1 + r.IntN(8), Policy: pol}
 	for id := int64(1); id <= int64(r.IntN(10)); id++ {
-		n := ScaleNode{ID: id, MachineID: fmt.Sprintf("m-%d", id), State: NodeStateReady, UnneededSince: ago(mins(60))}
+		n := Node{ID: id, MachineID: fmt.Sprintf("m-%d", id), State: NodeStateReady, UnneededSince: ago(mins(60))}
 		if r.IntN(5) == 0 {
 			n.MachineID = ""
 		}
 		for k := range r.IntN(3) {
-			t := ScaleTask{ID: id*10 + int64(k)}
+			t := Task{ID: id*10 + int64(k)}
 			if r.IntN(4) > 0 {
 				t.EstEnd = st0.Add(mins(120) - 30*time.Minute)
 			}
@@ -47,7 +47,7 @@ func randomScalePool(r *rand.Rand) ScalePool {
 		p.Booting = append(p.Booting, BootingMachine{Key: fmt.Sprintf("k%d", k), CreatedAt: ago(mins(30)), Failed: r.IntN(8) == 0})
 	}
 	for k := range r.IntN(4) {
-		p.Demand = append(p.Demand, ScaleDemand{TaskID: int64(k), GPUs: 1 + r.IntN(16), Since: ago(mins(6)), QuotaBlocked: r.IntN(3) == 0})
+		p.Demand = append(p.Demand, Demand{TaskID: int64(k), GPUs: 1 + r.IntN(16), Since: ago(mins(6)), QuotaBlocked: r.IntN(3) == 0})
 	}
 	if r.IntN(2) == 0 {
 		p.Memory = flat(float64(r.IntN(100)), 20*time.Minute)
@@ -68,13 +68,13 @@ func TestDecideScaleProperties(t *testing.T) {
 	for seed := range uint64(3000) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		p := randomScalePool(r)
-		snap := ScaleSnapshot{Pools: []ScalePool{p}}
+		snap := Snapshot{Pools: []Pool{p}}
 		plan := DecideScale(snap, st0)
 		if again := DecideScale(snap, st0); !reflect.DeepEqual(plan, again) {
 			t.Fatalf("seed %d: DecideScale is not deterministic", seed)
 		}
 		pol := p.Policy.WithDefaults()
-		nodes := make(map[int64]ScaleNode)
+		nodes := make(map[int64]Node)
 		for _, n := range p.Nodes {
 			nodes[n.ID] = n
 		}

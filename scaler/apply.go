@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"context"
@@ -12,10 +12,11 @@ import (
 
 	kfleet "kashi/fleet"
 	"kashi/models"
+	"kashi/scheduler"
 )
 
-// ScaleStore is what the scaling loop needs of models.Store.
-type ScaleStore interface {
+// Store is what the scaling loop needs of models.Store.
+type Store interface {
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	Nodes(ctx context.Context) ([]models.NodeGPUs, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
@@ -50,10 +51,10 @@ type ScaleStore interface {
 
 // QueueFunc returns the queue's snapshot and plan at now; the scaler reads the demand from
 // the plan's waiting tasks. Loop.QueuePlan is one.
-type QueueFunc func(ctx context.Context, now time.Time) (Snapshot, Plan, error)
+type QueueFunc func(ctx context.Context, now time.Time) (scheduler.Snapshot, scheduler.Plan, error)
 
-// ScalerConfig configures a Scaler.
-type ScalerConfig struct {
+// Config configures a Scaler.
+type Config struct {
 	// Providers maps a pool's provider name (models.Pool.Provider) to its provider; pools
 	// of other providers are not scaled.
 	Providers map[string]kfleet.Provider
@@ -70,9 +71,7 @@ type ScalerConfig struct {
 	// NewKey makes the idempotency key of a new machine slot; nil means a random one.
 	NewKey func(pool string) string
 	// OnAction is called after each action is applied (chat notices, metrics); may be nil.
-	OnAction func(ScaleAction)
-	// Interval is Run's period (real time); zero means 30 seconds.
-	Interval time.Duration
+	OnAction func(Action)
 	Now      func() time.Time
 	Logger   *slog.Logger
 }
@@ -80,13 +79,12 @@ type ScalerConfig struct {
 // Scaler is the scaling and release loop: each tick it reconciles every managed pool with
 // its provider, decides with DecideScale and applies the plan.
 type Scaler struct {
-	store  ScaleStore
-	cfg    ScalerConfig
-	ticker *ticker
+	store Store
+	cfg   Config
 }
 
-// NewScaler returns a scaler over store.
-func NewScaler(store ScaleStore, cfg ScalerConfig) *Scaler {
+// New returns a scaler over store.
+func New(store Store, cfg Config) *Scaler {
 	if cfg.Cluster == "" {
 		cfg.Cluster = "kashi"
 	}
@@ -99,21 +97,19 @@ func NewScaler(store ScaleStore, cfg ScalerConfig) *Scaler {
 	if cfg.NewKey == nil {
 		cfg.NewKey = RandomKey
 	}
-	if cfg.Interval <= 0 {
-		cfg.Interval = 30 * time.Second
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Scaler{store: store, cfg: cfg}
-	s.ticker = newTicker("scaling", cfg.Interval, cfg.Logger, func(ctx context.Context) error {
-		_, err := s.RunOnce(ctx, s.cfg.Now())
-		return err
-	})
-	return s
+	return &Scaler{store: store, cfg: cfg}
+}
+
+// Tick is one RunOnce at the clock's now, as package loop calls it.
+func (s *Scaler) Tick(ctx context.Context) error {
+	_, err := s.RunOnce(ctx, s.cfg.Now())
+	return err
 }
 
 // RandomKey is a fresh idempotency key for a machine of pool: the pool's name cut to what a
@@ -137,13 +133,6 @@ func RandomKey(pool string) string {
 	return prefix + "-" + hex.EncodeToString(b[:])
 }
 
-// Trigger wakes the loop for a tick soon; it never blocks.
-func (s *Scaler) Trigger() { s.ticker.Trigger() }
-
-// Run ticks until ctx ends: every Interval and on Trigger. Errors are logged and the next
-// tick waits a little longer; Run never exits the process.
-func (s *Scaler) Run(ctx context.Context) { s.ticker.Run(ctx) }
-
 // RunOnce is one tick at now, in four phases:
 //  1. reconcile: each managed pool's intents against its provider's List (see reconcile);
 //  2. snapshot: nodes, their tasks, booting machines, demand, memory, timers;
@@ -153,10 +142,10 @@ func (s *Scaler) Run(ctx context.Context) { s.ticker.Run(ctx) }
 //
 // A pool whose provider cannot be listed is left out of the tick (and an alert raised); the
 // others go on. The error joins what went wrong.
-func (s *Scaler) RunOnce(ctx context.Context, now time.Time) (ScalePlan, error) {
+func (s *Scaler) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 	in, errs := s.snapshot(ctx, now)
 	if in == nil {
-		return ScalePlan{}, errors.Join(errs...)
+		return Plan{}, errors.Join(errs...)
 	}
 	plan := DecideScale(in.snap, now)
 	for _, a := range plan.Actions {
@@ -180,7 +169,7 @@ func (s *Scaler) RunOnce(ctx context.Context, now time.Time) (ScalePlan, error) 
 
 // record persists the unneeded marks (keeping those of pools left out of the tick) and each
 // pool's outcome and size sample.
-func (s *Scaler) record(ctx context.Context, in *scaleInput, plan ScalePlan, now time.Time) error {
+func (s *Scaler) record(ctx context.Context, in *scaleInput, plan Plan, now time.Time) error {
 	marks := make(map[int64]time.Time, len(plan.Unneeded))
 	for id, st := range in.nodeStates {
 		if st.UnneededSince != nil && !in.decided[id] {
@@ -211,7 +200,7 @@ func (s *Scaler) record(ctx context.Context, in *scaleInput, plan ScalePlan, now
 
 // apply carries out one action. It reports false, nil for an action the state no longer
 // allows (the next tick decides again).
-func (s *Scaler) apply(ctx context.Context, in *scaleInput, a ScaleAction, now time.Time) (bool, error) {
+func (s *Scaler) apply(ctx context.Context, in *scaleInput, a Action, now time.Time) (bool, error) {
 	ev := models.ScalingEvent{Kind: string(a.Kind), FromSize: a.From, ToSize: a.To, Reason: string(a.Reason),
 		Detail: a.Detail, MachineKey: a.MachineKey}
 	p := in.pools[a.Pool]
@@ -252,7 +241,7 @@ func (s *Scaler) apply(ctx context.Context, in *scaleInput, a ScaleAction, now t
 // scaleUp stores one intent per new machine, then asks the provider for each. A capacity
 // error drops the intents not yet served and raises an alert; any other error leaves the
 // intent pending for the next tick's reconcile.
-func (s *Scaler) scaleUp(ctx context.Context, in *scaleInput, p models.ConfiguredPool, a ScaleAction, ev models.ScalingEvent, now time.Time) error {
+func (s *Scaler) scaleUp(ctx context.Context, in *scaleInput, p models.ConfiguredPool, a Action, ev models.ScalingEvent, now time.Time) error {
 	keys := make([]string, a.Count)
 	for i := range keys {
 		keys[i] = s.cfg.NewKey(p.Name)
@@ -301,7 +290,7 @@ func (s *Scaler) create(ctx context.Context, prov kfleet.Provider, p models.Conf
 // deleteBooting gives up a machine still booting (it did not boot in time, it failed, or the
 // pool is over its maximum): the intent becomes deleting and any alert is raised before the
 // provider is asked.
-func (s *Scaler) deleteBooting(ctx context.Context, in *scaleInput, p models.ConfiguredPool, a ScaleAction, ev models.ScalingEvent, now time.Time) error {
+func (s *Scaler) deleteBooting(ctx context.Context, in *scaleInput, p models.ConfiguredPool, a Action, ev models.ScalingEvent, now time.Time) error {
 	if err := s.store.MarkMachineDeleting(ctx, a.MachineKey, a.Detail, now); err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package scheduler
+package scaler
 
 import (
 	"bufio"
@@ -54,7 +54,7 @@ func runCrashChild(t *testing.T) {
 	}
 	sec, _ := strconv.ParseInt(os.Getenv("KASHI_CRASH_NOW"), 10, 64)
 	base, start := time.Unix(sec, 0).UTC(), time.Now()
-	scaler := NewScaler(store, ScalerConfig{Providers: map[string]kfleet.Provider{"exec": execProvider(t, os.Getenv("KASHI_CRASH_STATE"))},
+	scaler := New(store, Config{Providers: map[string]kfleet.Provider{"exec": execProvider(t, os.Getenv("KASHI_CRASH_STATE"))},
 		Cluster: "test", NodeStaleAfter: 1000 * time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	fmt.Println("ready")
 	for time.Since(start) < 20*time.Second {
@@ -126,7 +126,7 @@ func TestScalerSurvivesSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	scaler := NewScaler(store, ScalerConfig{Providers: map[string]kfleet.Provider{"exec": prov}, Cluster: "test",
+	scaler := New(store, Config{Providers: map[string]kfleet.Provider{"exec": prov}, Cluster: "test",
 		NodeStaleAfter: 1000 * time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	settle(t, ctx, store, w, scaler, now)
 	checkFleet(t, ctx, store, prov, fmt.Sprintf("after %d SIGKILLs", kills))

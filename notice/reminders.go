@@ -1,4 +1,4 @@
-package scheduler
+package notice
 
 import (
 	"context"
@@ -40,7 +40,7 @@ type Reminder struct {
 // highest budget share reached this month. Pure: the caller sends them once by Key.
 func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, pol ReminderPolicy, now time.Time) []Reminder {
 	var out []Reminder
-	month := MonthStart(now, pol.Location).Format("2006-01")
+	month := models.MonthStart(now, pol.Location).Format("2006-01")
 	days := slices.Sorted(slices.Values(pol.EndDays))
 	pcts := slices.Sorted(slices.Values(pol.BudgetPcts))
 	for _, q := range quotas {
@@ -102,7 +102,7 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 	if err != nil || len(quotas) == 0 {
 		return 0, err
 	}
-	usage, err := store.UsageSeconds(ctx, MonthStart(now, pol.Location), now)
+	usage, err := store.UsageSeconds(ctx, models.MonthStart(now, pol.Location), now)
 	if err != nil {
 		return 0, err
 	}

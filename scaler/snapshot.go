@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 
 	kfleet "kashi/fleet"
 	"kashi/models"
+	"kashi/scheduler"
 )
 
 // scaleInput is a tick's snapshot with what apply needs beside it.
 type scaleInput struct {
-	snap ScaleSnapshot
+	snap Snapshot
 	// pools and providers of the pools in the snapshot, by name.
 	pools     map[string]models.ConfiguredPool
 	providers map[string]kfleet.Provider
@@ -23,9 +24,9 @@ type scaleInput struct {
 }
 
 // PolicyOf converts a pool's stored configuration into its scaling policy.
-func PolicyOf(c models.PoolConfig) ScalePolicy {
+func PolicyOf(c models.PoolConfig) Policy {
 	sec := func(s int64) time.Duration { return time.Duration(s) * time.Second }
-	return ScalePolicy{MinNodes: c.MinNodes, MaxNodes: c.MaxNodes, Step: c.Step, ReservedMin: c.ReservedMin,
+	return Policy{MinNodes: c.MinNodes, MaxNodes: c.MaxNodes, Step: c.Step, ReservedMin: c.ReservedMin,
 		BootTimeout: sec(c.BootTimeoutS), ScaleUpDelay: sec(c.ScaleUpDelayS),
 		MemoryHighPct: c.MemoryHighPct, MemoryHighWindow: sec(c.MemoryHighWindowS),
 		MemoryLowPct: c.MemoryLowPct, MemoryLowWindow: sec(c.MemoryLowWindowS), UnneededTime: sec(c.UnneededS),
@@ -69,7 +70,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 			running[t.ID] = t
 		}
 	}
-	onNode := make(map[int64][]ScaleTask)
+	onNode := make(map[int64][]Task)
 	seen := make(map[[2]int64]bool)
 	for _, a := range allocs {
 		t, ok := running[a.TaskID]
@@ -100,7 +101,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 			errs = append(errs, fmt.Errorf("scheduler: reconcile pool %s: %w", cp.Name, err))
 			continue
 		}
-		sp := ScalePool{Name: cp.Name, GPUsPerNode: cp.GPUsPerNode, Policy: PolicyOf(cp.Config), Booting: booting}
+		sp := Pool{Name: cp.Name, GPUsPerNode: cp.GPUsPerNode, Policy: PolicyOf(cp.Config), Booting: booting}
 		for _, n := range mine {
 			sp.Nodes = append(sp.Nodes, s.scaleNode(n, onNode[n.ID], nodeStates[n.ID], now))
 			in.decided[n.ID] = true
@@ -157,8 +158,8 @@ func (s *Scaler) poolNodes(ctx context.Context, poolID int64, nodes []models.Nod
 }
 
 // scaleNode is a node as DecideScale sees it; a ready node silent too long counts as lost.
-func (s *Scaler) scaleNode(n models.NodeGPUs, tasks []ScaleTask, st models.NodeScaleState, now time.Time) ScaleNode {
-	sn := ScaleNode{ID: n.ID, MachineID: n.MachineID, State: n.State, Tasks: tasks,
+func (s *Scaler) scaleNode(n models.NodeGPUs, tasks []Task, st models.NodeScaleState, now time.Time) Node {
+	sn := Node{ID: n.ID, MachineID: n.MachineID, State: n.State, Tasks: tasks,
 		UnneededSince: timeOr(st.UnneededSince), DrainSince: timeOr(st.DrainSince)}
 	if sn.State == NodeStateReady && now.Sub(n.LastSeenAt) > s.cfg.NodeStaleAfter {
 		sn.State = NodeStateLost
@@ -167,13 +168,13 @@ func (s *Scaler) scaleNode(n models.NodeGPUs, tasks []ScaleTask, st models.NodeS
 }
 
 // scaleTask gives a running task's expected and latest ends.
-func scaleTask(t models.TaskRow) ScaleTask {
-	st := ScaleTask{ID: t.ID}
+func scaleTask(t models.TaskRow) Task {
+	st := Task{ID: t.ID}
 	start := t.SubmittedAt
 	if t.StartedAt != nil {
 		start = *t.StartedAt
 	}
-	if est := EstRuntime(t.EstGPUHours, t.GPUs); est > 0 {
+	if est := scheduler.EstRuntime(t.EstGPUHours, t.GPUs); est > 0 {
 		st.EstEnd = start.Add(est)
 	}
 	if t.MaxRuntimeS > 0 {
@@ -214,13 +215,13 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 	for i, p := range in.snap.Pools {
 		at[p.Name] = i
 	}
-	pending := make(map[int64]Pending, len(qs.Pending))
+	pending := make(map[int64]scheduler.Pending, len(qs.Pending))
 	for _, p := range qs.Pending {
 		pending[p.ID] = p
 	}
 	for _, w := range qp.Waiting {
 		switch w.Reason {
-		case ReasonNoFreeGPUs, ReasonBehind, ReasonNoSuchCapacity, ReasonQuota:
+		case scheduler.ReasonNoFreeGPUs, scheduler.ReasonBehind, scheduler.ReasonNoSuchCapacity, scheduler.ReasonQuota:
 		default:
 			continue
 		}
@@ -236,7 +237,7 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 		if !ok {
 			continue
 		}
-		d := ScaleDemand{TaskID: p.ID, GPUs: p.GPUs, Since: p.SubmittedAt, QuotaBlocked: w.Reason == ReasonQuota}
+		d := Demand{TaskID: p.ID, GPUs: p.GPUs, Since: p.SubmittedAt, QuotaBlocked: w.Reason == scheduler.ReasonQuota}
 		if t, ok := since[p.ID]; ok && t.After(d.Since) {
 			d.Since = t
 		}

@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 func TestDecideScaleDrainAndBoot(t *testing.T) {
 	full := busy(1, task(10, 2*time.Hour, 4*time.Hour))
 	tests := map[string]struct {
-		snap    ScaleSnapshot
+		snap    Snapshot
 		want    []string
 		details []string
 	}{
@@ -29,12 +29,12 @@ func TestDecideScaleDrainAndBoot(t *testing.T) {
 			details: []string{"node 2 still runs 1 tasks after draining 31m > buffer 30m"},
 		},
 		"custom drain buffer": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.DrainBuffer = 10 * time.Minute }).
+			snap: scalePool().policy(func(p *Policy) { p.DrainBuffer = 10 * time.Minute }).
 				nodes(full, drainedFor(busy(2, longTask(20)), 11*time.Minute)).snap(),
 			want: []string{"undrain 2 drain-too-long"},
 		},
 		"over the maximum the drain holds past the buffer": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MaxNodes = 1 }).
+			snap: scalePool().policy(func(p *Policy) { p.MaxNodes = 1 }).
 				nodes(full, drainedFor(busy(2, longTask(20)), 2*time.Hour)).snap(),
 			want: []string{"skip at-min-size", "skip no-demand"},
 		},
@@ -50,32 +50,32 @@ func TestDecideScaleDrainAndBoot(t *testing.T) {
 			want: []string{"undrain 3 demand-waiting", "undrain 2 demand-waiting", "scale-up +1 demand-waiting"},
 		},
 		"demand back at the maximum removes nothing it needs": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MaxNodes = 2 }).nodes(full, busy(4, longTask(40)),
+			snap: scalePool().policy(func(p *Policy) { p.MaxNodes = 2 }).nodes(full, busy(4, longTask(40)),
 				drainedFor(busy(2), time.Minute)).demand(wait(1, 8, 3*time.Minute)).snap(),
 			want: []string{"remove 2 drained-empty", "skip at-max-size"},
 		},
 		"a node drained by hand is left alone": {
-			snap: scalePool().nodes(full, ScaleNode{ID: 2, MachineID: "m-2", State: NodeStateDraining}).
+			snap: scalePool().nodes(full, Node{ID: 2, MachineID: "m-2", State: NodeStateDraining}).
 				demand(wait(1, 8, 3*time.Minute)).lastUp(time.Minute).snap(),
 			want: []string{"skip in-cooldown"},
 		},
 		"a machine past the boot timeout is deleted and replaced": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MinNodes = 2 }).nodes(full).
+			snap: scalePool().policy(func(p *Policy) { p.MinNodes = 2 }).nodes(full).
 				booting("k1", 16*time.Minute).lastUp(16 * time.Minute).snap(),
 			want:    []string{"delete k1 boot-timeout", "scale-up +1 below-min"},
 			details: []string{"machine i-k1 (k1) did not register within 15m (asked 16m ago)"},
 		},
 		"a machine within the boot timeout waits": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.MinNodes = 2 }).nodes(full).booting("k1", 14*time.Minute).snap(),
+			snap: scalePool().policy(func(p *Policy) { p.MinNodes = 2 }).nodes(full).booting("k1", 14*time.Minute).snap(),
 			want: []string{"skip at-min-size", "skip no-demand"},
 		},
 		"custom boot timeout": {
-			snap: scalePool().policy(func(p *ScalePolicy) { p.BootTimeout = 5 * time.Minute }).nodes(full).
+			snap: scalePool().policy(func(p *Policy) { p.BootTimeout = 5 * time.Minute }).nodes(full).
 				booting("k1", 6*time.Minute).snap(),
 			want: []string{"delete k1 boot-timeout", "skip at-min-size"},
 		},
 		"a failed machine is deleted at once": {
-			snap: func() ScaleSnapshot {
+			snap: func() Snapshot {
 				b := scalePool().nodes(full).booting("k1", time.Minute)
 				b.p.Booting[0].Failed = true
 				return b.snap()

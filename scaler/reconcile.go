@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"cmp"
@@ -224,7 +224,7 @@ type reconciler struct {
 }
 
 // drop deletes a machine that is none of ours to keep, with an event.
-func (rc *reconciler) drop(ctx context.Context, m kfleet.Machine, r ScaleReason, why string) error {
+func (rc *reconciler) drop(ctx context.Context, m kfleet.Machine, r Reason, why string) error {
 	if err := rc.prov.Delete(ctx, m.ID); err != nil {
 		return fmt.Errorf("delete machine %s: %w", m.ID, err)
 	}

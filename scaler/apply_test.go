@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"context"
@@ -14,9 +14,10 @@ import (
 	"kashi/fleet/sim"
 	"kashi/models"
 	"kashi/models/modelstest"
+	"kashi/scheduler"
 )
 
-var _ ScaleStore = (*models.Store)(nil)
+var _ Store = (*models.Store)(nil)
 
 // poolConfig is an enabled A100 pool on the "sim" provider: min 1, max 4, the memory
 // condition off so that unneeded nodes alone shrink it.
@@ -48,15 +49,15 @@ func newScaleHarness(t *testing.T, cfg models.PoolConfig, opts sim.Options, queu
 	if h.pool, err = h.store.SavePoolConfig(h.ctx, "a100", cfg, "admin", "", st0); err != nil {
 		t.Fatal(err)
 	}
-	h.scaler = NewScaler(h.store, ScalerConfig{Providers: map[string]kfleet.Provider{"sim": h.prov}, Cluster: "test",
+	h.scaler = New(h.store, Config{Providers: map[string]kfleet.Provider{"sim": h.prov}, Cluster: "test",
 		Queue: queue, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		OnAction: func(a ScaleAction) { h.applied = append(h.applied, summary(ScalePlan{Actions: []ScaleAction{a}})...) },
+		OnAction: func(a Action) { h.applied = append(h.applied, summary(Plan{Actions: []Action{a}})...) },
 		NewKey:   func(pool string) string { h.keys++; return fmt.Sprintf("%s-k%d", pool, h.keys) }})
 	return h
 }
 
 // tick advances the clock by d and runs one tick, which must succeed.
-func (h *scaleHarness) tick(d time.Duration) ScalePlan {
+func (h *scaleHarness) tick(d time.Duration) Plan {
 	h.t.Helper()
 	h.now = h.now.Add(d)
 	plan, err := h.scaler.RunOnce(h.ctx, h.now)
@@ -326,18 +327,18 @@ func TestScalerDrainsAndRemovesUnneededNodes(t *testing.T) {
 }
 
 func TestScalerDemandFromTheQueue(t *testing.T) {
-	queue := func(ctx context.Context, now time.Time) (Snapshot, Plan, error) {
-		snap := Snapshot{Pending: []Pending{
+	queue := func(ctx context.Context, now time.Time) (scheduler.Snapshot, scheduler.Plan, error) {
+		snap := scheduler.Snapshot{Pending: []scheduler.Pending{
 			{ID: 1, Spec: "A100-80G", GPUs: 16, SubmittedAt: st0.Add(-5 * time.Minute)},
 			{ID: 2, Spec: "A100-80G", GPUs: 64, SubmittedAt: st0.Add(-time.Hour)},
 			{ID: 3, Spec: "", GPUs: 8, SubmittedAt: st0.Add(-time.Hour)},
 			{ID: 4, Spec: "A100-80G", GPUs: 8, SubmittedAt: st0.Add(-time.Hour)},
 		}}
-		plan := Plan{Waiting: []Waiting{
-			{TaskID: 1, Reason: ReasonNoFreeGPUs, Spec: "A100-80G"},
-			{TaskID: 2, Reason: ReasonQuota},
-			{TaskID: 3, Reason: ReasonNoFreeGPUs},
-			{TaskID: 4, Reason: ReasonDataNotReady},
+		plan := scheduler.Plan{Waiting: []scheduler.Waiting{
+			{TaskID: 1, Reason: scheduler.ReasonNoFreeGPUs, Spec: "A100-80G"},
+			{TaskID: 2, Reason: scheduler.ReasonQuota},
+			{TaskID: 3, Reason: scheduler.ReasonNoFreeGPUs},
+			{TaskID: 4, Reason: scheduler.ReasonDataNotReady},
 		}}
 		return snap, plan, nil
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"cmp"
@@ -44,10 +44,10 @@ import (
 //     made are never chosen. Each reason not to shrink is explained.
 //
 // Then DecideReclaim adds the idle-reclaim actions for snap.Tasks.
-func DecideScale(snap ScaleSnapshot, now time.Time) ScalePlan {
-	plan := ScalePlan{Unneeded: make(map[int64]time.Time)}
+func DecideScale(snap Snapshot, now time.Time) Plan {
+	plan := Plan{Unneeded: make(map[int64]time.Time)}
 	pools := slices.Clone(snap.Pools)
-	slices.SortFunc(pools, func(a, b ScalePool) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(pools, func(a, b Pool) int { return cmp.Compare(a.Name, b.Name) })
 	for i := range pools {
 		ps := newPoolPass(&plan, &pools[i], now)
 		ps.decide()
@@ -58,16 +58,16 @@ func DecideScale(snap ScaleSnapshot, now time.Time) ScalePlan {
 
 // poolPass is DecideScale's work on one pool.
 type poolPass struct {
-	plan *ScalePlan
-	p    *ScalePool
-	pol  ScalePolicy
+	plan *Plan
+	p    *Pool
+	pol  Policy
 	now  time.Time
 	gpn  int
 
 	booting []BootingMachine
-	ready   []ScaleNode // ready nodes, by id
-	drained []ScaleNode // nodes the loop drains
-	empty   int         // ready nodes without a task
+	ready   []Node // ready nodes, by id
+	drained []Node // nodes the loop drains
+	empty   int    // ready nodes without a task
 	// active is the size the pool heads to: nodes not drained by the loop, plus booting.
 	active int
 	acted  bool
@@ -75,10 +75,10 @@ type poolPass struct {
 	covered string
 }
 
-func newPoolPass(plan *ScalePlan, p *ScalePool, now time.Time) *poolPass {
+func newPoolPass(plan *Plan, p *Pool, now time.Time) *poolPass {
 	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1)}
 	nodes := slices.Clone(p.Nodes)
-	slices.SortFunc(nodes, func(a, b ScaleNode) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	for _, n := range nodes {
 		switch {
 		case n.State == NodeStateReady:
@@ -133,14 +133,14 @@ func (ps *poolPass) grewBack() bool {
 	return false
 }
 
-func (ps *poolPass) act(a ScaleAction) {
+func (ps *poolPass) act(a Action) {
 	a.Pool = ps.p.Name
 	ps.plan.Actions = append(ps.plan.Actions, a)
 	ps.acted = true
 }
 
-func (ps *poolPass) skip(r ScaleReason, format string, args ...any) {
-	ps.plan.Skips = append(ps.plan.Skips, ScaleSkip{Pool: ps.p.Name, Reason: r, Detail: fmt.Sprintf(format, args...)})
+func (ps *poolPass) skip(r Reason, format string, args ...any) {
+	ps.plan.Skips = append(ps.plan.Skips, Skip{Pool: ps.p.Name, Reason: r, Detail: fmt.Sprintf(format, args...)})
 }
 
 // boot gives up failed machines and those past the boot timeout.
@@ -150,7 +150,7 @@ func (ps *poolPass) boot() {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Key, b.Key))
 	})
 	for _, m := range ms {
-		a := ScaleAction{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, From: ps.active, To: ps.active - 1}
+		a := Action{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, From: ps.active, To: ps.active - 1}
 		switch age := ps.now.Sub(m.CreatedAt); {
 		case m.Failed:
 			a.Reason, a.Detail = ReasonMachineFailed, fmt.Sprintf("machine %s failed at the provider", m.name())
@@ -189,7 +189,7 @@ func (ps *poolPass) markUnneeded() {
 
 // need is one reason the pool wants more nodes.
 type need struct {
-	reason ScaleReason
+	reason Reason
 	nodes  int
 	detail string
 }
@@ -197,7 +197,7 @@ type need struct {
 // needs returns how many more nodes the pool wants and every reason that wants some.
 func (ps *poolPass) needs() (int, []need) {
 	var why []need
-	add := func(r ScaleReason, n int, format string, args ...any) {
+	add := func(r Reason, n int, format string, args ...any) {
 		if n > 0 {
 			why = append(why, need{r, n, fmt.Sprintf(format, args...)})
 		}
@@ -243,11 +243,11 @@ func (ps *poolPass) needs() (int, []need) {
 // drains that waited too long. It returns the need left.
 func (ps *poolPass) settleDrained(want int, why []need) int {
 	drained := slices.Clone(ps.drained)
-	slices.SortStableFunc(drained, func(a, b ScaleNode) int { return cmp.Compare(len(a.Tasks), len(b.Tasks)) })
-	var rest []ScaleNode
+	slices.SortStableFunc(drained, func(a, b Node) int { return cmp.Compare(len(a.Tasks), len(b.Tasks)) })
+	var rest []Node
 	for _, n := range drained {
 		if want > 0 && ps.active < ps.pol.MaxNodes {
-			ps.act(ScaleAction{Kind: ActionUndrain, NodeID: n.ID, Reason: why[0].reason, From: ps.active, To: ps.active + 1,
+			ps.act(Action{Kind: ActionUndrain, NodeID: n.ID, Reason: why[0].reason, From: ps.active, To: ps.active + 1,
 				Detail: fmt.Sprintf("%s: node %d takes tasks again", joinNeeds(why), n.ID)})
 			ps.active++
 			want--
@@ -255,15 +255,15 @@ func (ps *poolPass) settleDrained(want int, why []need) int {
 		}
 		rest = append(rest, n)
 	}
-	slices.SortFunc(rest, func(a, b ScaleNode) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(rest, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	for _, n := range rest {
 		drainedFor := ps.now.Sub(n.DrainSince)
 		switch {
 		case len(n.Tasks) == 0:
-			ps.act(ScaleAction{Kind: ActionRemove, NodeID: n.ID, MachineID: n.MachineID, Reason: ReasonDrainedEmpty,
+			ps.act(Action{Kind: ActionRemove, NodeID: n.ID, MachineID: n.MachineID, Reason: ReasonDrainedEmpty,
 				From: ps.active, To: ps.active, Detail: fmt.Sprintf("node %d drained %s ago and empty", n.ID, fmtDur(drainedFor))})
 		case drainedFor > ps.pol.DrainBuffer && ps.active < ps.pol.MaxNodes:
-			ps.act(ScaleAction{Kind: ActionUndrain, NodeID: n.ID, Reason: ReasonDrainTooLong, From: ps.active, To: ps.active + 1,
+			ps.act(Action{Kind: ActionUndrain, NodeID: n.ID, Reason: ReasonDrainTooLong, From: ps.active, To: ps.active + 1,
 				Detail: fmt.Sprintf("node %d still runs %d tasks after draining %s > buffer %s", n.ID, len(n.Tasks),
 					fmtDur(drainedFor), fmtDur(ps.pol.DrainBuffer))})
 			ps.active++
@@ -296,7 +296,7 @@ func (ps *poolPass) scaleUp(want int, why []need) {
 		ps.skip(ReasonInFlightCap, "wanted %d more, %d booting of cap %d", count, len(ps.booting), pol.MaxInFlight)
 		count = flight
 	}
-	ps.act(ScaleAction{Kind: ActionScaleUp, Count: count, Reason: why[0].reason, Detail: joinNeeds(why),
+	ps.act(Action{Kind: ActionScaleUp, Count: count, Reason: why[0].reason, Detail: joinNeeds(why),
 		From: ps.active, To: ps.active + count})
 	ps.active += count
 }
@@ -306,7 +306,7 @@ func (ps *poolPass) scaleUp(want int, why []need) {
 func (ps *poolPass) drainExcess() {
 	for i := len(ps.booting) - 1; i >= 0 && ps.active > ps.pol.MaxNodes; i-- {
 		m := ps.booting[i]
-		ps.act(ScaleAction{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, Reason: ReasonAboveMax,
+		ps.act(Action{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, Reason: ReasonAboveMax,
 			Detail: fmt.Sprintf("size %d > max %d; machine %s still boots", ps.active, ps.pol.MaxNodes, m.name()),
 			From:   ps.active, To: ps.active - 1})
 		ps.active--
@@ -337,7 +337,7 @@ func (ps *poolPass) scaleDown() {
 		ps.skip(ReasonAtMinSize, "size %d ≤ min %d", ps.active, pol.MinNodes)
 		return
 	}
-	gate, longest := ScaleNode{}, time.Duration(-1)
+	gate, longest := Node{}, time.Duration(-1)
 	for _, n := range ps.ready {
 		if len(n.Tasks) > 0 || n.MachineID == "" {
 			continue
@@ -390,15 +390,15 @@ func (ps *poolPass) scaleDown() {
 	}
 }
 
-func (ps *poolPass) drain(n ScaleNode, r ScaleReason, detail string) {
-	ps.act(ScaleAction{Kind: ActionDrain, NodeID: n.ID, MachineID: n.MachineID, Reason: r, Detail: detail,
+func (ps *poolPass) drain(n Node, r Reason, detail string) {
+	ps.act(Action{Kind: ActionDrain, NodeID: n.ID, MachineID: n.MachineID, Reason: r, Detail: detail,
 		From: ps.active, To: ps.active - 1})
 	ps.active--
 }
 
 // candidate is a node that may be drained, with when it will be empty.
 type candidate struct {
-	node   ScaleNode
+	node   Node
 	freeAt time.Time // now for an empty node; zero when some task has no expected end
 	why    string
 }
@@ -450,7 +450,7 @@ func (ps *poolPass) candidates(shrink bool) []candidate {
 
 // freeAt is when the node's last task ends by its expected end (its max runtime once it
 // outlived the estimate); zero when some task has neither.
-func (ps *poolPass) freeAt(n ScaleNode) time.Time {
+func (ps *poolPass) freeAt(n Node) time.Time {
 	var last time.Time
 	for _, t := range n.Tasks {
 		end := t.EstEnd

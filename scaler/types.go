@@ -1,11 +1,11 @@
-package scheduler
+package scaler
 
 import (
 	"fmt"
 	"time"
 )
 
-// Scaling defaults: what a zero field of ScalePolicy or ReclaimPolicy means.
+// Scaling defaults: what a zero field of Policy or ReclaimPolicy means.
 const (
 	DefaultBootTimeout      = 15 * time.Minute
 	DefaultScaleUpDelay     = 2 * time.Minute
@@ -23,8 +23,8 @@ const (
 	DefaultMaxKeepsPerDay   = 2
 )
 
-// ScalePolicy is how one pool grows and shrinks. A zero field takes its default.
-type ScalePolicy struct {
+// Policy is how one pool grows and shrinks. A zero field takes its default.
+type Policy struct {
 	// MinNodes and MaxNodes bound the pool's size (nodes plus machines booting).
 	MinNodes int
 	MaxNodes int
@@ -60,7 +60,7 @@ type ScalePolicy struct {
 }
 
 // WithDefaults returns p with every zero field set to its default.
-func (p ScalePolicy) WithDefaults() ScalePolicy {
+func (p Policy) WithDefaults() Policy {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -87,26 +87,26 @@ func (p ScalePolicy) WithDefaults() ScalePolicy {
 	return p
 }
 
-// ScaleSnapshot is everything DecideScale looks at. It is plain data.
-type ScaleSnapshot struct {
+// Snapshot is everything DecideScale looks at. It is plain data.
+type Snapshot struct {
 	// Pools are the pools the loop manages.
-	Pools []ScalePool
+	Pools []Pool
 	// Tasks are the running tasks, for idle reclaim.
 	Tasks   []IdleTask
 	Reclaim ReclaimPolicy
 }
 
-// ScalePool is one managed pool.
-type ScalePool struct {
+// Pool is one managed pool.
+type Pool struct {
 	Name        string
 	GPUsPerNode int
-	Policy      ScalePolicy
+	Policy      Policy
 	// Nodes are the pool's registered nodes (removed ones left out).
-	Nodes []ScaleNode
+	Nodes []Node
 	// Booting are machines asked of the provider whose agent has not registered yet.
 	Booting []BootingMachine
 	// Demand is the pool's waiting tasks, quota-blocked ones included (and ignored).
-	Demand []ScaleDemand
+	Demand []Demand
 	// Memory is the pool's mean GPU memory use over time, oldest first, reaching back at
 	// least the longer memory window.
 	Memory []MemoryPoint
@@ -115,22 +115,22 @@ type ScalePool struct {
 	LastScaleDown time.Time
 }
 
-// Node states a ScaleNode may have (the models.Node* values).
+// Node states a Node may have (the models.Node* values).
 const (
 	NodeStateReady    = "ready"
 	NodeStateDraining = "draining"
 	NodeStateLost     = "lost"
 )
 
-// ScaleNode is one registered node of a pool.
-type ScaleNode struct {
+// Node is one registered node of a pool.
+type Node struct {
 	ID int64
 	// MachineID is the provider's id of its machine; empty for a node no provider made,
 	// which the loop never removes.
 	MachineID string
 	// State is NodeStateReady, NodeStateDraining or NodeStateLost.
 	State string
-	Tasks []ScaleTask
+	Tasks []Task
 	// UnneededSince is the persisted time the node was first seen without a task; zero if
 	// never (DecideScale sets it in the plan).
 	UnneededSince time.Time
@@ -139,8 +139,8 @@ type ScaleNode struct {
 	DrainSince time.Time
 }
 
-// ScaleTask is a task running on a node.
-type ScaleTask struct {
+// Task is a task running on a node.
+type Task struct {
 	ID int64
 	// EstEnd is the expected end (start + estimate); zero when unknown.
 	EstEnd time.Time
@@ -158,8 +158,8 @@ type BootingMachine struct {
 	Failed bool
 }
 
-// ScaleDemand is one waiting task counted against a pool.
-type ScaleDemand struct {
+// Demand is one waiting task counted against a pool.
+type Demand struct {
 	TaskID int64
 	GPUs   int
 	// Since is when the task became admissible (ready and queued).
@@ -175,75 +175,75 @@ type MemoryPoint struct {
 	UsedPct float64
 }
 
-// ScaleActionKind names what an action does.
-type ScaleActionKind string
+// ActionKind names what an action does.
+type ActionKind string
 
 // Action kinds.
 const (
 	// ActionScaleUp adds Count machines to Pool.
-	ActionScaleUp ScaleActionKind = "scale-up"
+	ActionScaleUp ActionKind = "scale-up"
 	// ActionDrain stops NodeID from taking new tasks; it is removed once empty.
-	ActionDrain ScaleActionKind = "drain"
+	ActionDrain ActionKind = "drain"
 	// ActionUndrain gives a drain up: NodeID takes tasks again.
-	ActionUndrain ScaleActionKind = "undrain"
+	ActionUndrain ActionKind = "undrain"
 	// ActionRemove deletes the machine of NodeID, drained and empty.
-	ActionRemove ScaleActionKind = "remove"
+	ActionRemove ActionKind = "remove"
 	// ActionDeleteMachine deletes a booting machine (MachineKey, MachineID).
-	ActionDeleteMachine ScaleActionKind = "delete-machine"
+	ActionDeleteMachine ActionKind = "delete-machine"
 	// ActionIdleNotice tells the owner of TaskID its cards are idle and will be reclaimed.
-	ActionIdleNotice ScaleActionKind = "idle-notice"
+	ActionIdleNotice ActionKind = "idle-notice"
 	// ActionClearNotice withdraws the notice of TaskID: its cards are busy again.
-	ActionClearNotice ScaleActionKind = "clear-notice"
+	ActionClearNotice ActionKind = "clear-notice"
 	// ActionReclaim stops TaskID and marks it reclaimed.
-	ActionReclaim ScaleActionKind = "reclaim"
+	ActionReclaim ActionKind = "reclaim"
 	// ActionAdopt records a machine found at the provider as the pool's (reconcile only).
-	ActionAdopt ScaleActionKind = "adopt"
+	ActionAdopt ActionKind = "adopt"
 )
 
-// ScaleReason is a stable code for why the scaling loop acted or did not; pages translate
+// Reason is a stable code for why the scaling loop acted or did not; pages translate
 // it, Detail gives the numbers.
-type ScaleReason string
+type Reason string
 
 // Reasons to act.
 const (
-	ReasonDemandWaiting ScaleReason = "demand-waiting"
-	ReasonMemoryHigh    ScaleReason = "memory-high"
-	ReasonBelowMin      ScaleReason = "below-min"
-	ReasonReservedMin   ScaleReason = "reserved-min"
-	ReasonNodeUnneeded  ScaleReason = "node-unneeded"
-	ReasonAboveMax      ScaleReason = "above-max"
-	ReasonDrainedEmpty  ScaleReason = "drained-empty"
-	ReasonDrainTooLong  ScaleReason = "drain-too-long"
-	ReasonBootTimeout   ScaleReason = "boot-timeout"
-	ReasonMachineFailed ScaleReason = "machine-failed"
-	ReasonIdleTask      ScaleReason = "idle-task"
-	ReasonActiveAgain   ScaleReason = "active-again"
-	ReasonNoAnswer      ScaleReason = "no-answer"
+	ReasonDemandWaiting Reason = "demand-waiting"
+	ReasonMemoryHigh    Reason = "memory-high"
+	ReasonBelowMin      Reason = "below-min"
+	ReasonReservedMin   Reason = "reserved-min"
+	ReasonNodeUnneeded  Reason = "node-unneeded"
+	ReasonAboveMax      Reason = "above-max"
+	ReasonDrainedEmpty  Reason = "drained-empty"
+	ReasonDrainTooLong  Reason = "drain-too-long"
+	ReasonBootTimeout   Reason = "boot-timeout"
+	ReasonMachineFailed Reason = "machine-failed"
+	ReasonIdleTask      Reason = "idle-task"
+	ReasonActiveAgain   Reason = "active-again"
+	ReasonNoAnswer      Reason = "no-answer"
 	// Reconcile's reasons: a tagged machine without an intent, a second machine under one
 	// key, a machine whose intent was deleted.
-	ReasonUnknownMachine   ScaleReason = "unknown-machine"
-	ReasonDuplicateMachine ScaleReason = "duplicate-machine"
-	ReasonLeftoverMachine  ScaleReason = "leftover-machine"
+	ReasonUnknownMachine   Reason = "unknown-machine"
+	ReasonDuplicateMachine Reason = "duplicate-machine"
+	ReasonLeftoverMachine  Reason = "leftover-machine"
 )
 
-// Reasons not to act (ScaleSkip).
+// Reasons not to act (Skip).
 const (
-	ReasonAtMaxSize     ScaleReason = "at-max-size"
-	ReasonAtMinSize     ScaleReason = "at-min-size"
-	ReasonInCooldown    ScaleReason = "in-cooldown"
-	ReasonInFlightCap   ScaleReason = "in-flight-cap"
-	ReasonNoDemand      ScaleReason = "no-demand"
-	ReasonDemandPending ScaleReason = "demand-pending"
-	ReasonMemoryNotLow  ScaleReason = "memory-not-low"
-	ReasonNoneUnneeded  ScaleReason = "none-unneeded"
-	ReasonNoRemovable   ScaleReason = "no-removable-node"
+	ReasonAtMaxSize     Reason = "at-max-size"
+	ReasonAtMinSize     Reason = "at-min-size"
+	ReasonInCooldown    Reason = "in-cooldown"
+	ReasonInFlightCap   Reason = "in-flight-cap"
+	ReasonNoDemand      Reason = "no-demand"
+	ReasonDemandPending Reason = "demand-pending"
+	ReasonMemoryNotLow  Reason = "memory-not-low"
+	ReasonNoneUnneeded  Reason = "none-unneeded"
+	ReasonNoRemovable   Reason = "no-removable-node"
 	// ReasonCoveredByBooting: demand waited, but the machines booting will hold it.
-	ReasonCoveredByBooting ScaleReason = "covered-by-booting"
+	ReasonCoveredByBooting Reason = "covered-by-booting"
 )
 
-// ScaleAction is one thing to do. Which fields are set depends on Kind.
-type ScaleAction struct {
-	Kind   ScaleActionKind
+// Action is one thing to do. Which fields are set depends on Kind.
+type Action struct {
+	Kind   ActionKind
 	Pool   string
 	Count  int
 	NodeID int64
@@ -251,7 +251,7 @@ type ScaleAction struct {
 	MachineKey string
 	MachineID  string
 	TaskID     int64
-	Reason     ScaleReason
+	Reason     Reason
 	// Detail gives the numbers behind the decision, in English.
 	Detail string
 	// From and To are the pool's size before and after (nodes not draining, plus machines
@@ -260,7 +260,7 @@ type ScaleAction struct {
 }
 
 // String is the action in one line, as logs and the pools page's tooltips show it.
-func (a ScaleAction) String() string {
+func (a Action) String() string {
 	switch a.Kind {
 	case ActionScaleUp:
 		return fmt.Sprintf("%s pool %d→%d (+%d): %s", a.Pool, a.From, a.To, a.Count, a.Detail)
@@ -272,10 +272,10 @@ func (a ScaleAction) String() string {
 	return fmt.Sprintf("%s task %d: %s", a.Kind, a.TaskID, a.Detail)
 }
 
-// ScaleSkip is a reason the loop did not act on a pool.
-type ScaleSkip struct {
+// Skip is a reason the loop did not act on a pool.
+type Skip struct {
 	Pool   string
-	Reason ScaleReason
+	Reason Reason
 	Detail string
 }
 
@@ -292,12 +292,12 @@ type PoolSize struct {
 	DemandGPUs int
 }
 
-// ScalePlan is the outcome of DecideScale.
-type ScalePlan struct {
+// Plan is the outcome of DecideScale.
+type Plan struct {
 	// Actions in the order to apply them: per pool (by name) deletes, undrains, removes,
 	// drains, scale-up; then the idle-reclaim actions.
-	Actions []ScaleAction
-	Skips   []ScaleSkip
+	Actions []Action
+	Skips   []Skip
 	Sizes   []PoolSize
 	// Unneeded is the new "first seen without a task" time of every ready node that has
 	// none; the loop persists it so a restart does not reset the timers.

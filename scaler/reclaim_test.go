@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"testing"
@@ -51,7 +51,7 @@ func TestDecideReclaim(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := summary(ScalePlan{Actions: DecideReclaim(tc.tasks, st0, tc.pol)})
+			got := summary(Plan{Actions: DecideReclaim(tc.tasks, st0, tc.pol)})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("DecideReclaim(...) (-want +got):\n%s", diff)
 			}
@@ -66,7 +66,7 @@ func TestDecideReclaimDetails(t *testing.T) {
 		t.Errorf("DecideReclaim(...) = %+v, want one notice %q", got, want)
 	}
 	// DecideScale carries the reclaim actions after the pools'.
-	plan := DecideScale(ScaleSnapshot{Tasks: []IdleTask{{TaskID: 7, IdleSince: ago(time.Hour)}}}, st0)
+	plan := DecideScale(Snapshot{Tasks: []IdleTask{{TaskID: 7, IdleSince: ago(time.Hour)}}}, st0)
 	if len(plan.Actions) != 1 || plan.Actions[0].Kind != ActionIdleNotice {
 		t.Errorf("DecideScale(...).Actions = %v, want the notice", plan.Actions)
 	}

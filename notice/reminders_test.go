@@ -1,4 +1,4 @@
-package scheduler_test
+package notice_test
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 
 	"kashi/models"
 	"kashi/models/modelstest"
+	"kashi/notice"
 	"kashi/notify"
-	"kashi/scheduler"
 )
 
 func TestReminders(t *testing.T) {
 	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
-	pol := scheduler.DefaultReminderPolicy(time.UTC)
+	pol := notice.DefaultReminderPolicy(time.UTC)
 	q := func(id int64, endsIn time.Duration, budget int64) models.Quota {
 		return models.Quota{ID: id, ProjectID: id, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: budget,
 			StartsAt: now.Add(-24 * time.Hour), EndsAt: now.Add(endsIn)}
@@ -38,7 +38,7 @@ func TestReminders(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			usage := map[int64]map[string]int64{1: {"A100-80G": tc.used * 3600}}
 			var keys []string
-			for _, r := range scheduler.Reminders([]models.Quota{tc.quota}, usage, pol, now) {
+			for _, r := range notice.Reminders([]models.Quota{tc.quota}, usage, pol, now) {
 				keys = append(keys, r.Key)
 			}
 			if diff := cmp.Diff(tc.want, keys); diff != "" {
@@ -66,7 +66,7 @@ func TestSendRemindersOnce(t *testing.T) {
 		StartsAt: now.Add(-time.Hour), EndsAt: now.Add(5 * 24 * time.Hour)}, now)
 	ch := &recorder{}
 	for i := range 3 {
-		n, err := scheduler.SendReminders(ctx, s, []notify.Channel{ch}, scheduler.DefaultReminderPolicy(time.UTC), now.Add(time.Duration(i)*time.Hour), slog.Default())
+		n, err := notice.SendReminders(ctx, s, []notify.Channel{ch}, notice.DefaultReminderPolicy(time.UTC), now.Add(time.Duration(i)*time.Hour), slog.Default())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"context"
@@ -214,7 +214,7 @@ func TestScalerSurvivesCrashes(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "kashi.db")
 		keys := 0
 		newScaler := func(store *models.Store, prov kfleet.Provider) *Scaler {
-			return NewScaler(store, ScalerConfig{Providers: map[string]kfleet.Provider{"sim": prov}, Cluster: "test",
+			return New(store, Config{Providers: map[string]kfleet.Provider{"sim": prov}, Cluster: "test",
 				Logger: quiet, NewKey: func(pool string) string { keys++; return fmt.Sprintf("%s-s%d-k%d", pool, seed, keys) }})
 		}
 		crashes := 0

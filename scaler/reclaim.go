@@ -1,4 +1,4 @@
-package scheduler
+package scaler
 
 import (
 	"cmp"
@@ -62,14 +62,14 @@ type IdleTask struct {
 // "keep" answer (capped per day by the store, see models.Store.KeepTask) withdraws the
 // notice and postpones all this by KeepFor; "release now" stops the task at once, outside
 // this function.
-func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []ScaleAction {
+func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []Action {
 	if pol.Off {
 		return nil
 	}
 	pol = pol.WithDefaults()
 	ts := slices.Clone(tasks)
 	slices.SortFunc(ts, func(a, b IdleTask) int { return cmp.Compare(a.TaskID, b.TaskID) })
-	var out []ScaleAction
+	var out []Action
 	for _, t := range ts {
 		if now.Before(t.KeptUntil) {
 			continue
@@ -78,14 +78,14 @@ func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []ScaleAc
 		idle := !t.IdleSince.IsZero() && idleFor >= pol.IdleTime
 		switch {
 		case !idle && !t.NoticeAt.IsZero():
-			out = append(out, ScaleAction{Kind: ActionClearNotice, TaskID: t.TaskID, Reason: ReasonActiveAgain,
+			out = append(out, Action{Kind: ActionClearNotice, TaskID: t.TaskID, Reason: ReasonActiveAgain,
 				Detail: fmt.Sprintf("task %d's cards are busy again", t.TaskID)})
 		case idle && t.NoticeAt.IsZero():
-			out = append(out, ScaleAction{Kind: ActionIdleNotice, TaskID: t.TaskID, Reason: ReasonIdleTask,
+			out = append(out, Action{Kind: ActionIdleNotice, TaskID: t.TaskID, Reason: ReasonIdleTask,
 				Detail: fmt.Sprintf("task %d of %s: cards idle for %s ≥ %s; stopped at %s unless kept", t.TaskID, t.Owner,
 					fmtDur(idleFor), fmtDur(pol.IdleTime), now.Add(pol.Grace).UTC().Format("15:04 UTC"))})
 		case idle && now.Sub(t.NoticeAt) >= pol.Grace:
-			out = append(out, ScaleAction{Kind: ActionReclaim, TaskID: t.TaskID, Reason: ReasonNoAnswer,
+			out = append(out, Action{Kind: ActionReclaim, TaskID: t.TaskID, Reason: ReasonNoAnswer,
 				Detail: fmt.Sprintf("task %d of %s: cards idle for %s; no answer to the notice of %s within %s", t.TaskID,
 					t.Owner, fmtDur(idleFor), t.NoticeAt.UTC().Format("15:04 UTC"), fmtDur(pol.Grace))})
 		}

@@ -1,0 +1,131 @@
+// Package loop runs Kashi's periodic control loops — the scheduler, the scaling loop, data
+// checks, rollups, alerts and reminders — one way: each on its period and on Trigger, with a
+// growing pause after an error, until its context ends. Periods are given in clock time and
+// divided once by the Set's speed (the demo's clock runs fast).
+package loop
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Loop calls its function on every period and soon after every Trigger. Build it with
+// Set.Every.
+type Loop struct {
+	name   string
+	period time.Duration
+	gap    time.Duration
+	fn     func(ctx context.Context) error
+	wake   chan struct{}
+}
+
+// Trigger asks for a pass soon; it never blocks, and triggers that arrive while one is
+// pending are one.
+func (l *Loop) Trigger() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Coalesce makes passes at least gap (real time) apart, so a burst of triggers (fifty
+// submits a second) makes a few passes, not one each. It returns l.
+func (l *Loop) Coalesce(gap time.Duration) *Loop {
+	l.gap = gap
+	return l
+}
+
+// Name is the loop's name in logs.
+func (l *Loop) Name() string { return l.name }
+
+// run passes until ctx ends: the first at once, then every period and on Trigger. A failed
+// pass is logged and the next waits longer (1 s, doubling up to a minute); run never exits
+// the process.
+func (l *Loop) run(ctx context.Context, log *slog.Logger) {
+	tk := time.NewTicker(l.period)
+	defer tk.Stop()
+	backoff := time.Duration(0)
+	for {
+		last := time.Now()
+		err := l.fn(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			backoff = min(max(2*backoff, time.Second), time.Minute)
+			log.Error(l.name+" failed", "err", err, "retry_in", backoff)
+			if !sleep(ctx, backoff) {
+				return
+			}
+		default:
+			backoff = 0
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+		case <-l.wake:
+			if !sleep(ctx, l.gap-time.Since(last)) {
+				return
+			}
+			select { // triggers that came during the gap are served by this pass
+			case <-l.wake:
+			default:
+			}
+		}
+	}
+}
+
+// sleep waits d (nothing when d ≤ 0) and reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// Set is the loops one server runs together.
+type Set struct {
+	speed float64
+	log   *slog.Logger
+	loops []*Loop
+}
+
+// NewSet returns an empty set whose periods run speed times faster than given (1 for real
+// time; the demo's clock speed otherwise).
+func NewSet(speed float64, log *slog.Logger) *Set {
+	if speed <= 0 {
+		speed = 1
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Set{speed: speed, log: log}
+}
+
+// Every adds a loop that calls fn every period of clock time (and on Trigger) once the set
+// runs.
+func (s *Set) Every(name string, period time.Duration, fn func(ctx context.Context) error) *Loop {
+	l := &Loop{name: name, period: max(time.Duration(float64(period)/s.speed), time.Millisecond), fn: fn,
+		wake: make(chan struct{}, 1)}
+	s.loops = append(s.loops, l)
+	return l
+}
+
+// Run runs every loop of the set until ctx ends and returns when all have stopped.
+func (s *Set) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, l := range s.loops {
+		wg.Go(func() { l.run(ctx, s.log) })
+	}
+	wg.Wait()
+}
