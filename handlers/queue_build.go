@@ -35,18 +35,40 @@ func (h *Handler) loadQueue(ctx context.Context, now time.Time) (queueState, err
 	return st, nil
 }
 
-// entries are the view's entries with their tasks' rows, in queue order. A task that started
-// or ended between the two reads is left out: it no longer waits.
+// entries are the view's entries with their tasks' rows, in queue order, then the pending
+// tasks submitted since the view was made (ReasonNew), oldest first. A task that started or
+// ended between the two reads is left out: it no longer waits.
 func (st queueState) entries(yield func(scheduler.QueueEntry, models.TaskRow) bool) {
+	seen := make(map[int64]bool, len(st.view.Entries))
 	for _, e := range st.view.Entries {
+		seen[e.TaskID] = true
 		r, ok := st.rows[e.TaskID]
-		if !ok || (r.State != models.TaskQueued && r.State != models.TaskWaitingData) {
+		if !ok || !pending(r) {
 			continue
 		}
 		if !yield(e, r) {
 			return
 		}
 	}
+	var fresh []models.TaskRow
+	for _, r := range st.rows {
+		if pending(r) && !seen[r.ID] {
+			fresh = append(fresh, r)
+		}
+	}
+	slices.SortFunc(fresh, func(a, b models.TaskRow) int {
+		return cmp.Or(a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.ID, b.ID))
+	})
+	for _, r := range fresh {
+		if !yield(scheduler.QueueEntry{Waiting: scheduler.Waiting{TaskID: r.ID, Lane: r.Queue, Reason: scheduler.ReasonNew}}, r) {
+			return
+		}
+	}
+}
+
+// pending is true for a task that waits in the queue.
+func pending(r models.TaskRow) bool {
+	return r.State == models.TaskQueued || r.State == models.TaskWaitingData
 }
 
 // queueData builds the queue page's data at now around form, whose choices it fills.

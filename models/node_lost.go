@@ -16,17 +16,18 @@ type LostNode struct {
 	Tasks    []int64
 }
 
-// MarkLostNodes marks lost every ready or draining node silent since before cutoff. The open
+// MarkLostNodes marks lost each node of ids that is ready or draining and still silent since
+// before cutoff (a node that reported since the caller looked is kept). The open
 // allocations of the tasks running on it close at the last moment the node was known alive
 // (never before they opened), and those tasks end failed: their card-seconds count as
 // interrupted. This is also the recovery after a crash of the server: the first check after
 // the restart closes what the dead nodes held. A lost node that reports again is ready again.
-func (s *Store) MarkLostNodes(ctx context.Context, cutoff, now time.Time) ([]LostNode, error) {
+func (s *Store) MarkLostNodes(ctx context.Context, ids []int64, cutoff, now time.Time) ([]LostNode, error) {
 	now = UTC(now)
 	var lost []LostNode
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var nodes []Node
-		if err := tx.Where("state IN ? AND last_seen_at < ?", []string{NodeReady, NodeDraining}, UTC(cutoff)).
+		if err := tx.Where("id IN ? AND state IN ? AND last_seen_at < ?", ids, []string{NodeReady, NodeDraining}, UTC(cutoff)).
 			Order("id").Find(&nodes).Error; err != nil {
 			return err
 		}

@@ -24,12 +24,13 @@ func TestMarkLostNodes(t *testing.T) {
 		onAlive, _, _ := s.CreateTask(ctx, newTask("on-alive", 1), models.DefaultTaskLimits, t0)
 		s.PlaceTask(ctx, onDead.ID, []int64{gpuOf[dead.ID]}, false, "placed", t0)
 		s.PlaceTask(ctx, onAlive.ID, []int64{gpuOf[alive.ID]}, false, "placed", t0)
-		// The dead node last reported at t0+10m; the alive one keeps reporting.
+		// The dead node last reported at t0+10m; the alive one keeps reporting, so asking for
+		// both gives up only the dead one.
 		s.IngestSamples(ctx, dead.ID, []models.Reading{sample("dead-gpu0", t0.Add(10*time.Minute), 90, 1)}, t0.Add(10*time.Minute))
 		now := t0.Add(time.Hour)
 		s.IngestSamples(ctx, alive.ID, []models.Reading{sample("alive-gpu0", now, 90, 1)}, now)
 
-		lost, err := s.MarkLostNodes(ctx, now.Add(-10*time.Minute), now)
+		lost, err := s.MarkLostNodes(ctx, []int64{dead.ID, alive.ID}, now.Add(-10*time.Minute), now)
 		if err != nil || len(lost) != 1 || lost[0].NodeID != dead.ID || len(lost[0].Tasks) != 1 {
 			t.Fatalf("MarkLostNodes = %+v, %v; want the dead node with its task", lost, err)
 		}
@@ -42,7 +43,7 @@ func TestMarkLostNodes(t *testing.T) {
 			t.Errorf("open allocations = %+v, want only the alive node's", open)
 		}
 		// Again: nothing more to give up.
-		if lost, _ := s.MarkLostNodes(ctx, now.Add(-10*time.Minute), now); len(lost) != 0 {
+		if lost, _ := s.MarkLostNodes(ctx, []int64{dead.ID, alive.ID}, now.Add(-10*time.Minute), now); len(lost) != 0 {
 			t.Errorf("second MarkLostNodes = %+v, want none", lost)
 		}
 		// The lost node reports again: it is ready.

@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -11,9 +13,9 @@ import (
 //
 // Phases:
 //
-//  1. Order. Pending tasks are sorted by Order: lane (short first; a short task must declare a
-//     max runtime within Policy.ShortMaxRuntime, else it queues long), priority (urgent, high,
-//     normal, low), fairness (lower decayed usage per share weight first), submit time, id.
+//  1. Order. Pending tasks are sorted by Order: lane (short first: the lane the task was
+//     submitted to, which the store holds to the short lane's runtime limit), priority
+//     (urgent, high, normal, low), fairness (lower decayed usage per share weight first), submit time, id.
 //  2. Gate, in queue order. A task asking for no GPU is invalid; one asking more than the
 //     schedulable nodes of its spec could give even all free waits with
 //     ReasonNoSuchCapacity; a task whose data is not ready waits with ReasonDataNotReady. A
@@ -45,6 +47,9 @@ import (
 //     ReasonOffPeakOnly. Cards therefore never sit free only because a task is deferrable.
 //  6. Explain. Each task not placed gets a Reason, its 1-based position among the waiting
 //     tasks of its lane, and an estimated start (see below).
+//  7. Give up and stop. Live nodes silent since before Snapshot.LostBefore are lost
+//     (Plan.LostNodes); running tasks past their max runtime are to be stopped (Plan.Stops).
+//     Both take effect when the plan is applied; this pass still counts their cards as held.
 //
 // ETA: Decide replays the waiting queue in order against each spec's cards, counted as one
 // pool per spec whose cards come free at the ends of running and just-placed tasks; each
@@ -67,7 +72,34 @@ func Decide(snap Snapshot, now time.Time, pol Policy) Plan {
 	d.gateAndPlace()
 	d.placeDeferred()
 	d.estimate()
-	return d.explain()
+	plan := d.explain()
+	plan.LostNodes = lostNodes(snap.Nodes, snap.LostBefore)
+	plan.Stops = overRuntime(snap.Running, now)
+	return plan
+}
+
+// lostNodes are the live nodes last seen before cutoff, by id; none when cutoff is zero.
+func lostNodes(nodes []Node, cutoff time.Time) []int64 {
+	var out []int64
+	for _, n := range nodes {
+		if !cutoff.IsZero() && n.Live && n.LastSeen.Before(cutoff) {
+			out = append(out, n.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// overRuntime are the running tasks that have run longer than their max runtime, by id.
+func overRuntime(running []Running, now time.Time) []Stop {
+	var out []Stop
+	for _, r := range running {
+		if r.MaxRuntime > 0 && now.Sub(r.StartedAt) > r.MaxRuntime {
+			out = append(out, Stop{TaskID: r.TaskID, MaxRuntime: r.MaxRuntime})
+		}
+	}
+	slices.SortFunc(out, func(a, b Stop) int { return cmp.Compare(a.TaskID, b.TaskID) })
+	return out
 }
 
 // Internal reason codes, indexes into reasons.

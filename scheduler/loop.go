@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,7 +24,7 @@ type Store interface {
 	PlaceTasks(ctx context.Context, ps []models.Placement, now time.Time) (int, error)
 	RequestStop(ctx context.Context, id int64, state, reason string, now time.Time) error
 	SetWaitReasons(ctx context.Context, reasons map[int64]string) error
-	MarkLostNodes(ctx context.Context, cutoff, now time.Time) ([]models.LostNode, error)
+	MarkLostNodes(ctx context.Context, ids []int64, cutoff, now time.Time) ([]models.LostNode, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	ProjectNames(ctx context.Context) (map[int64]string, error)
@@ -50,9 +51,11 @@ type Loop struct {
 	store Store
 	cfg   LoopConfig
 	fair  fairCache
-	// started is the time of the first tick: nodes are judged lost only after the loop has
-	// run for NodeLostAfter, so agents get the chance to report after a server restart.
+	// started is the time of the first snapshot: nodes are judged lost only after the loop
+	// has run for NodeLostAfter, so agents get the chance to report after a server restart.
 	started time.Time
+	// view is the queue as the last tick left it (see Queue).
+	view atomic.Pointer[QueueView]
 }
 
 // fairCache keeps the projects' decayed usage for a minute of clock time: reading the
@@ -93,28 +96,47 @@ func (l *Loop) Tick(ctx context.Context) error {
 	return err
 }
 
-// RunOnce is one tick at now, in four phases, after giving up nodes silent for too long:
+// RunOnce is one tick at now, in three phases:
 //  1. snapshot: read nodes, tasks and open allocations;
-//  2. enforce: ask nodes to stop tasks past their max runtime (they end timed-out);
-//  3. decide: Decide orders, gates and places the queue (pure);
-//  4. apply and record: place the tasks in one transaction (a lost race is skipped), then
-//     store why the rest wait.
+//  2. decide: Decide orders, gates and places the queue, and names the lost nodes and the
+//     tasks past their max runtime (pure);
+//  3. apply and record (see apply).
 //
-// A placement that lost a race (the task was cancelled meanwhile) is skipped; the next tick
-// sees the new state.
+// The tick's queue view is kept for the pages (see Queue).
 func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 	defer prometheus.NewTimer(tickSeconds).ObserveDuration()
-	if err := l.giveUpLostNodes(ctx, now); err != nil {
-		return Plan{}, err
-	}
 	snap, reasons, err := l.Snapshot(ctx, now)
 	if err != nil {
 		return Plan{}, err
 	}
-	if err := l.enforceRuntime(ctx, snap, now); err != nil {
-		return Plan{}, err
-	}
 	plan := Decide(snap, now, l.cfg.Policy)
+	if err := l.apply(ctx, snap, plan, reasons, now); err != nil {
+		return plan, err
+	}
+	l.keepView(snap, plan, now)
+	return plan, nil
+}
+
+// apply carries out a plan: gives up the lost nodes (their tasks end failed), asks nodes to
+// stop tasks past their max runtime (they end timed-out), places the tasks in one
+// transaction, then stores why the rest wait. A placement or stop that lost a race (the task
+// was cancelled or ended meanwhile) is skipped; the next tick sees the new state.
+func (l *Loop) apply(ctx context.Context, snap Snapshot, plan Plan, reasons map[int64]string, now time.Time) error {
+	if len(plan.LostNodes) > 0 {
+		lost, err := l.store.MarkLostNodes(ctx, plan.LostNodes, snap.LostBefore, now)
+		for _, n := range lost {
+			l.cfg.Logger.Warn("node lost", "node", n.Hostname, "last_seen", n.LastSeen, "tasks_ended", n.Tasks)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, st := range plan.Stops {
+		err := l.store.RequestStop(ctx, st.TaskID, models.TaskTimedOut, "max runtime "+st.MaxRuntime.String()+" reached", now)
+		if err != nil && !errors.Is(err, models.ErrConflict) {
+			return err
+		}
+	}
 	projectOf := make(map[int64]int64, len(plan.Placements))
 	for _, t := range snap.Pending {
 		projectOf[t.ID] = t.ProjectID
@@ -132,7 +154,7 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 	}
 	placed, err := l.store.PlaceTasks(ctx, ps, now)
 	if err != nil {
-		return plan, err
+		return err
 	}
 	tasksPlaced.Add(float64(placed))
 	tasksWaiting.Set(float64(len(plan.Waiting)))
@@ -143,11 +165,9 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 		}
 	}
 	if len(changed) > 0 {
-		if err := l.store.SetWaitReasons(ctx, changed); err != nil {
-			return plan, err
-		}
+		return l.store.SetWaitReasons(ctx, changed)
 	}
-	return plan, nil
+	return nil
 }
 
 // Snapshot reads the store into Decide's input, with each waiting task's stored reason.
@@ -173,9 +193,16 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 		return Snapshot{}, nil, err
 	}
 	snap := Snapshot{Projects: fairness, Quotas: quotas}
+	if l.started.IsZero() {
+		l.started = now
+	}
+	if now.Sub(l.started) >= l.cfg.NodeLostAfter {
+		snap.LostBefore = now.Add(-l.cfg.NodeLostAfter)
+	}
 	for _, n := range nodes {
 		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec,
-			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter}
+			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter,
+			Live:        n.State == models.NodeReady || n.State == models.NodeDraining, LastSeen: n.LastSeenAt}
 		for _, g := range n.GPUs {
 			sn.GPUs = append(sn.GPUs, GPU{ID: g.ID, Index: g.Index})
 		}
@@ -261,33 +288,4 @@ func (l *Loop) fairness(ctx context.Context, now time.Time) (map[string]Project,
 	}
 	l.fair.usage, l.fair.at = usage, now
 	return usage, nil
-}
-
-// giveUpLostNodes ends the tasks of nodes silent for NodeLostAfter (see
-// models.Store.MarkLostNodes), once the loop itself has run that long.
-func (l *Loop) giveUpLostNodes(ctx context.Context, now time.Time) error {
-	if l.started.IsZero() {
-		l.started = now
-	}
-	if now.Sub(l.started) < l.cfg.NodeLostAfter {
-		return nil
-	}
-	lost, err := l.store.MarkLostNodes(ctx, now.Add(-l.cfg.NodeLostAfter), now)
-	for _, n := range lost {
-		l.cfg.Logger.Warn("node lost", "node", n.Hostname, "last_seen", n.LastSeen, "tasks_ended", n.Tasks)
-	}
-	return err
-}
-
-// enforceRuntime asks nodes to stop running tasks past their max runtime.
-func (l *Loop) enforceRuntime(ctx context.Context, snap Snapshot, now time.Time) error {
-	for _, r := range snap.Running {
-		if r.MaxRuntime > 0 && now.Sub(r.StartedAt) > r.MaxRuntime {
-			err := l.store.RequestStop(ctx, r.TaskID, models.TaskTimedOut, "max runtime "+r.MaxRuntime.String()+" reached", now)
-			if err != nil && !errors.Is(err, models.ErrConflict) {
-				return err
-			}
-		}
-	}
-	return nil
 }

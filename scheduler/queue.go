@@ -10,6 +10,10 @@ import (
 // the queue in the moment before the tick.
 const ReasonStarting Reason = "starting"
 
+// ReasonNew marks a pending task submitted after the last tick: the scheduler has not looked
+// at it yet (the next tick, which the submit woke, will).
+const ReasonNew Reason = "new"
+
 // QueueView is the queue at one moment, as the queue page and GET /api/v1/queue show it.
 type QueueView struct {
 	Now time.Time
@@ -37,15 +41,26 @@ func (e QueueEntry) String() string {
 	return e.Waiting.String()
 }
 
-// Queue reads a snapshot at now and decides over it with the loop's policy, storing nothing:
-// the queue as the next tick would see it. Decide is pure, so Queue is safe to call from any
-// number of requests at once, on every replica, and the same data gives the same answer.
+// Queue is the queue as the last tick of this loop left it, so a page costs no scheduling
+// pass; tasks submitted since are not in it (callers show them with ReasonNew). A process
+// that has not ticked (a replica that does not hold the leader lock, or before the first
+// tick) reads a snapshot at now and decides over it, storing nothing. Both are safe to call
+// from any number of requests at once.
 func (l *Loop) Queue(ctx context.Context, now time.Time) (QueueView, error) {
+	if v := l.view.Load(); v != nil {
+		return *v, nil
+	}
 	snap, _, err := l.Snapshot(ctx, now)
 	if err != nil {
 		return QueueView{}, err
 	}
 	return NewQueueView(snap, Decide(snap, now, l.cfg.Policy), now, l.cfg.Policy), nil
+}
+
+// keepView keeps the queue that a tick's plan leaves for Queue.
+func (l *Loop) keepView(snap Snapshot, plan Plan, now time.Time) {
+	v := NewQueueView(snap, plan, now, l.cfg.Policy)
+	l.view.Store(&v)
 }
 
 // NewQueueView lays out plan, the outcome of Decide(snap, now, pol), lane by lane.

@@ -23,6 +23,9 @@ type Snapshot struct {
 	// Quotas holds each project's quota state by project name. A project not listed is
 	// unlimited.
 	Quotas map[string]QuotaState
+	// LostBefore: a live node last seen before it is given up as lost. Zero gives up no node
+	// (the loop has not run long enough for agents to report after a server restart).
+	LostBefore time.Time
 }
 
 // Node is one machine. Its GPUs are free unless a Running task holds them.
@@ -34,6 +37,10 @@ type Node struct {
 	// Schedulable is false while the node is draining, lost or not yet ready; such a node
 	// takes no new task and its cards count for no capacity.
 	Schedulable bool
+	// Live is true for a ready or draining node (one that can still be lost); LastSeen is
+	// its last sign of life.
+	Live     bool
+	LastSeen time.Time
 }
 
 // GPU is one card of a node.
@@ -152,6 +159,18 @@ type Plan struct {
 	Waiting []Waiting
 	// Reservations are the blocked heads' reservations, at most one per spec.
 	Reservations []Reservation
+	// LostNodes are the live nodes silent since before Snapshot.LostBefore, by id: their
+	// tasks end failed at the node's last sign of life.
+	LostNodes []int64
+	// Stops are the running tasks past their max runtime, to be stopped (timed out).
+	Stops []Stop
+}
+
+// Stop asks a running task's node to stop it.
+type Stop struct {
+	TaskID int64
+	// MaxRuntime is the limit the task ran past.
+	MaxRuntime time.Duration
 }
 
 // Placement gives cards to one task.

@@ -118,6 +118,7 @@ var catalogEN = map[string]string{
 	"prio.high":                   "High",
 	"prio.normal":                 "Normal",
 	"prio.low":                    "Low",
+	"reason.new":                  "Just submitted: the scheduler looks at it next",
 	"reason.starting":             "Starting: cards are free",
 	"reason.no_free_gpus":         "No free %s",
 	"reason.no_free_gpus_any":     "No free GPUs",

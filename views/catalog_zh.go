@@ -118,6 +118,7 @@ var catalogZH = map[string]string{
 	"prio.high":                   "高",
 	"prio.normal":                 "普通",
 	"prio.low":                    "低",
+	"reason.new":                  "刚提交：调度器下一轮处理",
 	"reason.starting":             "即将启动：有空闲卡",
 	"reason.no_free_gpus":         "无空闲 %s",
 	"reason.no_free_gpus_any":     "无空闲卡",

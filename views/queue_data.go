@@ -29,6 +29,7 @@ type QueueLane struct {
 // Wait reason codes, the values of QueueRow.Reason; they match the scheduler's.
 const (
 	ReasonStarting       = "starting"
+	ReasonNew            = "new"
 	ReasonNoFreeGPUs     = "no-free-gpus"
 	ReasonDataNotReady   = "data-not-ready"
 	ReasonOffPeakOnly    = "off-peak-only"

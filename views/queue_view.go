@@ -58,6 +58,8 @@ func reasonText(l Locale, r QueueRow) string {
 	switch r.Reason {
 	case ReasonStarting:
 		return l.T("reason.starting")
+	case ReasonNew:
+		return l.T("reason.new")
 	case ReasonNoFreeGPUs:
 		if r.ReasonSpec == "" {
 			return l.T("reason.no_free_gpus_any")
@@ -93,7 +95,7 @@ func reasonText(l Locale, r QueueRow) string {
 // reasonClass is the class attribute of a reason badge.
 func reasonClass(code string) string {
 	switch code {
-	case ReasonStarting:
+	case ReasonStarting, ReasonNew:
 		return "reason r-starting"
 	case ReasonNoFreeGPUs, ReasonBehind:
 		return "reason r-capacity"

@@ -38,6 +38,7 @@ type qEnv struct {
 	store *models.Store
 	e     *echo.Echo
 	token string
+	loop  *scheduler.Loop
 }
 
 func newQEnv(t *testing.T) *qEnv {
@@ -48,7 +49,8 @@ func newQEnv(t *testing.T) *qEnv {
 	loop := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), Now: clock, Logger: log})
 	cfg := handlers.Config{IdleAfter: 30 * time.Minute, SaturatedAfter: 30 * time.Minute, StaleAfter: 2 * time.Minute,
 		TaskLimits: models.DefaultTaskLimits}
-	return &qEnv{t: t, store: store, e: web.New(handlers.New(store, &fakeSched{loop: loop}, cfg, clock), false, log), token: adminToken(t, store)}
+	return &qEnv{t: t, store: store, loop: loop, token: adminToken(t, store),
+		e: web.New(handlers.New(store, &fakeSched{loop: loop}, cfg, clock), false, log)}
 }
 
 // qRequest sends one request; hdr holds header pairs.
@@ -621,5 +623,37 @@ func TestQueuePageEscapes(t *testing.T) {
 	}
 	if n := doc.Find(`main script, main b`).Length(); n != 0 {
 		t.Errorf("found %d script or b elements in main, want 0", n)
+	}
+}
+
+// After a tick the queue shows that tick's plan without deciding again; a task submitted
+// since is listed as new until the next tick.
+func TestQueueAPIShowsTheLastTick(t *testing.T) {
+	q := newQEnv(t)
+	ts := qFleet(q)
+	if _, err := q.loop.RunOnce(context.Background(), qT0); err != nil {
+		t.Fatal(err)
+	}
+	late := q.qCreate(models.NewTask{Project: "vision", Name: "late", GPUs: 1, Spec: "H800-80G", DataReady: true}, qT0)
+	var got qQueueJSON
+	if err := json.Unmarshal(q.qGet("/api/v1/queue").Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[int64]string{}
+	for _, e := range got.Tasks {
+		reasons[e.ID] = e.Reason
+	}
+	want := map[int64]string{ts.short.ID: "no-free-gpus", ts.big.ID: "no-free-gpus", ts.noData.ID: "data-not-ready", late.ID: "new"}
+	if diff := cmp.Diff(want, reasons); diff != "" {
+		t.Errorf("queue after a tick and a submit (-want +got):\n%s", diff)
+	}
+	if _, err := q.loop.RunOnce(context.Background(), qT0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(q.qGet("/api/v1/queue").Body.Bytes(), &got)
+	for _, e := range got.Tasks {
+		if e.ID == late.ID {
+			t.Errorf("after the next tick the late task still waits: %+v", e)
+		}
 	}
 }
