@@ -7,31 +7,15 @@ import (
 	"kashi/views"
 )
 
-// GPU states in the API and on the board.
-const (
-	gpuFree  = "free"  // no task holds it
-	gpuBusy  = "busy"  // held and in use
-	gpuIdle  = "idle"  // held, utilization under the idle threshold
-	gpuStale = "stale" // no reading for longer than the stale time
-)
-
-// gpuState classifies one GPU at now.
-func (h *Handler) gpuState(g models.BoardGPU, now time.Time) string {
-	switch {
-	case g.SampledAt == nil || now.Sub(*g.SampledAt) > h.cfg.StaleAfter:
-		return gpuStale
-	case g.TaskID == 0:
-		return gpuFree
-	case g.IdleSince != nil:
-		return gpuIdle
-	default:
-		return gpuBusy
-	}
+// marks are the times after which a card is stale, long idle or long saturated.
+func (h *Handler) marks() models.GPUMarks {
+	return models.GPUMarks{StaleAfter: h.cfg.StaleAfter, IdleAfter: h.cfg.IdleAfter, SaturatedAfter: h.cfg.SaturatedAfter}
 }
 
 // boardData groups GPU rows (ordered by pool, node, index) into nodes and pool summaries.
 func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardData {
 	d := views.BoardData{Now: now, IdleAfter: h.cfg.IdleAfter, SaturatedAfter: h.cfg.SaturatedAfter}
+	marks := h.marks()
 	var (
 		node *views.BoardNode
 		pool *views.PoolSummary
@@ -61,10 +45,10 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardDa
 			node, nodeUtil = &d.Nodes[len(d.Nodes)-1], 0
 			pool.Nodes++
 		}
-		state := h.gpuState(r, now)
+		st := r.Status(now, marks)
 		g := views.BoardGPU{UUID: r.UUID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
 			UtilPct: r.UtilPct, TempC: r.TempC, PowerW: r.PowerW, Held: r.TaskID != 0, TaskID: r.TaskID, Task: r.Task,
-			Project: r.Project, Stale: state == gpuStale}
+			Project: r.Project, State: st.State, LongIdle: st.LongIdle, LongSaturated: st.LongSaturated}
 		if r.IdleSince != nil {
 			g.IdleFor = now.Sub(*r.IdleSince)
 		}
@@ -79,13 +63,15 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardDa
 		pool.MemUsedMiB += r.MemoryUsedMiB
 		pool.MemTotalMiB += r.MemoryTotalMiB
 		poolUtil += r.UtilPct
-		switch {
-		case !g.Held:
+		switch st.State {
+		case models.GPUFree:
 			pool.Free++
-		case r.IdleSince != nil:
+		case models.GPUIdle:
 			pool.IdleHeld++
-		default:
+		case models.GPUBusy:
 			pool.Busy++
+		default:
+			pool.Stale++
 		}
 	}
 	closeNode()

@@ -34,12 +34,12 @@ func (h *Handler) GPUsList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now := h.now()
+	now, marks := h.now(), h.marks()
 	out := make([]gpuJSON, len(rows))
 	for i, r := range rows {
 		out[i] = gpuJSON{UUID: r.UUID, Node: r.Hostname, Index: r.Index, Pool: r.Pool, Spec: r.Spec,
 			MemoryTotalMiB: r.MemoryTotalMiB, MemoryUsedMiB: r.MemoryUsedMiB, UtilPct: r.UtilPct,
-			State: h.gpuState(r, now), IdleSince: r.IdleSince, UpdatedAt: r.SampledAt}
+			State: r.Status(now, marks).State, IdleSince: r.IdleSince, UpdatedAt: r.SampledAt}
 		if r.TaskID != 0 {
 			out[i].TaskID, out[i].Project = &r.TaskID, &r.Project
 		}

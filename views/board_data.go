@@ -40,6 +40,7 @@ type PoolSummary struct {
 	Busy        int // held and not idle
 	IdleHeld    int // held, utilization under the idle threshold
 	Free        int // not held by any task
+	Stale       int // no recent reading, held or not
 	MeanUtil    int // percent, over all cards of the pool
 	MemUsedMiB  int64
 	MemTotalMiB int64
@@ -77,12 +78,9 @@ type BoardGPU struct {
 	IdleFor time.Duration
 	// SaturatedFor is how long memory or utilization has stayed at or above the mark.
 	SaturatedFor time.Duration
-	// Stale is true when the card has not reported recently.
-	Stale bool
+	// State is the card's state code (free, busy, idle, stale: models.GPUStatus decides it);
+	// LongIdle and LongSaturated make it stand out.
+	State         string
+	LongIdle      bool
+	LongSaturated bool
 }
-
-// LongIdle reports whether the card is held and has been idle longer than after.
-func (g BoardGPU) LongIdle(after time.Duration) bool { return g.Held && g.IdleFor > after }
-
-// LongSaturated reports whether the card has been saturated longer than after.
-func (g BoardGPU) LongSaturated(after time.Duration) bool { return g.SaturatedFor > after }

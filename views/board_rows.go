@@ -124,7 +124,7 @@ func appendNodeRow(b []byte, rt *rowText, d BoardData, n *BoardNode) []byte {
 }
 
 func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
-	state, longIdle, saturated := cardState(*g, d)
+	state, longIdle, saturated := cardState(*g)
 	b = append(b, `<li class="`...)
 	b = append(b, gpuClasses[state][b2i(longIdle)][b2i(saturated)]...)
 	b = append(b, `" data-testid="gpu-card" data-uuid="`...)

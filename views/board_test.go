@@ -32,12 +32,25 @@ func gpu(node string, i int) BoardGPU {
 		MemoryTotalMiB: 80 * gib,
 		TempC:          40 + i,
 		PowerW:         90 + 10*i,
+		State:          StateFree,
 	}
 }
 
 func held(g BoardGPU, taskID int64, project, task string, util int, memMiB int64) BoardGPU {
 	g.Held, g.TaskID, g.Project, g.Task = true, taskID, project, task
-	g.UtilPct, g.MemoryUsedMiB = util, memMiB
+	g.UtilPct, g.MemoryUsedMiB, g.State = util, memMiB, StateBusy
+	return g
+}
+
+// idleFor marks a held card idle for d; longer than the fixture's 30 min it stands out.
+func idleFor(g BoardGPU, d time.Duration) BoardGPU {
+	g.State, g.IdleFor, g.LongIdle = StateIdle, d, d > 30*time.Minute
+	return g
+}
+
+// saturatedFor marks a card saturated for d; longer than the fixture's hour it stands out.
+func saturatedFor(g BoardGPU, d time.Duration) BoardGPU {
+	g.SaturatedFor, g.LongSaturated = d, d > time.Hour
 	return g
 }
 
@@ -55,15 +68,15 @@ func boardFixture() BoardData {
 	a1[0] = held(a1[0], 101, "llm-pretrain", "pretrain-7b", 97, 71*gib)
 	a1[1] = held(a1[1], 101, "llm-pretrain", "pretrain-7b", 95, 70*gib)
 	a1[2] = held(a1[2], 102, "vision", "eval-resnet", 2, 3*gib)
-	a1[2].IdleFor = 10 * time.Minute
+	a1[2] = idleFor(a1[2], 10*time.Minute)
 	a1[3] = held(a1[3], 103, "vision", "notebook-zhang", 0, 1*gib)
-	a1[3].IdleFor = 2*time.Hour + 5*time.Minute
+	a1[3] = idleFor(a1[3], 2*time.Hour+5*time.Minute)
 	a1[4] = held(a1[4], 104, "speech", "asr-finetune", 100, 79*gib)
-	a1[4].SaturatedFor = 90 * time.Minute
+	a1[4] = saturatedFor(a1[4], 90*time.Minute)
 	a1[5] = held(a1[5], 104, "speech", "asr-finetune", 99, 78*gib)
-	a1[5].SaturatedFor = 20 * time.Minute
+	a1[5] = saturatedFor(a1[5], 20*time.Minute)
 	a1[7] = held(a1[7], 105, "vision", "stale-job", 0, 0)
-	a1[7].IdleFor, a1[7].Stale = 5*time.Hour, true
+	a1[7].IdleFor, a1[7].State = 5*time.Hour, StateStale
 
 	a2 := make([]BoardGPU, 8)
 	for i := range a2 {
@@ -75,7 +88,8 @@ func boardFixture() BoardData {
 		h1[i] = held(gpu("h800-01", i), 201, "llm-sft", "sft <chat> & tools", 80+i, 60*gib)
 		h1[i].MemoryTotalMiB = 80 * gib
 	}
-	h1[3].UtilPct, h1[3].IdleFor, h1[3].SaturatedFor = 0, 45*time.Minute, 75*time.Minute
+	h1[3].UtilPct = 0
+	h1[3] = saturatedFor(idleFor(h1[3], 45*time.Minute), 75*time.Minute)
 
 	return BoardData{
 		Now:     t0,

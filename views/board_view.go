@@ -59,20 +59,27 @@ func share(part, total int64) int {
 	return int(part * 100 / total)
 }
 
-// cardState classifies a card for its class and status badge. A stale card's readings are
-// old, so it is not called long-idle or saturated either.
-func cardState(g BoardGPU, d BoardData) (state int, longIdle, saturated bool) {
-	switch {
-	case g.Stale:
-		return cardStale, false, false
-	case !g.Held:
+// GPU state codes of BoardGPU.State (models' GPU states).
+const (
+	StateFree  = "free"
+	StateBusy  = "busy"
+	StateIdle  = "idle"
+	StateStale = "stale"
+)
+
+// cardState is a card's class index for its class and status badge, with its marks.
+func cardState(g BoardGPU) (state int, longIdle, saturated bool) {
+	switch g.State {
+	case StateFree:
 		state = cardFree
-	case g.IdleFor > 0:
+	case StateIdle:
 		state = cardIdle
-	default:
+	case StateBusy:
 		state = cardBusy
+	default:
+		state = cardStale
 	}
-	return state, g.LongIdle(d.IdleAfter), g.LongSaturated(d.SaturatedAfter)
+	return state, g.LongIdle, g.LongSaturated
 }
 
 func b2i(b bool) int {
