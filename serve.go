@@ -125,7 +125,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			cfg.JoinToken, _ = models.NewToken("kj_")
 		}
 	}
-	store, err := models.Open(ctx, cfg.DB, models.Options{})
+	store, err := models.Open(ctx, cfg.DB, models.Options{Now: now})
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		log.Warn("no --join-token: agents cannot register")
 	}
 
-	if err := bootstrapAdmin(ctx, store, cfg.AdminPassword, log); err != nil {
+	if err := bootstrapAdmin(ctx, store, cfg.AdminPassword, now(), log); err != nil {
 		return err
 	}
 	speed := 1.0
@@ -234,7 +234,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 }
 
 // bootstrapAdmin creates the user admin with password when no user exists yet.
-func bootstrapAdmin(ctx context.Context, store *models.Store, password string, log *slog.Logger) error {
+func bootstrapAdmin(ctx context.Context, store *models.Store, password string, now time.Time, log *slog.Logger) error {
 	if password == "" {
 		return nil
 	}
@@ -242,7 +242,7 @@ func bootstrapAdmin(ctx context.Context, store *models.Store, password string, l
 	if err != nil || len(users) > 0 {
 		return err
 	}
-	if _, err := store.CreateUser(ctx, "admin", password, models.RoleAdmin, time.Now()); err != nil {
+	if _, err := store.CreateUser(ctx, "admin", password, models.RoleAdmin, now); err != nil {
 		return fmt.Errorf("--admin-password: %w", err)
 	}
 	log.Info("created the user admin")

@@ -55,7 +55,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if err := m.up(tx); err != nil {
 				return err
 			}
-			return tx.Create(&schemaVersion{Version: m.version, Name: m.name, AppliedAt: UTC(time.Now())}).Error
+			return tx.Create(&schemaVersion{Version: m.version, Name: m.name, AppliedAt: UTC(s.now())}).Error
 		})
 		if err != nil {
 			return fmt.Errorf("models: migration %d (%s): %w", m.version, m.name, err)

@@ -34,11 +34,15 @@ type Store struct {
 	postgres   bool
 	thresholds Thresholds
 	capacity   capacityCache
+	now        func() time.Time
 }
 
 // Options configure Open.
 type Options struct {
 	Thresholds Thresholds
+	// Now is the clock of every time the store stamps by itself (GORM's create and update
+	// times, migrations); nil means time.Now. The demo's clock runs fast.
+	Now func() time.Time
 }
 
 // Open connects to dsn — a SQLite file path, or a postgres:// (or "host=…") DSN — and runs
@@ -47,8 +51,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Thresholds == (Thresholds{}) {
 		opts.Thresholds = DefaultThresholds
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: true, TranslateError: true,
-		NowFunc: func() time.Time { return UTC(time.Now()) }}
+		NowFunc: func() time.Time { return UTC(opts.Now()) }}
 	var (
 		db  *gorm.DB
 		err error
@@ -70,7 +77,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		// One writer at a time is SQLite's rule; a small pool keeps readers concurrent in WAL.
 		sqlDB.SetMaxOpenConns(4)
 	}
-	s := &Store{db: db, postgres: pg, thresholds: opts.Thresholds}
+	s := &Store{db: db, postgres: pg, thresholds: opts.Thresholds, now: opts.Now}
 	if err := s.migrate(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err
