@@ -14,8 +14,124 @@ import (
 )
 
 // reconcile brings a pool's intents and its provider's machines into line, and returns the
-// machines still booting. Our machines are those the provider lists with this installation's
-// cluster tag; a machine being deleted is ignored.
+// machines still booting: it lists the machines, reads the intents, decides with
+// decideReconcile (pure) and applies the actions in order.
+func (s *Scaler) reconcile(ctx context.Context, in *scaleInput, cp models.ConfiguredPool, prov kfleet.Provider, nodes []models.NodeGPUs, now time.Time) ([]BootingMachine, error) {
+	listed, err := prov.List(ctx, cp.Name)
+	if err != nil {
+		return nil, fmt.Errorf("list machines: %w", err)
+	}
+	intents, err := s.store.Machines(ctx, cp.ID)
+	if err != nil {
+		return nil, err
+	}
+	rin := reconcileInput{Cluster: s.cfg.Cluster, Listed: listed, Intents: intents, NodeOf: make(map[string]int64),
+		BootTimeout: PolicyOf(cp.Config).WithDefaults().BootTimeout, AdoptUnknown: cp.Config.AdoptUnknown, Now: now}
+	for _, n := range nodes {
+		if n.MachineID != "" {
+			rin.NodeOf[n.MachineID] = n.ID
+		}
+	}
+	if rin.Gone, err = s.store.DeletedMachineIDs(ctx, unknownKeys(rin)); err != nil {
+		return nil, err
+	}
+	for _, m := range ours(rin) {
+		in.listed[m.IdempotencyKey] = m.ID
+	}
+	rc := reconciler{s: s, cp: cp, prov: prov, now: now, nodeOf: rin.NodeOf}
+	var booting []BootingMachine
+	for _, a := range decideReconcile(rin) {
+		b, err := rc.apply(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			booting = append(booting, *b)
+		}
+	}
+	return booting, nil
+}
+
+// reconcileInput is what decideReconcile looks at: one pool's machines as the provider lists
+// them, its intents, the nodes by machine id or key, and which unknown keys belonged to
+// deleted intents.
+type reconcileInput struct {
+	Cluster      string
+	Listed       []kfleet.Machine
+	Intents      []models.Machine
+	NodeOf       map[string]int64
+	Gone         map[string]bool
+	BootTimeout  time.Duration
+	AdoptUnknown bool
+	Now          time.Time
+}
+
+// reconcileKind names what a reconcileAction does.
+type reconcileKind int
+
+const (
+	// rBooting: the machine of an intent is still booting (nothing to do).
+	rBooting reconcileKind = iota
+	// rCreateAgain: re-send the Create of a pending intent whose machine is not listed.
+	rCreateAgain
+	// rLink: the intent's machine is listed: record its id, and mark the intent ready when
+	// a node runs on it (else it boots).
+	rLink
+	// rVanished: a ready intent's machine is no longer listed: alert, act on nothing.
+	rVanished
+	// rDelete: delete a deleting intent's machine and mark the intent deleted.
+	rDelete
+	// rDrop: delete a machine that is none of ours to keep.
+	rDrop
+	// rAdopt: store an intent for a machine we did not know.
+	rAdopt
+)
+
+// reconcileAction is one step of reconciling a pool.
+type reconcileAction struct {
+	Kind    reconcileKind
+	Intent  models.Machine
+	Machine kfleet.Machine
+	// Reason and Why explain an rDrop; Orphan marks one that also raises an alert.
+	Reason Reason
+	Why    string
+	Orphan bool
+	// KeyTaken (rAdopt): the machine's own key belongs to a deleted intent. NodeID: the node
+	// running on the machine, if any (rLink, rAdopt).
+	KeyTaken bool
+	NodeID   *int64
+}
+
+// ours are the listed machines of this installation that are not being deleted.
+func ours(in reconcileInput) []kfleet.Machine {
+	var out []kfleet.Machine
+	for _, m := range in.Listed {
+		if m.Tags[kfleet.TagCluster] == in.Cluster && m.State != kfleet.StateDeleting {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// unknownKeys are the keys of our listed machines that no intent holds, sorted.
+func unknownKeys(in reconcileInput) []string {
+	live := make(map[string]bool, len(in.Intents))
+	for _, im := range in.Intents {
+		live[im.IdempotencyKey] = true
+	}
+	var out []string
+	for _, m := range ours(in) {
+		if !live[m.IdempotencyKey] && !slices.Contains(out, m.IdempotencyKey) {
+			out = append(out, m.IdempotencyKey)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// decideReconcile decides how to bring a pool's intents and machines into line. Our
+// machines are those listed with this installation's cluster tag; a machine being deleted is
+// ignored.
 //
 //   - A pending or creating intent is matched by key. Missing at the provider, it is created
 //     again with the same key (the provider returns the machine if the first call made one),
@@ -28,46 +144,21 @@ import (
 //   - A machine under a key we have no live intent for is adopted when a node runs on it;
 //     deleted when its intent was deleted (a leftover of a crash or a late create); else
 //     adopted or deleted as the pool's AdoptUnknown says.
-func (s *Scaler) reconcile(ctx context.Context, in *scaleInput, cp models.ConfiguredPool, prov kfleet.Provider, nodes []models.NodeGPUs, now time.Time) ([]BootingMachine, error) {
-	listed, err := prov.List(ctx, cp.Name)
-	if err != nil {
-		return nil, fmt.Errorf("list machines: %w", err)
-	}
-	intents, err := s.store.Machines(ctx, cp.ID)
-	if err != nil {
-		return nil, err
-	}
+//
+// It is pure: the same input gives the same actions, in intent order, then unknown keys in
+// key order.
+func decideReconcile(in reconcileInput) []reconcileAction {
 	byKey := make(map[string][]kfleet.Machine)
 	byID := make(map[string]kfleet.Machine)
-	for _, m := range listed {
-		if m.Tags[kfleet.TagCluster] != s.cfg.Cluster || m.State == kfleet.StateDeleting {
-			continue
-		}
+	for _, m := range ours(in) {
 		byKey[m.IdempotencyKey] = append(byKey[m.IdempotencyKey], m)
 		byID[m.ID] = m
-		in.listed[m.IdempotencyKey] = m.ID
 	}
+	linked := func(m kfleet.Machine) *int64 { return nodeOn(in.NodeOf, m) }
+	var out []reconcileAction
 	claimed := make(map[string]bool)
-	nodeOf := make(map[string]int64)
-	for _, n := range nodes {
-		if n.MachineID != "" {
-			nodeOf[n.MachineID] = n.ID
-		}
-	}
-	linked := func(m kfleet.Machine) (int64, bool) {
-		if id, ok := nodeOf[m.ID]; ok {
-			return id, true
-		}
-		id, ok := nodeOf[m.IdempotencyKey]
-		return id, ok
-	}
-	rc := reconciler{s: s, cp: cp, prov: prov, now: now}
-	bootTimeout := PolicyOf(cp.Config).WithDefaults().BootTimeout
-	var booting []BootingMachine
-	live := make(map[string]bool, len(intents))
-	for _, im := range intents {
+	for _, im := range in.Intents {
 		key := im.IdempotencyKey
-		live[key] = true
 		ms := byKey[key]
 		if m, ok := byID[im.ProviderID]; ok && len(ms) == 0 {
 			ms = []kfleet.Machine{m} // an adopted machine keeps its own key
@@ -78,98 +169,129 @@ func (s *Scaler) reconcile(ctx context.Context, in *scaleInput, cp models.Config
 		}
 		for _, d := range dups {
 			claimed[d.ID] = true
-			if err := rc.drop(ctx, d, ReasonDuplicateMachine, "a second machine under key "+key); err != nil {
-				return nil, err
-			}
+			out = append(out, reconcileAction{Kind: rDrop, Machine: d, Reason: ReasonDuplicateMachine, Why: "a second machine under key " + key})
 		}
 		switch im.State {
 		case models.MachinePending, models.MachineCreating:
-			if m == nil {
-				if now.Sub(im.CreatedAt) > bootTimeout {
-					booting = append(booting, BootingMachine{Key: key, ID: im.ProviderID, CreatedAt: im.CreatedAt})
-					continue
-				}
-				created, err := s.createAgain(ctx, prov, cp, key, now)
-				switch {
-				case errors.Is(err, errDropped):
-					continue
-				case err != nil:
-					// Still booting as far as the decision goes: tried again next tick, given
-					// up at the boot timeout.
-					s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: %v", cp.Name, err), now)
-					booting = append(booting, BootingMachine{Key: key, ID: im.ProviderID, CreatedAt: im.CreatedAt})
-					continue
-				}
-				m = &created
+			switch {
+			case m == nil && in.Now.Sub(im.CreatedAt) > in.BootTimeout:
+				out = append(out, reconcileAction{Kind: rBooting, Intent: im})
+			case m == nil:
+				out = append(out, reconcileAction{Kind: rCreateAgain, Intent: im})
+			default:
+				out = append(out, reconcileAction{Kind: rLink, Intent: im, Machine: *m, NodeID: linked(*m)})
 			}
-			if m.ID != im.ProviderID {
-				if err := s.store.SetMachineProviderID(ctx, key, m.ID); err != nil {
-					return nil, err
-				}
-			}
-			if nodeID, ok := linked(*m); ok {
-				if err := s.store.MarkMachineReady(ctx, key, nodeID, now); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			booting = append(booting, BootingMachine{Key: key, ID: m.ID, CreatedAt: im.CreatedAt, Failed: m.State == kfleet.StateFailed})
 		case models.MachineReady:
 			if m == nil {
-				s.alert(ctx, models.AlertMachineVanished, cp.Name+"/"+key,
-					fmt.Sprintf("pool %s: machine %s (%s) of node %d is no longer listed by the provider", cp.Name, im.ProviderID, key, deref(im.NodeID)), now)
+				out = append(out, reconcileAction{Kind: rVanished, Intent: im})
 			}
 		case models.MachineDeleting:
-			id := im.ProviderID
+			a := reconcileAction{Kind: rDelete, Intent: im}
 			if m != nil {
-				id = m.ID
+				a.Machine = *m
 			}
-			if err := s.deleteMachine(ctx, prov, key, id, now); err != nil {
-				return nil, err
-			}
+			out = append(out, a)
 		}
 	}
-	var unknown []string
-	for k := range byKey {
-		if !live[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	slices.Sort(unknown)
-	gone, err := s.store.DeletedMachineIDs(ctx, unknown)
-	if err != nil {
-		return nil, err
-	}
-	for _, key := range unknown {
+	for _, key := range unknownKeys(in) {
 		for _, m := range byKey[key] {
 			if claimed[m.ID] {
 				continue
 			}
-			nodeID, onNode := linked(m)
+			nodeID := linked(m)
 			switch {
-			case onNode:
-				if err := rc.adopt(ctx, m, gone[key], &nodeID); err != nil {
-					return nil, err
-				}
-			case gone[key]:
-				if err := rc.drop(ctx, m, ReasonLeftoverMachine, "its intent "+key+" was deleted"); err != nil {
-					return nil, err
-				}
-			case cp.Config.AdoptUnknown:
-				if err := rc.adopt(ctx, m, false, nil); err != nil {
-					return nil, err
-				}
-				booting = append(booting, BootingMachine{Key: rc.lastKey, ID: m.ID, CreatedAt: now, Failed: m.State == kfleet.StateFailed})
+			case nodeID != nil:
+				out = append(out, reconcileAction{Kind: rAdopt, Machine: m, KeyTaken: in.Gone[key], NodeID: nodeID})
+			case in.Gone[key]:
+				out = append(out, reconcileAction{Kind: rDrop, Machine: m, Reason: ReasonLeftoverMachine, Why: "its intent " + key + " was deleted"})
+			case in.AdoptUnknown:
+				out = append(out, reconcileAction{Kind: rAdopt, Machine: m})
 			default:
-				if err := rc.drop(ctx, m, ReasonUnknownMachine, "it carries the pool's tags but no intent of ours"); err != nil {
-					return nil, err
-				}
-				s.alert(ctx, models.AlertOrphanDeleted, cp.Name+"/"+m.ID,
-					fmt.Sprintf("pool %s: deleted machine %s (key %q): tagged for the pool but unknown", cp.Name, m.ID, key), now)
+				out = append(out, reconcileAction{Kind: rDrop, Machine: m, Reason: ReasonUnknownMachine,
+					Why: "it carries the pool's tags but no intent of ours", Orphan: true})
 			}
 		}
 	}
-	return booting, nil
+	return out
+}
+
+// nodeOn is the node running on m (found by machine id or key), or nil.
+func nodeOn(nodeOf map[string]int64, m kfleet.Machine) *int64 {
+	if id, ok := nodeOf[m.ID]; ok {
+		return &id
+	}
+	if id, ok := nodeOf[m.IdempotencyKey]; ok {
+		return &id
+	}
+	return nil
+}
+
+// apply carries out one action and returns the machine it leaves booting, if any.
+func (rc *reconciler) apply(ctx context.Context, a reconcileAction) (*BootingMachine, error) {
+	s, cp, now := rc.s, rc.cp, rc.now
+	im, key := a.Intent, a.Intent.IdempotencyKey
+	booting := func(id string, failed bool) *BootingMachine {
+		return &BootingMachine{Key: key, ID: id, CreatedAt: im.CreatedAt, Failed: failed}
+	}
+	switch a.Kind {
+	case rBooting:
+		return booting(im.ProviderID, false), nil
+	case rCreateAgain:
+		created, err := s.createAgain(ctx, rc.prov, cp, key, now)
+		switch {
+		case errors.Is(err, errDropped):
+			return nil, nil
+		case err != nil:
+			// Still booting as far as the decision goes: tried again next tick, given up at
+			// the boot timeout.
+			s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: %v", cp.Name, err), now)
+			return booting(im.ProviderID, false), nil
+		}
+		// The provider may return a machine the first call made, on which a node may run.
+		return rc.link(ctx, im, created, nodeOn(rc.nodeOf, created))
+	case rLink:
+		return rc.link(ctx, im, a.Machine, a.NodeID)
+	case rVanished:
+		s.alert(ctx, models.AlertMachineVanished, cp.Name+"/"+key,
+			fmt.Sprintf("pool %s: machine %s (%s) of node %d is no longer listed by the provider", cp.Name, im.ProviderID, key, deref(im.NodeID)), now)
+	case rDelete:
+		id := im.ProviderID
+		if a.Machine.ID != "" {
+			id = a.Machine.ID
+		}
+		return nil, s.deleteMachine(ctx, rc.prov, key, id, now)
+	case rDrop:
+		if err := rc.drop(ctx, a.Machine, a.Reason, a.Why); err != nil {
+			return nil, err
+		}
+		if a.Orphan {
+			s.alert(ctx, models.AlertOrphanDeleted, cp.Name+"/"+a.Machine.ID,
+				fmt.Sprintf("pool %s: deleted machine %s (key %q): tagged for the pool but unknown", cp.Name, a.Machine.ID, a.Machine.IdempotencyKey), now)
+		}
+	case rAdopt:
+		if err := rc.adopt(ctx, a.Machine, a.KeyTaken, a.NodeID); err != nil {
+			return nil, err
+		}
+		if a.NodeID == nil {
+			return &BootingMachine{Key: rc.lastKey, ID: a.Machine.ID, CreatedAt: now, Failed: a.Machine.State == kfleet.StateFailed}, nil
+		}
+	}
+	return nil, nil
+}
+
+// link records an intent's machine id and marks the intent ready when a node runs on the
+// machine; otherwise the machine boots.
+func (rc *reconciler) link(ctx context.Context, im models.Machine, m kfleet.Machine, nodeID *int64) (*BootingMachine, error) {
+	key := im.IdempotencyKey
+	if m.ID != im.ProviderID {
+		if err := rc.s.store.SetMachineProviderID(ctx, key, m.ID); err != nil {
+			return nil, err
+		}
+	}
+	if nodeID != nil {
+		return nil, rc.s.store.MarkMachineReady(ctx, key, *nodeID, rc.now)
+	}
+	return &BootingMachine{Key: key, ID: m.ID, CreatedAt: im.CreatedAt, Failed: m.State == kfleet.StateFailed}, nil
 }
 
 // errDropped says an intent was dropped because the provider is out of capacity.
@@ -214,12 +336,13 @@ func pickMachine(ms []kfleet.Machine, providerID string) (*kfleet.Machine, []kfl
 	return &ms[0], ms[1:]
 }
 
-// reconciler records what reconcile does to machines outside the intents.
+// reconciler applies reconcile's actions to one pool.
 type reconciler struct {
 	s       *Scaler
 	cp      models.ConfiguredPool
 	prov    kfleet.Provider
 	now     time.Time
+	nodeOf  map[string]int64
 	lastKey string
 }
 
