@@ -32,7 +32,7 @@ type adjustmentJSON struct {
 // AdjustmentCreate adds a signed correction in fen to a project's bill of a month (finance
 // and admins): 201; 409 when that month is issued (corrections go on a later month's
 // bill); 422 naming the field otherwise. POST /api/v1/bills/:project/:month/adjustments.
-func (h *Handler) AdjustmentCreate(c echo.Context) error {
+func (h *Bills) AdjustmentCreate(c echo.Context) error {
 	p, month, err := h.billOf(c)
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 // AgentAssignments lists what the authenticated node should run.
 // GET /api/v1/agent/assignments.
-func (h *Handler) AgentAssignments(c echo.Context) error {
+func (h *Agent) AgentAssignments(c echo.Context) error {
 	tasks, err := h.store.Assignments(c.Request().Context(), agentNode(c).ID)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 const nodeKey = "kashi.node"
 
 // NodeAuth admits requests bearing a node's token and stores the node for AgentNode.
-func (h *Handler) NodeAuth(next echo.HandlerFunc) echo.HandlerFunc {
+func (h *Agent) NodeAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		tok, ok := bearer(c)
 		if !ok {
@@ -37,7 +37,7 @@ func (h *Handler) NodeAuth(next echo.HandlerFunc) echo.HandlerFunc {
 func agentNode(c echo.Context) models.Node { return c.Get(nodeKey).(models.Node) }
 
 // joinTokenOK reports whether the request bears the configured join token.
-func (h *Handler) joinTokenOK(c echo.Context) bool {
+func (h *Agent) joinTokenOK(c echo.Context) bool {
 	tok, ok := bearer(c)
 	return ok && h.cfg.JoinToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(h.cfg.JoinToken)) == 1
 }

@@ -11,7 +11,7 @@ import (
 
 // AgentRegister records a node and its GPUs and returns the node's own token.
 // POST /api/v1/agent/register, authenticated by the join token.
-func (h *Handler) AgentRegister(c echo.Context) error {
+func (h *Agent) AgentRegister(c echo.Context) error {
 	if !h.joinTokenOK(c) {
 		return unauthorized("registration needs the join token")
 	}

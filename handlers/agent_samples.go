@@ -10,7 +10,7 @@ import (
 
 // AgentSamples stores a batch of GPU samples from the authenticated node.
 // POST /api/v1/agent/samples.
-func (h *Handler) AgentSamples(c echo.Context) error {
+func (h *Agent) AgentSamples(c echo.Context) error {
 	var req api.SamplesRequest
 	if err := decodeJSON(c, api.MaxBodyBytes, &req); err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 
 // AgentTaskStatus records a task's process starting or exiting on the authenticated node; an
 // exit frees its GPUs for the next tick, which it wakes. POST /api/v1/agent/tasks/:id/status.
-func (h *Handler) AgentTaskStatus(c echo.Context) error {
+func (h *Agent) AgentTaskStatus(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

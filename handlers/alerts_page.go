@@ -14,7 +14,7 @@ import (
 const recentAlerts = 200
 
 // AlertsPage shows the open alerts, then the recently resolved ones. GET /alerts.
-func (h *Handler) AlertsPage(c echo.Context) error {
+func (h *Pools) AlertsPage(c echo.Context) error {
 	alerts, err := h.store.Alerts(c.Request().Context(), models.AlertFilter{Limit: recentAlerts})
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ type alertJSON struct {
 
 // AlertList lists recent alerts, newest first; ?open=true keeps the open ones.
 // GET /api/v1/alerts.
-func (h *Handler) AlertList(c echo.Context) error {
+func (h *Pools) AlertList(c echo.Context) error {
 	f := models.AlertFilter{Limit: recentAlerts, OpenOnly: c.QueryParam("open") == "true"}
 	alerts, err := h.store.Alerts(c.Request().Context(), f)
 	if err != nil {

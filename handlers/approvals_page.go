@@ -15,7 +15,7 @@ import (
 // ApprovalsPage lists the requests of the projects the caller leads (all for admins): pending
 // ones with the project's current use and approve/reject forms, then recent decisions.
 // GET /approvals.
-func (h *Handler) ApprovalsPage(c echo.Context) error {
+func (h *Projects) ApprovalsPage(c echo.Context) error {
 	d, err := h.approvalsData(c)
 	if err != nil {
 		return err
@@ -26,7 +26,7 @@ func (h *Handler) ApprovalsPage(c echo.Context) error {
 	return Render(c, http.StatusOK, views.Approvals(Locale(c), d))
 }
 
-func (h *Handler) approvalsData(c echo.Context) (views.ApprovalsData, error) {
+func (h *Projects) approvalsData(c echo.Context) (views.ApprovalsData, error) {
 	p := Who(c)
 	ctx := c.Request().Context()
 	rows, err := h.store.QuotaRequests(ctx, visibleProjects(p), "")
@@ -72,7 +72,7 @@ func usageText(l views.Locale, list []projectJSON, r models.QuotaRequestRow) str
 
 // ApprovalDecide approves or rejects a request from the approvals page.
 // POST /approvals/:id (decision=approve|reject, comment).
-func (h *Handler) ApprovalDecide(c echo.Context) error {
+func (h *Projects) ApprovalDecide(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

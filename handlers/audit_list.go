@@ -21,7 +21,7 @@ type auditJSON struct {
 
 // AuditList shows the audit log: all of it to admins, their projects' entries to leads.
 // GET /api/v1/audit.
-func (h *Handler) AuditList(c echo.Context) error {
+func (h *People) AuditList(c echo.Context) error {
 	entries, err := h.auditEntries(c)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func (h *Handler) AuditList(c echo.Context) error {
 }
 
 // auditEntries reads the entries the caller may see.
-func (h *Handler) auditEntries(c echo.Context) ([]models.AuditEntry, error) {
+func (h *People) auditEntries(c echo.Context) ([]models.AuditEntry, error) {
 	f := models.AuditFilter{Limit: 500}
 	if p := Who(c); !p.Admin() {
 		f.ProjectIDs = []int64{}

@@ -10,7 +10,7 @@ import (
 
 // AuditPage shows the audit log: everything to admins, their projects' entries to leads.
 // GET /audit.
-func (h *Handler) AuditPage(c echo.Context) error {
+func (h *People) AuditPage(c echo.Context) error {
 	entries, err := h.auditEntries(c)
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ var errNoProject = echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "no s
 
 // billProject is the project named by the :project path parameter, if the caller may see
 // its bills; else 404.
-func (h *Handler) billProject(c echo.Context) (models.Project, error) {
+func (h *Bills) billProject(c echo.Context) (models.Project, error) {
 	name, err := c.Param("project"), error(nil)
 	if c.Request().URL.RawPath != "" {
 		name, err = url.PathUnescape(name)
@@ -65,7 +65,7 @@ func (h *Handler) billProject(c echo.Context) (models.Project, error) {
 // billMonth is a month ("YYYY-MM") from the path or query: 400 naming month unless it is one.
 // Whether it has begun is billing's to say.
 // billOf reads the project and month a bill route names (:project, :month).
-func (h *Handler) billOf(c echo.Context) (models.Project, string, error) {
+func (h *Bills) billOf(c echo.Context) (models.Project, string, error) {
 	p, err := h.billProject(c)
 	if err != nil {
 		return p, "", err

@@ -14,7 +14,7 @@ import (
 // BillIssue freezes a project's bill of an ended month (finance and admins): 201 with the
 // issued bill; 409 when it is already issued; 422 naming month when the month has not
 // ended (or prices when a spec has none). POST /api/v1/bills/:project/:month/issue.
-func (h *Handler) BillIssue(c echo.Context) error {
+func (h *Bills) BillIssue(c echo.Context) error {
 	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
@@ -28,7 +28,7 @@ func (h *Handler) BillIssue(c echo.Context) error {
 
 // BillIssueForm is the issue button of the bill page: back to the page with a notice, or
 // the page with what went wrong. POST /bills/:project/:month/issue.
-func (h *Handler) BillIssueForm(c echo.Context) error {
+func (h *Bills) BillIssueForm(c echo.Context) error {
 	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func (h *Handler) BillIssueForm(c echo.Context) error {
 }
 
 // issue freezes the bill and records it in the audit log.
-func (h *Handler) issue(c echo.Context, p models.Project, month string) (billing.Bill, error) {
+func (h *Bills) issue(c echo.Context, p models.Project, month string) (billing.Bill, error) {
 	ctx := c.Request().Context()
 	by := Who(c).User.Name
 	b, err := billing.Issue(ctx, h.store, p.ID, month, by, h.now())

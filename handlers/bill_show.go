@@ -10,7 +10,7 @@ import (
 // bill from its frozen body (the same bytes on every download), else computed now. A
 // project the caller may not see is 404, like one that does not exist.
 // GET /api/v1/bills/:project/:month.
-func (h *Handler) BillShow(c echo.Context) error {
+func (h *Bills) BillShow(c echo.Context) error {
 	p, month, err := h.billOf(c)
 	if err != nil {
 		return err

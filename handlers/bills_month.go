@@ -18,7 +18,7 @@ type monthBillsJSON struct {
 
 // BillsMonth answers every project's bill of a month (finance and admins) as JSON, CSV or
 // XLSX, issued bills as frozen. GET /api/v1/bills/:month.
-func (h *Handler) BillsMonth(c echo.Context) error {
+func (h *Bills) BillsMonth(c echo.Context) error {
 	month, err := billMonth(c.Param("month"))
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (h *Handler) BillsMonth(c echo.Context) error {
 
 // projectTags are the tags of the projects that have some, by project id: bills are
 // grouped by them.
-func (h *Handler) projectTags(ctx context.Context) (map[int64][]string, error) {
+func (h *Bills) projectTags(ctx context.Context) (map[int64][]string, error) {
 	ps, err := h.store.Projects(ctx)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 // BillsPage shows a month's bills of the projects the caller sees (finance and admins: all,
 // with pool idle and downloads of every project); the month is ?month=, by default the last
 // month that has ended in the billing time zone. GET /bills.
-func (h *Handler) BillsPage(c echo.Context) error {
+func (h *Bills) BillsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := Who(c)
 	now := h.now()
@@ -112,7 +112,7 @@ func billRow(b billing.Bill) views.BillRow {
 
 // BillPage shows a project's bill of a month, with the issue button for finance and
 // admins. GET /bills/:project/:month.
-func (h *Handler) BillPage(c echo.Context) error {
+func (h *Bills) BillPage(c echo.Context) error {
 	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func (h *Handler) BillPage(c echo.Context) error {
 }
 
 // renderBill renders the bill page with a notice or an error.
-func (h *Handler) renderBill(c echo.Context, status int, p models.Project, month, notice, errMsg string) error {
+func (h *Bills) renderBill(c echo.Context, status int, p models.Project, month, notice, errMsg string) error {
 	ctx := c.Request().Context()
 	now := h.now()
 	b, err := billing.ProjectBill(ctx, h.store, p.ID, month, now)

@@ -16,7 +16,7 @@ import (
 // Board renders the occupancy board: the whole page, or only the grid when HTMX asks
 // (HX-Request). The answer carries an ETag of its bytes; a matching If-None-Match gets 304,
 // so a refresh that changes nothing costs no transfer and no swap. GET /.
-func (h *Handler) Board(c echo.Context) error {
+func (h *Board) Board(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.BoardFilter{Pool: c.QueryParam("pool"), Spec: c.QueryParam("spec"), Project: c.QueryParam("project")}
 	rows, err := h.store.BoardGPUs(ctx, models.BoardFilter(f))

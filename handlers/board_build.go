@@ -8,12 +8,12 @@ import (
 )
 
 // marks are the times after which a card is stale, long idle or long saturated.
-func (h *Handler) marks() models.GPUMarks {
+func (h *Board) marks() models.GPUMarks {
 	return models.GPUMarks{StaleAfter: h.cfg.StaleAfter, IdleAfter: h.cfg.IdleAfter, SaturatedAfter: h.cfg.SaturatedAfter}
 }
 
 // boardData groups GPU rows (ordered by pool, node, index) into nodes and pool summaries.
-func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardData {
+func (h *Board) boardData(rows []models.BoardGPU, now time.Time) views.BoardData {
 	d := views.BoardData{Now: now, IdleAfter: h.cfg.IdleAfter, SaturatedAfter: h.cfg.SaturatedAfter}
 	marks := h.marks()
 	var (

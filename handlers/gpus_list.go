@@ -28,7 +28,7 @@ type gpuJSON struct {
 
 // GPUsList lists every GPU with its latest reading and holder, filtered like the board.
 // GET /api/v1/gpus?pool=&spec=&project=.
-func (h *Handler) GPUsList(c echo.Context) error {
+func (h *Board) GPUsList(c echo.Context) error {
 	f := models.BoardFilter{Pool: c.QueryParam("pool"), Spec: c.QueryParam("spec"), Project: c.QueryParam("project")}
 	rows, err := h.store.BoardGPUs(c.Request().Context(), f)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 )
 
 // Healthz answers 200 while the database answers. GET /healthz.
-func (h *Handler) Healthz(c echo.Context) error {
+func (h *People) Healthz(c echo.Context) error {
 	if err := h.store.Ping(c.Request().Context()); err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
 	}

@@ -20,7 +20,7 @@ const CSRFKey = "kashi.csrf"
 // Identify returns who makes the request: the user of an API token (Authorization: Bearer
 // ka_…) or of the session cookie, nil when nobody is logged in. A token that is not valid is
 // refused with 401; a session that expired is cleared.
-func (h *Handler) Identify(c echo.Context) (*Principal, error) {
+func (h *People) Identify(c echo.Context) (*Principal, error) {
 	ctx := c.Request().Context()
 	if tok, ok := bearer(c); ok {
 		u, t, err := h.store.TokenUser(ctx, tok, h.now())
@@ -47,7 +47,7 @@ func (h *Handler) Identify(c echo.Context) (*Principal, error) {
 	return h.principal(c, u, false)
 }
 
-func (h *Handler) principal(c echo.Context, u models.User, readOnly bool) (*Principal, error) {
+func (h *People) principal(c echo.Context, u models.User, readOnly bool) (*Principal, error) {
 	projects, err := h.store.Memberships(c.Request().Context(), u.ID)
 	if err != nil {
 		return nil, err
@@ -55,19 +55,19 @@ func (h *Handler) principal(c echo.Context, u models.User, readOnly bool) (*Prin
 	return &Principal{User: u, Projects: projects, ReadOnly: readOnly}, nil
 }
 
-func (h *Handler) setSession(c echo.Context, token string) {
+func (h *People) setSession(c echo.Context, token string) {
 	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: token, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: h.secure(c), MaxAge: int(h.cfg.Sessions.Absolute.Seconds())})
 }
 
-func (h *Handler) clearSession(c echo.Context) {
+func (h *People) clearSession(c echo.Context) {
 	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: "", Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: h.secure(c), MaxAge: -1})
 }
 
 // secure reports whether cookies must be Secure: served over TLS, directly or behind a proxy
 // configured with an https public URL.
-func (h *Handler) secure(c echo.Context) bool {
+func (h *People) secure(c echo.Context) bool {
 	return h.cfg.SecureCookies || c.IsTLS()
 }
 

@@ -15,7 +15,7 @@ const LangCookie = "kashi_lang"
 
 // LangSet remembers the language chosen in the switcher and goes back to the page it was
 // chosen on (only a path on this site). GET /lang?set=zh-CN.
-func (h *Handler) LangSet(c echo.Context) error {
+func (h *People) LangSet(c echo.Context) error {
 	set := c.QueryParam("set")
 	ok := false
 	for _, l := range views.Languages() {

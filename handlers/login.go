@@ -11,13 +11,13 @@ import (
 )
 
 // LoginForm shows the login form. GET /login.
-func (h *Handler) LoginForm(c echo.Context) error {
+func (h *People) LoginForm(c echo.Context) error {
 	d := views.LoginData{Next: localPath(c.QueryParam("next")), Demo: h.cfg.Demo}
 	return Render(c, http.StatusOK, views.Login(Locale(c), d))
 }
 
 // Login checks a user name and password and opens a session. POST /login.
-func (h *Handler) Login(c echo.Context) error {
+func (h *People) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	name, password := c.FormValue("username"), c.FormValue("password")
 	next := localPath(c.FormValue("next"))
@@ -44,7 +44,7 @@ func (h *Handler) Login(c echo.Context) error {
 }
 
 // Logout ends the session. POST /logout.
-func (h *Handler) Logout(c echo.Context) error {
+func (h *People) Logout(c echo.Context) error {
 	if ck, err := c.Cookie(SessionCookie); err == nil && ck.Value != "" {
 		if err := h.store.DeleteSession(c.Request().Context(), ck.Value); err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 
 // MemberSet gives a user a role in a project, or removes them with role "" (the project's
 // leads and admins). POST /api/v1/projects/:id/members {"user": …, "role": "lead"|"member"|""}.
-func (h *Handler) MemberSet(c echo.Context) error {
+func (h *Projects) MemberSet(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

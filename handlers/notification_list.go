@@ -17,7 +17,7 @@ type notificationJSON struct {
 
 // NotificationList lists the caller's notifications, newest first.
 // GET /api/v1/notifications.
-func (h *Handler) NotificationList(c echo.Context) error {
+func (h *Tasks) NotificationList(c echo.Context) error {
 	notes, err := h.store.Notifications(c.Request().Context(), Who(c).User.ID, 100)
 	if err != nil {
 		return err
@@ -30,7 +30,7 @@ func (h *Handler) NotificationList(c echo.Context) error {
 }
 
 // NotificationsRead marks the caller's notifications read. POST /api/v1/notifications/read.
-func (h *Handler) NotificationsRead(c echo.Context) error {
+func (h *Tasks) NotificationsRead(c echo.Context) error {
 	if err := h.store.MarkNotificationsRead(c.Request().Context(), Who(c).User.ID, h.now()); err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 // NotificationsPage shows the caller's tasks whose idle cards are about to be reclaimed, with
 // "keep" and "release now", then their notifications. GET /notifications.
-func (h *Handler) NotificationsPage(c echo.Context) error {
+func (h *Tasks) NotificationsPage(c echo.Context) error {
 	d, err := h.notificationsData(c)
 	if err != nil {
 		return err
@@ -32,7 +32,7 @@ func (h *Handler) NotificationsPage(c echo.Context) error {
 }
 
 // notificationsData builds the notifications page.
-func (h *Handler) notificationsData(c echo.Context) (views.NotificationsData, error) {
+func (h *Tasks) notificationsData(c echo.Context) (views.NotificationsData, error) {
 	ctx := c.Request().Context()
 	u := Who(c).User
 	now := h.now().In(h.loc())
@@ -71,7 +71,7 @@ func (h *Handler) notificationsData(c echo.Context) (views.NotificationsData, er
 }
 
 // NotificationsReadForm marks the caller's notifications read. POST /notifications/read.
-func (h *Handler) NotificationsReadForm(c echo.Context) error {
+func (h *Tasks) NotificationsReadForm(c echo.Context) error {
 	if err := h.store.MarkNotificationsRead(c.Request().Context(), Who(c).User.ID, h.now()); err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (h *Handler) NotificationsReadForm(c echo.Context) error {
 }
 
 // TaskKeepForm is the "keep" button of an idle task. POST /notifications/tasks/:id/keep.
-func (h *Handler) TaskKeepForm(c echo.Context) error {
+func (h *Tasks) TaskKeepForm(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (h *Handler) TaskKeepForm(c echo.Context) error {
 
 // TaskReleaseForm is the "release now" button of an idle task.
 // POST /notifications/tasks/:id/release.
-func (h *Handler) TaskReleaseForm(c echo.Context) error {
+func (h *Tasks) TaskReleaseForm(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func (h *Handler) TaskReleaseForm(c echo.Context) error {
 
 // idleAnswerFailed shows the notifications page with why a keep or release was refused: 409
 // when the task holds no cards any more or was kept as often as a day allows.
-func (h *Handler) idleAnswerFailed(c echo.Context, t models.TaskRow, err error) error {
+func (h *Tasks) idleAnswerFailed(c echo.Context, t models.TaskRow, err error) error {
 	if !errors.Is(err, models.ErrConflict) {
 		return storeError(err)
 	}

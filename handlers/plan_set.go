@@ -27,7 +27,7 @@ type planBody struct {
 // "reserved" (also "package": a monthly fee for N cards of a spec) or "per-task". A negative
 // fee or price, a package without cards or spec, or bad size classes is 422 naming the
 // field, and nothing changes. POST /api/v1/projects/:id/plan.
-func (h *Handler) PlanSet(c echo.Context) error {
+func (h *Bills) PlanSet(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

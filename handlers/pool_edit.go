@@ -18,7 +18,7 @@ import (
 )
 
 // PoolNew opens the configuration form of a new pool named by ?name=. GET /pools/new.
-func (h *Handler) PoolNew(c echo.Context) error {
+func (h *Pools) PoolNew(c echo.Context) error {
 	name := strings.TrimSpace(c.QueryParam("name"))
 	if name == "" {
 		return c.Redirect(http.StatusSeeOther, "/pools")
@@ -28,7 +28,7 @@ func (h *Handler) PoolNew(c echo.Context) error {
 
 // PoolEdit shows a pool's configuration form and its version history, or an empty form for
 // a pool not configured yet (admins only). GET /pools/:name/edit.
-func (h *Handler) PoolEdit(c echo.Context) error {
+func (h *Pools) PoolEdit(c echo.Context) error {
 	name, err := poolName(c)
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func (h *Handler) PoolEdit(c echo.Context) error {
 // PoolSave stores the form as the pool's new configuration version and wakes the scaling
 // loop. A bad field brings the form back (422) with the message beside the field.
 // POST /pools/:name.
-func (h *Handler) PoolSave(c echo.Context) error {
+func (h *Pools) PoolSave(c echo.Context) error {
 	name, err := poolName(c)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func (h *Handler) PoolSave(c echo.Context) error {
 
 // PoolRollback makes an earlier version the pool's configuration again, as a new version,
 // and wakes the scaling loop. POST /pools/:name/rollback/:version.
-func (h *Handler) PoolRollback(c echo.Context) error {
+func (h *Pools) PoolRollback(c echo.Context) error {
 	name, err := poolName(c)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (h *Handler) PoolRollback(c echo.Context) error {
 
 // poolEditData builds the configuration page: the form (the current configuration, or form
 // when a submit was refused) and the version history.
-func (h *Handler) poolEditData(c echo.Context, name string, form *views.PoolForm) (views.PoolEditData, error) {
+func (h *Pools) poolEditData(c echo.Context, name string, form *views.PoolForm) (views.PoolEditData, error) {
 	ctx := c.Request().Context()
 	cur, ok, err := h.configuredPool(ctx, name)
 	if err != nil {
@@ -195,7 +195,7 @@ func formValue(v any) string {
 
 // poolFromForm reads the configuration form: the values as typed, a problem per input that
 // is not a number, and the configuration.
-func (h *Handler) poolFromForm(c echo.Context) (views.PoolForm, models.PoolConfig) {
+func (h *Pools) poolFromForm(c echo.Context) (views.PoolForm, models.PoolConfig) {
 	f := views.PoolForm{Values: map[string]string{"note": c.FormValue("note")}, Errors: map[string]views.FormError{}}
 	for _, k := range poolFieldOrder {
 		f.Values[k] = strings.TrimSpace(c.FormValue(k))

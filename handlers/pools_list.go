@@ -31,7 +31,7 @@ type poolInfo struct {
 
 // poolInfos loads every configured pool with its nodes, machines booting, scaling state and
 // its latest events (at most events each).
-func (h *Handler) poolInfos(ctx context.Context, events int) ([]poolInfo, error) {
+func (h *Pools) poolInfos(ctx context.Context, events int) ([]poolInfo, error) {
 	pools, err := h.store.ConfiguredPools(ctx)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func toPoolJSON(p poolInfo) poolJSON {
 // PoolsList lists every configured pool with its size, desired size, nodes, configuration,
 // why it did not act and its latest scaling events (?events=N, default 20, at most 500).
 // GET /api/v1/pools.
-func (h *Handler) PoolsList(c echo.Context) error {
+func (h *Pools) PoolsList(c echo.Context) error {
 	n := 20
 	if v := c.QueryParam("events"); v != "" {
 		var err error
@@ -205,7 +205,7 @@ func (h *Handler) PoolsList(c echo.Context) error {
 // PoolSet saves a pool's whole configuration as a new version, creating the pool if needed
 // (admins only); ?note= says why. The body is the configuration as GET /api/v1/pools shows it
 // under "config". POST /api/v1/pools/:name.
-func (h *Handler) PoolSet(c echo.Context) error {
+func (h *Pools) PoolSet(c echo.Context) error {
 	name, err := poolName(c)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ const auditPoolConfig = "pool-config"
 
 // savePool stores cfg as the pool's configuration; a change is audited and wakes the scaling
 // loop. changed is false when cfg equals the current configuration (no version is added).
-func (h *Handler) savePool(c echo.Context, name string, cfg models.PoolConfig, note string) (saved models.ConfiguredPool, changed bool, err error) {
+func (h *Pools) savePool(c echo.Context, name string, cfg models.PoolConfig, note string) (saved models.ConfiguredPool, changed bool, err error) {
 	ctx := c.Request().Context()
 	before, _, err := h.configuredPool(ctx, name)
 	if err != nil {
@@ -259,7 +259,7 @@ func (h *Handler) savePool(c echo.Context, name string, cfg models.PoolConfig, n
 }
 
 // configuredPool returns the named pool's configuration, and false when it has none.
-func (h *Handler) configuredPool(ctx context.Context, name string) (models.ConfiguredPool, bool, error) {
+func (h *Pools) configuredPool(ctx context.Context, name string) (models.ConfiguredPool, bool, error) {
 	pools, err := h.store.ConfiguredPools(ctx)
 	if err != nil {
 		return models.ConfiguredPool{}, false, err
@@ -273,7 +273,7 @@ func (h *Handler) configuredPool(ctx context.Context, name string) (models.Confi
 }
 
 // wakeScaler wakes the scaling loop, when one is wired.
-func (h *Handler) wakeScaler() {
+func (h *Pools) wakeScaler() {
 	if h.cfg.ScaleTrigger != nil {
 		h.cfg.ScaleTrigger()
 	}
@@ -291,12 +291,4 @@ func poolName(c echo.Context) (string, error) {
 		return "", badRequest("name", "name must be a pool name of 1 to 100 bytes")
 	}
 	return name, nil
-}
-
-// loc is the billing time zone, pages' local time; UTC when unset.
-func (h *Handler) loc() *time.Location {
-	if h.cfg.Location == nil {
-		return time.UTC
-	}
-	return h.cfg.Location
 }

@@ -14,7 +14,7 @@ const poolPageEvents = 100
 // PoolsPage shows every configured pool: its size against demand over ?range= (1h, 6h, 24h,
 // 7d), every recent scaling event in words and why it did not act. With HX-Request only the
 // part that refreshes itself comes back. GET /pools.
-func (h *Handler) PoolsPage(c echo.Context) error {
+func (h *Pools) PoolsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	rng, span := views.RangeSpan(c.QueryParam("range"))
 	now := h.now().In(h.loc())

@@ -23,7 +23,7 @@ type priceBody struct {
 // PriceSet sets the pay-as-you-go and overflow rates of a spec from a month on, for one
 // project or the default list (admins only). A negative rate or a bad month is 422 naming
 // the field, and nothing changes. POST /api/v1/prices.
-func (h *Handler) PriceSet(c echo.Context) error {
+func (h *Bills) PriceSet(c echo.Context) error {
 	var b priceBody
 	if err := decodeJSON(c, 8<<10, &b); err != nil {
 		return err

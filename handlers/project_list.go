@@ -36,7 +36,7 @@ type projectJSON struct {
 
 // ProjectList lists the projects the caller sees with their quotas and this month's usage.
 // GET /api/v1/projects.
-func (h *Handler) ProjectList(c echo.Context) error {
+func (h *Projects) ProjectList(c echo.Context) error {
 	out, err := h.projects(c)
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func (h *Handler) ProjectList(c echo.Context) error {
 }
 
 // projects builds the caller's project list; admin and finance see every project.
-func (h *Handler) projects(c echo.Context) ([]projectJSON, error) {
+func (h *Projects) projects(c echo.Context) ([]projectJSON, error) {
 	ctx := c.Request().Context()
 	p := Who(c)
 	all, err := h.store.Projects(ctx)

@@ -10,7 +10,7 @@ import (
 
 // ProjectTags replaces a project's tags, by which bills are grouped (the project's leads and
 // admins). POST /api/v1/projects/:id/tags {"tags": ["cv", "paper-2026"]}.
-func (h *Handler) ProjectTags(c echo.Context) error {
+func (h *Projects) ProjectTags(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 
 // ProjectsPage shows the caller's projects, quotas with this month's use, the request form and
 // the caller's requests. GET /projects.
-func (h *Handler) ProjectsPage(c echo.Context) error {
+func (h *Projects) ProjectsPage(c echo.Context) error {
 	d, err := h.projectsData(c, views.RequestForm{})
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func (h *Handler) ProjectsPage(c echo.Context) error {
 }
 
 // projectsData builds the projects page.
-func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (views.ProjectsData, error) {
+func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.ProjectsData, error) {
 	p := Who(c)
 	list, err := h.projects(c)
 	if err != nil {

@@ -19,7 +19,7 @@ type queueState struct {
 
 // loadQueue asks the scheduler for the queue at now and reads the tasks it names. Both are
 // reads; nothing is stored.
-func (h *Handler) loadQueue(ctx context.Context, now time.Time) (queueState, error) {
+func (h *Tasks) loadQueue(ctx context.Context, now time.Time) (queueState, error) {
 	view, err := h.sched.Queue(ctx, now)
 	if err != nil {
 		return queueState{}, err
@@ -72,7 +72,7 @@ func pending(r models.TaskRow) bool {
 }
 
 // queueData builds the queue page's data at now around form, whose choices it fills.
-func (h *Handler) queueData(ctx context.Context, now time.Time, form views.TaskForm) (views.QueueData, error) {
+func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskForm) (views.QueueData, error) {
 	st, err := h.loadQueue(ctx, now)
 	if err != nil {
 		return views.QueueData{}, err

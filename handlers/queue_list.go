@@ -42,7 +42,7 @@ type capacityJSON struct {
 // QueueList lists the waiting tasks in queue order with position, lane, estimated start
 // and why each waits, and the free capacity per spec. It is computed on request from a
 // snapshot, storing nothing, so every replica answers alike. GET /api/v1/queue.
-func (h *Handler) QueueList(c echo.Context) error {
+func (h *Tasks) QueueList(c echo.Context) error {
 	now := h.now()
 	st, err := h.loadQueue(c.Request().Context(), now)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 // QueuePage renders the queue page, or only its lanes (and the free capacity, out of band)
 // when htmx refreshes them (HX-Request). GET /queue.
-func (h *Handler) QueuePage(c echo.Context) error {
+func (h *Tasks) QueuePage(c echo.Context) error {
 	now := h.now()
 	d, err := h.queueData(c.Request().Context(), now, newTaskForm(views.TaskFormValues{}))
 	if err != nil {

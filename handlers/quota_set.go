@@ -26,7 +26,7 @@ type quotaBody struct {
 
 // QuotaSet creates or replaces a project's quota for a spec (admins only).
 // POST /api/v1/projects/:id/quotas.
-func (h *Handler) QuotaSet(c echo.Context) error {
+func (h *Projects) QuotaSet(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 // ReportsPage shows the weekly utilization report of ?week= (an ISO week, by default the
 // last one that has ended in the billing time zone): per project, node and spec, of every
 // project for finance and admins and of their own projects for members. GET /reports.
-func (h *Handler) ReportsPage(c echo.Context) error {
+func (h *Bills) ReportsPage(c echo.Context) error {
 	r, week, loc, err := h.weekReport(c)
 	if err != nil {
 		return err
@@ -22,7 +22,7 @@ func (h *Handler) ReportsPage(c echo.Context) error {
 }
 
 // ReportsCSV downloads the numbers of the weekly report as CSV. GET /reports.csv.
-func (h *Handler) ReportsCSV(c echo.Context) error {
+func (h *Bills) ReportsCSV(c echo.Context) error {
 	r, week, _, err := h.weekReport(c)
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (h *Handler) ReportsCSV(c echo.Context) error {
 }
 
 // weekReport computes the report the request asks for.
-func (h *Handler) weekReport(c echo.Context) (billing.Report, billing.Week, *time.Location, error) {
+func (h *Bills) weekReport(c echo.Context) (billing.Report, billing.Week, *time.Location, error) {
 	ctx := c.Request().Context()
 	now := h.now()
 	loc, err := billing.Location(ctx, h.store)

@@ -19,7 +19,7 @@ type requestBody struct {
 
 // RequestCreate files a quota request for a project the caller belongs to.
 // POST /api/v1/requests.
-func (h *Handler) RequestCreate(c echo.Context) error {
+func (h *Projects) RequestCreate(c echo.Context) error {
 	var b requestBody
 	if err := decodeJSON(c, 16<<10, &b); err != nil {
 		return err
@@ -32,7 +32,7 @@ func (h *Handler) RequestCreate(c echo.Context) error {
 }
 
 // fileRequest checks the caller belongs to the project and files the request.
-func (h *Handler) fileRequest(c echo.Context, b requestBody) (models.QuotaRequest, error) {
+func (h *Projects) fileRequest(c echo.Context, b requestBody) (models.QuotaRequest, error) {
 	ctx := c.Request().Context()
 	p, err := h.store.ProjectByName(ctx, b.Project)
 	if err != nil {

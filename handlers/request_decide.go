@@ -11,12 +11,12 @@ import (
 
 // RequestApprove approves a pending request of a project the caller leads; the change applies
 // at once. POST /api/v1/requests/:id/approve.
-func (h *Handler) RequestApprove(c echo.Context) error { return h.decideRequest(c, true) }
+func (h *Projects) RequestApprove(c echo.Context) error { return h.decideRequest(c, true) }
 
 // RequestReject rejects a pending request. POST /api/v1/requests/:id/reject.
-func (h *Handler) RequestReject(c echo.Context) error { return h.decideRequest(c, false) }
+func (h *Projects) RequestReject(c echo.Context) error { return h.decideRequest(c, false) }
 
-func (h *Handler) decideRequest(c echo.Context, approve bool) error {
+func (h *Projects) decideRequest(c echo.Context, approve bool) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func (h *Handler) decideRequest(c echo.Context, approve bool) error {
 }
 
 // decide checks the caller leads the request's project and records the decision.
-func (h *Handler) decide(c echo.Context, id int64, approve bool, comment string) (models.QuotaRequestRow, error) {
+func (h *Projects) decide(c echo.Context, id int64, approve bool, comment string) (models.QuotaRequestRow, error) {
 	ctx := c.Request().Context()
 	rows, err := h.store.QuotaRequests(ctx, visibleProjects(Who(c)), "")
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 // RequestFormSubmit files a quota request from the projects page. On bad input the page comes
 // back (422) with the message on the form. POST /projects/requests.
-func (h *Handler) RequestFormSubmit(c echo.Context) error {
+func (h *Projects) RequestFormSubmit(c echo.Context) error {
 	f := views.RequestForm{Project: c.FormValue("project"), Spec: c.FormValue("spec"), Kind: c.FormValue("kind"),
 		Value: c.FormValue("value"), Begins: c.FormValue("begins"), Ends: c.FormValue("ends"), Reason: c.FormValue("reason")}
 	b, err := h.requestFromForm(f)
@@ -39,7 +39,7 @@ func (h *Handler) RequestFormSubmit(c echo.Context) error {
 
 // requestFromForm reads the form's fields for the request's kind. Times are local to the
 // billing time zone, as a datetime-local input gives them.
-func (h *Handler) requestFromForm(f views.RequestForm) (requestBody, error) {
+func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 	b := requestBody{Project: f.Project, Spec: f.Spec, Kind: f.Kind, Reason: f.Reason}
 	parseTime := func(field, v string) (*time.Time, error) {
 		t, err := time.ParseInLocation("2006-01-02T15:04", v, h.cfg.Location)

@@ -31,7 +31,7 @@ func toRequestJSON(r models.QuotaRequestRow) requestJSON {
 
 // RequestList lists the quota requests of the caller's projects (all for admins).
 // GET /api/v1/requests?state=pending.
-func (h *Handler) RequestList(c echo.Context) error {
+func (h *Projects) RequestList(c echo.Context) error {
 	rows, err := h.store.QuotaRequests(c.Request().Context(), visibleProjects(Who(c)), c.QueryParam("state"))
 	if err != nil {
 		return err

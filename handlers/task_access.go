@@ -12,7 +12,7 @@ import (
 
 // canSubmit checks that the caller may run tasks of the named project. An unknown project is
 // left to the store, which names the field.
-func (h *Handler) canSubmit(c echo.Context, project string) error {
+func (h *Tasks) canSubmit(c echo.Context, project string) error {
 	if Who(c).CanRun(0) { // an admin with a writing token runs tasks of every project
 		return nil
 	}
@@ -31,7 +31,7 @@ func (h *Handler) canSubmit(c echo.Context, project string) error {
 
 // visibleTask loads a task the caller may see; one of another project is answered 404, as if
 // it did not exist, so ids cannot be probed.
-func (h *Handler) visibleTask(c echo.Context, id int64) (models.TaskRow, error) {
+func (h *Tasks) visibleTask(c echo.Context, id int64) (models.TaskRow, error) {
 	t, err := h.store.TaskByID(c.Request().Context(), id)
 	if err != nil {
 		return t, storeError(err)
@@ -43,7 +43,7 @@ func (h *Handler) visibleTask(c echo.Context, id int64) (models.TaskRow, error) 
 }
 
 // runnableTask loads a task the caller may control (cancel, mark ready).
-func (h *Handler) runnableTask(c echo.Context, id int64) (models.TaskRow, error) {
+func (h *Tasks) runnableTask(c echo.Context, id int64) (models.TaskRow, error) {
 	t, err := h.visibleTask(c, id)
 	if err != nil {
 		return t, err

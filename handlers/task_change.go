@@ -9,7 +9,7 @@ import (
 
 // TaskCancel cancels a task: at once while it waits, by stopping it while it runs.
 // POST /api/v1/tasks/:id/cancel.
-func (h *Handler) TaskCancel(c echo.Context) error {
+func (h *Tasks) TaskCancel(c echo.Context) error {
 	return h.changeTask(c, func(ctx context.Context, id int64) error {
 		return h.store.CancelTask(ctx, id, Who(c).User.Name, h.now())
 	})
@@ -17,7 +17,7 @@ func (h *Handler) TaskCancel(c echo.Context) error {
 
 // TaskReady marks a waiting task's data ready; it joins the queue.
 // POST /api/v1/tasks/:id/ready.
-func (h *Handler) TaskReady(c echo.Context) error {
+func (h *Tasks) TaskReady(c echo.Context) error {
 	return h.changeTask(c, func(ctx context.Context, id int64) error {
 		return h.store.MarkTaskReady(ctx, id, "data marked ready", h.now())
 	})
@@ -25,7 +25,7 @@ func (h *Handler) TaskReady(c echo.Context) error {
 
 // changeTask applies change to the task :id the caller runs, wakes the scheduler and answers
 // with the task as it is now.
-func (h *Handler) changeTask(c echo.Context, change func(ctx context.Context, id int64) error) error {
+func (h *Tasks) changeTask(c echo.Context, change func(ctx context.Context, id int64) error) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

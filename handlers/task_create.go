@@ -15,7 +15,7 @@ const maxTaskBody = 256 << 10
 // TaskCreate submits a task to a project the caller runs tasks of; the owner is the caller
 // (an admin may name another). A repeated Idempotency-Key returns the first task with 200
 // instead of 201. POST /api/v1/tasks.
-func (h *Handler) TaskCreate(c echo.Context) error {
+func (h *Tasks) TaskCreate(c echo.Context) error {
 	var req taskRequest
 	if err := decodeJSON(c, maxTaskBody, &req); err != nil {
 		return err

@@ -23,7 +23,7 @@ const maxFormBody = 256 << 10
 // redirect to the queue (303), or the page with the form's problems (422). Through htmx the
 // answer is the form: fresh with a notice and the refreshed lanes, or with its problems (422).
 // POST /queue/tasks.
-func (h *Handler) TaskFormSubmit(c echo.Context) error {
+func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	vals, err := readTaskForm(c)
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ func (h *Handler) TaskFormSubmit(c echo.Context) error {
 // answers with the form's status and the problem beside each input (422 when there is one).
 // Inputs left empty are not checked yet, so a half-filled form shows no complaints about
 // what the user has not reached. POST /queue/tasks/validate.
-func (h *Handler) TaskFormValidate(c echo.Context) error {
+func (h *Tasks) TaskFormValidate(c echo.Context) error {
 	vals, err := readTaskForm(c)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ type keepJSON struct {
 // TaskKeep answers an idle notice with "keep": the task keeps its cards for the policy's keep
 // time (2 h by default). Past the keeps a day allows, or for a task holding no cards, it
 // answers 409. POST /api/v1/tasks/:id/keep.
-func (h *Handler) TaskKeep(c echo.Context) error {
+func (h *Tasks) TaskKeep(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func (h *Handler) TaskKeep(c echo.Context) error {
 
 // TaskRelease answers an idle notice with "release now": the task is stopped and its cards
 // reclaimed at once. A task holding no cards answers 409. POST /api/v1/tasks/:id/release.
-func (h *Handler) TaskRelease(c echo.Context) error {
+func (h *Tasks) TaskRelease(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -57,13 +57,13 @@ func (h *Handler) TaskRelease(c echo.Context) error {
 }
 
 // keepTask keeps the task's cards for the reclaim policy's keep time.
-func (h *Handler) keepTask(c echo.Context, id int64) (time.Time, error) {
+func (h *Tasks) keepTask(c echo.Context, id int64) (time.Time, error) {
 	pol := h.cfg.Reclaim.WithDefaults()
 	return h.store.KeepTask(c.Request().Context(), id, Who(c).User.Name, pol.KeepFor, pol.MaxKeepsPerDay, h.loc(), h.now())
 }
 
 // releaseTask stops the task and reclaims its cards, audits it and wakes the scheduler.
-func (h *Handler) releaseTask(c echo.Context, id int64) error {
+func (h *Tasks) releaseTask(c echo.Context, id int64) error {
 	ctx := c.Request().Context()
 	who := Who(c).User.Name
 	if err := h.store.ReclaimTask(ctx, id, "released by "+who, h.now()); err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // TaskList lists the tasks of the caller's projects (all for admins), newest first. GET /api/v1/tasks?project=&state=&limit=.
-func (h *Handler) TaskList(c echo.Context) error {
+func (h *Tasks) TaskList(c echo.Context) error {
 	f := models.TaskFilter{Project: c.QueryParam("project"), State: c.QueryParam("state"), ProjectIDs: visibleProjects(Who(c))}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -21,7 +21,7 @@ type eventJSON struct {
 }
 
 // TaskShow returns one task with its event log. GET /api/v1/tasks/:id.
-func (h *Handler) TaskShow(c echo.Context) error {
+func (h *Tasks) TaskShow(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ type tokenJSON struct {
 }
 
 // TokenList lists the caller's API tokens. GET /api/v1/tokens.
-func (h *Handler) TokenList(c echo.Context) error {
+func (h *People) TokenList(c echo.Context) error {
 	toks, err := h.store.APITokens(c.Request().Context(), Who(c).User.ID)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func (h *Handler) TokenList(c echo.Context) error {
 
 // TokenCreate makes an API token for the caller and shows it once.
 // POST /api/v1/tokens {"name": …, "scope": "read"|"write"}.
-func (h *Handler) TokenCreate(c echo.Context) error {
+func (h *People) TokenCreate(c echo.Context) error {
 	var b struct {
 		Name  string `json:"name"`
 		Scope string `json:"scope"`
@@ -58,7 +58,7 @@ func (h *Handler) TokenCreate(c echo.Context) error {
 }
 
 // TokenRevoke revokes one of the caller's tokens. POST /api/v1/tokens/:id/revoke.
-func (h *Handler) TokenRevoke(c echo.Context) error {
+func (h *People) TokenRevoke(c echo.Context) error {
 	if err := h.revokeToken(c); err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (h *Handler) TokenRevoke(c echo.Context) error {
 }
 
 // revokeToken revokes the caller's token :id and records it in the audit log.
-func (h *Handler) revokeToken(c echo.Context) error {
+func (h *People) revokeToken(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err

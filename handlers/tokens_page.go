@@ -10,11 +10,11 @@ import (
 )
 
 // TokensPage lists the caller's API tokens. GET /tokens.
-func (h *Handler) TokensPage(c echo.Context) error {
+func (h *People) TokensPage(c echo.Context) error {
 	return h.renderTokens(c, http.StatusOK, "", "")
 }
 
-func (h *Handler) renderTokens(c echo.Context, status int, newToken, problem string) error {
+func (h *People) renderTokens(c echo.Context, status int, newToken, problem string) error {
 	toks, err := h.store.APITokens(c.Request().Context(), Who(c).User.ID)
 	if err != nil {
 		return err
@@ -28,7 +28,7 @@ func (h *Handler) renderTokens(c echo.Context, status int, newToken, problem str
 }
 
 // TokenFormCreate makes a token from the tokens page and shows it once. POST /tokens.
-func (h *Handler) TokenFormCreate(c echo.Context) error {
+func (h *People) TokenFormCreate(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := Who(c).User
 	token, t, err := h.store.CreateAPIToken(ctx, u.ID, c.FormValue("name"), c.FormValue("scope"), h.now())
@@ -43,7 +43,7 @@ func (h *Handler) TokenFormCreate(c echo.Context) error {
 }
 
 // TokenFormRevoke revokes a token from the tokens page. POST /tokens/:id/revoke.
-func (h *Handler) TokenFormRevoke(c echo.Context) error {
+func (h *People) TokenFormRevoke(c echo.Context) error {
 	if err := h.revokeToken(c); err != nil {
 		return err
 	}

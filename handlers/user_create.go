@@ -9,7 +9,7 @@ import (
 )
 
 // UserCreate adds a user (admins). POST /api/v1/users {"name", "password", "role"}.
-func (h *Handler) UserCreate(c echo.Context) error {
+func (h *People) UserCreate(c echo.Context) error {
 	var b struct {
 		Name     string `json:"name"`
 		Password string `json:"password"`

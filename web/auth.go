@@ -21,7 +21,7 @@ func identify(h *handlers.Handler) echo.MiddlewareFunc {
 			if strings.HasPrefix(c.Request().URL.Path, "/api/v1/agent/") {
 				return next(c) // node tokens, checked by NodeAuth
 			}
-			p, err := h.Identify(c)
+			p, err := h.People.Identify(c)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,147 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"kashi/billing"
+	"kashi/models"
+)
+
+// Board serves the occupancy board and GET /api/v1/gpus.
+type Board struct {
+	*core
+	store BoardStore
+}
+
+// BoardStore is what Board needs of models.Store.
+type BoardStore interface {
+	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+}
+
+// Tasks serves tasks, the queue, and the notifications that ask about tasks (keep or release).
+type Tasks struct {
+	*core
+	store TasksStore
+}
+
+// TasksStore is what Tasks needs of models.Store.
+type TasksStore interface {
+	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
+	ValidateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits) error
+	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
+	Projects(ctx context.Context) ([]models.Project, error)
+	NodeNames(ctx context.Context) (map[int64]string, error)
+	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
+	TaskEvents(ctx context.Context, id int64) ([]models.TaskEvent, error)
+	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
+	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
+	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
+	Notifications(ctx context.Context, userID int64, limit int) ([]models.Notification, error)
+	MarkNotificationsRead(ctx context.Context, userID int64, now time.Time) error
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	KeepTask(ctx context.Context, taskID int64, by string, keepFor time.Duration, maxPerDay int, loc *time.Location, now time.Time) (time.Time, error)
+	ReclaimTask(ctx context.Context, taskID int64, reason string, now time.Time) error
+	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
+}
+
+// Projects serves projects, their members and tags, quotas, quota requests and approvals.
+type Projects struct {
+	*core
+	store ProjectsStore
+}
+
+// ProjectsStore is what Projects needs of models.Store.
+type ProjectsStore interface {
+	Projects(ctx context.Context) ([]models.Project, error)
+	Memberships(ctx context.Context, userID int64) (map[int64]string, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
+	UserByName(ctx context.Context, name string) (models.User, error)
+	SetProjectTags(ctx context.Context, actor string, projectID int64, tags []string, now time.Time) error
+	SetMember(ctx context.Context, projectID, userID int64, role string) error
+	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
+	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
+	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
+	CreateQuotaRequest(ctx context.Context, by models.User, projectID int64, spec, kind string, c models.QuotaChange, reason string, now time.Time) (models.QuotaRequest, error)
+	DecideQuotaRequest(ctx context.Context, by models.User, id int64, approve bool, comment string, now time.Time) (models.QuotaRequest, error)
+	QuotaRequests(ctx context.Context, projectIDs []int64, state string) ([]models.QuotaRequestRow, error)
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+}
+
+// Pools serves pools and their scaling settings, and the fleet's alerts.
+type Pools struct {
+	*core
+	store PoolsStore
+}
+
+// PoolsStore is what Pools needs of models.Store.
+type PoolsStore interface {
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	Nodes(ctx context.Context) ([]models.NodeGPUs, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+	PoolScaleStates(ctx context.Context) (map[int64]models.PoolScaleState, error)
+	Machines(ctx context.Context, poolID int64) ([]models.Machine, error)
+	ScalingEvents(ctx context.Context, poolID int64, limit int) ([]models.ScalingEvent, error)
+	PoolSizes(ctx context.Context, poolID int64, from, to time.Time) ([]models.PoolSizeSample, error)
+	SavePoolConfig(ctx context.Context, name string, cfg models.PoolConfig, by, note string, now time.Time) (models.ConfiguredPool, error)
+	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
+	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)
+	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
+}
+
+// Bills serves bills, prices, billing plans, adjustments and weekly reports.
+type Bills struct {
+	*core
+	store BillsStore
+}
+
+// BillsStore is what Bills needs of models.Store.
+type BillsStore interface {
+	billing.Issuer
+	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	SetPrice(ctx context.Context, p models.Price, now time.Time) error
+	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
+	AddAdjustment(ctx context.Context, a models.Adjustment, now time.Time) (models.Adjustment, error)
+}
+
+// Agent serves the node agents' API.
+type Agent struct {
+	*core
+	store AgentStore
+}
+
+// AgentStore is what Agent needs of models.Store.
+type AgentStore interface {
+	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
+	NodeByTokenHash(ctx context.Context, hash string) (models.Node, error)
+	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
+	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
+	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
+}
+
+// People serves logins, sessions and tokens, users, the audit log, language and health.
+type People struct {
+	*core
+	store PeopleStore
+}
+
+// PeopleStore is what People needs of models.Store.
+type PeopleStore interface {
+	Ping(ctx context.Context) error
+	Authenticate(ctx context.Context, name, password string) (models.User, error)
+	CreateSession(ctx context.Context, userID int64, lim models.SessionLimits, now time.Time) (string, error)
+	SessionUser(ctx context.Context, token string, lim models.SessionLimits, now time.Time) (models.User, error)
+	DeleteSession(ctx context.Context, token string) error
+	TokenUser(ctx context.Context, token string, now time.Time) (models.User, models.APIToken, error)
+	Memberships(ctx context.Context, userID int64) (map[int64]string, error)
+	CreateUser(ctx context.Context, name, password, role string, now time.Time) (models.User, error)
+	AuditLog(ctx context.Context, f models.AuditFilter) ([]models.AuditEntry, error)
+	APITokens(ctx context.Context, userID int64) ([]models.APIToken, error)
+	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
+	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+}
