@@ -1,0 +1,93 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// mayImport is the layout's rule (README, Architecture): the Kashi packages each package may
+// import. A package missing here fails the test until its line is written.
+var mayImport = map[string][]string{
+	"api":               nil,
+	"loop":              nil,
+	"static":            nil,
+	"notify":            nil,
+	"fleet":             nil,
+	"models":            nil,
+	"models/modelstest": {"models"},
+	"views":             {"static"},
+	"scheduler":         {"models"},
+	"scaler":            {"models", "fleet", "scheduler"},
+	"notice":            {"models", "notify"},
+	"billing":           {"models"},
+	"fleet/exec":        {"fleet"},
+	"fleet/sim":         {"fleet"},
+	"fleet/fleettest":   {"fleet"},
+	"agent":             {"api"},
+	"agent/simgpu":      {"agent", "api"},
+	"handlers":          {"api", "billing", "models", "scaler", "scheduler", "views"},
+	"web":               {"api", "handlers", "static", "views"},
+	"demo":              {"agent", "agent/simgpu", "fleet", "fleet/sim", "models"},
+}
+
+// TestImportRules reads every package's imports and checks them against mayImport, so that a
+// forbidden edge (views → models, scheduler → notify, models → api) fails here rather than in
+// a review. Tests may import more (fixtures, fakes).
+func TestImportRules(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if path == "." {
+			return nil
+		}
+		imports, isPkg := kashiImports(t, path)
+		if !isPkg {
+			return nil
+		}
+		allowed, known := mayImport[filepath.ToSlash(path)]
+		if !known {
+			t.Errorf("package %s has no line in mayImport: add one (and to the README's Architecture)", path)
+			return nil
+		}
+		for _, imp := range imports {
+			if imp != filepath.ToSlash(path) && !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports kashi/%s; it may import only %v", path, imp, allowed)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kashiImports lists the Kashi packages imported by the non-test Go files in dir (relative to
+// the module root), and whether dir holds any.
+func kashiImports(t *testing.T, dir string) ([]string, bool) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, "_test.go") })
+	var out []string
+	for _, f := range files {
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("parse %s: %v", f, err)
+		}
+		for _, is := range af.Imports {
+			p, _ := strconv.Unquote(is.Path.Value)
+			if rest, ok := strings.CutPrefix(p, "kashi/"); ok && !slices.Contains(out, rest) {
+				out = append(out, rest)
+			}
+		}
+	}
+	return out, len(files) > 0
+}
