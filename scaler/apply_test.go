@@ -368,16 +368,16 @@ func TestScalerIdleReclaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.store.ReportTaskStatus(h.ctx, n.ID, task.ID, models.TaskReport{State: models.ReportRunning, TS: h.now}, h.now)
-	// The card reports idle readings for 31 minutes.
-	for i := 0; i <= 31; i++ {
+	// The card reports idle readings through the 15-minute setup grace and 31 minutes more.
+	for i := 0; i <= 46; i++ {
 		at := h.now.Add(time.Duration(i) * time.Minute)
 		h.store.IngestSamples(h.ctx, n.ID, []models.Reading{{UUID: "static-1-gpu0", TS: at, UtilPct: 0}}, at)
 	}
-	plan := h.tick(31 * time.Minute)
+	plan := h.tick(46 * time.Minute)
 	if got := summary(plan); !slices.Contains(got, fmt.Sprintf("idle-notice %d idle-task", task.ID)) {
 		t.Fatalf("tick = %v, want an idle notice", got)
 	}
-	for i := 32; i <= 62; i++ {
+	for i := 47; i <= 77; i++ {
 		at := st0.Add(time.Duration(i) * time.Minute)
 		h.store.IngestSamples(h.ctx, n.ID, []models.Reading{{UUID: "static-1-gpu0", TS: at, UtilPct: 0}}, at)
 	}

@@ -20,6 +20,9 @@ type ReclaimPolicy struct {
 	KeepFor time.Duration
 	// MaxKeepsPerDay caps the keeps of one task in a day.
 	MaxKeepsPerDay int
+	// SetupGrace: idle time counts only from this long after a task started (many jobs load
+	// data first).
+	SetupGrace time.Duration
 }
 
 // WithDefaults returns p with every zero field set to its default.
@@ -36,6 +39,9 @@ func (p ReclaimPolicy) WithDefaults() ReclaimPolicy {
 	if p.MaxKeepsPerDay <= 0 {
 		p.MaxKeepsPerDay = DefaultMaxKeepsPerDay
 	}
+	if p.SetupGrace <= 0 {
+		p.SetupGrace = DefaultSetupGrace
+	}
 	return p
 }
 
@@ -43,8 +49,10 @@ func (p ReclaimPolicy) WithDefaults() ReclaimPolicy {
 type IdleTask struct {
 	TaskID int64
 	Owner  string
+	// StartedAt is when the task started on its cards.
+	StartedAt time.Time
 	// IdleSince is since when every card of the task has been under the idle threshold;
-	// zero while any card is busy.
+	// zero while any card is busy. The cards may have been idle before the task came.
 	IdleSince time.Time
 	// NoticeAt is when the pending notice was sent; zero when none is pending.
 	NoticeAt time.Time
@@ -55,8 +63,10 @@ type IdleTask struct {
 // DecideReclaim decides, for each running task, whether its owner is warned that its idle
 // cards will be reclaimed, the warning withdrawn, or the task stopped. It is pure.
 //
-// A task kept by its owner is left alone until the keep ends. A task whose cards have all
-// been idle for IdleTime gets a notice (ActionIdleNotice); when the notice has had no
+// A task's idle time counts from the latest of the moment its cards went idle, its start, and
+// the end of the setup grace after its start: cards idle before the task came, and a task
+// loading data, are not the task idling. A task kept by its owner is left alone until the keep
+// ends. A task whose cards have all been idle for IdleTime gets a notice (ActionIdleNotice); when the notice has had no
 // answer for Grace, the task is stopped and marked reclaimed (ActionReclaim,
 // ReasonNoAnswer). A notice whose task is busy again is withdrawn (ActionClearNotice). A
 // "keep" answer (capped per day by the store, see models.Store.KeepTask) withdraws the
@@ -74,8 +84,12 @@ func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []Action 
 		if now.Before(t.KeptUntil) {
 			continue
 		}
-		idleFor := now.Sub(t.IdleSince)
-		idle := !t.IdleSince.IsZero() && idleFor >= pol.IdleTime
+		since := t.IdleSince
+		if !since.IsZero() && !t.StartedAt.IsZero() {
+			since = maxTime(since, t.StartedAt.Add(pol.SetupGrace))
+		}
+		idleFor := now.Sub(since)
+		idle := !since.IsZero() && idleFor >= pol.IdleTime
 		switch {
 		case !idle && !t.NoticeAt.IsZero():
 			out = append(out, Action{Kind: ActionClearNotice, TaskID: t.TaskID, Reason: ReasonActiveAgain,
@@ -91,4 +105,11 @@ func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []Action 
 		}
 	}
 	return out
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

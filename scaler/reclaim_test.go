@@ -12,6 +12,7 @@ func TestDecideReclaim(t *testing.T) {
 		return IdleTask{TaskID: id, Owner: "alice", IdleSince: ago(d)}
 	}
 	noticed := func(it IdleTask, d time.Duration) IdleTask { it.NoticeAt = ago(d); return it }
+	started := func(it IdleTask, d time.Duration) IdleTask { it.StartedAt = ago(d); return it }
 	kept := func(it IdleTask, d time.Duration) IdleTask { it.KeptUntil = st0.Add(d); return it }
 	tests := map[string]struct {
 		tasks []IdleTask
@@ -42,6 +43,20 @@ func TestDecideReclaim(t *testing.T) {
 			tasks: []IdleTask{idle(1, 11*time.Minute), noticed(idle(2, time.Hour), 6*time.Minute)},
 			pol:   ReclaimPolicy{IdleTime: 10 * time.Minute, Grace: 5 * time.Minute},
 			want:  []string{"idle-notice 1 idle-task", "reclaim 2 no-answer"},
+		},
+		"cards idle before the task came count from its start, after the setup grace": {
+			tasks: []IdleTask{
+				started(idle(1, 3*time.Hour), 5*time.Minute),  // fresh task on long-idle cards
+				started(idle(2, 3*time.Hour), 44*time.Minute), // 29 min past its grace
+				started(idle(3, 3*time.Hour), 46*time.Minute), // 31 min past its grace
+				started(idle(4, 20*time.Minute), 2*time.Hour), // went idle after its grace
+			},
+			want: []string{"idle-notice 3 idle-task"},
+		},
+		"a custom setup grace": {
+			tasks: []IdleTask{started(idle(1, 3*time.Hour), 35*time.Minute)},
+			pol:   ReclaimPolicy{SetupGrace: time.Minute},
+			want:  []string{"idle-notice 1 idle-task"},
 		},
 		"off": {
 			tasks: []IdleTask{noticed(idle(1, 3*time.Hour), 2*time.Hour)},

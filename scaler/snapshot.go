@@ -276,6 +276,9 @@ func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, nodes []model
 			continue
 		}
 		it := IdleTask{TaskID: id, Owner: t.Owner}
+		if t.StartedAt != nil {
+			it.StartedAt = *t.StartedAt
+		}
 		for i, g := range byTask[id] {
 			since := idle[g]
 			if since == nil {

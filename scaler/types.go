@@ -21,6 +21,7 @@ const (
 	DefaultReclaimGrace     = 30 * time.Minute
 	DefaultKeepFor          = 2 * time.Hour
 	DefaultMaxKeepsPerDay   = 2
+	DefaultSetupGrace       = 15 * time.Minute
 )
 
 // Policy is how one pool grows and shrinks. A zero field takes its default.
