@@ -412,9 +412,15 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 		st.reason, st.detail = rQuota, why
 		return false
 	}
-	if st.lane == laneLong && d.guar != nil && !d.keepGuarantees(p, g) {
-		st.reason, st.detail = rQuota, 3
-		return false
+	if st.lane == laneLong && d.guar != nil {
+		d.inQ = d.keepGuarantees(p, g, d.inQ)
+		if overflow {
+			d.overQ = d.keepGuarantees(p, g, d.overQ)
+		}
+		if len(d.inQ) == 0 && (!overflow || len(d.overQ) == 0) {
+			st.reason, st.detail = rQuota, 3
+			return false
+		}
 	}
 	end90 := after(0, st.d90)
 	if d.try(i, end90, d.inQ, false) {

@@ -67,7 +67,7 @@ func genSnapshot(r *rand.Rand, c genConfig, now time.Time) Snapshot {
 	}
 	if c.quotas {
 		s.Quotas = map[string]QuotaState{
-			"vision": {MaxGPUs: 64 + r.IntN(64)},
+			"vision": {MaxGPUs: 64 + r.IntN(64), Guaranteed: map[string]int{genSpecs[r.IntN(len(genSpecs))]: r.IntN(24)}},
 			"speech": {MaxGPUsBySpec: map[string]int{genSpecs[0]: r.IntN(32)}, Overflow: r.IntN(2) == 0},
 			"rec":    {BudgetExhausted: r.IntN(3) == 0, Overflow: r.IntN(2) == 0},
 		}

@@ -56,13 +56,14 @@ func (d *decider) holdGuaranteedBy(project string, s, g int32) {
 	}
 }
 
-// keepGuarantees narrows d.inQ to the specs where a long task of project p taking g cards
-// leaves enough free cards for the unmet guaranteed shares of the other projects; it reports
-// whether any spec remains. Short tasks may borrow guaranteed cards: they give them back
-// within the short lane's limit.
-func (d *decider) keepGuarantees(p, g int32) bool {
+// keepGuarantees keeps of specs those where a long task of project p taking g cards leaves
+// enough free cards for the unmet guaranteed shares of the other projects on that spec, and
+// returns them (reusing specs' array). A guarantee holds back cards of its own spec only.
+// Short tasks may borrow guaranteed cards: they give them back within the short lane's
+// runtime limit, so they are never narrowed.
+func (d *decider) keepGuarantees(p, g int32, specs []int32) []int32 {
 	n := 0
-	for _, s := range d.inQ {
+	for _, s := range specs {
 		owed := int32(0)
 		for _, gs := range d.guar[s] {
 			if gs.project != d.q.projName[p] && gs.held < gs.guaranteed {
@@ -70,10 +71,9 @@ func (d *decider) keepGuarantees(p, g int32) bool {
 			}
 		}
 		if owed == 0 || d.f.specs[s].freeGPUs-g >= owed {
-			d.inQ[n] = s
+			specs[n] = s
 			n++
 		}
 	}
-	d.inQ = d.inQ[:n]
-	return n > 0
+	return specs[:n]
 }

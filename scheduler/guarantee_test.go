@@ -44,6 +44,24 @@ func TestDecideGuaranteedShare(t *testing.T) {
 	}
 }
 
+// A project at its limit that may overflow runs over quota on a spec nobody is guaranteed;
+// another project's guarantee on a different spec holds nothing back (it used to hold back
+// every overflowing long task, with the false reason "guaranteed share").
+func TestDecideOverflowBesideAGuaranteeElsewhere(t *testing.T) {
+	snap := snapshot(node(1, "A", 8), node(2, "B", 8)).
+		quota("g", QuotaState{Guaranteed: map[string]int{"A": 4}}).
+		quota("p", QuotaState{ExhaustedSpecs: map[string]bool{"A": true, "B": true}, Overflow: true}).
+		queue(pending(1).project("p").gpus(4).spec("B").ready(), pending(2).project("p").gpus(6).spec("A").ready())
+	plan := Decide(snap.s, t0, Policy{})
+	checkPlan(t, plan, map[int64][]int64{1: gpus(2, 0, 3)}, map[int64]Reason{2: ReasonQuota})
+	if len(plan.Placements) == 1 && !plan.Placements[0].Overflow {
+		t.Errorf("Decide(...) placed task 1 without Overflow")
+	}
+	if w := waitingOf(plan, 2); w.Detail != DetailGuaranteedShare {
+		t.Errorf("task 2 (6 of A's 8 free cards, 4 owed to g) waits with %q, want %q", w.Detail, DetailGuaranteedShare)
+	}
+}
+
 func TestDecideBudgetBySpec(t *testing.T) {
 	snap := snapshot(node(1, "A", 2), node(2, "B", 2)).
 		quota("p", QuotaState{ExhaustedSpecs: map[string]bool{"A": true}}).

@@ -148,6 +148,41 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 			held[g] = true
 		}
 	}
+	// Guarantees the running tasks leave unmet, by spec and project.
+	startHeld := map[string]map[string]int{}
+	for _, r := range snap.Running {
+		for _, g := range r.GPUIDs {
+			if n := gpuNode[g]; n != nil {
+				if startHeld[r.Project] == nil {
+					startHeld[r.Project] = map[string]int{}
+				}
+				startHeld[r.Project][n.Spec]++
+			}
+		}
+	}
+	unmetAtStart := map[string]map[string]bool{}
+	for name, q := range snap.Quotas {
+		for spec, g := range q.Guaranteed {
+			if g > startHeld[name][spec] {
+				if unmetAtStart[spec] == nil {
+					unmetAtStart[spec] = map[string]bool{}
+				}
+				unmetAtStart[spec][name] = true
+			}
+		}
+	}
+	// guarded: another project's unmet guarantee may keep a long task of p off spec.
+	guarded := func(p Pending, spec string) bool {
+		if p.Queue == models.QueueShort {
+			return false
+		}
+		for name := range unmetAtStart[spec] {
+			if name != p.Project {
+				return true
+			}
+		}
+		return false
+	}
 	canUse := func(p Pending, spec string) bool {
 		if p.Spec != "" {
 			return p.Spec == spec && total[spec] >= p.GPUs
@@ -254,7 +289,7 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		if p.Deferrable && !inWindow {
 			for _, w := range plan.Waiting {
 				q := byID[w.TaskID]
-				if (w.Reason == ReasonNoFreeGPUs || w.Reason == ReasonBehind) && canUse(q, pl.Spec) {
+				if (w.Reason == ReasonNoFreeGPUs || w.Reason == ReasonBehind) && canUse(q, pl.Spec) && !guarded(q, pl.Spec) {
 					fail("deferrable task %d started off-window on %s while task %d waits for it", p.ID, pl.Spec, q.ID)
 				}
 			}
@@ -280,6 +315,25 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 			}
 		}
 	}
+	// Guaranteed shares: what other projects owe on a spec at a moment, and the spec's free
+	// cards then (schedulable nodes only).
+	free := map[string]int{}
+	for _, n := range snap.Nodes {
+		for _, g := range n.GPUs {
+			if n.Schedulable && !held[g.ID] {
+				free[n.Spec]++
+			}
+		}
+	}
+	owedBy := func(project, spec string) int {
+		owed := 0
+		for name, q := range snap.Quotas {
+			if g := q.Guaranteed[spec]; name != project && g > heldBySpec[name][spec] {
+				owed += g - heldBySpec[name][spec]
+			}
+		}
+		return owed
+	}
 	for _, pl := range plan.Placements {
 		p := byID[pl.TaskID]
 		q, ok := snap.Quotas[p.Project]
@@ -290,6 +344,13 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		if over != pl.Overflow || over && !q.Overflow {
 			fail("task %d: over quota %v, overflow %v, allowed %v", p.ID, over, pl.Overflow, q.Overflow)
 		}
+		// Only short tasks (which give cards back within the short lane's limit) may eat into
+		// another project's unmet guarantee.
+		if p.Queue != models.QueueShort && free[pl.Spec]-p.GPUs < owedBy(p.Project, pl.Spec) {
+			fail("long task %d takes %d of %d free %s cards that other projects' guarantees need (%d)",
+				p.ID, p.GPUs, free[pl.Spec], pl.Spec, owedBy(p.Project, pl.Spec))
+		}
+		free[pl.Spec] -= p.GPUs
 		addHeld(p.Project, pl.Spec, p.GPUs)
 	}
 
@@ -311,6 +372,19 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		}
 		if w.Reason == ReasonDataNotReady && p.DataReady {
 			fail("task %d waits for data that is ready", p.ID)
+		}
+		// A guarantee holds back only cards of its own spec: a task waiting for one must be
+		// able to use a spec on which another project's guarantee was unmet.
+		if w.Reason == ReasonQuota && w.Detail == DetailGuaranteedShare {
+			found := false
+			for spec, projects := range unmetAtStart {
+				for name := range projects {
+					found = found || name != p.Project && canUse(p, spec)
+				}
+			}
+			if !found {
+				fail("task %d waits for a guaranteed share, but no spec it can use has another project's unmet guarantee", p.ID)
+			}
 		}
 		if w.ETAP50.IsZero() != w.ETAP90.IsZero() && w.ETAP50.IsZero() {
 			fail("task %d has a p90 but no p50", p.ID)
