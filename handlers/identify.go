@@ -30,7 +30,11 @@ func (h *Handler) Identify(c echo.Context) (*Principal, error) {
 		if err != nil {
 			return nil, err
 		}
-		return h.principal(c, u, t.Scope == models.ScopeRead)
+		p, err := h.principal(c, u, t.Scope == models.ScopeRead)
+		if p != nil {
+			p.TokenID = t.ID
+		}
+		return p, err
 	}
 	ck, err := c.Cookie(SessionCookie)
 	if err != nil || ck.Value == "" {

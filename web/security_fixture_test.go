@@ -1,0 +1,30 @@
+package web_test
+
+import (
+	"context"
+
+	"kashi/models"
+)
+
+// member creates a user of role "user" who is a plain member of project and returns an API
+// token of theirs.
+func (s *server) member(name, project string) string {
+	s.tb.Helper()
+	ctx := context.Background()
+	u, err := s.store.CreateUser(ctx, name, "pw-"+name, models.RoleUser, t0)
+	if err != nil {
+		s.tb.Fatalf("CreateUser(%q): %v", name, err)
+	}
+	p, err := s.store.ProjectByName(ctx, project)
+	if err != nil {
+		s.tb.Fatalf("ProjectByName(%q): %v", project, err)
+	}
+	if err := s.store.SetMember(ctx, p.ID, u.ID, models.ProjectRoleMember); err != nil {
+		s.tb.Fatalf("SetMember: %v", err)
+	}
+	tok, _, err := s.store.CreateAPIToken(ctx, u.ID, "test", models.ScopeWrite, t0)
+	if err != nil {
+		s.tb.Fatalf("CreateAPIToken: %v", err)
+	}
+	return tok
+}
