@@ -40,7 +40,7 @@ func (s *Store) IssueBill(ctx context.Context, b IssuedBill, now time.Time) (Iss
 	row.PeriodStart, row.PeriodEnd = UTC(b.PeriodStart), UTC(b.PeriodEnd)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var p Project
-		if err := tx.Where("id = ?", b.ProjectID).Take(&p).Error; err != nil {
+		if err := forUpdate(tx).Where("id = ?", b.ProjectID).Take(&p).Error; err != nil {
 			return notFound(fmt.Sprintf("project %d", b.ProjectID), err)
 		}
 		var n int64
@@ -127,6 +127,10 @@ func (s *Store) AddAdjustment(ctx context.Context, a Adjustment, now time.Time) 
 	row.ID, row.CreatedAt = 0, UTC(now)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := checkProject(tx, "project_id", a.ProjectID, false); err != nil {
+			return err
+		}
+		// Locked so that a bill being issued meanwhile sees this adjustment or refuses it.
+		if err := lockProject(tx, a.ProjectID); err != nil {
 			return err
 		}
 		var n int64

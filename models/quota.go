@@ -78,15 +78,15 @@ func (s *Store) SetQuota(ctx context.Context, actor string, q Quota, now time.Ti
 	}
 	now = UTC(now)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Select("id").Where("id = ?", q.ProjectID).Take(&Project{}).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
+		if err := lockProject(tx, q.ProjectID); err != nil {
+			if errors.Is(err, ErrNotFound) {
 				return fieldErr("project", "unknown project %d", q.ProjectID)
 			}
 			return err
 		}
 		var before *Quota
 		var cur Quota
-		err := tx.Where("project_id = ? AND spec = ?", q.ProjectID, q.Spec).Take(&cur).Error
+		err := forUpdate(tx).Where("project_id = ? AND spec = ?", q.ProjectID, q.Spec).Take(&cur).Error
 		switch {
 		case err == nil:
 			before, q.ID = &cur, cur.ID

@@ -197,8 +197,13 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 	}
 	var req QuotaRequest
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("id = ?", id).Take(&req).Error; err != nil {
+		// The request, then its project, is locked: concurrent decisions of the same
+		// request, or approvals changing one quota, run one after another.
+		if err := forUpdate(tx).Where("id = ?", id).Take(&req).Error; err != nil {
 			return notFound(fmt.Sprintf("quota request %d", id), err)
+		}
+		if err := lockProject(tx, req.ProjectID); err != nil {
+			return err
 		}
 		switch {
 		case req.State != RequestPending:
