@@ -34,6 +34,7 @@ type Store struct {
 	postgres   bool
 	thresholds Thresholds
 	capacity   capacityCache
+	secrets    secretBox
 }
 
 // Options configure Open.

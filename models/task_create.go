@@ -33,6 +33,9 @@ type NewTask struct {
 	MaxRuntime time.Duration
 	Command    []string
 	Env        map[string]string
+	// SecretEnv names the variables of Env whose values are stored encrypted (see
+	// Store.SetSecretKey).
+	SecretEnv  []string
 	Workdir    string
 	DataReady  bool
 	DataCheck  DataCheck
@@ -164,6 +167,14 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	command, env, check, err := encodeRun(nt)
 	if err != nil {
 		return err
+	}
+	if len(nt.SecretEnv) > len(nt.Env) {
+		return fieldErr("secret_env", "names more variables than env has")
+	}
+	if sealed, err := s.sealEnv(nt.Env, nt.SecretEnv); err != nil {
+		return err
+	} else if sealed != "" {
+		env = sealed
 	}
 	state, reason := TaskWaitingData, "data not ready"
 	if nt.DataReady {

@@ -10,6 +10,13 @@ import (
 // token of theirs.
 func (s *server) member(name, project string) string {
 	s.tb.Helper()
+	return s.memberAs(name, project, models.ProjectRoleMember)
+}
+
+// memberAs creates a user of role "user" with a project role in project and returns an API
+// token of theirs.
+func (s *server) memberAs(name, project, role string) string {
+	s.tb.Helper()
 	ctx := context.Background()
 	u, err := s.store.CreateUser(ctx, name, "pw-"+name, models.RoleUser, t0)
 	if err != nil {
@@ -19,7 +26,7 @@ func (s *server) member(name, project string) string {
 	if err != nil {
 		s.tb.Fatalf("ProjectByName(%q): %v", project, err)
 	}
-	if err := s.store.SetMember(ctx, p.ID, u.ID, models.ProjectRoleMember); err != nil {
+	if err := s.store.SetMember(ctx, p.ID, u.ID, role); err != nil {
 		s.tb.Fatalf("SetMember: %v", err)
 	}
 	tok, _, err := s.store.CreateAPIToken(ctx, u.ID, "test", models.ScopeWrite, t0)
