@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"kashi/datacheck"
 	"kashi/demo"
 	"kashi/handlers"
 	"kashi/models"
@@ -186,7 +187,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)
 
-	readiness := scheduler.NewReadiness(store, sched.Trigger, now, log)
+	readiness := datacheck.NewReadiness(store, sched.Trigger, now, log)
 
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
