@@ -59,6 +59,12 @@ type serveConfig struct {
 	FleetTimeout time.Duration
 	// ScaleEvery is the scaling loop's period in clock time.
 	ScaleEvery time.Duration
+	// DataRoots confine path data checks; none turns them off.
+	DataRoots []string
+	// DataCheckAllowHosts may be reached by URL data checks at internal addresses.
+	DataCheckAllowHosts []string
+	// SecretKey (base64 of 32 bytes) seals secret environment values.
+	SecretKey string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -85,6 +91,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.FleetScript, "fleet-script", "", "the exec provider's script, called with the verb as its argument")
 	f.Duration(&c.FleetTimeout, "fleet-timeout", 2*time.Minute, "how long one run of the fleet script may take")
 	f.Duration(&c.ScaleEvery, "scale-every", 30*time.Second, "the scaling loop's period")
+	f.List(&c.DataRoots, "data-root", "a directory path data checks may look under (repeatable; none: path checks off)")
+	f.List(&c.DataCheckAllowHosts, "data-check-allow-host", "a URL host data checks may reach at a loopback, link-local or private address (repeatable)")
+	f.String(&c.SecretKey, "secret-key", "", "base64 of 32 bytes sealing secret task env values (SQLite default: a key file beside the database)")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -128,6 +137,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	if err := loadSecretKey(store, cfg, log); err != nil {
+		return err
+	}
 	if cfg.JoinToken == "" {
 		log.Warn("no --join-token: agents cannot register")
 	}
@@ -187,7 +199,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)
 
-	readiness := datacheck.NewReadiness(store, sched.Trigger, now, log)
+	readiness := datacheck.NewReadiness(store, sched.Trigger, now, log).
+		WithPolicy(datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts})
 
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
