@@ -109,6 +109,9 @@ func (s *Store) AddAdjustment(ctx context.Context, a Adjustment, now time.Time) 
 	if a.AmountFen == 0 {
 		return Adjustment{}, fieldErr("amount_fen", "must not be zero")
 	}
+	if err := checkRange("amount_fen", a.AmountFen, -MaxAmountFen, MaxAmountFen); err != nil {
+		return Adjustment{}, err
+	}
 	if err := checkName("reason", a.Reason, 500); err != nil {
 		return Adjustment{}, err
 	}
