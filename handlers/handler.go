@@ -17,6 +17,9 @@ type Store interface {
 	Thresholds() models.Thresholds
 	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
 	NodeByTokenHash(ctx context.Context, hash string) (models.Node, error)
+	CreateJoinToken(ctx context.Context, actor, machineID string, now time.Time) (string, models.JoinToken, error)
+	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
+	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)

@@ -93,6 +93,8 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/tokens", handlers.Viewer, h.TokenCreate},
 		{POST, "/api/v1/tokens/:id/revoke", handlers.Viewer, h.TokenRevoke},
 		{POST, "/api/v1/users", handlers.Admin, h.UserCreate},
+		{POST, "/api/v1/join-tokens", handlers.Admin, h.JoinTokenCreate},
+		{POST, "/api/v1/join-tokens/shared/revoke", handlers.Admin, h.JoinTokenRevokeShared},
 		{GET, "/api/v1/pools", handlers.Viewer, h.PoolsList},
 		{POST, "/api/v1/pools/:name", handlers.Admin, h.PoolSet},
 		{GET, "/api/v1/alerts", handlers.Viewer, h.AlertList},

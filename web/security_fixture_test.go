@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"net/http"
 
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -34,4 +36,16 @@ func (s *server) memberAs(name, project, role string) string {
 		s.tb.Fatalf("CreateAPIToken: %v", err)
 	}
 	return tok
+}
+
+// reregister posts the registration of a registered hostname with the join token and the
+// node's current token as proof, and fails the test unless it is 200.
+func (s *server) reregister(n *nodeB, nodeToken string) registered {
+	s.tb.Helper()
+	w := s.post(api.PathRegister, mustJSON(s.tb, n.r), "Authorization", "Bearer "+joinToken, "X-Kashi-Node-Token", nodeToken)
+	if w.Code != http.StatusOK {
+		s.tb.Fatalf("POST %s %s again = %d %s, want 200", api.PathRegister, n.r.Hostname, w.Code, w.Body)
+	}
+	resp := decode[api.RegisterResponse](s.tb, w)
+	return registered{ID: resp.NodeID, Token: resp.Token}
 }
