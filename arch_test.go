@@ -25,6 +25,7 @@ var mayImport = map[string][]string{
 	"scheduler":         {"models"},
 	"scaler":            {"models", "fleet", "scheduler"},
 	"notice":            {"models", "notify"},
+	"datacheck":         {"models"},
 	"billing":           {"models"},
 	"fleet/exec":        {"fleet"},
 	"fleet/sim":         {"fleet"},

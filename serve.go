@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"kashi/datacheck"
 	"kashi/demo"
 	"kashi/handlers"
 	"kashi/loop"
@@ -61,6 +62,12 @@ type serveConfig struct {
 	FleetTimeout time.Duration
 	// ScaleEvery is the scaling loop's period in clock time.
 	ScaleEvery time.Duration
+	// DataRoots confine path data checks; none turns them off.
+	DataRoots []string
+	// DataCheckAllowHosts may be reached by URL data checks at internal addresses.
+	DataCheckAllowHosts []string
+	// SecretKey (base64 of 32 bytes) seals secret environment values.
+	SecretKey string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -87,6 +94,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.FleetScript, "fleet-script", "", "the exec provider's script, called with the verb as its argument")
 	f.Duration(&c.FleetTimeout, "fleet-timeout", 2*time.Minute, "how long one run of the fleet script may take")
 	f.Duration(&c.ScaleEvery, "scale-every", 30*time.Second, "the scaling loop's period")
+	f.List(&c.DataRoots, "data-root", "a directory path data checks may look under (repeatable; none: path checks off)")
+	f.List(&c.DataCheckAllowHosts, "data-check-allow-host", "a URL host data checks may reach at a loopback, link-local or private address (repeatable)")
+	f.String(&c.SecretKey, "secret-key", "", "base64 of 32 bytes sealing secret task env values (SQLite default: a key file beside the database)")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -130,6 +140,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	if err := loadSecretKey(store, cfg, log); err != nil {
+		return err
+	}
 	if cfg.JoinToken == "" {
 		log.Warn("no --join-token: agents cannot register")
 	}
@@ -184,7 +197,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			}
 		}})
 	scaleLoop := loops.Every("scaling", cfg.ScaleEvery, scale.Tick)
-	readiness := scheduler.NewReadiness(store, schedLoop.Trigger, now, log)
+	readiness := datacheck.NewReadiness(store, now, log).
+		WithPolicy(datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts})
 	addHousekeeping(loops, store, channels, cfg, now, log)
 	loops.Every("data checks", readinessEvery, func(ctx context.Context) error {
 		n, err := readiness.CheckOnce(ctx)

@@ -70,3 +70,16 @@ func Hours(seconds int64) float64 { return float64(seconds) / 3600 }
 // Yuan is fen as a float64 number of yuan, for spreadsheet cells only: the division is
 // correctly rounded, so the cell shows the exact two-decimal figure.
 func Yuan(fen int64) float64 { return float64(fen) / 100 }
+
+// AddFen is a + b fen, saturating at int64's bounds instead of wrapping: a bill's sums of amounts
+// and adjustments never turn a huge charge into a small or negative one.
+func AddFen(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return 1<<63 - 1
+	case a < 0 && b < 0 && s >= 0:
+		return -1 << 63
+	}
+	return s
+}

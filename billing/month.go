@@ -12,7 +12,15 @@ type Month struct {
 	Month time.Month
 }
 
-// ParseMonth reads "YYYY-MM". "2026-13" and the like are errors.
+// Years a month may fall in; others are refused, so month arithmetic and time bounds stay
+// far from the edges of time.Time and of Unix seconds.
+const (
+	MinYear = 2000
+	MaxYear = 2999
+)
+
+// ParseMonth reads "YYYY-MM" of a year from MinYear to MaxYear. "2026-13", "0000-01" and the
+// like are errors.
 func ParseMonth(s string) (Month, error) {
 	if len(s) != 7 {
 		return Month{}, fmt.Errorf("billing: month %q is not YYYY-MM", s)
@@ -20,6 +28,9 @@ func ParseMonth(s string) (Month, error) {
 	t, err := time.Parse("2006-01", s)
 	if err != nil {
 		return Month{}, fmt.Errorf("billing: month %q is not YYYY-MM", s)
+	}
+	if t.Year() < MinYear || t.Year() > MaxYear {
+		return Month{}, fmt.Errorf("billing: month %q is not between %d and %d", s, MinYear, MaxYear)
 	}
 	return Month{t.Year(), t.Month()}, nil
 }

@@ -82,7 +82,7 @@ func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTa
 	bl.items(win)
 	bl.idle()
 	for _, it := range b.Items {
-		b.TotalFen += it.AmountFen
+		b.TotalFen = AddFen(b.TotalFen, it.AmountFen)
 	}
 	b.MissingPrices = slices.Sorted(maps.Keys(bl.missing))
 	// Empty lists encode as [], not null: the JSON shape does not depend on the month.
@@ -180,7 +180,7 @@ func (bl *pricer) items(win Span) {
 		it.NominalS += l.NominalS
 		it.EffectiveS += l.EffectiveS
 		it.IdleS += l.Idle
-		it.AmountFen += l.AmountFen
+		it.AmountFen = AddFen(it.AmountFen, l.AmountFen)
 	}
 	for _, spec := range slices.Sorted(maps.Keys(bySpec)) {
 		p := bySpec[spec]

@@ -37,7 +37,7 @@ func GroupByTag(bills []Bill, tags map[int64][]string) []TagGroup {
 			g.NominalS += b.NominalS
 			g.EffectiveS += b.EffectiveS
 			g.IdleS += b.Held.Idle
-			g.TotalFen += b.TotalFen
+			g.TotalFen = AddFen(g.TotalFen, b.TotalFen)
 		}
 	}
 	slices.SortFunc(out, func(a, b TagGroup) int {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -9,19 +10,47 @@ import (
 	"kashi/models"
 )
 
+// NodeTokenHeader carries a registered node's own token when its agent registers again.
+const NodeTokenHeader = "X-Kashi-Node-Token"
+
 // AgentRegister records a node and its GPUs and returns the node's own token.
-// POST /api/v1/agent/register, authenticated by the join token.
+// POST /api/v1/agent/register, authenticated by the shared join token (unless an admin
+// revoked it) or a single-use join token bound to the request's machine_id. A registered
+// hostname is taken back only with the node's own token in X-Kashi-Node-Token, or a
+// single-use token (409 otherwise).
 func (h *Agent) AgentRegister(c echo.Context) error {
-	if !h.joinTokenOK(c) {
-		return unauthorized("registration needs the join token")
+	ctx := c.Request().Context()
+	tok, ok := bearer(c)
+	if !ok {
+		return unauthorized("registration needs a join token")
 	}
 	var req api.RegisterRequest
 	if err := decodeJSON(c, api.MaxBodyBytes, &req); err != nil {
 		return err
 	}
+	reg := registrationOf(req)
+	if h.joinTokenOK(c) {
+		revoked, err := h.store.SharedJoinTokenRevoked(ctx)
+		if err != nil {
+			return err
+		}
+		if revoked {
+			return unauthorized("the shared join token was revoked: ask an admin for a single-use join token")
+		}
+	} else {
+		reg.JoinTokenHash = models.HashToken(tok)
+	}
+	if nt := c.Request().Header.Get(NodeTokenHeader); nt != "" {
+		reg.NodeTokenHash = models.HashToken(nt)
+	}
 	token, hash := models.NewToken("kn_")
-	node, err := h.store.RegisterNode(c.Request().Context(), registrationOf(req), hash, h.now())
-	if err != nil {
+	node, err := h.store.RegisterNode(ctx, reg, hash, h.now())
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return unauthorized("unknown, used or revoked join token, or one issued for another machine_id")
+	case errors.Is(err, models.ErrConflict):
+		return apiError(http.StatusConflict, err)
+	case err != nil:
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
 	return c.JSON(http.StatusOK, api.RegisterResponse{NodeID: node.ID, Token: token})

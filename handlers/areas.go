@@ -116,6 +116,9 @@ type Agent struct {
 
 // AgentStore is what Agent needs of models.Store.
 type AgentStore interface {
+	CreateJoinToken(ctx context.Context, actor, machineID string, now time.Time) (string, models.JoinToken, error)
+	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
+	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
 	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
 	NodeByTokenHash(ctx context.Context, hash string) (models.Node, error)
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)

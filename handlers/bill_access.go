@@ -2,10 +2,12 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/labstack/echo/v4"
@@ -74,9 +76,14 @@ func (h *Bills) billOf(c echo.Context) (models.Project, string, error) {
 	return p, month, err
 }
 
+// billMonth checks a month: not YYYY-MM is 400, a year outside the billing years 422.
 func billMonth(m string) (string, error) {
-	if _, err := billing.ParseMonth(m); err != nil {
+	if _, err := time.Parse("2006-01", m); err != nil || len(m) != 7 {
 		return "", badRequest("month", "month must be a month as YYYY-MM, e.g. 2026-02")
+	}
+	if _, err := billing.ParseMonth(m); err != nil {
+		return "", echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Field: "month",
+			Error: fmt.Sprintf("month must be of the years %d to %d", billing.MinYear, billing.MaxYear)})
 	}
 	return m, nil
 }

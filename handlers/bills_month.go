@@ -41,7 +41,7 @@ func (h *Bills) BillsMonth(c echo.Context) error {
 		body.PoolIdle = []billing.PoolIdle{}
 	}
 	for _, b := range res.Bills {
-		body.TotalFen += b.TotalFen
+		body.TotalFen = billing.AddFen(body.TotalFen, b.TotalFen)
 	}
 	return sendBills(c, format, "kashi-all-projects-"+month, res.Bills, body)
 }

@@ -78,7 +78,7 @@ func billGroups(bills []billing.Bill, tags map[int64][]string) ([]views.BillGrou
 		total.NominalS += r.NominalS
 		total.EffectiveS += r.EffectiveS
 		total.IdleS += r.IdleS
-		total.TotalFen += r.TotalFen
+		total.TotalFen = billing.AddFen(total.TotalFen, r.TotalFen)
 	}
 	if len(tags) == 0 {
 		g := views.BillGroup{Subtotal: total}

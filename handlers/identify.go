@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -30,7 +31,11 @@ func (h *People) Identify(c echo.Context) (*Principal, error) {
 		if err != nil {
 			return nil, err
 		}
-		return h.principal(c, u, t.Scope == models.ScopeRead)
+		p, err := h.principal(c, u, t.Scope == models.ScopeRead)
+		if p != nil {
+			p.TokenID = t.ID
+		}
+		return p, err
 	}
 	ck, err := c.Cookie(SessionCookie)
 	if err != nil || ck.Value == "" {
@@ -76,9 +81,17 @@ func forbidden(msg string) error {
 	return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: msg})
 }
 
-// localPath returns next when it is a path on this site, else "/".
+// localPath returns next when it is a path on this site, else "/". Browsers drop tabs and
+// newlines from URLs and read a backslash as a slash, so "/\t/evil.com" and "/\\evil.com" would
+// leave the site: a target with a control character or a backslash is refused, and what is
+// left must parse as a path with no scheme and no host.
 func localPath(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") ||
+		strings.HasPrefix(next, "//") {
 		return "/"
 	}
 	return next

@@ -28,7 +28,7 @@ func (h *People) LangSet(c echo.Context) error {
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.IsTLS()})
 	back := "/"
 	if ref, err := url.Parse(c.Request().Referer()); err == nil && ref.Host == c.Request().Host && ref.Path != "" {
-		back = ref.RequestURI()
+		back = localPath(ref.RequestURI())
 	}
 	return c.Redirect(http.StatusSeeOther, back)
 }

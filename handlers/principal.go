@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"fmt"
+
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
@@ -36,6 +38,17 @@ type Principal struct {
 	Projects map[int64]string
 	// ReadOnly is true for read-scoped API tokens.
 	ReadOnly bool
+	// TokenID is the API token the request came with; 0 for a session.
+	TokenID int64
+}
+
+// IdempotencyScope names the principal for idempotency keys: the user, or the user's token,
+// so one caller's key never finds another caller's task.
+func (p *Principal) IdempotencyScope() string {
+	if p.TokenID != 0 {
+		return fmt.Sprintf("user:%d/token:%d", p.User.ID, p.TokenID)
+	}
+	return fmt.Sprintf("user:%d", p.User.ID)
 }
 
 // Admin reports whether the principal is an admin.

@@ -50,8 +50,13 @@ func (h *Tasks) QueueList(c echo.Context) error {
 	}
 	out := queueJSON{Now: now.UTC().Truncate(time.Second), Tasks: make([]queueTaskJSON, 0, len(st.view.Entries)),
 		Capacity: make([]capacityJSON, 0, len(st.view.Capacity))}
+	who := Who(c)
 	for e, r := range st.entries {
-		out.Tasks = append(out.Tasks, queueTaskJSON{taskJSON: toTaskJSON(r), Position: e.Position, Lane: e.Lane,
+		tj := toTaskJSON(r)
+		if !who.CanSee(r.ProjectID) {
+			tj = tj.redacted()
+		}
+		out.Tasks = append(out.Tasks, queueTaskJSON{taskJSON: tj, Position: e.Position, Lane: e.Lane,
 			ETAP50: etaJSON(e.ETAP50), ETAP90: etaJSON(e.ETAP90), Reason: string(e.Reason), ReasonText: e.String(),
 			ReasonDetail: e.Detail, Ahead: e.Ahead})
 	}

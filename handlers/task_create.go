@@ -27,13 +27,14 @@ func (h *Tasks) TaskCreate(c echo.Context) error {
 	if req.Owner, err = owner(Who(c), req.Owner); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	t, created, err := h.store.CreateTask(ctx, req.newTask(c.Request().Header.Get("Idempotency-Key")), h.cfg.TaskLimits, h.now())
+	nt := req.newTask(c.Request().Header.Get("Idempotency-Key"))
+	nt.IdempotencyScope = Who(c).IdempotencyScope()
+	t, created, err := h.store.CreateTask(c.Request().Context(), nt, h.cfg.TaskLimits, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
 	if !created { // a repeated Idempotency-Key: answer with the first task as stored
-		row, err := h.store.TaskByID(ctx, t.ID)
+		row, err := h.visibleTask(c, t.ID)
 		if err != nil {
 			return err
 		}

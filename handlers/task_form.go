@@ -36,6 +36,7 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 		return err
 	}
 	nt, problems := taskFromForm(vals, false)
+	nt.IdempotencyScope = Who(c).IdempotencyScope()
 	var created int64
 	if len(problems) == 0 {
 		t, _, err := h.store.CreateTask(ctx, nt, h.cfg.TaskLimits, h.now())

@@ -20,16 +20,18 @@ type taskRequest struct {
 	MaxRuntimeS int64             `json:"max_runtime_s"`
 	Command     []string          `json:"command"`
 	Env         map[string]string `json:"env"`
-	Workdir     string            `json:"workdir"`
-	DataReady   bool              `json:"data_ready"`
-	DataCheck   *models.DataCheck `json:"data_check"`
-	Deferrable  bool              `json:"deferrable"`
+	// SecretEnv names the variables of Env stored encrypted at rest.
+	SecretEnv  []string          `json:"secret_env"`
+	Workdir    string            `json:"workdir"`
+	DataReady  bool              `json:"data_ready"`
+	DataCheck  *models.DataCheck `json:"data_check"`
+	Deferrable bool              `json:"deferrable"`
 }
 
 // newTask turns a request into the store's input, with defaults for class and priority.
 func (r taskRequest) newTask(key string) models.NewTask {
 	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Queue: r.Queue,
-		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, Workdir: r.Workdir,
+		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir,
 		DataReady: r.DataReady, Deferrable: r.Deferrable, IdempotencyKey: key}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
@@ -50,18 +52,19 @@ func (r taskRequest) newTask(key string) models.NewTask {
 
 // taskJSON is a task as the API shows it (DESIGN.md, API surface).
 type taskJSON struct {
-	ID          int64             `json:"id"`
-	Project     string            `json:"project"`
-	Name        string            `json:"name"`
-	Owner       string            `json:"owner"`
-	GPUs        int               `json:"gpus"`
-	Spec        string            `json:"spec"`
-	Queue       string            `json:"queue"`
-	Priority    string            `json:"priority"`
-	EstGPUHours float64           `json:"est_gpu_hours"`
-	MaxRuntimeS int64             `json:"max_runtime_s"`
-	Command     []string          `json:"command"`
-	Env         map[string]string `json:"env"`
+	ID          int64    `json:"id"`
+	Project     string   `json:"project"`
+	Name        string   `json:"name"`
+	Owner       string   `json:"owner"`
+	GPUs        int      `json:"gpus"`
+	Spec        string   `json:"spec"`
+	Queue       string   `json:"queue"`
+	Priority    string   `json:"priority"`
+	EstGPUHours float64  `json:"est_gpu_hours"`
+	MaxRuntimeS int64    `json:"max_runtime_s"`
+	Command     []string `json:"command"`
+	// EnvNames are the names of the task's environment; values are never shown after submit.
+	EnvNames    []string          `json:"env_names"`
 	Workdir     string            `json:"workdir"`
 	DataReady   bool              `json:"data_ready"`
 	DataCheck   *models.DataCheck `json:"data_check"`
@@ -75,6 +78,7 @@ type taskJSON struct {
 	OutputUnits int64             `json:"output_units"`
 }
 
+// toTaskJSON is a task as its project's members see it.
 func toTaskJSON(t models.TaskRow) taskJSON {
 	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec, Queue: t.Queue,
 		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir,
@@ -82,10 +86,17 @@ func toTaskJSON(t models.TaskRow) taskJSON {
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits}
 	// Stored values were validated and encoded by the store; they always decode.
 	json.Unmarshal([]byte(t.Command), &out.Command)
-	json.Unmarshal([]byte(t.Env), &out.Env)
+	out.EnvNames = models.EnvNames(t.Env)
 	if t.DataCheck != "" {
 		out.DataCheck = new(models.DataCheck)
 		json.Unmarshal([]byte(t.DataCheck), out.DataCheck)
 	}
 	return out
+}
+
+// redacted is the task as someone outside its project sees it in the queue: what it asks
+// for and where it stands, without how it runs.
+func (t taskJSON) redacted() taskJSON {
+	t.Command, t.EnvNames, t.Workdir, t.DataCheck = nil, nil, "", nil
+	return t
 }

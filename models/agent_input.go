@@ -11,6 +11,12 @@ type NodeRegistration struct {
 	Pool      string
 	MachineID string
 	GPUs      []GPUInfo
+	// NodeTokenHash is the hash of the token of the node being registered again, when the
+	// agent sent it: the proof that lets it take its hostname back.
+	NodeTokenHash string
+	// JoinTokenHash is the hash of the single-use join token used, "" for the shared one. A
+	// single-use token is an admin's decision and may take over a registered hostname.
+	JoinTokenHash string
 }
 
 // GPUInfo describes one GPU of a registering node.

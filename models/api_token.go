@@ -61,9 +61,9 @@ func (s *Store) TokenUser(ctx context.Context, token string, now time.Time) (Use
 	}
 	t := row.APIToken
 	now = UTC(now)
-	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute {
-		db.Model(&t).Update("last_used_at", now)
-	}
+	// One conditional statement: concurrent requests neither lose a use nor write twice.
+	db.Model(&APIToken{}).Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", t.ID, now.Add(-time.Minute)).
+		Update("last_used_at", now)
 	return User{ID: t.UserID, Name: row.UserName, Role: row.UserRole}, t, nil
 }
 

@@ -40,7 +40,7 @@ func (s *Store) IssueBill(ctx context.Context, b IssuedBill, now time.Time) (Iss
 	row.PeriodStart, row.PeriodEnd = UTC(b.PeriodStart), UTC(b.PeriodEnd)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var p Project
-		if err := tx.Where("id = ?", b.ProjectID).Take(&p).Error; err != nil {
+		if err := forUpdate(tx).Where("id = ?", b.ProjectID).Take(&p).Error; err != nil {
 			return notFound(fmt.Sprintf("project %d", b.ProjectID), err)
 		}
 		var n int64
@@ -109,6 +109,9 @@ func (s *Store) AddAdjustment(ctx context.Context, a Adjustment, now time.Time) 
 	if a.AmountFen == 0 {
 		return Adjustment{}, fieldErr("amount_fen", "must not be zero")
 	}
+	if err := checkRange("amount_fen", a.AmountFen, -MaxAmountFen, MaxAmountFen); err != nil {
+		return Adjustment{}, err
+	}
 	if err := checkName("reason", a.Reason, 500); err != nil {
 		return Adjustment{}, err
 	}
@@ -127,6 +130,10 @@ func (s *Store) AddAdjustment(ctx context.Context, a Adjustment, now time.Time) 
 	row.ID, row.CreatedAt = 0, UTC(now)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := checkProject(tx, "project_id", a.ProjectID, false); err != nil {
+			return err
+		}
+		// Locked so that a bill being issued meanwhile sees this adjustment or refuses it.
+		if err := lockProject(tx, a.ProjectID); err != nil {
 			return err
 		}
 		var n int64

@@ -20,11 +20,11 @@ func (s *Store) SetPrice(ctx context.Context, p Price, now time.Time) error {
 	if err := checkMonth("from_month", p.FromMonth); err != nil {
 		return err
 	}
-	if p.RateFen < 0 {
-		return fieldErr("rate_fen", "must not be negative")
+	if err := checkRange("rate_fen", p.RateFen, 0, MaxRateFen); err != nil {
+		return err
 	}
-	if p.OverflowRateFen < 0 {
-		return fieldErr("overflow_rate_fen", "must not be negative")
+	if err := checkRange("overflow_rate_fen", p.OverflowRateFen, 0, MaxRateFen); err != nil {
+		return err
 	}
 	db := s.db.WithContext(ctx)
 	if err := checkProject(db, "project_id", p.ProjectID, true); err != nil {
@@ -94,14 +94,14 @@ func (s *Store) SetBillingPlan(ctx context.Context, p BillingPlan, now time.Time
 
 // checkPlan validates a plan's mode and the fields its mode uses.
 func checkPlan(p BillingPlan) error {
-	if p.PackageFeeFen < 0 {
-		return fieldErr("package_fee_fen", "must not be negative")
+	if err := checkRange("package_fee_fen", p.PackageFeeFen, 0, MaxAmountFen); err != nil {
+		return err
 	}
-	if p.PackageCards < 0 {
-		return fieldErr("package_cards", "must not be negative")
+	if err := checkRange("package_cards", int64(p.PackageCards), 0, MaxGPUCount); err != nil {
+		return err
 	}
-	if p.UnitPriceFen < 0 {
-		return fieldErr("unit_price_fen", "must not be negative")
+	if err := checkRange("unit_price_fen", p.UnitPriceFen, 0, MaxRateFen); err != nil {
+		return err
 	}
 	switch p.Mode {
 	case BillPayAsYouGo:
@@ -135,10 +135,10 @@ func ParseSizeClasses(text string) ([]SizeClass, error) {
 	for i, c := range cs {
 		f := fmt.Sprintf("size_classes[%d]", i)
 		switch {
-		case c.PriceFen < 0:
-			return nil, fieldErr(f+".price_fen", "must not be negative")
-		case c.MaxCardHours < 0:
-			return nil, fieldErr(f+".max_card_hours", "must not be negative")
+		case c.PriceFen < 0 || c.PriceFen > MaxAmountFen:
+			return nil, checkRange(f+".price_fen", c.PriceFen, 0, MaxAmountFen)
+		case c.MaxCardHours < 0 || c.MaxCardHours > MaxCardHours:
+			return nil, checkRange(f+".max_card_hours", c.MaxCardHours, 0, MaxCardHours)
 		case c.MaxCardHours == 0 && i != len(cs)-1:
 			return nil, fieldErr(f+".max_card_hours", "only the last class may be unlimited (0)")
 		case i > 0 && c.MaxCardHours != 0 && c.MaxCardHours <= cs[i-1].MaxCardHours:

@@ -49,8 +49,13 @@ func checkMonth(field, month string) error {
 	if len(month) != 7 {
 		return fieldErr(field, "must be a month as YYYY-MM")
 	}
-	if _, err := time.Parse("2006-01", month); err != nil {
+	t, err := time.Parse("2006-01", month)
+	if err != nil {
 		return fieldErr(field, "must be a month as YYYY-MM; %q is none", month)
+	}
+	// The same years as billing.ParseMonth (models may not import billing).
+	if t.Year() < 2000 || t.Year() > 2999 {
+		return fieldErr(field, "must be a month of the years 2000 to 2999, got %q", month)
 	}
 	return nil
 }

@@ -166,11 +166,14 @@ type Task struct {
 	State          string
 	Reason         string
 	IdempotencyKey *string
-	SubmittedAt    time.Time
-	StartedAt      *time.Time
-	EndedAt        *time.Time
-	ExitCode       *int
-	OutputUnits    int64
+	// IdempotencyScope is who sent the key; IdempotencyHash is the hex SHA-256 of the request.
+	IdempotencyScope string `json:"-"`
+	IdempotencyHash  string `json:"-"`
+	SubmittedAt      time.Time
+	StartedAt        *time.Time
+	EndedAt          *time.Time
+	ExitCode         *int
+	OutputUnits      int64
 	// NodeID is where the task runs; nil until placed.
 	NodeID *int64
 	// StopState is the state a stop was asked for (cancelled, timed-out, reclaimed); the task

@@ -55,7 +55,7 @@ func (s *Store) RaiseAlert(ctx context.Context, kind, subject, message string, n
 		}
 		a.Message, a.LastAt, a.Count = message, now, a.Count+1
 		return tx.Model(&Alert{}).Where("id = ?", a.ID).
-			Updates(map[string]any{"message": message, "last_at": now, "count": a.Count}).Error
+			Updates(map[string]any{"message": message, "last_at": now, "count": gorm.Expr("count + 1")}).Error
 	})
 	if err != nil {
 		return Alert{}, false, fmt.Errorf("models: raise alert %s %s: %w", kind, subject, err)

@@ -166,7 +166,8 @@ func (s *Store) SavePoolConfig(ctx context.Context, name string, cfg PoolConfig,
 
 func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, now time.Time) (ConfiguredPool, error) {
 	var pool Pool
-	err := tx.Where("name = ?", name).Take(&pool).Error
+	// Locked: two saves at once must not both write version N+1.
+	err := forUpdate(tx).Where("name = ?", name).Take(&pool).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 		pool = Pool{Name: name, Spec: cfg.Spec, Provider: cfg.Provider, GPUsPerNode: cfg.GPUsPerNode, CreatedAt: now}
@@ -197,7 +198,7 @@ func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, n
 		return ConfiguredPool{}, err
 	}
 	var cur PoolPolicy
-	err = tx.Where("pool_id = ?", pool.ID).Take(&cur).Error
+	err = forUpdate(tx).Where("pool_id = ?", pool.ID).Take(&cur).Error
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		return ConfiguredPool{}, err
 	}

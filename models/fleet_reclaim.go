@@ -74,7 +74,8 @@ func (s *Store) KeepTask(ctx context.Context, taskID int64, by string, keepFor t
 	until := now.Add(keepFor)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var t Task
-		if err := tx.Select("id, state").Where("id = ?", taskID).Take(&t).Error; err != nil {
+		// Locked: two keeps at once must both count against the day's limit.
+		if err := forUpdate(tx).Select("id, state").Where("id = ?", taskID).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("task %d", taskID), err)
 		}
 		if t.State != TaskStarting && t.State != TaskRunning {

@@ -12,8 +12,11 @@ import (
 )
 
 // RegisterNode records a node and its GPUs, creating its pool on first use, and stores the
-// hash of the node's new token. Registering again (an agent restart) updates the node in place
-// and replaces its token.
+// hash of the node's new token. Registering a hostname again (an agent restart) updates the
+// node in place and replaces its token, but only with the node's current token
+// (NodeTokenHash) or a single-use join token (ErrConflict otherwise); a removed node's
+// hostname is free. A GPU held by an open allocation on another node never moves
+// (ErrConflict). A single-use join token is spent (ErrNotFound when not valid).
 func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHash string, now time.Time) (Node, error) {
 	defer s.capacity.clear() // the fleet may change
 	spec, err := validateRegister(req)
@@ -23,11 +26,16 @@ func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHas
 	now = UTC(now)
 	var node Node
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if req.JoinTokenHash != "" {
+			if err := useJoinToken(tx, req.JoinTokenHash, req.MachineID, req.Hostname, now); err != nil {
+				return err
+			}
+		}
 		pool, err := poolForRegister(tx, req.Pool, spec, len(req.GPUs), now)
 		if err != nil {
 			return err
 		}
-		err = tx.Where("hostname = ?", req.Hostname).Take(&node).Error
+		err = forUpdate(tx).Where("hostname = ?", req.Hostname).Take(&node).Error
 		switch {
 		case errors.Is(err, gorm.ErrRecordNotFound):
 			node = Node{PoolID: pool.ID, Hostname: req.Hostname, MachineID: req.MachineID, TokenHash: tokenHash,
@@ -37,6 +45,9 @@ func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHas
 			}
 		case err != nil:
 			return err
+		case node.State != NodeRemoved && req.JoinTokenHash == "" && req.NodeTokenHash != node.TokenHash:
+			return fmt.Errorf("%w: %w", fieldErr("hostname", "%q is registered: register again with the node's own token "+
+				"(X-Kashi-Node-Token) or a single-use join token from an admin", req.Hostname), ErrConflict)
 		default:
 			node.PoolID, node.MachineID, node.TokenHash = pool.ID, req.MachineID, tokenHash
 			node.RegisteredAt, node.LastSeenAt = now, now
@@ -48,7 +59,10 @@ func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHas
 				return fmt.Errorf("update node: %w", err)
 			}
 		}
-		for _, g := range req.GPUs {
+		for i, g := range req.GPUs {
+			if err := gpuStays(tx, g.UUID, node.ID, i); err != nil {
+				return err
+			}
 			row := GPU{NodeID: node.ID, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: spec, MemoryTotalMiB: g.MemoryTotalMiB}
 			res := tx.Model(&GPU{}).Where("uuid = ?", g.UUID).Updates(map[string]any{
 				"node_id": node.ID, "gpu_index": g.Index, "name": g.Name, "spec": spec, "memory_total_mib": g.MemoryTotalMiB})
@@ -65,12 +79,28 @@ func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHas
 	})
 	if err != nil {
 		var fe *FieldError
-		if errors.As(err, &fe) {
+		if errors.As(err, &fe) || errors.Is(err, ErrNotFound) {
 			return Node{}, err
 		}
 		return Node{}, fmt.Errorf("models: register node %q: %w", req.Hostname, err)
 	}
 	return node, nil
+}
+
+// gpuStays refuses to move the GPU uuid (the i-th registered) to nodeID while an open
+// allocation holds it on another node.
+func gpuStays(tx *gorm.DB, uuid string, nodeID int64, i int) error {
+	var n int64
+	err := tx.Table("allocations").Joins("JOIN gpus ON gpus.id = allocations.gpu_id").
+		Where("gpus.uuid = ? AND gpus.node_id <> ? AND allocations.ended_at IS NULL", uuid, nodeID).Count(&n).Error
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		fe := fieldErr(fmt.Sprintf("gpus[%d].uuid", i), "GPU %s is held by a running task on another node", truncate(uuid, 100))
+		return fmt.Errorf("%w: %w", fe, ErrConflict)
+	}
+	return nil
 }
 
 // poolForRegister finds the named pool or creates it; a pool holds one spec only.

@@ -32,7 +32,7 @@ func (s *Store) SetProjectTags(ctx context.Context, actor string, projectID int6
 	slices.Sort(clean)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var p Project
-		if err := tx.Where("id = ?", projectID).Take(&p).Error; err != nil {
+		if err := forUpdate(tx).Where("id = ?", projectID).Take(&p).Error; err != nil {
 			return notFound(fmt.Sprintf("project %d", projectID), err)
 		}
 		after := strings.Join(clean, ",")

@@ -43,19 +43,25 @@ func (q Quota) Limit(now time.Time) int {
 
 // validate checks a quota's values.
 func (q Quota) validate() error {
+	for _, r := range []struct {
+		field     string
+		v, lo, hi int64
+	}{
+		{"max_gpus", int64(q.MaxGPUs), 1, MaxGPUCount},
+		{"budget_card_hours", q.BudgetCardHours, 1, MaxCardHours},
+		{"overflow_rate_fen", q.OverflowRateFen, 0, MaxRateFen},
+	} {
+		if err := checkRange(r.field, r.v, r.lo, r.hi); err != nil {
+			return err
+		}
+	}
 	switch {
-	case q.MaxGPUs < 1:
-		return fieldErr("max_gpus", "must be at least 1, got %d", q.MaxGPUs)
 	case q.GuaranteedGPUs < 0 || q.GuaranteedGPUs > q.MaxGPUs:
 		return fieldErr("guaranteed_gpus", "must be between 0 and the limit %d, got %d", q.MaxGPUs, q.GuaranteedGPUs)
-	case q.BudgetCardHours < 1:
-		return fieldErr("budget_card_hours", "must be at least 1, got %d", q.BudgetCardHours)
 	case q.StartsAt.IsZero():
 		return fieldErr("starts_at", "is required")
 	case !q.EndsAt.After(q.StartsAt):
 		return fieldErr("ends_at", "must be after the start")
-	case q.OverflowRateFen < 0:
-		return fieldErr("overflow_rate_fen", "must not be negative")
 	case len(q.Spec) > 100:
 		return fieldErr("spec", "is longer than 100 bytes")
 	}
@@ -63,8 +69,8 @@ func (q Quota) validate() error {
 		switch {
 		case q.OverrideBegins == nil || q.OverrideEnds == nil || !q.OverrideEnds.After(*q.OverrideBegins):
 			return fieldErr("override_ends", "an override needs a begin and a later end")
-		case q.OverrideMaxGPUs < 1:
-			return fieldErr("override_max_gpus", "must be at least 1, got %d", q.OverrideMaxGPUs)
+		case q.OverrideMaxGPUs < 1 || q.OverrideMaxGPUs > MaxGPUCount:
+			return checkRange("override_max_gpus", int64(q.OverrideMaxGPUs), 1, MaxGPUCount)
 		}
 	}
 	return nil
@@ -78,15 +84,15 @@ func (s *Store) SetQuota(ctx context.Context, actor string, q Quota, now time.Ti
 	}
 	now = UTC(now)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Select("id").Where("id = ?", q.ProjectID).Take(&Project{}).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
+		if err := lockProject(tx, q.ProjectID); err != nil {
+			if errors.Is(err, ErrNotFound) {
 				return fieldErr("project", "unknown project %d", q.ProjectID)
 			}
 			return err
 		}
 		var before *Quota
 		var cur Quota
-		err := tx.Where("project_id = ? AND spec = ?", q.ProjectID, q.Spec).Take(&cur).Error
+		err := forUpdate(tx).Where("project_id = ? AND spec = ?", q.ProjectID, q.Spec).Take(&cur).Error
 		switch {
 		case err == nil:
 			before, q.ID = &cur, cur.ID

@@ -84,12 +84,11 @@ func (c QuotaChange) apply(kind string, q Quota) Quota {
 func checkChange(kind string, c QuotaChange, q Quota, now time.Time) error {
 	switch kind {
 	case RequestLimit:
-		if c.MaxGPUs < 1 {
-			return fieldErr("max_gpus", "must be at least 1, got %d", c.MaxGPUs)
-		}
+		return checkRange("max_gpus", int64(c.MaxGPUs), 1, MaxGPUCount)
 	case RequestBudget:
-		if c.AddCardHours < 1 {
-			return fieldErr("add_card_hours", "must be at least 1, got %d", c.AddCardHours)
+		// Checked against what is left, so the sum cannot pass MaxCardHours (or wrap).
+		if err := checkRange("add_card_hours", c.AddCardHours, 1, MaxCardHours-q.BudgetCardHours); err != nil {
+			return err
 		}
 	case RequestExtend:
 		if c.EndsAt == nil || !c.EndsAt.After(q.EndsAt) {
@@ -97,8 +96,8 @@ func checkChange(kind string, c QuotaChange, q Quota, now time.Time) error {
 		}
 	case RequestOverride:
 		switch {
-		case c.OverrideMaxGPUs < 1:
-			return fieldErr("override_max_gpus", "must be at least 1, got %d", c.OverrideMaxGPUs)
+		case c.OverrideMaxGPUs < 1 || c.OverrideMaxGPUs > MaxGPUCount:
+			return checkRange("override_max_gpus", int64(c.OverrideMaxGPUs), 1, MaxGPUCount)
 		case c.OverrideBegins == nil || c.OverrideEnds == nil || !c.OverrideEnds.After(*c.OverrideBegins):
 			return fieldErr("override_ends", "must be after the begin")
 		case !c.OverrideEnds.After(now):
@@ -197,8 +196,13 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 	}
 	var req QuotaRequest
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("id = ?", id).Take(&req).Error; err != nil {
+		// The request, then its project, is locked: concurrent decisions of the same
+		// request, or approvals changing one quota, run one after another.
+		if err := forUpdate(tx).Where("id = ?", id).Take(&req).Error; err != nil {
 			return notFound(fmt.Sprintf("quota request %d", id), err)
+		}
+		if err := lockProject(tx, req.ProjectID); err != nil {
+			return err
 		}
 		switch {
 		case req.State != RequestPending:

@@ -35,6 +35,7 @@ type Store struct {
 	thresholds Thresholds
 	capacity   capacityCache
 	now        func() time.Time
+	secrets    secretBox
 }
 
 // Options configure Open.

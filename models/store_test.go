@@ -44,7 +44,7 @@ func TestRegisterNode(t *testing.T) {
 			t.Fatalf("NodeByTokenHash = %+v, %v, want node %d", got, err, n.ID)
 		}
 		// Registering again rotates the token and keeps one node and its GPUs.
-		req := models.NodeRegistration{Hostname: "a100-1", Pool: "a100", GPUs: []models.GPUInfo{
+		req := models.NodeRegistration{Hostname: "a100-1", Pool: "a100", NodeTokenHash: "hash-a100-1", GPUs: []models.GPUInfo{
 			{UUID: "a100-1-gpu0", Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}}
 		again, err := s.RegisterNode(ctx, req, "hash-new", t0.Add(time.Minute))
 		if err != nil || again.ID != n.ID {

@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,12 +30,18 @@ type NewTask struct {
 	MaxRuntime time.Duration
 	Command    []string
 	Env        map[string]string
+	// SecretEnv names the variables of Env whose values are stored encrypted (see
+	// Store.SetSecretKey).
+	SecretEnv  []string
 	Workdir    string
 	DataReady  bool
 	DataCheck  DataCheck
 	Deferrable bool
-	// IdempotencyKey makes a repeated submit return the first task; empty means none.
-	IdempotencyKey string
+	// IdempotencyKey makes a repeated submit return the first task; empty means none. A key
+	// is scoped to IdempotencyScope (who sent it: a user, or a user's API token) and the
+	// project, so one caller's key never finds another's task.
+	IdempotencyKey   string
+	IdempotencyScope string
 }
 
 // DataCheck is a declared readiness check: a path that must exist or a URL that must answer
@@ -57,16 +65,20 @@ var DefaultTaskLimits = TaskLimits{ShortMaxRuntime: 2 * time.Hour, LongMaxRuntim
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // CreateTask validates and stores a submitted task with its first event. A repeated
-// IdempotencyKey returns the task first stored under it and created=false.
+// IdempotencyKey of the same scope and project returns the task first stored under it and
+// created=false; the same key with a different request is a FieldError on "Idempotency-Key".
 func (s *Store) CreateTask(ctx context.Context, nt NewTask, lim TaskLimits, now time.Time) (t Task, created bool, err error) {
 	now = UTC(now)
 	db := s.db.WithContext(ctx)
 	if nt.IdempotencyKey != "" {
-		if err := checkName("idempotency_key", nt.IdempotencyKey, 200); err != nil {
+		if err := checkName("Idempotency-Key", nt.IdempotencyKey, 200); err != nil {
 			return Task{}, false, err
 		}
-		if err := db.Where("idempotency_key = ?", nt.IdempotencyKey).Take(&t).Error; err == nil {
-			return t, false, nil
+		if err := checkName("idempotency_scope", nt.IdempotencyScope, 100); err != nil {
+			return Task{}, false, err
+		}
+		if t, found, err := s.taskByKey(db, nt); found || err != nil {
+			return t, false, err
 		}
 	}
 	err = db.Transaction(func(tx *gorm.DB) error {
@@ -84,12 +96,41 @@ func (s *Store) CreateTask(ctx context.Context, nt NewTask, lim TaskLimits, now 
 			return Task{}, false, err
 		}
 		// Two submits with one key racing: the loser reads the winner's task.
-		if nt.IdempotencyKey != "" && db.Where("idempotency_key = ?", nt.IdempotencyKey).Take(&t).Error == nil {
-			return t, false, nil
+		if nt.IdempotencyKey != "" {
+			if t, found, ferr := s.taskByKey(db, nt); found || ferr != nil {
+				return t, false, ferr
+			}
 		}
 		return Task{}, false, fmt.Errorf("models: create task: %w", err)
 	}
 	return t, true, nil
+}
+
+// taskByKey finds the task stored under nt's idempotency key, scope and project. found is
+// false when there is none (or the project is unknown, which validation then reports); a
+// task stored from a different request is a FieldError.
+func (s *Store) taskByKey(db *gorm.DB, nt NewTask) (t Task, found bool, err error) {
+	err = db.Joins("JOIN projects ON projects.id = tasks.project_id").
+		Where("projects.name = ? AND tasks.idempotency_scope = ? AND tasks.idempotency_key = ?", nt.Project, nt.IdempotencyScope, nt.IdempotencyKey).
+		Take(&t).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return Task{}, false, nil
+	case err != nil:
+		return Task{}, false, fmt.Errorf("models: task by idempotency key: %w", err)
+	case t.IdempotencyHash != requestHash(nt):
+		return Task{}, true, fieldErr("Idempotency-Key", "was already used for a different request")
+	}
+	return t, true, nil
+}
+
+// requestHash is the hex SHA-256 of a submit without its idempotency key and scope: equal
+// requests hash alike (encoding/json sorts map keys).
+func requestHash(nt NewTask) string {
+	nt.IdempotencyKey, nt.IdempotencyScope = "", ""
+	b, _ := json.Marshal(nt) // plain data; never fails
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // taskFromNew validates nt and fills t.
@@ -124,18 +165,28 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err != nil {
 		return err
 	}
+	if len(nt.SecretEnv) > len(nt.Env) {
+		return fieldErr("secret_env", "names more variables than env has")
+	}
+	if sealed, err := s.sealEnv(nt.Env, nt.SecretEnv); err != nil {
+		return err
+	} else if sealed != "" {
+		env = sealed
+	}
 	state, reason := TaskWaitingData, "data not ready"
 	if nt.DataReady {
 		state, reason = TaskQueued, ""
 	}
 	var key *string
+	var scope, hash string
 	if nt.IdempotencyKey != "" {
-		key = &nt.IdempotencyKey
+		key, scope, hash = &nt.IdempotencyKey, nt.IdempotencyScope, requestHash(nt)
 	}
 	*t = Task{ProjectID: project.ID, Name: nt.Name, Owner: nt.Owner, GPUs: nt.GPUs, Spec: nt.Spec, Queue: nt.Queue,
 		Priority: nt.Priority, EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(maxRuntime / time.Second),
 		Command: command, Env: env, Workdir: nt.Workdir, DataReady: nt.DataReady, DataCheck: check,
-		Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key, SubmittedAt: now}
+		Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
+		IdempotencyScope: scope, IdempotencyHash: hash, SubmittedAt: now}
 	return nil
 }
 

@@ -169,7 +169,7 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
 			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)
 		}
-		if err := json.Unmarshal([]byte(t.Env), &a.Env); err != nil {
+		if a.Env, err = s.openEnv(t.Env); err != nil {
 			return nil, fmt.Errorf("models: env of task %d: %w", t.ID, err)
 		}
 		out[i] = a

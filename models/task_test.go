@@ -23,7 +23,7 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		nt := newTask("resnet", 2)
-		nt.IdempotencyKey = "k1"
+		nt.IdempotencyKey, nt.IdempotencyScope = "k1", "user:1"
 		task, created, err := s.CreateTask(ctx, nt, models.DefaultTaskLimits, t0)
 		if err != nil || !created || task.State != models.TaskQueued {
 			t.Fatalf("CreateTask = %+v, %v, %v", task, created, err)

@@ -129,9 +129,10 @@ func TestAgentSamplesBadInput(t *testing.T) {
 			n1, n2 := agentFleet(s)
 			tokens := map[string]string{"": n1.Token, "n1": n1.Token, "n2": n2.Token, "wrong": "kn_0000", "join": joinToken,
 				"replaced": n1.Token}
+			current := n1.Token // n1's token now
 			if tc.token == "replaced" {
 				s.setNow(t0.Add(-time.Hour))
-				s.register(node("n1").inPool("a100").cards(a100Name, a100MiB, 4))
+				current = s.reregister(node("n1").inPool("a100").cards(a100Name, a100MiB, 4), n1.Token).Token
 				s.setNow(t0)
 			}
 			hdr := map[string]string{"Content-Type": "application/json"}
@@ -161,7 +162,7 @@ func TestAgentSamplesBadInput(t *testing.T) {
 			}
 			tok := n1.Token
 			if tc.token == "replaced" {
-				tok = s.register(node("n1").inPool("a100").cards(a100Name, a100MiB, 4)).Token
+				tok = s.reregister(node("n1").inPool("a100").cards(a100Name, a100MiB, 4), current).Token
 			}
 			got := s.postSamples(tok, sample("GPU-n1-0", t0.Add(-time.Minute), 50, 1000))
 			if want := (api.SamplesResponse{Accepted: 1}); got != want {
@@ -233,12 +234,15 @@ func TestAgentRegister(t *testing.T) {
 		token     string // "join" (default), "none", "wrong", "node"
 		ctype     string
 		noJoin    bool // the server has no join token
+		proof     string
 		status    int
 		field     string
 		wantNodes int
 	}{
 		"registers":            {body: reg("x", "a100", a100(2)), status: 200, wantNodes: 2},
-		"again replaces":       {body: reg("n1", "a100", a100(4)), status: 200, wantNodes: 1},
+		"again replaces":       {body: reg("n1", "a100", a100(4)), proof: "kn_n1", status: 200, wantNodes: 1},
+		"again without proof":  {body: reg("n1", "a100", a100(4)), status: 409, field: "hostname"},
+		"again, wrong proof":   {body: reg("n1", "a100", a100(4)), proof: "kn_other", status: 409, field: "hostname"},
 		"no token":             {body: reg("x", "a100", a100(2)), token: "none", status: 401},
 		"wrong join token":     {body: reg("x", "a100", a100(2)), token: "wrong", status: 401},
 		"a node's token":       {body: reg("x", "a100", a100(2)), token: "node", status: 401},
@@ -280,6 +284,9 @@ func TestAgentRegister(t *testing.T) {
 			}
 			if tc.token != "none" {
 				hdr["Authorization"] = "Bearer " + tokens[tc.token]
+			}
+			if tc.proof != "" {
+				hdr["X-Kashi-Node-Token"] = tc.proof
 			}
 			w := s.do(req{method: http.MethodPost, path: api.PathRegister, body: tc.body, hdr: hdr})
 			nodes, err := s.store.Nodes(context.Background())

@@ -93,6 +93,8 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/tokens", handlers.Viewer, h.People.TokenCreate},
 		{POST, "/api/v1/tokens/:id/revoke", handlers.Viewer, h.People.TokenRevoke},
 		{POST, "/api/v1/users", handlers.Admin, h.People.UserCreate},
+		{POST, "/api/v1/join-tokens", handlers.Admin, h.Agent.JoinTokenCreate},
+		{POST, "/api/v1/join-tokens/shared/revoke", handlers.Admin, h.Agent.JoinTokenRevokeShared},
 		{GET, "/api/v1/pools", handlers.Viewer, h.Pools.PoolsList},
 		{POST, "/api/v1/pools/:name", handlers.Admin, h.Pools.PoolSet},
 		{GET, "/api/v1/alerts", handlers.Viewer, h.Pools.AlertList},

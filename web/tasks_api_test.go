@@ -58,7 +58,7 @@ func taskBody(raw map[string]string) string {
 
 // taskJSONFields are the fields of a task's JSON (DESIGN.md, API surface).
 var taskJSONFields = []string{"id", "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
-	"max_runtime_s", "command", "env", "workdir", "data_ready", "data_check", "deferrable", "state", "reason",
+	"max_runtime_s", "command", "env_names", "workdir", "data_ready", "data_check", "deferrable", "state", "reason",
 	"submitted_at", "started_at", "ended_at", "exit_code", "output_units"}
 
 func TestTaskCreate(t *testing.T) {
@@ -74,7 +74,7 @@ func TestTaskCreate(t *testing.T) {
 				"data_check":{"path":"/data/imagenet/_READY"},"deferrable":true}`,
 			want: map[string]any{"id": 1.0, "project": "vision", "name": "resnet50 sweep", "owner": "alice", "gpus": 4.0,
 				"spec": "A100-80G", "queue": "short", "priority": "high", "est_gpu_hours": 6.5, "max_runtime_s": 5400.0,
-				"command": []any{"torchrun", "--nproc", "4", "train.py"}, "env": map[string]any{"NCCL_DEBUG": "INFO", "SEED": "7"},
+				"command": []any{"torchrun", "--nproc", "4", "train.py"}, "env_names": []any{"NCCL_DEBUG", "SEED"},
 				"workdir": "/data/runs/r1", "data_ready": false, "data_check": map[string]any{"path": "/data/imagenet/_READY"},
 				"deferrable": true, "state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
@@ -83,7 +83,7 @@ func TestTaskCreate(t *testing.T) {
 			body: `{"project":"vision","name":"eval","owner":"bob","gpus":1,"command":["python","eval.py"],"data_ready":true}`,
 			want: map[string]any{"id": 1.0, "project": "vision", "name": "eval", "owner": "bob", "gpus": 1.0,
 				"spec": "", "queue": "long", "priority": "normal", "est_gpu_hours": 0.0, "max_runtime_s": 1209600.0,
-				"command": []any{"python", "eval.py"}, "env": map[string]any{}, "workdir": "", "data_ready": true,
+				"command": []any{"python", "eval.py"}, "env_names": []any{}, "workdir": "", "data_ready": true,
 				"data_check": nil, "deferrable": false, "state": "queued", "reason": "", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
 		},
@@ -92,7 +92,7 @@ func TestTaskCreate(t *testing.T) {
 				"data_check":{"url":"https://data.example.com/ready"}}`,
 			want: map[string]any{"id": 1.0, "project": "vision", "name": "语音识别 微调", "owner": "张三", "gpus": 2.0,
 				"spec": "H800-80G", "queue": "long", "priority": "normal", "est_gpu_hours": 0.0, "max_runtime_s": 1209600.0,
-				"command": []any{"sh", "-c", "echo 你好"}, "env": map[string]any{}, "workdir": "", "data_ready": false,
+				"command": []any{"sh", "-c", "echo 你好"}, "env_names": []any{}, "workdir": "", "data_ready": false,
 				"data_check": map[string]any{"url": "https://data.example.com/ready"}, "deferrable": false,
 				"state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
@@ -149,7 +149,6 @@ func TestTaskCreateIdempotent(t *testing.T) {
 		}{
 			{"first", taskBody(nil), key("sub-1"), http.StatusCreated, 1},
 			{"same key again", taskBody(nil), key("sub-1"), http.StatusOK, 1},
-			{"same key, other body", taskBody(map[string]string{"gpus": "2"}), key("sub-1"), http.StatusOK, 1},
 			{"other key", taskBody(nil), key("sub-2"), http.StatusCreated, 2},
 			{"no key", taskBody(nil), nil, http.StatusCreated, 3},
 			{"no key again", taskBody(nil), nil, http.StatusCreated, 4},
@@ -171,7 +170,7 @@ func TestTaskCreateIdempotent(t *testing.T) {
 			t.Errorf("scheduler triggered %d times, want 4 (once per new task)", n)
 		}
 		w := s.post("/api/v1/tasks", taskBody(nil), key(strings.Repeat("k", 201))...)
-		wantAPIError(t, "POST /api/v1/tasks with a long key", w, http.StatusUnprocessableEntity, "idempotency_key")
+		wantAPIError(t, "POST /api/v1/tasks with a long key", w, http.StatusUnprocessableEntity, "Idempotency-Key")
 	})
 }
 

@@ -1,4 +1,4 @@
-package scheduler_test
+package datacheck_test
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"kashi/datacheck"
 	"kashi/models"
 	"kashi/models/modelstest"
-	"kashi/scheduler"
 )
 
 func TestReadinessChecks(t *testing.T) {
@@ -41,8 +42,10 @@ func TestReadinessChecks(t *testing.T) {
 	byURL := submit("url", models.DataCheck{URL: srv.URL + "/ready"})
 	manual := submit("manual", models.DataCheck{})
 
-	triggered := 0
-	r := scheduler.NewReadiness(s, func() { triggered++ }, func() time.Time { return t0 }, slog.Default())
+	host := strings.TrimPrefix(srv.URL, "http://")
+	host = host[:strings.LastIndex(host, ":")]
+	r := datacheck.NewReadiness(s, func() time.Time { return t0 }, slog.Default()).
+		WithPolicy(datacheck.Policy{Roots: []string{dir}, AllowHosts: []string{host}})
 	if n, err := r.CheckOnce(ctx); err != nil || n != 0 {
 		t.Fatalf("CheckOnce before the data = %d, %v; want 0", n, err)
 	}
