@@ -1,19 +1,15 @@
 package handlers
 
 import (
-	"encoding/json"
 	"errors"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
-	"kashi/scaler"
 	"kashi/views"
 )
 
@@ -141,9 +137,8 @@ func (h *Pools) poolEditData(c echo.Context, name string, form *views.PoolForm) 
 		if !ok {
 			cfg = models.PoolConfig{Provider: "sim", GPUsPerNode: 8, MaxNodes: 4}
 		}
-		d.Form = views.PoolForm{Values: poolValues(cfg), Errors: map[string]views.FormError{}}
+		d.Form = views.PoolForm{Groups: poolFormGroups, Values: poolValues(cfg), Errors: map[string]views.FormError{}}
 	}
-	d.Form.Defaults = poolDefaults(Locale(c))
 	versions, err := h.store.PoolConfigVersions(ctx, name)
 	if err != nil {
 		return d, err
@@ -157,136 +152,4 @@ func (h *Pools) poolEditData(c echo.Context, name string, form *views.PoolForm) 
 		d.Versions = append(d.Versions, vv)
 	}
 	return d, nil
-}
-
-// poolFieldOrder lists the configuration's fields (JSON names) in form order.
-var poolFieldOrder = []string{"provider", "spec", "gpus_per_node", "flavor", "image", "enabled", "min_nodes", "max_nodes",
-	"step", "reserved_min", "max_in_flight", "any_spec", "adopt_unknown", "scale_up_delay_s", "memory_high_pct",
-	"memory_high_window_s", "cooldown_up_s", "boot_timeout_s", "memory_low_pct", "memory_low_window_s", "unneeded_s",
-	"cooldown_down_s", "drain_buffer_s"}
-
-// poolValues writes a configuration as the form's values (checkboxes "on" or "").
-func poolValues(cfg models.PoolConfig) map[string]string {
-	b, _ := json.Marshal(cfg)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = formValue(v)
-	}
-	return out
-}
-
-// formValue writes a JSON value as a form input holds it.
-func formValue(v any) string {
-	switch v := v.(type) {
-	case bool:
-		if v {
-			return "on"
-		}
-		return ""
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case string:
-		return v
-	}
-	return ""
-}
-
-// poolFromForm reads the configuration form: the values as typed, a problem per input that
-// is not a number, and the configuration.
-func (h *Pools) poolFromForm(c echo.Context) (views.PoolForm, models.PoolConfig) {
-	f := views.PoolForm{Values: map[string]string{"note": c.FormValue("note")}, Errors: map[string]views.FormError{}}
-	for _, k := range poolFieldOrder {
-		f.Values[k] = strings.TrimSpace(c.FormValue(k))
-	}
-	for _, k := range []string{"enabled", "any_spec", "adopt_unknown"} {
-		if f.Values[k] != "" {
-			f.Values[k] = "on"
-		}
-	}
-	integer := func(k string) int64 {
-		v := f.Values[k]
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.ParseInt(v, 10, 32)
-		if err != nil {
-			f.Errors[k] = views.FormError{Code: views.FormErrInt}
-		}
-		return n
-	}
-	number := func(k string) float64 {
-		v := f.Values[k]
-		if v == "" {
-			return 0
-		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			f.Errors[k] = views.FormError{Code: views.FormErrNumber}
-		}
-		return x
-	}
-	cfg := models.PoolConfig{Provider: f.Values["provider"], Spec: f.Values["spec"], GPUsPerNode: int(integer("gpus_per_node")),
-		Flavor: f.Values["flavor"], Image: f.Values["image"], Enabled: f.Values["enabled"] == "on",
-		MinNodes: int(integer("min_nodes")), MaxNodes: int(integer("max_nodes")), Step: int(integer("step")),
-		ReservedMin: int(integer("reserved_min")), MaxInFlight: int(integer("max_in_flight")),
-		AnySpec: f.Values["any_spec"] == "on", AdoptUnknown: f.Values["adopt_unknown"] == "on",
-		ScaleUpDelayS: integer("scale_up_delay_s"), MemoryHighPct: number("memory_high_pct"),
-		MemoryHighWindowS: integer("memory_high_window_s"), CooldownUpS: integer("cooldown_up_s"),
-		BootTimeoutS: integer("boot_timeout_s"), MemoryLowPct: number("memory_low_pct"),
-		MemoryLowWindowS: integer("memory_low_window_s"), UnneededS: integer("unneeded_s"),
-		CooldownDownS: integer("cooldown_down_s"), DrainBufferS: integer("drain_buffer_s")}
-	return f, cfg
-}
-
-// poolDefaults says what each zero field of the form stands for (scaler.Policy).
-func poolDefaults(l views.Locale) map[string]string {
-	d := func(v time.Duration) string { return l.Duration(v) }
-	return map[string]string{
-		"boot_timeout_s":       d(scaler.DefaultBootTimeout),
-		"scale_up_delay_s":     d(scaler.DefaultScaleUpDelay),
-		"memory_high_pct":      strconv.Itoa(scaler.DefaultMemoryHighPct) + "%",
-		"memory_high_window_s": d(scaler.DefaultMemoryHighWindow),
-		"memory_low_pct":       strconv.Itoa(scaler.DefaultMemoryLowPct) + "%",
-		"memory_low_window_s":  d(scaler.DefaultMemoryLowWindow),
-		"unneeded_s":           d(scaler.DefaultUnneededTime),
-		"cooldown_up_s":        d(scaler.DefaultScaleCooldown),
-		"cooldown_down_s":      d(scaler.DefaultScaleCooldown),
-		"drain_buffer_s":       d(scaler.DefaultDrainBuffer),
-		"max_in_flight":        "max(step, " + strconv.Itoa(scaler.DefaultMaxInFlight) + ")",
-	}
-}
-
-// configChanges lists the fields whose values differ between two stored configurations.
-func configChanges(before, after string) []views.ConfigChange {
-	var b, a map[string]any
-	json.Unmarshal([]byte(before), &b)
-	json.Unmarshal([]byte(after), &a)
-	var out []views.ConfigChange
-	for _, k := range poolFieldOrder {
-		bv, av := showValue(b[k]), showValue(a[k])
-		if bv != av {
-			out = append(out, views.ConfigChange{Field: k, Before: bv, After: av})
-		}
-	}
-	return out
-}
-
-// showValue writes a stored configuration value for the version history.
-func showValue(v any) string {
-	switch v := v.(type) {
-	case bool:
-		return strconv.FormatBool(v)
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case string:
-		if v == "" {
-			return `""`
-		}
-		return v
-	case nil:
-		return "—"
-	}
-	return ""
 }

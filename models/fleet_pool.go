@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"gorm.io/gorm"
@@ -14,7 +13,8 @@ import (
 
 // PoolConfig is an admin's configuration of a pool: where its machines come from and how the
 // scaling loop sizes it. Durations are in seconds; a zero duration, step, mark or cap means
-// the scheduler's default (see scaler.Policy). Every change is kept as a version.
+// its default. PoolFields describes every field: a new one needs a row there. Every change
+// is kept as a version, as JSON with these field names.
 type PoolConfig struct {
 	// Provider names the fleet provider ("sim", "exec", …); "static" pools are not scaled.
 	Provider    string `json:"provider"`
@@ -46,55 +46,21 @@ type PoolConfig struct {
 	AdoptUnknown bool `json:"adopt_unknown"`
 }
 
-// flavorRE is what a flavor or image may hold (see fleet.CreateRequest.Validate): no quotes,
-// braces, backslashes or control characters.
-var flavorRE = regexp.MustCompile(`^[^"\\{}\x00-\x1f\x7f]{0,128}$`)
-
-// maxPolicySeconds bounds every duration of a pool's policy: 30 days.
-const maxPolicySeconds = 30 * 24 * 3600
-
-// Validate checks the configuration; errors are *FieldError with the JSON field name.
+// Validate checks the configuration: every setting against its range in PoolFields, then
+// the rules between settings. Errors are *FieldError with the JSON field name.
 func (c PoolConfig) Validate() error {
-	if err := checkName("provider", c.Provider, 50); err != nil {
-		return err
-	}
-	if err := checkName("spec", c.Spec, 100); err != nil {
-		return err
+	for _, f := range PoolFields {
+		if err := f.check(c); err != nil {
+			return err
+		}
 	}
 	switch {
-	case !flavorRE.MatchString(c.Flavor):
-		return fieldErr("flavor", "must be at most 128 characters without quotes, braces or backslashes")
-	case !flavorRE.MatchString(c.Image):
-		return fieldErr("image", "must be at most 128 characters without quotes, braces or backslashes")
-	case c.GPUsPerNode < 1 || c.GPUsPerNode > 64:
-		return fieldErr("gpus_per_node", "must be 1 to 64, got %d", c.GPUsPerNode)
-	case c.MinNodes < 0:
-		return fieldErr("min_nodes", "must be ≥ 0, got %d", c.MinNodes)
-	case c.MaxNodes < c.MinNodes || c.MaxNodes > 10000:
-		return fieldErr("max_nodes", "must be between min_nodes (%d) and 10000, got %d", c.MinNodes, c.MaxNodes)
-	case c.Step < 0 || c.Step > 1000:
-		return fieldErr("step", "must be 0 (one) to 1000, got %d", c.Step)
-	case c.ReservedMin < 0 || c.ReservedMin > c.MaxNodes:
+	case c.MaxNodes < c.MinNodes:
+		return fieldErr("max_nodes", "must be between min_nodes (%d) and %d, got %d", c.MinNodes, maxPoolNodes, c.MaxNodes)
+	case c.ReservedMin > c.MaxNodes:
 		return fieldErr("reserved_min", "must be between 0 and max_nodes (%d), got %d", c.MaxNodes, c.ReservedMin)
-	case c.MaxInFlight < 0 || c.MaxInFlight > 1000:
-		return fieldErr("max_in_flight", "must be 0 (default) to 1000, got %d", c.MaxInFlight)
-	case c.MemoryHighPct < 0 || c.MemoryHighPct > 100:
-		return fieldErr("memory_high_pct", "must be 0 (default) to 100, got %g", c.MemoryHighPct)
-	case c.MemoryLowPct < 0 || c.MemoryLowPct > 100:
-		return fieldErr("memory_low_pct", "must be 0 (default) to 100, got %g", c.MemoryLowPct)
 	case c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct:
 		return fieldErr("memory_low_pct", "must be under memory_high_pct (%g), got %g", c.MemoryHighPct, c.MemoryLowPct)
-	}
-	for _, d := range []struct {
-		field string
-		v     int64
-	}{{"boot_timeout_s", c.BootTimeoutS}, {"scale_up_delay_s", c.ScaleUpDelayS},
-		{"memory_high_window_s", c.MemoryHighWindowS}, {"memory_low_window_s", c.MemoryLowWindowS},
-		{"unneeded_s", c.UnneededS}, {"cooldown_up_s", c.CooldownUpS}, {"cooldown_down_s", c.CooldownDownS},
-		{"drain_buffer_s", c.DrainBufferS}} {
-		if d.v < 0 || d.v > maxPolicySeconds {
-			return fieldErr(d.field, "must be 0 (default) to %d seconds, got %d", maxPolicySeconds, d.v)
-		}
 	}
 	return nil
 }

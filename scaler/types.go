@@ -2,29 +2,23 @@ package scaler
 
 import (
 	"fmt"
+	"reflect"
 	"time"
+
+	"kashi/models"
 )
 
-// Scaling defaults: what a zero field of Policy or ReclaimPolicy means.
+// Idle-reclaim defaults: what a zero field of ReclaimPolicy means. A pool Policy's
+// defaults are in the pool settings table, models.PoolFields.
 const (
-	DefaultBootTimeout      = 15 * time.Minute
-	DefaultScaleUpDelay     = 2 * time.Minute
-	DefaultMemoryHighPct    = 80
-	DefaultMemoryHighWindow = 5 * time.Minute
-	DefaultMemoryLowPct     = 20
-	DefaultMemoryLowWindow  = 10 * time.Minute
-	DefaultUnneededTime     = 10 * time.Minute
-	DefaultScaleCooldown    = 10 * time.Minute
-	DefaultMaxInFlight      = 4
-	DefaultDrainBuffer      = 30 * time.Minute
-	DefaultIdleTime         = 30 * time.Minute
-	DefaultReclaimGrace     = 30 * time.Minute
-	DefaultKeepFor          = 2 * time.Hour
-	DefaultMaxKeepsPerDay   = 2
-	DefaultSetupGrace       = 15 * time.Minute
+	DefaultIdleTime       = 30 * time.Minute
+	DefaultReclaimGrace   = 30 * time.Minute
+	DefaultKeepFor        = 2 * time.Hour
+	DefaultMaxKeepsPerDay = 2
+	DefaultSetupGrace     = 15 * time.Minute
 )
 
-// Policy is how one pool grows and shrinks. A zero field takes its default.
+// Policy is how one pool grows and shrinks. A zero field takes its default (WithDefaults).
 type Policy struct {
 	// MinNodes and MaxNodes bound the pool's size (nodes plus machines booting).
 	MinNodes int
@@ -53,38 +47,24 @@ type Policy struct {
 	// under its minimum grows anyway). CooldownAfterDown: no new drain this long after one.
 	CooldownAfterUp   time.Duration
 	CooldownAfterDown time.Duration
-	// MaxInFlight caps the machines booting at once; zero means max(Step, DefaultMaxInFlight).
+	// MaxInFlight caps the machines booting at once; zero means max(Step, its default).
 	MaxInFlight int
 	// DrainBuffer: a drained node still busy after this long takes tasks again, unless the
 	// pool is over its maximum.
 	DrainBuffer time.Duration
 }
 
-// WithDefaults returns p with every zero field set to its default.
+// WithDefaults returns p with every zero or negative field set to the default that the
+// pool settings table (models.PoolFields) gives the setting it comes from (PolicyOf).
 func (p Policy) WithDefaults() Policy {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
+	def := reflect.ValueOf(PolicyOf(models.PoolConfig{Step: p.Step}.WithDefaults()))
+	v := reflect.ValueOf(&p).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.IsZero() || f.CanInt() && f.Int() < 0 || f.CanFloat() && f.Float() < 0 {
+			f.Set(def.Field(i))
 		}
 	}
-	p.Step = max(p.Step, 1)
-	if p.MaxInFlight <= 0 {
-		p.MaxInFlight = max(p.Step, DefaultMaxInFlight)
-	}
-	if p.MemoryHighPct <= 0 {
-		p.MemoryHighPct = DefaultMemoryHighPct
-	}
-	if p.MemoryLowPct <= 0 {
-		p.MemoryLowPct = DefaultMemoryLowPct
-	}
-	def(&p.BootTimeout, DefaultBootTimeout)
-	def(&p.ScaleUpDelay, DefaultScaleUpDelay)
-	def(&p.MemoryHighWindow, DefaultMemoryHighWindow)
-	def(&p.MemoryLowWindow, DefaultMemoryLowWindow)
-	def(&p.UnneededTime, DefaultUnneededTime)
-	def(&p.CooldownAfterUp, DefaultScaleCooldown)
-	def(&p.CooldownAfterDown, DefaultScaleCooldown)
-	def(&p.DrainBuffer, DefaultDrainBuffer)
 	return p
 }
 

@@ -100,14 +100,61 @@ type PoolEditData struct {
 	Error  string
 }
 
-// PoolForm is the configuration form's state: each input's value and problem by its name
-// (the JSON name of the models.PoolConfig field; checkboxes hold "on" or ""), and the value
-// each zero field stands for.
+// PoolForm is the configuration form's state: its inputs in groups, and each input's value
+// and problem by its name (checkboxes hold "on" or "").
 type PoolForm struct {
-	Values   map[string]string
-	Errors   map[string]FormError
-	Defaults map[string]string
+	Groups []PoolFieldGroup
+	Values map[string]string
+	Errors map[string]FormError
 }
+
+// PoolFieldGroup is a fieldset of the configuration form; TitleKey is the catalog key of
+// its legend.
+type PoolFieldGroup struct {
+	TitleKey string
+	Fields   []PoolField
+}
+
+// PoolFieldKeyPrefix begins the catalog keys of the pool settings' labels, help texts and
+// groups: "poolfield.<name>", "poolfield.<name>.help", "poolfield.group.<group>". Handlers
+// name them from the settings table, so no literal key in views spells them out.
+const PoolFieldKeyPrefix = "poolfield."
+
+// PoolField is one pool setting, an input of the configuration form. Handlers fill it from
+// the pool settings table.
+type PoolField struct {
+	// Name is the input's name, the setting's JSON name.
+	Name string
+	// LabelKey and HelpKey are the catalog keys of its label and help text; the help text
+	// takes the Default as its argument when there is one.
+	LabelKey string
+	HelpKey  string
+	Kind     string // a PoolInput* kind
+	Unit     string // a Unit* value, "" for none
+	// Min and Max are its range in Unit (its length for text); Default is what 0 stands
+	// for, in Unit, "" when 0 means 0.
+	Min, Max string
+	Default  string
+}
+
+// Kinds of configuration inputs, the values of PoolField.Kind.
+const (
+	PoolInputText  = "text"
+	PoolInputCheck = "check"
+	// PoolInputCount takes a whole number, PoolInputNumber decimals too.
+	PoolInputCount  = "count"
+	PoolInputNumber = "number"
+)
+
+// Units of pool settings, the values of PoolField.Unit.
+const (
+	UnitMinutes = "min"
+	UnitHours   = "h"
+	UnitPercent = "%"
+)
+
+// FormErrRange: the number is outside its PoolField's Min to Max.
+const FormErrRange = "range"
 
 // PoolVersionView is one version of a pool's configuration.
 type PoolVersionView struct {
@@ -121,8 +168,8 @@ type PoolVersionView struct {
 	Current bool
 }
 
-// ConfigChange is one field a version changed.
+// ConfigChange is one setting a version changed, with its values as the form holds them.
 type ConfigChange struct {
-	Field         string // the JSON name
+	Field         PoolField
 	Before, After string
 }

@@ -341,135 +341,56 @@ func fullTime(at, now time.Time) string {
 	return at.In(now.Location()).Format("2006-01-02 15:04:05 MST")
 }
 
-// poolFields are the configuration form's inputs in groups, in form order.
-var poolFields = []poolFieldGroup{
-	{"machines", []poolField{{"provider", "text"}, {"spec", "text"}, {"gpus_per_node", "int"}, {"flavor", "text"}, {"image", "text"}}},
-	{"size", []poolField{{"enabled", "check"}, {"min_nodes", "int"}, {"max_nodes", "int"}, {"step", "int"},
-		{"reserved_min", "int"}, {"max_in_flight", "int"}, {"any_spec", "check"}, {"adopt_unknown", "check"}}},
-	{"up", []poolField{{"scale_up_delay_s", "secs"}, {"memory_high_pct", "pct"}, {"memory_high_window_s", "secs"},
-		{"cooldown_up_s", "secs"}, {"boot_timeout_s", "secs"}}},
-	{"down", []poolField{{"memory_low_pct", "pct"}, {"memory_low_window_s", "secs"}, {"unneeded_s", "secs"},
-		{"cooldown_down_s", "secs"}, {"drain_buffer_s", "secs"}}},
+// fieldLabel names a setting, with its unit.
+func fieldLabel(l Locale, f PoolField) string {
+	if f.Unit == "" {
+		return l.T(f.LabelKey)
+	}
+	return l.T("poolform.label_unit", l.T(f.LabelKey), unitText(l, f.Unit))
 }
 
-type poolFieldGroup struct {
-	key    string
-	fields []poolField
+// fieldHelp explains a setting, with the default its zero value stands for.
+func fieldHelp(l Locale, f PoolField) string {
+	if f.Default == "" {
+		return l.T(f.HelpKey)
+	}
+	return l.T(f.HelpKey, valueText(l, f, f.Default))
 }
 
-// poolField is one input: its name (the JSON field) and kind: text, int, pct, secs, check.
-type poolField struct{ name, kind string }
-
-// poolGroupTitle names a group of the form.
-func poolGroupTitle(l Locale, key string) string {
-	switch key {
-	case "machines":
-		return l.T("poolform.group.machines")
-	case "size":
-		return l.T("poolform.group.size")
-	case "up":
-		return l.T("poolform.group.up")
+// unitText names a unit.
+func unitText(l Locale, unit string) string {
+	switch unit {
+	case UnitMinutes:
+		return l.T("unit.min")
+	case UnitHours:
+		return l.T("unit.h")
 	}
-	return l.T("poolform.group.down")
+	return unit
 }
 
-// poolFieldLabel names a configuration field (its JSON name).
-func poolFieldLabel(l Locale, name string) string {
-	switch name {
-	case "provider":
-		return l.T("poolform.provider")
-	case "spec":
-		return l.T("poolform.spec")
-	case "gpus_per_node":
-		return l.T("poolform.gpus_per_node")
-	case "flavor":
-		return l.T("poolform.flavor")
-	case "image":
-		return l.T("poolform.image")
-	case "enabled":
-		return l.T("poolform.enabled")
-	case "min_nodes":
-		return l.T("poolform.min_nodes")
-	case "max_nodes":
-		return l.T("poolform.max_nodes")
-	case "step":
-		return l.T("poolform.step")
-	case "reserved_min":
-		return l.T("poolform.reserved_min")
-	case "max_in_flight":
-		return l.T("poolform.max_in_flight")
-	case "any_spec":
-		return l.T("poolform.any_spec")
-	case "adopt_unknown":
-		return l.T("poolform.adopt_unknown")
-	case "scale_up_delay_s":
-		return l.T("poolform.scale_up_delay")
-	case "memory_high_pct":
-		return l.T("poolform.memory_high_pct")
-	case "memory_high_window_s":
-		return l.T("poolform.memory_high_window")
-	case "cooldown_up_s":
-		return l.T("poolform.cooldown_up")
-	case "boot_timeout_s":
-		return l.T("poolform.boot_timeout")
-	case "memory_low_pct":
-		return l.T("poolform.memory_low_pct")
-	case "memory_low_window_s":
-		return l.T("poolform.memory_low_window")
-	case "unneeded_s":
-		return l.T("poolform.unneeded")
-	case "cooldown_down_s":
-		return l.T("poolform.cooldown_down")
-	case "drain_buffer_s":
-		return l.T("poolform.drain_buffer")
+// valueText writes a value of the setting, as the form holds it, in words with its unit.
+func valueText(l Locale, f PoolField, v string) string {
+	switch {
+	case f.Kind == PoolInputCheck && v == "on":
+		return l.T("poolform.on")
+	case f.Kind == PoolInputCheck:
+		return l.T("poolform.off")
+	case f.Kind == PoolInputText && v == "":
+		return `""`
+	case f.Unit == UnitPercent:
+		return v + "%"
+	case f.Unit != "":
+		return v + " " + unitText(l, f.Unit)
 	}
-	return name
+	return v
 }
 
-// poolFieldHelp explains a field, with the default its zero value stands for.
-func poolFieldHelp(l Locale, f PoolForm, fd poolField) string {
-	def := f.Defaults[fd.name]
-	switch fd.name {
-	case "provider":
-		return l.T("poolform.help.provider")
-	case "spec":
-		return l.T("poolform.help.spec")
-	case "enabled":
-		return l.T("poolform.help.enabled")
-	case "step":
-		return l.T("poolform.help.step")
-	case "reserved_min":
-		return l.T("poolform.help.reserved_min")
-	case "any_spec":
-		return l.T("poolform.help.any_spec")
-	case "adopt_unknown":
-		return l.T("poolform.help.adopt_unknown")
-	case "max_in_flight":
-		return l.T("poolform.help.zero_default", def)
+// inputStep is the step attribute of a number input.
+func inputStep(f PoolField) string {
+	if f.Kind == PoolInputCount {
+		return "1"
 	}
-	switch fd.kind {
-	case "secs":
-		return l.T("poolform.help.secs", def)
-	case "pct":
-		return l.T("poolform.help.pct", def)
-	}
-	return ""
-}
-
-// inputType is the HTML input type of a field kind.
-func inputType(kind string) string {
-	if kind == "text" {
-		return "text"
-	}
-	return "number"
-}
-
-// inputStep is the step attribute of a number input: percentages take decimals.
-func inputStep(kind string) string {
-	if kind == "pct" {
-		return "any"
-	}
-	return "1"
+	return "any"
 }
 
 // fieldValue is the input's value, and whether a checkbox is checked.
@@ -477,13 +398,18 @@ func (f PoolForm) fieldValue(name string) string { return f.Values[name] }
 
 func (f PoolForm) checked(name string) bool { return f.Values[name] == "on" }
 
-// errText is the problem of input name in words, "" for none.
-func (f PoolForm) errText(l Locale, name string) string {
-	e, ok := f.Errors[name]
-	if !ok {
+// errText is the problem of the setting's input in words, "" for none.
+func (f PoolForm) errText(l Locale, fd PoolField) string {
+	e, ok := f.Errors[fd.Name]
+	switch {
+	case !ok:
 		return ""
+	case e.Code != FormErrRange:
+		return formError(l, e)
+	case fd.Min == "0" && fd.Default != "":
+		return l.T("poolform.err.range", l.T("poolform.zero_default"), valueText(l, fd, fd.Max))
 	}
-	return formError(l, e)
+	return l.T("poolform.err.range", valueText(l, fd, fd.Min), valueText(l, fd, fd.Max))
 }
 
 // invalidAttr is aria-invalid="true" for an input with a problem.

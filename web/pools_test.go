@@ -288,7 +288,7 @@ func TestPoolConfigForm(t *testing.T) {
 
 	values := func(change map[string]string) url.Values {
 		v := url.Values{"provider": {"sim"}, "spec": {"A100-80G"}, "gpus_per_node": {"8"}, "flavor": {"gpu.a100.8x"},
-			"image": {"kashi-agent"}, "enabled": {"on"}, "min_nodes": {"1"}, "max_nodes": {"6"}, "scale_up_delay_s": {"120"}}
+			"image": {"kashi-agent"}, "enabled": {"on"}, "min_nodes": {"1"}, "max_nodes": {"6"}, "scale_up_delay_s": {"2"}}
 		for k, x := range change {
 			v.Set(k, x)
 		}
@@ -303,6 +303,8 @@ func TestPoolConfigForm(t *testing.T) {
 		"not a number":    {map[string]string{"gpus_per_node": "eight"}, "gpus_per_node", "Enter a whole number."},
 		"low above high":  {map[string]string{"memory_high_pct": "50", "memory_low_pct": "60"}, "memory_low_pct", "must be under memory_high_pct"},
 		"negative window": {map[string]string{"unneeded_s": "-5"}, "unneeded_s", "must be 0 (default)"},
+		"window too long": {map[string]string{"unneeded_s": "43201"}, "unneeded_s", "must be 0 (default) to 43200 min."},
+		"too many nodes":  {map[string]string{"max_nodes": "10001"}, "max_nodes", "must be 0 to 10000."},
 		"bad percent":     {map[string]string{"memory_high_pct": "lots"}, "memory_high_pct", "Enter a number."},
 	}
 	for name, tc := range tests {
@@ -341,7 +343,8 @@ func TestPoolConfigForm(t *testing.T) {
 	}
 	v2 := doc.Find(`[data-testid=pool-version][data-version="2"]`)
 	if text := strings.Join(strings.Fields(v2.Text()), " "); !strings.Contains(text, "Max nodes 6 → 8") ||
-		!strings.Contains(text, "Step (machines per action) 0 → 2") || !strings.Contains(text, "more for the launch") || !strings.Contains(text, "tester") {
+		!strings.Contains(text, "Step (machines per action) 0 → 2") || !strings.Contains(text, "more for the launch") || !strings.Contains(text, "tester") ||
+		strings.Contains(text, "Scale-up delay") {
 		t.Errorf("version 2 row = %q", text)
 	}
 	if v2.Find(`[data-testid=rollback]`).Length() != 0 {
@@ -377,6 +380,52 @@ func TestPoolConfigForm(t *testing.T) {
 	}
 	if resp := s.form("/pools/a100/rollback/9", url.Values{}); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("roll back to a missing version = %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestPoolFormUnits: durations are shown in minutes with their default in the help, in
+// both languages; the stored seconds are unchanged.
+func TestPoolFormUnits(t *testing.T) {
+	s := newPoolServer(t)
+	tests := map[string]struct {
+		lang                  string
+		label, help, pctLabel string
+	}{
+		"en": {"en", "Scale-up delay (min)", "0 means 2 min.", "Memory high mark (%)"},
+		"zh": {"zh-CN", "扩容等待时间（分钟）", "0 表示 2 分钟。", "显存高水位（%）"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			doc := parse(t, s.get("/pools/a100/edit", "Cookie", "kashi_lang="+tc.lang).Body.String())
+			f := doc.Find(`[data-field=scale_up_delay_s]`)
+			if v := f.Find(`input`).AttrOr("value", ""); v != "2" {
+				t.Errorf("scale-up delay shows %q, want 2 (minutes)", v)
+			}
+			if got := f.Find(`label`).Text(); got != tc.label {
+				t.Errorf("label = %q, want %q", got, tc.label)
+			}
+			if got := f.Find(`.help`).Text(); !strings.HasSuffix(got, tc.help) {
+				t.Errorf("help = %q, want it to end %q", got, tc.help)
+			}
+			if got := doc.Find(`[data-field=memory_high_pct] label`).Text(); got != tc.pctLabel {
+				t.Errorf("percent label = %q, want %q", got, tc.pctLabel)
+			}
+		})
+	}
+	v := url.Values{"provider": {"sim"}, "spec": {"A100-80G"}, "gpus_per_node": {"8"}, "flavor": {"gpu.a100.8x"},
+		"image": {"kashi-agent"}, "enabled": {"on"}, "min_nodes": {"1"}, "max_nodes": {"6"}, "scale_up_delay_s": {"2"},
+		"unneeded_s": {"12.5"}}
+	if resp := s.form("/pools/a100", v); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST = %d", resp.StatusCode)
+	}
+	p, err := s.store.ConfiguredPoolByName(context.Background(), "a100")
+	if err != nil || p.Config.ScaleUpDelayS != 120 || p.Config.UnneededS != 750 {
+		t.Errorf("stored %+v, %v; want 120 s and 750 s", p.Config, err)
+	}
+	text := strings.Join(strings.Fields(parse(t, s.get("/pools/a100/edit").Body.String()).
+		Find(`[data-testid=pool-version][data-version="2"]`).Text()), " ")
+	if !strings.Contains(text, "Unneeded time 0 min → 12.5 min") {
+		t.Errorf("version 2 row = %q", text)
 	}
 }
 

@@ -1,0 +1,184 @@
+package models
+
+import (
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// PoolFieldKind is how a pool setting is typed, stored and entered.
+type PoolFieldKind int
+
+// Kinds of pool settings.
+const (
+	// PoolText is a string. Min and Max bound its length; a Min of 1 makes it a required
+	// name, a Min of 0 an optional value without quotes, braces, backslashes or control
+	// characters (see fleet.CreateRequest.Validate).
+	PoolText PoolFieldKind = iota
+	// PoolSwitch is a bool, a checkbox.
+	PoolSwitch
+	// PoolCount is a whole number.
+	PoolCount
+	// PoolPercent is a percentage; decimals are allowed.
+	PoolPercent
+	// PoolDuration is whole seconds in storage and the API, entered and shown in Unit.
+	PoolDuration
+)
+
+// PoolField is one pool setting: a row of PoolFields.
+type PoolField struct {
+	// Name is the setting's JSON name, in storage and the API, and its form input's name.
+	Name string
+	Kind PoolFieldKind
+	// Group is the part of the form it belongs to: machines, size, up or down.
+	Group string
+	// Unit is what a PoolDuration is entered and shown in: time.Minute or time.Hour.
+	Unit time.Duration
+	// Min and Max bound the stored value (seconds for a duration, the length for text).
+	Min, Max float64
+	// Default is what a zero (or negative) value stands for, in stored units; 0 when zero
+	// means zero.
+	Default float64
+}
+
+// Bounds of the pool settings.
+const (
+	maxPoolNodes     = 10000
+	maxPoolStep      = 1000
+	maxPolicySeconds = 30 * 24 * 3600 // 30 days
+)
+
+// PoolFields is the one table of the pool settings, in form order: every PoolConfig field
+// has a row. It drives validation, the defaults the scaling loop applies, the admin form and
+// its version history.
+var PoolFields = []PoolField{
+	{Name: "provider", Kind: PoolText, Group: "machines", Min: 1, Max: 50},
+	{Name: "spec", Kind: PoolText, Group: "machines", Min: 1, Max: 100},
+	{Name: "gpus_per_node", Kind: PoolCount, Group: "machines", Min: 1, Max: 64},
+	{Name: "flavor", Kind: PoolText, Group: "machines", Max: 128},
+	{Name: "image", Kind: PoolText, Group: "machines", Max: 128},
+	{Name: "enabled", Kind: PoolSwitch, Group: "size"},
+	{Name: "min_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
+	{Name: "max_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
+	{Name: "step", Kind: PoolCount, Group: "size", Max: maxPoolStep, Default: 1},
+	{Name: "reserved_min", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
+	// A zero max_in_flight means max(step, Default): see WithDefaults.
+	{Name: "max_in_flight", Kind: PoolCount, Group: "size", Max: maxPoolStep, Default: 4},
+	{Name: "any_spec", Kind: PoolSwitch, Group: "size"},
+	{Name: "adopt_unknown", Kind: PoolSwitch, Group: "size"},
+	minutes("scale_up_delay_s", "up", 2*time.Minute),
+	{Name: "memory_high_pct", Kind: PoolPercent, Group: "up", Max: 100, Default: 80},
+	minutes("memory_high_window_s", "up", 5*time.Minute),
+	minutes("cooldown_up_s", "up", 10*time.Minute),
+	minutes("boot_timeout_s", "up", 15*time.Minute),
+	{Name: "memory_low_pct", Kind: PoolPercent, Group: "down", Max: 100, Default: 20},
+	minutes("memory_low_window_s", "down", 10*time.Minute),
+	minutes("unneeded_s", "down", 10*time.Minute),
+	minutes("cooldown_down_s", "down", 10*time.Minute),
+	minutes("drain_buffer_s", "down", 30*time.Minute),
+}
+
+// minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.
+func minutes(name, group string, def time.Duration) PoolField {
+	return PoolField{Name: name, Kind: PoolDuration, Group: group, Unit: time.Minute, Max: maxPolicySeconds,
+		Default: def.Seconds()}
+}
+
+// poolFieldIndex maps each row's name to its PoolConfig field, by the field's JSON name.
+var poolFieldIndex = func() map[string]int {
+	t := reflect.TypeFor[PoolConfig]()
+	byTag := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		byTag[strings.Split(t.Field(i).Tag.Get("json"), ",")[0]] = i
+	}
+	out := make(map[string]int, len(PoolFields))
+	for _, f := range PoolFields {
+		i, ok := byTag[f.Name]
+		if !ok {
+			panic("models: pool setting " + f.Name + " is no PoolConfig field")
+		}
+		out[f.Name] = i
+	}
+	return out
+}()
+
+// Value returns the setting in c as its JSON holds it: a string, a bool, or a float64 (a
+// duration in seconds).
+func (f PoolField) Value(c PoolConfig) any {
+	v := reflect.ValueOf(c).Field(poolFieldIndex[f.Name])
+	switch {
+	case v.CanInt():
+		return float64(v.Int())
+	case v.CanFloat():
+		return v.Float()
+	}
+	return v.Interface()
+}
+
+// SetValue sets the setting in c to v, a value of the type Value returns; a count or a
+// duration drops its fraction.
+func (f PoolField) SetValue(c *PoolConfig, v any) {
+	field := reflect.ValueOf(c).Elem().Field(poolFieldIndex[f.Name])
+	switch {
+	case field.CanInt():
+		field.SetInt(int64(v.(float64)))
+	case field.CanFloat():
+		field.SetFloat(v.(float64))
+	default:
+		field.Set(reflect.ValueOf(v))
+	}
+}
+
+// InRange reports whether the number x, in stored units, is within the setting's range.
+func (f PoolField) InRange(x float64) bool { return x >= f.Min && x <= f.Max }
+
+// freeTextRE is what an optional text setting may hold: no quotes, braces, backslashes or
+// control characters.
+var freeTextRE = regexp.MustCompile(`^[^"\\{}\x00-\x1f\x7f]*$`)
+
+// check returns a *FieldError when the setting's value in c is out of its range.
+func (f PoolField) check(c PoolConfig) error {
+	switch v := f.Value(c).(type) {
+	case string:
+		if f.Min > 0 {
+			return checkName(f.Name, v, int(f.Max))
+		}
+		if !freeTextRE.MatchString(v) || utf8.RuneCountInString(v) > int(f.Max) {
+			return fieldErr(f.Name, "must be at most %d characters without quotes, braces or backslashes", int(f.Max))
+		}
+	case float64:
+		if !f.InRange(v) {
+			low := formatNumber(f.Min)
+			if f.Min == 0 && f.Default != 0 {
+				low = "0 (default)"
+			}
+			unit := ""
+			if f.Kind == PoolDuration {
+				unit = " seconds"
+			}
+			return fieldErr(f.Name, "must be %s to %s%s, got %s", low, formatNumber(f.Max), unit, formatNumber(v))
+		}
+	}
+	return nil
+}
+
+// WithDefaults returns c with every zero or negative setting that has a default set to
+// it; a zero max_in_flight becomes max(step, its default).
+func (c PoolConfig) WithDefaults() PoolConfig {
+	out := c
+	for _, f := range PoolFields {
+		if x, ok := f.Value(c).(float64); ok && x <= 0 && f.Default != 0 {
+			f.SetValue(&out, f.Default)
+		}
+	}
+	if c.MaxInFlight <= 0 {
+		out.MaxInFlight = max(out.Step, out.MaxInFlight)
+	}
+	return out
+}
+
+// formatNumber writes x without exponent or trailing zeros.
+func formatNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
