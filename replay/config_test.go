@@ -101,11 +101,11 @@ func TestParseSweep(t *testing.T) {
 
 func TestSweepRejects(t *testing.T) {
 	parse := map[string]string{
-		"":                  "no settings",
-		"colour=red":        "unknown setting",
-		"cooldown":          "not name=v1,v2",
-		"cooldown=":         "no values",
-		"step=1;step=2":     "given twice",
+		"":                   "no settings",
+		"colour=red":         "unknown setting",
+		"cooldown":           "not name=v1,v2",
+		"cooldown=":          "no values",
+		"step=1;step=2":      "given twice",
 		"step=" + manyOnes(): "combinations",
 	}
 	for in, want := range parse {
