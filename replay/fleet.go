@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"strconv"
 	"time"
 
 	"kashi/scheduler"
@@ -21,13 +22,14 @@ func gpuID(node int64, idx int) int64 { return node<<gpuBits | int64(idx) }
 
 // node is one machine of the replay's fleet.
 type node struct {
-	id    int64
-	pool  int
-	state uint8
-	held  []bool // per card index
-	free  int
-	tasks int // jobs holding cards here
-	gpus  []scheduler.GPU
+	id        int64
+	machineID string // the provider's id the scaling loop sees
+	pool      int
+	state     uint8
+	held      []bool // per card index
+	free      int
+	tasks     int // jobs holding cards here
+	gpus      []scheduler.GPU
 	// since is when its machine was asked for; until is its removal.
 	since, until int64
 	// unneededSince and drainSince are the scaling loop's persisted marks.
@@ -62,7 +64,8 @@ type poolState struct {
 // addNode brings a machine of pool p into the fleet, ready, asked for at since.
 func (s *sim) addNode(p int, since int64) {
 	size := s.pools[p].GPUsPerNode
-	n := &node{id: int64(len(s.nodes) + 1), pool: p, held: make([]bool, size), free: size, since: since,
+	id := int64(len(s.nodes) + 1)
+	n := &node{id: id, machineID: "m" + strconv.FormatInt(id, 10), pool: p, held: make([]bool, size), free: size, since: since,
 		gpus: make([]scheduler.GPU, size)}
 	for i := range size {
 		n.gpus[i] = scheduler.GPU{ID: gpuID(n.id, i), Index: i}

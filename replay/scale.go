@@ -16,6 +16,7 @@ import (
 func (s *sim) scale() {
 	now := at(s.now)
 	var snap scheduler.ScaleSnapshot
+	tasks := s.tasksByNode()
 	for p := range s.pools {
 		ps := &s.pools[p]
 		if !ps.elastic {
@@ -35,8 +36,8 @@ func (s *sim) scale() {
 			if n.state == nodeDraining {
 				state = scheduler.NodeStateDraining
 			}
-			sp.Nodes = append(sp.Nodes, scheduler.ScaleNode{ID: n.id, MachineID: fmt.Sprint("m", n.id), State: state,
-				Tasks: s.nodeTasks(n), UnneededSince: n.unneededSince, DrainSince: n.drainSince})
+			sp.Nodes = append(sp.Nodes, scheduler.ScaleNode{ID: n.id, MachineID: n.machineID, State: state,
+				Tasks: tasks[n.id], UnneededSince: n.unneededSince, DrainSince: n.drainSince})
 		}
 		snap.Pools = append(snap.Pools, sp)
 	}
@@ -66,16 +67,10 @@ func (s *sim) sampleMemory(ps *poolState, now time.Time) {
 	ps.memory = append(ps.memory, scheduler.MemoryPoint{At: now, UsedPct: pct})
 }
 
-// nodeTasks are the jobs on node n with the ends they declared.
-func (s *sim) nodeTasks(n *node) []scheduler.ScaleTask {
-	if n.tasks == 0 {
-		return nil
-	}
-	var out []scheduler.ScaleTask
+// tasksByNode lists the running jobs of every node with the ends they declared.
+func (s *sim) tasksByNode() map[int64][]scheduler.ScaleTask {
+	out := make(map[int64][]scheduler.ScaleTask)
 	for _, r := range s.running {
-		if !slices.Contains(s.runs[r.TaskID-1].nodes, n.id) {
-			continue
-		}
 		t := scheduler.ScaleTask{ID: r.TaskID}
 		if r.EstRuntime > 0 {
 			t.EstEnd = r.StartedAt.Add(r.EstRuntime)
@@ -83,7 +78,9 @@ func (s *sim) nodeTasks(n *node) []scheduler.ScaleTask {
 		if r.MaxRuntime > 0 {
 			t.MaxEnd = r.StartedAt.Add(r.MaxRuntime)
 		}
-		out = append(out, t)
+		for _, id := range s.runs[r.TaskID-1].nodes {
+			out[id] = append(out[id], t)
+		}
 	}
 	return out
 }
