@@ -149,11 +149,14 @@ func (c Config) Validate() error {
 		case s.MemoryHighPct < 0 || s.MemoryLowPct < 0:
 			return fmt.Errorf("%s: memory marks may not be negative", at)
 		}
-		for name, d := range map[string]time.Duration{"boot_timeout": s.BootTimeout, "scale_up_delay": s.ScaleUpDelay,
-			"memory_high_window": s.MemoryHighWindow, "memory_low_window": s.MemoryLowWindow, "unneeded_time": s.UnneededTime,
-			"cooldown_up": s.CooldownUp, "cooldown_down": s.CooldownDown, "drain_buffer": s.DrainBuffer} {
-			if d < 0 {
-				return fmt.Errorf("%s: scale.%s is negative", at, name)
+		for _, d := range []struct {
+			name string
+			d    time.Duration
+		}{{"boot_timeout", s.BootTimeout}, {"scale_up_delay", s.ScaleUpDelay}, {"memory_high_window", s.MemoryHighWindow},
+			{"memory_low_window", s.MemoryLowWindow}, {"unneeded_time", s.UnneededTime}, {"cooldown_up", s.CooldownUp},
+			{"cooldown_down", s.CooldownDown}, {"drain_buffer", s.DrainBuffer}} {
+			if d.d < 0 {
+				return fmt.Errorf("%s: scale.%s is negative", at, d.name)
 			}
 		}
 	}

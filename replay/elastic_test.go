@@ -67,3 +67,24 @@ func TestSlowerScaleUpMeansLongerWaits(t *testing.T) {
 		t.Errorf("table:\n%s", table.String())
 	}
 }
+
+func TestMachinesThatNeverBootEndTheReplay(t *testing.T) {
+	tr, err := Read(strings.NewReader("job_id,submit_ts,gpus,duration_s\na,0,8,60\n"), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Machines take longer to boot than the boot timeout: each is given up before it is ready.
+	fleet := Config{Pools: []Pool{{Name: "p", Spec: "A100", GPUsPerNode: 8, AnySpec: true, BootTime: 20 * time.Minute,
+		Scale: &ScaleConfig{MaxNodes: 2, BootTimeout: 15 * time.Minute}}}}
+	_, err = Run(tr, Options{Fleet: fleet})
+	if err == nil || !strings.Contains(err.Error(), "stuck") {
+		t.Errorf("Run = %v, want an error saying the replay is stuck", err)
+	}
+	fleet.Pools[0].BootTime = 5 * time.Minute
+	res := run(t, tr, Options{Fleet: fleet})
+	// Demand waits past the 2 min scale-up delay (the first tick after it is at 150 s), then
+	// the machine boots for 5 min.
+	if res.WaitS.Max != 150+300 {
+		t.Errorf("wait = %+v, want 450 s", res.WaitS)
+	}
+}

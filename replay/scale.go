@@ -174,7 +174,6 @@ func (s *sim) apply(a scheduler.ScaleAction, now time.Time) {
 	}
 	s.events = append(s.events, ScaleEvent{AtS: s.now, Pool: a.Pool, Kind: string(a.Kind), Count: a.Count,
 		NodeID: a.NodeID, From: a.From, To: a.To, Reason: string(a.Reason)})
-	s.progress = s.now
 }
 
 // ready registers a booted machine as a ready node.

@@ -50,8 +50,8 @@ type Options struct {
 	Fleet     Config
 }
 
-// stuckAfter: with jobs waiting and nothing running, booting or due, a replay that makes
-// no progress for this long of virtual time ends with an error.
+// stuckAfter: a replay whose jobs wait with nothing running, and where no job started or
+// ended and no machine became ready for this long of virtual time, ends with an error.
 const stuckAfter = 31 * 24 * time.Hour
 
 // jobRun is what happened to one job.
@@ -214,10 +214,10 @@ func (s *sim) loop(t0 int64) error {
 		if s.elastic {
 			t = min(t, tick)
 		}
-		idle := len(s.pending) > 0 && len(s.running) == 0 && len(s.boots) == 0
+		idle := len(s.pending) > 0 && len(s.running) == 0
 		if t == math.MaxInt64 || idle && t-s.progress > int64(stuckAfter/time.Second) {
-			return fmt.Errorf("replay: stuck at t=%d: %d jobs wait and nothing running or booting can free cards for them",
-				s.now, len(s.pending))
+			return fmt.Errorf("replay: stuck at t=%d: %d jobs wait, nothing runs, and no machine became ready for %s",
+				s.now, len(s.pending), stuckAfter)
 		}
 		if t > s.now {
 			s.peak = max(s.peak, s.inUse)
