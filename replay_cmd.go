@@ -133,7 +133,7 @@ func runSweep(tr *replay.Trace, opt replay.Options, c replayConfig, stdout io.Wr
 	if err != nil {
 		return err
 	}
-	rows, err := replay.Sweep(tr, opt, replay.Combinations(params), c.Workers, nil)
+	rows, err := replay.Sweep(tr, opt, replay.Combinations(params), c.Workers)
 	if err != nil {
 		return err
 	}

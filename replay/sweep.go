@@ -241,9 +241,8 @@ type SweepRow struct {
 }
 
 // Sweep replays tr under every setting, up to workers at once (zero means one per core);
-// the rows are in the order of the settings. progress, if not nil, is called after each
-// replay with the number done.
-func Sweep(tr *Trace, base Options, settings []Setting, workers int, progress func(done int)) ([]SweepRow, error) {
+// the rows are in the order of the settings.
+func Sweep(tr *Trace, base Options, settings []Setting, workers int) ([]SweepRow, error) {
 	opts := make([]Options, len(settings))
 	for i, s := range settings {
 		o, err := s.Apply(base)
@@ -259,19 +258,11 @@ func Sweep(tr *Trace, base Options, settings []Setting, workers int, progress fu
 	errs := make([]error, len(settings))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
 	for range min(workers, len(settings)) {
 		wg.Go(func() {
 			for i := range next {
 				rows[i].Setting = settings[i].String()
 				rows[i].Result, errs[i] = Run(tr, opts[i])
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done)
-				}
-				mu.Unlock()
 			}
 		})
 	}
