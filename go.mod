@@ -12,6 +12,7 @@ require (
 	github.com/labstack/echo/v4 v4.16.5
 	github.com/prometheus/client_golang v1.25.0
 	github.com/xuri/excelize/v2 v2.11.1
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/crypto v0.58.0
 	golang.org/x/text v0.44.0
 	gorm.io/driver/postgres v1.6.3

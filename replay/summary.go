@@ -1,0 +1,54 @@
+package replay
+
+import "kashi/billing"
+
+// summarise fills the result from the finished replay; t0 is the first submit.
+func (s *sim) summarise(res *Result, t0 int64) {
+	s.peak = max(s.peak, s.inUse)
+	end := t0
+	var used int64
+	for i, j := range s.jobs {
+		r := &s.runs[i]
+		end = max(end, r.end)
+		sec := int64(j.GPUs) * j.Duration
+		used += sec
+		group := j.Group
+		if group == "" {
+			group = "default"
+		}
+		res.GPUHoursByGroup[group] += Hours(sec)
+	}
+	res.Jobs = len(s.jobs)
+	res.TotalGPUHours = Hours(used)
+	res.WaitS = waitStats(s.waits)
+	res.PeakGPUsInUse = s.peak
+	res.MakespanS = end - t0
+	res.ScaleEvents = append(res.ScaleEvents, s.events...)
+	res.Cost.Pools = make([]PoolCost, len(s.pools))
+	machineS := make([]int64, len(s.pools))
+	for p := range s.pools {
+		machineS[p] = s.pools[p].machineS
+		for _, m := range s.pools[p].booting {
+			machineS[p] += end - m.created
+		}
+	}
+	for _, n := range s.nodes {
+		until := n.until
+		if n.state != nodeRemoved {
+			until = end
+		}
+		machineS[n.pool] += until - n.since
+	}
+	var provisioned, nodeS int64
+	for p, ps := range s.pools {
+		gpuS := machineS[p] * int64(ps.GPUsPerNode)
+		fen := billing.Amount(gpuS, ps.RateFen)
+		res.Cost.Pools[p] = PoolCost{Pool: ps.Name, GPUHours: Hours(gpuS), RateFen: ps.RateFen, Fen: fen}
+		res.Cost.TotalFen += fen
+		provisioned += gpuS
+		nodeS += machineS[p]
+	}
+	res.NodeHours = Hours(nodeS)
+	res.IdleGPUHours = Hours(provisioned - used)
+	res.jobs, res.runs = s.jobs, s.runs
+}

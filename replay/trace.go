@@ -1,0 +1,252 @@
+package replay
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Job is one usable row of a trace. Times are seconds on the trace's clock (numbers as
+// written, or Unix seconds for RFC 3339 timestamps).
+type Job struct {
+	ID string
+	// Row is the job's data row, 1-based, in file order: ties of Submit keep it.
+	Row      int
+	Submit   int64
+	Duration int64
+	GPUs     int
+	// Group becomes the task's project; Spec the asked GPU spec ("" = any).
+	Group string
+	Spec  string
+}
+
+// Trace is a parsed trace: its jobs in order of (Submit, Row) and the rows skipped, by
+// cause.
+type Trace struct {
+	Jobs    []Job
+	Skipped map[string]int
+}
+
+// Causes of a skipped row.
+const (
+	SkipNoGPUs           = "no_gpus"           // gpus below 1
+	SkipNegativeDuration = "negative_duration" // duration_s < 0, or end_ts before start_ts
+	SkipUnparsable       = "unparsable"        // a required field empty or not a number or time
+	SkipBadCSV           = "bad_csv"           // an unclosed quote or text after a closing quote
+	SkipLongLine         = "long_line"         // a line over MaxLine bytes
+	// Run adds two causes: SkipLargerThanFleet, SkipUnknownSpec.
+)
+
+// DefaultMaxJobs is Read's job limit when ReadOptions.MaxJobs is zero.
+const DefaultMaxJobs = 2_000_000
+
+// ReadOptions tunes Read.
+type ReadOptions struct {
+	// MaxJobs caps the jobs held in memory; a trace with more is an error. Zero means
+	// DefaultMaxJobs.
+	MaxJobs int
+}
+
+// Trace columns. Extra columns are ignored; user and status are accepted and unused (the
+// scheduler has no per-user rule and a trace's outcome does not change its runtime).
+const (
+	colID       = "job_id"
+	colSubmit   = "submit_ts"
+	colGPUs     = "gpus"
+	colDuration = "duration_s"
+	colStart    = "start_ts"
+	colEnd      = "end_ts"
+	colGroup    = "group"
+	colSpec     = "spec"
+)
+
+// columns are the positions of the known columns in a header; -1 when absent.
+type columns struct {
+	id, submit, gpus, duration, start, end, group, spec int
+}
+
+// parseHeader finds the columns, or says which required ones are missing.
+func parseHeader(line []byte) (columns, error) {
+	if !utf8.Valid(line) || bytes.IndexByte(line, 0) >= 0 {
+		return columns{}, errors.New("replay: the trace is not CSV text (its first line is binary)")
+	}
+	line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+	fields, ok := splitCSV(nil, line)
+	if !ok {
+		return columns{}, errors.New("replay: the trace's header is not a CSV line (unbalanced quotes)")
+	}
+	c := columns{-1, -1, -1, -1, -1, -1, -1, -1}
+	at := map[string]*int{colID: &c.id, colSubmit: &c.submit, colGPUs: &c.gpus, colDuration: &c.duration,
+		colStart: &c.start, colEnd: &c.end, colGroup: &c.group, colSpec: &c.spec}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = strings.ToLower(strings.TrimSpace(string(f)))
+		if p, ok := at[names[i]]; ok && *p < 0 {
+			*p = i
+		}
+	}
+	var missing []string
+	for _, req := range []struct {
+		name string
+		pos  int
+	}{{colID, c.id}, {colSubmit, c.submit}, {colGPUs, c.gpus}} {
+		if req.pos < 0 {
+			missing = append(missing, req.name)
+		}
+	}
+	if c.duration < 0 && (c.start < 0 || c.end < 0) {
+		missing = append(missing, "duration_s (or start_ts and end_ts)")
+	}
+	if len(missing) > 0 {
+		found := strings.Join(names, ", ")
+		if len(found) > 200 {
+			found = found[:200] + "…"
+		}
+		return columns{}, fmt.Errorf("replay: the trace's header lacks required columns %s (it has: %s)",
+			strings.Join(missing, ", "), found)
+	}
+	return c, nil
+}
+
+// Read parses a trace: a CSV header naming job_id, submit_ts, gpus and either duration_s or
+// both start_ts and end_ts (duration = end − start), optionally group and spec, then one
+// job per line. It streams: memory grows with the jobs kept, not with the file. Rows with no
+// GPUs, a negative duration, an empty or unparsable required field, broken quoting or an
+// over-long line are skipped and counted; blank lines are ignored. A file that is not CSV
+// text, lacks a required column, has no job row at all, or has more than MaxJobs jobs is an
+// error.
+func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
+	maxJobs := opt.MaxJobs
+	if maxJobs <= 0 {
+		maxJobs = DefaultMaxJobs
+	}
+	lr := newLineReader(r)
+	var header []byte
+	for {
+		line, err := lr.next()
+		switch {
+		case err == io.EOF:
+			return nil, errors.New("replay: the trace is empty")
+		case errors.Is(err, errLongLine):
+			return nil, fmt.Errorf("replay: the trace's first line is longer than %d bytes: not a CSV trace", MaxLine)
+		case err != nil:
+			return nil, fmt.Errorf("replay: read trace: %w", err)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			header = line
+			break
+		}
+	}
+	cols, err := parseHeader(header)
+	if err != nil {
+		return nil, err
+	}
+	tr := &Trace{Skipped: map[string]int{}}
+	p := rowParser{cols: cols, strs: map[string]string{}}
+	rows := 0
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, errLongLine) {
+			rows++
+			tr.Skipped[SkipLongLine]++
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("replay: read trace line %d: %w", lr.line, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		rows++
+		j, cause := p.parse(line)
+		if cause != "" {
+			tr.Skipped[cause]++
+			continue
+		}
+		if len(tr.Jobs) == maxJobs {
+			return nil, fmt.Errorf("replay: the trace has more than %d jobs (the limit; raise it with --max-jobs)", maxJobs)
+		}
+		j.Row = rows
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	if rows == 0 {
+		return nil, errors.New("replay: the trace has a header but no job rows")
+	}
+	slices.SortStableFunc(tr.Jobs, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) })
+	return tr, nil
+}
+
+// rowParser turns data lines into jobs, reusing its buffers.
+type rowParser struct {
+	cols   columns
+	fields [][]byte
+	// strs interns group and spec names, which repeat.
+	strs map[string]string
+}
+
+// maxInterned bounds the interned names; past it, names are kept per job.
+const maxInterned = 100_000
+
+func (p *rowParser) intern(b []byte) string {
+	if s, ok := p.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.strs) < maxInterned {
+		p.strs[s] = s
+	}
+	return s
+}
+
+// parse reads one row; cause is non-empty when it is skipped.
+func (p *rowParser) parse(line []byte) (Job, string) {
+	var ok bool
+	p.fields, ok = splitCSV(p.fields[:0], line)
+	if !ok {
+		return Job{}, SkipBadCSV
+	}
+	field := func(i int) []byte {
+		if i < 0 || i >= len(p.fields) {
+			return nil
+		}
+		return bytes.TrimSpace(p.fields[i])
+	}
+	c := p.cols
+	id := field(c.id)
+	submit, ok1 := parseTime(field(c.submit))
+	gpus, ok2 := parseInt(field(c.gpus))
+	if len(id) == 0 || !ok1 || !ok2 {
+		return Job{}, SkipUnparsable
+	}
+	var dur int64
+	if d := field(c.duration); len(d) > 0 || c.start < 0 {
+		v, ok := parseTime(d)
+		if !ok {
+			return Job{}, SkipUnparsable
+		}
+		dur = v
+	} else {
+		start, ok1 := parseTime(field(c.start))
+		end, ok2 := parseTime(field(c.end))
+		if !ok1 || !ok2 {
+			return Job{}, SkipUnparsable
+		}
+		dur = end - start
+	}
+	switch {
+	case gpus < 1:
+		return Job{}, SkipNoGPUs
+	case dur < 0:
+		return Job{}, SkipNegativeDuration
+	}
+	return Job{ID: string(id), Submit: submit, Duration: dur, GPUs: int(gpus),
+		Group: p.intern(field(c.group)), Spec: p.intern(field(c.spec))}, ""
+}

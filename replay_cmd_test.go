@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const openbTrace = "testdata/traces/alibaba-openb-2wk.csv"
+
+func TestReplayCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, jobs := filepath.Join(dir, "r.json"), filepath.Join(dir, "jobs.csv")
+	args := []string{"replay", "--trace", openbTrace, "--nodes", "64", "--policy", "fifo", "--rate-fen", "1000",
+		"--out", out, "--jobs-out", jobs}
+	if err := run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard); err != nil {
+		t.Fatalf("run(%q) = %v", args, err)
+	}
+	body, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Jobs          int               `json:"jobs"`
+		TotalGPUHours json.RawMessage   `json:"total_gpu_hours"`
+		Wait          struct{ Max int } `json:"wait_s"`
+		Cost          struct {
+			TotalFen int64 `json:"total_fen"`
+		} `json:"cost"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Jobs != 2491 || string(res.TotalGPUHours) != "8085.460556" || res.Wait.Max != 0 || res.Cost.TotalFen == 0 {
+		t.Errorf("result = %+v", res)
+	}
+	lines, err := os.ReadFile(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(lines, []byte("\n")); n != 2492 {
+		t.Errorf("jobs file has %d lines, want 2492", n)
+	}
+}
+
+func TestReplaySweepPrintsATable(t *testing.T) {
+	var stdout strings.Builder
+	args := []string{"replay", "--trace", openbTrace, "--nodes", "4", "--sweep", "policy=kashi,fifo"}
+	if err := run(context.Background(), args, func(string) string { return "" }, &stdout, io.Discard); err != nil {
+		t.Fatalf("run(%q) = %v", args, err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "mean_wait_s") || !strings.Contains(lines[1], "policy=kashi") ||
+		!strings.Contains(lines[2], "policy=fifo") {
+		t.Errorf("table:\n%s", stdout.String())
+	}
+}
+
+func TestReplayRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notCSV := filepath.Join(dir, "x.bin")
+	if err := os.WriteFile(notCSV, []byte{0x7f, 'E', 'L', 'F', 0, 0, 1}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	tests := map[string]struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		"no trace":     {[]string{"--nodes", "4", "--out", out}, nil, "--trace is required"},
+		"no out":       {[]string{"--trace", openbTrace, "--nodes", "4"}, nil, "--out is required"},
+		"no fleet":     {[]string{"--trace", openbTrace, "--out", out}, nil, "give the fleet"},
+		"both fleets":  {[]string{"--trace", openbTrace, "--out", out, "--nodes", "2", "--config", "x.yaml"}, nil, "exclude"},
+		"missing file": {[]string{"--trace", filepath.Join(dir, "none.csv"), "--nodes", "2", "--out", out}, nil, "no such file"},
+		"not csv":      {[]string{"--trace", notCSV, "--nodes", "2", "--out", out}, nil, "not CSV"},
+		"bad policy":   {[]string{"--trace", openbTrace, "--nodes", "2", "--out", out, "--policy", "lifo"}, nil, "unknown policy"},
+		"bad sweep":    {[]string{"--trace", openbTrace, "--nodes", "2", "--sweep", "colour=red"}, nil, "unknown setting"},
+		"env int":      {[]string{"--trace", openbTrace, "--out", out}, map[string]string{"KASHI_NODES": "many"}, "KASHI_NODES"},
+		"sweep+jobs":   {[]string{"--trace", openbTrace, "--nodes", "2", "--sweep", "nodes=1,2", "--jobs-out", out}, nil, "--jobs-out"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := run(context.Background(), append([]string{"replay"}, tc.args...), func(k string) string { return tc.env[k] },
+				io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run(replay %q) = %v, want an error containing %q", tc.args, err, tc.want)
+			}
+		})
+	}
+}
