@@ -26,6 +26,7 @@ var mayImport = map[string][]string{
 	"scaler":            {"models", "fleet", "scheduler"},
 	"notice":            {"models", "notify"},
 	"datacheck":         {"models"},
+	"replay":            {"billing", "models", "scaler", "scheduler"},
 	"billing":           {"models"},
 	"fleet/exec":        {"fleet"},
 	"fleet/sim":         {"fleet"},

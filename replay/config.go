@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kashi/scaler"
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"kashi/scheduler"
 )
 
 // DefaultScaleInterval is how often the scaling decisions run on the virtual clock, as the
@@ -53,7 +52,7 @@ type Pool struct {
 }
 
 // ScaleConfig is a pool's scaling policy as written in the file; zero fields take the
-// production defaults (scheduler.ScalePolicy.WithDefaults).
+// production defaults (scaler.Policy.WithDefaults).
 type ScaleConfig struct {
 	MinNodes         int           `yaml:"min_nodes"`
 	MaxNodes         int           `yaml:"max_nodes"`
@@ -73,8 +72,8 @@ type ScaleConfig struct {
 }
 
 // Policy is the scaling policy DecideScale gets, defaults filled in.
-func (s ScaleConfig) Policy() scheduler.ScalePolicy {
-	return scheduler.ScalePolicy{MinNodes: s.MinNodes, MaxNodes: s.MaxNodes, Step: s.Step,
+func (s ScaleConfig) Policy() scaler.Policy {
+	return scaler.Policy{MinNodes: s.MinNodes, MaxNodes: s.MaxNodes, Step: s.Step,
 		ReservedMin: s.ReservedMin, BootTimeout: s.BootTimeout, ScaleUpDelay: s.ScaleUpDelay,
 		MemoryHighPct: s.MemoryHighPct, MemoryHighWindow: s.MemoryHighWindow, MemoryLowPct: s.MemoryLowPct,
 		MemoryLowWindow: s.MemoryLowWindow, UnneededTime: s.UnneededTime, CooldownAfterUp: s.CooldownUp,

@@ -1,5 +1,5 @@
 // Package replay runs the production scheduler (scheduler.Decide), the scaling decisions
-// (scheduler.DecideScale) and card-hour pricing (billing.Amount) over a job trace with a
+// (scaler.DecideScale) and card-hour pricing (billing.Amount) over a job trace with a
 // virtual clock: a discrete-event loop that jumps from event to event (submit, finish,
 // machine ready, scaling ticks) and never sleeps. Teams use it to see what a change of
 // scaling thresholds or scheduling policy would have done to past work: cost against waiting

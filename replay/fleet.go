@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"kashi/scaler"
 	"kashi/scheduler"
 )
 
@@ -48,9 +49,9 @@ type machine struct {
 // poolState is a pool during the replay.
 type poolState struct {
 	Pool
-	policy    scheduler.ScalePolicy
+	policy    scaler.Policy
 	booting   []*machine
-	memory    []scheduler.MemoryPoint
+	memory    []scaler.MemoryPoint
 	lastUp    time.Time
 	lastDown  time.Time
 	machines  int   // machines asked so far, for keys

@@ -3,6 +3,7 @@ package replay
 import (
 	"slices"
 
+	"kashi/models"
 	"kashi/scheduler"
 )
 
@@ -14,12 +15,12 @@ func (s *sim) placeKashi() {
 	for _, j := range s.pending {
 		job := &s.jobs[j]
 		est, maxRT := s.declared(j)
-		queue := scheduler.QueueLong
-		if maxRT > 0 && maxRT <= s.pol.ShortMaxRuntime {
-			queue = scheduler.QueueShort
+		queue := models.QueueLong
+		if maxRT > 0 && maxRT <= models.DefaultTaskLimits.ShortMaxRuntime { // as the store files a submit
+			queue = models.QueueShort
 		}
 		s.pendBuf = append(s.pendBuf, scheduler.Pending{ID: int64(j) + 1, Project: job.Group, Spec: job.Spec,
-			Queue: queue, Priority: scheduler.PriorityNormal, GPUs: job.GPUs, SubmittedAt: at(job.Submit),
+			Queue: queue, Priority: models.PriorityNormal, GPUs: job.GPUs, SubmittedAt: at(job.Submit),
 			EstRuntime: est, MaxRuntime: maxRT, DataReady: true})
 	}
 	snap := scheduler.Snapshot{Nodes: s.snapNodes(), Running: s.running, Pending: s.pendBuf}

@@ -6,16 +6,16 @@ import (
 	"slices"
 	"time"
 
-	"kashi/scheduler"
+	"kashi/scaler"
 )
 
 // scale is one tick of the scaling loop: the snapshot the server's scaler would read of
-// the elastic pools, scheduler.DecideScale, then its actions applied. A pool's memory use is
+// the elastic pools, scaler.DecideScale, then its actions applied. A pool's memory use is
 // not in traces; the replay takes the share of its ready cards that tasks hold as the pool's
 // memory use (a held card counts as full), sampled at every tick.
 func (s *sim) scale() {
 	now := at(s.now)
-	var snap scheduler.ScaleSnapshot
+	var snap scaler.Snapshot
 	tasks := s.tasksByNode()
 	for p := range s.pools {
 		ps := &s.pools[p]
@@ -23,25 +23,25 @@ func (s *sim) scale() {
 			continue
 		}
 		s.sampleMemory(ps, now)
-		sp := scheduler.ScalePool{Name: ps.Name, GPUsPerNode: ps.GPUsPerNode, Policy: ps.policy, Memory: ps.memory,
+		sp := scaler.Pool{Name: ps.Name, GPUsPerNode: ps.GPUsPerNode, Policy: ps.policy, Memory: ps.memory,
 			LastScaleUp: ps.lastUp, LastScaleDown: ps.lastDown, Demand: s.demand(p)}
 		for _, m := range ps.booting {
-			sp.Booting = append(sp.Booting, scheduler.BootingMachine{Key: m.key, ID: m.key, CreatedAt: at(m.created)})
+			sp.Booting = append(sp.Booting, scaler.BootingMachine{Key: m.key, ID: m.key, CreatedAt: at(m.created)})
 		}
 		for _, n := range s.nodes {
 			if n.pool != p || n.state == nodeRemoved {
 				continue
 			}
-			state := scheduler.NodeStateReady
+			state := scaler.NodeStateReady
 			if n.state == nodeDraining {
-				state = scheduler.NodeStateDraining
+				state = scaler.NodeStateDraining
 			}
-			sp.Nodes = append(sp.Nodes, scheduler.ScaleNode{ID: n.id, MachineID: n.machineID, State: state,
+			sp.Nodes = append(sp.Nodes, scaler.Node{ID: n.id, MachineID: n.machineID, State: state,
 				Tasks: tasks[n.id], UnneededSince: n.unneededSince, DrainSince: n.drainSince})
 		}
 		snap.Pools = append(snap.Pools, sp)
 	}
-	plan := scheduler.DecideScale(snap, now)
+	plan := scaler.DecideScale(snap, now)
 	for _, n := range s.nodes {
 		if s.pools[n.pool].elastic && n.state == nodeReady {
 			n.unneededSince = plan.Unneeded[n.id]
@@ -64,14 +64,14 @@ func (s *sim) sampleMemory(ps *poolState, now time.Time) {
 		i++
 	}
 	ps.memory = append(ps.memory[:0], ps.memory[i:]...)
-	ps.memory = append(ps.memory, scheduler.MemoryPoint{At: now, UsedPct: pct})
+	ps.memory = append(ps.memory, scaler.MemoryPoint{At: now, UsedPct: pct})
 }
 
 // tasksByNode lists the running jobs of every node with the ends they declared.
-func (s *sim) tasksByNode() map[int64][]scheduler.ScaleTask {
-	out := make(map[int64][]scheduler.ScaleTask)
+func (s *sim) tasksByNode() map[int64][]scaler.Task {
+	out := make(map[int64][]scaler.Task)
 	for _, r := range s.running {
-		t := scheduler.ScaleTask{ID: r.TaskID}
+		t := scaler.Task{ID: r.TaskID}
 		if r.EstRuntime > 0 {
 			t.EstEnd = r.StartedAt.Add(r.EstRuntime)
 		}
@@ -90,12 +90,12 @@ func (s *sim) tasksByNode() map[int64][]scheduler.ScaleTask {
 // against the first pool that takes any spec; under kashi only tasks waiting for cards
 // (no free cards, behind a reservation, no such capacity yet) or quota (quota-blocked),
 // under fifo every waiting job.
-func (s *sim) demand(p int) []scheduler.ScaleDemand {
-	var out []scheduler.ScaleDemand
+func (s *sim) demand(p int) []scaler.Demand {
+	var out []scaler.Demand
 	add := func(j int32, quota bool) {
 		job := &s.jobs[j]
 		if s.demandPool(job.Spec) == p {
-			out = append(out, scheduler.ScaleDemand{TaskID: int64(j) + 1, GPUs: job.GPUs, Since: at(job.Submit),
+			out = append(out, scaler.Demand{TaskID: int64(j) + 1, GPUs: job.GPUs, Since: at(job.Submit),
 				QuotaBlocked: quota})
 		}
 	}
@@ -106,40 +106,39 @@ func (s *sim) demand(p int) []scheduler.ScaleDemand {
 		return out
 	}
 	for _, w := range s.waiting {
-		switch w.Reason {
-		case scheduler.ReasonNoFreeGPUs, scheduler.ReasonBehind, scheduler.ReasonNoSuchCapacity, scheduler.ReasonQuota:
-			if !s.runs[w.TaskID-1].started {
-				add(int32(w.TaskID-1), w.Reason == scheduler.ReasonQuota)
-			}
+		if counts, quota := scaler.DemandOf(w.Reason); counts && !s.runs[w.TaskID-1].started {
+			add(int32(w.TaskID-1), quota)
 		}
 	}
 	return out
 }
 
-// demandPool is the elastic pool a task of spec counts against, or −1.
+// demandPool is the elastic pool a task of spec counts against (scaler.DemandPool), or −1.
 func (s *sim) demandPool(spec string) int {
-	best := -1
-	for p := range s.pools {
-		ps := &s.pools[p]
-		if !ps.elastic || (spec != "" && ps.Spec != spec) || (spec == "" && !ps.AnySpec) {
-			continue
-		}
-		if best < 0 || ps.Name < s.pools[best].Name {
-			best = p
+	if s.refIdx == nil {
+		s.refIdx = []int{}
+		for p := range s.pools {
+			if ps := &s.pools[p]; ps.elastic {
+				s.refs = append(s.refs, scaler.PoolRef{Name: ps.Name, Spec: ps.Spec, AnySpec: ps.AnySpec})
+				s.refIdx = append(s.refIdx, p)
+			}
 		}
 	}
-	return best
+	if r := scaler.DemandPool(s.refs, spec); r >= 0 {
+		return s.refIdx[r]
+	}
+	return -1
 }
 
 // apply carries out one scaling action on the replay's fleet and records it.
-func (s *sim) apply(a scheduler.ScaleAction, now time.Time) {
+func (s *sim) apply(a scaler.Action, now time.Time) {
 	p := slices.IndexFunc(s.pools, func(ps poolState) bool { return ps.Name == a.Pool })
 	if p < 0 {
 		return
 	}
 	ps := &s.pools[p]
 	switch a.Kind {
-	case scheduler.ActionScaleUp:
+	case scaler.ActionScaleUp:
 		for range a.Count {
 			ps.machines++
 			m := &machine{key: fmt.Sprintf("%s-%d", ps.Name, ps.machines), pool: p, created: s.now,
@@ -149,18 +148,18 @@ func (s *sim) apply(a scheduler.ScaleAction, now time.Time) {
 			heap.Push(&s.boots, endAt{m.readyAt, len(s.machines) - 1})
 		}
 		ps.lastUp = now
-	case scheduler.ActionDrain:
+	case scaler.ActionDrain:
 		n := s.nodes[a.NodeID-1]
 		s.setState(n, nodeDraining)
 		n.drainSince, n.unneededSince = now, time.Time{}
 		ps.lastDown = now
-	case scheduler.ActionUndrain:
+	case scaler.ActionUndrain:
 		n := s.nodes[a.NodeID-1]
 		s.setState(n, nodeReady)
 		n.drainSince = time.Time{}
-	case scheduler.ActionRemove:
+	case scaler.ActionRemove:
 		s.setState(s.nodes[a.NodeID-1], nodeRemoved)
-	case scheduler.ActionDeleteMachine:
+	case scaler.ActionDeleteMachine:
 		i := slices.IndexFunc(ps.booting, func(m *machine) bool { return m.key == a.MachineKey })
 		if i < 0 {
 			return

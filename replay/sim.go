@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"kashi/scaler"
 	"kashi/scheduler"
 )
 
@@ -91,6 +92,9 @@ type sim struct {
 	snapNodeBuf  []scheduler.Node
 	pendBuf      []scheduler.Pending
 	fleetChanged bool
+	// refs and refIdx are the elastic pools for the demand rule, made once.
+	refs   []scaler.PoolRef
+	refIdx []int
 }
 
 // Run replays the trace on opt.Fleet under opt.Policy. Jobs that could never start (a

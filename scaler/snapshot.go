@@ -183,10 +183,8 @@ func scaleTask(t models.TaskRow) Task {
 	return st
 }
 
-// addDemand counts the queue's waiting tasks against the pools: a task of a spec against
-// the first pool (by name) of that spec, a task of any spec against the first pool that
-// takes any spec. Tasks waiting for cards count; tasks waiting for quota count as
-// quota-blocked; others (data not ready, off-peak only) do not.
+// addDemand counts the queue's waiting tasks against the pools by the demand rule (DemandOf,
+// DemandPool).
 func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.ConfiguredPool, now time.Time) error {
 	if s.cfg.Queue == nil || len(in.snap.Pools) == 0 {
 		return nil
@@ -199,16 +197,10 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 	if err != nil {
 		return err
 	}
-	bySpec, anySpec := make(map[string]string), ""
+	var refs []PoolRef
 	for _, cp := range cps {
-		if _, ok := in.pools[cp.Name]; !ok {
-			continue
-		}
-		if _, ok := bySpec[cp.Spec]; !ok {
-			bySpec[cp.Spec] = cp.Name
-		}
-		if cp.Config.AnySpec && anySpec == "" {
-			anySpec = cp.Name
+		if _, ok := in.pools[cp.Name]; ok {
+			refs = append(refs, PoolRef{Name: cp.Name, Spec: cp.Spec, AnySpec: cp.Config.AnySpec})
 		}
 	}
 	at := make(map[string]int)
@@ -220,24 +212,20 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 		pending[p.ID] = p
 	}
 	for _, w := range qp.Waiting {
-		switch w.Reason {
-		case scheduler.ReasonNoFreeGPUs, scheduler.ReasonBehind, scheduler.ReasonNoSuchCapacity, scheduler.ReasonQuota:
-		default:
-			continue
-		}
+		counts, quota := DemandOf(w.Reason)
 		p, ok := pending[w.TaskID]
+		if !counts || !ok {
+			continue
+		}
+		r := DemandPool(refs, p.Spec)
+		if r < 0 {
+			continue
+		}
+		i, ok := at[refs[r].Name]
 		if !ok {
 			continue
 		}
-		pool := bySpec[p.Spec]
-		if p.Spec == "" {
-			pool = anySpec
-		}
-		i, ok := at[pool]
-		if !ok {
-			continue
-		}
-		d := Demand{TaskID: p.ID, GPUs: p.GPUs, Since: p.SubmittedAt, QuotaBlocked: w.Reason == scheduler.ReasonQuota}
+		d := Demand{TaskID: p.ID, GPUs: p.GPUs, Since: p.SubmittedAt, QuotaBlocked: quota}
 		if t, ok := since[p.ID]; ok && t.After(d.Since) {
 			d.Since = t
 		}
