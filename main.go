@@ -37,6 +37,7 @@ commands:
   agent     run the node agent on a GPU machine
   user add  add a user (password from KASHI_PASSWORD, else one is generated and printed)
   token create  print a new API token for a user, once
+  loadgen   drive a server on loopback with agents, viewers and a submitting script
   version   print the version
 
 Run "kashi <command> -h" for a command's flags; each flag is also read from KASHI_<NAME>.`
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runUser(ctx, args[1:], getenv, stdout, stderr)
 	case "token":
 		return runToken(ctx, args[1:], getenv, stdout, stderr)
+	case "loadgen":
+		return runLoadgen(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "kashi", version)
 		return nil

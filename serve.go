@@ -58,6 +58,8 @@ type serveConfig struct {
 	FleetTimeout time.Duration
 	// ScaleEvery is the scaling loop's period in clock time.
 	ScaleEvery time.Duration
+	// DBMaxConns bounds the Postgres connection pool.
+	DBMaxConns int
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -84,6 +86,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.FleetScript, "fleet-script", "", "the exec provider's script, called with the verb as its argument")
 	f.Duration(&c.FleetTimeout, "fleet-timeout", 2*time.Minute, "how long one run of the fleet script may take")
 	f.Duration(&c.ScaleEvery, "scale-every", 30*time.Second, "the scaling loop's period")
+	f.Int(&c.DBMaxConns, "db-max-conns", models.DefaultMaxConns, "the most Postgres connections this server opens")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -95,6 +98,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	_, fromEnv := f.env("db")
 	f.fs.Visit(func(fl *flag.Flag) { c.dbSet = c.dbSet || fl.Name == "db" })
 	c.dbSet = c.dbSet || fromEnv
+	if c.DBMaxConns < 1 || c.DBMaxConns > 1000 {
+		return c, fmt.Errorf("--db-max-conns must be between 1 and 1000, got %d", c.DBMaxConns)
+	}
 	if c.DemoSpeed < 1 || c.DemoSpeed > 3600 {
 		return c, fmt.Errorf("--demo-speed must be between 1 and 3600, got %g", c.DemoSpeed)
 	}
@@ -122,7 +128,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			cfg.JoinToken, _ = models.NewToken("kj_")
 		}
 	}
-	store, err := models.Open(ctx, cfg.DB, models.Options{})
+	store, err := models.Open(ctx, cfg.DB, models.Options{MaxConns: cfg.DBMaxConns, BoardLag: boardLag})
 	if err != nil {
 		return err
 	}
@@ -228,6 +234,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	return nil
 }
+
+// boardLag is how long the board may show nodes and holders from before the latest change
+// while a fresh snapshot is read behind it; readings are always current.
+const boardLag = time.Second
 
 // readinessEvery is how often, in clock time, declared data checks run.
 const readinessEvery = time.Minute

@@ -14,10 +14,18 @@ type ticker struct {
 	log   *slog.Logger
 	tick  func(ctx context.Context) error
 	every time.Duration
+	// now and after are the clock; tests replace them.
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
 }
 
+// triggerGap is the least time from one tick to a tick a Trigger asks for: a burst of
+// changes (fifty submits a second) costs a few passes, not one each.
+const triggerGap = 200 * time.Millisecond
+
 func newTicker(name string, every time.Duration, log *slog.Logger, tick func(ctx context.Context) error) *ticker {
-	return &ticker{name: name, wake: make(chan struct{}, 1), log: log, tick: tick, every: every}
+	return &ticker{name: name, wake: make(chan struct{}, 1), log: log, tick: tick, every: every,
+		now: time.Now, after: time.After}
 }
 
 // Trigger asks for a tick soon; it never blocks.
@@ -34,13 +42,22 @@ func (t *ticker) Run(ctx context.Context) {
 	tk := time.NewTicker(t.every)
 	defer tk.Stop()
 	backoff := time.Duration(0)
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tk.C:
 		case <-t.wake:
+			if wait := triggerGap - t.now().Sub(last); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.after(wait):
+				}
+			}
 		}
+		last = t.now()
 		err := t.tick(ctx)
 		if err == nil {
 			backoff = 0

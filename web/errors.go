@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -33,8 +34,13 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			default:
 				body = api.Error{Error: fmt.Sprint(m)}
 			}
+		} else if handlers.Busy(err) {
+			status, body = http.StatusServiceUnavailable, busyBody
 		} else {
 			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		}
+		if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfter))
 		}
 		if strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == "/healthz" {
 			err = c.JSON(status, body)
