@@ -52,6 +52,10 @@ func (g *gen) do(ctx context.Context, kind string, client *http.Client, req *htt
 			return resp.StatusCode, body
 		}
 	}
+	if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests {
+		g.rec.busy(kind) // an explicit "come back later": the client keeps its work and retries
+		return resp.StatusCode, nil
+	}
 	g.rec.fail(kind, fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimSpace(string(body[:min(len(body), 200)]))))
 	return resp.StatusCode, nil
 }
@@ -71,56 +75,55 @@ func (g *gen) jsonRequest(method, path, token string, body any) *http.Request {
 	return req
 }
 
-// agent registers a node of GPUsPerAgent GPUs, then posts a sample of each GPU every
-// SampleEvery and polls its assignments every PollEvery.
-func (g *gen) agent(ctx context.Context, i int) {
+// register registers agent i's node of GPUsPerAgent GPUs and returns its GPUs and token
+// ("" when it failed).
+func (g *gen) register(ctx context.Context, i int) ([]api.GPUInfo, string) {
 	host := fmt.Sprintf("load-%04d", i)
 	reg := api.RegisterRequest{Hostname: host, Pool: "load"}
 	for k := range g.cfg.GPUsPerAgent {
 		reg.GPUs = append(reg.GPUs, api.GPUInfo{UUID: fmt.Sprintf("GPU-%s-%d", host, k), Index: k, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
-	// Registrations are spread over the first sample period too.
-	delay := offset(i, g.cfg.Agents, g.cfg.SampleEvery)
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(delay):
-	}
 	_, body := g.do(ctx, KindRegister, g.client, g.jsonRequest(http.MethodPost, "/api/v1/agent/register", g.cfg.JoinToken, reg), http.StatusOK, http.StatusCreated)
 	var rr api.RegisterResponse
-	if body == nil || json.Unmarshal(body, &rr) != nil || rr.Token == "" {
-		return
+	if body == nil || json.Unmarshal(body, &rr) != nil {
+		return nil, ""
 	}
+	return reg.GPUs, rr.Token
+}
+
+// agent posts a sample of each GPU every SampleEvery and polls its assignments every
+// PollEvery. A sample batch answered busy is kept and sent with the next one, as the agent
+// spools.
+func (g *gen) agent(ctx context.Context, i int, gpus []api.GPUInfo, token string) {
 	go every(ctx, offset(i, g.cfg.Agents, g.cfg.PollEvery), g.cfg.PollEvery, func() {
-		g.do(ctx, KindPoll, g.client, g.jsonRequest(http.MethodGet, "/api/v1/agent/assignments", rr.Token, nil), http.StatusOK)
+		g.do(ctx, KindPoll, g.client, g.jsonRequest(http.MethodGet, "/api/v1/agent/assignments", token, nil), http.StatusOK)
 	})
 	n := 0
-	every(ctx, 0, g.cfg.SampleEvery, func() {
+	var kept []api.Sample
+	every(ctx, offset(i, g.cfg.Agents, g.cfg.SampleEvery), g.cfg.SampleEvery, func() {
 		now := time.Now().UTC().Truncate(time.Second)
-		req := api.SamplesRequest{}
-		for k, gi := range reg.GPUs {
+		req := api.SamplesRequest{Samples: kept}
+		for k, gi := range gpus {
 			util := (n*7 + k*13 + i) % 100
 			req.Samples = append(req.Samples, api.Sample{UUID: gi.UUID, TS: now, MemoryUsedMiB: int64(util) * 800, UtilPct: util, TempC: 50, PowerW: 300})
 		}
 		n++
-		g.do(ctx, KindIngest, g.client, g.jsonRequest(http.MethodPost, "/api/v1/agent/samples", rr.Token, req), http.StatusOK)
+		kept = nil
+		if code, _ := g.do(ctx, KindIngest, g.client, g.jsonRequest(http.MethodPost, "/api/v1/agent/samples", token, req), http.StatusOK); code == http.StatusServiceUnavailable {
+			kept = req.Samples[:min(len(req.Samples), 10*len(gpus))]
+		}
 	})
 }
 
-// viewer logs in through the login form, as a browser does (CSRF cookie and field), then
-// loads the board every ViewEvery.
-func (g *gen) viewer(ctx context.Context, i int) {
+// login logs a viewer in through the login form, as a browser does (CSRF cookie and form
+// field), and returns its client (nil when it failed). A busy answer is retried.
+func (g *gen) login(ctx context.Context) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Transport: g.client.Transport, Timeout: g.client.Timeout, Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(offset(i, g.cfg.Viewers, g.cfg.ViewEvery)):
-	}
 	form, _ := http.NewRequest(http.MethodGet, g.base+"/login", nil)
 	if code, _ := g.do(ctx, KindLogin, client, form, http.StatusOK); code != http.StatusOK {
-		return
+		return nil
 	}
 	u, _ := url.Parse(g.base + "/login")
 	csrf := ""
@@ -130,25 +133,41 @@ func (g *gen) viewer(ctx context.Context, i int) {
 		}
 	}
 	vals := url.Values{"username": {g.cfg.ViewerName}, "password": {g.cfg.ViewerPassword}, "_csrf": {csrf}, "next": {"/"}}
-	login, _ := http.NewRequest(http.MethodPost, g.base+"/login", strings.NewReader(vals.Encode()))
-	login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if code, _ := g.do(ctx, KindLogin, client, login, http.StatusSeeOther); code != http.StatusSeeOther {
-		return
+	for try := 0; try < 5; try++ {
+		login, _ := http.NewRequest(http.MethodPost, g.base+"/login", strings.NewReader(vals.Encode()))
+		login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		switch code, _ := g.do(ctx, KindLogin, client, login, http.StatusSeeOther); code {
+		case http.StatusSeeOther:
+			return client
+		case http.StatusServiceUnavailable, http.StatusTooManyRequests:
+			g.rec.retry(KindLogin)
+			select { // the server's Retry-After is one second
+			case <-ctx.Done():
+				return nil
+			case <-time.After(time.Second):
+			}
+		default:
+			return nil
+		}
 	}
-	every(ctx, 0, g.cfg.ViewEvery, func() {
+	return nil
+}
+
+// viewer loads the board every ViewEvery.
+func (g *gen) viewer(ctx context.Context, i int, client *http.Client) {
+	every(ctx, offset(i, g.cfg.Viewers, g.cfg.ViewEvery), g.cfg.ViewEvery, func() {
 		board, _ := http.NewRequest(http.MethodGet, g.base+"/", nil)
 		g.do(ctx, KindBoard, client, board, http.StatusOK)
 	})
 }
 
-// submitter submits SubmitRate one-GPU tasks a second from the second sample period on, each in its own goroutine so that a
+// submitter submits SubmitRate one-GPU tasks a second, each in its own goroutine so that a
 // slow answer does not slow the rate. A busy answer (429, 503) is retried after its
 // Retry-After with the same Idempotency-Key, up to three times.
 func (g *gen) submitter(ctx context.Context) {
 	var seq, inFlight atomic.Int64
 	const maxInFlight = 1000
-	// Tasks need GPUs of their spec: start once the agents had a sample period to register.
-	every(ctx, g.cfg.SampleEvery, time.Duration(float64(time.Second)/g.cfg.SubmitRate), func() {
+	every(ctx, 0, time.Duration(float64(time.Second)/g.cfg.SubmitRate), func() {
 		if inFlight.Load() >= maxInFlight {
 			g.rec.fail(KindSubmit, "more than 1000 submits unanswered")
 			return
@@ -167,7 +186,6 @@ func (g *gen) submitter(ctx context.Context) {
 				if code != http.StatusServiceUnavailable && code != http.StatusTooManyRequests || try == 3 {
 					return
 				}
-				g.rec.retry(KindSubmit)
 				select { // the server's Retry-After is one second
 				case <-ctx.Done():
 					return

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"kashi/api"
 )
 
 // Bounds on a run, so that a mistyped flag cannot turn the generator into a flood.
@@ -31,7 +33,7 @@ type Config struct {
 	// JoinToken registers the agents; ViewerName and ViewerPassword log the viewers in;
 	// APIToken (write scope) submits tasks to Project for GPUs of Spec.
 	JoinToken, ViewerName, ViewerPassword, APIToken, Project, Spec string
-	Agents, GPUsPerAgent, Viewers int
+	Agents, GPUsPerAgent, Viewers                                  int
 	// SubmitRate is tasks submitted per second.
 	SubmitRate float64
 	Duration   time.Duration
@@ -85,15 +87,37 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	tr := &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: cfg.Agents + cfg.Viewers + 256, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	g := &gen{cfg: cfg, rec: r, client: &http.Client{Transport: tr, Timeout: cfg.Timeout}, base: strings.TrimRight(cfg.Server, "/")}
+	// Warm-up, measured apart: agents register and viewers log in.
+	tokens := make([]string, cfg.Agents)
+	gpus := make([][]api.GPUInfo, cfg.Agents)
+	clients := make([]*http.Client, cfg.Viewers)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for i := range cfg.Agents {
+		sem <- struct{}{}
+		wg.Go(func() { defer func() { <-sem }(); gpus[i], tokens[i] = g.register(ctx, i) })
+	}
+	for i := range cfg.Viewers {
+		sem <- struct{}{}
+		wg.Go(func() { defer func() { <-sem }(); clients[i] = g.login(ctx) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	// The load itself.
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
 	start := time.Now()
-	var wg sync.WaitGroup
-	for i := range cfg.Agents {
-		wg.Go(func() { g.agent(runCtx, i) })
+	for i, tok := range tokens {
+		if tok != "" {
+			wg.Go(func() { g.agent(runCtx, i, gpus[i], tok) })
+		}
 	}
-	for i := range cfg.Viewers {
-		wg.Go(func() { g.viewer(runCtx, i) })
+	for i, c := range clients {
+		if c != nil {
+			wg.Go(func() { g.viewer(runCtx, i, c) })
+		}
 	}
 	if cfg.SubmitRate > 0 {
 		wg.Go(func() { g.submitter(runCtx) })

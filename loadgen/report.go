@@ -18,8 +18,11 @@ type recorder struct {
 }
 
 type kindStats struct {
-	lat     []time.Duration
-	errors  int
+	lat    []time.Duration
+	errors int
+	// busy counts 503 and 429 answers: the server said to come back later.
+	busy int
+	// retries counts requests sent again after a busy answer.
 	retries int
 	// firstErrors keeps a few error messages to show.
 	firstErrors []string
@@ -53,6 +56,12 @@ func (r *recorder) fail(kind, msg string) {
 	}
 }
 
+func (r *recorder) busy(kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats(kind).busy++
+}
+
 func (r *recorder) retry(kind string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -70,9 +79,18 @@ type Report struct {
 
 // KindReport is one kind of request's outcome.
 type KindReport struct {
-	OK, Errors, Retries int
-	P50, P99, Max       time.Duration
-	FirstErrors         []string
+	OK, Errors, Busy, Retries int
+	P50, P99, Max             time.Duration
+	FirstErrors               []string
+}
+
+// Busy is the number of busy answers of every kind.
+func (rp *Report) Busy() int {
+	n := 0
+	for _, k := range rp.Kinds {
+		n += k.Busy
+	}
+	return n
 }
 
 // Errors is the number of failed requests of every kind.
@@ -89,7 +107,7 @@ func (r *recorder) report(elapsed time.Duration) *Report {
 	defer r.mu.Unlock()
 	rp := &Report{Elapsed: elapsed, Kinds: map[string]KindReport{}, PeakRSSMiB: peakRSSMiB()}
 	for name, k := range r.kinds {
-		kr := KindReport{OK: len(k.lat), Errors: k.errors, Retries: k.retries, FirstErrors: k.firstErrors}
+		kr := KindReport{OK: len(k.lat), Errors: k.errors, Busy: k.busy, Retries: k.retries, FirstErrors: k.firstErrors}
 		if len(k.lat) > 0 {
 			lat := slices.Clone(k.lat)
 			slices.Sort(lat)
@@ -123,7 +141,7 @@ func peakRSSMiB() int {
 
 // Write prints the report as a table.
 func (rp *Report) Write(w io.Writer) {
-	fmt.Fprintf(w, "%-9s %8s %7s %7s %9s %9s %9s\n", "kind", "ok", "errors", "retries", "p50", "p99", "max")
+	fmt.Fprintf(w, "%-9s %8s %7s %6s %7s %9s %9s %9s\n", "kind", "ok", "errors", "busy", "retries", "p50", "p99", "max")
 	names := make([]string, 0, len(rp.Kinds))
 	for n := range rp.Kinds {
 		names = append(names, n)
@@ -131,12 +149,13 @@ func (rp *Report) Write(w io.Writer) {
 	slices.Sort(names)
 	for _, n := range names {
 		k := rp.Kinds[n]
-		fmt.Fprintf(w, "%-9s %8d %7d %7d %9s %9s %9s\n", n, k.OK, k.Errors, k.Retries, ms(k.P50), ms(k.P99), ms(k.Max))
+		fmt.Fprintf(w, "%-9s %8d %7d %6d %7d %9s %9s %9s\n", n, k.OK, k.Errors, k.Busy, k.Retries, ms(k.P50), ms(k.P99), ms(k.Max))
 		for _, e := range k.FirstErrors {
 			fmt.Fprintf(w, "  error: %s\n", e)
 		}
 	}
-	fmt.Fprintf(w, "elapsed %s, errors %d, peak RSS %d MiB\n", rp.Elapsed.Round(time.Millisecond), rp.Errors(), rp.PeakRSSMiB)
+	fmt.Fprintf(w, "load ran %s (register and login are the warm-up before it); errors %d, busy %d, peak RSS %d MiB\n",
+		rp.Elapsed.Round(time.Millisecond), rp.Errors(), rp.Busy(), rp.PeakRSSMiB)
 }
 
 func ms(d time.Duration) string {

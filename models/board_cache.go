@@ -18,8 +18,8 @@ type boardSnap struct {
 
 // boardCache keeps the latest board snapshot. It is read again only after a write that may
 // change it (Store.gen); one read at a time, which every waiting request shares. With a lag,
-// a request served within the lag of the last read gets the old snapshot at once while a
-// fresh one is read behind it.
+// a snapshot younger than the lag is served as it is, and one past half the lag is read again
+// behind the request: under a stream of changes the board is read twice per lag at most.
 type boardCache struct {
 	lag  time.Duration
 	snap atomic.Pointer[boardSnap]
@@ -33,8 +33,10 @@ func (s *Store) boardSnapshot(ctx context.Context) (*boardSnap, error) {
 		if snap.gen == s.gen.Load() {
 			return snap, nil
 		}
-		if b.lag > 0 && time.Since(snap.at) < b.lag {
-			go s.refreshBoard(context.WithoutCancel(ctx), false)
+		if age := time.Since(snap.at); age < b.lag {
+			if age >= b.lag/2 {
+				go s.refreshBoard(context.WithoutCancel(ctx), false)
+			}
 			return snap, nil
 		}
 	}

@@ -20,8 +20,8 @@ type ticker struct {
 }
 
 // triggerGap is the least time from one tick to a tick a Trigger asks for: a burst of
-// changes (fifty submits a second) costs a few passes, not one each.
-const triggerGap = 200 * time.Millisecond
+// changes (fifty submits a second) costs one pass a second, not one each.
+const triggerGap = time.Second
 
 func newTicker(name string, every time.Duration, log *slog.Logger, tick func(ctx context.Context) error) *ticker {
 	return &ticker{name: name, wake: make(chan struct{}, 1), log: log, tick: tick, every: every,

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,7 +37,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			}
 		} else if handlers.Busy(err) {
 			status, body = http.StatusServiceUnavailable, busyBody
-		} else {
+		} else if !errors.Is(err, context.Canceled) { // a canceled request's client is gone
 			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		}
 		if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
