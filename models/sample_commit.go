@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // maxGroup bounds how many nodes' batches one group commit takes.
@@ -121,28 +120,40 @@ func (s *Store) commitSamples(group []*sampleJob) {
 			}
 			byNode[g.NodeID][g.UUID] = g
 		}
-		var all []GPUSample
+		var (
+			all   []GPUSample
+			owner []int // the job of each row of all
+		)
 		for i, j := range group {
 			rows, err := sampleRows(j.samples, byNode[j.nodeID], j.now)
 			if err != nil {
 				done[i].err = err
 				continue
 			}
-			ins := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(rows, 1000)
-			if ins.Error != nil {
-				return fmt.Errorf("insert samples of node %d: %w", j.nodeID, ins.Error)
-			}
-			done[i].res = IngestResult{Accepted: int(ins.RowsAffected), Duplicates: len(rows) - int(ins.RowsAffected)}
 			all = append(all, rows...)
+			for range rows {
+				owner = append(owner, i)
+			}
+			done[i].res.Duplicates = len(rows)
 			if j.now.After(seen[j.nodeID]) {
 				seen[j.nodeID] = j.now
+			}
+		}
+		inserted, err := insertSamples(tx, all)
+		if err != nil {
+			return err
+		}
+		for k, r := range all {
+			if key := [2]int64{r.GPUID, r.TS}; inserted[key] {
+				delete(inserted, key) // a repeat of the same reading in the group is a duplicate
+				done[owner[k]].res.Accepted++
+				done[owner[k]].res.Duplicates--
 			}
 		}
 		advanced = s.advanceGPUs(gpus, all)
 		if err := s.saveGPUReadings(tx, advanced); err != nil {
 			return err
 		}
-		var err error
 		back, err = markNodesSeen(tx, seen)
 		return err
 	})
@@ -159,6 +170,45 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		}
 		j.done <- done[i]
 	}
+}
+
+// insertSamples inserts rows, a thousand to a statement, skipping readings already stored,
+// and returns the (GPU, ts) of those it inserted.
+func insertSamples(tx *gorm.DB, rows []GPUSample) (map[[2]int64]bool, error) {
+	const chunk = 1000
+	inserted := make(map[[2]int64]bool, len(rows))
+	for len(rows) > 0 {
+		n := min(len(rows), chunk)
+		var sb strings.Builder
+		args := make([]any, 0, 6*n)
+		sb.WriteString("INSERT INTO gpu_samples (gpu_id, ts, memory_used_mib, util_pct, temp_c, power_w) VALUES ")
+		for i, r := range rows[:n] {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString("(?,?,?,?,?,?)")
+			args = append(args, r.GPUID, r.TS, r.MemoryUsedMiB, r.UtilPct, r.TempC, r.PowerW)
+		}
+		sb.WriteString(" ON CONFLICT DO NOTHING RETURNING gpu_id, ts")
+		res, err := tx.Raw(sb.String(), args...).Rows()
+		if err != nil {
+			return nil, fmt.Errorf("insert samples: %w", err)
+		}
+		for res.Next() {
+			var key [2]int64
+			if err := res.Scan(&key[0], &key[1]); err != nil {
+				res.Close()
+				return nil, fmt.Errorf("insert samples: %w", err)
+			}
+			inserted[key] = true
+		}
+		res.Close()
+		if err := res.Err(); err != nil {
+			return nil, fmt.Errorf("insert samples: %w", err)
+		}
+		rows = rows[n:]
+	}
+	return inserted, nil
 }
 
 // sampleRows validates one node's batch against its GPUs and returns its rows.
