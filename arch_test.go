@@ -27,6 +27,7 @@ var mayImport = map[string][]string{
 	"notice":            {"models", "notify"},
 	"datacheck":         {"models"},
 	"replay":            {"billing", "models", "scaler", "scheduler"},
+	"loadgen":           {"api"},
 	"billing":           {"models"},
 	"fleet/exec":        {"fleet"},
 	"fleet/sim":         {"fleet"},

@@ -88,8 +88,8 @@ const (
 	// alertEvery is how often GPU memory alerts are raised and unsent alerts go out.
 	alertEvery = time.Minute
 	// schedulerGap is the least real time between two scheduler passes: a burst of submits
-	// wakes it once, not once each.
-	schedulerGap = 100 * time.Millisecond
+	// (fifty a second) costs one pass a second, not one each.
+	schedulerGap = time.Second
 )
 
 // addHousekeeping adds the loops that keep the record: rollups, GPU memory alerts and the

@@ -38,6 +38,7 @@ commands:
   user add  add a user (password from KASHI_PASSWORD, else one is generated and printed)
   token create  print a new API token for a user, once
   replay    run the scheduler and scaling decisions over a job trace (threshold calibration)
+  loadgen   drive a server on loopback with agents, viewers and a submitting script
   version   print the version
 
 Run "kashi <command> -h" for a command's flags; each flag is also read from KASHI_<NAME>.`
@@ -67,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runToken(ctx, args[1:], getenv, stdout, stderr)
 	case "replay":
 		return runReplay(args[1:], getenv, stdout, stderr)
+	case "loadgen":
+		return runLoadgen(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "kashi", version)
 		return nil

@@ -36,6 +36,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		"bad env duration": {[]string{"serve"}, map[string]string{"KASHI_IDLE_AFTER": "soon"}, "KASHI_IDLE_AFTER"},
 		"negative":         {[]string{"serve", "--idle-after", "-1m"}, nil, "--idle-after must be positive"},
 		"demo speed":       {[]string{"serve", "--demo-speed", "0"}, nil, "--demo-speed"},
+		"db max conns":     {[]string{"serve", "--db-max-conns", "0"}, nil, "--db-max-conns"},
+		"env max conns":    {[]string{"serve"}, map[string]string{"KASHI_DB_MAX_CONNS": "many"}, "KASHI_DB_MAX_CONNS"},
 		"time zone":        {[]string{"serve", "--time-zone", "Mars/Olympus"}, nil, "--time-zone"},
 		"stray argument":   {[]string{"serve", "extra"}, nil, "unexpected argument"},
 		"agent no token":   {[]string{"agent"}, nil, "--join-token"},

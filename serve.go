@@ -68,6 +68,8 @@ type serveConfig struct {
 	DataCheckAllowHosts []string
 	// SecretKey (base64 of 32 bytes) seals secret environment values.
 	SecretKey string
+	// DBMaxConns bounds the Postgres connection pool.
+	DBMaxConns int
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -97,6 +99,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.List(&c.DataRoots, "data-root", "a directory path data checks may look under (repeatable; none: path checks off)")
 	f.List(&c.DataCheckAllowHosts, "data-check-allow-host", "a URL host data checks may reach at a loopback, link-local or private address (repeatable)")
 	f.String(&c.SecretKey, "secret-key", "", "base64 of 32 bytes sealing secret task env values (SQLite default: a key file beside the database)")
+	f.Int(&c.DBMaxConns, "db-max-conns", models.DefaultMaxConns, "the most Postgres connections this server opens")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -108,6 +111,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	_, fromEnv := f.env("db")
 	f.fs.Visit(func(fl *flag.Flag) { c.dbSet = c.dbSet || fl.Name == "db" })
 	c.dbSet = c.dbSet || fromEnv
+	if c.DBMaxConns < 1 || c.DBMaxConns > 1000 {
+		return c, fmt.Errorf("--db-max-conns must be between 1 and 1000, got %d", c.DBMaxConns)
+	}
 	if c.DemoSpeed < 1 || c.DemoSpeed > 3600 {
 		return c, fmt.Errorf("--demo-speed must be between 1 and 3600, got %g", c.DemoSpeed)
 	}
@@ -135,7 +141,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			cfg.JoinToken, _ = models.NewToken("kj_")
 		}
 	}
-	store, err := models.Open(ctx, cfg.DB, models.Options{Now: now})
+	store, err := models.Open(ctx, cfg.DB, models.Options{Now: now, MaxConns: cfg.DBMaxConns, BoardLag: boardLag})
 	if err != nil {
 		return err
 	}
@@ -246,6 +252,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	return nil
 }
+
+// boardLag is how long the board may show nodes and holders from before the latest change
+// while a fresh snapshot is read behind it; readings are always current.
+const boardLag = time.Second
 
 // bootstrapAdmin creates the user admin with password when no user exists yet.
 func bootstrapAdmin(ctx context.Context, store *models.Store, password string, now time.Time, log *slog.Logger) error {

@@ -205,11 +205,7 @@ func (s *Store) eachRow(ctx context.Context, query string, args []any, f func([]
 		}
 		return rows.Err()
 	}
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	conn, err := sqlDB.Conn(ctx)
+	conn, err := s.readPool().Conn(ctx)
 	if err != nil {
 		return err
 	}

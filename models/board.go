@@ -30,11 +30,27 @@ type BoardGPU struct {
 }
 
 // BoardGPUs returns the GPUs matching f ordered by pool, node and index, each with the task
-// that holds it now. It reads current-state rows only, never samples.
+// that holds it now and its latest reading. Nodes, GPUs and holders come from a snapshot read
+// again only after a change (board_cache.go); readings from the live view the sample commits
+// keep, so a request under load costs no query.
 func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error) {
-	if !matchable(f.Pool) || !matchable(f.Spec) || !matchable(f.Project) {
-		return nil, nil
+	snap, err := s.boardSnapshot(ctx)
+	if err != nil {
+		return nil, err
 	}
+	var out []BoardGPU
+	for _, r := range snap.rows {
+		if (f.Pool == "" || r.Pool == f.Pool) && (f.Spec == "" || r.Spec == f.Spec) && (f.Project == "" || r.Project == f.Project) {
+			out = append(out, r)
+		}
+	}
+	s.live.overlay(out)
+	return out, nil
+}
+
+// queryBoardGPUs reads every GPU of a node not removed with its node, pool and holder, ordered
+// by pool, node and index. It reads current-state rows only, never samples.
+func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
 	q := s.db.WithContext(ctx).Table("gpus").
 		Select(`gpus.*, nodes.hostname AS hostname, nodes.state AS node_state, nodes.last_seen_at AS last_seen_at,
 			pools.name AS pool, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
@@ -44,15 +60,6 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 		Joins("LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL").
 		Joins("LEFT JOIN tasks ON tasks.id = allocations.task_id").
 		Joins("LEFT JOIN projects ON projects.id = tasks.project_id")
-	if f.Pool != "" {
-		q = q.Where("pools.name = ?", f.Pool)
-	}
-	if f.Spec != "" {
-		q = q.Where("gpus.spec = ?", f.Spec)
-	}
-	if f.Project != "" {
-		q = q.Where("projects.name = ?", f.Project)
-	}
 	var out []BoardGPU
 	if err := q.Order("pools.name, nodes.hostname, gpus.gpu_index").Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: board gpus: %w", err)
@@ -60,13 +67,17 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 	return out, nil
 }
 
-// matchable reports whether a filter value can equal a stored name. Names are valid UTF-8
-// without NUL, and Postgres refuses anything else as a parameter, so such a value matches
-// nothing on either database.
-func matchable(v string) bool { return utf8.ValidString(v) && strings.IndexByte(v, 0) < 0 }
-
 // BoardOptions lists the pools, specs and projects the board's filters offer.
 func (s *Store) BoardOptions(ctx context.Context) (pools, specs, projects []string, err error) {
+	snap, err := s.boardSnapshot(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return snap.pools, snap.specs, snap.projects, nil
+}
+
+// queryBoardOptions reads the pools, specs and projects the board's filters offer.
+func (s *Store) queryBoardOptions(ctx context.Context) (pools, specs, projects []string, err error) {
 	db := s.db.WithContext(ctx)
 	if err = db.Model(&Pool{}).Order("name").Pluck("name", &pools).Error; err != nil {
 		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
@@ -80,3 +91,8 @@ func (s *Store) BoardOptions(ctx context.Context) (pools, specs, projects []stri
 	}
 	return pools, specs, projects, nil
 }
+
+// matchable reports whether a filter value can equal a stored name. Names are valid UTF-8
+// without NUL, and Postgres refuses anything else as a parameter, so such a value matches
+// nothing on either database.
+func matchable(v string) bool { return utf8.ValidString(v) && strings.IndexByte(v, 0) < 0 }

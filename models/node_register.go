@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // RegisterNode records a node and its GPUs, creating its pool on first use, and stores the
@@ -108,8 +109,15 @@ func poolForRegister(tx *gorm.DB, name, spec string, gpus int, now time.Time) (P
 	var pool Pool
 	err := tx.Where("name = ?", name).Take(&pool).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
+		// Nodes of a new pool register at once: the first creates it, the others (waiting on
+		// Postgres for its commit) read it.
 		pool = Pool{Name: name, Spec: spec, Provider: "static", GPUsPerNode: gpus, CreatedAt: now}
-		return pool, tx.Create(&pool).Error
+		ins := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "name"}}, DoNothing: true}).Create(&pool)
+		if ins.Error != nil || ins.RowsAffected == 1 {
+			return pool, ins.Error
+		}
+		pool = Pool{}
+		err = tx.Where("name = ?", name).Take(&pool).Error
 	}
 	if err != nil {
 		return pool, err

@@ -2,13 +2,9 @@ package models
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
-
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // IngestResult counts what IngestSamples did with a batch.
@@ -20,53 +16,14 @@ type IngestResult struct {
 // IngestSamples stores a batch of samples from one node and updates each GPU's latest reading,
 // idle and saturation timers, and the node's last-seen time. The batch is all or nothing: any
 // bad sample rejects the whole batch with a *FieldError naming it. Samples are idempotent on
-// (GPU, ts): a repeated one is counted as a duplicate and changes nothing.
+// (GPU, ts): a repeated one is counted as a duplicate and changes nothing. Batches from many
+// nodes are committed together (sample_commit.go); IngestSamples returns once its batch is.
 func (s *Store) IngestSamples(ctx context.Context, nodeID int64, samples []Reading, now time.Time) (IngestResult, error) {
-	now = UTC(now)
 	if len(samples) == 0 {
 		return IngestResult{}, fieldErr("samples", "is empty")
 	}
-	var res IngestResult
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var gpus []GPU
-		if err := tx.Where("node_id = ?", nodeID).Find(&gpus).Error; err != nil {
-			return err
-		}
-		byUUID := make(map[string]*GPU, len(gpus))
-		for i := range gpus {
-			byUUID[gpus[i].UUID] = &gpus[i]
-		}
-		rows := make([]GPUSample, len(samples))
-		for i, sm := range samples {
-			g, err := validateSample(i, sm, byUUID, now)
-			if err != nil {
-				return err
-			}
-			rows[i] = GPUSample{GPUID: g.ID, TS: sm.TS.Unix(), MemoryUsedMiB: sm.MemoryUsedMiB, UtilPct: sm.UtilPct, TempC: sm.TempC, PowerW: sm.PowerW}
-		}
-		ins := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(rows, 1000)
-		if ins.Error != nil {
-			return fmt.Errorf("insert samples: %w", ins.Error)
-		}
-		res.Accepted = int(ins.RowsAffected)
-		res.Duplicates = len(rows) - res.Accepted
-		if err := s.advanceGPUs(tx, gpus, rows); err != nil {
-			return err
-		}
-		if err := tx.Model(&Node{}).Where("id = ?", nodeID).Update("last_seen_at", now).Error; err != nil {
-			return err
-		}
-		// A node given up as lost that reports again is back.
-		return tx.Model(&Node{}).Where("id = ? AND state = ?", nodeID, NodeLost).Update("state", NodeReady).Error
-	})
-	if err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			return IngestResult{}, err
-		}
-		return IngestResult{}, fmt.Errorf("models: ingest samples of node %d: %w", nodeID, err)
-	}
-	return res, nil
+	j := &sampleJob{nodeID: nodeID, samples: samples, now: UTC(now), done: make(chan sampleDone, 1)}
+	return s.samples.submit(ctx, j)
 }
 
 // validateSample checks one sample against the node's GPUs and returns its GPU.
@@ -98,8 +55,8 @@ func validateSample(i int, sm Reading, byUUID map[string]*GPU, now time.Time) (*
 }
 
 // advanceGPUs moves each GPU's latest reading and its idle and saturation timers forward over
-// the samples newer than what the GPU already shows.
-func (s *Store) advanceGPUs(tx *gorm.DB, gpus []GPU, rows []GPUSample) error {
+// the samples newer than what the GPU already shows, and returns the GPUs that moved.
+func (s *Store) advanceGPUs(gpus []GPU, rows []GPUSample) []GPU {
 	sorted := make([]GPUSample, len(rows))
 	copy(sorted, rows)
 	sort.Slice(sorted, func(i, j int) bool {
@@ -112,7 +69,8 @@ func (s *Store) advanceGPUs(tx *gorm.DB, gpus []GPU, rows []GPUSample) error {
 	for i := range gpus {
 		byID[gpus[i].ID] = &gpus[i]
 	}
-	changed := make(map[int64]bool)
+	var order []int64
+	moved := map[int64]bool{}
 	for _, r := range sorted {
 		g := byID[r.GPUID]
 		ts := time.Unix(r.TS, 0).UTC()
@@ -124,18 +82,16 @@ func (s *Store) advanceGPUs(tx *gorm.DB, gpus []GPU, rows []GPUSample) error {
 		g.IdleSince = since(g.IdleSince, ts, r.UtilPct < s.thresholds.IdleUtilPct)
 		saturated := r.UtilPct >= s.thresholds.SaturatedPct || r.MemoryUsedMiB*100 >= int64(s.thresholds.SaturatedPct)*g.MemoryTotalMiB
 		g.SaturatedSince = since(g.SaturatedSince, ts, saturated)
-		changed[g.ID] = true
-	}
-	for id := range changed {
-		g := byID[id]
-		err := tx.Model(&GPU{}).Where("id = ?", id).Updates(map[string]any{
-			"memory_used_mib": g.MemoryUsedMiB, "util_pct": g.UtilPct, "temp_c": g.TempC, "power_w": g.PowerW,
-			"sampled_at": g.SampledAt, "idle_since": g.IdleSince, "saturated_since": g.SaturatedSince}).Error
-		if err != nil {
-			return fmt.Errorf("update gpu %d: %w", id, err)
+		if !moved[g.ID] {
+			moved[g.ID] = true
+			order = append(order, g.ID)
 		}
 	}
-	return nil
+	changed := make([]GPU, len(order))
+	for i, id := range order {
+		changed[i] = *byID[id]
+	}
+	return changed
 }
 
 // since keeps a "since" timer: it starts at ts when the condition begins and clears when it ends.

@@ -7,10 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
-	"gorm.io/driver/postgres"
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 )
@@ -31,16 +30,30 @@ var DefaultThresholds = Thresholds{IdleUtilPct: 10, ActiveUtilPct: 40, Saturated
 // Store wraps the database. Its methods are safe for concurrent use.
 type Store struct {
 	db         *gorm.DB
+	closeDB    func() error
 	postgres   bool
 	thresholds Thresholds
 	capacity   capacityCache
-	now        func() time.Time
-	secrets    secretBox
+	// gen counts writes that may change the board (changes.go); samples feeds the group
+	// commit of samples; live holds each GPU's latest reading; board is the board's snapshot.
+	gen     atomic.Uint64
+	samples *sampleCommitter
+	live    liveView
+	board   boardCache
+	now     func() time.Time
+	secrets secretBox
 }
 
 // Options configure Open.
 type Options struct {
 	Thresholds Thresholds
+	// BoardLag is how long the board may show nodes and holders from before the latest
+	// change while a fresh snapshot is read; zero reads it before answering. Readings are
+	// always current.
+	BoardLag time.Duration
+	// MaxConns bounds the Postgres connection pool; zero means DefaultMaxConns. SQLite
+	// always has one writer and a small read pool.
+	MaxConns int
 	// Now is the clock of every time the store stamps by itself (GORM's create and update
 	// times, migrations); nil means time.Now. The demo's clock runs fast.
 	Now func() time.Time
@@ -52,37 +65,45 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Thresholds == (Thresholds{}) {
 		opts.Thresholds = DefaultThresholds
 	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: true, TranslateError: true,
-		NowFunc: func() time.Time { return UTC(opts.Now()) }}
-	var (
-		db  *gorm.DB
-		err error
-	)
 	pg := IsPostgresDSN(dsn)
+	// Prepared statements are cached per pool; SQLite's two pools would mix them up.
+	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: pg, TranslateError: true,
+		NowFunc: func() time.Time { return UTC(opts.Now()) }}
+	s := &Store{postgres: pg, thresholds: opts.Thresholds, board: boardCache{lag: opts.BoardLag}, now: opts.Now}
+	var (
+		dial    gorm.Dialector
+		closeDB func() error
+		err     error
+	)
 	if pg {
-		db, err = gorm.Open(postgres.Open(dsn), cfg)
+		dial, closeDB, err = postgresDialector(dsn, opts.MaxConns, s.changed)
 	} else {
-		db, err = gorm.Open(sqlite.Open(sqliteDSN(dsn)), cfg)
+		dial, closeDB, err = sqliteDialector(dsn, s.changed)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
-	sqlDB, err := db.DB()
+	db, err := gorm.Open(dial, cfg)
 	if err != nil {
+		closeDB()
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
-	if !pg {
-		// One writer at a time is SQLite's rule; a small pool keeps readers concurrent in WAL.
-		sqlDB.SetMaxOpenConns(4)
+	s.db, s.closeDB = db, closeDB
+	if err := s.countChanges(db); err != nil {
+		closeDB()
+		return nil, fmt.Errorf("models: open: %w", err)
 	}
-	s := &Store{db: db, postgres: pg, thresholds: opts.Thresholds, now: opts.Now}
 	if err := s.migrate(ctx); err != nil {
-		sqlDB.Close()
+		closeDB()
 		return nil, err
 	}
+	s.samples = startSampleCommitter(s)
 	return s, nil
 }
 
@@ -92,22 +113,10 @@ func IsPostgresDSN(dsn string) bool {
 		strings.HasPrefix(dsn, "host=")
 }
 
-// sqliteDSN adds WAL, busy timeout and foreign keys to a SQLite path.
-func sqliteDSN(path string) string {
-	params := "_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=5000&_foreign_keys=on&_txlock=immediate&_cache_size=-65536"
-	if strings.Contains(path, "?") {
-		return path + "&" + params
-	}
-	return "file:" + path + "?" + params
-}
-
 // Close closes the database.
 func (s *Store) Close() error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	return sqlDB.Close()
+	s.samples.stop()
+	return s.closeDB()
 }
 
 // Thresholds returns the classification thresholds the store applies.

@@ -86,14 +86,18 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("kashi-dummy-password"), b
 func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
 	var u User
 	err := s.db.WithContext(ctx).Where("name = ?", name).Take(&u).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
-		return User{}, fmt.Errorf("models: login %q: %w", name, ErrNotFound)
-	}
-	if err != nil {
+	hash := []byte(u.PasswordHash)
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		hash = dummyHash
+	case err != nil:
 		return User{}, fmt.Errorf("models: login %q: %w", name, err)
 	}
-	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil || u.Disabled {
+	var mismatch error
+	if err := withHashSlot(ctx, func() { mismatch = bcrypt.CompareHashAndPassword(hash, []byte(password)) }); err != nil {
+		return User{}, fmt.Errorf("models: login %q: %w", name, err)
+	}
+	if u.ID == 0 || mismatch != nil || u.Disabled {
 		return User{}, fmt.Errorf("models: login %q: %w", name, ErrNotFound)
 	}
 	return u, nil

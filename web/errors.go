@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -33,8 +35,13 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			default:
 				body = api.Error{Error: fmt.Sprint(m)}
 			}
-		} else {
+		} else if handlers.Busy(err) {
+			status, body = http.StatusServiceUnavailable, busyBody
+		} else if !errors.Is(err, context.Canceled) { // a canceled request's client is gone
 			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		}
+		if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfter))
 		}
 		if strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == "/healthz" {
 			err = c.JSON(status, body)

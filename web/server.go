@@ -20,6 +20,7 @@ func New(h *handlers.Handler, secure bool, log *slog.Logger) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
 	e.Use(middleware.Recover())
+	e.Use(admit(maxInFlight, admitWait))
 	e.Use(requestLog(log))
 	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
 		XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",

@@ -1,0 +1,173 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+)
+
+// DefaultMaxConns bounds a Postgres pool when Options.MaxConns is zero. Debian's server allows
+// 100 connections; a few replicas of 16 stay well under it, and 16 busy connections already
+// saturate the few cores a Kashi server has.
+const DefaultMaxConns = 16
+
+// Pool limits for Postgres: idle connections kept, and how long one may live or stay idle
+// before it is closed (a restarted or failed-over server is picked up within that time).
+const (
+	pgMaxLifetime = 30 * time.Minute
+	pgMaxIdleTime = 5 * time.Minute
+)
+
+// postgresDialector opens a bounded Postgres pool.
+func postgresDialector(dsn string, maxConns int, committed func(context.Context)) (gorm.Dialector, func() error, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(max(maxConns/2, 1))
+	db.SetConnMaxLifetime(pgMaxLifetime)
+	db.SetConnMaxIdleTime(pgMaxIdleTime)
+	p := &pools{read: db, write: db, committed: committed}
+	return postgres.New(postgres.Config{Conn: p}), p.close, nil
+}
+
+// sqliteDialector opens SQLite as two pools on one file: one writer connection that takes
+// the write lock at BEGIN (every transaction and every write goes through it, so writers
+// queue in Go instead of spinning on SQLite's busy timeout), and a pool of read-only
+// connections whose deferred reads never take the write lock (WAL lets them run beside the
+// writer).
+func sqliteDialector(path string, committed func(context.Context)) (gorm.Dialector, func() error, error) {
+	write, err := sql.Open("sqlite3", sqliteDSN(path, "_txlock=immediate"))
+	if err != nil {
+		return nil, nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	// The writer creates the file and switches it to WAL before any reader opens it.
+	if err := write.Ping(); err != nil {
+		write.Close()
+		return nil, nil, fmt.Errorf("sqlite writer: %w", err)
+	}
+	read, err := sql.Open("sqlite3", sqliteDSN(path, "_txlock=deferred&_query_only=true"))
+	if err != nil {
+		write.Close()
+		return nil, nil, err
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	p := &pools{read: read, write: write, committed: committed}
+	return sqlite.New(sqlite.Config{Conn: p}), p.close, nil
+}
+
+// sqliteDSN adds WAL, busy timeout, foreign keys and extra to a SQLite path.
+func sqliteDSN(path, extra string) string {
+	params := "_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=5000&_foreign_keys=on&_cache_size=-65536&" + extra
+	if strings.Contains(path, "?") {
+		return path + "&" + params
+	}
+	return "file:" + path + "?" + params
+}
+
+// pools is the gorm.ConnPool under the Store: statements that only read, outside a
+// transaction, go to the read pool; everything else to the writer (on Postgres both are the
+// one bounded pool). A committed transaction calls committed with the context it began with.
+type pools struct {
+	read, write *sql.DB
+	committed   func(context.Context)
+}
+
+// pick chooses the pool for one statement.
+func (p *pools) pick(query string) *sql.DB {
+	if readOnly(query) {
+		return p.read
+	}
+	return p.write
+}
+
+// readOnly reports whether a statement is a plain query (SELECT, or WITH … SELECT) that
+// cannot write.
+func readOnly(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	if len(q) < 6 {
+		return false
+	}
+	switch strings.ToUpper(q[:4]) {
+	case "SELE":
+		return strings.EqualFold(q[:6], "SELECT")
+	case "WITH":
+		u := strings.ToUpper(q)
+		return !strings.Contains(u, "INSERT") && !strings.Contains(u, "UPDATE") && !strings.Contains(u, "DELETE")
+	}
+	return false
+}
+
+// PrepareContext prepares query on the pool that will run it.
+func (p *pools) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return p.pick(query).PrepareContext(ctx, query)
+}
+
+// ExecContext runs a statement on the writer.
+func (p *pools) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return p.write.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a query on the read pool, or on the writer when it writes (RETURNING).
+func (p *pools) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return p.pick(query).QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext is QueryContext for one row.
+func (p *pools) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return p.pick(query).QueryRowContext(ctx, query, args...)
+}
+
+// BeginTx begins a transaction on the writer.
+func (p *pools) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnPool, error) {
+	tx, err := p.write.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &notifyTx{Tx: tx, ctx: ctx, committed: p.committed}, nil
+}
+
+// GetDBConn returns the writer, for GORM's DB() and pings.
+func (p *pools) GetDBConn() (*sql.DB, error) { return p.write, nil }
+
+func (p *pools) close() error {
+	err := p.write.Close()
+	if p.read != p.write {
+		err = errors.Join(err, p.read.Close())
+	}
+	return err
+}
+
+// notifyTx is a transaction that reports its commit.
+type notifyTx struct {
+	*sql.Tx
+	ctx       context.Context
+	committed func(context.Context)
+}
+
+// Commit commits and reports it.
+func (t *notifyTx) Commit() error {
+	err := t.Tx.Commit()
+	if err == nil {
+		t.committed(t.ctx)
+	}
+	return err
+}
+
+// readPool returns the read pool, for reads that go below GORM to the driver.
+func (s *Store) readPool() *sql.DB {
+	return s.db.ConnPool.(*pools).read
+}
