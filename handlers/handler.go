@@ -123,9 +123,11 @@ type Handler struct {
 	sched Scheduler
 	cfg   Config
 	now   func() time.Time
+	// logins throttles failed logins.
+	logins *loginThrottle
 }
 
 // New returns a Handler. now is the clock (the demo's runs fast).
 func New(store Store, sched Scheduler, cfg Config, now func() time.Time) *Handler {
-	return &Handler{store: store, sched: sched, cfg: cfg, now: now}
+	return &Handler{store: store, sched: sched, cfg: cfg, now: now, logins: newLoginThrottle()}
 }
