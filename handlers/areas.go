@@ -130,6 +130,8 @@ type AgentStore interface {
 type People struct {
 	*core
 	store PeopleStore
+	// logins throttles failed logins (login_throttle.go).
+	logins *loginThrottle
 }
 
 // PeopleStore is what People needs of models.Store.

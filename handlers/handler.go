@@ -95,6 +95,6 @@ func New(store Store, sched Scheduler, cfg Config, now func() time.Time) *Handle
 		Pools:    &Pools{core: c, store: store},
 		Bills:    &Bills{core: c, store: store},
 		Agent:    &Agent{core: c, store: store},
-		People:   &People{core: c, store: store},
+		People:   &People{core: c, store: store, logins: newLoginThrottle()},
 	}
 }

@@ -2,7 +2,10 @@ package handlers
 
 import (
 	"errors"
+	"net"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,13 +19,23 @@ func (h *People) LoginForm(c echo.Context) error {
 	return Render(c, http.StatusOK, views.Login(Locale(c), d))
 }
 
-// Login checks a user name and password and opens a session. POST /login.
+// Login checks a user name and password and opens a session. POST /login. Failed logins are
+// throttled per account and per client address (login_throttle.go): while throttled every
+// try is refused with 429 and the wait, and writes no audit row.
 func (h *People) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	name, password := c.FormValue("username"), c.FormValue("password")
 	next := localPath(c.FormValue("next"))
+	account, addr := truncated(name), clientAddr(c)
+	if wait := h.logins.wait(account, addr, h.now()); wait > 0 {
+		secs := int64((wait + time.Second - 1) / time.Second)
+		c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		d := views.LoginData{Next: next, Name: name, RetryIn: (time.Duration(secs) * time.Second).String(), Demo: h.cfg.Demo}
+		return Render(c, http.StatusTooManyRequests, views.Login(Locale(c), d))
+	}
 	u, err := h.store.Authenticate(ctx, name, password)
 	if errors.Is(err, models.ErrNotFound) {
+		h.logins.fail(account, addr, h.now())
 		if err := h.store.Audit(ctx, h.now(), truncated(name), models.AuditLoginFailed, nil, "login", nil, nil); err != nil {
 			return err
 		}
@@ -32,6 +45,7 @@ func (h *People) Login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	h.logins.succeed(account)
 	token, err := h.store.CreateSession(ctx, u.ID, h.cfg.Sessions, h.now())
 	if err != nil {
 		return err
@@ -60,4 +74,14 @@ func truncated(s string) string {
 		return s[:100]
 	}
 	return s
+}
+
+// clientAddr is the address the request came from: the connection's peer, never a header a
+// client could forge (behind a proxy, that is the proxy).
+func clientAddr(c echo.Context) string {
+	host, _, err := net.SplitHostPort(c.Request().RemoteAddr)
+	if err != nil {
+		return c.Request().RemoteAddr
+	}
+	return host
 }

@@ -120,12 +120,16 @@ func (s *Store) commitSamples(group []*sampleJob) {
 			}
 			byNode[g.NodeID][g.UUID] = g
 		}
+		issued, err := issuedUntil(tx)
+		if err != nil {
+			return err
+		}
 		var (
 			all   []GPUSample
 			owner []int // the job of each row of all
 		)
 		for i, j := range group {
-			rows, err := sampleRows(j.samples, byNode[j.nodeID], j.now)
+			rows, err := sampleRows(j.samples, byNode[j.nodeID], reportFloorAt(j.now, issued), j.now)
 			if err != nil {
 				done[i].err = err
 				continue
@@ -211,11 +215,12 @@ func insertSamples(tx *gorm.DB, rows []GPUSample) (map[[2]int64]bool, error) {
 	return inserted, nil
 }
 
-// sampleRows validates one node's batch against its GPUs and returns its rows.
-func sampleRows(samples []Reading, byUUID map[string]*GPU, now time.Time) ([]GPUSample, error) {
+// sampleRows validates one node's batch against its GPUs and the window [floor, now +
+// MaxFutureSkew] and returns its rows.
+func sampleRows(samples []Reading, byUUID map[string]*GPU, floor, now time.Time) ([]GPUSample, error) {
 	rows := make([]GPUSample, len(samples))
 	for i, sm := range samples {
-		g, err := validateSample(i, sm, byUUID, now)
+		g, err := validateSample(i, sm, byUUID, floor, now)
 		if err != nil {
 			return nil, err
 		}

@@ -26,8 +26,9 @@ func (s *Store) IngestSamples(ctx context.Context, nodeID int64, samples []Readi
 	return s.samples.submit(ctx, j)
 }
 
-// validateSample checks one sample against the node's GPUs and returns its GPU.
-func validateSample(i int, sm Reading, byUUID map[string]*GPU, now time.Time) (*GPU, error) {
+// validateSample checks one sample against the node's GPUs and the window [floor, now +
+// MaxFutureSkew] and returns its GPU.
+func validateSample(i int, sm Reading, byUUID map[string]*GPU, floor, now time.Time) (*GPU, error) {
 	field := fmt.Sprintf("samples[%d]", i)
 	g, ok := byUUID[sm.UUID]
 	switch {
@@ -35,6 +36,9 @@ func validateSample(i int, sm Reading, byUUID map[string]*GPU, now time.Time) (*
 		return nil, fieldErr(field+".uuid", "unknown GPU %q on this node", truncate(sm.UUID, 100))
 	case sm.TS.IsZero() || sm.TS.Year() < 2000:
 		return nil, fieldErr(field+".ts", "is missing or before 2000")
+	case sm.TS.Before(floor):
+		return nil, fieldErr(field+".ts", "%s is before %s: samples older than %s or of a billed month are refused",
+			sm.TS.UTC().Format(time.RFC3339), floor.Format(time.RFC3339), MaxReportAge)
 	case sm.TS.After(now.Add(MaxFutureSkew)):
 		return nil, fieldErr(field+".ts", "%s is more than %s ahead of the server's clock", sm.TS.UTC().Format(time.RFC3339), MaxFutureSkew)
 	case sm.MemoryUsedMiB < 0 || sm.MemoryUsedMiB > g.MemoryTotalMiB:

@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"gorm.io/gorm"
@@ -147,6 +149,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	}
 	if err := checkName("name", nt.Name, 200); err != nil {
 		return err
+	}
+	if strings.ContainsFunc(nt.Name, unicode.IsControl) {
+		return fieldErr("name", "must not contain control characters (tabs, newlines, escapes)")
 	}
 	if err := checkName("owner", nt.Owner, 100); err != nil {
 		return err

@@ -179,7 +179,8 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 
 // ReportTaskStatus applies an agent's report about a task on its node: running, exited or
 // failed to start. An exit ends the task and closes its allocations at the reported time,
-// clamped between the task's start and now. A report about a task that already ended, or
+// clamped between the task's start and now, and never before the report window's floor
+// (MaxReportAge ago, or the end of the last issued bill's month). A report about a task that already ended, or
 // that is not on this node, is a conflict.
 func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r TaskReport, now time.Time) error {
 	now = UTC(now)
@@ -198,6 +199,13 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 		onNode := tx.Model(&Allocation{}).Select("task_id").Where("node_id = ?", nodeID)
 		if err := tx.Where("id = ? AND id IN (?)", taskID, onNode).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("task %d on node %d", taskID, nodeID), err)
+		}
+		floor, err := reportFloor(tx, now)
+		if err != nil {
+			return err
+		}
+		if at.Before(floor) {
+			at = floor
 		}
 		if t.StartedAt != nil && at.Before(*t.StartedAt) {
 			at = *t.StartedAt

@@ -181,6 +181,7 @@ var catalogEN = map[string]string{
 	"login.password":          "Password",
 	"login.submit":            "Log in",
 	"login.failed":            "Wrong user name or password.",
+	"login.throttled":         "Too many failed logins for this account or address. Try again in %s.",
 	"login.logout":            "Log out",
 	"login.demo":              "Demo mode: every user’s password is demo.",
 	"role.admin":              "admin",

@@ -181,6 +181,7 @@ var catalogZH = map[string]string{
 	"login.password":          "密码",
 	"login.submit":            "登录",
 	"login.failed":            "用户名或密码错误。",
+	"login.throttled":         "该账号或地址登录失败次数过多，请在 %s 后重试。",
 	"login.logout":            "退出",
 	"login.demo":              "演示模式：所有用户的密码都是 demo。",
 	"role.admin":              "管理员",

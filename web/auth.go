@@ -94,6 +94,10 @@ func csrf(secure bool) []echo.MiddlewareFunc {
 		CookieSameSite: http.SameSiteLaxMode,
 		ContextKey:     handlers.CSRFKey,
 		ErrorHandler: func(err error, c echo.Context) error {
+			if !isPage(c) && !hasSession(c) {
+				// A JSON client with no credentials at all: the token is what it lacks.
+				return echo.NewHTTPError(http.StatusUnauthorized, api.Error{Error: "send an API token: Authorization: Bearer ka_…"})
+			}
 			return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "missing or wrong CSRF token: reload the page"})
 		},
 	})
@@ -102,6 +106,12 @@ func csrf(secure bool) []echo.MiddlewareFunc {
 
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// hasSession reports whether the request carries a session cookie.
+func hasSession(c echo.Context) bool {
+	ck, err := c.Cookie(handlers.SessionCookie)
+	return err == nil && ck.Value != ""
 }
 
 // bearerRequest reports whether the request authenticates with a bearer token.

@@ -27,6 +27,9 @@ func New(h *handlers.Handler, secure bool, log *slog.Logger) *echo.Echo {
 		ReferrerPolicy:        "same-origin",
 		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
 	}))
+	if secure {
+		e.Use(hsts)
+	}
 	e.Use(locale)
 	e.Use(middleware.BodyLimit("8M"))
 	e.Use(csrf(secure)...)

@@ -1,0 +1,48 @@
+package web_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"kashi/handlers"
+	"kashi/web"
+)
+
+// TestJSONWithoutCredentialsIs401: a JSON call with neither a token nor a session is told
+// to send a bearer token (401), not to reload a page.
+func TestJSONWithoutCredentialsIs401(t *testing.T) {
+	s := newServer(t)
+	taskFleet(s)
+	w := s.do(req{method: http.MethodPost, path: "/api/v1/tasks", body: taskBody(nil), hdr: map[string]string{"Authorization": ""}})
+	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "Bearer") {
+		t.Errorf("POST /api/v1/tasks without credentials = %d %s, want 401 naming a bearer token", w.Code, w.Body)
+	}
+}
+
+// TestHSTSWithHTTPSPublicURL: HSTS is sent when Kashi is served at an https URL, also when a
+// proxy in front talks plain HTTP to it; never otherwise.
+func TestHSTSWithHTTPSPublicURL(t *testing.T) {
+	s := newServer(t)
+	for secure, want := range map[bool]string{true: "max-age=31536000", false: ""} {
+		e := web.New(handlers.New(s.store, s.sched, testCfg(), s.clock), secure, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		if got := w.Header().Get("Strict-Transport-Security"); got != want {
+			t.Errorf("secure=%v: Strict-Transport-Security = %q, want %q", secure, got, want)
+		}
+	}
+}
+
+// TestTaskNameControlCharacters: names with control characters are refused.
+func TestTaskNameControlCharacters(t *testing.T) {
+	s := newServer(t)
+	taskFleet(s)
+	for _, name := range []string{`"a\tb"`, `"a\nb"`, `"\u001b[31mred"`, `"a\u0085b"`} {
+		w := s.post("/api/v1/tasks", taskBody(map[string]string{"name": name}))
+		wantAPIError(t, "name "+name, w, http.StatusUnprocessableEntity, "name")
+	}
+}
