@@ -4,12 +4,14 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/scaler"
 	"kashi/views"
 )
 
@@ -85,7 +87,7 @@ func (h *Pools) poolInfos(ctx context.Context, events int) ([]poolInfo, error) {
 }
 
 // poolState is what a pool is doing: scaling off, growing (asking for or booting machines),
-// shrinking (draining nodes), or steady.
+// shrinking (draining nodes), at its maximum while demand waits, or steady.
 func poolState(p poolInfo) string {
 	draining := false
 	for _, n := range p.Nodes {
@@ -98,6 +100,8 @@ func poolState(p poolInfo) string {
 		return views.PoolGrowing
 	case p.Desired < p.Size || draining:
 		return views.PoolShrinking
+	case p.Size >= p.Config.MaxNodes && slices.ContainsFunc(p.Skips, func(s models.PoolSkip) bool { return s.Reason == string(scaler.ReasonAtMaxSize) }):
+		return views.PoolAtMax
 	}
 	return views.PoolSteady
 }

@@ -57,7 +57,7 @@ func (h *Projects) projects(c echo.Context) ([]projectJSON, error) {
 		return nil, err
 	}
 	now := h.now()
-	usage, err := h.store.UsageSeconds(ctx, monthStart(now, h.cfg.Location), now)
+	usage, err := h.store.UsageSeconds(ctx, models.MonthStart(now, h.cfg.Location), now)
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +91,4 @@ func toQuotaJSON(q models.Quota, used map[string]int64) quotaJSON {
 	return quotaJSON{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
 		UsedCardHours: float64(sec) / 3600, StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
 		OverflowRateFen: q.OverflowRateFen, OverrideMaxGPUs: q.OverrideMaxGPUs, OverrideBegins: q.OverrideBegins, OverrideEnds: q.OverrideEnds}
-}
-
-// monthStart is the first instant of now's month in loc.
-func monthStart(now time.Time, loc *time.Location) time.Time {
-	l := now.In(loc)
-	return time.Date(l.Year(), l.Month(), 1, 0, 0, 0, 0, loc)
 }

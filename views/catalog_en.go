@@ -282,6 +282,7 @@ var catalogEN = map[string]string{
 	"pools.state.steady":                  "steady",
 	"pools.state.growing":                 "growing",
 	"pools.state.shrinking":               "shrinking",
+	"pools.state.at_max":                  "at maximum, demand waiting",
 	"pools.state.disabled":                "scaling off",
 	"pools.skips":                         "Why it did not act",
 	"pools.skips_at":                      "At the scaling loop's last look, %s:",

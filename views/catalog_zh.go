@@ -282,6 +282,7 @@ var catalogZH = map[string]string{
 	"pools.state.steady":                  "稳定",
 	"pools.state.growing":                 "扩容中",
 	"pools.state.shrinking":               "缩容中",
+	"pools.state.at_max":                  "已达上限，仍有需求在等",
 	"pools.state.disabled":                "未开启自动伸缩",
 	"pools.skips":                         "未动作的原因",
 	"pools.skips_at":                      "伸缩循环最近一次检查（%s）时：",

@@ -25,6 +25,8 @@ const (
 	PoolGrowing   = "growing"
 	PoolShrinking = "shrinking"
 	PoolDisabled  = "disabled"
+	// PoolAtMax: at its maximum size while demand waits for machines it may not add.
+	PoolAtMax = "at-max"
 )
 
 // PoolView is one pool on the pools page.

@@ -22,6 +22,9 @@ const (
 // for demand (in nodes), reference lines for min and max, and the axes' ticks.
 type chart struct {
 	Size, Desired, Demand string // SVG path data; "" when there is no sample
+	// Unmet shades the demand the pool did not hold: where demand (in nodes) rose above its
+	// size, sample by sample; "" when it never did.
+	Unmet string
 	MinY, MaxY            float64
 	YTicks, XTicks        []chartTick
 	// YTop is the value at the top of the plot; PeakDemand the largest demand in nodes.
@@ -96,7 +99,27 @@ func poolChart(p PoolView, from, to time.Time) chart {
 	c.Size = stepPath(p.Samples, func(s PoolSample) float64 { return float64(s.Size) }, x, y, to)
 	c.Desired = stepPath(p.Samples, func(s PoolSample) float64 { return float64(s.Desired) }, x, y, to)
 	c.Demand = linePath(p.Samples, func(s PoolSample) float64 { return float64(s.DemandGPUs) / gpn }, x, y, to)
+	c.Unmet = unmetPath(p.Samples, gpn, x, y, to)
 	return c
+}
+
+// unmetPath is one rectangle per sample whose demand (in nodes of gpn cards) is above the
+// pool's size, from that sample to the next (or end), between the size and the demand.
+func unmetPath(ss []PoolSample, gpn float64, x func(time.Time) float64, y func(float64) float64, end time.Time) string {
+	var b strings.Builder
+	for i, s := range ss {
+		d := float64(s.DemandGPUs) / gpn
+		if d <= float64(s.Size) {
+			continue
+		}
+		next := end
+		if i+1 < len(ss) {
+			next = ss[i+1].At
+		}
+		b.WriteString("M" + num(x(s.At)) + " " + num(y(float64(s.Size))) + "H" + num(x(next)) + "V" + num(y(d)) +
+			"H" + num(x(s.At)) + "Z")
+	}
+	return b.String()
 }
 
 // stepPath draws a value that holds until the next sample, up to end.
@@ -310,6 +333,8 @@ func poolStateText(l Locale, state string) string {
 		return l.T("pools.state.shrinking")
 	case PoolDisabled:
 		return l.T("pools.state.disabled")
+	case PoolAtMax:
+		return l.T("pools.state.at_max")
 	}
 	return l.T("pools.state.steady")
 }
