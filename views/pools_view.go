@@ -24,9 +24,9 @@ type chart struct {
 	Size, Desired, Demand string // SVG path data; "" when there is no sample
 	// Unmet shades the demand the pool did not hold: where demand (in nodes) rose above its
 	// size, sample by sample; "" when it never did.
-	Unmet string
-	MinY, MaxY            float64
-	YTicks, XTicks        []chartTick
+	Unmet          string
+	MinY, MaxY     float64
+	YTicks, XTicks []chartTick
 	// YTop is the value at the top of the plot; PeakDemand the largest demand in nodes.
 	YTop       int
 	PeakDemand float64
