@@ -11,8 +11,29 @@ import (
 // RollUp summarises raw samples into 5-minute buckets and 5-minute buckets into hourly ones,
 // for every bucket that ended before now, then deletes raw samples older than retention. It is
 // idempotent: a bucket rolled up again is recomputed from the same rows. History pages and
-// bills read rollups, never raw samples.
+// bills read rollups, never raw samples. The work is done in small transactions — one
+// 5-minute bucket of rollupGPUs GPUs, one hourly pass, pruneStep seconds of samples — so that
+// agents' samples are never kept waiting for the writer long; a run cut short leaves whole
+// buckets, and the next run recomputes from the newest one.
 func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Duration) error {
+	if err := s.rollUp(ctx, now); err != nil {
+		return fmt.Errorf("models: roll up: %w", err)
+	}
+	if err := s.prune(ctx, now.Add(-retention).Unix()); err != nil {
+		return fmt.Errorf("models: prune samples: %w", err)
+	}
+	return nil
+}
+
+// Batch sizes of RollUp.
+const (
+	// rollupGPUs is how many GPU ids one 5-minute rollup transaction covers.
+	rollupGPUs = 512
+	// pruneStep is how many seconds of samples one prune transaction deletes.
+	pruneStep = 60
+)
+
+func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 	end5 := now.Unix() - now.Unix()%Rollup5m
 	endHour := now.Unix() - now.Unix()%RollupHour
 	// The bucket widths in the SQL are Rollup5m (300) and RollupHour (3600) written out:
@@ -20,44 +41,67 @@ func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Durati
 	// Only the buckets that may have changed since the last run are recomputed: those after
 	// the newest rolled-up bucket, less a margin for late samples (an agent's backlog).
 	const late = 2 * RollupHour
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		last5, err := lastBucket(tx, Rollup5m)
-		if err != nil {
-			return err
-		}
-		err = tx.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
-			SELECT gpu_id, ?, ts - ts % 300, COUNT(*), SUM(util_pct), MAX(util_pct), SUM(memory_used_mib), MAX(memory_used_mib),
-				SUM(CASE WHEN util_pct < ? THEN 1 ELSE 0 END), SUM(CASE WHEN util_pct >= ? THEN 1 ELSE 0 END)
-			FROM gpu_samples WHERE ts >= ? AND ts < ?
-			GROUP BY gpu_id, ts - ts % 300
-			ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
-				util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
-				n_idle = excluded.n_idle, n_active = excluded.n_active`,
-			Rollup5m, s.thresholds.IdleUtilPct, s.thresholds.ActiveUtilPct, last5-late, end5).Error
-		if err != nil {
-			return fmt.Errorf("5-minute rollup: %w", err)
-		}
-		lastHour, err := lastBucket(tx, RollupHour)
-		if err != nil {
-			return err
-		}
-		err = tx.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
-			SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active)
-			FROM gpu_rollups WHERE resolution = ? AND bucket >= ? AND bucket < ?
-			GROUP BY gpu_id, bucket - bucket % 3600
-			ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
-				util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
-				n_idle = excluded.n_idle, n_active = excluded.n_active`,
-			RollupHour, Rollup5m, lastHour-late, endHour).Error
-		if err != nil {
-			return fmt.Errorf("hourly rollup: %w", err)
-		}
-		return tx.Where("ts < ?", now.Add(-retention).Unix()).Delete(&GPUSample{}).Error
-	})
+	db := s.db.WithContext(ctx)
+	last5, err := lastBucket(db, Rollup5m)
 	if err != nil {
-		return fmt.Errorf("models: roll up: %w", err)
+		return err
+	}
+	var span struct{ Lo, Hi, MaxGPU *int64 }
+	if err := db.Raw(`SELECT MIN(ts) AS lo, MAX(ts) AS hi, (SELECT MAX(id) FROM gpus) AS max_gpu FROM gpu_samples WHERE ts >= ? AND ts < ?`,
+		last5-late, end5).Scan(&span).Error; err != nil {
+		return err
+	}
+	if span.Lo != nil {
+		for from := *span.Lo - *span.Lo%Rollup5m; from <= *span.Hi; from += Rollup5m {
+			for gpu := int64(0); gpu <= *span.MaxGPU; gpu += rollupGPUs {
+				err := db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
+					SELECT gpu_id, ?, ts - ts % 300, COUNT(*), SUM(util_pct), MAX(util_pct), SUM(memory_used_mib), MAX(memory_used_mib),
+						SUM(CASE WHEN util_pct < ? THEN 1 ELSE 0 END), SUM(CASE WHEN util_pct >= ? THEN 1 ELSE 0 END)
+					FROM gpu_samples WHERE ts >= ? AND ts < ? AND gpu_id >= ? AND gpu_id < ?
+					GROUP BY gpu_id, ts - ts % 300
+					ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
+						util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
+						n_idle = excluded.n_idle, n_active = excluded.n_active`,
+					Rollup5m, s.thresholds.IdleUtilPct, s.thresholds.ActiveUtilPct, from, from+Rollup5m, gpu, gpu+rollupGPUs).Error
+				if err != nil {
+					return fmt.Errorf("5-minute rollup: %w", err)
+				}
+			}
+		}
+	}
+	lastHour, err := lastBucket(db, RollupHour)
+	if err != nil {
+		return err
+	}
+	err = db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
+		SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active)
+		FROM gpu_rollups WHERE resolution = ? AND bucket >= ? AND bucket < ?
+		GROUP BY gpu_id, bucket - bucket % 3600
+		ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
+			util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
+			n_idle = excluded.n_idle, n_active = excluded.n_active`,
+		RollupHour, Rollup5m, lastHour-late, endHour).Error
+	if err != nil {
+		return fmt.Errorf("hourly rollup: %w", err)
 	}
 	return nil
+}
+
+// prune deletes samples older than cutoff (Unix seconds), pruneStep seconds at a time.
+func (s *Store) prune(ctx context.Context, cutoff int64) error {
+	db := s.db.WithContext(ctx)
+	for {
+		var lo *int64
+		if err := db.Raw(`SELECT MIN(ts) FROM gpu_samples`).Scan(&lo).Error; err != nil {
+			return err
+		}
+		if lo == nil || *lo >= cutoff {
+			return nil
+		}
+		if err := db.Where("ts < ?", min(*lo+pruneStep, cutoff)).Delete(&GPUSample{}).Error; err != nil {
+			return err
+		}
+	}
 }
 
 // lastBucket returns the start of the newest bucket of a resolution, or 0 when there is none.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -32,9 +33,10 @@ type sampleDone struct {
 // the previous commit ran and writes them in one transaction, so a thousand agents reporting
 // each second cost a few write transactions, not a thousand.
 type sampleCommitter struct {
-	jobs    chan *sampleJob
-	quit    chan struct{}
-	stopped chan struct{}
+	jobs     chan *sampleJob
+	quit     chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
 }
 
 func startSampleCommitter(s *Store) *sampleCommitter {
@@ -67,9 +69,9 @@ func (c *sampleCommitter) run(s *Store) {
 	}
 }
 
-// stop ends the committer after the group in progress.
+// stop ends the committer after the group in progress; later calls do nothing.
 func (c *sampleCommitter) stop() {
-	close(c.quit)
+	c.stopOnce.Do(func() { close(c.quit) })
 	<-c.stopped
 }
 
@@ -85,6 +87,13 @@ func (c *sampleCommitter) submit(ctx context.Context, j *sampleJob) (IngestResul
 	select {
 	case d := <-j.done:
 		return d.res, d.err
+	case <-c.stopped:
+		select {
+		case d := <-j.done: // in the last group
+			return d.res, d.err
+		default: // closed before its group was taken
+			return IngestResult{}, errors.New("models: ingest samples: store closed")
+		}
 	case <-ctx.Done():
 		return IngestResult{}, ctx.Err()
 	}

@@ -107,3 +107,14 @@ func TestBoardFollowsChangesAndReadings(t *testing.T) {
 		}
 	})
 }
+
+// A store closed under a waiting ingest answers it instead of leaving it waiting.
+func TestIngestSamplesAfterClose(t *testing.T) {
+	s := modelstest.SQLite(t, models.Options{})
+	n := registerNode(t, s, "c1", "a100", 1)
+	s.Close()
+	_, err := s.IngestSamples(context.Background(), n.ID, []models.Reading{sample("c1-gpu0", t0, 1, 1)}, t0)
+	if err == nil {
+		t.Error("IngestSamples on a closed store = nil error, want one")
+	}
+}

@@ -73,7 +73,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	pg := IsPostgresDSN(dsn)
 	// Prepared statements are cached per pool; SQLite's two pools would mix them up.
+	// The group commit's statements vary with the group's size: the cache of prepared ones is
+	// bounded so that they cannot pile up.
 	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: pg, TranslateError: true,
+		PrepareStmtMaxSize: 512, PrepareStmtTTL: 10 * time.Minute,
 		NowFunc: func() time.Time { return UTC(opts.Now()) }}
 	s := &Store{postgres: pg, thresholds: opts.Thresholds, board: boardCache{lag: opts.BoardLag}, now: opts.Now}
 	var (
