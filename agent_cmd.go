@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"log/slog"
 	"time"
 
@@ -19,7 +21,7 @@ type agentConfig struct {
 	Pool           string
 	Hostname       string
 	MachineID      string
-	LogDir         string
+	StateDir       string
 	LogLevel       string
 	SampleInterval time.Duration
 	PollInterval   time.Duration
@@ -34,7 +36,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.String(&c.Pool, "pool", "default", "the pool this node joins")
 	f.String(&c.Hostname, "hostname", "", "the node's name (default: the host name)")
 	f.String(&c.MachineID, "machine-id", "", "the provider's id of this machine, if any")
-	f.String(&c.LogDir, "log-dir", "", "where task output goes (default: a temp folder)")
+	f.String(&c.StateDir, "state-dir", "/var/lib/kashi-agent", "where the agent keeps its spool and its tasks' state and logs (tasks/<id>/"+agent.LogFile+")")
 	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
 	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
@@ -49,10 +51,24 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 		"poll-interval": c.PollInterval, "stop-grace": c.StopGrace})
 }
 
-// runAgent runs the node agent on this machine's GPUs through NVML.
+// runAgent runs the node agent on this machine's GPUs through NVML, each task under a
+// supervisor: this same binary as `kashi agent supervise`.
 func runAgent(ctx context.Context, c agentConfig, log *slog.Logger) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("agent: own path: %w", err)
+	}
+	runner := agent.SupervisedRunner{StateDir: c.StateDir, Supervisor: []string{exe, "agent", "supervise"}, Grace: c.StopGrace}
 	a := agent.New(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
 		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
-		StopGrace: c.StopGrace, Logger: log}, nvml.New(), agent.ExecRunner{LogDir: c.LogDir})
+		StopGrace: c.StopGrace, StateDir: c.StateDir, Logger: log}, nvml.New(), runner)
 	return a.Run(ctx)
+}
+
+// runSupervise is `kashi agent supervise <task-dir>`, which the agent starts for each task.
+func runSupervise(args []string) error {
+	if len(args) != 1 {
+		return errors.New("usage: kashi agent supervise <task-dir> (started by the agent, not by hand)")
+	}
+	return agent.Supervise(args[0])
 }

@@ -55,6 +55,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return serve(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	case "agent":
+		if len(args) > 1 && args[1] == "supervise" {
+			return runSupervise(args[2:])
+		}
 		cfg, err := parseAgent(args[1:], getenv, stderr)
 		if err != nil {
 			return err

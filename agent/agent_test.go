@@ -131,49 +131,6 @@ func TestRunKeepsSamplesWhileServerIsAway(t *testing.T) {
 	})
 }
 
-func TestSendBacklog(t *testing.T) {
-	tests := map[string]struct {
-		fail        []int
-		wantBatches []int
-		// wantBacklog is what stays, and wantFirst the offset of its oldest sample.
-		wantBacklog, wantFirst int
-	}{
-		"delivered in batches":          {wantBatches: []int{10_000, 10_000}},
-		"kept but bounded while away":   {fail: []int{503}, wantBacklog: maxBacklog, wantFirst: 1},
-		"rejected batch is dropped":     {fail: []int{422}, wantBatches: []int{10_000}},
-		"kept across registering again": {fail: []int{401}, wantBacklog: maxBacklog, wantFirst: 1},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			f := newFakeServer(t)
-			a := newTestAgent(t, f, &fakeRunner{})
-			if err := a.registerWithRetry(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			f.with(func() { f.samplesFail = tc.fail })
-			for i := range maxBacklog - 1 {
-				a.backlog = append(a.backlog, api.Sample{UUID: "GPU-old", TS: t0.Add(-time.Duration(maxBacklog-i) * time.Second)})
-			}
-			first := a.backlog[tc.wantFirst%len(a.backlog)].TS
-
-			if err := a.sample(t.Context()); err != nil {
-				t.Fatalf("sample() = %v", err)
-			}
-			f.with(func() {
-				if diff := cmp.Diff(tc.wantBatches, f.batches); diff != "" {
-					t.Errorf("batches (-want +got):\n%s", diff)
-				}
-			})
-			if len(a.backlog) != tc.wantBacklog {
-				t.Fatalf("backlog holds %d samples, want %d", len(a.backlog), tc.wantBacklog)
-			}
-			if tc.wantBacklog > 0 && !a.backlog[0].TS.Equal(first) {
-				t.Errorf("backlog starts at %s, want %s", a.backlog[0].TS, first)
-			}
-		})
-	}
-}
-
 func TestRunReregistersOn401(t *testing.T) {
 	f := newFakeServer(t)
 	runAgent(t, newTestAgent(t, f, &fakeRunner{}))

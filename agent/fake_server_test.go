@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,8 +34,11 @@ type fakeServer struct {
 	rejected    []api.Sample
 	assignments []api.Assignment
 	polls       int
-	statuses    []statusCall
-	statusFail  []int
+	// running holds the task ids each poll said run on the node.
+	running    [][]int64
+	dropped    []int64
+	statuses   []statusCall
+	statusFail []int
 }
 
 // statusCall is one task status the server stored.
@@ -147,6 +151,7 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.samples = append(f.samples, req.Samples...)
+	f.dropped = append(f.dropped, req.DroppedSamples)
 	f.batches = append(f.batches, len(req.Samples))
 	json.NewEncoder(w).Encode(api.SamplesResponse{Accepted: len(req.Samples)})
 }
@@ -158,6 +163,14 @@ func (f *fakeServer) getAssignments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.polls++
+	var ids []int64
+	if v := r.URL.Query().Get(api.QueryRunning); v != "" {
+		for _, s := range strings.Split(v, ",") {
+			id, _ := strconv.ParseInt(s, 10, 64)
+			ids = append(ids, id)
+		}
+	}
+	f.running = append(f.running, ids)
 	json.NewEncoder(w).Encode(api.AssignmentsResponse{Tasks: f.assignments})
 }
 

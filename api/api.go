@@ -10,6 +10,9 @@ const (
 	PathRegister    = "/api/v1/agent/register"
 	PathSamples     = "/api/v1/agent/samples"
 	PathAssignments = "/api/v1/agent/assignments"
+	// QueryRunning is the query parameter of PathAssignments that lists, comma-separated,
+	// the ids of the tasks whose processes run on the node now.
+	QueryRunning = "running"
 	// PathTaskStatus is followed by the task id and "/status".
 	PathTaskStatus = "/api/v1/agent/tasks/"
 )
@@ -51,6 +54,9 @@ type RegisterResponse struct {
 // SamplesRequest is a batch of per-GPU readings. Samples are idempotent on (uuid, ts).
 type SamplesRequest struct {
 	Samples []Sample `json:"samples"`
+	// DroppedSamples counts the samples the agent's spool dropped, oldest first, while the
+	// server could not be reached; sent once, with the first batch that gets through.
+	DroppedSamples int64 `json:"dropped_samples,omitempty"`
 }
 
 // Sample is one reading of one GPU.
