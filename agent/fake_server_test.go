@@ -30,6 +30,8 @@ type fakeServer struct {
 	samples     []api.Sample
 	batches     []int
 	samplesFail []int
+	// retryAfter is the Retry-After header of scripted sample failures.
+	retryAfter string
 	// rejected holds the samples answered with an error.
 	rejected    []api.Sample
 	assignments []api.Assignment
@@ -147,6 +149,9 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 	}
 	if status := failNext(&f.samplesFail); status != 0 {
 		f.rejected = append(f.rejected, req.Samples...)
+		if f.retryAfter != "" {
+			w.Header().Set("Retry-After", f.retryAfter)
+		}
 		writeError(w, status, "scripted failure")
 		return
 	}
