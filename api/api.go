@@ -111,11 +111,15 @@ const (
 
 // TaskStatusRequest reports a change in a task's process.
 type TaskStatusRequest struct {
-	State       string    `json:"state"`
-	TS          time.Time `json:"ts"`
-	ExitCode    int       `json:"exit_code"`
-	OutputUnits int64     `json:"output_units,omitempty"`
-	Message     string    `json:"message,omitempty"`
+	State    string    `json:"state"`
+	TS       time.Time `json:"ts"`
+	ExitCode int       `json:"exit_code"`
+	// OutputUnits is the task's output so far (a running report may carry it), counted in
+	// OutputUnit (samples, tokens, images…); CheckpointAt is its last checkpoint.
+	OutputUnits  int64      `json:"output_units,omitempty"`
+	OutputUnit   string     `json:"output_unit,omitempty"`
+	CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
+	Message      string     `json:"message,omitempty"`
 }
 
 // Error is the body of every 4xx and 5xx answer of the API.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -22,6 +23,10 @@ func (h *Handler) AgentSamples(c echo.Context) error {
 	res, err := h.store.IngestSamples(c.Request().Context(), agentNode(c).ID, readings, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
+	}
+	if req.DroppedSamples > 0 {
+		samplesDropped.Add(float64(req.DroppedSamples))
+		slog.Warn("agent spool dropped samples while the server was away", "node", agentNode(c).Hostname, "dropped", req.DroppedSamples)
 	}
 	samplesStored.Add(float64(res.Accepted))
 	samplesDuplicate.Add(float64(res.Duplicates))

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"kashi/api"
 	"kashi/models"
@@ -40,6 +42,29 @@ func assignmentsOf(as []models.Assignment) api.AssignmentsResponse {
 		out.Tasks[i] = api.Assignment(a)
 	}
 	return out
+}
+
+// maxRunningIDs bounds the task ids one poll may list as running.
+const maxRunningIDs = 1000
+
+// runningOf parses the comma-separated task ids of an assignments poll.
+func runningOf(q string) ([]int64, error) {
+	if q == "" {
+		return nil, nil
+	}
+	parts := strings.Split(q, ",")
+	if len(parts) > maxRunningIDs {
+		return nil, &models.FieldError{Field: api.QueryRunning, Msg: fmt.Sprintf("at most %d task ids", maxRunningIDs)}
+	}
+	ids := make([]int64, len(parts))
+	for i, p := range parts {
+		id, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, &models.FieldError{Field: api.QueryRunning, Msg: fmt.Sprintf("%q is not a task id", p)}
+		}
+		ids[i] = id
+	}
+	return ids, nil
 }
 
 func reportOf(req api.TaskStatusRequest) models.TaskReport { return models.TaskReport(req) }

@@ -31,6 +31,7 @@ type Store interface {
 	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
+	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 
 	Authenticate(ctx context.Context, name, password string) (models.User, error)

@@ -73,13 +73,17 @@ type taskJSON struct {
 	EndedAt     *time.Time        `json:"ended_at"`
 	ExitCode    *int              `json:"exit_code"`
 	OutputUnits int64             `json:"output_units"`
+	OutputUnit  string            `json:"output_unit"`
+	// LastCheckpointAt is the task's last reported checkpoint.
+	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
 }
 
 func toTaskJSON(t models.TaskRow) taskJSON {
 	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec, Queue: t.Queue,
 		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir,
 		DataReady: t.DataReady, Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
-		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits}
+		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
+		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt}
 	// Stored values were validated and encoded by the store; they always decode.
 	json.Unmarshal([]byte(t.Command), &out.Command)
 	json.Unmarshal([]byte(t.Env), &out.Env)

@@ -62,7 +62,10 @@ type TaskReport struct {
 	TS          time.Time
 	ExitCode    int
 	OutputUnits int64
-	Message     string
+	// OutputUnit names what OutputUnits count; CheckpointAt is the task's last checkpoint.
+	OutputUnit   string
+	CheckpointAt *time.Time
+	Message      string
 }
 
 // Limits on what a node may send.

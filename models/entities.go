@@ -156,6 +156,10 @@ type Task struct {
 	EndedAt        *time.Time
 	ExitCode       *int
 	OutputUnits    int64
+	// OutputUnit names what OutputUnits count (samples, tokens, images); empty if unnamed.
+	OutputUnit string
+	// LastCheckpointAt is when the task last reported a checkpoint.
+	LastCheckpointAt *time.Time
 	// NodeID is where the task runs; nil until placed.
 	NodeID *int64
 	// StopState is the state a stop was asked for (cancelled, timed-out, reclaimed); the task

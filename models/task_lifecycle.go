@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -187,11 +188,12 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 	if r.TS.IsZero() || at.After(now) {
 		at = now
 	}
-	if r.OutputUnits < 0 {
-		return fieldErr("output_units", "must not be negative")
-	}
 	if !utf8.ValidString(r.Message) || len(r.Message) > 2000 {
 		return fieldErr("message", "must be valid UTF-8 of at most 2,000 bytes")
+	}
+	output, err := outputOf(r, now)
+	if err != nil {
+		return err
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var t Task
@@ -205,12 +207,16 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 		switch r.State {
 		case ReportRunning:
 			if t.State == TaskRunning {
-				return nil
+				if len(output) == 0 {
+					return nil
+				}
+				return tx.Model(&Task{}).Where("id = ?", taskID).Updates(output).Error
 			}
-			return transition(tx, taskID, []string{TaskStarting}, TaskRunning, "process started", now, nil)
+			return transition(tx, taskID, []string{TaskStarting}, TaskRunning, "process started", now, output)
 		case ReportExited, ReportFailedToStart:
 			state, reason := exitState(t, r)
-			extra := map[string]any{"ended_at": at, "exit_code": r.ExitCode, "output_units": r.OutputUnits}
+			extra := map[string]any{"ended_at": at, "exit_code": r.ExitCode}
+			maps.Copy(extra, output)
 			if err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, state, reason, now, extra); err != nil {
 				return err
 			}

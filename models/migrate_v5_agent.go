@@ -1,0 +1,43 @@
+package models
+
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Frozen structs of migration 5 (agent): the new columns only.
+type (
+	v5AgentTask struct {
+		OutputUnit       string `gorm:"size:50;not null;default:''"`
+		LastCheckpointAt *time.Time
+	}
+	v5AgentGPU struct {
+		// UnmanagedMiB is the GPU memory held, at the latest sample, by processes of no task.
+		UnmanagedMiB int64 `gorm:"column:unmanaged_mib;not null;default:0"`
+		// UnmanagedWho names them: "user command (pid), …".
+		UnmanagedWho   string `gorm:"size:500;not null;default:''"`
+		UnmanagedSince *time.Time
+	}
+)
+
+func (v5AgentTask) TableName() string { return "tasks" }
+func (v5AgentGPU) TableName() string  { return "gpus" }
+
+// migrateV5Agent adds a task's output unit and last checkpoint, and the unmanaged use of
+// each GPU.
+func migrateV5Agent(tx *gorm.DB) error {
+	m := tx.Migrator()
+	for _, c := range []struct {
+		model any
+		field string
+	}{
+		{&v5AgentTask{}, "OutputUnit"}, {&v5AgentTask{}, "LastCheckpointAt"},
+		{&v5AgentGPU{}, "UnmanagedMiB"}, {&v5AgentGPU{}, "UnmanagedWho"}, {&v5AgentGPU{}, "UnmanagedSince"},
+	} {
+		if err := m.AddColumn(c.model, c.field); err != nil {
+			return err
+		}
+	}
+	return nil
+}
