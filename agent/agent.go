@@ -78,6 +78,8 @@ type task struct {
 	proc     Process
 	gpus     []string
 	stopping bool
+	// out follows the task's progress lines; nil when the runner has no log to follow.
+	out *outputTracker
 }
 
 // taskExit is a process's exit, sent from its watcher to the loop.
@@ -238,6 +240,7 @@ func (a *Agent) sample(ctx context.Context) error {
 			a.log.Error("agent spool", "err", err)
 		}
 	}
+	a.progress()
 	if a.holdTicks > 0 {
 		a.holdTicks--
 		return nil
@@ -382,8 +385,13 @@ func (a *Agent) start(ctx context.Context, as api.Assignment) {
 
 // track reports a task running and watches for its exit.
 func (a *Agent) track(ctx context.Context, id int64, gpus []string, proc Process) {
-	a.tasks[id] = &task{proc: proc, gpus: gpus}
-	a.report(id, api.TaskStatusRequest{State: api.TaskRunning, TS: a.cfg.Now()})
+	t := &task{proc: proc, gpus: gpus}
+	if src, ok := proc.(outputSource); ok {
+		log, file := src.outputPaths()
+		t.out = &outputTracker{logPath: log, filePath: file}
+	}
+	a.tasks[id] = t
+	a.report(id, t.status(api.TaskRunning, a.cfg.Now()))
 	go func() {
 		code, err := proc.Wait()
 		select {
@@ -425,11 +433,36 @@ func (a *Agent) stop(id int64, t *task, why string) {
 	go t.proc.Stop(a.cfg.StopGrace)
 }
 
+// status is a status report of the task with its progress so far.
+func (t *task) status(state string, now time.Time) api.TaskStatusRequest {
+	req := api.TaskStatusRequest{State: state, TS: now}
+	if t.out != nil {
+		t.out.poll(now)
+		req.OutputUnits, req.OutputUnit = t.out.out.Units, t.out.out.Unit
+		if cp := t.out.out.Checkpoint; !cp.IsZero() {
+			req.CheckpointAt = &cp
+		}
+	}
+	return req
+}
+
+// progress reports, as a running status, each task whose progress changed since last time.
+func (a *Agent) progress() {
+	now := a.cfg.Now()
+	for _, id := range a.running() {
+		if t := a.tasks[id]; t.out != nil && t.out.poll(now) {
+			a.report(id, t.status(api.TaskRunning, now))
+		}
+	}
+}
+
 // exited records a task's exit and sends it at once.
 func (a *Agent) exited(ctx context.Context, e taskExit) error {
+	t := a.tasks[e.id]
 	delete(a.tasks, e.id)
 	a.ended[e.id] = true
-	req := api.TaskStatusRequest{State: api.TaskExited, TS: a.cfg.Now(), ExitCode: e.code}
+	req := t.status(api.TaskExited, a.cfg.Now())
+	req.ExitCode = e.code
 	if e.err != nil {
 		req.Message = e.err.Error()
 	}

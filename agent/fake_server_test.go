@@ -45,10 +45,13 @@ type fakeServer struct {
 
 // statusCall is one task status the server stored.
 type statusCall struct {
-	TaskID   int64
-	State    string
-	ExitCode int
-	Message  string
+	TaskID      int64
+	State       string
+	ExitCode    int
+	Message     string
+	OutputUnits int64
+	OutputUnit  string
+	Checkpoint  bool
 }
 
 func newFakeServer(t *testing.T) *fakeServer {
@@ -199,7 +202,8 @@ func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, "scripted failure")
 		return
 	}
-	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message})
+	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message,
+		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil})
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -236,6 +236,11 @@ func finished(dir string) (int, error) {
 	return -1, errors.New("the supervisor ended without recording an exit (killed, or the node restarted)")
 }
 
+// outputPaths returns the task's log and output file.
+func (p *supervisedProcess) outputPaths() (string, string) {
+	return filepath.Join(p.dir, LogFile), filepath.Join(p.dir, outputUnitsFile)
+}
+
 // Wait returns the exit code once the task has ended.
 func (p *supervisedProcess) Wait() (int, error) {
 	<-p.done

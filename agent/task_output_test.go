@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/api"
+)
+
+func TestTaskOutputLines(t *testing.T) {
+	cp := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	tests := map[string]struct {
+		line string
+		want taskOutput
+		ok   bool
+	}{
+		"units with a unit":      {"KASHI_OUTPUT 1200 samples\n", taskOutput{Units: 1200, Unit: "samples"}, true},
+		"unit of two words":      {"KASHI_OUTPUT 3 video clips", taskOutput{Units: 3, Unit: "video clips"}, true},
+		"units without a unit":   {"KASHI_OUTPUT 7", taskOutput{Units: 7}, true},
+		"checkpoint when seen":   {"KASHI_CHECKPOINT", taskOutput{Checkpoint: t0}, true},
+		"checkpoint with a time": {"KASHI_CHECKPOINT 2026-03-01T08:00:00Z", taskOutput{Checkpoint: cp}, true},
+		"no number":              {"KASHI_OUTPUT lots", taskOutput{}, false},
+		"negative":               {"KASHI_OUTPUT -1 samples", taskOutput{}, false},
+		"empty":                  {"KASHI_OUTPUT ", taskOutput{}, false},
+		"other word":             {"KASHI_CHECKPOINTS", taskOutput{}, false},
+		"plain log line":         {"epoch 3 loss 0.12", taskOutput{}, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var got taskOutput
+			if ok := got.apply(tc.line, t0); ok != tc.ok || got != tc.want {
+				t.Errorf("apply(%q) = %v, %+v; want %v, %+v", tc.line, ok, got, tc.ok, tc.want)
+			}
+		})
+	}
+}
+
+func TestOutputTrackerReadsNewLinesOnly(t *testing.T) {
+	dir := t.TempDir()
+	tr := &outputTracker{logPath: filepath.Join(dir, "log"), filePath: filepath.Join(dir, "out")}
+	write := func(name, s string) {
+		f, _ := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f.WriteString(s)
+		f.Close()
+	}
+	if tr.poll(t0) {
+		t.Error("poll() without files = changed")
+	}
+	write("log", "KASHI_OUTPUT 10 steps\nKASHI_OUTPUT 20 st")
+	if !tr.poll(t0) || tr.out.Units != 10 {
+		t.Errorf("after the first line: %+v, want 10 steps (the half line waits)", tr.out)
+	}
+	write("log", "eps\n")
+	tr.poll(t0)
+	write("out", "KASHI_OUTPUT 25 steps\n")
+	if !tr.poll(t0) || tr.out != (taskOutput{Units: 25, Unit: "steps"}) {
+		t.Errorf("after the output file: %+v, want 25 steps", tr.out)
+	}
+	if tr.poll(t0.Add(time.Minute)) {
+		t.Error("poll() with nothing new = changed")
+	}
+}
+
+func TestRunReportsOutputUnits(t *testing.T) {
+	f := newFakeServer(t)
+	work := t.TempDir()
+	stateDir := t.TempDir()
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 12, Workdir: work, Command: []string{"/bin/sh", "-c",
+			`echo KASHI_OUTPUT 5 images; echo KASHI_CHECKPOINT; echo "KASHI_OUTPUT 9 images" > "$KASHI_OUTPUT_FILE"; while [ ! -e finish ]; do sleep 0.01; done`}}}
+	})
+	r := SupervisedRunner{StateDir: stateDir, Supervisor: testSupervisor(), Grace: time.Second}
+	a := newTestAgent(t, f, r)
+	a.cfg.StateDir = stateDir
+	a.cfg.Logger = slog.New(slog.DiscardHandler)
+	stop := runAgent(t, a)
+	f.waitFor(t, "a report of 9 images", func() bool {
+		return len(f.statuses) > 0 && f.statuses[len(f.statuses)-1].OutputUnits == 9
+	})
+	os.WriteFile(filepath.Join(work, "finish"), nil, 0o644)
+	f.waitFor(t, "exited report", func() bool {
+		return len(f.statuses) > 0 && f.statuses[len(f.statuses)-1].State == api.TaskExited
+	})
+	stop()
+	f.with(func() {
+		want := statusCall{TaskID: 12, State: api.TaskExited, OutputUnits: 9, OutputUnit: "images", Checkpoint: true}
+		if diff := cmp.Diff(want, f.statuses[len(f.statuses)-1]); diff != "" {
+			t.Errorf("exit status (-want +got):\n%s", diff)
+		}
+	})
+}
