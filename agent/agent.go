@@ -61,6 +61,8 @@ type Agent struct {
 	// retryMin and retryMax bound the registration backoff.
 	retryMin, retryMax time.Duration
 
+	// procs reads the process table, to match GPU processes to tasks.
+	procs        procFS
 	registration api.RegisterRequest
 	// spool holds the samples and statuses the server has not acknowledged, in order.
 	spool *spool
@@ -130,6 +132,7 @@ func New(cfg Config, lib nvml.Interface, runner Runner) *Agent {
 		log:       cfg.Logger,
 		retryMin:  time.Second,
 		retryMax:  time.Minute,
+		procs:     procFS{root: "/proc"},
 		tasks:     make(map[int64]*task),
 		ended:     make(map[int64]bool),
 		exits:     make(chan taskExit),
@@ -235,6 +238,7 @@ func (a *Agent) sample(ctx context.Context) error {
 	if err != nil {
 		a.log.Warn("agent read gpus", "err", err)
 	}
+	a.account(samples)
 	if len(samples) > 0 {
 		if err := a.spool.add(spoolEntry{Samples: samples}); err != nil {
 			a.log.Error("agent spool", "err", err)

@@ -127,6 +127,10 @@ func readDevice(d nvml.Device, now time.Time) (api.Sample, error) {
 	if err := supported("compute processes", ret); err != nil {
 		return api.Sample{}, err
 	}
+	graphics, ret := d.GetGraphicsRunningProcesses()
+	if err := supported("graphics processes", ret); err != nil {
+		return api.Sample{}, err
+	}
 	s := api.Sample{
 		UUID:          uuid,
 		TS:            now,
@@ -135,7 +139,12 @@ func readDevice(d nvml.Device, now time.Time) (api.Sample, error) {
 		TempC:         int(temp),
 		PowerW:        int(powerMW / 1000),
 	}
-	for _, p := range procs {
+	seen := make(map[uint32]bool, len(procs))
+	for _, p := range append(procs, graphics...) {
+		if seen[p.Pid] { // a process doing compute and graphics is listed twice
+			continue
+		}
+		seen[p.Pid] = true
 		used := p.UsedGpuMemory
 		if used == math.MaxUint64 { // NVML_VALUE_NOT_AVAILABLE, e.g. without permission
 			used = 0

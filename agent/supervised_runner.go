@@ -236,6 +236,16 @@ func finished(dir string) (int, error) {
 	return -1, errors.New("the supervisor ended without recording an exit (killed, or the node restarted)")
 }
 
+// OwnsPID reports whether pid descends from the task's supervisor, which is also the
+// subreaper of the task's orphans.
+func (p *supervisedProcess) OwnsPID(pid uint32) bool {
+	var rec supervisorRecord
+	if readJSON(p.dir, supervisorFile, &rec) != nil || rec.PID <= 0 {
+		return false
+	}
+	return procFS{root: "/proc"}.descends(int(pid), rec.PID)
+}
+
 // outputPaths returns the task's log and output file.
 func (p *supervisedProcess) outputPaths() (string, string) {
 	return filepath.Join(p.dir, LogFile), filepath.Join(p.dir, outputUnitsFile)

@@ -70,10 +70,18 @@ type Sample struct {
 	Processes     []Process `json:"processes,omitempty"`
 }
 
-// Process is one compute process seen on a GPU.
+// Process is one compute or graphics process seen on a GPU.
 type Process struct {
 	PID           uint32 `json:"pid"`
 	UsedMemoryMiB int64  `json:"used_memory_mib"`
+	// TaskID is the task the process belongs to, found through the process tree of the
+	// task's supervisor; 0 when none.
+	TaskID int64 `json:"task_id,omitempty"`
+	// Unmanaged marks a process of no task: someone uses the GPU outside Kashi. User and
+	// Command say who, as far as the agent can read them.
+	Unmanaged bool   `json:"unmanaged,omitempty"`
+	User      string `json:"user,omitempty"`
+	Command   string `json:"command,omitempty"`
 }
 
 // SamplesResponse says how many samples were stored and how many were already known.

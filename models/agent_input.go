@@ -32,10 +32,16 @@ type Reading struct {
 	Processes     []ProcessReading
 }
 
-// ProcessReading is one compute process seen on a GPU.
+// ProcessReading is one compute or graphics process seen on a GPU.
 type ProcessReading struct {
 	PID           uint32
 	UsedMemoryMiB int64
+	// TaskID is the task the node matched the process to; 0 when none.
+	TaskID int64
+	// Unmanaged marks a process of no task; User and Command say who runs it.
+	Unmanaged bool
+	User      string
+	Command   string
 }
 
 // Assignment is one task placed on a node, as the node should run it.
