@@ -24,6 +24,9 @@ func (h *Handler) AgentSamples(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
+	if err := h.store.RecordUnmanaged(c.Request().Context(), agentNode(c).ID, readings, h.now()); err != nil {
+		return err
+	}
 	if req.DroppedSamples > 0 {
 		samplesDropped.Add(float64(req.DroppedSamples))
 		slog.Warn("agent spool dropped samples while the server was away", "node", agentNode(c).Hostname, "dropped", req.DroppedSamples)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"kashi/api"
 	"kashi/models"
@@ -20,6 +21,9 @@ func registrationOf(req api.RegisterRequest) models.NodeRegistration {
 	return models.NodeRegistration{Hostname: req.Hostname, Pool: req.Pool, MachineID: req.MachineID, GPUs: gpus}
 }
 
+// maxProcessText bounds the user and command of a GPU process.
+const maxProcessText = 256
+
 func readingsOf(req api.SamplesRequest) ([]models.Reading, error) {
 	if len(req.Samples) > api.MaxSamplesPerBatch {
 		return nil, &models.FieldError{Field: "samples",
@@ -29,7 +33,13 @@ func readingsOf(req api.SamplesRequest) ([]models.Reading, error) {
 	for i, s := range req.Samples {
 		out[i] = models.Reading{UUID: s.UUID, TS: s.TS, MemoryUsedMiB: s.MemoryUsedMiB, UtilPct: s.UtilPct,
 			TempC: s.TempC, PowerW: s.PowerW}
-		for _, p := range s.Processes {
+		for j, p := range s.Processes {
+			for name, v := range map[string]string{"user": p.User, "command": p.Command} {
+				if !utf8.ValidString(v) || len(v) > maxProcessText {
+					return nil, &models.FieldError{Field: fmt.Sprintf("samples[%d].processes[%d].%s", i, j, name),
+						Msg: fmt.Sprintf("must be valid UTF-8 of at most %d bytes", maxProcessText)}
+				}
+			}
 			out[i].Processes = append(out[i].Processes, models.ProcessReading(p))
 		}
 	}

@@ -64,7 +64,7 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardDa
 		state := h.gpuState(r, now)
 		g := views.BoardGPU{UUID: r.UUID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
 			UtilPct: r.UtilPct, TempC: r.TempC, PowerW: r.PowerW, Held: r.TaskID != 0, TaskID: r.TaskID, Task: r.Task,
-			Project: r.Project, Stale: state == gpuStale}
+			Project: r.Project, Stale: state == gpuStale, UnmanagedMiB: r.UnmanagedMiB, UnmanagedWho: r.UnmanagedWho}
 		if r.IdleSince != nil {
 			g.IdleFor = now.Sub(*r.IdleSince)
 		}

@@ -32,6 +32,7 @@ type Store interface {
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
+	RecordUnmanaged(ctx context.Context, nodeID int64, readings []models.Reading, now time.Time) error
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 
 	Authenticate(ctx context.Context, name, password string) (models.User, error)

@@ -55,6 +55,11 @@ type GPU struct {
 	IdleSince *time.Time
 	// SaturatedSince is when memory or utilization last reached the saturation mark.
 	SaturatedSince *time.Time
+	// UnmanagedMiB is the memory held, at the latest reading, by processes of no task;
+	// UnmanagedWho names them, UnmanagedSince is when that use began.
+	UnmanagedMiB   int64 `gorm:"column:unmanaged_mib"`
+	UnmanagedWho   string
+	UnmanagedSince *time.Time
 }
 
 // GPUSample is one raw reading, kept for the retention window. TS is Unix seconds (UTC) so

@@ -79,6 +79,9 @@ type BoardGPU struct {
 	SaturatedFor time.Duration
 	// Stale is true when the card has not reported recently.
 	Stale bool
+	// UnmanagedMiB is memory held by processes of no task; UnmanagedWho says whose.
+	UnmanagedMiB int64
+	UnmanagedWho string
 }
 
 // LongIdle reports whether the card is held and has been idle longer than after.

@@ -491,6 +491,9 @@ type gpuJSON struct {
 	State   string  `json:"state"`
 	TaskID  *int64  `json:"task_id"`
 	Project *string `json:"project"`
+	// UnmanagedMiB and UnmanagedWho describe use by processes of no task.
+	UnmanagedMiB int64  `json:"unmanaged_mib"`
+	UnmanagedWho string `json:"unmanaged_who"`
 }
 
 func gpuByUUID(t *testing.T, s *server, uuid string) gpuJSON {
