@@ -26,6 +26,8 @@ type agentConfig struct {
 	SampleInterval time.Duration
 	PollInterval   time.Duration
 	StopGrace      time.Duration
+	// Once and Print make the agent read the GPUs once, print a table and exit.
+	Once, Print bool
 }
 
 func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (agentConfig, error) {
@@ -41,10 +43,15 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
 	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
 	f.Duration(&c.StopGrace, "stop-grace", 30*time.Second, "time between the stop signal and the kill")
+	f.Bool(&c.Once, "once", false, "read the GPUs once and exit (with --print: check a new machine)")
+	f.Bool(&c.Print, "print", false, "print the GPUs as a table (with --once)")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
-	if c.JoinToken == "" {
+	if c.Once != c.Print {
+		return c, errors.New("--once and --print go together: `kashi agent --once --print` checks this machine's GPUs")
+	}
+	if c.JoinToken == "" && !c.Once {
 		return c, errors.New("--join-token (or KASHI_JOIN_TOKEN) is required")
 	}
 	return c, positive(map[string]time.Duration{"sample-interval": c.SampleInterval,
@@ -53,7 +60,10 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 
 // runAgent runs the node agent on this machine's GPUs through NVML, each task under a
 // supervisor: this same binary as `kashi agent supervise`.
-func runAgent(ctx context.Context, c agentConfig, log *slog.Logger) error {
+func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Logger) error {
+	if c.Once {
+		return agent.PrintOnce(stdout, nvml.New(), time.Now())
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("agent: own path: %w", err)

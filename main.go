@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
-		return runAgent(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+		return runAgent(ctx, cfg, stdout, newLogger(stderr, cfg.LogLevel))
 	case "user":
 		return runUser(ctx, args[1:], getenv, stdout, stderr)
 	case "token":

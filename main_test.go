@@ -39,6 +39,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		"time zone":        {[]string{"serve", "--time-zone", "Mars/Olympus"}, nil, "--time-zone"},
 		"stray argument":   {[]string{"serve", "extra"}, nil, "unexpected argument"},
 		"agent no token":   {[]string{"agent"}, nil, "--join-token"},
+		"once alone":       {[]string{"agent", "--once"}, nil, "--once and --print go together"},
+		"supervise usage":  {[]string{"agent", "supervise"}, nil, "usage: kashi agent supervise"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
