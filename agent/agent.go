@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -239,12 +240,12 @@ func (a *Agent) sample(ctx context.Context) error {
 		a.log.Warn("agent read gpus", "err", err)
 	}
 	a.account(samples)
-	if len(samples) > 0 {
-		if err := a.spool.add(spoolEntry{Samples: samples}); err != nil {
+	a.progress()
+	if logs := a.logs(); len(samples) > 0 || len(logs) > 0 {
+		if err := a.spool.add(spoolEntry{Samples: samples, Logs: logs}); err != nil {
 			a.log.Error("agent spool", "err", err)
 		}
 	}
-	a.progress()
 	if a.holdTicks > 0 {
 		a.holdTicks--
 		return nil
@@ -265,7 +266,7 @@ func (a *Agent) drain(ctx context.Context) error {
 		if e.Status != nil {
 			err = a.client.TaskStatus(ctx, e.TaskID, *e.Status)
 		} else {
-			_, err = a.client.PostSamples(ctx, api.SamplesRequest{Samples: e.Samples, DroppedSamples: a.spool.dropped})
+			_, err = a.client.PostSamples(ctx, api.SamplesRequest{Samples: e.Samples, Logs: e.Logs, DroppedSamples: a.spool.dropped})
 			if err == nil && a.spool.dropped > 0 {
 				a.log.Warn("agent reported samples dropped while the server was away", "dropped", a.spool.dropped)
 				err = a.spool.setDropped(0)
@@ -460,6 +461,19 @@ func (a *Agent) progress() {
 	}
 }
 
+// logs takes the new log lines of every task.
+func (a *Agent) logs() []api.TaskLog {
+	var out []api.TaskLog
+	for _, id := range slices.Sorted(maps.Keys(a.tasks)) {
+		if t := a.tasks[id]; t.out != nil {
+			if piece, ok := t.out.takeLog(id); ok {
+				out = append(out, piece)
+			}
+		}
+	}
+	return out
+}
+
 // exited records a task's exit and sends it at once.
 func (a *Agent) exited(ctx context.Context, e taskExit) error {
 	t := a.tasks[e.id]
@@ -467,6 +481,13 @@ func (a *Agent) exited(ctx context.Context, e taskExit) error {
 	a.ended[e.id] = true
 	req := t.status(api.TaskExited, a.cfg.Now())
 	req.ExitCode = e.code
+	if t.out != nil {
+		if piece, ok := t.out.takeLog(e.id); ok {
+			if err := a.spool.add(spoolEntry{Logs: []api.TaskLog{piece}}); err != nil {
+				a.log.Error("agent spool", "err", err)
+			}
+		}
+	}
 	if e.err != nil {
 		req.Message = e.err.Error()
 	}

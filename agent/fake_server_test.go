@@ -39,6 +39,7 @@ type fakeServer struct {
 	// running holds the task ids each poll said run on the node.
 	running    [][]int64
 	dropped    []int64
+	logs       []api.TaskLog
 	statuses   []statusCall
 	statusFail []int
 }
@@ -160,6 +161,7 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 	}
 	f.samples = append(f.samples, req.Samples...)
 	f.dropped = append(f.dropped, req.DroppedSamples)
+	f.logs = append(f.logs, req.Logs...)
 	f.batches = append(f.batches, len(req.Samples))
 	json.NewEncoder(w).Encode(api.SamplesResponse{Accepted: len(req.Samples)})
 }

@@ -15,6 +15,8 @@ import (
 type spoolEntry struct {
 	seq     int64
 	Samples []api.Sample `json:"samples,omitempty"`
+	// Logs go with the samples of the same tick.
+	Logs []api.TaskLog `json:"logs,omitempty"`
 	// TaskID and Status are set on a status entry.
 	TaskID int64                  `json:"task_id,omitempty"`
 	Status *api.TaskStatusRequest `json:"status,omitempty"`
@@ -127,7 +129,8 @@ func (s *spool) remove(i int) error {
 }
 
 // head returns the next thing to send: a status entry alone, or the leading sample batches
-// merged up to api.MaxSamplesPerBatch; n is the number of entries it covers (0 when empty).
+// (with their logs) merged up to api.MaxSamplesPerBatch samples and 64 log pieces; n is the
+// number of entries it covers (0 when empty).
 func (s *spool) head() (e spoolEntry, n int) {
 	if len(s.entries) == 0 {
 		return spoolEntry{}, 0
@@ -136,10 +139,11 @@ func (s *spool) head() (e spoolEntry, n int) {
 		return s.entries[0], 1
 	}
 	for _, x := range s.entries {
-		if x.Status != nil || (n > 0 && len(e.Samples)+len(x.Samples) > api.MaxSamplesPerBatch) {
+		if x.Status != nil || (n > 0 && (len(e.Samples)+len(x.Samples) > api.MaxSamplesPerBatch || len(e.Logs)+len(x.Logs) > 64)) {
 			break
 		}
 		e.Samples = append(e.Samples, x.Samples...)
+		e.Logs = append(e.Logs, x.Logs...)
 		n++
 	}
 	return e, n

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,6 +92,56 @@ func TestRunReportsOutputUnits(t *testing.T) {
 		want := statusCall{TaskID: 12, State: api.TaskExited, OutputUnits: 9, OutputUnit: "images", Checkpoint: true}
 		if diff := cmp.Diff(want, f.statuses[len(f.statuses)-1]); diff != "" {
 			t.Errorf("exit status (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestOutputTrackerShipsTheTail(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	tr := &outputTracker{logPath: log, filePath: filepath.Join(dir, "out")}
+	big := strings.Repeat("x", 1000) + "\n"
+	os.WriteFile(log, []byte(strings.Repeat(big, 100)+"bad \xff byte\n"), 0o644)
+	tr.poll(t0)
+	piece, ok := tr.takeLog(4)
+	if !ok || len(piece.Text) > api.MaxLogTailBytes || !strings.HasSuffix(piece.Text, "bad ? byte\n") {
+		t.Fatalf("takeLog() = %d bytes ending %q, %v; want at most 64 KiB ending in the last line", len(piece.Text), piece.Text[len(piece.Text)-12:], ok)
+	}
+	if end := piece.Offset + int64(len(piece.Text)); end != int64(100*1001+len("bad \xff byte\n")) {
+		t.Errorf("piece ends at byte %d, want the end of the file", end)
+	}
+	if !strings.HasPrefix(piece.Text, "xxx") || (piece.Offset)%1001 != 0 {
+		t.Errorf("piece starts at byte %d, want a line start", piece.Offset)
+	}
+	if _, ok := tr.takeLog(4); ok {
+		t.Error("a second takeLog() without new lines = ok")
+	}
+	f, _ := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("next\n")
+	f.Close()
+	tr.poll(t0)
+	if piece, _ := tr.takeLog(4); piece.Text != "next\n" || piece.Offset != int64(100*1001+len("bad \xff byte\n")) {
+		t.Errorf("takeLog() = %+v, want only the new line at its offset", piece)
+	}
+}
+
+func TestRunShipsTaskLogs(t *testing.T) {
+	f := newFakeServer(t)
+	stateDir, work := t.TempDir(), t.TempDir()
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 14, Workdir: work, Command: []string{"/bin/sh", "-c",
+			`echo epoch 1; while [ ! -e finish ]; do sleep 0.01; done; echo done`}}}
+	})
+	a := newTestAgent(t, f, SupervisedRunner{StateDir: stateDir, Supervisor: testSupervisor(), Grace: time.Second})
+	a.cfg.Logger = slog.New(slog.DiscardHandler)
+	runAgent(t, a)
+	f.waitFor(t, "the first line shipped", func() bool { return len(f.logs) == 1 })
+	os.WriteFile(filepath.Join(work, "finish"), nil, 0o644)
+	f.waitFor(t, "the last line shipped", func() bool { return len(f.logs) == 2 })
+	f.with(func() {
+		want := []api.TaskLog{{TaskID: 14, Text: "epoch 1\n"}, {TaskID: 14, Offset: 8, Text: "done\n"}}
+		if diff := cmp.Diff(want, f.logs); diff != "" {
+			t.Errorf("logs (-want +got):\n%s", diff)
 		}
 	})
 }

@@ -57,6 +57,22 @@ type SamplesRequest struct {
 	// DroppedSamples counts the samples the agent's spool dropped, oldest first, while the
 	// server could not be reached; sent once, with the first batch that gets through.
 	DroppedSamples int64 `json:"dropped_samples,omitempty"`
+	// Logs carries the new lines of the tasks' logs since the last batch, at most
+	// MaxLogTailBytes per task.
+	Logs []TaskLog `json:"logs,omitempty"`
+}
+
+// MaxLogTailBytes is how much of a task's log the server keeps, and the most one TaskLog
+// may carry.
+const MaxLogTailBytes = 64 << 10
+
+// TaskLog is a piece of a task's log: Text starts at byte Offset of the log file on the node
+// (the full log stays there, under <state-dir>/tasks/<id>/output.log). Offsets make resent
+// pieces harmless.
+type TaskLog struct {
+	TaskID int64  `json:"task_id"`
+	Offset int64  `json:"offset"`
+	Text   string `json:"text"`
 }
 
 // Sample is one reading of one GPU.

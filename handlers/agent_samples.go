@@ -20,11 +20,18 @@ func (h *Handler) AgentSamples(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
+	pieces, err := logPiecesOf(req.Logs)
+	if err != nil {
+		return apiError(http.StatusUnprocessableEntity, err)
+	}
 	res, err := h.store.IngestSamples(c.Request().Context(), agentNode(c).ID, readings, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
 	if err := h.store.RecordUnmanaged(c.Request().Context(), agentNode(c).ID, readings, h.now()); err != nil {
+		return err
+	}
+	if err := h.store.AppendTaskLogs(c.Request().Context(), agentNode(c).ID, pieces, h.now()); err != nil {
 		return err
 	}
 	if req.DroppedSamples > 0 {

@@ -46,6 +46,29 @@ func readingsOf(req api.SamplesRequest) ([]models.Reading, error) {
 	return out, nil
 }
 
+// maxLogPieces bounds the log pieces of one batch.
+const maxLogPieces = 256
+
+func logPiecesOf(logs []api.TaskLog) ([]models.LogPiece, error) {
+	if len(logs) > maxLogPieces {
+		return nil, &models.FieldError{Field: "logs", Msg: fmt.Sprintf("at most %d pieces per batch", maxLogPieces)}
+	}
+	out := make([]models.LogPiece, len(logs))
+	for i, l := range logs {
+		field := fmt.Sprintf("logs[%d]", i)
+		switch {
+		case l.TaskID <= 0:
+			return nil, &models.FieldError{Field: field + ".task_id", Msg: "must be a task id"}
+		case l.Offset < 0:
+			return nil, &models.FieldError{Field: field + ".offset", Msg: "must not be negative"}
+		case len(l.Text) > api.MaxLogTailBytes || !utf8.ValidString(l.Text):
+			return nil, &models.FieldError{Field: field + ".text", Msg: fmt.Sprintf("must be valid UTF-8 of at most %d bytes", api.MaxLogTailBytes)}
+		}
+		out[i] = models.LogPiece(l)
+	}
+	return out, nil
+}
+
 func assignmentsOf(as []models.Assignment) api.AssignmentsResponse {
 	out := api.AssignmentsResponse{Tasks: make([]api.Assignment, len(as))}
 	for i, a := range as {

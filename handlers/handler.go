@@ -33,6 +33,8 @@ type Store interface {
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
 	RecordUnmanaged(ctx context.Context, nodeID int64, readings []models.Reading, now time.Time) error
+	AppendTaskLogs(ctx context.Context, nodeID int64, pieces []models.LogPiece, now time.Time) error
+	TaskLogTail(ctx context.Context, taskID int64) (models.TaskLog, error)
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 
 	Authenticate(ctx context.Context, name, password string) (models.User, error)

@@ -19,15 +19,26 @@ type (
 		UnmanagedWho   string `gorm:"size:500;not null;default:''"`
 		UnmanagedSince *time.Time
 	}
+	v5AgentTaskLog struct {
+		TaskID    int64  `gorm:"primaryKey;autoIncrement:false"`
+		Task      v1Task `gorm:"constraint:OnDelete:CASCADE"`
+		Tail      string `gorm:"not null"`
+		EndOffset int64  `gorm:"not null"`
+		UpdatedAt time.Time
+	}
 )
 
-func (v5AgentTask) TableName() string { return "tasks" }
-func (v5AgentGPU) TableName() string  { return "gpus" }
+func (v5AgentTask) TableName() string    { return "tasks" }
+func (v5AgentGPU) TableName() string     { return "gpus" }
+func (v5AgentTaskLog) TableName() string { return "task_logs" }
 
-// migrateV5Agent adds a task's output unit and last checkpoint, and the unmanaged use of
-// each GPU.
+// migrateV5Agent adds a task's output unit and last checkpoint, the unmanaged use of each
+// GPU, and the tails of tasks' logs.
 func migrateV5Agent(tx *gorm.DB) error {
 	m := tx.Migrator()
+	if err := m.CreateTable(&v5AgentTaskLog{}); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		model any
 		field string

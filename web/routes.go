@@ -74,6 +74,7 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/api/v1/tasks", handlers.Member, h.TaskList},
 		{POST, "/api/v1/tasks", handlers.Member, h.TaskCreate},
 		{GET, "/api/v1/tasks/:id", handlers.Member, h.TaskShow},
+		{GET, "/api/v1/tasks/:id/log", handlers.Member, h.TaskLog},
 		{POST, "/api/v1/tasks/:id/cancel", handlers.Member, h.TaskCancel},
 		{POST, "/api/v1/tasks/:id/ready", handlers.Member, h.TaskReady},
 		{POST, "/api/v1/tasks/:id/keep", handlers.Member, h.TaskKeep},
