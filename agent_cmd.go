@@ -26,6 +26,8 @@ type agentConfig struct {
 	SampleInterval time.Duration
 	PollInterval   time.Duration
 	StopGrace      time.Duration
+	// Source is where GPU readings come from: nvml, or dcgm (a dcgm-exporter at DCGMURL).
+	Source, DCGMURL string
 	// Once and Print make the agent read the GPUs once, print a table and exit.
 	Once, Print bool
 }
@@ -43,10 +45,15 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
 	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
 	f.Duration(&c.StopGrace, "stop-grace", 30*time.Second, "time between the stop signal and the kill")
+	f.String(&c.Source, "source", "nvml", "where GPU readings come from: nvml, or dcgm (a running dcgm-exporter; no process accounting)")
+	f.String(&c.DCGMURL, "dcgm-url", "http://localhost:9400/metrics", "dcgm-exporter's metrics page (with --source dcgm)")
 	f.Bool(&c.Once, "once", false, "read the GPUs once and exit (with --print: check a new machine)")
 	f.Bool(&c.Print, "print", false, "print the GPUs as a table (with --once)")
 	if err := f.parse(args); err != nil {
 		return c, err
+	}
+	if c.Source != "nvml" && c.Source != "dcgm" {
+		return c, fmt.Errorf("--source must be nvml or dcgm, got %q", c.Source)
 	}
 	if c.Once != c.Print {
 		return c, errors.New("--once and --print go together: `kashi agent --once --print` checks this machine's GPUs")
@@ -69,9 +76,13 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 		return fmt.Errorf("agent: own path: %w", err)
 	}
 	runner := agent.SupervisedRunner{StateDir: c.StateDir, Supervisor: []string{exe, "agent", "supervise"}, Grace: c.StopGrace}
-	a := agent.New(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
+	var src agent.Source = agent.NewCollector(nvml.New())
+	if c.Source == "dcgm" {
+		src = &agent.DCGMSource{URL: c.DCGMURL}
+	}
+	a := agent.NewWithSource(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
 		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
-		StopGrace: c.StopGrace, StateDir: c.StateDir, Logger: log}, nvml.New(), runner)
+		StopGrace: c.StopGrace, StateDir: c.StateDir, Logger: log}, src, runner)
 	return a.Run(ctx)
 }
 

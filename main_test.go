@@ -40,6 +40,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		"stray argument":   {[]string{"serve", "extra"}, nil, "unexpected argument"},
 		"agent no token":   {[]string{"agent"}, nil, "--join-token"},
 		"once alone":       {[]string{"agent", "--once"}, nil, "--once and --print go together"},
+		"bad source":       {[]string{"agent", "--join-token", "j", "--source", "smi"}, nil, "--source must be nvml or dcgm"},
 		"supervise usage":  {[]string{"agent", "supervise"}, nil, "usage: kashi agent supervise"},
 	}
 	for name, tc := range tests {

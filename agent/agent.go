@@ -55,7 +55,7 @@ type Config struct {
 // Agent runs one node: see Run.
 type Agent struct {
 	cfg       Config
-	collector *Collector
+	collector Source
 	client    *Client
 	runner    Runner
 	log       *slog.Logger
@@ -104,6 +104,11 @@ type Adopter interface {
 
 // New returns an Agent that reads GPUs through lib and starts tasks with runner.
 func New(cfg Config, lib nvml.Interface, runner Runner) *Agent {
+	return NewWithSource(cfg, NewCollector(lib), runner)
+}
+
+// NewWithSource returns an Agent that reads GPUs from src (e.g. a DCGMSource).
+func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 	if cfg.SampleInterval <= 0 {
 		cfg.SampleInterval = 10 * time.Second
 	}
@@ -127,7 +132,7 @@ func New(cfg Config, lib nvml.Interface, runner Runner) *Agent {
 	}
 	return &Agent{
 		cfg:       cfg,
-		collector: NewCollector(lib),
+		collector: src,
 		client:    &Client{BaseURL: cfg.Server, HTTP: cfg.HTTP},
 		runner:    runner,
 		log:       cfg.Logger,
