@@ -119,6 +119,8 @@ type Assignment struct {
 	Command  []string          `json:"command"`
 	Env      map[string]string `json:"env,omitempty"`
 	Workdir  string            `json:"workdir,omitempty"`
+	// Image, when set, is the container image the command runs in, with only the task's GPUs.
+	Image string `json:"image,omitempty"`
 	// MaxRuntimeS is the task's runtime limit in seconds; the server also enforces it.
 	MaxRuntimeS int64 `json:"max_runtime_s"`
 	// Stop asks the agent to stop the task: stop signal, grace, then kill.

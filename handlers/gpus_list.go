@@ -25,7 +25,7 @@ type gpuJSON struct {
 	IdleSince      *time.Time `json:"idle_since"`
 	UpdatedAt      *time.Time `json:"updated_at"`
 	// UnmanagedMiB is memory held by processes of no task, UnmanagedWho whose.
-	UnmanagedMiB int64  `json:"unmanaged_mib"`
+	UnmanagedMiB int64  `json:"unmanaged_mib,omitempty"`
 	UnmanagedWho string `json:"unmanaged_who,omitempty"`
 }
 

@@ -21,6 +21,7 @@ type taskRequest struct {
 	Command     []string          `json:"command"`
 	Env         map[string]string `json:"env"`
 	Workdir     string            `json:"workdir"`
+	Image       string            `json:"image"`
 	DataReady   bool              `json:"data_ready"`
 	DataCheck   *models.DataCheck `json:"data_check"`
 	Deferrable  bool              `json:"deferrable"`
@@ -29,7 +30,7 @@ type taskRequest struct {
 // newTask turns a request into the store's input, with defaults for class and priority.
 func (r taskRequest) newTask(key string) models.NewTask {
 	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Queue: r.Queue,
-		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, Workdir: r.Workdir,
+		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, Workdir: r.Workdir, Image: r.Image,
 		DataReady: r.DataReady, Deferrable: r.Deferrable, IdempotencyKey: key}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
@@ -63,6 +64,7 @@ type taskJSON struct {
 	Command     []string          `json:"command"`
 	Env         map[string]string `json:"env"`
 	Workdir     string            `json:"workdir"`
+	Image       string            `json:"image"`
 	DataReady   bool              `json:"data_ready"`
 	DataCheck   *models.DataCheck `json:"data_check"`
 	Deferrable  bool              `json:"deferrable"`
@@ -80,7 +82,7 @@ type taskJSON struct {
 
 func toTaskJSON(t models.TaskRow) taskJSON {
 	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec, Queue: t.Queue,
-		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir,
+		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir, Image: t.Image,
 		DataReady: t.DataReady, Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
 		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt}

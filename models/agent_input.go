@@ -51,6 +51,7 @@ type Assignment struct {
 	Command     []string
 	Env         map[string]string
 	Workdir     string
+	Image       string
 	MaxRuntimeS int64
 	Stop        bool
 }

@@ -148,6 +148,8 @@ type Task struct {
 	// Env is the environment, a JSON object.
 	Env     string
 	Workdir string
+	// Image is the container image the task runs in; empty for a host process.
+	Image string
 	// DataReady is true once the task's data is ready; only ready tasks take cards.
 	DataReady bool
 	// DataCheck is the declared readiness check, JSON ({"path": …} or {"url": …}); empty if none.

@@ -22,7 +22,7 @@ var migrations = []migration{
 	{2, "people, roles, sessions, API tokens, quotas, quota requests, notifications, audit log", migrateV2},
 	{3, "billing settings, prices, issued bills and adjustments", migrateV3},
 	{4, "pool policies and their versions, machines, scaling events, alerts", migrateV4},
-	{5, "agent: task output unit and last checkpoint, unmanaged GPU use, task log tails", migrateV5Agent},
+	{5, "agent: task image, output unit and last checkpoint, unmanaged GPU use, task log tails", migrateV5Agent},
 }
 
 // schemaVersion records each applied migration.

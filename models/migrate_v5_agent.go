@@ -9,6 +9,7 @@ import (
 // Frozen structs of migration 5 (agent): the new columns only.
 type (
 	v5AgentTask struct {
+		Image            string `gorm:"size:255;not null;default:''"`
 		OutputUnit       string `gorm:"size:50;not null;default:''"`
 		LastCheckpointAt *time.Time
 	}
@@ -43,7 +44,7 @@ func migrateV5Agent(tx *gorm.DB) error {
 		model any
 		field string
 	}{
-		{&v5AgentTask{}, "OutputUnit"}, {&v5AgentTask{}, "LastCheckpointAt"},
+		{&v5AgentTask{}, "Image"}, {&v5AgentTask{}, "OutputUnit"}, {&v5AgentTask{}, "LastCheckpointAt"},
 		{&v5AgentGPU{}, "UnmanagedMiB"}, {&v5AgentGPU{}, "UnmanagedWho"}, {&v5AgentGPU{}, "UnmanagedSince"},
 	} {
 		if err := m.AddColumn(c.model, c.field); err != nil {

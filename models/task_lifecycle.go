@@ -166,7 +166,7 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	}
 	out := make([]Assignment, len(tasks))
 	for i, t := range tasks {
-		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
+		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, Image: t.Image, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
 		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
 			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)
 		}
