@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -28,6 +29,9 @@ type agentConfig struct {
 	StopGrace      time.Duration
 	// Source is where GPU readings come from: nvml, or dcgm (a dcgm-exporter at DCGMURL).
 	Source, DCGMURL string
+	// ContainerRuntime (docker, podman, nerdctl; "" for none) runs tasks that name an image,
+	// with ContainerMounts (comma-separated host:container[:ro]).
+	ContainerRuntime, ContainerMounts string
 	// Once and Print make the agent read the GPUs once, print a table and exit.
 	Once, Print bool
 }
@@ -47,6 +51,8 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.Duration(&c.StopGrace, "stop-grace", 30*time.Second, "time between the stop signal and the kill")
 	f.String(&c.Source, "source", "nvml", "where GPU readings come from: nvml, or dcgm (a running dcgm-exporter; no process accounting)")
 	f.String(&c.DCGMURL, "dcgm-url", "http://localhost:9400/metrics", "dcgm-exporter's metrics page (with --source dcgm)")
+	f.String(&c.ContainerRuntime, "container-runtime", "", "docker, podman or nerdctl: runs tasks that name an image (default: none, such tasks fail to start)")
+	f.String(&c.ContainerMounts, "container-mounts", "", "data mounts of every task container, comma-separated /host:/container[:ro]")
 	f.Bool(&c.Once, "once", false, "read the GPUs once and exit (with --print: check a new machine)")
 	f.Bool(&c.Print, "print", false, "print the GPUs as a table (with --once)")
 	if err := f.parse(args); err != nil {
@@ -54,6 +60,11 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	}
 	if c.Source != "nvml" && c.Source != "dcgm" {
 		return c, fmt.Errorf("--source must be nvml or dcgm, got %q", c.Source)
+	}
+	if c.ContainerRuntime != "" {
+		if err := c.container().Check(); err != nil {
+			return c, fmt.Errorf("--container-runtime/--container-mounts: %w", err)
+		}
 	}
 	if c.Once != c.Print {
 		return c, errors.New("--once and --print go together: `kashi agent --once --print` checks this machine's GPUs")
@@ -76,6 +87,10 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 		return fmt.Errorf("agent: own path: %w", err)
 	}
 	runner := agent.SupervisedRunner{StateDir: c.StateDir, Supervisor: []string{exe, "agent", "supervise"}, Grace: c.StopGrace}
+	if c.ContainerRuntime != "" {
+		cc := c.container()
+		runner.Container = &cc
+	}
 	var src agent.Source = agent.NewCollector(nvml.New())
 	if c.Source == "dcgm" {
 		src = &agent.DCGMSource{URL: c.DCGMURL}
@@ -84,6 +99,17 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
 		StopGrace: c.StopGrace, StateDir: c.StateDir, Logger: log}, src, runner)
 	return a.Run(ctx)
+}
+
+// container is the container configuration of the flags.
+func (c agentConfig) container() agent.ContainerConfig {
+	cc := agent.ContainerConfig{Runtime: c.ContainerRuntime}
+	for _, m := range strings.Split(c.ContainerMounts, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			cc.Mounts = append(cc.Mounts, m)
+		}
+	}
+	return cc
 }
 
 // runSupervise is `kashi agent supervise <task-dir>`, which the agent starts for each task.

@@ -60,7 +60,13 @@ func Supervise(dir string) error {
 	fmt.Fprint(ready, "ok")
 	ready.Close()
 
-	code, waitErr := waitStoppable(cmd, sigc, spec.Grace)
+	signal := func(sig syscall.Signal) {
+		syscall.Kill(-pid, sig)
+		if spec.Container != nil {
+			spec.Container.kill(spec.Assignment.TaskID, sig)
+		}
+	}
+	code, waitErr := waitStoppable(cmd, sigc, spec.Grace, signal)
 	reapGroup(pid)
 	rec := exitRecord{ExitCode: code, EndedAt: time.Now().UTC()}
 	if waitErr != nil {
@@ -69,21 +75,31 @@ func Supervise(dir string) error {
 	return writeJSON(dir, exitFile, rec)
 }
 
-// startCommand starts the spec's command in its own process group, its output appended to the
-// task's log.
+// startCommand starts the spec's command, or the container runtime that runs it in its image,
+// in its own process group, its output appended to the task's log.
 func startCommand(dir string, spec taskSpec) (*exec.Cmd, error) {
 	a := spec.Assignment
-	if len(a.Command) == 0 {
+	switch {
+	case len(a.Command) == 0 && a.Image == "":
 		return nil, errors.New("empty command")
+	case a.Image != "" && spec.Container == nil:
+		return nil, fmt.Errorf("the task runs in image %s but this node has no container runtime (kashi agent --container-runtime)", a.Image)
 	}
 	logFile, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
 	}
 	defer logFile.Close() // the command has its own copy
-	cmd := exec.Command(a.Command[0], a.Command[1:]...)
-	cmd.Dir = a.Workdir
-	cmd.Env = taskEnv(a, filepath.Join(dir, outputUnitsFile))
+	var cmd *exec.Cmd
+	if a.Image != "" {
+		argv := spec.Container.runArgv(dir, a)
+		cmd = exec.Command(argv[0], argv[1:]...)
+		cmd.Env = os.Environ()
+	} else {
+		cmd = exec.Command(a.Command[0], a.Command[1:]...)
+		cmd.Dir = a.Workdir
+		cmd.Env = taskEnv(a, filepath.Join(dir, outputUnitsFile))
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -92,10 +108,9 @@ func startCommand(dir string, spec taskSpec) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// waitStoppable waits for cmd to exit. The first signal on sigc sends SIGTERM to the command's
-// process group, and grace later SIGKILL.
-func waitStoppable(cmd *exec.Cmd, sigc <-chan os.Signal, grace time.Duration) (int, error) {
-	pgid := cmd.Process.Pid
+// waitStoppable waits for cmd to exit. The first signal on sigc sends SIGTERM through signal
+// (to the command's process group, and its container), and grace later SIGKILL.
+func waitStoppable(cmd *exec.Cmd, sigc <-chan os.Signal, grace time.Duration, signal func(syscall.Signal)) (int, error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var kill <-chan time.Time
@@ -105,11 +120,11 @@ func waitStoppable(cmd *exec.Cmd, sigc <-chan os.Signal, grace time.Duration) (i
 			return exitCode(err)
 		case <-sigc:
 			if kill == nil {
-				syscall.Kill(-pgid, syscall.SIGTERM)
+				signal(syscall.SIGTERM)
 				kill = time.After(grace)
 			}
 		case <-kill:
-			syscall.Kill(-pgid, syscall.SIGKILL)
+			signal(syscall.SIGKILL)
 		}
 	}
 }

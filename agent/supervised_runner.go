@@ -41,6 +41,8 @@ type SupervisedRunner struct {
 	// Grace is how long the supervisor waits after SIGTERM before SIGKILL when the task is
 	// stopped, also when the agent is gone meanwhile.
 	Grace time.Duration
+	// Container runs the tasks that name an image; nil refuses them.
+	Container *ContainerConfig
 }
 
 // Adopted is a task found in the state directory.
@@ -56,7 +58,7 @@ type Adopted struct {
 // Start writes the task's spec, starts its supervisor and returns once the command runs, or
 // with the reason it could not start.
 func (r SupervisedRunner) Start(ctx context.Context, a api.Assignment) (Process, error) {
-	if len(a.Command) == 0 {
+	if len(a.Command) == 0 && a.Image == "" {
 		return nil, fmt.Errorf("agent: start task %d: empty command", a.TaskID)
 	}
 	if err := ctx.Err(); err != nil {
@@ -87,7 +89,11 @@ func (r SupervisedRunner) spawn(dir string, a api.Assignment) (Process, error) {
 		return nil, ErrAlreadyStarted
 	}
 	defer lock.Close()
-	if err := writeJSON(dir, specFile, taskSpec{Assignment: a, Grace: r.Grace}); err != nil {
+	spec := taskSpec{Assignment: a, Grace: r.Grace}
+	if a.Image != "" {
+		spec.Container = r.Container
+	}
+	if err := writeJSON(dir, specFile, spec); err != nil {
 		return nil, err
 	}
 	readyR, readyW, err := os.Pipe()
@@ -232,6 +238,10 @@ func finished(dir string) (int, error) {
 	var started startedRecord
 	if readJSON(dir, startedFile, &started) == nil && started.BootID == bootID() && started.PID > 0 {
 		syscall.Kill(-started.PID, syscall.SIGKILL)
+	}
+	var spec taskSpec
+	if readJSON(dir, specFile, &spec) == nil && spec.Container != nil {
+		spec.Container.kill(spec.Assignment.TaskID, syscall.SIGKILL)
 	}
 	return -1, errors.New("the supervisor ended without recording an exit (killed, or the node restarted)")
 }

@@ -43,6 +43,8 @@ const (
 type taskSpec struct {
 	Assignment api.Assignment `json:"assignment"`
 	Grace      time.Duration  `json:"grace_ns"`
+	// Container is the runtime that runs the assignment's image; nil for a host process.
+	Container *ContainerConfig `json:"container,omitempty"`
 }
 
 // supervisorRecord is the supervisor's pid.
