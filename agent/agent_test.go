@@ -261,3 +261,32 @@ func TestRunStopsTasksOnShutdown(t *testing.T) {
 		}
 	})
 }
+
+func TestRunWaitsForCardsOfAStoppingTask(t *testing.T) {
+	f := newFakeServer(t)
+	r := &fakeRunner{slowStop: true}
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 1, GPUUUIDs: []string{"GPU-x"}, Command: []string{"old"}}}
+	})
+	runAgent(t, newTestAgent(t, f, r))
+	f.waitFor(t, "running report", func() bool { return len(f.statuses) == 1 })
+
+	// The server gave GPU-x to task 2 while task 1 still ends (e.g. it ignores SIGTERM).
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 2, GPUUUIDs: []string{"GPU-x"}, Command: []string{"new"}}}
+	})
+	var polls int
+	f.with(func() { polls = f.polls })
+	f.waitFor(t, "more polls", func() bool { return f.polls > polls+5 })
+	if !r.proc(1).stopped.Load() {
+		t.Fatal("task 1 was not asked to stop")
+	}
+	if n := r.startCount(); n != 1 {
+		t.Fatalf("runner started %d tasks while task 1 held GPU-x, want 1", n)
+	}
+	r.proc(1).exit(137)
+	f.waitFor(t, "task 2 running", func() bool { return len(f.statuses) == 3 })
+	if n := r.startCount(); n != 2 {
+		t.Errorf("runner started %d tasks, want 2 once GPU-x was free", n)
+	}
+}

@@ -215,6 +215,8 @@ type fakeRunner struct {
 	procs     map[int64]*fakeProc
 	starts    []int64
 	failStart error
+	// slowStop makes Stop only record the request: the process exits when the test says.
+	slowStop bool
 }
 
 func (r *fakeRunner) Start(_ context.Context, a api.Assignment) (Process, error) {
@@ -227,7 +229,7 @@ func (r *fakeRunner) Start(_ context.Context, a api.Assignment) (Process, error)
 	if r.procs == nil {
 		r.procs = make(map[int64]*fakeProc)
 	}
-	p := &fakeProc{done: make(chan struct{})}
+	p := &fakeProc{done: make(chan struct{}), slowStop: r.slowStop}
 	r.procs[a.TaskID] = p
 	return p, nil
 }
@@ -248,10 +250,11 @@ func (r *fakeRunner) startCount() int {
 
 // fakeProc is a process that exits when exit or Stop is called.
 type fakeProc struct {
-	once    sync.Once
-	done    chan struct{}
-	code    int
-	stopped atomic.Bool
+	once     sync.Once
+	done     chan struct{}
+	code     int
+	stopped  atomic.Bool
+	slowStop bool
 }
 
 func (p *fakeProc) exit(code int) {
@@ -268,5 +271,7 @@ func (p *fakeProc) Wait() (int, error) {
 
 func (p *fakeProc) Stop(time.Duration) {
 	p.stopped.Store(true)
-	p.exit(143)
+	if !p.slowStop {
+		p.exit(143)
+	}
 }
