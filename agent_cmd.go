@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -19,11 +22,18 @@ type agentConfig struct {
 	Pool           string
 	Hostname       string
 	MachineID      string
-	LogDir         string
+	StateDir       string
 	LogLevel       string
 	SampleInterval time.Duration
 	PollInterval   time.Duration
 	StopGrace      time.Duration
+	// Source is where GPU readings come from: nvml, or dcgm (a dcgm-exporter at DCGMURL).
+	Source, DCGMURL string
+	// ContainerRuntime (docker, podman, nerdctl; "" for none) runs tasks that name an image,
+	// with ContainerMounts (comma-separated host:container[:ro]).
+	ContainerRuntime, ContainerMounts string
+	// Once and Print make the agent read the GPUs once, print a table and exit.
+	Once, Print bool
 }
 
 func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (agentConfig, error) {
@@ -34,25 +44,78 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.String(&c.Pool, "pool", "default", "the pool this node joins")
 	f.String(&c.Hostname, "hostname", "", "the node's name (default: the host name)")
 	f.String(&c.MachineID, "machine-id", "", "the provider's id of this machine, if any")
-	f.String(&c.LogDir, "log-dir", "", "where task output goes (default: a temp folder)")
+	f.String(&c.StateDir, "state-dir", "/var/lib/kashi-agent", "where the agent keeps its spool and its tasks' state and logs (tasks/<id>/"+agent.LogFile+")")
 	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
 	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
 	f.Duration(&c.StopGrace, "stop-grace", 30*time.Second, "time between the stop signal and the kill")
+	f.String(&c.Source, "source", "nvml", "where GPU readings come from: nvml, or dcgm (a running dcgm-exporter; no process accounting)")
+	f.String(&c.DCGMURL, "dcgm-url", "http://localhost:9400/metrics", "dcgm-exporter's metrics page (with --source dcgm)")
+	f.String(&c.ContainerRuntime, "container-runtime", "", "docker, podman or nerdctl: runs tasks that name an image (default: none, such tasks fail to start)")
+	f.String(&c.ContainerMounts, "container-mounts", "", "data mounts of every task container, comma-separated /host:/container[:ro]")
+	f.Bool(&c.Once, "once", false, "read the GPUs once and exit (with --print: check a new machine)")
+	f.Bool(&c.Print, "print", false, "print the GPUs as a table (with --once)")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
-	if c.JoinToken == "" {
+	if c.Source != "nvml" && c.Source != "dcgm" {
+		return c, fmt.Errorf("--source must be nvml or dcgm, got %q", c.Source)
+	}
+	if c.ContainerRuntime != "" {
+		if err := c.container().Check(); err != nil {
+			return c, fmt.Errorf("--container-runtime/--container-mounts: %w", err)
+		}
+	}
+	if c.Once != c.Print {
+		return c, errors.New("--once and --print go together: `kashi agent --once --print` checks this machine's GPUs")
+	}
+	if c.JoinToken == "" && !c.Once {
 		return c, errors.New("--join-token (or KASHI_JOIN_TOKEN) is required")
 	}
 	return c, positive(map[string]time.Duration{"sample-interval": c.SampleInterval,
 		"poll-interval": c.PollInterval, "stop-grace": c.StopGrace})
 }
 
-// runAgent runs the node agent on this machine's GPUs through NVML.
-func runAgent(ctx context.Context, c agentConfig, log *slog.Logger) error {
-	a := agent.New(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
+// runAgent runs the node agent on this machine's GPUs through NVML, each task under a
+// supervisor: this same binary as `kashi agent supervise`.
+func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Logger) error {
+	if c.Once {
+		return agent.PrintOnce(stdout, nvml.New(), time.Now())
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("agent: own path: %w", err)
+	}
+	runner := agent.SupervisedRunner{StateDir: c.StateDir, Supervisor: []string{exe, "agent", "supervise"}, Grace: c.StopGrace}
+	if c.ContainerRuntime != "" {
+		cc := c.container()
+		runner.Container = &cc
+	}
+	var src agent.Source = agent.NewCollector(nvml.New())
+	if c.Source == "dcgm" {
+		src = &agent.DCGMSource{URL: c.DCGMURL}
+	}
+	a := agent.NewWithSource(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
 		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
-		StopGrace: c.StopGrace, Logger: log}, nvml.New(), agent.ExecRunner{LogDir: c.LogDir})
+		StopGrace: c.StopGrace, StateDir: c.StateDir, Logger: log}, src, runner)
 	return a.Run(ctx)
+}
+
+// container is the container configuration of the flags.
+func (c agentConfig) container() agent.ContainerConfig {
+	cc := agent.ContainerConfig{Runtime: c.ContainerRuntime}
+	for _, m := range strings.Split(c.ContainerMounts, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			cc.Mounts = append(cc.Mounts, m)
+		}
+	}
+	return cc
+}
+
+// runSupervise is `kashi agent supervise <task-dir>`, which the agent starts for each task.
+func runSupervise(args []string) error {
+	if len(args) != 1 {
+		return errors.New("usage: kashi agent supervise <task-dir> (started by the agent, not by hand)")
+	}
+	return agent.Supervise(args[0])
 }

@@ -57,11 +57,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return serve(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	case "agent":
+		if len(args) > 1 && args[1] == "supervise" {
+			return runSupervise(args[2:])
+		}
 		cfg, err := parseAgent(args[1:], getenv, stderr)
 		if err != nil {
 			return err
 		}
-		return runAgent(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+		return runAgent(ctx, cfg, stdout, newLogger(stderr, cfg.LogLevel))
 	case "user":
 		return runUser(ctx, args[1:], getenv, stdout, stderr)
 	case "token":

@@ -41,6 +41,11 @@ func TestRunRejectsBadInput(t *testing.T) {
 		"time zone":        {[]string{"serve", "--time-zone", "Mars/Olympus"}, nil, "--time-zone"},
 		"stray argument":   {[]string{"serve", "extra"}, nil, "unexpected argument"},
 		"agent no token":   {[]string{"agent"}, nil, "--join-token"},
+		"once alone":       {[]string{"agent", "--once"}, nil, "--once and --print go together"},
+		"bad runtime":      {[]string{"agent", "--join-token", "j", "--container-runtime", "lxc"}, nil, "--container-runtime"},
+		"bad mount":        {[]string{"agent", "--join-token", "j", "--container-runtime", "docker", "--container-mounts", "data:/d"}, nil, "is not /host/path"},
+		"bad source":       {[]string{"agent", "--join-token", "j", "--source", "smi"}, nil, "--source must be nvml or dcgm"},
+		"supervise usage":  {[]string{"agent", "supervise"}, nil, "usage: kashi agent supervise"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

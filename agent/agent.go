@@ -4,10 +4,13 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -16,9 +19,6 @@ import (
 
 	"kashi/api"
 )
-
-// maxBacklog bounds the samples kept while the server is away; the oldest go first.
-const maxBacklog = 20_000
 
 // Config configures an Agent. Zero durations, Now, Logger and HTTP take defaults.
 type Config struct {
@@ -38,6 +38,12 @@ type Config struct {
 	PollInterval time.Duration
 	// StopGrace is how long a stopped task has between SIGTERM and SIGKILL; default 30 s.
 	StopGrace time.Duration
+	// StateDir holds the spool (StateDir/spool) and, for a SupervisedRunner, the tasks; ""
+	// keeps the spool in memory (the demo).
+	StateDir string
+	// SpoolFor is how long the server may be away before the spool drops the oldest
+	// samples, counted in sample intervals of all GPUs; default 2 h.
+	SpoolFor time.Duration
 	// Now stamps samples and reports; default time.Now. The demo passes a faster clock.
 	Now func() time.Time
 	// Logger receives the agent's logs; default slog.Default().
@@ -49,28 +55,34 @@ type Config struct {
 // Agent runs one node: see Run.
 type Agent struct {
 	cfg       Config
-	collector *Collector
+	collector Source
 	client    *Client
 	runner    Runner
 	log       *slog.Logger
 	// retryMin and retryMax bound the registration backoff.
 	retryMin, retryMax time.Duration
 
+	// procs reads the process table, to match GPU processes to tasks.
+	procs        procFS
 	registration api.RegisterRequest
-	backlog      []api.Sample
-	tasks        map[int64]*task
+	// spool holds the samples and statuses the server has not acknowledged, in order.
+	spool *spool
+	// holdTicks counts the sample ticks to skip sending after the server asked to retry later.
+	holdTicks int
+	tasks     map[int64]*task
 	// ended holds tasks that exited or failed to start while the server still lists them,
 	// so they are not started again.
 	ended map[int64]bool
-	// pending holds status reports not yet delivered, oldest first: at most two per task.
-	pending []statusReport
-	exits   chan taskExit
+	exits chan taskExit
 }
 
-// task is a started task's process.
+// task is a started or adopted task's process.
 type task struct {
 	proc     Process
+	gpus     []string
 	stopping bool
+	// out follows the task's progress lines; nil when the runner has no log to follow.
+	out *outputTracker
 }
 
 // taskExit is a process's exit, sent from its watcher to the loop.
@@ -80,14 +92,23 @@ type taskExit struct {
 	err  error
 }
 
-// statusReport is one task status waiting to be delivered.
-type statusReport struct {
-	taskID int64
-	req    api.TaskStatusRequest
+// Adopter is a Runner whose tasks outlive the agent. The agent adopts them after a restart,
+// and leaves them running when it stops.
+type Adopter interface {
+	Runner
+	// Adopt returns the tasks the runner started before, running or ended.
+	Adopt() ([]Adopted, error)
+	// Reported records that a task's exit is queued for the server.
+	Reported(id int64, now time.Time) error
 }
 
 // New returns an Agent that reads GPUs through lib and starts tasks with runner.
 func New(cfg Config, lib nvml.Interface, runner Runner) *Agent {
+	return NewWithSource(cfg, NewCollector(lib), runner)
+}
+
+// NewWithSource returns an Agent that reads GPUs from src (e.g. a DCGMSource).
+func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 	if cfg.SampleInterval <= 0 {
 		cfg.SampleInterval = 10 * time.Second
 	}
@@ -96,6 +117,9 @@ func New(cfg Config, lib nvml.Interface, runner Runner) *Agent {
 	}
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = 30 * time.Second
+	}
+	if cfg.SpoolFor <= 0 {
+		cfg.SpoolFor = 2 * time.Hour
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -108,12 +132,13 @@ func New(cfg Config, lib nvml.Interface, runner Runner) *Agent {
 	}
 	return &Agent{
 		cfg:       cfg,
-		collector: NewCollector(lib),
+		collector: src,
 		client:    &Client{BaseURL: cfg.Server, HTTP: cfg.HTTP},
 		runner:    runner,
 		log:       cfg.Logger,
 		retryMin:  time.Second,
 		retryMax:  time.Minute,
+		procs:     procFS{root: "/proc"},
 		tasks:     make(map[int64]*task),
 		ended:     make(map[int64]bool),
 		exits:     make(chan taskExit),
@@ -122,8 +147,9 @@ func New(cfg Config, lib nvml.Interface, runner Runner) *Agent {
 
 // Run initialises NVML and registers the node, then until ctx is done sends samples every
 // SampleInterval and follows the assignments every PollInterval. When ctx is done it stops
-// every task it started and returns nil; it returns an error when NVML fails or the server
-// refuses the registration for good. Run may be called once.
+// every task it started, unless the runner is an Adopter whose tasks outlive the agent, and
+// returns nil; it returns an error when NVML fails, the state directory cannot be used or the
+// server refuses the registration for good. Run may be called once.
 func (a *Agent) Run(ctx context.Context) error {
 	if err := a.collector.Init(); err != nil {
 		return err
@@ -140,6 +166,22 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 	}
 	a.registration = api.RegisterRequest{Hostname: hostname, Pool: a.cfg.Pool, MachineID: a.cfg.MachineID, GPUs: gpus}
+	spoolDir := ""
+	if a.cfg.StateDir != "" {
+		spoolDir = filepath.Join(a.cfg.StateDir, "spool")
+	}
+	maxSamples := int(a.cfg.SpoolFor/a.cfg.SampleInterval) * max(1, len(gpus))
+	if a.spool, err = openSpool(spoolDir, maxSamples); err != nil {
+		return err
+	}
+	if err := a.adopt(ctx); err != nil {
+		return err
+	}
+	if a.client.Token == "" {
+		if a.client.Token, err = loadNodeToken(a.cfg.StateDir); err != nil {
+			return err
+		}
+	}
 	if err := a.registerWithRetry(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -166,7 +208,9 @@ func (a *Agent) Run(ctx context.Context) error {
 			err = a.exited(ctx, e)
 		}
 	}
-	a.stopAll()
+	if _, detached := a.runner.(Adopter); !detached {
+		a.stopAll()
+	}
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -180,7 +224,7 @@ func (a *Agent) registerWithRetry(ctx context.Context) error {
 		resp, err := a.client.Register(ctx, a.cfg.JoinToken, a.registration)
 		if err == nil {
 			a.log.Info("agent registered", "node_id", resp.NodeID, "gpus", len(a.registration.GPUs))
-			return nil
+			return saveNodeToken(a.cfg.StateDir, resp.Token)
 		}
 		if !IsRetryable(err) {
 			return err
@@ -199,26 +243,45 @@ func (a *Agent) reregister(ctx context.Context, cause error) error {
 	return a.registerWithRetry(ctx)
 }
 
-// sample reads the GPUs and sends the backlog, the new samples last.
+// sample reads the GPUs, spools the samples and sends the spool.
 func (a *Agent) sample(ctx context.Context) error {
 	samples, err := a.collector.Read(a.cfg.Now())
 	if err != nil {
 		a.log.Warn("agent read gpus", "err", err)
 	}
-	a.backlog = append(a.backlog, samples...)
-	if over := len(a.backlog) - maxBacklog; over > 0 {
-		a.backlog = slices.Delete(a.backlog, 0, over)
-		a.log.Warn("agent sample backlog full, dropped the oldest samples", "dropped", over)
+	a.account(samples)
+	a.progress()
+	if logs := a.logs(); len(samples) > 0 || len(logs) > 0 {
+		if err := a.spool.add(spoolEntry{Samples: samples, Logs: logs}); err != nil {
+			a.log.Error("agent spool", "err", err)
+		}
 	}
-	return a.sendBacklog(ctx)
+	if a.holdTicks > 0 {
+		a.holdTicks--
+		return nil
+	}
+	return a.drain(ctx)
 }
 
-// sendBacklog posts the backlog in batches. A retryable failure keeps the rest for the next
-// tick; a permanent one drops the batch, which would fail again.
-func (a *Agent) sendBacklog(ctx context.Context) error {
-	for len(a.backlog) > 0 {
-		n := min(len(a.backlog), api.MaxSamplesPerBatch)
-		_, err := a.client.PostSamples(ctx, a.backlog[:n])
+// drain sends the spool in order. A retryable failure keeps the rest for later (for as many
+// sample ticks as a Retry-After asked); a permanent one drops the entry, which would fail
+// again.
+func (a *Agent) drain(ctx context.Context) error {
+	for {
+		e, n := a.spool.head()
+		if n == 0 {
+			return nil
+		}
+		var err error
+		if e.Status != nil {
+			err = a.client.TaskStatus(ctx, e.TaskID, *e.Status)
+		} else {
+			_, err = a.client.PostSamples(ctx, api.SamplesRequest{Samples: e.Samples, Logs: e.Logs, DroppedSamples: a.spool.dropped})
+			if err == nil && a.spool.dropped > 0 {
+				a.log.Warn("agent reported samples dropped while the server was away", "dropped", a.spool.dropped)
+				err = a.spool.setDropped(0)
+			}
+		}
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
@@ -226,19 +289,23 @@ func (a *Agent) sendBacklog(ctx context.Context) error {
 		case isUnauthorized(err):
 			return a.reregister(ctx, err)
 		case IsRetryable(err):
-			a.log.Warn("agent samples kept for later", "backlog", len(a.backlog), "err", err)
+			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.RetryAfter > 0 {
+				a.holdTicks = int((apiErr.RetryAfter + a.cfg.SampleInterval - 1) / a.cfg.SampleInterval)
+			}
+			a.log.Warn("agent kept the spool for later", "entries", len(a.spool.entries), "samples", a.spool.samples, "err", err)
 			return nil
 		default:
-			a.log.Error("agent samples rejected, dropped", "dropped", n, "err", err)
+			a.log.Error("agent spool entry rejected, dropped", "task", e.TaskID, "samples", len(e.Samples), "err", err)
 		}
-		a.backlog = slices.Delete(a.backlog, 0, n)
+		if err := a.spool.pop(n); err != nil {
+			return err
+		}
 	}
-	return nil
 }
 
 // poll fetches the assignments, follows them, and delivers pending status reports.
 func (a *Agent) poll(ctx context.Context) error {
-	resp, err := a.client.Assignments(ctx)
+	resp, err := a.client.Assignments(ctx, a.running())
 	switch {
 	case err == nil:
 		a.follow(ctx, resp.Tasks)
@@ -249,27 +316,47 @@ func (a *Agent) poll(ctx context.Context) error {
 	default:
 		a.log.Warn("agent fetch assignments", "err", err)
 	}
-	return a.flushReports(ctx)
+	if a.holdTicks > 0 {
+		return nil
+	}
+	return a.drain(ctx)
+}
+
+// running lists the ids of the tasks whose processes run, not being stopped, in order.
+func (a *Agent) running() []int64 {
+	var ids []int64
+	for id, t := range a.tasks {
+		if !t.stopping {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // follow starts the assigned tasks not yet started and stops the tasks marked Stop or no
-// longer assigned.
+// longer assigned. A task whose GPUs a local task still holds (one being stopped) starts on
+// a later poll, so two tasks never share a card.
 func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 	listed := make(map[int64]bool, len(assigned))
 	for _, as := range assigned {
 		listed[as.TaskID] = true
+	}
+	for id, t := range a.tasks {
+		if !listed[id] {
+			a.stop(id, t, "no longer assigned")
+		}
+	}
+	for _, as := range assigned {
 		t, started := a.tasks[as.TaskID]
 		switch {
 		case as.Stop && started:
 			a.stop(as.TaskID, t, "stop requested")
 		case as.Stop, started, a.ended[as.TaskID]:
+		case a.busy(as.GPUUUIDs):
+			a.log.Info("agent task waits for its GPUs to be freed", "task", as.TaskID)
 		default:
 			a.start(ctx, as)
-		}
-	}
-	for id, t := range a.tasks {
-		if !listed[id] {
-			a.stop(id, t, "no longer assigned")
 		}
 	}
 	for id := range a.ended {
@@ -279,25 +366,76 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 	}
 }
 
+// busy reports whether a local task holds one of the GPUs.
+func (a *Agent) busy(uuids []string) bool {
+	for _, t := range a.tasks {
+		for _, u := range t.gpus {
+			if slices.Contains(uuids, u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // start launches a task, reports it running or failed to start, and watches for its exit.
 func (a *Agent) start(ctx context.Context, as api.Assignment) {
 	proc, err := a.runner.Start(ctx, as)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrAlreadyStarted):
+		a.log.Warn("agent task listed again after it ran here; not starting it twice", "task", as.TaskID)
+		a.ended[as.TaskID] = true
+		return
+	case err != nil:
 		a.log.Error("agent task failed to start", "task", as.TaskID, "err", err)
 		a.ended[as.TaskID] = true
-		a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error()})
+		if a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error()}) {
+			a.reported(as.TaskID)
+		}
 		return
 	}
 	a.log.Info("agent task started", "task", as.TaskID, "gpus", as.GPUUUIDs)
-	a.tasks[as.TaskID] = &task{proc: proc}
-	a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskRunning, TS: a.cfg.Now()})
+	a.track(ctx, as.TaskID, as.GPUUUIDs, proc)
+}
+
+// track reports a task running and watches for its exit.
+func (a *Agent) track(ctx context.Context, id int64, gpus []string, proc Process) {
+	t := &task{proc: proc, gpus: gpus}
+	if src, ok := proc.(outputSource); ok {
+		log, file := src.outputPaths()
+		t.out = &outputTracker{logPath: log, filePath: file}
+	}
+	a.tasks[id] = t
+	a.report(id, t.status(api.TaskRunning, a.cfg.Now()))
 	go func() {
 		code, err := proc.Wait()
 		select {
-		case a.exits <- taskExit{id: as.TaskID, code: code, err: err}:
+		case a.exits <- taskExit{id: id, code: code, err: err}:
 		case <-ctx.Done():
 		}
 	}()
+}
+
+// adopt takes over the tasks an Adopter runner started before this agent: running ones are
+// watched, ended ones reported, reported ones never started again.
+func (a *Agent) adopt(ctx context.Context) error {
+	ad, ok := a.runner.(Adopter)
+	if !ok {
+		return nil
+	}
+	tasks, err := ad.Adopt()
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		if t.Reported {
+			a.ended[t.TaskID] = true
+			continue
+		}
+		a.log.Info("agent adopted task", "task", t.TaskID, "gpus", t.GPUUUIDs)
+		a.track(ctx, t.TaskID, t.GPUUUIDs, t.Proc)
+	}
+	return nil
 }
 
 // stop ends a task in the background; its exit arrives like any other.
@@ -310,45 +448,86 @@ func (a *Agent) stop(id int64, t *task, why string) {
 	go t.proc.Stop(a.cfg.StopGrace)
 }
 
-// exited records a task's exit and reports it at once.
+// status is a status report of the task with its progress so far.
+func (t *task) status(state string, now time.Time) api.TaskStatusRequest {
+	req := api.TaskStatusRequest{State: state, TS: now}
+	if t.out != nil {
+		t.out.poll(now)
+		req.OutputUnits, req.OutputUnit = t.out.out.Units, t.out.out.Unit
+		if cp := t.out.out.Checkpoint; !cp.IsZero() {
+			req.CheckpointAt = &cp
+		}
+	}
+	return req
+}
+
+// progress reports, as a running status, each task whose progress changed since last time.
+func (a *Agent) progress() {
+	now := a.cfg.Now()
+	for _, id := range a.running() {
+		if t := a.tasks[id]; t.out != nil && t.out.poll(now) {
+			a.report(id, t.status(api.TaskRunning, now))
+		}
+	}
+}
+
+// logs takes the new log lines of every task.
+func (a *Agent) logs() []api.TaskLog {
+	var out []api.TaskLog
+	for _, id := range slices.Sorted(maps.Keys(a.tasks)) {
+		if t := a.tasks[id]; t.out != nil {
+			if piece, ok := t.out.takeLog(id); ok {
+				out = append(out, piece)
+			}
+		}
+	}
+	return out
+}
+
+// exited records a task's exit and sends it at once.
 func (a *Agent) exited(ctx context.Context, e taskExit) error {
+	t := a.tasks[e.id]
 	delete(a.tasks, e.id)
 	a.ended[e.id] = true
-	req := api.TaskStatusRequest{State: api.TaskExited, TS: a.cfg.Now(), ExitCode: e.code}
+	req := t.status(api.TaskExited, a.cfg.Now())
+	req.ExitCode = e.code
+	if t.out != nil {
+		if piece, ok := t.out.takeLog(e.id); ok {
+			if err := a.spool.add(spoolEntry{Logs: []api.TaskLog{piece}}); err != nil {
+				a.log.Error("agent spool", "err", err)
+			}
+		}
+	}
 	if e.err != nil {
 		req.Message = e.err.Error()
 	}
 	a.log.Info("agent task exited", "task", e.id, "exit_code", e.code, "err", e.err)
-	a.report(e.id, req)
-	return a.flushReports(ctx)
-}
-
-// report queues a status report for delivery.
-func (a *Agent) report(id int64, req api.TaskStatusRequest) {
-	a.pending = append(a.pending, statusReport{taskID: id, req: req})
-}
-
-// flushReports delivers the pending reports in order. A retryable failure keeps the rest for
-// the next poll; a permanent one drops the report.
-func (a *Agent) flushReports(ctx context.Context) error {
-	for len(a.pending) > 0 {
-		r := a.pending[0]
-		err := a.client.TaskStatus(ctx, r.taskID, r.req)
-		switch {
-		case err == nil:
-		case ctx.Err() != nil:
-			return nil
-		case isUnauthorized(err):
-			return a.reregister(ctx, err)
-		case IsRetryable(err):
-			a.log.Warn("agent task status kept for the next poll", "pending", len(a.pending), "err", err)
-			return nil
-		default:
-			a.log.Error("agent task status rejected, dropped", "task", r.taskID, "state", r.req.State, "err", err)
-		}
-		a.pending = slices.Delete(a.pending, 0, 1)
+	if a.report(e.id, req) {
+		a.reported(e.id) // else the folder keeps the exit for the next start to report
 	}
-	return nil
+	if a.holdTicks > 0 {
+		return nil
+	}
+	return a.drain(ctx)
+}
+
+// report spools a status report for delivery and reports whether it is on disk. One that
+// could not be written stays in memory.
+func (a *Agent) report(id int64, req api.TaskStatusRequest) bool {
+	if err := a.spool.add(spoolEntry{TaskID: id, Status: &req}); err != nil {
+		a.log.Error("agent could not spool a task status", "task", id, "state", req.State, "err", err)
+		return false
+	}
+	return true
+}
+
+// reported tells an Adopter runner that the task's end is spooled.
+func (a *Agent) reported(id int64) {
+	if ad, ok := a.runner.(Adopter); ok {
+		if err := ad.Reported(id, a.cfg.Now()); err != nil {
+			a.log.Error("agent could not mark a task reported", "task", id, "err", err)
+		}
+	}
 }
 
 // stopAll stops every started task, in parallel, and waits for them.

@@ -131,49 +131,6 @@ func TestRunKeepsSamplesWhileServerIsAway(t *testing.T) {
 	})
 }
 
-func TestSendBacklog(t *testing.T) {
-	tests := map[string]struct {
-		fail        []int
-		wantBatches []int
-		// wantBacklog is what stays, and wantFirst the offset of its oldest sample.
-		wantBacklog, wantFirst int
-	}{
-		"delivered in batches":          {wantBatches: []int{10_000, 10_000}},
-		"kept but bounded while away":   {fail: []int{503}, wantBacklog: maxBacklog, wantFirst: 1},
-		"rejected batch is dropped":     {fail: []int{422}, wantBatches: []int{10_000}},
-		"kept across registering again": {fail: []int{401}, wantBacklog: maxBacklog, wantFirst: 1},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			f := newFakeServer(t)
-			a := newTestAgent(t, f, &fakeRunner{})
-			if err := a.registerWithRetry(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			f.with(func() { f.samplesFail = tc.fail })
-			for i := range maxBacklog - 1 {
-				a.backlog = append(a.backlog, api.Sample{UUID: "GPU-old", TS: t0.Add(-time.Duration(maxBacklog-i) * time.Second)})
-			}
-			first := a.backlog[tc.wantFirst%len(a.backlog)].TS
-
-			if err := a.sample(t.Context()); err != nil {
-				t.Fatalf("sample() = %v", err)
-			}
-			f.with(func() {
-				if diff := cmp.Diff(tc.wantBatches, f.batches); diff != "" {
-					t.Errorf("batches (-want +got):\n%s", diff)
-				}
-			})
-			if len(a.backlog) != tc.wantBacklog {
-				t.Fatalf("backlog holds %d samples, want %d", len(a.backlog), tc.wantBacklog)
-			}
-			if tc.wantBacklog > 0 && !a.backlog[0].TS.Equal(first) {
-				t.Errorf("backlog starts at %s, want %s", a.backlog[0].TS, first)
-			}
-		})
-	}
-}
-
 func TestRunReregistersOn401(t *testing.T) {
 	f := newFakeServer(t)
 	runAgent(t, newTestAgent(t, f, &fakeRunner{}))
@@ -303,4 +260,33 @@ func TestRunStopsTasksOnShutdown(t *testing.T) {
 			t.Errorf("statuses = %+v, want only the running report: nothing is reported on shutdown", f.statuses)
 		}
 	})
+}
+
+func TestRunWaitsForCardsOfAStoppingTask(t *testing.T) {
+	f := newFakeServer(t)
+	r := &fakeRunner{slowStop: true}
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 1, GPUUUIDs: []string{"GPU-x"}, Command: []string{"old"}}}
+	})
+	runAgent(t, newTestAgent(t, f, r))
+	f.waitFor(t, "running report", func() bool { return len(f.statuses) == 1 })
+
+	// The server gave GPU-x to task 2 while task 1 still ends (e.g. it ignores SIGTERM).
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 2, GPUUUIDs: []string{"GPU-x"}, Command: []string{"new"}}}
+	})
+	var polls int
+	f.with(func() { polls = f.polls })
+	f.waitFor(t, "more polls", func() bool { return f.polls > polls+5 })
+	if !r.proc(1).stopped.Load() {
+		t.Fatal("task 1 was not asked to stop")
+	}
+	if n := r.startCount(); n != 1 {
+		t.Fatalf("runner started %d tasks while task 1 held GPU-x, want 1", n)
+	}
+	r.proc(1).exit(137)
+	f.waitFor(t, "task 2 running", func() bool { return len(f.statuses) == 3 })
+	if n := r.startCount(); n != 2 {
+		t.Errorf("runner started %d tasks, want 2 once GPU-x was free", n)
+	}
 }

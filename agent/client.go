@@ -9,8 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"kashi/api"
 )
@@ -31,6 +33,8 @@ type APIError struct {
 	Status int
 	Msg    string
 	Field  string
+	// RetryAfter is the wait a 429 or 503 answer asked for in its Retry-After header.
+	RetryAfter time.Duration
 }
 
 // Error describes the answer.
@@ -65,7 +69,11 @@ func isUnauthorized(err error) bool {
 // server returns for the later calls.
 func (c *Client) Register(ctx context.Context, joinToken string, req api.RegisterRequest) (api.RegisterResponse, error) {
 	var resp api.RegisterResponse
-	if err := c.do(ctx, http.MethodPost, api.PathRegister, joinToken, req, &resp); err != nil {
+	var hdr http.Header
+	if c.Token != "" { // registered before: prove this node is the one that holds the hostname
+		hdr = http.Header{api.HeaderNodeToken: {c.Token}}
+	}
+	if err := c.doWith(ctx, http.MethodPost, api.PathRegister, joinToken, hdr, req, &resp); err != nil {
 		return api.RegisterResponse{}, fmt.Errorf("agent: register: %w", err)
 	}
 	c.Token = resp.Token
@@ -73,19 +81,28 @@ func (c *Client) Register(ctx context.Context, joinToken string, req api.Registe
 }
 
 // PostSamples sends one batch of samples, at most api.MaxSamplesPerBatch.
-func (c *Client) PostSamples(ctx context.Context, samples []api.Sample) (api.SamplesResponse, error) {
+func (c *Client) PostSamples(ctx context.Context, req api.SamplesRequest) (api.SamplesResponse, error) {
 	var resp api.SamplesResponse
-	err := c.do(ctx, http.MethodPost, api.PathSamples, c.Token, api.SamplesRequest{Samples: samples}, &resp)
+	err := c.do(ctx, http.MethodPost, api.PathSamples, c.Token, req, &resp)
 	if err != nil {
-		return api.SamplesResponse{}, fmt.Errorf("agent: post %d samples: %w", len(samples), err)
+		return api.SamplesResponse{}, fmt.Errorf("agent: post %d samples: %w", len(req.Samples), err)
 	}
 	return resp, nil
 }
 
-// Assignments fetches the tasks the node should be running now.
-func (c *Client) Assignments(ctx context.Context) (api.AssignmentsResponse, error) {
+// Assignments fetches the tasks the node should be running now, telling the server which
+// tasks run on the node.
+func (c *Client) Assignments(ctx context.Context, running []int64) (api.AssignmentsResponse, error) {
 	var resp api.AssignmentsResponse
-	if err := c.do(ctx, http.MethodGet, api.PathAssignments, c.Token, nil, &resp); err != nil {
+	path := api.PathAssignments
+	if len(running) > 0 {
+		ids := make([]string, len(running))
+		for i, id := range running {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		path += "?" + url.Values{api.QueryRunning: {strings.Join(ids, ",")}}.Encode()
+	}
+	if err := c.do(ctx, http.MethodGet, path, c.Token, nil, &resp); err != nil {
 		return api.AssignmentsResponse{}, fmt.Errorf("agent: assignments: %w", err)
 	}
 	return resp, nil
@@ -103,6 +120,11 @@ func (c *Client) TaskStatus(ctx context.Context, taskID int64, req api.TaskStatu
 // do sends one JSON request and decodes a 2xx answer into out (when not nil) or any other
 // answer into an *APIError.
 func (c *Client) do(ctx context.Context, method, path, bearer string, in, out any) error {
+	return c.doWith(ctx, method, path, bearer, nil, in, out)
+}
+
+// doWith is do with extra request headers.
+func (c *Client) doWith(ctx context.Context, method, path, bearer string, hdr http.Header, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -120,6 +142,9 @@ func (c *Client) do(ctx context.Context, method, path, bearer string, in, out an
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Authorization", "Bearer "+bearer)
+	for k, vs := range hdr {
+		req.Header[k] = vs
+	}
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
@@ -131,7 +156,9 @@ func (c *Client) do(ctx context.Context, method, path, bearer string, in, out an
 	defer resp.Body.Close()
 	rd := io.LimitReader(resp.Body, api.MaxBodyBytes)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return decodeAPIError(resp.StatusCode, rd)
+		apiErr := decodeAPIError(resp.StatusCode, rd)
+		apiErr.RetryAfter = retryAfter(resp)
+		return apiErr
 	}
 	if out == nil {
 		_, err = io.Copy(io.Discard, rd)
@@ -141,6 +168,19 @@ func (c *Client) do(ctx context.Context, method, path, bearer string, in, out an
 		return fmt.Errorf("decode answer: %w", err)
 	}
 	return nil
+}
+
+// retryAfter reads the Retry-After header of a 429 or 503 answer, in seconds (the form
+// servers use for load shedding); 0 when absent or in another form.
+func retryAfter(resp *http.Response) time.Duration {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0
+	}
+	secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
+	if err != nil || secs <= 0 {
+		return 0
+	}
+	return time.Duration(secs) * time.Second
 }
 
 // decodeAPIError reads a non-2xx answer. A body that is not a api.Error (a proxy's HTML

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -17,9 +18,10 @@ import (
 
 func TestClientDecodesErrors(t *testing.T) {
 	tests := map[string]struct {
-		status int
-		body   string
-		want   *APIError
+		status     int
+		body       string
+		retryAfter string
+		want       *APIError
 	}{
 		"protocol error with field": {
 			status: http.StatusUnprocessableEntity,
@@ -35,17 +37,30 @@ func TestClientDecodesErrors(t *testing.T) {
 			status: http.StatusServiceUnavailable,
 			want:   &APIError{Status: 503, Msg: "Service Unavailable"},
 		},
+		"load shedding with Retry-After": {
+			status:     http.StatusTooManyRequests,
+			retryAfter: "30",
+			want:       &APIError{Status: 429, Msg: "Too Many Requests", RetryAfter: 30 * time.Second},
+		},
+		"Retry-After as a date is ignored": {
+			status:     http.StatusServiceUnavailable,
+			retryAfter: "Wed, 21 Oct 2026 07:28:00 GMT",
+			want:       &APIError{Status: 503, Msg: "Service Unavailable"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.retryAfter != "" {
+					w.Header().Set("Retry-After", tc.retryAfter)
+				}
 				w.WriteHeader(tc.status)
 				io.WriteString(w, tc.body)
 			}))
 			defer srv.Close()
 			c := &Client{BaseURL: srv.URL, Token: "tok"}
 
-			_, err := c.PostSamples(context.Background(), []api.Sample{{UUID: "GPU-1"}})
+			_, err := c.PostSamples(context.Background(), api.SamplesRequest{Samples: []api.Sample{{UUID: "GPU-1"}}})
 			got, ok := errors.AsType[*APIError](err)
 			if !ok {
 				t.Fatalf("PostSamples() = %v, want an *APIError", err)
@@ -60,10 +75,10 @@ func TestClientDecodesErrors(t *testing.T) {
 func TestIsRetryable(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
-	_, netErr := (&Client{BaseURL: closed.URL}).Assignments(context.Background())
+	_, netErr := (&Client{BaseURL: closed.URL}).Assignments(context.Background(), nil)
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, cancelErr := (&Client{BaseURL: closed.URL}).Assignments(cancelled)
+	_, cancelErr := (&Client{BaseURL: closed.URL}).Assignments(cancelled, nil)
 
 	tests := map[string]struct {
 		err  error
@@ -102,7 +117,7 @@ func TestClientSendsTokens(t *testing.T) {
 	var calls []call
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		calls = append(calls, call{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: string(b)})
+		calls = append(calls, call{Method: r.Method, Path: r.URL.RequestURI(), Auth: r.Header.Get("Authorization"), Body: string(b)})
 		switch r.URL.Path {
 		case api.PathRegister:
 			json.NewEncoder(w).Encode(api.RegisterResponse{NodeID: 3, Token: "node-secret"})
@@ -120,10 +135,10 @@ func TestClientSendsTokens(t *testing.T) {
 	if err != nil || reg.NodeID != 3 || c.Token != "node-secret" {
 		t.Fatalf("Register() = %+v, %v; token %q, want node 3 and token node-secret", reg, err, c.Token)
 	}
-	if res, err := c.PostSamples(ctx, []api.Sample{{UUID: "GPU-1", TS: t0}}); err != nil || res.Accepted != 1 {
+	if res, err := c.PostSamples(ctx, api.SamplesRequest{Samples: []api.Sample{{UUID: "GPU-1", TS: t0}}}); err != nil || res.Accepted != 1 {
 		t.Fatalf("PostSamples() = %+v, %v, want 1 accepted", res, err)
 	}
-	as, err := c.Assignments(ctx)
+	as, err := c.Assignments(ctx, []int64{7, 9})
 	if err != nil || len(as.Tasks) != 1 || as.Tasks[0].TaskID != 42 {
 		t.Fatalf("Assignments() = %+v, %v, want task 42", as, err)
 	}
@@ -136,7 +151,7 @@ func TestClientSendsTokens(t *testing.T) {
 			Body: `{"hostname":"n1","pool":"a100","gpus":null}`},
 		{Method: "POST", Path: "/api/v1/agent/samples", Auth: "Bearer node-secret",
 			Body: `{"samples":[{"uuid":"GPU-1","ts":"2026-03-01T09:00:00Z","memory_used_mib":0,"util_pct":0,"temp_c":0,"power_w":0}]}`},
-		{Method: "GET", Path: "/api/v1/agent/assignments", Auth: "Bearer node-secret"},
+		{Method: "GET", Path: "/api/v1/agent/assignments?running=7%2C9", Auth: "Bearer node-secret"},
 		{Method: "POST", Path: "/api/v1/agent/tasks/42/status", Auth: "Bearer node-secret",
 			Body: `{"state":"exited","ts":"2026-03-01T09:00:00Z","exit_code":3}`},
 	}

@@ -25,12 +25,19 @@ func NewCollector(lib nvml.Interface) *Collector {
 	return &Collector{lib: lib}
 }
 
-// Init initialises NVML.
+// Init initialises NVML. Without an NVIDIA driver the error says how to install one.
 func (c *Collector) Init() error {
-	if ret := c.lib.Init(); ret != nvml.SUCCESS {
+	switch ret := c.lib.Init(); ret {
+	case nvml.SUCCESS:
+		return nil
+	case nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED:
+		return fmt.Errorf("agent: init nvml: %s: NVML (libnvidia-ml.so.1) comes with the NVIDIA driver, "+
+			"which this machine lacks or has not loaded; install it (Debian/Ubuntu: apt install nvidia-driver, "+
+			"or the CUDA repository's cuda-drivers; others: https://www.nvidia.com/drivers), reboot, and check with nvidia-smi",
+			nvml.ErrorString(ret))
+	default:
 		return fmt.Errorf("agent: init nvml: %s", nvml.ErrorString(ret))
 	}
-	return nil
 }
 
 // Shutdown releases NVML. Its result is ignored: there is nothing left to do on failure.
@@ -127,6 +134,10 @@ func readDevice(d nvml.Device, now time.Time) (api.Sample, error) {
 	if err := supported("compute processes", ret); err != nil {
 		return api.Sample{}, err
 	}
+	graphics, ret := d.GetGraphicsRunningProcesses()
+	if err := supported("graphics processes", ret); err != nil {
+		return api.Sample{}, err
+	}
 	s := api.Sample{
 		UUID:          uuid,
 		TS:            now,
@@ -135,7 +146,12 @@ func readDevice(d nvml.Device, now time.Time) (api.Sample, error) {
 		TempC:         int(temp),
 		PowerW:        int(powerMW / 1000),
 	}
-	for _, p := range procs {
+	seen := make(map[uint32]bool, len(procs))
+	for _, p := range append(procs, graphics...) {
+		if seen[p.Pid] { // a process doing compute and graphics is listed twice
+			continue
+		}
+		seen[p.Pid] = true
 		used := p.UsedGpuMemory
 		if used == math.MaxUint64 { // NVML_VALUE_NOT_AVAILABLE, e.g. without permission
 			used = 0

@@ -37,6 +37,9 @@ func newMockNVML(n int) *dgxa100.Server {
 		dev.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
 			return []nvml.ProcessInfo{{Pid: uint32(100 + i), UsedGpuMemory: 900 * mib}}, nvml.SUCCESS
 		}
+		dev.GetGraphicsRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
+			return nil, nvml.ERROR_NOT_SUPPORTED // as on most data-centre GPUs
+		}
 	}
 	return s
 }

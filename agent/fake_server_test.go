@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,20 +30,29 @@ type fakeServer struct {
 	samples     []api.Sample
 	batches     []int
 	samplesFail []int
+	// retryAfter is the Retry-After header of scripted sample failures.
+	retryAfter string
 	// rejected holds the samples answered with an error.
 	rejected    []api.Sample
 	assignments []api.Assignment
 	polls       int
-	statuses    []statusCall
-	statusFail  []int
+	// running holds the task ids each poll said run on the node.
+	running    [][]int64
+	dropped    []int64
+	logs       []api.TaskLog
+	statuses   []statusCall
+	statusFail []int
 }
 
 // statusCall is one task status the server stored.
 type statusCall struct {
-	TaskID   int64
-	State    string
-	ExitCode int
-	Message  string
+	TaskID      int64
+	State       string
+	ExitCode    int
+	Message     string
+	OutputUnits int64
+	OutputUnit  string
+	Checkpoint  bool
 }
 
 func newFakeServer(t *testing.T) *fakeServer {
@@ -143,10 +153,15 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 	}
 	if status := failNext(&f.samplesFail); status != 0 {
 		f.rejected = append(f.rejected, req.Samples...)
+		if f.retryAfter != "" {
+			w.Header().Set("Retry-After", f.retryAfter)
+		}
 		writeError(w, status, "scripted failure")
 		return
 	}
 	f.samples = append(f.samples, req.Samples...)
+	f.dropped = append(f.dropped, req.DroppedSamples)
+	f.logs = append(f.logs, req.Logs...)
 	f.batches = append(f.batches, len(req.Samples))
 	json.NewEncoder(w).Encode(api.SamplesResponse{Accepted: len(req.Samples)})
 }
@@ -158,6 +173,14 @@ func (f *fakeServer) getAssignments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.polls++
+	var ids []int64
+	if v := r.URL.Query().Get(api.QueryRunning); v != "" {
+		for _, s := range strings.Split(v, ",") {
+			id, _ := strconv.ParseInt(s, 10, 64)
+			ids = append(ids, id)
+		}
+	}
+	f.running = append(f.running, ids)
 	json.NewEncoder(w).Encode(api.AssignmentsResponse{Tasks: f.assignments})
 }
 
@@ -181,7 +204,8 @@ func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, "scripted failure")
 		return
 	}
-	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message})
+	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message,
+		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil})
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -191,6 +215,8 @@ type fakeRunner struct {
 	procs     map[int64]*fakeProc
 	starts    []int64
 	failStart error
+	// slowStop makes Stop only record the request: the process exits when the test says.
+	slowStop bool
 }
 
 func (r *fakeRunner) Start(_ context.Context, a api.Assignment) (Process, error) {
@@ -203,7 +229,7 @@ func (r *fakeRunner) Start(_ context.Context, a api.Assignment) (Process, error)
 	if r.procs == nil {
 		r.procs = make(map[int64]*fakeProc)
 	}
-	p := &fakeProc{done: make(chan struct{})}
+	p := &fakeProc{done: make(chan struct{}), slowStop: r.slowStop}
 	r.procs[a.TaskID] = p
 	return p, nil
 }
@@ -224,10 +250,11 @@ func (r *fakeRunner) startCount() int {
 
 // fakeProc is a process that exits when exit or Stop is called.
 type fakeProc struct {
-	once    sync.Once
-	done    chan struct{}
-	code    int
-	stopped atomic.Bool
+	once     sync.Once
+	done     chan struct{}
+	code     int
+	stopped  atomic.Bool
+	slowStop bool
 }
 
 func (p *fakeProc) exit(code int) {
@@ -244,5 +271,7 @@ func (p *fakeProc) Wait() (int, error) {
 
 func (p *fakeProc) Stop(time.Duration) {
 	p.stopped.Store(true)
-	p.exit(143)
+	if !p.slowStop {
+		p.exit(143)
+	}
 }

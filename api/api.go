@@ -10,9 +10,17 @@ const (
 	PathRegister    = "/api/v1/agent/register"
 	PathSamples     = "/api/v1/agent/samples"
 	PathAssignments = "/api/v1/agent/assignments"
+	// QueryRunning is the query parameter of PathAssignments that lists, comma-separated,
+	// the ids of the tasks whose processes run on the node now.
+	QueryRunning = "running"
 	// PathTaskStatus is followed by the task id and "/status".
 	PathTaskStatus = "/api/v1/agent/tasks/"
 )
+
+// HeaderNodeToken carries a registered node's own token when its agent registers again (after
+// a restart): a hostname that is already registered is taken back only with it, or with a
+// single-use join token an admin issued.
+const HeaderNodeToken = "X-Kashi-Node-Token"
 
 // Limits the server enforces on agent input.
 const (
@@ -51,6 +59,25 @@ type RegisterResponse struct {
 // SamplesRequest is a batch of per-GPU readings. Samples are idempotent on (uuid, ts).
 type SamplesRequest struct {
 	Samples []Sample `json:"samples"`
+	// DroppedSamples counts the samples the agent's spool dropped, oldest first, while the
+	// server could not be reached; sent once, with the first batch that gets through.
+	DroppedSamples int64 `json:"dropped_samples,omitempty"`
+	// Logs carries the new lines of the tasks' logs since the last batch, at most
+	// MaxLogTailBytes per task.
+	Logs []TaskLog `json:"logs,omitempty"`
+}
+
+// MaxLogTailBytes is how much of a task's log the server keeps, and the most one TaskLog
+// may carry.
+const MaxLogTailBytes = 64 << 10
+
+// TaskLog is a piece of a task's log: Text starts at byte Offset of the log file on the node
+// (the full log stays there, under <state-dir>/tasks/<id>/output.log). Offsets make resent
+// pieces harmless.
+type TaskLog struct {
+	TaskID int64  `json:"task_id"`
+	Offset int64  `json:"offset"`
+	Text   string `json:"text"`
 }
 
 // Sample is one reading of one GPU.
@@ -64,10 +91,18 @@ type Sample struct {
 	Processes     []Process `json:"processes,omitempty"`
 }
 
-// Process is one compute process seen on a GPU.
+// Process is one compute or graphics process seen on a GPU.
 type Process struct {
 	PID           uint32 `json:"pid"`
 	UsedMemoryMiB int64  `json:"used_memory_mib"`
+	// TaskID is the task the process belongs to, found through the process tree of the
+	// task's supervisor; 0 when none.
+	TaskID int64 `json:"task_id,omitempty"`
+	// Unmanaged marks a process of no task: someone uses the GPU outside Kashi. User and
+	// Command say who, as far as the agent can read them.
+	Unmanaged bool   `json:"unmanaged,omitempty"`
+	User      string `json:"user,omitempty"`
+	Command   string `json:"command,omitempty"`
 }
 
 // SamplesResponse says how many samples were stored and how many were already known.
@@ -89,6 +124,8 @@ type Assignment struct {
 	Command  []string          `json:"command"`
 	Env      map[string]string `json:"env,omitempty"`
 	Workdir  string            `json:"workdir,omitempty"`
+	// Image, when set, is the container image the command runs in, with only the task's GPUs.
+	Image string `json:"image,omitempty"`
 	// MaxRuntimeS is the task's runtime limit in seconds; the server also enforces it.
 	MaxRuntimeS int64 `json:"max_runtime_s"`
 	// Stop asks the agent to stop the task: stop signal, grace, then kill.
@@ -105,11 +142,15 @@ const (
 
 // TaskStatusRequest reports a change in a task's process.
 type TaskStatusRequest struct {
-	State       string    `json:"state"`
-	TS          time.Time `json:"ts"`
-	ExitCode    int       `json:"exit_code"`
-	OutputUnits int64     `json:"output_units,omitempty"`
-	Message     string    `json:"message,omitempty"`
+	State    string    `json:"state"`
+	TS       time.Time `json:"ts"`
+	ExitCode int       `json:"exit_code"`
+	// OutputUnits is the task's output so far (a running report may carry it), counted in
+	// OutputUnit (samples, tokens, images…); CheckpointAt is its last checkpoint.
+	OutputUnits  int64      `json:"output_units,omitempty"`
+	OutputUnit   string     `json:"output_unit,omitempty"`
+	CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
+	Message      string     `json:"message,omitempty"`
 }
 
 // Error is the body of every 4xx and 5xx answer of the API.

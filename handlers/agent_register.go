@@ -10,9 +10,6 @@ import (
 	"kashi/models"
 )
 
-// NodeTokenHeader carries a registered node's own token when its agent registers again.
-const NodeTokenHeader = "X-Kashi-Node-Token"
-
 // AgentRegister records a node and its GPUs and returns the node's own token.
 // POST /api/v1/agent/register, authenticated by the shared join token (unless an admin
 // revoked it) or a single-use join token bound to the request's machine_id. A registered
@@ -40,7 +37,7 @@ func (h *Agent) AgentRegister(c echo.Context) error {
 	} else {
 		reg.JoinTokenHash = models.HashToken(tok)
 	}
-	if nt := c.Request().Header.Get(NodeTokenHeader); nt != "" {
+	if nt := c.Request().Header.Get(api.HeaderNodeToken); nt != "" {
 		reg.NodeTokenHash = models.HashToken(nt)
 	}
 	token, hash := models.NewToken("kn_")

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -19,9 +20,23 @@ func (h *Agent) AgentSamples(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
+	pieces, err := logPiecesOf(req.Logs)
+	if err != nil {
+		return apiError(http.StatusUnprocessableEntity, err)
+	}
 	res, err := h.store.IngestSamples(c.Request().Context(), agentNode(c).ID, readings, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
+	}
+	if err := h.store.RecordUnmanaged(c.Request().Context(), agentNode(c).ID, readings, h.now()); err != nil {
+		return err
+	}
+	if err := h.store.AppendTaskLogs(c.Request().Context(), agentNode(c).ID, pieces, h.now()); err != nil {
+		return err
+	}
+	if req.DroppedSamples > 0 {
+		samplesDropped.Add(float64(req.DroppedSamples))
+		slog.Warn("agent spool dropped samples while the server was away", "node", agentNode(c).Hostname, "dropped", req.DroppedSamples)
 	}
 	samplesStored.Add(float64(res.Accepted))
 	samplesDuplicate.Add(float64(res.Duplicates))

@@ -28,6 +28,7 @@ type Tasks struct {
 
 // TasksStore is what Tasks needs of models.Store.
 type TasksStore interface {
+	TaskLogTail(ctx context.Context, taskID int64) (models.TaskLog, error)
 	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
 	ValidateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits) error
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
@@ -116,6 +117,9 @@ type Agent struct {
 
 // AgentStore is what Agent needs of models.Store.
 type AgentStore interface {
+	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
+	RecordUnmanaged(ctx context.Context, nodeID int64, readings []models.Reading, now time.Time) error
+	AppendTaskLogs(ctx context.Context, nodeID int64, pieces []models.LogPiece, now time.Time) error
 	CreateJoinToken(ctx context.Context, actor, machineID string, now time.Time) (string, models.JoinToken, error)
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)

@@ -24,6 +24,9 @@ type gpuJSON struct {
 	Project        *string    `json:"project"`
 	IdleSince      *time.Time `json:"idle_since"`
 	UpdatedAt      *time.Time `json:"updated_at"`
+	// UnmanagedMiB is memory held by processes of no task, UnmanagedWho whose.
+	UnmanagedMiB int64  `json:"unmanaged_mib,omitempty"`
+	UnmanagedWho string `json:"unmanaged_who,omitempty"`
 }
 
 // GPUsList lists every GPU with its latest reading and holder, filtered like the board.
@@ -39,7 +42,8 @@ func (h *Board) GPUsList(c echo.Context) error {
 	for i, r := range rows {
 		out[i] = gpuJSON{UUID: r.UUID, Node: r.Hostname, Index: r.Index, Pool: r.Pool, Spec: r.Spec,
 			MemoryTotalMiB: r.MemoryTotalMiB, MemoryUsedMiB: r.MemoryUsedMiB, UtilPct: r.UtilPct,
-			State: r.Status(now, marks).State, IdleSince: r.IdleSince, UpdatedAt: r.SampledAt}
+			State: r.Status(now, marks).State, IdleSince: r.IdleSince, UpdatedAt: r.SampledAt,
+			UnmanagedMiB: r.UnmanagedMiB, UnmanagedWho: r.UnmanagedWho}
 		if r.TaskID != 0 {
 			out[i].TaskID, out[i].Project = &r.TaskID, &r.Project
 		}

@@ -23,6 +23,7 @@ type taskRequest struct {
 	// SecretEnv names the variables of Env stored encrypted at rest.
 	SecretEnv  []string          `json:"secret_env"`
 	Workdir    string            `json:"workdir"`
+	Image      string            `json:"image"`
 	DataReady  bool              `json:"data_ready"`
 	DataCheck  *models.DataCheck `json:"data_check"`
 	Deferrable bool              `json:"deferrable"`
@@ -31,7 +32,7 @@ type taskRequest struct {
 // newTask turns a request into the store's input, with defaults for class and priority.
 func (r taskRequest) newTask(key string) models.NewTask {
 	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Queue: r.Queue,
-		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir,
+		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
 		DataReady: r.DataReady, Deferrable: r.Deferrable, IdempotencyKey: key}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
@@ -66,6 +67,7 @@ type taskJSON struct {
 	// EnvNames are the names of the task's environment; values are never shown after submit.
 	EnvNames    []string          `json:"env_names"`
 	Workdir     string            `json:"workdir"`
+	Image       string            `json:"image"`
 	DataReady   bool              `json:"data_ready"`
 	DataCheck   *models.DataCheck `json:"data_check"`
 	Deferrable  bool              `json:"deferrable"`
@@ -76,14 +78,18 @@ type taskJSON struct {
 	EndedAt     *time.Time        `json:"ended_at"`
 	ExitCode    *int              `json:"exit_code"`
 	OutputUnits int64             `json:"output_units"`
+	OutputUnit  string            `json:"output_unit"`
+	// LastCheckpointAt is the task's last reported checkpoint.
+	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
 }
 
 // toTaskJSON is a task as its project's members see it.
 func toTaskJSON(t models.TaskRow) taskJSON {
 	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec, Queue: t.Queue,
-		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir,
+		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir, Image: t.Image,
 		DataReady: t.DataReady, Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
-		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits}
+		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
+		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt}
 	// Stored values were validated and encoded by the store; they always decode.
 	json.Unmarshal([]byte(t.Command), &out.Command)
 	out.EnvNames = models.EnvNames(t.Env)

@@ -38,10 +38,16 @@ type Reading struct {
 	Processes     []ProcessReading
 }
 
-// ProcessReading is one compute process seen on a GPU.
+// ProcessReading is one compute or graphics process seen on a GPU.
 type ProcessReading struct {
 	PID           uint32
 	UsedMemoryMiB int64
+	// TaskID is the task the node matched the process to; 0 when none.
+	TaskID int64
+	// Unmanaged marks a process of no task; User and Command say who runs it.
+	Unmanaged bool
+	User      string
+	Command   string
 }
 
 // Assignment is one task placed on a node, as the node should run it.
@@ -51,6 +57,7 @@ type Assignment struct {
 	Command     []string
 	Env         map[string]string
 	Workdir     string
+	Image       string
 	MaxRuntimeS int64
 	Stop        bool
 }
@@ -68,7 +75,10 @@ type TaskReport struct {
 	TS          time.Time
 	ExitCode    int
 	OutputUnits int64
-	Message     string
+	// OutputUnit names what OutputUnits count; CheckpointAt is the task's last checkpoint.
+	OutputUnit   string
+	CheckpointAt *time.Time
+	Message      string
 }
 
 // Limits on what a node may send.

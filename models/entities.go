@@ -55,6 +55,11 @@ type GPU struct {
 	IdleSince *time.Time
 	// SaturatedSince is when memory or utilization last reached the saturation mark.
 	SaturatedSince *time.Time
+	// UnmanagedMiB is the memory held, at the latest reading, by processes of no task;
+	// UnmanagedWho names them, UnmanagedSince is when that use began.
+	UnmanagedMiB   int64 `gorm:"column:unmanaged_mib"`
+	UnmanagedWho   string
+	UnmanagedSince *time.Time
 }
 
 // GPUSample is one raw reading, kept for the retention window. TS is Unix seconds (UTC) so
@@ -158,6 +163,8 @@ type Task struct {
 	// Env is the environment, a JSON object.
 	Env     string
 	Workdir string
+	// Image is the container image the task runs in; empty for a host process.
+	Image string
 	// DataReady is true once the task's data is ready; only ready tasks take cards.
 	DataReady bool
 	// DataCheck is the declared readiness check, JSON ({"path": …} or {"url": …}); empty if none.
@@ -169,11 +176,15 @@ type Task struct {
 	// IdempotencyScope is who sent the key; IdempotencyHash is the hex SHA-256 of the request.
 	IdempotencyScope string `json:"-"`
 	IdempotencyHash  string `json:"-"`
-	SubmittedAt      time.Time
-	StartedAt        *time.Time
-	EndedAt          *time.Time
-	ExitCode         *int
-	OutputUnits      int64
+	SubmittedAt    time.Time
+	StartedAt      *time.Time
+	EndedAt        *time.Time
+	ExitCode       *int
+	OutputUnits    int64
+	// OutputUnit names what OutputUnits count (samples, tokens, images); empty if unnamed.
+	OutputUnit string
+	// LastCheckpointAt is when the task last reported a checkpoint.
+	LastCheckpointAt *time.Time
 	// NodeID is where the task runs; nil until placed.
 	NodeID *int64
 	// StopState is the state a stop was asked for (cancelled, timed-out, reclaimed); the task

@@ -23,6 +23,7 @@ var migrations = []migration{
 	{3, "billing settings, prices, issued bills and adjustments", migrateV3},
 	{4, "pool policies and their versions, machines, scaling events, alerts", migrateV4},
 	{5, "security: idempotency keys scoped to caller and project, single-use join tokens", migrateV5},
+	{6, "agent: task image, output unit and last checkpoint, unmanaged GPU use, task log tails", migrateV6Agent},
 }
 
 // schemaVersion records each applied migration.

@@ -34,8 +34,10 @@ type NewTask struct {
 	Env        map[string]string
 	// SecretEnv names the variables of Env whose values are stored encrypted (see
 	// Store.SetSecretKey).
-	SecretEnv  []string
-	Workdir    string
+	SecretEnv []string
+	Workdir   string
+	// Image is a container image to run Command in; empty runs it on the host.
+	Image      string
 	DataReady  bool
 	DataCheck  DataCheck
 	Deferrable bool
@@ -65,6 +67,10 @@ type TaskLimits struct {
 var DefaultTaskLimits = TaskLimits{ShortMaxRuntime: 2 * time.Hour, LongMaxRuntime: 14 * 24 * time.Hour}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// imageRef is a container image reference: [registry[:port]/]path[:tag][@digest], at most
+// 255 bytes; no spaces or shell characters, and no leading '-' (it becomes an argv element).
+var imageRef = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(:[0-9]+)?(/[a-z0-9][a-z0-9._-]*)*(:[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
 
 // CreateTask validates and stores a submitted task with its first event. A repeated
 // IdempotencyKey of the same scope and project returns the task first stored under it and
@@ -189,7 +195,7 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	}
 	*t = Task{ProjectID: project.ID, Name: nt.Name, Owner: nt.Owner, GPUs: nt.GPUs, Spec: nt.Spec, Queue: nt.Queue,
 		Priority: nt.Priority, EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(maxRuntime / time.Second),
-		Command: command, Env: env, Workdir: nt.Workdir, DataReady: nt.DataReady, DataCheck: check,
+		Command: command, Env: env, Workdir: nt.Workdir, Image: nt.Image, DataReady: nt.DataReady, DataCheck: check,
 		Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
 		IdempotencyScope: scope, IdempotencyHash: hash, SubmittedAt: now}
 	return nil
@@ -318,6 +324,9 @@ func encodeRun(nt NewTask) (command, env, check string, err error) {
 	}
 	if nt.Workdir != "" && (!utf8.ValidString(nt.Workdir) || !path.IsAbs(nt.Workdir) || len(nt.Workdir) > 1024) {
 		return "", "", "", fieldErr("workdir", "must be an absolute path")
+	}
+	if nt.Image != "" && (len(nt.Image) > 255 || !imageRef.MatchString(nt.Image)) {
+		return "", "", "", fieldErr("image", "%q is not an image reference such as registry.example.com/team/train:1.2", truncate(nt.Image, 60))
 	}
 	switch {
 	case nt.DataCheck.Path != "" && nt.DataCheck.URL != "":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -165,7 +166,7 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	}
 	out := make([]Assignment, len(tasks))
 	for i, t := range tasks {
-		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
+		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, Image: t.Image, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
 		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
 			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)
 		}
@@ -188,11 +189,12 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 	if r.TS.IsZero() || at.After(now) {
 		at = now
 	}
-	if r.OutputUnits < 0 {
-		return fieldErr("output_units", "must not be negative")
-	}
 	if !utf8.ValidString(r.Message) || len(r.Message) > 2000 {
 		return fieldErr("message", "must be valid UTF-8 of at most 2,000 bytes")
+	}
+	output, err := outputOf(r, now)
+	if err != nil {
+		return err
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var t Task
@@ -213,12 +215,16 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 		switch r.State {
 		case ReportRunning:
 			if t.State == TaskRunning {
-				return nil
+				if len(output) == 0 {
+					return nil
+				}
+				return tx.Model(&Task{}).Where("id = ?", taskID).Updates(output).Error
 			}
-			return transition(tx, taskID, []string{TaskStarting}, TaskRunning, "process started", now, nil)
+			return transition(tx, taskID, []string{TaskStarting}, TaskRunning, "process started", now, output)
 		case ReportExited, ReportFailedToStart:
 			state, reason := exitState(t, r)
-			extra := map[string]any{"ended_at": at, "exit_code": r.ExitCode, "output_units": r.OutputUnits}
+			extra := map[string]any{"ended_at": at, "exit_code": r.ExitCode}
+			maps.Copy(extra, output)
 			if err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, state, reason, now, extra); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,10 @@ func TestValidateTask(t *testing.T) {
 			"unknown project":     {func(nt *models.NewTask) { nt.Project = "nope" }, "project"},
 			"short lane too long": {func(nt *models.NewTask) { nt.MaxRuntime = 3 * time.Hour }, "max_runtime_s"},
 			"empty program":       {func(nt *models.NewTask) { nt.Command = []string{""} }, "command[0]"},
+			"image":               {func(nt *models.NewTask) { nt.Image = "registry.example.com:5000/ml/train:2.1" }, ""},
+			"image by digest":     {func(nt *models.NewTask) { nt.Image = "pytorch/pytorch@sha256:" + strings.Repeat("a", 64) }, ""},
+			"image with a space":  {func(nt *models.NewTask) { nt.Image = "ubuntu; rm -rf /" }, "image"},
+			"image as a flag":     {func(nt *models.NewTask) { nt.Image = "--privileged" }, "image"},
 		}
 		for name, tc := range tests {
 			t.Run(name, func(t *testing.T) {

@@ -83,4 +83,7 @@ type BoardGPU struct {
 	State         string
 	LongIdle      bool
 	LongSaturated bool
+	// UnmanagedMiB is memory held by processes of no task; UnmanagedWho says whose.
+	UnmanagedMiB int64
+	UnmanagedWho string
 }

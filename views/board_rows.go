@@ -25,7 +25,7 @@ type rowText struct {
 	seenBefore, seenAfter  string // around the time of "node.last_seen"
 	gpu, free, busy, stale string
 	util, mem              string
-	saturated              string
+	saturated, unmanaged   string
 	temp, power, task      string
 	noTask                 string
 	idleBefore, idleAfter  string // around the duration of "gpu.idle_for"
@@ -48,6 +48,7 @@ func newRowText(l Locale) *rowText {
 		util:      esc(l.T("gpu.util")),
 		mem:       esc(l.T("gpu.memory")),
 		saturated: esc(l.T("gpu.saturated")),
+		unmanaged: esc(l.T("gpu.unmanaged")),
 		temp:      esc(l.T("gpu.temp")),
 		power:     esc(l.T("gpu.power")),
 		task:      esc(l.T("gpu.task")),
@@ -203,6 +204,15 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 		b = append(b, `">`...)
 		b = append(b, rt.saturated...)
 		b = append(b, `</span>`...)
+	}
+	if g.UnmanagedMiB > 0 {
+		b = append(b, `<span class="label sat unmanaged" data-testid="label-unmanaged" title="`...)
+		b = appendEscaped(b, g.UnmanagedWho)
+		b = append(b, `">`...)
+		b = append(b, rt.unmanaged...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, g.UnmanagedMiB, 10)
+		b = append(b, ` MiB</span>`...)
 	}
 	return append(b, `</div></li>`...)
 }

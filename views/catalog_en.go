@@ -73,6 +73,7 @@ var catalogEN = map[string]string{
 	"gpu.idle_for":              "Idle %s",
 	"gpu.saturated":             "Saturated",
 	"gpu.saturated_for":         "Saturated for %s",
+	"gpu.unmanaged":             "Unmanaged use",
 	"gpu.stale":                 "No data",
 	"gpu.task":                  "Task",
 	"gpu.no_task":               "Not held by a task",

@@ -73,6 +73,7 @@ var catalogZH = map[string]string{
 	"gpu.idle_for":              "闲置 %s",
 	"gpu.saturated":             "满载",
 	"gpu.saturated_for":         "满载 %s",
+	"gpu.unmanaged":             "非托管占用",
 	"gpu.stale":                 "无数据",
 	"gpu.task":                  "任务",
 	"gpu.no_task":               "未被任务占用",

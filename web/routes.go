@@ -74,6 +74,7 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/api/v1/tasks", handlers.Member, h.Tasks.TaskList},
 		{POST, "/api/v1/tasks", handlers.Member, h.Tasks.TaskCreate},
 		{GET, "/api/v1/tasks/:id", handlers.Member, h.Tasks.TaskShow},
+		{GET, "/api/v1/tasks/:id/log", handlers.Member, h.Tasks.TaskLog},
 		{POST, "/api/v1/tasks/:id/cancel", handlers.Member, h.Tasks.TaskCancel},
 		{POST, "/api/v1/tasks/:id/ready", handlers.Member, h.Tasks.TaskReady},
 		{POST, "/api/v1/tasks/:id/keep", handlers.Member, h.Tasks.TaskKeep},

@@ -59,7 +59,7 @@ func taskBody(raw map[string]string) string {
 // taskJSONFields are the fields of a task's JSON (DESIGN.md, API surface).
 var taskJSONFields = []string{"id", "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
 	"max_runtime_s", "command", "env_names", "workdir", "data_ready", "data_check", "deferrable", "state", "reason",
-	"submitted_at", "started_at", "ended_at", "exit_code", "output_units"}
+	"submitted_at", "started_at", "ended_at", "exit_code", "output_units", "image", "output_unit", "last_checkpoint_at"}
 
 func TestTaskCreate(t *testing.T) {
 	submitted := t0.Format(time.RFC3339)
@@ -71,13 +71,14 @@ func TestTaskCreate(t *testing.T) {
 			body: `{"project":"vision","name":"resnet50 sweep","owner":"alice","gpus":4,"spec":"A100-80G","queue":"short",
 				"priority":"high","est_gpu_hours":6.5,"max_runtime_s":5400,"command":["torchrun","--nproc","4","train.py"],
 				"env":{"NCCL_DEBUG":"INFO","SEED":"7"},"workdir":"/data/runs/r1","data_ready":false,
-				"data_check":{"path":"/data/imagenet/_READY"},"deferrable":true}`,
+				"data_check":{"path":"/data/imagenet/_READY"},"deferrable":true,"image":"nvcr.io/nvidia/pytorch:24.05-py3"}`,
 			want: map[string]any{"id": 1.0, "project": "vision", "name": "resnet50 sweep", "owner": "alice", "gpus": 4.0,
 				"spec": "A100-80G", "queue": "short", "priority": "high", "est_gpu_hours": 6.5, "max_runtime_s": 5400.0,
 				"command": []any{"torchrun", "--nproc", "4", "train.py"}, "env_names": []any{"NCCL_DEBUG", "SEED"},
 				"workdir": "/data/runs/r1", "data_ready": false, "data_check": map[string]any{"path": "/data/imagenet/_READY"},
 				"deferrable": true, "state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
-				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
+				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "nvcr.io/nvidia/pytorch:24.05-py3", "output_unit": "",
+				"last_checkpoint_at": nil},
 		},
 		"defaults": {
 			body: `{"project":"vision","name":"eval","owner":"bob","gpus":1,"command":["python","eval.py"],"data_ready":true}`,
@@ -85,7 +86,8 @@ func TestTaskCreate(t *testing.T) {
 				"spec": "", "queue": "long", "priority": "normal", "est_gpu_hours": 0.0, "max_runtime_s": 1209600.0,
 				"command": []any{"python", "eval.py"}, "env_names": []any{}, "workdir": "", "data_ready": true,
 				"data_check": nil, "deferrable": false, "state": "queued", "reason": "", "submitted_at": submitted,
-				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
+				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
+				"last_checkpoint_at": nil},
 		},
 		"url check, unicode name": {
 			body: `{"project":"vision","name":"语音识别 微调","owner":"张三","gpus":2,"spec":"H800-80G","command":["sh","-c","echo 你好"],
@@ -95,7 +97,8 @@ func TestTaskCreate(t *testing.T) {
 				"command": []any{"sh", "-c", "echo 你好"}, "env_names": []any{}, "workdir": "", "data_ready": false,
 				"data_check": map[string]any{"url": "https://data.example.com/ready"}, "deferrable": false,
 				"state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
-				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0},
+				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
+				"last_checkpoint_at": nil},
 		},
 	}
 	for name, tc := range tests {
@@ -490,6 +493,9 @@ type gpuJSON struct {
 	State   string  `json:"state"`
 	TaskID  *int64  `json:"task_id"`
 	Project *string `json:"project"`
+	// UnmanagedMiB and UnmanagedWho describe use by processes of no task.
+	UnmanagedMiB int64  `json:"unmanaged_mib"`
+	UnmanagedWho string `json:"unmanaged_who"`
 }
 
 func gpuByUUID(t *testing.T, s *server, uuid string) gpuJSON {

@@ -129,6 +129,9 @@ func (b *Backend) wire(dev *server.Device, g *gpu) {
 		}
 		return []nvml.ProcessInfo{{Pid: r.pid, UsedGpuMemory: uint64(r.procMiB) * mib}}, nvml.SUCCESS
 	}
+	dev.GetGraphicsRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
+		return nil, nvml.SUCCESS
+	}
 }
 
 // read returns g's reading at now(), taking a new one when the last is older than refresh.

@@ -171,6 +171,9 @@ func (p *process) Wait() (int, error) {
 	return p.code, nil
 }
 
+// OwnsPID reports whether pid is the simulated process of the task.
+func (p *process) OwnsPID(pid uint32) bool { return pid == p.w.pid }
+
 // Stop ends the task at once with exit code 143; a simulated task needs no grace.
 func (p *process) Stop(time.Duration) {
 	p.finish(stoppedExitCode)

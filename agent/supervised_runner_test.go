@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,40 +13,40 @@ import (
 	"kashi/api"
 )
 
-// startExec starts a with an ExecRunner logging to a temporary directory.
-func startExec(t *testing.T, a api.Assignment) (Process, string) {
+// startSupervised starts a under a SupervisedRunner over a temporary state directory.
+func startSupervised(t *testing.T, a api.Assignment, grace time.Duration) (Process, SupervisedRunner) {
 	t.Helper()
-	logDir := t.TempDir()
-	p, err := ExecRunner{LogDir: logDir}.Start(context.Background(), a)
+	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: grace}
+	p, err := r.Start(context.Background(), a)
 	if err != nil {
 		t.Fatalf("Start(%q) = %v", a.Command, err)
 	}
 	t.Cleanup(func() { p.Stop(0) })
-	return p, logDir
+	return p, r
 }
 
-func TestExecRunnerExitCode(t *testing.T) {
-	p, logDir := startExec(t, api.Assignment{TaskID: 1, Command: []string{"/bin/sh", "-c", "echo hello; echo oops >&2; exit 3"}})
+func TestSupervisedRunnerExitCode(t *testing.T) {
+	p, r := startSupervised(t, api.Assignment{TaskID: 1, Command: []string{"/bin/sh", "-c", "echo hello; echo oops >&2; exit 3"}}, time.Second)
 	code, err := p.Wait()
 	if code != 3 || err != nil {
 		t.Errorf("Wait() = %d, %v, want 3, nil", code, err)
 	}
-	log, err := os.ReadFile(filepath.Join(logDir, "task-1.log"))
+	log, err := os.ReadFile(filepath.Join(taskDir(r.StateDir, 1), LogFile))
 	if err != nil || string(log) != "hello\noops\n" {
 		t.Errorf("task log = %q, %v, want stdout and stderr", log, err)
 	}
 }
 
-func TestExecRunnerEnvAndWorkdir(t *testing.T) {
+func TestSupervisedRunnerEnvAndWorkdir(t *testing.T) {
 	dir := t.TempDir()
-	p, _ := startExec(t, api.Assignment{
+	p, r := startSupervised(t, api.Assignment{
 		TaskID:   2,
 		GPUUUIDs: []string{"GPU-a", "GPU-b"},
 		// CUDA_VISIBLE_DEVICES in Env must not win over the assigned GPUs.
 		Env:     map[string]string{"KASHI_TEST_EPOCHS": "3", "CUDA_VISIBLE_DEVICES": "all"},
 		Workdir: dir,
 		Command: []string{"/bin/sh", "-c", "env > env.txt; pwd > pwd.txt"},
-	})
+	}, time.Second)
 	if code, err := p.Wait(); code != 0 || err != nil {
 		t.Fatalf("Wait() = %d, %v, want 0, nil", code, err)
 	}
@@ -54,7 +55,8 @@ func TestExecRunnerEnvAndWorkdir(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(env), "\n")
-	for _, want := range []string{"KASHI_TEST_EPOCHS=3", "CUDA_VISIBLE_DEVICES=GPU-a,GPU-b", "PATH=" + os.Getenv("PATH")} {
+	for _, want := range []string{"KASHI_TEST_EPOCHS=3", "CUDA_VISIBLE_DEVICES=GPU-a,GPU-b", "PATH=" + os.Getenv("PATH"),
+		"KASHI_OUTPUT_FILE=" + filepath.Join(taskDir(r.StateDir, 2), outputUnitsFile)} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("task env lacks %q; got:\n%s", want, env)
 		}
@@ -64,28 +66,26 @@ func TestExecRunnerEnvAndWorkdir(t *testing.T) {
 	}
 }
 
-func TestExecRunnerStop(t *testing.T) {
+func TestSupervisedRunnerStop(t *testing.T) {
 	tests := map[string]struct {
 		// command touches the file "ready" in its workdir once its signal handling is set.
 		command  []string
 		wantCode int
 	}{
-		"SIGTERM ends it":            {command: []string{"/bin/sh", "-c", "touch ready; exec sleep 30"}, wantCode: 143},
-		"SIGKILL after grace":        {command: []string{"/bin/sh", "-c", `trap "" TERM; touch ready; sleep 30`}, wantCode: 137},
-		"shell waiting on its child": {command: []string{"/bin/sh", "-c", "sleep 30 & touch ready; wait"}, wantCode: 143},
+		"SIGTERM ends it":     {command: []string{"/bin/sh", "-c", "touch ready; exec sleep 30"}, wantCode: 143},
+		"SIGKILL after grace": {command: []string{"/bin/sh", "-c", `trap "" TERM; touch ready; while :; do sleep 0.05; done`}, wantCode: 137},
+		// the child ignores SIGTERM too; the group's SIGKILL after the grace ends it.
+		"whole group killed": {command: []string{"/bin/sh", "-c", `trap "" TERM; (trap "" TERM; sleep 30; touch survived) & touch ready; wait`}, wantCode: 137},
 	}
 	const grace = 200 * time.Millisecond
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			p, _ := startExec(t, api.Assignment{TaskID: 3, Command: tc.command, Workdir: dir})
-			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-				if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the task did not start")
-				}
+			p, r := startSupervised(t, api.Assignment{TaskID: 3, Command: tc.command, Workdir: dir}, grace)
+			waitFile(t, filepath.Join(dir, "ready"))
+			var started startedRecord
+			if err := readJSON(taskDir(r.StateDir, 3), startedFile, &started); err != nil {
+				t.Fatal(err)
 			}
 			start := time.Now()
 			p.Stop(grace)
@@ -95,11 +95,14 @@ func TestExecRunnerStop(t *testing.T) {
 			if code, err := p.Wait(); code != tc.wantCode || err != nil {
 				t.Errorf("Wait() = %d, %v, want %d, nil", code, err, tc.wantCode)
 			}
+			if groupAlive(t, started.PID) {
+				t.Errorf("process group %d still has members after Stop", started.PID)
+			}
 		})
 	}
 }
 
-func TestExecRunnerFailsToStart(t *testing.T) {
+func TestSupervisedRunnerFailsToStart(t *testing.T) {
 	tests := map[string]api.Assignment{
 		"missing binary":  {TaskID: 4, Command: []string{"kashi-no-such-binary"}},
 		"empty command":   {TaskID: 4},
@@ -107,7 +110,8 @@ func TestExecRunnerFailsToStart(t *testing.T) {
 	}
 	for name, a := range tests {
 		t.Run(name, func(t *testing.T) {
-			p, err := ExecRunner{LogDir: t.TempDir()}.Start(context.Background(), a)
+			r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: time.Second}
+			p, err := r.Start(context.Background(), a)
 			if err == nil {
 				p.Stop(0)
 				t.Fatalf("Start(%q) = nil error, want one", a.Command)
@@ -116,5 +120,14 @@ func TestExecRunnerFailsToStart(t *testing.T) {
 				t.Errorf("Start() error = %q, want it to name the task", err)
 			}
 		})
+	}
+}
+
+func TestSupervisedRunnerNeverStartsTwice(t *testing.T) {
+	p, r := startSupervised(t, api.Assignment{TaskID: 5, Command: []string{"/bin/true"}}, time.Second)
+	p.Wait()
+	_, err := r.Start(context.Background(), api.Assignment{TaskID: 5, Command: []string{"/bin/true"}})
+	if !errors.Is(err, ErrAlreadyStarted) {
+		t.Errorf("second Start() = %v, want ErrAlreadyStarted", err)
 	}
 }

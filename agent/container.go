@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"kashi/api"
+)
+
+// Container runtimes a task's image may run with.
+const (
+	RuntimeDocker  = "docker"
+	RuntimePodman  = "podman"
+	RuntimeNerdctl = "nerdctl"
+)
+
+// containerTaskDir is where a container sees its task folder (for KASHI_OUTPUT_FILE).
+const containerTaskDir = "/kashi-task"
+
+// ContainerConfig says how the tasks that name an image run on this node.
+type ContainerConfig struct {
+	// Runtime is docker, podman or nerdctl.
+	Runtime string `json:"runtime"`
+	// Path is the runtime's program; "" looks Runtime up on PATH.
+	Path string `json:"path,omitempty"`
+	// Mounts are the data mounts every task container gets, "host:container[:ro]".
+	Mounts []string `json:"mounts,omitempty"`
+}
+
+// Check reports a runtime this agent does not know, or a malformed mount.
+func (c ContainerConfig) Check() error {
+	switch c.Runtime {
+	case RuntimeDocker, RuntimePodman, RuntimeNerdctl:
+	default:
+		return fmt.Errorf("container runtime must be docker, podman or nerdctl, got %q", c.Runtime)
+	}
+	for _, m := range c.Mounts {
+		f := strings.Split(m, ":")
+		if len(f) < 2 || len(f) > 3 || !filepath.IsAbs(f[0]) || !filepath.IsAbs(f[1]) || (len(f) == 3 && f[2] != "ro" && f[2] != "rw") {
+			return fmt.Errorf("container mount %q is not /host/path:/container/path[:ro]", m)
+		}
+	}
+	return nil
+}
+
+// program is the runtime's executable.
+func (c ContainerConfig) program() string {
+	if c.Path != "" {
+		return c.Path
+	}
+	return c.Runtime
+}
+
+// containerName names a task's container, so that it can be stopped by name.
+func containerName(id int64) string { return "kashi-task-" + strconv.FormatInt(id, 10) }
+
+// runArgv is the runtime command that runs the task in its image with only its GPUs (by
+// CDI device name for podman, --gpus device= for docker and nerdctl), its env and workdir,
+// the node's data mounts and the task folder at containerTaskDir.
+func (c ContainerConfig) runArgv(dir string, a api.Assignment) []string {
+	argv := []string{c.program(), "run", "--rm", "--init", "--name", containerName(a.TaskID),
+		"--label", "kashi.task=" + strconv.FormatInt(a.TaskID, 10)}
+	if len(a.GPUUUIDs) > 0 {
+		if c.Runtime == RuntimePodman {
+			for _, u := range a.GPUUUIDs {
+				argv = append(argv, "--device", "nvidia.com/gpu="+u)
+			}
+		} else {
+			argv = append(argv, "--gpus", `"device=`+strings.Join(a.GPUUUIDs, ",")+`"`)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
+		argv = append(argv, "--env", k+"="+a.Env[k])
+	}
+	argv = append(argv, "--env", "CUDA_VISIBLE_DEVICES=all", // the container sees only its GPUs
+		"--env", "KASHI_OUTPUT_FILE="+containerTaskDir+"/"+outputUnitsFile,
+		"--volume", dir+":"+containerTaskDir)
+	for _, m := range c.Mounts {
+		argv = append(argv, "--volume", m)
+	}
+	if a.Workdir != "" {
+		argv = append(argv, "--workdir", a.Workdir)
+	}
+	argv = append(argv, a.Image)
+	return append(argv, a.Command...)
+}
+
+// kill sends sig (SIGTERM or SIGKILL) to a task's container through the runtime, and reports the runtime's error.
+func (c ContainerConfig) kill(id int64, sig syscall.Signal) error {
+	name := "KILL"
+	if sig == syscall.SIGTERM {
+		name = "TERM"
+	}
+	cmd := exec.Command(c.program(), "kill", "--signal", name, containerName(id))
+	cmd.Env = os.Environ()
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(killWait):
+		cmd.Process.Kill()
+		return fmt.Errorf("%s kill %s: no answer in %s", c.Runtime, containerName(id), killWait)
+	}
+}

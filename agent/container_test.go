@@ -1,0 +1,146 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/api"
+)
+
+// fakeRuntime writes a container runtime that records each call's argv, one line per call,
+// in <dir>/calls. Its "run" prints a line, records and ignores SIGTERM, and runs until its
+// "kill --signal KILL" or the supervisor's kill of its process group.
+func fakeRuntime(t *testing.T) (path, calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	path, calls = filepath.Join(dir, "fake-runtime"), filepath.Join(dir, "calls")
+	script := `#!/bin/sh
+d=$(dirname "$0")
+printf '%s\n' "$*" >> "$d/calls"
+case "$1" in
+run)
+	trap 'echo TERM-ignored >> "$d/calls"' TERM
+	echo $$ > "$d/run.pid"
+	echo "hello from the container"
+	while :; do sleep 0.02; done ;;
+kill)
+	[ "$3" = KILL ] && kill -9 "$(cat "$d/run.pid")" ;;
+esac
+exit 0
+`
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, calls
+}
+
+func TestContainerRunArgv(t *testing.T) {
+	a := api.Assignment{TaskID: 21, GPUUUIDs: []string{"GPU-a", "GPU-b"}, Image: "nvcr.io/nvidia/pytorch:24.05-py3",
+		Command: []string{"python", "train.py"}, Env: map[string]string{"SEED": "7"}, Workdir: "/work"}
+	common := func(program string, gpus ...string) []string {
+		argv := append([]string{program, "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21"}, gpus...)
+		return append(argv, "--env", "SEED=7", "--env", "CUDA_VISIBLE_DEVICES=all",
+			"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
+			"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py")
+	}
+	tests := map[string]struct {
+		c    ContainerConfig
+		want []string
+	}{
+		"docker, --gpus":  {ContainerConfig{Runtime: RuntimeDocker}, common("docker", "--gpus", `"device=GPU-a,GPU-b"`)},
+		"nerdctl, --gpus": {ContainerConfig{Runtime: RuntimeNerdctl}, common("nerdctl", "--gpus", `"device=GPU-a,GPU-b"`)},
+		"podman, CDI": {ContainerConfig{Runtime: RuntimePodman, Path: "/usr/bin/podman"},
+			common("/usr/bin/podman", "--device", "nvidia.com/gpu=GPU-a", "--device", "nvidia.com/gpu=GPU-b")},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			tc.c.Mounts = []string{"/data:/data:ro"}
+			if diff := cmp.Diff(tc.want, tc.c.runArgv("/state/tasks/21", a)); diff != "" {
+				t.Errorf("runArgv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestContainerConfigCheck(t *testing.T) {
+	for name, c := range map[string]ContainerConfig{
+		"unknown runtime": {Runtime: "lxc"},
+		"relative mount":  {Runtime: RuntimeDocker, Mounts: []string{"data:/data"}},
+		"bad mode":        {Runtime: RuntimeDocker, Mounts: []string{"/data:/data:rx"}},
+	} {
+		if err := c.Check(); err == nil {
+			t.Errorf("%s: Check() = nil, want an error", name)
+		}
+	}
+	if err := (ContainerConfig{Runtime: RuntimePodman, Mounts: []string{"/data:/data:ro", "/scratch:/scratch"}}).Check(); err != nil {
+		t.Errorf("Check() of a good config = %v", err)
+	}
+}
+
+func TestContainerStopAfterGrace(t *testing.T) {
+	path, calls := fakeRuntime(t)
+	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: 200 * time.Millisecond,
+		Container: &ContainerConfig{Runtime: RuntimeDocker, Path: path}}
+	a := api.Assignment{TaskID: 21, GPUUUIDs: []string{"GPU-a"}, Image: "busybox:1.36", Command: []string{"sleep", "30"}}
+	p, err := r.Start(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, filepath.Join(filepath.Dir(path), "run.pid"))
+	p.Stop(r.Grace)
+	if code, err := p.Wait(); code != 137 || err != nil {
+		t.Errorf("Wait() = %d, %v; want 137 (killed after the grace), nil", code, err)
+	}
+	b, _ := os.ReadFile(calls)
+	got := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(got) < 4 || !strings.HasPrefix(got[0], "run --rm --init --name kashi-task-21") ||
+		!strings.Contains(got[0], `--gpus "device=GPU-a" `) || !strings.HasSuffix(got[0], "busybox:1.36 sleep 30") {
+		t.Fatalf("runtime calls = %q, want run with only the task's GPU first", got)
+	}
+	for _, want := range []string{"TERM-ignored", "kill --signal TERM kashi-task-21", "kill --signal KILL kashi-task-21"} {
+		if !strings.Contains(string(b), want+"\n") {
+			t.Errorf("runtime calls lack %q:\n%s", want, b)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(taskDir(r.StateDir, 21), LogFile))
+	if !strings.Contains(string(log), "hello from the container") {
+		t.Errorf("task log = %q, want the container's output", log)
+	}
+}
+
+func TestContainerImageWithoutRuntime(t *testing.T) {
+	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: time.Second}
+	_, err := r.Start(context.Background(), api.Assignment{TaskID: 22, Image: "busybox:1.36", Command: []string{"true"}})
+	if err == nil || !strings.Contains(err.Error(), "no container runtime") {
+		t.Errorf("Start() = %v, want a failed start naming the missing runtime", err)
+	}
+}
+
+// TestContainerRealRuntime runs a container with a real runtime where one works and already
+// holds busybox (nothing is pulled); elsewhere it is skipped.
+func TestContainerRealRuntime(t *testing.T) {
+	for _, rt := range []string{RuntimeDocker, RuntimePodman, RuntimeNerdctl} {
+		if exec.Command(rt, "image", "inspect", "busybox:latest").Run() != nil {
+			continue
+		}
+		r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: time.Second,
+			Container: &ContainerConfig{Runtime: rt}}
+		p, err := r.Start(context.Background(), api.Assignment{TaskID: 23, Image: "busybox:latest",
+			Command: []string{"sh", "-c", "echo KASHI_OUTPUT 3 steps; exit 4"}})
+		if err != nil {
+			t.Fatalf("%s: Start() = %v", rt, err)
+		}
+		if code, err := p.Wait(); code != 4 || err != nil {
+			t.Errorf("%s: Wait() = %d, %v; want 4", rt, code, err)
+		}
+		return
+	}
+	t.Skip("no container runtime with busybox:latest here")
+}

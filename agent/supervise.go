@@ -1,0 +1,172 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"kashi/api"
+)
+
+// Supervise is the main of a task's supervisor, `kashi agent supervise <task-dir>`. The agent
+// starts it in a session of its own with the task's lock held on fd 3 and a pipe on fd 4; it
+// runs the task's command in a process group of its own with its output in the task's log,
+// writes "ok" (or the start error) to the pipe, and records the command's pid, then its exit
+// status, in the task folder. SIGTERM stops the command: SIGTERM to its process group, and
+// after the grace SIGKILL. It outlives the agent, so tasks survive the agent's restarts.
+func Supervise(dir string) error {
+	syscall.CloseOnExec(3) // the lock stays with the supervisor, not the task
+	syscall.CloseOnExec(4)
+	lock := os.NewFile(3, "lock")
+	defer lock.Close()
+	ready := os.NewFile(4, "ready")
+	if err := writeJSON(dir, supervisorFile, supervisorRecord{PID: os.Getpid()}); err != nil {
+		ready.Close()
+		return fmt.Errorf("supervise %s: %w", dir, err)
+	}
+	// Orphans of the task become the supervisor's children, so it can reap them at the end.
+	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	sigc := make(chan os.Signal, 4)
+	signal.Notify(sigc, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	var spec taskSpec
+	cmd, err := func() (*exec.Cmd, error) {
+		if err := readJSON(dir, specFile, &spec); err != nil {
+			return nil, err
+		}
+		return startCommand(dir, spec)
+	}()
+	if err != nil {
+		werr := writeJSON(dir, exitFile, exitRecord{ExitCode: -1, EndedAt: time.Now().UTC(), StartError: err.Error()})
+		fmt.Fprint(ready, err.Error())
+		ready.Close()
+		return errors.Join(err, werr)
+	}
+	pid := cmd.Process.Pid
+	started := startedRecord{PID: pid, BootID: bootID(), StartedAt: time.Now().UTC()}
+	if err := writeJSON(dir, startedFile, started); err != nil {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	fmt.Fprint(ready, "ok")
+	ready.Close()
+
+	signal := func(sig syscall.Signal) {
+		syscall.Kill(-pid, sig)
+		if spec.Container != nil {
+			spec.Container.kill(spec.Assignment.TaskID, sig)
+		}
+	}
+	code, waitErr := waitStoppable(cmd, sigc, spec.Grace, signal)
+	reapGroup(pid)
+	rec := exitRecord{ExitCode: code, EndedAt: time.Now().UTC()}
+	if waitErr != nil {
+		rec.Error = waitErr.Error()
+	}
+	return writeJSON(dir, exitFile, rec)
+}
+
+// startCommand starts the spec's command, or the container runtime that runs it in its image,
+// in its own process group, its output appended to the task's log.
+func startCommand(dir string, spec taskSpec) (*exec.Cmd, error) {
+	a := spec.Assignment
+	switch {
+	case len(a.Command) == 0 && a.Image == "":
+		return nil, errors.New("empty command")
+	case a.Image != "" && spec.Container == nil:
+		return nil, fmt.Errorf("the task runs in image %s but this node has no container runtime (kashi agent --container-runtime)", a.Image)
+	}
+	logFile, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	defer logFile.Close() // the command has its own copy
+	var cmd *exec.Cmd
+	if a.Image != "" {
+		argv := spec.Container.runArgv(dir, a)
+		cmd = exec.Command(argv[0], argv[1:]...)
+		cmd.Env = os.Environ()
+	} else {
+		cmd = exec.Command(a.Command[0], a.Command[1:]...)
+		cmd.Dir = a.Workdir
+		cmd.Env = taskEnv(a, filepath.Join(dir, outputUnitsFile))
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// waitStoppable waits for cmd to exit. The first signal on sigc sends SIGTERM through signal
+// (to the command's process group, and its container), and grace later SIGKILL.
+func waitStoppable(cmd *exec.Cmd, sigc <-chan os.Signal, grace time.Duration, signal func(syscall.Signal)) (int, error) {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var kill <-chan time.Time
+	for {
+		select {
+		case err := <-done:
+			return exitCode(err)
+		case <-sigc:
+			if kill == nil {
+				signal(syscall.SIGTERM)
+				kill = time.After(grace)
+			}
+		case <-kill:
+			signal(syscall.SIGKILL)
+		}
+	}
+}
+
+// reapGroup kills what the command left running in its process group and waits, up to
+// killWait, until the group is gone, reaping its members (orphans are the supervisor's).
+func reapGroup(pgid int) {
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	for deadline := time.Now().Add(killWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for {
+			if pid, _ := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); pid <= 0 {
+				break
+			}
+		}
+		if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+			return
+		}
+	}
+}
+
+// taskEnv is the supervisor's environment plus the task's, then the variables the task
+// cannot override: CUDA_VISIBLE_DEVICES and KASHI_OUTPUT_FILE. Later entries win.
+func taskEnv(a api.Assignment, outputFile string) []string {
+	env := os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
+		env = append(env, k+"="+a.Env[k])
+	}
+	return append(env, "CUDA_VISIBLE_DEVICES="+strings.Join(a.GPUUUIDs, ","), "KASHI_OUTPUT_FILE="+outputFile)
+}
+
+// exitCode turns cmd.Wait's result into an exit code; a process killed by a signal exits
+// with 128 plus the signal number, as shells report it.
+func exitCode(err error) (int, error) {
+	if err == nil {
+		return 0, nil
+	}
+	exitErr, ok := errors.AsType[*exec.ExitError](err)
+	if !ok {
+		return -1, fmt.Errorf("wait: %w", err)
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return exitErr.ExitCode(), nil
+}

@@ -1,0 +1,32 @@
+package models
+
+import (
+	"time"
+	"unicode/utf8"
+)
+
+// maxOutputUnit bounds the name of a task's output unit.
+const maxOutputUnit = 50
+
+// outputOf is the columns a report's output units and checkpoint set, checked: none when the
+// report carries neither. A checkpoint in the future is taken as now.
+func outputOf(r TaskReport, now time.Time) (map[string]any, error) {
+	if r.OutputUnits < 0 {
+		return nil, fieldErr("output_units", "must not be negative")
+	}
+	if !utf8.ValidString(r.OutputUnit) || len(r.OutputUnit) > maxOutputUnit {
+		return nil, fieldErr("output_unit", "must be valid UTF-8 of at most %d bytes", maxOutputUnit)
+	}
+	set := map[string]any{}
+	if r.OutputUnits > 0 || r.OutputUnit != "" {
+		set["output_units"], set["output_unit"] = r.OutputUnits, r.OutputUnit
+	}
+	if r.CheckpointAt != nil && !r.CheckpointAt.IsZero() {
+		at := UTC(*r.CheckpointAt)
+		if at.After(now) {
+			at = now
+		}
+		set["last_checkpoint_at"] = at
+	}
+	return set, nil
+}

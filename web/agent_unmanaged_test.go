@@ -1,0 +1,72 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"kashi/api"
+	"kashi/models"
+)
+
+func TestUnmanagedGPUUse(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *server) {
+		nodes := taskFleet(s)
+		tok, uuid := nodes["n1"].Token, "GPU-n1-1"
+		jupyter := api.Process{PID: 300, UsedMemoryMiB: 2048, Unmanaged: true, User: "bob", Command: "python -m jupyter"}
+		withProcs := func(ts time.Time, ps ...api.Process) api.Sample {
+			sm := sample(uuid, ts, 30, 4096)
+			sm.Processes = ps
+			return sm
+		}
+
+		s.postSamples(tok, withProcs(t0.Add(-20*time.Second), jupyter))
+		g := gpuByUUID(t, s, uuid)
+		if g.UnmanagedMiB != 2048 || !strings.Contains(g.UnmanagedWho, "bob python -m jupyter (pid 300") {
+			t.Errorf("GET /api/v1/gpus %s unmanaged = %d %q, want 2048 MiB by bob's jupyter", uuid, g.UnmanagedMiB, g.UnmanagedWho)
+		}
+		doc, err := goquery.NewDocumentFromReader(s.get("/").Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := doc.Find(`[data-testid="label-unmanaged"]`).Length(); n != 1 {
+			t.Errorf("board shows %d unmanaged labels, want 1", n)
+		}
+		open := func() int {
+			alerts, err := s.store.Alerts(t.Context(), models.AlertFilter{OpenOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, a := range alerts {
+				if a.Kind == models.AlertUnmanaged {
+					n++
+				}
+			}
+			return n
+		}
+		if n := open(); n != 1 {
+			t.Errorf("%d open unmanaged alerts, want 1", n)
+		}
+
+		// A resent older batch changes nothing; a newer one without the process clears it.
+		s.postSamples(tok, withProcs(t0.Add(-40*time.Second)))
+		if g := gpuByUUID(t, s, uuid); g.UnmanagedMiB != 2048 {
+			t.Errorf("after an old batch unmanaged = %d, want 2048 kept", g.UnmanagedMiB)
+		}
+		s.postSamples(tok, withProcs(t0.Add(-10*time.Second), api.Process{PID: 400, UsedMemoryMiB: 1000, TaskID: 5}))
+		if g := gpuByUUID(t, s, uuid); g.UnmanagedMiB != 0 {
+			t.Errorf("after the process left unmanaged = %d, want 0", g.UnmanagedMiB)
+		}
+		if n := open(); n != 0 {
+			t.Errorf("%d open unmanaged alerts after the use ended, want 0", n)
+		}
+
+		bad := withProcs(t0, api.Process{PID: 1, Command: strings.Repeat("x", 257)})
+		w := s.post(api.PathSamples, mustJSON(t, api.SamplesRequest{Samples: []api.Sample{bad}}), bearer(tok)...)
+		wantAPIError(t, "POST a too long command", w, http.StatusUnprocessableEntity, "samples[0].processes[0].command")
+	})
+}
