@@ -176,11 +176,11 @@ type Task struct {
 	// IdempotencyScope is who sent the key; IdempotencyHash is the hex SHA-256 of the request.
 	IdempotencyScope string `json:"-"`
 	IdempotencyHash  string `json:"-"`
-	SubmittedAt    time.Time
-	StartedAt      *time.Time
-	EndedAt        *time.Time
-	ExitCode       *int
-	OutputUnits    int64
+	SubmittedAt      time.Time
+	StartedAt        *time.Time
+	EndedAt          *time.Time
+	ExitCode         *int
+	OutputUnits      int64
 	// OutputUnit names what OutputUnits count (samples, tokens, images); empty if unnamed.
 	OutputUnit string
 	// LastCheckpointAt is when the task last reported a checkpoint.
