@@ -33,13 +33,17 @@ const (
 // Bill is one project's bill for one month. Its JSON is the API's shape and, frozen, the
 // issued bill's stored body: money in integer fen (*_fen), time in integer seconds (*_s).
 type Bill struct {
-	ProjectID   int64     `json:"project_id"`
-	Project     string    `json:"project"`
-	Tags        []string  `json:"tags"`
-	Month       string    `json:"month"`
-	TimeZone    string    `json:"time_zone"`
-	PeriodStart time.Time `json:"period_start"`
-	PeriodEnd   time.Time `json:"period_end"`
+	ProjectID int64    `json:"project_id"`
+	Project   string   `json:"project"`
+	Tags      []string `json:"tags"`
+	Month     string   `json:"month"`
+	TimeZone  string   `json:"time_zone"`
+	// IdleUtilPct and ActiveUtilPct are the metering thresholds the bill was computed under
+	// (idle under the first, active from the second); frozen with an issued bill.
+	IdleUtilPct   int       `json:"idle_util_pct"`
+	ActiveUtilPct int       `json:"active_util_pct"`
+	PeriodStart   time.Time `json:"period_start"`
+	PeriodEnd     time.Time `json:"period_end"`
 	// AsOf is when open allocations were cut: the period end, or earlier for a month that
 	// has not ended.
 	AsOf time.Time `json:"as_of"`

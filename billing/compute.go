@@ -36,6 +36,9 @@ type Input struct {
 	Prices      []models.Price
 	Plans       []models.BillingPlan
 	Adjustments []models.Adjustment
+	// Metering is the idle and active thresholds in force (the billing settings'); each
+	// rollup records the ones that classified it, the same unless the settings changed.
+	Metering models.Thresholds
 }
 
 // Result is a month's bills, one per project of the input by project name, and the pool
@@ -96,7 +99,8 @@ func Compute(in Input) (Result, error) {
 				p := projects[i]
 				b := &res.Bills[i]
 				*b = Bill{ProjectID: p.ID, Project: p.Name, Tags: in.Tags[p.ID], Month: month,
-					TimeZone: zone, PeriodStart: from, PeriodEnd: to, AsOf: asOfT}
+					TimeZone: zone, IdleUtilPct: in.Metering.IdleUtilPct, ActiveUtilPct: in.Metering.ActiveUtilPct,
+					PeriodStart: from, PeriodEnd: to, AsOf: asOfT}
 				errs[i] = pr.bill(b, byProject[p.ID], l.tasks, l.taskHeld, win)
 			}
 		})

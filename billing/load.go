@@ -45,11 +45,15 @@ type Request struct {
 
 // Load reads from src everything Compute needs for r, in the billing time zone.
 func Load(ctx context.Context, src Source, r Request) (Input, error) {
-	loc, err := Location(ctx, src)
+	bs, err := src.BillingSettings(ctx)
 	if err != nil {
 		return Input{}, err
 	}
-	in := Input{Month: r.Month, Location: loc, AsOf: r.AsOf, Tags: r.Tags}
+	loc, err := locationOf(bs)
+	if err != nil {
+		return Input{}, err
+	}
+	in := Input{Month: r.Month, Location: loc, AsOf: r.AsOf, Tags: r.Tags, Metering: bs.Metering()}
 	from, to := r.Month.Bounds(loc)
 	q := models.LedgerQuery{From: from, To: to, ProjectID: r.ProjectID}
 	ps, err := src.Projects(ctx)
@@ -130,6 +134,11 @@ func Location(ctx context.Context, src Source) (*time.Location, error) {
 	if err != nil {
 		return nil, err
 	}
+	return locationOf(bs)
+}
+
+// locationOf is the zone bs names.
+func locationOf(bs models.BillingSettings) (*time.Location, error) {
 	loc, err := time.LoadLocation(bs.TimeZone)
 	if err != nil {
 		return nil, fmt.Errorf("billing: time zone %q: %w", bs.TimeZone, err)

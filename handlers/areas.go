@@ -101,6 +101,7 @@ type Bills struct {
 // BillsStore is what Bills needs of models.Store.
 type BillsStore interface {
 	billing.Issuer
+	SetBillingSettings(ctx context.Context, actor string, bs models.BillingSettings, now time.Time) error
 	Projects(ctx context.Context) ([]models.Project, error)
 	ProjectByName(ctx context.Context, name string) (models.Project, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error

@@ -9,8 +9,24 @@ const DefaultBillingTimeZone = "Asia/Shanghai"
 type BillingSettings struct {
 	ID int64 `gorm:"primaryKey;autoIncrement:false"`
 	// TimeZone is an IANA zone name; months begin at local midnight of the 1st there.
-	TimeZone  string
-	UpdatedAt time.Time
+	TimeZone string
+	// IdleUtilPct and ActiveUtilPct classify readings (idle under the first, active from the
+	// second, low between); zero means the defaults (DefaultThresholds).
+	IdleUtilPct   int
+	ActiveUtilPct int
+	UpdatedAt     time.Time
+}
+
+// Metering is the thresholds the settings hold, the defaults where unset.
+func (bs BillingSettings) Metering() Thresholds {
+	t := DefaultThresholds
+	if bs.IdleUtilPct > 0 {
+		t.IdleUtilPct = bs.IdleUtilPct
+	}
+	if bs.ActiveUtilPct > 0 {
+		t.ActiveUtilPct = bs.ActiveUtilPct
+	}
+	return t
 }
 
 // TableName is the settings table.

@@ -24,23 +24,46 @@ func (s *Store) BillingSettings(ctx context.Context) (BillingSettings, error) {
 	return bs, nil
 }
 
-// SetBillingTimeZone stores the zone months are cut in. An unknown zone is a FieldError.
-// Bills already issued keep the zone they were issued in.
-func (s *Store) SetBillingTimeZone(ctx context.Context, zone string, now time.Time) error {
-	if zone == "" || len(zone) > 64 {
+// SetBillingSettings stores the billing zone and the metering thresholds (zero thresholds
+// mean the defaults), and makes the thresholds the ones the store applies from now on: new
+// readings' idle timers and new rollups, each of which records them. Past rollups keep the
+// thresholds that classified them, and issued bills keep theirs, so a change never mixes
+// definitions in what was already counted. Errors are FieldErrors naming the field.
+func (s *Store) SetBillingSettings(ctx context.Context, actor string, bs BillingSettings, now time.Time) error {
+	if bs.TimeZone == "" || len(bs.TimeZone) > 64 {
 		return fieldErr("time_zone", "must be an IANA zone name such as Asia/Shanghai")
 	}
-	if _, err := time.LoadLocation(zone); err != nil {
-		return fieldErr("time_zone", "unknown zone %q", zone)
+	if _, err := time.LoadLocation(bs.TimeZone); err != nil {
+		return fieldErr("time_zone", "unknown zone %q", bs.TimeZone)
 	}
-	row := BillingSettings{ID: 1, TimeZone: zone, UpdatedAt: UTC(now)}
-	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"time_zone", "updated_at"}),
-	}).Create(&row).Error
+	th := bs.Metering()
+	switch {
+	case bs.IdleUtilPct < 0 || bs.IdleUtilPct > 99:
+		return fieldErr("idle_util_pct", "must be 1 to 99 (0: the default %d), got %d", DefaultThresholds.IdleUtilPct, bs.IdleUtilPct)
+	case bs.ActiveUtilPct < 0 || bs.ActiveUtilPct > 100:
+		return fieldErr("active_util_pct", "must be 1 to 100 (0: the default %d), got %d", DefaultThresholds.ActiveUtilPct, bs.ActiveUtilPct)
+	case th.ActiveUtilPct <= th.IdleUtilPct:
+		return fieldErr("active_util_pct", "must be above the idle threshold %d, got %d", th.IdleUtilPct, th.ActiveUtilPct)
+	}
+	bs.ID, bs.UpdatedAt = 1, UTC(now)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var before BillingSettings
+		if err := tx.Where("id = 1").Take(&before).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+		err := tx.Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "id"}},
+			DoUpdates: clause.AssignmentColumns([]string{"time_zone", "idle_util_pct", "active_util_pct", "updated_at"}),
+		}).Create(&bs).Error
+		if err != nil {
+			return err
+		}
+		return audit(tx, now, actor, "billing.settings", nil, "billing", before, bs)
+	})
 	if err != nil {
-		return fmt.Errorf("models: set billing time zone: %w", err)
+		return fmt.Errorf("models: set billing settings: %w", err)
 	}
+	s.metering.Store(&th)
 	return nil
 }
 

@@ -154,11 +154,11 @@ func TestBillingTimeZone(t *testing.T) {
 		if bs, err := s.BillingSettings(ctx); err != nil || bs.TimeZone != "Asia/Shanghai" {
 			t.Errorf("default settings = %+v, %v", bs, err)
 		}
-		if err := s.SetBillingTimeZone(ctx, "Mars/Olympus", billT0); fieldName(err) != "time_zone" {
-			t.Errorf("SetBillingTimeZone(unknown) = %v", err)
+		if err := s.SetBillingSettings(ctx, "admin", models.BillingSettings{TimeZone: "Mars/Olympus"}, billT0); fieldName(err) != "time_zone" {
+			t.Errorf("SetBillingSettings(unknown zone) = %v", err)
 		}
 		for _, z := range []string{"UTC", "America/New_York"} {
-			if err := s.SetBillingTimeZone(ctx, z, billT0); err != nil {
+			if err := s.SetBillingSettings(ctx, "admin", models.BillingSettings{TimeZone: z}, billT0); err != nil {
 				t.Fatal(err)
 			}
 			if bs, _ := s.BillingSettings(ctx); bs.TimeZone != z {

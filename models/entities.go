@@ -80,7 +80,9 @@ const (
 )
 
 // GPURollup summarises the samples of one GPU in one bucket of Resolution seconds starting at
-// Bucket (Unix seconds). Counts by class use the thresholds in force when it was rolled up.
+// Bucket (Unix seconds). Counts by class use the thresholds in force when it was rolled up,
+// which IdlePct and ActivePct record (0: rolled up before they were recorded, with the
+// defaults 10 and 40).
 type GPURollup struct {
 	GPUID      int64 `gorm:"column:gpu_id;primaryKey;autoIncrement:false"`
 	Resolution int   `gorm:"primaryKey;autoIncrement:false"`
@@ -92,6 +94,8 @@ type GPURollup struct {
 	MemMax     int64
 	NIdle      int64
 	NActive    int64
+	IdlePct    int
+	ActivePct  int
 }
 
 // Project is a team or research group that owns tasks and pays bills.

@@ -6,7 +6,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Frozen structs of migration 5 (agent): the new columns only.
+// Frozen structs of migration 6 (agent): the new columns only.
 type (
 	v5AgentTask struct {
 		Image            string `gorm:"size:255;not null;default:''"`

@@ -33,6 +33,14 @@ const (
 	pruneStep = 60
 )
 
+// The thresholds a 5-minute bucket is classified by, in the rollup's SQL: those it was first
+// rolled up with (0: before they were recorded, the defaults), else the ones in force. Each
+// takes two parameters: the thresholds in force, then the default.
+const (
+	rollupIdle   = `(CASE WHEN r.gpu_id IS NULL THEN ? WHEN r.idle_pct = 0 THEN ? ELSE r.idle_pct END)`
+	rollupActive = `(CASE WHEN r.gpu_id IS NULL THEN ? WHEN r.active_pct = 0 THEN ? ELSE r.active_pct END)`
+)
+
 func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 	end5 := now.Unix() - now.Unix()%Rollup5m
 	endHour := now.Unix() - now.Unix()%RollupHour
@@ -51,18 +59,28 @@ func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 		last5-late, end5).Scan(&span).Error; err != nil {
 		return err
 	}
+	th := s.Thresholds()
 	if span.Lo != nil {
 		for from := *span.Lo - *span.Lo%Rollup5m; from <= *span.Hi; from += Rollup5m {
 			for gpu := int64(0); gpu <= *span.MaxGPU; gpu += rollupGPUs {
-				err := db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
-					SELECT gpu_id, ?, ts - ts % 300, COUNT(*), SUM(util_pct), MAX(util_pct), SUM(memory_used_mib), MAX(memory_used_mib),
-						SUM(CASE WHEN util_pct < ? THEN 1 ELSE 0 END), SUM(CASE WHEN util_pct >= ? THEN 1 ELSE 0 END)
-					FROM gpu_samples WHERE ts >= ? AND ts < ? AND gpu_id >= ? AND gpu_id < ?
-					GROUP BY gpu_id, ts - ts % 300
+				// A bucket rolled up before keeps the thresholds that first classified it (0:
+				// rolled up before they were recorded, with the defaults); a new one takes th.
+				err := db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active, idle_pct, active_pct)
+					SELECT s.gpu_id, ?, s.ts - s.ts % 300, COUNT(*), SUM(s.util_pct), MAX(s.util_pct), SUM(s.memory_used_mib), MAX(s.memory_used_mib),
+						SUM(CASE WHEN s.util_pct < `+rollupIdle+` THEN 1 ELSE 0 END),
+						SUM(CASE WHEN s.util_pct >= `+rollupActive+` THEN 1 ELSE 0 END),
+						MAX(`+rollupIdle+`), MAX(`+rollupActive+`)
+					FROM gpu_samples s
+					LEFT JOIN gpu_rollups r ON r.gpu_id = s.gpu_id AND r.resolution = 300 AND r.bucket = s.ts - s.ts % 300
+					WHERE s.ts >= ? AND s.ts < ? AND s.gpu_id >= ? AND s.gpu_id < ?
+					GROUP BY s.gpu_id, s.ts - s.ts % 300
 					ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
 						util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
-						n_idle = excluded.n_idle, n_active = excluded.n_active`,
-					Rollup5m, s.thresholds.IdleUtilPct, s.thresholds.ActiveUtilPct, from, from+Rollup5m, gpu, gpu+rollupGPUs).Error
+						n_idle = excluded.n_idle, n_active = excluded.n_active, idle_pct = excluded.idle_pct,
+						active_pct = excluded.active_pct`,
+					Rollup5m, th.IdleUtilPct, DefaultThresholds.IdleUtilPct, th.ActiveUtilPct, DefaultThresholds.ActiveUtilPct,
+					th.IdleUtilPct, DefaultThresholds.IdleUtilPct, th.ActiveUtilPct, DefaultThresholds.ActiveUtilPct,
+					from, from+Rollup5m, gpu, gpu+rollupGPUs).Error
 				if err != nil {
 					return fmt.Errorf("5-minute rollup: %w", err)
 				}
@@ -73,13 +91,16 @@ func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	err = db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active)
-		SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active)
+	// An hour records the largest thresholds of its 5-minute buckets (they change rarely).
+	err = db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active, idle_pct, active_pct)
+		SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active),
+			MAX(idle_pct), MAX(active_pct)
 		FROM gpu_rollups WHERE resolution = ? AND bucket >= ? AND bucket < ?
 		GROUP BY gpu_id, bucket - bucket % 3600
 		ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
 			util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
-			n_idle = excluded.n_idle, n_active = excluded.n_active`,
+			n_idle = excluded.n_idle, n_active = excluded.n_active, idle_pct = excluded.idle_pct,
+			active_pct = excluded.active_pct`,
 		RollupHour, Rollup5m, lastHour-late, endHour).Error
 	if err != nil {
 		return fmt.Errorf("hourly rollup: %w", err)

@@ -61,6 +61,7 @@ func validateSample(i int, sm Reading, byUUID map[string]*GPU, floor, now time.T
 // advanceGPUs moves each GPU's latest reading and its idle and saturation timers forward over
 // the samples newer than what the GPU already shows, and returns the GPUs that moved.
 func (s *Store) advanceGPUs(gpus []GPU, rows []GPUSample) []GPU {
+	th := s.Thresholds()
 	sorted := make([]GPUSample, len(rows))
 	copy(sorted, rows)
 	sort.Slice(sorted, func(i, j int) bool {
@@ -83,8 +84,8 @@ func (s *Store) advanceGPUs(gpus []GPU, rows []GPUSample) []GPU {
 		}
 		g.SampledAt = &ts
 		g.MemoryUsedMiB, g.UtilPct, g.TempC, g.PowerW = r.MemoryUsedMiB, r.UtilPct, r.TempC, r.PowerW
-		g.IdleSince = since(g.IdleSince, ts, r.UtilPct < s.thresholds.IdleUtilPct)
-		saturated := r.UtilPct >= s.thresholds.SaturatedPct || r.MemoryUsedMiB*100 >= int64(s.thresholds.SaturatedPct)*g.MemoryTotalMiB
+		g.IdleSince = since(g.IdleSince, ts, r.UtilPct < th.IdleUtilPct)
+		saturated := r.UtilPct >= th.SaturatedPct || r.MemoryUsedMiB*100 >= int64(th.SaturatedPct)*g.MemoryTotalMiB
 		g.SaturatedSince = since(g.SaturatedSince, ts, saturated)
 		if !moved[g.ID] {
 			moved[g.ID] = true

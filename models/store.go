@@ -14,7 +14,9 @@ import (
 	"gorm.io/gorm/logger"
 )
 
-// Thresholds classify GPU readings. Percentages are of utilization or of memory total.
+// Thresholds classify GPU readings. Percentages are of utilization or of memory total. The
+// idle and active ones are metering settings (BillingSettings): the ledger's definitions,
+// recorded on every rollup they classify; the saturation mark is the board's.
 type Thresholds struct {
 	// IdleUtilPct: a reading under it is idle.
 	IdleUtilPct int
@@ -24,16 +26,17 @@ type Thresholds struct {
 	SaturatedPct int
 }
 
-// DefaultThresholds are used when the configuration does not set others.
+// DefaultThresholds are used where the billing settings set no others.
 var DefaultThresholds = Thresholds{IdleUtilPct: 10, ActiveUtilPct: 40, SaturatedPct: 95}
 
 // Store wraps the database. Its methods are safe for concurrent use.
 type Store struct {
-	db         *gorm.DB
-	closeDB    func() error
-	postgres   bool
-	thresholds Thresholds
-	capacity   capacityCache
+	db       *gorm.DB
+	closeDB  func() error
+	postgres bool
+	// metering is the thresholds in force, read from the billing settings.
+	metering atomic.Pointer[Thresholds]
+	capacity capacityCache
 	// gen counts writes that may change the board (changes.go); samples feeds the group
 	// commit of samples; live holds each GPU's latest reading; board is the board's snapshot.
 	gen     atomic.Uint64
@@ -46,7 +49,6 @@ type Store struct {
 
 // Options configure Open.
 type Options struct {
-	Thresholds Thresholds
 	// BoardLag is how long the board may show nodes and holders from before the latest
 	// change while a fresh snapshot is read; zero reads it before answering. Readings are
 	// always current.
@@ -62,9 +64,6 @@ type Options struct {
 // Open connects to dsn — a SQLite file path, or a postgres:// (or "host=…") DSN — and runs
 // the migrations.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	if opts.Thresholds == (Thresholds{}) {
-		opts.Thresholds = DefaultThresholds
-	}
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = DefaultMaxConns
 	}
@@ -78,7 +77,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: pg, TranslateError: true,
 		PrepareStmtMaxSize: 512, PrepareStmtTTL: 10 * time.Minute,
 		NowFunc: func() time.Time { return UTC(opts.Now()) }}
-	s := &Store{postgres: pg, thresholds: opts.Thresholds, board: boardCache{lag: opts.BoardLag}, now: opts.Now}
+	s := &Store{postgres: pg, board: boardCache{lag: opts.BoardLag}, now: opts.Now}
 	var (
 		dial    gorm.Dialector
 		closeDB func() error
@@ -106,6 +105,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		closeDB()
 		return nil, err
 	}
+	bs, err := s.BillingSettings(ctx)
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
+	s.metering.Store(new(bs.Metering()))
 	s.samples = startSampleCommitter(s)
 	return s, nil
 }
@@ -122,8 +127,8 @@ func (s *Store) Close() error {
 	return s.closeDB()
 }
 
-// Thresholds returns the classification thresholds the store applies.
-func (s *Store) Thresholds() Thresholds { return s.thresholds }
+// Thresholds returns the classification thresholds in force.
+func (s *Store) Thresholds() Thresholds { return *s.metering.Load() }
 
 // Ping checks the database answers.
 func (s *Store) Ping(ctx context.Context) error {

@@ -104,6 +104,8 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/bills/:project/:month/issue", handlers.Finance, h.Bills.BillIssue},
 		{POST, "/api/v1/bills/:project/:month/adjustments", handlers.Finance, h.Bills.AdjustmentCreate},
 		{POST, "/api/v1/prices", handlers.Admin, h.Bills.PriceSet},
+		{GET, "/api/v1/billing/settings", handlers.Billing, h.Bills.BillingSettings},
+		{POST, "/api/v1/billing/settings", handlers.Admin, h.Bills.BillingSettingsSet},
 		{POST, "/api/v1/projects/:id/plan", handlers.Admin, h.Bills.PlanSet},
 
 		// Agent API: the join token registers, the node's own token does the rest.

@@ -1,0 +1,33 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// Admins set the metering thresholds through the API; a bad value is 422 naming the field
+// and changes nothing.
+func TestBillingSettingsAPI(t *testing.T) {
+	s := newServer(t)
+	w := s.post("/api/v1/billing/settings", `{"time_zone":"Asia/Shanghai","idle_util_pct":15,"active_util_pct":50}`, bearer(s.token)...)
+	if w.Code != http.StatusOK {
+		t.Fatalf("POST settings = %d %s, want 200", w.Code, w.Body)
+	}
+	w = s.post("/api/v1/billing/settings", `{"time_zone":"Asia/Shanghai","idle_util_pct":60,"active_util_pct":50}`, bearer(s.token)...)
+	var e struct{ Field string }
+	if json.Unmarshal(w.Body.Bytes(), &e); w.Code != http.StatusUnprocessableEntity || e.Field != "active_util_pct" {
+		t.Errorf("POST idle above active = %d %s, want 422 naming active_util_pct", w.Code, w.Body)
+	}
+	var got struct {
+		IdleUtilPct   int `json:"idle_util_pct"`
+		ActiveUtilPct int `json:"active_util_pct"`
+	}
+	json.Unmarshal(s.get("/api/v1/billing/settings", bearer(s.token)...).Body.Bytes(), &got)
+	if got.IdleUtilPct != 15 || got.ActiveUtilPct != 50 {
+		t.Errorf("GET settings = %+v, want 15/50 kept", got)
+	}
+	if th := s.store.Thresholds(); th.IdleUtilPct != 15 || th.ActiveUtilPct != 50 {
+		t.Errorf("store thresholds = %+v, want 15/50", th)
+	}
+}
