@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -170,21 +169,6 @@ func validateRegister(req NodeRegistration) (string, error) {
 		spec = gs
 	}
 	return spec, nil
-}
-
-// checkName requires a non-empty, valid UTF-8 string of at most max bytes.
-func checkName(field, v string, max int) error {
-	switch {
-	case v == "":
-		return fieldErr(field, "is required")
-	case !utf8.ValidString(v):
-		return fieldErr(field, "is not valid UTF-8")
-	case strings.IndexByte(v, 0) >= 0:
-		return fieldErr(field, "must not contain NUL") // Postgres refuses it in text
-	case len(v) > max:
-		return fieldErr(field, "is longer than %d bytes", max)
-	}
-	return nil
 }
 
 // NodeByTokenHash returns the node whose token hashes to hash.

@@ -110,11 +110,3 @@ func since(cur *time.Time, ts time.Time, cond bool) *time.Time {
 		return cur
 	}
 }
-
-// truncate shortens s to at most n bytes for use in messages.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -146,20 +146,6 @@ func UTC(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 // ErrNotFound is returned (wrapped) when a looked-up row does not exist.
 var ErrNotFound = errors.New("not found")
 
-// FieldError is bad input: Field names what is wrong (a JSON path such as "samples[3].uuid").
-// Handlers answer it with a 4xx and the message.
-type FieldError struct {
-	Field string
-	Msg   string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
-
-// fieldErr builds a *FieldError with a formatted message.
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
 // notFound wraps ErrNotFound when err is GORM's record-not-found.
 func notFound(what string, err error) error {
 	if errors.Is(err, gorm.ErrRecordNotFound) {

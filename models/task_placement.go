@@ -171,28 +171,6 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 	return tx.Create(&rows).Error
 }
 
-// Projects returns every project by name order.
-func (s *Store) Projects(ctx context.Context) ([]Project, error) {
-	var out []Project
-	if err := s.db.WithContext(ctx).Order("name").Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("models: projects: %w", err)
-	}
-	return out, nil
-}
-
-// EnsureProject returns the named project, creating it if needed.
-func (s *Store) EnsureProject(ctx context.Context, name string, now time.Time) (Project, error) {
-	if err := checkName("name", name, 100); err != nil {
-		return Project{}, err
-	}
-	p := Project{Name: name, CreatedAt: UTC(now)}
-	err := s.db.WithContext(ctx).Where(Project{Name: name}).Attrs(Project{CreatedAt: UTC(now)}).FirstOrCreate(&p).Error
-	if err != nil {
-		return Project{}, fmt.Errorf("models: ensure project %q: %w", name, err)
-	}
-	return p, nil
-}
-
 // SetWaitReasons stores why each waiting task waits, as the scheduler explained it.
 func (s *Store) SetWaitReasons(ctx context.Context, reasons map[int64]string) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -209,26 +187,4 @@ func (s *Store) SetWaitReasons(ctx context.Context, reasons map[int64]string) er
 		return fmt.Errorf("models: set wait reasons: %w", err)
 	}
 	return nil
-}
-
-// ProjectByName returns the named project.
-func (s *Store) ProjectByName(ctx context.Context, name string) (Project, error) {
-	var p Project
-	if err := s.db.WithContext(ctx).Where("name = ?", name).Take(&p).Error; err != nil {
-		return p, notFound("project "+name, err)
-	}
-	return p, nil
-}
-
-// ProjectNames returns every project's name by id.
-func (s *Store) ProjectNames(ctx context.Context) (map[int64]string, error) {
-	projects, err := s.Projects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	names := make(map[int64]string, len(projects))
-	for _, p := range projects {
-		names[p.ID] = p.Name
-	}
-	return names, nil
 }

@@ -1,0 +1,46 @@
+package models
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// The validators every store method shares: field errors and their checks.
+
+// FieldError is bad input: Field names what is wrong (a JSON path such as "samples[3].uuid").
+// Handlers answer it with a 4xx and the message.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// fieldErr builds a *FieldError with a formatted message.
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// truncate shortens s to at most n bytes for use in messages.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// checkName requires a non-empty, valid UTF-8 string of at most max bytes.
+func checkName(field, v string, max int) error {
+	switch {
+	case v == "":
+		return fieldErr(field, "is required")
+	case !utf8.ValidString(v):
+		return fieldErr(field, "is not valid UTF-8")
+	case strings.IndexByte(v, 0) >= 0:
+		return fieldErr(field, "must not contain NUL") // Postgres refuses it in text
+	case len(v) > max:
+		return fieldErr(field, "is longer than %d bytes", max)
+	}
+	return nil
+}
