@@ -80,11 +80,8 @@ type Pools struct {
 // PoolsStore is what Pools needs of models.Store.
 type PoolsStore interface {
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
-	Nodes(ctx context.Context) ([]models.NodeGPUs, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
-	PoolScaleStates(ctx context.Context) (map[int64]models.PoolScaleState, error)
-	Machines(ctx context.Context, poolID int64) ([]models.Machine, error)
-	ScalingEvents(ctx context.Context, poolID int64, limit int) ([]models.ScalingEvent, error)
+	PoolOverviews(ctx context.Context, events int) ([]models.PoolOverview, error)
 	PoolSizes(ctx context.Context, poolID int64, from, to time.Time) ([]models.PoolSizeSample, error)
 	SavePoolConfig(ctx context.Context, name string, cfg models.PoolConfig, by, note string, now time.Time) (models.ConfiguredPool, error)
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)

@@ -34,49 +34,21 @@ type poolInfo struct {
 // poolInfos loads every configured pool with its nodes, machines booting, scaling state and
 // its latest events (at most events each).
 func (h *Pools) poolInfos(ctx context.Context, events int) ([]poolInfo, error) {
-	pools, err := h.store.ConfiguredPools(ctx)
+	views, err := h.store.PoolOverviews(ctx, events)
 	if err != nil {
 		return nil, err
 	}
-	states, err := h.store.PoolScaleStates(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := h.store.Nodes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	byPool := make(map[int64][]models.NodeGPUs)
-	for _, n := range nodes {
-		byPool[n.PoolID] = append(byPool[n.PoolID], n)
-	}
-	out := make([]poolInfo, len(pools))
-	for i, p := range pools {
-		pi := poolInfo{ConfiguredPool: p, Nodes: byPool[p.ID]}
-		ms, err := h.store.Machines(ctx, p.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			if m.State == models.MachinePending || m.State == models.MachineCreating {
-				pi.Booting = append(pi.Booting, m)
-			}
-		}
-		if pi.Events, err = h.store.ScalingEvents(ctx, p.ID, events); err != nil {
-			return nil, err
-		}
-		// The latest version says when and by whom: the policy row's updated_at is rewritten
-		// with the wall clock by GORM on a conflict update, whatever the store's now was.
-		versions, err := h.store.PoolConfigVersions(ctx, p.Name)
-		if err != nil {
-			return nil, err
-		}
-		if len(versions) > 0 {
-			pi.UpdatedAt, pi.UpdatedBy = versions[0].At, versions[0].By
+	out := make([]poolInfo, len(views))
+	for i, v := range views {
+		pi := poolInfo{ConfiguredPool: v.ConfiguredPool, Nodes: v.Nodes, Booting: v.Booting, Events: v.Events}
+		if v.LastChange.Version > 0 {
+			// The latest version says when and by whom: the policy row's updated_at is
+			// rewritten with the wall clock by GORM on a conflict update.
+			pi.UpdatedAt, pi.UpdatedBy = v.LastChange.At, v.LastChange.By
 		}
 		pi.Size = len(pi.Nodes) + len(pi.Booting)
 		pi.Desired = pi.Size
-		if st, ok := states[p.ID]; ok && !st.UpdatedAt.IsZero() {
+		if st := v.State; !st.UpdatedAt.IsZero() {
 			at := st.UpdatedAt
 			pi.Size, pi.Desired, pi.StatusAt, pi.Skips = st.Size, st.Desired, &at, st.SkipList()
 		}
