@@ -121,6 +121,7 @@ func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskFor
 		form.Projects = append(form.Projects, p.Name)
 	}
 	form.ShortMax, form.LongMax = h.cfg.TaskLimits.ShortMaxRuntime, h.cfg.TaskLimits.LongMaxRuntime
+	form.Priorities = models.Priorities
 	d.Form = form
 	return d, nil
 }

@@ -89,13 +89,14 @@ func (h *Tasks) TaskFormValidate(c echo.Context) error {
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity
 	}
-	return Render(c, status, views.TaskFormChecked(Locale(c), views.TaskForm{Values: vals, Errors: problems, Checked: true}))
+	return Render(c, status, views.TaskFormChecked(Locale(c), views.TaskForm{Values: vals, Errors: problems, Checked: true,
+		Priorities: models.Priorities}))
 }
 
 // newTaskForm is an empty form with vals and the defaults filled in and a fresh idempotency
 // key, so that a double submit stores one task.
 func newTaskForm(vals views.TaskFormValues) views.TaskForm {
-	vals.Queue, vals.Priority, vals.DataReady = models.QueueLong, "normal", true
+	vals.Queue, vals.Priority, vals.DataReady = models.QueueLong, models.PriorityNormal, true
 	var b [16]byte
 	rand.Read(b[:])
 	vals.IdempotencyKey = "form-" + hex.EncodeToString(b[:])
@@ -138,7 +139,7 @@ func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[str
 		nt.Queue = models.QueueLong
 	}
 	if nt.Priority == "" {
-		nt.Priority = "normal"
+		nt.Priority = models.PriorityNormal
 	}
 	if v.GPUs != "" {
 		n, err := strconv.Atoi(v.GPUs)

@@ -46,7 +46,7 @@ func (r taskRequest) newTask(key string) models.NewTask {
 		nt.Queue = models.QueueLong
 	}
 	if nt.Priority == "" {
-		nt.Priority = "normal"
+		nt.Priority = models.PriorityNormal
 	}
 	return nt
 }

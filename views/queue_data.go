@@ -100,9 +100,10 @@ type TaskForm struct {
 	Checked bool
 	// Created is the id of the task just submitted, for the success notice; 0 for none.
 	Created int64
-	// Projects and Specs are the choices of the selects.
-	Projects []string
-	Specs    []string
+	// Projects, Specs and Priorities (highest first) are the choices of the selects.
+	Projects   []string
+	Specs      []string
+	Priorities []string
 	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
 	ShortMax, LongMax time.Duration
 }

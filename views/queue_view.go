@@ -179,9 +179,6 @@ func describedBy(name string, help bool) string {
 // runtimeOf is how long a running task has run.
 func runtimeOf(t RunningTask, now time.Time) time.Duration { return now.Sub(t.StartedAt) }
 
-// priorities are the task priorities, highest first, as the form offers them.
-var priorities = []string{"urgent", "high", "normal", "low"}
-
 // invalid is aria-invalid="true" for an input with a problem, nothing otherwise.
 func (f TaskForm) invalid(name string) templ.Attributes {
 	if _, bad := f.Errors[name]; bad {
