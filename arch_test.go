@@ -34,7 +34,7 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":   {"fleet"},
 	"agent":             {"api"},
 	"agent/simgpu":      {"agent", "api"},
-	"handlers":          {"api", "billing", "models", "scaler", "scheduler", "views"},
+	"handlers":          {"api", "billing", "models", "replay", "scaler", "scheduler", "views"},
 	"web":               {"api", "handlers", "static", "views"},
 	"demo":              {"agent", "agent/simgpu", "fleet", "fleet/sim", "models"},
 }

@@ -108,7 +108,7 @@ func runSweep(tr *replay.Trace, opt replay.Options, c replayConfig, stdout io.Wr
 	if err != nil {
 		return err
 	}
-	rows, err := replay.Sweep(tr, opt, replay.Combinations(params), c.Workers)
+	rows, err := replay.Sweep(tr, opt, replay.Combinations(params), c.Workers, nil)
 	if err != nil {
 		return err
 	}

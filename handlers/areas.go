@@ -75,10 +75,14 @@ type ProjectsStore interface {
 type Pools struct {
 	*core
 	store PoolsStore
+	// calib holds the calibrations this server ran (calibrate.go).
+	calib *calibrations
 }
 
 // PoolsStore is what Pools needs of models.Store.
 type PoolsStore interface {
+	Prices(ctx context.Context, month string) ([]models.Price, error)
+	TaskSpans(ctx context.Context, since, until time.Time) ([]models.TaskSpan, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	PoolOverviews(ctx context.Context, events int) ([]models.PoolOverview, error)

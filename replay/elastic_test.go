@@ -47,7 +47,7 @@ func TestSlowerScaleUpMeansLongerWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := Sweep(tr, Options{Fleet: elasticFleet()}, Combinations(params), 2)
+	rows, err := Sweep(tr, Options{Fleet: elasticFleet()}, Combinations(params), 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -241,8 +242,9 @@ type SweepRow struct {
 }
 
 // Sweep replays tr under every setting, up to workers at once (zero means one per core);
-// the rows are in the order of the settings.
-func Sweep(tr *Trace, base Options, settings []Setting, workers int) ([]SweepRow, error) {
+// the rows are in the order of the settings. progress, when not nil, is called with the
+// number of replays finished after each one (from the workers: it must be safe for that).
+func Sweep(tr *Trace, base Options, settings []Setting, workers int, progress func(done int)) ([]SweepRow, error) {
 	opts := make([]Options, len(settings))
 	for i, s := range settings {
 		o, err := s.Apply(base)
@@ -257,12 +259,18 @@ func Sweep(tr *Trace, base Options, settings []Setting, workers int) ([]SweepRow
 	rows := make([]SweepRow, len(settings))
 	errs := make([]error, len(settings))
 	next := make(chan int)
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		done atomic.Int64
+	)
 	for range min(workers, len(settings)) {
 		wg.Go(func() {
 			for i := range next {
 				rows[i].Setting = settings[i].String()
 				rows[i].Result, errs[i] = Run(tr, opts[i])
+				if n := done.Add(1); progress != nil {
+					progress(int(n))
+				}
 			}
 		})
 	}
