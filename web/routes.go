@@ -69,6 +69,7 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/reports.csv", handlers.Billing, h.Bills.ReportsCSV},
 
 		// JSON API.
+		{GET, "/api/v1/me", handlers.Viewer, h.People.Me},
 		{GET, "/api/v1/gpus", handlers.Viewer, h.Board.GPUsList},
 		{GET, "/api/v1/queue", handlers.Viewer, h.Tasks.QueueList},
 		{GET, "/api/v1/tasks", handlers.Member, h.Tasks.TaskList},
