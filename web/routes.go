@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/static"
 )
@@ -69,6 +70,7 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/reports.csv", handlers.Billing, h.Bills.ReportsCSV},
 
 		// JSON API.
+		{GET, api.PathOpenAPI, handlers.Public, openAPI},
 		{GET, "/api/v1/me", handlers.Viewer, h.People.Me},
 		{GET, "/api/v1/gpus", handlers.Viewer, h.Board.GPUsList},
 		{GET, "/api/v1/queue", handlers.Viewer, h.Tasks.QueueList},
