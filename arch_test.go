@@ -28,6 +28,7 @@ var mayImport = map[string][]string{
 	"datacheck":         {"models"},
 	"replay":            {"billing", "models", "scaler", "scheduler"},
 	"loadgen":           {"api"},
+	"cli":               {"api"},
 	"billing":           {"models"},
 	"fleet/exec":        {"fleet"},
 	"fleet/sim":         {"fleet"},

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	_ "time/tzdata" // time zones without relying on the host's tzdata
+
+	"kashi/cli"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -26,11 +28,11 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "kashi:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
-const usage = `usage: kashi <command> [flags]
+var usage = `usage: kashi <command> [flags]
 
 commands:
   serve     run the server: web UI, API and control loops (--demo for a simulated fleet)
@@ -41,7 +43,11 @@ commands:
   loadgen   drive a server on loopback with agents, viewers and a submitting script
   version   print the version
 
-Run "kashi <command> -h" for a command's flags; each flag is also read from KASHI_<NAME>.`
+from a terminal or a script, over the JSON API (KASHI_SERVER and KASHI_TOKEN, or kashi login):
+` + cli.Usage() + `
+
+Run "kashi <command> -h" for a command's flags; each flag of serve, agent and the others is
+also read from KASHI_<NAME>.`
 
 // run dispatches a subcommand. getenv supplies KASHI_* defaults for flags.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -80,6 +86,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, usage)
 		return nil
 	default:
+		if cli.IsVerb(args[0]) {
+			return runCLI(ctx, args, getenv, stdout, stderr)
+		}
 		fmt.Fprintln(stderr, usage)
 		return fmt.Errorf("unknown command %q", args[0])
 	}

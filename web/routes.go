@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/static"
 )
@@ -74,6 +75,8 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/reports.csv", handlers.Billing, h.Bills.ReportsCSV},
 
 		// JSON API.
+		{GET, api.PathOpenAPI, handlers.Public, openAPI},
+		{GET, "/api/v1/me", handlers.Viewer, h.People.Me},
 		{GET, "/api/v1/gpus", handlers.Viewer, h.Board.GPUsList},
 		{GET, "/api/v1/queue", handlers.Viewer, h.Tasks.QueueList},
 		{GET, "/api/v1/tasks", handlers.Member, h.Tasks.TaskList},

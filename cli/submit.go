@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// taskSpec is the body of POST /api/v1/tasks, as a task file (YAML or JSON) writes it.
+type taskSpec struct {
+	Project     string            `json:"project,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Owner       string            `json:"owner,omitempty"`
+	GPUs        int               `json:"gpus,omitempty"`
+	Spec        string            `json:"spec,omitempty"`
+	Queue       string            `json:"queue,omitempty"`
+	Priority    string            `json:"priority,omitempty"`
+	EstGPUHours float64           `json:"est_gpu_hours,omitempty"`
+	MaxRuntimeS int64             `json:"max_runtime_s,omitempty"`
+	Command     []string          `json:"command,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	SecretEnv   []string          `json:"secret_env,omitempty"`
+	Workdir     string            `json:"workdir,omitempty"`
+	Image       string            `json:"image,omitempty"`
+	DataReady   *bool             `json:"data_ready,omitempty"`
+	DataCheck   *dataCheck        `json:"data_check,omitempty"`
+	Deferrable  bool              `json:"deferrable,omitempty"`
+}
+
+// dataCheck is what a task waits for before it queues: a path or a URL.
+type dataCheck struct {
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+// envFlag collects repeated --env NAME=VALUE.
+type envFlag map[string]string
+
+func (e envFlag) String() string { return "" }
+
+func (e envFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	if !ok || name == "" {
+		return errors.New("must be NAME=VALUE")
+	}
+	e[name] = value
+	return nil
+}
+
+// submitFlags are submit's flags; each set flag overrides the task file's field.
+type submitFlags struct {
+	file, template, key string
+	wait                bool
+	maxRuntime          time.Duration
+	dataPath, dataURL   string
+	spec                taskSpec
+	dataReady           bool
+	env                 envFlag
+}
+
+func runSubmit(ctx context.Context, e *Env, args []string) error {
+	f := newFlagSet(e, "submit")
+	var s submitFlags
+	s.env = envFlag{}
+	f.StringVar(&s.file, "f", "", "task file, YAML or JSON, with the API's field names (- for standard input)")
+	f.StringVar(&s.template, "template", "", "start from the template NAME in <config dir>/templates/NAME.yaml")
+	f.StringVar(&s.key, "idempotency-key", "", "a retry with the same key returns the first task instead of a second")
+	f.BoolVar(&s.wait, "wait", false, "follow the task to its end and exit with its exit code")
+	f.StringVar(&s.spec.Project, "p", "", "project")
+	f.StringVar(&s.spec.Project, "project", "", "project")
+	f.StringVar(&s.spec.Name, "name", "", "task name")
+	f.IntVar(&s.spec.GPUs, "gpus", 0, "GPUs the task needs")
+	f.StringVar(&s.spec.Spec, "spec", "", `GPU spec, e.g. A100-80G ("" = any)`)
+	f.StringVar(&s.spec.Queue, "queue", "", "short or long (default long)")
+	f.StringVar(&s.spec.Priority, "priority", "", "urgent, high, normal or low (default normal)")
+	f.Float64Var(&s.spec.EstGPUHours, "est-gpu-hours", 0, "estimated card-hours")
+	f.DurationVar(&s.maxRuntime, "max-runtime", 0, "runtime limit, e.g. 6h")
+	f.Var(s.env, "env", "NAME=VALUE for the task's environment (repeatable)")
+	f.StringVar(&s.spec.Workdir, "workdir", "", "working directory on the node")
+	f.StringVar(&s.spec.Image, "image", "", "container image to run the command in")
+	f.BoolVar(&s.dataReady, "data-ready", true, "the data is ready: queue at once (false: wait for kashi ready)")
+	f.StringVar(&s.dataPath, "data-path", "", "queue once this path exists under the server's data roots")
+	f.StringVar(&s.dataURL, "data-url", "", "queue once this URL answers")
+	f.BoolVar(&s.spec.Deferrable, "deferrable", false, "may wait for off-peak hours")
+	if err := f.parse(args, 0, -1); err != nil {
+		return err
+	}
+	spec, err := s.build(e, f)
+	if err != nil {
+		return err
+	}
+	c, err := f.conn.client(e)
+	if err != nil {
+		return err
+	}
+	var hdr http.Header
+	if s.key != "" {
+		hdr = http.Header{"Idempotency-Key": {s.key}}
+	}
+	var t task
+	if err := c.call(ctx, http.MethodPost, "/api/v1/tasks", nil, hdr, spec, &t); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, t.ID)
+	if !s.wait {
+		return nil
+	}
+	return waitTask(ctx, e, c, t)
+}
+
+// build merges the template, the task file, the flags that were set and the command after
+// "--", in that order, and checks what the server would refuse anyway.
+func (s *submitFlags) build(e *Env, f *flagSet) (taskSpec, error) {
+	var spec taskSpec
+	if s.template != "" {
+		dir, err := configDir(e)
+		if err != nil {
+			return spec, err
+		}
+		if err := readTaskFile(e, filepath.Join(dir, "templates", s.template+".yaml"), &spec); errors.Is(err, fs.ErrNotExist) {
+			return spec, exitf(ExitUsage, "submit: no template %q in %s", s.template, filepath.Join(dir, "templates"))
+		} else if err != nil {
+			return spec, err
+		}
+	}
+	if s.file != "" {
+		if err := readTaskFile(e, s.file, &spec); err != nil {
+			return spec, err
+		}
+	}
+	set := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	override := func(name string, apply func()) {
+		if set[name] {
+			apply()
+		}
+	}
+	override("p", func() { spec.Project = s.spec.Project })
+	override("project", func() { spec.Project = s.spec.Project })
+	override("name", func() { spec.Name = s.spec.Name })
+	override("gpus", func() { spec.GPUs = s.spec.GPUs })
+	override("spec", func() { spec.Spec = s.spec.Spec })
+	override("queue", func() { spec.Queue = s.spec.Queue })
+	override("priority", func() { spec.Priority = s.spec.Priority })
+	override("est-gpu-hours", func() { spec.EstGPUHours = s.spec.EstGPUHours })
+	override("max-runtime", func() { spec.MaxRuntimeS = int64(s.maxRuntime / time.Second) })
+	override("workdir", func() { spec.Workdir = s.spec.Workdir })
+	override("image", func() { spec.Image = s.spec.Image })
+	override("deferrable", func() { spec.Deferrable = s.spec.Deferrable })
+	override("data-path", func() { spec.DataCheck = &dataCheck{Path: s.dataPath} })
+	override("data-url", func() { spec.DataCheck = &dataCheck{URL: s.dataURL} })
+	override("data-ready", func() { spec.DataReady = &s.dataReady })
+	if len(s.env) > 0 && spec.Env == nil {
+		spec.Env = map[string]string{}
+	}
+	for k, v := range s.env {
+		spec.Env[k] = v
+	}
+	if len(f.pos) > 0 {
+		spec.Command = f.pos
+	}
+	if spec.Name == "" && len(spec.Command) > 0 {
+		spec.Name = filepath.Base(spec.Command[0]) // as sbatch names a job after its script
+	}
+	if spec.DataReady == nil {
+		ready := spec.DataCheck == nil
+		spec.DataReady = &ready
+	}
+	switch {
+	case spec.Project == "":
+		return spec, exitf(ExitUsage, "submit: --project is required (or project: in the task file)")
+	case spec.GPUs <= 0:
+		return spec, exitf(ExitUsage, "submit: --gpus must be at least 1")
+	case len(spec.Command) == 0 && spec.Image == "":
+		return spec, exitf(ExitUsage, "submit: no command: give it after -- or as command: in the task file")
+	case set["max-runtime"] && s.maxRuntime < time.Second:
+		return spec, exitf(ExitUsage, "submit: --max-runtime must be at least 1s")
+	}
+	return spec, nil
+}
+
+// readTaskFile decodes a YAML or JSON task file into spec, refusing fields the API does not
+// know, so that a typo fails here and not as a silently dropped setting.
+func readTaskFile(e *Env, path string, spec *taskSpec) error {
+	var (
+		b   []byte
+		err error
+	)
+	if path == "-" {
+		b, err = io.ReadAll(e.Stdin)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %s", fs.ErrNotExist, path)
+		}
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	var doc any
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return exitf(ExitUsage, "%s: %v", path, err)
+	}
+	j, err := json.Marshal(doc)
+	if err != nil {
+		return exitf(ExitUsage, "%s: %v", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(spec); err != nil {
+		return exitf(ExitUsage, "%s: %v", path, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// waitTask polls the task until it ends, telling each state change on standard error, and
+// returns an ExitError with the task's exit code (nil for 0).
+func waitTask(ctx context.Context, e *Env, c *Client, t task) error {
+	last := ""
+	path := "/api/v1/tasks/" + strconv.FormatInt(t.ID, 10)
+	for {
+		if t.State != last {
+			fmt.Fprintf(e.Stderr, "task %d: %s%s\n", t.ID, t.State, suffix(t.Reason))
+			last = t.State
+		}
+		if t.ended() {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(e.Poll):
+		}
+		if err := c.get(ctx, path, nil, &t); err != nil {
+			return err
+		}
+	}
+	switch {
+	case t.ExitCode != nil && *t.ExitCode == 0:
+		return nil
+	case t.ExitCode != nil:
+		code := *t.ExitCode
+		if code < 1 || code > 255 {
+			code = ExitFailed
+		}
+		return exitf(code, "task %d %s with exit code %d", t.ID, t.State, *t.ExitCode)
+	}
+	return exitf(ExitFailed, "task %d ended %s%s", t.ID, t.State, suffix(t.Reason))
+}
+
+// suffix is ": "+s, or "" when s is empty.
+func suffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// buildSpec parses submit's arguments with the config folder dir and builds the request.
+func buildSpec(t *testing.T, dir string, stdin string, args ...string) (taskSpec, error) {
+	t.Helper()
+	e := &Env{Getenv: func(k string) string { return map[string]string{"KASHI_CONFIG_DIR": dir}[k] },
+		Stdin: strings.NewReader(stdin), Stdout: io.Discard, Stderr: io.Discard}
+	f := newFlagSet(e, "submit")
+	var s submitFlags
+	s.env = envFlag{}
+	f.StringVar(&s.file, "f", "", "")
+	f.StringVar(&s.template, "template", "", "")
+	f.StringVar(&s.spec.Project, "p", "", "")
+	f.IntVar(&s.spec.GPUs, "gpus", 0, "")
+	f.Var(s.env, "env", "")
+	f.BoolVar(&s.dataReady, "data-ready", true, "")
+	if err := f.parse(args, 0, -1); err != nil {
+		return taskSpec{}, err
+	}
+	return s.build(e, f)
+}
+
+func TestSubmitMergesTemplateFileAndFlags(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "templates"), 0o755)
+	os.WriteFile(filepath.Join(dir, "templates", "nightly.yaml"), []byte("project: vision\ngpus: 8\nqueue: long\nenv: {A: \"1\"}\ncommand: [python, nightly.py]\n"), 0o644)
+	got, err := buildSpec(t, dir, `{"gpus": 4, "data_check": {"path": "/data/x"}}`, "--template", "nightly", "-f", "-", "--env", "B=2", "-p", "nlp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := false
+	want := taskSpec{Project: "nlp", Name: "python", GPUs: 4, Queue: "long", Env: map[string]string{"A": "1", "B": "2"},
+		Command: []string{"python", "nightly.py"}, DataCheck: &dataCheck{Path: "/data/x"}, DataReady: &ready}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("build() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestSubmitRefusesBadInput(t *testing.T) {
+	tests := map[string]struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		"unknown field": {"gpu: 2\n", []string{"-f", "-"}, `unknown field "gpu"`},
+		"not yaml":      {"gpus: [\n", []string{"-f", "-"}, "-:"},
+		"no template":   {"", []string{"--template", "nope", "-p", "x", "--gpus", "1", "--", "true"}, `no template "nope"`},
+		"no command":    {"", []string{"-p", "x", "--gpus", "1"}, "no command"},
+		"no gpus":       {"", []string{"-p", "x", "--", "true"}, "--gpus"},
+		"bad env":       {"", []string{"--env", "NOVALUE"}, "NAME=VALUE"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := buildSpec(t, t.TempDir(), tc.stdin, tc.args...)
+			var ee *ExitError
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ee) || ee.Code != ExitUsage {
+				t.Errorf("build(%v) = %v, want a usage error with %q", tc.args, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewText(t *testing.T) {
+	tests := map[string]struct {
+		tail         string
+		end, printed int64
+		want         string
+	}{
+		"first fetch":   {"abc\n", 4, -1, "abc\n"},
+		"nothing new":   {"abc\n", 4, 4, ""},
+		"two new bytes": {"abcd", 10, 8, "cd"},
+		"gap":           {"cd", 100, 10, "cd"},
+	}
+	for name, tc := range tests {
+		if got := newText(tc.tail, tc.end, tc.printed); got != tc.want {
+			t.Errorf("%s: newText(%q, %d, %d) = %q, want %q", name, tc.tail, tc.end, tc.printed, got, tc.want)
+		}
+	}
+}
+
+func TestCompletionListsVerbsAndFlags(t *testing.T) {
+	var out bytes.Buffer
+	err := Run(t.Context(), []string{"completion", "bash"}, Env{Getenv: func(string) string { return "" }, Stdout: &out, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"submit tasks show", `submit) opts="`, "-wait", `logs) opts="-f -server"`, "complete -o default -F _kashi kashi"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("completion bash lacks %q", want)
+		}
+	}
+	if err := Run(t.Context(), []string{"completion", "fish"}, Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: io.Discard}); err == nil {
+		t.Error("completion fish succeeded, want a usage error")
+	}
+}
