@@ -271,7 +271,7 @@ func TestPoolConfigForm(t *testing.T) {
 	if form.Length() != 1 {
 		t.Fatalf("no configuration form")
 	}
-	for _, name := range []string{"provider", "spec", "gpus_per_node", "flavor", "image", "enabled", "min_nodes", "max_nodes",
+	for _, name := range []string{"provider", "spec", "gpus_per_node", "flavor", "image", "region", "zone", "vpc", "subnet", "security_group", "disk_type", "disk_gb", "enabled", "min_nodes", "max_nodes",
 		"step", "reserved_min", "any_spec", "boot_timeout_s", "scale_up_delay_s", "memory_high_pct", "memory_high_window_s",
 		"memory_low_pct", "memory_low_window_s", "unneeded_s", "cooldown_up_s", "cooldown_down_s", "max_in_flight",
 		"drain_buffer_s", "adopt_unknown", "note", "_csrf"} {
