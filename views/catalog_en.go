@@ -275,6 +275,7 @@ var catalogEN = map[string]string{
 	"pools.bounds":                        "Min–max",
 	"pools.bounds_of":                     "%d–%d",
 	"pools.booting":                       "Booting",
+	"pools.region":                        "Region",
 	"pools.provider":                      "Provider",
 	"pools.gpus_per_node":                 "GPUs per node",
 	"pools.version":                       "Configuration",

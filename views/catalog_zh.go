@@ -275,6 +275,7 @@ var catalogZH = map[string]string{
 	"pools.bounds":                        "最小–最大",
 	"pools.bounds_of":                     "%d–%d",
 	"pools.booting":                       "启动中",
+	"pools.region":                        "地域",
 	"pools.provider":                      "提供方",
 	"pools.gpus_per_node":                 "每节点 GPU 数",
 	"pools.version":                       "配置",

@@ -23,7 +23,7 @@ import (
 // a100Config is the configuration of the fixtures' pool "a100": 1 to 6 nodes of 8 A100s.
 func a100Config() models.PoolConfig {
 	return models.PoolConfig{Provider: "sim", Spec: "A100-80G", GPUsPerNode: 8, Flavor: "gpu.a100.8x", Image: "kashi-agent",
-		Enabled: true, MinNodes: 1, MaxNodes: 6, ScaleUpDelayS: 120}
+		Region: "cn-gz1", Zone: "cn-gz1-a", Enabled: true, MinNodes: 1, MaxNodes: 6, ScaleUpDelayS: 120}
 }
 
 // poolServer is a server whose handlers wake a counted scaler, with the pool "a100"
@@ -190,6 +190,9 @@ func TestPoolsPage(t *testing.T) {
 	// Summary and the reasons it did not act.
 	if got := doc.Find(`[data-testid=pool-size]`).Text(); got != "4" {
 		t.Errorf("pool size = %q, want 4", got)
+	}
+	if got := doc.Find(`[data-testid=pool-region]`).Text(); got != "cn-gz1 / cn-gz1-a" {
+		t.Errorf("pool region = %q, want cn-gz1 / cn-gz1-a", got)
 	}
 	var skips []string
 	doc.Find(`[data-testid=pool-skip]`).Each(func(_ int, s *goquery.Selection) { skips = append(skips, s.Find(".reason").Text()) })
