@@ -32,6 +32,7 @@ var mayImport = map[string][]string{
 	"billing":           {"models"},
 	"fleet/exec":        {"fleet"},
 	"fleet/sim":         {"fleet"},
+	"fleet/ctyun":       {"fleet"},
 	"fleet/fleettest":   {"fleet"},
 	"agent":             {"api"},
 	"agent/simgpu":      {"agent", "api"},

@@ -64,8 +64,9 @@ func runWhileLeading(ctx context.Context, l *models.Leader, log *slog.Logger, lo
 	}
 }
 
-// fleetProviders builds the providers the configuration names.
-func fleetProviders(cfg serveConfig) (map[string]kfleet.Provider, error) {
+// fleetProviders builds the providers the configuration names; store gives cloud providers
+// their pools' settings.
+func fleetProviders(cfg serveConfig, store *models.Store) (map[string]kfleet.Provider, error) {
 	out := make(map[string]kfleet.Provider)
 	if cfg.FleetScript != "" {
 		p, err := exec.New(exec.Config{Script: cfg.FleetScript, Timeout: cfg.FleetTimeout})
@@ -73,6 +74,13 @@ func fleetProviders(cfg serveConfig) (map[string]kfleet.Provider, error) {
 			return nil, fmt.Errorf("--fleet-script: %w", err)
 		}
 		out["exec"] = p
+	}
+	if cfg.ctyun.AK != "" {
+		p, err := newCtyun(cfg, store)
+		if err != nil {
+			return nil, err
+		}
+		out[ctyunProvider] = p
 	}
 	return out, nil
 }

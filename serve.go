@@ -17,6 +17,7 @@ import (
 
 	"kashi/datacheck"
 	"kashi/demo"
+	"kashi/fleet/ctyun"
 	"kashi/handlers"
 	"kashi/loop"
 	"kashi/models"
@@ -60,6 +61,13 @@ type serveConfig struct {
 	// FleetScript is the exec provider's script (one for every verb); empty: no exec pools.
 	FleetScript  string
 	FleetTimeout time.Duration
+	// CtyunCredentials is a file holding the ctyun key pair, read when CTYUN_AK and CTYUN_SK
+	// are not set; ctyun holds the pair from either (no key pair: no ctyun pools).
+	CtyunCredentials string
+	ctyun            ctyun.Credentials
+	// CtyunUserData is the cloud-init file ctyun machines boot with; CtyunEndpoint the API.
+	CtyunUserData string
+	CtyunEndpoint string
 	// ScaleEvery is the scaling loop's period in clock time.
 	ScaleEvery time.Duration
 	// DataRoots confine path data checks; none turns them off.
@@ -95,6 +103,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.Cluster, "cluster", "kashi", "the tag that marks this installation's machines in the cloud")
 	f.String(&c.FleetScript, "fleet-script", "", "the exec provider's script, called with the verb as its argument")
 	f.Duration(&c.FleetTimeout, "fleet-timeout", 2*time.Minute, "how long one run of the fleet script may take")
+	f.String(&c.CtyunCredentials, "ctyun-credentials", "", "a file of CTYUN_AK=… and CTYUN_SK=… lines, mode 600, when those variables are not set")
+	f.String(&c.CtyunUserData, "ctyun-user-data", "", "the cloud-init file ctyun machines boot with (@@POOL@@ and @@MACHINE_ID@@ filled in)")
+	f.String(&c.CtyunEndpoint, "ctyun-endpoint", ctyun.DefaultEndpoint, "the ctyun ECS OpenAPI endpoint")
 	f.Duration(&c.ScaleEvery, "scale-every", 30*time.Second, "the scaling loop's period")
 	f.List(&c.DataRoots, "data-root", "a directory path data checks may look under (repeatable; none: path checks off)")
 	f.List(&c.DataCheckAllowHosts, "data-check-allow-host", "a URL host data checks may reach at a loopback, link-local or private address (repeatable)")
@@ -108,6 +119,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return c, fmt.Errorf("--time-zone: %w", err)
 	}
 	c.Location = loc
+	if c.ctyun, err = ctyunCredentials(getenv, c.CtyunCredentials); err != nil {
+		return c, err
+	}
 	_, fromEnv := f.env("db")
 	f.fs.Visit(func(fl *flag.Flag) { c.dbSet = c.dbSet || fl.Name == "db" })
 	c.dbSet = c.dbSet || fromEnv
@@ -175,7 +189,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	providers, err := fleetProviders(cfg)
+	providers, err := fleetProviders(cfg, store)
 	if err != nil {
 		return err
 	}

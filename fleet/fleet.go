@@ -34,6 +34,15 @@ const (
 // flavor: nothing was created, and retrying later may succeed.
 var ErrCapacity = errors.New("fleet: out of capacity")
 
+// ErrQuota is returned (wrapped, together with ErrCapacity) by Create when the account's
+// quota does not allow another machine: nothing was created, and retrying helps only once
+// the quota is raised.
+var ErrQuota = errors.New("fleet: quota exceeded")
+
+// ErrAuth is returned (wrapped) when the provider refused the credentials or their
+// permissions; retrying does not help until an admin fixes them.
+var ErrAuth = errors.New("fleet: credentials refused")
+
 // ErrNotFound is returned (wrapped) by Get when no machine has the id.
 var ErrNotFound = errors.New("fleet: machine not found")
 

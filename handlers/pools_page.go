@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/models"
 	"kashi/views"
 )
 
@@ -25,7 +26,7 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 	d := views.PoolsData{Now: now, Range: rng, From: now.Add(-span), CanEdit: Who(c).Admin()}
 	for _, p := range pools {
 		v := views.PoolView{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Flavor: p.Config.Flavor,
-			GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
+			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt}
 		for _, n := range p.Nodes {
@@ -54,4 +55,12 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 		return Render(c, http.StatusOK, views.PoolsLive(l, d))
 	}
 	return Render(c, http.StatusOK, views.Pools(l, d))
+}
+
+// regionOf is where a pool's machines are, "region / zone" (either may be missing), or empty.
+func regionOf(c models.PoolConfig) string {
+	if c.Region != "" && c.Zone != "" {
+		return c.Region + " / " + c.Zone
+	}
+	return c.Region + c.Zone
 }

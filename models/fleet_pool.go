@@ -22,6 +22,15 @@ type PoolConfig struct {
 	GPUsPerNode int    `json:"gpus_per_node"`
 	Flavor      string `json:"flavor"`
 	Image       string `json:"image"`
+	// Region and Zone place a cloud pool's machines (ctyun: regionID and azName); VPC,
+	// Subnet and SecurityGroup are their network, DiskType and DiskGB their boot disk.
+	Region        string `json:"region"`
+	Zone          string `json:"zone"`
+	VPC           string `json:"vpc"`
+	Subnet        string `json:"subnet"`
+	SecurityGroup string `json:"security_group"`
+	DiskType      string `json:"disk_type"`
+	DiskGB        int    `json:"disk_gb"`
 	// Enabled lets the scaling loop add and remove the pool's machines.
 	Enabled     bool `json:"enabled"`
 	MinNodes    int  `json:"min_nodes"`

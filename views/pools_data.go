@@ -31,10 +31,12 @@ const (
 
 // PoolView is one pool on the pools page.
 type PoolView struct {
-	Name        string
-	Spec        string
-	Provider    string
-	Flavor      string
+	Name     string
+	Spec     string
+	Provider string
+	Flavor   string
+	// Region is where a cloud pool's machines are: "region / zone", or empty.
+	Region      string
 	GPUsPerNode int
 	Enabled     bool
 	// Size counts nodes and machines booting; Desired is where the last tick headed.

@@ -23,7 +23,7 @@ import (
 // a100Config is the configuration of the fixtures' pool "a100": 1 to 6 nodes of 8 A100s.
 func a100Config() models.PoolConfig {
 	return models.PoolConfig{Provider: "sim", Spec: "A100-80G", GPUsPerNode: 8, Flavor: "gpu.a100.8x", Image: "kashi-agent",
-		Enabled: true, MinNodes: 1, MaxNodes: 6, ScaleUpDelayS: 120}
+		Region: "cn-gz1", Zone: "cn-gz1-a", Enabled: true, MinNodes: 1, MaxNodes: 6, ScaleUpDelayS: 120}
 }
 
 // poolServer is a server whose handlers wake a counted scaler, with the pool "a100"
@@ -191,6 +191,9 @@ func TestPoolsPage(t *testing.T) {
 	if got := doc.Find(`[data-testid=pool-size]`).Text(); got != "4" {
 		t.Errorf("pool size = %q, want 4", got)
 	}
+	if got := doc.Find(`[data-testid=pool-region]`).Text(); got != "cn-gz1 / cn-gz1-a" {
+		t.Errorf("pool region = %q, want cn-gz1 / cn-gz1-a", got)
+	}
 	var skips []string
 	doc.Find(`[data-testid=pool-skip]`).Each(func(_ int, s *goquery.Selection) { skips = append(skips, s.Find(".reason").Text()) })
 	if diff := cmp.Diff([]string{"at max size", "in cooldown"}, skips); diff != "" {
@@ -271,7 +274,7 @@ func TestPoolConfigForm(t *testing.T) {
 	if form.Length() != 1 {
 		t.Fatalf("no configuration form")
 	}
-	for _, name := range []string{"provider", "spec", "gpus_per_node", "flavor", "image", "enabled", "min_nodes", "max_nodes",
+	for _, name := range []string{"provider", "spec", "gpus_per_node", "flavor", "image", "region", "zone", "vpc", "subnet", "security_group", "disk_type", "disk_gb", "enabled", "min_nodes", "max_nodes",
 		"step", "reserved_min", "any_spec", "boot_timeout_s", "scale_up_delay_s", "memory_high_pct", "memory_high_window_s",
 		"memory_low_pct", "memory_low_window_s", "unneeded_s", "cooldown_up_s", "cooldown_down_s", "max_in_flight",
 		"drain_buffer_s", "adopt_unknown", "note", "_csrf"} {
