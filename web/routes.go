@@ -68,6 +68,12 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/reports", handlers.Billing, h.Bills.ReportsPage},
 		{GET, "/reports.csv", handlers.Billing, h.Bills.ReportsCSV},
 
+		// Admin pages (#15): prices and plans, adjustments, projects and people.
+		{GET, "/prices", handlers.Finance, h.Bills.PricesPage},
+		{POST, "/prices", handlers.Admin, h.Bills.PriceFormSubmit},
+		{POST, "/prices/plans", handlers.Admin, h.Bills.PlanFormSubmit},
+		{POST, "/bills/:project/:month/adjustments", handlers.Finance, h.Bills.AdjustmentFormSubmit},
+
 		// JSON API.
 		{GET, "/api/v1/gpus", handlers.Viewer, h.Board.GPUsList},
 		{GET, "/api/v1/queue", handlers.Viewer, h.Tasks.QueueList},
