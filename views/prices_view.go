@@ -85,7 +85,11 @@ func adjustAction(project, month string) templ.SafeURL {
 }
 
 // AdjustedNotice confirms an adjustment added to a bill.
-func AdjustedNotice(l Locale, project, month string) string { return l.T("adjust.saved", project, month) }
+func AdjustedNotice(l Locale, project, month string) string {
+	return l.T("adjust.saved", project, month)
+}
 
 // AdjustIssued says a bill is issued, so the adjustment belongs on a later month.
-func AdjustIssued(l Locale, project, month string) string { return l.T("adjust.issued", project, month) }
+func AdjustIssued(l Locale, project, month string) string {
+	return l.T("adjust.issued", project, month)
+}
