@@ -157,4 +157,9 @@ type PeopleStore interface {
 	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
 	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	// The people and account pages (#15).
+	Users(ctx context.Context) ([]models.User, error)
+	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
+	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
+	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
 }

@@ -73,6 +73,12 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/prices", handlers.Admin, h.Bills.PriceFormSubmit},
 		{POST, "/prices/plans", handlers.Admin, h.Bills.PlanFormSubmit},
 		{POST, "/bills/:project/:month/adjustments", handlers.Finance, h.Bills.AdjustmentFormSubmit},
+		{GET, "/people", handlers.Admin, h.People.UsersPage},
+		{POST, "/people", handlers.Admin, h.People.UserFormCreate},
+		{POST, "/people/:name/state", handlers.Admin, h.People.UserFormState},
+		{POST, "/people/:name/password", handlers.Admin, h.People.UserFormReset},
+		{GET, "/account", handlers.Viewer, h.People.AccountPage},
+		{POST, "/account/password", handlers.Viewer, h.People.PasswordChange},
 
 		// JSON API.
 		{GET, "/api/v1/gpus", handlers.Viewer, h.Board.GPUsList},
