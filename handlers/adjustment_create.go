@@ -41,24 +41,35 @@ func (h *Bills) AdjustmentCreate(c echo.Context) error {
 	if err := decodeJSON(c, 8<<10, &b); err != nil {
 		return err
 	}
+	out, err := h.addAdjustment(c, p, month, b)
+	if err != nil {
+		return billError(err)
+	}
+	return c.JSON(http.StatusCreated, out)
+}
+
+// addAdjustment stores b on p's bill of month and records it in the audit log: a month not
+// begun or a bad field is a FieldError, an issued month a conflict. The API and the bill
+// page's form share it.
+func (h *Bills) addAdjustment(c echo.Context, p models.Project, month string, b adjustmentBody) (adjustmentJSON, error) {
 	ctx := c.Request().Context()
 	loc, err := billing.Location(ctx, h.store)
 	if err != nil {
-		return err
+		return adjustmentJSON{}, err
 	}
 	if _, err := billing.CheckMonth(month, loc, h.now()); err != nil {
-		return billError(err)
+		return adjustmentJSON{}, err
 	}
 	by := Who(c).User.Name
 	a, err := h.store.AddAdjustment(ctx, models.Adjustment{ProjectID: p.ID, Month: month, AmountFen: b.AmountFen,
 		Reason: b.Reason, CorrectsMonth: b.CorrectsMonth, CreatedBy: by}, h.now())
 	if err != nil {
-		return billError(err)
+		return adjustmentJSON{}, err
 	}
 	out := adjustmentJSON{ID: a.ID, Project: p.Name, Month: a.Month, AmountFen: a.AmountFen, Reason: a.Reason,
 		CorrectsMonth: a.CorrectsMonth, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt}
 	if err := h.store.Audit(ctx, h.now(), by, auditAdjustmentAdd, &p.ID, "bill "+p.Name+" "+month, nil, out); err != nil {
-		return err
+		return adjustmentJSON{}, err
 	}
-	return c.JSON(http.StatusCreated, out)
+	return out, nil
 }

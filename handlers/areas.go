@@ -109,6 +109,10 @@ type BillsStore interface {
 	SetPrice(ctx context.Context, p models.Price, now time.Time) error
 	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
 	AddAdjustment(ctx context.Context, a models.Adjustment, now time.Time) (models.Adjustment, error)
+	// The prices page (#15).
+	PriceHistory(ctx context.Context) ([]models.Price, error)
+	BillingPlanHistory(ctx context.Context) ([]models.BillingPlan, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 }
 
 // Agent serves the node agents' API.
@@ -155,4 +159,9 @@ type PeopleStore interface {
 	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
 	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	// The people and account pages (#15).
+	Users(ctx context.Context) ([]models.User, error)
+	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
+	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
+	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"time"
@@ -110,27 +111,51 @@ func billRow(b billing.Bill) views.BillRow {
 	return r
 }
 
-// BillPage shows a project's bill of a month, with the issue button for finance and
-// admins. GET /bills/:project/:month.
+// BillPage shows a project's bill of a month, with the issue button and the adjustment
+// form for finance and admins. GET /bills/:project/:month.
 func (h *Bills) BillPage(c echo.Context) error {
 	p, month, err := h.billOf(c)
 	if err != nil {
 		return err
 	}
 	notice := ""
-	if c.QueryParam("issued") != "" {
+	switch q := c.QueryParams(); {
+	case q.Has("issued"):
 		notice = views.IssuedNotice(Locale(c), p.Name, month)
+	case q.Has("adjusted"):
+		notice = views.AdjustedNotice(Locale(c), p.Name, month)
 	}
 	return h.renderBill(c, http.StatusOK, p, month, notice, "")
 }
 
 // renderBill renders the bill page with a notice or an error.
 func (h *Bills) renderBill(c echo.Context, status int, p models.Project, month, notice, errMsg string) error {
+	d, err := h.billPageData(c, p, month)
+	if err != nil {
+		return err
+	}
+	d.Notice, d.Error = notice, errMsg
+	return Render(c, status, views.Bill(Locale(c), d))
+}
+
+// renderBillForm renders the bill page with a refused adjustment form.
+func (h *Bills) renderBillForm(c echo.Context, status int, p models.Project, month string, form views.AdjustForm) error {
+	d, err := h.billPageData(c, p, month)
+	if err != nil {
+		return err
+	}
+	d.Adjust = form
+	return Render(c, status, views.Bill(Locale(c), d))
+}
+
+// billPageData is the bill page: the bill, what the viewer may do with it, its adjustments
+// with who made them, and the price versions that priced it.
+func (h *Bills) billPageData(c echo.Context, p models.Project, month string) (views.BillData, error) {
 	ctx := c.Request().Context()
 	now := h.now()
 	b, err := billing.ProjectBill(ctx, h.store, p.ID, month, now)
 	if err != nil {
-		return billError(err)
+		return views.BillData{}, billError(err)
 	}
 	loc, err := time.LoadLocation(b.TimeZone)
 	if err != nil {
@@ -140,8 +165,47 @@ func (h *Bills) renderBill(c echo.Context, status int, p models.Project, month, 
 	who := Who(c)
 	d.MonthOpen = b.PeriodEnd.After(now)
 	d.CanIssue = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil && !d.MonthOpen
-	d.Notice, d.Error = notice, errMsg
-	return Render(c, status, views.Bill(Locale(c), d))
+	d.CanAdjust = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil
+	d.CanSetPrices = who.Admin() && !who.ReadOnly
+	adjs, err := h.store.Adjustments(ctx, p.ID, month)
+	if err != nil {
+		return d, err
+	}
+	for _, a := range adjs {
+		d.Adjustments = append(d.Adjustments, views.BillAdjustment{AmountFen: a.AmountFen, Reason: a.Reason,
+			CorrectsMonth: a.CorrectsMonth, By: a.CreatedBy, At: a.CreatedAt.In(loc)})
+	}
+	d.PriceVersions, err = h.priceVersions(ctx, p.ID, month, d.Lines)
+	return d, err
+}
+
+// priceVersions are the price versions in force in month for the specs the lines use: the
+// project's own, else the default list's.
+func (h *Bills) priceVersions(ctx context.Context, projectID int64, month string, lines []views.BillLine) ([]views.BillPriceVersion, error) {
+	prices, err := h.store.Prices(ctx, month)
+	if err != nil {
+		return nil, err
+	}
+	var out []views.BillPriceVersion
+	seen := map[string]bool{}
+	for _, ln := range lines {
+		if seen[ln.Spec] {
+			continue
+		}
+		seen[ln.Spec] = true
+		var v *views.BillPriceVersion
+		for _, pr := range prices {
+			if pr.Spec != ln.Spec || (pr.ProjectID != 0 && pr.ProjectID != projectID) || (v != nil && v.Own) {
+				continue
+			}
+			v = &views.BillPriceVersion{Spec: pr.Spec, Own: pr.ProjectID != 0, FromMonth: pr.FromMonth, RateFen: pr.RateFen,
+				OverflowRateFen: pr.OverflowRateFen}
+		}
+		if v != nil {
+			out = append(out, *v)
+		}
+	}
+	return out, nil
 }
 
 // billData is a bill as the page shows it, times in loc.

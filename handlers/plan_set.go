@@ -36,6 +36,18 @@ func (h *Bills) PlanSet(c echo.Context) error {
 	if err := decodeJSON(c, 16<<10, &b); err != nil {
 		return err
 	}
+	if err := h.setPlan(c, id, &b); err != nil {
+		if fe := (*models.FieldError)(nil); errors.As(err, &fe) && fe.Field == "project_id" {
+			return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "no such project"})
+		}
+		return billError(err)
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+// setPlan stores b as project id's plan and records it in the audit log; a bad field is a
+// FieldError ("project_id" for an unknown project). The API and the prices page share it.
+func (h *Bills) setPlan(c echo.Context, id int64, b *planBody) error {
 	if b.Mode == "package" {
 		b.Mode = models.BillReserved
 	}
@@ -46,13 +58,7 @@ func (h *Bills) PlanSet(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if err := h.store.SetBillingPlan(ctx, plan, h.now()); err != nil {
-		if fe := (*models.FieldError)(nil); errors.As(err, &fe) && fe.Field == "project_id" {
-			return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "no such project"})
-		}
-		return billError(err)
-	}
-	if err := h.store.Audit(ctx, h.now(), Who(c).User.Name, auditPlanSet, &id, "plan from "+b.FromMonth, nil, b); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, b)
+	return h.store.Audit(ctx, h.now(), Who(c).User.Name, auditPlanSet, &id, "plan from "+b.FromMonth, nil, b)
 }

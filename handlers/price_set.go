@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/api"
 	"kashi/models"
 )
 
@@ -28,13 +27,22 @@ func (h *Bills) PriceSet(c echo.Context) error {
 	if err := decodeJSON(c, 8<<10, &b); err != nil {
 		return err
 	}
+	if err := h.setPrice(c, b); err != nil {
+		return billError(err)
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+// setPrice stores b and records it in the audit log; an unknown project or a bad field is a
+// FieldError. The API and the prices page share it.
+func (h *Bills) setPrice(c echo.Context, b priceBody) error {
 	ctx := c.Request().Context()
 	pr := models.Price{Spec: b.Spec, FromMonth: b.FromMonth, RateFen: b.RateFen, OverflowRateFen: b.OverflowRateFen}
 	var projectID *int64
 	if b.Project != "" {
 		p, err := h.store.ProjectByName(ctx, b.Project)
 		if errors.Is(err, models.ErrNotFound) {
-			return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: "project: no project " + b.Project, Field: "project"})
+			return &models.FieldError{Field: "project", Msg: "no project " + b.Project}
 		}
 		if err != nil {
 			return err
@@ -42,11 +50,8 @@ func (h *Bills) PriceSet(c echo.Context) error {
 		pr.ProjectID, projectID = p.ID, &p.ID
 	}
 	if err := h.store.SetPrice(ctx, pr, h.now()); err != nil {
-		return billError(err)
-	}
-	subject := "price " + b.Spec + " from " + b.FromMonth
-	if err := h.store.Audit(ctx, h.now(), Who(c).User.Name, auditPriceSet, projectID, subject, nil, b); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, b)
+	subject := "price " + b.Spec + " from " + b.FromMonth
+	return h.store.Audit(ctx, h.now(), Who(c).User.Name, auditPriceSet, projectID, subject, nil, b)
 }

@@ -18,15 +18,21 @@ func (h *People) UserCreate(c echo.Context) error {
 	if err := decodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	u, err := h.store.CreateUser(ctx, b.Name, b.Password, b.Role, h.now())
+	u, err := h.createUser(c, b.Name, b.Password, b.Role)
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
-	err = h.store.Audit(ctx, h.now(), Who(c).User.Name, models.AuditUserCreate, nil, "user "+u.Name, nil,
-		map[string]string{"name": u.Name, "role": u.Role})
-	if err != nil {
-		return err
-	}
 	return c.JSON(http.StatusCreated, map[string]any{"id": u.ID, "name": u.Name, "role": u.Role})
+}
+
+// createUser adds a user and records it in the audit log; the API and the people page
+// share it.
+func (h *People) createUser(c echo.Context, name, password, role string) (models.User, error) {
+	ctx := c.Request().Context()
+	u, err := h.store.CreateUser(ctx, name, password, role, h.now())
+	if err != nil {
+		return u, err
+	}
+	return u, h.store.Audit(ctx, h.now(), Who(c).User.Name, models.AuditUserCreate, nil, "user "+u.Name, nil,
+		map[string]string{"name": u.Name, "role": u.Role})
 }

@@ -59,14 +59,11 @@ func (s *Store) CreateUser(ctx context.Context, name, password, role string, now
 	default:
 		return User{}, fieldErr("role", "must be admin, finance, viewer or user, got %q", truncate(role, 20))
 	}
-	if len(password) < 4 || len(password) > 72 {
-		return User{}, fieldErr("password", "must be 4 to 72 bytes")
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
+	hash, err := hashPassword(password)
 	if err != nil {
-		return User{}, fmt.Errorf("models: hash password: %w", err)
+		return User{}, err
 	}
-	u := User{Name: name, PasswordHash: string(hash), Role: role, CreatedAt: UTC(now)}
+	u := User{Name: name, PasswordHash: hash, Role: role, CreatedAt: UTC(now)}
 	if err := s.db.WithContext(ctx).Create(&u).Error; err != nil {
 		var n int64
 		s.db.WithContext(ctx).Model(&User{}).Where("name = ?", name).Count(&n)

@@ -64,6 +64,41 @@ type BillData struct {
 	MonthOpen bool
 	// Notice and Error come back from the issue form.
 	Notice, Error string
+	// CanAdjust shows the adjustment form: finance or an admin, the bill not issued.
+	CanAdjust bool
+	// CanSetPrices links a missing price to the prices page's form (admins); others are
+	// told who can set it.
+	CanSetPrices bool
+	// Adjustments are the month's corrections with who made them.
+	Adjustments []BillAdjustment
+	// Adjust is the adjustment form after a refused submit.
+	Adjust AdjustForm
+	// PriceVersions are the price versions that priced the lines, one per spec.
+	PriceVersions []BillPriceVersion
+}
+
+// BillAdjustment is one correction on the bill: a signed amount in fen, why, and who.
+type BillAdjustment struct {
+	AmountFen     int64
+	Reason        string
+	CorrectsMonth string
+	By            string
+	At            time.Time
+}
+
+// AdjustForm is the adjustment form's text as typed; Field and Error name a refused field.
+type AdjustForm struct {
+	Amount, Reason, CorrectsMonth string
+	Field, Error                  string
+}
+
+// BillPriceVersion is the price version in force for a spec in the bill's month: the
+// project's own (Own) or the default list's, from FromMonth on.
+type BillPriceVersion struct {
+	Spec                     string
+	Own                      bool
+	FromMonth                string
+	RateFen, OverflowRateFen int64
 }
 
 // BillLine is one task's card time of one spec and pricing.

@@ -47,6 +47,12 @@ func feb(day int, h float64) time.Time {
 
 func newBillWorld(t *testing.T) billWorld {
 	t.Helper()
+	return newBillWorldPriced(t, true)
+}
+
+// newBillWorldPriced is newBillWorld, without the A100 price unless priced.
+func newBillWorldPriced(t *testing.T, priced bool) billWorld {
+	t.Helper()
 	ctx := context.Background()
 	s := newServer(t)
 	s.projects("vision", "nlp")
@@ -61,8 +67,10 @@ func newBillWorld(t *testing.T) billWorld {
 		t.Fatal(err)
 	}
 	w.node = n
-	if err := s.store.SetPrice(ctx, models.Price{Spec: a100Spec, FromMonth: "2026-01", RateFen: a100RateF, OverflowRateFen: overflowF}, feb(1, 0)); err != nil {
-		t.Fatal(err)
+	if priced {
+		if err := s.store.SetPrice(ctx, models.Price{Spec: a100Spec, FromMonth: "2026-01", RateFen: a100RateF, OverflowRateFen: overflowF}, feb(1, 0)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// vision: llama/sft-r1 on two cards for 3 h, the first busy and the second idle, 120
 	// units of output; eval-3 on one card for 1.5 h without readings. nlp: bert on one card

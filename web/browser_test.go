@@ -6,9 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,10 +23,6 @@ import (
 // waits because the project's budget is spent asks for more on the projects page, the lead
 // logs in and approves it on the approvals page, and the member's task starts.
 func TestBrowserQuotaApproval(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not installed")
-	}
 	ctx := context.Background()
 	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -78,45 +71,8 @@ func TestBrowserQuotaApproval(t *testing.T) {
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 
-	shots := os.Getenv("KASHI_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			png, err := chromedp.FullScreenshot(100)(ctx, tg)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(shots, name), png, 0o644)
-		})
-	}
-	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
-	login := func(user, password string) chromedp.Action[chromedp.Void] {
-		return chromedp.Steps(
-			chromedp.Navigate(srv.URL+"/login"),
-			chromedp.WaitVisible(css(`input[name=username]`)),
-			chromedp.SendKeys(css(`input[name=username]`), user),
-			chromedp.SendKeys(css(`input[name=password]`), password),
-			chromedp.Submit(css(`form[action="/login"]`)),
-			chromedp.WaitVisible(css(`[data-testid=who]`)),
-		)
-	}
-	// The first Run starts the browser; the walk then runs under a time limit.
-	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	wctx, cancelWalk := context.WithTimeout(bctx, 60*time.Second)
-	defer cancelWalk()
+	b := newBrowser(t, srv.URL, 60*time.Second)
+	wctx, shot, login := b.ctx, b.shot, b.login
 	err = chromedp.Do(wctx,
 		login("member", "pw-member"),
 		chromedp.Navigate(srv.URL+"/projects"),
@@ -130,15 +86,14 @@ func TestBrowserQuotaApproval(t *testing.T) {
 		shot("2-member-sent.png"),
 	)
 	if err != nil {
-		t.Fatalf("member's request: %v (screenshots in %s)", err, shots)
+		t.Fatalf("member's request: %v (screenshots in %s)", err, b.shots)
 	}
 	notice, err := chromedp.Run(wctx, chromedp.Text(css(`[data-testid=notice]`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = chromedp.Do(wctx,
-		chromedp.Submit(css(`[data-testid=who]`)),
-		chromedp.WaitVisible(css(`input[name=username]`)),
+		b.logout(),
 		login("lead", "pw-lead"),
 		chromedp.Navigate(srv.URL+"/approvals"),
 		chromedp.WaitVisible(css(`[data-testid=approve-button]`)),
@@ -149,7 +104,7 @@ func TestBrowserQuotaApproval(t *testing.T) {
 		shot("4-lead-approved.png"),
 	)
 	if err != nil {
-		t.Fatalf("lead's approval: %v (screenshots in %s)", err, shots)
+		t.Fatalf("lead's approval: %v (screenshots in %s)", err, b.shots)
 	}
 	if !strings.Contains(notice, "#") {
 		t.Errorf("notice after the request = %q", notice)
@@ -164,5 +119,5 @@ func TestBrowserQuotaApproval(t *testing.T) {
 	if row, _ := s.TaskByID(ctx, waiting.ID); row.State != models.TaskStarting {
 		t.Errorf("after approval the task is %s (%q), want starting", row.State, row.Reason)
 	}
-	t.Logf("screenshots in %s", shots)
+	t.Logf("screenshots in %s", b.shots)
 }

@@ -74,6 +74,18 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/reports", handlers.Billing, h.Bills.ReportsPage},
 		{GET, "/reports.csv", handlers.Billing, h.Bills.ReportsCSV},
 
+		// Admin pages (#15): prices and plans, adjustments, projects and people.
+		{GET, "/prices", handlers.Finance, h.Bills.PricesPage},
+		{POST, "/prices", handlers.Admin, h.Bills.PriceFormSubmit},
+		{POST, "/prices/plans", handlers.Admin, h.Bills.PlanFormSubmit},
+		{POST, "/bills/:project/:month/adjustments", handlers.Finance, h.Bills.AdjustmentFormSubmit},
+		{GET, "/people", handlers.Admin, h.People.UsersPage},
+		{POST, "/people", handlers.Admin, h.People.UserFormCreate},
+		{POST, "/people/:name/state", handlers.Admin, h.People.UserFormState},
+		{POST, "/people/:name/password", handlers.Admin, h.People.UserFormReset},
+		{GET, "/account", handlers.Viewer, h.People.AccountPage},
+		{POST, "/account/password", handlers.Viewer, h.People.PasswordChange},
+
 		// JSON API.
 		{GET, api.PathOpenAPI, handlers.Public, openAPI},
 		{GET, "/api/v1/me", handlers.Viewer, h.People.Me},
