@@ -38,7 +38,7 @@ func (h *Bills) BillsPage(c echo.Context) error {
 	}
 	var bills []billing.Bill
 	if p.SeesAllBills() {
-		res, err := billing.MonthBills(ctx, h.store, month, tags, now)
+		res, err := billing.MonthBills(ctx, h.store, month, now)
 		if err != nil {
 			return billError(err)
 		}
@@ -150,11 +150,11 @@ func billData(b billing.Bill, loc *time.Location) views.BillData {
 		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
 		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
 		Held: views.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
-			InterruptedS: b.Held.Interrupted, NoDataS: b.Held.NoData}}
+			NoDataS: b.Held.NoData, WastedS: b.WastedS}}
 	for _, l := range b.Lines {
-		d.Lines = append(d.Lines, views.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, State: l.State, Spec: l.Spec,
+		d.Lines = append(d.Lines, views.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec,
 			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
-			Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
+			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
 	}
 	for _, it := range b.Items {
 		d.Items = append(d.Items, views.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,

@@ -22,6 +22,7 @@ var migrations = []migration{
 	{2, "people, roles, sessions, API tokens, quotas, quota requests, notifications, audit log", migrateV2},
 	{3, "billing settings, prices, issued bills and adjustments", migrateV3},
 	{4, "pool policies and their versions, machines, scaling events, alerts", migrateV4},
+	{5, "a task's last checkpoint, from which interrupted work counts as wasted", migrateV5Checkpoint},
 }
 
 // schemaVersion records each applied migration.

@@ -27,7 +27,7 @@ type ReportData struct {
 }
 
 // ReportUsage is one project's, node's or spec's card time in the week. Active, idle and
-// other (low-util, setup, interrupted, no data) add up to NominalS.
+// other (low-util, setup, no data) add up to NominalS.
 type ReportUsage struct {
 	Key                                 string
 	NominalS, EffectiveS, IdleS, OtherS int64
