@@ -107,18 +107,22 @@ func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTa
 	return nil
 }
 
-// rate is the spec's pay-as-you-go or overflow rate; a missing price is noted and rates 0.
-// Quota overflow is priced at the rate written into the project's quota of the spec, else
-// of its all-specs quota, when that is set; else at the price list's overflow rate.
-func (bl *pricer) rate(spec string, overflow bool) int64 {
-	if overflow {
-		if r, ok := bl.overflow[priceKey{bl.b.ProjectID, spec}]; ok {
-			return r
-		}
-		if r, ok := bl.overflow[priceKey{bl.b.ProjectID, ""}]; ok {
-			return r
-		}
+// quotaOverflowRate is the rate of quota overflow on spec: the rate written into the
+// project's quota of the spec, else of its all-specs quota, when that is set; else the price
+// list's overflow rate.
+func (bl *pricer) quotaOverflowRate(spec string) int64 {
+	if r, ok := bl.overflow[priceKey{bl.b.ProjectID, spec}]; ok {
+		return r
 	}
+	if r, ok := bl.overflow[priceKey{bl.b.ProjectID, ""}]; ok {
+		return r
+	}
+	return bl.rate(spec, true)
+}
+
+// rate is the price list's pay-as-you-go or overflow rate of spec; a missing price is noted
+// and rates 0.
+func (bl *pricer) rate(spec string, overflow bool) int64 {
 	r, ok := bl.price(bl.b.ProjectID, spec)
 	if !ok {
 		bl.missing[spec] = true
@@ -141,7 +145,7 @@ func (bl *pricer) line(la *lineAcc) Line {
 	switch {
 	case la.key.overflow:
 		l.Pricing = PricingOverflow
-		l.RateFen = bl.rate(l.Spec, true)
+		l.RateFen = bl.quotaOverflowRate(l.Spec)
 		l.AmountFen = Amount(l.NominalS, l.RateFen)
 	case bl.plan.Mode == models.BillReserved && l.Spec == bl.plan.PackageSpec:
 		l.Pricing = PricingPackage
