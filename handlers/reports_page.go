@@ -81,7 +81,11 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 	}
 	for _, t := range r.TopIdle {
 		d.TopIdle = append(d.TopIdle, views.ReportIdleTask{TaskID: t.TaskID, Task: t.Task, Project: t.Project, Owner: t.Owner,
-			Spec: t.Spec, GPUs: t.GPUs, NominalS: t.NominalS, EffectiveS: t.EffectiveS, IdleS: t.Idle})
+			Spec: t.Spec, GPUs: t.GPUs, Ending: t.Ending, NominalS: t.NominalS, EffectiveS: t.EffectiveS, IdleS: t.Idle})
+	}
+	for _, m := range r.Misses {
+		d.Misses = append(d.Misses, views.ReportMiss{TaskID: m.TaskID, Task: m.Task, Project: m.Project, Owner: m.Owner,
+			EstimatedS: m.EstimatedS, ActualS: m.ActualS, MissS: m.MissS})
 	}
 	output := func(os []billing.OutputCost) []views.ReportOutput {
 		var out []views.ReportOutput

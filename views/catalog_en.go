@@ -567,4 +567,10 @@ var catalogEN = map[string]string{
 	"report.units":              "Output units",
 	"report.per_unit":           "Card-hours per unit",
 	"report.effective_per_unit": "Effective card-hours per unit",
+	"report.misses":             "Estimates against actual card-hours",
+	"report.misses_help":        "Per project, the tasks ended this week whose estimate (est_gpu_hours) missed their card-hours the most; a positive miss took longer than estimated. Whole tasks are counted.",
+	"report.no_misses":          "No task that ended this week gave an estimate.",
+	"report.actual":             "Actual",
+	"report.miss":               "Miss",
+	"report.miss_value":         "%s (%s%%)",
 }

@@ -567,4 +567,10 @@ var catalogZH = map[string]string{
 	"report.units":              "产出",
 	"report.per_unit":           "每单位卡时",
 	"report.effective_per_unit": "每单位有效卡时",
+	"report.misses":             "预估卡时与实际",
+	"report.misses_help":        "各项目本周结束的任务中，预估卡时（est_gpu_hours）与实际卡时偏差最大的几个；正数表示比预估用得多。任务整体计入。",
+	"report.no_misses":          "本周结束的任务都没有给出预估。",
+	"report.actual":             "实际",
+	"report.miss":               "偏差",
+	"report.miss_value":         "%s（%s%%）",
 }

@@ -24,6 +24,16 @@ type ReportData struct {
 	// tag, of the tasks that ended in the week having reported output.
 	OutputProjects []ReportOutput
 	OutputTags     []ReportOutput
+	// Misses are, per project, the tasks ended in the week whose estimate missed their
+	// actual card time the most.
+	Misses []ReportMiss
+}
+
+// ReportMiss is a task's estimated card time against its actual (whole task).
+type ReportMiss struct {
+	TaskID                     int64
+	Task, Project, Owner       string
+	EstimatedS, ActualS, MissS int64
 }
 
 // ReportUsage is one project's, node's or spec's card time in the week. Active, idle and
@@ -37,8 +47,10 @@ type ReportUsage struct {
 
 // ReportIdleTask is a task with idle cards in the week.
 type ReportIdleTask struct {
-	TaskID                      int64
-	Task, Project, Owner, Spec  string
+	TaskID                     int64
+	Task, Project, Owner, Spec string
+	// Ending is how the task ended, "" while it runs.
+	Ending                      string
 	GPUs                        int
 	NominalS, EffectiveS, IdleS int64
 }
