@@ -106,6 +106,7 @@ type BillsStore interface {
 	SetPrice(ctx context.Context, p models.Price, now time.Time) error
 	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
 	AddAdjustment(ctx context.Context, a models.Adjustment, now time.Time) (models.Adjustment, error)
+	LastHeldBefore(ctx context.Context, projectIDs []int64, cut time.Time) (time.Time, bool, error)
 }
 
 // Agent serves the node agents' API.

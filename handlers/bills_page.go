@@ -14,7 +14,8 @@ import (
 
 // BillsPage shows a month's bills of the projects the caller sees (finance and admins: all,
 // with pool idle and downloads of every project); the month is ?month=, by default the last
-// month that has ended in the billing time zone. GET /bills.
+// month that has ended in the billing time zone, or the latest month with card time when
+// that one has none (the page says so). GET /bills.
 func (h *Bills) BillsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := Who(c)
@@ -24,14 +25,25 @@ func (h *Bills) BillsPage(c echo.Context) error {
 		return err
 	}
 	current := billing.MonthOf(now, loc)
-	from, _ := current.Bounds(loc)
-	month := billing.MonthOf(from.Add(-time.Second), loc).String()
+	curFrom, _ := current.Bounds(loc)
+	last := billing.MonthOf(curFrom.Add(-time.Second), loc)
+	month, fellBack := last.String(), false
 	if q := c.QueryParam("month"); q != "" {
 		if month, err = billMonth(q); err != nil {
 			return err
 		}
+	} else {
+		from, to := last.Bounds(loc)
+		at, fb, err := h.openAt(ctx, p, from, to, now)
+		if err != nil {
+			return err
+		}
+		month, fellBack = billing.MonthOf(at, loc).String(), fb
 	}
 	d := views.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
+	if fellBack {
+		d.Notice = views.LatestMonthNotice(Locale(c), last.String(), month)
+	}
 	tags, err := h.projectTags(ctx)
 	if err != nil {
 		return err

@@ -16,6 +16,9 @@ type BillsData struct {
 	AllDownloads bool
 	// PoolIdle is provisioned card time no task held (finance and admins only).
 	PoolIdle []PoolIdleView
+	// Notice says the page opened on another month than the last one that ended, which
+	// held no card.
+	Notice string
 }
 
 // BillGroup is the bills of the projects that carry one tag, with their subtotal.

@@ -172,6 +172,18 @@ func groupTitle(l Locale, g BillGroup) string {
 // joined lists names with commas.
 func joined(names []string) string { return strings.Join(names, ", ") }
 
+// LatestMonthNotice says the bills page opened on month, the latest with card time, as the
+// last month that ended held none.
+func LatestMonthNotice(l Locale, ended, month string) string {
+	return l.T("bills.latest_notice", ended, month)
+}
+
+// LatestWeekNotice says the report opened on week, the latest with card time, as the last
+// week that ended held none.
+func LatestWeekNotice(l Locale, ended, week string) string {
+	return l.T("report.latest_notice", ended, week)
+}
+
 // IssuedNotice says that a bill was issued.
 func IssuedNotice(l Locale, project, month string) string {
 	return l.T("bill.issued_notice", project, month)

@@ -24,6 +24,9 @@ type ReportData struct {
 	// tag, of the tasks that ended in the week having reported output.
 	OutputProjects []ReportOutput
 	OutputTags     []ReportOutput
+	// Notice says the page opened on another week than the last one that ended, which
+	// held no card.
+	Notice string
 	// Misses are, per project, the tasks ended in the week whose estimate missed their
 	// actual card time the most.
 	Misses []ReportMiss
