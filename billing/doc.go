@@ -1,7 +1,8 @@
 // Package billing turns the ledger into bills: it classifies held card-seconds from
 // allocations and 5-minute rollups (never raw samples), cuts them into months of the billing
 // time zone, prices them under each project's plan (pay-as-you-go, reserved package or
-// per-task; quota overflow at the quota's overflow rate, else the price list's), and writes bills as JSON, CSV and XLSX.
+// per-task; quota overflow at the quota's overflow rate, else the price list's), and writes
+// bills as JSON, CSV and XLSX.
 //
 // Compute is pure: an Input in, bills out. Load fills an Input from the store (Source);
 // ProjectBill, MonthBills and Issue are what handlers call.
