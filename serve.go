@@ -204,7 +204,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
 		NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
 	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
-	reclaim := scaler.ReclaimPolicy{}.WithDefaults()
+	reclaim := scaler.ReclaimPolicy{Location: cfg.Location}.WithDefaults()
 	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Reclaim: reclaim, Now: now, Logger: log,
 		OnAction: func(a scaler.Action) {

@@ -182,7 +182,7 @@ func BenchmarkMonthBills(b *testing.B) {
 			b.ResetTimer()
 			var res Result
 			for i := 0; i < b.N; i++ {
-				if res, err = MonthBills(context.Background(), st, "2026-03", nil, now); err != nil {
+				if res, err = MonthBills(context.Background(), st, "2026-03", now); err != nil {
 					b.Fatal(err)
 				}
 			}

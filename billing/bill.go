@@ -59,7 +59,9 @@ type Bill struct {
 	Held       Breakdown `json:"held"`
 	NominalS   int64     `json:"nominal_s"`
 	EffectiveS int64     `json:"effective_s"`
-	TotalFen   int64     `json:"total_fen"`
+	// WastedS is the lines' wasted card-seconds (Line.WastedS).
+	WastedS  int64 `json:"wasted_s"`
+	TotalFen int64 `json:"total_fen"`
 	// MissingPrices names specs used without a price; such a bill cannot be issued.
 	MissingPrices []string `json:"missing_prices"`
 	// AdjustmentIDs are the adjustments included.
@@ -77,15 +79,25 @@ type Issued struct {
 
 // Line is one task's card time of one spec and one pricing in the month.
 type Line struct {
-	TaskID  int64  `json:"task_id"`
-	Task    string `json:"task"`
-	Owner   string `json:"owner"`
-	State   string `json:"state"`
+	TaskID int64  `json:"task_id"`
+	Task   string `json:"task"`
+	Owner  string `json:"owner"`
+	State  string `json:"state"`
+	// Ending is how the task ended (models.TaskEnding: finished, failed, reclaimed,
+	// released, lost, timed-out, cancelled); "" while it runs. It does not change the
+	// classes: a reclaimed task's idle seconds are idle.
+	Ending  string `json:"ending"`
 	Spec    string `json:"spec"`
 	Pricing string `json:"pricing"`
 	Breakdown
 	NominalS   int64 `json:"nominal_s"`
 	EffectiveS int64 `json:"effective_s"`
+	// WastedS is the card-seconds of an interrupted task's work lost (see Wasted): after
+	// its last checkpoint, or all of them without one. It overlaps the classes.
+	WastedS int64 `json:"wasted_s"`
+	// EstimatedS is the task's whole estimate (est_gpu_hours) in card-seconds, on the
+	// task's first line of the bill only, so that lines add up; 0 when none was given.
+	EstimatedS int64 `json:"estimated_s"`
 	// Units is the output the task reported (per-task pricing).
 	Units     int64  `json:"output_units"`
 	SizeClass string `json:"size_class,omitempty"`
@@ -120,7 +132,10 @@ type IdleLine struct {
 }
 
 // Package is a reserved package in the month: CoveredS = Cards × the month's seconds;
-// UsedS of the spec's (non-overflow) card time, BeyondS over the cover and UnusedS under it.
+// UsedS of the spec's (non-overflow) card time, BeyondS over the cover. UnusedS is the
+// cover not used so far: Cards × the seconds from the month's start to the bill's AsOf, less
+// UsedS, so a month still running does not count its future as unused; once it ends it is
+// CoveredS − UsedS.
 type Package struct {
 	Spec            string `json:"spec"`
 	Cards           int    `json:"cards"`

@@ -6,8 +6,8 @@ import (
 	"kashi/models"
 )
 
-// Breakdown splits held card-seconds into classes that partition them: the fields always add
-// up to the held (nominal) seconds.
+// Breakdown splits held card-seconds into classes that partition them by what the cards did:
+// the fields always add up to the held (nominal) seconds, however the task ended.
 type Breakdown struct {
 	// Setup is from the allocation's start until the first 5-minute bucket with an active
 	// reading.
@@ -17,15 +17,13 @@ type Breakdown struct {
 	Active  int64 `json:"active_s"`
 	LowUtil int64 `json:"low_util_s"`
 	Idle    int64 `json:"idle_s"`
-	// Interrupted is every second of a task that ended failed, timed out or reclaimed.
-	Interrupted int64 `json:"interrupted_s"`
 	// NoData is held seconds without readings.
 	NoData int64 `json:"no_data_s"`
 }
 
 // Nominal is all held seconds.
 func (b Breakdown) Nominal() int64 {
-	return b.Setup + b.Active + b.LowUtil + b.Idle + b.Interrupted + b.NoData
+	return b.Setup + b.Active + b.LowUtil + b.Idle + b.NoData
 }
 
 // Effective is the active seconds.
@@ -37,33 +35,48 @@ func (b *Breakdown) Add(o Breakdown) {
 	b.Active += o.Active
 	b.LowUtil += o.LowUtil
 	b.Idle += o.Idle
-	b.Interrupted += o.Interrupted
 	b.NoData += o.NoData
 }
 
-// IsInterrupted reports whether a task that ended in state counts as interrupted.
-func IsInterrupted(state string) bool {
-	return state == models.TaskFailed || state == models.TaskTimedOut || state == models.TaskReclaimed
+// IsInterrupted reports whether a task with this ending (models.TaskEnding) was interrupted,
+// its work since its last checkpoint wasted: it failed, was lost with its node, timed out,
+// or was reclaimed or released. A finished or cancelled task wasted nothing.
+func IsInterrupted(ending string) bool {
+	switch ending {
+	case models.EndFailed, models.EndLost, models.EndTimedOut, models.EndReclaimed, models.EndReleased:
+		return true
+	}
+	return false
+}
+
+// Wasted is the card-seconds of the allocation held that fall in window and that an
+// interrupted task t lost: those after its last checkpoint, or all of them when it reported
+// none. It is a figure of its own beside the classes, which it overlaps.
+func Wasted(held, window Span, t *models.LedgerTask) int64 {
+	if t == nil || !IsInterrupted(t.Ending) {
+		return 0
+	}
+	if t.CheckpointAt > 0 {
+		held.Start = max(held.Start, t.CheckpointAt)
+	}
+	return held.Clip(window).Seconds()
 }
 
 // Classify splits the seconds of the allocation held seconds that fall in window, given the
 // allocation's whole span held and its GPU's 5-minute rollups sorted by bucket (the rollups
 // must reach back to the allocation's start for setup to be found).
 //
-// The rules, in order: every second of an interrupted task is Interrupted. Seconds before the
-// first bucket (overlapping the allocation) with an active reading are Setup; an allocation
-// never active has no setup, so that cards held and never used show as idle. Later seconds
-// take the class of their bucket's readings: a bucket's overlap is split by its counts of
-// active, low-util (neither) and idle readings with integer largest-remainder rounding, so the
-// parts add up to the overlap exactly; seconds in no bucket, or in one without readings, are
-// NoData. The thresholds are those in force when the bucket was rolled up.
-func Classify(held, window Span, rollups []models.GPURollup, interrupted bool) Breakdown {
+// The rules, in order: seconds before the first bucket (overlapping the allocation) with an
+// active reading are Setup; an allocation never active has no setup, so that cards held and
+// never used show as idle. How the task ended does not matter: a reclaimed task's idle
+// seconds are idle. Later seconds take the class of their bucket's readings: a bucket's
+// overlap is split by its counts of active, low-util (neither) and idle readings with
+// integer largest-remainder rounding, so the parts add up to the overlap exactly; seconds in
+// no bucket, or in one without readings, are NoData. The thresholds are those in force when the bucket was rolled up.
+func Classify(held, window Span, rollups []models.GPURollup) Breakdown {
 	in := held.Clip(window)
 	if in.Seconds() == 0 {
 		return Breakdown{}
-	}
-	if interrupted {
-		return Breakdown{Interrupted: in.Seconds()}
 	}
 	var b Breakdown
 	// i0 is the first bucket that ends after the allocation starts.

@@ -18,40 +18,37 @@ func TestClassify(t *testing.T) {
 	tests := map[string]struct {
 		held, window Span
 		rollups      []models.GPURollup
-		interrupted  bool
 		want         Breakdown
 	}{
-		"no readings": {Span{0, 600}, all, nil, false, Breakdown{NoData: 600}},
-		"interrupted wins": {Span{0, 600}, all, []models.GPURollup{rollup(1, 0, 30, 30, 0)}, true,
-			Breakdown{Interrupted: 600}},
+		"no readings": {Span{0, 600}, all, nil, Breakdown{NoData: 600}},
 		"setup until first active bucket": {Span{60, 900}, all,
-			[]models.GPURollup{rollup(1, 0, 30, 0, 30), rollup(1, 5, 30, 0, 0), rollup(1, 10, 30, 30, 0)}, false,
+			[]models.GPURollup{rollup(1, 0, 30, 0, 30), rollup(1, 5, 30, 0, 0), rollup(1, 10, 30, 30, 0)},
 			Breakdown{Setup: 540, Active: 300}},
 		"active bucket holding the start has no setup": {Span{100, 300}, all,
-			[]models.GPURollup{rollup(1, 0, 30, 15, 15)}, false, Breakdown{Active: 100, Idle: 100}},
+			[]models.GPURollup{rollup(1, 0, 30, 15, 15)}, Breakdown{Active: 100, Idle: 100}},
 		"never active has no setup": {Span{0, 600}, all,
-			[]models.GPURollup{rollup(1, 0, 30, 0, 30), rollup(1, 5, 30, 0, 10)}, false,
+			[]models.GPURollup{rollup(1, 0, 30, 0, 30), rollup(1, 5, 30, 0, 10)},
 			Breakdown{Idle: 300 + 100, LowUtil: 200}},
 		"gap is no data": {Span{0, 900}, all,
-			[]models.GPURollup{rollup(1, 0, 30, 30, 0), rollup(1, 10, 30, 30, 0)}, false,
+			[]models.GPURollup{rollup(1, 0, 30, 30, 0), rollup(1, 10, 30, 30, 0)},
 			Breakdown{Active: 600, NoData: 300}},
 		"empty bucket is no data": {Span{0, 600}, all,
-			[]models.GPURollup{rollup(1, 0, 30, 30, 0), rollup(1, 5, 0, 0, 0)}, false,
+			[]models.GPURollup{rollup(1, 0, 30, 30, 0), rollup(1, 5, 0, 0, 0)},
 			Breakdown{Active: 300, NoData: 300}},
 		"largest remainder": {Span{0, 100}, all,
-			[]models.GPURollup{rollup(1, 0, 3, 1, 1)}, false, Breakdown{Active: 34, LowUtil: 33, Idle: 33}},
+			[]models.GPURollup{rollup(1, 0, 3, 1, 1)}, Breakdown{Active: 34, LowUtil: 33, Idle: 33}},
 		"window cuts setup": {Span{0, 1200}, Span{0, 400},
-			[]models.GPURollup{rollup(1, 10, 30, 30, 0)}, false, Breakdown{Setup: 400}},
+			[]models.GPURollup{rollup(1, 10, 30, 30, 0)}, Breakdown{Setup: 400}},
 		"window after setup": {Span{0, 1200}, Span{700, 1200},
-			[]models.GPURollup{rollup(1, 10, 30, 30, 0), rollup(1, 15, 30, 10, 20)}, false,
+			[]models.GPURollup{rollup(1, 10, 30, 30, 0), rollup(1, 15, 30, 10, 20)},
 			Breakdown{Active: 200 + 100, Idle: 200}},
 		"setup found before the window": {Span{0, 1200}, Span{900, 1200},
-			[]models.GPURollup{rollup(1, 5, 30, 30, 0)}, false, Breakdown{NoData: 300}},
-		"outside window": {Span{0, 100}, Span{100, 200}, nil, false, Breakdown{}},
+			[]models.GPURollup{rollup(1, 5, 30, 30, 0)}, Breakdown{NoData: 300}},
+		"outside window": {Span{0, 100}, Span{100, 200}, nil, Breakdown{}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := Classify(tc.held, tc.window, tc.rollups, tc.interrupted)
+			got := Classify(tc.held, tc.window, tc.rollups)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Classify(%v, %v) (-want +got):\n%s", tc.held, tc.window, diff)
 			}

@@ -20,10 +20,11 @@ type Input struct {
 	Location *time.Location
 	// AsOf is when open allocations are cut (the month's end at the latest). For an open
 	// allocation on a lost node the node's last-seen time is used when earlier.
-	AsOf     time.Time
+	AsOf time.Time
+	// Projects are billed with their tags (models.Project.TagList), which the bills carry.
 	Projects []models.Project
-	// Tags are each project's tags, for grouping; optional.
-	Tags map[int64][]string
+	// Quotas give the contracts' overflow rates; one per project and spec ("" = all specs).
+	Quotas []models.Quota
 	// Allocations overlap the month; Tasks are theirs.
 	Allocations []models.LedgerAllocation
 	Tasks       []models.LedgerTask
@@ -36,8 +37,9 @@ type Input struct {
 	Prices      []models.Price
 	Plans       []models.BillingPlan
 	Adjustments []models.Adjustment
-	// Metering is the idle and active thresholds in force (the billing settings'); each
-	// rollup records the ones that classified it, the same unless the settings changed.
+	// Metering is the idle and active thresholds in force (the billing settings'; zero means
+	// the defaults); each rollup records the ones that classified it, the same unless the
+	// settings changed.
 	Metering models.Thresholds
 }
 
@@ -60,6 +62,7 @@ type lineAcc struct {
 	key     lineKey
 	project int64
 	held    Breakdown
+	wasted  int64
 	// next is the index of the task's next line, or -1.
 	next int
 }
@@ -83,10 +86,13 @@ func Compute(in Input) (Result, error) {
 	if in.Nodes != nil {
 		l.heldByGPU = groupHeld(l.held)
 	}
-	pr := newPricing(in.Prices, in.Plans, in.Adjustments)
+	pr := newPricing(in.Prices, in.Plans, in.Quotas, in.Adjustments)
 	projects := slices.SortedFunc(slices.Values(in.Projects), func(a, b models.Project) int { return cmp.Compare(a.Name, b.Name) })
 	res := Result{Bills: make([]Bill, len(projects))}
 	month, zone, asOfT := in.Month.String(), in.Location.String(), time.Unix(asOf, 0).UTC()
+	if in.Metering.IdleUtilPct == 0 { // not given: the defaults, as the settings would say
+		in.Metering = models.BillingSettings{}.Metering()
+	}
 	// Bills are independent of one another (pricing only reads the shared maps): they are
 	// priced by a few workers, each taking every w-th project; the first error in project
 	// order wins, as it would one after another.
@@ -98,10 +104,10 @@ func Compute(in Input) (Result, error) {
 			for i := w; i < len(projects); i += workers {
 				p := projects[i]
 				b := &res.Bills[i]
-				*b = Bill{ProjectID: p.ID, Project: p.Name, Tags: in.Tags[p.ID], Month: month,
+				*b = Bill{ProjectID: p.ID, Project: p.Name, Tags: p.TagList(), Month: month,
 					TimeZone: zone, IdleUtilPct: in.Metering.IdleUtilPct, ActiveUtilPct: in.Metering.ActiveUtilPct,
 					PeriodStart: from, PeriodEnd: to, AsOf: asOfT}
-				errs[i] = pr.bill(b, byProject[p.ID], l.tasks, l.taskHeld, win)
+				errs[i] = pr.bill(b, byProject[p.ID], l.tasks, l.taskHeld, win, asOf)
 			}
 		})
 	}
@@ -204,7 +210,7 @@ func (l *ledger) add(a *models.LedgerAllocation) {
 	if len(l.rollups) > 0 {
 		rollups = l.rollups[a.GPUID]
 	}
-	b := Classify(held, l.win, rollups, t != nil && IsInterrupted(t.State))
+	b := Classify(held, l.win, rollups)
 	if b.Nominal() == 0 {
 		return
 	}
@@ -215,6 +221,7 @@ func (l *ledger) add(a *models.LedgerAllocation) {
 		l.line = l.lineOf(k, a.ProjectID)
 	}
 	l.lines[l.line].held.Add(b)
+	l.lines[l.line].wasted += Wasted(held, l.win, t)
 }
 
 // lineOf returns the index of k's line, added for project if new.

@@ -25,12 +25,12 @@ func TestPayAsYouGo(t *testing.T) {
 	b := billOf(t, f.compute(t), "alpha")
 
 	want := []Line{
-		{TaskID: 1, Task: "train", Owner: "ana", State: models.TaskSucceeded, Spec: a100, Pricing: PricingCardHour,
+		{TaskID: 1, Task: "train", Owner: "ana", State: models.TaskSucceeded, Ending: models.EndFinished, Spec: a100, Pricing: PricingCardHour,
 			Breakdown: Breakdown{Setup: 3600, Active: 9 * 3600, NoData: 10 * 3600}, NominalS: 20 * 3600, EffectiveS: 9 * 3600,
 			RateFen: 1500, AmountFen: 30000},
-		{TaskID: 2, Task: "burst", Owner: "ana", State: models.TaskSucceeded, Spec: a100, Pricing: PricingOverflow,
+		{TaskID: 2, Task: "burst", Owner: "ana", State: models.TaskSucceeded, Ending: models.EndFinished, Spec: a100, Pricing: PricingOverflow,
 			Breakdown: Breakdown{NoData: 3 * 3600}, NominalS: 3 * 3600, RateFen: 2500, AmountFen: 7500},
-		{TaskID: 3, Task: "eval", Owner: "ana", State: models.TaskSucceeded, Spec: h800, Pricing: PricingCardHour,
+		{TaskID: 3, Task: "eval", Owner: "ana", State: models.TaskSucceeded, Ending: models.EndFinished, Spec: h800, Pricing: PricingCardHour,
 			Breakdown: Breakdown{NoData: 1800}, NominalS: 1800, RateFen: 2800, AmountFen: 1400},
 	}
 	if diff := cmp.Diff(want, b.Lines); diff != "" {
@@ -140,8 +140,8 @@ func TestInterruptedAndLostNode(t *testing.T) {
 		{ID: 2, Pool: "a", Spec: a100, State: models.NodeLost, RegisteredAt: f.at(-100), LastSeenAt: f.at(5), GPUIDs: []int64{9}},
 	}
 	b := billOf(t, f.compute(t), "alpha")
-	if l := b.Lines[0]; l.Interrupted != 2*3600 || l.NominalS != 2*3600 || l.AmountFen != 7200 {
-		t.Errorf("crash = %+v, want 2 h interrupted, still charged", l)
+	if l := b.Lines[0]; l.Active != 2*3600 || l.WastedS != 2*3600 || l.Ending != models.EndFailed || l.NominalS != 2*3600 || l.AmountFen != 7200 {
+		t.Errorf("crash = %+v, want 2 h active, all wasted, failed, still charged", l)
 	}
 	if l := b.Lines[1]; l.NominalS != 5*3600 {
 		t.Errorf("on lost node = %d s, want 5 h (cut at the node's last sight)", l.NominalS)

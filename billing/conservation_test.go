@@ -21,6 +21,12 @@ var (
 	histStart = time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
 	specs     = []string{"A100-80G", "H800-80G"}
 	states    = []string{models.TaskSucceeded, models.TaskFailed, models.TaskTimedOut, models.TaskReclaimed, models.TaskCancelled, models.TaskRunning}
+	// reasons are what a task of a state may have ended for: reclaimed for idleness or
+	// released by its owner, failed on its own or with its lost node.
+	reasons = map[string][]string{
+		models.TaskReclaimed: {"idle 2h", models.ReleasedReason("ana")},
+		models.TaskFailed:    {"exited 1", "node n1 lost: last seen 2026-01-20T00:00:00Z"},
+	}
 )
 
 // randomHistory builds projects, tasks holding one to three GPUs for up to 40 days (some
@@ -54,12 +60,19 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 			dur = time.Duration(r.Int64N(600)) * time.Second
 		}
 		state := states[r.IntN(len(states))]
+		reason := ""
+		if rs := reasons[state]; len(rs) > 0 {
+			reason = rs[r.IntN(len(rs))]
+		}
 		task := models.LedgerTask{ID: t, ProjectID: 1 + r.Int64N(3), Name: fmt.Sprintf("t%d", t), Owner: "o", State: state,
-			OutputUnits: r.Int64N(1000)}
+			Ending: models.TaskEnding(state, reason), OutputUnits: r.Int64N(1000)}
 		var end int64
 		if state != models.TaskRunning {
 			end = start.Add(dur).Unix()
 			task.EndedAt = end
+		}
+		if r.IntN(2) == 0 && dur > 0 {
+			task.CheckpointAt = start.Unix() + r.Int64N(int64(dur/time.Second))
 		}
 		in.Tasks = append(in.Tasks, task)
 		n := 1 + r.IntN(3)
@@ -92,10 +105,13 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 	return h
 }
 
-// TestConservation: for random histories in zones with and without daylight saving, the
-// bills' line seconds over all months equal the allocations' held seconds to the second,
-// per project and month as the months split them; every line's classes add up to its
-// nominal seconds; totals equal the sums of rounded lines and items.
+// TestConservation: for random histories in zones with and without daylight saving, with
+// tasks finished, failed, lost, timed out, reclaimed, released and cancelled, some with
+// checkpoints, the bills' line seconds over all months equal the allocations' held seconds to
+// the second, per project and month as the months split them; each class of a bill equals
+// that class of its allocations classified one by one, whatever the tasks' endings, and its
+// wasted seconds those of its interrupted tasks after their checkpoints; every line's
+// classes add up to its nominal seconds; totals equal the sums of rounded lines and items.
 func TestConservation(t *testing.T) {
 	zones := []string{"Asia/Shanghai", "UTC", "Asia/Kolkata", "America/New_York", "Europe/Berlin"}
 	seeds := 40
@@ -128,14 +144,48 @@ func checkConservation(t *testing.T, name string, h history) {
 	var gotTotal int64
 	perAlloc := map[int64]int64{}
 	rollups := indexRollups(h.in.Rollups)
-	interrupted := map[int64]bool{}
-	for _, tk := range h.in.Tasks {
-		interrupted[tk.ID] = IsInterrupted(tk.State)
+	tasks := map[int64]*models.LedgerTask{}
+	for i := range h.in.Tasks {
+		tasks[h.in.Tasks[i].ID] = &h.in.Tasks[i]
+	}
+	// wasted is what an allocation of task tk lost in win, said again here: every held
+	// second after the checkpoint (or the start) of a task that did not finish, was not
+	// cancelled and is not running.
+	wasted := func(tk *models.LedgerTask, s, win Span) int64 {
+		switch tk.Ending {
+		case models.EndFinished, models.EndCancelled, "":
+			return 0
+		}
+		if tk.CheckpointAt > s.Start {
+			s.Start = tk.CheckpointAt
+		}
+		return s.Clip(win).Seconds()
 	}
 	for m := MonthOf(h.first, h.in.Location); ; m = m.Next() {
-		from, _ := m.Bounds(h.in.Location)
+		from, to := m.Bounds(h.in.Location)
 		if from.After(h.asOf) {
 			break
+		}
+		win := Span{from.Unix(), to.Unix()}
+		// Each class of each project's month, from the allocations one by one, whatever
+		// their tasks' endings.
+		wantHeld := map[int64]Breakdown{}
+		wantWasted := map[int64]int64{}
+		for id, s := range h.held {
+			a := byID[id]
+			if a.End == 0 {
+				// An open allocation is held until the bill's as-of time: the month's end.
+				s.End = min(s.End, win.End)
+			}
+			c := Classify(s, win, rollups[a.GPUID])
+			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 {
+				t.Fatalf("%s: Classify(alloc %d, %s) = %+v, want parts ≥ 0 adding to %d", name, id, m, c, s.Clip(win).Seconds())
+			}
+			perAlloc[id] += c.Nominal()
+			w := wantHeld[a.ProjectID]
+			w.Add(c)
+			wantHeld[a.ProjectID] = w
+			wantWasted[a.ProjectID] += wasted(tasks[a.TaskID], s, win)
 		}
 		in := h.in
 		in.Month = m
@@ -148,18 +198,11 @@ func checkConservation(t *testing.T, name string, h history) {
 			if key := fmt.Sprintf("%d %s", b.ProjectID, m); b.NominalS != want[key] {
 				t.Errorf("%s: project %s %s holds %d s, want %d", name, b.Project, m, b.NominalS, want[key])
 			}
-			gotTotal += b.NominalS
-		}
-		win := Span{from.Unix(), 0}
-		_, to := m.Bounds(h.in.Location)
-		win.End = to.Unix()
-		for id, s := range h.held {
-			a := byID[id]
-			c := Classify(s, win, rollups[a.GPUID], interrupted[a.TaskID])
-			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 {
-				t.Fatalf("%s: Classify(alloc %d, %s) = %+v, want parts ≥ 0 adding to %d", name, id, m, c, s.Clip(win).Seconds())
+			if b.Held != wantHeld[b.ProjectID] || b.WastedS != wantWasted[b.ProjectID] {
+				t.Errorf("%s: project %s %s: held %+v wasted %d, want %+v wasted %d", name, b.Project, m, b.Held, b.WastedS,
+					wantHeld[b.ProjectID], wantWasted[b.ProjectID])
 			}
-			perAlloc[id] += c.Nominal()
+			gotTotal += b.NominalS
 		}
 	}
 	if gotTotal != wantTotal {
@@ -193,6 +236,16 @@ func checkBill(t testing.TB, name string, b Bill) {
 		if it.Kind == ItemSpec || it.Kind == ItemOverflow {
 			specItems += it.AmountFen
 		}
+	}
+	var wasted int64
+	for _, l := range b.Lines {
+		if l.WastedS < 0 || l.WastedS > l.NominalS || (l.WastedS > 0 && !IsInterrupted(l.Ending)) {
+			t.Fatalf("%s: line %+v: wasted %d of %d s, ending %q", name, l, l.WastedS, l.NominalS, l.Ending)
+		}
+		wasted += l.WastedS
+	}
+	if wasted != b.WastedS {
+		t.Errorf("%s: bill %s %s: lines waste %d s, bill says %d", name, b.Project, b.Month, wasted, b.WastedS)
 	}
 	if nominal != b.NominalS || held != b.Held || b.Held.Nominal() != b.NominalS {
 		t.Errorf("%s: bill %s %s: lines hold %d s, bill says %d", name, b.Project, b.Month, nominal, b.NominalS)

@@ -11,10 +11,11 @@ import (
 
 // CSVHeader names the CSV columns, in Chinese and English.
 var CSVHeader = []string{
-	"类型 Kind", "项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "状态 State",
-	"卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours",
-	"闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours", "中断 Interrupted hours",
-	"无数据 No-data hours", "产出 Output units", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
+	"类型 Kind", "项目 Project", "月份 Month", "标签 Tags", "任务ID Task ID", "任务 Task", "负责人 Owner",
+	"状态 State", "结束方式 Ending", "卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours",
+	"有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours",
+	"无数据 No-data hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
+	"单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
 }
 
 // CSV columns, in CSVHeader's order.
@@ -22,10 +23,12 @@ const (
 	colKind = iota
 	colProject
 	colMonth
+	colTags
 	colTaskID
 	colTask
 	colOwner
 	colState
+	colEnding
 	colSpec
 	colPricing
 	colNominal
@@ -33,8 +36,9 @@ const (
 	colIdle
 	colLowUtil
 	colSetup
-	colInterrupted
 	colNoData
+	colWasted
+	colEstimated
 	colUnits
 	colRate
 	colAmount
@@ -100,9 +104,10 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text(l.Task)
 		cw.text(l.Owner)
 		cw.text(l.State)
+		cw.text(l.Ending)
 		cw.text(l.Spec)
 		cw.text(l.Pricing)
-		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.Interrupted, l.NoData)
+		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS)
 		cw.int(l.Units)
 		cw.fen(l.RateFen)
 		cw.fen(l.AmountFen)
@@ -130,7 +135,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 	cw.start(csvTotal, b)
 	cw.at(colPricing)
 	cw.text(b.Mode)
-	cw.hours(b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.Interrupted, b.Held.NoData)
+	cw.hours(b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.WastedS)
 	cw.at(colAmount)
 	cw.fen(b.TotalFen)
 	cw.field()
@@ -177,13 +182,17 @@ func (cw *CSVWriter) Flush() error {
 	return nil
 }
 
-// start begins a row with its kind, project and month.
+// start begins a row with its kind, project, month and the project's tags.
 func (cw *CSVWriter) start(kind string, b *Bill) {
 	cw.row, cw.col = cw.row[:0], 0
 	cw.text(kind)
 	cw.text(b.Project)
 	cw.text(b.Month)
+	cw.text(TagsText(b.Tags))
 }
+
+// TagsText is a project's tags as one cell: "cv; paper-2026".
+func TagsText(tags []string) string { return strings.Join(tags, "; ") }
 
 // field starts the next field: a separator unless it is the row's first.
 func (cw *CSVWriter) field() {

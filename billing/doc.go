@@ -1,7 +1,8 @@
 // Package billing turns the ledger into bills: it classifies held card-seconds from
 // allocations and 5-minute rollups (never raw samples), cuts them into months of the billing
 // time zone, prices them under each project's plan (pay-as-you-go, reserved package or
-// per-task; quota overflow at the overflow rate), and writes bills as JSON, CSV and XLSX.
+// per-task; quota overflow at the quota's overflow rate, else the price list's), and writes
+// bills as JSON, CSV and XLSX.
 //
 // Compute is pure: an Input in, bills out. Load fills an Input from the store (Source);
 // ProjectBill, MonthBills and Issue are what handlers call.
@@ -14,7 +15,9 @@
 // and every total is a sum of rounded amounts (see Amount). Hours in downloads are seconds /
 // 3600 with six decimals, which still tell whole seconds apart.
 //
-// Classes of held time (Breakdown) partition it: setup + active + low-util + idle +
-// interrupted + no-data = nominal (held); effective = active. Issued bills are frozen as
+// Classes of held time (Breakdown) partition it by what the cards did, whatever the task's
+// ending: setup + active + low-util + idle + no-data = nominal (held); effective = active.
+// How a task ended is a column of its own (Line.Ending), and an interrupted task's work since
+// its last checkpoint is a figure beside the classes (Wasted). Issued bills are frozen as
 // their JSON body with a SHA-256 (Freeze, Frozen) and render to the same bytes every time.
 package billing

@@ -47,7 +47,8 @@ func (f *fixture) plan(p models.BillingPlan) *fixture {
 
 // task adds a task that ends at end hours (end < 0: still running) in state.
 func (f *fixture) task(id, project int64, name, state string, units int64, end float64) *fixture {
-	t := models.LedgerTask{ID: id, ProjectID: project, Name: name, Owner: "ana", GPUs: 1, State: state, OutputUnits: units}
+	t := models.LedgerTask{ID: id, ProjectID: project, Name: name, Owner: "ana", GPUs: 1, State: state,
+		Ending: models.TaskEnding(state, ""), OutputUnits: units}
 	if end >= 0 {
 		t.EndedAt = f.at(end).Unix()
 	}

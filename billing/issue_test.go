@@ -171,7 +171,7 @@ func TestIssueThroughStore(t *testing.T) {
 		if err != nil || apr.TotalFen != -100 || len(apr.AdjustmentIDs) != 1 {
 			t.Errorf("April bill = %d fen, adjustments %v, %v; want -100", apr.TotalFen, apr.AdjustmentIDs, err)
 		}
-		month, err := billing.MonthBills(ctx, s, "2026-03", nil, afterMarch.Add(time.Hour))
+		month, err := billing.MonthBills(ctx, s, "2026-03", afterMarch.Add(time.Hour))
 		if err != nil || len(month.Bills) != 1 || month.Bills[0].Issued == nil || len(month.PoolIdle) != 1 {
 			t.Fatalf("MonthBills = %+v, %v; want the frozen bill and one pool", month, err)
 		}

@@ -21,6 +21,7 @@ type Source interface {
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
+	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	Adjustments(ctx context.Context, projectID int64, month string) ([]models.Adjustment, error)
 	IssuedBillOf(ctx context.Context, projectID int64, month string) (models.IssuedBill, error)
 	IssuedBills(ctx context.Context, month string) ([]models.IssuedBill, error)
@@ -39,8 +40,6 @@ type Request struct {
 	ProjectID int64
 	// AsOf cuts open allocations; usually now.
 	AsOf time.Time
-	// Tags are the projects' tags for grouping; optional.
-	Tags map[int64][]string
 }
 
 // Load reads from src everything Compute needs for r, in the billing time zone.
@@ -53,7 +52,7 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
-	in := Input{Month: r.Month, Location: loc, AsOf: r.AsOf, Tags: r.Tags, Metering: bs.Metering()}
+	in := Input{Month: r.Month, Location: loc, AsOf: r.AsOf, Metering: bs.Metering()}
 	from, to := r.Month.Bounds(loc)
 	q := models.LedgerQuery{From: from, To: to, ProjectID: r.ProjectID}
 	ps, err := src.Projects(ctx)
@@ -100,6 +99,9 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		return Input{}, err
 	}
 	if in.Plans, err = src.BillingPlans(ctx, m); err != nil {
+		return Input{}, err
+	}
+	if in.Quotas, err = src.Quotas(ctx, r.ProjectID); err != nil {
 		return Input{}, err
 	}
 	if in.Adjustments, err = src.Adjustments(ctx, r.ProjectID, m); err != nil {
@@ -190,7 +192,7 @@ func ProjectBill(ctx context.Context, src Source, projectID int64, month string,
 
 // MonthBills is every project's bill of a month, issued ones as frozen and the others
 // computed now, by project name, with the month's pool idle.
-func MonthBills(ctx context.Context, src Source, month string, tags map[int64][]string, now time.Time) (Result, error) {
+func MonthBills(ctx context.Context, src Source, month string, now time.Time) (Result, error) {
 	loc, err := Location(ctx, src)
 	if err != nil {
 		return Result{}, err
@@ -199,7 +201,7 @@ func MonthBills(ctx context.Context, src Source, month string, tags map[int64][]
 	if err != nil {
 		return Result{}, err
 	}
-	in, err := Load(ctx, src, Request{Month: m, AsOf: now, Tags: tags})
+	in, err := Load(ctx, src, Request{Month: m, AsOf: now})
 	if err != nil {
 		return Result{}, err
 	}

@@ -10,11 +10,15 @@ import (
 	"kashi/models"
 )
 
-// pricing holds the prices, plans and adjustments in force for the month.
+// pricing holds the prices, plans, quota overflow rates and adjustments in force for the
+// month.
 type pricing struct {
 	prices map[priceKey]models.Price
 	plans  map[int64]models.BillingPlan
-	adjust map[int64][]models.Adjustment
+	// overflow is each quota's overflow rate, by project and spec ("" = all specs); only
+	// rates that are set (above 0).
+	overflow map[priceKey]int64
+	adjust   map[int64][]models.Adjustment
 }
 
 type priceKey struct {
@@ -22,8 +26,14 @@ type priceKey struct {
 	spec    string
 }
 
-func newPricing(prices []models.Price, plans []models.BillingPlan, adjs []models.Adjustment) *pricing {
-	p := &pricing{prices: map[priceKey]models.Price{}, plans: map[int64]models.BillingPlan{}, adjust: map[int64][]models.Adjustment{}}
+func newPricing(prices []models.Price, plans []models.BillingPlan, quotas []models.Quota, adjs []models.Adjustment) *pricing {
+	p := &pricing{prices: map[priceKey]models.Price{}, plans: map[int64]models.BillingPlan{},
+		overflow: map[priceKey]int64{}, adjust: map[int64][]models.Adjustment{}}
+	for _, q := range quotas {
+		if q.OverflowRateFen > 0 {
+			p.overflow[priceKey{q.ProjectID, q.Spec}] = q.OverflowRateFen
+		}
+	}
 	for _, r := range prices {
 		p.prices[priceKey{r.ProjectID, r.Spec}] = r
 	}
@@ -59,7 +69,7 @@ type pricer struct {
 
 // bill prices a project's lines (sorted by task, spec, overflow last) under its plan and fills b's lines, items, idle section,
 // package and total.
-func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span) error {
+func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span, asOf int64) error {
 	plan, ok := p.plans[b.ProjectID]
 	if !ok || plan.Mode == "" {
 		plan = models.BillingPlan{Mode: models.BillPayAsYouGo}
@@ -75,11 +85,16 @@ func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTa
 	b.Mode = plan.Mode
 	b.Lines = make([]Line, 0, len(accs))
 	for i := range accs {
-		b.Lines = append(b.Lines, bl.line(&accs[i]))
+		l := bl.line(&accs[i])
+		if t := tasks[l.TaskID]; t != nil && (i == 0 || accs[i-1].key.task != l.TaskID) {
+			l.EstimatedS = t.EstimatedS
+		}
+		b.Lines = append(b.Lines, l)
 		b.Held.Add(accs[i].held)
+		b.WastedS += l.WastedS
 	}
 	b.NominalS, b.EffectiveS = b.Held.Nominal(), b.Held.Effective()
-	bl.items(win)
+	bl.items(win, asOf)
 	bl.idle()
 	for _, it := range b.Items {
 		b.TotalFen = AddFen(b.TotalFen, it.AmountFen)
@@ -92,7 +107,21 @@ func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTa
 	return nil
 }
 
-// rate is the spec's pay-as-you-go or overflow rate; a missing price is noted and rates 0.
+// quotaOverflowRate is the rate of quota overflow on spec: the rate written into the
+// project's quota of the spec, else of its all-specs quota, when that is set; else the price
+// list's overflow rate.
+func (bl *pricer) quotaOverflowRate(spec string) int64 {
+	if r, ok := bl.overflow[priceKey{bl.b.ProjectID, spec}]; ok {
+		return r
+	}
+	if r, ok := bl.overflow[priceKey{bl.b.ProjectID, ""}]; ok {
+		return r
+	}
+	return bl.rate(spec, true)
+}
+
+// rate is the price list's pay-as-you-go or overflow rate of spec; a missing price is noted
+// and rates 0.
 func (bl *pricer) rate(spec string, overflow bool) int64 {
 	r, ok := bl.price(bl.b.ProjectID, spec)
 	if !ok {
@@ -107,15 +136,16 @@ func (bl *pricer) rate(spec string, overflow bool) int64 {
 
 // line prices one accumulated line.
 func (bl *pricer) line(la *lineAcc) Line {
-	l := Line{TaskID: la.key.task, Spec: la.key.spec, Breakdown: la.held, NominalS: la.held.Nominal(), EffectiveS: la.held.Effective()}
+	l := Line{TaskID: la.key.task, Spec: la.key.spec, Breakdown: la.held, NominalS: la.held.Nominal(),
+		EffectiveS: la.held.Effective(), WastedS: la.wasted}
 	t := bl.tasks[la.key.task]
 	if t != nil {
-		l.Task, l.Owner, l.State, l.Units = t.Name, t.Owner, t.State, t.OutputUnits
+		l.Task, l.Owner, l.State, l.Ending, l.Units = t.Name, t.Owner, t.State, t.Ending, t.OutputUnits
 	}
 	switch {
 	case la.key.overflow:
 		l.Pricing = PricingOverflow
-		l.RateFen = bl.rate(l.Spec, true)
+		l.RateFen = bl.quotaOverflowRate(l.Spec)
 		l.AmountFen = Amount(l.NominalS, l.RateFen)
 	case bl.plan.Mode == models.BillReserved && l.Spec == bl.plan.PackageSpec:
 		l.Pricing = PricingPackage
@@ -162,7 +192,7 @@ func (bl *pricer) perTask(l *Line, t *models.LedgerTask) {
 
 // items fills the summary: per spec the subtotal and the overflow subtotal, then the
 // package fee and hours beyond it, then adjustments.
-func (bl *pricer) items(win Span) {
+func (bl *pricer) items(win Span, asOf int64) {
 	b := bl.b
 	type pair struct{ spec, over Item }
 	bySpec := map[string]*pair{}
@@ -191,7 +221,7 @@ func (bl *pricer) items(win Span) {
 		}
 	}
 	if bl.plan.Mode == models.BillReserved {
-		bl.reserve(win)
+		bl.reserve(win, asOf)
 	}
 	for _, a := range bl.adjust[b.ProjectID] {
 		note := a.Reason
@@ -203,8 +233,9 @@ func (bl *pricer) items(win Span) {
 	}
 }
 
-// reserve adds the package fee and the package spec's hours beyond the package.
-func (bl *pricer) reserve(win Span) {
+// reserve adds the package fee and the package spec's hours beyond the package. Hours are
+// beyond the whole month's cover; unused ones are of the cover until asOf (see Package).
+func (bl *pricer) reserve(win Span, asOf int64) {
 	b, plan := bl.b, bl.plan
 	pk := &Package{Spec: plan.PackageSpec, Cards: plan.PackageCards, FeeFen: plan.PackageFeeFen,
 		CoveredS: int64(plan.PackageCards) * win.Seconds()}
@@ -213,7 +244,8 @@ func (bl *pricer) reserve(win Span) {
 			pk.UsedS += l.NominalS
 		}
 	}
-	pk.BeyondS, pk.UnusedS = max(0, pk.UsedS-pk.CoveredS), max(0, pk.CoveredS-pk.UsedS)
+	coveredSoFar := int64(plan.PackageCards) * Span{win.Start, min(asOf, win.End)}.Seconds()
+	pk.BeyondS, pk.UnusedS = max(0, pk.UsedS-pk.CoveredS), max(0, coveredSoFar-pk.UsedS)
 	b.Package = pk
 	b.Items = append(b.Items, Item{Kind: ItemPackageFee, Spec: pk.Spec, AmountFen: pk.FeeFen,
 		Note: fmt.Sprintf("%d cards", pk.Cards)})

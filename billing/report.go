@@ -120,10 +120,30 @@ type Report struct {
 	// ended in the window having reported output, per project and per model tag (ModelTag).
 	OutputProjects []OutputCost `json:"output_projects"`
 	OutputTags     []OutputCost `json:"output_tags"`
+	// Misses are, per project, the tasks that ended in the window whose estimate missed
+	// their actual card time the most, by project then miss (largest first), at most
+	// MissesPerProject each.
+	Misses []EstimateMiss `json:"estimate_misses"`
 }
 
 // TopIdleTasks is how many tasks Report.TopIdle lists.
 const TopIdleTasks = 10
+
+// MissesPerProject is how many tasks Report.Misses lists per project.
+const MissesPerProject = 3
+
+// EstimateMiss is a task's estimated card time against its actual, whole task (not only
+// the window's part). MissS = ActualS − EstimatedS: positive when it took more than
+// estimated.
+type EstimateMiss struct {
+	TaskID     int64  `json:"task_id"`
+	Task       string `json:"task"`
+	Project    string `json:"project"`
+	Owner      string `json:"owner"`
+	EstimatedS int64  `json:"estimated_s"`
+	ActualS    int64  `json:"actual_s"`
+	MissS      int64  `json:"miss_s"`
+}
 
 // Usage is the card time of one project, node or spec in the window, classified as bills
 // classify it: the Breakdown's classes add up to NominalS.
@@ -132,6 +152,8 @@ type Usage struct {
 	Breakdown
 	NominalS   int64 `json:"nominal_s"`
 	EffectiveS int64 `json:"effective_s"`
+	// WastedS is interrupted tasks' lost work (see Wasted); it overlaps the classes.
+	WastedS int64 `json:"wasted_s"`
 	// ProvisionedS and UnheldS are a node's GPU seconds provisioned in the window and those
 	// no task held; reported for nodes when the report covers every project.
 	ProvisionedS int64 `json:"provisioned_s,omitempty"`
@@ -146,9 +168,12 @@ type IdleTask struct {
 	Owner   string `json:"owner"`
 	Spec    string `json:"spec"`
 	GPUs    int    `json:"gpus"`
+	// Ending is how the task ended; "" while it runs.
+	Ending string `json:"ending"`
 	Breakdown
 	NominalS   int64 `json:"nominal_s"`
 	EffectiveS int64 `json:"effective_s"`
+	WastedS    int64 `json:"wasted_s"`
 }
 
 // OutputCost is what the tasks of a project or model tag spent for their output: whole
@@ -196,13 +221,14 @@ func ModelTag(name string) string {
 // usageSet sums usage by key.
 type usageSet map[string]*Usage
 
-func (s usageSet) add(key string, b Breakdown) *Usage {
+func (s usageSet) add(key string, b Breakdown, wasted int64) *Usage {
 	u := s[key]
 	if u == nil {
 		u = &Usage{Key: key}
 		s[key] = u
 	}
 	u.Breakdown.Add(b)
+	u.WastedS += wasted
 	return u
 }
 
@@ -249,34 +275,36 @@ func Utilization(in WindowInput) (Report, error) {
 			continue
 		}
 		t := tasks[a.TaskID]
-		interrupted := t != nil && IsInterrupted(t.State)
 		held := heldSpan(&a, nodes, asOf)
-		if t != nil && t.OutputUnits > 0 && endedIn(t, win) {
+		if t != nil && endedIn(t, win) {
 			w := whole[a.TaskID]
 			if w == nil {
 				w = &Breakdown{}
 				whole[a.TaskID] = w
 			}
-			w.Add(Classify(held, held, rollups[a.GPUID], interrupted))
+			w.Add(Classify(held, held, rollups[a.GPUID]))
 		}
-		b := Classify(held, win, rollups[a.GPUID], interrupted)
+		b := Classify(held, win, rollups[a.GPUID])
 		if b.Nominal() == 0 {
 			continue
 		}
+		wasted := Wasted(held, win, t)
 		heldByGPU[a.GPUID] = append(heldByGPU[a.GPUID], held.Clip(win))
 		r.Total.Add(b)
-		byProject.add(projectName(projects, a.ProjectID), b)
-		byNode.add(nodeName(nodes, a.NodeID), b)
-		bySpec.add(a.Spec, b)
+		r.Total.WastedS += wasted
+		byProject.add(projectName(projects, a.ProjectID), b, wasted)
+		byNode.add(nodeName(nodes, a.NodeID), b, wasted)
+		bySpec.add(a.Spec, b, wasted)
 		it := perTask[a.TaskID]
 		if it == nil {
 			it = &IdleTask{TaskID: a.TaskID, Project: projectName(projects, a.ProjectID), Spec: a.Spec}
 			if t != nil {
-				it.Task, it.Owner, it.GPUs = t.Name, t.Owner, t.GPUs
+				it.Task, it.Owner, it.GPUs, it.Ending = t.Name, t.Owner, t.GPUs, t.Ending
 			}
 			perTask[a.TaskID] = it
 		}
 		it.Breakdown.Add(b)
+		it.WastedS += wasted
 	}
 	r.Total.NominalS, r.Total.EffectiveS = r.Total.Nominal(), r.Total.Effective()
 	if in.Only == nil {
@@ -288,7 +316,7 @@ func Utilization(in WindowInput) (Report, error) {
 				unheld += idle
 			}
 			if prov > 0 {
-				u := byNode.add(nodeName(nodes, n.ID), Breakdown{})
+				u := byNode.add(nodeName(nodes, n.ID), Breakdown{}, 0)
 				u.ProvisionedS, u.UnheldS = u.ProvisionedS+prov, u.UnheldS+unheld
 				r.Total.ProvisionedS += prov
 				r.Total.UnheldS += unheld
@@ -298,7 +326,34 @@ func Utilization(in WindowInput) (Report, error) {
 	r.Projects, r.Nodes, r.Specs = byProject.sorted(), byNode.sorted(), bySpec.sorted()
 	r.TopIdle = topIdle(perTask)
 	r.OutputProjects, r.OutputTags = outputCosts(whole, tasks, projects)
+	r.Misses = estimateMisses(whole, tasks, projects)
 	return r, nil
+}
+
+// estimateMisses lists, per project, the tasks with an estimate whose whole card time
+// missed it the most (by the size of the miss, ties by task id), at most MissesPerProject.
+func estimateMisses(whole map[int64]*Breakdown, tasks map[int64]*models.LedgerTask, projects map[int64]string) []EstimateMiss {
+	out := []EstimateMiss{}
+	for id, b := range whole {
+		t := tasks[id]
+		if t.EstimatedS <= 0 {
+			continue
+		}
+		actual := b.Nominal()
+		out = append(out, EstimateMiss{TaskID: id, Task: t.Name, Project: projectName(projects, t.ProjectID), Owner: t.Owner,
+			EstimatedS: t.EstimatedS, ActualS: actual, MissS: actual - t.EstimatedS})
+	}
+	abs := func(x int64) int64 { return max(x, -x) }
+	slices.SortFunc(out, func(a, b EstimateMiss) int {
+		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(abs(b.MissS), abs(a.MissS)), cmp.Compare(a.TaskID, b.TaskID))
+	})
+	kept := out[:0]
+	for i, m := range out {
+		if i < MissesPerProject || out[i-MissesPerProject].Project != m.Project {
+			kept = append(kept, m)
+		}
+	}
+	return kept
 }
 
 // topIdle lists the tasks with idle seconds, most first (ties by task id), at most
@@ -331,6 +386,9 @@ func outputCosts(whole map[int64]*Breakdown, tasks map[int64]*models.LedgerTask,
 	}
 	for id, b := range whole {
 		t := tasks[id]
+		if t.OutputUnits <= 0 {
+			continue
+		}
 		add(pj, projectName(projects, t.ProjectID), t, b)
 		add(tg, ModelTag(t.Name), t, b)
 	}
@@ -418,9 +476,10 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 var ReportCSVHeader = []string{
 	"类型 Kind", "名称 Key", "项目 Project", "负责人 Owner", "卡型 Spec", "任务ID Task ID",
 	"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours",
-	"准备 Setup hours", "中断 Interrupted hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
+	"准备 Setup hours", "浪费 Wasted card-hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
-	"有效卡时/产出 Effective card-hours per unit",
+	"有效卡时/产出 Effective card-hours per unit", "结束方式 Ending", "预估卡时 Estimated card-hours",
+	"偏差 Miss card-hours",
 }
 
 // Row kinds of the report's CSV.
@@ -432,11 +491,13 @@ const (
 	reportIdleTask      = "闲置任务 idle-task"
 	reportOutputProject = "产出·项目 output-project"
 	reportOutputTag     = "产出·标签 output-tag"
+	reportMiss          = "估算偏差 estimate-miss"
 )
 
 // WriteReportCSV writes the report as CSV for spreadsheets: UTF-8 with a byte-order mark,
-// one header row, then the total, the projects, nodes and specs, the most idle tasks and the
-// cost per output unit, with hours as in bills (six decimals). Rows are streamed.
+// one header row, then the total, the projects, nodes and specs, the most idle tasks, the
+// cost per output unit and the estimate misses (nominal is the actual card time), with hours
+// as in bills (six decimals). Rows are streamed.
 func WriteReportCSV(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
 	row := make([]byte, 0, 512)
@@ -463,7 +524,7 @@ func WriteReportCSV(w io.Writer, r Report) error {
 			prov, unheld = h(u.ProvisionedS), h(u.UnheldS)
 		}
 		write(kind, u.Key, "", "", "", "", h(u.NominalS), h(u.EffectiveS), h(u.Idle), h(u.LowUtil), h(u.Setup),
-			h(u.Interrupted), h(u.NoData), prov, unheld)
+			h(u.WastedS), h(u.NoData), prov, unheld)
 	}
 	bw.WriteString("\uFEFF")
 	write(ReportCSVHeader...)
@@ -479,7 +540,8 @@ func WriteReportCSV(w io.Writer, r Report) error {
 	}
 	for _, t := range r.TopIdle {
 		write(reportIdleTask, t.Task, t.Project, t.Owner, t.Spec, strconv.FormatInt(t.TaskID, 10), h(t.NominalS),
-			h(t.EffectiveS), h(t.Idle), h(t.LowUtil), h(t.Setup), h(t.Interrupted), h(t.NoData))
+			h(t.EffectiveS), h(t.Idle), h(t.LowUtil), h(t.Setup), h(t.WastedS), h(t.NoData), "", "", "", "", "", "",
+			t.Ending)
 	}
 	output := func(kind string, os []OutputCost) {
 		for _, o := range os {
@@ -489,6 +551,10 @@ func WriteReportCSV(w io.Writer, r Report) error {
 	}
 	output(reportOutputProject, r.OutputProjects)
 	output(reportOutputTag, r.OutputTags)
+	for _, m := range r.Misses {
+		write(reportMiss, m.Task, m.Project, m.Owner, "", strconv.FormatInt(m.TaskID, 10), h(m.ActualS), "", "", "", "",
+			"", "", "", "", "", "", "", "", "", h(m.EstimatedS), h(m.MissS))
+	}
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -121,7 +121,7 @@ func traceRows(t testing.TB, jobs []traceJob) (ledgerRows, int) {
 	for i, j := range jobs {
 		start, end := traceEpoch.Add(time.Duration(j.start)*time.Second), traceEpoch.Add(time.Duration(j.end)*time.Second)
 		task := models.LedgerTask{ID: int64(i + 1), ProjectID: project[j.group], Name: j.id, Owner: j.group, GPUs: int(j.cards),
-			State: state[j.status], EndedAt: end.Unix()}
+			State: state[j.status], Ending: models.TaskEnding(state[j.status], ""), EndedAt: end.Unix()}
 		lr.tasks = append(lr.tasks, task)
 		lr.taskStart = append(lr.taskStart, start.Unix())
 		for _, g := range held[i] {
@@ -157,13 +157,13 @@ func checkTraceBills(t *testing.T, name string, results []Result, jobs []traceJo
 	}
 	gotPer := map[string]int64{}
 	tasks := map[int64]bool{}
-	var total, interrupted, poolHeld int64
+	var total, wasted, poolHeld int64
 	for _, res := range results {
 		for _, b := range res.Bills {
 			checkBill(t, name, b)
 			gotPer[b.Project] += b.NominalS
 			total += b.NominalS
-			interrupted += b.Held.Interrupted
+			wasted += b.WastedS
 			for _, l := range b.Lines {
 				tasks[l.TaskID] = true
 			}
@@ -183,14 +183,14 @@ func checkTraceBills(t *testing.T, name string, results []Result, jobs []traceJo
 			t.Errorf("%s: project %s holds %d card-seconds, trace %d", name, g, gotPer[g], wantPer[g])
 		}
 	}
-	var wantInterrupted int64
+	var wantWasted int64
 	for _, j := range jobs {
 		if j.status == "Failed" {
-			wantInterrupted += j.cards * (j.end - j.start)
+			wantWasted += j.cards * (j.end - j.start)
 		}
 	}
-	if interrupted != wantInterrupted {
-		t.Errorf("%s: interrupted %d card-seconds, want the failed jobs' %d", name, interrupted, wantInterrupted)
+	if wasted != wantWasted {
+		t.Errorf("%s: wasted %d card-seconds, want the failed jobs' %d (they report no checkpoints)", name, wasted, wantWasted)
 	}
 	if results[0].PoolIdle != nil && poolHeld != traceCardSeconds {
 		t.Errorf("%s: pools held %d card-seconds, want %d", name, poolHeld, traceCardSeconds)
@@ -263,7 +263,7 @@ func TestTraceReplayStore(t *testing.T) {
 	var results []Result
 	now := lr.provisioned[1].Add(40 * 24 * time.Hour)
 	for _, m := range traceMonths(lr, loc) {
-		res, err := MonthBills(ctx, st, m.String(), nil, now)
+		res, err := MonthBills(ctx, st, m.String(), now)
 		if err != nil {
 			t.Fatalf("MonthBills(%s) = %v", m, err)
 		}

@@ -28,11 +28,13 @@ const (
 // Column headers of the sheets.
 var (
 	summaryHeader = []any{"项目 Project", "月份 Month", "类型 Kind", "卡型 Spec", "名义卡时 Nominal card-hours",
-		"有效卡时 Effective card-hours", "闲置时长 Idle hours", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note"}
+		"有效卡时 Effective card-hours", "闲置时长 Idle hours", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
+		"标签 Tags"}
 	linesHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "状态 State",
-		"卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours",
-		"低利用 Low-util hours", "准备 Setup hours", "中断 Interrupted hours", "无数据 No-data hours",
-		"产出 Output units", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note"}
+		"结束方式 Ending", "卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours",
+		"闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours", "无数据 No-data hours",
+		"浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units", "单价(元) Rate (CNY)",
+		"金额(元) Amount (CNY)", "备注 Note", "标签 Tags"}
 	idleHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "卡型 Spec",
 		"闲置时长 Idle hours", "低利用 Low-util hours", "名义卡时 Nominal card-hours", "闲置占比 Idle share"}
 )
@@ -154,15 +156,16 @@ func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 			if it.Kind != ItemPackageFee && it.Kind != ItemAdjustment {
 				nominal, effective, idle = h(it.NominalS), h(it.EffectiveS), h(it.IdleS)
 			}
-			s.add(b.Project, b.Month, itemLabels[it.Kind], it.Spec, nominal, effective, idle, rate, m(it.AmountFen), it.Note)
+			s.add(b.Project, b.Month, itemLabels[it.Kind], it.Spec, nominal, effective, idle, rate, m(it.AmountFen), it.Note,
+				TagsText(b.Tags))
 		}
 		s.add(b.Project, b.Month, csvTotal, nil, h(b.NominalS), h(b.EffectiveS), h(b.Held.Idle), nil,
-			m(b.TotalFen), "mode "+b.Mode+"; "+string(appendStatus(nil, b)))
+			m(b.TotalFen), "mode "+b.Mode+"; "+string(appendStatus(nil, b)), TagsText(b.Tags))
 	}
 	if s.err != nil {
 		return s.err
 	}
-	return f.SetColWidth(SheetSummary, "A", "J", 18)
+	return f.SetColWidth(SheetSummary, "A", "K", 18)
 }
 
 func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
@@ -236,14 +239,14 @@ func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
 		for j := range b.Lines {
 			l := &b.Lines[j]
 			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, b.Month, l.TaskID, l.Task, l.Owner, l.State
-			row[6], row[7] = l.Spec, l.Pricing
-			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.Interrupted, l.NoData} {
-				row[8+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
+			row[6], row[7], row[8] = l.Ending, l.Spec, l.Pricing
+			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS} {
+				row[9+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
 			}
-			row[15] = l.Units
-			row[16] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
-			row[17] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
-			row[18] = l.Note
+			row[17] = l.Units
+			row[18] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
+			row[19] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
+			row[20], row[21] = l.Note, TagsText(b.Tags)
 			rows.add(row)
 		}
 	}

@@ -16,6 +16,24 @@ type Seeder interface {
 	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
 	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
 	SavePoolConfig(ctx context.Context, name string, cfg models.PoolConfig, by, note string, now time.Time) (models.ConfiguredPool, error)
+	SetPrice(ctx context.Context, p models.Price, now time.Time) error
+	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
+}
+
+// prices are the demo's price list, fen per card-hour, for both specs.
+var prices = []models.Price{
+	{Spec: "A100-80G", RateFen: 1500, OverflowRateFen: 2200},
+	{Spec: "RTX4090-24G", RateFen: 600, OverflowRateFen: 900},
+}
+
+// plans are the demo projects' billing modes, one of each: vision pays as it goes, nlp has a
+// reserved package of 16 RTX 4090s, speech pays per task by size, recsys pays as it goes.
+var plans = map[string]models.BillingPlan{
+	"vision": {Mode: models.BillPayAsYouGo},
+	"nlp":    {Mode: models.BillReserved, PackageSpec: "RTX4090-24G", PackageCards: 16, PackageFeeFen: 4_000_000},
+	"speech": {Mode: models.BillPerTask, SizeClasses: `[{"name":"S","max_card_hours":4,"price_fen":3000},` +
+		`{"name":"M","max_card_hours":32,"price_fen":20000},{"name":"L","max_card_hours":0,"price_fen":90000}]`},
+	"recsys": {Mode: models.BillPayAsYouGo},
 }
 
 // Password is every demo user's password; the login page shows it in demo mode only.
@@ -49,6 +67,20 @@ func Seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, erro
 		q.StartsAt, q.EndsAt = start, start.AddDate(0, 3, 0)
 		if _, err := s.SetQuota(ctx, "demo", q, now); err != nil {
 			return nil, err
+		}
+	}
+	// Prices and plans hold from the month before the last, so the history's month has them.
+	from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -2, 0).Format("2006-01")
+	for _, pr := range prices {
+		pr.FromMonth = from
+		if err := s.SetPrice(ctx, pr, now); err != nil {
+			return nil, fmt.Errorf("demo: price of %s: %w", pr.Spec, err)
+		}
+	}
+	for name, pl := range plans {
+		pl.ProjectID, pl.FromMonth = projects[name].ID, from
+		if err := s.SetBillingPlan(ctx, pl, now); err != nil {
+			return nil, fmt.Errorf("demo: plan of %s: %w", name, err)
 		}
 	}
 	for _, p := range pools {
@@ -95,11 +127,30 @@ func Seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, erro
 			return nil, fmt.Errorf("demo: member %s of %s: %w", m.user, m.project, err)
 		}
 	}
+	// The demo logins run tasks too, so that they get idle notices to answer.
+	for login := range loginProjects {
+		tok, _, err := s.CreateAPIToken(ctx, users[login].ID, "demo task stream", models.ScopeWrite, now)
+		if err != nil {
+			return nil, err
+		}
+		tokens[login] = tok
+	}
 	return tokens, nil
 }
 
+// loginProjects are the projects the demo logins that run tasks submit to (their own, see
+// Users).
+var loginProjects = map[string][]string{"member": {"vision"}, "lead": {"vision", "nlp"}}
+
+// streamOwners are everyone who submits the demo's tasks: the stream's owners and the
+// logins of loginProjects.
+var streamOwners = append(append([]string{}, owners...), "member", "lead")
+
 // ownerProjects lists the projects an owner of the task stream works in (see Seed).
 func ownerProjects(owner string) []string {
+	if ps, ok := loginProjects[owner]; ok {
+		return ps
+	}
 	for i, o := range owners {
 		if o == owner {
 			return []string{Projects[i%len(Projects)], Projects[(i+1)%len(Projects)]}

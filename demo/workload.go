@@ -154,7 +154,7 @@ func randomTask(rng *rand.Rand) taskBody {
 		maxRuntime = min(maxRuntime, 2*time.Hour)
 	}
 	priority := []string{"normal", "normal", "normal", "high", "low", "urgent"}[rng.IntN(6)]
-	owner := owners[rng.IntN(len(owners))]
+	owner := streamOwners[rng.IntN(len(streamOwners))]
 	mine := ownerProjects(owner)
 	return taskBody{
 		Project: mine[rng.IntN(len(mine))], Name: fmt.Sprintf("%s-%04d", k.shape, rng.IntN(10000)),

@@ -113,6 +113,7 @@ type BillsStore interface {
 	PriceHistory(ctx context.Context) ([]models.Price, error)
 	BillingPlanHistory(ctx context.Context) ([]models.BillingPlan, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	LastHeldBefore(ctx context.Context, projectIDs []int64, cut time.Time) (time.Time, bool, error)
 }
 
 // Agent serves the node agents' API.

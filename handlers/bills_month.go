@@ -28,11 +28,7 @@ func (h *Bills) BillsMonth(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	tags, err := h.projectTags(ctx)
-	if err != nil {
-		return err
-	}
-	res, err := billing.MonthBills(ctx, h.store, month, tags, h.now())
+	res, err := billing.MonthBills(ctx, h.store, month, h.now())
 	if err != nil {
 		return billError(err)
 	}

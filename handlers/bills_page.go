@@ -15,7 +15,8 @@ import (
 
 // BillsPage shows a month's bills of the projects the caller sees (finance and admins: all,
 // with pool idle and downloads of every project); the month is ?month=, by default the last
-// month that has ended in the billing time zone. GET /bills.
+// month that has ended in the billing time zone, or the latest month with card time when
+// that one has none (the page says so). GET /bills.
 func (h *Bills) BillsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := Who(c)
@@ -25,21 +26,32 @@ func (h *Bills) BillsPage(c echo.Context) error {
 		return err
 	}
 	current := billing.MonthOf(now, loc)
-	from, _ := current.Bounds(loc)
-	month := billing.MonthOf(from.Add(-time.Second), loc).String()
+	curFrom, _ := current.Bounds(loc)
+	last := billing.MonthOf(curFrom.Add(-time.Second), loc)
+	month, fellBack := last.String(), false
 	if q := c.QueryParam("month"); q != "" {
 		if month, err = billMonth(q); err != nil {
 			return err
 		}
+	} else {
+		from, to := last.Bounds(loc)
+		at, fb, err := h.openAt(ctx, p, from, to, now)
+		if err != nil {
+			return err
+		}
+		month, fellBack = billing.MonthOf(at, loc).String(), fb
 	}
 	d := views.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
+	if fellBack {
+		d.Notice = views.LatestMonthNotice(Locale(c), last.String(), month)
+	}
 	tags, err := h.projectTags(ctx)
 	if err != nil {
 		return err
 	}
 	var bills []billing.Bill
 	if p.SeesAllBills() {
-		res, err := billing.MonthBills(ctx, h.store, month, tags, now)
+		res, err := billing.MonthBills(ctx, h.store, month, now)
 		if err != nil {
 			return billError(err)
 		}
@@ -214,11 +226,11 @@ func billData(b billing.Bill, loc *time.Location) views.BillData {
 		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
 		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
 		Held: views.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
-			InterruptedS: b.Held.Interrupted, NoDataS: b.Held.NoData}}
+			NoDataS: b.Held.NoData, WastedS: b.WastedS}}
 	for _, l := range b.Lines {
-		d.Lines = append(d.Lines, views.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, State: l.State, Spec: l.Spec,
+		d.Lines = append(d.Lines, views.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec,
 			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
-			Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
+			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
 	}
 	for _, it := range b.Items {
 		d.Items = append(d.Items, views.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -56,8 +57,7 @@ func (h *Projects) projects(c echo.Context) ([]projectJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := h.now()
-	usage, err := h.store.UsageSeconds(ctx, models.MonthStart(now, h.cfg.Location), now)
+	usage, err := h.monthUsage(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,13 @@ func (h *Projects) projects(c echo.Context) ([]projectJSON, error) {
 	return out, nil
 }
 
+// monthUsage is the card-seconds each project held on each spec so far this month.
+func (h *Projects) monthUsage(ctx context.Context) (map[int64]map[string]int64, error) {
+	now := h.now()
+	return h.store.UsageSeconds(ctx, models.MonthStart(now, h.loc()), now)
+}
+
+// toQuotaJSON is a quota with the card-hours its project used this month (used: by spec).
 func toQuotaJSON(q models.Quota, used map[string]int64) quotaJSON {
 	sec := used[q.Spec]
 	if q.Spec == "" {

@@ -43,5 +43,9 @@ func (h *Projects) QuotaSet(c echo.Context) error {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
 	h.sched.Trigger()
-	return c.JSON(http.StatusOK, toQuotaJSON(saved, nil))
+	usage, err := h.monthUsage(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toQuotaJSON(saved, usage[id]))
 }

@@ -11,14 +11,19 @@ import (
 )
 
 // ReportsPage shows the weekly utilization report of ?week= (an ISO week, by default the
-// last one that has ended in the billing time zone): per project, node and spec, of every
-// project for finance and admins and of their own projects for members. GET /reports.
+// last one that has ended in the billing time zone, or the latest week with card time when
+// that one has none, as the page says): per project, node and spec, of every project for
+// finance and admins and of their own projects for members. GET /reports.
 func (h *Bills) ReportsPage(c echo.Context) error {
 	r, week, loc, err := h.weekReport(c)
 	if err != nil {
 		return err
 	}
-	return Render(c, http.StatusOK, views.Report(Locale(c), reportData(r, week, loc, h.now())))
+	d := reportData(r, week, loc, h.now())
+	if last := billing.WeekOf(h.now(), loc).Prev(); c.QueryParam("week") == "" && week != last {
+		d.Notice = views.LatestWeekNotice(Locale(c), last.String(), week.String())
+	}
+	return Render(c, http.StatusOK, views.Report(Locale(c), d))
 }
 
 // ReportsCSV downloads the numbers of the weekly report as CSV. GET /reports.csv.
@@ -47,6 +52,13 @@ func (h *Bills) weekReport(c echo.Context) (billing.Report, billing.Week, *time.
 		if week, err = billing.ParseWeek(q); err != nil {
 			return billing.Report{}, billing.Week{}, nil, badRequest("week", "week must be an ISO week as YYYY-Www, e.g. 2026-W10")
 		}
+	} else {
+		from, to := week.Bounds(loc)
+		at, _, err := h.openAt(ctx, Who(c), from, to, now)
+		if err != nil {
+			return billing.Report{}, billing.Week{}, nil, err
+		}
+		week = billing.WeekOf(at, loc)
 	}
 	var only map[int64]bool
 	if p := Who(c); !p.SeesAllBills() {
@@ -81,7 +93,11 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 	}
 	for _, t := range r.TopIdle {
 		d.TopIdle = append(d.TopIdle, views.ReportIdleTask{TaskID: t.TaskID, Task: t.Task, Project: t.Project, Owner: t.Owner,
-			Spec: t.Spec, GPUs: t.GPUs, NominalS: t.NominalS, EffectiveS: t.EffectiveS, IdleS: t.Idle})
+			Spec: t.Spec, GPUs: t.GPUs, Ending: t.Ending, NominalS: t.NominalS, EffectiveS: t.EffectiveS, IdleS: t.Idle})
+	}
+	for _, m := range r.Misses {
+		d.Misses = append(d.Misses, views.ReportMiss{TaskID: m.TaskID, Task: m.Task, Project: m.Project, Owner: m.Owner,
+			EstimatedS: m.EstimatedS, ActualS: m.ActualS, MissS: m.MissS})
 	}
 	output := func(os []billing.OutputCost) []views.ReportOutput {
 		var out []views.ReportOutput

@@ -66,7 +66,7 @@ func (h *Tasks) keepTask(c echo.Context, id int64) (time.Time, error) {
 func (h *Tasks) releaseTask(c echo.Context, id int64) error {
 	ctx := c.Request().Context()
 	who := Who(c).User.Name
-	if err := h.store.ReclaimTask(ctx, id, "released by "+who, h.now()); err != nil {
+	if err := h.store.ReclaimTask(ctx, id, models.ReleasedReason(who), h.now()); err != nil {
 		return err
 	}
 	t, err := h.store.TaskByID(ctx, id)

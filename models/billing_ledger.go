@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -252,6 +254,40 @@ func valueInt(v driver.Value) (int64, error) {
 	return 0, fmt.Errorf("%T %v is not an integer", v, v)
 }
 
+// valueFloat is a real or numeric column's value (Postgres gives a numeric as text).
+func valueFloat(v driver.Value) (float64, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case int64:
+		return float64(x), nil
+	case string:
+		return strconv.ParseFloat(x, 64)
+	case []byte:
+		return strconv.ParseFloat(string(x), 64)
+	case nil:
+		return 0, nil
+	}
+	return 0, fmt.Errorf("%T %v is not a number", v, v)
+}
+
+// nullBytes is a scanned text column as a driver value: nil for NULL.
+func nullBytes(b sql.RawBytes) driver.Value {
+	if b == nil {
+		return nil
+	}
+	return []byte(b)
+}
+
+// estimatedSeconds is an estimate in card-hours as whole card-seconds, rounded; a negative or
+// absurd estimate is 0.
+func estimatedSeconds(hours float64) int64 {
+	if !(hours > 0) || hours > 1e12 {
+		return 0
+	}
+	return int64(math.Round(hours * 3600))
+}
+
 // valueString is a text column's value; with seen, equal values share one string.
 func valueString(v driver.Value, seen map[string]string) (string, error) {
 	var x string
@@ -320,16 +356,22 @@ func gpuSpecs(db *gorm.DB) (map[int64]string, error) {
 	return specs, nil
 }
 
-// LedgerTask is what a bill shows of a task. EndedAt is Unix seconds, 0 while it runs.
+// LedgerTask is what a bill shows of a task. EndedAt and CheckpointAt are Unix seconds, 0
+// while it runs and when it reported no checkpoint.
 type LedgerTask struct {
-	ID          int64
-	ProjectID   int64
-	Name        string
-	Owner       string
-	GPUs        int
-	State       string
+	ID        int64
+	ProjectID int64
+	Name      string
+	Owner     string
+	GPUs      int
+	State     string
+	// Ending is how it ended (TaskEnding); "" while it runs.
+	Ending      string
 	OutputUnits int64
 	EndedAt     int64
+	// EstimatedS is the card-seconds its submitter estimated (est_gpu_hours), whole seconds.
+	EstimatedS   int64
+	CheckpointAt int64
 }
 
 // LedgerTasks returns the tasks of the given ids (those the ledger's allocations name), by id.
@@ -342,11 +384,12 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 		return out, nil
 	}
 	var (
-		name, owner, state, end sql.RawBytes
-		t                       LedgerTask
-		i                       int // next of ids to find, in the range read
+		name, owner, state, reason, end, checkpoint sql.RawBytes
+		est                                         float64
+		t                                           LedgerTask
+		i                                           int // next of ids to find, in the range read
 	)
-	// Owners and states repeat: equal ones share a string.
+	// Owners, states and endings repeat: equal ones share a string.
 	owners, states := map[string]string{}, map[string]string{}
 	intern := func(m map[string]string, b []byte) string {
 		if v, ok := m[string(b)]; ok {
@@ -356,12 +399,14 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 		m[v] = v
 		return v
 	}
-	dest := []any{&t.ID, &t.ProjectID, &name, &owner, &t.GPUs, &state, &t.OutputUnits, &end}
-	ended := "CAST(ended_at AS TEXT)"
+	dest := []any{&t.ID, &t.ProjectID, &name, &owner, &t.GPUs, &state, &reason, &t.OutputUnits, &est, &end, &checkpoint}
+	ended, checkpointed := "CAST(ended_at AS TEXT)", "CAST(last_checkpoint_at AS TEXT)"
 	if s.postgres {
-		ended, dest[7] = s.unixCol("ended_at", true), &t.EndedAt
+		ended, dest[9] = s.unixCol("ended_at", true), &t.EndedAt
+		checkpointed, dest[10] = s.unixCol("last_checkpoint_at", true), &t.CheckpointAt
 	}
-	cols := `SELECT id, project_id, name, owner, gpus, state, output_units, ` + ended + ` FROM tasks WHERE `
+	cols := `SELECT id, project_id, name, owner, gpus, state, reason, output_units, est_gpu_hours, ` + ended + `, ` +
+		checkpointed + ` FROM tasks WHERE `
 	read := func(rows *sql.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
@@ -369,13 +414,17 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			if !s.postgres && end != nil {
+			if !s.postgres {
 				var err error
-				if t.EndedAt, err = parseDBTime(end); err != nil {
+				if t.EndedAt, err = valueTime(nullBytes(end), true); err != nil {
+					return fmt.Errorf("task %d: %w", t.ID, err)
+				}
+				if t.CheckpointAt, err = valueTime(nullBytes(checkpoint), true); err != nil {
 					return fmt.Errorf("task %d: %w", t.ID, err)
 				}
 			}
 			t.Name, t.Owner, t.State = string(name), intern(owners, owner), intern(states, state)
+			t.Ending, t.EstimatedS = TaskEnding(t.State, string(reason)), estimatedSeconds(est)
 			out = append(out, t)
 		}
 		return rows.Err()
@@ -394,19 +443,25 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 				return nil
 			}
 			t := LedgerTask{ID: id}
-			var errs [7]error
+			var errs [10]error
 			var gpus int64
+			var reason string
+			var est float64
 			t.ProjectID, errs[0] = valueInt(v[1])
 			t.Name, errs[1] = valueString(v[2], nil)
 			t.Owner, errs[2] = valueString(v[3], owners)
 			gpus, errs[3] = valueInt(v[4])
 			t.State, errs[4] = valueString(v[5], states)
-			t.OutputUnits, errs[5] = valueInt(v[6])
-			t.EndedAt, errs[6] = valueTime(v[7], true)
+			reason, errs[5] = valueString(v[6], nil)
+			t.OutputUnits, errs[6] = valueInt(v[7])
+			est, errs[7] = valueFloat(v[8])
+			t.EndedAt, errs[8] = valueTime(v[9], true)
+			t.CheckpointAt, errs[9] = valueTime(v[10], true)
 			if err := errors.Join(errs[:]...); err != nil {
 				return fmt.Errorf("task %d: %w", id, err)
 			}
 			t.GPUs = int(gpus)
+			t.Ending, t.EstimatedS = TaskEnding(t.State, reason), estimatedSeconds(est)
 			out = append(out, t)
 			return nil
 		})

@@ -66,7 +66,7 @@ func endOnLostNode(tx *gorm.DB, taskID int64, n Node, now time.Time) error {
 	if t.StartedAt != nil && at.Before(*t.StartedAt) {
 		at = *t.StartedAt
 	}
-	reason := fmt.Sprintf("node %s lost: last seen %s", n.Hostname, n.LastSeenAt.Format(time.RFC3339))
+	reason := lostReason(n.Hostname, n.LastSeenAt)
 	err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, TaskFailed, reason, now, map[string]any{"ended_at": at})
 	if err != nil {
 		return err

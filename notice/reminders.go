@@ -37,8 +37,10 @@ type Reminder struct {
 
 // Reminders returns the reminders due at now: for each quota in force, the nearest end-date
 // threshold reached (so 10 days before the end gives the 14-day reminder, once) and the
-// highest budget share reached this month. Pure: the caller sends them once by Key.
-func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, pol ReminderPolicy, now time.Time) []Reminder {
+// highest budget share reached this month. Each text names its project (names: by id), so
+// that a lead of several projects can tell them apart. Pure: the caller sends them once by
+// Key.
+func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names map[int64]string, pol ReminderPolicy, now time.Time) []Reminder {
 	var out []Reminder
 	month := models.MonthStart(now, pol.Location).Format("2006-01")
 	days := slices.Sorted(slices.Values(pol.EndDays))
@@ -51,12 +53,17 @@ func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, pol Remi
 		if spec == "" {
 			spec = "all specs"
 		}
+		project := names[q.ProjectID]
+		if project == "" {
+			project = fmt.Sprintf("#%d", q.ProjectID)
+		}
 		left := q.EndsAt.Sub(now)
 		for _, d := range days {
 			if left <= time.Duration(d)*24*time.Hour {
 				out = append(out, Reminder{ProjectID: q.ProjectID, Kind: "quota-ends",
-					Key:  fmt.Sprintf("quota-ends:%d:%s:%d", q.ID, q.EndsAt.Format("2006-01-02"), d),
-					Text: fmt.Sprintf("The %s quota ends on %s, in %d days or less.", spec, q.EndsAt.In(locOr(pol.Location)).Format("2006-01-02"), d)})
+					Key: fmt.Sprintf("quota-ends:%d:%s:%d", q.ID, q.EndsAt.Format("2006-01-02"), d),
+					Text: fmt.Sprintf("Project %s: the %s quota ends on %s, in %d days or less.", project, spec,
+						q.EndsAt.In(locOr(pol.Location)).Format("2006-01-02"), d)})
 				break
 			}
 		}
@@ -71,8 +78,9 @@ func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, pol Remi
 		for i := len(pcts) - 1; i >= 0; i-- {
 			if budget > 0 && used*100 >= int64(pcts[i])*budget {
 				out = append(out, Reminder{ProjectID: q.ProjectID, Kind: "budget",
-					Key:  fmt.Sprintf("budget:%d:%s:%d", q.ID, month, pcts[i]),
-					Text: fmt.Sprintf("The %s budget is %d%% used this month (%d of %d card-hours).", spec, pcts[i], used/3600, q.BudgetCardHours)})
+					Key: fmt.Sprintf("budget:%d:%s:%d", q.ID, month, pcts[i]),
+					Text: fmt.Sprintf("Project %s: the %s budget is %d%% used this month (%d of %d card-hours).", project, spec,
+						pcts[i], used/3600, q.BudgetCardHours)})
 				break
 			}
 		}
@@ -111,7 +119,7 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 		return 0, err
 	}
 	fresh := 0
-	for _, r := range Reminders(quotas, usage, pol, now) {
+	for _, r := range Reminders(quotas, usage, names, pol, now) {
 		isNew, err := store.NotifyProject(ctx, r.ProjectID, r.Key, r.Kind, r.Text, now)
 		if err != nil {
 			return fresh, err

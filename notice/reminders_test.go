@@ -3,6 +3,8 @@ package notice_test
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +40,7 @@ func TestReminders(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			usage := map[int64]map[string]int64{1: {"A100-80G": tc.used * 3600}}
 			var keys []string
-			for _, r := range notice.Reminders([]models.Quota{tc.quota}, usage, pol, now) {
+			for _, r := range notice.Reminders([]models.Quota{tc.quota}, usage, map[int64]string{1: "vision"}, pol, now) {
 				keys = append(keys, r.Key)
 			}
 			if diff := cmp.Diff(tc.want, keys); diff != "" {
@@ -80,5 +82,42 @@ func TestSendRemindersOnce(t *testing.T) {
 	notes, _ := s.Notifications(ctx, lead.ID, 10)
 	if len(notes) != 1 || notes[0].Kind != "quota-ends" {
 		t.Errorf("lead's notifications = %+v, want one quota-ends", notes)
+	}
+}
+
+// TestRemindersNameTheirProject: a lead of two projects is told which project each
+// reminder is about, in the app as in the channels.
+func TestRemindersNameTheirProject(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	s := modelstest.SQLite(t, models.Options{})
+	lead, _ := s.CreateUser(ctx, "li", "secret", models.RoleUser, now)
+	for _, name := range []string{"vision", "nlp"} {
+		p, _ := s.EnsureProject(ctx, name, now)
+		s.SetMember(ctx, p.ID, lead.ID, models.ProjectRoleLead)
+		s.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 100,
+			StartsAt: now.Add(-time.Hour), EndsAt: now.Add(5 * 24 * time.Hour)}, now)
+	}
+	ch := &recorder{}
+	if _, err := notice.SendReminders(ctx, s, []notify.Channel{ch}, notice.DefaultReminderPolicy(time.UTC), now, slog.Default()); err != nil {
+		t.Fatal(err)
+	}
+	notes, _ := s.Notifications(ctx, lead.ID, 10)
+	var texts []string
+	for _, n := range notes {
+		texts = append(texts, n.Message)
+	}
+	slices.Sort(texts)
+	want := []string{
+		"Project nlp: the A100-80G quota ends on 2026-03-15, in 7 days or less.",
+		"Project vision: the A100-80G quota ends on 2026-03-15, in 7 days or less.",
+	}
+	if diff := cmp.Diff(want, texts); diff != "" {
+		t.Errorf("lead's reminders (-want +got):\n%s", diff)
+	}
+	for _, m := range ch.got {
+		if !strings.Contains(m.Text, "Project "+m.Project+":") {
+			t.Errorf("channel message %+v does not name its project in its text", m)
+		}
 	}
 }

@@ -23,6 +23,17 @@ type ReclaimPolicy struct {
 	// SetupGrace: idle time counts only from this long after a task started (many jobs load
 	// data first).
 	SetupGrace time.Duration
+	// Location is the zone the notices' times are written in, the one pages show (the
+	// billing time zone); nil is UTC.
+	Location *time.Location
+}
+
+// clockText is t's time of day in loc, with the zone: "14:30 Asia/Shanghai".
+func clockText(t time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("15:04") + " " + loc.String()
 }
 
 // WithDefaults returns p with every zero field set to its default.
@@ -97,11 +108,11 @@ func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []Action 
 		case idle && t.NoticeAt.IsZero():
 			out = append(out, Action{Kind: ActionIdleNotice, TaskID: t.TaskID, Reason: ReasonIdleTask,
 				Detail: fmt.Sprintf("task %d of %s: cards idle for %s ≥ %s; stopped at %s unless kept", t.TaskID, t.Owner,
-					fmtDur(idleFor), fmtDur(pol.IdleTime), now.Add(pol.Grace).UTC().Format("15:04 UTC"))})
+					fmtDur(idleFor), fmtDur(pol.IdleTime), clockText(now.Add(pol.Grace), pol.Location))})
 		case idle && now.Sub(t.NoticeAt) >= pol.Grace:
 			out = append(out, Action{Kind: ActionReclaim, TaskID: t.TaskID, Reason: ReasonNoAnswer,
 				Detail: fmt.Sprintf("task %d of %s: cards idle for %s; no answer to the notice of %s within %s", t.TaskID,
-					t.Owner, fmtDur(idleFor), t.NoticeAt.UTC().Format("15:04 UTC"), fmtDur(pol.Grace))})
+					t.Owner, fmtDur(idleFor), clockText(t.NoticeAt, pol.Location), fmtDur(pol.Grace))})
 		}
 	}
 	return out

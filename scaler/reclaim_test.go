@@ -80,6 +80,15 @@ func TestDecideReclaimDetails(t *testing.T) {
 	if len(got) != 1 || got[0].Detail != want {
 		t.Errorf("DecideReclaim(...) = %+v, want one notice %q", got, want)
 	}
+	// The notice's times are in the zone pages show, named.
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute)}}, st0, ReclaimPolicy{Location: shanghai})
+	if want := "task 7 of bob: cards idle for 42m ≥ 30m; stopped at 22:30 Asia/Shanghai unless kept"; len(got) != 1 || got[0].Detail != want {
+		t.Errorf("DecideReclaim(... in Shanghai) = %+v, want one notice %q", got, want)
+	}
 	// DecideScale carries the reclaim actions after the pools'.
 	plan := DecideScale(Snapshot{Tasks: []IdleTask{{TaskID: 7, IdleSince: ago(time.Hour)}}}, st0)
 	if len(plan.Actions) != 1 || plan.Actions[0].Kind != ActionIdleNotice {

@@ -16,6 +16,9 @@ type BillsData struct {
 	AllDownloads bool
 	// PoolIdle is provisioned card time no task held (finance and admins only).
 	PoolIdle []PoolIdleView
+	// Notice says the page opened on another month than the last one that ended, which
+	// held no card.
+	Notice string
 }
 
 // BillGroup is the bills of the projects that carry one tag, with their subtotal.
@@ -103,13 +106,16 @@ type BillPriceVersion struct {
 
 // BillLine is one task's card time of one spec and pricing.
 type BillLine struct {
-	TaskID                      int64
-	Task, Owner, State          string
-	Spec, Pricing, SizeClass    string
-	NominalS, EffectiveS, IdleS int64
-	Units                       int64
-	RateFen, AmountFen          int64
-	Note                        string
+	TaskID int64
+	// Ending is how the task ended (finished, failed, reclaimed, released, lost,
+	// timed-out, cancelled), "" while it runs.
+	Task, Owner, Ending      string
+	Spec, Pricing, SizeClass string
+	// EstimatedS is the task's estimate, on its first line only (0: none).
+	NominalS, EffectiveS, IdleS, EstimatedS int64
+	Units                                   int64
+	RateFen, AmountFen                      int64
+	Note                                    string
 }
 
 // BillItem is a summary line: a spec or overflow subtotal, the package fee, the hours beyond
@@ -138,8 +144,10 @@ type BillPackage struct {
 }
 
 // BillHeld is the classification of every held second; the classes add up to nominal.
+// WastedS, interrupted tasks' work since their last checkpoint, is apart: it overlaps them.
 type BillHeld struct {
-	SetupS, ActiveS, LowUtilS, IdleS, InterruptedS, NoDataS int64
+	SetupS, ActiveS, LowUtilS, IdleS, NoDataS int64
+	WastedS                                   int64
 }
 
 // BillIssued says when and by whom the bill was frozen, and its checksum.

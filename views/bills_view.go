@@ -100,23 +100,28 @@ func modeText(l Locale, mode string) string {
 	return mode
 }
 
-// taskStateText names the state a task was in when the bill was computed.
-func taskStateText(l Locale, state string) string {
-	switch state {
-	case "succeeded":
-		return l.T("bill.state.succeeded")
+// endingText names how a task ended (billing's Line.Ending) when the bill was computed;
+// a task not ended is running.
+func endingText(l Locale, ending string) string {
+	switch ending {
+	case "":
+		return l.T("bill.ending.running")
+	case "finished":
+		return l.T("bill.ending.finished")
 	case "failed":
-		return l.T("bill.state.failed")
+		return l.T("bill.ending.failed")
 	case "cancelled":
-		return l.T("bill.state.cancelled")
+		return l.T("bill.ending.cancelled")
 	case "timed-out":
-		return l.T("bill.state.timed_out")
+		return l.T("bill.ending.timed_out")
 	case "reclaimed":
-		return l.T("bill.state.reclaimed")
-	case "running", "starting":
-		return l.T("bill.state.running")
+		return l.T("bill.ending.reclaimed")
+	case "released":
+		return l.T("bill.ending.released")
+	case "lost":
+		return l.T("bill.ending.lost")
 	}
-	return state
+	return ending
 }
 
 // billURL is a project's bill page of a month.
@@ -166,6 +171,18 @@ func groupTitle(l Locale, g BillGroup) string {
 
 // joined lists names with commas.
 func joined(names []string) string { return strings.Join(names, ", ") }
+
+// LatestMonthNotice says the bills page opened on month, the latest with card time, as the
+// last month that ended held none.
+func LatestMonthNotice(l Locale, ended, month string) string {
+	return l.T("bills.latest_notice", ended, month)
+}
+
+// LatestWeekNotice says the report opened on week, the latest with card time, as the last
+// week that ended held none.
+func LatestWeekNotice(l Locale, ended, week string) string {
+	return l.T("report.latest_notice", ended, week)
+}
 
 // IssuedNotice says that a bill was issued.
 func IssuedNotice(l Locale, project, month string) string {

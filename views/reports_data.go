@@ -24,10 +24,23 @@ type ReportData struct {
 	// tag, of the tasks that ended in the week having reported output.
 	OutputProjects []ReportOutput
 	OutputTags     []ReportOutput
+	// Notice says the page opened on another week than the last one that ended, which
+	// held no card.
+	Notice string
+	// Misses are, per project, the tasks ended in the week whose estimate missed their
+	// actual card time the most.
+	Misses []ReportMiss
+}
+
+// ReportMiss is a task's estimated card time against its actual (whole task).
+type ReportMiss struct {
+	TaskID                     int64
+	Task, Project, Owner       string
+	EstimatedS, ActualS, MissS int64
 }
 
 // ReportUsage is one project's, node's or spec's card time in the week. Active, idle and
-// other (low-util, setup, interrupted, no data) add up to NominalS.
+// other (low-util, setup, no data) add up to NominalS.
 type ReportUsage struct {
 	Key                                 string
 	NominalS, EffectiveS, IdleS, OtherS int64
@@ -37,8 +50,10 @@ type ReportUsage struct {
 
 // ReportIdleTask is a task with idle cards in the week.
 type ReportIdleTask struct {
-	TaskID                      int64
-	Task, Project, Owner, Spec  string
+	TaskID                     int64
+	Task, Project, Owner, Spec string
+	// Ending is how the task ended, "" while it runs.
+	Ending                      string
 	GPUs                        int
 	NominalS, EffectiveS, IdleS int64
 }

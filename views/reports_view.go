@@ -119,3 +119,13 @@ func perUnitText(s int64) string {
 	}
 	return strconv.FormatFloat(float64(s)/3600, 'f', 4, 64)
 }
+
+// missText is a task's miss against its estimate: signed hours and the share of the
+// estimate, "+3.00 (+150%)" when it took longer than estimated, "-1.00 (-25%)" when less.
+func missText(l Locale, missS, estimatedS int64) string {
+	sign := "+"
+	if missS < 0 {
+		sign = "-"
+	}
+	return l.T("report.miss_value", sign+hoursText(max(missS, -missS)), sign+strconv.FormatInt(max(missS, -missS)*100/max(1, estimatedS), 10))
+}

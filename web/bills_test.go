@@ -107,7 +107,15 @@ func newBillWorldPriced(t *testing.T, priced bool) billWorld {
 // run creates the task at start-1m, places it on the given card indexes at start, feeds a
 // reading a minute of util[index] for the cards listed, and ends it after d with units of
 // output.
-func (w billWorld) run(t *testing.T, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int, cards ...int) {
+func (w billWorld) run(t *testing.T, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int, cards ...int) models.Task {
+	t.Helper()
+	return w.runStopped(t, b, start, d, units, util, nil, cards...)
+}
+
+// runStopped is run with stop called with the task's id before its process exits: a stop
+// asked (reclaimed, released, timed out) gives the state it ends in.
+func (w billWorld) runStopped(t *testing.T, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int,
+	stop func(id int64), cards ...int) models.Task {
 	t.Helper()
 	ctx := context.Background()
 	tk := w.create(b, start.Add(-time.Minute))
@@ -127,10 +135,14 @@ func (w billWorld) run(t *testing.T, b *taskB, start time.Time, d time.Duration,
 			t.Fatal(err)
 		}
 	}
+	if stop != nil {
+		stop(tk.ID)
+	}
 	end := start.Add(d)
 	if err := w.store.ReportTaskStatus(ctx, w.node.ID, tk.ID, models.TaskReport{State: models.ReportExited, TS: end, OutputUnits: units}, end); err != nil {
 		t.Fatal(err)
 	}
+	return tk
 }
 
 // as sends a GET with role's token.

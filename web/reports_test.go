@@ -55,10 +55,11 @@ func TestReportPage(t *testing.T) {
 		t.Errorf("no links to the weeks before and after")
 	}
 
-	// The default is the last week that ended; t0 is Monday 2 March (week 10).
+	// The default is the last week that ended with card time: t0 is Monday 2 March (week
+	// 10), and weeks 8 and 9 held no card.
 	doc = parse(t, string(w.as("finance", "/reports").Body))
-	if v := doc.Find(`input[name=week]`).AttrOr("value", ""); v != "2026-W09" {
-		t.Errorf("default week = %q, want 2026-W09", v)
+	if v := doc.Find(`input[name=week]`).AttrOr("value", ""); v != reportWeek {
+		t.Errorf("default week = %q, want %s", v, reportWeek)
 	}
 	if doc.Find(`[data-testid=week-next]`).Length() != 1 {
 		t.Errorf("no link to the running week")

@@ -1,0 +1,11 @@
+package models
+
+import (
+	"context"
+	"time"
+)
+
+// SetCheckpoint records a task's last checkpoint, as the node agent's reports will.
+func SetCheckpoint(ctx context.Context, s *Store, taskID int64, at time.Time) error {
+	return s.db.WithContext(ctx).Table("tasks").Where("id = ?", taskID).Update("last_checkpoint_at", UTC(at)).Error
+}
