@@ -30,6 +30,7 @@ var mayImport = map[string][]string{
 	"loadgen":           {"api"},
 	"cli":               {"api"},
 	"billing":           {"models"},
+	"metrics":           {"billing", "models", "scheduler"},
 	"fleet/exec":        {"fleet"},
 	"fleet/sim":         {"fleet"},
 	"fleet/ctyun":       {"fleet"},

@@ -15,11 +15,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"kashi/datacheck"
 	"kashi/demo"
 	"kashi/fleet/ctyun"
 	"kashi/handlers"
 	"kashi/loop"
+	"kashi/metrics"
 	"kashi/models"
 	"kashi/notice"
 	"kashi/scaler"
@@ -228,6 +231,12 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	})
 
+	collector := metrics.New(store, sched.Queue, metrics.MonthBills(store), metrics.Config{Now: now, Logger: log,
+		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}})
+	if err := prometheus.Register(collector); err != nil {
+		return err
+	}
+	defer prometheus.Unregister(collector)
 	h := handlers.New(store, queueControl{sched, schedLoop}, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},

@@ -18,9 +18,10 @@ const (
 	SheetIdle    = "Idle"
 )
 
-// Spreadsheet number formats: money in yuan, hours, shares.
+// Spreadsheet number formats: money in yuan (a CNY currency format), months, hours, shares.
 const (
-	numFmtMoney = "#,##0.00"
+	numFmtMoney = "[$¥-804]#,##0.00"
+	numFmtMonth = "yyyy-mm"
 	numFmtHours = "#,##0.000"
 	numFmtShare = 10 // built-in "0.00%"
 )
@@ -41,7 +42,7 @@ var (
 
 // xlsxStyles are the style ids of a workbook.
 type xlsxStyles struct {
-	header, money, hours, share int
+	header, money, month, hours, share int
 }
 
 // WriteXLSX writes bills as a workbook with sheets Summary (items and totals per bill),
@@ -81,11 +82,14 @@ func WriteXLSX(w io.Writer, bills []Bill) error {
 func newXLSXStyles(f *excelize.File) (xlsxStyles, error) {
 	var st xlsxStyles
 	var err error
-	money, hours := numFmtMoney, numFmtHours
+	money, month, hours := numFmtMoney, numFmtMonth, numFmtHours
 	if st.header, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}}); err != nil {
 		return st, err
 	}
 	if st.money, err = f.NewStyle(&excelize.Style{CustomNumFmt: &money}); err != nil {
+		return st, err
+	}
+	if st.month, err = f.NewStyle(&excelize.Style{CustomNumFmt: &month}); err != nil {
 		return st, err
 	}
 	if st.hours, err = f.NewStyle(&excelize.Style{CustomNumFmt: &hours}); err != nil {
@@ -97,10 +101,11 @@ func newXLSXStyles(f *excelize.File) (xlsxStyles, error) {
 
 // sheetRows writes rows to a sheet through the ordinary (non-streamed) API.
 type sheetRows struct {
-	f     *excelize.File
-	sheet string
-	n     int
-	err   error
+	f      *excelize.File
+	sheet  string
+	n      int
+	widths colWidths
+	err    error
 }
 
 // add writes one row; cells are plain values or excelize.Cell with a style.
@@ -109,6 +114,7 @@ func (s *sheetRows) add(cells ...any) {
 		return
 	}
 	s.n++
+	s.widths.fit(cells)
 	for i, c := range cells {
 		ref, err := excelize.CoordinatesToCellName(i+1, s.n)
 		if err != nil {
@@ -156,28 +162,37 @@ func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 			if it.Kind != ItemPackageFee && it.Kind != ItemAdjustment {
 				nominal, effective, idle = h(it.NominalS), h(it.EffectiveS), h(it.IdleS)
 			}
-			s.add(b.Project, b.Month, itemLabels[it.Kind], it.Spec, nominal, effective, idle, rate, m(it.AmountFen), it.Note,
+			s.add(b.Project, st.monthCell(b.Month), itemLabels[it.Kind], it.Spec, nominal, effective, idle, rate, m(it.AmountFen), it.Note,
 				TagsText(b.Tags))
 		}
-		s.add(b.Project, b.Month, csvTotal, nil, h(b.NominalS), h(b.EffectiveS), h(b.Held.Idle), nil,
+		s.add(b.Project, st.monthCell(b.Month), csvTotal, nil, h(b.NominalS), h(b.EffectiveS), h(b.Held.Idle), nil,
 			m(b.TotalFen), "mode "+b.Mode+"; "+string(appendStatus(nil, b)), TagsText(b.Tags))
 	}
 	if s.err != nil {
 		return s.err
 	}
-	return f.SetColWidth(SheetSummary, "A", "K", 18)
-}
-
-func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
-	sw, err := f.NewStreamWriter(SheetIdle)
+	last, err := excelize.CoordinatesToCellName(len(summaryHeader), max(s.n, 2))
 	if err != nil {
 		return err
 	}
-	if err := sw.SetColWidth(1, len(idleHeader), 16); err != nil {
+	if err := f.AddTable(SheetSummary, &excelize.Table{Range: "A1:" + last, Name: SheetSummary}); err != nil {
 		return err
 	}
-	rows := &streamRows{sw: sw}
-	rows.add(styled(st.header, idleHeader...))
+	for i, w := range s.widths {
+		col, _ := excelize.ColumnNumberToName(i + 1)
+		if err := f.SetColWidth(SheetSummary, col, col, w); err != nil {
+			return err
+		}
+	}
+	return f.SetPanes(SheetSummary, frozenHeader)
+}
+
+func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
+	return writeStreamed(f, SheetIdle, styled(st.header, idleHeader...), func(add func([]any)) { idleRows(st, bills, add) })
+}
+
+// idleRows passes add the Idle sheet's rows after the header.
+func idleRows(st xlsxStyles, bills []Bill, add func([]any)) {
 	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
 	share := func(idle, of int64) any {
 		if of == 0 {
@@ -189,19 +204,15 @@ func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
 	for i := range bills {
 		b := &bills[i]
 		for _, d := range b.Idle {
-			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, b.Month, d.TaskID, d.Task, d.Owner, d.Spec
+			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, st.monthCell(b.Month), d.TaskID, d.Task, d.Owner, d.Spec
 			row[6], row[7], row[8], row[9] = h(d.IdleS), h(d.LowUtilS), h(d.NominalS), share(d.IdleS, d.NominalS)
-			rows.add(row)
+			add(row)
 		}
 		if p := b.Package; p != nil && p.UnusedS > 0 {
-			rows.add([]any{b.Project, b.Month, nil, csvUnused, fmt.Sprintf("%d cards", p.Cards), p.Spec, h(p.UnusedS), nil,
+			add([]any{b.Project, st.monthCell(b.Month), nil, csvUnused, fmt.Sprintf("%d cards", p.Cards), p.Spec, h(p.UnusedS), nil,
 				h(p.CoveredS), share(p.UnusedS, p.CoveredS)})
 		}
 	}
-	if rows.err != nil {
-		return rows.err
-	}
-	return sw.Flush()
 }
 
 // streamRows writes rows one after another to a streamed sheet, keeping the first error.
@@ -224,21 +235,17 @@ func (s *streamRows) add(row []any) {
 }
 
 func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
-	sw, err := f.NewStreamWriter(SheetLines)
-	if err != nil {
-		return err
-	}
-	if err := sw.SetColWidth(1, len(linesHeader), 16); err != nil {
-		return err
-	}
-	rows := &streamRows{sw: sw}
-	rows.add(styled(st.header, linesHeader...))
+	return writeStreamed(f, SheetLines, styled(st.header, linesHeader...), func(add func([]any)) { lineRows(st, bills, add) })
+}
+
+// lineRows passes add the Lines sheet's rows after the header.
+func lineRows(st xlsxStyles, bills []Bill, add func([]any)) {
 	row := make([]any, len(linesHeader))
 	for i := range bills {
 		b := &bills[i]
 		for j := range b.Lines {
 			l := &b.Lines[j]
-			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, b.Month, l.TaskID, l.Task, l.Owner, l.State
+			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, st.monthCell(b.Month), l.TaskID, l.Task, l.Owner, l.State
 			row[6], row[7], row[8] = l.Ending, l.Spec, l.Pricing
 			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS} {
 				row[9+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
@@ -247,13 +254,9 @@ func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
 			row[18] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
 			row[19] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
 			row[20], row[21] = l.Note, TagsText(b.Tags)
-			rows.add(row)
+			add(row)
 		}
 	}
-	if rows.err != nil {
-		return rows.err
-	}
-	return sw.Flush()
 }
 
 // sortZip copies a zip archive with its entries in name order, compressed bytes untouched.

@@ -157,6 +157,9 @@ func (s *Scaler) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 			errs = append(errs, err)
 			continue
 		}
+		if done {
+			countAction(a)
+		}
 		if done && s.cfg.OnAction != nil {
 			s.cfg.OnAction(a)
 		}

@@ -157,6 +157,7 @@ func (l *Loop) apply(ctx context.Context, snap Snapshot, plan Plan, reasons map[
 		return err
 	}
 	tasksPlaced.Add(float64(placed))
+	observeWaits(snap, plan, now)
 	tasksWaiting.Set(float64(len(plan.Waiting)))
 	changed := make(map[int64]string)
 	for _, w := range plan.Waiting {

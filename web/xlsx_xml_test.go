@@ -141,6 +141,7 @@ func TestBillXLSXReadBack(t *testing.T) {
 	fen := func(f int64) *big.Rat { return big.NewRat(f, 100) }
 	hours := func(s int64) *big.Rat { return big.NewRat(s, 3600) }
 	numberCell := regexp.MustCompile(`^n?$`)
+	const money = "[$¥-804]#,##0.00" // yuan, as Excel shows CNY
 	check := func(sheet, ref, format string, want *big.Rat) {
 		t.Helper()
 		c, ok := book[sheet][ref]
@@ -164,13 +165,13 @@ func TestBillXLSXReadBack(t *testing.T) {
 			t.Errorf("Lines!D%s = %q, want %q", row, got, ln.Task)
 		}
 		check("Lines", "C"+row, "General", big.NewRat(ln.TaskID, 1))
-		check("Lines", "I"+row, "#,##0.000", hours(ln.NominalS))
-		check("Lines", "J"+row, "#,##0.000", hours(ln.EffectiveS))
-		check("Lines", "Q"+row, "#,##0.00", fen(ln.RateFen))
-		check("Lines", "R"+row, "#,##0.00", fen(ln.AmountFen))
+		check("Lines", "J"+row, "#,##0.000", hours(ln.NominalS))
+		check("Lines", "K"+row, "#,##0.000", hours(ln.EffectiveS))
+		check("Lines", "S"+row, money, fen(ln.RateFen))
+		check("Lines", "T"+row, money, fen(ln.AmountFen))
 	}
 	total := strconv.Itoa(len(b.Items) + 2)
-	check("Summary", "I"+total, "#,##0.00", fen(b.TotalFen))
+	check("Summary", "I"+total, money, fen(b.TotalFen))
 	check("Summary", "E"+total, "#,##0.000", hours(b.NominalS))
 	check("Idle", "J2", "0.00%", big.NewRat(b.Idle[0].IdleS, b.Idle[0].NominalS))
 	headers := []string{book["Summary"]["A1"].Text, book["Lines"]["A1"].Text, book["Idle"]["A1"].Text}

@@ -1,0 +1,73 @@
+package metrics
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"kashi/billing"
+)
+
+// MonthBills returns a BillsFunc computing the bills of the month of now (in the billing
+// time zone) from src, as the bills page does.
+func MonthBills(src billing.Source) BillsFunc {
+	return func(ctx context.Context, now time.Time) ([]billing.Bill, error) {
+		loc, err := billing.Location(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		res, err := billing.MonthBills(ctx, src, now.In(loc).Format("2006-01"), now)
+		return res.Bills, err
+	}
+}
+
+// billCache keeps the month's bills for a while: computing them reads the month's ledger.
+type billCache struct {
+	read  BillsFunc
+	every time.Duration
+	mu    sync.Mutex
+	at    time.Time
+	bills []billing.Bill
+}
+
+// get returns bills no older than every; one scrape at a time computes them.
+func (b *billCache) get(ctx context.Context, now time.Time) ([]billing.Bill, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.at.IsZero() && now.Sub(b.at) < b.every && !now.Before(b.at) {
+		return b.bills, nil
+	}
+	bills, err := b.read(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	b.at, b.bills = now, bills
+	return bills, nil
+}
+
+// collectBills sends the month's card-seconds by class and bill totals. The card-seconds are
+// a gauge, not a counter: they restart with the month, and late readings move seconds
+// between classes (no-data becomes active), so no series is monotonic.
+func (c *Collector) collectBills(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
+	bills, err := c.bills.get(ctx, now)
+	if err != nil {
+		return err
+	}
+	seconds, totals := byProject{}, byProject{}
+	for _, b := range bills {
+		totals.add(b.Project, rest{}, float64(b.TotalFen)/100)
+		for _, l := range b.Lines {
+			for class, s := range map[string]int64{"setup": l.Setup, "active": l.Active, "low_util": l.LowUtil,
+				"idle": l.Idle, "no_data": l.NoData} {
+				if s != 0 {
+					seconds.add(b.Project, rest{l.Spec, class}, float64(s))
+				}
+			}
+		}
+	}
+	c.sendProjects(ch, cardSecondsDesc, seconds, func(p string, r rest) []string { return []string{p, r[0], r[1]} })
+	c.sendProjects(ch, billDesc, totals, func(p string, _ rest) []string { return []string{p} })
+	return nil
+}

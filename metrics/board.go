@@ -1,0 +1,55 @@
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"kashi/models"
+)
+
+// gpuKey is one kashi_gpus series.
+type gpuKey struct{ pool, spec, state string }
+
+// collectBoard sends the GPU families and the ingest lag from the board's snapshot, which
+// is kept in memory between changes.
+func (c *Collector) collectBoard(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
+	rows, err := c.store.BoardGPUs(ctx, models.BoardFilter{})
+	if err != nil {
+		return err
+	}
+	gpus := map[gpuKey]int{}
+	held := byProject{}
+	idleHeld, idleLongest := map[string]int{}, map[string]time.Duration{}
+	var newest time.Time
+	for _, g := range rows {
+		st := g.Status(now, c.cfg.Marks)
+		gpus[gpuKey{g.Pool, g.Spec, st.State}]++
+		if g.TaskID != 0 {
+			held.add(g.Project, rest{g.Spec}, 1)
+		}
+		if _, ok := idleHeld[g.Pool]; !ok {
+			idleHeld[g.Pool], idleLongest[g.Pool] = 0, 0
+		}
+		if st.State == models.GPUIdle {
+			idleHeld[g.Pool]++
+			idleLongest[g.Pool] = max(idleLongest[g.Pool], now.Sub(*g.IdleSince))
+		}
+		if g.SampledAt != nil && g.SampledAt.After(newest) {
+			newest = *g.SampledAt
+		}
+	}
+	for k, n := range gpus {
+		ch <- prometheus.MustNewConstMetric(gpusDesc, prometheus.GaugeValue, float64(n), k.pool, k.spec, k.state)
+	}
+	c.sendProjects(ch, heldDesc, held, func(p string, r rest) []string { return []string{p, r[0]} })
+	for pool, n := range idleHeld {
+		ch <- prometheus.MustNewConstMetric(idleHeldDesc, prometheus.GaugeValue, float64(n), pool)
+		ch <- prometheus.MustNewConstMetric(idleLongestDesc, prometheus.GaugeValue, idleLongest[pool].Seconds(), pool)
+	}
+	if !newest.IsZero() {
+		ch <- prometheus.MustNewConstMetric(ingestLagDesc, prometheus.GaugeValue, max(0, now.Sub(newest).Seconds()))
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package metrics
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"kashi/billing"
+	"kashi/models"
+	"kashi/scheduler"
+)
+
+// Store is what the collector reads of models.Store.
+type Store interface {
+	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+	LatestPoolSizes(ctx context.Context) (map[int64]models.PoolSizeSample, error)
+}
+
+// QueueFunc returns the queue as the scheduler's last tick left it; scheduler.Loop.Queue is
+// one.
+type QueueFunc func(ctx context.Context, now time.Time) (scheduler.QueueView, error)
+
+// BillsFunc returns the bills of the month of now, so far; see MonthBills.
+type BillsFunc func(ctx context.Context, now time.Time) ([]billing.Bill, error)
+
+// Config configures a Collector.
+type Config struct {
+	// Marks classify the cards as the board does.
+	Marks models.GPUMarks
+	// MaxProjects caps the projects with their own label; zero means DefaultMaxProjects.
+	MaxProjects int
+	// BillsEvery is how long the month's bills are reused; zero means a minute.
+	BillsEvery time.Duration
+	Now        func() time.Time
+	Logger     *slog.Logger
+}
+
+// Collector is a prometheus.Collector of Kashi's current state (see the package doc).
+type Collector struct {
+	store Store
+	queue QueueFunc
+	cfg   Config
+	bills billCache
+}
+
+// New returns a collector over store, the queue and the bills.
+func New(store Store, queue QueueFunc, bills BillsFunc, cfg Config) *Collector {
+	if cfg.MaxProjects <= 0 {
+		cfg.MaxProjects = DefaultMaxProjects
+	}
+	if cfg.BillsEvery <= 0 {
+		cfg.BillsEvery = time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Collector{store: store, queue: queue, cfg: cfg, bills: billCache{read: bills, every: cfg.BillsEvery}}
+}
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, labels, nil)
+}
+
+// The collector's metric families.
+var (
+	gpusDesc          = desc("kashi_gpus", "GPUs by pool, spec and state (free, busy, idle, stale).", "pool", "spec", "state")
+	heldDesc          = desc("kashi_project_gpus_held", "GPUs held by tasks, by project and spec.", "project", "spec")
+	idleHeldDesc      = desc("kashi_idle_gpus_held", "GPUs held by a task and idle, by pool.", "pool")
+	idleLongestDesc   = desc("kashi_idle_gpu_longest_seconds", "The longest time a held GPU of the pool has been idle.", "pool")
+	queueDesc         = desc("kashi_queue_tasks", "Tasks waiting in the queue after the last scheduler tick, by lane.", "lane")
+	poolSizeDesc      = desc("kashi_pool_size_nodes", "Nodes of the pool at the scaling loop's last tick.", "pool")
+	poolDesiredDesc   = desc("kashi_pool_desired_nodes", "Nodes the scaling loop wants the pool to have.", "pool")
+	poolDemandDesc    = desc("kashi_pool_demand_gpus", "GPUs of ready demand waiting for the pool.", "pool")
+	cardSecondsDesc   = desc("kashi_month_card_seconds", "Card-seconds of the current month so far, by project, spec and class; restarts each month.", "project", "spec", "class")
+	billDesc          = desc("kashi_month_bill_yuan", "Bill totals of the current month so far, by project, in yuan.", "project")
+	ingestLagDesc     = desc("kashi_ingest_lag_seconds", "Seconds since the newest GPU sample stored.")
+	scrapeErrorsDesc  = desc("kashi_metrics_scrape_errors", "Parts of this scrape that could not be read (1) or were read (0).", "part")
+	collectorFamilies = []*prometheus.Desc{gpusDesc, heldDesc, idleHeldDesc, idleLongestDesc, queueDesc, poolSizeDesc,
+		poolDesiredDesc, poolDemandDesc, cardSecondsDesc, billDesc, ingestLagDesc, scrapeErrorsDesc}
+)
+
+// Describe sends the descriptors of every family.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range collectorFamilies {
+		ch <- d
+	}
+}
+
+// Collect reads the current state and sends it. A part that cannot be read is logged and
+// left out, and kashi_metrics_scrape_errors says which.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	now := c.cfg.Now()
+	for _, part := range []struct {
+		name    string
+		collect func(context.Context, time.Time, chan<- prometheus.Metric) error
+	}{{"board", c.collectBoard}, {"queue", c.collectQueue}, {"pools", c.collectPools}, {"bills", c.collectBills}} {
+		failed := 0.0
+		if err := part.collect(ctx, now, ch); err != nil {
+			c.cfg.Logger.Warn("metrics", "part", part.name, "err", err)
+			failed = 1
+		}
+		ch <- prometheus.MustNewConstMetric(scrapeErrorsDesc, prometheus.GaugeValue, failed, part.name)
+	}
+}
+
+// collectQueue sends the waiting tasks per lane.
+func (c *Collector) collectQueue(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
+	view, err := c.queue(ctx, now)
+	if err != nil {
+		return err
+	}
+	waiting := make(map[string]int, len(models.Lanes))
+	for _, lane := range models.Lanes {
+		waiting[lane] = 0
+	}
+	for _, e := range view.Entries {
+		if !e.Starting {
+			waiting[e.Lane]++
+		}
+	}
+	for lane, n := range waiting {
+		ch <- prometheus.MustNewConstMetric(queueDesc, prometheus.GaugeValue, float64(n), lane)
+	}
+	return nil
+}
+
+// collectPools sends each configured pool's latest size, desired size and demand.
+func (c *Collector) collectPools(ctx context.Context, _ time.Time, ch chan<- prometheus.Metric) error {
+	pools, err := c.store.ConfiguredPools(ctx)
+	if err != nil {
+		return err
+	}
+	sizes, err := c.store.LatestPoolSizes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range pools {
+		sz, ok := sizes[p.ID]
+		if !ok {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(poolSizeDesc, prometheus.GaugeValue, float64(sz.Size), p.Name)
+		ch <- prometheus.MustNewConstMetric(poolDesiredDesc, prometheus.GaugeValue, float64(sz.Desired), p.Name)
+		ch <- prometheus.MustNewConstMetric(poolDemandDesc, prometheus.GaugeValue, float64(sz.DemandGPUs), p.Name)
+	}
+	return nil
+}
+
+// sendProjects sends a project family capped to the configured number of projects; labels
+// takes the project and the rest to the label values.
+func (c *Collector) sendProjects(ch chan<- prometheus.Metric, d *prometheus.Desc, b byProject, labels func(string, rest) []string) {
+	for project, series := range b.capped(c.cfg.MaxProjects) {
+		for r, v := range series {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels(project, r)...)
+		}
+	}
+}
