@@ -145,3 +145,29 @@ func TestRunShipsTaskLogs(t *testing.T) {
 		}
 	})
 }
+
+// A task that prints and exits before the next sample tick still ships its last lines and
+// reports its last output with the exit (the exit used to take only what a tick had read).
+func TestRunShipsTheLastLinesOfAnInstantExit(t *testing.T) {
+	f := newFakeServer(t)
+	stateDir, work := t.TempDir(), t.TempDir()
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 15, Workdir: work, Command: []string{"/bin/sh", "-c",
+			`echo hello; echo KASHI_OUTPUT 3 items; exit 3`}}}
+	})
+	a := newTestAgent(t, f, SupervisedRunner{StateDir: stateDir, Supervisor: testSupervisor(), Grace: time.Second})
+	a.cfg.Logger = slog.New(slog.DiscardHandler)
+	a.cfg.SampleInterval, a.cfg.PollInterval = time.Hour, time.Hour // no tick reads the log: only the exit can
+	runAgent(t, a)
+	f.waitFor(t, "the exit shipped with its log", func() bool {
+		return len(f.statuses) > 0 && f.statuses[len(f.statuses)-1].State == api.TaskExited && len(f.logs) > 0
+	})
+	f.with(func() {
+		if last := f.statuses[len(f.statuses)-1]; last.OutputUnits != 3 {
+			t.Errorf("exit status = %+v, want 3 items", last)
+		}
+		if got := f.logs[0].Text; got != "hello\nKASHI_OUTPUT 3 items\n" {
+			t.Errorf("shipped log = %q, want both lines", got)
+		}
+	})
+}

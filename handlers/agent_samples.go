@@ -7,10 +7,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/api"
+	"kashi/models"
 )
 
-// AgentSamples stores a batch of GPU samples from the authenticated node.
-// POST /api/v1/agent/samples.
+// AgentSamples stores a batch of GPU samples and task log lines from the authenticated node;
+// a batch may carry log lines only (a task's last lines, sent with its exit), but not
+// nothing. POST /api/v1/agent/samples.
 func (h *Agent) AgentSamples(c echo.Context) error {
 	var req api.SamplesRequest
 	if err := decodeJSON(c, api.MaxBodyBytes, &req); err != nil {
@@ -24,9 +26,11 @@ func (h *Agent) AgentSamples(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
-	res, err := h.store.IngestSamples(c.Request().Context(), agentNode(c).ID, readings, h.now())
-	if err != nil {
-		return apiError(http.StatusUnprocessableEntity, err)
+	var res models.IngestResult
+	if len(readings) > 0 || len(pieces) == 0 {
+		if res, err = h.store.IngestSamples(c.Request().Context(), agentNode(c).ID, readings, h.now()); err != nil {
+			return apiError(http.StatusUnprocessableEntity, err)
+		}
 	}
 	if err := h.store.RecordUnmanaged(c.Request().Context(), agentNode(c).ID, readings, h.now()); err != nil {
 		return err

@@ -21,6 +21,18 @@ func TestTaskLogTail(t *testing.T) {
 		if w.Code != http.StatusOK || w.Body.String() != "loss 0.5\n" || w.Header().Get("X-Log-End-Offset") != "9" {
 			t.Errorf("GET log = %d %q (end %s), want the shipped line", w.Code, w.Body, w.Header().Get("X-Log-End-Offset"))
 		}
+		// A task's last lines come with its exit, without samples: they are kept too (a batch of
+		// log lines alone used to be refused as "samples: is empty", losing them).
+		last := api.SamplesRequest{Logs: []api.TaskLog{{TaskID: tk.ID, Offset: 9, Text: "done\n"}}}
+		if w := s.post(api.PathSamples, mustJSON(t, last), bearer(nodes["n1"].Token)...); w.Code != http.StatusOK {
+			t.Fatalf("POST logs only = %d %s", w.Code, w.Body)
+		}
+		if w := s.get("/api/v1/tasks/" + idStr(tk.ID) + "/log"); w.Body.String() != "loss 0.5\ndone\n" {
+			t.Errorf("GET log after the last lines = %q", w.Body)
+		}
+		empty := api.SamplesRequest{}
+		wantAPIError(t, "POST nothing", s.post(api.PathSamples, mustJSON(t, empty), bearer(nodes["n1"].Token)...),
+			http.StatusUnprocessableEntity, "samples")
 		bad := api.SamplesRequest{Logs: []api.TaskLog{{TaskID: tk.ID, Offset: -1, Text: "x"}}}
 		wantAPIError(t, "POST a negative log offset", s.post(api.PathSamples, mustJSON(t, bad), bearer(nodes["n1"].Token)...),
 			http.StatusUnprocessableEntity, "logs[0].offset")
