@@ -1,0 +1,62 @@
+package web_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kashi/models"
+)
+
+// TestBrowserCalibrate walks the calibration in headless Chromium: an admin uploads a trace,
+// watches the sweep finish, and proposes a setting, which becomes the pool's next version.
+func TestBrowserCalibrate(t *testing.T) {
+	s := newPoolServer(t)
+	if _, err := s.store.CreateUser(context.Background(), "ana", "pw-ana-long-enough", models.RoleAdmin, t0); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace.csv")
+	if err := os.WriteFile(trace, []byte(calibrateTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.e)
+	defer srv.Close()
+	b := newBrowser(t, srv.URL, 60*time.Second)
+	err := chromedp.Do(b.ctx,
+		b.login("ana", "pw-ana-long-enough"),
+		chromedp.Navigate(srv.URL+"/pools"),
+		chromedp.Click(css(`[data-testid=calibrate-link]`)),
+		chromedp.WaitVisible(css(`[data-testid=calibrate-form]`)),
+		chromedp.Click(css(`input[name=source][value=upload]`)),
+		chromedp.SetUploadFiles(css(`input[name=trace]`), []string{trace}),
+		chromedp.SetValue(css(`#c-sweep`), "scale_up_mem=0.8,0.9;max_nodes=2,6"),
+		chromedp.Submit(css(`[data-testid=calibrate-form]`)),
+		chromedp.WaitVisible(css(`[data-testid=calibrate-table]`)),
+		b.shot("calibrate-en.png"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=calibrate-row]').length`))
+	if err != nil || rows != 4 {
+		t.Fatalf("result rows = %d, %v; want 4", rows, err)
+	}
+	err = chromedp.Do(b.ctx,
+		chromedp.Click(css(`[data-testid=calibrate-row]:nth-child(4) [data-testid=calibrate-propose]`)),
+		chromedp.WaitVisible(css(`form`)),
+		b.shot("calibrate-proposed.png"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, _ := s.store.PoolConfigVersions(context.Background(), "a100")
+	if !strings.HasPrefix(versions[0].Note, "calibrate: scale_up_mem=0.9 max_nodes=6") {
+		t.Errorf("latest version = %+v, want the proposed setting", versions[0])
+	}
+}
