@@ -70,6 +70,10 @@ func (a *Assignment) setShape(nodes []taskNode, nodeID int64) {
 // says for one node and nodesExitState for several, when its last node exits; until then a
 // failure asks the other nodes to stop. A node's resent exit changes nothing.
 func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Time, extra map[string]any) error {
+	// The task's row lock makes the last of two nodes exiting at once see the other's exit.
+	if err := forUpdate(tx).Where("id = ?", t.ID).Take(&t).Error; err != nil {
+		return notFound(fmt.Sprintf("task %d", t.ID), err)
+	}
 	if t.State != TaskStarting && t.State != TaskRunning {
 		return fmt.Errorf("models: task %d is %s: %w", t.ID, t.State, ErrConflict)
 	}
