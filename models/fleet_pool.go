@@ -44,6 +44,16 @@ type PoolConfig struct {
 	// AdoptUnknown: a machine carrying the pool's tags that Kashi has no intent for is
 	// adopted (true) or deleted (false).
 	AdoptUnknown bool `json:"adopt_unknown"`
+	// ReclaimOff turns idle reclaim off for the pool's tasks; the other Reclaim settings are
+	// the idle time before a notice, the time a notice waits for an answer, how long a keep
+	// holds the cards and how many keeps a day allows, and the setup time after a task's
+	// start that is never idle. A project's lead may override them (ReclaimOverride).
+	ReclaimOff         bool  `json:"reclaim_off"`
+	ReclaimIdleS       int64 `json:"reclaim_idle_s"`
+	ReclaimGraceS      int64 `json:"reclaim_grace_s"`
+	ReclaimKeepForS    int64 `json:"reclaim_keep_for_s"`
+	ReclaimKeepsPerDay int   `json:"reclaim_keeps_per_day"`
+	ReclaimSetupGraceS int64 `json:"reclaim_setup_grace_s"`
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then

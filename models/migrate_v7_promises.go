@@ -17,11 +17,31 @@ type (
 		ExitCode int    `gorm:"not null;default:0"`
 		At       time.Time
 	}
+	// v7Project holds a project's idle-reclaim override; zero keeps the pool's setting.
+	v7Project struct {
+		ReclaimNever       bool  `gorm:"not null;default:false"`
+		ReclaimIdleS       int64 `gorm:"not null;default:0"`
+		ReclaimGraceS      int64 `gorm:"not null;default:0"`
+		ReclaimKeepForS    int64 `gorm:"not null;default:0"`
+		ReclaimKeepsPerDay int   `gorm:"not null;default:0"`
+		ReclaimSetupGraceS int64 `gorm:"not null;default:0"`
+	}
 )
 
 func (v7TaskNodeExit) TableName() string { return "task_node_exits" }
+func (v7Project) TableName() string      { return "projects" }
 
-// migrateV7Promises adds the exits of the nodes of multi-node tasks.
+// migrateV7Promises adds the exits of the nodes of multi-node tasks and the projects'
+// idle-reclaim overrides.
 func migrateV7Promises(tx *gorm.DB) error {
-	return tx.Migrator().CreateTable(&v7TaskNodeExit{})
+	m := tx.Migrator()
+	if err := m.CreateTable(&v7TaskNodeExit{}); err != nil {
+		return err
+	}
+	for _, f := range []string{"ReclaimNever", "ReclaimIdleS", "ReclaimGraceS", "ReclaimKeepForS", "ReclaimKeepsPerDay", "ReclaimSetupGraceS"} {
+		if err := m.AddColumn(&v7Project{}, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -28,6 +28,7 @@ type Store interface {
 	PoolMemory(ctx context.Context, poolID int64, from, to time.Time, bucket time.Duration) ([]models.MemoryPoint, error)
 	QueuedSince(ctx context.Context) (map[int64]time.Time, error)
 	TaskReclaims(ctx context.Context) (map[int64]models.TaskReclaim, error)
+	ReclaimOverrides(ctx context.Context) (map[int64]models.ReclaimOverride, error)
 
 	RecordScaleUp(ctx context.Context, poolID int64, keys []string, ev models.ScalingEvent, now time.Time) error
 	SetMachineProviderID(ctx context.Context, key, providerID string) error
@@ -62,8 +63,7 @@ type Config struct {
 	// someone else's. Empty means "kashi".
 	Cluster string
 	// Queue gives the demand; nil means none.
-	Queue   QueueFunc
-	Reclaim ReclaimPolicy
+	Queue QueueFunc
 	// MemoryBucket is the width of the memory history's samples; zero means a minute.
 	MemoryBucket time.Duration
 	// NodeStaleAfter: a ready node silent this long counts as lost; zero means 2 minutes.

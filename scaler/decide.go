@@ -52,7 +52,7 @@ func DecideScale(snap Snapshot, now time.Time) Plan {
 		ps := newPoolPass(&plan, &pools[i], now)
 		ps.decide()
 	}
-	plan.Actions = append(plan.Actions, DecideReclaim(snap.Tasks, now, snap.Reclaim)...)
+	plan.Actions = append(plan.Actions, DecideReclaim(snap.Tasks, now)...)
 	return plan
 }
 

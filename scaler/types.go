@@ -8,16 +8,6 @@ import (
 	"kashi/models"
 )
 
-// Idle-reclaim defaults: what a zero field of ReclaimPolicy means. A pool Policy's
-// defaults are in the pool settings table, models.PoolFields.
-const (
-	DefaultIdleTime       = 30 * time.Minute
-	DefaultReclaimGrace   = 30 * time.Minute
-	DefaultKeepFor        = 2 * time.Hour
-	DefaultMaxKeepsPerDay = 2
-	DefaultSetupGrace     = 15 * time.Minute
-)
-
 // Policy is how one pool grows and shrinks. A zero field takes its default (WithDefaults).
 type Policy struct {
 	// MinNodes and MaxNodes bound the pool's size (nodes plus machines booting).
@@ -52,6 +42,8 @@ type Policy struct {
 	// DrainBuffer: a drained node still busy after this long takes tasks again, unless the
 	// pool is over its maximum.
 	DrainBuffer time.Duration
+	// Reclaim is how the pool's idle tasks lose their cards.
+	Reclaim ReclaimPolicy
 }
 
 // WithDefaults returns p with every zero or negative field set to the default that the
@@ -65,6 +57,7 @@ func (p Policy) WithDefaults() Policy {
 			f.Set(def.Field(i))
 		}
 	}
+	p.Reclaim = p.Reclaim.WithDefaults()
 	return p
 }
 
@@ -72,9 +65,8 @@ func (p Policy) WithDefaults() Policy {
 type Snapshot struct {
 	// Pools are the pools the loop manages.
 	Pools []Pool
-	// Tasks are the running tasks, for idle reclaim.
-	Tasks   []IdleTask
-	Reclaim ReclaimPolicy
+	// Tasks are the running tasks, for idle reclaim, each with its own policy.
+	Tasks []IdleTask
 }
 
 // Pool is one managed pool.
@@ -200,6 +192,8 @@ const (
 	ReasonIdleTask      Reason = "idle-task"
 	ReasonActiveAgain   Reason = "active-again"
 	ReasonNoAnswer      Reason = "no-answer"
+	// ReasonReclaimOff: a notice withdrawn because idle reclaim is now off for its task.
+	ReasonReclaimOff Reason = "reclaim-off"
 	// Reconcile's reasons: a tagged machine without an intent, a second machine under one
 	// key, a machine whose intent was deleted.
 	ReasonUnknownMachine   Reason = "unknown-machine"
