@@ -28,6 +28,9 @@ type PoolConfig struct {
 	MaxNodes    int  `json:"max_nodes"`
 	Step        int  `json:"step"`
 	ReservedMin int  `json:"reserved_min"`
+	// ShortLaneNodes is how many of the pool's ready nodes (those of the highest ids) are kept
+	// for the short lane: long tasks are never placed on them.
+	ShortLaneNodes int `json:"short_lane_nodes"`
 	// AnySpec: tasks that take any spec count as this pool's demand.
 	AnySpec           bool    `json:"any_spec"`
 	BootTimeoutS      int64   `json:"boot_timeout_s"`

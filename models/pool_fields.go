@@ -65,6 +65,7 @@ var PoolFields = []PoolField{
 	{Name: "max_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
 	{Name: "step", Kind: PoolCount, Group: "size", Max: maxPoolStep, Default: 1},
 	{Name: "reserved_min", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
+	{Name: "short_lane_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
 	// A zero max_in_flight means max(step, Default): see WithDefaults.
 	{Name: "max_in_flight", Kind: PoolCount, Group: "size", Max: maxPoolStep, Default: 4},
 	{Name: "any_spec", Kind: PoolSwitch, Group: "size"},

@@ -82,7 +82,7 @@ func TestPoolFieldValue(t *testing.T) {
 		}
 	}
 	want := models.PoolConfig{Provider: "x-provider", Spec: "x-spec", GPUsPerNode: 7, Flavor: "x-flavor", Image: "x-image",
-		Enabled: true, MinNodes: 7, MaxNodes: 7, Step: 7, ReservedMin: 7, AnySpec: true, BootTimeoutS: 7, ScaleUpDelayS: 7,
+		Enabled: true, MinNodes: 7, MaxNodes: 7, Step: 7, ReservedMin: 7, ShortLaneNodes: 7, AnySpec: true, BootTimeoutS: 7, ScaleUpDelayS: 7,
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,
 		CooldownDownS: 7, MaxInFlight: 7, DrainBufferS: 7, AdoptUnknown: true, ReclaimOff: true, ReclaimIdleS: 7,
 		ReclaimGraceS: 7, ReclaimKeepForS: 7, ReclaimKeepsPerDay: 7, ReclaimSetupGraceS: 7}

@@ -139,6 +139,7 @@ var catalogEN = map[string]string{
 	"cap.largest":                 "Largest on one node",
 	"cap.held_total":              "Held / total",
 	"cap.of":                      "%s / %s",
+	"cap.short_reserve":           "short lane reserve: %s of %s cards in use, long tasks never use them",
 	"cap.empty":                   "No GPUs registered yet.",
 	"cap.help":                    "A task that fits on one node starts only when one node has enough free cards, so compare your GPUs with the largest block. Cards of draining or lost nodes are never free.",
 
@@ -385,6 +386,8 @@ var catalogEN = map[string]string{
 	"poolfield.step.help":                  "Machines one scale action adds or drains; 0 means %s.",
 	"poolfield.reserved_min":               "Warm reserve (empty nodes)",
 	"poolfield.reserved_min.help":          "Empty nodes kept ready so a task starts without waiting for a boot.",
+	"poolfield.short_lane_nodes":           "Nodes kept for the short lane",
+	"poolfield.short_lane_nodes.help":      "This many ready nodes (the newest) take short tasks only; long tasks never run on them.",
 	"poolfield.max_in_flight":              "Max machines booting at once",
 	"poolfield.max_in_flight.help":         "0 means the larger of the step and %s.",
 	"poolfield.any_spec":                   "Count tasks of any spec as demand",

@@ -139,6 +139,7 @@ var catalogZH = map[string]string{
 	"cap.largest":                 "单节点最大空闲",
 	"cap.held_total":              "占用 / 总数",
 	"cap.of":                      "%s / %s",
+	"cap.short_reserve":           "快速通道预留：%s / %s 张卡在用，长任务从不使用",
 	"cap.empty":                   "还没有注册的 GPU。",
 	"cap.help":                    "单节点放得下的任务，要等某一个节点有足够的空闲卡才会开始，请将所需卡数与单节点最大空闲对比。排空中或失联节点的卡不计入空闲。",
 
@@ -385,6 +386,8 @@ var catalogZH = map[string]string{
 	"poolfield.step.help":                  "每次扩容或排空的机器数；0 表示 %s。",
 	"poolfield.reserved_min":               "预留空闲节点数",
 	"poolfield.reserved_min.help":          "保持就绪的空闲节点数，让任务无需等待开机即可启动。",
+	"poolfield.short_lane_nodes":           "快速通道专用节点数",
+	"poolfield.short_lane_nodes.help":      "此数量的就绪节点（最新的）只接收短任务，长任务从不在其上运行。",
 	"poolfield.max_in_flight":              "同时启动的机器上限",
 	"poolfield.max_in_flight.help":         "0 表示步长与 %s 中的较大者。",
 	"poolfield.any_spec":                   "把不限卡型的任务计入需求",
