@@ -44,6 +44,8 @@ type PoolConfig struct {
 	CooldownDownS     int64   `json:"cooldown_down_s"`
 	MaxInFlight       int     `json:"max_in_flight"`
 	DrainBufferS      int64   `json:"drain_buffer_s"`
+	// AtMaxAlertS: a pool at its maximum with demand waiting this long raises an alert.
+	AtMaxAlertS int64 `json:"at_max_alert_s"`
 	// AdoptUnknown: a machine carrying the pool's tags that Kashi has no intent for is
 	// adopted (true) or deleted (false).
 	AdoptUnknown bool `json:"adopt_unknown"`

@@ -24,7 +24,7 @@ var migrations = []migration{
 	{4, "pool policies and their versions, machines, scaling events, alerts", migrateV4},
 	{5, "security: idempotency keys scoped to caller and project, single-use join tokens", migrateV5},
 	{6, "agent: task image, output unit and last checkpoint, unmanaged GPU use, task log tails", migrateV6Agent},
-	{7, "promises: node exits of multi-node tasks, projects' idle-reclaim overrides", migrateV7Promises},
+	{7, "promises: node exits of multi-node tasks, projects' idle-reclaim overrides, pools at their maximum since", migrateV7Promises},
 }
 
 // schemaVersion records each applied migration.

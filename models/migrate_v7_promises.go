@@ -26,13 +26,18 @@ type (
 		ReclaimKeepsPerDay int   `gorm:"not null;default:0"`
 		ReclaimSetupGraceS int64 `gorm:"not null;default:0"`
 	}
+	// v7PoolScaleState holds since when a pool has been at its maximum with demand waiting.
+	v7PoolScaleState struct {
+		AtMaxSince *time.Time
+	}
 )
 
-func (v7TaskNodeExit) TableName() string { return "task_node_exits" }
-func (v7Project) TableName() string      { return "projects" }
+func (v7TaskNodeExit) TableName() string   { return "task_node_exits" }
+func (v7Project) TableName() string        { return "projects" }
+func (v7PoolScaleState) TableName() string { return "pool_scale_states" }
 
-// migrateV7Promises adds the exits of the nodes of multi-node tasks and the projects'
-// idle-reclaim overrides.
+// migrateV7Promises adds the exits of the nodes of multi-node tasks, the projects'
+// idle-reclaim overrides, and since when each pool has been at its maximum with demand waiting.
 func migrateV7Promises(tx *gorm.DB) error {
 	m := tx.Migrator()
 	if err := m.CreateTable(&v7TaskNodeExit{}); err != nil {
@@ -43,5 +48,5 @@ func migrateV7Promises(tx *gorm.DB) error {
 			return err
 		}
 	}
-	return nil
+	return m.AddColumn(&v7PoolScaleState{}, "AtMaxSince")
 }

@@ -75,6 +75,7 @@ var PoolFields = []PoolField{
 	minutes("memory_high_window_s", "up", 5*time.Minute),
 	minutes("cooldown_up_s", "up", 10*time.Minute),
 	minutes("boot_timeout_s", "up", 15*time.Minute),
+	minutes("at_max_alert_s", "up", 30*time.Minute),
 	{Name: "memory_low_pct", Kind: PoolPercent, Group: "down", Max: 100, Default: 20},
 	minutes("memory_low_window_s", "down", 10*time.Minute),
 	minutes("unneeded_s", "down", 10*time.Minute),

@@ -42,6 +42,7 @@ type Store interface {
 	RecordScalingEvent(ctx context.Context, poolID int64, ev models.ScalingEvent, now time.Time) error
 	SetUnneeded(ctx context.Context, since map[int64]time.Time) error
 	SetPoolScaleStatus(ctx context.Context, poolID int64, size, desired int, skips []models.PoolSkip, now time.Time) error
+	SetPoolAtMaxSince(ctx context.Context, poolID int64, since *time.Time, now time.Time) error
 	RecordPoolSize(ctx context.Context, poolID int64, size, desired, demandGPUs int, now time.Time) error
 	RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (models.Alert, bool, error)
 	ResolveAlert(ctx context.Context, kind, subject string, now time.Time) error
@@ -194,6 +195,38 @@ func (s *Scaler) record(ctx context.Context, in *scaleInput, plan Plan, now time
 		if err := s.store.RecordPoolSize(ctx, p.ID, sz.Size, sz.Desired, sz.DemandGPUs, now); err != nil {
 			return err
 		}
+		if err := s.recordAtMax(ctx, in, p, sz, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordAtMax keeps since when the pool has been at its maximum with demand waiting, raises
+// the alert while that lasts too long and resolves it when the pool is no longer so.
+func (s *Scaler) recordAtMax(ctx context.Context, in *scaleInput, p models.ConfiguredPool, sz PoolSize, now time.Time) error {
+	var was time.Time
+	for _, sp := range in.snap.Pools {
+		if sp.Name == sz.Pool {
+			was = sp.AtMaxSince
+		}
+	}
+	switch {
+	case sz.AtMaxSince.IsZero() && was.IsZero():
+		return nil
+	case sz.AtMaxSince.IsZero():
+		if err := s.store.SetPoolAtMaxSince(ctx, p.ID, nil, now); err != nil {
+			return err
+		}
+		return s.store.ResolveAlert(ctx, models.AlertPoolAtMax, p.Name, now)
+	case !sz.AtMaxSince.Equal(was):
+		if err := s.store.SetPoolAtMaxSince(ctx, p.ID, &sz.AtMaxSince, now); err != nil {
+			return err
+		}
+	}
+	if sz.AtMaxAlert {
+		s.alert(ctx, models.AlertPoolAtMax, p.Name, fmt.Sprintf("pool %s has been at its maximum of %d nodes for %s while %d GPUs of demand wait",
+			p.Name, sz.Size, fmtDur(now.Sub(sz.AtMaxSince)), sz.DemandGPUs), now)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func PolicyOf(c models.PoolConfig) Policy {
 		MemoryHighPct: c.MemoryHighPct, MemoryHighWindow: sec(c.MemoryHighWindowS),
 		MemoryLowPct: c.MemoryLowPct, MemoryLowWindow: sec(c.MemoryLowWindowS), UnneededTime: sec(c.UnneededS),
 		CooldownAfterUp: sec(c.CooldownUpS), CooldownAfterDown: sec(c.CooldownDownS), MaxInFlight: c.MaxInFlight,
-		DrainBuffer: sec(c.DrainBufferS),
+		DrainBuffer: sec(c.DrainBufferS), AtMaxAlertAfter: sec(c.AtMaxAlertS),
 		Reclaim: ReclaimPolicy{Off: c.ReclaimOff, IdleTime: sec(c.ReclaimIdleS), Grace: sec(c.ReclaimGraceS),
 			KeepFor: sec(c.ReclaimKeepForS), MaxKeepsPerDay: c.ReclaimKeepsPerDay, SetupGrace: sec(c.ReclaimSetupGraceS)}}
 }
@@ -119,6 +119,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 		}
 		if st, ok := poolStates[cp.ID]; ok {
 			sp.LastScaleUp, sp.LastScaleDown = timeOr(st.LastScaleUpAt), timeOr(st.LastScaleDownAt)
+			sp.AtMaxSince = timeOr(st.AtMaxSince)
 		}
 		in.pools[cp.Name], in.providers[cp.Name] = cp, prov
 		in.snap.Pools = append(in.snap.Pools, sp)

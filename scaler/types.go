@@ -42,6 +42,9 @@ type Policy struct {
 	// DrainBuffer: a drained node still busy after this long takes tasks again, unless the
 	// pool is over its maximum.
 	DrainBuffer time.Duration
+	// AtMaxAlertAfter: a pool at MaxNodes while admissible demand waits (ReasonDemandWaiting)
+	// this long raises an alert (PoolSize.AtMaxAlert).
+	AtMaxAlertAfter time.Duration
 	// Reclaim is how the pool's idle tasks lose their cards.
 	Reclaim ReclaimPolicy
 }
@@ -86,6 +89,9 @@ type Pool struct {
 	// LastScaleUp and LastScaleDown are the pool's last scale-up and drain; zero if never.
 	LastScaleUp   time.Time
 	LastScaleDown time.Time
+	// AtMaxSince is since when the pool has been at its maximum with demand waiting, as the
+	// last tick recorded it; zero if it was not.
+	AtMaxSince time.Time
 }
 
 // Node states a Node may have (the models.Node* values).
@@ -265,6 +271,11 @@ type PoolSize struct {
 	// DemandGPUs is the pool's admissible demand (quota-blocked tasks left out), whatever
 	// its wait.
 	DemandGPUs int
+	// AtMaxSince is since when the pool has been at its maximum while demand that waited
+	// longer than the scale-up delay needs more nodes; zero when it is not. AtMaxAlert is
+	// true once that has lasted the policy's AtMaxAlertAfter.
+	AtMaxSince time.Time
+	AtMaxAlert bool
 }
 
 // Plan is the outcome of DecideScale.
