@@ -13,11 +13,14 @@ import (
 type TaskNodeExit struct {
 	TaskID int64
 	NodeID int64
-	// State is ReportExited or ReportFailedToStart.
+	// State is ReportExited, ReportFailedToStart or nodeLost.
 	State    string
 	ExitCode int
 	At       time.Time
 }
+
+// nodeLost is the State of a TaskNodeExit of a node given up as lost.
+const nodeLost = "lost"
 
 // MasterPortBase is the first rendezvous port: a task's rank-0 node listens on
 // MasterPortBase + task id % 1000, so that tasks sharing a node rarely share a port.
@@ -110,12 +113,18 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 		}
 		return tx.Model(&Task{}).Where("id = ?", t.ID).Updates(extra).Error
 	}
-	set := map[string]any{"ended_at": at, "exit_code": code}
+	end := at
+	for _, e := range exits {
+		if e.At.After(end) {
+			end = e.At
+		}
+	}
+	set := map[string]any{"ended_at": end, "exit_code": code}
 	maps.Copy(set, extra)
 	if err := transition(tx, t.ID, []string{TaskStarting, TaskRunning}, state, reason, now, set); err != nil {
 		return err
 	}
-	return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", t.ID).Update("ended_at", at).Error
+	return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", t.ID).Update("ended_at", end).Error
 }
 
 // nodesExitState is the state, reason and exit code of a task of several nodes from its
@@ -123,7 +132,7 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 // first failure, else success.
 func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport) (string, string, int) {
 	for _, e := range exits {
-		if e.State != ReportFailedToStart && e.ExitCode == 0 {
+		if e.State == ReportExited && e.ExitCode == 0 {
 			continue
 		}
 		if t.StopState != "" {
@@ -134,6 +143,9 @@ func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport
 			if n.NodeID == e.NodeID {
 				rank, host = i, n.Hostname
 			}
+		}
+		if e.State == nodeLost {
+			return TaskFailed, fmt.Sprintf("node %s (rank %d) lost", host, rank), -1
 		}
 		if e.State == ReportFailedToStart {
 			msg := ""

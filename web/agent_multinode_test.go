@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -112,4 +114,26 @@ func TestAgentMultiNodeExits(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAgentMultiNodeLost: a lost node fails the task, which ends when its other node, asked
+// to stop, has exited; that node's report is accepted.
+func TestAgentMultiNodeLost(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *server) {
+		n1, n2, id := twoNodeTask(s)
+		s.report(n1, id, `{"state":"running"}`)
+		later := s.clock().Add(10 * time.Minute)
+		if _, err := s.store.MarkLostNodes(context.Background(), []int64{n2.ID}, later.Add(-time.Minute), later); err != nil {
+			t.Fatal(err)
+		}
+		s.setNow(later)
+		if a, ok := s.assigned(n1, id); !ok || !a.Stop {
+			t.Fatalf("n1's assignment after n2 was lost: listed %v, stop %v; want listed, stop", ok, a.Stop)
+		}
+		s.report(n1, id, `{"state":"exited","exit_code":143}`)
+		got := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(id)))
+		if got["state"] != "failed" || got["reason"] != "node n2 (rank 1) lost" {
+			t.Errorf("task ended %v %q, want failed, node n2 (rank 1) lost", got["state"], got["reason"])
+		}
+	})
 }
