@@ -207,9 +207,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
 		NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
 	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
-	reclaim := scaler.ReclaimPolicy{Location: cfg.Location}.WithDefaults()
 	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
-		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Reclaim: reclaim, Now: now, Logger: log,
+		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)
 			if !ok {
@@ -241,7 +240,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: scaleLoop.Trigger, Reclaim: reclaim}, now)
+		ScaleTrigger: scaleLoop.Trigger}, now)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)

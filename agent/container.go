@@ -77,8 +77,14 @@ func (c ContainerConfig) runArgv(dir string, a api.Assignment) []string {
 			argv = append(argv, "--gpus", `"device=`+strings.Join(a.GPUUUIDs, ",")+`"`)
 		}
 	}
+	for _, kv := range torchrunEnv(a) {
+		argv = append(argv, "--env", kv)
+	}
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		argv = append(argv, "--env", k+"="+a.Env[k])
+	}
+	for _, kv := range kashiEnv(a) {
+		argv = append(argv, "--env", kv)
 	}
 	argv = append(argv, "--env", "CUDA_VISIBLE_DEVICES=all", // the container sees only its GPUs
 		"--env", "KASHI_OUTPUT_FILE="+containerTaskDir+"/"+outputUnitsFile,

@@ -59,6 +59,19 @@ func TestContainerRunArgv(t *testing.T) {
 		"podman, CDI": {ContainerConfig{Runtime: RuntimePodman, Path: "/usr/bin/podman"},
 			common("/usr/bin/podman", "--device", "nvidia.com/gpu=GPU-a", "--device", "nvidia.com/gpu=GPU-b")},
 	}
+	shaped := a
+	shaped.NodeRank, shaped.NNodes, shaped.WorldSize, shaped.Rank, shaped.MasterAddr, shaped.MasterPort = 1, 2, 4, 2, "n1", 29521
+	want := []string{"docker", "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21",
+		"--gpus", `"device=GPU-a,GPU-b"`, "--env", "MASTER_ADDR=n1", "--env", "MASTER_PORT=29521", "--env", "NNODES=2",
+		"--env", "NODE_RANK=1", "--env", "SEED=7", "--env", "KASHI_RANK=2", "--env", "KASHI_NODE_RANK=1",
+		"--env", "KASHI_WORLD_SIZE=4", "--env", "KASHI_NNODES=2", "--env", "KASHI_MASTER_ADDR=n1",
+		"--env", "KASHI_MASTER_PORT=29521", "--env", "CUDA_VISIBLE_DEVICES=all",
+		"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
+		"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py"}
+	c := ContainerConfig{Runtime: RuntimeDocker, Mounts: []string{"/data:/data:ro"}}
+	if diff := cmp.Diff(want, c.runArgv("/state/tasks/21", shaped)); diff != "" {
+		t.Errorf("runArgv of rank 1 of two nodes (-want +got):\n%s", diff)
+	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			tc.c.Mounts = []string{"/data:/data:ro"}

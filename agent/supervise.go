@@ -145,13 +145,15 @@ func reapGroup(pgid int) {
 	}
 }
 
-// taskEnv is the supervisor's environment plus the task's, then the variables the task
-// cannot override: CUDA_VISIBLE_DEVICES and KASHI_OUTPUT_FILE. Later entries win.
+// taskEnv is the supervisor's environment, the task's shape as torchrun names it, the task's
+// env, then the variables the task cannot override: the KASHI_ shape, CUDA_VISIBLE_DEVICES and
+// KASHI_OUTPUT_FILE. Later entries win.
 func taskEnv(a api.Assignment, outputFile string) []string {
-	env := os.Environ()
+	env := append(os.Environ(), torchrunEnv(a)...)
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		env = append(env, k+"="+a.Env[k])
 	}
+	env = append(env, kashiEnv(a)...)
 	return append(env, "CUDA_VISIBLE_DEVICES="+strings.Join(a.GPUUUIDs, ","), "KASHI_OUTPUT_FILE="+outputFile)
 }
 

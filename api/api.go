@@ -130,6 +130,15 @@ type Assignment struct {
 	MaxRuntimeS int64 `json:"max_runtime_s"`
 	// Stop asks the agent to stop the task: stop signal, grace, then kill.
 	Stop bool `json:"stop,omitempty"`
+	// NodeRank is this node's rank among the task's NNodes nodes (a task larger than a node
+	// gets whole nodes); MasterAddr and MasterPort name the rank-0 node's rendezvous.
+	// WorldSize counts the task's GPUs; Rank is the global rank of this node's first GPU.
+	NodeRank   int    `json:"node_rank"`
+	NNodes     int    `json:"nnodes"`
+	WorldSize  int    `json:"world_size"`
+	Rank       int    `json:"rank"`
+	MasterAddr string `json:"master_addr,omitempty"`
+	MasterPort int    `json:"master_port,omitempty"`
 }
 
 // Task states an agent reports.

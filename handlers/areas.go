@@ -46,6 +46,7 @@ type TasksStore interface {
 	KeepTask(ctx context.Context, taskID int64, by string, keepFor time.Duration, maxPerDay int, loc *time.Location, now time.Time) (time.Time, error)
 	ReclaimTask(ctx context.Context, taskID int64, reason string, now time.Time) error
 	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
+	TaskReclaimSettings(ctx context.Context, taskID int64) (models.ReclaimSettings, error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.
@@ -61,6 +62,7 @@ type ProjectsStore interface {
 	ProjectByName(ctx context.Context, name string) (models.Project, error)
 	UserByName(ctx context.Context, name string) (models.User, error)
 	SetProjectTags(ctx context.Context, actor string, projectID int64, tags []string, now time.Time) error
+	SetReclaimOverride(ctx context.Context, actor string, projectID int64, o models.ReclaimOverride, now time.Time) error
 	SetMember(ctx context.Context, projectID, userID int64, role string) error
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)

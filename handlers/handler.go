@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"kashi/models"
-	"kashi/scaler"
 	"kashi/scheduler"
 )
 
@@ -53,9 +52,6 @@ type Config struct {
 	// ScaleTrigger wakes the scaling loop after a pool's configuration changed (the
 	// scaler.Scaler's Trigger); nil means nothing is woken.
 	ScaleTrigger func()
-	// Reclaim is the idle-reclaim policy the scaling loop runs: how long a "keep" answer
-	// holds the cards and how many keeps a day allows. Zero fields take the defaults.
-	Reclaim scaler.ReclaimPolicy
 }
 
 // Handler serves every route, one area at a time: each area is a small handler over the part

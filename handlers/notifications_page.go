@@ -51,9 +51,12 @@ func (h *Tasks) notificationsData(c echo.Context) (views.NotificationsData, erro
 	if err != nil {
 		return d, err
 	}
-	pol := h.cfg.Reclaim.WithDefaults()
 	today := now.Format(time.DateOnly)
 	for _, t := range idle {
+		pol, err := h.reclaimOf(ctx, t.ID)
+		if err != nil {
+			return d, err
+		}
 		v := views.IdleTaskView{ID: t.ID, Name: t.Name, Project: t.Project, GPUs: t.GPUs, NoticeAt: t.NoticeAt,
 			KeepsLeft: pol.MaxKeepsPerDay, KeepFor: pol.KeepFor}
 		if t.KeptUntil != nil && t.KeptUntil.After(now) {
@@ -126,7 +129,11 @@ func (h *Tasks) idleAnswerFailed(c echo.Context, t models.TaskRow, err error) er
 	d.Error = views.TaskGoneError(l, t.ID)
 	if t.State == models.TaskRunning || t.State == models.TaskStarting {
 		if t.StopState == "" {
-			d.Error = views.KeepCapError(l, t.ID, h.cfg.Reclaim.WithDefaults().MaxKeepsPerDay)
+			pol, err := h.reclaimOf(c.Request().Context(), t.ID)
+			if err != nil {
+				return err
+			}
+			d.Error = views.KeepCapError(l, t.ID, pol.MaxKeepsPerDay)
 		}
 	}
 	return Render(c, http.StatusConflict, views.Notifications(l, d))

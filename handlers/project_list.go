@@ -33,6 +33,8 @@ type projectJSON struct {
 	Role   string      `json:"role,omitempty"`
 	Tags   []string    `json:"tags"`
 	Quotas []quotaJSON `json:"quotas"`
+	// Reclaim is the project's idle-reclaim override (POST /api/v1/projects/:id/reclaim).
+	Reclaim models.ReclaimOverride `json:"reclaim"`
 }
 
 // ProjectList lists the projects the caller sees with their quotas and this month's usage.
@@ -66,7 +68,8 @@ func (h *Projects) projects(c echo.Context) ([]projectJSON, error) {
 		if !p.SeesBills(pr.ID) {
 			continue
 		}
-		pj := projectJSON{ID: pr.ID, Name: pr.Name, Role: p.Projects[pr.ID], Tags: pr.TagList(), Quotas: []quotaJSON{}}
+		pj := projectJSON{ID: pr.ID, Name: pr.Name, Role: p.Projects[pr.ID], Tags: pr.TagList(), Quotas: []quotaJSON{},
+			Reclaim: pr.Reclaim}
 		if pj.Tags == nil {
 			pj.Tags = []string{}
 		}

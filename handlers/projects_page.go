@@ -20,6 +20,9 @@ func (h *Projects) ProjectsPage(c echo.Context) error {
 	if id, err := strconv.ParseInt(c.QueryParam("sent"), 10, 64); err == nil {
 		d.Notice = views.RequestSentNotice(Locale(c), id)
 	}
+	if c.QueryParam("reclaim") != "" {
+		d.Notice = views.ReclaimSavedNotice(Locale(c))
+	}
 	return Render(c, http.StatusOK, views.Projects(Locale(c), d))
 }
 
@@ -33,6 +36,9 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 	d := views.ProjectsData{Now: h.now().In(h.cfg.Location), Form: form}
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
+		if p.Leads(pj.ID) {
+			pv.Reclaim = reclaimFormOf(pj.Reclaim)
+		}
 		for _, q := range pj.Quotas {
 			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
 				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}

@@ -37,6 +37,9 @@ type capacityJSON struct {
 	Held        int    `json:"held"`
 	Free        int    `json:"free"`
 	LargestFree int    `json:"largest_free"`
+	// ShortReserve counts the cards kept for the short lane; ShortReserveHeld those in use.
+	ShortReserve     int `json:"short_reserve"`
+	ShortReserveHeld int `json:"short_reserve_held"`
 }
 
 // QueueList lists the waiting tasks in queue order with position, lane, estimated start

@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/scaler"
 )
 
 // auditTaskRelease is the audit action of a "release now" answer.
@@ -18,7 +20,7 @@ type keepJSON struct {
 	KeptUntil time.Time `json:"kept_until"`
 }
 
-// TaskKeep answers an idle notice with "keep": the task keeps its cards for the policy's keep
+// TaskKeep answers an idle notice with "keep": the task keeps its cards for its policy's keep
 // time (2 h by default). Past the keeps a day allows, or for a task holding no cards, it
 // answers 409. POST /api/v1/tasks/:id/keep.
 func (h *Tasks) TaskKeep(c echo.Context) error {
@@ -56,10 +58,22 @@ func (h *Tasks) TaskRelease(c echo.Context) error {
 	return c.JSON(http.StatusOK, toTaskJSON(t))
 }
 
-// keepTask keeps the task's cards for the reclaim policy's keep time.
+// keepTask keeps the task's cards for its reclaim policy's keep time.
 func (h *Tasks) keepTask(c echo.Context, id int64) (time.Time, error) {
-	pol := h.cfg.Reclaim.WithDefaults()
+	pol, err := h.reclaimOf(c.Request().Context(), id)
+	if err != nil {
+		return time.Time{}, err
+	}
 	return h.store.KeepTask(c.Request().Context(), id, Who(c).User.Name, pol.KeepFor, pol.MaxKeepsPerDay, h.loc(), h.now())
+}
+
+// reclaimOf is the task's reclaim policy: its pool's under its project's override.
+func (h *Tasks) reclaimOf(ctx context.Context, id int64) (scaler.ReclaimPolicy, error) {
+	s, err := h.store.TaskReclaimSettings(ctx, id)
+	if err != nil {
+		return scaler.ReclaimPolicy{}, err
+	}
+	return scaler.ReclaimOf(s), nil
 }
 
 // releaseTask stops the task and reclaims its cards, audits it and wakes the scheduler.

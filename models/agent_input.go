@@ -60,6 +60,15 @@ type Assignment struct {
 	Image       string
 	MaxRuntimeS int64
 	Stop        bool
+	// NodeRank is this node's rank among the task's NNodes nodes; MasterAddr and MasterPort
+	// name the rank-0 node's rendezvous. WorldSize counts the task's GPUs and Rank is the
+	// global rank of this node's first GPU (the GPUs of the lower ranks before it).
+	NodeRank   int
+	NNodes     int
+	WorldSize  int
+	Rank       int
+	MasterAddr string
+	MasterPort int
 }
 
 // States a node reports for a task's process.

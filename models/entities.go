@@ -105,6 +105,8 @@ type Project struct {
 	// Tags group the project's bills, comma-separated (see SetProjectTags).
 	Tags      string
 	CreatedAt time.Time
+	// Reclaim is the project's own idle-reclaim settings over its pools' (SetReclaimOverride).
+	Reclaim ReclaimOverride `gorm:"embedded;embeddedPrefix:reclaim_"`
 }
 
 // TagList returns the project's tags.

@@ -18,6 +18,9 @@ const (
 	AlertGPUMemory       = "gpu-memory"
 	AlertIdleCards       = "idle-cards"
 	AlertQuota           = "quota"
+	// AlertPoolAtMax: a pool has been at its maximum size with demand waiting longer than
+	// its policy allows.
+	AlertPoolAtMax = "pool-at-max"
 )
 
 // Alert is something an admin should know: shown in the UI and sent to the chat channels.

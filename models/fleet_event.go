@@ -41,6 +41,9 @@ type PoolScaleState struct {
 	Desired         int
 	LastScaleUpAt   *time.Time
 	LastScaleDownAt *time.Time
+	// AtMaxSince is since when the pool has been at its maximum with demand waiting; nil
+	// while it is not.
+	AtMaxSince *time.Time
 	// Skips is the JSON list of PoolSkip of the last tick.
 	Skips     string
 	UpdatedAt time.Time
@@ -122,6 +125,20 @@ func (s *Store) SetPoolScaleStatus(ctx context.Context, poolID int64, size, desi
 	err = touchPoolScale(s.db.WithContext(ctx), row, "size", "desired", "skips", "updated_at")
 	if err != nil {
 		return fmt.Errorf("models: pool %d scale status: %w", poolID, err)
+	}
+	return nil
+}
+
+// SetPoolAtMaxSince records since when the pool has been at its maximum with demand waiting
+// (nil: it is not), so that a restart does not reset the wait.
+func (s *Store) SetPoolAtMaxSince(ctx context.Context, poolID int64, since *time.Time, now time.Time) error {
+	if since != nil {
+		t := UTC(*since)
+		since = &t
+	}
+	row := PoolScaleState{PoolID: poolID, AtMaxSince: since, UpdatedAt: UTC(now)}
+	if err := touchPoolScale(s.db.WithContext(ctx), row, "at_max_since"); err != nil {
+		return fmt.Errorf("models: pool %d at max since: %w", poolID, err)
 	}
 	return nil
 }

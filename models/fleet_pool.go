@@ -37,6 +37,9 @@ type PoolConfig struct {
 	MaxNodes    int  `json:"max_nodes"`
 	Step        int  `json:"step"`
 	ReservedMin int  `json:"reserved_min"`
+	// ShortLaneNodes is how many of the pool's ready nodes (those of the highest ids) are kept
+	// for the short lane: long tasks are never placed on them.
+	ShortLaneNodes int `json:"short_lane_nodes"`
 	// AnySpec: tasks that take any spec count as this pool's demand.
 	AnySpec           bool    `json:"any_spec"`
 	BootTimeoutS      int64   `json:"boot_timeout_s"`
@@ -50,9 +53,21 @@ type PoolConfig struct {
 	CooldownDownS     int64   `json:"cooldown_down_s"`
 	MaxInFlight       int     `json:"max_in_flight"`
 	DrainBufferS      int64   `json:"drain_buffer_s"`
+	// AtMaxAlertS: a pool at its maximum with demand waiting this long raises an alert.
+	AtMaxAlertS int64 `json:"at_max_alert_s"`
 	// AdoptUnknown: a machine carrying the pool's tags that Kashi has no intent for is
 	// adopted (true) or deleted (false).
 	AdoptUnknown bool `json:"adopt_unknown"`
+	// ReclaimOff turns idle reclaim off for the pool's tasks; the other Reclaim settings are
+	// the idle time before a notice, the time a notice waits for an answer, how long a keep
+	// holds the cards and how many keeps a day allows, and the setup time after a task's
+	// start that is never idle. A project's lead may override them (ReclaimOverride).
+	ReclaimOff         bool  `json:"reclaim_off"`
+	ReclaimIdleS       int64 `json:"reclaim_idle_s"`
+	ReclaimGraceS      int64 `json:"reclaim_grace_s"`
+	ReclaimKeepForS    int64 `json:"reclaim_keep_for_s"`
+	ReclaimKeepsPerDay int   `json:"reclaim_keeps_per_day"`
+	ReclaimSetupGraceS int64 `json:"reclaim_setup_grace_s"`
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then

@@ -25,6 +25,7 @@ var migrations = []migration{
 	{5, "security: idempotency keys scoped to caller and project, single-use join tokens", migrateV5},
 	{6, "agent: task image, output unit and last checkpoint, unmanaged GPU use, task log tails", migrateV6Agent},
 	{7, "metering thresholds in the billing settings, and on each rollup", migrateV7Thresholds},
+	{8, "promises: node exits of multi-node tasks, projects' idle-reclaim overrides, pools at their maximum since", migrateV8Promises},
 }
 
 // schemaVersion records each applied migration.

@@ -56,25 +56,48 @@ func (s *Store) MarkLostNodes(ctx context.Context, ids []int64, cutoff, now time
 	return lost, nil
 }
 
-// endOnLostNode ends a task whose node was lost, at the node's last sign of life.
+// endOnLostNode ends a task whose node was lost, at the node's last sign of life. A task of
+// several nodes loses only that node's cards then, and ends when its other nodes have
+// exited (see nodeExited), which are asked to stop.
 func endOnLostNode(tx *gorm.DB, taskID int64, n Node, now time.Time) error {
 	var t Task
-	if err := tx.Select("id, started_at").Where("id = ?", taskID).Take(&t).Error; err != nil {
+	if err := tx.Where("id = ?", taskID).Take(&t).Error; err != nil {
 		return err
 	}
 	at := n.LastSeenAt
 	if t.StartedAt != nil && at.Before(*t.StartedAt) {
 		at = *t.StartedAt
 	}
-	reason := lostReason(n.Hostname, n.LastSeenAt)
-	err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, TaskFailed, reason, now, map[string]any{"ended_at": at})
+	nodes, err := taskNodes(tx, []int64{taskID})
 	if err != nil {
 		return err
 	}
-	// Never before an allocation opened: a GPU given after the node's last sign of life.
-	if err := tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL AND started_at > ?", taskID, at).
-		Update("ended_at", gorm.Expr("started_at")).Error; err != nil {
+	if len(nodes[taskID]) > 1 {
+		if err := closeAllocations(tx, taskID, n.ID, at); err != nil {
+			return err
+		}
+		return nodeExited(tx, t, n.ID, TaskReport{State: nodeLost, ExitCode: -1}, at, now, nil)
+	}
+	reason := lostReason(n.Hostname, n.LastSeenAt)
+	err = transition(tx, taskID, []string{TaskStarting, TaskRunning}, TaskFailed, reason, now, map[string]any{"ended_at": at})
+	if err != nil {
 		return err
 	}
-	return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", taskID).Update("ended_at", at).Error
+	return closeAllocations(tx, taskID, 0, at)
+}
+
+// closeAllocations closes the task's open allocations (on nodeID only, unless 0) at at, never
+// before one opened (a GPU given after a lost node's last sign of life).
+func closeAllocations(tx *gorm.DB, taskID, nodeID int64, at time.Time) error {
+	open := func() *gorm.DB {
+		q := tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", taskID)
+		if nodeID != 0 {
+			q = q.Where("node_id = ?", nodeID)
+		}
+		return q
+	}
+	if err := open().Where("started_at > ?", at).Update("ended_at", gorm.Expr("started_at")).Error; err != nil {
+		return err
+	}
+	return open().Update("ended_at", at).Error
 }

@@ -33,7 +33,7 @@ type PoolField struct {
 	// Name is the setting's JSON name, in storage and the API, and its form input's name.
 	Name string
 	Kind PoolFieldKind
-	// Group is the part of the form it belongs to: machines, size, up or down.
+	// Group is the part of the form it belongs to: machines, size, up, down or reclaim.
 	Group string
 	// Unit is what a PoolDuration is entered and shown in: time.Minute or time.Hour.
 	Unit time.Duration
@@ -72,6 +72,7 @@ var PoolFields = []PoolField{
 	{Name: "max_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
 	{Name: "step", Kind: PoolCount, Group: "size", Max: maxPoolStep, Default: 1},
 	{Name: "reserved_min", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
+	{Name: "short_lane_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
 	// A zero max_in_flight means max(step, Default): see WithDefaults.
 	{Name: "max_in_flight", Kind: PoolCount, Group: "size", Max: maxPoolStep, Default: 4},
 	{Name: "any_spec", Kind: PoolSwitch, Group: "size"},
@@ -81,11 +82,18 @@ var PoolFields = []PoolField{
 	minutes("memory_high_window_s", "up", 5*time.Minute),
 	minutes("cooldown_up_s", "up", 10*time.Minute),
 	minutes("boot_timeout_s", "up", 15*time.Minute),
+	minutes("at_max_alert_s", "up", 30*time.Minute),
 	{Name: "memory_low_pct", Kind: PoolPercent, Group: "down", Max: 100, Default: 20},
 	minutes("memory_low_window_s", "down", 10*time.Minute),
 	minutes("unneeded_s", "down", 10*time.Minute),
 	minutes("cooldown_down_s", "down", 10*time.Minute),
 	minutes("drain_buffer_s", "down", 30*time.Minute),
+	{Name: "reclaim_off", Kind: PoolSwitch, Group: "reclaim"},
+	minutes("reclaim_idle_s", "reclaim", 30*time.Minute),
+	minutes("reclaim_grace_s", "reclaim", 30*time.Minute),
+	minutes("reclaim_keep_for_s", "reclaim", 2*time.Hour),
+	{Name: "reclaim_keeps_per_day", Kind: PoolCount, Group: "reclaim", Max: maxKeepsPerDay, Default: 2},
+	minutes("reclaim_setup_grace_s", "reclaim", 15*time.Minute),
 }
 
 // minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.

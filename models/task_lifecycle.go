@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -137,10 +136,13 @@ func requestStop(tx *gorm.DB, id int64, state, reason string, now time.Time) err
 // Stop set on those asked to stop.
 func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, error) {
 	db := s.db.WithContext(ctx)
-	// A task larger than a node holds GPUs on several; each node runs it on its own GPUs.
+	// A task larger than a node holds GPUs on several; each node runs it on its own GPUs, with
+	// its rank, until it exits there.
 	var tasks []Task
 	onNode := db.Model(&Allocation{}).Select("task_id").Where("node_id = ? AND ended_at IS NULL", nodeID)
-	if err := db.Where("id IN (?) AND state IN ?", onNode, []string{TaskStarting, TaskRunning}).Order("id").Find(&tasks).Error; err != nil {
+	exited := db.Model(&TaskNodeExit{}).Select("task_id").Where("node_id = ?", nodeID)
+	if err := db.Where("id IN (?) AND id NOT IN (?) AND state IN ?", onNode, exited, []string{TaskStarting, TaskRunning}).
+		Order("id").Find(&tasks).Error; err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
 	if len(tasks) == 0 {
@@ -164,9 +166,14 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	for _, h := range held {
 		uuids[h.TaskID] = append(uuids[h.TaskID], h.UUID)
 	}
+	nodes, err := taskNodes(db, ids)
+	if err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
 	out := make([]Assignment, len(tasks))
 	for i, t := range tasks {
 		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, Image: t.Image, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
+		a.setShape(nodes[t.ID], nodeID)
 		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
 			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)
 		}
@@ -179,7 +186,8 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 }
 
 // ReportTaskStatus applies an agent's report about a task on its node: running, exited or
-// failed to start. An exit ends the task and closes its allocations at the reported time,
+// failed to start. The exit of the task's last node (see nodeExited) ends the task and
+// closes its allocations at the reported time,
 // clamped between the task's start and now, and never before the report window's floor
 // (MaxReportAge ago, or the end of the last issued bill's month). A report about a task that already ended, or
 // that is not on this node, is a conflict.
@@ -222,13 +230,7 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 			}
 			return transition(tx, taskID, []string{TaskStarting}, TaskRunning, "process started", now, output)
 		case ReportExited, ReportFailedToStart:
-			state, reason := exitState(t, r)
-			extra := map[string]any{"ended_at": at, "exit_code": r.ExitCode}
-			maps.Copy(extra, output)
-			if err := transition(tx, taskID, []string{TaskStarting, TaskRunning}, state, reason, now, extra); err != nil {
-				return err
-			}
-			return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", taskID).Update("ended_at", at).Error
+			return nodeExited(tx, t, nodeID, r, at, now, output)
 		default:
 			return fieldErr("state", "must be %q, %q or %q", ReportRunning, ReportExited, ReportFailedToStart)
 		}

@@ -28,6 +28,7 @@ type Store interface {
 	PoolMemory(ctx context.Context, poolID int64, from, to time.Time, bucket time.Duration) ([]models.MemoryPoint, error)
 	QueuedSince(ctx context.Context) (map[int64]time.Time, error)
 	TaskReclaims(ctx context.Context) (map[int64]models.TaskReclaim, error)
+	ReclaimOverrides(ctx context.Context) (map[int64]models.ReclaimOverride, error)
 
 	RecordScaleUp(ctx context.Context, poolID int64, keys []string, ev models.ScalingEvent, now time.Time) error
 	SetMachineProviderID(ctx context.Context, key, providerID string) error
@@ -41,6 +42,7 @@ type Store interface {
 	RecordScalingEvent(ctx context.Context, poolID int64, ev models.ScalingEvent, now time.Time) error
 	SetUnneeded(ctx context.Context, since map[int64]time.Time) error
 	SetPoolScaleStatus(ctx context.Context, poolID int64, size, desired int, skips []models.PoolSkip, now time.Time) error
+	SetPoolAtMaxSince(ctx context.Context, poolID int64, since *time.Time, now time.Time) error
 	RecordPoolSize(ctx context.Context, poolID int64, size, desired, demandGPUs int, now time.Time) error
 	RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (models.Alert, bool, error)
 	ResolveAlert(ctx context.Context, kind, subject string, now time.Time) error
@@ -62,8 +64,7 @@ type Config struct {
 	// someone else's. Empty means "kashi".
 	Cluster string
 	// Queue gives the demand; nil means none.
-	Queue   QueueFunc
-	Reclaim ReclaimPolicy
+	Queue QueueFunc
 	// MemoryBucket is the width of the memory history's samples; zero means a minute.
 	MemoryBucket time.Duration
 	// NodeStaleAfter: a ready node silent this long counts as lost; zero means 2 minutes.
@@ -74,6 +75,9 @@ type Config struct {
 	OnAction func(Action)
 	Now      func() time.Time
 	Logger   *slog.Logger
+	// Location is the zone of the times that notices write (the billing time zone); nil is
+	// UTC.
+	Location *time.Location
 }
 
 // Scaler is the scaling and release loop: each tick it reconciles every managed pool with
@@ -197,6 +201,38 @@ func (s *Scaler) record(ctx context.Context, in *scaleInput, plan Plan, now time
 		if err := s.store.RecordPoolSize(ctx, p.ID, sz.Size, sz.Desired, sz.DemandGPUs, now); err != nil {
 			return err
 		}
+		if err := s.recordAtMax(ctx, in, p, sz, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordAtMax keeps since when the pool has been at its maximum with demand waiting, raises
+// the alert while that lasts too long and resolves it when the pool is no longer so.
+func (s *Scaler) recordAtMax(ctx context.Context, in *scaleInput, p models.ConfiguredPool, sz PoolSize, now time.Time) error {
+	var was time.Time
+	for _, sp := range in.snap.Pools {
+		if sp.Name == sz.Pool {
+			was = sp.AtMaxSince
+		}
+	}
+	switch {
+	case sz.AtMaxSince.IsZero() && was.IsZero():
+		return nil
+	case sz.AtMaxSince.IsZero():
+		if err := s.store.SetPoolAtMaxSince(ctx, p.ID, nil, now); err != nil {
+			return err
+		}
+		return s.store.ResolveAlert(ctx, models.AlertPoolAtMax, p.Name, now)
+	case !sz.AtMaxSince.Equal(was):
+		if err := s.store.SetPoolAtMaxSince(ctx, p.ID, &sz.AtMaxSince, now); err != nil {
+			return err
+		}
+	}
+	if sz.AtMaxAlert {
+		s.alert(ctx, models.AlertPoolAtMax, p.Name, fmt.Sprintf("pool %s has been at its maximum of %d nodes for %s while %d GPUs of demand wait",
+			p.Name, sz.Size, fmtDur(now.Sub(sz.AtMaxSince)), sz.DemandGPUs), now)
 	}
 	return nil
 }

@@ -33,6 +33,9 @@ import (
 //     and to MaxInFlight booting machines; not within CooldownAfterUp of the last scale-up
 //     unless the pool is under MinNodes. A need not met is explained (ReasonAtMaxSize,
 //     ReasonInFlightCap, ReasonInCooldown).
+//     A pool at MaxNodes whose waiting demand needs more nodes is at its maximum since the
+//     first tick it was (Pool.AtMaxSince, carried on in PoolSize); after AtMaxAlertAfter the
+//     plan asks for an alert (PoolSize.AtMaxAlert).
 //  6. Scale down. A pool over MaxNodes (lowered by an admin) drains the excess at once,
 //     whatever the demand. Otherwise, when no need is left and no drained node came back,
 //     it shrinks by up to Step nodes, never under MinNodes, when no admissible
@@ -52,7 +55,7 @@ func DecideScale(snap Snapshot, now time.Time) Plan {
 		ps := newPoolPass(&plan, &pools[i], now)
 		ps.decide()
 	}
-	plan.Actions = append(plan.Actions, DecideReclaim(snap.Tasks, now, snap.Reclaim)...)
+	plan.Actions = append(plan.Actions, DecideReclaim(snap.Tasks, now)...)
 	return plan
 }
 
@@ -98,13 +101,14 @@ func (ps *poolPass) decide() {
 	size := len(ps.p.Nodes) + len(ps.p.Booting)
 	ps.boot()
 	ps.markUnneeded()
-	need, why := ps.needs()
-	need = ps.settleDrained(need, why)
+	want, why := ps.needs()
+	want = ps.settleDrained(want, why)
+	atMax := want > 0 && ps.active >= ps.pol.MaxNodes && slices.ContainsFunc(why, demandWaits)
 	switch {
 	case ps.active > ps.pol.MaxNodes:
 		ps.drainExcess()
-	case need > 0:
-		ps.scaleUp(need, why)
+	case want > 0:
+		ps.scaleUp(want, why)
 	case !ps.grewBack():
 		ps.scaleDown()
 	}
@@ -120,8 +124,19 @@ func (ps *poolPass) decide() {
 			demand += d.GPUs
 		}
 	}
-	ps.plan.Sizes = append(ps.plan.Sizes, PoolSize{Pool: ps.p.Name, Size: size, Desired: ps.active, DemandGPUs: demand})
+	sz := PoolSize{Pool: ps.p.Name, Size: size, Desired: ps.active, DemandGPUs: demand}
+	if atMax {
+		sz.AtMaxSince = ps.p.AtMaxSince
+		if sz.AtMaxSince.IsZero() || sz.AtMaxSince.After(ps.now) {
+			sz.AtMaxSince = ps.now
+		}
+		sz.AtMaxAlert = ps.now.Sub(sz.AtMaxSince) >= ps.pol.AtMaxAlertAfter
+	}
+	ps.plan.Sizes = append(ps.plan.Sizes, sz)
 }
+
+// demandWaits reports whether n is the need of waiting demand.
+func demandWaits(n need) bool { return n.reason == ReasonDemandWaiting }
 
 // grewBack reports whether a drained node came back this pass.
 func (ps *poolPass) grewBack() bool {

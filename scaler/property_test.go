@@ -58,6 +58,9 @@ func randomScalePool(r *rand.Rand) Pool {
 	if r.IntN(2) == 0 {
 		p.LastScaleDown = ago(mins(30))
 	}
+	if r.IntN(3) == 0 {
+		p.AtMaxSince = ago(mins(60))
+	}
 	return p
 }
 
@@ -125,6 +128,22 @@ func TestDecideScaleProperties(t *testing.T) {
 		}
 		if grew && shrank {
 			fail("the pool grows and shrinks at once")
+		}
+		// At its maximum with demand waiting: only when the pool cannot grow, since no
+		// later than now and no earlier than the last tick said; an alert only after the
+		// alert time.
+		for _, sz := range plan.Sizes {
+			switch {
+			case sz.AtMaxSince.IsZero() && sz.AtMaxAlert:
+				fail("an at-max alert without an at-max time: %+v", sz)
+			case sz.AtMaxSince.IsZero():
+			case grew || sz.Desired < pol.MaxNodes:
+				fail("at its maximum (%+v) while it grows or has room under max %d", sz, pol.MaxNodes)
+			case sz.AtMaxSince.After(st0) || !p.AtMaxSince.IsZero() && !p.AtMaxSince.After(st0) && !sz.AtMaxSince.Equal(p.AtMaxSince):
+				fail("at max since %v, the last tick said %v", sz.AtMaxSince, p.AtMaxSince)
+			case sz.AtMaxAlert != (st0.Sub(sz.AtMaxSince) >= pol.AtMaxAlertAfter):
+				fail("at-max alert %v after %s, alert time %s", sz.AtMaxAlert, st0.Sub(sz.AtMaxSince), pol.AtMaxAlertAfter)
+			}
 		}
 	}
 }

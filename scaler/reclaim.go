@@ -7,53 +7,12 @@ import (
 	"time"
 )
 
-// ReclaimPolicy is how idle tasks lose their cards. A zero field takes its default.
-type ReclaimPolicy struct {
-	// Off turns idle reclaim off.
-	Off bool
-	// IdleTime: a task whose cards all stayed under the idle threshold this long gets a
-	// notice.
-	IdleTime time.Duration
-	// Grace: a notice without an answer this long is followed by the stop.
-	Grace time.Duration
-	// KeepFor is how long a "keep" answer holds the cards.
-	KeepFor time.Duration
-	// MaxKeepsPerDay caps the keeps of one task in a day.
-	MaxKeepsPerDay int
-	// SetupGrace: idle time counts only from this long after a task started (many jobs load
-	// data first).
-	SetupGrace time.Duration
-	// Location is the zone the notices' times are written in, the one pages show (the
-	// billing time zone); nil is UTC.
-	Location *time.Location
-}
-
 // clockText is t's time of day in loc, with the zone: "14:30 Asia/Shanghai".
 func clockText(t time.Time, loc *time.Location) string {
 	if loc == nil {
 		loc = time.UTC
 	}
 	return t.In(loc).Format("15:04") + " " + loc.String()
-}
-
-// WithDefaults returns p with every zero field set to its default.
-func (p ReclaimPolicy) WithDefaults() ReclaimPolicy {
-	if p.IdleTime <= 0 {
-		p.IdleTime = DefaultIdleTime
-	}
-	if p.Grace <= 0 {
-		p.Grace = DefaultReclaimGrace
-	}
-	if p.KeepFor <= 0 {
-		p.KeepFor = DefaultKeepFor
-	}
-	if p.MaxKeepsPerDay <= 0 {
-		p.MaxKeepsPerDay = DefaultMaxKeepsPerDay
-	}
-	if p.SetupGrace <= 0 {
-		p.SetupGrace = DefaultSetupGrace
-	}
-	return p
 }
 
 // IdleTask is a running task as idle reclaim sees it.
@@ -69,10 +28,13 @@ type IdleTask struct {
 	NoticeAt time.Time
 	// KeptUntil is the end of the owner's last "keep"; zero if none.
 	KeptUntil time.Time
+	// Policy is the task's own: its pool's, under its project's override (ReclaimOf).
+	Policy ReclaimPolicy
 }
 
-// DecideReclaim decides, for each running task, whether its owner is warned that its idle
-// cards will be reclaimed, the warning withdrawn, or the task stopped. It is pure.
+// DecideReclaim decides, for each running task under its own policy, whether its owner is
+// warned that its idle cards will be reclaimed, the warning withdrawn, or the task stopped.
+// It is pure.
 //
 // A task's idle time counts from the latest of the moment its cards went idle, its start, and
 // the end of the setup grace after its start: cards idle before the task came, and a task
@@ -82,16 +44,21 @@ type IdleTask struct {
 // ReasonNoAnswer). A notice whose task is busy again is withdrawn (ActionClearNotice). A
 // "keep" answer (capped per day by the store, see models.Store.KeepTask) withdraws the
 // notice and postpones all this by KeepFor; "release now" stops the task at once, outside
-// this function.
-func DecideReclaim(tasks []IdleTask, now time.Time, pol ReclaimPolicy) []Action {
-	if pol.Off {
-		return nil
-	}
-	pol = pol.WithDefaults()
+// this function. A task whose policy is off is left alone; its pending notice is withdrawn
+// (ReasonReclaimOff).
+func DecideReclaim(tasks []IdleTask, now time.Time) []Action {
 	ts := slices.Clone(tasks)
 	slices.SortFunc(ts, func(a, b IdleTask) int { return cmp.Compare(a.TaskID, b.TaskID) })
 	var out []Action
 	for _, t := range ts {
+		pol := t.Policy.WithDefaults()
+		if pol.Off {
+			if !t.NoticeAt.IsZero() {
+				out = append(out, Action{Kind: ActionClearNotice, TaskID: t.TaskID, Reason: ReasonReclaimOff,
+					Detail: fmt.Sprintf("task %d: idle reclaim is off for it", t.TaskID)})
+			}
+			continue
+		}
 		if now.Before(t.KeptUntil) {
 			continue
 		}

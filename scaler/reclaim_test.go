@@ -58,15 +58,18 @@ func TestDecideReclaim(t *testing.T) {
 			pol:   ReclaimPolicy{SetupGrace: time.Minute},
 			want:  []string{"idle-notice 1 idle-task"},
 		},
-		"off": {
-			tasks: []IdleTask{noticed(idle(1, 3*time.Hour), 2*time.Hour)},
+		"off: the pending notice is withdrawn, nothing else": {
+			tasks: []IdleTask{noticed(idle(1, 3*time.Hour), 2*time.Hour), idle(2, 3*time.Hour)},
 			pol:   ReclaimPolicy{Off: true},
-			want:  nil,
+			want:  []string{"clear-notice 1 reclaim-off"},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := summary(Plan{Actions: DecideReclaim(tc.tasks, st0, tc.pol)})
+			for i := range tc.tasks {
+				tc.tasks[i].Policy = tc.pol
+			}
+			got := summary(Plan{Actions: DecideReclaim(tc.tasks, st0)})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("DecideReclaim(...) (-want +got):\n%s", diff)
 			}
@@ -75,7 +78,7 @@ func TestDecideReclaim(t *testing.T) {
 }
 
 func TestDecideReclaimDetails(t *testing.T) {
-	got := DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute)}}, st0, ReclaimPolicy{})
+	got := DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute)}}, st0)
 	want := "task 7 of bob: cards idle for 42m ≥ 30m; stopped at 14:30 UTC unless kept"
 	if len(got) != 1 || got[0].Detail != want {
 		t.Errorf("DecideReclaim(...) = %+v, want one notice %q", got, want)
@@ -85,7 +88,7 @@ func TestDecideReclaimDetails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute)}}, st0, ReclaimPolicy{Location: shanghai})
+	got = DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute), Policy: ReclaimPolicy{Location: shanghai}}}, st0)
 	if want := "task 7 of bob: cards idle for 42m ≥ 30m; stopped at 22:30 Asia/Shanghai unless kept"; len(got) != 1 || got[0].Detail != want {
 		t.Errorf("DecideReclaim(... in Shanghai) = %+v, want one notice %q", got, want)
 	}
@@ -93,5 +96,20 @@ func TestDecideReclaimDetails(t *testing.T) {
 	plan := DecideScale(Snapshot{Tasks: []IdleTask{{TaskID: 7, IdleSince: ago(time.Hour)}}}, st0)
 	if len(plan.Actions) != 1 || plan.Actions[0].Kind != ActionIdleNotice {
 		t.Errorf("DecideScale(...).Actions = %v, want the notice", plan.Actions)
+	}
+}
+
+// TestDecideReclaimEachTasksPolicy: each task is judged under its own policy.
+func TestDecideReclaimEachTasksPolicy(t *testing.T) {
+	tasks := []IdleTask{
+		{TaskID: 1, IdleSince: ago(11 * time.Minute), Policy: ReclaimPolicy{IdleTime: 10 * time.Minute}},
+		{TaskID: 2, IdleSince: ago(11 * time.Minute)},
+		{TaskID: 3, IdleSince: ago(3 * time.Hour), NoticeAt: ago(time.Hour), Policy: ReclaimPolicy{Grace: 2 * time.Hour}},
+		{TaskID: 4, IdleSince: ago(3 * time.Hour), NoticeAt: ago(time.Hour)},
+		{TaskID: 5, IdleSince: ago(3 * time.Hour), Policy: ReclaimPolicy{Off: true}},
+	}
+	want := []string{"idle-notice 1 idle-task", "reclaim 4 no-answer"}
+	if diff := cmp.Diff(want, summary(Plan{Actions: DecideReclaim(tasks, st0)})); diff != "" {
+		t.Errorf("DecideReclaim(...) (-want +got):\n%s", diff)
 	}
 }

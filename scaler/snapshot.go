@@ -31,7 +31,9 @@ func PolicyOf(c models.PoolConfig) Policy {
 		MemoryHighPct: c.MemoryHighPct, MemoryHighWindow: sec(c.MemoryHighWindowS),
 		MemoryLowPct: c.MemoryLowPct, MemoryLowWindow: sec(c.MemoryLowWindowS), UnneededTime: sec(c.UnneededS),
 		CooldownAfterUp: sec(c.CooldownUpS), CooldownAfterDown: sec(c.CooldownDownS), MaxInFlight: c.MaxInFlight,
-		DrainBuffer: sec(c.DrainBufferS)}
+		DrainBuffer: sec(c.DrainBufferS), AtMaxAlertAfter: sec(c.AtMaxAlertS),
+		Reclaim: ReclaimPolicy{Off: c.ReclaimOff, IdleTime: sec(c.ReclaimIdleS), Grace: sec(c.ReclaimGraceS),
+			KeepFor: sec(c.ReclaimKeepForS), MaxKeepsPerDay: c.ReclaimKeepsPerDay, SetupGrace: sec(c.ReclaimSetupGraceS)}}
 }
 
 // snapshot reconciles every managed pool and reads the store into DecideScale's input. It
@@ -117,6 +119,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 		}
 		if st, ok := poolStates[cp.ID]; ok {
 			sp.LastScaleUp, sp.LastScaleDown = timeOr(st.LastScaleUpAt), timeOr(st.LastScaleDownAt)
+			sp.AtMaxSince = timeOr(st.AtMaxSince)
 		}
 		in.pools[cp.Name], in.providers[cp.Name] = cp, prov
 		in.snap.Pools = append(in.snap.Pools, sp)
@@ -124,7 +127,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 	if err := s.addDemand(ctx, in, cps, now); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.addIdleTasks(ctx, in, nodes, running, allocs); err != nil {
+	if err := s.addIdleTasks(ctx, in, cps, nodes, running, allocs); err != nil {
 		return nil, append(errs, err)
 	}
 	return in, errs
@@ -234,27 +237,38 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 	return nil
 }
 
-// addIdleTasks lists the running tasks for idle reclaim: a task is idle since the latest
-// time one of its cards fell idle, if all are idle. Tasks asked to stop are left out.
-func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, nodes []models.NodeGPUs, running map[int64]models.TaskRow, allocs []models.Allocation) error {
-	if s.cfg.Reclaim.Off {
-		return nil
-	}
+// addIdleTasks lists the running tasks for idle reclaim, each with its policy (ReclaimOf the
+// pool of its first node and its project's override): a task is idle since the latest time
+// one of its cards fell idle, if all are idle. Tasks asked to stop are left out.
+func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, cps []models.ConfiguredPool, nodes []models.NodeGPUs,
+	running map[int64]models.TaskRow, allocs []models.Allocation) error {
 	reclaims, err := s.store.TaskReclaims(ctx)
 	if err != nil {
 		return err
 	}
+	overrides, err := s.store.ReclaimOverrides(ctx)
+	if err != nil {
+		return err
+	}
+	configs := make(map[int64]*models.PoolConfig, len(cps))
+	for _, cp := range cps {
+		configs[cp.ID] = &cp.Config
+	}
 	idle := make(map[int64]*time.Time)
+	poolOf := make(map[int64]int64)
 	for _, n := range nodes {
+		poolOf[n.ID] = n.PoolID
 		for _, g := range n.GPUs {
 			idle[g.ID] = g.IdleSince
 		}
 	}
 	byTask := make(map[int64][]int64)
+	firstNode := make(map[int64]int64)
 	var order []int64
 	for _, a := range allocs {
 		if _, ok := byTask[a.TaskID]; !ok {
 			order = append(order, a.TaskID)
+			firstNode[a.TaskID] = a.NodeID
 		}
 		byTask[a.TaskID] = append(byTask[a.TaskID], a.GPUID)
 	}
@@ -263,7 +277,9 @@ func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, nodes []model
 		if !ok || t.State != models.TaskRunning || t.StopState != "" {
 			continue
 		}
-		it := IdleTask{TaskID: id, Owner: t.Owner}
+		it := IdleTask{TaskID: id, Owner: t.Owner, Policy: ReclaimOf(models.ReclaimSettings{
+			Pool: configs[poolOf[firstNode[id]]], Override: overrides[t.ProjectID]})}
+		it.Policy.Location = s.cfg.Location
 		if t.StartedAt != nil {
 			it.StartedAt = *t.StartedAt
 		}
@@ -282,7 +298,6 @@ func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, nodes []model
 		}
 		in.snap.Tasks = append(in.snap.Tasks, it)
 	}
-	in.snap.Reclaim = s.cfg.Reclaim
 	return nil
 }
 

@@ -8,16 +8,6 @@ import (
 	"kashi/models"
 )
 
-// Idle-reclaim defaults: what a zero field of ReclaimPolicy means. A pool Policy's
-// defaults are in the pool settings table, models.PoolFields.
-const (
-	DefaultIdleTime       = 30 * time.Minute
-	DefaultReclaimGrace   = 30 * time.Minute
-	DefaultKeepFor        = 2 * time.Hour
-	DefaultMaxKeepsPerDay = 2
-	DefaultSetupGrace     = 15 * time.Minute
-)
-
 // Policy is how one pool grows and shrinks. A zero field takes its default (WithDefaults).
 type Policy struct {
 	// MinNodes and MaxNodes bound the pool's size (nodes plus machines booting).
@@ -52,6 +42,11 @@ type Policy struct {
 	// DrainBuffer: a drained node still busy after this long takes tasks again, unless the
 	// pool is over its maximum.
 	DrainBuffer time.Duration
+	// AtMaxAlertAfter: a pool at MaxNodes while admissible demand waits (ReasonDemandWaiting)
+	// this long raises an alert (PoolSize.AtMaxAlert).
+	AtMaxAlertAfter time.Duration
+	// Reclaim is how the pool's idle tasks lose their cards.
+	Reclaim ReclaimPolicy
 }
 
 // WithDefaults returns p with every zero or negative field set to the default that the
@@ -65,6 +60,7 @@ func (p Policy) WithDefaults() Policy {
 			f.Set(def.Field(i))
 		}
 	}
+	p.Reclaim = p.Reclaim.WithDefaults()
 	return p
 }
 
@@ -72,9 +68,8 @@ func (p Policy) WithDefaults() Policy {
 type Snapshot struct {
 	// Pools are the pools the loop manages.
 	Pools []Pool
-	// Tasks are the running tasks, for idle reclaim.
-	Tasks   []IdleTask
-	Reclaim ReclaimPolicy
+	// Tasks are the running tasks, for idle reclaim, each with its own policy.
+	Tasks []IdleTask
 }
 
 // Pool is one managed pool.
@@ -94,6 +89,9 @@ type Pool struct {
 	// LastScaleUp and LastScaleDown are the pool's last scale-up and drain; zero if never.
 	LastScaleUp   time.Time
 	LastScaleDown time.Time
+	// AtMaxSince is since when the pool has been at its maximum with demand waiting, as the
+	// last tick recorded it; zero if it was not.
+	AtMaxSince time.Time
 }
 
 // Node states a Node may have (the models.Node* values).
@@ -200,6 +198,8 @@ const (
 	ReasonIdleTask      Reason = "idle-task"
 	ReasonActiveAgain   Reason = "active-again"
 	ReasonNoAnswer      Reason = "no-answer"
+	// ReasonReclaimOff: a notice withdrawn because idle reclaim is now off for its task.
+	ReasonReclaimOff Reason = "reclaim-off"
 	// Reconcile's reasons: a tagged machine without an intent, a second machine under one
 	// key, a machine whose intent was deleted.
 	ReasonUnknownMachine   Reason = "unknown-machine"
@@ -271,6 +271,11 @@ type PoolSize struct {
 	// DemandGPUs is the pool's admissible demand (quota-blocked tasks left out), whatever
 	// its wait.
 	DemandGPUs int
+	// AtMaxSince is since when the pool has been at its maximum while demand that waited
+	// longer than the scale-up delay needs more nodes; zero when it is not. AtMaxAlert is
+	// true once that has lasted the policy's AtMaxAlertAfter.
+	AtMaxSince time.Time
+	AtMaxAlert bool
 }
 
 // Plan is the outcome of DecideScale.

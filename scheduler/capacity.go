@@ -20,6 +20,10 @@ type SpecCapacity struct {
 	// on one node now. A task asking more waits even when Free is enough, unless it is larger
 	// than every node and takes whole free nodes.
 	LargestFree int
+	// ShortReserve counts the cards of schedulable short-only nodes (the pools' short-lane
+	// reserve, counted in Free when unheld); ShortReserveHeld those of them tasks hold.
+	ShortReserve     int
+	ShortReserveHeld int
 }
 
 // FreeCapacity sums the snapshot's cards per spec, in spec name order. It is pure: the
@@ -51,6 +55,10 @@ func FreeCapacity(snap Snapshot) []SpecCapacity {
 		if n.Schedulable {
 			c.Free += free
 			c.LargestFree = max(c.LargestFree, free)
+			if n.ShortOnly {
+				c.ShortReserve += len(n.GPUs)
+				c.ShortReserveHeld += len(n.GPUs) - free
+			}
 		}
 	}
 	out = make([]SpecCapacity, 0, len(bySpec))

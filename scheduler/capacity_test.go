@@ -36,6 +36,11 @@ func TestFreeCapacity(t *testing.T) {
 				{Spec: "RTX4090-24G", Total: 4, Free: 4, LargestFree: 4},
 			},
 		},
+		"the short lane's reserve and its use": {
+			snapshot(node(1, "A100-80G", 8), shortOnly(node(2, "A100-80G", 8)), draining(shortOnly(node(3, "A100-80G", 8)))).
+				run(running(10, gpus(2, 0, 2)...)).s,
+			[]SpecCapacity{{Spec: "A100-80G", Total: 24, Held: 3, Free: 13, LargestFree: 8, ShortReserve: 8, ShortReserveHeld: 3}},
+		},
 		"a card held twice counts once; unknown cards are ignored": {
 			snapshot(node(1, "A100-80G", 4)).run(running(10, gid(1, 0)), running(11, gid(1, 0), gid(9, 9))).s,
 			[]SpecCapacity{{Spec: "A100-80G", Total: 4, Held: 1, Free: 3, LargestFree: 3}},

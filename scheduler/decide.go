@@ -31,6 +31,8 @@ import (
 //     smallest whole free node that holds the rest; a spec-any one tries first the spec with
 //     the fewest whole free cards. It gets exactly the GPUs it asked for; cards left on its
 //     last node stay free for others. Draining, lost or not-ready nodes take nothing.
+//     Short-only nodes (a pool's short-lane reserve, Node.ShortOnly) take no long task, and
+//     count for no long task's capacity or reservation; a short task tries them first.
 //  4. Reserve and backfill (EASY, one head per spec). The first task in queue order that
 //     passes the gates but cannot be placed becomes the head of its spec and gets a
 //     reservation: the earliest time its cards come free on one node (or, for a task larger
@@ -213,6 +215,9 @@ type decider struct {
 	cand, inQ, overQ, pick []int32
 	evs                    []event
 	order                  []int32
+	// long is true while a long task is being placed or reserved for: short-only nodes are
+	// not for it. reserveOnly is true while a short task tries the short-only nodes first.
+	long, reserveOnly bool
 }
 
 func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
@@ -316,16 +321,23 @@ func (d *decider) overQuota(p int32, s int32, g int32) (bool, uint8) {
 }
 
 // candidates lists in d.cand the specs a task of spec index spec and g cards could ever run
-// on: its spec if the schedulable nodes hold g cards; for a spec-any task that fits on a
-// node, every spec with a node that big, else every spec holding g cards.
-func (d *decider) candidates(spec int32, g int32) {
+// on: its spec if the schedulable nodes hold g cards (for a long task: those not short-only);
+// for a spec-any task that fits on a node, every spec with a node that big, else every spec
+// holding g cards.
+func (d *decider) candidates(spec int32, g int32, lane uint8) {
 	d.cand = d.cand[:0]
 	f := d.f
 	if spec == specNone {
 		return
 	}
+	total := func(sp *fspec) int32 {
+		if lane == laneLong {
+			return sp.longTotal
+		}
+		return sp.total
+	}
 	if spec >= 0 {
-		if f.specs[spec].total >= g {
+		if total(&f.specs[spec]) >= g {
 			d.cand = append(d.cand, spec)
 		}
 		return
@@ -333,7 +345,7 @@ func (d *decider) candidates(spec int32, g int32) {
 	single := g <= f.maxSize
 	for s := range f.specs {
 		sp := &f.specs[s]
-		if (single && sp.maxSize >= g) || (!single && sp.total >= g) {
+		if (single && sp.maxSize >= g) || (!single && total(sp) >= g) {
 			d.cand = append(d.cand, int32(s))
 		}
 	}
@@ -347,7 +359,7 @@ func (d *decider) gateAndPlace() {
 			st.reason = rInvalid
 			continue
 		}
-		d.candidates(st.spec, st.gpus)
+		d.candidates(st.spec, st.gpus, st.lane)
 		switch {
 		case len(d.cand) == 0:
 			st.reason = rNoSuchCapacity
@@ -372,7 +384,7 @@ func (d *decider) placeDeferred() {
 		if !st.deferred {
 			continue
 		}
-		d.candidates(st.spec, st.gpus)
+		d.candidates(st.spec, st.gpus, st.lane)
 		n := 0
 		for _, s := range d.cand {
 			if !d.waitSpec[s] {
@@ -395,6 +407,7 @@ func (d *decider) placeDeferred() {
 func (d *decider) placeOrBlock(i int32, main bool) bool {
 	st := &d.st[i]
 	p, g := st.proj, st.gpus
+	d.long = st.lane == laneLong
 	d.inQ, d.overQ = d.inQ[:0], d.overQ[:0]
 	var why uint8
 	for _, s := range d.cand {
@@ -459,9 +472,13 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 	return false
 }
 
-// allowed reports whether a task taking use cards of node n and ending (at the latest) at
-// end90 leaves every reservation intact.
+// allowed reports whether the task being placed (long when d.long) may take use cards of node
+// n: never a short-only node for a long task, only one while d.reserveOnly, and, ending (at the latest) at end90, leaving
+// every reservation intact.
 func (d *decider) allowed(n *fnode, use int32, end90 int64) bool {
+	if n.shortOnly && d.long || d.reserveOnly && !n.shortOnly {
+		return false
+	}
 	if !d.pol.Backfill && d.f.specs[n.spec].res >= 0 {
 		return false
 	}
@@ -471,8 +488,22 @@ func (d *decider) allowed(n *fnode, use int32, end90 int64) bool {
 	return end90 <= d.res[n.res].at || use <= n.spare
 }
 
-// try places the task on the best of specs; it commits and reports true on success.
+// try places the task on the best of specs; it commits and reports true on success. A short
+// task tries the short-only nodes first, leaving the others to long tasks.
 func (d *decider) try(i int32, end90 int64, specs []int32, overflow bool) bool {
+	if !d.long && d.f.shortOnly > 0 {
+		d.reserveOnly = true
+		ok := d.tryOn(i, end90, specs, overflow)
+		d.reserveOnly = false
+		if ok {
+			return true
+		}
+	}
+	return d.tryOn(i, end90, specs, overflow)
+}
+
+// tryOn is one attempt of try.
+func (d *decider) tryOn(i int32, end90 int64, specs []int32, overflow bool) bool {
 	if len(specs) == 0 {
 		return false
 	}

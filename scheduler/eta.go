@@ -72,23 +72,14 @@ func (d *decider) estimate() {
 	if d.pol.ETADepth < 0 {
 		return
 	}
-	f := d.f
-	ns := len(f.specs)
-	rp := replay{h50: make([]slots, ns), h90: make([]slots, ns)}
-	for s := range f.specs {
-		if free := f.specs[s].freeGPUs; free > 0 {
-			rp.h50[s] = append(rp.h50[s], slot{0, free})
-			rp.h90[s] = append(rp.h90[s], slot{0, free})
-		}
-	}
-	for _, e := range f.events {
-		s := f.nodes[e.node].spec
-		rp.h50[s] = append(rp.h50[s], slot{e.end50, e.n})
-		rp.h90[s] = append(rp.h90[s], slot{e.end90, e.n})
-	}
-	for s := range f.specs {
-		rp.h50[s].init()
-		rp.h90[s].init()
+	ns := len(d.f.specs)
+	// With short-only nodes, long tasks replay against the cards of the other nodes; short
+	// tasks against all, where the long tasks' starts are held too.
+	all := d.newReplay(false)
+	long := &all
+	if d.f.shortOnly > 0 {
+		rest := d.newReplay(true)
+		long = &rest
 	}
 	depth := make([]int, ns+1) // the last counts spec-any tasks
 	offPeak := int64(NextOffPeak(d.now, d.pol).Sub(d.now))
@@ -105,7 +96,7 @@ func (d *decider) estimate() {
 				continue
 			}
 			g := st.gpus
-			d.candidates(st.spec, g)
+			d.candidates(st.spec, g, st.lane)
 			key := ns
 			if st.spec >= 0 {
 				key = int(st.spec)
@@ -115,6 +106,10 @@ func (d *decider) estimate() {
 			}
 			depth[key]++
 			d50, d90 := st.d50, st.d90
+			rp := &all
+			if st.lane == laneLong {
+				rp = long
+			}
 			s := d.cand[0]
 			if len(d.cand) > 1 {
 				best := int64(never)
@@ -126,6 +121,9 @@ func (d *decider) estimate() {
 			}
 			st.eta50 = rp.take(&rp.h50[s], g, st.minStart, d50, true)
 			st.eta90 = rp.take(&rp.h90[s], g, st.minStart, d90, true)
+			if rp != &all && st.eta50 != never {
+				all.hold(s, g, st.eta50, d50, st.eta90, d90)
+			}
 			// The two replays can part ways where a task starts in one and never in the
 			// other; keep the pair in order.
 			if st.eta50 == never {
@@ -134,6 +132,44 @@ func (d *decider) estimate() {
 			st.eta90 = max(st.eta90, st.eta50)
 		}
 	}
+}
+
+// newReplay builds the replay's card pools from the free cards and the ends of the running
+// and just-placed tasks; with longOnly, of the nodes that are not short-only.
+func (d *decider) newReplay(longOnly bool) replay {
+	f := d.f
+	ns := len(f.specs)
+	rp := replay{h50: make([]slots, ns), h90: make([]slots, ns)}
+	free := make([]int32, ns)
+	for i := range f.nodes {
+		if n := &f.nodes[i]; !(longOnly && n.shortOnly) {
+			free[n.spec] += n.free
+		}
+	}
+	for s := range f.specs {
+		if free[s] > 0 {
+			rp.h50[s] = append(rp.h50[s], slot{0, free[s]})
+			rp.h90[s] = append(rp.h90[s], slot{0, free[s]})
+		}
+	}
+	for _, e := range f.events {
+		if n := &f.nodes[e.node]; !(longOnly && n.shortOnly) {
+			rp.h50[n.spec] = append(rp.h50[n.spec], slot{e.end50, e.n})
+			rp.h90[n.spec] = append(rp.h90[n.spec], slot{e.end90, e.n})
+		}
+	}
+	for s := range f.specs {
+		rp.h50[s].init()
+		rp.h90[s].init()
+	}
+	return rp
+}
+
+// hold takes g cards of spec s from start50 for d50 (and start90 for d90), as a task
+// replayed elsewhere does.
+func (rp *replay) hold(s int32, g int32, start50 int64, d50 time.Duration, start90 int64, d90 time.Duration) {
+	rp.take(&rp.h50[s], g, start50, d50, true)
+	rp.take(&rp.h90[s], g, start90, d90, true)
 }
 
 // take finds when g cards of h are free, no earlier than minStart: the g cards that come

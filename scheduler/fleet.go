@@ -38,6 +38,8 @@ type fnode struct {
 	free  int32
 	res   int32 // reservation holding this node, or -1
 	spare int32 // cards a task outlasting the reservation may still take
+	// shortOnly: the node takes short tasks only.
+	shortOnly bool
 }
 
 // fspec is the schedulable part of one spec, with its free-count buckets: bucket[f] is a
@@ -48,6 +50,7 @@ type fspec struct {
 	first, n  int32 // node range in fleet.nodes
 	maxSize   int32
 	total     int32 // cards of all schedulable nodes
+	longTotal int32 // cards of the schedulable nodes long tasks may use (not short-only)
 	freeGPUs  int32
 	words     int
 	bucket    [][]uint64 // [free count][word]
@@ -77,6 +80,7 @@ type fleet struct {
 	specOfGPU map[int64]int32
 	nodeOfGPU map[int64]int32 // schedulable cards only: node index
 	maxSize   int32
+	shortOnly int // schedulable short-only nodes
 }
 
 func newFleet(snap *Snapshot) *fleet {
@@ -138,13 +142,18 @@ func newFleet(snap *Snapshot) *fleet {
 		gpus = append(gpus[:0], n.GPUs...)
 		slices.SortFunc(gpus, func(a, b GPU) int { return cmp.Compare(a.Index, b.Index) })
 		f.nodes[i] = fnode{id: n.ID, spec: s, local: sp.n, first: int32(len(f.gpuID)),
-			size: int32(len(gpus)), res: -1}
+			size: int32(len(gpus)), res: -1, shortOnly: n.ShortOnly}
 		for _, g := range gpus {
 			f.nodeOfGPU[g.ID] = int32(i)
 			f.gpuID = append(f.gpuID, g.ID)
 		}
 		sp.n++
 		sp.total += int32(len(gpus))
+		if n.ShortOnly {
+			f.shortOnly++
+		} else {
+			sp.longTotal += int32(len(gpus))
+		}
 		sp.maxSize = max(sp.maxSize, int32(len(gpus)))
 		f.maxSize = max(f.maxSize, int32(len(gpus)))
 	}

@@ -31,6 +31,7 @@ func genSnapshot(r *rand.Rand, c genConfig, now time.Time) Snapshot {
 		}
 		n := node(int64(i+1), spec, size)
 		n.Schedulable = r.IntN(20) != 0
+		n.ShortOnly = r.IntN(6) == 0
 		s.Nodes = append(s.Nodes, n)
 	}
 	projects := []string{"vision", "speech", "llm", "infra", "rec"}

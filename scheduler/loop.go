@@ -28,6 +28,7 @@ type Store interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	ProjectNames(ctx context.Context) (map[int64]string, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 }
 
 // LoopConfig configures the scheduler loop.
@@ -193,6 +194,10 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
+	pools, err := l.store.ConfiguredPools(ctx)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
 	snap := Snapshot{Projects: fairness, Quotas: quotas}
 	if l.started.IsZero() {
 		l.started = now
@@ -209,6 +214,11 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 		}
 		snap.Nodes = append(snap.Nodes, sn)
 	}
+	reserve := make(map[string]int)
+	for _, p := range pools {
+		reserve[p.Name] = p.Config.ShortLaneNodes
+	}
+	MarkShortOnly(snap.Nodes, reserve)
 	held := make(map[int64][]int64)
 	for _, a := range open {
 		held[a.TaskID] = append(held[a.TaskID], a.GPUID)

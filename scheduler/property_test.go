@@ -101,6 +101,10 @@ func advance(r *rand.Rand, c genConfig, snap Snapshot, plan Plan, now time.Time)
 		i := r.IntN(len(nodes))
 		nodes[i].Schedulable = !nodes[i].Schedulable
 	}
+	if len(nodes) > 0 && r.IntN(4) == 0 {
+		i := r.IntN(len(nodes))
+		nodes[i].ShortOnly = !nodes[i].ShortOnly
+	}
 	snap.Nodes, snap.Running, snap.Pending = nodes, running, pending
 	return snap
 }
@@ -128,7 +132,7 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 	// The fleet as the snapshot gives it.
 	gpuNode := map[int64]*Node{}
 	nodeByID := map[int64]*Node{}
-	maxSize, total := map[string]int{}, map[string]int{}
+	maxSize, total, longTotal := map[string]int{}, map[string]int{}, map[string]int{}
 	allMax := 0
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
@@ -139,6 +143,9 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		if n.Schedulable {
 			maxSize[n.Spec] = max(maxSize[n.Spec], len(n.GPUs))
 			total[n.Spec] += len(n.GPUs)
+			if !n.ShortOnly {
+				longTotal[n.Spec] += len(n.GPUs)
+			}
 			allMax = max(allMax, len(n.GPUs))
 		}
 	}
@@ -183,14 +190,51 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		}
 		return false
 	}
+	// overAtEnd: p's project is over its quota on spec once the plan is applied, as it must
+	// have been when p's turn came if p gave the spec up (held cards only grow in a plan).
+	endHeld, endHeldSpec := map[string]int{}, map[string]map[string]int{}
+	addEnd := func(project string, gpus []int64) {
+		for _, g := range gpus {
+			endHeld[project]++
+			if n := gpuNode[g]; n != nil {
+				if endHeldSpec[project] == nil {
+					endHeldSpec[project] = map[string]int{}
+				}
+				endHeldSpec[project][n.Spec]++
+			}
+		}
+	}
+	for _, r := range snap.Running {
+		addEnd(r.Project, r.GPUIDs)
+	}
+	for _, pl := range plan.Placements {
+		for _, p := range snap.Pending {
+			if p.ID == pl.TaskID {
+				addEnd(p.Project, pl.GPUIDs)
+			}
+		}
+	}
+	overAtEnd := func(p Pending, spec string) bool {
+		q, ok := snap.Quotas[p.Project]
+		if !ok || q.Overflow {
+			return false
+		}
+		lim, has := q.MaxGPUsBySpec[spec]
+		return q.BudgetExhausted || q.ExhaustedSpecs[spec] || q.MaxGPUs > 0 && endHeld[p.Project]+p.GPUs > q.MaxGPUs ||
+			has && endHeldSpec[p.Project][spec]+p.GPUs > max(lim, 0)
+	}
 	canUse := func(p Pending, spec string) bool {
+		tot := total[spec]
+		if p.Queue != models.QueueShort {
+			tot = longTotal[spec] // short-only nodes are not for it
+		}
 		if p.Spec != "" {
-			return p.Spec == spec && total[spec] >= p.GPUs
+			return p.Spec == spec && tot >= p.GPUs
 		}
 		if p.GPUs <= allMax {
 			return maxSize[spec] >= p.GPUs
 		}
-		return total[spec] >= p.GPUs
+		return tot >= p.GPUs
 	}
 
 	// Every task is placed or waiting, once.
@@ -250,6 +294,8 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 				fail("task %d placed on node %d of spec %s, placement says %s", p.ID, n.ID, n.Spec, pl.Spec)
 			case held[g]:
 				fail("task %d got GPU %d held by a running task", p.ID, g)
+			case n.ShortOnly && p.Queue != models.QueueShort:
+				fail("long task %d placed on short-only node %d", p.ID, n.ID)
 			}
 			if other, ok := given[g]; ok {
 				fail("GPU %d given to tasks %d and %d", g, other, p.ID)
@@ -286,10 +332,18 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		for _, id := range pl.NodeIDs {
 			usedNodes[id] = true
 		}
+		shortOnly := true // every node of the placement is short-only: no long task could have it
+		for _, id := range pl.NodeIDs {
+			shortOnly = shortOnly && nodeByID[id].ShortOnly
+		}
 		if p.Deferrable && !inWindow {
 			for _, w := range plan.Waiting {
 				q := byID[w.TaskID]
-				if (w.Reason == ReasonNoFreeGPUs || w.Reason == ReasonBehind) && canUse(q, pl.Spec) && !guarded(q, pl.Spec) {
+				if shortOnly && q.Queue != models.QueueShort {
+					continue
+				}
+				if (w.Reason == ReasonNoFreeGPUs || w.Reason == ReasonBehind) && canUse(q, pl.Spec) && !guarded(q, pl.Spec) &&
+					!overAtEnd(q, pl.Spec) {
 					fail("deferrable task %d started off-window on %s while task %d waits for it", p.ID, pl.Spec, q.ID)
 				}
 			}
@@ -498,6 +552,9 @@ func checkReservation(snap Snapshot, now time.Time, pol Policy, plan Plan, r Res
 	}
 	for _, rn := range r.Nodes {
 		n := nodeByID[rn.NodeID]
+		if n.ShortOnly && head.Queue != models.QueueShort {
+			fail("reservation of long task %d on short-only node %d", r.TaskID, n.ID)
+		}
 		need := rn.GPUs
 		if whole {
 			need = len(n.GPUs)
@@ -538,7 +595,7 @@ func checkReservation(snap Snapshot, now time.Time, pol Policy, plan Plan, r Res
 	if !whole && !r.At.IsZero() {
 		for i := range snap.Nodes {
 			n := &snap.Nodes[i]
-			if !n.Schedulable || n.Spec != r.Spec || len(n.GPUs) < head.GPUs {
+			if !n.Schedulable || n.Spec != r.Spec || len(n.GPUs) < head.GPUs || n.ShortOnly && head.Queue != models.QueueShort {
 				continue
 			}
 			if freeAt(n, at-1) >= head.GPUs {

@@ -32,7 +32,8 @@ func (d *decider) reserve(i int32, specs []int32) {
 // holder ends at its expected end, and with r != nil records the nodes, the cards the head
 // takes on each and the spare cards left there.
 //
-// A task that fits on a node needs one node with g cards free: the node where that happens
+// A long task (d.long) counts no short-only node. A task that fits on a node needs one node
+// with g cards free: the node where that happens
 // first (ties: lowest id), and the spare is what else is free there by then. A task larger
 // than a node needs whole nodes: nodes in the order they become wholly free (ties: lowest
 // id) until they hold g cards; no card of them is spare.
@@ -61,7 +62,7 @@ func (d *decider) reservation(s int32, g int32, r *resv) int64 {
 				k++
 			}
 			n := &f.nodes[ni]
-			if n.size >= g {
+			if n.size >= g && !(n.shortOnly && d.long) {
 				acc, at := n.free, int64(never)
 				if acc >= g {
 					at = 0
@@ -78,6 +79,9 @@ func (d *decider) reservation(s int32, g int32, r *resv) int64 {
 				}
 			}
 			j = k
+		}
+		if best < 0 { // every node that big is short-only
+			return never
 		}
 		if r != nil {
 			spare := f.nodes[best].free - g
@@ -98,7 +102,9 @@ func (d *decider) reservation(s int32, g int32, r *resv) int64 {
 	}
 	d.order = d.order[:0]
 	for ni := sp.first; ni < sp.first+sp.n; ni++ {
-		d.order = append(d.order, ni)
+		if !(f.nodes[ni].shortOnly && d.long) {
+			d.order = append(d.order, ni)
+		}
 	}
 	sortBy(d.order, func(ni int32) int64 { return whole[f.nodes[ni].local] })
 	rest, at := g, int64(0)

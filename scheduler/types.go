@@ -41,6 +41,9 @@ type Node struct {
 	// its last sign of life.
 	Live     bool
 	LastSeen time.Time
+	// ShortOnly keeps the node for the short lane: long tasks are never placed on it (the
+	// pool's short-lane reserve, see MarkShortOnly).
+	ShortOnly bool
 }
 
 // GPU is one card of a node.

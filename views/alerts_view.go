@@ -21,6 +21,8 @@ func alertKindText(l Locale, kind string) string {
 		return l.T("alerts.kind.idle_cards")
 	case "quota":
 		return l.T("alerts.kind.quota")
+	case "pool-at-max":
+		return l.T("alerts.kind.pool_at_max")
 	}
 	return kind
 }

@@ -22,6 +22,18 @@ type ProjectView struct {
 	Quotas []QuotaView
 	// CanRequest is true when the viewer may ask for quota changes in this project.
 	CanRequest bool
+	// Reclaim is the project's idle-reclaim form, shown to its leads only; nil for others.
+	Reclaim *ReclaimForm
+}
+
+// ReclaimForm is a project's idle-reclaim override as its lead edits it: whole minutes and
+// keeps a day, empty for the pool's setting, and the opt-out.
+type ReclaimForm struct {
+	Never                                        bool
+	IdleMin, GraceMin, KeepForMin, SetupGraceMin string
+	KeepsPerDay                                  string
+	// Error says why the last submission was refused.
+	Error string
 }
 
 // QuotaView is one quota with this month's use.

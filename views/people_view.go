@@ -43,6 +43,9 @@ func shanghaiOr(now time.Time) *time.Location { return now.Location() }
 // RequestSentNotice confirms a filed quota request.
 func RequestSentNotice(l Locale, id int64) string { return l.T("requests.sent", id) }
 
+// ReclaimSavedNotice confirms a project's idle-reclaim settings were saved.
+func ReclaimSavedNotice(l Locale) string { return l.T("reclaim.saved") }
+
 // DecidedNotice confirms a decision on a quota request.
 func DecidedNotice(l Locale, id int64, approved bool) string {
 	state := requestState(l, "rejected")

@@ -257,6 +257,8 @@ func scaleReasonText(l Locale, code string) string {
 		return l.T("scale.reason.idle_task")
 	case "active-again":
 		return l.T("scale.reason.active_again")
+	case "reclaim-off":
+		return l.T("scale.reason.reclaim_off")
 	case "no-answer":
 		return l.T("scale.reason.no_answer")
 	case "unknown-machine":

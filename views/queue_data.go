@@ -80,13 +80,16 @@ type RunningTask struct {
 	StartedAt time.Time
 }
 
-// SpecCapacity is one spec's cards: what is free now and the largest block on one node.
+// SpecCapacity is one spec's cards: what is free now and the largest block on one node, and
+// the short lane's reserve (cards of nodes only short tasks take) with how many are in use.
 type SpecCapacity struct {
-	Spec        string
-	Total       int
-	Held        int
-	Free        int
-	LargestFree int
+	Spec             string
+	Total            int
+	Held             int
+	Free             int
+	LargestFree      int
+	ShortReserve     int
+	ShortReserveHeld int
 }
 
 // TaskForm is the submit form: what was typed, what is wrong with it, and its choices.

@@ -376,7 +376,7 @@ func TestAgentTaskLifecycle(t *testing.T) {
 		w = s.get(api.PathAssignments, bearer(nodes["n1"].Token)...)
 		want := api.AssignmentsResponse{Tasks: []api.Assignment{{TaskID: id, GPUUUIDs: []string{"GPU-n1-1", "GPU-n1-2"},
 			Command: []string{"torchrun", "--nproc", "2", "train.py"}, Env: map[string]string{"SEED": "7"}, Workdir: "/data/r1",
-			MaxRuntimeS: 7200}}}
+			MaxRuntimeS: 7200, NNodes: 1, WorldSize: 2, MasterAddr: "n1", MasterPort: 29500 + int(id%1000)}}}
 		if diff := cmp.Diff(want, decode[api.AssignmentsResponse](t, w)); w.Code != http.StatusOK || diff != "" {
 			t.Errorf("GET %s as n1 = %d (-want +got):\n%s", api.PathAssignments, w.Code, diff)
 		}

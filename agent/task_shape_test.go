@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/api"
+)
+
+// envValues reads env as exec does: the last entry of a name wins.
+func envValues(env []string, names ...string) map[string]string {
+	out := make(map[string]string)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		for _, n := range names {
+			if k == n {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+func TestTaskEnvShape(t *testing.T) {
+	names := []string{"KASHI_RANK", "KASHI_NODE_RANK", "KASHI_WORLD_SIZE", "KASHI_NNODES", "KASHI_MASTER_ADDR",
+		"KASHI_MASTER_PORT", "MASTER_ADDR", "MASTER_PORT", "NNODES", "NODE_RANK"}
+	shaped := api.Assignment{TaskID: 7, GPUUUIDs: []string{"GPU-a"}, NodeRank: 1, NNodes: 2, WorldSize: 16, Rank: 8,
+		MasterAddr: "n1", MasterPort: 29507}
+	overridden := shaped
+	overridden.Env = map[string]string{"MASTER_PORT": "40000", "KASHI_NODE_RANK": "5"}
+	tests := map[string]struct {
+		a    api.Assignment
+		want map[string]string
+	}{
+		"rank 1 of two nodes": {shaped, map[string]string{"KASHI_RANK": "8", "KASHI_NODE_RANK": "1", "KASHI_WORLD_SIZE": "16",
+			"KASHI_NNODES": "2", "KASHI_MASTER_ADDR": "n1", "KASHI_MASTER_PORT": "29507",
+			"MASTER_ADDR": "n1", "MASTER_PORT": "29507", "NNODES": "2", "NODE_RANK": "1"}},
+		// The task may move torchrun's port, never its own rank.
+		"the task's env": {overridden, map[string]string{"KASHI_RANK": "8", "KASHI_NODE_RANK": "1", "KASHI_WORLD_SIZE": "16",
+			"KASHI_NNODES": "2", "KASHI_MASTER_ADDR": "n1", "KASHI_MASTER_PORT": "29507",
+			"MASTER_ADDR": "n1", "MASTER_PORT": "40000", "NNODES": "2", "NODE_RANK": "1"}},
+		"no shape from an older server": {api.Assignment{TaskID: 7}, map[string]string{}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			for _, n := range names { // the host's own must not leak in
+				t.Setenv(n, "")
+				os.Unsetenv(n)
+			}
+			got := envValues(taskEnv(tc.a, "/out"), names...)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("taskEnv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

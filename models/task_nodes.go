@@ -1,0 +1,163 @@
+package models
+
+import (
+	"fmt"
+	"maps"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// TaskNodeExit is one node's exit from a task: a task ends when the last of its nodes exits.
+type TaskNodeExit struct {
+	TaskID int64
+	NodeID int64
+	// State is ReportExited, ReportFailedToStart or nodeLost.
+	State    string
+	ExitCode int
+	At       time.Time
+}
+
+// nodeLost is the State of a TaskNodeExit of a node given up as lost.
+const nodeLost = "lost"
+
+// MasterPortBase is the first rendezvous port: a task's rank-0 node listens on
+// MasterPortBase + task id % 1000, so that tasks sharing a node rarely share a port.
+const MasterPortBase = 29500
+
+// taskNode is one node of a task with the GPUs the task holds there.
+type taskNode struct {
+	TaskID   int64
+	NodeID   int64
+	Hostname string
+	GPUs     int `gorm:"column:gpus"`
+}
+
+// taskNodes returns the nodes of each task of ids in rank order: by node id, so every node
+// of a task sees the same order, and the first is the master. A task is placed once, so its
+// allocations, open or closed, name its nodes.
+func taskNodes(db *gorm.DB, ids []int64) (map[int64][]taskNode, error) {
+	var rows []taskNode
+	err := db.Table("allocations").
+		Select("allocations.task_id, allocations.node_id, nodes.hostname, COUNT(DISTINCT allocations.gpu_id) AS gpus").
+		Joins("JOIN nodes ON nodes.id = allocations.node_id").Where("allocations.task_id IN ?", ids).
+		Group("allocations.task_id, allocations.node_id, nodes.hostname").
+		Order("allocations.task_id, allocations.node_id").Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]taskNode, len(ids))
+	for _, r := range rows {
+		out[r.TaskID] = append(out[r.TaskID], r)
+	}
+	return out, nil
+}
+
+// setShape fills a's node rank and the task's shape from its nodes, in rank order.
+func (a *Assignment) setShape(nodes []taskNode, nodeID int64) {
+	a.NNodes = len(nodes)
+	a.MasterPort = MasterPortBase + int(a.TaskID%1000)
+	for i, n := range nodes {
+		if i == 0 {
+			a.MasterAddr = n.Hostname
+		}
+		if n.NodeID == nodeID {
+			a.NodeRank, a.Rank = i, a.WorldSize
+		}
+		a.WorldSize += n.GPUs
+	}
+}
+
+// nodeExited records one node's exit from a running task t. The task ends, as exitState
+// says for one node and nodesExitState for several, when its last node exits; until then a
+// failure asks the other nodes to stop. A node's resent exit changes nothing.
+func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Time, extra map[string]any) error {
+	// The task's row lock makes the last of two nodes exiting at once see the other's exit.
+	if err := forUpdate(tx).Where("id = ?", t.ID).Take(&t).Error; err != nil {
+		return notFound(fmt.Sprintf("task %d", t.ID), err)
+	}
+	if t.State != TaskStarting && t.State != TaskRunning {
+		return fmt.Errorf("models: task %d is %s: %w", t.ID, t.State, ErrConflict)
+	}
+	byTask, err := taskNodes(tx, []int64{t.ID})
+	if err != nil {
+		return err
+	}
+	nodes := byTask[t.ID]
+	exit := TaskNodeExit{TaskID: t.ID, NodeID: nodeID, State: r.State, ExitCode: r.ExitCode, At: at}
+	res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&exit)
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return nil
+	}
+	var exits []TaskNodeExit
+	if err := tx.Where("task_id = ?", t.ID).Order("at, node_id").Find(&exits).Error; err != nil {
+		return err
+	}
+	state, reason := exitState(t, r)
+	code := r.ExitCode
+	if len(nodes) > 1 {
+		state, reason, code = nodesExitState(t, nodes, exits, r)
+	}
+	if len(exits) < len(nodes) {
+		if state == TaskFailed && t.StopState == "" {
+			if err := requestStop(tx, t.ID, TaskFailed, reason, now); err != nil {
+				return err
+			}
+		}
+		if len(extra) == 0 {
+			return nil
+		}
+		return tx.Model(&Task{}).Where("id = ?", t.ID).Updates(extra).Error
+	}
+	end := at
+	for _, e := range exits {
+		if e.At.After(end) {
+			end = e.At
+		}
+	}
+	set := map[string]any{"ended_at": end, "exit_code": code}
+	maps.Copy(set, extra)
+	if err := transition(tx, t.ID, []string{TaskStarting, TaskRunning}, state, reason, now, set); err != nil {
+		return err
+	}
+	return tx.Model(&Allocation{}).Where("task_id = ? AND ended_at IS NULL", t.ID).Update("ended_at", end).Error
+}
+
+// nodesExitState is the state, reason and exit code of a task of several nodes from its
+// nodes' exits so far, oldest first, the latest being r: a stop asked decides, else the
+// first failure, else success.
+func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport) (string, string, int) {
+	for _, e := range exits {
+		if e.State == ReportExited && e.ExitCode == 0 {
+			continue
+		}
+		if t.StopState != "" {
+			return t.StopState, t.StopReason, e.ExitCode
+		}
+		rank, host := 0, ""
+		for i, n := range nodes {
+			if n.NodeID == e.NodeID {
+				rank, host = i, n.Hostname
+			}
+		}
+		if e.State == nodeLost {
+			return TaskFailed, fmt.Sprintf("node %s (rank %d) lost", host, rank), -1
+		}
+		if e.State == ReportFailedToStart {
+			msg := ""
+			if e.NodeID == exits[len(exits)-1].NodeID {
+				msg = ": " + truncate(r.Message, 400)
+			}
+			return TaskFailed, fmt.Sprintf("failed to start on node %s (rank %d)%s", host, rank, msg), e.ExitCode
+		}
+		return TaskFailed, fmt.Sprintf("node %s (rank %d) exited %d", host, rank, e.ExitCode), e.ExitCode
+	}
+	if t.StopState != "" {
+		return t.StopState, t.StopReason, 0
+	}
+	return TaskSucceeded, "exited 0", 0
+}
