@@ -46,6 +46,9 @@ type TasksStore interface {
 	KeepTask(ctx context.Context, taskID int64, by string, keepFor time.Duration, maxPerDay int, loc *time.Location, now time.Time) (time.Time, error)
 	ReclaimTask(ctx context.Context, taskID int64, reason string, now time.Time) error
 	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
+	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.

@@ -100,7 +100,7 @@ func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskFor
 		if r.State != models.TaskStarting && r.State != models.TaskRunning {
 			continue
 		}
-		t := views.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, GPUs: r.GPUs, Spec: r.Spec,
+		t := views.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec,
 			StartedAt: r.SubmittedAt}
 		if r.StartedAt != nil {
 			t.StartedAt = *r.StartedAt

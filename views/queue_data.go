@@ -74,6 +74,7 @@ type RunningTask struct {
 	TaskID    int64
 	Name      string
 	Project   string
+	Owner     string
 	GPUs      int
 	Spec      string // asked spec; "" is any
 	Node      string
