@@ -71,8 +71,9 @@ func pending(r models.TaskRow) bool {
 	return r.State == models.TaskQueued || r.State == models.TaskWaitingData
 }
 
-// queueData builds the queue page's data at now around form, whose choices it fills.
-func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskForm) (views.QueueData, error) {
+// queueData builds the queue page's data at now around form, whose choices it fills: the
+// projects who may submit to, the one preselected when there is one, else their last used.
+func (h *Tasks) queueData(ctx context.Context, who *Principal, now time.Time, form views.TaskForm) (views.QueueData, error) {
 	st, err := h.loadQueue(ctx, now)
 	if err != nil {
 		return views.QueueData{}, err
@@ -118,9 +119,30 @@ func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskFor
 		form.Specs = append(form.Specs, c.Spec)
 	}
 	for _, p := range projects {
-		form.Projects = append(form.Projects, p.Name)
+		if who.CanRun(p.ID) {
+			form.Projects = append(form.Projects, p.Name)
+		}
+	}
+	form.Closed = len(form.Projects) == 0
+	if form.Values.Project == "" {
+		if form.Values.Project, err = h.lastProject(ctx, who, form.Projects); err != nil {
+			return views.QueueData{}, err
+		}
 	}
 	form.ShortMax, form.LongMax = h.cfg.TaskLimits.ShortMaxRuntime, h.cfg.TaskLimits.LongMaxRuntime
 	d.Form = form
 	return d, nil
+}
+
+// lastProject is the project a new form preselects: the only one the caller may submit to,
+// else the project of their latest task among those; "" when neither.
+func (h *Tasks) lastProject(ctx context.Context, who *Principal, runnable []string) (string, error) {
+	if len(runnable) == 1 {
+		return runnable[0], nil
+	}
+	last, err := h.store.Tasks(ctx, models.TaskFilter{Owner: who.User.Name, ProjectIDs: visibleProjects(who), Limit: 1})
+	if err != nil || len(last) == 0 || !slices.Contains(runnable, last[0].Project) {
+		return "", err
+	}
+	return last[0].Project, nil
 }

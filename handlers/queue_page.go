@@ -12,7 +12,7 @@ import (
 // when htmx refreshes them (HX-Request). GET /queue.
 func (h *Tasks) QueuePage(c echo.Context) error {
 	now := h.now()
-	d, err := h.queueData(c.Request().Context(), now, newTaskForm(views.TaskFormValues{}))
+	d, err := h.queueData(c.Request().Context(), Who(c), now, newTaskForm(views.TaskFormValues{}))
 	if err != nil {
 		return err
 	}

@@ -43,11 +43,12 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 		if problems, err = formProblems(err); err != nil {
 			return err
 		}
+		runtimeProblem(problems, nt, h.cfg.TaskLimits)
 		created = t.ID
 	}
 	l := Locale(c)
 	if len(problems) > 0 {
-		d, err := h.queueData(ctx, h.now(), views.TaskForm{Values: vals, Errors: problems})
+		d, err := h.queueData(ctx, Who(c), h.now(), views.TaskForm{Values: vals, Errors: problems})
 		if err != nil {
 			return err
 		}
@@ -63,7 +64,7 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	// The next task is likely of the same project and owner.
 	form := newTaskForm(views.TaskFormValues{Project: vals.Project, Owner: vals.Owner})
 	form.Created = created
-	d, err := h.queueData(ctx, h.now(), form)
+	d, err := h.queueData(ctx, Who(c), h.now(), form)
 	if err != nil {
 		return err
 	}
@@ -84,6 +85,7 @@ func (h *Tasks) TaskFormValidate(c echo.Context) error {
 		if problems, err = formProblems(h.store.ValidateTask(c.Request().Context(), nt, h.cfg.TaskLimits)); err != nil {
 			return err
 		}
+		runtimeProblem(problems, nt, h.cfg.TaskLimits)
 	}
 	status := http.StatusOK
 	if len(problems) > 0 {
@@ -245,4 +247,19 @@ func formInput(field string) string {
 		}
 	}
 	return ""
+}
+
+// runtimeProblem restates the store's refusal of a max runtime over the lane's limit in the
+// user's units: the limit, the lane and what was asked.
+func runtimeProblem(problems map[string]views.FormError, nt models.NewTask, lim models.TaskLimits) {
+	if _, ok := problems["max_runtime_h"]; !ok {
+		return
+	}
+	max := lim.LongMaxRuntime
+	if nt.Queue == models.QueueShort {
+		max = lim.ShortMaxRuntime
+	}
+	if max > 0 && nt.MaxRuntime > max {
+		problems["max_runtime_h"] = views.FormError{Code: views.FormErrRuntimeOver, Text: nt.Queue, Max: max, Asked: nt.MaxRuntime}
+	}
 }

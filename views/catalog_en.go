@@ -650,4 +650,11 @@ var catalogEN = map[string]string{
 	"task.why.data_not_ready":     "waits for its data",
 	"task.why.submitted_by":       "submitted by %s",
 	"task.why.placed":             "cards assigned",
+	"form.cannot_submit":          "You may not submit tasks: you are not a member of any project. Ask a project lead to add you.",
+	"form.answer.network":         "The server could not be reached; nothing was submitted. Check your connection and try again.",
+	"form.answer.403":             "You may not submit tasks to project %s.",
+	"form.answer.409":             "This conflicts with the current state (the same form was sent twice with other values?). Reload the page and try again.",
+	"form.answer.413":             "The form is too large.",
+	"form.answer.other":           "The server failed to store the task; nothing was submitted. Try again later.",
+	"form.err.runtime_over":       "%s: at most %s; you asked %s",
 }

@@ -650,4 +650,11 @@ var catalogZH = map[string]string{
 	"task.why.data_not_ready":     "等待数据就绪",
 	"task.why.submitted_by":       "由 %s 提交",
 	"task.why.placed":             "已分配卡",
+	"form.cannot_submit":          "你不能提交任务：你还不是任何项目的成员。请项目负责人把你加进项目。",
+	"form.answer.network":         "连不上服务器，什么都没有提交。请检查网络后重试。",
+	"form.answer.403":             "你不能向项目 %s 提交任务。",
+	"form.answer.409":             "与当前状态冲突（同一表单以不同内容提交了两次？）。请刷新页面后重试。",
+	"form.answer.413":             "表单太大。",
+	"form.answer.other":           "服务器未能保存任务，什么都没有提交。请稍后重试。",
+	"form.err.runtime_over":       "%s最长 %s；你填的是 %s",
 }

@@ -101,7 +101,10 @@ type TaskForm struct {
 	Checked bool
 	// Created is the id of the task just submitted, for the success notice; 0 for none.
 	Created int64
-	// Projects and Specs are the choices of the selects.
+	// Closed is true for a viewer who may submit to no project: the form is not shown.
+	Closed bool
+	// Projects and Specs are the choices of the selects; Projects are those the viewer may
+	// submit to.
 	Projects []string
 	Specs    []string
 	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
@@ -143,6 +146,8 @@ const (
 	FormErrEnvLine = "env-line"
 	// FormErrEnvDup: line Line of the environment repeats the variable Text.
 	FormErrEnvDup = "env-dup"
+	// FormErrRuntimeOver: the max runtime Asked is over the lane Text's limit Max.
+	FormErrRuntimeOver = "runtime-over"
 )
 
 // FormError is one problem of the form.
@@ -150,4 +155,6 @@ type FormError struct {
 	Code string
 	Text string
 	Line int
+	// Max and Asked are the limit and the value of FormErrRuntimeOver.
+	Max, Asked time.Duration
 }
