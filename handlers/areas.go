@@ -155,5 +155,6 @@ type PeopleStore interface {
 	APITokens(ctx context.Context, userID int64) ([]models.APIToken, error)
 	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
 	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
+	UnreadNotifications(ctx context.Context, userID int64) (int, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
 }

@@ -153,7 +153,7 @@ func taskView(t models.TaskRow) views.TaskView {
 	v := views.TaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, State: t.State, GPUs: t.GPUs,
 		Spec: t.Spec, Queue: t.Queue, Priority: t.Priority, EstGPUHours: t.EstGPUHours,
 		MaxRuntime: time.Duration(t.MaxRuntimeS) * time.Second, DataReady: t.DataReady, SubmittedAt: t.SubmittedAt,
-		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit}
+		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit, Stopping: t.StopState != "" && t.EndedAt == nil}
 	if t.StartedAt != nil {
 		v.StartedAt = *t.StartedAt
 	}

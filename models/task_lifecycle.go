@@ -74,7 +74,10 @@ func transition(tx *gorm.DB, id int64, from []string, to, reason string, now tim
 		}
 		return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
 	}
-	return tx.Create(&TaskEvent{TaskID: id, At: now, From: prev, To: to, Reason: reason}).Error
+	if err := tx.Create(&TaskEvent{TaskID: id, At: now, From: prev, To: to, Reason: reason}).Error; err != nil {
+		return err
+	}
+	return notifyTaskOwner(tx, id, to, reason, now)
 }
 
 // MarkTaskReady declares a waiting task's data ready; it joins the queue.

@@ -50,6 +50,8 @@ type IdleTaskView struct {
 
 // NotificationView is one in-app notification.
 type NotificationView struct {
+	// TaskID is the task a notification is about; Message is then the task's name.
+	TaskID    int64
 	Kind      string
 	Message   string
 	CreatedAt time.Time

@@ -209,7 +209,7 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 	b = append(b, rt.temp...)
 	b = append(b, `">`...)
 	b = strconv.AppendInt(b, int64(g.TempC), 10)
-	b = append(b, ` °C</span> <span title="`...)
+	b = append(b, ` °C</span> · <span title="`...)
 	b = append(b, rt.power...)
 	b = append(b, `">`...)
 	b = strconv.AppendInt(b, int64(g.PowerW), 10)

@@ -199,16 +199,3 @@ func fieldClass(extra string) string {
 	}
 	return "form-field " + extra
 }
-
-// formAnswerAttrs are the submit form's handler of answers htmx does not swap in.
-var formAnswerAttrs = templ.Attributes{"hx-on::after-request": formAnswerScript}
-
-// formAnswerScript shows, in the form's status area, every answer of the form's requests that
-// htmx does not swap in: a refusal (403, 409, 413), a server error (5xx) or no answer at all
-// (network). The texts are the status area's data-e… attributes, in the page's language; %s
-// in them is the project chosen; the status code follows in brackets.
-const formAnswerScript = `var x=event.detail.xhr;if(event.detail.successful||(x&&x.status===422))return;` +
-	`var s=document.getElementById('task-form-status');if(!s)return;var c=x?x.status:0;` +
-	`var m=(s.dataset['e'+c]||s.dataset.eother).replace('%s',this.elements.project?this.elements.project.value:'');` +
-	`var p=document.createElement('p');p.className='notice bad';p.setAttribute('data-testid','form-answer');` +
-	`p.textContent=c?m+' ('+c+')':m;s.replaceChildren(p);`

@@ -28,11 +28,13 @@ type TaskPageData struct {
 
 // TaskView is one task as the pages show it.
 type TaskView struct {
-	ID          int64
-	Name        string
-	Project     string
-	Owner       string
-	State       string // a task state: waiting-data, queued, starting, running, succeeded, …
+	ID      int64
+	Name    string
+	Project string
+	Owner   string
+	State   string // a task state: waiting-data, queued, starting, running, succeeded, …
+	// Stopping is true once a stop was asked of a task that still runs (its process exits).
+	Stopping    bool
 	GPUs        int
 	Spec        string // "" is any
 	Queue       string

@@ -71,7 +71,7 @@ func TestTaskPageOutsider(t *testing.T) {
 	}
 	doc := parse(t, w.Body.String())
 	for _, sel := range []string{"task-log", "task-command", "task-actions"} {
-		if doc.Find(`[data-testid=` + sel + `]`).Length() != 0 {
+		if doc.Find(`[data-testid=`+sel+`]`).Length() != 0 {
 			t.Errorf("an outsider sees %s", sel)
 		}
 	}
