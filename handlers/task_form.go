@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -94,10 +95,10 @@ func (h *Tasks) TaskFormValidate(c echo.Context) error {
 	return Render(c, status, views.TaskFormChecked(Locale(c), views.TaskForm{Values: vals, Errors: problems, Checked: true}))
 }
 
-// newTaskForm is an empty form with vals and the defaults filled in and a fresh idempotency
+// newTaskForm is a form with vals and the defaults of what vals leaves empty filled in and a fresh idempotency
 // key, so that a double submit stores one task.
 func newTaskForm(vals views.TaskFormValues) views.TaskForm {
-	vals.Queue, vals.Priority, vals.DataReady = models.QueueLong, "normal", true
+	vals.Queue, vals.Priority, vals.DataReady = cmp.Or(vals.Queue, models.QueueLong), cmp.Or(vals.Priority, "normal"), true
 	var b [16]byte
 	rand.Read(b[:])
 	vals.IdempotencyKey = "form-" + hex.EncodeToString(b[:])

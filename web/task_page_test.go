@@ -165,3 +165,40 @@ func TestTasksPage(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskResubmit: Resubmit opens the submit form filled from the task, with its
+// environment's names but not their secret values; someone who cannot run the task gets 404.
+func TestTaskResubmit(t *testing.T) {
+	s := newServer(t)
+	s.projects("vision", "nlp")
+	member := s.member("alice", "vision")
+	other := s.member("bob", "nlp")
+	s.register(node("n1").cards(a100Name, a100MiB, 2))
+	b := task("train").gpus(2).ready()
+	b.nt.Queue, b.nt.Env = models.QueueShort, map[string]string{"TOKEN": "s3cret"}
+	tk := s.create(b, t0)
+	path := "/queue?resubmit=" + strconv.FormatInt(tk.ID, 10)
+	w := s.get(path, bearer(member)...)
+	doc := parse(t, w.Body.String())
+	got := map[string]string{
+		"name":    doc.Find(`#f-name`).AttrOr("value", ""),
+		"gpus":    doc.Find(`#f-gpus`).AttrOr("value", ""),
+		"queue":   doc.Find(`#f-queue option[selected]`).AttrOr("value", ""),
+		"command": doc.Find(`#f-command`).Text(),
+		"env":     doc.Find(`#f-env`).Text(),
+		"runtime": doc.Find(`#f-max_runtime_h`).AttrOr("value", ""),
+	}
+	want := map[string]string{"name": "train", "gpus": "2", "queue": "short", "command": "python\ntrain.py", "env": "TOKEN=\n", "runtime": "2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resubmit form (-want +got):\n%s", diff)
+	}
+	if strings.Contains(w.Body.String(), "s3cret") {
+		t.Error("the resubmit form shows a secret environment value")
+	}
+	if w := s.get(path, bearer(other)...); w.Code != http.StatusNotFound {
+		t.Errorf("resubmit by an outsider = %d, want 404", w.Code)
+	}
+	if w := s.get("/queue?resubmit=x", bearer(member)...); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "resubmit") {
+		t.Errorf("GET /queue?resubmit=x = %d, want 400 naming resubmit", w.Code)
+	}
+}
