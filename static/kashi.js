@@ -12,17 +12,14 @@ document.addEventListener("click", function (e) {
 // The submit form never fails silently: every answer htmx does not swap in — a refusal
 // (403, 409, 413), a server error (5xx), no answer at all (network) — is written into the
 // form's status area, in the page's language (its data-e… attributes; %s is the project).
-document.addEventListener("htmx:afterRequest", function (e) {
+// A request aborted by a newer one (hx-sync) is no answer and shows nothing.
+function formAnswer(e) {
   var form = e.target.closest && e.target.closest("#task-form");
-  var x = e.detail.xhr;
-  if (!form || e.detail.successful || (x && x.status === 422)) {
-    return;
-  }
   var s = document.getElementById("task-form-status");
-  if (!s) {
+  if (!form || !s) {
     return;
   }
-  var code = x ? x.status : 0;
+  var code = e.type === "htmx:sendError" ? 0 : e.detail.xhr.status;
   var project = document.getElementById("f-project");
   var msg = (s.dataset["e" + code] || s.dataset.eother).replace("%s", project ? project.value : "");
   var p = document.createElement("p");
@@ -31,7 +28,9 @@ document.addEventListener("htmx:afterRequest", function (e) {
   p.setAttribute("role", "alert");
   p.textContent = code ? msg + " (" + code + ")" : msg;
   s.replaceChildren(p);
-});
+}
+document.addEventListener("htmx:responseError", formAnswer);
+document.addEventListener("htmx:sendError", formAnswer);
 
 // Refreshes keep the horizontal scroll of wide tables: each .table-wrap's scroll is noted
 // before a swap and restored, by position on the page, after it.
@@ -46,3 +45,13 @@ document.addEventListener("htmx:afterSettle", function () {
     }
   });
 });
+
+// What cannot be undone asks first: a form with data-confirm submits only when the user
+// agrees (issuing a bill, revoking a token, rolling back a pool, releasing cards, cancelling).
+document.addEventListener("submit", function (e) {
+  var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
+  if (msg && !window.confirm(msg)) {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+  }
+}, true);

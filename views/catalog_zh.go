@@ -664,4 +664,7 @@ var catalogZH = map[string]string{
 	"notes.kind.task_reclaimed":       "任务被回收",
 	"notes.kind.task_ended":           "任务已结束",
 	"nav.unread":                      "%d 条未读",
+	"confirm.bill_issue":              "出具 %s 在 %s 的账单？出具后不可更改，只能通过调整更正。",
+	"confirm.token_revoke":            "吊销令牌 %s？使用它的程序会立即失效。",
+	"confirm.pool_rollback":           "把资源池 %s 回滚到第 %d 版？扩缩循环会立即执行。",
 }

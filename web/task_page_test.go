@@ -47,6 +47,9 @@ func TestTaskPage(t *testing.T) {
 	if diff := cmp.Diff([]string{"queued", "starting"}, events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
+	if got := doc.Find(`form:has([data-testid=task-cancel])`).AttrOr("data-confirm", ""); !strings.HasPrefix(got, "Stop task #"+id+"?") {
+		t.Errorf("cancel of a started task asks %q, want it to warn that the task is stopped", got)
+	}
 	if doc.Find(`[data-testid=task-log]`).Length() != 1 {
 		t.Error("no log on the task page")
 	}
