@@ -48,6 +48,8 @@ type TasksStore interface {
 	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
 	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
 	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 }
 

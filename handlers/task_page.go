@@ -81,8 +81,17 @@ func (h *Tasks) taskPageData(c echo.Context, id int64) (views.TaskPageData, erro
 		if d.Wait, err = h.taskWait(ctx, t, now); err != nil {
 			return d, err
 		}
+		if d.CanRun {
+			if d.Quota, err = h.taskQuotaNeed(ctx, t, d.Wait, now); err != nil {
+				return d, err
+			}
+		}
 	}
 	if d.Full {
+		if d.RateFen, err = h.taskRate(ctx, t, d.Cards, now); err != nil {
+			return d, err
+		}
+		d.CostFen = int64(d.CardHours*float64(d.RateFen) + 0.5)
 		lg, err := h.store.TaskLogTail(ctx, id)
 		if err == nil {
 			d.Log = lg.Tail
@@ -99,6 +108,26 @@ func (h *Tasks) taskPageData(c echo.Context, id int64) (views.TaskPageData, erro
 		}
 	}
 	return d, nil
+}
+
+// taskRate is the pay-as-you-go price per card-hour of the task's cards this month: its
+// project's price of the spec, else the default one; 0 when none is set.
+func (h *Tasks) taskRate(ctx context.Context, t models.TaskRow, cards []views.TaskCardView, now time.Time) (int64, error) {
+	spec := t.Spec
+	if len(cards) > 0 {
+		spec = cards[0].Spec
+	}
+	prices, err := h.store.Prices(ctx, now.Format("2006-01"))
+	if err != nil {
+		return 0, err
+	}
+	var rate int64
+	for _, p := range prices {
+		if p.Spec == spec && (p.ProjectID == t.ProjectID || (p.ProjectID == 0 && rate == 0)) {
+			rate = p.RateFen
+		}
+	}
+	return rate, nil
 }
 
 // taskCards reads the cards a task held, each with its 5-minute rollups over the time it held

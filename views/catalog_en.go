@@ -667,4 +667,9 @@ var catalogEN = map[string]string{
 	"confirm.bill_issue":              "Issue the bill of %s for %s? An issued bill is final: it can only be corrected by adjustments.",
 	"confirm.token_revoke":            "Revoke the token %s? Programs using it stop working at once.",
 	"confirm.pool_rollback":           "Roll pool %s back to version %d? The scaling loop applies it at once.",
+	"task.quota_need":                 "Cards of the project: in use %d + asks %d = %d > limit %d.",
+	"task.quota_request":              "Ask for a higher limit…",
+	"task.quota_reason":               "Task %s waits for cards beyond the project's limit.",
+	"task.cost":                       "Cost so far",
+	"task.cost_at":                    "≈ %s at %s per card-hour (the bill decides)",
 }

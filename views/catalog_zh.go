@@ -667,4 +667,9 @@ var catalogZH = map[string]string{
 	"confirm.bill_issue":              "出具 %s 在 %s 的账单？出具后不可更改，只能通过调整更正。",
 	"confirm.token_revoke":            "吊销令牌 %s？使用它的程序会立即失效。",
 	"confirm.pool_rollback":           "把资源池 %s 回滚到第 %d 版？扩缩循环会立即执行。",
+	"task.quota_need":                 "项目的卡：在用 %d + 申请 %d = %d > 上限 %d。",
+	"task.quota_request":              "申请提高上限…",
+	"task.quota_reason":               "任务 %s 在等待超出项目上限的卡。",
+	"task.cost":                       "目前费用",
+	"task.cost_at":                    "约 %s，按每卡时 %s 计（以账单为准）",
 }

@@ -13,11 +13,17 @@ type TaskPageData struct {
 	// CanRun is true when the viewer may cancel, mark ready, keep or release the task.
 	CanRun bool
 	// Wait is why the task waits now and when it may start; nil unless it waits.
-	Wait   *QueueRow
+	Wait *QueueRow
+	// Quota is what the project would need to start the task when it waits on its limit of
+	// cards; nil otherwise.
+	Quota  *QuotaNeed
 	Events []TaskEventView
 	Cards  []TaskCardView
 	// CardHours are the card-hours held so far (all cards, to now or the end).
 	CardHours float64
+	// RateFen is the pay-as-you-go price per card-hour of its cards, CostFen the cost so far
+	// at that price (the bill decides); both 0 when no price is set.
+	RateFen, CostFen int64
 	// Notice is true while the task has an idle notice: keep or release it.
 	Notice  bool
 	KeepFor time.Duration
@@ -60,6 +66,15 @@ const (
 	StateStarting    = "starting"
 	StateRunning     = "running"
 )
+
+// QuotaNeed is a task that waits on its project's limit of cards: the project holds InUse of
+// Spec now, the task asks Asks more, and the limit is Limit. RequestURL opens the quota
+// request form filled in for InUse + Asks.
+type QuotaNeed struct {
+	Spec               string
+	InUse, Asks, Limit int
+	RequestURL         string
+}
 
 // TaskEventView is one transition of a task.
 type TaskEventView struct {

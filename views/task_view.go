@@ -9,6 +9,12 @@ import (
 
 // Helpers of the task pages' templates.
 
+// QuotaReasonForTask is the reason a quota request made from a waiting task's page starts
+// with.
+func QuotaReasonForTask(l Locale, id int64) string {
+	return l.T("task.quota_reason", "#"+strconv.FormatInt(id, 10))
+}
+
 // taskURL is the path of a task's page.
 func taskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 

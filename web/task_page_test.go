@@ -23,6 +23,9 @@ func TestTaskPage(t *testing.T) {
 	tk := s.create(task("train-7b").ready(), t0.Add(-time.Hour))
 	s.place(tk, t0.Add(-50*time.Minute), uuidOf("n1", 0))
 	s.setNow(t0)
+	if err := s.store.SetPrice(t.Context(), models.Price{Spec: "A100-80G", FromMonth: "2026-03", RateFen: 800}, t0); err != nil {
+		t.Fatal(err)
+	}
 	id := strconv.FormatInt(tk.ID, 10)
 
 	w := s.get("/tasks/"+id, bearer(member)...)
@@ -36,9 +39,11 @@ func TestTaskPage(t *testing.T) {
 		"card":   doc.Find(`[data-testid=task-card]`).AttrOr("data-uuid", ""),
 		"cancel": doc.Find(`[data-testid=task-cancel]`).Text(),
 		"hours":  doc.Find(`[data-testid=task-card-hours]`).Text(),
+		"cost":   doc.Find(`[data-testid=task-cost]`).Text(),
 	}
 	want := map[string]string{"state": "starting", "owner": "alice", "card": uuidOf("n1", 0), "cancel": "Cancel task",
-		"hours": "0.8 used of — estimated"}
+		"hours": "0.8 used of — estimated",
+		"cost":  "≈ ¥6.67 at ¥8.00 per card-hour (the bill decides)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("task page (-want +got):\n%s", diff)
 	}
