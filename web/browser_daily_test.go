@@ -225,5 +225,21 @@ func TestBrowserDailyWork(t *testing.T) {
 			}
 		}
 	}
+	// The phone's menu opens the navigation, whose labels stay on one line each.
+	err = chromedp.Do(wctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(css(`[data-testid=menu-toggle]`)),
+		chromedp.Click(css(`[data-testid=menu-toggle]`)),
+		chromedp.WaitVisible(css(`#main-nav`)),
+		shot("daily-phone-zh-CN-menu.png"),
+	)
+	if err != nil {
+		t.Fatalf("phone menu: %v", err)
+	}
+	tall, err := chromedp.Run(wctx, chromedp.Evaluate[bool](
+		`[...document.querySelectorAll('#main-nav a')].some(a => a.getBoundingClientRect().height > 48)`))
+	if err != nil || tall {
+		t.Errorf("a nav label wraps on the phone (%v)", err)
+	}
 	t.Logf("screenshots in %s", shots)
 }
