@@ -672,4 +672,11 @@ var catalogEN = map[string]string{
 	"task.quota_reason":               "Task %s waits for cards beyond the project's limit.",
 	"task.cost":                       "Cost so far",
 	"task.cost_at":                    "≈ %s at %s per card-hour (the bill decides)",
+	"notes.msg.idle":                  "Its cards stay idle: keep them or release them now.",
+	"notes.msg.reclaimed":             "It was stopped and its idle cards reclaimed.",
+	"notes.msg.request_pending":       "Quota request #%d waits for your decision.",
+	"notes.msg.request_approved":      "Your quota request #%d was approved.",
+	"notes.msg.request_rejected":      "Your quota request #%d was rejected.",
+	"notes.msg.quota_ends":            "A quota of your project ends on %s.",
+	"notes.msg.budget":                "A budget of your project is %d%% used this month.",
 }

@@ -672,4 +672,11 @@ var catalogZH = map[string]string{
 	"task.quota_reason":               "任务 %s 在等待超出项目上限的卡。",
 	"task.cost":                       "目前费用",
 	"task.cost_at":                    "约 %s，按每卡时 %s 计（以账单为准）",
+	"notes.msg.idle":                  "它占用的卡一直闲置：保留，或现在释放。",
+	"notes.msg.reclaimed":             "它已被停止，闲置的卡已回收。",
+	"notes.msg.request_pending":       "配额申请 #%d 等待你审批。",
+	"notes.msg.request_approved":      "你的配额申请 #%d 已批准。",
+	"notes.msg.request_rejected":      "你的配额申请 #%d 被驳回。",
+	"notes.msg.quota_ends":            "项目的一项配额将于 %s 到期。",
+	"notes.msg.budget":                "项目本月的一项预算已用 %d%%。",
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +50,35 @@ func TestTaskNotifications(t *testing.T) {
 	}
 	if got := notes(bob); len(got) != 0 {
 		t.Errorf("bob's notifications = %v, want none", got)
+	}
+}
+
+// TestNotificationsSpeakThePageLanguage: every kind of notification is written in the page's
+// language from its key; the message stored for chat channels is not shown.
+func TestNotificationsSpeakThePageLanguage(t *testing.T) {
+	s := newServer(t)
+	s.projects("vision")
+	s.member("alice", "vision")
+	ctx := context.Background()
+	for _, n := range []struct{ key, kind string }{
+		{"idle-notice:7:1772400000", "idle-notice"}, {"reclaimed:8", "reclaimed"}, {"request:3", "request-pending"},
+		{"decided:4", "request-approved"}, {"quota-ends:1:2026-03-31:7", "quota-ends"}, {"budget:1:2026-03:80", "budget"},
+	} {
+		if _, err := s.store.NotifyUser(ctx, "tester", n.key, n.kind, "English text for chat", t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := s.get("/notifications", "Cookie", "kashi_lang=zh-CN")
+	if strings.Contains(w.Body.String(), "English text for chat") {
+		t.Error("the Chinese notifications page shows the English chat message")
+	}
+	var got []string
+	parse(t, w.Body.String()).Find(`[data-testid=notification] p`).Each(func(_ int, p *goquery.Selection) {
+		got = append(got, strings.Join(strings.Fields(p.Text()), " "))
+	})
+	want := []string{"项目本月的一项预算已用 80%。", "项目的一项配额将于 2026-03-31 到期。", "你的配额申请 #4 已批准。",
+		"配额申请 #3 等待你审批。", "它已被停止，闲置的卡已回收。 #8", "它占用的卡一直闲置：保留，或现在释放。 #7"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
 	}
 }
