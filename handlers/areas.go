@@ -47,6 +47,11 @@ type TasksStore interface {
 	ReclaimTask(ctx context.Context, taskID int64, reason string, now time.Time) error
 	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
 	TaskReclaimSettings(ctx context.Context, taskID int64) (models.ReclaimSettings, error)
+	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
+	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.
@@ -161,6 +166,7 @@ type PeopleStore interface {
 	APITokens(ctx context.Context, userID int64) ([]models.APIToken, error)
 	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
 	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
+	UnreadNotifications(ctx context.Context, userID int64) (int, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
 	// The people and account pages (#15).
 	Users(ctx context.Context) ([]models.User, error)

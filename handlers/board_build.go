@@ -49,7 +49,10 @@ func (h *Board) boardData(rows []models.BoardGPU, now time.Time) views.BoardData
 		g := views.BoardGPU{UUID: r.UUID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
 			UtilPct: r.UtilPct, TempC: r.TempC, PowerW: r.PowerW, Held: r.TaskID != 0, TaskID: r.TaskID, Task: r.Task,
 			Project: r.Project, State: st.State, LongIdle: st.LongIdle, LongSaturated: st.LongSaturated,
-			UnmanagedMiB: r.UnmanagedMiB, UnmanagedWho: r.UnmanagedWho}
+			UnmanagedMiB: r.UnmanagedMiB, UnmanagedWho: r.UnmanagedWho, Owner: r.Owner}
+		if r.HeldSince != nil {
+			g.HeldFor = now.Sub(*r.HeldSince)
+		}
 		if r.IdleSince != nil {
 			g.IdleFor = now.Sub(*r.IdleSince)
 		}

@@ -49,7 +49,12 @@ func (h *People) Identify(c echo.Context) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.principal(c, u, false)
+	p, err := h.principal(c, u, false)
+	if err != nil {
+		return nil, err
+	}
+	p.Unread, err = h.store.UnreadNotifications(ctx, u.ID)
+	return p, err
 }
 
 func (h *People) principal(c echo.Context, u models.User, readOnly bool) (*Principal, error) {

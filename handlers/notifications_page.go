@@ -42,7 +42,7 @@ func (h *Tasks) notificationsData(c echo.Context) (views.NotificationsData, erro
 		return d, err
 	}
 	for _, n := range notes {
-		d.Notes = append(d.Notes, views.NotificationView{Kind: n.Kind, Message: n.Message, CreatedAt: n.CreatedAt, Read: n.ReadAt != nil})
+		d.Notes = append(d.Notes, notificationView(n))
 		if n.ReadAt == nil {
 			d.Unread++
 		}

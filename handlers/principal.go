@@ -40,6 +40,9 @@ type Principal struct {
 	ReadOnly bool
 	// TokenID is the API token the request came with; 0 for a session.
 	TokenID int64
+	// Unread counts the user's unread notifications, for the navigation; read for sessions
+	// (pages) only.
+	Unread int
 }
 
 // IdempotencyScope names the principal for idempotency keys: the user, or the user's token,

@@ -11,9 +11,14 @@ import (
 )
 
 // ProjectsPage shows the caller's projects, quotas with this month's use, the request form and
-// the caller's requests. GET /projects.
+// the caller's requests. A task waiting on its project's limit links here with the request
+// filled in (?project=&spec=&kind=&value=&task=). GET /projects.
 func (h *Projects) ProjectsPage(c echo.Context) error {
-	d, err := h.projectsData(c, views.RequestForm{})
+	form, err := requestPrefill(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.projectsData(c, form)
 	if err != nil {
 		return err
 	}
@@ -24,6 +29,20 @@ func (h *Projects) ProjectsPage(c echo.Context) error {
 		d.Notice = views.ReclaimSavedNotice(Locale(c))
 	}
 	return Render(c, http.StatusOK, views.Projects(Locale(c), d))
+}
+
+// requestPrefill is the request form as a link fills it in; the submit checks every value.
+func requestPrefill(c echo.Context) (views.RequestForm, error) {
+	q := c.QueryParams()
+	f := views.RequestForm{Project: q.Get("project"), Spec: q.Get("spec"), Kind: q.Get("kind"), Value: q.Get("value")}
+	if v := q.Get("task"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return f, badRequest("task", "task must be a task id")
+		}
+		f.Reason = views.QuotaReasonForTask(Locale(c), id)
+	}
+	return f, nil
 }
 
 // projectsData builds the projects page.

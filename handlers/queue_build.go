@@ -71,8 +71,9 @@ func pending(r models.TaskRow) bool {
 	return r.State == models.TaskQueued || r.State == models.TaskWaitingData
 }
 
-// queueData builds the queue page's data at now around form, whose choices it fills.
-func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskForm) (views.QueueData, error) {
+// queueData builds the queue page's data at now around form, whose choices it fills: the
+// projects who may submit to, the one preselected when there is one, else their last used.
+func (h *Tasks) queueData(ctx context.Context, who *Principal, now time.Time, form views.TaskForm) (views.QueueData, error) {
 	st, err := h.loadQueue(ctx, now)
 	if err != nil {
 		return views.QueueData{}, err
@@ -100,7 +101,7 @@ func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskFor
 		if r.State != models.TaskStarting && r.State != models.TaskRunning {
 			continue
 		}
-		t := views.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, GPUs: r.GPUs, Spec: r.Spec,
+		t := views.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec,
 			StartedAt: r.SubmittedAt}
 		if r.StartedAt != nil {
 			t.StartedAt = *r.StartedAt
@@ -118,10 +119,31 @@ func (h *Tasks) queueData(ctx context.Context, now time.Time, form views.TaskFor
 		form.Specs = append(form.Specs, c.Spec)
 	}
 	for _, p := range projects {
-		form.Projects = append(form.Projects, p.Name)
+		if who.CanRun(p.ID) {
+			form.Projects = append(form.Projects, p.Name)
+		}
+	}
+	form.Closed = len(form.Projects) == 0
+	if form.Values.Project == "" {
+		if form.Values.Project, err = h.lastProject(ctx, who, form.Projects); err != nil {
+			return views.QueueData{}, err
+		}
 	}
 	form.ShortMax, form.LongMax = h.cfg.TaskLimits.ShortMaxRuntime, h.cfg.TaskLimits.LongMaxRuntime
 	form.Priorities = models.Priorities
 	d.Form = form
 	return d, nil
+}
+
+// lastProject is the project a new form preselects: the only one the caller may submit to,
+// else the project of their latest task among those; "" when neither.
+func (h *Tasks) lastProject(ctx context.Context, who *Principal, runnable []string) (string, error) {
+	if len(runnable) == 1 {
+		return runnable[0], nil
+	}
+	last, err := h.store.Tasks(ctx, models.TaskFilter{Owner: who.User.Name, ProjectIDs: visibleProjects(who), Limit: 1})
+	if err != nil || len(last) == 0 || !slices.Contains(runnable, last[0].Project) {
+		return "", err
+	}
+	return last[0].Project, nil
 }

@@ -9,10 +9,15 @@ import (
 )
 
 // QueuePage renders the queue page, or only its lanes (and the free capacity, out of band)
-// when htmx refreshes them (HX-Request). GET /queue.
+// when htmx refreshes them (HX-Request); ?resubmit=id fills the form from that task.
+// GET /queue.
 func (h *Tasks) QueuePage(c echo.Context) error {
 	now := h.now()
-	d, err := h.queueData(c.Request().Context(), now, newTaskForm(views.TaskFormValues{}))
+	vals, err := h.resubmitValues(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.queueData(c.Request().Context(), Who(c), now, newTaskForm(vals))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -43,11 +44,12 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 		if problems, err = formProblems(err); err != nil {
 			return err
 		}
+		runtimeProblem(problems, nt, h.cfg.TaskLimits)
 		created = t.ID
 	}
 	l := Locale(c)
 	if len(problems) > 0 {
-		d, err := h.queueData(ctx, h.now(), views.TaskForm{Values: vals, Errors: problems})
+		d, err := h.queueData(ctx, Who(c), h.now(), views.TaskForm{Values: vals, Errors: problems})
 		if err != nil {
 			return err
 		}
@@ -63,7 +65,7 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	// The next task is likely of the same project and owner.
 	form := newTaskForm(views.TaskFormValues{Project: vals.Project, Owner: vals.Owner})
 	form.Created = created
-	d, err := h.queueData(ctx, h.now(), form)
+	d, err := h.queueData(ctx, Who(c), h.now(), form)
 	if err != nil {
 		return err
 	}
@@ -84,6 +86,7 @@ func (h *Tasks) TaskFormValidate(c echo.Context) error {
 		if problems, err = formProblems(h.store.ValidateTask(c.Request().Context(), nt, h.cfg.TaskLimits)); err != nil {
 			return err
 		}
+		runtimeProblem(problems, nt, h.cfg.TaskLimits)
 	}
 	status := http.StatusOK
 	if len(problems) > 0 {
@@ -93,10 +96,10 @@ func (h *Tasks) TaskFormValidate(c echo.Context) error {
 		Priorities: models.Priorities}))
 }
 
-// newTaskForm is an empty form with vals and the defaults filled in and a fresh idempotency
+// newTaskForm is a form with vals and the defaults of what vals leaves empty filled in and a fresh idempotency
 // key, so that a double submit stores one task.
 func newTaskForm(vals views.TaskFormValues) views.TaskForm {
-	vals.Queue, vals.Priority, vals.DataReady = models.QueueLong, models.PriorityNormal, true
+	vals.Queue, vals.Priority, vals.DataReady = cmp.Or(vals.Queue, models.QueueLong), cmp.Or(vals.Priority, models.PriorityNormal), true
 	var b [16]byte
 	rand.Read(b[:])
 	vals.IdempotencyKey = "form-" + hex.EncodeToString(b[:])
@@ -246,4 +249,19 @@ func formInput(field string) string {
 		}
 	}
 	return ""
+}
+
+// runtimeProblem restates the store's refusal of a max runtime over the lane's limit in the
+// user's units: the limit, the lane and what was asked.
+func runtimeProblem(problems map[string]views.FormError, nt models.NewTask, lim models.TaskLimits) {
+	if _, ok := problems["max_runtime_h"]; !ok {
+		return
+	}
+	max := lim.LongMaxRuntime
+	if nt.Queue == models.QueueShort {
+		max = lim.ShortMaxRuntime
+	}
+	if max > 0 && nt.MaxRuntime > max {
+		problems["max_runtime_h"] = views.FormError{Code: views.FormErrRuntimeOver, Text: nt.Queue, Max: max, Asked: nt.MaxRuntime}
+	}
 }

@@ -27,6 +27,10 @@ type BoardGPU struct {
 	TaskID  int64
 	Task    string
 	Project string
+	// Owner is who submitted the holding task; HeldSince is when the task took the GPU (nil
+	// when free).
+	Owner     string
+	HeldSince *time.Time
 }
 
 // BoardGPUs returns the GPUs matching f ordered by pool, node and index, each with the task
@@ -54,7 +58,8 @@ func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
 	q := s.db.WithContext(ctx).Table("gpus").
 		Select(`gpus.*, nodes.hostname AS hostname, nodes.state AS node_state, nodes.last_seen_at AS last_seen_at,
 			pools.name AS pool, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
-			COALESCE(projects.name, '') AS project`).
+			COALESCE(projects.name, '') AS project, COALESCE(tasks.owner, '') AS owner,
+			allocations.started_at AS held_since`).
 		Joins("JOIN nodes ON nodes.id = gpus.node_id").
 		Joins("JOIN pools ON pools.id = nodes.pool_id AND nodes.state <> ?", NodeRemoved).
 		Joins("LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL").

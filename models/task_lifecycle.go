@@ -73,7 +73,10 @@ func transition(tx *gorm.DB, id int64, from []string, to, reason string, now tim
 		}
 		return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
 	}
-	return tx.Create(&TaskEvent{TaskID: id, At: now, From: prev, To: to, Reason: reason}).Error
+	if err := tx.Create(&TaskEvent{TaskID: id, At: now, From: prev, To: to, Reason: reason}).Error; err != nil {
+		return err
+	}
+	return notifyTaskOwner(tx, id, to, reason, now)
 }
 
 // MarkTaskReady declares a waiting task's data ready; it joins the queue.
@@ -257,8 +260,15 @@ type TaskFilter struct {
 	// ProjectIDs non-nil limits the tasks to those projects.
 	ProjectIDs []int64
 	State      string
-	// Limit caps the rows, newest first; 0 means 100.
-	Limit int
+	// Owner and Spec match exactly; States non-empty matches any of them.
+	Owner  string
+	Spec   string
+	States []string
+	// From and To bound the submit time: From ≤ submitted_at < To; zero means open.
+	From, To time.Time
+	// Limit caps the rows, newest first; 0 means 100. Offset skips that many first.
+	Limit  int
+	Offset int
 }
 
 // Tasks returns tasks matching f, newest first.
@@ -266,7 +276,7 @@ func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]TaskRow, error) {
 	if f.Limit <= 0 || f.Limit > 1000 {
 		f.Limit = 100
 	}
-	if !matchable(f.Project) || !matchable(f.State) {
+	if !matchable(f.Project) || !matchable(f.State) || !matchable(f.Owner) || !matchable(f.Spec) {
 		return nil, nil
 	}
 	q := s.db.WithContext(ctx).Table("tasks").Select("tasks.*, projects.name AS project").
@@ -280,8 +290,23 @@ func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]TaskRow, error) {
 	if f.ProjectIDs != nil {
 		q = q.Where("tasks.project_id IN ?", append(f.ProjectIDs, -1))
 	}
+	if f.Owner != "" {
+		q = q.Where("tasks.owner = ?", f.Owner)
+	}
+	if f.Spec != "" {
+		q = q.Where("tasks.spec = ?", f.Spec)
+	}
+	if len(f.States) > 0 {
+		q = q.Where("tasks.state IN ?", f.States)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("tasks.submitted_at >= ?", f.From)
+	}
+	if !f.To.IsZero() {
+		q = q.Where("tasks.submitted_at < ?", f.To)
+	}
 	var out []TaskRow
-	if err := q.Order("tasks.id DESC").Limit(f.Limit).Scan(&out).Error; err != nil {
+	if err := q.Order("tasks.id DESC").Limit(f.Limit).Offset(max(f.Offset, 0)).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: tasks: %w", err)
 	}
 	return out, nil

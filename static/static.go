@@ -13,7 +13,7 @@ import (
 
 // FS holds the static files, served under /static/.
 //
-//go:embed htmx.min.js htmx.LICENSE kashi.css
+//go:embed htmx.min.js htmx.LICENSE kashi.css kashi.js
 var FS embed.FS
 
 // paths maps a file name to its content-hashed URL; built once at init.

@@ -11,7 +11,7 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	want := []string{"htmx.LICENSE", "htmx.min.js", "kashi.css"}
+	want := []string{"htmx.LICENSE", "htmx.min.js", "kashi.css", "kashi.js"}
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("Names() mismatch (-want +got):\n%s", diff)
 	}

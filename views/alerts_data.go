@@ -50,6 +50,14 @@ type IdleTaskView struct {
 
 // NotificationView is one in-app notification.
 type NotificationView struct {
+	// TaskID is the task a notification is about; Message is then the task's name, or ""
+	// when the page does not know it.
+	TaskID int64
+	// RequestID is the quota request a notification is about; Date the day a quota ends;
+	// Percent the share of a budget used.
+	RequestID int64
+	Date      string
+	Percent   int
 	Kind      string
 	Message   string
 	CreatedAt time.Time

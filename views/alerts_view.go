@@ -38,6 +38,16 @@ func notificationKindText(l Locale, kind string) string {
 		return l.T("notes.kind.quota_ends")
 	case "budget":
 		return l.T("notes.kind.budget")
+	case "task-started":
+		return l.T("notes.kind.task_started")
+	case "task-failed-to-start":
+		return l.T("notes.kind.task_failed_to_start")
+	case "task-failed":
+		return l.T("notes.kind.task_failed")
+	case "task-reclaimed":
+		return l.T("notes.kind.task_reclaimed")
+	case "task-ended":
+		return l.T("notes.kind.task_ended")
 	}
 	return kind
 }

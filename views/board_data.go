@@ -74,6 +74,9 @@ type BoardGPU struct {
 	TaskID  int64
 	Task    string
 	Project string
+	// Owner submitted the holding task; HeldFor is how long the task has held the card.
+	Owner   string
+	HeldFor time.Duration
 	// IdleFor is how long utilization has stayed under the idle threshold (0 when busy).
 	IdleFor time.Duration
 	// SaturatedFor is how long memory or utilization has stayed at or above the mark.

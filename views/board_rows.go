@@ -28,8 +28,10 @@ type rowText struct {
 	saturated, unmanaged   string
 	temp, power, task      string
 	noTask                 string
-	idleBefore, idleAfter  string // around the duration of "gpu.idle_for"
-	satBefore, satAfter    string // around the duration of "gpu.saturated_for"
+	heldBefore, heldAfter  string // around the owner and duration of "gpu.held_by"
+
+	idleBefore, idleAfter string // around the duration of "gpu.idle_for"
+	satBefore, satAfter   string // around the duration of "gpu.saturated_for"
 }
 
 func newRowText(l Locale) *rowText {
@@ -57,6 +59,7 @@ func newRowText(l Locale) *rowText {
 	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(l.T("gpu.idle_for")), "%s")
 	rt.satBefore, rt.satAfter, _ = strings.Cut(esc(l.T("gpu.saturated_for")), "%s")
 	rt.seenBefore, rt.seenAfter, _ = strings.Cut(esc(l.T("node.last_seen")), "%s")
+	rt.heldBefore, rt.heldAfter, _ = strings.Cut(esc(l.T("gpu.held_for")), "%s")
 	return rt
 }
 
@@ -177,8 +180,14 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 	if g.Held {
 		b = append(b, `<span class="project">`...)
 		b = appendEscaped(b, g.Project)
-		b = append(b, `</span><span class="task">`...)
+		b = append(b, `</span><a class="task" data-testid="card-task" href="/tasks/`...)
+		b = strconv.AppendInt(b, g.TaskID, 10)
+		b = append(b, `">`...)
 		b = appendEscaped(b, g.Task)
+		b = append(b, `</a><span class="owner" data-testid="card-owner">`...)
+		b = appendEscaped(b, g.Owner)
+		b = append(b, `</span><span class="since" data-testid="card-since">`...)
+		b = appendAround(b, rt.heldBefore, rt.l.Duration(g.HeldFor), rt.heldAfter)
 		b = append(b, `</span>`...)
 	} else {
 		b = append(b, `<span class="project none" aria-hidden="true">—</span>`...)
@@ -196,7 +205,15 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 	b = appendMiBOf(b, g.MemoryUsedMiB, g.MemoryTotalMiB)
 	b = append(b, `</span><span class="bar mem" aria-hidden="true"><span style="`...)
 	b = append(b, barWidth(share(g.MemoryUsedMiB, g.MemoryTotalMiB))...)
-	b = append(b, `;"></span></span></div><div class="flags">`...)
+	b = append(b, `;"></span></span></div><div class="flags"><span class="env" data-testid="card-env"><span title="`...)
+	b = append(b, rt.temp...)
+	b = append(b, `">`...)
+	b = strconv.AppendInt(b, int64(g.TempC), 10)
+	b = append(b, ` °C</span> · <span title="`...)
+	b = append(b, rt.power...)
+	b = append(b, `">`...)
+	b = strconv.AppendInt(b, int64(g.PowerW), 10)
+	b = append(b, ` W</span></span>`...)
 
 	if saturated {
 		b = append(b, `<span class="label sat" data-testid="label-saturated" title="`...)

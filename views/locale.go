@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -193,3 +194,6 @@ func (l Locale) Ago(d time.Duration) string {
 	}
 	return l.T("time.ago", l.Duration(d))
 }
+
+// Catalog returns a copy of the locale's catalog, key to text; tests walk pages with it.
+func (l Locale) Catalog() map[string]string { return maps.Clone(l.catalog()) }

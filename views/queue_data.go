@@ -74,6 +74,7 @@ type RunningTask struct {
 	TaskID    int64
 	Name      string
 	Project   string
+	Owner     string
 	GPUs      int
 	Spec      string // asked spec; "" is any
 	Node      string
@@ -103,7 +104,10 @@ type TaskForm struct {
 	Checked bool
 	// Created is the id of the task just submitted, for the success notice; 0 for none.
 	Created int64
-	// Projects, Specs and Priorities (highest first) are the choices of the selects.
+	// Closed is true for a viewer who may submit to no project: the form is not shown.
+	Closed bool
+	// Projects, Specs and Priorities (highest first) are the choices of the selects; Projects
+	// are those the viewer may submit to.
 	Projects   []string
 	Specs      []string
 	Priorities []string
@@ -146,6 +150,8 @@ const (
 	FormErrEnvLine = "env-line"
 	// FormErrEnvDup: line Line of the environment repeats the variable Text.
 	FormErrEnvDup = "env-dup"
+	// FormErrRuntimeOver: the max runtime Asked is over the lane Text's limit Max.
+	FormErrRuntimeOver = "runtime-over"
 )
 
 // FormError is one problem of the form.
@@ -153,4 +159,6 @@ type FormError struct {
 	Code string
 	Text string
 	Line int
+	// Max and Asked are the limit and the value of FormErrRuntimeOver.
+	Max, Asked time.Duration
 }

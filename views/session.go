@@ -11,6 +11,8 @@ type Viewer struct {
 	Lead bool
 	// CSRF is the token every form posts back in its _csrf field (and htmx in X-CSRF-Token).
 	CSRF string
+	// Unread counts the viewer's unread notifications, shown beside the navigation's entry.
+	Unread int
 }
 
 type viewerKey struct{}

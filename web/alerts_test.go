@@ -179,7 +179,8 @@ func TestNotificationsPage(t *testing.T) {
 		t.Errorf("keep button = %q", got)
 	}
 	notes := doc.Find(`[data-testid=notification]`)
-	if notes.Length() != 2 || notes.First().AttrOr("data-kind", "") != "idle-notice" || !strings.Contains(notes.First().Text(), "cards idle for 31m") {
+	if notes.Length() != 2 || notes.First().AttrOr("data-kind", "") != "idle-notice" || !strings.Contains(notes.First().Text(), "Its cards stay idle") ||
+		notes.First().Find(`[data-testid=task-link]`).AttrOr("href", "") != "/tasks/1" {
 		t.Errorf("notifications = %d, first %q", notes.Length(), notes.First().Text())
 	}
 	// Bob has no idle task and no notification.

@@ -96,6 +96,7 @@ func TestBrowserPricesAdjustIssue(t *testing.T) {
 		t.Errorf("after the adjustment: notice %q, total %q, adjustment %q; want ¥102.50 and -¥10.00", got[0], got[1], got[2])
 	}
 	err = chromedp.Do(b.ctx,
+		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`), // issuing asks first
 		chromedp.Click(css(`[data-testid=issue-button]`)),
 		chromedp.WaitVisible(css(`[data-testid=issued]`)),
 		b.shot("bill-6-finance-issued.png"),

@@ -27,7 +27,7 @@ func TestBrowserCalibrate(t *testing.T) {
 	}
 	srv := httptest.NewServer(s.e)
 	defer srv.Close()
-	b := newBrowser(t, srv.URL, 60*time.Second)
+	b := newBrowser(t, srv.URL, 90*time.Second)
 	err := chromedp.Do(b.ctx,
 		b.login("ana", "pw-ana-long-enough"),
 		chromedp.Navigate(srv.URL+"/pools"),
@@ -49,7 +49,7 @@ func TestBrowserCalibrate(t *testing.T) {
 	}
 	err = chromedp.Do(b.ctx,
 		chromedp.Click(css(`[data-testid=calibrate-row]:nth-child(4) [data-testid=calibrate-propose]`)),
-		chromedp.WaitVisible(css(`form`)),
+		chromedp.WaitVisible(css(`[data-testid=pool-form]`)), // the pool's page, with its versions
 		b.shot("calibrate-proposed.png"),
 	)
 	if err != nil {

@@ -515,7 +515,7 @@ func TestQueueFormErrors(t *testing.T) {
 		"unknown project":            {map[string]string{"project": "nope"}, "project", "unknown project"},
 		"missing name":               {map[string]string{"name": ""}, "name", "is required"},
 		"runtime over the short lane": {map[string]string{"queue": "short", "max_runtime_h": "5"},
-			"max_runtime_h", "the short queue allows at most 7200 s"},
+			"max_runtime_h", "Short lane (fast): at most 2h; you asked 5h"},
 		"runtime not a number": {map[string]string{"max_runtime_h": "soon"}, "max_runtime_h", "Enter a number."},
 		"no command":           {map[string]string{"command": "\n  \n"}, "command", "must be a list of 1 to 1,024 arguments"},
 		"env not KEY=VALUE":    {map[string]string{"env": "A=1\nBROKEN\n"}, "env", "Line 2 is not KEY=VALUE."},

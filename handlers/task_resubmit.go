@@ -1,0 +1,43 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/views"
+)
+
+// resubmitValues fills a new submit form from the task named by ?resubmit=: the same project,
+// name, cards, lane, limits, command, working directory and data check. The environment's
+// values are secret and never shown, so its names come back as KEY= lines to fill in again.
+// A task the caller cannot run gives 404 or 403, as its other buttons do.
+func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
+	v := c.QueryParam("resubmit")
+	if v == "" {
+		return views.TaskFormValues{}, nil
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id <= 0 {
+		return views.TaskFormValues{}, badRequest("resubmit", "resubmit must be a task id")
+	}
+	t, err := h.runnableTask(c, id)
+	if err != nil {
+		return views.TaskFormValues{}, err
+	}
+	j := toTaskJSON(t)
+	vals := views.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs), Spec: j.Spec,
+		Queue: j.Queue, Priority: j.Priority, Command: strings.Join(j.Command, "\n"), Workdir: j.Workdir,
+		Deferrable: j.Deferrable, MaxRuntimeH: strconv.FormatFloat(float64(j.MaxRuntimeS)/3600, 'f', -1, 64)}
+	if j.EstGPUHours > 0 {
+		vals.EstGPUHours = strconv.FormatFloat(j.EstGPUHours, 'f', -1, 64)
+	}
+	for _, name := range j.EnvNames {
+		vals.Env += name + "=\n"
+	}
+	if j.DataCheck != nil {
+		vals.DataCheck = j.DataCheck.Path + j.DataCheck.URL
+	}
+	return vals, nil
+}

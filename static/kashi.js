@@ -1,0 +1,57 @@
+// Kashi's own small script (no eval: the pages' Content-Security-Policy forbids it).
+"use strict";
+
+// The phone menu: the toggle opens and closes the navigation.
+document.addEventListener("click", function (e) {
+  var b = e.target.closest(".menu-toggle");
+  if (b) {
+    b.setAttribute("aria-expanded", b.getAttribute("aria-expanded") === "true" ? "false" : "true");
+  }
+});
+
+// The submit form never fails silently: every answer htmx does not swap in — a refusal
+// (403, 409, 413), a server error (5xx), no answer at all (network) — is written into the
+// form's status area, in the page's language (its data-e… attributes; %s is the project).
+// A request aborted by a newer one (hx-sync) is no answer and shows nothing.
+function formAnswer(e) {
+  var form = e.target.closest && e.target.closest("#task-form");
+  var s = document.getElementById("task-form-status");
+  if (!form || !s) {
+    return;
+  }
+  var code = e.type === "htmx:sendError" ? 0 : e.detail.xhr.status;
+  var project = document.getElementById("f-project");
+  var msg = (s.dataset["e" + code] || s.dataset.eother).replace("%s", project ? project.value : "");
+  var p = document.createElement("p");
+  p.className = "notice bad";
+  p.setAttribute("data-testid", "form-answer");
+  p.setAttribute("role", "alert");
+  p.textContent = code ? msg + " (" + code + ")" : msg;
+  s.replaceChildren(p);
+}
+document.addEventListener("htmx:responseError", formAnswer);
+document.addEventListener("htmx:sendError", formAnswer);
+
+// Refreshes keep the horizontal scroll of wide tables: each .table-wrap's scroll is noted
+// before a swap and restored, by position on the page, after it.
+var scrolls = [];
+document.addEventListener("htmx:beforeSwap", function () {
+  scrolls = Array.prototype.map.call(document.querySelectorAll(".table-wrap"), function (w) { return w.scrollLeft; });
+});
+document.addEventListener("htmx:afterSettle", function () {
+  document.querySelectorAll(".table-wrap").forEach(function (w, i) {
+    if (scrolls[i]) {
+      w.scrollLeft = scrolls[i];
+    }
+  });
+});
+
+// What cannot be undone asks first: a form with data-confirm submits only when the user
+// agrees (issuing a bill, revoking a token, rolling back a pool, releasing cards, cancelling).
+document.addEventListener("submit", function (e) {
+  var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
+  if (msg && !window.confirm(msg)) {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+  }
+}, true);

@@ -1,0 +1,37 @@
+package web_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestBoardCardHolder: a held card names its task (linked to the task's page), who submitted
+// it and how long it has been held; every card shows temperature and power without a hover.
+func TestBoardCardHolder(t *testing.T) {
+	s := newServer(t)
+	s.projects("vision")
+	s.register(node("n1").cards(a100Name, a100MiB, 2))
+	tk := s.create(task("train-7b").ready(), t0.Add(-3*time.Hour))
+	s.place(tk, t0.Add(-2*time.Hour), uuidOf("n1", 0))
+	doc := parse(t, s.get("/").Body.String())
+	card := doc.Find(`[data-testid=gpu-card][data-uuid="` + uuidOf("n1", 0) + `"]`)
+	got := map[string]string{
+		"task":  card.Find(`[data-testid=card-task]`).Text(),
+		"href":  card.Find(`[data-testid=card-task]`).AttrOr("href", ""),
+		"owner": card.Find(`[data-testid=card-owner]`).Text(),
+		"since": card.Find(`[data-testid=card-since]`).Text(),
+	}
+	want := map[string]string{"task": "train-7b", "href": "/tasks/" + strconv.FormatInt(tk.ID, 10), "owner": "alice", "since": "held 2h"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("held card (-want +got):\n%s", diff)
+	}
+	if n := doc.Find(`[data-testid=card-env]`).Length(); n != 2 {
+		t.Errorf("cards showing temperature and power = %d, want 2", n)
+	}
+	if n := doc.Find(`[data-testid=gpu-card][data-uuid="` + uuidOf("n1", 1) + `"] [data-testid=card-owner]`).Length(); n != 0 {
+		t.Errorf("a free card names an owner")
+	}
+}

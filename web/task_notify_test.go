@@ -1,0 +1,84 @@
+package web_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/models"
+)
+
+// TestTaskNotifications: a task's owner is told when it starts and when it fails, fails to
+// start or ends; each notification links to the task. Someone else hears nothing.
+func TestTaskNotifications(t *testing.T) {
+	s := newServer(t)
+	s.projects("vision")
+	alice := s.member("alice", "vision")
+	bob := s.member("bob", "vision")
+	n := s.register(node("n1").cards(a100Name, a100MiB, 2))
+	ctx := context.Background()
+	run := s.create(task("train").ready(), t0)
+	s.place(run, t0, uuidOf("n1", 0))
+	never := s.create(task("broken").ready(), t0)
+	s.place(never, t0, uuidOf("n1", 1))
+	report := func(id int64, r models.TaskReport) {
+		t.Helper()
+		if err := s.store.ReportTaskStatus(ctx, n.ID, id, r, t0.Add(time.Minute)); err != nil {
+			t.Fatalf("ReportTaskStatus(%d, %s): %v", id, r.State, err)
+		}
+	}
+	report(run.ID, models.TaskReport{State: models.ReportRunning, TS: t0.Add(time.Minute)})
+	report(run.ID, models.TaskReport{State: models.ReportExited, ExitCode: 2, TS: t0.Add(2 * time.Minute)})
+	report(never.ID, models.TaskReport{State: models.ReportFailedToStart, Message: "no such file", TS: t0.Add(time.Minute)})
+
+	notes := func(tok string) []string {
+		var out []string
+		parse(t, s.get("/notifications", bearer(tok)...).Body.String()).Find(`[data-testid=notification]`).Each(func(_ int, n *goquery.Selection) {
+			out = append(out, n.AttrOr("data-kind", "")+" "+n.Find(`[data-testid=task-link]`).AttrOr("href", ""))
+		})
+		return out
+	}
+	id := func(tk models.Task) string { return "/tasks/" + strconv.FormatInt(tk.ID, 10) }
+	want := []string{models.NoteTaskFailedToStart + " " + id(never), models.NoteTaskFailed + " " + id(run), models.NoteTaskStarted + " " + id(run)}
+	if diff := cmp.Diff(want, notes(alice)); diff != "" {
+		t.Errorf("alice's notifications (-want +got):\n%s", diff)
+	}
+	if got := notes(bob); len(got) != 0 {
+		t.Errorf("bob's notifications = %v, want none", got)
+	}
+}
+
+// TestNotificationsSpeakThePageLanguage: every kind of notification is written in the page's
+// language from its key; the message stored for chat channels is not shown.
+func TestNotificationsSpeakThePageLanguage(t *testing.T) {
+	s := newServer(t)
+	s.projects("vision")
+	s.member("alice", "vision")
+	ctx := context.Background()
+	for _, n := range []struct{ key, kind string }{
+		{"idle-notice:7:1772400000", "idle-notice"}, {"reclaimed:8", "reclaimed"}, {"request:3", "request-pending"},
+		{"decided:4", "request-approved"}, {"quota-ends:1:2026-03-31:7", "quota-ends"}, {"budget:1:2026-03:80", "budget"},
+	} {
+		if _, err := s.store.NotifyUser(ctx, "tester", n.key, n.kind, "English text for chat", t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := s.get("/notifications", "Cookie", "kashi_lang=zh-CN")
+	if strings.Contains(w.Body.String(), "English text for chat") {
+		t.Error("the Chinese notifications page shows the English chat message")
+	}
+	var got []string
+	parse(t, w.Body.String()).Find(`[data-testid=notification] p`).Each(func(_ int, p *goquery.Selection) {
+		got = append(got, strings.Join(strings.Fields(p.Text()), " "))
+	})
+	want := []string{"项目本月的一项预算已用 80%。", "项目的一项配额将于 2026-03-31 到期。", "你的配额申请 #4 已批准。",
+		"配额申请 #3 等待你审批。", "它已被停止，闲置的卡已回收。 #8", "它占用的卡一直闲置：保留，或现在释放。 #7"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+}

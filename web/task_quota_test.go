@@ -1,0 +1,54 @@
+package web_test
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kashi/models"
+)
+
+// TestTaskQuotaLink: a task waiting on its project's limit of cards says by how much, and links
+// to the quota request filled in with what it needs.
+func TestTaskQuotaLink(t *testing.T) {
+	cfg := testCfg()
+	cfg.Location = time.UTC
+	s := newServerOn(t, newStore(t), cfg)
+	s.projects("vision")
+	member := s.member("alice", "vision")
+	s.register(node("n1").cards(a100Name, a100MiB, 4))
+	p, _ := s.store.ProjectByName(context.Background(), "vision")
+	if _, err := s.store.SetQuota(context.Background(), "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 2, BudgetCardHours: 1000,
+		StartsAt: t0.AddDate(0, -1, 0), EndsAt: t0.AddDate(0, 1, 0)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	held := s.create(task("holder").gpus(2).spec("A100-80G").ready(), t0.Add(-time.Hour))
+	s.place(held, t0.Add(-time.Hour), uuidOf("n1", 0), uuidOf("n1", 1))
+	waits := s.create(task("more").gpus(1).spec("A100-80G").ready(), t0)
+	id := strconv.FormatInt(waits.ID, 10)
+
+	doc := parse(t, s.get("/tasks/"+id, bearer(member)...).Body.String())
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=task-quota]`).Text()), " "); !strings.Contains(got, "in use 2 + asks 1 = 3 > limit 2") {
+		t.Fatalf("quota line = %q, want in use 2 + asks 1 = 3 > limit 2", got)
+	}
+	link, _ := url.Parse(doc.Find(`[data-testid=task-quota-request]`).AttrOr("href", ""))
+	if got, want := link.Query().Get("value"), "3"; got != want {
+		t.Errorf("request link value = %q, want %q (%s)", got, want, link)
+	}
+	form := parse(t, s.get(link.RequestURI(), bearer(member)...).Body.String()).Find(`#request-vision`)
+	if got := form.Find(`input[name=value]`).AttrOr("value", ""); got != "3" {
+		t.Errorf("request form value = %q, want 3", got)
+	}
+	if got := form.Find(`textarea[name=reason]`).Text(); !strings.Contains(got, "#"+id) {
+		t.Errorf("request form reason = %q, want it to name task #%s", got, id)
+	}
+	if got := form.Find(`select[name=kind] option[selected]`).AttrOr("value", ""); got != "limit" {
+		t.Errorf("request kind = %q, want limit", got)
+	}
+	if w := s.get("/projects?task=x", bearer(member)...); w.Code != 400 || !strings.Contains(w.Body.String(), "task") {
+		t.Errorf("GET /projects?task=x = %d, want 400 naming task", w.Code)
+	}
+}
