@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"time"
 
 	"kashi/models"
@@ -37,9 +36,7 @@ type templateJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Uses counts the tasks submitted from the template.
-	Uses int64 `json:"uses"`
-	// SubmitURL opens the queue's form filled from the template.
-	SubmitURL string         `json:"submit_url"`
+	Uses      int64          `json:"uses"`
 	Versions  []versionJSON  `json:"versions,omitempty"`
 	Schedules []scheduleJSON `json:"schedules,omitempty"`
 }
@@ -82,8 +79,7 @@ type runJSON struct {
 // toTemplateJSON is a template with its uses.
 func toTemplateJSON(t models.TaskTemplate, uses int64) templateJSON {
 	return templateJSON{ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Description: t.Description, Version: t.Version,
-		TemplateBody: t.Fields(), CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Uses: uses,
-		SubmitURL: fmt.Sprintf("/queue?template=%d", t.ID)}
+		TemplateBody: t.Fields(), CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Uses: uses}
 }
 
 // toVersionJSON is a stored version.
