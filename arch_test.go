@@ -23,6 +23,7 @@ var mayImport = map[string][]string{
 	"models/modelstest": {"models"},
 	"views":             {"static"},
 	"scheduler":         {"models"},
+	"schedule":          {"models"},
 	"scaler":            {"models", "fleet", "scheduler"},
 	"notice":            {"models", "notify"},
 	"datacheck":         {"models"},
@@ -37,7 +38,7 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":   {"fleet"},
 	"agent":             {"api"},
 	"agent/simgpu":      {"agent", "api"},
-	"handlers":          {"api", "billing", "models", "replay", "scaler", "scheduler", "views"},
+	"handlers":          {"api", "billing", "models", "replay", "scaler", "schedule", "scheduler", "views"},
 	"web":               {"api", "handlers", "static", "views"},
 	"demo":              {"agent", "agent/simgpu", "fleet", "fleet/sim", "models"},
 }

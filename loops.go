@@ -14,6 +14,7 @@ import (
 	"kashi/notice"
 	"kashi/notify"
 	"kashi/scaler"
+	"kashi/schedule"
 	"kashi/scheduler"
 )
 
@@ -95,6 +96,8 @@ const (
 	reminderEvery = time.Hour
 	// alertEvery is how often GPU memory alerts are raised and unsent alerts go out.
 	alertEvery = time.Minute
+	// scheduleEvery is how often templates' schedules are looked at; cron's unit is a minute.
+	scheduleEvery = 20 * time.Second
 	// schedulerGap is the least real time between two scheduler passes: a burst of submits
 	// (fifty a second) costs one pass a second, not one each.
 	schedulerGap = time.Second
@@ -118,6 +121,14 @@ func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Cha
 		_, err := notice.SendReminders(ctx, store, channels, reminders, now(), log)
 		return err
 	})
+}
+
+// addSchedules adds the loop that submits templates' scheduled runs through the store, as the
+// API does, and wakes the scheduler after it submitted.
+func addSchedules(loops *loop.Set, store *models.Store, schedLoop *loop.Loop, now func() time.Time, log *slog.Logger) {
+	runner := schedule.NewRunner(store, schedule.Config{Limits: models.DefaultTaskLimits, Now: now, Logger: log,
+		OnSubmit: schedLoop.Trigger})
+	loops.Every("schedules", scheduleEvery, runner.Tick)
 }
 
 // queueControl is what handlers need of the queue: its view and a way to wake it.

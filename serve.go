@@ -222,6 +222,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	readiness := datacheck.NewReadiness(store, now, log).
 		WithPolicy(datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts})
 	addHousekeeping(loops, store, channels, cfg, now, log)
+	addSchedules(loops, store, schedLoop, now, log)
 	loops.Every("data checks", readinessEvery, func(ctx context.Context) error {
 		n, err := readiness.CheckOnce(ctx)
 		if n > 0 {

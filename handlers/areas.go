@@ -52,6 +52,30 @@ type TasksStore interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
+	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)
+	ProjectByID(ctx context.Context, id int64) (models.Project, error)
+}
+
+// Templates serves a project's task templates, their versions and schedules.
+type Templates struct {
+	*core
+	store TemplatesStore
+}
+
+// TemplatesStore is what Templates needs of models.Store.
+type TemplatesStore interface {
+	ProjectByID(ctx context.Context, id int64) (models.Project, error)
+	CreateTemplate(ctx context.Context, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)
+	UpdateTemplate(ctx context.Context, id int64, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)
+	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)
+	TemplateVersions(ctx context.Context, id int64) ([]models.TaskTemplateVersion, error)
+	Templates(ctx context.Context, projectID int64) ([]models.TemplateRow, error)
+	TemplateUses(ctx context.Context, id int64) (int64, error)
+	CreateSchedule(ctx context.Context, ts models.TaskSchedule, now time.Time) (models.TaskSchedule, error)
+	ScheduleByID(ctx context.Context, id int64) (models.TaskSchedule, error)
+	Schedules(ctx context.Context, templateID int64) ([]models.TaskSchedule, error)
+	SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error
+	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.

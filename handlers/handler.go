@@ -16,6 +16,7 @@ import (
 type Store interface {
 	BoardStore
 	TasksStore
+	TemplatesStore
 	ProjectsStore
 	PoolsStore
 	BillsStore
@@ -57,13 +58,14 @@ type Config struct {
 // Handler serves every route, one area at a time: each area is a small handler over the part
 // of the store it uses. Build it with New.
 type Handler struct {
-	Board    *Board
-	Tasks    *Tasks
-	Projects *Projects
-	Pools    *Pools
-	Bills    *Bills
-	Agent    *Agent
-	People   *People
+	Board     *Board
+	Tasks     *Tasks
+	Templates *Templates
+	Projects  *Projects
+	Pools     *Pools
+	Bills     *Bills
+	Agent     *Agent
+	People    *People
 }
 
 // core is what every area shares: the settings, the clock and the queue.
@@ -85,12 +87,13 @@ func (h *core) loc() *time.Location {
 func New(store Store, sched Scheduler, cfg Config, now func() time.Time) *Handler {
 	c := &core{cfg: cfg, now: now, sched: sched}
 	return &Handler{
-		Board:    &Board{core: c, store: store},
-		Tasks:    &Tasks{core: c, store: store},
-		Projects: &Projects{core: c, store: store},
-		Pools:    &Pools{core: c, store: store, calib: &calibrations{}},
-		Bills:    &Bills{core: c, store: store},
-		Agent:    &Agent{core: c, store: store},
-		People:   &People{core: c, store: store, logins: newLoginThrottle()},
+		Board:     &Board{core: c, store: store},
+		Tasks:     &Tasks{core: c, store: store},
+		Templates: &Templates{core: c, store: store},
+		Projects:  &Projects{core: c, store: store},
+		Pools:     &Pools{core: c, store: store, calib: &calibrations{}},
+		Bills:     &Bills{core: c, store: store},
+		Agent:     &Agent{core: c, store: store},
+		People:    &People{core: c, store: store, logins: newLoginThrottle()},
 	}
 }

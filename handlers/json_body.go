@@ -17,13 +17,28 @@ import (
 // decodeJSON reads one JSON value of at most maxBytes into v, rejecting unknown fields and
 // trailing data with a 4xx that says what is wrong.
 func decodeJSON(c echo.Context, maxBytes int64, v any) error {
+	body, err := readJSON(c, maxBytes)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, maxBytes, v)
+}
+
+// readJSON reads a JSON body of at most maxBytes, for decodeBody (a body decoded twice:
+// over a template's fields, say).
+func readJSON(c echo.Context, maxBytes int64) ([]byte, error) {
 	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
-		return echo.NewHTTPError(http.StatusUnsupportedMediaType, api.Error{Error: "content type must be application/json"})
+		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType, api.Error{Error: "content type must be application/json"})
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, maxBytes))
 	if err != nil {
-		return jsonError(err, maxBytes)
+		return nil, jsonError(err, maxBytes)
 	}
+	return body, nil
+}
+
+// decodeBody decodes body as decodeJSON does; fields the body does not name keep v's values.
+func decodeBody(body []byte, maxBytes int64, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

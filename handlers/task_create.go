@@ -13,15 +13,25 @@ import (
 const maxTaskBody = 256 << 10
 
 // TaskCreate submits a task to a project the caller runs tasks of; the owner is the caller
-// (an admin may name another). A repeated Idempotency-Key returns the first task with 200
+// (an admin may name another). With "template" the task starts from the template's fields
+// and the request's own fields override them. A repeated Idempotency-Key returns the first task with 200
 // instead of 201. POST /api/v1/tasks.
 func (h *Tasks) TaskCreate(c echo.Context) error {
-	var req taskRequest
-	if err := decodeJSON(c, maxTaskBody, &req); err != nil {
+	body, err := readJSON(c, maxTaskBody)
+	if err != nil {
 		return err
 	}
-	err := h.canSubmit(c, req.Project)
-	if err != nil {
+	var req taskRequest
+	if err := decodeBody(body, maxTaskBody, &req); err != nil {
+		return err
+	}
+	var tpl models.TaskTemplate
+	if req.Template != 0 {
+		if tpl, req, err = h.fromTemplate(c, req.Template, body); err != nil {
+			return err
+		}
+	}
+	if err = h.canSubmit(c, req.Project); err != nil {
 		return err
 	}
 	if req.Owner, err = owner(Who(c), req.Owner); err != nil {
@@ -29,6 +39,7 @@ func (h *Tasks) TaskCreate(c echo.Context) error {
 	}
 	nt := req.newTask(c.Request().Header.Get("Idempotency-Key"))
 	nt.IdempotencyScope = Who(c).IdempotencyScope()
+	nt.TemplateID, nt.TemplateVersion = tpl.ID, tpl.Version
 	t, created, err := h.store.CreateTask(c.Request().Context(), nt, h.cfg.TaskLimits, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)

@@ -27,6 +27,8 @@ type taskRequest struct {
 	DataReady  bool              `json:"data_ready"`
 	DataCheck  *models.DataCheck `json:"data_check"`
 	Deferrable bool              `json:"deferrable"`
+	// Template is the template whose fields the request starts from; 0 for none.
+	Template int64 `json:"template"`
 }
 
 // newTask turns a request into the store's input, with defaults for class and priority.
@@ -81,6 +83,9 @@ type taskJSON struct {
 	OutputUnit  string            `json:"output_unit"`
 	// LastCheckpointAt is the task's last reported checkpoint.
 	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
+	// TemplateID is the template the task was submitted from, at TemplateVersion.
+	TemplateID      *int64 `json:"template_id"`
+	TemplateVersion int    `json:"template_version"`
 }
 
 // toTaskJSON is a task as its project's members see it.
@@ -89,7 +94,7 @@ func toTaskJSON(t models.TaskRow) taskJSON {
 		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir, Image: t.Image,
 		DataReady: t.DataReady, Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
-		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt}
+		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion}
 	// Stored values were validated and encoded by the store; they always decode.
 	json.Unmarshal([]byte(t.Command), &out.Command)
 	out.EnvNames = models.EnvNames(t.Env)

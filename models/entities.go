@@ -198,6 +198,10 @@ type Task struct {
 	StopState  string
 	StopReason string
 	StopAt     *time.Time
+	// TemplateID is the template the task was submitted from, at TemplateVersion; nil for
+	// none.
+	TemplateID      *int64
+	TemplateVersion int
 }
 
 // TaskEvent is one timestamped transition of a task, with its reason.

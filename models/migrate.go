@@ -26,6 +26,7 @@ var migrations = []migration{
 	{6, "agent: task image, output unit and last checkpoint, unmanaged GPU use, task log tails", migrateV6Agent},
 	{7, "metering thresholds in the billing settings, and on each rollup", migrateV7Thresholds},
 	{8, "promises: node exits of multi-node tasks, projects' idle-reclaim overrides, pools at their maximum since", migrateV8Promises},
+	{9, "task templates with their versions, the template of each task, schedules and their runs", migrateV9Templates},
 }
 
 // schemaVersion records each applied migration.

@@ -49,3 +49,12 @@ func (s *Store) ProjectNames(ctx context.Context) (map[int64]string, error) {
 	}
 	return names, nil
 }
+
+// ProjectByID returns a project.
+func (s *Store) ProjectByID(ctx context.Context, id int64) (Project, error) {
+	var p Project
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&p).Error; err != nil {
+		return p, notFound(fmt.Sprintf("project %d", id), err)
+	}
+	return p, nil
+}

@@ -46,6 +46,9 @@ type NewTask struct {
 	// project, so one caller's key never finds another's task.
 	IdempotencyKey   string
 	IdempotencyScope string
+	// TemplateID is the template the task comes from, at TemplateVersion; 0 for none.
+	TemplateID      int64
+	TemplateVersion int
 }
 
 // DataCheck is a declared readiness check: a path that must exist or a URL that must answer
@@ -153,6 +156,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		}
 		return err
 	}
+	if err := checkTemplateOf(tx, nt, project); err != nil {
+		return err
+	}
 	if err := checkName("name", nt.Name, 200); err != nil {
 		return err
 	}
@@ -198,6 +204,24 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		Command: command, Env: env, Workdir: nt.Workdir, Image: nt.Image, DataReady: nt.DataReady, DataCheck: check,
 		Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
 		IdempotencyScope: scope, IdempotencyHash: hash, SubmittedAt: now}
+	if nt.TemplateID != 0 {
+		t.TemplateID, t.TemplateVersion = &nt.TemplateID, nt.TemplateVersion
+	}
+	return nil
+}
+
+// checkTemplateOf refuses a template that is not the project's.
+func checkTemplateOf(tx *gorm.DB, nt NewTask, project Project) error {
+	if nt.TemplateID == 0 {
+		return nil
+	}
+	var n int64
+	if err := tx.Model(&TaskTemplate{}).Where("id = ? AND project_id = ?", nt.TemplateID, project.ID).Count(&n).Error; err != nil {
+		return err
+	}
+	if n == 0 {
+		return fieldErr("template", "project %q has no template %d", project.Name, nt.TemplateID)
+	}
 	return nil
 }
 

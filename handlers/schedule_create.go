@@ -1,0 +1,47 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+	"kashi/schedule"
+)
+
+// scheduleRequest is the body of POST /api/v1/templates/:id/schedules.
+type scheduleRequest struct {
+	Cron           string `json:"cron"`
+	TimeZone       string `json:"time_zone"`
+	Overlap        string `json:"overlap"`
+	StartDeadlineS int64  `json:"start_deadline_s"`
+}
+
+// ScheduleCreate runs a template on a cron expression in a time zone (the project's leads
+// and admins); the tasks are the caller's. Overlap defaults to skip and the start deadline to
+// an hour. POST /api/v1/templates/:id/schedules.
+func (h *Templates) ScheduleCreate(c echo.Context) error {
+	t, err := h.seenTemplate(c)
+	if err != nil {
+		return err
+	}
+	if err := leads(c, t.ProjectID); err != nil {
+		return err
+	}
+	req := scheduleRequest{Overlap: string(schedule.OverlapSkip), StartDeadlineS: 3600}
+	if err := decodeJSON(c, 4<<10, &req); err != nil {
+		return err
+	}
+	if _, err := schedule.Parse(req.Cron, "UTC"); err != nil {
+		return apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "cron", Msg: err.Error()})
+	}
+	if _, err := schedule.Parse(req.Cron, req.TimeZone); err != nil {
+		return apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "time_zone", Msg: err.Error()})
+	}
+	ts, err := h.store.CreateSchedule(c.Request().Context(), models.TaskSchedule{TemplateID: t.ID, Cron: req.Cron,
+		TimeZone: req.TimeZone, Overlap: req.Overlap, StartDeadlineS: req.StartDeadlineS, Owner: Who(c).User.Name}, h.now())
+	if err != nil {
+		return storeError(err)
+	}
+	return c.JSON(http.StatusCreated, toScheduleJSON(ts, nil, h.now()))
+}

@@ -1,0 +1,261 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// TaskSchedule runs a template on a cron expression in a time zone. The store keeps it; the
+// schedule package parses the expression and decides when runs are due.
+type TaskSchedule struct {
+	ID         int64
+	TemplateID int64
+	// Cron is a standard five-field expression, reckoned in TimeZone (an IANA name).
+	Cron     string
+	TimeZone string
+	// Overlap is allow, skip or replace (schedule.Overlap).
+	Overlap string
+	// StartDeadlineS is how late after its planned time a run may still start.
+	StartDeadlineS int64
+	Suspended      bool
+	// Owner owns the tasks the schedule submits: who created it.
+	Owner string
+	// LastPlannedAt settles the runs planned up to it; the next run is the first after it.
+	LastPlannedAt time.Time
+	CreatedAt     time.Time
+}
+
+func (TaskSchedule) TableName() string { return "task_schedules" }
+
+// ScheduleRun is one planned run of a schedule and what became of it.
+type ScheduleRun struct {
+	ID         int64
+	ScheduleID int64
+	PlannedAt  time.Time
+	// TemplateVersion is the version the run submits, fixed when the run is claimed so a
+	// repeated submit after a crash sends the same request.
+	TemplateVersion int
+	TaskID          *int64
+	Outcome         string
+	Detail          string
+	At              time.Time
+}
+
+func (ScheduleRun) TableName() string { return "schedule_runs" }
+
+// Outcomes of a schedule run.
+const (
+	// RunPending: claimed, not yet submitted (a crash between the two is finished later).
+	RunPending   = "pending"
+	RunSubmitted = "submitted"
+	// RunSkipped: the last run was still active and the schedule skips overlaps.
+	RunSkipped = "skipped"
+	// RunMissed: the server was down past the run's start deadline.
+	RunMissed = "missed"
+	// RunFailed: the submit was refused (the template no longer fits the fleet, say).
+	RunFailed = "failed"
+)
+
+// ScheduleRunRow is a run with the state of its task ("" without one).
+type ScheduleRunRow struct {
+	ScheduleRun
+	TaskState string
+}
+
+// Schedule bounds.
+const (
+	MinStartDeadline = time.Minute
+	MaxStartDeadline = 7 * 24 * time.Hour
+)
+
+// CreateSchedule stores a schedule of a template; runs are planned from now. The caller has
+// parsed Cron in TimeZone. A template that names env variables cannot be scheduled: nobody
+// is there to give their values.
+func (s *Store) CreateSchedule(ctx context.Context, ts TaskSchedule, now time.Time) (TaskSchedule, error) {
+	now = UTC(now)
+	switch {
+	case ts.Overlap != "allow" && ts.Overlap != "skip" && ts.Overlap != "replace":
+		return ts, fieldErr("overlap", "must be allow, skip or replace, got %q", truncate(ts.Overlap, 20))
+	case ts.StartDeadlineS < int64(MinStartDeadline/time.Second) || ts.StartDeadlineS > int64(MaxStartDeadline/time.Second):
+		return ts, fieldErr("start_deadline_s", "must be between %d and %d seconds, got %d",
+			int64(MinStartDeadline/time.Second), int64(MaxStartDeadline/time.Second), ts.StartDeadlineS)
+	case len(ts.Cron) > 100:
+		return ts, fieldErr("cron", "at most 100 bytes")
+	}
+	if err := checkName("owner", ts.Owner, 100); err != nil {
+		return ts, err
+	}
+	tpl, err := s.TemplateByID(ctx, ts.TemplateID)
+	if err != nil {
+		return ts, err
+	}
+	if names := tpl.Fields().EnvNames; len(names) > 0 {
+		return ts, fieldErr("template", "names env variables (%s); a schedule cannot give their values", names[0])
+	}
+	ts.ID, ts.Suspended, ts.LastPlannedAt, ts.CreatedAt = 0, false, now, now
+	if err := s.db.WithContext(ctx).Create(&ts).Error; err != nil {
+		return ts, fmt.Errorf("models: create schedule: %w", err)
+	}
+	return ts, nil
+}
+
+// ScheduleByID returns a schedule.
+func (s *Store) ScheduleByID(ctx context.Context, id int64) (TaskSchedule, error) {
+	var ts TaskSchedule
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&ts).Error; err != nil {
+		return ts, notFound(fmt.Sprintf("schedule %d", id), err)
+	}
+	return ts, nil
+}
+
+// Schedules returns a template's schedules, oldest first.
+func (s *Store) Schedules(ctx context.Context, templateID int64) ([]TaskSchedule, error) {
+	var out []TaskSchedule
+	if err := s.db.WithContext(ctx).Where("template_id = ?", templateID).Order("id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: schedules of template %d: %w", templateID, err)
+	}
+	return out, nil
+}
+
+// ActiveSchedules returns every schedule not suspended.
+func (s *Store) ActiveSchedules(ctx context.Context) ([]TaskSchedule, error) {
+	var out []TaskSchedule
+	if err := s.db.WithContext(ctx).Where("NOT suspended").Order("id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: active schedules: %w", err)
+	}
+	return out, nil
+}
+
+// SetScheduleSuspended suspends or resumes a schedule. Resuming plans from now: runs that
+// fell while it was suspended never start.
+func (s *Store) SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error {
+	q := s.db.WithContext(ctx).Model(&TaskSchedule{}).Where("id = ? AND suspended = ?", id, !suspended)
+	set := map[string]any{"suspended": suspended}
+	if !suspended {
+		set["last_planned_at"] = UTC(now)
+	}
+	res := q.Updates(set)
+	if res.Error != nil {
+		return fmt.Errorf("models: suspend schedule %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		if _, err := s.ScheduleByID(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ScheduleRuns returns a schedule's latest runs, newest first, with their tasks' states.
+func (s *Store) ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]ScheduleRunRow, error) {
+	var out []ScheduleRunRow
+	err := s.db.WithContext(ctx).Table("schedule_runs").
+		Select("schedule_runs.*, COALESCE(tasks.state, '') AS task_state").
+		Joins("LEFT JOIN tasks ON tasks.id = schedule_runs.task_id").
+		Where("schedule_runs.schedule_id = ?", scheduleID).Order("schedule_runs.planned_at DESC").Limit(limit).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: runs of schedule %d: %w", scheduleID, err)
+	}
+	return out, nil
+}
+
+// ScheduleLastTask returns the task of the schedule's latest run that has one, and its
+// state; found is false when no run has a task yet.
+func (s *Store) ScheduleLastTask(ctx context.Context, scheduleID int64) (taskID int64, state string, found bool, err error) {
+	var rows []ScheduleRunRow
+	err = s.db.WithContext(ctx).Table("schedule_runs").
+		Select("schedule_runs.*, tasks.state AS task_state").
+		Joins("JOIN tasks ON tasks.id = schedule_runs.task_id").
+		Where("schedule_runs.schedule_id = ?", scheduleID).Order("schedule_runs.planned_at DESC").Limit(1).Scan(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return 0, "", false, err
+	}
+	return *rows[0].TaskID, rows[0].TaskState, true, nil
+}
+
+// ClaimScheduleRun settles a schedule's runs through the given time and records run (its
+// PlannedAt, Outcome and Detail), atomically and only while the schedule's last planned
+// time is still prev and it is not suspended: of two passes only one claims, and a claimed
+// run is recorded once. The run takes the template's current version.
+func (s *Store) ClaimScheduleRun(ctx context.Context, ts TaskSchedule, through time.Time, run ScheduleRun, now time.Time) (ScheduleRun, bool, error) {
+	claimed := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&TaskSchedule{}).Where("id = ? AND last_planned_at = ? AND NOT suspended", ts.ID, UTC(ts.LastPlannedAt)).
+			Update("last_planned_at", UTC(through))
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		var tpl TaskTemplate
+		if err := tx.Select("version").Where("id = ?", ts.TemplateID).Take(&tpl).Error; err != nil {
+			return err
+		}
+		run.ID, run.ScheduleID, run.PlannedAt, run.TemplateVersion, run.At = 0, ts.ID, UTC(run.PlannedAt), tpl.Version, UTC(now)
+		claimed = true
+		return tx.Create(&run).Error
+	})
+	if err != nil {
+		return run, false, fmt.Errorf("models: claim run of schedule %d: %w", ts.ID, err)
+	}
+	return run, claimed, nil
+}
+
+// PendingScheduleRuns returns the claimed runs not yet submitted, oldest first.
+func (s *Store) PendingScheduleRuns(ctx context.Context) ([]ScheduleRun, error) {
+	var out []ScheduleRun
+	if err := s.db.WithContext(ctx).Where("outcome = ?", RunPending).Order("planned_at, id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: pending schedule runs: %w", err)
+	}
+	return out, nil
+}
+
+// FinishScheduleRun records a pending run's outcome and task; an empty detail keeps the one
+// the claim wrote.
+func (s *Store) FinishScheduleRun(ctx context.Context, id int64, taskID *int64, outcome, detail string, now time.Time) error {
+	set := map[string]any{"task_id": taskID, "outcome": outcome, "at": UTC(now)}
+	if detail != "" {
+		set["detail"] = truncate(detail, 400)
+	}
+	err := s.db.WithContext(ctx).Model(&ScheduleRun{}).Where("id = ? AND outcome = ?", id, RunPending).Updates(set).Error
+	if err != nil {
+		return fmt.Errorf("models: finish schedule run %d: %w", id, err)
+	}
+	return nil
+}
+
+// ScheduleSubmission is the task a run submits: its template's version as the run fixed it,
+// owned by the schedule's owner, with an idempotency key of the schedule and the planned
+// time, so a restart never submits a run twice.
+func (s *Store) ScheduleSubmission(ctx context.Context, run ScheduleRun) (NewTask, error) {
+	ts, err := s.ScheduleByID(ctx, run.ScheduleID)
+	if err != nil {
+		return NewTask{}, err
+	}
+	tpl, err := s.TemplateByID(ctx, ts.TemplateID)
+	if err != nil {
+		return NewTask{}, err
+	}
+	var p Project
+	if err := s.db.WithContext(ctx).Where("id = ?", tpl.ProjectID).Take(&p).Error; err != nil {
+		return NewTask{}, notFound(fmt.Sprintf("project %d", tpl.ProjectID), err)
+	}
+	v, err := s.TemplateVersion(ctx, ts.TemplateID, run.TemplateVersion)
+	if err != nil {
+		return NewTask{}, err
+	}
+	body := v.Fields()
+	if missing := body.MissingEnv(nil); missing != "" {
+		return NewTask{}, fieldErr("template", "names env %s; a schedule cannot give its value", missing)
+	}
+	loc, err := time.LoadLocation(ts.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	nt := body.NewTask(p.Name, tpl.Name+" "+run.PlannedAt.In(loc).Format("2006-01-02 15:04"), ts.Owner, nil)
+	nt.TemplateID, nt.TemplateVersion = ts.TemplateID, run.TemplateVersion
+	nt.IdempotencyKey = fmt.Sprintf("schedule:%d/%s", ts.ID, UTC(run.PlannedAt).Format(time.RFC3339))
+	nt.IdempotencyScope = fmt.Sprintf("schedule:%d", ts.ID)
+	return nt, nil
+}

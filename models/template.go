@@ -1,0 +1,158 @@
+package models
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// TaskTemplate is a project's saved task: what it runs and how, submitted again with
+// overrides. Every change makes a new version (TaskTemplateVersion).
+type TaskTemplate struct {
+	ID          int64
+	ProjectID   int64
+	Name        string
+	Description string
+	// Version is the current version, 1 for a new template.
+	Version int
+	// Body is the TemplateBody, JSON.
+	Body      string
+	CreatedBy string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+func (TaskTemplate) TableName() string { return "task_templates" }
+
+// Fields decodes the template's body.
+func (t TaskTemplate) Fields() TemplateBody { return decodeBody(t.Body) }
+
+// TaskTemplateVersion is one version of a template: who made it, when, the body it set and
+// what changed from the version before.
+type TaskTemplateVersion struct {
+	ID          int64
+	TemplateID  int64
+	Version     int
+	By          string
+	At          time.Time
+	Description string
+	Body        string
+	// Diff is the []FieldChange from the version before, JSON; empty list for version 1.
+	Diff string
+}
+
+func (TaskTemplateVersion) TableName() string { return "task_template_versions" }
+
+// Fields decodes the version's body.
+func (v TaskTemplateVersion) Fields() TemplateBody { return decodeBody(v.Body) }
+
+// Changes decodes the version's diff.
+func (v TaskTemplateVersion) Changes() []FieldChange {
+	var out []FieldChange
+	json.Unmarshal([]byte(v.Diff), &out) // written by the store; always decodes
+	return out
+}
+
+// TemplateBody is what a template fixes of the tasks submitted from it. EnvNames are the
+// variables a submit must give values for; values are never stored in a template. Tasks
+// have no model tag, so templates have none either.
+type TemplateBody struct {
+	GPUs        int        `json:"gpus"`
+	Spec        string     `json:"spec"`
+	Queue       string     `json:"queue"`
+	Priority    string     `json:"priority"`
+	EstGPUHours float64    `json:"est_gpu_hours"`
+	MaxRuntimeS int64      `json:"max_runtime_s"`
+	Command     []string   `json:"command"`
+	EnvNames    []string   `json:"env_names"`
+	Workdir     string     `json:"workdir"`
+	Image       string     `json:"image"`
+	DataCheck   *DataCheck `json:"data_check,omitempty"`
+	Deferrable  bool       `json:"deferrable"`
+}
+
+// NewTemplate is a template as created or changed.
+type NewTemplate struct {
+	ProjectID   int64
+	Name        string
+	Description string
+	Body        TemplateBody
+}
+
+// FieldChange is one field a template version changed: its JSON name and its values before
+// and after, as JSON.
+type FieldChange struct {
+	Field  string `json:"field"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// TemplateRow is a template with how many tasks were submitted from it.
+type TemplateRow struct {
+	TaskTemplate
+	Uses int64
+}
+
+// NewTask is a submission from the body for project, named name, owned by owner, with the
+// environment's values env (the names the body lists must all be there; the store does not
+// check that, the caller does: see MissingEnv).
+func (b TemplateBody) NewTask(project, name, owner string, env map[string]string) NewTask {
+	nt := NewTask{Project: project, Name: name, Owner: owner, GPUs: b.GPUs, Spec: b.Spec, Queue: b.Queue,
+		Priority: b.Priority, EstGPUHours: b.EstGPUHours, MaxRuntime: time.Duration(b.MaxRuntimeS) * time.Second,
+		Command: b.Command, Env: env, Workdir: b.Workdir, Image: b.Image, Deferrable: b.Deferrable, DataReady: b.DataCheck == nil}
+	if b.DataCheck != nil {
+		nt.DataCheck = *b.DataCheck
+	}
+	return nt
+}
+
+// MissingEnv returns the first of the body's env names env gives no value for, or "".
+func (b TemplateBody) MissingEnv(env map[string]string) string {
+	for _, n := range b.EnvNames {
+		if _, ok := env[n]; !ok {
+			return n
+		}
+	}
+	return ""
+}
+
+func decodeBody(s string) TemplateBody {
+	var b TemplateBody
+	json.Unmarshal([]byte(s), &b) // written by the store; always decodes
+	return b
+}
+
+// bodyDiff lists what differs between two versions: the description first, then the body's
+// fields by name.
+func bodyDiff(beforeDesc, afterDesc string, before, after TemplateBody) []FieldChange {
+	out := []FieldChange{}
+	if beforeDesc != afterDesc {
+		b, _ := json.Marshal(beforeDesc)
+		a, _ := json.Marshal(afterDesc)
+		out = append(out, FieldChange{Field: "description", Before: string(b), After: string(a)})
+	}
+	bm, am := fieldsOf(before), fieldsOf(after)
+	keys := make([]string, 0, len(am))
+	for k := range am {
+		keys = append(keys, k)
+	}
+	for k := range bm {
+		if _, ok := am[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if string(bm[k]) != string(am[k]) {
+			out = append(out, FieldChange{Field: k, Before: string(bm[k]), After: string(am[k])})
+		}
+	}
+	return out
+}
+
+func fieldsOf(b TemplateBody) map[string]json.RawMessage {
+	raw, _ := json.Marshal(b) // plain data; never fails
+	var m map[string]json.RawMessage
+	json.Unmarshal(raw, &m)
+	return m
+}

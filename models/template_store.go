@@ -1,0 +1,187 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"gorm.io/gorm"
+)
+
+// CreateTemplate validates and stores a new template of a project, as version 1. A name the
+// project already uses is a FieldError on "name".
+func (s *Store) CreateTemplate(ctx context.Context, nt NewTemplate, by string, lim TaskLimits, now time.Time) (TaskTemplate, error) {
+	now = UTC(now)
+	var t TaskTemplate
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		body, err := s.checkTemplate(tx, nt, by, lim)
+		if err != nil {
+			return err
+		}
+		if err := nameFree(tx, nt.ProjectID, nt.Name, 0); err != nil {
+			return err
+		}
+		t = TaskTemplate{ProjectID: nt.ProjectID, Name: nt.Name, Description: nt.Description, Version: 1, Body: body,
+			CreatedBy: by, CreatedAt: now, UpdatedAt: now}
+		if err := tx.Create(&t).Error; err != nil {
+			return err
+		}
+		return tx.Create(&TaskTemplateVersion{TemplateID: t.ID, Version: 1, By: by, At: now, Description: nt.Description,
+			Body: body, Diff: "[]"}).Error
+	})
+	if err != nil {
+		return TaskTemplate{}, templateErr("create", nt, err)
+	}
+	return t, nil
+}
+
+// UpdateTemplate replaces a template's name, description and body as a new version that
+// records who, when and what changed. A change that changes nothing makes no version.
+func (s *Store) UpdateTemplate(ctx context.Context, id int64, nt NewTemplate, by string, lim TaskLimits, now time.Time) (TaskTemplate, error) {
+	now = UTC(now)
+	var t TaskTemplate
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := forUpdate(tx).Where("id = ?", id).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("template %d", id), err)
+		}
+		nt.ProjectID = t.ProjectID
+		body, err := s.checkTemplate(tx, nt, by, lim)
+		if err != nil {
+			return err
+		}
+		if err := nameFree(tx, t.ProjectID, nt.Name, t.ID); err != nil {
+			return err
+		}
+		diff := bodyDiff(t.Description, nt.Description, t.Fields(), nt.Body)
+		if t.Name != nt.Name {
+			b, _ := json.Marshal(t.Name)
+			a, _ := json.Marshal(nt.Name)
+			diff = append([]FieldChange{{Field: "name", Before: string(b), After: string(a)}}, diff...)
+		}
+		if len(diff) == 0 {
+			return nil
+		}
+		d, _ := json.Marshal(diff)
+		t.Name, t.Description, t.Body, t.Version, t.UpdatedAt = nt.Name, nt.Description, body, t.Version+1, now
+		if err := tx.Save(&t).Error; err != nil {
+			return err
+		}
+		return tx.Create(&TaskTemplateVersion{TemplateID: t.ID, Version: t.Version, By: by, At: now,
+			Description: nt.Description, Body: body, Diff: string(d)}).Error
+	})
+	if err != nil {
+		return TaskTemplate{}, templateErr("update", nt, err)
+	}
+	return t, nil
+}
+
+// templateErr passes field errors and not-found on, and wraps the rest.
+func templateErr(verb string, nt NewTemplate, err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("models: %s template %q: %w", verb, nt.Name, err)
+}
+
+// checkTemplate validates a template: its name and description, and its body as a task of
+// the project would be (env values stand in empty). It returns the body as stored.
+func (s *Store) checkTemplate(tx *gorm.DB, nt NewTemplate, by string, lim TaskLimits) (string, error) {
+	if err := checkName("name", nt.Name, 100); err != nil {
+		return "", err
+	}
+	if strings.ContainsFunc(nt.Name, unicode.IsControl) {
+		return "", fieldErr("name", "must not contain control characters")
+	}
+	if len(nt.Description) > 1000 {
+		return "", fieldErr("description", "at most 1,000 bytes")
+	}
+	if len(nt.Body.EnvNames) > 256 {
+		return "", fieldErr("env_names", "at most 256 names")
+	}
+	env := make(map[string]string, len(nt.Body.EnvNames))
+	for _, n := range nt.Body.EnvNames {
+		if !envName.MatchString(n) || len(n) > 128 {
+			return "", fieldErr("env_names", "%q is not a variable name", truncate(n, 40))
+		}
+		if _, dup := env[n]; dup {
+			return "", fieldErr("env_names", "%q is named twice", n)
+		}
+		env[n] = ""
+	}
+	var p Project
+	if err := tx.Where("id = ?", nt.ProjectID).Take(&p).Error; err != nil {
+		return "", notFound(fmt.Sprintf("project %d", nt.ProjectID), err)
+	}
+	var scratch Task
+	if err := s.taskFromNew(tx, nt.Body.NewTask(p.Name, nt.Name, by, env), lim, time.Time{}, &scratch); err != nil {
+		return "", err
+	}
+	b, _ := json.Marshal(nt.Body) // plain data; never fails
+	return string(b), nil
+}
+
+// nameFree refuses a template name the project's other templates use.
+func nameFree(tx *gorm.DB, projectID int64, name string, except int64) error {
+	var n int64
+	if err := tx.Model(&TaskTemplate{}).Where("project_id = ? AND name = ? AND id <> ?", projectID, name, except).Count(&n).Error; err != nil {
+		return err
+	}
+	if n > 0 {
+		return fieldErr("name", "the project already has a template named %q", name)
+	}
+	return nil
+}
+
+// TemplateByID returns a template.
+func (s *Store) TemplateByID(ctx context.Context, id int64) (TaskTemplate, error) {
+	var t TaskTemplate
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&t).Error; err != nil {
+		return t, notFound(fmt.Sprintf("template %d", id), err)
+	}
+	return t, nil
+}
+
+// TemplateVersions returns a template's versions, newest first.
+func (s *Store) TemplateVersions(ctx context.Context, id int64) ([]TaskTemplateVersion, error) {
+	var out []TaskTemplateVersion
+	if err := s.db.WithContext(ctx).Where("template_id = ?", id).Order("version DESC").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: template %d versions: %w", id, err)
+	}
+	return out, nil
+}
+
+// TemplateVersion returns one version of a template.
+func (s *Store) TemplateVersion(ctx context.Context, id int64, version int) (TaskTemplateVersion, error) {
+	var v TaskTemplateVersion
+	if err := s.db.WithContext(ctx).Where("template_id = ? AND version = ?", id, version).Take(&v).Error; err != nil {
+		return v, notFound(fmt.Sprintf("template %d version %d", id, version), err)
+	}
+	return v, nil
+}
+
+// Templates returns a project's templates by name, each with the count of tasks submitted
+// from it.
+func (s *Store) Templates(ctx context.Context, projectID int64) ([]TemplateRow, error) {
+	var out []TemplateRow
+	err := s.db.WithContext(ctx).Model(&TaskTemplate{}).
+		Select("task_templates.*, (SELECT COUNT(*) FROM tasks WHERE tasks.template_id = task_templates.id) AS uses").
+		Where("task_templates.project_id = ?", projectID).Order("task_templates.name").Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: templates of project %d: %w", projectID, err)
+	}
+	return out, nil
+}
+
+// TemplateUses counts the tasks submitted from a template.
+func (s *Store) TemplateUses(ctx context.Context, id int64) (int64, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&Task{}).Where("template_id = ?", id).Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("models: uses of template %d: %w", id, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,234 @@
+package schedule_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/schedule"
+)
+
+// sh is Asia/Shanghai; monday is 2025-03-03 in it.
+var sh, _ = time.LoadLocation("Asia/Shanghai")
+
+func at(day, hour, min int) time.Time { return time.Date(2025, 3, day, hour, min, 0, 0, sh) }
+
+// fixture stores a project with a 4-GPU node, a template and a weekday-night schedule made
+// at Monday noon with the given overlap policy.
+func fixture(t *testing.T, s *models.Store, overlap string) models.TaskSchedule {
+	t.Helper()
+	ctx := context.Background()
+	t0 := at(3, 12, 0)
+	modelstest.Node("n1").Pool("a100").A100s(4).Register(t, s, t0)
+	p, err := s.EnsureProject(ctx, "vision", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := s.CreateTemplate(ctx, models.NewTemplate{ProjectID: p.ID, Name: "nightly", Body: models.TemplateBody{
+		GPUs: 1, Queue: models.QueueLong, Priority: models.PriorityNormal, Command: []string{"train"}}}, "lee", models.DefaultTaskLimits, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := s.CreateSchedule(ctx, models.TaskSchedule{TemplateID: tpl.ID, Cron: "0 22 * * 1-5", TimeZone: "Asia/Shanghai",
+		Overlap: overlap, StartDeadlineS: 3600, Owner: "lee"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// history is the schedule's runs, oldest first, as "planned (local) outcome task-state".
+func history(t *testing.T, s *models.Store, id int64) []string {
+	t.Helper()
+	runs, err := s.ScheduleRuns(context.Background(), id, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		out = append(out, r.PlannedAt.In(sh).Format("Mon 15:04")+" "+r.Outcome+" "+r.TaskState)
+	}
+	return out
+}
+
+// cancelAll cancels every active task, as if the runs had ended.
+func cancelAll(t *testing.T, s *models.Store, now time.Time) {
+	t.Helper()
+	tasks, err := s.ActiveTasks(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		if err := s.CancelTask(context.Background(), task.ID, "test", now); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRunnerWeekWithDowntime(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ts := fixture(t, s, "allow")
+		triggered := 0
+		r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits, OnSubmit: func() { triggered++ }})
+		ctx := context.Background()
+		// Every 10 minutes from Monday noon to Tuesday noon, then the server is down until
+		// Thursday 22:30, then every 10 minutes to Saturday.
+		for now := at(3, 12, 0); now.Before(at(4, 12, 0)); now = now.Add(10 * time.Minute) {
+			if err := r.RunOnce(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for now := at(6, 22, 30); now.Before(at(8, 12, 0)); now = now.Add(10 * time.Minute) {
+			if err := r.RunOnce(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []string{"Mon 22:00 submitted queued", "Thu 22:00 submitted queued", "Fri 22:00 submitted queued"}
+		if diff := cmp.Diff(want, history(t, s, ts.ID)); diff != "" {
+			t.Errorf("runs (-want +got):\n%s", diff)
+		}
+		if triggered != 3 {
+			t.Errorf("OnSubmit called %d times, want 3", triggered)
+		}
+	})
+}
+
+func TestRunnerMissedPastDeadline(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ts := fixture(t, s, "allow")
+		r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+		// Down from Monday noon to Tuesday 23:30: Monday's and Tuesday's runs are past the
+		// deadline; none starts, one missed run is recorded, and Wednesday runs as planned.
+		for _, now := range []time.Time{at(3, 12, 0), at(4, 23, 30), at(4, 23, 40), at(5, 22, 0)} {
+			if err := r.RunOnce(context.Background(), now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []string{"Mon 22:00 missed ", "Wed 22:00 submitted queued"}
+		if diff := cmp.Diff(want, history(t, s, ts.ID)); diff != "" {
+			t.Errorf("runs (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestRunnerOverlap(t *testing.T) {
+	tests := map[string]struct {
+		overlap string
+		want    []string
+	}{
+		"allow":   {"allow", []string{"Mon 22:00 submitted queued", "Tue 22:00 submitted queued"}},
+		"skip":    {"skip", []string{"Mon 22:00 submitted queued", "Tue 22:00 skipped "}},
+		"replace": {"replace", []string{"Mon 22:00 submitted cancelled", "Tue 22:00 submitted queued"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+				ts := fixture(t, s, tc.overlap)
+				r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+				for _, now := range []time.Time{at(3, 22, 0), at(4, 22, 1)} {
+					if err := r.RunOnce(context.Background(), now); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if diff := cmp.Diff(tc.want, history(t, s, ts.ID)); diff != "" {
+					t.Errorf("runs (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+func TestRunnerSkipsOnlyWhileActive(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ts := fixture(t, s, "skip")
+		r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+		ctx := context.Background()
+		if err := r.RunOnce(ctx, at(3, 22, 0)); err != nil {
+			t.Fatal(err)
+		}
+		cancelAll(t, s, at(4, 8, 0))
+		if err := r.RunOnce(ctx, at(4, 22, 0)); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"Mon 22:00 submitted cancelled", "Tue 22:00 submitted queued"}
+		if diff := cmp.Diff(want, history(t, s, ts.ID)); diff != "" {
+			t.Errorf("runs (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestRunnerRestartNeverSubmitsTwice(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ts := fixture(t, s, "allow")
+		ctx := context.Background()
+		now := at(3, 22, 0)
+		// A crash after the run was claimed and its task created, before the run was
+		// finished: the restarted loop finds it pending and submits it again with the same
+		// key, which returns the first task.
+		run, claimed, err := s.ClaimScheduleRun(ctx, ts, now, models.ScheduleRun{PlannedAt: now, Outcome: models.RunPending}, now)
+		if err != nil || !claimed {
+			t.Fatalf("ClaimScheduleRun = %v, %v", claimed, err)
+		}
+		nt, err := s.ScheduleSubmission(ctx, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, err := s.CreateTask(ctx, nt, models.DefaultTaskLimits, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same claim again (a second replica, or a pass racing) claims nothing.
+		if _, claimed, err := s.ClaimScheduleRun(ctx, ts, now, models.ScheduleRun{PlannedAt: now, Outcome: models.RunPending}, now); err != nil || claimed {
+			t.Fatalf("second ClaimScheduleRun = %v, %v; want not claimed", claimed, err)
+		}
+		r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+		for _, at := range []time.Time{now.Add(time.Minute), now.Add(2 * time.Minute)} {
+			if err := r.RunOnce(ctx, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tasks, err := s.Tasks(ctx, models.TaskFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tasks) != 1 || tasks[0].ID != first.ID {
+			t.Fatalf("tasks after the restart = %d, want only task %d", len(tasks), first.ID)
+		}
+		runs, _ := s.ScheduleRuns(ctx, ts.ID, 10)
+		if len(runs) != 1 || runs[0].TaskID == nil || *runs[0].TaskID != first.ID || runs[0].Outcome != models.RunSubmitted {
+			t.Errorf("runs = %+v, want one submitted run of task %d", runs, first.ID)
+		}
+	})
+}
+
+func TestRunnerSuspendResume(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ts := fixture(t, s, "allow")
+		ctx := context.Background()
+		r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+		if err := s.SetScheduleSuspended(ctx, ts.ID, true, at(3, 13, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.RunOnce(ctx, at(3, 22, 0)); err != nil {
+			t.Fatal(err)
+		}
+		// Resumed at 22:30: Monday's run fell while suspended and never starts.
+		if err := s.SetScheduleSuspended(ctx, ts.ID, false, at(3, 22, 30)); err != nil {
+			t.Fatal(err)
+		}
+		for _, now := range []time.Time{at(3, 22, 40), at(4, 22, 0)} {
+			if err := r.RunOnce(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []string{"Tue 22:00 submitted queued"}
+		if diff := cmp.Diff(want, history(t, s, ts.ID)); diff != "" {
+			t.Errorf("runs (-want +got):\n%s", diff)
+		}
+	})
+}
