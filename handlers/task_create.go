@@ -14,14 +14,18 @@ const maxTaskBody = 256 << 10
 
 // TaskCreate submits a task to a project the caller runs tasks of; the owner is the caller
 // (an admin may name another). A repeated Idempotency-Key returns the first task with 200
-// instead of 201. POST /api/v1/tasks.
+// instead of 201. With ?dry_run=1 the task is checked, tried on the queue and priced, and
+// nothing is stored (taskDryRun). POST /api/v1/tasks.
 func (h *Tasks) TaskCreate(c echo.Context) error {
+	dry, err := dryRunFlag(c)
+	if err != nil {
+		return err
+	}
 	var req taskRequest
 	if err := decodeJSON(c, maxTaskBody, &req); err != nil {
 		return err
 	}
-	err := h.canSubmit(c, req.Project)
-	if err != nil {
+	if err := h.canSubmit(c, req.Project); err != nil {
 		return err
 	}
 	if req.Owner, err = owner(Who(c), req.Owner); err != nil {
@@ -29,6 +33,9 @@ func (h *Tasks) TaskCreate(c echo.Context) error {
 	}
 	nt := req.newTask(c.Request().Header.Get("Idempotency-Key"))
 	nt.IdempotencyScope = Who(c).IdempotencyScope()
+	if dry {
+		return h.taskDryRun(c, nt)
+	}
 	t, created, err := h.store.CreateTask(c.Request().Context(), nt, h.cfg.TaskLimits, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
