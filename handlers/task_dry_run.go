@@ -13,16 +13,7 @@ import (
 	"kashi/billing"
 	"kashi/models"
 	"kashi/scheduler"
-)
-
-// Warnings of a dry run, stable codes.
-const (
-	// warnQuota: the task would wait on its project's quota.
-	warnQuota = "quota"
-	// warnOverflow: the task would run beyond its project's quota, billed as overflow.
-	warnOverflow = "overflow"
-	// warnBudget: its estimate is more than the month's budget left.
-	warnBudget = "budget"
+	"kashi/views"
 )
 
 // dryRunJSON is the answer of POST /api/v1/tasks?dry_run=1: where the task would stand in
@@ -39,9 +30,13 @@ type dryRunJSON struct {
 	CardS int64  `json:"card_s"`
 	Basis string `json:"basis"`
 	// Cost is one quote per spec the task could run on.
-	Cost     []costJSON     `json:"cost"`
-	Quota    []quotaUseJSON `json:"quota"`
-	Warnings []string       `json:"warnings"`
+	Cost  []costJSON     `json:"cost"`
+	Quota []quotaUseJSON `json:"quota"`
+	// Warnings are views.WarnQuota (it would wait on quota), views.WarnOverflow (it would
+	// run as overflow) and views.WarnBudget (its estimate exceeds the budget left).
+	Warnings []string `json:"warnings"`
+	// wait is the trial's entry, for the form.
+	wait scheduler.QueueEntry
 }
 
 // costJSON is the task's card time priced on one spec as its bill line would be.
@@ -108,7 +103,7 @@ func (h *Tasks) dryRun(ctx context.Context, nt models.NewTask, now time.Time) (d
 	if err != nil {
 		return dryRunJSON{}, err
 	}
-	d := dryRunJSON{Lane: tr.Lane, Position: tr.Position, Reason: string(tr.Reason), ReasonText: tr.String(),
+	d := dryRunJSON{wait: tr.QueueEntry, Lane: tr.Lane, Position: tr.Position, Reason: string(tr.Reason), ReasonText: tr.String(),
 		ReasonDetail: tr.Detail, ETAP50: etaJSON(tr.ETAP50), ETAP90: etaJSON(tr.ETAP90), Basis: "estimate",
 		CardS: int64(math.Round(nt.EstGPUHours * 3600)), Cost: []costJSON{}, Quota: []quotaUseJSON{}, Warnings: []string{}}
 	if d.CardS == 0 {
@@ -158,12 +153,12 @@ func (h *Tasks) dryRun(ctx context.Context, nt models.NewTask, now time.Time) (d
 	}
 	switch {
 	case tr.Reason == scheduler.ReasonQuota:
-		d.Warnings = append(d.Warnings, warnQuota)
+		d.Warnings = append(d.Warnings, views.WarnQuota)
 	case tr.Overflow:
-		d.Warnings = append(d.Warnings, warnOverflow)
+		d.Warnings = append(d.Warnings, views.WarnOverflow)
 	}
 	if budget {
-		d.Warnings = append(d.Warnings, warnBudget)
+		d.Warnings = append(d.Warnings, views.WarnBudget)
 	}
 	return d, nil
 }
@@ -185,4 +180,15 @@ func quotedSpecs(asked string, tr scheduler.Trial, prices []models.Price, projec
 	}
 	slices.Sort(specs)
 	return specs
+}
+
+// estimate is the dry run as the submit form shows it.
+func (d dryRunJSON) estimate(now time.Time) *views.TaskEstimate {
+	w := d.wait
+	e := &views.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: string(w.Reason),
+		ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail, ETAP50: w.ETAP50, ETAP90: w.ETAP90}}
+	for _, c := range d.Cost {
+		e.Costs = append(e.Costs, views.TaskCost{Spec: c.Spec, AmountFen: c.AmountFen, MissingPrice: c.MissingPrice})
+	}
+	return e
 }

@@ -103,6 +103,8 @@ type TaskForm struct {
 	Checked bool
 	// Created is the id of the task just submitted, for the success notice; 0 for none.
 	Created int64
+	// Estimate is the dry run of a valid, checked form; nil when there is none.
+	Estimate *TaskEstimate
 	// Projects, Specs and Priorities (highest first) are the choices of the selects.
 	Projects   []string
 	Specs      []string
@@ -153,4 +155,30 @@ type FormError struct {
 	Code string
 	Text string
 	Line int
+}
+
+// Dry-run warnings, the values of TaskEstimate.Warnings.
+const (
+	WarnQuota    = "quota"
+	WarnOverflow = "overflow"
+	WarnBudget   = "budget"
+)
+
+// TaskEstimate is the dry run of the form's task: where it would stand in the queue if
+// submitted now, what it would cost and the quota warnings.
+type TaskEstimate struct {
+	Now time.Time
+	// Wait is the task's would-be queue row: Reason, ReasonSpec, Ahead, Detail and the ETAs.
+	Wait QueueRow
+	// Costs are one per spec it could run on.
+	Costs []TaskCost
+	// Warnings are WarnQuota, WarnOverflow or WarnBudget.
+	Warnings []string
+}
+
+// TaskCost is the form's task priced on one spec as its bill line would be.
+type TaskCost struct {
+	Spec         string
+	AmountFen    int64
+	MissingPrice bool
 }

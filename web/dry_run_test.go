@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +140,44 @@ func TestDryRunQuotaAndInput(t *testing.T) {
 				t.Errorf("a refused dry run stored a task")
 			}
 		})
+	}
+}
+
+// TestQueueFormEstimate: the submit form's inline check shows the dry run (start, cost per
+// spec, warnings) in both languages, and stores nothing.
+func TestQueueFormEstimate(t *testing.T) {
+	q := newQEnv(t)
+	qFleet(q)
+	if err := q.store.SetPrice(context.Background(), models.Price{Spec: "H800-80G", FromMonth: "2026-01", RateFen: 3000, OverflowRateFen: 4000}, qT0); err != nil {
+		t.Fatal(err)
+	}
+	form := qForm()
+	form.Set("data_ready", "on")
+	n := q.qTaskCount()
+	for lang, want := range map[string][]string{
+		"en":    {"If submitted now it would start now", "H800-80G: about ¥105.00 at its estimate"},
+		"zh-CN": {"如果现在提交，开始时间：即将开始", "H800-80G：按估计约 ¥105.00"},
+	} {
+		t.Run(lang, func(t *testing.T) {
+			w := q.qPostForm("/queue/tasks/validate", form, "HX-Request", "true", "Accept-Language", lang)
+			if w.Code != http.StatusOK {
+				t.Fatalf("validate = %d, want 200:\n%s", w.Code, w.Body)
+			}
+			doc := qDoc(t, w)
+			got := []string{doc.Find(`[data-testid="est-start"]`).Text(), doc.Find(`[data-testid="est-cost"]`).Text()}
+			for i := range got {
+				if !strings.Contains(got[i], want[i]) {
+					t.Errorf("estimate %d = %q, want it to contain %q", i, got[i], want[i])
+				}
+			}
+		})
+	}
+	// A half-filled form without its cards gets no estimate yet.
+	doc := qDoc(t, q.qPostForm("/queue/tasks/validate", url.Values{"project": {"vision"}}, "HX-Request", "true"))
+	if doc.Find(`[data-testid="form-estimate"]`).Length() != 0 {
+		t.Errorf("a form without GPUs got an estimate")
+	}
+	if q.qTaskCount() != n {
+		t.Errorf("the form's check stored a task")
 	}
 }
