@@ -70,19 +70,11 @@ type pricer struct {
 // bill prices a project's lines (sorted by task, spec, overflow last) under its plan and fills b's lines, items, idle section,
 // package and total.
 func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span, asOf int64) error {
-	plan, ok := p.plans[b.ProjectID]
-	if !ok || plan.Mode == "" {
-		plan = models.BillingPlan{Mode: models.BillPayAsYouGo}
+	bl, err := p.pricer(b, tasks, taskHeld)
+	if err != nil {
+		return err
 	}
-	bl := &pricer{pricing: p, b: b, plan: plan, missing: map[string]bool{}, charged: map[int64]bool{}, tasks: tasks, taskHeld: taskHeld}
-	if plan.Mode == models.BillPerTask {
-		cs, err := models.ParseSizeClasses(plan.SizeClasses)
-		if err != nil {
-			return fmt.Errorf("billing: plan of project %q: %w", b.Project, err)
-		}
-		bl.classes = cs
-	}
-	b.Mode = plan.Mode
+	b.Mode = bl.plan.Mode
 	b.Lines = make([]Line, 0, len(accs))
 	for i := range accs {
 		l := bl.line(&accs[i])
@@ -105,6 +97,23 @@ func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTa
 	b.Items, b.Idle = emptyIfNil(b.Items), emptyIfNil(b.Idle)
 	b.MissingPrices, b.AdjustmentIDs = emptyIfNil(b.MissingPrices), emptyIfNil(b.AdjustmentIDs)
 	return nil
+}
+
+// pricer prices b's lines under its project's plan (pay-as-you-go when it has none).
+func (p *pricing) pricer(b *Bill, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64) (*pricer, error) {
+	plan, ok := p.plans[b.ProjectID]
+	if !ok || plan.Mode == "" {
+		plan = models.BillingPlan{Mode: models.BillPayAsYouGo}
+	}
+	bl := &pricer{pricing: p, b: b, plan: plan, missing: map[string]bool{}, charged: map[int64]bool{}, tasks: tasks, taskHeld: taskHeld}
+	if plan.Mode == models.BillPerTask {
+		cs, err := models.ParseSizeClasses(plan.SizeClasses)
+		if err != nil {
+			return nil, fmt.Errorf("billing: plan of project %q: %w", b.Project, err)
+		}
+		bl.classes = cs
+	}
+	return bl, nil
 }
 
 // quotaOverflowRate is the rate of quota overflow on spec: the rate written into the

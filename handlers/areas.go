@@ -31,6 +31,11 @@ type TasksStore interface {
 	TaskLogTail(ctx context.Context, taskID int64) (models.TaskLog, error)
 	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
 	ValidateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits) error
+	// The dry run's prices, plans, quotas and use.
+	Prices(ctx context.Context, month string) ([]models.Price, error)
+	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
+	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
+	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
 	Projects(ctx context.Context) ([]models.Project, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
@@ -49,8 +54,6 @@ type TasksStore interface {
 	TaskReclaimSettings(ctx context.Context, taskID int64) (models.ReclaimSettings, error)
 	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
-	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
-	Prices(ctx context.Context, month string) ([]models.Price, error)
 	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)
 	ProjectByID(ctx context.Context, id int64) (models.Project, error)

@@ -24,11 +24,12 @@ type Store interface {
 	PeopleStore
 }
 
-// Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, and
-// the queue as it would decide it now (read-only).
+// Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, the
+// queue as it would decide it now, and a task not yet submitted tried on it (read-only).
 type Scheduler interface {
 	Trigger()
 	Queue(ctx context.Context, now time.Time) (scheduler.QueueView, error)
+	Try(ctx context.Context, now time.Time, p scheduler.Pending) (scheduler.Trial, error)
 }
 
 // Config holds the settings handlers use.

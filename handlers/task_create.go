@@ -14,9 +14,14 @@ const maxTaskBody = 256 << 10
 
 // TaskCreate submits a task to a project the caller runs tasks of; the owner is the caller
 // (an admin may name another). With "template" the task starts from the template's fields
-// and the request's own fields override them. A repeated Idempotency-Key returns the first task with 200
-// instead of 201. POST /api/v1/tasks.
+// and the request's own fields override them. A repeated Idempotency-Key returns the first
+// task with 200 instead of 201. With ?dry_run=1 the task is checked, tried on the queue and
+// priced, and nothing is stored (taskDryRun). POST /api/v1/tasks.
 func (h *Tasks) TaskCreate(c echo.Context) error {
+	dry, err := dryRunFlag(c)
+	if err != nil {
+		return err
+	}
 	body, err := readJSON(c, maxTaskBody)
 	if err != nil {
 		return err
@@ -40,6 +45,9 @@ func (h *Tasks) TaskCreate(c echo.Context) error {
 	nt := req.newTask(c.Request().Header.Get("Idempotency-Key"))
 	nt.IdempotencyScope = Who(c).IdempotencyScope()
 	nt.TemplateID, nt.TemplateVersion = tpl.ID, tpl.Version
+	if dry {
+		return h.taskDryRun(c, nt)
+	}
 	t, created, err := h.store.CreateTask(c.Request().Context(), nt, h.cfg.TaskLimits, h.now())
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)

@@ -92,8 +92,18 @@ func (h *Tasks) TaskFormValidate(c echo.Context) error {
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity
 	}
-	return Render(c, status, views.TaskFormChecked(Locale(c), views.TaskForm{Values: vals, Errors: problems, Checked: true,
-		Priorities: models.Priorities}))
+	f := views.TaskForm{Values: vals, Errors: problems, Checked: true, Priorities: models.Priorities}
+	// A valid form that names its project and cards gets a dry run, when the caller may
+	// submit to the project.
+	if len(problems) == 0 && vals.Project != "" && vals.GPUs != "" && h.canSubmit(c, vals.Project) == nil {
+		now := h.now()
+		d, err := h.dryRun(c.Request().Context(), nt, now)
+		if err != nil {
+			return err
+		}
+		f.Estimate = d.estimate(now)
+	}
+	return Render(c, status, views.TaskFormChecked(Locale(c), f))
 }
 
 // newTaskForm is a form with vals and the defaults of what vals leaves empty filled in and a fresh idempotency

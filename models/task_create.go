@@ -69,6 +69,15 @@ type TaskLimits struct {
 // DefaultTaskLimits are used when the configuration sets none.
 var DefaultTaskLimits = TaskLimits{ShortMaxRuntime: 2 * time.Hour, LongMaxRuntime: 14 * 24 * time.Hour}
 
+// Limit is the runtime limit of the queue (lane) named: the short lane's for QueueShort,
+// else the long lane's.
+func (l TaskLimits) Limit(queue string) time.Duration {
+	if queue == QueueShort {
+		return l.ShortMaxRuntime
+	}
+	return l.LongMaxRuntime
+}
+
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // imageRef is a container image reference: [registry[:port]/]path[:tag][@digest], at most
@@ -289,11 +298,9 @@ func (s *Store) largestPool(tx *gorm.DB, spec string) (int64, error) {
 
 // checkClass validates queue class, priority and runtime and returns the max runtime.
 func checkClass(nt NewTask, lim TaskLimits) (time.Duration, error) {
-	limit := lim.LongMaxRuntime
+	limit := lim.Limit(nt.Queue)
 	switch nt.Queue {
-	case QueueShort:
-		limit = lim.ShortMaxRuntime
-	case QueueLong:
+	case QueueShort, QueueLong:
 	default:
 		return 0, fieldErr("queue", "must be %q or %q, got %q", QueueShort, QueueLong, truncate(nt.Queue, 20))
 	}

@@ -106,6 +106,8 @@ type TaskForm struct {
 	Created int64
 	// Closed is true for a viewer who may submit to no project: the form is not shown.
 	Closed bool
+	// Estimate is the dry run of a valid, checked form; nil when there is none.
+	Estimate *TaskEstimate
 	// Projects, Specs and Priorities (highest first) are the choices of the selects; Projects
 	// are those the viewer may submit to.
 	Projects   []string
@@ -161,4 +163,30 @@ type FormError struct {
 	Line int
 	// Max and Asked are the limit and the value of FormErrRuntimeOver.
 	Max, Asked time.Duration
+}
+
+// Dry-run warnings, the values of TaskEstimate.Warnings.
+const (
+	WarnQuota    = "quota"
+	WarnOverflow = "overflow"
+	WarnBudget   = "budget"
+)
+
+// TaskEstimate is the dry run of the form's task: where it would stand in the queue if
+// submitted now, what it would cost and the quota warnings.
+type TaskEstimate struct {
+	Now time.Time
+	// Wait is the task's would-be queue row: Reason, ReasonSpec, Ahead, Detail and the ETAs.
+	Wait QueueRow
+	// Costs are one per spec it could run on.
+	Costs []TaskCost
+	// Warnings are WarnQuota, WarnOverflow or WarnBudget.
+	Warnings []string
+}
+
+// TaskCost is the form's task priced on one spec as its bill line would be.
+type TaskCost struct {
+	Spec         string
+	AmountFen    int64
+	MissingPrice bool
 }

@@ -196,3 +196,16 @@ func fieldClass(extra string) string {
 	}
 	return "form-field " + extra
 }
+
+// warningText is a dry run's warning (TaskEstimate.Warnings) in words.
+func warningText(l Locale, w string) string {
+	switch w {
+	case WarnQuota:
+		return l.T("est.warn.quota")
+	case WarnOverflow:
+		return l.T("est.warn.overflow")
+	case WarnBudget:
+		return l.T("est.warn.budget")
+	}
+	return w
+}

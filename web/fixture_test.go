@@ -51,6 +51,10 @@ func (f *fakeSched) Queue(ctx context.Context, now time.Time) (scheduler.QueueVi
 	return f.loop.Queue(ctx, now)
 }
 
+func (f *fakeSched) Try(ctx context.Context, now time.Time, p scheduler.Pending) (scheduler.Trial, error) {
+	return f.loop.Try(ctx, now, p)
+}
+
 func (f *fakeSched) triggers() int { return int(f.n.Load()) }
 
 // testCfg is the handler configuration of every test server.
