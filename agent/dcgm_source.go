@@ -79,13 +79,29 @@ func (d *DCGMSource) GPUs() ([]api.GPUInfo, error) {
 	return out, nil
 }
 
-// Read samples every GPU of one scrape. A GPU without its memory and utilization series is
-// left out, with an error; a missing temperature or power reads 0.
+// Read samples every GPU of one scrape. A GPU without its memory and utilization series, or
+// with a reading the server would refuse, is left out with an error naming the series; a
+// missing temperature or power reads 0.
 func (d *DCGMSource) Read(now time.Time) ([]api.Sample, error) {
 	gpus, err := d.scrape()
 	if err != nil {
 		return nil, err
 	}
+	return dcgmSamples(gpus, now)
+}
+
+// dcgmRanges are the readings the server accepts (models.validateSample checks the same);
+// memory is checked against the GPU's total apart.
+var dcgmRanges = []struct {
+	name   string
+	lo, hi float64
+}{
+	{dcgmFBUsed, 0, math.MaxInt32}, {dcgmFBFree, 0, math.MaxInt32}, {dcgmUtil, 0, 100},
+	{dcgmTemp, -40, 150}, {dcgmPower, 0, 5000},
+}
+
+// dcgmSamples turns one scrape's GPUs into samples stamped now.
+func dcgmSamples(gpus []dcgmGPU, now time.Time) ([]api.Sample, error) {
 	var errs []error
 	samples := make([]api.Sample, 0, len(gpus))
 	for _, g := range gpus {
@@ -95,11 +111,26 @@ func (d *DCGMSource) Read(now time.Time) ([]api.Sample, error) {
 			errs = append(errs, fmt.Errorf("agent: gpu %d (%s): dcgm-exporter lists no %s or %s", g.info.Index, g.info.UUID, dcgmFBUsed, dcgmUtil))
 			continue
 		}
+		if err := g.checkRanges(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		samples = append(samples, api.Sample{UUID: g.info.UUID, TS: now,
 			MemoryUsedMiB: int64(g.values[dcgmFBUsed]), UtilPct: int(g.values[dcgmUtil]),
 			TempC: int(g.values[dcgmTemp]), PowerW: int(math.Round(g.values[dcgmPower]))})
 	}
 	return samples, errors.Join(errs...)
+}
+
+// checkRanges names the first series whose value is not a number in its range.
+func (g dcgmGPU) checkRanges() error {
+	for _, r := range dcgmRanges {
+		v, ok := g.values[r.name]
+		if ok && !(v >= r.lo && v <= r.hi) { // NaN fails both
+			return fmt.Errorf("agent: gpu %d (%s): dcgm-exporter's %s is %v, outside %v to %v", g.info.Index, g.info.UUID, r.name, v, r.lo, r.hi)
+		}
+	}
+	return nil
 }
 
 // scrape fetches and parses the page into GPUs ordered by index.
@@ -150,7 +181,7 @@ func parseDCGM(r io.Reader) ([]dcgmGPU, error) {
 				g = &dcgmGPU{info: api.GPUInfo{UUID: uuid, Index: idx, Name: labels["modelName"]}, values: map[string]float64{}}
 				byUUID[uuid] = g
 			}
-			g.values[name] = m.GetGauge().GetValue()
+			g.values[name] = value(m)
 		}
 	}
 	if len(byUUID) == 0 {
@@ -162,6 +193,18 @@ func parseDCGM(r io.Reader) ([]dcgmGPU, error) {
 	}
 	slices.SortFunc(out, func(a, b dcgmGPU) int { return a.info.Index - b.info.Index })
 	return out, nil
+}
+
+// value is a series' value: a gauge as the exporter declares them, or a counter or an
+// untyped series (a page without TYPE lines).
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	}
+	return m.GetUntyped().GetValue()
 }
 
 // labelMap returns a series' labels by name.

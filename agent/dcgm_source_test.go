@@ -88,3 +88,22 @@ func TestDCGMSourceBadPages(t *testing.T) {
 		})
 	}
 }
+
+// A page without TYPE lines (untyped series) is read by its values, not as zeros; a reading
+// the server would refuse leaves its GPU out with an error naming the series.
+func TestDCGMSourceUntypedAndOutOfRange(t *testing.T) {
+	page := `DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-a"} 1000
+DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a"} 40
+DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-b"} 1000
+DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-b"} 40
+DCGM_FI_DEV_GPU_TEMP{gpu="1",UUID="GPU-b"} NaN
+`
+	samples, err := serveDCGM(t, page).Read(t0)
+	want := []api.Sample{{UUID: "GPU-a", TS: t0, MemoryUsedMiB: 1000, UtilPct: 40}}
+	if diff := cmp.Diff(want, samples); diff != "" {
+		t.Errorf("Read() (-want +got):\n%s", diff)
+	}
+	if err == nil || !strings.Contains(err.Error(), "GPU-b") || !strings.Contains(err.Error(), "DCGM_FI_DEV_GPU_TEMP") {
+		t.Errorf("Read() error = %v, want one naming GPU-b's DCGM_FI_DEV_GPU_TEMP", err)
+	}
+}

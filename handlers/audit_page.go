@@ -17,7 +17,7 @@ func (h *People) AuditPage(c echo.Context) error {
 	}
 	d := views.AuditData{Entries: make([]views.AuditView, len(entries))}
 	for i, e := range entries {
-		d.Entries[i] = views.AuditView{At: e.At.In(h.cfg.Location), Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After}
+		d.Entries[i] = views.AuditView{At: e.At.In(h.loc()), Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After}
 	}
 	return Render(c, http.StatusOK, views.Audit(Locale(c), d))
 }

@@ -52,7 +52,7 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 	if err != nil {
 		return views.ProjectsData{}, err
 	}
-	d := views.ProjectsData{Now: h.now().In(h.cfg.Location), Form: form}
+	d := views.ProjectsData{Now: h.now().In(h.loc()), Form: form}
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
 		if p.Leads(pj.ID) {

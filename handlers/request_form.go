@@ -42,7 +42,7 @@ func (h *Projects) RequestFormSubmit(c echo.Context) error {
 func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 	b := requestBody{Project: f.Project, Spec: f.Spec, Kind: f.Kind, Reason: f.Reason}
 	parseTime := func(field, v string) (*time.Time, error) {
-		t, err := time.ParseInLocation("2006-01-02T15:04", v, h.cfg.Location)
+		t, err := time.ParseInLocation("2006-01-02T15:04", v, h.loc())
 		if err != nil {
 			return nil, &models.FieldError{Field: field, Msg: "give a date and time"}
 		}

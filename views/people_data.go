@@ -14,6 +14,17 @@ type ProjectsData struct {
 	Notice string
 }
 
+// formShown reports whether the page holds the request form the failed submit came from
+// (its project's card shows a form); else the page shows the form's error at its head.
+func (d ProjectsData) formShown() bool {
+	for _, p := range d.Projects {
+		if p.Name == d.Form.Project && p.CanRequest && len(p.Quotas) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // ProjectView is one project.
 type ProjectView struct {
 	ID     int64

@@ -48,6 +48,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		} else if c.Request().Method == http.MethodHead {
 			err = c.NoContent(status)
 		} else {
+			// The page is written even when the request's time is up (a panic unwinds the
+			// admission's deadline first): its context only carries values to the page.
+			c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
 			err = handlers.Render(c, status, views.ErrorPage(handlers.Locale(c), status, body.Error))
 		}
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 )
 
 // apiErrorStatuses are the answers bad input may get.
-var apiErrorStatuses = map[int]bool{400: true, 401: true, 404: true, 409: true, 413: true, 415: true, 422: true}
+var apiErrorStatuses = map[int]bool{400: true, 401: true, 403: true, 404: true, 409: true, 413: true, 415: true, 422: true}
 
 // checkAPIError fails unless w is a 4xx the API documents, with a JSON error body.
 func checkAPIError(t *testing.T, what string, code int, body string) {

@@ -154,6 +154,9 @@ func (p *Provider) Create(ctx context.Context, req fleet.CreateRequest) (fleet.M
 	if m.State == "" {
 		m.State = fleet.StateCreating
 	}
+	if err := checkState(VerbCreate, m); err != nil {
+		return fleet.Machine{}, err
+	}
 	return m, nil
 }
 
@@ -175,6 +178,9 @@ func (p *Provider) List(ctx context.Context, pool string) ([]fleet.Machine, erro
 			if m.IdempotencyKey == "" {
 				m.IdempotencyKey = m.Tags[fleet.TagKey]
 			}
+			if err := checkState(VerbList, m); err != nil {
+				return nil, err
+			}
 			out = append(out, m)
 		}
 	}
@@ -189,6 +195,9 @@ func (p *Provider) Get(ctx context.Context, id string) (fleet.Machine, error) {
 	}
 	if m.ID == "" {
 		return fleet.Machine{}, fmt.Errorf("exec: get script answered no id for %q", id)
+	}
+	if err := checkState(VerbGet, m); err != nil {
+		return fleet.Machine{}, err
 	}
 	return m, nil
 }
@@ -209,7 +218,22 @@ func (p *Provider) Flavors(ctx context.Context) ([]fleet.Flavor, error) {
 	if err := p.run(ctx, VerbFlavors, struct{}{}, &fs); err != nil {
 		return nil, err
 	}
+	for _, f := range fs {
+		if f.Name == "" || f.GPUs < 1 {
+			return nil, fmt.Errorf("exec: flavors script answered flavor %q with gpus %d: want a name and gpus of 1 or more", clip(f.Name, 40), f.GPUs)
+		}
+	}
 	return fs, nil
+}
+
+// checkState refuses a machine whose state the scaling loop does not know, naming it.
+func checkState(verb string, m fleet.Machine) error {
+	switch m.State {
+	case fleet.StateCreating, fleet.StateRunning, fleet.StateDeleting, fleet.StateFailed:
+		return nil
+	}
+	return fmt.Errorf("exec: %s script answered machine %s with state %q: want creating, running, deleting or failed",
+		verb, clip(m.ID, 40), clip(m.State, 40))
 }
 
 // argv is the command line of verb.

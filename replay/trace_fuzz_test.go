@@ -1,0 +1,51 @@
+package replay
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+// FuzzRead: any input is refused with an error or read into jobs that the replay can run
+// (an id, at least one GPU, a duration not below zero, in (submit, row) order), every other
+// non-blank data line counted as skipped under a known cause.
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{
+		"job_id,submit_ts,gpus,duration_s\na,0,1,60\nb,5,8,0\n",
+		"job_id,submit_ts,gpus,start_ts,end_ts,group,spec\na,2026-03-01T00:00:00Z,2,2026-03-01T00:00:00Z,2026-03-01T01:00:00Z,g,A100-80G\n",
+		"\xef\xbb\xbfJOB_ID, Submit_TS ,gpus,duration_s\n\"a,b\",1,1,1\n\"x\"y,1,1,1\n\"open,1,1,1\n",
+		"job_id,submit_ts,gpus,duration_s\nx,3,4,-1\ny,3,0,3600\nz,,1,1\nw,1,1e3,1\nv,9223372036854775807,1,9223372036854775807\n",
+		"job_id,submit_ts,gpus,start_ts,end_ts\na,1,1,10,5\nb,1,1,,\n",
+		"job_id,gpus\n", "job_id,submit_ts,gpus,duration_s\n\n\n", "\x00\x01", "", "\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	known := []string{SkipNoGPUs, SkipNegativeDuration, SkipUnparsable, SkipBadCSV, SkipLongLine}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tr, err := Read(bytes.NewReader(in), ReadOptions{MaxJobs: 1000})
+		if err != nil {
+			return
+		}
+		skipped := 0
+		for cause, n := range tr.Skipped {
+			if !slices.Contains(known, cause) || n < 1 {
+				t.Fatalf("Read skipped %d rows as %q", n, cause)
+			}
+			skipped += n
+		}
+		if rows := len(tr.Jobs) + skipped; rows < 1 || rows > bytes.Count(in, []byte("\n"))+1 {
+			t.Fatalf("Read = %d jobs and %d skipped rows from %d lines", len(tr.Jobs), skipped, bytes.Count(in, []byte("\n"))+1)
+		}
+		for i, j := range tr.Jobs {
+			if j.ID == "" || j.GPUs < 1 || j.Duration < 0 || j.Row < 1 {
+				t.Fatalf("Read kept job %+v", j)
+			}
+			if i > 0 {
+				p := tr.Jobs[i-1]
+				if p.Submit > j.Submit || p.Submit == j.Submit && p.Row > j.Row {
+					t.Fatalf("Read ordered %+v before %+v", p, j)
+				}
+			}
+		}
+	})
+}
