@@ -34,7 +34,7 @@ func TestLanguageWalk(t *testing.T) {
 	id := strconv.FormatInt(tk.ID, 10)
 	pages := []string{"/", "/queue", "/tasks", "/tasks/" + id, "/tasks/" + strconv.FormatInt(gone.ID, 10), "/projects",
 		"/approvals", "/audit", "/tokens", "/pools", "/alerts", "/notifications", "/bills",
-		"/bills/vision/2026-03", "/reports", "/tasks/999999"}
+		"/bills/vision/2026-03", "/reports", "/tasks/999999", "/calibrate", "/prices", "/people", "/account", "/pools/pool-1/edit"}
 
 	keys := regexp.MustCompile(`\b[a-z_]+\.[a-z_.-]+[a-z]\b`)
 	catalog, zh := views.Locale{Lang: views.LangEN}.Catalog(), views.Locale{Lang: views.LangZH}.Catalog()
