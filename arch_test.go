@@ -27,6 +27,7 @@ var mayImport = map[string][]string{
 	"scaler":            {"models", "fleet", "scheduler"},
 	"notice":            {"models", "notify"},
 	"datacheck":         {"models"},
+	"rightsize":         {"models"},
 	"replay":            {"billing", "models", "scaler", "scheduler"},
 	"loadgen":           {"api"},
 	"cli":               {"api"},
