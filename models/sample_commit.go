@@ -100,16 +100,17 @@ func (c *sampleCommitter) submit(ctx context.Context, j *sampleJob) (IngestResul
 }
 
 // commitSamples writes a group in one transaction: each job's samples (a job with a bad
-// sample is refused alone), the GPUs' latest readings and timers, and the nodes' last-seen
-// times. Then it updates the live view and answers every job.
+// sample is refused alone), the GPUs' latest readings and timers, their use by processes of
+// no task where it changed (with its alert), and the nodes' last-seen times. Then it updates the live view and answers every job.
 func (s *Store) commitSamples(group []*sampleJob) {
 	ctx := quiet(context.Background())
 	done := make([]sampleDone, len(group))
 	var (
-		gpus     []GPU
-		advanced []GPU
-		seen     = map[int64]time.Time{}
-		back     int64
+		gpus      []GPU
+		advanced  []GPU
+		seen      = map[int64]time.Time{}
+		back      int64
+		unmanaged []unmanagedChange
 	)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		nodeIDs := make([]int64, 0, len(group))
@@ -167,13 +168,18 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		if err := s.saveGPUReadings(tx, advanced); err != nil {
 			return err
 		}
+		unmanaged = unmanagedChanges(group, done, byNode)
+		if err := saveUnmanaged(tx, unmanaged); err != nil {
+			return err
+		}
 		back, err = markNodesSeen(tx, seen)
 		return err
 	})
 	if err == nil {
 		s.live.record(advanced, seen)
-		if back > 0 {
-			// A node given up as lost that reports again is back: the board must show it.
+		if back > 0 || len(unmanaged) > 0 {
+			// A node given up as lost that reports again is back, or a GPU's use by
+			// processes of no task changed: the board must show it.
 			s.changed(context.Background())
 		}
 	}
