@@ -172,7 +172,7 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		if err := saveUnmanaged(tx, unmanaged); err != nil {
 			return err
 		}
-		back, err = markNodesSeen(tx, seen)
+		back, err = s.markNodesSeen(tx, seen)
 		return err
 	})
 	if err == nil {
@@ -277,22 +277,40 @@ func (s *Store) saveGPUReadings(tx *gorm.DB, gpus []GPU) error {
 	return nil
 }
 
-// markNodesSeen sets the nodes' last-seen times and brings lost nodes back to ready; it
-// returns how many came back.
-func markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, error) {
-	byTime := map[time.Time][]int64{}
-	var ids []int64
-	for id, at := range seen {
-		byTime[at] = append(byTime[at], id)
+// markNodesSeen sets the nodes' last-seen times, a few hundred nodes to a statement (UPDATE …
+// FROM VALUES, as saveGPUReadings), and brings lost nodes back to ready; it returns how many
+// came back.
+func (s *Store) markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, error) {
+	if len(seen) == 0 {
+		return 0, nil
+	}
+	ids := make([]int64, 0, len(seen))
+	for id := range seen {
 		ids = append(ids, id)
 	}
-	for at, ids := range byTime {
-		if err := tx.Model(&Node{}).Where("id IN ?", ids).Update("last_seen_at", at).Error; err != nil {
+	slices.Sort(ids) // the same lock order in every group
+	row := "(?,?)"
+	if s.postgres {
+		row = "(CAST(? AS BIGINT),CAST(? AS TIMESTAMPTZ))"
+	}
+	const chunk = 500
+	for rest := ids; len(rest) > 0; {
+		n := min(len(rest), chunk)
+		var sb strings.Builder
+		args := make([]any, 0, 2*n)
+		sb.WriteString("UPDATE nodes SET last_seen_at = v.column2 FROM (VALUES ")
+		for i, id := range rest[:n] {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(row)
+			args = append(args, id, seen[id])
+		}
+		sb.WriteString(") AS v WHERE nodes.id = v.column1")
+		if err := tx.Exec(sb.String(), args...).Error; err != nil {
 			return 0, fmt.Errorf("mark nodes seen: %w", err)
 		}
-	}
-	if len(ids) == 0 {
-		return 0, nil
+		rest = rest[n:]
 	}
 	res := tx.Model(&Node{}).Where("id IN ? AND state = ?", ids, NodeLost).Update("state", NodeReady)
 	if res.Error != nil {
