@@ -53,14 +53,10 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 }
 
 // queryBoardGPUs reads every GPU of a node not removed with its node, pool and holder, ordered
-// by pool, node and index. It reads current-state rows only, never samples. It scans the rows
-// itself: GORM's reflection cost more than the query for a few thousand GPUs, and every
-// change to the fleet or its holders pays it again.
+// by pool, node and index. It reads current-state rows only, never samples; every change to
+// the fleet or its holders pays it again, so it scans its rows itself (gpu_scan.go).
 func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
-	rows, err := s.db.WithContext(ctx).Raw(`SELECT gpus.id, gpus.node_id, gpus.uuid, gpus.gpu_index, gpus.name, gpus.spec,
-			gpus.memory_total_mib, gpus.memory_used_mib, gpus.util_pct, gpus.temp_c, gpus.power_w, gpus.sampled_at,
-			gpus.idle_since, gpus.saturated_since, gpus.unmanaged_mib, gpus.unmanaged_who, gpus.unmanaged_since,
-			nodes.hostname, nodes.state, nodes.last_seen_at, pools.name,
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuColumns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name,
 			COALESCE(tasks.id, 0), COALESCE(tasks.name, ''), COALESCE(projects.name, ''), COALESCE(tasks.owner, ''),
 			allocations.started_at
 		FROM gpus
@@ -77,12 +73,9 @@ func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
 	var out []BoardGPU
 	for rows.Next() {
 		var r BoardGPU
-		g := &r.GPU
-		if err := rows.Scan(&g.ID, &g.NodeID, &g.UUID, &g.Index, &g.Name, &g.Spec,
-			&g.MemoryTotalMiB, &g.MemoryUsedMiB, &g.UtilPct, &g.TempC, &g.PowerW, &g.SampledAt,
-			&g.IdleSince, &g.SaturatedSince, &g.UnmanagedMiB, &g.UnmanagedWho, &g.UnmanagedSince,
-			&r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool,
-			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince); err != nil {
+		dest := append(gpuDest(&r.GPU), &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool,
+			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("models: board gpus: %w", err)
 		}
 		out = append(out, r)
