@@ -16,3 +16,6 @@ func RefreshBoard(ctx context.Context, s *Store) error {
 	_, err := s.refreshBoard(ctx, true)
 	return err
 }
+
+// BoardGen is the count of writes that made the board's snapshot stale.
+func BoardGen(s *Store) uint64 { return s.gen.Load() }
