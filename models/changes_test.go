@@ -9,9 +9,10 @@ import (
 	"kashi/models/modelstest"
 )
 
-// A submit, a token's use and a session's use leave the board's snapshot as it is (none of
-// them changes a GPU, a node or a holder), so a script submitting many tasks a second does
-// not make every board request read the fleet again; a placement does.
+// A submit, a token's use, a session's use and a task's log lines leave the board's snapshot
+// as it is (none of them changes a GPU, a node or a holder), so a script submitting many
+// tasks a second or agents reporting every second do not make every board request read the
+// fleet again; a placement does.
 func TestWritesThatLeaveTheBoardAlone(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
@@ -41,8 +42,14 @@ func TestWritesThatLeaveTheBoardAlone(t *testing.T) {
 			}
 		}
 		modelstest.Task("vision", "second").Create(t, s, t0)
+		if err := s.AppendTaskLogs(ctx, node.ID, nil, t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendTaskLogs(ctx, node.ID, []models.LogPiece{{TaskID: task.ID, Text: "epoch 1\n"}}, t0); err != nil {
+			t.Fatal(err)
+		}
 		if after := models.BoardGen(s); after != before {
-			t.Errorf("board changes counted %d → %d after submits and uses of a token and a session, want none", before, after)
+			t.Errorf("board changes counted %d → %d after submits, uses of a token and a session, and log lines, want none", before, after)
 		}
 		if err := s.PlaceTask(ctx, task.ID, []int64{node.GPUs[0].ID}, false, "placed", t0); err != nil {
 			t.Fatal(err)
