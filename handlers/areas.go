@@ -159,7 +159,6 @@ type Agent struct {
 // AgentStore is what Agent needs of models.Store.
 type AgentStore interface {
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
-	RecordUnmanaged(ctx context.Context, nodeID int64, readings []models.Reading, now time.Time) error
 	AppendTaskLogs(ctx context.Context, nodeID int64, pieces []models.LogPiece, now time.Time) error
 	CreateJoinToken(ctx context.Context, actor, machineID string, now time.Time) (string, models.JoinToken, error)
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
