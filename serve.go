@@ -214,7 +214,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			if !ok {
 				return
 			}
-			if err := notice.IdleTask(ctx, store, channels, ev, now()); err != nil {
+			if err := notice.IdleTask(ctx, store, channels, ev, cfg.Location, now()); err != nil {
 				log.Warn("idle-task notice", "task", a.TaskID, "err", err)
 			}
 		}})
