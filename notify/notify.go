@@ -19,10 +19,10 @@ import (
 // Message is one notification.
 type Message struct {
 	// Kind is a stable code, e.g. "quota-ends", "budget", "idle-card", "scale-failed".
-	Kind    string    `json:"kind"`
-	Project string    `json:"project,omitempty"`
-	Title   string    `json:"title"`
-	Text    string    `json:"text"`
+	Kind    string `json:"kind"`
+	Project string `json:"project,omitempty"`
+	Title   string `json:"title"`
+	Text    string `json:"text"`
 	// At is when it happened, in the zone the message is read in (the server's --time-zone):
 	// the footer shows it there, with the zone.
 	At time.Time `json:"at"`
