@@ -143,9 +143,10 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 // serve runs the server until ctx ends, then shuts down gracefully: stop accepting, finish
 // requests, wait for the loops.
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
-	now := time.Now
+	clock := time.Now
+	now := func() time.Time { return clock() }
 	if cfg.Demo {
-		now = demo.Clock(demo.Morning(time.Now()), cfg.DemoSpeed)
+		clock = demo.Clock(demo.Morning(time.Now()), cfg.DemoSpeed)
 		if !cfg.dbSet {
 			dir, err := os.MkdirTemp("", "kashi-demo-")
 			if err != nil {
@@ -163,6 +164,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	if cfg.Demo && cfg.dbSet {
+		// A database the demo used before continues from where its clock stopped.
+		last, err := store.LastSeen(ctx)
+		if err != nil {
+			return err
+		}
+		if !last.IsZero() {
+			clock = demo.Clock(last, cfg.DemoSpeed)
+		}
+	}
 	if err := loadSecretKey(store, cfg, log); err != nil {
 		return err
 	}
@@ -180,8 +191,18 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		cfg.StaleAfter = max(cfg.StaleAfter, demo.StaleAfter(speed))
 		// Logins last as long in real time as they would without the fast clock.
 		cfg.SessionIdle, cfg.SessionMax = time.Duration(float64(cfg.SessionIdle)*speed), time.Duration(float64(cfg.SessionMax)*speed)
-		if demoTokens, err = demo.Seed(ctx, store, now()); err != nil {
+		var fresh bool
+		if demoTokens, fresh, err = demo.Seed(ctx, store, now()); err != nil {
 			return err
+		}
+		if fresh {
+			began := time.Now()
+			stats, err := demo.FillHistory(ctx, store, now(), 1)
+			if err != nil {
+				return err
+			}
+			log.Info("demo past filled", "month issued", stats.Month, "tasks", stats.Tasks, "bills", stats.Bills,
+				"card-hours", stats.CardHours, "took", time.Since(began).Round(time.Millisecond))
 		}
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
