@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"kashi/agent/simgpu"
@@ -33,8 +34,8 @@ type HistoryStats struct {
 	RollupBuckets int
 }
 
-// sampleEvery is how often the past's cards are read, for their rollups.
-const sampleEvery = 60
+// sampleEvery is how often the past's cards are read, for their rollups: twice a bucket.
+const sampleEvery = 150
 
 // FillHistory gives a fresh demo its past, so that a newcomer sees bills, an issued month and
 // a weekly report at once: the demo's task stream over the previous month (in the billing
@@ -88,14 +89,19 @@ func FillHistory(ctx context.Context, st HistoryStore, now time.Time, seed uint6
 	if err != nil {
 		return stats, err
 	}
-	for _, p := range ps {
-		_, err := billing.Issue(ctx, st, p.ID, stats.Month, "demo", now)
+	// The projects' bills are issued side by side: each reads the month's ledger.
+	errs := make([]error, len(ps))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Go(func() { _, errs[i] = billing.Issue(ctx, st, p.ID, stats.Month, "demo", now) })
+	}
+	wg.Wait()
+	for i, err := range errs {
 		switch {
-		case errors.Is(err, models.ErrConflict):
-		case err != nil:
-			return stats, fmt.Errorf("demo: issue %s of %s: %w", stats.Month, p.Name, err)
-		default:
+		case err == nil:
 			stats.Bills++
+		case !errors.Is(err, models.ErrConflict): // issued already: kept as it was
+			return stats, fmt.Errorf("demo: issue %s of %s: %w", stats.Month, ps[i].Name, err)
 		}
 	}
 	return stats, nil
@@ -145,12 +151,13 @@ func pastHistory(res *replay.Result, tasks []pastTask, cps []models.ConfiguredPo
 		gpn[cp.Name] = cp.Config.GPUsPerNode
 	}
 	nodeIdx := make(map[int64]int)
-	// bucket finds a card's rollup of a 5-minute bucket: two tasks may share one on a card.
+	// edge finds a card's rollup of a task's first or last 5-minute bucket: a card's tasks
+	// may share those.
 	type cardBucket struct {
 		card   models.HistoryCard
 		bucket int64
 	}
-	bucket := make(map[cardBucket]int)
+	edge := make(map[cardBucket]int)
 	for _, n := range res.Nodes() {
 		until := time.Unix(n.Until, 0)
 		if n.Until == 0 || until.After(now) {
@@ -185,13 +192,18 @@ func pastHistory(res *replay.Result, tasks []pastTask, cps []models.ConfiguredPo
 			id, idx := replay.CardNode(c)
 			card := models.HistoryCard{Node: nodeIdx[id], GPU: idx}
 			ht.Cards = append(ht.Cards, card)
-			for _, r := range cardRollups(card, t, p.Start, p.End, memMiB[h.Nodes[card.Node].Pool], th, rng) {
-				k := cardBucket{card, r.Bucket}
-				if i, ok := bucket[k]; ok {
+			rs := cardRollups(card, t, p.Start, p.End, memMiB[h.Nodes[card.Node].Pool], th, rng)
+			for k, r := range rs {
+				if k > 0 && k < len(rs)-1 {
+					h.Rollups = append(h.Rollups, r)
+					continue
+				}
+				key := cardBucket{card, r.Bucket}
+				if i, ok := edge[key]; ok {
 					h.Rollups[i].Add(r.GPURollup)
 					continue
 				}
-				bucket[k] = len(h.Rollups)
+				edge[key] = len(h.Rollups)
 				h.Rollups = append(h.Rollups, r)
 			}
 		}

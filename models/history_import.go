@@ -61,8 +61,8 @@ func (r *GPURollup) Add(o GPURollup) {
 }
 
 // ImportHistory stores h in one transaction: the nodes (removed, their cards kept for the
-// ledger), the tasks with their events and closed allocations, and the rollups with an hourly
-// rollup of them. Projects are made as needed. It is meant for an empty past: it does not
+// ledger), the tasks with their events and closed allocations, and the 5-minute rollups (what
+// bills and reports read). Projects are made as needed. It is meant for an empty past: it does not
 // merge with tasks or samples already stored over the same time.
 func (s *Store) ImportHistory(ctx context.Context, h History) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -140,7 +140,6 @@ func (s *Store) ImportHistory(ctx context.Context, h History) error {
 		if err := tx.CreateInBatches(&events, 1000).Error; err != nil {
 			return err
 		}
-		lo, hi := int64(-1), int64(0)
 		// Rollups are plain integers, written as literals many rows a statement: a month of a
 		// fleet's cards is most of a million rows.
 		var b strings.Builder
@@ -165,27 +164,13 @@ func (s *Store) ImportHistory(ctx context.Context, h History) error {
 				b.WriteString(strconv.FormatInt(v, 10))
 			}
 			b.WriteByte(')')
-			if lo < 0 || r.Bucket < lo {
-				lo = r.Bucket
-			}
-			hi = max(hi, r.Bucket)
 			if i%5000 == 4999 {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
 		}
-		if err := flush(); err != nil {
-			return err
-		}
-		if lo < 0 {
-			return nil
-		}
-		return tx.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active, idle_pct, active_pct)
-			SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active),
-				MAX(idle_pct), MAX(active_pct)
-			FROM gpu_rollups WHERE resolution = ? AND bucket >= ? AND bucket <= ?
-			GROUP BY gpu_id, bucket - bucket % 3600`, RollupHour, Rollup5m, lo, hi).Error
+		return flush()
 	})
 	if err != nil {
 		return fmt.Errorf("models: import history: %w", err)
