@@ -186,23 +186,14 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	speed := 1.0
 	var demoTokens map[string]string
+	var demoFresh bool
 	if cfg.Demo {
 		speed = cfg.DemoSpeed
 		cfg.StaleAfter = max(cfg.StaleAfter, demo.StaleAfter(speed))
 		// Logins last as long in real time as they would without the fast clock.
 		cfg.SessionIdle, cfg.SessionMax = time.Duration(float64(cfg.SessionIdle)*speed), time.Duration(float64(cfg.SessionMax)*speed)
-		var fresh bool
-		if demoTokens, fresh, err = demo.Seed(ctx, store, now()); err != nil {
+		if demoTokens, demoFresh, err = demo.Seed(ctx, store, now()); err != nil {
 			return err
-		}
-		if fresh {
-			began := time.Now()
-			stats, err := demo.FillHistory(ctx, store, now(), 1)
-			if err != nil {
-				return err
-			}
-			log.Info("demo past filled", "month issued", stats.Month, "tasks", stats.Tasks, "bills", stats.Bills,
-				"card-hours", stats.CardHours, "took", time.Since(began).Round(time.Millisecond))
 		}
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -277,6 +268,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
 	}
+	if demoFresh {
+		// The past fills beside the live demo, so that the demo starts at once.
+		running.Go(func() { fillDemoPast(loopCtx, store, now(), log) })
+	}
 
 	select {
 	case <-ctx.Done():
@@ -323,4 +318,18 @@ func dbLabel(dsn string) string {
 		return "postgres"
 	}
 	return dsn
+}
+
+// fillDemoPast gives a fresh demo its past month (demo.FillHistory) and logs what it stored.
+func fillDemoPast(ctx context.Context, store *models.Store, now time.Time, log *slog.Logger) {
+	began := time.Now()
+	stats, err := demo.FillHistory(ctx, store, now, 1)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error("demo past", "err", err)
+		}
+		return
+	}
+	log.Info("demo past filled", "month issued", stats.Month, "tasks", stats.Tasks, "bills", stats.Bills,
+		"card-hours", stats.CardHours, "rollup buckets", stats.RollupBuckets, "took", time.Since(began).Round(time.Millisecond))
 }

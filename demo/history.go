@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"kashi/agent/simgpu"
@@ -89,19 +88,13 @@ func FillHistory(ctx context.Context, st HistoryStore, now time.Time, seed uint6
 	if err != nil {
 		return stats, err
 	}
-	// The projects' bills are issued side by side: each reads the month's ledger.
-	errs := make([]error, len(ps))
-	var wg sync.WaitGroup
-	for i, p := range ps {
-		wg.Go(func() { _, errs[i] = billing.Issue(ctx, st, p.ID, stats.Month, "demo", now) })
-	}
-	wg.Wait()
-	for i, err := range errs {
+	for _, p := range ps {
+		_, err := billing.Issue(ctx, st, p.ID, stats.Month, "demo", now)
 		switch {
 		case err == nil:
 			stats.Bills++
 		case !errors.Is(err, models.ErrConflict): // issued already: kept as it was
-			return stats, fmt.Errorf("demo: issue %s of %s: %w", stats.Month, ps[i].Name, err)
+			return stats, fmt.Errorf("demo: issue %s of %s: %w", stats.Month, p.Name, err)
 		}
 	}
 	return stats, nil
