@@ -40,7 +40,7 @@ var mayImport = map[string][]string{
 	"agent/simgpu":      {"agent", "api"},
 	"handlers":          {"api", "billing", "models", "replay", "scaler", "schedule", "scheduler", "views"},
 	"web":               {"api", "handlers", "static", "views"},
-	"demo":              {"agent", "agent/simgpu", "fleet", "fleet/sim", "models"},
+	"demo":              {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 }
 
 // TestImportRules reads every package's imports and checks them against mayImport, so that a

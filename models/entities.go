@@ -204,6 +204,9 @@ type Task struct {
 	TemplateVersion int
 }
 
+// Live reports whether t holds cards: starting or running.
+func (t Task) Live() bool { return t.State == TaskStarting || t.State == TaskRunning }
+
 // TaskEvent is one timestamped transition of a task, with its reason.
 type TaskEvent struct {
 	ID     int64

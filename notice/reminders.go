@@ -128,7 +128,8 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 			continue
 		}
 		fresh++
-		m := notify.Message{Kind: r.Kind, Project: names[r.ProjectID], Title: names[r.ProjectID] + ": " + r.Kind, Text: r.Text, At: now}
+		m := notify.Message{Kind: r.Kind, Project: names[r.ProjectID], Title: names[r.ProjectID] + ": " + r.Kind, Text: r.Text,
+			At: now.In(locOr(pol.Location))}
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
 				log.Warn("reminder not delivered", "channel", fmt.Sprintf("%T", ch), "err", err)

@@ -23,8 +23,8 @@ import (
 //     (ready, within quota: quota-blocked tasks never count) waited longer than ScaleUpDelay
 //     and its GPUs need more nodes than are booting (ReasonDemandWaiting); mean memory use
 //     stayed above MemoryHighPct for MemoryHighWindow and less than a step is booting
-//     (ReasonMemoryHigh, one step); fewer than ReservedMin nodes are empty or booting
-//     (ReasonReservedMin). The need is the largest of these.
+//     (ReasonMemoryHigh, one step); fewer than ReservedMin nodes outside the short lane's
+//     reserve are empty or booting (ReasonReservedMin). The need is the largest of these.
 //  4. Drained nodes. A need is met first by nodes the loop is draining (empty ones first),
 //     which take tasks again, while the pool stays within MaxNodes. The other drained nodes
 //     are removed once empty; one still busy after DrainBuffer takes tasks again (the drain
@@ -39,12 +39,14 @@ import (
 //  6. Scale down. A pool over MaxNodes (lowered by an admin) drains the excess at once,
 //     whatever the demand. Otherwise, when no need is left and no drained node came back,
 //     it shrinks by up to Step nodes, never under MinNodes, when no admissible
-//     demand waits at all, some node has had no task for UnneededTime, mean memory use
+//     demand waits at all, some node outside the short lane's reserve has had no task for
+//     UnneededTime, mean memory use
 //     stayed under MemoryLowPct for MemoryLowWindow, and neither cooldown runs. It drains
 //     empty nodes first (longest empty first, keeping ReservedMin of them), then busy nodes
 //     whose tasks all end soonest, and within DrainBuffer, by their expected ends. Draining
 //     never stops a task: a drained node is removed only once empty. Nodes no provider
-//     made are never chosen. Each reason not to shrink is explained.
+//     made are never chosen, nor the short lane's reserve (ShortLaneNodes), which a pool over
+//     its maximum drains last. Each reason not to shrink is explained.
 //
 // Then DecideReclaim adds the idle-reclaim actions for snap.Tasks.
 func DecideScale(snap Snapshot, now time.Time) Plan {
@@ -70,7 +72,9 @@ type poolPass struct {
 	booting []BootingMachine
 	ready   []Node // ready nodes, by id
 	drained []Node // nodes the loop drains
-	empty   int    // ready nodes without a task
+	// lane holds the short lane's reserve: the ShortLaneNodes ready nodes of the highest ids.
+	lane  map[int64]bool
+	empty int // ready nodes without a task, the short lane's left out
 	// active is the size the pool heads to: nodes not drained by the loop, plus booting.
 	active int
 	acted  bool
@@ -79,18 +83,23 @@ type poolPass struct {
 }
 
 func newPoolPass(plan *Plan, p *Pool, now time.Time) *poolPass {
-	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1)}
+	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1), lane: make(map[int64]bool)}
 	nodes := slices.Clone(p.Nodes)
 	slices.SortFunc(nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	for _, n := range nodes {
 		switch {
 		case n.State == NodeStateReady:
 			ps.ready = append(ps.ready, n)
-			if len(n.Tasks) == 0 {
-				ps.empty++
-			}
 		case n.State == NodeStateDraining && !n.DrainSince.IsZero():
 			ps.drained = append(ps.drained, n)
+		}
+	}
+	for _, n := range ps.ready[max(len(ps.ready)-ps.pol.ShortLaneNodes, 0):] {
+		ps.lane[n.ID] = true
+	}
+	for _, n := range ps.ready {
+		if len(n.Tasks) == 0 && !ps.lane[n.ID] {
+			ps.empty++
 		}
 	}
 	ps.active = len(nodes) - len(ps.drained) + len(p.Booting)
@@ -354,7 +363,7 @@ func (ps *poolPass) scaleDown() {
 	}
 	gate, longest := Node{}, time.Duration(-1)
 	for _, n := range ps.ready {
-		if len(n.Tasks) > 0 || n.MachineID == "" {
+		if len(n.Tasks) > 0 || n.MachineID == "" || ps.lane[n.ID] {
 			continue
 		}
 		if d := ps.now.Sub(ps.plan.Unneeded[n.ID]); d > longest {
@@ -363,7 +372,7 @@ func (ps *poolPass) scaleDown() {
 	}
 	switch {
 	case longest < 0:
-		ps.skip(ReasonNoneUnneeded, "every removable node runs a task")
+		ps.skip(ReasonNoneUnneeded, "every removable node runs a task%s", ps.laneText())
 		return
 	case longest < pol.UnneededTime:
 		ps.skip(ReasonNoneUnneeded, "node %d without task for %s < %s", gate.ID, fmtDur(longest), fmtDur(pol.UnneededTime))
@@ -395,7 +404,7 @@ func (ps *poolPass) scaleDown() {
 		if ps.empty > 0 && pol.ReservedMin > 0 {
 			ps.skip(ReasonReservedMin, "keeping %d empty or booting nodes as reserved minimum %d", ps.empty+len(ps.booting), pol.ReservedMin)
 		} else {
-			ps.skip(ReasonNoRemovable, "no node is empty or ends its tasks within the drain buffer %s", fmtDur(pol.DrainBuffer))
+			ps.skip(ReasonNoRemovable, "no node is empty or ends its tasks within the drain buffer %s%s", fmtDur(pol.DrainBuffer), ps.laneText())
 		}
 		return
 	}
@@ -418,13 +427,35 @@ type candidate struct {
 	why    string
 }
 
-// candidates lists the removable ready nodes in drain order: empty ones first (longest
-// empty first), then busy ones by the expected end of their last task. With shrink, empty
-// nodes beyond the reserve only, and busy nodes only if they empty within the drain buffer.
-func (ps *poolPass) candidates(shrink bool) []candidate {
-	var empty, busy []candidate
+// laneText says which nodes the short lane's reserve keeps, if it has any.
+func (ps *poolPass) laneText() string {
+	if len(ps.lane) == 0 {
+		return ""
+	}
+	ids := make([]string, 0, len(ps.lane))
 	for _, n := range ps.ready {
-		if n.MachineID == "" {
+		if ps.lane[n.ID] {
+			ids = append(ids, fmt.Sprint(n.ID))
+		}
+	}
+	if len(ids) == 1 {
+		return fmt.Sprintf("; node %s holds the short lane's reserve of %d", ids[0], ps.pol.ShortLaneNodes)
+	}
+	return fmt.Sprintf("; nodes %s hold the short lane's reserve of %d", strings.Join(ids, ", "), ps.pol.ShortLaneNodes)
+}
+
+// candidates lists the removable ready nodes in drain order: empty ones first (longest
+// empty first), then busy ones by the expected end of their last task, then the short
+// lane's reserve. With shrink, empty nodes beyond the warm reserve only, busy nodes only if
+// they empty within the drain buffer, and never the short lane's nodes.
+func (ps *poolPass) candidates(shrink bool) []candidate {
+	var empty, busy, lane []candidate
+	for _, n := range ps.ready {
+		if n.MachineID == "" || shrink && ps.lane[n.ID] {
+			continue
+		}
+		if ps.lane[n.ID] {
+			lane = append(lane, candidate{n, ps.freeAt(n), fmt.Sprintf("node %d of the short lane's reserve", n.ID)})
 			continue
 		}
 		if len(n.Tasks) == 0 {
@@ -460,7 +491,7 @@ func (ps *poolPass) candidates(shrink bool) []candidate {
 		keep := max(ps.pol.ReservedMin-len(ps.booting)-(ps.empty-len(empty)), 0)
 		empty = empty[:max(len(empty)-keep, 0)]
 	}
-	return append(empty, busy...)
+	return append(append(empty, busy...), lane...)
 }
 
 // freeAt is when the node's last task ends by its expected end (its max runtime once it

@@ -42,6 +42,10 @@ type Policy struct {
 	// DrainBuffer: a drained node still busy after this long takes tasks again, unless the
 	// pool is over its maximum.
 	DrainBuffer time.Duration
+	// ShortLaneNodes is the short lane's reserve: that many ready nodes, those of the highest
+	// ids (scheduler.MarkShortOnly), take short tasks only. The loop never drains them to
+	// shrink the pool, nor counts them as the warm reserve of ReservedMin.
+	ShortLaneNodes int
 	// AtMaxAlertAfter: a pool at MaxNodes while admissible demand waits (ReasonDemandWaiting)
 	// this long raises an alert (PoolSize.AtMaxAlert).
 	AtMaxAlertAfter time.Duration
