@@ -302,6 +302,7 @@ var catalogEN = map[string]string{
 	"quota.overflow_no":       "not allowed",
 	"quota.override":          "(%s until %s)",
 	"quota.used_of":           "%s of %s",
+	"quota.in_use_of":         "%s in use of %s",
 	"quota.all_specs":         "all specs",
 	"requests.title":          "Requests",
 	"requests.ask":            "Ask for more",

@@ -302,6 +302,7 @@ var catalogZH = map[string]string{
 	"quota.overflow_no":       "不允许",
 	"quota.override":          "（临时 %s，至 %s）",
 	"quota.used_of":           "已用 %s / %s",
+	"quota.in_use_of":         "占用 %s / %s",
 	"quota.all_specs":         "全部卡型",
 	"requests.title":          "申请",
 	"requests.ask":            "申请更多额度",
