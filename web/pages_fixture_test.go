@@ -64,7 +64,7 @@ func seededPages(t *testing.T) (poolServer, []string) {
 	id := func(tk models.Task) string { return strconv.FormatInt(tk.ID, 10) }
 	return ps, []string{"/", "/queue", "/tasks", "/tasks/" + id(tk), "/tasks/" + id(big), "/tasks/" + id(gone),
 		"/tasks/999999", "/projects", "/projects?project=vision&spec=A100-80G&kind=limit&value=11&task=" + id(big),
-		"/approvals", "/audit", "/tokens", "/pools", "/pools/new", "/pools/a100/edit", "/calibrate", "/alerts",
+		"/approvals", "/audit", "/tokens", "/pools", "/pools/h800/edit", "/pools/a100/edit", "/calibrate", "/alerts",
 		"/notifications", "/bills", "/bills/vision/2026-03", "/reports", "/prices", "/people", "/account"}
 }
 
