@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/chromedp/chromedp"
 )
@@ -25,9 +26,18 @@ const widest = `(() => {
 	return out.slice(0, 5).join('; ');
 })()`
 
+// shownText is the text a page shows, as the browser lays it out (what scripts wrote
+// included), less the brand, the language switcher, code and the names of tasks.
+const shownText = `(() => {
+	const b = document.body.cloneNode(true);
+	b.querySelectorAll('script, style, code, pre, noscript, .brand, .langs, [data-testid=task-name]').forEach(e => e.remove());
+	return b.textContent.replace(/\s+/g, ' ');
+})()`
+
 // TestBrowserPhoneEveryPage opens every page of the app as an admin on a 390×844 phone, in
 // English and Chinese, and fails when one scrolls sideways, naming the elements that stick
-// out. Screenshots go to KASHI_SCREENSHOTS when set.
+// out, or when an English page shows Chinese or a Chinese page none. Screenshots go to
+// KASHI_SCREENSHOTS when set.
 func TestBrowserPhoneEveryPage(t *testing.T) {
 	ps, pages := seededPages(t)
 	srv := httptest.NewServer(ps.e)
@@ -56,6 +66,17 @@ func TestBrowserPhoneEveryPage(t *testing.T) {
 			if width > 390 {
 				out, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](widest))
 				t.Errorf("phone %s %s is %d px wide, want at most 390 (%s); past the edge: %s", lang, path, width, name, out)
+			}
+			text, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](shownText))
+			if err != nil {
+				t.Fatal(err)
+			}
+			han := strings.IndexFunc(text, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+			switch {
+			case lang == "en" && han >= 0:
+				t.Errorf("phone en %s shows Chinese: %q", path, around(text, text[han:han+3]))
+			case lang != "en" && han < 0:
+				t.Errorf("phone %s %s shows no Chinese", lang, path)
 			}
 		}
 	}
