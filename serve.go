@@ -27,6 +27,7 @@ import (
 	"kashi/notice"
 	"kashi/scaler"
 	"kashi/scheduler"
+	"kashi/views"
 	"kashi/web"
 )
 
@@ -221,6 +222,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
 	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
+		Say: views.Locale{}.Say,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)
 			if !ok {

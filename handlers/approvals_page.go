@@ -88,7 +88,7 @@ func (h *Projects) ApprovalDecide(c echo.Context) error {
 		if derr != nil {
 			return derr
 		}
-		d.Error = problem(err)
+		d.Error = problem(Locale(c), err)
 		return Render(c, he.Code, views.Approvals(Locale(c), d))
 	}
 	if err != nil {

@@ -32,7 +32,7 @@ func (h *Projects) MemberSet(c echo.Context) error {
 	}
 	u, err := h.store.UserByName(ctx, b.User)
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "user", Msg: "unknown user"})
+		return apiError(http.StatusUnprocessableEntity, models.Invalid("user", "unknown user"))
 	}
 	if err != nil {
 		return err

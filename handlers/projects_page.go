@@ -53,17 +53,19 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 		return views.ProjectsData{}, err
 	}
 	d := views.ProjectsData{Now: h.now().In(h.loc()), Form: form}
+	gpus, err := h.store.BoardGPUs(c.Request().Context(), models.BoardFilter{})
+	if err != nil {
+		return d, err
+	}
+	held := gpusInUse(gpus)
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
 		if p.Leads(pj.ID) {
 			pv.Reclaim = reclaimFormOf(pj.Reclaim)
 		}
 		for _, q := range pj.Quotas {
-			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
+			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, InUseGPUs: inUseOf(q.Spec, held[pj.Name]), GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
 				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}
-			if q.BudgetCardHours > 0 {
-				qv.UsedPct = int(q.UsedCardHours * 100 / float64(q.BudgetCardHours))
-			}
 			if q.OverrideEnds != nil && q.OverrideEnds.After(h.now()) {
 				qv.OverrideMaxGPUs, qv.OverrideEnds = q.OverrideMaxGPUs, q.OverrideEnds
 			}

@@ -395,8 +395,8 @@ func TestScalerDemandFromTheQueue(t *testing.T) {
 	if got := summary(plan); len(got) == 0 || got[0] != "scale-up +2 demand-waiting" {
 		t.Errorf("tick = %v, want a scale-up of 2 for the demand", got)
 	}
-	if !strings.Contains(plan.Actions[0].Detail, "16 GPUs of ready demand waited 5m > 2m") {
-		t.Errorf("detail = %q", plan.Actions[0].Detail)
+	if got := english.Say(plan.Actions[0].Detail); !strings.Contains(got, "16 GPUs of ready demand waited 5m > 2m") {
+		t.Errorf("detail = %q", got)
 	}
 }
 

@@ -51,10 +51,10 @@ type ReclaimForm struct {
 type QuotaView struct {
 	Spec            string
 	MaxGPUs         int
+	InUseGPUs       int // cards the project holds now on the spec
 	GuaranteedGPUs  int
 	BudgetCardHours int64
 	UsedCardHours   int64
-	UsedPct         int
 	StartsAt        time.Time
 	EndsAt          time.Time
 	OverflowAllowed bool
