@@ -28,6 +28,7 @@ func (h *Projects) ProjectsPage(c echo.Context) error {
 	if c.QueryParam("reclaim") != "" {
 		d.Notice = views.ReclaimSavedNotice(Locale(c))
 	}
+	h.projectNotice(c, &d)
 	return Render(c, http.StatusOK, views.Projects(Locale(c), d))
 }
 
@@ -70,6 +71,9 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 			pv.Quotas = append(pv.Quotas, qv)
 		}
 		d.Projects = append(d.Projects, pv)
+	}
+	if err := h.projectAdmin(c, &d, list); err != nil {
+		return d, err
 	}
 	rows, err := h.store.QuotaRequests(c.Request().Context(), visibleProjects(p), "")
 	if err != nil {

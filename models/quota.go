@@ -68,8 +68,8 @@ func parseInts(field, s string, lo, hi int) ([]int, error) {
 	return out, nil
 }
 
-// joinInts writes numbers as parseInts reads them.
-func joinInts(ns []int) string {
+// JoinInts writes numbers as a quota stores its reminders (see Quota.Reminders).
+func JoinInts(ns []int) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = strconv.Itoa(n)
@@ -154,7 +154,7 @@ func (s *Store) SetQuota(ctx context.Context, actor string, q Quota, now time.Ti
 		}
 		q.StartsAt, q.EndsAt, q.UpdatedAt = UTC(q.StartsAt), UTC(q.EndsAt), now
 		days, pcts := q.Reminders()
-		q.RemindEndDays, q.RemindBudgetPcts = joinInts(days), joinInts(pcts)
+		q.RemindEndDays, q.RemindBudgetPcts = JoinInts(days), JoinInts(pcts)
 		if err := tx.Save(&q).Error; err != nil {
 			return err
 		}

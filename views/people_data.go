@@ -12,6 +12,8 @@ type ProjectsData struct {
 	Form RequestForm
 	// Notice confirms a request just filed.
 	Notice string
+	// Create is the admin's form that adds a project; nil for others.
+	Create *ProjectCreateForm
 }
 
 // formShown reports whether the page holds the request form the failed submit came from
@@ -35,6 +37,8 @@ type ProjectView struct {
 	CanRequest bool
 	// Reclaim is the project's idle-reclaim form, shown to its leads only; nil for others.
 	Reclaim *ReclaimForm
+	// Admin holds the forms of the project's leads and the admins; nil for others.
+	Admin *ProjectAdmin
 }
 
 // ReclaimForm is a project's idle-reclaim override as its lead edits it: whole minutes and
