@@ -35,14 +35,6 @@ func (h *People) AuditList(c echo.Context) error {
 
 // auditEntries reads the entries the caller may see.
 func (h *People) auditEntries(c echo.Context) ([]models.AuditEntry, error) {
-	f := models.AuditFilter{Limit: 500}
-	if p := Who(c); !p.Admin() {
-		f.ProjectIDs = []int64{}
-		for id, role := range p.Projects {
-			if role == models.ProjectRoleLead {
-				f.ProjectIDs = append(f.ProjectIDs, id)
-			}
-		}
-	}
+	f := models.AuditFilter{Limit: 500, ProjectIDs: ledProjects(Who(c))}
 	return h.store.AuditLog(c.Request().Context(), f)
 }

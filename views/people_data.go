@@ -93,10 +93,10 @@ type RequestView struct {
 	State     string
 	Comment   string
 	CreatedAt time.Time
-	// Usage is the project's current use of the quota, for deciders.
-	Usage string
 	// CanDecide is true when the viewer may approve or reject it.
 	CanDecide bool
+	// Context is what the decider weighs a pending request by; nil otherwise.
+	Context *RequestContext
 }
 
 // ApprovalsData is the approvals page for leads: pending requests with the project's usage,
