@@ -212,4 +212,6 @@ type PeopleStore interface {
 	// The approvals' count in the navigation, the audit page's filters (#15).
 	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)
 	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)
+	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
 }

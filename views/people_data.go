@@ -109,21 +109,6 @@ type ApprovalsData struct {
 	Error   string
 }
 
-// AuditData is the audit log page.
-type AuditData struct {
-	Entries []AuditView
-}
-
-// AuditView is one audit entry.
-type AuditView struct {
-	At      time.Time
-	Actor   string
-	Action  string
-	Subject string
-	Before  string
-	After   string
-}
-
 // TokensData is the API tokens page.
 type TokensData struct {
 	Tokens []TokenView

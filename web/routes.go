@@ -56,6 +56,7 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/approvals", handlers.Lead, h.Projects.ApprovalsPage},
 		{POST, "/approvals/:id", handlers.Lead, h.Projects.ApprovalDecide},
 		{GET, "/audit", handlers.Lead, h.People.AuditPage},
+		{GET, "/audit.csv", handlers.Lead, h.People.AuditCSV},
 		{GET, "/tokens", handlers.Viewer, h.People.TokensPage},
 		{POST, "/tokens", handlers.Viewer, h.People.TokenFormCreate},
 		{POST, "/tokens/:id/revoke", handlers.Viewer, h.People.TokenFormRevoke},
