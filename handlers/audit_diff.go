@@ -13,7 +13,7 @@ import (
 
 // auditChanges is an entry's change field by field: the fields of its before and after JSON
 // objects (nested objects flattened as "a.b") whose values differ, by name, with names in
-// snake_case for the catalogs; bookkeeping fields (id, updated_at) are left out. Times show in
+// snake_case for the catalogs; bookkeeping fields, and a new thing's empty ones, are left out. Times show in
 // zone, money (fields ending in _fen) in yuan. A value that is not an object is one field,
 // "value".
 func auditChanges(l views.Locale, before, after string, zone *time.Location) []views.AuditChange {
@@ -30,16 +30,37 @@ func auditChanges(l views.Locale, before, after string, zone *time.Location) []v
 	slices.Sort(names)
 	var out []views.AuditChange
 	for _, k := range names {
-		if k == "id" || k == "updated_at" || k == "created_at" && b[k] == nil {
-			continue
-		}
 		bv, av := b[k], a[k]
-		if jsonEqual(bv, av) {
-			continue
+		if bookkeeping[k] || jsonEqual(bv, av) || (len(b) == 0 && zeroJSON(av)) {
+			continue // a new thing's empty fields say nothing
 		}
-		out = append(out, views.AuditChange{Field: k, Before: auditValue(l, k, bv, zone), After: auditValue(l, k, av, zone)})
+		ch := views.AuditChange{Field: k, Before: auditValue(l, k, bv, zone), After: auditValue(l, k, av, zone)}
+		if ch.Before != ch.After {
+			out = append(out, ch)
+		}
 	}
 	return out
+}
+
+// bookkeeping are fields an entry's change never shows: row ids, stamps, and the project the
+// entry names already.
+var bookkeeping = map[string]bool{"id": true, "updated_at": true, "project_id": true}
+
+// zeroJSON reports whether a decoded JSON value is empty: null, false, 0, "" or [].
+func zeroJSON(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !x
+	case string:
+		return x == ""
+	case json.Number:
+		return x.String() == "0"
+	case []any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // flatJSON reads s as JSON: an object's fields flattened with dotted snake_case names, or

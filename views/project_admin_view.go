@@ -41,8 +41,5 @@ func ProjectCreatedNotice(l Locale, name string) string { return l.T("padmin.cre
 // ProjectSavedNotice confirms a change on a project's card.
 func ProjectSavedNotice(l Locale, name string) string { return l.T("padmin.saved", name) }
 
-// quotaOpen opens the quota form that was refused, and the new quota's form of a project
-// without quotas.
-func quotaOpen(a *ProjectAdmin, q QuotaForm) bool {
-	return quotaError(a, q) != "" || (q.New && len(a.Quotas) == 1 && a.Form == "")
-}
+// quotaOpen opens the quota form that was refused.
+func quotaOpen(a *ProjectAdmin, q QuotaForm) bool { return quotaError(a, q) != "" }
