@@ -105,6 +105,15 @@ type ProjectsStore interface {
 	DecideQuotaRequest(ctx context.Context, by models.User, id int64, approve bool, comment string, now time.Time) (models.QuotaRequest, error)
 	QuotaRequests(ctx context.Context, projectIDs []int64, state string) ([]models.QuotaRequestRow, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	// Projects and members in the browser, approvals with context (#15).
+	CreateProject(ctx context.Context, actor, name string, tags []string, now time.Time) (models.Project, error)
+	SetProjectArchived(ctx context.Context, actor string, projectID int64, archived bool, now time.Time) error
+	ProjectMembers(ctx context.Context, projectID int64) ([]models.MemberRow, error)
+	Users(ctx context.Context) ([]models.User, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
+	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
+	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
 }
 
 // Pools serves pools and their scaling settings, and the fleet's alerts.
@@ -201,4 +210,9 @@ type PeopleStore interface {
 	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
 	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
 	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
+	// The approvals' count in the navigation, the audit page's filters (#15).
+	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)
+	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)
+	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
 }

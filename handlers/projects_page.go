@@ -28,6 +28,7 @@ func (h *Projects) ProjectsPage(c echo.Context) error {
 	if c.QueryParam("reclaim") != "" {
 		d.Notice = views.ReclaimSavedNotice(Locale(c))
 	}
+	h.projectNotice(c, &d)
 	return Render(c, http.StatusOK, views.Projects(Locale(c), d))
 }
 
@@ -73,22 +74,25 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 		}
 		d.Projects = append(d.Projects, pv)
 	}
+	if err := h.projectAdmin(c, &d, list); err != nil {
+		return d, err
+	}
 	rows, err := h.store.QuotaRequests(c.Request().Context(), visibleProjects(p), "")
 	if err != nil {
 		return d, err
 	}
 	for _, r := range rows {
 		if r.RequestedBy == p.User.ID || p.CanSee(r.ProjectID) {
-			d.Requests = append(d.Requests, requestView(Locale(c), r, ""))
+			d.Requests = append(d.Requests, requestView(Locale(c), r))
 		}
 	}
 	return d, nil
 }
 
 // requestView shows a request on a page.
-func requestView(l views.Locale, r models.QuotaRequestRow, usage string) views.RequestView {
+func requestView(l views.Locale, r models.QuotaRequestRow) views.RequestView {
 	return views.RequestView{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: changeText(l, r),
-		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt, Usage: usage}
+		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt}
 }
 
 // changeText says in words what a request asks.
@@ -104,6 +108,8 @@ func changeText(l views.Locale, r models.QuotaRequestRow) string {
 	case models.RequestOverride:
 		return l.T("requests.kind.override") + ": " + l.Int(c.OverrideMaxGPUs) + " · " +
 			c.OverrideBegins.Format("2006-01-02 15:04") + " – " + c.OverrideEnds.Format("2006-01-02 15:04")
+	case models.RequestGuarantee, models.RequestOverflow:
+		return requestKindText(l, r.Kind) + ": " + askedText(l, r.Kind, c)
 	}
 	return r.Kind
 }

@@ -29,7 +29,7 @@ func renderContext(c echo.Context) context.Context {
 	v := views.Viewer{}
 	v.CSRF, _ = c.Get(CSRFKey).(string)
 	if p := Who(c); p != nil {
-		v.Name, v.Role, v.Lead, v.Unread = p.User.Name, p.User.Role, p.leadsAny(), p.Unread
+		v.Name, v.Role, v.Lead, v.Unread, v.Pending = p.User.Name, p.User.Role, p.leadsAny(), p.Unread, p.Pending
 	}
 	return views.WithViewer(c.Request().Context(), v)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -60,6 +61,18 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 			b.Change.AddCardHours = 0
 		} else {
 			b.Change.MaxGPUs = 0
+		}
+	case models.RequestGuarantee:
+		n, perr := strconv.Atoi(strings.TrimSpace(f.Value))
+		if perr != nil {
+			return b, &models.FieldError{Field: "value", Msg: "give a whole number of GPUs"}
+		}
+		b.Change.GuaranteedGPUs = &n
+	case models.RequestOverflow:
+		yes := true
+		b.Change.OverflowAllowed = &yes
+		if strings.TrimSpace(f.Value) != "" {
+			b.Change.OverflowRateFen, err = parseYuan("value", f.Value, false)
 		}
 	case models.RequestExtend:
 		b.Change.EndsAt, err = parseTime("ends", f.Ends)

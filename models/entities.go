@@ -107,6 +107,9 @@ type Project struct {
 	CreatedAt time.Time
 	// Reclaim is the project's own idle-reclaim settings over its pools' (SetReclaimOverride).
 	Reclaim ReclaimOverride `gorm:"embedded;embeddedPrefix:reclaim_"`
+	// ArchivedAt is when the project was archived: it takes no new tasks or requests; nil
+	// while in use (SetProjectArchived).
+	ArchivedAt *time.Time
 }
 
 // TagList returns the project's tags.

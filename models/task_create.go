@@ -166,6 +166,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		}
 		return err
 	}
+	if err := checkInUse(project, "project"); err != nil {
+		return err
+	}
 	if err := checkTemplateOf(tx, nt, project); err != nil {
 		return err
 	}

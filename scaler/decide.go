@@ -440,11 +440,10 @@ func (ps *poolPass) laneNote() []phrase.Phrase {
 			ids = append(ids, fmt.Sprint(n.ID))
 		}
 	}
-	code := "lane_keeps"
 	if len(ids) == 1 {
-		code = "lane_keeps_one"
+		return []phrase.Phrase{phrase.New("lane_keeps_one", phrase.S(ids[0]), phrase.N(ps.pol.ShortLaneNodes))}
 	}
-	return []phrase.Phrase{phrase.New(code, phrase.S(strings.Join(ids, ", ")), phrase.N(ps.pol.ShortLaneNodes))}
+	return []phrase.Phrase{phrase.New("lane_keeps", phrase.S(strings.Join(ids, ", ")), phrase.N(ps.pol.ShortLaneNodes))}
 }
 
 // candidates lists the removable ready nodes in drain order: empty ones first (longest
