@@ -18,7 +18,7 @@ import (
 
 // projectAdmin adds the forms of a project's leads and the admins to the projects page: the
 // admin's form that adds a project, and on each card the viewer leads its tags, members and
-// (admins) quotas and archive button.
+// (admins) quotas and archive button. An archived project's card offers no request form.
 func (h *Projects) projectAdmin(c echo.Context, d *views.ProjectsData, list []projectJSON) error {
 	p := Who(c)
 	if p.Admin() && !p.ReadOnly {
@@ -28,6 +28,10 @@ func (h *Projects) projectAdmin(c echo.Context, d *views.ProjectsData, list []pr
 	var users, specs []string
 	for i := range d.Projects {
 		pv := &d.Projects[i]
+		pj := projectOf(list, pv.ID)
+		if pj.ArchivedAt != nil {
+			pv.CanRequest = false // an archived project takes no requests
+		}
 		if !p.Leads(pv.ID) {
 			continue
 		}
@@ -50,7 +54,6 @@ func (h *Projects) projectAdmin(c echo.Context, d *views.ProjectsData, list []pr
 		if err != nil {
 			return err
 		}
-		pj := projectOf(list, pv.ID)
 		a := &views.ProjectAdmin{Tags: strings.Join(pj.Tags, ", "), Users: users, Specs: specs,
 			CanArchive: p.Admin(), Archived: pj.ArchivedAt != nil}
 		for _, m := range members {

@@ -134,7 +134,10 @@ func TestGuaranteeAndOverflowRequests(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestQuotaOwnReminders(t *testing.T) {
-	s := modelstest.SQLite(t, models.Options{})
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) { testQuotaOwnReminders(t, s) })
+}
+
+func testQuotaOwnReminders(t *testing.T, s *models.Store) {
 	ctx := context.Background()
 	p, _ := s.EnsureProject(ctx, "vision", t0)
 	q := models.Quota{ProjectID: p.ID, MaxGPUs: 8, BudgetCardHours: 10, StartsAt: t0, EndsAt: t0.Add(24 * time.Hour),
@@ -159,7 +162,10 @@ func TestQuotaOwnReminders(t *testing.T) {
 }
 
 func TestAuditFilter(t *testing.T) {
-	s := modelstest.SQLite(t, models.Options{})
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) { testAuditFilter(t, s) })
+}
+
+func testAuditFilter(t *testing.T, s *models.Store) {
 	ctx := context.Background()
 	p, _ := s.EnsureProject(ctx, "vision", t0)
 	for i, e := range []struct {

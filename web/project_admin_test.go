@@ -117,6 +117,9 @@ func TestProjectAdminForms(t *testing.T) {
 		doc.Find(`[data-testid=notice]`).Length() != 1 {
 		t.Error("the archived project is not marked, has no unarchive button, or no notice")
 	}
+	if n := docOf(t, w.get("/projects", bearer(w.tokens["member"])...).Result()).Find(`[data-project=vision] [data-testid=request-form]`).Length(); n != 0 {
+		t.Error("the archived project's card offers its member a request form")
+	}
 	r := w.post("/api/v1/tasks", `{"project":"vision","name":"late","gpus":1,"command":["true"]}`)
 	if e := decode[struct{ Field string }](t, r); r.Code != http.StatusUnprocessableEntity || e.Field != "project" {
 		t.Errorf("a task of the archived project = %d naming %q, want 422 naming project", r.Code, e.Field)
