@@ -107,6 +107,9 @@ type Project struct {
 	CreatedAt time.Time
 	// Reclaim is the project's own idle-reclaim settings over its pools' (SetReclaimOverride).
 	Reclaim ReclaimOverride `gorm:"embedded;embeddedPrefix:reclaim_"`
+	// ArchivedAt is when the project was archived: it takes no new tasks or requests; nil
+	// while in use (SetProjectArchived).
+	ArchivedAt *time.Time
 }
 
 // TagList returns the project's tags.
@@ -203,6 +206,9 @@ type Task struct {
 	TemplateID      *int64
 	TemplateVersion int
 }
+
+// Live reports whether t holds cards: starting or running.
+func (t Task) Live() bool { return t.State == TaskStarting || t.State == TaskRunning }
 
 // TaskEvent is one timestamped transition of a task, with its reason.
 type TaskEvent struct {

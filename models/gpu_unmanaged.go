@@ -1,10 +1,11 @@
 package models
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // AlertUnmanaged is raised while a GPU is used by processes of no task.
@@ -38,17 +39,53 @@ func latestUnmanaged(readings []Reading) map[string]unmanagedUse {
 	return out
 }
 
-// RecordUnmanaged stores, for each GPU of a node's batch, the use by processes of no task at
-// its latest reading (older readings, resent from a spool, change nothing). An alert opens
-// when such use starts on a GPU and resolves when it ends.
-func (s *Store) RecordUnmanaged(ctx context.Context, nodeID int64, readings []Reading, now time.Time) error {
-	db := s.db.WithContext(ctx)
-	for uuid, u := range latestUnmanaged(readings) {
-		var g GPU
-		err := db.Where("node_id = ? AND uuid = ?", nodeID, uuid).Take(&g).Error
-		if err != nil || (g.SampledAt != nil && u.ts.Before(*g.SampledAt)) {
-			continue // an unknown GPU was refused by the ingest; an old reading is history
+// unmanagedChange is a GPU whose use by processes of no task differs, at its newest reading,
+// from what its row shows.
+type unmanagedChange struct {
+	gpu *GPU
+	use unmanagedUse
+	now time.Time // when the batch arrived
+}
+
+// unmanagedChanges returns, for the jobs of a group that were not refused, the GPUs whose
+// unmanaged use at their newest reading changed. byNode holds the GPUs with their readings
+// already advanced over the group, so a reading older than a GPU's newest (resent from a
+// spool) changes nothing.
+func unmanagedChanges(group []*sampleJob, done []sampleDone, byNode map[int64]map[string]*GPU) []unmanagedChange {
+	newest := map[*GPU]unmanagedChange{}
+	var order []*GPU
+	for i, j := range group {
+		if done[i].err != nil {
+			continue
 		}
+		for uuid, u := range latestUnmanaged(j.samples) {
+			g := byNode[j.nodeID][uuid]
+			if g == nil || (g.SampledAt != nil && u.ts.Before(*g.SampledAt)) {
+				continue
+			}
+			prev, seen := newest[g]
+			if !seen {
+				order = append(order, g)
+			}
+			if !seen || u.ts.After(prev.use.ts) {
+				newest[g] = unmanagedChange{gpu: g, use: u, now: j.now}
+			}
+		}
+	}
+	var out []unmanagedChange
+	for _, g := range order {
+		if c := newest[g]; c.use.mib != g.UnmanagedMiB || c.use.who != g.UnmanagedWho {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// saveUnmanaged stores the changed unmanaged use of GPUs in the transaction tx. An alert
+// opens when such use starts on a GPU and resolves when it ends.
+func saveUnmanaged(tx *gorm.DB, changes []unmanagedChange) error {
+	for _, c := range changes {
+		g, u, now := c.gpu, c.use, c.now
 		set := map[string]any{"unmanaged_mib": u.mib, "unmanaged_who": u.who}
 		switch {
 		case u.mib == 0:
@@ -56,18 +93,18 @@ func (s *Store) RecordUnmanaged(ctx context.Context, nodeID int64, readings []Re
 		case g.UnmanagedSince == nil:
 			set["unmanaged_since"] = u.ts
 		}
-		if err := db.Model(&GPU{}).Where("id = ?", g.ID).Updates(set).Error; err != nil {
-			return fmt.Errorf("models: unmanaged use of %s: %w", uuid, err)
+		if err := tx.Model(&GPU{}).Where("id = ?", g.ID).Updates(set).Error; err != nil {
+			return fmt.Errorf("models: unmanaged use of %s: %w", g.UUID, err)
 		}
-		subject := "gpu " + uuid
+		subject := "gpu " + g.UUID
 		switch {
 		case u.mib > 0 && g.UnmanagedSince == nil:
-			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, uuid, u.who)
-			if _, _, err := s.RaiseAlert(ctx, AlertUnmanaged, subject, msg, now); err != nil {
+			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, g.UUID, u.who)
+			if _, _, err := raiseAlert(tx, AlertUnmanaged, subject, msg, now); err != nil {
 				return err
 			}
 		case u.mib == 0 && g.UnmanagedSince != nil:
-			if err := s.ResolveAlert(ctx, AlertUnmanaged, subject, now); err != nil {
+			if err := resolveAlert(tx, AlertUnmanaged, subject, now); err != nil {
 				return err
 			}
 		}
