@@ -28,6 +28,7 @@ var mayImport = map[string][]string{
 	"scaler":            {"models", "fleet", "phrase", "scheduler"},
 	"notice":            {"models", "notify"},
 	"datacheck":         {"models"},
+	"rightsize":         {"models"},
 	"replay":            {"billing", "models", "scaler", "scheduler"},
 	"loadgen":           {"api"},
 	"cli":               {"api"},
@@ -39,7 +40,7 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":   {"fleet"},
 	"agent":             {"api"},
 	"agent/simgpu":      {"agent", "api"},
-	"handlers":          {"api", "billing", "models", "replay", "scaler", "schedule", "scheduler", "views"},
+	"handlers":          {"api", "billing", "models", "replay", "rightsize", "scaler", "schedule", "scheduler", "views"},
 	"web":               {"api", "handlers", "static", "views"},
 	"demo":              {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 }

@@ -54,6 +54,7 @@ type TasksStore interface {
 	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
 	TaskReclaimSettings(ctx context.Context, taskID int64) (models.ReclaimSettings, error)
 	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
+	SpecMemory(ctx context.Context) (map[string]int64, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)

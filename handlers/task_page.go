@@ -74,8 +74,17 @@ func (h *Tasks) taskPageData(c echo.Context, id int64) (views.TaskPageData, erro
 	for _, e := range events {
 		d.Events = append(d.Events, views.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To, Reason: e.Reason})
 	}
-	if d.Cards, d.CardHours, err = h.taskCards(ctx, id, now); err != nil {
+	held, err := h.heldCards(ctx, id, now)
+	if err != nil {
 		return d, err
+	}
+	d.Cards, d.CardHours = taskCards(held, now)
+	if d.Full {
+		a, err := h.taskAdvice(ctx, t, held, now)
+		if err != nil {
+			return d, err
+		}
+		d.Advice = adviceView(a)
 	}
 	if pending(t) {
 		if d.Wait, err = h.taskWait(ctx, t, now); err != nil {
@@ -125,37 +134,22 @@ func (h *Tasks) taskRate(ctx context.Context, t models.TaskRow, cards []views.Ta
 	if err != nil {
 		return 0, err
 	}
-	var rate int64
-	for _, p := range prices {
-		if p.Spec == spec && (p.ProjectID == t.ProjectID || (p.ProjectID == 0 && rate == 0)) {
-			rate = p.RateFen
-		}
-	}
-	return rate, nil
+	return specRate(prices, spec, t.ProjectID), nil
 }
 
-// taskCards reads the cards a task held, each with its 5-minute rollups over the time it held
-// it, and sums the card-hours held up to now.
-func (h *Tasks) taskCards(ctx context.Context, id int64, now time.Time) ([]views.TaskCardView, float64, error) {
-	cards, err := h.store.TaskCards(ctx, id)
-	if err != nil {
-		return nil, 0, err
-	}
+// taskCards are the cards a task held as the page shows them, each with its chart, and the
+// card-hours held up to now.
+func taskCards(cards []heldCard, now time.Time) ([]views.TaskCardView, float64) {
 	var out []views.TaskCardView
 	var held time.Duration
 	for _, c := range cards {
-		end := now
 		v := views.TaskCardView{Node: c.Hostname, Index: c.Index, UUID: c.UUID, Spec: c.Spec, MemTotalMiB: c.MemTotalMiB,
 			StartedAt: c.StartedAt.In(now.Location())}
 		if c.EndedAt != nil {
-			end, v.EndedAt = *c.EndedAt, c.EndedAt.In(now.Location())
+			v.EndedAt = c.EndedAt.In(now.Location())
 		}
-		held += end.Sub(c.StartedAt)
-		rolls, err := h.store.Rollups(ctx, c.GPUID, models.Rollup5m, c.StartedAt.Add(-models.Rollup5m*time.Second), end)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, r := range rolls {
+		held += c.End.Sub(c.StartedAt)
+		for _, r := range c.Rollups {
 			if r.N == 0 {
 				continue
 			}
@@ -163,7 +157,7 @@ func (h *Tasks) taskCards(ctx context.Context, id int64, now time.Time) ([]views
 		}
 		out = append(out, v)
 	}
-	return out, held.Hours(), nil
+	return out, held.Hours()
 }
 
 // taskWait is why a pending task waits now and when it may start, from the scheduler's view.

@@ -10,6 +10,7 @@ import (
 
 	"kashi/api"
 	"kashi/models"
+	"kashi/rightsize"
 )
 
 // eventJSON is one transition in a task's event log.
@@ -35,10 +36,21 @@ func (h *Tasks) TaskShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	held, err := h.heldCards(ctx, id, h.now())
+	if err != nil {
+		return err
+	}
+	advice, err := h.taskAdvice(ctx, t, held, h.now())
+	if err != nil {
+		return err
+	}
 	out := struct {
 		taskJSON
 		Events []eventJSON `json:"events"`
-	}{taskJSON: toTaskJSON(t), Events: make([]eventJSON, len(events))}
+		// Advice is what the task's next run should ask for, from what this run measured;
+		// absent while it runs or without enough readings.
+		Advice *rightsize.Advice `json:"advice,omitempty"`
+	}{taskJSON: toTaskJSON(t), Events: make([]eventJSON, len(events)), Advice: advice}
 	for i, e := range events {
 		out.Events[i] = eventJSON{At: e.At, From: e.From, To: e.To, Reason: e.Reason}
 	}

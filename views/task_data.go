@@ -30,6 +30,23 @@ type TaskPageData struct {
 	Log     string
 	// Poll is true while the task can still change: the live part refreshes itself.
 	Poll bool
+	// Advice is what the task's next run should ask for (package rightsize); nil without.
+	Advice *TaskAdvice
+}
+
+// TaskAdvice is the advice for a task's next run from what its run measured: the spec and
+// cards to ask for instead of what it had, and why, in numbers.
+type TaskAdvice struct {
+	// Kind is "right", "fewer", "smaller" or "smaller-fewer".
+	Kind             string
+	Spec, FromSpec   string
+	GPUs, FromGPUs   int
+	IdleCards        int
+	PeakMemMiB       int64
+	CardMemMiB       int64
+	CostPct          int
+	SavingFenPerHour int64
+	Slower           bool
 }
 
 // TaskView is one task as the pages show it.
