@@ -25,6 +25,9 @@ type ScalingEvent struct {
 	Detail     string
 	NodeID     *int64
 	MachineKey string
+	// HourlyCostFen is what the machines a scale-up asked for cost per hour at list price;
+	// 0 when no price is known or for other kinds.
+	HourlyCostFen int64
 }
 
 // PoolSkip is one reason the loop did not act on a pool at its last tick.
@@ -45,9 +48,20 @@ type PoolScaleState struct {
 	// while it is not.
 	AtMaxSince *time.Time
 	// Skips is the JSON list of PoolSkip of the last tick.
-	Skips     string
-	UpdatedAt time.Time
+	Skips string
+	// HourlyPriceFen is the list price of one of the pool's machines per hour, as the
+	// scaling loop last learnt it, and PriceSource where from (PriceFromProvider or
+	// PriceFromSettings); 0 and "" when none is known.
+	HourlyPriceFen int64
+	PriceSource    string
+	UpdatedAt      time.Time
 }
+
+// Where a pool's list price came from: the provider's price API or the pool's settings.
+const (
+	PriceFromProvider = "provider"
+	PriceFromSettings = "settings"
+)
 
 // SkipList decodes Skips.
 func (p PoolScaleState) SkipList() []PoolSkip {

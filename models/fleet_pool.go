@@ -160,7 +160,8 @@ func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, n
 	err := forUpdate(tx).Where("name = ?", name).Take(&pool).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
-		pool = Pool{Name: name, Spec: cfg.Spec, Provider: cfg.Provider, GPUsPerNode: cfg.GPUsPerNode, CreatedAt: now}
+		pool = Pool{Name: name, Spec: cfg.Spec, Provider: cfg.Provider, GPUsPerNode: cfg.GPUsPerNode, Region: cfg.Region,
+			Zone: cfg.Zone, CreatedAt: now}
 		if err := tx.Create(&pool).Error; err != nil {
 			return ConfiguredPool{}, err
 		}
@@ -176,9 +177,9 @@ func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, n
 				return ConfiguredPool{}, fieldErr("spec", "pool %q has %d nodes of %s", name, nodes, pool.Spec)
 			}
 		}
-		pool.Spec, pool.Provider, pool.GPUsPerNode = cfg.Spec, cfg.Provider, cfg.GPUsPerNode
-		err := tx.Model(&Pool{}).Where("id = ?", pool.ID).
-			Updates(map[string]any{"spec": cfg.Spec, "provider": cfg.Provider, "gpus_per_node": cfg.GPUsPerNode}).Error
+		pool.Spec, pool.Provider, pool.GPUsPerNode, pool.Region, pool.Zone = cfg.Spec, cfg.Provider, cfg.GPUsPerNode, cfg.Region, cfg.Zone
+		err := tx.Model(&Pool{}).Where("id = ?", pool.ID).Updates(map[string]any{"spec": cfg.Spec, "provider": cfg.Provider,
+			"gpus_per_node": cfg.GPUsPerNode, "region": cfg.Region, "zone": cfg.Zone}).Error
 		if err != nil {
 			return ConfiguredPool{}, err
 		}

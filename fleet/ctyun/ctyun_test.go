@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,10 +30,47 @@ var testSettings = PoolSettings{Region: "cn-gz1", Zone: "cn-gz1-a", VPC: "vpc-1"
 
 const testUserData = "#cloud-config\n# pool @@POOL@@ machine @@MACHINE_ID@@ token kj1_join-secret\n"
 
+// memOrders keeps open orders in memory, as one database would across restarts.
+type memOrders struct {
+	mu     sync.Mutex
+	orders []Order
+}
+
+func (m *memOrders) SaveOrder(_ context.Context, o Order) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.orders = slices.DeleteFunc(m.orders, func(x Order) bool { return x.Machine.IdempotencyKey == o.Machine.IdempotencyKey })
+	m.orders = append(m.orders, Order{ID: o.ID, Machine: o.Machine.Clone()})
+	return nil
+}
+
+func (m *memOrders) OpenOrders(context.Context) ([]Order, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Order, len(m.orders))
+	for i, o := range m.orders {
+		out[i] = Order{ID: o.ID, Machine: o.Machine.Clone()}
+	}
+	return out, nil
+}
+
+func (m *memOrders) CloseOrder(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.orders = slices.DeleteFunc(m.orders, func(x Order) bool { return x.Machine.ID == id })
+	return nil
+}
+
+// newProvider returns a provider over the fake with an empty order store of its own.
 func newProvider(t *testing.T, f *fakeCloud, creds Credentials) *Provider {
 	t.Helper()
+	return newProviderWith(t, f, creds, &memOrders{})
+}
+
+func newProviderWith(t *testing.T, f *fakeCloud, creds Credentials, orders Orders) *Provider {
+	t.Helper()
 	p, err := New(Config{Credentials: creds, Endpoint: f.srv.URL, HTTPClient: f.srv.Client(), Pools: staticPools{testSettings},
-		UserData: []byte(testUserData), PollEvery: 5 * time.Millisecond, OrderWait: 5 * time.Second})
+		Orders: orders, UserData: []byte(testUserData), PollEvery: 5 * time.Millisecond, OrderWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +168,11 @@ func TestInstanceName(t *testing.T) {
 	}
 }
 
-// TestRestartNeverCreatesAgain drops the provider while its order is open, as a killed
-// server does, and asks a new one with the same key: it gets the first order's machine, and
-// the cloud holds one instance.
-func TestRestartNeverCreatesAgain(t *testing.T) {
+// TestRestartWithoutOrdersAsksTheCloud drops the provider and its saved orders while an
+// order is open, as a server killed between the cloud's answer and saving the order is, and
+// asks a new one with the same key: the clientToken makes the cloud answer the first order,
+// and the cloud holds one instance.
+func TestRestartWithoutOrdersAsksTheCloud(t *testing.T) {
 	f := newFakeCloud(t, testCreds)
 	f.orderDelay = 100 * time.Millisecond
 	first, err := newProvider(t, f, testCreds).Create(context.Background(), req("slot-1"))
@@ -189,8 +229,8 @@ func TestListPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p.orders = map[string]*order{} // a restarted provider knows only the cloud's list
-	ms, err := p.List(context.Background(), "a100")
+	// A provider without the orders knows only the cloud's list.
+	ms, err := newProvider(t, f, testCreds).List(context.Background(), "a100")
 	if err != nil || len(ms) != 7 {
 		t.Errorf("List = %d machines, %v; want 7", len(ms), err)
 	}
