@@ -23,6 +23,8 @@ type BoardGPU struct {
 	NodeState  string
 	LastSeenAt time.Time
 	Pool       string
+	// Region and Zone are the pool's.
+	Region, Zone string
 	// TaskID is 0 when no task holds the GPU.
 	TaskID  int64
 	Task    string
@@ -57,7 +59,7 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
 	q := s.db.WithContext(ctx).Table("gpus").
 		Select(`gpus.*, nodes.hostname AS hostname, nodes.state AS node_state, nodes.last_seen_at AS last_seen_at,
-			pools.name AS pool, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
+			pools.name AS pool, pools.region AS region, pools.zone AS zone, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
 			COALESCE(projects.name, '') AS project, COALESCE(tasks.owner, '') AS owner,
 			allocations.started_at AS held_since`).
 		Joins("JOIN nodes ON nodes.id = gpus.node_id").

@@ -736,6 +736,10 @@ var catalogEN = map[string]string{
 	"report.per_unit":           "Card-hours per unit",
 	"report.effective_per_unit": "Effective card-hours per unit",
 
+	// China Telecom Cloud pools (#16): regions, list prices, flavors.
+	"node.region": "Region / zone",
+	// End of China Telecom Cloud pools (#16).
+
 	// Calibrate page.
 	"calibrate.title":                 "Calibrate",
 	"calibrate.lead":                  "Replay a trace through the production scheduler and scaling decisions under candidate settings of a pool, and compare cost against waiting before you change the pool.",

@@ -736,6 +736,10 @@ var catalogZH = map[string]string{
 	"report.per_unit":           "每单位卡时",
 	"report.effective_per_unit": "每单位有效卡时",
 
+	// China Telecom Cloud pools (#16): regions, list prices, flavors.
+	"node.region": "地域 / 可用区",
+	// End of China Telecom Cloud pools (#16).
+
 	// Calibrate page.
 	"calibrate.title":                 "阈值校准",
 	"calibrate.lead":                  "用生产调度器和伸缩决策回放作业轨迹，比较资源池各候选设置下的成本与等待，再决定是否修改资源池。",
