@@ -70,6 +70,9 @@ func (h *Pools) PoolSave(c echo.Context) error {
 			return err
 		}
 		form.Errors[fe.Field] = views.FormError{Code: views.FormErrStore, Text: fe.Msg}
+		if fe.Code != "" {
+			form.Errors[fe.Field] = views.FormError{Code: views.FormErrRule, Text: fe.Code, Args: fe.Args}
+		}
 	}
 	d, err := h.poolEditData(c, name, &form)
 	if err != nil {

@@ -189,3 +189,13 @@ func (s *Store) PoolSizes(ctx context.Context, poolID int64, from, to time.Time)
 	}
 	return out, nil
 }
+
+// SetPoolPrice records the list price of one of the pool's machines per hour, in fen, and
+// where it came from (PriceFromProvider, PriceFromSettings; 0 and "" when none is known).
+func (s *Store) SetPoolPrice(ctx context.Context, poolID, fen int64, source string, now time.Time) error {
+	row := PoolScaleState{PoolID: poolID, HourlyPriceFen: fen, PriceSource: truncate(source, 20), UpdatedAt: UTC(now)}
+	if err := touchPoolScale(s.db.WithContext(ctx), row, "hourly_price_fen", "price_source"); err != nil {
+		return fmt.Errorf("models: pool %d price: %w", poolID, err)
+	}
+	return nil
+}

@@ -31,6 +31,10 @@ type PoolConfig struct {
 	SecurityGroup string `json:"security_group"`
 	DiskType      string `json:"disk_type"`
 	DiskGB        int    `json:"disk_gb"`
+	// HourlyPriceFen is the list price of one machine per hour, in fen, for a provider that
+	// cannot quote it (ctyun quotes it through its price API where the key may read prices);
+	// 0 for none.
+	HourlyPriceFen int64 `json:"hourly_price_fen"`
 	// Enabled lets the scaling loop add and remove the pool's machines.
 	Enabled     bool `json:"enabled"`
 	MinNodes    int  `json:"min_nodes"`
@@ -80,14 +84,32 @@ func (c PoolConfig) Validate() error {
 	}
 	switch {
 	case c.MaxNodes < c.MinNodes:
-		return fieldErr("max_nodes", "must be between min_nodes (%d) and %d, got %d", c.MinNodes, maxPoolNodes, c.MaxNodes)
+		return codedErr("max_nodes", PoolErrUnderMin, "must be between min_nodes (%d) and %d, got %d", c.MinNodes, maxPoolNodes, c.MaxNodes)
 	case c.ReservedMin > c.MaxNodes:
-		return fieldErr("reserved_min", "must be between 0 and max_nodes (%d), got %d", c.MaxNodes, c.ReservedMin)
+		return codedErr("reserved_min", PoolErrOverMax, "must be between 0 and max_nodes (%d), got %d", c.MaxNodes, c.ReservedMin)
 	case c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct:
-		return fieldErr("memory_low_pct", "must be under memory_high_pct (%g), got %g", c.MemoryHighPct, c.MemoryLowPct)
+		return codedErr("memory_low_pct", PoolErrLowOverHigh, "must be under memory_high_pct (%g), got %g", c.MemoryHighPct, c.MemoryLowPct)
 	}
 	return nil
 }
+
+// Codes of the rules between pool settings (FieldError.Code), which the pool form says in
+// the reader's language.
+const (
+	// PoolErrUnderMin: max_nodes under min_nodes (Args: min_nodes, the limit, the value).
+	PoolErrUnderMin = "under-min"
+	// PoolErrOverMax: reserved_min over max_nodes (Args: max_nodes, the value).
+	PoolErrOverMax = "over-max"
+	// PoolErrLowOverHigh: memory_low_pct not under memory_high_pct (Args: high, low).
+	PoolErrLowOverHigh = "low-over-high"
+	// PoolErrSpecInUse: the spec changes while the pool has nodes (Args: pool, nodes, spec).
+	PoolErrSpecInUse = "spec-in-use"
+	// PoolErrName: a required text setting is empty or too long (Args: the most bytes).
+	PoolErrName = "name"
+	// PoolErrText: a text setting is too long or holds quotes, braces, backslashes or
+	// control characters (Args: the most characters).
+	PoolErrText = "text"
+)
 
 // PoolPolicy is the stored configuration of one pool, as its latest version says.
 type PoolPolicy struct {
@@ -174,7 +196,7 @@ func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, n
 				return ConfiguredPool{}, err
 			}
 			if nodes > 0 {
-				return ConfiguredPool{}, fieldErr("spec", "pool %q has %d nodes of %s", name, nodes, pool.Spec)
+				return ConfiguredPool{}, codedErr("spec", PoolErrSpecInUse, "pool %q has %d nodes of %s", name, nodes, pool.Spec)
 			}
 		}
 		pool.Spec, pool.Provider, pool.GPUsPerNode, pool.Region, pool.Zone = cfg.Spec, cfg.Provider, cfg.GPUsPerNode, cfg.Region, cfg.Zone

@@ -26,6 +26,8 @@ const (
 	PoolPercent
 	// PoolDuration is whole seconds in storage and the API, entered and shown in Unit.
 	PoolDuration
+	// PoolMoney is whole fen in storage and the API, entered and shown in yuan.
+	PoolMoney
 )
 
 // PoolField is one pool setting: a row of PoolFields.
@@ -49,6 +51,7 @@ const (
 	maxPoolNodes     = 10000
 	maxPoolStep      = 1000
 	maxPolicySeconds = 30 * 24 * 3600 // 30 days
+	maxHourlyFen     = 100_000_00     // ¥100,000 a machine-hour
 )
 
 // PoolFields is the one table of the pool settings, in form order: every PoolConfig field
@@ -67,6 +70,7 @@ var PoolFields = []PoolField{
 	{Name: "security_group", Kind: PoolText, Group: "machines", Max: 64},
 	{Name: "disk_type", Kind: PoolText, Group: "machines", Max: 16},
 	{Name: "disk_gb", Kind: PoolCount, Group: "machines", Max: 32768},
+	{Name: "hourly_price_fen", Kind: PoolMoney, Group: "machines", Max: maxHourlyFen},
 	{Name: "enabled", Kind: PoolSwitch, Group: "size"},
 	{Name: "min_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
 	{Name: "max_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
@@ -159,10 +163,13 @@ func (f PoolField) check(c PoolConfig) error {
 	switch v := f.Value(c).(type) {
 	case string:
 		if f.Min > 0 {
-			return checkName(f.Name, v, int(f.Max))
+			if checkName(f.Name, v, int(f.Max)) != nil {
+				return codedErr(f.Name, PoolErrName, "is required: 1 to %d bytes of UTF-8", int(f.Max))
+			}
+			return nil
 		}
 		if !freeTextRE.MatchString(v) || utf8.RuneCountInString(v) > int(f.Max) {
-			return fieldErr(f.Name, "must be at most %d characters without quotes, braces or backslashes", int(f.Max))
+			return codedErr(f.Name, PoolErrText, "must be at most %d characters without quotes, braces or backslashes", int(f.Max))
 		}
 	case float64:
 		if !f.InRange(v) {
@@ -171,8 +178,11 @@ func (f PoolField) check(c PoolConfig) error {
 				low = "0 (default)"
 			}
 			unit := ""
-			if f.Kind == PoolDuration {
+			switch f.Kind {
+			case PoolDuration:
 				unit = " seconds"
+			case PoolMoney:
+				unit = " fen"
 			}
 			return fieldErr(f.Name, "must be %s to %s%s, got %s", low, formatNumber(f.Max), unit, formatNumber(v))
 		}

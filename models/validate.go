@@ -13,6 +13,10 @@ import (
 type FieldError struct {
 	Field string
 	Msg   string
+	// Code names the rule broken, for a page that says it in the reader's language, and Args
+	// are its numbers; "" where the page shows Msg.
+	Code string
+	Args []any
 }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
@@ -20,6 +24,11 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // fieldErr builds a *FieldError with a formatted message.
 func fieldErr(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// codedErr builds a *FieldError with a code, whose message formats the args.
+func codedErr(field, code, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Code: code, Args: args}
 }
 
 // truncate shortens s to at most n bytes for use in messages.

@@ -737,7 +737,23 @@ var catalogEN = map[string]string{
 	"report.effective_per_unit": "Effective card-hours per unit",
 
 	// China Telecom Cloud pools (#16): regions, list prices, flavors.
-	"node.region": "Region / zone",
+	"node.region":                     "Region / zone",
+	"poolform.err.field":              "%s: %s",
+	"poolform.err.yuan":               "must be an amount in yuan with at most two decimals, e.g. 12.50.",
+	"poolform.err.under_min":          "must be at least the min nodes (%d) and at most %d; got %d.",
+	"poolform.err.over_max":           "must be 0 to the max nodes (%d); got %d.",
+	"poolform.err.low_over_high":      "must be under the memory high mark (%g%%); got %g%%.",
+	"poolform.err.spec_in_use":        "pool %s has %d nodes of %s; remove them before changing the spec.",
+	"poolform.err.name":               "is required: 1 to %d bytes.",
+	"poolform.err.text":               "must be at most %d characters, without quotes, braces or backslashes.",
+	"unit.yuan_h":                     "¥/h",
+	"unit.yuan_per_h":                 "¥%s/h",
+	"poolfield.hourly_price_fen":      "List price per machine-hour",
+	"poolfield.hourly_price_fen.help": "What one machine costs per hour at list price, for a provider that cannot quote it (ctyun quotes it where the key may read prices); 0 when unknown. Shown beside the pool and on each scale-up.",
+	"pools.price":                     "List price per machine",
+	"pools.price.quoted":              "quoted by %s; %s at the maximum size",
+	"pools.price.settings":            "from the pool's settings; %s at the maximum size",
+	"pools.event.cost":                "+¥%s/h at list price",
 	// End of China Telecom Cloud pools (#16).
 
 	// Calibrate page.

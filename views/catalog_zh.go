@@ -737,7 +737,23 @@ var catalogZH = map[string]string{
 	"report.effective_per_unit": "每单位有效卡时",
 
 	// China Telecom Cloud pools (#16): regions, list prices, flavors.
-	"node.region": "地域 / 可用区",
+	"node.region":                     "地域 / 可用区",
+	"poolform.err.field":              "%s：%s",
+	"poolform.err.yuan":               "须为以元计的金额，最多两位小数，如 12.50。",
+	"poolform.err.under_min":          "须不少于最少节点数（%d）且不超过 %d，当前为 %d。",
+	"poolform.err.over_max":           "须在 0 到最多节点数（%d）之间，当前为 %d。",
+	"poolform.err.low_over_high":      "须低于显存高水位（%g%%），当前为 %g%%。",
+	"poolform.err.spec_in_use":        "资源池 %s 还有 %d 个 %s 节点，先移除这些节点再改卡型。",
+	"poolform.err.name":               "必填，1 到 %d 字节。",
+	"poolform.err.text":               "最多 %d 个字符，不含引号、花括号或反斜杠。",
+	"unit.yuan_h":                     "元/小时",
+	"unit.yuan_per_h":                 "%s 元/小时",
+	"poolfield.hourly_price_fen":      "每台机器每小时标价",
+	"poolfield.hourly_price_fen.help": "云厂商无法报价时，一台机器每小时的标价（天翼云在密钥可查询价格时自动询价）；0 表示未知。显示在资源池旁和每次扩容记录中。",
+	"pools.price":                     "每台机器标价",
+	"pools.price.quoted":              "由 %s 报价；最大规模时 %s",
+	"pools.price.settings":            "取自资源池设置；最大规模时 %s",
+	"pools.event.cost":                "按标价每小时 +%s 元",
 	// End of China Telecom Cloud pools (#16).
 
 	// Calibrate page.

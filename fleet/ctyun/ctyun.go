@@ -103,6 +103,8 @@ type Config struct {
 	// PollEvery is how often Delete polls an open order and OrderWait how long it waits;
 	// zero means the defaults.
 	PollEvery, OrderWait time.Duration
+	// PriceTTL is how long a quoted price is used; zero means DefaultPriceTTL.
+	PriceTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -113,6 +115,7 @@ type Provider struct {
 	c   *client
 	// createMu serialises Creates, so that one key is asked for once at a time.
 	createMu sync.Mutex
+	prices   prices
 }
 
 // New checks cfg and returns the provider.
@@ -135,11 +138,14 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.OrderWait <= 0 {
 		cfg.OrderWait = DefaultOrderWait
 	}
+	if cfg.PriceTTL <= 0 {
+		cfg.PriceTTL = DefaultPriceTTL
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	c := &client{creds: cfg.Credentials, endpoint: strings.TrimRight(cfg.Endpoint, "/"), http: cfg.HTTPClient, now: cfg.Now}
-	return &Provider{cfg: cfg, c: c}, nil
+	return &Provider{cfg: cfg, c: c, prices: prices{m: make(map[priceKey]quote)}}, nil
 }
 
 // InstanceName is the instance name of key: "kashi-", the key with '.' and '_' made '-'

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -246,5 +247,46 @@ func TestFlavors(t *testing.T) {
 		{Name: "gpu.test.8x", GPUs: 8, GPUModel: "T4", MemoryMiB: 16 * 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Flavors (-want +got):\n%s", diff)
+	}
+}
+
+// TestHourlyPrice: the list price of the pool's flavor comes from the price API as fen,
+// rounded half up without floats, is asked once per hour, and an API failure is returned.
+func TestHourlyPrice(t *testing.T) {
+	f := newFakeCloud(t, testCreds)
+	now := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	p := newProvider(t, f, testCreds)
+	p.cfg.Now = func() time.Time { return now }
+	ctx := context.Background()
+	for range 2 {
+		if fen, err := p.HourlyPrice(ctx, req("k")); err != nil || fen != 23813 {
+			t.Fatalf("HourlyPrice = %d, %v; want 23813 fen (¥238.125 rounded)", fen, err)
+		}
+	}
+	if n := f.calls[pathPrice]; n != 1 {
+		t.Errorf("price API asked %d times within the hour, want 1", n)
+	}
+	now = now.Add(DefaultPriceTTL)
+	f.fail[pathPrice] = fakeError{http: http.StatusForbidden, code: "Openapi.Permission.Denied"}
+	_, err := p.HourlyPrice(ctx, req("k"))
+	if !errors.Is(err, fleet.ErrAuth) {
+		t.Errorf("HourlyPrice without the right to read prices = %v, want fleet.ErrAuth", err)
+	}
+	p.HourlyPrice(ctx, req("k"))
+	if n := f.calls[pathPrice]; n != 2 {
+		t.Errorf("price API asked %d times, want 2: a refusal stands for a while", n)
+	}
+}
+
+func TestYuanToFen(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "12": 1200, "12.5": 1250, "0.125": 13, "0.124": 12, "3.999": 400, "7.10000": 710} {
+		if got, err := yuanToFen(in); err != nil || got != want {
+			t.Errorf("yuanToFen(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1e3", "1.2.3", "abc", ".5"} {
+		if _, err := yuanToFen(in); err == nil {
+			t.Errorf("yuanToFen(%q): no error", in)
+		}
 	}
 }
