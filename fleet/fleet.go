@@ -97,6 +97,12 @@ type Provider interface {
 	Flavors(ctx context.Context) ([]Flavor, error)
 }
 
+// ZoneFlavorer is implemented by a provider whose flavors differ by region and zone.
+type ZoneFlavorer interface {
+	// FlavorsIn lists the machine types offered in region and zone (empty: the region's).
+	FlavorsIn(ctx context.Context, region, zone string) ([]Flavor, error)
+}
+
 // Pricer is implemented by a provider that quotes list prices.
 type Pricer interface {
 	// HourlyPrice returns the list price of one machine of the request's pool, flavor and

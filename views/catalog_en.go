@@ -754,6 +754,12 @@ var catalogEN = map[string]string{
 	"pools.price.quoted":              "quoted by %s; %s at the maximum size",
 	"pools.price.settings":            "from the pool's settings; %s at the maximum size",
 	"pools.event.cost":                "+¥%s/h at list price",
+	"poolform.flavor_option":          "%s — %d × %s, %s GiB each",
+	"poolform.flavor_default":         "— the provider's default —",
+	"poolform.flavor_unlisted":        "%s (not offered here)",
+	"poolform.flavors_failed":         "The provider's flavors could not be read (%s); type the flavor's name, it is not checked.",
+	"poolform.err.flavor_unknown":     "the provider offers no flavor %s in %s; choose one of the list.",
+	"poolform.err.flavor_gpus":        "%s has %d GPUs, the pool %d per node; choose another flavor or change GPUs per node.",
 	// End of China Telecom Cloud pools (#16).
 
 	// Calibrate page.

@@ -754,6 +754,12 @@ var catalogZH = map[string]string{
 	"pools.price.quoted":              "由 %s 报价；最大规模时 %s",
 	"pools.price.settings":            "取自资源池设置；最大规模时 %s",
 	"pools.event.cost":                "按标价每小时 +%s 元",
+	"poolform.flavor_option":          "%s — %d × %s，每卡 %s GiB",
+	"poolform.flavor_default":         "— 云厂商默认 —",
+	"poolform.flavor_unlisted":        "%s（此处不提供）",
+	"poolform.flavors_failed":         "无法读取云厂商的规格列表（%s）；请直接填写规格名称，保存时不做校验。",
+	"poolform.err.flavor_unknown":     "云厂商不提供规格 %s（地域 %s），请从列表中选择。",
+	"poolform.err.flavor_gpus":        "%s 每台 %d 张卡，资源池每节点 %d 张；请换一个规格或修改每节点卡数。",
 	// End of China Telecom Cloud pools (#16).
 
 	// Calibrate page.

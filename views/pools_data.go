@@ -122,6 +122,19 @@ type PoolForm struct {
 	Groups []PoolFieldGroup
 	Values map[string]string
 	Errors map[string]FormError
+	// Flavors are the choices of the flavor select: the provider's flavors where the pool's
+	// machines are. Without them the flavor is typed; FlavorsErr says why the provider's
+	// list could not be read, "" when it was.
+	Flavors    []FlavorOption
+	FlavorsErr string
+}
+
+// FlavorOption is a machine type of the flavor select; MemoryMiB is each GPU's memory.
+type FlavorOption struct {
+	Name      string
+	GPUModel  string
+	GPUs      int
+	MemoryMiB int64
 }
 
 // PoolFieldGroup is a fieldset of the configuration form; TitleKey is the catalog key of
@@ -177,8 +190,19 @@ const (
 	FormErrRange = "range"
 	// FormErrYuan: the amount is not yuan with at most two decimals.
 	FormErrYuan = "yuan"
-	// FormErrRule: a rule of the store, Text its code (models.PoolErr*) and Args its numbers.
+	// FormErrRule: a rule of the store, Text its code (models.PoolErr* or FlavorErr*) and
+	// Args its numbers.
 	FormErrRule = "rule"
+)
+
+// Problems of the chosen flavor, the Text of a FormErrRule beside the flavor.
+const (
+	// FlavorErrUnknown: the provider does not offer it where the pool is (Args: the flavor,
+	// the region and zone).
+	FlavorErrUnknown = "flavor-unknown"
+	// FlavorErrGPUs: its GPU count is not the pool's GPUs per node (Args: the flavor, its
+	// GPUs, the pool's).
+	FlavorErrGPUs = "flavor-gpus"
 )
 
 // PoolVersionView is one version of a pool's configuration.

@@ -485,8 +485,27 @@ func ruleText(l Locale, e FormError) string {
 		return l.T("poolform.err.name", e.Args...)
 	case "text":
 		return l.T("poolform.err.text", e.Args...)
+	case FlavorErrUnknown:
+		return l.T("poolform.err.flavor_unknown", e.Args...)
+	case FlavorErrGPUs:
+		return l.T("poolform.err.flavor_gpus", e.Args...)
 	}
 	return e.Text
+}
+
+// flavorText describes a flavor of the select: its name, GPUs and their memory.
+func flavorText(l Locale, f FlavorOption) string {
+	return l.T("poolform.flavor_option", f.Name, f.GPUs, f.GPUModel, strconv.FormatInt(f.MemoryMiB/1024, 10))
+}
+
+// flavorListed reports whether the form's flavor is one of the select's choices.
+func (f PoolForm) flavorListed() bool {
+	for _, o := range f.Flavors {
+		if o.Name == f.Values["flavor"] {
+			return true
+		}
+	}
+	return false
 }
 
 // invalidAttr is aria-invalid="true" for an input with a problem.

@@ -349,16 +349,32 @@ func (p *Provider) Flavors(ctx context.Context) ([]fleet.Flavor, error) {
 	var out []fleet.Flavor
 	seen := make(map[string]bool)
 	for _, z := range zones {
-		fa, err := call[flavorAnswer](ctx, p.c, pathFlavors, zoneQuery(z.Region, z.Zone), nil)
+		fs, err := p.FlavorsIn(ctx, z.Region, z.Zone)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range fa.Results {
-			if f.GPUCount > 0 && !seen[f.FlavorName] {
-				seen[f.FlavorName] = true
-				out = append(out, fleet.Flavor{Name: f.FlavorName, GPUs: f.GPUCount, GPUModel: f.GPUType,
-					MemoryMiB: int64(f.VideoMemSize) * 1024})
+		for _, f := range fs {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				out = append(out, f)
 			}
+		}
+	}
+	return out, nil
+}
+
+// FlavorsIn implements fleet.ZoneFlavorer: the GPU flavors of region and zone, MemoryMiB
+// being each GPU's memory.
+func (p *Provider) FlavorsIn(ctx context.Context, region, zone string) ([]fleet.Flavor, error) {
+	fa, err := call[flavorAnswer](ctx, p.c, pathFlavors, zoneQuery(region, zone), nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []fleet.Flavor
+	for _, f := range fa.Results {
+		if f.GPUCount > 0 {
+			out = append(out, fleet.Flavor{Name: f.FlavorName, GPUs: f.GPUCount, GPUModel: f.GPUType,
+				MemoryMiB: int64(f.VideoMemSize) * 1024})
 		}
 	}
 	return out, nil
