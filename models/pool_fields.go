@@ -95,7 +95,7 @@ var PoolFields = []PoolField{
 	{Name: "reclaim_off", Kind: PoolSwitch, Group: "reclaim"},
 	minutes("reclaim_idle_s", "reclaim", 30*time.Minute),
 	minutes("reclaim_grace_s", "reclaim", 30*time.Minute),
-	minutes("reclaim_keep_for_s", "reclaim", 2*time.Hour),
+	hours("reclaim_keep_for_s", "reclaim", 2*time.Hour),
 	{Name: "reclaim_keeps_per_day", Kind: PoolCount, Group: "reclaim", Max: maxKeepsPerDay, Default: 2},
 	minutes("reclaim_setup_grace_s", "reclaim", 15*time.Minute),
 }
@@ -104,6 +104,13 @@ var PoolFields = []PoolField{
 func minutes(name, group string, def time.Duration) PoolField {
 	return PoolField{Name: name, Kind: PoolDuration, Group: group, Unit: time.Minute, Max: maxPolicySeconds,
 		Default: def.Seconds()}
+}
+
+// hours is the row of a duration entered in hours, 0 to 30 days, zero meaning def.
+func hours(name, group string, def time.Duration) PoolField {
+	f := minutes(name, group, def)
+	f.Unit = time.Hour
+	return f
 }
 
 // poolFieldIndex maps each row's name to its PoolConfig field, by the field's JSON name.
