@@ -12,9 +12,10 @@ import (
 	"time"
 )
 
-// fakeCloud is an HTTPS fake of the five ECS calls. It recomputes every request's signature
-// and refuses a wrong one, answers a clientToken seen before with its first answer, finishes
-// orders after a delay, and answers the errors a test sets.
+// fakeCloud is an HTTPS fake of the five ECS calls and the price query. It recomputes every
+// request's signature and refuses a wrong one, answers a clientToken seen before with its
+// first answer, finishes orders after a delay, quotes prices, and answers the errors a test
+// sets.
 type fakeCloud struct {
 	t     *testing.T
 	creds Credentials
