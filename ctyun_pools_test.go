@@ -1,18 +1,12 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"kashi/fleet/ctyun"
-	"kashi/models"
-	"kashi/models/modelstest"
 )
 
 // TestCtyunCredentials: the key pair comes from CTYUN_AK and CTYUN_SK, else from the
@@ -49,43 +43,5 @@ func TestCtyunCredentials(t *testing.T) {
 	}
 	if _, err := parseServe(nil, func(k string) string { return map[string]string{"CTYUN_AK": "a"}[k] }, io.Discard); err == nil {
 		t.Errorf("parseServe with CTYUN_AK alone: no error")
-	}
-}
-
-// TestCtyunPools: the provider reads a pool's cloud settings, and the zones of the ctyun
-// pools, from the pools' configuration.
-func TestCtyunPools(t *testing.T) {
-	ctx := context.Background()
-	s := modelstest.SQLite(t, models.Options{})
-	now := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-	save := func(name string, c models.PoolConfig) {
-		t.Helper()
-		c.Spec, c.GPUsPerNode = "A100-80G", 8
-		if _, err := s.SavePoolConfig(ctx, name, c, "admin", "", now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gz := models.PoolConfig{Provider: "ctyun", Region: "cn-gz1", Zone: "cn-gz1-a", VPC: "vpc-1", Subnet: "sn-1",
-		SecurityGroup: "sg-1", DiskType: "SAS", DiskGB: 200}
-	save("a100", gz)
-	save("a100-2", gz)
-	save("h800", models.PoolConfig{Provider: "ctyun", Region: "cn-sh1"})
-	save("local", models.PoolConfig{Provider: "exec", Region: "elsewhere"})
-	p := ctyunPools{s}
-	got, err := p.Settings(ctx, "a100")
-	want := ctyun.PoolSettings{Region: "cn-gz1", Zone: "cn-gz1-a", VPC: "vpc-1", Subnet: "sn-1", SecurityGroup: "sg-1",
-		DiskType: "SAS", DiskGB: 200}
-	if err != nil || got != want {
-		t.Errorf("Settings(a100) = %+v, %v; want %+v", got, err, want)
-	}
-	if _, err := p.Settings(ctx, "nope"); err == nil {
-		t.Errorf("Settings(nope): no error")
-	}
-	zones, err := p.Zones(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]ctyun.Zone{{Region: "cn-gz1", Zone: "cn-gz1-a"}, {Region: "cn-sh1"}}, zones); diff != "" {
-		t.Errorf("Zones (-want +got):\n%s", diff)
 	}
 }

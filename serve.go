@@ -255,7 +255,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: scaleLoop.Trigger}, now)
+		ScaleTrigger: scaleLoop.Trigger, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)

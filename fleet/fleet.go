@@ -97,6 +97,19 @@ type Provider interface {
 	Flavors(ctx context.Context) ([]Flavor, error)
 }
 
+// ZoneFlavorer is implemented by a provider whose flavors differ by region and zone.
+type ZoneFlavorer interface {
+	// FlavorsIn lists the machine types offered in region and zone (empty: the region's).
+	FlavorsIn(ctx context.Context, region, zone string) ([]Flavor, error)
+}
+
+// Pricer is implemented by a provider that quotes list prices.
+type Pricer interface {
+	// HourlyPrice returns the list price of one machine of the request's pool, flavor and
+	// image for an hour, in fen (1/100 yuan).
+	HourlyPrice(ctx context.Context, req CreateRequest) (int64, error)
+}
+
 // keyRE is what ValidKey accepts: short, and safe for clouds' client tokens, file names and
 // shell scripts alike.
 var keyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

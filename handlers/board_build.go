@@ -41,7 +41,7 @@ func (h *Board) boardData(rows []models.BoardGPU, now time.Time) views.BoardData
 		if node == nil || node.ID != r.NodeID {
 			closeNode()
 			d.Nodes = append(d.Nodes, views.BoardNode{ID: r.NodeID, Hostname: r.Hostname, Pool: r.Pool, Spec: r.Spec,
-				State: r.NodeState, LastSeen: r.LastSeenAt})
+				Region: r.Region, Zone: r.Zone, State: r.NodeState, LastSeen: r.LastSeenAt})
 			node, nodeUtil = &d.Nodes[len(d.Nodes)-1], 0
 			pool.Nodes++
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kashi/models"
+	"kashi/scaler"
 	"kashi/scheduler"
 )
 
@@ -54,6 +55,15 @@ type Config struct {
 	// ScaleTrigger wakes the scaling loop after a pool's configuration changed (the
 	// scaler.Scaler's Trigger); nil means nothing is woken.
 	ScaleTrigger func()
+	// Flavors lists the providers' flavors for the pool form (a *scaler.Flavors); nil means
+	// the flavor is typed.
+	Flavors FlavorLister
+}
+
+// FlavorLister lists the flavors a provider offers in a region and zone; ok is false for a
+// provider not configured. scaler.Flavors is one.
+type FlavorLister interface {
+	List(ctx context.Context, provider, region, zone string) (flavors []scaler.Flavor, ok bool, err error)
 }
 
 // Handler serves every route, one area at a time: each area is a small handler over the part

@@ -56,6 +56,9 @@ func (h *Pools) PoolSave(c echo.Context) error {
 		return err
 	}
 	form, cfg := h.poolFromForm(c)
+	if _, bad := form.Errors["flavor"]; !bad {
+		h.checkFlavor(c.Request().Context(), cfg, form.Errors)
+	}
 	if len(form.Errors) == 0 {
 		saved, changed, err := h.savePool(c, name, cfg, c.FormValue("note"))
 		if err == nil {
@@ -139,6 +142,7 @@ func (h *Pools) poolEditData(c echo.Context, name string, form *views.PoolForm) 
 		}
 		d.Form = views.PoolForm{Groups: poolFormGroups, Values: poolValues(cfg), Errors: map[string]views.FormError{}}
 	}
+	h.poolFlavors(ctx, &d.Form)
 	versions, err := h.store.PoolConfigVersions(ctx, name)
 	if err != nil {
 		return d, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/billing"
 	"kashi/models"
 	"kashi/views"
 )
@@ -51,6 +52,8 @@ func poolFieldView(f models.PoolField) views.PoolField {
 		if f.Unit == time.Hour {
 			v.Unit = views.UnitHours
 		}
+	case models.PoolMoney:
+		v.Kind, v.Unit = views.PoolInputNumber, views.UnitYuanHour
 	}
 	return v
 }
@@ -58,8 +61,11 @@ func poolFieldView(f models.PoolField) views.PoolField {
 // formatSetting writes a number of the setting, in stored units, as the form shows it: a
 // duration in its unit, to four decimals (whole seconds survive the round trip).
 func formatSetting(f models.PoolField, x float64) string {
-	if f.Kind == models.PoolDuration {
+	switch f.Kind {
+	case models.PoolDuration:
 		x = math.Round(x/f.Unit.Seconds()*1e4) / 1e4
+	case models.PoolMoney:
+		return billing.FormatFen(int64(x))
 	}
 	return strconv.FormatFloat(x, 'f', -1, 64)
 }
@@ -113,6 +119,15 @@ func parseSetting(f models.PoolField, raw string) (any, string) {
 		return raw, ""
 	case models.PoolSwitch:
 		return raw != "", ""
+	case models.PoolMoney:
+		if raw == "" {
+			return 0.0, ""
+		}
+		fen, err := parseYuan(f.Name, raw, false)
+		if err != nil {
+			return nil, views.FormErrYuan
+		}
+		x = float64(fen)
 	case models.PoolCount:
 		if raw == "" {
 			return 0.0, ""

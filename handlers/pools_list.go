@@ -29,6 +29,10 @@ type poolInfo struct {
 	// Booting are the machines asked for whose agent has not registered.
 	Booting []models.Machine
 	Events  []models.ScalingEvent
+	// PriceFen is the list price of one machine per hour and PriceSource where it came
+	// from (models.PriceFrom*): the scaling loop's last look, else the pool's settings.
+	PriceFen    int64
+	PriceSource string
 }
 
 // poolInfos loads every configured pool with its nodes, machines booting, scaling state and
@@ -51,6 +55,10 @@ func (h *Pools) poolInfos(ctx context.Context, events int) ([]poolInfo, error) {
 		if st := v.State; !st.UpdatedAt.IsZero() {
 			at := st.UpdatedAt
 			pi.Size, pi.Desired, pi.StatusAt, pi.Skips = st.Size, st.Desired, &at, st.SkipList()
+		}
+		pi.PriceFen, pi.PriceSource = v.State.HourlyPriceFen, v.State.PriceSource
+		if pi.PriceSource == "" && v.Config.HourlyPriceFen > 0 {
+			pi.PriceFen, pi.PriceSource = v.Config.HourlyPriceFen, models.PriceFromSettings
 		}
 		pi.State = poolState(pi)
 		out[i] = pi

@@ -28,7 +28,8 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 		v := views.PoolView{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Flavor: p.Config.Flavor,
 			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
-			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt}
+			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,
+			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource}
 		for _, n := range p.Nodes {
 			v.Nodes = append(v.Nodes, views.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}
@@ -37,7 +38,7 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 		}
 		for _, e := range p.Events {
 			v.Events = append(v.Events, views.ScaleEventView{At: e.At, Pool: p.Name, Kind: e.Kind, From: e.FromSize,
-				To: e.ToSize, Reason: e.Reason, Detail: Locale(c).SayText(e.Detail)})
+				To: e.ToSize, Reason: e.Reason, Detail: Locale(c).SayText(e.Detail), HourlyCostFen: e.HourlyCostFen})
 		}
 		sizes, err := h.store.PoolSizes(ctx, p.ID, d.From, now)
 		if err != nil {

@@ -23,6 +23,8 @@ type BoardGPU struct {
 	NodeState  string
 	LastSeenAt time.Time
 	Pool       string
+	// Region and Zone are the pool's.
+	Region, Zone string
 	// TaskID is 0 when no task holds the GPU.
 	TaskID  int64
 	Task    string
@@ -56,7 +58,7 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 // by pool, node and index. It reads current-state rows only, never samples; every change to
 // the fleet or its holders pays it again, so it scans its rows itself (gpu_scan.go).
 func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
-	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuColumns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name,
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuColumns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name, pools.region, pools.zone,
 			COALESCE(tasks.id, 0), COALESCE(tasks.name, ''), COALESCE(projects.name, ''), COALESCE(tasks.owner, ''),
 			allocations.started_at
 		FROM gpus
@@ -73,7 +75,7 @@ func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
 	var out []BoardGPU
 	for rows.Next() {
 		var r BoardGPU
-		dest := append(gpuDest(&r.GPU), &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool,
+		dest := append(gpuDest(&r.GPU), &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool, &r.Region, &r.Zone,
 			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince)
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("models: board gpus: %w", err)

@@ -12,7 +12,10 @@ type Pool struct {
 	Spec        string
 	Provider    string
 	GPUsPerNode int `gorm:"column:gpus_per_node"`
-	CreatedAt   time.Time
+	// Region and Zone are those of the pool's configuration (PoolConfig), kept here by
+	// SavePoolConfig so that the board and placement read them without decoding it.
+	Region, Zone string
+	CreatedAt    time.Time
 }
 
 // Node states.

@@ -26,6 +26,9 @@ type ScalingEvent struct {
 	Detail     string
 	NodeID     *int64
 	MachineKey string
+	// HourlyCostFen is what the machines a scale-up asked for cost per hour at list price;
+	// 0 when no price is known or for other kinds.
+	HourlyCostFen int64
 }
 
 // PoolSkip is one reason the loop did not act on a pool at its last tick.
@@ -46,9 +49,20 @@ type PoolScaleState struct {
 	// while it is not.
 	AtMaxSince *time.Time
 	// Skips is the JSON list of PoolSkip of the last tick.
-	Skips     string
-	UpdatedAt time.Time
+	Skips string
+	// HourlyPriceFen is the list price of one of the pool's machines per hour, as the
+	// scaling loop last learnt it, and PriceSource where from (PriceFromProvider or
+	// PriceFromSettings); 0 and "" when none is known.
+	HourlyPriceFen int64
+	PriceSource    string
+	UpdatedAt      time.Time
 }
+
+// Where a pool's list price came from: the provider's price API or the pool's settings.
+const (
+	PriceFromProvider = "provider"
+	PriceFromSettings = "settings"
+)
 
 // SkipList decodes Skips.
 func (p PoolScaleState) SkipList() []PoolSkip {
@@ -175,4 +189,14 @@ func (s *Store) PoolSizes(ctx context.Context, poolID int64, from, to time.Time)
 		return nil, fmt.Errorf("models: pool %d sizes: %w", poolID, err)
 	}
 	return out, nil
+}
+
+// SetPoolPrice records the list price of one of the pool's machines per hour, in fen, and
+// where it came from (PriceFromProvider, PriceFromSettings; 0 and "" when none is known).
+func (s *Store) SetPoolPrice(ctx context.Context, poolID, fen int64, source string, now time.Time) error {
+	row := PoolScaleState{PoolID: poolID, HourlyPriceFen: fen, PriceSource: truncate(source, 20), UpdatedAt: UTC(now)}
+	if err := touchPoolScale(s.db.WithContext(ctx), row, "hourly_price_fen", "price_source"); err != nil {
+		return fmt.Errorf("models: pool %d price: %w", poolID, err)
+	}
+	return nil
 }

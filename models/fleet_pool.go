@@ -31,6 +31,10 @@ type PoolConfig struct {
 	SecurityGroup string `json:"security_group"`
 	DiskType      string `json:"disk_type"`
 	DiskGB        int    `json:"disk_gb"`
+	// HourlyPriceFen is the list price of one machine per hour, in fen, for a provider that
+	// cannot quote it (ctyun quotes it through its price API where the key may read prices);
+	// 0 for none.
+	HourlyPriceFen int64 `json:"hourly_price_fen"`
 	// Enabled lets the scaling loop add and remove the pool's machines.
 	Enabled     bool `json:"enabled"`
 	MinNodes    int  `json:"min_nodes"`
@@ -80,11 +84,11 @@ func (c PoolConfig) Validate() error {
 	}
 	switch {
 	case c.MaxNodes < c.MinNodes:
-		return fieldErr("max_nodes", "must be between min_nodes (%d) and %d, got %d", c.MinNodes, maxPoolNodes, c.MaxNodes)
+		return fieldErr("max_nodes", "must be at least the min nodes (%d) and at most %d; got %d", c.MinNodes, maxPoolNodes, c.MaxNodes)
 	case c.ReservedMin > c.MaxNodes:
-		return fieldErr("reserved_min", "must be between 0 and max_nodes (%d), got %d", c.MaxNodes, c.ReservedMin)
+		return fieldErr("reserved_min", "must be 0 to the max nodes (%d); got %d", c.MaxNodes, c.ReservedMin)
 	case c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct:
-		return fieldErr("memory_low_pct", "must be under memory_high_pct (%g), got %g", c.MemoryHighPct, c.MemoryLowPct)
+		return fieldErr("memory_low_pct", "must be under the memory high mark (%g%%); got %g%%", c.MemoryHighPct, c.MemoryLowPct)
 	}
 	return nil
 }
@@ -160,7 +164,8 @@ func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, n
 	err := forUpdate(tx).Where("name = ?", name).Take(&pool).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
-		pool = Pool{Name: name, Spec: cfg.Spec, Provider: cfg.Provider, GPUsPerNode: cfg.GPUsPerNode, CreatedAt: now}
+		pool = Pool{Name: name, Spec: cfg.Spec, Provider: cfg.Provider, GPUsPerNode: cfg.GPUsPerNode, Region: cfg.Region,
+			Zone: cfg.Zone, CreatedAt: now}
 		if err := tx.Create(&pool).Error; err != nil {
 			return ConfiguredPool{}, err
 		}
@@ -173,12 +178,12 @@ func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, n
 				return ConfiguredPool{}, err
 			}
 			if nodes > 0 {
-				return ConfiguredPool{}, fieldErr("spec", "pool %q has %d nodes of %s", name, nodes, pool.Spec)
+				return ConfiguredPool{}, fieldErr("spec", "pool %q has %d nodes of %s; remove them before changing the spec", name, nodes, pool.Spec)
 			}
 		}
-		pool.Spec, pool.Provider, pool.GPUsPerNode = cfg.Spec, cfg.Provider, cfg.GPUsPerNode
-		err := tx.Model(&Pool{}).Where("id = ?", pool.ID).
-			Updates(map[string]any{"spec": cfg.Spec, "provider": cfg.Provider, "gpus_per_node": cfg.GPUsPerNode}).Error
+		pool.Spec, pool.Provider, pool.GPUsPerNode, pool.Region, pool.Zone = cfg.Spec, cfg.Provider, cfg.GPUsPerNode, cfg.Region, cfg.Zone
+		err := tx.Model(&Pool{}).Where("id = ?", pool.ID).Updates(map[string]any{"spec": cfg.Spec, "provider": cfg.Provider,
+			"gpus_per_node": cfg.GPUsPerNode, "region": cfg.Region, "zone": cfg.Zone}).Error
 		if err != nil {
 			return ConfiguredPool{}, err
 		}

@@ -450,3 +450,32 @@ func TestLeaderLock(t *testing.T) {
 		lb.Release()
 	})
 }
+
+// TestPoolRegion: a pool's region and zone follow its configuration, so the board and
+// placement read them from the pool; its list price is kept with its source.
+func TestPoolRegion(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		now := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+		cfg := models.PoolConfig{Provider: "ctyun", Spec: "A100-80G", GPUsPerNode: 8, Region: "cn-gz1", Zone: "cn-gz1-a"}
+		if _, err := s.SavePoolConfig(ctx, "a100", cfg, "admin", "", now); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Region, cfg.Zone = "cn-sh1", ""
+		p, err := s.SavePoolConfig(ctx, "a100", cfg, "admin", "", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.ConfiguredPoolByName(ctx, "a100")
+		if err != nil || got.Region != "cn-sh1" || got.Zone != "" || p.Region != "cn-sh1" {
+			t.Errorf("pool after a move = %+v, %v; want region cn-sh1 without zone", got.Pool, err)
+		}
+		if err := s.SetPoolPrice(ctx, p.ID, 31012, models.PriceFromProvider, now); err != nil {
+			t.Fatal(err)
+		}
+		states, err := s.PoolScaleStates(ctx)
+		if st := states[p.ID]; err != nil || st.HourlyPriceFen != 31012 || st.PriceSource != models.PriceFromProvider {
+			t.Errorf("pool price = %d from %q, %v; want 31012 from the provider", st.HourlyPriceFen, st.PriceSource, err)
+		}
+	})
+}

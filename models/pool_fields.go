@@ -26,6 +26,8 @@ const (
 	PoolPercent
 	// PoolDuration is whole seconds in storage and the API, entered and shown in Unit.
 	PoolDuration
+	// PoolMoney is whole fen in storage and the API, entered and shown in yuan.
+	PoolMoney
 )
 
 // PoolField is one pool setting: a row of PoolFields.
@@ -49,6 +51,7 @@ const (
 	maxPoolNodes     = 10000
 	maxPoolStep      = 1000
 	maxPolicySeconds = 30 * 24 * 3600 // 30 days
+	maxHourlyFen     = 100_000_00     // ¥100,000 a machine-hour
 )
 
 // PoolFields is the one table of the pool settings, in form order: every PoolConfig field
@@ -67,6 +70,7 @@ var PoolFields = []PoolField{
 	{Name: "security_group", Kind: PoolText, Group: "machines", Max: 64},
 	{Name: "disk_type", Kind: PoolText, Group: "machines", Max: 16},
 	{Name: "disk_gb", Kind: PoolCount, Group: "machines", Max: 32768},
+	{Name: "hourly_price_fen", Kind: PoolMoney, Group: "machines", Max: maxHourlyFen},
 	{Name: "enabled", Kind: PoolSwitch, Group: "size"},
 	{Name: "min_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
 	{Name: "max_nodes", Kind: PoolCount, Group: "size", Max: maxPoolNodes},
@@ -91,7 +95,7 @@ var PoolFields = []PoolField{
 	{Name: "reclaim_off", Kind: PoolSwitch, Group: "reclaim"},
 	minutes("reclaim_idle_s", "reclaim", 30*time.Minute),
 	minutes("reclaim_grace_s", "reclaim", 30*time.Minute),
-	minutes("reclaim_keep_for_s", "reclaim", 2*time.Hour),
+	hours("reclaim_keep_for_s", "reclaim", 2*time.Hour),
 	{Name: "reclaim_keeps_per_day", Kind: PoolCount, Group: "reclaim", Max: maxKeepsPerDay, Default: 2},
 	minutes("reclaim_setup_grace_s", "reclaim", 15*time.Minute),
 }
@@ -100,6 +104,13 @@ var PoolFields = []PoolField{
 func minutes(name, group string, def time.Duration) PoolField {
 	return PoolField{Name: name, Kind: PoolDuration, Group: group, Unit: time.Minute, Max: maxPolicySeconds,
 		Default: def.Seconds()}
+}
+
+// hours is the row of a duration entered in hours, 0 to 30 days, zero meaning def.
+func hours(name, group string, def time.Duration) PoolField {
+	f := minutes(name, group, def)
+	f.Unit = time.Hour
+	return f
 }
 
 // poolFieldIndex maps each row's name to its PoolConfig field, by the field's JSON name.
@@ -159,10 +170,13 @@ func (f PoolField) check(c PoolConfig) error {
 	switch v := f.Value(c).(type) {
 	case string:
 		if f.Min > 0 {
-			return checkName(f.Name, v, int(f.Max))
+			if checkName(f.Name, v, int(f.Max)) != nil {
+				return fieldErr(f.Name, "is required: 1 to %d bytes of UTF-8", int(f.Max))
+			}
+			return nil
 		}
 		if !freeTextRE.MatchString(v) || utf8.RuneCountInString(v) > int(f.Max) {
-			return fieldErr(f.Name, "must be at most %d characters without quotes, braces or backslashes", int(f.Max))
+			return fieldErr(f.Name, "must be at most %d characters, without quotes, braces or backslashes", int(f.Max))
 		}
 	case float64:
 		if !f.InRange(v) {
@@ -171,8 +185,11 @@ func (f PoolField) check(c PoolConfig) error {
 				low = "0 (default)"
 			}
 			unit := ""
-			if f.Kind == PoolDuration {
+			switch f.Kind {
+			case PoolDuration:
 				unit = " seconds"
+			case PoolMoney:
+				unit = " fen"
 			}
 			return fieldErr(f.Name, "must be %s to %s%s, got %s", low, formatNumber(f.Max), unit, formatNumber(v))
 		}

@@ -3,6 +3,7 @@ package models_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestPoolFieldsCoverConfig(t *testing.T) {
 		reflect.String:  {models.PoolText},
 		reflect.Bool:    {models.PoolSwitch},
 		reflect.Int:     {models.PoolCount},
-		reflect.Int64:   {models.PoolDuration},
+		reflect.Int64:   {models.PoolDuration, models.PoolMoney},
 		reflect.Float64: {models.PoolPercent},
 	}
 	rows := map[string]models.PoolField{}
@@ -41,7 +42,7 @@ func TestPoolFieldsCoverConfig(t *testing.T) {
 			t.Errorf("PoolConfig.%s (%q) has no row in PoolFields", sf.Name, name)
 			continue
 		}
-		if !cmp.Equal(kinds[sf.Type.Kind()], []models.PoolFieldKind{f.Kind}) {
+		if !slices.Contains(kinds[sf.Type.Kind()], f.Kind) {
 			t.Errorf("row %q is of kind %d, PoolConfig.%s is a %s", name, f.Kind, sf.Name, sf.Type)
 		}
 	}
@@ -84,7 +85,7 @@ func TestPoolFieldValue(t *testing.T) {
 	}
 	want := models.PoolConfig{Provider: "x-provider", Spec: "x-spec", GPUsPerNode: 7, Flavor: "x-flavor", Image: "x-image",
 		Region: "x-region", Zone: "x-zone", VPC: "x-vpc", Subnet: "x-subnet", SecurityGroup: "x-security_group",
-		DiskType: "x-disk_type", DiskGB: 7, Enabled: true, MinNodes: 7, MaxNodes: 7, Step: 7, ReservedMin: 7, ShortLaneNodes: 7, AnySpec: true, BootTimeoutS: 7, ScaleUpDelayS: 7,
+		DiskType: "x-disk_type", DiskGB: 7, HourlyPriceFen: 7, Enabled: true, MinNodes: 7, MaxNodes: 7, Step: 7, ReservedMin: 7, ShortLaneNodes: 7, AnySpec: true, BootTimeoutS: 7, ScaleUpDelayS: 7,
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,
 		CooldownDownS: 7, MaxInFlight: 7, DrainBufferS: 7, AtMaxAlertS: 7, AdoptUnknown: true, ReclaimOff: true, ReclaimIdleS: 7,
 		ReclaimGraceS: 7, ReclaimKeepForS: 7, ReclaimKeepsPerDay: 7, ReclaimSetupGraceS: 7}

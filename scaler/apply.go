@@ -44,6 +44,7 @@ type Store interface {
 	SetUnneeded(ctx context.Context, since map[int64]time.Time) error
 	SetPoolScaleStatus(ctx context.Context, poolID int64, size, desired int, skips []models.PoolSkip, now time.Time) error
 	SetPoolAtMaxSince(ctx context.Context, poolID int64, since *time.Time, now time.Time) error
+	SetPoolPrice(ctx context.Context, poolID, fen int64, source string, now time.Time) error
 	RecordPoolSize(ctx context.Context, poolID int64, size, desired, demandGPUs int, now time.Time) error
 	RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (models.Alert, bool, error)
 	ResolveAlert(ctx context.Context, kind, subject string, now time.Time) error
@@ -210,6 +211,10 @@ func (s *Scaler) record(ctx context.Context, in *scaleInput, plan Plan, now time
 		if err := s.store.SetPoolScaleStatus(ctx, p.ID, sz.Size, sz.Desired, skips[sz.Pool], now); err != nil {
 			return err
 		}
+		fen, source := s.price(ctx, in.providers[sz.Pool], p)
+		if err := s.store.SetPoolPrice(ctx, p.ID, fen, source, now); err != nil {
+			return err
+		}
 		if err := s.store.RecordPoolSize(ctx, p.ID, sz.Size, sz.Desired, sz.DemandGPUs, now); err != nil {
 			return err
 		}
@@ -297,10 +302,12 @@ func (s *Scaler) scaleUp(ctx context.Context, in *scaleInput, p models.Configure
 	for i := range keys {
 		keys[i] = s.cfg.NewKey(p.Name)
 	}
+	prov := in.providers[p.Name]
+	fen, _ := s.price(ctx, prov, p)
+	ev.HourlyCostFen = fen * int64(a.Count)
 	if err := s.store.RecordScaleUp(ctx, p.ID, keys, ev, now); err != nil {
 		return err
 	}
-	prov := in.providers[p.Name]
 	for i, key := range keys {
 		err := s.create(ctx, prov, p, key)
 		switch {
@@ -321,6 +328,23 @@ func (s *Scaler) scaleUp(ctx context.Context, in *scaleInput, p models.Configure
 	}
 	// Every machine was asked for: an earlier failure of the pool is over.
 	return s.store.ResolveAlert(ctx, models.AlertScaleFailed, p.Name, now)
+}
+
+// price is the list price of one of the pool's machines per hour, in fen, and where it came
+// from: the provider's quote when it gives one, else the pool's settings; 0 and "" when
+// neither knows it.
+func (s *Scaler) price(ctx context.Context, prov kfleet.Provider, p models.ConfiguredPool) (int64, string) {
+	if pr, ok := prov.(kfleet.Pricer); ok {
+		fen, err := pr.HourlyPrice(ctx, kfleet.CreateRequest{Pool: p.Name, Flavor: p.Config.Flavor, Image: p.Config.Image})
+		if err == nil {
+			return fen, models.PriceFromProvider
+		}
+		s.cfg.Logger.Debug("no price quoted", "pool", p.Name, "err", err)
+	}
+	if p.Config.HourlyPriceFen > 0 {
+		return p.Config.HourlyPriceFen, models.PriceFromSettings
+	}
+	return 0, ""
 }
 
 // create asks the provider for the machine of key and records its id.

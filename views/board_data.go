@@ -48,16 +48,18 @@ type PoolSummary struct {
 
 // BoardNode is one node as a row of its GPUs.
 type BoardNode struct {
-	ID          int64
-	Hostname    string
-	Pool        string
-	Spec        string
-	State       string // ready, draining, lost
-	LastSeen    time.Time
-	MeanUtil    int // percent over the node's cards
-	MemUsedMiB  int64
-	MemTotalMiB int64
-	GPUs        []BoardGPU
+	ID       int64
+	Hostname string
+	Pool     string
+	Spec     string
+	// Region and Zone are the pool's; empty for a pool without one (own machines).
+	Region, Zone string
+	State        string // ready, draining, lost
+	LastSeen     time.Time
+	MeanUtil     int // percent over the node's cards
+	MemUsedMiB   int64
+	MemTotalMiB  int64
+	GPUs         []BoardGPU
 }
 
 // BoardGPU is one card.

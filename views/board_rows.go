@@ -27,7 +27,7 @@ type rowText struct {
 	util, mem              string
 	saturated, unmanaged   string
 	temp, power, task      string
-	noTask                 string
+	noTask, region         string
 	heldBefore, heldAfter  string // around the owner and duration of "gpu.held_by"
 
 	idleBefore, idleAfter string // around the duration of "gpu.idle_for"
@@ -55,6 +55,7 @@ func newRowText(l Locale) *rowText {
 		power:     esc(l.T("gpu.power")),
 		task:      esc(l.T("gpu.task")),
 		noTask:    esc(l.T("gpu.no_task")),
+		region:    esc(l.T("node.region")),
 	}
 	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(l.T("gpu.idle_for")), "%s")
 	rt.satBefore, rt.satAfter, _ = strings.Cut(esc(l.T("gpu.saturated_for")), "%s")
@@ -92,8 +93,20 @@ func appendNodeRow(b []byte, rt *rowText, d BoardData, n *BoardNode) []byte {
 	b = appendEscaped(b, n.Pool)
 	b = append(b, ` · `...)
 	b = appendEscaped(b, n.Spec)
+	b = append(b, `</span>`...)
+	if n.Region != "" {
+		b = append(b, `<span class="region" data-testid="node-region" title="`...)
+		b = append(b, rt.region...)
+		b = append(b, `">`...)
+		b = appendEscaped(b, n.Region)
+		if n.Zone != "" {
+			b = append(b, ` / `...)
+			b = appendEscaped(b, n.Zone)
+		}
+		b = append(b, `</span>`...)
+	}
 	ago := rt.l.Ago(d.Now.Sub(n.LastSeen))
-	b = append(b, `</span><span class="badge state" title="`...)
+	b = append(b, `<span class="badge state" title="`...)
 	b = appendAround(b, rt.seenBefore, ago, rt.seenAfter)
 	b = append(b, `">`...)
 	switch n.State {

@@ -872,6 +872,26 @@ var catalogEN = map[string]string{
 	"report.per_unit":           "Card-hours per unit",
 	"report.effective_per_unit": "Effective card-hours per unit",
 
+	// China Telecom Cloud pools (#16): regions, list prices, flavors.
+	"node.region":                     "Region / zone",
+	"poolform.err.field":              "%s: %s",
+	"poolform.err.yuan":               "must be an amount in yuan with at most two decimals, e.g. 12.50.",
+	"unit.yuan_h":                     "¥/h",
+	"unit.yuan_per_h":                 "¥%s/h",
+	"poolfield.hourly_price_fen":      "List price per machine-hour",
+	"poolfield.hourly_price_fen.help": "What one machine costs per hour at list price, for a provider that cannot quote it (ctyun quotes it where the key may read prices); 0 when unknown. Shown beside the pool and on each scale-up.",
+	"pools.price":                     "List price per machine",
+	"pools.price.quoted":              "quoted by %s; %s at the maximum size",
+	"pools.price.settings":            "from the pool's settings; %s at the maximum size",
+	"pools.event.cost":                "+¥%s/h at list price",
+	"poolform.flavor_option":          "%s — %d × %s, %s GiB each",
+	"poolform.flavor_default":         "— the provider's default —",
+	"poolform.flavor_unlisted":        "%s (not offered here)",
+	"poolform.flavors_failed":         "The provider's flavors could not be read (%s); type the flavor's name, it is not checked.",
+	"poolform.err.flavor_unknown":     "the provider offers no flavor %s in %s; choose one of the list.",
+	"poolform.err.flavor_gpus":        "%s has %d GPUs, the pool %d per node; choose another flavor or change GPUs per node.",
+	// End of China Telecom Cloud pools (#16).
+
 	// Calibrate page.
 	"calibrate.title":                 "Calibrate",
 	"calibrate.lead":                  "Replay a trace through the production scheduler and scaling decisions under candidate settings of a pool, and compare cost against waiting before you change the pool.",

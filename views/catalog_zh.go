@@ -872,6 +872,26 @@ var catalogZH = map[string]string{
 	"report.per_unit":           "每单位卡时",
 	"report.effective_per_unit": "每单位有效卡时",
 
+	// China Telecom Cloud pools (#16): regions, list prices, flavors.
+	"node.region":                     "地域 / 可用区",
+	"poolform.err.field":              "%s：%s",
+	"poolform.err.yuan":               "须为以元计的金额，最多两位小数，如 12.50。",
+	"unit.yuan_h":                     "元/小时",
+	"unit.yuan_per_h":                 "%s 元/小时",
+	"poolfield.hourly_price_fen":      "每台机器每小时标价",
+	"poolfield.hourly_price_fen.help": "云厂商无法报价时，一台机器每小时的标价（天翼云在密钥可查询价格时自动询价）；0 表示未知。显示在资源池旁和每次扩容记录中。",
+	"pools.price":                     "每台机器标价",
+	"pools.price.quoted":              "由 %s 报价；最大规模时 %s",
+	"pools.price.settings":            "取自资源池设置；最大规模时 %s",
+	"pools.event.cost":                "按标价每小时 +%s 元",
+	"poolform.flavor_option":          "%s — %d × %s，每卡 %s GiB",
+	"poolform.flavor_default":         "— 云厂商默认 —",
+	"poolform.flavor_unlisted":        "%s（此处不提供）",
+	"poolform.flavors_failed":         "无法读取云厂商的规格列表（%s）；请直接填写规格名称，保存时不做校验。",
+	"poolform.err.flavor_unknown":     "云厂商不提供规格 %s（地域 %s），请从列表中选择。",
+	"poolform.err.flavor_gpus":        "%s 每台 %d 张卡，资源池每节点 %d 张；请换一个规格或修改每节点卡数。",
+	// End of China Telecom Cloud pools (#16).
+
 	// Calibrate page.
 	"calibrate.title":                 "阈值校准",
 	"calibrate.lead":                  "用生产调度器和伸缩决策回放作业轨迹，比较资源池各候选设置下的成本与等待，再决定是否修改资源池。",

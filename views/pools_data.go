@@ -50,8 +50,12 @@ type PoolView struct {
 	UpdatedBy     string
 	// StatusAt is the time of the scaling loop's last tick on the pool; nil before the first.
 	StatusAt *time.Time
-	Nodes    []PoolNodeView
-	Skips    []PoolSkipView
+	// HourlyPriceFen is the list price of one machine per hour, 0 when unknown, and
+	// PriceSource where it came from: PriceFromProvider or PriceFromSettings.
+	HourlyPriceFen int64
+	PriceSource    string
+	Nodes          []PoolNodeView
+	Skips          []PoolSkipView
 	// Events are the latest scaling events, newest first.
 	Events []ScaleEventView
 	// Samples are the size history in the chart's range, oldest first.
@@ -79,7 +83,15 @@ type ScaleEventView struct {
 	To     int
 	Reason string // a scaler.Reason code
 	Detail string // the numbers, in the page's language
+	// HourlyCostFen is what a scale-up's machines cost per hour at list price; 0 when unknown.
+	HourlyCostFen int64
 }
+
+// Where a pool's list price came from, the values of PoolView.PriceSource.
+const (
+	PriceFromProvider = "provider"
+	PriceFromSettings = "settings"
+)
 
 // PoolSample is the pool's size, desired size and admissible demand at a minute.
 type PoolSample struct {
@@ -110,6 +122,19 @@ type PoolForm struct {
 	Groups []PoolFieldGroup
 	Values map[string]string
 	Errors map[string]FormError
+	// Flavors are the choices of the flavor select: the provider's flavors where the pool's
+	// machines are. Without them the flavor is typed; FlavorsErr says why the provider's
+	// list could not be read, "" when it was.
+	Flavors    []FlavorOption
+	FlavorsErr string
+}
+
+// FlavorOption is a machine type of the flavor select; MemoryMiB is each GPU's memory.
+type FlavorOption struct {
+	Name      string
+	GPUModel  string
+	GPUs      int
+	MemoryMiB int64
 }
 
 // PoolFieldGroup is a fieldset of the configuration form; TitleKey is the catalog key of
@@ -155,10 +180,30 @@ const (
 	UnitMinutes = "min"
 	UnitHours   = "h"
 	UnitPercent = "%"
+	// UnitYuanHour is yuan per machine-hour, entered with at most two decimals.
+	UnitYuanHour = "¥/h"
 )
 
-// FormErrRange: the number is outside its PoolField's Min to Max.
-const FormErrRange = "range"
+// Problems of the configuration form's inputs, the values of FormError.Code.
+const (
+	// FormErrRange: the number is outside its PoolField's Min to Max.
+	FormErrRange = "range"
+	// FormErrYuan: the amount is not yuan with at most two decimals.
+	FormErrYuan = "yuan"
+	// FormErrRule: a rule of the flavor choice, Text its code (FlavorErr*) and
+	// Args its numbers.
+	FormErrRule = "rule"
+)
+
+// Problems of the chosen flavor, the Text of a FormErrRule beside the flavor.
+const (
+	// FlavorErrUnknown: the provider does not offer it where the pool is (Args: the flavor,
+	// the region and zone).
+	FlavorErrUnknown = "flavor-unknown"
+	// FlavorErrGPUs: its GPU count is not the pool's GPUs per node (Args: the flavor, its
+	// GPUs, the pool's).
+	FlavorErrGPUs = "flavor-gpus"
+)
 
 // PoolVersionView is one version of a pool's configuration.
 type PoolVersionView struct {

@@ -368,6 +368,19 @@ func fullTime(at, now time.Time) string {
 	return at.In(now.Location()).Format("2006-01-02 15:04:05 MST")
 }
 
+// fenText writes fen as yuan with two decimals and thousands separators, without the sign.
+func fenText(fen int64) string { return strings.TrimPrefix(yuan(fen), "¥") }
+
+// priceSourceText says where a pool's list price came from, and what the pool costs an
+// hour at its maximum size.
+func priceSourceText(l Locale, p PoolView) string {
+	atMax := l.T("unit.yuan_per_h", fenText(p.HourlyPriceFen*int64(p.MaxNodes)))
+	if p.PriceSource == PriceFromProvider {
+		return l.T("pools.price.quoted", p.Provider, atMax)
+	}
+	return l.T("pools.price.settings", atMax)
+}
+
 // fieldLabel names a setting, with its unit.
 func fieldLabel(l Locale, f PoolField) string {
 	if f.Unit == "" {
@@ -391,6 +404,8 @@ func unitText(l Locale, unit string) string {
 		return l.T("unit.min")
 	case UnitHours:
 		return l.T("unit.h")
+	case UnitYuanHour:
+		return l.T("unit.yuan_h")
 	}
 	return unit
 }
@@ -406,6 +421,8 @@ func valueText(l Locale, f PoolField, v string) string {
 		return `""`
 	case f.Unit == UnitPercent:
 		return v + "%"
+	case f.Unit == UnitYuanHour:
+		return l.T("unit.yuan_per_h", v)
 	case f.Unit != "":
 		return v + " " + unitText(l, f.Unit)
 	}
@@ -414,8 +431,11 @@ func valueText(l Locale, f PoolField, v string) string {
 
 // inputStep is the step attribute of a number input.
 func inputStep(f PoolField) string {
-	if f.Kind == PoolInputCount {
+	switch {
+	case f.Kind == PoolInputCount:
 		return "1"
+	case f.Unit == UnitYuanHour:
+		return "0.01"
 	}
 	return "any"
 }
@@ -425,18 +445,55 @@ func (f PoolForm) fieldValue(name string) string { return f.Values[name] }
 
 func (f PoolForm) checked(name string) bool { return f.Values[name] == "on" }
 
-// errText is the problem of the setting's input in words, "" for none.
+// errText is the problem of the setting's input in words, after the setting's name and
+// unit; "" for none.
 func (f PoolForm) errText(l Locale, fd PoolField) string {
 	e, ok := f.Errors[fd.Name]
-	switch {
-	case !ok:
+	if !ok {
 		return ""
+	}
+	return l.T("poolform.err.field", fieldLabel(l, fd), poolErr(l, fd, e))
+}
+
+// poolErr is a problem of a setting's input in words.
+func poolErr(l Locale, fd PoolField, e FormError) string {
+	switch {
+	case e.Code == FormErrYuan:
+		return l.T("poolform.err.yuan")
+	case e.Code == FormErrRule:
+		return ruleText(l, e)
 	case e.Code != FormErrRange:
 		return formError(l, e)
 	case fd.Min == "0" && fd.Default != "":
 		return l.T("poolform.err.range", l.T("poolform.zero_default"), valueText(l, fd, fd.Max))
 	}
 	return l.T("poolform.err.range", valueText(l, fd, fd.Min), valueText(l, fd, fd.Max))
+}
+
+// ruleText says which rule of the flavor choice a setting breaks (FormErrRule).
+func ruleText(l Locale, e FormError) string {
+	switch e.Text {
+	case FlavorErrUnknown:
+		return l.T("poolform.err.flavor_unknown", e.Args...)
+	case FlavorErrGPUs:
+		return l.T("poolform.err.flavor_gpus", e.Args...)
+	}
+	return e.Text
+}
+
+// flavorText describes a flavor of the select: its name, GPUs and their memory.
+func flavorText(l Locale, f FlavorOption) string {
+	return l.T("poolform.flavor_option", f.Name, f.GPUs, f.GPUModel, strconv.FormatInt(f.MemoryMiB/1024, 10))
+}
+
+// flavorListed reports whether the form's flavor is one of the select's choices.
+func (f PoolForm) flavorListed() bool {
+	for _, o := range f.Flavors {
+		if o.Name == f.Values["flavor"] {
+			return true
+		}
+	}
+	return false
 }
 
 // invalidAttr is aria-invalid="true" for an input with a problem.

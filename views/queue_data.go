@@ -163,6 +163,8 @@ type FormError struct {
 	Line int
 	// Max and Asked are the limit and the value of FormErrRuntimeOver.
 	Max, Asked time.Duration
+	// Args are the numbers of a FormErrRule.
+	Args []any
 }
 
 // Dry-run warnings, the values of TaskEstimate.Warnings.

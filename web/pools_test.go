@@ -310,13 +310,22 @@ func TestPoolConfigForm(t *testing.T) {
 		field  string
 		msg    string
 	}{
-		"max under min":   {map[string]string{"max_nodes": "0"}, "max_nodes", "must be between min_nodes (1) and 10000"},
-		"not a number":    {map[string]string{"gpus_per_node": "eight"}, "gpus_per_node", "Enter a whole number."},
-		"low above high":  {map[string]string{"memory_high_pct": "50", "memory_low_pct": "60"}, "memory_low_pct", "must be under memory_high_pct"},
-		"negative window": {map[string]string{"unneeded_s": "-5"}, "unneeded_s", "must be 0 (default)"},
-		"window too long": {map[string]string{"unneeded_s": "43201"}, "unneeded_s", "must be 0 (default) to 43200 min."},
-		"too many nodes":  {map[string]string{"max_nodes": "10001"}, "max_nodes", "must be 0 to 10000."},
-		"bad percent":     {map[string]string{"memory_high_pct": "lots"}, "memory_high_pct", "Enter a number."},
+		"max under min": {map[string]string{"max_nodes": "0"}, "max_nodes",
+			"Max nodes: must be at least the min nodes (1) and at most 10000; got 0"},
+		"not a number": {map[string]string{"gpus_per_node": "eight"}, "gpus_per_node", "GPUs per node: Enter a whole number."},
+		"low above high": {map[string]string{"memory_high_pct": "50", "memory_low_pct": "60"}, "memory_low_pct",
+			"Memory low mark (%): must be under the memory high mark (50%); got 60%"},
+		"negative window": {map[string]string{"unneeded_s": "-5"}, "unneeded_s", "Unneeded time (min): must be 0 (default)"},
+		"window too long": {map[string]string{"unneeded_s": "43201"}, "unneeded_s",
+			"Unneeded time (min): must be 0 (default) to 43200 min."},
+		"too many nodes": {map[string]string{"max_nodes": "10001"}, "max_nodes", "Max nodes: must be 0 to 10000."},
+		"bad percent":    {map[string]string{"memory_high_pct": "lots"}, "memory_high_pct", "Memory high mark (%): Enter a number."},
+		"price in cents": {map[string]string{"hourly_price_fen": "12.345"}, "hourly_price_fen",
+			"List price per machine-hour (¥/h): must be an amount in yuan with at most two decimals, e.g. 12.50."},
+		"price too high": {map[string]string{"hourly_price_fen": "100000.01"}, "hourly_price_fen",
+			"List price per machine-hour (¥/h): must be ¥0.00/h to ¥100000.00/h."},
+		"quote in image": {map[string]string{"image": `img"1`}, "image",
+			"Image: must be at most 128 characters, without quotes, braces or backslashes"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

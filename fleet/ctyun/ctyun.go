@@ -6,9 +6,10 @@
 // key, so it is known before the cloud is called and stays the same from order to instance.
 // The key is also the call's clientToken, so asking again with the key (after a crash or a
 // timeout) answers the first order instead of a second one, and the instance carries Kashi's
-// tags as labels, so List finds the pool's instances. Creation is asynchronous: Create returns
-// once the order is placed, and List and Get poll the provider's open orders until their
-// instance appears.
+// tags as labels, so List finds the pool's instances. Creation is asynchronous: Create saves
+// the order (Orders, the database) as soon as the cloud answers it and returns; List and Get
+// poll the saved open orders until their instance appears, so a restarted server polls the
+// orders its predecessor placed and never orders their machines again.
 package ctyun
 
 import (
@@ -67,6 +68,25 @@ type Pools interface {
 	Zones(ctx context.Context) ([]Zone, error)
 }
 
+// Order is a create order the cloud answered but whose instance is not listed yet.
+type Order struct {
+	// ID is the cloud's masterOrderID.
+	ID string
+	// Machine is what List and Get show until the instance is listed: its id, pool, key,
+	// flavor, tags and when it was asked for.
+	Machine fleet.Machine
+}
+
+// Orders keeps the open orders where a restarted server finds them: the database.
+type Orders interface {
+	// SaveOrder stores an open order (again: replaces the one of its machine's key).
+	SaveOrder(ctx context.Context, o Order) error
+	// OpenOrders returns the open orders.
+	OpenOrders(ctx context.Context) ([]Order, error)
+	// CloseOrder forgets the open order of the machine id, if any.
+	CloseOrder(ctx context.Context, machineID string) error
+}
+
 // Config configures the provider.
 type Config struct {
 	Credentials Credentials
@@ -75,6 +95,7 @@ type Config struct {
 	// HTTPClient makes the calls; nil means one with DefaultTimeout.
 	HTTPClient *http.Client
 	Pools      Pools
+	Orders     Orders
 	// UserData is the cloud-init the instances boot with (deploy/cloud-init.yaml rendered),
 	// where @@POOL@@ stands for the pool and @@MACHINE_ID@@ for the idempotency key, which
 	// the agent reports as its machine id. It holds the join token: it is never logged.
@@ -82,6 +103,8 @@ type Config struct {
 	// PollEvery is how often Delete polls an open order and OrderWait how long it waits;
 	// zero means the defaults.
 	PollEvery, OrderWait time.Duration
+	// PriceTTL is how long a quoted price is used; zero means DefaultPriceTTL.
+	PriceTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -92,15 +115,7 @@ type Provider struct {
 	c   *client
 	// createMu serialises Creates, so that one key is asked for once at a time.
 	createMu sync.Mutex
-	mu       sync.Mutex
-	// orders are the open orders this process placed or was answered, by machine id.
-	orders map[string]*order
-}
-
-// order is an open create order: the machine to show until its instance is listed.
-type order struct {
-	id      string
-	machine fleet.Machine
+	prices   prices
 }
 
 // New checks cfg and returns the provider.
@@ -108,8 +123,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Credentials.AK == "" || cfg.Credentials.SK == "" {
 		return nil, errors.New("ctyun: access key and secret key are required")
 	}
-	if cfg.Pools == nil {
-		return nil, errors.New("ctyun: no pool settings")
+	if cfg.Pools == nil || cfg.Orders == nil {
+		return nil, errors.New("ctyun: no pool settings or no order store")
 	}
 	if cfg.Endpoint == "" {
 		cfg.Endpoint = DefaultEndpoint
@@ -123,11 +138,14 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.OrderWait <= 0 {
 		cfg.OrderWait = DefaultOrderWait
 	}
+	if cfg.PriceTTL <= 0 {
+		cfg.PriceTTL = DefaultPriceTTL
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	c := &client{creds: cfg.Credentials, endpoint: strings.TrimRight(cfg.Endpoint, "/"), http: cfg.HTTPClient, now: cfg.Now}
-	return &Provider{cfg: cfg, c: c, orders: make(map[string]*order)}, nil
+	return &Provider{cfg: cfg, c: c, prices: prices{m: make(map[priceKey]quote)}}, nil
 }
 
 // InstanceName is the instance name of key: "kashi-", the key with '.' and '_' made '-'
@@ -161,8 +179,11 @@ func (p *Provider) Create(ctx context.Context, req fleet.CreateRequest) (fleet.M
 	defer p.createMu.Unlock()
 	name := InstanceName(req.IdempotencyKey)
 	id := machineID(s.Region, name)
-	if o := p.order(id); o != nil {
-		return o.machine.Clone(), nil
+	if o, err := p.order(ctx, id); err != nil || o != nil {
+		if err != nil {
+			return fleet.Machine{}, err
+		}
+		return o.Machine, nil
 	}
 	if in, err := p.instanceByName(ctx, s.Region, name); err != nil || in != nil {
 		if err != nil {
@@ -195,9 +216,10 @@ func (p *Provider) Create(ctx context.Context, req fleet.CreateRequest) (fleet.M
 	}
 	m := fleet.Machine{ID: id, Pool: req.Pool, IdempotencyKey: req.IdempotencyKey, State: fleet.StateCreating,
 		Flavor: req.Flavor, Tags: req.Tags, CreatedAt: p.cfg.Now().UTC().Truncate(time.Second)}
-	p.mu.Lock()
-	p.orders[id] = &order{id: ans.MasterOrderID, machine: m.Clone()}
-	p.mu.Unlock()
+	// Saved before anyone polls it: a restart polls this order rather than ordering again.
+	if err := p.cfg.Orders.SaveOrder(ctx, Order{ID: ans.MasterOrderID, Machine: m.Clone()}); err != nil {
+		return fleet.Machine{}, fmt.Errorf("ctyun: save order %s of %s: %w", ans.MasterOrderID, id, err)
+	}
 	return m, nil
 }
 
@@ -221,9 +243,15 @@ func (p *Provider) List(ctx context.Context, pool string) ([]fleet.Machine, erro
 			out = append(out, m)
 		}
 	}
-	for _, o := range p.openOrders(pool) {
-		if seen[o.machine.ID] {
-			p.forget(o.machine.ID)
+	orders, err := p.openOrders(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range orders {
+		if seen[o.Machine.ID] {
+			if err := p.forget(ctx, o.Machine.ID); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		m, err := p.poll(ctx, s.Region, o)
@@ -246,10 +274,12 @@ func (p *Provider) Get(ctx context.Context, id string) (fleet.Machine, error) {
 		return fleet.Machine{}, err
 	}
 	if in != nil {
-		p.forget(id)
-		return toMachine(region, *in, in.label(fleet.TagPool)), nil
+		return toMachine(region, *in, in.label(fleet.TagPool)), p.forget(ctx, id)
 	}
-	if o := p.order(id); o != nil {
+	if o, err := p.order(ctx, id); err != nil || o != nil {
+		if err != nil {
+			return fleet.Machine{}, err
+		}
 		return p.poll(ctx, region, o)
 	}
 	return fleet.Machine{}, fmt.Errorf("ctyun: machine %q: %w", id, fleet.ErrNotFound)
@@ -271,8 +301,7 @@ func (p *Provider) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	p.forget(id)
-	return nil
+	return p.forget(ctx, id)
 }
 
 // instanceToRelease returns the id of the instance of name to unsubscribe, "" when there is
@@ -283,31 +312,29 @@ func (p *Provider) instanceToRelease(ctx context.Context, region, name, id strin
 	case err != nil:
 		return "", err
 	case in != nil && (in.InstanceStatus == "unsubscribed" || in.InstanceStatus == "unsubscribing"):
-		p.forget(id)
-		return "", nil
+		return "", p.forget(ctx, id)
 	case in != nil:
 		return in.InstanceID, nil
 	}
-	o := p.order(id)
-	if o == nil {
-		return "", nil
+	o, err := p.order(ctx, id)
+	if err != nil || o == nil {
+		return "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.OrderWait)
 	defer cancel()
 	for {
-		st, err := call[orderStatus](ctx, p.c, pathQueryUUID, url.Values{"masterOrderID": {o.id}}, nil)
+		st, err := call[orderStatus](ctx, p.c, pathQueryUUID, url.Values{"masterOrderID": {o.ID}}, nil)
 		switch {
 		case err != nil:
 			return "", err
 		case len(st.ResourceUUID) > 0:
 			return st.ResourceUUID[0], nil
 		case orderFailed(st.OrderStatus):
-			p.forget(id)
-			return "", nil
+			return "", p.forget(ctx, id)
 		}
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("ctyun: order %s of %s still open: %w", o.id, id, ctx.Err())
+			return "", fmt.Errorf("ctyun: order %s of %s still open: %w", o.ID, id, ctx.Err())
 		case <-time.After(p.cfg.PollEvery):
 		}
 	}
@@ -322,16 +349,32 @@ func (p *Provider) Flavors(ctx context.Context) ([]fleet.Flavor, error) {
 	var out []fleet.Flavor
 	seen := make(map[string]bool)
 	for _, z := range zones {
-		fa, err := call[flavorAnswer](ctx, p.c, pathFlavors, zoneQuery(z.Region, z.Zone), nil)
+		fs, err := p.FlavorsIn(ctx, z.Region, z.Zone)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range fa.Results {
-			if f.GPUCount > 0 && !seen[f.FlavorName] {
-				seen[f.FlavorName] = true
-				out = append(out, fleet.Flavor{Name: f.FlavorName, GPUs: f.GPUCount, GPUModel: f.GPUType,
-					MemoryMiB: int64(f.VideoMemSize) * 1024})
+		for _, f := range fs {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				out = append(out, f)
 			}
+		}
+	}
+	return out, nil
+}
+
+// FlavorsIn implements fleet.ZoneFlavorer: the GPU flavors of region and zone, MemoryMiB
+// being each GPU's memory.
+func (p *Provider) FlavorsIn(ctx context.Context, region, zone string) ([]fleet.Flavor, error) {
+	fa, err := call[flavorAnswer](ctx, p.c, pathFlavors, zoneQuery(region, zone), nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []fleet.Flavor
+	for _, f := range fa.Results {
+		if f.GPUCount > 0 {
+			out = append(out, fleet.Flavor{Name: f.FlavorName, GPUs: f.GPUCount, GPUModel: f.GPUType,
+				MemoryMiB: int64(f.VideoMemSize) * 1024})
 		}
 	}
 	return out, nil
@@ -411,15 +454,15 @@ func (p *Provider) instances(ctx context.Context, req listRequest) ([]instance, 
 
 // poll asks for the state of an open order: its machine while it is open, the machine as
 // failed once the order failed.
-func (p *Provider) poll(ctx context.Context, region string, o *order) (fleet.Machine, error) {
-	st, err := call[orderStatus](ctx, p.c, pathQueryUUID, url.Values{"masterOrderID": {o.id}}, nil)
+func (p *Provider) poll(ctx context.Context, region string, o *Order) (fleet.Machine, error) {
+	st, err := call[orderStatus](ctx, p.c, pathQueryUUID, url.Values{"masterOrderID": {o.ID}}, nil)
 	if err != nil {
 		return fleet.Machine{}, err
 	}
-	m := o.machine.Clone()
+	m := o.Machine.Clone()
 	if orderFailed(st.OrderStatus) {
 		m.State = fleet.StateFailed
-		p.forget(m.ID)
+		return m, p.forget(ctx, m.ID)
 	}
 	return m, nil
 }
@@ -428,28 +471,41 @@ func (p *Provider) poll(ctx context.Context, region string, o *order) (fleet.Mac
 // (cancelled) and 4 (failed).
 func orderFailed(status string) bool { return status == "2" || status == "4" }
 
-func (p *Provider) order(id string) *order {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.orders[id]
-}
-
-func (p *Provider) forget(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.orders, id)
-}
-
-func (p *Provider) openOrders(pool string) []*order {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []*order
-	for _, o := range p.orders {
-		if o.machine.Pool == pool {
-			out = append(out, o)
+// order returns the open order of the machine id, nil when there is none.
+func (p *Provider) order(ctx context.Context, id string) (*Order, error) {
+	orders, err := p.cfg.Orders.OpenOrders(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ctyun: open orders: %w", err)
+	}
+	for i := range orders {
+		if orders[i].Machine.ID == id {
+			return &orders[i], nil
 		}
 	}
-	return out
+	return nil, nil
+}
+
+// forget closes the open order of the machine id, if any.
+func (p *Provider) forget(ctx context.Context, id string) error {
+	if err := p.cfg.Orders.CloseOrder(ctx, id); err != nil {
+		return fmt.Errorf("ctyun: close order of %s: %w", id, err)
+	}
+	return nil
+}
+
+// openOrders returns the open orders of pool.
+func (p *Provider) openOrders(ctx context.Context, pool string) ([]*Order, error) {
+	orders, err := p.cfg.Orders.OpenOrders(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ctyun: open orders: %w", err)
+	}
+	var out []*Order
+	for i := range orders {
+		if orders[i].Machine.Pool == pool {
+			out = append(out, &orders[i])
+		}
+	}
+	return out, nil
 }
 
 // label returns the value of the instance's label key.

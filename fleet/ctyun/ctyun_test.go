@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,10 +31,47 @@ var testSettings = PoolSettings{Region: "cn-gz1", Zone: "cn-gz1-a", VPC: "vpc-1"
 
 const testUserData = "#cloud-config\n# pool @@POOL@@ machine @@MACHINE_ID@@ token kj1_join-secret\n"
 
+// memOrders keeps open orders in memory, as one database would across restarts.
+type memOrders struct {
+	mu     sync.Mutex
+	orders []Order
+}
+
+func (m *memOrders) SaveOrder(_ context.Context, o Order) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.orders = slices.DeleteFunc(m.orders, func(x Order) bool { return x.Machine.IdempotencyKey == o.Machine.IdempotencyKey })
+	m.orders = append(m.orders, Order{ID: o.ID, Machine: o.Machine.Clone()})
+	return nil
+}
+
+func (m *memOrders) OpenOrders(context.Context) ([]Order, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Order, len(m.orders))
+	for i, o := range m.orders {
+		out[i] = Order{ID: o.ID, Machine: o.Machine.Clone()}
+	}
+	return out, nil
+}
+
+func (m *memOrders) CloseOrder(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.orders = slices.DeleteFunc(m.orders, func(x Order) bool { return x.Machine.ID == id })
+	return nil
+}
+
+// newProvider returns a provider over the fake with an empty order store of its own.
 func newProvider(t *testing.T, f *fakeCloud, creds Credentials) *Provider {
 	t.Helper()
+	return newProviderWith(t, f, creds, &memOrders{})
+}
+
+func newProviderWith(t *testing.T, f *fakeCloud, creds Credentials, orders Orders) *Provider {
+	t.Helper()
 	p, err := New(Config{Credentials: creds, Endpoint: f.srv.URL, HTTPClient: f.srv.Client(), Pools: staticPools{testSettings},
-		UserData: []byte(testUserData), PollEvery: 5 * time.Millisecond, OrderWait: 5 * time.Second})
+		Orders: orders, UserData: []byte(testUserData), PollEvery: 5 * time.Millisecond, OrderWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +169,11 @@ func TestInstanceName(t *testing.T) {
 	}
 }
 
-// TestRestartNeverCreatesAgain drops the provider while its order is open, as a killed
-// server does, and asks a new one with the same key: it gets the first order's machine, and
-// the cloud holds one instance.
-func TestRestartNeverCreatesAgain(t *testing.T) {
+// TestRestartWithoutOrdersAsksTheCloud drops the provider and its saved orders while an
+// order is open, as a server killed between the cloud's answer and saving the order is, and
+// asks a new one with the same key: the clientToken makes the cloud answer the first order,
+// and the cloud holds one instance.
+func TestRestartWithoutOrdersAsksTheCloud(t *testing.T) {
 	f := newFakeCloud(t, testCreds)
 	f.orderDelay = 100 * time.Millisecond
 	first, err := newProvider(t, f, testCreds).Create(context.Background(), req("slot-1"))
@@ -189,8 +230,8 @@ func TestListPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p.orders = map[string]*order{} // a restarted provider knows only the cloud's list
-	ms, err := p.List(context.Background(), "a100")
+	// A provider without the orders knows only the cloud's list.
+	ms, err := newProvider(t, f, testCreds).List(context.Background(), "a100")
 	if err != nil || len(ms) != 7 {
 		t.Errorf("List = %d machines, %v; want 7", len(ms), err)
 	}
@@ -206,5 +247,46 @@ func TestFlavors(t *testing.T) {
 		{Name: "gpu.test.8x", GPUs: 8, GPUModel: "T4", MemoryMiB: 16 * 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Flavors (-want +got):\n%s", diff)
+	}
+}
+
+// TestHourlyPrice: the list price of the pool's flavor comes from the price API as fen,
+// rounded half up without floats, is asked once per hour, and an API failure is returned.
+func TestHourlyPrice(t *testing.T) {
+	f := newFakeCloud(t, testCreds)
+	now := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	p := newProvider(t, f, testCreds)
+	p.cfg.Now = func() time.Time { return now }
+	ctx := context.Background()
+	for range 2 {
+		if fen, err := p.HourlyPrice(ctx, req("k")); err != nil || fen != 23813 {
+			t.Fatalf("HourlyPrice = %d, %v; want 23813 fen (¥238.125 rounded)", fen, err)
+		}
+	}
+	if n := f.calls[pathPrice]; n != 1 {
+		t.Errorf("price API asked %d times within the hour, want 1", n)
+	}
+	now = now.Add(DefaultPriceTTL)
+	f.fail[pathPrice] = fakeError{http: http.StatusForbidden, code: "Openapi.Permission.Denied"}
+	_, err := p.HourlyPrice(ctx, req("k"))
+	if !errors.Is(err, fleet.ErrAuth) {
+		t.Errorf("HourlyPrice without the right to read prices = %v, want fleet.ErrAuth", err)
+	}
+	p.HourlyPrice(ctx, req("k"))
+	if n := f.calls[pathPrice]; n != 2 {
+		t.Errorf("price API asked %d times, want 2: a refusal stands for a while", n)
+	}
+}
+
+func TestYuanToFen(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "12": 1200, "12.5": 1250, "0.125": 13, "0.124": 12, "3.999": 400, "7.10000": 710} {
+		if got, err := yuanToFen(in); err != nil || got != want {
+			t.Errorf("yuanToFen(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1e3", "1.2.3", "abc", ".5"} {
+		if _, err := yuanToFen(in); err == nil {
+			t.Errorf("yuanToFen(%q): no error", in)
+		}
 	}
 }

@@ -12,9 +12,10 @@ import (
 	"time"
 )
 
-// fakeCloud is an HTTPS fake of the five ECS calls. It recomputes every request's signature
-// and refuses a wrong one, answers a clientToken seen before with its first answer, finishes
-// orders after a delay, and answers the errors a test sets.
+// fakeCloud is an HTTPS fake of the five ECS calls and the price query. It recomputes every
+// request's signature and refuses a wrong one, answers a clientToken seen before with its
+// first answer, finishes orders after a delay, quotes prices, and answers the errors a test
+// sets.
 type fakeCloud struct {
 	t     *testing.T
 	creds Credentials
@@ -29,7 +30,9 @@ type fakeCloud struct {
 	orders    map[string]*fakeOrder
 	instances []*fakeInstance
 	flavors   []flavor
-	soldOut   bool
+	// prices are the list prices per hour by flavor name, as the JSON numbers answered.
+	prices  map[string]string
+	soldOut bool
 	// fail answers every call of a path with an error.
 	fail map[string]fakeError
 	// calls counts calls by path; badSigs counts refused signatures.
@@ -58,6 +61,7 @@ type fakeError struct {
 
 func newFakeCloud(t *testing.T, creds Credentials) *fakeCloud {
 	f := &fakeCloud{t: t, creds: creds, orderDelay: 30 * time.Millisecond, maxPage: 3,
+		prices: map[string]string{"pi7.8xlarge.a100": "238.125"},
 		tokens: map[string][]byte{}, orders: map[string]*fakeOrder{}, fail: map[string]fakeError{}, calls: map[string]int{},
 		flavors: []flavor{
 			{FlavorID: "f-a100", FlavorName: "pi7.8xlarge.a100", GPUType: "A100", GPUCount: 8, VideoMemSize: 80},
@@ -115,6 +119,15 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		var req unsubscribeRequest
 		json.Unmarshal(body, &req)
 		f.unsubscribe(w, req)
+	case pathPrice:
+		var req priceRequest
+		json.Unmarshal(body, &req)
+		price, ok := f.prices[req.FlavorName]
+		if !ok || !req.OnDemand || req.ResourceType != "VM" || req.Count != 1 || req.ImageUUID == "" {
+			f.answer(w, http.StatusOK, fakeError{code: "Order.Price.InvalidParam"}, nil)
+			return
+		}
+		w.Write([]byte(`{"statusCode":800,"returnObj":{"totalPrice":` + price + `,"discountPrice":1,"finalPrice":1}}`))
 	case pathFlavors:
 		name := r.URL.Query().Get("flavorName")
 		var out []flavor
