@@ -142,9 +142,14 @@ type queueControl struct {
 func (q queueControl) Trigger() { q.wake.Trigger() }
 
 // idleEventOf is what the owner of a task is told about a scaling action: idle notices and
-// reclaims only, the detail in English for the chat channels.
+// reclaims only, the detail in English for the chat channels, less the task it names first
+// (the message names the task itself).
 func idleEventOf(a scaler.Action) (notice.IdleEvent, bool) {
-	detail := views.Locale{}.Say(a.Detail)
+	d := a.Detail
+	if len(d) > 0 && d[0].Code == "task_of" {
+		d = d[1:]
+	}
+	detail := views.Locale{}.Say(d)
 	switch a.Kind {
 	case scaler.ActionIdleNotice:
 		return notice.IdleEvent{TaskID: a.TaskID, Detail: detail}, true

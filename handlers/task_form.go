@@ -41,7 +41,7 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	var created int64
 	if len(problems) == 0 {
 		t, _, err := h.store.CreateTask(ctx, nt, h.cfg.TaskLimits, h.now())
-		if problems, err = formProblems(err); err != nil {
+		if problems, err = formProblems(Locale(c), err); err != nil {
 			return err
 		}
 		runtimeProblem(problems, nt, h.cfg.TaskLimits)
@@ -83,7 +83,7 @@ func (h *Tasks) TaskFormValidate(c echo.Context) error {
 	}
 	nt, problems := taskFromForm(vals, true)
 	if len(problems) == 0 {
-		if problems, err = formProblems(h.store.ValidateTask(c.Request().Context(), nt, h.cfg.TaskLimits)); err != nil {
+		if problems, err = formProblems(Locale(c), h.store.ValidateTask(c.Request().Context(), nt, h.cfg.TaskLimits)); err != nil {
 			return err
 		}
 		runtimeProblem(problems, nt, h.cfg.TaskLimits)
@@ -232,8 +232,9 @@ func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[str
 }
 
 // formProblems turns the store's verdict into the form's problems: a *models.FieldError
-// becomes a problem beside the input it names. Any other error is returned as it is.
-func formProblems(err error) (map[string]views.FormError, error) {
+// becomes a problem beside the input it names, in the page's language. Any other error is
+// returned as it is.
+func formProblems(l views.Locale, err error) (map[string]views.FormError, error) {
 	var fe *models.FieldError
 	switch {
 	case err == nil:
@@ -241,7 +242,7 @@ func formProblems(err error) (map[string]views.FormError, error) {
 	case !errors.As(err, &fe):
 		return nil, err
 	}
-	return map[string]views.FormError{formInput(fe.Field): {Code: views.FormErrStore, Text: fe.Msg}}, nil
+	return map[string]views.FormError{formInput(fe.Field): {Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}}, nil
 }
 
 // formInput maps a store field ("gpus", "max_runtime_s", "command[0]", "env.PATH",

@@ -11,8 +11,9 @@ import (
 )
 
 // taskQuotaNeed says, for a task that waits on its project's concurrent-GPU limit, how many
-// cards the project holds now of the limit's spec, how many the task asks and the limit, with
-// the quota request that would let it start; nil when the task does not wait on that limit.
+// cards the project holds now of the limit's spec, how many the task asks and the limit (the
+// temporary one while it is in force), with the quota request that would let it start; nil
+// when the task does not wait on such a limit.
 func (h *Tasks) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *views.QueueRow, now time.Time) (*views.QuotaNeed, error) {
 	if wait == nil || wait.Reason != views.ReasonQuota || wait.Detail != views.DetailConcurrentLimit {
 		return nil, nil
@@ -21,21 +22,27 @@ func (h *Tasks) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *views
 	if err != nil {
 		return nil, err
 	}
-	var q *models.Quota
-	for i := range quotas {
-		if quotas[i].Spec == t.Spec && !now.Before(quotas[i].StartsAt) && now.Before(quotas[i].EndsAt) {
-			q = &quotas[i]
-		}
-	}
-	if q == nil {
-		return nil, nil
-	}
 	gpus, err := h.store.BoardGPUs(ctx, models.BoardFilter{})
 	if err != nil {
 		return nil, err
 	}
-	need := &views.QuotaNeed{Spec: q.Spec, Limit: q.MaxGPUs, Asks: t.GPUs, InUse: inUseOf(q.Spec, gpusInUse(gpus)[t.Project])}
-	v := url.Values{"project": {t.Project}, "spec": {q.Spec}, "kind": {"limit"},
+	held := gpusInUse(gpus)[t.Project]
+	// The limits that bind the task: of its spec and of all specs; for a task of any spec,
+	// every spec's. The one of its own spec is named first, else the first that it exceeds.
+	var need *views.QuotaNeed
+	for _, q := range quotas {
+		if !q.Active(now) || q.Spec != "" && t.Spec != "" && q.Spec != t.Spec {
+			continue
+		}
+		n := &views.QuotaNeed{Spec: q.Spec, Limit: q.Limit(now), Asks: t.GPUs, InUse: inUseOf(q.Spec, held)}
+		if n.InUse+n.Asks > n.Limit && (need == nil || q.Spec == t.Spec) {
+			need = n
+		}
+	}
+	if need == nil {
+		return nil, nil
+	}
+	v := url.Values{"project": {t.Project}, "spec": {need.Spec}, "kind": {"limit"},
 		"value": {strconv.Itoa(need.InUse + need.Asks)}, "task": {strconv.FormatInt(t.ID, 10)}}
 	need.RequestURL = "/projects?" + v.Encode() + "#request-" + url.PathEscape(t.Project)
 	return need, nil

@@ -21,11 +21,10 @@ func parseYuan(field, text string, signed bool) (int64, error) {
 	}
 	whole, frac, _ := strings.Cut(s, ".")
 	if whole == "" || len(whole) > maxYuanDigits || len(frac) > 2 || !digits(whole) || !digits(frac) {
-		msg := "must be an amount in yuan with at most two decimals, e.g. 12.50"
 		if signed {
-			msg = "must be an amount in yuan with at most two decimals, e.g. 12.50 or -3"
+			return 0, models.Invalid(field, "must be an amount in yuan with at most two decimals, e.g. 12.50 or -3")
 		}
-		return 0, &models.FieldError{Field: field, Msg: msg}
+		return 0, models.Invalid(field, "must be an amount in yuan with at most two decimals, e.g. 12.50")
 	}
 	var fen int64
 	for _, r := range whole {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"kashi/models"
@@ -29,7 +28,8 @@ const (
 type IdleEvent struct {
 	TaskID    int64
 	Reclaimed bool
-	// Detail is the scaling loop's explanation, "task N of OWNER: …".
+	// Detail is the scaling loop's explanation in English, without the task it is about:
+	// "cards idle for 31m ≥ 30m; stopped at 09:30 UTC unless kept".
 	Detail string
 }
 
@@ -45,11 +45,7 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a
 	if err != nil {
 		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 	}
-	// The detail starts "task N of OWNER: "; the message names the task itself.
 	detail := a.Detail
-	if _, rest, ok := strings.Cut(detail, ": "); ok && strings.HasPrefix(detail, "task ") {
-		detail = rest
-	}
 	name := fmt.Sprintf("#%d %s (%s, %d GPUs)", t.ID, t.Name, t.Project, t.GPUs)
 	var m notify.Message
 	var key string

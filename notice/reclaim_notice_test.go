@@ -30,7 +30,7 @@ func TestIdleTask(t *testing.T) {
 	if err := s.SetReclaimNotice(ctx, task.ID, now); err != nil {
 		t.Fatal(err)
 	}
-	a := notice.IdleEvent{TaskID: task.ID, Detail: "task 1 of alice: cards idle for 31m ≥ 30m; stopped at 09:30 UTC unless kept"}
+	a := notice.IdleEvent{TaskID: task.ID, Detail: "cards idle for 31m ≥ 30m; stopped at 09:30 UTC unless kept"}
 	ch := &recorder{}
 	for range 2 { // the second call finds the notice sent and tells nobody again
 		if err := notice.IdleTask(ctx, s, []notify.Channel{ch}, a, time.UTC, now.Add(time.Second)); err != nil {
@@ -60,7 +60,7 @@ func TestIdleTask(t *testing.T) {
 	}
 
 	// A reclaim tells the owner once more.
-	rc := notice.IdleEvent{TaskID: task.ID, Reclaimed: true, Detail: "task 1 of alice: no answer"}
+	rc := notice.IdleEvent{TaskID: task.ID, Reclaimed: true, Detail: "no answer"}
 	if err := notice.IdleTask(ctx, s, []notify.Channel{ch}, rc, time.UTC, now.Add(31*time.Minute)); err != nil {
 		t.Fatal(err)
 	}

@@ -75,11 +75,13 @@ func scaleFor(t *testing.T, ps poolServer) {
 	t.Helper()
 	now := t0.Add(-40 * time.Minute)
 	clock := func() time.Time { return now }
+	keys := 0
 	demand := func(ctx context.Context, at time.Time) (scheduler.Snapshot, scheduler.Plan, error) {
 		return ps.sched.loop.QueuePlan(ctx, at)
 	}
 	sc := scaler.New(ps.store, scaler.Config{Providers: map[string]kfleet.Provider{"sim": sim.New(sim.Options{Now: clock, BootLatency: time.Hour})},
-		Queue: demand, Now: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Queue: demand, Now: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		NewKey: func(pool string) string { keys++; return pool + "-k" + strconv.Itoa(keys) }})
 	for _, step := range []time.Duration{0, time.Minute, 20 * time.Minute, 18 * time.Minute} {
 		now = now.Add(step)
 		if _, err := sc.RunOnce(context.Background(), now); err != nil {

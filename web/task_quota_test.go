@@ -14,7 +14,8 @@ import (
 // TestTaskQuotaLink: a task waiting on its project's limit of cards says by how much, and links
 // to the quota request filled in with what it needs. The cards in use are counted by the spec
 // of the card held, as the scheduler counts them: a task of any spec on an A100 counts too.
-// The projects page shows the same use against the limit.
+// The projects page shows the same use against the limit. A task of any spec is sent to the
+// limit it exceeds.
 func TestTaskQuotaLink(t *testing.T) {
 	cfg := testCfg()
 	cfg.Location = time.UTC
@@ -58,6 +59,15 @@ func TestTaskQuotaLink(t *testing.T) {
 	}
 	if got := form.Find(`select[name=kind] option[selected]`).AttrOr("value", ""); got != "limit" {
 		t.Errorf("request kind = %q, want limit", got)
+	}
+	// A task of any spec waits on the A100 limit too, and is sent to the same request.
+	anyWaits := s.create(task("any-more").ready(), t0)
+	doc = parse(t, s.get("/tasks/"+strconv.FormatInt(anyWaits.ID, 10), bearer(member)...).Body.String())
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=task-quota]`).Text()), " "); !strings.Contains(got, "in use 3 + asks 1 = 4 > limit 2") {
+		t.Errorf("quota line of a task of any spec = %q, want in use 3 + asks 1 = 4 > limit 2", got)
+	}
+	if link, _ := url.Parse(doc.Find(`[data-testid=task-quota-request]`).AttrOr("href", "")); link.Query().Get("spec") != "A100-80G" {
+		t.Errorf("request link of a task of any spec = %s, want the A100-80G limit", link)
 	}
 	if w := s.get("/projects?task=x", bearer(member)...); w.Code != 400 || !strings.Contains(w.Body.String(), "task") {
 		t.Errorf("GET /projects?task=x = %d, want 400 naming task", w.Code)
