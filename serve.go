@@ -212,8 +212,12 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	cluster := cfg.Cluster
 	var sim *demo.Demo
 	if cfg.Demo {
+		run := ""
+		if !demoFresh {
+			run = now().UTC().Format("0102t1504")
+		}
 		sim = demo.New(demo.Config{Server: "http://" + ln.Addr().String(), JoinToken: cfg.JoinToken,
-			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens})
+			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens, Run: run})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
 	loops := loop.NewSet(speed, log)

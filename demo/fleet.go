@@ -55,6 +55,10 @@ type Config struct {
 	Tokens map[string]string
 	// Seed makes the task stream repeatable.
 	Seed uint64
+	// Run names this start of the demo in its machines' ids ("sim-<run>-0001"), so that a
+	// start on a database used before does not take the names of the machines that went with
+	// the last one; empty for the first start.
+	Run string
 }
 
 // Demo is the simulated fleet: a sim cloud whose machines, once running, each run the real
@@ -76,8 +80,12 @@ func New(cfg Config) *Demo {
 		cfg.Logger = slog.Default()
 	}
 	d := &Demo{cfg: cfg, agents: make(map[string]context.CancelFunc)}
+	prefix := "sim"
+	if cfg.Run != "" {
+		prefix += "-" + cfg.Run
+	}
 	d.prov = sim.New(sim.Options{Now: cfg.Now, BootLatency: 2 * time.Minute, Seed: cfg.Seed,
-		OnRunning: d.boot, OnDelete: d.shutdown})
+		OnRunning: d.boot, OnDelete: d.shutdown, IDPrefix: prefix})
 	return d
 }
 

@@ -38,12 +38,12 @@ const sampleEvery = 150
 
 // FillHistory gives a fresh demo its past, so that a newcomer sees bills, an issued month and
 // a weekly report at once: the demo's task stream over the previous month (in the billing
-// time zone), replayed through the production scheduler and scaling
-// decisions (package replay) on the configured pools, stored as ended tasks, their cards'
-// allocations and rollups of what the cards did by each task's workload shape; then the
-// previous month's bills are issued through billing.Issue. Tasks still running at now are left
-// out (the live demo runs the present); idle holders are reclaimed as the pools' default idle reclaim would. It is
-// deterministic for a seed.
+// time zone), replayed through the production scheduler and scaling decisions (package
+// replay) on the configured pools, stored as ended tasks, their cards' allocations and
+// rollups of what the cards did by each task's workload shape; then the previous month's
+// bills are issued through billing.Issue. Tasks still running at now are left out (the live
+// demo runs the present); idle holders are reclaimed as the pools' default idle reclaim would.
+// It is deterministic for a seed.
 func FillHistory(ctx context.Context, st HistoryStore, now time.Time, seed uint64) (HistoryStats, error) {
 	loc, err := billing.Location(ctx, st)
 	if err != nil {

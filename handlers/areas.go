@@ -47,6 +47,7 @@ type TasksStore interface {
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
 	ProjectByName(ctx context.Context, name string) (models.Project, error)
 	Notifications(ctx context.Context, userID int64, limit int) ([]models.Notification, error)
+	NoteProjects(ctx context.Context, notes []models.Notification) (map[int64]string, error)
 	MarkNotificationsRead(ctx context.Context, userID int64, now time.Time) error
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
 	KeepTask(ctx context.Context, taskID int64, by string, keepFor time.Duration, maxPerDay int, loc *time.Location, now time.Time) (time.Time, error)

@@ -41,8 +41,14 @@ func (h *Tasks) notificationsData(c echo.Context) (views.NotificationsData, erro
 	if err != nil {
 		return d, err
 	}
+	projects, err := h.store.NoteProjects(ctx, notes)
+	if err != nil {
+		return d, err
+	}
 	for _, n := range notes {
-		d.Notes = append(d.Notes, notificationView(n))
+		v := notificationView(n)
+		v.Project = projects[n.ID]
+		d.Notes = append(d.Notes, v)
 		if n.ReadAt == nil {
 			d.Unread++
 		}

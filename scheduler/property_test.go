@@ -448,6 +448,59 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		}
 	}
 
+	// No false "no free GPUs": a ready task that waits for cards finds none it may use once
+	// the plan is applied — on no node of a spec it can use, where no head holds a reservation,
+	// no other project's unmet guarantee keeps it off and its quota lets it run, are enough
+	// cards free (on one node for a task that fits one; whole free nodes else).
+	{
+		reserved := map[string]bool{}
+		for _, r := range plan.Reservations {
+			reserved[r.Spec] = true
+		}
+		taken := map[int64]bool{}
+		for g := range held {
+			taken[g] = true
+		}
+		for _, pl := range plan.Placements {
+			for _, g := range pl.GPUIDs {
+				taken[g] = true
+			}
+		}
+		for _, w := range plan.Waiting {
+			p := byID[w.TaskID]
+			if w.Reason != ReasonNoFreeGPUs || !p.DataReady || p.Deferrable && !inWindow {
+				continue
+			}
+			for spec := range total {
+				if reserved[spec] || !canUse(p, spec) || guarded(p, spec) || overAtEnd(p, spec) {
+					continue
+				}
+				wholeFree := 0
+				for i := range snap.Nodes {
+					n := &snap.Nodes[i]
+					if n.Spec != spec || !n.Schedulable || n.ShortOnly && p.Queue != models.QueueShort {
+						continue
+					}
+					free := 0
+					for _, g := range n.GPUs {
+						if !taken[g.ID] {
+							free++
+						}
+					}
+					if p.GPUs <= len(n.GPUs) && free >= p.GPUs {
+						fail("task %d waits for free GPUs, but node %d (%s) has %d free of the %d it asks", p.ID, n.ID, spec, free, p.GPUs)
+					}
+					if free == len(n.GPUs) {
+						wholeFree += free
+					}
+				}
+				if p.GPUs > maxSize[spec] && wholeFree >= p.GPUs {
+					fail("task %d waits for free GPUs, but %d cards of wholly free %s nodes are free for its %d", p.ID, wholeFree, spec, p.GPUs)
+				}
+			}
+		}
+	}
+
 	// Reservations: one per spec, held by a waiting head, never delayed by a later task.
 	resSpec := map[string]bool{}
 	for _, r := range plan.Reservations {

@@ -58,6 +58,8 @@ type NotificationView struct {
 	RequestID int64
 	Date      string
 	Percent   int
+	// Project is the project it is about; "" when it names none.
+	Project   string
 	Kind      string
 	Message   string
 	CreatedAt time.Time

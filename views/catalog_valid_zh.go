@@ -132,8 +132,6 @@ var validZH = map[string]string{
 	"must be 0 to the max nodes (%d); got %d":                                        "须在 0 到最多节点数（%d）之间，当前为 %d",
 	"must be under the memory high mark (%g%%); got %g%%":                            "须低于显存高水位（%g%%），当前为 %g%%",
 	"pool %q has %d nodes of %s; remove them before changing the spec":               "资源池 %q 还有 %d 个 %s 节点，先移除这些节点再改卡型",
-	"must be at most %d characters without quotes, braces or backslashes":            "最多 %d 个字符，不能含引号、花括号或反斜杠",
-	"must be limit, budget, extend or override, got %q":                              "应为 limit、budget、extend 或 override，收到 %q",
 	"must be an amount in yuan with at most two decimals, e.g. 12.50":                "应为以元计的金额，最多两位小数，如 12.50",
 	"must be an amount in yuan with at most two decimals, e.g. 12.50 or -3":          "应为以元计的金额，最多两位小数，如 12.50 或 -3",
 }

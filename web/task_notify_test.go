@@ -82,3 +82,45 @@ func TestNotificationsSpeakThePageLanguage(t *testing.T) {
 		t.Errorf("notifications (-want +got):\n%s", diff)
 	}
 }
+
+// TestNotificationsNameTheirProject: a lead of two projects tells their reminders and task
+// notices apart: each notification shows the project it is about.
+func TestNotificationsNameTheirProject(t *testing.T) {
+	s := newServer(t)
+	s.projects("vision", "nlp")
+	lead := s.memberAs("li", "vision", models.ProjectRoleLead)
+	ctx := context.Background()
+	u, _ := s.store.UserByName(ctx, "li")
+	nlp, _ := s.store.ProjectByName(ctx, "nlp")
+	vision, _ := s.store.ProjectByName(ctx, "vision")
+	if err := s.store.SetMember(ctx, nlp.ID, u.ID, models.ProjectRoleLead); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []models.Project{vision, nlp} {
+		q, err := s.store.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 100,
+			StartsAt: t0.Add(-time.Hour), EndsAt: t0.Add(5 * 24 * time.Hour)}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := "quota-ends:" + strconv.FormatInt(q.ID, 10) + ":2026-03-07:7"
+		if _, err := s.store.NotifyProject(ctx, p.ID, key, "quota-ends", "Project "+p.Name+": the quota ends", t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice := s.member("alice", "vision")
+	n := s.register(node("n1").cards(a100Name, a100MiB, 1))
+	run := s.create(task("train").ready(), t0)
+	s.place(run, t0, uuidOf("n1", 0))
+	s.store.ReportTaskStatus(ctx, n.ID, run.ID, models.TaskReport{State: models.ReportRunning, TS: t0}, t0)
+	// The task is alice's; the lead is told only of the reminders, alice of her task's start.
+	var got []string
+	for _, tok := range []string{lead, alice} {
+		parse(t, s.get("/notifications", bearer(tok)...).Body.String()).Find(`[data-testid=notification]`).Each(func(_ int, n *goquery.Selection) {
+			got = append(got, n.AttrOr("data-kind", "")+" "+n.Find(`[data-testid=note-project]`).Text())
+		})
+	}
+	want := []string{"quota-ends nlp", "quota-ends vision", models.NoteTaskStarted + " vision"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notifications of the lead, then alice (-want +got):\n%s", diff)
+	}
+}

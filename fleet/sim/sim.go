@@ -38,6 +38,8 @@ type Options struct {
 	OnRunning func(fleet.Machine)
 	// OnDelete is called, outside the provider's lock, when a machine is deleted.
 	OnDelete func(fleet.Machine)
+	// IDPrefix starts the machines' ids, "<prefix>-0001"; empty means "sim".
+	IDPrefix string
 }
 
 // Faults are the probabilities, in [0, 1], of injected failures of a Create of a new key.
@@ -142,7 +144,11 @@ func (p *Provider) Create(ctx context.Context, req fleet.CreateRequest) (fleet.M
 	}
 	p.seq++
 	now := p.opts.Now()
-	m := fleet.Machine{ID: fmt.Sprintf("sim-%04d", p.seq), Pool: req.Pool, IdempotencyKey: req.IdempotencyKey,
+	prefix := p.opts.IDPrefix
+	if prefix == "" {
+		prefix = "sim"
+	}
+	m := fleet.Machine{ID: fmt.Sprintf("%s-%04d", prefix, p.seq), Pool: req.Pool, IdempotencyKey: req.IdempotencyKey,
 		State: fleet.StateCreating, Flavor: req.Flavor, Tags: req.Tags, CreatedAt: now}
 	m = m.Clone()
 	sm := &simMachine{m: m, bootAt: now.Add(p.opts.BootLatency), fail: p.roll(p.opts.BootFailRate)}

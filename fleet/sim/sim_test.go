@@ -140,3 +140,14 @@ func TestLostReplyThenRetryFindsMachine(t *testing.T) {
 		t.Errorf("List after a lost reply and a retry = %v, want just %s", ms, m.ID)
 	}
 }
+
+// TestIDPrefix: machines are named after the prefix, so that two runs of the demo on one
+// database never give a machine a name an earlier one had.
+func TestIDPrefix(t *testing.T) {
+	p := New(Options{IDPrefix: "sim-1203t0130"})
+	m, err := p.Create(context.Background(), fleet.CreateRequest{Pool: "a100", Flavor: "gpu.a100.8x", IdempotencyKey: "k1",
+		Tags: fleet.Tags("kashi-demo", "a100", "k1")})
+	if err != nil || m.ID != "sim-1203t0130-0001" {
+		t.Errorf("Create = %q, %v; want sim-1203t0130-0001", m.ID, err)
+	}
+}
