@@ -106,6 +106,9 @@ type TaskForm struct {
 	Created int64
 	// Closed is true for a viewer who may submit to no project: the form is not shown.
 	Closed bool
+	// TemplateName and TemplateVersion name the template of Values.Template, for the notice.
+	TemplateName    string
+	TemplateVersion int
 	// Estimate is the dry run of a valid, checked form; nil when there is none.
 	Estimate *TaskEstimate
 	// Projects, Specs and Priorities (highest first) are the choices of the selects; Projects
@@ -138,6 +141,9 @@ type TaskFormValues struct {
 	Deferrable  bool
 	// IdempotencyKey is fresh for each new form, so a double submit stores one task.
 	IdempotencyKey string
+	// Template is the id of the template the form was filled from ("" for none): the task
+	// records it and its version, and the template's env names need values.
+	Template string
 }
 
 // Form error codes, the values of FormError.Code.
@@ -154,6 +160,8 @@ const (
 	FormErrEnvDup = "env-dup"
 	// FormErrRuntimeOver: the max runtime Asked is over the lane Text's limit Max.
 	FormErrRuntimeOver = "runtime-over"
+	// FormErrEnvMissing: the template asks for a value of the variable Text.
+	FormErrEnvMissing = "env-missing"
 )
 
 // FormError is one problem of the form.

@@ -32,9 +32,21 @@ func TestLanguageWalk(t *testing.T) {
 	gone := s.create(task("gone").ready(), t0)
 	s.store.CancelTask(ctx, gone.ID, "tester", t0)
 	id := strconv.FormatInt(tk.ID, 10)
+	vision, _ := s.store.ProjectByName(ctx, "vision")
+	tpl, err := s.store.CreateTemplate(ctx, models.NewTemplate{ProjectID: vision.ID, Name: "nightly", Body: models.TemplateBody{
+		GPUs: 1, Queue: models.QueueLong, Priority: models.PriorityNormal, Command: []string{"eval"}}}, "tester", cfg.TaskLimits, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.CreateSchedule(ctx, models.TaskSchedule{TemplateID: tpl.ID, Cron: "0 22 * * 1-5", TimeZone: "Asia/Shanghai",
+		Overlap: "skip", StartDeadlineS: 3600, Owner: "tester"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	tplID := strconv.FormatInt(tpl.ID, 10)
 	pages := []string{"/", "/queue", "/tasks", "/tasks/" + id, "/tasks/" + strconv.FormatInt(gone.ID, 10), "/projects",
 		"/approvals", "/audit", "/tokens", "/pools", "/alerts", "/notifications", "/bills",
-		"/bills/vision/2026-03", "/reports", "/tasks/999999", "/calibrate", "/prices", "/people", "/account", "/pools/pool-1/edit"}
+		"/bills/vision/2026-03", "/reports", "/tasks/999999", "/calibrate", "/prices", "/people", "/account", "/pools/pool-1/edit",
+		"/projects/" + strconv.FormatInt(vision.ID, 10) + "/templates", "/templates/" + tplID, "/queue?template=" + tplID}
 
 	keys := regexp.MustCompile(`\b[a-z_]+\.[a-z_.-]+[a-z]\b`)
 	catalog, zh := views.Locale{Lang: views.LangEN}.Catalog(), views.Locale{Lang: views.LangZH}.Catalog()
