@@ -19,6 +19,7 @@ type Source interface {
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerRollups(ctx context.Context, gpuIDs []int64, since, to time.Time) ([]models.GPURollup, error)
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
+	LedgerTemplates(ctx context.Context, taskIDs []int64) ([]models.LedgerTemplate, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)

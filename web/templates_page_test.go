@@ -196,3 +196,36 @@ func TestSchedulePage(t *testing.T) {
 		t.Errorf("another project's lead suspends = %d, want 404", r.StatusCode)
 	}
 }
+
+// TestReportByTemplate shows the week's use of each template in the weekly report and its
+// CSV: the tasks from it that held cards, their card-hours and cost at the spec's price.
+func TestReportByTemplate(t *testing.T) {
+	w := newBillWorld(t)
+	ctx := context.Background()
+	vision, _ := w.store.ProjectByName(ctx, "vision")
+	tpl, err := w.store.CreateTemplate(ctx, models.NewTemplate{ProjectID: vision.ID, Name: "nightly-eval", Body: models.TemplateBody{
+		GPUs: 1, Queue: models.QueueLong, Priority: models.PriorityNormal, Command: []string{"eval"}}}, "lee", models.DefaultTaskLimits, feb(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, start := range []time.Time{feb(13, 0), feb(14, 0)} {
+		b := task(fmt.Sprintf("nightly-%d", i)).of("vision").ready()
+		b.nt.TemplateID, b.nt.TemplateVersion = tpl.ID, 1
+		w.run(t, b, start, 2*time.Hour, 0, nil, 3)
+	}
+	doc := parse(t, string(w.as("finance", "/reports?week="+reportWeek).Body))
+	row := doc.Find(fmt.Sprintf(`[data-testid=template-usage][data-template="%d"]`, tpl.ID))
+	got := []string{row.Find(`[data-testid=template-runs]`).Text(), row.Find(`[data-testid=template-nominal]`).Text(),
+		strings.TrimSpace(row.Find(`[data-testid=template-cost]`).Text())}
+	// Two runs of 2 h on one card at ¥15 per card-hour.
+	if diff := cmp.Diff([]string{"2", "4.00", "¥60.00"}, got); diff != "" {
+		t.Errorf("template row (-want +got):\n%s\n%s", diff, doc.Find(`[data-testid=report-templates]`).Text())
+	}
+	if n := doc.Find(`[data-testid=template-usage]`).Length(); n != 1 {
+		t.Errorf("template rows = %d, want 1 (tasks without a template are not listed)", n)
+	}
+	r := w.as("finance", "/reports.csv?week="+reportWeek)
+	if !strings.Contains(string(r.Body), "模板 template,nightly-eval,vision,,,,4.000000,0.000000,,,,,,,,2,,,,,,,60.00") {
+		t.Errorf("the CSV lacks the template row:\n%s", r.Body)
+	}
+}
