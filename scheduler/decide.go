@@ -271,8 +271,8 @@ type decider struct {
 	nodeBuf  []int64
 	// scratch
 	cand, inQ, overQ, pick, sub []int32
-	evs                    []event
-	order                  []int32
+	evs                         []event
+	order                       []int32
 	// long is true while a long task is being placed or reserved for: short-only nodes are
 	// not for it. reserveOnly is true while a short task tries the short-only nodes first.
 	long, reserveOnly bool

@@ -80,10 +80,10 @@ type fleet struct {
 	// names are the spec names in order (fspec.nameIdx).
 	byName map[string][]int32
 	names  []string
-	nodes   []fnode
-	gpuID   []int64
-	held    []bool
-	events  []event
+	nodes  []fnode
+	gpuID  []int64
+	held   []bool
+	events []event
 	// specOfGPU maps every card of the snapshot to its place, for quota accounting.
 	specOfGPU map[int64]int32
 	nodeOfGPU map[int64]int32 // schedulable cards only: node index
