@@ -20,11 +20,11 @@ import (
 
 // NewTask is a task as submitted.
 type NewTask struct {
-	Project     string
-	Name        string
-	Owner       string
-	GPUs        int
-	Spec        string
+	Project string
+	Name    string
+	Owner   string
+	GPUs    int
+	Spec    string
 	// Specs and Regions, when set, are the specs and regions the task accepts (any of them).
 	Specs       []string
 	Regions     []string
