@@ -814,6 +814,12 @@ var catalogEN = map[string]string{
 	"report.template_effective": "Effective",
 	"report.template_cost":      "Cost",
 	"report.template_no_price":  "a spec has no price",
+	"where.at":                  "%s in %s",
+	"where.data_region":         "On %s: its data is there",
+	"where.first_free":          "On %s: cards are free there",
+	"where.earliest":            "Expected on %s: it starts there first",
+	"where.only":                "On %s: the only place it accepts",
+	"cap.region":                "Region %s",
 	// End of templates and schedules (#17).
 
 	// Calibrate page.

@@ -814,6 +814,12 @@ var catalogZH = map[string]string{
 	"report.template_effective": "有效卡时",
 	"report.template_cost":      "费用",
 	"report.template_no_price":  "有卡型没有价格",
+	"where.at":                  "%s（%s）",
+	"where.data_region":         "在 %s：数据就在那里",
+	"where.first_free":          "在 %s：那里有空闲卡",
+	"where.earliest":            "预计在 %s：那里最早开始",
+	"where.only":                "在 %s：它只接受这里",
+	"cap.region":                "地域 %s",
 	// End of templates and schedules (#17).
 
 	// Calibrate page.

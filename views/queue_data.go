@@ -56,6 +56,9 @@ type QueueRow struct {
 	Owner       string
 	GPUs        int
 	Spec        string // asked spec; "" is any
+	// PlaceSpec and PlaceRegion are where it starts or is expected to, PlaceWhy why there
+	// (scheduler.Why…); empty when unknown.
+	PlaceSpec, PlaceRegion, PlaceWhy string
 	Priority    string // urgent, high, normal, low
 	EstGPUHours float64
 	DataReady   bool
@@ -85,6 +88,7 @@ type RunningTask struct {
 // the short lane's reserve (cards of nodes only short tasks take) with how many are in use.
 type SpecCapacity struct {
 	Spec             string
+	Region           string
 	Total            int
 	Held             int
 	Free             int

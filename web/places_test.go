@@ -1,12 +1,16 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/api"
+	"kashi/models"
 )
 
 // TestTaskSpecsAndRegions submits tasks that accept several specs and regions: the answer
@@ -39,5 +43,59 @@ func TestTaskSpecsAndRegions(t *testing.T) {
 	want := out{[]string{"A100-80G"}, []string{"cn-east", "cn-west"}, map[string]string{"path": "/data/set", "region": "cn-west"}}
 	if diff := cmp.Diff(want, decode[out](t, w)); diff != "" {
 		t.Errorf("task (-want +got):\n%s", diff)
+	}
+}
+
+// TestQueueShowsWhereAndRegions shows on the queue page and in GET /api/v1/queue where each
+// task starts or is expected to start and why, and the free capacity grouped by region.
+func TestQueueShowsWhereAndRegions(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	s.projects("vision")
+	for _, pl := range []struct{ pool, region, host string }{{"a100-east", "cn-east", "e1"}, {"a100-west", "cn-west", "w1"}} {
+		if _, err := s.store.SavePoolConfig(ctx, pl.pool, models.PoolConfig{Provider: "static", Spec: a100Spec, GPUsPerNode: 4,
+			Region: pl.region, MaxNodes: 1}, "tester", "", t0); err != nil {
+			t.Fatal(err)
+		}
+		s.register(node(pl.host).inPool(pl.pool).cards(a100Name, a100MiB, 4))
+	}
+	east := s.create(task("anywhere").gpus(2).ready(), t0)
+	w := s.post("/api/v1/tasks", `{"project": "vision", "name": "west-data", "gpus": 4, "command": ["x"], "data_ready": true,
+		"regions": ["cn-west"], "data_check": {"path": "/d", "region": "cn-west"}}`)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("submit = %d %s", w.Code, w.Body)
+	}
+	west := decode[struct{ ID int64 }](t, w)
+	doc := docOf(t, s.get("/queue").Result())
+	got := map[string]string{}
+	doc.Find(`[data-testid=queue-row]`).Each(func(_ int, r *goquery.Selection) {
+		got[r.AttrOr("data-task-id", "")] = r.Find(`[data-testid=where]`).AttrOr("data-region", "") + " " +
+			r.Find(`[data-testid=where]`).AttrOr("data-why", "")
+	})
+	want := map[string]string{fmt.Sprint(east.ID): "cn-east first-free", fmt.Sprint(west.ID): "cn-west data-region"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("where (-want +got):\n%s", diff)
+	}
+	var regions []string
+	doc.Find(`[data-testid=capacity-row]`).Each(func(_ int, r *goquery.Selection) {
+		regions = append(regions, r.AttrOr("data-region", "")+"/"+r.AttrOr("data-spec", ""))
+	})
+	if diff := cmp.Diff([]string{"cn-east/" + a100Spec, "cn-west/" + a100Spec}, regions); diff != "" {
+		t.Errorf("capacity rows (-want +got):\n%s", diff)
+	}
+	if n := doc.Find(`[data-testid=capacity-region]`).Length(); n != 2 {
+		t.Errorf("capacity region headings = %d, want 2", n)
+	}
+	q := decode[struct {
+		Tasks []struct {
+			ID          int64  `json:"id"`
+			PlaceRegion string `json:"place_region"`
+			PlaceWhy    string `json:"place_why"`
+		} `json:"tasks"`
+		Capacity []struct{ Region string } `json:"capacity"`
+	}](t, s.get("/api/v1/queue"))
+	if len(q.Tasks) != 2 || q.Tasks[1].ID != west.ID || q.Tasks[1].PlaceRegion != "cn-west" || q.Tasks[1].PlaceWhy != "data-region" ||
+		len(q.Capacity) != 2 || q.Capacity[0].Region != "cn-east" {
+		t.Errorf("GET /api/v1/queue = %+v", q)
 	}
 }
