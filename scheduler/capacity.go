@@ -67,6 +67,8 @@ func FreeCapacity(snap Snapshot) []SpecCapacity {
 	for _, c := range bySpec {
 		out = append(out, *c)
 	}
-	slices.SortFunc(out, func(a, b SpecCapacity) int { return cmp.Or(cmp.Compare(a.Region, b.Region), cmp.Compare(a.Spec, b.Spec)) })
+	slices.SortFunc(out, func(a, b SpecCapacity) int {
+		return cmp.Or(cmp.Compare(a.Region, b.Region), cmp.Compare(a.Spec, b.Spec))
+	})
 	return out
 }

@@ -49,20 +49,20 @@ const (
 // QueueRow is one pending task.
 type QueueRow struct {
 	// Position is 1-based in the lane; 0 for a task that starts at the next tick.
-	Position    int
-	TaskID      int64
-	Name        string
-	Project     string
-	Owner       string
-	GPUs        int
-	Spec        string // asked spec; "" is any
+	Position int
+	TaskID   int64
+	Name     string
+	Project  string
+	Owner    string
+	GPUs     int
+	Spec     string // asked spec; "" is any
 	// PlaceSpec and PlaceRegion are where it starts or is expected to, PlaceWhy why there
 	// (scheduler.Why…); empty when unknown.
 	PlaceSpec, PlaceRegion, PlaceWhy string
-	Priority    string // urgent, high, normal, low
-	EstGPUHours float64
-	DataReady   bool
-	SubmittedAt time.Time
+	Priority                         string // urgent, high, normal, low
+	EstGPUHours                      float64
+	DataReady                        bool
+	SubmittedAt                      time.Time
 	// ETAP50 and ETAP90 are the estimated starts; zero is unknown.
 	ETAP50, ETAP90 time.Time
 	// Reason is a wait reason code; ReasonSpec, Ahead and Detail refine it.
