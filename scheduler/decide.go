@@ -179,6 +179,9 @@ func (ps *placeSets) index(t *Pending, f *fleet) int32 {
 	for _, r := range t.Regions {
 		ps.buf = append(append(ps.buf, 0), r...)
 	}
+	if s, ok := ps.key[string(ps.buf)]; ok { // no allocation for the lookup
+		return s
+	}
 	return ps.intern(string(ps.buf), t, f)
 }
 
@@ -803,7 +806,7 @@ func (d *decider) explain() Plan {
 			ETAP50:   d.at(st.eta50),
 			ETAP90:   d.at(st.eta90),
 		}
-		if st.reason == rNoFreeGPUs || st.reason == rNoSuchCapacity {
+		if (st.reason == rNoFreeGPUs || st.reason == rNoSuchCapacity) && st.spec != specAny {
 			w.Spec = askedSpec(&d.snap.Pending[d.q.keys[i].idx])
 		}
 		if st.where >= 0 {
