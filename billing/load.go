@@ -19,6 +19,7 @@ type Source interface {
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerRollups(ctx context.Context, gpuIDs []int64, since, to time.Time) ([]models.GPURollup, error)
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
+	NodeRegions(ctx context.Context) (map[int64]string, error)
 	LedgerTemplates(ctx context.Context, taskIDs []int64) ([]models.LedgerTemplate, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
@@ -94,6 +95,9 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 			return Input{}, err
 		}
+	}
+	if in.Regions, err = src.NodeRegions(ctx); err != nil {
+		return Input{}, err
 	}
 	m := r.Month.String()
 	if in.Prices, err = src.Prices(ctx, m); err != nil {

@@ -99,3 +99,30 @@ func TestQueueShowsWhereAndRegions(t *testing.T) {
 		t.Errorf("GET /api/v1/queue = %+v", q)
 	}
 }
+
+// TestBillLinesShowRegion shows each bill line's region: the region setting of the pool of
+// the nodes its cards were on, in the JSON and on the bill page.
+func TestBillLinesShowRegion(t *testing.T) {
+	w := newBillWorld(t)
+	if _, err := w.store.SavePoolConfig(context.Background(), "a100", models.PoolConfig{Provider: "static", Spec: a100Spec,
+		GPUsPerNode: 4, Region: "cn-east", MaxNodes: 1}, "tester", "", t0); err != nil {
+		t.Fatal(err)
+	}
+	b := decode[struct {
+		Lines []struct {
+			Spec, Region string
+		} `json:"lines"`
+	}](t, w.get("/api/v1/bills/vision/"+billMonth+"?format=json"))
+	if len(b.Lines) == 0 {
+		t.Fatal("no bill lines")
+	}
+	for _, l := range b.Lines {
+		if l.Region != "cn-east" {
+			t.Errorf("line %+v, want region cn-east", l)
+		}
+	}
+	doc := docOf(t, w.get("/bills/vision/"+billMonth).Result())
+	if got := doc.Find(`[data-testid=bill-line] [data-testid=line-region]`).First().Text(); got != "cn-east" {
+		t.Errorf("bill page line region = %q, want cn-east", got)
+	}
+}
