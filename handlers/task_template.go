@@ -65,13 +65,23 @@ func (h *Tasks) formTemplate(c echo.Context, id string) (models.TaskTemplate, er
 }
 
 // templateProblem records the form's template on its task, at the template's current
-// version, and adds a problem for each env name of the template left without a value.
+// version, and adds a problem for each env name of the template left without a value. The
+// form has no inputs for several specs or regions: the template's apply unless the form
+// names one spec, and its data check keeps its region while the form keeps its path or URL.
 func templateProblem(t models.TaskTemplate, nt *models.NewTask, problems map[string]views.FormError) {
 	if t.ID == 0 {
 		return
 	}
+	b := t.Fields()
 	nt.TemplateID, nt.TemplateVersion = t.ID, t.Version
-	for _, name := range t.Fields().EnvNames {
+	if nt.Spec == "" {
+		nt.Specs = b.Specs
+	}
+	nt.Regions = b.Regions
+	if dc := b.DataCheck; dc != nil && dc.Path == nt.DataCheck.Path && dc.URL == nt.DataCheck.URL {
+		nt.DataCheck.Region = dc.Region
+	}
+	for _, name := range b.EnvNames {
 		if nt.Env[name] == "" {
 			if _, ok := problems["env"]; !ok {
 				problems["env"] = views.FormError{Code: views.FormErrEnvMissing, Text: name}
