@@ -86,8 +86,10 @@ type Line struct {
 	// Ending is how the task ended (models.TaskEnding: finished, failed, reclaimed,
 	// released, lost, timed-out, cancelled); "" while it runs. It does not change the
 	// classes: a reclaimed task's idle seconds are idle.
-	Ending  string `json:"ending"`
-	Spec    string `json:"spec"`
+	Ending string `json:"ending"`
+	Spec   string `json:"spec"`
+	// Region is where the cards were (their pool's region); absent for none.
+	Region  string `json:"region,omitempty"`
 	Pricing string `json:"pricing"`
 	Breakdown
 	NominalS   int64 `json:"nominal_s"`

@@ -32,7 +32,10 @@ type Input struct {
 	Readings Readings
 	// Nodes give pool idle; leave nil to skip it (and when Allocations are not all
 	// projects', pool idle would be wrong).
-	Nodes       []models.LedgerNode
+	Nodes []models.LedgerNode
+	// Regions are the regions of the nodes whose pool has one, by node id: bill lines show
+	// where their cards were.
+	Regions     map[int64]string
 	Prices      []models.Price
 	Plans       []models.BillingPlan
 	Adjustments []models.Adjustment
@@ -60,8 +63,10 @@ type lineKey struct {
 type lineAcc struct {
 	key     lineKey
 	project int64
-	held    Breakdown
-	wasted  int64
+	// region is where the line's cards are: their first node's pool region.
+	region string
+	held   Breakdown
+	wasted int64
 	// next is the index of the task's next line, or -1.
 	next int
 }
@@ -134,6 +139,7 @@ type ledger struct {
 	win     Span
 	asOf    int64
 	nodes   map[int64]models.LedgerNode
+	regions map[int64]string
 	tasks   map[int64]*models.LedgerTask
 	perTask map[int64]bool
 	lines   []lineAcc
@@ -189,6 +195,7 @@ func newLedger(in Input, win Span, asOf int64) *ledger {
 	for _, n := range in.Nodes {
 		l.nodes[n.ID] = n
 	}
+	l.regions = in.Regions
 	for i := range in.Tasks {
 		l.tasks[in.Tasks[i].ID] = &in.Tasks[i]
 	}
@@ -219,6 +226,9 @@ func (l *ledger) add(a *models.LedgerAllocation, b Breakdown) {
 	}
 	if k := (lineKey{a.TaskID, a.Spec, a.Overflow}); l.line < 0 || l.lines[l.line].key != k {
 		l.line = l.lineOf(k, a.ProjectID)
+		if l.lines[l.line].region == "" {
+			l.lines[l.line].region = l.regions[a.NodeID]
+		}
 	}
 	l.lines[l.line].held.Add(b)
 	l.lines[l.line].wasted += Wasted(held, l.win, t)

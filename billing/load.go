@@ -19,6 +19,8 @@ type Source interface {
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
+	NodeRegions(ctx context.Context) (map[int64]string, error)
+	LedgerTemplates(ctx context.Context, taskIDs []int64) ([]models.LedgerTemplate, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
@@ -79,6 +81,9 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 			return Input{}, err
 		}
+	}
+	if in.Regions, err = src.NodeRegions(ctx); err != nil {
+		return Input{}, err
 	}
 	m := r.Month.String()
 	if in.Prices, err = src.Prices(ctx, m); err != nil {

@@ -145,7 +145,7 @@ func (bl *pricer) rate(spec string, overflow bool) int64 {
 
 // line prices one accumulated line.
 func (bl *pricer) line(la *lineAcc) Line {
-	l := Line{TaskID: la.key.task, Spec: la.key.spec, Breakdown: la.held, NominalS: la.held.Nominal(),
+	l := Line{TaskID: la.key.task, Spec: la.key.spec, Region: la.region, Breakdown: la.held, NominalS: la.held.Nominal(),
 		EffectiveS: la.held.Effective(), WastedS: la.wasted}
 	t := bl.tasks[la.key.task]
 	if t != nil {

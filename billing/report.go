@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,6 +99,8 @@ type WindowInput struct {
 	Readings    Readings
 	// Nodes name the nodes and give lost nodes' last-seen time.
 	Nodes []models.LedgerNode
+	// Templates name the templates the tasks came from.
+	Templates []models.LedgerTemplate
 }
 
 // Report is the utilization of a window: held (nominal) against effective card time and
@@ -124,6 +127,27 @@ type Report struct {
 	// their actual card time the most, by project then miss (largest first), at most
 	// MissesPerProject each.
 	Misses []EstimateMiss `json:"estimate_misses"`
+	// Templates are the card time of the tasks submitted from each template, by project and
+	// template name; WeekReport prices them (CostFen).
+	Templates []TemplateUsage `json:"templates"`
+}
+
+// TemplateUsage is the card time in the window of the tasks submitted from one template:
+// how many held cards (Runs), their held and effective card time, per spec, and what that
+// card time costs as the bill's pricing prices it on its own (QuoteTask per spec, without
+// the month's package or overflow split).
+type TemplateUsage struct {
+	TemplateID int64  `json:"template_id"`
+	Template   string `json:"template"`
+	Project    string `json:"project"`
+	ProjectID  int64  `json:"-"`
+	Runs       int    `json:"runs"`
+	NominalS   int64  `json:"nominal_s"`
+	EffectiveS int64  `json:"effective_s"`
+	// SpecS is the held card-seconds per spec.
+	SpecS        map[string]int64 `json:"spec_s"`
+	CostFen      int64            `json:"cost_fen"`
+	MissingPrice bool             `json:"missing_price,omitempty"`
 }
 
 // TopIdleTasks is how many tasks Report.TopIdle lists.
@@ -281,6 +305,12 @@ func Utilization(in WindowInput) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	templateOf := make(map[int64]models.LedgerTemplate, len(in.Templates))
+	for _, t := range in.Templates {
+		templateOf[t.TaskID] = t
+	}
+	byTemplate := map[int64]*TemplateUsage{}
+	ran := map[int64]bool{}
 	byProject, byNode, bySpec := usageSet{}, usageSet{}, usageSet{}
 	perTask := map[int64]*IdleTask{}
 	whole := map[int64]*Breakdown{}
@@ -320,6 +350,21 @@ func Utilization(in WindowInput) (Report, error) {
 		}
 		it.Breakdown.Add(b)
 		it.WastedS += wasted
+		if tpl, ok := templateOf[a.TaskID]; ok {
+			u := byTemplate[tpl.TemplateID]
+			if u == nil {
+				u = &TemplateUsage{TemplateID: tpl.TemplateID, Template: tpl.Template, ProjectID: a.ProjectID,
+					Project: projectName(projects, a.ProjectID), SpecS: map[string]int64{}}
+				byTemplate[tpl.TemplateID] = u
+			}
+			if !ran[a.TaskID] {
+				ran[a.TaskID] = true
+				u.Runs++
+			}
+			u.NominalS += b.Nominal()
+			u.EffectiveS += b.Effective()
+			u.SpecS[a.Spec] += b.Nominal()
+		}
 	}
 	r.Total.NominalS, r.Total.EffectiveS = r.Total.Nominal(), r.Total.Effective()
 	if in.Only == nil {
@@ -342,7 +387,50 @@ func Utilization(in WindowInput) (Report, error) {
 	r.TopIdle = topIdle(perTask)
 	r.OutputProjects, r.OutputTags = outputCosts(whole, tasks, projects)
 	r.Misses = estimateMisses(whole, tasks, projects)
+	for _, u := range byTemplate {
+		r.Templates = append(r.Templates, *u)
+	}
+	slices.SortFunc(r.Templates, func(a, b TemplateUsage) int {
+		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Template, b.Template), cmp.Compare(a.TemplateID, b.TemplateID))
+	})
 	return r, nil
+}
+
+// priceTemplates prices each template's card time of the report per spec through the
+// bill's own pricing for its project under the month's prices and plans.
+func priceTemplates(ctx context.Context, src Source, r *Report, month Month) error {
+	if len(r.Templates) == 0 {
+		return nil
+	}
+	prices, err := src.Prices(ctx, month.String())
+	if err != nil {
+		return err
+	}
+	plans, err := src.BillingPlans(ctx, month.String())
+	if err != nil {
+		return err
+	}
+	quotas := map[int64][]models.Quota{}
+	for i := range r.Templates {
+		u := &r.Templates[i]
+		q, ok := quotas[u.ProjectID]
+		if !ok {
+			if q, err = src.Quotas(ctx, u.ProjectID); err != nil {
+				return err
+			}
+			quotas[u.ProjectID] = q
+		}
+		for _, spec := range slices.Sorted(maps.Keys(u.SpecS)) {
+			quote, err := QuoteTask(QuoteInput{ProjectID: u.ProjectID, Spec: spec, CardSeconds: u.SpecS[spec],
+				Prices: prices, Plans: plans, Quotas: q})
+			if err != nil {
+				return err
+			}
+			u.CostFen += quote.Line.AmountFen
+			u.MissingPrice = u.MissingPrice || quote.MissingPrice
+		}
+	}
+	return nil
 }
 
 // estimateMisses lists, per project, the tasks with an estimate whose whole card time
@@ -457,6 +545,9 @@ func LoadWindow(ctx context.Context, src Source, from, to, asOf time.Time, only 
 	if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 		return WindowInput{}, err
 	}
+	if in.Templates, err = src.LedgerTemplates(ctx, taskIDs); err != nil {
+		return WindowInput{}, err
+	}
 	return in, nil
 }
 
@@ -482,6 +573,9 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 		return Report{}, err
 	}
 	r.Week, r.TimeZone = w.String(), loc.String()
+	if err := priceTemplates(ctx, src, &r, MonthOf(from, loc)); err != nil {
+		return Report{}, err
+	}
 	return r, nil
 }
 
@@ -492,7 +586,7 @@ var ReportCSVHeader = []string{
 	"准备 Setup hours", "浪费 Wasted card-hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
 	"有效卡时/产出 Effective card-hours per unit", "结束方式 Ending", "预估卡时 Estimated card-hours",
-	"偏差 Miss card-hours",
+	"偏差 Miss card-hours", "费用 Cost (yuan)",
 }
 
 // Row kinds of the report's CSV.
@@ -505,6 +599,7 @@ const (
 	reportOutputProject = "产出·项目 output-project"
 	reportOutputTag     = "产出·标签 output-tag"
 	reportMiss          = "估算偏差 estimate-miss"
+	reportTemplate      = "模板 template"
 )
 
 // WriteReportCSV writes the report as CSV for spreadsheets: UTF-8 with a byte-order mark,
@@ -567,6 +662,10 @@ func WriteReportCSV(w io.Writer, r Report) error {
 	for _, m := range r.Misses {
 		write(reportMiss, m.Task, m.Project, m.Owner, "", strconv.FormatInt(m.TaskID, 10), h(m.ActualS), "", "", "", "",
 			"", "", "", "", "", "", "", "", "", h(m.EstimatedS), h(m.MissS))
+	}
+	for _, u := range r.Templates {
+		write(reportTemplate, u.Template, u.Project, "", "", "", h(u.NominalS), h(u.EffectiveS), "", "", "", "", "", "", "",
+			strconv.Itoa(u.Runs), "", "", "", "", "", "", FormatFen(u.CostFen))
 	}
 	if err == nil {
 		err = bw.Flush()

@@ -82,6 +82,7 @@ type TemplatesStore interface {
 	Schedules(ctx context.Context, templateID int64) ([]models.TaskSchedule, error)
 	SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.

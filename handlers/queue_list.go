@@ -28,11 +28,17 @@ type queueTaskJSON struct {
 	ReasonText   string     `json:"reason_text"`
 	ReasonDetail string     `json:"reason_detail,omitempty"`
 	Ahead        int64      `json:"ahead,omitempty"`
+	// PlaceSpec and PlaceRegion are where it starts or is expected to; PlaceWhy why there
+	// (data-region, only, first-free, earliest). Absent when unknown.
+	PlaceSpec   string `json:"place_spec,omitempty"`
+	PlaceRegion string `json:"place_region,omitempty"`
+	PlaceWhy    string `json:"place_why,omitempty"`
 }
 
 // capacityJSON is one spec's free capacity.
 type capacityJSON struct {
 	Spec        string `json:"spec"`
+	Region      string `json:"region"`
 	Total       int    `json:"total"`
 	Held        int    `json:"held"`
 	Free        int    `json:"free"`
@@ -61,7 +67,7 @@ func (h *Tasks) QueueList(c echo.Context) error {
 		}
 		out.Tasks = append(out.Tasks, queueTaskJSON{taskJSON: tj, Position: e.Position, Lane: e.Lane,
 			ETAP50: etaJSON(e.ETAP50), ETAP90: etaJSON(e.ETAP90), Reason: string(e.Reason), ReasonText: e.String(),
-			ReasonDetail: e.Detail, Ahead: e.Ahead})
+			ReasonDetail: e.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
 	}
 	for _, cp := range st.view.Capacity {
 		out.Capacity = append(out.Capacity, capacityJSON(cp))

@@ -9,7 +9,8 @@ import (
 )
 
 // QueuePage renders the queue page, or only its lanes (and the free capacity, out of band)
-// when htmx refreshes them (HX-Request); ?resubmit=id fills the form from that task.
+// when htmx refreshes them (HX-Request); ?resubmit=id fills the form from that task,
+// ?template=id from that template.
 // GET /queue.
 func (h *Tasks) QueuePage(c echo.Context) error {
 	now := h.now()
@@ -17,7 +18,13 @@ func (h *Tasks) QueuePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.queueData(c.Request().Context(), Who(c), now, newTaskForm(vals))
+	form := newTaskForm(vals)
+	if id := c.QueryParam("template"); id != "" && vals.Project == "" {
+		if form, err = h.templateForm(c, id); err != nil {
+			return err
+		}
+	}
+	d, err := h.queueData(c.Request().Context(), Who(c), now, form)
 	if err != nil {
 		return err
 	}

@@ -108,6 +108,10 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 		return out
 	}
 	d.OutputProjects, d.OutputTags = output(r.OutputProjects), output(r.OutputTags)
+	for _, u := range r.Templates {
+		d.Templates = append(d.Templates, views.ReportTemplate{TemplateID: u.TemplateID, Template: u.Template, Project: u.Project,
+			Runs: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
+	}
 	return d
 }
 

@@ -32,11 +32,8 @@ func (h *Templates) ScheduleCreate(c echo.Context) error {
 	if err := decodeJSON(c, 4<<10, &req); err != nil {
 		return err
 	}
-	if _, err := schedule.Parse(req.Cron, "UTC"); err != nil {
-		return apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "cron", Msg: err.Error()})
-	}
-	if _, err := schedule.Parse(req.Cron, req.TimeZone); err != nil {
-		return apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "time_zone", Msg: err.Error()})
+	if fe := checkCron(req.Cron, req.TimeZone); fe != nil {
+		return apiError(http.StatusUnprocessableEntity, fe)
 	}
 	ts, err := h.store.CreateSchedule(c.Request().Context(), models.TaskSchedule{TemplateID: t.ID, Cron: req.Cron,
 		TimeZone: req.TimeZone, Overlap: req.Overlap, StartDeadlineS: req.StartDeadlineS, Owner: Who(c).User.Name}, h.now())

@@ -97,7 +97,8 @@ func (h *Tasks) dryRun(ctx context.Context, nt models.NewTask, now time.Time) (d
 	if maxRT == 0 {
 		maxRT = h.cfg.TaskLimits.Limit(nt.Queue)
 	}
-	tr, err := h.sched.Try(ctx, now, scheduler.Pending{Project: p.Name, ProjectID: p.ID, Spec: nt.Spec, Queue: nt.Queue,
+	tr, err := h.sched.Try(ctx, now, scheduler.Pending{Project: p.Name, ProjectID: p.ID, Spec: nt.Spec, Specs: nt.Specs,
+		Regions: nt.Regions, DataRegion: nt.DataCheck.Region, Queue: nt.Queue,
 		Priority: nt.Priority, GPUs: nt.GPUs, EstRuntime: scheduler.EstRuntime(nt.EstGPUHours, nt.GPUs),
 		MaxRuntime: maxRT, DataReady: nt.DataReady, Deferrable: nt.Deferrable})
 	if err != nil {

@@ -38,6 +38,11 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	}
 	nt, problems := taskFromForm(vals, false)
 	nt.IdempotencyScope = Who(c).IdempotencyScope()
+	tpl, err := h.formTemplate(c, vals.Template)
+	if err != nil {
+		return err
+	}
+	templateProblem(tpl, &nt, problems)
 	var created int64
 	if len(problems) == 0 {
 		t, _, err := h.store.CreateTask(ctx, nt, h.cfg.TaskLimits, h.now())
@@ -49,7 +54,8 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	}
 	l := Locale(c)
 	if len(problems) > 0 {
-		d, err := h.queueData(ctx, Who(c), h.now(), views.TaskForm{Values: vals, Errors: problems})
+		d, err := h.queueData(ctx, Who(c), h.now(), views.TaskForm{Values: vals, Errors: problems,
+			TemplateName: tpl.Name, TemplateVersion: tpl.Version})
 		if err != nil {
 			return err
 		}
@@ -133,7 +139,7 @@ func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
 		Spec: get("spec"), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),
 		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
 		DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
-		IdempotencyKey: get("idempotency_key")}, nil
+		IdempotencyKey: get("idempotency_key"), Template: get("template")}, nil
 }
 
 // taskFromForm turns the form's values into the store's input and the problems found while

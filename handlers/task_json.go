@@ -14,6 +14,8 @@ type taskRequest struct {
 	Owner       string            `json:"owner"`
 	GPUs        int               `json:"gpus"`
 	Spec        string            `json:"spec"`
+	Specs       []string          `json:"specs"`
+	Regions     []string          `json:"regions"`
 	Queue       string            `json:"queue"`
 	Priority    string            `json:"priority"`
 	EstGPUHours float64           `json:"est_gpu_hours"`
@@ -33,7 +35,8 @@ type taskRequest struct {
 
 // newTask turns a request into the store's input, with defaults for class and priority.
 func (r taskRequest) newTask(key string) models.NewTask {
-	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Queue: r.Queue,
+	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.Specs,
+		Regions: r.Regions, Queue: r.Queue,
 		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
 		DataReady: r.DataReady, Deferrable: r.Deferrable, IdempotencyKey: key}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
@@ -55,12 +58,15 @@ func (r taskRequest) newTask(key string) models.NewTask {
 
 // taskJSON is a task as the API shows it (DESIGN.md, API surface).
 type taskJSON struct {
-	ID          int64    `json:"id"`
-	Project     string   `json:"project"`
-	Name        string   `json:"name"`
-	Owner       string   `json:"owner"`
-	GPUs        int      `json:"gpus"`
-	Spec        string   `json:"spec"`
+	ID      int64  `json:"id"`
+	Project string `json:"project"`
+	Name    string `json:"name"`
+	Owner   string `json:"owner"`
+	GPUs    int    `json:"gpus"`
+	Spec    string `json:"spec"`
+	// Specs and Regions are the specs and regions the task accepts, when it names several.
+	Specs       []string `json:"specs,omitempty"`
+	Regions     []string `json:"regions,omitempty"`
 	Queue       string   `json:"queue"`
 	Priority    string   `json:"priority"`
 	EstGPUHours float64  `json:"est_gpu_hours"`
@@ -90,7 +96,8 @@ type taskJSON struct {
 
 // toTaskJSON is a task as its project's members see it.
 func toTaskJSON(t models.TaskRow) taskJSON {
-	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec, Queue: t.Queue,
+	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec,
+		Specs: t.SpecList(), Regions: t.RegionList(), Queue: t.Queue,
 		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir, Image: t.Image,
 		DataReady: t.DataReady, Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,

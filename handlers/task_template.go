@@ -3,10 +3,13 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/views"
 )
 
 // fromTemplate is a submit from the template id names: the template's fields (its project,
@@ -42,4 +45,82 @@ func (h *Tasks) fromTemplate(c echo.Context, id int64, body []byte) (models.Task
 			Msg: "the template needs a value for " + missing})
 	}
 	return t, req, nil
+}
+
+// formTemplate loads the template a submit form was filled from (id as posted; "" for
+// none: the zero template). One the caller does not see is 404, as on the API.
+func (h *Tasks) formTemplate(c echo.Context, id string) (models.TaskTemplate, error) {
+	if id == "" {
+		return models.TaskTemplate{}, nil
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return models.TaskTemplate{}, badRequest("template", "template must be a template id")
+	}
+	t, err := h.store.TemplateByID(c.Request().Context(), n)
+	if err == nil && !Who(c).CanSee(t.ProjectID) {
+		err = models.ErrNotFound
+	}
+	return t, storeError(err)
+}
+
+// templateProblem records the form's template on its task, at the template's current
+// version, and adds a problem for each env name of the template left without a value. The
+// form has no inputs for several specs or regions: the template's apply unless the form
+// names one spec, and its data check keeps its region while the form keeps its path or URL.
+func templateProblem(t models.TaskTemplate, nt *models.NewTask, problems map[string]views.FormError) {
+	if t.ID == 0 {
+		return
+	}
+	b := t.Fields()
+	nt.TemplateID, nt.TemplateVersion = t.ID, t.Version
+	if nt.Spec == "" {
+		nt.Specs = b.Specs
+	}
+	nt.Regions = b.Regions
+	if dc := b.DataCheck; dc != nil && dc.Path == nt.DataCheck.Path && dc.URL == nt.DataCheck.URL {
+		nt.DataCheck.Region = dc.Region
+	}
+	for _, name := range b.EnvNames {
+		if nt.Env[name] == "" {
+			if _, ok := problems["env"]; !ok {
+				problems["env"] = views.FormError{Code: views.FormErrEnvMissing, Text: name}
+			}
+		}
+	}
+}
+
+// templateForm is a new submit form filled from the template ?template= names: its
+// project, name and fields, its env names as KEY= lines to fill in, data not ready when it
+// declares a data check. Every field may be changed before submitting.
+func (h *Tasks) templateForm(c echo.Context, id string) (views.TaskForm, error) {
+	t, err := h.formTemplate(c, id)
+	if err != nil {
+		return views.TaskForm{}, err
+	}
+	p, err := h.store.ProjectByID(c.Request().Context(), t.ProjectID)
+	if err != nil {
+		return views.TaskForm{}, storeError(err)
+	}
+	b := t.Fields()
+	vals := views.TaskFormValues{Project: p.Name, Name: t.Name, Spec: b.Spec, Queue: b.Queue, Priority: b.Priority,
+		Command: strings.Join(b.Command, "\n"), Workdir: b.Workdir, Deferrable: b.Deferrable, Template: strconv.FormatInt(t.ID, 10)}
+	if b.GPUs > 0 {
+		vals.GPUs = strconv.Itoa(b.GPUs)
+	}
+	if b.EstGPUHours > 0 {
+		vals.EstGPUHours = strconv.FormatFloat(b.EstGPUHours, 'f', -1, 64)
+	}
+	if b.MaxRuntimeS > 0 {
+		vals.MaxRuntimeH = strconv.FormatFloat(float64(b.MaxRuntimeS)/3600, 'f', -1, 64)
+	}
+	for _, name := range b.EnvNames {
+		vals.Env += name + "=\n"
+	}
+	f := newTaskForm(vals)
+	if b.DataCheck != nil {
+		f.Values.DataCheck, f.Values.DataReady = b.DataCheck.Path+b.DataCheck.URL, false
+	}
+	f.TemplateName, f.TemplateVersion = t.Name, t.Version
+	return f, nil
 }

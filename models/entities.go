@@ -165,7 +165,11 @@ type Task struct {
 	Owner     string
 	GPUs      int `gorm:"column:gpus"`
 	// Spec is the wanted GPU spec; empty means any.
-	Spec        string
+	Spec string
+	// Specs and Regions are JSON lists of the specs and regions the task accepts (any of
+	// them); empty text for none: Spec alone, and any region.
+	Specs       string
+	Regions     string
 	Queue       string
 	Priority    string
 	EstGPUHours float64 `gorm:"column:est_gpu_hours"`

@@ -43,9 +43,13 @@ func TestImportHistory(t *testing.T) {
 		if err != nil || len(tasks) != 1 || tasks[0].State != models.TaskSucceeded || tasks[0].Ending != models.EndFinished {
 			t.Fatalf("LedgerTasks = %+v, %v", tasks, err)
 		}
-		rs, err := s.LedgerRollups(ctx, []int64{as[0].GPUID}, t0, t0.Add(24*time.Hour))
+		var rs []models.GPURollup
+		err = s.LedgerReadings(ctx, []int64{as[0].GPUID}, t0, t0.Add(24*time.Hour), func(_ int64, got []models.GPURollup) error {
+			rs = append(rs, got...)
+			return nil
+		})
 		if err != nil || len(rs) != 12 || rs[0].NActive != 2 {
-			t.Fatalf("LedgerRollups = %d rows, %v; want 12 active buckets", len(rs), err)
+			t.Fatalf("LedgerReadings = %d rows, %v; want 12 active buckets", len(rs), err)
 		}
 		if nodes, _ := s.Nodes(ctx); len(nodes) != 0 {
 			t.Errorf("Nodes = %+v, want the past node removed", nodes)

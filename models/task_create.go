@@ -20,11 +20,14 @@ import (
 
 // NewTask is a task as submitted.
 type NewTask struct {
-	Project     string
-	Name        string
-	Owner       string
-	GPUs        int
-	Spec        string
+	Project string
+	Name    string
+	Owner   string
+	GPUs    int
+	Spec    string
+	// Specs and Regions, when set, are the specs and regions the task accepts (any of them).
+	Specs       []string
+	Regions     []string
 	Queue       string
 	Priority    string
 	EstGPUHours float64
@@ -56,6 +59,8 @@ type NewTask struct {
 type DataCheck struct {
 	Path string `json:"path,omitempty"`
 	URL  string `json:"url,omitempty"`
+	// Region is where the data is: the scheduler prefers that region's cards.
+	Region string `json:"region,omitempty"`
 }
 
 // TaskLimits bound what a submit may ask for.
@@ -181,7 +186,7 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err := checkName("owner", nt.Owner, 100); err != nil {
 		return err
 	}
-	if err := s.checkCapacity(tx, nt.Spec, nt.GPUs); err != nil {
+	if err := s.checkPlaces(tx, nt); err != nil {
 		return err
 	}
 	maxRuntime, err := checkClass(nt, lim)
@@ -212,7 +217,8 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if nt.IdempotencyKey != "" {
 		key, scope, hash = &nt.IdempotencyKey, nt.IdempotencyScope, requestHash(nt)
 	}
-	*t = Task{ProjectID: project.ID, Name: nt.Name, Owner: nt.Owner, GPUs: nt.GPUs, Spec: nt.Spec, Queue: nt.Queue,
+	*t = Task{ProjectID: project.ID, Name: nt.Name, Owner: nt.Owner, GPUs: nt.GPUs, Spec: nt.Spec,
+		Specs: nameList(nt.Specs), Regions: nameList(nt.Regions), Queue: nt.Queue,
 		Priority: nt.Priority, EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(maxRuntime / time.Second),
 		Command: command, Env: env, Workdir: nt.Workdir, Image: nt.Image, DataReady: nt.DataReady, DataCheck: check,
 		Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
@@ -366,6 +372,8 @@ func encodeRun(nt NewTask) (command, env, check string, err error) {
 	switch {
 	case nt.DataCheck.Path != "" && nt.DataCheck.URL != "":
 		return "", "", "", fieldErr("data_check", "give a path or a url, not both")
+	case nt.DataCheck.Region != "" && nt.DataCheck.Path == "" && nt.DataCheck.URL == "":
+		return "", "", "", fieldErr("data_check.region", "names the region of a path or url; give one")
 	case nt.DataCheck.Path != "":
 		if !utf8.ValidString(nt.DataCheck.Path) || !path.IsAbs(nt.DataCheck.Path) || len(nt.DataCheck.Path) > 1024 {
 			return "", "", "", fieldErr("data_check.path", "must be an absolute path")
@@ -380,6 +388,11 @@ func encodeRun(nt NewTask) (command, env, check string, err error) {
 	e, _ := json.Marshal(nt.Env)
 	if nt.Env == nil {
 		e = []byte("{}")
+	}
+	if nt.DataCheck.Region != "" {
+		if err := checkName("data_check.region", nt.DataCheck.Region, 100); err != nil {
+			return "", "", "", err
+		}
 	}
 	if nt.DataCheck != (DataCheck{}) {
 		b, _ := json.Marshal(nt.DataCheck)

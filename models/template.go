@@ -59,6 +59,8 @@ func (v TaskTemplateVersion) Changes() []FieldChange {
 type TemplateBody struct {
 	GPUs        int        `json:"gpus"`
 	Spec        string     `json:"spec"`
+	Specs       []string   `json:"specs,omitempty"`
+	Regions     []string   `json:"regions,omitempty"`
 	Queue       string     `json:"queue"`
 	Priority    string     `json:"priority"`
 	EstGPUHours float64    `json:"est_gpu_hours"`
@@ -97,7 +99,7 @@ type TemplateRow struct {
 // environment's values env (the names the body lists must all be there; the store does not
 // check that, the caller does: see MissingEnv).
 func (b TemplateBody) NewTask(project, name, owner string, env map[string]string) NewTask {
-	nt := NewTask{Project: project, Name: name, Owner: owner, GPUs: b.GPUs, Spec: b.Spec, Queue: b.Queue,
+	nt := NewTask{Project: project, Name: name, Owner: owner, GPUs: b.GPUs, Spec: b.Spec, Specs: b.Specs, Regions: b.Regions, Queue: b.Queue,
 		Priority: b.Priority, EstGPUHours: b.EstGPUHours, MaxRuntime: time.Duration(b.MaxRuntimeS) * time.Second,
 		Command: b.Command, Env: env, Workdir: b.Workdir, Image: b.Image, Deferrable: b.Deferrable, DataReady: b.DataCheck == nil}
 	if b.DataCheck != nil {

@@ -197,8 +197,8 @@ func TestDecideBackfillPlacesAroundWholeNodeReservation(t *testing.T) {
 	// Task 2 runs long: not on reserved node 1 (best fit tie, lowest id), so on node 2. Task 3
 	// ends before t0+2h, so reserved node 1 is fine.
 	want := []Placement{
-		{TaskID: 2, Spec: "A", NodeIDs: []int64{2}, GPUIDs: []int64{gid(2, 1)}, Backfill: true},
-		{TaskID: 3, Spec: "A", NodeIDs: []int64{1}, GPUIDs: gpus(1, 1, 7), Backfill: true},
+		{TaskID: 2, Spec: "A", Why: WhyOnly, NodeIDs: []int64{2}, GPUIDs: []int64{gid(2, 1)}, Backfill: true},
+		{TaskID: 3, Spec: "A", Why: WhyOnly, NodeIDs: []int64{1}, GPUIDs: gpus(1, 1, 7), Backfill: true},
 	}
 	if diff := cmp.Diff(want, got.Placements); diff != "" {
 		t.Errorf("Decide(...).Placements = %v, want %v (-want +got):\n%s", got.Placements, want, diff)

@@ -5,10 +5,12 @@ import (
 	"slices"
 )
 
-// SpecCapacity is one spec's cards at snapshot time: the free capacity (余量) a submitter
-// looks at before asking for cards.
+// SpecCapacity is one spec's cards in one region at snapshot time: the free capacity (余量)
+// a submitter looks at before asking for cards.
 type SpecCapacity struct {
 	Spec string
+	// Region is the region of the nodes' pools; "" for none.
+	Region string
 	// Total counts every card of the spec, on every node, schedulable or not.
 	Total int
 	// Held counts the cards running tasks hold.
@@ -26,8 +28,8 @@ type SpecCapacity struct {
 	ShortReserveHeld int
 }
 
-// FreeCapacity sums the snapshot's cards per spec, in spec name order. It is pure: the
-// same snapshot gives the same answer on every replica.
+// FreeCapacity sums the snapshot's cards per region and spec, in region then spec name
+// order. It is pure: the same snapshot gives the same answer on every replica.
 func FreeCapacity(snap Snapshot) []SpecCapacity {
 	held := make(map[int64]bool)
 	for _, r := range snap.Running {
@@ -35,13 +37,13 @@ func FreeCapacity(snap Snapshot) []SpecCapacity {
 			held[g] = true
 		}
 	}
-	bySpec := make(map[string]*SpecCapacity)
+	bySpec := make(map[place]*SpecCapacity)
 	var out []SpecCapacity
 	for _, n := range snap.Nodes {
-		c, ok := bySpec[n.Spec]
+		c, ok := bySpec[place{n.Spec, n.Region}]
 		if !ok {
-			c = &SpecCapacity{Spec: n.Spec}
-			bySpec[n.Spec] = c
+			c = &SpecCapacity{Spec: n.Spec, Region: n.Region}
+			bySpec[place{n.Spec, n.Region}] = c
 		}
 		free := 0
 		for _, g := range n.GPUs {
@@ -65,6 +67,8 @@ func FreeCapacity(snap Snapshot) []SpecCapacity {
 	for _, c := range bySpec {
 		out = append(out, *c)
 	}
-	slices.SortFunc(out, func(a, b SpecCapacity) int { return cmp.Compare(a.Spec, b.Spec) })
+	slices.SortFunc(out, func(a, b SpecCapacity) int {
+		return cmp.Or(cmp.Compare(a.Region, b.Region), cmp.Compare(a.Spec, b.Spec))
+	})
 	return out
 }

@@ -121,7 +121,7 @@ var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPea
 
 var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare}
 
-// Spec indexes of a task that asks for any spec, or for a spec no node has.
+// Place sets of a task that accepts any place, or none that a node has.
 const (
 	specAny  = -1
 	specNone = -2
@@ -137,7 +137,8 @@ type tstate struct {
 	eta50    int64
 	eta90    int64
 	gpus     int32 // asked cards, clamped; 0 when fewer than one
-	spec     int32 // spec index, specAny or specNone
+	spec     int32 // the places it accepts: an index into decider.sets, specAny or specNone
+	where    int32 // the place it is expected to start on, or -1
 	proj     int32
 	reason   uint8
 	detail   uint8
@@ -149,32 +150,89 @@ type tstate struct {
 	deferred bool
 }
 
-// specCache remembers the spec indexes of the last few spec names, so that a queue of a
-// handful of specs costs few map lookups.
-type specCache struct {
-	names [4]string
-	idx   [4]int32
-	n     int
+// placeSets interns the sets of places tasks accept, so that a queue of a handful of specs
+// and regions costs a map lookup per task and one list per distinct ask.
+type placeSets struct {
+	key  map[string]int32
+	sets [][]int32
+	// last remembers the previous ask (a queue is often runs of one spec).
+	lastKey string
+	last    int32
+	buf     []byte
 }
 
-// index is the spec index of name: specAny for "", specNone for a spec no node has.
-func (c *specCache) index(name string, specIdx map[string]int32) int32 {
-	if name == "" {
-		return specAny
+// index is the set of places task t accepts: the places of its specs (Specs, else Spec,
+// else every spec) in its regions (none: every region). specAny when it accepts every
+// place, specNone when no node is of what it asks.
+func (ps *placeSets) index(t *Pending, f *fleet) int32 {
+	if len(t.Specs) == 0 && len(t.Regions) == 0 {
+		if t.Spec == "" {
+			return specAny
+		}
+		return ps.intern(t.Spec, t, f)
 	}
-	for i := range c.n {
-		if c.names[i] == name {
-			return c.idx[i]
+	ps.buf = append(ps.buf[:0], t.Spec...)
+	for _, n := range t.Specs {
+		ps.buf = append(append(ps.buf, 0), n...)
+	}
+	ps.buf = append(ps.buf, 1)
+	for _, r := range t.Regions {
+		ps.buf = append(append(ps.buf, 0), r...)
+	}
+	if s, ok := ps.key[string(ps.buf)]; ok { // no allocation for the lookup
+		return s
+	}
+	return ps.intern(string(ps.buf), t, f)
+}
+
+func (ps *placeSets) intern(key string, t *Pending, f *fleet) int32 {
+	if key == ps.lastKey && ps.key != nil {
+		return ps.last
+	}
+	s, ok := ps.key[key]
+	if !ok {
+		s = ps.build(t, f)
+		if ps.key == nil {
+			ps.key = make(map[string]int32)
+		}
+		ps.key[key] = s
+	}
+	ps.lastKey, ps.last = key, s
+	return s
+}
+
+// build lists the places t accepts, in place order.
+func (ps *placeSets) build(t *Pending, f *fleet) int32 {
+	names := t.Specs
+	if len(names) == 0 && t.Spec != "" {
+		names = []string{t.Spec}
+	}
+	var out []int32
+	add := func(p int32) {
+		if len(t.Regions) == 0 || slices.Contains(t.Regions, f.specs[p].region) {
+			out = append(out, p)
 		}
 	}
-	s, ok := specIdx[name]
-	if !ok {
-		s = specNone
+	if len(names) == 0 {
+		for p := range f.specs {
+			add(int32(p))
+		}
 	}
-	k := c.n % len(c.names)
-	c.names[k], c.idx[k] = name, s
-	c.n = min(c.n+1, len(c.names))
-	return s
+	for _, n := range names {
+		for _, p := range f.byName[n] {
+			add(p)
+		}
+	}
+	if len(out) == 0 {
+		return specNone
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(names) == 0 && len(out) == len(f.specs) {
+		return specAny
+	}
+	ps.sets = append(ps.sets, out)
+	return int32(len(ps.sets) - 1)
 }
 
 // pquota is a project's quota state and the cards it holds.
@@ -206,15 +264,18 @@ type decider struct {
 	st       []tstate
 	quota    []pquota
 	res      []resv
-	guar     [][]gshare // per spec index: the guaranteed shares on it; nil when none
+	ps       placeSets
+	// pref is each queue position's data region; nil when no task names one.
+	pref     []string
+	guar     [][]gshare // per spec name (fleet.names): the guaranteed shares of it; nil when none
 	waitSpec []bool     // per spec: a gated, ready task is left waiting for its cards
 	plan     Plan
 	gpuBuf   []int64
 	nodeBuf  []int64
 	// scratch
-	cand, inQ, overQ, pick []int32
-	evs                    []event
-	order                  []int32
+	cand, inQ, overQ, pick, sub []int32
+	evs                         []event
+	order                       []int32
 	// long is true while a long task is being placed or reserved for: short-only nodes are
 	// not for it. reserveOnly is true while a short task tries the short-only nodes first.
 	long, reserveOnly bool
@@ -234,14 +295,19 @@ func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
 		at[k.idx] = int32(i)
 		d.st[i].lane = k.lane()
 	}
-	var specs specCache
 	for i := range snap.Pending {
 		t := &snap.Pending[i]
 		d50, d90 := durations(t.EstRuntime, t.MaxRuntime)
 		st := &d.st[at[i]]
 		*st = tstate{id: t.ID, d50: d50, d90: d90, eta50: never, eta90: never,
-			gpus: int32(min(max(t.GPUs, 0), math.MaxInt32)), spec: specs.index(t.Spec, d.f.specIdx),
+			gpus: int32(min(max(t.GPUs, 0), math.MaxInt32)), spec: d.ps.index(t, d.f), where: -1,
 			proj: d.q.projOf[i], lane: st.lane, ready: t.DataReady, deferrable: t.Deferrable}
+		if t.DataRegion != "" {
+			if d.pref == nil {
+				d.pref = make([]string, len(snap.Pending))
+			}
+			d.pref[at[i]] = t.DataRegion
+		}
 	}
 	d.waitSpec = make([]bool, len(d.f.specs))
 	free := 0
@@ -271,14 +337,14 @@ func (d *decider) initQuota() {
 		pq := &d.quota[i]
 		pq.q = &qs
 		if len(qs.MaxGPUsBySpec) > 0 {
-			pq.bySpec = make([]int32, len(d.f.specs))
-			pq.limit = make([]int32, len(d.f.specs))
+			pq.bySpec = make([]int32, len(d.f.names))
+			pq.limit = make([]int32, len(d.f.names))
 			for s := range pq.limit {
 				pq.limit[s] = -1
 			}
 			for spec, lim := range qs.MaxGPUsBySpec {
-				if s, ok := d.f.specIdx[spec]; ok {
-					pq.limit[s] = int32(min(max(lim, 0), math.MaxInt32))
+				if places, ok := d.f.byName[spec]; ok {
+					pq.limit[d.f.specs[places[0]].nameIdx] = int32(min(max(lim, 0), math.MaxInt32))
 				}
 			}
 		}
@@ -296,13 +362,14 @@ func (d *decider) initQuota() {
 		for _, g := range r.GPUIDs {
 			pq.held++
 			if s, ok := d.f.specOfGPU[g]; ok && pq.bySpec != nil {
-				pq.bySpec[s]++
+				pq.bySpec[d.f.specs[s].nameIdx]++
 			}
 		}
 	}
 }
 
-// overQuota reports whether g more cards of spec s take project p past its quota, and why.
+// overQuota reports whether g more cards of place s take project p past its quota, and why.
+// Limits per spec count every region of the spec.
 func (d *decider) overQuota(p int32, s int32, g int32) (bool, uint8) {
 	pq := &d.quota[p]
 	if pq.q == nil {
@@ -314,16 +381,16 @@ func (d *decider) overQuota(p int32, s int32, g int32) (bool, uint8) {
 	if pq.q.MaxGPUs > 0 && int64(pq.held)+int64(g) > int64(pq.q.MaxGPUs) {
 		return true, 2
 	}
-	if pq.limit != nil && pq.limit[s] >= 0 && pq.bySpec[s]+g > pq.limit[s] {
+	if ns := d.f.specs[s].nameIdx; pq.limit != nil && pq.limit[ns] >= 0 && pq.bySpec[ns]+g > pq.limit[ns] {
 		return true, 2
 	}
 	return false, 0
 }
 
-// candidates lists in d.cand the specs a task of spec index spec and g cards could ever run
-// on: its spec if the schedulable nodes hold g cards (for a long task: those not short-only);
-// for a spec-any task that fits on a node, every spec with a node that big, else every spec
-// holding g cards.
+// candidates lists in d.cand the places a task accepting the place set spec and g cards
+// could ever run on: its one place if the schedulable nodes hold g cards (for a long task:
+// those not short-only); for a task accepting several that fits on a node of one of them,
+// every one with a node that big, else every one holding g cards.
 func (d *decider) candidates(spec int32, g int32, lane uint8) {
 	d.cand = d.cand[:0]
 	f := d.f
@@ -336,17 +403,32 @@ func (d *decider) candidates(spec int32, g int32, lane uint8) {
 		}
 		return sp.total
 	}
-	if spec >= 0 {
-		if total(&f.specs[spec]) >= g {
-			d.cand = append(d.cand, spec)
+	if spec >= 0 && len(d.ps.sets[spec]) == 1 {
+		if s := d.ps.sets[spec][0]; total(&f.specs[s]) >= g {
+			d.cand = append(d.cand, s)
 		}
 		return
 	}
-	single := g <= f.maxSize
-	for s := range f.specs {
+	if spec == specAny {
+		single := g <= f.maxSize
+		for s := range f.specs {
+			sp := &f.specs[s]
+			if (single && sp.maxSize >= g) || (!single && total(sp) >= g) {
+				d.cand = append(d.cand, int32(s))
+			}
+		}
+		return
+	}
+	places := d.ps.sets[spec]
+	maxSize := int32(0)
+	for _, s := range places {
+		maxSize = max(maxSize, f.specs[s].maxSize)
+	}
+	single := g <= maxSize
+	for _, s := range places {
 		sp := &f.specs[s]
 		if (single && sp.maxSize >= g) || (!single && total(sp) >= g) {
-			d.cand = append(d.cand, int32(s))
+			d.cand = append(d.cand, s)
 		}
 	}
 }
@@ -407,6 +489,7 @@ func (d *decider) placeDeferred() {
 func (d *decider) placeOrBlock(i int32, main bool) bool {
 	st := &d.st[i]
 	p, g := st.proj, st.gpus
+	places := len(d.cand)
 	d.long = st.lane == laneLong
 	d.inQ, d.overQ = d.inQ[:0], d.overQ[:0]
 	var why uint8
@@ -436,10 +519,16 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 		}
 	}
 	end90 := after(0, st.d90)
-	if d.try(i, end90, d.inQ, false) {
-		return true
-	}
-	if overflow && len(d.overQ) > 0 && d.try(i, end90, d.overQ, true) {
+	if d.try(i, end90, d.inQ, false) || overflow && len(d.overQ) > 0 && d.try(i, end90, d.overQ, true) {
+		pl := &d.plan.Placements[len(d.plan.Placements)-1]
+		switch {
+		case d.prefOf(i) != "" && pl.Region == d.prefOf(i):
+			pl.Why = WhyDataRegion
+		case places == 1:
+			pl.Why = WhyOnly
+		default:
+			pl.Why = WhyFirstFree
+		}
 		return true
 	}
 	st.reason = rNoFreeGPUs
@@ -488,9 +577,34 @@ func (d *decider) allowed(n *fnode, use int32, end90 int64) bool {
 	return end90 <= d.res[n.res].at || use <= n.spare
 }
 
-// try places the task on the best of specs; it commits and reports true on success. A short
-// task tries the short-only nodes first, leaving the others to long tasks.
+// prefOf is the data region of the task at queue position i; "" for none.
+func (d *decider) prefOf(i int32) string {
+	if d.pref == nil {
+		return ""
+	}
+	return d.pref[i]
+}
+
+// try places the task on the best of specs (places); it commits and reports true on
+// success. A task whose data is in a region tries that region's places first.
 func (d *decider) try(i int32, end90 int64, specs []int32, overflow bool) bool {
+	if pref := d.prefOf(i); pref != "" {
+		d.sub = d.sub[:0]
+		for _, s := range specs {
+			if d.f.specs[s].region == pref {
+				d.sub = append(d.sub, s)
+			}
+		}
+		if len(d.sub) > 0 && len(d.sub) < len(specs) && d.tryShortFirst(i, end90, d.sub, overflow) {
+			return true
+		}
+	}
+	return d.tryShortFirst(i, end90, specs, overflow)
+}
+
+// tryShortFirst is one attempt of try. A short task tries the short-only nodes first,
+// leaving the others to long tasks.
+func (d *decider) tryShortFirst(i int32, end90 int64, specs []int32, overflow bool) bool {
 	if !d.long && d.f.shortOnly > 0 {
 		d.reserveOnly = true
 		ok := d.tryOn(i, end90, specs, overflow)
@@ -502,7 +616,7 @@ func (d *decider) try(i int32, end90 int64, specs []int32, overflow bool) bool {
 	return d.tryOn(i, end90, specs, overflow)
 }
 
-// tryOn is one attempt of try.
+// tryOn is one attempt of tryShortFirst.
 func (d *decider) tryOn(i int32, end90 int64, specs []int32, overflow bool) bool {
 	if len(specs) == 0 {
 		return false
@@ -651,12 +765,13 @@ func (d *decider) commit(i int32, end90 int64, overflow bool) {
 	if pq := &d.quota[st.proj]; pq.q != nil {
 		pq.held += g
 		if pq.bySpec != nil {
-			pq.bySpec[spec] += g
+			pq.bySpec[f.specs[spec].nameIdx] += g
 		}
 	}
 	d.plan.Placements = append(d.plan.Placements, Placement{
 		TaskID:   st.id,
 		Spec:     f.specs[spec].name,
+		Region:   f.specs[spec].region,
 		NodeIDs:  d.nodeBuf[n0:len(d.nodeBuf):len(d.nodeBuf)],
 		GPUIDs:   d.gpuBuf[g0:len(d.gpuBuf):len(d.gpuBuf)],
 		Overflow: overflow,
@@ -691,19 +806,18 @@ func (d *decider) explain() Plan {
 			ETAP50:   d.at(st.eta50),
 			ETAP90:   d.at(st.eta90),
 		}
-		if st.reason == rNoFreeGPUs || st.reason == rNoSuchCapacity {
-			switch {
-			case st.spec >= 0:
-				w.Spec = d.f.specs[st.spec].name
-			case st.spec == specNone:
-				w.Spec = d.snap.Pending[d.q.keys[i].idx].Spec
-			}
+		if (st.reason == rNoFreeGPUs || st.reason == rNoSuchCapacity) && st.spec != specAny {
+			w.Spec = askedSpec(&d.snap.Pending[d.q.keys[i].idx])
+		}
+		if st.where >= 0 {
+			pl := &d.f.specs[st.where]
+			w.PlaceSpec, w.PlaceRegion, w.PlaceWhy = pl.name, pl.region, d.whyWhere(int32(i))
 		}
 		d.plan.Waiting = append(d.plan.Waiting, w)
 	}
 	d.plan.Reservations = make([]Reservation, len(d.res))
 	for i, r := range d.res {
-		out := Reservation{TaskID: r.task, Spec: d.f.specs[r.spec].name, At: d.at(r.at),
+		out := Reservation{TaskID: r.task, Spec: d.f.specs[r.spec].name, Region: d.f.specs[r.spec].region, At: d.at(r.at),
 			Nodes: make([]ReservedNode, len(r.nodes))}
 		for j, ni := range r.nodes {
 			out.Nodes[j] = ReservedNode{NodeID: d.f.nodes[ni].id, GPUs: int(r.need[j]),
@@ -712,6 +826,31 @@ func (d *decider) explain() Plan {
 		d.plan.Reservations[i] = out
 	}
 	return d.plan
+}
+
+// askedSpec is the one spec a task asks for, "" when it accepts any or several.
+func askedSpec(t *Pending) string {
+	switch {
+	case len(t.Specs) == 1:
+		return t.Specs[0]
+	case len(t.Specs) > 1:
+		return ""
+	}
+	return t.Spec
+}
+
+// whyWhere says why the waiting task at queue position i is expected to start where it is:
+// in its data's region, the only place that could hold it, or where it starts first.
+func (d *decider) whyWhere(i int32) string {
+	st := &d.st[i]
+	if pref := d.prefOf(i); pref != "" && d.f.specs[st.where].region == pref {
+		return WhyDataRegion
+	}
+	d.candidates(st.spec, st.gpus, st.lane)
+	if len(d.cand) == 1 {
+		return WhyOnly
+	}
+	return WhyEarliest
 }
 
 // at turns an offset from now into a time; zero for unknown (0 offsets are "now", so the

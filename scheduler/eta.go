@@ -72,7 +72,6 @@ func (d *decider) estimate() {
 	if d.pol.ETADepth < 0 {
 		return
 	}
-	ns := len(d.f.specs)
 	// With short-only nodes, long tasks replay against the cards of the other nodes; short
 	// tasks against all, where the long tasks' starts are held too.
 	all := d.newReplay(false)
@@ -81,7 +80,7 @@ func (d *decider) estimate() {
 		rest := d.newReplay(true)
 		long = &rest
 	}
-	depth := make([]int, ns+1) // the last counts spec-any tasks
+	depth := make([]int, len(d.ps.sets)+1) // the last counts tasks accepting any place
 	offPeak := int64(NextOffPeak(d.now, d.pol).Sub(d.now))
 	for pass := 0; pass < 2; pass++ {
 		for i := range d.st {
@@ -97,7 +96,7 @@ func (d *decider) estimate() {
 			}
 			g := st.gpus
 			d.candidates(st.spec, g, st.lane)
-			key := ns
+			key := len(d.ps.sets)
 			if st.spec >= 0 {
 				key = int(st.spec)
 			}
@@ -111,16 +110,22 @@ func (d *decider) estimate() {
 				rp = long
 			}
 			s := d.cand[0]
-			if len(d.cand) > 1 {
-				best := int64(never)
+			if st.head {
+				s = st.where // the reservation's place
+			} else if len(d.cand) > 1 {
+				best, pref := int64(never), d.prefOf(int32(i))
 				for _, c := range d.cand {
-					if at := rp.take(&rp.h50[c], g, st.minStart, d50, false); at < best {
+					at := rp.take(&rp.h50[c], g, st.minStart, d50, false)
+					if at < best || at == best && at != never && pref != "" && d.f.specs[c].region == pref && d.f.specs[s].region != pref {
 						s, best = c, at
 					}
 				}
 			}
 			st.eta50 = rp.take(&rp.h50[s], g, st.minStart, d50, true)
 			st.eta90 = rp.take(&rp.h90[s], g, st.minStart, d90, true)
+			if st.eta50 != never {
+				st.where = s
+			}
 			if rp != &all && st.eta50 != never {
 				all.hold(s, g, st.eta50, d50, st.eta90, d90)
 			}

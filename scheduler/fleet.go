@@ -42,11 +42,15 @@ type fnode struct {
 	shortOnly bool
 }
 
-// fspec is the schedulable part of one spec, with its free-count buckets: bucket[f] is a
-// bitset (by local node index) of the nodes with exactly f free cards, so best fit is the
-// lowest set bit of the first non-empty bucket at or above the asked count.
+// fspec is the schedulable part of one place: a spec in a region (the region of its nodes'
+// pool, "" for none). Decide keeps one pool of cards per place: a task asking for a spec
+// asks for every place of that spec its regions allow. Its free-count buckets: bucket[f]
+// is a bitset (by local node index) of the nodes with exactly f free cards, so best fit is
+// the lowest set bit of the first non-empty bucket at or above the asked count.
 type fspec struct {
 	name      string
+	region    string
+	nameIdx   int32 // index of name in fleet.names
 	first, n  int32 // node range in fleet.nodes
 	maxSize   int32
 	total     int32 // cards of all schedulable nodes
@@ -70,39 +74,51 @@ type event struct {
 
 // fleet is the mutable view of the schedulable cards during one Decide.
 type fleet struct {
-	specs   []fspec
-	specIdx map[string]int32 // every spec of the snapshot, schedulable or not
-	nodes   []fnode
-	gpuID   []int64
-	held    []bool
-	events  []event
-	// specOfGPU maps every card of the snapshot to its spec index, for quota accounting.
+	// specs are the places, by spec name then region.
+	specs []fspec
+	// byName lists the places of every spec name of the snapshot, schedulable or not;
+	// names are the spec names in order (fspec.nameIdx).
+	byName map[string][]int32
+	names  []string
+	nodes  []fnode
+	gpuID  []int64
+	held   []bool
+	events []event
+	// specOfGPU maps every card of the snapshot to its place, for quota accounting.
 	specOfGPU map[int64]int32
 	nodeOfGPU map[int64]int32 // schedulable cards only: node index
 	maxSize   int32
 	shortOnly int // schedulable short-only nodes
 }
 
+// place is a spec in a region.
+type place struct{ spec, region string }
+
 func newFleet(snap *Snapshot) *fleet {
-	f := &fleet{specIdx: make(map[string]int32)}
-	var names []string
+	f := &fleet{byName: make(map[string][]int32)}
+	placeIdx := make(map[place]int32)
+	var places []place
 	totalGPUs, schedGPUs := 0, 0
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
-		if _, ok := f.specIdx[n.Spec]; !ok {
-			f.specIdx[n.Spec] = 0
-			names = append(names, n.Spec)
+		if _, ok := placeIdx[place{n.Spec, n.Region}]; !ok {
+			placeIdx[place{n.Spec, n.Region}] = 0
+			places = append(places, place{n.Spec, n.Region})
 		}
 		totalGPUs += len(n.GPUs)
 		if n.Schedulable {
 			schedGPUs += len(n.GPUs)
 		}
 	}
-	slices.Sort(names)
-	f.specs = make([]fspec, len(names))
-	for i, name := range names {
-		f.specIdx[name] = int32(i)
-		f.specs[i] = fspec{name: name, res: -1}
+	slices.SortFunc(places, func(a, b place) int { return cmp.Or(cmp.Compare(a.spec, b.spec), cmp.Compare(a.region, b.region)) })
+	f.specs = make([]fspec, len(places))
+	for i, pl := range places {
+		placeIdx[pl] = int32(i)
+		if _, ok := f.byName[pl.spec]; !ok {
+			f.names = append(f.names, pl.spec)
+		}
+		f.byName[pl.spec] = append(f.byName[pl.spec], int32(i))
+		f.specs[i] = fspec{name: pl.spec, region: pl.region, nameIdx: int32(len(f.names) - 1), res: -1}
 	}
 
 	// Schedulable nodes grouped by spec, then by id.
@@ -114,7 +130,7 @@ func newFleet(snap *Snapshot) *fleet {
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		na, nb := &snap.Nodes[a], &snap.Nodes[b]
-		if c := cmp.Compare(f.specIdx[na.Spec], f.specIdx[nb.Spec]); c != 0 {
+		if c := cmp.Compare(placeIdx[place{na.Spec, na.Region}], placeIdx[place{nb.Spec, nb.Region}]); c != 0 {
 			return c
 		}
 		return cmp.Compare(na.ID, nb.ID)
@@ -126,7 +142,7 @@ func newFleet(snap *Snapshot) *fleet {
 	f.nodeOfGPU = make(map[int64]int32, schedGPUs)
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
-		s := f.specIdx[n.Spec]
+		s := placeIdx[place{n.Spec, n.Region}]
 		for _, g := range n.GPUs {
 			f.specOfGPU[g.ID] = s
 		}
@@ -134,7 +150,7 @@ func newFleet(snap *Snapshot) *fleet {
 	var gpus []GPU
 	for i, oi := range order {
 		n := &snap.Nodes[oi]
-		s := f.specIdx[n.Spec]
+		s := placeIdx[place{n.Spec, n.Region}]
 		sp := &f.specs[s]
 		if sp.n == 0 {
 			sp.first = int32(i)

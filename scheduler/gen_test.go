@@ -91,7 +91,12 @@ func genPending(r *rand.Rand, c genConfig, id int64, projects []string, now time
 		DataReady:   r.IntN(10) != 0,
 		Deferrable:  r.IntN(8) == 0,
 	}
-	if r.IntN(3) != 0 {
+	switch k := r.IntN(6); {
+	case k == 0 && len(c.specs) > 1:
+		// Several specs, any of them.
+		i := r.IntN(len(c.specs))
+		p.Specs = []string{c.specs[i], c.specs[(i+1+r.IntN(len(c.specs)-1))%len(c.specs)]}
+	case k >= 2:
 		p.Spec = c.specs[r.IntN(len(c.specs))]
 	}
 	if c.bigTasks && r.IntN(40) == 0 {

@@ -1,6 +1,7 @@
 package scheduler
 
-// gshare is one project's guaranteed share of one spec and the cards of that spec it holds.
+// gshare is one project's guaranteed share of one spec (every region of it) and the cards of
+// that spec it holds.
 type gshare struct {
 	project    string
 	guaranteed int32
@@ -16,12 +17,13 @@ func (d *decider) initGuarantees() {
 			continue
 		}
 		for spec, g := range qs.Guaranteed {
-			s, ok := d.f.specIdx[spec]
+			places, ok := d.f.byName[spec]
 			if !ok || g <= 0 {
 				continue
 			}
+			s := d.f.specs[places[0]].nameIdx
 			if d.guar == nil {
-				d.guar = make([][]gshare, len(d.f.specs))
+				d.guar = make([][]gshare, len(d.f.names))
 			}
 			d.guar[s] = append(d.guar[s], gshare{project: name, guaranteed: int32(g)})
 		}
@@ -33,21 +35,21 @@ func (d *decider) initGuarantees() {
 		r := &d.snap.Running[i]
 		for _, g := range r.GPUIDs {
 			if s, ok := d.f.specOfGPU[g]; ok {
-				d.holdGuaranteedBy(r.Project, s, 1)
+				d.holdGuaranteedBy(r.Project, d.f.specs[s].nameIdx, 1)
 			}
 		}
 	}
 }
 
-// holdGuaranteed counts g more cards of spec s held by the queued project p.
+// holdGuaranteed counts g more cards of place s held by the queued project p.
 func (d *decider) holdGuaranteed(p, s, g int32) {
 	if d.guar != nil && s >= 0 {
-		d.holdGuaranteedBy(d.q.projName[p], s, g)
+		d.holdGuaranteedBy(d.q.projName[p], d.f.specs[s].nameIdx, g)
 	}
 }
 
-// holdGuaranteedBy counts g more cards of spec s held by the named project against its
-// guarantee.
+// holdGuaranteedBy counts g more cards of the spec named by index s held by the named
+// project against its guarantee.
 func (d *decider) holdGuaranteedBy(project string, s, g int32) {
 	for k := range d.guar[s] {
 		if d.guar[s][k].project == project {
@@ -65,12 +67,19 @@ func (d *decider) keepGuarantees(p, g int32, specs []int32) []int32 {
 	n := 0
 	for _, s := range specs {
 		owed := int32(0)
-		for _, gs := range d.guar[s] {
+		name := d.f.specs[s].nameIdx
+		for _, gs := range d.guar[name] {
 			if gs.project != d.q.projName[p] && gs.held < gs.guaranteed {
 				owed += gs.guaranteed - gs.held
 			}
 		}
-		if owed == 0 || d.f.specs[s].freeGPUs-g >= owed {
+		free := int32(0)
+		if owed > 0 {
+			for _, o := range d.f.byName[d.f.names[name]] {
+				free += d.f.specs[o].freeGPUs
+			}
+		}
+		if owed == 0 || free-g >= owed {
 			specs[n] = s
 			n++
 		}

@@ -205,8 +205,12 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	if now.Sub(l.started) >= l.cfg.NodeLostAfter {
 		snap.LostBefore = now.Add(-l.cfg.NodeLostAfter)
 	}
+	region := make(map[string]string, len(pools))
+	for _, p := range pools {
+		region[p.Name] = p.Config.Region
+	}
 	for _, n := range nodes {
-		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec,
+		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec, Region: region[n.Pool],
 			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter,
 			Live:        n.State == models.NodeReady || n.State == models.NodeDraining, LastSeen: n.LastSeenAt}
 		for _, g := range n.GPUs {
@@ -237,7 +241,8 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 				StartedAt: started, EstRuntime: est, MaxRuntime: maxRT})
 		default:
 			reasons[t.ID] = t.Reason
-			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, ProjectID: t.ProjectID, Spec: t.Spec, Queue: t.Queue,
+			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, ProjectID: t.ProjectID, Spec: t.Spec,
+				Specs: t.SpecList(), Regions: t.RegionList(), DataRegion: t.DataRegion(), Queue: t.Queue,
 				Priority: t.Priority, GPUs: t.GPUs, SubmittedAt: t.SubmittedAt, EstRuntime: est, MaxRuntime: maxRT,
 				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable})
 		}

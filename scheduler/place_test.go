@@ -122,8 +122,8 @@ func TestDecidePlacementFields(t *testing.T) {
 		queue(pending(1).gpus(12).spec("A").ready(), pending(2).gpus(3).ready())
 	got := Decide(snap.s, t0, DefaultPolicy(time.UTC)).Placements
 	want := []Placement{
-		{TaskID: 1, Spec: "A", NodeIDs: []int64{1, 2}, GPUIDs: append(gpus(1, 0, 7), gpus(2, 0, 3)...)},
-		{TaskID: 2, Spec: "A", NodeIDs: []int64{2}, GPUIDs: gpus(2, 4, 6)},
+		{TaskID: 1, Spec: "A", Why: WhyOnly, NodeIDs: []int64{1, 2}, GPUIDs: append(gpus(1, 0, 7), gpus(2, 0, 3)...)},
+		{TaskID: 2, Spec: "A", Why: WhyFirstFree, NodeIDs: []int64{2}, GPUIDs: gpus(2, 4, 6)},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Decide(...).Placements = %v, want %v (-want +got):\n%s", got, want, diff)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,10 +229,20 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		if p.Queue != models.QueueShort {
 			tot = longTotal[spec] // short-only nodes are not for it
 		}
-		if p.Spec != "" {
-			return p.Spec == spec && tot >= p.GPUs
+		if oneSpec(p) {
+			return accepts(p, spec) && tot >= p.GPUs
 		}
-		if p.GPUs <= allMax {
+		if !accepts(p, spec) {
+			return false
+		}
+		largest := allMax
+		if len(p.Specs) > 0 {
+			largest = 0
+			for _, sp := range p.Specs {
+				largest = max(largest, maxSize[sp])
+			}
+		}
+		if p.GPUs <= largest {
 			return maxSize[spec] >= p.GPUs
 		}
 		return tot >= p.GPUs
@@ -278,8 +289,8 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		if !p.DataReady {
 			fail("task %d placed with its data not ready", p.ID)
 		}
-		if p.Spec != "" && pl.Spec != p.Spec {
-			fail("task %d asked %s, placed on %s", p.ID, p.Spec, pl.Spec)
+		if !accepts(p, pl.Spec) {
+			fail("task %d asked %s %v, placed on %s", p.ID, p.Spec, p.Specs, pl.Spec)
 		}
 		perNode := map[int64]int{}
 		for _, g := range pl.GPUIDs {
@@ -515,7 +526,20 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		if !r.At.IsZero() && !w.ETAP50.IsZero() && w.ETAP50.Before(r.At) {
 			fail("head %d: ETA %v before its reservation %v", r.TaskID, w.ETAP50, r.At)
 		}
+		if w.PlaceSpec != r.Spec || w.PlaceRegion != r.Region {
+			fail("head %d expected on %s@%s, its reservation is on %s@%s", r.TaskID, w.PlaceSpec, w.PlaceRegion, r.Spec, r.Region)
+		}
 		errs = append(errs, checkReservation(snap, now, pol, plan, r, byID, pos, gpuNode, nodeByID, maxSize)...)
+	}
+	// Where a waiting task is expected to start: a spec it accepts, with a why.
+	for _, w := range plan.Waiting {
+		p := byID[w.TaskID]
+		if w.PlaceSpec != "" && !accepts(p, w.PlaceSpec) || (w.PlaceSpec == "") != (w.PlaceWhy == "") {
+			fail("task %d asks %s %v, expected on %q because %q", p.ID, p.Spec, p.Specs, w.PlaceSpec, w.PlaceWhy)
+		}
+		if w.PlaceSpec != "" && !w.Head && w.ETAP50.IsZero() {
+			fail("task %d expected on %s with no ETA", p.ID, w.PlaceSpec)
+		}
 	}
 
 	// Fairness in time: among tasks of one lane, priority, project and spec, a later one starts
@@ -525,7 +549,7 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 		for _, w := range plan.Waiting {
 			e := byID[w.TaskID]
 			if pos[e.ID] > pos[l.ID] || e.Project != l.Project || e.Priority != l.Priority ||
-				e.Spec != l.Spec || e.Queue != l.Queue || e.MaxRuntime != l.MaxRuntime && e.Queue == models.QueueShort {
+				askKey(e) != askKey(l) || e.Queue != l.Queue || e.MaxRuntime != l.MaxRuntime && e.Queue == models.QueueShort {
 				continue
 			}
 			if w.Reason != ReasonNoFreeGPUs && w.Reason != ReasonBehind {
@@ -533,14 +557,14 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 			}
 			covered := false
 			for _, r := range plan.Reservations {
-				if pos[r.TaskID] <= pos[e.ID] && (e.Spec == "" || r.Spec == e.Spec) {
+				if pos[r.TaskID] <= pos[e.ID] && accepts(e, r.Spec) {
 					covered = true
 				}
 			}
 			if !covered {
 				fail("task %d started ahead of earlier task %d with no head at or before it", l.ID, e.ID)
 			}
-			if e.Spec != "" && !pl.Backfill {
+			if oneSpec(e) && !pl.Backfill {
 				fail("task %d started ahead of earlier task %d but is not marked backfill", l.ID, e.ID)
 			}
 			if !pol.Backfill && pl.Spec == e.Spec {
@@ -707,3 +731,22 @@ func cloneSnapshot(s Snapshot) Snapshot {
 	}
 	return out
 }
+
+// accepts reports whether task p may run on spec.
+func accepts(p Pending, spec string) bool {
+	switch {
+	case len(p.Specs) > 0:
+		return slices.Contains(p.Specs, spec)
+	case p.Spec != "":
+		return p.Spec == spec
+	}
+	return true
+}
+
+// oneSpec reports whether task p accepts exactly one spec.
+func oneSpec(p Pending) bool {
+	return len(p.Specs) == 1 || len(p.Specs) == 0 && p.Spec != ""
+}
+
+// askKey is what task p asks for, to compare tasks asking the same.
+func askKey(p Pending) string { return p.Spec + "|" + strings.Join(p.Specs, ",") }

@@ -80,7 +80,8 @@ func NewQueueView(snap Snapshot, plan Plan, now time.Time, pol Policy) QueueView
 				continue
 			}
 			v.Entries = append(v.Entries, QueueEntry{Starting: true, Waiting: Waiting{TaskID: p.TaskID, Lane: name,
-				Reason: ReasonStarting, Spec: p.Spec, ETAP50: now, ETAP90: now}})
+				Reason: ReasonStarting, Spec: p.Spec, ETAP50: now, ETAP90: now, PlaceSpec: p.Spec, PlaceRegion: p.Region,
+				PlaceWhy: p.Why}})
 		}
 		for _, w := range plan.Waiting {
 			if w.Lane == name {

@@ -5,13 +5,16 @@ import (
 	"slices"
 )
 
-// reserve makes the blocked task at queue position i the head of the spec among specs where
-// its reservation comes first (ties: the first spec by name).
+// reserve makes the blocked task at queue position i the head of the place among specs
+// (places) where its reservation comes first (ties: its data's region, then the first place
+// by spec name and region).
 func (d *decider) reserve(i int32, specs []int32) {
 	g := d.st[i].gpus
+	pref := d.prefOf(i)
 	best, bestAt := int32(-1), int64(0)
 	for _, s := range specs {
-		if at := d.reservation(s, g, nil); best < 0 || at < bestAt {
+		at := d.reservation(s, g, nil)
+		if best < 0 || at < bestAt || at == bestAt && pref != "" && d.f.specs[s].region == pref && d.f.specs[best].region != pref {
 			best, bestAt = s, at
 		}
 	}
@@ -25,7 +28,7 @@ func (d *decider) reserve(i int32, specs []int32) {
 	d.f.specs[best].res = ri
 	d.res = append(d.res, r)
 	st := &d.st[i]
-	st.head, st.minStart, st.reason = true, r.at, rNoFreeGPUs
+	st.head, st.minStart, st.reason, st.where = true, r.at, rNoFreeGPUs, best
 }
 
 // reservation computes the earliest time g cards of spec s come free for one task if every

@@ -48,11 +48,11 @@ func TestTryQuota(t *testing.T) {
 	}{
 		"within quota starts": {
 			quota: QuotaState{MaxGPUs: 8},
-			want:  Trial{QueueEntry: QueueEntry{Starting: true, Waiting: Waiting{Lane: "long", Reason: ReasonStarting, Spec: "A100-80G"}}},
+			want:  Trial{QueueEntry: QueueEntry{Starting: true, Waiting: Waiting{Lane: "long", Reason: ReasonStarting, Spec: "A100-80G", PlaceSpec: "A100-80G", PlaceWhy: WhyOnly}}},
 		},
 		"over the limit with overflow starts as overflow": {
 			quota: QuotaState{MaxGPUs: 1, Overflow: true},
-			want:  Trial{QueueEntry: QueueEntry{Starting: true, Waiting: Waiting{Lane: "long", Reason: ReasonStarting, Spec: "A100-80G"}}, Overflow: true},
+			want:  Trial{QueueEntry: QueueEntry{Starting: true, Waiting: Waiting{Lane: "long", Reason: ReasonStarting, Spec: "A100-80G", PlaceSpec: "A100-80G", PlaceWhy: WhyOnly}}, Overflow: true},
 		},
 		"over the limit without overflow waits on quota": {
 			quota: QuotaState{MaxGPUs: 1},

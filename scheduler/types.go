@@ -33,7 +33,9 @@ type Node struct {
 	ID   int64
 	Pool string
 	Spec string
-	GPUs []GPU
+	// Region is where the node's pool is (the pool setting region); "" for none.
+	Region string
+	GPUs   []GPU
 	// Schedulable is false while the node is draining, lost or not yet ready; such a node
 	// takes no new task and its cards count for no capacity.
 	Schedulable bool
@@ -71,8 +73,15 @@ type Pending struct {
 	Project string
 	// ProjectID is the store's id of Project; Decide does not read it.
 	ProjectID int64
-	// Spec is the wanted GPU spec; empty means any.
-	Spec string
+	// Spec is the wanted GPU spec; empty means any. Specs, when set, are the specs the task
+	// accepts instead, any of them.
+	Spec  string
+	Specs []string
+	// Regions are the regions the task accepts; empty means any.
+	Regions []string
+	// DataRegion is where the task's data is (its data check's region): of the places the
+	// task may start now, those of that region come first. Empty for none.
+	DataRegion string
 	// Queue is models.QueueShort or models.QueueLong.
 	Queue string
 	// Priority is one of the Priority constants.
@@ -179,8 +188,10 @@ type Stop struct {
 // Placement gives cards to one task.
 type Placement struct {
 	TaskID int64
-	// Spec is the spec of the chosen nodes (useful when the task asked for any spec).
-	Spec string
+	// Spec and Region are those of the chosen nodes (useful when the task accepts several).
+	Spec, Region string
+	// Why says why there: WhyDataRegion, WhyOnly or WhyFirstFree.
+	Why string
 	// NodeIDs is one node, or the whole nodes of a task larger than any node.
 	NodeIDs []int64
 	// GPUIDs are exactly the asked number of cards, node by node, by index.
@@ -247,7 +258,24 @@ type Waiting struct {
 	// the method.
 	ETAP50 time.Time
 	ETAP90 time.Time
+	// PlaceSpec and PlaceRegion are where the task is expected to start: its reservation's
+	// place for a head, else the place where the ETA replay starts it first; PlaceWhy says
+	// why there (WhyDataRegion, WhyOnly, WhyEarliest). All empty when unknown.
+	PlaceSpec, PlaceRegion, PlaceWhy string
 }
+
+// Why a task runs, or is expected to run, where it does.
+const (
+	// WhyDataRegion: in its data's region, where cards are free (or come free first, or as
+	// early as anywhere else).
+	WhyDataRegion = "data-region"
+	// WhyOnly: the only place it accepts that could hold it.
+	WhyOnly = "only"
+	// WhyFirstFree: of the places it accepts, cards are free now here (the best fit).
+	WhyFirstFree = "first-free"
+	// WhyEarliest: of the places it accepts, it is expected to start here first.
+	WhyEarliest = "earliest"
+)
 
 // String explains the wait in one English sentence; pages translate by Reason instead.
 func (w Waiting) String() string {
@@ -280,6 +308,7 @@ func (w Waiting) String() string {
 type Reservation struct {
 	TaskID int64
 	Spec   string
+	Region string
 	// At is the reserved start; zero when some needed card has no expected end.
 	At    time.Time
 	Nodes []ReservedNode

@@ -111,6 +111,8 @@ type BillLine struct {
 	// timed-out, cancelled), "" while it runs.
 	Task, Owner, Ending      string
 	Spec, Pricing, SizeClass string
+	// Region is where the line's cards were; "" for none.
+	Region string
 	// EstimatedS is the task's estimate, on its first line only (0: none).
 	NominalS, EffectiveS, IdleS, EstimatedS int64
 	Units                                   int64

@@ -134,4 +134,10 @@ var validZH = map[string]string{
 	"pool %q has %d nodes of %s; remove them before changing the spec":               "资源池 %q 还有 %d 个 %s 节点，先移除这些节点再改卡型",
 	"must be an amount in yuan with at most two decimals, e.g. 12.50":                "应为以元计的金额，最多两位小数，如 12.50",
 	"must be an amount in yuan with at most two decimals, e.g. 12.50 or -3":          "应为以元计的金额，最多两位小数，如 12.50 或 -3",
+	"%q is not one of specs":                                                         "%q 不在 specs 之中",
+	"names %q twice":                                                                 "%q 出现了两次",
+	"names the region of a path or url; give one":                                    "指定了路径或 URL 所在的地域；请给出其一",
+	"names an empty spec; leave specs out for any":                                   "含有空的卡型；任意卡型请不填 specs",
+	"at most %d specs":   "最多 %d 种卡型",
+	"at most %d regions": "最多 %d 个地域",
 }

@@ -49,17 +49,20 @@ const (
 // QueueRow is one pending task.
 type QueueRow struct {
 	// Position is 1-based in the lane; 0 for a task that starts at the next tick.
-	Position    int
-	TaskID      int64
-	Name        string
-	Project     string
-	Owner       string
-	GPUs        int
-	Spec        string // asked spec; "" is any
-	Priority    string // urgent, high, normal, low
-	EstGPUHours float64
-	DataReady   bool
-	SubmittedAt time.Time
+	Position int
+	TaskID   int64
+	Name     string
+	Project  string
+	Owner    string
+	GPUs     int
+	Spec     string // asked spec; "" is any
+	// PlaceSpec and PlaceRegion are where it starts or is expected to, PlaceWhy why there
+	// (scheduler.Why…); empty when unknown.
+	PlaceSpec, PlaceRegion, PlaceWhy string
+	Priority                         string // urgent, high, normal, low
+	EstGPUHours                      float64
+	DataReady                        bool
+	SubmittedAt                      time.Time
 	// ETAP50 and ETAP90 are the estimated starts; zero is unknown.
 	ETAP50, ETAP90 time.Time
 	// Reason is a wait reason code; ReasonSpec, Ahead and Detail refine it.
@@ -85,6 +88,7 @@ type RunningTask struct {
 // the short lane's reserve (cards of nodes only short tasks take) with how many are in use.
 type SpecCapacity struct {
 	Spec             string
+	Region           string
 	Total            int
 	Held             int
 	Free             int
@@ -106,6 +110,9 @@ type TaskForm struct {
 	Created int64
 	// Closed is true for a viewer who may submit to no project: the form is not shown.
 	Closed bool
+	// TemplateName and TemplateVersion name the template of Values.Template, for the notice.
+	TemplateName    string
+	TemplateVersion int
 	// Estimate is the dry run of a valid, checked form; nil when there is none.
 	Estimate *TaskEstimate
 	// Projects, Specs and Priorities (highest first) are the choices of the selects; Projects
@@ -138,6 +145,9 @@ type TaskFormValues struct {
 	Deferrable  bool
 	// IdempotencyKey is fresh for each new form, so a double submit stores one task.
 	IdempotencyKey string
+	// Template is the id of the template the form was filled from ("" for none): the task
+	// records it and its version, and the template's env names need values.
+	Template string
 }
 
 // Form error codes, the values of FormError.Code.
@@ -154,6 +164,8 @@ const (
 	FormErrEnvDup = "env-dup"
 	// FormErrRuntimeOver: the max runtime Asked is over the lane Text's limit Max.
 	FormErrRuntimeOver = "runtime-over"
+	// FormErrEnvMissing: the template asks for a value of the variable Text.
+	FormErrEnvMissing = "env-missing"
 )
 
 // FormError is one problem of the form.

@@ -151,6 +151,8 @@ func formError(l Locale, e FormError) string {
 		return l.T("form.err.env_line", e.Line)
 	case FormErrEnvDup:
 		return l.T("form.err.env_dup", e.Line, e.Text)
+	case FormErrEnvMissing:
+		return l.T("form.err.env_missing", e.Text)
 	case FormErrRuntimeOver:
 		return l.T("form.err.runtime_over", laneTitle(l, e.Text), l.Duration(e.Max), l.Duration(e.Asked))
 	}

@@ -30,6 +30,8 @@ type ReportData struct {
 	// Misses are, per project, the tasks ended in the week whose estimate missed their
 	// actual card time the most.
 	Misses []ReportMiss
+	// Templates are the week's card time and cost of the tasks from each template.
+	Templates []ReportTemplate
 }
 
 // ReportMiss is a task's estimated card time against its actual (whole task).

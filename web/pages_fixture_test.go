@@ -60,9 +60,20 @@ func seededPages(t *testing.T) (poolServer, []string) {
 	for i := range 7 { // demand for seven more nodes of the pool
 		s.create(task("wide-"+strconv.Itoa(i)).of("nlp").spec("A100-80G").ready().gpus(8), t0.Add(-50*time.Minute))
 	}
+	tpl, err := s.store.CreateTemplate(ctx, models.NewTemplate{ProjectID: vision.ID, Name: "nightly", Body: models.TemplateBody{
+		GPUs: 1, Queue: models.QueueLong, Priority: models.PriorityNormal, Command: []string{"eval"}}}, "tester", models.DefaultTaskLimits, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.CreateSchedule(ctx, models.TaskSchedule{TemplateID: tpl.ID, Cron: "0 22 * * 1-5", TimeZone: "Asia/Shanghai",
+		Overlap: "skip", StartDeadlineS: 3600, Owner: "tester"}, t0); err != nil {
+		t.Fatal(err)
+	}
 	scaleFor(t, ps)
 	id := func(tk models.Task) string { return strconv.FormatInt(tk.ID, 10) }
-	return ps, []string{"/", "/queue", "/tasks", "/tasks/" + id(tk), "/tasks/" + id(big), "/tasks/" + id(gone),
+	tplID := strconv.FormatInt(tpl.ID, 10)
+	return ps, []string{"/projects/" + strconv.FormatInt(vision.ID, 10) + "/templates", "/templates/" + tplID, "/queue?template=" + tplID,
+		"/", "/queue", "/tasks", "/tasks/" + id(tk), "/tasks/" + id(big), "/tasks/" + id(gone),
 		"/tasks/999999", "/projects", "/projects?project=vision&spec=A100-80G&kind=limit&value=11&task=" + id(big),
 		"/approvals", "/audit", "/tokens", "/pools", "/pools/h800/edit", "/pools/a100/edit", "/calibrate", "/alerts",
 		"/notifications", "/bills", "/bills/vision/2026-03", "/reports", "/prices", "/people", "/account"}

@@ -1,0 +1,165 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+	"kashi/schedule"
+	"kashi/views"
+)
+
+// TemplatesPage shows a project's templates with their uses, and for its leads the form
+// that adds one. GET /projects/:id/templates.
+func (h *Templates) TemplatesPage(c echo.Context) error {
+	p, err := h.seenProject(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.templatesData(c, p, templateFormOf("", "", models.TemplateBody{Queue: models.QueueLong, Priority: models.PriorityNormal, GPUs: 1}))
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, views.Templates(Locale(c), d))
+}
+
+// templatesData builds the templates page of project p with the create form f.
+func (h *Templates) templatesData(c echo.Context, p models.Project, f views.TemplateForm) (views.TemplatesData, error) {
+	ctx := c.Request().Context()
+	rows, err := h.store.Templates(ctx, p.ID)
+	if err != nil {
+		return views.TemplatesData{}, err
+	}
+	_, specs, _, err := h.store.BoardOptions(ctx)
+	if err != nil {
+		return views.TemplatesData{}, err
+	}
+	d := views.TemplatesData{ProjectID: p.ID, Project: p.Name, CanEdit: Who(c).Leads(p.ID), Form: f, Specs: specs}
+	for _, r := range rows {
+		b := r.Fields()
+		d.Templates = append(d.Templates, views.TemplateRowView{ID: r.ID, Name: r.Name, Description: r.Description,
+			Version: r.Version, Uses: r.Uses, GPUs: b.GPUs, Spec: b.Spec, Queue: b.Queue, UpdatedAt: r.UpdatedAt.In(h.loc())})
+	}
+	return d, nil
+}
+
+// TemplatePage shows a template: its fields, the link that submits from it, its schedules
+// with their next runs and history, its versions, and for leads the forms that change and
+// schedule it. ?notice= confirms what a form just saved. GET /templates/:id.
+func (h *Templates) TemplatePage(c echo.Context) error {
+	t, err := h.seenTemplate(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.templateData(c, t)
+	if err != nil {
+		return err
+	}
+	switch n := c.QueryParam("notice"); n {
+	case views.NoticeCreated, views.NoticeSaved, views.NoticeScheduled, views.NoticeSuspended, views.NoticeResumed:
+		d.Notice = n
+	}
+	return Render(c, http.StatusOK, views.Template(Locale(c), d))
+}
+
+// templateData builds template t's page with its forms filled from its fields.
+func (h *Templates) templateData(c echo.Context, t models.TaskTemplate) (views.TemplateData, error) {
+	ctx := c.Request().Context()
+	p, err := h.store.ProjectByID(ctx, t.ProjectID)
+	if err != nil {
+		return views.TemplateData{}, storeError(err)
+	}
+	uses, err := h.store.TemplateUses(ctx, t.ID)
+	if err != nil {
+		return views.TemplateData{}, err
+	}
+	_, specs, _, err := h.store.BoardOptions(ctx)
+	if err != nil {
+		return views.TemplateData{}, err
+	}
+	body := t.Fields()
+	fields := templateFormOf(t.Name, t.Description, body)
+	d := views.TemplateData{ID: t.ID, ProjectID: p.ID, Project: p.Name, Name: t.Name, Description: t.Description,
+		Version: t.Version, Uses: uses, Fields: fields, Form: fields, CanEdit: Who(c).Leads(p.ID),
+		Schedulable: len(body.EnvNames) == 0, Specs: specs, Zones: scheduleZones,
+		ScheduleForm: views.ScheduleForm{Cron: "0 22 * * 1-5", TimeZone: h.loc().String(), Overlap: string(schedule.OverlapSkip), StartDeadlineMin: "60"}}
+	versions, err := h.store.TemplateVersions(ctx, t.ID)
+	if err != nil {
+		return d, err
+	}
+	for _, v := range versions {
+		vv := views.TemplateVersionView{Version: v.Version, By: v.By, At: v.At.In(h.loc())}
+		for _, ch := range v.Changes() {
+			vv.Changes = append(vv.Changes, views.FieldChangeView(ch))
+		}
+		d.Versions = append(d.Versions, vv)
+	}
+	if d.Schedules, err = h.scheduleViews(ctx, t.ID); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// scheduleViews are a template's schedules with their next five runs and latest runs, in
+// each schedule's zone.
+func (h *Templates) scheduleViews(ctx context.Context, templateID int64) ([]views.ScheduleView, error) {
+	list, err := h.store.Schedules(ctx, templateID)
+	if err != nil {
+		return nil, err
+	}
+	var out []views.ScheduleView
+	for _, ts := range list {
+		runs, err := h.store.ScheduleRuns(ctx, ts.ID, runsShown)
+		if err != nil {
+			return nil, err
+		}
+		j := toScheduleJSON(ts, runs, h.now())
+		loc, err := time.LoadLocation(ts.TimeZone)
+		if err != nil {
+			loc = time.UTC
+		}
+		sv := views.ScheduleView{ID: ts.ID, Cron: ts.Cron, TimeZone: ts.TimeZone, Overlap: ts.Overlap,
+			StartDeadline: time.Duration(ts.StartDeadlineS) * time.Second, Suspended: ts.Suspended, Owner: ts.Owner}
+		for _, n := range j.Next {
+			sv.Next = append(sv.Next, n.In(loc))
+		}
+		for _, r := range j.Runs {
+			rv := views.ScheduleRunView{PlannedAt: r.PlannedAt.In(loc), Outcome: r.Outcome, Detail: r.Detail, TaskState: r.TaskState}
+			if r.TaskID != nil {
+				rv.TaskID = *r.TaskID
+			}
+			sv.Runs = append(sv.Runs, rv)
+		}
+		out = append(out, sv)
+	}
+	return out, nil
+}
+
+// scheduleZones are the time zones the schedule form suggests; any IANA name is accepted.
+var scheduleZones = []string{"Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore", "Asia/Tokyo", "UTC",
+	"Europe/London", "Europe/Berlin", "America/New_York", "America/Los_Angeles"}
+
+// templateFormOf is the template form filled from a template's fields.
+func templateFormOf(name, description string, b models.TemplateBody) views.TemplateForm {
+	f := views.TemplateForm{Name: name, Description: description, Spec: b.Spec, Queue: b.Queue, Priority: b.Priority,
+		Command: strings.Join(b.Command, "\n"), EnvNames: strings.Join(b.EnvNames, "\n"), Workdir: b.Workdir,
+		Image: b.Image, Deferrable: b.Deferrable}
+	if b.GPUs > 0 {
+		f.GPUs = strconv.Itoa(b.GPUs)
+	}
+	if b.EstGPUHours > 0 {
+		f.EstGPUHours = strconv.FormatFloat(b.EstGPUHours, 'f', -1, 64)
+	}
+	if b.MaxRuntimeS > 0 {
+		f.MaxRuntimeH = strconv.FormatFloat(float64(b.MaxRuntimeS)/3600, 'f', -1, 64)
+	}
+	if b.DataCheck != nil {
+		f.DataCheck = b.DataCheck.Path + b.DataCheck.URL
+	}
+	return f
+}

@@ -1,0 +1,134 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/scheduler"
+	"kashi/web"
+)
+
+// TestBrowserTemplates walks a project lead's night run in headless Chromium, in English
+// and Chinese: from the projects page to the project's templates, create one, submit from
+// it (the form comes filled in), schedule it on weekday nights in Shanghai and see the next
+// five runs, first as the form previews them and then on the saved schedule. On a 390×844
+// phone the template pages do not scroll sideways. Screenshots go to KASHI_SCREENSHOTS.
+func TestBrowserTemplates(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) // Monday 17:00 in Shanghai
+	clock := func() time.Time { return now }
+	s := modelstest.SQLite(t, models.Options{})
+	req := models.NodeRegistration{Hostname: "n1", Pool: "a100"}
+	for i := range 4 {
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: fmt.Sprintf("g%d", i), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+	}
+	if _, err := s.RegisterNode(ctx, req, "h", now); err != nil {
+		t.Fatal(err)
+	}
+	vision, _ := s.EnsureProject(ctx, "vision", now)
+	lead, _ := s.CreateUser(ctx, "lead", "pw-lead", models.RoleUser, now)
+	s.SetMember(ctx, vision.ID, lead.ID, models.ProjectRoleLead)
+	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: clock, NodeStaleAfter: 24 * time.Hour})
+	h := handlers.New(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 24 * time.Hour}, clock)
+	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+	b := newBrowser(t, srv.URL, 120*time.Second)
+	count := func(sel string) int {
+		t.Helper()
+		n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, sel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := chromedp.Do(b.ctx, b.login("lead", "pw-lead")); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, lang := range []string{"en", "zh-CN"} {
+		name := "nightly-eval-" + lang
+		err := chromedp.Do(b.ctx,
+			chromedp.EmulateViewport(1280, 900),
+			chromedp.Navigate(srv.URL+"/lang?set="+lang),
+			chromedp.Navigate(srv.URL+"/projects"),
+			chromedp.Click(css(`[data-testid=project-templates]`)),
+			chromedp.WaitVisible(css(`[data-testid=template-create]`)),
+			chromedp.SendKeys(css(`#t-name`), name),
+			chromedp.SendKeys(css(`#t-description`), "Evaluate last night's checkpoint"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('t-gpus').value = '2'`),
+			chromedp.SendKeys(css(`#t-max_runtime_h`), "3"),
+			chromedp.SendKeys(css(`#t-command`), "python\neval.py\n--split=val"),
+			b.shot("templates-1-create-"+lang+".png"),
+			chromedp.Click(css(`[data-testid=template-create-submit]`)),
+			chromedp.WaitVisible(css(`[data-testid=notice]`)),
+			chromedp.Click(css(`[data-testid=submit-from]`)),
+			chromedp.WaitVisible(css(`[data-testid=form-template]`)),
+			b.shot("templates-2-submit-form-"+lang+".png"),
+			chromedp.Click(css(`[data-testid=task-submit]`)),
+			chromedp.WaitVisible(css(`[data-testid=form-notice]`)),
+		)
+		if err != nil {
+			t.Fatalf("%s: create and submit: %v (screenshots in %s)", lang, err, b.shots)
+		}
+		tasks, err := s.Tasks(ctx, models.TaskFilter{Project: "vision"})
+		if err != nil || len(tasks) == 0 || tasks[0].Name != name || tasks[0].TemplateID == nil || tasks[0].GPUs != 2 {
+			t.Fatalf("%s: newest task %+v (%v), want %s from its template on 2 GPUs", lang, tasks, err, name)
+		}
+		err = chromedp.Do(b.ctx,
+			chromedp.Navigate(fmt.Sprintf("%s/templates/%d", srv.URL, *tasks[0].TemplateID)),
+			chromedp.WaitVisible(css(`[data-testid=schedule-form]`)),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('s-time_zone').value = 'Asia/Shanghai'; document.getElementById('s-cron').value = ''`),
+			chromedp.SendKeys(css(`#s-cron`), "0 22 * * 1-5"),
+			chromedp.WaitVisible(css(`#schedule-preview [data-testid=next-run]`)),
+			b.shot("templates-3-schedule-preview-"+lang+".png"),
+		)
+		if err != nil {
+			t.Fatalf("%s: schedule preview: %v (screenshots in %s)", lang, err, b.shots)
+		}
+		if n := count(`#schedule-preview [data-testid=next-run]`); n != 5 {
+			t.Errorf("%s: the preview shows %d runs, want 5", lang, n)
+		}
+		err = chromedp.Do(b.ctx,
+			chromedp.Click(css(`[data-testid=schedule-create]`)),
+			chromedp.WaitVisible(css(`[data-testid=schedule] [data-testid=next-run]`)),
+			b.shot("templates-4-scheduled-"+lang+".png"),
+		)
+		if err != nil {
+			t.Fatalf("%s: schedule: %v (screenshots in %s)", lang, err, b.shots)
+		}
+		first, err := chromedp.Run(b.ctx, chromedp.AttributeValue(css(`[data-testid=schedule] [data-testid=next-run]`), "data-at"))
+		if err != nil || first.Value != "2026-03-02T14:00:00Z" || count(`[data-testid=schedule] [data-testid=next-run]`) != 5 {
+			t.Errorf("%s: first of the next runs %q (%v), want five from 2026-03-02T14:00:00Z (22:00 in Shanghai)", lang, first.Value, err)
+		}
+		page, _ := chromedp.Run(b.ctx, chromedp.Location())
+		for _, path := range []string{strings.TrimPrefix(page, srv.URL), fmt.Sprintf("/projects/%d/templates", vision.ID)} {
+			shot := fmt.Sprintf("templates-phone-%s%s.png", lang, strings.NewReplacer("/", "-", "?", "-", "=", "-", "#", "-").Replace(path))
+			err := chromedp.Do(b.ctx,
+				chromedp.EmulateViewport(390, 844),
+				chromedp.Navigate(srv.URL+path),
+				chromedp.WaitVisible(css(`main`)),
+				b.shot(shot),
+			)
+			if err != nil {
+				t.Fatalf("phone %s %s: %v", lang, path, err)
+			}
+			width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+			if err != nil || width > 390 {
+				t.Errorf("phone %s %s is %d px wide (%v), want at most 390 (%s)", lang, path, width, err, shot)
+			}
+		}
+	}
+	t.Logf("screenshots in %s", b.shots)
+}
