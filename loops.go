@@ -113,7 +113,7 @@ func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Cha
 		if err := notice.CheckGPUMemory(ctx, store, notice.DefaultMemoryAlertPct, now()); err != nil {
 			return err
 		}
-		_, err := notice.SendAlerts(ctx, store, channels, now(), log)
+		_, err := notice.SendAlerts(ctx, store, channels, alertWords(cfg.Lang), now(), log)
 		return err
 	})
 	reminders := notice.DefaultReminderPolicy(cfg.Location)

@@ -125,6 +125,10 @@ type PoolsStore interface {
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)
 	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
+	// The alerts page's groups and acknowledgements (#15).
+	AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error)
+	NodeNames(ctx context.Context) (map[int64]string, error)
+	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 }
 
 // Bills serves bills, prices, billing plans, adjustments and weekly reports.

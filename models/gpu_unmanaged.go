@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -62,8 +63,9 @@ func (s *Store) RecordUnmanaged(ctx context.Context, nodeID int64, readings []Re
 		subject := "gpu " + uuid
 		switch {
 		case u.mib > 0 && g.UnmanagedSince == nil:
-			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, uuid, u.who)
-			if _, _, err := s.RaiseAlert(ctx, AlertUnmanaged, subject, msg, now); err != nil {
+			in := AlertInput{Kind: AlertUnmanaged, Subject: subject, NodeID: nodeID, Code: "unmanaged_gpu",
+				Params: []string{strconv.Itoa(g.Index), uuid, u.who}}
+			if _, _, err := s.RaiseAlert(ctx, in, now); err != nil {
 				return err
 			}
 		case u.mib == 0 && g.UnmanagedSince != nil:

@@ -17,6 +17,10 @@ type AlertStore interface {
 	MarkAlertSent(ctx context.Context, id int64, now time.Time) error
 }
 
+// AlertWords is the title and text of an alert's chat message, in the installation's
+// language (the catalogs live in views; main wires them in).
+type AlertWords func(a models.Alert) (title, text string)
+
 // alertBatch caps the alerts one SendAlerts pass posts.
 const alertBatch = 100
 
@@ -25,7 +29,7 @@ const alertBatch = 100
 // alert stays unsent, so the next pass tries again (the channels that took it then see it
 // twice: better twice than never). With no channels it does nothing. It returns how many
 // alerts were sent; the error is the store's.
-func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, now time.Time, log *slog.Logger) (int, error) {
+func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, words AlertWords, now time.Time, log *slog.Logger) (int, error) {
 	if len(channels) == 0 {
 		return 0, nil
 	}
@@ -39,7 +43,7 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	slices.Reverse(alerts) // oldest first
 	sent := 0
 	for _, a := range alerts {
-		m := AlertMessage(a)
+		m := AlertMessage(a, words)
 		ok := true
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
@@ -58,16 +62,8 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	return sent, nil
 }
 
-// AlertMessage is the chat message of an alert.
-func AlertMessage(a models.Alert) notify.Message {
-	text := a.Message
-	if a.Count > 1 {
-		text += fmt.Sprintf(" (raised %d times since %s)", a.Count, a.At.UTC().Format("2006-01-02 15:04 UTC"))
-	}
-	title := "Alert: " + a.Kind + " · " + a.Subject
-	if a.ResolvedAt != nil {
-		title = "Resolved: " + a.Kind + " · " + a.Subject
-		text += fmt.Sprintf(" Resolved at %s.", a.ResolvedAt.UTC().Format("2006-01-02 15:04 UTC"))
-	}
+// AlertMessage is the chat message of an alert, worded by words.
+func AlertMessage(a models.Alert, words AlertWords) notify.Message {
+	title, text := words(a)
 	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt}
 }

@@ -70,6 +70,7 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/calibrate/propose", handlers.Admin, h.Pools.CalibratePropose},
 		{GET, "/calibrate/history.csv", handlers.Admin, h.Pools.CalibrateHistory},
 		{GET, "/alerts", handlers.Viewer, h.Pools.AlertsPage},
+		{POST, "/alerts/ack", handlers.Lead, h.Pools.AlertAck},
 		{GET, "/notifications", handlers.Viewer, h.Tasks.NotificationsPage},
 		{POST, "/notifications/read", handlers.Viewer, h.Tasks.NotificationsReadForm},
 		{POST, "/notifications/tasks/:id/keep", handlers.Member, h.Tasks.TaskKeepForm},
