@@ -18,6 +18,13 @@ type Board struct {
 type BoardStore interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	// The compact board's strips and the active threshold; the GPU and node pages (#15).
+	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
+	Thresholds() models.Thresholds
+	GPUByUUID(ctx context.Context, uuid string) (models.GPUPlace, error)
+	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
+	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
+	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
 }
 
 // Tasks serves tasks, the queue, and the notifications that ask about tasks (keep or release).

@@ -37,7 +37,8 @@ type (
 func (v14GPURollup) TableName() string { return "gpu_rollups" }
 func (v14Alert) TableName() string     { return "alerts" }
 
-// migrateV14Board records temperature and power in each rollup, and gives alerts a code with
+// migrateV14Board records temperature and power in each rollup, indexes rollups by time for
+// the board's strips, and gives alerts a code with
 // parameters, a severity, what they are about, and who acknowledged them.
 func migrateV14Board(tx *gorm.DB) error {
 	m := tx.Migrator()
@@ -58,5 +59,6 @@ func migrateV14Board(tx *gorm.DB) error {
 			return err
 		}
 	}
-	return nil
+	// The board's recent-use strips read every GPU's rollups of the last hour.
+	return tx.Exec("CREATE INDEX idx_gpu_rollups_resolution_bucket ON gpu_rollups (resolution, bucket)").Error
 }

@@ -16,7 +16,9 @@ import (
 // agents' samples are never kept waiting for the writer long; a run cut short leaves whole
 // buckets, and the next run recomputes from the newest one.
 func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Duration) error {
-	if err := s.rollUp(ctx, now); err != nil {
+	err := s.rollUp(ctx, now)
+	s.strips.gen.Add(1) // even a run cut short may have written buckets
+	if err != nil {
 		return fmt.Errorf("models: roll up: %w", err)
 	}
 	if err := s.prune(ctx, now.Add(-retention).Unix()); err != nil {
@@ -138,11 +140,5 @@ func lastBucket(tx *gorm.DB, resolution int) (int64, error) {
 
 // Rollups returns one GPU's rollups of a resolution with buckets in [from, to).
 func (s *Store) Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]GPURollup, error) {
-	var out []GPURollup
-	err := s.db.WithContext(ctx).Where("gpu_id = ? AND resolution = ? AND bucket >= ? AND bucket < ?",
-		gpuID, resolution, from.Unix(), to.Unix()).Order("bucket").Find(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("models: rollups of gpu %d: %w", gpuID, err)
-	}
-	return out, nil
+	return s.GPUHistory(ctx, []int64{gpuID}, resolution, from, to)
 }

@@ -42,6 +42,8 @@ func Routes(h *handlers.Handler) []Route {
 
 		// Pages.
 		{GET, "/", handlers.Viewer, h.Board.Board},
+		{GET, "/gpus/:uuid", handlers.Viewer, h.Board.GPUPage},
+		{GET, "/nodes/:id", handlers.Viewer, h.Board.NodePage},
 		{GET, "/queue", handlers.Viewer, h.Tasks.QueuePage},
 		{POST, "/queue/tasks", handlers.Member, h.Tasks.TaskFormSubmit},
 		{POST, "/queue/tasks/validate", handlers.Member, h.Tasks.TaskFormValidate},
