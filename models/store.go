@@ -44,7 +44,7 @@ type Store struct {
 	live    liveView
 	board   boardCache
 	// strips caches the board's recent-use strips between rollup runs (util_strip.go).
-	strips stripCache
+	strips  stripCache
 	now     func() time.Time
 	secrets secretBox
 }
