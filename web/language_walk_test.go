@@ -34,7 +34,10 @@ func TestLanguageWalk(t *testing.T) {
 	id := strconv.FormatInt(tk.ID, 10)
 	pages := []string{"/", "/queue", "/tasks", "/tasks/" + id, "/tasks/" + strconv.FormatInt(gone.ID, 10), "/projects",
 		"/approvals", "/audit", "/tokens", "/pools", "/alerts", "/notifications", "/bills",
-		"/bills/vision/2026-03", "/reports", "/tasks/999999", "/calibrate", "/prices", "/people", "/account", "/pools/pool-1/edit"}
+		"/bills/vision/2026-03", "/reports", "/tasks/999999", "/calibrate", "/prices", "/people", "/account", "/pools/pool-1/edit",
+		"/?view=grid", "/gpus/" + uuidOf("n1", 0), "/nodes/" + strconv.FormatInt(n.ID, 10)}
+	s.store.RaiseAlert(ctx, models.AlertInput{Kind: models.AlertGPUMemory, Subject: "g0", TaskID: tk.ID, NodeID: n.ID,
+		Code: "gpu_memory", Params: []string{id, "train", "vision", "n1", "0", "80000", "81920", "97", "95"}}, t0)
 
 	keys := regexp.MustCompile(`\b[a-z_]+\.[a-z_.-]+[a-z]\b`)
 	catalog, zh := views.Locale{Lang: views.LangEN}.Catalog(), views.Locale{Lang: views.LangZH}.Catalog()
