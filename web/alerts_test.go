@@ -114,8 +114,9 @@ func TestAlertsPage(t *testing.T) {
 	}
 }
 
-func TestAlertAck(t *testing.T) {
-	s := newServer(t)
+func TestAlertAck(t *testing.T) { forEachDB(t, testAlertAck) }
+
+func testAlertAck(t *testing.T, s *server) {
 	ctx := context.Background()
 	tk := alertsWorld(t, s)
 	ids := func(group string) url.Values {

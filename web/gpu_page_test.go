@@ -16,9 +16,8 @@ import (
 
 // historyServer is boardFleet with a reading of GPU-a100-01-1 every minute of the last two
 // hours (busy, then idle for the last 20 minutes), rolled up.
-func historyServer(t *testing.T) (*server, map[string]registered) {
+func historyServer(t *testing.T, s *server) map[string]registered {
 	t.Helper()
-	s := newServer(t)
 	nodes := boardFleet(s)
 	var ss []api.Sample
 	for m := 120; m >= 2; m-- {
@@ -32,11 +31,12 @@ func historyServer(t *testing.T) (*server, map[string]registered) {
 	if err := s.store.RollUp(context.Background(), t0, 7*24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	return s, nodes
+	return nodes
 }
 
 func TestGPUPage(t *testing.T) {
-	s, nodes := historyServer(t)
+	s := newServer(t)
+	nodes := historyServer(t, s)
 	w := s.get("/gpus/GPU-a100-01-1?range=24h")
 	if w.Code != http.StatusOK {
 		t.Fatalf("GET /gpus/GPU-a100-01-1 = %d %s", w.Code, w.Body)
@@ -86,8 +86,10 @@ func TestGPUPage(t *testing.T) {
 	}
 }
 
-func TestNodePage(t *testing.T) {
-	s, nodes := historyServer(t)
+func TestNodePage(t *testing.T) { forEachDB(t, testNodePage) }
+
+func testNodePage(t *testing.T, s *server) {
+	nodes := historyServer(t, s)
 	id := strconv.FormatInt(nodes["a100-01"].ID, 10)
 	w := s.get("/nodes/" + id + "?range=7d")
 	if w.Code != http.StatusOK {
