@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -29,7 +30,7 @@ func (h *Pools) AlertsPage(c echo.Context) error {
 	}
 	l := Locale(c)
 	p := Who(c)
-	d := views.AlertsData{Now: h.now().In(h.loc()), CanAck: p.Allows(Lead)}
+	d := views.AlertsData{Now: h.now().In(h.loc())}
 	var open []views.AlertView
 	for _, a := range alerts {
 		v := AlertView(a)
@@ -40,6 +41,11 @@ func (h *Pools) AlertsPage(c echo.Context) error {
 		}
 	}
 	d.Open = views.GroupAlerts(open, names)
+	for i := range d.Open {
+		if d.Open[i].CanAck, err = h.canAck(ctx, p, d.Open[i].TaskID); err != nil {
+			return err
+		}
+	}
 	if n, err := strconv.Atoi(c.QueryParam("acked")); err == nil && n >= 0 {
 		d.Notice = l.T("alert.acked_notice", n)
 	}
@@ -100,18 +106,34 @@ func (h *Pools) mayAck(ctx context.Context, p *Principal, ids []int64) error {
 		if !ok {
 			return echo.NewHTTPError(http.StatusNotFound, "id: no open alert "+strconv.FormatInt(id, 10))
 		}
-		if p.Admin() {
-			continue
+		ok, err := h.canAck(ctx, p, a.TaskID)
+		if err != nil {
+			return err
 		}
-		if a.TaskID == 0 {
-			return echo.NewHTTPError(http.StatusForbidden, "only an admin acknowledges alerts about the fleet")
-		}
-		t, err := h.store.TaskByID(ctx, a.TaskID)
-		if err != nil || !p.Leads(t.ProjectID) {
-			return echo.NewHTTPError(http.StatusForbidden, "only a lead of the task's project or an admin acknowledges this alert")
+		if !ok {
+			return echo.NewHTTPError(http.StatusForbidden, "only an admin, or a lead of the task's project, acknowledges this alert")
 		}
 	}
 	return nil
+}
+
+// canAck reports whether p may acknowledge an alert about task taskID (0: about the fleet):
+// an admin any, a lead those about tasks of projects they lead.
+func (h *Pools) canAck(ctx context.Context, p *Principal, taskID int64) (bool, error) {
+	if p.Admin() {
+		return true, nil
+	}
+	if taskID == 0 || !p.Allows(Lead) {
+		return false, nil
+	}
+	t, err := h.store.TaskByID(ctx, taskID)
+	if errors.Is(err, models.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return p.Leads(t.ProjectID), nil
 }
 
 // alertJSON is one alert in GET /api/v1/alerts.

@@ -8,9 +8,7 @@ type AlertsData struct {
 	Now      time.Time
 	Open     []AlertGroup
 	Resolved []AlertView
-	// CanAck is true when the viewer may acknowledge alerts; Notice confirms an
-	// acknowledgement.
-	CanAck bool
+	// Notice confirms an acknowledgement.
 	Notice string
 }
 
@@ -36,6 +34,8 @@ type AlertGroup struct {
 	Acked   bool
 	AckedBy string
 	AckedAt *time.Time
+	// CanAck is true when the viewer may acknowledge the group.
+	CanAck bool
 }
 
 // AlertView is one alert.

@@ -735,7 +735,7 @@ func alertGroup(l Locale, d AlertsData, g AlertGroup) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		} else if d.CanAck {
+		} else if g.CanAck {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "<form method=\"post\" action=\"/alerts/ack\" class=\"inline\" data-testid=\"alert-ack-form\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

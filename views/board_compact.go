@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -181,7 +182,7 @@ func appendCompactCell(b []byte, ct *compactText, d BoardData, n *BoardNode, g *
 	b = append(b, `<a class="c c-`...)
 	b = append(b, st...)
 	b = append(b, `" data-testid="gpu-cell" href="/gpus/`...)
-	b = appendEscaped(b, g.UUID) // UUIDs are letters, digits and dashes: nothing to escape in a path
+	b = appendPathSegment(b, g.UUID)
 	b = append(b, `" title="`...)
 	b = appendEscaped(b, n.Hostname)
 	b = append(b, ' ')
@@ -218,4 +219,16 @@ func appendCompactCell(b []byte, ct *compactText, d BoardData, n *BoardNode, g *
 	b = append(b, `</span><i style="`...)
 	b = appendStrip(b, &g.Strip)
 	return append(b, `"></i></a>`...)
+}
+
+// appendPathSegment appends s escaped as one URL path segment, as gpuURL does; NVML's UUIDs
+// (letters, digits, dashes) pass as they are without a call.
+func appendPathSegment(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return appendEscaped(b, url.PathEscape(s))
+		}
+	}
+	return append(b, s...)
 }

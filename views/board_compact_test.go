@@ -53,6 +53,7 @@ func TestCompactGrid(t *testing.T) {
 	d.Filter.View, d.ActivePct = ViewGrid, 40
 	d.Nodes[0].GPUs[0].Strip = [12]uint8{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1}
 	d.Nodes[0].GPUs[0].Owner = "zhang<x>"
+	d.Nodes[0].GPUs[1].UUID = "GPU-a/b?c"
 	doc := parse(t, render(t, CompactGrid(en, d)))
 	cells := doc.Find(`[data-testid=compact-grid] [data-testid=gpu-cell]`)
 	if cells.Length() != 20 {
@@ -61,6 +62,9 @@ func TestCompactGrid(t *testing.T) {
 	first := cells.First()
 	if href := first.AttrOr("href", ""); href != "/gpus/GPU-a100-01-0" {
 		t.Errorf("cell link = %q", href)
+	}
+	if href := cells.Eq(1).AttrOr("href", ""); href != "/gpus/GPU-a%2Fb%3Fc" || href != gpuURL("GPU-a/b?c") {
+		t.Errorf("cell link of an odd UUID = %q, want it escaped as a path segment", href)
 	}
 	if first.Find("span").Text() != "zhang<x>" || !strings.Contains(first.AttrOr("class", ""), "c-active") {
 		t.Errorf("first cell = %q class %q, want the owner and active", first.Find("span").Text(), first.AttrOr("class", ""))

@@ -136,6 +136,11 @@ func testAlertAck(t *testing.T, s *server) {
 	s.store.SetMember(ctx, p.ID, member.ID, models.ProjectRoleMember)
 	leadTok, _, _ := s.store.CreateAPIToken(ctx, lead.ID, "t", models.ScopeWrite, t0)
 	memberTok, _, _ := s.store.CreateAPIToken(ctx, member.ID, "t", models.ScopeWrite, t0)
+	leadPage := parse(t, s.get("/alerts", bearer(leadTok)...).Body.String())
+	if leadPage.Find(`[data-group=`+taskKey+`] [data-testid=alert-ack]`).Length() != 1 ||
+		leadPage.Find(`[data-group=node-1] [data-testid=alert-ack]`).Length() != 0 {
+		t.Errorf("the lead's page offers acknowledging other than the task's group")
+	}
 	if resp := s.form("/alerts/ack", taskIDs, bearer(memberTok)...); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("member acknowledges = %d, want 403", resp.StatusCode)
 	}
