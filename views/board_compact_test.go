@@ -118,3 +118,21 @@ func BenchmarkCompactBoardRender4096(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/4096, "ns/gpu")
 }
+
+// TestCardsLinkToPages: every card of the card board links to its GPU's page and every node
+// row to its node's page, as the compact cells do.
+func TestCardsLinkToPages(t *testing.T) {
+	doc := parse(t, render(t, BoardGrid(en, boardFixture())))
+	cards := doc.Find(`[data-testid=gpu-card]`)
+	cards.Each(func(_ int, c *goquery.Selection) {
+		if href := c.Find(`[data-testid=card-gpu]`).AttrOr("href", ""); href != gpuURL(c.AttrOr("data-uuid", "")) {
+			t.Errorf("card %s links to %q", c.AttrOr("data-uuid", ""), href)
+		}
+	})
+	if cards.Length() != 20 {
+		t.Errorf("cards = %d, want 20", cards.Length())
+	}
+	if href := doc.Find(`[data-node=h800-01] .host a`).AttrOr("href", ""); href != "/nodes/3" {
+		t.Errorf("node link = %q, want /nodes/3", href)
+	}
+}
