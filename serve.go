@@ -82,6 +82,9 @@ type serveConfig struct {
 	SecretKey string
 	// DBMaxConns bounds the Postgres connection pool.
 	DBMaxConns int
+	// Lang is the installation's language (views.LangEN or views.LangZH): chat messages of
+	// alerts are written in it, whoever reads them; pages follow each viewer's choice.
+	Lang string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -115,8 +118,12 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.List(&c.DataCheckAllowHosts, "data-check-allow-host", "a URL host data checks may reach at a loopback, link-local or private address (repeatable)")
 	f.String(&c.SecretKey, "secret-key", "", "base64 of 32 bytes sealing secret task env values (SQLite default: a key file beside the database)")
 	f.Int(&c.DBMaxConns, "db-max-conns", models.DefaultMaxConns, "the most Postgres connections this server opens")
+	f.String(&c.Lang, "lang", views.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
 	if err := f.parse(args); err != nil {
 		return c, err
+	}
+	if c.Lang != views.LangEN && c.Lang != views.LangZH {
+		return c, fmt.Errorf("--lang must be %s or %s, got %q", views.LangEN, views.LangZH, c.Lang)
 	}
 	loc, err := time.LoadLocation(c.TimeZone)
 	if err != nil {

@@ -18,6 +18,13 @@ type Board struct {
 type BoardStore interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	// The compact board's strips and the active threshold; the GPU and node pages (#15).
+	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
+	Thresholds() models.Thresholds
+	GPUByUUID(ctx context.Context, uuid string) (models.GPUPlace, error)
+	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
+	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
+	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
 }
 
 // Tasks serves tasks, the queue, and the notifications that ask about tasks (keep or release).
@@ -139,6 +146,10 @@ type PoolsStore interface {
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)
 	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
+	// The alerts page's groups and acknowledgements (#15).
+	AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error)
+	NodeNames(ctx context.Context) (map[int64]string, error)
+	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 }
 
 // Bills serves bills, prices, billing plans, adjustments and weekly reports.

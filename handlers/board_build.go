@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"slices"
 	"time"
 
 	"kashi/models"
@@ -81,4 +82,74 @@ func (h *Board) boardData(rows []models.BoardGPU, now time.Time) views.BoardData
 	closeNode()
 	closePool()
 	return d
+}
+
+// owners lists the owners of the tasks holding rows' cards, sorted, for the owner filter.
+func owners(rows []models.BoardGPU) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Owner != "" {
+			out = append(out, r.Owner)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// addStrips gives each card of d its recent-use strip; rows are d's cards in the same order.
+func addStrips(d *views.BoardData, rows []models.BoardGPU, strips map[int64]models.UtilStrip) {
+	i := 0
+	for n := range d.Nodes {
+		for g := range d.Nodes[n].GPUs {
+			d.Nodes[n].GPUs[g].Strip = strips[rows[i].ID]
+			i++
+		}
+	}
+}
+
+// narrowNodes keeps the cards of the filter's owner and compact state, and the nodes left
+// with a card.
+func narrowNodes(d *views.BoardData) {
+	f := d.Filter
+	if f.Owner == "" && f.State == "" {
+		return
+	}
+	nodes := d.Nodes[:0]
+	for _, n := range d.Nodes {
+		gpus := n.GPUs[:0]
+		for _, g := range n.GPUs {
+			if (f.Owner == "" || g.Owner == f.Owner) && (f.State == "" || views.CompactState(&g, d.ActivePct) == f.State) {
+				gpus = append(gpus, g)
+			}
+		}
+		if len(gpus) > 0 {
+			n.GPUs = gpus
+			nodes = append(nodes, n)
+		}
+	}
+	d.Nodes = nodes
+}
+
+// sortIdleFirst orders nodes by their held idle cards, then their free ones, most first;
+// ties keep the pool and node order.
+func sortIdleFirst(nodes []views.BoardNode) {
+	count := func(n views.BoardNode) (idle, free int) {
+		for _, g := range n.GPUs {
+			switch g.State {
+			case views.StateIdle:
+				idle++
+			case views.StateFree:
+				free++
+			}
+		}
+		return idle, free
+	}
+	slices.SortStableFunc(nodes, func(a, b views.BoardNode) int {
+		ai, af := count(a)
+		bi, bf := count(b)
+		if ai != bi {
+			return bi - ai
+		}
+		return bf - af
+	})
 }

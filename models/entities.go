@@ -99,6 +99,12 @@ type GPURollup struct {
 	NActive    int64
 	IdlePct    int
 	ActivePct  int
+	// TempSum and PowerSum sum the readings (divide by N), TempMax and PowerMax the largest;
+	// 0 in buckets rolled up before migration 14.
+	TempSum  int64
+	TempMax  int
+	PowerSum int64
+	PowerMax int
 }
 
 // Project is a team or research group that owns tasks and pays bills.

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -23,13 +24,34 @@ const (
 	AlertPoolAtMax = "pool-at-max"
 )
 
+// Alert severities, worst first.
+const (
+	SeverityCritical = "critical"
+	SeverityWarning  = "warning"
+	SeverityInfo     = "info"
+)
+
 // Alert is something an admin should know: shown in the UI and sent to the chat channels.
 // There is at most one open alert per kind and subject; raising it again counts.
 type Alert struct {
 	ID      int64
 	Kind    string
 	Subject string
+	// Message is the text of alerts raised before they had a code; "" since.
 	Message string
+	// Code and Params are the alert's sentence, which pages and chat render through the
+	// catalogs (Params is a JSON array of strings; AlertParams decodes it).
+	Code     string
+	Params   string
+	Severity string
+	// TaskID, NodeID and Pool are what the alert is about (0, "": none), so that the page
+	// groups alerts by task or node and links to them.
+	TaskID int64
+	NodeID int64
+	Pool   string
+	// AckedBy and AckedAt say who acknowledged the alert and when; "" and nil until then.
+	AckedBy string
+	AckedAt *time.Time
 	// At is when it was first raised, LastAt when last; Count how many times.
 	At         time.Time
 	LastAt     time.Time
@@ -39,45 +61,88 @@ type Alert struct {
 	SentAt *time.Time
 }
 
-// RaiseAlert opens an alert of kind about subject, or counts it again (with the new message)
-// when one is open. It reports whether the alert is new.
-func (s *Store) RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (Alert, bool, error) {
+// AlertInput is an alert to raise: its kind and subject (one open alert per pair), its
+// sentence as a catalog code with parameters, its severity (warning when empty), and what it
+// is about.
+type AlertInput struct {
+	Kind     string
+	Subject  string
+	Code     string
+	Params   []string
+	Severity string
+	TaskID   int64
+	NodeID   int64
+	Pool     string
+}
+
+// RaiseAlert opens an alert, or counts it again (with the new sentence) when one of its kind
+// and subject is open. It reports whether the alert is new.
+func (s *Store) RaiseAlert(ctx context.Context, in AlertInput, now time.Time) (Alert, bool, error) {
 	var (
 		a       Alert
 		created bool
 	)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
-		a, created, err = raiseAlert(tx, kind, subject, message, now)
+		a, created, err = raiseAlert(tx, in, now)
 		return err
 	})
-	if err != nil {
-		return Alert{}, false, err
-	}
-	return a, created, nil
+	return a, created, err
 }
 
 // raiseAlert is RaiseAlert inside the transaction tx.
-func raiseAlert(tx *gorm.DB, kind, subject, message string, now time.Time) (Alert, bool, error) {
+func raiseAlert(tx *gorm.DB, in AlertInput, now time.Time) (Alert, bool, error) {
 	now = UTC(now)
-	kind, subject, message = truncate(kind, 50), truncate(subject, 200), truncate(message, 2000)
-	var a Alert
-	err := tx.Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject).Take(&a).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		a = Alert{Kind: kind, Subject: subject, Message: message, At: now, LastAt: now, Count: 1}
-		if err := tx.Create(&a).Error; err != nil {
-			return Alert{}, false, fmt.Errorf("models: raise alert %s %s: %w", kind, subject, err)
-		}
-		return a, true, nil
+	kind, subject := truncate(in.Kind, 50), truncate(in.Subject, 200)
+	params := []byte("[]")
+	if b, err := json.Marshal(in.Params); err == nil && len(in.Params) > 0 && len(b) <= 2000 {
+		params = b
 	}
-	if err == nil {
-		a.Message, a.LastAt, a.Count = message, now, a.Count+1
+	sev := in.Severity
+	if sev == "" {
+		sev = SeverityWarning
+	}
+	var a Alert
+	created := false
+	err := tx.Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject).Take(&a).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		a = Alert{Kind: kind, Subject: subject, Code: truncate(in.Code, 80), Params: string(params), Severity: sev,
+			TaskID: in.TaskID, NodeID: in.NodeID, Pool: truncate(in.Pool, 100), At: now, LastAt: now, Count: 1}
+		created = true
+		err = tx.Create(&a).Error
+	case err == nil:
+		a.Code, a.Params, a.Severity, a.LastAt, a.Count = truncate(in.Code, 80), string(params), sev, now, a.Count+1
 		err = tx.Model(&Alert{}).Where("id = ?", a.ID).
-			Updates(map[string]any{"message": message, "last_at": now, "count": gorm.Expr("count + 1")}).Error
+			Updates(map[string]any{"code": a.Code, "params": a.Params, "severity": sev, "last_at": now,
+				"count": gorm.Expr("count + 1")}).Error
 	}
 	if err != nil {
 		return Alert{}, false, fmt.Errorf("models: raise alert %s %s: %w", kind, subject, err)
 	}
-	return a, false, nil
+	return a, created, nil
+}
+
+// AlertParams decodes an alert's parameters; none when they do not decode.
+func (a Alert) AlertParams() []string {
+	var p []string
+	if json.Unmarshal([]byte(a.Params), &p) != nil {
+		return nil
+	}
+	return p
+}
+
+// AckAlerts records that by acknowledged the open, unacknowledged alerts among ids, and
+// returns how many it marked. Acknowledging twice keeps the first.
+func (s *Store) AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	res := s.db.WithContext(ctx).Model(&Alert{}).Where("id IN ? AND acked_at IS NULL AND resolved_at IS NULL", ids).
+		Updates(map[string]any{"acked_by": truncate(by, 100), "acked_at": UTC(now)})
+	if res.Error != nil {
+		return 0, fmt.Errorf("models: acknowledge alerts: %w", res.Error)
+	}
+	return int(res.RowsAffected), nil
 }
 
 // ResolveAlert closes the open alert of kind about subject, if any.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -296,12 +297,19 @@ func TestSetUnneeded(t *testing.T) {
 func TestAlerts(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
-		a, created, err := s.RaiseAlert(ctx, models.AlertBootTimeout, "a100/k1", "did not register", ft0)
+		boot := func(params ...string) models.AlertInput {
+			return models.AlertInput{Kind: models.AlertBootTimeout, Subject: "a100/k1", Code: "boot_timeout", Params: params,
+				Pool: "a100", NodeID: 7}
+		}
+		a, created, err := s.RaiseAlert(ctx, boot("a100", "k1"), ft0)
 		if err != nil || !created {
 			t.Fatalf("RaiseAlert = %+v, %v, %v", a, created, err)
 		}
-		b, created, err := s.RaiseAlert(ctx, models.AlertBootTimeout, "a100/k1", "still not", ft0.Add(time.Minute))
-		if err != nil || created || b.ID != a.ID || b.Count != 2 || b.Message != "still not" {
+		if a.Severity != models.SeverityWarning || a.NodeID != 7 || a.Pool != "a100" {
+			t.Errorf("new alert = %+v, want a warning about node 7 of pool a100", a)
+		}
+		b, created, err := s.RaiseAlert(ctx, boot("a100", "k2"), ft0.Add(time.Minute))
+		if err != nil || created || b.ID != a.ID || b.Count != 2 || !slices.Equal(b.AlertParams(), []string{"a100", "k2"}) {
 			t.Errorf("raising again = %+v, created %v, %v; want the same alert counted twice", b, created, err)
 		}
 		if err := s.MarkAlertSent(ctx, a.ID, ft0); err != nil {
@@ -313,12 +321,12 @@ func TestAlerts(t *testing.T) {
 		if err := s.ResolveAlert(ctx, models.AlertBootTimeout, "a100/k1", ft0.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		if _, created, _ := s.RaiseAlert(ctx, models.AlertBootTimeout, "a100/k1", "again", ft0.Add(2*time.Hour)); !created {
+		if _, created, _ := s.RaiseAlert(ctx, boot("again"), ft0.Add(2*time.Hour)); !created {
 			t.Error("raising after the resolve did not open a new alert")
 		}
 		open, _ := s.Alerts(ctx, models.AlertFilter{OpenOnly: true})
 		all, _ := s.Alerts(ctx, models.AlertFilter{})
-		if len(open) != 1 || len(all) != 2 || open[0].Message != "again" {
+		if len(open) != 1 || len(all) != 2 || !slices.Equal(open[0].AlertParams(), []string{"again"}) {
 			t.Errorf("open = %+v, all = %d; want 1 open of 2", open, len(all))
 		}
 	})
@@ -476,6 +484,30 @@ func TestPoolRegion(t *testing.T) {
 		states, err := s.PoolScaleStates(ctx)
 		if st := states[p.ID]; err != nil || st.HourlyPriceFen != 31012 || st.PriceSource != models.PriceFromProvider {
 			t.Errorf("pool price = %d from %q, %v; want 31012 from the provider", st.HourlyPriceFen, st.PriceSource, err)
+		}
+	})
+}
+
+func TestAckAlerts(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		in := models.AlertInput{Kind: models.AlertGPUMemory, Subject: "g0", TaskID: 3, Code: "gpu_memory"}
+		a, _, _ := s.RaiseAlert(ctx, in, ft0)
+		in.Subject = "g1"
+		b, _, _ := s.RaiseAlert(ctx, in, ft0)
+		s.ResolveAlert(ctx, models.AlertGPUMemory, "g1", ft0.Add(time.Minute))
+		if n, err := s.AckAlerts(ctx, []int64{a.ID, b.ID}, "ana", ft0.Add(2*time.Minute)); n != 1 || err != nil {
+			t.Fatalf("AckAlerts = %d, %v; want the open one marked", n, err)
+		}
+		if n, err := s.AckAlerts(ctx, []int64{a.ID}, "bo", ft0.Add(3*time.Minute)); n != 0 || err != nil {
+			t.Errorf("AckAlerts again = %d, %v; want nothing marked", n, err)
+		}
+		all, _ := s.Alerts(ctx, models.AlertFilter{})
+		for _, x := range all {
+			acked := x.AckedAt != nil && x.AckedAt.Equal(ft0.Add(2*time.Minute)) && x.AckedBy == "ana"
+			if acked != (x.ID == a.ID) {
+				t.Errorf("alert %d acked by %q at %v", x.ID, x.AckedBy, x.AckedAt)
+			}
 		}
 	})
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,8 +100,9 @@ func saveUnmanaged(tx *gorm.DB, changes []unmanagedChange) error {
 		subject := "gpu " + g.UUID
 		switch {
 		case u.mib > 0 && g.UnmanagedSince == nil:
-			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, g.UUID, u.who)
-			if _, _, err := raiseAlert(tx, AlertUnmanaged, subject, msg, now); err != nil {
+			in := AlertInput{Kind: AlertUnmanaged, Subject: subject, NodeID: g.NodeID, Code: "unmanaged_gpu",
+				Params: []string{strconv.Itoa(g.Index), g.UUID, u.who}}
+			if _, _, err := raiseAlert(tx, in, now); err != nil {
 				return err
 			}
 		case u.mib == 0 && g.UnmanagedSince != nil:

@@ -29,6 +29,7 @@ var migrations = []migration{
 	{9, "task templates with their versions, the template of each task, schedules and their runs", migrateV9Templates},
 	{12, "cloud orders not yet done, pools' region and zone, list prices per machine-hour and the cost of scale-ups", migrateV12Ctyun},
 	{13, "projects archived, quotas' own reminders", migrateV13Admin},
+	{14, "board over time: temperature and power in rollups; alerts with code, params, severity, subject ids and acknowledgement", migrateV14Board},
 	{15, "the specs and regions a task accepts", migrateV15Places},
 	{18, "an index of the rollups' counts that the ledger reads", migrateV18LedgerIndex},
 }

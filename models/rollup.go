@@ -16,7 +16,9 @@ import (
 // agents' samples are never kept waiting for the writer long; a run cut short leaves whole
 // buckets, and the next run recomputes from the newest one.
 func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Duration) error {
-	if err := s.rollUp(ctx, now); err != nil {
+	err := s.rollUp(ctx, now)
+	s.strips.gen.Add(1) // even a run cut short may have written buckets
+	if err != nil {
 		return fmt.Errorf("models: roll up: %w", err)
 	}
 	if err := s.prune(ctx, now.Add(-retention).Unix()); err != nil {
@@ -65,8 +67,9 @@ func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 			for gpu := int64(0); gpu <= *span.MaxGPU; gpu += rollupGPUs {
 				// A bucket rolled up before keeps the thresholds that first classified it (0:
 				// rolled up before they were recorded, with the defaults); a new one takes th.
-				err := db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active, idle_pct, active_pct)
+				err := db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, temp_sum, temp_max, power_sum, power_max, n_idle, n_active, idle_pct, active_pct)
 					SELECT s.gpu_id, ?, s.ts - s.ts % 300, COUNT(*), SUM(s.util_pct), MAX(s.util_pct), SUM(s.memory_used_mib), MAX(s.memory_used_mib),
+						SUM(s.temp_c), MAX(s.temp_c), SUM(s.power_w), MAX(s.power_w),
 						SUM(CASE WHEN s.util_pct < `+rollupIdle+` THEN 1 ELSE 0 END),
 						SUM(CASE WHEN s.util_pct >= `+rollupActive+` THEN 1 ELSE 0 END),
 						MAX(`+rollupIdle+`), MAX(`+rollupActive+`)
@@ -76,7 +79,8 @@ func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 					GROUP BY s.gpu_id, s.ts - s.ts % 300
 					ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
 						util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
-						n_idle = excluded.n_idle, n_active = excluded.n_active, idle_pct = excluded.idle_pct,
+						temp_sum = excluded.temp_sum, temp_max = excluded.temp_max, power_sum = excluded.power_sum,
+						power_max = excluded.power_max, n_idle = excluded.n_idle, n_active = excluded.n_active, idle_pct = excluded.idle_pct,
 						active_pct = excluded.active_pct`,
 					Rollup5m, th.IdleUtilPct, DefaultThresholds.IdleUtilPct, th.ActiveUtilPct, DefaultThresholds.ActiveUtilPct,
 					th.IdleUtilPct, DefaultThresholds.IdleUtilPct, th.ActiveUtilPct, DefaultThresholds.ActiveUtilPct,
@@ -92,14 +96,16 @@ func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 		return err
 	}
 	// An hour records the largest thresholds of its 5-minute buckets (they change rarely).
-	err = db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, n_idle, n_active, idle_pct, active_pct)
-		SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max), SUM(n_idle), SUM(n_active),
+	err = db.Exec(`INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, temp_sum, temp_max, power_sum, power_max, n_idle, n_active, idle_pct, active_pct)
+		SELECT gpu_id, ?, bucket - bucket % 3600, SUM(n), SUM(util_sum), MAX(util_max), SUM(mem_sum), MAX(mem_max),
+			SUM(temp_sum), MAX(temp_max), SUM(power_sum), MAX(power_max), SUM(n_idle), SUM(n_active),
 			MAX(idle_pct), MAX(active_pct)
 		FROM gpu_rollups WHERE resolution = ? AND bucket >= ? AND bucket < ?
 		GROUP BY gpu_id, bucket - bucket % 3600
 		ON CONFLICT (gpu_id, resolution, bucket) DO UPDATE SET n = excluded.n, util_sum = excluded.util_sum,
 			util_max = excluded.util_max, mem_sum = excluded.mem_sum, mem_max = excluded.mem_max,
-			n_idle = excluded.n_idle, n_active = excluded.n_active, idle_pct = excluded.idle_pct,
+			temp_sum = excluded.temp_sum, temp_max = excluded.temp_max, power_sum = excluded.power_sum,
+			power_max = excluded.power_max, n_idle = excluded.n_idle, n_active = excluded.n_active, idle_pct = excluded.idle_pct,
 			active_pct = excluded.active_pct`,
 		RollupHour, Rollup5m, lastHour-late, endHour).Error
 	if err != nil {
@@ -134,11 +140,5 @@ func lastBucket(tx *gorm.DB, resolution int) (int64, error) {
 
 // Rollups returns one GPU's rollups of a resolution with buckets in [from, to).
 func (s *Store) Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]GPURollup, error) {
-	var out []GPURollup
-	err := s.db.WithContext(ctx).Where("gpu_id = ? AND resolution = ? AND bucket >= ? AND bucket < ?",
-		gpuID, resolution, from.Unix(), to.Unix()).Order("bucket").Find(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("models: rollups of gpu %d: %w", gpuID, err)
-	}
-	return out, nil
+	return s.GPUHistory(ctx, []int64{gpuID}, resolution, from, to)
 }

@@ -45,6 +45,8 @@ type Store struct {
 	samples *sampleCommitter
 	live    liveView
 	board   boardCache
+	// strips caches the board's recent-use strips between rollup runs (util_strip.go).
+	strips  stripCache
 	now     func() time.Time
 	secrets secretBox
 }

@@ -17,6 +17,10 @@ type AlertStore interface {
 	MarkAlertSent(ctx context.Context, id int64, now time.Time) error
 }
 
+// AlertWords is the title and text of an alert's chat message, in the installation's
+// language, its times in loc (the catalogs live in views; main wires them in).
+type AlertWords func(a models.Alert, loc *time.Location) (title, text string)
+
 // alertBatch caps the alerts one SendAlerts pass posts.
 const alertBatch = 100
 
@@ -25,7 +29,7 @@ const alertBatch = 100
 // alert stays unsent, so the next pass tries again (the channels that took it then see it
 // twice: better twice than never). With no channels it does nothing. It returns how many
 // alerts were sent; the error is the store's. Times are written in loc (the --time-zone).
-func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, loc *time.Location, now time.Time, log *slog.Logger) (int, error) {
+func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, words AlertWords, loc *time.Location, now time.Time, log *slog.Logger) (int, error) {
 	if len(channels) == 0 {
 		return 0, nil
 	}
@@ -39,7 +43,7 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	slices.Reverse(alerts) // oldest first
 	sent := 0
 	for _, a := range alerts {
-		m := AlertMessage(a, loc)
+		m := AlertMessage(a, words, loc)
 		ok := true
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
@@ -58,17 +62,10 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	return sent, nil
 }
 
-// AlertMessage is the chat message of an alert, its times in loc with the zone named.
-func AlertMessage(a models.Alert, loc *time.Location) notify.Message {
+// AlertMessage is the chat message of an alert, worded by words, its times in loc with the
+// zone named.
+func AlertMessage(a models.Alert, words AlertWords, loc *time.Location) notify.Message {
 	loc = locOr(loc)
-	text := a.Message
-	if a.Count > 1 {
-		text += fmt.Sprintf(" (raised %d times since %s)", a.Count, notify.Stamp(a.At.In(loc)))
-	}
-	title := "Alert: " + a.Kind + " · " + a.Subject
-	if a.ResolvedAt != nil {
-		title = "Resolved: " + a.Kind + " · " + a.Subject
-		text += fmt.Sprintf(" Resolved at %s.", notify.Stamp(a.ResolvedAt.In(loc)))
-	}
+	title, text := words(a, loc)
 	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt.In(loc)}
 }

@@ -3,6 +3,7 @@ package notice
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"kashi/models"
@@ -16,7 +17,7 @@ const DefaultMemoryAlertPct = 95
 type MemoryAlertStore interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
-	RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (models.Alert, bool, error)
+	RaiseAlert(ctx context.Context, in models.AlertInput, now time.Time) (models.Alert, bool, error)
 	ResolveAlert(ctx context.Context, kind, subject string, now time.Time) error
 }
 
@@ -34,9 +35,12 @@ func CheckGPUMemory(ctx context.Context, store MemoryAlertStore, pct int, now ti
 		}
 		subject := fmt.Sprintf("task %d on %s GPU %d", g.TaskID, g.Hostname, g.Index)
 		high[subject] = true
-		msg := fmt.Sprintf("%s (%s) of project %s uses %d of %d MiB (%d%% ≥ %d%%)", subject, g.Task, g.Project,
-			g.MemoryUsedMiB, g.MemoryTotalMiB, g.MemoryUsedMiB*100/g.MemoryTotalMiB, pct)
-		if _, _, err := store.RaiseAlert(ctx, models.AlertGPUMemory, subject, msg, now); err != nil {
+		in := models.AlertInput{Kind: models.AlertGPUMemory, Subject: subject, TaskID: g.TaskID, NodeID: g.NodeID,
+			Pool: g.Pool, Severity: models.SeverityCritical, Code: "gpu_memory",
+			Params: []string{strconv.FormatInt(g.TaskID, 10), g.Task, g.Project, g.Hostname, strconv.Itoa(g.Index),
+				strconv.FormatInt(g.MemoryUsedMiB, 10), strconv.FormatInt(g.MemoryTotalMiB, 10),
+				strconv.FormatInt(g.MemoryUsedMiB*100/g.MemoryTotalMiB, 10), strconv.Itoa(pct)}}
+		if _, _, err := store.RaiseAlert(ctx, in, now); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +47,7 @@ type Store interface {
 	SetPoolAtMaxSince(ctx context.Context, poolID int64, since *time.Time, now time.Time) error
 	SetPoolPrice(ctx context.Context, poolID, fen int64, source string, now time.Time) error
 	RecordPoolSize(ctx context.Context, poolID int64, size, desired, demandGPUs int, now time.Time) error
-	RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (models.Alert, bool, error)
+	RaiseAlert(ctx context.Context, in models.AlertInput, now time.Time) (models.Alert, bool, error)
 	ResolveAlert(ctx context.Context, kind, subject string, now time.Time) error
 	SetReclaimNotice(ctx context.Context, taskID int64, now time.Time) error
 	ClearReclaimNotice(ctx context.Context, taskID int64) error
@@ -248,8 +249,8 @@ func (s *Scaler) recordAtMax(ctx context.Context, in *scaleInput, p models.Confi
 		}
 	}
 	if sz.AtMaxAlert {
-		s.alert(ctx, models.AlertPoolAtMax, p.Name, fmt.Sprintf("pool %s has been at its maximum of %d nodes for %s while %d GPUs of demand wait",
-			p.Name, sz.Size, fmtDur(now.Sub(sz.AtMaxSince)), sz.DemandGPUs), now)
+		s.alert(ctx, models.AlertInput{Kind: models.AlertPoolAtMax, Subject: p.Name, Pool: p.Name, Code: "pool_at_max",
+			Params: []string{p.Name, strconv.Itoa(sz.Size), fmtDur(now.Sub(sz.AtMaxSince)), strconv.Itoa(sz.DemandGPUs)}}, now)
 	}
 	return nil
 }
@@ -319,10 +320,12 @@ func (s *Scaler) scaleUp(ctx context.Context, in *scaleInput, p models.Configure
 					return err
 				}
 			}
-			s.alert(ctx, models.AlertScaleFailed, p.Name, fmt.Sprintf("pool %s: %d of %d machines not created: %v", p.Name, len(keys)-i, len(keys), err), now)
+			s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: p.Name, Pool: p.Name, Severity: models.SeverityCritical,
+				Code: "machines_not_created", Params: []string{p.Name, strconv.Itoa(len(keys) - i), strconv.Itoa(len(keys)), err.Error()}}, now)
 			return nil
 		default:
-			s.alert(ctx, models.AlertScaleFailed, p.Name, fmt.Sprintf("pool %s: create %s: %v (retried next tick)", p.Name, key, err), now)
+			s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: p.Name, Pool: p.Name, Code: "create_retried",
+				Params: []string{p.Name, key, err.Error()}}, now)
 			return err
 		}
 	}
@@ -374,9 +377,11 @@ func (s *Scaler) deleteBooting(ctx context.Context, in *scaleInput, p models.Con
 	}
 	switch a.Reason {
 	case ReasonBootTimeout:
-		s.alert(ctx, models.AlertBootTimeout, p.Name+"/"+a.MachineKey, fmt.Sprintf("pool %s: %s", p.Name, s.say(a.Detail)), now)
+		s.alert(ctx, models.AlertInput{Kind: models.AlertBootTimeout, Subject: p.Name + "/" + a.MachineKey, Pool: p.Name, NodeID: a.NodeID,
+			Code: "boot_timeout", Params: []string{p.Name, a.MachineKey}}, now)
 	case ReasonMachineFailed:
-		s.alert(ctx, models.AlertScaleFailed, p.Name+"/"+a.MachineKey, fmt.Sprintf("pool %s: %s", p.Name, s.say(a.Detail)), now)
+		s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: p.Name + "/" + a.MachineKey, Pool: p.Name, NodeID: a.NodeID,
+			Code: "machine_failed", Params: []string{p.Name, a.MachineKey}}, now)
 	}
 	id := a.MachineID
 	if id == "" {
@@ -400,8 +405,8 @@ func (s *Scaler) deleteMachine(ctx context.Context, prov kfleet.Provider, key, i
 }
 
 // alert raises an alert; a failure to store it is logged, not returned.
-func (s *Scaler) alert(ctx context.Context, kind, subject, message string, now time.Time) {
-	if _, _, err := s.store.RaiseAlert(ctx, kind, subject, message, now); err != nil {
-		s.cfg.Logger.Error("raise alert", "kind", kind, "subject", subject, "err", err)
+func (s *Scaler) alert(ctx context.Context, in models.AlertInput, now time.Time) {
+	if _, _, err := s.store.RaiseAlert(ctx, in, now); err != nil {
+		s.cfg.Logger.Error("raise alert", "kind", in.Kind, "subject", in.Subject, "err", err)
 	}
 }

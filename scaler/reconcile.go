@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -245,7 +246,8 @@ func (rc *reconciler) apply(ctx context.Context, a reconcileAction) (*BootingMac
 		case err != nil:
 			// Still booting as far as the decision goes: tried again next tick, given up at
 			// the boot timeout.
-			s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: %v", cp.Name, err), now)
+			s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: cp.Name, Pool: cp.Name,
+				Code: "provider_error", Params: []string{cp.Name, err.Error()}}, now)
 			return booting(im.ProviderID, false), nil
 		}
 		// The provider may return a machine the first call made, on which a node may run.
@@ -253,8 +255,9 @@ func (rc *reconciler) apply(ctx context.Context, a reconcileAction) (*BootingMac
 	case rLink:
 		return rc.link(ctx, im, a.Machine, a.NodeID)
 	case rVanished:
-		s.alert(ctx, models.AlertMachineVanished, cp.Name+"/"+key,
-			fmt.Sprintf("pool %s: machine %s (%s) of node %d is no longer listed by the provider", cp.Name, im.ProviderID, key, deref(im.NodeID)), now)
+		s.alert(ctx, models.AlertInput{Kind: models.AlertMachineVanished, Subject: cp.Name + "/" + key, Pool: cp.Name,
+			NodeID: deref(im.NodeID), Severity: models.SeverityCritical, Code: "machine_vanished",
+			Params: []string{cp.Name, im.ProviderID, key, strconv.FormatInt(deref(im.NodeID), 10)}}, now)
 	case rDelete:
 		id := im.ProviderID
 		if a.Machine.ID != "" {
@@ -266,8 +269,8 @@ func (rc *reconciler) apply(ctx context.Context, a reconcileAction) (*BootingMac
 			return nil, err
 		}
 		if a.Orphan {
-			s.alert(ctx, models.AlertOrphanDeleted, cp.Name+"/"+a.Machine.ID,
-				fmt.Sprintf("pool %s: deleted machine %s (key %q): tagged for the pool but unknown", cp.Name, a.Machine.ID, a.Machine.IdempotencyKey), now)
+			s.alert(ctx, models.AlertInput{Kind: models.AlertOrphanDeleted, Subject: cp.Name + "/" + a.Machine.ID, Pool: cp.Name,
+				Severity: models.SeverityInfo, Code: "orphan_deleted", Params: []string{cp.Name, a.Machine.ID, a.Machine.IdempotencyKey}}, now)
 		}
 	case rAdopt:
 		if err := rc.adopt(ctx, a.Machine, a.KeyTaken, a.NodeID); err != nil {
@@ -307,7 +310,8 @@ func (s *Scaler) createAgain(ctx context.Context, prov kfleet.Provider, cp model
 		IdempotencyKey: key, Tags: kfleet.Tags(s.cfg.Cluster, cp.Name, key)})
 	switch {
 	case errors.Is(err, kfleet.ErrCapacity):
-		s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: machine %s not created: %v", cp.Name, key, err), now)
+		s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: cp.Name, Pool: cp.Name, Severity: models.SeverityCritical,
+			Code: "machine_not_created", Params: []string{cp.Name, key, err.Error()}}, now)
 		if err := s.store.MarkMachineDeleted(ctx, key, now); err != nil {
 			return m, err
 		}

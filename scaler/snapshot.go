@@ -91,7 +91,8 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 		}
 		prov, ok := s.cfg.Providers[cp.Provider]
 		if !ok {
-			s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: no provider %q is configured", cp.Name, cp.Provider), now)
+			s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: cp.Name, Pool: cp.Name, Severity: models.SeverityCritical,
+				Code: "no_provider", Params: []string{cp.Name, cp.Provider}}, now)
 			continue
 		}
 		mine, err := s.poolNodes(ctx, cp.ID, nodes)
@@ -100,7 +101,8 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 		}
 		booting, err := s.reconcile(ctx, in, cp, prov, mine, now)
 		if err != nil {
-			s.alert(ctx, models.AlertScaleFailed, cp.Name, fmt.Sprintf("pool %s: %v", cp.Name, err), now)
+			s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: cp.Name, Pool: cp.Name,
+				Code: "provider_error", Params: []string{cp.Name, err.Error()}}, now)
 			errs = append(errs, fmt.Errorf("scheduler: reconcile pool %s: %w", cp.Name, err))
 			continue
 		}

@@ -23,6 +23,8 @@ func alertKindText(l Locale, kind string) string {
 		return l.T("alerts.kind.quota")
 	case "pool-at-max":
 		return l.T("alerts.kind.pool_at_max")
+	case "unmanaged-gpu-use":
+		return l.T("alerts.kind.unmanaged")
 	}
 	return kind
 }

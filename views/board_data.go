@@ -15,20 +15,41 @@ type BoardData struct {
 	// stands out.
 	IdleAfter      time.Duration
 	SaturatedAfter time.Duration
+	// ActivePct is the utilization at and above which a held card counts as active; under
+	// it (and over the idle threshold) it is low (CompactState).
+	ActivePct int
 }
 
-// BoardFilter selects what the board shows.
+// BoardFilter selects what the board shows and how: all of it is kept in the URL.
 type BoardFilter struct {
 	Pool    string
 	Spec    string
 	Project string
+	// Owner keeps the cards of tasks Owner submitted; State the cards in a compact state
+	// (Compact* constants).
+	Owner string
+	State string
+	// Sort is SortNode (pool, node: the default) or SortIdle (nodes with idle held cards
+	// first, then those with free ones).
+	Sort string
+	// View is ViewCards (the default) or ViewGrid, the compact grid.
+	View string
 }
+
+// Board views and sorts.
+const (
+	ViewCards = "cards"
+	ViewGrid  = "grid"
+	SortNode  = "node"
+	SortIdle  = "idle"
+)
 
 // BoardOptions are the choices of each filter.
 type BoardOptions struct {
 	Pools    []string
 	Specs    []string
 	Projects []string
+	Owners   []string
 }
 
 // PoolSummary sums one pool's cards.
@@ -91,4 +112,6 @@ type BoardGPU struct {
 	// UnmanagedMiB is memory held by processes of no task; UnmanagedWho says whose.
 	UnmanagedMiB int64
 	UnmanagedWho string
+	// Strip is the card's last hour in 5-minute buckets, oldest first (Strip* levels).
+	Strip [12]uint8
 }

@@ -87,9 +87,11 @@ func appendNodeRow(b []byte, rt *rowText, d BoardData, n *BoardNode) []byte {
 	b = append(b, nodeClass(n.State)...)
 	b = append(b, `" data-testid="node-row" data-node="`...)
 	b = appendEscaped(b, n.Hostname)
-	b = append(b, `"><header class="node-head"><h2 class="host">`...)
+	b = append(b, `"><header class="node-head"><h2 class="host"><a href="/nodes/`...)
+	b = strconv.AppendInt(b, n.ID, 10)
+	b = append(b, `">`...)
 	b = appendEscaped(b, n.Hostname)
-	b = append(b, `</h2><span class="where">`...)
+	b = append(b, `</a></h2><span class="where">`...)
 	b = appendEscaped(b, n.Pool)
 	b = append(b, ` · `...)
 	b = appendEscaped(b, n.Spec)
@@ -167,11 +169,13 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 		b = append(b, rt.noTask...)
 	}
 
-	b = append(b, `"><div class="gpu-head"><span class="idx">`...)
+	b = append(b, `"><div class="gpu-head"><a class="idx" data-testid="card-gpu" href="/gpus/`...)
+	b = appendPathSegment(b, g.UUID)
+	b = append(b, `">`...)
 	b = append(b, rt.gpu...)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(g.Index), 10)
-	b = append(b, `</span>`...)
+	b = append(b, `</a>`...)
 	switch {
 	case state == cardStale:
 		b = appendBadge(b, rt.stale)

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"net/url"
 	"strconv"
 	"time"
 
@@ -118,3 +119,23 @@ func withCurrent(opts []string, cur string) []string {
 
 // clock is the time of day the board was drawn, for the "Updated" line.
 func clock(t time.Time) string { return t.Format("15:04:05") }
+
+// narrowed reports whether the filter leaves some cards out.
+func (f BoardFilter) narrowed() bool {
+	return f.Pool != "" || f.Spec != "" || f.Project != "" || f.Owner != "" || f.State != ""
+}
+
+// query is the board's URL with the filter in view v; empty and default values are left out.
+func (f BoardFilter) query(v string) string {
+	q := url.Values{}
+	for _, kv := range [][2]string{{"view", v}, {"pool", f.Pool}, {"spec", f.Spec}, {"project", f.Project},
+		{"owner", f.Owner}, {"state", f.State}, {"sort", f.Sort}} {
+		if kv[1] != "" && !(kv[0] == "view" && kv[1] == ViewCards) && !(kv[0] == "sort" && kv[1] == SortNode) {
+			q.Set(kv[0], kv[1])
+		}
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + q.Encode()
+}

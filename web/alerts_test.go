@@ -15,52 +15,168 @@ import (
 	"kashi/models"
 )
 
-func TestAlertsPage(t *testing.T) {
-	s := newServer(t)
+// alertsWorld raises, at t0, a resolved boot timeout, a scaling failure raised three times,
+// two GPU memory alerts of one task (one sent to chat) and an unmanaged-use alert on the
+// task's node; it returns the task.
+func alertsWorld(t *testing.T, s *server) models.Task {
+	t.Helper()
 	ctx := context.Background()
-	s.store.RaiseAlert(ctx, models.AlertBootTimeout, "a100/a100-k1", "pool a100: machine a100-k1 did not register within 15m", t0.Add(-time.Hour))
+	s.projects("vision")
+	reg := s.register(node("a100-01").inPool("a100").cards(a100Name, a100MiB, 2))
+	tk := s.create(task("train").of("vision").ready(), t0.Add(-2*time.Hour))
+	s.place(tk, t0.Add(-2*time.Hour), "GPU-a100-01-0", "GPU-a100-01-1")
+	raise := func(in models.AlertInput, at time.Time) models.Alert {
+		a, _, err := s.store.RaiseAlert(ctx, in, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	raise(models.AlertInput{Kind: models.AlertBootTimeout, Subject: "a100/a100-k1", Pool: "a100", Code: "boot_timeout",
+		Params: []string{"a100", "a100-k1"}}, t0.Add(-time.Hour))
 	s.store.ResolveAlert(ctx, models.AlertBootTimeout, "a100/a100-k1", t0.Add(-50*time.Minute))
 	for i := range 3 {
-		s.store.RaiseAlert(ctx, models.AlertScaleFailed, "a100", "pool a100: 1 of 1 machines not created: out of capacity", t0.Add(time.Duration(i-3)*time.Minute))
+		raise(models.AlertInput{Kind: models.AlertScaleFailed, Subject: "a100", Pool: "a100", Code: "machines_not_created",
+			Params: []string{"a100", "1", "1", "out of capacity"}}, t0.Add(time.Duration(i-3)*time.Minute))
 	}
-	a, _, _ := s.store.RaiseAlert(ctx, models.AlertGPUMemory, "GPU-a100-01-3", "task 7: GPU memory 97% ≥ 95%", t0.Add(-time.Minute))
-	s.store.MarkAlertSent(ctx, a.ID, t0)
-
-	doc := parse(t, s.get("/alerts").Body.String())
-	open := doc.Find(`[data-testid=alerts-open] [data-testid=alert-row]`)
-	if open.Length() != 2 {
-		t.Fatalf("open alert rows = %d, want 2", open.Length())
-	}
-	var kinds []string
-	open.Each(func(_ int, s *goquery.Selection) { kinds = append(kinds, s.AttrOr("data-kind", "")) })
-	if diff := cmp.Diff([]string{"gpu-memory", "scale-failed"}, kinds); diff != "" {
-		t.Errorf("open alerts, newest first (-want +got):\n%s", diff)
-	}
-	if n := open.Eq(1).Find("td.num").Text(); n != "3" {
-		t.Errorf("scale-failed count = %q, want 3", n)
-	}
-	failed := strings.Join(strings.Fields(open.Eq(1).Text()), " ")
-	for _, want := range []string{"Scaling failed", "a100", "out of capacity", "open", "not sent to chat yet"} {
-		if !strings.Contains(failed, want) {
-			t.Errorf("scale-failed row %q lacks %q", failed, want)
+	for i := range 2 {
+		a := raise(models.AlertInput{Kind: models.AlertGPUMemory, Subject: "task on GPU " + strconv.Itoa(i), TaskID: tk.ID,
+			NodeID: reg.ID, Pool: "a100", Severity: models.SeverityCritical, Code: "gpu_memory",
+			Params: []string{strconv.FormatInt(tk.ID, 10), "train", "vision", "a100-01", strconv.Itoa(i), "79000", "81920", "96", "95"}},
+			t0.Add(-time.Minute))
+		if i == 0 {
+			s.store.MarkAlertSent(ctx, a.ID, t0)
 		}
 	}
-	if got := open.Eq(0).Text(); !strings.Contains(got, "sent to chat") || strings.Contains(got, "not sent") {
-		t.Errorf("sent alert row = %q", strings.Join(strings.Fields(got), " "))
+	raise(models.AlertInput{Kind: models.AlertUnmanaged, Subject: "gpu GPU-a100-01-1", NodeID: reg.ID, Code: "unmanaged_gpu",
+		Params: []string{"1", "GPU-a100-01-1", "python (pid 7)"}}, t0.Add(-2*time.Minute))
+	return tk
+}
+
+func TestAlertsPage(t *testing.T) {
+	s := newServer(t)
+	tk := alertsWorld(t, s)
+	doc := parse(t, s.get("/alerts").Body.String())
+	groups := doc.Find(`[data-testid=alerts-open] [data-testid=alert-group]`)
+	var keys []string
+	groups.Each(func(_ int, g *goquery.Selection) {
+		keys = append(keys, g.AttrOr("data-group", "")+" "+g.AttrOr("data-severity", "")+" "+strconv.Itoa(g.Find(`[data-testid=alert-row]`).Length()))
+	})
+	taskKey := "task-" + strconv.FormatInt(tk.ID, 10)
+	// The task's two GPU alerts are one row, the worst first; the scaling failure, about the
+	// pool only, another; the node's unmanaged use, seen less recently, a third.
+	if diff := cmp.Diff([]string{taskKey + " critical 2", "alert-2 warning 1", "node-1 warning 1"}, keys); diff != "" {
+		t.Errorf("open groups (-want +got):\n%s", diff)
+	}
+	tg := groups.Filter(`[data-group=` + taskKey + `]`)
+	if href := tg.Find(`[data-testid=task-link]`).AttrOr("href", ""); href != "/tasks/"+strconv.FormatInt(tk.ID, 10) {
+		t.Errorf("task link = %q", href)
+	}
+	if href := tg.Find(`[data-testid=alert-node]`).AttrOr("href", ""); href != "/nodes/1" {
+		t.Errorf("node link = %q", href)
+	}
+	if href := tg.Find(`[data-testid=alert-board]`).AttrOr("href", ""); href != "/?view=grid&pool=a100" {
+		t.Errorf("board link = %q", href)
+	}
+	if got := tg.Find(`[data-testid=alert-sent]`).Text(); strings.TrimSpace(got) != "1 of 2 sent to chat" {
+		t.Errorf("task group delivery = %q", got)
+	}
+	text := strings.Join(strings.Fields(tg.Text()), " ")
+	if !strings.Contains(text, "Task #1 (train, project vision) on a100-01 GPU 1 uses 79000 of 81920 MiB (96% ≥ 95%).") {
+		t.Errorf("task group = %q, want the rendered sentence", text)
+	}
+	failed := strings.Join(strings.Fields(groups.Filter(`[data-group=alert-2]`).Text()), " ")
+	for _, want := range []string{"Scaling failed", "Pool a100: 1 of 1 machines not created: out of capacity", "×3", "not sent to chat yet"} {
+		if !strings.Contains(failed, want) {
+			t.Errorf("scale-failed group %q lacks %q", failed, want)
+		}
+	}
+	if tg.Find(`form[action="/alerts/ack"] input[name=_csrf]`).Length() != 1 || tg.Find(`input[name=id]`).Length() != 2 {
+		t.Errorf("task group lacks an acknowledge form with CSRF and both ids")
 	}
 	resolved := doc.Find(`[data-testid=alerts-resolved] [data-testid=alert-row]`)
-	if resolved.Length() != 1 || resolved.AttrOr("data-state", "") != "resolved" || !strings.Contains(resolved.Text(), "resolved 08:10:00") {
+	if resolved.Length() != 1 || !strings.Contains(resolved.Text(), "resolved 08:10:00") || !strings.Contains(resolved.Text(), "machine a100-k1 did not register") {
 		t.Errorf("resolved rows = %d %q", resolved.Length(), strings.Join(strings.Fields(resolved.Text()), " "))
 	}
 	zh := parse(t, s.get("/alerts", "Accept-Language", "zh-CN").Body.String())
 	if got := zh.Find(`[data-testid=alert-row][data-kind=boot-timeout] .badge`).Text(); got != "启动超时" {
 		t.Errorf("zh kind = %q", got)
 	}
+	if got := zh.Find(`[data-group=` + taskKey + `]`).Text(); !strings.Contains(got, "在 a100-01 的 GPU 0 上占用显存 79000 / 81920 MiB") {
+		t.Errorf("zh task group = %q", strings.Join(strings.Fields(got), " "))
+	}
 
 	w := s.get("/api/v1/alerts?open=true")
 	list := decode[[]map[string]any](t, w)
-	if len(list) != 2 || list[1]["kind"] != "scale-failed" || list[1]["count"] != 3.0 || list[1]["resolved_at"] != nil {
+	if len(list) != 4 || list[2]["kind"] != "scale-failed" || list[2]["count"] != 3.0 || list[2]["code"] != "machines_not_created" ||
+		list[2]["message"] != "Pool a100: 1 of 1 machines not created: out of capacity" || list[0]["severity"] != "critical" {
 		t.Errorf("GET /api/v1/alerts?open=true = %v", list)
+	}
+}
+
+func TestAlertAck(t *testing.T) { forEachDB(t, testAlertAck) }
+
+func testAlertAck(t *testing.T, s *server) {
+	ctx := context.Background()
+	tk := alertsWorld(t, s)
+	ids := func(group string) url.Values {
+		doc := parse(t, s.get("/alerts").Body.String())
+		v := url.Values{}
+		doc.Find(`[data-group=` + group + `] input[name=id]`).Each(func(_ int, in *goquery.Selection) { v.Add("id", in.AttrOr("value", "")) })
+		return v
+	}
+	taskKey := "task-" + strconv.FormatInt(tk.ID, 10)
+	taskIDs, nodeIDs := ids(taskKey), ids("node-1")
+
+	// A lead of vision acknowledges the task's alerts, not the node's; a member neither.
+	lead, _ := s.store.CreateUser(ctx, "lena", "pw-lena", models.RoleUser, t0)
+	member, _ := s.store.CreateUser(ctx, "max", "pw-max", models.RoleUser, t0)
+	p, _ := s.store.ProjectByName(ctx, "vision")
+	s.store.SetMember(ctx, p.ID, lead.ID, models.ProjectRoleLead)
+	s.store.SetMember(ctx, p.ID, member.ID, models.ProjectRoleMember)
+	leadTok, _, _ := s.store.CreateAPIToken(ctx, lead.ID, "t", models.ScopeWrite, t0)
+	memberTok, _, _ := s.store.CreateAPIToken(ctx, member.ID, "t", models.ScopeWrite, t0)
+	leadPage := parse(t, s.get("/alerts", bearer(leadTok)...).Body.String())
+	if leadPage.Find(`[data-group=`+taskKey+`] [data-testid=alert-ack]`).Length() != 1 ||
+		leadPage.Find(`[data-group=node-1] [data-testid=alert-ack]`).Length() != 0 {
+		t.Errorf("the lead's page offers acknowledging other than the task's group")
+	}
+	if resp := s.form("/alerts/ack", taskIDs, bearer(memberTok)...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("member acknowledges = %d, want 403", resp.StatusCode)
+	}
+	if resp := s.form("/alerts/ack", nodeIDs, bearer(leadTok)...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("lead acknowledges a node's alert = %d, want 403", resp.StatusCode)
+	}
+	s.setNow(t0.Add(5 * time.Minute))
+	resp := s.form("/alerts/ack", taskIDs, bearer(leadTok)...)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/alerts?acked=2" {
+		t.Fatalf("lead acknowledges = %d → %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	doc := parse(t, s.get("/alerts?acked=2").Body.String())
+	if got := doc.Find(`[data-testid=notice]`).Text(); got != "2 alerts acknowledged." {
+		t.Errorf("notice = %q", got)
+	}
+	tg := doc.Find(`[data-group=` + taskKey + `]`)
+	if got := tg.Find(`[data-testid=alert-acked]`).Text(); got != "acknowledged by lena, 09:05:00" || tg.Find(`form`).Length() != 0 {
+		t.Errorf("acknowledged group = %q, form %d", got, tg.Find(`form`).Length())
+	}
+	// Again: nothing more to mark, the first acknowledgement stays.
+	if resp := s.form("/alerts/ack", taskIDs); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/alerts?acked=0" {
+		t.Errorf("admin acknowledges again = %d → %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	for name, bad := range map[string]url.Values{"none": {}, "not a number": {"id": {"x"}}, "negative": {"id": {"-3"}}} {
+		if resp := s.form("/alerts/ack", bad); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: acknowledge = %d, want 400", name, resp.StatusCode)
+		}
+	}
+	if resp := s.form("/alerts/ack", url.Values{"id": {"9999"}}); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown id: acknowledge = %d, want 404", resp.StatusCode)
+	}
+	a, _ := s.store.Alerts(ctx, models.AlertFilter{OpenOnly: true})
+	for _, al := range a {
+		if al.TaskID == tk.ID && (al.AckedBy != "lena" || al.AckedAt == nil || !al.AckedAt.Equal(t0.Add(5*time.Minute))) {
+			t.Errorf("alert %d acked by %q at %v, want lena at 09:05", al.ID, al.AckedBy, al.AckedAt)
+		}
 	}
 }
 

@@ -69,10 +69,14 @@ func seededPages(t *testing.T) (poolServer, []string) {
 		Overlap: "skip", StartDeadlineS: 3600, Owner: "tester"}, t0); err != nil {
 		t.Fatal(err)
 	}
+	if _, _, err := s.store.RaiseAlert(ctx, models.AlertInput{Kind: models.AlertGPUMemory, Subject: "g0", TaskID: tk.ID, NodeID: n.ID,
+		Code: "gpu_memory", Params: []string{strconv.FormatInt(tk.ID, 10), "train", "vision", "n1", "0", "80000", "81920", "97", "95"}}, t0); err != nil {
+		t.Fatal(err)
+	}
 	scaleFor(t, ps)
 	id := func(tk models.Task) string { return strconv.FormatInt(tk.ID, 10) }
 	tplID := strconv.FormatInt(tpl.ID, 10)
-	return ps, []string{"/projects/" + strconv.FormatInt(vision.ID, 10) + "/templates", "/templates/" + tplID, "/queue?template=" + tplID,
+	return ps, []string{"/?view=grid", "/gpus/" + uuidOf("n1", 0), "/nodes/" + strconv.FormatInt(n.ID, 10), "/projects/" + strconv.FormatInt(vision.ID, 10) + "/templates", "/templates/" + tplID, "/queue?template=" + tplID,
 		"/", "/queue", "/tasks", "/tasks/" + id(tk), "/tasks/" + id(big), "/tasks/" + id(gone),
 		"/tasks/999999", "/projects", "/projects?project=vision&spec=A100-80G&kind=limit&value=11&task=" + id(big),
 		"/approvals", "/audit", "/tokens", "/pools", "/pools/h800/edit", "/pools/a100/edit", "/calibrate", "/alerts",

@@ -42,6 +42,8 @@ func Routes(h *handlers.Handler) []Route {
 
 		// Pages.
 		{GET, "/", handlers.Viewer, h.Board.Board},
+		{GET, "/gpus/:uuid", handlers.Viewer, h.Board.GPUPage},
+		{GET, "/nodes/:id", handlers.Viewer, h.Board.NodePage},
 		{GET, "/queue", handlers.Viewer, h.Tasks.QueuePage},
 		{POST, "/queue/tasks", handlers.Member, h.Tasks.TaskFormSubmit},
 		{POST, "/queue/tasks/validate", handlers.Member, h.Tasks.TaskFormValidate},
@@ -79,6 +81,7 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/calibrate/propose", handlers.Admin, h.Pools.CalibratePropose},
 		{GET, "/calibrate/history.csv", handlers.Admin, h.Pools.CalibrateHistory},
 		{GET, "/alerts", handlers.Viewer, h.Pools.AlertsPage},
+		{POST, "/alerts/ack", handlers.Lead, h.Pools.AlertAck},
 		{GET, "/notifications", handlers.Viewer, h.Tasks.NotificationsPage},
 		{POST, "/notifications/read", handlers.Viewer, h.Tasks.NotificationsReadForm},
 		{POST, "/notifications/tasks/:id/keep", handlers.Member, h.Tasks.TaskKeepForm},
