@@ -44,7 +44,7 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 	if err != nil {
 		return nil, err
 	}
-	var out []BoardGPU
+	out := make([]BoardGPU, 0, len(snap.rows)) // the whole board, unless a filter is set
 	for _, r := range snap.rows {
 		if (f.Pool == "" || r.Pool == f.Pool) && (f.Spec == "" || r.Spec == f.Spec) && (f.Project == "" || r.Project == f.Project) {
 			out = append(out, r)

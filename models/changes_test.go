@@ -9,10 +9,10 @@ import (
 	"kashi/models/modelstest"
 )
 
-// A submit, a token's use, a session's use and a task's log lines leave the board's snapshot
-// as it is (none of them changes a GPU, a node or a holder), so a script submitting many
-// tasks a second or agents reporting every second do not make every board request read the
-// fleet again; a placement does.
+// A submit, a token's use, a session's use, a task's log lines and a poll confirming tasks
+// that run already leave the board's snapshot as it is (none of them changes a GPU, a node or
+// a holder), so a script submitting many tasks a second or agents reporting every second do
+// not make every board request read the fleet again; a placement does.
 func TestWritesThatLeaveTheBoardAlone(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
@@ -56,6 +56,17 @@ func TestWritesThatLeaveTheBoardAlone(t *testing.T) {
 		}
 		if models.BoardGen(s) == before {
 			t.Error("a placement was not counted as a board change")
+		}
+		// A poll confirming a task that runs already writes nothing.
+		if err := s.ConfirmRunning(ctx, node.ID, []int64{task.ID}, t0); err != nil {
+			t.Fatal(err)
+		}
+		running := models.BoardGen(s)
+		if err := s.ConfirmRunning(ctx, node.ID, []int64{task.ID}, t0.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if after := models.BoardGen(s); after != running {
+			t.Errorf("board changes counted %d → %d after confirming a running task again, want none", running, after)
 		}
 	})
 }

@@ -10,17 +10,23 @@ import (
 
 // ConfirmRunning records what a node says it runs now, with each poll of its assignments: a
 // starting task among ids is running (its running report is late or was lost). Ids of tasks
-// not placed on the node are ignored.
+// not placed on the node are ignored. A poll whose tasks all run already (nearly every poll)
+// only reads: the write transaction opens when there is a task to move.
 func (s *Store) ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	starting, err := startingOnNode(s.db.WithContext(ctx), nodeID, ids)
+	if err != nil {
+		return fmt.Errorf("models: confirm running on node %d: %w", nodeID, err)
+	}
+	if len(starting) == 0 {
+		return nil
+	}
 	now = UTC(now)
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var starting []int64
-		onNode := tx.Model(&Allocation{}).Select("task_id").Where("node_id = ? AND ended_at IS NULL", nodeID)
-		if err := tx.Model(&Task{}).Where("id IN ? AND id IN (?) AND state = ?", ids, onNode, TaskStarting).
-			Order("id").Pluck("id", &starting).Error; err != nil {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		starting, err := startingOnNode(tx, nodeID, ids) // again, under the write lock
+		if err != nil {
 			return err
 		}
 		for _, id := range starting {
@@ -34,4 +40,15 @@ func (s *Store) ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, n
 		return fmt.Errorf("models: confirm running on node %d: %w", nodeID, err)
 	}
 	return nil
+}
+
+// startingOnNode returns the tasks among ids that are starting with GPUs on the node.
+func startingOnNode(db *gorm.DB, nodeID int64, ids []int64) ([]int64, error) {
+	var starting []int64
+	onNode := db.Model(&Allocation{}).Select("task_id").Where("node_id = ? AND ended_at IS NULL", nodeID)
+	if err := db.Model(&Task{}).Where("id IN ? AND id IN (?) AND state = ?", ids, onNode, TaskStarting).
+		Order("id").Pluck("id", &starting).Error; err != nil {
+		return nil, err
+	}
+	return starting, nil
 }
