@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +60,20 @@ func (c ContainerConfig) program() string {
 	return c.Runtime
 }
 
+// containerIDFile is the file of a task folder where the runtime writes its container's id
+// (--cidfile), by which the container's processes are told on the GPUs.
+const containerIDFile = "container.id"
+
+// containerIDRE is a full container id as docker, podman and nerdctl write it.
+var containerIDRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// readContainerID returns the id of the task's container, once the runtime has written it.
+func readContainerID(dir string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, containerIDFile))
+	id := strings.TrimSpace(string(b))
+	return id, err == nil && containerIDRE.MatchString(id)
+}
+
 // containerName names a task's container, so that it can be stopped by name.
 func containerName(id int64) string { return "kashi-task-" + strconv.FormatInt(id, 10) }
 
@@ -67,7 +82,7 @@ func containerName(id int64) string { return "kashi-task-" + strconv.FormatInt(i
 // the node's data mounts and the task folder at containerTaskDir.
 func (c ContainerConfig) runArgv(dir string, a api.Assignment) []string {
 	argv := []string{c.program(), "run", "--rm", "--init", "--name", containerName(a.TaskID),
-		"--label", "kashi.task=" + strconv.FormatInt(a.TaskID, 10)}
+		"--label", "kashi.task=" + strconv.FormatInt(a.TaskID, 10), "--cidfile", filepath.Join(dir, containerIDFile)}
 	if len(a.GPUUUIDs) > 0 {
 		if c.Runtime == RuntimePodman {
 			for _, u := range a.GPUUUIDs {

@@ -45,7 +45,8 @@ func TestContainerRunArgv(t *testing.T) {
 	a := api.Assignment{TaskID: 21, GPUUUIDs: []string{"GPU-a", "GPU-b"}, Image: "nvcr.io/nvidia/pytorch:24.05-py3",
 		Command: []string{"python", "train.py"}, Env: map[string]string{"SEED": "7"}, Workdir: "/work"}
 	common := func(program string, gpus ...string) []string {
-		argv := append([]string{program, "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21"}, gpus...)
+		argv := append([]string{program, "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21",
+			"--cidfile", "/state/tasks/21/container.id"}, gpus...)
 		return append(argv, "--env", "SEED=7", "--env", "CUDA_VISIBLE_DEVICES=all",
 			"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
 			"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py")
@@ -61,7 +62,7 @@ func TestContainerRunArgv(t *testing.T) {
 	}
 	shaped := a
 	shaped.NodeRank, shaped.NNodes, shaped.WorldSize, shaped.Rank, shaped.MasterAddr, shaped.MasterPort = 1, 2, 4, 2, "n1", 29521
-	want := []string{"docker", "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21",
+	want := []string{"docker", "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21", "--cidfile", "/state/tasks/21/container.id",
 		"--gpus", `"device=GPU-a,GPU-b"`, "--env", "MASTER_ADDR=n1", "--env", "MASTER_PORT=29521", "--env", "NNODES=2",
 		"--env", "NODE_RANK=1", "--env", "SEED=7", "--env", "KASHI_RANK=2", "--env", "KASHI_NODE_RANK=1",
 		"--env", "KASHI_WORLD_SIZE=4", "--env", "KASHI_NNODES=2", "--env", "KASHI_MASTER_ADDR=n1",
