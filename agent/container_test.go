@@ -70,16 +70,48 @@ func TestContainerRunArgv(t *testing.T) {
 		"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
 		"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py"}
 	c := ContainerConfig{Runtime: RuntimeDocker, Mounts: []string{"/data:/data:ro"}}
-	if diff := cmp.Diff(want, c.runArgv("/state/tasks/21", shaped)); diff != "" {
+	if diff := cmp.Diff(want, mustArgv(t, c, "/state/tasks/21", shaped)); diff != "" {
 		t.Errorf("runArgv of rank 1 of two nodes (-want +got):\n%s", diff)
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			tc.c.Mounts = []string{"/data:/data:ro"}
-			if diff := cmp.Diff(tc.want, tc.c.runArgv("/state/tasks/21", a)); diff != "" {
+			if diff := cmp.Diff(tc.want, mustArgv(t, tc.c, "/state/tasks/21", a)); diff != "" {
 				t.Errorf("runArgv (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// mustArgv is c.runArgv(dir, a), which must not fail.
+func mustArgv(t *testing.T, c ContainerConfig, dir string, a api.Assignment) []string {
+	t.Helper()
+	argv, err := c.runArgv(dir, a)
+	if err != nil {
+		t.Fatalf("runArgv() = %v", err)
+	}
+	return argv
+}
+
+// TestContainerMountsPoolAndNode: the pool's mounts come with the assignment; the node's
+// --container-mounts replace a pool mount at the same container path and add the others.
+func TestContainerMountsPoolAndNode(t *testing.T) {
+	c := ContainerConfig{Runtime: RuntimeDocker, Mounts: []string{"/mnt/nvme/data:/data/", "/scratch:/scratch"}}
+	a := api.Assignment{TaskID: 3, Image: "busybox:1.36", Mounts: []string{"/data:/data:ro", "/models:/models:ro"}}
+	var got []string
+	argv := mustArgv(t, c, "/state/tasks/3", a)
+	for i, arg := range argv {
+		if arg == "--volume" {
+			got = append(got, argv[i+1])
+		}
+	}
+	want := []string{"/state/tasks/3:/kashi-task", "/models:/models:ro", "/mnt/nvme/data:/data/", "/scratch:/scratch"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("volumes (-want +got):\n%s", diff)
+	}
+	a.Mounts = []string{"models:/models"}
+	if _, err := c.runArgv("/state/tasks/3", a); err == nil || !strings.Contains(err.Error(), `"models:/models"`) {
+		t.Errorf("runArgv() with a relative pool mount = %v, want an error naming it", err)
 	}
 }
 

@@ -92,7 +92,10 @@ func startCommand(dir string, spec taskSpec) (*exec.Cmd, error) {
 	defer logFile.Close() // the command has its own copy
 	var cmd *exec.Cmd
 	if a.Image != "" {
-		argv := spec.Container.runArgv(dir, a)
+		argv, err := spec.Container.runArgv(dir, a)
+		if err != nil {
+			return nil, err
+		}
 		cmd = exec.Command(argv[0], argv[1:]...)
 		cmd.Env = os.Environ()
 	} else {

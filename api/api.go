@@ -126,6 +126,9 @@ type Assignment struct {
 	Workdir  string            `json:"workdir,omitempty"`
 	// Image, when set, is the container image the command runs in, with only the task's GPUs.
 	Image string `json:"image,omitempty"`
+	// Mounts are the data mounts of the task's container from its pool's settings,
+	// "/host:/container[:ro]"; the node's own --container-mounts add to them.
+	Mounts []string `json:"mounts,omitempty"`
 	// MaxRuntimeS is the task's runtime limit in seconds; the server also enforces it.
 	MaxRuntimeS int64 `json:"max_runtime_s"`
 	// Stop asks the agent to stop the task: stop signal, grace, then kill.

@@ -255,6 +255,8 @@ var catalogEN = map[string]string{
 	"form.help.env":           "One KEY=VALUE per line.",
 	"form.workdir":            "Working directory",
 	"form.help.workdir":       "An absolute path; empty for the agent's default.",
+	"form.image":              "Container image",
+	"form.help.image":         "Runs the command in this image with only the task's GPUs; empty runs it on the node. Some pools require one.",
 	"form.data_check":         "Data check",
 	"form.help.data_check":    "An absolute path that must exist, or an http(s) URL that must answer 2xx, before the task queues.",
 	"form.data_ready":         "The data is ready",
@@ -598,6 +600,11 @@ var catalogEN = map[string]string{
 	"poolfield.reclaim_keeps_per_day.help": "How many keeps one task may have in a day; 0 means %s.",
 	"poolfield.reclaim_setup_grace_s":      "Setup time",
 	"poolfield.reclaim_setup_grace_s.help": "Idle time counts only from this long after a task starts; 0 means %s.",
+	"poolfield.group.containers":           "Task containers",
+	"poolfield.require_image":              "Tasks need an image",
+	"poolfield.require_image.help":         "Checked, a task for this pool's spec without a container image is refused.",
+	"poolfield.container_mounts":           "Data mounts",
+	"poolfield.container_mounts.help":      "Folders every task container of the pool gets, /host:/container or /host:/container:ro, comma-separated; a node's --container-mounts replaces one at the same container path.",
 	"alerts.kind.pool_at_max":              "pool at its maximum",
 
 	// Bills and reports.

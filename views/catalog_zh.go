@@ -255,6 +255,8 @@ var catalogZH = map[string]string{
 	"form.help.env":           "每行一个 KEY=VALUE。",
 	"form.workdir":            "工作目录",
 	"form.help.workdir":       "绝对路径；留空则使用 agent 的默认目录。",
+	"form.image":              "容器镜像",
+	"form.help.image":         "在此镜像中运行命令，只可见任务的 GPU；留空则直接在节点上运行。部分资源池要求指定镜像。",
 	"form.data_check":         "数据检查",
 	"form.help.data_check":    "一个必须存在的绝对路径，或一个必须返回 2xx 的 http(s) URL；通过后任务才进入队列。",
 	"form.data_ready":         "数据已就绪",
@@ -598,6 +600,11 @@ var catalogZH = map[string]string{
 	"poolfield.reclaim_keeps_per_day.help": "单个任务每天最多保留次数；0 表示 %s。",
 	"poolfield.reclaim_setup_grace_s":      "启动准备时长",
 	"poolfield.reclaim_setup_grace_s.help": "任务启动后经过此时长才开始计算闲置；0 表示 %s。",
+	"poolfield.group.containers":           "任务容器",
+	"poolfield.require_image":              "任务须指定镜像",
+	"poolfield.require_image.help":         "勾选后，提交到本池卡型且未指定容器镜像的任务会被拒绝。",
+	"poolfield.container_mounts":           "数据挂载",
+	"poolfield.container_mounts.help":      "本池每个任务容器挂载的目录，格式为 /主机路径:/容器路径 或 /主机路径:/容器路径:ro，以逗号分隔；节点的 --container-mounts 会替换容器路径相同的挂载。",
 	"alerts.kind.pool_at_max":              "资源池已达上限",
 
 	// 账单与报表。
