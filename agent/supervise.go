@@ -68,6 +68,11 @@ func Supervise(dir string) error {
 	}
 	code, waitErr := waitStoppable(cmd, sigc, spec.Grace, signal)
 	reapGroup(pid)
+	if spec.Container != nil {
+		// The runtime's client is gone; its container (under the runtime's shim) must not
+		// outlive it on the task's GPUs.
+		spec.Container.kill(spec.Assignment.TaskID, syscall.SIGKILL)
+	}
 	rec := exitRecord{ExitCode: code, EndedAt: time.Now().UTC()}
 	if waitErr != nil {
 		rec.Error = waitErr.Error()

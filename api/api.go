@@ -54,6 +54,10 @@ type GPUInfo struct {
 type RegisterResponse struct {
 	NodeID int64  `json:"node_id"`
 	Token  string `json:"token"`
+	// PrePull names the container images the node's tasks likely need (those of tasks
+	// waiting for the pool's spec and of their projects' templates, at most five); an agent
+	// with a container runtime pulls them before it takes tasks.
+	PrePull []string `json:"pre_pull,omitempty"`
 }
 
 // SamplesRequest is a batch of per-GPU readings. Samples are idempotent on (uuid, ts).

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"kashi/api"
 )
 
 // TestPoolRequireImageRefusesSubmits: a pool that requires images refuses, through the API
@@ -55,5 +57,21 @@ func TestPoolRequireImageRefusesSubmits(t *testing.T) {
 	resp = s.form("/pools/a100", bad)
 	if msg := docOf(t, resp).Find(`[data-testid=field-error][data-field=container_mounts]`).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "data:/data") {
 		t.Errorf("POST /pools/a100 with a relative mount = %d, error %q; want 422 beside container_mounts", resp.StatusCode, msg)
+	}
+}
+
+// TestRegisterTellsImagesToPull: a node joining a pool whose spec has tasks waiting in images
+// is told those images in pre_pull.
+func TestRegisterTellsImagesToPull(t *testing.T) {
+	s := newPoolServer(t)
+	s.projects("vision")
+	body := `{"project":"vision","name":"boxed","owner":"admin","gpus":1,"spec":"A100-80G","queue":"long","priority":"normal",
+		"command":["python","train.py"],"image":"nvcr.io/nvidia/pytorch:24.05-py3","data_ready":true}`
+	if w := s.post("/api/v1/tasks", body); w.Code != http.StatusCreated {
+		t.Fatalf("POST /api/v1/tasks = %d %s", w.Code, w.Body)
+	}
+	w := s.post(api.PathRegister, mustJSON(t, node("a100-02").inPool("a100").cards(a100Name, a100MiB, 8).r), bearer(joinToken)...)
+	if resp := decode[api.RegisterResponse](t, w); w.Code != http.StatusOK || len(resp.PrePull) != 1 || resp.PrePull[0] != "nvcr.io/nvidia/pytorch:24.05-py3" {
+		t.Errorf("POST %s = %d, pre_pull %q; want the waiting task's image", api.PathRegister, w.Code, resp.PrePull)
 	}
 }
