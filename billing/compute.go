@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -33,7 +34,10 @@ type Input struct {
 	Rollups []models.GPURollup
 	// Nodes give pool idle; leave nil to skip it (and when Allocations are not all
 	// projects', pool idle would be wrong).
-	Nodes       []models.LedgerNode
+	Nodes []models.LedgerNode
+	// Unmanaged are the GPUs' uses by processes of no task overlapping the month (End 0:
+	// going on), for pool idle's unmanaged use.
+	Unmanaged   []models.UnmanagedSpan
 	Prices      []models.Price
 	Plans       []models.BillingPlan
 	Adjustments []models.Adjustment
@@ -118,7 +122,7 @@ func Compute(in Input) (Result, error) {
 		}
 	}
 	if in.Nodes != nil {
-		res.PoolIdle = poolIdle(in.Nodes, l.heldByGPU, Span{win.Start, asOf}, res.Bills)
+		res.PoolIdle = poolIdle(in.Nodes, l.heldByGPU, unmanagedByGPU(in.Unmanaged), Span{win.Start, asOf}, res.Bills)
 	}
 	return res, nil
 }
@@ -341,4 +345,18 @@ func all[T any](xs []T, f func(T) bool) bool {
 		}
 	}
 	return true
+}
+
+// unmanagedByGPU groups spans of unmanaged use by GPU; one going on (End 0) runs to the end
+// of time, for the node's last-seen time to cut.
+func unmanagedByGPU(spans []models.UnmanagedSpan) map[int64][]Span {
+	out := make(map[int64][]Span)
+	for _, u := range spans {
+		end := u.End
+		if end == 0 {
+			end = math.MaxInt64
+		}
+		out[u.GPUID] = append(out[u.GPUID], Span{u.Start, end})
+	}
+	return out
 }

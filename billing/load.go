@@ -19,6 +19,7 @@ type Source interface {
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerRollups(ctx context.Context, gpuIDs []int64, since, to time.Time) ([]models.GPURollup, error)
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
+	UnmanagedSpans(ctx context.Context, from, to time.Time) ([]models.UnmanagedSpan, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
@@ -91,6 +92,9 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	}
 	if r.ProjectID == 0 {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
+			return Input{}, err
+		}
+		if in.Unmanaged, err = src.UnmanagedSpans(ctx, from, to); err != nil {
 			return Input{}, err
 		}
 	}

@@ -1,14 +1,36 @@
 package models
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // AlertUnmanaged is raised while a GPU is used by processes of no task.
 const AlertUnmanaged = "unmanaged-gpu-use"
+
+// UnmanagedSpan is a time a GPU was used by processes of no task: from the first reading that
+// showed their memory until the first that did not, in Unix seconds. An ongoing use has no
+// span yet: its GPU's UnmanagedSince says when it began.
+type UnmanagedSpan struct {
+	ID    int64
+	GPUID int64 `gorm:"column:gpu_id"`
+	Start int64 `gorm:"column:start_s"`
+	End   int64 `gorm:"column:end_s"`
+}
+
+func (UnmanagedSpan) TableName() string { return "unmanaged_spans" }
+
+// unmanagedJoin is how close (seconds, about three sample intervals) a use must start to the
+// end of the GPU's last span to extend it: a process missing from a reading or two leaves
+// one span, not one per reading.
+const unmanagedJoin = 30
 
 // unmanagedUse is a GPU's use by processes of no task at one reading.
 type unmanagedUse struct {
@@ -17,13 +39,11 @@ type unmanagedUse struct {
 	who string
 }
 
-// latestUnmanaged returns, per GPU UUID, the unmanaged use at its latest reading of a batch.
-func latestUnmanaged(readings []Reading) map[string]unmanagedUse {
-	out := make(map[string]unmanagedUse)
+// unmanagedByGPU returns, per GPU UUID, the unmanaged use at each reading of a batch, in time
+// order.
+func unmanagedByGPU(readings []Reading) map[string][]unmanagedUse {
+	out := make(map[string][]unmanagedUse)
 	for _, r := range readings {
-		if prev, ok := out[r.UUID]; ok && !r.TS.After(prev.ts) {
-			continue
-		}
 		u := unmanagedUse{ts: UTC(r.TS)}
 		var who []string
 		for _, p := range r.Processes {
@@ -33,44 +53,132 @@ func latestUnmanaged(readings []Reading) map[string]unmanagedUse {
 			}
 		}
 		u.who = truncate(strings.Join(who, ", "), 500)
-		out[r.UUID] = u
+		out[r.UUID] = append(out[r.UUID], u)
+	}
+	for _, uses := range out {
+		slices.SortStableFunc(uses, func(a, b unmanagedUse) int { return a.ts.Compare(b.ts) })
 	}
 	return out
 }
 
-// RecordUnmanaged stores, for each GPU of a node's batch, the use by processes of no task at
-// its latest reading (older readings, resent from a spool, change nothing). An alert opens
-// when such use starts on a GPU and resolves when it ends.
+// unmanagedWalk is what a batch's readings of a GPU change: its state after the last of
+// them, and the spans of use that ended.
+type unmanagedWalk struct {
+	last   unmanagedUse
+	since  *time.Time
+	closed [][2]int64
+}
+
+// walkUnmanaged walks the readings of g newer than the last one walked, in time order. A use
+// starts at the first reading with memory of processes of no task and ends at the first
+// without. changed is false when the batch changes nothing stored.
+func walkUnmanaged(g GPU, uses []unmanagedUse) (w unmanagedWalk, changed bool) {
+	if g.UnmanagedReadAt != nil {
+		uses = slices.DeleteFunc(slices.Clone(uses), func(u unmanagedUse) bool { return !u.ts.After(*g.UnmanagedReadAt) })
+	}
+	if len(uses) == 0 {
+		return unmanagedWalk{}, false
+	}
+	w.since = g.UnmanagedSince
+	for _, u := range uses {
+		switch {
+		case u.mib > 0 && w.since == nil:
+			w.since = &u.ts
+		case u.mib == 0 && w.since != nil:
+			w.closed = append(w.closed, [2]int64{w.since.Unix(), u.ts.Unix()})
+			w.since = nil
+		}
+	}
+	w.last = uses[len(uses)-1]
+	changed = len(w.closed) > 0 || (w.since == nil) != (g.UnmanagedSince == nil) ||
+		w.last.mib != g.UnmanagedMiB || w.last.who != g.UnmanagedWho
+	return w, changed
+}
+
+// RecordUnmanaged stores, for each GPU of a node's batch, the use by processes of no task:
+// the latest reading's (memory, who, since when) and the spans of use that ended, which
+// metering counts (readings older than those already walked, resent from a spool, change
+// nothing). An alert opens when such use starts on a GPU and resolves when it ends.
 func (s *Store) RecordUnmanaged(ctx context.Context, nodeID int64, readings []Reading, now time.Time) error {
 	db := s.db.WithContext(ctx)
-	for uuid, u := range latestUnmanaged(readings) {
+	for uuid, uses := range unmanagedByGPU(readings) {
 		var g GPU
-		err := db.Where("node_id = ? AND uuid = ?", nodeID, uuid).Take(&g).Error
-		if err != nil || (g.SampledAt != nil && u.ts.Before(*g.SampledAt)) {
-			continue // an unknown GPU was refused by the ingest; an old reading is history
+		if err := db.Where("node_id = ? AND uuid = ?", nodeID, uuid).Take(&g).Error; err != nil {
+			continue // an unknown GPU was refused by the ingest
 		}
-		set := map[string]any{"unmanaged_mib": u.mib, "unmanaged_who": u.who}
-		switch {
-		case u.mib == 0:
-			set["unmanaged_since"] = nil
-		case g.UnmanagedSince == nil:
-			set["unmanaged_since"] = u.ts
+		if _, changed := walkUnmanaged(g, uses); !changed {
+			continue // most batches: nothing to write
 		}
-		if err := db.Model(&GPU{}).Where("id = ?", g.ID).Updates(set).Error; err != nil {
+		var before, after bool
+		var w unmanagedWalk
+		err := db.Transaction(func(tx *gorm.DB) error {
+			if err := forUpdate(tx).Where("id = ?", g.ID).Take(&g).Error; err != nil {
+				return err
+			}
+			var changed bool
+			if w, changed = walkUnmanaged(g, uses); !changed {
+				return nil
+			}
+			before, after = g.UnmanagedSince != nil, w.since != nil
+			for _, sp := range w.closed {
+				if err := addUnmanagedSpan(tx, g.ID, sp); err != nil {
+					return err
+				}
+			}
+			return tx.Model(&GPU{}).Where("id = ?", g.ID).Updates(map[string]any{"unmanaged_mib": w.last.mib,
+				"unmanaged_who": w.last.who, "unmanaged_since": w.since, "unmanaged_read_at": w.last.ts}).Error
+		})
+		if err != nil {
 			return fmt.Errorf("models: unmanaged use of %s: %w", uuid, err)
 		}
 		subject := "gpu " + uuid
 		switch {
-		case u.mib > 0 && g.UnmanagedSince == nil:
-			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, uuid, u.who)
+		case after && !before:
+			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, uuid, w.last.who)
 			if _, _, err := s.RaiseAlert(ctx, AlertUnmanaged, subject, msg, now); err != nil {
 				return err
 			}
-		case u.mib == 0 && g.UnmanagedSince != nil:
+		case before && !after:
 			if err := s.ResolveAlert(ctx, AlertUnmanaged, subject, now); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// addUnmanagedSpan stores an ended use of a GPU, extending the GPU's last span when the use
+// began at most unmanagedJoin seconds after it ended.
+func addUnmanagedSpan(tx *gorm.DB, gpuID int64, sp [2]int64) error {
+	var last UnmanagedSpan
+	err := tx.Where("gpu_id = ?", gpuID).Order("end_s DESC").Take(&last).Error
+	switch {
+	case err == nil && sp[0] <= last.End+unmanagedJoin && sp[0] >= last.Start:
+		return tx.Model(&UnmanagedSpan{}).Where("id = ?", last.ID).Update("end_s", max(last.End, sp[1])).Error
+	case err != nil && !errors.Is(err, gorm.ErrRecordNotFound):
+		return err
+	}
+	return tx.Create(&UnmanagedSpan{GPUID: gpuID, Start: sp[0], End: sp[1]}).Error
+}
+
+// UnmanagedSpans returns the GPUs' uses by processes of no task that overlap [from, to): the
+// ended spans, and for a use going on, a span from its start with End 0 (until the node was
+// last seen, for the caller to cut). By GPU, then start.
+func (s *Store) UnmanagedSpans(ctx context.Context, from, to time.Time) ([]UnmanagedSpan, error) {
+	db := s.db.WithContext(ctx)
+	var out []UnmanagedSpan
+	if err := db.Where("end_s > ? AND start_s < ?", from.Unix(), to.Unix()).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: unmanaged spans: %w", err)
+	}
+	var open []GPU
+	if err := db.Select("id, unmanaged_since").Where("unmanaged_since IS NOT NULL AND unmanaged_since < ?", UTC(to)).Find(&open).Error; err != nil {
+		return nil, fmt.Errorf("models: unmanaged spans: %w", err)
+	}
+	for _, g := range open {
+		out = append(out, UnmanagedSpan{GPUID: g.ID, Start: g.UnmanagedSince.Unix()})
+	}
+	slices.SortFunc(out, func(a, b UnmanagedSpan) int {
+		return cmp.Or(cmp.Compare(a.GPUID, b.GPUID), cmp.Compare(a.Start, b.Start))
+	})
+	return out, nil
 }

@@ -27,6 +27,7 @@ var migrations = []migration{
 	{7, "metering thresholds in the billing settings, and on each rollup", migrateV7Thresholds},
 	{8, "promises: node exits of multi-node tasks, projects' idle-reclaim overrides, pools at their maximum since", migrateV8Promises},
 	{9, "task templates with their versions, the template of each task, schedules and their runs", migrateV9Templates},
+	{11, "unmanaged GPU use metered: ended spans per GPU, the last reading walked", migrateV11Unmanaged},
 }
 
 // schemaVersion records each applied migration.

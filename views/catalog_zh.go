@@ -633,6 +633,8 @@ var catalogZH = map[string]string{
 	"bills.held":                "占用",
 	"bills.to_packages":         "计入套餐",
 	"bills.to_org":              "组织承担",
+	"bills.unmanaged":           "外部占用",
+	"bills.unmanaged_nodes":     "外部占用（无任务占用的卡上 Kashi 之外的进程，不计入任何项目），按节点：",
 	"bill.title":                "账单 · %s · %s",
 	"bill.back":                 "本月全部账单",
 	"bill.nominal":              "名义卡时",
