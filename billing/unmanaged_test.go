@@ -34,11 +34,11 @@ func TestPoolIdleUnmanaged(t *testing.T) {
 	}
 	f.in.Unmanaged = []models.UnmanagedSpan{
 		span(4, 100, 110), span(4, 105, 108), // a GPU no task held: 10 h (overlaps counted once)
-		span(3, 650, 720),  // held until 700 by y: 20 h
-		span(2, 719, 0),    // going on: until the month's end, 1 h
-		span(1, -10, -6),   // before the node registered: none
-		span(5, 200, 203),  // the other node: 3 h
-		span(9, 100, 200),  // a GPU of no node: none
+		span(3, 650, 720), // held until 700 by y: 20 h
+		span(2, 719, 0),   // going on: until the month's end, 1 h
+		span(1, -10, -6),  // before the node registered: none
+		span(5, 200, 203), // the other node: 3 h
+		span(9, 100, 200), // a GPU of no node: none
 	}
 	with := f.compute(t)
 	if diff := cmp.Diff(without.Bills, with.Bills); diff != "" {
