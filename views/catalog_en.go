@@ -634,7 +634,7 @@ var catalogEN = map[string]string{
 	"bills.to_packages":         "To packages",
 	"bills.to_org":              "To the organisation",
 	"bills.unmanaged":           "Unmanaged use",
-	"bills.unmanaged_nodes":     "Unmanaged use (processes outside Kashi on cards no task held, charged to no one), by node:",
+	"bills.unmanaged_nodes":     "Unmanaged use of pool %s (processes outside Kashi on cards no task held, charged to no one), by node:",
 	"bill.title":                "Bill · %s · %s",
 	"bill.back":                 "All bills of the month",
 	"bill.nominal":              "Nominal card-hours",

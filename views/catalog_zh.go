@@ -634,7 +634,7 @@ var catalogZH = map[string]string{
 	"bills.to_packages":         "计入套餐",
 	"bills.to_org":              "组织承担",
 	"bills.unmanaged":           "外部占用",
-	"bills.unmanaged_nodes":     "外部占用（无任务占用的卡上 Kashi 之外的进程，不计入任何项目），按节点：",
+	"bills.unmanaged_nodes":     "资源池 %s 的外部占用（无任务占用的卡上 Kashi 之外的进程，不计入任何项目），按节点：",
 	"bill.title":                "账单 · %s · %s",
 	"bill.back":                 "本月全部账单",
 	"bill.nominal":              "名义卡时",
