@@ -21,10 +21,11 @@ var mayImport = map[string][]string{
 	"fleet":             nil,
 	"models":            nil,
 	"models/modelstest": {"models"},
-	"views":             {"static"},
+	"phrase":            nil,
+	"views":             {"phrase", "static"},
 	"scheduler":         {"models"},
 	"schedule":          {"models"},
-	"scaler":            {"models", "fleet", "scheduler"},
+	"scaler":            {"models", "fleet", "phrase", "scheduler"},
 	"notice":            {"models", "notify"},
 	"datacheck":         {"models"},
 	"replay":            {"billing", "models", "scaler", "scheduler"},
@@ -40,7 +41,7 @@ var mayImport = map[string][]string{
 	"agent/simgpu":      {"agent", "api"},
 	"handlers":          {"api", "billing", "models", "replay", "scaler", "schedule", "scheduler", "views"},
 	"web":               {"api", "handlers", "static", "views"},
-	"demo":              {"agent", "agent/simgpu", "fleet", "fleet/sim", "models"},
+	"demo":              {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 }
 
 // TestImportRules reads every package's imports and checks them against mayImport, so that a

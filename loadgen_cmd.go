@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -31,8 +32,8 @@ func runLoadgen(ctx context.Context, args []string, getenv func(string) string, 
 	cfg := loadgen.Config{GPUsPerAgent: 8, Project: loadgenProject, ViewerName: loadgenViewer, ViewerPassword: loadgenPassword,
 		Spec: models.SpecOf("NVIDIA A100-SXM4-80GB", 81920)}
 	var (
-		db       string
-		maxConns int
+		db, cpuProfile string
+		maxConns       int
 	)
 	f := newFlags("loadgen", getenv, stderr)
 	f.String(&cfg.Server, "server", "", "a running server's URL on loopback; empty starts one in-process")
@@ -51,8 +52,23 @@ func runLoadgen(ctx context.Context, args []string, getenv func(string) string, 
 	f.String(&cfg.ViewerPassword, "viewer-password", loadgenPassword, "with --server: the viewers' password")
 	f.String(&cfg.APIToken, "api-token", "", "with --server: a write token of a user who may submit to --project")
 	f.String(&cfg.Project, "project", loadgenProject, "the project tasks are submitted to")
+	f.String(&cpuProfile, "cpu-profile", "", "write a CPU profile of the measured load (this process: the generator and a started server) to this file")
 	if err := f.parse(args); err != nil {
 		return err
+	}
+	if cpuProfile != "" {
+		out, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		cfg.Measure = func() func() {
+			if err := pprof.StartCPUProfile(out); err != nil {
+				fmt.Fprintf(stderr, "loadgen: cpu profile: %v\n", err)
+				return func() {}
+			}
+			return pprof.StopCPUProfile
+		}
 	}
 	selfStart := cfg.Server == ""
 	if selfStart {

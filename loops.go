@@ -16,6 +16,7 @@ import (
 	"kashi/scaler"
 	"kashi/schedule"
 	"kashi/scheduler"
+	"kashi/views"
 )
 
 // leaderEvery is how often a replica without the lock tries to take it, and the holder checks
@@ -113,7 +114,7 @@ func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Cha
 		if err := notice.CheckGPUMemory(ctx, store, notice.DefaultMemoryAlertPct, now()); err != nil {
 			return err
 		}
-		_, err := notice.SendAlerts(ctx, store, channels, now(), log)
+		_, err := notice.SendAlerts(ctx, store, channels, cfg.Location, now(), log)
 		return err
 	})
 	reminders := notice.DefaultReminderPolicy(cfg.Location)
@@ -141,13 +142,14 @@ type queueControl struct {
 func (q queueControl) Trigger() { q.wake.Trigger() }
 
 // idleEventOf is what the owner of a task is told about a scaling action: idle notices and
-// reclaims only.
+// reclaims only, the detail in English for the chat channels.
 func idleEventOf(a scaler.Action) (notice.IdleEvent, bool) {
+	detail := views.Locale{}.Say(a.Detail)
 	switch a.Kind {
 	case scaler.ActionIdleNotice:
-		return notice.IdleEvent{TaskID: a.TaskID, Detail: a.Detail}, true
+		return notice.IdleEvent{TaskID: a.TaskID, Detail: detail}, true
 	case scaler.ActionReclaim:
-		return notice.IdleEvent{TaskID: a.TaskID, Reclaimed: true, Detail: a.Detail}, true
+		return notice.IdleEvent{TaskID: a.TaskID, Reclaimed: true, Detail: detail}, true
 	}
 	return notice.IdleEvent{}, false
 }

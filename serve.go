@@ -27,6 +27,7 @@ import (
 	"kashi/notice"
 	"kashi/scaler"
 	"kashi/scheduler"
+	"kashi/views"
 	"kashi/web"
 )
 
@@ -143,9 +144,10 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 // serve runs the server until ctx ends, then shuts down gracefully: stop accepting, finish
 // requests, wait for the loops.
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
-	now := time.Now
+	clock := time.Now
+	now := func() time.Time { return clock() }
 	if cfg.Demo {
-		now = demo.Clock(demo.Morning(time.Now()), cfg.DemoSpeed)
+		clock = demo.Clock(demo.Morning(time.Now()), cfg.DemoSpeed)
 		if !cfg.dbSet {
 			dir, err := os.MkdirTemp("", "kashi-demo-")
 			if err != nil {
@@ -163,6 +165,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	if cfg.Demo && cfg.dbSet {
+		// A database the demo used before continues from where its clock stopped.
+		last, err := store.LastSeen(ctx)
+		if err != nil {
+			return err
+		}
+		if !last.IsZero() {
+			clock = demo.Clock(last, cfg.DemoSpeed)
+		}
+	}
 	if err := loadSecretKey(store, cfg, log); err != nil {
 		return err
 	}
@@ -175,12 +187,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	speed := 1.0
 	var demoTokens map[string]string
+	var demoFresh bool
 	if cfg.Demo {
 		speed = cfg.DemoSpeed
 		cfg.StaleAfter = max(cfg.StaleAfter, demo.StaleAfter(speed))
 		// Logins last as long in real time as they would without the fast clock.
 		cfg.SessionIdle, cfg.SessionMax = time.Duration(float64(cfg.SessionIdle)*speed), time.Duration(float64(cfg.SessionMax)*speed)
-		if demoTokens, err = demo.Seed(ctx, store, now()); err != nil {
+		if demoTokens, demoFresh, err = demo.Seed(ctx, store, now()); err != nil {
 			return err
 		}
 	}
@@ -209,12 +222,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
 	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
+		Say: views.Locale{}.Say,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)
 			if !ok {
 				return
 			}
-			if err := notice.IdleTask(ctx, store, channels, ev, now()); err != nil {
+			if err := notice.IdleTask(ctx, store, channels, ev, cfg.Location, now()); err != nil {
 				log.Warn("idle-task notice", "task", a.TaskID, "err", err)
 			}
 		}})
@@ -255,6 +269,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	running.Go(func() { lead(loopCtx, store, log, loops.Run) })
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
+	}
+	if demoFresh {
+		// The past fills beside the live demo, so that the demo starts at once.
+		running.Go(func() { fillDemoPast(loopCtx, store, now(), log) })
 	}
 
 	select {
@@ -302,4 +320,18 @@ func dbLabel(dsn string) string {
 		return "postgres"
 	}
 	return dsn
+}
+
+// fillDemoPast gives a fresh demo its past month (demo.FillHistory) and logs what it stored.
+func fillDemoPast(ctx context.Context, store *models.Store, now time.Time, log *slog.Logger) {
+	began := time.Now()
+	stats, err := demo.FillHistory(ctx, store, now, 1)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error("demo past", "err", err)
+		}
+		return
+	}
+	log.Info("demo past filled", "month issued", stats.Month, "tasks", stats.Tasks, "bills", stats.Bills,
+		"card-hours", stats.CardHours, "rollup buckets", stats.RollupBuckets, "took", time.Since(began).Round(time.Millisecond))
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"sync"
 	"testing"
 	"time"
@@ -179,6 +181,8 @@ func BenchmarkMonthBills(b *testing.B) {
 			defer st.Close()
 			now := time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)
 			b.ReportAllocs()
+			runtime.GC()
+			peak := heapPeak()
 			b.ResetTimer()
 			var res Result
 			for i := 0; i < b.N; i++ {
@@ -187,6 +191,7 @@ func BenchmarkMonthBills(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 			var lines int
 			for _, bill := range res.Bills {
 				lines += len(bill.Lines)
@@ -202,8 +207,35 @@ func BenchmarkMonthBills(b *testing.B) {
 	}
 }
 
-// BenchmarkMonthCompute times Compute alone on the month of BenchmarkMonthBills, loaded
-// once: what the month costs beyond the store reads.
+// heapPeak samples the live heap every millisecond until the returned function is called,
+// which gives the largest figure seen (heap objects, live and not yet collected).
+func heapPeak() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	done, result := make(chan struct{}), make(chan uint64)
+	go func() {
+		var peak uint64
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				result <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		return <-result
+	}
+}
+
+// BenchmarkMonthCompute times Compute on the month of BenchmarkMonthBills, loaded once:
+// what the month costs beyond the store reads of allocations and tasks (the rollups are
+// streamed from the store while Compute classifies).
 func BenchmarkMonthCompute(b *testing.B) {
 	benchStores(b)
 	for _, withRollups := range []bool{false, true} {

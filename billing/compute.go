@@ -29,9 +29,8 @@ type Input struct {
 	// Allocations overlap the month; Tasks are theirs.
 	Allocations []models.LedgerAllocation
 	Tasks       []models.LedgerTask
-	// Rollups are the 5-minute rollups of the GPUs held, from the earliest allocation start,
-	// sorted by GPU and bucket (as LedgerRollups returns them; others are sorted here).
-	Rollups []models.GPURollup
+	// Readings are the 5-minute rollups of the GPUs held, from the earliest allocation start.
+	Readings Readings
 	// Nodes give pool idle; leave nil to skip it (and when Allocations are not all
 	// projects', pool idle would be wrong).
 	Nodes []models.LedgerNode
@@ -83,8 +82,15 @@ func Compute(in Input) (Result, error) {
 	if in.Nodes != nil {
 		l.held = make([]gpuSpan, 0, len(in.Allocations))
 	}
+	classes := make([]Breakdown, len(in.Allocations))
+	err := eachClassified(in.Allocations, l.nodes, asOf, in.Readings, func(i int, held Span, rs []models.GPURollup) {
+		classes[i] = Classify(held, win, rs)
+	})
+	if err != nil {
+		return Result{}, err
+	}
 	for i := range in.Allocations {
-		l.add(&in.Allocations[i])
+		l.add(&in.Allocations[i], classes[i])
 	}
 	byProject := l.byProject()
 	if in.Nodes != nil {
@@ -133,7 +139,6 @@ type ledger struct {
 	asOf    int64
 	nodes   map[int64]models.LedgerNode
 	tasks   map[int64]*models.LedgerTask
-	rollups map[int64][]models.GPURollup
 	perTask map[int64]bool
 	lines   []lineAcc
 	// first is the index of each task's first line; a task's lines are chained by next.
@@ -182,7 +187,7 @@ func groupHeld(held []gpuSpan) map[int64][]Span {
 
 func newLedger(in Input, win Span, asOf int64) *ledger {
 	l := &ledger{win: win, asOf: asOf, nodes: make(map[int64]models.LedgerNode, len(in.Nodes)),
-		tasks: make(map[int64]*models.LedgerTask, len(in.Tasks)), rollups: indexRollups(in.Rollups),
+		tasks:   make(map[int64]*models.LedgerTask, len(in.Tasks)),
 		perTask: map[int64]bool{}, first: make(map[int64]int, len(in.Tasks)), taskHeld: map[int64]int64{}, line: -1,
 		lines: make([]lineAcc, 0, len(in.Tasks)+len(in.Tasks)/8)}
 	for _, n := range in.Nodes {
@@ -197,8 +202,8 @@ func newLedger(in Input, win Span, asOf int64) *ledger {
 	return l
 }
 
-// add classifies one allocation's seconds in the month and adds them to its line.
-func (l *ledger) add(a *models.LedgerAllocation) {
+// add adds one allocation's seconds in the month, classified as b, to its line.
+func (l *ledger) add(a *models.LedgerAllocation, b Breakdown) {
 	if l.task == nil || l.task.ID != a.TaskID {
 		l.task = l.tasks[a.TaskID]
 	}
@@ -210,11 +215,6 @@ func (l *ledger) add(a *models.LedgerAllocation) {
 	if t != nil && l.projectPerTask && endedIn(t, l.win) {
 		l.taskHeld[a.TaskID] += held.Seconds()
 	}
-	var rollups []models.GPURollup
-	if len(l.rollups) > 0 {
-		rollups = l.rollups[a.GPUID]
-	}
-	b := Classify(held, l.win, rollups)
 	if b.Nominal() == 0 {
 		return
 	}
@@ -306,45 +306,6 @@ func heldSpan(a *models.LedgerAllocation, nodes map[int64]models.LedgerNode, asO
 // belongs to the month before, as its last second does.
 func endedIn(t *models.LedgerTask, win Span) bool {
 	return t.EndedAt > win.Start && t.EndedAt <= win.End
-}
-
-// indexRollups returns each GPU's rollups sorted by bucket, sharing the input's storage
-// when it is already sorted by GPU and bucket.
-func indexRollups(rs []models.GPURollup) map[int64][]models.GPURollup {
-	byGPUBucket := func(a, b models.GPURollup) int {
-		return cmp.Or(cmp.Compare(a.GPUID, b.GPUID), cmp.Compare(a.Bucket, b.Bucket))
-	}
-	fine := func(r models.GPURollup) bool { return r.Resolution == 0 || r.Resolution == models.Rollup5m }
-	if !slices.IsSortedFunc(rs, byGPUBucket) || !all(rs, fine) {
-		var c []models.GPURollup
-		for _, r := range rs {
-			if fine(r) {
-				c = append(c, r)
-			}
-		}
-		slices.SortFunc(c, byGPUBucket)
-		rs = c
-	}
-	out := make(map[int64][]models.GPURollup)
-	for i := 0; i < len(rs); {
-		j := i
-		for j < len(rs) && rs[j].GPUID == rs[i].GPUID {
-			j++
-		}
-		out[rs[i].GPUID] = rs[i:j:j]
-		i = j
-	}
-	return out
-}
-
-// all reports whether f holds for every element.
-func all[T any](xs []T, f func(T) bool) bool {
-	for _, x := range xs {
-		if !f(x) {
-			return false
-		}
-	}
-	return true
 }
 
 // unmanagedByGPU groups spans of unmanaged use by GPU; one going on (End 0) runs to the end

@@ -11,10 +11,11 @@ import (
 
 // history is a random allocation history with its input for Compute (Month unset).
 type history struct {
-	in    Input
-	held  map[int64]Span // allocation id → held span
-	asOf  time.Time
-	first time.Time
+	in      Input
+	rollups rollupList
+	held    map[int64]Span // allocation id → held span
+	asOf    time.Time
+	first   time.Time
 }
 
 var (
@@ -97,10 +98,11 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 			b += models.Rollup5m * (1 + r.Int64N(200))
 			n := r.Int64N(31)
 			act := r.Int64N(n + 1)
-			in.Rollups = append(in.Rollups, models.GPURollup{GPUID: g, Resolution: models.Rollup5m, Bucket: b,
+			h.rollups = append(h.rollups, models.GPURollup{GPUID: g, Resolution: models.Rollup5m, Bucket: b,
 				N: n, NActive: act, NIdle: r.Int64N(n - act + 1)})
 		}
 	}
+	in.Readings = h.rollups.readings()
 	h.in = in
 	return h
 }
@@ -143,7 +145,7 @@ func checkConservation(t *testing.T, name string, h history) {
 	}
 	var gotTotal int64
 	perAlloc := map[int64]int64{}
-	rollups := indexRollups(h.in.Rollups)
+	rollups := h.rollups.byGPU()
 	tasks := map[int64]*models.LedgerTask{}
 	for i := range h.in.Tasks {
 		tasks[h.in.Tasks[i].ID] = &h.in.Tasks[i]

@@ -1,6 +1,9 @@
 package billing
 
 import (
+	"cmp"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,9 +12,10 @@ import (
 
 // fixture builds a Compute input for one month; times are hours from the month's start.
 type fixture struct {
-	in    Input
-	from  time.Time
-	alloc int64
+	in      Input
+	rollups rollupList
+	from    time.Time
+	alloc   int64
 }
 
 func newFixture(t testing.TB, month, zone string) *fixture {
@@ -71,9 +75,10 @@ func (f *fixture) hold(task, project, gpu int64, spec string, start, end float64
 // busy adds rollups for gpu from start to end hours with n readings, act active and idle.
 func (f *fixture) busy(gpu int64, start, end float64, n, act, idle int64) *fixture {
 	for b := f.at(start).Unix(); b < f.at(end).Unix(); b += models.Rollup5m {
-		f.in.Rollups = append(f.in.Rollups, models.GPURollup{GPUID: gpu, Resolution: models.Rollup5m,
+		f.rollups = append(f.rollups, models.GPURollup{GPUID: gpu, Resolution: models.Rollup5m,
 			Bucket: b - b%models.Rollup5m, N: n, NActive: act, NIdle: idle})
 	}
+	f.in.Readings = f.rollups.readings()
 	return f
 }
 
@@ -108,4 +113,32 @@ func item(b Bill, kind, spec string) Item {
 		}
 	}
 	return Item{}
+}
+
+// rollupList is rollups held in memory, in any order, as tests build them.
+type rollupList []models.GPURollup
+
+// byGPU is each GPU's rollups sorted by bucket.
+func (l rollupList) byGPU() map[int64][]models.GPURollup {
+	out := map[int64][]models.GPURollup{}
+	for _, r := range l {
+		out[r.GPUID] = append(out[r.GPUID], r)
+	}
+	for _, rs := range out {
+		slices.SortFunc(rs, func(a, b models.GPURollup) int { return cmp.Compare(a.Bucket, b.Bucket) })
+	}
+	return out
+}
+
+// readings give l GPU by GPU, as the store's LedgerReadings does.
+func (l rollupList) readings() Readings {
+	return func(each func(int64, []models.GPURollup) error) error {
+		by := l.byGPU()
+		for _, g := range slices.Sorted(maps.Keys(by)) {
+			if err := each(g, by[g]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

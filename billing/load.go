@@ -17,7 +17,7 @@ type Source interface {
 	Projects(ctx context.Context) ([]models.Project, error)
 	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
-	LedgerRollups(ctx context.Context, gpuIDs []int64, since, to time.Time) ([]models.GPURollup, error)
+	LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
 	UnmanagedSpans(ctx context.Context, from, to time.Time) ([]models.UnmanagedSpan, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
@@ -72,24 +72,10 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		return Input{}, err
 	}
 	taskIDs, gpuIDs, since := ledgerKeys(in.Allocations, from.Unix())
-	// Tasks are read alongside the rollups (the store is safe for concurrent use); a tasks
-	// error is still the one returned first.
-	var (
-		tasksErr  error
-		tasksDone = make(chan struct{})
-	)
-	go func() {
-		defer close(tasksDone)
-		in.Tasks, tasksErr = src.LedgerTasks(ctx, taskIDs)
-	}()
-	rollups, rollupsErr := src.LedgerRollups(ctx, gpuIDs, time.Unix(since, 0), to)
-	<-tasksDone
-	if tasksErr != nil {
-		return Input{}, tasksErr
-	}
-	if in.Rollups, err = rollups, rollupsErr; err != nil {
+	if in.Tasks, err = src.LedgerTasks(ctx, taskIDs); err != nil {
 		return Input{}, err
 	}
+	in.Readings = readingsOf(ctx, src, gpuIDs, time.Unix(since, 0), to)
 	if r.ProjectID == 0 {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 			return Input{}, err
@@ -112,6 +98,13 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		return Input{}, err
 	}
 	return in, nil
+}
+
+// readingsOf are the rollups of gpus from since to to, read from src when Compute asks.
+func readingsOf(ctx context.Context, src Source, gpus []int64, since, to time.Time) Readings {
+	return func(each func(int64, []models.GPURollup) error) error {
+		return src.LedgerReadings(ctx, gpus, since, to, each)
+	}
 }
 
 // ledgerKeys returns the distinct tasks and GPUs of allocations and their earliest start

@@ -92,10 +92,10 @@ type WindowInput struct {
 	// Only limits the report to these projects; nil means every project, and then each
 	// node's provisioned time that no task held is reported too.
 	Only map[int64]bool
-	// Allocations overlap the window; Tasks are theirs; Rollups as Input.Rollups.
+	// Allocations overlap the window; Tasks are theirs; Readings as Input.Readings.
 	Allocations []models.LedgerAllocation
 	Tasks       []models.LedgerTask
-	Rollups     []models.GPURollup
+	Readings    Readings
 	// Nodes name the nodes and give lost nodes' last-seen time.
 	Nodes []models.LedgerNode
 	// Unmanaged are the uses of GPUs by processes of no task, as Input.Unmanaged.
@@ -269,12 +269,27 @@ func Utilization(in WindowInput) (Report, error) {
 	for _, p := range in.Projects {
 		projects[p.ID] = p.Name
 	}
-	rollups := indexRollups(in.Rollups)
+	// Each allocation's seconds in the window and, for tasks that ended in it, over its
+	// whole span (for output and estimate figures).
+	classes, wholes := make([]Breakdown, len(in.Allocations)), make([]Breakdown, len(in.Allocations))
+	err := eachClassified(in.Allocations, nodes, asOf, in.Readings, func(i int, held Span, rs []models.GPURollup) {
+		a := &in.Allocations[i]
+		if in.Only != nil && !in.Only[a.ProjectID] {
+			return
+		}
+		if t := tasks[a.TaskID]; t != nil && endedIn(t, win) {
+			wholes[i] = Classify(held, held, rs)
+		}
+		classes[i] = Classify(held, win, rs)
+	})
+	if err != nil {
+		return Report{}, err
+	}
 	byProject, byNode, bySpec := usageSet{}, usageSet{}, usageSet{}
 	perTask := map[int64]*IdleTask{}
 	whole := map[int64]*Breakdown{}
 	heldByGPU := map[int64][]Span{}
-	for _, a := range in.Allocations {
+	for i, a := range in.Allocations {
 		if in.Only != nil && !in.Only[a.ProjectID] {
 			continue
 		}
@@ -286,9 +301,9 @@ func Utilization(in WindowInput) (Report, error) {
 				w = &Breakdown{}
 				whole[a.TaskID] = w
 			}
-			w.Add(Classify(held, held, rollups[a.GPUID]))
+			w.Add(wholes[i])
 		}
-		b := Classify(held, win, rollups[a.GPUID])
+		b := classes[i]
 		if b.Nominal() == 0 {
 			continue
 		}
@@ -445,9 +460,7 @@ func LoadWindow(ctx context.Context, src Source, from, to, asOf time.Time, only 
 	if in.Tasks, err = src.LedgerTasks(ctx, taskIDs); err != nil {
 		return WindowInput{}, err
 	}
-	if in.Rollups, err = src.LedgerRollups(ctx, gpuIDs, time.Unix(since, 0), to); err != nil {
-		return WindowInput{}, err
-	}
+	in.Readings = readingsOf(ctx, src, gpuIDs, time.Unix(since, 0), to)
 	if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 		return WindowInput{}, err
 	}

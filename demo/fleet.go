@@ -27,7 +27,7 @@ type poolSpec struct {
 // pools is the demo fleet: it starts with 4 × 8 A100-80G and 6 × 8 RTX4090-24G (80 cards),
 // and the scaling loop grows and shrinks each pool with the simulated day.
 var pools = []poolSpec{
-	{name: "a100", spec: "A100-80G", flavor: "gpu.a100.8x", gpu: simgpu.A100_80G, start: 4, min: 2, max: 7},
+	{name: "a100", spec: "A100-80G", flavor: "gpu.a100.8x", gpu: simgpu.A100_80G, start: 4, min: 2, max: 12},
 	{name: "rtx4090", spec: "RTX4090-24G", flavor: "gpu.4090.8x", gpu: simgpu.RTX4090_24G, start: 6, min: 3, max: 9, anySpec: true},
 }
 

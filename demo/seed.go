@@ -12,6 +12,7 @@ import (
 type Seeder interface {
 	EnsureProject(ctx context.Context, name string, now time.Time) (models.Project, error)
 	CreateUser(ctx context.Context, name, password, role string, now time.Time) (models.User, error)
+	UserByName(ctx context.Context, name string) (models.User, error)
 	SetMember(ctx context.Context, projectID, userID int64, role string) error
 	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
 	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
@@ -47,8 +48,34 @@ var Users = []struct{ Name, Role string }{
 }
 
 // Seed creates the demo's projects, quotas, people and memberships, and an API token for each
-// owner of the task stream, which it returns by owner name.
-func Seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, error) {
+// owner of the task stream, which it returns by owner name. On a database the demo seeded
+// before (--db given again) it only makes the tokens; fresh says which it was.
+func Seed(ctx context.Context, s Seeder, now time.Time) (tokens map[string]string, fresh bool, err error) {
+	if _, err := s.UserByName(ctx, "member"); err == nil {
+		tokens, err := newTokens(ctx, s, now)
+		return tokens, false, err
+	}
+	tokens, err = seed(ctx, s, now)
+	return tokens, true, err
+}
+
+// newTokens makes an API token for each owner of the task stream, already a user.
+func newTokens(ctx context.Context, s Seeder, now time.Time) (map[string]string, error) {
+	tokens := make(map[string]string)
+	for _, owner := range streamOwners {
+		u, err := s.UserByName(ctx, owner)
+		if err != nil {
+			return nil, fmt.Errorf("demo: owner %s: %w", owner, err)
+		}
+		if tokens[owner], _, err = s.CreateAPIToken(ctx, u.ID, "demo task stream", models.ScopeWrite, now); err != nil {
+			return nil, err
+		}
+	}
+	return tokens, nil
+}
+
+// seed fills a fresh database.
+func seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, error) {
 	projects := make(map[string]models.Project)
 	for _, name := range Projects {
 		p, err := s.EnsureProject(ctx, name, now)

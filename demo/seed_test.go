@@ -18,9 +18,9 @@ func TestSeedBills(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)
 	s := modelstest.SQLite(t, models.Options{})
-	tokens, err := Seed(ctx, s, now)
-	if err != nil {
-		t.Fatal(err)
+	tokens, fresh, err := Seed(ctx, s, now)
+	if err != nil || !fresh {
+		t.Fatalf("Seed = fresh %v, %v; want a fresh seed", fresh, err)
 	}
 	ps, err := s.Prices(ctx, "2026-02")
 	if err != nil {
@@ -45,7 +45,7 @@ func TestSeedBills(t *testing.T) {
 	seen := map[string]bool{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
-		b := randomTask(rng)
+		b := randomTask(rng).body
 		seen[b.Owner] = true
 		if !slices.Contains(ownerProjects(b.Owner), b.Project) {
 			t.Fatalf("task of %s in %s, not one of their projects", b.Owner, b.Project)
@@ -54,6 +54,26 @@ func TestSeedBills(t *testing.T) {
 	for _, login := range []string{"member", "lead"} {
 		if tokens[login] == "" || !seen[login] {
 			t.Errorf("login %s: token %q, submits tasks %v; want both", login, tokens[login], seen[login])
+		}
+	}
+}
+
+// TestSeedAgain: on a database the demo seeded before, Seed makes new tokens for every owner
+// of the task stream and nothing else.
+func TestSeedAgain(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC)
+	s := modelstest.SQLite(t, models.Options{})
+	if _, _, err := Seed(ctx, s, now); err != nil {
+		t.Fatal(err)
+	}
+	tokens, fresh, err := Seed(ctx, s, now.Add(time.Hour))
+	if err != nil || fresh {
+		t.Fatalf("Seed again = fresh %v, %v; want the seeded database reused", fresh, err)
+	}
+	for _, o := range streamOwners {
+		if tokens[o] == "" {
+			t.Errorf("no token for %s", o)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func submitTasks(ctx context.Context, cfg Config) {
 		return
 	}
 	for i := 0; i < initialBurst; i++ {
-		b := randomTask(rng)
+		b := randomTask(rng).body
 		b.DataReady = true
 		post(b)
 	}
@@ -87,7 +87,7 @@ func submitTasks(ctx context.Context, cfg Config) {
 		lambda := arrivalsPerHour[now.In(shanghai).Hour()] * now.Sub(last).Hours()
 		last = now
 		for n := poisson(rng, lambda); n > 0; n-- {
-			post(randomTask(rng))
+			post(randomTask(rng).body)
 		}
 		kept := waiting[:0]
 		for _, w := range waiting {
@@ -111,9 +111,17 @@ var shanghai = func() *time.Location {
 	return time.FixedZone("CST", 8*3600)
 }()
 
+// drawn is a task of the demo's mix: what is submitted, and how it will run.
+type drawn struct {
+	body  taskBody
+	shape simgpu.Shape
+	run   time.Duration
+	exit  int
+}
+
 // randomTask draws one task of the demo's mix, submitted by one of the owners to one of
 // their projects.
-func randomTask(rng *rand.Rand) taskBody {
+func randomTask(rng *rand.Rand) drawn {
 	kinds := []struct {
 		weight   int
 		shape    simgpu.Shape
@@ -156,13 +164,13 @@ func randomTask(rng *rand.Rand) taskBody {
 	priority := []string{"normal", "normal", "normal", "high", "low", "urgent"}[rng.IntN(6)]
 	owner := streamOwners[rng.IntN(len(streamOwners))]
 	mine := ownerProjects(owner)
-	return taskBody{
+	return drawn{body: taskBody{
 		Project: mine[rng.IntN(len(mine))], Name: fmt.Sprintf("%s-%04d", k.shape, rng.IntN(10000)),
 		Owner: owner, GPUs: gpus, Spec: k.spec, Queue: k.queue, Priority: priority,
 		EstGPUHours: math.Round(float64(gpus)*d.Hours()*(0.8+0.5*rng.Float64())*10) / 10,
 		MaxRuntimeS: int64(maxRuntime / time.Second), Command: simgpu.Command(k.shape, d, exit),
 		DataReady: rng.IntN(7) != 0, Deferrable: k.shape == simgpu.Train && rng.IntN(4) == 0,
-	}
+	}, shape: k.shape, run: d, exit: exit}
 }
 
 // poisson draws a Poisson-distributed count with mean lambda (Knuth; lambda is small here).

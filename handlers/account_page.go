@@ -35,6 +35,6 @@ func (h *People) PasswordChange(c echo.Context) error {
 	case !errors.As(err, &fe):
 		return err
 	}
-	d := views.AccountData{Name: u.Name, Role: u.Role, Field: fe.Field, Error: fe.Error()}
+	d := views.AccountData{Name: u.Name, Role: u.Role, Field: fe.Field, Error: Invalid(Locale(c), fe)}
 	return Render(c, http.StatusUnprocessableEntity, views.Account(Locale(c), d))
 }

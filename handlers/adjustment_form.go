@@ -30,7 +30,7 @@ func (h *Bills) AdjustmentFormSubmit(c echo.Context) error {
 	case err == nil:
 		return c.Redirect(http.StatusSeeOther, "/bills/"+urlPath(p.Name)+"/"+month+"?adjusted=1")
 	case errors.As(err, &fe):
-		form.Field, form.Error = fe.Field, fe.Error()
+		form.Field, form.Error = fe.Field, Invalid(Locale(c), fe)
 	case errors.Is(err, models.ErrConflict):
 		status, form.Error = http.StatusConflict, views.AdjustIssued(Locale(c), p.Name, month)
 	default:

@@ -32,9 +32,6 @@ func (h *Agent) AgentSamples(c echo.Context) error {
 			return apiError(http.StatusUnprocessableEntity, err)
 		}
 	}
-	if err := h.store.RecordUnmanaged(c.Request().Context(), agentNode(c).ID, readings, h.now()); err != nil {
-		return err
-	}
 	if err := h.store.AppendTaskLogs(c.Request().Context(), agentNode(c).ID, pieces, h.now()); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // ApprovalsPage lists the requests of the projects the caller leads (all for admins): pending
-// ones with the project's current use and approve/reject forms, then recent decisions.
+// ones with their context (requestContext) and approve/reject forms, then recent decisions.
 // GET /approvals.
 func (h *Projects) ApprovalsPage(c echo.Context) error {
 	d, err := h.approvalsData(c)
@@ -33,41 +33,30 @@ func (h *Projects) approvalsData(c echo.Context) (views.ApprovalsData, error) {
 	if err != nil {
 		return views.ApprovalsData{}, err
 	}
-	list, err := h.projects(c)
-	if err != nil {
-		return views.ApprovalsData{}, err
-	}
+	var world *requestWorld
 	l := Locale(c)
 	d := views.ApprovalsData{Now: h.now()}
 	for _, r := range rows {
 		if !p.Leads(r.ProjectID) {
 			continue
 		}
-		v := requestView(l, r, usageText(l, list, r))
+		v := requestView(l, r)
 		if r.State == models.RequestPending {
+			if world == nil {
+				w, err := h.loadRequestWorld(ctx)
+				if err != nil {
+					return d, err
+				}
+				world = &w
+			}
 			v.CanDecide = r.RequestedBy != p.User.ID
+			v.Context = world.requestContext(l, r)
 			d.Pending = append(d.Pending, v)
 		} else {
 			d.Decided = append(d.Decided, v)
 		}
 	}
 	return d, nil
-}
-
-// usageText is the project's current use of the quota a request is about.
-func usageText(l views.Locale, list []projectJSON, r models.QuotaRequestRow) string {
-	for _, pj := range list {
-		if pj.ID != r.ProjectID {
-			continue
-		}
-		for _, q := range pj.Quotas {
-			if q.Spec == r.Spec {
-				return fmt.Sprintf("%s · %s", l.T("quota.used_of", l.Int(int(q.UsedCardHours)), l.Int(int(q.BudgetCardHours))),
-					l.T("quota.limit")+" "+l.Int(q.MaxGPUs))
-			}
-		}
-	}
-	return ""
 }
 
 // ApprovalDecide approves or rejects a request from the approvals page.
@@ -88,7 +77,7 @@ func (h *Projects) ApprovalDecide(c echo.Context) error {
 		if derr != nil {
 			return derr
 		}
-		d.Error = problem(err)
+		d.Error = problem(Locale(c), err)
 		return Render(c, he.Code, views.Approvals(Locale(c), d))
 	}
 	if err != nil {

@@ -37,6 +37,7 @@ type TasksStore interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
+	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	Projects(ctx context.Context) ([]models.Project, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
@@ -99,10 +100,20 @@ type ProjectsStore interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
+	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	CreateQuotaRequest(ctx context.Context, by models.User, projectID int64, spec, kind string, c models.QuotaChange, reason string, now time.Time) (models.QuotaRequest, error)
 	DecideQuotaRequest(ctx context.Context, by models.User, id int64, approve bool, comment string, now time.Time) (models.QuotaRequest, error)
 	QuotaRequests(ctx context.Context, projectIDs []int64, state string) ([]models.QuotaRequestRow, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	// Projects and members in the browser, approvals with context (#15).
+	CreateProject(ctx context.Context, actor, name string, tags []string, now time.Time) (models.Project, error)
+	SetProjectArchived(ctx context.Context, actor string, projectID int64, archived bool, now time.Time) error
+	ProjectMembers(ctx context.Context, projectID int64) ([]models.MemberRow, error)
+	Users(ctx context.Context) ([]models.User, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
+	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
+	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
 }
 
 // Pools serves pools and their scaling settings, and the fleet's alerts.
@@ -159,7 +170,6 @@ type Agent struct {
 // AgentStore is what Agent needs of models.Store.
 type AgentStore interface {
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
-	RecordUnmanaged(ctx context.Context, nodeID int64, readings []models.Reading, now time.Time) error
 	AppendTaskLogs(ctx context.Context, nodeID int64, pieces []models.LogPiece, now time.Time) error
 	CreateJoinToken(ctx context.Context, actor, machineID string, now time.Time) (string, models.JoinToken, error)
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
@@ -201,4 +211,9 @@ type PeopleStore interface {
 	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
 	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
 	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
+	// The approvals' count in the navigation, the audit page's filters (#15).
+	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)
+	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)
+	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
 }

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"kashi/models"
 )
 
 // auditJSON is one audit log entry.
@@ -19,10 +17,15 @@ type auditJSON struct {
 	After   string    `json:"after"`
 }
 
-// AuditList shows the audit log: all of it to admins, their projects' entries to leads.
+// AuditList shows the audit log: all of it to admins, their projects' entries to leads,
+// filtered as the audit page is (actor, action, project, from, to: days in the billing zone).
 // GET /api/v1/audit.
 func (h *People) AuditList(c echo.Context) error {
-	entries, err := h.auditEntries(c)
+	f, err := h.auditFilter(c, h.loc(), 500)
+	if err != nil {
+		return err
+	}
+	entries, err := h.store.AuditLog(c.Request().Context(), f)
 	if err != nil {
 		return err
 	}
@@ -31,18 +34,4 @@ func (h *People) AuditList(c echo.Context) error {
 		out[i] = auditJSON{At: e.At, Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After}
 	}
 	return c.JSON(http.StatusOK, out)
-}
-
-// auditEntries reads the entries the caller may see.
-func (h *People) auditEntries(c echo.Context) ([]models.AuditEntry, error) {
-	f := models.AuditFilter{Limit: 500}
-	if p := Who(c); !p.Admin() {
-		f.ProjectIDs = []int64{}
-		for id, role := range p.Projects {
-			if role == models.ProjectRoleLead {
-				f.ProjectIDs = append(f.ProjectIDs, id)
-			}
-		}
-	}
-	return h.store.AuditLog(c.Request().Context(), f)
 }

@@ -105,7 +105,7 @@ func billError(err error) error {
 	var fe *models.FieldError
 	switch {
 	case errors.As(err, &fe):
-		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: fe.Error(), Field: fe.Field})
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: fe.Error(), Field: fe.Field}).SetInternal(fe)
 	case errors.Is(err, models.ErrConflict):
 		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "billing: "), "models: ")
 		return echo.NewHTTPError(http.StatusConflict, api.Error{Error: msg})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
 	"kashi/replay"
@@ -275,7 +276,7 @@ func (h *Pools) CalibratePropose(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, Locale(c).T("calibrate.err_run"))
 	}
 	if row < 0 || row >= len(run.settings) {
-		return echo.NewHTTPError(http.StatusUnprocessableEntity, "row: no such setting")
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: "row: no such setting", Field: "row"})
 	}
 	ctx := c.Request().Context()
 	// The proposal applies the setting to the pool as it is now, not as it was when the
@@ -286,11 +287,11 @@ func (h *Pools) CalibratePropose(c echo.Context) error {
 	}
 	i := slices.IndexFunc(cur, func(p models.ConfiguredPool) bool { return p.Name == run.pool })
 	if i < 0 {
-		return echo.NewHTTPError(http.StatusNotFound, "pool "+run.pool+" is gone")
+		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "pool " + run.pool + " is gone"})
 	}
 	cfg, err := replay.ProposeConfig(run.settings[row], run.pool, cur[i].Config)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusUnprocessableEntity, err.Error())
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: err.Error()})
 	}
 	if _, _, err := h.savePool(c, run.pool, cfg, "calibrate: "+run.settings[row].String()); err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)

@@ -53,8 +53,27 @@ func (h *People) Identify(c echo.Context) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Unread, err = h.store.UnreadNotifications(ctx, u.ID)
+	if p.Unread, err = h.store.UnreadNotifications(ctx, u.ID); err != nil {
+		return nil, err
+	}
+	if p.Admin() || p.leadsAny() {
+		p.Pending, err = h.store.PendingRequests(ctx, ledProjects(p))
+	}
 	return p, err
+}
+
+// ledProjects are the projects p leads; nil (all) for admins.
+func ledProjects(p *Principal) []int64 {
+	if p.Admin() {
+		return nil
+	}
+	ids := []int64{}
+	for id, role := range p.Projects {
+		if role == models.ProjectRoleLead {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 func (h *People) principal(c echo.Context, u models.User, readOnly bool) (*Principal, error) {

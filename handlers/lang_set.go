@@ -22,7 +22,7 @@ func (h *People) LangSet(c echo.Context) error {
 		ok = ok || l.Code == set
 	}
 	if !ok {
-		return echo.NewHTTPError(http.StatusBadRequest, "set: unknown language "+url.QueryEscape(set))
+		return badRequest("set", "set: unknown language "+url.QueryEscape(set))
 	}
 	c.SetCookie(&http.Cookie{Name: LangCookie, Value: set, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.IsTLS()})

@@ -23,16 +23,22 @@ func (h *Projects) MemberSet(c echo.Context) error {
 	if err := decodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	if !Who(c).Leads(id) {
-		if !Who(c).CanSee(id) {
-			return storeError(models.ErrNotFound)
-		}
-		return forbidden("only the project's leads edit its members")
+	if err := h.setMember(c, id, b.User, b.Role); err != nil {
+		return err
 	}
-	u, err := h.store.UserByName(ctx, b.User)
+	return c.NoContent(http.StatusNoContent)
+}
+
+// setMember checks the caller leads project id and sets the user's role in it, recording the
+// change in the audit log.
+func (h *Projects) setMember(c echo.Context, id int64, user, role string) error {
+	if err := leadsProject(c, id, "only the project's leads edit its members"); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u, err := h.store.UserByName(ctx, user)
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "user", Msg: "unknown user"})
+		return apiError(http.StatusUnprocessableEntity, models.Invalid("user", "unknown user"))
 	}
 	if err != nil {
 		return err
@@ -41,13 +47,21 @@ func (h *Projects) MemberSet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.SetMember(ctx, id, u.ID, b.Role); err != nil {
+	if err := h.store.SetMember(ctx, id, u.ID, role); err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
-	err = h.store.Audit(ctx, h.now(), Who(c).User.Name, models.AuditRoleChange, &id, "member "+u.Name,
-		map[string]string{"role": before[id]}, map[string]string{"role": b.Role})
-	if err != nil {
-		return err
+	return h.store.Audit(ctx, h.now(), Who(c).User.Name, models.AuditRoleChange, &id, "member "+u.Name,
+		map[string]string{"role": before[id]}, map[string]string{"role": role})
+}
+
+// leadsProject refuses a caller who does not lead project id: 404 when they cannot see it,
+// else 403 with msg.
+func leadsProject(c echo.Context, id int64, msg string) error {
+	if Who(c).Leads(id) {
+		return nil
 	}
-	return c.NoContent(http.StatusNoContent)
+	if !Who(c).CanSee(id) {
+		return storeError(models.ErrNotFound)
+	}
+	return forbidden(msg)
 }

@@ -26,7 +26,7 @@ func (h *Bills) PlanFormSubmit(c echo.Context) error {
 	err := func() error {
 		p, err := h.store.ProjectByName(c.Request().Context(), f.Project)
 		if errors.Is(err, models.ErrNotFound) {
-			return &models.FieldError{Field: "project", Msg: "no project " + f.Project}
+			return models.Invalid("project", "no project %s", f.Project)
 		}
 		if err != nil {
 			return err
@@ -48,7 +48,7 @@ func (h *Bills) PlanFormSubmit(c echo.Context) error {
 	if derr != nil {
 		return derr
 	}
-	f.Field, f.Error = fe.Field, fe.Error()
+	f.Field, f.Error = fe.Field, Invalid(Locale(c), fe)
 	d.PlanForm = f
 	return Render(c, http.StatusUnprocessableEntity, views.Prices(Locale(c), d))
 }
@@ -61,7 +61,7 @@ func planFromForm(f views.PlanForm) (planBody, error) {
 	case models.BillReserved:
 		b.PackageSpec = f.PackageSpec
 		if b.PackageCards, err = strconv.Atoi(f.PackageCards); err != nil {
-			return b, &models.FieldError{Field: "package_cards", Msg: "must be a whole number of cards"}
+			return b, models.Invalid("package_cards", "must be a whole number of cards")
 		}
 		if b.PackageFeeFen, err = parseYuan("package_fee_fen", f.PackageFee, false); err != nil {
 			return b, err
@@ -89,12 +89,12 @@ func sizeClassesFromText(text string) (json.RawMessage, error) {
 			continue
 		}
 		if len(parts) < 3 {
-			return nil, &models.FieldError{Field: field, Msg: fmt.Sprintf("line %d must be: name, up to card-hours, price", i+1)}
+			return nil, models.Invalid(field, "line %d must be: name, up to card-hours, price", i+1)
 		}
 		name := strings.TrimSpace(parts[0])
 		hours, err := strconv.ParseInt(strings.TrimSpace(parts[1]), 10, 64)
 		if err != nil {
-			return nil, &models.FieldError{Field: field + ".max_card_hours", Msg: fmt.Sprintf("line %d: card-hours must be a whole number", i+1)}
+			return nil, models.Invalid(field+".max_card_hours", "line %d: card-hours must be a whole number", i+1)
 		}
 		price, err := parseYuan(field+".price_fen", strings.Join(parts[2:], ","), false)
 		if err != nil {

@@ -69,7 +69,7 @@ func (h *Pools) PoolSave(c echo.Context) error {
 		if !errors.As(err, &fe) {
 			return err
 		}
-		form.Errors[fe.Field] = views.FormError{Code: views.FormErrStore, Text: fe.Msg}
+		form.Errors[fe.Field] = views.FormError{Code: views.FormErrStore, Text: Locale(c).Problem(fe.Format, fe.Args, fe.Msg)}
 	}
 	d, err := h.poolEditData(c, name, &form)
 	if err != nil {
@@ -105,7 +105,7 @@ func (h *Pools) PoolRollback(c echo.Context) error {
 		if derr != nil {
 			return derr
 		}
-		d.Error = fe.Error()
+		d.Error = Invalid(Locale(c), fe)
 		return Render(c, http.StatusUnprocessableEntity, views.PoolEdit(Locale(c), d))
 	case err != nil:
 		return storeError(err)

@@ -144,11 +144,11 @@ func toPoolJSON(p poolInfo) poolJSON {
 		out.Booting = append(out.Booting, machineJSON{Key: m.IdempotencyKey, ProviderID: m.ProviderID, State: m.State, CreatedAt: m.CreatedAt})
 	}
 	for _, s := range p.Skips {
-		out.Skips = append(out.Skips, skipJSON(s))
+		out.Skips = append(out.Skips, skipJSON{Reason: s.Reason, Detail: views.Locale{}.SayText(s.Detail)})
 	}
 	for _, e := range p.Events {
 		out.Events = append(out.Events, scaleEventJSON{At: e.At, Kind: e.Kind, From: e.FromSize, To: e.ToSize, Reason: e.Reason,
-			Detail: e.Detail, NodeID: e.NodeID, MachineKey: e.MachineKey})
+			Detail: views.Locale{}.SayText(e.Detail), NodeID: e.NodeID, MachineKey: e.MachineKey})
 	}
 	return out
 }

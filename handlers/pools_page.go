@@ -33,11 +33,11 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 			v.Nodes = append(v.Nodes, views.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}
 		for _, s := range p.Skips {
-			v.Skips = append(v.Skips, views.PoolSkipView{Reason: s.Reason, Detail: s.Detail})
+			v.Skips = append(v.Skips, views.PoolSkipView{Reason: s.Reason, Detail: Locale(c).SayText(s.Detail)})
 		}
 		for _, e := range p.Events {
 			v.Events = append(v.Events, views.ScaleEventView{At: e.At, Pool: p.Name, Kind: e.Kind, From: e.FromSize,
-				To: e.ToSize, Reason: e.Reason, Detail: e.Detail})
+				To: e.ToSize, Reason: e.Reason, Detail: Locale(c).SayText(e.Detail)})
 		}
 		sizes, err := h.store.PoolSizes(ctx, p.ID, d.From, now)
 		if err != nil {

@@ -41,7 +41,7 @@ func (h *Bills) PriceFormSubmit(c echo.Context) error {
 	if derr != nil {
 		return derr
 	}
-	f.Field, f.Error = fe.Field, fe.Error()
+	f.Field, f.Error = fe.Field, Invalid(Locale(c), fe)
 	d.PriceForm = f
 	return Render(c, http.StatusUnprocessableEntity, views.Prices(Locale(c), d))
 }

@@ -42,7 +42,7 @@ func (h *Bills) setPrice(c echo.Context, b priceBody) error {
 	if b.Project != "" {
 		p, err := h.store.ProjectByName(ctx, b.Project)
 		if errors.Is(err, models.ErrNotFound) {
-			return &models.FieldError{Field: "project", Msg: "no project " + b.Project}
+			return models.Invalid("project", "no project %s", b.Project)
 		}
 		if err != nil {
 			return err

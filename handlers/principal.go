@@ -43,6 +43,9 @@ type Principal struct {
 	// Unread counts the user's unread notifications, for the navigation; read for sessions
 	// (pages) only.
 	Unread int
+	// Pending counts the quota requests of the projects the user leads (all for admins)
+	// waiting for a decision, for the navigation; read for sessions only.
+	Pending int
 }
 
 // IdempotencyScope names the principal for idempotency keys: the user, or the user's token,

@@ -24,6 +24,10 @@ type quotaJSON struct {
 	OverrideMaxGPUs int        `json:"override_max_gpus,omitempty"`
 	OverrideBegins  *time.Time `json:"override_begins,omitempty"`
 	OverrideEnds    *time.Time `json:"override_ends,omitempty"`
+	// RemindEndDays and RemindBudgetPcts are the quota's own reminders; empty when it keeps
+	// the server's.
+	RemindEndDays    []int `json:"remind_end_days"`
+	RemindBudgetPcts []int `json:"remind_budget_pcts"`
 }
 
 // projectJSON is a project in the API, with its quotas and this month's use of them.
@@ -35,6 +39,8 @@ type projectJSON struct {
 	Quotas []quotaJSON `json:"quotas"`
 	// Reclaim is the project's idle-reclaim override (POST /api/v1/projects/:id/reclaim).
 	Reclaim models.ReclaimOverride `json:"reclaim"`
+	// ArchivedAt is when the project was archived; absent while it is in use.
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
 }
 
 // ProjectList lists the projects the caller sees with their quotas and this month's usage.
@@ -69,7 +75,7 @@ func (h *Projects) projects(c echo.Context) ([]projectJSON, error) {
 			continue
 		}
 		pj := projectJSON{ID: pr.ID, Name: pr.Name, Role: p.Projects[pr.ID], Tags: pr.TagList(), Quotas: []quotaJSON{},
-			Reclaim: pr.Reclaim}
+			Reclaim: pr.Reclaim, ArchivedAt: pr.ArchivedAt}
 		if pj.Tags == nil {
 			pj.Tags = []string{}
 		}
@@ -98,7 +104,17 @@ func toQuotaJSON(q models.Quota, used map[string]int64) quotaJSON {
 			sec += s
 		}
 	}
+	days, pcts := q.Reminders()
 	return quotaJSON{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
 		UsedCardHours: float64(sec) / 3600, StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
-		OverflowRateFen: q.OverflowRateFen, OverrideMaxGPUs: q.OverrideMaxGPUs, OverrideBegins: q.OverrideBegins, OverrideEnds: q.OverrideEnds}
+		OverflowRateFen: q.OverflowRateFen, OverrideMaxGPUs: q.OverrideMaxGPUs, OverrideBegins: q.OverrideBegins, OverrideEnds: q.OverrideEnds,
+		RemindEndDays: emptyIfNil(days), RemindBudgetPcts: emptyIfNil(pcts)}
+}
+
+// emptyIfNil makes a nil list encode as [].
+func emptyIfNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -4,8 +4,6 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-
-	"kashi/models"
 )
 
 // ProjectTags replaces a project's tags, by which bills are grouped (the project's leads and
@@ -21,14 +19,19 @@ func (h *Projects) ProjectTags(c echo.Context) error {
 	if err := decodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}
-	if !Who(c).Leads(id) {
-		if !Who(c).CanSee(id) {
-			return storeError(models.ErrNotFound)
-		}
-		return forbidden("only the project's leads set its tags")
-	}
-	if err := h.store.SetProjectTags(c.Request().Context(), Who(c).User.Name, id, b.Tags, h.now()); err != nil {
-		return storeError(err)
+	if err := h.setTags(c, id, b.Tags); err != nil {
+		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// setTags checks the caller leads project id and replaces its tags.
+func (h *Projects) setTags(c echo.Context, id int64, tags []string) error {
+	if err := leadsProject(c, id, "only the project's leads set its tags"); err != nil {
+		return err
+	}
+	if err := h.store.SetProjectTags(c.Request().Context(), Who(c).User.Name, id, tags, h.now()); err != nil {
+		return storeError(err)
+	}
+	return nil
 }

@@ -28,6 +28,7 @@ func (h *Projects) ProjectsPage(c echo.Context) error {
 	if c.QueryParam("reclaim") != "" {
 		d.Notice = views.ReclaimSavedNotice(Locale(c))
 	}
+	h.projectNotice(c, &d)
 	return Render(c, http.StatusOK, views.Projects(Locale(c), d))
 }
 
@@ -53,17 +54,19 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 		return views.ProjectsData{}, err
 	}
 	d := views.ProjectsData{Now: h.now().In(h.loc()), Form: form}
+	gpus, err := h.store.BoardGPUs(c.Request().Context(), models.BoardFilter{})
+	if err != nil {
+		return d, err
+	}
+	held := gpusInUse(gpus)
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
 		if p.Leads(pj.ID) {
 			pv.Reclaim = reclaimFormOf(pj.Reclaim)
 		}
 		for _, q := range pj.Quotas {
-			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
+			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, InUseGPUs: inUseOf(q.Spec, held[pj.Name]), GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
 				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}
-			if q.BudgetCardHours > 0 {
-				qv.UsedPct = int(q.UsedCardHours * 100 / float64(q.BudgetCardHours))
-			}
 			if q.OverrideEnds != nil && q.OverrideEnds.After(h.now()) {
 				qv.OverrideMaxGPUs, qv.OverrideEnds = q.OverrideMaxGPUs, q.OverrideEnds
 			}
@@ -71,22 +74,25 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 		}
 		d.Projects = append(d.Projects, pv)
 	}
+	if err := h.projectAdmin(c, &d, list); err != nil {
+		return d, err
+	}
 	rows, err := h.store.QuotaRequests(c.Request().Context(), visibleProjects(p), "")
 	if err != nil {
 		return d, err
 	}
 	for _, r := range rows {
 		if r.RequestedBy == p.User.ID || p.CanSee(r.ProjectID) {
-			d.Requests = append(d.Requests, requestView(Locale(c), r, ""))
+			d.Requests = append(d.Requests, requestView(Locale(c), r))
 		}
 	}
 	return d, nil
 }
 
 // requestView shows a request on a page.
-func requestView(l views.Locale, r models.QuotaRequestRow, usage string) views.RequestView {
+func requestView(l views.Locale, r models.QuotaRequestRow) views.RequestView {
 	return views.RequestView{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: changeText(l, r),
-		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt, Usage: usage}
+		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt}
 }
 
 // changeText says in words what a request asks.
@@ -102,6 +108,8 @@ func changeText(l views.Locale, r models.QuotaRequestRow) string {
 	case models.RequestOverride:
 		return l.T("requests.kind.override") + ": " + l.Int(c.OverrideMaxGPUs) + " · " +
 			c.OverrideBegins.Format("2006-01-02 15:04") + " – " + c.OverrideEnds.Format("2006-01-02 15:04")
+	case models.RequestGuarantee, models.RequestOverflow:
+		return requestKindText(l, r.Kind) + ": " + askedText(l, r.Kind, c)
 	}
 	return r.Kind
 }

@@ -22,6 +22,10 @@ type quotaBody struct {
 	OverrideMaxGPUs int        `json:"override_max_gpus"`
 	OverrideBegins  *time.Time `json:"override_begins"`
 	OverrideEnds    *time.Time `json:"override_ends"`
+	// RemindEndDays and RemindBudgetPcts are the quota's own reminders; empty keeps the
+	// server's.
+	RemindEndDays    []int `json:"remind_end_days"`
+	RemindBudgetPcts []int `json:"remind_budget_pcts"`
 }
 
 // QuotaSet creates or replaces a project's quota for a spec (admins only).
@@ -37,15 +41,25 @@ func (h *Projects) QuotaSet(c echo.Context) error {
 	}
 	q := models.Quota{ProjectID: id, Spec: b.Spec, MaxGPUs: b.MaxGPUs, GuaranteedGPUs: b.GuaranteedGPUs,
 		BudgetCardHours: b.BudgetCardHours, StartsAt: b.StartsAt, EndsAt: b.EndsAt, OverflowAllowed: b.OverflowAllowed,
-		OverflowRateFen: b.OverflowRateFen, OverrideMaxGPUs: b.OverrideMaxGPUs, OverrideBegins: b.OverrideBegins, OverrideEnds: b.OverrideEnds}
-	saved, err := h.store.SetQuota(c.Request().Context(), Who(c).User.Name, q, h.now())
+		OverflowRateFen: b.OverflowRateFen, OverrideMaxGPUs: b.OverrideMaxGPUs, OverrideBegins: b.OverrideBegins, OverrideEnds: b.OverrideEnds,
+		RemindEndDays: models.JoinInts(b.RemindEndDays), RemindBudgetPcts: models.JoinInts(b.RemindBudgetPcts)}
+	saved, err := h.setQuota(c, q)
 	if err != nil {
-		return apiError(http.StatusUnprocessableEntity, err)
+		return err
 	}
-	h.sched.Trigger()
 	usage, err := h.monthUsage(c.Request().Context())
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, toQuotaJSON(saved, usage[id]))
+}
+
+// setQuota stores a quota and wakes the scheduler.
+func (h *Projects) setQuota(c echo.Context, q models.Quota) (models.Quota, error) {
+	saved, err := h.store.SetQuota(c.Request().Context(), Who(c).User.Name, q, h.now())
+	if err != nil {
+		return saved, apiError(http.StatusUnprocessableEntity, err)
+	}
+	h.sched.Trigger()
+	return saved, nil
 }

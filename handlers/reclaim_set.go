@@ -51,7 +51,7 @@ func (h *Projects) ReclaimFormSubmit(c echo.Context) error {
 	if errors.As(err, &he) {
 		return err
 	}
-	f.Error = problem(err)
+	f.Error = problem(Locale(c), err)
 	d, derr := h.projectsData(c, views.RequestForm{})
 	if derr != nil {
 		return derr
@@ -92,14 +92,14 @@ func reclaimFromForm(f views.ReclaimForm) (models.ReclaimOverride, error) {
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(v.text), 10, 32)
 		if err != nil || n < 0 {
-			return o, &models.FieldError{Field: v.field, Msg: "give whole minutes, or leave it empty for the pool's"}
+			return o, models.Invalid(v.field, "give whole minutes, or leave it empty for the pool's")
 		}
 		*v.to = n * v.scale
 	}
 	if t := strings.TrimSpace(f.KeepsPerDay); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 {
-			return o, &models.FieldError{Field: "keeps_per_day", Msg: "give a whole number, or leave it empty for the pool's"}
+			return o, models.Invalid("keeps_per_day", "give a whole number, or leave it empty for the pool's")
 		}
 		o.KeepsPerDay = n
 	}

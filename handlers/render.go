@@ -29,7 +29,7 @@ func renderContext(c echo.Context) context.Context {
 	v := views.Viewer{}
 	v.CSRF, _ = c.Get(CSRFKey).(string)
 	if p := Who(c); p != nil {
-		v.Name, v.Role, v.Lead, v.Unread = p.User.Name, p.User.Role, p.leadsAny(), p.Unread
+		v.Name, v.Role, v.Lead, v.Unread, v.Pending = p.User.Name, p.User.Role, p.leadsAny(), p.Unread, p.Pending
 	}
 	return views.WithViewer(c.Request().Context(), v)
 }
@@ -52,9 +52,24 @@ const localeKey = "kashi.locale"
 func apiError(status int, err error) error {
 	var fe *models.FieldError
 	if errors.As(err, &fe) {
-		return echo.NewHTTPError(status, api.Error{Error: fe.Error(), Field: fe.Field})
+		return echo.NewHTTPError(status, api.Error{Error: fe.Error(), Field: fe.Field}).SetInternal(fe)
 	}
 	return err
+}
+
+// Invalid is a bad field's message in the page's language (views.Locale.Invalid).
+func Invalid(l views.Locale, fe *models.FieldError) string {
+	return l.Invalid(fe.Field, fe.Format, fe.Args, fe.Msg)
+}
+
+// FieldProblem is Invalid of the *models.FieldError that err carries; ok is false when it
+// carries none.
+func FieldProblem(l views.Locale, err error) (msg string, ok bool) {
+	var fe *models.FieldError
+	if !errors.As(err, &fe) {
+		return "", false
+	}
+	return Invalid(l, fe), true
 }
 
 // badRequest answers 400 with a message naming field.

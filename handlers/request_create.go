@@ -36,7 +36,7 @@ func (h *Projects) fileRequest(c echo.Context, b requestBody) (models.QuotaReque
 	ctx := c.Request().Context()
 	p, err := h.store.ProjectByName(ctx, b.Project)
 	if err != nil {
-		return models.QuotaRequest{}, apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "project", Msg: "unknown project"})
+		return models.QuotaRequest{}, apiError(http.StatusUnprocessableEntity, models.Invalid("project", "unknown project"))
 	}
 	if !Who(c).CanRun(p.ID) {
 		return models.QuotaRequest{}, forbidden("you are not a member of project " + p.Name)

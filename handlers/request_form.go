@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -29,7 +30,7 @@ func (h *Projects) RequestFormSubmit(c echo.Context) error {
 	if errors.As(err, &he) && he.Code == http.StatusForbidden {
 		return err
 	}
-	f.Error = problem(err)
+	f.Error = problem(Locale(c), err)
 	d, derr := h.projectsData(c, f)
 	if derr != nil {
 		return derr
@@ -44,7 +45,7 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 	parseTime := func(field, v string) (*time.Time, error) {
 		t, err := time.ParseInLocation("2006-01-02T15:04", v, h.loc())
 		if err != nil {
-			return nil, &models.FieldError{Field: field, Msg: "give a date and time"}
+			return nil, models.Invalid(field, "give a date and time")
 		}
 		return &t, nil
 	}
@@ -53,7 +54,7 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 	case models.RequestLimit, models.RequestBudget:
 		n, perr := strconv.ParseInt(f.Value, 10, 32)
 		if perr != nil {
-			return b, &models.FieldError{Field: "value", Msg: "give a whole number"}
+			return b, models.Invalid("value", "give a whole number")
 		}
 		b.Change.MaxGPUs, b.Change.AddCardHours = int(n), n
 		if f.Kind == models.RequestLimit {
@@ -61,12 +62,24 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 		} else {
 			b.Change.MaxGPUs = 0
 		}
+	case models.RequestGuarantee:
+		n, perr := strconv.Atoi(strings.TrimSpace(f.Value))
+		if perr != nil {
+			return b, &models.FieldError{Field: "value", Msg: "give a whole number of GPUs"}
+		}
+		b.Change.GuaranteedGPUs = &n
+	case models.RequestOverflow:
+		yes := true
+		b.Change.OverflowAllowed = &yes
+		if strings.TrimSpace(f.Value) != "" {
+			b.Change.OverflowRateFen, err = parseYuan("value", f.Value, false)
+		}
 	case models.RequestExtend:
 		b.Change.EndsAt, err = parseTime("ends", f.Ends)
 	case models.RequestOverride:
 		n, perr := strconv.Atoi(f.Value)
 		if perr != nil {
-			return b, &models.FieldError{Field: "value", Msg: "give a whole number of GPUs"}
+			return b, models.Invalid("value", "give a whole number of GPUs")
 		}
 		b.Change.OverrideMaxGPUs = n
 		if b.Change.OverrideBegins, err = parseTime("begins", f.Begins); err == nil {
@@ -76,11 +89,12 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 	return b, err
 }
 
-// problem is the message of a refused form: the field error's text, or the HTTP error's.
-func problem(err error) string {
+// problem is the message of a refused form: the field error's text in the page's language,
+// or the HTTP error's.
+func problem(l views.Locale, err error) string {
 	var fe *models.FieldError
 	if errors.As(err, &fe) {
-		return fe.Error()
+		return Invalid(l, fe)
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {

@@ -30,16 +30,11 @@ func (h *Tasks) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *views
 	if q == nil {
 		return nil, nil
 	}
-	active, err := h.store.ActiveTasks(ctx)
+	gpus, err := h.store.BoardGPUs(ctx, models.BoardFilter{})
 	if err != nil {
 		return nil, err
 	}
-	need := &views.QuotaNeed{Spec: q.Spec, Limit: q.MaxGPUs, Asks: t.GPUs}
-	for _, a := range active {
-		if a.ProjectID == t.ProjectID && a.Spec == q.Spec && (a.State == models.TaskStarting || a.State == models.TaskRunning) {
-			need.InUse += a.GPUs
-		}
-	}
+	need := &views.QuotaNeed{Spec: q.Spec, Limit: q.MaxGPUs, Asks: t.GPUs, InUse: inUseOf(q.Spec, gpusInUse(gpus)[t.Project])}
 	v := url.Values{"project": {t.Project}, "spec": {q.Spec}, "kind": {"limit"},
 		"value": {strconv.Itoa(need.InUse + need.Asks)}, "task": {strconv.FormatInt(t.ID, 10)}}
 	need.RequestURL = "/projects?" + v.Encode() + "#request-" + url.PathEscape(t.Project)

@@ -33,7 +33,7 @@ func (h *People) TokenFormCreate(c echo.Context) error {
 	u := Who(c).User
 	token, t, err := h.store.CreateAPIToken(ctx, u.ID, c.FormValue("name"), c.FormValue("scope"), h.now())
 	if err != nil {
-		return h.renderTokens(c, http.StatusUnprocessableEntity, "", problem(err))
+		return h.renderTokens(c, http.StatusUnprocessableEntity, "", problem(Locale(c), err))
 	}
 	if err := h.store.Audit(ctx, h.now(), u.Name, models.AuditTokenCreate, nil, "token "+t.Name, nil, map[string]string{"name": t.Name, "scope": t.Scope}); err != nil {
 		return err

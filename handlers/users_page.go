@@ -56,7 +56,7 @@ func (h *People) UserFormCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f.Field, f.Error = fe.Field, fe.Error()
+	f.Field, f.Error = fe.Field, Invalid(Locale(c), fe)
 	d.Form = f
 	return Render(c, http.StatusUnprocessableEntity, views.Users(Locale(c), d))
 }
@@ -105,6 +105,6 @@ func (h *People) userActionDone(c echo.Context, name, what string, err error) er
 	if derr != nil {
 		return derr
 	}
-	d.Target, d.Field, d.Error = name, fe.Field, fe.Error()
+	d.Target, d.Field, d.Error = name, fe.Field, Invalid(Locale(c), fe)
 	return Render(c, http.StatusUnprocessableEntity, views.Users(Locale(c), d))
 }

@@ -41,6 +41,9 @@ type Config struct {
 	SampleEvery, PollEvery, ViewEvery time.Duration
 	// Timeout bounds one request; one that runs past it is an error.
 	Timeout time.Duration
+	// Measure, when set, is called as the measured load starts (after the warm-up) and the
+	// function it returns when it ends; `kashi loadgen --cpu-profile` profiles with it.
+	Measure func() (done func())
 }
 
 // Validate checks the bounds and that Server is on loopback.
@@ -108,6 +111,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// The load itself.
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
+	if cfg.Measure != nil {
+		defer cfg.Measure()()
+	}
 	start := time.Now()
 	for i, tok := range tokens {
 		if tok != "" {

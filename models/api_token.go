@@ -61,9 +61,14 @@ func (s *Store) TokenUser(ctx context.Context, token string, now time.Time) (Use
 	}
 	t := row.APIToken
 	now = UTC(now)
-	// One conditional statement: concurrent requests neither lose a use nor write twice.
-	db.Model(&APIToken{}).Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", t.ID, now.Add(-time.Minute)).
-		Update("last_used_at", now)
+	// Only a use a minute after the last one writes (a script's submits would each take the
+	// writer otherwise), in one conditional statement: concurrent requests neither lose a use
+	// nor write twice. A token's use changes nothing the board shows.
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= time.Minute {
+		s.db.WithContext(quiet(ctx)).Model(&APIToken{}).
+			Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", t.ID, now.Add(-time.Minute)).
+			Update("last_used_at", now)
+	}
 	return User{ID: t.UserID, Name: row.UserName, Role: row.UserRole}, t, nil
 }
 

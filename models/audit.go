@@ -56,24 +56,61 @@ func (s *Store) Audit(ctx context.Context, at time.Time, actor, action string, p
 	return nil
 }
 
-// AuditFilter narrows AuditLog: ProjectIDs non-nil limits to those projects.
+// AuditFilter narrows AuditLog: ProjectIDs non-nil limits to those projects; Actor, Action
+// and ProjectID (non-nil) keep the entries of that actor, action and project; From and To
+// (non-zero) the entries in [From, To).
 type AuditFilter struct {
 	ProjectIDs []int64
+	Actor      string
+	Action     string
+	ProjectID  *int64
+	From, To   time.Time
 	Limit      int
 }
 
-// AuditLog returns entries, newest first.
-func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
-	if f.Limit <= 0 || f.Limit > 1000 {
-		f.Limit = 200
-	}
-	q := s.db.WithContext(ctx).Order("id DESC").Limit(f.Limit)
+// where applies the filter's conditions to q.
+func (f AuditFilter) where(q *gorm.DB) *gorm.DB {
 	if f.ProjectIDs != nil {
 		q = q.Where("project_id IN ?", append(f.ProjectIDs, -1))
 	}
+	if f.Actor != "" {
+		q = q.Where("actor = ?", f.Actor)
+	}
+	if f.Action != "" {
+		q = q.Where("action = ?", f.Action)
+	}
+	if f.ProjectID != nil {
+		q = q.Where("project_id = ?", *f.ProjectID)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("at >= ?", UTC(f.From))
+	}
+	if !f.To.IsZero() {
+		q = q.Where("at < ?", UTC(f.To))
+	}
+	return q
+}
+
+// AuditLog returns entries, newest first: at most f.Limit (200 when unset, 10,000 at most).
+func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	if f.Limit <= 0 || f.Limit > 10000 {
+		f.Limit = 200
+	}
 	var out []AuditEntry
-	if err := q.Find(&out).Error; err != nil {
+	if err := f.where(s.db.WithContext(ctx)).Order("id DESC").Limit(f.Limit).Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: audit log: %w", err)
+	}
+	return out, nil
+}
+
+// AuditActions returns the actions the log holds for the given projects (all when nil), by
+// name: the choices of the audit page's filter.
+func (s *Store) AuditActions(ctx context.Context, projectIDs []int64) ([]string, error) {
+	var out []string
+	err := AuditFilter{ProjectIDs: projectIDs}.where(s.db.WithContext(ctx).Model(&AuditEntry{})).
+		Distinct("action").Order("action").Pluck("action", &out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: audit actions: %w", err)
 	}
 	return out, nil
 }

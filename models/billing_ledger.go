@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -481,34 +482,83 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 	return out, nil
 }
 
-// LedgerRollups returns the 5-minute rollups of the given GPUs with buckets that end after
-// since and begin before to, ordered by GPU and bucket. Only GPUID, Resolution, Bucket, N,
-// NIdle and NActive are filled: the counts are all the ledger reads. Pass as since the
-// earliest start of the allocations read, so that setup (before the first active reading) is
-// found for allocations that began before the period.
-func (s *Store) LedgerRollups(ctx context.Context, gpuIDs []int64, since, to time.Time) ([]GPURollup, error) {
-	var out []GPURollup
-	err := inChunks(gpuIDs, func(chunk []int64) error {
-		rows, err := s.db.WithContext(ctx).Raw(`SELECT gpu_id, bucket, n, n_idle, n_active FROM gpu_rollups
-			WHERE gpu_id IN ? AND resolution = ? AND bucket > ? AND bucket < ? ORDER BY gpu_id, bucket`,
-			chunk, Rollup5m, since.Unix()-Rollup5m, to.Unix()).Rows()
+// LedgerReadings calls each with every given GPU's 5-minute rollups whose buckets end after
+// since and begin before to, sorted by bucket, GPU by GPU (a GPU without rollups is not
+// given). Only GPUID, Resolution, Bucket, N, NIdle and NActive are filled: the counts are
+// all the ledger reads. Pass as since the earliest start of the allocations read, so that
+// setup (before the first active reading) is found for allocations that began before the
+// period.
+//
+// A month holds millions of rollups, so they are streamed, not returned: rs is reused once
+// each returns, and the GPUs are read in a few parts at once (one per core), so each may be
+// called concurrently for different GPUs. The first error stops the reading and is returned.
+func (s *Store) LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []GPURollup) error) error {
+	ids := slices.Sorted(slices.Values(gpuIDs))
+	parts := min(runtime.GOMAXPROCS(0), 4, max(1, len(ids)/8)) // the SQLite read pool holds 4 connections
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for i := range parts {
+		part := ids[i*len(ids)/parts : (i+1)*len(ids)/parts]
+		wg.Go(func() {
+			if err := s.ledgerReadings(ctx, part, since, to, each); err != nil {
+				cancel(err) // the first cause is kept; the other parts stop
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return fmt.Errorf("models: ledger readings: %w", err)
+	}
+	return nil
+}
+
+// ledgerReadings streams the rollups of the sorted ids to each, one GPU at a time.
+func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.Time, each func(int64, []GPURollup) error) error {
+	var rs []GPURollup
+	flush := func() error {
+		if len(rs) == 0 {
+			return nil
+		}
+		err := each(rs[0].GPUID, rs)
+		rs = rs[:0]
+		return err
+	}
+	return inChunks(ids, func(chunk []int64) error {
+		args := make([]any, 0, len(chunk)+3)
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		args = append(args, int64(Rollup5m), since.Unix()-Rollup5m, to.Unix())
+		in := strings.Repeat("?,", len(chunk))
+		err := s.eachRow(ctx, `SELECT gpu_id, bucket, n, n_idle, n_active FROM gpu_rollups
+			WHERE gpu_id IN (`+in[:len(in)-1]+`) AND resolution = ? AND bucket > ? AND bucket < ? ORDER BY gpu_id, bucket`,
+			args, func(v []driver.Value) error {
+				var (
+					r    = GPURollup{Resolution: Rollup5m}
+					errs [5]error
+				)
+				r.GPUID, errs[0] = valueInt(v[0])
+				r.Bucket, errs[1] = valueInt(v[1])
+				r.N, errs[2] = valueInt(v[2])
+				r.NIdle, errs[3] = valueInt(v[3])
+				r.NActive, errs[4] = valueInt(v[4])
+				if err := errors.Join(errs[:]...); err != nil {
+					return fmt.Errorf("rollup of GPU %v: %w", v[0], err)
+				}
+				if len(rs) > 0 && rs[0].GPUID != r.GPUID {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+				rs = append(rs, r)
+				return nil
+			})
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			r := GPURollup{Resolution: Rollup5m}
-			if err := rows.Scan(&r.GPUID, &r.Bucket, &r.N, &r.NIdle, &r.NActive); err != nil {
-				return err
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
+		return flush()
 	})
-	if err != nil {
-		return nil, fmt.Errorf("models: ledger rollups: %w", err)
-	}
-	return out, nil
 }
 
 // inChunks calls f with ids sorted and cut into lists short enough for an IN (…) on SQLite

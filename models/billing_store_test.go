@@ -321,9 +321,13 @@ func TestLedgerReads(t *testing.T) {
 		if err != nil || len(ts) != 1 || ts[0].Name != "train" || ts[0].State != models.TaskStarting || ts[0].EndedAt != 0 {
 			t.Errorf("LedgerTasks = %+v, %v", ts, err)
 		}
-		rs, err := s.LedgerRollups(ctx, gpus, billT0, q.To)
+		var rs []models.GPURollup
+		err = s.LedgerReadings(ctx, gpus, billT0, q.To, func(gpu int64, got []models.GPURollup) error {
+			rs = append(rs, got...)
+			return nil
+		})
 		if err != nil || len(rs) != 2 || rs[0].N != 5 || rs[0].NActive != 5 || rs[1].N != 5 {
-			t.Errorf("LedgerRollups = %+v, %v; want two 5-minute buckets of 5 active readings", rs, err)
+			t.Errorf("LedgerReadings = %+v, %v; want two 5-minute buckets of 5 active readings", rs, err)
 		}
 		ln, err := s.LedgerNodes(ctx)
 		if err != nil || len(ln) != 1 || len(ln[0].GPUIDs) != 2 || ln[0].Spec != "A100-80G" {

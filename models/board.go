@@ -53,20 +53,34 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 }
 
 // queryBoardGPUs reads every GPU of a node not removed with its node, pool and holder, ordered
-// by pool, node and index. It reads current-state rows only, never samples.
+// by pool, node and index. It reads current-state rows only, never samples; every change to
+// the fleet or its holders pays it again, so it scans its rows itself (gpu_scan.go).
 func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
-	q := s.db.WithContext(ctx).Table("gpus").
-		Select(`gpus.*, nodes.hostname AS hostname, nodes.state AS node_state, nodes.last_seen_at AS last_seen_at,
-			pools.name AS pool, COALESCE(tasks.id, 0) AS task_id, COALESCE(tasks.name, '') AS task,
-			COALESCE(projects.name, '') AS project, COALESCE(tasks.owner, '') AS owner,
-			allocations.started_at AS held_since`).
-		Joins("JOIN nodes ON nodes.id = gpus.node_id").
-		Joins("JOIN pools ON pools.id = nodes.pool_id AND nodes.state <> ?", NodeRemoved).
-		Joins("LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL").
-		Joins("LEFT JOIN tasks ON tasks.id = allocations.task_id").
-		Joins("LEFT JOIN projects ON projects.id = tasks.project_id")
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuColumns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name,
+			COALESCE(tasks.id, 0), COALESCE(tasks.name, ''), COALESCE(projects.name, ''), COALESCE(tasks.owner, ''),
+			allocations.started_at
+		FROM gpus
+		JOIN nodes ON nodes.id = gpus.node_id
+		JOIN pools ON pools.id = nodes.pool_id AND nodes.state <> ?
+		LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL
+		LEFT JOIN tasks ON tasks.id = allocations.task_id
+		LEFT JOIN projects ON projects.id = tasks.project_id
+		ORDER BY pools.name, nodes.hostname, gpus.gpu_index`, NodeRemoved).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("models: board gpus: %w", err)
+	}
+	defer rows.Close()
 	var out []BoardGPU
-	if err := q.Order("pools.name, nodes.hostname, gpus.gpu_index").Scan(&out).Error; err != nil {
+	for rows.Next() {
+		var r BoardGPU
+		dest := append(gpuDest(&r.GPU), &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool,
+			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("models: board gpus: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("models: board gpus: %w", err)
 	}
 	return out, nil

@@ -60,7 +60,7 @@ type GPU struct {
 	UnmanagedMiB   int64 `gorm:"column:unmanaged_mib"`
 	UnmanagedWho   string
 	UnmanagedSince *time.Time
-	// UnmanagedReadAt is the time of the last reading RecordUnmanaged walked; older ones,
+	// UnmanagedReadAt is the time of the last reading walked for unmanaged use; older ones,
 	// resent from a spool, change nothing.
 	UnmanagedReadAt *time.Time
 }
@@ -110,6 +110,9 @@ type Project struct {
 	CreatedAt time.Time
 	// Reclaim is the project's own idle-reclaim settings over its pools' (SetReclaimOverride).
 	Reclaim ReclaimOverride `gorm:"embedded;embeddedPrefix:reclaim_"`
+	// ArchivedAt is when the project was archived: it takes no new tasks or requests; nil
+	// while in use (SetProjectArchived).
+	ArchivedAt *time.Time
 }
 
 // TagList returns the project's tags.
@@ -206,6 +209,9 @@ type Task struct {
 	TemplateID      *int64
 	TemplateVersion int
 }
+
+// Live reports whether t holds cards: starting or running.
+func (t Task) Live() bool { return t.State == TaskStarting || t.State == TaskRunning }
 
 // TaskEvent is one timestamped transition of a task, with its reason.
 type TaskEvent struct {

@@ -9,3 +9,13 @@ import (
 func SetCheckpoint(ctx context.Context, s *Store, taskID int64, at time.Time) error {
 	return s.db.WithContext(ctx).Table("tasks").Where("id = ?", taskID).Update("last_checkpoint_at", UTC(at)).Error
 }
+
+// RefreshBoard reads the board's snapshot again, as the first request after a change does.
+func RefreshBoard(ctx context.Context, s *Store) error {
+	s.gen.Add(1)
+	_, err := s.refreshBoard(ctx, true)
+	return err
+}
+
+// BoardGen is the count of writes that made the board's snapshot stale.
+func BoardGen(s *Store) uint64 { return s.gen.Load() }

@@ -42,33 +42,52 @@ type Alert struct {
 // RaiseAlert opens an alert of kind about subject, or counts it again (with the new message)
 // when one is open. It reports whether the alert is new.
 func (s *Store) RaiseAlert(ctx context.Context, kind, subject, message string, now time.Time) (Alert, bool, error) {
-	now = UTC(now)
-	kind, subject, message = truncate(kind, 50), truncate(subject, 200), truncate(message, 2000)
-	var a Alert
-	created := false
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		err := tx.Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject).Take(&a).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			a = Alert{Kind: kind, Subject: subject, Message: message, At: now, LastAt: now, Count: 1}
-			created = true
-			return tx.Create(&a).Error
-		}
-		if err != nil {
-			return err
-		}
-		a.Message, a.LastAt, a.Count = message, now, a.Count+1
-		return tx.Model(&Alert{}).Where("id = ?", a.ID).
-			Updates(map[string]any{"message": message, "last_at": now, "count": gorm.Expr("count + 1")}).Error
+	var (
+		a       Alert
+		created bool
+	)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		a, created, err = raiseAlert(tx, kind, subject, message, now)
+		return err
 	})
 	if err != nil {
-		return Alert{}, false, fmt.Errorf("models: raise alert %s %s: %w", kind, subject, err)
+		return Alert{}, false, err
 	}
 	return a, created, nil
 }
 
+// raiseAlert is RaiseAlert inside the transaction tx.
+func raiseAlert(tx *gorm.DB, kind, subject, message string, now time.Time) (Alert, bool, error) {
+	now = UTC(now)
+	kind, subject, message = truncate(kind, 50), truncate(subject, 200), truncate(message, 2000)
+	var a Alert
+	err := tx.Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject).Take(&a).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		a = Alert{Kind: kind, Subject: subject, Message: message, At: now, LastAt: now, Count: 1}
+		if err := tx.Create(&a).Error; err != nil {
+			return Alert{}, false, fmt.Errorf("models: raise alert %s %s: %w", kind, subject, err)
+		}
+		return a, true, nil
+	}
+	if err == nil {
+		a.Message, a.LastAt, a.Count = message, now, a.Count+1
+		err = tx.Model(&Alert{}).Where("id = ?", a.ID).
+			Updates(map[string]any{"message": message, "last_at": now, "count": gorm.Expr("count + 1")}).Error
+	}
+	if err != nil {
+		return Alert{}, false, fmt.Errorf("models: raise alert %s %s: %w", kind, subject, err)
+	}
+	return a, false, nil
+}
+
 // ResolveAlert closes the open alert of kind about subject, if any.
 func (s *Store) ResolveAlert(ctx context.Context, kind, subject string, now time.Time) error {
-	err := s.db.WithContext(ctx).Model(&Alert{}).Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject).
+	return resolveAlert(s.db.WithContext(ctx), kind, subject, now)
+}
+
+// resolveAlert is ResolveAlert on db, which may be a transaction.
+func resolveAlert(db *gorm.DB, kind, subject string, now time.Time) error {
+	err := db.Model(&Alert{}).Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject).
 		Update("resolved_at", UTC(now)).Error
 	if err != nil {
 		return fmt.Errorf("models: resolve alert %s %s: %w", kind, subject, err)

@@ -20,7 +20,8 @@ type ScalingEvent struct {
 	Kind     string
 	FromSize int
 	ToSize   int
-	// Reason is a stable code (scaler.Reason); Detail the numbers, in English.
+	// Reason is a stable code (scaler.Reason); Detail the numbers as phrases
+	// (phrase.List.Encode; rows written before phrases hold an English sentence).
 	Reason     string
 	Detail     string
 	NodeID     *int64

@@ -95,51 +95,75 @@ func walkUnmanaged(g GPU, uses []unmanagedUse) (w unmanagedWalk, changed bool) {
 	return w, changed
 }
 
-// RecordUnmanaged stores, for each GPU of a node's batch, the use by processes of no task:
-// the latest reading's (memory, who, since when) and the spans of use that ended, which
-// metering counts (readings older than those already walked, resent from a spool, change
-// nothing). An alert opens when such use starts on a GPU and resolves when it ends.
-func (s *Store) RecordUnmanaged(ctx context.Context, nodeID int64, readings []Reading, now time.Time) error {
-	db := s.db.WithContext(ctx)
-	for uuid, uses := range unmanagedByGPU(readings) {
-		var g GPU
-		if err := db.Where("node_id = ? AND uuid = ?", nodeID, uuid).Take(&g).Error; err != nil {
-			continue // an unknown GPU was refused by the ingest
+// unmanagedChange is a GPU whose use by processes of no task changes with a group's readings:
+// what walkUnmanaged found, and when the batch arrived.
+type unmanagedChange struct {
+	gpu  *GPU
+	walk unmanagedWalk
+	now  time.Time
+}
+
+// unmanagedChanges returns, for the jobs of a group that were not refused, the GPUs whose
+// unmanaged use changes with the group's readings (walked in time order; readings older than
+// those walked before, resent from a spool, change nothing).
+func unmanagedChanges(group []*sampleJob, done []sampleDone, byNode map[int64]map[string]*GPU) []unmanagedChange {
+	uses := map[*GPU][]unmanagedUse{}
+	nows := map[*GPU]time.Time{}
+	var order []*GPU
+	for i, j := range group {
+		if done[i].err != nil {
+			continue
 		}
-		if _, changed := walkUnmanaged(g, uses); !changed {
-			continue // most batches: nothing to write
+		for uuid, us := range unmanagedByGPU(j.samples) {
+			g := byNode[j.nodeID][uuid]
+			if g == nil {
+				continue
+			}
+			if _, seen := uses[g]; !seen {
+				order = append(order, g)
+			}
+			uses[g] = append(uses[g], us...)
+			if j.now.After(nows[g]) {
+				nows[g] = j.now
+			}
 		}
-		var before, after bool
-		var w unmanagedWalk
-		err := db.Transaction(func(tx *gorm.DB) error {
-			if err := forUpdate(tx).Where("id = ?", g.ID).Take(&g).Error; err != nil {
-				return err
-			}
-			var changed bool
-			if w, changed = walkUnmanaged(g, uses); !changed {
-				return nil
-			}
-			before, after = g.UnmanagedSince != nil, w.since != nil
-			for _, sp := range w.closed {
-				if err := addUnmanagedSpan(tx, g.ID, sp); err != nil {
-					return err
-				}
-			}
-			return tx.Model(&GPU{}).Where("id = ?", g.ID).Updates(map[string]any{"unmanaged_mib": w.last.mib,
-				"unmanaged_who": w.last.who, "unmanaged_since": w.since, "unmanaged_read_at": w.last.ts}).Error
-		})
-		if err != nil {
-			return fmt.Errorf("models: unmanaged use of %s: %w", uuid, err)
+	}
+	var out []unmanagedChange
+	for _, g := range order {
+		us := uses[g]
+		slices.SortStableFunc(us, func(a, b unmanagedUse) int { return a.ts.Compare(b.ts) })
+		if w, changed := walkUnmanaged(*g, us); changed {
+			out = append(out, unmanagedChange{gpu: g, walk: w, now: nows[g]})
 		}
-		subject := "gpu " + uuid
-		switch {
+	}
+	return out
+}
+
+// saveUnmanaged stores the changed unmanaged use of GPUs in the transaction tx: the newest
+// reading's, and the spans of use that ended. An alert opens when such use starts on a GPU
+// and resolves when it ends.
+func saveUnmanaged(tx *gorm.DB, changes []unmanagedChange) error {
+	for _, c := range changes {
+		g, w := c.gpu, c.walk
+		for _, sp := range w.closed {
+			if err := addUnmanagedSpan(tx, g.ID, sp); err != nil {
+				return fmt.Errorf("models: unmanaged use of %s: %w", g.UUID, err)
+			}
+		}
+		set := map[string]any{"unmanaged_mib": w.last.mib, "unmanaged_who": w.last.who, "unmanaged_since": w.since,
+			"unmanaged_read_at": w.last.ts}
+		if err := tx.Model(&GPU{}).Where("id = ?", g.ID).Updates(set).Error; err != nil {
+			return fmt.Errorf("models: unmanaged use of %s: %w", g.UUID, err)
+		}
+		subject := "gpu " + g.UUID
+		switch before, after := g.UnmanagedSince != nil, w.since != nil; {
 		case after && !before:
-			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, uuid, w.last.who)
-			if _, _, err := s.RaiseAlert(ctx, AlertUnmanaged, subject, msg, now); err != nil {
+			msg := fmt.Sprintf("GPU %d (%s) is used outside any task: %s", g.Index, g.UUID, w.last.who)
+			if _, _, err := raiseAlert(tx, AlertUnmanaged, subject, msg, c.now); err != nil {
 				return err
 			}
 		case before && !after:
-			if err := s.ResolveAlert(ctx, AlertUnmanaged, subject, now); err != nil {
+			if err := resolveAlert(tx, AlertUnmanaged, subject, c.now); err != nil {
 				return err
 			}
 		}

@@ -28,6 +28,8 @@ var migrations = []migration{
 	{8, "promises: node exits of multi-node tasks, projects' idle-reclaim overrides, pools at their maximum since", migrateV8Promises},
 	{9, "task templates with their versions, the template of each task, schedules and their runs", migrateV9Templates},
 	{11, "unmanaged GPU use metered: ended spans per GPU, the last reading walked", migrateV11Unmanaged},
+	{13, "projects archived, quotas' own reminders", migrateV13Admin},
+	{18, "an index of the rollups' counts that the ledger reads", migrateV18LedgerIndex},
 }
 
 // schemaVersion records each applied migration.

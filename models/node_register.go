@@ -18,7 +18,8 @@ import (
 // hostname is free. A GPU held by an open allocation on another node never moves
 // (ErrConflict). A single-use join token is spent (ErrNotFound when not valid).
 func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHash string, now time.Time) (Node, error) {
-	defer s.capacity.clear() // the fleet may change
+	defer s.capacity.clear()   // the fleet may change
+	defer s.nodeTokens.clear() // the node's old token must stop working
 	spec, err := validateRegister(req)
 	if err != nil {
 		return Node{}, err
@@ -171,12 +172,16 @@ func validateRegister(req NodeRegistration) (string, error) {
 	return spec, nil
 }
 
-// NodeByTokenHash returns the node whose token hashes to hash.
+// NodeByTokenHash returns the node whose token hashes to hash. A verified token is
+// remembered for a few seconds (node_token_cache.go); the node it returns is as it was then.
 func (s *Store) NodeByTokenHash(ctx context.Context, hash string) (Node, error) {
-	var n Node
-	err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&n).Error
-	if err != nil {
+	n, ok, gen := s.nodeTokens.get(hash)
+	if ok {
+		return n, nil
+	}
+	if err := s.db.WithContext(ctx).Where("token_hash = ?", hash).Take(&n).Error; err != nil {
 		return n, notFound("node by token", err)
 	}
+	s.nodeTokens.put(hash, n, gen)
 	return n, nil
 }

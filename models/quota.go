@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -27,7 +30,51 @@ type Quota struct {
 	OverrideMaxGPUs int `gorm:"column:override_max_gpus"`
 	OverrideBegins  *time.Time
 	OverrideEnds    *time.Time
-	UpdatedAt       time.Time
+	// RemindEndDays and RemindBudgetPcts are the quota's own reminders, comma-separated days
+	// before its end and percentages of its budget; empty keeps the server's.
+	RemindEndDays    string
+	RemindBudgetPcts string
+	UpdatedAt        time.Time
+}
+
+// Reminders returns the quota's own reminder days and budget percentages; nil where it
+// keeps the server's.
+func (q Quota) Reminders() (endDays, budgetPcts []int) {
+	endDays, _ = parseInts("remind_end_days", q.RemindEndDays, 1, 366)
+	budgetPcts, _ = parseInts("remind_budget_pcts", q.RemindBudgetPcts, 1, 1000)
+	return endDays, budgetPcts
+}
+
+// parseInts reads up to five comma-separated whole numbers in [lo, hi]; "" is none.
+func parseInts(field, s string, lo, hi int) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > 5 {
+		return nil, fieldErr(field, "at most 5 numbers, got %d", len(parts))
+	}
+	out := make([]int, 0, len(parts))
+	for _, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < lo || n > hi {
+			return nil, fieldErr(field, "give whole numbers from %d to %d, separated by commas", lo, hi)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// JoinInts writes numbers as a quota stores its reminders (see Quota.Reminders).
+func JoinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 // Active reports whether the quota is in force at now.
@@ -65,6 +112,12 @@ func (q Quota) validate() error {
 	case len(q.Spec) > 100:
 		return fieldErr("spec", "is longer than 100 bytes")
 	}
+	if _, err := parseInts("remind_end_days", q.RemindEndDays, 1, 366); err != nil {
+		return err
+	}
+	if _, err := parseInts("remind_budget_pcts", q.RemindBudgetPcts, 1, 1000); err != nil {
+		return err
+	}
 	if q.OverrideBegins != nil || q.OverrideEnds != nil {
 		switch {
 		case q.OverrideBegins == nil || q.OverrideEnds == nil || !q.OverrideEnds.After(*q.OverrideBegins):
@@ -100,6 +153,8 @@ func (s *Store) SetQuota(ctx context.Context, actor string, q Quota, now time.Ti
 			return err
 		}
 		q.StartsAt, q.EndsAt, q.UpdatedAt = UTC(q.StartsAt), UTC(q.EndsAt), now
+		days, pcts := q.Reminders()
+		q.RemindEndDays, q.RemindBudgetPcts = JoinInts(days), JoinInts(pcts)
 		if err := tx.Save(&q).Error; err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -21,7 +22,14 @@ const (
 	RequestBudget   = "budget"   // add card-hours to the monthly budget
 	RequestExtend   = "extend"   // move the end date later
 	RequestOverride = "override" // a temporary limit between two times
+	// RequestGuarantee sets the guaranteed share (GPUs other projects borrow only briefly).
+	RequestGuarantee = "guarantee"
+	// RequestOverflow allows overflow beyond the quota at a rate, or stops allowing it.
+	RequestOverflow = "overflow"
 )
+
+// RequestKinds are the kinds of quota request.
+var RequestKinds = []string{RequestBudget, RequestLimit, RequestGuarantee, RequestOverflow, RequestExtend, RequestOverride}
 
 // Request states.
 const (
@@ -38,6 +46,12 @@ type QuotaChange struct {
 	OverrideMaxGPUs int        `json:"override_max_gpus,omitempty"`
 	OverrideBegins  *time.Time `json:"override_begins,omitempty"`
 	OverrideEnds    *time.Time `json:"override_ends,omitempty"`
+	// GuaranteedGPUs is the guaranteed share asked (kind guarantee).
+	GuaranteedGPUs *int `json:"guaranteed_gpus,omitempty"`
+	// OverflowAllowed and OverflowRateFen are the overflow asked (kind overflow); a rate of 0
+	// is the price list's overflow rate.
+	OverflowAllowed *bool `json:"overflow_allowed,omitempty"`
+	OverflowRateFen int64 `json:"overflow_rate_fen,omitempty"`
 }
 
 // QuotaRequest asks a project's leads for a quota change (配额审批).
@@ -76,6 +90,13 @@ func (c QuotaChange) apply(kind string, q Quota) Quota {
 	case RequestOverride:
 		b, e := UTC(*c.OverrideBegins), UTC(*c.OverrideEnds)
 		q.OverrideMaxGPUs, q.OverrideBegins, q.OverrideEnds = c.OverrideMaxGPUs, &b, &e
+	case RequestGuarantee:
+		q.GuaranteedGPUs = *c.GuaranteedGPUs
+	case RequestOverflow:
+		q.OverflowAllowed, q.OverflowRateFen = *c.OverflowAllowed, 0
+		if *c.OverflowAllowed {
+			q.OverflowRateFen = c.OverflowRateFen
+		}
 	}
 	return q
 }
@@ -107,8 +128,22 @@ func checkChange(kind string, c QuotaChange, q Quota, now time.Time) error {
 			return fieldErr("override_begins", "overlaps the override from %s to %s",
 				q.OverrideBegins.Format(time.RFC3339), q.OverrideEnds.Format(time.RFC3339))
 		}
+	case RequestGuarantee:
+		if c.GuaranteedGPUs == nil {
+			return fieldErr("guaranteed_gpus", "is required")
+		}
+		if *c.GuaranteedGPUs < 0 || *c.GuaranteedGPUs > q.MaxGPUs {
+			return fieldErr("guaranteed_gpus", "must be between 0 and the limit %d, got %d", q.MaxGPUs, *c.GuaranteedGPUs)
+		}
+	case RequestOverflow:
+		if c.OverflowAllowed == nil {
+			return fieldErr("overflow_allowed", "is required")
+		}
+		if err := checkRange("overflow_rate_fen", c.OverflowRateFen, 0, MaxRateFen); err != nil {
+			return err
+		}
 	default:
-		return fieldErr("kind", "must be limit, budget, extend or override, got %q", truncate(kind, 20))
+		return fieldErr("kind", "must be one of %s, got %q", strings.Join(RequestKinds, ", "), truncate(kind, 20))
 	}
 	return nil
 }
@@ -121,6 +156,12 @@ func (s *Store) CreateQuotaRequest(ctx context.Context, by User, projectID int64
 	}
 	var req QuotaRequest
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var p Project
+		if err := tx.Where("id = ?", projectID).Take(&p).Error; err == nil {
+			if err := checkInUse(p, "project"); err != nil {
+				return err
+			}
+		}
 		q, err := quotaFor(tx, projectID, spec)
 		if err != nil {
 			return err
@@ -273,6 +314,19 @@ func (s *Store) QuotaRequests(ctx context.Context, projectIDs []int64, state str
 		return nil, fmt.Errorf("models: quota requests: %w", err)
 	}
 	return out, nil
+}
+
+// PendingRequests counts the pending requests of the given projects (all when nil).
+func (s *Store) PendingRequests(ctx context.Context, projectIDs []int64) (int, error) {
+	q := s.db.WithContext(ctx).Model(&QuotaRequest{}).Where("state = ?", RequestPending)
+	if projectIDs != nil {
+		q = q.Where("project_id IN ?", append(projectIDs, -1))
+	}
+	var n int64
+	if err := q.Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("models: pending requests: %w", err)
+	}
+	return int(n), nil
 }
 
 // QuotaRequestRow is a request with its project's and requester's names.

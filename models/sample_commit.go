@@ -100,16 +100,17 @@ func (c *sampleCommitter) submit(ctx context.Context, j *sampleJob) (IngestResul
 }
 
 // commitSamples writes a group in one transaction: each job's samples (a job with a bad
-// sample is refused alone), the GPUs' latest readings and timers, and the nodes' last-seen
-// times. Then it updates the live view and answers every job.
+// sample is refused alone), the GPUs' latest readings and timers, their use by processes of
+// no task where it changed (with its alert), and the nodes' last-seen times. Then it updates the live view and answers every job.
 func (s *Store) commitSamples(group []*sampleJob) {
 	ctx := quiet(context.Background())
 	done := make([]sampleDone, len(group))
 	var (
-		gpus     []GPU
-		advanced []GPU
-		seen     = map[int64]time.Time{}
-		back     int64
+		gpus      []GPU
+		advanced  []GPU
+		seen      = map[int64]time.Time{}
+		back      int64
+		unmanaged []unmanagedChange
 	)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		nodeIDs := make([]int64, 0, len(group))
@@ -167,13 +168,18 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		if err := s.saveGPUReadings(tx, advanced); err != nil {
 			return err
 		}
-		back, err = markNodesSeen(tx, seen)
+		unmanaged = unmanagedChanges(group, done, byNode)
+		if err := saveUnmanaged(tx, unmanaged); err != nil {
+			return err
+		}
+		back, err = s.markNodesSeen(tx, seen)
 		return err
 	})
 	if err == nil {
 		s.live.record(advanced, seen)
-		if back > 0 {
-			// A node given up as lost that reports again is back: the board must show it.
+		if back > 0 || len(unmanaged) > 0 {
+			// A node given up as lost that reports again is back, or a GPU's use by
+			// processes of no task changed: the board must show it.
 			s.changed(context.Background())
 		}
 	}
@@ -271,22 +277,40 @@ func (s *Store) saveGPUReadings(tx *gorm.DB, gpus []GPU) error {
 	return nil
 }
 
-// markNodesSeen sets the nodes' last-seen times and brings lost nodes back to ready; it
-// returns how many came back.
-func markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, error) {
-	byTime := map[time.Time][]int64{}
-	var ids []int64
-	for id, at := range seen {
-		byTime[at] = append(byTime[at], id)
+// markNodesSeen sets the nodes' last-seen times, a few hundred nodes to a statement (UPDATE …
+// FROM VALUES, as saveGPUReadings), and brings lost nodes back to ready; it returns how many
+// came back.
+func (s *Store) markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, error) {
+	if len(seen) == 0 {
+		return 0, nil
+	}
+	ids := make([]int64, 0, len(seen))
+	for id := range seen {
 		ids = append(ids, id)
 	}
-	for at, ids := range byTime {
-		if err := tx.Model(&Node{}).Where("id IN ?", ids).Update("last_seen_at", at).Error; err != nil {
+	slices.Sort(ids) // the same lock order in every group
+	row := "(?,?)"
+	if s.postgres {
+		row = "(CAST(? AS BIGINT),CAST(? AS TIMESTAMPTZ))"
+	}
+	const chunk = 500
+	for rest := ids; len(rest) > 0; {
+		n := min(len(rest), chunk)
+		var sb strings.Builder
+		args := make([]any, 0, 2*n)
+		sb.WriteString("UPDATE nodes SET last_seen_at = v.column2 FROM (VALUES ")
+		for i, id := range rest[:n] {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(row)
+			args = append(args, id, seen[id])
+		}
+		sb.WriteString(") AS v WHERE nodes.id = v.column1")
+		if err := tx.Exec(sb.String(), args...).Error; err != nil {
 			return 0, fmt.Errorf("mark nodes seen: %w", err)
 		}
-	}
-	if len(ids) == 0 {
-		return 0, nil
+		rest = rest[n:]
 	}
 	res := tx.Model(&Node{}).Where("id IN ? AND state = ?", ids, NodeLost).Update("state", NodeReady)
 	if res.Error != nil {

@@ -37,6 +37,8 @@ type Store struct {
 	// metering is the thresholds in force, read from the billing settings.
 	metering atomic.Pointer[Thresholds]
 	capacity capacityCache
+	// nodeTokens remembers verified node tokens.
+	nodeTokens nodeTokenCache
 	// gen counts writes that may change the board (changes.go); samples feeds the group
 	// commit of samples; live holds each GPU's latest reading; board is the board's snapshot.
 	gen     atomic.Uint64

@@ -50,8 +50,12 @@ func TestRegisterNode(t *testing.T) {
 		if err != nil || again.ID != n.ID {
 			t.Fatalf("RegisterNode again = %+v, %v, want same id %d", again, err, n.ID)
 		}
+		// The old token was verified (and so remembered) above; it stops working at once.
 		if _, err := s.NodeByTokenHash(ctx, "hash-a100-1"); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("old token still valid: %v", err)
+		}
+		if got, err := s.NodeByTokenHash(ctx, "hash-new"); err != nil || got.ID != n.ID {
+			t.Errorf("NodeByTokenHash(new token) = %+v, %v, want node %d", got, err, n.ID)
 		}
 		gpus, err := s.BoardGPUs(ctx, models.BoardFilter{})
 		if err != nil || len(gpus) != 8 {

@@ -89,7 +89,8 @@ var imageRef = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(:[0-9]+)?(/[a-z0-9][a-z
 // created=false; the same key with a different request is a FieldError on "Idempotency-Key".
 func (s *Store) CreateTask(ctx context.Context, nt NewTask, lim TaskLimits, now time.Time) (t Task, created bool, err error) {
 	now = UTC(now)
-	db := s.db.WithContext(ctx)
+	// A new task holds no GPU: the board's snapshot stays as it is until it is placed.
+	db := s.db.WithContext(quiet(ctx))
 	if nt.IdempotencyKey != "" {
 		if err := checkName("Idempotency-Key", nt.IdempotencyKey, 200); err != nil {
 			return Task{}, false, err
@@ -163,6 +164,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return fieldErr("project", "unknown project %q", nt.Project)
 		}
+		return err
+	}
+	if err := checkInUse(project, "project"); err != nil {
 		return err
 	}
 	if err := checkTemplateOf(tx, nt, project); err != nil {

@@ -199,8 +199,9 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 // failed to start. The exit of the task's last node (see nodeExited) ends the task and
 // closes its allocations at the reported time,
 // clamped between the task's start and now, and never before the report window's floor
-// (MaxReportAge ago, or the end of the last issued bill's month). A report about a task that already ended, or
-// that is not on this node, is a conflict.
+// (MaxReportAge ago, or the end of the last issued bill's month). A report about a task that
+// already ended is accepted and changes nothing (every node of a task reports, some after its
+// end); one about a task that never was on this node is not found.
 func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r TaskReport, now time.Time) error {
 	now = UTC(now)
 	at := UTC(r.TS)
@@ -232,6 +233,9 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 		}
 		switch r.State {
 		case ReportRunning:
+			if !t.Live() {
+				return nil // a late report of a task that already ended
+			}
 			if t.State == TaskRunning {
 				if len(output) == 0 {
 					return nil

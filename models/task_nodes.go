@@ -71,14 +71,18 @@ func (a *Assignment) setShape(nodes []taskNode, nodeID int64) {
 
 // nodeExited records one node's exit from a running task t. The task ends, as exitState
 // says for one node and nodesExitState for several, when its last node exits; until then a
-// failure asks the other nodes to stop. A node's resent exit changes nothing.
+// failure asks the other nodes to stop. A node's resent exit, or any exit reported after the
+// task ended, changes nothing.
 func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Time, extra map[string]any) error {
 	// The task's row lock makes the last of two nodes exiting at once see the other's exit.
 	if err := forUpdate(tx).Where("id = ?", t.ID).Take(&t).Error; err != nil {
 		return notFound(fmt.Sprintf("task %d", t.ID), err)
 	}
-	if t.State != TaskStarting && t.State != TaskRunning {
-		return fmt.Errorf("models: task %d is %s: %w", t.ID, t.State, ErrConflict)
+	if !t.Live() {
+		// A late report (a lost node come back, a spool resending) is recorded once and
+		// changes nothing: the task's end stands.
+		exit := TaskNodeExit{TaskID: t.ID, NodeID: nodeID, State: r.State, ExitCode: r.ExitCode, At: at}
+		return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&exit).Error
 	}
 	byTask, err := taskNodes(tx, []int64{t.ID})
 	if err != nil {

@@ -40,18 +40,26 @@ func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: nodes: %w", err)
 	}
-	var gpus []GPU
-	if err := db.Order("node_id, gpu_index").Find(&gpus).Error; err != nil {
-		return nil, fmt.Errorf("models: gpus: %w", err)
-	}
 	at := make(map[int64]int, len(nodes))
 	for i, n := range nodes {
 		at[n.ID] = i
 	}
-	for _, g := range gpus {
+	rows, err := db.Raw(`SELECT ` + gpuColumns + ` FROM gpus ORDER BY node_id, gpu_index`).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("models: gpus: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g GPU
+		if err := rows.Scan(gpuDest(&g)...); err != nil {
+			return nil, fmt.Errorf("models: gpus: %w", err)
+		}
 		if i, ok := at[g.NodeID]; ok {
 			nodes[i].GPUs = append(nodes[i].GPUs, g)
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("models: gpus: %w", err)
 	}
 	return nodes, nil
 }

@@ -29,7 +29,7 @@ func TestUnmanagedSpans(t *testing.T) {
 		}
 		record := func(rs ...models.Reading) {
 			t.Helper()
-			if err := s.RecordUnmanaged(ctx, n.ID, rs, t0.Add(time.Hour)); err != nil {
+			if _, err := s.IngestSamples(ctx, n.ID, rs, t0.Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,18 +9,26 @@ import (
 // The validators every store method shares: field errors and their checks.
 
 // FieldError is bad input: Field names what is wrong (a JSON path such as "samples[3].uuid").
-// Handlers answer it with a 4xx and the message.
+// Handlers answer it with a 4xx and the message. Format and Args, when set, are what Msg was
+// made of: pages look Format up in their language's catalog, the gettext way
+// (views.Locale.Invalid).
 type FieldError struct {
-	Field string
-	Msg   string
+	Field  string
+	Msg    string
+	Format string
+	Args   []any
 }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
-// fieldErr builds a *FieldError with a formatted message.
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+// Invalid is a *FieldError on field whose message is format with args, as by fmt.Sprintf.
+// format is a constant, so that pages can translate it.
+func Invalid(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
+
+// fieldErr is Invalid as an error.
+func fieldErr(field, format string, args ...any) error { return Invalid(field, format, args...) }
 
 // truncate shortens s to at most n bytes for use in messages.
 func truncate(s string, n int) string {

@@ -24,8 +24,8 @@ const alertBatch = 100
 // first, and marks it sent once every channel took it. A channel that fails is logged and the
 // alert stays unsent, so the next pass tries again (the channels that took it then see it
 // twice: better twice than never). With no channels it does nothing. It returns how many
-// alerts were sent; the error is the store's.
-func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, now time.Time, log *slog.Logger) (int, error) {
+// alerts were sent; the error is the store's. Times are written in loc (the --time-zone).
+func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, loc *time.Location, now time.Time, log *slog.Logger) (int, error) {
 	if len(channels) == 0 {
 		return 0, nil
 	}
@@ -39,7 +39,7 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	slices.Reverse(alerts) // oldest first
 	sent := 0
 	for _, a := range alerts {
-		m := AlertMessage(a)
+		m := AlertMessage(a, loc)
 		ok := true
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
@@ -58,16 +58,17 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	return sent, nil
 }
 
-// AlertMessage is the chat message of an alert.
-func AlertMessage(a models.Alert) notify.Message {
+// AlertMessage is the chat message of an alert, its times in loc with the zone named.
+func AlertMessage(a models.Alert, loc *time.Location) notify.Message {
+	loc = locOr(loc)
 	text := a.Message
 	if a.Count > 1 {
-		text += fmt.Sprintf(" (raised %d times since %s)", a.Count, a.At.UTC().Format("2006-01-02 15:04 UTC"))
+		text += fmt.Sprintf(" (raised %d times since %s)", a.Count, notify.Stamp(a.At.In(loc)))
 	}
 	title := "Alert: " + a.Kind + " · " + a.Subject
 	if a.ResolvedAt != nil {
 		title = "Resolved: " + a.Kind + " · " + a.Subject
-		text += fmt.Sprintf(" Resolved at %s.", a.ResolvedAt.UTC().Format("2006-01-02 15:04 UTC"))
+		text += fmt.Sprintf(" Resolved at %s.", notify.Stamp(a.ResolvedAt.In(loc)))
 	}
-	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt}
+	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt.In(loc)}
 }

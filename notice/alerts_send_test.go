@@ -35,7 +35,7 @@ func TestSendAlerts(t *testing.T) {
 
 	// A failing channel leaves every alert unsent, even when another channel took them.
 	ok, bad := &recorder{}, &failing{}
-	n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok, bad}, now.Add(3*time.Minute), quiet())
+	n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok, bad}, time.UTC, now.Add(3*time.Minute), quiet())
 	if err != nil || n != 0 {
 		t.Fatalf("SendAlerts with a failing channel = %d, %v; want 0, nil", n, err)
 	}
@@ -45,7 +45,7 @@ func TestSendAlerts(t *testing.T) {
 
 	// The next pass, with the channel back, sends both, oldest first, and marks them sent.
 	ok.got = nil
-	n, err = notice.SendAlerts(ctx, s, []notify.Channel{ok}, now.Add(4*time.Minute), quiet())
+	n, err = notice.SendAlerts(ctx, s, []notify.Channel{ok}, time.UTC, now.Add(4*time.Minute), quiet())
 	if err != nil || n != 2 {
 		t.Fatalf("SendAlerts = %d, %v; want 2, nil", n, err)
 	}
@@ -65,13 +65,13 @@ func TestSendAlerts(t *testing.T) {
 	// Sent alerts are not sent again, even when raised again.
 	s.RaiseAlert(ctx, models.AlertScaleFailed, "a100", "again", now.Add(5*time.Minute))
 	ok.got = nil
-	if n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok}, now.Add(6*time.Minute), quiet()); n != 0 || err != nil || len(ok.got) != 0 {
+	if n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok}, time.UTC, now.Add(6*time.Minute), quiet()); n != 0 || err != nil || len(ok.got) != 0 {
 		t.Errorf("SendAlerts again = %d, %v, %d messages; want nothing sent", n, err, len(ok.got))
 	}
 
 	// No channels: nothing happens, nothing is marked.
 	s.RaiseAlert(ctx, models.AlertGPUMemory, "GPU-1", "memory 97%", now.Add(7*time.Minute))
-	if n, err := notice.SendAlerts(ctx, s, nil, now.Add(8*time.Minute), quiet()); n != 0 || err != nil {
+	if n, err := notice.SendAlerts(ctx, s, nil, time.UTC, now.Add(8*time.Minute), quiet()); n != 0 || err != nil {
 		t.Errorf("SendAlerts without channels = %d, %v", n, err)
 	}
 	if unsent, _ := s.Alerts(ctx, models.AlertFilter{UnsentOnly: true}); len(unsent) != 1 {
@@ -83,7 +83,7 @@ func TestAlertMessageResolved(t *testing.T) {
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	res := at.Add(time.Hour)
 	m := notice.AlertMessage(models.Alert{Kind: "boot-timeout", Subject: "a100/k1", Message: "did not register", At: at,
-		LastAt: at, Count: 1, ResolvedAt: &res})
+		LastAt: at, Count: 1, ResolvedAt: &res}, time.UTC)
 	if !strings.HasPrefix(m.Title, "Resolved: boot-timeout") || !strings.Contains(m.Text, "Resolved at 2026-03-02 10:00 UTC") {
 		t.Errorf("AlertMessage = %+v, want it marked resolved", m)
 	}

@@ -37,8 +37,10 @@ type IdleEvent struct {
 // will be stopped unless kept (the owner answers "keep" or "release now" on the notifications
 // page), or that it was stopped. The owner gets an in-app notification (once per notice: the
 // key carries the notice's time) and the channels a message. An owner without an account gets
-// the channels only. now is when the scaling loop acted.
-func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a IdleEvent, now time.Time) error {
+// the channels only. now is when the scaling loop acted; messages write times in loc (the
+// --time-zone).
+func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a IdleEvent, loc *time.Location, now time.Time) error {
+	loc = locOr(loc)
 	t, err := store.TaskByID(ctx, a.TaskID)
 	if err != nil {
 		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
@@ -62,13 +64,13 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a
 			at = *r.NoticeAt
 		}
 		key = fmt.Sprintf("%s:%d:%d", KindIdleNotice, t.ID, at.Unix())
-		m = notify.Message{Kind: KindIdleNotice, Project: t.Project, At: at,
+		m = notify.Message{Kind: KindIdleNotice, Project: t.Project, At: at.In(loc),
 			Title: "Idle GPUs: task " + name,
 			Text: fmt.Sprintf("Task %s owned by %s: %s. Keep the cards or release them now on the notifications page (/notifications).",
 				name, t.Owner, detail)}
 	default:
 		key = fmt.Sprintf("%s:%d", KindReclaimed, t.ID)
-		m = notify.Message{Kind: KindReclaimed, Project: t.Project, At: now,
+		m = notify.Message{Kind: KindReclaimed, Project: t.Project, At: now.In(loc),
 			Title: "Reclaimed: task " + name,
 			Text:  fmt.Sprintf("Task %s owned by %s was stopped and its cards reclaimed: %s.", name, t.Owner, detail)}
 	}

@@ -33,7 +33,7 @@ func TestIdleTask(t *testing.T) {
 	a := notice.IdleEvent{TaskID: task.ID, Detail: "task 1 of alice: cards idle for 31m ≥ 30m; stopped at 09:30 UTC unless kept"}
 	ch := &recorder{}
 	for range 2 { // the second call finds the notice sent and tells nobody again
-		if err := notice.IdleTask(ctx, s, []notify.Channel{ch}, a, now.Add(time.Second)); err != nil {
+		if err := notice.IdleTask(ctx, s, []notify.Channel{ch}, a, time.UTC, now.Add(time.Second)); err != nil {
 			t.Fatalf("IdleTask = %v", err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestIdleTask(t *testing.T) {
 
 	// A reclaim tells the owner once more.
 	rc := notice.IdleEvent{TaskID: task.ID, Reclaimed: true, Detail: "task 1 of alice: no answer"}
-	if err := notice.IdleTask(ctx, s, []notify.Channel{ch}, rc, now.Add(31*time.Minute)); err != nil {
+	if err := notice.IdleTask(ctx, s, []notify.Channel{ch}, rc, time.UTC, now.Add(31*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	notes = reclaimNotes()
@@ -78,7 +78,7 @@ func TestIdleTaskOwnerWithoutAccount(t *testing.T) {
 	s.SetReclaimNotice(ctx, task.ID, now)
 	ch, bad := &recorder{}, &failing{}
 	a := notice.IdleEvent{TaskID: task.ID, Detail: "idle"}
-	err := notice.IdleTask(ctx, s, []notify.Channel{ch, bad}, a, now)
+	err := notice.IdleTask(ctx, s, []notify.Channel{ch, bad}, a, time.UTC, now)
 	if err == nil || !strings.Contains(err.Error(), "robot down") {
 		t.Errorf("IdleTask with a failing channel = %v, want its error", err)
 	}

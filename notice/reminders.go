@@ -37,7 +37,7 @@ type Reminder struct {
 
 // Reminders returns the reminders due at now: for each quota in force, the nearest end-date
 // threshold reached (so 10 days before the end gives the 14-day reminder, once) and the
-// highest budget share reached this month. Each text names its project (names: by id), so
+// highest budget share reached this month; a quota's own reminders replace the policy's. Each text names its project (names: by id), so
 // that a lead of several projects can tell them apart. Pure: the caller sends them once by
 // Key.
 func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names map[int64]string, pol ReminderPolicy, now time.Time) []Reminder {
@@ -56,6 +56,16 @@ func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names ma
 		project := names[q.ProjectID]
 		if project == "" {
 			project = fmt.Sprintf("#%d", q.ProjectID)
+		}
+		days, pcts := days, pcts
+		// A quota's own reminders replace the policy's.
+		if own, ownPcts := q.Reminders(); own != nil || ownPcts != nil {
+			if own != nil {
+				days = own
+			}
+			if ownPcts != nil {
+				pcts = ownPcts
+			}
 		}
 		left := q.EndsAt.Sub(now)
 		for _, d := range days {
@@ -128,7 +138,8 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 			continue
 		}
 		fresh++
-		m := notify.Message{Kind: r.Kind, Project: names[r.ProjectID], Title: names[r.ProjectID] + ": " + r.Kind, Text: r.Text, At: now}
+		m := notify.Message{Kind: r.Kind, Project: names[r.ProjectID], Title: names[r.ProjectID] + ": " + r.Kind, Text: r.Text,
+			At: now.In(locOr(pol.Location))}
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
 				log.Warn("reminder not delivered", "channel", fmt.Sprintf("%T", ch), "err", err)

@@ -35,6 +35,11 @@ func TestReminders(t *testing.T) {
 		"80% used":                      {q(1, 60*24*time.Hour, 100), 80, []string{"budget:1:2026-03:80"}},
 		"all used":                      {q(1, 60*24*time.Hour, 100), 130, []string{"budget:1:2026-03:100"}},
 		"ended quota reminds nothing":   {q(1, -time.Hour, 100), 130, nil},
+		"its own days and shares": {func() models.Quota {
+			o := q(1, 20*24*time.Hour, 100)
+			o.RemindEndDays, o.RemindBudgetPcts = "21,3", "50"
+			return o
+		}(), 60, []string{"quota-ends:1:2026-03-30:21", "budget:1:2026-03:50"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -19,12 +19,18 @@ import (
 // Message is one notification.
 type Message struct {
 	// Kind is a stable code, e.g. "quota-ends", "budget", "idle-card", "scale-failed".
-	Kind    string    `json:"kind"`
-	Project string    `json:"project,omitempty"`
-	Title   string    `json:"title"`
-	Text    string    `json:"text"`
-	At      time.Time `json:"at"`
+	Kind    string `json:"kind"`
+	Project string `json:"project,omitempty"`
+	Title   string `json:"title"`
+	Text    string `json:"text"`
+	// At is when it happened, in the zone the message is read in (the server's --time-zone):
+	// the footer shows it there, with the zone.
+	At time.Time `json:"at"`
 }
+
+// Stamp writes t as messages and pages show a moment: in t's own zone, named,
+// "2026-03-02 17:00 CST".
+func Stamp(t time.Time) string { return t.Format("2006-01-02 15:04 MST") }
 
 // Channel delivers messages somewhere.
 type Channel interface {

@@ -206,7 +206,8 @@ func plainText(m Message) string {
 	return m.Title + "\n" + m.Text + "\n— " + footer(m)
 }
 
-// footer is "Kashi · kind · project · 2026-03-02 09:00 UTC", leaving out what is empty.
+// footer is "Kashi · kind · project · 2026-03-02 17:00 CST", leaving out what is empty; the
+// time is in At's own zone, which the sender sets to the configured one, and names it.
 func footer(m Message) string {
 	parts := []string{"Kashi"}
 	if m.Kind != "" {
@@ -216,7 +217,7 @@ func footer(m Message) string {
 		parts = append(parts, m.Project)
 	}
 	if !m.At.IsZero() {
-		parts = append(parts, m.At.UTC().Format("2006-01-02 15:04 UTC"))
+		parts = append(parts, Stamp(m.At))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -32,8 +32,9 @@ type Result struct {
 	ScaleEvents []ScaleEvent `json:"scale_events"`
 	Cost        Cost         `json:"cost"`
 
-	jobs []Job
-	runs []jobRun
+	jobs  []Job
+	runs  []jobRun
+	nodes []NodeSpan
 }
 
 // Hours is a count of seconds written as hours with six decimals (8085.460556), exactly as

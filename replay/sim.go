@@ -61,6 +61,7 @@ type jobRun struct {
 	started    bool
 	nodes      []int64
 	gpus       []int64 // cards held, while it runs
+	cards      []int64 // cards it held, kept after it ends
 	runIdx     int32   // position in sim.running
 }
 
@@ -266,6 +267,7 @@ func (s *sim) start(j int32, gpus []int64) {
 	job := &s.jobs[j]
 	r.started, r.start, r.end = true, s.now, s.now+job.Duration
 	r.gpus = append([]int64(nil), gpus...)
+	r.cards = r.gpus
 	for _, g := range gpus {
 		n, idx := s.nodeOf(g)
 		n.held[idx] = true

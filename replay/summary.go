@@ -51,4 +51,11 @@ func (s *sim) summarise(res *Result, t0 int64) {
 	res.NodeHours = Hours(nodeS)
 	res.IdleGPUHours = Hours(provisioned - used)
 	res.jobs, res.runs = s.jobs, s.runs
+	res.nodes = make([]NodeSpan, len(s.nodes))
+	for i, n := range s.nodes {
+		res.nodes[i] = NodeSpan{ID: n.id, Pool: s.pools[n.pool].Name, Since: n.since}
+		if n.state == nodeRemoved {
+			res.nodes[i].Until = n.until
+		}
+	}
 }

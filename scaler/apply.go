@@ -12,6 +12,7 @@ import (
 
 	kfleet "kashi/fleet"
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/scheduler"
 )
 
@@ -71,6 +72,9 @@ type Config struct {
 	NodeStaleAfter time.Duration
 	// NewKey makes the idempotency key of a new machine slot; nil means a random one.
 	NewKey func(pool string) string
+	// Say writes a detail in English for logs and alerts (the server passes the English
+	// catalog's); nil writes its codes (phrase.List.String).
+	Say func(phrase.List) string
 	// OnAction is called after each action is applied (chat notices, metrics); may be nil.
 	OnAction func(Action)
 	Now      func() time.Time
@@ -108,6 +112,14 @@ func New(store Store, cfg Config) *Scaler {
 		cfg.Logger = slog.Default()
 	}
 	return &Scaler{store: store, cfg: cfg}
+}
+
+// say writes a detail for logs and alerts.
+func (s *Scaler) say(l phrase.List) string {
+	if s.cfg.Say == nil {
+		return l.String()
+	}
+	return s.cfg.Say(l)
 }
 
 // Tick is one RunOnce at the clock's now, as package loop calls it.
@@ -191,7 +203,7 @@ func (s *Scaler) record(ctx context.Context, in *scaleInput, plan Plan, now time
 	}
 	skips := make(map[string][]models.PoolSkip)
 	for _, sk := range plan.Skips {
-		skips[sk.Pool] = append(skips[sk.Pool], models.PoolSkip{Reason: string(sk.Reason), Detail: sk.Detail})
+		skips[sk.Pool] = append(skips[sk.Pool], models.PoolSkip{Reason: string(sk.Reason), Detail: sk.Detail.Encode()})
 	}
 	for _, sz := range plan.Sizes {
 		p := in.pools[sz.Pool]
@@ -241,7 +253,7 @@ func (s *Scaler) recordAtMax(ctx context.Context, in *scaleInput, p models.Confi
 // allows (the next tick decides again).
 func (s *Scaler) apply(ctx context.Context, in *scaleInput, a Action, now time.Time) (bool, error) {
 	ev := models.ScalingEvent{Kind: string(a.Kind), FromSize: a.From, ToSize: a.To, Reason: string(a.Reason),
-		Detail: a.Detail, MachineKey: a.MachineKey}
+		Detail: a.Detail.Encode(), MachineKey: a.MachineKey}
 	p := in.pools[a.Pool]
 	var err error
 	switch a.Kind {
@@ -263,7 +275,7 @@ func (s *Scaler) apply(ctx context.Context, in *scaleInput, a Action, now time.T
 	case ActionClearNotice:
 		err = s.store.ClearReclaimNotice(ctx, a.TaskID)
 	case ActionReclaim:
-		err = s.store.ReclaimTask(ctx, a.TaskID, a.Detail, now)
+		err = s.store.ReclaimTask(ctx, a.TaskID, a.Detail.Encode(), now)
 	}
 	if errors.Is(err, models.ErrConflict) {
 		// The state moved since the snapshot (a task started on the node, the task ended).
@@ -330,7 +342,7 @@ func (s *Scaler) create(ctx context.Context, prov kfleet.Provider, p models.Conf
 // pool is over its maximum): the intent becomes deleting and any alert is raised before the
 // provider is asked.
 func (s *Scaler) deleteBooting(ctx context.Context, in *scaleInput, p models.ConfiguredPool, a Action, ev models.ScalingEvent, now time.Time) error {
-	if err := s.store.MarkMachineDeleting(ctx, a.MachineKey, a.Detail, now); err != nil {
+	if err := s.store.MarkMachineDeleting(ctx, a.MachineKey, a.Detail.Encode(), now); err != nil {
 		return err
 	}
 	if err := s.store.RecordScalingEvent(ctx, p.ID, ev, now); err != nil {
@@ -338,9 +350,9 @@ func (s *Scaler) deleteBooting(ctx context.Context, in *scaleInput, p models.Con
 	}
 	switch a.Reason {
 	case ReasonBootTimeout:
-		s.alert(ctx, models.AlertBootTimeout, p.Name+"/"+a.MachineKey, fmt.Sprintf("pool %s: %s", p.Name, a.Detail), now)
+		s.alert(ctx, models.AlertBootTimeout, p.Name+"/"+a.MachineKey, fmt.Sprintf("pool %s: %s", p.Name, s.say(a.Detail)), now)
 	case ReasonMachineFailed:
-		s.alert(ctx, models.AlertScaleFailed, p.Name+"/"+a.MachineKey, fmt.Sprintf("pool %s: %s", p.Name, a.Detail), now)
+		s.alert(ctx, models.AlertScaleFailed, p.Name+"/"+a.MachineKey, fmt.Sprintf("pool %s: %s", p.Name, s.say(a.Detail)), now)
 	}
 	id := a.MachineID
 	if id == "" {

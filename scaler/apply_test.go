@@ -82,6 +82,24 @@ func (h *scaleHarness) register(machineID string) models.Node {
 	return n
 }
 
+// fresh has every node's agent report now: nodes must stay fresh to count as ready.
+func (h *scaleHarness) fresh() {
+	h.t.Helper()
+	nodes, _ := h.store.Nodes(h.ctx)
+	for _, n := range nodes {
+		if n.State == models.NodeRemoved {
+			continue
+		}
+		var ss []models.Reading
+		for _, g := range n.GPUs {
+			ss = append(ss, models.Reading{UUID: g.UUID, TS: h.now})
+		}
+		if _, err := h.store.IngestSamples(h.ctx, n.ID, ss, h.now); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
 // registerAll registers every running machine that has no node yet.
 func (h *scaleHarness) registerAll() {
 	h.t.Helper()
@@ -283,22 +301,7 @@ func TestScalerDrainsAndRemovesUnneededNodes(t *testing.T) {
 	if _, err := h.store.SavePoolConfig(h.ctx, "a100", cfg, "admin", "smaller", h.now); err != nil {
 		t.Fatal(err)
 	}
-	// Nodes must stay fresh (their agents report) to count as ready.
-	fresh := func() {
-		nodes, _ := h.store.Nodes(h.ctx)
-		for _, n := range nodes {
-			if n.State == models.NodeRemoved {
-				continue
-			}
-			var ss []models.Reading
-			for _, g := range n.GPUs {
-				ss = append(ss, models.Reading{UUID: g.UUID, TS: h.now})
-			}
-			if _, err := h.store.IngestSamples(h.ctx, n.ID, ss, h.now); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	fresh := h.fresh
 	h.now = h.now.Add(10 * time.Minute)
 	fresh()
 	plan := h.tick(time.Second)
@@ -326,6 +329,49 @@ func TestScalerDrainsAndRemovesUnneededNodes(t *testing.T) {
 	}
 }
 
+// TestScalerKeepsTheShortLane: the scaling loop never drains the short lane's reserve to
+// shrink the pool. Long tasks hold nodes 1 and 2; node 3, the lane's reserve, is empty and
+// unneeded; draining it would move the reserve onto a node full of long tasks.
+func TestScalerKeepsTheShortLane(t *testing.T) {
+	cfg := poolConfig()
+	cfg.MinNodes = 3
+	h := newScaleHarness(t, cfg, sim.Options{}, nil)
+	h.tick(0)
+	h.registerAll()
+	h.tick(time.Minute)
+	cfg.MinNodes, cfg.ShortLaneNodes = 1, 1
+	if _, err := h.store.SavePoolConfig(h.ctx, "a100", cfg, "admin", "a short lane", h.now); err != nil {
+		t.Fatal(err)
+	}
+	h.store.EnsureProject(h.ctx, "vision", h.now)
+	nodes, _ := h.store.Nodes(h.ctx)
+	for _, n := range nodes[:2] {
+		task, _, err := h.store.CreateTask(h.ctx, models.NewTask{Project: "vision", Name: "long", Owner: "alice", GPUs: 8,
+			Queue: models.QueueLong, Priority: "normal", Command: []string{"train"}, DataReady: true}, models.DefaultTaskLimits, h.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gpus []int64
+		for _, g := range n.GPUs {
+			gpus = append(gpus, g.ID)
+		}
+		if err := h.store.PlaceTask(h.ctx, task.ID, gpus, false, "placed", h.now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		h.now = h.now.Add(10 * time.Minute)
+		h.fresh()
+		plan := h.tick(time.Second)
+		for _, a := range plan.Actions {
+			if a.Kind == ActionDrain {
+				t.Fatalf("tick drains %v, want the short lane's node %d kept", a, nodes[2].ID)
+			}
+		}
+	}
+	h.wantIntents("a100-k1:ready a100-k2:ready a100-k3:ready")
+}
+
 func TestScalerDemandFromTheQueue(t *testing.T) {
 	queue := func(ctx context.Context, now time.Time) (scheduler.Snapshot, scheduler.Plan, error) {
 		snap := scheduler.Snapshot{Pending: []scheduler.Pending{
@@ -349,8 +395,8 @@ func TestScalerDemandFromTheQueue(t *testing.T) {
 	if got := summary(plan); len(got) == 0 || got[0] != "scale-up +2 demand-waiting" {
 		t.Errorf("tick = %v, want a scale-up of 2 for the demand", got)
 	}
-	if !strings.Contains(plan.Actions[0].Detail, "16 GPUs of ready demand waited 5m > 2m") {
-		t.Errorf("detail = %q", plan.Actions[0].Detail)
+	if got := english.Say(plan.Actions[0].Detail); !strings.Contains(got, "16 GPUs of ready demand waited 5m > 2m") {
+		t.Errorf("detail = %q", got)
 	}
 }
 

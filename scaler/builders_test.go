@@ -2,6 +2,7 @@ package scaler
 
 import (
 	"fmt"
+	"kashi/views"
 	"strings"
 	"testing"
 	"time"
@@ -119,10 +120,10 @@ func checkSummary(t *testing.T, snap Snapshot, want []string, details ...string)
 	}
 	var all []string
 	for _, a := range plan.Actions {
-		all = append(all, a.Detail)
+		all = append(all, english.Say(a.Detail))
 	}
 	for _, s := range plan.Skips {
-		all = append(all, s.Detail)
+		all = append(all, english.Say(s.Detail))
 	}
 	text := strings.Join(all, " | ")
 	for _, d := range details {
@@ -132,3 +133,6 @@ func checkSummary(t *testing.T, snap Snapshot, want []string, details ...string)
 	}
 	return plan
 }
+
+// english writes a plan's details as the English pages do.
+var english = views.Locale{Lang: views.LangEN}

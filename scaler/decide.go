@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"kashi/phrase"
 )
 
 // DecideScale is one pass of the scaling loop over a snapshot: which pools grow, which nodes
@@ -23,8 +25,8 @@ import (
 //     (ready, within quota: quota-blocked tasks never count) waited longer than ScaleUpDelay
 //     and its GPUs need more nodes than are booting (ReasonDemandWaiting); mean memory use
 //     stayed above MemoryHighPct for MemoryHighWindow and less than a step is booting
-//     (ReasonMemoryHigh, one step); fewer than ReservedMin nodes are empty or booting
-//     (ReasonReservedMin). The need is the largest of these.
+//     (ReasonMemoryHigh, one step); fewer than ReservedMin nodes outside the short lane's
+//     reserve are empty or booting (ReasonReservedMin). The need is the largest of these.
 //  4. Drained nodes. A need is met first by nodes the loop is draining (empty ones first),
 //     which take tasks again, while the pool stays within MaxNodes. The other drained nodes
 //     are removed once empty; one still busy after DrainBuffer takes tasks again (the drain
@@ -39,12 +41,14 @@ import (
 //  6. Scale down. A pool over MaxNodes (lowered by an admin) drains the excess at once,
 //     whatever the demand. Otherwise, when no need is left and no drained node came back,
 //     it shrinks by up to Step nodes, never under MinNodes, when no admissible
-//     demand waits at all, some node has had no task for UnneededTime, mean memory use
+//     demand waits at all, some node outside the short lane's reserve has had no task for
+//     UnneededTime, mean memory use
 //     stayed under MemoryLowPct for MemoryLowWindow, and neither cooldown runs. It drains
 //     empty nodes first (longest empty first, keeping ReservedMin of them), then busy nodes
 //     whose tasks all end soonest, and within DrainBuffer, by their expected ends. Draining
 //     never stops a task: a drained node is removed only once empty. Nodes no provider
-//     made are never chosen. Each reason not to shrink is explained.
+//     made are never chosen, nor the short lane's reserve (ShortLaneNodes), which a pool over
+//     its maximum drains last. Each reason not to shrink is explained.
 //
 // Then DecideReclaim adds the idle-reclaim actions for snap.Tasks.
 func DecideScale(snap Snapshot, now time.Time) Plan {
@@ -70,27 +74,34 @@ type poolPass struct {
 	booting []BootingMachine
 	ready   []Node // ready nodes, by id
 	drained []Node // nodes the loop drains
-	empty   int    // ready nodes without a task
+	// lane holds the short lane's reserve: the ShortLaneNodes ready nodes of the highest ids.
+	lane  map[int64]bool
+	empty int // ready nodes without a task, the short lane's left out
 	// active is the size the pool heads to: nodes not drained by the loop, plus booting.
 	active int
 	acted  bool
 	// covered explains demand that waited but is covered by machines booting.
-	covered string
+	covered phrase.List
 }
 
 func newPoolPass(plan *Plan, p *Pool, now time.Time) *poolPass {
-	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1)}
+	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1), lane: make(map[int64]bool)}
 	nodes := slices.Clone(p.Nodes)
 	slices.SortFunc(nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	for _, n := range nodes {
 		switch {
 		case n.State == NodeStateReady:
 			ps.ready = append(ps.ready, n)
-			if len(n.Tasks) == 0 {
-				ps.empty++
-			}
 		case n.State == NodeStateDraining && !n.DrainSince.IsZero():
 			ps.drained = append(ps.drained, n)
+		}
+	}
+	for _, n := range ps.ready[max(len(ps.ready)-ps.pol.ShortLaneNodes, 0):] {
+		ps.lane[n.ID] = true
+	}
+	for _, n := range ps.ready {
+		if len(n.Tasks) == 0 && !ps.lane[n.ID] {
+			ps.empty++
 		}
 	}
 	ps.active = len(nodes) - len(ps.drained) + len(p.Booting)
@@ -113,10 +124,10 @@ func (ps *poolPass) decide() {
 		ps.scaleDown()
 	}
 	switch {
-	case ps.covered != "":
-		ps.skip(ReasonCoveredByBooting, "%s", ps.covered)
+	case ps.covered != nil:
+		ps.skip(ReasonCoveredByBooting, ps.covered...)
 	case !ps.acted && len(why) == 0:
-		ps.skip(ReasonNoDemand, "no ready demand waited longer than %s", fmtDur(ps.pol.ScaleUpDelay))
+		ps.skip(ReasonNoDemand, phrase.New("no_demand", phrase.Dur(ps.pol.ScaleUpDelay)))
 	}
 	demand := 0
 	for _, d := range ps.p.Demand {
@@ -154,8 +165,8 @@ func (ps *poolPass) act(a Action) {
 	ps.acted = true
 }
 
-func (ps *poolPass) skip(r Reason, format string, args ...any) {
-	ps.plan.Skips = append(ps.plan.Skips, Skip{Pool: ps.p.Name, Reason: r, Detail: fmt.Sprintf(format, args...)})
+func (ps *poolPass) skip(r Reason, detail ...phrase.Phrase) {
+	ps.plan.Skips = append(ps.plan.Skips, Skip{Pool: ps.p.Name, Reason: r, Detail: detail})
 }
 
 // boot gives up failed machines and those past the boot timeout.
@@ -168,10 +179,10 @@ func (ps *poolPass) boot() {
 		a := Action{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, From: ps.active, To: ps.active - 1}
 		switch age := ps.now.Sub(m.CreatedAt); {
 		case m.Failed:
-			a.Reason, a.Detail = ReasonMachineFailed, fmt.Sprintf("machine %s failed at the provider", m.name())
+			a.Reason, a.Detail = ReasonMachineFailed, phrase.Of(phrase.New("machine_failed", phrase.S(m.name())))
 		case age > ps.pol.BootTimeout:
 			a.Reason = ReasonBootTimeout
-			a.Detail = fmt.Sprintf("machine %s did not register within %s (asked %s ago)", m.name(), fmtDur(ps.pol.BootTimeout), fmtDur(age))
+			a.Detail = phrase.Of(phrase.New("boot_timeout", phrase.S(m.name()), phrase.Dur(ps.pol.BootTimeout), phrase.Dur(age)))
 		default:
 			ps.booting = append(ps.booting, m)
 			continue
@@ -206,19 +217,19 @@ func (ps *poolPass) markUnneeded() {
 type need struct {
 	reason Reason
 	nodes  int
-	detail string
+	detail phrase.Phrase
 }
 
 // needs returns how many more nodes the pool wants and every reason that wants some.
 func (ps *poolPass) needs() (int, []need) {
 	var why []need
-	add := func(r Reason, n int, format string, args ...any) {
+	add := func(r Reason, n int, detail phrase.Phrase) {
 		if n > 0 {
-			why = append(why, need{r, n, fmt.Sprintf(format, args...)})
+			why = append(why, need{r, n, detail})
 		}
 	}
 	pol := ps.pol
-	add(ReasonBelowMin, pol.MinNodes-ps.active, "size %d < min %d", ps.active, pol.MinNodes)
+	add(ReasonBelowMin, pol.MinNodes-ps.active, phrase.New("size_below_min", phrase.N(ps.active), phrase.N(pol.MinNodes)))
 	gpus, waited := 0, time.Duration(0)
 	for _, d := range ps.p.Demand {
 		if d.QuotaBlocked || d.GPUs <= 0 {
@@ -229,24 +240,24 @@ func (ps *poolPass) needs() (int, []need) {
 			waited = max(waited, w)
 		}
 	}
-	demandText := fmt.Sprintf("%d GPUs of ready demand waited %s > %s", gpus, fmtDur(waited), fmtDur(pol.ScaleUpDelay))
-	add(ReasonDemandWaiting, ceilDiv(gpus, ps.gpn)-len(ps.booting), "%s", demandText)
-	ps.covered = ""
+	demandText := phrase.New("demand_waited", phrase.N(gpus), phrase.Dur(waited), phrase.Dur(pol.ScaleUpDelay))
+	add(ReasonDemandWaiting, ceilDiv(gpus, ps.gpn)-len(ps.booting), demandText)
+	ps.covered = nil
 	if gpus > 0 && ceilDiv(gpus, ps.gpn) <= len(ps.booting) {
-		ps.covered = fmt.Sprintf("%s; %d machines booting cover it", demandText, len(ps.booting))
+		ps.covered = phrase.Of(demandText, phrase.New("booting_cover", phrase.N(len(ps.booting))))
 	}
 	if pol.MemoryHighPct < 100 {
 		held, mean, _ := memoryHeld(ps.p.Memory, ps.now, pol.MemoryHighWindow, func(v float64) bool { return v > pol.MemoryHighPct })
-		memText := fmt.Sprintf("memory %.0f%% > %.0f%% for %s", mean, pol.MemoryHighPct, fmtDur(pol.MemoryHighWindow))
+		memText := phrase.New("memory_high", phrase.Pct(mean), phrase.Pct(pol.MemoryHighPct), phrase.Dur(pol.MemoryHighWindow))
 		switch {
 		case held && pol.Step > len(ps.booting):
-			add(ReasonMemoryHigh, pol.Step-len(ps.booting), "%s", memText)
-		case held && ps.covered == "":
-			ps.covered = fmt.Sprintf("%s; %d machines booting cover it", memText, len(ps.booting))
+			add(ReasonMemoryHigh, pol.Step-len(ps.booting), memText)
+		case held && ps.covered == nil:
+			ps.covered = phrase.Of(memText, phrase.New("booting_cover", phrase.N(len(ps.booting))))
 		}
 	}
 	spare := ps.empty + len(ps.booting)
-	add(ReasonReservedMin, pol.ReservedMin-spare, "%d empty or booting nodes < reserved minimum %d", spare, pol.ReservedMin)
+	add(ReasonReservedMin, pol.ReservedMin-spare, phrase.New("reserve_short", phrase.N(spare), phrase.N(pol.ReservedMin)))
 	n := 0
 	for _, w := range why {
 		n = max(n, w.nodes)
@@ -263,7 +274,7 @@ func (ps *poolPass) settleDrained(want int, why []need) int {
 	for _, n := range drained {
 		if want > 0 && ps.active < ps.pol.MaxNodes {
 			ps.act(Action{Kind: ActionUndrain, NodeID: n.ID, Reason: why[0].reason, From: ps.active, To: ps.active + 1,
-				Detail: fmt.Sprintf("%s: node %d takes tasks again", joinNeeds(why), n.ID)})
+				Detail: joinNeeds(why).And(phrase.New("node_back", phrase.ID(n.ID)))})
 			ps.active++
 			want--
 			continue
@@ -276,11 +287,11 @@ func (ps *poolPass) settleDrained(want int, why []need) int {
 		switch {
 		case len(n.Tasks) == 0:
 			ps.act(Action{Kind: ActionRemove, NodeID: n.ID, MachineID: n.MachineID, Reason: ReasonDrainedEmpty,
-				From: ps.active, To: ps.active, Detail: fmt.Sprintf("node %d drained %s ago and empty", n.ID, fmtDur(drainedFor))})
+				From: ps.active, To: ps.active, Detail: phrase.Of(phrase.New("drained_empty", phrase.ID(n.ID), phrase.Dur(drainedFor)))})
 		case drainedFor > ps.pol.DrainBuffer && ps.active < ps.pol.MaxNodes:
 			ps.act(Action{Kind: ActionUndrain, NodeID: n.ID, Reason: ReasonDrainTooLong, From: ps.active, To: ps.active + 1,
-				Detail: fmt.Sprintf("node %d still runs %d tasks after draining %s > buffer %s", n.ID, len(n.Tasks),
-					fmtDur(drainedFor), fmtDur(ps.pol.DrainBuffer))})
+				Detail: phrase.Of(phrase.New("drain_too_long", phrase.ID(n.ID), phrase.N(len(n.Tasks)),
+					phrase.Dur(drainedFor), phrase.Dur(ps.pol.DrainBuffer)))})
 			ps.active++
 		}
 	}
@@ -292,23 +303,23 @@ func (ps *poolPass) scaleUp(want int, why []need) {
 	pol := ps.pol
 	belowMin := why[0].reason == ReasonBelowMin
 	if since := ps.now.Sub(ps.p.LastScaleUp); !ps.p.LastScaleUp.IsZero() && since < pol.CooldownAfterUp && !belowMin {
-		ps.skip(ReasonInCooldown, "%s; last scale-up %s ago < cooldown %s", joinNeeds(why), fmtDur(since), fmtDur(pol.CooldownAfterUp))
+		ps.skip(ReasonInCooldown, joinNeeds(why).And(phrase.New("cooldown_up", phrase.Dur(since), phrase.Dur(pol.CooldownAfterUp)))...)
 		return
 	}
 	count := ceilDiv(want, pol.Step) * pol.Step
 	room, flight := pol.MaxNodes-ps.active, pol.MaxInFlight-len(ps.booting)
 	switch {
 	case room <= 0:
-		ps.skip(ReasonAtMaxSize, "%s; size %d = max %d", joinNeeds(why), ps.active, pol.MaxNodes)
+		ps.skip(ReasonAtMaxSize, joinNeeds(why).And(phrase.New("size_at_max", phrase.N(ps.active), phrase.N(pol.MaxNodes)))...)
 		return
 	case flight <= 0:
-		ps.skip(ReasonInFlightCap, "%s; %d machines booting = cap %d", joinNeeds(why), len(ps.booting), pol.MaxInFlight)
+		ps.skip(ReasonInFlightCap, joinNeeds(why).And(phrase.New("booting_at_cap", phrase.N(len(ps.booting)), phrase.N(pol.MaxInFlight)))...)
 		return
 	case count > room && room <= flight:
-		ps.skip(ReasonAtMaxSize, "wanted %d more, max %d leaves room for %d", count, pol.MaxNodes, room)
+		ps.skip(ReasonAtMaxSize, phrase.New("max_room", phrase.N(count), phrase.N(pol.MaxNodes), phrase.N(room)))
 		count = room
 	case count > flight:
-		ps.skip(ReasonInFlightCap, "wanted %d more, %d booting of cap %d", count, len(ps.booting), pol.MaxInFlight)
+		ps.skip(ReasonInFlightCap, phrase.New("cap_room", phrase.N(count), phrase.N(len(ps.booting)), phrase.N(pol.MaxInFlight)))
 		count = flight
 	}
 	ps.act(Action{Kind: ActionScaleUp, Count: count, Reason: why[0].reason, Detail: joinNeeds(why),
@@ -322,14 +333,14 @@ func (ps *poolPass) drainExcess() {
 	for i := len(ps.booting) - 1; i >= 0 && ps.active > ps.pol.MaxNodes; i-- {
 		m := ps.booting[i]
 		ps.act(Action{Kind: ActionDeleteMachine, MachineKey: m.Key, MachineID: m.ID, Reason: ReasonAboveMax,
-			Detail: fmt.Sprintf("size %d > max %d; machine %s still boots", ps.active, ps.pol.MaxNodes, m.name()),
+			Detail: phrase.Of(phrase.New("size_over_max", phrase.N(ps.active), phrase.N(ps.pol.MaxNodes)), phrase.New("machine_booting", phrase.S(m.name()))),
 			From:   ps.active, To: ps.active - 1})
 		ps.active--
 		ps.booting = ps.booting[:i]
 	}
 	cands := ps.candidates(false)
 	for _, c := range cands[:min(ps.active-ps.pol.MaxNodes, len(cands))] {
-		ps.drain(c.node, ReasonAboveMax, fmt.Sprintf("size %d > max %d; %s", ps.active, ps.pol.MaxNodes, c.why))
+		ps.drain(c.node, ReasonAboveMax, phrase.Of(phrase.New("size_over_max", phrase.N(ps.active), phrase.N(ps.pol.MaxNodes)), c.why))
 	}
 }
 
@@ -345,16 +356,16 @@ func (ps *poolPass) scaleDown() {
 		}
 	}
 	if pending > 0 {
-		ps.skip(ReasonDemandPending, "%d ready tasks wait for %d GPUs", tasks, pending)
+		ps.skip(ReasonDemandPending, phrase.New("demand_pending", phrase.N(tasks), phrase.N(pending)))
 		return
 	}
 	if ps.active <= pol.MinNodes {
-		ps.skip(ReasonAtMinSize, "size %d ≤ min %d", ps.active, pol.MinNodes)
+		ps.skip(ReasonAtMinSize, phrase.New("size_at_min", phrase.N(ps.active), phrase.N(pol.MinNodes)))
 		return
 	}
 	gate, longest := Node{}, time.Duration(-1)
 	for _, n := range ps.ready {
-		if len(n.Tasks) > 0 || n.MachineID == "" {
+		if len(n.Tasks) > 0 || n.MachineID == "" || ps.lane[n.ID] {
 			continue
 		}
 		if d := ps.now.Sub(ps.plan.Unneeded[n.ID]); d > longest {
@@ -363,49 +374,49 @@ func (ps *poolPass) scaleDown() {
 	}
 	switch {
 	case longest < 0:
-		ps.skip(ReasonNoneUnneeded, "every removable node runs a task")
+		ps.skip(ReasonNoneUnneeded, append([]phrase.Phrase{phrase.New("all_busy")}, ps.laneNote()...)...)
 		return
 	case longest < pol.UnneededTime:
-		ps.skip(ReasonNoneUnneeded, "node %d without task for %s < %s", gate.ID, fmtDur(longest), fmtDur(pol.UnneededTime))
+		ps.skip(ReasonNoneUnneeded, phrase.New("empty_too_short", phrase.ID(gate.ID), phrase.Dur(longest), phrase.Dur(pol.UnneededTime)))
 		return
 	}
-	memText := "memory condition off"
+	memText := phrase.New("memory_off")
 	if pol.MemoryLowPct < 100 {
 		held, mean, ok := memoryHeld(ps.p.Memory, ps.now, pol.MemoryLowWindow, func(v float64) bool { return v < pol.MemoryLowPct })
 		switch {
 		case !ok:
-			ps.skip(ReasonMemoryNotLow, "no memory samples cover the last %s", fmtDur(pol.MemoryLowWindow))
+			ps.skip(ReasonMemoryNotLow, phrase.New("memory_no_samples", phrase.Dur(pol.MemoryLowWindow)))
 			return
 		case !held:
-			ps.skip(ReasonMemoryNotLow, "memory reached %.0f%% ≥ %.0f%% within %s", mean, pol.MemoryLowPct, fmtDur(pol.MemoryLowWindow))
+			ps.skip(ReasonMemoryNotLow, phrase.New("memory_reached", phrase.Pct(mean), phrase.Pct(pol.MemoryLowPct), phrase.Dur(pol.MemoryLowWindow)))
 			return
 		}
-		memText = fmt.Sprintf("memory %.0f%% < %.0f%% for %s", mean, pol.MemoryLowPct, fmtDur(pol.MemoryLowWindow))
+		memText = phrase.New("memory_low", phrase.Pct(mean), phrase.Pct(pol.MemoryLowPct), phrase.Dur(pol.MemoryLowWindow))
 	}
 	if since := ps.now.Sub(ps.p.LastScaleUp); !ps.p.LastScaleUp.IsZero() && since < pol.CooldownAfterUp {
-		ps.skip(ReasonInCooldown, "last scale-up %s ago < cooldown %s", fmtDur(since), fmtDur(pol.CooldownAfterUp))
+		ps.skip(ReasonInCooldown, phrase.New("cooldown_up", phrase.Dur(since), phrase.Dur(pol.CooldownAfterUp)))
 		return
 	}
 	if since := ps.now.Sub(ps.p.LastScaleDown); !ps.p.LastScaleDown.IsZero() && since < pol.CooldownAfterDown {
-		ps.skip(ReasonInCooldown, "last scale-down %s ago < cooldown %s", fmtDur(since), fmtDur(pol.CooldownAfterDown))
+		ps.skip(ReasonInCooldown, phrase.New("cooldown_down", phrase.Dur(since), phrase.Dur(pol.CooldownAfterDown)))
 		return
 	}
 	cands := ps.candidates(true)
 	if len(cands) == 0 {
 		if ps.empty > 0 && pol.ReservedMin > 0 {
-			ps.skip(ReasonReservedMin, "keeping %d empty or booting nodes as reserved minimum %d", ps.empty+len(ps.booting), pol.ReservedMin)
+			ps.skip(ReasonReservedMin, phrase.New("keeping_reserve", phrase.N(ps.empty+len(ps.booting)), phrase.N(pol.ReservedMin)))
 		} else {
-			ps.skip(ReasonNoRemovable, "no node is empty or ends its tasks within the drain buffer %s", fmtDur(pol.DrainBuffer))
+			ps.skip(ReasonNoRemovable, append([]phrase.Phrase{phrase.New("none_removable", phrase.Dur(pol.DrainBuffer))}, ps.laneNote()...)...)
 		}
 		return
 	}
-	gateText := fmt.Sprintf("node %d without task for %s ≥ %s; %s", gate.ID, fmtDur(longest), fmtDur(pol.UnneededTime), memText)
+	gateText := phrase.Of(phrase.New("empty_long_enough", phrase.ID(gate.ID), phrase.Dur(longest), phrase.Dur(pol.UnneededTime)), memText)
 	for _, c := range cands[:min(pol.Step, ps.active-pol.MinNodes, len(cands))] {
-		ps.drain(c.node, ReasonNodeUnneeded, gateText+"; "+c.why)
+		ps.drain(c.node, ReasonNodeUnneeded, gateText.And(c.why))
 	}
 }
 
-func (ps *poolPass) drain(n Node, r Reason, detail string) {
+func (ps *poolPass) drain(n Node, r Reason, detail phrase.List) {
 	ps.act(Action{Kind: ActionDrain, NodeID: n.ID, MachineID: n.MachineID, Reason: r, Detail: detail,
 		From: ps.active, To: ps.active - 1})
 	ps.active--
@@ -415,30 +426,52 @@ func (ps *poolPass) drain(n Node, r Reason, detail string) {
 type candidate struct {
 	node   Node
 	freeAt time.Time // now for an empty node; zero when some task has no expected end
-	why    string
+	why    phrase.Phrase
+}
+
+// laneNote says which nodes the short lane's reserve keeps, if it has any.
+func (ps *poolPass) laneNote() []phrase.Phrase {
+	if len(ps.lane) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(ps.lane))
+	for _, n := range ps.ready {
+		if ps.lane[n.ID] {
+			ids = append(ids, fmt.Sprint(n.ID))
+		}
+	}
+	if len(ids) == 1 {
+		return []phrase.Phrase{phrase.New("lane_keeps_one", phrase.S(ids[0]), phrase.N(ps.pol.ShortLaneNodes))}
+	}
+	return []phrase.Phrase{phrase.New("lane_keeps", phrase.S(strings.Join(ids, ", ")), phrase.N(ps.pol.ShortLaneNodes))}
 }
 
 // candidates lists the removable ready nodes in drain order: empty ones first (longest
-// empty first), then busy ones by the expected end of their last task. With shrink, empty
-// nodes beyond the reserve only, and busy nodes only if they empty within the drain buffer.
+// empty first), then busy ones by the expected end of their last task, then the short
+// lane's reserve. With shrink, empty nodes beyond the warm reserve only, busy nodes only if
+// they empty within the drain buffer, and never the short lane's nodes.
 func (ps *poolPass) candidates(shrink bool) []candidate {
-	var empty, busy []candidate
+	var empty, busy, lane []candidate
 	for _, n := range ps.ready {
-		if n.MachineID == "" {
+		if n.MachineID == "" || shrink && ps.lane[n.ID] {
+			continue
+		}
+		if ps.lane[n.ID] {
+			lane = append(lane, candidate{n, ps.freeAt(n), phrase.New("lane_node", phrase.ID(n.ID))})
 			continue
 		}
 		if len(n.Tasks) == 0 {
 			since := ps.plan.Unneeded[n.ID]
-			empty = append(empty, candidate{n, ps.now, fmt.Sprintf("node %d empty for %s", n.ID, fmtDur(ps.now.Sub(since)))})
+			empty = append(empty, candidate{n, ps.now, phrase.New("node_empty_for", phrase.ID(n.ID), phrase.Dur(ps.now.Sub(since)))})
 			continue
 		}
 		free := ps.freeAt(n)
 		if shrink && (free.IsZero() || free.Sub(ps.now) > ps.pol.DrainBuffer) {
 			continue
 		}
-		why := fmt.Sprintf("node %d's %d tasks end in %s by their estimates", n.ID, len(n.Tasks), fmtDur(free.Sub(ps.now)))
+		why := phrase.New("node_tasks_end", phrase.ID(n.ID), phrase.N(len(n.Tasks)), phrase.Dur(free.Sub(ps.now)))
 		if free.IsZero() {
-			why = fmt.Sprintf("node %d's tasks have no expected end", n.ID)
+			why = phrase.New("node_no_end", phrase.ID(n.ID))
 		}
 		busy = append(busy, candidate{n, free, why})
 	}
@@ -460,7 +493,7 @@ func (ps *poolPass) candidates(shrink bool) []candidate {
 		keep := max(ps.pol.ReservedMin-len(ps.booting)-(ps.empty-len(empty)), 0)
 		empty = empty[:max(len(empty)-keep, 0)]
 	}
-	return append(empty, busy...)
+	return append(append(empty, busy...), lane...)
 }
 
 // freeAt is when the node's last task ends by its expected end (its max runtime once it
@@ -513,13 +546,13 @@ func memoryHeld(pts []MemoryPoint, now time.Time, window time.Duration, cond fun
 	return held, sum / float64(n), true
 }
 
-// joinNeeds writes every reason for more nodes, the first being the main one.
-func joinNeeds(why []need) string {
-	parts := make([]string, len(why))
+// joinNeeds is every reason for more nodes, the first being the main one.
+func joinNeeds(why []need) phrase.List {
+	parts := make(phrase.List, len(why))
 	for i, w := range why {
 		parts[i] = w.detail
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }
 
 func ceilDiv(a, b int) int {

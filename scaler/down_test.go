@@ -129,6 +129,29 @@ func TestDecideScaleDown(t *testing.T) {
 			snap: scalePool().nodes(busy(1, task(10, time.Hour, 0)), static(idleNode(2, time.Hour))).memory(low...).snap(),
 			want: []string{"skip none-unneeded", "skip no-demand"},
 		},
+		"the short lane's empty node is kept": {
+			snap: scalePool().policy(func(p *Policy) { p.ShortLaneNodes = 1 }).
+				nodes(busy(1, task(10, 2*time.Hour, 0)), idleNode(2, time.Hour)).memory(low...).snap(),
+			want:    []string{"skip none-unneeded", "skip no-demand"},
+			details: []string{"every removable node runs a task; node 2 holds the short lane's reserve of 1"},
+		},
+		"the short lane's reserve is the nodes of the highest ids": {
+			snap: scalePool().policy(func(p *Policy) { p.ShortLaneNodes, p.Step = 1, 2 }).
+				nodes(idleNode(1, 20*time.Minute), busy(2, task(20, 2*time.Hour, 0)), idleNode(3, time.Hour)).memory(low...).snap(),
+			want: []string{"drain 1 node-unneeded"},
+		},
+		"the short lane's empty nodes are no warm reserve": {
+			snap: scalePool().policy(func(p *Policy) { p.ShortLaneNodes, p.ReservedMin = 1, 1 }).
+				nodes(busy(1, task(10, 2*time.Hour, 0)), idleNode(2, time.Hour)).memory(low...).snap(),
+			want:    []string{"scale-up +1 reserved-min"},
+			details: []string{"0 empty or booting nodes < reserved minimum 1"},
+		},
+		"over the maximum, the short lane's reserve drains last": {
+			snap: scalePool().policy(func(p *Policy) { p.MaxNodes, p.ShortLaneNodes = 1, 1 }).
+				nodes(busy(1, longTask(10)), idleNode(2, time.Hour)).snap(),
+			want:    []string{"drain 1 above-max"},
+			details: []string{"size 2 > max 1; node 1's tasks have no expected end"},
+		},
 		"booting machines go first when over the maximum": {
 			snap: scalePool().policy(func(p *Policy) { p.MaxNodes = 2 }).nodes(busy(1, longTask(10)), idleNode(2, time.Minute)).
 				booting("k1", 3*time.Minute).booting("k2", time.Minute).snap(),

@@ -42,7 +42,7 @@ func TestDecideScaleDrainAndBoot(t *testing.T) {
 			snap: scalePool().nodes(full, drainedFor(busy(2, task(20, time.Minute, 0)), time.Minute),
 				drainedFor(busy(3), time.Minute)).demand(wait(1, 8, 3*time.Minute)).snap(),
 			want:    []string{"undrain 3 demand-waiting"},
-			details: []string{"8 GPUs of ready demand waited 3m > 2m: node 3 takes tasks again"},
+			details: []string{"8 GPUs of ready demand waited 3m > 2m; node 3 takes tasks again"},
 		},
 		"undrained nodes cover the demand before new machines": {
 			snap: scalePool().nodes(full, drainedFor(busy(2, task(20, time.Minute, 0)), time.Minute),

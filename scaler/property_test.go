@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -12,7 +13,7 @@ import (
 // or not, machines booting or failed, demand, memory, and recent scale actions.
 func randomScalePool(r *rand.Rand) Pool {
 	mins := func(n int) time.Duration { return time.Duration(r.IntN(n)) * time.Minute }
-	pol := Policy{MinNodes: r.IntN(4), Step: r.IntN(4), ReservedMin: r.IntN(3), MaxInFlight: r.IntN(5)}
+	pol := Policy{MinNodes: r.IntN(4), Step: r.IntN(4), ReservedMin: r.IntN(3), MaxInFlight: r.IntN(5), ShortLaneNodes: r.IntN(4)}
 	pol.MaxNodes = pol.MinNodes + r.IntN(6)
 	if r.IntN(3) == 0 {
 		pol.MemoryLowPct = 100
@@ -66,7 +67,8 @@ func randomScalePool(r *rand.Rand) Pool {
 
 // TestDecideScaleProperties checks, over random pools, what must hold whatever the state:
 // limits are kept, only removable nodes drain, only empty drained nodes go, a node gets at
-// most one action, a pool never grows and shrinks at once, and the plan is deterministic.
+// most one action, a pool never grows and shrinks at once, the short lane's reserve is kept
+// (a pool over its maximum drains it last), and the plan is deterministic.
 func TestDecideScaleProperties(t *testing.T) {
 	for seed := range uint64(3000) {
 		r := rand.New(rand.NewPCG(seed, 1))
@@ -85,6 +87,25 @@ func TestDecideScaleProperties(t *testing.T) {
 			t.Helper()
 			t.Fatalf("seed %d: %s\npolicy %+v\nnodes %+v\nbooting %+v\ndemand %+v\nactions %v", seed,
 				fmt.Sprintf(format, args...), pol, p.Nodes, p.Booting, p.Demand, plan.Actions)
+		}
+		// The short lane's reserve: the ShortLaneNodes ready nodes of the highest ids, as the
+		// scheduler marks them.
+		var ready []int64
+		for _, n := range p.Nodes {
+			if n.State == NodeStateReady {
+				ready = append(ready, n.ID)
+			}
+		}
+		slices.Sort(ready)
+		lane := make(map[int64]bool)
+		for _, id := range ready[max(len(ready)-pol.ShortLaneNodes, 0):] {
+			lane[id] = true
+		}
+		drainedIDs := make(map[int64]bool)
+		for _, a := range plan.Actions {
+			if a.Kind == ActionDrain {
+				drainedIDs[a.NodeID] = true
+			}
 		}
 		seen := make(map[int64]bool)
 		grew, shrank := false, false
@@ -115,6 +136,16 @@ func TestDecideScaleProperties(t *testing.T) {
 				}
 				if a.Reason == ReasonAboveMax && a.From <= pol.MaxNodes {
 					fail("above-max drain %v of a pool within max %d", a, pol.MaxNodes)
+				}
+				if lane[a.NodeID] && a.Reason != ReasonAboveMax {
+					fail("drain %v takes node %d of the short lane's reserve %d", a, a.NodeID, pol.ShortLaneNodes)
+				}
+				if lane[a.NodeID] {
+					for _, o := range p.Nodes {
+						if o.State == NodeStateReady && o.MachineID != "" && !lane[o.ID] && !drainedIDs[o.ID] {
+							fail("drain %v takes the short lane's node %d while node %d outside it stays", a, a.NodeID, o.ID)
+						}
+					}
 				}
 			case ActionRemove:
 				if !known || n.DrainSince.IsZero() || len(n.Tasks) > 0 {

@@ -2,7 +2,7 @@ package scaler
 
 import (
 	"cmp"
-	"fmt"
+	"kashi/phrase"
 	"slices"
 	"time"
 )
@@ -55,7 +55,7 @@ func DecideReclaim(tasks []IdleTask, now time.Time) []Action {
 		if pol.Off {
 			if !t.NoticeAt.IsZero() {
 				out = append(out, Action{Kind: ActionClearNotice, TaskID: t.TaskID, Reason: ReasonReclaimOff,
-					Detail: fmt.Sprintf("task %d: idle reclaim is off for it", t.TaskID)})
+					Detail: phrase.Of(phrase.New("reclaim_off", phrase.ID(t.TaskID)))})
 			}
 			continue
 		}
@@ -71,15 +71,17 @@ func DecideReclaim(tasks []IdleTask, now time.Time) []Action {
 		switch {
 		case !idle && !t.NoticeAt.IsZero():
 			out = append(out, Action{Kind: ActionClearNotice, TaskID: t.TaskID, Reason: ReasonActiveAgain,
-				Detail: fmt.Sprintf("task %d's cards are busy again", t.TaskID)})
+				Detail: phrase.Of(phrase.New("cards_busy", phrase.ID(t.TaskID)))})
 		case idle && t.NoticeAt.IsZero():
 			out = append(out, Action{Kind: ActionIdleNotice, TaskID: t.TaskID, Reason: ReasonIdleTask,
-				Detail: fmt.Sprintf("task %d of %s: cards idle for %s ≥ %s; stopped at %s unless kept", t.TaskID, t.Owner,
-					fmtDur(idleFor), fmtDur(pol.IdleTime), clockText(now.Add(pol.Grace), pol.Location))})
+				Detail: phrase.Of(phrase.New("task_of", phrase.ID(t.TaskID), phrase.S(t.Owner)),
+					phrase.New("cards_idle", phrase.Dur(idleFor), phrase.Dur(pol.IdleTime)),
+					phrase.New("stop_at", phrase.S(clockText(now.Add(pol.Grace), pol.Location))))})
 		case idle && now.Sub(t.NoticeAt) >= pol.Grace:
 			out = append(out, Action{Kind: ActionReclaim, TaskID: t.TaskID, Reason: ReasonNoAnswer,
-				Detail: fmt.Sprintf("task %d of %s: cards idle for %s; no answer to the notice of %s within %s", t.TaskID,
-					t.Owner, fmtDur(idleFor), clockText(t.NoticeAt, pol.Location), fmtDur(pol.Grace))})
+				Detail: phrase.Of(phrase.New("task_of", phrase.ID(t.TaskID), phrase.S(t.Owner)),
+					phrase.New("idle_for", phrase.Dur(idleFor)),
+					phrase.New("no_answer", phrase.S(clockText(t.NoticeAt, pol.Location)), phrase.Dur(pol.Grace)))})
 		}
 	}
 	return out

@@ -79,8 +79,8 @@ func TestDecideReclaim(t *testing.T) {
 
 func TestDecideReclaimDetails(t *testing.T) {
 	got := DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute)}}, st0)
-	want := "task 7 of bob: cards idle for 42m ≥ 30m; stopped at 14:30 UTC unless kept"
-	if len(got) != 1 || got[0].Detail != want {
+	want := "task 7 of bob; cards idle for 42m ≥ 30m; stopped at 14:30 UTC unless kept"
+	if len(got) != 1 || english.Say(got[0].Detail) != want {
 		t.Errorf("DecideReclaim(...) = %+v, want one notice %q", got, want)
 	}
 	// The notice's times are in the zone pages show, named.
@@ -89,7 +89,7 @@ func TestDecideReclaimDetails(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = DecideReclaim([]IdleTask{{TaskID: 7, Owner: "bob", IdleSince: ago(42 * time.Minute), Policy: ReclaimPolicy{Location: shanghai}}}, st0)
-	if want := "task 7 of bob: cards idle for 42m ≥ 30m; stopped at 22:30 Asia/Shanghai unless kept"; len(got) != 1 || got[0].Detail != want {
+	if want := "task 7 of bob; cards idle for 42m ≥ 30m; stopped at 22:30 Asia/Shanghai unless kept"; len(got) != 1 || english.Say(got[0].Detail) != want {
 		t.Errorf("DecideReclaim(... in Shanghai) = %+v, want one notice %q", got, want)
 	}
 	// DecideScale carries the reclaim actions after the pools'.

@@ -11,6 +11,7 @@ import (
 
 	kfleet "kashi/fleet"
 	"kashi/models"
+	"kashi/phrase"
 )
 
 // reconcile brings a pool's intents and its provider's machines into line, and returns the
@@ -94,7 +95,7 @@ type reconcileAction struct {
 	Machine kfleet.Machine
 	// Reason and Why explain an rDrop; Orphan marks one that also raises an alert.
 	Reason Reason
-	Why    string
+	Why    phrase.Phrase
 	Orphan bool
 	// KeyTaken (rAdopt): the machine's own key belongs to a deleted intent. NodeID: the node
 	// running on the machine, if any (rLink, rAdopt).
@@ -169,7 +170,7 @@ func decideReconcile(in reconcileInput) []reconcileAction {
 		}
 		for _, d := range dups {
 			claimed[d.ID] = true
-			out = append(out, reconcileAction{Kind: rDrop, Machine: d, Reason: ReasonDuplicateMachine, Why: "a second machine under key " + key})
+			out = append(out, reconcileAction{Kind: rDrop, Machine: d, Reason: ReasonDuplicateMachine, Why: phrase.New("second_machine", phrase.S(key))})
 		}
 		switch im.State {
 		case models.MachinePending, models.MachineCreating:
@@ -203,12 +204,12 @@ func decideReconcile(in reconcileInput) []reconcileAction {
 			case nodeID != nil:
 				out = append(out, reconcileAction{Kind: rAdopt, Machine: m, KeyTaken: in.Gone[key], NodeID: nodeID})
 			case in.Gone[key]:
-				out = append(out, reconcileAction{Kind: rDrop, Machine: m, Reason: ReasonLeftoverMachine, Why: "its intent " + key + " was deleted"})
+				out = append(out, reconcileAction{Kind: rDrop, Machine: m, Reason: ReasonLeftoverMachine, Why: phrase.New("intent_deleted", phrase.S(key))})
 			case in.AdoptUnknown:
 				out = append(out, reconcileAction{Kind: rAdopt, Machine: m})
 			default:
 				out = append(out, reconcileAction{Kind: rDrop, Machine: m, Reason: ReasonUnknownMachine,
-					Why: "it carries the pool's tags but no intent of ours", Orphan: true})
+					Why: phrase.New("no_intent"), Orphan: true})
 			}
 		}
 	}
@@ -347,13 +348,13 @@ type reconciler struct {
 }
 
 // drop deletes a machine that is none of ours to keep, with an event.
-func (rc *reconciler) drop(ctx context.Context, m kfleet.Machine, r Reason, why string) error {
+func (rc *reconciler) drop(ctx context.Context, m kfleet.Machine, r Reason, why phrase.Phrase) error {
 	if err := rc.prov.Delete(ctx, m.ID); err != nil {
 		return fmt.Errorf("delete machine %s: %w", m.ID, err)
 	}
 	ev := models.ScalingEvent{Kind: string(ActionDeleteMachine), Reason: string(r), MachineKey: m.IdempotencyKey,
-		Detail: fmt.Sprintf("deleted machine %s: %s", m.ID, why)}
-	rc.s.cfg.Logger.Info("scaling", "pool", rc.cp.Name, "event", ev.Detail)
+		Detail: phrase.Of(phrase.New("machine_deleted", phrase.S(m.ID)), why).Encode()}
+	rc.s.cfg.Logger.Info("scaling", "pool", rc.cp.Name, "event", rc.s.say(phrase.Of(phrase.New("machine_deleted", phrase.S(m.ID)), why)))
 	return rc.s.store.RecordScalingEvent(ctx, rc.cp.ID, ev, rc.now)
 }
 
@@ -368,7 +369,7 @@ func (rc *reconciler) adopt(ctx context.Context, m kfleet.Machine, keyTaken bool
 	_, err := rc.s.store.AdoptMachine(ctx, rc.cp.ID, key, m.ID, rc.now)
 	if errors.Is(err, models.ErrConflict) && nodeID == nil {
 		// Adopted once, and that intent deleted since: a leftover.
-		return rc.drop(ctx, m, ReasonLeftoverMachine, "its adopted intent "+key+" was deleted")
+		return rc.drop(ctx, m, ReasonLeftoverMachine, phrase.New("adopted_intent_deleted", phrase.S(key)))
 	}
 	if err != nil {
 		return err
@@ -379,7 +380,7 @@ func (rc *reconciler) adopt(ctx context.Context, m kfleet.Machine, keyTaken bool
 		}
 	}
 	ev := models.ScalingEvent{Kind: string(ActionAdopt), Reason: string(ReasonUnknownMachine), MachineKey: key,
-		Detail: fmt.Sprintf("adopted machine %s (key %q) carrying the pool's tags", m.ID, m.IdempotencyKey)}
+		Detail: phrase.Of(phrase.New("machine_adopted", phrase.S(m.ID), phrase.S(m.IdempotencyKey))).Encode()}
 	return rc.s.store.RecordScalingEvent(ctx, rc.cp.ID, ev, rc.now)
 }
 

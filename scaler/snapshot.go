@@ -27,7 +27,8 @@ type scaleInput struct {
 func PolicyOf(c models.PoolConfig) Policy {
 	sec := func(s int64) time.Duration { return time.Duration(s) * time.Second }
 	return Policy{MinNodes: c.MinNodes, MaxNodes: c.MaxNodes, Step: c.Step, ReservedMin: c.ReservedMin,
-		BootTimeout: sec(c.BootTimeoutS), ScaleUpDelay: sec(c.ScaleUpDelayS),
+		ShortLaneNodes: c.ShortLaneNodes,
+		BootTimeout:    sec(c.BootTimeoutS), ScaleUpDelay: sec(c.ScaleUpDelayS),
 		MemoryHighPct: c.MemoryHighPct, MemoryHighWindow: sec(c.MemoryHighWindowS),
 		MemoryLowPct: c.MemoryLowPct, MemoryLowWindow: sec(c.MemoryLowWindowS), UnneededTime: sec(c.UnneededS),
 		CooldownAfterUp: sec(c.CooldownUpS), CooldownAfterDown: sec(c.CooldownDownS), MaxInFlight: c.MaxInFlight,

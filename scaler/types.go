@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kashi/models"
+	"kashi/phrase"
 )
 
 // Policy is how one pool grows and shrinks. A zero field takes its default (WithDefaults).
@@ -42,6 +43,10 @@ type Policy struct {
 	// DrainBuffer: a drained node still busy after this long takes tasks again, unless the
 	// pool is over its maximum.
 	DrainBuffer time.Duration
+	// ShortLaneNodes is the short lane's reserve: that many ready nodes, those of the highest
+	// ids (scheduler.MarkShortOnly), take short tasks only. The loop never drains them to
+	// shrink the pool, nor counts them as the warm reserve of ReservedMin.
+	ShortLaneNodes int
 	// AtMaxAlertAfter: a pool at MaxNodes while admissible demand waits (ReasonDemandWaiting)
 	// this long raises an alert (PoolSize.AtMaxAlert).
 	AtMaxAlertAfter time.Duration
@@ -180,7 +185,7 @@ const (
 )
 
 // Reason is a stable code for why the scaling loop acted or did not; pages translate
-// it, Detail gives the numbers.
+// it, Detail gives the numbers as phrases that pages translate too.
 type Reason string
 
 // Reasons to act.
@@ -233,8 +238,8 @@ type Action struct {
 	MachineID  string
 	TaskID     int64
 	Reason     Reason
-	// Detail gives the numbers behind the decision, in English.
-	Detail string
+	// Detail gives the numbers behind the decision.
+	Detail phrase.List
 	// From and To are the pool's size before and after (nodes not draining, plus machines
 	// booting).
 	From, To int
@@ -257,7 +262,7 @@ func (a Action) String() string {
 type Skip struct {
 	Pool   string
 	Reason Reason
-	Detail string
+	Detail phrase.List
 }
 
 // PoolSize is a pool's size now and the size the plan heads to.

@@ -55,3 +55,16 @@ document.addEventListener("submit", function (e) {
     e.stopImmediatePropagation();
   }
 }, true);
+
+// The audit log shows times in the browser's time zone, which the server reads from this
+// cookie (an IANA name such as Asia/Shanghai).
+(function () {
+  try {
+    var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (tz) {
+      document.cookie = "kashi_tz=" + encodeURIComponent(tz) + "; path=/; max-age=31536000; SameSite=Lax";
+    }
+  } catch (e) {
+    // No Intl: times stay in the billing zone.
+  }
+})();

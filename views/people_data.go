@@ -12,6 +12,8 @@ type ProjectsData struct {
 	Form RequestForm
 	// Notice confirms a request just filed.
 	Notice string
+	// Create is the admin's form that adds a project; nil for others.
+	Create *ProjectCreateForm
 }
 
 // formShown reports whether the page holds the request form the failed submit came from
@@ -35,6 +37,8 @@ type ProjectView struct {
 	CanRequest bool
 	// Reclaim is the project's idle-reclaim form, shown to its leads only; nil for others.
 	Reclaim *ReclaimForm
+	// Admin holds the forms of the project's leads and the admins; nil for others.
+	Admin *ProjectAdmin
 }
 
 // ReclaimForm is a project's idle-reclaim override as its lead edits it: whole minutes and
@@ -51,10 +55,10 @@ type ReclaimForm struct {
 type QuotaView struct {
 	Spec            string
 	MaxGPUs         int
+	InUseGPUs       int // cards the project holds now on the spec
 	GuaranteedGPUs  int
 	BudgetCardHours int64
 	UsedCardHours   int64
-	UsedPct         int
 	StartsAt        time.Time
 	EndsAt          time.Time
 	OverflowAllowed bool
@@ -89,10 +93,10 @@ type RequestView struct {
 	State     string
 	Comment   string
 	CreatedAt time.Time
-	// Usage is the project's current use of the quota, for deciders.
-	Usage string
 	// CanDecide is true when the viewer may approve or reject it.
 	CanDecide bool
+	// Context is what the decider weighs a pending request by; nil otherwise.
+	Context *RequestContext
 }
 
 // ApprovalsData is the approvals page for leads: pending requests with the project's usage,
@@ -103,21 +107,6 @@ type ApprovalsData struct {
 	Decided []RequestView
 	Notice  string
 	Error   string
-}
-
-// AuditData is the audit log page.
-type AuditData struct {
-	Entries []AuditView
-}
-
-// AuditView is one audit entry.
-type AuditView struct {
-	At      time.Time
-	Actor   string
-	Action  string
-	Subject string
-	Before  string
-	After   string
 }
 
 // TokensData is the API tokens page.

@@ -67,7 +67,7 @@ type PoolNodeView struct {
 // PoolSkipView is one reason the scaling loop did not act on the pool at its last tick.
 type PoolSkipView struct {
 	Reason string // a scaler.Reason code
-	Detail string // the numbers, in English
+	Detail string // the numbers, in the page's language
 }
 
 // ScaleEventView is one scaling event.
@@ -78,7 +78,7 @@ type ScaleEventView struct {
 	From   int
 	To     int
 	Reason string // a scaler.Reason code
-	Detail string // the numbers, in English
+	Detail string // the numbers, in the page's language
 }
 
 // PoolSample is the pool's size, desired size and admissible demand at a minute.

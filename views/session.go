@@ -13,6 +13,9 @@ type Viewer struct {
 	CSRF string
 	// Unread counts the viewer's unread notifications, shown beside the navigation's entry.
 	Unread int
+	// Pending counts the quota requests waiting for the viewer's decision (leads, admins),
+	// shown beside the approvals entry.
+	Pending int
 }
 
 type viewerKey struct{}

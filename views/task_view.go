@@ -85,7 +85,7 @@ func eventReasonText(l Locale, reason string) string {
 	if rest, ok := strings.CutPrefix(reason, "failed to start: "); ok {
 		return l.T("task.why.failed_to_start", rest)
 	}
-	return reason
+	return l.SayText(reason) // the scaling loop's reclaim says why in phrases
 }
 
 // cancelConfirm asks before cancelling a task; a running task loses its work.

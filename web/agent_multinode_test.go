@@ -137,3 +137,57 @@ func TestAgentMultiNodeLost(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentLateNodeReports: every node's report about a task that has already ended is
+// accepted (204) and changes nothing: a lost node that comes back and reports its exit, a
+// report resent from a node's spool, a late "running".
+func TestAgentLateNodeReports(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *server) {
+		n1, n2, id := twoNodeTask(s)
+		s.report(n1, id, `{"state":"running"}`)
+		s.report(n2, id, `{"state":"running"}`)
+		later := s.clock().Add(10 * time.Minute)
+		if _, err := s.store.MarkLostNodes(context.Background(), []int64{n2.ID}, later.Add(-time.Minute), later); err != nil {
+			t.Fatal(err)
+		}
+		s.setNow(later)
+		s.report(n1, id, `{"state":"exited","exit_code":143}`)
+		before := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(id)))
+		s.setNow(later.Add(time.Minute))
+		s.report(n2, id, `{"state":"exited","exit_code":0}`)
+		s.report(n2, id, `{"state":"exited","exit_code":0}`)
+		s.report(n1, id, `{"state":"exited","exit_code":143}`)
+		s.report(n2, id, `{"state":"running"}`)
+		s.report(n1, id, `{"state":"failed-to-start","message":"late"}`)
+		after := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(id)))
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("late reports changed the ended task (-before +after):\n%s", diff)
+		}
+		if after["state"] != "failed" || after["reason"] != "node n2 (rank 1) lost" {
+			t.Errorf("task ended %v %q, want failed, node n2 (rank 1) lost", after["state"], after["reason"])
+		}
+	})
+}
+
+// TestAgentLateReportSingleNode: the node of a one-node task given up as lost comes back and
+// reports the task's exit: accepted, the task stays failed as lost.
+func TestAgentLateReportSingleNode(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *server) {
+		n := s.register(node("n1").inPool("a100").cards(a100Name, a100MiB, 4))
+		s.projects("vision")
+		tk := s.create(task("one").gpus(4).ready(), t0)
+		s.place(tk, t0, n.UUIDs...)
+		s.report(n, tk.ID, `{"state":"running"}`)
+		later := s.clock().Add(10 * time.Minute)
+		if _, err := s.store.MarkLostNodes(context.Background(), []int64{n.ID}, later.Add(-time.Minute), later); err != nil {
+			t.Fatal(err)
+		}
+		s.setNow(later)
+		before := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(tk.ID)))
+		s.report(n, tk.ID, `{"state":"exited","exit_code":0}`)
+		after := decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(tk.ID)))
+		if diff := cmp.Diff(before, after); diff != "" || after["state"] != "failed" {
+			t.Errorf("a late exit changed the lost task (state %v) (-before +after):\n%s", after["state"], diff)
+		}
+	})
+}

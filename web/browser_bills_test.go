@@ -31,7 +31,7 @@ func fetchDownload(sel string) chromedp.Action[download] {
 // TestBrowserPricesAdjustIssue walks a fresh install's first bill in headless Chromium:
 // finance sees the bill cannot be issued for want of a price and may not set one; an admin
 // follows the bill's link and sets it; finance adds an adjustment, issues the bill and
-// downloads it as CSV and XLSX.
+// downloads it as CSV and XLSX; the bill and the prices fit a phone in Chinese.
 func TestBrowserPricesAdjustIssue(t *testing.T) {
 	w := newBillWorldPriced(t, false)
 	srv := httptest.NewServer(w.e)
@@ -118,6 +118,23 @@ func TestBrowserPricesAdjustIssue(t *testing.T) {
 	}
 	if ib, err := w.store.IssuedBills(context.Background(), billMonth); err != nil || len(ib) != 1 || ib[0].TotalFen != 10250 {
 		t.Errorf("issued bills = %+v, %v; want vision's at 10250 fen", ib, err)
+	}
+	// Finance reads the issued bill and the prices on a phone in Chinese, without sideways
+	// scrolling.
+	for _, path := range []string{bill, srv.URL + "/prices"} {
+		err := chromedp.Do(b.ctx,
+			chromedp.EmulateViewport(390, 844),
+			chromedp.Navigate(srv.URL+"/lang?set=zh-CN"),
+			chromedp.Navigate(path),
+			chromedp.WaitVisible(css(`main`)),
+			b.shot("bill-7-finance-phone-zh"+strings.ReplaceAll(strings.TrimPrefix(path, srv.URL), "/", "-")+".png"),
+		)
+		if err != nil {
+			t.Fatalf("phone %s: %v", path, err)
+		}
+		if width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); err != nil || width > 390 {
+			t.Errorf("phone zh %s is %d px wide, want at most 390 (%v)", path, width, err)
+		}
 	}
 	t.Logf("screenshots in %s", b.shots)
 }

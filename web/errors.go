@@ -51,10 +51,31 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			// The page is written even when the request's time is up (a panic unwinds the
 			// admission's deadline first): its context only carries values to the page.
 			c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
-			err = handlers.Render(c, status, views.ErrorPage(handlers.Locale(c), status, body.Error))
+			err = handlers.Render(c, status, views.ErrorPage(handlers.Locale(c), status, pageMessage(c, err, status, body)))
 		}
 		if err != nil {
 			log.Error("writing error response", "err", err)
 		}
 	}
+}
+
+// pageMessage is what the error page says under its status, in the page's language: a bad
+// field's message through the catalogs; a handler's own text, which it wrote in the page's
+// language; the API's English text on English pages only; nothing when it would only repeat
+// the status.
+func pageMessage(c echo.Context, err error, status int, body api.Error) string {
+	l := handlers.Locale(c)
+	if msg, ok := handlers.FieldProblem(l, err); ok {
+		return msg
+	}
+	var he *echo.HTTPError
+	switch {
+	case body.Error == http.StatusText(status):
+		return ""
+	case errors.As(err, &he):
+		if _, api := he.Message.(api.Error); api && l.Lang != views.LangEN {
+			return ""
+		}
+	}
+	return body.Error
 }

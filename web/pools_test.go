@@ -16,6 +16,7 @@ import (
 
 	"kashi/models"
 	"kashi/models/modelstest"
+	"kashi/phrase"
 	"kashi/scaler"
 	"kashi/views"
 )
@@ -49,16 +50,20 @@ func newPoolServer(t *testing.T) poolServer {
 	s.register(node("a100-01").inPool("a100").cards(a100Name, a100MiB, 8))
 	events := []models.ScalingEvent{
 		{Kind: "scale-up", FromSize: 4, ToSize: 5, Reason: "demand-waiting",
-			Detail: "24 GPUs of ready demand waited 3m > 2m; memory 86% > 80% for 5m"},
+			Detail: phrase.Of(phrase.New("demand_waited", phrase.N(24), phrase.Dur(3*time.Minute), phrase.Dur(2*time.Minute)),
+				phrase.New("memory_high", phrase.Pct(86), phrase.Pct(80), phrase.Dur(5*time.Minute))).Encode()},
 		{Kind: "drain", FromSize: 5, ToSize: 4, Reason: "node-unneeded",
-			Detail: "node 3 without task for 12m ≥ 10m; memory 12% < 20% for 10m; node 3 empty for 12m"},
+			Detail: phrase.Of(phrase.New("empty_long_enough", phrase.ID(3), phrase.Dur(12*time.Minute), phrase.Dur(10*time.Minute)),
+				phrase.New("memory_low", phrase.Pct(12), phrase.Pct(20), phrase.Dur(10*time.Minute)),
+				phrase.New("node_empty_for", phrase.ID(3), phrase.Dur(12*time.Minute))).Encode()},
 	}
 	for i, ev := range events {
 		if err := s.store.RecordScalingEvent(ctx, p.ID, ev, t0.Add(time.Duration(i-30)*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	skips := []models.PoolSkip{{Reason: "at-max-size", Detail: "size 6 = max 6"}, {Reason: "in-cooldown", Detail: "last scale-up 3m ago < cooldown 10m"}}
+	skips := []models.PoolSkip{{Reason: "at-max-size", Detail: phrase.Of(phrase.New("size_at_max", phrase.N(6), phrase.N(6))).Encode()},
+		{Reason: "in-cooldown", Detail: phrase.Of(phrase.New("cooldown_up", phrase.Dur(3*time.Minute), phrase.Dur(10*time.Minute))).Encode()}}
 	if err := s.store.SetPoolScaleStatus(ctx, p.ID, 4, 4, skips, t0.Add(-time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -208,13 +213,16 @@ func TestPoolsPageChinese(t *testing.T) {
 	s := newPoolServer(t)
 	doc := parse(t, s.get("/pools", "Accept-Language", "zh-CN").Body.String())
 	text := strings.Join(strings.Fields(doc.Find(`[data-testid=scale-event][data-kind=scale-up]`).Text()), " ")
-	for _, want := range []string{"扩容", "资源池 a100 4→5", "就绪需求等待过久", "24 GPUs of ready demand waited 3m > 2m"} {
+	for _, want := range []string{"扩容", "资源池 a100 4→5", "就绪需求等待过久", "24 张 GPU 的就绪需求已等待 3分钟 > 2分钟；显存占用 86% > 80%，持续 5分钟"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("zh scale-up row %q lacks %q", text, want)
 		}
 	}
 	if got := doc.Find(`[data-testid=pool-skip][data-reason=at-max-size] .reason`).Text(); got != "已达最大规模" {
 		t.Errorf("zh skip = %q, want 已达最大规模", got)
+	}
+	if got := doc.Find(`[data-testid=pool-skip][data-reason=at-max-size] .detail`).Text(); got != "规模 6 = 最大 6" {
+		t.Errorf("zh skip's detail = %q, want 规模 6 = 最大 6", got)
 	}
 	if got := doc.Find(`[data-testid=pool-chart] svg title`).Text(); got != "资源池 a100 最近 6小时 的规模" {
 		t.Errorf("zh chart title = %q", got)

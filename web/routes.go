@@ -56,6 +56,7 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/approvals", handlers.Lead, h.Projects.ApprovalsPage},
 		{POST, "/approvals/:id", handlers.Lead, h.Projects.ApprovalDecide},
 		{GET, "/audit", handlers.Lead, h.People.AuditPage},
+		{GET, "/audit.csv", handlers.Lead, h.People.AuditCSV},
 		{GET, "/tokens", handlers.Viewer, h.People.TokensPage},
 		{POST, "/tokens", handlers.Viewer, h.People.TokenFormCreate},
 		{POST, "/tokens/:id/revoke", handlers.Viewer, h.People.TokenFormRevoke},
@@ -91,6 +92,11 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/people/:name/password", handlers.Admin, h.People.UserFormReset},
 		{GET, "/account", handlers.Viewer, h.People.AccountPage},
 		{POST, "/account/password", handlers.Viewer, h.People.PasswordChange},
+		{POST, "/projects", handlers.Admin, h.Projects.ProjectFormCreate},
+		{POST, "/projects/:id/archive", handlers.Admin, h.Projects.ProjectFormArchive},
+		{POST, "/projects/:id/tags", handlers.Lead, h.Projects.ProjectFormTags},
+		{POST, "/projects/:id/members", handlers.Lead, h.Projects.MemberFormSet},
+		{POST, "/projects/:id/quotas", handlers.Admin, h.Projects.QuotaFormSet},
 
 		// JSON API.
 		{GET, api.PathOpenAPI, handlers.Public, openAPI},
@@ -106,6 +112,8 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/tasks/:id/keep", handlers.Member, h.Tasks.TaskKeep},
 		{POST, "/api/v1/tasks/:id/release", handlers.Member, h.Tasks.TaskRelease},
 		{GET, "/api/v1/projects", handlers.Viewer, h.Projects.ProjectList},
+		{POST, "/api/v1/projects", handlers.Admin, h.Projects.ProjectCreate},
+		{POST, "/api/v1/projects/:id/archive", handlers.Admin, h.Projects.ProjectArchive},
 		{POST, "/api/v1/projects/:id/quotas", handlers.Admin, h.Projects.QuotaSet},
 		{POST, "/api/v1/projects/:id/members", handlers.Lead, h.Projects.MemberSet},
 		{POST, "/api/v1/projects/:id/tags", handlers.Lead, h.Projects.ProjectTags},

@@ -12,7 +12,9 @@ import (
 )
 
 // TestTaskQuotaLink: a task waiting on its project's limit of cards says by how much, and links
-// to the quota request filled in with what it needs.
+// to the quota request filled in with what it needs. The cards in use are counted by the spec
+// of the card held, as the scheduler counts them: a task of any spec on an A100 counts too.
+// The projects page shows the same use against the limit.
 func TestTaskQuotaLink(t *testing.T) {
 	cfg := testCfg()
 	cfg.Location = time.UTC
@@ -27,20 +29,29 @@ func TestTaskQuotaLink(t *testing.T) {
 	}
 	held := s.create(task("holder").gpus(2).spec("A100-80G").ready(), t0.Add(-time.Hour))
 	s.place(held, t0.Add(-time.Hour), uuidOf("n1", 0), uuidOf("n1", 1))
+	anySpec := s.create(task("any").ready(), t0.Add(-time.Hour))
+	s.place(anySpec, t0.Add(-time.Hour), uuidOf("n1", 2))
 	waits := s.create(task("more").gpus(1).spec("A100-80G").ready(), t0)
 	id := strconv.FormatInt(waits.ID, 10)
 
 	doc := parse(t, s.get("/tasks/"+id, bearer(member)...).Body.String())
-	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=task-quota]`).Text()), " "); !strings.Contains(got, "in use 2 + asks 1 = 3 > limit 2") {
-		t.Fatalf("quota line = %q, want in use 2 + asks 1 = 3 > limit 2", got)
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=task-quota]`).Text()), " "); !strings.Contains(got, "in use 3 + asks 1 = 4 > limit 2") {
+		t.Fatalf("quota line = %q, want in use 3 + asks 1 = 4 > limit 2", got)
 	}
 	link, _ := url.Parse(doc.Find(`[data-testid=task-quota-request]`).AttrOr("href", ""))
-	if got, want := link.Query().Get("value"), "3"; got != want {
+	if got, want := link.Query().Get("value"), "4"; got != want {
 		t.Errorf("request link value = %q, want %q (%s)", got, want, link)
 	}
-	form := parse(t, s.get(link.RequestURI(), bearer(member)...).Body.String()).Find(`#request-vision`)
-	if got := form.Find(`input[name=value]`).AttrOr("value", ""); got != "3" {
-		t.Errorf("request form value = %q, want 3", got)
+	page := parse(t, s.get(link.RequestURI(), bearer(member)...).Body.String())
+	if got := strings.Join(strings.Fields(page.Find(`[data-spec=A100-80G] [data-testid=quota-in-use]`).Text()), " "); got != "3 in use of 2" {
+		t.Errorf("projects page's use of the limit = %q, want 3 in use of 2", got)
+	}
+	if got := strings.Join(strings.Fields(page.Find(`[data-spec=A100-80G] [data-testid=quota-budget]`).Text()), " "); got != "3 of 1,000" {
+		t.Errorf("projects page's use of the budget = %q, want 3 of 1,000", got)
+	}
+	form := page.Find(`#request-vision`)
+	if got := form.Find(`input[name=value]`).AttrOr("value", ""); got != "4" {
+		t.Errorf("request form value = %q, want 4", got)
 	}
 	if got := form.Find(`textarea[name=reason]`).Text(); !strings.Contains(got, "#"+id) {
 		t.Errorf("request form reason = %q, want it to name task #%s", got, id)

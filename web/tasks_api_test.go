@@ -409,7 +409,7 @@ func TestAgentTaskLifecycle(t *testing.T) {
 			{"running", "n1", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 204, "running", 0},
 			{"running again", "n1", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 204, "running", 0},
 			{"exited 0", "n1", statusPath, `{"state":"exited","ts":"2026-03-02T09:00:00Z","exit_code":0,"output_units":12}`, 204, "succeeded", 1},
-			{"exited again", "n1", statusPath, `{"state":"exited","exit_code":0}`, 409, "succeeded", 0},
+			{"exited again, late", "n1", statusPath, `{"state":"exited","exit_code":3}`, 204, "succeeded", 1},
 		}
 		for _, st := range steps {
 			before := s.sched.triggers()

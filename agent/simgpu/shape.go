@@ -87,3 +87,11 @@ func (w *workload) progress(now time.Time) float64 {
 	}
 	return min(max(float64(now.Sub(w.start))/float64(w.end.Sub(w.start)), 0), 1)
 }
+
+// Usage is a reading of a card of totalMiB running a task of shape at progress x of its run
+// (0 at the start, 1 at the end), as the backend's cards read, with its idle memory: for
+// tools that lay a shape over time without running it (the demo's past month).
+func (s Shape) Usage(x float64, rng *rand.Rand, idleMiB, totalMiB int64) (utilPct int, memMiB int64) {
+	p := profiles[s]
+	return p.at(x, rng, idleMiB, p.targetMiB(rng, idleMiB, totalMiB), totalMiB)
+}

@@ -1,0 +1,55 @@
+package views
+
+// ProjectCreateForm is the admin's form that adds a project: its values after a refused
+// submit, and why.
+type ProjectCreateForm struct {
+	Name, Tags   string
+	Field, Error string
+}
+
+// ProjectAdmin is what a project's leads and the admins edit on its card: tags, members and
+// their roles, and (admins) its quotas and whether it is archived.
+type ProjectAdmin struct {
+	Tags    string // comma-separated
+	Members []MemberView
+	// Users are the names a member may be added by (every active user).
+	Users []string
+	// Quotas are the project's quotas as the admin's forms show them, then a blank one for a
+	// new spec; nil for leads, who do not set quotas.
+	Quotas []QuotaForm
+	// Specs are the specs the fleet has, offered for a new quota.
+	Specs []string
+	// CanArchive is true for admins.
+	CanArchive bool
+	Archived   bool
+	// Form, Field and Error say which form of the card was refused ("tags", "members",
+	// "quota:<spec>"), on which field, and why.
+	Form, Field, Error string
+}
+
+// MemberView is one member of a project.
+type MemberView struct {
+	Name, Role string
+}
+
+// QuotaForm is a quota's contract as the admin types it: GPUs at once, the guaranteed share,
+// the monthly budget, the dates (in the billing zone), overflow and its rate in yuan, and the
+// quota's own reminders (empty for the server's).
+type QuotaForm struct {
+	// New is true for the blank form that adds a quota of another spec.
+	New                                      bool
+	Spec                                     string
+	MaxGPUs, GuaranteedGPUs, BudgetCardHours string
+	StartsAt, EndsAt                         string // 2006-01-02
+	OverflowAllowed                          bool
+	OverflowRate                             string // yuan per card-hour, empty for the price list's
+	RemindEndDays, RemindBudgetPcts          string
+}
+
+// adminError is the card's error when it belongs to form.
+func (a *ProjectAdmin) adminError(form string) string {
+	if a.Form != form {
+		return ""
+	}
+	return a.Error
+}

@@ -1,0 +1,45 @@
+package views
+
+import (
+	"strconv"
+
+	"github.com/a-h/templ"
+)
+
+// projectAction is the URL of a project's admin form.
+func projectAction(id int64, what string) templ.SafeURL {
+	return templ.SafeURL("/projects/" + strconv.FormatInt(id, 10) + "/" + what)
+}
+
+// tagsOrNone shows a project's tags, or says it has none.
+func tagsOrNone(l Locale, tags string) string {
+	if tags == "" {
+		return l.T("padmin.no_tags")
+	}
+	return tags
+}
+
+// archiveConfirm asks before archiving a project or taking it back into use.
+func archiveConfirm(l Locale, project string, archived bool) string {
+	if archived {
+		return l.T("padmin.unarchive_confirm", project)
+	}
+	return l.T("padmin.archive_confirm", project)
+}
+
+// quotaError is the card's error when it belongs to the quota form q.
+func quotaError(a *ProjectAdmin, q QuotaForm) string {
+	if q.New {
+		return a.adminError("quota:new")
+	}
+	return a.adminError("quota:" + q.Spec)
+}
+
+// ProjectCreatedNotice confirms a project was added.
+func ProjectCreatedNotice(l Locale, name string) string { return l.T("padmin.created", name) }
+
+// ProjectSavedNotice confirms a change on a project's card.
+func ProjectSavedNotice(l Locale, name string) string { return l.T("padmin.saved", name) }
+
+// quotaOpen opens the quota form that was refused.
+func quotaOpen(a *ProjectAdmin, q QuotaForm) bool { return quotaError(a, q) != "" }

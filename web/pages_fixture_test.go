@@ -1,0 +1,89 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	kfleet "kashi/fleet"
+	"kashi/fleet/sim"
+	"kashi/models"
+	"kashi/scaler"
+	"kashi/scheduler"
+)
+
+// seededPages is a server with something to show on every page, and the paths of every page
+// an admin can open (one unknown task, for the error page). Its pool "a100" was scaled by the
+// real scaling loop, so the pools page shows scaling events and reasons it did not act; the
+// project "vision" has a card limit that one task waits on, a running task, a cancelled one,
+// a quota request and notifications.
+func seededPages(t *testing.T) (poolServer, []string) {
+	t.Helper()
+	ps := newPoolServer(t)
+	s, ctx := ps.server, context.Background()
+	s.projects("vision", "nlp")
+	vision, err := s.store.ProjectByName(ctx, "vision")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.SetQuota(ctx, "tester", models.Quota{ProjectID: vision.ID, Spec: "A100-80G", MaxGPUs: 4,
+		BudgetCardHours: 100, StartsAt: t0.AddDate(0, 0, -1), EndsAt: t0.AddDate(0, 1, 0)}, t0.Add(-3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	n := s.register(node("n1").cards(a100Name, a100MiB, 4))
+	run := task("train").ready().gpus(3)
+	run.nt.Owner = "tester"
+	tk := s.create(run, t0.Add(-2*time.Hour))
+	s.place(tk, t0.Add(-time.Hour), uuidOf("n1", 0), uuidOf("n1", 1), uuidOf("n1", 2))
+	if err := s.store.ReportTaskStatus(ctx, n.ID, tk.ID, models.TaskReport{State: models.ReportRunning, TS: t0}, t0); err != nil {
+		t.Fatal(err)
+	}
+	blocked := task("big").ready().gpus(8)
+	blocked.nt.Owner = "tester"
+	big := s.create(blocked, t0.Add(-30*time.Minute))
+	s.create(task("waits").gpus(2), t0)
+	gone := s.create(task("gone").ready(), t0)
+	if err := s.store.CancelTask(ctx, gone.ID, "tester", t0); err != nil {
+		t.Fatal(err)
+	}
+	tester, err := s.store.UserByName(ctx, "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.CreateQuotaRequest(ctx, tester, vision.ID, "A100-80G", models.RequestLimit,
+		models.QuotaChange{MaxGPUs: 11}, "big waits", t0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 7 { // demand for seven more nodes of the pool
+		s.create(task("wide-"+strconv.Itoa(i)).of("nlp").spec("A100-80G").ready().gpus(8), t0.Add(-50*time.Minute))
+	}
+	scaleFor(t, ps)
+	id := func(tk models.Task) string { return strconv.FormatInt(tk.ID, 10) }
+	return ps, []string{"/", "/queue", "/tasks", "/tasks/" + id(tk), "/tasks/" + id(big), "/tasks/" + id(gone),
+		"/tasks/999999", "/projects", "/projects?project=vision&spec=A100-80G&kind=limit&value=11&task=" + id(big),
+		"/approvals", "/audit", "/tokens", "/pools", "/pools/h800/edit", "/pools/a100/edit", "/calibrate", "/alerts",
+		"/notifications", "/bills", "/bills/vision/2026-03", "/reports", "/prices", "/people", "/account"}
+}
+
+// scaleFor runs the real scaling loop over ps's pool "a100" (at most 6 nodes) on a simulated
+// cloud: demand for 8 nodes makes it grow to its maximum and say why not further, the next
+// tick finds it in cooldown, and the machines that never boot are given up.
+func scaleFor(t *testing.T, ps poolServer) {
+	t.Helper()
+	now := t0.Add(-40 * time.Minute)
+	clock := func() time.Time { return now }
+	demand := func(ctx context.Context, at time.Time) (scheduler.Snapshot, scheduler.Plan, error) {
+		return ps.sched.loop.QueuePlan(ctx, at)
+	}
+	sc := scaler.New(ps.store, scaler.Config{Providers: map[string]kfleet.Provider{"sim": sim.New(sim.Options{Now: clock, BootLatency: time.Hour})},
+		Queue: demand, Now: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	for _, step := range []time.Duration{0, time.Minute, 20 * time.Minute, 18 * time.Minute} {
+		now = now.Add(step)
+		if _, err := sc.RunOnce(context.Background(), now); err != nil {
+			t.Fatalf("scaling at %s: %v", now, err)
+		}
+	}
+}
