@@ -74,6 +74,9 @@ type Agent struct {
 	// so they are not started again.
 	ended map[int64]bool
 	exits chan taskExit
+	// prePull names the images the server said to pull at registration; no task is taken
+	// until they are pulled (or failed).
+	prePull []string
 }
 
 // task is a started or adopted task's process.
@@ -189,21 +192,25 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 
+	pulled := make(chan struct{})
+	go a.pullImages(ctx, pulled)
 	sampleTick := time.NewTicker(a.cfg.SampleInterval)
 	defer sampleTick.Stop()
 	pollTick := time.NewTicker(a.cfg.PollInterval)
 	defer pollTick.Stop()
 	err = a.sample(ctx)
-	if err == nil {
-		err = a.poll(ctx)
-	}
 	for err == nil && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
 		case <-sampleTick.C:
 			err = a.sample(ctx)
-		case <-pollTick.C:
+		case <-pulled:
+			pulled = nil // taken once: a nil channel never fires
 			err = a.poll(ctx)
+		case <-pollTick.C:
+			if pulled == nil {
+				err = a.poll(ctx)
+			}
 		case e := <-a.exits:
 			err = a.exited(ctx, e)
 		}
@@ -224,6 +231,9 @@ func (a *Agent) registerWithRetry(ctx context.Context) error {
 		resp, err := a.client.Register(ctx, a.cfg.JoinToken, a.registration)
 		if err == nil {
 			a.log.Info("agent registered", "node_id", resp.NodeID, "gpus", len(a.registration.GPUs))
+			if a.prePull == nil {
+				a.prePull = resp.PrePull
+			}
 			return saveNodeToken(a.cfg.StateDir, resp.Token)
 		}
 		if !IsRetryable(err) {

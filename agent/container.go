@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,12 +44,42 @@ func (c ContainerConfig) Check() error {
 		return fmt.Errorf("container runtime must be docker, podman or nerdctl, got %q", c.Runtime)
 	}
 	for _, m := range c.Mounts {
-		f := strings.Split(m, ":")
-		if len(f) < 2 || len(f) > 3 || !filepath.IsAbs(f[0]) || !filepath.IsAbs(f[1]) || (len(f) == 3 && f[2] != "ro" && f[2] != "rw") {
-			return fmt.Errorf("container mount %q is not /host/path:/container/path[:ro]", m)
+		if _, err := mountTarget(m); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// mountTarget returns the container path of a mount "/host:/container[:ro|:rw]".
+func mountTarget(m string) (string, error) {
+	f := strings.Split(m, ":")
+	if len(f) < 2 || len(f) > 3 || !filepath.IsAbs(f[0]) || !filepath.IsAbs(f[1]) || (len(f) == 3 && f[2] != "ro" && f[2] != "rw") {
+		return "", fmt.Errorf("container mount %q is not /host/path:/container/path[:ro]", m)
+	}
+	return filepath.Clean(f[1]), nil
+}
+
+// mounts are a task container's data mounts: its pool's (sent with the assignment), each
+// replaced by the node's own mount (--container-mounts) at the same container path, then the
+// node's other mounts. A malformed pool mount is an error.
+func (c ContainerConfig) mounts(a api.Assignment) ([]string, error) {
+	node := make(map[string]string, len(c.Mounts))
+	for _, m := range c.Mounts {
+		target, _ := mountTarget(m) // checked when the agent started
+		node[target] = m
+	}
+	var out []string
+	for _, m := range a.Mounts {
+		target, err := mountTarget(m)
+		if err != nil {
+			return nil, err
+		}
+		if _, replaced := node[target]; !replaced {
+			out = append(out, m)
+		}
+	}
+	return append(out, c.Mounts...), nil
 }
 
 // program is the runtime's executable.
@@ -59,15 +90,33 @@ func (c ContainerConfig) program() string {
 	return c.Runtime
 }
 
+// containerIDFile is the file of a task folder where the runtime writes its container's id
+// (--cidfile), by which the container's processes are told on the GPUs.
+const containerIDFile = "container.id"
+
+// containerIDRE is a full container id as docker, podman and nerdctl write it.
+var containerIDRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// readContainerID returns the id of the task's container, once the runtime has written it.
+func readContainerID(dir string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, containerIDFile))
+	id := strings.TrimSpace(string(b))
+	return id, err == nil && containerIDRE.MatchString(id)
+}
+
 // containerName names a task's container, so that it can be stopped by name.
 func containerName(id int64) string { return "kashi-task-" + strconv.FormatInt(id, 10) }
 
 // runArgv is the runtime command that runs the task in its image with only its GPUs (by
 // CDI device name for podman, --gpus device= for docker and nerdctl), its env and workdir,
-// the node's data mounts and the task folder at containerTaskDir.
-func (c ContainerConfig) runArgv(dir string, a api.Assignment) []string {
+// its data mounts (see mounts) and the task folder at containerTaskDir.
+func (c ContainerConfig) runArgv(dir string, a api.Assignment) ([]string, error) {
+	mounts, err := c.mounts(a)
+	if err != nil {
+		return nil, err
+	}
 	argv := []string{c.program(), "run", "--rm", "--init", "--name", containerName(a.TaskID),
-		"--label", "kashi.task=" + strconv.FormatInt(a.TaskID, 10)}
+		"--label", "kashi.task=" + strconv.FormatInt(a.TaskID, 10), "--cidfile", filepath.Join(dir, containerIDFile)}
 	if len(a.GPUUUIDs) > 0 {
 		if c.Runtime == RuntimePodman {
 			for _, u := range a.GPUUUIDs {
@@ -89,14 +138,14 @@ func (c ContainerConfig) runArgv(dir string, a api.Assignment) []string {
 	argv = append(argv, "--env", "CUDA_VISIBLE_DEVICES=all", // the container sees only its GPUs
 		"--env", "KASHI_OUTPUT_FILE="+containerTaskDir+"/"+outputUnitsFile,
 		"--volume", dir+":"+containerTaskDir)
-	for _, m := range c.Mounts {
+	for _, m := range mounts {
 		argv = append(argv, "--volume", m)
 	}
 	if a.Workdir != "" {
 		argv = append(argv, "--workdir", a.Workdir)
 	}
 	argv = append(argv, a.Image)
-	return append(argv, a.Command...)
+	return append(argv, a.Command...), nil
 }
 
 // kill sends sig (SIGTERM or SIGKILL) to a task's container through the runtime, and reports the runtime's error.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +17,12 @@ import (
 )
 
 // fakeRuntime writes a container runtime that records each call's argv, one line per call,
-// in <dir>/calls. Its "run" prints a line, records and ignores SIGTERM, and runs until its
-// "kill --signal KILL" or the supervisor's kill of its process group.
+// in <dir>/calls. Its "run" writes a container id to the --cidfile and starts the container:
+// a process of its own session (as under a real runtime's shim, outside the supervisor's
+// process group) that prints a line and ignores SIGTERM; the client waits for it. "kill
+// --signal TERM|KILL" signals the container. With <dir>/client-crash, the client exits 3 once
+// the container runs. "pull" returns at once, or while <dir>/hold-pull
+// exists, waits for <dir>/release-pull.
 func fakeRuntime(t *testing.T) (path, calls string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -26,12 +32,25 @@ d=$(dirname "$0")
 printf '%s\n' "$*" >> "$d/calls"
 case "$1" in
 run)
-	trap 'echo TERM-ignored >> "$d/calls"' TERM
-	echo $$ > "$d/run.pid"
-	echo "hello from the container"
-	while :; do sleep 0.02; done ;;
+	while [ $# -gt 0 ]; do
+		[ "$1" = --cidfile ] && printf '%064x\n' 21 > "$2"
+		shift
+	done
+	trap 'echo TERM-ignored-by-client >> "$d/calls"' TERM
+	setsid sh -c 'trap "echo TERM-ignored >> $1/calls" TERM; echo $$ > $1/container.pid; echo "hello from the container"; while :; do sleep 0.02; done' - "$d" &
+	while [ ! -s "$d/container.pid" ]; do sleep 0.01; done
+	read c < "$d/container.pid"
+	[ -e "$d/client-crash" ] && exit 3
+	echo "$c" > "$d/watching"
+	while kill -0 "$c" 2>/dev/null; do sleep 0.02; done
+	exit 137 ;;
 kill)
-	[ "$3" = KILL ] && kill -9 "$(cat "$d/run.pid")" ;;
+	[ "$3" = KILL ] && kill -9 "$(cat "$d/container.pid")"
+	[ "$3" = TERM ] && kill -TERM "$(cat "$d/container.pid")" ;;
+pull)
+	if [ -e "$d/hold-pull" ]; then
+		while [ ! -e "$d/release-pull" ]; do sleep 0.01; done
+	fi ;;
 esac
 exit 0
 `
@@ -45,7 +64,8 @@ func TestContainerRunArgv(t *testing.T) {
 	a := api.Assignment{TaskID: 21, GPUUUIDs: []string{"GPU-a", "GPU-b"}, Image: "nvcr.io/nvidia/pytorch:24.05-py3",
 		Command: []string{"python", "train.py"}, Env: map[string]string{"SEED": "7"}, Workdir: "/work"}
 	common := func(program string, gpus ...string) []string {
-		argv := append([]string{program, "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21"}, gpus...)
+		argv := append([]string{program, "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21",
+			"--cidfile", "/state/tasks/21/container.id"}, gpus...)
 		return append(argv, "--env", "SEED=7", "--env", "CUDA_VISIBLE_DEVICES=all",
 			"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
 			"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py")
@@ -61,7 +81,7 @@ func TestContainerRunArgv(t *testing.T) {
 	}
 	shaped := a
 	shaped.NodeRank, shaped.NNodes, shaped.WorldSize, shaped.Rank, shaped.MasterAddr, shaped.MasterPort = 1, 2, 4, 2, "n1", 29521
-	want := []string{"docker", "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21",
+	want := []string{"docker", "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21", "--cidfile", "/state/tasks/21/container.id",
 		"--gpus", `"device=GPU-a,GPU-b"`, "--env", "MASTER_ADDR=n1", "--env", "MASTER_PORT=29521", "--env", "NNODES=2",
 		"--env", "NODE_RANK=1", "--env", "SEED=7", "--env", "KASHI_RANK=2", "--env", "KASHI_NODE_RANK=1",
 		"--env", "KASHI_WORLD_SIZE=4", "--env", "KASHI_NNODES=2", "--env", "KASHI_MASTER_ADDR=n1",
@@ -69,16 +89,48 @@ func TestContainerRunArgv(t *testing.T) {
 		"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
 		"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py"}
 	c := ContainerConfig{Runtime: RuntimeDocker, Mounts: []string{"/data:/data:ro"}}
-	if diff := cmp.Diff(want, c.runArgv("/state/tasks/21", shaped)); diff != "" {
+	if diff := cmp.Diff(want, mustArgv(t, c, "/state/tasks/21", shaped)); diff != "" {
 		t.Errorf("runArgv of rank 1 of two nodes (-want +got):\n%s", diff)
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			tc.c.Mounts = []string{"/data:/data:ro"}
-			if diff := cmp.Diff(tc.want, tc.c.runArgv("/state/tasks/21", a)); diff != "" {
+			if diff := cmp.Diff(tc.want, mustArgv(t, tc.c, "/state/tasks/21", a)); diff != "" {
 				t.Errorf("runArgv (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// mustArgv is c.runArgv(dir, a), which must not fail.
+func mustArgv(t *testing.T, c ContainerConfig, dir string, a api.Assignment) []string {
+	t.Helper()
+	argv, err := c.runArgv(dir, a)
+	if err != nil {
+		t.Fatalf("runArgv() = %v", err)
+	}
+	return argv
+}
+
+// TestContainerMountsPoolAndNode: the pool's mounts come with the assignment; the node's
+// --container-mounts replace a pool mount at the same container path and add the others.
+func TestContainerMountsPoolAndNode(t *testing.T) {
+	c := ContainerConfig{Runtime: RuntimeDocker, Mounts: []string{"/mnt/nvme/data:/data/", "/scratch:/scratch"}}
+	a := api.Assignment{TaskID: 3, Image: "busybox:1.36", Mounts: []string{"/data:/data:ro", "/models:/models:ro"}}
+	var got []string
+	argv := mustArgv(t, c, "/state/tasks/3", a)
+	for i, arg := range argv {
+		if arg == "--volume" {
+			got = append(got, argv[i+1])
+		}
+	}
+	want := []string{"/state/tasks/3:/kashi-task", "/models:/models:ro", "/mnt/nvme/data:/data/", "/scratch:/scratch"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("volumes (-want +got):\n%s", diff)
+	}
+	a.Mounts = []string{"models:/models"}
+	if _, err := c.runArgv("/state/tasks/3", a); err == nil || !strings.Contains(err.Error(), `"models:/models"`) {
+		t.Errorf("runArgv() with a relative pool mount = %v, want an error naming it", err)
 	}
 }
 
@@ -97,6 +149,8 @@ func TestContainerConfigCheck(t *testing.T) {
 	}
 }
 
+// TestContainerStopAfterGrace: a container that ignores SIGTERM, running outside the
+// supervisor's process group, is killed through the runtime after the grace.
 func TestContainerStopAfterGrace(t *testing.T) {
 	path, calls := fakeRuntime(t)
 	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: 200 * time.Millisecond,
@@ -106,10 +160,29 @@ func TestContainerStopAfterGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFile(t, filepath.Join(filepath.Dir(path), "run.pid"))
+	pidFile := filepath.Join(filepath.Dir(path), "watching") // the client watches the container
+	waitFile(t, pidFile)
+	var container int
+	for deadline := time.Now().Add(5 * time.Second); container == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, _ := os.ReadFile(pidFile)
+		container, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	t.Cleanup(func() { killProcessGroup(container) })
+	if id, ok := readContainerID(taskDir(r.StateDir, 21)); !ok || !strings.HasSuffix(id, "15") {
+		t.Errorf("container id = %q, %v; want the one the runtime wrote to --cidfile", id, ok)
+	}
+	start := time.Now()
 	p.Stop(r.Grace)
+	if took := time.Since(start); took < r.Grace {
+		t.Errorf("Stop() returned after %s, before the grace of %s", took, r.Grace)
+	}
 	if code, err := p.Wait(); code != 137 || err != nil {
 		t.Errorf("Wait() = %d, %v; want 137 (killed after the grace), nil", code, err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); groupAlive(t, container); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) { // its last sleep may outlive it by a moment
+			t.Fatalf("the container (pid %d) still runs after Stop", container)
+		}
 	}
 	b, _ := os.ReadFile(calls)
 	got := strings.Split(strings.TrimSpace(string(b)), "\n")
@@ -117,14 +190,45 @@ func TestContainerStopAfterGrace(t *testing.T) {
 		!strings.Contains(got[0], `--gpus "device=GPU-a" `) || !strings.HasSuffix(got[0], "busybox:1.36 sleep 30") {
 		t.Fatalf("runtime calls = %q, want run with only the task's GPU first", got)
 	}
-	for _, want := range []string{"TERM-ignored", "kill --signal TERM kashi-task-21", "kill --signal KILL kashi-task-21"} {
-		if !strings.Contains(string(b), want+"\n") {
+	for _, want := range []string{"kill --signal TERM kashi-task-21", "TERM-ignored", "kill --signal KILL kashi-task-21"} {
+		i := slices.Index(got, want)
+		if i < 0 {
 			t.Errorf("runtime calls lack %q:\n%s", want, b)
+			continue
 		}
+		got = got[i+1:] // in this order
 	}
 	log, _ := os.ReadFile(filepath.Join(taskDir(r.StateDir, 21), LogFile))
 	if !strings.Contains(string(log), "hello from the container") {
 		t.Errorf("task log = %q, want the container's output", log)
+	}
+}
+
+// TestContainerKilledWhenClientDies: when the runtime's client ends while its container still
+// runs, the supervisor kills the container, so that nothing holds the task's GPUs after its
+// exit is recorded.
+func TestContainerKilledWhenClientDies(t *testing.T) {
+	path, calls := fakeRuntime(t)
+	os.WriteFile(filepath.Join(filepath.Dir(path), "client-crash"), nil, 0o644)
+	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: time.Second,
+		Container: &ContainerConfig{Runtime: RuntimePodman, Path: path}}
+	p, err := r.Start(context.Background(), api.Assignment{TaskID: 21, Image: "busybox:1.36", Command: []string{"sleep", "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(); code != 3 || err != nil {
+		t.Errorf("Wait() = %d, %v; want the client's 3", code, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "container.pid"))
+	container, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	t.Cleanup(func() { killProcessGroup(container) })
+	for deadline := time.Now().Add(5 * time.Second); groupAlive(t, container); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the container (pid %d) outlived its client", container)
+		}
+	}
+	if b, _ := os.ReadFile(calls); !strings.Contains(string(b), "kill --signal KILL kashi-task-21\n") {
+		t.Errorf("runtime calls = %s, want the container killed", b)
 	}
 }
 

@@ -26,6 +26,8 @@ type fakeServer struct {
 	token         string
 	registrations []api.RegisterRequest
 	registerFail  []int
+	// prePull is what registrations answer in pre_pull.
+	prePull []string
 	// samples holds the stored samples; batches holds each stored batch's size.
 	samples     []api.Sample
 	batches     []int
@@ -137,7 +139,7 @@ func (f *fakeServer) register(w http.ResponseWriter, r *http.Request) {
 	}
 	f.registrations = append(f.registrations, req)
 	f.token = fmt.Sprintf("node-token-%d", len(f.registrations))
-	json.NewEncoder(w).Encode(api.RegisterResponse{NodeID: 1, Token: f.token})
+	json.NewEncoder(w).Encode(api.RegisterResponse{NodeID: 1, Token: f.token, PrePull: f.prePull})
 }
 
 func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {

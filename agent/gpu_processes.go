@@ -58,6 +58,25 @@ func (p procFS) descends(pid, root int) bool {
 	return false
 }
 
+// inContainer reports whether pid's cgroup (any hierarchy, v1 or v2) is the container's: docker,
+// podman and nerdctl name their containers' cgroups after the container's id, with the
+// systemd driver (…/docker-<id>.scope, …/libpod-<id>.scope, …/nerdctl-<id>.scope) and with
+// cgroupfs (/docker/<id>, /libpod_parent/libpod-<id>, /default/<id>).
+func (p procFS) inContainer(pid int, containerID string) bool {
+	b, err := os.ReadFile(filepath.Join(p.root, strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(b)) {
+		// "hierarchy-id:controllers:path"; the path may itself hold colons.
+		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(f) == 3 && strings.Contains(f[2], containerID) {
+			return true
+		}
+	}
+	return false
+}
+
 // describe returns a process's user name and command line, as far as they can be read.
 func (p procFS) describe(pid uint32) (userName, command string) {
 	dir := filepath.Join(p.root, strconv.FormatUint(uint64(pid), 10))

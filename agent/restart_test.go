@@ -155,3 +155,44 @@ func TestRestartWhileStoppingKillsAfterGrace(t *testing.T) {
 		t.Errorf("the task started %d times, want once", len(got))
 	}
 }
+
+// TestRestartWhileStartingAdoptsTask: the agent is killed after it started a task but before
+// the server heard that it runs (the task still "starting" there); the restarted agent adopts
+// the task, reports it running, and never starts it again.
+func TestRestartWhileStartingAdoptsTask(t *testing.T) {
+	f := newFakeServer(t)
+	stateDir, work := t.TempDir(), t.TempDir()
+	stopTaskDir(t, stateDir, 10)
+	f.with(func() {
+		f.statusFail = failSamples(1000, 503) // the running report does not get through
+		f.assignments = []api.Assignment{{TaskID: 10, Workdir: work,
+			Command: []string{"/bin/sh", "-c", "echo start >> starts; exec sleep 30"}}}
+	})
+	first := startAgentProcess(t, f, stateDir, time.Second)
+	waitFile(t, filepath.Join(work, "starts"))
+	sigkill(t, first)
+	f.with(func() {
+		if len(f.statuses) != 0 {
+			t.Fatalf("statuses before the restart = %+v, want none delivered", f.statuses)
+		}
+		f.statusFail = nil
+	})
+
+	var polls int
+	f.with(func() { polls = f.polls })
+	startAgentProcess(t, f, stateDir, time.Second)
+	f.waitFor(t, "running report and polls listing the task", func() bool {
+		return len(f.statuses) > 0 && cmp.Equal(f.running[len(f.running)-1], []int64{10}) && f.polls > polls+5
+	})
+	if got := starts(t, work); len(got) != 1 {
+		t.Fatalf("the task started %d times, want once", len(got))
+	}
+	f.with(func() { f.assignments = nil })
+	f.waitFor(t, "exited report", f.lastExited)
+	want := []statusCall{{TaskID: 10, State: api.TaskRunning}, {TaskID: 10, State: api.TaskExited, ExitCode: 143}}
+	f.with(func() {
+		if diff := cmp.Diff(want, f.distinctStatuses()); diff != "" {
+			t.Errorf("statuses (-want +got):\n%s", diff)
+		}
+	})
+}

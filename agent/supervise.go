@@ -68,6 +68,11 @@ func Supervise(dir string) error {
 	}
 	code, waitErr := waitStoppable(cmd, sigc, spec.Grace, signal)
 	reapGroup(pid)
+	if spec.Container != nil {
+		// The runtime's client is gone; its container (under the runtime's shim) must not
+		// outlive it on the task's GPUs.
+		spec.Container.kill(spec.Assignment.TaskID, syscall.SIGKILL)
+	}
 	rec := exitRecord{ExitCode: code, EndedAt: time.Now().UTC()}
 	if waitErr != nil {
 		rec.Error = waitErr.Error()
@@ -92,7 +97,10 @@ func startCommand(dir string, spec taskSpec) (*exec.Cmd, error) {
 	defer logFile.Close() // the command has its own copy
 	var cmd *exec.Cmd
 	if a.Image != "" {
-		argv := spec.Container.runArgv(dir, a)
+		argv, err := spec.Container.runArgv(dir, a)
+		if err != nil {
+			return nil, err
+		}
 		cmd = exec.Command(argv[0], argv[1:]...)
 		cmd.Env = os.Environ()
 	} else {

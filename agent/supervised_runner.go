@@ -43,6 +43,17 @@ type SupervisedRunner struct {
 	Grace time.Duration
 	// Container runs the tasks that name an image; nil refuses them.
 	Container *ContainerConfig
+	// ProcRoot is where the process table is read, to tell a task's GPU processes;
+	// "" means /proc (tests point it at fixtures).
+	ProcRoot string
+}
+
+// procs is the process table the runner's tasks are matched in.
+func (r SupervisedRunner) procs() procFS {
+	if r.ProcRoot == "" {
+		return procFS{root: "/proc"}
+	}
+	return procFS{root: r.ProcRoot}
 }
 
 // Adopted is a task found in the state directory.
@@ -129,7 +140,7 @@ func (r SupervisedRunner) spawn(dir string, a api.Assignment) (Process, error) {
 		return nil, errors.New(string(msg))
 	}
 	lock.Close() // the supervisor holds it now
-	return watch(dir), nil
+	return watch(dir, r.procs()), nil
 }
 
 // Adopt returns the tasks of the state directory: running ones to watch and stop, ended ones
@@ -171,7 +182,7 @@ func (r SupervisedRunner) Adopt() ([]Adopted, error) {
 					continue
 				}
 			}
-			ad.Proc = watch(dir)
+			ad.Proc = watch(dir, r.procs())
 		}
 		out = append(out, ad)
 	}
@@ -201,6 +212,7 @@ func (r SupervisedRunner) Reported(id int64, now time.Time) error {
 // supervisedProcess is a task run by a supervisor. code and err are set before done closes.
 type supervisedProcess struct {
 	dir      string
+	procs    procFS
 	done     chan struct{}
 	code     int
 	err      error
@@ -208,8 +220,8 @@ type supervisedProcess struct {
 }
 
 // watch returns the process of a task folder; it ends when the supervisor's lock is free.
-func watch(dir string) *supervisedProcess {
-	p := &supervisedProcess{dir: dir, done: make(chan struct{})}
+func watch(dir string, procs procFS) *supervisedProcess {
+	p := &supervisedProcess{dir: dir, procs: procs, done: make(chan struct{})}
 	go func() {
 		p.code, p.err = finished(dir)
 		close(p.done)
@@ -247,13 +259,16 @@ func finished(dir string) (int, error) {
 }
 
 // OwnsPID reports whether pid descends from the task's supervisor, which is also the
-// subreaper of the task's orphans.
+// subreaper of the task's orphans, or runs in the task's container: a container's processes
+// are children of the runtime's shim, not of the supervisor, and are told by the container's
+// id in their cgroup path.
 func (p *supervisedProcess) OwnsPID(pid uint32) bool {
 	var rec supervisorRecord
-	if readJSON(p.dir, supervisorFile, &rec) != nil || rec.PID <= 0 {
-		return false
+	if readJSON(p.dir, supervisorFile, &rec) == nil && rec.PID > 0 && p.procs.descends(int(pid), rec.PID) {
+		return true
 	}
-	return procFS{root: "/proc"}.descends(int(pid), rec.PID)
+	id, ok := readContainerID(p.dir)
+	return ok && p.procs.inContainer(int(pid), id)
 }
 
 // outputPaths returns the task's log and output file.

@@ -54,6 +54,10 @@ type GPUInfo struct {
 type RegisterResponse struct {
 	NodeID int64  `json:"node_id"`
 	Token  string `json:"token"`
+	// PrePull names the container images the node's tasks likely need (those of tasks
+	// waiting for the pool's spec and of their projects' templates, at most five); an agent
+	// with a container runtime pulls them before it takes tasks.
+	PrePull []string `json:"pre_pull,omitempty"`
 }
 
 // SamplesRequest is a batch of per-GPU readings. Samples are idempotent on (uuid, ts).
@@ -126,6 +130,9 @@ type Assignment struct {
 	Workdir  string            `json:"workdir,omitempty"`
 	// Image, when set, is the container image the command runs in, with only the task's GPUs.
 	Image string `json:"image,omitempty"`
+	// Mounts are the data mounts of the task's container from its pool's settings,
+	// "/host:/container[:ro]"; the node's own --container-mounts add to them.
+	Mounts []string `json:"mounts,omitempty"`
 	// MaxRuntimeS is the task's runtime limit in seconds; the server also enforces it.
 	MaxRuntimeS int64 `json:"max_runtime_s"`
 	// Stop asks the agent to stop the task: stop signal, grace, then kill.

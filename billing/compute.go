@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -35,7 +36,10 @@ type Input struct {
 	Nodes []models.LedgerNode
 	// Regions are the regions of the nodes whose pool has one, by node id: bill lines show
 	// where their cards were.
-	Regions     map[int64]string
+	Regions map[int64]string
+	// Unmanaged are the GPUs' uses by processes of no task overlapping the month (End 0:
+	// going on), for pool idle's unmanaged use.
+	Unmanaged   []models.UnmanagedSpan
 	Prices      []models.Price
 	Plans       []models.BillingPlan
 	Adjustments []models.Adjustment
@@ -129,7 +133,7 @@ func Compute(in Input) (Result, error) {
 		}
 	}
 	if in.Nodes != nil {
-		res.PoolIdle = poolIdle(in.Nodes, l.heldByGPU, Span{win.Start, asOf}, res.Bills)
+		res.PoolIdle = poolIdle(in.Nodes, l.heldByGPU, unmanagedByGPU(in.Unmanaged), Span{win.Start, asOf}, res.Bills)
 	}
 	return res, nil
 }
@@ -312,4 +316,18 @@ func heldSpan(a *models.LedgerAllocation, nodes map[int64]models.LedgerNode, asO
 // belongs to the month before, as its last second does.
 func endedIn(t *models.LedgerTask, win Span) bool {
 	return t.EndedAt > win.Start && t.EndedAt <= win.End
+}
+
+// unmanagedByGPU groups spans of unmanaged use by GPU; one going on (End 0) runs to the end
+// of time, for the node's last-seen time to cut.
+func unmanagedByGPU(spans []models.UnmanagedSpan) map[int64][]Span {
+	out := make(map[int64][]Span)
+	for _, u := range spans {
+		end := u.End
+		if end == 0 {
+			end = math.MaxInt64
+		}
+		out[u.GPUID] = append(out[u.GPUID], Span{u.Start, end})
+	}
+	return out
 }

@@ -21,6 +21,7 @@ type Source interface {
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
 	NodeRegions(ctx context.Context) (map[int64]string, error)
 	LedgerTemplates(ctx context.Context, taskIDs []int64) ([]models.LedgerTemplate, error)
+	UnmanagedSpans(ctx context.Context, from, to time.Time) ([]models.UnmanagedSpan, error)
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
@@ -79,6 +80,9 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	in.Readings = readingsOf(ctx, src, gpuIDs, time.Unix(since, 0), to)
 	if r.ProjectID == 0 {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
+			return Input{}, err
+		}
+		if in.Unmanaged, err = src.UnmanagedSpans(ctx, from, to); err != nil {
 			return Input{}, err
 		}
 	}

@@ -9,31 +9,43 @@ import (
 
 // PoolIdle is one pool's provisioned card time in the month that no task held. Of IdleS,
 // PackageS is charged to reserved packages (their unused hours, pool by pool in name order)
-// and OrganisationS to the organisation.
+// and OrganisationS to the organisation. UnmanagedS is the unheld time that processes of no
+// task used (unmanaged use): a class of its own, charged to no one, so that
+// ProvisionedS = HeldS + IdleS + UnmanagedS. UnmanagedNodes are its nodes, by name.
 type PoolIdle struct {
-	Pool          string `json:"pool"`
-	Spec          string `json:"spec"`
-	ProvisionedS  int64  `json:"provisioned_s"`
-	HeldS         int64  `json:"held_s"`
-	IdleS         int64  `json:"idle_s"`
-	PackageS      int64  `json:"package_s"`
-	OrganisationS int64  `json:"organisation_s"`
+	Pool           string          `json:"pool"`
+	Spec           string          `json:"spec"`
+	ProvisionedS   int64           `json:"provisioned_s"`
+	HeldS          int64           `json:"held_s"`
+	IdleS          int64           `json:"idle_s"`
+	PackageS       int64           `json:"package_s"`
+	OrganisationS  int64           `json:"organisation_s"`
+	UnmanagedS     int64           `json:"unmanaged_s"`
+	UnmanagedNodes []NodeUnmanaged `json:"unmanaged_nodes,omitempty"`
+}
+
+// NodeUnmanaged is one node's unmanaged use in the month: card time no task held while
+// processes of no task used the cards.
+type NodeUnmanaged struct {
+	Node       string `json:"node"`
+	UnmanagedS int64  `json:"unmanaged_s"`
 }
 
 // poolIdle counts, per pool, each GPU's provisioned seconds in win — its node's registration
 // until last seen, and any second an allocation held it — less the seconds some allocation
-// held it, then charges the idle seconds to the packages that left hours unused, up to
-// those hours, and the rest to the organisation.
-func poolIdle(nodes []models.LedgerNode, heldByGPU map[int64][]Span, win Span, bills []Bill) []PoolIdle {
+// held it and those of unmanaged use, then charges the idle seconds to the packages that left
+// hours unused, up to those hours, and the rest to the organisation.
+func poolIdle(nodes []models.LedgerNode, heldByGPU, unmanagedByGPU map[int64][]Span, win Span, bills []Bill) []PoolIdle {
 	at := map[string]int{}
 	var out []PoolIdle
 	for _, n := range nodes {
 		var p PoolIdle
 		for _, g := range n.GPUIDs {
-			prov, held, idle := gpuTime(n, heldByGPU[g], win)
+			prov, held, idle, unmanaged := gpuTime(n, heldByGPU[g], unmanagedByGPU[g], win)
 			p.ProvisionedS += prov
 			p.HeldS += held
 			p.IdleS += idle
+			p.UnmanagedS += unmanaged
 		}
 		if p.ProvisionedS == 0 {
 			continue
@@ -47,6 +59,10 @@ func poolIdle(nodes []models.LedgerNode, heldByGPU map[int64][]Span, win Span, b
 		out[i].ProvisionedS += p.ProvisionedS
 		out[i].HeldS += p.HeldS
 		out[i].IdleS += p.IdleS
+		out[i].UnmanagedS += p.UnmanagedS
+		if p.UnmanagedS > 0 {
+			out[i].UnmanagedNodes = append(out[i].UnmanagedNodes, NodeUnmanaged{Node: n.Hostname, UnmanagedS: p.UnmanagedS})
+		}
 	}
 	slices.SortFunc(out, func(a, b PoolIdle) int { return cmp.Compare(a.Pool, b.Pool) })
 	unused := map[string]int64{}
@@ -57,6 +73,7 @@ func poolIdle(nodes []models.LedgerNode, heldByGPU map[int64][]Span, win Span, b
 	}
 	for i := range out {
 		p := &out[i]
+		slices.SortFunc(p.UnmanagedNodes, func(a, b NodeUnmanaged) int { return cmp.Compare(a.Node, b.Node) })
 		p.PackageS = min(p.IdleS, unused[p.Spec])
 		unused[p.Spec] -= p.PackageS
 		p.OrganisationS = p.IdleS - p.PackageS
@@ -66,12 +83,61 @@ func poolIdle(nodes []models.LedgerNode, heldByGPU map[int64][]Span, win Span, b
 
 // gpuTime is one GPU of node n in win: its provisioned seconds (the node's registration
 // until last seen, and any second an allocation held it), the seconds held (the union of
-// held), and the provisioned seconds that no allocation held.
-func gpuTime(n models.LedgerNode, held []Span, win Span) (provisioned, heldS, idle int64) {
+// held), the provisioned seconds that no allocation held and no process of no task used
+// (idle), and those that such a process used (unmanaged; an open use ends where the node
+// was last seen).
+func gpuTime(n models.LedgerNode, held, unmanaged []Span, win Span) (provisioned, heldS, idle, unmanagedS int64) {
 	prov := Span{n.RegisteredAt.Unix(), n.LastSeenAt.Unix()}.Clip(win)
 	heldS = unionSeconds(held, win)
 	heldIn := unionSeconds(held, prov)
-	return prov.Seconds() + heldS - heldIn, heldS, prov.Seconds() - heldIn
+	if len(unmanaged) > 0 {
+		used := merged(unmanaged, prov)
+		unmanagedS = spansSeconds(used) - overlapSeconds(used, merged(held, prov))
+	}
+	return prov.Seconds() + heldS - heldIn, heldS, prov.Seconds() - heldIn - unmanagedS, unmanagedS
+}
+
+// merged is the union of spans inside w, as sorted disjoint spans.
+func merged(spans []Span, w Span) []Span {
+	var ss []Span
+	for _, s := range spans {
+		if c := s.Clip(w); c.Seconds() > 0 {
+			ss = append(ss, c)
+		}
+	}
+	slices.SortFunc(ss, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	var out []Span
+	for _, s := range ss {
+		if k := len(out) - 1; k >= 0 && s.Start <= out[k].End {
+			out[k].End = max(out[k].End, s.End)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// spansSeconds is the length of disjoint spans.
+func spansSeconds(ss []Span) int64 {
+	var total int64
+	for _, s := range ss {
+		total += s.Seconds()
+	}
+	return total
+}
+
+// overlapSeconds is the length of the intersection of two lists of sorted disjoint spans.
+func overlapSeconds(a, b []Span) int64 {
+	var total int64
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		total += a[i].Clip(b[j]).Seconds()
+		if a[i].End < b[j].End {
+			i++
+		} else {
+			j++
+		}
+	}
+	return total
 }
 
 // unionSeconds is the length of the union of spans inside w.

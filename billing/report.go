@@ -101,6 +101,8 @@ type WindowInput struct {
 	Nodes []models.LedgerNode
 	// Templates name the templates the tasks came from.
 	Templates []models.LedgerTemplate
+	// Unmanaged are the uses of GPUs by processes of no task, as Input.Unmanaged.
+	Unmanaged []models.UnmanagedSpan
 }
 
 // Report is the utilization of a window: held (nominal) against effective card time and
@@ -182,6 +184,8 @@ type Usage struct {
 	// no task held; reported for nodes when the report covers every project.
 	ProvisionedS int64 `json:"provisioned_s,omitempty"`
 	UnheldS      int64 `json:"unheld_s,omitempty"`
+	// UnmanagedS is the part of UnheldS that processes of no task used (unmanaged use).
+	UnmanagedS int64 `json:"unmanaged_s,omitempty"`
 }
 
 // IdleTask is one task's card time in the window, for the list of the most idle.
@@ -368,18 +372,21 @@ func Utilization(in WindowInput) (Report, error) {
 	}
 	r.Total.NominalS, r.Total.EffectiveS = r.Total.Nominal(), r.Total.Effective()
 	if in.Only == nil {
+		used := unmanagedByGPU(in.Unmanaged)
 		for _, n := range in.Nodes {
-			var prov, unheld int64
+			var prov, unheld, unmanaged int64
 			for _, g := range n.GPUIDs {
-				p, _, idle := gpuTime(n, heldByGPU[g], Span{win.Start, asOf})
+				p, _, idle, um := gpuTime(n, heldByGPU[g], used[g], Span{win.Start, asOf})
 				prov += p
-				unheld += idle
+				unheld += idle + um
+				unmanaged += um
 			}
 			if prov > 0 {
 				u := byNode.add(nodeName(nodes, n.ID), Breakdown{}, 0)
-				u.ProvisionedS, u.UnheldS = u.ProvisionedS+prov, u.UnheldS+unheld
+				u.ProvisionedS, u.UnheldS, u.UnmanagedS = u.ProvisionedS+prov, u.UnheldS+unheld, u.UnmanagedS+unmanaged
 				r.Total.ProvisionedS += prov
 				r.Total.UnheldS += unheld
+				r.Total.UnmanagedS += unmanaged
 			}
 		}
 	}
@@ -546,6 +553,9 @@ func LoadWindow(ctx context.Context, src Source, from, to, asOf time.Time, only 
 		return WindowInput{}, err
 	}
 	if in.Templates, err = src.LedgerTemplates(ctx, taskIDs); err != nil {
+		return WindowInput{}, err
+	}
+	if in.Unmanaged, err = src.UnmanagedSpans(ctx, from, to); err != nil {
 		return WindowInput{}, err
 	}
 	return in, nil

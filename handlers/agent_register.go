@@ -50,5 +50,9 @@ func (h *Agent) AgentRegister(c echo.Context) error {
 	case err != nil:
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
-	return c.JSON(http.StatusOK, api.RegisterResponse{NodeID: node.ID, Token: token})
+	images, err := h.store.PrePullImages(ctx, node.PoolID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, api.RegisterResponse{NodeID: node.ID, Token: token, PrePull: images})
 }

@@ -189,6 +189,7 @@ type AgentStore interface {
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
 	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
+	PrePullImages(ctx context.Context, poolID int64) ([]string, error)
 	NodeByTokenHash(ctx context.Context, hash string) (models.Node, error)
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)

@@ -57,8 +57,12 @@ func (h *Bills) BillsPage(c echo.Context) error {
 		}
 		bills = res.Bills
 		for _, pi := range res.PoolIdle {
-			d.PoolIdle = append(d.PoolIdle, views.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
-				HeldS: pi.HeldS, IdleS: pi.IdleS, PackageS: pi.PackageS, OrganisationS: pi.OrganisationS})
+			v := views.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
+				HeldS: pi.HeldS, IdleS: pi.IdleS, PackageS: pi.PackageS, OrganisationS: pi.OrganisationS, UnmanagedS: pi.UnmanagedS}
+			for _, n := range pi.UnmanagedNodes {
+				v.UnmanagedNodes = append(v.UnmanagedNodes, views.NodeSeconds{Node: n.Node, Seconds: n.UnmanagedS})
+			}
+			d.PoolIdle = append(d.PoolIdle, v)
 		}
 	} else {
 		ps, err := h.store.Projects(ctx)

@@ -138,7 +138,7 @@ func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
 	return views.TaskFormValues{Project: get("project"), Name: get("name"), Owner: get("owner"), GPUs: get("gpus"),
 		Spec: get("spec"), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),
 		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
-		DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
+		Image: get("image"), DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
 		IdempotencyKey: get("idempotency_key"), Template: get("template")}, nil
 }
 
@@ -150,7 +150,7 @@ func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
 func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[string]views.FormError) {
 	problems := make(map[string]views.FormError)
 	nt := models.NewTask{Project: v.Project, Name: v.Name, Owner: v.Owner, Spec: v.Spec, Queue: v.Queue,
-		Priority: v.Priority, Workdir: v.Workdir, DataReady: v.DataReady, Deferrable: v.Deferrable}
+		Priority: v.Priority, Workdir: v.Workdir, Image: v.Image, DataReady: v.DataReady, Deferrable: v.Deferrable}
 	if !partial {
 		nt.IdempotencyKey = v.IdempotencyKey
 	}
@@ -255,7 +255,7 @@ func formProblems(l views.Locale, err error) (map[string]views.FormError, error)
 // "data_check.url") to the form input it comes from; "" for the form as a whole.
 func formInput(field string) string {
 	switch field {
-	case "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours", "workdir":
+	case "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours", "workdir", "image":
 		return field
 	case "max_runtime_s":
 		return "max_runtime_h"

@@ -28,7 +28,7 @@ func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
 	}
 	j := toTaskJSON(t)
 	vals := views.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs), Spec: j.Spec,
-		Queue: j.Queue, Priority: j.Priority, Command: strings.Join(j.Command, "\n"), Workdir: j.Workdir,
+		Queue: j.Queue, Priority: j.Priority, Command: strings.Join(j.Command, "\n"), Workdir: j.Workdir, Image: j.Image,
 		Deferrable: j.Deferrable, MaxRuntimeH: strconv.FormatFloat(float64(j.MaxRuntimeS)/3600, 'f', -1, 64)}
 	if j.EstGPUHours > 0 {
 		vals.EstGPUHours = strconv.FormatFloat(j.EstGPUHours, 'f', -1, 64)

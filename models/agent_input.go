@@ -52,12 +52,15 @@ type ProcessReading struct {
 
 // Assignment is one task placed on a node, as the node should run it.
 type Assignment struct {
-	TaskID      int64
-	GPUUUIDs    []string
-	Command     []string
-	Env         map[string]string
-	Workdir     string
-	Image       string
+	TaskID   int64
+	GPUUUIDs []string
+	Command  []string
+	Env      map[string]string
+	Workdir  string
+	Image    string
+	// Mounts are the data mounts of the task's container: its node's pool's
+	// (PoolConfig.Mounts), for a task with an Image.
+	Mounts      []string
 	MaxRuntimeS int64
 	Stop        bool
 	// NodeRank is this node's rank among the task's NNodes nodes; MasterAddr and MasterPort

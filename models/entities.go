@@ -63,6 +63,9 @@ type GPU struct {
 	UnmanagedMiB   int64 `gorm:"column:unmanaged_mib"`
 	UnmanagedWho   string
 	UnmanagedSince *time.Time
+	// UnmanagedReadAt is the time of the last reading walked for unmanaged use; older ones,
+	// resent from a spool, change nothing.
+	UnmanagedReadAt *time.Time
 }
 
 // GPUSample is one raw reading, kept for the retention window. TS is Unix seconds (UTC) so

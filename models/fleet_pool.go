@@ -72,6 +72,11 @@ type PoolConfig struct {
 	ReclaimKeepForS    int64 `json:"reclaim_keep_for_s"`
 	ReclaimKeepsPerDay int   `json:"reclaim_keeps_per_day"`
 	ReclaimSetupGraceS int64 `json:"reclaim_setup_grace_s"`
+	// RequireImage refuses tasks without a container image for the pool's spec.
+	RequireImage bool `json:"require_image"`
+	// ContainerMounts are the data mounts of the pool's task containers, comma-separated
+	// "/host:/container[:ro]", sent with each assignment of a task that names an image.
+	ContainerMounts string `json:"container_mounts"`
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then
@@ -90,7 +95,7 @@ func (c PoolConfig) Validate() error {
 	case c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct:
 		return fieldErr("memory_low_pct", "must be under the memory high mark (%g%%); got %g%%", c.MemoryHighPct, c.MemoryLowPct)
 	}
-	return nil
+	return checkContainerMounts(c)
 }
 
 // PoolPolicy is the stored configuration of one pool, as its latest version says.

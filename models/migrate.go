@@ -27,6 +27,7 @@ var migrations = []migration{
 	{7, "metering thresholds in the billing settings, and on each rollup", migrateV7Thresholds},
 	{8, "promises: node exits of multi-node tasks, projects' idle-reclaim overrides, pools at their maximum since", migrateV8Promises},
 	{9, "task templates with their versions, the template of each task, schedules and their runs", migrateV9Templates},
+	{11, "unmanaged GPU use metered: ended spans per GPU, the last reading walked", migrateV11Unmanaged},
 	{12, "cloud orders not yet done, pools' region and zone, list prices per machine-hour and the cost of scale-ups", migrateV12Ctyun},
 	{13, "projects archived, quotas' own reminders", migrateV13Admin},
 	{14, "board over time: temperature and power in rollups; alerts with code, params, severity, subject ids and acknowledgement", migrateV14Board},

@@ -35,7 +35,8 @@ type PoolField struct {
 	// Name is the setting's JSON name, in storage and the API, and its form input's name.
 	Name string
 	Kind PoolFieldKind
-	// Group is the part of the form it belongs to: machines, size, up, down or reclaim.
+	// Group is the part of the form it belongs to: machines, size, up, down, reclaim or
+	// containers.
 	Group string
 	// Unit is what a PoolDuration is entered and shown in: time.Minute or time.Hour.
 	Unit time.Duration
@@ -98,6 +99,8 @@ var PoolFields = []PoolField{
 	hours("reclaim_keep_for_s", "reclaim", 2*time.Hour),
 	{Name: "reclaim_keeps_per_day", Kind: PoolCount, Group: "reclaim", Max: maxKeepsPerDay, Default: 2},
 	minutes("reclaim_setup_grace_s", "reclaim", 15*time.Minute),
+	{Name: "require_image", Kind: PoolSwitch, Group: "containers"},
+	{Name: "container_mounts", Kind: PoolText, Group: "containers", Max: 1000},
 }
 
 // minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.

@@ -88,7 +88,8 @@ func TestPoolFieldValue(t *testing.T) {
 		DiskType: "x-disk_type", DiskGB: 7, HourlyPriceFen: 7, Enabled: true, MinNodes: 7, MaxNodes: 7, Step: 7, ReservedMin: 7, ShortLaneNodes: 7, AnySpec: true, BootTimeoutS: 7, ScaleUpDelayS: 7,
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,
 		CooldownDownS: 7, MaxInFlight: 7, DrainBufferS: 7, AtMaxAlertS: 7, AdoptUnknown: true, ReclaimOff: true, ReclaimIdleS: 7,
-		ReclaimGraceS: 7, ReclaimKeepForS: 7, ReclaimKeepsPerDay: 7, ReclaimSetupGraceS: 7}
+		ReclaimGraceS: 7, ReclaimKeepForS: 7, ReclaimKeepsPerDay: 7, ReclaimSetupGraceS: 7,
+		RequireImage: true, ContainerMounts: "x-container_mounts"}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("SetValue on every row (-want +got):\n%s", diff)
 	}

@@ -200,6 +200,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err != nil {
 		return err
 	}
+	if err := checkImageRequired(tx, nt.Spec, nt.Image); err != nil {
+		return err
+	}
 	if len(nt.SecretEnv) > len(nt.Env) {
 		return fieldErr("secret_env", "names more variables than env has")
 	}

@@ -173,9 +173,16 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	if err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
+	mounts, err := poolMounts(db, nodeID, tasks)
+	if err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
 	out := make([]Assignment, len(tasks))
 	for i, t := range tasks {
 		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, Image: t.Image, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
+		if t.Image != "" {
+			a.Mounts = mounts
+		}
 		a.setShape(nodes[t.ID], nodeID)
 		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
 			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)

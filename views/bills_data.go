@@ -46,6 +46,16 @@ type PoolIdleView struct {
 	Pool, Spec                 string
 	ProvisionedS, HeldS, IdleS int64
 	PackageS, OrganisationS    int64
+	// UnmanagedS is the unheld time processes of no task used, charged to no one; Nodes
+	// names its nodes with their seconds.
+	UnmanagedS     int64
+	UnmanagedNodes []NodeSeconds
+}
+
+// NodeSeconds is a node's share of a figure.
+type NodeSeconds struct {
+	Node    string
+	Seconds int64
 }
 
 // BillData is one project's bill of one month: lines per task, the summary items, the idle

@@ -140,6 +140,7 @@ type TaskFormValues struct {
 	Command     string // one argument per line
 	Env         string // KEY=VALUE lines
 	Workdir     string
+	Image       string // a container image; empty runs on the host
 	DataReady   bool
 	DataCheck   string // an absolute path or an http(s) URL
 	Deferrable  bool

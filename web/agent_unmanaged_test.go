@@ -1,14 +1,17 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
 
 	"kashi/api"
+	"kashi/billing"
 	"kashi/models"
 )
 
@@ -63,6 +66,26 @@ func TestUnmanagedGPUUse(t *testing.T) {
 		}
 		if n := open(); n != 0 {
 			t.Errorf("%d open unmanaged alerts after the use ended, want 0", n)
+		}
+
+		// Use after the node registered (at t0), on a card no task held, is the node's
+		// unmanaged use in the month: 20 s.
+		s.setNow(t0.Add(time.Minute))
+		s.postSamples(tok, withProcs(t0.Add(30*time.Second), jupyter))
+		s.postSamples(tok, withProcs(t0.Add(50*time.Second)))
+		month := t0.Format("2006-01") // 2 March, in UTC and in the billing zone
+		var body struct {
+			PoolIdle []billing.PoolIdle `json:"pool_idle"`
+		}
+		if err := json.Unmarshal(s.get("/api/v1/bills/"+month).Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		var got []billing.NodeUnmanaged
+		for _, p := range body.PoolIdle {
+			got = append(got, p.UnmanagedNodes...)
+		}
+		if diff := cmp.Diff([]billing.NodeUnmanaged{{Node: "n1", UnmanagedS: 20}}, got); diff != "" {
+			t.Errorf("GET /api/v1/bills/%s unmanaged use by node (-want +got):\n%s", month, diff)
 		}
 
 		bad := withProcs(t0, api.Process{PID: 1, Command: strings.Repeat("x", 257)})

@@ -1,0 +1,81 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kashi/api"
+)
+
+// TestBrowserContainerSettings shows, at desktop and phone sizes, the pool form's container
+// settings, the submit form refusing a task without an image for that pool, and the month's
+// bills with a node's unmanaged use; no page scrolls sideways on the phone.
+func TestBrowserContainerSettings(t *testing.T) {
+	s := newPoolServer(t)
+	s.projects("vision")
+	cfg := a100Config()
+	cfg.RequireImage, cfg.ContainerMounts = true, "/data:/data:ro,/scratch:/scratch"
+	if _, err := s.store.SavePoolConfig(context.Background(), "a100", cfg, "tester", "", t0); err != nil {
+		t.Fatal(err)
+	}
+	// A notebook used a card of a100-02 for 20 s while no task held it.
+	n2 := s.register(node("a100-02").inPool("a100").cards(a100Name, a100MiB, 8))
+	s.setNow(t0.Add(time.Minute))
+	jupyter := sample(n2.UUIDs[0], t0.Add(30*time.Second), 30, 4096)
+	jupyter.Processes = []api.Process{{PID: 300, UsedMemoryMiB: 2048, Unmanaged: true, User: "bob", Command: "python -m jupyter"}}
+	s.postSamples(n2.Token, jupyter, sample(n2.UUIDs[0], t0.Add(50*time.Second), 0, 0))
+	srv := httptest.NewServer(s.e)
+	defer srv.Close()
+	b := newBrowser(t, srv.URL, 120*time.Second)
+	pages := []struct{ name, path, wait string }{
+		{"pool-form", "/pools/a100/edit", `[name=container_mounts]`},
+		{"bills", "/bills?month=" + t0.Format("2006-01"), `main`},
+	}
+	if err := chromedp.Do(b.ctx, b.login("tester", "pw-tester")); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
+		for _, p := range pages {
+			err := chromedp.Do(b.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(srv.URL+p.path),
+				chromedp.WaitVisible(css(p.wait)), b.shot(fmt.Sprintf("containers-%s-%s.png", p.name, size.name)))
+			if err != nil {
+				t.Fatalf("%s %s: %v", size.name, p.path, err)
+			}
+			width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if width > int(size.w) {
+				t.Errorf("%s %s is %d px wide, want at most %d", size.name, p.path, width, size.w)
+			}
+		}
+		err := chromedp.Do(b.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(srv.URL+"/queue"),
+			chromedp.WaitVisible(css(`[name=image]`)),
+			chromedp.SetValue(css(`[name=project]`), "vision"),
+			chromedp.SendKeys(css(`[name=name]`), "bare"),
+			chromedp.SendKeys(css(`[name=gpus]`), "1"),
+			chromedp.SetValue(css(`[name=spec]`), "A100-80G"),
+			chromedp.SendKeys(css(`[name=command]`), "python\ntrain.py"),
+			chromedp.Submit(css(`[name=image]`)),
+			chromedp.WaitVisible(css(`[data-testid=field-error][data-field=image]`)),
+			chromedp.ScrollIntoView(css(`[name=image]`)),
+			b.shot(fmt.Sprintf("containers-submit-%s.png", size.name)))
+		if err != nil {
+			t.Fatalf("%s submit: %v (screenshots in %s)", size.name, err, b.shots)
+		}
+		msg, _ := chromedp.Run(b.ctx, chromedp.Text(css(`[data-testid=field-error][data-field=image]`)))
+		if !strings.Contains(msg, "is required") {
+			t.Errorf("%s: the image error = %q, want the pool's refusal", size.name, msg)
+		}
+	}
+	t.Logf("screenshots in %s", b.shots)
+}
