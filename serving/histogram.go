@@ -146,5 +146,9 @@ func (h *Histogram) Quantile(q float64) (v float64, ok bool) {
 	if inBucket == 0 {
 		return end, true
 	}
-	return start + (end-start)*(rank-below)/inBucket, true
+	f := (rank - below) / inBucket
+	if v := start + (end-start)*f; !math.IsInf(v, 0) {
+		return v, true
+	}
+	return start*(1-f) + end*f, true // bounds so far apart that end-start overflows
 }
