@@ -98,6 +98,18 @@ func TestParseRequestsFallBack(t *testing.T) {
 	}
 }
 
+// TestParseVLLMQueueTime: vLLM's queue-time histogram (newer versions) is the QueueWait.
+func TestParseVLLMQueueTime(t *testing.T) {
+	got, err := Parse(strings.NewReader("# TYPE vllm:request_queue_time_seconds histogram\n" +
+		"vllm:request_queue_time_seconds_bucket{le=\"0.3\",model_name=\"m\"} 4\n" +
+		"vllm:request_queue_time_seconds_bucket{le=\"+Inf\",model_name=\"m\"} 6\n" +
+		"vllm:request_queue_time_seconds_count{model_name=\"m\"} 6\n" +
+		"vllm:request_queue_time_seconds_sum{model_name=\"m\"} 2.5\n"))
+	if err != nil || len(got) != 1 || got[0].QueueWait.Count() != 6 || got[0].QueueWait.Sum != 2.5 || got[0].TTFT != nil {
+		t.Errorf("Parse = %+v, %v; want model m with a queue wait of 6 observations summing 2.5", got, err)
+	}
+}
+
 func TestParseRefuses(t *testing.T) {
 	tests := map[string]struct {
 		page, want string
