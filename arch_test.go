@@ -29,6 +29,7 @@ var mayImport = map[string][]string{
 	"notice":                 {"models", "notify"},
 	"datacheck":              {"models"},
 	"rightsize":              {"models"},
+	"serving":                nil,
 	"replay":                 {"billing", "models", "scaler", "scheduler"},
 	"loadgen":                {"api"},
 	"cli":                    {"api"},
