@@ -29,6 +29,7 @@ var migrations = []migration{
 	{9, "task templates with their versions, the template of each task, schedules and their runs", migrateV9Templates},
 	{13, "projects archived, quotas' own reminders", migrateV13Admin},
 	{18, "an index of the rollups' counts that the ledger reads", migrateV18LedgerIndex},
+	{19, "advance reservations: cards of a spec booked for a project over a window", migrateV19Reservations},
 }
 
 // schemaVersion records each applied migration.
