@@ -1065,4 +1065,11 @@ var catalogEN = map[string]string{
 	"field.value":    "Amount",
 	"field.reason":   "Reason",
 	"field.project":  "Project",
+	// Advance reservations (#21).
+	"reserve.kind":                    "Reservation",
+	"reserve.basis":                   "for every booked card-hour",
+	"reserve.asked":                   "%s GPUs, %s – %s",
+	"reserve.weekly":                  "%s, and weekly %s more times",
+	"audit.action.reservation-book":   "cards booked",
+	"audit.action.reservation-cancel": "booking cancelled",
 }

@@ -131,4 +131,9 @@ var validZH = map[string]string{
 	"give whole numbers from %d to %d, separated by commas":                          "请填写 %d 到 %d 之间的整数，用逗号分隔",
 	"at most 5 numbers, got %d":                                                      "最多 5 个数，收到 %d 个",
 	"use 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit": "请用 1 到 100 个字母、数字、'.'、'_' 或 '-'，以字母或数字开头",
+	// Advance reservations (#21).
+	"must be at most the project's limit of %d GPUs, got %d": "不能超过项目的上限 %d 卡，收到 %d",
+	"a reservation books cards of one spec":                  "预约只能锁定一种卡型",
+	"a window lasts at most 31 days":                         "一个时段最长 31 天",
+	"a weekly window lasts at most 7 days":                   "每周重复的时段最长 7 天",
 }

@@ -1065,4 +1065,11 @@ var catalogZH = map[string]string{
 	"field.value":    "数量",
 	"field.reason":   "理由",
 	"field.project":  "项目",
+	// Advance reservations (#21).
+	"reserve.kind":                    "预约",
+	"reserve.basis":                   "按预约的全部卡时计",
+	"reserve.asked":                   "%s 卡，%s – %s",
+	"reserve.weekly":                  "%s，之后每周重复 %s 次",
+	"audit.action.reservation-book":   "预约卡已锁定",
+	"audit.action.reservation-cancel": "预约已取消",
 }
