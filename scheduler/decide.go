@@ -114,12 +114,13 @@ const (
 	rBehind
 	rNoSuchCapacity
 	rInvalid
+	rReservationWindow
 )
 
 var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
-	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid}
+	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow}
 
-var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare}
+var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare, DetailBooked}
 
 // Spec indexes of a task that asks for any spec, or for a spec no node has.
 const (
@@ -206,7 +207,8 @@ type decider struct {
 	st       []tstate
 	quota    []pquota
 	res      []resv
-	guar     [][]gshare // per spec index: the guaranteed shares on it; nil when none
+	guar     [][]gshare // per spec index: the guaranteed shares and bookings on it; nil when none
+	booked   bool       // some booking holds cards now
 	waitSpec []bool     // per spec: a gated, ready task is left waiting for its cards
 	plan     Plan
 	gpuBuf   []int64
@@ -425,17 +427,27 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 		st.reason, st.detail = rQuota, why
 		return false
 	}
-	if st.lane == laneLong && d.guar != nil {
-		d.inQ = d.keepGuarantees(p, g, d.inQ)
+	end90 := after(0, st.d90)
+	if d.guar != nil && (st.lane == laneLong || d.booked) {
+		short := st.lane != laneLong
+		var own, own2, booked, booked2 bool
+		at, at2 := int64(0), int64(never)
+		d.inQ, own, at, booked = d.keepHeld(p, g, short, end90, d.inQ)
 		if overflow {
-			d.overQ = d.keepGuarantees(p, g, d.overQ)
+			d.overQ, own2, at2, booked2 = d.keepHeld(p, g, short, end90, d.overQ)
 		}
 		if len(d.inQ) == 0 && (!overflow || len(d.overQ) == 0) {
-			st.reason, st.detail = rQuota, 3
+			switch {
+			case own || own2:
+				st.reason, st.minStart = rReservationWindow, min(at, at2)
+			case booked || booked2:
+				st.reason, st.detail = rNoFreeGPUs, 4
+			default:
+				st.reason, st.detail = rQuota, 3
+			}
 			return false
 		}
 	}
-	end90 := after(0, st.d90)
 	if d.try(i, end90, d.inQ, false) {
 		return true
 	}

@@ -1072,4 +1072,6 @@ var catalogEN = map[string]string{
 	"reserve.weekly":                  "%s, and weekly %s more times",
 	"audit.action.reservation-book":   "cards booked",
 	"audit.action.reservation-cancel": "booking cancelled",
+	"reserve.reason_window":           "Starts when its project's booked window opens",
+	"reserve.reason_booked":           "The free cards are booked by another project",
 }

@@ -1072,4 +1072,6 @@ var catalogZH = map[string]string{
 	"reserve.weekly":                  "%s，之后每周重复 %s 次",
 	"audit.action.reservation-book":   "预约卡已锁定",
 	"audit.action.reservation-cancel": "预约已取消",
+	"reserve.reason_window":           "项目预约的时段开始后启动",
+	"reserve.reason_booked":           "空闲卡已被其他项目预约",
 }
