@@ -187,3 +187,19 @@ func (s *Store) CancelReservation(ctx context.Context, by User, id int64, now ti
 	}
 	return r, nil
 }
+
+// BookingHorizon is how far ahead the loops read reservations: further than any pool's lead.
+const BookingHorizon = 7 * 24 * time.Hour
+
+// BookingLead is how long before a window the pools of spec grow for it, and the scheduler
+// starts holding its cards: the longest boot timeout (with its default) of the enabled pools
+// of spec; zero when none is enabled.
+func BookingLead(pools []ConfiguredPool, spec string) time.Duration {
+	var lead time.Duration
+	for _, p := range pools {
+		if p.Spec == spec && p.Config.Enabled {
+			lead = max(lead, time.Duration(p.Config.WithDefaults().BootTimeoutS)*time.Second)
+		}
+	}
+	return lead
+}
