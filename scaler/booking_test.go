@@ -12,8 +12,16 @@ func TestDecideScaleBookings(t *testing.T) {
 		b.p.Bookings = append(b.p.Bookings, PoolBooking{Project: project, GPUs: gpus})
 		return b
 	}
-	other := func(id int64) Node { n := busy(id, task(id*10, 2*time.Hour, 4*time.Hour)); n.Tasks[0].Project = "p"; return n }
-	own := func(id int64) Node { n := busy(id, task(id*10, 2*time.Hour, 4*time.Hour)); n.Tasks[0].Project = "r"; return n }
+	other := func(id int64) Node {
+		n := busy(id, task(id*10, 2*time.Hour, 4*time.Hour))
+		n.Tasks[0].Project = "p"
+		return n
+	}
+	own := func(id int64) Node {
+		n := busy(id, task(id*10, 2*time.Hour, 4*time.Hour))
+		n.Tasks[0].Project = "r"
+		return n
+	}
 	tests := map[string]struct {
 		snap    Snapshot
 		want    []string
