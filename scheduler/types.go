@@ -265,7 +265,12 @@ func (w Waiting) String() string {
 	}
 	switch w.Reason {
 	case ReasonNoFreeGPUs:
+		if w.Detail == DetailBooked {
+			return fmt.Sprintf("the free %s GPUs are booked by another project", spec)
+		}
 		return fmt.Sprintf("waiting for free %s GPUs", spec)
+	case ReasonReservationWindow:
+		return "starts when its project's booked window opens"
 	case ReasonDataNotReady:
 		return "waiting for its data to be ready"
 	case ReasonOffPeakOnly:
