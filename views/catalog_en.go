@@ -1074,6 +1074,7 @@ var catalogEN = map[string]string{
 	"audit.action.reservation-cancel": "booking cancelled",
 	"reserve.reason_window":           "Starts when its project's booked window opens",
 	"reserve.reason_booked":           "The free cards are booked by another project",
+	"reserve.help":                    "A reservation books the number of GPUs for the window from Begins to Ends; they are held for the project's tasks then.",
 	"reserve.scale_reason":            "cards booked for a reservation",
 	"say.booked_ahead":                "size %s < %s nodes the reservations need",
 	"say.booked_holds":                "size %s ≤ %s nodes the reservations hold",

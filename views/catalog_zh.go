@@ -1074,6 +1074,7 @@ var catalogZH = map[string]string{
 	"audit.action.reservation-cancel": "预约已取消",
 	"reserve.reason_window":           "项目预约的时段开始后启动",
 	"reserve.reason_booked":           "空闲卡已被其他项目预约",
+	"reserve.help":                    "预约：在开始与结束之间锁定所填卡数，届时留给本项目的任务。",
 	"reserve.scale_reason":            "预约锁定的卡",
 	"say.booked_ahead":                "规模 %s < 预约所需 %s 个节点",
 	"say.booked_holds":                "规模 %s ≤ 预约锁定的 %s 个节点",
