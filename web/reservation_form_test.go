@@ -36,3 +36,46 @@ func TestReservationRequestForm(t *testing.T) {
 		}
 	}
 }
+
+// Members list their project's booked windows; only a lead cancels one, once.
+func TestReservationListAndCancel(t *testing.T) {
+	w := newApprovalWorld(t)
+	r := w.post("/api/v1/requests", `{"project":"vision","spec":"A100-80G","kind":"reservation","change":{"reserve_gpus":2,`+
+		`"reserve_begins":"2026-03-03T09:00:00Z","reserve_ends":"2026-03-03T18:00:00Z","reserve_weeks":1},"reason":"peak"}`, bearer(w.tokens["member"])...)
+	if r.Code != http.StatusCreated {
+		t.Fatalf("POST /api/v1/requests = %d %s", r.Code, r.Body)
+	}
+	req := decode[struct{ ID int64 }](t, r)
+	if r := w.post("/api/v1/requests/"+itoa(req.ID)+"/approve", `{}`, bearer(w.tokens["lead"])...); r.Code != http.StatusOK {
+		t.Fatalf("approve = %d %s", r.Code, r.Body)
+	}
+	type booking struct {
+		ID    int64
+		GPUs  int
+		State string
+	}
+	list := func() []booking {
+		r := w.get("/api/v1/reservations", bearer(w.tokens["member"])...)
+		if r.Code != http.StatusOK {
+			t.Fatalf("GET /api/v1/reservations = %d %s", r.Code, r.Body)
+		}
+		return decode[[]booking](t, r)
+	}
+	bs := list()
+	if len(bs) != 2 || bs[0].GPUs != 2 || bs[0].State != "approved" {
+		t.Fatalf("listed %+v, want two weekly windows of 2 GPUs", bs)
+	}
+	path := "/api/v1/reservations/" + itoa(bs[1].ID) + "/cancel"
+	if r := w.post(path, `{}`, bearer(w.tokens["member"])...); r.Code != http.StatusForbidden {
+		t.Errorf("a member's cancel = %d, want 403", r.Code)
+	}
+	if r := w.post(path, `{}`, bearer(w.tokens["lead"])...); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"state":"cancelled"`) {
+		t.Errorf("the lead's cancel = %d %s", r.Code, r.Body)
+	}
+	if r := w.post(path, `{}`, bearer(w.tokens["lead"])...); r.Code != http.StatusNotFound {
+		t.Errorf("a second cancel = %d, want 404", r.Code)
+	}
+	if bs := list(); len(bs) != 1 {
+		t.Errorf("after the cancel %+v are listed, want one", bs)
+	}
+}
