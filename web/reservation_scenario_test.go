@@ -24,7 +24,11 @@ import (
 // 09:00 on the held cards, another project's long task does not take them, and after 18:00
 // the pool's floor is gone and the other project gets the cards.
 func TestReservationScenario(t *testing.T) {
-	s := newServerOn(t, modelstest.SQLite(t, models.Options{}), testCfg())
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) { reservationScenario(t, store) })
+}
+
+func reservationScenario(t *testing.T, store *models.Store) {
+	s := newServerOn(t, store, testCfg())
 	ctx := context.Background()
 	pool, err := s.store.SavePoolConfig(ctx, "a100", a100Config(), "tester", "first", t0.Add(-2*time.Hour))
 	if err != nil {
