@@ -124,6 +124,9 @@ type ProjectsStore interface {
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
+	// Advance reservations (#21).
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
+	CancelReservation(ctx context.Context, by models.User, id int64, now time.Time) (models.Reservation, error)
 }
 
 // Pools serves pools and their scaling settings, and the fleet's alerts.

@@ -110,6 +110,8 @@ func changeText(l views.Locale, r models.QuotaRequestRow) string {
 			c.OverrideBegins.Format("2006-01-02 15:04") + " – " + c.OverrideEnds.Format("2006-01-02 15:04")
 	case models.RequestGuarantee, models.RequestOverflow:
 		return requestKindText(l, r.Kind) + ": " + askedText(l, r.Kind, c)
+	case models.RequestReservation:
+		return requestKindText(l, r.Kind) + ": " + reservationText(l, c)
 	}
 	return r.Kind
 }

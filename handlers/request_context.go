@@ -126,6 +126,10 @@ func (w requestWorld) requestContext(l views.Locale, r models.QuotaRequestRow) *
 			asked = overflowRate
 		}
 		cost(1, asked, "overflow")
+	case models.RequestReservation:
+		x.Current, x.Requested = gpus(q.Limit(w.now)), reservationText(l, c)
+		x.Diff = "+" + hours(c.ReservedCardSeconds()/3600)
+		x.CostFen, x.CostBasis = billing.Amount(c.ReservedCardSeconds(), rate), "reservation"
 	}
 	return x
 }
@@ -174,6 +178,8 @@ func requestKindText(l views.Locale, kind string) string {
 		return l.T("requests.kind.guarantee")
 	case models.RequestOverflow:
 		return l.T("requests.kind.overflow")
+	case models.RequestReservation:
+		return l.T("reserve.kind")
 	}
 	return kind
 }
@@ -190,4 +196,13 @@ func askedText(l views.Locale, kind string, c models.QuotaChange) string {
 		return l.T("ctx.overflow_list_short")
 	}
 	return l.T("ctx.overflow_at", views.Yuan(c.OverflowRateFen))
+}
+
+// reservationText says what a reservation request books: cards, window and weekly repeats.
+func reservationText(l views.Locale, c models.QuotaChange) string {
+	s := l.T("reserve.asked", l.Int(c.ReserveGPUs), c.ReserveBegins.Format("2006-01-02 15:04"), c.ReserveEnds.Format("2006-01-02 15:04"))
+	if c.ReserveWeeks > 0 {
+		s = l.T("reserve.weekly", s, l.Int(c.ReserveWeeks))
+	}
+	return s
 }

@@ -76,6 +76,15 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 		}
 	case models.RequestExtend:
 		b.Change.EndsAt, err = parseTime("ends", f.Ends)
+	case models.RequestReservation:
+		n, perr := strconv.Atoi(strings.TrimSpace(f.Value))
+		if perr != nil {
+			return b, models.Invalid("value", "give a whole number of GPUs")
+		}
+		b.Change.ReserveGPUs = n
+		if b.Change.ReserveBegins, err = parseTime("begins", f.Begins); err == nil {
+			b.Change.ReserveEnds, err = parseTime("ends", f.Ends)
+		}
 	case models.RequestOverride:
 		n, perr := strconv.Atoi(f.Value)
 		if perr != nil {

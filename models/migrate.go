@@ -33,6 +33,7 @@ var migrations = []migration{
 	{14, "board over time: temperature and power in rollups; alerts with code, params, severity, subject ids and acknowledgement", migrateV14Board},
 	{15, "the specs and regions a task accepts", migrateV15Places},
 	{18, "an index of the rollups' counts that the ledger reads", migrateV18LedgerIndex},
+	{19, "advance reservations: cards of a spec booked for a project over a window", migrateV19Reservations},
 }
 
 // schemaVersion records each applied migration.

@@ -29,7 +29,7 @@ const (
 )
 
 // RequestKinds are the kinds of quota request.
-var RequestKinds = []string{RequestBudget, RequestLimit, RequestGuarantee, RequestOverflow, RequestExtend, RequestOverride}
+var RequestKinds = []string{RequestBudget, RequestLimit, RequestGuarantee, RequestOverflow, RequestExtend, RequestOverride, RequestReservation}
 
 // Request states.
 const (
@@ -52,6 +52,12 @@ type QuotaChange struct {
 	// is the price list's overflow rate.
 	OverflowAllowed *bool `json:"overflow_allowed,omitempty"`
 	OverflowRateFen int64 `json:"overflow_rate_fen,omitempty"`
+	// ReserveGPUs cards of the request's spec booked from ReserveBegins to ReserveEnds, and
+	// again on each of the next ReserveWeeks weeks (kind reservation, see reservation.go).
+	ReserveGPUs   int        `json:"reserve_gpus,omitempty"`
+	ReserveBegins *time.Time `json:"reserve_begins,omitempty"`
+	ReserveEnds   *time.Time `json:"reserve_ends,omitempty"`
+	ReserveWeeks  int        `json:"reserve_weeks,omitempty"`
 }
 
 // QuotaRequest asks a project's leads for a quota change (配额审批).
@@ -142,6 +148,8 @@ func checkChange(kind string, c QuotaChange, q Quota, now time.Time) error {
 		if err := checkRange("overflow_rate_fen", c.OverflowRateFen, 0, MaxRateFen); err != nil {
 			return err
 		}
+	case RequestReservation:
+		return checkReservation(c, q, now)
 	default:
 		return fieldErr("kind", "must be one of %s, got %q", strings.Join(RequestKinds, ", "), truncate(kind, 20))
 	}
@@ -261,12 +269,11 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 			if err := checkChange(req.Kind, req.Parsed(), q, now); err != nil {
 				return err
 			}
-			after := req.Parsed().apply(req.Kind, q)
-			after.UpdatedAt = now
-			if err := tx.Save(&after).Error; err != nil {
-				return err
-			}
-			if err := audit(tx, now, by.Name, AuditQuotaChange, &req.ProjectID, fmt.Sprintf("quota %s by request %d", specLabel(req.Spec), id), q, after); err != nil {
+			if req.Kind == RequestReservation {
+				if err := bookReservations(tx, by, req, now); err != nil {
+					return err
+				}
+			} else if err := applyToQuota(tx, by, req, q, now); err != nil {
 				return err
 			}
 		}
@@ -294,6 +301,16 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 		return QuotaRequest{}, fmt.Errorf("models: decide request %d: %w", id, err)
 	}
 	return req, nil
+}
+
+// applyToQuota saves the quota q changed as the approved request req asks.
+func applyToQuota(tx *gorm.DB, by User, req QuotaRequest, q Quota, now time.Time) error {
+	after := req.Parsed().apply(req.Kind, q)
+	after.UpdatedAt = now
+	if err := tx.Save(&after).Error; err != nil {
+		return err
+	}
+	return audit(tx, now, by.Name, AuditQuotaChange, &req.ProjectID, fmt.Sprintf("quota %s by request %d", specLabel(req.Spec), req.ID), q, after)
 }
 
 // QuotaRequests returns requests of the given projects (all when nil), pending first, newest

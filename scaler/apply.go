@@ -29,6 +29,7 @@ type Store interface {
 	PoolScaleStates(ctx context.Context) (map[int64]models.PoolScaleState, error)
 	PoolMemory(ctx context.Context, poolID int64, from, to time.Time, bucket time.Duration) ([]models.MemoryPoint, error)
 	QueuedSince(ctx context.Context) (map[int64]time.Time, error)
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	TaskReclaims(ctx context.Context) (map[int64]models.TaskReclaim, error)
 	ReclaimOverrides(ctx context.Context) (map[int64]models.ReclaimOverride, error)
 

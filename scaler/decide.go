@@ -82,6 +82,8 @@ type poolPass struct {
 	acted  bool
 	// covered explains demand that waited but is covered by machines booting.
 	covered phrase.List
+	// floor is the size the pool's bookings need (see bookedFloor); 0 without bookings.
+	floor int
 }
 
 func newPoolPass(plan *Plan, p *Pool, now time.Time) *poolPass {
@@ -105,6 +107,7 @@ func newPoolPass(plan *Plan, p *Pool, now time.Time) *poolPass {
 		}
 	}
 	ps.active = len(nodes) - len(ps.drained) + len(p.Booting)
+	ps.floor = ps.bookedFloor()
 	return ps
 }
 
@@ -256,6 +259,9 @@ func (ps *poolPass) needs() (int, []need) {
 			ps.covered = phrase.Of(memText, phrase.New("booting_cover", phrase.N(len(ps.booting))))
 		}
 	}
+	if ps.floor > 0 {
+		add(ReasonBooked, ps.floor-ps.active, phrase.New("booked_ahead", phrase.N(ps.active), phrase.N(ps.floor)))
+	}
 	spare := ps.empty + len(ps.booting)
 	add(ReasonReservedMin, pol.ReservedMin-spare, phrase.New("reserve_short", phrase.N(spare), phrase.N(pol.ReservedMin)))
 	n := 0
@@ -363,6 +369,10 @@ func (ps *poolPass) scaleDown() {
 		ps.skip(ReasonAtMinSize, phrase.New("size_at_min", phrase.N(ps.active), phrase.N(pol.MinNodes)))
 		return
 	}
+	if ps.active <= ps.floor {
+		ps.skip(ReasonBooked, phrase.New("booked_holds", phrase.N(ps.active), phrase.N(ps.floor)))
+		return
+	}
 	gate, longest := Node{}, time.Duration(-1)
 	for _, n := range ps.ready {
 		if len(n.Tasks) > 0 || n.MachineID == "" || ps.lane[n.ID] {
@@ -411,7 +421,7 @@ func (ps *poolPass) scaleDown() {
 		return
 	}
 	gateText := phrase.Of(phrase.New("empty_long_enough", phrase.ID(gate.ID), phrase.Dur(longest), phrase.Dur(pol.UnneededTime)), memText)
-	for _, c := range cands[:min(pol.Step, ps.active-pol.MinNodes, len(cands))] {
+	for _, c := range cands[:min(pol.Step, ps.active-max(pol.MinNodes, ps.floor), len(cands))] {
 		ps.drain(c.node, ReasonNodeUnneeded, gateText.And(c.why))
 	}
 }

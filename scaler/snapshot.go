@@ -130,6 +130,9 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 	if err := s.addDemand(ctx, in, cps, now); err != nil {
 		errs = append(errs, err)
 	}
+	if err := s.addBookings(ctx, in, cps, now); err != nil {
+		return nil, append(errs, err)
+	}
 	if err := s.addIdleTasks(ctx, in, cps, nodes, running, allocs); err != nil {
 		return nil, append(errs, err)
 	}
@@ -175,7 +178,7 @@ func (s *Scaler) scaleNode(n models.NodeGPUs, tasks []Task, st models.NodeScaleS
 
 // scaleTask gives a running task's expected and latest ends.
 func scaleTask(t models.TaskRow) Task {
-	st := Task{ID: t.ID}
+	st := Task{ID: t.ID, Project: t.Project}
 	start := t.SubmittedAt
 	if t.StartedAt != nil {
 		start = *t.StartedAt

@@ -94,6 +94,9 @@ type Pool struct {
 	// LastScaleUp and LastScaleDown are the pool's last scale-up and drain; zero if never.
 	LastScaleUp   time.Time
 	LastScaleDown time.Time
+	// Bookings are the reservations counted against the pool whose windows end after now
+	// and begin within its lead time (see models.BookingLead).
+	Bookings []PoolBooking
 	// AtMaxSince is since when the pool has been at its maximum with demand waiting, as the
 	// last tick recorded it; zero if it was not.
 	AtMaxSince time.Time
@@ -123,9 +126,16 @@ type Node struct {
 	DrainSince time.Time
 }
 
+// PoolBooking is a reservation's cards held in a pool.
+type PoolBooking struct {
+	Project string
+	GPUs    int
+}
+
 // Task is a task running on a node.
 type Task struct {
-	ID int64
+	ID      int64
+	Project string
 	// EstEnd is the expected end (start + estimate); zero when unknown.
 	EstEnd time.Time
 	// MaxEnd is when its max runtime runs out; zero when it has none.
@@ -194,6 +204,8 @@ const (
 	ReasonMemoryHigh    Reason = "memory-high"
 	ReasonBelowMin      Reason = "below-min"
 	ReasonReservedMin   Reason = "reserved-min"
+	// ReasonBooked: reservations hold cards of the pool now or within its boot timeout.
+	ReasonBooked        Reason = "booked"
 	ReasonNodeUnneeded  Reason = "node-unneeded"
 	ReasonAboveMax      Reason = "above-max"
 	ReasonDrainedEmpty  Reason = "drained-empty"

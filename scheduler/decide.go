@@ -114,12 +114,13 @@ const (
 	rBehind
 	rNoSuchCapacity
 	rInvalid
+	rReservationWindow
 )
 
 var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
-	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid}
+	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow}
 
-var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare}
+var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare, DetailBooked}
 
 // Place sets of a task that accepts any place, or none that a node has.
 const (
@@ -267,7 +268,8 @@ type decider struct {
 	ps       placeSets
 	// pref is each queue position's data region; nil when no task names one.
 	pref     []string
-	guar     [][]gshare // per spec name (fleet.names): the guaranteed shares of it; nil when none
+	guar     [][]gshare // per spec name (fleet.names): the guaranteed shares and bookings of it; nil when none
+	booked   bool       // some booking holds cards now
 	waitSpec []bool     // per spec: a gated, ready task is left waiting for its cards
 	plan     Plan
 	gpuBuf   []int64
@@ -508,17 +510,27 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 		st.reason, st.detail = rQuota, why
 		return false
 	}
-	if st.lane == laneLong && d.guar != nil {
-		d.inQ = d.keepGuarantees(p, g, d.inQ)
+	end90 := after(0, st.d90)
+	if d.guar != nil && (st.lane == laneLong || d.booked) {
+		short := st.lane != laneLong
+		var own, own2, booked, booked2 bool
+		at, at2 := int64(0), int64(never)
+		d.inQ, own, at, booked = d.keepHeld(p, g, short, end90, d.inQ)
 		if overflow {
-			d.overQ = d.keepGuarantees(p, g, d.overQ)
+			d.overQ, own2, at2, booked2 = d.keepHeld(p, g, short, end90, d.overQ)
 		}
 		if len(d.inQ) == 0 && (!overflow || len(d.overQ) == 0) {
-			st.reason, st.detail = rQuota, 3
+			switch {
+			case own || own2:
+				st.reason, st.minStart = rReservationWindow, min(at, at2)
+			case booked || booked2:
+				st.reason, st.detail = rNoFreeGPUs, 4
+			default:
+				st.reason, st.detail = rQuota, 3
+			}
 			return false
 		}
 	}
-	end90 := after(0, st.d90)
 	if d.try(i, end90, d.inQ, false) || overflow && len(d.overQ) > 0 && d.try(i, end90, d.overQ, true) {
 		pl := &d.plan.Placements[len(d.plan.Placements)-1]
 		switch {

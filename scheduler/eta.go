@@ -88,7 +88,7 @@ func (d *decider) estimate() {
 			switch {
 			case st.placed:
 				continue
-			case pass == 0 && !st.deferred && (st.reason == rNoFreeGPUs || st.reason == rBehind):
+			case pass == 0 && !st.deferred && (st.reason == rNoFreeGPUs || st.reason == rBehind || st.reason == rReservationWindow):
 			case pass == 1 && st.deferred && st.reason == rOffPeakOnly:
 				st.minStart = offPeak
 			default:

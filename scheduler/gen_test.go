@@ -77,6 +77,7 @@ func genSnapshot(r *rand.Rand, c genConfig, now time.Time) Snapshot {
 	for i := range s.Pending {
 		s.Pending[i] = genPending(r, c, int64(i+1), projects, now)
 	}
+	s.Bookings = genBookings(now, c)
 	return s
 }
 

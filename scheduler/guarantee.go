@@ -1,15 +1,17 @@
 package scheduler
 
-// gshare is one project's guaranteed share of one spec (every region of it) and the cards of
-// that spec it holds.
+// gshare is one project's guaranteed share of one spec (every region of it), or a booking
+// of cards of it (see Booking), and the cards of that spec the project holds.
 type gshare struct {
 	project    string
 	guaranteed int32
 	held       int32
+	booked     bool
+	starts     int64 // a booking's window start, as an offset from now; ≤ 0 once open
 }
 
-// initGuarantees collects the guaranteed shares per spec and counts the cards each project
-// already holds on that spec.
+// initGuarantees collects the guaranteed shares and the bookings per spec and counts the
+// cards each project already holds on that spec.
 func (d *decider) initGuarantees() {
 	// Projects with nothing queued hold guarantees too, so walk the quotas, not the queue.
 	for name, qs := range d.snap.Quotas {
@@ -28,6 +30,7 @@ func (d *decider) initGuarantees() {
 			d.guar[s] = append(d.guar[s], gshare{project: name, guaranteed: int32(g)})
 		}
 	}
+	d.initBookings()
 	if d.guar == nil {
 		return
 	}
@@ -56,33 +59,4 @@ func (d *decider) holdGuaranteedBy(project string, s, g int32) {
 			d.guar[s][k].held += g
 		}
 	}
-}
-
-// keepGuarantees keeps of specs those where a long task of project p taking g cards leaves
-// enough free cards for the unmet guaranteed shares of the other projects on that spec, and
-// returns them (reusing specs' array). A guarantee holds back cards of its own spec only.
-// Short tasks may borrow guaranteed cards: they give them back within the short lane's
-// runtime limit, so they are never narrowed.
-func (d *decider) keepGuarantees(p, g int32, specs []int32) []int32 {
-	n := 0
-	for _, s := range specs {
-		owed := int32(0)
-		name := d.f.specs[s].nameIdx
-		for _, gs := range d.guar[name] {
-			if gs.project != d.q.projName[p] && gs.held < gs.guaranteed {
-				owed += gs.guaranteed - gs.held
-			}
-		}
-		free := int32(0)
-		if owed > 0 {
-			for _, o := range d.f.byName[d.f.names[name]] {
-				free += d.f.specs[o].freeGPUs
-			}
-		}
-		if owed == 0 || free-g >= owed {
-			specs[n] = s
-			n++
-		}
-	}
-	return specs[:n]
 }

@@ -29,6 +29,7 @@ type Store interface {
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	ProjectNames(ctx context.Context) (map[int64]string, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 }
 
 // LoopConfig configures the scheduler loop.
@@ -199,6 +200,9 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 		return Snapshot{}, nil, err
 	}
 	snap := Snapshot{Projects: fairness, Quotas: quotas}
+	if snap.Bookings, err = l.bookings(ctx, pools, now); err != nil {
+		return Snapshot{}, nil, err
+	}
 	if l.started.IsZero() {
 		l.started = now
 	}

@@ -353,7 +353,8 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 				if shortOnly && q.Queue != models.QueueShort {
 					continue
 				}
-				if (w.Reason == ReasonNoFreeGPUs || w.Reason == ReasonBehind) && canUse(q, pl.Spec) && !guarded(q, pl.Spec) &&
+				// A task kept from booked cards could not take the deferrable task's either.
+				if (w.Reason == ReasonNoFreeGPUs || w.Reason == ReasonBehind) && !bookedFrom(snap, now, q, pl.Spec) && canUse(q, pl.Spec) && !guarded(q, pl.Spec) &&
 					!overAtEnd(q, pl.Spec) {
 					fail("deferrable task %d started off-window on %s while task %d waits for it", p.ID, pl.Spec, q.ID)
 				}
@@ -415,6 +416,9 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 			fail("long task %d takes %d of %d free %s cards that other projects' guarantees need (%d)",
 				p.ID, p.GPUs, free[pl.Spec], pl.Spec, owedBy(p.Project, pl.Spec))
 		}
+		if owed := bookedOwed(snap, now, p, pl.Spec, heldBySpec); free[pl.Spec]-p.GPUs < owed {
+			fail("task %d of %s takes %d of %d free %s cards that bookings hold (%d)", p.ID, p.Project, p.GPUs, free[pl.Spec], pl.Spec, owed)
+		}
 		free[pl.Spec] -= p.GPUs
 		addHeld(p.Project, pl.Spec, p.GPUs)
 	}
@@ -434,6 +438,9 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 			if !p.DataReady || p.Deferrable && !inWindow {
 				fail("task %d waits for cards but is gated", p.ID)
 			}
+		}
+		if w.Reason == ReasonReservationWindow && !waitsForOwnBooking(snap, now, p) {
+			fail("task %d waits for a window, but %s has no booking it could use that opens later", p.ID, p.Project)
 		}
 		if w.Reason == ReasonDataNotReady && p.DataReady {
 			fail("task %d waits for data that is ready", p.ID)
@@ -483,7 +490,7 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 				continue
 			}
 			for spec := range total {
-				if reserved[spec] || !canUse(p, spec) || guarded(p, spec) || overAtEnd(p, spec) {
+				if reserved[spec] || !canUse(p, spec) || guarded(p, spec) || overAtEnd(p, spec) || bookedFrom(snap, now, p, spec) {
 					continue
 				}
 				wholeFree := 0
@@ -552,8 +559,8 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 				askKey(e) != askKey(l) || e.Queue != l.Queue || e.MaxRuntime != l.MaxRuntime && e.Queue == models.QueueShort {
 				continue
 			}
-			if w.Reason != ReasonNoFreeGPUs && w.Reason != ReasonBehind {
-				continue // gated: not ready, off-peak, quota, no such capacity
+			if w.Reason != ReasonNoFreeGPUs && w.Reason != ReasonBehind || w.Detail == DetailBooked {
+				continue // gated: not ready, off-peak, quota, no such capacity, booked cards
 			}
 			covered := false
 			for _, r := range plan.Reservations {
@@ -722,6 +729,7 @@ func cloneSnapshot(s Snapshot) Snapshot {
 		Pending:  slices.Clone(s.Pending),
 		Projects: maps.Clone(s.Projects),
 		Quotas:   maps.Clone(s.Quotas),
+		Bookings: slices.Clone(s.Bookings),
 	}
 	for i := range out.Nodes {
 		out.Nodes[i].GPUs = slices.Clone(out.Nodes[i].GPUs)

@@ -23,6 +23,8 @@ type Snapshot struct {
 	// Quotas holds each project's quota state by project name. A project not listed is
 	// unlimited.
 	Quotas map[string]QuotaState
+	// Bookings are the approved reservations; those holding cards at now count (Booking.Holds).
+	Bookings []Booking
 	// LostBefore: a live node last seen before it is given up as lost. Zero gives up no node
 	// (the loop has not run long enough for agents to report after a server restart).
 	LostBefore time.Time
@@ -225,6 +227,9 @@ const (
 	ReasonNoSuchCapacity Reason = "no-such-capacity"
 	// ReasonInvalid: the task asks for fewer than one GPU.
 	ReasonInvalid Reason = "invalid"
+	// ReasonReservationWindow: the cards the task could take are booked for its own project
+	// from a window that has not opened; it starts when the window opens (ETAP50).
+	ReasonReservationWindow Reason = "reservation-window"
 )
 
 // Details that refine ReasonQuota.
@@ -234,6 +239,9 @@ const (
 	// DetailGuaranteedShare: the free cards are kept for other projects' guaranteed share,
 	// which only short tasks may borrow.
 	DetailGuaranteedShare = "guaranteed-share"
+	// DetailBooked refines ReasonNoFreeGPUs: the free cards are booked for another project's
+	// reservation (see Booking).
+	DetailBooked = "booked"
 )
 
 // Waiting explains one task that does not start now.
@@ -285,7 +293,12 @@ func (w Waiting) String() string {
 	}
 	switch w.Reason {
 	case ReasonNoFreeGPUs:
+		if w.Detail == DetailBooked {
+			return fmt.Sprintf("the free %s GPUs are booked by another project", spec)
+		}
 		return fmt.Sprintf("waiting for free %s GPUs", spec)
+	case ReasonReservationWindow:
+		return "starts when its project's booked window opens"
 	case ReasonDataNotReady:
 		return "waiting for its data to be ready"
 	case ReasonOffPeakOnly:

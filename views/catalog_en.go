@@ -1261,4 +1261,17 @@ var catalogEN = map[string]string{
 	"history.until":                  "Until",
 	"history.held_now":               "still held",
 	// End of the board block.
+	// Advance reservations (#21).
+	"reserve.kind":                    "Reservation",
+	"reserve.basis":                   "for every booked card-hour",
+	"reserve.asked":                   "%s GPUs, %s – %s",
+	"reserve.weekly":                  "%s, and weekly %s more times",
+	"audit.action.reservation-book":   "cards booked",
+	"audit.action.reservation-cancel": "booking cancelled",
+	"reserve.reason_window":           "Starts when its project's booked window opens",
+	"reserve.reason_booked":           "The free cards are booked by another project",
+	"reserve.help":                    "A reservation books the number of GPUs for the window from Begins to Ends; they are held for the project's tasks then.",
+	"reserve.scale_reason":            "cards booked for a reservation",
+	"say.booked_ahead":                "size %s < %s nodes the reservations need",
+	"say.booked_holds":                "size %s ≤ %s nodes the reservations hold",
 }

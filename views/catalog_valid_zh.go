@@ -144,4 +144,9 @@ var validZH = map[string]string{
 	"names an empty spec; leave specs out for any":                                   "含有空的卡型；任意卡型请不填 specs",
 	"at most %d specs":                                                               "最多 %d 种卡型",
 	"at most %d regions":                                                             "最多 %d 个地域",
+	// Advance reservations (#21).
+	"must be at most the project's limit of %d GPUs, got %d": "不能超过项目的上限 %d 卡，收到 %d",
+	"a reservation books cards of one spec":                  "预约只能锁定一种卡型",
+	"a window lasts at most 31 days":                         "一个时段最长 31 天",
+	"a weekly window lasts at most 7 days":                   "每周重复的时段最长 7 天",
 }

@@ -1261,4 +1261,17 @@ var catalogZH = map[string]string{
 	"history.until":                  "结束",
 	"history.held_now":               "仍在占用",
 	// End of the board block.
+	// Advance reservations (#21).
+	"reserve.kind":                    "预约",
+	"reserve.basis":                   "按预约的全部卡时计",
+	"reserve.asked":                   "%s 卡，%s – %s",
+	"reserve.weekly":                  "%s，之后每周重复 %s 次",
+	"audit.action.reservation-book":   "预约卡已锁定",
+	"audit.action.reservation-cancel": "预约已取消",
+	"reserve.reason_window":           "项目预约的时段开始后启动",
+	"reserve.reason_booked":           "空闲卡已被其他项目预约",
+	"reserve.help":                    "预约：在开始与结束之间锁定所填卡数，届时留给本项目的任务。",
+	"reserve.scale_reason":            "预约锁定的卡",
+	"say.booked_ahead":                "规模 %s < 预约所需 %s 个节点",
+	"say.booked_holds":                "规模 %s ≤ 预约锁定的 %s 个节点",
 }

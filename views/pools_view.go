@@ -241,6 +241,8 @@ func scaleReasonText(l Locale, code string) string {
 		return l.T("scale.reason.below_min")
 	case "reserved-min":
 		return l.T("scale.reason.reserved_min")
+	case "booked":
+		return l.T("reserve.scale_reason")
 	case "node-unneeded":
 		return l.T("scale.reason.node_unneeded")
 	case "above-max":

@@ -37,6 +37,8 @@ const (
 	ReasonBehind         = "behind"
 	ReasonNoSuchCapacity = "no-such-capacity"
 	ReasonInvalid        = "invalid"
+	// ReasonReservationWindow: the task starts when its project's booked window opens.
+	ReasonReservationWindow = "reservation-window"
 )
 
 // Quota details, the values of QueueRow.Detail for ReasonQuota.
@@ -44,6 +46,8 @@ const (
 	DetailBudgetExhausted = "budget-exhausted"
 	DetailConcurrentLimit = "concurrent-limit"
 	DetailGuaranteedShare = "guaranteed-share"
+	// DetailBooked refines ReasonNoFreeGPUs: the free cards are booked by another project.
+	DetailBooked = "booked"
 )
 
 // QueueRow is one pending task.

@@ -61,6 +61,9 @@ func reasonText(l Locale, r QueueRow) string {
 	case ReasonNew:
 		return l.T("reason.new")
 	case ReasonNoFreeGPUs:
+		if r.Detail == DetailBooked {
+			return l.T("reserve.reason_booked")
+		}
 		if r.ReasonSpec == "" {
 			return l.T("reason.no_free_gpus_any")
 		}
@@ -88,6 +91,8 @@ func reasonText(l Locale, r QueueRow) string {
 		return l.T("reason.no_such_capacity", r.ReasonSpec)
 	case ReasonInvalid:
 		return l.T("reason.invalid")
+	case ReasonReservationWindow:
+		return l.T("reserve.reason_window")
 	}
 	return r.Reason
 }
@@ -99,7 +104,7 @@ func reasonClass(code string) string {
 		return "reason r-starting"
 	case ReasonNoFreeGPUs, ReasonBehind:
 		return "reason r-capacity"
-	case ReasonDataNotReady, ReasonOffPeakOnly:
+	case ReasonDataNotReady, ReasonOffPeakOnly, ReasonReservationWindow:
 		return "reason r-self"
 	case ReasonQuota, ReasonNoSuchCapacity, ReasonInvalid:
 		return "reason r-blocked"

@@ -44,6 +44,8 @@ func costBasis(l Locale, basis string) string {
 		return l.T("ctx.basis.extend")
 	case "overflow":
 		return l.T("ctx.basis.overflow")
+	case "reservation":
+		return l.T("reserve.basis")
 	}
 	return ""
 }

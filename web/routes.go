@@ -140,6 +140,8 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/requests", handlers.Member, h.Projects.RequestCreate},
 		{POST, "/api/v1/requests/:id/approve", handlers.Lead, h.Projects.RequestApprove},
 		{POST, "/api/v1/requests/:id/reject", handlers.Lead, h.Projects.RequestReject},
+		{GET, "/api/v1/reservations", handlers.Member, h.Projects.ReservationList},
+		{POST, "/api/v1/reservations/:id/cancel", handlers.Lead, h.Projects.ReservationCancel},
 		{GET, "/api/v1/audit", handlers.Lead, h.People.AuditList},
 		{GET, "/api/v1/notifications", handlers.Viewer, h.Tasks.NotificationList},
 		{POST, "/api/v1/notifications/read", handlers.Viewer, h.Tasks.NotificationsRead},

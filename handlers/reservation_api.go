@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/models"
+)
+
+// reservationsAhead is how far ahead GET /api/v1/reservations lists: past the longest weekly
+// series (models.MaxReservationWeeks) of the longest window.
+const reservationsAhead = 120 * 24 * time.Hour
+
+// reservationJSON is a booked window as the API shows it.
+type reservationJSON struct {
+	ID        int64     `json:"id"`
+	RequestID int64     `json:"request_id"`
+	Project   string    `json:"project"`
+	Spec      string    `json:"spec"`
+	GPUs      int       `json:"gpus"`
+	StartsAt  time.Time `json:"starts_at"`
+	EndsAt    time.Time `json:"ends_at"`
+	State     string    `json:"state"`
+}
+
+// ReservationList lists the booked windows not yet ended of the caller's projects (all for
+// an admin), by start. GET /api/v1/reservations.
+func (h *Projects) ReservationList(c echo.Context) error {
+	now := h.now()
+	rows, err := h.store.Reservations(c.Request().Context(), now, now.Add(reservationsAhead))
+	if err != nil {
+		return err
+	}
+	out := make([]reservationJSON, 0, len(rows))
+	for _, r := range rows {
+		if Who(c).Admin() || Who(c).CanRun(r.ProjectID) {
+			out = append(out, reservationJSON{ID: r.ID, RequestID: r.RequestID, Project: r.Project, Spec: r.Spec, GPUs: r.GPUs,
+				StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State()})
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// ReservationCancel cancels a booked window not yet ended of a project the caller leads; its
+// cards are free again at the next scheduling pass. POST /api/v1/reservations/:id/cancel.
+func (h *Projects) ReservationCancel(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx, now := c.Request().Context(), h.now()
+	rows, err := h.store.Reservations(ctx, now, now.Add(reservationsAhead))
+	if err != nil {
+		return err
+	}
+	var row *models.ReservationRow
+	for i := range rows {
+		if rows[i].ID == id && (Who(c).Admin() || Who(c).CanRun(rows[i].ProjectID)) {
+			row = &rows[i]
+		}
+	}
+	switch {
+	case row == nil:
+		return storeError(models.ErrNotFound)
+	case !Who(c).Leads(row.ProjectID):
+		return forbidden("only the project's leads cancel its reservations")
+	}
+	r, err := h.store.CancelReservation(ctx, Who(c).User, id, now)
+	if err != nil {
+		return storeError(err)
+	}
+	h.sched.Trigger()
+	return c.JSON(http.StatusOK, reservationJSON{ID: r.ID, RequestID: r.RequestID, Project: row.Project, Spec: r.Spec, GPUs: r.GPUs,
+		StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State()})
+}

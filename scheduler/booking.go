@@ -1,0 +1,95 @@
+package scheduler
+
+import "time"
+
+// Booking is an approved advance reservation (预约): GPUs cards of Spec held for Project from
+// Starts to Ends. From HoldFrom (the caller's lead time before Starts, when the pool grows
+// for it) the cards are held: before Starts other projects may borrow them only with short
+// tasks that end, by their max runtime, before Starts, and the project's own tasks wait for
+// the window (ReasonReservationWindow) unless other cards are free; from Starts to Ends no
+// other project's task takes them, and the project's tasks take them first. Decide holds a booking the way it holds a guaranteed
+// share (see keepHeld): cards of its spec in total, not particular nodes.
+type Booking struct {
+	Project  string
+	Spec     string
+	GPUs     int
+	HoldFrom time.Time
+	Starts   time.Time
+	Ends     time.Time
+}
+
+// Holds reports whether the booking holds cards at now.
+func (b Booking) Holds(now time.Time) bool {
+	return b.GPUs > 0 && !now.Before(b.HoldFrom) && now.Before(b.Ends)
+}
+
+// initBookings adds the bookings that hold cards now to the held shares of their specs.
+func (d *decider) initBookings() {
+	for _, b := range d.snap.Bookings {
+		places, ok := d.f.byName[b.Spec]
+		if !ok || !b.Holds(d.now) {
+			continue
+		}
+		s := d.f.specs[places[0]].nameIdx
+		if d.guar == nil {
+			d.guar = make([][]gshare, len(d.f.names))
+		}
+		d.guar[s] = append(d.guar[s], gshare{project: b.Project, guaranteed: int32(min(b.GPUs, MaxBookedGPUs)),
+			booked: true, starts: int64(b.Starts.Sub(d.now))})
+		d.booked = true
+	}
+}
+
+// MaxBookedGPUs bounds one booking's cards as Decide counts them.
+const MaxBookedGPUs = 1 << 20
+
+// keepHeld keeps of specs (places: a spec in a region) those where a task of project p taking g cards (short when short,
+// ending at the latest at end90) leaves enough free cards for the shares held for others on
+// that spec, and returns them (reusing specs' array). A guaranteed share holds back cards
+// from other projects' long tasks while unmet; short tasks may borrow it, since they give
+// the cards back within the short lane's limit. A booking holds its cards from everyone but
+// short tasks of other projects ending before its window starts; once the window is open
+// its own project's tasks take them, and its project's cards of the spec count against it.
+// own is true when a spec was left out only for the project's own booking whose window has
+// not opened; ownStart is then the earliest such window's start (an offset from now).
+func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (kept []int32, own bool, ownStart int64, booked bool) {
+	n := 0
+	ownStart = never
+	for _, s := range specs {
+		owed, mine := int32(0), int32(0)
+		first := int64(never)
+		name := d.f.specs[s].nameIdx
+		for _, gs := range d.guar[name] {
+			me := gs.project == d.q.projName[p]
+			switch {
+			case !gs.booked && (short || me):
+			case gs.booked && me && gs.starts <= 0:
+			case gs.booked && short && end90 <= gs.starts:
+			case gs.booked && gs.starts > 0 && me:
+				mine += gs.guaranteed
+				first = min(first, gs.starts)
+			case gs.booked && gs.starts > 0:
+				owed += gs.guaranteed
+				booked = true
+			case gs.held < gs.guaranteed:
+				owed += gs.guaranteed - gs.held
+				booked = booked || gs.booked
+			}
+		}
+		// A share holds cards of its spec in every region: what is free of the spec counts.
+		left := -int64(g)
+		for _, o := range d.f.byName[d.f.names[name]] {
+			left += int64(d.f.specs[o].freeGPUs)
+		}
+		switch {
+		case owed+mine == 0 || left >= int64(owed)+int64(mine) || left < 0 && owed == 0:
+			// Kept, also when the cards would not fit whatever is held: then the task waits
+			// for cards, not for a hold.
+			specs[n] = s
+			n++
+		case left >= int64(owed):
+			own, ownStart = true, min(ownStart, first)
+		}
+	}
+	return specs[:n], own, ownStart, booked
+}

@@ -1,0 +1,213 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	kfleet "kashi/fleet"
+	"kashi/fleet/sim"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/scaler"
+	"kashi/scheduler"
+)
+
+// A reservation approved for tomorrow 09:00–18:00, through the real HTTP API, scaling loop
+// and scheduler loop on an injected clock: the pool grows within its lead time (the default
+// boot timeout, 15m) before 09:00, the project's task waits for its window and starts at
+// 09:00 on the held cards, another project's long task does not take them, and after 18:00
+// the pool's floor is gone and the other project gets the cards.
+func TestReservationScenario(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) { reservationScenario(t, store) })
+}
+
+func reservationScenario(t *testing.T, store *models.Store) {
+	s := newServerOn(t, store, testCfg())
+	ctx := context.Background()
+	pool, err := s.store.SavePoolConfig(ctx, "a100", a100Config(), "tester", "first", t0.Add(-2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.projects("vision", "nlp")
+	n1 := s.register(node("a100-01").inPool("a100").cards(a100Name, a100MiB, 8))
+	vision, _ := s.store.ProjectByName(ctx, "vision")
+	if _, err := s.store.SetQuota(ctx, "tester", models.Quota{ProjectID: vision.ID, Spec: "A100-80G", MaxGPUs: 16,
+		BudgetCardHours: 1000, StartsAt: t0.AddDate(0, 0, -1), EndsAt: t0.AddDate(0, 1, 0)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	mia, li := s.member("mia", "vision"), s.memberAs("li", "vision", models.ProjectRoleLead)
+	opens, closes := t0.Add(24*time.Hour), t0.Add(33*time.Hour) // tomorrow 09:00–18:00 UTC
+	lead := 15 * time.Minute
+
+	// Mia asks, Li approves: one window is booked.
+	w := s.post("/api/v1/requests", mustJSON(t, map[string]any{"project": "vision", "spec": "A100-80G", "kind": "reservation",
+		"change": map[string]any{"reserve_gpus": 8, "reserve_begins": opens, "reserve_ends": closes}, "reason": "delivery week"}), bearer(mia)...)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("POST /api/v1/requests = %d %s", w.Code, w.Body)
+	}
+	id := decode[struct{ ID int64 }](t, w).ID
+	if w := s.post(fmt.Sprintf("/api/v1/requests/%d/approve", id), `{"comment":"ok"}`, bearer(li)...); w.Code != http.StatusOK {
+		t.Fatalf("approve = %d %s", w.Code, w.Body)
+	}
+	if rs, _ := s.store.Reservations(ctx, t0, closes); len(rs) != 1 || rs[0].GPUs != 8 {
+		t.Fatalf("booked %+v", rs)
+	}
+
+	// nlp keeps a100-01 busy with a task that never ends.
+	resident := s.create(task("resident").of("nlp").spec("A100-80G").ready().gpus(8), t0)
+	s.place(resident, t0, n1.UUIDs...)
+
+	now := opens.Add(-lead - time.Minute)
+	clock := func() time.Time { return now }
+	demand := func(ctx context.Context, at time.Time) (scheduler.Snapshot, scheduler.Plan, error) {
+		return s.sched.loop.QueuePlan(ctx, at)
+	}
+	sc := scaler.New(s.store, scaler.Config{Providers: map[string]kfleet.Provider{"sim": sim.New(sim.Options{Now: clock, BootLatency: 5 * time.Minute})},
+		Queue: demand, Now: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	nodes := []registered{n1}
+	seen := func(at time.Time) { // the agents report: their nodes stay live
+		s.setNow(at)
+		for _, n := range nodes {
+			s.postSamples(n.Token, sample(n.UUIDs[0], at, 0, 0))
+		}
+	}
+	scale := func(at time.Time) scaler.Plan {
+		t.Helper()
+		now = at
+		seen(at)
+		plan, err := sc.RunOnce(ctx, at)
+		if err != nil {
+			t.Fatalf("scaling at %s: %v", at, err)
+		}
+		return plan
+	}
+	booked := func(p scaler.Plan) bool {
+		return slices.ContainsFunc(p.Actions, func(a scaler.Action) bool { return a.Reason == scaler.ReasonBooked }) ||
+			slices.ContainsFunc(p.Skips, func(k scaler.Skip) bool { return k.Reason == scaler.ReasonBooked })
+	}
+	if p := scale(now); booked(p) || len(p.Actions) != 0 {
+		t.Fatalf("before the lead time the pool acted: %+v", p.Actions)
+	}
+	p := scale(opens.Add(-lead + time.Minute))
+	if len(p.Actions) != 1 || p.Actions[0].Kind != scaler.ActionScaleUp || p.Actions[0].Reason != scaler.ReasonBooked || p.Actions[0].Count != 1 {
+		t.Fatalf("within the lead time the pool did %+v (%+v), want one node up for the booking", p.Actions, p.Skips)
+	}
+	// The machine boots and its agent registers.
+	ms, err := s.store.Machines(ctx, pool.ID)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("Machines = %+v, %v", ms, err)
+	}
+	s.setNow(opens.Add(-5 * time.Minute))
+	nb := node("a100-02").inPool("a100").cards(a100Name, a100MiB, 8)
+	nb.r.MachineID = ms[0].ProviderID
+	n2 := s.register(nb)
+	nodes = append(nodes, n2)
+
+	long := s.create(task("long").of("nlp").spec("A100-80G").ready().gpus(8), opens.Add(-2*time.Hour))
+	peak := s.create(task("peak").spec("A100-80G").ready().gpus(8), opens.Add(-time.Hour))
+	tick := func(at time.Time) {
+		t.Helper()
+		seen(at)
+		if _, err := s.sched.loop.RunOnce(ctx, at); err != nil {
+			t.Fatalf("scheduling at %s: %v", at, err)
+		}
+	}
+	tick(opens.Add(-5 * time.Minute))
+	q := queueOf(t, s)
+	if e := q[peak.ID]; e.Reason != string(scheduler.ReasonReservationWindow) || e.ETAP50 == nil || !e.ETAP50.Equal(opens) {
+		t.Errorf("before 09:00 the project's task waits as %+v, want %s from 09:00", e, scheduler.ReasonReservationWindow)
+	}
+	if e := q[long.ID]; e.Reason != string(scheduler.ReasonNoFreeGPUs) || e.ReasonDetail != scheduler.DetailBooked {
+		t.Errorf("before 09:00 the other project's long task waits as %+v, want booked cards", e)
+	}
+
+	tick(opens)
+	if got := s.taskState(peak.ID); got != models.TaskStarting {
+		t.Fatalf("at 09:00 the project's task is %s, want starting", got)
+	}
+	if on := s.taskGPUs(peak.ID); !slices.Equal(on, s.gpuIDs(n2.UUIDs...)) {
+		t.Errorf("the project's task runs on %v, want the booked node's cards", on)
+	}
+	if got := s.taskState(long.ID); got != models.TaskQueued {
+		t.Errorf("the other project's long task is %s in the window, want queued", got)
+	}
+	// In the window the pool keeps the booked node; the other project's waiting task is
+	// demand for one more.
+	if p := scale(opens.Add(time.Hour)); slices.ContainsFunc(p.Actions, func(a scaler.Action) bool { return a.Kind == scaler.ActionDrain }) {
+		t.Errorf("in the window the pool drains: %+v", p.Actions)
+	}
+
+	// The project's task ends in the afternoon; after 18:00 the cards are released.
+	if err := s.store.ReportTaskStatus(ctx, n2.ID, peak.ID, models.TaskReport{State: models.ReportRunning, TS: opens.Add(time.Minute)}, opens.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.ReportTaskStatus(ctx, n2.ID, peak.ID, models.TaskReport{State: models.ReportExited, TS: closes.Add(-time.Hour)}, closes.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	tick(closes.Add(-30 * time.Minute))
+	if got := s.taskState(long.ID); got != models.TaskQueued {
+		t.Errorf("the other project's long task is %s before 18:00, want queued", got)
+	}
+	if p := scale(closes.Add(time.Minute)); booked(p) {
+		t.Errorf("after 18:00 the pool still holds the booking: %+v %+v", p.Actions, p.Skips)
+	}
+	tick(closes.Add(time.Minute))
+	if got := s.taskState(long.ID); got != models.TaskStarting {
+		t.Errorf("after 18:00 the other project's long task is %s, want starting", got)
+	}
+}
+
+// queueOf reads GET /api/v1/queue by task id.
+func queueOf(t *testing.T, s *server) map[int64]queueTask {
+	t.Helper()
+	w := s.get("/api/v1/queue")
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET /api/v1/queue = %d %s", w.Code, w.Body)
+	}
+	out := make(map[int64]queueTask)
+	for _, e := range decode[struct{ Tasks []queueTask }](t, w).Tasks {
+		out[e.ID] = e
+	}
+	return out
+}
+
+// queueTask is what the scenario reads of a queue entry.
+type queueTask struct {
+	ID           int64      `json:"id"`
+	Reason       string     `json:"reason"`
+	ReasonDetail string     `json:"reason_detail"`
+	ETAP50       *time.Time `json:"eta_p50"`
+}
+
+// taskState is the task's state in the store.
+func (s *server) taskState(id int64) string {
+	s.tb.Helper()
+	tk, err := s.store.TaskByID(context.Background(), id)
+	if err != nil {
+		s.tb.Fatalf("Task(%d): %v", id, err)
+	}
+	return tk.State
+}
+
+// taskGPUs are the cards the task holds, by id.
+func (s *server) taskGPUs(id int64) []int64 {
+	s.tb.Helper()
+	as, err := s.store.OpenAllocations(context.Background())
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	var out []int64
+	for _, a := range as {
+		if a.TaskID == id {
+			out = append(out, a.GPUID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
