@@ -34,6 +34,7 @@ var migrations = []migration{
 	{15, "the specs and regions a task accepts", migrateV15Places},
 	{18, "an index of the rollups' counts that the ledger reads", migrateV18LedgerIndex},
 	{19, "advance reservations: cards of a spec booked for a project over a window", migrateV19Reservations},
+	{20, "an index of the open allocations by node, read by every agent poll", migrateV20NodeOpen},
 }
 
 // schemaVersion records each applied migration.

@@ -141,10 +141,20 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	db := s.db.WithContext(ctx)
 	// A task larger than a node holds GPUs on several; each node runs it on its own GPUs, with
 	// its rank, until it exits there.
+	// The node's open allocations come from their own index (idx_allocations_node_open) and
+	// the tasks by primary key: a poll costs the node's few rows, not the history's.
+	var onNode []int64
+	if err := db.Model(&Allocation{}).Distinct("task_id").
+		Where("node_id = ? AND ended_at IS NULL", nodeID).
+		Where("NOT EXISTS (SELECT 1 FROM task_node_exits e WHERE e.task_id = allocations.task_id AND e.node_id = ?)", nodeID).
+		Pluck("task_id", &onNode).Error; err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
+	if len(onNode) == 0 {
+		return []Assignment{}, nil
+	}
 	var tasks []Task
-	onNode := db.Model(&Allocation{}).Select("task_id").Where("node_id = ? AND ended_at IS NULL", nodeID)
-	exited := db.Model(&TaskNodeExit{}).Select("task_id").Where("node_id = ?", nodeID)
-	if err := db.Where("id IN (?) AND id NOT IN (?) AND state IN ?", onNode, exited, []string{TaskStarting, TaskRunning}).
+	if err := db.Where("id IN ? AND state IN ?", onNode, []string{TaskStarting, TaskRunning}).
 		Order("id").Find(&tasks).Error; err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
