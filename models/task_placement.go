@@ -44,22 +44,14 @@ func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
 	for i, n := range nodes {
 		at[n.ID] = i
 	}
-	rows, err := db.Raw(`SELECT ` + gpuColumns + ` FROM gpus ORDER BY node_id, gpu_index`).Rows()
+	gpus, err := readGPUs(db, "")
 	if err != nil {
 		return nil, fmt.Errorf("models: gpus: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var g GPU
-		if err := rows.Scan(gpuDest(&g)...); err != nil {
-			return nil, fmt.Errorf("models: gpus: %w", err)
-		}
+	for _, g := range gpus {
 		if i, ok := at[g.NodeID]; ok {
 			nodes[i].GPUs = append(nodes[i].GPUs, g)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("models: gpus: %w", err)
 	}
 	return nodes, nil
 }
