@@ -182,7 +182,7 @@ func (s *Store) commitSamples(group []*sampleJob) {
 				seen[j.nodeID] = j.now
 			}
 		}
-		inserted, err := insertSamples(tx, all)
+		inserted, err := s.insertSamples(tx, all)
 		if err != nil {
 			return err
 		}
@@ -220,25 +220,22 @@ func (s *Store) commitSamples(group []*sampleJob) {
 	}
 }
 
-// insertSamples inserts rows, a thousand to a statement, skipping readings already stored,
-// and returns the (GPU, ts) of those it inserted.
-func insertSamples(tx *gorm.DB, rows []GPUSample) (map[[2]int64]bool, error) {
-	const chunk = 1000
+// insertSamples inserts rows, skipping readings already stored, and returns the (gpu, ts)
+// keys it inserted: on Postgres in one statement of column arrays (pg_array.go), on SQLite a
+// thousand rows to a statement.
+func (s *Store) insertSamples(tx *gorm.DB, rows []GPUSample) (map[[2]int64]bool, error) {
 	inserted := make(map[[2]int64]bool, len(rows))
 	for len(rows) > 0 {
-		n := min(len(rows), chunk)
-		var sb strings.Builder
-		args := make([]any, 0, 6*n)
-		sb.WriteString("INSERT INTO gpu_samples (gpu_id, ts, memory_used_mib, util_pct, temp_c, power_w) VALUES ")
-		for i, r := range rows[:n] {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString("(?,?,?,?,?,?)")
-			args = append(args, r.GPUID, r.TS, r.MemoryUsedMiB, r.UtilPct, r.TempC, r.PowerW)
+		n := len(rows)
+		var q string
+		var args []any
+		if s.postgres {
+			q, args = samplesUnnest(rows)
+		} else {
+			n = min(n, 1000)
+			q, args = samplesValues(rows[:n])
 		}
-		sb.WriteString(" ON CONFLICT DO NOTHING RETURNING gpu_id, ts")
-		res, err := tx.Raw(sb.String(), args...).Rows()
+		res, err := tx.Raw(q+" ON CONFLICT DO NOTHING RETURNING gpu_id, ts", args...).Rows()
 		if err != nil {
 			return nil, fmt.Errorf("insert samples: %w", err)
 		}
@@ -259,6 +256,37 @@ func insertSamples(tx *gorm.DB, rows []GPUSample) (map[[2]int64]bool, error) {
 	return inserted, nil
 }
 
+const insertSamplesInto = "INSERT INTO gpu_samples (gpu_id, ts, memory_used_mib, util_pct, temp_c, power_w) "
+
+// samplesValues is the insert of rows as a VALUES list.
+func samplesValues(rows []GPUSample) (string, []any) {
+	var sb strings.Builder
+	args := make([]any, 0, 6*len(rows))
+	sb.WriteString(insertSamplesInto + "VALUES ")
+	for i, r := range rows {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?,?,?,?,?,?)")
+		args = append(args, r.GPUID, r.TS, r.MemoryUsedMiB, r.UtilPct, r.TempC, r.PowerW)
+	}
+	return sb.String(), args
+}
+
+// samplesUnnest is the insert of rows as Postgres column arrays.
+func samplesUnnest(rows []GPUSample) (string, []any) {
+	cols := make([]pgInts, 6)
+	for i := range cols {
+		cols[i] = make(pgInts, len(rows))
+	}
+	for i, r := range rows {
+		cols[0][i], cols[1][i], cols[2][i] = r.GPUID, r.TS, r.MemoryUsedMiB
+		cols[3][i], cols[4][i], cols[5][i] = int64(r.UtilPct), int64(r.TempC), int64(r.PowerW)
+	}
+	return insertSamplesInto + "SELECT * FROM unnest(" + strings.Repeat("CAST(? AS BIGINT[]),", 5) + "CAST(? AS BIGINT[]))",
+		[]any{cols[0], cols[1], cols[2], cols[3], cols[4], cols[5]}
+}
+
 // sampleRows validates one node's batch against its GPUs and the window [floor, now +
 // MaxFutureSkew] and returns its rows.
 func sampleRows(samples []Reading, byUUID map[string]*GPU, floor, now time.Time) ([]GPUSample, error) {
@@ -273,31 +301,49 @@ func sampleRows(samples []Reading, byUUID map[string]*GPU, floor, now time.Time)
 	return rows, nil
 }
 
-// saveGPUReadings writes the GPUs' latest readings and timers, a few hundred GPUs to a
-// statement (UPDATE … FROM VALUES, which SQLite and Postgres both run; VALUES columns are
-// named column1… on both).
+// saveGPUReadings writes the GPUs' latest readings and timers: on Postgres in one
+// statement of column arrays, on SQLite a few hundred GPUs to an UPDATE … FROM VALUES.
 func (s *Store) saveGPUReadings(tx *gorm.DB, gpus []GPU) error {
-	const chunk = 500
-	num, ts := "?", "?"
+	// Columns by VALUES's names (column1 …), which SQLite gives and the arrays are named.
+	const set = "UPDATE gpus SET memory_used_mib = v.column2, util_pct = v.column3, temp_c = v.column4, " +
+		"power_w = v.column5, sampled_at = v.column6, idle_since = v.column7, saturated_since = v.column8 FROM "
+	const where = " WHERE gpus.id = v.column1"
 	if s.postgres {
-		// Postgres types a VALUES list from its parameters only when told.
-		num, ts = "CAST(? AS BIGINT)", "CAST(? AS TIMESTAMPTZ)"
+		if len(gpus) == 0 {
+			return nil
+		}
+		nums := make([]pgInts, 5)
+		times := make([]pgTimes, 3)
+		for i := range nums {
+			nums[i] = make(pgInts, len(gpus))
+		}
+		for i := range times {
+			times[i] = make(pgTimes, len(gpus))
+		}
+		for i, g := range gpus {
+			nums[0][i], nums[1][i], nums[2][i], nums[3][i], nums[4][i] = g.ID, g.MemoryUsedMiB, int64(g.UtilPct), int64(g.TempC), int64(g.PowerW)
+			times[0][i], times[1][i], times[2][i] = g.SampledAt, g.IdleSince, g.SaturatedSince
+		}
+		q := set + "unnest(" + strings.Repeat("CAST(? AS BIGINT[]),", 5) + strings.Repeat("CAST(? AS TIMESTAMPTZ[]),", 2) + "CAST(? AS TIMESTAMPTZ[])) AS v(column1, column2, column3, column4, column5, column6, column7, column8)" + where
+		if err := tx.Exec(q, nums[0], nums[1], nums[2], nums[3], nums[4], times[0], times[1], times[2]).Error; err != nil {
+			return fmt.Errorf("update gpu readings: %w", err)
+		}
+		return nil
 	}
-	row := "(" + strings.Join([]string{num, num, num, num, num, ts, ts, ts}, ",") + ")"
+	const chunk = 500
 	for len(gpus) > 0 {
 		n := min(len(gpus), chunk)
 		var sb strings.Builder
 		args := make([]any, 0, 8*n)
-		sb.WriteString("UPDATE gpus SET memory_used_mib = v.column2, util_pct = v.column3, temp_c = v.column4, " +
-			"power_w = v.column5, sampled_at = v.column6, idle_since = v.column7, saturated_since = v.column8 FROM (VALUES ")
+		sb.WriteString(set + "(VALUES ")
 		for i, g := range gpus[:n] {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString(row)
+			sb.WriteString("(?,?,?,?,?,?,?,?)")
 			args = append(args, g.ID, g.MemoryUsedMiB, g.UtilPct, g.TempC, g.PowerW, g.SampledAt, g.IdleSince, g.SaturatedSince)
 		}
-		sb.WriteString(") AS v WHERE gpus.id = v.column1")
+		sb.WriteString(") AS v" + where)
 		if err := tx.Exec(sb.String(), args...).Error; err != nil {
 			return fmt.Errorf("update gpu readings: %w", err)
 		}
@@ -306,8 +352,8 @@ func (s *Store) saveGPUReadings(tx *gorm.DB, gpus []GPU) error {
 	return nil
 }
 
-// markNodesSeen sets the nodes' last-seen times, a few hundred nodes to a statement (UPDATE …
-// FROM VALUES, as saveGPUReadings), and brings lost nodes back to ready; it returns how many
+// markNodesSeen sets the nodes' last-seen times (as saveGPUReadings: column arrays on
+// Postgres, VALUES lists on SQLite) and brings lost nodes back to ready; it returns how many
 // came back.
 func (s *Store) markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, error) {
 	if len(seen) == 0 {
@@ -318,24 +364,31 @@ func (s *Store) markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, err
 		ids = append(ids, id)
 	}
 	slices.Sort(ids) // the same lock order in every group
-	row := "(?,?)"
+	const set, where = "UPDATE nodes SET last_seen_at = v.column2 FROM ", " WHERE nodes.id = v.column1"
 	if s.postgres {
-		row = "(CAST(? AS BIGINT),CAST(? AS TIMESTAMPTZ))"
+		at := make(pgTimes, len(ids))
+		for i, id := range ids {
+			t := seen[id]
+			at[i] = &t
+		}
+		if err := tx.Exec(set+"unnest(CAST(? AS BIGINT[]), CAST(? AS TIMESTAMPTZ[])) AS v(column1, column2)"+where, pgInts(ids), at).Error; err != nil {
+			return 0, fmt.Errorf("mark nodes seen: %w", err)
+		}
 	}
 	const chunk = 500
-	for rest := ids; len(rest) > 0; {
+	for rest := ids; len(rest) > 0 && !s.postgres; {
 		n := min(len(rest), chunk)
 		var sb strings.Builder
 		args := make([]any, 0, 2*n)
-		sb.WriteString("UPDATE nodes SET last_seen_at = v.column2 FROM (VALUES ")
+		sb.WriteString(set + "(VALUES ")
 		for i, id := range rest[:n] {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString(row)
+			sb.WriteString("(?,?)")
 			args = append(args, id, seen[id])
 		}
-		sb.WriteString(") AS v WHERE nodes.id = v.column1")
+		sb.WriteString(") AS v" + where)
 		if err := tx.Exec(sb.String(), args...).Error; err != nil {
 			return 0, fmt.Errorf("mark nodes seen: %w", err)
 		}
