@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +143,27 @@ func TestBillsCostTrendIssuedOnly(t *testing.T) {
 	}
 	if len(p.lines) != 0 {
 		t.Errorf("compared projects = %v, want none: nothing was charged in April or May", p.lines)
+	}
+}
+
+// TestWeeklyReportNote: the weekly report's in-app notification reads in the viewer's
+// language and links to the week's report, whatever language its chat text was sent in.
+func TestWeeklyReportNote(t *testing.T) {
+	w := newBillWorld(t)
+	p, err := w.store.ProjectByName(context.Background(), "nlp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "weekly-report:2026-W09:" + strconv.FormatInt(p.ID, 10)
+	if _, err := w.store.NotifyProject(context.Background(), p.ID, key, "weekly-report", "Kashi weekly report: nlp", t0); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{"en": "The report of week 2026-W09 is out.", "zh-CN": "2026-W09 周的周报已发出。"} {
+		r := w.get("/notifications", append(bearer(w.tokens["lead"]), "Cookie", "kashi_lang="+lang)...)
+		doc := parse(t, r.Body.String())
+		a := doc.Find(`a[href="/reports?week=2026-W09"]`)
+		if a.Length() != 1 || strings.TrimSpace(a.Text()) != want {
+			t.Errorf("%s: the note links %d times, text %q; want %q", lang, a.Length(), a.Text(), want)
+		}
 	}
 }
