@@ -776,6 +776,7 @@ var catalogEN = map[string]string{
 	"bills.chart.desc":          "One column per month: the projects' cost without idle cards, then the cost of idle cards on top. The table below has this month against last month.",
 	"bills.chart.column":        "%s: %s in all",
 	"bills.chart.segment":       "%s: %s",
+	"bills.chart.none":          "No bill of these months charged anything.",
 	"bills.chart.other":         "Other projects",
 	"bills.chart.idle":          "Idle cards",
 	"bills.compare.title":       "%s so far against %s",

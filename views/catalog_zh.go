@@ -776,6 +776,7 @@ var catalogZH = map[string]string{
 	"bills.chart.desc":          "每月一列：各项目不含闲置卡的费用，最上面是闲置卡费用。下表是本月与上月的对比。",
 	"bills.chart.column":        "%s：共 %s",
 	"bills.chart.segment":       "%s：%s",
+	"bills.chart.none":          "这几个月的账单都没有费用。",
 	"bills.chart.other":         "其他项目",
 	"bills.chart.idle":          "闲置卡",
 	"bills.compare.title":       "%s 至今对比 %s",

@@ -167,3 +167,17 @@ func TestWeeklyReportNote(t *testing.T) {
 		}
 	}
 }
+
+// TestBillsCostTrendEmpty: with nothing charged in any month shown, the page says so
+// instead of drawing an empty chart.
+func TestBillsCostTrendEmpty(t *testing.T) {
+	w := newBillWorld(t)
+	w.setNow(time.Date(2027, 3, 10, 0, 0, 0, 0, time.UTC)) // February 2026 is beyond the twelve months
+	doc := parse(t, string(w.as("finance", "/bills?month=2027-02").Body))
+	if doc.Find(`[data-testid=cost-chart-none]`).Length() != 1 || doc.Find(`[data-testid=cost-chart]`).Length() != 0 {
+		t.Errorf("no cost in the months shown: want the empty notice and no chart")
+	}
+	if doc.Find(`[data-testid=cost-compare-none]`).Length() != 1 {
+		t.Errorf("no cost this month or last: want the compare notice")
+	}
+}
