@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,5 +166,40 @@ func TestSendWeeklyReportsRetries(t *testing.T) {
 	week, n, err := notice.SendWeeklyReports(ctx, s, []notify.Channel{ch}, mondays9(t), r.make, shanghai(9, 9, 5), nil)
 	if err != nil || week != "2026-W10" || n != 1 || len(ch.got) != 1 {
 		t.Errorf("the pass after = %q, %d, %v with %d sent; want 2026-W10 to one project", week, n, err, len(ch.got))
+	}
+}
+
+// lockedRecorder is a recorder that two replicas may share.
+type lockedRecorder struct {
+	mu  sync.Mutex
+	got []notify.Message
+}
+
+func (r *lockedRecorder) Send(_ context.Context, m notify.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, m)
+	return nil
+}
+
+// TestSendWeeklyReportsTwoReplicas: two servers on one database passing at the same moment
+// both make the report, and only the one whose claim made the row sends it.
+func TestSendWeeklyReportsTwoReplicas(t *testing.T) {
+	ctx := context.Background()
+	w, a := newWeeklyWorld(t)
+	b := w.open(t)
+	ch := &lockedRecorder{}
+	var wg sync.WaitGroup
+	for _, s := range []*models.Store{a, b} {
+		wg.Go(func() {
+			r := &reports{pid: w.pid}
+			if _, _, err := notice.SendWeeklyReports(ctx, s, []notify.Channel{ch}, mondays9(t), r.make, shanghai(9, 9, 0), nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if len(ch.got) != 1 {
+		t.Errorf("the channel got %d messages from two replicas, want 1", len(ch.got))
 	}
 }
