@@ -72,8 +72,9 @@ func (h *Bills) issuedBills(ctx context.Context, p *Principal, month string) ([]
 // trendMonths months up to current, less its idle part (billing.IdleFen), which is a series
 // of its own, and each project's cost this month against last month. The current and the
 // last month are the bills as the page shows them (issued, else computed now; known holds
-// months the page computed already); earlier months count issued bills only, so that the chart costs
-// two computations of the ledger, not twelve. Leading months without a charge are left out.
+// months the page computed already); earlier months count issued bills only, so that the
+// chart reads the ledger for two months, not twelve. Leading months without a charge are
+// left out.
 func (h *Bills) costTrend(ctx context.Context, p *Principal, current billing.Month, known map[string][]billing.Bill,
 	now time.Time, loc *time.Location) (views.CostTrend, error) {
 	var months []billing.Month
