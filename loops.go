@@ -105,7 +105,7 @@ const (
 )
 
 // addHousekeeping adds the loops that keep the record: rollups, GPU memory alerts and the
-// sending of alerts, and quota reminders.
+// sending of alerts, quota reminders, and the weekly report unless it is off.
 func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Channel, cfg serveConfig, now func() time.Time, log *slog.Logger) {
 	loops.Every("rollups", rollupEvery, func(ctx context.Context) error {
 		return store.RollUp(ctx, now(), cfg.Retention)
@@ -122,6 +122,13 @@ func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Cha
 		_, err := notice.SendReminders(ctx, store, channels, reminders, now(), log)
 		return err
 	})
+	if cfg.weekly != nil {
+		pol, reports := weeklyPolicy(*cfg.weekly, cfg.Location), weeklyReports(store, cfg.Lang, cfg.PublicURL)
+		loops.Every("weekly report", weeklyEvery, func(ctx context.Context) error {
+			_, _, err := notice.SendWeeklyReports(ctx, store, channels, pol, reports, now(), log)
+			return err
+		})
+	}
 }
 
 // addSchedules adds the loop that submits templates' scheduled runs through the store, as the

@@ -22,6 +22,13 @@ func TestParseServe(t *testing.T) {
 	if cfg, _ := parseServe([]string{"--db", "x.db"}, func(string) string { return "" }, io.Discard); !cfg.dbSet {
 		t.Error("--db given: dbSet = false, want true")
 	}
+	if cfg.weekly == nil || cfg.WeeklyReport != "0 9 * * 1" {
+		t.Errorf("the weekly report by default = %q, want Mondays at 09:00", cfg.WeeklyReport)
+	}
+	off, err := parseServe(nil, func(k string) string { return map[string]string{"KASHI_WEEKLY_REPORT": "off"}[k] }, io.Discard)
+	if err != nil || off.weekly != nil {
+		t.Errorf("KASHI_WEEKLY_REPORT=off: %v, schedule %v; want none", err, off.weekly)
+	}
 }
 
 func TestRunRejectsBadInput(t *testing.T) {
@@ -39,6 +46,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		"db max conns":     {[]string{"serve", "--db-max-conns", "0"}, nil, "--db-max-conns"},
 		"env max conns":    {[]string{"serve"}, map[string]string{"KASHI_DB_MAX_CONNS": "many"}, "KASHI_DB_MAX_CONNS"},
 		"time zone":        {[]string{"serve", "--time-zone", "Mars/Olympus"}, nil, "--time-zone"},
+		"weekly report":    {[]string{"serve", "--weekly-report", "Monday 9am"}, nil, "--weekly-report"},
 		"stray argument":   {[]string{"serve", "extra"}, nil, "unexpected argument"},
 		"agent no token":   {[]string{"agent"}, nil, "--join-token"},
 		"once alone":       {[]string{"agent", "--once"}, nil, "--once and --print go together"},

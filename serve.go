@@ -26,6 +26,7 @@ import (
 	"kashi/models"
 	"kashi/notice"
 	"kashi/scaler"
+	"kashi/schedule"
 	"kashi/scheduler"
 	"kashi/views"
 	"kashi/web"
@@ -85,6 +86,10 @@ type serveConfig struct {
 	// Lang is the installation's language (views.LangEN or views.LangZH): chat messages of
 	// alerts are written in it, whoever reads them; pages follow each viewer's choice.
 	Lang string
+	// WeeklyReport is when the weekly report goes out, a cron expression in TimeZone;
+	// "off" sends none. weekly is it parsed.
+	WeeklyReport string
+	weekly       *schedule.Schedule
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -119,6 +124,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.SecretKey, "secret-key", "", "base64 of 32 bytes sealing secret task env values (SQLite default: a key file beside the database)")
 	f.Int(&c.DBMaxConns, "db-max-conns", models.DefaultMaxConns, "the most Postgres connections this server opens")
 	f.String(&c.Lang, "lang", views.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
+	f.String(&c.WeeklyReport, "weekly-report", defaultWeeklyReport, "when the weekly report goes to each project and the --notify channels: a cron expression in --time-zone, or off")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -130,6 +136,13 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return c, fmt.Errorf("--time-zone: %w", err)
 	}
 	c.Location = loc
+	if c.WeeklyReport != weeklyReportOff {
+		w, err := schedule.Parse(c.WeeklyReport, c.TimeZone)
+		if err != nil {
+			return c, fmt.Errorf("--weekly-report: %w", err)
+		}
+		c.weekly = &w
+	}
 	if c.ctyun, err = ctyunCredentials(getenv, c.CtyunCredentials); err != nil {
 		return c, err
 	}

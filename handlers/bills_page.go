@@ -14,7 +14,8 @@ import (
 )
 
 // BillsPage shows a month's bills of the projects the caller sees (finance and admins: all,
-// with pool idle and downloads of every project); the month is ?month=, by default the last
+// with pool idle and downloads of every project), under the charts of their cost over the
+// last months and this month against last month (costTrend); the month is ?month=, by default the last
 // month that has ended in the billing time zone, or the latest month with card time when
 // that one has none (the page says so). GET /bills.
 func (h *Bills) BillsPage(c echo.Context) error {
@@ -49,38 +50,22 @@ func (h *Bills) BillsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var bills []billing.Bill
-	if p.SeesAllBills() {
-		res, err := billing.MonthBills(ctx, h.store, month, now)
-		if err != nil {
-			return billError(err)
+	bills, poolIdle, err := h.viewerBills(ctx, p, month, now)
+	if err != nil {
+		return err
+	}
+	for _, pi := range poolIdle {
+		v := views.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
+			HeldS: pi.HeldS, IdleS: pi.IdleS, PackageS: pi.PackageS, OrganisationS: pi.OrganisationS, UnmanagedS: pi.UnmanagedS}
+		for _, n := range pi.UnmanagedNodes {
+			v.UnmanagedNodes = append(v.UnmanagedNodes, views.NodeSeconds{Node: n.Node, Seconds: n.UnmanagedS})
 		}
-		bills = res.Bills
-		for _, pi := range res.PoolIdle {
-			v := views.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
-				HeldS: pi.HeldS, IdleS: pi.IdleS, PackageS: pi.PackageS, OrganisationS: pi.OrganisationS, UnmanagedS: pi.UnmanagedS}
-			for _, n := range pi.UnmanagedNodes {
-				v.UnmanagedNodes = append(v.UnmanagedNodes, views.NodeSeconds{Node: n.Node, Seconds: n.UnmanagedS})
-			}
-			d.PoolIdle = append(d.PoolIdle, v)
-		}
-	} else {
-		ps, err := h.store.Projects(ctx)
-		if err != nil {
-			return err
-		}
-		for _, pj := range ps {
-			if !p.SeesBills(pj.ID) {
-				continue
-			}
-			b, err := billing.ProjectBill(ctx, h.store, pj.ID, month, now)
-			if err != nil {
-				return billError(err)
-			}
-			bills = append(bills, b)
-		}
+		d.PoolIdle = append(d.PoolIdle, v)
 	}
 	d.Groups, d.Total = billGroups(bills, tags)
+	if d.Trend, err = h.costTrend(ctx, p, current, map[string][]billing.Bill{month: bills}, now, loc); err != nil {
+		return err
+	}
 	return Render(c, http.StatusOK, views.Bills(Locale(c), d))
 }
 

@@ -34,6 +34,10 @@ func notificationView(n models.Notification) views.NotificationView {
 		}
 	case "budget": // budget:<quota>:<yyyy-mm>:<percent>
 		v.Percent = int(num(3))
+	case "weekly-report": // weekly-report:<yyyy-Www>:<project>
+		if len(parts) > 1 {
+			v.Week = parts[1]
+		}
 	}
 	return v
 }

@@ -35,6 +35,7 @@ var migrations = []migration{
 	{18, "an index of the rollups' counts that the ledger reads", migrateV18LedgerIndex},
 	{19, "advance reservations: cards of a spec booked for a project over a window", migrateV19Reservations},
 	{20, "an index of the open allocations by node, read by every agent poll", migrateV20NodeOpen},
+	{21, "the weekly reports sent, one row per week", migrateV21WeeklyReports},
 }
 
 // schemaVersion records each applied migration.

@@ -93,10 +93,11 @@ type NotificationView struct {
 	// when the page does not know it.
 	TaskID int64
 	// RequestID is the quota request a notification is about; Date the day a quota ends;
-	// Percent the share of a budget used.
+	// Percent the share of a budget used; Week the week of a weekly report.
 	RequestID int64
 	Date      string
 	Percent   int
+	Week      string
 	// Project is the project it is about; "" when it names none.
 	Project   string
 	Kind      string

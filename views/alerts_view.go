@@ -50,6 +50,8 @@ func notificationKindText(l Locale, kind string) string {
 		return l.T("notes.kind.task_reclaimed")
 	case "task-ended":
 		return l.T("notes.kind.task_ended")
+	case "weekly-report":
+		return l.T("notes.kind.weekly_report")
 	}
 	return kind
 }

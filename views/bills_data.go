@@ -19,6 +19,8 @@ type BillsData struct {
 	// Notice says the page opened on another month than the last one that ended, which
 	// held no card.
 	Notice string
+	// Trend is the charts of the cost over the last months.
+	Trend CostTrend
 }
 
 // BillGroup is the bills of the projects that carry one tag, with their subtotal.
@@ -167,4 +169,38 @@ type BillIssued struct {
 	At     time.Time
 	By     string
 	SHA256 string
+}
+
+// CostTrend is the bills page's charts: the cost per month stacked by project with the idle
+// part as a series of its own, and each project's cost this month against last month. Money
+// is fen; handlers do the sums.
+type CostTrend struct {
+	// Months are the months drawn ("YYYY-MM"), oldest first; the last is ThisMonth.
+	Months []string
+	// ThisMonth is the current month (still running), LastMonth the one before; months
+	// before LastMonth count issued bills only.
+	ThisMonth, LastMonth string
+	// Series are the largest projects, largest first, then Other (the rest together) when
+	// there are more: Fen[i] is the cost in Months[i] less its idle part.
+	Series []CostSeries
+	// IdleFen[i] is what the projects paid in Months[i] for cards they held idle.
+	IdleFen []int64
+	// TotalFen[i] is the bills' total of Months[i].
+	TotalFen []int64
+	// Lines are the projects with a cost this month or last, largest this month first.
+	Lines []CostLine
+}
+
+// CostSeries is one series of the cost chart.
+type CostSeries struct {
+	Project string
+	// Other is the series of the projects not drawn on their own; Project is "".
+	Other bool
+	Fen   []int64
+}
+
+// CostLine is one project's cost this month so far against last month.
+type CostLine struct {
+	Project                  string
+	NowFen, LastFen, DiffFen int64
 }

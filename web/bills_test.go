@@ -45,13 +45,13 @@ func feb(day int, h float64) time.Time {
 	return time.Date(2026, 2, day, 0, 0, 0, 0, time.UTC).Add(time.Duration(h * float64(time.Hour)))
 }
 
-func newBillWorld(t *testing.T) billWorld {
+func newBillWorld(t testing.TB) billWorld {
 	t.Helper()
 	return newBillWorldPriced(t, true)
 }
 
 // newBillWorldPriced is newBillWorld, without the A100 price unless priced.
-func newBillWorldPriced(t *testing.T, priced bool) billWorld {
+func newBillWorldPriced(t testing.TB, priced bool) billWorld {
 	t.Helper()
 	ctx := context.Background()
 	s := newServer(t)
@@ -107,14 +107,14 @@ func newBillWorldPriced(t *testing.T, priced bool) billWorld {
 // run creates the task at start-1m, places it on the given card indexes at start, feeds a
 // reading a minute of util[index] for the cards listed, and ends it after d with units of
 // output.
-func (w billWorld) run(t *testing.T, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int, cards ...int) models.Task {
+func (w billWorld) run(t testing.TB, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int, cards ...int) models.Task {
 	t.Helper()
 	return w.runStopped(t, b, start, d, units, util, nil, cards...)
 }
 
 // runStopped is run with stop called with the task's id before its process exits: a stop
 // asked (reclaimed, released, timed out) gives the state it ends in.
-func (w billWorld) runStopped(t *testing.T, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int,
+func (w billWorld) runStopped(t testing.TB, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int,
 	stop func(id int64), cards ...int) models.Task {
 	t.Helper()
 	ctx := context.Background()
