@@ -117,7 +117,13 @@ func (h *Tasks) queueData(ctx context.Context, who *Principal, now time.Time, fo
 	})
 	for _, c := range st.view.Capacity {
 		d.Capacity = append(d.Capacity, views.SpecCapacity(c))
-		form.Specs = append(form.Specs, c.Spec)
+		if !slices.Contains(form.Specs, c.Spec) {
+			form.Specs = append(form.Specs, c.Spec)
+		}
+	}
+	slices.Sort(form.Specs)
+	if form.Regions, err = h.store.PoolRegions(ctx); err != nil {
+		return views.QueueData{}, err
 	}
 	for _, p := range projects {
 		if who.CanRun(p.ID) {

@@ -66,18 +66,14 @@ func (h *Tasks) formTemplate(c echo.Context, id string) (models.TaskTemplate, er
 
 // templateProblem records the form's template on its task, at the template's current
 // version, and adds a problem for each env name of the template left without a value. The
-// form has no inputs for several specs or regions: the template's apply unless the form
-// names one spec, and its data check keeps its region while the form keeps its path or URL.
+// form has no input for the data's region: the template's data check keeps its region
+// while the form keeps its path or URL.
 func templateProblem(t models.TaskTemplate, nt *models.NewTask, problems map[string]views.FormError) {
 	if t.ID == 0 {
 		return
 	}
 	b := t.Fields()
 	nt.TemplateID, nt.TemplateVersion = t.ID, t.Version
-	if nt.Spec == "" {
-		nt.Specs = b.Specs
-	}
-	nt.Regions = b.Regions
 	if dc := b.DataCheck; dc != nil && dc.Path == nt.DataCheck.Path && dc.URL == nt.DataCheck.URL {
 		nt.DataCheck.Region = dc.Region
 	}
@@ -103,7 +99,7 @@ func (h *Tasks) templateForm(c echo.Context, id string) (views.TaskForm, error) 
 		return views.TaskForm{}, storeError(err)
 	}
 	b := t.Fields()
-	vals := views.TaskFormValues{Project: p.Name, Name: t.Name, Spec: b.Spec, Queue: b.Queue, Priority: b.Priority,
+	vals := views.TaskFormValues{Project: p.Name, Name: t.Name, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
 		Command: strings.Join(b.Command, "\n"), Workdir: b.Workdir, Deferrable: b.Deferrable, Template: strconv.FormatInt(t.ID, 10)}
 	if b.GPUs > 0 {
 		vals.GPUs = strconv.Itoa(b.GPUs)

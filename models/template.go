@@ -95,6 +95,17 @@ type TemplateRow struct {
 	Uses int64
 }
 
+// SpecChoices is the specs the body accepts: Specs, else Spec alone, else none (any).
+func (b TemplateBody) SpecChoices() []string {
+	if len(b.Specs) > 0 {
+		return b.Specs
+	}
+	if b.Spec != "" {
+		return []string{b.Spec}
+	}
+	return nil
+}
+
 // NewTask is a submission from the body for project, named name, owned by owner, with the
 // environment's values env (the names the body lists must all be there; the store does not
 // check that, the caller does: see MissingEnv).

@@ -124,19 +124,24 @@ type TaskForm struct {
 	Projects   []string
 	Specs      []string
 	Priorities []string
+	// Regions are the regions pools are in, the choices of the regions group.
+	Regions []string
 	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
 	ShortMax, LongMax time.Duration
 }
 
 // TaskFormValues are the form's inputs as typed. Their input names are in the field tags'
-// order: project, name, owner, gpus, spec, queue, priority, est_gpu_hours, max_runtime_h,
+// order: project, name, owner, gpus, specs, regions, queue, priority, est_gpu_hours, max_runtime_h,
 // command, env, workdir, data_ready, data_check, deferrable, idempotency_key.
 type TaskFormValues struct {
-	Project     string
-	Name        string
-	Owner       string
-	GPUs        string
-	Spec        string
+	Project string
+	Name    string
+	Owner   string
+	GPUs    string
+	// Specs and Regions are the ticked boxes of the specs and regions the task accepts
+	// (several inputs of one name); none means any.
+	Specs       []string
+	Regions     []string
 	Queue       string
 	Priority    string
 	EstGPUHours string

@@ -165,7 +165,7 @@ func formError(l Locale, e FormError) string {
 }
 
 // formFields are the input names that show a problem beside them, in form order.
-var formFields = []string{"project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
+var formFields = []string{"project", "name", "owner", "gpus", "specs", "regions", "queue", "priority", "est_gpu_hours",
 	"max_runtime_h", "command", "env", "workdir", "data_check"}
 
 // errOf returns the text of the problem of input name, "" for none.
