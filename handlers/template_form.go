@@ -97,7 +97,7 @@ func readTemplateForm(c echo.Context) (views.TemplateForm, error) {
 		Regions: ticked(f["regions"]),
 		Queue:   get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"), MaxRuntimeH: get("max_runtime_h"),
 		Command: f.Get("command"), EnvNames: f.Get("env_names"), Workdir: get("workdir"), Image: get("image"),
-		DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != ""}, nil
+		DataCheck: get("data_check"), DataLocations: f.Get("data_locations"), Deferrable: f.Get("deferrable") != ""}, nil
 }
 
 // templateFromForm reads the template form as the submit form reads a task (the same
@@ -118,7 +118,36 @@ func templateFromForm(f views.TemplateForm) (models.NewTemplate, map[string]view
 		dc := nt.DataCheck
 		body.DataCheck = &dc
 	}
+	body.DataLocations = dataLocationLines(f.DataLocations, problems)
 	return models.NewTemplate{Name: f.Name, Description: f.Description, Body: body}, problems
+}
+
+// dataLocationLines reads region=location lines (blank lines skipped) into a map; a line
+// without '=' or a region set twice is a problem beside the input.
+func dataLocationLines(text string, problems map[string]views.FormError) map[string]string {
+	var out map[string]string
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		region, loc, ok := strings.Cut(line, "=")
+		region, loc = strings.TrimSpace(region), strings.TrimSpace(loc)
+		switch {
+		case !ok || region == "":
+			problems["data_locations"] = views.FormError{Code: views.FormErrLocationLine, Line: n}
+			return out
+		case out[region] != "":
+			problems["data_locations"] = views.FormError{Code: views.FormErrEnvDup, Line: n, Text: region}
+			return out
+		}
+		if out == nil {
+			out = make(map[string]string)
+		}
+		out[region] = loc
+	}
+	return out
 }
 
 // templateProblems turns the store's refusal of a template into the problem beside the
@@ -135,6 +164,8 @@ func templateProblems(l views.Locale, err error) (map[string]views.FormError, er
 	switch {
 	case fe.Field == "name", fe.Field == "description", fe.Field == "image", strings.HasPrefix(fe.Field, "env_names"):
 		input = strings.SplitN(fe.Field, "[", 2)[0]
+	case strings.HasPrefix(fe.Field, "data_locations"):
+		input = "data_locations"
 	}
 	return map[string]views.FormError{input: {Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}}, nil
 }

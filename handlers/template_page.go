@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,6 +162,9 @@ func templateFormOf(name, description string, b models.TemplateBody) views.Templ
 	}
 	if b.DataCheck != nil {
 		f.DataCheck = b.DataCheck.Path + b.DataCheck.URL
+	}
+	for _, region := range slices.Sorted(maps.Keys(b.DataLocations)) {
+		f.DataLocations += region + "=" + b.DataLocations[region] + "\n"
 	}
 	return f
 }

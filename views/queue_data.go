@@ -172,6 +172,8 @@ const (
 	FormErrEnvLine = "env-line"
 	// FormErrEnvDup: line Line of the environment repeats the variable Text.
 	FormErrEnvDup = "env-dup"
+	// FormErrLocationLine: line Line of the data locations is not region=location.
+	FormErrLocationLine = "location-line"
 	// FormErrRuntimeOver: the max runtime Asked is over the lane Text's limit Max.
 	FormErrRuntimeOver = "runtime-over"
 	// FormErrEnvMissing: the template asks for a value of the variable Text.

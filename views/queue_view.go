@@ -154,6 +154,8 @@ func formError(l Locale, e FormError) string {
 		return l.T("form.err.number")
 	case FormErrEnvLine:
 		return l.T("form.err.env_line", e.Line)
+	case FormErrLocationLine:
+		return l.T("form.err.location_line", e.Line)
 	case FormErrEnvDup:
 		return l.T("form.err.env_dup", e.Line, e.Text)
 	case FormErrEnvMissing:

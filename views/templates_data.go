@@ -36,8 +36,10 @@ type TemplateForm struct {
 	Specs, Regions                               []string
 	EstGPUHours, MaxRuntimeH                     string
 	Command, EnvNames, Workdir, Image, DataCheck string
-	Deferrable                                   bool
-	Errors                                       map[string]FormError
+	// DataLocations are region=location lines.
+	DataLocations string
+	Deferrable    bool
+	Errors        map[string]FormError
 }
 
 // TemplateData is one template's page: its fields, the form that changes it (a new

@@ -84,6 +84,7 @@ func TestBrowserTemplates(t *testing.T) {
 			chromedp.Click(css(`#t-specs input[value="A100-80G"]`)),
 			chromedp.Click(css(`#t-specs input[value="H800-80G"]`)),
 			chromedp.Click(css(`#t-regions input[value="cn-west"]`)),
+			chromedp.SendKeys(css(`#t-data_locations`), "cn-west=s3://west-bucket/eval"),
 			b.shot("templates-1-create-"+lang+".png"),
 			chromedp.Click(css(`[data-testid=template-create-submit]`)),
 			chromedp.WaitVisible(css(`[data-testid=notice]`)),
@@ -102,8 +103,8 @@ func TestBrowserTemplates(t *testing.T) {
 			t.Fatalf("%s: newest task %+v (%v), want %s from its template on 2 GPUs", lang, tasks, err, name)
 		}
 		// The template's two specs and region came ticked; the user ticked a second region.
-		if got := fmt.Sprint(tasks[0].SpecList(), tasks[0].RegionList()); got != "[A100-80G H800-80G] [cn-east cn-west]" {
-			t.Errorf("%s: the task accepts %s, want [A100-80G H800-80G] [cn-east cn-west]", lang, got)
+		if got := fmt.Sprint(tasks[0].SpecList(), tasks[0].RegionList(), tasks[0].DataLocationMap()); got != "[A100-80G H800-80G] [cn-east cn-west] map[cn-west:s3://west-bucket/eval]" {
+			t.Errorf("%s: the task accepts %s, want [A100-80G H800-80G] [cn-east cn-west] with its data in cn-west", lang, got)
 		}
 		err = chromedp.Do(b.ctx,
 			chromedp.Navigate(fmt.Sprintf("%s/templates/%d", srv.URL, *tasks[0].TemplateID)),
