@@ -124,7 +124,7 @@ func (h *Tasks) templateForm(c echo.Context, id string) (views.TaskForm, error) 
 		f.Values.DataCheck = b.DataCheck.Path + b.DataCheck.URL
 	}
 	f.Values.DataReady = !b.WaitsForData()
-	f.TemplateName, f.TemplateVersion = t.Name, t.Version
+	f.TemplateName, f.TemplateVersion, f.TemplateDataLocations = t.Name, t.Version, dataLocationText(b.DataLocations)
 	return f, nil
 }
 

@@ -163,9 +163,7 @@ func templateFormOf(name, description string, b models.TemplateBody) views.Templ
 	if b.DataCheck != nil {
 		f.DataCheck = b.DataCheck.Path + b.DataCheck.URL
 	}
-	for _, region := range slices.Sorted(maps.Keys(b.DataLocations)) {
-		f.DataLocations += region + "=" + b.DataLocations[region] + "\n"
-	}
+	f.DataLocations = dataLocationText(b.DataLocations)
 	return f
 }
 
@@ -177,4 +175,13 @@ func (h *Templates) placeChoices(ctx context.Context) (specs, regions []string, 
 	}
 	regions, err = h.store.PoolRegions(ctx)
 	return specs, regions, err
+}
+
+// dataLocationText is data locations as region=location lines, by region.
+func dataLocationText(locs map[string]string) string {
+	var b strings.Builder
+	for _, region := range slices.Sorted(maps.Keys(locs)) {
+		b.WriteString(region + "=" + locs[region] + "\n")
+	}
+	return b.String()
 }

@@ -263,6 +263,7 @@ var catalogEN = map[string]string{
 	"form.regions":            "Regions",
 	"form.help.regions":       "Tick every region the task may run in; none ticked takes any.",
 	"form.help.regions_none":  "No pool names a region yet: the task runs in any.",
+	"form.data_locations":     "The template's data per region, kept for the regions ticked; the task gets its region's as KASHI_DATA_LOCATION:",
 	"form.data_ready":         "The data is ready",
 	"form.help.data_ready":    "Unchecked, the task waits until its data is marked ready or its data check passes.",
 	"form.deferrable":         "Deferrable",

@@ -263,6 +263,7 @@ var catalogZH = map[string]string{
 	"form.regions":            "地域",
 	"form.help.regions":       "勾选任务可以运行的所有地域；都不勾选表示任意地域。",
 	"form.help.regions_none":  "还没有资源池标明地域：任务可在任意地域运行。",
+	"form.data_locations":     "模板给出的各地域数据位置，保留所勾选地域的；任务通过 KASHI_DATA_LOCATION 拿到所在地域的位置：",
 	"form.data_ready":         "数据已就绪",
 	"form.help.data_ready":    "不勾选时，任务会等到数据被标记为就绪或数据检查通过。",
 	"form.deferrable":         "可延后",

@@ -220,4 +220,12 @@ func regionsHelp(l Locale, regions []string) string {
 // specsText is several names as one text ("A100-80G / H800-80G"); "" for none.
 func specsText(names []string) string { return strings.Join(names, " / ") }
 
+// askedSpecs is what a waiting task asks for: its spec, or the several it accepts ("" is any).
+func askedSpecs(r QueueRow) string {
+	if r.Spec != "" {
+		return r.Spec
+	}
+	return specsText(r.Specs)
+}
+
 var _ = templruntime.GeneratedTemplate

@@ -60,6 +60,8 @@ type QueueRow struct {
 	Owner    string
 	GPUs     int
 	Spec     string // asked spec; "" is any
+	// Specs are the specs it accepts when it names several.
+	Specs []string
 	// PlaceSpec and PlaceRegion are where it starts or is expected to, PlaceWhy why there
 	// (scheduler.Why…); empty when unknown.
 	PlaceSpec, PlaceRegion, PlaceWhy string
@@ -117,6 +119,9 @@ type TaskForm struct {
 	// TemplateName and TemplateVersion name the template of Values.Template, for the notice.
 	TemplateName    string
 	TemplateVersion int
+	// TemplateDataLocations are the template's data locations as region=location lines,
+	// which the task carries for the regions it accepts; "" for none.
+	TemplateDataLocations string
 	// Estimate is the dry run of a valid, checked form; nil when there is none.
 	Estimate *TaskEstimate
 	// Projects, Specs and Priorities (highest first) are the choices of the selects; Projects

@@ -41,6 +41,10 @@ func TestTemplateDataLocations(t *testing.T) {
 		t.Fatalf("create = %d %s", w.Code, w.Body)
 	}
 	tpl := decode[templateOut](t, w)
+	form := docOf(t, f.s.get(fmt.Sprintf("/queue?template=%d", tpl.ID), bearer(f.member)...).Result())
+	if got := form.Find(`[data-testid=form-data-locations] .mono`).Text(); got != "cn-east=s3://east-bucket/shards\ncn-west=s3://west-bucket/shards\n" {
+		t.Errorf("the submit form from the template shows data locations %q, want both regions'", got)
+	}
 
 	// The API keeps only the locations of the regions a submit narrows to.
 	type taskOut struct {

@@ -80,6 +80,12 @@ func TestQueueFormSeveralPlaces(t *testing.T) {
 	if r := post([]string{"H800-80G"}, nil); r.StatusCode != http.StatusSeeOther {
 		t.Fatalf("submit one spec, any region = %d, want 303", r.StatusCode)
 	}
+	var asks []string
+	docOf(t, f.s.get("/queue", append(bearer(f.member), "Accept-Language", "en")...).Result()).Find(`[data-testid=queue-gpus]`).Each(
+		func(_ int, c *goquery.Selection) { asks = append(asks, strings.TrimSpace(c.Text())) })
+	if diff := cmp.Diff([]string{"1 × A100-80G / H800-80G", "1 × H800-80G"}, asks); diff != "" {
+		t.Errorf("the queue's cards column (-want +got):\n%s", diff)
+	}
 	tasks, _ := f.s.store.Tasks(context.Background(), models.TaskFilter{Project: "vision"})
 	var places []any
 	for _, tk := range tasks {
