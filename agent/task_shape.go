@@ -22,18 +22,23 @@ func torchrunEnv(a api.Assignment) []string {
 
 // kashiEnv names the task's shape in the KASHI_ variables, which the task cannot override:
 // the node's rank among KASHI_NNODES nodes, the rendezvous of the rank-0 node, the task's
-// GPUs (KASHI_WORLD_SIZE) and the global rank of this node's first GPU (KASHI_RANK). None
-// when the server sent no shape.
+// GPUs (KASHI_WORLD_SIZE) and the global rank of this node's first GPU (KASHI_RANK); and
+// where its data is in this node's region (KASHI_DATA_REGION, KASHI_DATA_LOCATION). None of
+// the shape when the server sent no shape, none of the data when it sent no location.
 func kashiEnv(a api.Assignment) []string {
+	var env []string
+	if a.DataLocation != "" {
+		env = append(env, "KASHI_DATA_REGION="+a.DataRegion, "KASHI_DATA_LOCATION="+a.DataLocation)
+	}
 	if a.NNodes == 0 {
-		return nil
+		return env
 	}
-	return []string{
-		"KASHI_RANK=" + strconv.Itoa(a.Rank),
-		"KASHI_NODE_RANK=" + strconv.Itoa(a.NodeRank),
-		"KASHI_WORLD_SIZE=" + strconv.Itoa(a.WorldSize),
-		"KASHI_NNODES=" + strconv.Itoa(a.NNodes),
-		"KASHI_MASTER_ADDR=" + a.MasterAddr,
-		"KASHI_MASTER_PORT=" + strconv.Itoa(a.MasterPort),
-	}
+	return append(env,
+		"KASHI_RANK="+strconv.Itoa(a.Rank),
+		"KASHI_NODE_RANK="+strconv.Itoa(a.NodeRank),
+		"KASHI_WORLD_SIZE="+strconv.Itoa(a.WorldSize),
+		"KASHI_NNODES="+strconv.Itoa(a.NNodes),
+		"KASHI_MASTER_ADDR="+a.MasterAddr,
+		"KASHI_MASTER_PORT="+strconv.Itoa(a.MasterPort),
+	)
 }

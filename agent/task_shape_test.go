@@ -57,3 +57,34 @@ func TestTaskEnvShape(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskEnvDataLocation: the server's data location for the node's region reaches the
+// task as KASHI_DATA_REGION and KASHI_DATA_LOCATION, which its own env cannot change, with
+// or without a shape; none without a location.
+func TestTaskEnvDataLocation(t *testing.T) {
+	names := []string{"KASHI_DATA_REGION", "KASHI_DATA_LOCATION"}
+	placed := api.Assignment{TaskID: 7, GPUUUIDs: []string{"GPU-a"}, DataRegion: "cn-west", DataLocation: "s3://west/set",
+		Env: map[string]string{"KASHI_DATA_LOCATION": "/elsewhere"}}
+	shaped := placed
+	shaped.NodeRank, shaped.NNodes, shaped.WorldSize, shaped.MasterAddr = 0, 2, 16, "n1"
+	want := map[string]string{"KASHI_DATA_REGION": "cn-west", "KASHI_DATA_LOCATION": "s3://west/set"}
+	tests := map[string]struct {
+		a    api.Assignment
+		want map[string]string
+	}{
+		"one node":         {placed, want},
+		"two nodes":        {shaped, want},
+		"no data location": {api.Assignment{TaskID: 7}, map[string]string{}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			for _, n := range names {
+				t.Setenv(n, "")
+				os.Unsetenv(n)
+			}
+			if diff := cmp.Diff(tc.want, envValues(taskEnv(tc.a, "/out"), names...)); diff != "" {
+				t.Errorf("taskEnv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

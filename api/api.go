@@ -146,6 +146,11 @@ type Assignment struct {
 	Rank       int    `json:"rank"`
 	MasterAddr string `json:"master_addr,omitempty"`
 	MasterPort int    `json:"master_port,omitempty"`
+	// DataRegion is the node's region and DataLocation where the task's data is there (a
+	// path or URI from the task's data_locations), set only when the task names one for the
+	// region; the agent passes them as KASHI_DATA_REGION and KASHI_DATA_LOCATION.
+	DataRegion   string `json:"data_region,omitempty"`
+	DataLocation string `json:"data_location,omitempty"`
 }
 
 // Task states an agent reports.

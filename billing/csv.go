@@ -12,7 +12,7 @@ import (
 // CSVHeader names the CSV columns, in Chinese and English.
 var CSVHeader = []string{
 	"类型 Kind", "项目 Project", "月份 Month", "标签 Tags", "任务ID Task ID", "任务 Task", "负责人 Owner",
-	"状态 State", "结束方式 Ending", "卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours",
+	"状态 State", "结束方式 Ending", "卡型 Spec", "地域 Region", "计价 Pricing", "名义卡时 Nominal card-hours",
 	"有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours",
 	"无数据 No-data hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
 	"单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
@@ -30,6 +30,7 @@ const (
 	colState
 	colEnding
 	colSpec
+	colRegion
 	colPricing
 	colNominal
 	colEffective
@@ -65,7 +66,8 @@ var itemLabels = map[string]string{
 
 // CSVWriter writes bills as CSV for finance: UTF-8 with a byte-order mark so that Excel
 // reads the Chinese text, one header row, then for each bill one row per line, the summary
-// rows (items, then the total) and the idle section. Hours have six decimals and money is
+// rows (items, then the total) and the idle section. A line's region is where its cards
+// were (empty for a pool in no region); summary rows are per spec across regions. Hours have six decimals and money is
 // yuan with two. Each row is built in one reused buffer and written through a bufio.Writer,
 // so memory stays flat however many lines a bill has.
 type CSVWriter struct {
@@ -106,6 +108,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text(l.State)
 		cw.text(l.Ending)
 		cw.text(l.Spec)
+		cw.text(l.Region)
 		cw.text(l.Pricing)
 		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS)
 		cw.int(l.Units)
@@ -159,6 +162,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.start(csvUnused, b)
 		cw.at(colSpec)
 		cw.text(p.Spec)
+		cw.at(colPricing)
 		cw.text(PricingPackage)
 		cw.hours(p.CoveredS)
 		cw.at(colIdle)

@@ -21,7 +21,8 @@ const goldenDir = "../testdata/billing"
 
 // goldenBill is one project's issued March bill: a reserved package with unused hours, a
 // pay-as-you-go spec, overflow, an interrupted task, an idle task, an adjustment, tags and
-// names that need care in CSV (Chinese, a comma and quotes, a formula).
+// names that need care in CSV (Chinese, a comma and quotes, a formula); the H800 cards' node
+// is in a region, the A100 cards' in none.
 func goldenBill(t testing.TB) Bill {
 	t.Helper()
 	f := newFixture(t, "2026-03", "Asia/Shanghai").project(1, "alpha").
@@ -34,6 +35,7 @@ func goldenBill(t testing.TB) Bill {
 		task(4, 1, "burst", models.TaskSucceeded, 0, 103).hold(4, 1, 3, a100, 100, 103, true).
 		task(5, 1, "idle-job", models.TaskSucceeded, 0, 260).hold(5, 1, 4, a100, 200, 260, false).busy(4, 200, 260, 30, 0, 30)
 	f.in.Projects[0].Tags = "视觉组,cc-7"
+	f.in.Regions = map[int64]string{2: "华北-2"}
 	f.in.Tasks[1].EstimatedS = 4 * 3600
 	f.in.Adjustments = []models.Adjustment{{ID: 3, ProjectID: 1, Month: "2026-03", AmountFen: -1234, Reason: "2月 计费错误 correction", CorrectsMonth: "2026-02"}}
 	f.in.AsOf = time.Date(2026, 4, 1, 2, 0, 0, 0, time.UTC)

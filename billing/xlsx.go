@@ -32,7 +32,7 @@ var (
 		"有效卡时 Effective card-hours", "闲置时长 Idle hours", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
 		"标签 Tags"}
 	linesHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "状态 State",
-		"结束方式 Ending", "卡型 Spec", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours",
+		"结束方式 Ending", "卡型 Spec", "地域 Region", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours",
 		"闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours", "无数据 No-data hours",
 		"浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units", "单价(元) Rate (CNY)",
 		"金额(元) Amount (CNY)", "备注 Note", "标签 Tags"}
@@ -246,14 +246,14 @@ func lineRows(st xlsxStyles, bills []Bill, add func([]any)) {
 		for j := range b.Lines {
 			l := &b.Lines[j]
 			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, st.monthCell(b.Month), l.TaskID, l.Task, l.Owner, l.State
-			row[6], row[7], row[8] = l.Ending, l.Spec, l.Pricing
+			row[6], row[7], row[8], row[9] = l.Ending, l.Spec, l.Region, l.Pricing
 			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS} {
-				row[9+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
+				row[10+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
 			}
-			row[17] = l.Units
-			row[18] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
-			row[19] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
-			row[20], row[21] = l.Note, TagsText(b.Tags)
+			row[18] = l.Units
+			row[19] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
+			row[20] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
+			row[21], row[22] = l.Note, TagsText(b.Tags)
 			add(row)
 		}
 	}

@@ -43,7 +43,7 @@ func TestXLSXLayout(t *testing.T) {
 		}
 	}
 	got := map[string]string{}
-	for _, ref := range []string{"Summary!B2", "Summary!I2", "Lines!B2", "Lines!T2", "Idle!B2"} {
+	for _, ref := range []string{"Summary!B2", "Summary!I2", "Lines!B2", "Lines!U2", "Idle!B2"} {
 		sheet, cell, _ := strings.Cut(ref, "!")
 		v, err := f.GetCellValue(sheet, cell)
 		if err != nil {
@@ -52,7 +52,7 @@ func TestXLSXLayout(t *testing.T) {
 		got[ref] = v
 	}
 	want := map[string]string{"Summary!B2": "2026-03", "Lines!B2": "2026-03", "Idle!B2": "2026-03"}
-	for _, ref := range []string{"Summary!I2", "Lines!T2"} {
+	for _, ref := range []string{"Summary!I2", "Lines!U2"} {
 		if !strings.HasPrefix(got[ref], "¥") {
 			t.Errorf("%s = %q, want money shown with ¥", ref, got[ref])
 		}

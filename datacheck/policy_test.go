@@ -39,6 +39,10 @@ func (f *fakeStore) MarkTaskReady(_ context.Context, id int64, _ string, _ time.
 	return nil
 }
 
+func (f *fakeStore) MarkTaskReadyIn(ctx context.Context, id int64, _, reason string, now time.Time) error {
+	return f.MarkTaskReady(ctx, id, reason, now)
+}
+
 func (f *fakeStore) add(c models.DataCheck) int64 {
 	b, _ := json.Marshal(c)
 	id := int64(len(f.tasks) + 1)

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -21,6 +24,7 @@ import (
 type ReadinessStore interface {
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
+	MarkTaskReadyIn(ctx context.Context, id int64, region, reason string, now time.Time) error
 }
 
 // Limits of one round of checks.
@@ -88,7 +92,10 @@ func (p Policy) dial(ctx context.Context, network, addr string) (net.Conn, error
 
 // CheckOnce runs the check of every task waiting for data that declares one, Parallel at a
 // time, marks each task ready as soon as its own check passes, and returns how many became
-// ready.
+// ready. A task whose data check names no path or URL is checked per region instead: each
+// of its data locations that can be checked (a path or an http(s) URL, see
+// models.Checkable), in region order; the first found makes it ready with that region as its
+// data's region. Locations of other kinds (s3://…) are only passed to the task.
 func (r *Readiness) CheckOnce(ctx context.Context) (int, error) {
 	tasks, err := r.store.ActiveTasks(ctx)
 	if err != nil {
@@ -102,22 +109,39 @@ func (r *Readiness) CheckOnce(ctx context.Context) (int, error) {
 		slots = make(chan struct{}, Parallel)
 	)
 	for _, t := range tasks {
-		if t.State != models.TaskWaitingData || t.DataCheck == "" {
+		if t.State != models.TaskWaitingData {
 			continue
 		}
 		var check models.DataCheck
-		if err := json.Unmarshal([]byte(t.DataCheck), &check); err != nil {
-			errs = append(errs, fmt.Errorf("datacheck: data check of task %d: %w", t.ID, err))
+		if t.DataCheck != "" {
+			if err := json.Unmarshal([]byte(t.DataCheck), &check); err != nil {
+				errs = append(errs, fmt.Errorf("datacheck: data check of task %d: %w", t.ID, err))
+				continue
+			}
+		}
+		places := regionChecks(check, t.DataLocationMap())
+		if len(places) == 0 {
 			continue
 		}
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			ok, what := r.check(ctx, check)
-			if !ok {
+			i, what := -1, ""
+			for j, p := range places {
+				if ok, w := r.check(ctx, p.check); ok {
+					i, what = j, w
+					break
+				}
+			}
+			if i < 0 {
 				return
 			}
-			err := r.store.MarkTaskReady(ctx, t.ID, "data check passed: "+what, r.now())
+			var err error
+			if region := places[i].region; region == "" {
+				err = r.store.MarkTaskReady(ctx, t.ID, "data check passed: "+what, r.now())
+			} else {
+				err = r.store.MarkTaskReadyIn(ctx, t.ID, region, "data check passed in "+region+": "+what, r.now())
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -130,6 +154,33 @@ func (r *Readiness) CheckOnce(ctx context.Context) (int, error) {
 	}
 	wg.Wait()
 	return ready, errors.Join(errs...)
+}
+
+// regionCheck is one check to run and the region it finds the data in ("" for the task's
+// own data check).
+type regionCheck struct {
+	region string
+	check  models.DataCheck
+}
+
+// regionChecks is what to check of a task waiting for data: its data check when it names a
+// path or a URL, else each checkable data location by region name.
+func regionChecks(dc models.DataCheck, locations map[string]string) []regionCheck {
+	if dc.Path != "" || dc.URL != "" {
+		return []regionCheck{{check: dc}}
+	}
+	var out []regionCheck
+	for _, region := range slices.Sorted(maps.Keys(locations)) {
+		loc := locations[region]
+		switch {
+		case !models.Checkable(loc):
+		case strings.HasPrefix(loc, "/"):
+			out = append(out, regionCheck{region, models.DataCheck{Path: loc}})
+		default:
+			out = append(out, regionCheck{region, models.DataCheck{URL: loc}})
+		}
+	}
+	return out
 }
 
 // check runs one declared check.

@@ -67,6 +67,7 @@ type TasksStore interface {
 	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)
 	ProjectByID(ctx context.Context, id int64) (models.Project, error)
+	PoolRegions(ctx context.Context) ([]string, error)
 }
 
 // Templates serves a project's task templates, their versions and schedules.
@@ -90,6 +91,7 @@ type TemplatesStore interface {
 	SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	PoolRegions(ctx context.Context) ([]string, error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.

@@ -93,7 +93,7 @@ func (h *Tasks) queueData(ctx context.Context, who *Principal, now time.Time, fo
 			lane = &d.Lanes[0]
 		}
 		lane.Rows = append(lane.Rows, views.QueueRow{Position: e.Position, TaskID: r.ID, Name: r.Name,
-			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Priority: r.Priority,
+			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.SpecList(), Priority: r.Priority,
 			EstGPUHours: r.EstGPUHours, DataReady: r.DataReady, SubmittedAt: r.SubmittedAt, ETAP50: e.ETAP50,
 			ETAP90: e.ETAP90, Reason: string(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail,
 			PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
@@ -117,7 +117,13 @@ func (h *Tasks) queueData(ctx context.Context, who *Principal, now time.Time, fo
 	})
 	for _, c := range st.view.Capacity {
 		d.Capacity = append(d.Capacity, views.SpecCapacity(c))
-		form.Specs = append(form.Specs, c.Spec)
+		if !slices.Contains(form.Specs, c.Spec) {
+			form.Specs = append(form.Specs, c.Spec)
+		}
+	}
+	slices.Sort(form.Specs)
+	if form.Regions, err = h.store.PoolRegions(ctx); err != nil {
+		return views.QueueData{}, err
 	}
 	for _, p := range projects {
 		if who.CanRun(p.ID) {

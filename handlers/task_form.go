@@ -55,7 +55,7 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	l := Locale(c)
 	if len(problems) > 0 {
 		d, err := h.queueData(ctx, Who(c), h.now(), views.TaskForm{Values: vals, Errors: problems,
-			TemplateName: tpl.Name, TemplateVersion: tpl.Version})
+			TemplateName: tpl.Name, TemplateVersion: tpl.Version, TemplateDataLocations: dataLocationText(tpl.Fields().DataLocations)})
 		if err != nil {
 			return err
 		}
@@ -136,10 +136,22 @@ func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
 	f := r.PostForm
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
 	return views.TaskFormValues{Project: get("project"), Name: get("name"), Owner: get("owner"), GPUs: get("gpus"),
-		Spec: get("spec"), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),
+		Specs: ticked(f["specs"]), Regions: ticked(f["regions"]), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),
 		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
 		Image: get("image"), DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
 		IdempotencyKey: get("idempotency_key"), Template: get("template")}, nil
+}
+
+// ticked is the values of a group of checkboxes, trimmed, without empty ones; repeats stay
+// for the store to refuse, as it refuses them from the API.
+func ticked(values []string) []string {
+	var out []string
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // taskFromForm turns the form's values into the store's input and the problems found while
@@ -149,8 +161,16 @@ func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
 // inputs left empty get placeholders so that only what was filled in is checked.
 func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[string]views.FormError) {
 	problems := make(map[string]views.FormError)
-	nt := models.NewTask{Project: v.Project, Name: v.Name, Owner: v.Owner, Spec: v.Spec, Queue: v.Queue,
+	nt := models.NewTask{Project: v.Project, Name: v.Name, Owner: v.Owner, Regions: v.Regions, Queue: v.Queue,
 		Priority: v.Priority, Workdir: v.Workdir, Image: v.Image, DataReady: v.DataReady, Deferrable: v.Deferrable}
+	// One spec ticked is the task's spec, as the API's "spec"; several are its "specs".
+	switch len(v.Specs) {
+	case 0:
+	case 1:
+		nt.Spec = v.Specs[0]
+	default:
+		nt.Specs = v.Specs
+	}
 	if !partial {
 		nt.IdempotencyKey = v.IdempotencyKey
 	}
@@ -251,12 +271,14 @@ func formProblems(l views.Locale, err error) (map[string]views.FormError, error)
 	return map[string]views.FormError{formInput(fe.Field): {Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}}, nil
 }
 
-// formInput maps a store field ("gpus", "max_runtime_s", "command[0]", "env.PATH",
+// formInput maps a store field ("gpus", "spec", "max_runtime_s", "command[0]", "env.PATH",
 // "data_check.url") to the form input it comes from; "" for the form as a whole.
 func formInput(field string) string {
 	switch field {
-	case "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours", "workdir", "image":
+	case "project", "name", "owner", "gpus", "queue", "priority", "est_gpu_hours", "workdir", "image", "regions":
 		return field
+	case "spec", "specs":
+		return "specs"
 	case "max_runtime_s":
 		return "max_runtime_h"
 	}

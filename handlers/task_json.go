@@ -23,12 +23,14 @@ type taskRequest struct {
 	Command     []string          `json:"command"`
 	Env         map[string]string `json:"env"`
 	// SecretEnv names the variables of Env stored encrypted at rest.
-	SecretEnv  []string          `json:"secret_env"`
-	Workdir    string            `json:"workdir"`
-	Image      string            `json:"image"`
-	DataReady  bool              `json:"data_ready"`
-	DataCheck  *models.DataCheck `json:"data_check"`
-	Deferrable bool              `json:"deferrable"`
+	SecretEnv []string          `json:"secret_env"`
+	Workdir   string            `json:"workdir"`
+	Image     string            `json:"image"`
+	DataReady bool              `json:"data_ready"`
+	DataCheck *models.DataCheck `json:"data_check"`
+	// DataLocations is where the data is in each region: region → path or URI.
+	DataLocations map[string]string `json:"data_locations"`
+	Deferrable    bool              `json:"deferrable"`
 	// Template is the template whose fields the request starts from; 0 for none.
 	Template int64 `json:"template"`
 }
@@ -38,7 +40,7 @@ func (r taskRequest) newTask(key string) models.NewTask {
 	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.Specs,
 		Regions: r.Regions, Queue: r.Queue,
 		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
-		DataReady: r.DataReady, Deferrable: r.Deferrable, IdempotencyKey: key}
+		DataReady: r.DataReady, DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
 	} else if r.MaxRuntimeS != 0 {
@@ -73,20 +75,22 @@ type taskJSON struct {
 	MaxRuntimeS int64    `json:"max_runtime_s"`
 	Command     []string `json:"command"`
 	// EnvNames are the names of the task's environment; values are never shown after submit.
-	EnvNames    []string          `json:"env_names"`
-	Workdir     string            `json:"workdir"`
-	Image       string            `json:"image"`
-	DataReady   bool              `json:"data_ready"`
-	DataCheck   *models.DataCheck `json:"data_check"`
-	Deferrable  bool              `json:"deferrable"`
-	State       string            `json:"state"`
-	Reason      string            `json:"reason"`
-	SubmittedAt time.Time         `json:"submitted_at"`
-	StartedAt   *time.Time        `json:"started_at"`
-	EndedAt     *time.Time        `json:"ended_at"`
-	ExitCode    *int              `json:"exit_code"`
-	OutputUnits int64             `json:"output_units"`
-	OutputUnit  string            `json:"output_unit"`
+	EnvNames  []string          `json:"env_names"`
+	Workdir   string            `json:"workdir"`
+	Image     string            `json:"image"`
+	DataReady bool              `json:"data_ready"`
+	DataCheck *models.DataCheck `json:"data_check"`
+	// DataLocations is where the data is in each region; the node is told its region's.
+	DataLocations map[string]string `json:"data_locations,omitempty"`
+	Deferrable    bool              `json:"deferrable"`
+	State         string            `json:"state"`
+	Reason        string            `json:"reason"`
+	SubmittedAt   time.Time         `json:"submitted_at"`
+	StartedAt     *time.Time        `json:"started_at"`
+	EndedAt       *time.Time        `json:"ended_at"`
+	ExitCode      *int              `json:"exit_code"`
+	OutputUnits   int64             `json:"output_units"`
+	OutputUnit    string            `json:"output_unit"`
 	// LastCheckpointAt is the task's last reported checkpoint.
 	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
 	// TemplateID is the template the task was submitted from, at TemplateVersion.
@@ -99,7 +103,7 @@ func toTaskJSON(t models.TaskRow) taskJSON {
 	out := taskJSON{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec,
 		Specs: t.SpecList(), Regions: t.RegionList(), Queue: t.Queue,
 		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir, Image: t.Image,
-		DataReady: t.DataReady, Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
+		DataReady: t.DataReady, DataLocations: t.DataLocationMap(), Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
 		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion}
 	// Stored values were validated and encoded by the store; they always decode.
@@ -115,6 +119,6 @@ func toTaskJSON(t models.TaskRow) taskJSON {
 // redacted is the task as someone outside its project sees it in the queue: what it asks
 // for and where it stands, without how it runs.
 func (t taskJSON) redacted() taskJSON {
-	t.Command, t.EnvNames, t.Workdir, t.DataCheck = nil, nil, "", nil
+	t.Command, t.EnvNames, t.Workdir, t.DataCheck, t.DataLocations = nil, nil, "", nil, nil
 	return t
 }

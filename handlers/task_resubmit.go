@@ -6,11 +6,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/models"
 	"kashi/views"
 )
 
 // resubmitValues fills a new submit form from the task named by ?resubmit=: the same project,
-// name, cards, lane, limits, command, working directory and data check. The environment's
+// name, cards, specs and regions, lane, limits, command, working directory and data check. The environment's
 // values are secret and never shown, so its names come back as KEY= lines to fill in again.
 // A task the caller cannot run gives 404 or 403, as its other buttons do.
 func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
@@ -27,7 +28,8 @@ func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
 		return views.TaskFormValues{}, err
 	}
 	j := toTaskJSON(t)
-	vals := views.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs), Spec: j.Spec,
+	vals := views.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs),
+		Specs: models.TemplateBody{Spec: j.Spec, Specs: j.Specs}.SpecChoices(), Regions: j.Regions,
 		Queue: j.Queue, Priority: j.Priority, Command: strings.Join(j.Command, "\n"), Workdir: j.Workdir, Image: j.Image,
 		Deferrable: j.Deferrable, MaxRuntimeH: strconv.FormatFloat(float64(j.MaxRuntimeS)/3600, 'f', -1, 64)}
 	if j.EstGPUHours > 0 {

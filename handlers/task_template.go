@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // fromTemplate is a submit from the template id names: the template's fields (its project,
-// its name, data ready unless it declares a data check), then the body's own fields over
+// its name, data ready unless it declares a data check or a checkable data location), then the body's own fields over
 // them. The template of a project the caller does not see is 404; a project other than the
 // template's, or an env name the template lists without a value, is 422.
 func (h *Tasks) fromTemplate(c echo.Context, id int64, body []byte) (models.TaskTemplate, taskRequest, error) {
@@ -30,11 +31,15 @@ func (h *Tasks) fromTemplate(c echo.Context, id int64, body []byte) (models.Task
 		return t, taskRequest{}, storeError(err)
 	}
 	fields := t.Fields()
-	req := taskRequest{Project: p.Name, Name: t.Name, DataReady: fields.DataCheck == nil}
+	req := taskRequest{Project: p.Name, Name: t.Name, DataReady: !fields.WaitsForData()}
 	raw, _ := json.Marshal(fields) // plain data; never fails
 	json.Unmarshal(raw, &req)      // the template's fields have the request's names
+	req.DataLocations = nil
 	if err := decodeBody(body, maxTaskBody, &req); err != nil {
 		return t, req, err
+	}
+	if req.DataLocations == nil {
+		req.DataLocations = locationsIn(fields.DataLocations, req.Regions)
 	}
 	if req.Project != p.Name {
 		return t, req, apiError(http.StatusUnprocessableEntity, &models.FieldError{Field: "project",
@@ -66,18 +71,15 @@ func (h *Tasks) formTemplate(c echo.Context, id string) (models.TaskTemplate, er
 
 // templateProblem records the form's template on its task, at the template's current
 // version, and adds a problem for each env name of the template left without a value. The
-// form has no inputs for several specs or regions: the template's apply unless the form
-// names one spec, and its data check keeps its region while the form keeps its path or URL.
+// form has no input for the data's region or its locations per region: the template's data
+// check keeps its region while the form keeps its path or URL, and its data locations apply.
 func templateProblem(t models.TaskTemplate, nt *models.NewTask, problems map[string]views.FormError) {
 	if t.ID == 0 {
 		return
 	}
 	b := t.Fields()
 	nt.TemplateID, nt.TemplateVersion = t.ID, t.Version
-	if nt.Spec == "" {
-		nt.Specs = b.Specs
-	}
-	nt.Regions = b.Regions
+	nt.DataLocations = locationsIn(b.DataLocations, nt.Regions)
 	if dc := b.DataCheck; dc != nil && dc.Path == nt.DataCheck.Path && dc.URL == nt.DataCheck.URL {
 		nt.DataCheck.Region = dc.Region
 	}
@@ -103,7 +105,7 @@ func (h *Tasks) templateForm(c echo.Context, id string) (views.TaskForm, error) 
 		return views.TaskForm{}, storeError(err)
 	}
 	b := t.Fields()
-	vals := views.TaskFormValues{Project: p.Name, Name: t.Name, Spec: b.Spec, Queue: b.Queue, Priority: b.Priority,
+	vals := views.TaskFormValues{Project: p.Name, Name: t.Name, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
 		Command: strings.Join(b.Command, "\n"), Workdir: b.Workdir, Deferrable: b.Deferrable, Template: strconv.FormatInt(t.ID, 10)}
 	if b.GPUs > 0 {
 		vals.GPUs = strconv.Itoa(b.GPUs)
@@ -119,8 +121,25 @@ func (h *Tasks) templateForm(c echo.Context, id string) (views.TaskForm, error) 
 	}
 	f := newTaskForm(vals)
 	if b.DataCheck != nil {
-		f.Values.DataCheck, f.Values.DataReady = b.DataCheck.Path+b.DataCheck.URL, false
+		f.Values.DataCheck = b.DataCheck.Path + b.DataCheck.URL
 	}
-	f.TemplateName, f.TemplateVersion = t.Name, t.Version
+	f.Values.DataReady = !b.WaitsForData()
+	f.TemplateName, f.TemplateVersion, f.TemplateDataLocations = t.Name, t.Version, dataLocationText(b.DataLocations)
 	return f, nil
+}
+
+// locationsIn is a template's data locations of the regions a submit accepts: all of them
+// when it names no region, so that narrowing the regions drops the others' locations
+// rather than being refused.
+func locationsIn(locations map[string]string, regions []string) map[string]string {
+	var out map[string]string
+	for region, loc := range locations {
+		if len(regions) == 0 || slices.Contains(regions, region) {
+			if out == nil {
+				out = make(map[string]string)
+			}
+			out[region] = loc
+		}
+	}
+	return out
 }

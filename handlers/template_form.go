@@ -32,7 +32,7 @@ func (h *Templates) TemplateFormCreate(c echo.Context) error {
 	nt.ProjectID = p.ID
 	if len(problems) == 0 {
 		t, err := h.store.CreateTemplate(c.Request().Context(), nt, Who(c).User.Name, h.cfg.TaskLimits, h.now())
-		if problems, err = templateProblems(err); err != nil {
+		if problems, err = templateProblems(Locale(c), err); err != nil {
 			return err
 		}
 		if len(problems) == 0 {
@@ -64,7 +64,7 @@ func (h *Templates) TemplateFormUpdate(c echo.Context) error {
 	nt, problems := templateFromForm(f)
 	if len(problems) == 0 {
 		_, err := h.store.UpdateTemplate(c.Request().Context(), t.ID, nt, Who(c).User.Name, h.cfg.TaskLimits, h.now())
-		if problems, err = templateProblems(err); err != nil {
+		if problems, err = templateProblems(Locale(c), err); err != nil {
 			return err
 		}
 		if len(problems) == 0 {
@@ -93,20 +93,21 @@ func readTemplateForm(c echo.Context) (views.TemplateForm, error) {
 	}
 	f := r.PostForm
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
-	return views.TemplateForm{Name: get("name"), Description: get("description"), GPUs: get("gpus"), Spec: get("spec"),
-		Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"), MaxRuntimeH: get("max_runtime_h"),
+	return views.TemplateForm{Name: get("name"), Description: get("description"), GPUs: get("gpus"), Specs: ticked(f["specs"]),
+		Regions: ticked(f["regions"]),
+		Queue:   get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"), MaxRuntimeH: get("max_runtime_h"),
 		Command: f.Get("command"), EnvNames: f.Get("env_names"), Workdir: get("workdir"), Image: get("image"),
-		DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != ""}, nil
+		DataCheck: get("data_check"), DataLocations: f.Get("data_locations"), Deferrable: f.Get("deferrable") != ""}, nil
 }
 
 // templateFromForm reads the template form as the submit form reads a task (the same
 // numbers, command lines and data check), with env names one per line or separated by
 // spaces or commas.
 func templateFromForm(f views.TemplateForm) (models.NewTemplate, map[string]views.FormError) {
-	nt, problems := taskFromForm(views.TaskFormValues{Name: f.Name, GPUs: f.GPUs, Spec: f.Spec, Queue: f.Queue,
+	nt, problems := taskFromForm(views.TaskFormValues{Name: f.Name, GPUs: f.GPUs, Specs: f.Specs, Regions: f.Regions, Queue: f.Queue,
 		Priority: f.Priority, EstGPUHours: f.EstGPUHours, MaxRuntimeH: f.MaxRuntimeH, Command: f.Command,
 		Workdir: f.Workdir, DataCheck: f.DataCheck, Deferrable: f.Deferrable}, false)
-	body := models.TemplateBody{GPUs: nt.GPUs, Spec: nt.Spec, Queue: nt.Queue, Priority: nt.Priority,
+	body := models.TemplateBody{GPUs: nt.GPUs, Spec: nt.Spec, Specs: nt.Specs, Regions: nt.Regions, Queue: nt.Queue, Priority: nt.Priority,
 		EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(nt.MaxRuntime / time.Second), Command: nt.Command,
 		EnvNames: strings.FieldsFunc(f.EnvNames, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }),
 		Workdir:  nt.Workdir, Image: f.Image, Deferrable: nt.Deferrable}
@@ -117,12 +118,41 @@ func templateFromForm(f views.TemplateForm) (models.NewTemplate, map[string]view
 		dc := nt.DataCheck
 		body.DataCheck = &dc
 	}
+	body.DataLocations = dataLocationLines(f.DataLocations, problems)
 	return models.NewTemplate{Name: f.Name, Description: f.Description, Body: body}, problems
 }
 
+// dataLocationLines reads region=location lines (blank lines skipped) into a map; a line
+// without '=' or a region set twice is a problem beside the input.
+func dataLocationLines(text string, problems map[string]views.FormError) map[string]string {
+	var out map[string]string
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		region, loc, ok := strings.Cut(line, "=")
+		region, loc = strings.TrimSpace(region), strings.TrimSpace(loc)
+		switch {
+		case !ok || region == "":
+			problems["data_locations"] = views.FormError{Code: views.FormErrLocationLine, Line: n}
+			return out
+		case out[region] != "":
+			problems["data_locations"] = views.FormError{Code: views.FormErrEnvDup, Line: n, Text: region}
+			return out
+		}
+		if out == nil {
+			out = make(map[string]string)
+		}
+		out[region] = loc
+	}
+	return out
+}
+
 // templateProblems turns the store's refusal of a template into the problem beside the
-// input it names; other errors pass on.
-func templateProblems(err error) (map[string]views.FormError, error) {
+// input it names, in the page's language; other errors pass on.
+func templateProblems(l views.Locale, err error) (map[string]views.FormError, error) {
 	var fe *models.FieldError
 	switch {
 	case err == nil:
@@ -134,6 +164,8 @@ func templateProblems(err error) (map[string]views.FormError, error) {
 	switch {
 	case fe.Field == "name", fe.Field == "description", fe.Field == "image", strings.HasPrefix(fe.Field, "env_names"):
 		input = strings.SplitN(fe.Field, "[", 2)[0]
+	case strings.HasPrefix(fe.Field, "data_locations"):
+		input = "data_locations"
 	}
-	return map[string]views.FormError{input: {Code: views.FormErrStore, Text: fe.Msg}}, nil
+	return map[string]views.FormError{input: {Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}}, nil
 }

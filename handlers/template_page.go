@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,15 +37,15 @@ func (h *Templates) templatesData(c echo.Context, p models.Project, f views.Temp
 	if err != nil {
 		return views.TemplatesData{}, err
 	}
-	_, specs, _, err := h.store.BoardOptions(ctx)
+	specs, regions, err := h.placeChoices(ctx)
 	if err != nil {
 		return views.TemplatesData{}, err
 	}
-	d := views.TemplatesData{ProjectID: p.ID, Project: p.Name, CanEdit: Who(c).Leads(p.ID), Form: f, Specs: specs}
+	d := views.TemplatesData{ProjectID: p.ID, Project: p.Name, CanEdit: Who(c).Leads(p.ID), Form: f, Specs: specs, Regions: regions}
 	for _, r := range rows {
 		b := r.Fields()
 		d.Templates = append(d.Templates, views.TemplateRowView{ID: r.ID, Name: r.Name, Description: r.Description,
-			Version: r.Version, Uses: r.Uses, GPUs: b.GPUs, Spec: b.Spec, Queue: b.Queue, UpdatedAt: r.UpdatedAt.In(h.loc())})
+			Version: r.Version, Uses: r.Uses, GPUs: b.GPUs, Specs: b.SpecChoices(), Queue: b.Queue, UpdatedAt: r.UpdatedAt.In(h.loc())})
 	}
 	return d, nil
 }
@@ -78,7 +80,7 @@ func (h *Templates) templateData(c echo.Context, t models.TaskTemplate) (views.T
 	if err != nil {
 		return views.TemplateData{}, err
 	}
-	_, specs, _, err := h.store.BoardOptions(ctx)
+	specs, regions, err := h.placeChoices(ctx)
 	if err != nil {
 		return views.TemplateData{}, err
 	}
@@ -86,7 +88,7 @@ func (h *Templates) templateData(c echo.Context, t models.TaskTemplate) (views.T
 	fields := templateFormOf(t.Name, t.Description, body)
 	d := views.TemplateData{ID: t.ID, ProjectID: p.ID, Project: p.Name, Name: t.Name, Description: t.Description,
 		Version: t.Version, Uses: uses, Fields: fields, Form: fields, CanEdit: Who(c).Leads(p.ID),
-		Schedulable: len(body.EnvNames) == 0, Specs: specs, Zones: scheduleZones,
+		Schedulable: len(body.EnvNames) == 0, Specs: specs, Regions: regions, Zones: scheduleZones,
 		ScheduleForm: views.ScheduleForm{Cron: "0 22 * * 1-5", TimeZone: h.loc().String(), Overlap: string(schedule.OverlapSkip), StartDeadlineMin: "60"}}
 	versions, err := h.store.TemplateVersions(ctx, t.ID)
 	if err != nil {
@@ -146,7 +148,7 @@ var scheduleZones = []string{"Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore"
 
 // templateFormOf is the template form filled from a template's fields.
 func templateFormOf(name, description string, b models.TemplateBody) views.TemplateForm {
-	f := views.TemplateForm{Name: name, Description: description, Spec: b.Spec, Queue: b.Queue, Priority: b.Priority,
+	f := views.TemplateForm{Name: name, Description: description, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
 		Command: strings.Join(b.Command, "\n"), EnvNames: strings.Join(b.EnvNames, "\n"), Workdir: b.Workdir,
 		Image: b.Image, Deferrable: b.Deferrable}
 	if b.GPUs > 0 {
@@ -161,5 +163,25 @@ func templateFormOf(name, description string, b models.TemplateBody) views.Templ
 	if b.DataCheck != nil {
 		f.DataCheck = b.DataCheck.Path + b.DataCheck.URL
 	}
+	f.DataLocations = dataLocationText(b.DataLocations)
 	return f
+}
+
+// placeChoices are the specs (those of cards present) and the regions (those of pools) the
+// template form offers.
+func (h *Templates) placeChoices(ctx context.Context) (specs, regions []string, err error) {
+	if _, specs, _, err = h.store.BoardOptions(ctx); err != nil {
+		return nil, nil, err
+	}
+	regions, err = h.store.PoolRegions(ctx)
+	return specs, regions, err
+}
+
+// dataLocationText is data locations as region=location lines, by region.
+func dataLocationText(locs map[string]string) string {
+	var b strings.Builder
+	for _, region := range slices.Sorted(maps.Keys(locs)) {
+		b.WriteString(region + "=" + locs[region] + "\n")
+	}
+	return b.String()
 }

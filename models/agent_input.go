@@ -72,6 +72,10 @@ type Assignment struct {
 	Rank       int
 	MasterAddr string
 	MasterPort int
+	// DataRegion and DataLocation are the node's region and where the task's data is there,
+	// when the task names a data location for that region.
+	DataRegion   string
+	DataLocation string
 }
 
 // States a node reports for a task's process.

@@ -193,7 +193,10 @@ type Task struct {
 	// DataReady is true once the task's data is ready; only ready tasks take cards.
 	DataReady bool
 	// DataCheck is the declared readiness check, JSON ({"path": …} or {"url": …}); empty if none.
-	DataCheck      string
+	DataCheck string
+	// DataLocations is where the task's data is in each region, a JSON object of region →
+	// path or URI; empty text for none (see DataLocation).
+	DataLocations  string
 	Deferrable     bool
 	State          string
 	Reason         string

@@ -36,6 +36,7 @@ var migrations = []migration{
 	{19, "advance reservations: cards of a spec booked for a project over a window", migrateV19Reservations},
 	{20, "an index of the open allocations by node, read by every agent poll", migrateV20NodeOpen},
 	{21, "the weekly reports sent, one row per week", migrateV21WeeklyReports},
+	{22, "where a task's data is in each region", migrateV22DataLocations},
 }
 
 // schemaVersion records each applied migration.

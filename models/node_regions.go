@@ -26,3 +26,14 @@ func (s *Store) NodeRegions(ctx context.Context) (map[int64]string, error) {
 	}
 	return out, nil
 }
+
+// PoolRegions lists the regions pools are in, by name, each once: the choices of the forms
+// that accept regions.
+func (s *Store) PoolRegions(ctx context.Context) ([]string, error) {
+	var out []string
+	if err := s.db.WithContext(ctx).Model(&Pool{}).Where("region <> ''").Distinct("region").Order("region").
+		Pluck("region", &out).Error; err != nil {
+		return nil, fmt.Errorf("models: pool regions: %w", err)
+	}
+	return out, nil
+}

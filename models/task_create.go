@@ -40,10 +40,13 @@ type NewTask struct {
 	SecretEnv []string
 	Workdir   string
 	// Image is a container image to run Command in; empty runs it on the host.
-	Image      string
-	DataReady  bool
-	DataCheck  DataCheck
-	Deferrable bool
+	Image     string
+	DataReady bool
+	DataCheck DataCheck
+	// DataLocations is where the task's data is in each region it may run in: region →
+	// an absolute path or a URI. The node the task runs on is told its region's.
+	DataLocations map[string]string
+	Deferrable    bool
 	// IdempotencyKey makes a repeated submit return the first task; empty means none. A key
 	// is scoped to IdempotencyScope (who sent it: a user, or a user's API token) and the
 	// project, so one caller's key never finds another's task.
@@ -189,6 +192,10 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err := s.checkPlaces(tx, nt); err != nil {
 		return err
 	}
+	locations, err := checkDataLocations(nt)
+	if err != nil {
+		return err
+	}
 	maxRuntime, err := checkClass(nt, lim)
 	if err != nil {
 		return err
@@ -224,7 +231,7 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		Specs: nameList(nt.Specs), Regions: nameList(nt.Regions), Queue: nt.Queue,
 		Priority: nt.Priority, EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(maxRuntime / time.Second),
 		Command: command, Env: env, Workdir: nt.Workdir, Image: nt.Image, DataReady: nt.DataReady, DataCheck: check,
-		Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
+		DataLocations: locations, Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
 		IdempotencyScope: scope, IdempotencyHash: hash, SubmittedAt: now}
 	if nt.TemplateID != 0 {
 		t.TemplateID, t.TemplateVersion = &nt.TemplateID, nt.TemplateVersion

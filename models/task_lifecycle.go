@@ -87,6 +87,30 @@ func (s *Store) MarkTaskReady(ctx context.Context, id int64, reason string, now 
 	})
 }
 
+// MarkTaskReadyIn marks a task waiting for data ready because its data was found in region:
+// that region becomes its data's region (the scheduler's preference) unless its data check
+// names one already.
+func (s *Store) MarkTaskReadyIn(ctx context.Context, id int64, region, reason string, now time.Time) error {
+	now = UTC(now)
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var t Task
+		if err := forUpdate(tx).Select("id, data_check").Where("id = ?", id).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("task %d", id), err)
+		}
+		var dc DataCheck
+		if t.DataCheck != "" {
+			json.Unmarshal([]byte(t.DataCheck), &dc) // written by the store; always decodes
+		}
+		set := map[string]any{"data_ready": true}
+		if dc.Region == "" {
+			dc.Region = region
+			b, _ := json.Marshal(dc) // strings; never fails
+			set["data_check"] = string(b)
+		}
+		return transition(tx, id, []string{TaskWaitingData}, TaskQueued, reason, now, set)
+	})
+}
+
 // CancelTask cancels a task: at once while it waits, or by asking its node to stop it.
 func (s *Store) CancelTask(ctx context.Context, id int64, by string, now time.Time) error {
 	now = UTC(now)
@@ -187,6 +211,10 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	if err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
+	region, err := dataRegion(db, nodeID, tasks)
+	if err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
 	out := make([]Assignment, len(tasks))
 	for i, t := range tasks {
 		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, Image: t.Image, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != ""}
@@ -194,6 +222,9 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 			a.Mounts = mounts
 		}
 		a.setShape(nodes[t.ID], nodeID)
+		if loc := t.DataLocationMap()[region]; loc != "" && region != "" {
+			a.DataRegion, a.DataLocation = region, loc
+		}
 		if err := json.Unmarshal([]byte(t.Command), &a.Command); err != nil {
 			return nil, fmt.Errorf("models: command of task %d: %w", t.ID, err)
 		}

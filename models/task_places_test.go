@@ -54,3 +54,44 @@ func TestTaskPlacesStored(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskDataLocations keeps where a task's data is per region, tells the node in a region
+// that region's location, and marks a task ready in a region (which becomes its data's
+// region), on both databases.
+func TestTaskDataLocations(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		templateStore(t, s)
+		if _, err := s.SavePoolConfig(ctx, "a100", models.PoolConfig{Provider: "static", Spec: "A100-80G", GPUsPerNode: 4,
+			Region: "cn-east", MaxNodes: 1}, "admin", "", t0); err != nil {
+			t.Fatal(err)
+		}
+		locs := map[string]string{"cn-east": "s3://east/set", "cn-west": "/mnt/west/set"}
+		tk, _, err := s.CreateTask(ctx, models.NewTask{Project: "vision", Name: "x", Owner: "a", GPUs: 1, Queue: models.QueueLong,
+			Priority: models.PriorityNormal, Command: []string{"x"}, DataLocations: locs}, models.DefaultTaskLimits, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkTaskReadyIn(ctx, tk.ID, "cn-east", "found in cn-east", t0); err != nil {
+			t.Fatal(err)
+		}
+		row, err := s.TaskByID(ctx, tk.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]any{locs, "cn-east", models.TaskQueued}, []any{row.DataLocationMap(), row.DataRegion(), row.State}); diff != "" {
+			t.Errorf("stored task (-want +got):\n%s", diff)
+		}
+		nodes, err := s.Nodes(ctx)
+		if err != nil || len(nodes) == 0 {
+			t.Fatalf("Nodes = %v, %v", nodes, err)
+		}
+		if err := s.PlaceTask(ctx, tk.ID, []int64{nodes[0].GPUs[0].ID}, false, "test", t0); err != nil {
+			t.Fatal(err)
+		}
+		as, err := s.Assignments(ctx, nodes[0].ID)
+		if err != nil || len(as) != 1 || as[0].DataRegion != "cn-east" || as[0].DataLocation != "s3://east/set" {
+			t.Errorf("Assignments = %+v, %v; want the task told s3://east/set in cn-east", as, err)
+		}
+	})
+}

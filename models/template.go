@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"time"
 )
@@ -70,7 +71,9 @@ type TemplateBody struct {
 	Workdir     string     `json:"workdir"`
 	Image       string     `json:"image"`
 	DataCheck   *DataCheck `json:"data_check,omitempty"`
-	Deferrable  bool       `json:"deferrable"`
+	// DataLocations is where the data is in each region (region → path or URI).
+	DataLocations map[string]string `json:"data_locations,omitempty"`
+	Deferrable    bool              `json:"deferrable"`
 }
 
 // NewTemplate is a template as created or changed.
@@ -95,17 +98,35 @@ type TemplateRow struct {
 	Uses int64
 }
 
+// SpecChoices is the specs the body accepts: Specs, else Spec alone, else none (any).
+func (b TemplateBody) SpecChoices() []string {
+	if len(b.Specs) > 0 {
+		return b.Specs
+	}
+	if b.Spec != "" {
+		return []string{b.Spec}
+	}
+	return nil
+}
+
 // NewTask is a submission from the body for project, named name, owned by owner, with the
 // environment's values env (the names the body lists must all be there; the store does not
 // check that, the caller does: see MissingEnv).
 func (b TemplateBody) NewTask(project, name, owner string, env map[string]string) NewTask {
 	nt := NewTask{Project: project, Name: name, Owner: owner, GPUs: b.GPUs, Spec: b.Spec, Specs: b.Specs, Regions: b.Regions, Queue: b.Queue,
 		Priority: b.Priority, EstGPUHours: b.EstGPUHours, MaxRuntime: time.Duration(b.MaxRuntimeS) * time.Second,
-		Command: b.Command, Env: env, Workdir: b.Workdir, Image: b.Image, Deferrable: b.Deferrable, DataReady: b.DataCheck == nil}
+		Command: b.Command, Env: env, Workdir: b.Workdir, Image: b.Image, Deferrable: b.Deferrable, DataReady: !b.WaitsForData(),
+		DataLocations: b.DataLocations}
 	if b.DataCheck != nil {
 		nt.DataCheck = *b.DataCheck
 	}
 	return nt
+}
+
+// WaitsForData reports whether a task from the body waits for its data by default: it
+// declares a data check, or a data location the readiness checks can look at.
+func (b TemplateBody) WaitsForData() bool {
+	return b.DataCheck != nil || slices.ContainsFunc(slices.Collect(maps.Values(b.DataLocations)), Checkable)
 }
 
 // MissingEnv returns the first of the body's env names env gives no value for, or "".

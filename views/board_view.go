@@ -139,3 +139,11 @@ func (f BoardFilter) query(v string) string {
 	}
 	return "/?" + q.Encode()
 }
+
+// withAll is opts with each of cur not among them added at the end, in cur's order.
+func withAll(opts, cur []string) []string {
+	for _, c := range cur {
+		opts = withCurrent(opts, c)
+	}
+	return opts
+}

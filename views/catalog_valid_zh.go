@@ -144,6 +144,8 @@ var validZH = map[string]string{
 	"names an empty spec; leave specs out for any":                                   "含有空的卡型；任意卡型请不填 specs",
 	"at most %d specs":                                                               "最多 %d 种卡型",
 	"at most %d regions":                                                             "最多 %d 个地域",
+	"must be an absolute path or a URI such as s3://bucket/set, at most 1,024 bytes": "必须是绝对路径或 URI（如 s3://bucket/set），最多 1,024 字节",
+	"names the region %q, which is not one of regions":                               "指定的地域 %q 不在 regions 之中",
 	// Advance reservations (#21).
 	"must be at most the project's limit of %d GPUs, got %d": "不能超过项目的上限 %d 卡，收到 %d",
 	"a reservation books cards of one spec":                  "预约只能锁定一种卡型",

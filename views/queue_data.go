@@ -60,6 +60,8 @@ type QueueRow struct {
 	Owner    string
 	GPUs     int
 	Spec     string // asked spec; "" is any
+	// Specs are the specs it accepts when it names several.
+	Specs []string
 	// PlaceSpec and PlaceRegion are where it starts or is expected to, PlaceWhy why there
 	// (scheduler.Why…); empty when unknown.
 	PlaceSpec, PlaceRegion, PlaceWhy string
@@ -117,6 +119,9 @@ type TaskForm struct {
 	// TemplateName and TemplateVersion name the template of Values.Template, for the notice.
 	TemplateName    string
 	TemplateVersion int
+	// TemplateDataLocations are the template's data locations as region=location lines,
+	// which the task carries for the regions it accepts; "" for none.
+	TemplateDataLocations string
 	// Estimate is the dry run of a valid, checked form; nil when there is none.
 	Estimate *TaskEstimate
 	// Projects, Specs and Priorities (highest first) are the choices of the selects; Projects
@@ -124,19 +129,24 @@ type TaskForm struct {
 	Projects   []string
 	Specs      []string
 	Priorities []string
+	// Regions are the regions pools are in, the choices of the regions group.
+	Regions []string
 	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
 	ShortMax, LongMax time.Duration
 }
 
 // TaskFormValues are the form's inputs as typed. Their input names are in the field tags'
-// order: project, name, owner, gpus, spec, queue, priority, est_gpu_hours, max_runtime_h,
+// order: project, name, owner, gpus, specs, regions, queue, priority, est_gpu_hours, max_runtime_h,
 // command, env, workdir, data_ready, data_check, deferrable, idempotency_key.
 type TaskFormValues struct {
-	Project     string
-	Name        string
-	Owner       string
-	GPUs        string
-	Spec        string
+	Project string
+	Name    string
+	Owner   string
+	GPUs    string
+	// Specs and Regions are the ticked boxes of the specs and regions the task accepts
+	// (several inputs of one name); none means any.
+	Specs       []string
+	Regions     []string
 	Queue       string
 	Priority    string
 	EstGPUHours string
@@ -167,6 +177,8 @@ const (
 	FormErrEnvLine = "env-line"
 	// FormErrEnvDup: line Line of the environment repeats the variable Text.
 	FormErrEnvDup = "env-dup"
+	// FormErrLocationLine: line Line of the data locations is not region=location.
+	FormErrLocationLine = "location-line"
 	// FormErrRuntimeOver: the max runtime Asked is over the lane Text's limit Max.
 	FormErrRuntimeOver = "runtime-over"
 	// FormErrEnvMissing: the template asks for a value of the variable Text.

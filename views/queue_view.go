@@ -154,6 +154,8 @@ func formError(l Locale, e FormError) string {
 		return l.T("form.err.number")
 	case FormErrEnvLine:
 		return l.T("form.err.env_line", e.Line)
+	case FormErrLocationLine:
+		return l.T("form.err.location_line", e.Line)
 	case FormErrEnvDup:
 		return l.T("form.err.env_dup", e.Line, e.Text)
 	case FormErrEnvMissing:
@@ -165,7 +167,7 @@ func formError(l Locale, e FormError) string {
 }
 
 // formFields are the input names that show a problem beside them, in form order.
-var formFields = []string{"project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
+var formFields = []string{"project", "name", "owner", "gpus", "specs", "regions", "queue", "priority", "est_gpu_hours",
 	"max_runtime_h", "command", "env", "workdir", "data_check"}
 
 // errOf returns the text of the problem of input name, "" for none.

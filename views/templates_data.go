@@ -12,8 +12,8 @@ type TemplatesData struct {
 	Templates []TemplateRowView
 	// Form holds a refused create, or the defaults.
 	Form TemplateForm
-	// Specs fill the spec picker.
-	Specs []string
+	// Specs and Regions fill the pickers of the specs and regions a template accepts.
+	Specs, Regions []string
 }
 
 // TemplateRowView is one template of the list.
@@ -23,7 +23,8 @@ type TemplateRowView struct {
 	Version           int
 	Uses              int64
 	GPUs              int
-	Spec, Queue       string
+	Specs             []string
+	Queue             string
 	UpdatedAt         time.Time
 }
 
@@ -31,11 +32,14 @@ type TemplateRowView struct {
 // submit, one per line. Errors holds a problem per input name, as the submit form's.
 type TemplateForm struct {
 	Name, Description                            string
-	GPUs, Spec, Queue, Priority                  string
+	GPUs, Queue, Priority                        string
+	Specs, Regions                               []string
 	EstGPUHours, MaxRuntimeH                     string
 	Command, EnvNames, Workdir, Image, DataCheck string
-	Deferrable                                   bool
-	Errors                                       map[string]FormError
+	// DataLocations are region=location lines.
+	DataLocations string
+	Deferrable    bool
+	Errors        map[string]FormError
 }
 
 // TemplateData is one template's page: its fields, the form that changes it (a new
@@ -60,6 +64,7 @@ type TemplateData struct {
 	// them when a schedule runs.
 	Schedulable bool
 	Specs       []string
+	Regions     []string
 	// Zones fill the time-zone picker's suggestions.
 	Zones []string
 	// Notice confirms what was just saved: NoticeSaved, NoticeScheduled, NoticeSuspended,

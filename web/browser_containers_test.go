@@ -63,7 +63,7 @@ func TestBrowserContainerSettings(t *testing.T) {
 			chromedp.SetValue(css(`[name=project]`), "vision"),
 			chromedp.SendKeys(css(`[name=name]`), "bare"),
 			chromedp.SendKeys(css(`[name=gpus]`), "1"),
-			chromedp.SetValue(css(`[name=spec]`), "A100-80G"),
+			chromedp.Click(css(`[name=specs][value="A100-80G"]`)),
 			chromedp.SendKeys(css(`[name=command]`), "python\ntrain.py"),
 			chromedp.Submit(css(`[name=image]`)),
 			chromedp.WaitVisible(css(`[data-testid=field-error][data-field=image]`)),

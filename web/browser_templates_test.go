@@ -21,7 +21,8 @@ import (
 
 // TestBrowserTemplates walks a project lead's night run in headless Chromium, in English
 // and Chinese: from the projects page to the project's templates, create one, submit from
-// it (the form comes filled in), schedule it on weekday nights in Shanghai and see the next
+// it (the form comes filled in, its two specs and region ticked, a second region ticked
+// by hand), schedule it on weekday nights in Shanghai and see the next
 // five runs, first as the form previews them and then on the saved schedule. On a 390×844
 // phone the template pages do not scroll sideways. Screenshots go to KASHI_SCREENSHOTS.
 func TestBrowserTemplates(t *testing.T) {
@@ -35,6 +36,16 @@ func TestBrowserTemplates(t *testing.T) {
 	}
 	if _, err := s.RegisterNode(ctx, req, "h", now); err != nil {
 		t.Fatal(err)
+	}
+	west := models.NodeRegistration{Hostname: "w1", Pool: "h800", GPUs: []models.GPUInfo{{UUID: "w0", Name: "NVIDIA H800", MemoryTotalMiB: 81559}}}
+	if _, err := s.RegisterNode(ctx, west, "h-west", now); err != nil {
+		t.Fatal(err)
+	}
+	for pool, pc := range map[string]models.PoolConfig{"a100": {Spec: "A100-80G", Region: "cn-east"}, "h800": {Spec: "H800-80G", Region: "cn-west"}} {
+		pc.Provider, pc.GPUsPerNode, pc.MaxNodes = "static", 4, 1
+		if _, err := s.SavePoolConfig(ctx, pool, pc, "tester", "", now); err != nil {
+			t.Fatal(err)
+		}
 	}
 	vision, _ := s.EnsureProject(ctx, "vision", now)
 	lead, _ := s.CreateUser(ctx, "lead", "pw-lead", models.RoleUser, now)
@@ -70,12 +81,17 @@ func TestBrowserTemplates(t *testing.T) {
 			chromedp.Evaluate[chromedp.Void](`document.getElementById('t-gpus').value = '2'`),
 			chromedp.SendKeys(css(`#t-max_runtime_h`), "3"),
 			chromedp.SendKeys(css(`#t-command`), "python\neval.py\n--split=val"),
+			chromedp.Click(css(`#t-specs input[value="A100-80G"]`)),
+			chromedp.Click(css(`#t-specs input[value="H800-80G"]`)),
+			chromedp.Click(css(`#t-regions input[value="cn-west"]`)),
+			chromedp.SendKeys(css(`#t-data_locations`), "cn-west=s3://west-bucket/eval"),
 			b.shot("templates-1-create-"+lang+".png"),
 			chromedp.Click(css(`[data-testid=template-create-submit]`)),
 			chromedp.WaitVisible(css(`[data-testid=notice]`)),
 			chromedp.Click(css(`[data-testid=submit-from]`)),
 			chromedp.WaitVisible(css(`[data-testid=form-template]`)),
 			b.shot("templates-2-submit-form-"+lang+".png"),
+			chromedp.Click(css(`#f-regions input[value="cn-east"]`)),
 			chromedp.Click(css(`[data-testid=task-submit]`)),
 			chromedp.WaitVisible(css(`[data-testid=form-notice]`)),
 		)
@@ -85,6 +101,10 @@ func TestBrowserTemplates(t *testing.T) {
 		tasks, err := s.Tasks(ctx, models.TaskFilter{Project: "vision"})
 		if err != nil || len(tasks) == 0 || tasks[0].Name != name || tasks[0].TemplateID == nil || tasks[0].GPUs != 2 {
 			t.Fatalf("%s: newest task %+v (%v), want %s from its template on 2 GPUs", lang, tasks, err, name)
+		}
+		// The template's two specs and region came ticked; the user ticked a second region.
+		if got := fmt.Sprint(tasks[0].SpecList(), tasks[0].RegionList(), tasks[0].DataLocationMap()); got != "[A100-80G H800-80G] [cn-east cn-west] map[cn-west:s3://west-bucket/eval]" {
+			t.Errorf("%s: the task accepts %s, want [A100-80G H800-80G] [cn-east cn-west] with its data in cn-west", lang, got)
 		}
 		err = chromedp.Do(b.ctx,
 			chromedp.Navigate(fmt.Sprintf("%s/templates/%d", srv.URL, *tasks[0].TemplateID)),
@@ -113,7 +133,8 @@ func TestBrowserTemplates(t *testing.T) {
 			t.Errorf("%s: first of the next runs %q (%v), want five from 2026-03-02T14:00:00Z (22:00 in Shanghai)", lang, first.Value, err)
 		}
 		page, _ := chromedp.Run(b.ctx, chromedp.Location())
-		for _, path := range []string{strings.TrimPrefix(page, srv.URL), fmt.Sprintf("/projects/%d/templates", vision.ID)} {
+		for _, path := range []string{strings.TrimPrefix(page, srv.URL), fmt.Sprintf("/projects/%d/templates", vision.ID),
+			fmt.Sprintf("/queue?template=%d", *tasks[0].TemplateID)} {
 			shot := fmt.Sprintf("templates-phone-%s%s.png", lang, strings.NewReplacer("/", "-", "?", "-", "=", "-", "#", "-").Replace(path))
 			err := chromedp.Do(b.ctx,
 				chromedp.EmulateViewport(390, 844),
@@ -127,6 +148,12 @@ func TestBrowserTemplates(t *testing.T) {
 			width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 			if err != nil || width > 390 {
 				t.Errorf("phone %s %s is %d px wide (%v), want at most 390 (%s)", lang, path, width, err, shot)
+			}
+			// Every tick box of the specs and regions is a target a thumb can hit.
+			small, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`[...document.querySelectorAll('.choice')].filter(
+				c => c.getBoundingClientRect().height < 36 || c.getBoundingClientRect().right > 390).length`))
+			if err != nil || small != 0 {
+				t.Errorf("phone %s %s: %d tick boxes lower than 36 px or past the edge (%v)", lang, path, small, err)
 			}
 		}
 	}

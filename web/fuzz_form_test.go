@@ -46,7 +46,7 @@ func problemText(t *testing.T, page string, testids ...string) string {
 func FuzzTaskForm(f *testing.F) {
 	srv := fuzzServer(f)
 	taskFleet(srv)
-	ok := url.Values{"project": {"vision"}, "name": {"ft"}, "owner": {"alice"}, "gpus": {"2"}, "spec": {"A100-80G"},
+	ok := url.Values{"project": {"vision"}, "name": {"ft"}, "owner": {"alice"}, "gpus": {"2"}, "specs": {"A100-80G"},
 		"queue": {"long"}, "priority": {"high"}, "est_gpu_hours": {"3.5"}, "max_runtime_h": {"4"},
 		"command": {"python\r\ntrain.py\r\n"}, "env": {"A=1\nB=x=y\n"}, "workdir": {"/w"}, "data_ready": {"on"}}
 	with := func(kv ...string) string {
@@ -63,7 +63,8 @@ func FuzzTaskForm(f *testing.F) {
 		with(), with("idempotency_key", "k1"), with("gpus", "0"), with("gpus", "9223372036854775808"),
 		with("gpus", "1e3"), with("max_runtime_h", "NaN"), with("max_runtime_h", "1e308"), with("est_gpu_hours", "-Inf"),
 		with("queue", "short", "max_runtime_h", "3"), with("env", "=x\nA\n"), with("env", "A=\x00"),
-		with("command", "\r\n\r\n"), with("command", "\xff"), with("spec", "H800-80G", "gpus", "8"),
+		with("command", "\r\n\r\n"), with("command", "\xff"), with("specs", "H800-80G", "gpus", "8"), with("regions", "cn-east"),
+		ok.Encode() + "&specs=H800-80G", ok.Encode() + "&specs=A100-80G", ok.Encode() + "&regions=a&regions=a",
 		with("project", "nope"), with("data_check", "http://127.0.0.1/"), with("data_ready", "", "data_check", "/etc"),
 		with("priority", "urgent", "deferrable", "on"), "project=%zz", "a=b;c=d", "", "=&=&&",
 	} {

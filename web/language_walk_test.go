@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/url"
 	"regexp"
@@ -37,8 +39,19 @@ func TestLanguageWalk(t *testing.T) {
 			return read(t, r.StatusCode, r.Body)
 		},
 		"POST /queue/tasks": func(lang string) answer {
-			r := ps.form("/queue/tasks", url.Values{"project": {"vision"}, "name": {"x"}, "gpus": {"1"}, "spec": {"Z999"},
-				"queue": {"long"}, "priority": {"normal"}, "command": {"python"}, "data_ready": {"on"}}, "Cookie", "kashi_lang="+lang)
+			r := ps.form("/queue/tasks", url.Values{"project": {"vision"}, "name": {"x"}, "gpus": {"1"}, "specs": {"A100-80G", "Z999"},
+				"regions": {"cn-gz1"}, "queue": {"long"}, "priority": {"normal"}, "command": {"python"}, "data_ready": {"on"}},
+				"Cookie", "kashi_lang="+lang)
+			return read(t, r.StatusCode, r.Body)
+		},
+		"POST /projects/:id/templates": func(lang string) answer {
+			p, err := ps.store.ProjectByName(context.Background(), "vision")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := ps.form(fmt.Sprintf("/projects/%d/templates", p.ID), url.Values{"name": {"twice"}, "gpus": {"1"}, "queue": {"long"},
+				"priority": {"normal"}, "command": {"eval"}, "specs": {"A100-80G", "A100-80G"}, "regions": {"cn-gz1"}},
+				"Cookie", "kashi_lang="+lang)
 			return read(t, r.StatusCode, r.Body)
 		},
 		"POST /pools/a100": func(lang string) answer {

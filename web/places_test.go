@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -125,30 +124,5 @@ func TestBillLinesShowRegion(t *testing.T) {
 	doc := docOf(t, w.get("/bills/vision/"+billMonth).Result())
 	if got := doc.Find(`[data-testid=bill-line] [data-testid=line-region]`).First().Text(); got != "cn-east" {
 		t.Errorf("bill page line region = %q, want cn-east", got)
-	}
-}
-
-// TestFormFromTemplateKeepsPlaces submits the queue's form filled from a template that
-// accepts several specs and regions: the task keeps them and its data's region.
-func TestFormFromTemplateKeepsPlaces(t *testing.T) {
-	f := newTemplateFixture(t)
-	w := f.s.post(fmt.Sprintf("/api/v1/projects/%d/templates", f.vision), `{"name": "anywhere", "gpus": 1, "command": ["x"],
-		"specs": ["A100-80G"], "regions": ["cn-east", "cn-west"], "data_check": {"path": "/d", "region": "cn-west"}}`, bearer(f.lead)...)
-	if w.Code != http.StatusCreated {
-		t.Fatalf("create = %d %s", w.Code, w.Body)
-	}
-	tpl := decode[templateOut](t, w)
-	r := f.s.form("/queue/tasks", url.Values{"project": {"vision"}, "name": {"anywhere"}, "gpus": {"1"}, "queue": {"long"},
-		"priority": {"normal"}, "command": {"x"}, "data_check": {"/d"}, "template": {fmt.Sprint(tpl.ID)}}, bearer(f.member)...)
-	if r.StatusCode != http.StatusSeeOther {
-		t.Fatalf("submit = %d, want 303", r.StatusCode)
-	}
-	tasks, _ := f.s.store.Tasks(context.Background(), models.TaskFilter{Project: "vision"})
-	if len(tasks) != 1 {
-		t.Fatalf("tasks = %d, want 1", len(tasks))
-	}
-	got := []any{tasks[0].SpecList(), tasks[0].RegionList(), tasks[0].DataRegion()}
-	if diff := cmp.Diff([]any{[]string{"A100-80G"}, []string{"cn-east", "cn-west"}, "cn-west"}, got); diff != "" {
-		t.Errorf("task places (-want +got):\n%s", diff)
 	}
 }

@@ -425,7 +425,7 @@ func qForm() url.Values {
 		"name":            {"finetune"},
 		"owner":           {"bo"},
 		"gpus":            {"2"},
-		"spec":            {"H800-80G"},
+		"specs":           {"H800-80G"},
 		"queue":           {"long"},
 		"priority":        {"high"},
 		"est_gpu_hours":   {"3.5"},
@@ -583,14 +583,14 @@ func TestQueueFormValidate(t *testing.T) {
 	}
 
 	// A half-filled form: only what is filled in is checked.
-	w = q.qPostForm("/queue/tasks/validate", url.Values{"project": {"vision"}, "gpus": {"3"}, "spec": {"A100-80G"}})
+	w = q.qPostForm("/queue/tasks/validate", url.Values{"project": {"vision"}, "gpus": {"3"}, "specs": {"A100-80G"}})
 	if w.Code != http.StatusOK {
 		t.Errorf("validate a half-filled form = %d, want 200:\n%s", w.Code, w.Body)
 	}
 
 	bad := qForm()
 	bad.Set("gpus", "9")
-	bad.Set("spec", "A100-80G")
+	bad.Set("specs", "A100-80G")
 	w = q.qPostForm("/queue/tasks/validate", bad, "HX-Request", "true")
 	if w.Code != http.StatusUnprocessableEntity {
 		t.Fatalf("validate a bad form = %d, want 422", w.Code)

@@ -165,10 +165,13 @@ func TestBillXLSXReadBack(t *testing.T) {
 			t.Errorf("Lines!D%s = %q, want %q", row, got, ln.Task)
 		}
 		check("Lines", "C"+row, "General", big.NewRat(ln.TaskID, 1))
-		check("Lines", "J"+row, "#,##0.000", hours(ln.NominalS))
-		check("Lines", "K"+row, "#,##0.000", hours(ln.EffectiveS))
-		check("Lines", "S"+row, money, fen(ln.RateFen))
-		check("Lines", "T"+row, money, fen(ln.AmountFen))
+		if got := book["Lines"]["I"+row].Text; got != ln.Region {
+			t.Errorf("Lines!I%s = %q, want the region %q", row, got, ln.Region)
+		}
+		check("Lines", "K"+row, "#,##0.000", hours(ln.NominalS))
+		check("Lines", "L"+row, "#,##0.000", hours(ln.EffectiveS))
+		check("Lines", "T"+row, money, fen(ln.RateFen))
+		check("Lines", "U"+row, money, fen(ln.AmountFen))
 	}
 	total := strconv.Itoa(len(b.Items) + 2)
 	check("Summary", "I"+total, money, fen(b.TotalFen))

@@ -1,0 +1,142 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/api"
+	"kashi/models"
+)
+
+// TestTemplateDataLocations: a template says where its data is in each region; the API and
+// the template form refuse a bad one naming the field; a task submitted from the template
+// carries them (those of the regions it accepts), and the node it is placed on in cn-west
+// is told cn-west's location, while a node in a region without one is told none.
+func TestTemplateDataLocations(t *testing.T) {
+	f := placesFixture(t)
+	create := fmt.Sprintf("/api/v1/projects/%d/templates", f.vision)
+	for body, field := range map[string]string{
+		`"data_locations": {"cn-east": "relative/path"}`:                      "data_locations.cn-east",
+		`"data_locations": {"cn-east": "s3:/no-host"}`:                        "data_locations.cn-east",
+		`"data_locations": {"cn-east": "/a b"}`:                               "data_locations.cn-east",
+		`"data_locations": {"cn-east": ""}`:                                   "data_locations.cn-east",
+		`"regions": ["cn-west"], "data_locations": {"cn-east": "/data/east"}`: "data_locations.cn-east",
+		`"data_locations": {"":"/data"}`:                                      "data_locations",
+		`"data_locations": {"cn-east": "/` + strings.Repeat("x", 1024) + `"}`: "data_locations.cn-east",
+	} {
+		w := f.s.post(create, `{"name": "bad", "gpus": 1, "command": ["x"], `+body+`}`, bearer(f.lead)...)
+		if e := decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != field {
+			t.Errorf("template with %s = %d %s, want 422 naming %s", body, w.Code, w.Body, field)
+		}
+	}
+	w := f.s.post(create, `{"name": "shards", "gpus": 1, "command": ["x"], "regions": ["cn-east", "cn-west"],
+		"data_locations": {"cn-east": "s3://east-bucket/shards", "cn-west": "s3://west-bucket/shards"}}`, bearer(f.lead)...)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("create = %d %s", w.Code, w.Body)
+	}
+	tpl := decode[templateOut](t, w)
+	form := docOf(t, f.s.get(fmt.Sprintf("/queue?template=%d", tpl.ID), bearer(f.member)...).Result())
+	if got := form.Find(`[data-testid=form-data-locations] .mono`).Text(); got != "cn-east=s3://east-bucket/shards\ncn-west=s3://west-bucket/shards\n" {
+		t.Errorf("the submit form from the template shows data locations %q, want both regions'", got)
+	}
+
+	// The API keeps only the locations of the regions a submit narrows to.
+	type taskOut struct {
+		ID            int64             `json:"id"`
+		State         string            `json:"state"`
+		DataLocations map[string]string `json:"data_locations"`
+	}
+	w = f.s.post("/api/v1/tasks", fmt.Sprintf(`{"template": %d, "regions": ["cn-west"]}`, tpl.ID), bearer(f.member)...)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("submit from the template = %d %s", w.Code, w.Body)
+	}
+	west := decode[taskOut](t, w)
+	want := taskOut{ID: west.ID, State: models.TaskQueued, DataLocations: map[string]string{"cn-west": "s3://west-bucket/shards"}}
+	if diff := cmp.Diff(want, west); diff != "" {
+		t.Errorf("task from the template (-want +got):\n%s", diff)
+	}
+	w = f.s.post("/api/v1/tasks", fmt.Sprintf(`{"template": %d, "regions": ["cn-east"]}`, tpl.ID), bearer(f.member)...)
+	east := decode[taskOut](t, w)
+
+	// Placed: the node in cn-west is told its region's location; the task placed in cn-east
+	// on the a100 node, whose pool is in cn-east, is told cn-east's.
+	a100 := f.s.register(node("e1").inPool("a100").cards(a100Name, a100MiB, 4))
+	h800 := f.s.register(node("w2").inPool("h800").cards(h800Name, h800MiB, 4))
+	wt, _ := f.s.store.TaskByID(context.Background(), west.ID)
+	et, _ := f.s.store.TaskByID(context.Background(), east.ID)
+	f.s.place(wt.Task, t0, h800.UUIDs[0])
+	f.s.place(et.Task, t0, a100.UUIDs[0])
+	for _, c := range []struct {
+		token, region, loc string
+	}{{h800.Token, "cn-west", "s3://west-bucket/shards"}, {a100.Token, "cn-east", "s3://east-bucket/shards"}} {
+		as := decode[api.AssignmentsResponse](t, f.s.get(api.PathAssignments, bearer(c.token)...))
+		if len(as.Tasks) != 1 || as.Tasks[0].DataRegion != c.region || as.Tasks[0].DataLocation != c.loc {
+			t.Errorf("assignments in %s = %+v, want one told %s", c.region, as.Tasks, c.loc)
+		}
+	}
+}
+
+// TestTemplateFormDataLocations: the template form takes region=location lines, shows them
+// back on the template, and refuses a line without '=' or a bad location beside the input.
+func TestTemplateFormDataLocations(t *testing.T) {
+	f := placesFixture(t)
+	list := fmt.Sprintf("/projects/%d/templates", f.vision)
+	v := url.Values{"name": {"data"}, "gpus": {"1"}, "queue": {"long"}, "priority": {"normal"}, "command": {"x"},
+		"data_locations": {"cn-west = /mnt/west/set\n\ncn-east=https://data.example.com/set\n"}}
+	for lines, want := range map[string]string{
+		"cn-west /mnt/west/set":                           "Line 1 is not region=location.",
+		"cn-west=/a\ncn-west=/b":                          "Line 2 sets cn-west again.",
+		"cn-west=mnt/west":                                "must be an absolute path or a URI",
+		"cn-west=/a\nnowhere=/b":                          "",
+		"cn-west=/a\n" + strings.Repeat("x", 101) + "=/b": "100",
+	} {
+		bad := url.Values{}
+		for k, x := range v {
+			bad[k] = x
+		}
+		bad.Set("data_locations", lines)
+		bad.Set("name", "probe")
+		r := f.s.form(list, bad, append(bearer(f.lead), "Accept-Language", "en")...)
+		if want == "" {
+			if r.StatusCode != http.StatusSeeOther {
+				t.Errorf("data locations %q = %d, want 303 (any region name is allowed while the template names no regions)", lines, r.StatusCode)
+			}
+			continue
+		}
+		got := strings.TrimSpace(docOf(t, r).Find(`[data-testid=field-error][data-field=data_locations]`).Text())
+		if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(got, want) {
+			t.Errorf("data locations %q = %d %q, want 422 saying %q", lines, r.StatusCode, got, want)
+		}
+	}
+	zh := url.Values{}
+	for k, x := range v {
+		zh[k] = x
+	}
+	for lines, want := range map[string]string{"cn-west=mnt/west": "绝对路径", "cn-east": "第 1 行不是 地域=位置 格式"} {
+		zh.Set("data_locations", lines)
+		r := f.s.form(list, zh, append(bearer(f.lead), "Accept-Language", "zh-CN")...)
+		if got := docOf(t, r).Find(`[data-testid=field-error][data-field=data_locations]`).Text(); !strings.Contains(got, want) {
+			t.Errorf("zh-CN data locations %q: problem %q, want it to say %q", lines, got, want)
+		}
+	}
+	r := f.s.form(list, v, bearer(f.lead)...)
+	m := templateLocation.FindStringSubmatch(r.Header.Get("Location"))
+	if r.StatusCode != http.StatusSeeOther || m == nil {
+		d := docOf(t, r)
+		t.Fatalf("template form = %d, want 303: %s", r.StatusCode, d.Find(`[data-testid=field-error]`).Text())
+	}
+	doc := docOf(t, f.s.get("/templates/"+m[1], bearer(f.lead)...).Result())
+	const shown = "cn-east=https://data.example.com/set\ncn-west=/mnt/west/set\n"
+	if got := doc.Find(`[data-testid=template-edit] textarea[name=data_locations]`).Text(); got != shown {
+		t.Errorf("edit form data locations = %q, want %q", got, shown)
+	}
+	if got := doc.Find(`[data-testid=template-data-locations]`).Text(); got != shown {
+		t.Errorf("template shows data locations %q, want %q", got, shown)
+	}
+}
