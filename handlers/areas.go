@@ -25,6 +25,9 @@ type BoardStore interface {
 	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
 	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
+	// Reservations holding cards, marked on the board (#21).
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 }
 
 // Tasks serves tasks, the queue, and the notifications that ask about tasks (keep or release).
