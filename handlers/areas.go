@@ -156,6 +156,8 @@ type PoolsStore interface {
 	AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
+	// Reservations drawn on the pools chart (#21).
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 }
 
 // Bills serves bills, prices, billing plans, adjustments and weekly reports.

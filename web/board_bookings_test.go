@@ -80,8 +80,8 @@ func TestBoardMarksBookedCards(t *testing.T) {
 	if n := doc.Find(`[data-testid=card-booked]`).Length(); n != 1 {
 		t.Errorf("in the window with 3 of 4 cards used, %d free cards marked, want 1", n)
 	}
-	if got := doc.Find(`[data-testid=board-booking]`).Text(); !strings.Contains(got, "3 in use, 1 free") {
-		t.Errorf("the booking reads %q, want 3 in use, 1 free card held", got)
+	if got := doc.Find(`[data-testid=board-booking]`).Text(); !strings.Contains(got, "in use 3 · free cards held 1") {
+		t.Errorf("the booking reads %q, want in use 3, 1 free card held", got)
 	}
 	seen(closes.Add(time.Minute))
 	if n := parse(t, s.get("/").Body.String()).Find(`[data-testid=card-booked]`).Length(); n != 0 {
