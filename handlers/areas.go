@@ -93,6 +93,12 @@ type TemplatesStore interface {
 	SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	// Rightsizing advice from the template's latest runs (#21).
+	TemplateRuns(ctx context.Context, id int64, limit int) ([]models.Task, error)
+	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
+	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
+	SpecMemory(ctx context.Context) (map[string]int64, error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.

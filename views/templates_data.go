@@ -65,6 +65,14 @@ type TemplateData struct {
 	// Notice confirms what was just saved: NoticeSaved, NoticeScheduled, NoticeSuspended,
 	// NoticeResumed.
 	Notice string
+	// Advice is the rightsizing advice for the next run, from the latest runs; nil without.
+	Advice *TemplateAdvice
+}
+
+// TemplateAdvice is the advice for a template's next run read from its Runs latest runs.
+type TemplateAdvice struct {
+	Runs int
+	TaskAdvice
 }
 
 // Notices of the template page.
