@@ -18,6 +18,7 @@ type Source interface {
 	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
+	LedgerPeakReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
 	NodeRegions(ctx context.Context) (map[int64]string, error)
 	LedgerTemplates(ctx context.Context, taskIDs []int64) ([]models.LedgerTemplate, error)
@@ -28,6 +29,7 @@ type Source interface {
 	Adjustments(ctx context.Context, projectID int64, month string) ([]models.Adjustment, error)
 	BilledReservations(ctx context.Context, from, to time.Time) ([]models.Reservation, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+	SpecMemory(ctx context.Context) (map[string]int64, error)
 	IssuedBillOf(ctx context.Context, projectID int64, month string) (models.IssuedBill, error)
 	IssuedBills(ctx context.Context, month string) ([]models.IssuedBill, error)
 }

@@ -1,10 +1,13 @@
 package web_test
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"kashi/models"
 )
@@ -66,5 +69,22 @@ func TestTemplateAdvice(t *testing.T) {
 	s.setNow(t0)
 	if got := page(); !strings.Contains(got, "Next time ask for 1 × A100-80G, at 50 % of the cost") || !strings.Contains(got, "Runs read: 2,") {
 		t.Errorf("after two runs the template advises %q, want 1 × A100-80G from both", got)
+	}
+
+	// The week's report lists both runs, the bigger saving first: the first run's one 4090
+	// instead of two A100s (¥25.80 an hour), then the second's one A100 (¥15).
+	s.setNow(t0.Add(7 * 24 * time.Hour))
+	doc := parse(t, s.get("/reports?week=2026-W10").Body.String())
+	var next, saving []string
+	doc.Find(`[data-testid=advice-row]`).Each(func(_ int, row *goquery.Selection) {
+		next = append(next, row.Find(`[data-testid=advice-next]`).Text())
+		saving = append(saving, row.Find(`.money`).Text())
+	})
+	if want := []string{"1 × RTX4090-24G", "1 × A100-80G"}; !slices.Equal(next, want) || saving[0] != "¥25.80" || saving[1] != "¥15.00" {
+		t.Errorf("the report's advice = %v saving %v, want %v saving ¥25.80 and ¥15.00", next, saving, want)
+	}
+	w := s.get("/reports.csv?week=2026-W10")
+	if !strings.Contains(w.Body.String(), "建议 advice,eval: 1 × RTX4090-24G instead of 2 × A100-80G,vision,alice,A100-80G,") {
+		t.Errorf("the report's CSV lacks the advice row:\n%s", w.Body)
 	}
 }
