@@ -46,5 +46,5 @@ func (h *Templates) templateAdvice(ctx context.Context, t models.TaskTemplate, n
 	if a.Kind == rightsize.KindNone {
 		return nil, nil
 	}
-	return &views.TemplateAdvice{Runs: n, TaskAdvice: *adviceView(&a)}, nil
+	return &views.TemplateAdvice{Runs: n, TaskAdvice: *adviceView(&a), SubmitURL: views.SubmitAdvisedURL(t.ID, a.GPUs, a.Spec)}, nil
 }

@@ -940,6 +940,7 @@ var catalogEN = map[string]string{
 	"tpl.version":               "Version",
 	"tpl.uses":                  "Tasks from it",
 	"tpl.advice_from":           "Runs read: %s, the template's latest of the same spec and card count; the advice fits each of them.",
+	"tpl.submit_advised":        "Submit as advised",
 	"tpl.updated":               "Changed",
 	"tpl.actions":               "Use",
 	"tpl.submit_from":           "Submit from this template",

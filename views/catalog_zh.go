@@ -940,6 +940,7 @@ var catalogZH = map[string]string{
 	"tpl.version":               "版本",
 	"tpl.uses":                  "由它提交的任务",
 	"tpl.advice_from":           "依据本模板最近 %s 次运行（同卡型、同卡数）得出，能满足其中每一次。",
+	"tpl.submit_advised":        "按建议提交",
 	"tpl.updated":               "修改于",
 	"tpl.actions":               "使用",
 	"tpl.submit_from":           "从此模板提交",

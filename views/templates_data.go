@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"github.com/a-h/templ"
+)
 
 // TemplatesData is a project's templates page (任务模板, the project's assets): every
 // template with its uses, and for the project's leads the form that adds one.
@@ -69,9 +73,11 @@ type TemplateData struct {
 	Advice *TemplateAdvice
 }
 
-// TemplateAdvice is the advice for a template's next run read from its Runs latest runs.
+// TemplateAdvice is the advice for a template's next run read from its Runs latest runs;
+// SubmitURL opens the submit form from the template as advised.
 type TemplateAdvice struct {
-	Runs int
+	Runs      int
+	SubmitURL templ.SafeURL
 	TaskAdvice
 }
 

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,10 +34,21 @@ func TestTemplateAdvice(t *testing.T) {
 		t.Errorf("after two runs the template advises %q, want 1 × A100-80G from both", got)
 	}
 
-	// The week's report lists both runs, the bigger saving first: the first run's one 4090
+	// The advice's link opens the submit form from the template with one A100.
+	doc := parse(t, s.get("/templates/"+strconv.FormatInt(tpl.ID, 10), bearer(member)...).Body.String())
+	link := doc.Find(`[data-testid=submit-advised]`).AttrOr("href", "")
+	form := parse(t, s.get(strings.TrimSuffix(link, "#task-form"), bearer(member)...).Body.String())
+	if gpus, spec := form.Find(`[name=gpus]`).AttrOr("value", ""), form.Find(`[name=spec] option[selected]`).AttrOr("value", ""); gpus != "1" || spec != "A100-80G" {
+		t.Errorf("submit as advised (%s) fills %q × %q, want 1 × A100-80G", link, gpus, spec)
+	}
+	if w := s.get("/queue?template="+strconv.FormatInt(tpl.ID, 10)+"&gpus=0", bearer(member)...); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "gpus") {
+		t.Errorf("submit as advised with 0 cards = %d, want 400 naming gpus", w.Code)
+	}
+
+		// The week's report lists both runs, the bigger saving first: the first run's one 4090
 	// instead of two A100s (¥25.80 an hour), then the second's one A100 (¥15).
 	s.setNow(t0.Add(7 * 24 * time.Hour))
-	doc := parse(t, s.get("/reports?week=2026-W10").Body.String())
+	doc = parse(t, s.get("/reports?week=2026-W10").Body.String())
 	var next, saving []string
 	doc.Find(`[data-testid=advice-row]`).Each(func(_ int, row *goquery.Selection) {
 		next = append(next, row.Find(`[data-testid=advice-next]`).Text())
