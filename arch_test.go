@@ -33,7 +33,7 @@ var mayImport = map[string][]string{
 	"replay":                 {"billing", "models", "scaler", "scheduler"},
 	"loadgen":                {"api"},
 	"cli":                    {"api"},
-	"billing":                {"models"},
+	"billing":                {"models", "rightsize"},
 	"metrics":                {"billing", "models", "scheduler"},
 	"fleet/exec":             {"fleet"},
 	"fleet/sim":              {"fleet"},

@@ -26,6 +26,9 @@ const (
 	ItemPackageFee = "package-fee"
 	// ItemPackageBeyond is the package spec's hours beyond the package, at the overflow rate.
 	ItemPackageBeyond = "package-beyond"
+	// ItemBookingUnused is one spec's booked card-hours the project did not use, at Pct
+	// percent of the spec's card-hour rate (see Booking).
+	ItemBookingUnused = "booking-unused"
 	// ItemAdjustment is one adjustment (a correction of an earlier bill).
 	ItemAdjustment = "adjustment"
 )
@@ -55,6 +58,9 @@ type Bill struct {
 	// Idle is the idle hours section (闲置时长): tasks by idle seconds, most first.
 	Idle    []IdleLine `json:"idle"`
 	Package *Package   `json:"package,omitempty"`
+	// Bookings are the project's reservation windows in the month with their used and
+	// unused card-hours; absent without any, so bills before reservations keep their shape.
+	Bookings []Booking `json:"bookings,omitempty"`
 	// Held is the classification of every held second; Held.Nominal() = NominalS.
 	Held       Breakdown `json:"held"`
 	NominalS   int64     `json:"nominal_s"`
@@ -110,7 +116,7 @@ type Line struct {
 }
 
 // Item is one summary line: a spec subtotal, an overflow subtotal, the package fee, the
-// hours beyond the package, or an adjustment.
+// hours beyond the package, a spec's unused booked hours, or an adjustment.
 type Item struct {
 	Kind       string `json:"kind"`
 	Spec       string `json:"spec,omitempty"`
@@ -118,8 +124,10 @@ type Item struct {
 	EffectiveS int64  `json:"effective_s"`
 	IdleS      int64  `json:"idle_s"`
 	RateFen    int64  `json:"rate_fen"`
-	AmountFen  int64  `json:"amount_fen"`
-	Note       string `json:"note,omitempty"`
+	// Pct is the share of RateFen charged, for unused booked hours (ItemBookingUnused).
+	Pct       int    `json:"pct,omitempty"`
+	AmountFen int64  `json:"amount_fen"`
+	Note      string `json:"note,omitempty"`
 }
 
 // IdleLine is one task's idle seconds of one spec.

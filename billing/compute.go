@@ -43,6 +43,11 @@ type Input struct {
 	Prices      []models.Price
 	Plans       []models.BillingPlan
 	Adjustments []models.Adjustment
+	// Reservations are the booked windows overlapping the month, a cancelled one ending at
+	// its cancellation (models.Store.BilledReservations); UnusedBookingPct is the rule for
+	// their unused card-hours by spec (BookingRules; a spec absent is free).
+	Reservations     []models.Reservation
+	UnusedBookingPct map[string]int
 	// Metering is the idle and active thresholds in force (the billing settings'; zero means
 	// the defaults); each rollup records the ones that classified it, the same unless the
 	// settings changed.
@@ -98,6 +103,7 @@ func Compute(in Input) (Result, error) {
 		l.add(&in.Allocations[i], classes[i])
 	}
 	byProject := l.byProject()
+	booked := bookings(in, l.nodes, win)
 	if in.Nodes != nil {
 		l.heldByGPU = groupHeld(l.held)
 	}
@@ -121,7 +127,7 @@ func Compute(in Input) (Result, error) {
 				b := &res.Bills[i]
 				*b = Bill{ProjectID: p.ID, Project: p.Name, Tags: p.TagList(), Month: month,
 					TimeZone: zone, IdleUtilPct: in.Metering.IdleUtilPct, ActiveUtilPct: in.Metering.ActiveUtilPct,
-					PeriodStart: from, PeriodEnd: to, AsOf: asOfT}
+					PeriodStart: from, PeriodEnd: to, AsOf: asOfT, Bookings: booked[p.ID]}
 				errs[i] = pr.bill(b, byProject[p.ID], l.tasks, l.taskHeld, win, asOf)
 			}
 		})

@@ -53,6 +53,7 @@ const (
 	csvTotal  = "合计 total"
 	csvIdle   = "闲置 idle"
 	csvUnused = "套餐未用 package-unused"
+	csvBooked = "预约 booking"
 )
 
 // itemLabels are the CSV kinds of summary items.
@@ -61,6 +62,7 @@ var itemLabels = map[string]string{
 	ItemOverflow:      "溢出 " + ItemOverflow,
 	ItemPackageFee:    "套餐费 " + ItemPackageFee,
 	ItemPackageBeyond: "套餐超出 " + ItemPackageBeyond,
+	ItemBookingUnused: "预约未用 " + ItemBookingUnused,
 	ItemAdjustment:    "调整 " + ItemAdjustment,
 }
 
@@ -173,6 +175,27 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.row = append(cw.row, " cards"...)
 		cw.end()
 	}
+	for i := range b.Bookings {
+		k := &b.Bookings[i]
+		cw.start(csvBooked, b)
+		cw.int(k.ReservationID)
+		cw.at(colSpec)
+		cw.text(k.Spec)
+		cw.text(ItemBookingUnused)
+		cw.hours(k.BookedS, k.UsedS, k.UnusedS)
+		cw.at(colNote)
+		cw.text(BookingNote(k))
+		cw.end()
+	}
+}
+
+// BookingNote describes a reservation window for downloads: "8 cards 2026-12-04T01:00:00Z –
+// 2026-12-04T10:00:00Z; unused at 50 % of the rate". A CSV booking row's hours columns hold
+// its booked, used and unused card-hours (nominal, effective, idle); the Idle sheet's its
+// unused and booked.
+func BookingNote(k *Booking) string {
+	return fmt.Sprintf("%d cards %s – %s; unused at %d %% of the rate", k.GPUs,
+		k.StartsAt.Format(time.RFC3339), k.EndsAt.Format(time.RFC3339), k.ChargePct)
 }
 
 // Flush writes what is buffered and returns the first error.

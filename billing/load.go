@@ -18,6 +18,7 @@ type Source interface {
 	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
+	LedgerPeakReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
 	NodeRegions(ctx context.Context) (map[int64]string, error)
 	LedgerTemplates(ctx context.Context, taskIDs []int64) ([]models.LedgerTemplate, error)
@@ -26,6 +27,9 @@ type Source interface {
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	Adjustments(ctx context.Context, projectID int64, month string) ([]models.Adjustment, error)
+	BilledReservations(ctx context.Context, from, to time.Time) ([]models.Reservation, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+	SpecMemory(ctx context.Context) (map[string]int64, error)
 	IssuedBillOf(ctx context.Context, projectID int64, month string) (models.IssuedBill, error)
 	IssuedBills(ctx context.Context, month string) ([]models.IssuedBill, error)
 }
@@ -102,7 +106,33 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	if in.Adjustments, err = src.Adjustments(ctx, r.ProjectID, m); err != nil {
 		return Input{}, err
 	}
+	if err := loadBookings(ctx, src, &in, r.ProjectID, from, to); err != nil {
+		return Input{}, err
+	}
 	return in, nil
+}
+
+// loadBookings reads the month's reservations (of project, 0 for all) and the pools' rule
+// for their unused hours.
+func loadBookings(ctx context.Context, src Source, in *Input, project int64, from, to time.Time) error {
+	rs, err := src.BilledReservations(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if project == 0 || r.ProjectID == project {
+			in.Reservations = append(in.Reservations, r)
+		}
+	}
+	if len(in.Reservations) == 0 {
+		return nil
+	}
+	pools, err := src.ConfiguredPools(ctx)
+	if err != nil {
+		return err
+	}
+	in.UnusedBookingPct = BookingRules(pools)
+	return nil
 }
 
 // readingsOf are the rollups of gpus from since to to, read from src when Compute asks.

@@ -12,17 +12,27 @@ import (
 // computed exactly in integers (a 128-bit product, so no overflow), once per bill line, from
 // the line's total seconds. Totals are sums of rounded lines, never re-rounded. Seconds and
 // rate are never negative; amounts that do not fit int64 saturate.
-func Amount(seconds, rateFen int64) int64 {
-	if seconds <= 0 || rateFen <= 0 {
+func Amount(seconds, rateFen int64) int64 { return amountPer(seconds, rateFen, 3600) }
+
+// AmountPct is Amount charged at pct percent of the rate, rounded once:
+//
+//	amount = round_half_up(seconds × rateFen × pct / 360000)
+func AmountPct(seconds, rateFen int64, pct int) int64 {
+	return amountPer(seconds, mulSat(rateFen, int64(pct)), 360000)
+}
+
+// amountPer is round_half_up(seconds × mul / div), exactly, saturating.
+func amountPer(seconds, mul int64, div uint64) int64 {
+	if seconds <= 0 || mul <= 0 {
 		return 0
 	}
-	hi, lo := bits.Mul64(uint64(seconds), uint64(rateFen))
-	lo, carry := bits.Add64(lo, 1800, 0)
+	hi, lo := bits.Mul64(uint64(seconds), uint64(mul))
+	lo, carry := bits.Add64(lo, div/2, 0)
 	hi += carry
-	if hi >= 3600 {
+	if hi >= div {
 		return 1<<63 - 1
 	}
-	q, _ := bits.Div64(hi, lo, 3600)
+	q, _ := bits.Div64(hi, lo, div)
 	if q > 1<<63-1 {
 		return 1<<63 - 1
 	}

@@ -232,6 +232,7 @@ func (bl *pricer) items(win Span, asOf int64) {
 	if bl.plan.Mode == models.BillReserved {
 		bl.reserve(win, asOf)
 	}
+	bl.bookingItems()
 	for _, a := range bl.adjust[b.ProjectID] {
 		note := a.Reason
 		if a.CorrectsMonth != "" {

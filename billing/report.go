@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kashi/models"
+	"kashi/rightsize"
 )
 
 // Week is an ISO 8601 week ("2026-W10"): Monday 00:00 to the next Monday 00:00 in the
@@ -103,6 +104,10 @@ type WindowInput struct {
 	Templates []models.LedgerTemplate
 	// Unmanaged are the uses of GPUs by processes of no task, as Input.Unmanaged.
 	Unmanaged []models.UnmanagedSpan
+	// SpecOptions are the specs a project's runs could ask for, priced, for the rightsizing
+	// advice (Report.Advice); nil gives none. The advice needs the cards' peaks in Readings
+	// (models.Store.LedgerPeakReadings).
+	SpecOptions func(project int64) []rightsize.Option
 }
 
 // Report is the utilization of a window: held (nominal) against effective card time and
@@ -132,6 +137,10 @@ type Report struct {
 	// Templates are the card time of the tasks submitted from each template, by project and
 	// template name; WeekReport prices them (CostFen).
 	Templates []TemplateUsage `json:"templates"`
+	// Advice is, per project, the tasks ended in the window whose next run could ask for
+	// fewer or cheaper cards, the biggest savings first (see TaskAdvice); empty without
+	// WindowInput.SpecOptions.
+	Advice []TaskAdvice `json:"advice"`
 }
 
 // TemplateUsage is the card time in the window of the tasks submitted from one template:
@@ -280,7 +289,8 @@ func Utilization(in WindowInput) (Report, error) {
 	}
 	win := Span{in.From.Unix(), in.To.Unix()}
 	asOf := min(in.AsOf.Unix(), win.End)
-	r := Report{From: in.From.UTC(), To: in.To.UTC(), AsOf: time.Unix(asOf, 0).UTC()}
+	r := Report{From: in.From.UTC(), To: in.To.UTC(), AsOf: time.Unix(asOf, 0).UTC(), Advice: []TaskAdvice{}}
+	runs := map[int64]*endedRun{}
 	nodes := make(map[int64]models.LedgerNode, len(in.Nodes))
 	for _, n := range in.Nodes {
 		nodes[n.ID] = n
@@ -296,6 +306,7 @@ func Utilization(in WindowInput) (Report, error) {
 	// Each allocation's seconds in the window and, for tasks that ended in it, over its
 	// whole span (for output and estimate figures).
 	classes, wholes := make([]Breakdown, len(in.Allocations)), make([]Breakdown, len(in.Allocations))
+	cards := make([]rightsize.Card, len(in.Allocations))
 	err := eachClassified(in.Allocations, nodes, asOf, in.Readings, func(i int, held Span, rs []models.GPURollup) {
 		a := &in.Allocations[i]
 		if in.Only != nil && !in.Only[a.ProjectID] {
@@ -303,6 +314,7 @@ func Utilization(in WindowInput) (Report, error) {
 		}
 		if t := tasks[a.TaskID]; t != nil && endedIn(t, win) {
 			wholes[i] = Classify(held, held, rs)
+			cards[i] = measureHeld(held, rs)
 		}
 		classes[i] = Classify(held, win, rs)
 	})
@@ -332,6 +344,13 @@ func Utilization(in WindowInput) (Report, error) {
 				whole[a.TaskID] = w
 			}
 			w.Add(wholes[i])
+			e := runs[a.TaskID]
+			if e == nil {
+				e = &endedRun{project: a.ProjectID, run: rightsize.Run{Spec: a.Spec}}
+				runs[a.TaskID] = e
+			}
+			e.run.Cards = append(e.run.Cards, cards[i])
+			e.run.RuntimeS = max(e.run.RuntimeS, held.Seconds())
 		}
 		b := classes[i]
 		if b.Nominal() == 0 {
@@ -394,6 +413,9 @@ func Utilization(in WindowInput) (Report, error) {
 	r.TopIdle = topIdle(perTask)
 	r.OutputProjects, r.OutputTags = outputCosts(whole, tasks, projects)
 	r.Misses = estimateMisses(whole, tasks, projects)
+	if in.SpecOptions != nil {
+		adviseRuns(&r, runs, tasks, projects, in.SpecOptions)
+	}
 	for _, u := range byTemplate {
 		r.Templates = append(r.Templates, *u)
 	}
@@ -578,6 +600,14 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 	if err != nil {
 		return Report{}, err
 	}
+	if in.SpecOptions, err = specOptions(ctx, src, MonthOf(from, loc)); err != nil {
+		return Report{}, err
+	}
+	// The advice reads the cards' peaks, which the bills' readings leave out.
+	_, gpus, since := ledgerKeys(in.Allocations, from.Unix())
+	in.Readings = func(each func(int64, []models.GPURollup) error) error {
+		return src.LedgerPeakReadings(ctx, gpus, time.Unix(since, 0), to, each)
+	}
 	r, err := Utilization(in)
 	if err != nil {
 		return Report{}, err
@@ -610,6 +640,7 @@ const (
 	reportOutputTag     = "产出·标签 output-tag"
 	reportMiss          = "估算偏差 estimate-miss"
 	reportTemplate      = "模板 template"
+	reportAdvice        = "建议 advice"
 )
 
 // WriteReportCSV writes the report as CSV for spreadsheets: UTF-8 with a byte-order mark,
@@ -676,6 +707,10 @@ func WriteReportCSV(w io.Writer, r Report) error {
 	for _, u := range r.Templates {
 		write(reportTemplate, u.Template, u.Project, "", "", "", h(u.NominalS), h(u.EffectiveS), "", "", "", "", "", "", "",
 			strconv.Itoa(u.Runs), "", "", "", "", "", "", FormatFen(u.CostFen))
+	}
+	for _, a := range r.Advice {
+		write(reportAdvice, AdviceText(a), a.Project, a.Owner, a.Advice.FromSpec, strconv.FormatInt(a.TaskID, 10),
+			h(a.RuntimeS*int64(a.Advice.FromGPUs)), "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", FormatFen(a.SavingFen))
 	}
 	if err == nil {
 		err = bw.Flush()

@@ -212,6 +212,11 @@ func idleRows(st xlsxStyles, bills []Bill, add func([]any)) {
 			add([]any{b.Project, st.monthCell(b.Month), nil, csvUnused, fmt.Sprintf("%d cards", p.Cards), p.Spec, h(p.UnusedS), nil,
 				h(p.CoveredS), share(p.UnusedS, p.CoveredS)})
 		}
+		for i := range b.Bookings {
+			k := &b.Bookings[i]
+			add([]any{b.Project, st.monthCell(b.Month), k.ReservationID, csvBooked, BookingNote(k), k.Spec, h(k.UnusedS), nil,
+				h(k.BookedS), share(k.UnusedS, k.BookedS)})
+		}
 	}
 }
 

@@ -25,6 +25,9 @@ type BoardStore interface {
 	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
 	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
+	// Reservations holding cards, marked on the board (#21).
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 }
 
 // Tasks serves tasks, the queue, and the notifications that ask about tasks (keep or release).
@@ -92,6 +95,12 @@ type TemplatesStore interface {
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 	PoolRegions(ctx context.Context) ([]string, error)
+	// Rightsizing advice from the template's latest runs (#21).
+	TemplateRuns(ctx context.Context, id int64, limit int) ([]models.Task, error)
+	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
+	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
+	SpecMemory(ctx context.Context) (map[string]int64, error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
 }
 
 // Projects serves projects, their members and tags, quotas, quota requests and approvals.
@@ -155,6 +164,8 @@ type PoolsStore interface {
 	AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
+	// Reservations drawn on the pools chart (#21).
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 }
 
 // Bills serves bills, prices, billing plans, adjustments and weekly reports.

@@ -222,8 +222,17 @@ func billData(b billing.Bill, loc *time.Location) views.BillData {
 			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
 	}
 	for _, it := range b.Items {
-		d.Items = append(d.Items, views.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,
-			IdleS: it.IdleS, RateFen: it.RateFen, AmountFen: it.AmountFen, Note: it.Note})
+		v := views.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,
+			IdleS: it.IdleS, RateFen: it.RateFen, AmountFen: it.AmountFen, Pct: it.Pct, Note: it.Note}
+		if it.Kind == billing.ItemBookingUnused {
+			v.Note = "" // the page names the share in the catalog's words
+		}
+		d.Items = append(d.Items, v)
+	}
+	for _, k := range b.Bookings {
+		d.Bookings = append(d.Bookings, views.BillBooking{ReservationID: k.ReservationID, Spec: k.Spec, GPUs: k.GPUs,
+			ChargePct: k.ChargePct, StartsAt: k.StartsAt.In(loc), EndsAt: k.EndsAt.In(loc), BookedS: k.BookedS,
+			UsedS: k.UsedS, UnusedS: k.UnusedS})
 	}
 	for _, x := range b.Idle {
 		d.Idle = append(d.Idle, views.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,

@@ -36,6 +36,9 @@ func (h *Board) Board(c echo.Context) error {
 		return err
 	}
 	d.Options.Owners = owners(rows)
+	if err := h.markBookings(ctx, &d, now); err != nil {
+		return err
+	}
 	if f.View == views.ViewGrid {
 		strips, err := h.store.UtilStrips(ctx, now)
 		if err != nil {

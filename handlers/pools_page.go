@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -24,12 +26,16 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 		return err
 	}
 	d := views.PoolsData{Now: now, Range: rng, From: now.Add(-span), CanEdit: Who(c).Admin()}
+	bookings, err := h.poolBookings(ctx, pools, d.From, now)
+	if err != nil {
+		return err
+	}
 	for _, p := range pools {
 		v := views.PoolView{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Flavor: p.Config.Flavor,
 			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,
-			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource}
+			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Spec]}
 		for _, n := range p.Nodes {
 			v.Nodes = append(v.Nodes, views.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}
@@ -56,6 +62,25 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 		return Render(c, http.StatusOK, views.PoolsLive(l, d))
 	}
 	return Render(c, http.StatusOK, views.Pools(l, d))
+}
+
+// poolBookings are the reservations overlapping the chart's range or the coming days, by
+// spec, each held from its spec's lead time.
+func (h *Pools) poolBookings(ctx context.Context, pools []poolInfo, from, now time.Time) (map[string][]views.PoolBooking, error) {
+	rs, err := h.store.Reservations(ctx, from, now.Add(models.BookingHorizon))
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	cps := make([]models.ConfiguredPool, len(pools))
+	for i, p := range pools {
+		cps[i] = p.ConfiguredPool
+	}
+	out := map[string][]views.PoolBooking{}
+	for _, r := range rs {
+		out[r.Spec] = append(out[r.Spec], views.PoolBooking{Project: r.Project, GPUs: r.GPUs,
+			HoldFrom: r.StartsAt.Add(-models.BookingLead(cps, r.Spec)), Starts: r.StartsAt, Ends: r.EndsAt})
+	}
+	return out, nil
 }
 
 // regionOf is where a pool's machines are, "region / zone" (either may be missing), or empty.

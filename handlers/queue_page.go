@@ -10,7 +10,7 @@ import (
 
 // QueuePage renders the queue page, or only its lanes (and the free capacity, out of band)
 // when htmx refreshes them (HX-Request); ?resubmit=id fills the form from that task,
-// ?template=id from that template.
+// ?template=id from that template (with ?gpus=&spec=, as its advice asks).
 // GET /queue.
 func (h *Tasks) QueuePage(c echo.Context) error {
 	now := h.now()
@@ -21,6 +21,9 @@ func (h *Tasks) QueuePage(c echo.Context) error {
 	form := newTaskForm(vals)
 	if id := c.QueryParam("template"); id != "" && vals.Project == "" {
 		if form, err = h.templateForm(c, id); err != nil {
+			return err
+		}
+		if err := advisedInto(c, &form); err != nil {
 			return err
 		}
 	}

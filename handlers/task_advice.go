@@ -16,9 +16,20 @@ type heldCard struct {
 	Rollups []models.GPURollup
 }
 
+// cardReader reads a task's cards and their rollups.
+type cardReader interface {
+	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
+	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
+}
+
 // heldCards reads the cards a task held or holds, each with its rollups up to now.
 func (h *Tasks) heldCards(ctx context.Context, id int64, now time.Time) ([]heldCard, error) {
-	cards, err := h.store.TaskCards(ctx, id)
+	return heldCardsOf(ctx, h.store, id, now)
+}
+
+// heldCardsOf reads the cards task id held or holds from st, each with its rollups up to now.
+func heldCardsOf(ctx context.Context, st cardReader, id int64, now time.Time) ([]heldCard, error) {
+	cards, err := st.TaskCards(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +39,7 @@ func (h *Tasks) heldCards(ctx context.Context, id int64, now time.Time) ([]heldC
 		if c.EndedAt != nil {
 			out[i].End = *c.EndedAt
 		}
-		out[i].Rollups, err = h.store.Rollups(ctx, c.GPUID, models.Rollup5m, c.StartedAt.Add(-models.Rollup5m*time.Second), out[i].End)
+		out[i].Rollups, err = st.Rollups(ctx, c.GPUID, models.Rollup5m, c.StartedAt.Add(-models.Rollup5m*time.Second), out[i].End)
 		if err != nil {
 			return nil, err
 		}
@@ -43,10 +54,7 @@ func (h *Tasks) taskAdvice(ctx context.Context, t models.TaskRow, cards []heldCa
 	if t.StartedAt == nil || t.EndedAt == nil || len(cards) == 0 {
 		return nil, nil
 	}
-	run := rightsize.Run{Spec: cards[0].Spec, RuntimeS: int64(t.EndedAt.Sub(*t.StartedAt) / time.Second)}
-	for _, c := range cards {
-		run.Cards = append(run.Cards, rightsize.Measure(c.Rollups))
-	}
+	run := measuredRun(*t.StartedAt, *t.EndedAt, cards)
 	mem, err := h.store.SpecMemory(ctx)
 	if err != nil {
 		return nil, err
@@ -55,11 +63,7 @@ func (h *Tasks) taskAdvice(ctx context.Context, t models.TaskRow, cards []heldCa
 	if err != nil {
 		return nil, err
 	}
-	var options []rightsize.Option
-	for spec, m := range mem {
-		options = append(options, rightsize.Option{Spec: spec, MemMiB: m, RateFen: specRate(prices, spec, t.ProjectID)})
-	}
-	a := rightsize.Advise(run, options)
+	a := rightsize.Advise(run, rightsize.Options(mem, prices, t.ProjectID))
 	if a.Kind == rightsize.KindNone {
 		return nil, nil
 	}
@@ -76,14 +80,11 @@ func adviceView(a *rightsize.Advice) *views.TaskAdvice {
 		SavingFenPerHour: a.SavingFenPerHour, Slower: a.Slower}
 }
 
-// specRate is the pay-as-you-go price per card-hour of spec for a project: its own price,
-// else the default one; 0 when none is set.
-func specRate(prices []models.Price, spec string, projectID int64) int64 {
-	var rate int64
-	for _, p := range prices {
-		if p.Spec == spec && (p.ProjectID == projectID || (p.ProjectID == 0 && rate == 0)) {
-			rate = p.RateFen
-		}
+// measuredRun is a run from started to ended on cards, as rightsize reads it.
+func measuredRun(started, ended time.Time, cards []heldCard) rightsize.Run {
+	run := rightsize.Run{Spec: cards[0].Spec, RuntimeS: int64(ended.Sub(started) / time.Second)}
+	for _, c := range cards {
+		run.Cards = append(run.Cards, rightsize.Measure(c.Rollups))
 	}
-	return rate
+	return run
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/rightsize"
 	"kashi/views"
 )
 
@@ -134,7 +135,7 @@ func (h *Tasks) taskRate(ctx context.Context, t models.TaskRow, cards []views.Ta
 	if err != nil {
 		return 0, err
 	}
-	return specRate(prices, spec, t.ProjectID), nil
+	return rightsize.Rate(prices, spec, t.ProjectID), nil
 }
 
 // taskCards are the cards a task held as the page shows them, each with its chart, and the

@@ -104,6 +104,9 @@ func (h *Templates) templateData(c echo.Context, t models.TaskTemplate) (views.T
 	if d.Schedules, err = h.scheduleViews(ctx, t.ID); err != nil {
 		return d, err
 	}
+	if d.Advice, err = h.templateAdvice(ctx, t, h.now()); err != nil {
+		return d, err
+	}
 	return d, nil
 }
 

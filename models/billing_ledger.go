@@ -485,7 +485,7 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 // LedgerReadings calls each with every given GPU's 5-minute rollups whose buckets end after
 // since and begin before to, sorted by bucket, GPU by GPU (a GPU without rollups is not
 // given). Only GPUID, Resolution, Bucket, N, NIdle and NActive are filled: the counts are
-// all the ledger reads. Pass as since the earliest start of the allocations read, so that
+// all the ledger reads, and a covering index holds them. Pass as since the earliest start of the allocations read, so that
 // setup (before the first active reading) is found for allocations that began before the
 // period.
 //
@@ -493,6 +493,18 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 // each returns, and the GPUs are read in a few parts at once (one per core), so each may be
 // called concurrently for different GPUs. The first error stops the reading and is returned.
 func (s *Store) LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []GPURollup) error) error {
+	return s.readLedger(ctx, gpuIDs, since, to, false, each)
+}
+
+// LedgerPeakReadings is LedgerReadings with UtilSum, UtilMax and MemMax filled too: the
+// peaks the weekly report's rightsizing advice reads. The covering index does not hold them,
+// so it reads the rows; a week's, not a month's.
+func (s *Store) LedgerPeakReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []GPURollup) error) error {
+	return s.readLedger(ctx, gpuIDs, since, to, true, each)
+}
+
+// readLedger is LedgerReadings, with the peaks when peaks is set.
+func (s *Store) readLedger(ctx context.Context, gpuIDs []int64, since, to time.Time, peaks bool, each func(gpu int64, rs []GPURollup) error) error {
 	ids := slices.Sorted(slices.Values(gpuIDs))
 	parts := min(runtime.GOMAXPROCS(0), 4, max(1, len(ids)/8)) // the SQLite read pool holds 4 connections
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -501,7 +513,7 @@ func (s *Store) LedgerReadings(ctx context.Context, gpuIDs []int64, since, to ti
 	for i := range parts {
 		part := ids[i*len(ids)/parts : (i+1)*len(ids)/parts]
 		wg.Go(func() {
-			if err := s.ledgerReadings(ctx, part, since, to, each); err != nil {
+			if err := s.ledgerReadings(ctx, part, since, to, peaks, each); err != nil {
 				cancel(err) // the first cause is kept; the other parts stop
 			}
 		})
@@ -514,7 +526,11 @@ func (s *Store) LedgerReadings(ctx context.Context, gpuIDs []int64, since, to ti
 }
 
 // ledgerReadings streams the rollups of the sorted ids to each, one GPU at a time.
-func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.Time, each func(int64, []GPURollup) error) error {
+func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.Time, peaks bool, each func(int64, []GPURollup) error) error {
+	cols := "gpu_id, bucket, n, n_idle, n_active"
+	if peaks {
+		cols += ", util_sum, util_max, mem_max"
+	}
 	var rs []GPURollup
 	flush := func() error {
 		if len(rs) == 0 {
@@ -531,18 +547,25 @@ func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.
 		}
 		args = append(args, int64(Rollup5m), since.Unix()-Rollup5m, to.Unix())
 		in := strings.Repeat("?,", len(chunk))
-		err := s.eachRow(ctx, `SELECT gpu_id, bucket, n, n_idle, n_active FROM gpu_rollups
+		err := s.eachRow(ctx, `SELECT `+cols+` FROM gpu_rollups
 			WHERE gpu_id IN (`+in[:len(in)-1]+`) AND resolution = ? AND bucket > ? AND bucket < ? ORDER BY gpu_id, bucket`,
 			args, func(v []driver.Value) error {
 				var (
 					r    = GPURollup{Resolution: Rollup5m}
-					errs [5]error
+					errs [8]error
+					umax int64
 				)
 				r.GPUID, errs[0] = valueInt(v[0])
 				r.Bucket, errs[1] = valueInt(v[1])
 				r.N, errs[2] = valueInt(v[2])
 				r.NIdle, errs[3] = valueInt(v[3])
 				r.NActive, errs[4] = valueInt(v[4])
+				if peaks {
+					r.UtilSum, errs[5] = valueInt(v[5])
+					umax, errs[6] = valueInt(v[6])
+					r.MemMax, errs[7] = valueInt(v[7])
+					r.UtilMax = int(umax)
+				}
 				if err := errors.Join(errs[:]...); err != nil {
 					return fmt.Errorf("rollup of GPU %v: %w", v[0], err)
 				}

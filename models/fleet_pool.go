@@ -77,6 +77,10 @@ type PoolConfig struct {
 	// ContainerMounts are the data mounts of the pool's task containers, comma-separated
 	// "/host:/container[:ro]", sent with each assignment of a task that names an image.
 	ContainerMounts string `json:"container_mounts"`
+	// UnusedBookingPct is the rule for a reservation's booked card-hours of the pool's spec
+	// that its project did not use: billed at this percentage of the spec's card-hour rate,
+	// 0 free, 100 in full (see billing's booking lines).
+	UnusedBookingPct int `json:"unused_booking_pct"`
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then

@@ -33,7 +33,8 @@ func TestLedgerReadingsStream(t *testing.T) {
 			var samples []models.Reading
 			for _, g := range req.GPUs {
 				for m := 0; m < 20; m++ {
-					samples = append(samples, models.Reading{UUID: g.UUID, TS: billT0.Add(time.Duration(m) * time.Minute), UtilPct: 80})
+					samples = append(samples, models.Reading{UUID: g.UUID, TS: billT0.Add(time.Duration(m) * time.Minute), UtilPct: 80,
+						MemoryUsedMiB: 1000 + int64(m)})
 				}
 			}
 			if _, err := s.IngestSamples(ctx, node.ID, samples, billT0.Add(20*time.Minute)); err != nil {
@@ -58,7 +59,7 @@ func TestLedgerReadingsStream(t *testing.T) {
 			mu   sync.Mutex
 			seen = map[int64]int{}
 		)
-		err = s.LedgerReadings(ctx, asked, billT0, billT0.Add(time.Hour), func(gpu int64, rs []models.GPURollup) error {
+		err = s.LedgerPeakReadings(ctx, asked, billT0, billT0.Add(time.Hour), func(gpu int64, rs []models.GPURollup) error {
 			mu.Lock()
 			defer mu.Unlock()
 			seen[gpu]++
@@ -66,8 +67,8 @@ func TestLedgerReadingsStream(t *testing.T) {
 				t.Errorf("GPU %d: %d rollups %+v, want 4 by bucket", gpu, len(rs), rs)
 			}
 			for _, r := range rs {
-				if r.GPUID != gpu || r.N != 5 || r.NActive != 5 {
-					t.Errorf("GPU %d: rollup %+v, want its own, of 5 active readings", gpu, r)
+				if r.GPUID != gpu || r.N != 5 || r.NActive != 5 || r.UtilMax != 80 || r.UtilSum != 400 || r.MemMax < 1004 {
+					t.Errorf("GPU %d: rollup %+v, want its own, of 5 active readings at 80 %% and their peak memory", gpu, r)
 				}
 			}
 			return nil

@@ -35,8 +35,8 @@ type PoolField struct {
 	// Name is the setting's JSON name, in storage and the API, and its form input's name.
 	Name string
 	Kind PoolFieldKind
-	// Group is the part of the form it belongs to: machines, size, up, down, reclaim or
-	// containers.
+	// Group is the part of the form it belongs to: machines, size, up, down, reclaim,
+	// containers or booking.
 	Group string
 	// Unit is what a PoolDuration is entered and shown in: time.Minute or time.Hour.
 	Unit time.Duration
@@ -101,6 +101,7 @@ var PoolFields = []PoolField{
 	minutes("reclaim_setup_grace_s", "reclaim", 15*time.Minute),
 	{Name: "require_image", Kind: PoolSwitch, Group: "containers"},
 	{Name: "container_mounts", Kind: PoolText, Group: "containers", Max: 1000},
+	{Name: "unused_booking_pct", Kind: PoolCount, Group: "booking", Max: 100},
 }
 
 // minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.

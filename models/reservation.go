@@ -203,3 +203,26 @@ func BookingLead(pools []ConfiguredPool, spec string) time.Duration {
 	}
 	return lead
 }
+
+// BilledReservations returns the reservations a bill from from to to charges for: those whose
+// window, up to its cancellation, overlaps it, with a cancelled one's EndsAt cut at its
+// cancellation (a window cancelled before it began is left out), by start then id.
+func (s *Store) BilledReservations(ctx context.Context, from, to time.Time) ([]Reservation, error) {
+	var rows []Reservation
+	err := s.db.WithContext(ctx).Where("ends_at > ? AND starts_at < ?", UTC(from), UTC(to)).
+		Order("starts_at, id").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: billed reservations: %w", err)
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if r.CancelledAt != nil && r.CancelledAt.Before(r.EndsAt) {
+			r.EndsAt = UTC(*r.CancelledAt)
+		}
+		if r.EndsAt.After(r.StartsAt) && r.EndsAt.After(UTC(from)) {
+			r.StartsAt, r.EndsAt = UTC(r.StartsAt), UTC(r.EndsAt)
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

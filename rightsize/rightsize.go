@@ -98,14 +98,7 @@ type Advice struct {
 // Advise is the advice for the next run of r, given the specs it could ask for (options
 // must include r's own spec for costs to be known). It is pure.
 func Advise(r Run, options []Option) Advice {
-	if r.RuntimeS < MinRuntimeS || len(r.Cards) == 0 {
-		return Advice{}
-	}
-	var covered int64
-	for _, c := range r.Cards {
-		covered += min(c.CoveredS, r.RuntimeS)
-	}
-	if covered*percentWhole < int64(len(r.Cards))*r.RuntimeS*MinCoverage {
+	if !enough(r) {
 		return Advice{}
 	}
 	cur, ok := find(options, r.Spec)
@@ -148,6 +141,19 @@ func Advise(r Run, options []Option) Advice {
 	}
 	a.Slower = smaller && busy > 0 && busyUtil/busy >= BusyUtilPct
 	return a
+}
+
+// enough reports whether r is evidence enough for advice: long enough, with readings over
+// at least MinCoverage of its cards' time.
+func enough(r Run) bool {
+	if r.RuntimeS < MinRuntimeS || len(r.Cards) == 0 {
+		return false
+	}
+	var covered int64
+	for _, c := range r.Cards {
+		covered += min(c.CoveredS, r.RuntimeS)
+	}
+	return covered*percentWhole >= int64(len(r.Cards))*r.RuntimeS*MinCoverage
 }
 
 // find returns the option of spec.

@@ -69,6 +69,8 @@ type BillData struct {
 	Items                          []BillItem
 	Idle                           []BillIdle
 	Package                        *BillPackage
+	// Bookings are the project's reservation windows in the month (see billing.Booking).
+	Bookings                       []BillBooking
 	Held                           BillHeld
 	NominalS, EffectiveS, TotalFen int64
 	MissingPrices                  []string
@@ -133,13 +135,26 @@ type BillLine struct {
 }
 
 // BillItem is a summary line: a spec or overflow subtotal, the package fee, the hours beyond
-// the package, or an adjustment (Kind as in billing: spec, overflow, package-fee,
-// package-beyond, adjustment).
+// the package, a spec's unused booked hours, or an adjustment (Kind as in billing: spec,
+// overflow, package-fee, package-beyond, booking-unused, adjustment).
 type BillItem struct {
 	Kind, Spec                  string
 	NominalS, EffectiveS, IdleS int64
 	RateFen, AmountFen          int64
-	Note                        string
+	// Pct is the share of the rate charged for unused booked hours (kind booking-unused).
+	Pct  int
+	Note string
+}
+
+// BillBooking is one reservation window on the bill: its cards, its time in the billing
+// zone, its booked, used and unused card-seconds and the share of the rate the unused ones
+// pay.
+type BillBooking struct {
+	ReservationID           int64
+	Spec                    string
+	GPUs, ChargePct         int
+	StartsAt, EndsAt        time.Time
+	BookedS, UsedS, UnusedS int64
 }
 
 // BillIdle is one task's idle card time of one spec (闲置时长).

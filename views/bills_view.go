@@ -78,6 +78,8 @@ func itemText(l Locale, it BillItem) string {
 		return l.T("bill.item.package_fee", it.Spec)
 	case "package-beyond":
 		return l.T("bill.item.package_beyond", it.Spec)
+	case "booking-unused":
+		return l.T("bill.item.booking_unused", it.Spec, l.Percent(it.Pct))
 	case "adjustment":
 		return l.T("bill.item.adjustment")
 	}

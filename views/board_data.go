@@ -18,7 +18,22 @@ type BoardData struct {
 	// ActivePct is the utilization at and above which a held card counts as active; under
 	// it (and over the idle threshold) it is low (CompactState).
 	ActivePct int
+	// Bookings are the reservations holding cards now: from their lead time before the
+	// window to its end.
+	Bookings []BoardBooking
 }
+
+// BoardBooking is a reservation holding cards now: GPUs cards of Spec for Project from
+// Starts to Ends, held from HoldFrom. InUse of them are the project's cards on the board in
+// the window; HeldFree free cards of the spec are marked as held for it.
+type BoardBooking struct {
+	Project, Spec          string
+	GPUs, InUse, HeldFree  int
+	HoldFrom, Starts, Ends time.Time
+}
+
+// Open reports whether the booking's window has begun at now.
+func (b BoardBooking) Open(now time.Time) bool { return !now.Before(b.Starts) }
 
 // BoardFilter selects what the board shows and how: all of it is kept in the URL.
 type BoardFilter struct {
@@ -109,6 +124,9 @@ type BoardGPU struct {
 	State         string
 	LongIdle      bool
 	LongSaturated bool
+	// BookedBy is 1 + the index in BoardData.Bookings of the booking a free card is held
+	// for; 0 for none.
+	BookedBy int
 	// UnmanagedMiB is memory held by processes of no task; UnmanagedWho says whose.
 	UnmanagedMiB int64
 	UnmanagedWho string

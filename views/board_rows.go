@@ -32,6 +32,9 @@ type rowText struct {
 
 	idleBefore, idleAfter string // around the duration of "gpu.idle_for"
 	satBefore, satAfter   string // around the duration of "gpu.saturated_for"
+
+	// booked is the holder markup of a free card held for each of the board's bookings.
+	booked []string
 }
 
 func newRowText(l Locale) *rowText {
@@ -70,6 +73,7 @@ var rowBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); retur
 func nodeRows(l Locale, d BoardData) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		rt := newRowText(l)
+		rt.booked = bookedLabels(l, d)
 		bp := rowBuffers.Get().(*[]byte)
 		defer rowBuffers.Put(bp)
 		for i := range d.Nodes {
@@ -206,6 +210,8 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 		b = append(b, `</span><span class="since" data-testid="card-since">`...)
 		b = appendAround(b, rt.heldBefore, rt.l.Duration(g.HeldFor), rt.heldAfter)
 		b = append(b, `</span>`...)
+	} else if g.BookedBy > 0 {
+		b = append(b, rt.booked[g.BookedBy-1]...)
 	} else {
 		b = append(b, `<span class="project none" aria-hidden="true">—</span>`...)
 	}
@@ -249,6 +255,21 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 		b = append(b, ` MiB</span>`...)
 	}
 	return append(b, `</div></li>`...)
+}
+
+// bookedLabels are the holder markup of a free card held for each of d's bookings: "Booked ·
+// vision", titled with the window.
+func bookedLabels(l Locale, d BoardData) []string {
+	out := make([]string, len(d.Bookings))
+	for i, k := range d.Bookings {
+		var b []byte
+		b = append(b, `<span class="project booked" data-testid="card-booked" title="`...)
+		b = appendEscaped(b, l.T("board.booking.window", k.Project, bookingWindow(k)))
+		b = append(b, `">`...)
+		b = appendEscaped(b, l.T("board.booking.card", k.Project))
+		out[i] = string(append(b, `</span>`...))
+	}
+	return out
 }
 
 // appendBadge appends a status badge; text is escaped already.

@@ -147,3 +147,13 @@ func withAll(opts, cur []string) []string {
 	}
 	return opts
 }
+
+// bookingWindow is a booking's window as the board shows it: "12-04 09:00–18:00", or with
+// the end's day when it ends on another day.
+func bookingWindow(k BoardBooking) string {
+	end := k.Ends.Format("15:04")
+	if k.Ends.Format("01-02") != k.Starts.Format("01-02") {
+		end = k.Ends.Format("01-02 15:04")
+	}
+	return k.Starts.Format("01-02 15:04") + "–" + end
+}

@@ -60,6 +60,18 @@ type PoolView struct {
 	Events []ScaleEventView
 	// Samples are the size history in the chart's range, oldest first.
 	Samples []PoolSample
+	// Bookings are the reservations of the pool's spec overlapping the chart's range or the
+	// coming days, by start: the chart draws the booked cards (in nodes) as a band.
+	Bookings []PoolBooking
+}
+
+// PoolBooking is a reservation of the pool's spec: GPUs cards for Project from Starts to
+// Ends, held (and the pool grown for it) from HoldFrom. It books cards of the spec in every
+// pool of the spec, not this pool's alone.
+type PoolBooking struct {
+	Project                string
+	GPUs                   int
+	HoldFrom, Starts, Ends time.Time
 }
 
 // PoolNodeView is a node of a pool.

@@ -34,6 +34,9 @@ type chart struct {
 	// Low and High are the smallest and largest size in the range.
 	Low, High int
 	Empty     bool
+	// Booked is the band of reserved cards (in nodes) over the windows in the range; "" for
+	// none.
+	Booked string
 }
 
 // chartTick is one labelled tick: its position along the axis, its label, and how the
@@ -57,6 +60,10 @@ func poolChart(p PoolView, from, to time.Time) chart {
 	c := chart{Empty: len(p.Samples) == 0, Low: p.Size, High: p.Size}
 	gpn := float64(max(p.GPUsPerNode, 1))
 	top := float64(max(p.MaxNodes, p.Size, p.Desired, 1))
+	booked := bookedSteps(p.Bookings, from, to)
+	for _, b := range booked {
+		top = max(top, float64(b.cards)/gpn)
+	}
 	for i, s := range p.Samples {
 		if i == 0 {
 			c.Low, c.High = s.Size, s.Size
@@ -93,6 +100,7 @@ func poolChart(p PoolView, from, to time.Time) chart {
 	}
 	c.XTicks = timeTicks(from, to, x)
 	c.MinY, c.MaxY = y(float64(p.MinNodes)), y(float64(p.MaxNodes))
+	c.Booked = bookedPath(booked, gpn, x, y)
 	if c.Empty {
 		return c
 	}

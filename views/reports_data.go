@@ -32,6 +32,19 @@ type ReportData struct {
 	Misses []ReportMiss
 	// Templates are the week's card time and cost of the tasks from each template.
 	Templates []ReportTemplate
+	// Advice are, per project, the ended tasks whose next run could ask for fewer or
+	// cheaper cards, the biggest savings first.
+	Advice []ReportAdvice
+}
+
+// ReportAdvice is an ended task's rightsizing advice in the week's report: what its run
+// had, what its next run should ask for, and what the run would have cost less.
+type ReportAdvice struct {
+	TaskID               int64
+	Task, Project, Owner string
+	RuntimeS             int64
+	Advice               TaskAdvice
+	SavingFen            int64
 }
 
 // ReportMiss is a task's estimated card time against its actual (whole task).

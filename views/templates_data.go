@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"github.com/a-h/templ"
+)
 
 // TemplatesData is a project's templates page (任务模板, the project's assets): every
 // template with its uses, and for the project's leads the form that adds one.
@@ -70,6 +74,16 @@ type TemplateData struct {
 	// Notice confirms what was just saved: NoticeSaved, NoticeScheduled, NoticeSuspended,
 	// NoticeResumed.
 	Notice string
+	// Advice is the rightsizing advice for the next run, from the latest runs; nil without.
+	Advice *TemplateAdvice
+}
+
+// TemplateAdvice is the advice for a template's next run read from its Runs latest runs;
+// SubmitURL opens the submit form from the template as advised.
+type TemplateAdvice struct {
+	Runs      int
+	SubmitURL templ.SafeURL
+	TaskAdvice
 }
 
 // Notices of the template page.

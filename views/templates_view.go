@@ -1,6 +1,7 @@
 package views
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,13 @@ func templateURL(id int64) templ.SafeURL {
 // submitFromURL opens the submit form filled from a template.
 func submitFromURL(id int64) templ.SafeURL {
 	return templ.SafeURL("/queue?template=" + strconv.FormatInt(id, 10) + "#task-form")
+}
+
+// SubmitAdvisedURL opens the submit form from template id with gpus cards of spec, as its
+// advice asks.
+func SubmitAdvisedURL(id int64, gpus int, spec string) templ.SafeURL {
+	return templ.SafeURL("/queue?template=" + strconv.FormatInt(id, 10) + "&gpus=" + strconv.Itoa(gpus) + "&spec=" +
+		url.QueryEscape(spec) + "#task-form")
 }
 
 // scheduleAction is the form action that suspends a running schedule or resumes a

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kashi/billing"
 	kfleet "kashi/fleet"
 	"kashi/fleet/sim"
 	"kashi/models"
@@ -22,7 +23,8 @@ import (
 // and scheduler loop on an injected clock: the pool grows within its lead time (the default
 // boot timeout, 15m) before 09:00, the project's task waits for its window and starts at
 // 09:00 on the held cards, another project's long task does not take them, and after 18:00
-// the pool's floor is gone and the other project gets the cards.
+// the pool's floor is gone and the other project gets the cards. The month's bill shows the
+// window's used and unused card-hours, the unused ones priced by the pool's rule (50 %).
 func TestReservationScenario(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) { reservationScenario(t, store) })
 }
@@ -30,8 +32,13 @@ func TestReservationScenario(t *testing.T) {
 func reservationScenario(t *testing.T, store *models.Store) {
 	s := newServerOn(t, store, testCfg())
 	ctx := context.Background()
-	pool, err := s.store.SavePoolConfig(ctx, "a100", a100Config(), "tester", "first", t0.Add(-2*time.Hour))
+	cfg := a100Config()
+	cfg.UnusedBookingPct = 50
+	pool, err := s.store.SavePoolConfig(ctx, "a100", cfg, "tester", "first", t0.Add(-2*time.Hour))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.SetPrice(ctx, models.Price{Spec: "A100-80G", FromMonth: "2026-01", RateFen: 1500, OverflowRateFen: 2500}, t0); err != nil {
 		t.Fatal(err)
 	}
 	s.projects("vision", "nlp")
@@ -160,6 +167,22 @@ func reservationScenario(t *testing.T, store *models.Store) {
 	tick(closes.Add(time.Minute))
 	if got := s.taskState(long.ID); got != models.TaskStarting {
 		t.Errorf("after 18:00 the other project's long task is %s, want starting", got)
+	}
+
+	// The bill: 8 cards booked for 9 hours, the task held them 8 (09:00–17:00); the hour
+	// not used, 8 card-hours, at half of 15 yuan.
+	w = s.get("/api/v1/bills/vision/2026-03")
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET the bill = %d %s", w.Code, w.Body)
+	}
+	bill := decode[billing.Bill](t, w)
+	if len(bill.Bookings) != 1 || bill.Bookings[0].BookedS != 72*3600 || bill.Bookings[0].UsedS != 64*3600 ||
+		bill.Bookings[0].UnusedS != 8*3600 || bill.Bookings[0].ChargePct != 50 {
+		t.Errorf("the bill's bookings = %+v, want 72 card-hours booked, 64 used, 8 unused at 50 %%", bill.Bookings)
+	}
+	if i := slices.IndexFunc(bill.Items, func(it billing.Item) bool { return it.Kind == billing.ItemBookingUnused }); i < 0 ||
+		bill.Items[i].NominalS != 8*3600 || bill.Items[i].AmountFen != 8*750 {
+		t.Errorf("the bill's items = %+v, want unused booked hours of 8 card-hours at 60 yuan", bill.Items)
 	}
 }
 

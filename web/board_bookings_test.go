@@ -1,0 +1,90 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"kashi/api"
+	"kashi/models"
+)
+
+// book has li approve mia's reservation of gpus A100 cards for vision from opens to closes.
+func (s *server) book(t *testing.T, gpus int, opens, closes time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	vision, err := s.store.ProjectByName(ctx, "vision")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.SetQuota(ctx, "tester", models.Quota{ProjectID: vision.ID, Spec: "A100-80G", MaxGPUs: 16,
+		BudgetCardHours: 1000, StartsAt: t0.AddDate(0, 0, -1), EndsAt: t0.AddDate(0, 1, 0)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	mia, li := s.member("mia", "vision"), s.memberAs("li", "vision", models.ProjectRoleLead)
+	w := s.post("/api/v1/requests", mustJSON(t, map[string]any{"project": "vision", "spec": "A100-80G", "kind": "reservation",
+		"change": map[string]any{"reserve_gpus": gpus, "reserve_begins": opens, "reserve_ends": closes}, "reason": "delivery week"}), bearer(mia)...)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("POST /api/v1/requests = %d %s", w.Code, w.Body)
+	}
+	id := decode[struct{ ID int64 }](t, w).ID
+	if w := s.post(fmt.Sprintf("/api/v1/requests/%d/approve", id), `{"comment":"ok"}`, bearer(li)...); w.Code != http.StatusOK {
+		t.Fatalf("approve = %d %s", w.Code, w.Body)
+	}
+}
+
+// TestBoardMarksBookedCards: from the lead time before a window the board lists the
+// reservation and marks free cards of its spec as held for it, with the project and window;
+// in the window the project's own cards count against it and fewer free ones are marked.
+func TestBoardMarksBookedCards(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	if _, err := s.store.SavePoolConfig(ctx, "a100", a100Config(), "tester", "", t0.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	s.projects("vision", "nlp")
+	n := s.register(node("a100-01").inPool("a100").cards(a100Name, a100MiB, 8))
+	opens, closes := t0.Add(24*time.Hour), t0.Add(33*time.Hour)
+	s.book(t, 4, opens, closes)
+	seen := func(at time.Time) {
+		s.setNow(at)
+		var ss []api.Sample
+		for _, u := range n.UUIDs {
+			ss = append(ss, sample(u, at, 0, 0))
+		}
+		s.postSamples(n.Token, ss...)
+	}
+
+	seen(opens.Add(-time.Hour)) // before the lead time (15 minutes): nothing held
+	if doc := parse(t, s.get("/").Body.String()); doc.Find(`[data-testid=board-booking]`).Length() != 0 || doc.Find(`[data-testid=card-booked]`).Length() != 0 {
+		t.Errorf("an hour before the window the board shows a booking")
+	}
+
+	seen(opens.Add(-10 * time.Minute))
+	doc := parse(t, s.get("/").Body.String())
+	if got := doc.Find(`[data-testid=board-booking][data-project=vision]`).Text(); !strings.Contains(got, "4 × A100-80G") || !strings.Contains(got, "03-03 09:00–18:00") {
+		t.Errorf("the board's booking reads %q, want vision's 4 × A100-80G 03-03 09:00–18:00", got)
+	}
+	marked := doc.Find(`[data-testid=card-booked]`)
+	if marked.Length() != 4 || !strings.Contains(marked.First().Text(), "vision") || !strings.Contains(marked.First().AttrOr("title", ""), "03-03 09:00–18:00") {
+		t.Errorf("%d cards marked (%q, %q), want 4 held for vision's window", marked.Length(), marked.First().Text(), marked.First().AttrOr("title", ""))
+	}
+
+	tk := s.create(task("peak").spec("A100-80G").ready().gpus(3), opens)
+	s.place(tk, opens, n.UUIDs[:3]...)
+	seen(opens.Add(time.Hour))
+	doc = parse(t, s.get("/").Body.String())
+	if n := doc.Find(`[data-testid=card-booked]`).Length(); n != 1 {
+		t.Errorf("in the window with 3 of 4 cards used, %d free cards marked, want 1", n)
+	}
+	if got := doc.Find(`[data-testid=board-booking]`).Text(); !strings.Contains(got, "in use 3 · free cards held 1") {
+		t.Errorf("the booking reads %q, want in use 3, 1 free card held", got)
+	}
+	seen(closes.Add(time.Minute))
+	if n := parse(t, s.get("/").Body.String()).Find(`[data-testid=card-booked]`).Length(); n != 0 {
+		t.Errorf("after the window %d cards marked", n)
+	}
+}

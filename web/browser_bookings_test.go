@@ -1,0 +1,82 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kashi/api"
+	"kashi/models"
+)
+
+// TestBrowserBookings shows, in both languages at desktop and phone sizes, a reservation in
+// its window: the board's booked cards, the pools chart's band and list, the bill's unused
+// booked hours and the pool form's rule; no page scrolls sideways on the phone.
+func TestBrowserBookings(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	cfg := a100Config()
+	cfg.UnusedBookingPct = 50
+	if _, err := s.store.SavePoolConfig(ctx, "a100", cfg, "tester", "", t0.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.SetPrice(ctx, models.Price{Spec: "A100-80G", FromMonth: "2026-01", RateFen: 1500, OverflowRateFen: 2500}, t0); err != nil {
+		t.Fatal(err)
+	}
+	s.projects("vision", "nlp")
+	n := s.register(node("a100-01").inPool("a100").cards(a100Name, a100MiB, 8))
+	opens, closes := t0.Add(24*time.Hour), t0.Add(33*time.Hour)
+	s.book(t, 4, opens, closes)
+	tk := s.create(task("peak").spec("A100-80G").ready().gpus(3), opens)
+	s.place(tk, opens, n.UUIDs[:3]...)
+	now := opens.Add(2 * time.Hour)
+	s.setNow(now)
+	var ss []api.Sample
+	for i, u := range n.UUIDs {
+		ss = append(ss, sample(u, now, 80*min(1, 3-min(i, 3)), 30000))
+	}
+	s.postSamples(n.Token, ss...)
+
+	srv := httptest.NewServer(s.e)
+	defer srv.Close()
+	b := newBrowser(t, srv.URL, 180*time.Second)
+	if err := chromedp.Do(b.ctx, b.login("tester", "pw-tester")); err != nil {
+		t.Fatal(err)
+	}
+	pages := []struct{ name, path, wait string }{
+		{"board", "/", `[data-testid=board-bookings]`},
+		{"pools", "/pools?range=6h", `[data-testid=pool-bookings]`},
+		{"bill", "/bills/vision/2026-03", `[data-testid=bookings]`},
+		{"pool-form", "/pools/a100/edit", `[name=unused_booking_pct]`},
+	}
+	for _, lang := range []string{"en", "zh-CN"} {
+		if err := chromedp.Do(b.ctx, chromedp.Navigate(srv.URL+"/lang?set="+lang)); err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
+			for _, p := range pages {
+				err := chromedp.Do(b.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(srv.URL+p.path),
+					chromedp.WaitVisible(css(p.wait)), chromedp.ScrollIntoView(css(p.wait)),
+					b.shot(fmt.Sprintf("bookings-%s-%s-%s.png", p.name, lang, size.name)))
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", lang, size.name, p.path, err)
+				}
+				width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if width > int(size.w) {
+					t.Errorf("%s %s %s is %d px wide, want at most %d", lang, size.name, p.path, width, size.w)
+				}
+			}
+		}
+	}
+	t.Logf("screenshots in %s", b.shots)
+}
