@@ -27,7 +27,7 @@ func advisedInto(c echo.Context, f *views.TaskForm) error {
 		if !utf8.ValidString(spec) || len(spec) > 100 {
 			return echo.NewHTTPError(http.StatusBadRequest, "spec: at most 100 bytes of UTF-8")
 		}
-		f.Values.Spec = spec
+		f.Values.Specs = []string{spec}
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func TestTemplateAdvice(t *testing.T) {
 	doc := parse(t, s.get("/templates/"+strconv.FormatInt(tpl.ID, 10), bearer(member)...).Body.String())
 	link := doc.Find(`[data-testid=submit-advised]`).AttrOr("href", "")
 	form := parse(t, s.get(strings.TrimSuffix(link, "#task-form"), bearer(member)...).Body.String())
-	if gpus, spec := form.Find(`[name=gpus]`).AttrOr("value", ""), form.Find(`[name=spec] option[selected]`).AttrOr("value", ""); gpus != "1" || spec != "A100-80G" {
+	if gpus, spec := form.Find(`[name=gpus]`).AttrOr("value", ""), form.Find(`[name=specs][checked]`).AttrOr("value", ""); gpus != "1" || spec != "A100-80G" {
 		t.Errorf("submit as advised (%s) fills %q × %q, want 1 × A100-80G", link, gpus, spec)
 	}
 	if w := s.get("/queue?template="+strconv.FormatInt(tpl.ID, 10)+"&gpus=0", bearer(member)...); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "gpus") {
