@@ -181,6 +181,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.int(k.ReservationID)
 		cw.at(colSpec)
 		cw.text(k.Spec)
+		cw.at(colPricing)
 		cw.text(ItemBookingUnused)
 		cw.hours(k.BookedS, k.UsedS, k.UnusedS)
 		cw.at(colNote)
