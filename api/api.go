@@ -146,6 +146,10 @@ type Assignment struct {
 	Rank       int    `json:"rank"`
 	MasterAddr string `json:"master_addr,omitempty"`
 	MasterPort int    `json:"master_port,omitempty"`
+	// MetricsPort and MetricsPath are, for a service replica, where its model server serves
+	// its Prometheus page on the node's loopback; the agent scrapes it every sample tick.
+	MetricsPort int    `json:"metrics_port,omitempty"`
+	MetricsPath string `json:"metrics_path,omitempty"`
 }
 
 // Task states an agent reports.

@@ -72,6 +72,10 @@ type Assignment struct {
 	Rank       int
 	MasterAddr string
 	MasterPort int
+	// MetricsPort and MetricsPath are where a service replica's model server serves its
+	// metrics page on the node's loopback; 0 and "" for a batch task.
+	MetricsPort int
+	MetricsPath string
 }
 
 // States a node reports for a task's process.

@@ -35,6 +35,7 @@ var migrations = []migration{
 	{18, "an index of the rollups' counts that the ledger reads", migrateV18LedgerIndex},
 	{19, "advance reservations: cards of a spec booked for a project over a window", migrateV19Reservations},
 	{20, "an index of the open allocations by node, read by every agent poll", migrateV20NodeOpen},
+	{24, "inference services: tasks of kind service with their model, replicas and metrics endpoint; services' 5-minute rollups", migrateV24Services},
 }
 
 // schemaVersion records each applied migration.
