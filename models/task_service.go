@@ -50,8 +50,8 @@ func checkKind(nt NewTask) error {
 	if sv.Replicas < 0 || sv.Replicas > MaxReplicas {
 		return fieldErr("replicas", "must be between 1 and %d, got %d", MaxReplicas, sv.Replicas)
 	}
-	if sv.MetricsPort < 1 || sv.MetricsPort > 65535 {
-		return fieldErr("metrics_port", "must be a port between 1 and 65535, got %d", sv.MetricsPort)
+	if last := sv.MetricsPort + max(1, sv.Replicas) - 1; sv.MetricsPort < 1 || last > 65535 {
+		return fieldErr("metrics_port", "must be a port between 1 and 65535 for each replica (replica i serves on metrics_port + i), got %d", sv.MetricsPort)
 	}
 	if sv.MetricsPath != "" && (len(sv.MetricsPath) > 200 || !strings.HasPrefix(sv.MetricsPath, "/") ||
 		strings.ContainsFunc(sv.MetricsPath, func(r rune) bool { return r <= ' ' || r == '#' || r > '~' })) {
@@ -78,8 +78,9 @@ func withService(t *Task, nt NewTask) {
 }
 
 // createReplicas makes the first replica's task the service (ServiceID is its own id) and
-// stores the other replicas as tasks like it, each placed on its own. Only the first carries
-// the idempotency key: a repeated submit finds it.
+// stores the other replicas as tasks like it, each placed on its own. Replica i serves on
+// MetricsPort + i (told to it as KASHI_METRICS_PORT), so replicas sharing a node never
+// collide. Only the first carries the idempotency key: a repeated submit finds it.
 func createReplicas(tx *gorm.DB, first *Task) error {
 	if !first.Service() {
 		return nil
@@ -88,9 +89,10 @@ func createReplicas(tx *gorm.DB, first *Task) error {
 	if err := tx.Model(first).Update("service_id", first.ID).Error; err != nil {
 		return err
 	}
-	for range first.Replicas - 1 {
+	for i := 1; i < first.Replicas; i++ {
 		r := *first
 		r.ID, r.IdempotencyKey, r.IdempotencyScope, r.IdempotencyHash = 0, nil, "", ""
+		r.MetricsPort += i
 		if err := tx.Create(&r).Error; err != nil {
 			return err
 		}

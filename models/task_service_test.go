@@ -55,8 +55,8 @@ func TestCreateServiceStoresEachReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		as, err := s.Assignments(ctx, n.ID)
-		if err != nil || len(as) != 1 || as[0].MetricsPort != 8000 || as[0].MetricsPath != "/metrics" || as[0].MaxRuntimeS != 0 {
-			t.Errorf("Assignments = %+v, %v; want the replica with its metrics endpoint and no runtime limit", as, err)
+		if err != nil || len(as) != 1 || as[0].MetricsPort != 8001 || as[0].MetricsPath != "/metrics" || as[0].MaxRuntimeS != 0 {
+			t.Errorf("Assignments = %+v, %v; want the second replica on port 8001 at /metrics, no runtime limit", as, err)
 		}
 	})
 }
@@ -72,16 +72,17 @@ func TestCreateServiceRefusesBadFields(t *testing.T) {
 			change func(*models.NewTask)
 			field  string
 		}{
-			"unknown kind":       {func(nt *models.NewTask) { nt.Kind = "daemon" }, "kind"},
-			"batch with a model": {func(nt *models.NewTask) { nt.Kind = "" }, "kind"},
-			"no model":           {func(nt *models.NewTask) { nt.Service.Model = "" }, "model"},
-			"too many replicas":  {func(nt *models.NewTask) { nt.Service.Replicas = 17 }, "replicas"},
-			"no port":            {func(nt *models.NewTask) { nt.Service.MetricsPort = 0 }, "metrics_port"},
-			"port too high":      {func(nt *models.NewTask) { nt.Service.MetricsPort = 70000 }, "metrics_port"},
-			"relative path":      {func(nt *models.NewTask) { nt.Service.MetricsPath = "metrics" }, "metrics_path"},
-			"path with a space":  {func(nt *models.NewTask) { nt.Service.MetricsPath = "/a b" }, "metrics_path"},
-			"short lane":         {func(nt *models.NewTask) { nt.Queue = models.QueueShort }, "queue"},
-			"runtime limit":      {func(nt *models.NewTask) { nt.MaxRuntime = 3600e9 }, "max_runtime_s"},
+			"unknown kind":                 {func(nt *models.NewTask) { nt.Kind = "daemon" }, "kind"},
+			"batch with a model":           {func(nt *models.NewTask) { nt.Kind = "" }, "kind"},
+			"no model":                     {func(nt *models.NewTask) { nt.Service.Model = "" }, "model"},
+			"too many replicas":            {func(nt *models.NewTask) { nt.Service.Replicas = 17 }, "replicas"},
+			"no port":                      {func(nt *models.NewTask) { nt.Service.MetricsPort = 0 }, "metrics_port"},
+			"port too high":                {func(nt *models.NewTask) { nt.Service.MetricsPort = 70000 }, "metrics_port"},
+			"last replica's port too high": {func(nt *models.NewTask) { nt.Service.MetricsPort, nt.Service.Replicas = 65535, 2 }, "metrics_port"},
+			"relative path":                {func(nt *models.NewTask) { nt.Service.MetricsPath = "metrics" }, "metrics_path"},
+			"path with a space":            {func(nt *models.NewTask) { nt.Service.MetricsPath = "/a b" }, "metrics_path"},
+			"short lane":                   {func(nt *models.NewTask) { nt.Queue = models.QueueShort }, "queue"},
+			"runtime limit":                {func(nt *models.NewTask) { nt.MaxRuntime = 3600e9 }, "max_runtime_s"},
 		}
 		for name, tc := range cases {
 			t.Run(name, func(t *testing.T) {
