@@ -2,11 +2,15 @@ package simgpu
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
+	"kashi/api"
 	"kashi/serving"
 )
 
@@ -46,5 +50,46 @@ func TestModelServerPageReadsBack(t *testing.T) {
 	snaps, err = serving.Scrape(context.Background(), http.DefaultClient, srv.URL+"/metrics")
 	if err != nil || !serving.Restarted(s, snaps[0]) || snaps[0].Requests != 0 {
 		t.Errorf("after Restart: %+v, %v; want a page counting from zero", snaps, err)
+	}
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestRunnerServesASimulatedModel: a simulated service answers requests as virtual time
+// passes and serves them on its metrics port; stopping it closes the page.
+func TestRunnerServesASimulatedModel(t *testing.T) {
+	clock := newFakeClock()
+	b := New(A100_80G, 1, clock.Now, 1)
+	port := freePort(t)
+	p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 3, GPUUUIDs: uuids(b), MetricsPort: port, MetricsPath: "/metrics",
+		Command: ServiceCommand(24*time.Hour, 5, 150*time.Millisecond)})
+	if err != nil {
+		t.Fatalf("Start() = %v", err)
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	clock.Add(10 * time.Minute) // about 3,000 requests
+	var requests float64
+	for deadline := time.Now().Add(5 * time.Second); requests < 2000 && time.Now().Before(deadline); time.Sleep(checkEvery) {
+		snaps, err := serving.Scrape(t.Context(), http.DefaultClient, url)
+		if err != nil || len(snaps) != 1 {
+			t.Fatalf("Scrape = %v, %v", snaps, err)
+		}
+		requests = snaps[0].Requests
+	}
+	if requests < 2000 || requests > 4000 {
+		t.Errorf("requests after 10 virtual minutes at 5/s = %v, want about 3,000", requests)
+	}
+	p.Stop(0)
+	if _, err := serving.Scrape(t.Context(), http.DefaultClient, url); err == nil {
+		t.Errorf("Scrape after Stop = nil error, want the page gone")
 	}
 }
