@@ -200,6 +200,18 @@ type AgentStore interface {
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 }
 
+// Services serves the Models page: inference services' traffic, latency and cost.
+type Services struct {
+	*core
+	store ServicesStore
+}
+
+// ServicesStore is what Services needs of models.Store.
+type ServicesStore interface {
+	ServiceUses(ctx context.Context, from, to time.Time) ([]models.ServiceUse, error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
+}
+
 // People serves logins, sessions and tokens, users, the audit log, language and health.
 type People struct {
 	*core

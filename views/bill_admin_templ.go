@@ -6,8 +6,10 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // Parts of the bill page for finance and admins (#15): who fixes a missing price, the price
 // versions used, and the adjustments with their form.

@@ -6,10 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"time"
 
-import "time"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // Board is the occupancy board page: the filter, then BoardGrid.
 func Board(l Locale, d BoardData) templ.Component {

@@ -6,12 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
 	"kashi/static"
 	"strconv"
+
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 )
 
 // navItem is one entry of the main navigation; key is the nav argument of Page that marks it
@@ -31,7 +31,7 @@ func navItems(l Locale, v Viewer) []navItem {
 	if v.Lead || v.Role == "admin" {
 		items = append(items, navItem{"approvals", "/approvals", l.T("nav.approvals")})
 	}
-	items = append(items, navItem{"pools", "/pools", l.T("nav.pools")})
+	items = append(items, navItem{"pools", "/pools", l.T("nav.pools")}, navItem{"models", "/models", l.T("nav.models")})
 	if v.Name != "" {
 		items = append(items, navItem{"alerts", "/alerts", l.T("nav.alerts")})
 	}

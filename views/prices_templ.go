@@ -6,8 +6,10 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // Prices is the prices and plans page (价格与计费方式): each spec's price per card-hour and
 // overflow rate, each project's billing mode, both with their versions; admins set them.

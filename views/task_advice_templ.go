@@ -6,8 +6,10 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // taskAdvice is the advice for the task's next run: what to ask for, why, and what it saves.
 func taskAdvice(l Locale, a TaskAdvice) templ.Component {
