@@ -39,6 +39,8 @@ type taskRequest struct {
 	Replicas    int    `json:"replicas"`
 	MetricsPort int    `json:"metrics_port"`
 	MetricsPath string `json:"metrics_path"`
+	// TTFTTargetMS is a service's p95 time-to-first-token target; 0 for none.
+	TTFTTargetMS int `json:"ttft_target_ms"`
 }
 
 // newTask turns a request into the store's input, with defaults for class and priority.
@@ -47,7 +49,8 @@ func (r taskRequest) newTask(key string) models.NewTask {
 		Regions: r.Regions, Queue: r.Queue,
 		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
 		DataReady: r.DataReady, Deferrable: r.Deferrable, IdempotencyKey: key, Kind: r.Kind,
-		Service: models.ServiceSpec{Model: r.Model, Replicas: r.Replicas, MetricsPort: r.MetricsPort, MetricsPath: r.MetricsPath}}
+		Service: models.ServiceSpec{Model: r.Model, Replicas: r.Replicas, MetricsPort: r.MetricsPort, MetricsPath: r.MetricsPath,
+			TTFTTargetMS: r.TTFTTargetMS}}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
 	} else if r.MaxRuntimeS != 0 {
@@ -103,12 +106,13 @@ type taskJSON struct {
 	TemplateVersion int    `json:"template_version"`
 	// Kind is "batch" or "service"; a service's replica also shows its model, service (the
 	// id of its first replica), replicas and metrics endpoint.
-	Kind        string `json:"kind"`
-	Model       string `json:"model,omitempty"`
-	ServiceID   *int64 `json:"service_id,omitempty"`
-	Replicas    int    `json:"replicas,omitempty"`
-	MetricsPort int    `json:"metrics_port,omitempty"`
-	MetricsPath string `json:"metrics_path,omitempty"`
+	Kind         string `json:"kind"`
+	Model        string `json:"model,omitempty"`
+	ServiceID    *int64 `json:"service_id,omitempty"`
+	Replicas     int    `json:"replicas,omitempty"`
+	MetricsPort  int    `json:"metrics_port,omitempty"`
+	MetricsPath  string `json:"metrics_path,omitempty"`
+	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
 }
 
 // toTaskJSON is a task as its project's members see it.
@@ -122,6 +126,7 @@ func toTaskJSON(t models.TaskRow) taskJSON {
 	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
 	if t.Service() {
 		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath
+		out.TTFTTargetMS = t.TTFTTargetMS
 	}
 	// Stored values were validated and encoded by the store; they always decode.
 	json.Unmarshal([]byte(t.Command), &out.Command)

@@ -241,6 +241,9 @@ type Task struct {
 	// Prometheus page on its node.
 	MetricsPort int
 	MetricsPath string
+	// TTFTTargetMS is the service's target for its time to first token at p95, in ms; 0 for
+	// none. Above it for the alert window, the service raises an alert.
+	TTFTTargetMS int `gorm:"column:ttft_target_ms"`
 	// ScrapedAt is the end of the replica's last metrics delta stored (later ones only are
 	// added); ScrapeError is its last scrape's failure, empty when it answered.
 	ScrapedAt   *time.Time

@@ -34,6 +34,8 @@ type v24Task struct {
 	Replicas    int    `gorm:"not null;default:0"`
 	MetricsPort int    `gorm:"not null;default:0"`
 	MetricsPath string `gorm:"size:200;not null;default:''"`
+	// TTFTTargetMS is the service's target for its time to first token at p95; 0 for none.
+	TTFTTargetMS int `gorm:"column:ttft_target_ms;not null;default:0"`
 	// ScrapedAt is the end of the last metrics delta stored for the replica; ScrapeError
 	// the last scrape's failure, empty when it answered.
 	ScrapedAt   *time.Time
@@ -45,7 +47,7 @@ func (v24Task) TableName() string { return "tasks" }
 // migrateV24Services adds inference services (issue #18): the service columns of tasks and
 // the services' 5-minute rollups.
 func migrateV24Services(tx *gorm.DB) error {
-	for _, col := range []string{"Kind", "Model", "ServiceID", "Replicas", "MetricsPort", "MetricsPath", "ScrapedAt", "ScrapeError"} {
+	for _, col := range []string{"Kind", "Model", "ServiceID", "Replicas", "MetricsPort", "MetricsPath", "TTFTTargetMS", "ScrapedAt", "ScrapeError"} {
 		if err := tx.Migrator().AddColumn(&v24Task{}, col); err != nil {
 			return err
 		}

@@ -20,6 +20,8 @@ type ServiceUse struct {
 	Name      string
 	Owner     string
 	Model     string
+	// TTFTTargetMS is the service's p95 target; 0 for none.
+	TTFTTargetMS int
 	// Replicas is how many were asked; Live how many start or run now, holding GPUs cards;
 	// Failing how many live ones whose last scrape failed (FailingError the first's error).
 	Replicas     int
@@ -36,7 +38,8 @@ type ServiceUse struct {
 	CardSeconds float64
 	UtilSum     int64
 	UtilN       int64
-	// Served is what the replicas served in the window; Buckets the 5-minute rollups read.
+	// Served is what the replicas served in the 5-minute buckets that overlap the window;
+	// Buckets counts them.
 	Served  serving.Snapshot
 	Buckets int
 	// LastRequestAt is the end of the latest 5-minute bucket with a request; zero when none
@@ -68,7 +71,7 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 		u, ok := byID[*r.ServiceID]
 		if !ok {
 			u = &ServiceUse{ServiceID: *r.ServiceID, ProjectID: r.ProjectID, Project: r.Project, Name: r.Name, Owner: r.Owner,
-				Model: r.Model, Replicas: r.Replicas}
+				Model: r.Model, Replicas: r.Replicas, TTFTTargetMS: r.TTFTTargetMS}
 			byID[*r.ServiceID] = u
 			order = append(order, *r.ServiceID)
 		}
@@ -87,7 +90,8 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 	if err := s.addServiceCards(ctx, byID, serviceOf, ids, from, to); err != nil {
 		return nil, err
 	}
-	rows, err := s.ServiceRollups(ctx, order, from, to)
+	// The buckets that overlap the window: the one it starts in, and the one now fills.
+	rows, err := s.ServiceRollups(ctx, order, from.Add(-(Rollup5m-1)*time.Second), to.Add(time.Second))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 const (
 	// MaxReplicas is the most replicas one service may ask for.
 	MaxReplicas = 16
+	// MaxTTFTTargetMS is the largest time-to-first-token target, ten minutes.
+	MaxTTFTTargetMS = 600_000
 	// DefaultMetricsPath is where a model server serves its Prometheus page unless told.
 	DefaultMetricsPath = "/metrics"
 )
@@ -24,6 +26,9 @@ type ServiceSpec struct {
 	Replicas    int
 	MetricsPort int
 	MetricsPath string
+	// TTFTTargetMS is the p95 time to first token the service should keep under, in ms; 0
+	// for none.
+	TTFTTargetMS int
 }
 
 // checkKind validates the task kind and, for a service, its spec (zero replicas and an empty
@@ -57,6 +62,9 @@ func checkKind(nt NewTask) error {
 		strings.ContainsFunc(sv.MetricsPath, func(r rune) bool { return r <= ' ' || r == '#' || r > '~' })) {
 		return fieldErr("metrics_path", "must be a URL path such as /metrics")
 	}
+	if sv.TTFTTargetMS < 0 || sv.TTFTTargetMS > MaxTTFTTargetMS {
+		return fieldErr("ttft_target_ms", "must be between 0 and %d, got %d", MaxTTFTTargetMS, sv.TTFTTargetMS)
+	}
 	if nt.Queue != QueueLong {
 		return fieldErr("queue", "a service runs until it is stopped: it takes the %q queue", QueueLong)
 	}
@@ -74,6 +82,7 @@ func withService(t *Task, nt NewTask) {
 	}
 	t.Kind, t.Model, t.Replicas = TaskKindService, nt.Service.Model, max(1, nt.Service.Replicas)
 	t.MetricsPort, t.MetricsPath = nt.Service.MetricsPort, cmp.Or(nt.Service.MetricsPath, DefaultMetricsPath)
+	t.TTFTTargetMS = nt.Service.TTFTTargetMS
 	t.MaxRuntimeS = 0
 }
 

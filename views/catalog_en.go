@@ -1294,4 +1294,10 @@ var catalogEN = map[string]string{
 	"models.no_traffic":               "no traffic",
 	"models.narrowed":                 "replicas' buckets differ: percentiles coarser",
 	"models.cost_help":                "Cost is the card-hours held in the range at the spec's price for the project; per 1M output tokens it divides that by the tokens generated. Costs show to the project's people, finance and admins.",
+	"alert.msg.service_ttft":          "Service #%s (%s, project %s, model %s): time to first token p95 %s ms, above its target of %s ms, over the last %s minutes.",
+	"alert.msg.service_down":          "Service #%s (%s, project %s): %s of its %s running replicas did not answer their metrics page: %s",
+	"alert.msg.service_idle":          "Service #%s (%s, project %s) held %s cards for %s hours without a request: a candidate to release.",
+	"alerts.kind.service_ttft":        "Slow first token",
+	"alerts.kind.service_down":        "Replica not answering",
+	"alerts.kind.service_idle":        "Service without traffic",
 }

@@ -1294,4 +1294,10 @@ var catalogZH = map[string]string{
 	"models.no_traffic":               "无流量",
 	"models.narrowed":                 "副本分桶不同：分位数较粗",
 	"models.cost_help":                "成本为此时段占用的卡时乘以项目该卡型的单价；每百万输出 token 成本为其除以生成的 token 数。成本仅对项目成员、财务与管理员显示。",
+	"alert.msg.service_ttft":          "服务 #%s（%s，项目 %s，模型 %s）：首字时延 p95 为 %s 毫秒，高于目标 %s 毫秒（近 %s 分钟）。",
+	"alert.msg.service_down":          "服务 #%s（%s，项目 %s）：有 %s 个副本（共 %s 个运行中）指标页无响应：%s",
+	"alert.msg.service_idle":          "服务 #%s（%s，项目 %s）占用 %s 张卡已 %s 小时没有请求，可考虑释放。",
+	"alerts.kind.service_ttft":        "首字时延过高",
+	"alerts.kind.service_down":        "副本无响应",
+	"alerts.kind.service_idle":        "服务无流量",
 }
