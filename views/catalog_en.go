@@ -1300,4 +1300,13 @@ var catalogEN = map[string]string{
 	"alerts.kind.service_ttft":        "Slow first token",
 	"alerts.kind.service_down":        "Replica not answering",
 	"alerts.kind.service_idle":        "Service without traffic",
+	"form.service":                    "Inference service",
+	"form.help.service":               "Fill in the model to run the task as a service: it runs until cancelled, one task per replica, and its replicas' metrics pages are read for the Models page.",
+	"form.model":                      "Model",
+	"form.replicas":                   "Replicas",
+	"form.metrics_port":               "Metrics port",
+	"form.help.metrics_port":          "Replica i serves on this port + i, given to it as $KASHI_METRICS_PORT.",
+	"form.metrics_path":               "Metrics path",
+	"form.ttft_target":                "TTFT p95 target (ms)",
+	"form.help.ttft_target":           "Above it for 15 minutes, an alert is raised; empty for none.",
 }

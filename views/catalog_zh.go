@@ -1300,4 +1300,13 @@ var catalogZH = map[string]string{
 	"alerts.kind.service_ttft":        "首字时延过高",
 	"alerts.kind.service_down":        "副本无响应",
 	"alerts.kind.service_idle":        "服务无流量",
+	"form.service":                    "在线推理服务",
+	"form.help.service":               "填写模型即以服务方式运行：一直运行到取消，每个副本一个任务，各副本的指标页用于模型服务页。",
+	"form.model":                      "模型",
+	"form.replicas":                   "副本数",
+	"form.metrics_port":               "指标端口",
+	"form.help.metrics_port":          "第 i 个副本使用此端口 + i，通过 $KASHI_METRICS_PORT 告知。",
+	"form.metrics_path":               "指标路径",
+	"form.ttft_target":                "首字时延 p95 目标（毫秒）",
+	"form.help.ttft_target":           "连续 15 分钟高于目标即告警；留空表示不设。",
 }
