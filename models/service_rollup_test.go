@@ -78,6 +78,14 @@ func TestServiceReportsRollUpExactly(t *testing.T) {
 				t.Errorf("TTFT p%v = %v, %v; want %v", q*100, v, ok, want)
 			}
 		}
+		uses, err := s.ServiceUses(ctx, at.Add(-time.Hour), at.Add(2*time.Minute))
+		if err != nil || len(uses) != 1 {
+			t.Fatalf("ServiceUses = %+v, %v; want the service", uses, err)
+		}
+		if u := uses[0]; u.ServiceID != first.ID || u.Live != 2 || u.GPUs != 2 || u.Failing != 1 || u.FailingError != "connection refused" ||
+			u.Served.Requests != 12 || u.Spec != "A100-80G" || u.CardSeconds <= 0 {
+			t.Errorf("ServiceUses = %+v; want 2 live replicas on 2 A100-80G cards, one failing, 12 requests", u)
+		}
 		r, err := s.TaskByID(ctx, a.TaskID)
 		if err != nil || r.ScrapeError != "connection refused" || r.ScrapedAt == nil || !r.ScrapedAt.Equal(at.Add(time.Minute)) {
 			t.Errorf("replica = scraped %v error %q, %v; want the failed scrape's time and error", r.ScrapedAt, r.ScrapeError, err)
