@@ -17,20 +17,30 @@ import (
 // merged buckets, its cards' use, and, to those who may read its project's bills, its cost
 // and cost per million output tokens. GET /models.
 func (h *Services) ModelsPage(c echo.Context) error {
+	d, err := h.models(c)
+	if err != nil {
+		return err
+	}
+	return Render(c, http.StatusOK, views.Models(Locale(c), d))
+}
+
+// models reads the services over ?range= into the page's data, with the costs the viewer
+// may see.
+func (h *Services) models(c echo.Context) (views.ModelsData, error) {
 	ctx := c.Request().Context()
 	r, span, _, err := historyRange(c)
 	if err != nil {
-		return err
+		return views.ModelsData{}, err
 	}
 	now := h.now()
 	from := now.Add(-span)
 	uses, err := h.store.ServiceUses(ctx, from, now)
 	if err != nil {
-		return err
+		return views.ModelsData{}, err
 	}
 	prices, err := h.store.Prices(ctx, now.In(h.loc()).Format("2006-01"))
 	if err != nil {
-		return err
+		return views.ModelsData{}, err
 	}
 	p := Who(c)
 	d := views.ModelsData{Range: r, From: from.In(h.loc()), To: now.In(h.loc())}
@@ -43,7 +53,7 @@ func (h *Services) ModelsPage(c echo.Context) error {
 		}
 		d.Services = append(d.Services, row)
 	}
-	return Render(c, http.StatusOK, views.Models(Locale(c), d))
+	return d, nil
 }
 
 // serviceRow is a service's line: rates over the part of the range it ran, percentiles from

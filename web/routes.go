@@ -153,6 +153,7 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/join-tokens", handlers.Admin, h.Agent.JoinTokenCreate},
 		{POST, "/api/v1/join-tokens/shared/revoke", handlers.Admin, h.Agent.JoinTokenRevokeShared},
 		{GET, "/api/v1/pools", handlers.Viewer, h.Pools.PoolsList},
+		{GET, "/api/v1/services", handlers.Viewer, h.Services.ServicesList},
 		{POST, "/api/v1/pools/:name", handlers.Admin, h.Pools.PoolSet},
 		{GET, "/api/v1/alerts", handlers.Viewer, h.Pools.AlertList},
 		{GET, "/api/v1/bills/:month", handlers.Finance, h.Bills.BillsMonth},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -137,6 +138,17 @@ func TestServiceEndToEnd(t *testing.T) {
 		if got := strings.TrimSpace(row.Find(fmt.Sprintf(`[data-testid=%q]`, id)).Text()); got != text {
 			t.Errorf("Models page %s = %q, want %q", id, got, text)
 		}
+	}
+	// The API answers the same figures.
+	w = s.get("/api/v1/services?range=1h", bearer(member)...)
+	type line struct {
+		ID             int64    `json:"id"`
+		TTFTP99S       *float64 `json:"ttft_p99_s"`
+		CostPerMTokFen *int64   `json:"cost_per_mtok_fen"`
+	}
+	if got := decode[[]line](t, w); len(got) != 1 || got[0].ID != first || got[0].TTFTP99S == nil || math.Abs(*got[0].TTFTP99S-0.98) > 1e-9 ||
+		got[0].CostPerMTokFen == nil || *got[0].CostPerMTokFen != 1000 {
+		t.Errorf("GET /api/v1/services = %s, want service %d with TTFT p99 0.98 s and 1,000 fen per million tokens", w.Body, first)
 	}
 	// A viewer sees the service but not what it costs.
 	viewer := s.userToken("vic", models.RoleViewer)
