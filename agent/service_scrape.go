@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -35,22 +36,38 @@ const maxScrapeError = 200
 // what each counted since its last reading (all the page's models added up), or why the page
 // could not be read. A replica this agent started counts from zero (its server started with
 // it); one adopted after a restart counts from its first reading here, which reports nothing
-// but that it answered. Each page gets half a sample interval (at least a second).
+// but that it answered. The pages are read at once, each within half a sample interval (at
+// least a second), so a hung server delays the tick by that at most.
 func (a *Agent) scrapeServices(ctx context.Context, now time.Time) []api.ServingReport {
-	var out []api.ServingReport
+	var ids []int64
 	for _, id := range slices.Sorted(maps.Keys(a.tasks)) {
-		t := a.tasks[id]
-		if t.serving == nil || t.serving.url == "" || t.stopping {
-			continue
+		if t := a.tasks[id]; t.serving != nil && t.serving.url != "" && !t.stopping {
+			ids = append(ids, id)
 		}
-		sctx, cancel := context.WithTimeout(ctx, max(a.cfg.SampleInterval/2, time.Second))
-		snaps, err := serving.Scrape(sctx, a.cfg.HTTP, t.serving.url)
-		cancel()
-		if err != nil {
+	}
+	type result struct {
+		snaps []serving.Snapshot
+		err   error
+	}
+	results := make([]result, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		url := a.tasks[id].serving.url
+		wg.Go(func() {
+			sctx, cancel := context.WithTimeout(ctx, max(a.cfg.SampleInterval/2, time.Second))
+			defer cancel()
+			results[i].snaps, results[i].err = serving.Scrape(sctx, a.cfg.HTTP, url)
+		})
+	}
+	wg.Wait()
+	out := make([]api.ServingReport, 0, len(ids))
+	for i, id := range ids {
+		t := a.tasks[id]
+		if err := results[i].err; err != nil {
 			out = append(out, api.ServingReport{TaskID: id, TS: now, Error: errorText(err)})
 			continue
 		}
-		cur := serving.Merge(snaps...)
+		cur := serving.Merge(results[i].snaps...)
 		prev := serving.Snapshot{}
 		if t.serving.last != nil {
 			prev = *t.serving.last
