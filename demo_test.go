@@ -20,7 +20,8 @@ import (
 
 // TestDemoShowsLiveBoard runs `kashi serve --demo` as a newcomer would and checks, within
 // 15 s of starting, that the board shows at least 64 GPU cards, some held by tasks, and that
-// the cards' values change between two refreshes.
+// the cards' values change between two refreshes; then that the Models page shows the demo's
+// chat service's time to first token, scraped by the demo's agents.
 func TestDemoShowsLiveBoard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo for several seconds")
@@ -79,6 +80,40 @@ func TestDemoShowsLiveBoard(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&gpus); err != nil || len(gpus) < 64 {
 		t.Fatalf("GET /api/v1/gpus = %d GPUs, %v; want ≥ 64", len(gpus), err)
 	}
+
+	// The demo's services run as simulated model servers whose pages the agents scrape: the
+	// Models page shows the chat service's time to first token and traffic from them.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		ttft, rps := modelsLine(t, client, "http://"+addr+"/models?range=1h", "chat")
+		if ttft != "" && ttft != "—" && rps != "0.00" {
+			t.Logf("Models page: chat's TTFT p50 %s at %s requests/s", ttft, rps)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("within 20 s of a live board the Models page never showed chat's TTFT (last: %q, %q requests/s)", ttft, rps)
+		}
+	}
+}
+
+// modelsLine reads a service's TTFT p50 and request rate from the Models page.
+func modelsLine(t *testing.T, client *http.Client, url, name string) (ttft, rps string) {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		return "", ""
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Find(`[data-testid="service"]`).Each(func(_ int, s *goquery.Selection) {
+		if strings.TrimSpace(s.Find(`[data-testid="service-name"]`).Text()) == name {
+			ttft = strings.TrimSpace(s.Find(`[data-testid="ttft-p50"]`).Text())
+			rps = strings.TrimSpace(s.Find(`[data-testid="service-rps"]`).Text())
+		}
+	})
+	return ttft, rps
 }
 
 // board fetches the board and returns the text of its cards, their count and how many are held.

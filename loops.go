@@ -95,7 +95,8 @@ const (
 	rollupEvery = 5 * time.Minute
 	// reminderEvery is how often quota reminders are looked for.
 	reminderEvery = time.Hour
-	// alertEvery is how often GPU memory alerts are raised and unsent alerts go out.
+	// alertEvery is how often GPU memory and service alerts are raised and unsent alerts go
+	// out.
 	alertEvery = time.Minute
 	// scheduleEvery is how often templates' schedules are looked at; cron's unit is a minute.
 	scheduleEvery = 20 * time.Second
@@ -112,6 +113,9 @@ func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Cha
 	})
 	loops.Every("alerts", alertEvery, func(ctx context.Context) error {
 		if err := notice.CheckGPUMemory(ctx, store, notice.DefaultMemoryAlertPct, now()); err != nil {
+			return err
+		}
+		if err := notice.CheckServices(ctx, store, now()); err != nil {
 			return err
 		}
 		_, err := notice.SendAlerts(ctx, store, channels, alertWords(cfg.Lang), cfg.Location, now(), log)

@@ -86,6 +86,10 @@ type task struct {
 	stopping bool
 	// out follows the task's progress lines; nil when the runner has no log to follow.
 	out *outputTracker
+	// adopted is true for a task started before this agent ran (see adopt).
+	adopted bool
+	// serving is a service replica's metrics page and last reading; nil for a batch task.
+	serving *scraped
 }
 
 // taskExit is a process's exit, sent from its watcher to the loop.
@@ -261,8 +265,9 @@ func (a *Agent) sample(ctx context.Context) error {
 	}
 	a.account(samples)
 	a.progress()
-	if logs := a.logs(); len(samples) > 0 || len(logs) > 0 {
-		if err := a.spool.add(spoolEntry{Samples: samples, Logs: logs}); err != nil {
+	served := a.scrapeServices(ctx, a.cfg.Now())
+	if logs := a.logs(); len(samples) > 0 || len(logs) > 0 || len(served) > 0 {
+		if err := a.spool.add(spoolEntry{Samples: samples, Logs: logs, Serving: served}); err != nil {
 			a.log.Error("agent spool", "err", err)
 		}
 	}
@@ -286,7 +291,7 @@ func (a *Agent) drain(ctx context.Context) error {
 		if e.Status != nil {
 			err = a.client.TaskStatus(ctx, e.TaskID, *e.Status)
 		} else {
-			_, err = a.client.PostSamples(ctx, api.SamplesRequest{Samples: e.Samples, Logs: e.Logs, DroppedSamples: a.spool.dropped})
+			_, err = a.client.PostSamples(ctx, api.SamplesRequest{Samples: e.Samples, Logs: e.Logs, Serving: e.Serving, DroppedSamples: a.spool.dropped})
 			if err == nil && a.spool.dropped > 0 {
 				a.log.Warn("agent reported samples dropped while the server was away", "dropped", a.spool.dropped)
 				err = a.spool.setDropped(0)
@@ -359,6 +364,9 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 	}
 	for _, as := range assigned {
 		t, started := a.tasks[as.TaskID]
+		if started && t.serving == nil && as.MetricsPort > 0 { // adopted before its first poll
+			t.serving = &scraped{url: metricsURL(as)}
+		}
 		switch {
 		case as.Stop && started:
 			a.stop(as.TaskID, t, "stop requested")
@@ -406,6 +414,9 @@ func (a *Agent) start(ctx context.Context, as api.Assignment) {
 	}
 	a.log.Info("agent task started", "task", as.TaskID, "gpus", as.GPUUUIDs)
 	a.track(ctx, as.TaskID, as.GPUUUIDs, proc)
+	if as.MetricsPort > 0 {
+		a.tasks[as.TaskID].serving = &scraped{url: metricsURL(as)}
+	}
 }
 
 // track reports a task running and watches for its exit.
@@ -444,6 +455,7 @@ func (a *Agent) adopt(ctx context.Context) error {
 		}
 		a.log.Info("agent adopted task", "task", t.TaskID, "gpus", t.GPUUUIDs)
 		a.track(ctx, t.TaskID, t.GPUUUIDs, t.Proc)
+		a.tasks[t.TaskID].adopted = true
 	}
 	return nil
 }

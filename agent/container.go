@@ -141,6 +141,10 @@ func (c ContainerConfig) runArgv(dir string, a api.Assignment) ([]string, error)
 	for _, m := range mounts {
 		argv = append(argv, "--volume", m)
 	}
+	if a.MetricsPort > 0 { // the replica's port on the node's loopback, where the agent scrapes it
+		p := strconv.Itoa(a.MetricsPort)
+		argv = append(argv, "--publish", "127.0.0.1:"+p+":"+p)
+	}
 	if a.Workdir != "" {
 		argv = append(argv, "--workdir", a.Workdir)
 	}

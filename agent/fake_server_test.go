@@ -42,6 +42,7 @@ type fakeServer struct {
 	running    [][]int64
 	dropped    []int64
 	logs       []api.TaskLog
+	serving    []api.ServingReport
 	statuses   []statusCall
 	statusFail []int
 }
@@ -164,6 +165,7 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 	f.samples = append(f.samples, req.Samples...)
 	f.dropped = append(f.dropped, req.DroppedSamples)
 	f.logs = append(f.logs, req.Logs...)
+	f.serving = append(f.serving, req.Serving...)
 	f.batches = append(f.batches, len(req.Samples))
 	json.NewEncoder(w).Encode(api.SamplesResponse{Accepted: len(req.Samples)})
 }

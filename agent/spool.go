@@ -15,8 +15,9 @@ import (
 type spoolEntry struct {
 	seq     int64
 	Samples []api.Sample `json:"samples,omitempty"`
-	// Logs go with the samples of the same tick.
-	Logs []api.TaskLog `json:"logs,omitempty"`
+	// Logs and the service replicas' scrapes go with the samples of the same tick.
+	Logs    []api.TaskLog       `json:"logs,omitempty"`
+	Serving []api.ServingReport `json:"serving,omitempty"`
 	// TaskID and Status are set on a status entry.
 	TaskID int64                  `json:"task_id,omitempty"`
 	Status *api.TaskStatusRequest `json:"status,omitempty"`
@@ -129,7 +130,8 @@ func (s *spool) remove(i int) error {
 }
 
 // head returns the next thing to send: a status entry alone, or the leading sample batches
-// (with their logs) merged up to api.MaxSamplesPerBatch samples and 64 log pieces; n is the
+// (with their logs and scrapes) merged up to api.MaxSamplesPerBatch samples, 64 log pieces
+// and api.MaxServingReports scrapes; n is the
 // number of entries it covers (0 when empty).
 func (s *spool) head() (e spoolEntry, n int) {
 	if len(s.entries) == 0 {
@@ -139,11 +141,13 @@ func (s *spool) head() (e spoolEntry, n int) {
 		return s.entries[0], 1
 	}
 	for _, x := range s.entries {
-		if x.Status != nil || (n > 0 && (len(e.Samples)+len(x.Samples) > api.MaxSamplesPerBatch || len(e.Logs)+len(x.Logs) > 64)) {
+		if x.Status != nil || (n > 0 && (len(e.Samples)+len(x.Samples) > api.MaxSamplesPerBatch || len(e.Logs)+len(x.Logs) > 64 ||
+			len(e.Serving)+len(x.Serving) > api.MaxServingReports)) {
 			break
 		}
 		e.Samples = append(e.Samples, x.Samples...)
 		e.Logs = append(e.Logs, x.Logs...)
+		e.Serving = append(e.Serving, x.Serving...)
 		n++
 	}
 	return e, n

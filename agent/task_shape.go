@@ -22,13 +22,18 @@ func torchrunEnv(a api.Assignment) []string {
 
 // kashiEnv names the task's shape in the KASHI_ variables, which the task cannot override:
 // the node's rank among KASHI_NNODES nodes, the rendezvous of the rank-0 node, the task's
-// GPUs (KASHI_WORLD_SIZE) and the global rank of this node's first GPU (KASHI_RANK); and
-// where its data is in this node's region (KASHI_DATA_REGION, KASHI_DATA_LOCATION). None of
-// the shape when the server sent no shape, none of the data when it sent no location.
+// GPUs (KASHI_WORLD_SIZE) and the global rank of this node's first GPU (KASHI_RANK); where
+// its data is in this node's region (KASHI_DATA_REGION, KASHI_DATA_LOCATION); and, for a
+// service replica, the port its model server serves on (KASHI_METRICS_PORT), its own among
+// the service's replicas. None of the shape when the server sent no shape, none of the data
+// when it sent no location.
 func kashiEnv(a api.Assignment) []string {
 	var env []string
 	if a.DataLocation != "" {
 		env = append(env, "KASHI_DATA_REGION="+a.DataRegion, "KASHI_DATA_LOCATION="+a.DataLocation)
+	}
+	if a.MetricsPort > 0 {
+		env = append(env, "KASHI_METRICS_PORT="+strconv.Itoa(a.MetricsPort))
 	}
 	if a.NNodes == 0 {
 		return env

@@ -69,6 +69,46 @@ type SamplesRequest struct {
 	// Logs carries the new lines of the tasks' logs since the last batch, at most
 	// MaxLogTailBytes per task.
 	Logs []TaskLog `json:"logs,omitempty"`
+	// Serving carries, for each service replica on the node, what its model server counted
+	// since the last scrape, or why the scrape failed.
+	Serving []ServingReport `json:"serving,omitempty"`
+}
+
+// MaxServingReports bounds the serving reports of one batch.
+const MaxServingReports = 1024
+
+// ServingReport is one scrape of a service replica's metrics page: the difference from the
+// replica's previous scrape (all the models on its page added up), or Error when the page
+// could not be read. Reports are idempotent on (task_id, ts): the server adds only those
+// later than the last it stored for the replica.
+type ServingReport struct {
+	TaskID int64     `json:"task_id"`
+	TS     time.Time `json:"ts"`
+	// Error says why the page could not be read; the counts are then zero.
+	Error string `json:"error,omitempty"`
+	// Server is the model server (vllm, sglang, tgi) and Model the model it names.
+	Server string `json:"server,omitempty"`
+	Model  string `json:"model,omitempty"`
+	// Restarted is true when the model server restarted since the previous scrape: the
+	// counts are all it counted since.
+	Restarted        bool    `json:"restarted,omitempty"`
+	Requests         float64 `json:"requests"`
+	PromptTokens     float64 `json:"prompt_tokens"`
+	GenerationTokens float64 `json:"generation_tokens"`
+	// Running is the requests in flight at the scrape.
+	Running float64 `json:"running"`
+	// TTFT and E2E are the new observations of time to first token and end-to-end latency,
+	// in seconds; nil when the server exposes none.
+	TTFT *Histogram `json:"ttft,omitempty"`
+	E2E  *Histogram `json:"e2e,omitempty"`
+}
+
+// Histogram is a Prometheus histogram on the wire: the finite bucket bounds, ascending, and
+// the cumulative counts, one more than the bounds (the last is the +Inf bucket's).
+type Histogram struct {
+	Bounds []float64 `json:"bounds"`
+	Counts []uint64  `json:"counts"`
+	Sum    float64   `json:"sum"`
 }
 
 // MaxLogTailBytes is how much of a task's log the server keeps, and the most one TaskLog
@@ -151,6 +191,10 @@ type Assignment struct {
 	// region; the agent passes them as KASHI_DATA_REGION and KASHI_DATA_LOCATION.
 	DataRegion   string `json:"data_region,omitempty"`
 	DataLocation string `json:"data_location,omitempty"`
+	// MetricsPort and MetricsPath are, for a service replica, where its model server serves
+	// its Prometheus page on the node's loopback; the agent scrapes it every sample tick.
+	MetricsPort int    `json:"metrics_port,omitempty"`
+	MetricsPath string `json:"metrics_path,omitempty"`
 }
 
 // Task states an agent reports.

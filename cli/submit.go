@@ -38,6 +38,14 @@ type taskSpec struct {
 	DataReady   *bool             `json:"data_ready,omitempty"`
 	DataCheck   *dataCheck        `json:"data_check,omitempty"`
 	Deferrable  bool              `json:"deferrable,omitempty"`
+	// A service's fields: kind "service", the model it serves, its replicas, where each
+	// replica serves its metrics page and its p95 time-to-first-token target.
+	Kind         string `json:"kind,omitempty"`
+	Model        string `json:"model,omitempty"`
+	Replicas     int    `json:"replicas,omitempty"`
+	MetricsPort  int    `json:"metrics_port,omitempty"`
+	MetricsPath  string `json:"metrics_path,omitempty"`
+	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
 }
 
 // dataCheck is what a task waits for before it queues: a path or a URL.
@@ -74,27 +82,7 @@ type submitFlags struct {
 func runSubmit(ctx context.Context, e *Env, args []string) error {
 	f := newFlagSet(e, "submit")
 	var s submitFlags
-	s.env = envFlag{}
-	f.StringVar(&s.file, "f", "", "task file, YAML or JSON, with the API's field names (- for standard input)")
-	f.StringVar(&s.template, "template", "", "start from the template NAME in <config dir>/templates/NAME.yaml")
-	f.StringVar(&s.key, "idempotency-key", "", "a retry with the same key returns the first task instead of a second")
-	f.BoolVar(&s.wait, "wait", false, "follow the task to its end and exit with its exit code")
-	f.StringVar(&s.spec.Project, "p", "", "project")
-	f.StringVar(&s.spec.Project, "project", "", "project")
-	f.StringVar(&s.spec.Name, "name", "", "task name")
-	f.IntVar(&s.spec.GPUs, "gpus", 0, "GPUs the task needs")
-	f.StringVar(&s.spec.Spec, "spec", "", `GPU spec, e.g. A100-80G ("" = any)`)
-	f.StringVar(&s.spec.Queue, "queue", "", "short or long (default long)")
-	f.StringVar(&s.spec.Priority, "priority", "", "urgent, high, normal or low (default normal)")
-	f.Float64Var(&s.spec.EstGPUHours, "est-gpu-hours", 0, "estimated card-hours")
-	f.DurationVar(&s.maxRuntime, "max-runtime", 0, "runtime limit, e.g. 6h")
-	f.Var(s.env, "env", "NAME=VALUE for the task's environment (repeatable)")
-	f.StringVar(&s.spec.Workdir, "workdir", "", "working directory on the node")
-	f.StringVar(&s.spec.Image, "image", "", "container image to run the command in")
-	f.BoolVar(&s.dataReady, "data-ready", true, "the data is ready: queue at once (false: wait for kashi ready)")
-	f.StringVar(&s.dataPath, "data-path", "", "queue once this path exists under the server's data roots")
-	f.StringVar(&s.dataURL, "data-url", "", "queue once this URL answers")
-	f.BoolVar(&s.spec.Deferrable, "deferrable", false, "may wait for off-peak hours")
+	s.register(f)
 	if err := f.parse(args, 0, -1); err != nil {
 		return err
 	}
@@ -119,6 +107,36 @@ func runSubmit(ctx context.Context, e *Env, args []string) error {
 		return nil
 	}
 	return waitTask(ctx, e, c, t)
+}
+
+// register defines submit's flags on f.
+func (s *submitFlags) register(f *flagSet) {
+	s.env = envFlag{}
+	f.StringVar(&s.file, "f", "", "task file, YAML or JSON, with the API's field names (- for standard input)")
+	f.StringVar(&s.template, "template", "", "start from the template NAME in <config dir>/templates/NAME.yaml")
+	f.StringVar(&s.key, "idempotency-key", "", "a retry with the same key returns the first task instead of a second")
+	f.BoolVar(&s.wait, "wait", false, "follow the task to its end and exit with its exit code")
+	f.StringVar(&s.spec.Project, "p", "", "project")
+	f.StringVar(&s.spec.Project, "project", "", "project")
+	f.StringVar(&s.spec.Name, "name", "", "task name")
+	f.IntVar(&s.spec.GPUs, "gpus", 0, "GPUs the task needs")
+	f.StringVar(&s.spec.Spec, "spec", "", `GPU spec, e.g. A100-80G ("" = any)`)
+	f.StringVar(&s.spec.Queue, "queue", "", "short or long (default long)")
+	f.StringVar(&s.spec.Priority, "priority", "", "urgent, high, normal or low (default normal)")
+	f.Float64Var(&s.spec.EstGPUHours, "est-gpu-hours", 0, "estimated card-hours")
+	f.DurationVar(&s.maxRuntime, "max-runtime", 0, "runtime limit, e.g. 6h")
+	f.Var(s.env, "env", "NAME=VALUE for the task's environment (repeatable)")
+	f.StringVar(&s.spec.Workdir, "workdir", "", "working directory on the node")
+	f.StringVar(&s.spec.Image, "image", "", "container image to run the command in")
+	f.BoolVar(&s.dataReady, "data-ready", true, "the data is ready: queue at once (false: wait for kashi ready)")
+	f.StringVar(&s.dataPath, "data-path", "", "queue once this path exists under the server's data roots")
+	f.StringVar(&s.dataURL, "data-url", "", "queue once this URL answers")
+	f.BoolVar(&s.spec.Deferrable, "deferrable", false, "may wait for off-peak hours")
+	f.StringVar(&s.spec.Model, "service", "", "submit an inference service serving this model tag (runs until cancelled)")
+	f.IntVar(&s.spec.Replicas, "replicas", 0, "a service's replicas, each of --gpus GPUs (default 1)")
+	f.IntVar(&s.spec.MetricsPort, "metrics-port", 0, "the port of a service's metrics page; replica i serves on it + i ($KASHI_METRICS_PORT)")
+	f.StringVar(&s.spec.MetricsPath, "metrics-path", "", "the path of a service's metrics page (default /metrics)")
+	f.IntVar(&s.spec.TTFTTargetMS, "ttft-target-ms", 0, "a service's p95 time-to-first-token target; above it an alert is raised")
 }
 
 // build merges the template, the task file, the flags that were set and the command after
@@ -163,6 +181,11 @@ func (s *submitFlags) build(e *Env, f *flagSet) (taskSpec, error) {
 	override("data-path", func() { spec.DataCheck = &dataCheck{Path: s.dataPath} })
 	override("data-url", func() { spec.DataCheck = &dataCheck{URL: s.dataURL} })
 	override("data-ready", func() { spec.DataReady = &s.dataReady })
+	override("service", func() { spec.Kind, spec.Model = "service", s.spec.Model })
+	override("replicas", func() { spec.Replicas = s.spec.Replicas })
+	override("metrics-port", func() { spec.MetricsPort = s.spec.MetricsPort })
+	override("metrics-path", func() { spec.MetricsPath = s.spec.MetricsPath })
+	override("ttft-target-ms", func() { spec.TTFTTargetMS = s.spec.TTFTTargetMS })
 	if len(s.env) > 0 && spec.Env == nil {
 		spec.Env = map[string]string{}
 	}

@@ -19,13 +19,7 @@ func buildSpec(t *testing.T, dir string, stdin string, args ...string) (taskSpec
 		Stdin: strings.NewReader(stdin), Stdout: io.Discard, Stderr: io.Discard}
 	f := newFlagSet(e, "submit")
 	var s submitFlags
-	s.env = envFlag{}
-	f.StringVar(&s.file, "f", "", "")
-	f.StringVar(&s.template, "template", "", "")
-	f.StringVar(&s.spec.Project, "p", "", "")
-	f.IntVar(&s.spec.GPUs, "gpus", 0, "")
-	f.Var(s.env, "env", "")
-	f.BoolVar(&s.dataReady, "data-ready", true, "")
+	s.register(f)
 	if err := f.parse(args, 0, -1); err != nil {
 		return taskSpec{}, err
 	}
@@ -43,6 +37,20 @@ func TestSubmitMergesTemplateFileAndFlags(t *testing.T) {
 	ready := false
 	want := taskSpec{Project: "nlp", Name: "python", GPUs: 4, Queue: "long", Env: map[string]string{"A": "1", "B": "2"},
 		Command: []string{"python", "nightly.py"}, DataCheck: &dataCheck{Path: "/data/x"}, DataReady: &ready}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("build() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestSubmitService(t *testing.T) {
+	got, err := buildSpec(t, t.TempDir(), "", "-p", "nlp", "--gpus", "1", "--service", "qwen2.5-7b", "--replicas", "2",
+		"--metrics-port", "8000", "--ttft-target-ms", "300", "--", "sh", "-c", "vllm serve --port $KASHI_METRICS_PORT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := true
+	want := taskSpec{Project: "nlp", Name: "sh", GPUs: 1, Command: []string{"sh", "-c", "vllm serve --port $KASHI_METRICS_PORT"},
+		DataReady: &ready, Kind: "service", Model: "qwen2.5-7b", Replicas: 2, MetricsPort: 8000, TTFTTargetMS: 300}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("build() mismatch (-want +got):\n%s", diff)
 	}

@@ -42,6 +42,11 @@ type taskBody struct {
 	Command     []string `json:"command"`
 	DataReady   bool     `json:"data_ready"`
 	Deferrable  bool     `json:"deferrable"`
+	// A service's fields (see services.go); empty for a batch task.
+	Kind        string `json:"kind,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Replicas    int    `json:"replicas,omitempty"`
+	MetricsPort int    `json:"metrics_port,omitempty"`
 }
 
 // pendingReady is a task whose data becomes ready at a later clock time.
@@ -76,6 +81,7 @@ func submitTasks(ctx context.Context, cfg Config) {
 	if !sleep(ctx, 3*time.Second) {
 		return
 	}
+	submitServices(ctx, cfg, client)
 	for i := 0; i < initialBurst; i++ {
 		b := randomTask(rng).body
 		b.DataReady = true

@@ -10,9 +10,9 @@ import (
 	"kashi/models"
 )
 
-// AgentSamples stores a batch of GPU samples and task log lines from the authenticated node;
-// a batch may carry log lines only (a task's last lines, sent with its exit), but not
-// nothing. POST /api/v1/agent/samples.
+// AgentSamples stores a batch of GPU samples, task log lines and service replicas' scrapes
+// from the authenticated node; a batch may carry log lines or scrapes only (a task's last
+// lines, sent with its exit), but not nothing. POST /api/v1/agent/samples.
 func (h *Agent) AgentSamples(c echo.Context) error {
 	var req api.SamplesRequest
 	if err := decodeJSON(c, api.MaxBodyBytes, &req); err != nil {
@@ -26,13 +26,20 @@ func (h *Agent) AgentSamples(c echo.Context) error {
 	if err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
+	served, err := servingOf(req.Serving)
+	if err != nil {
+		return apiError(http.StatusUnprocessableEntity, err)
+	}
 	var res models.IngestResult
-	if len(readings) > 0 || len(pieces) == 0 {
+	if len(readings) > 0 || len(pieces) == 0 && len(served) == 0 {
 		if res, err = h.store.IngestSamples(c.Request().Context(), agentNode(c).ID, readings, h.now()); err != nil {
 			return apiError(http.StatusUnprocessableEntity, err)
 		}
 	}
 	if err := h.store.AppendTaskLogs(c.Request().Context(), agentNode(c).ID, pieces, h.now()); err != nil {
+		return err
+	}
+	if err := h.store.AddServiceReports(c.Request().Context(), agentNode(c).ID, served, h.now()); err != nil {
 		return err
 	}
 	if req.DroppedSamples > 0 {

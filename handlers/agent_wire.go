@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"kashi/api"
 	"kashi/models"
+	"kashi/serving"
 )
 
 // The agent API's wire types (package api) mapped to and from the store's own types, with
@@ -101,3 +103,52 @@ func runningOf(q string) ([]int64, error) {
 }
 
 func reportOf(req api.TaskStatusRequest) models.TaskReport { return models.TaskReport(req) }
+
+// servingOf checks a batch's serving reports and maps them onto the store's.
+func servingOf(reports []api.ServingReport) ([]models.ServiceReport, error) {
+	if len(reports) > api.MaxServingReports {
+		return nil, &models.FieldError{Field: "serving", Msg: fmt.Sprintf("at most %d reports per batch", api.MaxServingReports)}
+	}
+	out := make([]models.ServiceReport, len(reports))
+	for i, r := range reports {
+		field := fmt.Sprintf("serving[%d]", i)
+		bad := func(name, msg string) error { return &models.FieldError{Field: field + "." + name, Msg: msg} }
+		switch {
+		case r.TaskID <= 0:
+			return nil, bad("task_id", "must be a task id")
+		case !utf8.ValidString(r.Error) || !utf8.ValidString(r.Model) || len(r.Model) > 200:
+			return nil, bad("model", "error and model must be valid UTF-8, the model at most 200 bytes")
+		case r.Server != "" && !slices.Contains([]serving.Server{serving.VLLM, serving.SGLang, serving.TGI}, serving.Server(r.Server)):
+			return nil, bad("server", "must be vllm, sglang or tgi")
+		}
+		for name, v := range map[string]float64{"requests": r.Requests, "prompt_tokens": r.PromptTokens,
+			"generation_tokens": r.GenerationTokens, "running": r.Running} {
+			if !(v >= 0 && v <= 1e15) {
+				return nil, bad(name, "must be between 0 and 1e15")
+			}
+		}
+		snap := serving.Snapshot{Server: serving.Server(r.Server), Model: r.Model, Requests: r.Requests,
+			PromptTokens: r.PromptTokens, GenerationTokens: r.GenerationTokens, Running: r.Running}
+		for name, h := range map[string]struct {
+			wire *api.Histogram
+			into **serving.Histogram
+		}{"ttft": {r.TTFT, &snap.TTFT}, "e2e": {r.E2E, &snap.E2E}} {
+			if h.wire == nil {
+				continue
+			}
+			if len(h.wire.Bounds) > maxHistogramBounds {
+				return nil, bad(name, fmt.Sprintf("at most %d bounds", maxHistogramBounds))
+			}
+			hist, err := serving.NewHistogram(h.wire.Bounds, h.wire.Counts, h.wire.Sum)
+			if err != nil {
+				return nil, bad(name, err.Error())
+			}
+			*h.into = hist
+		}
+		out[i] = models.ServiceReport{TaskID: r.TaskID, TS: r.TS, Error: r.Error, Restarted: r.Restarted, Served: snap}
+	}
+	return out, nil
+}
+
+// maxHistogramBounds bounds one histogram's buckets (vLLM's have about 20).
+const maxHistogramBounds = 200

@@ -201,6 +201,7 @@ type Agent struct {
 type AgentStore interface {
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
 	AppendTaskLogs(ctx context.Context, nodeID int64, pieces []models.LogPiece, now time.Time) error
+	AddServiceReports(ctx context.Context, nodeID int64, reports []models.ServiceReport, now time.Time) error
 	CreateJoinToken(ctx context.Context, actor, machineID string, now time.Time) (string, models.JoinToken, error)
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
@@ -210,6 +211,18 @@ type AgentStore interface {
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
+}
+
+// Services serves the Models page: inference services' traffic, latency and cost.
+type Services struct {
+	*core
+	store ServicesStore
+}
+
+// ServicesStore is what Services needs of models.Store.
+type ServicesStore interface {
+	ServiceUses(ctx context.Context, from, to time.Time) ([]models.ServiceUse, error)
+	Prices(ctx context.Context, month string) ([]models.Price, error)
 }
 
 // People serves logins, sessions and tokens, users, the audit log, language and health.

@@ -23,6 +23,7 @@ type Store interface {
 	BillsStore
 	AgentStore
 	PeopleStore
+	ServicesStore
 }
 
 // Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, the
@@ -77,6 +78,7 @@ type Handler struct {
 	Bills     *Bills
 	Agent     *Agent
 	People    *People
+	Services  *Services
 }
 
 // core is what every area shares: the settings, the clock and the queue.
@@ -106,5 +108,6 @@ func New(store Store, sched Scheduler, cfg Config, now func() time.Time) *Handle
 		Bills:     &Bills{core: c, store: store},
 		Agent:     &Agent{core: c, store: store},
 		People:    &People{core: c, store: store, logins: newLoginThrottle()},
+		Services:  &Services{core: c, store: store},
 	}
 }

@@ -139,7 +139,8 @@ func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
 		Specs: ticked(f["specs"]), Regions: ticked(f["regions"]), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),
 		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
 		Image: get("image"), DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
-		IdempotencyKey: get("idempotency_key"), Template: get("template")}, nil
+		IdempotencyKey: get("idempotency_key"), Template: get("template"), Model: get("model"), Replicas: get("replicas"),
+		MetricsPort: get("metrics_port"), MetricsPath: get("metrics_path"), TTFTTargetMS: get("ttft_target_ms")}, nil
 }
 
 // ticked is the values of a group of checkboxes, trimmed, without empty ones; repeats stay
@@ -204,6 +205,26 @@ func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[str
 		default:
 			// Capped far beyond any queue's limit, so the store refuses it as too long.
 			nt.MaxRuntime = time.Duration(min(x, 1e6) * float64(time.Hour))
+		}
+	}
+	if v.Model != "" {
+		nt.Kind, nt.Service.Model, nt.Service.MetricsPath = models.TaskKindService, v.Model, v.MetricsPath
+		for _, in := range []struct {
+			name, text string
+			into       *int
+		}{{"replicas", v.Replicas, &nt.Service.Replicas}, {"metrics_port", v.MetricsPort, &nt.Service.MetricsPort},
+			{"ttft_target_ms", v.TTFTTargetMS, &nt.Service.TTFTTargetMS}} {
+			if in.text == "" {
+				continue
+			}
+			n, err := strconv.Atoi(in.text)
+			if err != nil {
+				problems[in.name] = views.FormError{Code: views.FormErrInt}
+			}
+			*in.into = n
+		}
+		if partial && nt.Service.MetricsPort == 0 {
+			nt.Service.MetricsPort = 1
 		}
 	}
 	for line := range strings.Lines(v.Command) {
@@ -275,10 +296,13 @@ func formProblems(l views.Locale, err error) (map[string]views.FormError, error)
 // "data_check.url") to the form input it comes from; "" for the form as a whole.
 func formInput(field string) string {
 	switch field {
-	case "project", "name", "owner", "gpus", "queue", "priority", "est_gpu_hours", "workdir", "image", "regions":
+	case "project", "name", "owner", "gpus", "queue", "priority", "est_gpu_hours", "workdir", "image", "regions",
+		"model", "replicas", "metrics_port", "metrics_path", "ttft_target_ms":
 		return field
 	case "spec", "specs":
 		return "specs"
+	case "kind":
+		return "model"
 	case "max_runtime_s":
 		return "max_runtime_h"
 	}

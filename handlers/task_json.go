@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 
@@ -33,6 +34,15 @@ type taskRequest struct {
 	Deferrable    bool              `json:"deferrable"`
 	// Template is the template whose fields the request starts from; 0 for none.
 	Template int64 `json:"template"`
+	// Kind "service" submits an inference service: Model, Replicas, MetricsPort and
+	// MetricsPath describe it.
+	Kind        string `json:"kind"`
+	Model       string `json:"model"`
+	Replicas    int    `json:"replicas"`
+	MetricsPort int    `json:"metrics_port"`
+	MetricsPath string `json:"metrics_path"`
+	// TTFTTargetMS is a service's p95 time-to-first-token target; 0 for none.
+	TTFTTargetMS int `json:"ttft_target_ms"`
 }
 
 // newTask turns a request into the store's input, with defaults for class and priority.
@@ -40,7 +50,9 @@ func (r taskRequest) newTask(key string) models.NewTask {
 	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.Specs,
 		Regions: r.Regions, Queue: r.Queue,
 		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
-		DataReady: r.DataReady, DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key}
+		DataReady: r.DataReady, DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key, Kind: r.Kind,
+		Service: models.ServiceSpec{Model: r.Model, Replicas: r.Replicas, MetricsPort: r.MetricsPort, MetricsPath: r.MetricsPath,
+			TTFTTargetMS: r.TTFTTargetMS}}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
 	} else if r.MaxRuntimeS != 0 {
@@ -96,6 +108,15 @@ type taskJSON struct {
 	// TemplateID is the template the task was submitted from, at TemplateVersion.
 	TemplateID      *int64 `json:"template_id"`
 	TemplateVersion int    `json:"template_version"`
+	// Kind is "batch" or "service"; a service's replica also shows its model, service (the
+	// id of its first replica), replicas and metrics endpoint.
+	Kind         string `json:"kind"`
+	Model        string `json:"model,omitempty"`
+	ServiceID    *int64 `json:"service_id,omitempty"`
+	Replicas     int    `json:"replicas,omitempty"`
+	MetricsPort  int    `json:"metrics_port,omitempty"`
+	MetricsPath  string `json:"metrics_path,omitempty"`
+	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
 }
 
 // toTaskJSON is a task as its project's members see it.
@@ -106,6 +127,11 @@ func toTaskJSON(t models.TaskRow) taskJSON {
 		DataReady: t.DataReady, DataLocations: t.DataLocationMap(), Deferrable: t.Deferrable, State: t.State, Reason: t.Reason, SubmittedAt: t.SubmittedAt,
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
 		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion}
+	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
+	if t.Service() {
+		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath
+		out.TTFTTargetMS = t.TTFTTargetMS
+	}
 	// Stored values were validated and encoded by the store; they always decode.
 	json.Unmarshal([]byte(t.Command), &out.Command)
 	out.EnvNames = models.EnvNames(t.Env)

@@ -35,6 +35,13 @@ func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
 	if j.EstGPUHours > 0 {
 		vals.EstGPUHours = strconv.FormatFloat(j.EstGPUHours, 'f', -1, 64)
 	}
+	if t.Service() { // a service runs until stopped: no runtime limit to copy
+		vals.MaxRuntimeH, vals.Model, vals.Replicas = "", j.Model, strconv.Itoa(j.Replicas)
+		vals.MetricsPort, vals.MetricsPath = strconv.Itoa(j.MetricsPort), j.MetricsPath
+		if j.TTFTTargetMS > 0 {
+			vals.TTFTTargetMS = strconv.Itoa(j.TTFTTargetMS)
+		}
+	}
 	for _, name := range j.EnvNames {
 		vals.Env += name + "=\n"
 	}

@@ -76,6 +76,10 @@ type Assignment struct {
 	// when the task names a data location for that region.
 	DataRegion   string
 	DataLocation string
+	// MetricsPort and MetricsPath are where a service replica's model server serves its
+	// metrics page on the node's loopback; 0 and "" for a batch task.
+	MetricsPort int
+	MetricsPath string
 }
 
 // States a node reports for a task's process.

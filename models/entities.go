@@ -152,6 +152,13 @@ const (
 	QueueLong  = "long"
 )
 
+// Task kinds: a batch task runs to its end; a service (an inference server) runs until it is
+// stopped. Tasks stored before kinds existed have an empty kind: batch.
+const (
+	TaskKindBatch   = "batch"
+	TaskKindService = "service"
+)
+
 // Lanes are the queue classes in the order they are served.
 var Lanes = []string{QueueShort, QueueLong}
 
@@ -224,7 +231,30 @@ type Task struct {
 	// none.
 	TemplateID      *int64
 	TemplateVersion int
+	// Kind is TaskKindService for an inference service's replica; empty (or TaskKindBatch)
+	// for a batch task. A service's fields follow; they are zero on a batch task.
+	Kind string
+	// Model is the model tag a service serves.
+	Model string
+	// ServiceID is the service the replica belongs to: the id of its first replica's task.
+	ServiceID *int64
+	// Replicas is how many replicas the service was submitted with.
+	Replicas int
+	// MetricsPort and MetricsPath are where the replica's model server serves its
+	// Prometheus page on its node.
+	MetricsPort int
+	MetricsPath string
+	// TTFTTargetMS is the service's target for its time to first token at p95, in ms; 0 for
+	// none. Above it for the alert window, the service raises an alert.
+	TTFTTargetMS int `gorm:"column:ttft_target_ms"`
+	// ScrapedAt is the end of the replica's last metrics delta stored (later ones only are
+	// added); ScrapeError is its last scrape's failure, empty when it answered.
+	ScrapedAt   *time.Time
+	ScrapeError string
 }
+
+// Service reports whether t is a replica of an inference service.
+func (t Task) Service() bool { return t.Kind == TaskKindService }
 
 // Live reports whether t holds cards: starting or running.
 func (t Task) Live() bool { return t.State == TaskStarting || t.State == TaskRunning }

@@ -22,6 +22,12 @@ const (
 	// AlertPoolAtMax: a pool has been at its maximum size with demand waiting longer than
 	// its policy allows.
 	AlertPoolAtMax = "pool-at-max"
+	// AlertServiceTTFT: an inference service's time to first token at p95 is above its
+	// target; AlertServiceDown: a replica's metrics page does not answer; AlertServiceIdle: a
+	// service held its cards a day without a request, a candidate to release.
+	AlertServiceTTFT = "service-ttft"
+	AlertServiceDown = "service-down"
+	AlertServiceIdle = "service-idle"
 )
 
 // Alert severities, worst first.

@@ -37,6 +37,7 @@ var migrations = []migration{
 	{20, "an index of the open allocations by node, read by every agent poll", migrateV20NodeOpen},
 	{21, "the weekly reports sent, one row per week", migrateV21WeeklyReports},
 	{22, "where a task's data is in each region", migrateV22DataLocations},
+	{24, "inference services: tasks of kind service with their model, replicas and metrics endpoint; services' 5-minute rollups", migrateV24Services},
 }
 
 // schemaVersion records each applied migration.

@@ -55,6 +55,10 @@ type NewTask struct {
 	// TemplateID is the template the task comes from, at TemplateVersion; 0 for none.
 	TemplateID      int64
 	TemplateVersion int
+	// Kind is TaskKindService for an inference service, whose Service must be set; empty or
+	// TaskKindBatch for a batch task.
+	Kind    string
+	Service ServiceSpec
 }
 
 // DataCheck is a declared readiness check: a path that must exist or a URL that must answer
@@ -117,7 +121,10 @@ func (s *Store) CreateTask(ctx context.Context, nt NewTask, lim TaskLimits, now 
 		if err := tx.Create(&t).Error; err != nil {
 			return err
 		}
-		return tx.Create(&TaskEvent{TaskID: t.ID, At: now, To: t.State, Reason: "submitted by " + t.Owner}).Error
+		if err := tx.Create(&TaskEvent{TaskID: t.ID, At: now, To: t.State, Reason: "submitted by " + t.Owner}).Error; err != nil {
+			return err
+		}
+		return createReplicas(tx, &t)
 	})
 	if err != nil {
 		var fe *FieldError
@@ -192,6 +199,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err := s.checkPlaces(tx, nt); err != nil {
 		return err
 	}
+	if err := checkKind(nt); err != nil {
+		return err
+	}
 	locations, err := checkDataLocations(nt)
 	if err != nil {
 		return err
@@ -236,6 +246,7 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if nt.TemplateID != 0 {
 		t.TemplateID, t.TemplateVersion = &nt.TemplateID, nt.TemplateVersion
 	}
+	withService(t, nt)
 	return nil
 }
 

@@ -60,3 +60,48 @@ func TestScalerReclaimPolicyPerTask(t *testing.T) {
 		}
 	}
 }
+
+// TestScalerNeverReclaimsAServiceAsIdle: a service's cards wait for requests; a batch task
+// idle as long beside it gets the notice, the service none.
+func TestScalerNeverReclaimsAServiceAsIdle(t *testing.T) {
+	cfg := poolConfig()
+	cfg.ReclaimIdleS, cfg.ReclaimSetupGraceS = 600, 60
+	h := newScaleHarness(t, cfg, sim.Options{}, nil)
+	n := h.register("static-1")
+	nodes, _ := h.store.Nodes(h.ctx)
+	if _, err := h.store.EnsureProject(h.ctx, "vision", h.now); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for i, kind := range []string{models.TaskKindBatch, models.TaskKindService} {
+		nt := models.NewTask{Project: "vision", Name: kind, Owner: "alice", GPUs: 1, Kind: kind,
+			Queue: models.QueueLong, Priority: "normal", Command: []string{"sleep"}, DataReady: true}
+		if kind == models.TaskKindService {
+			nt.Service = models.ServiceSpec{Model: "qwen", MetricsPort: 8000}
+		}
+		task, _, err := h.store.CreateTask(h.ctx, nt, models.DefaultTaskLimits, h.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.store.PlaceTask(h.ctx, task.ID, []int64{nodes[0].GPUs[i].ID}, false, "placed", h.now); err != nil {
+			t.Fatal(err)
+		}
+		h.store.ReportTaskStatus(h.ctx, n.ID, task.ID, models.TaskReport{State: models.ReportRunning, TS: h.now}, h.now)
+		ids[kind] = task.ID
+	}
+	for i := 0; i <= 12; i++ {
+		at := h.now.Add(time.Duration(i) * time.Minute)
+		var rs []models.Reading
+		for g := range 2 {
+			rs = append(rs, models.Reading{UUID: fmt.Sprintf("static-1-gpu%d", g), TS: at, UtilPct: 0})
+		}
+		h.store.IngestSamples(h.ctx, n.ID, rs, at)
+	}
+	got := summary(h.tick(12 * time.Minute))
+	if want := fmt.Sprintf("idle-notice %d idle-task", ids[models.TaskKindBatch]); !slices.Contains(got, want) {
+		t.Errorf("tick = %v, want %q", got, want)
+	}
+	if bad := fmt.Sprintf("idle-notice %d idle-task", ids[models.TaskKindService]); slices.Contains(got, bad) {
+		t.Errorf("tick = %v: the service got an idle notice", got)
+	}
+}

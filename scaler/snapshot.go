@@ -245,7 +245,9 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 
 // addIdleTasks lists the running tasks for idle reclaim, each with its policy (ReclaimOf the
 // pool of its first node and its project's override): a task is idle since the latest time
-// one of its cards fell idle, if all are idle. Tasks asked to stop are left out.
+// one of its cards fell idle, if all are idle. Tasks asked to stop are left out, and so are
+// services: their cards wait for requests, so a service is judged by its traffic instead
+// (the no-traffic alert names one left unused for a day).
 func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, cps []models.ConfiguredPool, nodes []models.NodeGPUs,
 	running map[int64]models.TaskRow, allocs []models.Allocation) error {
 	reclaims, err := s.store.TaskReclaims(ctx)
@@ -280,7 +282,7 @@ func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, cps []models.
 	}
 	for _, id := range order {
 		t, ok := running[id]
-		if !ok || t.State != models.TaskRunning || t.StopState != "" {
+		if !ok || t.State != models.TaskRunning || t.StopState != "" || t.Service() {
 			continue
 		}
 		it := IdleTask{TaskID: id, Owner: t.Owner, Policy: ReclaimOf(models.ReclaimSettings{

@@ -48,6 +48,12 @@ func AlertSentence(l Locale, code string, params []string, legacy string) string
 		return l.T("alert.msg.gpu_memory", p(9)...)
 	case "unmanaged_gpu":
 		return l.T("alert.msg.unmanaged_gpu", p(3)...)
+	case "service_ttft":
+		return l.T("alert.msg.service_ttft", p(7)...)
+	case "service_down":
+		return l.T("alert.msg.service_down", p(6)...)
+	case "service_idle":
+		return l.T("alert.msg.service_idle", p(5)...)
 	}
 	if legacy == "" && code != "" {
 		return code + " " + strings.Join(params, " ")

@@ -25,6 +25,12 @@ func alertKindText(l Locale, kind string) string {
 		return l.T("alerts.kind.pool_at_max")
 	case "unmanaged-gpu-use":
 		return l.T("alerts.kind.unmanaged")
+	case "service-ttft":
+		return l.T("alerts.kind.service_ttft")
+	case "service-down":
+		return l.T("alerts.kind.service_down")
+	case "service-idle":
+		return l.T("alerts.kind.service_idle")
 	}
 	return kind
 }

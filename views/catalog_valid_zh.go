@@ -147,8 +147,13 @@ var validZH = map[string]string{
 	"must be an absolute path or a URI such as s3://bucket/set, at most 1,024 bytes": "必须是绝对路径或 URI（如 s3://bucket/set），最多 1,024 字节",
 	"names the region %q, which is not one of regions":                               "指定的地域 %q 不在 regions 之中",
 	// Advance reservations (#21).
-	"must be at most the project's limit of %d GPUs, got %d": "不能超过项目的上限 %d 卡，收到 %d",
-	"a reservation books cards of one spec":                  "预约只能锁定一种卡型",
-	"a window lasts at most 31 days":                         "一个时段最长 31 天",
-	"a weekly window lasts at most 7 days":                   "每周重复的时段最长 7 天",
+	"must be at most the project's limit of %d GPUs, got %d":                                             "不能超过项目的上限 %d 卡，收到 %d",
+	"a reservation books cards of one spec":                                                              "预约只能锁定一种卡型",
+	"a window lasts at most 31 days":                                                                     "一个时段最长 31 天",
+	"a weekly window lasts at most 7 days":                                                               "每周重复的时段最长 7 天",
+	"model, replicas and metrics are for kind %q":                                                        "模型、副本数与指标仅用于类型 %q",
+	"must be a port between 1 and 65535 for each replica (replica i serves on metrics_port + i), got %d": "每个副本都须是 1 到 65535 之间的端口（第 i 个副本使用 metrics_port + i），收到 %d",
+	"a service runs until it is stopped: leave it out":                                                   "服务会一直运行到被停止：请不要填写",
+	"a service runs until it is stopped: it takes the %q queue":                                          "服务会一直运行到被停止：须使用 %q 队列",
+	"must be a URL path such as /metrics":                                                                "须为 URL 路径，如 /metrics",
 }

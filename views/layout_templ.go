@@ -31,7 +31,7 @@ func navItems(l Locale, v Viewer) []navItem {
 	if v.Lead || v.Role == "admin" {
 		items = append(items, navItem{"approvals", "/approvals", l.T("nav.approvals")})
 	}
-	items = append(items, navItem{"pools", "/pools", l.T("nav.pools")})
+	items = append(items, navItem{"pools", "/pools", l.T("nav.pools")}, navItem{"models", "/models", l.T("nav.models")})
 	if v.Name != "" {
 		items = append(items, navItem{"alerts", "/alerts", l.T("nav.alerts")})
 	}

@@ -163,6 +163,14 @@ type TaskFormValues struct {
 	// Template is the id of the template the form was filled from ("" for none): the task
 	// records it and its version, and the template's env names need values.
 	Template string
+	// Model, filled in, makes the task an inference service with Replicas, MetricsPort,
+	// MetricsPath and TTFTTargetMS (input names model, replicas, metrics_port, metrics_path,
+	// ttft_target_ms).
+	Model        string
+	Replicas     string
+	MetricsPort  string
+	MetricsPath  string
+	TTFTTargetMS string
 }
 
 // Form error codes, the values of FormError.Code.

@@ -171,6 +171,17 @@ var formFields = []string{"project", "name", "owner", "gpus", "specs", "regions"
 	"max_runtime_h", "command", "env", "workdir", "data_check"}
 
 // errOf returns the text of the problem of input name, "" for none.
+// serviceInvalid reports whether one of the service's inputs has a problem: their group
+// opens to show it.
+func (f TaskForm) serviceInvalid() bool {
+	for _, name := range []string{"model", "replicas", "metrics_port", "metrics_path", "ttft_target_ms"} {
+		if _, ok := f.Errors[name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (f TaskForm) errOf(l Locale, name string) string {
 	e, ok := f.Errors[name]
 	if !ok {

@@ -121,6 +121,10 @@ func TestAgentSamplesBadInput(t *testing.T) {
 		"other node's token":   {body: batch(fields("")), token: "n2", status: 422, field: "samples[0].uuid"},
 		"text/plain":           {body: batch(fields("")), ctype: "text/plain", status: 415},
 		"form":                 {body: batch(fields("")), ctype: "application/x-www-form-urlencoded", status: 415},
+		"serving counts down":  {body: `{"samples":[],"serving":[{"task_id":1,"ts":"2026-03-02T08:59:00Z","ttft":{"bounds":[0.1],"counts":[3,2],"sum":1}}]}`, status: 422, field: "serving[0].ttft"},
+		"serving no +Inf":      {body: `{"samples":[],"serving":[{"task_id":1,"ts":"2026-03-02T08:59:00Z","e2e":{"bounds":[0.1],"counts":[3],"sum":1}}]}`, status: 422, field: "serving[0].e2e"},
+		"serving negative":     {body: `{"samples":[],"serving":[{"task_id":1,"ts":"2026-03-02T08:59:00Z","requests":-1}]}`, status: 422, field: "serving[0].requests"},
+		"serving server":       {body: `{"samples":[],"serving":[{"task_id":1,"ts":"2026-03-02T08:59:00Z","server":"triton"}]}`, status: 422, field: "serving[0].server"},
 		"only a bad sample":    {body: `{"samples":[` + strings.Replace(fields(""), `"util_pct":5`, `"util_pct":1000`, 1) + `]}`, status: 422, field: "samples[0].util_pct"},
 	}
 	for name, tc := range tests {

@@ -13,6 +13,7 @@ import (
 	"kashi/models"
 	"kashi/scaler"
 	"kashi/scheduler"
+	"kashi/serving"
 )
 
 // seededPages is a server with something to show on every page, and the paths of every page
@@ -73,6 +74,7 @@ func seededPages(t *testing.T) (poolServer, []string) {
 		Code: "gpu_memory", Params: []string{strconv.FormatInt(tk.ID, 10), "train", "vision", "n1", "0", "80000", "81920", "97", "95"}}, t0); err != nil {
 		t.Fatal(err)
 	}
+	seedService(t, s, n, uuidOf("n1", 3))
 	scaleFor(t, ps)
 	id := func(tk models.Task) string { return strconv.FormatInt(tk.ID, 10) }
 	tplID := strconv.FormatInt(tpl.ID, 10)
@@ -80,7 +82,7 @@ func seededPages(t *testing.T) (poolServer, []string) {
 		"/", "/queue", "/tasks", "/tasks/" + id(tk), "/tasks/" + id(big), "/tasks/" + id(gone),
 		"/tasks/999999", "/projects", "/projects?project=vision&spec=A100-80G&kind=limit&value=11&task=" + id(big),
 		"/approvals", "/audit", "/tokens", "/pools", "/pools/h800/edit", "/pools/a100/edit", "/calibrate", "/alerts",
-		"/notifications", "/bills", "/bills/vision/2026-03", "/reports", "/prices", "/people", "/account"}
+		"/notifications", "/bills", "/bills/vision/2026-03", "/reports", "/prices", "/people", "/account", "/models"}
 }
 
 // scaleFor runs the real scaling loop over ps's pool "a100" (at most 6 nodes) on a simulated
@@ -102,5 +104,29 @@ func scaleFor(t *testing.T, ps poolServer) {
 		if _, err := sc.RunOnce(context.Background(), now); err != nil {
 			t.Fatalf("scaling at %s: %v", now, err)
 		}
+	}
+}
+
+// seedService runs a service of one replica on the card uuid of node n, with one scrape of
+// its page stored: the Models page has a line.
+func seedService(t *testing.T, s *server, n registered, uuid string) {
+	t.Helper()
+	ctx := context.Background()
+	nt := task("qwenbot").ready().nt
+	nt.Owner, nt.Kind = "tester", models.TaskKindService
+	nt.Service = models.ServiceSpec{Model: "qwen2.5-7b-instruct", MetricsPort: 8000}
+	sv, _, err := s.store.CreateTask(ctx, nt, models.DefaultTaskLimits, t0.Add(-2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.place(sv, t0.Add(-2*time.Hour), uuid)
+	ttft, err := serving.NewHistogram([]float64{0.05, 0.1, 0.25, 0.5}, []uint64{40, 300, 380, 398, 400}, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := models.ServiceReport{TaskID: sv.ID, TS: t0.Add(-time.Minute), Served: serving.Snapshot{Server: serving.VLLM,
+		Model: nt.Service.Model, Requests: 400, PromptTokens: 320000, GenerationTokens: 96000, TTFT: ttft}}
+	if err := s.store.AddServiceReports(ctx, n.ID, []models.ServiceReport{r}, t0); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -516,12 +516,17 @@ func TestQueueFormErrors(t *testing.T) {
 		"missing name":               {map[string]string{"name": ""}, "name", "is required"},
 		"runtime over the short lane": {map[string]string{"queue": "short", "max_runtime_h": "5"},
 			"max_runtime_h", "Short lane (fast): at most 2h; you asked 5h"},
-		"runtime not a number": {map[string]string{"max_runtime_h": "soon"}, "max_runtime_h", "Enter a number."},
-		"no command":           {map[string]string{"command": "\n  \n"}, "command", "must be a list of 1 to 1,024 arguments"},
-		"env not KEY=VALUE":    {map[string]string{"env": "A=1\nBROKEN\n"}, "env", "Line 2 is not KEY=VALUE."},
-		"env bad name":         {map[string]string{"env": "1X=2"}, "env", "is not a variable name"},
-		"relative workdir":     {map[string]string{"workdir": "work"}, "workdir", "must be an absolute path"},
-		"ftp data check":       {map[string]string{"data_check": "ftp://x/y"}, "data_check", "must be an http or https URL"},
+		"runtime not a number":   {map[string]string{"max_runtime_h": "soon"}, "max_runtime_h", "Enter a number."},
+		"no command":             {map[string]string{"command": "\n  \n"}, "command", "must be a list of 1 to 1,024 arguments"},
+		"env not KEY=VALUE":      {map[string]string{"env": "A=1\nBROKEN\n"}, "env", "Line 2 is not KEY=VALUE."},
+		"env bad name":           {map[string]string{"env": "1X=2"}, "env", "is not a variable name"},
+		"relative workdir":       {map[string]string{"workdir": "work"}, "workdir", "must be an absolute path"},
+		"ftp data check":         {map[string]string{"data_check": "ftp://x/y"}, "data_check", "must be an http or https URL"},
+		"service without a port": {map[string]string{"model": "qwen", "max_runtime_h": ""}, "metrics_port", "must be a port"},
+		"service port not a number": {map[string]string{"model": "qwen", "metrics_port": "http"}, "metrics_port",
+			"Enter a whole number."},
+		"service with a runtime": {map[string]string{"model": "qwen", "metrics_port": "8000"}, "max_runtime_h",
+			"a service runs until it is stopped"},
 	}
 	q := newQEnv(t)
 	qFleet(q)
@@ -655,5 +660,37 @@ func TestQueueAPIShowsTheLastTick(t *testing.T) {
 		if e.ID == late.ID {
 			t.Errorf("after the next tick the late task still waits: %+v", e)
 		}
+	}
+}
+
+// TestQueueFormSubmitsService: the form with a model submits an inference service of the
+// replicas asked, its group open when it has a problem.
+func TestQueueFormSubmitsService(t *testing.T) {
+	q := newQEnv(t)
+	qFleet(q)
+	form := qForm()
+	form.Set("max_runtime_h", "")
+	form.Set("model", "qwen2.5-7b")
+	form.Set("replicas", "2")
+	form.Set("metrics_port", "8000")
+	form.Set("ttft_target_ms", "250")
+	if w := q.qPostForm("/queue/tasks", form); w.Code != http.StatusSeeOther {
+		t.Fatalf("POST /queue/tasks = %d, want 303:\n%s", w.Code, w.Body)
+	}
+	rows, err := q.store.Tasks(context.Background(), models.TaskFilter{Limit: 2})
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("Tasks = %d, %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if !r.Service() || r.Model != "qwen2.5-7b" || r.Replicas != 2 || r.TTFTTargetMS != 250 || r.ServiceID == nil {
+			t.Errorf("replica %d = kind %q model %q replicas %d target %d service %v; want a replica of the service",
+				r.ID, r.Kind, r.Model, r.Replicas, r.TTFTTargetMS, r.ServiceID)
+		}
+	}
+	form.Set("idempotency_key", "form-test-2")
+	form.Set("replicas", "40")
+	w := q.qPostForm("/queue/tasks", form)
+	if _, open := qDoc(t, w).Find(`[data-testid="form-service"]`).Attr("open"); w.Code != http.StatusUnprocessableEntity || !open {
+		t.Errorf("too many replicas = %d, service group open %v; want 422 with the group open", w.Code, open)
 	}
 }

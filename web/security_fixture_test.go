@@ -49,3 +49,18 @@ func (s *server) reregister(n *nodeB, nodeToken string) registered {
 	resp := decode[api.RegisterResponse](s.tb, w)
 	return registered{ID: resp.NodeID, Token: resp.Token}
 }
+
+// userToken creates a user of role and returns an API token of theirs.
+func (s *server) userToken(name, role string) string {
+	s.tb.Helper()
+	ctx := context.Background()
+	u, err := s.store.CreateUser(ctx, name, "pw-"+name, role, t0)
+	if err != nil {
+		s.tb.Fatalf("CreateUser(%q): %v", name, err)
+	}
+	tok, _, err := s.store.CreateAPIToken(ctx, u.ID, "test", models.ScopeRead, t0)
+	if err != nil {
+		s.tb.Fatalf("CreateAPIToken: %v", err)
+	}
+	return tok
+}

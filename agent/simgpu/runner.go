@@ -29,6 +29,13 @@ func Command(shape Shape, d time.Duration, exitCode int) []string {
 	return []string{commandName, "--shape=" + string(shape), "--duration=" + d.String(), "--exit=" + strconv.Itoa(exitCode)}
 }
 
+// ServiceCommand returns the argv of a simulated inference server of shape Serve that runs
+// for d of virtual time, answering rps requests a second whose median time to first token
+// is ttft; it serves its vLLM metrics page on the assignment's metrics port.
+func ServiceCommand(d time.Duration, rps float64, ttft time.Duration) []string {
+	return append(Command(Serve, d, 0), "--rps="+strconv.FormatFloat(rps, 'f', -1, 64), "--ttft="+ttft.String())
+}
+
 // Runner returns an agent.Runner that runs simulated tasks (see Command) on the backend's
 // GPUs. Any other command fails to start.
 func (b *Backend) Runner() agent.Runner {
@@ -45,6 +52,10 @@ type simTask struct {
 	shape    Shape
 	duration time.Duration
 	exitCode int
+	// rps and ttft are a simulated inference server's traffic (ServiceCommand); zero for a
+	// task that serves none.
+	rps  float64
+	ttft time.Duration
 }
 
 // Start puts the task's workload on its GPUs until its virtual duration has passed.
@@ -61,6 +72,12 @@ func (r runner) Start(ctx context.Context, a api.Assignment) (agent.Process, err
 		return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
 	}
 	p := &process{b: r.b, w: w, done: make(chan struct{})}
+	if t.rps > 0 && a.MetricsPort > 0 {
+		if p.traffic, err = serveModel(a, t, r.b.now()); err != nil {
+			r.b.release(w)
+			return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
+		}
+	}
 	go p.run(t.exitCode)
 	return p, nil
 }
@@ -75,6 +92,8 @@ func parseCommand(argv []string) (simTask, error) {
 	shape := fs.String("shape", "", "workload shape")
 	duration := fs.Duration("duration", 0, "virtual run time")
 	exitCode := fs.Int("exit", 0, "exit code")
+	rps := fs.Float64("rps", 0, "requests a second an inference server answers")
+	ttft := fs.Duration("ttft", 0, "its median time to first token")
 	if err := fs.Parse(argv[1:]); err != nil {
 		return simTask{}, fmt.Errorf("%s: %w", commandName, err)
 	}
@@ -87,8 +106,10 @@ func parseCommand(argv []string) (simTask, error) {
 		return simTask{}, fmt.Errorf("%s: --duration must be positive, got %s", commandName, *duration)
 	case *exitCode < 0 || *exitCode > 255:
 		return simTask{}, fmt.Errorf("%s: --exit must be 0..255, got %d", commandName, *exitCode)
+	case !(*rps >= 0 && *rps <= 1000) || *ttft < 0 || *rps > 0 && *ttft == 0:
+		return simTask{}, fmt.Errorf("%s: --rps must be 0..1000 with a positive --ttft", commandName)
 	}
-	return simTask{shape: Shape(*shape), duration: *duration, exitCode: *exitCode}, nil
+	return simTask{shape: Shape(*shape), duration: *duration, exitCode: *exitCode, rps: *rps, ttft: *ttft}, nil
 }
 
 // assign puts a new workload on the GPUs named by uuids, replacing what they ran.
@@ -140,6 +161,8 @@ type process struct {
 	once sync.Once
 	done chan struct{}
 	code int
+	// traffic is a simulated inference server's requests and page; nil for other tasks.
+	traffic *traffic
 }
 
 // run ends the task with exitCode once its virtual end has passed, unless Stop came first.
@@ -152,6 +175,9 @@ func (p *process) run(exitCode int) {
 			return
 		case <-tick.C:
 		}
+		if p.traffic != nil {
+			p.traffic.until(p.b.now())
+		}
 	}
 	p.finish(exitCode)
 }
@@ -159,6 +185,9 @@ func (p *process) run(exitCode int) {
 // finish frees the task's GPUs and records its exit code, once.
 func (p *process) finish(code int) {
 	p.once.Do(func() {
+		if p.traffic != nil {
+			p.traffic.close()
+		}
 		p.b.release(p.w)
 		p.code = code
 		close(p.done)

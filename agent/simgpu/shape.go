@@ -20,6 +20,9 @@ const (
 	IdleHolder Shape = "idle-holder"
 	// MemHeavy is like Train with memory near the limit.
 	MemHeavy Shape = "mem-heavy"
+	// Serve is an inference server: its model and KV cache hold most of the memory from a
+	// short load on, and utilization follows the requests (see ServiceCommand).
+	Serve Shape = "serve"
 )
 
 // span is an inclusive range of utilization percentages.
@@ -39,6 +42,7 @@ var profiles = map[Shape]profile{
 	Finetune:   {setup: 0.03, tail: 0.05, setupUtil: span{0, 15}, mainUtil: span{80, 97}, tailUtil: span{10, 30}, memLo: 0.50, memHi: 0.80},
 	Eval:       {setup: 0.02, tail: 0.02, setupUtil: span{0, 15}, mainUtil: span{40, 80}, tailUtil: span{10, 30}, memLo: 0.30, memHi: 0.50},
 	IdleHolder: {setupUtil: span{0, 5}, mainUtil: span{0, 5}, tailUtil: span{0, 5}, memLo: 0.30, memHi: 0.60},
+	Serve:      {setup: 0.001, setupUtil: span{0, 10}, mainUtil: span{20, 70}, tailUtil: span{20, 70}, memLo: 0.85, memHi: 0.92},
 	MemHeavy:   {setup: 0.08, tail: 0.05, setupUtil: span{0, 15}, mainUtil: span{85, 99}, tailUtil: span{10, 30}, memLo: 0.93, memHi: 0.99},
 }
 

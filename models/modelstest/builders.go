@@ -88,6 +88,14 @@ func (b *TaskB) Spec(spec string) *TaskB { b.t.Spec = spec; return b }
 // Owner makes owner submit the task.
 func (b *TaskB) Owner(owner string) *TaskB { b.t.Owner = owner; return b }
 
+// Service makes the task an inference service of one replica serving model, with its
+// metrics page on port and a p95 time-to-first-token target (0 for none).
+func (b *TaskB) Service(model string, port, ttftTargetMS int) *TaskB {
+	b.t.Kind = models.TaskKindService
+	b.t.Service = models.ServiceSpec{Model: model, MetricsPort: port, TTFTTargetMS: ttftTargetMS}
+	return b
+}
+
 // New is the built submission.
 func (b *TaskB) New() models.NewTask { return b.t }
 

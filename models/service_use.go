@@ -1,0 +1,171 @@
+package models
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"kashi/serving"
+)
+
+// ServiceUse is one inference service over a window, as the Models page shows it: its
+// replicas now, the cards they held in the window and how busy those were, and what the
+// replicas served, merged exactly from the service's 5-minute rollups.
+type ServiceUse struct {
+	ServiceID int64
+	ProjectID int64
+	Project   string
+	Name      string
+	Owner     string
+	Model     string
+	// TTFTTargetMS is the service's p95 target; 0 for none.
+	TTFTTargetMS int
+	// Replicas is how many were asked; Live how many start or run now, holding GPUs cards;
+	// Failing how many live ones whose last scrape failed (FailingError the first's error).
+	Replicas     int
+	Live         int
+	GPUs         int
+	Failing      int
+	FailingError string
+	// Spec is the spec of the cards the replicas held (the first's, by card); StartedAt is
+	// when the first replica started (zero while none has).
+	Spec      string
+	StartedAt time.Time
+	// CardSeconds is the card-seconds the replicas held within the window; UtilSum and UtilN
+	// the sum and count of their cards' utilization readings there (0 when none).
+	CardSeconds float64
+	UtilSum     int64
+	UtilN       int64
+	// Served is what the replicas served in the 5-minute buckets that overlap the window;
+	// Buckets counts them.
+	Served  serving.Snapshot
+	Buckets int
+	// LastRequestAt is the end of the latest 5-minute bucket with a request; zero when none
+	// in the window.
+	LastRequestAt time.Time
+}
+
+// ServiceUses returns the services live now or with a replica that ended within [from, to),
+// by project and name, each with its use over the window.
+func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceUse, error) {
+	from, to = UTC(from), UTC(to)
+	db := s.db.WithContext(ctx)
+	var replicas []TaskRow
+	err := db.Table("tasks").Select("tasks.*, projects.name AS project").Joins("JOIN projects ON projects.id = tasks.project_id").
+		Where("tasks.kind = ? AND tasks.service_id IS NOT NULL AND (tasks.ended_at IS NULL OR tasks.ended_at >= ?)", TaskKindService, from).
+		Order("tasks.id").Scan(&replicas).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: services: %w", err)
+	}
+	if len(replicas) == 0 {
+		return nil, nil
+	}
+	byID := map[int64]*ServiceUse{}
+	var order []int64
+	ids := make([]int64, len(replicas))
+	serviceOf := map[int64]int64{}
+	for i, r := range replicas {
+		ids[i], serviceOf[r.ID] = r.ID, *r.ServiceID
+		u, ok := byID[*r.ServiceID]
+		if !ok {
+			u = &ServiceUse{ServiceID: *r.ServiceID, ProjectID: r.ProjectID, Project: r.Project, Name: r.Name, Owner: r.Owner,
+				Model: r.Model, Replicas: r.Replicas, TTFTTargetMS: r.TTFTTargetMS}
+			byID[*r.ServiceID] = u
+			order = append(order, *r.ServiceID)
+		}
+		if r.StartedAt != nil && (u.StartedAt.IsZero() || r.StartedAt.Before(u.StartedAt)) {
+			u.StartedAt = UTC(*r.StartedAt)
+		}
+		if r.Live() {
+			u.Live++
+			u.GPUs += r.GPUs
+			if r.ScrapeError != "" {
+				u.Failing++
+				u.FailingError = cmp.Or(u.FailingError, r.ScrapeError)
+			}
+		}
+	}
+	if err := s.addServiceCards(ctx, byID, serviceOf, ids, from, to); err != nil {
+		return nil, err
+	}
+	// The buckets that overlap the window: the one it starts in, and the one now fills.
+	rows, err := s.ServiceRollups(ctx, order, from.Add(-(Rollup5m-1)*time.Second), to.Add(time.Second))
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		u := byID[row.ServiceID]
+		snap, err := row.Served()
+		if err != nil {
+			return nil, fmt.Errorf("models: services: %w", err)
+		}
+		u.Served = serving.Merge(u.Served, snap)
+		u.Buckets++
+		if row.Requests > 0 {
+			u.LastRequestAt = time.Unix(row.Bucket+Rollup5m, 0).UTC()
+		}
+	}
+	out := make([]ServiceUse, 0, len(order))
+	for _, id := range order {
+		out = append(out, *byID[id])
+	}
+	slices.SortStableFunc(out, func(a, b ServiceUse) int {
+		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ServiceID, b.ServiceID))
+	})
+	return out, nil
+}
+
+// addServiceCards adds each service's card-seconds within [from, to), its cards' spec and
+// their utilization readings in the window's 5-minute rollups while the replicas held them.
+func (s *Store) addServiceCards(ctx context.Context, byID map[int64]*ServiceUse, serviceOf map[int64]int64, taskIDs []int64, from, to time.Time) error {
+	var cards []struct {
+		TaskID    int64
+		GPUID     int64 `gorm:"column:gpu_id"`
+		Spec      string
+		StartedAt time.Time
+		EndedAt   *time.Time
+	}
+	err := s.db.WithContext(ctx).Table("allocations").
+		Select("allocations.task_id, allocations.gpu_id, gpus.spec, allocations.started_at, allocations.ended_at").
+		Joins("JOIN gpus ON gpus.id = allocations.gpu_id").
+		Where("allocations.task_id IN ? AND allocations.started_at < ? AND (allocations.ended_at IS NULL OR allocations.ended_at > ?)", taskIDs, to, from).
+		Order("allocations.id").Scan(&cards).Error
+	if err != nil {
+		return fmt.Errorf("models: services' cards: %w", err)
+	}
+	gpuIDs := make([]int64, 0, len(cards))
+	for _, c := range cards {
+		gpuIDs = append(gpuIDs, c.GPUID)
+	}
+	rollups, err := s.GPUHistory(ctx, gpuIDs, Rollup5m, from, to)
+	if err != nil {
+		return err
+	}
+	byGPU := map[int64][]GPURollup{}
+	for _, r := range rollups {
+		byGPU[r.GPUID] = append(byGPU[r.GPUID], r)
+	}
+	for _, c := range cards {
+		u := byID[serviceOf[c.TaskID]]
+		u.Spec = cmp.Or(u.Spec, c.Spec)
+		start, end := UTC(c.StartedAt), to
+		if start.Before(from) {
+			start = from
+		}
+		if c.EndedAt != nil && c.EndedAt.Before(to) {
+			end = UTC(*c.EndedAt)
+		}
+		if end.After(start) {
+			u.CardSeconds += end.Sub(start).Seconds()
+		}
+		for _, r := range byGPU[c.GPUID] {
+			if r.Bucket >= start.Unix()-start.Unix()%Rollup5m && r.Bucket < end.Unix() {
+				u.UtilSum += r.UtilSum
+				u.UtilN += r.N
+			}
+		}
+	}
+	return nil
+}
