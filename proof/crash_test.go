@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,20 +39,7 @@ func crashProof(t *testing.T, db database) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	addr := freeAddr(t)
 	logPath := filepath.Join(t.TempDir(), "serve.log")
-	defer func() {
-		if *keepDB {
-			if b, err := os.ReadFile(logPath); err == nil {
-				kept := filepath.Join(os.TempDir(), "proofs-"+strings.ReplaceAll(t.Name(), "/", "-")+".log")
-				os.WriteFile(kept, b, 0o644)
-				t.Logf("kept the servers' log in %s", kept)
-			}
-		}
-		if t.Failed() {
-			if b, err := os.ReadFile(logPath); err == nil {
-				t.Logf("servers' log (last 8 KiB):\n%s", tail(b, 8<<10))
-			}
-		}
-	}()
+	defer keepLog(t, logPath)
 
 	// The first life runs until the demo is seeded, so the submitter has a token.
 	srv := startServer(t, db, addr, logPath)
@@ -63,7 +49,7 @@ func crashProof(t *testing.T, db database) {
 	sub := newSubmitter(newToken(ctx, t, db), []string{addr}, seed)
 	subCtx, stopSubmits := context.WithCancel(ctx)
 	submitted := make(chan struct{})
-	go func() { sub.run(subCtx, 100*time.Millisecond); close(submitted) }()
+	go func() { sub.run(subCtx, 300*time.Millisecond); close(submitted) }()
 
 	began := time.Now()
 	var restartedAt time.Time
@@ -116,9 +102,9 @@ func crashProof(t *testing.T, db database) {
 	billedOnce(ctx, t, db, l, v)
 	counts := l.counts()
 	t.Logf("recovery gave up the dead nodes %s after the last restart", recovered.Round(time.Second))
-	t.Logf("%d kills in %s (mean life %s); %d tasks submitted by the proof, %s; %d nodes, %d machines; ledger %.1f card-hours of ended tasks",
+	t.Logf("%d kills in %s (mean life %s); %d tasks submitted by the proof, %s; %d tasks in all, %d allocations, %d nodes, %d machines; ledger %.1f card-hours of ended tasks",
 		*crashKills, killing.Round(time.Second), (killing / time.Duration(*crashKills)).Round(10*time.Millisecond),
-		len(sub.order), counts, len(l.nodes), len(l.machines), float64(ledgerS)/3600)
+		len(sub.order), counts, len(l.tasks), len(l.allocs), len(l.nodes), len(l.machines), float64(ledgerS)/3600)
 	if len(v) > 0 {
 		t.Errorf("invariants broken:\n%s", v)
 	}

@@ -122,43 +122,55 @@ func withDBName(dsn, name string) string {
 type server struct {
 	Addr string
 	cmd  *exec.Cmd
-	done chan error
+	// done is closed when the process has exited, with err its exit.
+	done   chan struct{}
+	err    error
+	killed bool
 }
 
 // joinToken is the agents' join token of every server of a proof.
 const joinToken = "kj_proof-join-token"
 
 // startServer starts `kashi serve --demo` on db at addr, its log appended to logPath.
-func startServer(t *testing.T, db database, addr, logPath string, extra ...string) *server {
+func startServer(t *testing.T, db database, addr, logPath string) *server {
+	t.Helper()
+	return startArgs(t, addr, logPath, "serve", "--demo", "--db", db.DSN, "--addr", addr, "--join-token", joinToken,
+		"--demo-speed", fmt.Sprint(*demoSpeed), "--log-level", "info", "--lang", "en")
+}
+
+// startArgs starts kashi with args, its output appended to logPath.
+func startArgs(t *testing.T, addr, logPath string, args ...string) *server {
 	t.Helper()
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"serve", "--demo", "--db", db.DSN, "--addr", addr, "--join-token", joinToken,
-		"--demo-speed", fmt.Sprint(*demoSpeed), "--log-level", "info", "--lang", "en"}, extra...)
 	cmd := exec.Command(kashiBin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		t.Fatalf("start kashi serve: %v", err)
+		t.Fatalf("start kashi: %v", err)
 	}
-	s := &server{Addr: addr, cmd: cmd, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait(); logf.Close() }()
+	s := &server{Addr: addr, cmd: cmd, done: make(chan struct{})}
+	go func() { s.err = cmd.Wait(); logf.Close(); close(s.done) }()
 	return s
 }
 
-// kill sends SIGKILL and waits for the process to be gone. It reports whether the process
-// had already exited by itself (which a proof counts as a failure).
+// kill sends SIGKILL and waits for the process to be gone. It returns the process's exit
+// when it had already exited by itself (which a proof counts as a failure).
 func (s *server) kill() (exitedBefore error) {
 	select {
-	case err := <-s.done:
-		if err == nil {
-			err = errors.New("exited 0")
+	case <-s.done:
+		if s.killed {
+			return nil
 		}
-		return err
+		if s.err == nil {
+			return errors.New("exited 0")
+		}
+		return s.err
 	default:
 	}
+	s.killed = true
 	s.cmd.Process.Signal(syscall.SIGKILL)
 	<-s.done
 	return nil
@@ -168,15 +180,15 @@ func (s *server) kill() (exitedBefore error) {
 func (s *server) stop(t *testing.T) {
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("kashi serve at %s did not stop cleanly: %v", s.Addr, err)
+	case <-s.done:
+		if s.err != nil {
+			t.Errorf("kashi serve at %s did not stop cleanly: %v", s.Addr, s.err)
 		}
 	case <-time.After(30 * time.Second):
-		s.cmd.Process.Signal(syscall.SIGKILL)
-		<-s.done
+		s.kill()
 		t.Errorf("kashi serve at %s took over 30 s to stop", s.Addr)
 	}
+	s.killed = true
 }
 
 // waitHealthy polls /healthz until it answers 200, the process exits, or timeout passes.
@@ -184,9 +196,8 @@ func (s *server) waitHealthy(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-s.done:
-			s.done <- err
-			return fmt.Errorf("kashi serve exited: %v", err)
+		case <-s.done:
+			return fmt.Errorf("kashi serve exited: %v", s.err)
 		default:
 		}
 		resp, err := http.Get("http://" + s.Addr + "/healthz")

@@ -31,6 +31,11 @@ type submitter struct {
 	order   []string
 	refused []string // a 4xx answer: a bug in the server or the proof
 	n       int
+	// shortRuns makes tasks run 2 to 8 seconds, for servers on the real clock; otherwise
+	// they run 2 to 40 minutes of the demo's fast clock.
+	shortRuns bool
+	// projects and specs are what tasks are drawn from.
+	projects, specs []string
 }
 
 // submit is one task as the submitter sent it.
@@ -55,11 +60,9 @@ type taskBody struct {
 	DataReady   bool     `json:"data_ready"`
 }
 
-// submitOwner is the demo user the proofs submit as, and submitProjects the projects
-// they may submit to (see demo.Seed).
+// submitOwner is the user the proofs submit as: in the demo, a member of vision and nlp
+// (see demo.Seed).
 const submitOwner = "alice"
-
-var submitProjects = []string{"vision", "nlp"}
 
 // newToken makes an API token for submitOwner through the store, once the demo seeded it.
 func newToken(ctx context.Context, t *testing.T, db database) string {
@@ -87,7 +90,8 @@ func newToken(ctx context.Context, t *testing.T, db database) string {
 }
 
 func newSubmitter(token string, addrs []string, seed uint64) *submitter {
-	return &submitter{token: token, addrs: addrs, rng: rand.New(rand.NewPCG(seed, 7)), sent: make(map[string]*submit)}
+	return &submitter{token: token, addrs: addrs, rng: rand.New(rand.NewPCG(seed, 7)), sent: make(map[string]*submit),
+		projects: []string{"vision", "nlp"}, specs: []string{"A100-80G", "RTX4090-24G"}}
 }
 
 // run submits one new task every gap and retries the unanswered ones until ctx ends.
@@ -99,20 +103,22 @@ func (s *submitter) run(ctx context.Context, gap time.Duration) {
 	}
 }
 
-// next draws a new task: 1 to 8 cards of either demo spec, running 2 to 40 minutes of clock
-// time, one in ten exiting 1.
+// next draws a new task of 1 to 8 cards, one in ten exiting 1.
 func (s *submitter) next() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
 	key := fmt.Sprintf("proof-%06d", s.n)
 	run := time.Duration(2+s.rng.IntN(39)) * time.Minute
+	if s.shortRuns {
+		run = time.Duration(2+s.rng.IntN(7)) * time.Second
+	}
 	exit := 0
 	if s.rng.IntN(10) == 0 {
 		exit = 1
 	}
-	spec := []string{"A100-80G", "RTX4090-24G"}[s.rng.IntN(2)]
-	body := taskBody{Project: submitProjects[s.rng.IntN(len(submitProjects))], Name: key, Owner: submitOwner,
+	spec := s.specs[s.rng.IntN(len(s.specs))]
+	body := taskBody{Project: s.projects[s.rng.IntN(len(s.projects))], Name: key, Owner: submitOwner,
 		GPUs: []int{1, 1, 2, 4, 8}[s.rng.IntN(5)], Spec: spec, Queue: models.QueueShort, Priority: models.PriorityNormal,
 		MaxRuntimeS: 7200, Command: simgpu.Command(simgpu.Train, run, exit), DataReady: true}
 	s.sent[key] = &submit{body: body, run: run}
