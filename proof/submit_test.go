@@ -34,7 +34,8 @@ type submitter struct {
 	// shortRuns makes tasks run 2 to 8 seconds, for servers on the real clock; otherwise
 	// they run 2 to 40 minutes of the demo's fast clock.
 	shortRuns bool
-	// projects and specs are what tasks are drawn from.
+	// projects and specs are where tasks go: to projects[i], on specs[i] (a spec its quota
+	// covers), i drawn at random.
 	projects, specs []string
 }
 
@@ -117,9 +118,9 @@ func (s *submitter) next() string {
 	if s.rng.IntN(10) == 0 {
 		exit = 1
 	}
-	spec := s.specs[s.rng.IntN(len(s.specs))]
-	body := taskBody{Project: s.projects[s.rng.IntN(len(s.projects))], Name: key, Owner: submitOwner,
-		GPUs: []int{1, 1, 2, 4, 8}[s.rng.IntN(5)], Spec: spec, Queue: models.QueueShort, Priority: models.PriorityNormal,
+	place := s.rng.IntN(len(s.projects))
+	body := taskBody{Project: s.projects[place], Name: key, Owner: submitOwner,
+		GPUs: []int{1, 1, 2, 4, 8}[s.rng.IntN(5)], Spec: s.specs[place], Queue: models.QueueShort, Priority: models.PriorityNormal,
 		MaxRuntimeS: 7200, Command: simgpu.Command(simgpu.Train, run, exit), DataReady: true}
 	s.sent[key] = &submit{body: body, run: run}
 	s.order = append(s.order, key)
