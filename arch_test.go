@@ -45,6 +45,7 @@ var mayImport = map[string][]string{
 	"handlers":               {"api", "billing", "models", "replay", "rightsize", "scaler", "schedule", "scheduler", "serving", "views"},
 	"web":                    {"api", "handlers", "static", "views"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
+	"proof":                  nil,
 }
 
 // TestImportRules reads every package's imports and checks them against mayImport, so that a

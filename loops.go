@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
 	kfleet "kashi/fleet"
 	"kashi/fleet/exec"
 	"kashi/loop"
@@ -18,6 +21,11 @@ import (
 	"kashi/scheduler"
 	"kashi/views"
 )
+
+// leading is 1 while this replica holds the leader lock and runs the control loops: across
+// the replicas of one database it sums to 1 but for the moments of a hand-over.
+var leading = promauto.NewGauge(prometheus.GaugeOpts{
+	Name: "kashi_leader", Help: "1 while this replica holds the leader lock and runs the control loops, else 0."})
 
 // leaderEvery is how often a replica without the lock tries to take it, and the holder checks
 // it still has it.
@@ -45,6 +53,8 @@ func lead(ctx context.Context, store *models.Store, log *slog.Logger, loops func
 // runWhileLeading runs loops until ctx ends or the lock is lost, then releases it.
 func runWhileLeading(ctx context.Context, l *models.Leader, log *slog.Logger, loops func(ctx context.Context)) {
 	defer l.Release()
+	leading.Set(1)
+	defer leading.Set(0)
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})

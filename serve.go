@@ -187,7 +187,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	defer store.Close()
 	if cfg.Demo && cfg.dbSet {
 		// A database the demo used before continues from where its clock stopped.
-		last, err := store.LastSeen(ctx)
+		last, err := store.LastStamp(ctx)
 		if err != nil {
 			return err
 		}

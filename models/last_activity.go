@@ -2,23 +2,30 @@ package models
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"gorm.io/gorm"
 )
 
-// LastSeen is the latest time any node was heard from, zero when no node ever was: where a
-// stored fleet's clock stopped (the demo continues from there on a database it used before).
-func (s *Store) LastSeen(ctx context.Context) (time.Time, error) {
-	var n Node
-	err := s.db.WithContext(ctx).Select("last_seen_at").Order("last_seen_at DESC").Limit(1).Take(&n).Error
-	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		return time.Time{}, nil
-	case err != nil:
-		return time.Time{}, fmt.Errorf("models: last seen: %w", err)
+// LastStamp is the latest time the fleet, the queue or the ledger stamped: a node heard
+// from, a task's transition, an allocation closed, a scaling event; zero for a database that
+// holds none. A clock that stopped (the demo's, on a database it used before) continues from
+// there, so that it never runs behind a time already written: were it to, a node heard from
+// moments before a crash would still look alive, and its cards, freed at a later time, would
+// be given again at an earlier one.
+func (s *Store) LastStamp(ctx context.Context) (time.Time, error) {
+	var last time.Time
+	for _, q := range []struct{ table, column string }{
+		{"nodes", "last_seen_at"}, {"task_events", "at"}, {"allocations", "ended_at"}, {"scaling_events", "at"},
+	} {
+		var ts []time.Time
+		err := s.db.WithContext(ctx).Table(q.table).Where(q.column+" IS NOT NULL").
+			Order(q.column+" DESC").Limit(1).Pluck(q.column, &ts).Error
+		if err != nil {
+			return time.Time{}, fmt.Errorf("models: last stamp of %s: %w", q.table, err)
+		}
+		if len(ts) > 0 && ts[0].After(last) {
+			last = ts[0]
+		}
 	}
-	return n.LastSeenAt.UTC(), nil
+	return last.UTC(), nil
 }

@@ -156,6 +156,18 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 	if held > 0 {
 		return fmt.Errorf("models: %d GPUs of task %d are already held: %w", held, taskID, ErrConflict)
 	}
+	// A card freed after the caller read its clock (an exit reported while a scheduler tick
+	// read its snapshot) is given again when it was freed, not before: no card-second is in
+	// the ledger twice.
+	var freed []time.Time
+	err = tx.Model(&Allocation{}).Where("gpu_id IN ? AND ended_at > ?", gpuIDs, now).
+		Order("ended_at DESC").Limit(1).Pluck("ended_at", &freed).Error
+	if err != nil {
+		return err
+	}
+	if len(freed) > 0 {
+		now = UTC(freed[0])
+	}
 	// Every conflict above is found before anything is written; transition's conditional
 	// update is the first write and changes nothing when the task is no longer queued.
 	err = transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,

@@ -1,0 +1,59 @@
+package proof
+
+import (
+	"testing"
+	"time"
+)
+
+// The proofs' checks find each kind of broken ledger they look for, and pass a sound one.
+func TestChecksFindBrokenLedgers(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 1, 0, 0, 0, time.UTC)
+	at := func(m int) *time.Time { x := t0.Add(time.Duration(m) * time.Minute); return &x }
+	sound := func() *ledger {
+		l := &ledger{tasks: map[int64]*task{}, nodes: map[int64]node{1: {ID: 1, Hostname: "n1", State: "ready", lastSeen: *at(60)}},
+			lostExits: map[[2]int64]time.Time{}}
+		l.tasks[1] = &task{ID: 1, State: "succeeded", GPUs: 1, Start: at(0), End: at(10), Starts: 1, Key: "proof-000001"}
+		l.tasks[2] = &task{ID: 2, State: "running", GPUs: 1, Start: at(10), Starts: 1, Key: "proof-000002"}
+		l.allocs = []alloc{{ID: 1, TaskID: 1, GPUID: 7, NodeID: 1, Start: *at(0), End: at(10)}, {ID: 2, TaskID: 2, GPUID: 7, NodeID: 1, Start: *at(10)}}
+		for _, a := range l.allocs {
+			l.tasks[a.TaskID].allocs = append(l.tasks[a.TaskID].allocs, a)
+		}
+		return l
+	}
+	sub := &submitter{sent: map[string]*submit{"proof-000001": {id: 1}, "proof-000002": {id: 2}}, order: []string{"proof-000001", "proof-000002"}}
+	check := func(l *ledger) violations {
+		v := violations{}
+		l.noGPUGivenTwice(v)
+		l.noTaskRunTwice(v)
+		if a, b := l.ledgerConserved(v); a != b {
+			v.add("ledger not conserved", "%d != %d", a, b)
+		}
+		sub.everyTaskOnce(l, v)
+		l.noDuplicateMachines(v)
+		return v
+	}
+	if v := check(sound()); len(v) > 0 {
+		t.Fatalf("a sound ledger broke:\n%s", v)
+	}
+	cases := map[string]func(l *ledger){
+		"GPU given twice": func(l *ledger) { l.allocs[1].Start = *at(9) },
+		"task run twice":  func(l *ledger) { l.tasks[1].Starts = 2 },
+		"ledger not conserved": func(l *ledger) {
+			l.tasks[1].allocs[0].End = at(12)
+		},
+		"task lost":       func(l *ledger) { delete(l.tasks, 2) },
+		"task duplicated": func(l *ledger) { l.tasks[3] = &task{ID: 3, State: "queued", Key: "proof-000001"} },
+		"duplicate machine": func(l *ledger) {
+			l.machines = []machine{{ID: 1, ProviderID: "m-1"}, {ID: 2, ProviderID: "m-1"}}
+		},
+	}
+	for kind, breakIt := range cases {
+		t.Run(kind, func(t *testing.T) {
+			l := sound()
+			breakIt(l)
+			if v := check(l); len(v[kind]) == 0 {
+				t.Errorf("checks found %v, want %s", v, kind)
+			}
+		})
+	}
+}
