@@ -19,3 +19,11 @@ func RefreshBoard(ctx context.Context, s *Store) error {
 
 // BoardGen is the count of writes that made the board's snapshot stale.
 func BoardGen(s *Store) uint64 { return s.gen.Load() }
+
+// BoardSnapGen is the change count the board's snapshot was read at; 0 before the first.
+func BoardSnapGen(s *Store) uint64 {
+	if snap := s.board.snap.Load(); snap != nil {
+		return snap.gen
+	}
+	return 0
+}

@@ -141,6 +141,15 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		unmanaged []unmanagedChange
 	)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.postgres {
+			// Readings do not wait for Postgres's disk flush: a database crash may lose the
+			// last fraction of a second of them (Postgres's wal_writer_delay, 200 ms by
+			// default, three times at worst) and never leaves a half-written group. The
+			// next reading sets the GPU's state again; money is written elsewhere, flushed.
+			if err := tx.Exec("SET LOCAL synchronous_commit = off").Error; err != nil {
+				return err
+			}
+		}
 		nodeIDs := make([]int64, 0, len(group))
 		for _, j := range group {
 			nodeIDs = append(nodeIDs, j.nodeID)

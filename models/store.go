@@ -53,9 +53,10 @@ type Store struct {
 
 // Options configure Open.
 type Options struct {
-	// BoardLag is how long the board may show nodes and holders from before the latest
-	// change while a fresh snapshot is read; zero reads it before answering. Readings are
-	// always current.
+	// BoardLag is how far behind the latest change the board may show nodes and holders:
+	// while viewed, the board is read again behind the viewers every half lag, and a request
+	// waits for a read only when the snapshot is twice the lag old; zero reads it before
+	// answering. Readings are always current.
 	BoardLag time.Duration
 	// MaxConns bounds the Postgres connection pool; zero means DefaultMaxConns. SQLite
 	// always has one writer and a small read pool.
@@ -116,6 +117,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	s.metering.Store(new(bs.Metering()))
 	s.samples = startSampleCommitter(s)
+	if opts.BoardLag > 0 {
+		s.keepBoard()
+	}
 	return s, nil
 }
 
@@ -128,6 +132,7 @@ func IsPostgresDSN(dsn string) bool {
 // Close closes the database.
 func (s *Store) Close() error {
 	s.samples.stop()
+	s.stopBoard()
 	return s.closeDB()
 }
 
