@@ -45,7 +45,7 @@ func TestTemplateAdvice(t *testing.T) {
 		t.Errorf("submit as advised with 0 cards = %d, want 400 naming gpus", w.Code)
 	}
 
-		// The week's report lists both runs, the bigger saving first: the first run's one 4090
+	// The week's report lists both runs, the bigger saving first: the first run's one 4090
 	// instead of two A100s (¥25.80 an hour), then the second's one A100 (¥15).
 	s.setNow(t0.Add(7 * 24 * time.Hour))
 	doc = parse(t, s.get("/reports?week=2026-W10").Body.String())
