@@ -643,40 +643,28 @@ const (
 	reportAdvice        = "建议 advice"
 )
 
-// WriteReportCSV writes the report as CSV for spreadsheets: UTF-8 with a byte-order mark,
-// one header row, then the total, the projects, nodes and specs, the most idle tasks, the
-// cost per output unit and the estimate misses (nominal is the actual card time), with hours
-// as in bills (six decimals). Rows are streamed.
-func WriteReportCSV(w io.Writer, r Report) error {
-	bw := bufio.NewWriter(w)
-	row := make([]byte, 0, 512)
-	var err error
-	write := func(fields ...string) {
-		row = row[:0]
-		for i := range ReportCSVHeader {
-			if i > 0 {
-				row = append(row, ',')
-			}
-			if i < len(fields) {
-				row = appendText(row, fields[i])
-			}
-		}
-		row = append(row, '\r', '\n')
-		if err == nil {
-			_, err = bw.Write(row)
-		}
-	}
-	h := FormatHours
+// reportHours and reportFen are the report's card-seconds and money cells: hours with six
+// decimals in the CSV, numbers with their formats in the workbook.
+type (
+	reportHours int64
+	reportFen   int64
+)
+
+// reportRows passes write the report's rows after the header, one value per column of
+// ReportCSVHeader (fewer leave the rest empty): nil, text, whole numbers, reportHours or
+// reportFen. The total, the projects, nodes and specs, the most idle tasks, the cost per
+// output unit, the estimate misses (nominal is the actual card time), the templates' use and
+// the rightsizing advice.
+func reportRows(r Report, write func(fields ...any)) {
+	h := func(s int64) any { return reportHours(s) }
 	usage := func(kind string, u Usage, nodes bool) {
-		prov, unheld := "", ""
+		var prov, unheld any
 		if nodes {
 			prov, unheld = h(u.ProvisionedS), h(u.UnheldS)
 		}
-		write(kind, u.Key, "", "", "", "", h(u.NominalS), h(u.EffectiveS), h(u.Idle), h(u.LowUtil), h(u.Setup),
+		write(kind, u.Key, nil, nil, nil, nil, h(u.NominalS), h(u.EffectiveS), h(u.Idle), h(u.LowUtil), h(u.Setup),
 			h(u.WastedS), h(u.NoData), prov, unheld)
 	}
-	bw.WriteString("\uFEFF")
-	write(ReportCSVHeader...)
 	usage(reportTotal, r.Total, r.Total.ProvisionedS > 0)
 	for _, u := range r.Projects {
 		usage(reportProject, u, false)
@@ -688,30 +676,72 @@ func WriteReportCSV(w io.Writer, r Report) error {
 		usage(reportSpec, u, false)
 	}
 	for _, t := range r.TopIdle {
-		write(reportIdleTask, t.Task, t.Project, t.Owner, t.Spec, strconv.FormatInt(t.TaskID, 10), h(t.NominalS),
-			h(t.EffectiveS), h(t.Idle), h(t.LowUtil), h(t.Setup), h(t.WastedS), h(t.NoData), "", "", "", "", "", "",
+		write(reportIdleTask, t.Task, t.Project, t.Owner, t.Spec, t.TaskID, h(t.NominalS),
+			h(t.EffectiveS), h(t.Idle), h(t.LowUtil), h(t.Setup), h(t.WastedS), h(t.NoData), nil, nil, nil, nil, nil, nil,
 			t.Ending)
 	}
 	output := func(kind string, os []OutputCost) {
 		for _, o := range os {
-			write(kind, o.Key, "", "", "", "", h(o.NominalS), h(o.EffectiveS), "", "", "", "", "", "", "",
-				strconv.Itoa(o.Tasks), strconv.FormatInt(o.Units, 10), h(o.NominalPerUnitS()), h(o.EffectivePerUnitS()))
+			write(kind, o.Key, nil, nil, nil, nil, h(o.NominalS), h(o.EffectiveS), nil, nil, nil, nil, nil, nil, nil,
+				o.Tasks, o.Units, h(o.NominalPerUnitS()), h(o.EffectivePerUnitS()))
 		}
 	}
 	output(reportOutputProject, r.OutputProjects)
 	output(reportOutputTag, r.OutputTags)
 	for _, m := range r.Misses {
-		write(reportMiss, m.Task, m.Project, m.Owner, "", strconv.FormatInt(m.TaskID, 10), h(m.ActualS), "", "", "", "",
-			"", "", "", "", "", "", "", "", "", h(m.EstimatedS), h(m.MissS))
+		write(reportMiss, m.Task, m.Project, m.Owner, nil, m.TaskID, h(m.ActualS), nil, nil, nil, nil,
+			nil, nil, nil, nil, nil, nil, nil, nil, nil, h(m.EstimatedS), h(m.MissS))
 	}
 	for _, u := range r.Templates {
-		write(reportTemplate, u.Template, u.Project, "", "", "", h(u.NominalS), h(u.EffectiveS), "", "", "", "", "", "", "",
-			strconv.Itoa(u.Runs), "", "", "", "", "", "", FormatFen(u.CostFen))
+		write(reportTemplate, u.Template, u.Project, nil, nil, nil, h(u.NominalS), h(u.EffectiveS), nil, nil, nil, nil, nil, nil, nil,
+			u.Runs, nil, nil, nil, nil, nil, nil, reportFen(u.CostFen))
 	}
 	for _, a := range r.Advice {
-		write(reportAdvice, AdviceText(a), a.Project, a.Owner, a.Advice.FromSpec, strconv.FormatInt(a.TaskID, 10),
-			h(a.RuntimeS*int64(a.Advice.FromGPUs)), "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", FormatFen(a.SavingFen))
+		write(reportAdvice, AdviceText(a), a.Project, a.Owner, a.Advice.FromSpec, a.TaskID,
+			h(a.RuntimeS*int64(a.Advice.FromGPUs)), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, reportFen(a.SavingFen))
 	}
+}
+
+// WriteReportCSV writes the report as CSV for spreadsheets: UTF-8 with a byte-order mark,
+// one header row, then reportRows, with hours as in bills (six decimals). Rows are streamed.
+func WriteReportCSV(w io.Writer, r Report) error {
+	bw := bufio.NewWriter(w)
+	row := make([]byte, 0, 512)
+	var err error
+	write := func(fields ...any) {
+		row = row[:0]
+		for i := range ReportCSVHeader {
+			if i > 0 {
+				row = append(row, ',')
+			}
+			if i >= len(fields) {
+				continue
+			}
+			switch v := fields[i].(type) {
+			case string:
+				row = appendText(row, v)
+			case int:
+				row = strconv.AppendInt(row, int64(v), 10)
+			case int64:
+				row = strconv.AppendInt(row, v, 10)
+			case reportHours:
+				row = append(row, FormatHours(int64(v))...)
+			case reportFen:
+				row = append(row, FormatFen(int64(v))...)
+			}
+		}
+		row = append(row, '\r', '\n')
+		if err == nil {
+			_, err = bw.Write(row)
+		}
+	}
+	bw.WriteString("\uFEFF")
+	header := make([]any, len(ReportCSVHeader))
+	for i, h := range ReportCSVHeader {
+		header[i] = h
+	}
+	write(header...)
+	reportRows(r, write)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"net/http"
 	"time"
 
@@ -37,6 +38,21 @@ func (h *Bills) ReportsCSV(c echo.Context) error {
 	w.Header().Set(echo.HeaderContentDisposition, attachment("kashi-report-"+week.String()+".csv"))
 	w.WriteHeader(http.StatusOK)
 	return billing.WriteReportCSV(w, r)
+}
+
+// ReportsXLSX downloads the weekly report as a workbook, numbers as numbers. GET
+// /reports.xlsx.
+func (h *Bills) ReportsXLSX(c echo.Context) error {
+	r, week, _, err := h.weekReport(c)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := billing.WriteReportXLSX(&buf, r); err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, attachment("kashi-report-"+week.String()+".xlsx"))
+	return c.Blob(http.StatusOK, mimeXLSX, buf.Bytes())
 }
 
 // weekReport computes the report the request asks for.

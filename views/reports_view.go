@@ -106,6 +106,8 @@ func weekURL(week string) templ.SafeURL { return templ.SafeURL(reportWeekPath + 
 // weekCSV is the report's download.
 func weekCSV(week string) templ.SafeURL { return templ.SafeURL("/reports.csv?week=" + week) }
 
+func weekXLSX(week string) templ.SafeURL { return templ.SafeURL("/reports.xlsx?week=" + week) }
+
 // weekRange is the week's first and last day.
 func weekRange(from, to time.Time) string {
 	return from.Format("2006-01-02") + " – " + to.Add(-time.Second).Format("2006-01-02")

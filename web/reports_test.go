@@ -3,11 +3,14 @@ package web_test
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/xuri/excelize/v2"
 
 	"kashi/billing"
 )
@@ -120,5 +123,56 @@ func TestReportCSV(t *testing.T) {
 				t.Errorf("GET %s%s = %d, want %d naming the week", path, week, r.Code, code)
 			}
 		}
+	}
+}
+
+// TestReportXLSX: the weekly report as a workbook holds the CSV's rows, its hours as numbers
+// with the hours format (read by a second reader, apart from excelize), and the same roles.
+func TestReportXLSX(t *testing.T) {
+	w := newBillWorld(t)
+	r := w.as("finance", "/reports.xlsx?week="+reportWeek)
+	if r.Code != http.StatusOK || r.Header.Get("Content-Type") != "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" ||
+		r.Header.Get("Content-Disposition") != "attachment; filename=kashi-report-2026-W07.xlsx" {
+		t.Fatalf("GET /reports.xlsx = %d %q %q", r.Code, r.Header.Get("Content-Type"), r.Header.Get("Content-Disposition"))
+	}
+	sheet := readXLSX(t, r.Body)[billing.SheetReport]
+	if sheet == nil {
+		t.Fatalf("no %s sheet", billing.SheetReport)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(w.as("finance", "/reports.csv?week="+reportWeek).Body[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range rows {
+		for j, want := range row {
+			ref, _ := excelize.CoordinatesToCellName(j+1, i+1)
+			got := sheet[ref]
+			wf, notNumber := strconv.ParseFloat(want, 64)
+			switch {
+			case want == "":
+				if got.Text != "" {
+					t.Errorf("%s = %q, want empty as in the CSV", ref, got.Text)
+				}
+			case i == 0 || notNumber != nil || got.Text == want:
+				if got.Text != want {
+					t.Errorf("%s = %q, want %q", ref, got.Text, want)
+				}
+			default: // a number: hours, counts, money
+				gf, err := strconv.ParseFloat(got.Text, 64)
+				if (got.Type != "" && got.Type != "n") || err != nil || math.Abs(gf-wf) > 0.005 {
+					t.Errorf("%s = %+v, want the number %s", ref, got, want)
+				}
+			}
+			if i > 0 && j >= 6 && j <= 14 && want != "" && got.Format != "#,##0.000" {
+				t.Errorf("%s has format %q, want hours #,##0.000", ref, got.Format)
+			}
+		}
+	}
+	if r := w.as("viewer", "/reports.xlsx"); r.Code != http.StatusForbidden {
+		t.Errorf("viewer GET /reports.xlsx = %d, want 403", r.Code)
+	}
+	doc := parse(t, string(w.as("finance", "/reports?week="+reportWeek).Body))
+	if doc.Find(`a[data-testid=report-xlsx][href="/reports.xlsx?week=2026-W07"]`).Length() != 1 {
+		t.Errorf("no XLSX download of the report")
 	}
 }

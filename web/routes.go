@@ -92,6 +92,7 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/bills/:project/:month/issue", handlers.Finance, h.Bills.BillIssueForm},
 		{GET, "/reports", handlers.Billing, h.Bills.ReportsPage},
 		{GET, "/reports.csv", handlers.Billing, h.Bills.ReportsCSV},
+		{GET, "/reports.xlsx", handlers.Billing, h.Bills.ReportsXLSX},
 
 		// Admin pages (#15): prices and plans, adjustments, projects and people.
 		{GET, "/prices", handlers.Finance, h.Bills.PricesPage},
