@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -122,18 +123,26 @@ func newTaskForm(vals views.TaskFormValues) views.TaskForm {
 	return views.TaskForm{Values: vals}
 }
 
-// readTaskForm reads the posted form's values, bounded in size.
-func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
+// postedForm parses a posted form, bounded in size: 413 past maxFormBody, 400 when malformed.
+func postedForm(c echo.Context) (url.Values, error) {
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, maxFormBody)
 	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return views.TaskFormValues{}, echo.NewHTTPError(http.StatusRequestEntityTooLarge, "the form is too large")
+			return nil, echo.NewHTTPError(http.StatusRequestEntityTooLarge, "the form is too large")
 		}
-		return views.TaskFormValues{}, echo.NewHTTPError(http.StatusBadRequest, "malformed form")
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "malformed form")
 	}
-	f := r.PostForm
+	return r.PostForm, nil
+}
+
+// readTaskForm reads the posted form's values, bounded in size.
+func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
+	f, err := postedForm(c)
+	if err != nil {
+		return views.TaskFormValues{}, err
+	}
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
 	return views.TaskFormValues{Project: get("project"), Name: get("name"), Owner: get("owner"), GPUs: get("gpus"),
 		Specs: ticked(f["specs"]), Regions: ticked(f["regions"]), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),

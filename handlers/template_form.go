@@ -82,16 +82,10 @@ func (h *Templates) TemplateFormUpdate(c echo.Context) error {
 
 // readTemplateForm reads the posted template form, bounded in size.
 func readTemplateForm(c echo.Context) (views.TemplateForm, error) {
-	r := c.Request()
-	r.Body = http.MaxBytesReader(c.Response(), r.Body, maxFormBody)
-	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return views.TemplateForm{}, echo.NewHTTPError(http.StatusRequestEntityTooLarge, "the form is too large")
-		}
-		return views.TemplateForm{}, echo.NewHTTPError(http.StatusBadRequest, "malformed form")
+	f, err := postedForm(c)
+	if err != nil {
+		return views.TemplateForm{}, err
 	}
-	f := r.PostForm
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
 	return views.TemplateForm{Name: get("name"), Description: get("description"), GPUs: get("gpus"), Specs: ticked(f["specs"]),
 		Regions: ticked(f["regions"]),

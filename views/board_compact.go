@@ -145,15 +145,7 @@ func compactCounts(d BoardData) map[string]int {
 func compactNodes(l Locale, d BoardData) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		ct := newCompactText(l)
-		bp := rowBuffers.Get().(*[]byte)
-		defer rowBuffers.Put(bp)
-		for i := range d.Nodes {
-			*bp = appendCompactNode((*bp)[:0], ct, d, &d.Nodes[i])
-			if _, err := w.Write(*bp); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeNodes(w, d, func(b []byte, n *BoardNode) []byte { return appendCompactNode(b, ct, d, n) })
 	})
 }
 

@@ -74,16 +74,21 @@ func nodeRows(l Locale, d BoardData) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		rt := newRowText(l)
 		rt.booked = bookedLabels(l, d)
-		bp := rowBuffers.Get().(*[]byte)
-		defer rowBuffers.Put(bp)
-		for i := range d.Nodes {
-			*bp = appendNodeRow((*bp)[:0], rt, d, &d.Nodes[i])
-			if _, err := w.Write(*bp); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeNodes(w, d, func(b []byte, n *BoardNode) []byte { return appendNodeRow(b, rt, d, n) })
 	})
+}
+
+// writeNodes writes each node of d as appendNode makes it, through one pooled buffer.
+func writeNodes(w io.Writer, d BoardData, appendNode func(b []byte, n *BoardNode) []byte) error {
+	bp := rowBuffers.Get().(*[]byte)
+	defer rowBuffers.Put(bp)
+	for i := range d.Nodes {
+		*bp = appendNode((*bp)[:0], &d.Nodes[i])
+		if _, err := w.Write(*bp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func appendNodeRow(b []byte, rt *rowText, d BoardData, n *BoardNode) []byte {

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -47,36 +46,11 @@ func TestBrowserBookings(t *testing.T) {
 	if err := chromedp.Do(b.ctx, b.login("tester", "pw-tester")); err != nil {
 		t.Fatal(err)
 	}
-	pages := []struct{ name, path, wait string }{
+	pages := []shotPage{
 		{"board", "/", `[data-testid=board-bookings]`},
 		{"pools", "/pools?range=6h", `[data-testid=pool-bookings]`},
 		{"bill", "/bills/vision/2026-03", `[data-testid=bookings]`},
 		{"pool-form", "/pools/a100/edit", `[name=unused_booking_pct]`},
 	}
-	for _, lang := range []string{"en", "zh-CN"} {
-		if err := chromedp.Do(b.ctx, chromedp.Navigate(srv.URL+"/lang?set="+lang)); err != nil {
-			t.Fatal(err)
-		}
-		for _, size := range []struct {
-			name string
-			w, h int64
-		}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
-			for _, p := range pages {
-				err := chromedp.Do(b.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(srv.URL+p.path),
-					chromedp.WaitVisible(css(p.wait)), chromedp.ScrollIntoView(css(p.wait)),
-					b.shot(fmt.Sprintf("bookings-%s-%s-%s.png", p.name, lang, size.name)))
-				if err != nil {
-					t.Fatalf("%s %s %s: %v", lang, size.name, p.path, err)
-				}
-				width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if width > int(size.w) {
-					t.Errorf("%s %s %s is %d px wide, want at most %d", lang, size.name, p.path, width, size.w)
-				}
-			}
-		}
-	}
-	t.Logf("screenshots in %s", b.shots)
+	shootPages(t, b, srv.URL, "bookings", pages)
 }

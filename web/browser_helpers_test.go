@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,4 +81,40 @@ func (b *browser) logout() chromedp.Action[chromedp.Void] {
 		chromedp.Submit(css(`[data-testid=who]`)),
 		chromedp.WaitVisible(css(`input[name=username]`)),
 	)
+}
+
+// shotPage is a page a browser walk opens: a name for its screenshots, its path, and an
+// element to wait for.
+type shotPage struct{ name, path, wait string }
+
+// shootPages opens each page in both languages at 1600 px and at a 390 px phone, takes a
+// screenshot named prefix-page-lang-size.png, and fails a page that scrolls sideways.
+func shootPages(t *testing.T, b *browser, url, prefix string, pages []shotPage) {
+	t.Helper()
+	for _, lang := range []string{"en", "zh-CN"} {
+		if err := chromedp.Do(b.ctx, chromedp.Navigate(url+"/lang?set="+lang)); err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"desktop", 1600, 900}, {"phone", 390, 844}} {
+			for _, p := range pages {
+				err := chromedp.Do(b.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+p.path),
+					chromedp.WaitVisible(css(p.wait)), chromedp.ScrollIntoView(css(p.wait)),
+					b.shot(fmt.Sprintf("%s-%s-%s-%s.png", prefix, p.name, lang, size.name)))
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", lang, size.name, p.path, err)
+				}
+				width, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if width > int(size.w) {
+					t.Errorf("%s %s %s is %d px wide, want at most %d", lang, size.name, p.path, width, size.w)
+				}
+			}
+		}
+	}
+	t.Logf("screenshots in %s", b.shots)
 }
