@@ -94,7 +94,7 @@ func startCLIServer(t *testing.T) *cliServer {
 	go func() { agentDone <- a.Run(srvCtx) }()
 	t.Cleanup(func() { stop(); <-agentDone; <-done })
 
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		out, _, err := s.kashi(t, s.alice, "gpus")
 		if err == nil && strings.Contains(out, "A100-80G") {
@@ -146,7 +146,7 @@ func TestCLISubmitWaitLogsShow(t *testing.T) {
 	}
 
 	// The log's last piece may reach the server just after the exit report.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(s.must(t, s.alice, "logs", id), "hello from the task") {
 		if time.Now().After(deadline) {
 			t.Fatalf("kashi logs %s never showed the task's output", id)
@@ -180,7 +180,7 @@ func TestCLISubmitWaitLogsShow(t *testing.T) {
 func TestCLIReadyQueueCancel(t *testing.T) {
 	s := startCLIServer(t)
 	first := strings.TrimSpace(s.must(t, s.alice, "submit", "-p", "vision", "--gpus", "2", "--", "sleep", "60"))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(s.must(t, s.alice, "gpus"), "node-1  a100  A100-80G  2      0") {
 		if time.Now().After(deadline) {
 			t.Fatalf("kashi gpus never showed both GPUs held: %q", s.must(t, s.alice, "gpus"))
