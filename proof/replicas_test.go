@@ -21,13 +21,14 @@ import (
 	"kashi/models"
 )
 
-// Replicas of the proof, and how long a killed leader may go unreplaced: the followers try
-// the lock every 10 s (leaderEvery in loops.go), so the bound is that plus a margin for a
-// loaded machine.
+// Replicas of the proof, its fixed nodes (the rest come from scale-ups in the burst pool),
+// and how long a killed leader may go unreplaced: the followers try the lock every 10 s
+// (leaderEvery in loops.go), so the bound is that plus a margin for a loaded machine.
 const (
 	replicas      = 3
-	replicaAgents = 6
+	replicaAgents = 2
 	takeoverBound = 15 * time.Second
+	burstPool     = "burst"
 )
 
 // TestReplicas runs three `kashi serve` on one Postgres database, with agents (the real
@@ -36,7 +37,8 @@ const (
 // the loops at any moment but a hand-over (the advisory lock's holder in pg_locks; never two
 // with kashi_leader 1 on their /metrics), a killed leader is replaced within takeoverBound, and no
 // decision was taken twice (no task placed twice, no card given twice, every task submitted
-// once).
+// once, every machine the scaling loops made in the exec provider's cloud known once). The
+// submits ask for more cards than the fixed nodes hold, so the burst pool scales up.
 func TestReplicas(t *testing.T) {
 	if *replicaKills == 0 {
 		t.Skip("asked for with -replica-kills N")
@@ -47,11 +49,13 @@ func TestReplicas(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "serve.log")
 	defer keepLog(t, logPath)
 
+	cloudDir := t.TempDir()
+	t.Setenv("KASHI_EXEC_STATE", cloudDir) // the servers' scripts find their cloud there
 	addrs := make([]string, replicas)
 	srvs := make([]*server, replicas)
 	start := func(i int) *server {
 		dsn := db.DSN + fmt.Sprintf(" application_name=replica-%d", i)
-		return startPlain(t, dsn, addrs[i], logPath)
+		return startPlain(t, dsn, addrs[i], logPath, "--fleet-script", fleetScript, "--scale-every", "1s")
 	}
 	for i := range addrs {
 		addrs[i] = freeAddr(t)
@@ -72,11 +76,13 @@ func TestReplicas(t *testing.T) {
 	for i := range replicaAgents {
 		backend := simgpu.New(simgpu.A100_80G, 8, time.Now, int64(i+1))
 		a := agent.New(agent.Config{Server: "http://" + addrs[i%replicas], JoinToken: joinToken, Pool: "a100",
-			Hostname: fmt.Sprintf("node-%d", i), MachineID: fmt.Sprintf("m-%d", i), SampleInterval: time.Second,
+			Hostname: fmt.Sprintf("node-%d", i), MachineID: fmt.Sprintf("fixed-%d", i), SampleInterval: time.Second,
 			PollInterval: time.Second, StopGrace: time.Second, StateDir: filepath.Join(t.TempDir(), fmt.Sprint(i)),
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, backend, backend.Runner())
 		agents.Go(func() { a.Run(agentsCtx) })
 	}
+	cloud := newExecCloud(cloudDir, burstPool, t.TempDir(), addrs)
+	agents.Go(func() { cloud.run(agentsCtx) })
 	defer func() { stopAgents(); agents.Wait() }()
 
 	sub := newSubmitter(token, addrs, uint64(time.Now().UnixNano()))
@@ -149,6 +155,11 @@ func TestReplicas(t *testing.T) {
 		v.add("ledger not conserved", "ended tasks' allocations hold %d card-seconds, the tasks %d", a, b)
 	}
 	sub.everyTaskOnce(l, v)
+	l.noDuplicateMachines(v)
+	cloud.machinesKnown(l, v)
+	if len(cloud.booted) == 0 {
+		v.add("no scale-up", "the burst pool never grew: the proof showed nothing of the scaling loop")
+	}
 	for _, e := range watch.errs {
 		v.add("not exactly one leader", "%s", e)
 	}
@@ -156,21 +167,22 @@ func TestReplicas(t *testing.T) {
 	for _, d := range takeovers {
 		worst = max(worst, d)
 	}
-	t.Logf("%d leader kills; takeover worst %s (bound %s); %d polls of pg_locks and /metrics; %d tasks submitted over %d replicas, %s",
-		*replicaKills, worst.Round(10*time.Millisecond), takeoverBound, watch.polls, len(sub.order), replicas, l.counts())
+	t.Logf("%d leader kills; takeover worst %s (bound %s); %d polls of pg_locks and /metrics; %d tasks submitted over %d replicas, %s; %d machines booted by scale-ups",
+		*replicaKills, worst.Round(10*time.Millisecond), takeoverBound, watch.polls, len(sub.order), replicas, l.counts(), len(cloud.booted))
 	if len(v) > 0 {
 		t.Errorf("invariants broken:\n%s", v)
 	}
 }
 
-// startPlain starts `kashi serve` (no demo) on dsn at addr, its scheduler ticking every 2 s.
-func startPlain(t *testing.T, dsn, addr, logPath string) *server {
-	return startArgs(t, addr, logPath, "serve", "--db", dsn, "--addr", addr, "--join-token", joinToken,
-		"--tick", "2s", "--log-level", "info", "--lang", "en")
+// startPlain starts `kashi serve` (no demo) on dsn at addr, its scheduler ticking every 2 s,
+// with more flags.
+func startPlain(t *testing.T, dsn, addr, logPath string, more ...string) *server {
+	return startArgs(t, addr, logPath, append([]string{"serve", "--db", dsn, "--addr", addr, "--join-token", joinToken,
+		"--tick", "2s", "--log-level", "info", "--lang", "en"}, more...)...)
 }
 
-// seedReplicas makes the project vision, its member alice with a quota of 64 cards, and
-// alice's API token.
+// seedReplicas makes the project vision, its member alice with a quota of 64 cards, the
+// burst pool on the exec provider, and alice's API token.
 func seedReplicas(ctx context.Context, t *testing.T, db database) string {
 	s, err := models.Open(ctx, db.DSN, models.Options{})
 	if err != nil {
@@ -192,6 +204,14 @@ func seedReplicas(ctx context.Context, t *testing.T, db database) string {
 	month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	q := models.Quota{ProjectID: p.ID, MaxGPUs: 64, BudgetCardHours: 100000, StartsAt: month, EndsAt: month.AddDate(0, 3, 0)}
 	if _, err := s.SetQuota(ctx, "proof", q, now); err != nil {
+		t.Fatal(err)
+	}
+	// The burst pool grows by one machine at a time as soon as demand waits, and gives
+	// machines back a few seconds after they are unneeded.
+	burst := models.PoolConfig{Provider: "exec", Spec: "A100-80G", GPUsPerNode: 8, Flavor: "gpu.a100.8x", Enabled: true,
+		MaxNodes: 3, Step: 1, MaxInFlight: 1, ScaleUpDelayS: 1, CooldownUpS: 2, BootTimeoutS: 60, UnneededS: 5,
+		CooldownDownS: 2, DrainBufferS: 1}
+	if _, err := s.SavePoolConfig(ctx, burstPool, burst, "proof", "", now); err != nil {
 		t.Fatal(err)
 	}
 	tok, _, err := s.CreateAPIToken(ctx, u.ID, "proof submitter", models.ScopeWrite, now)
