@@ -91,10 +91,20 @@ func Compute(in Input) (Result, error) {
 	asOf := min(in.AsOf.Unix(), win.End)
 	l := newLedger(in, win, asOf)
 	if in.Ledger != nil {
-		// GPUs come a few at once: each is classified on its own, then summed in turn.
-		var mu sync.Mutex
+		// GPUs come a few at once: each is classified on its own (in a buffer of the pool),
+		// then summed in turn.
+		var (
+			mu   sync.Mutex
+			bufs sync.Pool
+		)
 		err := in.Ledger(func(gpu int64, as []models.LedgerAllocation, rs []models.GPURollup) error {
-			cs := make([]classified, len(as))
+			buf, _ := bufs.Get().(*[]classified)
+			if buf == nil {
+				buf = new([]classified)
+			}
+			defer bufs.Put(buf)
+			cs := slices.Grow((*buf)[:0], len(as))[:len(as)]
+			*buf = cs
 			for i := range as {
 				c := &cs[i]
 				c.held = heldSpan(&as[i], l.nodes, asOf)

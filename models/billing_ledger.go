@@ -528,7 +528,7 @@ func (s *Store) readLedger(ctx context.Context, gpuIDs []int64, since, to time.T
 	for i := range parts {
 		part := ids[i*len(ids)/parts : (i+1)*len(ids)/parts]
 		wg.Go(func() {
-			if err := s.ledgerReadings(ctx, part, since, to, peaks, each); err != nil {
+			if err := s.ledgerReadings(ctx, part, since, to, peaks, new([]GPURollup), each); err != nil {
 				cancel(err) // the first cause is kept; the other parts stop
 			}
 		})
@@ -540,9 +540,12 @@ func (s *Store) readLedger(ctx context.Context, gpuIDs []int64, since, to time.T
 	return nil
 }
 
-// ledgerReadings streams the rollups of the sorted ids to each, one GPU at a time.
-func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.Time, peaks bool, each func(int64, []GPURollup) error) error {
-	var rs []GPURollup
+// ledgerReadings streams the rollups of the sorted ids to each, one GPU at a time, in buf
+// (left for the next call to reuse).
+func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.Time, peaks bool, buf *[]GPURollup,
+	each func(int64, []GPURollup) error) error {
+	rs := (*buf)[:0]
+	defer func() { *buf = rs[:0] }()
 	flush := func() error {
 		if len(rs) == 0 {
 			return nil

@@ -43,12 +43,11 @@ func (s *Store) LedgerGPUs(ctx context.Context, q LedgerQuery, each func(gpu int
 	for i := range parts {
 		part := ids[i*len(ids)/parts : (i+1)*len(ids)/parts]
 		wg.Go(func() {
-			var as []LedgerAllocation
+			var bufs ledgerBufs
 			for len(part) > 0 && ctx.Err() == nil {
 				page := part[:min(ledgerPage, len(part))]
 				part = part[len(page):]
-				var err error
-				if as, err = s.ledgerPage(ctx, q, specs, page, as[:0], each); err != nil {
+				if err := s.ledgerPage(ctx, q, specs, page, &bufs, each); err != nil {
 					cancel(err) // the first cause is kept; the other parts stop
 				}
 			}
@@ -61,11 +60,18 @@ func (s *Store) LedgerGPUs(ctx context.Context, q LedgerQuery, each func(gpu int
 	return nil
 }
 
-// ledgerPage reads the allocations of the GPUs of page (sorted ids) into as, then streams
-// those GPUs' rollups, giving each the GPUs one by one (a merge of the two, both by GPU). It
-// returns as, for the next page to reuse.
-func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]string, page []int64, as []LedgerAllocation,
-	each func(int64, []LedgerAllocation, []GPURollup) error) ([]LedgerAllocation, error) {
+// ledgerBufs are the buffers of a part of LedgerGPUs, reused page after page.
+type ledgerBufs struct {
+	as []LedgerAllocation
+	rs []GPURollup
+}
+
+// ledgerPage reads the allocations of the GPUs of page (sorted ids), then streams those GPUs'
+// rollups, giving each the GPUs one by one (a merge of the two, both by GPU).
+func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]string, page []int64, bufs *ledgerBufs,
+	each func(int64, []LedgerAllocation, []GPURollup) error) error {
+	as := bufs.as[:0]
+	defer func() { bufs.as = as[:0] }()
 	cond, args := q.where("")
 	for _, id := range page {
 		args = append(args, id)
@@ -78,7 +84,7 @@ func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]s
 		return err
 	})
 	if err != nil || len(as) == 0 {
-		return as, err
+		return err
 	}
 	since := as[0].Start
 	var gpus []int64
@@ -107,10 +113,10 @@ func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]s
 		}
 		return nil
 	}
-	if err := s.ledgerReadings(ctx, gpus, time.Unix(since, 0), q.To, false, emit); err != nil {
-		return as, err
+	if err := s.ledgerReadings(ctx, gpus, time.Unix(since, 0), q.To, false, &bufs.rs, emit); err != nil {
+		return err
 	}
-	return as, emit(math.MaxInt64, nil)
+	return emit(math.MaxInt64, nil)
 }
 
 // LedgerTaskIDs returns the tasks of the allocations that overlap the period (LedgerQuery),
