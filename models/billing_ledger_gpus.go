@@ -19,9 +19,9 @@ const ledgerPage = 8
 
 // LedgerGPUs calls each, GPU by GPU, with every GPU's allocations that overlap the period
 // (LedgerQuery: of one project, or of all) by start, and the GPU's 5-minute rollups sorted
-// by bucket, from the earliest of those starts (so that setup before the first active
-// reading is found for allocations that began before the period) to the period's end; nil
-// when it has none. Only the rollups' counts are filled, as LedgerReadings fills them. A GPU
+// by bucket, reaching back at least to the earliest of those starts (so that setup before
+// the first active reading is found for allocations that began before the period) until the
+// period's end; nil when it has none. Only the rollups' counts are filled, as LedgerReadings fills them. A GPU
 // without such allocations is not given.
 //
 // A month holds a million allocations and millions of rollups, so neither is held: the GPUs
