@@ -109,8 +109,7 @@ func Compute(in Input) (Result, error) {
 				c := &cs[i]
 				c.held = heldSpan(&as[i], l.nodes, asOf)
 				c.class = Classify(c.held, win, rs)
-				c.task = l.tasks[as[i].TaskID]
-				c.wasted = Wasted(c.held, win, c.task)
+				c.wasted = Wasted(c.held, win, l.interrupted[as[i].TaskID])
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -168,8 +167,11 @@ type ledger struct {
 	nodes   map[int64]models.LedgerNode
 	regions map[int64]string
 	tasks   map[int64]*models.LedgerTask
-	perTask map[int64]bool
-	lines   []lineAcc
+	// interrupted are the tasks that wasted their work since their last checkpoint (see
+	// Wasted): few, so looked up quickly for every allocation.
+	interrupted map[int64]*models.LedgerTask
+	perTask     map[int64]bool
+	lines       []lineAcc
 	// first is the index of each task's first line; a task's lines are chained by next.
 	first    map[int64]int
 	taskHeld map[int64]int64 // whole held seconds of per-task tasks that ended in the month
@@ -185,7 +187,7 @@ type ledger struct {
 
 func newLedger(in Input, win Span, asOf int64) *ledger {
 	l := &ledger{win: win, asOf: asOf, nodes: make(map[int64]models.LedgerNode, len(in.Nodes)),
-		tasks:   make(map[int64]*models.LedgerTask, len(in.Tasks)),
+		tasks: make(map[int64]*models.LedgerTask, len(in.Tasks)), interrupted: map[int64]*models.LedgerTask{},
 		perTask: map[int64]bool{}, first: make(map[int64]int, len(in.Tasks)), taskHeld: map[int64]int64{},
 		lines:  make([]lineAcc, 0, len(in.Tasks)+len(in.Tasks)/8),
 		booked: newBookingSet(in, Span{win.Start, asOf})}
@@ -194,7 +196,11 @@ func newLedger(in Input, win Span, asOf int64) *ledger {
 	}
 	l.regions = in.Regions
 	for i := range in.Tasks {
-		l.tasks[in.Tasks[i].ID] = &in.Tasks[i]
+		t := &in.Tasks[i]
+		l.tasks[t.ID] = t
+		if IsInterrupted(t.Ending) {
+			l.interrupted[t.ID] = t
+		}
 	}
 	for _, p := range in.Plans {
 		l.perTask[p.ProjectID] = p.Mode == models.BillPerTask
@@ -213,13 +219,12 @@ func newLedger(in Input, win Span, asOf int64) *ledger {
 // poolWin is the part of the month pool idle counts: until asOf.
 func (l *ledger) poolWin() Span { return Span{l.win.Start, l.asOf} }
 
-// classified is one allocation as the ledger sums it: its span held, its classes and wasted
-// seconds in the month, and its task (nil when unknown).
+// classified is one allocation as the ledger sums it: its span held, and its classes and
+// wasted seconds in the month.
 type classified struct {
 	held   Span
 	class  Breakdown
 	wasted int64
-	task   *models.LedgerTask
 }
 
 // addGPU adds one GPU's allocations, classified as cs, to their lines and the bookings, and
@@ -240,8 +245,10 @@ func (l *ledger) addGPU(gpu int64, as []models.LedgerAllocation, cs []classified
 // add adds allocation a, classified as c, to its line, and reports whether it held any
 // second in the month.
 func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
-	if t := c.task; t != nil && l.perTask[a.ProjectID] && endedIn(t, l.win) {
-		l.taskHeld[a.TaskID] += c.held.Seconds()
+	if l.perTask[a.ProjectID] {
+		if t := l.tasks[a.TaskID]; t != nil && endedIn(t, l.win) {
+			l.taskHeld[a.TaskID] += c.held.Seconds()
+		}
 	}
 	if c.class.Nominal() == 0 {
 		return false
