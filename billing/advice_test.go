@@ -22,7 +22,6 @@ func (f *fixture) use(gpu int64, start, end float64, util int, memGiB int64) *fi
 		}
 		f.rollups = append(f.rollups, r)
 	}
-	f.in.Readings = f.rollups.readings()
 	return f
 }
 
@@ -55,8 +54,8 @@ func TestReportAdvice(t *testing.T) {
 	options := func(int64) []rightsize.Option {
 		return []rightsize.Option{{Spec: a100, MemMiB: 80 * 1024, RateFen: 1500}, {Spec: "RTX4090-24G", MemMiB: 24 * 1024, RateFen: 420}}
 	}
-	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
-		Tasks: f.in.Tasks, Readings: f.in.Readings, SpecOptions: options})
+	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
+		Tasks: f.in.Tasks, Readings: f.rollups.readings(), SpecOptions: options})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +82,8 @@ func TestReportAdvice(t *testing.T) {
 		f.task(id, 2, "more", models.TaskSucceeded, 0, 2).hold(id, 2, g, a100, 1, 2, false).hold(id, 2, g+1, a100, 1, 2, false).
 			use(g, 1, 2, 80, 60).use(g+1, 1, 2, 0, 0)
 	}
-	r, err = Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
-		Tasks: f.in.Tasks, Readings: f.in.Readings, SpecOptions: options})
+	r, err = Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
+		Tasks: f.in.Tasks, Readings: f.rollups.readings(), SpecOptions: options})
 	if err != nil {
 		t.Fatal(err)
 	}

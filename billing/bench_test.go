@@ -234,8 +234,8 @@ func heapPeak() func() uint64 {
 }
 
 // BenchmarkMonthCompute times Compute on the month of BenchmarkMonthBills, loaded once:
-// what the month costs beyond the store reads of allocations and tasks (the rollups are
-// streamed from the store while Compute classifies).
+// what the month costs beyond the store reads of tasks, prices and the like (the allocations
+// and rollups are streamed from the store while Compute classifies).
 func BenchmarkMonthCompute(b *testing.B) {
 	benchStores(b)
 	for _, withRollups := range []bool{false, true} {

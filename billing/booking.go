@@ -48,34 +48,52 @@ type bookingKey struct {
 	spec    string
 }
 
-// bookings measures each project's reservation windows against its held cards of the
-// window's spec, from the month's start until asOf.
-func bookings(in Input, nodes map[int64]models.LedgerNode, win Span) map[int64][]Booking {
+// bookingSet measures each project's reservation windows against its held cards of the
+// window's spec, within upTo (the month's start until asOf): add is given every allocation,
+// then measure. A nil set (no reservations) measures nothing.
+type bookingSet struct {
+	upTo  Span
+	byKey map[bookingKey][]models.Reservation
+	held  map[bookingKey][]Span
+	pct   map[string]int
+}
+
+func newBookingSet(in Input, upTo Span) *bookingSet {
 	if len(in.Reservations) == 0 {
 		return nil
 	}
-	upTo := Span{win.Start, min(in.AsOf.Unix(), win.End)}
-	byKey := map[bookingKey][]models.Reservation{}
+	bs := &bookingSet{upTo: upTo, byKey: map[bookingKey][]models.Reservation{}, held: map[bookingKey][]Span{}, pct: in.UnusedBookingPct}
 	for _, r := range in.Reservations {
 		k := bookingKey{r.ProjectID, r.Spec}
-		byKey[k] = append(byKey[k], r)
+		bs.byKey[k] = append(bs.byKey[k], r)
 	}
-	held := map[bookingKey][]Span{}
-	for i := range in.Allocations {
-		a := &in.Allocations[i]
-		k := bookingKey{a.ProjectID, a.Spec}
-		if _, ok := byKey[k]; !ok {
-			continue
-		}
-		if s := heldSpan(a, nodes, upTo.End).Clip(upTo); s.Seconds() > 0 {
-			held[k] = append(held[k], s)
-		}
+	return bs
+}
+
+// add counts allocation a, held over held, for its project's windows of its spec.
+func (bs *bookingSet) add(a *models.LedgerAllocation, held Span) {
+	if bs == nil {
+		return
+	}
+	k := bookingKey{a.ProjectID, a.Spec}
+	if _, ok := bs.byKey[k]; !ok {
+		return
+	}
+	if s := held.Clip(bs.upTo); s.Seconds() > 0 {
+		bs.held[k] = append(bs.held[k], s)
+	}
+}
+
+// measure is each project's bookings, by spec.
+func (bs *bookingSet) measure() map[int64][]Booking {
+	if bs == nil {
+		return nil
 	}
 	out := map[int64][]Booking{}
-	for _, k := range slices.SortedFunc(maps.Keys(byKey), func(a, b bookingKey) int {
+	for _, k := range slices.SortedFunc(maps.Keys(bs.byKey), func(a, b bookingKey) int {
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.spec, b.spec))
 	}) {
-		out[k.project] = append(out[k.project], measureBookings(byKey[k], held[k], upTo, in.UnusedBookingPct[k.spec])...)
+		out[k.project] = append(out[k.project], measureBookings(bs.byKey[k], bs.held[k], bs.upTo, bs.pct[k.spec])...)
 	}
 	return out
 }

@@ -26,13 +26,12 @@ type Input struct {
 	Projects []models.Project
 	// Quotas give the contracts' overflow rates; one per project and spec ("" = all specs).
 	Quotas []models.Quota
-	// Allocations overlap the month; Tasks are theirs.
-	Allocations []models.LedgerAllocation
-	Tasks       []models.LedgerTask
-	// Readings are the 5-minute rollups of the GPUs held, from the earliest allocation start.
-	Readings Readings
-	// Nodes give pool idle; leave nil to skip it (and when Allocations are not all
-	// projects', pool idle would be wrong).
+	// Ledger gives the allocations that overlap the month with their GPUs' 5-minute rollups,
+	// GPU by GPU; Tasks are the allocations' tasks.
+	Ledger GPULedger
+	Tasks  []models.LedgerTask
+	// Nodes give pool idle; leave nil to skip it (and when the Ledger is not all projects',
+	// pool idle would be wrong).
 	Nodes []models.LedgerNode
 	// Regions are the regions of the nodes whose pool has one, by node id: bill lines show
 	// where their cards were.
@@ -72,10 +71,12 @@ type lineKey struct {
 type lineAcc struct {
 	key     lineKey
 	project int64
-	// region is where the line's cards are: their first node's pool region.
-	region string
-	held   Breakdown
-	wasted int64
+	// region is where the line's cards are: the pool region of the node of its first
+	// allocation (by id, regionOf) whose node has one.
+	region   string
+	regionOf int64
+	held     Breakdown
+	wasted   int64
 	// next is the index of the task's next line, or -1.
 	next int
 }
@@ -89,24 +90,38 @@ func Compute(in Input) (Result, error) {
 	win := Span{from.Unix(), to.Unix()}
 	asOf := min(in.AsOf.Unix(), win.End)
 	l := newLedger(in, win, asOf)
-	if in.Nodes != nil {
-		l.held = make([]gpuSpan, 0, len(in.Allocations))
-	}
-	classes := make([]Breakdown, len(in.Allocations))
-	err := eachClassified(in.Allocations, l.nodes, asOf, in.Readings, func(i int, held Span, rs []models.GPURollup) {
-		classes[i] = Classify(held, win, rs)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	for i := range in.Allocations {
-		l.add(&in.Allocations[i], classes[i])
+	if in.Ledger != nil {
+		// GPUs come a few at once: each is classified on its own (in a buffer of the pool),
+		// then summed in turn.
+		var (
+			mu   sync.Mutex
+			bufs sync.Pool
+		)
+		err := in.Ledger(func(gpu int64, as []models.LedgerAllocation, rs []models.GPURollup) error {
+			buf, _ := bufs.Get().(*[]classified)
+			if buf == nil {
+				buf = new([]classified)
+			}
+			defer bufs.Put(buf)
+			cs := slices.Grow((*buf)[:0], len(as))[:len(as)]
+			*buf = cs
+			for i := range as {
+				c := &cs[i]
+				c.held = heldSpan(&as[i], l.nodes, asOf)
+				c.class = Classify(c.held, win, rs)
+				c.wasted = Wasted(c.held, win, l.interrupted[as[i].TaskID])
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			l.addGPU(gpu, as, cs)
+			return nil
+		})
+		if err != nil {
+			return Result{}, err
+		}
 	}
 	byProject := l.byProject()
-	booked := bookings(in, l.nodes, win)
-	if in.Nodes != nil {
-		l.heldByGPU = groupHeld(l.held)
-	}
+	booked := l.booked.measure()
 	pr := newPricing(in.Prices, in.Plans, in.Quotas, in.Adjustments)
 	projects := slices.SortedFunc(slices.Values(in.Projects), func(a, b models.Project) int { return cmp.Compare(a.Name, b.Name) })
 	res := Result{Bills: make([]Bill, len(projects))}
@@ -139,109 +154,112 @@ func Compute(in Input) (Result, error) {
 		}
 	}
 	if in.Nodes != nil {
-		res.PoolIdle = poolIdle(in.Nodes, l.heldByGPU, unmanagedByGPU(in.Unmanaged), Span{win.Start, asOf}, res.Bills)
+		res.PoolIdle = poolIdle(in.Nodes, l.gpuTimes, l.unmanaged, l.poolWin(), res.Bills)
 	}
 	return res, nil
 }
 
-// ledger classifies a month's allocations and sums them into bill lines.
+// ledger sums a month's classified allocations, GPU by GPU, into bill lines, the bookings'
+// use and the GPUs' pool idle.
 type ledger struct {
 	win     Span
 	asOf    int64
 	nodes   map[int64]models.LedgerNode
 	regions map[int64]string
 	tasks   map[int64]*models.LedgerTask
-	perTask map[int64]bool
-	lines   []lineAcc
+	// interrupted are the tasks that wasted their work since their last checkpoint (see
+	// Wasted): few, so looked up quickly for every allocation.
+	interrupted map[int64]*models.LedgerTask
+	perTask     map[int64]bool
+	lines       []lineAcc
 	// first is the index of each task's first line; a task's lines are chained by next.
 	first    map[int64]int
 	taskHeld map[int64]int64 // whole held seconds of per-task tasks that ended in the month
-	// heldByGPU is what each GPU was held in the month, for pool idle; nil without nodes.
-	// held collects the spans in allocation order, grouped into heldByGPU at the end.
-	heldByGPU map[int64][]Span
-	held      []gpuSpan
-	// A task's allocations come one after another (by id), so the last task and line are
-	// kept at hand rather than looked up for every allocation.
-	task *models.LedgerTask
-	line int
-	// project and projectPerTask are the last allocation's project and whether it bills per
-	// task.
-	project        int64
-	projectPerTask bool
-}
-
-// gpuSpan is a span a GPU was held.
-type gpuSpan struct {
-	gpu  int64
-	span Span
-}
-
-// groupHeld groups spans by GPU, each GPU's in the order given.
-func groupHeld(held []gpuSpan) map[int64][]Span {
-	count := map[int64]int{}
-	for _, h := range held {
-		count[h.gpu]++
-	}
-	all := make([]Span, len(held))
-	out := make(map[int64][]Span, len(count))
-	next := 0
-	for _, h := range held {
-		s, ok := out[h.gpu]
-		if !ok {
-			n := count[h.gpu]
-			s = all[next : next : next+n]
-			next += n
-		}
-		out[h.gpu] = append(s, h.span)
-	}
-	return out
+	booked   *bookingSet
+	// gpuTimes are the GPUs' figures for pool idle, of the GPUs held; nil without nodes.
+	// gpuNode is each GPU's node, unmanaged the GPUs' unmanaged use, and spans a buffer of
+	// one GPU's spans held.
+	gpuTimes  map[int64]gpuTimes
+	gpuNode   map[int64]models.LedgerNode
+	unmanaged map[int64][]Span
+	spans     []Span
 }
 
 func newLedger(in Input, win Span, asOf int64) *ledger {
 	l := &ledger{win: win, asOf: asOf, nodes: make(map[int64]models.LedgerNode, len(in.Nodes)),
-		tasks:   make(map[int64]*models.LedgerTask, len(in.Tasks)),
-		perTask: map[int64]bool{}, first: make(map[int64]int, len(in.Tasks)), taskHeld: map[int64]int64{}, line: -1,
-		lines: make([]lineAcc, 0, len(in.Tasks)+len(in.Tasks)/8)}
+		tasks: make(map[int64]*models.LedgerTask, len(in.Tasks)), interrupted: map[int64]*models.LedgerTask{},
+		perTask: map[int64]bool{}, first: make(map[int64]int, len(in.Tasks)), taskHeld: map[int64]int64{},
+		lines:  make([]lineAcc, 0, len(in.Tasks)+len(in.Tasks)/8),
+		booked: newBookingSet(in, Span{win.Start, asOf})}
 	for _, n := range in.Nodes {
 		l.nodes[n.ID] = n
 	}
 	l.regions = in.Regions
 	for i := range in.Tasks {
-		l.tasks[in.Tasks[i].ID] = &in.Tasks[i]
+		t := &in.Tasks[i]
+		l.tasks[t.ID] = t
+		if IsInterrupted(t.Ending) {
+			l.interrupted[t.ID] = t
+		}
 	}
 	for _, p := range in.Plans {
 		l.perTask[p.ProjectID] = p.Mode == models.BillPerTask
 	}
+	if in.Nodes != nil {
+		l.gpuTimes, l.gpuNode, l.unmanaged = map[int64]gpuTimes{}, map[int64]models.LedgerNode{}, unmanagedByGPU(in.Unmanaged)
+		for _, n := range in.Nodes {
+			for _, g := range n.GPUIDs {
+				l.gpuNode[g] = n
+			}
+		}
+	}
 	return l
 }
 
-// add adds one allocation's seconds in the month, classified as b, to its line.
-func (l *ledger) add(a *models.LedgerAllocation, b Breakdown) {
-	if l.task == nil || l.task.ID != a.TaskID {
-		l.task = l.tasks[a.TaskID]
-	}
-	if a.ProjectID != l.project || l.line < 0 {
-		l.project, l.projectPerTask = a.ProjectID, l.perTask[a.ProjectID]
-	}
-	t := l.task
-	held := heldSpan(a, l.nodes, l.asOf)
-	if t != nil && l.projectPerTask && endedIn(t, l.win) {
-		l.taskHeld[a.TaskID] += held.Seconds()
-	}
-	if b.Nominal() == 0 {
-		return
-	}
-	if l.held != nil {
-		l.held = append(l.held, gpuSpan{a.GPUID, held.Clip(l.win)})
-	}
-	if k := (lineKey{a.TaskID, a.Spec, a.Overflow}); l.line < 0 || l.lines[l.line].key != k {
-		l.line = l.lineOf(k, a.ProjectID)
-		if l.lines[l.line].region == "" {
-			l.lines[l.line].region = l.regions[a.NodeID]
+// poolWin is the part of the month pool idle counts: until asOf.
+func (l *ledger) poolWin() Span { return Span{l.win.Start, l.asOf} }
+
+// classified is one allocation as the ledger sums it: its span held, and its classes and
+// wasted seconds in the month.
+type classified struct {
+	held   Span
+	class  Breakdown
+	wasted int64
+}
+
+// addGPU adds one GPU's allocations, classified as cs, to their lines and the bookings, and
+// counts the GPU's pool idle.
+func (l *ledger) addGPU(gpu int64, as []models.LedgerAllocation, cs []classified) {
+	l.spans = l.spans[:0]
+	for i := range as {
+		l.booked.add(&as[i], cs[i].held)
+		if l.add(&as[i], &cs[i]) {
+			l.spans = append(l.spans, cs[i].held.Clip(l.win))
 		}
 	}
-	l.lines[l.line].held.Add(b)
-	l.lines[l.line].wasted += Wasted(held, l.win, t)
+	if n, ok := l.gpuNode[gpu]; ok {
+		l.gpuTimes[gpu] = gpuTime(n, l.spans, l.unmanaged[gpu], l.poolWin())
+	}
+}
+
+// add adds allocation a, classified as c, to its line, and reports whether it held any
+// second in the month.
+func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
+	if l.perTask[a.ProjectID] {
+		if t := l.tasks[a.TaskID]; t != nil && endedIn(t, l.win) {
+			l.taskHeld[a.TaskID] += c.held.Seconds()
+		}
+	}
+	if c.class.Nominal() == 0 {
+		return false
+	}
+	ln := &l.lines[l.lineOf(lineKey{a.TaskID, a.Spec, a.Overflow}, a.ProjectID)]
+	if r := l.regions[a.NodeID]; r != "" && (ln.region == "" || a.ID < ln.regionOf) {
+		ln.region, ln.regionOf = r, a.ID
+	}
+	ln.held.Add(c.class)
+	ln.wasted += c.wasted
+	return true
 }
 
 // lineOf returns the index of k's line, added for project if new.
@@ -266,8 +284,7 @@ func (l *ledger) lineOf(k lineKey, project int64) int {
 }
 
 // byProject returns each project's lines in bill order: by task, spec, overflow last.
-// Lines are grouped by project keeping their order, then each project's are sorted unless
-// they already are (allocations come by id, so usually by task).
+// Lines are grouped by project keeping their order, then each project's are sorted.
 func (l *ledger) byProject() map[int64][]lineAcc {
 	count := map[int64]int{}
 	for i := range l.lines {
@@ -297,9 +314,7 @@ func (l *ledger) byProject() map[int64][]lineAcc {
 	for _, p := range projects {
 		i, j := start[p], start[p]+count[p]
 		ls := lines[i:j:j]
-		if !slices.IsSortedFunc(ls, byLine) {
-			slices.SortFunc(ls, byLine)
-		}
+		slices.SortFunc(ls, byLine)
 		out[p] = ls
 	}
 	return out

@@ -193,3 +193,22 @@ func TestGroupByTag(t *testing.T) {
 		t.Errorf("GroupByTag (-want +got):\n%s", diff)
 	}
 }
+
+// TestLineRegion: a line's region is that of the node of its first allocation (by id) whose
+// node has one, whatever order the GPUs come in.
+func TestLineRegion(t *testing.T) {
+	f := newFixture(t, "2026-03", "UTC").project(1, "alpha").price(0, a100, 1500, 2500).
+		task(1, 1, "spread", models.TaskSucceeded, 0, 5).
+		hold(1, 1, 9, a100, 1, 5, false).hold(1, 1, 1, a100, 1, 5, false).
+		task(2, 1, "unplaced-first", models.TaskSucceeded, 0, 5).
+		hold(2, 1, 17, a100, 1, 5, false).hold(2, 1, 2, a100, 1, 5, false)
+	f.in.Regions = map[int64]string{1: "华北-2", 2: "华东-1"} // nodes 1 and 2 (GPUs 1–8, 9–16); node 3 has none
+	b := billOf(t, f.compute(t), "alpha")
+	got := map[int64]string{}
+	for _, l := range b.Lines {
+		got[l.TaskID] = l.Region
+	}
+	if want := map[int64]string{1: "华东-1", 2: "华北-2"}; !cmp.Equal(want, got) {
+		t.Errorf("regions by task = %v, want %v", got, want)
+	}
+}

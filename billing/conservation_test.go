@@ -12,6 +12,7 @@ import (
 // history is a random allocation history with its input for Compute (Month unset).
 type history struct {
 	in      Input
+	allocs  []models.LedgerAllocation
 	rollups rollupList
 	held    map[int64]Span // allocation id → held span
 	asOf    time.Time
@@ -81,7 +82,7 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 			allocID++
 			a := models.LedgerAllocation{ID: allocID, TaskID: t, GPUID: int64(g + 1), NodeID: 1, ProjectID: task.ProjectID,
 				Spec: specs[g%2], Start: start.Unix(), End: end, Overflow: r.IntN(6) == 0}
-			in.Allocations = append(in.Allocations, a)
+			h.allocs = append(h.allocs, a)
 			e := h.asOf.Unix()
 			if end != 0 {
 				e = end
@@ -102,7 +103,7 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 				N: n, NActive: act, NIdle: r.Int64N(n - act + 1)})
 		}
 	}
-	in.Readings = h.rollups.readings()
+	in.Ledger = ledgerOf(h.allocs, h.rollups)
 	h.in = in
 	return h
 }
@@ -135,7 +136,7 @@ func checkConservation(t *testing.T, name string, h history) {
 	want := map[string]int64{} // "project month" → seconds
 	var wantTotal int64
 	byID := map[int64]models.LedgerAllocation{}
-	for _, a := range h.in.Allocations {
+	for _, a := range h.allocs {
 		byID[a.ID] = a
 		s := h.held[a.ID]
 		wantTotal += s.Seconds()

@@ -4,8 +4,10 @@
 // per-task; quota overflow at the quota's overflow rate, else the price list's), and writes
 // bills as JSON, CSV and XLSX.
 //
-// Compute is pure: an Input in, bills out. Load fills an Input from the store (Source);
-// ProjectBill, MonthBills and Issue are what handlers call.
+// Compute is pure: an Input in, bills out. Load fills an Input from the store (Source): its
+// Ledger streams the month's allocations with their GPUs' rollups GPU by GPU as Compute asks,
+// and Compute sums them into lines as they come, so neither a month's million allocations nor
+// its rollups are ever held whole. ProjectBill, MonthBills and Issue are what handlers call.
 //
 // Money is integer fen (分), never float. A line's amount is computed once from the line's
 // total seconds:

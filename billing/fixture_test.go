@@ -13,6 +13,7 @@ import (
 // fixture builds a Compute input for one month; times are hours from the month's start.
 type fixture struct {
 	in      Input
+	allocs  []models.LedgerAllocation
 	rollups rollupList
 	from    time.Time
 	alloc   int64
@@ -68,7 +69,7 @@ func (f *fixture) hold(task, project, gpu int64, spec string, start, end float64
 	if end >= 0 {
 		a.End = f.at(end).Unix()
 	}
-	f.in.Allocations = append(f.in.Allocations, a)
+	f.allocs = append(f.allocs, a)
 	return f
 }
 
@@ -78,12 +79,12 @@ func (f *fixture) busy(gpu int64, start, end float64, n, act, idle int64) *fixtu
 		f.rollups = append(f.rollups, models.GPURollup{GPUID: gpu, Resolution: models.Rollup5m,
 			Bucket: b - b%models.Rollup5m, N: n, NActive: act, NIdle: idle})
 	}
-	f.in.Readings = f.rollups.readings()
 	return f
 }
 
 func (f *fixture) compute(t testing.TB) Result {
 	t.Helper()
+	f.in.Ledger = ledgerOf(f.allocs, f.rollups)
 	res, err := Compute(f.in)
 	if err != nil {
 		t.Fatalf("Compute = %v", err)
@@ -128,6 +129,26 @@ func (l rollupList) byGPU() map[int64][]models.GPURollup {
 		slices.SortFunc(rs, func(a, b models.GPURollup) int { return cmp.Compare(a.Bucket, b.Bucket) })
 	}
 	return out
+}
+
+// ledgerOf gives allocations GPU by GPU, each GPU's by start, with the GPU's rollups of l,
+// as the store's LedgerGPUs does.
+func ledgerOf(allocs []models.LedgerAllocation, l rollupList) GPULedger {
+	return func(each func(int64, []models.LedgerAllocation, []models.GPURollup) error) error {
+		by := map[int64][]models.LedgerAllocation{}
+		for _, a := range allocs {
+			by[a.GPUID] = append(by[a.GPUID], a)
+		}
+		rs := l.byGPU()
+		for _, g := range slices.Sorted(maps.Keys(by)) {
+			as := by[g]
+			slices.SortStableFunc(as, func(a, b models.LedgerAllocation) int { return cmp.Compare(a.Start, b.Start) })
+			if err := each(g, as, rs[g]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // readings give l GPU by GPU, as the store's LedgerReadings does.

@@ -16,6 +16,8 @@ type Source interface {
 	BillingSettings(ctx context.Context) (models.BillingSettings, error)
 	Projects(ctx context.Context) ([]models.Project, error)
 	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
+	LedgerGPUs(ctx context.Context, q models.LedgerQuery, each func(gpu int64, as []models.LedgerAllocation, rs []models.GPURollup) error) error
+	LedgerTaskIDs(ctx context.Context, q models.LedgerQuery) ([]int64, error)
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerPeakReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
@@ -74,14 +76,18 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	if r.ProjectID != 0 && len(in.Projects) == 0 {
 		return Input{}, fmt.Errorf("billing: project %d: %w", r.ProjectID, models.ErrNotFound)
 	}
-	if in.Allocations, err = src.LedgerAllocations(ctx, q); err != nil {
+	// The tasks are read first; the allocations stream past with their rollups as Compute
+	// asks.
+	taskIDs, err := src.LedgerTaskIDs(ctx, q)
+	if err != nil {
 		return Input{}, err
 	}
-	taskIDs, gpuIDs, since := ledgerKeys(in.Allocations, from.Unix())
 	if in.Tasks, err = src.LedgerTasks(ctx, taskIDs); err != nil {
 		return Input{}, err
 	}
-	in.Readings = readingsOf(ctx, src, gpuIDs, time.Unix(since, 0), to)
+	in.Ledger = func(each func(int64, []models.LedgerAllocation, []models.GPURollup) error) error {
+		return src.LedgerGPUs(ctx, q, each)
+	}
 	if r.ProjectID == 0 {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 			return Input{}, err

@@ -25,7 +25,7 @@ func TestEstimateMisses(t *testing.T) {
 	f.task(8, 2, "running", models.TaskRunning, 0, -1).hold(8, 2, 8, a100, 100, -1, false)
 	f.in.Tasks[7].EstimatedS = 3600
 	from, to := f.in.Month.Bounds(f.in.Location)
-	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
+	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
 		Tasks: f.in.Tasks})
 	if err != nil {
 		t.Fatal(err)

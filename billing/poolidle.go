@@ -33,19 +33,23 @@ type NodeUnmanaged struct {
 
 // poolIdle counts, per pool, each GPU's provisioned seconds in win — its node's registration
 // until last seen, and any second an allocation held it — less the seconds some allocation
-// held it and those of unmanaged use, then charges the idle seconds to the packages that left
-// hours unused, up to those hours, and the rest to the organisation.
-func poolIdle(nodes []models.LedgerNode, heldByGPU, unmanagedByGPU map[int64][]Span, win Span, bills []Bill) []PoolIdle {
+// held it and those of unmanaged use (gpuTime; times has those of the GPUs held, counted as
+// their allocations came), then charges the idle seconds to the packages that left hours
+// unused, up to those hours, and the rest to the organisation.
+func poolIdle(nodes []models.LedgerNode, times map[int64]gpuTimes, unmanagedByGPU map[int64][]Span, win Span, bills []Bill) []PoolIdle {
 	at := map[string]int{}
 	var out []PoolIdle
 	for _, n := range nodes {
 		var p PoolIdle
 		for _, g := range n.GPUIDs {
-			prov, held, idle, unmanaged := gpuTime(n, heldByGPU[g], unmanagedByGPU[g], win)
-			p.ProvisionedS += prov
-			p.HeldS += held
-			p.IdleS += idle
-			p.UnmanagedS += unmanaged
+			t, ok := times[g]
+			if !ok {
+				t = gpuTime(n, nil, unmanagedByGPU[g], win)
+			}
+			p.ProvisionedS += t.provisioned
+			p.HeldS += t.held
+			p.IdleS += t.idle
+			p.UnmanagedS += t.unmanaged
 		}
 		if p.ProvisionedS == 0 {
 			continue
@@ -81,20 +85,27 @@ func poolIdle(nodes []models.LedgerNode, heldByGPU, unmanagedByGPU map[int64][]S
 	return out
 }
 
+// gpuTimes are one GPU's seconds in a window (see gpuTime).
+type gpuTimes struct {
+	provisioned, held, idle, unmanaged int64
+}
+
 // gpuTime is one GPU of node n in win: its provisioned seconds (the node's registration
 // until last seen, and any second an allocation held it), the seconds held (the union of
 // held), the provisioned seconds that no allocation held and no process of no task used
 // (idle), and those that such a process used (unmanaged; an open use ends where the node
 // was last seen).
-func gpuTime(n models.LedgerNode, held, unmanaged []Span, win Span) (provisioned, heldS, idle, unmanagedS int64) {
+func gpuTime(n models.LedgerNode, held, unmanaged []Span, win Span) gpuTimes {
 	prov := Span{n.RegisteredAt.Unix(), n.LastSeenAt.Unix()}.Clip(win)
-	heldS = unionSeconds(held, win)
+	heldS := unionSeconds(held, win)
 	heldIn := unionSeconds(held, prov)
+	var unmanagedS int64
 	if len(unmanaged) > 0 {
 		used := merged(unmanaged, prov)
 		unmanagedS = spansSeconds(used) - overlapSeconds(used, merged(held, prov))
 	}
-	return prov.Seconds() + heldS - heldIn, heldS, prov.Seconds() - heldIn - unmanagedS, unmanagedS
+	return gpuTimes{provisioned: prov.Seconds() + heldS - heldIn, held: heldS, idle: prov.Seconds() - heldIn - unmanagedS,
+		unmanaged: unmanagedS}
 }
 
 // merged is the union of spans inside w, as sorted disjoint spans.

@@ -276,6 +276,13 @@ func (bl *pricer) idle() {
 	}
 	at := map[key]int{}
 	b := bl.b
+	n := 0
+	for _, l := range b.Lines {
+		if l.Idle != 0 {
+			n++
+		}
+	}
+	b.Idle = slices.Grow(b.Idle, n)
 	for _, l := range b.Lines {
 		if l.Idle == 0 {
 			continue

@@ -11,6 +11,15 @@ import (
 // for different GPUs. Nil readings have no rollups.
 type Readings func(each func(gpu int64, rs []models.GPURollup) error) error
 
+// GPULedger gives Compute the month's allocations and their rollups: a GPULedger calls each
+// with every GPU's allocations that overlap the month and the GPU's 5-minute rollups sorted by
+// bucket, reaching back to the allocations' starts (nil when it has none), each GPU once, and
+// returns the first error. A month holds a million allocations and millions of rollups, so
+// both are streamed from the store rather than held (models.Store's LedgerGPUs): as and rs
+// are valid only until each returns, and each may be called concurrently for different GPUs.
+// A nil GPULedger has no allocations.
+type GPULedger func(each func(gpu int64, as []models.LedgerAllocation, rs []models.GPURollup) error) error
+
 // eachClassified calls f for every allocation (by index) with its held span and its GPU's
 // rollups, nil when the GPU has none; calls for different GPUs may run at once, so f writes
 // only what belongs to allocation i.

@@ -395,7 +395,8 @@ func Utilization(in WindowInput) (Report, error) {
 		for _, n := range in.Nodes {
 			var prov, unheld, unmanaged int64
 			for _, g := range n.GPUIDs {
-				p, _, idle, um := gpuTime(n, heldByGPU[g], used[g], Span{win.Start, asOf})
+				t := gpuTime(n, heldByGPU[g], used[g], Span{win.Start, asOf})
+				p, idle, um := t.provisioned, t.idle, t.unmanaged
 				prov += p
 				unheld += idle + um
 				unmanaged += um

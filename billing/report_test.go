@@ -83,8 +83,8 @@ func TestUtilizationMatchesBills(t *testing.T) {
 	}
 	res := f.compute(t)
 	from, to := f.in.Month.Bounds(f.in.Location)
-	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
-		Tasks: f.in.Tasks, Readings: f.in.Readings, Nodes: f.in.Nodes})
+	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
+		Tasks: f.in.Tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +128,8 @@ func TestUtilizationMatchesBills(t *testing.T) {
 		t.Errorf("output per tag = %+v", r.OutputTags)
 	}
 
-	only, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
-		Tasks: f.in.Tasks, Readings: f.in.Readings, Nodes: f.in.Nodes, Only: map[int64]bool{2: true}})
+	only, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
+		Tasks: f.in.Tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes, Only: map[int64]bool{2: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,8 +62,8 @@ func TestPoolIdleUnmanaged(t *testing.T) {
 		t.Errorf("without unmanaged use: %+v; want its idle to be idle plus unmanaged with it", w)
 	}
 	from, to := f.in.Month.Bounds(f.in.Location)
-	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
-		Tasks: f.in.Tasks, Readings: f.in.Readings, Nodes: f.in.Nodes, Unmanaged: f.in.Unmanaged})
+	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
+		Tasks: f.in.Tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes, Unmanaged: f.in.Unmanaged})
 	if err != nil {
 		t.Fatal(err)
 	}

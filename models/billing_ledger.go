@@ -129,10 +129,6 @@ func (s *Store) ledgerAllocations(ctx context.Context, q LedgerQuery, specs map[
 		cond += " AND id >= ? AND id <= ?"
 		args = append(args, from, to)
 	}
-	times := "CAST(started_at AS TEXT), CAST(ended_at AS TEXT)"
-	if s.postgres {
-		times = s.unixCol("started_at", false) + ", " + s.unixCol("ended_at", true)
-	}
 	// Rows go into blocks that are joined once at the end, rather than into one slice that
 	// is copied each time it grows.
 	const block = 1 << 16
@@ -141,26 +137,11 @@ func (s *Store) ledgerAllocations(ctx context.Context, q LedgerQuery, specs map[
 		cur    = make([]LedgerAllocation, 0, 1024)
 		n      int
 	)
-	err := s.eachRow(ctx, `SELECT id, task_id, gpu_id, node_id, project_id, `+times+`, overflow
-		FROM allocations WHERE `+cond+` ORDER BY id`, args, func(v []driver.Value) error {
-		var (
-			a    LedgerAllocation
-			errs [8]error
-			over int64
-		)
-		a.ID, errs[0] = valueInt(v[0])
-		a.TaskID, errs[1] = valueInt(v[1])
-		a.GPUID, errs[2] = valueInt(v[2])
-		a.NodeID, errs[3] = valueInt(v[3])
-		a.ProjectID, errs[4] = valueInt(v[4])
-		a.Start, errs[5] = valueTime(v[5], false)
-		a.End, errs[6] = valueTime(v[6], true)
-		over, errs[7] = valueInt(v[7])
-		if err := errors.Join(errs[:]...); err != nil {
-			return fmt.Errorf("allocation %v: %w", v[0], err)
+	err := s.eachRow(ctx, `SELECT `+s.ledgerAllocationCols()+` FROM allocations WHERE `+cond+` ORDER BY id`, args, func(v []driver.Value) error {
+		a, err := ledgerAllocation(v, specs)
+		if err != nil {
+			return err
 		}
-		a.Overflow = over != 0
-		a.Spec = specs[a.GPUID]
 		if len(cur) == cap(cur) {
 			blocks = append(blocks, cur)
 			cur = make([]LedgerAllocation, 0, block)
@@ -173,6 +154,40 @@ func (s *Store) ledgerAllocations(ctx context.Context, q LedgerQuery, specs map[
 		return nil, 0, fmt.Errorf("models: ledger allocations: %w", err)
 	}
 	return append(blocks, cur), n, nil
+}
+
+// ledgerAllocationCols are the columns ledgerAllocation reads. On SQLite timestamps are read
+// as text and parsed here (see parseDBTime; cheaper than SQLite's own date functions), on
+// Postgres as Unix seconds (see unixCol).
+func (s *Store) ledgerAllocationCols() string {
+	times := "CAST(started_at AS TEXT), CAST(ended_at AS TEXT)"
+	if s.postgres {
+		times = s.unixCol("started_at", false) + ", " + s.unixCol("ended_at", true)
+	}
+	return "id, task_id, gpu_id, node_id, project_id, " + times + ", overflow"
+}
+
+// ledgerAllocation is a row of ledgerAllocationCols, its spec from specs.
+func ledgerAllocation(v []driver.Value, specs map[int64]string) (LedgerAllocation, error) {
+	var (
+		a    LedgerAllocation
+		errs [8]error
+		over int64
+	)
+	a.ID, errs[0] = valueInt(v[0])
+	a.TaskID, errs[1] = valueInt(v[1])
+	a.GPUID, errs[2] = valueInt(v[2])
+	a.NodeID, errs[3] = valueInt(v[3])
+	a.ProjectID, errs[4] = valueInt(v[4])
+	a.Start, errs[5] = valueTime(v[5], false)
+	a.End, errs[6] = valueTime(v[6], true)
+	over, errs[7] = valueInt(v[7])
+	if err := errors.Join(errs[:]...); err != nil {
+		return a, fmt.Errorf("allocation %v: %w", v[0], err)
+	}
+	a.Overflow = over != 0
+	a.Spec = specs[a.GPUID]
+	return a, nil
 }
 
 // eachRow runs query and calls f with each row's values as the driver gives them (valid
@@ -513,7 +528,7 @@ func (s *Store) readLedger(ctx context.Context, gpuIDs []int64, since, to time.T
 	for i := range parts {
 		part := ids[i*len(ids)/parts : (i+1)*len(ids)/parts]
 		wg.Go(func() {
-			if err := s.ledgerReadings(ctx, part, since, to, peaks, each); err != nil {
+			if err := s.ledgerReadings(ctx, part, since, to, peaks, new([]GPURollup), each); err != nil {
 				cancel(err) // the first cause is kept; the other parts stop
 			}
 		})
@@ -525,13 +540,12 @@ func (s *Store) readLedger(ctx context.Context, gpuIDs []int64, since, to time.T
 	return nil
 }
 
-// ledgerReadings streams the rollups of the sorted ids to each, one GPU at a time.
-func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.Time, peaks bool, each func(int64, []GPURollup) error) error {
-	cols := "gpu_id, bucket, n, n_idle, n_active"
-	if peaks {
-		cols += ", util_sum, util_max, mem_max"
-	}
-	var rs []GPURollup
+// ledgerReadings streams the rollups of the sorted ids to each, one GPU at a time, in buf
+// (left for the next call to reuse).
+func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.Time, peaks bool, buf *[]GPURollup,
+	each func(int64, []GPURollup) error) error {
+	rs := (*buf)[:0]
+	defer func() { *buf = rs[:0] }()
 	flush := func() error {
 		if len(rs) == 0 {
 			return nil
@@ -547,27 +561,12 @@ func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.
 		}
 		args = append(args, int64(Rollup5m), since.Unix()-Rollup5m, to.Unix())
 		in := strings.Repeat("?,", len(chunk))
-		err := s.eachRow(ctx, `SELECT `+cols+` FROM gpu_rollups
+		err := s.eachRow(ctx, `SELECT `+ledgerRollupCols(peaks)+` FROM gpu_rollups
 			WHERE gpu_id IN (`+in[:len(in)-1]+`) AND resolution = ? AND bucket > ? AND bucket < ? ORDER BY gpu_id, bucket`,
 			args, func(v []driver.Value) error {
-				var (
-					r    = GPURollup{Resolution: Rollup5m}
-					errs [8]error
-					umax int64
-				)
-				r.GPUID, errs[0] = valueInt(v[0])
-				r.Bucket, errs[1] = valueInt(v[1])
-				r.N, errs[2] = valueInt(v[2])
-				r.NIdle, errs[3] = valueInt(v[3])
-				r.NActive, errs[4] = valueInt(v[4])
-				if peaks {
-					r.UtilSum, errs[5] = valueInt(v[5])
-					umax, errs[6] = valueInt(v[6])
-					r.MemMax, errs[7] = valueInt(v[7])
-					r.UtilMax = int(umax)
-				}
-				if err := errors.Join(errs[:]...); err != nil {
-					return fmt.Errorf("rollup of GPU %v: %w", v[0], err)
+				r, err := ledgerRollup(v, peaks)
+				if err != nil {
+					return err
 				}
 				if len(rs) > 0 && rs[0].GPUID != r.GPUID {
 					if err := flush(); err != nil {
@@ -582,6 +581,38 @@ func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.
 		}
 		return flush()
 	})
+}
+
+// ledgerRollupCols are the columns ledgerRollup reads, the peaks too when peaks is set.
+func ledgerRollupCols(peaks bool) string {
+	if peaks {
+		return "gpu_id, bucket, n, n_idle, n_active, util_sum, util_max, mem_max"
+	}
+	return "gpu_id, bucket, n, n_idle, n_active"
+}
+
+// ledgerRollup is a 5-minute rollup row of ledgerRollupCols(peaks).
+func ledgerRollup(v []driver.Value, peaks bool) (GPURollup, error) {
+	var (
+		r    = GPURollup{Resolution: Rollup5m}
+		errs [8]error
+		umax int64
+	)
+	r.GPUID, errs[0] = valueInt(v[0])
+	r.Bucket, errs[1] = valueInt(v[1])
+	r.N, errs[2] = valueInt(v[2])
+	r.NIdle, errs[3] = valueInt(v[3])
+	r.NActive, errs[4] = valueInt(v[4])
+	if peaks {
+		r.UtilSum, errs[5] = valueInt(v[5])
+		umax, errs[6] = valueInt(v[6])
+		r.MemMax, errs[7] = valueInt(v[7])
+		r.UtilMax = int(umax)
+	}
+	if err := errors.Join(errs[:]...); err != nil {
+		return r, fmt.Errorf("rollup of GPU %v: %w", v[0], err)
+	}
+	return r, nil
 }
 
 // inChunks calls f with ids sorted and cut into lists short enough for an IN (…) on SQLite
