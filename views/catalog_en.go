@@ -1307,6 +1307,7 @@ var catalogEN = map[string]string{
 	"compact.saturated":              "Saturated",
 	"compact.nodata":                 "No data",
 	"compact.unmanaged":              "Used outside tasks",
+	"compact.booked":                 "Held for a booking",
 	"compact.free":                   "Free",
 	"compact.owner":                  "Owner",
 	"compact.strip":                  "Strip: the last hour in 5-minute steps",

@@ -1307,6 +1307,7 @@ var catalogZH = map[string]string{
 	"compact.saturated":              "饱和",
 	"compact.nodata":                 "无数据",
 	"compact.unmanaged":              "任务外占用",
+	"compact.booked":                 "预约保留",
 	"compact.free":                   "空闲",
 	"compact.owner":                  "提交人",
 	"compact.strip":                  "色条：最近一小时，每 5 分钟一段",

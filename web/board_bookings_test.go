@@ -73,6 +73,20 @@ func TestBoardMarksBookedCards(t *testing.T) {
 		t.Errorf("%d cards marked (%q, %q), want 4 held for vision's window", marked.Length(), marked.First().Text(), marked.First().AttrOr("title", ""))
 	}
 
+	// The compact grid marks the same cards, with the booking's project and window, and
+	// counts them in its legend; the state filter keeps only them.
+	grid := parse(t, s.get("/?view=grid").Body.String())
+	cells := grid.Find(`[data-testid=gpu-cell].c-booked`)
+	if cells.Length() != 4 || cells.First().Find("span").Text() != "vision" || !strings.Contains(cells.First().AttrOr("title", ""), "Held for vision's reservation 03-03 09:00–18:00") {
+		t.Errorf("grid: %d booked cells (%q, %q), want 4 held for vision's window", cells.Length(), cells.First().Find("span").Text(), cells.First().AttrOr("title", ""))
+	}
+	if got := grid.Find(`[data-testid=legend-state][data-state=booked]`).Text(); !strings.Contains(got, "Held for a booking 4") {
+		t.Errorf("grid legend reads %q, want 4 held for a booking", got)
+	}
+	if n := parse(t, s.get("/?view=grid&state=booked").Body.String()).Find(`[data-testid=gpu-cell]`).Length(); n != 4 {
+		t.Errorf("grid filtered to booked cards shows %d cells, want 4", n)
+	}
+
 	tk := s.create(task("peak").spec("A100-80G").ready().gpus(3), opens)
 	s.place(tk, opens, n.UUIDs[:3]...)
 	seen(opens.Add(time.Hour))

@@ -13,7 +13,7 @@ import (
 )
 
 // TestBrowserBookings shows, in both languages at desktop and phone sizes, a reservation in
-// its window: the board's booked cards, the pools chart's band and list, the bill's unused
+// its window: the board's booked cards (card view and grid), the pools chart's band and list, the bill's unused
 // booked hours and the pool form's rule; no page scrolls sideways on the phone.
 func TestBrowserBookings(t *testing.T) {
 	s := newServer(t)
@@ -48,6 +48,7 @@ func TestBrowserBookings(t *testing.T) {
 	}
 	pages := []shotPage{
 		{"board", "/", `[data-testid=board-bookings]`},
+		{"grid", "/?view=grid", `[data-testid=legend-state][data-state=booked]`},
 		{"pools", "/pools?range=6h", `[data-testid=pool-bookings]`},
 		{"bill", "/bills/vision/2026-03", `[data-testid=bookings]`},
 		{"pool-form", "/pools/a100/edit", `[name=unused_booking_pct]`},
