@@ -24,7 +24,7 @@ func (h *Board) markBookings(ctx context.Context, d *views.BoardData, now time.T
 	}
 	for _, r := range rs {
 		b := views.BoardBooking{Project: r.Project, Spec: r.Spec, GPUs: r.GPUs, Starts: r.StartsAt.In(now.Location()),
-			Ends: r.EndsAt.In(now.Location())}
+			Ends: r.EndsAt.In(now.Location()), Occurrence: r.Occurrence, Occurrences: r.Occurrences}
 		b.HoldFrom = b.Starts.Add(-models.BookingLead(pools, r.Spec))
 		if now.Before(b.HoldFrom) {
 			continue

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"kashi/billing"
@@ -198,11 +199,21 @@ func askedText(l views.Locale, kind string, c models.QuotaChange) string {
 	return l.T("ctx.overflow_at", views.Yuan(c.OverflowRateFen))
 }
 
-// reservationText says what a reservation request books: cards, window and weekly repeats.
+// reservationText says what a reservation request books: cards, window and its repeats.
 func reservationText(l views.Locale, c models.QuotaChange) string {
 	s := l.T("reserve.asked", l.Int(c.ReserveGPUs), c.ReserveBegins.Format("2006-01-02 15:04"), c.ReserveEnds.Format("2006-01-02 15:04"))
-	if c.ReserveWeeks > 0 {
+	n := l.Int(len(c.Windows()))
+	switch {
+	case c.ReserveWeeks > 0:
 		s = l.T("reserve.weekly", s, l.Int(c.ReserveWeeks))
+	case c.ReserveRepeat == models.RepeatDaily:
+		s = l.T("reserve.repeats_daily", s, c.ReserveUntil.Format(time.DateOnly), n)
+	case c.ReserveRepeat == models.RepeatWeekly:
+		var days []string
+		for _, d := range c.WeeklyDays() {
+			days = append(days, views.WeekdayNames(l)[d])
+		}
+		s = l.T("reserve.repeats_weekly", s, strings.Join(days, l.T("reserve.day_sep")), c.ReserveUntil.Format(time.DateOnly), n)
 	}
 	return s
 }

@@ -41,6 +41,9 @@ func (h *Projects) fileRequest(c echo.Context, b requestBody) (models.QuotaReque
 	if !Who(c).CanRun(p.ID) {
 		return models.QuotaRequest{}, forbidden("you are not a member of project " + p.Name)
 	}
+	if b.Change.ReserveRepeat != "" && b.Change.ReserveZone == "" {
+		b.Change.ReserveZone = h.loc().String()
+	}
 	req, err := h.store.CreateQuotaRequest(ctx, Who(c).User, p.ID, b.Spec, b.Kind, b.Change, b.Reason, h.now())
 	if err != nil {
 		return req, apiError(http.StatusUnprocessableEntity, err)

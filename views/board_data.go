@@ -30,6 +30,8 @@ type BoardBooking struct {
 	Project, Spec          string
 	GPUs, InUse, HeldFree  int
 	HoldFrom, Starts, Ends time.Time
+	// Occurrence of Occurrences places a repeating reservation's window (1 of 1 when single).
+	Occurrence, Occurrences int
 }
 
 // Open reports whether the booking's window has begun at now.

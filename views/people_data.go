@@ -76,6 +76,10 @@ type RequestForm struct {
 	Begins  string
 	Ends    string
 	Reason  string
+	// Repeat, Weekdays ("mon" …) and Until (a date) repeat a reservation.
+	Repeat   string
+	Weekdays []string
+	Until    string
 	// Field and Error name the problem of a refused submit.
 	Field string
 	Error string

@@ -14,7 +14,7 @@ import (
 
 // TestBrowserBookings shows, in both languages at desktop and phone sizes, a reservation in
 // its window: the board's booked cards (card view and grid), the pools chart's band and list, the bill's unused
-// booked hours and the pool form's rule; no page scrolls sideways on the phone.
+// booked hours, the pool form's rule and the request form's repeat; no page scrolls sideways on the phone.
 func TestBrowserBookings(t *testing.T) {
 	s := newServer(t)
 	ctx := context.Background()
@@ -52,6 +52,7 @@ func TestBrowserBookings(t *testing.T) {
 		{"pools", "/pools?range=6h", `[data-testid=pool-bookings]`},
 		{"bill", "/bills/vision/2026-03", `[data-testid=bookings]`},
 		{"pool-form", "/pools/a100/edit", `[name=unused_booking_pct]`},
+		{"request-form", "/projects#request-vision", `[data-testid=reserve-repeat]`},
 	}
 	shootPages(t, b, srv.URL, "bookings", pages)
 }
