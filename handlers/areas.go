@@ -138,6 +138,8 @@ type ProjectsStore interface {
 	// Advance reservations (#21).
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	CancelReservation(ctx context.Context, by models.User, id int64, now time.Time) (models.Reservation, error)
+	// The pools a reservation in a region chooses its spec from.
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 }
 
 // Pools serves pools and their scaling settings, and the fleet's alerts.

@@ -63,6 +63,11 @@ type QuotaChange struct {
 	// ReserveWeekdays ("mon" … "sun"; none: the first window's), until ReserveUntil, at the
 	// first window's wall-clock time in ReserveZone (an IANA name; the billing zone when
 	// filed without one).
+	// ReserveRegion, when set, holds the cards in that region only (a pool setting region);
+	// ReserveSpec is then the spec booked: the request's, or for a request on the project's
+	// all-spec quota the one chosen when it is filed (see ReservationSpec).
+	ReserveRegion   string     `json:"reserve_region,omitempty"`
+	ReserveSpec     string     `json:"reserve_spec,omitempty"`
 	ReserveRepeat   string     `json:"reserve_repeat,omitempty"`
 	ReserveWeekdays []string   `json:"reserve_weekdays,omitempty"`
 	ReserveUntil    *time.Time `json:"reserve_until,omitempty"`

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,13 +45,14 @@ const (
 	ReservationCancelled = "cancelled"
 )
 
-// Reservation is one booked window: GPUs cards of Spec held for the project from StartsAt to
-// EndsAt (UTC). RequestID is the approved request that booked it.
+// Reservation is one booked window: GPUs cards of Spec (in Region; "" for any) held for the
+// project from StartsAt to EndsAt (UTC). RequestID is the approved request that booked it.
 type Reservation struct {
 	ID          int64
 	ProjectID   int64
 	RequestID   int64
 	Spec        string
+	Region      string
 	GPUs        int `gorm:"column:gpus"`
 	StartsAt    time.Time
 	EndsAt      time.Time
@@ -90,8 +92,12 @@ func (c QuotaChange) ReservedCardSeconds() int64 {
 // checkReservation validates a reservation change against the project's quota of its spec.
 func checkReservation(c QuotaChange, q Quota, now time.Time) error {
 	switch {
-	case q.Spec == "":
-		return fieldErr("spec", "a reservation books cards of one spec")
+	case len(c.ReserveRegion) > 64 || len(c.ReserveSpec) > 100:
+		return fieldErr("reserve_region", "must be a pool's region")
+	case q.Spec == "" && (c.ReserveRegion == "" || c.ReserveSpec == ""):
+		return fieldErr("spec", "a reservation books cards of one spec, or of the spec chosen in its region")
+	case q.Spec != "" && c.ReserveSpec != "" && c.ReserveSpec != q.Spec:
+		return fieldErr("reserve_spec", "must be the request's spec %s", q.Spec)
 	case c.ReserveGPUs < 1 || c.ReserveGPUs > MaxGPUCount:
 		return checkRange("reserve_gpus", int64(c.ReserveGPUs), 1, MaxGPUCount)
 	case q.MaxGPUs > 0 && c.ReserveGPUs > q.MaxGPUs:
@@ -112,7 +118,7 @@ func checkReservation(c QuotaChange, q Quota, now time.Time) error {
 func bookReservations(tx *gorm.DB, by User, req QuotaRequest, now time.Time) error {
 	c := req.Parsed()
 	for _, w := range c.Windows() {
-		r := Reservation{ProjectID: req.ProjectID, RequestID: req.ID, Spec: req.Spec, GPUs: c.ReserveGPUs,
+		r := Reservation{ProjectID: req.ProjectID, RequestID: req.ID, Spec: cmp.Or(req.Spec, c.ReserveSpec), Region: c.ReserveRegion, GPUs: c.ReserveGPUs,
 			StartsAt: w.Begins, EndsAt: w.Ends, CreatedAt: now}
 		if err := tx.Create(&r).Error; err != nil {
 			return err
@@ -204,13 +210,13 @@ func (s *Store) CancelReservation(ctx context.Context, by User, id int64, now ti
 // BookingHorizon is how far ahead the loops read reservations: further than any pool's lead.
 const BookingHorizon = 7 * 24 * time.Hour
 
-// BookingLead is how long before a window the pools of spec grow for it, and the scheduler
-// starts holding its cards: the longest boot timeout (with its default) of the enabled pools
-// of spec; zero when none is enabled.
-func BookingLead(pools []ConfiguredPool, spec string) time.Duration {
+// BookingLead is how long before a window the pools of spec (in region, unless "") grow for
+// it, and the scheduler starts holding its cards: the longest boot timeout (with its
+// default) of those enabled pools; zero when none is enabled.
+func BookingLead(pools []ConfiguredPool, spec, region string) time.Duration {
 	var lead time.Duration
 	for _, p := range pools {
-		if p.Spec == spec && p.Config.Enabled {
+		if p.Spec == spec && p.Config.Enabled && (region == "" || p.Config.Region == region) {
 			lead = max(lead, time.Duration(p.Config.WithDefaults().BootTimeoutS)*time.Second)
 		}
 	}

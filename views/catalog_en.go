@@ -1347,6 +1347,8 @@ var catalogEN = map[string]string{
 	"reserve.repeats_weekly":          "%s, every %s until %s (%s windows)",
 	"reserve.occurrence":              "window %s of %s",
 	"reserve.day_sep":                 ", ",
+	"reserve.in_region":               "%s, in region %s",
+	"reserve.chosen_spec":             "%s, as %s (the cheapest spec there that can provide them)",
 	"reserve.weekly":                  "%s, and weekly %s more times",
 	"audit.action.reservation-book":   "cards booked",
 	"audit.action.reservation-cancel": "booking cancelled",

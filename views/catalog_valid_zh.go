@@ -148,7 +148,6 @@ var validZH = map[string]string{
 	"names the region %q, which is not one of regions":                               "指定的地域 %q 不在 regions 之中",
 	// Advance reservations (#21).
 	"must be at most the project's limit of %d GPUs, got %d":                                             "不能超过项目的上限 %d 卡，收到 %d",
-	"a reservation books cards of one spec":                                                              "预约只能锁定一种卡型",
 	"a window lasts at most 31 days":                                                                     "一个时段最长 31 天",
 	"a weekly window lasts at most 7 days":                                                               "每周重复的时段最长 7 天",
 	"model, replicas and metrics are for kind %q":                                                        "模型、副本数与指标仅用于类型 %q",
@@ -166,4 +165,8 @@ var validZH = map[string]string{
 	"a window repeated on more than one day a week lasts at most a day":                                  "每周重复多天的时段最长 1 天",
 	"must be %s or %s":                                                                                   "应为 %s 或 %s",
 	"are for a weekly repeat":                                                                            "仅用于每周重复",
+	"no priced spec there can provide the cards":                                                         "该区域没有能提供这些卡且已定价的卡型",
+	"must be a pool's region":                                                                            "应为某个资源池的区域",
+	"a reservation books cards of one spec, or of the spec chosen in its region":                         "预约需指定一种卡型，或指定区域由系统选择卡型",
+	"must be the request's spec %s":                                                                      "应与申请的卡型 %s 一致",
 }

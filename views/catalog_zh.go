@@ -1347,6 +1347,8 @@ var catalogZH = map[string]string{
 	"reserve.repeats_weekly":          "%s，每%s重复至 %s（共 %s 个时段）",
 	"reserve.occurrence":              "第 %s/%s 个时段",
 	"reserve.day_sep":                 "、",
+	"reserve.in_region":               "%s，区域 %s",
+	"reserve.chosen_spec":             "%s，按 %s 预约（该区域能提供这些卡的最便宜卡型）",
 	"reserve.weekly":                  "%s，之后每周重复 %s 次",
 	"audit.action.reservation-book":   "预约卡已锁定",
 	"audit.action.reservation-cancel": "预约已取消",
