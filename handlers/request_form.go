@@ -19,7 +19,7 @@ import (
 func (h *Projects) RequestFormSubmit(c echo.Context) error {
 	f := views.RequestForm{Project: c.FormValue("project"), Spec: c.FormValue("spec"), Kind: c.FormValue("kind"),
 		Value: c.FormValue("value"), Begins: c.FormValue("begins"), Ends: c.FormValue("ends"), Reason: c.FormValue("reason"),
-		Repeat: c.FormValue("repeat"), Until: c.FormValue("until")}
+		Region: c.FormValue("region"), Repeat: c.FormValue("repeat"), Until: c.FormValue("until")}
 	if fp, err := c.FormParams(); err == nil {
 		f.Weekdays = fp["weekday"]
 	}
@@ -85,7 +85,7 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 		if perr != nil {
 			return b, models.Invalid("value", "give a whole number of GPUs")
 		}
-		b.Change.ReserveGPUs = n
+		b.Change.ReserveGPUs, b.Change.ReserveRegion = n, f.Region
 		if b.Change.ReserveBegins, err = parseTime("begins", f.Begins); err == nil {
 			b.Change.ReserveEnds, err = parseTime("ends", f.Ends)
 		}

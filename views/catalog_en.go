@@ -1349,6 +1349,8 @@ var catalogEN = map[string]string{
 	"reserve.day_sep":                 ", ",
 	"reserve.in_region":               "%s, in region %s",
 	"reserve.chosen_spec":             "%s, as %s (the cheapest spec there that can provide them)",
+	"reserve.region":                  "Region (reservation)",
+	"reserve.region.any":              "Any region",
 	"reserve.weekly":                  "%s, and weekly %s more times",
 	"audit.action.reservation-book":   "cards booked",
 	"audit.action.reservation-cancel": "booking cancelled",

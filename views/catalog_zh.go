@@ -1349,6 +1349,8 @@ var catalogZH = map[string]string{
 	"reserve.day_sep":                 "、",
 	"reserve.in_region":               "%s，区域 %s",
 	"reserve.chosen_spec":             "%s，按 %s 预约（该区域能提供这些卡的最便宜卡型）",
+	"reserve.region":                  "区域（预约）",
+	"reserve.region.any":              "不限区域",
 	"reserve.weekly":                  "%s，之后每周重复 %s 次",
 	"audit.action.reservation-book":   "预约卡已锁定",
 	"audit.action.reservation-cancel": "预约已取消",
