@@ -138,6 +138,9 @@ type ProjectsStore interface {
 	// Advance reservations (#21).
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	CancelReservation(ctx context.Context, by models.User, id int64, now time.Time) (models.Reservation, error)
+	// The pools a reservation in a region chooses its spec from, and their regions.
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+	PoolRegions(ctx context.Context) ([]string, error)
 }
 
 // Pools serves pools and their scaling settings, and the fleet's alerts.

@@ -23,9 +23,9 @@ func (h *Board) markBookings(ctx context.Context, d *views.BoardData, now time.T
 		return err
 	}
 	for _, r := range rs {
-		b := views.BoardBooking{Project: r.Project, Spec: r.Spec, GPUs: r.GPUs, Starts: r.StartsAt.In(now.Location()),
-			Ends: r.EndsAt.In(now.Location())}
-		b.HoldFrom = b.Starts.Add(-models.BookingLead(pools, r.Spec))
+		b := views.BoardBooking{Project: r.Project, Spec: r.Spec, Region: r.Region, GPUs: r.GPUs, Starts: r.StartsAt.In(now.Location()),
+			Ends: r.EndsAt.In(now.Location()), Occurrence: r.Occurrence, Occurrences: r.Occurrences}
+		b.HoldFrom = b.Starts.Add(-models.BookingLead(pools, r.Spec, r.Region))
 		if now.Before(b.HoldFrom) {
 			continue
 		}
@@ -34,11 +34,11 @@ func (h *Board) markBookings(ctx context.Context, d *views.BoardData, now time.T
 	for i := range d.Bookings {
 		b := &d.Bookings[i]
 		if b.Open(now) {
-			b.InUse = min(b.GPUs, heldOfSpec(d.Nodes, b.Project, b.Spec))
+			b.InUse = min(b.GPUs, heldOfSpec(d.Nodes, b.Project, *b))
 		}
 		want := b.GPUs - b.InUse
 		for n := range d.Nodes {
-			if d.Nodes[n].Spec != b.Spec {
+			if !b.Covers(d.Nodes[n]) {
 				continue
 			}
 			for g := range d.Nodes[n].GPUs {
@@ -53,11 +53,12 @@ func (h *Board) markBookings(ctx context.Context, d *views.BoardData, now time.T
 	return nil
 }
 
-// heldOfSpec counts the cards of spec that project's tasks hold among nodes.
-func heldOfSpec(nodes []views.BoardNode, project, spec string) int {
+// heldOfSpec counts the cards of the booking's spec (and region) that project's tasks hold
+// among nodes.
+func heldOfSpec(nodes []views.BoardNode, project string, b views.BoardBooking) int {
 	n := 0
 	for _, node := range nodes {
-		if node.Spec != spec {
+		if !b.Covers(node) {
 			continue
 		}
 		for _, g := range node.GPUs {

@@ -35,7 +35,7 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,
-			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Spec]}
+			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Name]}
 		for _, n := range p.Nodes {
 			v.Nodes = append(v.Nodes, views.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}
@@ -65,7 +65,8 @@ func (h *Pools) PoolsPage(c echo.Context) error {
 }
 
 // poolBookings are the reservations overlapping the chart's range or the coming days, by
-// spec, each held from its spec's lead time.
+// pool: each on the pools of its spec (in its region when it names one), held from its lead
+// time.
 func (h *Pools) poolBookings(ctx context.Context, pools []poolInfo, from, now time.Time) (map[string][]views.PoolBooking, error) {
 	rs, err := h.store.Reservations(ctx, from, now.Add(models.BookingHorizon))
 	if err != nil || len(rs) == 0 {
@@ -77,8 +78,13 @@ func (h *Pools) poolBookings(ctx context.Context, pools []poolInfo, from, now ti
 	}
 	out := map[string][]views.PoolBooking{}
 	for _, r := range rs {
-		out[r.Spec] = append(out[r.Spec], views.PoolBooking{Project: r.Project, GPUs: r.GPUs,
-			HoldFrom: r.StartsAt.Add(-models.BookingLead(cps, r.Spec)), Starts: r.StartsAt, Ends: r.EndsAt})
+		b := views.PoolBooking{Project: r.Project, GPUs: r.GPUs,
+			HoldFrom: r.StartsAt.Add(-models.BookingLead(cps, r.Spec, r.Region)), Starts: r.StartsAt, Ends: r.EndsAt}
+		for _, p := range cps {
+			if p.Spec == r.Spec && (r.Region == "" || p.Config.Region == r.Region) {
+				out[p.Name] = append(out[p.Name], b)
+			}
+		}
 	}
 	return out, nil
 }

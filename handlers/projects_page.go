@@ -74,6 +74,9 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 		}
 		d.Projects = append(d.Projects, pv)
 	}
+	if d.Regions, err = h.store.PoolRegions(c.Request().Context()); err != nil {
+		return d, err
+	}
 	if err := h.projectAdmin(c, &d, list); err != nil {
 		return d, err
 	}

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
+	"strings"
 	"time"
 
 	"kashi/billing"
@@ -86,7 +88,11 @@ func (w requestWorld) requestContext(l views.Locale, r models.QuotaRequestRow) *
 			x.Waiting = append(x.Waiting, views.WaitingTask{ID: t.ID, Name: t.Name, GPUs: t.GPUs})
 		}
 	}
-	rate, overflowRate, priced := w.rate(r.ProjectID, q.Spec)
+	priceSpec := q.Spec
+	if r.Kind == models.RequestReservation {
+		priceSpec = cmp.Or(q.Spec, c.ReserveSpec) // a reservation in a region: the spec it books
+	}
+	rate, overflowRate, priced := w.rate(r.ProjectID, priceSpec)
 	x.NoPrice = !priced
 	// hoursLeft is what is left of the month (or of the quota, when it ends sooner).
 	hoursLeft := int64(min(w.monthAt.Sub(w.now), q.EndsAt.Sub(w.now)) / time.Hour)
@@ -198,11 +204,27 @@ func askedText(l views.Locale, kind string, c models.QuotaChange) string {
 	return l.T("ctx.overflow_at", views.Yuan(c.OverflowRateFen))
 }
 
-// reservationText says what a reservation request books: cards, window and weekly repeats.
+// reservationText says what a reservation request books: cards, window and its repeats.
 func reservationText(l views.Locale, c models.QuotaChange) string {
 	s := l.T("reserve.asked", l.Int(c.ReserveGPUs), c.ReserveBegins.Format("2006-01-02 15:04"), c.ReserveEnds.Format("2006-01-02 15:04"))
-	if c.ReserveWeeks > 0 {
+	if c.ReserveRegion != "" {
+		s = l.T("reserve.in_region", s, c.ReserveRegion)
+		if c.ReserveSpec != "" {
+			s = l.T("reserve.chosen_spec", s, c.ReserveSpec)
+		}
+	}
+	n := l.Int(len(c.Windows()))
+	switch {
+	case c.ReserveWeeks > 0:
 		s = l.T("reserve.weekly", s, l.Int(c.ReserveWeeks))
+	case c.ReserveRepeat == models.RepeatDaily:
+		s = l.T("reserve.repeats_daily", s, c.ReserveUntil.Format(time.DateOnly), n)
+	case c.ReserveRepeat == models.RepeatWeekly:
+		var days []string
+		for _, d := range c.WeeklyDays() {
+			days = append(days, views.WeekdayNames(l)[d])
+		}
+		s = l.T("reserve.repeats_weekly", s, strings.Join(days, l.T("reserve.day_sep")), c.ReserveUntil.Format(time.DateOnly), n)
 	}
 	return s
 }

@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/billing"
 	"kashi/models"
 )
 
@@ -41,9 +43,39 @@ func (h *Projects) fileRequest(c echo.Context, b requestBody) (models.QuotaReque
 	if !Who(c).CanRun(p.ID) {
 		return models.QuotaRequest{}, forbidden("you are not a member of project " + p.Name)
 	}
+	if b.Change.ReserveRepeat != "" && b.Change.ReserveZone == "" {
+		b.Change.ReserveZone = h.loc().String()
+	}
+	if b.Kind == models.RequestReservation && b.Spec == "" && b.Change.ReserveRegion != "" && b.Change.ReserveSpec == "" {
+		if b.Change.ReserveSpec, err = h.regionSpec(ctx, p.ID, b.Change); err != nil {
+			return models.QuotaRequest{}, err
+		}
+	}
 	req, err := h.store.CreateQuotaRequest(ctx, Who(c).User, p.ID, b.Spec, b.Kind, b.Change, b.Reason, h.now())
 	if err != nil {
 		return req, apiError(http.StatusUnprocessableEntity, err)
 	}
 	return req, nil
+}
+
+// regionSpec chooses the spec a reservation in a region on the project's all-spec quota
+// books (models.ReservationSpec, at the project's prices this month); a region with no spec
+// that can provide the cards is a 422 naming reserve_region.
+func (h *Projects) regionSpec(ctx context.Context, projectID int64, c models.QuotaChange) (string, error) {
+	pools, err := h.store.ConfiguredPools(ctx)
+	if err != nil {
+		return "", err
+	}
+	w := requestWorld{}
+	if w.prices, err = h.store.Prices(ctx, billing.MonthOf(h.now(), h.loc()).String()); err != nil {
+		return "", err
+	}
+	spec, ok := models.ReservationSpec(pools, func(spec string) (int64, bool) {
+		rate, _, ok := w.rate(projectID, spec)
+		return rate, ok
+	}, c.ReserveRegion, c.ReserveGPUs)
+	if !ok {
+		return "", apiError(http.StatusUnprocessableEntity, models.Invalid("reserve_region", "no priced spec there can provide the cards"))
+	}
+	return spec, nil
 }

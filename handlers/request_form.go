@@ -18,7 +18,11 @@ import (
 // back (422) with the message on the form. POST /projects/requests.
 func (h *Projects) RequestFormSubmit(c echo.Context) error {
 	f := views.RequestForm{Project: c.FormValue("project"), Spec: c.FormValue("spec"), Kind: c.FormValue("kind"),
-		Value: c.FormValue("value"), Begins: c.FormValue("begins"), Ends: c.FormValue("ends"), Reason: c.FormValue("reason")}
+		Value: c.FormValue("value"), Begins: c.FormValue("begins"), Ends: c.FormValue("ends"), Reason: c.FormValue("reason"),
+		Region: c.FormValue("region"), Repeat: c.FormValue("repeat"), Until: c.FormValue("until")}
+	if fp, err := c.FormParams(); err == nil {
+		f.Weekdays = fp["weekday"]
+	}
 	b, err := h.requestFromForm(f)
 	if err == nil {
 		var req models.QuotaRequest
@@ -81,9 +85,19 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 		if perr != nil {
 			return b, models.Invalid("value", "give a whole number of GPUs")
 		}
-		b.Change.ReserveGPUs = n
+		b.Change.ReserveGPUs, b.Change.ReserveRegion = n, f.Region
 		if b.Change.ReserveBegins, err = parseTime("begins", f.Begins); err == nil {
 			b.Change.ReserveEnds, err = parseTime("ends", f.Ends)
+		}
+		if err == nil && f.Repeat != "" {
+			b.Change.ReserveRepeat, b.Change.ReserveWeekdays = f.Repeat, f.Weekdays
+			// The end date is a day: windows beginning on it are in.
+			until, perr := time.ParseInLocation(time.DateOnly, f.Until, h.loc())
+			if perr != nil {
+				return b, models.Invalid("until", "give a date")
+			}
+			until = until.AddDate(0, 0, 1).Add(-time.Second)
+			b.Change.ReserveUntil = &until
 		}
 	case models.RequestOverride:
 		n, perr := strconv.Atoi(f.Value)

@@ -9,9 +9,9 @@ import (
 	"kashi/models"
 )
 
-// reservationsAhead is how far ahead GET /api/v1/reservations lists: past the longest weekly
-// series (models.MaxReservationWeeks) of the longest window.
-const reservationsAhead = 120 * 24 * time.Hour
+// reservationsAhead is how far ahead GET /api/v1/reservations lists: past the longest
+// repeating series (models.MaxReservationWeeks) of the longest window.
+const reservationsAhead = (models.MaxReservationWeeks*7 + 31) * 24 * time.Hour
 
 // reservationJSON is a booked window as the API shows it.
 type reservationJSON struct {
@@ -23,6 +23,10 @@ type reservationJSON struct {
 	StartsAt  time.Time `json:"starts_at"`
 	EndsAt    time.Time `json:"ends_at"`
 	State     string    `json:"state"`
+	// Occurrence and Occurrences place a repeating reservation's window: the
+	// Occurrence-th (from 1) of its request's Occurrences booked windows.
+	Occurrence  int `json:"occurrence"`
+	Occurrences int `json:"occurrences"`
 }
 
 // ReservationList lists the booked windows not yet ended of the caller's projects (all for
@@ -37,7 +41,7 @@ func (h *Projects) ReservationList(c echo.Context) error {
 	for _, r := range rows {
 		if Who(c).Admin() || Who(c).CanRun(r.ProjectID) {
 			out = append(out, reservationJSON{ID: r.ID, RequestID: r.RequestID, Project: r.Project, Spec: r.Spec, GPUs: r.GPUs,
-				StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State()})
+				StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State(), Occurrence: r.Occurrence, Occurrences: r.Occurrences})
 		}
 	}
 	return c.JSON(http.StatusOK, out)
@@ -73,5 +77,5 @@ func (h *Projects) ReservationCancel(c echo.Context) error {
 	}
 	h.sched.Trigger()
 	return c.JSON(http.StatusOK, reservationJSON{ID: r.ID, RequestID: r.RequestID, Project: row.Project, Spec: r.Spec, GPUs: r.GPUs,
-		StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State()})
+		StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State(), Occurrence: row.Occurrence, Occurrences: row.Occurrences})
 }

@@ -53,11 +53,25 @@ type QuotaChange struct {
 	OverflowAllowed *bool `json:"overflow_allowed,omitempty"`
 	OverflowRateFen int64 `json:"overflow_rate_fen,omitempty"`
 	// ReserveGPUs cards of the request's spec booked from ReserveBegins to ReserveEnds, and
-	// again on each of the next ReserveWeeks weeks (kind reservation, see reservation.go).
+	// again on each of the next ReserveWeeks weeks, or as ReserveRepeat says (kind
+	// reservation, see reservation.go and reservation_repeat.go).
 	ReserveGPUs   int        `json:"reserve_gpus,omitempty"`
 	ReserveBegins *time.Time `json:"reserve_begins,omitempty"`
 	ReserveEnds   *time.Time `json:"reserve_ends,omitempty"`
 	ReserveWeeks  int        `json:"reserve_weeks,omitempty"`
+	// ReserveRepeat (RepeatDaily or RepeatWeekly) repeats the window on every day, or on the
+	// ReserveWeekdays ("mon" … "sun"; none: the first window's), until ReserveUntil, at the
+	// first window's wall-clock time in ReserveZone (an IANA name; the billing zone when
+	// filed without one).
+	// ReserveRegion, when set, holds the cards in that region only (a pool setting region);
+	// ReserveSpec is then the spec booked: the request's, or for a request on the project's
+	// all-spec quota the one chosen when it is filed (see ReservationSpec).
+	ReserveRegion   string     `json:"reserve_region,omitempty"`
+	ReserveSpec     string     `json:"reserve_spec,omitempty"`
+	ReserveRepeat   string     `json:"reserve_repeat,omitempty"`
+	ReserveWeekdays []string   `json:"reserve_weekdays,omitempty"`
+	ReserveUntil    *time.Time `json:"reserve_until,omitempty"`
+	ReserveZone     string     `json:"reserve_zone,omitempty"`
 }
 
 // QuotaRequest asks a project's leads for a quota change (配额审批).

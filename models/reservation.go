@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +11,10 @@ import (
 )
 
 // Advance reservations (预约): a project asks, through a quota request of kind reservation,
-// for N cards of one spec over a window; approving the request (the same lead/admin rules as
-// every quota request) books one Reservation per week of the window. The scheduler holds the
+// for N cards of one spec over a window, once or repeating (reservation_repeat.go);
+// approving the request (the same lead/admin rules as every quota request) books one
+// Reservation per window of it, all in the approval's transaction, so each occurrence is
+// held, grown for and billed as a single window is, and cancelled on its own. The scheduler holds the
 // booked cards for the project during the window, and the scaling loop grows the spec's
 // pool ahead of it by the pool's boot timeout. A reservation's state is its request's while
 // pending or refused, then approved, or cancelled once cancelled.
@@ -23,8 +26,9 @@ const RequestReservation = "reservation"
 const (
 	// MaxReservationSpan is the longest window.
 	MaxReservationSpan = 31 * 24 * time.Hour
-	// MaxReservationWeeks is the most weekly repeats after the first window.
-	MaxReservationWeeks = 12
+	// MaxReservationWeeks is the most weekly repeats after the first window, and the
+	// longest a repeating reservation runs (ReserveUntil after its first start).
+	MaxReservationWeeks = 26
 )
 
 // Audit actions of reservations.
@@ -41,13 +45,14 @@ const (
 	ReservationCancelled = "cancelled"
 )
 
-// Reservation is one booked window: GPUs cards of Spec held for the project from StartsAt to
-// EndsAt (UTC). RequestID is the approved request that booked it.
+// Reservation is one booked window: GPUs cards of Spec (in Region; "" for any) held for the
+// project from StartsAt to EndsAt (UTC). RequestID is the approved request that booked it.
 type Reservation struct {
 	ID          int64
 	ProjectID   int64
 	RequestID   int64
 	Spec        string
+	Region      string
 	GPUs        int `gorm:"column:gpus"`
 	StartsAt    time.Time
 	EndsAt      time.Time
@@ -66,27 +71,13 @@ func (r Reservation) State() string {
 	return ReservationApproved
 }
 
-// ReservationRow is a reservation with its project's name.
+// ReservationRow is a reservation with its project's name, and its place among the booked
+// windows of its request: window Occurrence (from 1) of Occurrences, cancelled ones left
+// out; 1 of 1 for a single window.
 type ReservationRow struct {
 	Reservation
-	Project string
-}
-
-// ReservationWindow is one window of a reservation request.
-type ReservationWindow struct{ Begins, Ends time.Time }
-
-// Windows are the windows a reservation change books: the first, then one a week later for
-// each repeat.
-func (c QuotaChange) Windows() []ReservationWindow {
-	if c.ReserveBegins == nil || c.ReserveEnds == nil {
-		return nil
-	}
-	out := make([]ReservationWindow, 0, c.ReserveWeeks+1)
-	for k := range c.ReserveWeeks + 1 {
-		shift := time.Duration(k) * 7 * 24 * time.Hour
-		out = append(out, ReservationWindow{UTC(c.ReserveBegins.Add(shift)), UTC(c.ReserveEnds.Add(shift))})
-	}
-	return out
+	Project                 string
+	Occurrence, Occurrences int `gorm:"-"`
 }
 
 // ReservedCardSeconds are the card-seconds a reservation change books over all its windows.
@@ -101,8 +92,12 @@ func (c QuotaChange) ReservedCardSeconds() int64 {
 // checkReservation validates a reservation change against the project's quota of its spec.
 func checkReservation(c QuotaChange, q Quota, now time.Time) error {
 	switch {
-	case q.Spec == "":
-		return fieldErr("spec", "a reservation books cards of one spec")
+	case len(c.ReserveRegion) > 64 || len(c.ReserveSpec) > 100:
+		return fieldErr("reserve_region", "must be a pool's region")
+	case q.Spec == "" && (c.ReserveRegion == "" || c.ReserveSpec == ""):
+		return fieldErr("spec", "a reservation books cards of one spec, or of the spec chosen in its region")
+	case q.Spec != "" && c.ReserveSpec != "" && c.ReserveSpec != q.Spec:
+		return fieldErr("reserve_spec", "must be the request's spec %s", q.Spec)
 	case c.ReserveGPUs < 1 || c.ReserveGPUs > MaxGPUCount:
 		return checkRange("reserve_gpus", int64(c.ReserveGPUs), 1, MaxGPUCount)
 	case q.MaxGPUs > 0 && c.ReserveGPUs > q.MaxGPUs:
@@ -115,19 +110,15 @@ func checkReservation(c QuotaChange, q Quota, now time.Time) error {
 		return fieldErr("reserve_ends", "a window lasts at most 31 days")
 	case !c.ReserveBegins.After(now):
 		return fieldErr("reserve_begins", "must be in the future")
-	case c.ReserveWeeks < 0 || c.ReserveWeeks > MaxReservationWeeks:
-		return checkRange("reserve_weeks", int64(c.ReserveWeeks), 0, MaxReservationWeeks)
-	case c.ReserveWeeks > 0 && c.ReserveEnds.Sub(*c.ReserveBegins) > 7*24*time.Hour:
-		return fieldErr("reserve_ends", "a weekly window lasts at most 7 days")
 	}
-	return nil
+	return checkRepeat(c)
 }
 
 // bookReservations books the windows of the approved reservation request req.
 func bookReservations(tx *gorm.DB, by User, req QuotaRequest, now time.Time) error {
 	c := req.Parsed()
 	for _, w := range c.Windows() {
-		r := Reservation{ProjectID: req.ProjectID, RequestID: req.ID, Spec: req.Spec, GPUs: c.ReserveGPUs,
+		r := Reservation{ProjectID: req.ProjectID, RequestID: req.ID, Spec: cmp.Or(req.Spec, c.ReserveSpec), Region: c.ReserveRegion, GPUs: c.ReserveGPUs,
 			StartsAt: w.Begins, EndsAt: w.Ends, CreatedAt: now}
 		if err := tx.Create(&r).Error; err != nil {
 			return err
@@ -148,10 +139,38 @@ func (s *Store) Reservations(ctx context.Context, from, to time.Time) ([]Reserva
 		Joins("JOIN projects ON projects.id = reservations.project_id").
 		Where("reservations.cancelled_at IS NULL AND reservations.ends_at > ? AND reservations.starts_at < ?", UTC(from), UTC(to)).
 		Order("reservations.starts_at, reservations.id").Scan(&out).Error
+	if err == nil {
+		err = s.numberOccurrences(ctx, out)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("models: reservations: %w", err)
 	}
 	return out, nil
+}
+
+// numberOccurrences sets each row's place among the booked windows of its request.
+func (s *Store) numberOccurrences(ctx context.Context, rows []ReservationRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	reqs := make([]int64, 0, len(rows))
+	for _, r := range rows {
+		reqs = append(reqs, r.RequestID)
+	}
+	var all []Reservation
+	if err := s.db.WithContext(ctx).Select("id, request_id").Where("request_id IN ? AND cancelled_at IS NULL", reqs).
+		Order("starts_at, id").Find(&all).Error; err != nil {
+		return err
+	}
+	place, count := map[int64]int{}, map[int64]int{}
+	for _, r := range all {
+		count[r.RequestID]++
+		place[r.ID] = count[r.RequestID]
+	}
+	for i := range rows {
+		rows[i].Occurrence, rows[i].Occurrences = place[rows[i].ID], count[rows[i].RequestID]
+	}
+	return nil
 }
 
 // CancelReservation cancels a reservation whose window has not ended. The caller checks that
@@ -191,13 +210,13 @@ func (s *Store) CancelReservation(ctx context.Context, by User, id int64, now ti
 // BookingHorizon is how far ahead the loops read reservations: further than any pool's lead.
 const BookingHorizon = 7 * 24 * time.Hour
 
-// BookingLead is how long before a window the pools of spec grow for it, and the scheduler
-// starts holding its cards: the longest boot timeout (with its default) of the enabled pools
-// of spec; zero when none is enabled.
-func BookingLead(pools []ConfiguredPool, spec string) time.Duration {
+// BookingLead is how long before a window the pools of spec (in region, unless "") grow for
+// it, and the scheduler starts holding its cards: the longest boot timeout (with its
+// default) of those enabled pools; zero when none is enabled.
+func BookingLead(pools []ConfiguredPool, spec, region string) time.Duration {
 	var lead time.Duration
 	for _, p := range pools {
-		if p.Spec == spec && p.Config.Enabled {
+		if p.Spec == spec && p.Config.Enabled && (region == "" || p.Config.Region == region) {
 			lead = max(lead, time.Duration(p.Config.WithDefaults().BootTimeoutS)*time.Second)
 		}
 	}

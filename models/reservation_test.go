@@ -75,8 +75,18 @@ func TestReservationRequestRejectsBadInput(t *testing.T) {
 		"reversed":        {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(12), ReserveEnds: at(10)}, "reserve_ends"},
 		"in the past":     {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(-2), ReserveEnds: at(10)}, "reserve_begins"},
 		"too long":        {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(1 + 32*24)}, "reserve_ends"},
-		"too many weeks":  {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveWeeks: 13}, "reserve_weeks"},
+		"too many weeks":  {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveWeeks: 27}, "reserve_weeks"},
 		"weekly too long": {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(1 + 8*24), ReserveWeeks: 1}, "reserve_ends"},
+		"two repeats":     {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveWeeks: 1, ReserveRepeat: "daily", ReserveUntil: at(100)}, "reserve_weeks"},
+		"unknown repeat":  {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveRepeat: "hourly", ReserveUntil: at(100)}, "reserve_repeat"},
+		"until alone":     {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveUntil: at(100)}, "reserve_repeat"},
+		"no until":        {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveRepeat: "daily"}, "reserve_until"},
+		"until too far":   {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveRepeat: "daily", ReserveUntil: at(2 + 26*7*24)}, "reserve_until"},
+		"daily overlaps":  {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(30), ReserveRepeat: "daily", ReserveUntil: at(100)}, "reserve_ends"},
+		"bad weekday":     {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveRepeat: "weekly", ReserveWeekdays: []string{"funday"}, ReserveUntil: at(100)}, "reserve_weekdays"},
+		"daily weekdays":  {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveRepeat: "daily", ReserveWeekdays: []string{"mon"}, ReserveUntil: at(100)}, "reserve_weekdays"},
+		"no window":       {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveRepeat: "weekly", ReserveWeekdays: []string{"fri"}, ReserveUntil: at(30)}, "reserve_weekdays"},
+		"unknown zone":    {models.QuotaChange{ReserveGPUs: 2, ReserveBegins: at(1), ReserveEnds: at(2), ReserveRepeat: "daily", ReserveUntil: at(100), ReserveZone: "Mars/Base"}, "reserve_zone"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -32,7 +32,7 @@ func (ps *poolPass) bookedFloor() int {
 }
 
 // addBookings counts the reservations holding cards within each pool's lead time against
-// the pool of their spec (DemandPool).
+// the pool of their spec (DemandPool), among the pools in their region when they name one.
 func (s *Scaler) addBookings(ctx context.Context, in *scaleInput, cps []models.ConfiguredPool, now time.Time) error {
 	if len(in.snap.Pools) == 0 {
 		return nil
@@ -41,19 +41,19 @@ func (s *Scaler) addBookings(ctx context.Context, in *scaleInput, cps []models.C
 	if err != nil {
 		return err
 	}
-	var refs []PoolRef
-	for _, cp := range cps {
-		if _, ok := in.pools[cp.Name]; ok {
-			refs = append(refs, PoolRef{Name: cp.Name, Spec: cp.Spec})
-		}
-	}
 	at := make(map[string]int)
 	for i, p := range in.snap.Pools {
 		at[p.Name] = i
 	}
 	for _, r := range rs {
+		var refs []PoolRef
+		for _, cp := range cps {
+			if _, ok := in.pools[cp.Name]; ok && (r.Region == "" || cp.Config.Region == r.Region) {
+				refs = append(refs, PoolRef{Name: cp.Name, Spec: cp.Spec})
+			}
+		}
 		k := DemandPool(refs, r.Spec)
-		if k < 0 || now.Before(r.StartsAt.Add(-models.BookingLead(cps, r.Spec))) {
+		if k < 0 || now.Before(r.StartsAt.Add(-models.BookingLead(cps, r.Spec, r.Region))) {
 			continue
 		}
 		i := at[refs[k].Name]

@@ -8,10 +8,11 @@ import "time"
 // tasks that end, by their max runtime, before Starts, and the project's own tasks wait for
 // the window (ReasonReservationWindow) unless other cards are free; from Starts to Ends no
 // other project's task takes them, and the project's tasks take them first. Decide holds a booking the way it holds a guaranteed
-// share (see keepHeld): cards of its spec in total, not particular nodes.
+// share (see keepHeld): cards of its spec in total (in Region when set), not particular nodes.
 type Booking struct {
 	Project  string
 	Spec     string
+	Region   string // "": every region of Spec
 	GPUs     int
 	HoldFrom time.Time
 	Starts   time.Time
@@ -35,7 +36,7 @@ func (d *decider) initBookings() {
 			d.guar = make([][]gshare, len(d.f.names))
 		}
 		d.guar[s] = append(d.guar[s], gshare{project: b.Project, guaranteed: int32(min(b.GPUs, MaxBookedGPUs)),
-			booked: true, starts: int64(b.Starts.Sub(d.now))})
+			booked: true, starts: int64(b.Starts.Sub(d.now)), region: b.Region})
 		d.booked = true
 	}
 }
@@ -50,44 +51,60 @@ const MaxBookedGPUs = 1 << 20
 // the cards back within the short lane's limit. A booking holds its cards from everyone but
 // short tasks of other projects ending before its window starts; once the window is open
 // its own project's tasks take them, and its project's cards of the spec count against it.
+// A booking in a region holds cards of that place only, counted against its free cards;
+// the others hold cards of the spec in every region, counted against all its free cards.
 // own is true when a spec was left out only for the project's own booking whose window has
 // not opened; ownStart is then the earliest such window's start (an offset from now).
 func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (kept []int32, own bool, ownStart int64, booked bool) {
 	n := 0
 	ownStart = never
 	for _, s := range specs {
-		owed, mine := int32(0), int32(0)
+		// held[0] is what the spec's shares hold, held[1] what this place's region's do.
+		var held [2]struct{ owed, mine int32 }
 		first := int64(never)
 		name := d.f.specs[s].nameIdx
 		for _, gs := range d.guar[name] {
+			k := 0
+			if gs.region != "" {
+				if gs.region != d.f.specs[s].region {
+					continue
+				}
+				k = 1
+			}
 			me := gs.project == d.q.projName[p]
 			switch {
 			case !gs.booked && (short || me):
 			case gs.booked && me && gs.starts <= 0:
 			case gs.booked && short && end90 <= gs.starts:
 			case gs.booked && gs.starts > 0 && me:
-				mine += gs.guaranteed
+				held[k].mine += gs.guaranteed
 				first = min(first, gs.starts)
 			case gs.booked && gs.starts > 0:
-				owed += gs.guaranteed
+				held[k].owed += gs.guaranteed
 				booked = true
 			case gs.held < gs.guaranteed:
-				owed += gs.guaranteed - gs.held
+				held[k].owed += gs.guaranteed - gs.held
 				booked = booked || gs.booked
 			}
 		}
-		// A share holds cards of its spec in every region: what is free of the spec counts.
-		left := -int64(g)
+		// A share of the spec holds cards in every region: what is free of the spec counts.
+		left := [2]int64{-int64(g), int64(d.f.specs[s].freeGPUs) - int64(g)}
 		for _, o := range d.f.byName[d.f.names[name]] {
-			left += int64(d.f.specs[o].freeGPUs)
+			left[0] += int64(d.f.specs[o].freeGPUs)
 		}
-		switch {
-		case owed+mine == 0 || left >= int64(owed)+int64(mine) || left < 0 && owed == 0:
+		keep, mineOnly := true, true
+		for k, h := range held {
 			// Kept, also when the cards would not fit whatever is held: then the task waits
 			// for cards, not for a hold.
+			if !(h.owed+h.mine == 0 || left[k] >= int64(h.owed)+int64(h.mine) || left[k] < 0 && h.owed == 0) {
+				keep, mineOnly = false, mineOnly && left[k] >= int64(h.owed)
+			}
+		}
+		switch {
+		case keep:
 			specs[n] = s
 			n++
-		case left >= int64(owed):
+		case mineOnly:
 			own, ownStart = true, min(ownStart, first)
 		}
 	}

@@ -16,8 +16,8 @@ func (l *Loop) bookings(ctx context.Context, pools []models.ConfiguredPool, now 
 	}
 	out := make([]Booking, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, Booking{Project: r.Project, Spec: r.Spec, GPUs: r.GPUs,
-			HoldFrom: r.StartsAt.Add(-models.BookingLead(pools, r.Spec)), Starts: r.StartsAt, Ends: r.EndsAt})
+		out = append(out, Booking{Project: r.Project, Spec: r.Spec, Region: r.Region, GPUs: r.GPUs,
+			HoldFrom: r.StartsAt.Add(-models.BookingLead(pools, r.Spec, r.Region)), Starts: r.StartsAt, Ends: r.EndsAt})
 	}
 	return out, nil
 }

@@ -148,3 +148,52 @@ func waitsForOwnBooking(snap Snapshot, now time.Time, p Pending) bool {
 	}
 	return false
 }
+
+// A booking in a region holds cards of that region only: another project's long task takes
+// the other region's cards, not the booked ones; the project's own task with nothing free
+// elsewhere waits for its window; its cards in another region do not fill the booking.
+func TestDecideBookingInRegion(t *testing.T) {
+	start, end := t0.Add(9*time.Hour), t0.Add(18*time.Hour)
+	base := func() snapB {
+		b := snapshot(in("east", node(1, "A", 8)), in("west", node(2, "A", 8)))
+		b.s.Bookings = append(b.s.Bookings, Booking{Project: "r", Spec: "A", Region: "west", GPUs: 8,
+			HoldFrom: start.Add(-time.Hour), Starts: start, Ends: end})
+		return b
+	}
+	tests := map[string]struct {
+		snap      snapB
+		now       time.Time
+		wantPlace map[int64][]int64
+		wantWhy   map[int64]Reason
+	}{
+		"another project's long tasks take the other region's cards only": {
+			snap:      base().queue(pending(1).project("p").gpus(8).spec("A").ready(), pending(2).project("p").gpus(4).spec("A").ready()),
+			now:       t0.Add(8*time.Hour + 30*time.Minute),
+			wantPlace: map[int64][]int64{1: gpus(1, 0, 7)},
+			wantWhy:   map[int64]Reason{2: ReasonNoFreeGPUs},
+		},
+		"the project's own task waits for its window when the other region is full": {
+			snap: base().run(running(90, gpus(1, 0, 7)...).project("p").started(t0).ends(20*time.Hour, 30*time.Hour)).
+				queue(pending(1).project("r").gpus(8).spec("A").ready()),
+			now:     t0.Add(8*time.Hour + 30*time.Minute),
+			wantWhy: map[int64]Reason{1: ReasonReservationWindow},
+		},
+		"in the window the project's cards elsewhere do not fill it": {
+			snap: base().run(running(90, gpus(1, 0, 3)...).project("r").started(start).ends(time.Hour, 2*time.Hour)).
+				queue(pending(1).project("p").gpus(8).spec("A").ready()),
+			now: start.Add(time.Minute),
+			// Counted spec-wide, r's 4 cards in the east would leave 4 owed and let the 8-card
+			// task take the west node; held in the west, all 8 there are owed.
+			wantWhy: map[int64]Reason{1: ReasonNoFreeGPUs},
+		},
+		"in the window the project takes the region's cards": {
+			snap: base().queue(pending(1).project("r").gpus(8).spec("A").regions("west").ready()), now: start,
+			wantPlace: map[int64][]int64{1: gpus(2, 0, 7)},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			checkPlan(t, Decide(tc.snap.s, tc.now, Policy{Backfill: true}), tc.wantPlace, tc.wantWhy)
+		})
+	}
+}

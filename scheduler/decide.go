@@ -511,6 +511,7 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 		return false
 	}
 	end90 := after(0, st.d90)
+	ownAt := int64(never) // the project's own booking's window start, when it left places out
 	if d.guar != nil && (st.lane == laneLong || d.booked) {
 		short := st.lane != laneLong
 		var own, own2, booked, booked2 bool
@@ -530,6 +531,9 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 			}
 			return false
 		}
+		if own || own2 {
+			ownAt = min(at, at2)
+		}
 	}
 	if d.try(i, end90, d.inQ, false) || overflow && len(d.overQ) > 0 && d.try(i, end90, d.overQ, true) {
 		pl := &d.plan.Placements[len(d.plan.Placements)-1]
@@ -544,6 +548,11 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 		return true
 	}
 	st.reason = rNoFreeGPUs
+	if ownAt < never {
+		// Nothing free elsewhere: it waits for its own booking's window (in a region).
+		st.reason, st.minStart = rReservationWindow, ownAt
+		return false
+	}
 	if !main {
 		return false
 	}

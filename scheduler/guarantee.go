@@ -7,7 +7,8 @@ type gshare struct {
 	guaranteed int32
 	held       int32
 	booked     bool
-	starts     int64 // a booking's window start, as an offset from now; ≤ 0 once open
+	starts     int64  // a booking's window start, as an offset from now; ≤ 0 once open
+	region     string // a booking's region; "" for every region of the spec
 }
 
 // initGuarantees collects the guaranteed shares and the bookings per spec and counts the
@@ -38,7 +39,7 @@ func (d *decider) initGuarantees() {
 		r := &d.snap.Running[i]
 		for _, g := range r.GPUIDs {
 			if s, ok := d.f.specOfGPU[g]; ok {
-				d.holdGuaranteedBy(r.Project, d.f.specs[s].nameIdx, 1)
+				d.holdGuaranteedBy(r.Project, s, 1)
 			}
 		}
 	}
@@ -47,16 +48,17 @@ func (d *decider) initGuarantees() {
 // holdGuaranteed counts g more cards of place s held by the queued project p.
 func (d *decider) holdGuaranteed(p, s, g int32) {
 	if d.guar != nil && s >= 0 {
-		d.holdGuaranteedBy(d.q.projName[p], d.f.specs[s].nameIdx, g)
+		d.holdGuaranteedBy(d.q.projName[p], s, g)
 	}
 }
 
-// holdGuaranteedBy counts g more cards of the spec named by index s held by the named
-// project against its guarantee.
+// holdGuaranteedBy counts g more cards of place s held by the named project against its
+// guarantees and bookings of the place's spec (those in another region left out).
 func (d *decider) holdGuaranteedBy(project string, s, g int32) {
-	for k := range d.guar[s] {
-		if d.guar[s][k].project == project {
-			d.guar[s][k].held += g
+	shares := d.guar[d.f.specs[s].nameIdx]
+	for k := range shares {
+		if shares[k].project == project && (shares[k].region == "" || shares[k].region == d.f.specs[s].region) {
+			shares[k].held += g
 		}
 	}
 }

@@ -23,14 +23,16 @@ const (
 	CompactSaturated = "saturated" // memory or utilization at the mark for longer than its mark
 	CompactNoData    = "nodata"    // no recent reading
 	CompactUnmanaged = "unmanaged" // memory held by processes of no task
+	CompactBooked    = "booked"    // held by no task, kept for a reservation (BoardGPU.BookedBy)
 	CompactFree      = "free"      // held by no task
 )
 
 // CompactStates lists the compact states in legend order.
-var CompactStates = []string{CompactActive, CompactLow, CompactIdle, CompactSaturated, CompactNoData, CompactUnmanaged, CompactFree}
+var CompactStates = []string{CompactActive, CompactLow, CompactIdle, CompactSaturated, CompactNoData, CompactUnmanaged, CompactBooked, CompactFree}
 
 // CompactState is a card's compact state: no data first (its readings are old), then use
-// outside tasks, long saturation, then free, idle, low or active by utilization.
+// outside tasks, long saturation, then booked (free but kept for a reservation), free, idle,
+// low or active by utilization.
 func CompactState(g *BoardGPU, activePct int) string {
 	switch {
 	case g.State == StateStale:
@@ -39,6 +41,8 @@ func CompactState(g *BoardGPU, activePct int) string {
 		return CompactUnmanaged
 	case g.LongSaturated:
 		return CompactSaturated
+	case !g.Held && g.BookedBy > 0:
+		return CompactBooked
 	case !g.Held:
 		return CompactFree
 	case g.State == StateIdle:
@@ -64,6 +68,8 @@ func compactStateText(l Locale, st string) string {
 		return l.T("compact.nodata")
 	case CompactUnmanaged:
 		return l.T("compact.unmanaged")
+	case CompactBooked:
+		return l.T("compact.booked")
 	}
 	return l.T("compact.free")
 }
@@ -118,14 +124,19 @@ type compactText struct {
 	task   string
 	owner  string
 	strip  string
+	// booked is the escaped "held for whose reservation, when" of each of the board's bookings.
+	booked []string
 }
 
-func newCompactText(l Locale) *compactText {
+func newCompactText(l Locale, d BoardData) *compactText {
 	esc := func(s string) string { return string(appendEscaped(nil, s)) }
 	ct := &compactText{states: map[string]string{}, gpu: esc(l.T("gpu.name")), util: esc(l.T("gpu.util")),
 		task: esc(l.T("gpu.task")), owner: esc(l.T("compact.owner")), strip: esc(l.T("compact.strip"))}
 	for _, st := range CompactStates {
 		ct.states[st] = esc(compactStateText(l, st))
+	}
+	for _, k := range d.Bookings {
+		ct.booked = append(ct.booked, esc(l.T("board.booking.window", k.Project, bookingWindow(k))))
 	}
 	return ct
 }
@@ -144,7 +155,7 @@ func compactCounts(d BoardData) map[string]int {
 // compactNodes writes every node as a group of cells.
 func compactNodes(l Locale, d BoardData) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		ct := newCompactText(l)
+		ct := newCompactText(l, d)
 		return writeNodes(w, d, func(b []byte, n *BoardNode) []byte { return appendCompactNode(b, ct, d, n) })
 	})
 }
@@ -201,12 +212,17 @@ func appendCompactCell(b []byte, ct *compactText, d BoardData, n *BoardNode, g *
 		b = append(b, ct.owner...)
 		b = append(b, ' ')
 		b = appendEscaped(b, g.Owner)
+	} else if g.BookedBy > 0 {
+		b = append(b, "\n"...)
+		b = append(b, ct.booked[g.BookedBy-1]...)
 	}
 	b = append(b, "\n"...)
 	b = append(b, ct.strip...)
 	b = append(b, `"><span>`...)
 	if g.Held {
 		b = appendEscaped(b, g.Owner)
+	} else if g.BookedBy > 0 {
+		b = appendEscaped(b, d.Bookings[g.BookedBy-1].Project)
 	}
 	b = append(b, `</span><i style="`...)
 	b = appendStrip(b, &g.Strip)

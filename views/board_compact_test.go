@@ -21,6 +21,7 @@ func TestCompactState(t *testing.T) {
 		"low":                 {held(gpu("n", 0), 1, "p", "t", 25, gib), CompactLow},
 		"idle":                {idleFor(base, time.Minute), CompactIdle},
 		"free":                {gpu("n", 0), CompactFree},
+		"booked when free":    {func() BoardGPU { g := gpu("n", 0); g.BookedBy = 1; return g }(), CompactBooked},
 		"saturated":           {saturatedFor(base, 2*time.Hour), CompactSaturated},
 		"saturated not yet":   {saturatedFor(base, time.Minute), CompactActive},
 		"unmanaged over free": {func() BoardGPU { g := gpu("n", 0); g.UnmanagedMiB = 500; return g }(), CompactUnmanaged},

@@ -28,8 +28,17 @@ type BoardData struct {
 // the window; HeldFree free cards of the spec are marked as held for it.
 type BoardBooking struct {
 	Project, Spec          string
+	Region                 string // "": every region of Spec
 	GPUs, InUse, HeldFree  int
 	HoldFrom, Starts, Ends time.Time
+	// Occurrence of Occurrences places a repeating reservation's window (1 of 1 when single).
+	Occurrence, Occurrences int
+}
+
+// Covers reports whether the booking holds cards of node: of its spec, in its region if it
+// names one.
+func (b BoardBooking) Covers(n BoardNode) bool {
+	return n.Spec == b.Spec && (b.Region == "" || n.Region == b.Region)
 }
 
 // Open reports whether the booking's window has begun at now.

@@ -14,6 +14,8 @@ type ProjectsData struct {
 	Notice string
 	// Create is the admin's form that adds a project; nil for others.
 	Create *ProjectCreateForm
+	// Regions are the pools' regions a reservation may hold its cards in.
+	Regions []string
 }
 
 // formShown reports whether the page holds the request form the failed submit came from
@@ -76,6 +78,12 @@ type RequestForm struct {
 	Begins  string
 	Ends    string
 	Reason  string
+	// Region holds a reservation's cards in one region; "" for any.
+	Region string
+	// Repeat, Weekdays ("mon" …) and Until (a date) repeat a reservation.
+	Repeat   string
+	Weekdays []string
+	Until    string
 	// Field and Error name the problem of a refused submit.
 	Field string
 	Error string

@@ -3,7 +3,6 @@ package views
 import (
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -113,10 +112,5 @@ func (f TemplateForm) invalid(name string) templ.Attributes {
 
 // runTime is a planned run in its zone with its weekday: "2026-03-02 Mon 22:00 CST".
 func runTime(l Locale, t time.Time) string {
-	days := strings.Fields(l.T("sched.weekdays"))
-	wd := t.Weekday().String()
-	if len(days) == 7 {
-		wd = days[t.Weekday()]
-	}
-	return t.Format("2006-01-02") + " " + wd + " " + t.Format("15:04 MST")
+	return t.Format("2006-01-02") + " " + WeekdayNames(l)[t.Weekday()] + " " + t.Format("15:04 MST")
 }

@@ -73,6 +73,20 @@ func TestBoardMarksBookedCards(t *testing.T) {
 		t.Errorf("%d cards marked (%q, %q), want 4 held for vision's window", marked.Length(), marked.First().Text(), marked.First().AttrOr("title", ""))
 	}
 
+	// The compact grid marks the same cards, with the booking's project and window, and
+	// counts them in its legend; the state filter keeps only them.
+	grid := parse(t, s.get("/?view=grid").Body.String())
+	cells := grid.Find(`[data-testid=gpu-cell].c-booked`)
+	if cells.Length() != 4 || cells.First().Find("span").Text() != "vision" || !strings.Contains(cells.First().AttrOr("title", ""), "Held for vision's reservation 03-03 09:00–18:00") {
+		t.Errorf("grid: %d booked cells (%q, %q), want 4 held for vision's window", cells.Length(), cells.First().Find("span").Text(), cells.First().AttrOr("title", ""))
+	}
+	if got := grid.Find(`[data-testid=legend-state][data-state=booked]`).Text(); !strings.Contains(got, "Held for a booking 4") {
+		t.Errorf("grid legend reads %q, want 4 held for a booking", got)
+	}
+	if n := parse(t, s.get("/?view=grid&state=booked").Body.String()).Find(`[data-testid=gpu-cell]`).Length(); n != 4 {
+		t.Errorf("grid filtered to booked cards shows %d cells, want 4", n)
+	}
+
 	tk := s.create(task("peak").spec("A100-80G").ready().gpus(3), opens)
 	s.place(tk, opens, n.UUIDs[:3]...)
 	seen(opens.Add(time.Hour))
@@ -86,5 +100,42 @@ func TestBoardMarksBookedCards(t *testing.T) {
 	seen(closes.Add(time.Minute))
 	if n := parse(t, s.get("/").Body.String()).Find(`[data-testid=card-booked]`).Length(); n != 0 {
 		t.Errorf("after the window %d cards marked", n)
+	}
+}
+
+// A daily reservation's window on the board says which of its series it is.
+func TestBoardBookingOccurrence(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	if _, err := s.store.SavePoolConfig(ctx, "a100", a100Config(), "tester", "", t0.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	s.projects("vision")
+	n := s.register(node("a100-01").inPool("a100").cards(a100Name, a100MiB, 8))
+	vision, _ := s.store.ProjectByName(ctx, "vision")
+	if _, err := s.store.SetQuota(ctx, "tester", models.Quota{ProjectID: vision.ID, Spec: "A100-80G", MaxGPUs: 16,
+		BudgetCardHours: 1000, StartsAt: t0.AddDate(0, 0, -1), EndsAt: t0.AddDate(0, 1, 0)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	mia, li := s.member("mia", "vision"), s.memberAs("li", "vision", models.ProjectRoleLead)
+	opens := t0.Add(24 * time.Hour)
+	w := s.post("/api/v1/requests", mustJSON(t, map[string]any{"project": "vision", "spec": "A100-80G", "kind": "reservation",
+		"change": map[string]any{"reserve_gpus": 2, "reserve_begins": opens, "reserve_ends": opens.Add(9 * time.Hour),
+			"reserve_repeat": "daily", "reserve_until": opens.Add(48 * time.Hour)}, "reason": "standups"}), bearer(mia)...)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("POST /api/v1/requests = %d %s", w.Code, w.Body)
+	}
+	id := decode[struct{ ID int64 }](t, w).ID
+	if w := s.post(fmt.Sprintf("/api/v1/requests/%d/approve", id), `{}`, bearer(li)...); w.Code != http.StatusOK {
+		t.Fatalf("approve = %d %s", w.Code, w.Body)
+	}
+	at := opens.Add(24*time.Hour - 10*time.Minute) // in the second window's lead time
+	s.setNow(at)
+	s.postSamples(n.Token, sample(n.UUIDs[0], at, 0, 0))
+	for lang, want := range map[string]string{"en": "window 2 of 3", "zh-CN": "第 2/3 个时段"} {
+		doc := parse(t, s.get("/", "Accept-Language", lang).Body.String())
+		if got := doc.Find(`[data-testid=booking-occurrence]`).Text(); got != want {
+			t.Errorf("%s: the board's booking says %q, want %q", lang, got, want)
+		}
 	}
 }

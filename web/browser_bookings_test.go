@@ -13,8 +13,8 @@ import (
 )
 
 // TestBrowserBookings shows, in both languages at desktop and phone sizes, a reservation in
-// its window: the board's booked cards, the pools chart's band and list, the bill's unused
-// booked hours and the pool form's rule; no page scrolls sideways on the phone.
+// its window: the board's booked cards (card view and grid), the pools chart's band and list, the bill's unused
+// booked hours, the pool form's rule and the request form's repeat; no page scrolls sideways on the phone.
 func TestBrowserBookings(t *testing.T) {
 	s := newServer(t)
 	ctx := context.Background()
@@ -48,9 +48,11 @@ func TestBrowserBookings(t *testing.T) {
 	}
 	pages := []shotPage{
 		{"board", "/", `[data-testid=board-bookings]`},
+		{"grid", "/?view=grid", `[data-testid=legend-state][data-state=booked]`},
 		{"pools", "/pools?range=6h", `[data-testid=pool-bookings]`},
 		{"bill", "/bills/vision/2026-03", `[data-testid=bookings]`},
 		{"pool-form", "/pools/a100/edit", `[name=unused_booking_pct]`},
+		{"request-form", "/projects#request-vision", `[data-testid=reserve-repeat]`},
 	}
 	shootPages(t, b, srv.URL, "bookings", pages)
 }
