@@ -313,8 +313,8 @@ func TestQueuePagePartial(t *testing.T) {
 	if lanes.Length() != 1 || lanes.AttrOr("hx-trigger", "") != "every 10s [document.visibilityState === 'visible']" {
 		t.Errorf("#queue-lanes missing or not polling: %d, %q", lanes.Length(), lanes.AttrOr("hx-trigger", ""))
 	}
-	if n := doc.Find(`[data-testid="queue-lane"]`).Length(); n != 2 {
-		t.Errorf("found %d lanes, want 2", n)
+	if n := doc.Find(`[data-testid="queue-lane"]`).Length(); n != 3 {
+		t.Errorf("found %d lanes, want 3: short, long and service", n)
 	}
 	if n := doc.Find(`[data-testid="queue-row"]`).Length(); n != 4 {
 		t.Errorf("found %d queue rows, want 4", n)
