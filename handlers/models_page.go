@@ -61,7 +61,7 @@ func (h *Services) models(c echo.Context) (views.ModelsData, error) {
 func serviceRow(u models.ServiceUse, from, to time.Time) views.ServiceRow {
 	row := views.ServiceRow{ID: u.ServiceID, Project: u.Project, Name: u.Name, Model: u.Model, Owner: u.Owner, Spec: u.Spec,
 		Replicas: u.Replicas, Live: u.Live, GPUs: u.GPUs, Failing: u.Failing, FailingError: u.FailingError,
-		CardSeconds: int64(math.Round(u.CardSeconds))}
+		CardSeconds: int64(math.Round(u.CardSeconds)), IdleCardSeconds: int64(math.Round(u.IdleCardSeconds))}
 	ran := to.Sub(from)
 	if !u.StartedAt.IsZero() && u.StartedAt.After(from) {
 		ran = to.Sub(u.StartedAt)

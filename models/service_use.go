@@ -38,6 +38,11 @@ type ServiceUse struct {
 	CardSeconds float64
 	UtilSum     int64
 	UtilN       int64
+	// IdleCardSeconds is the part of CardSeconds held in 5-minute buckets in which the
+	// service served no request (or no scrape answered): cards held for nothing.
+	IdleCardSeconds float64
+	// spans are the replicas' card holdings within the window, [start, end) in Unix seconds.
+	spans [][2]int64
 	// Served is what the replicas served in the 5-minute buckets that overlap the window;
 	// Buckets counts them.
 	Served  serving.Snapshot
@@ -95,6 +100,7 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 	if err != nil {
 		return nil, err
 	}
+	busy := map[int64]map[int64]bool{}
 	for _, row := range rows {
 		u := byID[row.ServiceID]
 		snap, err := row.Served()
@@ -105,11 +111,18 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 		u.Buckets++
 		if row.Requests > 0 {
 			u.LastRequestAt = time.Unix(row.Bucket+Rollup5m, 0).UTC()
+			if busy[row.ServiceID] == nil {
+				busy[row.ServiceID] = map[int64]bool{}
+			}
+			busy[row.ServiceID][row.Bucket] = true
 		}
 	}
 	out := make([]ServiceUse, 0, len(order))
 	for _, id := range order {
-		out = append(out, *byID[id])
+		u := byID[id]
+		u.IdleCardSeconds = min(idleCardSeconds(u.spans, busy[id]), u.CardSeconds)
+		u.spans = nil
+		out = append(out, *u)
 	}
 	slices.SortStableFunc(out, func(a, b ServiceUse) int {
 		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ServiceID, b.ServiceID))
@@ -159,6 +172,7 @@ func (s *Store) addServiceCards(ctx context.Context, byID map[int64]*ServiceUse,
 		}
 		if end.After(start) {
 			u.CardSeconds += end.Sub(start).Seconds()
+			u.spans = append(u.spans, [2]int64{start.Unix(), end.Unix()})
 		}
 		for _, r := range byGPU[c.GPUID] {
 			if r.Bucket >= start.Unix()-start.Unix()%Rollup5m && r.Bucket < end.Unix() {
@@ -168,4 +182,18 @@ func (s *Store) addServiceCards(ctx context.Context, byID map[int64]*ServiceUse,
 		}
 	}
 	return nil
+}
+
+// idleCardSeconds is the card-seconds of spans (one card each, Unix seconds) that fall in
+// 5-minute buckets not in busy, the buckets in which the service served a request.
+func idleCardSeconds(spans [][2]int64, busy map[int64]bool) float64 {
+	var idle int64
+	for _, sp := range spans {
+		for b := sp[0] - sp[0]%Rollup5m; b < sp[1]; b += Rollup5m {
+			if !busy[b] {
+				idle += min(sp[1], b+Rollup5m) - max(sp[0], b)
+			}
+		}
+	}
+	return float64(idle)
 }

@@ -1364,6 +1364,8 @@ var catalogEN = map[string]string{
 	"models.ttft_p99":                 "TTFT p99",
 	"models.util":                     "GPU use",
 	"models.card_hours":               "Card-hours",
+	"models.idle_card_hours":          "Idle card-hours",
+	"models.idle_help":                "Card-hours held in 5-minute windows in which the service served no request",
 	"models.cost":                     "Cost",
 	"models.cost_per_mtok":            "Per 1M output tokens",
 	"models.failing":                  "%d not answering",

@@ -1364,6 +1364,8 @@ var catalogZH = map[string]string{
 	"models.ttft_p99":                 "首字 p99",
 	"models.util":                     "GPU 利用率",
 	"models.card_hours":               "卡时",
+	"models.idle_card_hours":          "闲置卡时",
+	"models.idle_help":                "服务在 5 分钟窗口内没有任何请求时占用的卡时",
 	"models.cost":                     "成本",
 	"models.cost_per_mtok":            "每百万输出 token",
 	"models.failing":                  "%d 个无响应",

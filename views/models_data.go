@@ -34,6 +34,8 @@ type ServiceRow struct {
 	// output tokens.
 	CardSeconds             int64
 	CostFen, CostPerMTokFen *int64
+	// IdleCardSeconds is the part of CardSeconds held in 5-minute windows without a request.
+	IdleCardSeconds int64
 	// NoTraffic is true when the service held cards the whole range and served no request.
 	NoTraffic bool
 }

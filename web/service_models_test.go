@@ -130,8 +130,9 @@ func TestServiceEndToEnd(t *testing.T) {
 	// TTFT from the merged buckets 3, 9, 12 (of 12): p50's rank 6 lies 3/6 into (0.1, 0.5]:
 	// 0.3 s; p95's rank 11.4 lies 2.4/3 into (0.5, 1]: 0.9 s; p99's 11.88: 0.98 s. 12
 	// requests and 2,000,000 tokens over the hour: 0.00 and 555.6 a second. Two cards for an
-	// hour at ¥10 a card-hour: ¥20.00, or ¥10.00 per million output tokens.
-	want := map[string]string{"ttft-p50": "300 ms", "ttft-p95": "900 ms", "ttft-p99": "980 ms", "service-replicas": "2/2",
+	// hour at ¥10 a card-hour: ¥20.00, or ¥10.00 per million output tokens. The requests
+	// came in the first 5-minute window; the cards were idle the other 55 minutes: 1.83 h.
+	want := map[string]string{"service-idle-hours": "1.83", "ttft-p50": "300 ms", "ttft-p95": "900 ms", "ttft-p99": "980 ms", "service-replicas": "2/2",
 		"service-rps": "0.00", "service-tps": "555.6", "service-cost": "¥20.00", "service-cost-mtok": "¥10.00",
 		"service-model": "qwen2.5-7b"}
 	for id, text := range want {
