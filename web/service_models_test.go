@@ -151,6 +151,29 @@ func TestServiceEndToEnd(t *testing.T) {
 		got[0].CostPerMTokFen == nil || *got[0].CostPerMTokFen != 1000 {
 		t.Errorf("GET /api/v1/services = %s, want service %d with TTFT p99 0.98 s and 1,000 fen per million tokens", w.Body, first)
 	}
+	// The month's bill has the service's line per model: two cards for the hour, ¥20.00; the
+	// week's report has its row, priced the same.
+	type billModels struct {
+		Models []struct {
+			ServiceID int64  `json:"service_id"`
+			Model     string `json:"model"`
+			NominalS  int64  `json:"nominal_s"`
+			AmountFen int64  `json:"amount_fen"`
+		} `json:"models"`
+	}
+	if b := decode[billModels](t, s.get("/api/v1/bills/vision/2026-03", bearer(member)...)); len(b.Models) != 1 ||
+		b.Models[0].ServiceID != first || b.Models[0].Model != "qwen2.5-7b" || b.Models[0].NominalS != 7200 || b.Models[0].AmountFen != 2000 {
+		t.Errorf("bill's models = %+v, want service %d's qwen2.5-7b: 7,200 card-seconds, 2,000 fen", b.Models, first)
+	}
+	w = s.get("/reports?week=2026-W10", bearer(member)...)
+	doc, err := goquery.NewDocumentFromReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := doc.Find(fmt.Sprintf(`[data-testid="model-usage"][data-service="%d"]`, first))
+	if tag, cost := usage.Find(`[data-testid="model-usage-tag"]`).Text(), strings.TrimSpace(usage.Find(`[data-testid="model-usage-cost"]`).Text()); tag != "qwen2.5-7b" || cost != "¥20.00" {
+		t.Errorf("weekly report's model row = %q %q, want qwen2.5-7b at ¥20.00", tag, cost)
+	}
 	// A viewer sees the service but not what it costs.
 	viewer := s.userToken("vic", models.RoleViewer)
 	if got := strings.TrimSpace(page(viewer).Find(`[data-testid="service-cost"]`).Text()); got != "—" {
