@@ -392,8 +392,8 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 		name, owner, state, reason, end, checkpoint, model sql.RawBytes
 		est                                                float64
 		service                                            sql.NullInt64
-		t                                           LedgerTask
-		i                                           int // next of ids to find, in the range read
+		t                                                  LedgerTask
+		i                                                  int // next of ids to find, in the range read
 	)
 	// Owners, states and endings repeat: equal ones share a string.
 	owners, states := map[string]string{}, map[string]string{}
