@@ -2,6 +2,8 @@ package models_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -43,6 +45,15 @@ func TestServiceIdleCardSeconds(t *testing.T) {
 		}
 		if u := uses[0]; u.CardSeconds != 1200 || u.IdleCardSeconds != 900 {
 			t.Errorf("ServiceUses = %v card-seconds, %v idle; want 1200, 900", u.CardSeconds, u.IdleCardSeconds)
+		}
+		// Its points over time: four of 5 minutes, each a card held throughout, the
+		// requests in the second.
+		var got []string
+		for _, p := range uses[0].Points {
+			got = append(got, fmt.Sprintf("%s %v %v", p.At.Sub(b0), p.CardSeconds, p.Served.Requests))
+		}
+		if want := []string{"0s 300 0", "5m0s 300 3", "10m0s 300 0", "15m0s 300 0"}; !slices.Equal(got, want) {
+			t.Errorf("points = %q, want %q", got, want)
 		}
 	})
 }

@@ -140,6 +140,15 @@ func TestServiceEndToEnd(t *testing.T) {
 			t.Errorf("Models page %s = %q, want %q", id, got, text)
 		}
 	}
+	// The charts over time: twelve 5-minute points, the requests all in the first, whose
+	// 2 cards × 300 s at ¥10 a card-hour cost ¥1.67 for 2,000,000 tokens: ¥0.84 per million.
+	trends := page(member).Parents().Last().Find(fmt.Sprintf(`[data-testid="service-trends"][data-service="%d"]`, first))
+	for id, want := range map[string]string{"trend-ttft": "900 ms", "trend-cost": "¥0.84"} {
+		dots := trends.Find(fmt.Sprintf(`[data-testid=%q] [data-testid="trend-dot"]`, id))
+		if dots.Length() != 1 || !strings.HasSuffix(dots.Text(), " · "+want) {
+			t.Errorf("%s dots = %d %q, want one at %s", id, dots.Length(), dots.Text(), want)
+		}
+	}
 	// The API answers the same figures.
 	w = s.get("/api/v1/services?range=1h", bearer(member)...)
 	type line struct {
