@@ -210,7 +210,7 @@ func TestQueuePage(t *testing.T) {
 	doc.Find(`[data-testid="queue-lane"]`).Each(func(_ int, s *goquery.Selection) {
 		lanes = append(lanes, s.AttrOr("data-lane", ""))
 	})
-	if diff := cmp.Diff([]string{"short", "long"}, lanes); diff != "" {
+	if diff := cmp.Diff([]string{"short", "long", "service"}, lanes); diff != "" {
 		t.Errorf("lanes mismatch (-want +got):\n%s", diff)
 	}
 
