@@ -50,6 +50,10 @@ type Config struct {
 	Logger *slog.Logger
 	// HTTP sends the API calls; default a client with a 30 s timeout.
 	HTTP *http.Client
+	// RestartBackoff is the wait before a service replica that exited is started again; it
+	// doubles with each restart after a run shorter than ten minutes, up to five minutes.
+	// Default 10 s.
+	RestartBackoff time.Duration
 }
 
 // Agent runs one node: see Run.
@@ -73,7 +77,9 @@ type Agent struct {
 	// ended holds tasks that exited or failed to start while the server still lists them,
 	// so they are not started again.
 	ended map[int64]bool
-	exits chan taskExit
+	// waiting holds the service replicas that exited by themselves, until they start again.
+	waiting map[int64]*waiting
+	exits   chan taskExit
 	// prePull names the images the server said to pull at registration; no task is taken
 	// until they are pulled (or failed).
 	prePull []string
@@ -81,15 +87,20 @@ type Agent struct {
 
 // task is a started or adopted task's process.
 type task struct {
-	proc     Process
-	gpus     []string
-	stopping bool
+	proc Process
+	// as is the assignment it runs (an adopted task's has only its id and GPUs until the
+	// server lists it); startedAt when this agent started or adopted it.
+	as        api.Assignment
+	startedAt time.Time
+	stopping  bool
 	// out follows the task's progress lines; nil when the runner has no log to follow.
 	out *outputTracker
 	// adopted is true for a task started before this agent ran (see adopt).
 	adopted bool
 	// serving is a service replica's metrics page and last reading; nil for a batch task.
 	serving *scraped
+	// restarts counts a service replica's restarts by this agent.
+	restarts restarts
 }
 
 // taskExit is a process's exit, sent from its watcher to the loop.
@@ -137,6 +148,9 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 	if cfg.HTTP == nil {
 		cfg.HTTP = &http.Client{Timeout: 30 * time.Second}
 	}
+	if cfg.RestartBackoff <= 0 {
+		cfg.RestartBackoff = defaultRestartBackoff
+	}
 	return &Agent{
 		cfg:       cfg,
 		collector: src,
@@ -148,6 +162,7 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 		procs:     procFS{root: "/proc"},
 		tasks:     make(map[int64]*task),
 		ended:     make(map[int64]bool),
+		waiting:   make(map[int64]*waiting),
 		exits:     make(chan taskExit),
 	}
 }
@@ -351,7 +366,8 @@ func (a *Agent) running() []int64 {
 
 // follow starts the assigned tasks not yet started and stops the tasks marked Stop or no
 // longer assigned. A task whose GPUs a local task still holds (one being stopped) starts on
-// a later poll, so two tasks never share a card.
+// a later poll, so two tasks never share a card. A service replica that exited starts again
+// once its backoff has passed; stopped or no longer assigned meanwhile, its exit is reported.
 func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 	listed := make(map[int64]bool, len(assigned))
 	for _, as := range assigned {
@@ -362,17 +378,32 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 			a.stop(id, t, "no longer assigned")
 		}
 	}
+	for id, w := range a.waiting {
+		if !listed[id] {
+			a.giveUp(id, w, "no longer assigned")
+		}
+	}
+	now := a.cfg.Now()
 	for _, as := range assigned {
 		t, started := a.tasks[as.TaskID]
-		if started && t.serving == nil && as.MetricsPort > 0 { // adopted before its first poll
-			t.serving = &scraped{url: metricsURL(as)}
+		w := a.waiting[as.TaskID]
+		if started {
+			t.as = as // an adopted task learns its assignment here
+			if t.serving == nil && as.MetricsPort > 0 {
+				t.serving = &scraped{url: metricsURL(as)}
+			}
 		}
 		switch {
 		case as.Stop && started:
 			a.stop(as.TaskID, t, "stop requested")
+		case as.Stop && w != nil:
+			a.giveUp(as.TaskID, w, "stop requested")
 		case as.Stop, started, a.ended[as.TaskID]:
+		case w != nil && now.Before(w.at):
 		case a.busy(as.GPUUUIDs):
 			a.log.Info("agent task waits for its GPUs to be freed", "task", as.TaskID)
+		case w != nil:
+			a.restart(ctx, as, w)
 		default:
 			a.start(ctx, as)
 		}
@@ -387,7 +418,7 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 // busy reports whether a local task holds one of the GPUs.
 func (a *Agent) busy(uuids []string) bool {
 	for _, t := range a.tasks {
-		for _, u := range t.gpus {
+		for _, u := range t.as.GPUUUIDs {
 			if slices.Contains(uuids, u) {
 				return true
 			}
@@ -413,15 +444,17 @@ func (a *Agent) start(ctx context.Context, as api.Assignment) {
 		return
 	}
 	a.log.Info("agent task started", "task", as.TaskID, "gpus", as.GPUUUIDs)
-	a.track(ctx, as.TaskID, as.GPUUUIDs, proc)
-	if as.MetricsPort > 0 {
-		a.tasks[as.TaskID].serving = &scraped{url: metricsURL(as)}
-	}
+	a.track(ctx, as, proc)
 }
 
-// track reports a task running and watches for its exit.
-func (a *Agent) track(ctx context.Context, id int64, gpus []string, proc Process) {
-	t := &task{proc: proc, gpus: gpus}
+// track reports a task running and watches for its exit; a service replica's metrics page
+// is scraped from now on.
+func (a *Agent) track(ctx context.Context, as api.Assignment, proc Process) {
+	id := as.TaskID
+	t := &task{proc: proc, as: as, startedAt: a.cfg.Now()}
+	if as.MetricsPort > 0 {
+		t.serving = &scraped{url: metricsURL(as)}
+	}
 	if src, ok := proc.(outputSource); ok {
 		log, file := src.outputPaths()
 		t.out = &outputTracker{logPath: log, filePath: file}
@@ -454,7 +487,7 @@ func (a *Agent) adopt(ctx context.Context) error {
 			continue
 		}
 		a.log.Info("agent adopted task", "task", t.TaskID, "gpus", t.GPUUUIDs)
-		a.track(ctx, t.TaskID, t.GPUUUIDs, t.Proc)
+		a.track(ctx, api.Assignment{TaskID: t.TaskID, GPUUUIDs: t.GPUUUIDs}, t.Proc)
 		a.tasks[t.TaskID].adopted = true
 	}
 	return nil
@@ -506,10 +539,15 @@ func (a *Agent) logs() []api.TaskLog {
 	return out
 }
 
-// exited records a task's exit and sends it at once.
+// exited records a task's exit and sends it at once; a service replica's exit that no stop
+// asked for waits to start it again instead.
 func (a *Agent) exited(ctx context.Context, e taskExit) error {
 	t := a.tasks[e.id]
 	delete(a.tasks, e.id)
+	if t.as.Restart && !t.stopping {
+		a.restartLater(e.id, t, e)
+		return nil
+	}
 	a.ended[e.id] = true
 	req := t.status(api.TaskExited, a.cfg.Now())
 	req.ExitCode = e.code

@@ -18,6 +18,8 @@ import (
 type scraped struct {
 	url  string
 	last *serving.Snapshot
+	// restarted is set when the agent started the replica again, until a reading says so.
+	restarted bool
 }
 
 // metricsURL is where a replica's model server serves its metrics page on this node: its
@@ -75,7 +77,10 @@ func (a *Agent) scrapeServices(ctx context.Context, now time.Time) []api.Serving
 			prev = cur
 		}
 		t.serving.last = &cur
-		out = append(out, servingReport(id, now, prev, cur))
+		r := servingReport(id, now, prev, cur)
+		r.Restarted = r.Restarted || t.serving.restarted
+		t.serving.restarted = false
+		out = append(out, r)
 	}
 	return out
 }

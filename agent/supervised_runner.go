@@ -86,6 +86,34 @@ func (r SupervisedRunner) Start(ctx context.Context, a api.Assignment) (Process,
 	return proc, nil
 }
 
+// Restart starts an ended task again in its folder (a service replica that exited): the
+// records of the last run go, the log goes on. A task whose supervisor still runs is not
+// started twice.
+func (r SupervisedRunner) Restart(ctx context.Context, a api.Assignment) (Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("agent: restart task %d: %w", a.TaskID, err)
+	}
+	dir := taskDir(r.StateDir, a.TaskID)
+	lock, held, err := tryLock(dir)
+	if err != nil {
+		return nil, fmt.Errorf("agent: restart task %d: %w", a.TaskID, err)
+	}
+	if held {
+		return nil, fmt.Errorf("agent: restart task %d: %w", a.TaskID, ErrAlreadyStarted)
+	}
+	lock.Close() // spawn takes it again
+	for _, name := range []string{exitFile, startedFile, supervisorFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !isNotExist(err) {
+			return nil, fmt.Errorf("agent: restart task %d: %w", a.TaskID, err)
+		}
+	}
+	proc, err := r.spawn(dir, a)
+	if err != nil {
+		return nil, fmt.Errorf("agent: restart task %d: %w", a.TaskID, err)
+	}
+	return proc, nil
+}
+
 // spawn starts the supervisor of a new task folder with the folder's lock held, so that the
 // lock is never free while the task may run.
 func (r SupervisedRunner) spawn(dir string, a api.Assignment) (Process, error) {

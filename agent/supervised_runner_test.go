@@ -131,3 +131,31 @@ func TestSupervisedRunnerNeverStartsTwice(t *testing.T) {
 		t.Errorf("second Start() = %v, want ErrAlreadyStarted", err)
 	}
 }
+
+// TestSupervisedRunnerRestarts: an ended task starts again in its folder, its log going on;
+// one whose command still runs is not started twice.
+func TestSupervisedRunnerRestarts(t *testing.T) {
+	a := api.Assignment{TaskID: 5, Command: []string{"/bin/sh", "-c", "echo run; exit 4"}, Restart: true}
+	p, r := startSupervised(t, a, time.Second)
+	p.Wait()
+	p2, err := r.Restart(context.Background(), a)
+	if err != nil {
+		t.Fatalf("Restart() = %v", err)
+	}
+	if code, err := p2.Wait(); code != 4 || err != nil {
+		t.Errorf("restarted Wait() = %d, %v, want 4, nil", code, err)
+	}
+	if log, err := os.ReadFile(filepath.Join(taskDir(r.StateDir, 5), LogFile)); err != nil || string(log) != "run\nrun\n" {
+		t.Errorf("task log = %q, %v, want both runs' lines", log, err)
+	}
+
+	long := api.Assignment{TaskID: 6, Command: []string{"/bin/sleep", "30"}, Restart: true}
+	p3, err := r.Start(context.Background(), long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p3.Stop(0) })
+	if _, err := r.Restart(context.Background(), long); !errors.Is(err, ErrAlreadyStarted) {
+		t.Errorf("Restart() of a running task = %v, want ErrAlreadyStarted", err)
+	}
+}

@@ -128,6 +128,7 @@ func TestOutputTrackerShipsTheTail(t *testing.T) {
 func TestRunShipsTaskLogs(t *testing.T) {
 	f := newFakeServer(t)
 	stateDir, work := t.TempDir(), t.TempDir()
+	stopTaskDir(t, stateDir, 14) // its supervisor may still write when the test ends
 	f.with(func() {
 		f.assignments = []api.Assignment{{TaskID: 14, Workdir: work, Command: []string{"/bin/sh", "-c",
 			`echo epoch 1; while [ ! -e finish ]; do sleep 0.01; done; echo done`}}}
@@ -151,6 +152,7 @@ func TestRunShipsTaskLogs(t *testing.T) {
 func TestRunShipsTheLastLinesOfAnInstantExit(t *testing.T) {
 	f := newFakeServer(t)
 	stateDir, work := t.TempDir(), t.TempDir()
+	stopTaskDir(t, stateDir, 15) // its supervisor may still write when the test ends
 	f.with(func() {
 		f.assignments = []api.Assignment{{TaskID: 15, Workdir: work, Command: []string{"/bin/sh", "-c",
 			`echo hello; echo KASHI_OUTPUT 3 items; exit 3`}}}

@@ -195,6 +195,9 @@ type Assignment struct {
 	// its Prometheus page on the node's loopback; the agent scrapes it every sample tick.
 	MetricsPort int    `json:"metrics_port,omitempty"`
 	MetricsPath string `json:"metrics_path,omitempty"`
+	// Restart asks the agent to start the process again, after a backoff, whenever it exits
+	// by itself (a service replica); a batch task's exit is reported and it never runs again.
+	Restart bool `json:"restart,omitempty"`
 }
 
 // Task states an agent reports.

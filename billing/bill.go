@@ -61,6 +61,9 @@ type Bill struct {
 	// Bookings are the project's reservation windows in the month with their used and
 	// unused card-hours; absent without any, so bills before reservations keep their shape.
 	Bookings []Booking `json:"bookings,omitempty"`
+	// Models are the inference services' lines added up per service and model tag (inside
+	// the total); absent without any, so bills before services keep their shape.
+	Models []ModelCost `json:"models,omitempty"`
 	// Held is the classification of every held second; Held.Nominal() = NominalS.
 	Held       Breakdown `json:"held"`
 	NominalS   int64     `json:"nominal_s"`

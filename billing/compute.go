@@ -144,6 +144,7 @@ func Compute(in Input) (Result, error) {
 					TimeZone: zone, IdleUtilPct: in.Metering.IdleUtilPct, ActiveUtilPct: in.Metering.ActiveUtilPct,
 					PeriodStart: from, PeriodEnd: to, AsOf: asOfT, Bookings: booked[p.ID]}
 				errs[i] = pr.bill(b, byProject[p.ID], l.tasks, l.taskHeld, win, asOf)
+				b.Models = modelCosts(b.Lines, l.tasks)
 			}
 		})
 	}

@@ -137,19 +137,20 @@ type Report struct {
 	// Templates are the card time of the tasks submitted from each template, by project and
 	// template name; WeekReport prices them (CostFen).
 	Templates []TemplateUsage `json:"templates"`
+	// Models are the card time of each inference service in the window, by model tag and
+	// service; WeekReport prices them like Templates.
+	Models []ModelUsage `json:"models"`
 	// Advice is, per project, the tasks ended in the window whose next run could ask for
 	// fewer or cheaper cards, the biggest savings first (see TaskAdvice); empty without
 	// WindowInput.SpecOptions.
 	Advice []TaskAdvice `json:"advice"`
 }
 
-// TemplateUsage is the card time in the window of the tasks submitted from one template:
-// how many held cards (Runs), their held and effective card time, per spec, and what that
-// card time costs as the bill's pricing prices it on its own (QuoteTask per spec, without
-// the month's package or overflow split).
-type TemplateUsage struct {
-	TemplateID int64  `json:"template_id"`
-	Template   string `json:"template"`
+// GroupUsage is the card time in the window of a group of a project's tasks: how many held
+// cards (Runs), their held and effective card time, per spec, and what that card time costs
+// as the bill's pricing prices it on its own (QuoteTask per spec, without the month's
+// package or overflow split).
+type GroupUsage struct {
 	Project    string `json:"project"`
 	ProjectID  int64  `json:"-"`
 	Runs       int    `json:"runs"`
@@ -159,6 +160,32 @@ type TemplateUsage struct {
 	SpecS        map[string]int64 `json:"spec_s"`
 	CostFen      int64            `json:"cost_fen"`
 	MissingPrice bool             `json:"missing_price,omitempty"`
+}
+
+// add counts an allocation's card time b of spec, and its task's run once.
+func (g *GroupUsage) add(first bool, spec string, b Breakdown) {
+	if first {
+		g.Runs++
+	}
+	g.NominalS += b.Nominal()
+	g.EffectiveS += b.Effective()
+	g.SpecS[spec] += b.Nominal()
+}
+
+// TemplateUsage is the card time in the window of the tasks submitted from one template.
+type TemplateUsage struct {
+	TemplateID int64  `json:"template_id"`
+	Template   string `json:"template"`
+	GroupUsage
+}
+
+// ModelUsage is the card time in the window of one inference service's replicas (Runs
+// counts them), under its model tag.
+type ModelUsage struct {
+	ServiceID int64  `json:"service_id"`
+	Service   string `json:"service"`
+	Model     string `json:"model"`
+	GroupUsage
 }
 
 // TopIdleTasks is how many tasks Report.TopIdle lists.
@@ -326,7 +353,8 @@ func Utilization(in WindowInput) (Report, error) {
 		templateOf[t.TaskID] = t
 	}
 	byTemplate := map[int64]*TemplateUsage{}
-	ran := map[int64]bool{}
+	byService := map[int64]*ModelUsage{}
+	ran, served := map[int64]bool{}, map[int64]bool{}
 	byProject, byNode, bySpec := usageSet{}, usageSet{}, usageSet{}
 	perTask := map[int64]*IdleTask{}
 	whole := map[int64]*Breakdown{}
@@ -376,17 +404,20 @@ func Utilization(in WindowInput) (Report, error) {
 		if tpl, ok := templateOf[a.TaskID]; ok {
 			u := byTemplate[tpl.TemplateID]
 			if u == nil {
-				u = &TemplateUsage{TemplateID: tpl.TemplateID, Template: tpl.Template, ProjectID: a.ProjectID,
-					Project: projectName(projects, a.ProjectID), SpecS: map[string]int64{}}
+				u = &TemplateUsage{TemplateID: tpl.TemplateID, Template: tpl.Template, GroupUsage: newGroup(a.ProjectID, projects)}
 				byTemplate[tpl.TemplateID] = u
 			}
-			if !ran[a.TaskID] {
-				ran[a.TaskID] = true
-				u.Runs++
+			u.add(!ran[a.TaskID], a.Spec, b)
+			ran[a.TaskID] = true
+		}
+		if t != nil && t.ServiceID != 0 {
+			u := byService[t.ServiceID]
+			if u == nil {
+				u = &ModelUsage{ServiceID: t.ServiceID, Service: t.Name, Model: t.Model, GroupUsage: newGroup(a.ProjectID, projects)}
+				byService[t.ServiceID] = u
 			}
-			u.NominalS += b.Nominal()
-			u.EffectiveS += b.Effective()
-			u.SpecS[a.Spec] += b.Nominal()
+			u.add(!served[a.TaskID], a.Spec, b)
+			served[a.TaskID] = true
 		}
 	}
 	r.Total.NominalS, r.Total.EffectiveS = r.Total.Nominal(), r.Total.Effective()
@@ -423,13 +454,32 @@ func Utilization(in WindowInput) (Report, error) {
 	slices.SortFunc(r.Templates, func(a, b TemplateUsage) int {
 		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Template, b.Template), cmp.Compare(a.TemplateID, b.TemplateID))
 	})
+	r.Models = make([]ModelUsage, 0, len(byService))
+	for _, u := range byService {
+		r.Models = append(r.Models, *u)
+	}
+	slices.SortFunc(r.Models, func(a, b ModelUsage) int {
+		return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Project, b.Project), cmp.Compare(a.Service, b.Service), cmp.Compare(a.ServiceID, b.ServiceID))
+	})
 	return r, nil
 }
 
-// priceTemplates prices each template's card time of the report per spec through the
-// bill's own pricing for its project under the month's prices and plans.
-func priceTemplates(ctx context.Context, src Source, r *Report, month Month) error {
-	if len(r.Templates) == 0 {
+// newGroup is an empty group of the project's tasks.
+func newGroup(project int64, projects map[int64]string) GroupUsage {
+	return GroupUsage{ProjectID: project, Project: projectName(projects, project), SpecS: map[string]int64{}}
+}
+
+// priceGroups prices the report's template and model groups' card time per spec through
+// the bill's own pricing for their project under the month's prices and plans.
+func priceGroups(ctx context.Context, src Source, r *Report, month Month) error {
+	var groups []*GroupUsage
+	for i := range r.Templates {
+		groups = append(groups, &r.Templates[i].GroupUsage)
+	}
+	for i := range r.Models {
+		groups = append(groups, &r.Models[i].GroupUsage)
+	}
+	if len(groups) == 0 {
 		return nil
 	}
 	prices, err := src.Prices(ctx, month.String())
@@ -441,8 +491,7 @@ func priceTemplates(ctx context.Context, src Source, r *Report, month Month) err
 		return err
 	}
 	quotas := map[int64][]models.Quota{}
-	for i := range r.Templates {
-		u := &r.Templates[i]
+	for _, u := range groups {
 		q, ok := quotas[u.ProjectID]
 		if !ok {
 			if q, err = src.Quotas(ctx, u.ProjectID); err != nil {
@@ -614,7 +663,7 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 		return Report{}, err
 	}
 	r.Week, r.TimeZone = w.String(), loc.String()
-	if err := priceTemplates(ctx, src, &r, MonthOf(from, loc)); err != nil {
+	if err := priceGroups(ctx, src, &r, MonthOf(from, loc)); err != nil {
 		return Report{}, err
 	}
 	return r, nil
@@ -641,6 +690,7 @@ const (
 	reportOutputTag     = "产出·标签 output-tag"
 	reportMiss          = "估算偏差 estimate-miss"
 	reportTemplate      = "模板 template"
+	reportModel         = "模型 model"
 	reportAdvice        = "建议 advice"
 )
 
@@ -695,6 +745,10 @@ func reportRows(r Report, write func(fields ...any)) {
 	}
 	for _, u := range r.Templates {
 		write(reportTemplate, u.Template, u.Project, nil, nil, nil, h(u.NominalS), h(u.EffectiveS), nil, nil, nil, nil, nil, nil, nil,
+			u.Runs, nil, nil, nil, nil, nil, nil, reportFen(u.CostFen))
+	}
+	for _, u := range r.Models {
+		write(reportModel, u.Model, u.Project, nil, nil, u.ServiceID, h(u.NominalS), h(u.EffectiveS), nil, nil, nil, nil, nil, nil, nil,
 			u.Runs, nil, nil, nil, nil, nil, nil, reportFen(u.CostFen))
 	}
 	for _, a := range r.Advice {

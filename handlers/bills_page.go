@@ -234,6 +234,10 @@ func billData(b billing.Bill, loc *time.Location) views.BillData {
 			ChargePct: k.ChargePct, StartsAt: k.StartsAt.In(loc), EndsAt: k.EndsAt.In(loc), BookedS: k.BookedS,
 			UsedS: k.UsedS, UnusedS: k.UnusedS})
 	}
+	for _, m := range b.Models {
+		d.Models = append(d.Models, views.BillModel{ServiceID: m.ServiceID, Service: m.Service, Model: m.Model,
+			NominalS: m.NominalS, EffectiveS: m.EffectiveS, AmountFen: m.AmountFen})
+	}
 	for _, x := range b.Idle {
 		d.Idle = append(d.Idle, views.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,
 			LowUtilS: x.LowUtilS, NominalS: x.NominalS})

@@ -46,10 +46,17 @@ func (h *Services) models(c echo.Context) (views.ModelsData, error) {
 	d := views.ModelsData{Range: r, From: from.In(h.loc()), To: now.In(h.loc())}
 	for _, u := range uses {
 		row := serviceRow(u, from, now)
-		if p.SeesBills(u.ProjectID) {
-			if rate, ok := priceOf(prices, u.ProjectID, u.Spec); ok {
-				row.CostFen, row.CostPerMTokFen = serviceCost(row.CardSeconds, rate, u.Served.GenerationTokens)
+		rate, priced := priceOf(prices, u.ProjectID, u.Spec)
+		priced = priced && p.SeesBills(u.ProjectID)
+		if priced {
+			row.CostFen, row.CostPerMTokFen = serviceCost(row.CardSeconds, rate, u.Served.GenerationTokens)
+		}
+		for _, pt := range u.Points {
+			vp := views.ServicePoint{At: pt.At.In(h.loc()), TTFTP95: quantile(pt.Served.TTFT, 0.95)}
+			if priced {
+				_, vp.CostPerMTokFen = serviceCost(int64(math.Round(pt.CardSeconds)), rate, pt.Served.GenerationTokens)
 			}
+			row.Points = append(row.Points, vp)
 		}
 		d.Services = append(d.Services, row)
 	}
@@ -61,7 +68,7 @@ func (h *Services) models(c echo.Context) (views.ModelsData, error) {
 func serviceRow(u models.ServiceUse, from, to time.Time) views.ServiceRow {
 	row := views.ServiceRow{ID: u.ServiceID, Project: u.Project, Name: u.Name, Model: u.Model, Owner: u.Owner, Spec: u.Spec,
 		Replicas: u.Replicas, Live: u.Live, GPUs: u.GPUs, Failing: u.Failing, FailingError: u.FailingError,
-		CardSeconds: int64(math.Round(u.CardSeconds))}
+		CardSeconds: int64(math.Round(u.CardSeconds)), IdleCardSeconds: int64(math.Round(u.IdleCardSeconds))}
 	ran := to.Sub(from)
 	if !u.StartedAt.IsZero() && u.StartedAt.After(from) {
 		ran = to.Sub(u.StartedAt)
@@ -69,12 +76,7 @@ func serviceRow(u models.ServiceUse, from, to time.Time) views.ServiceRow {
 	if s := ran.Seconds(); s > 0 {
 		row.RequestsPerS, row.TokensPerS = u.Served.Requests/s, u.Served.GenerationTokens/s
 	}
-	q := func(h *serving.Histogram, p float64) *float64 {
-		if v, ok := h.Quantile(p); ok {
-			return &v
-		}
-		return nil
-	}
+	q := quantile
 	row.TTFTP50, row.TTFTP95, row.TTFTP99 = q(u.Served.TTFT, 0.5), q(u.Served.TTFT, 0.95), q(u.Served.TTFT, 0.99)
 	row.E2EP95 = q(u.Served.E2E, 0.95)
 	row.Narrowed = u.Served.TTFT != nil && u.Served.TTFT.Narrowed
@@ -84,6 +86,14 @@ func serviceRow(u models.ServiceUse, from, to time.Time) views.ServiceRow {
 	}
 	row.NoTraffic = u.Live > 0 && !u.StartedAt.IsZero() && !u.StartedAt.After(from) && u.Served.Requests == 0
 	return row
+}
+
+// quantile is h's p-quantile, nil when h has no observation.
+func quantile(h *serving.Histogram, p float64) *float64 {
+	if v, ok := h.Quantile(p); ok {
+		return &v
+	}
+	return nil
 }
 
 // priceOf is the rate per card-hour of spec for a project: its own price, else the default

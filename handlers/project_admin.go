@@ -86,6 +86,7 @@ func projectOf(list []projectJSON, id int64) projectJSON {
 // yuan.
 func (h *Projects) quotaFormOf(q quotaJSON) views.QuotaForm {
 	f := views.QuotaForm{Spec: q.Spec, MaxGPUs: strconv.Itoa(q.MaxGPUs), GuaranteedGPUs: strconv.Itoa(q.GuaranteedGPUs),
+		MaxServiceGPUs:  strconv.Itoa(q.MaxServiceGPUs),
 		BudgetCardHours: strconv.FormatInt(q.BudgetCardHours, 10), StartsAt: q.StartsAt.In(h.loc()).Format(time.DateOnly),
 		EndsAt: q.EndsAt.In(h.loc()).Format(time.DateOnly), OverflowAllowed: q.OverflowAllowed,
 		RemindEndDays: models.JoinInts(q.RemindEndDays), RemindBudgetPcts: models.JoinInts(q.RemindBudgetPcts)}
@@ -210,6 +211,10 @@ func (h *Projects) quotaFromForm(c echo.Context, id int64) (models.Quota, error)
 		return q, err
 	}
 	q.GuaranteedGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
+	if n, err = whole("max_service_gpus", true); err != nil {
+		return q, err
+	}
+	q.MaxServiceGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
 	if q.BudgetCardHours, err = whole("budget_card_hours", false); err != nil {
 		return q, err
 	}

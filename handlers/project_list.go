@@ -12,9 +12,11 @@ import (
 
 // quotaJSON is a quota in the API.
 type quotaJSON struct {
-	Spec            string     `json:"spec"`
-	MaxGPUs         int        `json:"max_gpus"`
-	GuaranteedGPUs  int        `json:"guaranteed_gpus"`
+	Spec           string `json:"spec"`
+	MaxGPUs        int    `json:"max_gpus"`
+	GuaranteedGPUs int    `json:"guaranteed_gpus"`
+	// MaxServiceGPUs caps the cards the project's services hold; 0 for no cap of their own.
+	MaxServiceGPUs  int        `json:"max_service_gpus"`
 	BudgetCardHours int64      `json:"budget_card_hours"`
 	UsedCardHours   float64    `json:"used_card_hours"`
 	StartsAt        time.Time  `json:"starts_at"`
@@ -105,8 +107,8 @@ func toQuotaJSON(q models.Quota, used map[string]int64) quotaJSON {
 		}
 	}
 	days, pcts := q.Reminders()
-	return quotaJSON{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
-		UsedCardHours: float64(sec) / 3600, StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
+	return quotaJSON{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, MaxServiceGPUs: q.MaxServiceGPUs,
+		BudgetCardHours: q.BudgetCardHours, UsedCardHours: float64(sec) / 3600, StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
 		OverflowRateFen: q.OverflowRateFen, OverrideMaxGPUs: q.OverrideMaxGPUs, OverrideBegins: q.OverrideBegins, OverrideEnds: q.OverrideEnds,
 		RemindEndDays: emptyIfNil(days), RemindBudgetPcts: emptyIfNil(pcts)}
 }

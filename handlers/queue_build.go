@@ -60,7 +60,11 @@ func (st queueState) entries(yield func(scheduler.QueueEntry, models.TaskRow) bo
 		return cmp.Or(a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.ID, b.ID))
 	})
 	for _, r := range fresh {
-		if !yield(scheduler.QueueEntry{Waiting: scheduler.Waiting{TaskID: r.ID, Lane: r.Queue, Reason: scheduler.ReasonNew}}, r) {
+		lane := r.Queue
+		if r.Service() {
+			lane = models.QueueService
+		}
+		if !yield(scheduler.QueueEntry{Waiting: scheduler.Waiting{TaskID: r.ID, Lane: lane, Reason: scheduler.ReasonNew}}, r) {
 			return
 		}
 	}
@@ -86,11 +90,14 @@ func (h *Tasks) queueData(ctx context.Context, who *Principal, now time.Time, fo
 	if err != nil {
 		return views.QueueData{}, err
 	}
-	d := views.QueueData{Now: now, Lanes: []views.QueueLane{{Name: views.LaneShort}, {Name: views.LaneLong}}}
+	d := views.QueueData{Now: now, Lanes: []views.QueueLane{{Name: views.LaneShort}, {Name: views.LaneLong}, {Name: views.LaneService}}}
 	for e, r := range st.entries {
 		lane := &d.Lanes[1]
-		if e.Lane == models.QueueShort {
+		switch e.Lane {
+		case models.QueueShort:
 			lane = &d.Lanes[0]
+		case models.QueueService:
+			lane = &d.Lanes[2]
 		}
 		lane.Rows = append(lane.Rows, views.QueueRow{Position: e.Position, TaskID: r.ID, Name: r.Name,
 			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.SpecList(), Priority: r.Priority,

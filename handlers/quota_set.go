@@ -14,6 +14,7 @@ type quotaBody struct {
 	Spec            string     `json:"spec"`
 	MaxGPUs         int        `json:"max_gpus"`
 	GuaranteedGPUs  int        `json:"guaranteed_gpus"`
+	MaxServiceGPUs  int        `json:"max_service_gpus"`
 	BudgetCardHours int64      `json:"budget_card_hours"`
 	StartsAt        time.Time  `json:"starts_at"`
 	EndsAt          time.Time  `json:"ends_at"`
@@ -39,7 +40,7 @@ func (h *Projects) QuotaSet(c echo.Context) error {
 	if err := decodeJSON(c, 16<<10, &b); err != nil {
 		return err
 	}
-	q := models.Quota{ProjectID: id, Spec: b.Spec, MaxGPUs: b.MaxGPUs, GuaranteedGPUs: b.GuaranteedGPUs,
+	q := models.Quota{ProjectID: id, Spec: b.Spec, MaxGPUs: b.MaxGPUs, GuaranteedGPUs: b.GuaranteedGPUs, MaxServiceGPUs: b.MaxServiceGPUs,
 		BudgetCardHours: b.BudgetCardHours, StartsAt: b.StartsAt, EndsAt: b.EndsAt, OverflowAllowed: b.OverflowAllowed,
 		OverflowRateFen: b.OverflowRateFen, OverrideMaxGPUs: b.OverrideMaxGPUs, OverrideBegins: b.OverrideBegins, OverrideEnds: b.OverrideEnds,
 		RemindEndDays: models.JoinInts(b.RemindEndDays), RemindBudgetPcts: models.JoinInts(b.RemindBudgetPcts)}

@@ -128,6 +128,10 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 		d.Templates = append(d.Templates, views.ReportTemplate{TemplateID: u.TemplateID, Template: u.Template, Project: u.Project,
 			Runs: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
 	}
+	for _, u := range r.Models {
+		d.Models = append(d.Models, views.ReportModel{ServiceID: u.ServiceID, Model: u.Model, Service: u.Service, Project: u.Project,
+			Replicas: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
+	}
 	for _, a := range r.Advice {
 		d.Advice = append(d.Advice, views.ReportAdvice{TaskID: a.TaskID, Task: a.Task, Project: a.Project, Owner: a.Owner,
 			RuntimeS: a.RuntimeS, Advice: *adviceView(&a.Advice), SavingFen: a.SavingFen})

@@ -28,6 +28,7 @@ type serviceJSON struct {
 	E2EP95S          *float64 `json:"e2e_p95_s"`
 	UtilPct          *int     `json:"util_pct"`
 	CardSeconds      int64    `json:"card_seconds"`
+	IdleCardSeconds  int64    `json:"idle_card_seconds"`
 	CostFen          *int64   `json:"cost_fen"`
 	CostPerMTokFen   *int64   `json:"cost_per_mtok_fen"`
 	NoTraffic        bool     `json:"no_traffic"`
@@ -44,7 +45,7 @@ func (h *Services) ServicesList(c echo.Context) error {
 		out = append(out, serviceJSON{ID: s.ID, Project: s.Project, Name: s.Name, Owner: s.Owner, Model: s.Model, Spec: s.Spec,
 			Replicas: s.Replicas, Live: s.Live, GPUs: s.GPUs, Failing: s.Failing, RequestsPerS: s.RequestsPerS,
 			OutputTokensPerS: s.TokensPerS, TTFTP50S: s.TTFTP50, TTFTP95S: s.TTFTP95, TTFTP99S: s.TTFTP99, E2EP95S: s.E2EP95,
-			UtilPct: s.UtilPct, CardSeconds: s.CardSeconds, CostFen: s.CostFen, CostPerMTokFen: s.CostPerMTokFen, NoTraffic: s.NoTraffic})
+			UtilPct: s.UtilPct, CardSeconds: s.CardSeconds, IdleCardSeconds: s.IdleCardSeconds, CostFen: s.CostFen, CostPerMTokFen: s.CostPerMTokFen, NoTraffic: s.NoTraffic})
 	}
 	return c.JSON(http.StatusOK, out)
 }

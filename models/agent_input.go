@@ -80,6 +80,8 @@ type Assignment struct {
 	// metrics page on the node's loopback; 0 and "" for a batch task.
 	MetricsPort int
 	MetricsPath string
+	// Restart is true for a service replica: its node starts it again when it exits.
+	Restart bool
 }
 
 // States a node reports for a task's process.

@@ -388,6 +388,10 @@ type LedgerTask struct {
 	// EstimatedS is the card-seconds its submitter estimated (est_gpu_hours), whole seconds.
 	EstimatedS   int64
 	CheckpointAt int64
+	// ServiceID is the inference service the task is a replica of, and Model the model tag
+	// it serves; 0 and "" for a batch task.
+	ServiceID int64
+	Model     string
 }
 
 // LedgerTasks returns the tasks of the given ids (those the ledger's allocations name), by id.
@@ -400,10 +404,11 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 		return out, nil
 	}
 	var (
-		name, owner, state, reason, end, checkpoint sql.RawBytes
-		est                                         float64
-		t                                           LedgerTask
-		i                                           int // next of ids to find, in the range read
+		name, owner, state, reason, end, checkpoint, model sql.RawBytes
+		est                                                float64
+		service                                            sql.NullInt64
+		t                                                  LedgerTask
+		i                                                  int // next of ids to find, in the range read
 	)
 	// Owners, states and endings repeat: equal ones share a string.
 	owners, states := map[string]string{}, map[string]string{}
@@ -415,14 +420,14 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 		m[v] = v
 		return v
 	}
-	dest := []any{&t.ID, &t.ProjectID, &name, &owner, &t.GPUs, &state, &reason, &t.OutputUnits, &est, &end, &checkpoint}
+	dest := []any{&t.ID, &t.ProjectID, &name, &owner, &t.GPUs, &state, &reason, &t.OutputUnits, &est, &end, &checkpoint, &model, &service}
 	ended, checkpointed := "CAST(ended_at AS TEXT)", "CAST(last_checkpoint_at AS TEXT)"
 	if s.postgres {
 		ended, dest[9] = s.unixCol("ended_at", true), &t.EndedAt
 		checkpointed, dest[10] = s.unixCol("last_checkpoint_at", true), &t.CheckpointAt
 	}
 	cols := `SELECT id, project_id, name, owner, gpus, state, reason, output_units, est_gpu_hours, ` + ended + `, ` +
-		checkpointed + ` FROM tasks WHERE `
+		checkpointed + `, model, service_id FROM tasks WHERE `
 	read := func(rows *sql.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
@@ -441,6 +446,7 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 			}
 			t.Name, t.Owner, t.State = string(name), intern(owners, owner), intern(states, state)
 			t.Ending, t.EstimatedS = TaskEnding(t.State, string(reason)), estimatedSeconds(est)
+			t.Model, t.ServiceID = string(model), service.Int64
 			out = append(out, t)
 		}
 		return rows.Err()
@@ -459,7 +465,7 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 				return nil
 			}
 			t := LedgerTask{ID: id}
-			var errs [10]error
+			var errs [12]error
 			var gpus int64
 			var reason string
 			var est float64
@@ -473,6 +479,10 @@ func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, err
 			est, errs[7] = valueFloat(v[8])
 			t.EndedAt, errs[8] = valueTime(v[9], true)
 			t.CheckpointAt, errs[9] = valueTime(v[10], true)
+			t.Model, errs[10] = valueString(v[11], nil)
+			if v[12] != nil {
+				t.ServiceID, errs[11] = valueInt(v[12])
+			}
 			if err := errors.Join(errs[:]...); err != nil {
 				return fmt.Errorf("task %d: %w", id, err)
 			}

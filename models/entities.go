@@ -150,6 +150,9 @@ const (
 const (
 	QueueShort = "short"
 	QueueLong  = "long"
+	// QueueService is the lane the queue shows services in; a service is stored in the long
+	// lane, whose placement rules it follows (see the scheduler's service lane).
+	QueueService = "service"
 )
 
 // Task kinds: a batch task runs to its end; a service (an inference server) runs until it is

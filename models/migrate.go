@@ -38,6 +38,7 @@ var migrations = []migration{
 	{21, "the weekly reports sent, one row per week", migrateV21WeeklyReports},
 	{22, "where a task's data is in each region", migrateV22DataLocations},
 	{24, "inference services: tasks of kind service with their model, replicas and metrics endpoint; services' 5-minute rollups", migrateV24Services},
+	{25, "a quota's cap on the GPUs its project's services hold", migrateV25ServiceQuota},
 	{26, "a reservation's region: its cards held in one region", migrateV26ReservationRegion},
 	{28, "an index of the allocations by GPU and start that the ledger reads", migrateV28LedgerAllocations},
 }

@@ -16,11 +16,14 @@ import (
 // hold at once, how many are guaranteed to it, its monthly card-hour budget, when it starts
 // and ends, and whether it may overflow (and at what rate, in fen per card-hour).
 type Quota struct {
-	ID              int64
-	ProjectID       int64
-	Spec            string
-	MaxGPUs         int `gorm:"column:max_gpus"`
-	GuaranteedGPUs  int `gorm:"column:guaranteed_gpus"`
+	ID             int64
+	ProjectID      int64
+	Spec           string
+	MaxGPUs        int `gorm:"column:max_gpus"`
+	GuaranteedGPUs int `gorm:"column:guaranteed_gpus"`
+	// MaxServiceGPUs caps the GPUs the project's inference services hold at once (of the
+	// quota's spec), inside MaxGPUs; 0 leaves them only under MaxGPUs.
+	MaxServiceGPUs  int `gorm:"column:max_service_gpus"`
 	BudgetCardHours int64
 	StartsAt        time.Time
 	EndsAt          time.Time
@@ -105,6 +108,8 @@ func (q Quota) validate() error {
 	switch {
 	case q.GuaranteedGPUs < 0 || q.GuaranteedGPUs > q.MaxGPUs:
 		return fieldErr("guaranteed_gpus", "must be between 0 and the limit %d, got %d", q.MaxGPUs, q.GuaranteedGPUs)
+	case q.MaxServiceGPUs < 0 || q.MaxServiceGPUs > q.MaxGPUs:
+		return fieldErr("max_service_gpus", "must be between 0 (no cap of their own) and the limit %d, got %d", q.MaxGPUs, q.MaxServiceGPUs)
 	case q.StartsAt.IsZero():
 		return fieldErr("starts_at", "is required")
 	case !q.EndsAt.After(q.StartsAt):

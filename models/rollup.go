@@ -9,7 +9,8 @@ import (
 )
 
 // RollUp summarises raw samples into 5-minute buckets and 5-minute buckets into hourly ones,
-// for every bucket that ended before now, then deletes raw samples older than retention. It is
+// for every bucket that ended before now, then deletes raw samples older than retention and
+// services' rollups older than ServiceRollupKeep. It is
 // idempotent: a bucket rolled up again is recomputed from the same rows. History pages and
 // bills read rollups, never raw samples. The work is done in small transactions — one
 // 5-minute bucket of rollupGPUs GPUs, one hourly pass, pruneStep seconds of samples — so that
@@ -23,6 +24,9 @@ func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Durati
 	}
 	if err := s.prune(ctx, now.Add(-retention).Unix()); err != nil {
 		return fmt.Errorf("models: prune samples: %w", err)
+	}
+	if err := s.pruneServiceRollups(ctx, now.Add(-ServiceRollupKeep).Unix()); err != nil {
+		return fmt.Errorf("models: prune service rollups: %w", err)
 	}
 	return nil
 }

@@ -159,3 +159,30 @@ func (s *Store) ServiceRollups(ctx context.Context, serviceIDs []int64, from, to
 	}
 	return out, nil
 }
+
+// ServiceRollupKeep is how long services' 5-minute rollups are kept: three times the
+// longest range the Models page shows (30 days), a day's alerts and more. Bills and the
+// weekly report read card time from the ledger, never from these rollups, so pruning them
+// changes no bill; the GPUs' rollups, which bills read, stay.
+const ServiceRollupKeep = 92 * 24 * time.Hour
+
+// pruneServiceRollupsStep is how many buckets' seconds one prune transaction deletes, a day.
+const pruneServiceRollupsStep = 24 * 3600
+
+// pruneServiceRollups deletes services' rollups of buckets that began before cutoff (Unix
+// seconds), a day of buckets at a time.
+func (s *Store) pruneServiceRollups(ctx context.Context, cutoff int64) error {
+	db := s.db.WithContext(ctx)
+	for {
+		var lo *int64
+		if err := db.Raw(`SELECT MIN(bucket) FROM service_rollups`).Scan(&lo).Error; err != nil {
+			return err
+		}
+		if lo == nil || *lo >= cutoff {
+			return nil
+		}
+		if err := db.Where("bucket < ?", min(*lo+pruneServiceRollupsStep, cutoff)).Delete(&ServiceRollup{}).Error; err != nil {
+			return err
+		}
+	}
+}

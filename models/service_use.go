@@ -38,6 +38,13 @@ type ServiceUse struct {
 	CardSeconds float64
 	UtilSum     int64
 	UtilN       int64
+	// IdleCardSeconds is the part of CardSeconds held in 5-minute buckets in which the
+	// service served no request (or no scrape answered): cards held for nothing.
+	IdleCardSeconds float64
+	// spans are the replicas' card holdings within the window, [start, end) in Unix seconds.
+	spans [][2]int64
+	// Points split the window into equal parts, oldest first (see ServicePointSeconds).
+	Points []ServicePoint
 	// Served is what the replicas served in the 5-minute buckets that overlap the window;
 	// Buckets counts them.
 	Served  serving.Snapshot
@@ -95,6 +102,12 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 	if err != nil {
 		return nil, err
 	}
+	step := ServicePointSeconds(to.Sub(from))
+	n := max(1, int((to.Unix()-from.Unix()+step-1)/step))
+	for _, id := range order {
+		byID[id].Points = servicePoints(byID[id].spans, from.Unix(), step, n)
+	}
+	busy := map[int64]map[int64]bool{}
 	for _, row := range rows {
 		u := byID[row.ServiceID]
 		snap, err := row.Served()
@@ -102,14 +115,23 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 			return nil, fmt.Errorf("models: services: %w", err)
 		}
 		u.Served = serving.Merge(u.Served, snap)
+		i := min(max(0, int((row.Bucket+Rollup5m/2-from.Unix())/step)), n-1)
+		u.Points[i].Served = serving.Merge(u.Points[i].Served, snap)
 		u.Buckets++
 		if row.Requests > 0 {
 			u.LastRequestAt = time.Unix(row.Bucket+Rollup5m, 0).UTC()
+			if busy[row.ServiceID] == nil {
+				busy[row.ServiceID] = map[int64]bool{}
+			}
+			busy[row.ServiceID][row.Bucket] = true
 		}
 	}
 	out := make([]ServiceUse, 0, len(order))
 	for _, id := range order {
-		out = append(out, *byID[id])
+		u := byID[id]
+		u.IdleCardSeconds = min(idleCardSeconds(u.spans, busy[id]), u.CardSeconds)
+		u.spans = nil
+		out = append(out, *u)
 	}
 	slices.SortStableFunc(out, func(a, b ServiceUse) int {
 		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ServiceID, b.ServiceID))
@@ -159,6 +181,7 @@ func (s *Store) addServiceCards(ctx context.Context, byID map[int64]*ServiceUse,
 		}
 		if end.After(start) {
 			u.CardSeconds += end.Sub(start).Seconds()
+			u.spans = append(u.spans, [2]int64{start.Unix(), end.Unix()})
 		}
 		for _, r := range byGPU[c.GPUID] {
 			if r.Bucket >= start.Unix()-start.Unix()%Rollup5m && r.Bucket < end.Unix() {
@@ -168,4 +191,54 @@ func (s *Store) addServiceCards(ctx context.Context, byID map[int64]*ServiceUse,
 		}
 	}
 	return nil
+}
+
+// idleCardSeconds is the card-seconds of spans (one card each, Unix seconds) that fall in
+// 5-minute buckets not in busy, the buckets in which the service served a request.
+func idleCardSeconds(spans [][2]int64, busy map[int64]bool) float64 {
+	var idle int64
+	for _, sp := range spans {
+		for b := sp[0] - sp[0]%Rollup5m; b < sp[1]; b += Rollup5m {
+			if !busy[b] {
+				idle += min(sp[1], b+Rollup5m) - max(sp[0], b)
+			}
+		}
+	}
+	return float64(idle)
+}
+
+// ServicePoint is one part of a ServiceUse's window: from At, the card-seconds its replicas
+// held and what they served (the 5-minute buckets whose middle falls in it).
+type ServicePoint struct {
+	At          time.Time
+	CardSeconds float64
+	Served      serving.Snapshot
+}
+
+// ServicePointSeconds is the length of a ServiceUse's points over a window: the shortest of
+// 5 minutes, an hour, 6 hours and a day that splits it into at most 30 (an hour in 12, a
+// day in 24, a week in 28, 30 days in 30).
+func ServicePointSeconds(window time.Duration) int64 {
+	for _, step := range []int64{Rollup5m, RollupHour, 6 * RollupHour} {
+		if int64(window.Seconds()) <= 30*step {
+			return step
+		}
+	}
+	return 24 * RollupHour
+}
+
+// servicePoints are n points of step seconds from from, with the card-seconds of spans in
+// each.
+func servicePoints(spans [][2]int64, from, step int64, n int) []ServicePoint {
+	out := make([]ServicePoint, n)
+	for i := range out {
+		out[i].At = time.Unix(from+int64(i)*step, 0).UTC()
+	}
+	for _, sp := range spans {
+		for i := max(0, (sp[0]-from)/step); i < int64(n) && from+i*step < sp[1]; i++ {
+			lo, hi := from+i*step, from+(i+1)*step
+			out[i].CardSeconds += float64(min(sp[1], hi) - max(sp[0], lo))
+		}
+	}
+	return out
 }

@@ -55,8 +55,8 @@ func TestCreateServiceStoresEachReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		as, err := s.Assignments(ctx, n.ID)
-		if err != nil || len(as) != 1 || as[0].MetricsPort != 8001 || as[0].MetricsPath != "/metrics" || as[0].MaxRuntimeS != 0 {
-			t.Errorf("Assignments = %+v, %v; want the second replica on port 8001 at /metrics, no runtime limit", as, err)
+		if err != nil || len(as) != 1 || as[0].MetricsPort != 8001 || as[0].MetricsPath != "/metrics" || as[0].MaxRuntimeS != 0 || !as[0].Restart {
+			t.Errorf("Assignments = %+v, %v; want the second replica on port 8001 at /metrics, no runtime limit, restarted when it exits", as, err)
 		}
 	})
 }

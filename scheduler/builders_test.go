@@ -45,6 +45,7 @@ func (b taskB) est(d time.Duration) taskB    { b.p.EstRuntime = d; return b }
 func (b taskB) maxRun(d time.Duration) taskB { b.p.MaxRuntime = d; return b }
 func (b taskB) ready() taskB                 { b.p.DataReady = true; return b }
 func (b taskB) deferrable() taskB            { b.p.Deferrable = true; return b }
+func (b taskB) service() taskB               { b.p.Service = true; return b }
 func (b taskB) submitted(at time.Time) taskB { b.p.SubmittedAt = at; return b }
 func (b taskB) short(maxRun time.Duration) taskB {
 	b.p.Queue, b.p.MaxRuntime = models.QueueShort, maxRun
@@ -59,6 +60,7 @@ func running(id int64, gpus ...int64) runB {
 }
 
 func (b runB) project(p string) runB       { b.r.Project = p; return b }
+func (b runB) service() runB               { b.r.Service = true; return b }
 func (b runB) started(at time.Time) runB   { b.r.StartedAt = at; return b }
 func (b runB) est(d time.Duration) runB    { b.r.EstRuntime = d; return b }
 func (b runB) maxRun(d time.Duration) runB { b.r.MaxRuntime = d; return b }

@@ -120,7 +120,7 @@ const (
 var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
 	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow}
 
-var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare, DetailBooked}
+var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare, DetailBooked, DetailServiceLimit}
 
 // Place sets of a task that accepts any place, or none that a node has.
 const (
@@ -146,6 +146,7 @@ type tstate struct {
 	lane     uint8
 	ready    bool
 	deferrable,
+	service,
 	placed,
 	head,
 	deferred bool
@@ -264,6 +265,7 @@ type decider struct {
 	q        queue
 	st       []tstate
 	quota    []pquota
+	svc      []svcCap // per project; nil when no project caps its services
 	res      []resv
 	ps       placeSets
 	// pref is each queue position's data region; nil when no task names one.
@@ -303,7 +305,7 @@ func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
 		st := &d.st[at[i]]
 		*st = tstate{id: t.ID, d50: d50, d90: d90, eta50: never, eta90: never,
 			gpus: int32(min(max(t.GPUs, 0), math.MaxInt32)), spec: d.ps.index(t, d.f), where: -1,
-			proj: d.q.projOf[i], lane: st.lane, ready: t.DataReady, deferrable: t.Deferrable}
+			proj: d.q.projOf[i], lane: st.lane, ready: t.DataReady, deferrable: t.Deferrable, service: t.Service}
 		if t.DataRegion != "" {
 			if d.pref == nil {
 				d.pref = make([]string, len(snap.Pending))
@@ -320,6 +322,7 @@ func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
 	d.nodeBuf = make([]int64, 0, free)
 	d.plan.Placements = make([]Placement, 0, min(free, len(snap.Pending)))
 	d.initQuota()
+	d.initServiceCaps()
 	d.initGuarantees()
 	return d
 }
@@ -491,6 +494,10 @@ func (d *decider) placeDeferred() {
 func (d *decider) placeOrBlock(i int32, main bool) bool {
 	st := &d.st[i]
 	p, g := st.proj, st.gpus
+	if st.service && !d.withinServiceCap(p, g) {
+		st.reason, st.detail = rQuota, 5
+		return false
+	}
 	places := len(d.cand)
 	d.long = st.lane == laneLong
 	d.inQ, d.overQ = d.inQ[:0], d.overQ[:0]
@@ -783,6 +790,9 @@ func (d *decider) commit(i int32, end90 int64, overflow bool) {
 		rest -= use
 	}
 	d.holdGuaranteed(st.proj, spec, g)
+	if st.service {
+		d.holdService(st.proj, spec, g)
+	}
 	if pq := &d.quota[st.proj]; pq.q != nil {
 		pq.held += g
 		if pq.bySpec != nil {
@@ -809,17 +819,21 @@ func (d *decider) explain() Plan {
 		}
 	}
 	d.plan.Waiting = make([]Waiting, 0, n)
-	var pos [2]int
+	var pos [len(laneNames)]int
 	for i := range d.st {
 		st := &d.st[i]
 		if st.placed {
 			continue
 		}
-		pos[st.lane]++
+		lane := st.lane
+		if st.service {
+			lane = laneService
+		}
+		pos[lane]++
 		w := Waiting{
 			TaskID:   st.id,
-			Lane:     laneNames[st.lane],
-			Position: pos[st.lane],
+			Lane:     laneNames[lane],
+			Position: pos[lane],
 			Reason:   reasons[st.reason],
 			Detail:   details[st.detail],
 			Ahead:    st.ahead,

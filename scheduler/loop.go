@@ -242,13 +242,13 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 				started = *t.StartedAt
 			}
 			snap.Running = append(snap.Running, Running{TaskID: t.ID, Project: t.Project, GPUIDs: held[t.ID],
-				StartedAt: started, EstRuntime: est, MaxRuntime: maxRT})
+				StartedAt: started, EstRuntime: est, MaxRuntime: maxRT, Service: t.Service()})
 		default:
 			reasons[t.ID] = t.Reason
 			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, ProjectID: t.ProjectID, Spec: t.Spec,
 				Specs: t.SpecList(), Regions: t.RegionList(), DataRegion: t.DataRegion(), Queue: t.Queue,
 				Priority: t.Priority, GPUs: t.GPUs, SubmittedAt: t.SubmittedAt, EstRuntime: est, MaxRuntime: maxRT,
-				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable})
+				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable, Service: t.Service()})
 		}
 	}
 	return snap, reasons, nil

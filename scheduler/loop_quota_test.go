@@ -95,14 +95,15 @@ func TestQuotaStates(t *testing.T) {
 	now := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 	ends := now.Add(24 * time.Hour)
 	quotas := []models.Quota{
-		{ProjectID: 1, Spec: "A", MaxGPUs: 8, GuaranteedGPUs: 2, BudgetCardHours: 10, StartsAt: now.Add(-time.Hour), EndsAt: ends},
-		{ProjectID: 1, Spec: "", MaxGPUs: 12, BudgetCardHours: 100, StartsAt: now.Add(-time.Hour), EndsAt: ends, OverflowAllowed: true},
+		{ProjectID: 1, Spec: "A", MaxGPUs: 8, GuaranteedGPUs: 2, MaxServiceGPUs: 3, BudgetCardHours: 10, StartsAt: now.Add(-time.Hour), EndsAt: ends},
+		{ProjectID: 1, Spec: "", MaxGPUs: 12, MaxServiceGPUs: 6, BudgetCardHours: 100, StartsAt: now.Add(-time.Hour), EndsAt: ends, OverflowAllowed: true},
 		{ProjectID: 2, Spec: "A", MaxGPUs: 4, BudgetCardHours: 10, StartsAt: now.Add(-48 * time.Hour), EndsAt: now.Add(-time.Hour)},
 	}
 	usage := map[int64]map[string]int64{1: {"A": 10 * 3600, "B": 3600}}
 	got := scheduler.QuotaStates(quotas, usage, map[int64]string{1: "vision", 2: "nlp"}, now)
 	v := got["vision"]
-	if v.MaxGPUs != 12 || v.MaxGPUsBySpec["A"] != 8 || !v.ExhaustedSpecs["A"] || v.BudgetExhausted || !v.Overflow || v.Guaranteed["A"] != 2 {
+	if v.MaxGPUs != 12 || v.MaxGPUsBySpec["A"] != 8 || !v.ExhaustedSpecs["A"] || v.BudgetExhausted || !v.Overflow || v.Guaranteed["A"] != 2 ||
+		v.MaxServiceGPUs != 6 || v.MaxServiceGPUsBySpec["A"] != 3 {
 		t.Errorf("QuotaStates(...)[vision] = %+v", v)
 	}
 	if n := got["nlp"]; !n.ExhaustedSpecs["A"] || n.Guaranteed["A"] != 0 {

@@ -14,7 +14,9 @@ const (
 	laneLong  = 1
 )
 
-var laneNames = [2]string{models.QueueShort, models.QueueLong}
+// laneNames are the lanes as shown, in order: the service lane's tasks are placed as the
+// long lane's (see laneService).
+var laneNames = [3]string{models.QueueShort, models.QueueLong, models.QueueService}
 
 // qkey is a pending task's place in the queue, compared field by field.
 type qkey struct {

@@ -71,7 +71,7 @@ func NewQueueView(snap Snapshot, plan Plan, now time.Time, pol Policy) QueueView
 	lane := make(map[int64]string, len(plan.Placements))
 	if len(plan.Placements) > 0 {
 		for i := range snap.Pending {
-			lane[snap.Pending[i].ID] = laneNames[laneOf(&snap.Pending[i])]
+			lane[snap.Pending[i].ID] = laneNames[displayLane(&snap.Pending[i])]
 		}
 	}
 	for _, name := range laneNames {

@@ -29,12 +29,19 @@ func QuotaStates(quotas []models.Quota, usage map[int64]map[string]int64, names 
 		exhausted := !q.Active(now) || used >= q.BudgetCardHours*3600
 		if q.Spec == "" {
 			qs.MaxGPUs = q.Limit(now)
+			qs.MaxServiceGPUs = q.MaxServiceGPUs
 			qs.BudgetExhausted = qs.BudgetExhausted || exhausted
 		} else {
 			if qs.MaxGPUsBySpec == nil {
 				qs.MaxGPUsBySpec, qs.ExhaustedSpecs, qs.Guaranteed = map[string]int{}, map[string]bool{}, map[string]int{}
 			}
 			qs.MaxGPUsBySpec[q.Spec] = q.Limit(now)
+			if q.MaxServiceGPUs > 0 {
+				if qs.MaxServiceGPUsBySpec == nil {
+					qs.MaxServiceGPUsBySpec = map[string]int{}
+				}
+				qs.MaxServiceGPUsBySpec[q.Spec] = q.MaxServiceGPUs
+			}
 			qs.ExhaustedSpecs[q.Spec] = exhausted
 			if q.Active(now) {
 				qs.Guaranteed[q.Spec] = q.GuaranteedGPUs

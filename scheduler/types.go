@@ -67,6 +67,8 @@ type Running struct {
 	EstRuntime time.Duration
 	// MaxRuntime is the runtime after which the task is stopped; zero means no limit.
 	MaxRuntime time.Duration
+	// Service is true for an inference service's replica (its cards count to the service cap).
+	Service bool
 }
 
 // Pending is a queued task.
@@ -97,6 +99,8 @@ type Pending struct {
 	MaxRuntime time.Duration
 	DataReady  bool
 	Deferrable bool
+	// Service is true for an inference service's replica: it queues in the service lane.
+	Service bool
 }
 
 // EstRuntime converts a task's estimated card-hours into its estimated runtime on gpus
@@ -134,6 +138,11 @@ type QuotaState struct {
 	Guaranteed map[string]int
 	// Overflow allows the project to run beyond its quota; such placements carry Overflow.
 	Overflow bool
+	// MaxServiceGPUs caps the GPUs the project's services hold at once, all specs together,
+	// and MaxServiceGPUsBySpec per spec; zero or absent means no cap of their own. Overflow
+	// does not pass it.
+	MaxServiceGPUs       int
+	MaxServiceGPUsBySpec map[string]int
 }
 
 // Policy is the scheduler's configuration. The zero value is usable: no off-peak gating, no
@@ -242,12 +251,16 @@ const (
 	// DetailBooked refines ReasonNoFreeGPUs: the free cards are booked for another project's
 	// reservation (see Booking).
 	DetailBooked = "booked"
+	// DetailServiceLimit: a service waits because its project's services hold the cards its
+	// quota lets services hold (QuotaState.MaxServiceGPUs).
+	DetailServiceLimit = "service-limit"
 )
 
 // Waiting explains one task that does not start now.
 type Waiting struct {
 	TaskID int64
-	// Lane is the lane the task queues in (models.QueueShort or models.QueueLong).
+	// Lane is the lane the task queues in (models.QueueShort, models.QueueLong or, for a
+	// service, models.QueueService).
 	Lane string
 	// Position is 1-based among the waiting tasks of the lane, in queue order.
 	Position int

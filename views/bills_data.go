@@ -70,7 +70,9 @@ type BillData struct {
 	Idle                           []BillIdle
 	Package                        *BillPackage
 	// Bookings are the project's reservation windows in the month (see billing.Booking).
-	Bookings                       []BillBooking
+	Bookings []BillBooking
+	// Models are the inference services' card time and charge by model (billing.ModelCost).
+	Models                         []BillModel
 	Held                           BillHeld
 	NominalS, EffectiveS, TotalFen int64
 	MissingPrices                  []string
@@ -155,6 +157,15 @@ type BillBooking struct {
 	GPUs, ChargePct         int
 	StartsAt, EndsAt        time.Time
 	BookedS, UsedS, UnusedS int64
+}
+
+// BillModel is one inference service's part of the bill: its model tag, card time and
+// charge.
+type BillModel struct {
+	ServiceID            int64
+	Service, Model       string
+	NominalS, EffectiveS int64
+	AmountFen            int64
 }
 
 // BillIdle is one task's idle card time of one spec (闲置时长).

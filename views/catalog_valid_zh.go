@@ -77,6 +77,7 @@ var validZH = map[string]string{
 	"must be between 0 and 5000, got %d":                                             "应在 0 到 5000 之间，收到 %d",
 	"must be between 0 and the GPU's %d MiB, got %d":                                 "应在 0 到该 GPU 的 %d MiB 之间，收到 %d",
 	"must be between 0 and the limit %d, got %d":                                     "应在 0 到上限 %d 之间，收到 %d",
+	"must be between 0 (no cap of their own) and the limit %d, got %d":               "应在 0（不单独限制）到上限 %d 之间，收到 %d",
 	"must be between 1 and %d (the largest pool of this spec), got %d":               "应在 1 到 %d（此卡型最大的资源池）之间，收到 %d",
 	"must be between 1 and %d, got %d":                                               "应在 1 到 %d 之间，收到 %d",
 	"must be in the future":                                                          "应是将来的时间",

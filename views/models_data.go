@@ -34,6 +34,18 @@ type ServiceRow struct {
 	// output tokens.
 	CardSeconds             int64
 	CostFen, CostPerMTokFen *int64
+	// IdleCardSeconds is the part of CardSeconds held in 5-minute windows without a request.
+	IdleCardSeconds int64
 	// NoTraffic is true when the service held cards the whole range and served no request.
 	NoTraffic bool
+	// Points are the range in equal parts, oldest first, for the charts over time.
+	Points []ServicePoint
+}
+
+// ServicePoint is one part of the range: from At, the TTFT p95 in seconds and the cost per
+// million output tokens (nil without a request, a token, or a cost the viewer may see).
+type ServicePoint struct {
+	At             time.Time
+	TTFTP95        *float64
+	CostPerMTokFen *int64
 }

@@ -33,13 +33,14 @@ type MemberView struct {
 }
 
 // QuotaForm is a quota's contract as the admin types it: GPUs at once, the guaranteed share,
-// the monthly budget, the dates (in the billing zone), overflow and its rate in yuan, and the
+// the cap on the services' cards, the monthly budget, the dates (in the billing zone), overflow and its rate in yuan, and the
 // quota's own reminders (empty for the server's).
 type QuotaForm struct {
 	// New is true for the blank form that adds a quota of another spec.
 	New                                      bool
 	Spec                                     string
 	MaxGPUs, GuaranteedGPUs, BudgetCardHours string
+	MaxServiceGPUs                           string
 	StartsAt, EndsAt                         string // 2006-01-02
 	OverflowAllowed                          bool
 	OverflowRate                             string // yuan per card-hour, empty for the price list's

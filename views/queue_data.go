@@ -5,7 +5,7 @@ import "time"
 // QueueData is everything the queue page shows. Handlers fill it; templates only read it.
 type QueueData struct {
 	Now time.Time
-	// Lanes are the short lane, then the long one; both are always there.
+	// Lanes are the short lane, the long one and the service lane; all are always there.
 	Lanes []QueueLane
 	// Running are the tasks holding cards, longest-running first.
 	Running []RunningTask
@@ -16,13 +16,14 @@ type QueueData struct {
 
 // Lane names, the values of QueueLane.Name.
 const (
-	LaneShort = "short"
-	LaneLong  = "long"
+	LaneShort   = "short"
+	LaneLong    = "long"
+	LaneService = "service"
 )
 
 // QueueLane is one lane's waiting tasks in queue order.
 type QueueLane struct {
-	Name string // LaneShort or LaneLong
+	Name string // LaneShort, LaneLong or LaneService
 	Rows []QueueRow
 }
 
@@ -46,6 +47,8 @@ const (
 	DetailBudgetExhausted = "budget-exhausted"
 	DetailConcurrentLimit = "concurrent-limit"
 	DetailGuaranteedShare = "guaranteed-share"
+	// DetailServiceLimit: the project's services hold the cards its quota lets them hold.
+	DetailServiceLimit = "service-limit"
 	// DetailBooked refines ReasonNoFreeGPUs: the free cards are booked by another project.
 	DetailBooked = "booked"
 )

@@ -11,16 +11,22 @@ import (
 
 // laneTitle is the heading of a lane.
 func laneTitle(l Locale, name string) string {
-	if name == LaneShort {
+	switch name {
+	case LaneShort:
 		return l.T("queue.lane.short")
+	case LaneService:
+		return l.T("queue.lane.service")
 	}
 	return l.T("queue.lane.long")
 }
 
 // laneHelp says what a lane is for.
 func laneHelp(l Locale, name string, d QueueData) string {
-	if name == LaneShort {
+	switch name {
+	case LaneShort:
 		return l.T("queue.lane.short_help", l.Duration(d.Form.ShortMax))
+	case LaneService:
+		return l.T("queue.lane.service_help")
 	}
 	return l.T("queue.lane.long_help")
 }
@@ -80,6 +86,8 @@ func reasonText(l Locale, r QueueRow) string {
 			return l.T("reason.quota_concurrent")
 		case DetailGuaranteedShare:
 			return l.T("reason.quota_guaranteed")
+		case DetailServiceLimit:
+			return l.T("reason.quota_service")
 		}
 		return l.T("reason.quota")
 	case ReasonBehind:

@@ -32,6 +32,8 @@ type ReportData struct {
 	Misses []ReportMiss
 	// Templates are the week's card time and cost of the tasks from each template.
 	Templates []ReportTemplate
+	// Models are the week's card time and cost of each inference service, by model tag.
+	Models []ReportModel
 	// Advice are, per project, the ended tasks whose next run could ask for fewer or
 	// cheaper cards, the biggest savings first.
 	Advice []ReportAdvice
@@ -79,4 +81,15 @@ type ReportOutput struct {
 	Tasks                              int
 	Units, NominalS, EffectiveS        int64
 	NominalPerUnitS, EffectivePerUnitS int64
+}
+
+// ReportModel is one inference service's card time in the week and its cost, priced as its
+// bill lines would be.
+type ReportModel struct {
+	ServiceID               int64
+	Model, Service, Project string
+	Replicas                int
+	NominalS, EffectiveS    int64
+	CostFen                 int64
+	MissingPrice            bool
 }

@@ -210,7 +210,7 @@ func TestQueuePage(t *testing.T) {
 	doc.Find(`[data-testid="queue-lane"]`).Each(func(_ int, s *goquery.Selection) {
 		lanes = append(lanes, s.AttrOr("data-lane", ""))
 	})
-	if diff := cmp.Diff([]string{"short", "long"}, lanes); diff != "" {
+	if diff := cmp.Diff([]string{"short", "long", "service"}, lanes); diff != "" {
 		t.Errorf("lanes mismatch (-want +got):\n%s", diff)
 	}
 
@@ -313,8 +313,8 @@ func TestQueuePagePartial(t *testing.T) {
 	if lanes.Length() != 1 || lanes.AttrOr("hx-trigger", "") != "every 10s [document.visibilityState === 'visible']" {
 		t.Errorf("#queue-lanes missing or not polling: %d, %q", lanes.Length(), lanes.AttrOr("hx-trigger", ""))
 	}
-	if n := doc.Find(`[data-testid="queue-lane"]`).Length(); n != 2 {
-		t.Errorf("found %d lanes, want 2", n)
+	if n := doc.Find(`[data-testid="queue-lane"]`).Length(); n != 3 {
+		t.Errorf("found %d lanes, want 3: short, long and service", n)
 	}
 	if n := doc.Find(`[data-testid="queue-row"]`).Length(); n != 4 {
 		t.Errorf("found %d queue rows, want 4", n)

@@ -130,13 +130,23 @@ func TestServiceEndToEnd(t *testing.T) {
 	// TTFT from the merged buckets 3, 9, 12 (of 12): p50's rank 6 lies 3/6 into (0.1, 0.5]:
 	// 0.3 s; p95's rank 11.4 lies 2.4/3 into (0.5, 1]: 0.9 s; p99's 11.88: 0.98 s. 12
 	// requests and 2,000,000 tokens over the hour: 0.00 and 555.6 a second. Two cards for an
-	// hour at ¥10 a card-hour: ¥20.00, or ¥10.00 per million output tokens.
-	want := map[string]string{"ttft-p50": "300 ms", "ttft-p95": "900 ms", "ttft-p99": "980 ms", "service-replicas": "2/2",
+	// hour at ¥10 a card-hour: ¥20.00, or ¥10.00 per million output tokens. The requests
+	// came in the first 5-minute window; the cards were idle the other 55 minutes: 1.83 h.
+	want := map[string]string{"service-idle-hours": "1.83", "ttft-p50": "300 ms", "ttft-p95": "900 ms", "ttft-p99": "980 ms", "service-replicas": "2/2",
 		"service-rps": "0.00", "service-tps": "555.6", "service-cost": "¥20.00", "service-cost-mtok": "¥10.00",
 		"service-model": "qwen2.5-7b"}
 	for id, text := range want {
 		if got := strings.TrimSpace(row.Find(fmt.Sprintf(`[data-testid=%q]`, id)).Text()); got != text {
 			t.Errorf("Models page %s = %q, want %q", id, got, text)
+		}
+	}
+	// The charts over time: twelve 5-minute points, the requests all in the first, whose
+	// 2 cards × 300 s at ¥10 a card-hour cost ¥1.67 for 2,000,000 tokens: ¥0.84 per million.
+	trends := page(member).Parents().Last().Find(fmt.Sprintf(`[data-testid="service-trends"][data-service="%d"]`, first))
+	for id, want := range map[string]string{"trend-ttft": "900 ms", "trend-cost": "¥0.84"} {
+		dots := trends.Find(fmt.Sprintf(`[data-testid=%q] [data-testid="trend-dot"]`, id))
+		if dots.Length() != 1 || !strings.HasSuffix(dots.Text(), " · "+want) {
+			t.Errorf("%s dots = %d %q, want one at %s", id, dots.Length(), dots.Text(), want)
 		}
 	}
 	// The API answers the same figures.
@@ -149,6 +159,29 @@ func TestServiceEndToEnd(t *testing.T) {
 	if got := decode[[]line](t, w); len(got) != 1 || got[0].ID != first || got[0].TTFTP99S == nil || math.Abs(*got[0].TTFTP99S-0.98) > 1e-9 ||
 		got[0].CostPerMTokFen == nil || *got[0].CostPerMTokFen != 1000 {
 		t.Errorf("GET /api/v1/services = %s, want service %d with TTFT p99 0.98 s and 1,000 fen per million tokens", w.Body, first)
+	}
+	// The month's bill has the service's line per model: two cards for the hour, ¥20.00; the
+	// week's report has its row, priced the same.
+	type billModels struct {
+		Models []struct {
+			ServiceID int64  `json:"service_id"`
+			Model     string `json:"model"`
+			NominalS  int64  `json:"nominal_s"`
+			AmountFen int64  `json:"amount_fen"`
+		} `json:"models"`
+	}
+	if b := decode[billModels](t, s.get("/api/v1/bills/vision/2026-03", bearer(member)...)); len(b.Models) != 1 ||
+		b.Models[0].ServiceID != first || b.Models[0].Model != "qwen2.5-7b" || b.Models[0].NominalS != 7200 || b.Models[0].AmountFen != 2000 {
+		t.Errorf("bill's models = %+v, want service %d's qwen2.5-7b: 7,200 card-seconds, 2,000 fen", b.Models, first)
+	}
+	w = s.get("/reports?week=2026-W10", bearer(member)...)
+	doc, err := goquery.NewDocumentFromReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := doc.Find(fmt.Sprintf(`[data-testid="model-usage"][data-service="%d"]`, first))
+	if tag, cost := usage.Find(`[data-testid="model-usage-tag"]`).Text(), strings.TrimSpace(usage.Find(`[data-testid="model-usage-cost"]`).Text()); tag != "qwen2.5-7b" || cost != "¥20.00" {
+		t.Errorf("weekly report's model row = %q %q, want qwen2.5-7b at ¥20.00", tag, cost)
 	}
 	// A viewer sees the service but not what it costs.
 	viewer := s.userToken("vic", models.RoleViewer)

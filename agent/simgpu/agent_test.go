@@ -3,10 +3,10 @@ package simgpu
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -15,14 +15,34 @@ import (
 	"kashi/api"
 )
 
-// TestAgentRunsSimulatedTask runs the real agent over a simulated node, as the demo does.
-func TestAgentRunsSimulatedTask(t *testing.T) {
-	clock := newFakeClock()
-	b := New(A100_80G, 2, clock.Now, 1)
+// controlPlane is a server for one simulated node: it lists the assignments the test sets
+// and records what the agent sends.
+type controlPlane struct {
+	mu          sync.Mutex
+	assignments []api.Assignment
+	busySamples int
+	statuses    []status
+	serving     []api.ServingReport
+	polls       int
+	// logs is the agent's log, a line a record.
+	logs []string
+}
 
-	var mu sync.Mutex
-	var busySamples int
-	var states []string
+// Write takes one line of the agent's log.
+func (cp *controlPlane) Write(p []byte) (int, error) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.logs = append(cp.logs, string(p))
+	return len(p), nil
+}
+
+// status is a task's status report.
+type status struct {
+	TaskID int64
+	api.TaskStatusRequest
+}
+
+func (cp *controlPlane) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+api.PathRegister, func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(api.RegisterResponse{NodeID: 1, Token: "node"})
@@ -30,56 +50,84 @@ func TestAgentRunsSimulatedTask(t *testing.T) {
 	mux.HandleFunc("POST "+api.PathSamples, func(w http.ResponseWriter, r *http.Request) {
 		var req api.SamplesRequest
 		json.NewDecoder(r.Body).Decode(&req)
-		mu.Lock()
-		defer mu.Unlock()
+		cp.mu.Lock()
+		defer cp.mu.Unlock()
 		for _, s := range req.Samples {
 			if len(s.Processes) > 0 {
-				busySamples++
+				cp.busySamples++
 			}
 		}
+		cp.serving = append(cp.serving, req.Serving...)
 	})
 	mux.HandleFunc("GET "+api.PathAssignments, func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(api.AssignmentsResponse{Tasks: []api.Assignment{
-			{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(Finetune, time.Hour, 0)},
-		}})
+		cp.mu.Lock()
+		defer cp.mu.Unlock()
+		cp.polls++
+		json.NewEncoder(w).Encode(api.AssignmentsResponse{Tasks: cp.assignments})
 	})
 	mux.HandleFunc("POST "+api.PathTaskStatus+"{id}/status", func(w http.ResponseWriter, r *http.Request) {
 		var req api.TaskStatusRequest
 		json.NewDecoder(r.Body).Decode(&req)
-		mu.Lock()
-		defer mu.Unlock()
-		states = append(states, req.State)
+		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		cp.mu.Lock()
+		defer cp.mu.Unlock()
+		cp.statuses = append(cp.statuses, status{TaskID: id, TaskStatusRequest: req})
 	})
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	return mux
+}
 
+// with runs fn holding the control plane's lock.
+func (cp *controlPlane) with(fn func()) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	fn()
+}
+
+// runSimAgent runs the real agent over backend b, served by cp, with the virtual clock; it
+// returns a waitFor that polls a condition under cp's lock, and the agent's stop.
+func runSimAgent(t *testing.T, cp *controlPlane, b *Backend, clock *fakeClock) (waitFor func(string, func() bool), stop func()) {
+	srv := httptest.NewServer(cp.handler())
+	t.Cleanup(srv.Close)
 	a := agent.New(agent.Config{
 		Server: srv.URL, JoinToken: "join", Pool: "a100", Hostname: "sim-1",
-		SampleInterval: 5 * time.Millisecond, PollInterval: 5 * time.Millisecond,
-		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		SampleInterval: 5 * time.Millisecond, PollInterval: 5 * time.Millisecond, RestartBackoff: 10 * time.Second,
+		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(cp, nil)),
 	}, b, b.Runner())
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-
-	waitFor := func(what string, cond func() bool) {
+	stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run() = %v", err)
+		}
+	})
+	t.Cleanup(stop)
+	waitFor = func(what string, cond func() bool) {
 		t.Helper()
-		for !func() bool { mu.Lock(); defer mu.Unlock(); return cond() }() {
+		for !func() bool { cp.mu.Lock(); defer cp.mu.Unlock(); return cond() }() {
 			if ctx.Err() != nil {
 				t.Fatalf("gave up waiting for %s", what)
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	waitFor("busy samples", func() bool { return busySamples >= 4 })
+	return waitFor, stop
+}
+
+// TestAgentRunsSimulatedTask runs the real agent over a simulated node, as the demo does.
+func TestAgentRunsSimulatedTask(t *testing.T) {
+	clock := newFakeClock()
+	b := New(A100_80G, 2, clock.Now, 1)
+	cp := &controlPlane{assignments: []api.Assignment{
+		{TaskID: 1, GPUUUIDs: uuids(b), Command: Command(Finetune, time.Hour, 0)},
+	}}
+	waitFor, stop := runSimAgent(t, cp, b, clock)
+	waitFor("busy samples", func() bool { return cp.busySamples >= 4 })
 	clock.Add(time.Hour)
-	waitFor("the exit report", func() bool { return len(states) == 2 })
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run() = %v", err)
-	}
-	if states[0] != api.TaskRunning || states[1] != api.TaskExited {
-		t.Errorf("states = %q, want running then exited", states)
+	waitFor("the exit report", func() bool { return len(cp.statuses) == 2 })
+	stop()
+	if cp.statuses[0].State != api.TaskRunning || cp.statuses[1].State != api.TaskExited {
+		t.Errorf("statuses = %+v, want running then exited", cp.statuses)
 	}
 }

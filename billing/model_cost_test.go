@@ -1,0 +1,69 @@
+package billing
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/models"
+)
+
+// TestBillModelCosts: two replicas of one service and one of another add up per service
+// and model in the bill; a batch task has none; the section is inside the total.
+func TestBillModelCosts(t *testing.T) {
+	f := modelFixture(t)
+	b := billOf(t, f.compute(t), "vision")
+	want := []ModelCost{
+		{ServiceID: 3, Service: "embed", Model: "bge-m3", NominalS: 9000, AmountFen: 2500},
+		{ServiceID: 1, Service: "chat", Model: "qwen2.5-7b", NominalS: 54000, AmountFen: 15000},
+	}
+	if diff := cmp.Diff(want, b.Models); diff != "" {
+		t.Errorf("bill's models (-want +got):\n%s", diff)
+	}
+	if b.TotalFen != 2500+15000+5000 {
+		t.Errorf("total = %d, want the lines' 22500 (the models section inside it)", b.TotalFen)
+	}
+}
+
+// TestReportModelUsage: the report's models hold the same card time as the bill's, with
+// the replicas that held cards counted.
+func TestReportModelUsage(t *testing.T) {
+	f := modelFixture(t)
+	from, to := f.in.Month.Bounds(f.in.Location)
+	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
+		Tasks: f.in.Tasks, Readings: f.in.Readings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		ServiceID      int64
+		Model, Project string
+		Runs           int
+		NominalS       int64
+	}
+	var got []row
+	for _, m := range r.Models {
+		got = append(got, row{m.ServiceID, m.Model, m.Project, m.Runs, m.NominalS})
+	}
+	want := []row{{3, "bge-m3", "vision", 1, 9000}, {1, "qwen2.5-7b", "vision", 2, 54000}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("report's models (-want +got):\n%s", diff)
+	}
+}
+
+// modelFixture is a month of project vision: service 1 ("chat", two replicas, 10 h and 5 h
+// of one card), service 3 ("embed", 2.5 h) and a batch task (5 h), at ¥10 a card-hour.
+func modelFixture(t *testing.T) *fixture {
+	f := newFixture(t, "2026-03", "Asia/Shanghai").project(1, "vision").price(0, "A100", 1000, 0).
+		task(1, 1, "chat", models.TaskRunning, 0, -1).task(2, 1, "chat", models.TaskRunning, 0, -1).
+		task(3, 1, "embed", models.TaskRunning, 0, -1).task(4, 1, "train", models.TaskSucceeded, 0, 5).
+		hold(1, 1, 1, "A100", 0, 10, false).hold(2, 1, 2, "A100", 0, 5, false).
+		hold(3, 1, 3, "A100", 0, 2.5, false).hold(4, 1, 4, "A100", 0, 5, false)
+	for i, svc := range []struct {
+		id    int64
+		model string
+	}{{1, "qwen2.5-7b"}, {1, "qwen2.5-7b"}, {3, "bge-m3"}} {
+		f.in.Tasks[i].ServiceID, f.in.Tasks[i].Model = svc.id, svc.model
+	}
+	return f
+}
