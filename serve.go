@@ -44,7 +44,7 @@ type serveConfig struct {
 	// Retention is how long raw samples are kept before only rollups remain.
 	Retention time.Duration
 	// HistoryRetention is how long notifications, scaling events, pools' size samples and
-	// resolved alerts are kept (models.Retention).
+	// alerts are kept (models.Retention).
 	HistoryRetention time.Duration
 	IdleAfter        time.Duration
 	SaturatedAfter   time.Duration
@@ -105,7 +105,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.JoinToken, "join-token", "", "token agents present to register (the demo makes one)")
 	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	f.Duration(&c.Retention, "retention", 7*24*time.Hour, "how long raw GPU samples are kept")
-	f.Duration(&c.HistoryRetention, "history-retention", 90*24*time.Hour, "how long notifications, scaling events, pool sizes and resolved alerts are kept")
+	f.Duration(&c.HistoryRetention, "history-retention", 90*24*time.Hour, "how long notifications, scaling events, pool sizes and alerts (since resolved or last raised) are kept")
 	f.Duration(&c.IdleAfter, "idle-after", 30*time.Minute, "a held card idle this long stands out on the board")
 	f.Duration(&c.SaturatedAfter, "saturated-after", 30*time.Minute, "a saturated card this long stands out on the board")
 	f.Duration(&c.StaleAfter, "stale-after", 2*time.Minute, "a card silent this long is shown as without data")

@@ -11,7 +11,8 @@ import (
 // PruneHistory deletes the rest once it is older than these.
 type Retention struct {
 	// Keep bounds notifications (by when they were sent), scaling events, pools' size
-	// samples and resolved alerts (by when they were resolved).
+	// samples and alerts (by when they were resolved, or, open, last raised: a boot timeout
+	// or a vanished machine is raised once and never resolved).
 	Keep time.Duration
 	// Sessions are the login limits: a session past its absolute expiry, or idle longer than
 	// Sessions.Idle, can never be used again and is deleted.
@@ -23,7 +24,7 @@ type Retention struct {
 const pruneBatch = 500
 
 // PruneHistory deletes, pruneBatch rows a statement, the notifications, scaling events,
-// pools' size samples and resolved alerts older than h.Keep at now, and the sessions that
+// pools' size samples and alerts older than h.Keep at now, and the sessions that
 // have expired. A notification's key stops deduplicating once the notification is gone.
 // It returns how many rows it deleted.
 func (s *Store) PruneHistory(ctx context.Context, now time.Time, h Retention) (int64, error) {
@@ -32,7 +33,7 @@ func (s *Store) PruneHistory(ctx context.Context, now time.Time, h Retention) (i
 	steps := []struct{ table, where string }{
 		{"notifications", "created_at < ?"},
 		{"scaling_events", "at < ?"},
-		{"alerts", "resolved_at < ?"},
+		{"alerts", "COALESCE(resolved_at, last_at) < ?"},
 		{"sessions", "expires_at < ? OR last_seen_at < ?"},
 	}
 	args := [][]any{{cutoff}, {cutoff}, {cutoff}, {now, now.Add(-h.Sessions.Idle)}}

@@ -9,9 +9,9 @@ import (
 	"kashi/models/modelstest"
 )
 
-// TestPruneHistory: notifications, scaling events, pools' size samples and resolved alerts
-// older than the kept window go, in batches larger than one delete; open alerts, newer rows
-// and live sessions stay; expired sessions go. Before PruneHistory these tables only grew.
+// TestPruneHistory: notifications, scaling events, pools' size samples, and alerts resolved
+// or last raised before the kept window go, in batches larger than one delete; an alert
+// raised again since, newer rows and live sessions stay; expired sessions go. Before PruneHistory these tables only grew.
 func TestPruneHistory(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
@@ -46,7 +46,7 @@ func TestPruneHistory(t *testing.T) {
 			if _, err := s.NotifyUser(ctx, "ann", "key-"+at.String(), "idle", "m", at); err != nil {
 				t.Fatal(err)
 			}
-			for _, subject := range []string{"resolved-" + at.String(), "open-" + at.String()} {
+			for _, subject := range []string{"resolved-" + at.String(), "open-" + at.String(), "again"} {
 				if _, _, err := s.RaiseAlert(ctx, models.AlertInput{Kind: models.AlertQuota, Subject: subject, Code: "c"}, at); err != nil {
 					t.Fatal(err)
 				}
@@ -72,8 +72,9 @@ func TestPruneHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		// old: the events, the size samples (the second at old overwrote the first: one a
-		// minute), one notification, one resolved alert; 2 sessions.
-		if want := int64(oldEvents + 1 + oldEvents + 1 + 1 + 2); n != want {
+		// minute), one notification, the alert resolved then and the one last raised then;
+		// 2 sessions.
+		if want := int64(oldEvents + 1 + oldEvents + 1 + 2 + 2); n != want {
 			t.Errorf("PruneHistory deleted %d rows, want %d", n, want)
 		}
 		evs, err := s.ScalingEvents(ctx, pool.ID, 0)
@@ -105,7 +106,7 @@ func TestPruneHistory(t *testing.T) {
 		for _, a := range alerts {
 			left[a.Subject] = true
 		}
-		for _, want := range []string{"open-" + old.String(), "open-" + recent.String(), "resolved-" + recent.String()} {
+		for _, want := range []string{"again", "open-" + recent.String(), "resolved-" + recent.String()} {
 			if !left[want] {
 				t.Errorf("alert %s was pruned; left %v", want, left)
 			}
