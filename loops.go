@@ -103,6 +103,9 @@ const (
 	readinessEvery = time.Minute
 	// rollupEvery is how often samples are rolled up (and old raw samples pruned).
 	rollupEvery = 5 * time.Minute
+	// pruneEvery is how often the history past --history-retention and expired sessions are
+	// deleted.
+	pruneEvery = time.Hour
 	// reminderEvery is how often quota reminders are looked for.
 	reminderEvery = time.Hour
 	// alertEvery is how often GPU memory and service alerts are raised and unsent alerts go
@@ -115,11 +118,17 @@ const (
 	schedulerGap = time.Second
 )
 
-// addHousekeeping adds the loops that keep the record: rollups, GPU memory alerts and the
-// sending of alerts, quota reminders, and the weekly report unless it is off.
+// addHousekeeping adds the loops that keep the record: rollups, the pruning of the history,
+// GPU memory alerts and the sending of alerts, quota reminders, and the weekly report unless
+// it is off.
 func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Channel, cfg serveConfig, now func() time.Time, log *slog.Logger) {
 	loops.Every("rollups", rollupEvery, func(ctx context.Context) error {
 		return store.RollUp(ctx, now(), cfg.Retention)
+	})
+	loops.Every("history", pruneEvery, func(ctx context.Context) error {
+		_, err := store.PruneHistory(ctx, now(), models.Retention{Keep: cfg.HistoryRetention,
+			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}})
+		return err
 	})
 	loops.Every("alerts", alertEvery, func(ctx context.Context) error {
 		if err := notice.CheckGPUMemory(ctx, store, notice.DefaultMemoryAlertPct, now()); err != nil {

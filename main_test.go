@@ -22,6 +22,9 @@ func TestParseServe(t *testing.T) {
 	if cfg, _ := parseServe([]string{"--db", "x.db"}, func(string) string { return "" }, io.Discard); !cfg.dbSet {
 		t.Error("--db given: dbSet = false, want true")
 	}
+	if cfg.HistoryRetention != 90*24*time.Hour {
+		t.Errorf("the history is kept %s by default, want 90 days", cfg.HistoryRetention)
+	}
 	if cfg.weekly == nil || cfg.WeeklyReport != "0 9 * * 1" {
 		t.Errorf("the weekly report by default = %q, want Mondays at 09:00", cfg.WeeklyReport)
 	}
@@ -43,6 +46,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		"bad env duration": {[]string{"serve"}, map[string]string{"KASHI_IDLE_AFTER": "soon"}, "KASHI_IDLE_AFTER"},
 		"negative":         {[]string{"serve", "--idle-after", "-1m"}, nil, "--idle-after must be positive"},
 		"demo speed":       {[]string{"serve", "--demo-speed", "0"}, nil, "--demo-speed"},
+		"history kept":     {[]string{"serve", "--history-retention", "0s"}, nil, "--history-retention must be positive"},
 		"db max conns":     {[]string{"serve", "--db-max-conns", "0"}, nil, "--db-max-conns"},
 		"env max conns":    {[]string{"serve"}, map[string]string{"KASHI_DB_MAX_CONNS": "many"}, "KASHI_DB_MAX_CONNS"},
 		"time zone":        {[]string{"serve", "--time-zone", "Mars/Olympus"}, nil, "--time-zone"},

@@ -42,10 +42,13 @@ type serveConfig struct {
 	JoinToken string
 	LogLevel  string
 	// Retention is how long raw samples are kept before only rollups remain.
-	Retention      time.Duration
-	IdleAfter      time.Duration
-	SaturatedAfter time.Duration
-	StaleAfter     time.Duration
+	Retention time.Duration
+	// HistoryRetention is how long notifications, scaling events, pools' size samples and
+	// alerts are kept (models.Retention).
+	HistoryRetention time.Duration
+	IdleAfter        time.Duration
+	SaturatedAfter   time.Duration
+	StaleAfter       time.Duration
 	// Tick is the scheduler's period in clock time; every change also wakes it.
 	Tick time.Duration
 	// TimeZone is where off-peak hours and bills are reckoned.
@@ -102,6 +105,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.JoinToken, "join-token", "", "token agents present to register (the demo makes one)")
 	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	f.Duration(&c.Retention, "retention", 7*24*time.Hour, "how long raw GPU samples are kept")
+	f.Duration(&c.HistoryRetention, "history-retention", 90*24*time.Hour, "how long notifications, scaling events, pool sizes and alerts (since resolved or last raised) are kept")
 	f.Duration(&c.IdleAfter, "idle-after", 30*time.Minute, "a held card idle this long stands out on the board")
 	f.Duration(&c.SaturatedAfter, "saturated-after", 30*time.Minute, "a saturated card this long stands out on the board")
 	f.Duration(&c.StaleAfter, "stale-after", 2*time.Minute, "a card silent this long is shown as without data")
@@ -155,7 +159,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	if c.DemoSpeed < 1 || c.DemoSpeed > 3600 {
 		return c, fmt.Errorf("--demo-speed must be between 1 and 3600, got %g", c.DemoSpeed)
 	}
-	return c, positive(map[string]time.Duration{"retention": c.Retention, "idle-after": c.IdleAfter,
+	return c, positive(map[string]time.Duration{"retention": c.Retention, "history-retention": c.HistoryRetention, "idle-after": c.IdleAfter,
 		"saturated-after": c.SaturatedAfter, "stale-after": c.StaleAfter, "tick": c.Tick,
 		"session-idle": c.SessionIdle, "session-max": c.SessionMax, "fleet-timeout": c.FleetTimeout,
 		"scale-every": c.ScaleEvery})

@@ -2,7 +2,10 @@ package models
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // SetCheckpoint records a task's last checkpoint, as the node agent's reports will.
@@ -26,4 +29,27 @@ func BoardSnapGen(s *Store) uint64 {
 		return snap.gen
 	}
 	return 0
+}
+
+// InsertSampleRows stores raw samples as they are, for the retention tests.
+func InsertSampleRows(ctx context.Context, s *Store, rows []GPUSample) error {
+	return s.db.WithContext(ctx).CreateInBatches(rows, 500).Error
+}
+
+// CountSampleDeletes counts, from now on, the statements that delete raw samples.
+func CountSampleDeletes(s *Store) *atomic.Int64 {
+	var n atomic.Int64
+	s.db.Callback().Delete().After("gorm:delete").Register("test:count-sample-deletes", func(db *gorm.DB) {
+		if db.Statement.Table == "gpu_samples" {
+			n.Add(1)
+		}
+	})
+	return &n
+}
+
+// RawSamples returns a GPU's raw samples, oldest first.
+func RawSamples(ctx context.Context, s *Store, gpuID int64) ([]GPUSample, error) {
+	var out []GPUSample
+	err := s.db.WithContext(ctx).Where("gpu_id = ?", gpuID).Order("ts").Find(&out).Error
+	return out, err
 }

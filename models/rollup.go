@@ -13,7 +13,7 @@ import (
 // services' rollups older than ServiceRollupKeep. It is
 // idempotent: a bucket rolled up again is recomputed from the same rows. History pages and
 // bills read rollups, never raw samples. The work is done in small transactions — one
-// 5-minute bucket of rollupGPUs GPUs, one hourly pass, pruneStep seconds of samples — so that
+// 5-minute bucket of rollupGPUs GPUs, one hourly pass, about pruneRows samples — so that
 // agents' samples are never kept waiting for the writer long; a run cut short leaves whole
 // buckets, and the next run recomputes from the newest one.
 func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Duration) error {
@@ -35,8 +35,10 @@ func (s *Store) RollUp(ctx context.Context, now time.Time, retention time.Durati
 const (
 	// rollupGPUs is how many GPU ids one 5-minute rollup transaction covers.
 	rollupGPUs = 512
-	// pruneStep is how many seconds of samples one prune transaction deletes.
-	pruneStep = 60
+	// pruneRows is about how many samples one prune transaction deletes: the oldest, up to
+	// and with the second of the pruneRows-th (a step by rows, not by time, keeps up however
+	// sparse or dense the samples are).
+	pruneRows = 20000
 )
 
 // The thresholds a 5-minute bucket is classified by, in the rollup's SQL: those it was first
@@ -118,18 +120,20 @@ func (s *Store) rollUp(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// prune deletes samples older than cutoff (Unix seconds), pruneStep seconds at a time.
+// prune deletes samples older than cutoff (Unix seconds), about pruneRows at a time: those
+// up to the second of the pruneRows-th oldest, or all when fewer are left.
 func (s *Store) prune(ctx context.Context, cutoff int64) error {
 	db := s.db.WithContext(ctx)
 	for {
-		var lo *int64
-		if err := db.Raw(`SELECT MIN(ts) FROM gpu_samples`).Scan(&lo).Error; err != nil {
+		var upTo []int64
+		if err := db.Model(&GPUSample{}).Where("ts < ?", cutoff).Order("ts").Offset(pruneRows).Limit(1).
+			Pluck("ts", &upTo).Error; err != nil {
 			return err
 		}
-		if lo == nil || *lo >= cutoff {
-			return nil
+		if len(upTo) == 0 {
+			return db.Where("ts < ?", cutoff).Delete(&GPUSample{}).Error
 		}
-		if err := db.Where("ts < ?", min(*lo+pruneStep, cutoff)).Delete(&GPUSample{}).Error; err != nil {
+		if err := db.Where("ts <= ?", upTo[0]).Delete(&GPUSample{}).Error; err != nil {
 			return err
 		}
 	}

@@ -26,12 +26,13 @@ import (
 )
 
 // The proofs run only when asked: -crash-kills for TestCrash, -replica-kills for
-// TestReplicas. Postgres runs when KASHI_TEST_PG_DSN names a server where a database may be
+// TestReplicas, -month-days for TestMonth. Postgres runs when KASHI_TEST_PG_DSN names a server where a database may be
 // created (each run creates its own, proofs_<random>, and drops it when it passed).
 var (
 	crashKills   = flag.Int("crash-kills", 0, "TestCrash: SIGKILLs per database (0 skips the proof)")
 	crashLife    = flag.Duration("crash-life", 8*time.Second, "TestCrash: the longest a server lives before its kill (each life is drawn between 0 and this)")
 	replicaKills = flag.Int("replica-kills", 0, "TestReplicas: leaders killed (0 skips the proof)")
+	monthDays    = flag.Float64("month-days", 0, "TestMonth: simulated days the demo runs at top speed, after its past is filled (0 skips the proof)")
 	demoSpeed    = flag.Int("demo-speed", 600, "the demo clock's speed")
 	keepDB       = flag.Bool("keep-db", false, "keep the proofs' databases for inspection")
 )
@@ -41,7 +42,7 @@ var kashiBin string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if *crashKills == 0 && *replicaKills == 0 {
+	if *crashKills == 0 && *replicaKills == 0 && *monthDays == 0 {
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "kashi-proof-")
