@@ -30,8 +30,8 @@ func TestBillModelCosts(t *testing.T) {
 func TestReportModelUsage(t *testing.T) {
 	f := modelFixture(t)
 	from, to := f.in.Month.Bounds(f.in.Location)
-	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.in.Allocations,
-		Tasks: f.in.Tasks, Readings: f.in.Readings})
+	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
+		Tasks: f.in.Tasks, Readings: f.rollups.readings()})
 	if err != nil {
 		t.Fatal(err)
 	}
