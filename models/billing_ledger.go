@@ -531,23 +531,33 @@ func (s *Store) LedgerPeakReadings(ctx context.Context, gpuIDs []int64, since, t
 // readLedger is LedgerReadings, with the peaks when peaks is set.
 func (s *Store) readLedger(ctx context.Context, gpuIDs []int64, since, to time.Time, peaks bool, each func(gpu int64, rs []GPURollup) error) error {
 	ids := slices.Sorted(slices.Values(gpuIDs))
-	parts := min(runtime.GOMAXPROCS(0), 4, max(1, len(ids)/8)) // the SQLite read pool holds 4 connections
+	err := inParts(ctx, ids, len(ids)/8, func(ctx context.Context, part []int64) error {
+		return s.ledgerReadings(ctx, part, since, to, peaks, new([]GPURollup), each)
+	})
+	if err != nil {
+		return fmt.Errorf("models: ledger readings: %w", err)
+	}
+	return nil
+}
+
+// inParts splits the sorted ids into as many parts as there are cores, at most the SQLite
+// read pool's 4 connections and at most pages, and runs read on each part at once. The first
+// error stops the other parts and is returned.
+func inParts(ctx context.Context, ids []int64, pages int, read func(ctx context.Context, part []int64) error) error {
+	parts := min(runtime.GOMAXPROCS(0), 4, max(1, pages))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
 	for i := range parts {
 		part := ids[i*len(ids)/parts : (i+1)*len(ids)/parts]
 		wg.Go(func() {
-			if err := s.ledgerReadings(ctx, part, since, to, peaks, new([]GPURollup), each); err != nil {
-				cancel(err) // the first cause is kept; the other parts stop
+			if err := read(ctx, part); err != nil {
+				cancel(err) // the first cause is kept
 			}
 		})
 	}
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
-		return fmt.Errorf("models: ledger readings: %w", err)
-	}
-	return nil
+	return context.Cause(ctx)
 }
 
 // ledgerReadings streams the rollups of the sorted ids to each, one GPU at a time, in buf

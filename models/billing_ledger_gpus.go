@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -36,25 +34,18 @@ func (s *Store) LedgerGPUs(ctx context.Context, q LedgerQuery, each func(gpu int
 	}
 	ids := slices.Sorted(maps.Keys(specs))
 	pages := (len(ids) + ledgerPage - 1) / ledgerPage
-	parts := min(runtime.GOMAXPROCS(0), 4, max(1, pages)) // the SQLite read pool holds 4 connections
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	for i := range parts {
-		part := ids[i*len(ids)/parts : (i+1)*len(ids)/parts]
-		wg.Go(func() {
-			var bufs ledgerBufs
-			for len(part) > 0 && ctx.Err() == nil {
-				page := part[:min(ledgerPage, len(part))]
-				part = part[len(page):]
-				if err := s.ledgerPage(ctx, q, specs, page, &bufs, each); err != nil {
-					cancel(err) // the first cause is kept; the other parts stop
-				}
+	err = inParts(ctx, ids, pages, func(ctx context.Context, part []int64) error {
+		var bufs ledgerBufs
+		for len(part) > 0 {
+			page := part[:min(ledgerPage, len(part))]
+			part = part[len(page):]
+			if err := s.ledgerPage(ctx, q, specs, page, &bufs, each); err != nil {
+				return err
 			}
-		})
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("models: ledger by GPU: %w", err)
 	}
 	return nil
