@@ -102,12 +102,8 @@ func layoutCost(l Locale, t CostTrend) costChart {
 	}
 	top := int64(min(math.Ceil(slices.Max(append([]float64{0}, heights...))), 1<<62))
 	c.Empty = top == 0
-	step := niceStep(top)
-	yTop := max(step, (top+step-1)/step*step)
-	y := func(fen float64) float64 { return costY1 - fen/float64(yTop)*(costY1-costY0) }
-	for v := int64(0); v <= yTop; v += step {
-		c.YTicks = append(c.YTicks, costTick{Y: svgNum(y(float64(v))), Label: yuanTick(v)})
-	}
+	var y func(float64) float64
+	c.YTicks, y = yAxis(top, costY0, costY1, yuanTick)
 	slot := float64(costX1-costX0) / float64(max(len(t.Months), 1))
 	barW := slot * 0.62
 	for m, month := range t.Months {
@@ -158,6 +154,19 @@ func layoutCompare(l Locale, lines []CostLine) compareChart {
 			LastY: strconv.Itoa(y + 4), NowY: strconv.Itoa(y + 4 + compareBarH + 2), TextY: strconv.Itoa(y + compareRowH/2 + 6)})
 	}
 	return c
+}
+
+// yAxis is a chart's y axis from zero to top rounded up to a round step, drawn from y1 (zero)
+// up to y0: its ticks labelled by label, and where a value goes.
+func yAxis(top int64, y0, y1 float64, label func(int64) string) ([]costTick, func(float64) float64) {
+	step := niceStep(top)
+	yTop := max(step, (top+step-1)/step*step)
+	y := func(v float64) float64 { return y1 - v/float64(yTop)*(y1-y0) }
+	var ticks []costTick
+	for v := int64(0); v <= yTop; v += step {
+		ticks = append(ticks, costTick{Y: svgNum(y(float64(v))), Label: label(v)})
+	}
+	return ticks, y
 }
 
 // niceStep is a round step in fen (1, 2 or 5 times a power of ten, at least one yuan)

@@ -42,12 +42,9 @@ func layoutTrend(at []time.Time, values []*int64, tick, text func(int64) string)
 		}
 	}
 	c.Empty = !slices.ContainsFunc(values, func(v *int64) bool { return v != nil })
-	step := niceStep(top)
-	yTop := max(step, (top+step-1)/step*step)
-	y := func(v int64) float64 { return trendY1 - float64(v)/float64(yTop)*(trendY1-trendY0) }
-	for v := int64(0); v <= yTop; v += step {
-		c.YTicks = append(c.YTicks, costTick{Y: svgNum(y(v)), Label: tick(v)})
-	}
+	var yAt func(float64) float64
+	c.YTicks, yAt = yAxis(top, trendY0, trendY1, tick)
+	y := func(v int64) float64 { return yAt(float64(v)) }
 	slot := float64(trendX1-trendX0) / float64(max(len(values), 1))
 	x := func(i int) float64 { return trendX0 + slot*(float64(i)+0.5) }
 	layout := "01-02 15:04"
@@ -81,7 +78,7 @@ func layoutTrend(at []time.Time, values []*int64, tick, text func(int64) string)
 }
 
 // ttftTrend is a service's TTFT p95 over time, in whole milliseconds.
-func ttftTrend(l Locale, s ServiceRow) trendChart {
+func ttftTrend(s ServiceRow) trendChart {
 	at, values := make([]time.Time, len(s.Points)), make([]*int64, len(s.Points))
 	for i, p := range s.Points {
 		at[i] = p.At
@@ -95,7 +92,7 @@ func ttftTrend(l Locale, s ServiceRow) trendChart {
 }
 
 // costTrend is a service's cost per million output tokens over time, in fen.
-func costTrend(l Locale, s ServiceRow) trendChart {
+func costTrend(s ServiceRow) trendChart {
 	at, values := make([]time.Time, len(s.Points)), make([]*int64, len(s.Points))
 	for i, p := range s.Points {
 		at[i], values[i] = p.At, p.CostPerMTokFen

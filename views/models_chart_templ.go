@@ -104,11 +104,11 @@ func modelsTrends(l Locale, d ModelsData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = trendFigure(l, ttftTrend(l, s), l.T("models.trend_ttft"), "trend-ttft").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = trendFigure(l, ttftTrend(s), l.T("models.trend_ttft"), "trend-ttft").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = trendFigure(l, costTrend(l, s), l.T("models.trend_cost"), "trend-cost").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = trendFigure(l, costTrend(s), l.T("models.trend_cost"), "trend-cost").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
