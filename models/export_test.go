@@ -53,3 +53,6 @@ func RawSamples(ctx context.Context, s *Store, gpuID int64) ([]GPUSample, error)
 	err := s.db.WithContext(ctx).Where("gpu_id = ?", gpuID).Order("ts").Find(&out).Error
 	return out, err
 }
+
+// DB is the store's GORM handle, for tests of how statements meet the connection pool.
+func DB(s *Store) *gorm.DB { return s.db }

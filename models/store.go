@@ -76,11 +76,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	pg := IsPostgresDSN(dsn)
-	// Prepared statements are cached per pool; SQLite's two pools would mix them up.
-	// The group commit's statements vary with the group's size: the cache of prepared ones is
-	// bounded so that they cannot pile up.
-	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, PrepareStmt: pg, TranslateError: true,
-		PrepareStmtMaxSize: 512, PrepareStmtTTL: 10 * time.Minute,
+	// Statements are prepared by the driver, per connection: pgx caches each connection's
+	// prepared statements (a bounded LRU), and SQLite's driver prepares as it goes. GORM's own
+	// cache (PrepareStmt) is not used: it is one cache for the whole pool, and it holds its
+	// lock while a caller waits for a statement that is waiting for a connection, so a burst
+	// whose transactions held every connection stalled until the callers gave up
+	// (TestNewStatementBesideAFullPool).
+	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, TranslateError: true,
 		NowFunc: func() time.Time { return UTC(opts.Now()) }}
 	s := &Store{postgres: pg, board: boardCache{lag: opts.BoardLag}, now: opts.Now}
 	var (
