@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,7 +182,10 @@ func TestCLIReadyQueueCancel(t *testing.T) {
 	s := startCLIServer(t)
 	first := strings.TrimSpace(s.must(t, s.alice, "submit", "-p", "vision", "--gpus", "2", "--", "sleep", "60"))
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(s.must(t, s.alice, "gpus"), "node-1  a100  A100-80G  2      0") {
+	// Both GPUs held: none free and none stale (a node that has not yet reported shows its
+	// GPUs stale, not free).
+	held := regexp.MustCompile(`node-1\s+a100\s+A100-80G\s+2\s+0\s+\d+\s+\d+\s+0\n`)
+	for !held.MatchString(s.must(t, s.alice, "gpus")) {
 		if time.Now().After(deadline) {
 			t.Fatalf("kashi gpus never showed both GPUs held: %q", s.must(t, s.alice, "gpus"))
 		}
