@@ -27,6 +27,8 @@ type agentConfig struct {
 	SampleInterval time.Duration
 	PollInterval   time.Duration
 	StopGrace      time.Duration
+	// HealthGrace is how long a service replica may take to answer its health probe first.
+	HealthGrace time.Duration
 	// Source is where GPU readings come from: nvml, or dcgm (a dcgm-exporter at DCGMURL).
 	Source, DCGMURL string
 	// ContainerRuntime (docker, podman, nerdctl; "" for none) runs tasks that name an image,
@@ -49,6 +51,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
 	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
 	f.Duration(&c.StopGrace, "stop-grace", 30*time.Second, "time between the stop signal and the kill")
+	f.Duration(&c.HealthGrace, "health-grace", 10*time.Minute, "how long a service replica with a health path may take to load before failed probes restart it")
 	f.String(&c.Source, "source", "nvml", "where GPU readings come from: nvml, or dcgm (a running dcgm-exporter; no process accounting)")
 	f.String(&c.DCGMURL, "dcgm-url", "http://localhost:9400/metrics", "dcgm-exporter's metrics page (with --source dcgm)")
 	f.String(&c.ContainerRuntime, "container-runtime", "", "docker, podman or nerdctl: runs tasks that name an image (default: none, such tasks fail to start)")
@@ -73,7 +76,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 		return c, errors.New("--join-token (or KASHI_JOIN_TOKEN) is required")
 	}
 	return c, positive(map[string]time.Duration{"sample-interval": c.SampleInterval,
-		"poll-interval": c.PollInterval, "stop-grace": c.StopGrace})
+		"poll-interval": c.PollInterval, "stop-grace": c.StopGrace, "health-grace": c.HealthGrace})
 }
 
 // runAgent runs the node agent on this machine's GPUs through NVML, each task under a
@@ -97,7 +100,7 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 	}
 	a := agent.NewWithSource(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
 		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
-		StopGrace: c.StopGrace, StateDir: c.StateDir, Logger: log}, src, runner)
+		StopGrace: c.StopGrace, HealthGrace: c.HealthGrace, StateDir: c.StateDir, Logger: log}, src, runner)
 	return a.Run(ctx)
 }
 

@@ -54,6 +54,9 @@ type Config struct {
 	// doubles with each restart after a run shorter than ten minutes, up to five minutes.
 	// Default 10 s.
 	RestartBackoff time.Duration
+	// HealthGrace is how long a service replica with a health path may take, from its start
+	// here, to answer its probe healthy for the first time; default 10 minutes.
+	HealthGrace time.Duration
 }
 
 // Agent runs one node: see Run.
@@ -101,6 +104,11 @@ type task struct {
 	serving *scraped
 	// restarts counts a service replica's restarts by this agent.
 	restarts restarts
+	// health is a service replica's health probe; nil without a health path.
+	health *health
+	// unhealthy is set when the agent stops a replica that failed its health probe: its
+	// exit starts it again, as if it had exited by itself.
+	unhealthy bool
 }
 
 // taskExit is a process's exit, sent from its watcher to the loop.
@@ -150,6 +158,9 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 	}
 	if cfg.RestartBackoff <= 0 {
 		cfg.RestartBackoff = defaultRestartBackoff
+	}
+	if cfg.HealthGrace <= 0 {
+		cfg.HealthGrace = defaultHealthGrace
 	}
 	return &Agent{
 		cfg:       cfg,
@@ -280,7 +291,9 @@ func (a *Agent) sample(ctx context.Context) error {
 	}
 	a.account(samples)
 	a.progress()
+	probed := a.probeHealth(ctx)
 	served := a.scrapeServices(ctx, a.cfg.Now())
+	probed(a.cfg.Now())
 	if logs := a.logs(); len(samples) > 0 || len(logs) > 0 || len(served) > 0 {
 		if err := a.spool.add(spoolEntry{Samples: samples, Logs: logs, Serving: served}); err != nil {
 			a.log.Error("agent spool", "err", err)
@@ -392,6 +405,9 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 			if t.serving == nil && as.MetricsPort > 0 {
 				t.serving = &scraped{url: metricsURL(as)}
 			}
+			if t.health == nil && healthURL(as) != "" {
+				t.health = &health{url: healthURL(as)}
+			}
 		}
 		switch {
 		case as.Stop && started:
@@ -454,6 +470,9 @@ func (a *Agent) track(ctx context.Context, as api.Assignment, proc Process) {
 	t := &task{proc: proc, as: as, startedAt: a.cfg.Now()}
 	if as.MetricsPort > 0 {
 		t.serving = &scraped{url: metricsURL(as)}
+	}
+	if u := healthURL(as); u != "" {
+		t.health = &health{url: u}
 	}
 	if src, ok := proc.(outputSource); ok {
 		log, file := src.outputPaths()
@@ -540,11 +559,11 @@ func (a *Agent) logs() []api.TaskLog {
 }
 
 // exited records a task's exit and sends it at once; a service replica's exit that no stop
-// asked for waits to start it again instead.
+// asked for (or that its failed health probe asked for) waits to start it again instead.
 func (a *Agent) exited(ctx context.Context, e taskExit) error {
 	t := a.tasks[e.id]
 	delete(a.tasks, e.id)
-	if t.as.Restart && !t.stopping {
+	if t.as.Restart && (!t.stopping || t.unhealthy) {
 		a.restartLater(e.id, t, e)
 		return nil
 	}

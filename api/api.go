@@ -195,6 +195,10 @@ type Assignment struct {
 	// its Prometheus page on the node's loopback; the agent scrapes it every sample tick.
 	MetricsPort int    `json:"metrics_port,omitempty"`
 	MetricsPath string `json:"metrics_path,omitempty"`
+	// HealthPath, for a service replica, is where its server answers whether it is healthy,
+	// on MetricsPort: the agent probes it every sample tick and restarts a replica that stops
+	// answering 2xx. Empty for no probe.
+	HealthPath string `json:"health_path,omitempty"`
 	// Restart asks the agent to start the process again, after a backoff, whenever it exits
 	// by itself (a service replica); a batch task's exit is reported and it never runs again.
 	Restart bool `json:"restart,omitempty"`

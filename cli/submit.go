@@ -39,12 +39,14 @@ type taskSpec struct {
 	DataCheck   *dataCheck        `json:"data_check,omitempty"`
 	Deferrable  bool              `json:"deferrable,omitempty"`
 	// A service's fields: kind "service", the model it serves, its replicas, where each
-	// replica serves its metrics page and its p95 time-to-first-token target.
+	// replica serves its metrics page, where it answers its health probe and its p95
+	// time-to-first-token target.
 	Kind         string `json:"kind,omitempty"`
 	Model        string `json:"model,omitempty"`
 	Replicas     int    `json:"replicas,omitempty"`
 	MetricsPort  int    `json:"metrics_port,omitempty"`
 	MetricsPath  string `json:"metrics_path,omitempty"`
+	HealthPath   string `json:"health_path,omitempty"`
 	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
 }
 
@@ -136,6 +138,7 @@ func (s *submitFlags) register(f *flagSet) {
 	f.IntVar(&s.spec.Replicas, "replicas", 0, "a service's replicas, each of --gpus GPUs (default 1)")
 	f.IntVar(&s.spec.MetricsPort, "metrics-port", 0, "the port of a service's metrics page; replica i serves on it + i ($KASHI_METRICS_PORT)")
 	f.StringVar(&s.spec.MetricsPath, "metrics-path", "", "the path of a service's metrics page (default /metrics)")
+	f.StringVar(&s.spec.HealthPath, "health-path", "", "the path where a service replica answers whether it is healthy, on its metrics port (none by default)")
 	f.IntVar(&s.spec.TTFTTargetMS, "ttft-target-ms", 0, "a service's p95 time-to-first-token target; above it an alert is raised")
 }
 
@@ -185,6 +188,7 @@ func (s *submitFlags) build(e *Env, f *flagSet) (taskSpec, error) {
 	override("replicas", func() { spec.Replicas = s.spec.Replicas })
 	override("metrics-port", func() { spec.MetricsPort = s.spec.MetricsPort })
 	override("metrics-path", func() { spec.MetricsPath = s.spec.MetricsPath })
+	override("health-path", func() { spec.HealthPath = s.spec.HealthPath })
 	override("ttft-target-ms", func() { spec.TTFTTargetMS = s.spec.TTFTTargetMS })
 	if len(s.env) > 0 && spec.Env == nil {
 		spec.Env = map[string]string{}

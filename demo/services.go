@@ -40,7 +40,7 @@ func submitServices(ctx context.Context, cfg Config, client *http.Client) {
 		b := taskBody{Project: sv.project, Name: sv.name, Owner: sv.owner, GPUs: sv.gpus, Spec: sv.spec, Queue: "long",
 			Priority: "high", EstGPUHours: float64(sv.gpus*sv.replicas) * 24, DataReady: true,
 			Command: simgpu.ServiceCommand(serviceRun, sv.rps, sv.ttft),
-			Kind:    "service", Model: sv.model, Replicas: sv.replicas, MetricsPort: port}
+			Kind:    "service", Model: sv.model, Replicas: sv.replicas, MetricsPort: port, HealthPath: "/health"}
 		if err := postJSON(ctx, client, cfg.Server+"/api/v1/tasks", cfg.Tokens[sv.owner], "demo-service-"+sv.name+fmt.Sprint(port), b, nil); err != nil && ctx.Err() == nil {
 			cfg.Logger.Warn("demo submit service", "service", sv.name, "err", err)
 		}

@@ -47,6 +47,7 @@ type taskBody struct {
 	Model       string `json:"model,omitempty"`
 	Replicas    int    `json:"replicas,omitempty"`
 	MetricsPort int    `json:"metrics_port,omitempty"`
+	HealthPath  string `json:"health_path,omitempty"`
 }
 
 // pendingReady is a task whose data becomes ready at a later clock time.

@@ -149,7 +149,7 @@ func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
 		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
 		Image: get("image"), DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
 		IdempotencyKey: get("idempotency_key"), Template: get("template"), Model: get("model"), Replicas: get("replicas"),
-		MetricsPort: get("metrics_port"), MetricsPath: get("metrics_path"), TTFTTargetMS: get("ttft_target_ms")}, nil
+		MetricsPort: get("metrics_port"), MetricsPath: get("metrics_path"), HealthPath: get("health_path"), TTFTTargetMS: get("ttft_target_ms")}, nil
 }
 
 // ticked is the values of a group of checkboxes, trimmed, without empty ones; repeats stay
@@ -217,7 +217,7 @@ func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[str
 		}
 	}
 	if v.Model != "" {
-		nt.Kind, nt.Service.Model, nt.Service.MetricsPath = models.TaskKindService, v.Model, v.MetricsPath
+		nt.Kind, nt.Service.Model, nt.Service.MetricsPath, nt.Service.HealthPath = models.TaskKindService, v.Model, v.MetricsPath, v.HealthPath
 		for _, in := range []struct {
 			name, text string
 			into       *int
@@ -306,7 +306,7 @@ func formProblems(l views.Locale, err error) (map[string]views.FormError, error)
 func formInput(field string) string {
 	switch field {
 	case "project", "name", "owner", "gpus", "queue", "priority", "est_gpu_hours", "workdir", "image", "regions",
-		"model", "replicas", "metrics_port", "metrics_path", "ttft_target_ms":
+		"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms":
 		return field
 	case "spec", "specs":
 		return "specs"

@@ -34,13 +34,14 @@ type taskRequest struct {
 	Deferrable    bool              `json:"deferrable"`
 	// Template is the template whose fields the request starts from; 0 for none.
 	Template int64 `json:"template"`
-	// Kind "service" submits an inference service: Model, Replicas, MetricsPort and
-	// MetricsPath describe it.
+	// Kind "service" submits an inference service: Model, Replicas, MetricsPort, MetricsPath
+	// and HealthPath describe it.
 	Kind        string `json:"kind"`
 	Model       string `json:"model"`
 	Replicas    int    `json:"replicas"`
 	MetricsPort int    `json:"metrics_port"`
 	MetricsPath string `json:"metrics_path"`
+	HealthPath  string `json:"health_path"`
 	// TTFTTargetMS is a service's p95 time-to-first-token target; 0 for none.
 	TTFTTargetMS int `json:"ttft_target_ms"`
 }
@@ -52,7 +53,7 @@ func (r taskRequest) newTask(key string) models.NewTask {
 		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
 		DataReady: r.DataReady, DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key, Kind: r.Kind,
 		Service: models.ServiceSpec{Model: r.Model, Replicas: r.Replicas, MetricsPort: r.MetricsPort, MetricsPath: r.MetricsPath,
-			TTFTTargetMS: r.TTFTTargetMS}}
+			HealthPath: r.HealthPath, TTFTTargetMS: r.TTFTTargetMS}}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
 	} else if r.MaxRuntimeS != 0 {
@@ -116,6 +117,7 @@ type taskJSON struct {
 	Replicas     int    `json:"replicas,omitempty"`
 	MetricsPort  int    `json:"metrics_port,omitempty"`
 	MetricsPath  string `json:"metrics_path,omitempty"`
+	HealthPath   string `json:"health_path,omitempty"`
 	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
 }
 
@@ -130,7 +132,7 @@ func toTaskJSON(t models.TaskRow) taskJSON {
 	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
 	if t.Service() {
 		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath
-		out.TTFTTargetMS = t.TTFTTargetMS
+		out.HealthPath, out.TTFTTargetMS = t.HealthPath, t.TTFTTargetMS
 	}
 	// Stored values were validated and encoded by the store; they always decode.
 	json.Unmarshal([]byte(t.Command), &out.Command)

@@ -37,7 +37,7 @@ func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
 	}
 	if t.Service() { // a service runs until stopped: no runtime limit to copy
 		vals.MaxRuntimeH, vals.Model, vals.Replicas = "", j.Model, strconv.Itoa(j.Replicas)
-		vals.MetricsPort, vals.MetricsPath = strconv.Itoa(j.MetricsPort), j.MetricsPath
+		vals.MetricsPort, vals.MetricsPath, vals.HealthPath = strconv.Itoa(j.MetricsPort), j.MetricsPath, j.HealthPath
 		if j.TTFTTargetMS > 0 {
 			vals.TTFTTargetMS = strconv.Itoa(j.TTFTTargetMS)
 		}

@@ -80,6 +80,9 @@ type Assignment struct {
 	// metrics page on the node's loopback; 0 and "" for a batch task.
 	MetricsPort int
 	MetricsPath string
+	// HealthPath is where the replica answers whether it is healthy, on MetricsPort; empty
+	// for no probe.
+	HealthPath string
 	// Restart is true for a service replica: its node starts it again when it exits.
 	Restart bool
 }

@@ -247,6 +247,9 @@ type Task struct {
 	// Prometheus page on its node.
 	MetricsPort int
 	MetricsPath string
+	// HealthPath is where the replica's server answers whether it is healthy, on its metrics
+	// port; empty for no probe.
+	HealthPath string
 	// TTFTTargetMS is the service's target for its time to first token at p95, in ms; 0 for
 	// none. Above it for the alert window, the service raises an alert.
 	TTFTTargetMS int `gorm:"column:ttft_target_ms"`

@@ -41,6 +41,7 @@ var migrations = []migration{
 	{25, "a quota's cap on the GPUs its project's services hold", migrateV25ServiceQuota},
 	{26, "a reservation's region: its cards held in one region", migrateV26ReservationRegion},
 	{28, "an index of the allocations by GPU and start that the ledger reads", migrateV28LedgerAllocations},
+	{29, "a service's health path, probed by its node", migrateV29HealthPath},
 }
 
 // schemaVersion records each applied migration.

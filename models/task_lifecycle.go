@@ -218,7 +218,8 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	out := make([]Assignment, len(tasks))
 	for i, t := range tasks {
 		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, Image: t.Image, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != "",
-			MetricsPort: t.MetricsPort, MetricsPath: t.MetricsPath, Restart: t.Service()}
+			MetricsPort: t.MetricsPort, MetricsPath: t.MetricsPath, HealthPath: t.HealthPath,
+			Restart: t.Service()}
 		if t.Image != "" {
 			a.Mounts = mounts
 		}

@@ -26,13 +26,18 @@ type ServiceSpec struct {
 	Replicas    int
 	MetricsPort int
 	MetricsPath string
+	// HealthPath, when set, is where each replica's server answers whether it is healthy, on
+	// its metrics port: its node restarts a replica that stops answering 2xx (see the agent's
+	// health probe). Empty for no probe; left out of the request hash when empty, so that a
+	// key stored before health paths existed still matches its repeat.
+	HealthPath string `json:",omitempty"`
 	// TTFTTargetMS is the p95 time to first token the service should keep under, in ms; 0
 	// for none.
 	TTFTTargetMS int
 }
 
 // checkKind validates the task kind and, for a service, its spec (zero replicas and an empty
-// path take the defaults: one replica, /metrics). A service runs until it is stopped: it
+// path take the defaults: one replica, /metrics; an empty health path probes nothing). A service runs until it is stopped: it
 // takes the long lane and no runtime limit.
 func checkKind(nt NewTask) error {
 	switch nt.Kind {
@@ -58,9 +63,11 @@ func checkKind(nt NewTask) error {
 	if last := sv.MetricsPort + max(1, sv.Replicas) - 1; sv.MetricsPort < 1 || last > 65535 {
 		return fieldErr("metrics_port", "must be a port between 1 and 65535 for each replica (replica i serves on metrics_port + i), got %d", sv.MetricsPort)
 	}
-	if sv.MetricsPath != "" && (len(sv.MetricsPath) > 200 || !strings.HasPrefix(sv.MetricsPath, "/") ||
-		strings.ContainsFunc(sv.MetricsPath, func(r rune) bool { return r <= ' ' || r == '#' || r > '~' })) {
+	if sv.MetricsPath != "" && !urlPath(sv.MetricsPath) {
 		return fieldErr("metrics_path", "must be a URL path such as /metrics")
+	}
+	if sv.HealthPath != "" && !urlPath(sv.HealthPath) {
+		return fieldErr("health_path", "must be a URL path such as /health")
 	}
 	if sv.TTFTTargetMS < 0 || sv.TTFTTargetMS > MaxTTFTTargetMS {
 		return fieldErr("ttft_target_ms", "must be between 0 and %d, got %d", MaxTTFTTargetMS, sv.TTFTTargetMS)
@@ -74,6 +81,13 @@ func checkKind(nt NewTask) error {
 	return nil
 }
 
+// urlPath reports whether p is a URL path of at most 200 printable ASCII characters that
+// starts with a slash and has no fragment.
+func urlPath(p string) bool {
+	return len(p) <= 200 && strings.HasPrefix(p, "/") &&
+		!strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r == '#' || r > '~' })
+}
+
 // withService sets a service's fields on t, the task of its first replica, with the
 // defaults.
 func withService(t *Task, nt NewTask) {
@@ -82,7 +96,7 @@ func withService(t *Task, nt NewTask) {
 	}
 	t.Kind, t.Model, t.Replicas = TaskKindService, nt.Service.Model, max(1, nt.Service.Replicas)
 	t.MetricsPort, t.MetricsPath = nt.Service.MetricsPort, cmp.Or(nt.Service.MetricsPath, DefaultMetricsPath)
-	t.TTFTTargetMS = nt.Service.TTFTTargetMS
+	t.HealthPath, t.TTFTTargetMS = nt.Service.HealthPath, nt.Service.TTFTTargetMS
 	t.MaxRuntimeS = 0
 }
 

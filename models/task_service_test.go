@@ -24,6 +24,7 @@ func TestCreateServiceStoresEachReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		nt := newService(3)
+		nt.Service.HealthPath = "/health"
 		nt.IdempotencyKey, nt.IdempotencyScope = "k1", "user:1"
 		first, created, err := s.CreateTask(ctx, nt, models.DefaultTaskLimits, t0)
 		if err != nil || !created {
@@ -55,8 +56,8 @@ func TestCreateServiceStoresEachReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		as, err := s.Assignments(ctx, n.ID)
-		if err != nil || len(as) != 1 || as[0].MetricsPort != 8001 || as[0].MetricsPath != "/metrics" || as[0].MaxRuntimeS != 0 || !as[0].Restart {
-			t.Errorf("Assignments = %+v, %v; want the second replica on port 8001 at /metrics, no runtime limit, restarted when it exits", as, err)
+		if err != nil || len(as) != 1 || as[0].MetricsPort != 8001 || as[0].MetricsPath != "/metrics" || as[0].HealthPath != "/health" || as[0].MaxRuntimeS != 0 || !as[0].Restart {
+			t.Errorf("Assignments = %+v, %v; want the second replica on port 8001 at /metrics, probed at /health, no runtime limit, restarted when it exits", as, err)
 		}
 	})
 }
@@ -81,6 +82,8 @@ func TestCreateServiceRefusesBadFields(t *testing.T) {
 			"last replica's port too high": {func(nt *models.NewTask) { nt.Service.MetricsPort, nt.Service.Replicas = 65535, 2 }, "metrics_port"},
 			"relative path":                {func(nt *models.NewTask) { nt.Service.MetricsPath = "metrics" }, "metrics_path"},
 			"path with a space":            {func(nt *models.NewTask) { nt.Service.MetricsPath = "/a b" }, "metrics_path"},
+			"relative health path":         {func(nt *models.NewTask) { nt.Service.HealthPath = "health" }, "health_path"},
+			"health path with a fragment":  {func(nt *models.NewTask) { nt.Service.HealthPath = "/health#x" }, "health_path"},
 			"short lane":                   {func(nt *models.NewTask) { nt.Queue = models.QueueShort }, "queue"},
 			"runtime limit":                {func(nt *models.NewTask) { nt.MaxRuntime = 3600e9 }, "max_runtime_s"},
 		}

@@ -1415,6 +1415,8 @@ var catalogEN = map[string]string{
 	"form.metrics_port":               "Metrics port",
 	"form.help.metrics_port":          "Replica i serves on this port + i, given to it as $KASHI_METRICS_PORT.",
 	"form.metrics_path":               "Metrics path",
+	"form.health_path":                "Health path",
+	"form.help.health_path":           "Optional. The node asks this path on the metrics port every sample and restarts a replica that fails 3 times in a row (a new replica first has the node's load time, 10 minutes by default).",
 	"form.ttft_target":                "TTFT p95 target (ms)",
 	"form.help.ttft_target":           "Above it for 15 minutes, an alert is raised; empty for none.",
 }

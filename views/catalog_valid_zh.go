@@ -156,6 +156,7 @@ var validZH = map[string]string{
 	"a service runs until it is stopped: leave it out":                                                   "服务会一直运行到被停止：请不要填写",
 	"a service runs until it is stopped: it takes the %q queue":                                          "服务会一直运行到被停止：须使用 %q 队列",
 	"must be a URL path such as /metrics":                                                                "须为 URL 路径，如 /metrics",
+	"must be a URL path such as /health":                                                                 "须为 URL 路径，如 /health",
 	"is required, not before the begin":                                                                  "必填，且不能早于开始时间",
 	"no window falls between the begin and the end date":                                                 "开始时间与截止日期之间没有任何时段",
 	"must be among %s, got %q":                                                                           "应为 %s 之一，收到 %q",

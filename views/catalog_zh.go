@@ -1415,6 +1415,8 @@ var catalogZH = map[string]string{
 	"form.metrics_port":               "指标端口",
 	"form.help.metrics_port":          "第 i 个副本使用此端口 + i，通过 $KASHI_METRICS_PORT 告知。",
 	"form.metrics_path":               "指标路径",
+	"form.health_path":                "健康检查路径",
+	"form.help.health_path":           "可选。节点每个采样周期在指标端口上请求此路径，连续 3 次不返回 2xx 即重启副本（新副本先有节点的加载时间，默认 10 分钟）。",
 	"form.ttft_target":                "首字时延 p95 目标（毫秒）",
 	"form.help.ttft_target":           "连续 15 分钟高于目标即告警；留空表示不设。",
 }

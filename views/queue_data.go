@@ -167,12 +167,13 @@ type TaskFormValues struct {
 	// records it and its version, and the template's env names need values.
 	Template string
 	// Model, filled in, makes the task an inference service with Replicas, MetricsPort,
-	// MetricsPath and TTFTTargetMS (input names model, replicas, metrics_port, metrics_path,
-	// ttft_target_ms).
+	// MetricsPath, HealthPath and TTFTTargetMS (input names model, replicas, metrics_port,
+	// metrics_path, health_path, ttft_target_ms).
 	Model        string
 	Replicas     string
 	MetricsPort  string
 	MetricsPath  string
+	HealthPath   string
 	TTFTTargetMS string
 }
 

@@ -182,7 +182,7 @@ var formFields = []string{"project", "name", "owner", "gpus", "specs", "regions"
 // serviceInvalid reports whether one of the service's inputs has a problem: their group
 // opens to show it.
 func (f TaskForm) serviceInvalid() bool {
-	for _, name := range []string{"model", "replicas", "metrics_port", "metrics_path", "ttft_target_ms"} {
+	for _, name := range []string{"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms"} {
 		if _, ok := f.Errors[name]; ok {
 			return true
 		}

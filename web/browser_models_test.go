@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 )
 
 // TestBrowserModels shows, in both languages at desktop and phone sizes, the Models page
-// with its charts over time, and the bill and weekly report with their model rows; no page
-// scrolls sideways on the phone.
+// with its charts over time, the bill and weekly report with their model rows, and the queue
+// form's service group filled to submit the service again; no page scrolls sideways on the
+// phone.
 func TestBrowserModels(t *testing.T) {
 	s := newServer(t)
 	ctx := t.Context()
@@ -24,7 +26,7 @@ func TestBrowserModels(t *testing.T) {
 	n := s.register(node("gpu-1").inPool("a100").cards(a100Name, a100MiB, 2))
 	b := task("chat").of("vision").gpus(1).spec(a100Spec).ready()
 	b.nt.Queue, b.nt.Kind = models.QueueLong, models.TaskKindService
-	b.nt.Service = models.ServiceSpec{Model: "qwen2.5-7b-instruct", MetricsPort: 8000}
+	b.nt.Service = models.ServiceSpec{Model: "qwen2.5-7b-instruct", MetricsPort: 8000, HealthPath: "/health"}
 	svc := s.create(b, t0.Add(-time.Minute))
 	s.place(svc, t0, n.UUIDs[0])
 	// 24 hours of traffic, busier and slower in the afternoon, none for two hours at night.
@@ -55,5 +57,6 @@ func TestBrowserModels(t *testing.T) {
 		{"models", "/models?range=24h", `[data-testid=service-trends]`},
 		{"bill", "/bills/vision/2026-03", `[data-testid=bill-models]`},
 		{"report", "/reports?week=2026-W10", `[data-testid=model-usage]`},
+		{"resubmit", "/queue?resubmit=" + strconv.FormatInt(svc.ID, 10), `[data-testid=form-service]`},
 	})
 }

@@ -525,6 +525,8 @@ func TestQueueFormErrors(t *testing.T) {
 		"service without a port": {map[string]string{"model": "qwen", "max_runtime_h": ""}, "metrics_port", "must be a port"},
 		"service port not a number": {map[string]string{"model": "qwen", "metrics_port": "http"}, "metrics_port",
 			"Enter a whole number."},
+		"service health path not a path": {map[string]string{"model": "qwen", "metrics_port": "8000", "max_runtime_h": "",
+			"health_path": "health"}, "health_path", "must be a URL path such as /health"},
 		"service with a runtime": {map[string]string{"model": "qwen", "metrics_port": "8000"}, "max_runtime_h",
 			"a service runs until it is stopped"},
 	}

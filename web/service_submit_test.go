@@ -15,10 +15,12 @@ import (
 func TestSubmitService(t *testing.T) {
 	f := newTemplateFixture(t)
 	for body, field := range map[string]string{
-		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "kind": "service", "metrics_port": 8000}`:                               "model",
-		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "kind": "service", "model": "m"}`:                                       "metrics_port",
-		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "kind": "service", "model": "m", "metrics_port": 8000, "replicas": 99}`: "replicas",
-		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "replicas": 2}`:                                                         "kind",
+		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "kind": "service", "metrics_port": 8000}`:                                   "model",
+		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "kind": "service", "model": "m"}`:                                           "metrics_port",
+		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "kind": "service", "model": "m", "metrics_port": 8000, "replicas": 99}`:     "replicas",
+		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "replicas": 2}`:                                                             "kind",
+		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "health_path": "/health"}`:                                                  "kind",
+		`{"project": "vision", "name": "x", "gpus": 1, "command": ["x"], "kind": "service", "model": "m", "metrics_port": 8000, "health_path": "h"}`: "health_path",
 	} {
 		w := f.s.post("/api/v1/tasks", body, bearer(f.member)...)
 		if e := decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != field {
@@ -26,7 +28,7 @@ func TestSubmitService(t *testing.T) {
 		}
 	}
 	w := f.s.post("/api/v1/tasks", `{"project": "vision", "name": "chat", "gpus": 1, "command": ["vllm", "serve"],
-		"kind": "service", "model": "qwen2.5-7b", "replicas": 2, "metrics_port": 8000}`, bearer(f.member)...)
+		"kind": "service", "model": "qwen2.5-7b", "replicas": 2, "metrics_port": 8000, "health_path": "/health"}`, bearer(f.member)...)
 	if w.Code != http.StatusCreated {
 		t.Fatalf("submit = %d %s, want 201", w.Code, w.Body)
 	}
@@ -38,10 +40,11 @@ func TestSubmitService(t *testing.T) {
 		Replicas    int    `json:"replicas"`
 		MetricsPort int    `json:"metrics_port"`
 		MetricsPath string `json:"metrics_path"`
+		HealthPath  string `json:"health_path"`
 		MaxRuntimeS int64  `json:"max_runtime_s"`
 	}
 	got := decode[out](t, w)
-	want := out{ID: got.ID, Kind: "service", Model: "qwen2.5-7b", ServiceID: got.ID, Replicas: 2, MetricsPort: 8000, MetricsPath: "/metrics"}
+	want := out{ID: got.ID, Kind: "service", Model: "qwen2.5-7b", ServiceID: got.ID, Replicas: 2, MetricsPort: 8000, MetricsPath: "/metrics", HealthPath: "/health"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("service (-want +got):\n%s", diff)
 	}

@@ -220,15 +220,15 @@ func TestServiceResubmit(t *testing.T) {
 	s.register(node("n1").cards(a100Name, a100MiB, 2))
 	b := task("chat").ready()
 	b.nt.Kind = models.TaskKindService
-	b.nt.Service = models.ServiceSpec{Model: "qwen", Replicas: 2, MetricsPort: 8000, TTFTTargetMS: 300}
+	b.nt.Service = models.ServiceSpec{Model: "qwen", Replicas: 2, MetricsPort: 8000, HealthPath: "/health", TTFTTargetMS: 300}
 	tk := s.create(b, t0)
 	doc := parse(t, s.get("/queue?resubmit="+strconv.FormatInt(tk.ID, 10), bearer(member)...).Body.String())
 	got := map[string]string{}
-	for _, in := range []string{"model", "replicas", "metrics_port", "metrics_path", "ttft_target_ms", "max_runtime_h"} {
+	for _, in := range []string{"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms", "max_runtime_h"} {
 		got[in] = doc.Find("#f-"+in).AttrOr("value", "")
 	}
 	want := map[string]string{"model": "qwen", "replicas": "2", "metrics_port": "8000", "metrics_path": "/metrics",
-		"ttft_target_ms": "300", "max_runtime_h": ""}
+		"health_path": "/health", "ttft_target_ms": "300", "max_runtime_h": ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("resubmit form of a service (-want +got):\n%s", diff)
 	}

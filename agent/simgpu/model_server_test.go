@@ -65,17 +65,23 @@ func freePort(t *testing.T) int {
 }
 
 // TestRunnerServesASimulatedModel: a simulated service answers requests as virtual time
-// passes and serves them on its metrics port; stopping it closes the page.
+// passes and serves them on its metrics port, answering its health path; stopping it closes
+// the page.
 func TestRunnerServesASimulatedModel(t *testing.T) {
 	clock := newFakeClock()
 	b := New(A100_80G, 1, clock.Now, 1)
 	port := freePort(t)
 	p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 3, GPUUUIDs: uuids(b), MetricsPort: port, MetricsPath: "/metrics",
-		Command: ServiceCommand(24*time.Hour, 5, 150*time.Millisecond)})
+		HealthPath: "/health", Command: ServiceCommand(24*time.Hour, 5, 150*time.Millisecond)})
 	if err != nil {
 		t.Fatalf("Start() = %v", err)
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/health", port)); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /health = %v, %v; want 200", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	clock.Add(10 * time.Minute) // about 3,000 requests
 	var requests float64
 	for deadline := time.Now().Add(5 * time.Second); requests < 2000 && time.Now().Before(deadline); time.Sleep(checkEvery) {

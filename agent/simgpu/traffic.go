@@ -23,8 +23,9 @@ type traffic struct {
 	next  time.Time
 }
 
-// serveModel starts a simulated server's page on 127.0.0.1:<metrics port>; an address in use
-// fails the start, as it would a real server.
+// serveModel starts a simulated server's page on 127.0.0.1:<metrics port>, with its health
+// path answering 200 when the assignment has one; an address in use fails the start, as it
+// would a real server.
 func serveModel(a api.Assignment, t simTask, now time.Time) (*traffic, error) {
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", a.MetricsPort))
 	if err != nil {
@@ -33,6 +34,9 @@ func serveModel(a api.Assignment, t simTask, now time.Time) (*traffic, error) {
 	m := NewModelServer(fmt.Sprintf("sim-%d", a.TaskID))
 	mux := http.NewServeMux()
 	mux.Handle("GET "+a.MetricsPath, m)
+	if a.HealthPath != "" && a.HealthPath != a.MetricsPath {
+		mux.HandleFunc("GET "+a.HealthPath, func(http.ResponseWriter, *http.Request) {}) // 200: it serves while it runs
+	}
 	tr := &traffic{model: m, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
 		rng: rand.New(rand.NewPCG(uint64(a.TaskID), 0x7365727665)), rps: t.rps, ttft: t.ttft.Seconds()}
 	tr.next = now.Add(tr.gap())
