@@ -9,13 +9,15 @@ import (
 )
 
 // TestBillModelCosts: two replicas of one service and one of another add up per service
-// and model in the bill; a batch task has none; the section is inside the total.
+// and model in the bill, idle seconds too; a batch task has none; the section is inside the
+// total. Chat's replicas were active 10 h × 2/3 and 5 h × 1/2 (33,000 s) and idle 10 h × 1/3
+// and 5 h × 1/2 (21,000 s); embed's card was never active, its 2.5 h (9,000 s) all idle.
 func TestBillModelCosts(t *testing.T) {
 	f := modelFixture(t)
 	b := billOf(t, f.compute(t), "vision")
 	want := []ModelCost{
-		{ServiceID: 3, Service: "embed", Model: "bge-m3", NominalS: 9000, AmountFen: 2500},
-		{ServiceID: 1, Service: "chat", Model: "qwen2.5-7b", NominalS: 54000, AmountFen: 15000},
+		{ServiceID: 3, Service: "embed", Model: "bge-m3", NominalS: 9000, IdleS: 9000, AmountFen: 2500},
+		{ServiceID: 1, Service: "chat", Model: "qwen2.5-7b", NominalS: 54000, EffectiveS: 33000, IdleS: 21000, AmountFen: 15000},
 	}
 	if diff := cmp.Diff(want, b.Models); diff != "" {
 		t.Errorf("bill's models (-want +got):\n%s", diff)
@@ -52,13 +54,16 @@ func TestReportModelUsage(t *testing.T) {
 }
 
 // modelFixture is a month of project vision: service 1 ("chat", two replicas, 10 h and 5 h
-// of one card), service 3 ("embed", 2.5 h) and a batch task (5 h), at ¥10 a card-hour.
+// of one card, a third and half of their readings idle, the rest active), service 3
+// ("embed", 2.5 h, every reading idle) and a batch task (5 h, no readings), at ¥10 a
+// card-hour.
 func modelFixture(t *testing.T) *fixture {
 	f := newFixture(t, "2026-03", "Asia/Shanghai").project(1, "vision").price(0, "A100", 1000, 0).
 		task(1, 1, "chat", models.TaskRunning, 0, -1).task(2, 1, "chat", models.TaskRunning, 0, -1).
 		task(3, 1, "embed", models.TaskRunning, 0, -1).task(4, 1, "train", models.TaskSucceeded, 0, 5).
 		hold(1, 1, 1, "A100", 0, 10, false).hold(2, 1, 2, "A100", 0, 5, false).
-		hold(3, 1, 3, "A100", 0, 2.5, false).hold(4, 1, 4, "A100", 0, 5, false)
+		hold(3, 1, 3, "A100", 0, 2.5, false).hold(4, 1, 4, "A100", 0, 5, false).
+		busy(1, 0, 10, 30, 20, 10).busy(2, 0, 5, 30, 15, 15).busy(3, 0, 2.5, 30, 0, 30)
 	for i, svc := range []struct {
 		id    int64
 		model string
