@@ -150,8 +150,7 @@ func styled(style int, values ...any) []any {
 func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 	s := &sheetRows{f: f, sheet: SheetSummary}
 	s.add(styled(st.header, summaryHeader...)...)
-	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
-	m := func(fen int64) excelize.Cell { return excelize.Cell{StyleID: st.money, Value: Yuan(fen)} }
+	h, m := st.hoursCell, st.moneyCell
 	for i := range bills {
 		b := &bills[i]
 		for _, it := range b.Items {
@@ -193,7 +192,7 @@ func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
 
 // idleRows passes add the Idle sheet's rows after the header.
 func idleRows(st xlsxStyles, bills []Bill, add func([]any)) {
-	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
+	h := st.hoursCell
 	share := func(idle, of int64) any {
 		if of == 0 {
 			return nil
@@ -253,11 +252,10 @@ func lineRows(st xlsxStyles, bills []Bill, add func([]any)) {
 			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, st.monthCell(b.Month), l.TaskID, l.Task, l.Owner, l.State
 			row[6], row[7], row[8], row[9] = l.Ending, l.Spec, l.Region, l.Pricing
 			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS} {
-				row[10+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
+				row[10+k] = st.hoursCell(sec)
 			}
 			row[18] = l.Units
-			row[19] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
-			row[20] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
+			row[19], row[20] = st.moneyCell(l.RateFen), st.moneyCell(l.AmountFen)
 			row[21], row[22] = l.Note, TagsText(b.Tags)
 			add(row)
 		}
