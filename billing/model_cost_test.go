@@ -1,9 +1,12 @@
 package billing
 
 import (
+	"bytes"
+	"encoding/csv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/xuri/excelize/v2"
 
 	"kashi/models"
 )
@@ -24,6 +27,61 @@ func TestBillModelCosts(t *testing.T) {
 	}
 	if b.TotalFen != 2500+15000+5000 {
 		t.Errorf("total = %d, want the lines' 22500 (the models section inside it)", b.TotalFen)
+	}
+}
+
+// TestModelDownloads: the CSV ends each bill with a row per service and model, and the
+// workbook's Models sheet has the same figures (TestBillModelCosts's, as hours and yuan).
+func TestModelDownloads(t *testing.T) {
+	f := modelFixture(t)
+	f.in.Projects[0].Tags = "cv"
+	b := billOf(t, f.compute(t), "vision")
+
+	var c bytes.Buffer
+	if err := WriteCSV(&c, []Bill{b}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(c.Bytes()[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelRow := func(service, task, nominal, effective, idle, amount, model string) []string {
+		row := make([]string, numCols)
+		row[colKind], row[colProject], row[colMonth], row[colTags] = csvModel, "vision", "2026-03", "cv"
+		row[colTaskID], row[colTask] = service, task
+		row[colNominal], row[colEffective], row[colIdle] = nominal, effective, idle
+		row[colAmount], row[colNote] = amount, "model "+model+"; inside the total"
+		return row
+	}
+	want := [][]string{
+		modelRow("3", "embed", "2.500000", "0.000000", "2.500000", "25.00", "bge-m3"),
+		modelRow("1", "chat", "15.000000", "9.166667", "5.833333", "150.00", "qwen2.5-7b"),
+	}
+	if diff := cmp.Diff(want, rows[len(rows)-len(want):]); diff != "" {
+		t.Errorf("CSV's last rows, the models (-want +got):\n%s", diff)
+	}
+
+	var x bytes.Buffer
+	if err := WriteXLSX(&x, []Bill{b}); err != nil {
+		t.Fatal(err)
+	}
+	book, err := excelize.OpenReader(&x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	sheet, err := book.GetRows(SheetModels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSheet := [][]string{
+		{"项目 Project", "月份 Month", "服务ID Service ID", "服务 Service", "模型 Model", "名义卡时 Nominal card-hours",
+			"有效卡时 Effective card-hours", "闲置时长 Idle hours", "金额(元) Amount (CNY)", "标签 Tags"},
+		{"vision", "2026-03", "3", "embed", "bge-m3", "2.500", "0.000", "2.500", "¥25.00", "cv"},
+		{"vision", "2026-03", "1", "chat", "qwen2.5-7b", "15.000", "9.167", "5.833", "¥150.00", "cv"},
+	}
+	if diff := cmp.Diff(wantSheet, sheet); diff != "" {
+		t.Errorf("Models sheet (-want +got):\n%s", diff)
 	}
 }
 
