@@ -54,6 +54,7 @@ const (
 	csvIdle   = "闲置 idle"
 	csvUnused = "套餐未用 package-unused"
 	csvBooked = "预约 booking"
+	csvModel  = "模型 model"
 )
 
 // itemLabels are the CSV kinds of summary items.
@@ -68,10 +69,13 @@ var itemLabels = map[string]string{
 
 // CSVWriter writes bills as CSV for finance: UTF-8 with a byte-order mark so that Excel
 // reads the Chinese text, one header row, then for each bill one row per line, the summary
-// rows (items, then the total) and the idle section. A line's region is where its cards
-// were (empty for a pool in no region); summary rows are per spec across regions. Hours have six decimals and money is
-// yuan with two. Each row is built in one reused buffer and written through a bufio.Writer,
-// so memory stays flat however many lines a bill has.
+// rows (items, then the total), the idle section (idle tasks, the package's unused hours,
+// the bookings), and one row per inference service and model (模型 model). A line's region
+// is where its cards were (empty for a pool in no region); summary rows are per spec across
+// regions. Model rows are a view of the lines inside the total, so finance does not add them
+// to it. Hours have six decimals and money is yuan with two. Each row is built in one reused
+// buffer and written through a bufio.Writer, so memory stays flat however many lines a bill
+// has.
 type CSVWriter struct {
 	w   *bufio.Writer
 	row []byte
@@ -186,6 +190,18 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.hours(k.BookedS, k.UsedS, k.UnusedS)
 		cw.at(colNote)
 		cw.text(BookingNote(k))
+		cw.end()
+	}
+	for i := range b.Models {
+		m := &b.Models[i]
+		cw.start(csvModel, b)
+		cw.int(m.ServiceID)
+		cw.text(m.Service)
+		cw.at(colNominal)
+		cw.hours(m.NominalS, m.EffectiveS, m.IdleS)
+		cw.at(colAmount)
+		cw.fen(m.AmountFen)
+		cw.text("model " + m.Model + "; inside the total")
 		cw.end()
 	}
 }

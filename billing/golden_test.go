@@ -109,7 +109,7 @@ func TestGoldenXLSX(t *testing.T) {
 		t.Fatalf("read golden (regenerate with -update): %v", err)
 	}
 	gotCells, wantCells := xlsxCells(t, got.Bytes()), xlsxCells(t, want)
-	for _, sheet := range []string{SheetSummary, SheetLines, SheetIdle} {
+	for _, sheet := range []string{SheetSummary, SheetLines, SheetIdle, SheetModels} {
 		g, w := gotCells[sheet], wantCells[sheet]
 		if len(w) == 0 {
 			t.Errorf("golden has no sheet %s", sheet)

@@ -16,7 +16,9 @@ type ModelCost struct {
 	Model      string `json:"model"`
 	NominalS   int64  `json:"nominal_s"`
 	EffectiveS int64  `json:"effective_s"`
-	AmountFen  int64  `json:"amount_fen"`
+	// IdleS is the seconds the service's cards were held with no work (its lines' Idle).
+	IdleS     int64 `json:"idle_s"`
+	AmountFen int64 `json:"amount_fen"`
 }
 
 // modelCosts adds up the lines of the services' replicas by service, by model then
@@ -38,6 +40,7 @@ func modelCosts(lines []Line, tasks map[int64]*models.LedgerTask) []ModelCost {
 		m := &out[i]
 		m.NominalS += l.NominalS
 		m.EffectiveS += l.EffectiveS
+		m.IdleS += l.Idle
 		m.AmountFen += l.AmountFen
 	}
 	slices.SortFunc(out, func(a, b ModelCost) int {

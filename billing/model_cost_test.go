@@ -1,27 +1,87 @@
 package billing
 
 import (
+	"bytes"
+	"encoding/csv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/xuri/excelize/v2"
 
 	"kashi/models"
 )
 
 // TestBillModelCosts: two replicas of one service and one of another add up per service
-// and model in the bill; a batch task has none; the section is inside the total.
+// and model in the bill, idle seconds too; a batch task has none; the section is inside the
+// total. Chat's replicas were active 10 h × 2/3 and 5 h × 1/2 (33,000 s) and idle 10 h × 1/3
+// and 5 h × 1/2 (21,000 s); embed's card was never active, its 2.5 h (9,000 s) all idle.
 func TestBillModelCosts(t *testing.T) {
 	f := modelFixture(t)
 	b := billOf(t, f.compute(t), "vision")
 	want := []ModelCost{
-		{ServiceID: 3, Service: "embed", Model: "bge-m3", NominalS: 9000, AmountFen: 2500},
-		{ServiceID: 1, Service: "chat", Model: "qwen2.5-7b", NominalS: 54000, AmountFen: 15000},
+		{ServiceID: 3, Service: "embed", Model: "bge-m3", NominalS: 9000, IdleS: 9000, AmountFen: 2500},
+		{ServiceID: 1, Service: "chat", Model: "qwen2.5-7b", NominalS: 54000, EffectiveS: 33000, IdleS: 21000, AmountFen: 15000},
 	}
 	if diff := cmp.Diff(want, b.Models); diff != "" {
 		t.Errorf("bill's models (-want +got):\n%s", diff)
 	}
 	if b.TotalFen != 2500+15000+5000 {
 		t.Errorf("total = %d, want the lines' 22500 (the models section inside it)", b.TotalFen)
+	}
+}
+
+// TestModelDownloads: the CSV ends each bill with a row per service and model, and the
+// workbook's Models sheet has the same figures (TestBillModelCosts's, as hours and yuan).
+func TestModelDownloads(t *testing.T) {
+	f := modelFixture(t)
+	f.in.Projects[0].Tags = "cv"
+	b := billOf(t, f.compute(t), "vision")
+
+	var c bytes.Buffer
+	if err := WriteCSV(&c, []Bill{b}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(c.Bytes()[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelRow := func(service, task, nominal, effective, idle, amount, model string) []string {
+		row := make([]string, numCols)
+		row[colKind], row[colProject], row[colMonth], row[colTags] = csvModel, "vision", "2026-03", "cv"
+		row[colTaskID], row[colTask] = service, task
+		row[colNominal], row[colEffective], row[colIdle] = nominal, effective, idle
+		row[colAmount], row[colNote] = amount, "model "+model+"; inside the total"
+		return row
+	}
+	want := [][]string{
+		modelRow("3", "embed", "2.500000", "0.000000", "2.500000", "25.00", "bge-m3"),
+		modelRow("1", "chat", "15.000000", "9.166667", "5.833333", "150.00", "qwen2.5-7b"),
+	}
+	if diff := cmp.Diff(want, rows[len(rows)-len(want):]); diff != "" {
+		t.Errorf("CSV's last rows, the models (-want +got):\n%s", diff)
+	}
+
+	var x bytes.Buffer
+	if err := WriteXLSX(&x, []Bill{b}); err != nil {
+		t.Fatal(err)
+	}
+	book, err := excelize.OpenReader(&x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	sheet, err := book.GetRows(SheetModels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSheet := [][]string{
+		{"项目 Project", "月份 Month", "服务ID Service ID", "服务 Service", "模型 Model", "名义卡时 Nominal card-hours",
+			"有效卡时 Effective card-hours", "闲置时长 Idle hours", "金额(元) Amount (CNY)", "标签 Tags"},
+		{"vision", "2026-03", "3", "embed", "bge-m3", "2.500", "0.000", "2.500", "¥25.00", "cv"},
+		{"vision", "2026-03", "1", "chat", "qwen2.5-7b", "15.000", "9.167", "5.833", "¥150.00", "cv"},
+	}
+	if diff := cmp.Diff(wantSheet, sheet); diff != "" {
+		t.Errorf("Models sheet (-want +got):\n%s", diff)
 	}
 }
 
@@ -52,13 +112,16 @@ func TestReportModelUsage(t *testing.T) {
 }
 
 // modelFixture is a month of project vision: service 1 ("chat", two replicas, 10 h and 5 h
-// of one card), service 3 ("embed", 2.5 h) and a batch task (5 h), at ¥10 a card-hour.
+// of one card, a third and half of their readings idle, the rest active), service 3
+// ("embed", 2.5 h, every reading idle) and a batch task (5 h, no readings), at ¥10 a
+// card-hour.
 func modelFixture(t *testing.T) *fixture {
 	f := newFixture(t, "2026-03", "Asia/Shanghai").project(1, "vision").price(0, "A100", 1000, 0).
 		task(1, 1, "chat", models.TaskRunning, 0, -1).task(2, 1, "chat", models.TaskRunning, 0, -1).
 		task(3, 1, "embed", models.TaskRunning, 0, -1).task(4, 1, "train", models.TaskSucceeded, 0, 5).
 		hold(1, 1, 1, "A100", 0, 10, false).hold(2, 1, 2, "A100", 0, 5, false).
-		hold(3, 1, 3, "A100", 0, 2.5, false).hold(4, 1, 4, "A100", 0, 5, false)
+		hold(3, 1, 3, "A100", 0, 2.5, false).hold(4, 1, 4, "A100", 0, 5, false).
+		busy(1, 0, 10, 30, 20, 10).busy(2, 0, 5, 30, 15, 15).busy(3, 0, 2.5, 30, 0, 30)
 	for i, svc := range []struct {
 		id    int64
 		model string

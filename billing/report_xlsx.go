@@ -34,9 +34,9 @@ func WriteReportXLSX(w io.Writer, r Report) error {
 			for i, v := range fields {
 				switch x := v.(type) {
 				case reportHours:
-					row[i] = excelize.Cell{StyleID: st.hours, Value: Hours(int64(x))}
+					row[i] = st.hoursCell(int64(x))
 				case reportFen:
-					row[i] = excelize.Cell{StyleID: st.money, Value: Yuan(int64(x))}
+					row[i] = st.moneyCell(int64(x))
 				default:
 					row[i] = v
 				}

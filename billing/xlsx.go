@@ -16,6 +16,7 @@ const (
 	SheetSummary = "Summary"
 	SheetLines   = "Lines"
 	SheetIdle    = "Idle"
+	SheetModels  = "Models"
 )
 
 // Spreadsheet number formats: money in yuan (a CNY currency format), months, hours, shares.
@@ -38,6 +39,9 @@ var (
 		"金额(元) Amount (CNY)", "备注 Note", "标签 Tags"}
 	idleHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "卡型 Spec",
 		"闲置时长 Idle hours", "低利用 Low-util hours", "名义卡时 Nominal card-hours", "闲置占比 Idle share"}
+	modelsHeader = []any{"项目 Project", "月份 Month", "服务ID Service ID", "服务 Service", "模型 Model",
+		"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours", "金额(元) Amount (CNY)",
+		"标签 Tags"}
 )
 
 // xlsxStyles are the style ids of a workbook.
@@ -46,9 +50,11 @@ type xlsxStyles struct {
 }
 
 // WriteXLSX writes bills as a workbook with sheets Summary (items and totals per bill),
-// Lines (one row per line) and Idle (the idle section), money and hours as numbers with
-// number formats. The Lines and Idle sheets are streamed. The bytes depend on the bills
-// only, so an issued bill downloads the same every time.
+// Lines (one row per line), Idle (the idle section) and Models (one row per inference
+// service and model: a view inside the total, not to be added to it), money and hours as
+// numbers with number formats. Every sheet is there, with its header, even without rows.
+// The Lines, Idle and Models sheets are streamed. The bytes depend on the bills only, so an
+// issued bill downloads the same every time.
 func WriteXLSX(w io.Writer, bills []Bill) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -59,12 +65,12 @@ func WriteXLSX(w io.Writer, bills []Bill) error {
 	if err := f.SetSheetName("Sheet1", SheetSummary); err != nil {
 		return fmt.Errorf("billing: write xlsx: %w", err)
 	}
-	for _, name := range []string{SheetLines, SheetIdle} {
+	for _, name := range []string{SheetLines, SheetIdle, SheetModels} {
 		if _, err := f.NewSheet(name); err != nil {
 			return fmt.Errorf("billing: write xlsx: %w", err)
 		}
 	}
-	for _, step := range []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, writeIdle, writeLines} {
+	for _, step := range []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, writeIdle, writeLines, writeModels} {
 		if err := step(f, st, bills); err != nil {
 			return fmt.Errorf("billing: write xlsx: %w", err)
 		}
@@ -150,8 +156,7 @@ func styled(style int, values ...any) []any {
 func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 	s := &sheetRows{f: f, sheet: SheetSummary}
 	s.add(styled(st.header, summaryHeader...)...)
-	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
-	m := func(fen int64) excelize.Cell { return excelize.Cell{StyleID: st.money, Value: Yuan(fen)} }
+	h, m := st.hoursCell, st.moneyCell
 	for i := range bills {
 		b := &bills[i]
 		for _, it := range b.Items {
@@ -193,7 +198,7 @@ func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
 
 // idleRows passes add the Idle sheet's rows after the header.
 func idleRows(st xlsxStyles, bills []Bill, add func([]any)) {
-	h := func(sec int64) excelize.Cell { return excelize.Cell{StyleID: st.hours, Value: Hours(sec)} }
+	h := st.hoursCell
 	share := func(idle, of int64) any {
 		if of == 0 {
 			return nil
@@ -253,12 +258,29 @@ func lineRows(st xlsxStyles, bills []Bill, add func([]any)) {
 			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, st.monthCell(b.Month), l.TaskID, l.Task, l.Owner, l.State
 			row[6], row[7], row[8], row[9] = l.Ending, l.Spec, l.Region, l.Pricing
 			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS} {
-				row[10+k] = excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
+				row[10+k] = st.hoursCell(sec)
 			}
 			row[18] = l.Units
-			row[19] = excelize.Cell{StyleID: st.money, Value: Yuan(l.RateFen)}
-			row[20] = excelize.Cell{StyleID: st.money, Value: Yuan(l.AmountFen)}
+			row[19], row[20] = st.moneyCell(l.RateFen), st.moneyCell(l.AmountFen)
 			row[21], row[22] = l.Note, TagsText(b.Tags)
+			add(row)
+		}
+	}
+}
+
+func writeModels(f *excelize.File, st xlsxStyles, bills []Bill) error {
+	return writeStreamed(f, SheetModels, styled(st.header, modelsHeader...), func(add func([]any)) { modelRows(st, bills, add) })
+}
+
+// modelRows passes add the Models sheet's rows after the header.
+func modelRows(st xlsxStyles, bills []Bill, add func([]any)) {
+	row := make([]any, len(modelsHeader))
+	for i := range bills {
+		b := &bills[i]
+		for _, m := range b.Models {
+			row[0], row[1], row[2], row[3], row[4] = b.Project, st.monthCell(b.Month), m.ServiceID, m.Service, m.Model
+			row[5], row[6], row[7] = st.hoursCell(m.NominalS), st.hoursCell(m.EffectiveS), st.hoursCell(m.IdleS)
+			row[8], row[9] = st.moneyCell(m.AmountFen), TagsText(b.Tags)
 			add(row)
 		}
 	}

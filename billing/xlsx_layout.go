@@ -71,6 +71,16 @@ func (st xlsxStyles) monthCell(month string) any {
 	return excelize.Cell{StyleID: st.month, Value: time.Date(m.Year, m.Month, 1, 0, 0, 0, 0, time.UTC)}
 }
 
+// hoursCell is seconds as hours in the hours format.
+func (st xlsxStyles) hoursCell(sec int64) excelize.Cell {
+	return excelize.Cell{StyleID: st.hours, Value: Hours(sec)}
+}
+
+// moneyCell is fen as yuan in the money format.
+func (st xlsxStyles) moneyCell(fen int64) excelize.Cell {
+	return excelize.Cell{StyleID: st.money, Value: Yuan(fen)}
+}
+
 // writeStreamed streams a sheet: header, then the rows each passes to add, with columns
 // fitted to the rows (a first pass), the header frozen and the whole range a table with an
 // autofilter.

@@ -15,6 +15,7 @@ import (
 func TestXLSXLayout(t *testing.T) {
 	b := goldenBill(t)
 	b.Project = strings.Repeat("p", 40)
+	b.Models = []ModelCost{{ServiceID: 1, Service: "chat", Model: "qwen2.5-7b", NominalS: 3600, AmountFen: 1000}}
 	var buf bytes.Buffer
 	if err := WriteXLSX(&buf, []Bill{b}); err != nil {
 		t.Fatal(err)
@@ -24,7 +25,7 @@ func TestXLSXLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	headers := map[string][]any{SheetSummary: summaryHeader, SheetLines: linesHeader, SheetIdle: idleHeader}
+	headers := map[string][]any{SheetSummary: summaryHeader, SheetLines: linesHeader, SheetIdle: idleHeader, SheetModels: modelsHeader}
 	for sheet, header := range headers {
 		panes, err := f.GetPanes(sheet)
 		if err != nil || !panes.Freeze || panes.YSplit != 1 || panes.TopLeftCell != "A2" {
@@ -43,7 +44,7 @@ func TestXLSXLayout(t *testing.T) {
 		}
 	}
 	got := map[string]string{}
-	for _, ref := range []string{"Summary!B2", "Summary!I2", "Lines!B2", "Lines!U2", "Idle!B2"} {
+	for _, ref := range []string{"Summary!B2", "Summary!I2", "Lines!B2", "Lines!U2", "Idle!B2", "Models!B2", "Models!I2"} {
 		sheet, cell, _ := strings.Cut(ref, "!")
 		v, err := f.GetCellValue(sheet, cell)
 		if err != nil {
@@ -51,8 +52,8 @@ func TestXLSXLayout(t *testing.T) {
 		}
 		got[ref] = v
 	}
-	want := map[string]string{"Summary!B2": "2026-03", "Lines!B2": "2026-03", "Idle!B2": "2026-03"}
-	for _, ref := range []string{"Summary!I2", "Lines!U2"} {
+	want := map[string]string{"Summary!B2": "2026-03", "Lines!B2": "2026-03", "Idle!B2": "2026-03", "Models!B2": "2026-03"}
+	for _, ref := range []string{"Summary!I2", "Lines!U2", "Models!I2"} {
 		if !strings.HasPrefix(got[ref], "¥") {
 			t.Errorf("%s = %q, want money shown with ¥", ref, got[ref])
 		}

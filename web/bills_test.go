@@ -271,8 +271,8 @@ func TestBillXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := strings.Join(f.GetSheetList(), ","); got != "Summary,Lines,Idle" {
-		t.Errorf("sheets = %s, want Summary,Lines,Idle", got)
+	if got := strings.Join(f.GetSheetList(), ","); got != "Summary,Lines,Idle,Models" {
+		t.Errorf("sheets = %s, want Summary,Lines,Idle,Models", got)
 	}
 	lines, _ := f.GetRows("Lines")
 	idle, _ := f.GetRows("Idle")
