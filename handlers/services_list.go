@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -32,6 +33,16 @@ type serviceJSON struct {
 	CostFen          *int64   `json:"cost_fen"`
 	CostPerMTokFen   *int64   `json:"cost_per_mtok_fen"`
 	NoTraffic        bool     `json:"no_traffic"`
+	// Points are the range in equal parts for charts over time, as the page draws them.
+	Points []servicePointJSON `json:"points"`
+}
+
+// servicePointJSON is one part of a service's range: its start, TTFT p95 and cost per
+// million output tokens (null when unknown or not the caller's to see).
+type servicePointJSON struct {
+	At             time.Time `json:"at"`
+	TTFTP95S       *float64  `json:"ttft_p95_s"`
+	CostPerMTokFen *int64    `json:"cost_per_mtok_fen"`
 }
 
 // ServicesList answers the Models page's services as JSON. GET /api/v1/services.
@@ -42,10 +53,15 @@ func (h *Services) ServicesList(c echo.Context) error {
 	}
 	out := make([]serviceJSON, 0, len(d.Services))
 	for _, s := range d.Services {
+		points := make([]servicePointJSON, len(s.Points))
+		for i, p := range s.Points {
+			points[i] = servicePointJSON{At: p.At, TTFTP95S: p.TTFTP95, CostPerMTokFen: p.CostPerMTokFen}
+		}
 		out = append(out, serviceJSON{ID: s.ID, Project: s.Project, Name: s.Name, Owner: s.Owner, Model: s.Model, Spec: s.Spec,
 			Replicas: s.Replicas, Live: s.Live, GPUs: s.GPUs, Failing: s.Failing, RequestsPerS: s.RequestsPerS,
 			OutputTokensPerS: s.TokensPerS, TTFTP50S: s.TTFTP50, TTFTP95S: s.TTFTP95, TTFTP99S: s.TTFTP99, E2EP95S: s.E2EP95,
-			UtilPct: s.UtilPct, CardSeconds: s.CardSeconds, IdleCardSeconds: s.IdleCardSeconds, CostFen: s.CostFen, CostPerMTokFen: s.CostPerMTokFen, NoTraffic: s.NoTraffic})
+			UtilPct: s.UtilPct, CardSeconds: s.CardSeconds, IdleCardSeconds: s.IdleCardSeconds, CostFen: s.CostFen, CostPerMTokFen: s.CostPerMTokFen, NoTraffic: s.NoTraffic,
+			Points: points})
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -149,16 +149,26 @@ func TestServiceEndToEnd(t *testing.T) {
 			t.Errorf("%s dots = %d %q, want one at %s", id, dots.Length(), dots.Text(), want)
 		}
 	}
-	// The API answers the same figures.
+	// The API answers the same figures, the charts' points too.
 	w = s.get("/api/v1/services?range=1h", bearer(member)...)
+	type point struct {
+		TTFTP95S       *float64 `json:"ttft_p95_s"`
+		CostPerMTokFen *int64   `json:"cost_per_mtok_fen"`
+	}
 	type line struct {
 		ID             int64    `json:"id"`
 		TTFTP99S       *float64 `json:"ttft_p99_s"`
 		CostPerMTokFen *int64   `json:"cost_per_mtok_fen"`
+		Points         []point  `json:"points"`
 	}
-	if got := decode[[]line](t, w); len(got) != 1 || got[0].ID != first || got[0].TTFTP99S == nil || math.Abs(*got[0].TTFTP99S-0.98) > 1e-9 ||
+	got := decode[[]line](t, w)
+	if len(got) != 1 || got[0].ID != first || got[0].TTFTP99S == nil || math.Abs(*got[0].TTFTP99S-0.98) > 1e-9 ||
 		got[0].CostPerMTokFen == nil || *got[0].CostPerMTokFen != 1000 {
-		t.Errorf("GET /api/v1/services = %s, want service %d with TTFT p99 0.98 s and 1,000 fen per million tokens", w.Body, first)
+		t.Fatalf("GET /api/v1/services = %s, want service %d with TTFT p99 0.98 s and 1,000 fen per million tokens", w.Body, first)
+	}
+	if ps := got[0].Points; len(ps) != 12 || ps[0].TTFTP95S == nil || math.Abs(*ps[0].TTFTP95S-0.9) > 1e-9 ||
+		ps[0].CostPerMTokFen == nil || *ps[0].CostPerMTokFen != 84 || ps[1].TTFTP95S != nil || ps[1].CostPerMTokFen != nil {
+		t.Errorf("GET /api/v1/services points = %s, want twelve, the first at 0.9 s and 84 fen per million tokens, the rest empty", w.Body)
 	}
 	// The month's bill has the service's line per model: two cards for the hour, ¥20.00; the
 	// week's report has its row, priced the same.
