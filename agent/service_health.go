@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
-	"sync"
 	"time"
 
 	"kashi/api"
@@ -38,31 +35,23 @@ func healthURL(as api.Assignment) string {
 	return fmt.Sprintf("http://127.0.0.1:%d%s", as.MetricsPort, as.HealthPath)
 }
 
-// probeHealth starts probing every service replica that has a health path, each within half
-// a sample interval (at least a second), and returns a function that waits for the answers
-// and acts on them: a replica that failed healthFailures probes in a row, once it has
-// answered healthy or its grace from start is over, is stopped to start again (see exited).
-// The probes run while the caller scrapes the metrics pages, so a tick waits for the slower
-// of the two, not both.
+// probeHealth starts probing every service replica that has a health path (see askPages)
+// and returns a function that waits for the answers and acts on them: a replica that failed
+// healthFailures probes in a row, once it has answered healthy or its grace from start is
+// over, is stopped to start again (see exited). The probes run while the caller scrapes the
+// metrics pages, so a tick waits for the slower of the two, not both.
 func (a *Agent) probeHealth(ctx context.Context) (act func(now time.Time)) {
-	var ids []int64
-	for _, id := range slices.Sorted(maps.Keys(a.tasks)) {
-		if t := a.tasks[id]; t.health != nil && !t.stopping {
-			ids = append(ids, id)
+	ids, urls := a.replicaPages(func(t *task) string {
+		if t.health == nil {
+			return ""
 		}
-	}
-	healthy := make([]bool, len(ids))
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		url := a.tasks[id].health.url
-		wg.Go(func() {
-			pctx, cancel := context.WithTimeout(ctx, max(a.cfg.SampleInterval/2, time.Second))
-			defer cancel()
-			healthy[i] = probe(pctx, a.cfg.HTTP, url)
-		})
-	}
+		return t.health.url
+	})
+	wait := askPages(ctx, a.cfg.SampleInterval, urls, func(ctx context.Context, url string) bool {
+		return probe(ctx, a.cfg.HTTP, url)
+	})
 	return func(now time.Time) {
-		wg.Wait()
+		healthy := wait()
 		for i, id := range ids {
 			t := a.tasks[id]
 			if t == nil || t.stopping { // exited or stopped while probed

@@ -3,9 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -38,30 +35,22 @@ const maxScrapeError = 200
 // what each counted since its last reading (all the page's models added up), or why the page
 // could not be read. A replica this agent started counts from zero (its server started with
 // it); one adopted after a restart counts from its first reading here, which reports nothing
-// but that it answered. The pages are read at once, each within half a sample interval (at
-// least a second), so a hung server delays the tick by that at most.
+// but that it answered. The pages are read at once (see askPages).
 func (a *Agent) scrapeServices(ctx context.Context, now time.Time) []api.ServingReport {
-	var ids []int64
-	for _, id := range slices.Sorted(maps.Keys(a.tasks)) {
-		if t := a.tasks[id]; t.serving != nil && t.serving.url != "" && !t.stopping {
-			ids = append(ids, id)
+	ids, urls := a.replicaPages(func(t *task) string {
+		if t.serving == nil {
+			return ""
 		}
-	}
+		return t.serving.url
+	})
 	type result struct {
 		snaps []serving.Snapshot
 		err   error
 	}
-	results := make([]result, len(ids))
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		url := a.tasks[id].serving.url
-		wg.Go(func() {
-			sctx, cancel := context.WithTimeout(ctx, max(a.cfg.SampleInterval/2, time.Second))
-			defer cancel()
-			results[i].snaps, results[i].err = serving.Scrape(sctx, a.cfg.HTTP, url)
-		})
-	}
-	wg.Wait()
+	results := askPages(ctx, a.cfg.SampleInterval, urls, func(ctx context.Context, url string) (r result) {
+		r.snaps, r.err = serving.Scrape(ctx, a.cfg.HTTP, url)
+		return r
+	})()
 	out := make([]api.ServingReport, 0, len(ids))
 	for i, id := range ids {
 		t := a.tasks[id]
