@@ -2,6 +2,7 @@
 # gpu-check.sh: check Kashi's node agent on a machine with NVIDIA GPUs, in a few minutes.
 # Builds kashi, prints the GPUs as the agent reads them (`kashi agent --once --print`), then
 # runs the agent's NVML tests against the real driver (they fail, not skip, without one).
+# scripts/gpu-e2e.sh then runs one real task on a GPU through the server and the agent.
 # Usage: scripts/gpu-check.sh   (from anywhere in the repository; needs Go and a C compiler)
 set -eu
 cd "$(dirname "$0")/.."
