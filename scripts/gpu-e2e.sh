@@ -15,14 +15,17 @@ if [ -z "$K" ]; then
   K=$D/kashi
 fi
 S=http://127.0.0.1:18080
-trap 'kill $(jobs -p) 2>/dev/null' EXIT
+PIDS=
+trap 'kill $PIDS 2>/dev/null' EXIT
 $K serve --db $D/k.db --addr 127.0.0.1:18080 --admin-password pw-admin-123 --join-token kj_gpucheck --tick 1s --log-level warn > $D/serve.log 2>&1 &
+PIDS="$PIDS $!"
 sleep 3
 T=$($K token create --db $D/k.db --user admin --scope write) || { cat $D/serve.log; exit 1; }
 H="Authorization: Bearer $T"
 curl -sf -H "$H" -H 'Content-Type: application/json' -d '{"name":"gpucheck"}' $S/api/v1/projects >/dev/null || echo "project create failed"
 curl -s -H "$H" -H 'Content-Type: application/json' -d '{"user":"admin","role":"lead"}' $S/api/v1/projects/1/members; echo
 $K agent --server $S --join-token kj_gpucheck --pool gpucheck --state-dir $D/agent --sample-interval 2s --poll-interval 1s --log-level warn > $D/agent.log 2>&1 &
+PIDS="$PIDS $!"
 sleep 4
 PY='import torch,time,os
 print("visible", os.environ.get("CUDA_VISIBLE_DEVICES"), flush=True)
