@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -21,7 +22,8 @@ type QueueView struct {
 	// first the tasks Decide places now (ReasonStarting, position 0), then the waiting tasks
 	// by Position.
 	Entries []QueueEntry
-	// Capacity is the free capacity per spec (see FreeCapacity).
+	// Capacity is the free capacity per spec (see FreeCapacity) once the tasks placed now
+	// hold their cards: what is left for the next task.
 	Capacity []SpecCapacity
 }
 
@@ -66,7 +68,12 @@ func (l *Loop) keepView(snap Snapshot, plan Plan, now time.Time) {
 // NewQueueView lays out plan, the outcome of Decide(snap, now, pol), lane by lane.
 func NewQueueView(snap Snapshot, plan Plan, now time.Time, pol Policy) QueueView {
 	pol = pol.normalized()
-	v := QueueView{Now: now, Capacity: FreeCapacity(snap),
+	after := snap
+	after.Running = slices.Clip(snap.Running)
+	for _, p := range plan.Placements {
+		after.Running = append(after.Running, Running{TaskID: p.TaskID, GPUIDs: p.GPUIDs})
+	}
+	v := QueueView{Now: now, Capacity: FreeCapacity(after),
 		Entries: make([]QueueEntry, 0, len(plan.Placements)+len(plan.Waiting))}
 	lane := make(map[int64]string, len(plan.Placements))
 	if len(plan.Placements) > 0 {
