@@ -125,6 +125,14 @@ func (f *flags) env(name string) (string, bool) {
 	return v, v != ""
 }
 
+// given reports whether flag name was set, on the command line or by its KASHI_ variable
+// (after parse).
+func (f *flags) given(name string) bool {
+	_, set := f.env(name)
+	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
 func (f *flags) String(p *string, name, def, help string) {
 	if v, ok := f.env(name); ok {
 		def = v

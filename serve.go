@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -155,19 +154,14 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	if c.ctyun, err = ctyunCredentials(getenv, c.CtyunCredentials); err != nil {
 		return c, err
 	}
-	_, fromEnv := f.env("db")
-	f.fs.Visit(func(fl *flag.Flag) { c.dbSet = c.dbSet || fl.Name == "db" })
-	c.dbSet = c.dbSet || fromEnv
+	c.dbSet = f.given("db")
 	if c.DBMaxConns < 1 || c.DBMaxConns > 1000 {
 		return c, fmt.Errorf("--db-max-conns must be between 1 and 1000, got %d", c.DBMaxConns)
 	}
 	if c.GCPercent < 25 || c.GCPercent > 1000 {
 		return c, fmt.Errorf("--gc-percent must be between 25 and 1000, got %d", c.GCPercent)
 	}
-	_, gcFromEnv := f.env("gc-percent")
-	gcSet := gcFromEnv
-	f.fs.Visit(func(fl *flag.Flag) { gcSet = gcSet || fl.Name == "gc-percent" })
-	if getenv("GOGC") != "" && !gcSet {
+	if getenv("GOGC") != "" && !f.given("gc-percent") {
 		c.GCPercent = 0
 	}
 	if c.DemoSpeed < 1 || c.DemoSpeed > 3600 {
