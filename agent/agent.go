@@ -402,12 +402,7 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 		w := a.waiting[as.TaskID]
 		if started {
 			t.as = as // an adopted task learns its assignment here
-			if t.serving == nil && as.MetricsPort > 0 {
-				t.serving = &scraped{url: metricsURL(as)}
-			}
-			if t.health == nil && healthURL(as) != "" {
-				t.health = &health{url: healthURL(as)}
-			}
+			t.watchPages()
 		}
 		switch {
 		case as.Stop && started:
@@ -468,12 +463,7 @@ func (a *Agent) start(ctx context.Context, as api.Assignment) {
 func (a *Agent) track(ctx context.Context, as api.Assignment, proc Process) {
 	id := as.TaskID
 	t := &task{proc: proc, as: as, startedAt: a.cfg.Now()}
-	if as.MetricsPort > 0 {
-		t.serving = &scraped{url: metricsURL(as)}
-	}
-	if u := healthURL(as); u != "" {
-		t.health = &health{url: u}
-	}
+	t.watchPages()
 	if src, ok := proc.(outputSource); ok {
 		log, file := src.outputPaths()
 		t.out = &outputTracker{logPath: log, filePath: file}
@@ -487,6 +477,18 @@ func (a *Agent) track(ctx context.Context, as api.Assignment, proc Process) {
 		case <-ctx.Done():
 		}
 	}()
+}
+
+// watchPages starts reading a service replica's metrics page and probing its health path,
+// where its assignment names them and they are not read yet (an adopted task learns its
+// assignment after it is tracked).
+func (t *task) watchPages() {
+	if t.serving == nil && t.as.MetricsPort > 0 {
+		t.serving = &scraped{url: metricsURL(t.as)}
+	}
+	if u := healthURL(t.as); t.health == nil && u != "" {
+		t.health = &health{url: u}
+	}
 }
 
 // adopt takes over the tasks an Adopter runner started before this agent: running ones are
