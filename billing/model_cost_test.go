@@ -1,12 +1,9 @@
 package billing
 
 import (
-	"bytes"
-	"encoding/csv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/xuri/excelize/v2"
 
 	"kashi/models"
 )
@@ -37,14 +34,7 @@ func TestModelDownloads(t *testing.T) {
 	f.in.Projects[0].Tags = "cv"
 	b := billOf(t, f.compute(t), "vision")
 
-	var c bytes.Buffer
-	if err := WriteCSV(&c, []Bill{b}); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(c.Bytes()[3:])).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, []Bill{b})
 	modelRow := func(service, task, nominal, effective, idle, amount, model string) []string {
 		row := make([]string, numCols)
 		row[colKind], row[colProject], row[colMonth], row[colTags] = csvModel, "vision", "2026-03", "cv"
@@ -61,19 +51,7 @@ func TestModelDownloads(t *testing.T) {
 		t.Errorf("CSV's last rows, the models (-want +got):\n%s", diff)
 	}
 
-	var x bytes.Buffer
-	if err := WriteXLSX(&x, []Bill{b}); err != nil {
-		t.Fatal(err)
-	}
-	book, err := excelize.OpenReader(&x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer book.Close()
-	sheet, err := book.GetRows(SheetModels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sheet := readSheet(t, []Bill{b}, SheetModels)
 	wantSheet := [][]string{
 		{"项目 Project", "月份 Month", "服务ID Service ID", "服务 Service", "模型 Model", "名义卡时 Nominal card-hours",
 			"有效卡时 Effective card-hours", "闲置时长 Idle hours", "金额(元) Amount (CNY)", "标签 Tags"},

@@ -1,14 +1,10 @@
 package billing
 
 import (
-	"bytes"
-	"encoding/csv"
 	"maps"
 	"slices"
 	"strconv"
 	"testing"
-
-	"github.com/xuri/excelize/v2"
 )
 
 // TestExportsCarryRegion: each bill line's region is in the CSV's and the Lines sheet's
@@ -23,14 +19,7 @@ func TestExportsCarryRegion(t *testing.T) {
 		t.Fatalf("fixture regions %v: want lines in a region and in none", want)
 	}
 
-	var c bytes.Buffer
-	if err := WriteCSV(&c, []Bill{b}); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(c.Bytes()[3:])).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, []Bill{b})
 	if rows[0][colRegion] != "地域 Region" || rows[0][colSpec] != "卡型 Spec" {
 		t.Fatalf("CSV header %q: want Region beside Spec", rows[0])
 	}
@@ -48,19 +37,7 @@ func TestExportsCarryRegion(t *testing.T) {
 		t.Errorf("CSV has %d lines, want %d", seen, len(b.Lines))
 	}
 
-	var x bytes.Buffer
-	if err := WriteXLSX(&x, []Bill{b}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sheet, err := f.GetRows(SheetLines)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sheet := readSheet(t, []Bill{b}, SheetLines)
 	region := slices.Index(sheet[0], "地域 Region")
 	if region < 0 || sheet[0][region-1] != "卡型 Spec" {
 		t.Fatalf("Lines header %q: want Region beside Spec", sheet[0])
