@@ -37,8 +37,8 @@ type ServiceSpec struct {
 }
 
 // checkKind validates the task kind and, for a service, its spec (zero replicas and an empty
-// path take the defaults: one replica, /metrics; an empty health path probes nothing). A service runs until it is stopped: it
-// takes the long lane and no runtime limit.
+// path take the defaults: one replica, /metrics; an empty health path probes nothing). A
+// service runs until it is stopped: it takes the long lane and no runtime limit.
 func checkKind(nt NewTask) error {
 	switch nt.Kind {
 	case "", TaskKindBatch:

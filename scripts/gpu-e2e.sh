@@ -37,13 +37,14 @@ BODY=$(python3 -c 'import json,sys; print(json.dumps({"project":"gpucheck","name
 R=$(curl -s -H "$H" -H 'Content-Type: application/json' -d "$BODY" $S/api/v1/tasks); printf "%s" "$R" | head -c 120; echo
 ID=$(printf "%s" "$R" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || { echo submit failed; tail -n 20 $D/serve.log $D/agent.log; exit 1; }
 echo "task $ID"
+state() { curl -sf -H "$H" $S/api/v1/tasks/$ID | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])'; }
 for i in $(seq 1 40); do
-  st=$(curl -sf -H "$H" $S/api/v1/tasks/$ID | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+  st=$(state)
   echo "t=${i}s state=$st"; [ "$st" = running ] && [ $i -gt 12 ] && break; sleep 1
 done
 echo "== gpus while it runs"; curl -sf -H "$H" $S/api/v1/gpus; echo
 echo "== unmanaged"; curl -sf -H "$H" "$S/api/v1/alerts" | head -c 600; echo
-for i in $(seq 1 40); do st=$(curl -sf -H "$H" $S/api/v1/tasks/$ID | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])'); case $st in succeeded|failed*|timed-out|cancelled) break;; esac; sleep 1; done
+for i in $(seq 1 40); do st=$(state); case $st in succeeded|failed*|timed-out|cancelled) break;; esac; sleep 1; done
 echo "== task at the end"; curl -sf -H "$H" $S/api/v1/tasks/$ID; echo
 echo "== log"; curl -sf -H "$H" $S/api/v1/tasks/$ID/log | head -c 400; echo
 echo "== agent log"; tail -5 $D/agent.log; echo "== serve log"; tail -5 $D/serve.log
