@@ -27,14 +27,25 @@ func (h *healthServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(int(h.status.Load()))
 }
 
-// serveHealth starts h and returns a service replica's assignment probed there.
-func serveHealth(t *testing.T, h *healthServer) api.Assignment {
+// runProbed runs an agent, configured by configure, on one service replica (task 7) whose
+// health path answers status until the test changes it.
+func runProbed(t *testing.T, status int, configure func(*Config)) (*healthServer, *fakeServer, *fakeRunner) {
+	h := &healthServer{}
+	h.status.Store(int32(status))
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
 	u, _ := url.Parse(s.URL)
 	port, _ := strconv.Atoi(u.Port())
-	return api.Assignment{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Command: []string{"serve"}, MetricsPort: port,
-		MetricsPath: "/metrics", HealthPath: "/health", Restart: true}
+	f := newFakeServer(t)
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Command: []string{"serve"},
+			MetricsPort: port, MetricsPath: "/metrics", HealthPath: "/health", Restart: true}}
+	})
+	r := &fakeRunner{}
+	a := newTestAgent(t, f, r)
+	configure(&a.cfg)
+	runAgent(t, a)
+	return h, f, r
 }
 
 // waitUntil polls cond until it holds or 5 s have passed.
@@ -51,14 +62,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // probe three times in a row is stopped and started again, as if it had exited; the server
 // hears no exit.
 func TestHealthProbeRestartsAHungReplica(t *testing.T) {
-	h := &healthServer{}
-	h.status.Store(http.StatusOK)
-	f := newFakeServer(t)
-	f.with(func() { f.assignments = []api.Assignment{serveHealth(t, h)} })
-	r := &fakeRunner{}
-	a := newTestAgent(t, f, r)
-	a.cfg.RestartBackoff = time.Second
-	runAgent(t, a)
+	h, f, r := runProbed(t, http.StatusOK, func(c *Config) { c.RestartBackoff = time.Second })
 
 	waitUntil(t, "healthy probes", func() bool { return h.probes.Load() >= 3 })
 	first := r.proc(7)
@@ -92,14 +96,7 @@ func TestHealthProbeGivesAReplicaItsGraceToLoad(t *testing.T) {
 		restart bool
 	}{{"within its grace", 1000 * time.Hour, false}, {"past its grace", 5 * time.Second, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &healthServer{}
-			h.status.Store(http.StatusServiceUnavailable)
-			f := newFakeServer(t)
-			f.with(func() { f.assignments = []api.Assignment{serveHealth(t, h)} })
-			r := &fakeRunner{}
-			a := newTestAgent(t, f, r)
-			a.cfg.HealthGrace = tc.grace
-			runAgent(t, a)
+			h, _, r := runProbed(t, http.StatusServiceUnavailable, func(c *Config) { c.HealthGrace = tc.grace })
 			if tc.restart {
 				waitUntil(t, "the replica started again", func() bool { return r.startCount() >= 2 })
 				return
