@@ -70,7 +70,9 @@ func WriteXLSX(w io.Writer, bills []Bill) error {
 			return fmt.Errorf("billing: write xlsx: %w", err)
 		}
 	}
-	for _, step := range []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, writeIdle, writeLines, writeModels} {
+	steps := []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, streamed(SheetIdle, idleHeader, idleRows),
+		streamed(SheetLines, linesHeader, lineRows), streamed(SheetModels, modelsHeader, modelRows)}
+	for _, step := range steps {
 		if err := step(f, st, bills); err != nil {
 			return fmt.Errorf("billing: write xlsx: %w", err)
 		}
@@ -192,8 +194,12 @@ func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 	return f.SetPanes(SheetSummary, frozenHeader)
 }
 
-func writeIdle(f *excelize.File, st xlsxStyles, bills []Bill) error {
-	return writeStreamed(f, SheetIdle, styled(st.header, idleHeader...), func(add func([]any)) { idleRows(st, bills, add) })
+// streamed is the step that streams sheet: its header, then the rows that rows passes to
+// add.
+func streamed(sheet string, header []any, rows func(xlsxStyles, []Bill, func([]any))) func(*excelize.File, xlsxStyles, []Bill) error {
+	return func(f *excelize.File, st xlsxStyles, bills []Bill) error {
+		return writeStreamed(f, sheet, styled(st.header, header...), func(add func([]any)) { rows(st, bills, add) })
+	}
 }
 
 // idleRows passes add the Idle sheet's rows after the header.
@@ -244,10 +250,6 @@ func (s *streamRows) add(row []any) {
 	s.err = err
 }
 
-func writeLines(f *excelize.File, st xlsxStyles, bills []Bill) error {
-	return writeStreamed(f, SheetLines, styled(st.header, linesHeader...), func(add func([]any)) { lineRows(st, bills, add) })
-}
-
 // lineRows passes add the Lines sheet's rows after the header.
 func lineRows(st xlsxStyles, bills []Bill, add func([]any)) {
 	row := make([]any, len(linesHeader))
@@ -266,10 +268,6 @@ func lineRows(st xlsxStyles, bills []Bill, add func([]any)) {
 			add(row)
 		}
 	}
-}
-
-func writeModels(f *excelize.File, st xlsxStyles, bills []Bill) error {
-	return writeStreamed(f, SheetModels, styled(st.header, modelsHeader...), func(add func([]any)) { modelRows(st, bills, add) })
 }
 
 // modelRows passes add the Models sheet's rows after the header.
