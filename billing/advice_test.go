@@ -55,7 +55,7 @@ func TestReportAdvice(t *testing.T) {
 		return []rightsize.Option{{Spec: a100, MemMiB: 80 * 1024, RateFen: 1500}, {Spec: "RTX4090-24G", MemMiB: 24 * 1024, RateFen: 420}}
 	}
 	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
-		Tasks: f.in.Tasks, Readings: f.rollups.readings(), SpecOptions: options})
+		Tasks: f.tasks, Readings: f.rollups.readings(), SpecOptions: options})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestReportAdvice(t *testing.T) {
 			use(g, 1, 2, 80, 60).use(g+1, 1, 2, 0, 0)
 	}
 	r, err = Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
-		Tasks: f.in.Tasks, Readings: f.rollups.readings(), SpecOptions: options})
+		Tasks: f.tasks, Readings: f.rollups.readings(), SpecOptions: options})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,43 @@ func Wasted(held, window Span, t *models.LedgerTask) int64 {
 	return held.Clip(window).Seconds()
 }
 
+// spanSet counts the spans a line's allocations held, each with how many held it: a task's
+// cards mostly share one span, kept without a slice.
+type spanSet struct {
+	one  Span
+	n    int64
+	more []spanCount
+}
+
+type spanCount struct {
+	span Span
+	n    int64
+}
+
+func (s *spanSet) add(sp Span) {
+	if s.n == 0 || s.one == sp {
+		s.one = sp
+		s.n++
+		return
+	}
+	for i := range s.more {
+		if s.more[i].span == sp {
+			s.more[i].n++
+			return
+		}
+	}
+	s.more = append(s.more, spanCount{sp, 1})
+}
+
+// wasted is the Wasted seconds of all the spans of s in window, for their task t.
+func (s *spanSet) wasted(window Span, t *models.LedgerTask) int64 {
+	w := s.n * Wasted(s.one, window, t)
+	for _, c := range s.more {
+		w += c.n * Wasted(c.span, window, t)
+	}
+	return w
+}
+
 // Classify splits the seconds of the allocation held seconds that fall in window, given the
 // allocation's whole span held and its GPU's 5-minute rollups sorted by bucket (the rollups
 // must reach back to the allocation's start for setup to be found).

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,5 +57,33 @@ func TestClassify(t *testing.T) {
 				t.Errorf("Nominal = %d, want %d", got.Nominal(), tc.held.Clip(tc.window).Seconds())
 			}
 		})
+	}
+}
+
+// TestSpanSetWasted: the wasted seconds of a set of spans, however many repeat, equal those
+// of the spans one by one.
+func TestSpanSetWasted(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	win := Span{1000, 5000}
+	for round := 0; round < 200; round++ {
+		var s spanSet
+		var spans []Span
+		for k := r.IntN(12); k >= 0; k-- {
+			sp := Span{r.Int64N(6000), 0}
+			sp.End = sp.Start + r.Int64N(3000)
+			if k%3 == 0 && len(spans) > 0 { // repeats, as a task's cards mostly share a span
+				sp = spans[r.IntN(len(spans))]
+			}
+			spans = append(spans, sp)
+			s.add(sp)
+		}
+		task := &models.LedgerTask{Ending: models.EndFailed, CheckpointAt: r.Int64N(6000)}
+		var want int64
+		for _, sp := range spans {
+			want += Wasted(sp, win, task)
+		}
+		if got := s.wasted(win, task); got != want {
+			t.Fatalf("round %d: wasted of %v = %d, want %d", round, spans, got, want)
+		}
 	}
 }

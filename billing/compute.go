@@ -27,9 +27,10 @@ type Input struct {
 	// Quotas give the contracts' overflow rates; one per project and spec ("" = all specs).
 	Quotas []models.Quota
 	// Ledger gives the allocations that overlap the month with their GPUs' 5-minute rollups,
-	// GPU by GPU; Tasks are the allocations' tasks.
+	// GPU by GPU; Tasks gives the tasks the bills' lines name, asked once the ledger has
+	// streamed past.
 	Ledger GPULedger
-	Tasks  []models.LedgerTask
+	Tasks  TaskSource
 	// Nodes give pool idle; leave nil to skip it (and when the Ledger is not all projects',
 	// pool idle would be wrong).
 	Nodes []models.LedgerNode
@@ -76,7 +77,10 @@ type lineAcc struct {
 	region   string
 	regionOf int64
 	held     Breakdown
-	wasted   int64
+	// spans are the spans its allocations held, from which its wasted seconds are counted
+	// once its task is known.
+	spans  spanSet
+	wasted int64
 	// next is the index of the task's next line, or -1.
 	next int
 }
@@ -109,7 +113,6 @@ func Compute(in Input) (Result, error) {
 				c := &cs[i]
 				c.held = heldSpan(&as[i], l.nodes, asOf)
 				c.class = Classify(c.held, win, rs)
-				c.wasted = Wasted(c.held, win, l.interrupted[as[i].TaskID])
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -119,6 +122,9 @@ func Compute(in Input) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+	}
+	if err := l.readTasks(in.Tasks); err != nil {
+		return Result{}, err
 	}
 	byProject := l.byProject()
 	booked := l.booked.measure()
@@ -167,15 +173,15 @@ type ledger struct {
 	asOf    int64
 	nodes   map[int64]models.LedgerNode
 	regions map[int64]string
+	// tasks are those the lines name, read once the ledger has streamed past (readTasks).
 	tasks   map[int64]*models.LedgerTask
-	// interrupted are the tasks that wasted their work since their last checkpoint (see
-	// Wasted): few, so looked up quickly for every allocation.
-	interrupted map[int64]*models.LedgerTask
-	perTask     map[int64]bool
-	lines       []lineAcc
+	perTask map[int64]bool
+	lines   chunked[lineAcc]
 	// first is the index of each task's first line; a task's lines are chained by next.
-	first    map[int64]int
-	taskHeld map[int64]int64 // whole held seconds of per-task tasks that ended in the month
+	first map[int64]int
+	// taskHeld is the whole held seconds of per-task tasks: while the ledger streams, of all
+	// of them; then of those that ended in the month.
+	taskHeld map[int64]int64
 	booked   *bookingSet
 	// gpuTimes are the GPUs' figures for pool idle, of the GPUs held; nil without nodes.
 	// gpuNode is each GPU's node, unmanaged the GPUs' unmanaged use, and spans a buffer of
@@ -188,21 +194,12 @@ type ledger struct {
 
 func newLedger(in Input, win Span, asOf int64) *ledger {
 	l := &ledger{win: win, asOf: asOf, nodes: make(map[int64]models.LedgerNode, len(in.Nodes)),
-		tasks: make(map[int64]*models.LedgerTask, len(in.Tasks)), interrupted: map[int64]*models.LedgerTask{},
-		perTask: map[int64]bool{}, first: make(map[int64]int, len(in.Tasks)), taskHeld: map[int64]int64{},
-		lines:  make([]lineAcc, 0, len(in.Tasks)+len(in.Tasks)/8),
+		perTask: map[int64]bool{}, first: map[int64]int{}, taskHeld: map[int64]int64{},
 		booked: newBookingSet(in, Span{win.Start, asOf})}
 	for _, n := range in.Nodes {
 		l.nodes[n.ID] = n
 	}
 	l.regions = in.Regions
-	for i := range in.Tasks {
-		t := &in.Tasks[i]
-		l.tasks[t.ID] = t
-		if IsInterrupted(t.Ending) {
-			l.interrupted[t.ID] = t
-		}
-	}
 	for _, p := range in.Plans {
 		l.perTask[p.ProjectID] = p.Mode == models.BillPerTask
 	}
@@ -220,12 +217,11 @@ func newLedger(in Input, win Span, asOf int64) *ledger {
 // poolWin is the part of the month pool idle counts: until asOf.
 func (l *ledger) poolWin() Span { return Span{l.win.Start, l.asOf} }
 
-// classified is one allocation as the ledger sums it: its span held, and its classes and
-// wasted seconds in the month.
+// classified is one allocation as the ledger sums it: its span held and its classes in the
+// month.
 type classified struct {
-	held   Span
-	class  Breakdown
-	wasted int64
+	held  Span
+	class Breakdown
 }
 
 // addGPU adds one GPU's allocations, classified as cs, to their lines and the bookings, and
@@ -247,49 +243,77 @@ func (l *ledger) addGPU(gpu int64, as []models.LedgerAllocation, cs []classified
 // second in the month.
 func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
 	if l.perTask[a.ProjectID] {
-		if t := l.tasks[a.TaskID]; t != nil && endedIn(t, l.win) {
-			l.taskHeld[a.TaskID] += c.held.Seconds()
-		}
+		l.taskHeld[a.TaskID] += c.held.Seconds()
 	}
 	if c.class.Nominal() == 0 {
 		return false
 	}
-	ln := &l.lines[l.lineOf(lineKey{a.TaskID, a.Spec, a.Overflow}, a.ProjectID)]
+	ln := l.lines.at(l.lineOf(lineKey{a.TaskID, a.Spec, a.Overflow}, a.ProjectID))
 	if r := l.regions[a.NodeID]; r != "" && (ln.region == "" || a.ID < ln.regionOf) {
 		ln.region, ln.regionOf = r, a.ID
 	}
 	ln.held.Add(c.class)
-	ln.wasted += c.wasted
+	ln.spans.add(c.held)
 	return true
+}
+
+// readTasks reads the tasks the lines name from src (none when nil), then counts the lines'
+// wasted seconds, which depend on how their tasks ended, and keeps the held seconds of the
+// per-task tasks that ended in the month.
+func (l *ledger) readTasks(src TaskSource) error {
+	l.tasks = map[int64]*models.LedgerTask{}
+	if src != nil {
+		ts, err := src(slices.Sorted(maps.Keys(l.first)))
+		if err != nil {
+			return err
+		}
+		l.tasks = make(map[int64]*models.LedgerTask, len(ts))
+		for i := range ts {
+			l.tasks[ts[i].ID] = &ts[i]
+		}
+	}
+	for i := range l.lines.len() {
+		ln := l.lines.at(i)
+		if t := l.tasks[ln.key.task]; t != nil && IsInterrupted(t.Ending) {
+			ln.wasted = ln.spans.wasted(l.win, t)
+		}
+	}
+	for id := range l.taskHeld {
+		if t := l.tasks[id]; t == nil || !endedIn(t, l.win) {
+			delete(l.taskHeld, id)
+		}
+	}
+	l.first = nil // no line is added after the ledger
+	return nil
 }
 
 // lineOf returns the index of k's line, added for project if new.
 func (l *ledger) lineOf(k lineKey, project int64) int {
 	i, ok := l.first[k.task]
 	if !ok {
-		l.first[k.task] = len(l.lines)
+		l.first[k.task] = l.lines.len()
 	} else {
 		for {
-			if l.lines[i].key == k {
+			ln := l.lines.at(i)
+			if ln.key == k {
 				return i
 			}
-			if l.lines[i].next < 0 {
+			if ln.next < 0 {
+				ln.next = l.lines.len()
 				break
 			}
-			i = l.lines[i].next
+			i = ln.next
 		}
-		l.lines[i].next = len(l.lines)
 	}
-	l.lines = append(l.lines, lineAcc{key: k, project: project, next: -1})
-	return len(l.lines) - 1
+	return l.lines.add(lineAcc{key: k, project: project, next: -1})
 }
 
 // byProject returns each project's lines in bill order: by task, spec, overflow last.
 // Lines are grouped by project keeping their order, then each project's are sorted.
-func (l *ledger) byProject() map[int64][]lineAcc {
+func (l *ledger) byProject() map[int64][]*lineAcc {
 	count := map[int64]int{}
-	for i := range l.lines {
-		count[l.lines[i].project]++
+	for i := range l.lines.len() {
+		count[l.lines.at(i).project]++
 	}
 	// Projects in id order, each given its part of one array.
 	projects := slices.Sorted(maps.Keys(count))
@@ -299,19 +323,18 @@ func (l *ledger) byProject() map[int64][]lineAcc {
 		start[p] = next
 		next += count[p]
 	}
-	lines := make([]lineAcc, len(l.lines))
+	lines := make([]*lineAcc, l.lines.len())
 	fill := maps.Clone(start)
-	for i := range l.lines {
-		p := l.lines[i].project
-		lines[fill[p]] = l.lines[i]
-		fill[p]++
+	for i := range l.lines.len() {
+		ln := l.lines.at(i)
+		lines[fill[ln.project]] = ln
+		fill[ln.project]++
 	}
-	l.lines = lines
-	byLine := func(x, y lineAcc) int {
+	byLine := func(x, y *lineAcc) int {
 		return cmp.Or(cmp.Compare(x.key.task, y.key.task), strings.Compare(x.key.spec, y.key.spec),
 			boolCmp(x.key.overflow, y.key.overflow))
 	}
-	out := make(map[int64][]lineAcc, len(projects))
+	out := make(map[int64][]*lineAcc, len(projects))
 	for _, p := range projects {
 		i, j := start[p], start[p]+count[p]
 		ls := lines[i:j:j]

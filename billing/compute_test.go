@@ -212,3 +212,20 @@ func TestLineRegion(t *testing.T) {
 		t.Errorf("regions by task = %v, want %v", got, want)
 	}
 }
+
+// TestWastedOfALineOfManySpans: a failed task whose cards were held over different spans
+// (a node lost early, a card added late) wastes, on its one line, each card's seconds after
+// the checkpoint, inside the month.
+func TestWastedOfALineOfManySpans(t *testing.T) {
+	f := newFixture(t, "2026-03", "UTC").project(1, "alpha").price(0, a100, 3600, 3600).
+		task(1, 1, "multi", models.TaskFailed, 0, 10).
+		hold(1, 1, 1, a100, -2, 10, false).hold(1, 1, 2, a100, -2, 10, false). // 2 cards from before the month
+		hold(1, 1, 3, a100, 1, 4, false).                                      // lost at 4 h
+		hold(1, 1, 4, a100, 6, 10, false)                                      // added at 6 h
+	f.tasks[0].CheckpointAt = f.at(5).Unix()
+	b := billOf(t, f.compute(t), "alpha")
+	// After 5 h: 5 h on each of cards 1 and 2, none on 3, 4 h on 4.
+	if l := b.Lines[0]; len(b.Lines) != 1 || l.WastedS != (5+5+0+4)*3600 || l.NominalS != (10+10+3+4)*3600 {
+		t.Errorf("lines = %+v, want one of 27 h, 14 h wasted", b.Lines)
+	}
+}

@@ -12,6 +12,7 @@ import (
 // history is a random allocation history with its input for Compute (Month unset).
 type history struct {
 	in      Input
+	tasks   []models.LedgerTask
 	allocs  []models.LedgerAllocation
 	rollups rollupList
 	held    map[int64]Span // allocation id → held span
@@ -76,7 +77,7 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 		if r.IntN(2) == 0 && dur > 0 {
 			task.CheckpointAt = start.Unix() + r.Int64N(int64(dur/time.Second))
 		}
-		in.Tasks = append(in.Tasks, task)
+		h.tasks = append(h.tasks, task)
 		n := 1 + r.IntN(3)
 		for _, g := range r.Perm(gpus)[:n] {
 			allocID++
@@ -103,7 +104,7 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 				N: n, NActive: act, NIdle: r.Int64N(n - act + 1)})
 		}
 	}
-	in.Ledger = ledgerOf(h.allocs, h.rollups)
+	in.Ledger, in.Tasks = ledgerOf(h.allocs, h.rollups), tasksOf(h.tasks)
 	h.in = in
 	return h
 }
@@ -148,8 +149,8 @@ func checkConservation(t *testing.T, name string, h history) {
 	perAlloc := map[int64]int64{}
 	rollups := h.rollups.byGPU()
 	tasks := map[int64]*models.LedgerTask{}
-	for i := range h.in.Tasks {
-		tasks[h.in.Tasks[i].ID] = &h.in.Tasks[i]
+	for i := range h.tasks {
+		tasks[h.tasks[i].ID] = &h.tasks[i]
 	}
 	// wasted is what an allocation of task tk lost in win, said again here: every held
 	// second after the checkpoint (or the start) of a task that did not finish, was not

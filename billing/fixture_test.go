@@ -13,6 +13,7 @@ import (
 // fixture builds a Compute input for one month; times are hours from the month's start.
 type fixture struct {
 	in      Input
+	tasks   []models.LedgerTask
 	allocs  []models.LedgerAllocation
 	rollups rollupList
 	from    time.Time
@@ -57,7 +58,7 @@ func (f *fixture) task(id, project int64, name, state string, units int64, end f
 	if end >= 0 {
 		t.EndedAt = f.at(end).Unix()
 	}
-	f.in.Tasks = append(f.in.Tasks, t)
+	f.tasks = append(f.tasks, t)
 	return f
 }
 
@@ -84,7 +85,7 @@ func (f *fixture) busy(gpu int64, start, end float64, n, act, idle int64) *fixtu
 
 func (f *fixture) compute(t testing.TB) Result {
 	t.Helper()
-	f.in.Ledger = ledgerOf(f.allocs, f.rollups)
+	f.in.Ledger, f.in.Tasks = ledgerOf(f.allocs, f.rollups), tasksOf(f.tasks)
 	res, err := Compute(f.in)
 	if err != nil {
 		t.Fatalf("Compute = %v", err)
@@ -148,6 +149,20 @@ func ledgerOf(allocs []models.LedgerAllocation, l rollupList) GPULedger {
 			}
 		}
 		return nil
+	}
+}
+
+// tasksOf gives the tasks of ts asked for, by id, as the store's LedgerTasks does.
+func tasksOf(ts []models.LedgerTask) TaskSource {
+	return func(ids []int64) ([]models.LedgerTask, error) {
+		var out []models.LedgerTask
+		for _, t := range ts {
+			if _, ok := slices.BinarySearch(ids, t.ID); ok {
+				out = append(out, t)
+			}
+		}
+		slices.SortFunc(out, func(a, b models.LedgerTask) int { return cmp.Compare(a.ID, b.ID) })
+		return out, nil
 	}
 }
 

@@ -36,7 +36,7 @@ func goldenBill(t testing.TB) Bill {
 		task(5, 1, "idle-job", models.TaskSucceeded, 0, 260).hold(5, 1, 4, a100, 200, 260, false).busy(4, 200, 260, 30, 0, 30)
 	f.in.Projects[0].Tags = "视觉组,cc-7"
 	f.in.Regions = map[int64]string{2: "华北-2"}
-	f.in.Tasks[1].EstimatedS = 4 * 3600
+	f.tasks[1].EstimatedS = 4 * 3600
 	f.in.Adjustments = []models.Adjustment{{ID: 3, ProjectID: 1, Month: "2026-03", AmountFen: -1234, Reason: "2月 计费错误 correction", CorrectsMonth: "2026-02"}}
 	f.in.AsOf = time.Date(2026, 4, 1, 2, 0, 0, 0, time.UTC)
 	b := billOf(t, f.compute(t), "alpha")

@@ -17,7 +17,6 @@ type Source interface {
 	Projects(ctx context.Context) ([]models.Project, error)
 	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
 	LedgerGPUs(ctx context.Context, q models.LedgerQuery, each func(gpu int64, as []models.LedgerAllocation, rs []models.GPURollup) error) error
-	LedgerTaskIDs(ctx context.Context, q models.LedgerQuery) ([]int64, error)
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
 	LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerPeakReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
@@ -76,18 +75,12 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	if r.ProjectID != 0 && len(in.Projects) == 0 {
 		return Input{}, fmt.Errorf("billing: project %d: %w", r.ProjectID, models.ErrNotFound)
 	}
-	// The tasks are read first; the allocations stream past with their rollups as Compute
-	// asks.
-	taskIDs, err := src.LedgerTaskIDs(ctx, q)
-	if err != nil {
-		return Input{}, err
-	}
-	if in.Tasks, err = src.LedgerTasks(ctx, taskIDs); err != nil {
-		return Input{}, err
-	}
+	// The allocations stream past with their rollups as Compute asks, then the tasks their
+	// lines name are read.
 	in.Ledger = func(each func(int64, []models.LedgerAllocation, []models.GPURollup) error) error {
 		return src.LedgerGPUs(ctx, q, each)
 	}
+	in.Tasks = func(ids []int64) ([]models.LedgerTask, error) { return src.LedgerTasks(ctx, ids) }
 	if r.ProjectID == 0 {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 			return Input{}, err

@@ -20,13 +20,13 @@ func TestEstimateMisses(t *testing.T) {
 	}{{1, 1, 2}, {1, 4, 1}, {1, 2, 2}, {1, 1, 6}, {1, 10, 2}, {1, 0, 9}, {2, 5, 1}} {
 		id := int64(i + 1)
 		f.task(id, c.project, "t", models.TaskSucceeded, 0, 100+c.hours).hold(id, c.project, id, a100, 100, 100+c.hours, false)
-		f.in.Tasks[i].EstimatedS = int64(c.est * 3600)
+		f.tasks[i].EstimatedS = int64(c.est * 3600)
 	}
 	f.task(8, 2, "running", models.TaskRunning, 0, -1).hold(8, 2, 8, a100, 100, -1, false)
-	f.in.Tasks[7].EstimatedS = 3600
+	f.tasks[7].EstimatedS = 3600
 	from, to := f.in.Month.Bounds(f.in.Location)
 	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
-		Tasks: f.in.Tasks})
+		Tasks: f.tasks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func TestReportModelUsage(t *testing.T) {
 	f := modelFixture(t)
 	from, to := f.in.Month.Bounds(f.in.Location)
 	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
-		Tasks: f.in.Tasks, Readings: f.rollups.readings()})
+		Tasks: f.tasks, Readings: f.rollups.readings()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func modelFixture(t *testing.T) *fixture {
 		id    int64
 		model string
 	}{{1, "qwen2.5-7b"}, {1, "qwen2.5-7b"}, {3, "bge-m3"}} {
-		f.in.Tasks[i].ServiceID, f.in.Tasks[i].Model = svc.id, svc.model
+		f.tasks[i].ServiceID, f.tasks[i].Model = svc.id, svc.model
 	}
 	return f
 }

@@ -151,26 +151,22 @@ func overlapSeconds(a, b []Span) int64 {
 	return total
 }
 
-// unionSeconds is the length of the union of spans inside w.
+// unionSeconds is the length of the union of spans inside w. A GPU's spans come by start,
+// as its allocations do; others are sorted first, in a copy.
 func unionSeconds(spans []Span, w Span) int64 {
-	if len(spans) == 0 {
-		return 0
+	byStart := func(a, b Span) int { return cmp.Compare(a.Start, b.Start) }
+	if !slices.IsSortedFunc(spans, byStart) {
+		spans = slices.SortedFunc(slices.Values(spans), byStart)
 	}
-	ss := make([]Span, 0, len(spans))
+	var total int64
+	end := w.Start
 	for _, s := range spans {
-		if c := s.Clip(w); c.Seconds() > 0 {
-			ss = append(ss, c)
-		}
-	}
-	slices.SortFunc(ss, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
-	var total, end int64
-	end = w.Start
-	for _, s := range ss {
-		if s.End <= end {
+		c := s.Clip(w)
+		if c.Seconds() <= 0 || c.End <= end {
 			continue
 		}
-		total += s.End - max(s.Start, end)
-		end = s.End
+		total += c.End - max(c.Start, end)
+		end = c.End
 	}
 	return total
 }

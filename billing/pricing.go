@@ -69,7 +69,7 @@ type pricer struct {
 
 // bill prices a project's lines (sorted by task, spec, overflow last) under its plan and fills b's lines, items, idle section,
 // package and total.
-func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span, asOf int64) error {
+func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerTask, taskHeld map[int64]int64, win Span, asOf int64) error {
 	bl, err := p.pricer(b, tasks, taskHeld)
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func (p *pricing) bill(b *Bill, accs []lineAcc, tasks map[int64]*models.LedgerTa
 	b.Mode = bl.plan.Mode
 	b.Lines = make([]Line, 0, len(accs))
 	for i := range accs {
-		l := bl.line(&accs[i])
+		l := bl.line(accs[i])
 		if t := tasks[l.TaskID]; t != nil && (i == 0 || accs[i-1].key.task != l.TaskID) {
 			l.EstimatedS = t.EstimatedS
 		}
@@ -274,7 +274,6 @@ func (bl *pricer) idle() {
 		task int64
 		spec string
 	}
-	at := map[key]int{}
 	b := bl.b
 	n := 0
 	for _, l := range b.Lines {
@@ -282,6 +281,7 @@ func (bl *pricer) idle() {
 			n++
 		}
 	}
+	at := make(map[key]int, n)
 	b.Idle = slices.Grow(b.Idle, n)
 	for _, l := range b.Lines {
 		if l.Idle == 0 {

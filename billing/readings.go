@@ -20,6 +20,10 @@ type Readings func(each func(gpu int64, rs []models.GPURollup) error) error
 // A nil GPULedger has no allocations.
 type GPULedger func(each func(gpu int64, as []models.LedgerAllocation, rs []models.GPURollup) error) error
 
+// TaskSource gives the tasks of ids (sorted) by id, as models.Store's LedgerTasks does; one
+// not found is left out.
+type TaskSource func(ids []int64) ([]models.LedgerTask, error)
+
 // eachClassified calls f for every allocation (by index) with its held span and its GPU's
 // rollups, nil when the GPU has none; calls for different GPUs may run at once, so f writes
 // only what belongs to allocation i.

@@ -84,7 +84,7 @@ func TestUtilizationMatchesBills(t *testing.T) {
 	res := f.compute(t)
 	from, to := f.in.Month.Bounds(f.in.Location)
 	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
-		Tasks: f.in.Tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes})
+		Tasks: f.tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestUtilizationMatchesBills(t *testing.T) {
 	}
 
 	only, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
-		Tasks: f.in.Tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes, Only: map[int64]bool{2: true}})
+		Tasks: f.tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes, Only: map[int64]bool{2: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

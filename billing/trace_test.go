@@ -226,7 +226,7 @@ func TestTraceReplayLedger(t *testing.T) {
 		loc := mustLoc(t, zone)
 		var results []Result
 		for _, m := range traceMonths(lr, loc) {
-			in := Input{Month: m, Location: loc, AsOf: lr.provisioned[1], Tasks: lr.tasks, Ledger: ledgerOf(lr.allocations, nil), Nodes: nodes,
+			in := Input{Month: m, Location: loc, AsOf: lr.provisioned[1], Tasks: tasksOf(lr.tasks), Ledger: ledgerOf(lr.allocations, nil), Nodes: nodes,
 				Prices: []models.Price{{Spec: lr.spec, RateFen: 1000, OverflowRateFen: 1500}}}
 			for i, g := range traceGroups {
 				in.Projects = append(in.Projects, models.Project{ID: int64(i + 1), Name: g})

@@ -63,7 +63,7 @@ func TestPoolIdleUnmanaged(t *testing.T) {
 	}
 	from, to := f.in.Month.Bounds(f.in.Location)
 	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
-		Tasks: f.in.Tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes, Unmanaged: f.in.Unmanaged})
+		Tasks: f.tasks, Readings: f.rollups.readings(), Nodes: f.in.Nodes, Unmanaged: f.in.Unmanaged})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,8 @@ func (s *Store) LastHeldBefore(ctx context.Context, projectIDs []int64, cut time
 	if open > 0 {
 		return cut, true, nil
 	}
-	col := "CAST(MAX(ended_at) AS TEXT)"
-	if s.postgres {
-		col = s.unixCol("MAX(ended_at)", true)
-	}
 	var v any
-	if err := db.Select(col).Row().Scan(&v); err != nil {
+	if err := db.Select(s.unixCol("MAX(ended_at)", true)).Row().Scan(&v); err != nil {
 		return time.Time{}, false, fmt.Errorf("models: last held before %s: %w", cut, err)
 	}
 	sec, err := valueTime(v, true)

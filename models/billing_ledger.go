@@ -1,13 +1,13 @@
 package models
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -54,10 +54,9 @@ type LedgerAllocation struct {
 }
 
 // LedgerAllocations returns the allocations that overlap the period, open ones included, by
-// id. It reads rows straight from the driver: a month holds a million of them. On SQLite
-// timestamps are read as text and parsed here (see parseDBTime; cheaper than SQLite's own
-// date functions), on Postgres as Unix seconds (see unixCol). A large id range is read in a
-// few parts at once, one per core, and joined in id order.
+// id. It reads rows straight from the driver, timestamps as Unix seconds (see unixCol): a
+// month holds a million of them. A large id range is read in a few parts at once, one per
+// core, and joined in id order.
 func (s *Store) LedgerAllocations(ctx context.Context, q LedgerQuery) ([]LedgerAllocation, error) {
 	db := s.db.WithContext(ctx)
 	specs, err := gpuSpecs(db)
@@ -156,15 +155,10 @@ func (s *Store) ledgerAllocations(ctx context.Context, q LedgerQuery, specs map[
 	return append(blocks, cur), n, nil
 }
 
-// ledgerAllocationCols are the columns ledgerAllocation reads. On SQLite timestamps are read
-// as text and parsed here (see parseDBTime; cheaper than SQLite's own date functions), on
-// Postgres as Unix seconds (see unixCol).
+// ledgerAllocationCols are the columns ledgerAllocation reads, timestamps as Unix seconds.
 func (s *Store) ledgerAllocationCols() string {
-	times := "CAST(started_at AS TEXT), CAST(ended_at AS TEXT)"
-	if s.postgres {
-		times = s.unixCol("started_at", false) + ", " + s.unixCol("ended_at", true)
-	}
-	return "id, task_id, gpu_id, node_id, project_id, " + times + ", overflow"
+	return "id, task_id, gpu_id, node_id, project_id, " + s.unixCol("started_at", false) + ", " +
+		s.unixCol("ended_at", true) + ", overflow"
 }
 
 // ledgerAllocation is a row of ledgerAllocationCols, its spec from specs.
@@ -237,13 +231,16 @@ func (s *Store) eachRow(ctx context.Context, query string, args []any, f func([]
 		for i, a := range args {
 			nv[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
 		}
-		rows, err := qc.QueryContext(ctx, query, nv)
+		// The driver honours a context that can end at every step, taking two locks a row;
+		// these queries stream from an index, so the context is checked here every
+		// cancelCheck rows instead.
+		rows, err := qc.QueryContext(context.WithoutCancel(ctx), query, nv)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		dest := make([]driver.Value, len(rows.Columns()))
-		for {
+		for n := 1; ; n++ {
 			if err := rows.Next(dest); err == io.EOF {
 				return nil
 			} else if err != nil {
@@ -252,9 +249,17 @@ func (s *Store) eachRow(ctx context.Context, query string, args []any, f func([]
 			if err := f(dest); err != nil {
 				return err
 			}
+			if n%cancelCheck == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 		}
 	})
 }
+
+// cancelCheck is how many rows eachRow reads between looks at its context.
+const cancelCheck = 1024
 
 // valueInt is an integer (or boolean) column's value.
 func valueInt(v driver.Value) (int64, error) {
@@ -285,14 +290,6 @@ func valueFloat(v driver.Value) (float64, error) {
 		return 0, nil
 	}
 	return 0, fmt.Errorf("%T %v is not a number", v, v)
-}
-
-// nullBytes is a scanned text column as a driver value: nil for NULL.
-func nullBytes(b sql.RawBytes) driver.Value {
-	if b == nil {
-		return nil
-	}
-	return []byte(b)
 }
 
 // estimatedSeconds is an estimate in card-hours as whole card-seconds, rounded; a negative or
@@ -329,8 +326,8 @@ func valueString(v driver.Value, seen map[string]string) (string, error) {
 	return x, nil
 }
 
-// valueTime is a timestamp column's value as Unix seconds, read as text (see parseDBTime) or
-// as an integer; a NULL is 0 when nullable.
+// valueTime is a timestamp column's value read through unixCol, as Unix seconds; a NULL is 0
+// when nullable.
 func valueTime(v driver.Value, nullable bool) (int64, error) {
 	switch x := v.(type) {
 	case nil:
@@ -339,20 +336,20 @@ func valueTime(v driver.Value, nullable bool) (int64, error) {
 		}
 	case int64:
 		return x, nil
-	case string:
-		return parseDBTime(x)
-	case []byte:
-		return parseDBTime(x)
 	}
 	return 0, fmt.Errorf("%T %v is not a time", v, v)
 }
 
-// unixCol is the Postgres expression of timestamp column col as Unix seconds (whole
-// seconds, as the store writes them); a NULL of a nullable column reads as 0. SQLite stores
-// timestamps as text and they are read as such (see parseDBTime): its own date functions
-// (strftime('%s', …)) cost more than parsing here.
+// unixCol is the expression of timestamp column col as Unix seconds (whole seconds, as the
+// store writes them), an integer on both databases; a NULL of a nullable column reads as 0.
+// SQLite stores timestamps as text, which its unixepoch reads in C: a million rows cost less
+// so than as text the driver copies into Go strings to parse. Text that is no time reads as
+// NULL, an error for a column that is not nullable.
 func (s *Store) unixCol(col string, nullable bool) string {
-	e := "FLOOR(EXTRACT(EPOCH FROM " + col + "))::bigint"
+	e := "unixepoch(" + col + ")"
+	if s.postgres {
+		e = "FLOOR(EXTRACT(EPOCH FROM " + col + "))::bigint"
+	}
 	if nullable {
 		e = "COALESCE(" + e + ", 0)"
 	}
@@ -395,116 +392,103 @@ type LedgerTask struct {
 }
 
 // LedgerTasks returns the tasks of the given ids (those the ledger's allocations name), by id.
-// When the ids are dense (a month of every project's tasks) they are read in one pass over
-// their id range, keeping those asked for; else in chunks of ids.
+// A month of every project's tasks is a few hundred thousand, so the ids are read in a few
+// parts at once (one per core), each part in one pass over its id range when its ids are
+// dense, keeping those asked for, else in chunks of ids.
 func (s *Store) LedgerTasks(ctx context.Context, ids []int64) ([]LedgerTask, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	out := make([]LedgerTask, 0, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
+	// Each part fills its own stretch of out, as long as its ids; they are joined in place.
+	out := make([]LedgerTask, len(ids))
 	var (
-		name, owner, state, reason, end, checkpoint, model sql.RawBytes
-		est                                                float64
-		service                                            sql.NullInt64
-		t                                                  LedgerTask
-		i                                                  int // next of ids to find, in the range read
+		mu    sync.Mutex
+		found = map[int]int{} // tasks found, by the index of the part's first id
 	)
-	// Owners, states and endings repeat: equal ones share a string.
-	owners, states := map[string]string{}, map[string]string{}
-	intern := func(m map[string]string, b []byte) string {
-		if v, ok := m[string(b)]; ok {
-			return v
-		}
-		v := string(b)
-		m[v] = v
-		return v
-	}
-	dest := []any{&t.ID, &t.ProjectID, &name, &owner, &t.GPUs, &state, &reason, &t.OutputUnits, &est, &end, &checkpoint, &model, &service}
-	ended, checkpointed := "CAST(ended_at AS TEXT)", "CAST(last_checkpoint_at AS TEXT)"
-	if s.postgres {
-		ended, dest[9] = s.unixCol("ended_at", true), &t.EndedAt
-		checkpointed, dest[10] = s.unixCol("last_checkpoint_at", true), &t.CheckpointAt
-	}
-	cols := `SELECT id, project_id, name, owner, gpus, state, reason, output_units, est_gpu_hours, ` + ended + `, ` +
-		checkpointed + `, model, service_id FROM tasks WHERE `
-	read := func(rows *sql.Rows) error {
-		defer rows.Close()
-		for rows.Next() {
-			t = LedgerTask{}
-			if err := rows.Scan(dest...); err != nil {
-				return err
-			}
-			if !s.postgres {
-				var err error
-				if t.EndedAt, err = valueTime(nullBytes(end), true); err != nil {
-					return fmt.Errorf("task %d: %w", t.ID, err)
-				}
-				if t.CheckpointAt, err = valueTime(nullBytes(checkpoint), true); err != nil {
-					return fmt.Errorf("task %d: %w", t.ID, err)
-				}
-			}
-			t.Name, t.Owner, t.State = string(name), intern(owners, owner), intern(states, state)
-			t.Ending, t.EstimatedS = TaskEnding(t.State, string(reason)), estimatedSeconds(est)
-			t.Model, t.ServiceID = string(model), service.Int64
-			out = append(out, t)
-		}
-		return rows.Err()
-	}
-	var err error
-	if lo, hi := ids[0], ids[len(ids)-1]; hi-lo < 2*int64(len(ids))+10_000 {
-		err = s.eachRow(ctx, cols+`id >= ? AND id <= ? ORDER BY id`, []any{lo, hi}, func(v []driver.Value) error {
-			id, err := valueInt(v[0])
-			if err != nil {
-				return err
-			}
-			for i < len(ids) && ids[i] < id {
-				i++
-			}
-			if i == len(ids) || ids[i] != id {
-				return nil
-			}
-			t := LedgerTask{ID: id}
-			var errs [12]error
-			var gpus int64
-			var reason string
-			var est float64
-			t.ProjectID, errs[0] = valueInt(v[1])
-			t.Name, errs[1] = valueString(v[2], nil)
-			t.Owner, errs[2] = valueString(v[3], owners)
-			gpus, errs[3] = valueInt(v[4])
-			t.State, errs[4] = valueString(v[5], states)
-			reason, errs[5] = valueString(v[6], nil)
-			t.OutputUnits, errs[6] = valueInt(v[7])
-			est, errs[7] = valueFloat(v[8])
-			t.EndedAt, errs[8] = valueTime(v[9], true)
-			t.CheckpointAt, errs[9] = valueTime(v[10], true)
-			t.Model, errs[10] = valueString(v[11], nil)
-			if v[12] != nil {
-				t.ServiceID, errs[11] = valueInt(v[12])
-			}
-			if err := errors.Join(errs[:]...); err != nil {
-				return fmt.Errorf("task %d: %w", id, err)
-			}
-			t.GPUs = int(gpus)
-			t.Ending, t.EstimatedS = TaskEnding(t.State, reason), estimatedSeconds(est)
-			out = append(out, t)
+	err := inParts(ctx, ids, len(ids)/ledgerTasksPart+1, func(ctx context.Context, part []int64) error {
+		if len(part) == 0 {
 			return nil
-		})
-	} else {
-		err = inChunks(ids, func(chunk []int64) error {
-			rows, err := s.db.WithContext(ctx).Raw(cols+`id IN ?`, chunk).Rows()
-			if err != nil {
-				return err
-			}
-			return read(rows)
-		})
-		slices.SortFunc(out, func(a, b LedgerTask) int { return cmp.Compare(a.ID, b.ID) })
-	}
+		}
+		at, _ := slices.BinarySearch(ids, part[0])
+		ts, err := s.ledgerTasks(ctx, part, out[at:at:at+len(part)])
+		mu.Lock()
+		defer mu.Unlock()
+		found[at] = len(ts)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("models: ledger tasks: %w", err)
 	}
-	return out, nil
+	n := 0
+	for _, at := range slices.Sorted(maps.Keys(found)) {
+		n += copy(out[n:], out[at:at+found[at]])
+	}
+	clear(out[n:])
+	return out[:n], nil
+}
+
+// ledgerTasksPart is the fewest ids LedgerTasks gives a part of its own.
+const ledgerTasksPart = 20_000
+
+// ledgerTasks appends the tasks of the sorted ids to out, by id.
+func (s *Store) ledgerTasks(ctx context.Context, ids []int64, out []LedgerTask) ([]LedgerTask, error) {
+	// Owners and states repeat: equal ones share a string.
+	owners, states := map[string]string{}, map[string]string{}
+	keep := func(v []driver.Value) error {
+		id, err := valueInt(v[0])
+		if err != nil {
+			return err
+		}
+		if _, ok := slices.BinarySearch(ids, id); !ok {
+			return nil
+		}
+		t, err := ledgerTask(id, v, owners, states)
+		out = append(out, t)
+		return err
+	}
+	cols := `SELECT id, project_id, name, owner, gpus, state, reason, output_units, est_gpu_hours, ` +
+		s.unixCol("ended_at", true) + `, ` + s.unixCol("last_checkpoint_at", true) + `, model, service_id FROM tasks WHERE `
+	if lo, hi := ids[0], ids[len(ids)-1]; hi-lo < 2*int64(len(ids))+10_000 {
+		return out, s.eachRow(ctx, cols+`id >= ? AND id <= ? ORDER BY id`, []any{lo, hi}, keep)
+	}
+	err := inChunks(ids, func(chunk []int64) error {
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		in := strings.Repeat("?,", len(chunk))
+		return s.eachRow(ctx, cols+`id IN (`+in[:len(in)-1]+`) ORDER BY id`, args, keep)
+	})
+	return out, err
+}
+
+// ledgerTask is task id's row as LedgerTasks reads it; owners and states share equal strings.
+func ledgerTask(id int64, v []driver.Value, owners, states map[string]string) (LedgerTask, error) {
+	t := LedgerTask{ID: id}
+	var (
+		errs   [12]error
+		gpus   int64
+		reason string
+		est    float64
+	)
+	t.ProjectID, errs[0] = valueInt(v[1])
+	t.Name, errs[1] = valueString(v[2], nil)
+	t.Owner, errs[2] = valueString(v[3], owners)
+	gpus, errs[3] = valueInt(v[4])
+	t.State, errs[4] = valueString(v[5], states)
+	reason, errs[5] = valueString(v[6], nil)
+	t.OutputUnits, errs[6] = valueInt(v[7])
+	est, errs[7] = valueFloat(v[8])
+	t.EndedAt, errs[8] = valueTime(v[9], true)
+	t.CheckpointAt, errs[9] = valueTime(v[10], true)
+	t.Model, errs[10] = valueString(v[11], nil)
+	if v[12] != nil {
+		t.ServiceID, errs[11] = valueInt(v[12])
+	}
+	if err := errors.Join(errs[:]...); err != nil {
+		return t, fmt.Errorf("task %d: %w", id, err)
+	}
+	t.GPUs = int(gpus)
+	t.Ending, t.EstimatedS = TaskEnding(t.State, reason), estimatedSeconds(est)
+	return t, nil
 }
 
 // LedgerReadings calls each with every given GPU's 5-minute rollups whose buckets end after
@@ -581,7 +565,11 @@ func (s *Store) ledgerReadings(ctx context.Context, ids []int64, since, to time.
 		}
 		args = append(args, int64(Rollup5m), since.Unix()-Rollup5m, to.Unix())
 		in := strings.Repeat("?,", len(chunk))
-		err := s.eachRow(ctx, `SELECT `+ledgerRollupCols(peaks)+` FROM gpu_rollups
+		from := "gpu_rollups"
+		if !peaks && !s.postgres {
+			from += " INDEXED BY idx_gpu_rollups_counts"
+		}
+		err := s.eachRow(ctx, `SELECT `+ledgerRollupCols(peaks)+` FROM `+from+`
 			WHERE gpu_id IN (`+in[:len(in)-1]+`) AND resolution = ? AND bucket > ? AND bucket < ? ORDER BY gpu_id, bucket`,
 			args, func(v []driver.Value) error {
 				r, err := ledgerRollup(v, peaks)
@@ -677,87 +665,3 @@ func (s *Store) LedgerNodes(ctx context.Context) ([]LedgerNode, error) {
 	}
 	return out, nil
 }
-
-// parseDBTime reads a timestamp as CAST(… AS TEXT) gives it on SQLite
-// ("2026-03-01 08:00:00+00:00", as the driver stored it) and Postgres
-// ("2026-03-01 16:00:00+08", in the session's zone): date, time, optional fraction (dropped:
-// stored times are whole seconds), then Z or an offset ±HH[:MM[:SS]]. It returns Unix
-// seconds; it is what makes reading a million allocations cheap.
-func parseDBTime[T ~string | ~[]byte](b T) (int64, error) {
-	num := func(i, n int) (int, bool) {
-		if i+n > len(b) {
-			return 0, false
-		}
-		v := 0
-		for k := i; k < i+n; k++ {
-			c := b[k]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v, true
-	}
-	y, ok1 := num(0, 4)
-	mo, ok2 := num(5, 2)
-	d, ok3 := num(8, 2)
-	h, ok4 := num(11, 2)
-	mi, ok5 := num(14, 2)
-	sec, ok6 := num(17, 2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || b[4] != '-' || b[7] != '-' || (b[10] != ' ' && b[10] != 'T') ||
-		b[13] != ':' || b[16] != ':' {
-		return 0, badTime(b)
-	}
-	i := 19
-	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		}
-	}
-	offset := 0
-	switch {
-	case i == len(b) || b[i] == 'Z':
-	case b[i] == '+' || b[i] == '-':
-		parts := [3]int{}
-		j := i + 1
-		for k := 0; k < 3 && j < len(b); k++ {
-			v, ok := num(j, 2)
-			if !ok {
-				return 0, badTime(b)
-			}
-			parts[k] = v
-			j += 2
-			if j < len(b) && b[j] == ':' {
-				j++
-			}
-		}
-		offset = parts[0]*3600 + parts[1]*60 + parts[2]
-		if b[i] == '-' {
-			offset = -offset
-		}
-	default:
-		return 0, badTime(b)
-	}
-	if mo < 1 || mo > 12 {
-		return time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC).Unix() - int64(offset), nil
-	}
-	return (civilDays(y, mo)+int64(d-1))*86400 + int64(h*3600+mi*60+sec-offset), nil
-}
-
-// civilDays is the days from 1970-01-01 to the first of month mo (1…12) of year y, in the
-// proleptic Gregorian calendar (as time.Date counts them).
-func civilDays(y, mo int) int64 {
-	if mo <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (mo + 9) % 12
-	doy := (153*mp + 2) / 5
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
-}
-
-func badTime[T ~string | ~[]byte](b T) error { return fmt.Errorf("timestamp %q: unexpected form", b) }

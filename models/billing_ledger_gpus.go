@@ -109,20 +109,3 @@ func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]s
 	}
 	return emit(math.MaxInt64, nil)
 }
-
-// LedgerTaskIDs returns the tasks of the allocations that overlap the period (LedgerQuery),
-// sorted: those a month's bills name, read before the allocations themselves (LedgerGPUs).
-func (s *Store) LedgerTaskIDs(ctx context.Context, q LedgerQuery) ([]int64, error) {
-	cond, args := q.where("")
-	var ids []int64
-	err := s.eachRow(ctx, `SELECT DISTINCT task_id FROM allocations WHERE `+cond, args, func(v []driver.Value) error {
-		id, err := valueInt(v[0])
-		ids = append(ids, id)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: ledger task ids: %w", err)
-	}
-	slices.Sort(ids)
-	return ids, nil
-}

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -64,5 +65,30 @@ func TestSQLiteReadsPassTheWriter(t *testing.T) {
 	}
 	if _, err := s.readPool().ExecContext(ctx, "DELETE FROM users"); err == nil {
 		t.Error("the read pool ran a DELETE, want it refused")
+	}
+}
+
+// On SQLite every read connection maps the file, however many the pool opens.
+func TestSQLiteReadersMapTheFile(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "kashi.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var conns []*sql.Conn
+	for range 3 {
+		c, err := s.readPool().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		var size int64
+		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&size); err != nil || size != readerMmap {
+			t.Errorf("connection %d: mmap_size = %d, %v; want %d", i, size, err, readerMmap)
+		}
 	}
 }
