@@ -77,10 +77,7 @@ type lineAcc struct {
 	region   string
 	regionOf int64
 	held     Breakdown
-	// spans are the spans its allocations held, from which its wasted seconds are counted
-	// once its task is known.
-	spans  spanSet
-	wasted int64
+	wasted   int64
 	// next is the index of the task's next line, or -1.
 	next int
 }
@@ -177,6 +174,9 @@ type ledger struct {
 	tasks   map[int64]*models.LedgerTask
 	perTask map[int64]bool
 	lines   chunked[lineAcc]
+	// held are the spans each line's allocations held (by the line's index), from which its
+	// wasted seconds are counted once its task is known (readTasks); then they are dropped.
+	held chunked[spanSet]
 	// first is the index of each task's first line; a task's lines are chained by next.
 	first map[int64]int
 	// taskHeld is the whole held seconds of per-task tasks: while the ledger streams, of all
@@ -248,12 +248,13 @@ func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
 	if c.class.Nominal() == 0 {
 		return false
 	}
-	ln := l.lines.at(l.lineOf(lineKey{a.TaskID, a.Spec, a.Overflow}, a.ProjectID))
+	i := l.lineOf(lineKey{a.TaskID, a.Spec, a.Overflow}, a.ProjectID)
+	ln := l.lines.at(i)
 	if r := l.regions[a.NodeID]; r != "" && (ln.region == "" || a.ID < ln.regionOf) {
 		ln.region, ln.regionOf = r, a.ID
 	}
 	ln.held.Add(c.class)
-	ln.spans.add(c.held)
+	l.held.at(i).add(c.held)
 	return true
 }
 
@@ -275,9 +276,10 @@ func (l *ledger) readTasks(src TaskSource) error {
 	for i := range l.lines.len() {
 		ln := l.lines.at(i)
 		if t := l.tasks[ln.key.task]; t != nil && IsInterrupted(t.Ending) {
-			ln.wasted = ln.spans.wasted(l.win, t)
+			ln.wasted = l.held.at(i).wasted(l.win, t)
 		}
 	}
+	l.held = chunked[spanSet]{}
 	for id := range l.taskHeld {
 		if t := l.tasks[id]; t == nil || !endedIn(t, l.win) {
 			delete(l.taskHeld, id)
@@ -305,6 +307,7 @@ func (l *ledger) lineOf(k lineKey, project int64) int {
 			i = ln.next
 		}
 	}
+	l.held.add(spanSet{})
 	return l.lines.add(lineAcc{key: k, project: project, next: -1})
 }
 

@@ -257,4 +257,29 @@ func checkBill(t testing.TB, name string, b Bill) {
 	if specItems != lines || items != b.TotalFen {
 		t.Errorf("%s: bill %s %s: lines %d fen, spec items %d, items %d, total %d", name, b.Project, b.Month, lines, specItems, items, b.TotalFen)
 	}
+	// The idle section is the lines' idle and low-util seconds by task and spec, once each.
+	type taskSpec struct {
+		task int64
+		spec string
+	}
+	idle := map[taskSpec]IdleLine{}
+	for _, l := range b.Lines {
+		if l.Idle != 0 {
+			k := taskSpec{l.TaskID, l.Spec}
+			il := idle[k]
+			il.IdleS, il.LowUtilS, il.NominalS = il.IdleS+l.Idle, il.LowUtilS+l.LowUtil, il.NominalS+l.NominalS
+			idle[k] = il
+		}
+	}
+	for i, il := range b.Idle {
+		want, ok := idle[taskSpec{il.TaskID, il.Spec}]
+		if !ok || il.IdleS != want.IdleS || il.LowUtilS != want.LowUtilS || il.NominalS != want.NominalS ||
+			(i > 0 && il.IdleS > b.Idle[i-1].IdleS) {
+			t.Fatalf("%s: bill %s %s: idle line %d %+v, want %+v, most idle first", name, b.Project, b.Month, i, il, want)
+		}
+		delete(idle, taskSpec{il.TaskID, il.Spec})
+	}
+	if len(idle) != 0 {
+		t.Errorf("%s: bill %s %s: idle section lacks %v", name, b.Project, b.Month, idle)
+	}
 }

@@ -268,12 +268,10 @@ func (bl *pricer) reserve(win Span, asOf int64) {
 	}
 }
 
-// idle fills the idle section: each task's idle seconds per spec, most first.
+// idle fills the idle section: each task's idle seconds per spec, most first. The lines
+// come by task and spec (then overflow), so a task's lines of one spec are next to each
+// other.
 func (bl *pricer) idle() {
-	type key struct {
-		task int64
-		spec string
-	}
 	b := bl.b
 	n := 0
 	for _, l := range b.Lines {
@@ -281,22 +279,19 @@ func (bl *pricer) idle() {
 			n++
 		}
 	}
-	at := make(map[key]int, n)
 	b.Idle = slices.Grow(b.Idle, n)
 	for _, l := range b.Lines {
 		if l.Idle == 0 {
 			continue
 		}
-		k := key{l.TaskID, l.Spec}
-		i, ok := at[k]
-		if !ok {
-			i = len(b.Idle)
-			at[k] = i
+		k := len(b.Idle) - 1
+		if k < 0 || b.Idle[k].TaskID != l.TaskID || b.Idle[k].Spec != l.Spec {
 			b.Idle = append(b.Idle, IdleLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Spec: l.Spec})
+			k++
 		}
-		b.Idle[i].IdleS += l.Idle
-		b.Idle[i].LowUtilS += l.LowUtil
-		b.Idle[i].NominalS += l.NominalS
+		b.Idle[k].IdleS += l.Idle
+		b.Idle[k].LowUtilS += l.LowUtil
+		b.Idle[k].NominalS += l.NominalS
 	}
 	slices.SortStableFunc(b.Idle, func(x, y IdleLine) int { return cmp.Compare(y.IdleS, x.IdleS) })
 }
