@@ -178,7 +178,7 @@ type ledger struct {
 	// wasted seconds are counted once its task is known (readTasks); then they are dropped.
 	held chunked[spanSet]
 	// first is the index of each task's first line; a task's lines are chained by next.
-	first map[int64]int
+	first taskLines
 	// taskHeld is the whole held seconds of per-task tasks: while the ledger streams, of all
 	// of them; then of those that ended in the month.
 	taskHeld map[int64]int64
@@ -194,7 +194,7 @@ type ledger struct {
 
 func newLedger(in Input, win Span, asOf int64) *ledger {
 	l := &ledger{win: win, asOf: asOf, nodes: make(map[int64]models.LedgerNode, len(in.Nodes)),
-		perTask: map[int64]bool{}, first: map[int64]int{}, taskHeld: map[int64]int64{},
+		perTask: map[int64]bool{}, taskHeld: map[int64]int64{},
 		booked: newBookingSet(in, Span{win.Start, asOf})}
 	for _, n := range in.Nodes {
 		l.nodes[n.ID] = n
@@ -264,7 +264,7 @@ func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
 func (l *ledger) readTasks(src TaskSource) error {
 	l.tasks = map[int64]*models.LedgerTask{}
 	if src != nil {
-		ts, err := src(slices.Sorted(maps.Keys(l.first)))
+		ts, err := src(l.first.tasks())
 		if err != nil {
 			return err
 		}
@@ -285,15 +285,15 @@ func (l *ledger) readTasks(src TaskSource) error {
 			delete(l.taskHeld, id)
 		}
 	}
-	l.first = nil // no line is added after the ledger
+	l.first = taskLines{} // no line is added after the ledger
 	return nil
 }
 
 // lineOf returns the index of k's line, added for project if new.
 func (l *ledger) lineOf(k lineKey, project int64) int {
-	i, ok := l.first[k.task]
+	i, ok := l.first.get(k.task)
 	if !ok {
-		l.first[k.task] = l.lines.len()
+		l.first.set(k.task, l.lines.len())
 	} else {
 		for {
 			ln := l.lines.at(i)
