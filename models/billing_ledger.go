@@ -342,9 +342,9 @@ func valueTime(v driver.Value, nullable bool) (int64, error) {
 
 // unixCol is the expression of timestamp column col as Unix seconds (whole seconds, as the
 // store writes them), an integer on both databases; a NULL of a nullable column reads as 0.
-// SQLite stores timestamps as text, which its unixepoch reads in C: a million rows cost less
-// so than as text the driver copies into Go strings to parse. Text that is no time reads as
-// NULL, an error for a column that is not nullable.
+// SQLite stores timestamps as text, which its unixepoch reads in C: a million rows read so
+// cost less than as text that the driver copies into Go strings to be parsed. Text that is
+// no time reads as NULL, an error for a column that is not nullable.
 func (s *Store) unixCol(col string, nullable bool) string {
 	e := "unixepoch(" + col + ")"
 	if s.postgres {
