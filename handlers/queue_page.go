@@ -14,12 +14,11 @@ import (
 // GET /queue.
 func (h *Tasks) QueuePage(c echo.Context) error {
 	now := h.now()
-	vals, err := h.resubmitValues(c)
+	form, err := h.resubmitForm(c)
 	if err != nil {
 		return err
 	}
-	form := newTaskForm(vals)
-	if id := c.QueryParam("template"); id != "" && vals.Project == "" {
+	if id := c.QueryParam("template"); id != "" && form.Values.Project == "" {
 		if form, err = h.templateForm(c, id); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -10,23 +11,43 @@ import (
 	"kashi/views"
 )
 
-// resubmitValues fills a new submit form from the task named by ?resubmit=: the same project,
-// name, cards, specs and regions, lane, limits, command, working directory and data check. The environment's
-// values are secret and never shown, so its names come back as KEY= lines to fill in again.
-// A task the caller cannot run gives 404 or 403, as its other buttons do.
-func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
+// resubmitForm is a new submit form, filled from the task named by ?resubmit= when there is
+// one: the same project, name, cards, specs and regions, lane, limits, command, working
+// directory and data check. The environment's values are secret and never shown, so its
+// names come back as KEY= lines to fill in again. A task submitted from a template stays
+// bound to it, at its current version (whose data locations the submit applies), unless the
+// template is gone. A task the caller cannot run gives 404 or 403, as its other buttons do.
+func (h *Tasks) resubmitForm(c echo.Context) (views.TaskForm, error) {
 	v := c.QueryParam("resubmit")
 	if v == "" {
-		return views.TaskFormValues{}, nil
+		return newTaskForm(views.TaskFormValues{}), nil
 	}
 	id, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || id <= 0 {
-		return views.TaskFormValues{}, badRequest("resubmit", "resubmit must be a task id")
+		return views.TaskForm{}, badRequest("resubmit", "resubmit must be a task id")
 	}
 	t, err := h.runnableTask(c, id)
 	if err != nil {
-		return views.TaskFormValues{}, err
+		return views.TaskForm{}, err
 	}
+	form := newTaskForm(resubmitValues(t))
+	if t.TemplateID == nil {
+		return form, nil
+	}
+	tpl, err := h.store.TemplateByID(c.Request().Context(), *t.TemplateID)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !Who(c).CanSee(tpl.ProjectID)) {
+		return form, nil
+	}
+	if err != nil {
+		return views.TaskForm{}, storeError(err)
+	}
+	form.Values.Template = strconv.FormatInt(tpl.ID, 10)
+	form.TemplateName, form.TemplateVersion, form.TemplateDataLocations = tpl.Name, tpl.Version, dataLocationText(tpl.Fields().DataLocations)
+	return form, nil
+}
+
+// resubmitValues are the form's values of task t, as resubmitForm describes them.
+func resubmitValues(t models.TaskRow) views.TaskFormValues {
 	j := toTaskJSON(t)
 	vals := views.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs),
 		Specs: models.TemplateBody{Spec: j.Spec, Specs: j.Specs}.SpecChoices(), Regions: j.Regions,
@@ -48,5 +69,5 @@ func (h *Tasks) resubmitValues(c echo.Context) (views.TaskFormValues, error) {
 	if j.DataCheck != nil {
 		vals.DataCheck = j.DataCheck.Path + j.DataCheck.URL
 	}
-	return vals, nil
+	return vals
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/api"
@@ -138,5 +139,57 @@ func TestTemplateFormDataLocations(t *testing.T) {
 	}
 	if got := doc.Find(`[data-testid=template-data-locations]`).Text(); got != shown {
 		t.Errorf("template shows data locations %q, want %q", got, shown)
+	}
+}
+
+// TestResubmitKeepsTheTemplate: Resubmit of a task submitted from a template gives a form
+// bound to the template, showing its data locations, and submitting that form as it stands
+// stores a task of the template that carries them.
+func TestResubmitKeepsTheTemplate(t *testing.T) {
+	f := placesFixture(t)
+	w := f.s.post(fmt.Sprintf("/api/v1/projects/%d/templates", f.vision), `{"name": "shards", "gpus": 1, "command": ["x"],
+		"regions": ["cn-west"], "data_locations": {"cn-west": "s3://west-bucket/shards"}}`, bearer(f.lead)...)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("create = %d %s", w.Code, w.Body)
+	}
+	tpl := decode[templateOut](t, w)
+	w = f.s.post("/api/v1/tasks", fmt.Sprintf(`{"template": %d}`, tpl.ID), bearer(f.member)...)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("submit from the template = %d %s", w.Code, w.Body)
+	}
+	first := decode[struct {
+		ID int64 `json:"id"`
+	}](t, w)
+	form := docOf(t, f.s.get(fmt.Sprintf("/queue?resubmit=%d", first.ID), bearer(f.member)...).Result()).Find(`[data-testid=task-form]`)
+	if got := form.Find(`input[name=template]`).AttrOr("value", ""); got != fmt.Sprint(tpl.ID) {
+		t.Errorf("the resubmit form's template = %q, want %d", got, tpl.ID)
+	}
+	if got := form.Find(`[data-testid=form-data-locations] .mono`).Text(); got != "cn-west=s3://west-bucket/shards\n" {
+		t.Errorf("the resubmit form shows data locations %q, want the template's", got)
+	}
+	// The form as it stands: its inputs, selected options, ticked boxes and text areas.
+	v := url.Values{}
+	form.Find(`input[name]`).Each(func(_ int, in *goquery.Selection) {
+		if typ := in.AttrOr("type", ""); typ != "checkbox" || in.Is("[checked]") {
+			v.Add(in.AttrOr("name", ""), in.AttrOr("value", ""))
+		}
+	})
+	form.Find(`select[name] option[selected]`).Each(func(_ int, o *goquery.Selection) {
+		v.Add(o.Closest("select").AttrOr("name", ""), o.AttrOr("value", ""))
+	})
+	form.Find(`textarea[name]`).Each(func(_ int, ta *goquery.Selection) { v.Add(ta.AttrOr("name", ""), ta.Text()) })
+	if r := f.s.form("/queue/tasks", v, bearer(f.member)...); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("submit the resubmit form = %d, want 303", r.StatusCode)
+	}
+	tasks, err := f.s.store.Tasks(context.Background(), models.TaskFilter{Project: "vision"})
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("tasks = %d, %v; want the first and its resubmission", len(tasks), err)
+	}
+	again := tasks[0]
+	if again.ID == first.ID {
+		again = tasks[1]
+	}
+	if again.TemplateID == nil || *again.TemplateID != tpl.ID || !cmp.Equal(again.DataLocationMap(), map[string]string{"cn-west": "s3://west-bucket/shards"}) {
+		t.Errorf("resubmitted task: template %v, data locations %v; want template %d and its locations", again.TemplateID, again.DataLocationMap(), tpl.ID)
 	}
 }
