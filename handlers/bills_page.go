@@ -236,7 +236,7 @@ func billData(b billing.Bill, loc *time.Location) views.BillData {
 	}
 	for _, m := range b.Models {
 		d.Models = append(d.Models, views.BillModel{ServiceID: m.ServiceID, Service: m.Service, Model: m.Model,
-			NominalS: m.NominalS, EffectiveS: m.EffectiveS, AmountFen: m.AmountFen})
+			NominalS: m.NominalS, EffectiveS: m.EffectiveS, IdleS: m.IdleS, AmountFen: m.AmountFen})
 	}
 	for _, x := range b.Idle {
 		d.Idle = append(d.Idle, views.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,

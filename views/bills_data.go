@@ -162,10 +162,10 @@ type BillBooking struct {
 // BillModel is one inference service's part of the bill: its model tag, card time and
 // charge.
 type BillModel struct {
-	ServiceID            int64
-	Service, Model       string
-	NominalS, EffectiveS int64
-	AmountFen            int64
+	ServiceID                   int64
+	Service, Model              string
+	NominalS, EffectiveS, IdleS int64
+	AmountFen                   int64
 }
 
 // BillIdle is one task's idle card time of one spec (闲置时长).

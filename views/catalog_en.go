@@ -898,6 +898,7 @@ var catalogEN = map[string]string{
 	"bill.model.service":        "Service",
 	"bill.model.nominal":        "Card-hours",
 	"bill.model.effective":      "Effective",
+	"bill.model.idle":           "Idle",
 	"bill.model.amount":         "Amount",
 	"bill.bookings.help":        "Cards booked ahead for the project. Booked hours its tasks did not fill are billed by the pool's rule, at the share of the card-hour rate shown.",
 	"bill.booking.window":       "Window",

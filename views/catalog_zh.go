@@ -898,6 +898,7 @@ var catalogZH = map[string]string{
 	"bill.model.service":        "服务",
 	"bill.model.nominal":        "卡时",
 	"bill.model.effective":      "有效卡时",
+	"bill.model.idle":           "闲置时长",
 	"bill.model.amount":         "金额",
 	"bill.bookings.help":        "为本项目提前预约的卡。任务未用满的预约卡时按资源池的规则，以所示的卡时单价比例计费。",
 	"bill.booking.window":       "时段",
