@@ -74,7 +74,8 @@ func sqliteDialector(path string, committed func(context.Context)) (gorm.Dialect
 
 // sqliteReader is the driver of the read pool: SQLite's, with each connection reading the
 // file through a memory map rather than copying it page by page into its cache (a month's
-// bills read a few hundred MiB of index). Its connections are also opened without a mutex
+// bills read a few hundred MiB of index). The price: a disk failing under a mapped read
+// ends the process (SIGBUS) instead of failing the query; the writer does not map. Its connections are also opened without a mutex
 // of their own (_mutex=no): database/sql hands a connection to one goroutine at a time, and
 // SQLite otherwise takes that mutex for every column of every row.
 const sqliteReader = "sqlite3-reader"
