@@ -55,8 +55,7 @@ func (h *Tasks) TaskFormSubmit(c echo.Context) error {
 	}
 	l := Locale(c)
 	if len(problems) > 0 {
-		d, err := h.queueData(ctx, Who(c), h.now(), views.TaskForm{Values: vals, Errors: problems,
-			TemplateName: tpl.Name, TemplateVersion: tpl.Version, TemplateDataLocations: dataLocationText(tpl.Fields().DataLocations)})
+		d, err := h.queueData(ctx, Who(c), h.now(), withTemplate(views.TaskForm{Values: vals, Errors: problems}, tpl))
 		if err != nil {
 			return err
 		}

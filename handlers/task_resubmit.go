@@ -34,16 +34,14 @@ func (h *Tasks) resubmitForm(c echo.Context) (views.TaskForm, error) {
 	if t.TemplateID == nil {
 		return form, nil
 	}
-	tpl, err := h.store.TemplateByID(c.Request().Context(), *t.TemplateID)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && !Who(c).CanSee(tpl.ProjectID)) {
+	tpl, err := visibleTemplate(c, h.store, *t.TemplateID)
+	if errors.Is(err, models.ErrNotFound) {
 		return form, nil
 	}
 	if err != nil {
 		return views.TaskForm{}, storeError(err)
 	}
-	form.Values.Template = strconv.FormatInt(tpl.ID, 10)
-	form.TemplateName, form.TemplateVersion, form.TemplateDataLocations = tpl.Name, tpl.Version, dataLocationText(tpl.Fields().DataLocations)
-	return form, nil
+	return withTemplate(form, tpl), nil
 }
 
 // resubmitValues are the form's values of task t, as resubmitForm describes them.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -19,10 +20,7 @@ import (
 // template's, or an env name the template lists without a value, is 422.
 func (h *Tasks) fromTemplate(c echo.Context, id int64, body []byte) (models.TaskTemplate, taskRequest, error) {
 	ctx := c.Request().Context()
-	t, err := h.store.TemplateByID(ctx, id)
-	if err == nil && !Who(c).CanSee(t.ProjectID) {
-		err = models.ErrNotFound
-	}
+	t, err := visibleTemplate(c, h.store, id)
 	if err != nil {
 		return t, taskRequest{}, storeError(err)
 	}
@@ -62,11 +60,34 @@ func (h *Tasks) formTemplate(c echo.Context, id string) (models.TaskTemplate, er
 	if err != nil || n <= 0 {
 		return models.TaskTemplate{}, badRequest("template", "template must be a template id")
 	}
-	t, err := h.store.TemplateByID(c.Request().Context(), n)
-	if err == nil && !Who(c).CanSee(t.ProjectID) {
-		err = models.ErrNotFound
-	}
+	t, err := visibleTemplate(c, h.store, n)
 	return t, storeError(err)
+}
+
+// templateStore is where visibleTemplate reads a template.
+type templateStore interface {
+	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)
+}
+
+// visibleTemplate loads template id when the caller sees its project; another project's is
+// models.ErrNotFound, as one that does not exist.
+func visibleTemplate(c echo.Context, st templateStore, id int64) (models.TaskTemplate, error) {
+	t, err := st.TemplateByID(c.Request().Context(), id)
+	if err == nil && !Who(c).CanSee(t.ProjectID) {
+		return models.TaskTemplate{}, models.ErrNotFound
+	}
+	return t, err
+}
+
+// withTemplate is form f bound to template t (none when t is the zero template): the form
+// posts t's id and names it, with the data locations a submit from it applies.
+func withTemplate(f views.TaskForm, t models.TaskTemplate) views.TaskForm {
+	if t.ID == 0 {
+		return f
+	}
+	f.Values.Template = strconv.FormatInt(t.ID, 10)
+	f.TemplateName, f.TemplateVersion, f.TemplateDataLocations = t.Name, t.Version, dataLocationText(t.Fields().DataLocations)
+	return f
 }
 
 // templateProblem records the form's template on its task, at the template's current
@@ -106,7 +127,7 @@ func (h *Tasks) templateForm(c echo.Context, id string) (views.TaskForm, error) 
 	}
 	b := t.Fields()
 	vals := views.TaskFormValues{Project: p.Name, Name: t.Name, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
-		Command: strings.Join(b.Command, "\n"), Workdir: b.Workdir, Deferrable: b.Deferrable, Template: strconv.FormatInt(t.ID, 10)}
+		Command: strings.Join(b.Command, "\n"), Workdir: b.Workdir, Deferrable: b.Deferrable}
 	if b.GPUs > 0 {
 		vals.GPUs = strconv.Itoa(b.GPUs)
 	}
@@ -124,8 +145,7 @@ func (h *Tasks) templateForm(c echo.Context, id string) (views.TaskForm, error) 
 		f.Values.DataCheck = b.DataCheck.Path + b.DataCheck.URL
 	}
 	f.Values.DataReady = !b.WaitsForData()
-	f.TemplateName, f.TemplateVersion, f.TemplateDataLocations = t.Name, t.Version, dataLocationText(b.DataLocations)
-	return f, nil
+	return withTemplate(f, t), nil
 }
 
 // locationsIn is a template's data locations of the regions a submit accepts: all of them

@@ -27,14 +27,8 @@ func (h *Templates) seenTemplate(c echo.Context) (models.TaskTemplate, error) {
 	if err != nil {
 		return models.TaskTemplate{}, err
 	}
-	t, err := h.store.TemplateByID(c.Request().Context(), id)
-	if err != nil {
-		return t, storeError(err)
-	}
-	if !Who(c).CanSee(t.ProjectID) {
-		return t, storeError(models.ErrNotFound)
-	}
-	return t, nil
+	t, err := visibleTemplate(c, h.store, id)
+	return t, storeError(err)
 }
 
 // leads refuses a caller who sees the project but does not lead it.
