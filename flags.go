@@ -41,6 +41,7 @@ func (f *flags) given(name string) bool {
 	return set
 }
 
+// String defines a string flag whose default may come from KASHI_<NAME>.
 func (f *flags) String(p *string, name, def, help string) {
 	if v, ok := f.env(name); ok {
 		def = v
@@ -48,6 +49,7 @@ func (f *flags) String(p *string, name, def, help string) {
 	f.fs.StringVar(p, name, def, help+" ("+envName(name)+")")
 }
 
+// Bool defines a boolean flag whose default may come from KASHI_<NAME>.
 func (f *flags) Bool(p *bool, name string, def bool, help string) {
 	if v, ok := f.env(name); ok {
 		b, err := strconv.ParseBool(v)
@@ -59,6 +61,7 @@ func (f *flags) Bool(p *bool, name string, def bool, help string) {
 	f.fs.BoolVar(p, name, def, help+" ("+envName(name)+")")
 }
 
+// Duration defines a duration flag whose default may come from KASHI_<NAME>.
 func (f *flags) Duration(p *time.Duration, name string, def time.Duration, help string) {
 	if v, ok := f.env(name); ok {
 		d, err := time.ParseDuration(v)
@@ -70,6 +73,7 @@ func (f *flags) Duration(p *time.Duration, name string, def time.Duration, help 
 	f.fs.DurationVar(p, name, def, help+" ("+envName(name)+")")
 }
 
+// Float defines a number flag whose default may come from KASHI_<NAME>.
 func (f *flags) Float(p *float64, name string, def float64, help string) {
 	if v, ok := f.env(name); ok {
 		x, err := strconv.ParseFloat(v, 64)
@@ -93,7 +97,7 @@ func (f *flags) Int(p *int, name string, def int, help string) {
 	f.fs.IntVar(p, name, def, help+" ("+envName(name)+")")
 }
 
-// Int64 registers a 64-bit integer flag whose default may come from KASHI_<NAME>.
+// Int64 defines a 64-bit integer flag whose default may come from KASHI_<NAME>.
 func (f *flags) Int64(p *int64, name string, def int64, help string) {
 	if v, ok := f.env(name); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -112,6 +116,7 @@ type listFlag struct {
 	fromEnv bool
 }
 
+// String is the list, comma-separated.
 func (l *listFlag) String() string {
 	if l.p == nil {
 		return ""
@@ -119,6 +124,7 @@ func (l *listFlag) String() string {
 	return strings.Join(*l.p, ",")
 }
 
+// Set adds v to the list.
 func (l *listFlag) Set(v string) error {
 	if l.fromEnv {
 		*l.p, l.fromEnv = nil, false
