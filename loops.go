@@ -10,8 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
-	kfleet "kashi/fleet"
-	"kashi/fleet/exec"
 	"kashi/loop"
 	"kashi/models"
 	"kashi/notice"
@@ -74,27 +72,6 @@ func runWhileLeading(ctx context.Context, l *models.Leader, log *slog.Logger, lo
 			}
 		}
 	}
-}
-
-// fleetProviders builds the providers the configuration names; store gives cloud providers
-// their pools' settings.
-func fleetProviders(cfg serveConfig, store *models.Store) (map[string]kfleet.Provider, error) {
-	out := make(map[string]kfleet.Provider)
-	if cfg.FleetScript != "" {
-		p, err := exec.New(exec.Config{Script: cfg.FleetScript, Timeout: cfg.FleetTimeout})
-		if err != nil {
-			return nil, fmt.Errorf("--fleet-script: %w", err)
-		}
-		out["exec"] = p
-	}
-	if cfg.ctyun.AK != "" {
-		p, err := newCtyun(cfg, store)
-		if err != nil {
-			return nil, err
-		}
-		out[ctyunProvider] = p
-	}
-	return out, nil
 }
 
 // Periods and gaps of the control loops, in clock time unless said otherwise.

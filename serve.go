@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,7 +22,10 @@ import (
 
 	"kashi/datacheck"
 	"kashi/demo"
+	kfleet "kashi/fleet"
 	"kashi/fleet/ctyun"
+	"kashi/fleet/ctyun/ctyunstore"
+	"kashi/fleet/exec"
 	"kashi/handlers"
 	"kashi/loop"
 	"kashi/metrics"
@@ -171,6 +177,19 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		"saturated-after": c.SaturatedAfter, "stale-after": c.StaleAfter, "tick": c.Tick,
 		"session-idle": c.SessionIdle, "session-max": c.SessionMax, "fleet-timeout": c.FleetTimeout,
 		"scale-every": c.ScaleEvery})
+}
+
+// ctyunCredentials returns the key pair in CTYUN_AK and CTYUN_SK, else the one in the file
+// path (if given), else none.
+func ctyunCredentials(getenv func(string) string, path string) (ctyun.Credentials, error) {
+	c, ok, err := ctyun.CredentialsFromEnv(getenv)
+	if ok || err != nil || path == "" {
+		return c, err
+	}
+	if c, err = ctyun.LoadCredentials(path); err != nil {
+		return c, fmt.Errorf("--ctyun-credentials: %w", err)
+	}
+	return c, nil
 }
 
 // serve runs the server until ctx ends, then shuts down gracefully: stop accepting, finish
@@ -333,6 +352,35 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	return nil
 }
 
+// fleetProviders builds the providers the configuration names; store gives cloud providers
+// their pools' settings.
+func fleetProviders(cfg serveConfig, store *models.Store) (map[string]kfleet.Provider, error) {
+	out := make(map[string]kfleet.Provider)
+	if cfg.FleetScript != "" {
+		p, err := exec.New(exec.Config{Script: cfg.FleetScript, Timeout: cfg.FleetTimeout})
+		if err != nil {
+			return nil, fmt.Errorf("--fleet-script: %w", err)
+		}
+		out["exec"] = p
+	}
+	if cfg.ctyun.AK != "" {
+		var userData []byte
+		if cfg.CtyunUserData != "" {
+			var err error
+			if userData, err = os.ReadFile(cfg.CtyunUserData); err != nil {
+				return nil, fmt.Errorf("--ctyun-user-data: %w", err)
+			}
+		}
+		p, err := ctyunstore.NewProvider(store, ctyun.Config{Credentials: cfg.ctyun, Endpoint: cfg.CtyunEndpoint,
+			UserData: userData})
+		if err != nil {
+			return nil, err
+		}
+		out[ctyunstore.Provider] = p
+	}
+	return out, nil
+}
+
 // boardLag is how long the board may show nodes and holders from before the latest change
 // while a fresh snapshot is read behind it; readings are always current.
 const boardLag = time.Second
@@ -342,6 +390,39 @@ const boardLag = time.Second
 // 57-72 ms to 47 ms for 40 MiB more peak RSS (BENCHMARKS.md); the heap a server keeps is small
 // (board, caches), so most of what it allocates is garbage of requests.
 const defaultGCPercent = 200
+
+// secretKeyFile is the key file kept next to a SQLite database when no --secret-key is given.
+const secretKeyFile = "kashi-secret.key"
+
+// loadSecretKey gives the store the key that seals secret environment values: --secret-key
+// (base64 of 32 bytes) or, with SQLite, a key file beside the database, made on first run
+// with mode 0600. With Postgres and no key, secret values are refused.
+func loadSecretKey(store *models.Store, cfg serveConfig, log *slog.Logger) error {
+	raw := cfg.SecretKey
+	if raw == "" && models.IsPostgresDSN(cfg.DB) {
+		log.Warn("no --secret-key: tasks cannot send secret environment values")
+		return nil
+	}
+	if raw == "" {
+		path := filepath.Join(filepath.Dir(strings.TrimPrefix(cfg.DB, "file:")), secretKeyFile)
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			key := make([]byte, models.SecretKeySize)
+			rand.Read(key)
+			b = []byte(base64.StdEncoding.EncodeToString(key))
+			err = os.WriteFile(path, b, 0o600)
+		}
+		if err != nil {
+			return fmt.Errorf("secret key file: %w", err)
+		}
+		raw = string(b)
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
+	if err != nil {
+		return fmt.Errorf("--secret-key: not base64: %w", err)
+	}
+	return store.SetSecretKey(key)
+}
 
 // bootstrapAdmin creates the user admin with password when no user exists yet.
 func bootstrapAdmin(ctx context.Context, store *models.Store, password string, now time.Time, log *slog.Logger) error {
