@@ -20,6 +20,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kashi/control"
 	"kashi/datacheck"
 	"kashi/demo"
 	kfleet "kashi/fleet"
@@ -27,13 +28,11 @@ import (
 	"kashi/fleet/ctyun/ctyunstore"
 	"kashi/fleet/exec"
 	"kashi/handlers"
-	"kashi/loop"
 	"kashi/metrics"
 	"kashi/models"
-	"kashi/notice"
+	"kashi/notify"
 	"kashi/scaler"
 	"kashi/schedule"
-	"kashi/scheduler"
 	"kashi/views"
 	"kashi/web"
 )
@@ -274,46 +273,29 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens, Run: run})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
-	loops := loop.NewSet(speed, log)
-	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
-		NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
-	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
-	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
-		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
-		Say: views.Locale{}.Say,
-		OnAction: func(a scaler.Action) {
-			ev, ok := idleEventOf(a)
-			if !ok {
-				return
-			}
-			if err := notice.IdleTask(ctx, store, channels, ev, cfg.Location, now()); err != nil {
-				log.Warn("idle-task notice", "task", a.TaskID, "err", err)
-			}
-		}})
-	scaleLoop := loops.Every("scaling", cfg.ScaleEvery, scale.Tick)
-	readiness := datacheck.NewReadiness(store, now, log).
-		WithPolicy(datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts})
-	addHousekeeping(loops, store, channels, cfg, now, log)
-	addSchedules(loops, store, schedLoop, now, log)
-	loops.Every("data checks", readinessEvery, func(ctx context.Context) error {
-		n, err := readiness.CheckOnce(ctx)
-		if n > 0 {
-			schedLoop.Trigger()
-		}
-		return err
-	})
+	var weekly *control.Weekly
+	if cfg.weekly != nil {
+		weekly = &control.Weekly{Every: weeklyEvery, Policy: weeklyPolicy(*cfg.weekly, cfg.Location),
+			Reports: weeklyReports(store, cfg.Lang, cfg.PublicURL)}
+	}
+	loops := control.New(ctx, store, control.Config{Speed: speed, Tick: cfg.Tick, ScaleEvery: cfg.ScaleEvery,
+		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels,
+		Retention: cfg.Retention, History: models.Retention{Keep: cfg.HistoryRetention,
+			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}},
+		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},
+		AlertWords: alertWords(cfg.Lang), Weekly: weekly, Now: now, Logger: log})
 
-	collector := metrics.New(store, sched.Queue, metrics.MonthBills(store), metrics.Config{Now: now, Logger: log,
+	collector := metrics.New(store, loops.Queue.Queue, metrics.MonthBills(store), metrics.Config{Now: now, Logger: log,
 		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}})
 	if err := prometheus.Register(collector); err != nil {
 		return err
 	}
 	defer prometheus.Unregister(collector)
-	h := handlers.New(store, queueControl{sched, schedLoop}, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
+	h := handlers.New(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: scaleLoop.Trigger, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
+		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
@@ -322,9 +304,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var running sync.WaitGroup
-	// With Postgres several replicas may serve; only the holder of the advisory lock runs the
-	// control loops.
-	running.Go(func() { lead(loopCtx, store, log, loops.Run) })
+	running.Go(func() { loops.Lead(loopCtx) })
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
 	}
@@ -377,6 +357,22 @@ func fleetProviders(cfg serveConfig, store *models.Store) (map[string]kfleet.Pro
 			return nil, err
 		}
 		out[ctyunstore.Provider] = p
+	}
+	return out, nil
+}
+
+// channelsOf parses the comma-separated --notify list.
+func channelsOf(specs string) ([]notify.Channel, error) {
+	var out []notify.Channel
+	for _, spec := range strings.Split(specs, ",") {
+		if spec = strings.TrimSpace(spec); spec == "" {
+			continue
+		}
+		ch, err := notify.Parse(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--notify: %w", err)
+		}
+		out = append(out, ch)
 	}
 	return out, nil
 }
