@@ -16,6 +16,7 @@ import (
 var mayImport = map[string][]string{
 	"api":                    nil,
 	"loop":                   nil,
+	"control":                {"datacheck", "fleet", "loop", "models", "notice", "notify", "scaler", "schedule", "scheduler", "views"},
 	"static":                 nil,
 	"notify":                 nil,
 	"fleet":                  nil,

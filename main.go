@@ -5,16 +5,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"syscall"
-	"time"
 	_ "time/tzdata" // time zones without relying on the host's tzdata
 
 	"kashi/cli"
@@ -100,96 +96,4 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 		l = slog.LevelInfo
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
-}
-
-// flags wraps a FlagSet so that every flag's default can come from KASHI_<NAME>, where NAME
-// is the flag's name upper-cased with '-' as '_'.
-type flags struct {
-	fs     *flag.FlagSet
-	getenv func(string) string
-	errs   []error
-}
-
-func newFlags(name string, getenv func(string) string, stderr io.Writer) *flags {
-	fs := flag.NewFlagSet("kashi "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return &flags{fs: fs, getenv: getenv}
-}
-
-func envName(flag string) string {
-	return "KASHI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
-
-func (f *flags) env(name string) (string, bool) {
-	v := f.getenv(envName(name))
-	return v, v != ""
-}
-
-// given reports whether flag name was set, on the command line or by its KASHI_ variable
-// (after parse).
-func (f *flags) given(name string) bool {
-	_, set := f.env(name)
-	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
-	return set
-}
-
-func (f *flags) String(p *string, name, def, help string) {
-	if v, ok := f.env(name); ok {
-		def = v
-	}
-	f.fs.StringVar(p, name, def, help+" ("+envName(name)+")")
-}
-
-func (f *flags) Bool(p *bool, name string, def bool, help string) {
-	if v, ok := f.env(name); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s: %q is not a boolean", envName(name), v))
-		}
-		def = b
-	}
-	f.fs.BoolVar(p, name, def, help+" ("+envName(name)+")")
-}
-
-func (f *flags) Duration(p *time.Duration, name string, def time.Duration, help string) {
-	if v, ok := f.env(name); ok {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s: %q is not a duration", envName(name), v))
-		}
-		def = d
-	}
-	f.fs.DurationVar(p, name, def, help+" ("+envName(name)+")")
-}
-
-func (f *flags) Float(p *float64, name string, def float64, help string) {
-	if v, ok := f.env(name); ok {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			f.errs = append(f.errs, fmt.Errorf("%s: %q is not a number", envName(name), v))
-		}
-		def = x
-	}
-	f.fs.Float64Var(p, name, def, help+" ("+envName(name)+")")
-}
-
-// parse parses args and reports the first bad environment value or flag.
-func (f *flags) parse(args []string) error {
-	if err := f.fs.Parse(args); err != nil {
-		return err
-	}
-	if f.fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
-	}
-	return errors.Join(f.errs...)
-}
-
-// positive checks that each named duration is above zero.
-func positive(ds map[string]time.Duration) error {
-	for name, d := range ds {
-		if d <= 0 {
-			return fmt.Errorf("--%s must be positive, got %s", name, d)
-		}
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"kashi/billing"
 	"kashi/models"
+	"kashi/replay"
 )
 
 // Board serves the occupancy board and GET /api/v1/gpus.
@@ -147,8 +148,8 @@ type ProjectsStore interface {
 type Pools struct {
 	*core
 	store PoolsStore
-	// calib holds the calibrations this server ran (calibrate.go).
-	calib *calibrations
+	// calib runs this server's calibrations and keeps them a while (calibrate.go).
+	calib *replay.Runner
 }
 
 // PoolsStore is what Pools needs of models.Store.

@@ -3,14 +3,14 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,89 +22,40 @@ import (
 )
 
 // The calibration page (/calibrate, admins): a sweep of a pool's settings over a trace runs
-// in the background, one at a time per server; the last few results are kept in memory
-// (a restart forgets them: run again). A chosen setting is proposed as a new version of the
-// pool's configuration, which the versioned history shows and can roll back.
+// in the background as a job of replay's runner, one at a time per server; the last few
+// results are kept in memory a while (a restart forgets them: run again). A chosen setting is
+// proposed as a new version of the pool's configuration, which the versioned history shows
+// and can roll back.
 
-// keptCalibrations is how many finished calibrations a server remembers.
-const keptCalibrations = 5
+// keptCalibrations is how many calibrations a server remembers, and keepCalibration how
+// long after one started.
+const (
+	keptCalibrations = 5
+	keepCalibration  = 24 * time.Hour
+)
 
 // defaultSweep is the form's first suggestion.
 const defaultSweep = "scale_up_mem=0.7,0.8,0.9;cooldown=5m,10m"
 
-// calibration is one sweep, running or finished.
-type calibration struct {
-	id       int64
-	pool     string
-	config   models.PoolConfig
-	jobs     int
-	settings []replay.Setting
-	priced   bool
-	done     atomic.Int64
-
-	mu       sync.Mutex
-	finished bool
-	err      string
-	rows     []replay.SweepRow
+// newCalibrations is the runner of a server's calibrations: one at a time, each on half the
+// cores, to leave the server room to serve.
+func newCalibrations() *replay.Runner {
+	return replay.NewRunner(replay.RunnerConfig{Running: 1, Workers: max(1, runtime.GOMAXPROCS(0)/2),
+		Kept: keptCalibrations, Keep: keepCalibration})
 }
 
-// calibrations are a server's calibrations, newest last.
-type calibrations struct {
-	mu   sync.Mutex
-	next int64
-	runs []*calibration
-}
+// calibratedPool is the pool a calibration replays: the only one of its fleet.
+func calibratedPool(run replay.JobState) replay.Pool { return run.Base.Fleet.Pools[0] }
 
-// start runs c in the background unless another is running; false when one is.
-func (cs *calibrations) start(c *calibration, tr *replay.Trace, opt replay.Options) bool {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	for _, r := range cs.runs {
-		r.mu.Lock()
-		busy := !r.finished
-		r.mu.Unlock()
-		if busy {
-			return false
-		}
+// calibrationView is run as the page shows it.
+func calibrationView(run replay.JobState) views.CalibrateRun {
+	pool := calibratedPool(run)
+	v := views.CalibrateRun{ID: run.ID, Pool: pool.Name, Jobs: run.Jobs, Done: run.Done, Of: len(run.Settings),
+		Finished: run.Finished, PricedNote: pool.RateFen <= 0}
+	if run.Err != nil {
+		v.Error = run.Err.Error()
 	}
-	cs.next++
-	c.id = cs.next
-	cs.runs = append(cs.runs, c)
-	if len(cs.runs) > keptCalibrations {
-		cs.runs = slices.Delete(cs.runs, 0, len(cs.runs)-keptCalibrations)
-	}
-	workers := max(1, runtime.GOMAXPROCS(0)/2) // leave the server room to serve
-	go func() {
-		rows, err := replay.Sweep(tr, opt, c.settings, workers, func(n int) { c.done.Store(int64(n)) })
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.finished, c.rows = true, rows
-		if err != nil {
-			c.err = err.Error()
-		}
-	}()
-	return true
-}
-
-// get returns the calibration with id, if kept.
-func (cs *calibrations) get(id int64) *calibration {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	for _, r := range cs.runs {
-		if r.id == id {
-			return r
-		}
-	}
-	return nil
-}
-
-// view is c as the page shows it.
-func (c *calibration) view() views.CalibrateRun {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v := views.CalibrateRun{ID: c.id, Pool: c.pool, Jobs: c.jobs, Done: int(c.done.Load()), Of: len(c.settings),
-		Finished: c.finished, Error: c.err, PricedNote: !c.priced}
-	for _, r := range c.rows {
+	for _, r := range run.Rows {
 		res := r.Result
 		v.Rows = append(v.Rows, views.CalibrateRow{Setting: r.Setting, CostFen: res.Cost.TotalFen, IdleH: billing.Hours(int64(res.IdleGPUHours)),
 			MeanWaitS: res.WaitS.Mean, P95WaitS: res.WaitS.P95, MaxWaitS: res.WaitS.Max})
@@ -119,9 +70,9 @@ func (h *Pools) CalibratePage(c echo.Context) error {
 		return err
 	}
 	if id, err := strconv.ParseInt(c.QueryParam("run"), 10, 64); err == nil {
-		if run := h.calib.get(id); run != nil {
-			v := run.view()
-			d.Run, d.Form.Pool = &v, run.pool
+		if run, ok := h.calib.Job(id, h.now()); ok {
+			v := calibrationView(run)
+			d.Run, d.Form.Pool = &v, v.Pool
 		} else {
 			d.Error = Locale(c).T("calibrate.err_run")
 		}
@@ -136,11 +87,11 @@ func (h *Pools) CalibrateRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	run := h.calib.get(id)
-	if run == nil {
+	run, ok := h.calib.Job(id, h.now())
+	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, Locale(c).T("calibrate.err_run"))
 	}
-	return Render(c, http.StatusOK, views.CalibrateRunView(Locale(c), run.view()))
+	return Render(c, http.StatusOK, views.CalibrateRunView(Locale(c), calibrationView(run)))
 }
 
 // CalibrateStart reads the form, the trace and the settings, and starts the sweep; it then
@@ -192,11 +143,14 @@ func (h *Pools) CalibrateStart(c echo.Context) error {
 			return fail(http.StatusUnprocessableEntity, l.T("calibrate.err_sweep", err.Error()))
 		}
 	}
-	run := &calibration{pool: pool.Name, config: pool.Config, jobs: len(trace.Jobs), settings: settings, priced: rate > 0}
-	if !h.calib.start(run, trace, opt) {
+	id, err := h.calib.Submit(replay.SweepJob{Trace: trace, Base: opt, Settings: settings}, h.now())
+	if errors.Is(err, replay.ErrBusy) {
 		return fail(http.StatusTooManyRequests, l.T("calibrate.err_busy"))
 	}
-	return c.Redirect(http.StatusSeeOther, "/calibrate?run="+strconv.FormatInt(run.id, 10))
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/calibrate?run="+strconv.FormatInt(id, 10))
 }
 
 // calibrationTrace reads the trace the form names: the uploaded file, or this deployment's
@@ -271,11 +225,12 @@ func (h *Pools) CalibrateHistory(c echo.Context) error {
 func (h *Pools) CalibratePropose(c echo.Context) error {
 	id, err1 := strconv.ParseInt(c.FormValue("run"), 10, 64)
 	row, err2 := strconv.Atoi(c.FormValue("row"))
-	run := h.calib.get(id)
-	if err1 != nil || err2 != nil || run == nil {
+	run, ok := h.calib.Job(id, h.now())
+	if err1 != nil || err2 != nil || !ok {
 		return echo.NewHTTPError(http.StatusNotFound, Locale(c).T("calibrate.err_run"))
 	}
-	if row < 0 || row >= len(run.settings) {
+	pool := calibratedPool(run).Name
+	if row < 0 || row >= len(run.Settings) {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: "row: no such setting", Field: "row"})
 	}
 	ctx := c.Request().Context()
@@ -285,18 +240,18 @@ func (h *Pools) CalibratePropose(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(cur, func(p models.ConfiguredPool) bool { return p.Name == run.pool })
+	i := slices.IndexFunc(cur, func(p models.ConfiguredPool) bool { return p.Name == pool })
 	if i < 0 {
-		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "pool " + run.pool + " is gone"})
+		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "pool " + pool + " is gone"})
 	}
-	cfg, err := replay.ProposeConfig(run.settings[row], run.pool, cur[i].Config)
+	cfg, err := replay.ProposeConfig(run.Settings[row], pool, cur[i].Config)
 	if err != nil {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: err.Error()})
 	}
-	if _, _, err := h.savePool(c, run.pool, cfg, "calibrate: "+run.settings[row].String()); err != nil {
+	if _, _, err := h.savePool(c, pool, cfg, "calibrate: "+run.Settings[row].String()); err != nil {
 		return apiError(http.StatusUnprocessableEntity, err)
 	}
-	return c.Redirect(http.StatusSeeOther, "/pools/"+run.pool+"/edit")
+	return c.Redirect(http.StatusSeeOther, "/pools/"+pool+"/edit")
 }
 
 // poolRate is the default price of a card-hour of spec this month, in fen; 0 when none.

@@ -104,7 +104,7 @@ func New(store Store, sched Scheduler, cfg Config, now func() time.Time) *Handle
 		Tasks:     &Tasks{core: c, store: store},
 		Templates: &Templates{core: c, store: store},
 		Projects:  &Projects{core: c, store: store},
-		Pools:     &Pools{core: c, store: store, calib: &calibrations{}},
+		Pools:     &Pools{core: c, store: store, calib: newCalibrations()},
 		Bills:     &Bills{core: c, store: store},
 		Agent:     &Agent{core: c, store: store},
 		People:    &People{core: c, store: store, logins: newLoginThrottle()},

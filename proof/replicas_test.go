@@ -23,7 +23,7 @@ import (
 
 // Replicas of the proof, its fixed nodes (the rest come from scale-ups in the burst pool),
 // and how long a killed leader may go unreplaced: the followers try the lock every 10 s
-// (leaderEvery in loops.go), so the bound is that plus a margin for a loaded machine.
+// (leaderEvery in control/leader.go), so the bound is that plus a margin for a loaded machine.
 const (
 	replicas      = 3
 	replicaAgents = 2

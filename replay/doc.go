@@ -8,5 +8,7 @@
 // Read parses a trace (CSV, streamed, messy rows skipped and counted), Run replays it on a
 // Fleet (fixed nodes, or elastic pools from a Config) under a policy (PolicyKashi, the
 // production one, or PolicyFIFO, the strict baseline), and Sweep runs every combination of
-// candidate settings in parallel. The same trace and settings give byte-identical output.
+// candidate settings in parallel; a Runner runs sweeps as background jobs, a bounded number
+// at once, and keeps their states a while (the /calibrate page submits to one). The same
+// trace and settings give byte-identical output.
 package replay

@@ -17,6 +17,14 @@ const Provider = "ctyun"
 // Store implements ctyun.Pools and ctyun.Orders over the store.
 type Store struct{ S *models.Store }
 
+// NewProvider builds the ctyun provider over s: the pools' settings and the open orders come
+// from the store, the rest (key pair, endpoint, user data) from cfg.
+func NewProvider(s *models.Store, cfg ctyun.Config) (*ctyun.Provider, error) {
+	st := Store{S: s}
+	cfg.Pools, cfg.Orders = st, st
+	return ctyun.New(cfg)
+}
+
 // Settings implements ctyun.Pools.
 func (st Store) Settings(ctx context.Context, pool string) (ctyun.PoolSettings, error) {
 	cp, err := st.S.ConfiguredPoolByName(ctx, pool)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kashi/fleet/ctyun"
+	"kashi/fleet/ctyun/ctyunstore"
 )
 
 // TestCtyunCredentials: the key pair comes from CTYUN_AK and CTYUN_SK, else from the
@@ -36,7 +37,7 @@ func TestCtyunCredentials(t *testing.T) {
 				t.Errorf("parseServe(%v) key pair = %v, want %v", tt.args, cfg.ctyun, tt.want)
 			}
 			providers, err := fleetProviders(cfg, nil)
-			if _, ok := providers[ctyunProvider]; err != nil || ok != (tt.want.AK != "") {
+			if _, ok := providers[ctyunstore.Provider]; err != nil || ok != (tt.want.AK != "") {
 				t.Errorf("fleetProviders has ctyun = %v, %v; want %v", ok, err, tt.want.AK != "")
 			}
 		})

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,17 +20,19 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kashi/control"
 	"kashi/datacheck"
 	"kashi/demo"
+	kfleet "kashi/fleet"
 	"kashi/fleet/ctyun"
+	"kashi/fleet/ctyun/ctyunstore"
+	"kashi/fleet/exec"
 	"kashi/handlers"
-	"kashi/loop"
 	"kashi/metrics"
 	"kashi/models"
-	"kashi/notice"
+	"kashi/notify"
 	"kashi/scaler"
 	"kashi/schedule"
-	"kashi/scheduler"
 	"kashi/views"
 	"kashi/web"
 )
@@ -173,6 +178,19 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		"scale-every": c.ScaleEvery})
 }
 
+// ctyunCredentials returns the key pair in CTYUN_AK and CTYUN_SK, else the one in the file
+// path (if given), else none.
+func ctyunCredentials(getenv func(string) string, path string) (ctyun.Credentials, error) {
+	c, ok, err := ctyun.CredentialsFromEnv(getenv)
+	if ok || err != nil || path == "" {
+		return c, err
+	}
+	if c, err = ctyun.LoadCredentials(path); err != nil {
+		return c, fmt.Errorf("--ctyun-credentials: %w", err)
+	}
+	return c, nil
+}
+
 // serve runs the server until ctx ends, then shuts down gracefully: stop accepting, finish
 // requests, wait for the loops.
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
@@ -255,46 +273,29 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens, Run: run})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
-	loops := loop.NewSet(speed, log)
-	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
-		NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
-	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
-	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
-		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
-		Say: views.Locale{}.Say,
-		OnAction: func(a scaler.Action) {
-			ev, ok := idleEventOf(a)
-			if !ok {
-				return
-			}
-			if err := notice.IdleTask(ctx, store, channels, ev, cfg.Location, now()); err != nil {
-				log.Warn("idle-task notice", "task", a.TaskID, "err", err)
-			}
-		}})
-	scaleLoop := loops.Every("scaling", cfg.ScaleEvery, scale.Tick)
-	readiness := datacheck.NewReadiness(store, now, log).
-		WithPolicy(datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts})
-	addHousekeeping(loops, store, channels, cfg, now, log)
-	addSchedules(loops, store, schedLoop, now, log)
-	loops.Every("data checks", readinessEvery, func(ctx context.Context) error {
-		n, err := readiness.CheckOnce(ctx)
-		if n > 0 {
-			schedLoop.Trigger()
-		}
-		return err
-	})
+	var weekly *control.Weekly
+	if cfg.weekly != nil {
+		weekly = &control.Weekly{Every: weeklyEvery, Policy: weeklyPolicy(*cfg.weekly, cfg.Location),
+			Reports: weeklyReports(store, cfg.Lang, cfg.PublicURL)}
+	}
+	loops := control.New(ctx, store, control.Config{Speed: speed, Tick: cfg.Tick, ScaleEvery: cfg.ScaleEvery,
+		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels,
+		Retention: cfg.Retention, History: models.Retention{Keep: cfg.HistoryRetention,
+			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}},
+		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},
+		AlertWords: alertWords(cfg.Lang), Weekly: weekly, Now: now, Logger: log})
 
-	collector := metrics.New(store, sched.Queue, metrics.MonthBills(store), metrics.Config{Now: now, Logger: log,
+	collector := metrics.New(store, loops.Queue.Queue, metrics.MonthBills(store), metrics.Config{Now: now, Logger: log,
 		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}})
 	if err := prometheus.Register(collector); err != nil {
 		return err
 	}
 	defer prometheus.Unregister(collector)
-	h := handlers.New(store, queueControl{sched, schedLoop}, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
+	h := handlers.New(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: scaleLoop.Trigger, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
+		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
@@ -303,9 +304,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var running sync.WaitGroup
-	// With Postgres several replicas may serve; only the holder of the advisory lock runs the
-	// control loops.
-	running.Go(func() { lead(loopCtx, store, log, loops.Run) })
+	running.Go(func() { loops.Lead(loopCtx) })
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
 	}
@@ -333,6 +332,51 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	return nil
 }
 
+// fleetProviders builds the providers the configuration names; store gives cloud providers
+// their pools' settings.
+func fleetProviders(cfg serveConfig, store *models.Store) (map[string]kfleet.Provider, error) {
+	out := make(map[string]kfleet.Provider)
+	if cfg.FleetScript != "" {
+		p, err := exec.New(exec.Config{Script: cfg.FleetScript, Timeout: cfg.FleetTimeout})
+		if err != nil {
+			return nil, fmt.Errorf("--fleet-script: %w", err)
+		}
+		out["exec"] = p
+	}
+	if cfg.ctyun.AK != "" {
+		var userData []byte
+		if cfg.CtyunUserData != "" {
+			var err error
+			if userData, err = os.ReadFile(cfg.CtyunUserData); err != nil {
+				return nil, fmt.Errorf("--ctyun-user-data: %w", err)
+			}
+		}
+		p, err := ctyunstore.NewProvider(store, ctyun.Config{Credentials: cfg.ctyun, Endpoint: cfg.CtyunEndpoint,
+			UserData: userData})
+		if err != nil {
+			return nil, err
+		}
+		out[ctyunstore.Provider] = p
+	}
+	return out, nil
+}
+
+// channelsOf parses the comma-separated --notify list.
+func channelsOf(specs string) ([]notify.Channel, error) {
+	var out []notify.Channel
+	for _, spec := range strings.Split(specs, ",") {
+		if spec = strings.TrimSpace(spec); spec == "" {
+			continue
+		}
+		ch, err := notify.Parse(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--notify: %w", err)
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
 // boardLag is how long the board may show nodes and holders from before the latest change
 // while a fresh snapshot is read behind it; readings are always current.
 const boardLag = time.Second
@@ -342,6 +386,39 @@ const boardLag = time.Second
 // 57-72 ms to 47 ms for 40 MiB more peak RSS (BENCHMARKS.md); the heap a server keeps is small
 // (board, caches), so most of what it allocates is garbage of requests.
 const defaultGCPercent = 200
+
+// secretKeyFile is the key file kept next to a SQLite database when no --secret-key is given.
+const secretKeyFile = "kashi-secret.key"
+
+// loadSecretKey gives the store the key that seals secret environment values: --secret-key
+// (base64 of 32 bytes) or, with SQLite, a key file beside the database, made on first run
+// with mode 0600. With Postgres and no key, secret values are refused.
+func loadSecretKey(store *models.Store, cfg serveConfig, log *slog.Logger) error {
+	raw := cfg.SecretKey
+	if raw == "" && models.IsPostgresDSN(cfg.DB) {
+		log.Warn("no --secret-key: tasks cannot send secret environment values")
+		return nil
+	}
+	if raw == "" {
+		path := filepath.Join(filepath.Dir(strings.TrimPrefix(cfg.DB, "file:")), secretKeyFile)
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			key := make([]byte, models.SecretKeySize)
+			rand.Read(key)
+			b = []byte(base64.StdEncoding.EncodeToString(key))
+			err = os.WriteFile(path, b, 0o600)
+		}
+		if err != nil {
+			return fmt.Errorf("secret key file: %w", err)
+		}
+		raw = string(b)
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(raw))
+	if err != nil {
+		return fmt.Errorf("--secret-key: not base64: %w", err)
+	}
+	return store.SetSecretKey(key)
+}
 
 // bootstrapAdmin creates the user admin with password when no user exists yet.
 func bootstrapAdmin(ctx context.Context, store *models.Store, password string, now time.Time, log *slog.Logger) error {
