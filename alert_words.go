@@ -6,6 +6,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/notice"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -13,7 +14,7 @@ import (
 // lang: a chat channel is shared by people who chose different languages on the pages, so it
 // gets one, the installation's (--lang).
 func alertWords(lang string) notice.AlertWords {
-	l := views.Locale{Lang: lang}
+	l := phrase.Locale{Lang: lang}
 	return func(a models.Alert, loc *time.Location) (string, string) {
 		return views.AlertChat(l, handlers.AlertView(a), loc)
 	}

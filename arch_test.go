@@ -42,8 +42,8 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":        {"fleet"},
 	"agent":                  {"api", "serving"},
 	"agent/simgpu":           {"agent", "api"},
-	"handlers":               {"api", "billing", "models", "replay", "rightsize", "scaler", "schedule", "scheduler", "serving", "views"},
-	"web":                    {"api", "handlers", "static", "views"},
+	"handlers":               {"api", "billing", "models", "replay", "rightsize", "scaler", "phrase", "schedule", "scheduler", "serving", "views"},
+	"web":                    {"api", "handlers", "phrase", "static", "views"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
 }

@@ -16,10 +16,10 @@ import (
 	"kashi/models"
 	"kashi/notice"
 	"kashi/notify"
+	"kashi/phrase"
 	"kashi/scaler"
 	"kashi/schedule"
 	"kashi/scheduler"
-	"kashi/views"
 )
 
 // leading is 1 while this replica holds the leader lock and runs the control loops: across
@@ -179,7 +179,7 @@ func idleEventOf(a scaler.Action) (notice.IdleEvent, bool) {
 	if len(d) > 0 && d[0].Code == "task_of" {
 		d = d[1:]
 	}
-	detail := views.Locale{}.Say(d)
+	detail := phrase.Locale{}.Say(d)
 	switch a.Kind {
 	case scaler.ActionIdleNotice:
 		return notice.IdleEvent{TaskID: a.TaskID, Detail: detail}, true

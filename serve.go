@@ -25,10 +25,10 @@ import (
 	"kashi/metrics"
 	"kashi/models"
 	"kashi/notice"
+	"kashi/phrase"
 	"kashi/scaler"
 	"kashi/schedule"
 	"kashi/scheduler"
-	"kashi/views"
 	"kashi/web"
 )
 
@@ -89,7 +89,7 @@ type serveConfig struct {
 	// GCPercent is the Go collector's GOGC for the server; 0 when GOGC in the environment
 	// decides (it is set and --gc-percent is not given).
 	GCPercent int
-	// Lang is the installation's language (views.LangEN or views.LangZH): chat messages of
+	// Lang is the installation's language (phrase.LangEN or phrase.LangZH): chat messages of
 	// alerts are written in it, whoever reads them; pages follow each viewer's choice.
 	Lang string
 	// WeeklyReport is when the weekly report goes out, a cron expression in TimeZone;
@@ -131,13 +131,13 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.SecretKey, "secret-key", "", "base64 of 32 bytes sealing secret task env values (SQLite default: a key file beside the database)")
 	f.Int(&c.DBMaxConns, "db-max-conns", models.DefaultMaxConns, "the most Postgres connections this server opens")
 	f.Int(&c.GCPercent, "gc-percent", defaultGCPercent, "the Go collector's GOGC: heap growth between collections, in percent (25-1000; GOGC in the environment wins unless this is given)")
-	f.String(&c.Lang, "lang", views.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
+	f.String(&c.Lang, "lang", phrase.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
 	f.String(&c.WeeklyReport, "weekly-report", defaultWeeklyReport, "when the weekly report goes to each project and the --notify channels: a cron expression in --time-zone, or off")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
-	if c.Lang != views.LangEN && c.Lang != views.LangZH {
-		return c, fmt.Errorf("--lang must be %s or %s, got %q", views.LangEN, views.LangZH, c.Lang)
+	if c.Lang != phrase.LangEN && c.Lang != phrase.LangZH {
+		return c, fmt.Errorf("--lang must be %s or %s, got %q", phrase.LangEN, phrase.LangZH, c.Lang)
 	}
 	loc, err := time.LoadLocation(c.TimeZone)
 	if err != nil {
@@ -261,7 +261,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
 	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
-		Say: views.Locale{}.Say,
+		Say: phrase.Locale{}.Say,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)
 			if !ok {

@@ -8,6 +8,7 @@ import (
 	"kashi/billing"
 	"kashi/models"
 	"kashi/notice"
+	"kashi/phrase"
 	"kashi/schedule"
 	"kashi/views"
 )
@@ -41,7 +42,7 @@ func weeklyPolicy(s schedule.Schedule, loc *time.Location) notice.WeeklyPolicy {
 // projects), one per project that held cards, worded through the catalogs in lang, each
 // linking to the report page under publicURL.
 func weeklyReports(src billing.Source, lang, publicURL string) notice.WeeklyReports {
-	l := views.Locale{Lang: lang}
+	l := phrase.Locale{Lang: lang}
 	return func(ctx context.Context, week string, now time.Time) ([]notice.WeeklyMessage, error) {
 		r, err := billing.WeekReport(ctx, src, week, nil, now)
 		if err != nil {
@@ -62,7 +63,7 @@ func weeklyReports(src billing.Source, lang, publicURL string) notice.WeeklyRepo
 
 // weeklyMessages words r for each project of ps that held cards in the week, its dates in
 // loc.
-func weeklyMessages(l views.Locale, r billing.Report, ps []models.Project, loc *time.Location, link string) []notice.WeeklyMessage {
+func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc *time.Location, link string) []notice.WeeklyMessage {
 	ids := make(map[string]int64, len(ps))
 	for _, p := range ps {
 		ids[p.Name] = p.ID

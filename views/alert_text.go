@@ -3,6 +3,8 @@ package views
 import (
 	"strings"
 	"time"
+
+	"kashi/phrase"
 )
 
 // Alert sentences: an alert carries a code and string parameters (models.AlertInput), and
@@ -11,7 +13,7 @@ import (
 
 // AlertSentence is the sentence of an alert: its code rendered with params, or legacy (the
 // stored text of alerts raised before codes) when the code is empty or unknown.
-func AlertSentence(l Locale, code string, params []string, legacy string) string {
+func AlertSentence(l phrase.Locale, code string, params []string, legacy string) string {
 	p := func(n int) []any {
 		out := make([]any, n)
 		for i := range out {
@@ -62,7 +64,7 @@ func AlertSentence(l Locale, code string, params []string, legacy string) string
 }
 
 // severityText names a severity.
-func severityText(l Locale, sev string) string {
+func severityText(l phrase.Locale, sev string) string {
 	switch sev {
 	case "critical":
 		return l.T("alert.sev.critical")
@@ -75,7 +77,7 @@ func severityText(l Locale, sev string) string {
 // AlertChat is the title and text of an alert's chat message in l, the installation's
 // language: its kind, severity and subject, its sentence, how often it was raised, and when
 // it was resolved.
-func AlertChat(l Locale, a AlertView, loc *time.Location) (title, text string) {
+func AlertChat(l phrase.Locale, a AlertView, loc *time.Location) (title, text string) {
 	stamp := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04 MST") }
 	head := l.T("alert.chat.title", severityText(l, a.Severity), alertKindText(l, a.Kind), a.Subject)
 	text = AlertSentence(l, a.Code, a.Params, a.Message)

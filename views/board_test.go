@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"kashi/phrase"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"github.com/google/go-cmp/cmp"
@@ -21,6 +23,12 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // t0 is the fixed "now" of every page test.
 var t0 = time.Date(2026, 3, 9, 14, 30, 5, 0, time.UTC)
+
+// en and zh are the locales the page tests render in.
+var (
+	en = phrase.Locale{Lang: phrase.LangEN}
+	zh = phrase.Locale{Lang: phrase.LangZH}
+)
 
 const gib = 1024 // MiB
 

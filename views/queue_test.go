@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"kashi/phrase"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 )
@@ -44,7 +46,7 @@ func queueFixture() QueueData {
 }
 
 func TestQueueReasons(t *testing.T) {
-	tests := map[Locale]map[string]string{
+	tests := map[phrase.Locale]map[string]string{
 		en: {
 			"1": "Starting: cards are free", "2": "No free A100-80G", "3": "Behind #12",
 			"4": "Quota: card-hour budget spent", "5": "Data not ready", "6": "Off-peak only",

@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"kashi/phrase"
+
 	"github.com/a-h/templ"
 )
 
@@ -45,7 +47,7 @@ type barRow struct {
 type barSegment struct{ X, W string }
 
 // usageChart lays out rows as a bar chart with the given id and title.
-func usageChart(l Locale, id, title string, rows []ReportUsage) barChart {
+func usageChart(l phrase.Locale, id, title string, rows []ReportUsage) barChart {
 	c := barChart{ID: id, Title: title, Height: barTop*2 + barRowH*max(len(rows), 1)}
 	var top int64
 	for _, r := range rows {
@@ -124,7 +126,7 @@ func perUnitText(s int64) string {
 
 // missText is a task's miss against its estimate: signed hours and the share of the
 // estimate, "+3.00 (+150%)" when it took longer than estimated, "-1.00 (-25%)" when less.
-func missText(l Locale, missS, estimatedS int64) string {
+func missText(l phrase.Locale, missS, estimatedS int64) string {
 	sign := "+"
 	if missS < 0 {
 		sign = "-"

@@ -3,6 +3,8 @@ package views
 import (
 	"strings"
 	"time"
+
+	"kashi/phrase"
 )
 
 // WeeklyChat is one project's weekly report as its chat message says it: held against
@@ -28,7 +30,7 @@ type WeeklyChatTask struct {
 }
 
 // WeeklyReportChat words a project's weekly report for the chat channels in l's language.
-func WeeklyReportChat(l Locale, d WeeklyChat) (title, text string) {
+func WeeklyReportChat(l phrase.Locale, d WeeklyChat) (title, text string) {
 	title = l.T("weekly.chat.title", d.Project, d.Week)
 	paras := []string{l.T("weekly.chat.summary", d.Week, weekRange(d.From, d.To), hoursText(d.NominalS), hoursText(d.EffectiveS),
 		l.Percent(share(d.EffectiveS, d.NominalS)), hoursText(d.IdleS))}
