@@ -137,7 +137,7 @@ func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Cha
 		if err := notice.CheckServices(ctx, store, now()); err != nil {
 			return err
 		}
-		_, err := notice.SendAlerts(ctx, store, channels, alertWords(cfg.Lang), cfg.Location, now(), log)
+		_, err := notice.SendAlerts(ctx, store, channels, phrase.Locale{Lang: cfg.Lang}, cfg.Location, now(), log)
 		return err
 	})
 	reminders := notice.DefaultReminderPolicy(cfg.Location)

@@ -19,15 +19,15 @@ var (
 )
 
 // usedKeys returns the catalog keys named by a literal .T("…") call in the templ and Go
-// sources of the packages that write the catalogs' text: this one, views, and handlers, which
-// build some sentences (form errors) from the catalogs too (generated code and tests left
-// out).
+// sources of the packages that write the catalogs' text: this one, views, handlers, which
+// build some sentences (form errors) from the catalogs too, and notice, which words chat
+// messages (generated code and tests left out).
 func usedKeys(t *testing.T) map[string][]string {
 	t.Helper()
 	re := regexp.MustCompile(`\.T\("([^"]+)"`)
 	used := make(map[string][]string)
 	var files []string
-	for _, pattern := range []string{"*.go", "../views/*", "../handlers/*.go"} {
+	for _, pattern := range []string{"*.go", "../views/*", "../handlers/*.go", "../notice/*.go"} {
 		more, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)

@@ -8,37 +8,6 @@ import (
 
 // Helpers of alerts.templ.
 
-// alertKindText names an alert's kind.
-func alertKindText(l phrase.Locale, kind string) string {
-	switch kind {
-	case "boot-timeout":
-		return l.T("alerts.kind.boot_timeout")
-	case "scale-failed":
-		return l.T("alerts.kind.scale_failed")
-	case "machine-vanished":
-		return l.T("alerts.kind.machine_vanished")
-	case "orphan-deleted":
-		return l.T("alerts.kind.orphan_deleted")
-	case "gpu-memory":
-		return l.T("alerts.kind.gpu_memory")
-	case "idle-cards":
-		return l.T("alerts.kind.idle_cards")
-	case "quota":
-		return l.T("alerts.kind.quota")
-	case "pool-at-max":
-		return l.T("alerts.kind.pool_at_max")
-	case "unmanaged-gpu-use":
-		return l.T("alerts.kind.unmanaged")
-	case "service-ttft":
-		return l.T("alerts.kind.service_ttft")
-	case "service-down":
-		return l.T("alerts.kind.service_down")
-	case "service-idle":
-		return l.T("alerts.kind.service_idle")
-	}
-	return kind
-}
-
 // notificationKindText names a notification's kind; an unknown kind is shown as it is.
 func notificationKindText(l phrase.Locale, kind string) string {
 	switch kind {
