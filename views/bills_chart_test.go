@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"kashi/phrase"
-
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/phrase"
 )
 
 func TestNiceStepAndTicks(t *testing.T) {

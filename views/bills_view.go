@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of bills.templ: money and hours as text, the words for billing's codes, links.

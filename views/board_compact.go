@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // The compact board (gpudash-style): one small cell per GPU, coloured by its state, with its

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Node rows and GPU cards are the hot path of the board: a large fleet has thousands of cards,

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"kashi/phrase"
-
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/phrase"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of pools.templ: the chart's geometry, and the words for the scaling loop's codes.

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of prices.templ.

@@ -3,9 +3,9 @@ package views
 import (
 	"strconv"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // projectAction is the URL of a project's admin form.

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"kashi/phrase"
-
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/phrase"
 )
 
 // queueFixture is a queue with a row of every reason, a running task and a form with a problem.

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"time"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of the queue page's templates.

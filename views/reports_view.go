@@ -5,9 +5,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of reports.templ: the geometry of the stacked bar charts, and links.

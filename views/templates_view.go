@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // templatesURL is the path of a project's templates page.

@@ -3,9 +3,9 @@ package views
 import (
 	"net/url"
 
-	"kashi/phrase"
-
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // userAction is the target of a form acting on one user: "state" or "password".

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"unicode"
 
-	"kashi/phrase"
-
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+
+	"kashi/phrase"
 )
 
 // TestLanguageWalk opens every page in English and in Chinese, and the pages that refused a
