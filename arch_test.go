@@ -26,7 +26,7 @@ var mayImport = map[string][]string{
 	"scheduler":              {"models"},
 	"schedule":               {"models"},
 	"scaler":                 {"models", "fleet", "phrase", "scheduler"},
-	"notice":                 {"models", "notify", "phrase"},
+	"notice":                 {"billing", "models", "notify", "phrase"},
 	"datacheck":              {"models"},
 	"rightsize":              {"models"},
 	"serving":                nil,

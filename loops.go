@@ -111,6 +111,8 @@ const (
 	// alertEvery is how often GPU memory and service alerts are raised and unsent alerts go
 	// out.
 	alertEvery = time.Minute
+	// weeklyEvery is how often the weekly report's loop looks whether it is due.
+	weeklyEvery = 5 * time.Minute
 	// scheduleEvery is how often templates' schedules are looked at; cron's unit is a minute.
 	scheduleEvery = 20 * time.Second
 	// schedulerGap is the least real time between two scheduler passes: a burst of submits
@@ -146,7 +148,7 @@ func addHousekeeping(loops *loop.Set, store *models.Store, channels []notify.Cha
 		return err
 	})
 	if cfg.weekly != nil {
-		pol, reports := weeklyPolicy(*cfg.weekly, cfg.Location), weeklyReports(store, cfg.Lang, cfg.PublicURL)
+		pol, reports := notice.DefaultWeeklyPolicy(*cfg.weekly, cfg.Location), notice.BillingReports(store, phrase.Locale{Lang: cfg.Lang}, cfg.PublicURL)
 		loops.Every("weekly report", weeklyEvery, func(ctx context.Context) error {
 			_, _, err := notice.SendWeeklyReports(ctx, store, channels, pol, reports, now(), log)
 			return err

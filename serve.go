@@ -343,6 +343,14 @@ const boardLag = time.Second
 // (board, caches), so most of what it allocates is garbage of requests.
 const defaultGCPercent = 200
 
+// The weekly report's sending (--weekly-report).
+const (
+	// defaultWeeklyReport sends it on Mondays at 09:00.
+	defaultWeeklyReport = "0 9 * * 1"
+	// weeklyReportOff, as --weekly-report, sends none.
+	weeklyReportOff = "off"
+)
+
 // bootstrapAdmin creates the user admin with password when no user exists yet.
 func bootstrapAdmin(ctx context.Context, store *models.Store, password string, now time.Time, log *slog.Logger) error {
 	if password == "" {

@@ -214,9 +214,9 @@ func billBookings(l phrase.Locale, bs []BillBooking) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var15 string
-				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(k.BookedS))
+				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(k.BookedS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bill_bookings.templ`, Line: 34, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bill_bookings.templ`, Line: 34, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 				if templ_7745c5c3_Err != nil {
@@ -227,9 +227,9 @@ func billBookings(l phrase.Locale, bs []BillBooking) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var16 string
-				templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(k.UsedS))
+				templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(k.UsedS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bill_bookings.templ`, Line: 35, Col: 43}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bill_bookings.templ`, Line: 35, Col: 46}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 				if templ_7745c5c3_Err != nil {
@@ -240,9 +240,9 @@ func billBookings(l phrase.Locale, bs []BillBooking) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var17 string
-				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(k.UnusedS))
+				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(k.UnusedS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bill_bookings.templ`, Line: 36, Col: 74}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bill_bookings.templ`, Line: 36, Col: 77}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 				if templ_7745c5c3_Err != nil {

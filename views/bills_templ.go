@@ -433,9 +433,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var28 string
-					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.NominalS))
+					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.NominalS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 69, Col: 49}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 69, Col: 52}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 					if templ_7745c5c3_Err != nil {
@@ -446,9 +446,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var29 string
-					templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.EffectiveS))
+					templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.EffectiveS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 70, Col: 51}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 70, Col: 54}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 					if templ_7745c5c3_Err != nil {
@@ -459,9 +459,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var30 string
-					templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.IdleS))
+					templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.IdleS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 71, Col: 46}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 71, Col: 49}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 					if templ_7745c5c3_Err != nil {
@@ -603,9 +603,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var39 string
-					templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(g.Subtotal.NominalS))
+					templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(g.Subtotal.NominalS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 93, Col: 58}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 93, Col: 61}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 					if templ_7745c5c3_Err != nil {
@@ -616,9 +616,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var40 string
-					templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(g.Subtotal.EffectiveS))
+					templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(g.Subtotal.EffectiveS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 94, Col: 60}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 94, Col: 63}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 					if templ_7745c5c3_Err != nil {
@@ -629,9 +629,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var41 string
-					templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(g.Subtotal.IdleS))
+					templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(g.Subtotal.IdleS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 95, Col: 55}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 95, Col: 58}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var41))
 					if templ_7745c5c3_Err != nil {
@@ -678,9 +678,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var44 string
-			templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Total.NominalS))
+			templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Total.NominalS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 105, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 105, Col: 56}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 			if templ_7745c5c3_Err != nil {
@@ -691,9 +691,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var45 string
-			templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Total.EffectiveS))
+			templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Total.EffectiveS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 106, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 106, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 			if templ_7745c5c3_Err != nil {
@@ -704,9 +704,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var46 string
-			templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Total.IdleS))
+			templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Total.IdleS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 107, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 107, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 			if templ_7745c5c3_Err != nil {
@@ -903,9 +903,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var60 string
-				templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(p.ProvisionedS))
+				templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(p.ProvisionedS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 142, Col: 52}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 142, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 				if templ_7745c5c3_Err != nil {
@@ -916,9 +916,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var61 string
-				templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(p.HeldS))
+				templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(p.HeldS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 143, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 143, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 				if templ_7745c5c3_Err != nil {
@@ -929,9 +929,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var62 string
-				templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(p.IdleS))
+				templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(p.IdleS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 144, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 144, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 				if templ_7745c5c3_Err != nil {
@@ -942,9 +942,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var63 string
-				templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(p.PackageS))
+				templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(p.PackageS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 145, Col: 48}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 145, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 				if templ_7745c5c3_Err != nil {
@@ -955,9 +955,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var64 string
-				templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(p.OrganisationS))
+				templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(p.OrganisationS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 146, Col: 53}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 146, Col: 56}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var64))
 				if templ_7745c5c3_Err != nil {
@@ -968,9 +968,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var65 string
-				templ_7745c5c3_Var65, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(p.UnmanagedS))
+				templ_7745c5c3_Var65, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(p.UnmanagedS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 147, Col: 74}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 147, Col: 77}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var65))
 				if templ_7745c5c3_Err != nil {
@@ -1034,9 +1034,9 @@ func billsBody(l phrase.Locale, d BillsData) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var69 string
-						templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(n.Seconds))
+						templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(n.Seconds))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 161, Col: 67}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 161, Col: 70}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
 						if templ_7745c5c3_Err != nil {
@@ -1540,9 +1540,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var100 string
-		templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.NominalS))
+		templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.NominalS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 231, Col: 94}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 231, Col: 97}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var100))
 		if templ_7745c5c3_Err != nil {
@@ -1566,9 +1566,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var102 string
-		templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.EffectiveS))
+		templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.EffectiveS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 232, Col: 71}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 232, Col: 74}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var102))
 		if templ_7745c5c3_Err != nil {
@@ -1579,9 +1579,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var103 string
-		templ_7745c5c3_Var103, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(d.EffectiveS, d.NominalS)))
+		templ_7745c5c3_Var103, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(d.EffectiveS, d.NominalS)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 232, Col: 134}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 232, Col: 144}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var103))
 		if templ_7745c5c3_Err != nil {
@@ -1605,9 +1605,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var105 string
-		templ_7745c5c3_Var105, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.IdleS))
+		templ_7745c5c3_Var105, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.IdleS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 233, Col: 81}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 233, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var105))
 		if templ_7745c5c3_Err != nil {
@@ -1618,9 +1618,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var106 string
-		templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(d.Held.IdleS, d.NominalS)))
+		templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(d.Held.IdleS, d.NominalS)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 233, Col: 144}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 233, Col: 154}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 		if templ_7745c5c3_Err != nil {
@@ -2004,9 +2004,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 				}
 				if ln.EstimatedS > 0 {
 					var templ_7745c5c3_Var132 string
-					templ_7745c5c3_Var132, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(ln.EstimatedS))
+					templ_7745c5c3_Var132, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(ln.EstimatedS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 284, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 284, Col: 40}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var132))
 					if templ_7745c5c3_Err != nil {
@@ -2018,9 +2018,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var133 string
-				templ_7745c5c3_Var133, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(ln.NominalS))
+				templ_7745c5c3_Var133, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(ln.NominalS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 287, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 287, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var133))
 				if templ_7745c5c3_Err != nil {
@@ -2031,9 +2031,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var134 string
-				templ_7745c5c3_Var134, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(ln.EffectiveS))
+				templ_7745c5c3_Var134, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(ln.EffectiveS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 288, Col: 51}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 288, Col: 54}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var134))
 				if templ_7745c5c3_Err != nil {
@@ -2044,9 +2044,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var135 string
-				templ_7745c5c3_Var135, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(ln.IdleS))
+				templ_7745c5c3_Var135, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(ln.IdleS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 289, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 289, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var135))
 				if templ_7745c5c3_Err != nil {
@@ -2243,9 +2243,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var148 string
-				templ_7745c5c3_Var148, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(it.NominalS))
+				templ_7745c5c3_Var148, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(it.NominalS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 323, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 323, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var148))
 				if templ_7745c5c3_Err != nil {
@@ -2256,9 +2256,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var149 string
-				templ_7745c5c3_Var149, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(it.EffectiveS))
+				templ_7745c5c3_Var149, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(it.EffectiveS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 324, Col: 51}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 324, Col: 54}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var149))
 				if templ_7745c5c3_Err != nil {
@@ -2269,9 +2269,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var150 string
-				templ_7745c5c3_Var150, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(it.IdleS))
+				templ_7745c5c3_Var150, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(it.IdleS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 325, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 325, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var150))
 				if templ_7745c5c3_Err != nil {
@@ -2338,9 +2338,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var154 string
-		templ_7745c5c3_Var154, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.NominalS))
+		templ_7745c5c3_Var154, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.NominalS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 343, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 343, Col: 49}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var154))
 		if templ_7745c5c3_Err != nil {
@@ -2351,9 +2351,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var155 string
-		templ_7745c5c3_Var155, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.EffectiveS))
+		templ_7745c5c3_Var155, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.EffectiveS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 344, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 344, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var155))
 		if templ_7745c5c3_Err != nil {
@@ -2364,9 +2364,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var156 string
-		templ_7745c5c3_Var156, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.IdleS))
+		templ_7745c5c3_Var156, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.IdleS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 345, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 345, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var156))
 		if templ_7745c5c3_Err != nil {
@@ -2490,9 +2490,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var165 string
-			templ_7745c5c3_Var165, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Package.CoveredS))
+			templ_7745c5c3_Var165, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Package.CoveredS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 358, Col: 85}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 358, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var165))
 			if templ_7745c5c3_Err != nil {
@@ -2516,9 +2516,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var167 string
-			templ_7745c5c3_Var167, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Package.UsedS))
+			templ_7745c5c3_Var167, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Package.UsedS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 359, Col: 79}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 359, Col: 82}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var167))
 			if templ_7745c5c3_Err != nil {
@@ -2542,9 +2542,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var169 string
-			templ_7745c5c3_Var169, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Package.BeyondS))
+			templ_7745c5c3_Var169, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Package.BeyondS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 360, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 360, Col: 86}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var169))
 			if templ_7745c5c3_Err != nil {
@@ -2568,9 +2568,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var171 string
-			templ_7745c5c3_Var171, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Package.UnusedS))
+			templ_7745c5c3_Var171, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Package.UnusedS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 361, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 361, Col: 86}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var171))
 			if templ_7745c5c3_Err != nil {
@@ -2799,9 +2799,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var186 string
-				templ_7745c5c3_Var186, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(x.IdleS))
+				templ_7745c5c3_Var186, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(x.IdleS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 395, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 395, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var186))
 				if templ_7745c5c3_Err != nil {
@@ -2812,9 +2812,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var187 string
-				templ_7745c5c3_Var187, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(x.LowUtilS))
+				templ_7745c5c3_Var187, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(x.LowUtilS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 396, Col: 48}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 396, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var187))
 				if templ_7745c5c3_Err != nil {
@@ -2825,9 +2825,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var188 string
-				templ_7745c5c3_Var188, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(x.NominalS))
+				templ_7745c5c3_Var188, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(x.NominalS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 397, Col: 48}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 397, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var188))
 				if templ_7745c5c3_Err != nil {
@@ -2838,9 +2838,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var189 string
-				templ_7745c5c3_Var189, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(x.IdleS, x.NominalS)))
+				templ_7745c5c3_Var189, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(x.IdleS, x.NominalS)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 398, Col: 64}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 398, Col: 71}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var189))
 				if templ_7745c5c3_Err != nil {
@@ -2883,9 +2883,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var192 string
-				templ_7745c5c3_Var192, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Package.UnusedS))
+				templ_7745c5c3_Var192, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Package.UnusedS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 405, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 405, Col: 58}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var192))
 				if templ_7745c5c3_Err != nil {
@@ -2896,9 +2896,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var193 string
-				templ_7745c5c3_Var193, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Package.CoveredS))
+				templ_7745c5c3_Var193, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Package.CoveredS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 407, Col: 56}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 407, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var193))
 				if templ_7745c5c3_Err != nil {
@@ -2909,9 +2909,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var194 string
-				templ_7745c5c3_Var194, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(d.Package.UnusedS, d.Package.CoveredS)))
+				templ_7745c5c3_Var194, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(d.Package.UnusedS, d.Package.CoveredS)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 408, Col: 82}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 408, Col: 89}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var194))
 				if templ_7745c5c3_Err != nil {
@@ -2958,9 +2958,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var197 string
-		templ_7745c5c3_Var197, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.ActiveS))
+		templ_7745c5c3_Var197, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.ActiveS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 417, Col: 77}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 417, Col: 80}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var197))
 		if templ_7745c5c3_Err != nil {
@@ -2984,9 +2984,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var199 string
-		templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.LowUtilS))
+		templ_7745c5c3_Var199, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.LowUtilS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 418, Col: 80}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 418, Col: 83}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var199))
 		if templ_7745c5c3_Err != nil {
@@ -3010,9 +3010,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var201 string
-		templ_7745c5c3_Var201, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.IdleS))
+		templ_7745c5c3_Var201, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.IdleS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 419, Col: 73}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 419, Col: 76}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var201))
 		if templ_7745c5c3_Err != nil {
@@ -3036,9 +3036,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var203 string
-		templ_7745c5c3_Var203, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.SetupS))
+		templ_7745c5c3_Var203, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.SetupS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 420, Col: 75}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 420, Col: 78}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var203))
 		if templ_7745c5c3_Err != nil {
@@ -3062,9 +3062,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var205 string
-		templ_7745c5c3_Var205, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.NoDataS))
+		templ_7745c5c3_Var205, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.NoDataS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 421, Col: 78}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 421, Col: 81}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var205))
 		if templ_7745c5c3_Err != nil {
@@ -3088,9 +3088,9 @@ func billBody(l phrase.Locale, d BillData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var207 string
-		templ_7745c5c3_Var207, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Held.WastedS))
+		templ_7745c5c3_Var207, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Held.WastedS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 424, Col: 97}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills.templ`, Line: 424, Col: 100}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var207))
 		if templ_7745c5c3_Err != nil {

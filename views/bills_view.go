@@ -26,19 +26,6 @@ func yuan(fen int64) string {
 	return string(append(b, '.', byte('0'+u/10%10), byte('0'+u%10)))
 }
 
-// hoursText formats card-seconds as card-hours with two decimals, rounded half up, in
-// integers only: 5400 → "1.50", 4500000 → "1,250.00". Downloads carry six decimals.
-func hoursText(s int64) string {
-	b := make([]byte, 0, 24)
-	if s < 0 {
-		b = append(b, '-')
-		s = -s
-	}
-	c := (s*100 + 1800) / 3600
-	b = phrase.AppendInt(b, c/100)
-	return string(append(b, '.', byte('0'+c/10%10), byte('0'+c%10)))
-}
-
 // pricingText names how a line is priced.
 func pricingText(l phrase.Locale, p string) string {
 	switch p {

@@ -234,7 +234,7 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 	b = append(b, `</span><span class="v">`...)
 	b = phrase.AppendMiBOf(b, g.MemoryUsedMiB, g.MemoryTotalMiB)
 	b = append(b, `</span><span class="bar mem" aria-hidden="true"><span style="`...)
-	b = append(b, barWidth(share(g.MemoryUsedMiB, g.MemoryTotalMiB))...)
+	b = append(b, barWidth(phrase.Share(g.MemoryUsedMiB, g.MemoryTotalMiB))...)
 	b = append(b, `;"></span></span></div><div class="flags"><span class="env" data-testid="card-env"><span title="`...)
 	b = append(b, rt.temp...)
 	b = append(b, `">`...)

@@ -765,9 +765,9 @@ func modelsBody(l phrase.Locale, d ModelsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var52 string
-				templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(s.CardSeconds))
+				templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(s.CardSeconds))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/models.templ`, Line: 85, Col: 89}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/models.templ`, Line: 85, Col: 92}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 				if templ_7745c5c3_Err != nil {
@@ -804,9 +804,9 @@ func modelsBody(l phrase.Locale, d ModelsData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var55 string
-				templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(s.IdleCardSeconds))
+				templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(s.IdleCardSeconds))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/models.templ`, Line: 86, Col: 165}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/models.templ`, Line: 86, Col: 168}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 				if templ_7745c5c3_Err != nil {

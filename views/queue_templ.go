@@ -1615,9 +1615,9 @@ func FreeCapacity(l phrase.Locale, caps []SpecCapacity, oob bool) templ.Componen
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var98 string
-				templ_7745c5c3_Var98, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(barWidth(share(int64(c.Free), int64(c.Total))))
+				templ_7745c5c3_Var98, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(barWidth(phrase.Share(int64(c.Free), int64(c.Total))))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue.templ`, Line: 231, Col: 109}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue.templ`, Line: 231, Col: 116}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 				if templ_7745c5c3_Err != nil {

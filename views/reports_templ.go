@@ -192,9 +192,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var12 string
-		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("report.period", weekRange(d.From, d.To), d.TimeZone))
+		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("report.period", phrase.DayRange(d.From, d.To), d.TimeZone))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 35, Col: 62}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 35, Col: 68}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 		if templ_7745c5c3_Err != nil {
@@ -295,9 +295,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var19 string
-		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Total.NominalS))
+		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Total.NominalS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 48, Col: 73}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 48, Col: 76}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 		if templ_7745c5c3_Err != nil {
@@ -321,9 +321,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var21 string
-		templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Total.EffectiveS))
+		templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Total.EffectiveS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 49, Col: 77}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 49, Col: 80}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 		if templ_7745c5c3_Err != nil {
@@ -334,9 +334,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var22 string
-		templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(d.Total.EffectiveS, d.Total.NominalS)))
+		templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(d.Total.EffectiveS, d.Total.NominalS)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 49, Col: 152}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 49, Col: 162}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 		if templ_7745c5c3_Err != nil {
@@ -360,9 +360,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var24 string
-		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Total.IdleS))
+		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Total.IdleS))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 50, Col: 82}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 50, Col: 85}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 		if templ_7745c5c3_Err != nil {
@@ -373,9 +373,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var25 string
-		templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(d.Total.IdleS, d.Total.NominalS)))
+		templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(d.Total.IdleS, d.Total.NominalS)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 50, Col: 152}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 50, Col: 162}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 		if templ_7745c5c3_Err != nil {
@@ -404,9 +404,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var27 string
-			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(d.Total.UnheldS))
+			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(d.Total.UnheldS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 52, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 52, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 			if templ_7745c5c3_Err != nil {
@@ -417,9 +417,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var28 string
-			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(d.Total.UnheldS, d.Total.ProvisionedS)))
+			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(d.Total.UnheldS, d.Total.ProvisionedS)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 52, Col: 150}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 52, Col: 160}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
@@ -723,9 +723,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var48 string
-				templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(t.IdleS))
+				templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(t.IdleS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 92, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 92, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 				if templ_7745c5c3_Err != nil {
@@ -736,9 +736,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var49 string
-				templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(t.NominalS))
+				templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(t.NominalS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 93, Col: 48}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 93, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var49))
 				if templ_7745c5c3_Err != nil {
@@ -749,9 +749,9 @@ func reportBody(l phrase.Locale, d ReportData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var50 string
-				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(t.IdleS, t.NominalS)))
+				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(t.IdleS, t.NominalS)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 94, Col: 64}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 94, Col: 71}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 				if templ_7745c5c3_Err != nil {
@@ -1093,9 +1093,9 @@ func missSection(l phrase.Locale, misses []ReportMiss) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var70 string
-				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(m.EstimatedS))
+				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(m.EstimatedS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 148, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 148, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 				if templ_7745c5c3_Err != nil {
@@ -1106,9 +1106,9 @@ func missSection(l phrase.Locale, misses []ReportMiss) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var71 string
-				templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(m.ActualS))
+				templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(m.ActualS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 149, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 149, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 				if templ_7745c5c3_Err != nil {
@@ -1431,9 +1431,9 @@ func usageSection(l phrase.Locale, id, heading, chartTitle, keyLabel string, row
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var91 string
-				templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.NominalS))
+				templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.NominalS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 187, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 187, Col: 50}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var91))
 				if templ_7745c5c3_Err != nil {
@@ -1444,9 +1444,9 @@ func usageSection(l phrase.Locale, id, heading, chartTitle, keyLabel string, row
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var92 string
-				templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.EffectiveS))
+				templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.EffectiveS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 188, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 188, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 				if templ_7745c5c3_Err != nil {
@@ -1457,9 +1457,9 @@ func usageSection(l phrase.Locale, id, heading, chartTitle, keyLabel string, row
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var93 string
-				templ_7745c5c3_Var93, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(share(r.EffectiveS, r.NominalS)))
+				templ_7745c5c3_Var93, templ_7745c5c3_Err = templ.JoinStringErrs(l.Percent(phrase.Share(r.EffectiveS, r.NominalS)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 189, Col: 68}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 189, Col: 75}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var93))
 				if templ_7745c5c3_Err != nil {
@@ -1470,9 +1470,9 @@ func usageSection(l phrase.Locale, id, heading, chartTitle, keyLabel string, row
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var94 string
-				templ_7745c5c3_Var94, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.IdleS))
+				templ_7745c5c3_Var94, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.IdleS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 190, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 190, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var94))
 				if templ_7745c5c3_Err != nil {
@@ -1483,9 +1483,9 @@ func usageSection(l phrase.Locale, id, heading, chartTitle, keyLabel string, row
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var95 string
-				templ_7745c5c3_Var95, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.LowUtilS))
+				templ_7745c5c3_Var95, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.LowUtilS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 191, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 191, Col: 50}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var95))
 				if templ_7745c5c3_Err != nil {
@@ -1501,9 +1501,9 @@ func usageSection(l phrase.Locale, id, heading, chartTitle, keyLabel string, row
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var96 string
-					templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.ProvisionedS))
+					templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.ProvisionedS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 193, Col: 52}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 193, Col: 55}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var96))
 					if templ_7745c5c3_Err != nil {
@@ -1514,9 +1514,9 @@ func usageSection(l phrase.Locale, id, heading, chartTitle, keyLabel string, row
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var97 string
-					templ_7745c5c3_Var97, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.UnheldS))
+					templ_7745c5c3_Var97, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.UnheldS))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 194, Col: 47}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 194, Col: 50}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var97))
 					if templ_7745c5c3_Err != nil {
@@ -2127,9 +2127,9 @@ func outputTable(l phrase.Locale, keyLabel string, rows []ReportOutput) templ.Co
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var140 string
-			templ_7745c5c3_Var140, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(o.NominalS))
+			templ_7745c5c3_Var140, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(o.NominalS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 249, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 249, Col: 48}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var140))
 			if templ_7745c5c3_Err != nil {
@@ -2140,9 +2140,9 @@ func outputTable(l phrase.Locale, keyLabel string, rows []ReportOutput) templ.Co
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var141 string
-			templ_7745c5c3_Var141, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(o.EffectiveS))
+			templ_7745c5c3_Var141, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(o.EffectiveS))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 250, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/reports.templ`, Line: 250, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var141))
 			if templ_7745c5c3_Err != nil {

@@ -3497,9 +3497,9 @@ func templateUsageSection(l phrase.Locale, rows []ReportTemplate) templ.Componen
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var189 string
-				templ_7745c5c3_Var189, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.NominalS))
+				templ_7745c5c3_Var189, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.NominalS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/templates.templ`, Line: 434, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/templates.templ`, Line: 434, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var189))
 				if templ_7745c5c3_Err != nil {
@@ -3510,9 +3510,9 @@ func templateUsageSection(l phrase.Locale, rows []ReportTemplate) templ.Componen
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var190 string
-				templ_7745c5c3_Var190, templ_7745c5c3_Err = templ.JoinStringErrs(hoursText(r.EffectiveS))
+				templ_7745c5c3_Var190, templ_7745c5c3_Err = templ.JoinStringErrs(phrase.Hours(r.EffectiveS))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/templates.templ`, Line: 435, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/templates.templ`, Line: 435, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var190))
 				if templ_7745c5c3_Err != nil {
