@@ -261,7 +261,6 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	schedLoop := loops.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
 	scale := scaler.New(store, scaler.Config{Providers: providers, Cluster: cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
-		Say: phrase.Locale{}.Say,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)
 			if !ok {
