@@ -16,7 +16,8 @@ const (
 	LangZH = "zh-CN"
 )
 
-// Locale is the language a page is rendered in. The zero value renders English.
+// Locale is a language Kashi writes in: a page's, its reader's choice, or a chat message's,
+// the installation's. The zero value writes English.
 type Locale struct{ Lang string }
 
 // Language is one entry of the language switcher.
