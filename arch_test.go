@@ -16,7 +16,7 @@ import (
 var mayImport = map[string][]string{
 	"api":                    nil,
 	"loop":                   nil,
-	"control":                {"datacheck", "fleet", "loop", "models", "notice", "notify", "scaler", "schedule", "scheduler", "views"},
+	"control":                {"datacheck", "fleet", "loop", "models", "notice", "notify", "phrase", "scaler", "schedule", "scheduler"},
 	"static":                 nil,
 	"notify":                 nil,
 	"fleet":                  nil,
@@ -27,7 +27,7 @@ var mayImport = map[string][]string{
 	"scheduler":              {"models"},
 	"schedule":               {"models"},
 	"scaler":                 {"models", "fleet", "phrase", "scheduler"},
-	"notice":                 {"models", "notify"},
+	"notice":                 {"billing", "models", "notify", "phrase"},
 	"datacheck":              {"models"},
 	"rightsize":              {"models"},
 	"serving":                nil,
@@ -43,8 +43,8 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":        {"fleet"},
 	"agent":                  {"api", "serving"},
 	"agent/simgpu":           {"agent", "api"},
-	"handlers":               {"api", "billing", "models", "replay", "rightsize", "scaler", "schedule", "scheduler", "serving", "views"},
-	"web":                    {"api", "handlers", "static", "views"},
+	"handlers":               {"api", "billing", "models", "replay", "rightsize", "scaler", "phrase", "schedule", "scheduler", "serving", "views"},
+	"web":                    {"api", "handlers", "phrase", "static", "views"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
 }

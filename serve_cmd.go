@@ -30,10 +30,11 @@ import (
 	"kashi/handlers"
 	"kashi/metrics"
 	"kashi/models"
+	"kashi/notice"
 	"kashi/notify"
+	"kashi/phrase"
 	"kashi/scaler"
 	"kashi/schedule"
-	"kashi/views"
 	"kashi/web"
 )
 
@@ -94,7 +95,7 @@ type serveConfig struct {
 	// GCPercent is the Go collector's GOGC for the server; 0 when GOGC in the environment
 	// decides (it is set and --gc-percent is not given).
 	GCPercent int
-	// Lang is the installation's language (views.LangEN or views.LangZH): chat messages of
+	// Lang is the installation's language (phrase.LangEN or phrase.LangZH): chat messages of
 	// alerts are written in it, whoever reads them; pages follow each viewer's choice.
 	Lang string
 	// WeeklyReport is when the weekly report goes out, a cron expression in TimeZone;
@@ -136,13 +137,13 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.SecretKey, "secret-key", "", "base64 of 32 bytes sealing secret task env values (SQLite default: a key file beside the database)")
 	f.Int(&c.DBMaxConns, "db-max-conns", models.DefaultMaxConns, "the most Postgres connections this server opens")
 	f.Int(&c.GCPercent, "gc-percent", defaultGCPercent, "the Go collector's GOGC: heap growth between collections, in percent (25-1000; GOGC in the environment wins unless this is given)")
-	f.String(&c.Lang, "lang", views.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
+	f.String(&c.Lang, "lang", phrase.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
 	f.String(&c.WeeklyReport, "weekly-report", defaultWeeklyReport, "when the weekly report goes to each project and the --notify channels: a cron expression in --time-zone, or off")
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
-	if c.Lang != views.LangEN && c.Lang != views.LangZH {
-		return c, fmt.Errorf("--lang must be %s or %s, got %q", views.LangEN, views.LangZH, c.Lang)
+	if c.Lang != phrase.LangEN && c.Lang != phrase.LangZH {
+		return c, fmt.Errorf("--lang must be %s or %s, got %q", phrase.LangEN, phrase.LangZH, c.Lang)
 	}
 	loc, err := time.LoadLocation(c.TimeZone)
 	if err != nil {
@@ -275,15 +276,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	var weekly *control.Weekly
 	if cfg.weekly != nil {
-		weekly = &control.Weekly{Every: weeklyEvery, Policy: weeklyPolicy(*cfg.weekly, cfg.Location),
-			Reports: weeklyReports(store, cfg.Lang, cfg.PublicURL)}
+		weekly = &control.Weekly{Every: weeklyEvery, Policy: notice.DefaultWeeklyPolicy(*cfg.weekly, cfg.Location),
+			Reports: notice.BillingReports(store, phrase.Locale{Lang: cfg.Lang}, cfg.PublicURL)}
 	}
 	loops := control.New(ctx, store, control.Config{Speed: speed, Tick: cfg.Tick, ScaleEvery: cfg.ScaleEvery,
 		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels,
 		Retention: cfg.Retention, History: models.Retention{Keep: cfg.HistoryRetention,
 			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}},
 		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},
-		AlertWords: alertWords(cfg.Lang), Weekly: weekly, Now: now, Logger: log})
+		Words:      phrase.Locale{Lang: cfg.Lang}, Weekly: weekly, Now: now, Logger: log})
 
 	collector := metrics.New(store, loops.Queue.Queue, metrics.MonthBills(store), metrics.Config{Now: now, Logger: log,
 		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}})
@@ -457,3 +458,13 @@ func fillDemoPast(ctx context.Context, store *models.Store, now time.Time, log *
 	log.Info("demo past filled", "month issued", stats.Month, "tasks", stats.Tasks, "bills", stats.Bills,
 		"card-hours", stats.CardHours, "rollup buckets", stats.RollupBuckets, "took", time.Since(began).Round(time.Millisecond))
 }
+
+// The weekly report's sending (--weekly-report).
+const (
+	// defaultWeeklyReport sends it on Mondays at 09:00.
+	defaultWeeklyReport = "0 9 * * 1"
+	// weeklyReportOff, as --weekly-report, sends none.
+	weeklyReportOff = "off"
+	// weeklyEvery is how often the weekly report's loop looks whether it is due.
+	weeklyEvery = 5 * time.Minute
+)

@@ -14,10 +14,10 @@ import (
 	"kashi/models"
 	"kashi/notice"
 	"kashi/notify"
+	"kashi/phrase"
 	"kashi/scaler"
 	"kashi/schedule"
 	"kashi/scheduler"
-	"kashi/views"
 )
 
 // Periods and gaps of the control loops, in clock time unless said otherwise.
@@ -61,8 +61,8 @@ type Config struct {
 	History   models.Retention
 	// DataChecks confines the data checks tasks declare.
 	DataChecks datacheck.Policy
-	// AlertWords words alerts' chat messages.
-	AlertWords notice.AlertWords
+	// Words is the installation's language: alerts' chat messages are written in it.
+	Words phrase.Locale
 	// Weekly sends the weekly report; nil sends none.
 	Weekly *Weekly
 	// Now is the clock (the demo's runs fast).
@@ -107,7 +107,6 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	schedLoop := set.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
 	scale := scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
-		Say: views.Locale{}.Say,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)
 			if !ok {
@@ -153,7 +152,7 @@ func addHousekeeping(set *loop.Set, store *models.Store, cfg Config) {
 		if err := notice.CheckServices(ctx, store, now()); err != nil {
 			return err
 		}
-		_, err := notice.SendAlerts(ctx, store, channels, cfg.AlertWords, cfg.Location, now(), log)
+		_, err := notice.SendAlerts(ctx, store, channels, cfg.Words, cfg.Location, now(), log)
 		return err
 	})
 	reminders := notice.DefaultReminderPolicy(cfg.Location)
@@ -185,7 +184,7 @@ func idleEventOf(a scaler.Action) (notice.IdleEvent, bool) {
 	if len(d) > 0 && d[0].Code == "task_of" {
 		d = d[1:]
 	}
-	detail := views.Locale{}.Say(d)
+	detail := phrase.Locale{}.Say(d)
 	switch a.Kind {
 	case scaler.ActionIdleNotice:
 		return notice.IdleEvent{TaskID: a.TaskID, Detail: detail}, true

@@ -173,7 +173,7 @@ func (h *Pools) AlertList(c echo.Context) error {
 			params = []string{}
 		}
 		out[i] = alertJSON{ID: a.ID, Kind: a.Kind, Subject: a.Subject, Code: a.Code, Params: params,
-			Message: views.AlertSentence(l, a.Code, params, a.Message), Severity: a.Severity, TaskID: a.TaskID,
+			Message: l.AlertSentence(a.Code, params, a.Message), Severity: a.Severity, TaskID: a.TaskID,
 			NodeID: a.NodeID, Pool: a.Pool, FirstAt: a.At, LastAt: a.LastAt, Count: a.Count, ResolvedAt: a.ResolvedAt,
 			SentAt: a.SentAt, AckedBy: a.AckedBy, AckedAt: a.AckedAt}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -16,7 +17,7 @@ import (
 // snake_case for the catalogs; bookkeeping fields, and a new thing's empty ones, are left out. Times show in
 // zone, money (fields ending in _fen) in yuan. A value that is not an object is one field,
 // "value".
-func auditChanges(l views.Locale, before, after string, zone *time.Location) []views.AuditChange {
+func auditChanges(l phrase.Locale, before, after string, zone *time.Location) []views.AuditChange {
 	b, a := flatJSON(before), flatJSON(after)
 	var names []string
 	for k := range b {
@@ -123,7 +124,7 @@ func jsonEqual(a, b any) bool {
 
 // auditValue shows one value: "—" for none, yes or no, times in zone, fen as yuan, lists
 // joined, objects as compact JSON.
-func auditValue(l views.Locale, field string, v any, zone *time.Location) string {
+func auditValue(l phrase.Locale, field string, v any, zone *time.Location) string {
 	switch x := v.(type) {
 	case nil:
 		return "—"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -22,7 +23,7 @@ func TestSnake(t *testing.T) {
 
 func TestAuditChanges(t *testing.T) {
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
-	en := views.Locale{Lang: views.LangEN}
+	en := phrase.Locale{Lang: phrase.LangEN}
 	tests := map[string]struct {
 		before, after string
 		want          []views.AuditChange

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/views"
+	"kashi/phrase"
 )
 
 // LangCookie remembers the chosen language.
@@ -18,7 +18,7 @@ const LangCookie = "kashi_lang"
 func (h *People) LangSet(c echo.Context) error {
 	set := c.QueryParam("set")
 	ok := false
-	for _, l := range views.Languages() {
+	for _, l := range phrase.Languages() {
 		ok = ok || l.Code == set
 	}
 	if !ok {

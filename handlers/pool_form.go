@@ -11,6 +11,7 @@ import (
 
 	"kashi/billing"
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -22,7 +23,7 @@ var poolFormGroups = func() []views.PoolFieldGroup {
 	for _, f := range models.PoolFields {
 		if len(out) == 0 || f.Group != group {
 			group = f.Group
-			out = append(out, views.PoolFieldGroup{TitleKey: views.PoolFieldKeyPrefix + "group." + group})
+			out = append(out, views.PoolFieldGroup{TitleKey: phrase.PoolFieldKeyPrefix + "group." + group})
 		}
 		out[len(out)-1].Fields = append(out[len(out)-1].Fields, poolFieldView(f))
 	}
@@ -30,10 +31,10 @@ var poolFormGroups = func() []views.PoolFieldGroup {
 }()
 
 // poolFieldView maps a row of the settings table to its input, with the catalog keys of its
-// label and help (views.PoolFieldKeyPrefix).
+// label and help (phrase.PoolFieldKeyPrefix).
 func poolFieldView(f models.PoolField) views.PoolField {
-	v := views.PoolField{Name: f.Name, LabelKey: views.PoolFieldKeyPrefix + f.Name,
-		HelpKey: views.PoolFieldKeyPrefix + f.Name + ".help",
+	v := views.PoolField{Name: f.Name, LabelKey: phrase.PoolFieldKeyPrefix + f.Name,
+		HelpKey: phrase.PoolFieldKeyPrefix + f.Name + ".help",
 		Min:     formatSetting(f, f.Min), Max: formatSetting(f, f.Max)}
 	if f.Default != 0 {
 		v.Default = formatSetting(f, f.Default)

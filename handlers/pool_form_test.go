@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -96,7 +97,7 @@ func TestPoolFormErrors(t *testing.T) {
 // TestPoolFieldTexts: every setting and group has a label and help in both languages, and
 // the help takes the default exactly when the setting has one.
 func TestPoolFieldTexts(t *testing.T) {
-	for _, l := range []views.Locale{{Lang: views.LangEN}, {Lang: views.LangZH}} {
+	for _, l := range []phrase.Locale{{Lang: phrase.LangEN}, {Lang: phrase.LangZH}} {
 		for _, g := range poolFormGroups {
 			if l.T(g.TitleKey) == g.TitleKey {
 				t.Errorf("%s: no text for %q", l.Lang, g.TitleKey)

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/scaler"
 	"kashi/views"
 )
@@ -152,11 +153,11 @@ func toPoolJSON(p poolInfo) poolJSON {
 		out.Booting = append(out.Booting, machineJSON{Key: m.IdempotencyKey, ProviderID: m.ProviderID, State: m.State, CreatedAt: m.CreatedAt})
 	}
 	for _, s := range p.Skips {
-		out.Skips = append(out.Skips, skipJSON{Reason: s.Reason, Detail: views.Locale{}.SayText(s.Detail)})
+		out.Skips = append(out.Skips, skipJSON{Reason: s.Reason, Detail: phrase.Locale{}.SayText(s.Detail)})
 	}
 	for _, e := range p.Events {
 		out.Events = append(out.Events, scaleEventJSON{At: e.At, Kind: e.Kind, From: e.FromSize, To: e.ToSize, Reason: e.Reason,
-			Detail: views.Locale{}.SayText(e.Detail), NodeID: e.NodeID, MachineKey: e.MachineKey})
+			Detail: phrase.Locale{}.SayText(e.Detail), NodeID: e.NodeID, MachineKey: e.MachineKey})
 	}
 	return out
 }

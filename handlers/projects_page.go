@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -93,13 +94,13 @@ func (h *Projects) projectsData(c echo.Context, form views.RequestForm) (views.P
 }
 
 // requestView shows a request on a page.
-func requestView(l views.Locale, r models.QuotaRequestRow) views.RequestView {
+func requestView(l phrase.Locale, r models.QuotaRequestRow) views.RequestView {
 	return views.RequestView{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: changeText(l, r),
 		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt}
 }
 
 // changeText says in words what a request asks.
-func changeText(l views.Locale, r models.QuotaRequestRow) string {
+func changeText(l phrase.Locale, r models.QuotaRequestRow) string {
 	c := r.Parsed()
 	switch r.Kind {
 	case models.RequestLimit:

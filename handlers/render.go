@@ -11,6 +11,7 @@ import (
 
 	"kashi/api"
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -35,15 +36,15 @@ func renderContext(c echo.Context) context.Context {
 }
 
 // Locale returns the request's locale, set by the web layer's middleware.
-func Locale(c echo.Context) views.Locale {
-	if l, ok := c.Get(localeKey).(views.Locale); ok {
+func Locale(c echo.Context) phrase.Locale {
+	if l, ok := c.Get(localeKey).(phrase.Locale); ok {
 		return l
 	}
-	return views.Locale{Lang: views.LangEN}
+	return phrase.Locale{Lang: phrase.LangEN}
 }
 
 // SetLocale stores the request's locale for Locale.
-func SetLocale(c echo.Context, l views.Locale) { c.Set(localeKey, l) }
+func SetLocale(c echo.Context, l phrase.Locale) { c.Set(localeKey, l) }
 
 const localeKey = "kashi.locale"
 
@@ -57,14 +58,14 @@ func apiError(status int, err error) error {
 	return err
 }
 
-// Invalid is a bad field's message in the page's language (views.Locale.Invalid).
-func Invalid(l views.Locale, fe *models.FieldError) string {
+// Invalid is a bad field's message in the page's language (phrase.Locale.Invalid).
+func Invalid(l phrase.Locale, fe *models.FieldError) string {
 	return l.Invalid(fe.Field, fe.Format, fe.Args, fe.Msg)
 }
 
 // FieldProblem is Invalid of the *models.FieldError that err carries; ok is false when it
 // carries none.
-func FieldProblem(l views.Locale, err error) (msg string, ok bool) {
+func FieldProblem(l phrase.Locale, err error) (msg string, ok bool) {
 	var fe *models.FieldError
 	if !errors.As(err, &fe) {
 		return "", false

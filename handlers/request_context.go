@@ -8,6 +8,7 @@ import (
 
 	"kashi/billing"
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/scheduler"
 	"kashi/views"
 )
@@ -57,7 +58,7 @@ func (h *Projects) loadRequestWorld(ctx context.Context) (requestWorld, error) {
 }
 
 // requestContext is a pending request's context; nil when its quota is gone.
-func (w requestWorld) requestContext(l views.Locale, r models.QuotaRequestRow) *views.RequestContext {
+func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) *views.RequestContext {
 	var q *models.Quota
 	for i := range w.quotas {
 		if w.quotas[i].ProjectID == r.ProjectID && w.quotas[i].Spec == r.Spec {
@@ -159,7 +160,7 @@ func (w requestWorld) rate(projectID int64, spec string) (rate, overflow int64, 
 }
 
 // signed writes a difference with its sign: "+4 GPUs", "-2 GPUs".
-func signed(l views.Locale, n int, unit func(int) string) string {
+func signed(l phrase.Locale, n int, unit func(int) string) string {
 	if n > 0 {
 		return "+" + unit(n)
 	}
@@ -167,7 +168,7 @@ func signed(l views.Locale, n int, unit func(int) string) string {
 }
 
 // overflowText says whether overflow is allowed and at what rate (0: the price list's).
-func overflowText(l views.Locale, allowed bool, rateFen, listFen int64) string {
+func overflowText(l phrase.Locale, allowed bool, rateFen, listFen int64) string {
 	switch {
 	case !allowed:
 		return l.T("quota.overflow_no")
@@ -178,7 +179,7 @@ func overflowText(l views.Locale, allowed bool, rateFen, listFen int64) string {
 }
 
 // requestKindText names a request's kind.
-func requestKindText(l views.Locale, kind string) string {
+func requestKindText(l phrase.Locale, kind string) string {
 	switch kind {
 	case models.RequestGuarantee:
 		return l.T("requests.kind.guarantee")
@@ -191,7 +192,7 @@ func requestKindText(l views.Locale, kind string) string {
 }
 
 // askedText says what a guarantee or overflow request asks.
-func askedText(l views.Locale, kind string, c models.QuotaChange) string {
+func askedText(l phrase.Locale, kind string, c models.QuotaChange) string {
 	if kind == models.RequestGuarantee {
 		return l.T("ctx.gpus", l.Int(*c.GuaranteedGPUs))
 	}
@@ -205,7 +206,7 @@ func askedText(l views.Locale, kind string, c models.QuotaChange) string {
 }
 
 // reservationText says what a reservation request books: cards, window and its repeats.
-func reservationText(l views.Locale, c models.QuotaChange) string {
+func reservationText(l phrase.Locale, c models.QuotaChange) string {
 	s := l.T("reserve.asked", l.Int(c.ReserveGPUs), c.ReserveBegins.Format("2006-01-02 15:04"), c.ReserveEnds.Format("2006-01-02 15:04"))
 	if c.ReserveRegion != "" {
 		s = l.T("reserve.in_region", s, c.ReserveRegion)

@@ -11,6 +11,7 @@ import (
 
 	"kashi/api"
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -114,7 +115,7 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 
 // problem is the message of a refused form: the field error's text in the page's language,
 // or the HTTP error's.
-func problem(l views.Locale, err error) string {
+func problem(l phrase.Locale, err error) string {
 	var fe *models.FieldError
 	if errors.As(err, &fe) {
 		return Invalid(l, fe)

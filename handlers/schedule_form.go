@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/schedule"
 	"kashi/views"
 )
@@ -124,7 +125,7 @@ func checkCron(expr, zone string) *models.FieldError {
 
 // scheduleProblem is a refused schedule field in the page's language where the catalog
 // has it, else the store's words.
-func scheduleProblem(l views.Locale, fe *models.FieldError) string {
+func scheduleProblem(l phrase.Locale, fe *models.FieldError) string {
 	switch fe.Field {
 	case "cron":
 		return l.T("sched.err.cron")

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -289,7 +290,7 @@ func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[str
 // formProblems turns the store's verdict into the form's problems: a *models.FieldError
 // becomes a problem beside the input it names, in the page's language. Any other error is
 // returned as it is.
-func formProblems(l views.Locale, err error) (map[string]views.FormError, error) {
+func formProblems(l phrase.Locale, err error) (map[string]views.FormError, error) {
 	var fe *models.FieldError
 	switch {
 	case err == nil:

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -146,7 +147,7 @@ func dataLocationLines(text string, problems map[string]views.FormError) map[str
 
 // templateProblems turns the store's refusal of a template into the problem beside the
 // input it names, in the page's language; other errors pass on.
-func templateProblems(l views.Locale, err error) (map[string]views.FormError, error) {
+func templateProblems(l phrase.Locale, err error) (map[string]views.FormError, error) {
 	var fe *models.FieldError
 	switch {
 	case err == nil:

@@ -11,7 +11,7 @@ import (
 // FieldError is bad input: Field names what is wrong (a JSON path such as "samples[3].uuid").
 // Handlers answer it with a 4xx and the message. Format and Args, when set, are what Msg was
 // made of: pages look Format up in their language's catalog, the gettext way
-// (views.Locale.Invalid).
+// (phrase.Locale.Invalid).
 type FieldError struct {
 	Field  string
 	Msg    string

@@ -9,6 +9,7 @@ import (
 
 	"kashi/models"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 // AlertStore is what SendAlerts needs of models.Store.
@@ -17,10 +18,6 @@ type AlertStore interface {
 	MarkAlertSent(ctx context.Context, id int64, now time.Time) error
 }
 
-// AlertWords is the title and text of an alert's chat message, in the installation's
-// language, its times in loc (the catalogs live in views; main wires them in).
-type AlertWords func(a models.Alert, loc *time.Location) (title, text string)
-
 // alertBatch caps the alerts one SendAlerts pass posts.
 const alertBatch = 100
 
@@ -28,8 +25,10 @@ const alertBatch = 100
 // first, and marks it sent once every channel took it. A channel that fails is logged and the
 // alert stays unsent, so the next pass tries again (the channels that took it then see it
 // twice: better twice than never). With no channels it does nothing. It returns how many
-// alerts were sent; the error is the store's. Times are written in loc (the --time-zone).
-func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, words AlertWords, loc *time.Location, now time.Time, log *slog.Logger) (int, error) {
+// alerts were sent; the error is the store's. Messages are written in l, the installation's
+// language (a chat channel is shared by people who chose different languages on the pages),
+// their times in loc (the --time-zone).
+func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel, l phrase.Locale, loc *time.Location, now time.Time, log *slog.Logger) (int, error) {
 	if len(channels) == 0 {
 		return 0, nil
 	}
@@ -43,7 +42,7 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	slices.Reverse(alerts) // oldest first
 	sent := 0
 	for _, a := range alerts {
-		m := AlertMessage(a, words, loc)
+		m := AlertMessage(a, l, loc)
 		ok := true
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
@@ -62,10 +61,20 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 	return sent, nil
 }
 
-// AlertMessage is the chat message of an alert, worded by words, its times in loc with the
-// zone named.
-func AlertMessage(a models.Alert, words AlertWords, loc *time.Location) notify.Message {
+// AlertMessage is the chat message of an alert in l: its severity, kind and subject, its
+// sentence, how often it was raised, and when it was resolved, its times in loc with the zone
+// named.
+func AlertMessage(a models.Alert, l phrase.Locale, loc *time.Location) notify.Message {
 	loc = locOr(loc)
-	title, text := words(a, loc)
+	stamp := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04 MST") }
+	title := l.T("alert.chat.title", l.Severity(a.Severity), l.AlertKind(a.Kind), a.Subject)
+	text := l.AlertSentence(a.Code, a.AlertParams(), a.Message)
+	if a.Count > 1 {
+		text += " " + l.T("alert.chat.repeated", a.Count, stamp(a.At))
+	}
+	if a.ResolvedAt != nil {
+		title = l.T("alert.chat.resolved_title", l.AlertKind(a.Kind), a.Subject)
+		text += " " + l.T("alert.chat.resolved_at", stamp(*a.ResolvedAt))
+	}
 	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt.In(loc)}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/notice"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 // failing is a channel that refuses every message.
@@ -36,7 +35,7 @@ func TestSendAlerts(t *testing.T) {
 
 	// A failing channel leaves every alert unsent, even when another channel took them.
 	ok, bad := &recorder{}, &failing{}
-	n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok, bad}, words, time.UTC, now.Add(3*time.Minute), quiet())
+	n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok, bad}, english, time.UTC, now.Add(3*time.Minute), quiet())
 	if err != nil || n != 0 {
 		t.Fatalf("SendAlerts with a failing channel = %d, %v; want 0, nil", n, err)
 	}
@@ -46,14 +45,15 @@ func TestSendAlerts(t *testing.T) {
 
 	// The next pass, with the channel back, sends both, oldest first, and marks them sent.
 	ok.got = nil
-	n, err = notice.SendAlerts(ctx, s, []notify.Channel{ok}, words, time.UTC, now.Add(4*time.Minute), quiet())
+	n, err = notice.SendAlerts(ctx, s, []notify.Channel{ok}, english, time.UTC, now.Add(4*time.Minute), quiet())
 	if err != nil || n != 2 {
 		t.Fatalf("SendAlerts = %d, %v; want 2, nil", n, err)
 	}
 	if len(ok.got) != 2 || ok.got[0].Kind != models.AlertBootTimeout || ok.got[1].Kind != models.AlertScaleFailed {
 		t.Fatalf("channel got %+v, want the boot timeout then the scaling failure", ok.got)
 	}
-	if m := ok.got[1]; m.Title != "scale-failed a100" || m.Text != "machines_not_created a100 1 1 out of capacity ×2" {
+	if m := ok.got[1]; m.Title != "[Warning] Scaling failed · a100" ||
+		m.Text != "Pool a100: 1 of 1 machines not created: out of capacity (raised 2 times since 2026-03-02 09:01 UTC)" {
 		t.Errorf("message = %+v, want the words of the latest sentence and the count", m)
 	}
 	all, _ := s.Alerts(ctx, models.AlertFilter{})
@@ -66,13 +66,13 @@ func TestSendAlerts(t *testing.T) {
 	// Sent alerts are not sent again, even when raised again.
 	s.RaiseAlert(ctx, notCreated("3"), now.Add(5*time.Minute))
 	ok.got = nil
-	if n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok}, words, time.UTC, now.Add(6*time.Minute), quiet()); n != 0 || err != nil || len(ok.got) != 0 {
+	if n, err := notice.SendAlerts(ctx, s, []notify.Channel{ok}, english, time.UTC, now.Add(6*time.Minute), quiet()); n != 0 || err != nil || len(ok.got) != 0 {
 		t.Errorf("SendAlerts again = %d, %v, %d messages; want nothing sent", n, err, len(ok.got))
 	}
 
 	// No channels: nothing happens, nothing is marked.
 	s.RaiseAlert(ctx, models.AlertInput{Kind: models.AlertGPUMemory, Subject: "GPU-1", Code: "gpu_memory"}, now.Add(7*time.Minute))
-	if n, err := notice.SendAlerts(ctx, s, nil, words, time.UTC, now.Add(8*time.Minute), quiet()); n != 0 || err != nil {
+	if n, err := notice.SendAlerts(ctx, s, nil, english, time.UTC, now.Add(8*time.Minute), quiet()); n != 0 || err != nil {
 		t.Errorf("SendAlerts without channels = %d, %v", n, err)
 	}
 	if unsent, _ := s.Alerts(ctx, models.AlertFilter{UnsentOnly: true}); len(unsent) != 1 {
@@ -88,8 +88,5 @@ func notCreated(n string) models.AlertInput {
 		Params: []string{"a100", n, n, "out of capacity"}}
 }
 
-// words stands in for the catalogs (main wires views.AlertChat): kind and subject, then code,
-// params and count.
-func words(a models.Alert, _ *time.Location) (string, string) {
-	return a.Kind + " " + a.Subject, a.Code + " " + strings.Join(a.AlertParams(), " ") + " ×" + strconv.Itoa(a.Count)
-}
+// english is the installation's language of the tests' chat messages.
+var english = phrase.Locale{Lang: phrase.LangEN}

@@ -26,8 +26,8 @@ type WeeklyPolicy struct {
 	Location *time.Location
 }
 
-// WeeklyMessage is one project's weekly report, worded for the chat channels; main words it
-// through the catalogs in the installation's language.
+// WeeklyMessage is one project's weekly report, worded for the chat channels in the
+// installation's language (BillingReports).
 type WeeklyMessage struct {
 	ProjectID int64
 	Project   string

@@ -23,9 +23,7 @@ func mondays9(t *testing.T) notice.WeeklyPolicy {
 		t.Fatal(err)
 	}
 	loc, _ := time.LoadLocation("Asia/Shanghai")
-	return notice.WeeklyPolicy{Late: 24 * time.Hour, Location: loc, Planned: func(after time.Time) time.Time {
-		return s.Next(after, 1)[0]
-	}}
+	return notice.DefaultWeeklyPolicy(s, loc)
 }
 
 // shanghai is a moment of March 2026 in Shanghai (UTC+8).

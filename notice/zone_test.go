@@ -59,11 +59,10 @@ func TestChatTimesInTheConfiguredZone(t *testing.T) {
 	r := newRobot(t)
 	chans := []notify.Channel{r.ch}
 
-	// The alert's own words (views.AlertChat) write its times in the zone they are given; here
-	// the message's time is checked.
+	// The alert's message writes its times, in its text and its own, in the zone it is given.
 	s.RaiseAlert(ctx, notCreated("2"), now)
 	s.RaiseAlert(ctx, notCreated("2"), now.Add(time.Minute))
-	if _, err := notice.SendAlerts(ctx, s, chans, words, shanghai, now.Add(2*time.Minute), quiet()); err != nil {
+	if _, err := notice.SendAlerts(ctx, s, chans, english, shanghai, now.Add(2*time.Minute), quiet()); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,6 +1,10 @@
-// Package phrase carries a sentence the server makes, such as why the scaling loop acted or
-// did not, as catalog codes with their arguments, so that each page writes it in its reader's
-// language (views.Locale.Say). A List is stored and sent as JSON (Encode, Decode).
+// Package phrase holds the words of Kashi in its languages, English and Chinese: the
+// catalogs, and Locale, which writes a catalog's text, numbers and durations in one of them
+// (T, Say, Int, Duration). Pages, notices and chat messages all translate through it.
+//
+// It also carries a sentence the server makes, such as why the scaling loop acted or did
+// not, as catalog codes with their arguments, so that each page writes it in its reader's
+// language (Locale.Say). A List is stored and sent as JSON (Encode, Decode).
 package phrase
 
 import (

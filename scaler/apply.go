@@ -13,7 +13,6 @@ import (
 
 	kfleet "kashi/fleet"
 	"kashi/models"
-	"kashi/phrase"
 	"kashi/scheduler"
 )
 
@@ -75,9 +74,6 @@ type Config struct {
 	NodeStaleAfter time.Duration
 	// NewKey makes the idempotency key of a new machine slot; nil means a random one.
 	NewKey func(pool string) string
-	// Say writes a detail in English for logs and alerts (the server passes the English
-	// catalog's); nil writes its codes (phrase.List.String).
-	Say func(phrase.List) string
 	// OnAction is called after each action is applied (chat notices, metrics); may be nil.
 	OnAction func(Action)
 	Now      func() time.Time
@@ -115,14 +111,6 @@ func New(store Store, cfg Config) *Scaler {
 		cfg.Logger = slog.Default()
 	}
 	return &Scaler{store: store, cfg: cfg}
-}
-
-// say writes a detail for logs and alerts.
-func (s *Scaler) say(l phrase.List) string {
-	if s.cfg.Say == nil {
-		return l.String()
-	}
-	return s.cfg.Say(l)
 }
 
 // Tick is one RunOnce at the clock's now, as package loop calls it.

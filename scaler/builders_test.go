@@ -2,12 +2,13 @@ package scaler
 
 import (
 	"fmt"
-	"kashi/views"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/phrase"
 )
 
 // st0 is the scaling tests' fixed clock.
@@ -135,4 +136,4 @@ func checkSummary(t *testing.T, snap Snapshot, want []string, details ...string)
 }
 
 // english writes a plan's details as the English pages do.
-var english = views.Locale{Lang: views.LangEN}
+var english = phrase.Locale{Lang: phrase.LangEN}

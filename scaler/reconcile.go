@@ -356,9 +356,11 @@ func (rc *reconciler) drop(ctx context.Context, m kfleet.Machine, r Reason, why 
 	if err := rc.prov.Delete(ctx, m.ID); err != nil {
 		return fmt.Errorf("delete machine %s: %w", m.ID, err)
 	}
+	detail := phrase.Of(phrase.New("machine_deleted", phrase.S(m.ID)), why)
 	ev := models.ScalingEvent{Kind: string(ActionDeleteMachine), Reason: string(r), MachineKey: m.IdempotencyKey,
-		Detail: phrase.Of(phrase.New("machine_deleted", phrase.S(m.ID)), why).Encode()}
-	rc.s.cfg.Logger.Info("scaling", "pool", rc.cp.Name, "event", rc.s.say(phrase.Of(phrase.New("machine_deleted", phrase.S(m.ID)), why)))
+		Detail: detail.Encode()}
+	// The log is in English, whatever the installation's language.
+	rc.s.cfg.Logger.Info("scaling", "pool", rc.cp.Name, "event", phrase.Locale{Lang: phrase.LangEN}.Say(detail))
 	return rc.s.store.RecordScalingEvent(ctx, rc.cp.ID, ev, rc.now)
 }
 

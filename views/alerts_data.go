@@ -43,8 +43,8 @@ type AlertView struct {
 	ID      int64
 	Kind    string // a models.Alert* kind
 	Subject string
-	// Code and Params are its sentence (AlertSentence); Message is the text of an alert
-	// raised before codes.
+	// Code and Params are its sentence (phrase.Locale.AlertSentence); Message is the text of
+	// an alert raised before codes.
 	Code       string
 	Params     []string
 	Message    string

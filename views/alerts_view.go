@@ -1,42 +1,15 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"kashi/phrase"
+)
 
 // Helpers of alerts.templ.
 
-// alertKindText names an alert's kind.
-func alertKindText(l Locale, kind string) string {
-	switch kind {
-	case "boot-timeout":
-		return l.T("alerts.kind.boot_timeout")
-	case "scale-failed":
-		return l.T("alerts.kind.scale_failed")
-	case "machine-vanished":
-		return l.T("alerts.kind.machine_vanished")
-	case "orphan-deleted":
-		return l.T("alerts.kind.orphan_deleted")
-	case "gpu-memory":
-		return l.T("alerts.kind.gpu_memory")
-	case "idle-cards":
-		return l.T("alerts.kind.idle_cards")
-	case "quota":
-		return l.T("alerts.kind.quota")
-	case "pool-at-max":
-		return l.T("alerts.kind.pool_at_max")
-	case "unmanaged-gpu-use":
-		return l.T("alerts.kind.unmanaged")
-	case "service-ttft":
-		return l.T("alerts.kind.service_ttft")
-	case "service-down":
-		return l.T("alerts.kind.service_down")
-	case "service-idle":
-		return l.T("alerts.kind.service_idle")
-	}
-	return kind
-}
-
 // notificationKindText names a notification's kind; an unknown kind is shown as it is.
-func notificationKindText(l Locale, kind string) string {
+func notificationKindText(l phrase.Locale, kind string) string {
 	switch kind {
 	case "idle-notice":
 		return l.T("notes.kind.idle_notice")
@@ -63,17 +36,17 @@ func notificationKindText(l Locale, kind string) string {
 }
 
 // TaskKeptNotice confirms a "keep" answer: the task keeps its cards until then.
-func TaskKeptNotice(l Locale, id int64, until time.Time) string {
+func TaskKeptNotice(l phrase.Locale, id int64, until time.Time) string {
 	return l.T("notes.kept", id, until.Format("15:04"))
 }
 
 // TaskReleasedNotice confirms a "release now" answer.
-func TaskReleasedNotice(l Locale, id int64) string { return l.T("notes.released", id) }
+func TaskReleasedNotice(l phrase.Locale, id int64) string { return l.T("notes.released", id) }
 
 // KeepCapError says a task was kept as often as a day allows.
-func KeepCapError(l Locale, id int64, perDay int) string {
+func KeepCapError(l phrase.Locale, id int64, perDay int) string {
 	return l.T("notes.err.keep_cap", id, perDay)
 }
 
 // TaskGoneError says the task no longer holds cards to keep or release.
-func TaskGoneError(l Locale, id int64) string { return l.T("notes.err.gone", id) }
+func TaskGoneError(l phrase.Locale, id int64) string { return l.T("notes.err.gone", id) }

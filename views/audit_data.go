@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"kashi/phrase"
+)
 
 // AuditData is the audit log page: the filter as the URL holds it, its choices, and the
 // entries it keeps, each with its changes field by field.
@@ -41,19 +45,9 @@ type AuditChange struct {
 	Field, Before, After string
 }
 
-// AuditFieldKeyPrefix and AuditActionKeyPrefix begin the catalog keys of the audit log's
-// field and action names; a name without a key is shown as it is.
-const (
-	AuditFieldKeyPrefix  = "audit.field."
-	AuditActionKeyPrefix = "audit.action."
-)
-
 // auditTerm is the catalog's text of prefix+name, or name when the catalog has none.
-func auditTerm(l Locale, prefix, name string) string {
-	if _, ok := l.catalog()[prefix+name]; ok {
-		return l.T(prefix + name)
-	}
-	if _, ok := catalogEN[prefix+name]; ok {
+func auditTerm(l phrase.Locale, prefix, name string) string {
+	if l.Has(prefix + name) {
 		return l.T(prefix + name)
 	}
 	return name

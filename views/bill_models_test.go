@@ -3,13 +3,15 @@ package views
 import (
 	"strings"
 	"testing"
+
+	"kashi/phrase"
 )
 
 // The bill's models table shows each service's idle card-hours beside its effective ones, in
 // both languages.
 func TestBillModelsIdle(t *testing.T) {
 	ms := []BillModel{{ServiceID: 7, Service: "chat", Model: "qwen2.5-7b", NominalS: 7200, EffectiveS: 600, IdleS: 6600, AmountFen: 2000}}
-	for l, header := range map[Locale]string{en: "Idle", zh: "闲置时长"} {
+	for l, header := range map[phrase.Locale]string{en: "Idle", zh: "闲置时长"} {
 		doc := parse(t, render(t, billModels(l, ms)))
 		row := doc.Find(`[data-testid=bill-model][data-service="7"]`)
 		if got := strings.TrimSpace(row.Find(`[data-testid=bill-model-idle]`).Text()); got != "1.83" {

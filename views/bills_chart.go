@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"kashi/phrase"
 )
 
 // Helpers of bills_chart.templ: the geometry of the cost charts. Amounts stay integer fen;
@@ -76,7 +78,7 @@ type costSeriesRow struct {
 
 // drawnSeries are the series in drawing order, bottom up: the projects, the other
 // projects, then idle.
-func drawnSeries(l Locale, t CostTrend) []costSeriesRow {
+func drawnSeries(l phrase.Locale, t CostTrend) []costSeriesRow {
 	var out []costSeriesRow
 	for i, s := range t.Series {
 		r := costSeriesRow{Class: "s" + strconv.Itoa(i%costColours), Label: s.Project, Fen: s.Fen}
@@ -90,7 +92,7 @@ func drawnSeries(l Locale, t CostTrend) []costSeriesRow {
 
 // layoutCost lays out the stacked columns: one per month, its segments the series' costs
 // (a negative cost, from a credit, draws nothing), the y axis in round yuan.
-func layoutCost(l Locale, t CostTrend) costChart {
+func layoutCost(l phrase.Locale, t CostTrend) costChart {
 	c := costChart{Height: costH}
 	series := drawnSeries(l, t)
 	// Heights add up in float: they are pixels; the amounts shown are the exact ones.
@@ -135,7 +137,7 @@ func layoutCost(l Locale, t CostTrend) costChart {
 
 // layoutCompare lays out this month against last month: per project a bar of last month
 // over a bar of this month, scaled to the largest.
-func layoutCompare(l Locale, lines []CostLine) compareChart {
+func layoutCompare(l phrase.Locale, lines []CostLine) compareChart {
 	c := compareChart{Height: compareRowH*max(len(lines), 1) + 8}
 	var top int64
 	for _, s := range lines {
@@ -187,11 +189,11 @@ func yuanTick(fen int64) string {
 	y := fen / 100
 	switch {
 	case y >= 10_000_000 && y%1_000_000 == 0:
-		return string(appendGrouped([]byte("¥"), y/1_000_000)) + "M"
+		return string(phrase.AppendInt([]byte("¥"), y/1_000_000)) + "M"
 	case y >= 10_000 && y%1000 == 0:
-		return string(appendGrouped([]byte("¥"), y/1000)) + "k"
+		return string(phrase.AppendInt([]byte("¥"), y/1000)) + "k"
 	}
-	return string(appendGrouped([]byte("¥"), y))
+	return string(phrase.AppendInt([]byte("¥"), y))
 }
 
 // diffText is a signed difference: "+¥12.00", "-¥3.50", "¥0.00".

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/phrase"
 )
 
 func TestNiceStepAndTicks(t *testing.T) {
@@ -23,7 +25,7 @@ func TestNiceStepAndTicks(t *testing.T) {
 		if got != tc.step {
 			t.Errorf("niceStep(%d) = %d, want %d", top, got, tc.step)
 		}
-		c := layoutCost(Locale{}, CostTrend{Months: []string{"2026-03"}, IdleFen: []int64{top}, TotalFen: []int64{top}})
+		c := layoutCost(phrase.Locale{}, CostTrend{Months: []string{"2026-03"}, IdleFen: []int64{top}, TotalFen: []int64{top}})
 		var ticks []string
 		for _, tk := range c.YTicks {
 			ticks = append(ticks, tk.Label)
@@ -42,7 +44,7 @@ func TestLayoutCost(t *testing.T) {
 		Series:   []CostSeries{{Project: "vision", Fen: []int64{20000, 0, -500}}, {Other: true, Fen: []int64{10000, 0, 0}}},
 		IdleFen:  []int64{10000, 0, 40000},
 		TotalFen: []int64{40000, 0, 39500}}
-	c := layoutCost(Locale{}, tr)
+	c := layoutCost(phrase.Locale{}, tr)
 	type seg struct{ Class, Y, H, Title string }
 	var got [][]seg
 	var years []string

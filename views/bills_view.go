@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of bills.templ: money and hours as text, the words for billing's codes, links.
@@ -20,25 +22,12 @@ func yuan(fen int64) string {
 		u = uint64(-fen)
 	}
 	b = append(b, "¥"...)
-	b = appendGrouped(b, int64(u/100))
+	b = phrase.AppendInt(b, int64(u/100))
 	return string(append(b, '.', byte('0'+u/10%10), byte('0'+u%10)))
 }
 
-// hoursText formats card-seconds as card-hours with two decimals, rounded half up, in
-// integers only: 5400 → "1.50", 4500000 → "1,250.00". Downloads carry six decimals.
-func hoursText(s int64) string {
-	b := make([]byte, 0, 24)
-	if s < 0 {
-		b = append(b, '-')
-		s = -s
-	}
-	c := (s*100 + 1800) / 3600
-	b = appendGrouped(b, c/100)
-	return string(append(b, '.', byte('0'+c/10%10), byte('0'+c%10)))
-}
-
 // pricingText names how a line is priced.
-func pricingText(l Locale, p string) string {
+func pricingText(l phrase.Locale, p string) string {
 	switch p {
 	case "card-hour":
 		return l.T("bill.pricing.card_hour")
@@ -55,7 +44,7 @@ func pricingText(l Locale, p string) string {
 }
 
 // rateText is a line's rate with its unit: per card-hour, per output unit or per task.
-func rateText(l Locale, pricing string, rateFen int64) string {
+func rateText(l phrase.Locale, pricing string, rateFen int64) string {
 	switch pricing {
 	case "package":
 		return "—"
@@ -68,7 +57,7 @@ func rateText(l Locale, pricing string, rateFen int64) string {
 }
 
 // itemText names a summary item.
-func itemText(l Locale, it BillItem) string {
+func itemText(l phrase.Locale, it BillItem) string {
 	switch it.Kind {
 	case "spec":
 		return l.T("bill.item.spec", it.Spec)
@@ -90,7 +79,7 @@ func itemText(l Locale, it BillItem) string {
 func itemHasHours(it BillItem) bool { return it.Kind != "package-fee" && it.Kind != "adjustment" }
 
 // modeText names a billing mode (三种口径).
-func modeText(l Locale, mode string) string {
+func modeText(l phrase.Locale, mode string) string {
 	switch mode {
 	case "payg":
 		return l.T("bill.mode.payg")
@@ -104,7 +93,7 @@ func modeText(l Locale, mode string) string {
 
 // endingText names how a task ended (billing's Line.Ending) when the bill was computed;
 // a task not ended is running.
-func endingText(l Locale, ending string) string {
+func endingText(l phrase.Locale, ending string) string {
 	switch ending {
 	case "":
 		return l.T("bill.ending.running")
@@ -164,7 +153,7 @@ func rowCount(d BillsData) int {
 }
 
 // groupTitle is a tag group's heading.
-func groupTitle(l Locale, g BillGroup) string {
+func groupTitle(l phrase.Locale, g BillGroup) string {
 	if g.Tag == "" {
 		return l.T("bills.untagged")
 	}
@@ -176,22 +165,22 @@ func joined(names []string) string { return strings.Join(names, ", ") }
 
 // LatestMonthNotice says the bills page opened on month, the latest with card time, as the
 // last month that ended held none.
-func LatestMonthNotice(l Locale, ended, month string) string {
+func LatestMonthNotice(l phrase.Locale, ended, month string) string {
 	return l.T("bills.latest_notice", ended, month)
 }
 
 // LatestWeekNotice says the report opened on week, the latest with card time, as the last
 // week that ended held none.
-func LatestWeekNotice(l Locale, ended, week string) string {
+func LatestWeekNotice(l phrase.Locale, ended, week string) string {
 	return l.T("report.latest_notice", ended, week)
 }
 
 // IssuedNotice says that a bill was issued.
-func IssuedNotice(l Locale, project, month string) string {
+func IssuedNotice(l phrase.Locale, project, month string) string {
 	return l.T("bill.issued_notice", project, month)
 }
 
 // IssuedConflict says that a bill is already issued and cannot be issued again.
-func IssuedConflict(l Locale, project, month string) string {
+func IssuedConflict(l phrase.Locale, project, month string) string {
 	return l.T("bill.err.issued", project, month)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // The compact board (gpudash-style): one small cell per GPU, coloured by its state, with its
@@ -54,7 +56,7 @@ func CompactState(g *BoardGPU, activePct int) string {
 }
 
 // compactStateText names a compact state.
-func compactStateText(l Locale, st string) string {
+func compactStateText(l phrase.Locale, st string) string {
 	switch st {
 	case CompactActive:
 		return l.T("compact.active")
@@ -128,7 +130,7 @@ type compactText struct {
 	booked []string
 }
 
-func newCompactText(l Locale, d BoardData) *compactText {
+func newCompactText(l phrase.Locale, d BoardData) *compactText {
 	esc := func(s string) string { return string(appendEscaped(nil, s)) }
 	ct := &compactText{states: map[string]string{}, gpu: esc(l.T("gpu.name")), util: esc(l.T("gpu.util")),
 		task: esc(l.T("gpu.task")), owner: esc(l.T("compact.owner")), strip: esc(l.T("compact.strip"))}
@@ -153,7 +155,7 @@ func compactCounts(d BoardData) map[string]int {
 }
 
 // compactNodes writes every node as a group of cells.
-func compactNodes(l Locale, d BoardData) templ.Component {
+func compactNodes(l phrase.Locale, d BoardData) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		ct := newCompactText(l, d)
 		return writeNodes(w, d, func(b []byte, n *BoardNode) []byte { return appendCompactNode(b, ct, d, n) })

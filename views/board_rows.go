@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Node rows and GPU cards are the hot path of the board: a large fleet has thousands of cards,
@@ -19,7 +21,7 @@ import (
 
 // rowText is the text node rows and cards need, looked up and HTML-escaped once per render.
 type rowText struct {
-	l                      Locale
+	l                      phrase.Locale
 	ready, draining, lost  string
 	nodeUtil, nodeMem      string
 	seenBefore, seenAfter  string // around the time of "node.last_seen"
@@ -37,7 +39,7 @@ type rowText struct {
 	booked []string
 }
 
-func newRowText(l Locale) *rowText {
+func newRowText(l phrase.Locale) *rowText {
 	esc := func(s string) string { return string(appendEscaped(nil, s)) }
 	rt := &rowText{
 		l:         l,
@@ -70,7 +72,7 @@ func newRowText(l Locale) *rowText {
 var rowBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // nodeRows writes a <section> per node: its header, then its cards.
-func nodeRows(l Locale, d BoardData) templ.Component {
+func nodeRows(l phrase.Locale, d BoardData) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		rt := newRowText(l)
 		rt.booked = bookedLabels(l, d)
@@ -143,7 +145,7 @@ func appendNodeRow(b []byte, rt *rowText, d BoardData, n *BoardNode) []byte {
 	b = append(b, `</span><span class="stat"><span class="k">`...)
 	b = append(b, rt.nodeMem...)
 	b = append(b, `</span> `...)
-	b = appendMiBOf(b, n.MemUsedMiB, n.MemTotalMiB)
+	b = phrase.AppendMiBOf(b, n.MemUsedMiB, n.MemTotalMiB)
 	b = append(b, `</span></header><ol class="gpus">`...)
 	for i := range n.GPUs {
 		b = appendGPUCard(b, rt, d, &n.GPUs[i])
@@ -230,9 +232,9 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 	b = append(b, `;"></span></span></div><div class="metric"><span class="k">`...)
 	b = append(b, rt.mem...)
 	b = append(b, `</span><span class="v">`...)
-	b = appendMiBOf(b, g.MemoryUsedMiB, g.MemoryTotalMiB)
+	b = phrase.AppendMiBOf(b, g.MemoryUsedMiB, g.MemoryTotalMiB)
 	b = append(b, `</span><span class="bar mem" aria-hidden="true"><span style="`...)
-	b = append(b, barWidth(share(g.MemoryUsedMiB, g.MemoryTotalMiB))...)
+	b = append(b, barWidth(phrase.Share(g.MemoryUsedMiB, g.MemoryTotalMiB))...)
 	b = append(b, `;"></span></span></div><div class="flags"><span class="env" data-testid="card-env"><span title="`...)
 	b = append(b, rt.temp...)
 	b = append(b, `">`...)
@@ -264,7 +266,7 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *BoardGPU) []byte {
 
 // bookedLabels are the holder markup of a free card held for each of d's bookings: "Booked ·
 // vision", titled with the window.
-func bookedLabels(l Locale, d BoardData) []string {
+func bookedLabels(l phrase.Locale, d BoardData) []string {
 	out := make([]string, len(d.Bookings))
 	for i, k := range d.Bookings {
 		var b []byte
@@ -289,19 +291,6 @@ func appendAround(b []byte, before, s, after string) []byte {
 	b = append(b, before...)
 	b = appendEscaped(b, s)
 	return append(b, after...)
-}
-
-// appendMiBOf appends Locale.MiBOf(used, total).
-func appendMiBOf(b []byte, used, total int64) []byte {
-	b, uu := appendMem(b, used)
-	if used != 0 && uu != memUnitOf(total) {
-		b = append(b, ' ')
-		b = append(b, uu...)
-	}
-	b = append(b, " / "...)
-	b, tu := appendMem(b, total)
-	b = append(b, ' ')
-	return append(b, tu...)
 }
 
 // appendEscaped appends s escaped for HTML text and quoted attribute values, as

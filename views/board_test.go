@@ -15,12 +15,20 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/phrase"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // t0 is the fixed "now" of every page test.
 var t0 = time.Date(2026, 3, 9, 14, 30, 5, 0, time.UTC)
+
+// en and zh are the locales the page tests render in.
+var (
+	en = phrase.Locale{Lang: phrase.LangEN}
+	zh = phrase.Locale{Lang: phrase.LangZH}
+)
 
 const gib = 1024 // MiB
 

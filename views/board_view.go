@@ -52,14 +52,6 @@ func barWidth(p int) templ.SafeCSS {
 	return widths[max(0, min(100, p))]
 }
 
-// share is part as a whole percentage of total, 0 when total is 0.
-func share(part, total int64) int {
-	if total <= 0 {
-		return 0
-	}
-	return int(part * 100 / total)
-}
-
 // GPU state codes of BoardGPU.State (models' GPU states).
 const (
 	StateFree  = "free"

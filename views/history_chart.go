@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kashi/phrase"
 )
 
 // Charts of the GPU and node pages: one small SVG per metric, drawn on the server with the
@@ -97,7 +99,7 @@ func layoutHistory(d HistoryData, m metric, top float64) historyChart {
 }
 
 // rangeText is how the range selector writes a range.
-func rangeText(l Locale, r string) string {
+func rangeText(l phrase.Locale, r string) string {
 	switch r {
 	case "1h":
 		return l.T("history.range.1h")
@@ -110,7 +112,7 @@ func rangeText(l Locale, r string) string {
 }
 
 // holdEnd is the end of a hold as the table shows it.
-func holdEnd(l Locale, h HoldView, now time.Time) string {
+func holdEnd(l phrase.Locale, h HoldView, now time.Time) string {
 	if h.Until == nil {
 		return l.T("history.held_now")
 	}

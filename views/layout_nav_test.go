@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"testing"
+
+	"kashi/phrase"
 )
 
 // TestNavUnread: the notifications entry carries the unread count, and only when there is one;
@@ -16,7 +18,7 @@ func TestNavUnread(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := WithViewer(context.Background(), Viewer{Name: "alice", Role: "user", Unread: tc.unread})
 			var buf bytes.Buffer
-			if err := ErrorPage(Locale{LangZH}, 404, "").Render(ctx, &buf); err != nil {
+			if err := ErrorPage(phrase.Locale{Lang: phrase.LangZH}, 404, "").Render(ctx, &buf); err != nil {
 				t.Fatal(err)
 			}
 			doc := parse(t, buf.Bytes())

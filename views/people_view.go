@@ -1,9 +1,13 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"kashi/phrase"
+)
 
 // projectRole names a project role.
-func projectRole(l Locale, role string) string {
+func projectRole(l phrase.Locale, role string) string {
 	if role == "lead" {
 		return l.T("role.lead")
 	}
@@ -11,7 +15,7 @@ func projectRole(l Locale, role string) string {
 }
 
 // specName shows a quota's spec; "" is every spec together.
-func specName(l Locale, spec string) string {
+func specName(l phrase.Locale, spec string) string {
 	if spec == "" {
 		return l.T("quota.all_specs")
 	}
@@ -19,7 +23,7 @@ func specName(l Locale, spec string) string {
 }
 
 // requestState names a request's state.
-func requestState(l Locale, state string) string {
+func requestState(l phrase.Locale, state string) string {
 	switch state {
 	case "approved":
 		return l.T("requests.state.approved")
@@ -41,13 +45,13 @@ func valueIf(f RequestForm, project, v string) string {
 func shanghaiOr(now time.Time) *time.Location { return now.Location() }
 
 // RequestSentNotice confirms a filed quota request.
-func RequestSentNotice(l Locale, id int64) string { return l.T("requests.sent", id) }
+func RequestSentNotice(l phrase.Locale, id int64) string { return l.T("requests.sent", id) }
 
 // ReclaimSavedNotice confirms a project's idle-reclaim settings were saved.
-func ReclaimSavedNotice(l Locale) string { return l.T("reclaim.saved") }
+func ReclaimSavedNotice(l phrase.Locale) string { return l.T("reclaim.saved") }
 
 // DecidedNotice confirms a decision on a quota request.
-func DecidedNotice(l Locale, id int64, approved bool) string {
+func DecidedNotice(l phrase.Locale, id int64, approved bool) string {
 	state := requestState(l, "rejected")
 	if approved {
 		state = requestState(l, "approved")

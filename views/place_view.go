@@ -1,5 +1,7 @@
 package views
 
+import "kashi/phrase"
+
 // Why a task runs where it does, the values of QueueRow.PlaceWhy (the scheduler's).
 const (
 	WhyDataRegion = "data-region"
@@ -11,7 +13,7 @@ const (
 // whereText says where a queued task starts or is expected to start, and why there: shown
 // when there was a choice or a region; "" when it is unknown or says nothing new (the one
 // spec it asked, no regions).
-func whereText(l Locale, r QueueRow) string {
+func whereText(l phrase.Locale, r QueueRow) string {
 	if r.PlaceWhy == "" || r.PlaceWhy == WhyOnly && r.PlaceRegion == "" {
 		return ""
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"kashi/phrase"
 )
 
 // bookedStep is the number of cards booked from one time to the next.
@@ -74,7 +76,7 @@ func poolBookingState(b PoolBooking, now time.Time) string {
 }
 
 // poolBookingStateText names a booking state.
-func poolBookingStateText(l Locale, state string) string {
+func poolBookingStateText(l phrase.Locale, state string) string {
 	switch state {
 	case bookingAhead:
 		return l.T("pools.booking.state.ahead")

@@ -156,11 +156,6 @@ type PoolFieldGroup struct {
 	Fields   []PoolField
 }
 
-// PoolFieldKeyPrefix begins the catalog keys of the pool settings' labels, help texts and
-// groups: "poolfield.<name>", "poolfield.<name>.help", "poolfield.group.<group>". Handlers
-// name them from the settings table, so no literal key in views spells them out.
-const PoolFieldKeyPrefix = "poolfield."
-
 // PoolField is one pool setting, an input of the configuration form. Handlers fill it from
 // the pool settings table.
 type PoolField struct {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of pools.templ: the chart's geometry, and the words for the scaling loop's codes.
@@ -235,11 +237,11 @@ func RangeSpan(r string) (string, time.Duration) {
 }
 
 // rangeLabel is how the range selector writes a range.
-func rangeLabel(l Locale, r string) string { return l.Duration(rangeSpan(r)) }
+func rangeLabel(l phrase.Locale, r string) string { return l.Duration(rangeSpan(r)) }
 
 // scaleReasonText says in words why the scaling loop acted or did not (a
 // scaler.Reason code); an unknown code is shown as it is.
-func scaleReasonText(l Locale, code string) string {
+func scaleReasonText(l phrase.Locale, code string) string {
 	switch code {
 	case "demand-waiting":
 		return l.T("scale.reason.demand_waiting")
@@ -303,11 +305,11 @@ func scaleReasonText(l Locale, code string) string {
 
 // KnownScaleReason reports whether the pages have words for a scaling reason code.
 func KnownScaleReason(code string) bool {
-	return scaleReasonText(Locale{}, code) != code
+	return scaleReasonText(phrase.Locale{}, code) != code
 }
 
 // scaleKindText names what a scaling event did.
-func scaleKindText(l Locale, kind string) string {
+func scaleKindText(l phrase.Locale, kind string) string {
 	switch kind {
 	case "scale-up":
 		return l.T("scale.kind.scale_up")
@@ -326,7 +328,7 @@ func scaleKindText(l Locale, kind string) string {
 }
 
 // eventHead is the start of an event's sentence: the pool and its size change.
-func eventHead(l Locale, e ScaleEventView) string {
+func eventHead(l phrase.Locale, e ScaleEventView) string {
 	switch {
 	case e.From != e.To:
 		return l.T("pools.event.change", e.Pool, e.From, e.To)
@@ -337,7 +339,7 @@ func eventHead(l Locale, e ScaleEventView) string {
 }
 
 // poolStateText names a pool's state.
-func poolStateText(l Locale, state string) string {
+func poolStateText(l phrase.Locale, state string) string {
 	switch state {
 	case PoolGrowing:
 		return l.T("pools.state.growing")
@@ -352,7 +354,7 @@ func poolStateText(l Locale, state string) string {
 }
 
 // nodeStateText names a node's state.
-func nodeStateText(l Locale, state string) string {
+func nodeStateText(l phrase.Locale, state string) string {
 	switch state {
 	case "draining":
 		return l.T("node.state.draining")
@@ -383,7 +385,7 @@ func fenText(fen int64) string { return strings.TrimPrefix(yuan(fen), "¥") }
 
 // priceSourceText says where a pool's list price came from, and what the pool costs an
 // hour at its maximum size.
-func priceSourceText(l Locale, p PoolView) string {
+func priceSourceText(l phrase.Locale, p PoolView) string {
 	atMax := l.T("unit.yuan_per_h", fenText(p.HourlyPriceFen*int64(p.MaxNodes)))
 	if p.PriceSource == PriceFromProvider {
 		return l.T("pools.price.quoted", p.Provider, atMax)
@@ -392,7 +394,7 @@ func priceSourceText(l Locale, p PoolView) string {
 }
 
 // fieldLabel names a setting, with its unit.
-func fieldLabel(l Locale, f PoolField) string {
+func fieldLabel(l phrase.Locale, f PoolField) string {
 	if f.Unit == "" {
 		return l.T(f.LabelKey)
 	}
@@ -400,7 +402,7 @@ func fieldLabel(l Locale, f PoolField) string {
 }
 
 // fieldHelp explains a setting, with the default its zero value stands for.
-func fieldHelp(l Locale, f PoolField) string {
+func fieldHelp(l phrase.Locale, f PoolField) string {
 	if f.Default == "" {
 		return l.T(f.HelpKey)
 	}
@@ -408,7 +410,7 @@ func fieldHelp(l Locale, f PoolField) string {
 }
 
 // unitText names a unit.
-func unitText(l Locale, unit string) string {
+func unitText(l phrase.Locale, unit string) string {
 	switch unit {
 	case UnitMinutes:
 		return l.T("unit.min")
@@ -421,7 +423,7 @@ func unitText(l Locale, unit string) string {
 }
 
 // valueText writes a value of the setting, as the form holds it, in words with its unit.
-func valueText(l Locale, f PoolField, v string) string {
+func valueText(l phrase.Locale, f PoolField, v string) string {
 	switch {
 	case f.Kind == PoolInputCheck && v == "on":
 		return l.T("poolform.on")
@@ -457,7 +459,7 @@ func (f PoolForm) checked(name string) bool { return f.Values[name] == "on" }
 
 // errText is the problem of the setting's input in words, after the setting's name and
 // unit; "" for none.
-func (f PoolForm) errText(l Locale, fd PoolField) string {
+func (f PoolForm) errText(l phrase.Locale, fd PoolField) string {
 	e, ok := f.Errors[fd.Name]
 	if !ok {
 		return ""
@@ -466,7 +468,7 @@ func (f PoolForm) errText(l Locale, fd PoolField) string {
 }
 
 // poolErr is a problem of a setting's input in words.
-func poolErr(l Locale, fd PoolField, e FormError) string {
+func poolErr(l phrase.Locale, fd PoolField, e FormError) string {
 	switch {
 	case e.Code == FormErrYuan:
 		return l.T("poolform.err.yuan")
@@ -481,7 +483,7 @@ func poolErr(l Locale, fd PoolField, e FormError) string {
 }
 
 // ruleText says which rule of the flavor choice a setting breaks (FormErrRule).
-func ruleText(l Locale, e FormError) string {
+func ruleText(l phrase.Locale, e FormError) string {
 	switch e.Text {
 	case FlavorErrUnknown:
 		return l.T("poolform.err.flavor_unknown", e.Args...)
@@ -492,7 +494,7 @@ func ruleText(l Locale, e FormError) string {
 }
 
 // flavorText describes a flavor of the select: its name, GPUs and their memory.
-func flavorText(l Locale, f FlavorOption) string {
+func flavorText(l phrase.Locale, f FlavorOption) string {
 	return l.T("poolform.flavor_option", f.Name, f.GPUs, f.GPUModel, strconv.FormatInt(f.MemoryMiB/1024, 10))
 }
 
@@ -515,7 +517,7 @@ func (f PoolForm) invalidAttr(name string) templ.Attributes {
 }
 
 // chartDesc describes the chart in words for screen readers.
-func chartDesc(l Locale, d PoolsData, p PoolView, c chart) string {
+func chartDesc(l phrase.Locale, d PoolsData, p PoolView, c chart) string {
 	if c.Empty {
 		return l.T("pools.chart.desc_empty", p.Size, p.Desired)
 	}
@@ -524,7 +526,7 @@ func chartDesc(l Locale, d PoolsData, p PoolView, c chart) string {
 }
 
 // poolEditTitle is the heading of the configuration page.
-func poolEditTitle(l Locale, d PoolEditData) string {
+func poolEditTitle(l phrase.Locale, d PoolEditData) string {
 	if d.New {
 		return l.T("poolform.title_new", d.Name)
 	}
@@ -532,12 +534,14 @@ func poolEditTitle(l Locale, d PoolEditData) string {
 }
 
 // PoolSavedNotice confirms a saved configuration version.
-func PoolSavedNotice(l Locale, version int) string { return l.T("poolform.saved", version) }
+func PoolSavedNotice(l phrase.Locale, version int) string { return l.T("poolform.saved", version) }
 
 // PoolUnchangedNotice says a submitted configuration equals the current one.
-func PoolUnchangedNotice(l Locale, version int) string { return l.T("poolform.unchanged", version) }
+func PoolUnchangedNotice(l phrase.Locale, version int) string {
+	return l.T("poolform.unchanged", version)
+}
 
 // PoolRolledBackNotice confirms a roll back: version became the new current one.
-func PoolRolledBackNotice(l Locale, to, version int) string {
+func PoolRolledBackNotice(l phrase.Locale, to, version int) string {
 	return l.T("poolform.rolled_back", to, version)
 }

@@ -6,12 +6,14 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of prices.templ.
 
 // priceScope names whom a price applies to: a project, or the default list.
-func priceScope(l Locale, project string) string {
+func priceScope(l phrase.Locale, project string) string {
 	if project == "" {
 		return l.T("prices.default_list")
 	}
@@ -20,7 +22,7 @@ func priceScope(l Locale, project string) string {
 
 // versionState says whether a version not in force is planned (later than month) or
 // replaced by a later one.
-func versionState(l Locale, from, month string) string {
+func versionState(l phrase.Locale, from, month string) string {
 	if from > month {
 		return l.T("prices.planned")
 	}
@@ -28,7 +30,7 @@ func versionState(l Locale, from, month string) string {
 }
 
 // planTerms is a plan's terms in words: the package, the unit price, or the size classes.
-func planTerms(l Locale, p PlanRow) string {
+func planTerms(l phrase.Locale, p PlanRow) string {
 	switch p.Mode {
 	case "reserved":
 		return l.T("plans.terms_package", l.Int(p.PackageCards), p.PackageSpec, yuan(p.PackageFeeFen))
@@ -58,10 +60,12 @@ func invalid(refused, name string) string {
 }
 
 // PriceSavedNotice confirms a price saved on the prices page.
-func PriceSavedNotice(l Locale, spec, month string) string { return l.T("prices.saved", spec, month) }
+func PriceSavedNotice(l phrase.Locale, spec, month string) string {
+	return l.T("prices.saved", spec, month)
+}
 
 // PlanSavedNotice confirms a billing plan saved on the prices page.
-func PlanSavedNotice(l Locale, project, month string) string {
+func PlanSavedNotice(l phrase.Locale, project, month string) string {
 	return l.T("plans.saved", project, month)
 }
 
@@ -71,7 +75,7 @@ func priceFixURL(spec, month string) templ.SafeURL {
 }
 
 // priceVersionText names a price version a bill used.
-func priceVersionText(l Locale, v BillPriceVersion) string {
+func priceVersionText(l phrase.Locale, v BillPriceVersion) string {
 	scope := l.T("prices.default_list")
 	if v.Own {
 		scope = l.T("bill.own_price")
@@ -85,11 +89,11 @@ func adjustAction(project, month string) templ.SafeURL {
 }
 
 // AdjustedNotice confirms an adjustment added to a bill.
-func AdjustedNotice(l Locale, project, month string) string {
+func AdjustedNotice(l phrase.Locale, project, month string) string {
 	return l.T("adjust.saved", project, month)
 }
 
 // AdjustIssued says a bill is issued, so the adjustment belongs on a later month.
-func AdjustIssued(l Locale, project, month string) string {
+func AdjustIssued(l phrase.Locale, project, month string) string {
 	return l.T("adjust.issued", project, month)
 }

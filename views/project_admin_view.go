@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // projectAction is the URL of a project's admin form.
@@ -12,7 +14,7 @@ func projectAction(id int64, what string) templ.SafeURL {
 }
 
 // tagsOrNone shows a project's tags, or says it has none.
-func tagsOrNone(l Locale, tags string) string {
+func tagsOrNone(l phrase.Locale, tags string) string {
 	if tags == "" {
 		return l.T("padmin.no_tags")
 	}
@@ -20,7 +22,7 @@ func tagsOrNone(l Locale, tags string) string {
 }
 
 // archiveConfirm asks before archiving a project or taking it back into use.
-func archiveConfirm(l Locale, project string, archived bool) string {
+func archiveConfirm(l phrase.Locale, project string, archived bool) string {
 	if archived {
 		return l.T("padmin.unarchive_confirm", project)
 	}
@@ -36,10 +38,10 @@ func quotaError(a *ProjectAdmin, q QuotaForm) string {
 }
 
 // ProjectCreatedNotice confirms a project was added.
-func ProjectCreatedNotice(l Locale, name string) string { return l.T("padmin.created", name) }
+func ProjectCreatedNotice(l phrase.Locale, name string) string { return l.T("padmin.created", name) }
 
 // ProjectSavedNotice confirms a change on a project's card.
-func ProjectSavedNotice(l Locale, name string) string { return l.T("padmin.saved", name) }
+func ProjectSavedNotice(l phrase.Locale, name string) string { return l.T("padmin.saved", name) }
 
 // quotaOpen opens the quota form that was refused.
 func quotaOpen(a *ProjectAdmin, q QuotaForm) bool { return quotaError(a, q) != "" }

@@ -1,13 +1,17 @@
 package views
 
-import "testing"
+import (
+	"testing"
+
+	"kashi/phrase"
+)
 
 // A task waiting for its project's booked window, and one kept from another project's booked
 // cards, say so in both languages.
 func TestQueueBookingReasons(t *testing.T) {
 	window := QueueRow{Reason: ReasonReservationWindow}
 	booked := QueueRow{Reason: ReasonNoFreeGPUs, ReasonSpec: "A100-80G", Detail: DetailBooked}
-	for l, want := range map[Locale][2]string{
+	for l, want := range map[phrase.Locale][2]string{
 		en: {"Starts when its project's booked window opens", "The free cards are booked by another project"},
 		zh: {"项目预约的时段开始后启动", "空闲卡已被其他项目预约"},
 	} {

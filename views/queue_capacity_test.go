@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"kashi/phrase"
 )
 
 // The free capacity shows a spec's short-lane reserve and its use, and nothing for a spec
@@ -14,7 +16,7 @@ func TestFreeCapacityShortReserve(t *testing.T) {
 		{Spec: "H800-80G", Total: 8, Free: 8, LargestFree: 8},
 	}
 	var b strings.Builder
-	if err := FreeCapacity(Locale{Lang: LangEN}, caps, false).Render(context.Background(), &b); err != nil {
+	if err := FreeCapacity(phrase.Locale{Lang: phrase.LangEN}, caps, false).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()

@@ -7,6 +7,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/phrase"
 )
 
 // queueFixture is a queue with a row of every reason, a running task and a form with a problem.
@@ -44,7 +46,7 @@ func queueFixture() QueueData {
 }
 
 func TestQueueReasons(t *testing.T) {
-	tests := map[Locale]map[string]string{
+	tests := map[phrase.Locale]map[string]string{
 		en: {
 			"1": "Starting: cards are free", "2": "No free A100-80G", "3": "Behind #12",
 			"4": "Quota: card-hour budget spent", "5": "Data not ready", "6": "Off-peak only",

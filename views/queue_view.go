@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of the queue page's templates.
 
 // laneTitle is the heading of a lane.
-func laneTitle(l Locale, name string) string {
+func laneTitle(l phrase.Locale, name string) string {
 	switch name {
 	case LaneShort:
 		return l.T("queue.lane.short")
@@ -21,7 +23,7 @@ func laneTitle(l Locale, name string) string {
 }
 
 // laneHelp says what a lane is for.
-func laneHelp(l Locale, name string, d QueueData) string {
+func laneHelp(l phrase.Locale, name string, d QueueData) string {
 	switch name {
 	case LaneShort:
 		return l.T("queue.lane.short_help", l.Duration(d.Form.ShortMax))
@@ -32,7 +34,7 @@ func laneHelp(l Locale, name string, d QueueData) string {
 }
 
 // priorityText names a priority.
-func priorityText(l Locale, p string) string {
+func priorityText(l phrase.Locale, p string) string {
 	switch p {
 	case "urgent":
 		return l.T("prio.urgent")
@@ -47,7 +49,7 @@ func priorityText(l Locale, p string) string {
 }
 
 // specText names a spec, "any spec" for none.
-func specText(l Locale, spec string) string {
+func specText(l phrase.Locale, spec string) string {
 	if spec == "" {
 		return l.T("spec.any")
 	}
@@ -55,12 +57,12 @@ func specText(l Locale, spec string) string {
 }
 
 // gpusText is "4 × A100-80G".
-func gpusText(l Locale, gpus int, spec string) string {
+func gpusText(l phrase.Locale, gpus int, spec string) string {
 	return l.T("queue.gpus_of", l.Int(gpus), specText(l, spec))
 }
 
 // reasonText explains why a task waits, in the page's language.
-func reasonText(l Locale, r QueueRow) string {
+func reasonText(l phrase.Locale, r QueueRow) string {
 	switch r.Reason {
 	case ReasonStarting:
 		return l.T("reason.starting")
@@ -121,7 +123,7 @@ func reasonClass(code string) string {
 }
 
 // eta is an estimated start relative to now: "in ~2h 10m", "now", "unknown".
-func eta(l Locale, at, now time.Time) string {
+func eta(l phrase.Locale, at, now time.Time) string {
 	switch d := at.Sub(now); {
 	case at.IsZero():
 		return l.T("eta.unknown")
@@ -141,12 +143,12 @@ func etaTitle(at time.Time) string {
 }
 
 // cardHours formats estimated card-hours with at most one decimal; "—" for none.
-func cardHours(l Locale, h float64) string {
+func cardHours(l phrase.Locale, h float64) string {
 	if !(h > 0) {
 		return "—"
 	}
 	tenths := int64(h*10 + 0.5)
-	s := string(appendGrouped(nil, tenths/10))
+	s := string(phrase.AppendInt(nil, tenths/10))
 	if f := tenths % 10; f != 0 {
 		s += "." + strconv.FormatInt(f, 10)
 	}
@@ -154,7 +156,7 @@ func cardHours(l Locale, h float64) string {
 }
 
 // formError is the text of a problem of the form, in the page's language.
-func formError(l Locale, e FormError) string {
+func formError(l phrase.Locale, e FormError) string {
 	switch e.Code {
 	case FormErrInt:
 		return l.T("form.err.int")
@@ -190,7 +192,7 @@ func (f TaskForm) serviceInvalid() bool {
 	return false
 }
 
-func (f TaskForm) errOf(l Locale, name string) string {
+func (f TaskForm) errOf(l phrase.Locale, name string) string {
 	e, ok := f.Errors[name]
 	if !ok {
 		return ""
@@ -226,7 +228,7 @@ func fieldClass(extra string) string {
 }
 
 // warningText is a dry run's warning (TaskEstimate.Warnings) in words.
-func warningText(l Locale, w string) string {
+func warningText(l phrase.Locale, w string) string {
 	switch w {
 	case WarnQuota:
 		return l.T("est.warn.quota")

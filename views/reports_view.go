@@ -2,10 +2,11 @@ package views
 
 import (
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // Helpers of reports.templ: the geometry of the stacked bar charts, and links.
@@ -45,7 +46,7 @@ type barRow struct {
 type barSegment struct{ X, W string }
 
 // usageChart lays out rows as a bar chart with the given id and title.
-func usageChart(l Locale, id, title string, rows []ReportUsage) barChart {
+func usageChart(l phrase.Locale, id, title string, rows []ReportUsage) barChart {
 	c := barChart{ID: id, Title: title, Height: barTop*2 + barRowH*max(len(rows), 1)}
 	var top int64
 	for _, r := range rows {
@@ -71,7 +72,7 @@ func usageChart(l Locale, id, title string, rows []ReportUsage) barChart {
 		br.Active = seg(r.EffectiveS)
 		br.Idle = seg(r.IdleS)
 		br.Other = seg(max(0, r.NominalS-r.EffectiveS-r.IdleS))
-		br.Value = l.T("report.chart.value", hoursText(r.NominalS), l.Percent(share(r.EffectiveS, r.NominalS)))
+		br.Value = l.T("report.chart.value", phrase.Hours(r.NominalS), l.Percent(phrase.Share(r.EffectiveS, r.NominalS)))
 		c.Rows = append(c.Rows, br)
 	}
 	c.Desc = l.T("report.chart.desc")
@@ -108,26 +109,21 @@ func weekCSV(week string) templ.SafeURL { return templ.SafeURL("/reports.csv?wee
 
 func weekXLSX(week string) templ.SafeURL { return templ.SafeURL("/reports.xlsx?week=" + week) }
 
-// weekRange is the week's first and last day.
-func weekRange(from, to time.Time) string {
-	return from.Format("2006-01-02") + " – " + to.Add(-time.Second).Format("2006-01-02")
-}
-
 // perUnitText is card-seconds per output unit as card-hours with two decimals, or four
 // when it is under a hundredth of an hour.
 func perUnitText(s int64) string {
 	if s >= 36 {
-		return hoursText(s)
+		return phrase.Hours(s)
 	}
 	return strconv.FormatFloat(float64(s)/3600, 'f', 4, 64)
 }
 
 // missText is a task's miss against its estimate: signed hours and the share of the
 // estimate, "+3.00 (+150%)" when it took longer than estimated, "-1.00 (-25%)" when less.
-func missText(l Locale, missS, estimatedS int64) string {
+func missText(l phrase.Locale, missS, estimatedS int64) string {
 	sign := "+"
 	if missS < 0 {
 		sign = "-"
 	}
-	return l.T("report.miss_value", sign+hoursText(max(missS, -missS)), sign+strconv.FormatInt(max(missS, -missS)*100/max(1, estimatedS), 10))
+	return l.T("report.miss_value", sign+phrase.Hours(max(missS, -missS)), sign+strconv.FormatInt(max(missS, -missS)*100/max(1, estimatedS), 10))
 }

@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"kashi/phrase"
+)
 
 // RequestContext is what a lead weighs a pending quota request by: the value now, the value
 // asked and the difference, the project's use of the quota now and this month, its tasks
@@ -32,7 +36,7 @@ type WaitingTask struct {
 func Yuan(fen int64) string { return yuan(fen) }
 
 // costBasis says what a request's cost assumes.
-func costBasis(l Locale, basis string) string {
+func costBasis(l phrase.Locale, basis string) string {
 	switch basis {
 	case "budget":
 		return l.T("ctx.basis.budget")

@@ -1,6 +1,10 @@
 package views
 
-import "context"
+import (
+	"context"
+
+	"kashi/phrase"
+)
 
 // Viewer is who looks at a page: the layout shows the name and a logout button, and forms
 // carry the CSRF token. Handlers put it in the render context with WithViewer.
@@ -37,7 +41,7 @@ func csrfHeaders(ctx context.Context) string {
 }
 
 // roleLabel names a global role; "user" is someone whose rights come from their projects.
-func roleLabel(l Locale, role string) string {
+func roleLabel(l phrase.Locale, role string) string {
 	switch role {
 	case "admin":
 		return l.T("role.admin")

@@ -5,13 +5,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kashi/phrase"
 )
 
 // Helpers of the task pages' templates.
 
 // QuotaReasonForTask is the reason a quota request made from a waiting task's page starts
 // with.
-func QuotaReasonForTask(l Locale, id int64) string {
+func QuotaReasonForTask(l phrase.Locale, id int64) string {
 	return l.T("task.quota_reason", "#"+strconv.FormatInt(id, 10))
 }
 
@@ -24,7 +26,7 @@ var TaskStates = []string{StateWaitingData, StateQueued, StateStarting, StateRun
 	"succeeded", "failed", "cancelled", "timed-out", "reclaimed"}
 
 // taskStateLabel names a task state in the page's language.
-func taskStateLabel(l Locale, state string) string {
+func taskStateLabel(l phrase.Locale, state string) string {
 	switch state {
 	case StateWaitingData:
 		return l.T("task.state.waiting-data")
@@ -59,7 +61,7 @@ func taskEnded(state string) bool {
 
 // eventReasonText is the reason the store recorded on a task's transition, in the page's
 // language; a reason the catalog does not know is shown as recorded.
-func eventReasonText(l Locale, reason string) string {
+func eventReasonText(l phrase.Locale, reason string) string {
 	switch reason {
 	case "process started":
 		return l.T("task.why.started")
@@ -89,7 +91,7 @@ func eventReasonText(l Locale, reason string) string {
 }
 
 // cancelConfirm asks before cancelling a task; a running task loses its work.
-func cancelConfirm(l Locale, t TaskView) string {
+func cancelConfirm(l phrase.Locale, t TaskView) string {
 	if t.State == StateRunning || t.State == StateStarting {
 		return l.T("task.cancel_confirm_running", t.ID, t.GPUs)
 	}
@@ -97,7 +99,7 @@ func cancelConfirm(l Locale, t TaskView) string {
 }
 
 // cardHoursOrZero is cardHours with "0" for none.
-func cardHoursOrZero(l Locale, h float64) string {
+func cardHoursOrZero(l phrase.Locale, h float64) string {
 	if h*10 < 0.5 {
 		return "0"
 	}
@@ -105,7 +107,7 @@ func cardHoursOrZero(l Locale, h float64) string {
 }
 
 // cardSpan says since when a card is held, or from when until when it was.
-func cardSpan(l Locale, c TaskCardView, now time.Time) string {
+func cardSpan(l phrase.Locale, c TaskCardView, now time.Time) string {
 	if c.EndedAt.IsZero() {
 		return l.T("task.card.since", eventTime(c.StartedAt, now), l.Duration(now.Sub(c.StartedAt)))
 	}
@@ -140,7 +142,7 @@ func sparkPoints(c TaskCardView, now time.Time, v func(ChartPoint) float64) stri
 func commandText(argv []string) string { return strings.Join(argv, "\n") }
 
 // taskRuntime is how long a task ran (so far); "—" before it starts.
-func taskRuntime(l Locale, t TaskView, now time.Time) string {
+func taskRuntime(l phrase.Locale, t TaskView, now time.Time) string {
 	switch {
 	case t.StartedAt.IsZero():
 		return "—"

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // templatesURL is the path of a project's templates page.
@@ -41,7 +43,7 @@ func scheduleAction(id int64, suspended bool) templ.SafeURL {
 }
 
 // overlapText names a schedule's overlap policy.
-func overlapText(l Locale, o string) string {
+func overlapText(l phrase.Locale, o string) string {
 	switch o {
 	case "allow":
 		return l.T("sched.overlap.allow")
@@ -54,7 +56,7 @@ func overlapText(l Locale, o string) string {
 }
 
 // runOutcomeText names what became of a schedule's run.
-func runOutcomeText(l Locale, o string) string {
+func runOutcomeText(l phrase.Locale, o string) string {
 	switch o {
 	case "pending":
 		return l.T("sched.outcome.pending")
@@ -71,7 +73,7 @@ func runOutcomeText(l Locale, o string) string {
 }
 
 // templateNotice confirms what was just saved on a template's page.
-func templateNotice(l Locale, n string) string {
+func templateNotice(l phrase.Locale, n string) string {
 	switch n {
 	case NoticeCreated:
 		return l.T("tpl.notice.created")
@@ -94,7 +96,7 @@ func atoiOr(s string) int {
 }
 
 // errOf returns the text of the problem of input name, "" for none.
-func (f TemplateForm) errOf(l Locale, name string) string {
+func (f TemplateForm) errOf(l phrase.Locale, name string) string {
 	e, ok := f.Errors[name]
 	if !ok {
 		return ""
@@ -111,6 +113,6 @@ func (f TemplateForm) invalid(name string) templ.Attributes {
 }
 
 // runTime is a planned run in its zone with its weekday: "2026-03-02 Mon 22:00 CST".
-func runTime(l Locale, t time.Time) string {
+func runTime(l phrase.Locale, t time.Time) string {
 	return t.Format("2006-01-02") + " " + WeekdayNames(l)[t.Weekday()] + " " + t.Format("15:04 MST")
 }

@@ -1,8 +1,10 @@
 package views
 
+import "kashi/phrase"
+
 // tokenScope names an API token's scope ("read", "write") in the page's language; an
 // unknown one is shown as it is.
-func tokenScope(l Locale, scope string) string {
+func tokenScope(l phrase.Locale, scope string) string {
 	switch scope {
 	case "read":
 		return l.T("tokens.scope.read")

@@ -4,6 +4,8 @@ import (
 	"net/url"
 
 	"github.com/a-h/templ"
+
+	"kashi/phrase"
 )
 
 // userAction is the target of a form acting on one user: "state" or "password".
@@ -13,7 +15,7 @@ func userAction(name, what string) templ.SafeURL {
 
 // UserNotice confirms an action on the people page: "created", "disabled", "enabled" or
 // "reset", for the named user.
-func UserNotice(l Locale, what, name string) string {
+func UserNotice(l phrase.Locale, what, name string) string {
 	switch what {
 	case "created":
 		return l.T("users.created", name)
@@ -28,4 +30,4 @@ func UserNotice(l Locale, what, name string) string {
 }
 
 // PasswordChangedNotice confirms the viewer's own new password.
-func PasswordChangedNotice(l Locale) string { return l.T("account.changed") }
+func PasswordChangedNotice(l phrase.Locale) string { return l.T("account.changed") }

@@ -13,6 +13,7 @@ import (
 
 	"kashi/api"
 	"kashi/handlers"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -73,7 +74,7 @@ func pageMessage(c echo.Context, err error, status int, body api.Error) string {
 	case body.Error == http.StatusText(status):
 		return ""
 	case errors.As(err, &he):
-		if _, api := he.Message.(api.Error); api && l.Lang != views.LangEN {
+		if _, api := he.Message.(api.Error); api && l.Lang != phrase.LangEN {
 			return ""
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 
-	"kashi/views"
+	"kashi/phrase"
 )
 
 // TestLanguageWalk opens every page in English and in Chinese, and the pages that refused a
@@ -71,7 +71,7 @@ func TestLanguageWalk(t *testing.T) {
 	}
 
 	keys := regexp.MustCompile(`\b[a-z_]+\.[a-z_.-]+[a-z]\b`)
-	catalog, zh := views.Locale{Lang: views.LangEN}.Catalog(), views.Locale{Lang: views.LangZH}.Catalog()
+	catalog, zh := phrase.Locale{Lang: phrase.LangEN}.Catalog(), phrase.Locale{Lang: phrase.LangZH}.Catalog()
 	var english []string // catalog sentences: two words or more, not the same in Chinese
 	words := map[string]bool{}
 	word := regexp.MustCompile(`[A-Za-z]{3,}`)
@@ -97,7 +97,7 @@ func TestLanguageWalk(t *testing.T) {
 				t.Errorf("%s %s (%d) shows the catalog key %q", lang, what, code, m)
 			}
 		}
-		if lang == views.LangEN {
+		if lang == phrase.LangEN {
 			for _, r := range text {
 				if unicode.Is(unicode.Han, r) {
 					t.Errorf("%s %s shows Chinese: %q", lang, what, around(text, string(r)))
@@ -126,7 +126,7 @@ func TestLanguageWalk(t *testing.T) {
 			}
 		}
 	}
-	for _, lang := range []string{views.LangEN, views.LangZH} {
+	for _, lang := range []string{phrase.LangEN, phrase.LangZH} {
 		for _, path := range pages {
 			w := ps.get(path, "Cookie", "kashi_lang="+lang)
 			if w.Code >= 300 && w.Code != 404 {

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"kashi/handlers"
-	"kashi/views"
+	"kashi/phrase"
 )
 
 // New returns the echo server with every route of h. secure marks cookies Secure (Kashi is
@@ -45,7 +45,7 @@ func locale(next echo.HandlerFunc) echo.HandlerFunc {
 		if ck, err := c.Cookie(handlers.LangCookie); err == nil {
 			cookie = ck.Value
 		}
-		handlers.SetLocale(c, views.Negotiate(cookie, c.Request().Header.Get("Accept-Language")))
+		handlers.SetLocale(c, phrase.Negotiate(cookie, c.Request().Header.Get("Accept-Language")))
 		return next(c)
 	}
 }

@@ -1,4 +1,4 @@
-package views
+package phrase
 
 // catalogEN holds the English text of every string the UI shows, by key. catalogZH must have
 // exactly the same keys, with the same format verbs; TestCatalogs checks.
@@ -1212,7 +1212,7 @@ var catalogEN = map[string]string{
 	"notes.msg.request_rejected":      "Your quota request #%d was rejected.",
 	"notes.msg.quota_ends":            "A quota of your project ends on %s.",
 	"notes.msg.budget":                "A budget of your project is %d%% used this month.",
-	// Said by the server (package phrase, views.Locale.Say): why the scaling loop acted or
+	// Said by the server (List, Locale.Say): why the scaling loop acted or
 	// did not, with the numbers. Kept together for merging.
 	"say.sep":                    "; ",
 	"say.machine_failed":         "machine %s failed at the provider",

@@ -1,21 +1,30 @@
-package views
+package phrase
 
 import (
 	"fmt"
 	"strings"
 	"time"
-
-	"kashi/phrase"
 )
 
-// SayKeyPrefix starts the catalog key of every phrase code: "say." + code.
-const SayKeyPrefix = "say."
+// The prefixes of catalog keys named from codes rather than spelled out.
+const (
+	// SayKeyPrefix starts the catalog key of every phrase code: "say." + code.
+	SayKeyPrefix = "say."
+	// PoolFieldKeyPrefix begins the catalog keys of the pool settings' labels, help texts and
+	// groups: "poolfield.<name>", "poolfield.<name>.help", "poolfield.group.<group>". Handlers
+	// name them from the settings table, so no literal key in views spells them out.
+	PoolFieldKeyPrefix = "poolfield."
+	// AuditFieldKeyPrefix and AuditActionKeyPrefix begin the catalog keys of the audit log's
+	// field and action names; a name without a key is shown as it is.
+	AuditFieldKeyPrefix  = "audit.field."
+	AuditActionKeyPrefix = "audit.action."
+)
 
 // Say writes a sentence the server made in the locale's language: each phrase through the
 // catalog entry "say.<code>", its arguments written as the locale writes counts, durations
 // and percentages, the phrases joined by the locale's separator. A code the catalogs lack is
-// written as phrase.List.String writes it, so nothing is lost.
-func (l Locale) Say(list phrase.List) string {
+// written as List.String writes it, so nothing is lost.
+func (l Locale) Say(list List) string {
 	var b strings.Builder
 	for i, p := range list {
 		if i > 0 {
@@ -26,7 +35,7 @@ func (l Locale) Say(list phrase.List) string {
 			args[j] = l.sayArg(a)
 		}
 		if _, ok := l.catalog()[SayKeyPrefix+p.Code]; !ok {
-			b.WriteString(phrase.List{p}.String())
+			b.WriteString(List{p}.String())
 			continue
 		}
 		b.WriteString(l.T(SayKeyPrefix+p.Code, args...))
@@ -34,22 +43,22 @@ func (l Locale) Say(list phrase.List) string {
 	return b.String()
 }
 
-// SayText is Say of a list stored as text (phrase.List.Encode); text that is no such list,
+// SayText is Say of a list stored as text (List.Encode); text that is no such list,
 // such as an English sentence stored before phrases existed, is shown as it is.
 func (l Locale) SayText(s string) string {
-	if list, ok := phrase.Decode(s); ok {
+	if list, ok := Decode(s); ok {
 		return l.Say(list)
 	}
 	return s
 }
 
-func (l Locale) sayArg(a phrase.Arg) string {
+func (l Locale) sayArg(a Arg) string {
 	switch a.Kind {
-	case phrase.Count:
+	case Count:
 		return l.Int(int(a.N))
-	case phrase.Seconds:
+	case Seconds:
 		return l.Duration(time.Duration(a.N) * time.Second)
-	case phrase.Percent:
+	case Percent:
 		return l.Percent(int(a.N))
 	}
 	return a.S
@@ -65,7 +74,7 @@ func (l Locale) Invalid(field, format string, args []any, msg string) string {
 // up in the validation catalog (validZH) for Chinese. A message without a format, or one the
 // catalog lacks, is msg as it is.
 func (l Locale) Problem(format string, args []any, msg string) string {
-	if l.lang() == LangZH && format != "" {
+	if l.Code() == LangZH && format != "" {
 		if z, ok := validZH[format]; ok {
 			return fmt.Sprintf(z, args...)
 		}

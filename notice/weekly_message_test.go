@@ -1,4 +1,4 @@
-package main
+package notice
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 
 	"kashi/billing"
 	"kashi/models"
-	"kashi/views"
+	"kashi/phrase"
 )
 
 // TestWeeklyMessages: one message per project that held cards in the week, naming its held,
@@ -30,18 +30,18 @@ func TestWeeklyMessages(t *testing.T) {
 	ps := []models.Project{{ID: 3, Name: "vision"}, {ID: 4, Name: "nlp"}}
 	link := "https://kashi.example/reports?week=2026-W10"
 	want := map[string]string{
-		views.LangEN: "Week 2026-W10 (2026-03-02 – 2026-03-08): 10.00 card-hours held, 5.00 effective (50%), 2.50 idle.\n\n" +
+		phrase.LangEN: "Week 2026-W10 (2026-03-02 – 2026-03-08): 10.00 card-hours held, 5.00 effective (50%), 2.50 idle.\n\n" +
 			"Tasks that left cards idle most:\n- #7 sft-r1 (li): 2.50 idle card-hours\n\n" +
 			"Estimates that missed most:\n- #8 eval (wang): estimated 1.00, used 3.00 card-hours\n\n" +
 			"The whole report: " + link,
-		views.LangZH: "2026-W10 周（2026-03-02 – 2026-03-08）：占用 10.00 卡时，有效 5.00（50%），闲置 2.50。\n\n" +
+		phrase.LangZH: "2026-W10 周（2026-03-02 – 2026-03-08）：占用 10.00 卡时，有效 5.00（50%），闲置 2.50。\n\n" +
 			"闲置卡最多的任务：\n- #7 sft-r1（li）：闲置 2.50 卡时\n\n" +
 			"估算偏差最大的任务：\n- #8 eval（wang）：预估 1.00，实际 3.00 卡时\n\n" +
 			"完整周报：" + link,
 	}
 	for lang, text := range want {
 		t.Run(lang, func(t *testing.T) {
-			msgs := weeklyMessages(views.Locale{Lang: lang}, r, ps, loc, link)
+			msgs := weeklyMessages(phrase.Locale{Lang: lang}, r, ps, loc, link)
 			if len(msgs) != 1 || msgs[0].ProjectID != 3 || msgs[0].Project != "vision" {
 				t.Fatalf("weeklyMessages = %+v, want vision's only", msgs)
 			}
@@ -49,7 +49,7 @@ func TestWeeklyMessages(t *testing.T) {
 				t.Errorf("text (-want +got):\n%s", d)
 			}
 			han := strings.ContainsFunc(msgs[0].Title, func(r rune) bool { return unicode.Is(unicode.Han, r) })
-			if han != (lang == views.LangZH) {
+			if han != (lang == phrase.LangZH) {
 				t.Errorf("title %q in %s", msgs[0].Title, lang)
 			}
 		})

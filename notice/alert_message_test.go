@@ -1,4 +1,4 @@
-package main
+package notice_test
 
 import (
 	"strings"
@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"kashi/models"
+	"kashi/notice"
+	"kashi/phrase"
 )
 
-// TestAlertWords: chat messages of alerts are worded in the installation's language through
-// the catalogs, with the count and the resolve time.
-func TestAlertWords(t *testing.T) {
+// TestAlertMessage: chat messages of alerts are worded in the installation's language
+// through the catalogs, with the count and the resolve time.
+func TestAlertMessage(t *testing.T) {
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	res := at.Add(time.Hour)
 	a := models.Alert{Kind: models.AlertBootTimeout, Subject: "a100/k1", Code: "boot_timeout", Params: `["a100","k1"]`,
@@ -34,9 +36,9 @@ func TestAlertWords(t *testing.T) {
 		if strings.HasSuffix(name, "Shanghai") {
 			loc, _ = time.LoadLocation("Asia/Shanghai")
 		}
-		title, text := alertWords(c.lang)(c.a, loc)
-		if title != c.title || text != c.text {
-			t.Errorf("%s: alertWords = %q, %q; want %q, %q", name, title, text, c.title, c.text)
+		m := notice.AlertMessage(c.a, phrase.Locale{Lang: c.lang}, loc)
+		if m.Title != c.title || m.Text != c.text {
+			t.Errorf("%s: AlertMessage = %q, %q; want %q, %q", name, m.Title, m.Text, c.title, c.text)
 		}
 	}
 }

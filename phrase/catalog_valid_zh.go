@@ -1,4 +1,4 @@
-package views
+package phrase
 
 // validZH is the Chinese of the validation messages the store and the forms' handlers make
 // (models.FieldError.Format), keyed by the English format itself, the gettext way: a page

@@ -1,4 +1,4 @@
-package views
+package phrase
 
 import (
 	"os"
@@ -12,27 +12,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// en and zh are the locales the tests write in.
 var (
 	en = Locale{Lang: LangEN}
 	zh = Locale{Lang: LangZH}
 )
 
 // usedKeys returns the catalog keys named by a literal .T("…") call in the templ and Go
-// sources of this package (generated code and tests left out).
+// sources of the packages that write the catalogs' text: this one, views, handlers, which
+// build some sentences (form errors) from the catalogs too, and notice, which words chat
+// messages (generated code and tests left out).
 func usedKeys(t *testing.T) map[string][]string {
 	t.Helper()
 	re := regexp.MustCompile(`\.T\("([^"]+)"`)
 	used := make(map[string][]string)
-	// Handlers build some sentences (form errors) from the catalogs too.
-	files, err := filepath.Glob("*")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, pattern := range []string{"*.go", "../views/*", "../handlers/*.go", "../notice/*.go"} {
+		more, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, more...)
 	}
-	more, err := filepath.Glob("../handlers/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = append(files, more...)
 	for _, f := range files {
 		if !(strings.HasSuffix(f, ".templ") || strings.HasSuffix(f, ".go")) ||
 			strings.HasSuffix(f, "_templ.go") || strings.HasSuffix(f, "_test.go") {
@@ -47,7 +48,7 @@ func usedKeys(t *testing.T) map[string][]string {
 		}
 	}
 	if len(used) == 0 {
-		t.Fatal("found no .T(\"…\") calls; is the test running in views/?")
+		t.Fatal("found no .T(\"…\") calls; is the test running in phrase/?")
 	}
 	return used
 }

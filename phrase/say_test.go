@@ -1,4 +1,4 @@
-package views
+package phrase
 
 import (
 	"os"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"kashi/phrase"
 )
 
 // TestSayCodes: every phrase code the server makes (a literal phrase.New("code" in its Go
@@ -39,7 +37,7 @@ func TestSayCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(made) < 10 {
-		t.Fatalf("found %d phrase codes; is the test running in views/?", len(made))
+		t.Fatalf("found %d phrase codes; is the test running in phrase/?", len(made))
 	}
 	for code, path := range made {
 		if _, ok := catalogEN[SayKeyPrefix+code]; !ok {
@@ -54,8 +52,8 @@ func TestSayCodes(t *testing.T) {
 }
 
 func TestSay(t *testing.T) {
-	l := phrase.Of(phrase.New("demand_waited", phrase.N(1200), phrase.Dur(49*time.Minute), phrase.Dur(2*time.Minute)),
-		phrase.New("size_at_max", phrase.N(6), phrase.N(6)), phrase.New("not-a-code", phrase.Pct(86)))
+	l := Of(New("demand_waited", N(1200), Dur(49*time.Minute), Dur(2*time.Minute)),
+		New("size_at_max", N(6), N(6)), New("not-a-code", Pct(86)))
 	tests := map[string]struct {
 		l    Locale
 		in   string

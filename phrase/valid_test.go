@@ -1,4 +1,4 @@
-package views
+package phrase
 
 import (
 	"os"
@@ -35,7 +35,7 @@ func TestValidZH(t *testing.T) {
 		}
 	}
 	if len(made) < 50 {
-		t.Fatalf("found %d validation messages; is the test running in views/?", len(made))
+		t.Fatalf("found %d validation messages; is the test running in phrase/?", len(made))
 	}
 	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
 	for format, f := range made {

@@ -1,4 +1,4 @@
-package views
+package phrase
 
 // catalogZH holds the Simplified Chinese text of every string the UI shows, by key; the same
 // keys as catalogEN.
@@ -1212,7 +1212,7 @@ var catalogZH = map[string]string{
 	"notes.msg.request_rejected":      "你的配额申请 #%d 被驳回。",
 	"notes.msg.quota_ends":            "项目的一项配额将于 %s 到期。",
 	"notes.msg.budget":                "项目本月的一项预算已用 %d%%。",
-	// Said by the server (package phrase, views.Locale.Say): why the scaling loop acted or
+	// Said by the server (List, Locale.Say): why the scaling loop acted or
 	// did not, with the numbers. Kept together for merging.
 	"say.sep":                    "；",
 	"say.machine_failed":         "机器 %s 在云厂商处失败",

@@ -1,17 +1,14 @@
-package views
+package phrase
 
-import (
-	"strings"
-	"time"
-)
+import "strings"
 
 // Alert sentences: an alert carries a code and string parameters (models.AlertInput), and
-// pages and chat messages render them here through the catalogs, so an alert reads in the
+// pages and chat messages write them here through the catalogs, so an alert reads in the
 // viewer's language on the page and in the installation's language in chat.
 
 // AlertSentence is the sentence of an alert: its code rendered with params, or legacy (the
 // stored text of alerts raised before codes) when the code is empty or unknown.
-func AlertSentence(l Locale, code string, params []string, legacy string) string {
+func (l Locale) AlertSentence(code string, params []string, legacy string) string {
 	p := func(n int) []any {
 		out := make([]any, n)
 		for i := range out {
@@ -61,8 +58,39 @@ func AlertSentence(l Locale, code string, params []string, legacy string) string
 	return legacy
 }
 
-// severityText names a severity.
-func severityText(l Locale, sev string) string {
+// AlertKind names an alert's kind (models' alert kinds); an unknown kind is shown as it is.
+func (l Locale) AlertKind(kind string) string {
+	switch kind {
+	case "boot-timeout":
+		return l.T("alerts.kind.boot_timeout")
+	case "scale-failed":
+		return l.T("alerts.kind.scale_failed")
+	case "machine-vanished":
+		return l.T("alerts.kind.machine_vanished")
+	case "orphan-deleted":
+		return l.T("alerts.kind.orphan_deleted")
+	case "gpu-memory":
+		return l.T("alerts.kind.gpu_memory")
+	case "idle-cards":
+		return l.T("alerts.kind.idle_cards")
+	case "quota":
+		return l.T("alerts.kind.quota")
+	case "pool-at-max":
+		return l.T("alerts.kind.pool_at_max")
+	case "unmanaged-gpu-use":
+		return l.T("alerts.kind.unmanaged")
+	case "service-ttft":
+		return l.T("alerts.kind.service_ttft")
+	case "service-down":
+		return l.T("alerts.kind.service_down")
+	case "service-idle":
+		return l.T("alerts.kind.service_idle")
+	}
+	return kind
+}
+
+// Severity names an alert's severity: critical, info, or else warning.
+func (l Locale) Severity(sev string) string {
 	switch sev {
 	case "critical":
 		return l.T("alert.sev.critical")
@@ -70,21 +98,4 @@ func severityText(l Locale, sev string) string {
 		return l.T("alert.sev.info")
 	}
 	return l.T("alert.sev.warning")
-}
-
-// AlertChat is the title and text of an alert's chat message in l, the installation's
-// language: its kind, severity and subject, its sentence, how often it was raised, and when
-// it was resolved.
-func AlertChat(l Locale, a AlertView, loc *time.Location) (title, text string) {
-	stamp := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04 MST") }
-	head := l.T("alert.chat.title", severityText(l, a.Severity), alertKindText(l, a.Kind), a.Subject)
-	text = AlertSentence(l, a.Code, a.Params, a.Message)
-	if a.Count > 1 {
-		text += " " + l.T("alert.chat.repeated", a.Count, stamp(a.At))
-	}
-	if a.ResolvedAt != nil {
-		head = l.T("alert.chat.resolved_title", alertKindText(l, a.Kind), a.Subject)
-		text += " " + l.T("alert.chat.resolved_at", stamp(*a.ResolvedAt))
-	}
-	return head, text
 }

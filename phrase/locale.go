@@ -1,4 +1,4 @@
-package views
+package phrase
 
 import (
 	"fmt"
@@ -16,7 +16,8 @@ const (
 	LangZH = "zh-CN"
 )
 
-// Locale is the language a page is rendered in. The zero value renders English.
+// Locale is a language Kashi writes in: a page's, its reader's choice, or a chat message's,
+// the installation's. The zero value writes English.
 type Locale struct{ Lang string }
 
 // Language is one entry of the language switcher.
@@ -54,8 +55,8 @@ func Negotiate(cookie, acceptLanguage string) Locale {
 	return Locale{Lang: Languages()[i].Code}
 }
 
-// lang is the locale's language, English when Lang is not one the UI speaks.
-func (l Locale) lang() string {
+// Code is the locale's language, as a BCP 47 tag: English when Lang is not one the UI speaks.
+func (l Locale) Code() string {
 	if l.Lang == LangZH {
 		return LangZH
 	}
@@ -71,7 +72,7 @@ func (l Locale) catalog() map[string]string {
 
 // T returns the text of key in the locale's language, formatted with args as by fmt.Sprintf
 // when there are any. A key missing from the catalog falls back to English, then to the key
-// itself; the views tests keep that from happening.
+// itself; the catalog tests keep that from happening.
 func (l Locale) T(key string, args ...any) string {
 	s, ok := l.catalog()[key]
 	if !ok {
@@ -85,12 +86,22 @@ func (l Locale) T(key string, args ...any) string {
 	return fmt.Sprintf(s, args...)
 }
 
-// Int formats n with thousands separators: "1,234" (both languages group by three).
-func (l Locale) Int(n int) string {
-	return string(appendGrouped(nil, int64(n)))
+// Has reports whether the catalogs hold key, in the locale's language or in English.
+func (l Locale) Has(key string) bool {
+	if _, ok := l.catalog()[key]; ok {
+		return true
+	}
+	_, ok := catalogEN[key]
+	return ok
 }
 
-func appendGrouped(b []byte, n int64) []byte {
+// Int formats n with thousands separators: "1,234" (both languages group by three).
+func (l Locale) Int(n int) string {
+	return string(AppendInt(nil, int64(n)))
+}
+
+// AppendInt appends n with thousands separators, as Locale.Int writes it, to b.
+func AppendInt(b []byte, n int64) []byte {
 	var digits [24]byte
 	s := strconv.AppendInt(digits[:0], n, 10)
 	if n < 0 {
@@ -131,14 +142,27 @@ func (l Locale) MiB(m int64) string {
 // MiBOf formats used out of total memory, naming the unit once when both share it or used is
 // zero: "12.3 / 80 GiB", "512 MiB / 80 GiB", "0 / 80 GiB".
 func (l Locale) MiBOf(used, total int64) string {
-	return string(appendMiBOf(make([]byte, 0, 24), used, total))
+	return string(AppendMiBOf(make([]byte, 0, 24), used, total))
+}
+
+// AppendMiBOf appends Locale.MiBOf(used, total) to b.
+func AppendMiBOf(b []byte, used, total int64) []byte {
+	b, uu := appendMem(b, used)
+	if used != 0 && uu != memUnitOf(total) {
+		b = append(b, ' ')
+		b = append(b, uu...)
+	}
+	b = append(b, " / "...)
+	b, tu := appendMem(b, total)
+	b = append(b, ' ')
+	return append(b, tu...)
 }
 
 // appendMem appends m MiB as a number with at most one decimal and returns the binary unit it
 // is in.
 func appendMem(b []byte, m int64) ([]byte, string) {
 	if m < 1024 {
-		return appendGrouped(b, m), "MiB"
+		return AppendInt(b, m), "MiB"
 	}
 	tenths := (m*10 + 512) / 1024 // GiB, rounded to a tenth
 	unit := "GiB"
@@ -146,7 +170,7 @@ func appendMem(b []byte, m int64) ([]byte, string) {
 		tenths = (tenths + 512) / 1024
 		unit = "TiB"
 	}
-	b = appendGrouped(b, tenths/10)
+	b = AppendInt(b, tenths/10)
 	if f := tenths % 10; f != 0 {
 		b = append(b, '.', byte('0'+f))
 	}
