@@ -3,12 +3,9 @@ package handlers
 import (
 	"crypto/subtle"
 	"errors"
-	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/api"
 	"kashi/models"
 )
 
@@ -40,14 +37,4 @@ func agentNode(c echo.Context) models.Node { return c.Get(nodeKey).(models.Node)
 func (h *Agent) joinTokenOK(c echo.Context) bool {
 	tok, ok := bearer(c)
 	return ok && h.cfg.JoinToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(h.cfg.JoinToken)) == 1
-}
-
-func bearer(c echo.Context) (string, bool) {
-	v := c.Request().Header.Get(echo.HeaderAuthorization)
-	tok, ok := strings.CutPrefix(v, "Bearer ")
-	return strings.TrimSpace(tok), ok && strings.TrimSpace(tok) != ""
-}
-
-func unauthorized(msg string) error {
-	return echo.NewHTTPError(http.StatusUnauthorized, api.Error{Error: msg})
 }

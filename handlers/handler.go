@@ -13,19 +13,6 @@ import (
 	"kashi/scheduler"
 )
 
-// Store is what the handlers need of models.Store: every area's interface.
-type Store interface {
-	BoardStore
-	TasksStore
-	TemplatesStore
-	ProjectsStore
-	PoolsStore
-	BillsStore
-	AgentStore
-	PeopleStore
-	ServicesStore
-}
-
 // Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, the
 // queue as it would decide it now, and a task not yet submitted tried on it (read-only).
 type Scheduler interface {
@@ -67,20 +54,6 @@ type FlavorLister interface {
 	List(ctx context.Context, provider, region, zone string) (flavors []scaler.Flavor, ok bool, err error)
 }
 
-// Handler serves every route, one area at a time: each area is a small handler over the part
-// of the store it uses. Build it with New.
-type Handler struct {
-	Board     *Board
-	Tasks     *Tasks
-	Templates *Templates
-	Projects  *Projects
-	Pools     *Pools
-	Bills     *Bills
-	Agent     *Agent
-	People    *People
-	Services  *Services
-}
-
 // core is what every area shares: the settings, the clock and the queue.
 type core struct {
 	cfg   Config
@@ -94,20 +67,4 @@ func (h *core) loc() *time.Location {
 		return time.UTC
 	}
 	return h.cfg.Location
-}
-
-// New returns a Handler. now is the clock (the demo's runs fast).
-func New(store Store, sched Scheduler, cfg Config, now func() time.Time) *Handler {
-	c := &core{cfg: cfg, now: now, sched: sched}
-	return &Handler{
-		Board:     &Board{core: c, store: store},
-		Tasks:     &Tasks{core: c, store: store},
-		Templates: &Templates{core: c, store: store},
-		Projects:  &Projects{core: c, store: store},
-		Pools:     &Pools{core: c, store: store, calib: &calibrations{}},
-		Bills:     &Bills{core: c, store: store},
-		Agent:     &Agent{core: c, store: store},
-		People:    &People{core: c, store: store, logins: newLoginThrottle()},
-		Services:  &Services{core: c, store: store},
-	}
 }

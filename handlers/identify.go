@@ -8,15 +8,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/api"
 	"kashi/models"
 )
 
 // SessionCookie holds the session token.
 const SessionCookie = "kashi_session"
-
-// CSRFKey is where the CSRF middleware leaves the request's token for forms.
-const CSRFKey = "kashi.csrf"
 
 // Identify returns who makes the request: the user of an API token (Authorization: Bearer
 // ka_…) or of the session cookie, nil when nobody is logged in. A token that is not valid is
@@ -98,11 +94,6 @@ func (h *People) clearSession(c echo.Context) {
 // configured with an https public URL.
 func (h *People) secure(c echo.Context) bool {
 	return h.cfg.SecureCookies || c.IsTLS()
-}
-
-// forbidden answers 403 with a message.
-func forbidden(msg string) error {
-	return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: msg})
 }
 
 // localPath returns next when it is a path on this site, else "/". Browsers drop tabs and

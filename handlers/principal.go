@@ -128,3 +128,15 @@ func Who(c echo.Context) *Principal {
 	p, _ := c.Get(principalKey).(*Principal)
 	return p
 }
+
+// visibleProjects returns the project ids whose tasks the caller sees; nil means all.
+func visibleProjects(p *Principal) []int64 {
+	if p.Admin() {
+		return nil
+	}
+	ids := make([]int64, 0, len(p.Projects))
+	for id := range p.Projects {
+		ids = append(ids, id)
+	}
+	return ids
+}

@@ -38,6 +38,3 @@ func (h *Tasks) QueuePage(c echo.Context) error {
 	}
 	return Render(c, http.StatusOK, views.Queue(l, d))
 }
-
-// isHTMX reports whether htmx sent the request, which then wants a fragment.
-func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }

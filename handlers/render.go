@@ -76,3 +76,55 @@ func FieldProblem(l views.Locale, err error) (msg string, ok bool) {
 func badRequest(field, msg string) error {
 	return echo.NewHTTPError(http.StatusBadRequest, api.Error{Error: msg, Field: field})
 }
+
+// storeError maps the store's sentinel errors to 404 and 409.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "not found"})
+	case errors.Is(err, models.ErrConflict):
+		return echo.NewHTTPError(http.StatusConflict, api.Error{Error: conflictMessage(err)})
+	}
+	return apiError(http.StatusUnprocessableEntity, err)
+}
+
+// isHTMX reports whether htmx sent the request, which then wants a fragment.
+func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+
+// forbidden answers 403 with a message.
+func forbidden(msg string) error {
+	return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: msg})
+}
+
+func unauthorized(msg string) error {
+	return echo.NewHTTPError(http.StatusUnauthorized, api.Error{Error: msg})
+}
+
+// problem is the message of a refused form: the field error's text in the page's language,
+// or the HTTP error's.
+func problem(l views.Locale, err error) string {
+	var fe *models.FieldError
+	if errors.As(err, &fe) {
+		return Invalid(l, fe)
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if pe, ok := he.Message.(api.Error); ok {
+			return pe.Error
+		}
+	}
+	return err.Error()
+}
+
+// CSRFKey is where the CSRF middleware leaves the request's token for forms.
+const CSRFKey = "kashi.csrf"
+
+// conflictMessage is the part of a conflict error a client may read: the store's message
+// without its package prefix.
+func conflictMessage(err error) string {
+	msg := err.Error()
+	if i := len("models: "); len(msg) > i && msg[:i] == "models: " {
+		msg = msg[i:]
+	}
+	return msg
+}

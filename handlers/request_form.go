@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/api"
 	"kashi/models"
 	"kashi/views"
 )
@@ -110,20 +109,4 @@ func (h *Projects) requestFromForm(f views.RequestForm) (requestBody, error) {
 		}
 	}
 	return b, err
-}
-
-// problem is the message of a refused form: the field error's text in the page's language,
-// or the HTTP error's.
-func problem(l views.Locale, err error) string {
-	var fe *models.FieldError
-	if errors.As(err, &fe) {
-		return Invalid(l, fe)
-	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		if pe, ok := he.Message.(api.Error); ok {
-			return pe.Error
-		}
-	}
-	return err.Error()
 }

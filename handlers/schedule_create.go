@@ -20,7 +20,7 @@ type scheduleRequest struct {
 // ScheduleCreate runs a template on a cron expression in a time zone (the project's leads
 // and admins); the tasks are the caller's. Overlap defaults to skip and the start deadline to
 // an hour. POST /api/v1/templates/:id/schedules.
-func (h *Templates) ScheduleCreate(c echo.Context) error {
+func (h *Tasks) ScheduleCreate(c echo.Context) error {
 	t, err := h.seenTemplate(c)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 // ScheduleFormCreate runs a template on a schedule from its page's form (the project's
 // leads); the start deadline is typed in minutes. A refused field brings the page back
 // (422) naming it. POST /templates/:id/schedules.
-func (h *Templates) ScheduleFormCreate(c echo.Context) error {
+func (h *Tasks) ScheduleFormCreate(c echo.Context) error {
 	t, err := h.seenTemplate(c)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (h *Templates) ScheduleFormCreate(c echo.Context) error {
 
 // SchedulePreview answers the schedule form as it is typed: the next five runs in the
 // zone, or the problem naming its field (422). POST /templates/:id/schedules/preview.
-func (h *Templates) SchedulePreview(c echo.Context) error {
+func (h *Tasks) SchedulePreview(c echo.Context) error {
 	if _, err := h.seenTemplate(c); err != nil {
 		return err
 	}
@@ -69,13 +69,13 @@ func (h *Templates) SchedulePreview(c echo.Context) error {
 
 // ScheduleFormSuspend suspends a schedule from its template's page.
 // POST /schedules/:id/suspend.
-func (h *Templates) ScheduleFormSuspend(c echo.Context) error { return h.setSuspendedForm(c, true) }
+func (h *Tasks) ScheduleFormSuspend(c echo.Context) error { return h.setSuspendedForm(c, true) }
 
 // ScheduleFormResume resumes a schedule from its template's page: runs are planned from
 // now. POST /schedules/:id/resume.
-func (h *Templates) ScheduleFormResume(c echo.Context) error { return h.setSuspendedForm(c, false) }
+func (h *Tasks) ScheduleFormResume(c echo.Context) error { return h.setSuspendedForm(c, false) }
 
-func (h *Templates) setSuspendedForm(c echo.Context, suspended bool) error {
+func (h *Tasks) setSuspendedForm(c echo.Context, suspended bool) error {
 	ts, err := h.ledSchedule(c)
 	if err != nil {
 		return err

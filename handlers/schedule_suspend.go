@@ -9,14 +9,14 @@ import (
 )
 
 // ScheduleSuspend stops a schedule's runs. POST /api/v1/schedules/:id/suspend.
-func (h *Templates) ScheduleSuspend(c echo.Context) error { return h.setSuspended(c, true) }
+func (h *Tasks) ScheduleSuspend(c echo.Context) error { return h.setSuspended(c, true) }
 
 // ScheduleResume starts a schedule's runs again from now: runs that fell while it was
 // suspended never start. POST /api/v1/schedules/:id/resume.
-func (h *Templates) ScheduleResume(c echo.Context) error { return h.setSuspended(c, false) }
+func (h *Tasks) ScheduleResume(c echo.Context) error { return h.setSuspended(c, false) }
 
 // setSuspended suspends or resumes the path's schedule (the project's leads and admins).
-func (h *Templates) setSuspended(c echo.Context, suspended bool) error {
+func (h *Tasks) setSuspended(c echo.Context, suspended bool) error {
 	ts, err := h.ledSchedule(c)
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func (h *Templates) setSuspended(c echo.Context, suspended bool) error {
 
 // ledSchedule loads the path's schedule when the caller leads its template's project;
 // another project's is 404.
-func (h *Templates) ledSchedule(c echo.Context) (models.TaskSchedule, error) {
+func (h *Tasks) ledSchedule(c echo.Context) (models.TaskSchedule, error) {
 	id, err := pathID(c)
 	if err != nil {
 		return models.TaskSchedule{}, err

@@ -53,15 +53,3 @@ func (h *Tasks) runnableTask(c echo.Context, id int64) (models.TaskRow, error) {
 	}
 	return t, nil
 }
-
-// visibleProjects returns the project ids whose tasks the caller sees; nil means all.
-func visibleProjects(p *Principal) []int64 {
-	if p.Admin() {
-		return nil
-	}
-	ids := make([]int64, 0, len(p.Projects))
-	for id := range p.Projects {
-		ids = append(ids, id)
-	}
-	return ids
-}

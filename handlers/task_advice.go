@@ -6,7 +6,6 @@ import (
 
 	"kashi/models"
 	"kashi/rightsize"
-	"kashi/views"
 )
 
 // heldCard is a card a task held, with its 5-minute rollups over the time it held it.
@@ -68,16 +67,6 @@ func (h *Tasks) taskAdvice(ctx context.Context, t models.TaskRow, cards []heldCa
 		return nil, nil
 	}
 	return &a, nil
-}
-
-// adviceView is the advice as the task page shows it; nil without.
-func adviceView(a *rightsize.Advice) *views.TaskAdvice {
-	if a == nil {
-		return nil
-	}
-	return &views.TaskAdvice{Kind: string(a.Kind), Spec: a.Spec, FromSpec: a.FromSpec, GPUs: a.GPUs, FromGPUs: a.FromGPUs,
-		IdleCards: a.IdleCards, PeakMemMiB: a.PeakMemMiB, CardMemMiB: a.CardMemMiB, CostPct: a.CostPct,
-		SavingFenPerHour: a.SavingFenPerHour, Slower: a.Slower}
 }
 
 // measuredRun is a run from started to ended on cards, as rightsize reads it.

@@ -1,15 +1,11 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"kashi/api"
-	"kashi/models"
 	"kashi/rightsize"
 )
 
@@ -55,34 +51,4 @@ func (h *Tasks) TaskShow(c echo.Context) error {
 		out.Events[i] = eventJSON{At: e.At, From: e.From, To: e.To, Reason: e.Reason}
 	}
 	return c.JSON(http.StatusOK, out)
-}
-
-// pathID parses the :id path parameter.
-func pathID(c echo.Context) (int64, error) {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, badRequest("id", "id must be a positive integer")
-	}
-	return id, nil
-}
-
-// storeError maps the store's sentinel errors to 404 and 409.
-func storeError(err error) error {
-	switch {
-	case errors.Is(err, models.ErrNotFound):
-		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "not found"})
-	case errors.Is(err, models.ErrConflict):
-		return echo.NewHTTPError(http.StatusConflict, api.Error{Error: conflictMessage(err)})
-	}
-	return apiError(http.StatusUnprocessableEntity, err)
-}
-
-// conflictMessage is the part of a conflict error a client may read: the store's message
-// without its package prefix.
-func conflictMessage(err error) string {
-	msg := err.Error()
-	if i := len("models: "); len(msg) > i && msg[:i] == "models: " {
-		msg = msg[i:]
-	}
-	return msg
 }

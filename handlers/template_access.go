@@ -8,7 +8,7 @@ import (
 
 // seenProject loads the project of the path's id when the caller sees it; another project
 // is answered 404, as if it did not exist.
-func (h *Templates) seenProject(c echo.Context) (models.Project, error) {
+func (h *Tasks) seenProject(c echo.Context) (models.Project, error) {
 	id, err := pathID(c)
 	if err != nil {
 		return models.Project{}, err
@@ -22,7 +22,7 @@ func (h *Templates) seenProject(c echo.Context) (models.Project, error) {
 
 // seenTemplate loads the path's template when the caller sees its project; another
 // project's is 404.
-func (h *Templates) seenTemplate(c echo.Context) (models.TaskTemplate, error) {
+func (h *Tasks) seenTemplate(c echo.Context) (models.TaskTemplate, error) {
 	id, err := pathID(c)
 	if err != nil {
 		return models.TaskTemplate{}, err

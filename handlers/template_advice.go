@@ -15,7 +15,7 @@ const templateAdviceRuns = 5
 // templateAdvice is the rightsizing advice for template t's next run, from its latest ended
 // runs merged so the advice fits each (rightsize.Merge), priced at this month's prices of its
 // project; nil with too little evidence.
-func (h *Templates) templateAdvice(ctx context.Context, t models.TaskTemplate, now time.Time) (*views.TemplateAdvice, error) {
+func (h *Tasks) templateAdvice(ctx context.Context, t models.TaskTemplate, now time.Time) (*views.TemplateAdvice, error) {
 	tasks, err := h.store.TemplateRuns(ctx, t.ID, templateAdviceRuns)
 	if err != nil || len(tasks) == 0 {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 
 // TemplateCreate adds a template to a project (its leads and admins); its fields are
 // checked as a task of the project would be. POST /api/v1/projects/:id/templates.
-func (h *Templates) TemplateCreate(c echo.Context) error {
+func (h *Tasks) TemplateCreate(c echo.Context) error {
 	p, err := h.seenProject(c)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 // TemplateFormCreate adds a template from the templates page's form (the project's leads),
 // then shows its page; a refused field brings the page back (422) with the problem beside
 // it. POST /projects/:id/templates.
-func (h *Templates) TemplateFormCreate(c echo.Context) error {
+func (h *Tasks) TemplateFormCreate(c echo.Context) error {
 	p, err := h.seenProject(c)
 	if err != nil {
 		return err
@@ -49,7 +49,7 @@ func (h *Templates) TemplateFormCreate(c echo.Context) error {
 
 // TemplateFormUpdate changes a template from its page's form as a new version (the
 // project's leads). POST /templates/:id.
-func (h *Templates) TemplateFormUpdate(c echo.Context) error {
+func (h *Tasks) TemplateFormUpdate(c echo.Context) error {
 	t, err := h.seenTemplate(c)
 	if err != nil {
 		return err

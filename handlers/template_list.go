@@ -8,7 +8,7 @@ import (
 
 // TemplateList lists a project's templates with their uses (the project's members).
 // GET /api/v1/projects/:id/templates.
-func (h *Templates) TemplateList(c echo.Context) error {
+func (h *Tasks) TemplateList(c echo.Context) error {
 	p, err := h.seenProject(c)
 	if err != nil {
 		return err

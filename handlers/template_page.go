@@ -18,7 +18,7 @@ import (
 
 // TemplatesPage shows a project's templates with their uses, and for its leads the form
 // that adds one. GET /projects/:id/templates.
-func (h *Templates) TemplatesPage(c echo.Context) error {
+func (h *Tasks) TemplatesPage(c echo.Context) error {
 	p, err := h.seenProject(c)
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (h *Templates) TemplatesPage(c echo.Context) error {
 }
 
 // templatesData builds the templates page of project p with the create form f.
-func (h *Templates) templatesData(c echo.Context, p models.Project, f views.TemplateForm) (views.TemplatesData, error) {
+func (h *Tasks) templatesData(c echo.Context, p models.Project, f views.TemplateForm) (views.TemplatesData, error) {
 	ctx := c.Request().Context()
 	rows, err := h.store.Templates(ctx, p.ID)
 	if err != nil {
@@ -53,7 +53,7 @@ func (h *Templates) templatesData(c echo.Context, p models.Project, f views.Temp
 // TemplatePage shows a template: its fields, the link that submits from it, its schedules
 // with their next runs and history, its versions, and for leads the forms that change and
 // schedule it. ?notice= confirms what a form just saved. GET /templates/:id.
-func (h *Templates) TemplatePage(c echo.Context) error {
+func (h *Tasks) TemplatePage(c echo.Context) error {
 	t, err := h.seenTemplate(c)
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func (h *Templates) TemplatePage(c echo.Context) error {
 }
 
 // templateData builds template t's page with its forms filled from its fields.
-func (h *Templates) templateData(c echo.Context, t models.TaskTemplate) (views.TemplateData, error) {
+func (h *Tasks) templateData(c echo.Context, t models.TaskTemplate) (views.TemplateData, error) {
 	ctx := c.Request().Context()
 	p, err := h.store.ProjectByID(ctx, t.ProjectID)
 	if err != nil {
@@ -112,7 +112,7 @@ func (h *Templates) templateData(c echo.Context, t models.TaskTemplate) (views.T
 
 // scheduleViews are a template's schedules with their next five runs and latest runs, in
 // each schedule's zone.
-func (h *Templates) scheduleViews(ctx context.Context, templateID int64) ([]views.ScheduleView, error) {
+func (h *Tasks) scheduleViews(ctx context.Context, templateID int64) ([]views.ScheduleView, error) {
 	list, err := h.store.Schedules(ctx, templateID)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func templateFormOf(name, description string, b models.TemplateBody) views.Templ
 
 // placeChoices are the specs (those of cards present) and the regions (those of pools) the
 // template form offers.
-func (h *Templates) placeChoices(ctx context.Context) (specs, regions []string, err error) {
+func (h *Tasks) placeChoices(ctx context.Context) (specs, regions []string, err error) {
 	if _, specs, _, err = h.store.BoardOptions(ctx); err != nil {
 		return nil, nil, err
 	}

@@ -11,7 +11,7 @@ const runsShown = 20
 
 // TemplateShow shows a template with its uses, versions (newest first) and schedules, each
 // with its next five runs and latest runs. GET /api/v1/templates/:id.
-func (h *Templates) TemplateShow(c echo.Context) error {
+func (h *Tasks) TemplateShow(c echo.Context) error {
 	t, err := h.seenTemplate(c)
 	if err != nil {
 		return err

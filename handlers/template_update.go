@@ -10,7 +10,7 @@ import (
 
 // TemplateUpdate replaces a template's fields as a new version (the project's leads and
 // admins). POST /api/v1/templates/:id.
-func (h *Templates) TemplateUpdate(c echo.Context) error {
+func (h *Tasks) TemplateUpdate(c echo.Context) error {
 	t, err := h.seenTemplate(c)
 	if err != nil {
 		return err

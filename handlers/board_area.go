@@ -1,0 +1,33 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"kashi/models"
+)
+
+// Board serves the occupancy board and GET /api/v1/gpus.
+type Board struct {
+	*core
+	store BoardStore
+}
+
+// BoardStore is what Board needs of models.Store.
+type BoardStore interface {
+	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	// The compact board's strips and the active threshold; the GPU and node pages (#15).
+	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
+	Thresholds() models.Thresholds
+	GPUByUUID(ctx context.Context, uuid string) (models.GPUPlace, error)
+	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
+	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
+	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
+	// Reservations holding cards, marked on the board (#21).
+	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
+}
+
+// newBoard returns the area over store.
+func newBoard(c *core, store BoardStore) *Board { return &Board{core: c, store: store} }
