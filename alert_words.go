@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"kashi/handlers"
+	"kashi/handlers/pools"
 	"kashi/models"
 	"kashi/notice"
 	"kashi/views"
@@ -15,6 +15,6 @@ import (
 func alertWords(lang string) notice.AlertWords {
 	l := views.Locale{Lang: lang}
 	return func(a models.Alert, loc *time.Location) (string, string) {
-		return views.AlertChat(l, handlers.AlertView(a), loc)
+		return views.AlertChat(l, pools.AlertView(a), loc)
 	}
 }

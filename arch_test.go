@@ -42,8 +42,16 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":        {"fleet"},
 	"agent":                  {"api", "serving"},
 	"agent/simgpu":           {"agent", "api"},
-	"handlers":               {"api", "billing", "models", "replay", "rightsize", "scaler", "schedule", "scheduler", "serving", "views"},
-	"web":                    {"api", "handlers", "static", "views"},
+	"handlers":               {"api", "models", "rightsize", "scaler", "scheduler", "views"},
+	"handlers/agent":         {"api", "handlers", "models", "serving"},
+	"handlers/bills":         {"api", "billing", "handlers", "models", "views"},
+	"handlers/board":         {"handlers", "models", "views"},
+	"handlers/people":        {"handlers", "models", "views"},
+	"handlers/pools":         {"api", "billing", "handlers", "models", "replay", "scaler", "views"},
+	"handlers/projects":      {"api", "billing", "handlers", "models", "scheduler", "views"},
+	"handlers/services":      {"handlers", "models", "serving", "views"},
+	"handlers/tasks":         {"api", "billing", "handlers", "models", "rightsize", "scaler", "schedule", "scheduler", "views"},
+	"web":                    {"api", "handlers", "handlers/agent", "handlers/bills", "handlers/board", "handlers/people", "handlers/pools", "handlers/projects", "handlers/services", "handlers/tasks", "static", "views"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
 }
@@ -75,6 +83,9 @@ func TestImportRules(t *testing.T) {
 			if imp != filepath.ToSlash(path) && !slices.Contains(allowed, imp) {
 				t.Errorf("%s imports kashi/%s; it may import only %v", path, imp, allowed)
 			}
+			if isArea(filepath.ToSlash(path)) && isArea(imp) {
+				t.Errorf("%s imports kashi/%s: an area never imports another area", path, imp)
+			}
 		}
 		return nil
 	})
@@ -82,6 +93,9 @@ func TestImportRules(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// isArea reports whether the package is one of the handlers' areas (handlers/<area>).
+func isArea(pkg string) bool { return strings.HasPrefix(pkg, "handlers/") }
 
 // kashiImports lists the Kashi packages imported by the non-test Go files in dir (relative to
 // the module root), and whether dir holds any.

@@ -5,8 +5,8 @@ import (
 	"kashi/views"
 )
 
-// adviceView is the advice as the task page shows it; nil without.
-func adviceView(a *rightsize.Advice) *views.TaskAdvice {
+// AdviceView is the advice as the task page shows it; nil without.
+func AdviceView(a *rightsize.Advice) *views.TaskAdvice {
 	if a == nil {
 		return nil
 	}

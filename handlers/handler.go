@@ -1,7 +1,9 @@
-// Package handlers holds Kashi's thin HTTP adapters: each parses a request, calls models,
-// scheduler or billing, and renders a view or JSON. They are grouped by area (board, tasks,
-// projects, pools, bills, agent, people: areas.go), each over a small interface of the store
-// methods it uses; web/routes.go maps every URL to one of them.
+// Package handlers is what every area of Kashi's HTTP handlers shares: the settings, clock
+// and queue (Core), who is asking (Principal, Who, the access levels), reading a request
+// (PathID, DecodeJSON, Bearer), and answering it (Render, APIError, StoreError, Locale). The
+// areas themselves (board, tasks, projects, pools, bills, agent, people, services) are one
+// package each under handlers/, never importing one another; web composes them and maps
+// every URL to one of their actions.
 package handlers
 
 import (
@@ -54,17 +56,17 @@ type FlavorLister interface {
 	List(ctx context.Context, provider, region, zone string) (flavors []scaler.Flavor, ok bool, err error)
 }
 
-// core is what every area shares: the settings, the clock and the queue.
-type core struct {
-	cfg   Config
-	now   func() time.Time
-	sched Scheduler
+// Core is what every area shares: the settings, the clock and the queue.
+type Core struct {
+	Cfg   Config
+	Now   func() time.Time
+	Sched Scheduler
 }
 
-// loc is the billing time zone (UTC when unset).
-func (h *core) loc() *time.Location {
-	if h.cfg.Location == nil {
+// Loc is the billing time zone (UTC when unset).
+func (h *Core) Loc() *time.Location {
+	if h.Cfg.Location == nil {
 		return time.UTC
 	}
-	return h.cfg.Location
+	return h.Cfg.Location
 }

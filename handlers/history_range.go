@@ -8,9 +8,9 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// historyRange reads ?range= (default 24h): its span and the rollups' resolution. An unknown
+// HistoryRange reads ?range= (default 24h): its span and the rollups' resolution. An unknown
 // range is a 400 naming the field.
-func historyRange(c echo.Context) (string, time.Duration, int, error) {
+func HistoryRange(c echo.Context) (string, time.Duration, int, error) {
 	r := c.QueryParam("range")
 	switch r {
 	case "1h":

@@ -80,12 +80,13 @@ func (p *Principal) Allows(a Access) bool {
 	case a == Billing:
 		return p.User.Role == models.RoleFinance || (p.User.Role == models.RoleUser && len(p.Projects) > 0)
 	case a == Lead:
-		return p.leadsAny()
+		return p.LeadsAny()
 	}
 	return false
 }
 
-func (p *Principal) leadsAny() bool {
+// LeadsAny reports whether the principal leads at least one project.
+func (p *Principal) LeadsAny() bool {
 	for _, r := range p.Projects {
 		if r == models.ProjectRoleLead {
 			return true
@@ -129,8 +130,8 @@ func Who(c echo.Context) *Principal {
 	return p
 }
 
-// visibleProjects returns the project ids whose tasks the caller sees; nil means all.
-func visibleProjects(p *Principal) []int64 {
+// VisibleProjects returns the project ids whose tasks the caller sees; nil means all.
+func VisibleProjects(p *Principal) []int64 {
 	if p.Admin() {
 		return nil
 	}

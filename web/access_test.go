@@ -49,7 +49,7 @@ func newRoleWorld(t *testing.T) roleWorld {
 		tok, _, _ := s.CreateAPIToken(ctx, user.ID, "test", models.ScopeWrite, now)
 		w.tokens[u.name] = tok
 	}
-	h := handlers.New(s, &fakeSched{loop: scheduler.NewLoop(s, scheduler.LoopConfig{Now: func() time.Time { return now }})}, handlers.Config{JoinToken: "join", Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+	h := web.NewAreas(s, &fakeSched{loop: scheduler.NewLoop(s, scheduler.LoopConfig{Now: func() time.Time { return now }})}, handlers.Config{JoinToken: "join", Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: time.Minute}, func() time.Time { return now })
 	w.srv = httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(w.srv.Close)
@@ -75,7 +75,7 @@ func TestAccessPolicy(t *testing.T) {
 		return &handlers.Principal{User: models.User{Role: role}}
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	for _, r := range web.Routes(&handlers.Handler{}) {
+	for _, r := range web.Routes(&web.Areas{}) {
 		path := strings.ReplaceAll(strings.ReplaceAll(r.Path, ":id", "999"), "*", "kashi.css")
 		for _, role := range roles {
 			name := role

@@ -43,7 +43,7 @@ func TestBrowserCloudPool(t *testing.T) {
 	if _, err := s.CreateUser(ctx, "admin", "pw-admin", models.RoleAdmin, now); err != nil {
 		t.Fatal(err)
 	}
-	h := handlers.New(s, &fakeSched{}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+	h := web.NewAreas(s, &fakeSched{}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 24 * time.Hour, Flavors: &stubFlavors{}},
 		func() time.Time { return now })
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))

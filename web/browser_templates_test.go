@@ -51,7 +51,7 @@ func TestBrowserTemplates(t *testing.T) {
 	lead, _ := s.CreateUser(ctx, "lead", "pw-lead", models.RoleUser, now)
 	s.SetMember(ctx, vision.ID, lead.ID, models.ProjectRoleLead)
 	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: clock, NodeStaleAfter: 24 * time.Hour})
-	h := handlers.New(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+	h := web.NewAreas(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 24 * time.Hour}, clock)
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kashi/handlers"
+	"kashi/handlers/people"
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/scheduler"
@@ -28,7 +29,7 @@ func loginServer(t *testing.T, secure bool) (*httptest.Server, *models.Store) {
 	if _, err := s.CreateUser(context.Background(), "ana", "pw-ana", models.RoleAdmin, now); err != nil {
 		t.Fatal(err)
 	}
-	h := handlers.New(s, &fakeSched{loop: scheduler.NewLoop(s, scheduler.LoopConfig{})}, handlers.Config{
+	h := web.NewAreas(s, &fakeSched{loop: scheduler.NewLoop(s, scheduler.LoopConfig{})}, handlers.Config{
 		Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour}, SecureCookies: secure,
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits}, func() time.Time { return now })
 	srv := httptest.NewServer(web.New(h, secure, slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -78,7 +79,7 @@ func TestLoginSetsSafeCookies(t *testing.T) {
 			}
 			var sess *http.Cookie
 			for _, ck := range resp.Cookies() {
-				if ck.Name == handlers.SessionCookie {
+				if ck.Name == people.SessionCookie {
 					sess = ck
 				}
 			}

@@ -87,7 +87,7 @@ func newServerOn(tb testing.TB, store *models.Store, cfg handlers.Config) *serve
 	s.now.Store(&now)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s.sched.loop = scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), Now: s.clock, Logger: log})
-	s.e = web.New(handlers.New(store, s.sched, cfg, func() time.Time { return *s.now.Load() }), false, log)
+	s.e = web.New(web.NewAreas(store, s.sched, cfg, func() time.Time { return *s.now.Load() }), false, log)
 	s.token = adminToken(tb, store)
 	return s
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"kashi/api"
-	"kashi/handlers"
 	"kashi/web"
 )
 
@@ -42,7 +41,7 @@ func openAPIPath(p string) string {
 func TestOpenAPICoversRoutes(t *testing.T) {
 	doc := loadOpenAPI(t)
 	routed := map[string]bool{}
-	for _, r := range web.Routes(&handlers.Handler{}) {
+	for _, r := range web.Routes(&web.Areas{}) {
 		if !jsonRoute(r.Path) {
 			continue
 		}

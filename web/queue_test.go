@@ -50,7 +50,7 @@ func newQEnv(t *testing.T) *qEnv {
 	cfg := handlers.Config{IdleAfter: 30 * time.Minute, SaturatedAfter: 30 * time.Minute, StaleAfter: 2 * time.Minute,
 		TaskLimits: models.DefaultTaskLimits}
 	return &qEnv{t: t, store: store, loop: loop, token: adminToken(t, store),
-		e: web.New(handlers.New(store, &fakeSched{loop: loop}, cfg, clock), false, log)}
+		e: web.New(web.NewAreas(store, &fakeSched{loop: loop}, cfg, clock), false, log)}
 }
 
 // qRequest sends one request; hdr holds header pairs.

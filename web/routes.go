@@ -23,7 +23,7 @@ type Route struct {
 
 // Routes is the whole URL surface of Kashi, grouped by area; the table is the access policy.
 // A test walks it for every role.
-func Routes(h *handlers.Handler) []Route {
+func Routes(h *Areas) []Route {
 	const (
 		GET  = http.MethodGet
 		POST = http.MethodPost
@@ -175,7 +175,7 @@ func Routes(h *handlers.Handler) []Route {
 }
 
 // routes registers every route with its access check.
-func routes(e *echo.Echo, h *handlers.Handler) {
+func routes(e *echo.Echo, h *Areas) {
 	for _, r := range Routes(h) {
 		e.Add(r.Method, r.Path, r.Handler, require(r.Access))
 	}

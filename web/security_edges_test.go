@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"kashi/handlers"
 	"kashi/web"
 )
 
@@ -28,7 +27,7 @@ func TestJSONWithoutCredentialsIs401(t *testing.T) {
 func TestHSTSWithHTTPSPublicURL(t *testing.T) {
 	s := newServer(t)
 	for secure, want := range map[bool]string{true: "max-age=31536000", false: ""} {
-		e := web.New(handlers.New(s.store, s.sched, testCfg(), s.clock), secure, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		e := web.New(web.NewAreas(s.store, s.sched, testCfg(), s.clock), secure, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		w := httptest.NewRecorder()
 		e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 		if got := w.Header().Get("Strict-Transport-Security"); got != want {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"kashi/handlers"
 	"kashi/models"
 	"kashi/web"
 )
@@ -43,7 +42,7 @@ func TestNoJSONFieldLeaksAnotherProject(t *testing.T) {
 	}
 	delete(tokens, "vision member")
 	path := strings.NewReplacer(":id", "1", ":project", "vision", ":month", "2026-03", ":name", "a100")
-	for _, r := range web.Routes(&handlers.Handler{}) {
+	for _, r := range web.Routes(&web.Areas{}) {
 		if r.Method != http.MethodGet || !strings.HasPrefix(r.Path, "/api/v1/") || strings.HasPrefix(r.Path, "/api/v1/agent/") {
 			continue
 		}
