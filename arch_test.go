@@ -52,6 +52,7 @@ var mayImport = map[string][]string{
 	"handlers/services":      {"handlers", "models", "serving", "views"},
 	"handlers/tasks":         {"api", "billing", "handlers", "models", "rightsize", "scaler", "schedule", "scheduler", "views"},
 	"web":                    {"api", "handlers", "handlers/agent", "handlers/bills", "handlers/board", "handlers/people", "handlers/pools", "handlers/projects", "handlers/services", "handlers/tasks", "static", "views"},
+	"web/webtest":            {"api", "billing", "fleet", "fleet/sim", "handlers", "models", "models/modelstest", "phrase", "scaler", "scheduler", "serving", "web"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
 }

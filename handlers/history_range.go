@@ -1,11 +1,12 @@
 package handlers
 
 import (
-	"kashi/models"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/models"
 )
 
 // HistoryRange reads ?range= (default 24h): its span and the rollups' resolution. An unknown

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"time"
+
 	"kashi/handlers"
 	"kashi/handlers/agent"
 	"kashi/handlers/bills"
@@ -10,7 +12,6 @@ import (
 	"kashi/handlers/projects"
 	"kashi/handlers/services"
 	"kashi/handlers/tasks"
-	"time"
 )
 
 // Store is what the areas need of models.Store: every area's interface.

@@ -1,11 +1,12 @@
 package agent
 
 import (
-	"kashi/handlers"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
 )
 
 // joinTokenJSON is an issued single-use join token; the token is shown once.

@@ -2,8 +2,9 @@ package bills
 
 import (
 	"context"
-	"kashi/handlers"
 	"time"
+
+	"kashi/handlers"
 )
 
 // openAt picks the moment whose period (month or week) a page opens on when none is asked

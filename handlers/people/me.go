@@ -1,10 +1,11 @@
 package people
 
 import (
-	"kashi/handlers"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
 )
 
 // meJSON is the caller as GET /api/v1/me shows them.

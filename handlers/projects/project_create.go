@@ -1,10 +1,11 @@
 package projects
 
 import (
-	"kashi/handlers"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
 )
 
 // ProjectCreate adds a project (admins). POST /api/v1/projects {"name", "tags"}.

@@ -1,10 +1,11 @@
 package projects
 
 import (
-	"kashi/handlers"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
 )
 
 // ProjectTags replaces a project's tags, by which bills are grouped (the project's leads and

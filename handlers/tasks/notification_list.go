@@ -1,11 +1,12 @@
 package tasks
 
 import (
-	"kashi/handlers"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
 )
 
 // notificationJSON is one in-app notification.

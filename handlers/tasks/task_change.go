@@ -2,10 +2,11 @@ package tasks
 
 import (
 	"context"
-	"kashi/handlers"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
 )
 
 // TaskCancel cancels a task: at once while it waits, by stopping it while it runs.

@@ -1,11 +1,12 @@
 package tasks
 
 import (
-	"kashi/handlers"
 	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
 )
 
 // TaskLog returns the end of a task's log (at most 64 KiB) as plain text; the full log stays
