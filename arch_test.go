@@ -43,8 +43,17 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":        {"fleet"},
 	"agent":                  {"api", "serving"},
 	"agent/simgpu":           {"agent", "api"},
-	"handlers":               {"api", "billing", "models", "replay", "rightsize", "scaler", "phrase", "schedule", "scheduler", "serving", "views"},
-	"web":                    {"api", "handlers", "phrase", "static", "views"},
+	"handlers":               {"api", "models", "phrase", "rightsize", "scaler", "scheduler", "views"},
+	"handlers/agent":         {"api", "handlers", "models", "serving"},
+	"handlers/bills":         {"api", "billing", "handlers", "models", "views"},
+	"handlers/board":         {"handlers", "models", "views"},
+	"handlers/people":        {"handlers", "models", "phrase", "views"},
+	"handlers/pools":         {"api", "billing", "handlers", "models", "phrase", "replay", "scaler", "views"},
+	"handlers/projects":      {"api", "billing", "handlers", "models", "phrase", "scheduler", "views"},
+	"handlers/services":      {"handlers", "models", "serving", "views"},
+	"handlers/tasks":         {"api", "billing", "handlers", "models", "phrase", "rightsize", "scaler", "schedule", "scheduler", "views"},
+	"web":                    {"api", "handlers", "handlers/agent", "handlers/bills", "handlers/board", "handlers/people", "handlers/pools", "handlers/projects", "handlers/services", "handlers/tasks", "phrase", "static", "views"},
+	"web/webtest":            {"api", "billing", "fleet", "fleet/sim", "handlers", "models", "models/modelstest", "phrase", "scaler", "scheduler", "serving", "web"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
 }
@@ -76,6 +85,9 @@ func TestImportRules(t *testing.T) {
 			if imp != filepath.ToSlash(path) && !slices.Contains(allowed, imp) {
 				t.Errorf("%s imports kashi/%s; it may import only %v", path, imp, allowed)
 			}
+			if isArea(filepath.ToSlash(path)) && isArea(imp) {
+				t.Errorf("%s imports kashi/%s: an area never imports another area", path, imp)
+			}
 		}
 		return nil
 	})
@@ -83,6 +95,9 @@ func TestImportRules(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// isArea reports whether the package is one of the handlers' areas (handlers/<area>).
+func isArea(pkg string) bool { return strings.HasPrefix(pkg, "handlers/") }
 
 // kashiImports lists the Kashi packages imported by the non-test Go files in dir (relative to
 // the module root), and whether dir holds any.

@@ -292,7 +292,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer prometheus.Unregister(collector)
-	h := handlers.New(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
+	h := web.NewAreas(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,

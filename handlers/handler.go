@@ -1,7 +1,9 @@
-// Package handlers holds Kashi's thin HTTP adapters: each parses a request, calls models,
-// scheduler or billing, and renders a view or JSON. They are grouped by area (board, tasks,
-// projects, pools, bills, agent, people: areas.go), each over a small interface of the store
-// methods it uses; web/routes.go maps every URL to one of them.
+// Package handlers is what every area of Kashi's HTTP handlers shares: the settings, clock
+// and queue (Core), who is asking (Principal, Who, the access levels), reading a request
+// (PathID, DecodeJSON, Bearer), and answering it (Render, APIError, StoreError, Locale). The
+// areas themselves (board, tasks, projects, pools, bills, agent, people, services) are one
+// package each under handlers/, never importing one another; web composes them and maps
+// every URL to one of their actions.
 package handlers
 
 import (
@@ -12,19 +14,6 @@ import (
 	"kashi/scaler"
 	"kashi/scheduler"
 )
-
-// Store is what the handlers need of models.Store: every area's interface.
-type Store interface {
-	BoardStore
-	TasksStore
-	TemplatesStore
-	ProjectsStore
-	PoolsStore
-	BillsStore
-	AgentStore
-	PeopleStore
-	ServicesStore
-}
 
 // Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, the
 // queue as it would decide it now, and a task not yet submitted tried on it (read-only).
@@ -67,47 +56,17 @@ type FlavorLister interface {
 	List(ctx context.Context, provider, region, zone string) (flavors []scaler.Flavor, ok bool, err error)
 }
 
-// Handler serves every route, one area at a time: each area is a small handler over the part
-// of the store it uses. Build it with New.
-type Handler struct {
-	Board     *Board
-	Tasks     *Tasks
-	Templates *Templates
-	Projects  *Projects
-	Pools     *Pools
-	Bills     *Bills
-	Agent     *Agent
-	People    *People
-	Services  *Services
+// Core is what every area shares: the settings, the clock and the queue.
+type Core struct {
+	Cfg   Config
+	Now   func() time.Time
+	Sched Scheduler
 }
 
-// core is what every area shares: the settings, the clock and the queue.
-type core struct {
-	cfg   Config
-	now   func() time.Time
-	sched Scheduler
-}
-
-// loc is the billing time zone (UTC when unset).
-func (h *core) loc() *time.Location {
-	if h.cfg.Location == nil {
+// Loc is the billing time zone (UTC when unset).
+func (h *Core) Loc() *time.Location {
+	if h.Cfg.Location == nil {
 		return time.UTC
 	}
-	return h.cfg.Location
-}
-
-// New returns a Handler. now is the clock (the demo's runs fast).
-func New(store Store, sched Scheduler, cfg Config, now func() time.Time) *Handler {
-	c := &core{cfg: cfg, now: now, sched: sched}
-	return &Handler{
-		Board:     &Board{core: c, store: store},
-		Tasks:     &Tasks{core: c, store: store},
-		Templates: &Templates{core: c, store: store},
-		Projects:  &Projects{core: c, store: store},
-		Pools:     &Pools{core: c, store: store, calib: newCalibrations()},
-		Bills:     &Bills{core: c, store: store},
-		Agent:     &Agent{core: c, store: store},
-		People:    &People{core: c, store: store, logins: newLoginThrottle()},
-		Services:  &Services{core: c, store: store},
-	}
+	return h.Cfg.Location
 }

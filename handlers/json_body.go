@@ -14,19 +14,19 @@ import (
 	"kashi/api"
 )
 
-// decodeJSON reads one JSON value of at most maxBytes into v, rejecting unknown fields and
+// DecodeJSON reads one JSON value of at most maxBytes into v, rejecting unknown fields and
 // trailing data with a 4xx that says what is wrong.
-func decodeJSON(c echo.Context, maxBytes int64, v any) error {
-	body, err := readJSON(c, maxBytes)
+func DecodeJSON(c echo.Context, maxBytes int64, v any) error {
+	body, err := ReadJSON(c, maxBytes)
 	if err != nil {
 		return err
 	}
-	return decodeBody(body, maxBytes, v)
+	return DecodeBody(body, maxBytes, v)
 }
 
-// readJSON reads a JSON body of at most maxBytes, for decodeBody (a body decoded twice:
+// ReadJSON reads a JSON body of at most maxBytes, for decodeBody (a body decoded twice:
 // over a template's fields, say).
-func readJSON(c echo.Context, maxBytes int64) ([]byte, error) {
+func ReadJSON(c echo.Context, maxBytes int64) ([]byte, error) {
 	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
 		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType, api.Error{Error: "content type must be application/json"})
 	}
@@ -37,21 +37,21 @@ func readJSON(c echo.Context, maxBytes int64) ([]byte, error) {
 	return body, nil
 }
 
-// decodeBody decodes body as decodeJSON does; fields the body does not name keep v's values.
-func decodeBody(body []byte, maxBytes int64, v any) error {
+// DecodeBody decodes body as decodeJSON does; fields the body does not name keep v's values.
+func DecodeBody(body []byte, maxBytes int64, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err, maxBytes)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return badRequest("", "body must hold a single JSON value")
+		return BadRequest("", "body must hold a single JSON value")
 	}
 	if field, problem, bad := badText(body); bad {
 		if field == "" {
-			return badRequest("", "body "+problem)
+			return BadRequest("", "body "+problem)
 		}
-		return badRequest(field, field+" "+problem)
+		return BadRequest(field, field+" "+problem)
 	}
 	return nil
 }
@@ -67,17 +67,17 @@ func jsonError(err error, maxBytes int64) error {
 	case errors.As(err, &tooBig):
 		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, api.Error{Error: fmt.Sprintf("body is larger than %d bytes", maxBytes)})
 	case errors.As(err, &syntax):
-		return badRequest("", fmt.Sprintf("malformed JSON at byte %d", syntax.Offset))
+		return BadRequest("", fmt.Sprintf("malformed JSON at byte %d", syntax.Offset))
 	case errors.As(err, &typeErr) && typeErr.Field == "":
-		return badRequest("", "body must be a JSON object, not "+typeErr.Value)
+		return BadRequest("", "body must be a JSON object, not "+typeErr.Value)
 	case errors.As(err, &typeErr):
-		return badRequest(typeErr.Field, fmt.Sprintf("%s must be %s, not %s", typeErr.Field, typeErr.Type, typeErr.Value))
+		return BadRequest(typeErr.Field, fmt.Sprintf("%s must be %s, not %s", typeErr.Field, typeErr.Type, typeErr.Value))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return badRequest("", "body is empty or cut short")
+		return BadRequest("", "body is empty or cut short")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return badRequest(field, "unknown field "+field)
+		return BadRequest(field, "unknown field "+field)
 	default:
-		return badRequest("", "invalid JSON: "+err.Error())
+		return BadRequest("", "invalid JSON: "+err.Error())
 	}
 }

@@ -80,12 +80,13 @@ func (p *Principal) Allows(a Access) bool {
 	case a == Billing:
 		return p.User.Role == models.RoleFinance || (p.User.Role == models.RoleUser && len(p.Projects) > 0)
 	case a == Lead:
-		return p.leadsAny()
+		return p.LeadsAny()
 	}
 	return false
 }
 
-func (p *Principal) leadsAny() bool {
+// LeadsAny reports whether the principal leads at least one project.
+func (p *Principal) LeadsAny() bool {
 	for _, r := range p.Projects {
 		if r == models.ProjectRoleLead {
 			return true
@@ -127,4 +128,16 @@ func SetPrincipal(c echo.Context, p *Principal) { c.Set(principalKey, p) }
 func Who(c echo.Context) *Principal {
 	p, _ := c.Get(principalKey).(*Principal)
 	return p
+}
+
+// VisibleProjects returns the project ids whose tasks the caller sees; nil means all.
+func VisibleProjects(p *Principal) []int64 {
+	if p.Admin() {
+		return nil
+	}
+	ids := make([]int64, 0, len(p.Projects))
+	for id := range p.Projects {
+		ids = append(ids, id)
+	}
+	return ids
 }

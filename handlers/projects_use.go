@@ -2,9 +2,9 @@ package handlers
 
 import "kashi/models"
 
-// gpusInUse is the cards each project holds now, by project name and spec, from the board's
+// GPUsInUse is the cards each project holds now, by project name and spec, from the board's
 // GPUs: counted by the spec of the card held, as the scheduler counts them against a limit.
-func gpusInUse(gpus []models.BoardGPU) map[string]map[string]int {
+func GPUsInUse(gpus []models.BoardGPU) map[string]map[string]int {
 	out := map[string]map[string]int{}
 	for _, g := range gpus {
 		if g.TaskID == 0 {
@@ -18,9 +18,9 @@ func gpusInUse(gpus []models.BoardGPU) map[string]map[string]int {
 	return out
 }
 
-// inUseOf is how many cards of a quota's spec its project holds now (held: by spec), of
+// InUseOf is how many cards of a quota's spec its project holds now (held: by spec), of
 // every spec for a quota of all specs ("").
-func inUseOf(spec string, held map[string]int) int {
+func InUseOf(spec string, held map[string]int) int {
 	if spec != "" {
 		return held[spec]
 	}

@@ -18,19 +18,19 @@ import (
 // Render writes a templ component as the HTML response.
 func Render(c echo.Context, status int, comp templ.Component) error {
 	var buf bytes.Buffer
-	if err := comp.Render(renderContext(c), &buf); err != nil {
+	if err := comp.Render(RenderContext(c), &buf); err != nil {
 		return err
 	}
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// renderContext is the request's context with who looks at the page and the CSRF token, for
+// RenderContext is the request's context with who looks at the page and the CSRF token, for
 // the layout and forms.
-func renderContext(c echo.Context) context.Context {
+func RenderContext(c echo.Context) context.Context {
 	v := views.Viewer{}
 	v.CSRF, _ = c.Get(CSRFKey).(string)
 	if p := Who(c); p != nil {
-		v.Name, v.Role, v.Lead, v.Unread, v.Pending = p.User.Name, p.User.Role, p.leadsAny(), p.Unread, p.Pending
+		v.Name, v.Role, v.Lead, v.Unread, v.Pending = p.User.Name, p.User.Role, p.LeadsAny(), p.Unread, p.Pending
 	}
 	return views.WithViewer(c.Request().Context(), v)
 }
@@ -48,9 +48,9 @@ func SetLocale(c echo.Context, l phrase.Locale) { c.Set(localeKey, l) }
 
 const localeKey = "kashi.locale"
 
-// apiError answers an API request with the JSON error body; a *models.FieldError becomes
+// APIError answers an API request with the JSON error body; a *models.FieldError becomes
 // status with its field, any other error passes to the error handler.
-func apiError(status int, err error) error {
+func APIError(status int, err error) error {
 	var fe *models.FieldError
 	if errors.As(err, &fe) {
 		return echo.NewHTTPError(status, api.Error{Error: fe.Error(), Field: fe.Field}).SetInternal(fe)
@@ -73,7 +73,64 @@ func FieldProblem(l phrase.Locale, err error) (msg string, ok bool) {
 	return Invalid(l, fe), true
 }
 
-// badRequest answers 400 with a message naming field.
-func badRequest(field, msg string) error {
+// BadRequest answers 400 with a message naming field.
+func BadRequest(field, msg string) error {
 	return echo.NewHTTPError(http.StatusBadRequest, api.Error{Error: msg, Field: field})
 }
+
+// StoreError maps the store's sentinel errors to 404 and 409.
+func StoreError(err error) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "not found"})
+	case errors.Is(err, models.ErrConflict):
+		return echo.NewHTTPError(http.StatusConflict, api.Error{Error: conflictMessage(err)})
+	}
+	return APIError(http.StatusUnprocessableEntity, err)
+}
+
+// IsHTMX reports whether htmx sent the request, which then wants a fragment.
+func IsHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+
+// Forbidden answers 403 with a message.
+func Forbidden(msg string) error {
+	return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: msg})
+}
+
+// Unauthorized answers 401 with msg.
+func Unauthorized(msg string) error {
+	return echo.NewHTTPError(http.StatusUnauthorized, api.Error{Error: msg})
+}
+
+// Problem is the message of a refused form: the field error's text in the page's language,
+// or the HTTP error's.
+func Problem(l phrase.Locale, err error) string {
+	var fe *models.FieldError
+	if errors.As(err, &fe) {
+		return Invalid(l, fe)
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if pe, ok := he.Message.(api.Error); ok {
+			return pe.Error
+		}
+	}
+	return err.Error()
+}
+
+// CSRFKey is where the CSRF middleware leaves the request's token for forms.
+const CSRFKey = "kashi.csrf"
+
+// conflictMessage is the part of a conflict error a client may read: the store's message
+// without its package prefix.
+func conflictMessage(err error) string {
+	msg := err.Error()
+	if i := len("models: "); len(msg) > i && msg[:i] == "models: " {
+		msg = msg[i:]
+	}
+	return msg
+}
+
+// Busy reports whether err means the server is past capacity rather than broken
+// (models.Overloaded): the error handler answers it 503 with Retry-After.
+func Busy(err error) bool { return models.Overloaded(err) }

@@ -9,10 +9,10 @@ import (
 // maxYuanDigits bounds the whole yuan of a typed amount (under 10^13 yuan, far inside int64 fen).
 const maxYuanDigits = 13
 
-// parseYuan reads an amount typed in yuan — "12", "12.5", "1,234.56", "¥8", and with signed
+// ParseYuan reads an amount typed in yuan — "12", "12.5", "1,234.56", "¥8", and with signed
 // "-3.05" — as fen, in integers only. Anything else, or more than two decimals, is a
 // FieldError naming field.
-func parseYuan(field, text string, signed bool) (int64, error) {
+func ParseYuan(field, text string, signed bool) (int64, error) {
 	s := strings.ReplaceAll(strings.TrimSpace(text), ",", "")
 	s = strings.TrimPrefix(s, "¥")
 	neg := false

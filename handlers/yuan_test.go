@@ -24,7 +24,7 @@ func TestParseYuan(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := parseYuan("rate", tc.in, tc.signed)
+			got, err := ParseYuan("rate", tc.in, tc.signed)
 			if tc.bad {
 				if err == nil {
 					t.Errorf("parseYuan(%q) = %d, want an error", tc.in, got)

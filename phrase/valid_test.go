@@ -17,8 +17,9 @@ func TestValidZH(t *testing.T) {
 	call := regexp.MustCompile(`(?:fieldErr|models\.Invalid|\bInvalid)\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*?,\s*("(?:[^"\\]|\\.)*")`)
 	files, _ := filepath.Glob("../models/*.go")
 	more, _ := filepath.Glob("../handlers/*.go")
+	areas, _ := filepath.Glob("../handlers/*/*.go")
 	made := map[string]string{}
-	for _, f := range append(files, more...) {
+	for _, f := range append(append(files, more...), areas...) {
 		if filepath.Ext(f) != ".go" || regexp.MustCompile(`_test\.go$`).MatchString(f) {
 			continue
 		}

@@ -10,12 +10,13 @@ import (
 
 	"kashi/api"
 	"kashi/handlers"
+	"kashi/handlers/people"
 )
 
 // identify finds who makes each request — an API token (Authorization: Bearer ka_…) or the
 // session cookie — and stores the Principal. A bad token is refused; a stale session cookie
 // is cleared and the request goes on without a login.
-func identify(h *handlers.Handler) echo.MiddlewareFunc {
+func identify(h *Areas) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if strings.HasPrefix(c.Request().URL.Path, "/api/v1/agent/") {
@@ -110,7 +111,7 @@ func safeMethod(m string) bool {
 
 // hasSession reports whether the request carries a session cookie.
 func hasSession(c echo.Context) bool {
-	ck, err := c.Cookie(handlers.SessionCookie)
+	ck, err := c.Cookie(people.SessionCookie)
 	return err == nil && ck.Value != ""
 }
 

@@ -13,6 +13,7 @@ import (
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/scheduler"
+	"kashi/web/webtest"
 )
 
 // BenchmarkSubmitToPlaced measures the path from POST /api/v1/tasks to a committed placement on
@@ -22,27 +23,27 @@ import (
 // placed tasks exit through the store so the fleet never fills up.
 func BenchmarkSubmitToPlaced(b *testing.B) {
 	const nodes, perNode, batch = 64, 8, 100
-	s := newServer(b)
+	s := webtest.NewServer(b)
 	for i := range nodes {
-		s.register(node(fmt.Sprintf("gpu-%02d", i)).inPool("a100").cards(a100Name, a100MiB, perNode))
+		s.Register(webtest.Node(fmt.Sprintf("gpu-%02d", i)).InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, perNode))
 	}
-	s.projects("vision")
+	s.Projects("vision")
 	ctx := context.Background()
-	loop := scheduler.NewLoop(s.store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(nil), Now: s.clock,
+	loop := scheduler.NewLoop(s.Store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(nil), Now: s.Clock,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	body := taskBody(nil)
+	body := webtest.TaskBody(nil)
 
 	placed, pending := 0, 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if w := s.post("/api/v1/tasks", body); w.Code != http.StatusCreated {
+		if w := s.Post("/api/v1/tasks", body); w.Code != http.StatusCreated {
 			b.Fatalf("POST /api/v1/tasks = %d %s, want 201", w.Code, w.Body)
 		}
 		pending++
 		if pending < batch && i < b.N-1 {
 			continue
 		}
-		if _, err := loop.RunOnce(ctx, t0); err != nil {
+		if _, err := loop.RunOnce(ctx, webtest.T0); err != nil {
 			b.Fatalf("RunOnce: %v", err)
 		}
 		b.StopTimer()
@@ -58,9 +59,9 @@ func BenchmarkSubmitToPlaced(b *testing.B) {
 }
 
 // finishPlaced ends every task placed so far (its process exits 0) and returns how many there were.
-func finishPlaced(b *testing.B, s *server) int {
+func finishPlaced(b *testing.B, s *webtest.Server) int {
 	ctx := context.Background()
-	active, err := s.store.ActiveTasks(ctx)
+	active, err := s.Store.ActiveTasks(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func finishPlaced(b *testing.B, s *server) int {
 			continue
 		}
 		n++
-		err := s.store.ReportTaskStatus(ctx, *t.NodeID, t.ID, models.TaskReport{State: models.ReportExited}, t0)
+		err := s.Store.ReportTaskStatus(ctx, *t.NodeID, t.ID, models.TaskReport{State: models.ReportExited}, webtest.T0)
 		if err != nil {
 			b.Fatalf("ReportTaskStatus(%d): %v", t.ID, err)
 		}
@@ -85,15 +86,15 @@ func finishPlaced(b *testing.B, s *server) int {
 // writes (a no-op update of its last use), and without a lag each request would read the
 // snapshot again.
 func BenchmarkCompactBoardPage4096(b *testing.B) {
-	s := newServerOn(b, modelstest.SQLite(b, models.Options{BoardLag: time.Second}), testCfg())
-	seedFleet(b, s.store, 512, t0)
-	if w := s.get("/?view=grid"); w.Code != http.StatusOK || strings.Count(w.Body.String(), `data-testid="gpu-cell"`) != 4096 {
+	s := webtest.NewServerOn(b, modelstest.SQLite(b, models.Options{BoardLag: time.Second}), webtest.TestCfg())
+	webtest.SeedFleet(b, s.Store, 512, webtest.T0)
+	if w := s.Get("/?view=grid"); w.Code != http.StatusOK || strings.Count(w.Body.String(), `data-testid="gpu-cell"`) != 4096 {
 		b.Fatalf("GET /?view=grid = %d with %d cells", w.Code, strings.Count(w.Body.String(), `data-testid="gpu-cell"`))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if w := s.get("/?view=grid", "HX-Request", "true"); w.Code != http.StatusOK {
+		if w := s.Get("/?view=grid", "HX-Request", "true"); w.Code != http.StatusOK {
 			b.Fatalf("GET /?view=grid = %d", w.Code)
 		}
 	}

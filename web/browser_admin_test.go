@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"kashi/web/webtest"
 )
 
 // TestBrowserLeadApprovesGuarantee walks a lead's approval in headless Chromium: the
@@ -17,8 +19,8 @@ import (
 // on a desktop and in Chinese on a 390×844 phone without sideways scrolling; the lead
 // approves and the quota's guaranteed share changes.
 func TestBrowserLeadApprovesGuarantee(t *testing.T) {
-	w := newApprovalWorld(t)
-	srv := httptest.NewServer(w.e)
+	w := webtest.NewApprovalWorld(t)
+	srv := httptest.NewServer(w.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 90*time.Second)
 	text := func(sel string) string {
@@ -44,7 +46,7 @@ func TestBrowserLeadApprovesGuarantee(t *testing.T) {
 	}
 	for sel, want := range map[string]string{
 		`[data-testid=ctx-current]`: "0 GPUs", `[data-testid=ctx-requested]`: "2 GPUs", `[data-testid=ctx-diff]`: "+2 GPUs",
-		`[data-testid=ctx-use-now]`: "2 of 2 GPUs", `[data-testid=ctx-waiting]`: fmt.Sprintf("#%d eval 2 GPUs", w.waiting.ID),
+		`[data-testid=ctx-use-now]`: "2 of 2 GPUs", `[data-testid=ctx-waiting]`: fmt.Sprintf("#%d eval 2 GPUs", w.Waiting.ID),
 		`[data-testid=ctx-cost]`: "¥21,330.00 if fully used until the month ends", `[data-testid=ctx-age]`: "1h 30m",
 	} {
 		if got := text(sel); got != want {
@@ -76,8 +78,8 @@ func TestBrowserLeadApprovesGuarantee(t *testing.T) {
 	if err != nil {
 		t.Fatalf("approve: %v (screenshots in %s)", err, b.shots)
 	}
-	p, _ := w.store.ProjectByName(context.Background(), "vision")
-	if qs, err := w.store.Quotas(context.Background(), p.ID); err != nil || qs[0].GuaranteedGPUs != 2 {
+	p, _ := w.Store.ProjectByName(context.Background(), "vision")
+	if qs, err := w.Store.Quotas(context.Background(), p.ID); err != nil || qs[0].GuaranteedGPUs != 2 {
 		t.Errorf("quota after approval = %+v, %v; want 2 guaranteed", qs, err)
 	}
 	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=nav-pending]').length`)); err != nil || n != 0 {
@@ -91,8 +93,8 @@ func TestBrowserLeadApprovesGuarantee(t *testing.T) {
 // change in the audit log; then the admin pages are opened on a 390×844 phone in both
 // languages and none scrolls sideways.
 func TestBrowserProjectAdmin(t *testing.T) {
-	w := newBillWorld(t)
-	srv := httptest.NewServer(w.e)
+	w := webtest.NewBillWorld(t)
+	srv := httptest.NewServer(w.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 120*time.Second)
 	card := `[data-project=speech] `
@@ -137,16 +139,16 @@ func TestBrowserProjectAdmin(t *testing.T) {
 		t.Errorf("speech's audit = %v, %v; want role-change, quota-change, project-create", actions, err)
 	}
 	ctx := context.Background()
-	p, err := w.store.ProjectByName(ctx, "speech")
+	p, err := w.Store.ProjectByName(ctx, "speech")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if qs, _ := w.store.Quotas(ctx, p.ID); len(qs) != 1 || qs[0].MaxGPUs != 4 || qs[0].GuaranteedGPUs != 1 || qs[0].BudgetCardHours != 600 ||
+	if qs, _ := w.Store.Quotas(ctx, p.ID); len(qs) != 1 || qs[0].MaxGPUs != 4 || qs[0].GuaranteedGPUs != 1 || qs[0].BudgetCardHours != 600 ||
 		!qs[0].OverflowAllowed || qs[0].OverflowRateFen != 3000 || qs[0].RemindEndDays != "7,14" {
 		t.Errorf("speech's quotas = %+v", qs)
 	}
 	for _, lang := range []string{"en", "zh-CN"} {
-		for _, path := range []string{"/projects", "/approvals", "/audit", "/prices", "/people", "/account", "/bills/vision/" + billMonth} {
+		for _, path := range []string{"/projects", "/approvals", "/audit", "/prices", "/people", "/account", "/bills/vision/" + webtest.BillMonth} {
 			name := fmt.Sprintf("padmin-phone-%s%s.png", lang, strings.ReplaceAll(path, "/", "-"))
 			err := chromedp.Do(b.ctx,
 				chromedp.EmulateViewport(390, 844),

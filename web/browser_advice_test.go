@@ -7,16 +7,18 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"kashi/web/webtest"
 )
 
 // TestBrowserAdvice shows, in both languages at desktop and phone sizes, a template's
 // rightsizing advice and the weekly report's; no page scrolls sideways on the phone.
 func TestBrowserAdvice(t *testing.T) {
-	s, tpl, _, run := adviceWorld(t)
-	run(t0.Add(-5*time.Hour), 0, 12)
-	run(t0.Add(-3*time.Hour), 1, 20)
-	s.setNow(t0.Add(7 * 24 * time.Hour))
-	srv := httptest.NewServer(s.e)
+	s, tpl, _, run := webtest.AdviceWorld(t)
+	run(webtest.T0.Add(-5*time.Hour), 0, 12)
+	run(webtest.T0.Add(-3*time.Hour), 1, 20)
+	s.SetNow(webtest.T0.Add(7 * 24 * time.Hour))
+	srv := httptest.NewServer(s.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 120*time.Second)
 	if err := chromedp.Do(b.ctx, b.login("tester", "pw-tester")); err != nil {

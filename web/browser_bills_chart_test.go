@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"kashi/web/webtest"
 )
 
 // TestBrowserBillsCharts opens the bills page of finance with three months of cost —
@@ -15,22 +17,22 @@ import (
 // 390×844 phone, in English and Chinese: the charts show, and the page does not scroll
 // sideways on the phone.
 func TestBrowserBillsCharts(t *testing.T) {
-	w := newBillWorld(t)
+	w := webtest.NewBillWorld(t)
 	for _, p := range []string{"vision", "nlp"} {
-		if r := w.postAs("finance", "/api/v1/bills/"+p+"/"+billMonth+"/issue", "{}"); r.Code != http.StatusCreated {
+		if r := w.PostAs("finance", "/api/v1/bills/"+p+"/"+webtest.BillMonth+"/issue", "{}"); r.Code != http.StatusCreated {
 			t.Fatalf("issue %s = %d %s", p, r.Code, r.Body)
 		}
 	}
-	mar := func(day int, h float64) time.Time { return feb(day, h).AddDate(0, 1, 0) }
-	w.run(t, task("pretrain-m3").of("vision").gpus(3).ready(), mar(3, 0), 6*time.Hour, 0, map[int]int{0: 90, 1: 90, 2: 0}, 0, 1, 2)
-	w.run(t, task("bert-m3").of("nlp").ready(), mar(5, 0), 4*time.Hour, 0, map[int]int{3: 70}, 3)
-	w.run(t, task("bert-m4").of("nlp").gpus(2).ready(), mar(5, 0).AddDate(0, 1, 0), 5*time.Hour, 0, map[int]int{0: 60, 1: 0}, 0, 1)
+	mar := func(day int, h float64) time.Time { return webtest.Feb(day, h).AddDate(0, 1, 0) }
+	w.Run(t, webtest.Task("pretrain-m3").Of("vision").Gpus(3).Ready(), mar(3, 0), 6*time.Hour, 0, map[int]int{0: 90, 1: 90, 2: 0}, 0, 1, 2)
+	w.Run(t, webtest.Task("bert-m3").Of("nlp").Ready(), mar(5, 0), 4*time.Hour, 0, map[int]int{3: 70}, 3)
+	w.Run(t, webtest.Task("bert-m4").Of("nlp").Gpus(2).Ready(), mar(5, 0).AddDate(0, 1, 0), 5*time.Hour, 0, map[int]int{0: 60, 1: 0}, 0, 1)
 	now := time.Date(2026, 4, 20, 0, 0, 0, 0, time.UTC)
-	if err := w.store.RollUp(context.Background(), now, 365*24*time.Hour); err != nil {
+	if err := w.Store.RollUp(context.Background(), now, 365*24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	w.setNow(now)
-	srv := httptest.NewServer(w.e)
+	w.SetNow(now)
+	srv := httptest.NewServer(w.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 90*time.Second)
 	if err := chromedp.Do(b.ctx, b.login("finance", "pw-finance")); err != nil {

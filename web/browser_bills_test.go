@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"kashi/web/webtest"
 )
 
 // download is what a fetch of a download link answered.
@@ -33,11 +35,11 @@ func fetchDownload(sel string) chromedp.Action[download] {
 // follows the bill's link and sets it; finance adds an adjustment, issues the bill and
 // downloads it as CSV and XLSX; the bill and the prices fit a phone in Chinese.
 func TestBrowserPricesAdjustIssue(t *testing.T) {
-	w := newBillWorldPriced(t, false)
-	srv := httptest.NewServer(w.e)
+	w := webtest.NewBillWorldPriced(t, false)
+	srv := httptest.NewServer(w.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 90*time.Second)
-	bill := srv.URL + "/bills/vision/" + billMonth
+	bill := srv.URL + "/bills/vision/" + webtest.BillMonth
 
 	err := chromedp.Do(b.ctx,
 		b.login("finance", "pw-finance"),
@@ -116,7 +118,7 @@ func TestBrowserPricesAdjustIssue(t *testing.T) {
 			t.Errorf("download %s = %+v, want %+v", sel, d, want)
 		}
 	}
-	if ib, err := w.store.IssuedBills(context.Background(), billMonth); err != nil || len(ib) != 1 || ib[0].TotalFen != 10250 {
+	if ib, err := w.Store.IssuedBills(context.Background(), webtest.BillMonth); err != nil || len(ib) != 1 || ib[0].TotalFen != 10250 {
 		t.Errorf("issued bills = %+v, %v; want vision's at 10250 fen", ib, err)
 	}
 	// Finance reads the issued bill and the prices on a phone in Chinese, without sideways

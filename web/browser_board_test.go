@@ -19,6 +19,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/scheduler"
 	"kashi/web"
+	"kashi/web/webtest"
 )
 
 // TestBrowserBoardAtScale walks the board over time in headless Chromium: the compact grid of
@@ -27,22 +28,22 @@ import (
 // of these pages scrolls sideways. Screenshots: desktop (the screen as seen) and phone.
 func TestBrowserBoardAtScale(t *testing.T) {
 	ctx := context.Background()
-	clock := func() time.Time { return t0 }
+	clock := func() time.Time { return webtest.T0 }
 	s := modelstest.SQLite(t, models.Options{BoardLag: time.Second})
-	seedFleet(t, s, 512, t0)
-	if _, err := s.CreateUser(ctx, "ada", "pw-ada", models.RoleAdmin, t0); err != nil {
+	webtest.SeedFleet(t, s, 512, webtest.T0)
+	if _, err := s.CreateUser(ctx, "ada", "pw-ada", models.RoleAdmin, webtest.T0); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 {
 		in := models.AlertInput{Kind: models.AlertGPUMemory, Subject: "task 1 GPU " + strconv.Itoa(i), TaskID: 1, NodeID: 1,
 			Pool: "a100", Severity: models.SeverityCritical, Code: "gpu_memory",
 			Params: []string{"1", "train-0", "vision", "gpu-000", strconv.Itoa(i), "79000", "81920", "96", "95"}}
-		if _, _, err := s.RaiseAlert(ctx, in, t0.Add(-time.Minute)); err != nil {
+		if _, _, err := s.RaiseAlert(ctx, in, webtest.T0.Add(-time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: clock})
-	h := handlers.New(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+	h := web.NewAreas(s, &webtest.FakeSched{Loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 2 * time.Minute, IdleAfter: 30 * time.Minute,
 		SaturatedAfter: 30 * time.Minute}, clock)
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))

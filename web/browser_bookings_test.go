@@ -10,37 +10,38 @@ import (
 
 	"kashi/api"
 	"kashi/models"
+	"kashi/web/webtest"
 )
 
 // TestBrowserBookings shows, in both languages at desktop and phone sizes, a reservation in
 // its window: the board's booked cards (card view and grid), the pools chart's band and list, the bill's unused
 // booked hours, the pool form's rule and the request form's repeat; no page scrolls sideways on the phone.
 func TestBrowserBookings(t *testing.T) {
-	s := newServer(t)
+	s := webtest.NewServer(t)
 	ctx := context.Background()
-	cfg := a100Config()
+	cfg := webtest.A100Config()
 	cfg.UnusedBookingPct = 50
-	if _, err := s.store.SavePoolConfig(ctx, "a100", cfg, "tester", "", t0.Add(-time.Hour)); err != nil {
+	if _, err := s.Store.SavePoolConfig(ctx, "a100", cfg, "tester", "", webtest.T0.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.store.SetPrice(ctx, models.Price{Spec: "A100-80G", FromMonth: "2026-01", RateFen: 1500, OverflowRateFen: 2500}, t0); err != nil {
+	if err := s.Store.SetPrice(ctx, models.Price{Spec: "A100-80G", FromMonth: "2026-01", RateFen: 1500, OverflowRateFen: 2500}, webtest.T0); err != nil {
 		t.Fatal(err)
 	}
-	s.projects("vision", "nlp")
-	n := s.register(node("a100-01").inPool("a100").cards(a100Name, a100MiB, 8))
-	opens, closes := t0.Add(24*time.Hour), t0.Add(33*time.Hour)
-	s.book(t, 4, opens, closes)
-	tk := s.create(task("peak").spec("A100-80G").ready().gpus(3), opens)
-	s.place(tk, opens, n.UUIDs[:3]...)
+	s.Projects("vision", "nlp")
+	n := s.Register(webtest.Node("a100-01").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 8))
+	opens, closes := webtest.T0.Add(24*time.Hour), webtest.T0.Add(33*time.Hour)
+	s.Book(t, 4, opens, closes)
+	tk := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().Gpus(3), opens)
+	s.Place(tk, opens, n.UUIDs[:3]...)
 	now := opens.Add(2 * time.Hour)
-	s.setNow(now)
+	s.SetNow(now)
 	var ss []api.Sample
 	for i, u := range n.UUIDs {
-		ss = append(ss, sample(u, now, 80*min(1, 3-min(i, 3)), 30000))
+		ss = append(ss, webtest.Sample(u, now, 80*min(1, 3-min(i, 3)), 30000))
 	}
-	s.postSamples(n.Token, ss...)
+	s.PostSamples(n.Token, ss...)
 
-	srv := httptest.NewServer(s.e)
+	srv := httptest.NewServer(s.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 180*time.Second)
 	if err := chromedp.Do(b.ctx, b.login("tester", "pw-tester")); err != nil {

@@ -12,20 +12,21 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kashi/models"
+	"kashi/web/webtest"
 )
 
 // TestBrowserCalibrate walks the calibration in headless Chromium: an admin uploads a trace,
 // watches the sweep finish, and proposes a setting, which becomes the pool's next version.
 func TestBrowserCalibrate(t *testing.T) {
-	s := newPoolServer(t)
-	if _, err := s.store.CreateUser(context.Background(), "ana", "pw-ana-long-enough", models.RoleAdmin, t0); err != nil {
+	s := webtest.NewPoolServer(t)
+	if _, err := s.Store.CreateUser(context.Background(), "ana", "pw-ana-long-enough", models.RoleAdmin, webtest.T0); err != nil {
 		t.Fatal(err)
 	}
 	trace := filepath.Join(t.TempDir(), "trace.csv")
-	if err := os.WriteFile(trace, []byte(calibrateTrace), 0o644); err != nil {
+	if err := os.WriteFile(trace, []byte(webtest.CalibrateTrace), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.e)
+	srv := httptest.NewServer(s.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 90*time.Second)
 	err := chromedp.Do(b.ctx,
@@ -55,7 +56,7 @@ func TestBrowserCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	versions, _ := s.store.PoolConfigVersions(context.Background(), "a100")
+	versions, _ := s.Store.PoolConfigVersions(context.Background(), "a100")
 	if !strings.HasPrefix(versions[0].Note, "calibrate: scale_up_mem=0.9 max_nodes=6") {
 		t.Errorf("latest version = %+v, want the proposed setting", versions[0])
 	}

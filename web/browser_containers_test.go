@@ -11,31 +11,32 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kashi/api"
+	"kashi/web/webtest"
 )
 
 // TestBrowserContainerSettings shows, at desktop and phone sizes, the pool form's container
 // settings, the submit form refusing a task without an image for that pool, and the month's
 // bills with a node's unmanaged use; no page scrolls sideways on the phone.
 func TestBrowserContainerSettings(t *testing.T) {
-	s := newPoolServer(t)
-	s.projects("vision")
-	cfg := a100Config()
+	s := webtest.NewPoolServer(t)
+	s.Projects("vision")
+	cfg := webtest.A100Config()
 	cfg.RequireImage, cfg.ContainerMounts = true, "/data:/data:ro,/scratch:/scratch"
-	if _, err := s.store.SavePoolConfig(context.Background(), "a100", cfg, "tester", "", t0); err != nil {
+	if _, err := s.Store.SavePoolConfig(context.Background(), "a100", cfg, "tester", "", webtest.T0); err != nil {
 		t.Fatal(err)
 	}
 	// A notebook used a card of a100-02 for 20 s while no task held it.
-	n2 := s.register(node("a100-02").inPool("a100").cards(a100Name, a100MiB, 8))
-	s.setNow(t0.Add(time.Minute))
-	jupyter := sample(n2.UUIDs[0], t0.Add(30*time.Second), 30, 4096)
+	n2 := s.Register(webtest.Node("a100-02").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 8))
+	s.SetNow(webtest.T0.Add(time.Minute))
+	jupyter := webtest.Sample(n2.UUIDs[0], webtest.T0.Add(30*time.Second), 30, 4096)
 	jupyter.Processes = []api.Process{{PID: 300, UsedMemoryMiB: 2048, Unmanaged: true, User: "bob", Command: "python -m jupyter"}}
-	s.postSamples(n2.Token, jupyter, sample(n2.UUIDs[0], t0.Add(50*time.Second), 0, 0))
-	srv := httptest.NewServer(s.e)
+	s.PostSamples(n2.Token, jupyter, webtest.Sample(n2.UUIDs[0], webtest.T0.Add(50*time.Second), 0, 0))
+	srv := httptest.NewServer(s.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 120*time.Second)
 	pages := []struct{ name, path, wait string }{
 		{"pool-form", "/pools/a100/edit", `[name=container_mounts]`},
-		{"bills", "/bills?month=" + t0.Format("2006-01"), `main`},
+		{"bills", "/bills?month=" + webtest.T0.Format("2006-01"), `main`},
 	}
 	if err := chromedp.Do(b.ctx, b.login("tester", "pw-tester")); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/web"
+	"kashi/web/webtest"
 )
 
 // TestBrowserCloudPool shows a China Telecom Cloud pool in Chromium: the board names its
@@ -43,8 +44,8 @@ func TestBrowserCloudPool(t *testing.T) {
 	if _, err := s.CreateUser(ctx, "admin", "pw-admin", models.RoleAdmin, now); err != nil {
 		t.Fatal(err)
 	}
-	h := handlers.New(s, &fakeSched{}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
-		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 24 * time.Hour, Flavors: &stubFlavors{}},
+	h := web.NewAreas(s, &webtest.FakeSched{}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 24 * time.Hour, Flavors: &webtest.StubFlavors{}},
 		func() time.Time { return now })
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()

@@ -20,6 +20,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/scheduler"
 	"kashi/web"
+	"kashi/web/webtest"
 )
 
 // TestBrowserDailyWork walks the daily journeys in headless Chromium: a member submits a task,
@@ -58,7 +59,7 @@ func TestBrowserDailyWork(t *testing.T) {
 	if _, err := loop.RunOnce(ctx, now.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	h := handlers.New(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+	h := web.NewAreas(s, &webtest.FakeSched{Loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 24 * time.Hour}, clock)
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()

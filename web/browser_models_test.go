@@ -10,6 +10,7 @@ import (
 
 	"kashi/models"
 	"kashi/serving"
+	"kashi/web/webtest"
 )
 
 // TestBrowserModels shows, in both languages at desktop and phone sizes, the Models page
@@ -17,24 +18,24 @@ import (
 // form's service group filled to submit the service again; no page scrolls sideways on the
 // phone.
 func TestBrowserModels(t *testing.T) {
-	s := newServer(t)
+	s := webtest.NewServer(t)
 	ctx := t.Context()
-	s.projects("vision")
-	if err := s.store.SetPrice(ctx, models.Price{Spec: a100Spec, FromMonth: "2026-01", RateFen: 1500}, t0); err != nil {
+	s.Projects("vision")
+	if err := s.Store.SetPrice(ctx, models.Price{Spec: webtest.A100Spec, FromMonth: "2026-01", RateFen: 1500}, webtest.T0); err != nil {
 		t.Fatal(err)
 	}
-	n := s.register(node("gpu-1").inPool("a100").cards(a100Name, a100MiB, 2))
-	b := task("chat").of("vision").gpus(1).spec(a100Spec).ready()
-	b.nt.Queue, b.nt.Kind = models.QueueLong, models.TaskKindService
-	b.nt.Service = models.ServiceSpec{Model: "qwen2.5-7b-instruct", MetricsPort: 8000, HealthPath: "/health"}
-	svc := s.create(b, t0.Add(-time.Minute))
-	s.place(svc, t0, n.UUIDs[0])
+	n := s.Register(webtest.Node("gpu-1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 2))
+	b := webtest.Task("chat").Of("vision").Gpus(1).Spec(webtest.A100Spec).Ready()
+	b.Nt.Queue, b.Nt.Kind = models.QueueLong, models.TaskKindService
+	b.Nt.Service = models.ServiceSpec{Model: "qwen2.5-7b-instruct", MetricsPort: 8000, HealthPath: "/health"}
+	svc := s.Create(b, webtest.T0.Add(-time.Minute))
+	s.Place(svc, webtest.T0, n.UUIDs[0])
 	// 24 hours of traffic, busier and slower in the afternoon, none for two hours at night.
 	for h := range 24 {
 		if h == 3 || h == 4 {
 			continue
 		}
-		at := t0.Add(time.Duration(h)*time.Hour + 10*time.Minute)
+		at := webtest.T0.Add(time.Duration(h)*time.Hour + 10*time.Minute)
 		load := uint64(20 + 10*(h%12))
 		ttft, err := serving.NewHistogram([]float64{0.1, 0.25, 0.5, 1}, []uint64{load / 2, load * 3 / 4, load - uint64(h%5), load, load}, 0.2*float64(load))
 		if err != nil {
@@ -42,12 +43,12 @@ func TestBrowserModels(t *testing.T) {
 		}
 		r := models.ServiceReport{TaskID: svc.ID, TS: at, Served: serving.Snapshot{Server: serving.VLLM, Model: "qwen2.5-7b-instruct",
 			Requests: float64(load), GenerationTokens: float64(load) * 4000, TTFT: ttft}}
-		if err := s.store.AddServiceReports(ctx, n.ID, []models.ServiceReport{r}, at); err != nil {
+		if err := s.Store.AddServiceReports(ctx, n.ID, []models.ServiceReport{r}, at); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.setNow(t0.Add(24 * time.Hour))
-	srv := httptest.NewServer(s.e)
+	s.SetNow(webtest.T0.Add(24 * time.Hour))
+	srv := httptest.NewServer(s.E)
 	defer srv.Close()
 	br := newBrowser(t, srv.URL, 120*time.Second)
 	if err := chromedp.Do(br.ctx, br.login("tester", "pw-tester")); err != nil {

@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"github.com/chromedp/chromedp"
+
+	"kashi/web/webtest"
 )
 
 // widest names the elements that reach past the viewport's right edge, deepest first: the
@@ -39,8 +41,8 @@ const shownText = `(() => {
 // out, or when an English page shows Chinese or a Chinese page none. Screenshots go to
 // KASHI_SCREENSHOTS when set.
 func TestBrowserPhoneEveryPage(t *testing.T) {
-	ps, pages := seededPages(t)
-	srv := httptest.NewServer(ps.e)
+	ps, pages := webtest.SeededPages(t)
+	srv := httptest.NewServer(ps.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 3*time.Minute)
 	if err := chromedp.Do(b.ctx, chromedp.EmulateViewport(390, 844), b.login("tester", "pw-tester")); err != nil {

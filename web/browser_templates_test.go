@@ -17,6 +17,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/scheduler"
 	"kashi/web"
+	"kashi/web/webtest"
 )
 
 // TestBrowserTemplates walks a project lead's night run in headless Chromium, in English
@@ -51,7 +52,7 @@ func TestBrowserTemplates(t *testing.T) {
 	lead, _ := s.CreateUser(ctx, "lead", "pw-lead", models.RoleUser, now)
 	s.SetMember(ctx, vision.ID, lead.ID, models.ProjectRoleLead)
 	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: clock, NodeStaleAfter: 24 * time.Hour})
-	h := handlers.New(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+	h := web.NewAreas(s, &webtest.FakeSched{Loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: 24 * time.Hour}, clock)
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()

@@ -17,6 +17,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/scheduler"
 	"kashi/web"
+	"kashi/web/webtest"
 )
 
 // TestBrowserQuotaApproval walks the approval flow in headless Chromium: a member whose task
@@ -66,7 +67,7 @@ func TestBrowserQuotaApproval(t *testing.T) {
 		t.Fatalf("before approval the task is %s (%q), want queued for quota", row.State, row.Reason)
 	}
 
-	h := handlers.New(s, &fakeSched{loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
+	h := web.NewAreas(s, &webtest.FakeSched{Loop: loop}, handlers.Config{Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour},
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits, StaleAfter: time.Minute}, clock)
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()

@@ -8,16 +8,17 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"kashi/handlers"
+	"kashi/handlers/people"
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/scheduler"
 	"kashi/web"
+	"kashi/web/webtest"
 )
 
 // loginServer is a server with the user "ana" (admin) and its CSRF-protected forms.
@@ -28,7 +29,7 @@ func loginServer(t *testing.T, secure bool) (*httptest.Server, *models.Store) {
 	if _, err := s.CreateUser(context.Background(), "ana", "pw-ana", models.RoleAdmin, now); err != nil {
 		t.Fatal(err)
 	}
-	h := handlers.New(s, &fakeSched{loop: scheduler.NewLoop(s, scheduler.LoopConfig{})}, handlers.Config{
+	h := web.NewAreas(s, &webtest.FakeSched{Loop: scheduler.NewLoop(s, scheduler.LoopConfig{})}, handlers.Config{
 		Sessions: models.SessionLimits{Idle: time.Hour, Absolute: 24 * time.Hour}, SecureCookies: secure,
 		Location: time.UTC, TaskLimits: models.DefaultTaskLimits}, func() time.Time { return now })
 	srv := httptest.NewServer(web.New(h, secure, slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -78,7 +79,7 @@ func TestLoginSetsSafeCookies(t *testing.T) {
 			}
 			var sess *http.Cookie
 			for _, ck := range resp.Cookies() {
-				if ck.Name == handlers.SessionCookie {
+				if ck.Name == people.SessionCookie {
 					sess = ck
 				}
 			}
@@ -145,21 +146,21 @@ func TestCSRFRefusals(t *testing.T) {
 
 // TestMemberCannotProbeOtherProjects checks that ids of another project's tasks answer 404.
 func TestMemberCannotProbeOtherProjects(t *testing.T) {
-	w := newRoleWorld(t)
+	w := webtest.NewRoleWorld(t)
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	other, _ := w.store.EnsureProject(ctx, "nlp", now)
-	if _, err := w.store.SetQuota(ctx, "admin", models.Quota{ProjectID: other.ID, MaxGPUs: 1, BudgetCardHours: 1, StartsAt: now, EndsAt: now.Add(time.Hour)}, now); err != nil {
+	other, _ := w.Store.EnsureProject(ctx, "nlp", now)
+	if _, err := w.Store.SetQuota(ctx, "admin", models.Quota{ProjectID: other.ID, MaxGPUs: 1, BudgetCardHours: 1, StartsAt: now, EndsAt: now.Add(time.Hour)}, now); err != nil {
 		t.Fatal(err)
 	}
-	registerTestNode(t, w.store, now)
-	tk, _, err := w.store.CreateTask(ctx, models.NewTask{Project: "nlp", Name: "secret", Owner: "x", GPUs: 1, Queue: "long",
+	registerTestNode(t, w.Store, now)
+	tk, _, err := w.Store.CreateTask(ctx, models.NewTask{Project: "nlp", Name: "secret", Owner: "x", GPUs: 1, Queue: "long",
 		Priority: "normal", Command: []string{"x"}}, models.DefaultTaskLimits, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	get := func(method, path, token string) int {
-		req, _ := http.NewRequest(method, w.srv.URL+path, nil)
+		req, _ := http.NewRequest(method, w.Srv.URL+path, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -168,7 +169,7 @@ func TestMemberCannotProbeOtherProjects(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	id := "/api/v1/tasks/" + itoa(tk.ID)
+	id := "/api/v1/tasks/" + webtest.Itoa(tk.ID)
 	for _, tc := range []struct {
 		method, path, role string
 		want               int
@@ -178,13 +179,13 @@ func TestMemberCannotProbeOtherProjects(t *testing.T) {
 		{http.MethodPost, id + "/ready", "lead", http.StatusNotFound},
 		{http.MethodGet, id, "admin", http.StatusOK},
 	} {
-		if got := get(tc.method, tc.path, w.tokens[tc.role]); got != tc.want {
+		if got := get(tc.method, tc.path, w.Tokens[tc.role]); got != tc.want {
 			t.Errorf("%s %s as %s = %d, want %d", tc.method, tc.path, tc.role, got, tc.want)
 		}
 	}
 	// Lists never show other projects' tasks.
-	req, _ := http.NewRequest(http.MethodGet, w.srv.URL+"/api/v1/tasks", nil)
-	req.Header.Set("Authorization", "Bearer "+w.tokens["member"])
+	req, _ := http.NewRequest(http.MethodGet, w.Srv.URL+"/api/v1/tasks", nil)
+	req.Header.Set("Authorization", "Bearer "+w.Tokens["member"])
 	resp, _ := http.DefaultClient.Do(req)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -198,11 +199,9 @@ func registerTestNode(t *testing.T, s *models.Store, now time.Time) {
 	t.Helper()
 	req := models.NodeRegistration{Hostname: "probe-node", Pool: "a100"}
 	for i := 0; i < 8; i++ {
-		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: "probe-" + itoa(int64(i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: "probe-" + webtest.Itoa(int64(i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	if _, err := s.RegisterNode(context.Background(), req, "probe-hash", now); err != nil {
 		t.Fatal(err)
 	}
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,20 +11,12 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"kashi/models"
+	"kashi/web/webtest"
 )
 
 // formStatuses are the answers a form post may get: done (303, or 200 through htmx), the
 // form again with its problems (422), or a refusal before the form is read.
 var formStatuses = map[int]bool{200: true, 303: true, 400: true, 403: true, 404: true, 413: true, 422: true}
-
-// postForm sends body as a urlencoded form with the bearer token tok.
-func (s *server) postForm(path, tok, body string, htmx bool) *httptest.ResponseRecorder {
-	hdr := map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/x-www-form-urlencoded"}
-	if htmx {
-		hdr["HX-Request"] = "true"
-	}
-	return s.do(req{method: http.MethodPost, path: path, body: body, hdr: hdr})
-}
 
 // problemText is the text of the elements with the given data-testid values in a page.
 func problemText(t *testing.T, page string, testids ...string) string {
@@ -45,7 +36,7 @@ func problemText(t *testing.T, page string, testids ...string) string {
 
 func FuzzTaskForm(f *testing.F) {
 	srv := fuzzServer(f)
-	taskFleet(srv)
+	webtest.TaskFleet(srv)
 	ok := url.Values{"project": {"vision"}, "name": {"ft"}, "owner": {"alice"}, "gpus": {"2"}, "specs": {"A100-80G"},
 		"queue": {"long"}, "priority": {"high"}, "est_gpu_hours": {"3.5"}, "max_runtime_h": {"4"},
 		"command": {"python\r\ntrain.py\r\n"}, "env": {"A=1\nB=x=y\n"}, "workdir": {"/w"}, "data_ready": {"on"}}
@@ -72,9 +63,9 @@ func FuzzTaskForm(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, htmx bool) {
-		s := srv.with(t)
+		s := srv.With(t)
 		last := newestTask(t, s)
-		w := s.postForm("/queue/tasks", s.token, string(body), htmx)
+		w := s.PostForm("/queue/tasks", s.Token, string(body), htmx)
 		if !formStatuses[w.Code] {
 			t.Fatalf("POST /queue/tasks = %d %s, want a form answer", w.Code, w.Body)
 		}
@@ -99,27 +90,27 @@ func FuzzTaskForm(f *testing.F) {
 
 // quotaServer is a server with project "vision" (a quota for A100-80G and one for any spec)
 // and "other", and the token of a member of vision only.
-func quotaServer(f *testing.F) (*server, string) {
+func quotaServer(f *testing.F) (*webtest.Server, string) {
 	srv := fuzzServer(f)
-	srv.projects("vision", "other")
+	srv.Projects("vision", "other")
 	ctx := context.Background()
-	p, err := srv.store.ProjectByName(ctx, "vision")
+	p, err := srv.Store.ProjectByName(ctx, "vision")
 	if err != nil {
 		f.Fatal(err)
 	}
 	for _, spec := range []string{"", "A100-80G"} {
-		if _, err := srv.store.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: spec, MaxGPUs: 8, BudgetCardHours: 100,
-			StartsAt: t0.Add(-time.Hour), EndsAt: t0.Add(30 * 24 * time.Hour)}, t0); err != nil {
+		if _, err := srv.Store.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: spec, MaxGPUs: 8, BudgetCardHours: 100,
+			StartsAt: webtest.T0.Add(-time.Hour), EndsAt: webtest.T0.Add(30 * 24 * time.Hour)}, webtest.T0); err != nil {
 			f.Fatal(err)
 		}
 	}
-	return srv, srv.member("mia", "vision")
+	return srv, srv.Member("mia", "vision")
 }
 
 // requestCount is how many quota requests are stored.
-func requestCount(t *testing.T, s *server) int {
+func requestCount(t *testing.T, s *webtest.Server) int {
 	t.Helper()
-	rows, err := s.store.QuotaRequests(context.Background(), nil, "")
+	rows, err := s.Store.QuotaRequests(context.Background(), nil, "")
 	if err != nil {
 		t.Fatalf("QuotaRequests: %v", err)
 	}
@@ -147,9 +138,9 @@ func FuzzQuotaRequestJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		s := srv.with(t)
+		s := srv.With(t)
 		n := requestCount(t, s)
-		w := s.post("/api/v1/requests", string(body), bearer(member)...)
+		w := s.Post("/api/v1/requests", string(body), webtest.Bearer(member)...)
 		if w.Code == http.StatusCreated {
 			if requestCount(t, s) != n+1 {
 				t.Fatalf("POST /api/v1/requests = 201 stored %d requests, want 1", requestCount(t, s)-n)
@@ -161,7 +152,7 @@ func FuzzQuotaRequestJSON(f *testing.F) {
 			t.Fatalf("POST /api/v1/requests = %d stored %d requests", w.Code, got-n)
 		}
 		if w.Code == http.StatusUnprocessableEntity {
-			e := decode[struct{ Field string }](t, w)
+			e := webtest.Decode[struct{ Field string }](t, w)
 			if e.Field == "" {
 				t.Fatalf("POST /api/v1/requests = 422 %s naming no field", w.Body)
 			}
@@ -187,9 +178,9 @@ func FuzzQuotaRequestForm(f *testing.F) {
 	f.Add([]byte("project=%zz"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		s := srv.with(t)
+		s := srv.With(t)
 		n := requestCount(t, s)
-		w := s.postForm("/projects/requests", member, string(body), false)
+		w := s.PostForm("/projects/requests", member, string(body), false)
 		if !formStatuses[w.Code] || w.Code == http.StatusOK {
 			t.Fatalf("POST /projects/requests = %d %s, want a form answer", w.Code, w.Body)
 		}

@@ -15,6 +15,7 @@ import (
 	"kashi/api"
 	"kashi/models"
 	"kashi/models/modelstest"
+	"kashi/web/webtest"
 )
 
 // apiErrorStatuses are the answers bad input may get.
@@ -27,28 +28,28 @@ func checkAPIError(t *testing.T, what string, code int, body string) {
 		t.Fatalf("%s = %d %s, want 2xx or a documented 4xx", what, code, body)
 	}
 	var e api.Error
-	if err := jsonStrict(body, &e); err != nil || e.Error == "" {
+	if err := webtest.JSONStrict(body, &e); err != nil || e.Error == "" {
 		t.Fatalf("%s = %d with body %q, want a JSON error (%v)", what, code, body, err)
 	}
 }
 
 // fuzzServer is the router over Postgres when KASHI_TEST_PG_DSN is set (it refuses text that
 // SQLite stores, so it finds more), else over SQLite.
-func fuzzServer(f *testing.F) *server {
+func fuzzServer(f *testing.F) *webtest.Server {
 	if os.Getenv(modelstest.PGEnv) != "" {
-		return newServerOn(f, modelstest.Postgres(f, models.Options{}), testCfg())
+		return webtest.NewServerOn(f, modelstest.Postgres(f, models.Options{}), webtest.TestCfg())
 	}
-	return newServer(f)
+	return webtest.NewServer(f)
 }
 
 func FuzzAgentSamples(f *testing.F) {
 	srv := fuzzServer(f)
-	n1, _ := agentFleet(srv)
+	n1, _ := webtest.AgentFleet(srv)
 	seeds := []string{
-		mustJSON(f, api.SamplesRequest{Samples: []api.Sample{sample("GPU-n1-0", t0.Add(-time.Minute), 50, 1000)}}),
-		mustJSON(f, api.SamplesRequest{Samples: []api.Sample{
-			sample("GPU-n1-0", t0.Add(-2*time.Minute), 0, 0), sample("GPU-n1-1", t0.Add(-2*time.Minute), 100, a100MiB),
-			sample("GPU-n1-0", t0.Add(-2*time.Minute), 0, 0)}}),
+		webtest.MustJSON(f, api.SamplesRequest{Samples: []api.Sample{webtest.Sample("GPU-n1-0", webtest.T0.Add(-time.Minute), 50, 1000)}}),
+		webtest.MustJSON(f, api.SamplesRequest{Samples: []api.Sample{
+			webtest.Sample("GPU-n1-0", webtest.T0.Add(-2*time.Minute), 0, 0), webtest.Sample("GPU-n1-1", webtest.T0.Add(-2*time.Minute), 100, webtest.A100MiB),
+			webtest.Sample("GPU-n1-0", webtest.T0.Add(-2*time.Minute), 0, 0)}}),
 		`{"samples":[{"uuid":"GPU-n1-2","ts":"2026-03-02T08:59:00+08:00","memory_used_mib":0,"util_pct":0,"processes":[{"pid":1,"used_memory_mib":10}]}]}`,
 		`{"samples":[{"uuid":"GPU-n2-0","ts":"2026-03-02T08:59:00Z"}]}`,
 		`{"samples":[{"uuid":"GPU-n1-0","ts":"2026-03-02T09:05:01Z"}]}`,
@@ -69,10 +70,10 @@ func FuzzAgentSamples(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		s := srv.with(t)
+		s := srv.With(t)
 		before := gpuRows(t, s)
-		w := s.do(req{method: http.MethodPost, path: api.PathSamples, body: string(body),
-			hdr: map[string]string{"Authorization": "Bearer " + n1.Token, "Content-Type": "application/json"}})
+		w := s.Do(webtest.Req{Method: http.MethodPost, Path: api.PathSamples, Body: string(body),
+			Hdr: map[string]string{"Authorization": "Bearer " + n1.Token, "Content-Type": "application/json"}})
 		after := gpuRows(t, s)
 		if w.Code != http.StatusOK {
 			checkAPIError(t, "POST "+api.PathSamples, w.Code, w.Body.String())
@@ -85,7 +86,7 @@ func FuzzAgentSamples(f *testing.F) {
 		if err := json.Unmarshal(body, &sent); err != nil {
 			t.Fatalf("POST %s = 200 for a body that does not decode: %v", api.PathSamples, err)
 		}
-		got := decode[api.SamplesResponse](t, w)
+		got := webtest.Decode[api.SamplesResponse](t, w)
 		if got.Accepted < 0 || got.Duplicates < 0 || got.Accepted+got.Duplicates != len(sent.Samples) {
 			t.Fatalf("POST %s = %+v for %d samples", api.PathSamples, got, len(sent.Samples))
 		}
@@ -102,9 +103,9 @@ func FuzzAgentSamples(f *testing.F) {
 }
 
 // gpuRows is every GPU's current state by UUID.
-func gpuRows(t *testing.T, s *server) map[string]models.BoardGPU {
+func gpuRows(t *testing.T, s *webtest.Server) map[string]models.BoardGPU {
 	t.Helper()
-	rows, err := s.store.BoardGPUs(context.Background(), models.BoardFilter{})
+	rows, err := s.Store.BoardGPUs(context.Background(), models.BoardFilter{})
 	if err != nil {
 		t.Fatalf("BoardGPUs: %v", err)
 	}
@@ -123,7 +124,7 @@ func checkGPU(t *testing.T, g models.BoardGPU) {
 		t.Fatalf("GPU %s util %d", g.UUID, g.UtilPct)
 	case g.MemoryUsedMiB < 0 || g.MemoryUsedMiB > g.MemoryTotalMiB:
 		t.Fatalf("GPU %s memory %d of %d", g.UUID, g.MemoryUsedMiB, g.MemoryTotalMiB)
-	case g.SampledAt != nil && g.SampledAt.After(t0.Add(models.MaxFutureSkew)):
+	case g.SampledAt != nil && g.SampledAt.After(webtest.T0.Add(models.MaxFutureSkew)):
 		t.Fatalf("GPU %s sampled at %v, after now + skew", g.UUID, g.SampledAt)
 	case g.IdleSince != nil && (g.SampledAt == nil || g.IdleSince.After(*g.SampledAt)):
 		t.Fatalf("GPU %s idle since %v, sampled %v", g.UUID, g.IdleSince, g.SampledAt)
@@ -150,31 +151,31 @@ type createdTask struct {
 
 func FuzzTaskCreate(f *testing.F) {
 	srv := fuzzServer(f)
-	taskFleet(srv)
+	webtest.TaskFleet(srv)
 	seeds := []struct{ body, key string }{
-		{taskBody(nil), ""},
-		{taskBody(nil), "key-1"},
-		{taskBody(map[string]string{"gpus": "8", "spec": `"A100-80G"`, "queue": `"short"`, "priority": `"urgent"`, "max_runtime_s": "7200"}), ""},
-		{taskBody(map[string]string{"env": `{"PATH":"/usr/bin","_X1":""}`, "workdir": `"/w"`, "data_check": `{"url":"http://h/"}`}), ""},
-		{taskBody(map[string]string{"gpus": "0"}), ""},
-		{taskBody(map[string]string{"gpus": "-9223372036854775808"}), ""},
-		{taskBody(map[string]string{"max_runtime_s": "9223372036854775807"}), ""},
-		{taskBody(map[string]string{"max_runtime_s": "-9223372036854775808"}), ""},
-		{taskBody(map[string]string{"est_gpu_hours": "1e308"}), ""},
-		{taskBody(map[string]string{"name": "\"\xff\""}), ""},
-		{taskBody(map[string]string{"name": `"\udfff"`}), ""},
-		{taskBody(map[string]string{"name": `"a\u0000"`, "workdir": `"/\u0000"`}), ""},
-		{taskBody(map[string]string{"env": `{"A":"\u0000"}`}), "k\x00"},
-		{taskBody(map[string]string{"command": `"ls"`}), ""},
-		{taskBody(map[string]string{"data_check": `{"path":"/a","url":"http://b/"}`}), ""},
-		{taskBody(map[string]string{"spec": `"H800-80G"`, "gpus": "2"}), "\xff"},
+		{webtest.TaskBody(nil), ""},
+		{webtest.TaskBody(nil), "key-1"},
+		{webtest.TaskBody(map[string]string{"gpus": "8", "spec": `"A100-80G"`, "queue": `"short"`, "priority": `"urgent"`, "max_runtime_s": "7200"}), ""},
+		{webtest.TaskBody(map[string]string{"env": `{"PATH":"/usr/bin","_X1":""}`, "workdir": `"/w"`, "data_check": `{"url":"http://h/"}`}), ""},
+		{webtest.TaskBody(map[string]string{"gpus": "0"}), ""},
+		{webtest.TaskBody(map[string]string{"gpus": "-9223372036854775808"}), ""},
+		{webtest.TaskBody(map[string]string{"max_runtime_s": "9223372036854775807"}), ""},
+		{webtest.TaskBody(map[string]string{"max_runtime_s": "-9223372036854775808"}), ""},
+		{webtest.TaskBody(map[string]string{"est_gpu_hours": "1e308"}), ""},
+		{webtest.TaskBody(map[string]string{"name": "\"\xff\""}), ""},
+		{webtest.TaskBody(map[string]string{"name": `"\udfff"`}), ""},
+		{webtest.TaskBody(map[string]string{"name": `"a\u0000"`, "workdir": `"/\u0000"`}), ""},
+		{webtest.TaskBody(map[string]string{"env": `{"A":"\u0000"}`}), "k\x00"},
+		{webtest.TaskBody(map[string]string{"command": `"ls"`}), ""},
+		{webtest.TaskBody(map[string]string{"data_check": `{"path":"/a","url":"http://b/"}`}), ""},
+		{webtest.TaskBody(map[string]string{"spec": `"H800-80G"`, "gpus": "2"}), "\xff"},
 		{`{"gpus":1}`, ""}, {`[]`, ""}, {`null`, ""}, {``, ""}, {`{"project":"vision"}{}`, ""},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.body), s.key)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, key string) {
-		s := srv.with(t)
+		s := srv.With(t)
 		hdr := map[string]string{"Content-Type": "application/json"}
 		if key != "" {
 			if strings.ContainsAny(key, "\r\n") {
@@ -183,7 +184,7 @@ func FuzzTaskCreate(f *testing.F) {
 			hdr["Idempotency-Key"] = key
 		}
 		last := newestTask(t, s)
-		w := s.do(req{method: http.MethodPost, path: "/api/v1/tasks", body: string(body), hdr: hdr})
+		w := s.Do(webtest.Req{Method: http.MethodPost, Path: "/api/v1/tasks", Body: string(body), Hdr: hdr})
 		switch w.Code {
 		case http.StatusCreated, http.StatusOK:
 		default:
@@ -193,7 +194,7 @@ func FuzzTaskCreate(f *testing.F) {
 			}
 			return
 		}
-		got := decode[createdTask](t, w)
+		got := webtest.Decode[createdTask](t, w)
 		if w.Code == http.StatusOK && key == "" {
 			t.Fatalf("POST /api/v1/tasks = 200 without an Idempotency-Key")
 		}
@@ -221,7 +222,7 @@ func FuzzTaskCreate(f *testing.F) {
 				t.Fatalf("POST /api/v1/tasks = %d stored text %q the body did not hold", w.Code, v)
 			}
 		}
-		row, err := s.store.TaskByID(context.Background(), got.ID)
+		row, err := s.Store.TaskByID(context.Background(), got.ID)
 		if err != nil {
 			t.Fatalf("TaskByID(%d) after %d: %v", got.ID, w.Code, err)
 		}
@@ -232,9 +233,9 @@ func FuzzTaskCreate(f *testing.F) {
 }
 
 // newestTask is the id of the newest task, 0 when there is none.
-func newestTask(t *testing.T, s *server) int64 {
+func newestTask(t *testing.T, s *webtest.Server) int64 {
 	t.Helper()
-	ts, err := s.store.Tasks(context.Background(), models.TaskFilter{Limit: 1})
+	ts, err := s.Store.Tasks(context.Background(), models.TaskFilter{Limit: 1})
 	if err != nil {
 		t.Fatalf("Tasks: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"kashi/phrase"
+	"kashi/web/webtest"
 )
 
 // TestLanguageWalk opens every page in English and in Chinese, and the pages that refused a
@@ -25,31 +26,31 @@ import (
 // beyond the names the fixture gave. The alerts page (the board's) and the audit log (the
 // admin's) are walked for keys and Chinese only, until their texts are phrases too.
 func TestLanguageWalk(t *testing.T) {
-	ps, pages := seededPages(t)
+	ps, pages := webtest.SeededPages(t)
 	pages = append(pages, "/no-such-page")
 	forms := map[string]func(lang string) answer{ // each renders a page with a refused field
 		"POST /projects/requests": func(lang string) answer {
-			r := ps.form("/projects/requests", url.Values{"project": {"vision"}, "spec": {"A100-80G"}, "kind": {"limit"},
+			r := ps.Form("/projects/requests", url.Values{"project": {"vision"}, "spec": {"A100-80G"}, "kind": {"limit"},
 				"value": {"many"}, "reason": {"more"}}, "Cookie", "kashi_lang="+lang)
 			return read(t, r.StatusCode, r.Body)
 		},
 		"POST /people": func(lang string) answer {
-			r := ps.form("/people", url.Values{"name": {"no spaces allowed"}, "password": {"pw-long-enough"}, "role": {"viewer"}},
+			r := ps.Form("/people", url.Values{"name": {"no spaces allowed"}, "password": {"pw-long-enough"}, "role": {"viewer"}},
 				"Cookie", "kashi_lang="+lang)
 			return read(t, r.StatusCode, r.Body)
 		},
 		"POST /queue/tasks": func(lang string) answer {
-			r := ps.form("/queue/tasks", url.Values{"project": {"vision"}, "name": {"x"}, "gpus": {"1"}, "specs": {"A100-80G", "Z999"},
+			r := ps.Form("/queue/tasks", url.Values{"project": {"vision"}, "name": {"x"}, "gpus": {"1"}, "specs": {"A100-80G", "Z999"},
 				"regions": {"cn-gz1"}, "queue": {"long"}, "priority": {"normal"}, "command": {"python"}, "data_ready": {"on"}},
 				"Cookie", "kashi_lang="+lang)
 			return read(t, r.StatusCode, r.Body)
 		},
 		"POST /projects/:id/templates": func(lang string) answer {
-			p, err := ps.store.ProjectByName(context.Background(), "vision")
+			p, err := ps.Store.ProjectByName(context.Background(), "vision")
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := ps.form(fmt.Sprintf("/projects/%d/templates", p.ID), url.Values{"name": {"twice"}, "gpus": {"1"}, "queue": {"long"},
+			r := ps.Form(fmt.Sprintf("/projects/%d/templates", p.ID), url.Values{"name": {"twice"}, "gpus": {"1"}, "queue": {"long"},
 				"priority": {"normal"}, "command": {"eval"}, "specs": {"A100-80G", "A100-80G"}, "regions": {"cn-gz1"}},
 				"Cookie", "kashi_lang="+lang)
 			return read(t, r.StatusCode, r.Body)
@@ -60,7 +61,7 @@ func TestLanguageWalk(t *testing.T) {
 				"image": "kashi-agent", "region": "cn-gz1", "zone": "cn-gz1-a", "enabled": "on", "min_nodes": "5", "max_nodes": "2"} {
 				v.Set(k, x)
 			}
-			r := ps.form("/pools/a100", v, "Cookie", "kashi_lang="+lang)
+			r := ps.Form("/pools/a100", v, "Cookie", "kashi_lang="+lang)
 			return read(t, r.StatusCode, r.Body)
 		},
 	}
@@ -89,7 +90,7 @@ func TestLanguageWalk(t *testing.T) {
 		}
 	}
 	check := func(lang, what string, code int, body string) {
-		doc := parse(t, body)
+		doc := webtest.Parse(t, body)
 		doc.Find("script, style, code, pre, noscript, .brand, .langs, .host, [data-testid=task-name]").Remove()
 		text := spaced(doc.Find("body"))
 		for _, m := range keys.FindAllString(text, -1) {
@@ -128,7 +129,7 @@ func TestLanguageWalk(t *testing.T) {
 	}
 	for _, lang := range []string{phrase.LangEN, phrase.LangZH} {
 		for _, path := range pages {
-			w := ps.get(path, "Cookie", "kashi_lang="+lang)
+			w := ps.Get(path, "Cookie", "kashi_lang="+lang)
 			if w.Code >= 300 && w.Code != 404 {
 				t.Errorf("%s %s = %d, want a page", lang, path, w.Code)
 			}

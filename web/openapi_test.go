@@ -10,8 +10,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"kashi/api"
-	"kashi/handlers"
 	"kashi/web"
+	"kashi/web/webtest"
 )
 
 // loadOpenAPI loads and validates the served OpenAPI document.
@@ -42,7 +42,7 @@ func openAPIPath(p string) string {
 func TestOpenAPICoversRoutes(t *testing.T) {
 	doc := loadOpenAPI(t)
 	routed := map[string]bool{}
-	for _, r := range web.Routes(&handlers.Handler{}) {
+	for _, r := range web.Routes(&web.Areas{}) {
 		if !jsonRoute(r.Path) {
 			continue
 		}
@@ -69,9 +69,9 @@ func TestOpenAPICoversRoutes(t *testing.T) {
 // type differs fails the test.
 func TestOpenAPIFieldsAccepted(t *testing.T) {
 	doc := loadOpenAPI(t)
-	s := newServer(t)
-	s.projects("vision")
-	n := s.register(node("n1").inPool("a100").cards(a100Name, a100MiB, 1))
+	s := webtest.NewServer(t)
+	s.Projects("vision")
+	n := s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 1))
 	params := strings.NewReplacer("{id}", "1", "{name}", "a100", "{project}", "vision", "{month}", "2026-03", "{version}", "1")
 	for p, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -87,11 +87,11 @@ func TestOpenAPIFieldsAccepted(t *testing.T) {
 			var hdr []string
 			switch {
 			case p == api.PathRegister:
-				hdr = bearer(joinToken)
+				hdr = webtest.Bearer(webtest.JoinToken)
 			case strings.HasPrefix(p, "/api/v1/agent/"):
-				hdr = bearer(n.Token)
+				hdr = webtest.Bearer(n.Token)
 			}
-			w := s.do(req{method: method, path: params.Replace(p), body: string(b), hdr: pairs(hdr)})
+			w := s.Do(webtest.Req{Method: method, Path: params.Replace(p), Body: string(b), Hdr: webtest.Pairs(hdr)})
 			var e api.Error
 			json.Unmarshal(w.Body.Bytes(), &e)
 			if w.Code == http.StatusBadRequest && e.Field != "" && schema.Properties[e.Field] != nil {

@@ -23,7 +23,7 @@ type Route struct {
 
 // Routes is the whole URL surface of Kashi, grouped by area; the table is the access policy.
 // A test walks it for every role.
-func Routes(h *handlers.Handler) []Route {
+func Routes(h *Areas) []Route {
 	const (
 		GET  = http.MethodGet
 		POST = http.MethodPost
@@ -55,14 +55,14 @@ func Routes(h *handlers.Handler) []Route {
 		{GET, "/projects", handlers.Viewer, h.Projects.ProjectsPage},
 		{POST, "/projects/requests", handlers.Member, h.Projects.RequestFormSubmit},
 		{POST, "/projects/:id/reclaim", handlers.Lead, h.Projects.ReclaimFormSubmit},
-		{GET, "/projects/:id/templates", handlers.Member, h.Templates.TemplatesPage},
-		{POST, "/projects/:id/templates", handlers.Lead, h.Templates.TemplateFormCreate},
-		{GET, "/templates/:id", handlers.Member, h.Templates.TemplatePage},
-		{POST, "/templates/:id", handlers.Lead, h.Templates.TemplateFormUpdate},
-		{POST, "/templates/:id/schedules", handlers.Lead, h.Templates.ScheduleFormCreate},
-		{POST, "/templates/:id/schedules/preview", handlers.Lead, h.Templates.SchedulePreview},
-		{POST, "/schedules/:id/suspend", handlers.Lead, h.Templates.ScheduleFormSuspend},
-		{POST, "/schedules/:id/resume", handlers.Lead, h.Templates.ScheduleFormResume},
+		{GET, "/projects/:id/templates", handlers.Member, h.Tasks.TemplatesPage},
+		{POST, "/projects/:id/templates", handlers.Lead, h.Tasks.TemplateFormCreate},
+		{GET, "/templates/:id", handlers.Member, h.Tasks.TemplatePage},
+		{POST, "/templates/:id", handlers.Lead, h.Tasks.TemplateFormUpdate},
+		{POST, "/templates/:id/schedules", handlers.Lead, h.Tasks.ScheduleFormCreate},
+		{POST, "/templates/:id/schedules/preview", handlers.Lead, h.Tasks.SchedulePreview},
+		{POST, "/schedules/:id/suspend", handlers.Lead, h.Tasks.ScheduleFormSuspend},
+		{POST, "/schedules/:id/resume", handlers.Lead, h.Tasks.ScheduleFormResume},
 		{GET, "/approvals", handlers.Lead, h.Projects.ApprovalsPage},
 		{POST, "/approvals/:id", handlers.Lead, h.Projects.ApprovalDecide},
 		{GET, "/audit", handlers.Lead, h.People.AuditPage},
@@ -131,13 +131,13 @@ func Routes(h *handlers.Handler) []Route {
 		{POST, "/api/v1/projects/:id/members", handlers.Lead, h.Projects.MemberSet},
 		{POST, "/api/v1/projects/:id/tags", handlers.Lead, h.Projects.ProjectTags},
 		{POST, "/api/v1/projects/:id/reclaim", handlers.Lead, h.Projects.ReclaimSet},
-		{GET, "/api/v1/projects/:id/templates", handlers.Member, h.Templates.TemplateList},
-		{POST, "/api/v1/projects/:id/templates", handlers.Lead, h.Templates.TemplateCreate},
-		{GET, "/api/v1/templates/:id", handlers.Member, h.Templates.TemplateShow},
-		{POST, "/api/v1/templates/:id", handlers.Lead, h.Templates.TemplateUpdate},
-		{POST, "/api/v1/templates/:id/schedules", handlers.Lead, h.Templates.ScheduleCreate},
-		{POST, "/api/v1/schedules/:id/suspend", handlers.Lead, h.Templates.ScheduleSuspend},
-		{POST, "/api/v1/schedules/:id/resume", handlers.Lead, h.Templates.ScheduleResume},
+		{GET, "/api/v1/projects/:id/templates", handlers.Member, h.Tasks.TemplateList},
+		{POST, "/api/v1/projects/:id/templates", handlers.Lead, h.Tasks.TemplateCreate},
+		{GET, "/api/v1/templates/:id", handlers.Member, h.Tasks.TemplateShow},
+		{POST, "/api/v1/templates/:id", handlers.Lead, h.Tasks.TemplateUpdate},
+		{POST, "/api/v1/templates/:id/schedules", handlers.Lead, h.Tasks.ScheduleCreate},
+		{POST, "/api/v1/schedules/:id/suspend", handlers.Lead, h.Tasks.ScheduleSuspend},
+		{POST, "/api/v1/schedules/:id/resume", handlers.Lead, h.Tasks.ScheduleResume},
 		{GET, "/api/v1/requests", handlers.Member, h.Projects.RequestList},
 		{POST, "/api/v1/requests", handlers.Member, h.Projects.RequestCreate},
 		{POST, "/api/v1/requests/:id/approve", handlers.Lead, h.Projects.RequestApprove},
@@ -175,7 +175,7 @@ func Routes(h *handlers.Handler) []Route {
 }
 
 // routes registers every route with its access check.
-func routes(e *echo.Echo, h *handlers.Handler) {
+func routes(e *echo.Echo, h *Areas) {
 	for _, r := range Routes(h) {
 		e.Add(r.Method, r.Path, r.Handler, require(r.Access))
 	}

@@ -9,24 +9,25 @@ import (
 	"time"
 
 	"kashi/models"
+	"kashi/web/webtest"
 )
 
 // TestConcurrentQuotaApprovals: twelve approvals of "+100 card-hours" decided at once add
 // 1,200 card-hours, on SQLite and on Postgres.
 func TestConcurrentQuotaApprovals(t *testing.T) {
-	forEachDB(t, func(t *testing.T, s *server) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
 		ctx := context.Background()
-		s.projects("vision")
-		alice := s.member("alice", "vision")
-		p, _ := s.store.ProjectByName(ctx, "vision")
-		_, err := s.store.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, MaxGPUs: 8, BudgetCardHours: 1000,
-			StartsAt: t0.Add(-time.Hour), EndsAt: t0.Add(90 * 24 * time.Hour)}, t0)
+		s.Projects("vision")
+		alice := s.Member("alice", "vision")
+		p, _ := s.Store.ProjectByName(ctx, "vision")
+		_, err := s.Store.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, MaxGPUs: 8, BudgetCardHours: 1000,
+			StartsAt: webtest.T0.Add(-time.Hour), EndsAt: webtest.T0.Add(90 * 24 * time.Hour)}, webtest.T0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		const n = 12
 		for range n {
-			w := s.post("/api/v1/requests", `{"project":"vision","kind":"budget","change":{"add_card_hours":100},"reason":"more"}`, bearer(alice)...)
+			w := s.Post("/api/v1/requests", `{"project":"vision","kind":"budget","change":{"add_card_hours":100},"reason":"more"}`, webtest.Bearer(alice)...)
 			if w.Code != http.StatusCreated {
 				t.Fatalf("POST /api/v1/requests = %d %s", w.Code, w.Body)
 			}
@@ -34,7 +35,7 @@ func TestConcurrentQuotaApprovals(t *testing.T) {
 		var wg sync.WaitGroup
 		codes := make([]int, n)
 		for i := range n {
-			wg.Go(func() { codes[i] = s.post(fmt.Sprintf("/api/v1/requests/%d/approve", i+1), "").Code })
+			wg.Go(func() { codes[i] = s.Post(fmt.Sprintf("/api/v1/requests/%d/approve", i+1), "").Code })
 		}
 		wg.Wait()
 		for i, c := range codes {
@@ -42,7 +43,7 @@ func TestConcurrentQuotaApprovals(t *testing.T) {
 				t.Errorf("approve %d = %d, want 200", i+1, c)
 			}
 		}
-		qs, err := s.store.Quotas(ctx, p.ID)
+		qs, err := s.Store.Quotas(ctx, p.ID)
 		if err != nil || len(qs) != 1 {
 			t.Fatalf("Quotas = %v, %v", qs, err)
 		}

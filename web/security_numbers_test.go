@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"kashi/models"
+	"kashi/web/webtest"
 )
 
 // TestNumbersHaveRanges: every number a user sends is checked against its documented range
 // at the edge (422 naming the field); the largest allowed values are taken.
 func TestNumbersHaveRanges(t *testing.T) {
-	s := newServer(t)
-	s.projects("vision")
+	s := webtest.NewServer(t)
+	s.Projects("vision")
 	ctx := context.Background()
-	p, _ := s.store.ProjectByName(ctx, "vision")
+	p, _ := s.Store.ProjectByName(ctx, "vision")
 	quota := func(budget string) string {
 		return `{"max_gpus":8,"budget_card_hours":` + budget + `,"starts_at":"2026-01-01T00:00:00Z","ends_at":"2027-01-01T00:00:00Z"}`
 	}
@@ -40,35 +41,35 @@ func TestNumbersHaveRanges(t *testing.T) {
 		"size class price huge":      {"/api/v1/projects/1/plan", `{"from_month":"2026-01","mode":"per-task","size_classes":[{"name":"s","max_card_hours":0,"price_fen":9000000000000000000}]}`, 422, "size_classes[0].price_fen"},
 	}
 	for name, tc := range tests {
-		w := s.post(tc.path, tc.body)
+		w := s.Post(tc.path, tc.body)
 		if tc.field == "" {
 			if w.Code != tc.status {
 				t.Errorf("%s: POST %s = %d %s, want %d", name, tc.path, w.Code, w.Body, tc.status)
 			}
 			continue
 		}
-		wantAPIError(t, name, w, tc.status, tc.field)
+		webtest.WantAPIError(t, name, w, tc.status, tc.field)
 	}
 	// A budget request may not take the budget past the limit, however large it is.
-	member := s.member("mia", "vision")
-	if _, err := s.store.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, MaxGPUs: 8, BudgetCardHours: models.MaxCardHours - 5,
-		StartsAt: t0.Add(-time.Hour), EndsAt: t0.Add(time.Hour)}, t0); err != nil {
+	member := s.Member("mia", "vision")
+	if _, err := s.Store.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, MaxGPUs: 8, BudgetCardHours: models.MaxCardHours - 5,
+		StartsAt: webtest.T0.Add(-time.Hour), EndsAt: webtest.T0.Add(time.Hour)}, webtest.T0); err != nil {
 		t.Fatal(err)
 	}
 	for _, add := range []string{"6", "9200000000000000000"} {
-		w := s.post("/api/v1/requests", `{"project":"vision","kind":"budget","change":{"add_card_hours":`+add+`},"reason":"r"}`, bearer(member)...)
-		wantAPIError(t, "budget request +"+add, w, http.StatusUnprocessableEntity, "add_card_hours")
+		w := s.Post("/api/v1/requests", `{"project":"vision","kind":"budget","change":{"add_card_hours":`+add+`},"reason":"r"}`, webtest.Bearer(member)...)
+		webtest.WantAPIError(t, "budget request +"+add, w, http.StatusUnprocessableEntity, "add_card_hours")
 	}
 }
 
 // TestMonthYearsOutsideRange: months of years outside 2000–2999 are 422, not 500.
 func TestMonthYearsOutsideRange(t *testing.T) {
-	s := newServer(t)
-	s.projects("vision")
+	s := webtest.NewServer(t)
+	s.Projects("vision")
 	for _, path := range []string{"/api/v1/bills/0000-01", "/api/v1/bills/vision/0000-01", "/api/v1/bills/vision/3000-01?format=csv"} {
-		wantAPIError(t, "GET "+path, s.get(path), http.StatusUnprocessableEntity, "month")
+		webtest.WantAPIError(t, "GET "+path, s.Get(path), http.StatusUnprocessableEntity, "month")
 	}
-	if w := s.get("/bills?month=0000-01"); w.Code != http.StatusUnprocessableEntity {
+	if w := s.Get("/bills?month=0000-01"); w.Code != http.StatusUnprocessableEntity {
 		t.Errorf("GET /bills?month=0000-01 = %d, want 422", w.Code)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"testing"
+
+	"kashi/web/webtest"
 )
 
 // TestLoginRedirectStaysOnSite: the login's "next" is followed only when it is a path on this
@@ -41,14 +43,14 @@ func TestLoginRedirectStaysOnSite(t *testing.T) {
 // TestLangRedirectStaysOnSite: /lang goes back to the referring page only when it is a path
 // on this site.
 func TestLangRedirectStaysOnSite(t *testing.T) {
-	s := newServer(t)
+	s := webtest.NewServer(t)
 	for ref, want := range map[string]string{
 		"http://example.com/pools?x=1": "/pools?x=1",
 		"http://example.com//evil.com": "/",
 		"http://example.com/%09/evil":  "/%09/evil",
 		"http://evil.com/":             "/",
 	} {
-		w := s.get("/lang?set=en", "Referer", ref)
+		w := s.Get("/lang?set=en", "Referer", ref)
 		if got := w.Header().Get("Location"); w.Code != http.StatusSeeOther || got != want {
 			t.Errorf("GET /lang with Referer %q = %d to %q, want 303 to %q", ref, w.Code, got, want)
 		}

@@ -10,12 +10,13 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"kashi/handlers"
+	"kashi/handlers/people"
 	"kashi/phrase"
 )
 
 // New returns the echo server with every route of h. secure marks cookies Secure (Kashi is
 // served over https).
-func New(h *handlers.Handler, secure bool, log *slog.Logger) *echo.Echo {
+func New(h *Areas, secure bool, log *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
@@ -42,7 +43,7 @@ func New(h *handlers.Handler, secure bool, log *slog.Logger) *echo.Echo {
 func locale(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		cookie := ""
-		if ck, err := c.Cookie(handlers.LangCookie); err == nil {
+		if ck, err := c.Cookie(people.LangCookie); err == nil {
 			cookie = ck.Value
 		}
 		handlers.SetLocale(c, phrase.Negotiate(cookie, c.Request().Header.Get("Accept-Language")))

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"kashi/web/webtest"
 )
 
 // TestOddText sends text that is not valid UTF-8, holds NUL, or holds escapes the decoder
@@ -11,11 +13,11 @@ import (
 // with a 4xx naming the field, or matches nothing, and never with a 500 (Postgres refuses
 // NUL and bad UTF-8 where SQLite stores them).
 func TestOddText(t *testing.T) {
-	forEachDB(t, func(t *testing.T, s *server) {
-		nodes := taskFleet(s)
-		placed := s.create(task("placed").ready(), t0)
-		s.place(placed, t0, "GPU-n1-0")
-		statusPath := "/api/v1/agent/tasks/" + idStr(placed.ID) + "/status"
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		nodes := webtest.TaskFleet(s)
+		placed := s.Create(webtest.Task("placed").Ready(), webtest.T0)
+		s.Place(placed, webtest.T0, "GPU-n1-0")
+		statusPath := "/api/v1/agent/tasks/" + webtest.IDStr(placed.ID) + "/status"
 		tests := map[string]struct {
 			method, path, body string
 			hdr                []string
@@ -30,30 +32,30 @@ func TestOddText(t *testing.T) {
 			"tasks state bad UTF-8": {method: "GET", path: "/api/v1/tasks?state=%ff", status: 200, empty: true},
 			"board spec bad UTF-8":  {method: "GET", path: "/?spec=%ff", status: 200},
 			"board pool NUL":        {method: "GET", path: "/?pool=a100%00", status: 200},
-			"task name NUL":         {method: "POST", path: "/api/v1/tasks", body: taskBody(map[string]string{"name": `"a\u0000b"`}), status: 400, field: "name"},
-			"task project NUL":      {method: "POST", path: "/api/v1/tasks", body: taskBody(map[string]string{"project": `"vision\u0000"`}), status: 400, field: "project"},
-			"task workdir NUL":      {method: "POST", path: "/api/v1/tasks", body: taskBody(map[string]string{"workdir": `"/data\u0000"`}), status: 400, field: "workdir"},
-			"task env NUL":          {method: "POST", path: "/api/v1/tasks", body: taskBody(map[string]string{"env": `{"A":"x\u0000"}`}), status: 400, field: "env.A"},
-			"task argument NUL":     {method: "POST", path: "/api/v1/tasks", body: taskBody(map[string]string{"command": `["sh","-c","\u0000"]`}), status: 400, field: "command[2]"},
-			"task check path NUL":   {method: "POST", path: "/api/v1/tasks", body: taskBody(map[string]string{"data_check": `{"path":"/d\u0000"}`}), status: 400, field: "data_check.path"},
-			"task name bad byte":    {method: "POST", path: "/api/v1/tasks", body: taskBody(map[string]string{"name": "\"\x80\""}), status: 400, field: "name"},
-			"key NUL":               {method: "POST", path: "/api/v1/tasks", body: taskBody(nil), hdr: []string{"Idempotency-Key", "k\x00"}, status: 422, field: "Idempotency-Key"},
-			"key bad UTF-8":         {method: "POST", path: "/api/v1/tasks", body: taskBody(nil), hdr: []string{"Idempotency-Key", "k\xff"}, status: 422, field: "Idempotency-Key"},
-			"register hostname NUL": {method: "POST", path: "/api/v1/agent/register", hdr: bearer(joinToken), status: 400, field: "hostname",
+			"task name NUL":         {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"name": `"a\u0000b"`}), status: 400, field: "name"},
+			"task project NUL":      {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"project": `"vision\u0000"`}), status: 400, field: "project"},
+			"task workdir NUL":      {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"workdir": `"/data\u0000"`}), status: 400, field: "workdir"},
+			"task env NUL":          {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"env": `{"A":"x\u0000"}`}), status: 400, field: "env.A"},
+			"task argument NUL":     {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"command": `["sh","-c","\u0000"]`}), status: 400, field: "command[2]"},
+			"task check path NUL":   {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"data_check": `{"path":"/d\u0000"}`}), status: 400, field: "data_check.path"},
+			"task name bad byte":    {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"name": "\"\x80\""}), status: 400, field: "name"},
+			"key NUL":               {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(nil), hdr: []string{"Idempotency-Key", "k\x00"}, status: 422, field: "Idempotency-Key"},
+			"key bad UTF-8":         {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(nil), hdr: []string{"Idempotency-Key", "k\xff"}, status: 422, field: "Idempotency-Key"},
+			"register hostname NUL": {method: "POST", path: "/api/v1/agent/register", hdr: webtest.Bearer(webtest.JoinToken), status: 400, field: "hostname",
 				body: `{"hostname":"x\u0000","pool":"a100","gpus":[{"uuid":"GPU-x","index":0,"name":"NVIDIA A100-SXM4-80GB","memory_total_mib":81920}]}`},
-			"register machine NUL": {method: "POST", path: "/api/v1/agent/register", hdr: bearer(joinToken), status: 400, field: "machine_id",
+			"register machine NUL": {method: "POST", path: "/api/v1/agent/register", hdr: webtest.Bearer(webtest.JoinToken), status: 400, field: "machine_id",
 				body: `{"hostname":"x","pool":"a100","machine_id":"\u0000","gpus":[{"uuid":"GPU-x","index":0,"name":"NVIDIA A100-SXM4-80GB","memory_total_mib":81920}]}`},
-			"register uuid bad UTF-8": {method: "POST", path: "/api/v1/agent/register", hdr: bearer(joinToken), status: 400, field: "gpus[0].uuid",
+			"register uuid bad UTF-8": {method: "POST", path: "/api/v1/agent/register", hdr: webtest.Bearer(webtest.JoinToken), status: 400, field: "gpus[0].uuid",
 				body: "{\"hostname\":\"x\",\"pool\":\"a100\",\"gpus\":[{\"uuid\":\"GPU-\xc0\",\"index\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"memory_total_mib\":81920}]}"},
-			"sample uuid surrogate": {method: "POST", path: "/api/v1/agent/samples", hdr: bearer(nodes["n1"].Token), status: 400, field: "samples[1].uuid",
+			"sample uuid surrogate": {method: "POST", path: "/api/v1/agent/samples", hdr: webtest.Bearer(nodes["n1"].Token), status: 400, field: "samples[1].uuid",
 				body: `{"samples":[{"uuid":"GPU-n1-0","ts":"2026-03-02T08:59:00Z"},{"uuid":"GPU-\udc00","ts":"2026-03-02T08:59:00Z"}]}`},
-			"status message NUL": {method: "POST", path: statusPath, hdr: bearer(nodes["n1"].Token), status: 400, field: "message",
+			"status message NUL": {method: "POST", path: statusPath, hdr: webtest.Bearer(nodes["n1"].Token), status: 400, field: "message",
 				body: `{"state":"failed-to-start","message":"exec: \u0000"}`},
 		}
 		for name, tc := range tests {
 			t.Run(name, func(t *testing.T) {
-				before := s.taskCount()
-				w := s.do(req{method: tc.method, path: tc.path, body: tc.body, hdr: pairs(tc.hdr)})
+				before := s.TaskCount()
+				w := s.Do(webtest.Req{Method: tc.method, Path: tc.path, Body: tc.body, Hdr: webtest.Pairs(tc.hdr)})
 				if tc.status == http.StatusOK {
 					if w.Code != http.StatusOK {
 						t.Fatalf("%s %s = %d %s, want 200", tc.method, tc.path, w.Code, w.Body)
@@ -63,8 +65,8 @@ func TestOddText(t *testing.T) {
 					}
 					return
 				}
-				wantAPIError(t, tc.method+" "+tc.path, w, tc.status, tc.field)
-				if n := s.taskCount(); n != before {
+				webtest.WantAPIError(t, tc.method+" "+tc.path, w, tc.status, tc.field)
+				if n := s.TaskCount(); n != before {
 					t.Errorf("%s %s stored a task", tc.method, tc.path)
 				}
 			})
@@ -77,8 +79,8 @@ func TestOddText(t *testing.T) {
 
 // TestTextKept: text that is valid stays as sent, escapes included.
 func TestTextKept(t *testing.T) {
-	s := newServer(t)
-	taskFleet(s)
+	s := webtest.NewServer(t)
+	webtest.TaskFleet(s)
 	tests := map[string]struct {
 		name string // raw JSON
 		want string
@@ -91,18 +93,18 @@ func TestTextKept(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			w := s.post("/api/v1/tasks", taskBody(map[string]string{"name": tc.name}))
+			w := s.Post("/api/v1/tasks", webtest.TaskBody(map[string]string{"name": tc.name}))
 			if w.Code != http.StatusCreated {
 				t.Fatalf("POST /api/v1/tasks name %s = %d %s, want 201", tc.name, w.Code, w.Body)
 			}
-			if got := decode[map[string]any](t, w)["name"]; got != tc.want {
+			if got := webtest.Decode[map[string]any](t, w)["name"]; got != tc.want {
 				t.Errorf("POST /api/v1/tasks name %s = %q, want %q", tc.name, got, tc.want)
 			}
 		})
 	}
 }
 
-func decodeTaskState(t *testing.T, s *server, id int64) any {
+func decodeTaskState(t *testing.T, s *webtest.Server, id int64) any {
 	t.Helper()
-	return decode[map[string]any](t, s.get("/api/v1/tasks/"+idStr(id)))["state"]
+	return webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))["state"]
 }

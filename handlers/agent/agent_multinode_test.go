@@ -1,0 +1,170 @@
+package agent_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"kashi/api"
+	"kashi/web/webtest"
+)
+
+// twoNodeTask registers n1 and n2 (4 A100 each, in that order: n1 is rank 0) and places an
+// 8-GPU task on both.
+func twoNodeTask(s *webtest.Server) (n1, n2 webtest.Registered, id int64) {
+	s.Tb.Helper()
+	n1 = s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
+	n2 = s.Register(webtest.Node("n2").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
+	s.Projects("vision")
+	tk := s.Create(webtest.Task("ddp").Gpus(8).Ready(), webtest.T0)
+	s.Place(tk, webtest.T0, append(append([]string{}, n1.UUIDs...), n2.UUIDs...)...)
+	return n1, n2, tk.ID
+}
+
+func TestAgentMultiNodeShape(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		n1, n2, id := twoNodeTask(s)
+		port := 29500 + int(id%1000)
+		for i, tc := range []struct {
+			n    webtest.Registered
+			want api.Assignment
+		}{
+			{n1, api.Assignment{TaskID: id, GPUUUIDs: n1.UUIDs, NodeRank: 0, NNodes: 2, WorldSize: 8, Rank: 0, MasterAddr: "n1", MasterPort: port}},
+			{n2, api.Assignment{TaskID: id, GPUUUIDs: n2.UUIDs, NodeRank: 1, NNodes: 2, WorldSize: 8, Rank: 4, MasterAddr: "n1", MasterPort: port}},
+		} {
+			got, ok := s.Assigned(tc.n, id)
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(api.Assignment{}, "Command", "MaxRuntimeS")); !ok || diff != "" {
+				t.Errorf("node %d's assignment (listed %v) (-want +got):\n%s", i+1, ok, diff)
+			}
+		}
+	})
+}
+
+func TestAgentMultiNodeExits(t *testing.T) {
+	const running, exit0, exit1 = `{"state":"running"}`, `{"state":"exited","exit_code":0}`, `{"state":"exited","exit_code":1}`
+	tests := map[string]struct {
+		first, second string
+		// stopAsked: after the first exit, the second node is asked to stop.
+		stopAsked     bool
+		state, reason string
+		exitCode      float64
+	}{
+		"both succeed":          {exit0, exit0, false, "succeeded", "exited 0", 0},
+		"rank 0 fails":          {exit1, `{"state":"exited","exit_code":143}`, true, "failed", "node n1 (rank 0) exited 1", 1},
+		"rank 0 fails to start": {`{"state":"failed-to-start","message":"no such file"}`, `{"state":"exited","exit_code":143}`, true, "failed", "failed to start on node n1 (rank 0): no such file", 0},
+		"rank 1 fails last":     {exit0, exit1, false, "failed", "node n2 (rank 1) exited 1", 1},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+				n1, n2, id := twoNodeTask(s)
+				s.Report(n1, id, running)
+				s.Report(n2, id, running)
+				s.Report(n1, id, tc.first)
+				s.Report(n1, id, tc.first) // resent from the spool: no change
+				if _, ok := s.Assigned(n1, id); ok {
+					t.Errorf("n1 is still assigned task %d after it exited there", id)
+				}
+				a, ok := s.Assigned(n2, id)
+				if !ok || a.Stop != tc.stopAsked {
+					t.Errorf("n2's assignment after n1's exit: listed %v, stop %v; want listed, stop %v", ok, a.Stop, tc.stopAsked)
+				}
+				if got := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))["state"]; got != "running" {
+					t.Errorf("task is %v after one node's exit, want running", got)
+				}
+				s.Report(n2, id, tc.second)
+				got := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))
+				if got["state"] != tc.state || got["reason"] != tc.reason || got["exit_code"] != tc.exitCode {
+					t.Errorf("task ended %v %q exit %v, want %s %q exit %v", got["state"], got["reason"], got["exit_code"], tc.state, tc.reason, tc.exitCode)
+				}
+				for _, n := range []webtest.Registered{n1, n2} {
+					if _, ok := s.Assigned(n, id); ok {
+						t.Errorf("a node is still assigned task %d after it ended", id)
+					}
+				}
+				if g := s.BoardGPU(n2.UUIDs[0]); g.TaskID != 0 {
+					t.Errorf("n2's GPU still held by task %v after the task ended", g.TaskID)
+				}
+			})
+		})
+	}
+}
+
+// TestAgentMultiNodeLost: a lost node fails the task, which ends when its other node, asked
+// to stop, has exited; that node's report is accepted.
+func TestAgentMultiNodeLost(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		n1, n2, id := twoNodeTask(s)
+		s.Report(n1, id, `{"state":"running"}`)
+		later := s.Clock().Add(10 * time.Minute)
+		if _, err := s.Store.MarkLostNodes(context.Background(), []int64{n2.ID}, later.Add(-time.Minute), later); err != nil {
+			t.Fatal(err)
+		}
+		s.SetNow(later)
+		if a, ok := s.Assigned(n1, id); !ok || !a.Stop {
+			t.Fatalf("n1's assignment after n2 was lost: listed %v, stop %v; want listed, stop", ok, a.Stop)
+		}
+		s.Report(n1, id, `{"state":"exited","exit_code":143}`)
+		got := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))
+		if got["state"] != "failed" || got["reason"] != "node n2 (rank 1) lost" {
+			t.Errorf("task ended %v %q, want failed, node n2 (rank 1) lost", got["state"], got["reason"])
+		}
+	})
+}
+
+// TestAgentLateNodeReports: every node's report about a task that has already ended is
+// accepted (204) and changes nothing: a lost node that comes back and reports its exit, a
+// report resent from a node's spool, a late "running".
+func TestAgentLateNodeReports(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		n1, n2, id := twoNodeTask(s)
+		s.Report(n1, id, `{"state":"running"}`)
+		s.Report(n2, id, `{"state":"running"}`)
+		later := s.Clock().Add(10 * time.Minute)
+		if _, err := s.Store.MarkLostNodes(context.Background(), []int64{n2.ID}, later.Add(-time.Minute), later); err != nil {
+			t.Fatal(err)
+		}
+		s.SetNow(later)
+		s.Report(n1, id, `{"state":"exited","exit_code":143}`)
+		before := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))
+		s.SetNow(later.Add(time.Minute))
+		s.Report(n2, id, `{"state":"exited","exit_code":0}`)
+		s.Report(n2, id, `{"state":"exited","exit_code":0}`)
+		s.Report(n1, id, `{"state":"exited","exit_code":143}`)
+		s.Report(n2, id, `{"state":"running"}`)
+		s.Report(n1, id, `{"state":"failed-to-start","message":"late"}`)
+		after := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("late reports changed the ended task (-before +after):\n%s", diff)
+		}
+		if after["state"] != "failed" || after["reason"] != "node n2 (rank 1) lost" {
+			t.Errorf("task ended %v %q, want failed, node n2 (rank 1) lost", after["state"], after["reason"])
+		}
+	})
+}
+
+// TestAgentLateReportSingleNode: the node of a one-node task given up as lost comes back and
+// reports the task's exit: accepted, the task stays failed as lost.
+func TestAgentLateReportSingleNode(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		n := s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
+		s.Projects("vision")
+		tk := s.Create(webtest.Task("one").Gpus(4).Ready(), webtest.T0)
+		s.Place(tk, webtest.T0, n.UUIDs...)
+		s.Report(n, tk.ID, `{"state":"running"}`)
+		later := s.Clock().Add(10 * time.Minute)
+		if _, err := s.Store.MarkLostNodes(context.Background(), []int64{n.ID}, later.Add(-time.Minute), later); err != nil {
+			t.Fatal(err)
+		}
+		s.SetNow(later)
+		before := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(tk.ID)))
+		s.Report(n, tk.ID, `{"state":"exited","exit_code":0}`)
+		after := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(tk.ID)))
+		if diff := cmp.Diff(before, after); diff != "" || after["state"] != "failed" {
+			t.Errorf("a late exit changed the lost task (state %v) (-before +after):\n%s", after["state"], diff)
+		}
+	})
+}

@@ -1,0 +1,41 @@
+// Package bills serves bills, prices, billing plans, adjustments, issued months and weekly
+// reports, in pages, JSON, CSV and XLSX.
+//
+// Each action is one file (parse, call, render); the area reads the store through its own
+// Store interface and shares only package handlers with the other areas.
+package bills
+
+import (
+	"context"
+	"time"
+
+	"kashi/billing"
+	"kashi/handlers"
+	"kashi/models"
+)
+
+// Handler serves bills, prices, billing plans, adjustments and weekly reports.
+type Handler struct {
+	*handlers.Core
+	store Store
+}
+
+// Store is what Bills needs of models.Store.
+type Store interface {
+	billing.Issuer
+	SetBillingSettings(ctx context.Context, actor string, bs models.BillingSettings, now time.Time) error
+	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	SetPrice(ctx context.Context, p models.Price, now time.Time) error
+	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
+	AddAdjustment(ctx context.Context, a models.Adjustment, now time.Time) (models.Adjustment, error)
+	// The prices page (#15).
+	PriceHistory(ctx context.Context) ([]models.Price, error)
+	BillingPlanHistory(ctx context.Context) ([]models.BillingPlan, error)
+	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	LastHeldBefore(ctx context.Context, projectIDs []int64, cut time.Time) (time.Time, bool, error)
+}
+
+// New returns the area over store.
+func New(c *handlers.Core, store Store) *Handler { return &Handler{Core: c, store: store} }

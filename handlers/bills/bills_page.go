@@ -1,0 +1,257 @@
+package bills
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/billing"
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/views"
+)
+
+// BillsPage shows a month's bills of the projects the caller sees (finance and admins: all,
+// with pool idle and downloads of every project), under the charts of their cost over the
+// last months and this month against last month (costTrend); the month is ?month=, by default the last
+// month that has ended in the billing time zone, or the latest month with card time when
+// that one has none (the page says so). GET /bills.
+func (h *Handler) BillsPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	p := handlers.Who(c)
+	now := h.Now()
+	loc, err := billing.Location(ctx, h.store)
+	if err != nil {
+		return err
+	}
+	current := billing.MonthOf(now, loc)
+	curFrom, _ := current.Bounds(loc)
+	last := billing.MonthOf(curFrom.Add(-time.Second), loc)
+	month, fellBack := last.String(), false
+	if q := c.QueryParam("month"); q != "" {
+		if month, err = billMonth(q); err != nil {
+			return err
+		}
+	} else {
+		from, to := last.Bounds(loc)
+		at, fb, err := h.openAt(ctx, p, from, to, now)
+		if err != nil {
+			return err
+		}
+		month, fellBack = billing.MonthOf(at, loc).String(), fb
+	}
+	d := views.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
+	if fellBack {
+		d.Notice = views.LatestMonthNotice(handlers.Locale(c), last.String(), month)
+	}
+	tags, err := h.projectTags(ctx)
+	if err != nil {
+		return err
+	}
+	bills, poolIdle, err := h.viewerBills(ctx, p, month, now)
+	if err != nil {
+		return err
+	}
+	for _, pi := range poolIdle {
+		v := views.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
+			HeldS: pi.HeldS, IdleS: pi.IdleS, PackageS: pi.PackageS, OrganisationS: pi.OrganisationS, UnmanagedS: pi.UnmanagedS}
+		for _, n := range pi.UnmanagedNodes {
+			v.UnmanagedNodes = append(v.UnmanagedNodes, views.NodeSeconds{Node: n.Node, Seconds: n.UnmanagedS})
+		}
+		d.PoolIdle = append(d.PoolIdle, v)
+	}
+	d.Groups, d.Total = billGroups(bills, tags)
+	if d.Trend, err = h.costTrend(ctx, p, current, map[string][]billing.Bill{month: bills}, now, loc); err != nil {
+		return err
+	}
+	return handlers.Render(c, http.StatusOK, views.Bills(handlers.Locale(c), d))
+}
+
+// billGroups puts the bills in groups by project tag (one group when there are no tags)
+// and sums them, each project once in the total.
+func billGroups(bills []billing.Bill, tags map[int64][]string) ([]views.BillGroup, views.BillRow) {
+	var total views.BillRow
+	rows := make(map[string]views.BillRow, len(bills))
+	for _, b := range bills {
+		r := billRow(b)
+		rows[b.Project] = r
+		total.NominalS += r.NominalS
+		total.EffectiveS += r.EffectiveS
+		total.IdleS += r.IdleS
+		total.TotalFen = billing.AddFen(total.TotalFen, r.TotalFen)
+	}
+	if len(tags) == 0 {
+		g := views.BillGroup{Subtotal: total}
+		for _, b := range bills {
+			g.Rows = append(g.Rows, rows[b.Project])
+		}
+		return []views.BillGroup{g}, total
+	}
+	var out []views.BillGroup
+	for _, tg := range billing.GroupByTag(bills, tags) {
+		g := views.BillGroup{Tag: tg.Tag, Subtotal: views.BillRow{NominalS: tg.NominalS, EffectiveS: tg.EffectiveS,
+			IdleS: tg.IdleS, TotalFen: tg.TotalFen}}
+		for _, name := range tg.Projects {
+			g.Rows = append(g.Rows, rows[name])
+		}
+		out = append(out, g)
+	}
+	return out, total
+}
+
+// billRow is a bill's row in the list.
+func billRow(b billing.Bill) views.BillRow {
+	r := views.BillRow{Project: b.Project, NominalS: b.NominalS, EffectiveS: b.EffectiveS, IdleS: b.Held.Idle,
+		TotalFen: b.TotalFen, Lines: len(b.Lines), MissingPrices: b.MissingPrices}
+	if b.Issued != nil {
+		at := b.Issued.At
+		r.Issued = &at
+	}
+	return r
+}
+
+// BillPage shows a project's bill of a month, with the issue button and the adjustment
+// form for finance and admins. GET /bills/:project/:month.
+func (h *Handler) BillPage(c echo.Context) error {
+	p, month, err := h.billOf(c)
+	if err != nil {
+		return err
+	}
+	notice := ""
+	switch q := c.QueryParams(); {
+	case q.Has("issued"):
+		notice = views.IssuedNotice(handlers.Locale(c), p.Name, month)
+	case q.Has("adjusted"):
+		notice = views.AdjustedNotice(handlers.Locale(c), p.Name, month)
+	}
+	return h.renderBill(c, http.StatusOK, p, month, notice, "")
+}
+
+// renderBill renders the bill page with a notice or an error.
+func (h *Handler) renderBill(c echo.Context, status int, p models.Project, month, notice, errMsg string) error {
+	d, err := h.billPageData(c, p, month)
+	if err != nil {
+		return err
+	}
+	d.Notice, d.Error = notice, errMsg
+	return handlers.Render(c, status, views.Bill(handlers.Locale(c), d))
+}
+
+// renderBillForm renders the bill page with a refused adjustment form.
+func (h *Handler) renderBillForm(c echo.Context, status int, p models.Project, month string, form views.AdjustForm) error {
+	d, err := h.billPageData(c, p, month)
+	if err != nil {
+		return err
+	}
+	d.Adjust = form
+	return handlers.Render(c, status, views.Bill(handlers.Locale(c), d))
+}
+
+// billPageData is the bill page: the bill, what the viewer may do with it, its adjustments
+// with who made them, and the price versions that priced it.
+func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (views.BillData, error) {
+	ctx := c.Request().Context()
+	now := h.Now()
+	b, err := billing.ProjectBill(ctx, h.store, p.ID, month, now)
+	if err != nil {
+		return views.BillData{}, billError(err)
+	}
+	loc, err := time.LoadLocation(b.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	d := billData(b, loc)
+	who := handlers.Who(c)
+	d.MonthOpen = b.PeriodEnd.After(now)
+	d.CanIssue = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil && !d.MonthOpen
+	d.CanAdjust = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil
+	d.CanSetPrices = who.Admin() && !who.ReadOnly
+	adjs, err := h.store.Adjustments(ctx, p.ID, month)
+	if err != nil {
+		return d, err
+	}
+	for _, a := range adjs {
+		d.Adjustments = append(d.Adjustments, views.BillAdjustment{AmountFen: a.AmountFen, Reason: a.Reason,
+			CorrectsMonth: a.CorrectsMonth, By: a.CreatedBy, At: a.CreatedAt.In(loc)})
+	}
+	d.PriceVersions, err = h.priceVersions(ctx, p.ID, month, d.Lines)
+	return d, err
+}
+
+// priceVersions are the price versions in force in month for the specs the lines use: the
+// project's own, else the default list's.
+func (h *Handler) priceVersions(ctx context.Context, projectID int64, month string, lines []views.BillLine) ([]views.BillPriceVersion, error) {
+	prices, err := h.store.Prices(ctx, month)
+	if err != nil {
+		return nil, err
+	}
+	var out []views.BillPriceVersion
+	seen := map[string]bool{}
+	for _, ln := range lines {
+		if seen[ln.Spec] {
+			continue
+		}
+		seen[ln.Spec] = true
+		var v *views.BillPriceVersion
+		for _, pr := range prices {
+			if pr.Spec != ln.Spec || (pr.ProjectID != 0 && pr.ProjectID != projectID) || (v != nil && v.Own) {
+				continue
+			}
+			v = &views.BillPriceVersion{Spec: pr.Spec, Own: pr.ProjectID != 0, FromMonth: pr.FromMonth, RateFen: pr.RateFen,
+				OverflowRateFen: pr.OverflowRateFen}
+		}
+		if v != nil {
+			out = append(out, *v)
+		}
+	}
+	return out, nil
+}
+
+// billData is a bill as the page shows it, times in loc.
+func billData(b billing.Bill, loc *time.Location) views.BillData {
+	d := views.BillData{Project: b.Project, Month: b.Month, TimeZone: b.TimeZone, Mode: b.Mode,
+		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
+		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
+		Held: views.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
+			NoDataS: b.Held.NoData, WastedS: b.WastedS}}
+	for _, l := range b.Lines {
+		d.Lines = append(d.Lines, views.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec, Region: l.Region,
+			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
+			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
+	}
+	for _, it := range b.Items {
+		v := views.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,
+			IdleS: it.IdleS, RateFen: it.RateFen, AmountFen: it.AmountFen, Pct: it.Pct, Note: it.Note}
+		if it.Kind == billing.ItemBookingUnused {
+			v.Note = "" // the page names the share in the catalog's words
+		}
+		d.Items = append(d.Items, v)
+	}
+	for _, k := range b.Bookings {
+		d.Bookings = append(d.Bookings, views.BillBooking{ReservationID: k.ReservationID, Spec: k.Spec, GPUs: k.GPUs,
+			ChargePct: k.ChargePct, StartsAt: k.StartsAt.In(loc), EndsAt: k.EndsAt.In(loc), BookedS: k.BookedS,
+			UsedS: k.UsedS, UnusedS: k.UnusedS})
+	}
+	for _, m := range b.Models {
+		d.Models = append(d.Models, views.BillModel{ServiceID: m.ServiceID, Service: m.Service, Model: m.Model,
+			NominalS: m.NominalS, EffectiveS: m.EffectiveS, IdleS: m.IdleS, AmountFen: m.AmountFen})
+	}
+	for _, x := range b.Idle {
+		d.Idle = append(d.Idle, views.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,
+			LowUtilS: x.LowUtilS, NominalS: x.NominalS})
+	}
+	if pk := b.Package; pk != nil {
+		d.Package = &views.BillPackage{Spec: pk.Spec, Cards: pk.Cards, FeeFen: pk.FeeFen, OverflowRateFen: pk.OverflowRateFen,
+			CoveredS: pk.CoveredS, UsedS: pk.UsedS, BeyondS: pk.BeyondS, UnusedS: pk.UnusedS}
+	}
+	if b.Issued != nil {
+		d.Issued = &views.BillIssued{At: b.Issued.At.In(loc), By: b.Issued.By, SHA256: b.Issued.SHA256}
+	}
+	return d
+}
+
+// urlPath escapes a name for a path segment.
+func urlPath(name string) string { return url.PathEscape(name) }

@@ -1,0 +1,65 @@
+package bills
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/api"
+	"kashi/handlers"
+	"kashi/models"
+)
+
+// planBody is the body of POST /api/v1/projects/:id/plan, and its answer. The fields are the
+// model's; size_classes is a JSON list of {name, max_card_hours, price_fen}.
+type planBody struct {
+	FromMonth     string          `json:"from_month"`
+	Mode          string          `json:"mode"`
+	PackageSpec   string          `json:"package_spec,omitempty"`
+	PackageCards  int             `json:"package_cards,omitempty"`
+	PackageFeeFen int64           `json:"package_fee_fen,omitempty"`
+	UnitPriceFen  int64           `json:"unit_price_fen,omitempty"`
+	SizeClasses   json.RawMessage `json:"size_classes,omitempty"`
+}
+
+// PlanSet sets how a project is billed from a month on (admins only): mode "payg",
+// "reserved" (also "package": a monthly fee for N cards of a spec) or "per-task". A negative
+// fee or price, a package without cards or spec, or bad size classes is 422 naming the
+// field, and nothing changes. POST /api/v1/projects/:id/plan.
+func (h *Handler) PlanSet(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	var b planBody
+	if err := handlers.DecodeJSON(c, 16<<10, &b); err != nil {
+		return err
+	}
+	if err := h.setPlan(c, id, &b); err != nil {
+		if fe := (*models.FieldError)(nil); errors.As(err, &fe) && fe.Field == "project_id" {
+			return echo.NewHTTPError(http.StatusNotFound, api.Error{Error: "no such project"})
+		}
+		return billError(err)
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+// setPlan stores b as project id's plan and records it in the audit log; a bad field is a
+// FieldError ("project_id" for an unknown project). The API and the prices page share it.
+func (h *Handler) setPlan(c echo.Context, id int64, b *planBody) error {
+	if b.Mode == "package" {
+		b.Mode = models.BillReserved
+	}
+	plan := models.BillingPlan{ProjectID: id, FromMonth: b.FromMonth, Mode: b.Mode, PackageSpec: b.PackageSpec,
+		PackageCards: b.PackageCards, PackageFeeFen: b.PackageFeeFen, UnitPriceFen: b.UnitPriceFen}
+	if len(b.SizeClasses) > 0 && string(b.SizeClasses) != "null" {
+		plan.SizeClasses = string(b.SizeClasses)
+	}
+	ctx := c.Request().Context()
+	if err := h.store.SetBillingPlan(ctx, plan, h.Now()); err != nil {
+		return err
+	}
+	return h.store.Audit(ctx, h.Now(), handlers.Who(c).User.Name, auditPlanSet, &id, "plan from "+b.FromMonth, nil, b)
+}

@@ -1,0 +1,115 @@
+package bills
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/billing"
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/views"
+)
+
+// PricesPage shows every price and billing plan with its versions (finance and admins);
+// admins also get the forms. ?spec= and ?month= prefill the price form (the link of a bill
+// that misses a price). GET /prices.
+func (h *Handler) PricesPage(c echo.Context) error {
+	d, err := h.pricesData(c)
+	if err != nil {
+		return err
+	}
+	l := handlers.Locale(c)
+	q := c.QueryParams()
+	if s := q.Get("spec"); s != "" && len(s) <= 100 {
+		d.PriceForm.Spec = s
+	}
+	if m := q.Get("month"); m != "" {
+		if _, err := billMonth(m); err == nil {
+			d.PriceForm.FromMonth = m
+		}
+	}
+	switch {
+	case q.Has("price"):
+		d.Notice = views.PriceSavedNotice(l, q.Get("price"), q.Get("from"))
+	case q.Has("plan"):
+		d.Notice = views.PlanSavedNotice(l, q.Get("plan"), q.Get("from"))
+	}
+	return handlers.Render(c, http.StatusOK, views.Prices(l, d))
+}
+
+// pricesData reads the prices page: the versions, the specs without a price this month, and
+// the forms prefilled with this month.
+func (h *Handler) pricesData(c echo.Context) (views.PricesData, error) {
+	ctx := c.Request().Context()
+	loc, err := billing.Location(ctx, h.store)
+	if err != nil {
+		return views.PricesData{}, err
+	}
+	month := billing.MonthOf(h.Now(), loc).String()
+	who := handlers.Who(c)
+	d := views.PricesData{Month: month, TimeZone: loc.String(), CanEdit: who.Admin() && !who.ReadOnly,
+		PriceForm: views.PriceForm{FromMonth: month}, PlanForm: views.PlanForm{FromMonth: month, Mode: models.BillPayAsYouGo}}
+	projects, err := h.store.Projects(ctx)
+	if err != nil {
+		return d, err
+	}
+	names := make(map[int64]string, len(projects))
+	for _, p := range projects {
+		names[p.ID] = p.Name
+		d.Projects = append(d.Projects, p.Name)
+	}
+	_, specs, _, err := h.store.BoardOptions(ctx)
+	if err != nil {
+		return d, err
+	}
+	prices, err := h.store.PriceHistory(ctx)
+	if err != nil {
+		return d, err
+	}
+	priced := map[string]bool{}
+	// History comes newest first per project and spec: the first version not after month
+	// is the one in force.
+	seen := map[[2]string]bool{}
+	for _, p := range prices {
+		row := views.PriceRow{Project: names[p.ProjectID], Spec: p.Spec, FromMonth: p.FromMonth, RateFen: p.RateFen,
+			OverflowRateFen: p.OverflowRateFen, UpdatedAt: p.UpdatedAt.In(loc)}
+		key := [2]string{row.Project, p.Spec}
+		if p.FromMonth <= month && !seen[key] {
+			row.InForce, seen[key] = true, true
+			if p.ProjectID == 0 {
+				priced[p.Spec] = true
+			}
+		}
+		d.Prices = append(d.Prices, row)
+		if !slices.Contains(specs, p.Spec) {
+			specs = append(specs, p.Spec)
+		}
+	}
+	slices.Sort(specs)
+	d.Specs = specs
+	for _, s := range specs {
+		if !priced[s] {
+			d.Missing = append(d.Missing, s)
+		}
+	}
+	plans, err := h.store.BillingPlanHistory(ctx)
+	if err != nil {
+		return d, err
+	}
+	inForce := map[int64]bool{}
+	for _, p := range plans {
+		row := views.PlanRow{Project: names[p.ProjectID], FromMonth: p.FromMonth, Mode: p.Mode, PackageSpec: p.PackageSpec,
+			PackageCards: p.PackageCards, PackageFeeFen: p.PackageFeeFen, UnitPriceFen: p.UnitPriceFen}
+		classes, _ := models.ParseSizeClasses(p.SizeClasses)
+		for _, sc := range classes {
+			row.SizeClasses = append(row.SizeClasses, views.SizeClassView{Name: sc.Name, MaxCardHours: sc.MaxCardHours, PriceFen: sc.PriceFen})
+		}
+		if p.FromMonth <= month && !inForce[p.ProjectID] {
+			row.InForce, inForce[p.ProjectID] = true, true
+		}
+		d.Plans = append(d.Plans, row)
+	}
+	return d, nil
+}

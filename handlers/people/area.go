@@ -1,0 +1,55 @@
+// Package people serves logins, sessions and API tokens, users, the audit log, the language
+// switch and the health check.
+//
+// Each action is one file (parse, call, render); the area reads the store through its own
+// Store interface and shares only package handlers with the other areas.
+package people
+
+import (
+	"context"
+	"time"
+
+	"kashi/handlers"
+	"kashi/models"
+)
+
+// Handler serves logins, sessions and tokens, users, the audit log, language and health.
+type Handler struct {
+	*handlers.Core
+	store Store
+	// logins throttles failed logins (login_throttle.go).
+	logins *loginThrottle
+}
+
+// Store is what People needs of models.Store.
+type Store interface {
+	Ping(ctx context.Context) error
+	Authenticate(ctx context.Context, name, password string) (models.User, error)
+	CreateSession(ctx context.Context, userID int64, lim models.SessionLimits, now time.Time) (string, error)
+	SessionUser(ctx context.Context, token string, lim models.SessionLimits, now time.Time) (models.User, error)
+	DeleteSession(ctx context.Context, token string) error
+	TokenUser(ctx context.Context, token string, now time.Time) (models.User, models.APIToken, error)
+	Memberships(ctx context.Context, userID int64) (map[int64]string, error)
+	CreateUser(ctx context.Context, name, password, role string, now time.Time) (models.User, error)
+	AuditLog(ctx context.Context, f models.AuditFilter) ([]models.AuditEntry, error)
+	APITokens(ctx context.Context, userID int64) ([]models.APIToken, error)
+	CreateAPIToken(ctx context.Context, userID int64, name, scope string, now time.Time) (string, models.APIToken, error)
+	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
+	UnreadNotifications(ctx context.Context, userID int64) (int, error)
+	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
+	// The people and account pages (#15).
+	Users(ctx context.Context) ([]models.User, error)
+	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
+	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
+	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
+	// The approvals' count in the navigation, the audit page's filters (#15).
+	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)
+	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)
+	Projects(ctx context.Context) ([]models.Project, error)
+	ProjectByName(ctx context.Context, name string) (models.Project, error)
+}
+
+// New returns the area over store.
+func New(c *handlers.Core, store Store) *Handler {
+	return &Handler{Core: c, store: store, logins: newLoginThrottle()}
+}

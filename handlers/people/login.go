@@ -1,0 +1,88 @@
+package people
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/views"
+)
+
+// LoginForm shows the login form. GET /login.
+func (h *Handler) LoginForm(c echo.Context) error {
+	d := views.LoginData{Next: localPath(c.QueryParam("next")), Demo: h.Cfg.Demo}
+	return handlers.Render(c, http.StatusOK, views.Login(handlers.Locale(c), d))
+}
+
+// Login checks a user name and password and opens a session. POST /login. Failed logins are
+// throttled per account and per client address (login_throttle.go): while throttled every
+// try is refused with 429 and the wait, and writes no audit row.
+func (h *Handler) Login(c echo.Context) error {
+	ctx := c.Request().Context()
+	name, password := c.FormValue("username"), c.FormValue("password")
+	next := localPath(c.FormValue("next"))
+	account, addr := truncated(name), clientAddr(c)
+	if wait := h.logins.wait(account, addr, h.Now()); wait > 0 {
+		secs := int64((wait + time.Second - 1) / time.Second)
+		c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		d := views.LoginData{Next: next, Name: name, RetryIn: (time.Duration(secs) * time.Second).String(), Demo: h.Cfg.Demo}
+		return handlers.Render(c, http.StatusTooManyRequests, views.Login(handlers.Locale(c), d))
+	}
+	u, err := h.store.Authenticate(ctx, name, password)
+	if errors.Is(err, models.ErrNotFound) {
+		h.logins.fail(account, addr, h.Now())
+		if err := h.store.Audit(ctx, h.Now(), truncated(name), models.AuditLoginFailed, nil, "login", nil, nil); err != nil {
+			return err
+		}
+		d := views.LoginData{Next: next, Name: name, Error: true, Demo: h.Cfg.Demo}
+		return handlers.Render(c, http.StatusUnauthorized, views.Login(handlers.Locale(c), d))
+	}
+	if err != nil {
+		return err
+	}
+	h.logins.succeed(account)
+	token, err := h.store.CreateSession(ctx, u.ID, h.Cfg.Sessions, h.Now())
+	if err != nil {
+		return err
+	}
+	if err := h.store.Audit(ctx, h.Now(), u.Name, models.AuditLogin, nil, "login", nil, nil); err != nil {
+		return err
+	}
+	h.setSession(c, token)
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// Logout ends the session. POST /logout.
+func (h *Handler) Logout(c echo.Context) error {
+	if ck, err := c.Cookie(SessionCookie); err == nil && ck.Value != "" {
+		if err := h.store.DeleteSession(c.Request().Context(), ck.Value); err != nil {
+			return err
+		}
+	}
+	h.clearSession(c)
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// truncated keeps at most 100 bytes of a name typed into the login form, for the audit log.
+func truncated(s string) string {
+	if len(s) > 100 {
+		return s[:100]
+	}
+	return s
+}
+
+// clientAddr is the address the request came from: the connection's peer, never a header a
+// client could forge (behind a proxy, that is the proxy).
+func clientAddr(c echo.Context) string {
+	host, _, err := net.SplitHostPort(c.Request().RemoteAddr)
+	if err != nil {
+		return c.Request().RemoteAddr
+	}
+	return host
+}

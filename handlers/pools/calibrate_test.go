@@ -1,0 +1,89 @@
+package pools_test
+
+import (
+	"bytes"
+	"context"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"kashi/web/webtest"
+)
+
+// postCalibration posts the calibration form with an uploaded trace.
+func postCalibration(s webtest.PoolServer, fields map[string]string, trace string) *httptest.ResponseRecorder {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	if trace != "" {
+		fw, _ := mw.CreateFormFile("trace", "trace.csv")
+		fw.Write([]byte(trace))
+	}
+	mw.Close()
+	r := httptest.NewRequest(http.MethodPost, "/calibrate", &body)
+	r.Header.Set("Content-Type", mw.FormDataContentType())
+	r.Header.Set("Authorization", "Bearer "+s.Token)
+	w := httptest.NewRecorder()
+	s.E.ServeHTTP(w, r)
+	return w
+}
+
+// An admin replays a trace under candidate settings of a pool, sees cost against waiting,
+// and proposes one as the pool's next configuration version.
+func TestCalibrate(t *testing.T) {
+	s := webtest.NewPoolServer(t)
+	if w := s.Get("/calibrate"); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `value="a100"`) {
+		t.Fatalf("GET /calibrate = %d, want the form offering pool a100", w.Code)
+	}
+	if w := postCalibration(s, map[string]string{"pool": "a100", "source": "upload", "sweep": "colour=red"}, webtest.CalibrateTrace); w.Code != http.StatusUnprocessableEntity {
+		t.Errorf("bad sweep = %d, want 422", w.Code)
+	}
+	w := postCalibration(s, map[string]string{"pool": "a100", "source": "upload", "sweep": "scale_up_mem=0.8,0.9;max_nodes=2,6"}, webtest.CalibrateTrace)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/calibrate?run=1" {
+		t.Fatalf("POST /calibrate = %d %q, want 303 to the run", w.Code, w.Header().Get("Location"))
+	}
+	var doc *goquery.Document
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		w = s.Get("/calibrate/runs/1")
+		doc, _ = goquery.NewDocumentFromReader(strings.NewReader(w.Body.String()))
+		if doc.Find(`[data-testid="calibrate-table"]`).Length() > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if n := doc.Find(`[data-testid="calibrate-row"]`).Length(); n != 4 {
+		t.Fatalf("result rows = %d, want 4 (2 × 2 settings):\n%s", n, w.Body)
+	}
+	if doc.Find(`[data-testid="calibrate-chart"] circle`).Length() != 4 {
+		t.Error("chart: want a point per setting")
+	}
+	// Row 3 is scale_up_mem=0.9 max_nodes=6.
+	r := httptest.NewRequest(http.MethodPost, "/calibrate/propose", strings.NewReader("run=1&row=3"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Authorization", "Bearer "+s.Token)
+	pw := httptest.NewRecorder()
+	s.E.ServeHTTP(pw, r)
+	if pw.Code != http.StatusSeeOther || pw.Header().Get("Location") != "/pools/a100/edit" {
+		t.Fatalf("propose = %d %q, want 303 to the pool's page", pw.Code, pw.Header().Get("Location"))
+	}
+	versions, _ := s.Store.PoolConfigVersions(context.Background(), "a100")
+	if !strings.HasPrefix(versions[0].Note, "calibrate: scale_up_mem=0.9 max_nodes=6") {
+		t.Errorf("latest version note = %q, want the calibrated setting", versions[0].Note)
+	}
+	pools, _ := s.Store.ConfiguredPools(context.Background())
+	if c := pools[0].Config; c.MemoryHighPct != 90 || c.MaxNodes != 6 || c.Spec != "A100-80G" {
+		t.Errorf("proposed configuration = %+v, want memory mark 90 and max 6, the rest kept", c)
+	}
+	if w := s.Get("/calibrate/history.csv?days=7"); w.Code != http.StatusOK || !strings.HasPrefix(w.Body.String(), "job_id,submit_ts,start_ts,end_ts,gpus,group,spec") {
+		t.Errorf("history = %d %q, want a trace", w.Code, w.Body)
+	}
+	if w := s.Get("/calibrate/history.csv?days=900"); w.Code != http.StatusUnprocessableEntity {
+		t.Errorf("history of 900 days = %d, want 422", w.Code)
+	}
+}

@@ -1,0 +1,53 @@
+package pools
+
+import (
+	"context"
+	"log/slog"
+
+	"kashi/models"
+	"kashi/views"
+)
+
+// poolFlavors fills the form's flavor choices from the provider's flavors where the form's
+// pool is, or why they could not be read.
+func (h *Handler) poolFlavors(ctx context.Context, f *views.PoolForm) {
+	if h.Cfg.Flavors == nil {
+		return
+	}
+	fs, ok, err := h.Cfg.Flavors.List(ctx, f.Values["provider"], f.Values["region"], f.Values["zone"])
+	switch {
+	case !ok:
+		return
+	case err != nil:
+		slog.Warn("pool form: flavors", "provider", f.Values["provider"], "err", err)
+		f.FlavorsErr = err.Error()
+		return
+	}
+	for _, fl := range fs {
+		f.Flavors = append(f.Flavors, views.FlavorOption{Name: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUs, MemoryMiB: fl.MemoryMiB})
+	}
+}
+
+// checkFlavor refuses a flavor the provider does not offer where the pool is, or whose GPUs
+// are not the pool's GPUs per node. A provider whose flavors cannot be read, or that lists
+// none, lets any flavor through (the form says why).
+func (h *Handler) checkFlavor(ctx context.Context, cfg models.PoolConfig, errs map[string]views.FormError) {
+	if cfg.Flavor == "" || h.Cfg.Flavors == nil {
+		return
+	}
+	fs, ok, err := h.Cfg.Flavors.List(ctx, cfg.Provider, cfg.Region, cfg.Zone)
+	if !ok || err != nil || len(fs) == 0 {
+		return
+	}
+	for _, f := range fs {
+		if f.Name != cfg.Flavor {
+			continue
+		}
+		if f.GPUs != cfg.GPUsPerNode {
+			errs["flavor"] = views.FormError{Code: views.FormErrRule, Text: views.FlavorErrGPUs, Args: []any{f.Name, f.GPUs, cfg.GPUsPerNode}}
+		}
+		return
+	}
+	errs["flavor"] = views.FormError{Code: views.FormErrRule, Text: views.FlavorErrUnknown,
+		Args: []any{cfg.Flavor, regionOf(cfg)}}
+}

@@ -1,0 +1,280 @@
+package pools
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/phrase"
+	"kashi/scaler"
+	"kashi/views"
+)
+
+// poolInfo is a configured pool with what the pools page and API show of it.
+type poolInfo struct {
+	models.ConfiguredPool
+	// Size and Desired are the scaling loop's at its last tick; before the first, Size counts
+	// the nodes and machines booting and Desired equals it.
+	Size, Desired int
+	State         string
+	// StatusAt is the last tick's time; nil before the first.
+	StatusAt *time.Time
+	Skips    []models.PoolSkip
+	Nodes    []models.NodeGPUs
+	// Booting are the machines asked for whose agent has not registered.
+	Booting []models.Machine
+	Events  []models.ScalingEvent
+	// PriceFen is the list price of one machine per hour and PriceSource where it came
+	// from (models.PriceFrom*): the scaling loop's last look, else the pool's settings.
+	PriceFen    int64
+	PriceSource string
+}
+
+// poolInfos loads every configured pool with its nodes, machines booting, scaling state and
+// its latest events (at most events each).
+func (h *Handler) poolInfos(ctx context.Context, events int) ([]poolInfo, error) {
+	views, err := h.store.PoolOverviews(ctx, events)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]poolInfo, len(views))
+	for i, v := range views {
+		pi := poolInfo{ConfiguredPool: v.ConfiguredPool, Nodes: v.Nodes, Booting: v.Booting, Events: v.Events}
+		if v.LastChange.Version > 0 {
+			// The latest version says when and by whom: the policy row's updated_at is
+			// rewritten with the wall clock by GORM on a conflict update.
+			pi.UpdatedAt, pi.UpdatedBy = v.LastChange.At, v.LastChange.By
+		}
+		pi.Size = len(pi.Nodes) + len(pi.Booting)
+		pi.Desired = pi.Size
+		if st := v.State; !st.UpdatedAt.IsZero() {
+			at := st.UpdatedAt
+			pi.Size, pi.Desired, pi.StatusAt, pi.Skips = st.Size, st.Desired, &at, st.SkipList()
+		}
+		pi.PriceFen, pi.PriceSource = v.State.HourlyPriceFen, v.State.PriceSource
+		if pi.PriceSource == "" && v.Config.HourlyPriceFen > 0 {
+			pi.PriceFen, pi.PriceSource = v.Config.HourlyPriceFen, models.PriceFromSettings
+		}
+		pi.State = poolState(pi)
+		out[i] = pi
+	}
+	return out, nil
+}
+
+// poolState is what a pool is doing: scaling off, growing (asking for or booting machines),
+// shrinking (draining nodes), at its maximum while demand waits, or steady.
+func poolState(p poolInfo) string {
+	draining := false
+	for _, n := range p.Nodes {
+		draining = draining || n.State == models.NodeDraining
+	}
+	switch {
+	case !p.Config.Enabled:
+		return views.PoolDisabled
+	case p.Desired > p.Size || len(p.Booting) > 0:
+		return views.PoolGrowing
+	case p.Desired < p.Size || draining:
+		return views.PoolShrinking
+	case p.Size >= p.Config.MaxNodes && slices.ContainsFunc(p.Skips, func(s models.PoolSkip) bool { return s.Reason == string(scaler.ReasonAtMaxSize) }):
+		return views.PoolAtMax
+	}
+	return views.PoolSteady
+}
+
+// poolJSON is one pool in GET /api/v1/pools.
+type poolJSON struct {
+	Name      string            `json:"name"`
+	Spec      string            `json:"spec"`
+	Provider  string            `json:"provider"`
+	Size      int               `json:"size"`
+	Desired   int               `json:"desired"`
+	State     string            `json:"state"`
+	Version   int               `json:"version"`
+	UpdatedAt time.Time         `json:"updated_at"`
+	UpdatedBy string            `json:"updated_by"`
+	Config    models.PoolConfig `json:"config"`
+	Nodes     []poolNodeJSON    `json:"nodes"`
+	Booting   []machineJSON     `json:"booting"`
+	// StatusAt is the scaling loop's last look at the pool, Skips why it did not act then.
+	StatusAt *time.Time       `json:"status_at"`
+	Skips    []skipJSON       `json:"skips"`
+	Events   []scaleEventJSON `json:"events"`
+}
+
+type poolNodeJSON struct {
+	ID         int64     `json:"id"`
+	Hostname   string    `json:"hostname"`
+	State      string    `json:"state"`
+	MachineID  string    `json:"machine_id"`
+	GPUs       int       `json:"gpus"`
+	LastSeenAt time.Time `json:"last_seen_at"`
+}
+
+type machineJSON struct {
+	Key        string    `json:"key"`
+	ProviderID string    `json:"provider_id"`
+	State      string    `json:"state"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+type skipJSON struct {
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+}
+
+// scaleEventJSON is one scaling event: when, what, the size before and after, the typed
+// reason and the numbers behind it.
+type scaleEventJSON struct {
+	At         time.Time `json:"at"`
+	Kind       string    `json:"kind"`
+	From       int       `json:"from"`
+	To         int       `json:"to"`
+	Reason     string    `json:"reason"`
+	Detail     string    `json:"detail"`
+	NodeID     *int64    `json:"node_id,omitempty"`
+	MachineKey string    `json:"machine_key,omitempty"`
+}
+
+func toPoolJSON(p poolInfo) poolJSON {
+	out := poolJSON{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, State: p.State,
+		Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: p.Config, StatusAt: p.StatusAt,
+		Nodes: []poolNodeJSON{}, Booting: []machineJSON{}, Skips: []skipJSON{}, Events: []scaleEventJSON{}}
+	for _, n := range p.Nodes {
+		out.Nodes = append(out.Nodes, poolNodeJSON{ID: n.ID, Hostname: n.Hostname, State: n.State, MachineID: n.MachineID,
+			GPUs: len(n.GPUs), LastSeenAt: n.LastSeenAt})
+	}
+	for _, m := range p.Booting {
+		out.Booting = append(out.Booting, machineJSON{Key: m.IdempotencyKey, ProviderID: m.ProviderID, State: m.State, CreatedAt: m.CreatedAt})
+	}
+	for _, s := range p.Skips {
+		out.Skips = append(out.Skips, skipJSON{Reason: s.Reason, Detail: phrase.Locale{}.SayText(s.Detail)})
+	}
+	for _, e := range p.Events {
+		out.Events = append(out.Events, scaleEventJSON{At: e.At, Kind: e.Kind, From: e.FromSize, To: e.ToSize, Reason: e.Reason,
+			Detail: phrase.Locale{}.SayText(e.Detail), NodeID: e.NodeID, MachineKey: e.MachineKey})
+	}
+	return out
+}
+
+// PoolsList lists every configured pool with its size, desired size, nodes, configuration,
+// why it did not act and its latest scaling events (?events=N, default 20, at most 500).
+// GET /api/v1/pools.
+func (h *Handler) PoolsList(c echo.Context) error {
+	n := 20
+	if v := c.QueryParam("events"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 0 || n > 500 {
+			return handlers.BadRequest("events", "events must be 0 to 500")
+		}
+	}
+	pools, err := h.poolInfos(c.Request().Context(), max(n, 1))
+	if err != nil {
+		return err
+	}
+	out := make([]poolJSON, len(pools))
+	for i, p := range pools {
+		if n == 0 {
+			p.Events = nil
+		}
+		out[i] = toPoolJSON(p)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// PoolSet saves a pool's whole configuration as a new version, creating the pool if needed
+// (admins only); ?note= says why. The body is the configuration as GET /api/v1/pools shows it
+// under "config". POST /api/v1/pools/:name.
+func (h *Handler) PoolSet(c echo.Context) error {
+	name, err := poolName(c)
+	if err != nil {
+		return err
+	}
+	var cfg models.PoolConfig
+	if err := handlers.DecodeJSON(c, 16<<10, &cfg); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if _, _, err := h.savePool(c, name, cfg, c.QueryParam("note")); err != nil {
+		return handlers.APIError(http.StatusUnprocessableEntity, err)
+	}
+	pools, err := h.poolInfos(ctx, 20)
+	if err != nil {
+		return err
+	}
+	for _, p := range pools {
+		if p.Name == name {
+			return c.JSON(http.StatusOK, toPoolJSON(p))
+		}
+	}
+	return handlers.StoreError(models.ErrNotFound)
+}
+
+// auditPoolConfig is the audit action of a pool configuration change.
+const auditPoolConfig = "pool-config"
+
+// savePool stores cfg as the pool's configuration; a change is audited and wakes the scaling
+// loop. changed is false when cfg equals the current configuration (no version is added).
+func (h *Handler) savePool(c echo.Context, name string, cfg models.PoolConfig, note string) (saved models.ConfiguredPool, changed bool, err error) {
+	ctx := c.Request().Context()
+	before, _, err := h.configuredPool(ctx, name)
+	if err != nil {
+		return saved, false, err
+	}
+	if saved, err = h.store.SavePoolConfig(ctx, name, cfg, handlers.Who(c).User.Name, note, h.Now()); err != nil {
+		return saved, false, err
+	}
+	if saved.Version == before.Version {
+		return saved, false, nil
+	}
+	var old any
+	if before.Version > 0 {
+		old = before.Config
+	}
+	if err := h.store.Audit(ctx, h.Now(), handlers.Who(c).User.Name, auditPoolConfig, nil, "pool "+name, old, saved.Config); err != nil {
+		return saved, true, err
+	}
+	h.wakeScaler()
+	return saved, true, nil
+}
+
+// configuredPool returns the named pool's configuration, and false when it has none.
+func (h *Handler) configuredPool(ctx context.Context, name string) (models.ConfiguredPool, bool, error) {
+	pools, err := h.store.ConfiguredPools(ctx)
+	if err != nil {
+		return models.ConfiguredPool{}, false, err
+	}
+	for _, p := range pools {
+		if p.Name == name {
+			return p, true, nil
+		}
+	}
+	return models.ConfiguredPool{}, false, nil
+}
+
+// wakeScaler wakes the scaling loop, when one is wired.
+func (h *Handler) wakeScaler() {
+	if h.Cfg.ScaleTrigger != nil {
+		h.Cfg.ScaleTrigger()
+	}
+}
+
+// poolName is the :name path parameter. The router matches the raw path when the URL has
+// escapes the plain path cannot show (a "/" as %2F), and its parameters are then still
+// escaped.
+func poolName(c echo.Context) (string, error) {
+	name, err := c.Param("name"), error(nil)
+	if c.Request().URL.RawPath != "" {
+		name, err = url.PathUnescape(name)
+	}
+	if err != nil || name == "" || len(name) > 100 {
+		return "", handlers.BadRequest("name", "name must be a pool name of 1 to 100 bytes")
+	}
+	return name, nil
+}

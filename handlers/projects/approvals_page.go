@@ -1,0 +1,92 @@
+package projects
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/views"
+)
+
+// ApprovalsPage lists the requests of the projects the caller leads (all for admins): pending
+// ones with their context (requestContext) and approve/reject forms, then recent decisions.
+// GET /approvals.
+func (h *Handler) ApprovalsPage(c echo.Context) error {
+	d, err := h.approvalsData(c)
+	if err != nil {
+		return err
+	}
+	if id, err := strconv.ParseInt(c.QueryParam("done"), 10, 64); err == nil {
+		d.Notice = views.DecidedNotice(handlers.Locale(c), id, c.QueryParam("approved") == "1")
+	}
+	return handlers.Render(c, http.StatusOK, views.Approvals(handlers.Locale(c), d))
+}
+
+func (h *Handler) approvalsData(c echo.Context) (views.ApprovalsData, error) {
+	p := handlers.Who(c)
+	ctx := c.Request().Context()
+	rows, err := h.store.QuotaRequests(ctx, handlers.VisibleProjects(p), "")
+	if err != nil {
+		return views.ApprovalsData{}, err
+	}
+	var world *requestWorld
+	l := handlers.Locale(c)
+	d := views.ApprovalsData{Now: h.Now()}
+	for _, r := range rows {
+		if !p.Leads(r.ProjectID) {
+			continue
+		}
+		v := requestView(l, r)
+		if r.State == models.RequestPending {
+			if world == nil {
+				w, err := h.loadRequestWorld(ctx)
+				if err != nil {
+					return d, err
+				}
+				world = &w
+			}
+			v.CanDecide = r.RequestedBy != p.User.ID
+			v.Context = world.requestContext(l, r)
+			d.Pending = append(d.Pending, v)
+		} else {
+			d.Decided = append(d.Decided, v)
+		}
+	}
+	return d, nil
+}
+
+// ApprovalDecide approves or rejects a request from the approvals page.
+// POST /approvals/:id (decision=approve|reject, comment).
+func (h *Handler) ApprovalDecide(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	decision := c.FormValue("decision")
+	if decision != "approve" && decision != "reject" {
+		return handlers.BadRequest("decision", "decision must be approve or reject")
+	}
+	_, err = h.decide(c, id, decision == "approve", c.FormValue("comment"))
+	var he *echo.HTTPError
+	if errors.As(err, &he) && (he.Code == http.StatusConflict || he.Code == http.StatusUnprocessableEntity) {
+		d, derr := h.approvalsData(c)
+		if derr != nil {
+			return derr
+		}
+		d.Error = handlers.Problem(handlers.Locale(c), err)
+		return handlers.Render(c, he.Code, views.Approvals(handlers.Locale(c), d))
+	}
+	if err != nil {
+		return err
+	}
+	approved := "0"
+	if decision == "approve" {
+		approved = "1"
+	}
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/approvals?done=%d&approved=%s", id, approved))
+}

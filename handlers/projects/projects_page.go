@@ -1,0 +1,122 @@
+package projects
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/phrase"
+	"kashi/views"
+)
+
+// ProjectsPage shows the caller's projects, quotas with this month's use, the request form and
+// the caller's requests. A task waiting on its project's limit links here with the request
+// filled in (?project=&spec=&kind=&value=&task=). GET /projects.
+func (h *Handler) ProjectsPage(c echo.Context) error {
+	form, err := requestPrefill(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.projectsData(c, form)
+	if err != nil {
+		return err
+	}
+	if id, err := strconv.ParseInt(c.QueryParam("sent"), 10, 64); err == nil {
+		d.Notice = views.RequestSentNotice(handlers.Locale(c), id)
+	}
+	if c.QueryParam("reclaim") != "" {
+		d.Notice = views.ReclaimSavedNotice(handlers.Locale(c))
+	}
+	h.projectNotice(c, &d)
+	return handlers.Render(c, http.StatusOK, views.Projects(handlers.Locale(c), d))
+}
+
+// requestPrefill is the request form as a link fills it in; the submit checks every value.
+func requestPrefill(c echo.Context) (views.RequestForm, error) {
+	q := c.QueryParams()
+	f := views.RequestForm{Project: q.Get("project"), Spec: q.Get("spec"), Kind: q.Get("kind"), Value: q.Get("value")}
+	if v := q.Get("task"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return f, handlers.BadRequest("task", "task must be a task id")
+		}
+		f.Reason = views.QuotaReasonForTask(handlers.Locale(c), id)
+	}
+	return f, nil
+}
+
+// projectsData builds the projects page.
+func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (views.ProjectsData, error) {
+	p := handlers.Who(c)
+	list, err := h.projects(c)
+	if err != nil {
+		return views.ProjectsData{}, err
+	}
+	d := views.ProjectsData{Now: h.Now().In(h.Loc()), Form: form}
+	gpus, err := h.store.BoardGPUs(c.Request().Context(), models.BoardFilter{})
+	if err != nil {
+		return d, err
+	}
+	held := handlers.GPUsInUse(gpus)
+	for _, pj := range list {
+		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
+		if p.Leads(pj.ID) {
+			pv.Reclaim = reclaimFormOf(pj.Reclaim)
+		}
+		for _, q := range pj.Quotas {
+			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, InUseGPUs: handlers.InUseOf(q.Spec, held[pj.Name]), GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
+				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}
+			if q.OverrideEnds != nil && q.OverrideEnds.After(h.Now()) {
+				qv.OverrideMaxGPUs, qv.OverrideEnds = q.OverrideMaxGPUs, q.OverrideEnds
+			}
+			pv.Quotas = append(pv.Quotas, qv)
+		}
+		d.Projects = append(d.Projects, pv)
+	}
+	if d.Regions, err = h.store.PoolRegions(c.Request().Context()); err != nil {
+		return d, err
+	}
+	if err := h.projectAdmin(c, &d, list); err != nil {
+		return d, err
+	}
+	rows, err := h.store.QuotaRequests(c.Request().Context(), handlers.VisibleProjects(p), "")
+	if err != nil {
+		return d, err
+	}
+	for _, r := range rows {
+		if r.RequestedBy == p.User.ID || p.CanSee(r.ProjectID) {
+			d.Requests = append(d.Requests, requestView(handlers.Locale(c), r))
+		}
+	}
+	return d, nil
+}
+
+// requestView shows a request on a page.
+func requestView(l phrase.Locale, r models.QuotaRequestRow) views.RequestView {
+	return views.RequestView{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: changeText(l, r),
+		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt}
+}
+
+// changeText says in words what a request asks.
+func changeText(l phrase.Locale, r models.QuotaRequestRow) string {
+	c := r.Parsed()
+	switch r.Kind {
+	case models.RequestLimit:
+		return l.T("requests.kind.limit") + ": " + l.Int(c.MaxGPUs)
+	case models.RequestBudget:
+		return l.T("requests.kind.budget") + ": +" + l.Int(int(c.AddCardHours))
+	case models.RequestExtend:
+		return l.T("requests.kind.extend") + ": " + c.EndsAt.Format("2006-01-02")
+	case models.RequestOverride:
+		return l.T("requests.kind.override") + ": " + l.Int(c.OverrideMaxGPUs) + " · " +
+			c.OverrideBegins.Format("2006-01-02 15:04") + " – " + c.OverrideEnds.Format("2006-01-02 15:04")
+	case models.RequestGuarantee, models.RequestOverflow:
+		return requestKindText(l, r.Kind) + ": " + askedText(l, r.Kind, c)
+	case models.RequestReservation:
+		return requestKindText(l, r.Kind) + ": " + reservationText(l, c)
+	}
+	return r.Kind
+}

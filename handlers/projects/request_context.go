@@ -1,0 +1,231 @@
+package projects
+
+import (
+	"cmp"
+	"context"
+	"strings"
+	"time"
+
+	"kashi/billing"
+	"kashi/models"
+	"kashi/phrase"
+	"kashi/scheduler"
+	"kashi/views"
+)
+
+// requestWorld is what the context of pending requests is read from, once per page.
+type requestWorld struct {
+	now     time.Time
+	monthAt time.Time // the billing month's end
+	quotas  []models.Quota
+	usage   map[int64]map[string]int64
+	active  map[int64]models.TaskRow
+	quota   []scheduler.QueueEntry // queue entries waiting on quota
+	prices  []models.Price
+}
+
+// loadRequestWorld reads quotas, this month's use, the active tasks, the queue and the
+// month's prices.
+func (h *Handler) loadRequestWorld(ctx context.Context) (requestWorld, error) {
+	now := h.Now()
+	start := models.MonthStart(now, h.Loc())
+	w := requestWorld{now: now, monthAt: start.In(h.Loc()).AddDate(0, 1, 0), active: map[int64]models.TaskRow{}}
+	var err error
+	if w.quotas, err = h.store.Quotas(ctx, 0); err != nil {
+		return w, err
+	}
+	if w.usage, err = h.store.UsageSeconds(ctx, start, now); err != nil {
+		return w, err
+	}
+	tasks, err := h.store.ActiveTasks(ctx)
+	if err != nil {
+		return w, err
+	}
+	for _, t := range tasks {
+		w.active[t.ID] = t
+	}
+	view, err := h.Sched.Queue(ctx, now)
+	if err != nil {
+		return w, err
+	}
+	for _, e := range view.Entries {
+		if e.Reason == scheduler.ReasonQuota {
+			w.quota = append(w.quota, e)
+		}
+	}
+	w.prices, err = h.store.Prices(ctx, billing.MonthOf(now, h.Loc()).String())
+	return w, err
+}
+
+// requestContext is a pending request's context; nil when its quota is gone.
+func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) *views.RequestContext {
+	var q *models.Quota
+	for i := range w.quotas {
+		if w.quotas[i].ProjectID == r.ProjectID && w.quotas[i].Spec == r.Spec {
+			q = &w.quotas[i]
+		}
+	}
+	if q == nil {
+		return nil
+	}
+	c := r.Parsed()
+	x := &views.RequestContext{Limit: q.Limit(w.now), BudgetCardHours: q.BudgetCardHours, Age: w.now.Sub(r.CreatedAt)}
+	for spec, s := range w.usage[r.ProjectID] {
+		if q.Spec == "" || spec == q.Spec {
+			x.MonthCardHours += s
+		}
+	}
+	x.MonthCardHours /= 3600
+	matches := func(t models.TaskRow) bool {
+		return t.ProjectID == r.ProjectID && (q.Spec == "" || t.Spec == "" || t.Spec == q.Spec)
+	}
+	for _, t := range w.active {
+		if matches(t) && (t.State == models.TaskStarting || t.State == models.TaskRunning) {
+			x.InUse += t.GPUs
+		}
+	}
+	for _, e := range w.quota {
+		if t, ok := w.active[e.TaskID]; ok && matches(t) {
+			x.Waiting = append(x.Waiting, views.WaitingTask{ID: t.ID, Name: t.Name, GPUs: t.GPUs})
+		}
+	}
+	priceSpec := q.Spec
+	if r.Kind == models.RequestReservation {
+		priceSpec = cmp.Or(q.Spec, c.ReserveSpec) // a reservation in a region: the spec it books
+	}
+	rate, overflowRate, priced := w.rate(r.ProjectID, priceSpec)
+	x.NoPrice = !priced
+	// hoursLeft is what is left of the month (or of the quota, when it ends sooner).
+	hoursLeft := int64(min(w.monthAt.Sub(w.now), q.EndsAt.Sub(w.now)) / time.Hour)
+	gpus := func(n int) string { return l.T("ctx.gpus", l.Int(n)) }
+	hours := func(n int64) string { return l.T("ctx.card_hours", l.Int(int(n))) }
+	cost := func(cardHours int64, rateFen int64, basis string) {
+		x.CostFen, x.CostBasis = billing.Amount(max(cardHours, 0)*3600, rateFen), basis
+	}
+	switch r.Kind {
+	case models.RequestLimit:
+		x.Current, x.Requested, x.Diff = gpus(q.MaxGPUs), gpus(c.MaxGPUs), signed(l, c.MaxGPUs-q.MaxGPUs, gpus)
+		cost(int64(c.MaxGPUs-q.MaxGPUs)*hoursLeft, rate, "month")
+	case models.RequestGuarantee:
+		g := *c.GuaranteedGPUs
+		x.Current, x.Requested, x.Diff = gpus(q.GuaranteedGPUs), gpus(g), signed(l, g-q.GuaranteedGPUs, gpus)
+		cost(int64(g-q.GuaranteedGPUs)*hoursLeft, rate, "month")
+	case models.RequestBudget:
+		x.Current, x.Requested = hours(q.BudgetCardHours), hours(q.BudgetCardHours+c.AddCardHours)
+		x.Diff = "+" + hours(c.AddCardHours)
+		cost(c.AddCardHours, rate, "budget")
+	case models.RequestOverride:
+		span := c.OverrideEnds.Sub(*c.OverrideBegins)
+		x.Current, x.Requested = gpus(q.MaxGPUs), gpus(c.OverrideMaxGPUs)
+		x.Diff = l.T("ctx.for", signed(l, c.OverrideMaxGPUs-q.MaxGPUs, gpus), l.Duration(span))
+		cost(int64(c.OverrideMaxGPUs-q.MaxGPUs)*int64(span/time.Hour), rate, "override")
+	case models.RequestExtend:
+		days := int(c.EndsAt.Sub(q.EndsAt).Hours() / 24)
+		x.Current, x.Requested = q.EndsAt.Format(time.DateOnly), c.EndsAt.Format(time.DateOnly)
+		x.Diff = "+" + l.T("ctx.days", l.Int(days))
+		cost(q.BudgetCardHours*int64(days)/30, rate, "extend")
+	case models.RequestOverflow:
+		x.Current = overflowText(l, q.OverflowAllowed, q.OverflowRateFen, overflowRate)
+		x.Requested = overflowText(l, *c.OverflowAllowed, c.OverflowRateFen, overflowRate)
+		x.Diff = "—"
+		asked := c.OverflowRateFen
+		if asked == 0 {
+			asked = overflowRate
+		}
+		cost(1, asked, "overflow")
+	case models.RequestReservation:
+		x.Current, x.Requested = gpus(q.Limit(w.now)), reservationText(l, c)
+		x.Diff = "+" + hours(c.ReservedCardSeconds()/3600)
+		x.CostFen, x.CostBasis = billing.Amount(c.ReservedCardSeconds(), rate), "reservation"
+	}
+	return x
+}
+
+// rate is the pay-as-you-go and overflow rates of spec for the project (its own price, else
+// the default list's); for all specs ("") the highest. ok is false when none is set.
+func (w requestWorld) rate(projectID int64, spec string) (rate, overflow int64, ok bool) {
+	own := false
+	for _, p := range w.prices {
+		if (spec != "" && p.Spec != spec) || (p.ProjectID != 0 && p.ProjectID != projectID) {
+			continue
+		}
+		switch {
+		case spec == "":
+			rate, overflow, ok = max(rate, p.RateFen), max(overflow, p.OverflowRateFen), true
+		case p.ProjectID == projectID || !own:
+			rate, overflow, ok, own = p.RateFen, p.OverflowRateFen, true, p.ProjectID == projectID
+		}
+	}
+	return rate, overflow, ok
+}
+
+// signed writes a difference with its sign: "+4 GPUs", "-2 GPUs".
+func signed(l phrase.Locale, n int, unit func(int) string) string {
+	if n > 0 {
+		return "+" + unit(n)
+	}
+	return unit(n)
+}
+
+// overflowText says whether overflow is allowed and at what rate (0: the price list's).
+func overflowText(l phrase.Locale, allowed bool, rateFen, listFen int64) string {
+	switch {
+	case !allowed:
+		return l.T("quota.overflow_no")
+	case rateFen == 0:
+		return l.T("ctx.overflow_list", views.Yuan(listFen))
+	}
+	return l.T("ctx.overflow_at", views.Yuan(rateFen))
+}
+
+// requestKindText names a request's kind.
+func requestKindText(l phrase.Locale, kind string) string {
+	switch kind {
+	case models.RequestGuarantee:
+		return l.T("requests.kind.guarantee")
+	case models.RequestOverflow:
+		return l.T("requests.kind.overflow")
+	case models.RequestReservation:
+		return l.T("reserve.kind")
+	}
+	return kind
+}
+
+// askedText says what a guarantee or overflow request asks.
+func askedText(l phrase.Locale, kind string, c models.QuotaChange) string {
+	if kind == models.RequestGuarantee {
+		return l.T("ctx.gpus", l.Int(*c.GuaranteedGPUs))
+	}
+	if !*c.OverflowAllowed {
+		return l.T("quota.overflow_no")
+	}
+	if c.OverflowRateFen == 0 {
+		return l.T("ctx.overflow_list_short")
+	}
+	return l.T("ctx.overflow_at", views.Yuan(c.OverflowRateFen))
+}
+
+// reservationText says what a reservation request books: cards, window and its repeats.
+func reservationText(l phrase.Locale, c models.QuotaChange) string {
+	s := l.T("reserve.asked", l.Int(c.ReserveGPUs), c.ReserveBegins.Format("2006-01-02 15:04"), c.ReserveEnds.Format("2006-01-02 15:04"))
+	if c.ReserveRegion != "" {
+		s = l.T("reserve.in_region", s, c.ReserveRegion)
+		if c.ReserveSpec != "" {
+			s = l.T("reserve.chosen_spec", s, c.ReserveSpec)
+		}
+	}
+	n := l.Int(len(c.Windows()))
+	switch {
+	case c.ReserveWeeks > 0:
+		s = l.T("reserve.weekly", s, l.Int(c.ReserveWeeks))
+	case c.ReserveRepeat == models.RepeatDaily:
+		s = l.T("reserve.repeats_daily", s, c.ReserveUntil.Format(time.DateOnly), n)
+	case c.ReserveRepeat == models.RepeatWeekly:
+		var days []string
+		for _, d := range c.WeeklyDays() {
+			days = append(days, views.WeekdayNames(l)[d])
+		}
+		s = l.T("reserve.repeats_weekly", s, strings.Join(days, l.T("reserve.day_sep")), c.ReserveUntil.Format(time.DateOnly), n)
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package tasks
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/scheduler"
+	"kashi/views"
+)
+
+// queueState is the queue at one moment: the scheduler's view and the active tasks' rows.
+type queueState struct {
+	view scheduler.QueueView
+	rows map[int64]models.TaskRow
+}
+
+// loadQueue asks the scheduler for the queue at now and reads the tasks it names. Both are
+// reads; nothing is stored.
+func (h *Handler) loadQueue(ctx context.Context, now time.Time) (queueState, error) {
+	view, err := h.Sched.Queue(ctx, now)
+	if err != nil {
+		return queueState{}, err
+	}
+	active, err := h.store.ActiveTasks(ctx)
+	if err != nil {
+		return queueState{}, err
+	}
+	st := queueState{view: view, rows: make(map[int64]models.TaskRow, len(active))}
+	for _, t := range active {
+		st.rows[t.ID] = t
+	}
+	return st, nil
+}
+
+// entries are the view's entries with their tasks' rows, in queue order, then the pending
+// tasks submitted since the view was made (ReasonNew), oldest first. A task that started or
+// ended between the two reads is left out: it no longer waits.
+func (st queueState) entries(yield func(scheduler.QueueEntry, models.TaskRow) bool) {
+	seen := make(map[int64]bool, len(st.view.Entries))
+	for _, e := range st.view.Entries {
+		seen[e.TaskID] = true
+		r, ok := st.rows[e.TaskID]
+		if !ok || !pending(r) {
+			continue
+		}
+		if !yield(e, r) {
+			return
+		}
+	}
+	var fresh []models.TaskRow
+	for _, r := range st.rows {
+		if pending(r) && !seen[r.ID] {
+			fresh = append(fresh, r)
+		}
+	}
+	slices.SortFunc(fresh, func(a, b models.TaskRow) int {
+		return cmp.Or(a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.ID, b.ID))
+	})
+	for _, r := range fresh {
+		lane := r.Queue
+		if r.Service() {
+			lane = models.QueueService
+		}
+		if !yield(scheduler.QueueEntry{Waiting: scheduler.Waiting{TaskID: r.ID, Lane: lane, Reason: scheduler.ReasonNew}}, r) {
+			return
+		}
+	}
+}
+
+// pending is true for a task that waits in the queue.
+func pending(r models.TaskRow) bool {
+	return r.State == models.TaskQueued || r.State == models.TaskWaitingData
+}
+
+// queueData builds the queue page's data at now around form, whose choices it fills: the
+// projects who may submit to, the one preselected when there is one, else their last used.
+func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now time.Time, form views.TaskForm) (views.QueueData, error) {
+	st, err := h.loadQueue(ctx, now)
+	if err != nil {
+		return views.QueueData{}, err
+	}
+	names, err := h.store.NodeNames(ctx)
+	if err != nil {
+		return views.QueueData{}, err
+	}
+	projects, err := h.store.Projects(ctx)
+	if err != nil {
+		return views.QueueData{}, err
+	}
+	d := views.QueueData{Now: now, Lanes: []views.QueueLane{{Name: views.LaneShort}, {Name: views.LaneLong}, {Name: views.LaneService}}}
+	for e, r := range st.entries {
+		lane := &d.Lanes[1]
+		switch e.Lane {
+		case models.QueueShort:
+			lane = &d.Lanes[0]
+		case models.QueueService:
+			lane = &d.Lanes[2]
+		}
+		lane.Rows = append(lane.Rows, views.QueueRow{Position: e.Position, TaskID: r.ID, Name: r.Name,
+			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.SpecList(), Priority: r.Priority,
+			EstGPUHours: r.EstGPUHours, DataReady: r.DataReady, SubmittedAt: r.SubmittedAt, ETAP50: e.ETAP50,
+			ETAP90: e.ETAP90, Reason: string(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail,
+			PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
+	}
+	for _, r := range st.rows {
+		if r.State != models.TaskStarting && r.State != models.TaskRunning {
+			continue
+		}
+		t := views.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec,
+			StartedAt: r.SubmittedAt}
+		if r.StartedAt != nil {
+			t.StartedAt = *r.StartedAt
+		}
+		if r.NodeID != nil {
+			t.Node = names[*r.NodeID]
+		}
+		d.Running = append(d.Running, t)
+	}
+	slices.SortFunc(d.Running, func(a, b views.RunningTask) int {
+		return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.TaskID, b.TaskID))
+	})
+	for _, c := range st.view.Capacity {
+		d.Capacity = append(d.Capacity, views.SpecCapacity(c))
+		if !slices.Contains(form.Specs, c.Spec) {
+			form.Specs = append(form.Specs, c.Spec)
+		}
+	}
+	slices.Sort(form.Specs)
+	if form.Regions, err = h.store.PoolRegions(ctx); err != nil {
+		return views.QueueData{}, err
+	}
+	for _, p := range projects {
+		if who.CanRun(p.ID) {
+			form.Projects = append(form.Projects, p.Name)
+		}
+	}
+	form.Closed = len(form.Projects) == 0
+	if form.Values.Project == "" {
+		if form.Values.Project, err = h.lastProject(ctx, who, form.Projects); err != nil {
+			return views.QueueData{}, err
+		}
+	}
+	form.ShortMax, form.LongMax = h.Cfg.TaskLimits.ShortMaxRuntime, h.Cfg.TaskLimits.LongMaxRuntime
+	form.Priorities = models.Priorities
+	d.Form = form
+	return d, nil
+}
+
+// lastProject is the project a new form preselects: the only one the caller may submit to,
+// else the project of their latest task among those; "" when neither.
+func (h *Handler) lastProject(ctx context.Context, who *handlers.Principal, runnable []string) (string, error) {
+	if len(runnable) == 1 {
+		return runnable[0], nil
+	}
+	last, err := h.store.Tasks(ctx, models.TaskFilter{Owner: who.User.Name, ProjectIDs: handlers.VisibleProjects(who), Limit: 1})
+	if err != nil || len(last) == 0 || !slices.Contains(runnable, last[0].Project) {
+		return "", err
+	}
+	return last[0].Project, nil
+}

@@ -1,0 +1,45 @@
+package tasks
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/schedule"
+)
+
+// scheduleRequest is the body of POST /api/v1/templates/:id/schedules.
+type scheduleRequest struct {
+	Cron           string `json:"cron"`
+	TimeZone       string `json:"time_zone"`
+	Overlap        string `json:"overlap"`
+	StartDeadlineS int64  `json:"start_deadline_s"`
+}
+
+// ScheduleCreate runs a template on a cron expression in a time zone (the project's leads
+// and admins); the tasks are the caller's. Overlap defaults to skip and the start deadline to
+// an hour. POST /api/v1/templates/:id/schedules.
+func (h *Handler) ScheduleCreate(c echo.Context) error {
+	t, err := h.seenTemplate(c)
+	if err != nil {
+		return err
+	}
+	if err := leads(c, t.ProjectID); err != nil {
+		return err
+	}
+	req := scheduleRequest{Overlap: string(schedule.OverlapSkip), StartDeadlineS: 3600}
+	if err := handlers.DecodeJSON(c, 4<<10, &req); err != nil {
+		return err
+	}
+	if fe := checkCron(req.Cron, req.TimeZone); fe != nil {
+		return handlers.APIError(http.StatusUnprocessableEntity, fe)
+	}
+	ts, err := h.store.CreateSchedule(c.Request().Context(), models.TaskSchedule{TemplateID: t.ID, Cron: req.Cron,
+		TimeZone: req.TimeZone, Overlap: req.Overlap, StartDeadlineS: req.StartDeadlineS, Owner: handlers.Who(c).User.Name}, h.Now())
+	if err != nil {
+		return handlers.StoreError(err)
+	}
+	return c.JSON(http.StatusCreated, toScheduleJSON(ts, nil, h.Now()))
+}

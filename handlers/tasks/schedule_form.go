@@ -1,0 +1,139 @@
+package tasks
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/phrase"
+	"kashi/schedule"
+	"kashi/views"
+)
+
+// ScheduleFormCreate runs a template on a schedule from its page's form (the project's
+// leads); the start deadline is typed in minutes. A refused field brings the page back
+// (422) naming it. POST /templates/:id/schedules.
+func (h *Handler) ScheduleFormCreate(c echo.Context) error {
+	t, err := h.seenTemplate(c)
+	if err != nil {
+		return err
+	}
+	if err := leads(c, t.ProjectID); err != nil {
+		return err
+	}
+	f := readScheduleForm(c)
+	ts, fe := scheduleFromForm(f)
+	if fe == nil {
+		ts.TemplateID, ts.Owner = t.ID, handlers.Who(c).User.Name
+		_, err := h.store.CreateSchedule(c.Request().Context(), ts, h.Now())
+		if err == nil {
+			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+views.NoticeScheduled+"#schedules")
+		}
+		if !errors.As(err, &fe) {
+			return handlers.StoreError(err)
+		}
+	}
+	d, err := h.templateData(c, t)
+	if err != nil {
+		return err
+	}
+	f.Field, f.Error = fe.Field, scheduleProblem(handlers.Locale(c), fe)
+	d.ScheduleForm = f
+	return handlers.Render(c, http.StatusUnprocessableEntity, views.Template(handlers.Locale(c), d))
+}
+
+// SchedulePreview answers the schedule form as it is typed: the next five runs in the
+// zone, or the problem naming its field (422). POST /templates/:id/schedules/preview.
+func (h *Handler) SchedulePreview(c echo.Context) error {
+	if _, err := h.seenTemplate(c); err != nil {
+		return err
+	}
+	f := readScheduleForm(c)
+	_, fe := scheduleFromForm(f)
+	if fe != nil {
+		f.Field, f.Error = fe.Field, scheduleProblem(handlers.Locale(c), fe)
+		return handlers.Render(c, http.StatusUnprocessableEntity, views.SchedulePreview(handlers.Locale(c), f, nil))
+	}
+	s, _ := schedule.Parse(f.Cron, f.TimeZone) // parsed by scheduleFromForm
+	loc, _ := time.LoadLocation(f.TimeZone)
+	var next []time.Time
+	for _, n := range s.Next(h.Now(), 5) {
+		next = append(next, n.In(loc))
+	}
+	return handlers.Render(c, http.StatusOK, views.SchedulePreview(handlers.Locale(c), f, next))
+}
+
+// ScheduleFormSuspend suspends a schedule from its template's page.
+// POST /schedules/:id/suspend.
+func (h *Handler) ScheduleFormSuspend(c echo.Context) error { return h.setSuspendedForm(c, true) }
+
+// ScheduleFormResume resumes a schedule from its template's page: runs are planned from
+// now. POST /schedules/:id/resume.
+func (h *Handler) ScheduleFormResume(c echo.Context) error { return h.setSuspendedForm(c, false) }
+
+func (h *Handler) setSuspendedForm(c echo.Context, suspended bool) error {
+	ts, err := h.ledSchedule(c)
+	if err != nil {
+		return err
+	}
+	if err := h.store.SetScheduleSuspended(c.Request().Context(), ts.ID, suspended, h.Now()); err != nil {
+		return handlers.StoreError(err)
+	}
+	notice := views.NoticeResumed
+	if suspended {
+		notice = views.NoticeSuspended
+	}
+	return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(ts.TemplateID, 10)+"?notice="+notice+"#schedules")
+}
+
+// readScheduleForm reads the schedule form's text.
+func readScheduleForm(c echo.Context) views.ScheduleForm {
+	get := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	return views.ScheduleForm{Cron: get("cron"), TimeZone: get("time_zone"), Overlap: get("overlap"),
+		StartDeadlineMin: get("start_deadline_min")}
+}
+
+// scheduleFromForm checks the schedule form: the expression, the zone and the deadline in
+// whole minutes; the store checks the rest.
+func scheduleFromForm(f views.ScheduleForm) (models.TaskSchedule, *models.FieldError) {
+	if fe := checkCron(f.Cron, f.TimeZone); fe != nil {
+		return models.TaskSchedule{}, fe
+	}
+	min, err := strconv.ParseInt(f.StartDeadlineMin, 10, 64)
+	if err != nil || min < 1 || min > int64(schedule.MaxDeadline/time.Minute) {
+		return models.TaskSchedule{}, &models.FieldError{Field: "start_deadline_s", Msg: "a whole number of minutes"}
+	}
+	return models.TaskSchedule{Cron: f.Cron, TimeZone: f.TimeZone, Overlap: f.Overlap, StartDeadlineS: min * 60}, nil
+}
+
+// checkCron refuses an expression that does not parse (naming "cron") or a zone that is not
+// an IANA name (naming "time_zone").
+func checkCron(expr, zone string) *models.FieldError {
+	if _, err := schedule.Parse(expr, "UTC"); err != nil {
+		return &models.FieldError{Field: "cron", Msg: err.Error()}
+	}
+	if _, err := schedule.Parse(expr, zone); err != nil {
+		return &models.FieldError{Field: "time_zone", Msg: err.Error()}
+	}
+	return nil
+}
+
+// scheduleProblem is a refused schedule field in the page's language where the catalog
+// has it, else the store's words.
+func scheduleProblem(l phrase.Locale, fe *models.FieldError) string {
+	switch fe.Field {
+	case "cron":
+		return l.T("sched.err.cron")
+	case "time_zone":
+		return l.T("sched.err.time_zone")
+	case "start_deadline_s":
+		return l.T("sched.err.deadline")
+	}
+	return fe.Msg
+}

@@ -1,0 +1,226 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/rightsize"
+	"kashi/views"
+)
+
+// TaskPage shows one task: its state, why it waits, history, cards with their charts, log and
+// buttons; through htmx only its live part, which the page refreshes while the task can
+// change. A viewer outside the task's project sees who holds what, as the board shows it, but
+// not the log or the command. GET /tasks/:id.
+func (h *Handler) TaskPage(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.taskPageData(c, id)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Vary", "HX-Request, Accept-Language, Cookie")
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
+	l := handlers.Locale(c)
+	if handlers.IsHTMX(c) {
+		return handlers.Render(c, http.StatusOK, views.TaskLive(l, d))
+	}
+	return handlers.Render(c, http.StatusOK, views.TaskPage(l, d))
+}
+
+// TaskLogPart answers the task page's log refresh with the log's tail as text.
+// GET /tasks/:id/log.
+func (h *Handler) TaskLogPart(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := h.visibleTask(c, id); err != nil {
+		return err
+	}
+	lg, err := h.store.TaskLogTail(c.Request().Context(), id)
+	if err != nil {
+		return handlers.StoreError(err)
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
+	return c.String(http.StatusOK, lg.Tail)
+}
+
+// taskPageData reads everything the task page shows.
+func (h *Handler) taskPageData(c echo.Context, id int64) (views.TaskPageData, error) {
+	ctx := c.Request().Context()
+	now := h.Now().In(h.Loc())
+	t, err := h.store.TaskByID(ctx, id)
+	if err != nil {
+		return views.TaskPageData{}, handlers.StoreError(err)
+	}
+	who := handlers.Who(c)
+	d := views.TaskPageData{Now: now, Task: taskView(t), Full: who.CanSee(t.ProjectID), CanRun: who.CanRun(t.ProjectID),
+		Poll: t.EndedAt == nil}
+	if !d.Full {
+		d.Task.Command = nil
+	}
+	events, err := h.store.TaskEvents(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	for _, e := range events {
+		d.Events = append(d.Events, views.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To, Reason: e.Reason})
+	}
+	held, err := h.heldCards(ctx, id, now)
+	if err != nil {
+		return d, err
+	}
+	d.Cards, d.CardHours = taskCards(held, now)
+	if d.Full {
+		a, err := h.taskAdvice(ctx, t, held, now)
+		if err != nil {
+			return d, err
+		}
+		d.Advice = handlers.AdviceView(a)
+	}
+	if pending(t) {
+		if d.Wait, err = h.taskWait(ctx, t, now); err != nil {
+			return d, err
+		}
+		if d.CanRun {
+			if d.Quota, err = h.taskQuotaNeed(ctx, t, d.Wait, now); err != nil {
+				return d, err
+			}
+		}
+	}
+	if d.Full {
+		if d.RateFen, err = h.taskRate(ctx, t, d.Cards, now); err != nil {
+			return d, err
+		}
+		d.CostFen = int64(d.CardHours*float64(d.RateFen) + 0.5)
+		lg, err := h.store.TaskLogTail(ctx, id)
+		if err == nil {
+			d.Log = lg.Tail
+		}
+		if d.CanRun && t.EndedAt == nil {
+			notices, err := h.store.ReclaimNotices(ctx, t.Owner)
+			if err != nil {
+				return d, err
+			}
+			for _, n := range notices {
+				d.Notice = d.Notice || (n.ID == id && n.NoticeAt != nil)
+			}
+			pol, err := h.reclaimOf(ctx, id)
+			if err != nil {
+				return d, err
+			}
+			d.KeepFor = pol.KeepFor
+		}
+	}
+	return d, nil
+}
+
+// taskRate is the pay-as-you-go price per card-hour of the task's cards this month: its
+// project's price of the spec, else the default one; 0 when none is set.
+func (h *Handler) taskRate(ctx context.Context, t models.TaskRow, cards []views.TaskCardView, now time.Time) (int64, error) {
+	spec := t.Spec
+	if len(cards) > 0 {
+		spec = cards[0].Spec
+	}
+	prices, err := h.store.Prices(ctx, now.Format("2006-01"))
+	if err != nil {
+		return 0, err
+	}
+	return rightsize.Rate(prices, spec, t.ProjectID), nil
+}
+
+// taskCards are the cards a task held as the page shows them, each with its chart, and the
+// card-hours held up to now.
+func taskCards(cards []heldCard, now time.Time) ([]views.TaskCardView, float64) {
+	var out []views.TaskCardView
+	var held time.Duration
+	for _, c := range cards {
+		v := views.TaskCardView{Node: c.Hostname, Index: c.Index, UUID: c.UUID, Spec: c.Spec, MemTotalMiB: c.MemTotalMiB,
+			StartedAt: c.StartedAt.In(now.Location())}
+		if c.EndedAt != nil {
+			v.EndedAt = c.EndedAt.In(now.Location())
+		}
+		held += c.End.Sub(c.StartedAt)
+		for _, r := range c.Rollups {
+			if r.N == 0 {
+				continue
+			}
+			v.Points = append(v.Points, views.ChartPoint{At: time.Unix(r.Bucket, 0), UtilPct: int(r.UtilSum / r.N), MemMiB: r.MemSum / r.N})
+		}
+		out = append(out, v)
+	}
+	return out, held.Hours()
+}
+
+// taskWait is why a pending task waits now and when it may start, from the scheduler's view.
+func (h *Handler) taskWait(ctx context.Context, t models.TaskRow, now time.Time) (*views.QueueRow, error) {
+	st, err := h.loadQueue(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	for e, r := range st.entries {
+		if r.ID == t.ID {
+			return &views.QueueRow{Position: e.Position, TaskID: r.ID, ETAP50: e.ETAP50, ETAP90: e.ETAP90,
+				Reason: string(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail}, nil
+		}
+	}
+	return nil, nil
+}
+
+// taskView maps a task to what the pages show of it.
+func taskView(t models.TaskRow) views.TaskView {
+	v := views.TaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, State: t.State, GPUs: t.GPUs,
+		Spec: t.Spec, Queue: t.Queue, Priority: t.Priority, EstGPUHours: t.EstGPUHours,
+		MaxRuntime: time.Duration(t.MaxRuntimeS) * time.Second, DataReady: t.DataReady, SubmittedAt: t.SubmittedAt,
+		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit, Stopping: t.StopState != "" && t.EndedAt == nil}
+	if t.StartedAt != nil {
+		v.StartedAt = *t.StartedAt
+	}
+	if t.EndedAt != nil {
+		v.EndedAt = *t.EndedAt
+	}
+	json.Unmarshal([]byte(t.Command), &v.Command)
+	return v
+}
+
+// TaskCancelForm is the task page's Cancel button: it cancels a waiting task, or stops a
+// running one, and shows the task again. POST /tasks/:id/cancel.
+func (h *Handler) TaskCancelForm(c echo.Context) error {
+	return h.changeTaskForm(c, func(ctx context.Context, id int64) error {
+		return h.store.CancelTask(ctx, id, handlers.Who(c).User.Name, h.Now())
+	})
+}
+
+// TaskReadyForm is the task page's "Mark data ready" button. POST /tasks/:id/ready.
+func (h *Handler) TaskReadyForm(c echo.Context) error {
+	return h.changeTaskForm(c, func(ctx context.Context, id int64) error {
+		return h.store.MarkTaskReady(ctx, id, "data marked ready", h.Now())
+	})
+}
+
+// changeTaskForm applies change to the task :id the caller runs, wakes the scheduler and
+// sends the browser back to the task's page.
+func (h *Handler) changeTaskForm(c echo.Context, change func(ctx context.Context, id int64) error) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := h.runnableTask(c, id); err != nil {
+		return err
+	}
+	if err := change(c.Request().Context(), id); err != nil {
+		return handlers.StoreError(err)
+	}
+	h.Sched.Trigger()
+	return c.Redirect(http.StatusSeeOther, "/tasks/"+strconv.FormatInt(id, 10))
+}

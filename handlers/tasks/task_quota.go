@@ -1,0 +1,50 @@
+package tasks
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"time"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/views"
+)
+
+// taskQuotaNeed says, for a task that waits on its project's concurrent-GPU limit, how many
+// cards the project holds now of the limit's spec, how many the task asks and the limit (the
+// temporary one while it is in force), with the quota request that would let it start; nil
+// when the task does not wait on such a limit.
+func (h *Handler) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *views.QueueRow, now time.Time) (*views.QuotaNeed, error) {
+	if wait == nil || wait.Reason != views.ReasonQuota || wait.Detail != views.DetailConcurrentLimit {
+		return nil, nil
+	}
+	quotas, err := h.store.Quotas(ctx, t.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	gpus, err := h.store.BoardGPUs(ctx, models.BoardFilter{})
+	if err != nil {
+		return nil, err
+	}
+	held := handlers.GPUsInUse(gpus)[t.Project]
+	// The limits that bind the task: of its spec and of all specs; for a task of any spec,
+	// every spec's. The one of its own spec is named first, else the first that it exceeds.
+	var need *views.QuotaNeed
+	for _, q := range quotas {
+		if !q.Active(now) || q.Spec != "" && t.Spec != "" && q.Spec != t.Spec {
+			continue
+		}
+		n := &views.QuotaNeed{Spec: q.Spec, Limit: q.Limit(now), Asks: t.GPUs, InUse: handlers.InUseOf(q.Spec, held)}
+		if n.InUse+n.Asks > n.Limit && (need == nil || q.Spec == t.Spec) {
+			need = n
+		}
+	}
+	if need == nil {
+		return nil, nil
+	}
+	v := url.Values{"project": {t.Project}, "spec": {need.Spec}, "kind": {"limit"},
+		"value": {strconv.Itoa(need.InUse + need.Asks)}, "task": {strconv.FormatInt(t.ID, 10)}}
+	need.RequestURL = "/projects?" + v.Encode() + "#request-" + url.PathEscape(t.Project)
+	return need, nil
+}

@@ -1,0 +1,55 @@
+package tasks
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/rightsize"
+)
+
+// eventJSON is one transition in a task's event log.
+type eventJSON struct {
+	At     time.Time `json:"at"`
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Reason string    `json:"reason"`
+}
+
+// TaskShow returns one task with its event log. GET /api/v1/tasks/:id.
+func (h *Handler) TaskShow(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	t, err := h.visibleTask(c, id)
+	if err != nil {
+		return err
+	}
+	events, err := h.store.TaskEvents(ctx, id)
+	if err != nil {
+		return err
+	}
+	held, err := h.heldCards(ctx, id, h.Now())
+	if err != nil {
+		return err
+	}
+	advice, err := h.taskAdvice(ctx, t, held, h.Now())
+	if err != nil {
+		return err
+	}
+	out := struct {
+		taskJSON
+		Events []eventJSON `json:"events"`
+		// Advice is what the task's next run should ask for, from what this run measured;
+		// absent while it runs or without enough readings.
+		Advice *rightsize.Advice `json:"advice,omitempty"`
+	}{taskJSON: toTaskJSON(t), Events: make([]eventJSON, len(events)), Advice: advice}
+	for i, e := range events {
+		out.Events[i] = eventJSON{At: e.At, From: e.From, To: e.To, Reason: e.Reason}
+	}
+	return c.JSON(http.StatusOK, out)
+}

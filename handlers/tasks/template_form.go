@@ -1,0 +1,167 @@
+package tasks
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/phrase"
+	"kashi/views"
+)
+
+// TemplateFormCreate adds a template from the templates page's form (the project's leads),
+// then shows its page; a refused field brings the page back (422) with the problem beside
+// it. POST /projects/:id/templates.
+func (h *Handler) TemplateFormCreate(c echo.Context) error {
+	p, err := h.seenProject(c)
+	if err != nil {
+		return err
+	}
+	if err := leads(c, p.ID); err != nil {
+		return err
+	}
+	f, err := readTemplateForm(c)
+	if err != nil {
+		return err
+	}
+	nt, problems := templateFromForm(f)
+	nt.ProjectID = p.ID
+	if len(problems) == 0 {
+		t, err := h.store.CreateTemplate(c.Request().Context(), nt, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
+		if problems, err = templateProblems(handlers.Locale(c), err); err != nil {
+			return err
+		}
+		if len(problems) == 0 {
+			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+views.NoticeCreated)
+		}
+	}
+	f.Errors = problems
+	d, err := h.templatesData(c, p, f)
+	if err != nil {
+		return err
+	}
+	return handlers.Render(c, http.StatusUnprocessableEntity, views.Templates(handlers.Locale(c), d))
+}
+
+// TemplateFormUpdate changes a template from its page's form as a new version (the
+// project's leads). POST /templates/:id.
+func (h *Handler) TemplateFormUpdate(c echo.Context) error {
+	t, err := h.seenTemplate(c)
+	if err != nil {
+		return err
+	}
+	if err := leads(c, t.ProjectID); err != nil {
+		return err
+	}
+	f, err := readTemplateForm(c)
+	if err != nil {
+		return err
+	}
+	nt, problems := templateFromForm(f)
+	if len(problems) == 0 {
+		_, err := h.store.UpdateTemplate(c.Request().Context(), t.ID, nt, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
+		if problems, err = templateProblems(handlers.Locale(c), err); err != nil {
+			return err
+		}
+		if len(problems) == 0 {
+			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+views.NoticeSaved)
+		}
+	}
+	d, err := h.templateData(c, t)
+	if err != nil {
+		return err
+	}
+	f.Errors = problems
+	d.Form = f
+	return handlers.Render(c, http.StatusUnprocessableEntity, views.Template(handlers.Locale(c), d))
+}
+
+// readTemplateForm reads the posted template form, bounded in size.
+func readTemplateForm(c echo.Context) (views.TemplateForm, error) {
+	f, err := postedForm(c)
+	if err != nil {
+		return views.TemplateForm{}, err
+	}
+	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
+	return views.TemplateForm{Name: get("name"), Description: get("description"), GPUs: get("gpus"), Specs: ticked(f["specs"]),
+		Regions: ticked(f["regions"]),
+		Queue:   get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"), MaxRuntimeH: get("max_runtime_h"),
+		Command: f.Get("command"), EnvNames: f.Get("env_names"), Workdir: get("workdir"), Image: get("image"),
+		DataCheck: get("data_check"), DataLocations: f.Get("data_locations"), Deferrable: f.Get("deferrable") != ""}, nil
+}
+
+// templateFromForm reads the template form as the submit form reads a task (the same
+// numbers, command lines and data check), with env names one per line or separated by
+// spaces or commas.
+func templateFromForm(f views.TemplateForm) (models.NewTemplate, map[string]views.FormError) {
+	nt, problems := taskFromForm(views.TaskFormValues{Name: f.Name, GPUs: f.GPUs, Specs: f.Specs, Regions: f.Regions, Queue: f.Queue,
+		Priority: f.Priority, EstGPUHours: f.EstGPUHours, MaxRuntimeH: f.MaxRuntimeH, Command: f.Command,
+		Workdir: f.Workdir, DataCheck: f.DataCheck, Deferrable: f.Deferrable}, false)
+	body := models.TemplateBody{GPUs: nt.GPUs, Spec: nt.Spec, Specs: nt.Specs, Regions: nt.Regions, Queue: nt.Queue, Priority: nt.Priority,
+		EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(nt.MaxRuntime / time.Second), Command: nt.Command,
+		EnvNames: strings.FieldsFunc(f.EnvNames, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }),
+		Workdir:  nt.Workdir, Image: f.Image, Deferrable: nt.Deferrable}
+	if nt.MaxRuntime < 0 {
+		body.MaxRuntimeS = -1 // refused by the store with the field named
+	}
+	if nt.DataCheck != (models.DataCheck{}) {
+		dc := nt.DataCheck
+		body.DataCheck = &dc
+	}
+	body.DataLocations = dataLocationLines(f.DataLocations, problems)
+	return models.NewTemplate{Name: f.Name, Description: f.Description, Body: body}, problems
+}
+
+// dataLocationLines reads region=location lines (blank lines skipped) into a map; a line
+// without '=' or a region set twice is a problem beside the input.
+func dataLocationLines(text string, problems map[string]views.FormError) map[string]string {
+	var out map[string]string
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		region, loc, ok := strings.Cut(line, "=")
+		region, loc = strings.TrimSpace(region), strings.TrimSpace(loc)
+		switch {
+		case !ok || region == "":
+			problems["data_locations"] = views.FormError{Code: views.FormErrLocationLine, Line: n}
+			return out
+		case out[region] != "":
+			problems["data_locations"] = views.FormError{Code: views.FormErrEnvDup, Line: n, Text: region}
+			return out
+		}
+		if out == nil {
+			out = make(map[string]string)
+		}
+		out[region] = loc
+	}
+	return out
+}
+
+// templateProblems turns the store's refusal of a template into the problem beside the
+// input it names, in the page's language; other errors pass on.
+func templateProblems(l phrase.Locale, err error) (map[string]views.FormError, error) {
+	var fe *models.FieldError
+	switch {
+	case err == nil:
+		return nil, nil
+	case !errors.As(err, &fe):
+		return nil, err
+	}
+	input := formInput(fe.Field)
+	switch {
+	case fe.Field == "name", fe.Field == "description", fe.Field == "image", strings.HasPrefix(fe.Field, "env_names"):
+		input = strings.SplitN(fe.Field, "[", 2)[0]
+	case strings.HasPrefix(fe.Field, "data_locations"):
+		input = "data_locations"
+	}
+	return map[string]views.FormError{input: {Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}}, nil
+}

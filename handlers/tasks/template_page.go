@@ -1,0 +1,191 @@
+package tasks
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/models"
+	"kashi/schedule"
+	"kashi/views"
+)
+
+// TemplatesPage shows a project's templates with their uses, and for its leads the form
+// that adds one. GET /projects/:id/templates.
+func (h *Handler) TemplatesPage(c echo.Context) error {
+	p, err := h.seenProject(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.templatesData(c, p, templateFormOf("", "", models.TemplateBody{Queue: models.QueueLong, Priority: models.PriorityNormal, GPUs: 1}))
+	if err != nil {
+		return err
+	}
+	return handlers.Render(c, http.StatusOK, views.Templates(handlers.Locale(c), d))
+}
+
+// templatesData builds the templates page of project p with the create form f.
+func (h *Handler) templatesData(c echo.Context, p models.Project, f views.TemplateForm) (views.TemplatesData, error) {
+	ctx := c.Request().Context()
+	rows, err := h.store.Templates(ctx, p.ID)
+	if err != nil {
+		return views.TemplatesData{}, err
+	}
+	specs, regions, err := h.placeChoices(ctx)
+	if err != nil {
+		return views.TemplatesData{}, err
+	}
+	d := views.TemplatesData{ProjectID: p.ID, Project: p.Name, CanEdit: handlers.Who(c).Leads(p.ID), Form: f, Specs: specs, Regions: regions}
+	for _, r := range rows {
+		b := r.Fields()
+		d.Templates = append(d.Templates, views.TemplateRowView{ID: r.ID, Name: r.Name, Description: r.Description,
+			Version: r.Version, Uses: r.Uses, GPUs: b.GPUs, Specs: b.SpecChoices(), Queue: b.Queue, UpdatedAt: r.UpdatedAt.In(h.Loc())})
+	}
+	return d, nil
+}
+
+// TemplatePage shows a template: its fields, the link that submits from it, its schedules
+// with their next runs and history, its versions, and for leads the forms that change and
+// schedule it. ?notice= confirms what a form just saved. GET /templates/:id.
+func (h *Handler) TemplatePage(c echo.Context) error {
+	t, err := h.seenTemplate(c)
+	if err != nil {
+		return err
+	}
+	d, err := h.templateData(c, t)
+	if err != nil {
+		return err
+	}
+	switch n := c.QueryParam("notice"); n {
+	case views.NoticeCreated, views.NoticeSaved, views.NoticeScheduled, views.NoticeSuspended, views.NoticeResumed:
+		d.Notice = n
+	}
+	return handlers.Render(c, http.StatusOK, views.Template(handlers.Locale(c), d))
+}
+
+// templateData builds template t's page with its forms filled from its fields.
+func (h *Handler) templateData(c echo.Context, t models.TaskTemplate) (views.TemplateData, error) {
+	ctx := c.Request().Context()
+	p, err := h.store.ProjectByID(ctx, t.ProjectID)
+	if err != nil {
+		return views.TemplateData{}, handlers.StoreError(err)
+	}
+	uses, err := h.store.TemplateUses(ctx, t.ID)
+	if err != nil {
+		return views.TemplateData{}, err
+	}
+	specs, regions, err := h.placeChoices(ctx)
+	if err != nil {
+		return views.TemplateData{}, err
+	}
+	body := t.Fields()
+	fields := templateFormOf(t.Name, t.Description, body)
+	d := views.TemplateData{ID: t.ID, ProjectID: p.ID, Project: p.Name, Name: t.Name, Description: t.Description,
+		Version: t.Version, Uses: uses, Fields: fields, Form: fields, CanEdit: handlers.Who(c).Leads(p.ID),
+		Schedulable: len(body.EnvNames) == 0, Specs: specs, Regions: regions, Zones: scheduleZones,
+		ScheduleForm: views.ScheduleForm{Cron: "0 22 * * 1-5", TimeZone: h.Loc().String(), Overlap: string(schedule.OverlapSkip), StartDeadlineMin: "60"}}
+	versions, err := h.store.TemplateVersions(ctx, t.ID)
+	if err != nil {
+		return d, err
+	}
+	for _, v := range versions {
+		vv := views.TemplateVersionView{Version: v.Version, By: v.By, At: v.At.In(h.Loc())}
+		for _, ch := range v.Changes() {
+			vv.Changes = append(vv.Changes, views.FieldChangeView(ch))
+		}
+		d.Versions = append(d.Versions, vv)
+	}
+	if d.Schedules, err = h.scheduleViews(ctx, t.ID); err != nil {
+		return d, err
+	}
+	if d.Advice, err = h.templateAdvice(ctx, t, h.Now()); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// scheduleViews are a template's schedules with their next five runs and latest runs, in
+// each schedule's zone.
+func (h *Handler) scheduleViews(ctx context.Context, templateID int64) ([]views.ScheduleView, error) {
+	list, err := h.store.Schedules(ctx, templateID)
+	if err != nil {
+		return nil, err
+	}
+	var out []views.ScheduleView
+	for _, ts := range list {
+		runs, err := h.store.ScheduleRuns(ctx, ts.ID, runsShown)
+		if err != nil {
+			return nil, err
+		}
+		j := toScheduleJSON(ts, runs, h.Now())
+		loc, err := time.LoadLocation(ts.TimeZone)
+		if err != nil {
+			loc = time.UTC
+		}
+		sv := views.ScheduleView{ID: ts.ID, Cron: ts.Cron, TimeZone: ts.TimeZone, Overlap: ts.Overlap,
+			StartDeadline: time.Duration(ts.StartDeadlineS) * time.Second, Suspended: ts.Suspended, Owner: ts.Owner}
+		for _, n := range j.Next {
+			sv.Next = append(sv.Next, n.In(loc))
+		}
+		for _, r := range j.Runs {
+			rv := views.ScheduleRunView{PlannedAt: r.PlannedAt.In(loc), Outcome: r.Outcome, Detail: r.Detail, TaskState: r.TaskState}
+			if r.TaskID != nil {
+				rv.TaskID = *r.TaskID
+			}
+			sv.Runs = append(sv.Runs, rv)
+		}
+		out = append(out, sv)
+	}
+	return out, nil
+}
+
+// scheduleZones are the time zones the schedule form suggests; any IANA name is accepted.
+var scheduleZones = []string{"Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore", "Asia/Tokyo", "UTC",
+	"Europe/London", "Europe/Berlin", "America/New_York", "America/Los_Angeles"}
+
+// templateFormOf is the template form filled from a template's fields.
+func templateFormOf(name, description string, b models.TemplateBody) views.TemplateForm {
+	f := views.TemplateForm{Name: name, Description: description, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
+		Command: strings.Join(b.Command, "\n"), EnvNames: strings.Join(b.EnvNames, "\n"), Workdir: b.Workdir,
+		Image: b.Image, Deferrable: b.Deferrable}
+	if b.GPUs > 0 {
+		f.GPUs = strconv.Itoa(b.GPUs)
+	}
+	if b.EstGPUHours > 0 {
+		f.EstGPUHours = strconv.FormatFloat(b.EstGPUHours, 'f', -1, 64)
+	}
+	if b.MaxRuntimeS > 0 {
+		f.MaxRuntimeH = strconv.FormatFloat(float64(b.MaxRuntimeS)/3600, 'f', -1, 64)
+	}
+	if b.DataCheck != nil {
+		f.DataCheck = b.DataCheck.Path + b.DataCheck.URL
+	}
+	f.DataLocations = dataLocationText(b.DataLocations)
+	return f
+}
+
+// placeChoices are the specs (those of cards present) and the regions (those of pools) the
+// template form offers.
+func (h *Handler) placeChoices(ctx context.Context) (specs, regions []string, err error) {
+	if _, specs, _, err = h.store.BoardOptions(ctx); err != nil {
+		return nil, nil, err
+	}
+	regions, err = h.store.PoolRegions(ctx)
+	return specs, regions, err
+}
+
+// dataLocationText is data locations as region=location lines, by region.
+func dataLocationText(locs map[string]string) string {
+	var b strings.Builder
+	for _, region := range slices.Sorted(maps.Keys(locs)) {
+		b.WriteString(region + "=" + locs[region] + "\n")
+	}
+	return b.String()
+}

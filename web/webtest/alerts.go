@@ -1,0 +1,54 @@
+package webtest
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"kashi/models"
+)
+
+// idleWorld is a server with alice, a member of vision, whose task holds a card and got an
+// idle notice, and bob, a member of speech.
+type idleWorld struct {
+	*Server
+	Alice, Bob string // API tokens
+	AliceID    int64
+	Task       models.Task
+}
+
+func NewIdleWorld(t *testing.T) idleWorld {
+	t.Helper()
+	s := NewServer(t)
+	ctx := context.Background()
+	s.Projects("vision", "speech")
+	w := idleWorld{Server: s}
+	for _, u := range []struct{ name, project string }{{"alice", "vision"}, {"bob", "speech"}} {
+		user, err := s.Store.CreateUser(ctx, u.name, "pw-"+u.name, models.RoleUser, T0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := s.Store.ProjectByName(ctx, u.project)
+		s.Store.SetMember(ctx, p.ID, user.ID, models.ProjectRoleMember)
+		tok, _, _ := s.Store.CreateAPIToken(ctx, user.ID, "t", models.ScopeWrite, T0)
+		if u.name == "alice" {
+			w.Alice, w.AliceID = tok, user.ID
+		} else {
+			w.Bob = tok
+		}
+	}
+	s.Register(Node("a100-01").InPool("a100").Cards(A100Name, A100MiB, 2))
+	b := Task("train").Of("vision").Ready()
+	b.Nt.Owner = "alice"
+	w.Task = s.Create(b, T0.Add(-2*time.Hour))
+	s.Place(w.Task, T0.Add(-2*time.Hour), "GPU-a100-01-0")
+	if err := s.Store.SetReclaimNotice(ctx, w.Task.ID, T0.Add(-5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w idleWorld) Path(verb string) string {
+	return "/api/v1/tasks/" + strconv.FormatInt(w.Task.ID, 10) + "/" + verb
+}

@@ -1,0 +1,57 @@
+package webtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"kashi/models"
+)
+
+// approvalWorld is vision with a lead and a member, an A100 quota of 2 GPUs at once with
+// nothing guaranteed, a price of ¥15 a card-hour, a task holding both cards and one waiting
+// on the quota, and the member's pending request to guarantee both cards.
+type approvalWorld struct {
+	*Server
+	Tokens  map[string]string
+	Waiting models.Task
+	Request models.QuotaRequest
+}
+
+func NewApprovalWorld(t *testing.T) approvalWorld {
+	t.Helper()
+	ctx := context.Background()
+	s := NewServer(t)
+	s.Projects("vision")
+	w := approvalWorld{Server: s, Tokens: map[string]string{}}
+	s.Register(Node("n1").InPool("a100").Cards(A100Name, A100MiB, 4))
+	p, _ := s.Store.ProjectByName(ctx, "vision")
+	users := map[string]models.User{}
+	for _, u := range []struct{ name, role string }{{"lead", models.ProjectRoleLead}, {"member", models.ProjectRoleMember}} {
+		user, err := s.Store.CreateUser(ctx, u.name, "pw-"+u.name, models.RoleUser, T0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Store.SetMember(ctx, p.ID, user.ID, u.role)
+		w.Tokens[u.name], _, _ = s.Store.CreateAPIToken(ctx, user.ID, "test", models.ScopeWrite, T0)
+		users[u.name] = user
+	}
+	_, err := s.Store.SetQuota(ctx, "tester", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 2, BudgetCardHours: 1000,
+		StartsAt: T0.AddDate(0, -1, 0), EndsAt: T0.AddDate(1, 0, 0)}, T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Store.SetPrice(ctx, models.Price{Spec: "A100-80G", FromMonth: "2026-01", RateFen: 1500, OverflowRateFen: 2500}, T0); err != nil {
+		t.Fatal(err)
+	}
+	running := s.Create(Task("train").Spec("A100-80G").Gpus(2).Ready(), T0.Add(-3*time.Hour))
+	s.Place(running, T0.Add(-2*time.Hour), UUIDOf("n1", 0), UUIDOf("n1", 1))
+	w.Waiting = s.Create(Task("eval").Spec("A100-80G").Gpus(2).Ready(), T0.Add(-time.Hour))
+	two := 2
+	w.Request, err = s.Store.CreateQuotaRequest(ctx, users["member"], p.ID, "A100-80G", models.RequestGuarantee,
+		models.QuotaChange{GuaranteedGPUs: &two}, "paper deadline: keep both cards", T0.Add(-90*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}

@@ -1,0 +1,7 @@
+package webtest
+
+import (
+	"strconv"
+)
+
+func Itoa(n int64) string { return strconv.FormatInt(n, 10) }

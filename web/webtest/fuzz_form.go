@@ -1,0 +1,15 @@
+package webtest
+
+import (
+	"net/http"
+	"net/http/httptest"
+)
+
+// PostForm sends body as a urlencoded form with the bearer token tok.
+func (s *Server) PostForm(path, tok, body string, htmx bool) *httptest.ResponseRecorder {
+	hdr := map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/x-www-form-urlencoded"}
+	if htmx {
+		hdr["HX-Request"] = "true"
+	}
+	return s.Do(Req{Method: http.MethodPost, Path: path, Body: body, Hdr: hdr})
+}

@@ -1,0 +1,24 @@
+package webtest
+
+import (
+	"context"
+
+	"kashi/scaler"
+)
+
+// StubFlavors lists flavors of the "ctyun" provider by region, or fails.
+type StubFlavors struct{ Err error }
+
+func (s *StubFlavors) List(_ context.Context, provider, region, zone string) ([]scaler.Flavor, bool, error) {
+	if provider != "ctyun" {
+		return nil, false, nil
+	}
+	if s.Err != nil {
+		return nil, true, s.Err
+	}
+	if region != "cn-gz1" {
+		return []scaler.Flavor{{Name: "pi7.4xlarge.t4", GPUs: 4, GPUModel: "T4", MemoryMiB: 16 * 1024}}, true, nil
+	}
+	return []scaler.Flavor{{Name: "pi7.8xlarge.a100", GPUs: 8, GPUModel: "A100", MemoryMiB: 80 * 1024},
+		{Name: "pi7.4xlarge.a100", GPUs: 4, GPUModel: "A100", MemoryMiB: 80 * 1024}}, true, nil
+}

@@ -1,0 +1,77 @@
+package webtest
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TaskFleet registers n1 and n2 (4 A100 each, pool a100) and h1 (2 H800, pool h800), and the
+// project vision.
+func TaskFleet(s *Server) map[string]Registered {
+	s.Tb.Helper()
+	nodes := map[string]Registered{
+		"n1": s.Register(Node("n1").InPool("a100").Cards(A100Name, A100MiB, 4)),
+		"n2": s.Register(Node("n2").InPool("a100").Cards(A100Name, A100MiB, 4)),
+		"h1": s.Register(Node("h1").InPool("h800").Cards(H800Name, H800MiB, 2)),
+	}
+	s.Projects("vision")
+	return nodes
+}
+
+// TaskBody writes a task submission by hand (so that it may hold what Go's encoder would not):
+// a valid one, with raw JSON values replacing fields of it; an empty value drops the field.
+func TaskBody(raw map[string]string) string {
+	fields := map[string]string{"project": `"vision"`, "name": `"resnet50"`, "owner": `"alice"`, "gpus": `1`,
+		"command": `["python","train.py"]`, "data_ready": `true`}
+	for k, v := range raw {
+		fields[k] = v
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteByte('{')
+	for _, k := range keys {
+		if fields[k] == "" {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + k + `":` + fields[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func Sorted(s []string) []string { s = slices.Clone(s); sort.Strings(s); return s }
+
+// IDStr writes a task id as in a URL.
+func IDStr(id int64) string { return strconv.FormatInt(id, 10) }
+
+// gpuJSON is one entry of GET /api/v1/gpus.
+type gpuJSON struct {
+	UUID    string  `json:"uuid"`
+	State   string  `json:"state"`
+	TaskID  *int64  `json:"task_id"`
+	Project *string `json:"project"`
+	// UnmanagedMiB and UnmanagedWho describe use by processes of no task.
+	UnmanagedMiB int64  `json:"unmanaged_mib"`
+	UnmanagedWho string `json:"unmanaged_who"`
+}
+
+func GPUByUUID(t *testing.T, s *Server, uuid string) gpuJSON {
+	t.Helper()
+	for _, g := range Decode[[]gpuJSON](t, s.Get("/api/v1/gpus")) {
+		if g.UUID == uuid {
+			return g
+		}
+	}
+	t.Fatalf("GET /api/v1/gpus has no %s", uuid)
+	return gpuJSON{}
+}

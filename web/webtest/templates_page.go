@@ -1,0 +1,7 @@
+package webtest
+
+import (
+	"regexp"
+)
+
+var TemplateLocation = regexp.MustCompile(`^/templates/(\d+)\?notice=`)
