@@ -18,14 +18,14 @@ type Board struct {
 type BoardStore interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
-	// The compact board's strips and the active threshold; the GPU and node pages (#15).
+	// The compact board's strips and the active threshold; the GPU and node pages.
 	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
 	Thresholds() models.Thresholds
 	GPUByUUID(ctx context.Context, uuid string) (models.GPUPlace, error)
 	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
 	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
-	// Reservations holding cards, marked on the board (#21).
+	// Reservations holding cards, marked on the board.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 }
@@ -95,7 +95,7 @@ type TemplatesStore interface {
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
 	PoolRegions(ctx context.Context) ([]string, error)
-	// Rightsizing advice from the template's latest runs (#21).
+	// Rightsizing advice from the template's latest runs.
 	TemplateRuns(ctx context.Context, id int64, limit int) ([]models.Task, error)
 	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
 	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
@@ -126,7 +126,7 @@ type ProjectsStore interface {
 	DecideQuotaRequest(ctx context.Context, by models.User, id int64, approve bool, comment string, now time.Time) (models.QuotaRequest, error)
 	QuotaRequests(ctx context.Context, projectIDs []int64, state string) ([]models.QuotaRequestRow, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
-	// Projects and members in the browser, approvals with context (#15).
+	// Projects and members in the browser, approvals with context.
 	CreateProject(ctx context.Context, actor, name string, tags []string, now time.Time) (models.Project, error)
 	SetProjectArchived(ctx context.Context, actor string, projectID int64, archived bool, now time.Time) error
 	ProjectMembers(ctx context.Context, projectID int64) ([]models.MemberRow, error)
@@ -135,7 +135,7 @@ type ProjectsStore interface {
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
-	// Advance reservations (#21).
+	// Advance reservations.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	CancelReservation(ctx context.Context, by models.User, id int64, now time.Time) (models.Reservation, error)
 	// The pools a reservation in a region chooses its spec from, and their regions.
@@ -163,11 +163,11 @@ type PoolsStore interface {
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)
 	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
-	// The alerts page's groups and acknowledgements (#15).
+	// The alerts page's groups and acknowledgements.
 	AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
-	// Reservations drawn on the pools chart (#21).
+	// Reservations drawn on the pools chart.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 }
 
@@ -187,7 +187,7 @@ type BillsStore interface {
 	SetPrice(ctx context.Context, p models.Price, now time.Time) error
 	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
 	AddAdjustment(ctx context.Context, a models.Adjustment, now time.Time) (models.Adjustment, error)
-	// The prices page (#15).
+	// The prices page.
 	PriceHistory(ctx context.Context) ([]models.Price, error)
 	BillingPlanHistory(ctx context.Context) ([]models.BillingPlan, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
@@ -252,12 +252,12 @@ type PeopleStore interface {
 	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
 	UnreadNotifications(ctx context.Context, userID int64) (int, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
-	// The people and account pages (#15).
+	// The people and account pages.
 	Users(ctx context.Context) ([]models.User, error)
 	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
 	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
 	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
-	// The approvals' count in the navigation, the audit page's filters (#15).
+	// The approvals' count in the navigation, the audit page's filters.
 	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)
 	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)
 	Projects(ctx context.Context) ([]models.Project, error)
