@@ -1,5 +1,6 @@
-// Package static holds the files the browser loads — vendored htmx, the stylesheet — embedded
-// into the binary, and the content-hashed URLs pages use to reference them.
+// Package static holds the files the browser loads — vendored htmx, the stylesheet and
+// Kashi's own script — embedded into the binary, and the content-hashed URLs pages use to
+// reference them.
 package static
 
 import (
