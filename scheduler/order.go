@@ -26,19 +26,6 @@ type qkey struct {
 	idx int32 // index into Snapshot.Pending
 }
 
-func compareKeys(a, b qkey) int {
-	if a.hi != b.hi {
-		return cmp.Compare(a.hi, b.hi)
-	}
-	if a.ts != b.ts {
-		return cmp.Compare(a.ts, b.ts)
-	}
-	if a.id != b.id {
-		return cmp.Compare(a.id, b.id)
-	}
-	return cmp.Compare(a.idx, b.idx)
-}
-
 func (k qkey) lane() uint8 { return uint8(k.hi >> 34) }
 
 // unixNano is t in Unix nanoseconds, clamped to the years int64 holds (1678–2262).
