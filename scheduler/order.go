@@ -177,19 +177,6 @@ func compareInClass(a, b qkey) int {
 	return cmp.Compare(a.idx, b.idx)
 }
 
-// Order returns the indices of pending in queue order: lane (short first), priority (urgent
-// first), fairness (lower decayed usage per share weight first), submit time, then id. It is
-// the order Decide walks; gates and placement decide who actually starts.
-func Order(pending []Pending, projects map[string]Project, pol Policy) []int {
-	pol = pol.normalized()
-	q := buildQueue(pending, projects, &pol)
-	out := make([]int, len(q.keys))
-	for i, k := range q.keys {
-		out[i] = int(k.idx)
-	}
-	return out
-}
-
 func (p Policy) normalized() Policy {
 	if p.Location == nil {
 		p.Location = time.UTC
