@@ -8,8 +8,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
-	"maps"
-	"slices"
 )
 
 // FS holds the static files, served under /static/.
@@ -49,6 +47,3 @@ func Path(name string) string {
 	}
 	return p
 }
-
-// Names lists the embedded file names, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(paths)) }
