@@ -301,11 +301,6 @@ func scaleReasonText(l Locale, code string) string {
 	return code
 }
 
-// KnownScaleReason reports whether the pages have words for a scaling reason code.
-func KnownScaleReason(code string) bool {
-	return scaleReasonText(Locale{}, code) != code
-}
-
 // scaleKindText names what a scaling event did.
 func scaleKindText(l Locale, kind string) string {
 	switch kind {
