@@ -82,6 +82,9 @@ func Task(project, name string) *TaskB {
 // GPUs asks for n GPUs.
 func (b *TaskB) GPUs(n int) *TaskB { b.t.GPUs = n; return b }
 
+// Spec asks for GPUs of spec.
+func (b *TaskB) Spec(spec string) *TaskB { b.t.Spec = spec; return b }
+
 // Owner makes owner submit the task.
 func (b *TaskB) Owner(owner string) *TaskB { b.t.Owner = owner; return b }
 
