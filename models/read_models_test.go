@@ -41,10 +41,29 @@ func TestReadModelsFillEveryField(t *testing.T) {
 			models.QuotaChange{GuaranteedGPUs: &four}, "paper deadline", t0); err != nil {
 			t.Fatal(err)
 		}
+		begins, ends := t0.Add(24*time.Hour), t0.Add(33*time.Hour)
+		booking, err := s.CreateQuotaRequest(ctx, w.member, w.project.ID, "A100-80G", models.RequestReservation,
+			models.QuotaChange{ReserveGPUs: 4, ReserveBegins: &begins, ReserveEnds: &ends}, "delivery day", t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DecideQuotaRequest(ctx, w.lead, booking.ID, true, "ok", t0); err != nil {
+			t.Fatal(err)
+		}
 		n := modelstest.Node("n1").Pool("a100").A100s(8).Register(t, s, t0)
+		tpl, err := s.CreateTemplate(ctx, models.NewTemplate{ProjectID: w.project.ID, Name: "train", Body: trainBody()}, "mia",
+			models.DefaultTaskLimits, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
 		// The first task holds GPU 0, so the second's cards have indices that are not 0.
 		first := modelstest.Task("vision", "eval").Spec("A100-80G").Owner("li").Create(t, s, t0)
-		task := modelstest.Task("vision", "train").GPUs(4).Spec("A100-80G").Owner("mia").Create(t, s, t0)
+		fromTpl := modelstest.Task("vision", "train").GPUs(4).Spec("A100-80G").Owner("mia").New()
+		fromTpl.TemplateID, fromTpl.TemplateVersion = tpl.ID, tpl.Version
+		task, _, err := s.CreateTask(ctx, fromTpl, models.DefaultTaskLimits, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
 		modelstest.Run(t, s, first, n, t0.Add(time.Minute))
 		modelstest.Run(t, s, task, n, t0.Add(2*time.Minute))
 		end := t0.Add(time.Hour)
@@ -67,6 +86,9 @@ func TestReadModelsFillEveryField(t *testing.T) {
 				return s.ProjectMembers(ctx, w.project.ID)
 			},
 			"QuotaRequestRow": func() (any, error) { return s.QuotaRequests(ctx, nil, "") },
+			"ReservationRow":  func() (any, error) { return s.Reservations(ctx, begins, ends) },
+			"TemplateRow":     func() (any, error) { return s.Templates(ctx, w.project.ID) },
+			"LedgerTemplate":  func() (any, error) { return s.LedgerTemplates(ctx, []int64{first.ID, task.ID}) },
 		} {
 			rows, err := read()
 			if err != nil {
