@@ -51,7 +51,9 @@ func TestReadModelsFillEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := modelstest.Node("n1").Pool("a100").A100s(8).Register(t, s, t0)
-		tpl, err := s.CreateTemplate(ctx, models.NewTemplate{ProjectID: w.project.ID, Name: "train", Body: trainBody()}, "mia",
+		body := trainBody()
+		body.EnvNames = nil // a schedule cannot give their values
+		tpl, err := s.CreateTemplate(ctx, models.NewTemplate{ProjectID: w.project.ID, Name: "train", Body: body}, "mia",
 			models.DefaultTaskLimits, t0)
 		if err != nil {
 			t.Fatal(err)
@@ -72,6 +74,28 @@ func TestReadModelsFillEveryField(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// A schedule's run that submitted the task.
+		ts, err := s.CreateSchedule(ctx, models.TaskSchedule{TemplateID: tpl.ID, Cron: "0 2 * * *", TimeZone: "UTC",
+			Overlap: "skip", StartDeadlineS: int64(models.MinStartDeadline / time.Second), Owner: "mia"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, claimed, err := s.ClaimScheduleRun(ctx, ts, t0, models.ScheduleRun{PlannedAt: t0, Outcome: models.RunPending}, t0)
+		if err != nil || !claimed {
+			t.Fatalf("ClaimScheduleRun = %v, %v", claimed, err)
+		}
+		if err := s.FinishScheduleRun(ctx, run.ID, &task.ID, models.RunSubmitted, "", t0); err != nil {
+			t.Fatal(err)
+		}
+		// A task still running, sent an idle notice after the keep its owner asked for.
+		idle := modelstest.Task("vision", "sft").Owner("mia").Create(t, s, end)
+		modelstest.Run(t, s, idle, n, end)
+		if _, err := s.KeepTask(ctx, idle.ID, "mia", 2*time.Hour, 2, time.UTC, end); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetReclaimNotice(ctx, idle.ID, end.Add(3*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 		gpuIDs := make([]int64, len(n.GPUs))
 		for i, g := range n.GPUs {
 			gpuIDs[i] = g.ID
@@ -79,7 +103,7 @@ func TestReadModelsFillEveryField(t *testing.T) {
 
 		for name, read := range map[string]func() (any, error){
 			"TaskSpan": func() (any, error) { return s.TaskSpans(ctx, t0, end) },
-			"Holding":  func() (any, error) { return s.HeldBy(ctx, gpuIDs, t0, end.Add(time.Hour)) },
+			"Holding":  func() (any, error) { return s.HeldBy(ctx, gpuIDs, t0, end) },
 			"TaskCard": func() (any, error) { return s.TaskCards(ctx, task.ID) },
 			"TaskRow":  func() (any, error) { return s.Tasks(ctx, models.TaskFilter{}) },
 			"MemberRow": func() (any, error) {
@@ -89,6 +113,8 @@ func TestReadModelsFillEveryField(t *testing.T) {
 			"ReservationRow":  func() (any, error) { return s.Reservations(ctx, begins, ends) },
 			"TemplateRow":     func() (any, error) { return s.Templates(ctx, w.project.ID) },
 			"LedgerTemplate":  func() (any, error) { return s.LedgerTemplates(ctx, []int64{first.ID, task.ID}) },
+			"ScheduleRunRow":  func() (any, error) { return s.ScheduleRuns(ctx, ts.ID, 10) },
+			"ReclaimNotice":   func() (any, error) { return s.ReclaimNotices(ctx, "mia") },
 		} {
 			rows, err := read()
 			if err != nil {
