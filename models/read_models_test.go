@@ -102,13 +102,11 @@ func TestReadModelsFillEveryField(t *testing.T) {
 		}
 
 		for name, read := range map[string]func() (any, error){
-			"TaskSpan": func() (any, error) { return s.TaskSpans(ctx, t0, end) },
-			"Holding":  func() (any, error) { return s.HeldBy(ctx, gpuIDs, t0, end) },
-			"TaskCard": func() (any, error) { return s.TaskCards(ctx, task.ID) },
-			"TaskRow":  func() (any, error) { return s.Tasks(ctx, models.TaskFilter{}) },
-			"MemberRow": func() (any, error) {
-				return s.ProjectMembers(ctx, w.project.ID)
-			},
+			"TaskSpan":        func() (any, error) { return s.TaskSpans(ctx, t0, end) },
+			"Holding":         func() (any, error) { return s.HeldBy(ctx, gpuIDs, t0, end) },
+			"TaskCard":        func() (any, error) { return s.TaskCards(ctx, task.ID) },
+			"TaskRow":         func() (any, error) { return s.Tasks(ctx, models.TaskFilter{}) },
+			"MemberRow":       func() (any, error) { return s.ProjectMembers(ctx, w.project.ID) },
 			"QuotaRequestRow": func() (any, error) { return s.QuotaRequests(ctx, nil, "") },
 			"ReservationRow":  func() (any, error) { return s.Reservations(ctx, begins, ends) },
 			"TemplateRow":     func() (any, error) { return s.Templates(ctx, w.project.ID) },
