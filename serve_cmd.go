@@ -382,8 +382,8 @@ func channelsOf(specs string) ([]notify.Channel, error) {
 // while a fresh snapshot is read behind it; readings are always current.
 const boardLag = time.Second
 
-// defaultGCPercent is the server's GOGC: twice the runtime's 100. Under the mixed load of
-// issue #20 (512 agents, 20 viewers, 50 submits a second) it cut ingest p99 on Postgres from
+// defaultGCPercent is the server's GOGC: twice the runtime's 100. Under a mixed load of
+// 512 agents, 20 viewers and 50 submits a second it cut ingest p99 on Postgres from
 // 57-72 ms to 47 ms for 40 MiB more peak RSS (BENCHMARKS.md); the heap a server keeps is small
 // (board, caches), so most of what it allocates is garbage of requests.
 const defaultGCPercent = 200

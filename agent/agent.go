@@ -1,5 +1,8 @@
-// Package agent is the node agent: it reads the node's GPUs through NVML, reports samples to
-// the server, and runs the tasks the server assigns to the node.
+// Package agent is the node agent: it reads the node's GPUs through NVML (or a dcgm-exporter's
+// page), reports samples to the server, spooling them to disk while the server is away, and
+// runs the tasks the server assigns to the node, each under a supervisor process of its own
+// (in a container when it names an image) that a restarted agent adopts again. For the
+// replicas of a service it also scrapes their model servers' metrics and probes their health.
 package agent
 
 import (

@@ -29,8 +29,9 @@ type benchScale struct {
 	projects, allocations, nodes int // nodes of 8 GPUs
 }
 
-// benchFull is the month of the target; benchShort the one of -short runs (CI's
-// smoke run of every benchmark), small enough to build in well under a second.
+// benchFull is the month the bills are sized for (1,000 projects, a million allocations);
+// benchShort the one of -short runs (CI's smoke run of every benchmark), small enough to
+// build in well under a second.
 var (
 	benchFull  = benchScale{projects: 1000, allocations: 1_000_000, nodes: 32}
 	benchShort = benchScale{projects: 20, allocations: 1000, nodes: 2}

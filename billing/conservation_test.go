@@ -141,7 +141,7 @@ func checkConservation(t *testing.T, name string, h history) {
 		byID[a.ID] = a
 		s := h.held[a.ID]
 		wantTotal += s.Seconds()
-		for _, p := range SplitMonths(time.Unix(s.Start, 0), time.Unix(s.End, 0), h.in.Location) {
+		for _, p := range splitMonths(time.Unix(s.Start, 0), time.Unix(s.End, 0), h.in.Location) {
 			want[fmt.Sprintf("%d %s", a.ProjectID, p.Month)] += p.Span.Seconds()
 		}
 	}

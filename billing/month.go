@@ -74,23 +74,3 @@ func (s Span) Seconds() int64 { return max(0, s.End-s.Start) }
 func (s Span) Clip(w Span) Span {
 	return Span{max(s.Start, w.Start), min(s.End, w.End)}
 }
-
-// MonthPart is the piece of an interval that falls in one month.
-type MonthPart struct {
-	Month Month
-	Span  Span
-}
-
-// SplitMonths cuts [start, end) at local midnight of each 1st in loc, in order. An empty
-// interval gives nothing.
-func SplitMonths(start, end time.Time, loc *time.Location) []MonthPart {
-	var out []MonthPart
-	s, e := start.Unix(), end.Unix()
-	for m := MonthOf(start, loc); s < e; m = m.Next() {
-		_, to := m.Bounds(loc)
-		cut := min(e, to.Unix())
-		out = append(out, MonthPart{m, Span{s, cut}})
-		s = cut
-	}
-	return out
-}

@@ -55,17 +55,38 @@ func TestMonthBounds(t *testing.T) {
 	}
 }
 
+// monthPart is the piece of an interval that falls in one month.
+type monthPart struct {
+	Month Month
+	Span  Span
+}
+
+// splitMonths cuts [start, end) at local midnight of each 1st in loc, in order. An empty
+// interval gives nothing. The conservation test counts each month's seconds with it, apart
+// from the code that bills them.
+func splitMonths(start, end time.Time, loc *time.Location) []monthPart {
+	var out []monthPart
+	s, e := start.Unix(), end.Unix()
+	for m := MonthOf(start, loc); s < e; m = m.Next() {
+		_, to := m.Bounds(loc)
+		cut := min(e, to.Unix())
+		out = append(out, monthPart{m, Span{s, cut}})
+		s = cut
+	}
+	return out
+}
+
 func TestSplitMonths(t *testing.T) {
 	sh := mustLoc(t, "Asia/Shanghai")
 	start := time.Date(2026, 1, 31, 15, 0, 0, 0, time.UTC) // 23:00 local, Jan 31
 	end := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)     // 09:00 local, Mar 1
-	parts := SplitMonths(start, end, sh)
+	parts := splitMonths(start, end, sh)
 	want := []struct {
 		m    string
 		secs int64
 	}{{"2026-01", 3600}, {"2026-02", 28 * 86400}, {"2026-03", 9 * 3600}}
 	if len(parts) != len(want) {
-		t.Fatalf("SplitMonths = %v, want %d parts", parts, len(want))
+		t.Fatalf("splitMonths = %v, want %d parts", parts, len(want))
 	}
 	var sum int64
 	for i, p := range parts {
@@ -77,7 +98,7 @@ func TestSplitMonths(t *testing.T) {
 	if sum != int64(end.Sub(start)/time.Second) {
 		t.Errorf("parts add up to %d s, want %d", sum, int64(end.Sub(start)/time.Second))
 	}
-	if got := SplitMonths(end, end, sh); len(got) != 0 {
-		t.Errorf("SplitMonths(empty) = %v", got)
+	if got := splitMonths(end, end, sh); len(got) != 0 {
+		t.Errorf("splitMonths(empty) = %v", got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -120,13 +119,4 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		return fmt.Errorf("%s %s: unexpected answer: %w", method, path, err)
 	}
 	return nil
-}
-
-// apiStatus is the HTTP status of an API error, 0 for other errors.
-func apiStatus(err error) int {
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return ae.Status
-	}
-	return 0
 }

@@ -1,7 +1,10 @@
-// Package fleet holds the providers that create, list and delete machines: sim (in memory,
-// for the demo and tests), exec (admin scripts, Slurm-style) and later cloud APIs. A Provider
-// knows nothing of pools' policies; the scaling loop in scheduler decides, stores its intent,
-// then calls a Provider.
+// Package fleet is what Kashi asks of whoever creates its machines: the Provider interface
+// (create, list, get and delete machines, list flavors) with the optional ZoneFlavorer and
+// Pricer, the machine, request and flavor types, the tags Kashi puts on its machines, and the
+// errors providers return. The providers are its subpackages: sim (in memory, for the demo
+// and tests), exec (admin scripts, Slurm-style) and ctyun (China Telecom Cloud); fleettest is
+// the conformance suite they all pass. A Provider knows nothing of pools' policies; the
+// scaling loop in package scaler decides, stores its intent, then calls a Provider.
 package fleet
 
 import (

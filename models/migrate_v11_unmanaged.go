@@ -6,7 +6,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Frozen structs of migration 11 (unmanaged GPU use metered, issue #12).
+// Frozen structs of migration 11 (unmanaged GPU use metered).
 type (
 	v11UnmanagedSpan struct {
 		ID    int64

@@ -7,7 +7,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Frozen structs of migration 12 (the China Telecom Cloud provider, issue #16).
+// Frozen structs of migration 12 (the China Telecom Cloud provider).
 type (
 	// v12CloudOrder is a cloud provider's create order not yet done, saved before it is
 	// polled so that a restarted server polls it again instead of ordering again.

@@ -6,7 +6,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Frozen structs of migration 13 (projects and quotas in the browser, issue #15).
+// Frozen structs of migration 13 (projects and quotas in the browser).
 type (
 	// v13Project is when a project was archived; nil while it is in use.
 	v13Project struct {

@@ -6,7 +6,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Frozen structs of migration 14 (the board over time and alerts that can be acted on, #15):
+// Frozen structs of migration 14 (the board over time and alerts that can be acted on):
 // the new columns only.
 type (
 	v14GPURollup struct {

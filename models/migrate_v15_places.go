@@ -2,7 +2,7 @@ package models
 
 import "gorm.io/gorm"
 
-// Frozen struct of migration 15 (tasks that accept several specs and regions, issue #17).
+// Frozen struct of migration 15 (tasks that accept several specs and regions).
 type v15Task struct {
 	// Specs and Regions are JSON lists of names; empty text for none.
 	Specs   string `gorm:"not null;default:''"`

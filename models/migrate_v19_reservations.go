@@ -23,7 +23,7 @@ type v19Reservation struct {
 
 func (v19Reservation) TableName() string { return "reservations" }
 
-// migrateV19Reservations adds the advance reservations (issue #21).
+// migrateV19Reservations adds the advance reservations.
 func migrateV19Reservations(tx *gorm.DB) error {
 	return tx.Migrator().CreateTable(&v19Reservation{})
 }

@@ -15,7 +15,7 @@ type v21WeeklyReport struct {
 
 func (v21WeeklyReport) TableName() string { return "weekly_reports" }
 
-// migrateV21WeeklyReports adds the record of the weekly reports sent (issue #15).
+// migrateV21WeeklyReports adds the record of the weekly reports sent.
 func migrateV21WeeklyReports(tx *gorm.DB) error {
 	return tx.Migrator().CreateTable(&v21WeeklyReport{})
 }

@@ -2,7 +2,7 @@ package models
 
 import "gorm.io/gorm"
 
-// Frozen struct of migration 22 (where a task's data is in each region, issue #17).
+// Frozen struct of migration 22 (where a task's data is in each region).
 type v22Task struct {
 	// DataLocations is a JSON object of region → location; empty text for none.
 	DataLocations string `gorm:"not null;default:''"`

@@ -44,8 +44,8 @@ type v24Task struct {
 
 func (v24Task) TableName() string { return "tasks" }
 
-// migrateV24Services adds inference services (issue #18): the service columns of tasks and
-// the services' 5-minute rollups.
+// migrateV24Services adds inference services: the service columns of tasks and the services'
+// 5-minute rollups.
 func migrateV24Services(tx *gorm.DB) error {
 	for _, col := range []string{"Kind", "Model", "ServiceID", "Replicas", "MetricsPort", "MetricsPath", "TTFTTargetMS", "ScrapedAt", "ScrapeError"} {
 		if err := tx.Migrator().AddColumn(&v24Task{}, col); err != nil {

@@ -2,8 +2,7 @@ package models
 
 import "gorm.io/gorm"
 
-// Frozen struct of migration 25 (a quota's cap on the cards its project's services hold,
-// issue #18).
+// Frozen struct of migration 25 (a quota's cap on the cards its project's services hold).
 type v25Quota struct {
 	// MaxServiceGPUs caps the GPUs the project's services hold at once within the quota's
 	// limit; 0 for no cap of their own.

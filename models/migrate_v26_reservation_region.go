@@ -10,7 +10,7 @@ type v26Reservation struct {
 
 func (v26Reservation) TableName() string { return "reservations" }
 
-// migrateV26ReservationRegion lets a reservation book cards in one region (issue #21).
+// migrateV26ReservationRegion lets a reservation book cards in one region.
 func migrateV26ReservationRegion(tx *gorm.DB) error {
 	return tx.Migrator().AddColumn(&v26Reservation{}, "Region")
 }

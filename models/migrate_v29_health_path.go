@@ -9,8 +9,7 @@ type v29Task struct {
 
 func (v29Task) TableName() string { return "tasks" }
 
-// migrateV29HealthPath adds the path where a service replica answers whether it is healthy
-// (issue #18).
+// migrateV29HealthPath adds the path where a service replica answers whether it is healthy.
 func migrateV29HealthPath(tx *gorm.DB) error {
 	return tx.Migrator().AddColumn(&v29Task{}, "HealthPath")
 }

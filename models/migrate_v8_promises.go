@@ -6,7 +6,8 @@ import (
 	"gorm.io/gorm"
 )
 
-// Frozen structs of migration 8 (promises of issue #10).
+// Frozen structs of migration 8 (multi-node task exits, idle-reclaim overrides, pools at
+// their maximum).
 type (
 	// v7TaskNodeExit is one node's exit from a task that runs on several nodes.
 	v7TaskNodeExit struct {

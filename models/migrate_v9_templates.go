@@ -6,7 +6,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Frozen structs of migration 9 (task templates and their schedules, issue #17).
+// Frozen structs of migration 9 (task templates and their schedules).
 type (
 	v9TaskTemplate struct {
 		ID          int64

@@ -12,7 +12,7 @@ type TaskSpan struct {
 	ID          int64
 	Project     string
 	Spec        string
-	GPUs        int
+	GPUs        int `gorm:"column:gpus"`
 	SubmittedAt time.Time
 	StartedAt   time.Time
 	EndedAt     time.Time

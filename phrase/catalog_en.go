@@ -26,7 +26,7 @@ var catalogEN = map[string]string{
 	"error.status.503":   "Service unavailable",
 	"error.status.other": "Something went wrong",
 
-	// Admin pages (#15): prices and plans, adjustments, projects and people.
+	// Admin pages: prices and plans, adjustments, projects and people.
 	"nav.prices":              "Prices",
 	"prices.title":            "Prices and billing plans",
 	"prices.help":             "Prices per card-hour by spec and how each project is billed, each from a month on until a later version. “In force” is for %s (%s).",
@@ -115,7 +115,7 @@ var catalogEN = map[string]string{
 	"account.new":             "New password",
 	"account.save":            "Change password",
 	"account.changed":         "Your password is changed.",
-	// End of admin pages (#15).
+	// End of admin pages.
 
 	// Numbers and time.
 	"dur.d":         "d",
@@ -356,7 +356,7 @@ var catalogEN = map[string]string{
 	"audit.action":            "What",
 	"audit.subject":           "On",
 
-	// Projects and members, approvals with context, the audit log readable (#15).
+	// Projects and members, approvals with context, the audit log readable.
 	"audit.any":                             "any",
 	"audit.project":                         "Project",
 	"audit.from":                            "From",
@@ -954,7 +954,7 @@ var catalogEN = map[string]string{
 	"report.per_unit":           "Card-hours per unit",
 	"report.effective_per_unit": "Effective card-hours per unit",
 
-	// China Telecom Cloud pools (#16): regions, list prices, flavors.
+	// China Telecom Cloud pools: regions, list prices, flavors.
 	"node.region":                     "Region / zone",
 	"poolform.err.field":              "%s: %s",
 	"poolform.err.yuan":               "must be an amount in yuan with at most two decimals, e.g. 12.50.",
@@ -972,8 +972,8 @@ var catalogEN = map[string]string{
 	"poolform.flavors_failed":         "The provider's flavors could not be read (%s); type the flavor's name, it is not checked.",
 	"poolform.err.flavor_unknown":     "the provider offers no flavor %s in %s; choose one of the list.",
 	"poolform.err.flavor_gpus":        "%s has %d GPUs, the pool %d per node; choose another flavor or change GPUs per node.",
-	// End of China Telecom Cloud pools (#16).
-	// Templates and schedules (#17).
+	// End of China Telecom Cloud pools.
+	// Templates and schedules.
 	"projects.templates":        "Templates",
 	"tpl.list_title":            "Templates of %s",
 	"tpl.back_projects":         "← Projects",
@@ -1065,7 +1065,7 @@ var catalogEN = map[string]string{
 	"where.earliest":            "Expected on %s: it starts there first",
 	"where.only":                "On %s: the only place it accepts",
 	"cap.region":                "Region %s",
-	// End of templates and schedules (#17).
+	// End of templates and schedules.
 
 	// Calibrate page.
 	"calibrate.title":                 "Calibrate",
@@ -1274,7 +1274,7 @@ var catalogEN = map[string]string{
 	"field.value":    "Amount",
 	"field.reason":   "Reason",
 	"field.project":  "Project",
-	// Board over time, GPU and node pages, alerts that can be acted on (#15, board).
+	// Board over time, GPU and node pages, alerts that can be acted on.
 	"alert.msg.boot_timeout":         "Pool %s: machine %s did not register in time; it is deleted.",
 	"alert.msg.machine_failed":       "Pool %s: machine %s failed at the provider; it is deleted.",
 	"alert.msg.no_provider":          "Pool %s: no provider %s is configured.",
@@ -1350,7 +1350,7 @@ var catalogEN = map[string]string{
 	"history.until":                  "Until",
 	"history.held_now":               "still held",
 	// End of the board block.
-	// Advance reservations (#21).
+	// Advance reservations.
 	"reserve.kind":                    "Reservation",
 	"reserve.basis":                   "for every booked card-hour",
 	"reserve.asked":                   "%s GPUs, %s – %s",

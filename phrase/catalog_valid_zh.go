@@ -147,7 +147,7 @@ var validZH = map[string]string{
 	"at most %d regions":                                                             "最多 %d 个地域",
 	"must be an absolute path or a URI such as s3://bucket/set, at most 1,024 bytes": "必须是绝对路径或 URI（如 s3://bucket/set），最多 1,024 字节",
 	"names the region %q, which is not one of regions":                               "指定的地域 %q 不在 regions 之中",
-	// Advance reservations (#21).
+	// Advance reservations.
 	"must be at most the project's limit of %d GPUs, got %d":                                             "不能超过项目的上限 %d 卡，收到 %d",
 	"a window lasts at most 31 days":                                                                     "一个时段最长 31 天",
 	"a weekly window lasts at most 7 days":                                                               "每周重复的时段最长 7 天",

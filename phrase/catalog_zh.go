@@ -26,7 +26,7 @@ var catalogZH = map[string]string{
 	"error.status.503":   "服务暂不可用",
 	"error.status.other": "出错了",
 
-	// Admin pages (#15): prices and plans, adjustments, projects and people.
+	// Admin pages: prices and plans, adjustments, projects and people.
 	"nav.prices":              "价格",
 	"prices.title":            "价格与计费方式",
 	"prices.help":             "按卡型设置每卡时价格，并设置各项目的计费方式；每个版本从某月起生效，直到更晚的版本。“生效中”指 %s（%s）。",
@@ -115,7 +115,7 @@ var catalogZH = map[string]string{
 	"account.new":             "新密码",
 	"account.save":            "修改密码",
 	"account.changed":         "密码已修改。",
-	// End of admin pages (#15).
+	// End of admin pages.
 
 	// Numbers and time.
 	"dur.d":         "天",
@@ -356,7 +356,7 @@ var catalogZH = map[string]string{
 	"audit.action":            "操作",
 	"audit.subject":           "对象",
 
-	// Projects and members, approvals with context, the audit log readable (#15).
+	// Projects and members, approvals with context, the audit log readable.
 	"audit.any":                             "全部",
 	"audit.project":                         "项目",
 	"audit.from":                            "起始日",
@@ -954,7 +954,7 @@ var catalogZH = map[string]string{
 	"report.per_unit":           "每单位卡时",
 	"report.effective_per_unit": "每单位有效卡时",
 
-	// China Telecom Cloud pools (#16): regions, list prices, flavors.
+	// China Telecom Cloud pools: regions, list prices, flavors.
 	"node.region":                     "地域 / 可用区",
 	"poolform.err.field":              "%s：%s",
 	"poolform.err.yuan":               "须为以元计的金额，最多两位小数，如 12.50。",
@@ -972,8 +972,8 @@ var catalogZH = map[string]string{
 	"poolform.flavors_failed":         "无法读取云厂商的规格列表（%s）；请直接填写规格名称，保存时不做校验。",
 	"poolform.err.flavor_unknown":     "云厂商不提供规格 %s（地域 %s），请从列表中选择。",
 	"poolform.err.flavor_gpus":        "%s 每台 %d 张卡，资源池每节点 %d 张；请换一个规格或修改每节点卡数。",
-	// End of China Telecom Cloud pools (#16).
-	// Templates and schedules (#17).
+	// End of China Telecom Cloud pools.
+	// Templates and schedules.
 	"projects.templates":        "任务模板",
 	"tpl.list_title":            "%s 的任务模板",
 	"tpl.back_projects":         "← 项目",
@@ -1065,7 +1065,7 @@ var catalogZH = map[string]string{
 	"where.earliest":            "预计在 %s：那里最早开始",
 	"where.only":                "在 %s：它只接受这里",
 	"cap.region":                "地域 %s",
-	// End of templates and schedules (#17).
+	// End of templates and schedules.
 
 	// Calibrate page.
 	"calibrate.title":                 "阈值校准",
@@ -1274,7 +1274,7 @@ var catalogZH = map[string]string{
 	"field.value":    "数量",
 	"field.reason":   "理由",
 	"field.project":  "项目",
-	// Board over time, GPU and node pages, alerts that can be acted on (#15, board).
+	// Board over time, GPU and node pages, alerts that can be acted on.
 	"alert.msg.boot_timeout":         "资源池 %s：机器 %s 未按时注册，已删除。",
 	"alert.msg.machine_failed":       "资源池 %s：机器 %s 在云厂商侧失败，已删除。",
 	"alert.msg.no_provider":          "资源池 %s：未配置提供方 %s。",
@@ -1350,7 +1350,7 @@ var catalogZH = map[string]string{
 	"history.until":                  "结束",
 	"history.held_now":               "仍在占用",
 	// End of the board block.
-	// Advance reservations (#21).
+	// Advance reservations.
 	"reserve.kind":                    "预约",
 	"reserve.basis":                   "按预约的全部卡时计",
 	"reserve.asked":                   "%s 卡，%s – %s",

@@ -82,7 +82,7 @@ func TestAdvise(t *testing.T) {
 		run  Run
 		want Advice
 	}{
-		// The example: 17 GiB of 80 GiB on 8 × A100 — a 4090 (24 GiB) holds 17 GiB
+		// A big card barely used: 17 GiB of 80 GiB on 8 × A100 — a 4090 (24 GiB) holds 17 GiB
 		// plus a fifth, at 28 % of the cost; the cards were busy, so it may run longer.
 		"fits a smaller card": {
 			run: run("A100-80G", hours4, cards(8, func() []reading { return series(r, hours4, 900, 85, 17*1024) })...),

@@ -13,7 +13,7 @@ import (
 //
 // Phases:
 //
-//  1. Order. Pending tasks are sorted by Order: lane (short first: the lane the task was
+//  1. Order. Pending tasks are sorted (buildQueue): lane (short first: the lane the task was
 //     submitted to, which the store holds to the short lane's runtime limit), priority
 //     (urgent, high, normal, low), fairness (lower decayed usage per share weight first), submit time, id.
 //  2. Gate, in queue order. A task asking for no GPU is invalid; one asking more than the

@@ -26,19 +26,6 @@ type qkey struct {
 	idx int32 // index into Snapshot.Pending
 }
 
-func compareKeys(a, b qkey) int {
-	if a.hi != b.hi {
-		return cmp.Compare(a.hi, b.hi)
-	}
-	if a.ts != b.ts {
-		return cmp.Compare(a.ts, b.ts)
-	}
-	if a.id != b.id {
-		return cmp.Compare(a.id, b.id)
-	}
-	return cmp.Compare(a.idx, b.idx)
-}
-
 func (k qkey) lane() uint8 { return uint8(k.hi >> 34) }
 
 // unixNano is t in Unix nanoseconds, clamped to the years int64 holds (1678–2262).
@@ -188,19 +175,6 @@ func compareInClass(a, b qkey) int {
 		return cmp.Compare(a.id, b.id)
 	}
 	return cmp.Compare(a.idx, b.idx)
-}
-
-// Order returns the indices of pending in queue order: lane (short first), priority (urgent
-// first), fairness (lower decayed usage per share weight first), submit time, then id. It is
-// the order Decide walks; gates and placement decide who actually starts.
-func Order(pending []Pending, projects map[string]Project, pol Policy) []int {
-	pol = pol.normalized()
-	q := buildQueue(pending, projects, &pol)
-	out := make([]int, len(q.keys))
-	for i, k := range q.keys {
-		out[i] = int(k.idx)
-	}
-	return out
 }
 
 func (p Policy) normalized() Policy {

@@ -8,6 +8,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// queueOrder returns the indices of pending in queue order: lane (short first), priority
+// (urgent first), fairness (lower decayed usage per share weight first), submit time, then id.
+// It is the order Decide walks; gates and placement decide who actually starts.
+func queueOrder(pending []Pending, projects map[string]Project, pol Policy) []int {
+	pol = pol.normalized()
+	q := buildQueue(pending, projects, &pol)
+	out := make([]int, len(q.keys))
+	for i, k := range q.keys {
+		out[i] = int(k.idx)
+	}
+	return out
+}
+
 func TestOrder(t *testing.T) {
 	tests := map[string]struct {
 		snap snapB
@@ -65,13 +78,13 @@ func TestOrder(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			idx := Order(tc.snap.s.Pending, tc.snap.s.Projects, Policy{})
+			idx := queueOrder(tc.snap.s.Pending, tc.snap.s.Projects, Policy{})
 			got := make([]int64, len(idx))
 			for i, k := range idx {
 				got[i] = tc.snap.s.Pending[k].ID
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Order(...) = %v, want %v (-want +got):\n%s", got, tc.want, diff)
+				t.Errorf("queueOrder(...) = %v, want %v (-want +got):\n%s", got, tc.want, diff)
 			}
 		})
 	}

@@ -253,7 +253,7 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 	for _, p := range snap.Pending {
 		byID[p.ID] = p
 	}
-	order := Order(snap.Pending, snap.Projects, pol)
+	order := queueOrder(snap.Pending, snap.Projects, pol)
 	pos := map[int64]int{}
 	for i, k := range order {
 		pos[snap.Pending[k].ID] = i

@@ -3,9 +3,9 @@
 // difference between two scrapes of one replica (Delta), the sum of several replicas'
 // differences (Merge), and percentiles from the merged buckets (Histogram.Quantile), the way
 // Prometheus's histogram_quantile computes them. Histograms are added bucket by bucket, never
-// averaged. RollUp turns each replica's two scrapes around a window (normally 5 minutes) into
-// one service's Rollup: requests, tokens in and out, TTFT p50/p95/p99 and e2e p95. Scrape
-// fetches a page with a timeout and a bound on its size. It imports nothing of Kashi.
+// averaged. The agent reports each replica's Delta between two scrapes, the store Merges the
+// replicas' deltas into a service's 5-minute rollups, and pages read percentiles from them.
+// Scrape fetches a page with a timeout and a bound on its size. It imports nothing of Kashi.
 //
 // The metric names it understands (a counter may be written with or without `_total`):
 //

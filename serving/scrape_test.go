@@ -65,12 +65,12 @@ func TestScrapeFakeVLLM(t *testing.T) {
 	if err != nil || len(cur) != 1 || len(prev) != 1 {
 		t.Fatalf("Scrape = %+v, %v; want one snapshot", cur, err)
 	}
-	r := RollUp(t0, t0.Add(5*time.Minute), Scrapes{prev[0], cur[0]})
+	r := rollUp(t0, t0.Add(5*time.Minute), scrapes{prev[0], cur[0]})
 	if r.Model != "qwen" || r.Server != VLLM || r.Requests != 100 || r.PromptTokens != 10000 || r.Restarts != 0 {
-		t.Errorf("RollUp = %+v; want qwen on vllm, 100 requests, 10000 prompt tokens", r)
+		t.Errorf("rollUp = %+v; want qwen on vllm, 100 requests, 10000 prompt tokens", r)
 	}
 	if r.TTFTP95 == nil || math.Abs(*r.TTFTP95-0.375) > 1e-9 || r.TTFTP50 == nil || math.Abs(*r.TTFTP50-0.08) > 1e-9 {
-		t.Errorf("RollUp TTFT p50, p95 = %v, %v; want 0.08, 0.375", r.TTFTP50, r.TTFTP95)
+		t.Errorf("rollUp TTFT p50, p95 = %v, %v; want 0.08, 0.375", r.TTFTP50, r.TTFTP95)
 	}
 }
 

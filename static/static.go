@@ -1,5 +1,6 @@
-// Package static holds the files the browser loads — vendored htmx, the stylesheet — embedded
-// into the binary, and the content-hashed URLs pages use to reference them.
+// Package static holds the files the browser loads — vendored htmx, the stylesheet and
+// Kashi's own script — embedded into the binary, and the content-hashed URLs pages use to
+// reference them.
 package static
 
 import (
@@ -7,8 +8,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
-	"maps"
-	"slices"
 )
 
 // FS holds the static files, served under /static/.
@@ -48,6 +47,3 @@ func Path(name string) string {
 	}
 	return p
 }
-
-// Names lists the embedded file names, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(paths)) }

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "kashi/phrase"
 
-// Parts of the bill page for finance and admins (#15): who fixes a missing price, the price
+// Parts of the bill page for finance and admins: who fixes a missing price, the price
 // versions used, and the adjustments with their form.
 
 // missingPriceFix says who can set a missing price: admins get a link to the prices form

@@ -43,7 +43,7 @@ func navItems(l phrase.Locale, v Viewer) []navItem {
 	if v.Lead || v.Role == "admin" {
 		items = append(items, navItem{"audit", "/audit", l.T("nav.audit")})
 	}
-	// Admin pages (#15).
+	// Admin pages.
 	if v.Role == "admin" || v.Role == "finance" {
 		items = append(items, navItem{"prices", "/prices", l.T("nav.prices")})
 	}

@@ -303,11 +303,6 @@ func scaleReasonText(l phrase.Locale, code string) string {
 	return code
 }
 
-// KnownScaleReason reports whether the pages have words for a scaling reason code.
-func KnownScaleReason(code string) bool {
-	return scaleReasonText(phrase.Locale{}, code) != code
-}
-
 // scaleKindText names what a scaling event did.
 func scaleKindText(l phrase.Locale, kind string) string {
 	switch kind {

@@ -94,7 +94,7 @@ func Routes(h *Areas) []Route {
 		{GET, "/reports.csv", handlers.Billing, h.Bills.ReportsCSV},
 		{GET, "/reports.xlsx", handlers.Billing, h.Bills.ReportsXLSX},
 
-		// Admin pages (#15): prices and plans, adjustments, projects and people.
+		// Admin pages: prices and plans, adjustments, projects and people.
 		{GET, "/prices", handlers.Finance, h.Bills.PricesPage},
 		{POST, "/prices", handlers.Admin, h.Bills.PriceFormSubmit},
 		{POST, "/prices/plans", handlers.Admin, h.Bills.PlanFormSubmit},

@@ -69,20 +69,62 @@ func machinesWithKey(t *testing.T, p fleet.Provider, key string) []fleet.Machine
 	return out
 }
 
+// TestRunKilledAtTimeout: a script still running at the timeout is killed, its children
+// with it, and the error says so.
+func TestRunKilledAtTimeout(t *testing.T) {
+	slow := writeScript(t, t.TempDir(), "slow.sh", "sleep 300\n")
+	p, err := New(Config{Create: []string{slow}, List: []string{slow}, Get: []string{slow}, Delete: []string{slow},
+		Flavors: []string{slow}, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = p.Flavors(context.Background())
+	var se *ScriptError
+	if !errors.As(err, &se) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Flavors with a 300ms timeout = %v, want a ScriptError wrapping the deadline", err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("the killed script took %s: its sleep was not killed with it", d)
+	}
+}
+
+// killedAt returns a context cancelled once the file marker exists: the script has got that
+// far, whatever the machine's speed.
+func killedAt(t *testing.T, marker string) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		for {
+			if _, err := os.Stat(marker); err == nil {
+				cancel()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return ctx
+}
+
 // TestCreateKilledAfterCloudCall kills the create script once the machine exists but before
 // it answers, as a timeout or a crash would; running it again with the key finds the machine
 // instead of making a second one.
 func TestCreateKilledAfterCloudCall(t *testing.T) {
 	state := t.TempDir()
-	slow := newTestProvider(t, state, "KASHI_EXEC_CREATE_SLEEP=30")
-	slow.cfg.Timeout = 300 * time.Millisecond
+	created := filepath.Join(t.TempDir(), "created")
+	slow := newTestProvider(t, state, "KASHI_EXEC_CREATE_SLEEP=300", "KASHI_EXEC_CREATED="+created)
+	slow.cfg.Timeout = time.Hour // only the kill ends it
 	start := time.Now()
-	_, err := slow.Create(context.Background(), req("slot-1"))
+	_, err := slow.Create(killedAt(t, created), req("slot-1"))
 	var se *ScriptError
-	if !errors.As(err, &se) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Create with a 300ms timeout = %v, want a ScriptError wrapping the deadline", err)
+	if !errors.As(err, &se) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Create killed after the cloud call = %v, want a ScriptError wrapping the cancel", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("the killed create took %s: its sleep was not killed with it", d)
 	}
 	if n := len(machinesWithKey(t, slow, "slot-1")); n != 1 {
@@ -102,10 +144,11 @@ func TestCreateKilledAfterCloudCall(t *testing.T) {
 // created nothing; the re-run breaks the dead holder's lock and makes exactly one machine.
 func TestCreateKilledHoldingLock(t *testing.T) {
 	state := t.TempDir()
-	slow := newTestProvider(t, state, "KASHI_EXEC_CREATE_PAUSE=30")
-	slow.cfg.Timeout = 300 * time.Millisecond
-	if _, err := slow.Create(context.Background(), req("slot-2")); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Create with a 300ms timeout = %v, want the deadline", err)
+	pausing := filepath.Join(t.TempDir(), "pausing")
+	slow := newTestProvider(t, state, "KASHI_EXEC_CREATE_PAUSE=300", "KASHI_EXEC_PAUSING="+pausing)
+	slow.cfg.Timeout = time.Hour // only the kill ends it
+	if _, err := slow.Create(killedAt(t, pausing), req("slot-2")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Create killed holding the lock = %v, want the cancel", err)
 	}
 	if _, err := os.Stat(filepath.Join(state, "lock")); err != nil {
 		t.Fatalf("the killed script left no lock (%v); the test no longer covers a stale lock", err)

@@ -30,7 +30,7 @@ type Store interface {
 	SetPrice(ctx context.Context, p models.Price, now time.Time) error
 	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
 	AddAdjustment(ctx context.Context, a models.Adjustment, now time.Time) (models.Adjustment, error)
-	// The prices page (#15).
+	// The prices page.
 	PriceHistory(ctx context.Context) ([]models.Price, error)
 	BillingPlanHistory(ctx context.Context) ([]models.BillingPlan, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)

@@ -23,14 +23,14 @@ type Handler struct {
 type Store interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
-	// The compact board's strips and the active threshold; the GPU and node pages (#15).
+	// The compact board's strips and the active threshold; the GPU and node pages.
 	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
 	Thresholds() models.Thresholds
 	GPUByUUID(ctx context.Context, uuid string) (models.GPUPlace, error)
 	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
 	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
-	// Reservations holding cards, marked on the board (#21).
+	// Reservations holding cards, marked on the board.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 }

@@ -37,12 +37,12 @@ type Store interface {
 	RevokeAPIToken(ctx context.Context, userID, id int64, now time.Time) error
 	UnreadNotifications(ctx context.Context, userID int64) (int, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
-	// The people and account pages (#15).
+	// The people and account pages.
 	Users(ctx context.Context) ([]models.User, error)
 	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
 	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
 	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
-	// The approvals' count in the navigation, the audit page's filters (#15).
+	// The approvals' count in the navigation, the audit page's filters.
 	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)
 	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)
 	Projects(ctx context.Context) ([]models.Project, error)

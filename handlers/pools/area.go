@@ -34,11 +34,11 @@ type Store interface {
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)
 	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
-	// The alerts page's groups and acknowledgements (#15).
+	// The alerts page's groups and acknowledgements.
 	AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
-	// Reservations drawn on the pools chart (#21).
+	// Reservations drawn on the pools chart.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 }
 

@@ -14,8 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/models"
-	"kashi/scaler"
-	"kashi/views"
 	"kashi/web/webtest"
 )
 
@@ -473,22 +471,5 @@ func TestPoolSetAPI(t *testing.T) {
 	}
 	if w := s.Post("/api/v1/pools/a100", `{"max_nodes": 3, "colour": "red"}`); w.Code != http.StatusBadRequest {
 		t.Errorf("unknown field = %d, want 400", w.Code)
-	}
-}
-
-// TestScaleReasonsHaveWords: every reason the scaling loop gives has words on the pages.
-func TestScaleReasonsHaveWords(t *testing.T) {
-	for _, r := range []scaler.Reason{
-		scaler.ReasonDemandWaiting, scaler.ReasonMemoryHigh, scaler.ReasonBelowMin, scaler.ReasonReservedMin,
-		scaler.ReasonNodeUnneeded, scaler.ReasonAboveMax, scaler.ReasonDrainedEmpty, scaler.ReasonDrainTooLong,
-		scaler.ReasonBootTimeout, scaler.ReasonMachineFailed, scaler.ReasonIdleTask, scaler.ReasonActiveAgain,
-		scaler.ReasonNoAnswer, scaler.ReasonUnknownMachine, scaler.ReasonDuplicateMachine, scaler.ReasonLeftoverMachine,
-		scaler.ReasonAtMaxSize, scaler.ReasonAtMinSize, scaler.ReasonInCooldown, scaler.ReasonInFlightCap,
-		scaler.ReasonNoDemand, scaler.ReasonDemandPending, scaler.ReasonMemoryNotLow, scaler.ReasonNoneUnneeded,
-		scaler.ReasonNoRemovable, scaler.ReasonCoveredByBooting,
-	} {
-		if !views.KnownScaleReason(string(r)) {
-			t.Errorf("reason %q has no words on the pools page", r)
-		}
 	}
 }

@@ -36,7 +36,7 @@ type Store interface {
 	DecideQuotaRequest(ctx context.Context, by models.User, id int64, approve bool, comment string, now time.Time) (models.QuotaRequest, error)
 	QuotaRequests(ctx context.Context, projectIDs []int64, state string) ([]models.QuotaRequestRow, error)
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
-	// Projects and members in the browser, approvals with context (#15).
+	// Projects and members in the browser, approvals with context.
 	CreateProject(ctx context.Context, actor, name string, tags []string, now time.Time) (models.Project, error)
 	SetProjectArchived(ctx context.Context, actor string, projectID int64, archived bool, now time.Time) error
 	ProjectMembers(ctx context.Context, projectID int64) ([]models.MemberRow, error)
@@ -45,7 +45,7 @@ type Store interface {
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
-	// Advance reservations (#21).
+	// Advance reservations.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	CancelReservation(ctx context.Context, by models.User, id int64, now time.Time) (models.Reservation, error)
 	// The pools a reservation in a region chooses its spec from, and their regions.

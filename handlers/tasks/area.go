@@ -66,7 +66,7 @@ type Store interface {
 	Schedules(ctx context.Context, templateID int64) ([]models.TaskSchedule, error)
 	SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
-	// Rightsizing advice from the template's latest runs (#21).
+	// Rightsizing advice from the template's latest runs.
 	TemplateRuns(ctx context.Context, id int64, limit int) ([]models.Task, error)
 }
 

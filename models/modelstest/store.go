@@ -1,5 +1,6 @@
-// Package modelstest opens stores for tests: SQLite in a temporary directory always, and
-// Postgres too when KASHI_TEST_PG_DSN is set, each test in a schema of its own.
+// Package modelstest gives tests their stores and fixtures: it opens stores (SQLite in a
+// temporary directory always, and Postgres too when KASHI_TEST_PG_DSN is set, each test in a
+// schema of its own), and builds nodes with GPUs, tasks, and tasks running on a node.
 package modelstest
 
 import (

@@ -17,7 +17,9 @@ if [ -n "$found" ]; then
 	cat "$found"
 	exit 0
 fi
-# A kill here leaves a dead holder's lock and no machine.
+# A kill here leaves a dead holder's lock and no machine. A test that wants the kill here
+# names a file in KASHI_EXEC_PAUSING and waits for it.
+[ -z "${KASHI_EXEC_PAUSING:-}" ] || : >"$KASHI_EXEC_PAUSING"
 sleep "${KASHI_EXEC_CREATE_PAUSE:-0}"
 if [ -f "$S/capacity" ]; then
 	n=$(ls "$M" | wc -l)
@@ -35,6 +37,8 @@ printf '{"id":"%s","pool":"%s","idempotency_key":"%s","state":"running","flavor"
 	"$id" "$pool" "$key" "$flavor" "$tags" "$now" >"$M/.$id.tmp"
 mv "$M/.$id.tmp" "$M/$id"
 unlock
-# The slow part of a cloud call: the machine exists, the answer is not back yet.
+# The slow part of a cloud call: the machine exists, the answer is not back yet. A test that
+# wants the kill here names a file in KASHI_EXEC_CREATED and waits for it.
+[ -z "${KASHI_EXEC_CREATED:-}" ] || : >"$KASHI_EXEC_CREATED"
 sleep "${KASHI_EXEC_CREATE_SLEEP:-0}"
 cat "$M/$id"
