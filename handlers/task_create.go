@@ -26,7 +26,7 @@ func (h *Tasks) TaskCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req taskRequest
+	var req api.TaskRequest
 	if err := decodeBody(body, maxTaskBody, &req); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (h *Tasks) TaskCreate(c echo.Context) error {
 	if req.Owner, err = owner(Who(c), req.Owner); err != nil {
 		return err
 	}
-	nt := req.newTask(c.Request().Header.Get("Idempotency-Key"))
+	nt := newTask(req, c.Request().Header.Get("Idempotency-Key"))
 	nt.IdempotencyScope = Who(c).IdempotencyScope()
 	nt.TemplateID, nt.TemplateVersion = tpl.ID, tpl.Version
 	if dry {
