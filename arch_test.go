@@ -22,7 +22,7 @@ var mayImport = map[string][]string{
 	"models":                 {"serving"},
 	"models/modelstest":      {"models"},
 	"phrase":                 nil,
-	"views":                  {"phrase", "static"},
+	"views":                  {"api", "phrase", "static"},
 	"scheduler":              {"models"},
 	"schedule":               {"models"},
 	"scaler":                 {"models", "fleet", "phrase", "scheduler"},

@@ -186,7 +186,7 @@ func quotedSpecs(asked string, tr scheduler.Trial, prices []models.Price, projec
 // estimate is the dry run as the submit form shows it.
 func (d dryRunJSON) estimate(now time.Time) *views.TaskEstimate {
 	w := d.wait
-	e := &views.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: string(w.Reason),
+	e := &views.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: api.WaitReason(w.Reason),
 		ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail, ETAP50: w.ETAP50, ETAP90: w.ETAP90}}
 	for _, c := range d.Cost {
 		e.Costs = append(e.Costs, views.TaskCost{Spec: c.Spec, AmountFen: c.AmountFen, MissingPrice: c.MissingPrice})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/views"
 )
@@ -21,10 +22,10 @@ func (h *Tasks) TasksPage(c echo.Context) error {
 	now := h.now().In(h.loc())
 	q := c.QueryParams()
 	d := views.TaskListData{Now: now, Page: 1, Filter: views.TaskListFilter{Mine: q.Get("mine") != "", Project: q.Get("project"),
-		State: q.Get("state"), Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
-	f := models.TaskFilter{Project: d.Filter.Project, State: d.Filter.State, Spec: d.Filter.Spec, ProjectIDs: visibleProjects(Who(c)),
+		State: api.TaskState(q.Get("state")), Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
+	f := models.TaskFilter{Project: d.Filter.Project, State: string(d.Filter.State), Spec: d.Filter.Spec, ProjectIDs: visibleProjects(Who(c)),
 		Limit: tasksPageSize + 1}
-	if d.Filter.State != "" && !slices.Contains(views.TaskStates, d.Filter.State) {
+	if d.Filter.State != "" && !slices.Contains(api.TaskStates(), d.Filter.State) {
 		return badRequest("state", "state must be one of the task states")
 	}
 	if d.Filter.Mine {
@@ -72,7 +73,7 @@ func (h *Tasks) TasksPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d.Options.Specs, d.Options.States = specs, views.TaskStates
+	d.Options.Specs, d.Options.States = specs, api.TaskStates()
 	return Render(c, http.StatusOK, views.Tasks(Locale(c), d))
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"kashi/api"
 )
 
 // The compact board (gpudash-style): one small cell per GPU, coloured by its state, with its
@@ -35,7 +37,7 @@ var CompactStates = []string{CompactActive, CompactLow, CompactIdle, CompactSatu
 // low or active by utilization.
 func CompactState(g *BoardGPU, activePct int) string {
 	switch {
-	case g.State == StateStale:
+	case g.State == api.GPUStale:
 		return CompactNoData
 	case g.UnmanagedMiB > 0:
 		return CompactUnmanaged
@@ -45,7 +47,7 @@ func CompactState(g *BoardGPU, activePct int) string {
 		return CompactBooked
 	case !g.Held:
 		return CompactFree
-	case g.State == StateIdle:
+	case g.State == api.GPUIdle:
 		return CompactIdle
 	case g.UtilPct < activePct:
 		return CompactLow

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/a-h/templ"
+
+	"kashi/api"
 )
 
 // Node rows and GPU cards are the hot path of the board: a large fleet has thousands of cards,
@@ -47,9 +49,9 @@ func newRowText(l Locale) *rowText {
 		nodeUtil:  esc(l.T("node.util")),
 		nodeMem:   esc(l.T("node.memory")),
 		gpu:       esc(l.T("gpu.name")),
-		free:      esc(l.T("gpu.free")),
-		busy:      esc(l.T("gpu.busy")),
-		stale:     esc(l.T("gpu.stale")),
+		free:      esc(l.T(gpuStateKeys[api.GPUFree])),
+		busy:      esc(l.T(gpuStateKeys[api.GPUBusy])),
+		stale:     esc(l.T(gpuStateKeys[api.GPUStale])),
 		util:      esc(l.T("gpu.util")),
 		mem:       esc(l.T("gpu.memory")),
 		saturated: esc(l.T("gpu.saturated")),
@@ -60,7 +62,7 @@ func newRowText(l Locale) *rowText {
 		noTask:    esc(l.T("gpu.no_task")),
 		region:    esc(l.T("node.region")),
 	}
-	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(l.T("gpu.idle_for")), "%s")
+	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(l.T(gpuStateKeys[api.GPUIdle])), "%s")
 	rt.satBefore, rt.satAfter, _ = strings.Cut(esc(l.T("gpu.saturated_for")), "%s")
 	rt.seenBefore, rt.seenAfter, _ = strings.Cut(esc(l.T("node.last_seen")), "%s")
 	rt.heldBefore, rt.heldAfter, _ = strings.Cut(esc(l.T("gpu.held_for")), "%s")

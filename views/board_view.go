@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"kashi/api"
 )
 
 // Helpers of the board templates and of the hand-written rows in board_rows.go. The strings a
@@ -60,22 +62,23 @@ func share(part, total int64) int {
 	return int(part * 100 / total)
 }
 
-// GPU state codes of BoardGPU.State (models' GPU states).
-const (
-	StateFree  = "free"
-	StateBusy  = "busy"
-	StateIdle  = "idle"
-	StateStale = "stale"
-)
+// gpuStateKeys are the catalog keys of the cards' state badges; an idle card's badge says for
+// how long.
+var gpuStateKeys = map[api.GPUState]string{
+	api.GPUFree:  "gpu.free",
+	api.GPUBusy:  "gpu.busy",
+	api.GPUIdle:  "gpu.idle_for",
+	api.GPUStale: "gpu.stale",
+}
 
 // cardState is a card's class index for its class and status badge, with its marks.
 func cardState(g BoardGPU) (state int, longIdle, saturated bool) {
 	switch g.State {
-	case StateFree:
+	case api.GPUFree:
 		state = cardFree
-	case StateIdle:
+	case api.GPUIdle:
 		state = cardIdle
-	case StateBusy:
+	case api.GPUBusy:
 		state = cardBusy
 	default:
 		state = cardStale

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"kashi/api"
 )
 
 // Helpers of the queue page's templates.
@@ -59,26 +61,32 @@ func gpusText(l Locale, gpus int, spec string) string {
 	return l.T("queue.gpus_of", l.Int(gpus), specText(l, spec))
 }
 
+// reasonKeys are the catalog keys of the wait reasons' texts; reasonText picks a finer text
+// where the row's spec, detail or the task ahead refines its reason.
+var reasonKeys = map[api.WaitReason]string{
+	api.ReasonStarting:          "reason.starting",
+	api.ReasonNew:               "reason.new",
+	api.ReasonNoFreeGPUs:        "reason.no_free_gpus_any",
+	api.ReasonDataNotReady:      "reason.data_not_ready",
+	api.ReasonOffPeakOnly:       "reason.off_peak_only",
+	api.ReasonQuota:             "reason.quota",
+	api.ReasonBehind:            "reason.behind",
+	api.ReasonNoSuchCapacity:    "reason.no_such_capacity_any",
+	api.ReasonInvalid:           "reason.invalid",
+	api.ReasonReservationWindow: "reserve.reason_window",
+}
+
 // reasonText explains why a task waits, in the page's language.
 func reasonText(l Locale, r QueueRow) string {
 	switch r.Reason {
-	case ReasonStarting:
-		return l.T("reason.starting")
-	case ReasonNew:
-		return l.T("reason.new")
-	case ReasonNoFreeGPUs:
+	case api.ReasonNoFreeGPUs:
 		if r.Detail == DetailBooked {
 			return l.T("reserve.reason_booked")
 		}
-		if r.ReasonSpec == "" {
-			return l.T("reason.no_free_gpus_any")
+		if r.ReasonSpec != "" {
+			return l.T("reason.no_free_gpus", r.ReasonSpec)
 		}
-		return l.T("reason.no_free_gpus", r.ReasonSpec)
-	case ReasonDataNotReady:
-		return l.T("reason.data_not_ready")
-	case ReasonOffPeakOnly:
-		return l.T("reason.off_peak_only")
-	case ReasonQuota:
+	case api.ReasonQuota:
 		switch r.Detail {
 		case DetailBudgetExhausted:
 			return l.T("reason.quota_budget")
@@ -89,32 +97,29 @@ func reasonText(l Locale, r QueueRow) string {
 		case DetailServiceLimit:
 			return l.T("reason.quota_service")
 		}
-		return l.T("reason.quota")
-	case ReasonBehind:
-		return l.T("reason.behind", r.Ahead)
-	case ReasonNoSuchCapacity:
-		if r.ReasonSpec == "" {
-			return l.T("reason.no_such_capacity_any")
+	case api.ReasonBehind:
+		return l.T(reasonKeys[api.ReasonBehind], r.Ahead)
+	case api.ReasonNoSuchCapacity:
+		if r.ReasonSpec != "" {
+			return l.T("reason.no_such_capacity", r.ReasonSpec)
 		}
-		return l.T("reason.no_such_capacity", r.ReasonSpec)
-	case ReasonInvalid:
-		return l.T("reason.invalid")
-	case ReasonReservationWindow:
-		return l.T("reserve.reason_window")
 	}
-	return r.Reason
+	if key, ok := reasonKeys[r.Reason]; ok {
+		return l.T(key)
+	}
+	return string(r.Reason)
 }
 
 // reasonClass is the class attribute of a reason badge.
-func reasonClass(code string) string {
+func reasonClass(code api.WaitReason) string {
 	switch code {
-	case ReasonStarting, ReasonNew:
+	case api.ReasonStarting, api.ReasonNew:
 		return "reason r-starting"
-	case ReasonNoFreeGPUs, ReasonBehind:
+	case api.ReasonNoFreeGPUs, api.ReasonBehind:
 		return "reason r-capacity"
-	case ReasonDataNotReady, ReasonOffPeakOnly, ReasonReservationWindow:
+	case api.ReasonDataNotReady, api.ReasonOffPeakOnly, api.ReasonReservationWindow:
 		return "reason r-self"
-	case ReasonQuota, ReasonNoSuchCapacity, ReasonInvalid:
+	case api.ReasonQuota, api.ReasonNoSuchCapacity, api.ReasonInvalid:
 		return "reason r-blocked"
 	}
 	return "reason"

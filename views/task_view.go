@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kashi/api"
 )
 
 // Helpers of the task pages' templates.
@@ -18,43 +20,25 @@ func QuotaReasonForTask(l Locale, id int64) string {
 // taskURL is the path of a task's page.
 func taskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 
-// TaskStates lists the task states in the order a task goes through them, for the tasks
-// page's filter.
-var TaskStates = []string{StateWaitingData, StateQueued, StateStarting, StateRunning,
-	"succeeded", "failed", "cancelled", "timed-out", "reclaimed"}
-
-// taskStateLabel names a task state in the page's language.
-func taskStateLabel(l Locale, state string) string {
-	switch state {
-	case StateWaitingData:
-		return l.T("task.state.waiting-data")
-	case StateQueued:
-		return l.T("task.state.queued")
-	case StateStarting:
-		return l.T("task.state.starting")
-	case StateRunning:
-		return l.T("task.state.running")
-	case "succeeded":
-		return l.T("task.state.succeeded")
-	case "failed":
-		return l.T("task.state.failed")
-	case "cancelled":
-		return l.T("task.state.cancelled")
-	case "timed-out":
-		return l.T("task.state.timed-out")
-	case "reclaimed":
-		return l.T("task.state.reclaimed")
-	}
-	return state
+// taskStateKeys are the catalog keys of the task states' names.
+var taskStateKeys = map[api.TaskState]string{
+	api.StateWaitingData: "task.state.waiting-data",
+	api.StateQueued:      "task.state.queued",
+	api.StateStarting:    "task.state.starting",
+	api.StateRunning:     "task.state.running",
+	api.StateSucceeded:   "task.state.succeeded",
+	api.StateFailed:      "task.state.failed",
+	api.StateCancelled:   "task.state.cancelled",
+	api.StateTimedOut:    "task.state.timed-out",
+	api.StateReclaimed:   "task.state.reclaimed",
 }
 
-// taskEnded is true for a state a task never leaves.
-func taskEnded(state string) bool {
-	switch state {
-	case StateWaitingData, StateQueued, StateStarting, StateRunning:
-		return false
+// taskStateLabel names a task state in the page's language.
+func taskStateLabel(l Locale, state api.TaskState) string {
+	if key, ok := taskStateKeys[state]; ok {
+		return l.T(key)
 	}
-	return true
+	return string(state)
 }
 
 // eventReasonText is the reason the store recorded on a task's transition, in the page's
@@ -90,7 +74,7 @@ func eventReasonText(l Locale, reason string) string {
 
 // cancelConfirm asks before cancelling a task; a running task loses its work.
 func cancelConfirm(l Locale, t TaskView) string {
-	if t.State == StateRunning || t.State == StateStarting {
+	if t.State == api.StateRunning || t.State == api.StateStarting {
 		return l.T("task.cancel_confirm_running", t.ID, t.GPUs)
 	}
 	return l.T("task.cancel_confirm", t.ID)
@@ -156,7 +140,7 @@ func tasksPageURL(f TaskListFilter, n int) string {
 	if f.Mine {
 		q.Set("mine", "1")
 	}
-	for k, v := range map[string]string{"project": f.Project, "state": f.State, "spec": f.Spec, "from": f.From, "to": f.To} {
+	for k, v := range map[string]string{"project": f.Project, "state": string(f.State), "spec": f.Spec, "from": f.From, "to": f.To} {
 		if v != "" {
 			q.Set(k, v)
 		}
