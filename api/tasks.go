@@ -106,6 +106,10 @@ type Task struct {
 	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
 }
 
+// HeaderLogEndOffset, on the answer of GET /api/v1/tasks/{id}/log (the end of the task's log
+// as plain text), is the byte offset of the log file just past the text.
+const HeaderLogEndOffset = "X-Log-End-Offset"
+
 // TaskEvent is one transition in a task's event log.
 type TaskEvent struct {
 	At     time.Time `json:"at"`

@@ -47,6 +47,7 @@ func checkDocumented[C ~string](t *testing.T, list []C, path ...string) {
 func TestCodesDocumented(t *testing.T) {
 	checkDocumented(t, TaskStates(), "Task", "properties", "state")
 	checkDocumented(t, WaitReasons(), "Queue", "properties", "tasks", "items", "allOf", "properties", "reason")
+	checkDocumented(t, WaitReasons(), "DryRun", "properties", "reason")
 	checkDocumented(t, GPUStates(), "GPU", "properties", "state")
 }
 

@@ -59,7 +59,7 @@ func fetchLog(ctx context.Context, c *Client, id string) (string, int64, error) 
 	if err != nil {
 		return "", 0, err
 	}
-	end, err := strconv.ParseInt(hdr.Get("X-Log-End-Offset"), 10, 64)
+	end, err := strconv.ParseInt(hdr.Get(api.HeaderLogEndOffset), 10, 64)
 	if err != nil {
 		end = int64(len(b))
 	}
