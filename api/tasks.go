@@ -54,6 +54,29 @@ type TaskRequest struct {
 	TTFTTargetMS int `json:"ttft_target_ms,omitempty"`
 }
 
+// TemplateBody is what a task template fixes of the tasks submitted from it, as the template
+// API takes and shows it (beside the template's name and description). EnvNames are the
+// variables a submit must give values for; a template never holds their values. The store
+// keeps the same fields in its own form; a test holds the two equal.
+type TemplateBody struct {
+	GPUs        int        `json:"gpus"`
+	Spec        string     `json:"spec"`
+	Specs       []string   `json:"specs,omitempty"`
+	Regions     []string   `json:"regions,omitempty"`
+	Queue       string     `json:"queue"`
+	Priority    string     `json:"priority"`
+	EstGPUHours float64    `json:"est_gpu_hours"`
+	MaxRuntimeS int64      `json:"max_runtime_s"`
+	Command     []string   `json:"command"`
+	EnvNames    []string   `json:"env_names"`
+	Workdir     string     `json:"workdir"`
+	Image       string     `json:"image"`
+	DataCheck   *DataCheck `json:"data_check,omitempty"`
+	// DataLocations is where the data is in each region (region → path or URI).
+	DataLocations map[string]string `json:"data_locations,omitempty"`
+	Deferrable    bool              `json:"deferrable"`
+}
+
 // Task is a task as the API shows it: GET /api/v1/tasks, the answer of a submit, a cancel and
 // the other task actions.
 type Task struct {

@@ -23,7 +23,7 @@ func (h *Templates) TemplateUpdate(c echo.Context) error {
 		return err
 	}
 	t, err = h.store.UpdateTemplate(c.Request().Context(), t.ID, models.NewTemplate{Name: req.Name,
-		Description: req.Description, Body: req.TemplateBody}, Who(c).User.Name, h.cfg.TaskLimits, h.now())
+		Description: req.Description, Body: sameJSON[models.TemplateBody](req.TemplateBody)}, Who(c).User.Name, h.cfg.TaskLimits, h.now())
 	if err != nil {
 		return storeError(err)
 	}
