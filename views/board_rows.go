@@ -49,9 +49,9 @@ func newRowText(l Locale) *rowText {
 		nodeUtil:  esc(l.T("node.util")),
 		nodeMem:   esc(l.T("node.memory")),
 		gpu:       esc(l.T("gpu.name")),
-		free:      esc(l.T(gpuStateKeys[api.GPUFree])),
-		busy:      esc(l.T(gpuStateKeys[api.GPUBusy])),
-		stale:     esc(l.T(gpuStateKeys[api.GPUStale])),
+		free:      esc(gpuStateText(l, api.GPUFree)),
+		busy:      esc(gpuStateText(l, api.GPUBusy)),
+		stale:     esc(gpuStateText(l, api.GPUStale)),
 		util:      esc(l.T("gpu.util")),
 		mem:       esc(l.T("gpu.memory")),
 		saturated: esc(l.T("gpu.saturated")),
@@ -62,7 +62,7 @@ func newRowText(l Locale) *rowText {
 		noTask:    esc(l.T("gpu.no_task")),
 		region:    esc(l.T("node.region")),
 	}
-	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(l.T(gpuStateKeys[api.GPUIdle])), "%s")
+	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(gpuStateText(l, api.GPUIdle)), "%s")
 	rt.satBefore, rt.satAfter, _ = strings.Cut(esc(l.T("gpu.saturated_for")), "%s")
 	rt.seenBefore, rt.seenAfter, _ = strings.Cut(esc(l.T("node.last_seen")), "%s")
 	rt.heldBefore, rt.heldAfter, _ = strings.Cut(esc(l.T("gpu.held_for")), "%s")

@@ -62,13 +62,20 @@ func share(part, total int64) int {
 	return int(part * 100 / total)
 }
 
-// gpuStateKeys are the catalog keys of the cards' state badges; an idle card's badge says for
-// how long.
-var gpuStateKeys = map[api.GPUState]string{
-	api.GPUFree:  "gpu.free",
-	api.GPUBusy:  "gpu.busy",
-	api.GPUIdle:  "gpu.idle_for",
-	api.GPUStale: "gpu.stale",
+// gpuStateText is a card's state badge in the page's language; an idle card's has a %s for
+// how long it has been idle.
+func gpuStateText(l Locale, state api.GPUState) string {
+	switch state {
+	case api.GPUFree:
+		return l.T("gpu.free")
+	case api.GPUBusy:
+		return l.T("gpu.busy")
+	case api.GPUIdle:
+		return l.T("gpu.idle_for")
+	case api.GPUStale:
+		return l.T("gpu.stale")
+	}
+	return string(state)
 }
 
 // cardState is a card's class index for its class and status badge, with its marks.

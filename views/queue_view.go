@@ -61,31 +61,25 @@ func gpusText(l Locale, gpus int, spec string) string {
 	return l.T("queue.gpus_of", l.Int(gpus), specText(l, spec))
 }
 
-// reasonKeys are the catalog keys of the wait reasons' texts; reasonText picks a finer text
-// where the row's spec, detail or the task ahead refines its reason.
-var reasonKeys = map[api.WaitReason]string{
-	api.ReasonStarting:          "reason.starting",
-	api.ReasonNew:               "reason.new",
-	api.ReasonNoFreeGPUs:        "reason.no_free_gpus_any",
-	api.ReasonDataNotReady:      "reason.data_not_ready",
-	api.ReasonOffPeakOnly:       "reason.off_peak_only",
-	api.ReasonQuota:             "reason.quota",
-	api.ReasonBehind:            "reason.behind",
-	api.ReasonNoSuchCapacity:    "reason.no_such_capacity_any",
-	api.ReasonInvalid:           "reason.invalid",
-	api.ReasonReservationWindow: "reserve.reason_window",
-}
-
 // reasonText explains why a task waits, in the page's language.
 func reasonText(l Locale, r QueueRow) string {
 	switch r.Reason {
+	case api.ReasonStarting:
+		return l.T("reason.starting")
+	case api.ReasonNew:
+		return l.T("reason.new")
 	case api.ReasonNoFreeGPUs:
 		if r.Detail == DetailBooked {
 			return l.T("reserve.reason_booked")
 		}
-		if r.ReasonSpec != "" {
-			return l.T("reason.no_free_gpus", r.ReasonSpec)
+		if r.ReasonSpec == "" {
+			return l.T("reason.no_free_gpus_any")
 		}
+		return l.T("reason.no_free_gpus", r.ReasonSpec)
+	case api.ReasonDataNotReady:
+		return l.T("reason.data_not_ready")
+	case api.ReasonOffPeakOnly:
+		return l.T("reason.off_peak_only")
 	case api.ReasonQuota:
 		switch r.Detail {
 		case DetailBudgetExhausted:
@@ -97,15 +91,18 @@ func reasonText(l Locale, r QueueRow) string {
 		case DetailServiceLimit:
 			return l.T("reason.quota_service")
 		}
+		return l.T("reason.quota")
 	case api.ReasonBehind:
-		return l.T(reasonKeys[api.ReasonBehind], r.Ahead)
+		return l.T("reason.behind", r.Ahead)
 	case api.ReasonNoSuchCapacity:
-		if r.ReasonSpec != "" {
-			return l.T("reason.no_such_capacity", r.ReasonSpec)
+		if r.ReasonSpec == "" {
+			return l.T("reason.no_such_capacity_any")
 		}
-	}
-	if key, ok := reasonKeys[r.Reason]; ok {
-		return l.T(key)
+		return l.T("reason.no_such_capacity", r.ReasonSpec)
+	case api.ReasonInvalid:
+		return l.T("reason.invalid")
+	case api.ReasonReservationWindow:
+		return l.T("reserve.reason_window")
 	}
 	return string(r.Reason)
 }

@@ -20,23 +20,27 @@ func QuotaReasonForTask(l Locale, id int64) string {
 // taskURL is the path of a task's page.
 func taskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 
-// taskStateKeys are the catalog keys of the task states' names.
-var taskStateKeys = map[api.TaskState]string{
-	api.StateWaitingData: "task.state.waiting-data",
-	api.StateQueued:      "task.state.queued",
-	api.StateStarting:    "task.state.starting",
-	api.StateRunning:     "task.state.running",
-	api.StateSucceeded:   "task.state.succeeded",
-	api.StateFailed:      "task.state.failed",
-	api.StateCancelled:   "task.state.cancelled",
-	api.StateTimedOut:    "task.state.timed-out",
-	api.StateReclaimed:   "task.state.reclaimed",
-}
-
 // taskStateLabel names a task state in the page's language.
 func taskStateLabel(l Locale, state api.TaskState) string {
-	if key, ok := taskStateKeys[state]; ok {
-		return l.T(key)
+	switch state {
+	case api.StateWaitingData:
+		return l.T("task.state.waiting-data")
+	case api.StateQueued:
+		return l.T("task.state.queued")
+	case api.StateStarting:
+		return l.T("task.state.starting")
+	case api.StateRunning:
+		return l.T("task.state.running")
+	case api.StateSucceeded:
+		return l.T("task.state.succeeded")
+	case api.StateFailed:
+		return l.T("task.state.failed")
+	case api.StateCancelled:
+		return l.T("task.state.cancelled")
+	case api.StateTimedOut:
+		return l.T("task.state.timed-out")
+	case api.StateReclaimed:
+		return l.T("task.state.reclaimed")
 	}
 	return string(state)
 }
