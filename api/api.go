@@ -1,6 +1,8 @@
-// Package api holds the wire types of the HTTP API and its error body. The node agent and the
-// server's handlers both import it, so the two sides of the agent protocol cannot drift; the
-// store never sees these types (handlers map them onto models' own).
+// Package api holds the wire types of the HTTP API and its error body: the agent protocol,
+// the user API's requests and answers, and the codes they carry (task states, wait reasons,
+// GPU states), each with its complete list. The node agent, the server's handlers, the pages
+// and the CLI all import it, so no two sides can drift; the store never sees these types
+// (handlers map them onto models' own).
 package api
 
 import "time"

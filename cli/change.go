@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"kashi/api"
 )
 
 func runCancel(ctx context.Context, e *Env, args []string) error {
@@ -35,7 +37,7 @@ func changeTasks(ctx context.Context, e *Env, action string, args []string) erro
 	}
 	var first error
 	for _, id := range ids {
-		var t task
+		var t api.Task
 		err := c.call(ctx, http.MethodPost, "/api/v1/tasks/"+id+"/"+action, nil, nil, nil, &t)
 		if err != nil {
 			if len(ids) > 1 {

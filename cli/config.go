@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"kashi/api"
 )
 
 // config is what `kashi login` stores: the server and a token.
@@ -86,13 +88,6 @@ func firstOf(vs ...string) string {
 	return ""
 }
 
-// me is the caller as GET /api/v1/me shows them.
-type me struct {
-	Name     string `json:"name"`
-	Role     string `json:"role"`
-	ReadOnly bool   `json:"read_only"`
-}
-
 // runLogin checks a token against the server and stores both in the config file (mode 0600).
 // The token comes from KASHI_TOKEN or the first line of standard input, never from a flag,
 // so that it stays out of the shell history.
@@ -121,7 +116,7 @@ func runLogin(ctx context.Context, e *Env, args []string) error {
 	if c.Token == "" {
 		return exitf(ExitUsage, "login: empty token")
 	}
-	var who me
+	var who api.Me
 	cl := &Client{Server: c.Server, Token: c.Token, HTTP: e.HTTP}
 	if err := cl.get(ctx, "/api/v1/me", nil, &who); err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"kashi/api"
 )
 
 // runGPUs shows the fleet like sinfo: per spec, then per node, how many GPUs are free, busy,
@@ -33,7 +35,7 @@ func runGPUs(ctx context.Context, e *Env, args []string) error {
 	if spec != "" {
 		q.Set("spec", spec)
 	}
-	var gs []gpu
+	var gs []api.GPU
 	if err := c.get(ctx, "/api/v1/gpus", q, &gs); err != nil {
 		return err
 	}
@@ -50,23 +52,23 @@ func runGPUs(ctx context.Context, e *Env, args []string) error {
 			if g.Project != nil {
 				proj = *g.Project
 			}
-			tb.row(g.Node, strconv.Itoa(g.Index), g.Pool, g.Spec, g.State, fmt.Sprintf("%d%%", g.UtilPct),
+			tb.row(g.Node, strconv.Itoa(g.Index), g.Pool, g.Spec, string(g.State), fmt.Sprintf("%d%%", g.UtilPct),
 				fmt.Sprintf("%d/%d MiB", g.MemoryUsedMiB, g.MemoryTotalMiB), taskCol, proj)
 		}
 		return tb.flush()
 	}
-	if err := countTable(e, []string{"SPEC"}, gs, func(g gpu) []string { return []string{g.Spec} }); err != nil {
+	if err := countTable(e, []string{"SPEC"}, gs, func(g api.GPU) []string { return []string{g.Spec} }); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.Stdout)
-	return countTable(e, []string{"NODE", "POOL", "SPEC"}, gs, func(g gpu) []string { return []string{g.Node, g.Pool, g.Spec} })
+	return countTable(e, []string{"NODE", "POOL", "SPEC"}, gs, func(g api.GPU) []string { return []string{g.Node, g.Pool, g.Spec} })
 }
 
 // counts are the GPUs of one group by state.
 type counts struct{ total, free, busy, idle, stale int }
 
 // countTable prints the GPUs grouped by the columns cols picks, with a count per state.
-func countTable(e *Env, head []string, gs []gpu, cols func(gpu) []string) error {
+func countTable(e *Env, head []string, gs []api.GPU, cols func(api.GPU) []string) error {
 	by := map[string]*counts{}
 	for _, g := range gs {
 		k := strings.Join(cols(g), "\x00")
@@ -76,11 +78,11 @@ func countTable(e *Env, head []string, gs []gpu, cols func(gpu) []string) error 
 		n := by[k]
 		n.total++
 		switch g.State {
-		case "free":
+		case api.GPUFree:
 			n.free++
-		case "busy":
+		case api.GPUBusy:
 			n.busy++
-		case "idle":
+		case api.GPUIdle:
 			n.idle++
 		default:
 			n.stale++

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"kashi/api"
 )
 
 // runLogs prints the end of a task's log as its node shipped it; -f keeps printing what
@@ -28,7 +30,7 @@ func runLogs(ctx context.Context, e *Env, args []string) error {
 	var printed int64 = -1 // the log offset printed up to; -1 before the first fetch
 	for {
 		// Read the state first: once it has ended, the log fetched after holds its last lines.
-		var t task
+		var t api.Task
 		if follow {
 			if err := c.get(ctx, "/api/v1/tasks/"+id, nil, &t); err != nil {
 				return err
@@ -40,7 +42,7 @@ func runLogs(ctx context.Context, e *Env, args []string) error {
 		}
 		fmt.Fprint(e.Stdout, newText(text, end, printed))
 		printed = end
-		if !follow || t.ended() {
+		if !follow || t.State.Ended() {
 			return nil
 		}
 		select {
@@ -57,7 +59,7 @@ func fetchLog(ctx context.Context, c *Client, id string) (string, int64, error) 
 	if err != nil {
 		return "", 0, err
 	}
-	end, err := strconv.ParseInt(hdr.Get("X-Log-End-Offset"), 10, 64)
+	end, err := strconv.ParseInt(hdr.Get(api.HeaderLogEndOffset), 10, 64)
 	if err != nil {
 		end = int64(len(b))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"kashi/api"
 )
 
 func runQueue(ctx context.Context, e *Env, args []string) error {
@@ -20,7 +22,7 @@ func runQueue(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var q queue
+	var q api.Queue
 	if err := c.get(ctx, "/api/v1/queue", nil, &q); err != nil {
 		return err
 	}
@@ -41,7 +43,7 @@ func runQueue(ctx context.Context, e *Env, args []string) error {
 	tb := newTable(e.Stdout, head...)
 	for _, t := range q.Tasks {
 		row := []string{strconv.Itoa(t.Position), t.Lane, strconv.FormatInt(t.ID, 10), t.Project, t.Owner,
-			strconv.Itoa(t.GPUs), orDash(t.Spec), t.Priority, stamp(t.ETAP50), stamp(t.ETAP90), orDash(t.Reason)}
+			strconv.Itoa(t.GPUs), orDash(t.Spec), t.Priority, stamp(t.ETAP50), stamp(t.ETAP90), orDash(string(t.Reason))}
 		if out == "wide" {
 			row = append(row, orDash(t.Name), orDash(t.ReasonText))
 		}

@@ -17,44 +17,9 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"kashi/api"
 )
-
-// taskSpec is the body of POST /api/v1/tasks, as a task file (YAML or JSON) writes it.
-type taskSpec struct {
-	Project     string            `json:"project,omitempty"`
-	Name        string            `json:"name,omitempty"`
-	Owner       string            `json:"owner,omitempty"`
-	GPUs        int               `json:"gpus,omitempty"`
-	Spec        string            `json:"spec,omitempty"`
-	Queue       string            `json:"queue,omitempty"`
-	Priority    string            `json:"priority,omitempty"`
-	EstGPUHours float64           `json:"est_gpu_hours,omitempty"`
-	MaxRuntimeS int64             `json:"max_runtime_s,omitempty"`
-	Command     []string          `json:"command,omitempty"`
-	Env         map[string]string `json:"env,omitempty"`
-	SecretEnv   []string          `json:"secret_env,omitempty"`
-	Workdir     string            `json:"workdir,omitempty"`
-	Image       string            `json:"image,omitempty"`
-	DataReady   *bool             `json:"data_ready,omitempty"`
-	DataCheck   *dataCheck        `json:"data_check,omitempty"`
-	Deferrable  bool              `json:"deferrable,omitempty"`
-	// A service's fields: kind "service", the model it serves, its replicas, where each
-	// replica serves its metrics page, where it answers its health probe and its p95
-	// time-to-first-token target.
-	Kind         string `json:"kind,omitempty"`
-	Model        string `json:"model,omitempty"`
-	Replicas     int    `json:"replicas,omitempty"`
-	MetricsPort  int    `json:"metrics_port,omitempty"`
-	MetricsPath  string `json:"metrics_path,omitempty"`
-	HealthPath   string `json:"health_path,omitempty"`
-	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
-}
-
-// dataCheck is what a task waits for before it queues: a path or a URL.
-type dataCheck struct {
-	Path string `json:"path,omitempty"`
-	URL  string `json:"url,omitempty"`
-}
 
 // envFlag collects repeated --env NAME=VALUE.
 type envFlag map[string]string
@@ -76,7 +41,7 @@ type submitFlags struct {
 	wait                bool
 	maxRuntime          time.Duration
 	dataPath, dataURL   string
-	spec                taskSpec
+	spec                api.TaskRequest
 	dataReady           bool
 	env                 envFlag
 }
@@ -100,7 +65,7 @@ func runSubmit(ctx context.Context, e *Env, args []string) error {
 	if s.key != "" {
 		hdr = http.Header{"Idempotency-Key": {s.key}}
 	}
-	var t task
+	var t api.Task
 	if err := c.call(ctx, http.MethodPost, "/api/v1/tasks", nil, hdr, spec, &t); err != nil {
 		return err
 	}
@@ -144,8 +109,8 @@ func (s *submitFlags) register(f *flagSet) {
 
 // build merges the template, the task file, the flags that were set and the command after
 // "--", in that order, and checks what the server would refuse anyway.
-func (s *submitFlags) build(e *Env, f *flagSet) (taskSpec, error) {
-	var spec taskSpec
+func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
+	var spec api.TaskRequest
 	if s.template != "" {
 		dir, err := configDir(e)
 		if err != nil {
@@ -181,8 +146,8 @@ func (s *submitFlags) build(e *Env, f *flagSet) (taskSpec, error) {
 	override("workdir", func() { spec.Workdir = s.spec.Workdir })
 	override("image", func() { spec.Image = s.spec.Image })
 	override("deferrable", func() { spec.Deferrable = s.spec.Deferrable })
-	override("data-path", func() { spec.DataCheck = &dataCheck{Path: s.dataPath} })
-	override("data-url", func() { spec.DataCheck = &dataCheck{URL: s.dataURL} })
+	override("data-path", func() { spec.DataCheck = &api.DataCheck{Path: s.dataPath} })
+	override("data-url", func() { spec.DataCheck = &api.DataCheck{URL: s.dataURL} })
 	override("data-ready", func() { spec.DataReady = &s.dataReady })
 	override("service", func() { spec.Kind, spec.Model = "service", s.spec.Model })
 	override("replicas", func() { spec.Replicas = s.spec.Replicas })
@@ -221,7 +186,7 @@ func (s *submitFlags) build(e *Env, f *flagSet) (taskSpec, error) {
 
 // readTaskFile decodes a YAML or JSON task file into spec, refusing fields the API does not
 // know, so that a typo fails here and not as a silently dropped setting.
-func readTaskFile(e *Env, path string, spec *taskSpec) error {
+func readTaskFile(e *Env, path string, spec *api.TaskRequest) error {
 	var (
 		b   []byte
 		err error
@@ -255,15 +220,15 @@ func readTaskFile(e *Env, path string, spec *taskSpec) error {
 
 // waitTask polls the task until it ends, telling each state change on standard error, and
 // returns an ExitError with the task's exit code (nil for 0).
-func waitTask(ctx context.Context, e *Env, c *Client, t task) error {
-	last := ""
+func waitTask(ctx context.Context, e *Env, c *Client, t api.Task) error {
+	var last api.TaskState
 	path := "/api/v1/tasks/" + strconv.FormatInt(t.ID, 10)
 	for {
 		if t.State != last {
 			fmt.Fprintf(e.Stderr, "task %d: %s%s\n", t.ID, t.State, suffix(t.Reason))
 			last = t.State
 		}
-		if t.ended() {
+		if t.State.Ended() {
 			break
 		}
 		select {

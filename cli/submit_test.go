@@ -10,10 +10,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/api"
 )
 
 // buildSpec parses submit's arguments with the config folder dir and builds the request.
-func buildSpec(t *testing.T, dir string, stdin string, args ...string) (taskSpec, error) {
+func buildSpec(t *testing.T, dir string, stdin string, args ...string) (api.TaskRequest, error) {
 	t.Helper()
 	e := &Env{Getenv: func(k string) string { return map[string]string{"KASHI_CONFIG_DIR": dir}[k] },
 		Stdin: strings.NewReader(stdin), Stdout: io.Discard, Stderr: io.Discard}
@@ -21,7 +23,7 @@ func buildSpec(t *testing.T, dir string, stdin string, args ...string) (taskSpec
 	var s submitFlags
 	s.register(f)
 	if err := f.parse(args, 0, -1); err != nil {
-		return taskSpec{}, err
+		return api.TaskRequest{}, err
 	}
 	return s.build(e, f)
 }
@@ -35,8 +37,8 @@ func TestSubmitMergesTemplateFileAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	ready := false
-	want := taskSpec{Project: "nlp", Name: "python", GPUs: 4, Queue: "long", Env: map[string]string{"A": "1", "B": "2"},
-		Command: []string{"python", "nightly.py"}, DataCheck: &dataCheck{Path: "/data/x"}, DataReady: &ready}
+	want := api.TaskRequest{Project: "nlp", Name: "python", GPUs: 4, Queue: "long", Env: map[string]string{"A": "1", "B": "2"},
+		Command: []string{"python", "nightly.py"}, DataCheck: &api.DataCheck{Path: "/data/x"}, DataReady: &ready}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("build() mismatch (-want +got):\n%s", diff)
 	}
@@ -49,7 +51,7 @@ func TestSubmitService(t *testing.T) {
 		t.Fatal(err)
 	}
 	ready := true
-	want := taskSpec{Project: "nlp", Name: "sh", GPUs: 1, Command: []string{"sh", "-c", "vllm serve --port $KASHI_METRICS_PORT"},
+	want := api.TaskRequest{Project: "nlp", Name: "sh", GPUs: 1, Command: []string{"sh", "-c", "vllm serve --port $KASHI_METRICS_PORT"},
 		DataReady: &ready, Kind: "service", Model: "qwen2.5-7b", Replicas: 2, MetricsPort: 8000, TTFTTargetMS: 300}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("build() mismatch (-want +got):\n%s", diff)

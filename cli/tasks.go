@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kashi/api"
 )
 
 func runTasks(ctx context.Context, e *Env, args []string) error {
@@ -34,7 +36,7 @@ func runTasks(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	if user == "" && !all {
-		var who me
+		var who api.Me
 		if err := c.get(ctx, "/api/v1/me", nil, &who); err != nil {
 			return err
 		}
@@ -47,7 +49,7 @@ func runTasks(ctx context.Context, e *Env, args []string) error {
 	if state != "" {
 		q.Set("state", state)
 	}
-	var ts []task
+	var ts []api.Task
 	if err := c.get(ctx, "/api/v1/tasks", q, &ts); err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func runTasks(ctx context.Context, e *Env, args []string) error {
 }
 
 // taskTable prints tasks like squeue: one line each.
-func taskTable(e *Env, ts []task, wide bool, now time.Time) error {
+func taskTable(e *Env, ts []api.Task, wide bool, now time.Time) error {
 	head := []string{"ID", "PROJECT", "NAME", "OWNER", "GPUS", "SPEC", "QUEUE", "STATE", "AGE", "REASON"}
 	if wide {
 		head = append(head, "PRIORITY", "SUBMITTED", "STARTED", "ENDED", "EXIT", "COMMAND")
@@ -72,7 +74,7 @@ func taskTable(e *Env, ts []task, wide bool, now time.Time) error {
 	tb := newTable(e.Stdout, head...)
 	for _, t := range ts {
 		row := []string{strconv.FormatInt(t.ID, 10), t.Project, orDash(t.Name), t.Owner, strconv.Itoa(t.GPUs),
-			orDash(t.Spec), t.Queue, t.State, age(now, t.SubmittedAt), orDash(t.Reason)}
+			orDash(t.Spec), t.Queue, string(t.State), age(now, t.SubmittedAt), orDash(t.Reason)}
 		if wide {
 			exit := "-"
 			if t.ExitCode != nil {
@@ -101,13 +103,13 @@ func runShow(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var t task
+	var t api.TaskDetail
 	if err := c.get(ctx, "/api/v1/tasks/"+id, nil, &t); err != nil {
 		return err
 	}
-	var place *queued
-	if !t.ended() && t.StartedAt == nil {
-		var q queue
+	var place *api.QueueEntry
+	if !t.State.Ended() && t.StartedAt == nil {
+		var q api.Queue
 		if err := c.get(ctx, "/api/v1/queue", nil, &q); err != nil {
 			return err
 		}
@@ -119,8 +121,8 @@ func runShow(ctx context.Context, e *Env, args []string) error {
 	}
 	if out == "json" {
 		return writeJSON(e.Stdout, struct {
-			task
-			Queue *queued `json:"queue,omitempty"`
+			api.TaskDetail
+			Queue *api.QueueEntry `json:"queue,omitempty"`
 		}{t, place})
 	}
 	w := e.Stdout

@@ -132,7 +132,8 @@ func (p Project) TagList() []string {
 	return strings.Split(p.Tags, ",")
 }
 
-// Task states.
+// Task states: api.TaskStates() is their wire form (models may not import api), and a test
+// in the main package holds the two lists equal.
 const (
 	TaskWaitingData = "waiting-data"
 	TaskQueued      = "queued"

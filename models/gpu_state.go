@@ -3,7 +3,8 @@ package models
 import "time"
 
 // GPU states: what the board's cards, the board's pool counts and GET /api/v1/gpus say of a
-// card. GPUStatus decides them, nowhere else.
+// card. GPUStatus decides them, nowhere else. api.GPUStates() is their wire form (models may
+// not import api), and a test in the main package holds the two lists equal.
 const (
 	GPUFree  = "free"  // no task holds it
 	GPUBusy  = "busy"  // held and in use

@@ -54,9 +54,10 @@ func (v TaskTemplateVersion) Changes() []FieldChange {
 	return out
 }
 
-// TemplateBody is what a template fixes of the tasks submitted from it. EnvNames are the
-// variables a submit must give values for; values are never stored in a template. Tasks
-// have no model tag, so templates have none either.
+// TemplateBody is what a template fixes of the tasks submitted from it, as stored (JSON in
+// TaskTemplate.Body). EnvNames are the variables a submit must give values for; values are
+// never stored in a template. Tasks have no model tag, so templates have none either.
+// api.TemplateBody is its form on the wire; a test in handlers holds the two equal.
 type TemplateBody struct {
 	GPUs        int        `json:"gpus"`
 	Spec        string     `json:"spec"`

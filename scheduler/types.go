@@ -213,7 +213,9 @@ type Placement struct {
 	Backfill bool
 }
 
-// Reason says why a task waits. The values are stable codes that pages and the API show.
+// Reason says why a task waits. The values are stable codes that pages and the API show;
+// api.WaitReasons() is their wire form (the scheduler may not import api), and a test in the
+// main package holds the two lists equal.
 type Reason string
 
 // Reasons.

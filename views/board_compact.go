@@ -9,6 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"kashi/api"
 	"kashi/phrase"
 )
 
@@ -37,7 +38,7 @@ var CompactStates = []string{CompactActive, CompactLow, CompactIdle, CompactSatu
 // low or active by utilization.
 func CompactState(g *BoardGPU, activePct int) string {
 	switch {
-	case g.State == StateStale:
+	case g.State == api.GPUStale:
 		return CompactNoData
 	case g.UnmanagedMiB > 0:
 		return CompactUnmanaged
@@ -47,7 +48,7 @@ func CompactState(g *BoardGPU, activePct int) string {
 		return CompactBooked
 	case !g.Held:
 		return CompactFree
-	case g.State == StateIdle:
+	case g.State == api.GPUIdle:
 		return CompactIdle
 	case g.UtilPct < activePct:
 		return CompactLow

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"kashi/api"
 )
 
 func TestCompactState(t *testing.T) {
@@ -25,7 +27,7 @@ func TestCompactState(t *testing.T) {
 		"saturated":           {saturatedFor(base, 2*time.Hour), CompactSaturated},
 		"saturated not yet":   {saturatedFor(base, time.Minute), CompactActive},
 		"unmanaged over free": {func() BoardGPU { g := gpu("n", 0); g.UnmanagedMiB = 500; return g }(), CompactUnmanaged},
-		"no data over all":    {func() BoardGPU { g := saturatedFor(base, 2*time.Hour); g.State = StateStale; return g }(), CompactNoData},
+		"no data over all":    {func() BoardGPU { g := saturatedFor(base, 2*time.Hour); g.State = api.GPUStale; return g }(), CompactNoData},
 	} {
 		if got := CompactState(&c.g, 40); got != c.want {
 			t.Errorf("%s: CompactState = %q, want %q", name, got, c.want)

@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"kashi/api"
+)
 
 // BoardData is everything the occupancy board shows. Handlers fill it; templates only read it.
 type BoardData struct {
@@ -128,9 +132,9 @@ type BoardGPU struct {
 	IdleFor time.Duration
 	// SaturatedFor is how long memory or utilization has stayed at or above the mark.
 	SaturatedFor time.Duration
-	// State is the card's state code (free, busy, idle, stale: models.GPUStatus decides it);
-	// LongIdle and LongSaturated make it stand out.
-	State         string
+	// State is the card's state (models.GPUStatus decides it); LongIdle and LongSaturated
+	// make it stand out.
+	State         api.GPUState
 	LongIdle      bool
 	LongSaturated bool
 	// BookedBy is 1 + the index in BoardData.Bookings of the booking a free card is held

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"kashi/api"
 	"kashi/phrase"
 )
 
@@ -49,9 +50,9 @@ func newRowText(l phrase.Locale) *rowText {
 		nodeUtil:  esc(l.T("node.util")),
 		nodeMem:   esc(l.T("node.memory")),
 		gpu:       esc(l.T("gpu.name")),
-		free:      esc(l.T("gpu.free")),
-		busy:      esc(l.T("gpu.busy")),
-		stale:     esc(l.T("gpu.stale")),
+		free:      esc(gpuStateText(l, api.GPUFree)),
+		busy:      esc(gpuStateText(l, api.GPUBusy)),
+		stale:     esc(gpuStateText(l, api.GPUStale)),
 		util:      esc(l.T("gpu.util")),
 		mem:       esc(l.T("gpu.memory")),
 		saturated: esc(l.T("gpu.saturated")),
@@ -62,7 +63,7 @@ func newRowText(l phrase.Locale) *rowText {
 		noTask:    esc(l.T("gpu.no_task")),
 		region:    esc(l.T("node.region")),
 	}
-	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(l.T("gpu.idle_for")), "%s")
+	rt.idleBefore, rt.idleAfter, _ = strings.Cut(esc(gpuStateText(l, api.GPUIdle)), "%s")
 	rt.satBefore, rt.satAfter, _ = strings.Cut(esc(l.T("gpu.saturated_for")), "%s")
 	rt.seenBefore, rt.seenAfter, _ = strings.Cut(esc(l.T("node.last_seen")), "%s")
 	rt.heldBefore, rt.heldAfter, _ = strings.Cut(esc(l.T("gpu.held_for")), "%s")

@@ -16,6 +16,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/google/go-cmp/cmp"
 
+	"kashi/api"
 	"kashi/phrase"
 )
 
@@ -40,19 +41,19 @@ func gpu(node string, i int) BoardGPU {
 		MemoryTotalMiB: 80 * gib,
 		TempC:          40 + i,
 		PowerW:         90 + 10*i,
-		State:          StateFree,
+		State:          api.GPUFree,
 	}
 }
 
 func held(g BoardGPU, taskID int64, project, task string, util int, memMiB int64) BoardGPU {
 	g.Held, g.TaskID, g.Project, g.Task = true, taskID, project, task
-	g.UtilPct, g.MemoryUsedMiB, g.State = util, memMiB, StateBusy
+	g.UtilPct, g.MemoryUsedMiB, g.State = util, memMiB, api.GPUBusy
 	return g
 }
 
 // idleFor marks a held card idle for d; longer than the fixture's 30 min it stands out.
 func idleFor(g BoardGPU, d time.Duration) BoardGPU {
-	g.State, g.IdleFor, g.LongIdle = StateIdle, d, d > 30*time.Minute
+	g.State, g.IdleFor, g.LongIdle = api.GPUIdle, d, d > 30*time.Minute
 	return g
 }
 
@@ -84,7 +85,7 @@ func boardFixture() BoardData {
 	a1[5] = held(a1[5], 104, "speech", "asr-finetune", 99, 78*gib)
 	a1[5] = saturatedFor(a1[5], 20*time.Minute)
 	a1[7] = held(a1[7], 105, "vision", "stale-job", 0, 0)
-	a1[7].IdleFor, a1[7].State = 5*time.Hour, StateStale
+	a1[7].IdleFor, a1[7].State = 5*time.Hour, api.GPUStale
 
 	a2 := make([]BoardGPU, 8)
 	for i := range a2 {

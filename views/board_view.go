@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"kashi/api"
+	"kashi/phrase"
 )
 
 // Helpers of the board templates and of the hand-written rows in board_rows.go. The strings a
@@ -52,22 +55,30 @@ func barWidth(p int) templ.SafeCSS {
 	return widths[max(0, min(100, p))]
 }
 
-// GPU state codes of BoardGPU.State (models' GPU states).
-const (
-	StateFree  = "free"
-	StateBusy  = "busy"
-	StateIdle  = "idle"
-	StateStale = "stale"
-)
+// gpuStateText is a card's state badge in the page's language; an idle card's has a %s for
+// how long it has been idle.
+func gpuStateText(l phrase.Locale, state api.GPUState) string {
+	switch state {
+	case api.GPUFree:
+		return l.T("gpu.free")
+	case api.GPUBusy:
+		return l.T("gpu.busy")
+	case api.GPUIdle:
+		return l.T("gpu.idle_for")
+	case api.GPUStale:
+		return l.T("gpu.stale")
+	}
+	return string(state)
+}
 
 // cardState is a card's class index for its class and status badge, with its marks.
 func cardState(g BoardGPU) (state int, longIdle, saturated bool) {
 	switch g.State {
-	case StateFree:
+	case api.GPUFree:
 		state = cardFree
-	case StateIdle:
+	case api.GPUIdle:
 		state = cardIdle
-	case StateBusy:
+	case api.GPUBusy:
 		state = cardBusy
 	default:
 		state = cardStale

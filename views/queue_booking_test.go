@@ -3,14 +3,15 @@ package views
 import (
 	"testing"
 
+	"kashi/api"
 	"kashi/phrase"
 )
 
 // A task waiting for its project's booked window, and one kept from another project's booked
 // cards, say so in both languages.
 func TestQueueBookingReasons(t *testing.T) {
-	window := QueueRow{Reason: ReasonReservationWindow}
-	booked := QueueRow{Reason: ReasonNoFreeGPUs, ReasonSpec: "A100-80G", Detail: DetailBooked}
+	window := QueueRow{Reason: api.ReasonReservationWindow}
+	booked := QueueRow{Reason: api.ReasonNoFreeGPUs, ReasonSpec: "A100-80G", Detail: DetailBooked}
 	for l, want := range map[phrase.Locale][2]string{
 		en: {"Starts when its project's booked window opens", "The free cards are booked by another project"},
 		zh: {"项目预约的时段开始后启动", "空闲卡已被其他项目预约"},
@@ -22,7 +23,7 @@ func TestQueueBookingReasons(t *testing.T) {
 			t.Errorf("%s: booked reason = %q, want %q", l.Lang, got, want[1])
 		}
 	}
-	if got := reasonClass(ReasonReservationWindow); got != "reason r-self" {
+	if got := reasonClass(api.ReasonReservationWindow); got != "reason r-self" {
 		t.Errorf("reasonClass(window) = %q", got)
 	}
 }

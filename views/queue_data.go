@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"kashi/api"
+)
 
 // QueueData is everything the queue page shows. Handlers fill it; templates only read it.
 type QueueData struct {
@@ -27,29 +31,14 @@ type QueueLane struct {
 	Rows []QueueRow
 }
 
-// Wait reason codes, the values of QueueRow.Reason; they match the scheduler's.
-const (
-	ReasonStarting       = "starting"
-	ReasonNew            = "new"
-	ReasonNoFreeGPUs     = "no-free-gpus"
-	ReasonDataNotReady   = "data-not-ready"
-	ReasonOffPeakOnly    = "off-peak-only"
-	ReasonQuota          = "quota"
-	ReasonBehind         = "behind"
-	ReasonNoSuchCapacity = "no-such-capacity"
-	ReasonInvalid        = "invalid"
-	// ReasonReservationWindow: the task starts when its project's booked window opens.
-	ReasonReservationWindow = "reservation-window"
-)
-
-// Quota details, the values of QueueRow.Detail for ReasonQuota.
+// Quota details, the values of QueueRow.Detail for api.ReasonQuota.
 const (
 	DetailBudgetExhausted = "budget-exhausted"
 	DetailConcurrentLimit = "concurrent-limit"
 	DetailGuaranteedShare = "guaranteed-share"
 	// DetailServiceLimit: the project's services hold the cards its quota lets them hold.
 	DetailServiceLimit = "service-limit"
-	// DetailBooked refines ReasonNoFreeGPUs: the free cards are booked by another project.
+	// DetailBooked refines api.ReasonNoFreeGPUs: the free cards are booked by another project.
 	DetailBooked = "booked"
 )
 
@@ -74,8 +63,8 @@ type QueueRow struct {
 	SubmittedAt                      time.Time
 	// ETAP50 and ETAP90 are the estimated starts; zero is unknown.
 	ETAP50, ETAP90 time.Time
-	// Reason is a wait reason code; ReasonSpec, Ahead and Detail refine it.
-	Reason     string
+	// Reason is why the task waits; ReasonSpec, Ahead and Detail refine it.
+	Reason     api.WaitReason
 	ReasonSpec string // for no-free-gpus and no-such-capacity; "" is any
 	Ahead      int64  // for behind: the task holding the reservation
 	Detail     string // for quota

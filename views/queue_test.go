@@ -8,34 +8,35 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
+	"kashi/api"
 	"kashi/phrase"
 )
 
 // queueFixture is a queue with a row of every reason, a running task and a form with a problem.
 func queueFixture() QueueData {
-	row := func(pos int, id int64, reason string) QueueRow {
-		return QueueRow{Position: pos, TaskID: id, Name: "task-" + reason, Project: "vision", Owner: "ana", GPUs: 2,
+	row := func(pos int, id int64, reason api.WaitReason) QueueRow {
+		return QueueRow{Position: pos, TaskID: id, Name: "task-" + string(reason), Project: "vision", Owner: "ana", GPUs: 2,
 			Spec: "A100-80G", Priority: "normal", EstGPUHours: 3.25, DataReady: true, SubmittedAt: t0.Add(-time.Hour),
 			Reason: reason}
 	}
-	starting := row(0, 1, ReasonStarting)
+	starting := row(0, 1, api.ReasonStarting)
 	starting.ETAP50, starting.ETAP90 = t0, t0
-	noFree := row(1, 2, ReasonNoFreeGPUs)
+	noFree := row(1, 2, api.ReasonNoFreeGPUs)
 	noFree.ReasonSpec = "A100-80G"
 	noFree.ETAP50, noFree.ETAP90 = t0.Add(2*time.Hour+10*time.Minute), t0.Add(5*time.Hour)
-	behind := row(2, 3, ReasonBehind)
+	behind := row(2, 3, api.ReasonBehind)
 	behind.Ahead = 12
-	quota := row(3, 4, ReasonQuota)
+	quota := row(3, 4, api.ReasonQuota)
 	quota.Detail = DetailBudgetExhausted
-	noData := row(4, 5, ReasonDataNotReady)
+	noData := row(4, 5, api.ReasonDataNotReady)
 	noData.DataReady = false
 	noData.Name = `<img src=x onerror=alert(1)>`
 	return QueueData{
 		Now: t0,
 		Lanes: []QueueLane{
 			{Name: LaneShort, Rows: []QueueRow{noFree}},
-			{Name: LaneLong, Rows: []QueueRow{starting, behind, quota, noData, row(5, 6, ReasonOffPeakOnly),
-				row(6, 7, ReasonNoSuchCapacity)}},
+			{Name: LaneLong, Rows: []QueueRow{starting, behind, quota, noData, row(5, 6, api.ReasonOffPeakOnly),
+				row(6, 7, api.ReasonNoSuchCapacity)}},
 		},
 		Running:  []RunningTask{{TaskID: 9, Name: "pretrain", Project: "llm", GPUs: 8, Node: "a100-01", StartedAt: t0.Add(-3 * time.Hour)}},
 		Capacity: []SpecCapacity{{Spec: "A100-80G", Total: 16, Held: 10, Free: 6, LargestFree: 4}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"kashi/api"
 	"kashi/phrase"
 )
 
@@ -64,11 +65,11 @@ func gpusText(l phrase.Locale, gpus int, spec string) string {
 // reasonText explains why a task waits, in the page's language.
 func reasonText(l phrase.Locale, r QueueRow) string {
 	switch r.Reason {
-	case ReasonStarting:
+	case api.ReasonStarting:
 		return l.T("reason.starting")
-	case ReasonNew:
+	case api.ReasonNew:
 		return l.T("reason.new")
-	case ReasonNoFreeGPUs:
+	case api.ReasonNoFreeGPUs:
 		if r.Detail == DetailBooked {
 			return l.T("reserve.reason_booked")
 		}
@@ -76,11 +77,11 @@ func reasonText(l phrase.Locale, r QueueRow) string {
 			return l.T("reason.no_free_gpus_any")
 		}
 		return l.T("reason.no_free_gpus", r.ReasonSpec)
-	case ReasonDataNotReady:
+	case api.ReasonDataNotReady:
 		return l.T("reason.data_not_ready")
-	case ReasonOffPeakOnly:
+	case api.ReasonOffPeakOnly:
 		return l.T("reason.off_peak_only")
-	case ReasonQuota:
+	case api.ReasonQuota:
 		switch r.Detail {
 		case DetailBudgetExhausted:
 			return l.T("reason.quota_budget")
@@ -92,31 +93,31 @@ func reasonText(l phrase.Locale, r QueueRow) string {
 			return l.T("reason.quota_service")
 		}
 		return l.T("reason.quota")
-	case ReasonBehind:
+	case api.ReasonBehind:
 		return l.T("reason.behind", r.Ahead)
-	case ReasonNoSuchCapacity:
+	case api.ReasonNoSuchCapacity:
 		if r.ReasonSpec == "" {
 			return l.T("reason.no_such_capacity_any")
 		}
 		return l.T("reason.no_such_capacity", r.ReasonSpec)
-	case ReasonInvalid:
+	case api.ReasonInvalid:
 		return l.T("reason.invalid")
-	case ReasonReservationWindow:
+	case api.ReasonReservationWindow:
 		return l.T("reserve.reason_window")
 	}
-	return r.Reason
+	return string(r.Reason)
 }
 
 // reasonClass is the class attribute of a reason badge.
-func reasonClass(code string) string {
+func reasonClass(code api.WaitReason) string {
 	switch code {
-	case ReasonStarting, ReasonNew:
+	case api.ReasonStarting, api.ReasonNew:
 		return "reason r-starting"
-	case ReasonNoFreeGPUs, ReasonBehind:
+	case api.ReasonNoFreeGPUs, api.ReasonBehind:
 		return "reason r-capacity"
-	case ReasonDataNotReady, ReasonOffPeakOnly, ReasonReservationWindow:
+	case api.ReasonDataNotReady, api.ReasonOffPeakOnly, api.ReasonReservationWindow:
 		return "reason r-self"
-	case ReasonQuota, ReasonNoSuchCapacity, ReasonInvalid:
+	case api.ReasonQuota, api.ReasonNoSuchCapacity, api.ReasonInvalid:
 		return "reason r-blocked"
 	}
 	return "reason"

@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"kashi/api"
+)
 
 // TaskPageData is everything the task page shows. Handlers fill it; templates only read it.
 type TaskPageData struct {
@@ -55,7 +59,7 @@ type TaskView struct {
 	Name    string
 	Project string
 	Owner   string
-	State   string // a task state: waiting-data, queued, starting, running, succeeded, …
+	State   api.TaskState
 	// Stopping is true once a stop was asked of a task that still runs (its process exits).
 	Stopping    bool
 	GPUs        int
@@ -75,14 +79,6 @@ type TaskView struct {
 	OutputUnit  string
 	Command     []string
 }
-
-// Task state codes, the values of TaskView.State.
-const (
-	StateWaitingData = "waiting-data"
-	StateQueued      = "queued"
-	StateStarting    = "starting"
-	StateRunning     = "running"
-)
 
 // QuotaNeed is a task that waits on its project's limit of cards: the project holds InUse of
 // Spec now, the task asks Asks more, and the limit is Limit. RequestURL opens the quota
@@ -136,7 +132,7 @@ type TaskListData struct {
 type TaskListFilter struct {
 	Mine     bool
 	Project  string
-	State    string
+	State    api.TaskState
 	Spec     string
 	From, To string
 }
@@ -145,5 +141,5 @@ type TaskListFilter struct {
 type TaskListOptions struct {
 	Projects []string
 	Specs    []string
-	States   []string
+	States   []api.TaskState
 }

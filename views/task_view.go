@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"kashi/api"
 	"kashi/phrase"
 )
 
@@ -20,43 +21,29 @@ func QuotaReasonForTask(l phrase.Locale, id int64) string {
 // taskURL is the path of a task's page.
 func taskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 
-// TaskStates lists the task states in the order a task goes through them, for the tasks
-// page's filter.
-var TaskStates = []string{StateWaitingData, StateQueued, StateStarting, StateRunning,
-	"succeeded", "failed", "cancelled", "timed-out", "reclaimed"}
-
 // taskStateLabel names a task state in the page's language.
-func taskStateLabel(l phrase.Locale, state string) string {
+func taskStateLabel(l phrase.Locale, state api.TaskState) string {
 	switch state {
-	case StateWaitingData:
+	case api.StateWaitingData:
 		return l.T("task.state.waiting-data")
-	case StateQueued:
+	case api.StateQueued:
 		return l.T("task.state.queued")
-	case StateStarting:
+	case api.StateStarting:
 		return l.T("task.state.starting")
-	case StateRunning:
+	case api.StateRunning:
 		return l.T("task.state.running")
-	case "succeeded":
+	case api.StateSucceeded:
 		return l.T("task.state.succeeded")
-	case "failed":
+	case api.StateFailed:
 		return l.T("task.state.failed")
-	case "cancelled":
+	case api.StateCancelled:
 		return l.T("task.state.cancelled")
-	case "timed-out":
+	case api.StateTimedOut:
 		return l.T("task.state.timed-out")
-	case "reclaimed":
+	case api.StateReclaimed:
 		return l.T("task.state.reclaimed")
 	}
-	return state
-}
-
-// taskEnded is true for a state a task never leaves.
-func taskEnded(state string) bool {
-	switch state {
-	case StateWaitingData, StateQueued, StateStarting, StateRunning:
-		return false
-	}
-	return true
+	return string(state)
 }
 
 // eventReasonText is the reason the store recorded on a task's transition, in the page's
@@ -92,7 +79,7 @@ func eventReasonText(l phrase.Locale, reason string) string {
 
 // cancelConfirm asks before cancelling a task; a running task loses its work.
 func cancelConfirm(l phrase.Locale, t TaskView) string {
-	if t.State == StateRunning || t.State == StateStarting {
+	if t.State == api.StateRunning || t.State == api.StateStarting {
 		return l.T("task.cancel_confirm_running", t.ID, t.GPUs)
 	}
 	return l.T("task.cancel_confirm", t.ID)
@@ -158,7 +145,7 @@ func tasksPageURL(f TaskListFilter, n int) string {
 	if f.Mine {
 		q.Set("mine", "1")
 	}
-	for k, v := range map[string]string{"project": f.Project, "state": f.State, "spec": f.Spec, "from": f.From, "to": f.To} {
+	for k, v := range map[string]string{"project": f.Project, "state": string(f.State), "spec": f.Spec, "from": f.From, "to": f.To} {
 		if v != "" {
 			q.Set(k, v)
 		}

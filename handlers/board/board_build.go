@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/views"
 )
@@ -49,7 +50,7 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardDa
 		st := r.Status(now, marks)
 		g := views.BoardGPU{UUID: r.UUID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
 			UtilPct: r.UtilPct, TempC: r.TempC, PowerW: r.PowerW, Held: r.TaskID != 0, TaskID: r.TaskID, Task: r.Task,
-			Project: r.Project, State: st.State, LongIdle: st.LongIdle, LongSaturated: st.LongSaturated,
+			Project: r.Project, State: api.GPUState(st.State), LongIdle: st.LongIdle, LongSaturated: st.LongSaturated,
 			UnmanagedMiB: r.UnmanagedMiB, UnmanagedWho: r.UnmanagedWho, Owner: r.Owner}
 		if r.HeldSince != nil {
 			g.HeldFor = now.Sub(*r.HeldSince)
@@ -136,9 +137,9 @@ func sortIdleFirst(nodes []views.BoardNode) {
 	count := func(n views.BoardNode) (idle, free int) {
 		for _, g := range n.GPUs {
 			switch g.State {
-			case views.StateIdle:
+			case api.GPUIdle:
 				idle++
-			case views.StateFree:
+			case api.GPUFree:
 				free++
 			}
 		}

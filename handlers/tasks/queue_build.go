@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/scheduler"
@@ -103,7 +104,7 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 		lane.Rows = append(lane.Rows, views.QueueRow{Position: e.Position, TaskID: r.ID, Name: r.Name,
 			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.SpecList(), Priority: r.Priority,
 			EstGPUHours: r.EstGPUHours, DataReady: r.DataReady, SubmittedAt: r.SubmittedAt, ETAP50: e.ETAP50,
-			ETAP90: e.ETAP90, Reason: string(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail,
+			ETAP90: e.ETAP90, Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail,
 			PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
 	}
 	for _, r := range st.rows {

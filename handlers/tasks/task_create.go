@@ -27,7 +27,7 @@ func (h *Handler) TaskCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req taskRequest
+	var req api.TaskRequest
 	if err := handlers.DecodeBody(body, maxTaskBody, &req); err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (h *Handler) TaskCreate(c echo.Context) error {
 	if req.Owner, err = owner(handlers.Who(c), req.Owner); err != nil {
 		return err
 	}
-	nt := req.newTask(c.Request().Header.Get("Idempotency-Key"))
+	nt := newTask(req, c.Request().Header.Get("Idempotency-Key"))
 	nt.IdempotencyScope = handlers.Who(c).IdempotencyScope()
 	nt.TemplateID, nt.TemplateVersion = tpl.ID, tpl.Version
 	if dry {

@@ -20,13 +20,13 @@ import (
 // dryRunJSON is the answer of POST /api/v1/tasks?dry_run=1: where the task would stand in
 // the queue, what it would cost and the quota it would use.
 type dryRunJSON struct {
-	Lane         string     `json:"lane"`
-	Position     int        `json:"position"`
-	Reason       string     `json:"reason"`
-	ReasonText   string     `json:"reason_text"`
-	ReasonDetail string     `json:"reason_detail,omitempty"`
-	ETAP50       *time.Time `json:"eta_p50"`
-	ETAP90       *time.Time `json:"eta_p90"`
+	Lane         string         `json:"lane"`
+	Position     int            `json:"position"`
+	Reason       api.WaitReason `json:"reason"`
+	ReasonText   string         `json:"reason_text"`
+	ReasonDetail string         `json:"reason_detail,omitempty"`
+	ETAP50       *time.Time     `json:"eta_p50"`
+	ETAP90       *time.Time     `json:"eta_p90"`
 	// CardS is the card time priced: the estimate, else GPUs × max runtime (Basis says which).
 	CardS int64  `json:"card_s"`
 	Basis string `json:"basis"`
@@ -105,7 +105,7 @@ func (h *Handler) dryRun(ctx context.Context, nt models.NewTask, now time.Time) 
 	if err != nil {
 		return dryRunJSON{}, err
 	}
-	d := dryRunJSON{wait: tr.QueueEntry, Lane: tr.Lane, Position: tr.Position, Reason: string(tr.Reason), ReasonText: tr.String(),
+	d := dryRunJSON{wait: tr.QueueEntry, Lane: tr.Lane, Position: tr.Position, Reason: api.WaitReason(tr.Reason), ReasonText: tr.String(),
 		ReasonDetail: tr.Detail, ETAP50: etaJSON(tr.ETAP50), ETAP90: etaJSON(tr.ETAP90), Basis: "estimate",
 		CardS: int64(math.Round(nt.EstGPUHours * 3600)), Cost: []costJSON{}, Quota: []quotaUseJSON{}, Warnings: []string{}}
 	if d.CardS == 0 {
@@ -187,7 +187,7 @@ func quotedSpecs(asked string, tr scheduler.Trial, prices []models.Price, projec
 // estimate is the dry run as the submit form shows it.
 func (d dryRunJSON) estimate(now time.Time) *views.TaskEstimate {
 	w := d.wait
-	e := &views.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: string(w.Reason),
+	e := &views.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: api.WaitReason(w.Reason),
 		ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail, ETAP50: w.ETAP50, ETAP90: w.ETAP90}}
 	for _, c := range d.Cost {
 		e.Costs = append(e.Costs, views.TaskCost{Spec: c.Spec, AmountFen: c.AmountFen, MissingPrice: c.MissingPrice})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
@@ -24,7 +25,7 @@ func (h *Handler) TaskList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]taskJSON, len(rows))
+	out := make([]api.Task, len(rows))
 	for i, r := range rows {
 		out[i] = toTaskJSON(r)
 	}

@@ -6,12 +6,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 )
 
 // TaskLog returns the end of a task's log (at most 64 KiB) as plain text; the full log stays
-// on its node under <state-dir>/tasks/<id>/output.log. X-Log-End-Offset is the byte offset of
-// the log file just past the text. GET /api/v1/tasks/:id/log.
+// on its node under <state-dir>/tasks/<id>/output.log. api.HeaderLogEndOffset is the byte
+// offset of the log file just past the text. GET /api/v1/tasks/:id/log.
 func (h *Handler) TaskLog(c echo.Context) error {
 	id, err := handlers.PathID(c)
 	if err != nil {
@@ -24,6 +25,6 @@ func (h *Handler) TaskLog(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set("X-Log-End-Offset", strconv.FormatInt(l.EndOffset, 10))
+	c.Response().Header().Set(api.HeaderLogEndOffset, strconv.FormatInt(l.EndOffset, 10))
 	return c.String(http.StatusOK, l.Tail)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/rightsize"
@@ -171,7 +172,7 @@ func (h *Handler) taskWait(ctx context.Context, t models.TaskRow, now time.Time)
 	for e, r := range st.entries {
 		if r.ID == t.ID {
 			return &views.QueueRow{Position: e.Position, TaskID: r.ID, ETAP50: e.ETAP50, ETAP90: e.ETAP90,
-				Reason: string(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail}, nil
+				Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail}, nil
 		}
 	}
 	return nil, nil
@@ -179,7 +180,7 @@ func (h *Handler) taskWait(ctx context.Context, t models.TaskRow, now time.Time)
 
 // taskView maps a task to what the pages show of it.
 func taskView(t models.TaskRow) views.TaskView {
-	v := views.TaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, State: t.State, GPUs: t.GPUs,
+	v := views.TaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, State: api.TaskState(t.State), GPUs: t.GPUs,
 		Spec: t.Spec, Queue: t.Queue, Priority: t.Priority, EstGPUHours: t.EstGPUHours,
 		MaxRuntime: time.Duration(t.MaxRuntimeS) * time.Second, DataReady: t.DataReady, SubmittedAt: t.SubmittedAt,
 		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit, Stopping: t.StopState != "" && t.EndedAt == nil}

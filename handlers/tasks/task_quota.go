@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
@@ -16,7 +17,7 @@ import (
 // temporary one while it is in force), with the quota request that would let it start; nil
 // when the task does not wait on such a limit.
 func (h *Handler) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *views.QueueRow, now time.Time) (*views.QuotaNeed, error) {
-	if wait == nil || wait.Reason != views.ReasonQuota || wait.Detail != views.DetailConcurrentLimit {
+	if wait == nil || wait.Reason != api.ReasonQuota || wait.Detail != views.DetailConcurrentLimit {
 		return nil, nil
 	}
 	quotas, err := h.store.Quotas(ctx, t.ProjectID)

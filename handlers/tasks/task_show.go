@@ -2,21 +2,13 @@ package tasks
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/rightsize"
 )
-
-// eventJSON is one transition in a task's event log.
-type eventJSON struct {
-	At     time.Time `json:"at"`
-	From   string    `json:"from"`
-	To     string    `json:"to"`
-	Reason string    `json:"reason"`
-}
 
 // TaskShow returns one task with its event log. GET /api/v1/tasks/:id.
 func (h *Handler) TaskShow(c echo.Context) error {
@@ -42,14 +34,13 @@ func (h *Handler) TaskShow(c echo.Context) error {
 		return err
 	}
 	out := struct {
-		taskJSON
-		Events []eventJSON `json:"events"`
+		api.TaskDetail
 		// Advice is what the task's next run should ask for, from what this run measured;
 		// absent while it runs or without enough readings.
 		Advice *rightsize.Advice `json:"advice,omitempty"`
-	}{taskJSON: toTaskJSON(t), Events: make([]eventJSON, len(events)), Advice: advice}
+	}{TaskDetail: api.TaskDetail{Task: toTaskJSON(t), Events: make([]api.TaskEvent, len(events))}, Advice: advice}
 	for i, e := range events {
-		out.Events[i] = eventJSON{At: e.At, From: e.From, To: e.To, Reason: e.Reason}
+		out.Events[i] = api.TaskEvent{At: e.At, From: e.From, To: e.To, Reason: e.Reason}
 	}
 	return c.JSON(http.StatusOK, out)
 }

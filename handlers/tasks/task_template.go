@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
@@ -19,18 +20,19 @@ import (
 // its name, data ready unless it declares a data check or a checkable data location), then the body's own fields over
 // them. The template of a project the caller does not see is 404; a project other than the
 // template's, or an env name the template lists without a value, is 422.
-func (h *Handler) fromTemplate(c echo.Context, id int64, body []byte) (models.TaskTemplate, taskRequest, error) {
+func (h *Handler) fromTemplate(c echo.Context, id int64, body []byte) (models.TaskTemplate, api.TaskRequest, error) {
 	ctx := c.Request().Context()
 	t, err := visibleTemplate(c, h.store, id)
 	if err != nil {
-		return t, taskRequest{}, handlers.StoreError(err)
+		return t, api.TaskRequest{}, handlers.StoreError(err)
 	}
 	p, err := h.store.ProjectByID(ctx, t.ProjectID)
 	if err != nil {
-		return t, taskRequest{}, handlers.StoreError(err)
+		return t, api.TaskRequest{}, handlers.StoreError(err)
 	}
 	fields := t.Fields()
-	req := taskRequest{Project: p.Name, Name: t.Name, DataReady: !fields.WaitsForData()}
+	ready := !fields.WaitsForData()
+	req := api.TaskRequest{Project: p.Name, Name: t.Name, DataReady: &ready}
 	raw, _ := json.Marshal(fields) // plain data; never fails
 	json.Unmarshal(raw, &req)      // the template's fields have the request's names
 	req.DataLocations = nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
@@ -22,10 +23,10 @@ func (h *Handler) TasksPage(c echo.Context) error {
 	now := h.Now().In(h.Loc())
 	q := c.QueryParams()
 	d := views.TaskListData{Now: now, Page: 1, Filter: views.TaskListFilter{Mine: q.Get("mine") != "", Project: q.Get("project"),
-		State: q.Get("state"), Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
-	f := models.TaskFilter{Project: d.Filter.Project, State: d.Filter.State, Spec: d.Filter.Spec, ProjectIDs: handlers.VisibleProjects(handlers.Who(c)),
+		State: api.TaskState(q.Get("state")), Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
+	f := models.TaskFilter{Project: d.Filter.Project, State: string(d.Filter.State), Spec: d.Filter.Spec, ProjectIDs: handlers.VisibleProjects(handlers.Who(c)),
 		Limit: tasksPageSize + 1}
-	if d.Filter.State != "" && !slices.Contains(views.TaskStates, d.Filter.State) {
+	if d.Filter.State != "" && !slices.Contains(api.TaskStates(), d.Filter.State) {
 		return handlers.BadRequest("state", "state must be one of the task states")
 	}
 	if d.Filter.Mine {
@@ -73,7 +74,7 @@ func (h *Handler) TasksPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d.Options.Specs, d.Options.States = specs, views.TaskStates
+	d.Options.Specs, d.Options.States = specs, api.TaskStates()
 	return handlers.Render(c, http.StatusOK, views.Tasks(handlers.Locale(c), d))
 }
 

@@ -24,7 +24,7 @@ func (h *Handler) TemplateCreate(c echo.Context) error {
 		return err
 	}
 	t, err := h.store.CreateTemplate(c.Request().Context(), models.NewTemplate{ProjectID: p.ID, Name: req.Name,
-		Description: req.Description, Body: req.TemplateBody}, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
+		Description: req.Description, Body: sameJSON[models.TemplateBody](req.TemplateBody)}, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
 	if err != nil {
 		return handlers.StoreError(err)
 	}

@@ -1,8 +1,10 @@
 package tasks
 
 import (
+	"encoding/json"
 	"time"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/schedule"
 )
@@ -15,12 +17,22 @@ const maxTemplateBody = 128 << 10
 type templateRequest struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	models.TemplateBody
+	api.TemplateBody
 }
 
 // newTemplateRequest is a request with the API's defaults: the long lane, normal priority.
 func newTemplateRequest() templateRequest {
-	return templateRequest{TemplateBody: models.TemplateBody{Queue: models.QueueLong, Priority: models.PriorityNormal}}
+	return templateRequest{TemplateBody: api.TemplateBody{Queue: models.QueueLong, Priority: models.PriorityNormal}}
+}
+
+// sameJSON is v as a T, a type that writes the same JSON (a template body in the API's form
+// and in the store's; TestTemplateBodyForms holds them equal). v is plain data: it always
+// encodes, and its JSON always decodes into a T.
+func sameJSON[T any](v any) T {
+	var out T
+	b, _ := json.Marshal(v)
+	json.Unmarshal(b, &out)
+	return out
 }
 
 // templateJSON is a template as the API shows it; Versions and Schedules only on its own
@@ -31,7 +43,7 @@ type templateJSON struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Version     int    `json:"version"`
-	models.TemplateBody
+	api.TemplateBody
 	CreatedBy string    `json:"created_by"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -48,7 +60,7 @@ type versionJSON struct {
 	At          time.Time            `json:"at"`
 	Description string               `json:"description"`
 	Changes     []models.FieldChange `json:"changes"`
-	Body        models.TemplateBody  `json:"body"`
+	Body        api.TemplateBody     `json:"body"`
 }
 
 // scheduleJSON is a schedule with its next five planned times and its latest runs.
@@ -79,12 +91,12 @@ type runJSON struct {
 // toTemplateJSON is a template with its uses.
 func toTemplateJSON(t models.TaskTemplate, uses int64) templateJSON {
 	return templateJSON{ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Description: t.Description, Version: t.Version,
-		TemplateBody: t.Fields(), CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Uses: uses}
+		TemplateBody: sameJSON[api.TemplateBody](t.Fields()), CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Uses: uses}
 }
 
 // toVersionJSON is a stored version.
 func toVersionJSON(v models.TaskTemplateVersion) versionJSON {
-	return versionJSON{Version: v.Version, By: v.By, At: v.At, Description: v.Description, Changes: v.Changes(), Body: v.Fields()}
+	return versionJSON{Version: v.Version, By: v.By, At: v.At, Description: v.Description, Changes: v.Changes(), Body: sameJSON[api.TemplateBody](v.Fields())}
 }
 
 // toScheduleJSON is a schedule with its next five runs after now and its runs.

@@ -24,7 +24,7 @@ func (h *Handler) TemplateUpdate(c echo.Context) error {
 		return err
 	}
 	t, err = h.store.UpdateTemplate(c.Request().Context(), t.ID, models.NewTemplate{Name: req.Name,
-		Description: req.Description, Body: req.TemplateBody}, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
+		Description: req.Description, Body: sameJSON[models.TemplateBody](req.TemplateBody)}, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
 	if err != nil {
 		return handlers.StoreError(err)
 	}

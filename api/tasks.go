@@ -1,0 +1,217 @@
+package api
+
+import "time"
+
+// The user API's bodies that the server's handlers write and the CLI reads. Fields keep the
+// order the server has always written them in.
+
+// DataCheck is what a task waits for before it queues: a path under the server's data roots
+// or a URL, and where the data is.
+type DataCheck struct {
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+	// Region is where the data is: the scheduler prefers that region's cards.
+	Region string `json:"region,omitempty"`
+}
+
+// TaskRequest is the body of POST /api/v1/tasks. Every field may be left out; a client leaves
+// out its zero values.
+type TaskRequest struct {
+	Project     string            `json:"project,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Owner       string            `json:"owner,omitempty"`
+	GPUs        int               `json:"gpus,omitempty"`
+	Spec        string            `json:"spec,omitempty"`
+	Specs       []string          `json:"specs,omitempty"`
+	Regions     []string          `json:"regions,omitempty"`
+	Queue       string            `json:"queue,omitempty"`
+	Priority    string            `json:"priority,omitempty"`
+	EstGPUHours float64           `json:"est_gpu_hours,omitempty"`
+	MaxRuntimeS int64             `json:"max_runtime_s,omitempty"`
+	Command     []string          `json:"command,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	// SecretEnv names the variables of Env stored encrypted at rest.
+	SecretEnv []string `json:"secret_env,omitempty"`
+	Workdir   string   `json:"workdir,omitempty"`
+	Image     string   `json:"image,omitempty"`
+	// DataReady, when true, queues the task at once; absent is false.
+	DataReady *bool      `json:"data_ready,omitempty"`
+	DataCheck *DataCheck `json:"data_check,omitempty"`
+	// DataLocations is where the data is in each region: region → path or URI.
+	DataLocations map[string]string `json:"data_locations,omitempty"`
+	Deferrable    bool              `json:"deferrable,omitempty"`
+	// Template is the template whose fields the request starts from; 0 for none.
+	Template int64 `json:"template,omitempty"`
+	// Kind "service" submits an inference service: Model, Replicas, MetricsPort, MetricsPath
+	// and HealthPath describe it.
+	Kind        string `json:"kind,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Replicas    int    `json:"replicas,omitempty"`
+	MetricsPort int    `json:"metrics_port,omitempty"`
+	MetricsPath string `json:"metrics_path,omitempty"`
+	HealthPath  string `json:"health_path,omitempty"`
+	// TTFTTargetMS is a service's p95 time-to-first-token target; 0 for none.
+	TTFTTargetMS int `json:"ttft_target_ms,omitempty"`
+}
+
+// TemplateBody is what a task template fixes of the tasks submitted from it, as the template
+// API takes and shows it (beside the template's name and description). EnvNames are the
+// variables a submit must give values for; a template never holds their values. The store
+// keeps the same fields in its own form; a test holds the two equal.
+type TemplateBody struct {
+	GPUs        int        `json:"gpus"`
+	Spec        string     `json:"spec"`
+	Specs       []string   `json:"specs,omitempty"`
+	Regions     []string   `json:"regions,omitempty"`
+	Queue       string     `json:"queue"`
+	Priority    string     `json:"priority"`
+	EstGPUHours float64    `json:"est_gpu_hours"`
+	MaxRuntimeS int64      `json:"max_runtime_s"`
+	Command     []string   `json:"command"`
+	EnvNames    []string   `json:"env_names"`
+	Workdir     string     `json:"workdir"`
+	Image       string     `json:"image"`
+	DataCheck   *DataCheck `json:"data_check,omitempty"`
+	// DataLocations is where the data is in each region (region → path or URI).
+	DataLocations map[string]string `json:"data_locations,omitempty"`
+	Deferrable    bool              `json:"deferrable"`
+}
+
+// Task is a task as the API shows it: GET /api/v1/tasks, the answer of a submit, a cancel and
+// the other task actions.
+type Task struct {
+	ID      int64  `json:"id"`
+	Project string `json:"project"`
+	Name    string `json:"name"`
+	Owner   string `json:"owner"`
+	GPUs    int    `json:"gpus"`
+	Spec    string `json:"spec"`
+	// Specs and Regions are the specs and regions the task accepts, when it names several.
+	Specs       []string `json:"specs,omitempty"`
+	Regions     []string `json:"regions,omitempty"`
+	Queue       string   `json:"queue"`
+	Priority    string   `json:"priority"`
+	EstGPUHours float64  `json:"est_gpu_hours"`
+	MaxRuntimeS int64    `json:"max_runtime_s"`
+	Command     []string `json:"command"`
+	// EnvNames are the names of the task's environment; values are never shown after submit.
+	EnvNames  []string   `json:"env_names"`
+	Workdir   string     `json:"workdir"`
+	Image     string     `json:"image"`
+	DataReady bool       `json:"data_ready"`
+	DataCheck *DataCheck `json:"data_check"`
+	// DataLocations is where the data is in each region; the node is told its region's.
+	DataLocations map[string]string `json:"data_locations,omitempty"`
+	Deferrable    bool              `json:"deferrable"`
+	State         TaskState         `json:"state"`
+	// Reason is the sentence the store recorded with the task's last change of state.
+	Reason      string     `json:"reason"`
+	SubmittedAt time.Time  `json:"submitted_at"`
+	StartedAt   *time.Time `json:"started_at"`
+	EndedAt     *time.Time `json:"ended_at"`
+	ExitCode    *int       `json:"exit_code"`
+	OutputUnits int64      `json:"output_units"`
+	OutputUnit  string     `json:"output_unit"`
+	// LastCheckpointAt is the task's last reported checkpoint.
+	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
+	// TemplateID is the template the task was submitted from, at TemplateVersion.
+	TemplateID      *int64 `json:"template_id"`
+	TemplateVersion int    `json:"template_version"`
+	// Kind is "batch" or "service"; a service's replica also shows its model, service (the
+	// id of its first replica), replicas and metrics endpoint.
+	Kind         string `json:"kind"`
+	Model        string `json:"model,omitempty"`
+	ServiceID    *int64 `json:"service_id,omitempty"`
+	Replicas     int    `json:"replicas,omitempty"`
+	MetricsPort  int    `json:"metrics_port,omitempty"`
+	MetricsPath  string `json:"metrics_path,omitempty"`
+	HealthPath   string `json:"health_path,omitempty"`
+	TTFTTargetMS int    `json:"ttft_target_ms,omitempty"`
+}
+
+// HeaderLogEndOffset, on the answer of GET /api/v1/tasks/{id}/log (the end of the task's log
+// as plain text), is the byte offset of the log file just past the text.
+const HeaderLogEndOffset = "X-Log-End-Offset"
+
+// TaskEvent is one transition in a task's event log.
+type TaskEvent struct {
+	At     time.Time `json:"at"`
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Reason string    `json:"reason"`
+}
+
+// TaskDetail is GET /api/v1/tasks/{id}: the task with its event log. (The server adds the
+// advice for the task's next run, which the CLI does not read.)
+type TaskDetail struct {
+	Task
+	Events []TaskEvent `json:"events"`
+}
+
+// Queue is GET /api/v1/queue.
+type Queue struct {
+	Now time.Time `json:"now"`
+	// Tasks are the waiting tasks lane by lane (short first), in queue order.
+	Tasks    []QueueEntry `json:"tasks"`
+	Capacity []Capacity   `json:"capacity"`
+}
+
+// QueueEntry is a waiting task plus its place in the queue. Its Reason, a wait reason code,
+// replaces the task's stored reason sentence, which ReasonText gives fresh.
+type QueueEntry struct {
+	Task
+	Position int    `json:"position"`
+	Lane     string `json:"lane"`
+	// ETAP50 and ETAP90 are the estimated starts; null when unknown.
+	ETAP50       *time.Time `json:"eta_p50"`
+	ETAP90       *time.Time `json:"eta_p90"`
+	Reason       WaitReason `json:"reason"`
+	ReasonText   string     `json:"reason_text"`
+	ReasonDetail string     `json:"reason_detail,omitempty"`
+	Ahead        int64      `json:"ahead,omitempty"`
+	// PlaceSpec and PlaceRegion are where it starts or is expected to; PlaceWhy why there
+	// (data-region, only, first-free, earliest). Absent when unknown.
+	PlaceSpec   string `json:"place_spec,omitempty"`
+	PlaceRegion string `json:"place_region,omitempty"`
+	PlaceWhy    string `json:"place_why,omitempty"`
+}
+
+// Capacity is one spec's free capacity in a region.
+type Capacity struct {
+	Spec        string `json:"spec"`
+	Region      string `json:"region"`
+	Total       int    `json:"total"`
+	Held        int    `json:"held"`
+	Free        int    `json:"free"`
+	LargestFree int    `json:"largest_free"`
+	// ShortReserve counts the cards kept for the short lane; ShortReserveHeld those in use.
+	ShortReserve     int `json:"short_reserve"`
+	ShortReserveHeld int `json:"short_reserve_held"`
+}
+
+// GPU is one GPU of GET /api/v1/gpus.
+type GPU struct {
+	UUID           string     `json:"uuid"`
+	Node           string     `json:"node"`
+	Index          int        `json:"index"`
+	Pool           string     `json:"pool"`
+	Spec           string     `json:"spec"`
+	MemoryTotalMiB int64      `json:"memory_total_mib"`
+	MemoryUsedMiB  int64      `json:"memory_used_mib"`
+	UtilPct        int        `json:"util_pct"`
+	State          GPUState   `json:"state"`
+	TaskID         *int64     `json:"task_id"`
+	Project        *string    `json:"project"`
+	IdleSince      *time.Time `json:"idle_since"`
+	UpdatedAt      *time.Time `json:"updated_at"`
+	// UnmanagedMiB is memory held by processes of no task, UnmanagedWho whose.
+	UnmanagedMiB int64  `json:"unmanaged_mib,omitempty"`
+	UnmanagedWho string `json:"unmanaged_who,omitempty"`
+}
+
+// Me is the caller as GET /api/v1/me shows them.
+type Me struct {
+	Name     string `json:"name"`
+	Role     string `json:"role"`
+	ReadOnly bool   `json:"read_only"`
+}
