@@ -11,6 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"kashi/api"
+	"kashi/views/viewstest"
 )
 
 func TestCompactState(t *testing.T) {
@@ -57,7 +58,7 @@ func TestCompactGrid(t *testing.T) {
 	d.Nodes[0].GPUs[0].Strip = [12]uint8{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1}
 	d.Nodes[0].GPUs[0].Owner = "zhang<x>"
 	d.Nodes[0].GPUs[1].UUID = "GPU-a/b?c"
-	doc := parse(t, render(t, CompactGrid(en, d)))
+	doc := viewstest.Parse(t, viewstest.Render(t, CompactGrid(viewstest.En, d)))
 	cells := doc.Find(`[data-testid=compact-grid] [data-testid=gpu-cell]`)
 	if cells.Length() != 20 {
 		t.Fatalf("cells = %d, want 20", cells.Length())
@@ -112,7 +113,7 @@ func BenchmarkCompactBoardRender4096(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	c := CompactGrid(en, d)
+	c := CompactGrid(viewstest.En, d)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := c.Render(ctx, io.Discard); err != nil {
@@ -125,7 +126,7 @@ func BenchmarkCompactBoardRender4096(b *testing.B) {
 // TestCardsLinkToPages: every card of the card board links to its GPU's page and every node
 // row to its node's page, as the compact cells do.
 func TestCardsLinkToPages(t *testing.T) {
-	doc := parse(t, render(t, BoardGrid(en, boardFixture())))
+	doc := viewstest.Parse(t, viewstest.Render(t, BoardGrid(viewstest.En, boardFixture())))
 	cards := doc.Find(`[data-testid=gpu-card]`)
 	cards.Each(func(_ int, c *goquery.Selection) {
 		if href := c.Find(`[data-testid=card-gpu]`).AttrOr("href", ""); href != gpuURL(c.AttrOr("data-uuid", "")) {

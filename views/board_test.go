@@ -13,23 +13,13 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/a-h/templ"
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/api"
-	"kashi/phrase"
+	"kashi/views/viewstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-// t0 is the fixed "now" of every page test.
-var t0 = time.Date(2026, 3, 9, 14, 30, 5, 0, time.UTC)
-
-// en and zh are the locales the page tests render in.
-var (
-	en = phrase.Locale{Lang: phrase.LangEN}
-	zh = phrase.Locale{Lang: phrase.LangZH}
-)
 
 const gib = 1024 // MiB
 
@@ -101,42 +91,24 @@ func boardFixture() BoardData {
 	h1[3] = saturatedFor(idleFor(h1[3], 45*time.Minute), 75*time.Minute)
 
 	return BoardData{
-		Now:     t0,
+		Now:     viewstest.T0,
 		Options: BoardOptions{Pools: []string{"bj-a100", "sh-h800"}, Specs: []string{"A100-80G", "H800-80G"}, Projects: []string{"llm-pretrain", "llm-sft", "speech", "vision"}},
 		Pools: []PoolSummary{
 			{Name: "bj-a100", Spec: "A100-80G", Nodes: 2, Total: 16, Busy: 4, IdleHeld: 3, Free: 9, MeanUtil: 24, MemUsedMiB: 302 * gib, MemTotalMiB: 1280 * gib},
 			{Name: "sh-h800", Spec: "H800-80G", Nodes: 1, Total: 4, Busy: 3, IdleHeld: 1, Free: 0, MeanUtil: 61, MemUsedMiB: 240 * gib, MemTotalMiB: 320 * gib},
 		},
 		Nodes: []BoardNode{
-			{ID: 1, Hostname: "a100-01", Pool: "bj-a100", Spec: "A100-80G", State: "ready", LastSeen: t0.Add(-3 * time.Second), MeanUtil: 49, MemUsedMiB: 302 * gib, MemTotalMiB: 640 * gib, GPUs: a1},
-			{ID: 2, Hostname: "a100-02", Pool: "bj-a100", Spec: "A100-80G", State: "lost", LastSeen: t0.Add(-12 * time.Minute), MemTotalMiB: 640 * gib, GPUs: a2},
-			{ID: 3, Hostname: "h800-01", Pool: "sh-h800", Spec: "H800-80G", State: "ready", LastSeen: t0.Add(-2 * time.Second), MeanUtil: 61, MemUsedMiB: 240 * gib, MemTotalMiB: 320 * gib, GPUs: h1},
+			{ID: 1, Hostname: "a100-01", Pool: "bj-a100", Spec: "A100-80G", State: "ready", LastSeen: viewstest.T0.Add(-3 * time.Second), MeanUtil: 49, MemUsedMiB: 302 * gib, MemTotalMiB: 640 * gib, GPUs: a1},
+			{ID: 2, Hostname: "a100-02", Pool: "bj-a100", Spec: "A100-80G", State: "lost", LastSeen: viewstest.T0.Add(-12 * time.Minute), MemTotalMiB: 640 * gib, GPUs: a2},
+			{ID: 3, Hostname: "h800-01", Pool: "sh-h800", Spec: "H800-80G", State: "ready", LastSeen: viewstest.T0.Add(-2 * time.Second), MeanUtil: 61, MemUsedMiB: 240 * gib, MemTotalMiB: 320 * gib, GPUs: h1},
 		},
 		IdleAfter:      30 * time.Minute,
 		SaturatedAfter: time.Hour,
 	}
 }
 
-func render(t *testing.T, c templ.Component) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := c.Render(context.Background(), &buf); err != nil {
-		t.Fatalf("Render: %v", err)
-	}
-	return buf.Bytes()
-}
-
-func parse(t *testing.T, html []byte) *goquery.Document {
-	t.Helper()
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	return doc
-}
-
 func TestBoardGolden(t *testing.T) {
-	got := render(t, Board(en, boardFixture()))
+	got := viewstest.Render(t, Board(viewstest.En, boardFixture()))
 	path := filepath.Join("..", "testdata", "golden", "board.html")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -168,7 +140,7 @@ func uuids(doc *goquery.Document, sel string) []string {
 }
 
 func TestBoardContent(t *testing.T) {
-	doc := parse(t, render(t, Board(en, boardFixture())))
+	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.En, boardFixture())))
 
 	if got := doc.Find(`html`).AttrOr("lang", ""); got != "en" {
 		t.Errorf(`<html lang> = %q, want "en"`, got)
@@ -248,7 +220,7 @@ func TestBoardContent(t *testing.T) {
 func TestBoardFilterSelected(t *testing.T) {
 	d := boardFixture()
 	d.Filter = BoardFilter{Pool: "sh-h800", Project: "gone-project"}
-	doc := parse(t, render(t, Board(en, d)))
+	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.En, d)))
 	for name, want := range map[string]string{"pool": "sh-h800", "spec": "", "project": "gone-project"} {
 		sel := doc.Find(`#board-filter select[name="` + name + `"] option[selected]`)
 		if sel.Length() != 1 || sel.AttrOr("value", "?") != want {
@@ -262,7 +234,7 @@ func TestBoardFilterSelected(t *testing.T) {
 }
 
 func TestBoardZH(t *testing.T) {
-	doc := parse(t, render(t, Board(zh, boardFixture())))
+	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.Zh, boardFixture())))
 	if got := doc.Find(`html`).AttrOr("lang", ""); got != "zh-CN" {
 		t.Errorf(`<html lang> = %q, want "zh-CN"`, got)
 	}
@@ -288,26 +260,26 @@ func TestBoardZH(t *testing.T) {
 func TestBoardEmpty(t *testing.T) {
 	d := boardFixture()
 	d.Nodes, d.Pools = nil, nil
-	doc := parse(t, render(t, BoardGrid(en, d)))
-	if got := strings.TrimSpace(doc.Find(`[data-testid="board-empty"]`).Text()); got != en.T("board.empty") {
+	doc := viewstest.Parse(t, viewstest.Render(t, BoardGrid(viewstest.En, d)))
+	if got := strings.TrimSpace(doc.Find(`[data-testid="board-empty"]`).Text()); got != viewstest.En.T("board.empty") {
 		t.Errorf("empty state = %q", got)
 	}
 	d.Filter.Pool = "bj-a100"
-	doc = parse(t, render(t, BoardGrid(zh, d)))
+	doc = viewstest.Parse(t, viewstest.Render(t, BoardGrid(viewstest.Zh, d)))
 	if got := strings.TrimSpace(doc.Find(`[data-testid="board-empty"]`).Text()); got != "没有符合筛选条件的节点。" {
 		t.Errorf("filtered empty state = %q", got)
 	}
 }
 
 func TestBoardGridIsAPartial(t *testing.T) {
-	html := render(t, BoardGrid(en, boardFixture()))
+	html := viewstest.Render(t, BoardGrid(viewstest.En, boardFixture()))
 	if bytes.Contains(html, []byte("<html")) || !bytes.HasPrefix(html, []byte(`<div id="board-grid"`)) {
 		t.Errorf("BoardGrid should render only the grid div, got %.80q…", html)
 	}
 }
 
 func TestErrorPage(t *testing.T) {
-	doc := parse(t, render(t, ErrorPage(zh, 404, "没有这个任务")))
+	doc := viewstest.Parse(t, viewstest.Render(t, ErrorPage(viewstest.Zh, 404, "没有这个任务")))
 	if got := doc.Find("h1").Text(); got != "页面不存在" {
 		t.Errorf("h1 = %q", got)
 	}
@@ -320,7 +292,7 @@ func TestErrorPage(t *testing.T) {
 	if n := doc.Find(`nav a[aria-current]`).Length(); n != 0 {
 		t.Errorf("error page marks %d nav entries current, want 0", n)
 	}
-	doc = parse(t, render(t, ErrorPage(en, 418, "")))
+	doc = viewstest.Parse(t, viewstest.Render(t, ErrorPage(viewstest.En, 418, "")))
 	if got := doc.Find("h1").Text(); got != "Something went wrong" {
 		t.Errorf("h1 of an unknown status = %q", got)
 	}
@@ -349,7 +321,7 @@ func bigBoard(nodes int) BoardData {
 			}
 			gpus[i] = g
 		}
-		d.Nodes[n] = BoardNode{ID: int64(n), Hostname: host, Pool: "bj-a100", Spec: "A100-80G", State: "ready", LastSeen: t0, MeanUtil: 55, MemUsedMiB: 400 * gib, MemTotalMiB: 640 * gib, GPUs: gpus}
+		d.Nodes[n] = BoardNode{ID: int64(n), Hostname: host, Pool: "bj-a100", Spec: "A100-80G", State: "ready", LastSeen: viewstest.T0, MeanUtil: 55, MemUsedMiB: 400 * gib, MemTotalMiB: 640 * gib, GPUs: gpus}
 	}
 	return d
 }
@@ -357,7 +329,7 @@ func bigBoard(nodes int) BoardData {
 func BenchmarkBoardRender4096(b *testing.B) {
 	d := bigBoard(512)
 	ctx := context.Background()
-	c := BoardGrid(en, d)
+	c := BoardGrid(viewstest.En, d)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := c.Render(ctx, io.Discard); err != nil {

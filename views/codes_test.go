@@ -34,7 +34,7 @@ func catalogTexts(t *testing.T) map[string][]*regexp.Regexp {
 
 // checkCodeTexts fails for each code of list whose text, as text writes it in each language,
 // is none of that language's catalog texts: the view does not know the code (it shows it
-// bare, which the zh-CN catalog never has) or the catalog lacks its text (the page falls back
+// bare, which the viewstest.Zh-CN catalog never has) or the catalog lacks its text (the page falls back
 // to English or to the key).
 func checkCodeTexts[C ~string](t *testing.T, kind string, list []C, text func(phrase.Locale, C) string) {
 	t.Helper()

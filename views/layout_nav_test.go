@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kashi/phrase"
+	"kashi/views/viewstest"
 )
 
 // TestNavUnread: the notifications entry carries the unread count, and only when there is one;
@@ -21,7 +22,7 @@ func TestNavUnread(t *testing.T) {
 			if err := ErrorPage(phrase.Locale{Lang: phrase.LangZH}, 404, "").Render(ctx, &buf); err != nil {
 				t.Fatal(err)
 			}
-			doc := parse(t, buf.Bytes())
+			doc := viewstest.Parse(t, buf.Bytes())
 			if got := doc.Find(`a[href="/notifications"] [data-testid=nav-unread]`).Text(); got != tc.want {
 				t.Errorf("unread badge = %q, want %q", got, tc.want)
 			}

@@ -470,7 +470,7 @@ func poolErr(l phrase.Locale, fd PoolField, e FormError) string {
 	case e.Code == FormErrRule:
 		return ruleText(l, e)
 	case e.Code != FormErrRange:
-		return formError(l, e)
+		return formErrorText(l, e)
 	case fd.Min == "0" && fd.Default != "":
 		return l.T("poolform.err.range", l.T("poolform.zero_default"), valueText(l, fd, fd.Max))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"kashi/api"
 	"kashi/phrase"
+	"kashi/views/viewstest"
 )
 
 // A task waiting for its project's booked window, and one kept from another project's booked
@@ -13,8 +14,8 @@ func TestQueueBookingReasons(t *testing.T) {
 	window := QueueRow{Reason: api.ReasonReservationWindow}
 	booked := QueueRow{Reason: api.ReasonNoFreeGPUs, ReasonSpec: "A100-80G", Detail: DetailBooked}
 	for l, want := range map[phrase.Locale][2]string{
-		en: {"Starts when its project's booked window opens", "The free cards are booked by another project"},
-		zh: {"项目预约的时段开始后启动", "空闲卡已被其他项目预约"},
+		viewstest.En: {"Starts when its project's booked window opens", "The free cards are booked by another project"},
+		viewstest.Zh: {"项目预约的时段开始后启动", "空闲卡已被其他项目预约"},
 	} {
 		if got := reasonText(l, window); got != want[0] {
 			t.Errorf("%s: window reason = %q, want %q", l.Lang, got, want[0])

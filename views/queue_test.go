@@ -10,20 +10,21 @@ import (
 
 	"kashi/api"
 	"kashi/phrase"
+	"kashi/views/viewstest"
 )
 
 // queueFixture is a queue with a row of every reason, a running task and a form with a problem.
 func queueFixture() QueueData {
 	row := func(pos int, id int64, reason api.WaitReason) QueueRow {
 		return QueueRow{Position: pos, TaskID: id, Name: "task-" + string(reason), Project: "vision", Owner: "ana", GPUs: 2,
-			Spec: "A100-80G", Priority: "normal", EstGPUHours: 3.25, DataReady: true, SubmittedAt: t0.Add(-time.Hour),
+			Spec: "A100-80G", Priority: "normal", EstGPUHours: 3.25, DataReady: true, SubmittedAt: viewstest.T0.Add(-time.Hour),
 			Reason: reason}
 	}
 	starting := row(0, 1, api.ReasonStarting)
-	starting.ETAP50, starting.ETAP90 = t0, t0
+	starting.ETAP50, starting.ETAP90 = viewstest.T0, viewstest.T0
 	noFree := row(1, 2, api.ReasonNoFreeGPUs)
 	noFree.ReasonSpec = "A100-80G"
-	noFree.ETAP50, noFree.ETAP90 = t0.Add(2*time.Hour+10*time.Minute), t0.Add(5*time.Hour)
+	noFree.ETAP50, noFree.ETAP90 = viewstest.T0.Add(2*time.Hour+10*time.Minute), viewstest.T0.Add(5*time.Hour)
 	behind := row(2, 3, api.ReasonBehind)
 	behind.Ahead = 12
 	quota := row(3, 4, api.ReasonQuota)
@@ -32,13 +33,13 @@ func queueFixture() QueueData {
 	noData.DataReady = false
 	noData.Name = `<img src=x onerror=alert(1)>`
 	return QueueData{
-		Now: t0,
+		Now: viewstest.T0,
 		Lanes: []QueueLane{
 			{Name: LaneShort, Rows: []QueueRow{noFree}},
 			{Name: LaneLong, Rows: []QueueRow{starting, behind, quota, noData, row(5, 6, api.ReasonOffPeakOnly),
 				row(6, 7, api.ReasonNoSuchCapacity)}},
 		},
-		Running:  []RunningTask{{TaskID: 9, Name: "pretrain", Project: "llm", GPUs: 8, Node: "a100-01", StartedAt: t0.Add(-3 * time.Hour)}},
+		Running:  []RunningTask{{TaskID: 9, Name: "pretrain", Project: "llm", GPUs: 8, Node: "a100-01", StartedAt: viewstest.T0.Add(-3 * time.Hour)}},
 		Capacity: []SpecCapacity{{Spec: "A100-80G", Total: 16, Held: 10, Free: 6, LargestFree: 4}},
 		Form: TaskForm{Values: TaskFormValues{Project: "vision", GPUs: "9", Queue: LaneLong, Priority: "normal"},
 			Errors:   map[string]FormError{"gpus": {Code: FormErrStore, Text: "must be between 1 and 8"}},
@@ -48,18 +49,18 @@ func queueFixture() QueueData {
 
 func TestQueueReasons(t *testing.T) {
 	tests := map[phrase.Locale]map[string]string{
-		en: {
+		viewstest.En: {
 			"1": "Starting: cards are free", "2": "No free A100-80G", "3": "Behind #12",
 			"4": "Quota: card-hour budget spent", "5": "Data not ready", "6": "Off-peak only",
 			"7": "Asks more GPUs than the pool can give",
 		},
-		zh: {
+		viewstest.Zh: {
 			"1": "即将启动：有空闲卡", "2": "无空闲 A100-80G", "3": "排在 #12 之后", "4": "配额不足：卡时预算已用完",
 			"5": "数据未就绪", "6": "仅闲时运行", "7": "所需卡数超出资源池总量",
 		},
 	}
 	for l, want := range tests {
-		doc := parse(t, render(t, Queue(l, queueFixture())))
+		doc := viewstest.Parse(t, viewstest.Render(t, Queue(l, queueFixture())))
 		got := map[string]string{}
 		doc.Find(`[data-testid="queue-row"]`).Each(func(_ int, s *goquery.Selection) {
 			got[s.AttrOr("data-task-id", "")] = s.Find(`[data-testid="reason"]`).Text()
@@ -71,11 +72,11 @@ func TestQueueReasons(t *testing.T) {
 }
 
 func TestQueuePageContent(t *testing.T) {
-	html := render(t, Queue(en, queueFixture()))
+	html := viewstest.Render(t, Queue(viewstest.En, queueFixture()))
 	if strings.Contains(string(html), "<img src=x") {
 		t.Errorf("a task name's markup reached the page unescaped")
 	}
-	doc := parse(t, html)
+	doc := viewstest.Parse(t, html)
 	if got := doc.Find(`title`).Text(); got != "Queue · Kashi 卡时" {
 		t.Errorf("<title> = %q", got)
 	}
@@ -106,7 +107,7 @@ func TestQueuePageContent(t *testing.T) {
 }
 
 func TestQueueZH(t *testing.T) {
-	doc := parse(t, render(t, Queue(zh, queueFixture())))
+	doc := viewstest.Parse(t, viewstest.Render(t, Queue(viewstest.Zh, queueFixture())))
 	if got := doc.Find(`[data-task-id="2"] .p50`).Text(); got != "约 2小时10分后" {
 		t.Errorf("zh ETA = %q, want %q", got, "约 2小时10分后")
 	}

@@ -156,8 +156,8 @@ func cardHours(l phrase.Locale, h float64) string {
 	return s
 }
 
-// formError is the text of a problem of the form, in the page's language.
-func formError(l phrase.Locale, e FormError) string {
+// formErrorText is the text of a problem of the form, in the page's language.
+func formErrorText(l phrase.Locale, e FormError) string {
 	switch e.Code {
 	case FormErrInt:
 		return l.T("form.err.int")
@@ -198,7 +198,7 @@ func (f TaskForm) errOf(l phrase.Locale, name string) string {
 	if !ok {
 		return ""
 	}
-	return formError(l, e)
+	return formErrorText(l, e)
 }
 
 // describedBy is the aria-describedby of input name: its help, if any, and its error slot.

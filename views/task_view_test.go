@@ -13,12 +13,12 @@ func TestEventReasonText(t *testing.T) {
 		reason string
 		want   string
 	}{
-		"known en":       {phrase.Locale{Lang: phrase.LangEN}, "process started", "its process started"},
-		"known zh":       {phrase.Locale{Lang: phrase.LangZH}, "process started", "进程已启动"},
-		"with a name zh": {phrase.Locale{Lang: phrase.LangZH}, "cancelled by alice", "由 alice 取消"},
-		"exit code zh":   {phrase.Locale{Lang: phrase.LangZH}, "exited 3", "退出码 3"},
-		"placed zh":      {phrase.Locale{Lang: phrase.LangZH}, "placed on [8 9]", "已分配卡"},
-		"unknown":        {phrase.Locale{Lang: phrase.LangZH}, "node n1 lost", "node n1 lost"},
+		"known viewstest.En":       {phrase.Locale{Lang: phrase.LangEN}, "process started", "its process started"},
+		"known viewstest.Zh":       {phrase.Locale{Lang: phrase.LangZH}, "process started", "进程已启动"},
+		"with a name viewstest.Zh": {phrase.Locale{Lang: phrase.LangZH}, "cancelled by alice", "由 alice 取消"},
+		"exit code viewstest.Zh":   {phrase.Locale{Lang: phrase.LangZH}, "exited 3", "退出码 3"},
+		"placed viewstest.Zh":      {phrase.Locale{Lang: phrase.LangZH}, "placed on [8 9]", "已分配卡"},
+		"unknown":                  {phrase.Locale{Lang: phrase.LangZH}, "node n1 lost", "node n1 lost"},
 	}
 	for name, tc := range tests {
 		if got := eventReasonText(tc.l, tc.reason); got != tc.want {

@@ -101,7 +101,7 @@ func (f TemplateForm) errOf(l phrase.Locale, name string) string {
 	if !ok {
 		return ""
 	}
-	return formError(l, e)
+	return formErrorText(l, e)
 }
 
 // invalid is aria-invalid="true" for an input with a problem, nothing otherwise.
