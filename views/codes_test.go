@@ -56,9 +56,9 @@ func checkCodeTexts[C ~string](t *testing.T, kind string, list []C, text func(ph
 // has its text on the pages in every language, so that a code added to api shows as words,
 // never as the bare code or in another language.
 func TestCodesHaveText(t *testing.T) {
-	checkCodeTexts(t, "task state", api.TaskStates(), taskStateLabel)
+	checkCodeTexts(t, "task state", api.TaskStates(), TaskStateLabel)
 	checkCodeTexts(t, "wait reason", api.WaitReasons(), func(l phrase.Locale, r api.WaitReason) string {
-		return reasonText(l, QueueRow{Reason: r})
+		return ReasonText(l, QueueRow{Reason: r})
 	})
-	checkCodeTexts(t, "GPU state", api.GPUStates(), gpuStateText)
+	checkCodeTexts(t, "GPU state", api.GPUStates(), GpuStateText)
 }

@@ -1,33 +1,8 @@
 package views
 
-import "time"
-
-// ProjectsData is the projects page: each project the viewer sees with its quotas and this
-// month's use, the request form, and the viewer's requests.
-type ProjectsData struct {
-	Now      time.Time
-	Projects []ProjectView
-	Requests []RequestView
-	// Form is the request form's state after a failed submit; zero otherwise.
-	Form RequestForm
-	// Notice confirms a request just filed.
-	Notice string
-	// Create is the admin's form that adds a project; nil for others.
-	Create *ProjectCreateForm
-	// Regions are the pools' regions a reservation may hold its cards in.
-	Regions []string
-}
-
-// formShown reports whether the page holds the request form the failed submit came from
-// (its project's card shows a form); else the page shows the form's error at its head.
-func (d ProjectsData) formShown() bool {
-	for _, p := range d.Projects {
-		if p.Name == d.Form.Project && p.CanRequest && len(p.Quotas) > 0 {
-			return true
-		}
-	}
-	return false
-}
+import (
+	"time"
+)
 
 // ProjectView is one project.
 type ProjectView struct {
@@ -87,50 +62,4 @@ type RequestForm struct {
 	// Field and Error name the problem of a refused submit.
 	Field string
 	Error string
-}
-
-// RequestView is one quota request.
-type RequestView struct {
-	ID        int64
-	Project   string
-	Spec      string
-	Kind      string
-	Change    string // the asked change in words
-	Reason    string
-	Requester string
-	State     string
-	Comment   string
-	CreatedAt time.Time
-	// CanDecide is true when the viewer may approve or reject it.
-	CanDecide bool
-	// Context is what the decider weighs a pending request by; nil otherwise.
-	Context *RequestContext
-}
-
-// ApprovalsData is the approvals page for leads: pending requests with the project's usage,
-// then recent decisions.
-type ApprovalsData struct {
-	Now     time.Time
-	Pending []RequestView
-	Decided []RequestView
-	Notice  string
-	Error   string
-}
-
-// TokensData is the API tokens page.
-type TokensData struct {
-	Tokens []TokenView
-	// NewToken is shown once, right after it was made.
-	NewToken string
-	Error    string
-}
-
-// TokenView is one API token, never its secret.
-type TokenView struct {
-	ID         int64
-	Name       string
-	Scope      string
-	CreatedAt  time.Time
-	LastUsedAt *time.Time
-	Revoked    bool
 }

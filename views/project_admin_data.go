@@ -1,12 +1,5 @@
 package views
 
-// ProjectCreateForm is the admin's form that adds a project: its values after a refused
-// submit, and why.
-type ProjectCreateForm struct {
-	Name, Tags   string
-	Field, Error string
-}
-
 // ProjectAdmin is what a project's leads and the admins edit on its card: tags, members and
 // their roles, and (admins) its quotas and whether it is archived.
 type ProjectAdmin struct {
@@ -47,8 +40,8 @@ type QuotaForm struct {
 	RemindEndDays, RemindBudgetPcts          string
 }
 
-// adminError is the card's error when it belongs to form.
-func (a *ProjectAdmin) adminError(form string) string {
+// AdminError is the card's error when it belongs to form.
+func (a *ProjectAdmin) AdminError(form string) string {
 	if a.Form != form {
 		return ""
 	}

@@ -2,128 +2,25 @@ package views
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
-
-	"kashi/phrase"
 )
-
-// Helpers of reports.templ: the geometry of the stacked bar charts, and links.
 
 // Bar chart geometry, in SVG user units: a label column, then bars from barX0 to barX1
 // scaled to the longest, then the value.
 const (
-	barChartW      = 720
-	barLabelX      = 4
-	barX0, barX1   = 170, 560
-	barValueX      = 568
-	barRowH, barH  = 26, 16
-	barTop         = 6
-	barLabelRunes  = 22
+	BarChartW      = 720
+	BarLabelX      = 4
+	BarX0, BarX1   = 170, 560
+	BarValueX      = 568
+	BarRowH, BarH  = 26, 16
+	BarTop         = 6
+	BarLabelRunes  = 22
 	reportWeekPath = "/reports?week="
 )
 
-// barChart is a stacked horizontal bar chart of card time: one bar per row, its length the
-// held card-hours, split into active, idle and the rest.
-type barChart struct {
-	ID     string
-	Title  string
-	Desc   string
-	Height int
-	Rows   []barRow
-}
+// SvgNum formats a coordinate with at most one decimal.
+func SvgNum(f float64) string { return strconv.FormatFloat(float64(int64(f*10+0.5))/10, 'f', -1, 64) }
 
-// barRow is one bar: its label (cut to fit; Full in its tooltip), segments and value text.
-type barRow struct {
-	Y, TextY            string
-	Label, Full         string
-	Active, Idle, Other barSegment
-	Value               string
-}
-
-// barSegment is a horizontal extent; W "0" draws nothing.
-type barSegment struct{ X, W string }
-
-// usageChart lays out rows as a bar chart with the given id and title.
-func usageChart(l phrase.Locale, id, title string, rows []ReportUsage) barChart {
-	c := barChart{ID: id, Title: title, Height: barTop*2 + barRowH*max(len(rows), 1)}
-	var top int64
-	for _, r := range rows {
-		top = max(top, r.NominalS)
-	}
-	scale := func(s int64) float64 {
-		if top == 0 {
-			return 0
-		}
-		return float64(s) * (barX1 - barX0) / float64(top)
-	}
-	for i, r := range rows {
-		y := barTop + i*barRowH
-		x := float64(barX0)
-		seg := func(s int64) barSegment {
-			w := scale(s)
-			sg := barSegment{X: svgNum(x), W: svgNum(w)}
-			x += w
-			return sg
-		}
-		br := barRow{Y: strconv.Itoa(y + (barRowH-barH)/2), TextY: strconv.Itoa(y + barRowH/2 + 4), Full: r.Key,
-			Label: cut(r.Key, barLabelRunes)}
-		br.Active = seg(r.EffectiveS)
-		br.Idle = seg(r.IdleS)
-		br.Other = seg(max(0, r.NominalS-r.EffectiveS-r.IdleS))
-		br.Value = l.T("report.chart.value", phrase.Hours(r.NominalS), l.Percent(phrase.Share(r.EffectiveS, r.NominalS)))
-		c.Rows = append(c.Rows, br)
-	}
-	c.Desc = l.T("report.chart.desc")
-	return c
-}
-
-// idleTaskUsage turns the most idle tasks into chart rows.
-func idleTaskUsage(ts []ReportIdleTask) []ReportUsage {
-	out := make([]ReportUsage, len(ts))
-	for i, t := range ts {
-		out[i] = ReportUsage{Key: "#" + strconv.FormatInt(t.TaskID, 10) + " " + t.Task, NominalS: t.NominalS,
-			EffectiveS: t.EffectiveS, IdleS: t.IdleS}
-	}
-	return out
-}
-
-// cut shortens s to n runes with an ellipsis.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// svgNum formats a coordinate with at most one decimal.
-func svgNum(f float64) string { return strconv.FormatFloat(float64(int64(f*10+0.5))/10, 'f', -1, 64) }
-
-// weekURL is the report of a week.
-func weekURL(week string) templ.SafeURL { return templ.SafeURL(reportWeekPath + week) }
-
-// weekCSV is the report's download.
-func weekCSV(week string) templ.SafeURL { return templ.SafeURL("/reports.csv?week=" + week) }
-
-func weekXLSX(week string) templ.SafeURL { return templ.SafeURL("/reports.xlsx?week=" + week) }
-
-// perUnitText is card-seconds per output unit as card-hours with two decimals, or four
-// when it is under a hundredth of an hour.
-func perUnitText(s int64) string {
-	if s >= 36 {
-		return phrase.Hours(s)
-	}
-	return strconv.FormatFloat(float64(s)/3600, 'f', 4, 64)
-}
-
-// missText is a task's miss against its estimate: signed hours and the share of the
-// estimate, "+3.00 (+150%)" when it took longer than estimated, "-1.00 (-25%)" when less.
-func missText(l phrase.Locale, missS, estimatedS int64) string {
-	sign := "+"
-	if missS < 0 {
-		sign = "-"
-	}
-	return l.T("report.miss_value", sign+phrase.Hours(max(missS, -missS)), sign+strconv.FormatInt(max(missS, -missS)*100/max(1, estimatedS), 10))
-}
+// WeekURL is the report of a week.
+func WeekURL(week string) templ.SafeURL { return templ.SafeURL(reportWeekPath + week) }

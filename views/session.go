@@ -40,8 +40,8 @@ func csrfHeaders(ctx context.Context) string {
 	return `{"X-CSRF-Token": "` + viewerOf(ctx).CSRF + `"}`
 }
 
-// roleLabel names a global role; "user" is someone whose rights come from their projects.
-func roleLabel(l phrase.Locale, role string) string {
+// RoleLabel names a global role; "user" is someone whose rights come from their projects.
+func RoleLabel(l phrase.Locale, role string) string {
 	switch role {
 	case "admin":
 		return l.T("role.admin")

@@ -18,6 +18,11 @@ func TestStaticPathsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	areas, err := filepath.Glob("*/*.templ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, areas...)
 	found := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)

@@ -1,28 +1,17 @@
 package views
 
 import (
-	"net/url"
 	"strconv"
-	"strings"
-	"time"
 
 	"kashi/api"
 	"kashi/phrase"
 )
 
-// Helpers of the task pages' templates.
+// TaskURL is the path of a task's page.
+func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 
-// QuotaReasonForTask is the reason a quota request made from a waiting task's page starts
-// with.
-func QuotaReasonForTask(l phrase.Locale, id int64) string {
-	return l.T("task.quota_reason", "#"+strconv.FormatInt(id, 10))
-}
-
-// taskURL is the path of a task's page.
-func taskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
-
-// taskStateLabel names a task state in the page's language.
-func taskStateLabel(l phrase.Locale, state api.TaskState) string {
+// TaskStateLabel names a task state in the page's language.
+func TaskStateLabel(l phrase.Locale, state api.TaskState) string {
 	switch state {
 	case api.StateWaitingData:
 		return l.T("task.state.waiting-data")
@@ -46,110 +35,8 @@ func taskStateLabel(l phrase.Locale, state api.TaskState) string {
 	return string(state)
 }
 
-// eventReasonText is the reason the store recorded on a task's transition, in the page's
-// language; a reason the catalog does not know is shown as recorded.
-func eventReasonText(l phrase.Locale, reason string) string {
-	switch reason {
-	case "process started":
-		return l.T("task.why.started")
-	case "process running on its node":
-		return l.T("task.why.running")
-	case "data marked ready":
-		return l.T("task.why.data_ready")
-	case "data not ready":
-		return l.T("task.why.data_not_ready")
-	}
-	if rest, ok := strings.CutPrefix(reason, "submitted by "); ok {
-		return l.T("task.why.submitted_by", rest)
-	}
-	if strings.HasPrefix(reason, "placed on ") {
-		return l.T("task.why.placed")
-	}
-	if rest, ok := strings.CutPrefix(reason, "cancelled by "); ok {
-		return l.T("task.why.cancelled_by", rest)
-	}
-	if rest, ok := strings.CutPrefix(reason, "exited "); ok {
-		return l.T("task.why.exited", rest)
-	}
-	if rest, ok := strings.CutPrefix(reason, "failed to start: "); ok {
-		return l.T("task.why.failed_to_start", rest)
-	}
-	return l.SayText(reason) // the scaling loop's reclaim says why in phrases
-}
-
-// cancelConfirm asks before cancelling a task; a running task loses its work.
-func cancelConfirm(l phrase.Locale, t TaskView) string {
-	if t.State == api.StateRunning || t.State == api.StateStarting {
-		return l.T("task.cancel_confirm_running", t.ID, t.GPUs)
-	}
-	return l.T("task.cancel_confirm", t.ID)
-}
-
-// cardHoursOrZero is cardHours with "0" for none.
-func cardHoursOrZero(l phrase.Locale, h float64) string {
-	if h*10 < 0.5 {
-		return "0"
-	}
-	return cardHours(l, h)
-}
-
-// cardSpan says since when a card is held, or from when until when it was.
-func cardSpan(l phrase.Locale, c TaskCardView, now time.Time) string {
-	if c.EndedAt.IsZero() {
-		return l.T("task.card.since", eventTime(c.StartedAt, now), l.Duration(now.Sub(c.StartedAt)))
-	}
-	return l.T("task.card.held", eventTime(c.StartedAt, now), l.Duration(c.EndedAt.Sub(c.StartedAt)))
-}
-
-// sparkPoints is the polyline of v (0 to 1) over a card's holding time, in a 300×60 box.
-func sparkPoints(c TaskCardView, now time.Time, v func(ChartPoint) float64) string {
-	end := c.EndedAt
-	if end.IsZero() {
-		end = now
-	}
-	span := end.Sub(c.StartedAt).Seconds()
-	if span <= 0 {
-		span = 1
-	}
-	var b strings.Builder
-	for i, p := range c.Points {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		x := min(max(p.At.Sub(c.StartedAt).Seconds()/span, 0), 1) * 300
-		y := 60 - min(max(v(p), 0), 1)*58 - 1
-		b.WriteString(num(x))
-		b.WriteByte(',')
-		b.WriteString(num(y))
-	}
-	return b.String()
-}
-
-// commandText is a task's argv, one argument per line.
-func commandText(argv []string) string { return strings.Join(argv, "\n") }
-
-// taskRuntime is how long a task ran (so far); "—" before it starts.
-func taskRuntime(l phrase.Locale, t TaskView, now time.Time) string {
-	switch {
-	case t.StartedAt.IsZero():
-		return "—"
-	case t.EndedAt.IsZero():
-		return l.Duration(now.Sub(t.StartedAt))
-	}
-	return l.Duration(t.EndedAt.Sub(t.StartedAt))
-}
-
-// tasksPageURL is the tasks page with filter f at page n.
-func tasksPageURL(f TaskListFilter, n int) string {
-	q := url.Values{}
-	if f.Mine {
-		q.Set("mine", "1")
-	}
-	for k, v := range map[string]string{"project": f.Project, "state": string(f.State), "spec": f.Spec, "from": f.From, "to": f.To} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	q.Set("page", strconv.Itoa(n))
-	return "/tasks?" + q.Encode()
+// QuotaReasonForTask is the reason a quota request made from a waiting task's page starts
+// with.
+func QuotaReasonForTask(l phrase.Locale, id int64) string {
+	return l.T("task.quota_reason", "#"+strconv.FormatInt(id, 10))
 }

@@ -1,118 +1,17 @@
 package views
 
 import (
-	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/a-h/templ"
-
-	"kashi/phrase"
 )
 
-// templatesURL is the path of a project's templates page.
-func templatesURL(projectID int64) templ.SafeURL {
+// TemplatesURL is the path of a project's templates page.
+func TemplatesURL(projectID int64) templ.SafeURL {
 	return templ.SafeURL("/projects/" + strconv.FormatInt(projectID, 10) + "/templates")
 }
 
-// templateURL is the path of a template's page.
-func templateURL(id int64) templ.SafeURL {
+// TemplateURL is the path of a template's page.
+func TemplateURL(id int64) templ.SafeURL {
 	return templ.SafeURL("/templates/" + strconv.FormatInt(id, 10))
-}
-
-// submitFromURL opens the submit form filled from a template.
-func submitFromURL(id int64) templ.SafeURL {
-	return templ.SafeURL("/queue?template=" + strconv.FormatInt(id, 10) + "#task-form")
-}
-
-// SubmitAdvisedURL opens the submit form from template id with gpus cards of spec, as its
-// advice asks.
-func SubmitAdvisedURL(id int64, gpus int, spec string) templ.SafeURL {
-	return templ.SafeURL("/queue?template=" + strconv.FormatInt(id, 10) + "&gpus=" + strconv.Itoa(gpus) + "&spec=" +
-		url.QueryEscape(spec) + "#task-form")
-}
-
-// scheduleAction is the form action that suspends a running schedule or resumes a
-// suspended one.
-func scheduleAction(id int64, suspended bool) templ.SafeURL {
-	verb := "/suspend"
-	if suspended {
-		verb = "/resume"
-	}
-	return templ.SafeURL("/schedules/" + strconv.FormatInt(id, 10) + verb)
-}
-
-// overlapText names a schedule's overlap policy.
-func overlapText(l phrase.Locale, o string) string {
-	switch o {
-	case "allow":
-		return l.T("sched.overlap.allow")
-	case "skip":
-		return l.T("sched.overlap.skip")
-	case "replace":
-		return l.T("sched.overlap.replace")
-	}
-	return o
-}
-
-// runOutcomeText names what became of a schedule's run.
-func runOutcomeText(l phrase.Locale, o string) string {
-	switch o {
-	case "pending":
-		return l.T("sched.outcome.pending")
-	case "submitted":
-		return l.T("sched.outcome.submitted")
-	case "skipped":
-		return l.T("sched.outcome.skipped")
-	case "missed":
-		return l.T("sched.outcome.missed")
-	case "failed":
-		return l.T("sched.outcome.failed")
-	}
-	return o
-}
-
-// templateNotice confirms what was just saved on a template's page.
-func templateNotice(l phrase.Locale, n string) string {
-	switch n {
-	case NoticeCreated:
-		return l.T("tpl.notice.created")
-	case NoticeSaved:
-		return l.T("tpl.notice.saved")
-	case NoticeScheduled:
-		return l.T("sched.notice.created")
-	case NoticeSuspended:
-		return l.T("sched.notice.suspended")
-	case NoticeResumed:
-		return l.T("sched.notice.resumed")
-	}
-	return ""
-}
-
-// atoiOr is s as a whole number, 0 when it is not one.
-func atoiOr(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
-// errOf returns the text of the problem of input name, "" for none.
-func (f TemplateForm) errOf(l phrase.Locale, name string) string {
-	e, ok := f.Errors[name]
-	if !ok {
-		return ""
-	}
-	return formErrorText(l, e)
-}
-
-// invalid is aria-invalid="true" for an input with a problem, nothing otherwise.
-func (f TemplateForm) invalid(name string) templ.Attributes {
-	if _, bad := f.Errors[name]; bad {
-		return templ.Attributes{"aria-invalid": "true"}
-	}
-	return nil
-}
-
-// runTime is a planned run in its zone with its weekday: "2026-03-02 Mon 22:00 CST".
-func runTime(l phrase.Locale, t time.Time) string {
-	return t.Format("2006-01-02") + " " + WeekdayNames(l)[t.Weekday()] + " " + t.Format("15:04 MST")
 }

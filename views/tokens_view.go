@@ -1,10 +1,12 @@
 package views
 
-import "kashi/phrase"
+import (
+	"kashi/phrase"
+)
 
-// tokenScope names an API token's scope ("read", "write") in the page's language; an
+// TokenScope names an API token's scope ("read", "write") in the page's language; an
 // unknown one is shown as it is.
-func tokenScope(l phrase.Locale, scope string) string {
+func TokenScope(l phrase.Locale, scope string) string {
 	switch scope {
 	case "read":
 		return l.T("tokens.scope.read")

@@ -8,7 +8,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // AdjustmentFormSubmit is the adjustment form of an unissued bill (finance and admins): the
@@ -20,7 +20,7 @@ func (h *Handler) AdjustmentFormSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	form := views.AdjustForm{Amount: c.FormValue("amount"), Reason: c.FormValue("reason"), CorrectsMonth: c.FormValue("corrects_month")}
+	form := billsview.AdjustForm{Amount: c.FormValue("amount"), Reason: c.FormValue("reason"), CorrectsMonth: c.FormValue("corrects_month")}
 	amount, err := handlers.ParseYuan("amount_fen", form.Amount, true)
 	if err == nil {
 		_, err = h.addAdjustment(c, p, month, adjustmentBody{AmountFen: amount, Reason: form.Reason, CorrectsMonth: form.CorrectsMonth})
@@ -33,7 +33,7 @@ func (h *Handler) AdjustmentFormSubmit(c echo.Context) error {
 	case errors.As(err, &fe):
 		form.Field, form.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
 	case errors.Is(err, models.ErrConflict):
-		status, form.Error = http.StatusConflict, views.AdjustIssued(handlers.Locale(c), p.Name, month)
+		status, form.Error = http.StatusConflict, billsview.AdjustIssued(handlers.Locale(c), p.Name, month)
 	default:
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // BillIssue freezes a project's bill of an ended month (finance and admins): 201 with the
@@ -38,7 +38,7 @@ func (h *Handler) BillIssueForm(c echo.Context) error {
 		var fe *models.FieldError
 		switch {
 		case errors.Is(err, models.ErrConflict):
-			return h.renderBill(c, http.StatusConflict, p, month, "", views.IssuedConflict(handlers.Locale(c), p.Name, month))
+			return h.renderBill(c, http.StatusConflict, p, month, "", billsview.IssuedConflict(handlers.Locale(c), p.Name, month))
 		case errors.As(err, &fe):
 			return h.renderBill(c, http.StatusUnprocessableEntity, p, month, "", fe.Msg)
 		}

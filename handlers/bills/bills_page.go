@@ -11,7 +11,7 @@ import (
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // BillsPage shows a month's bills of the projects the caller sees (finance and admins: all,
@@ -43,9 +43,9 @@ func (h *Handler) BillsPage(c echo.Context) error {
 		}
 		month, fellBack = billing.MonthOf(at, loc).String(), fb
 	}
-	d := views.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
+	d := billsview.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
 	if fellBack {
-		d.Notice = views.LatestMonthNotice(handlers.Locale(c), last.String(), month)
+		d.Notice = billsview.LatestMonthNotice(handlers.Locale(c), last.String(), month)
 	}
 	tags, err := h.projectTags(ctx)
 	if err != nil {
@@ -56,10 +56,10 @@ func (h *Handler) BillsPage(c echo.Context) error {
 		return err
 	}
 	for _, pi := range poolIdle {
-		v := views.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
+		v := billsview.PoolIdleView{Pool: pi.Pool, Spec: pi.Spec, ProvisionedS: pi.ProvisionedS,
 			HeldS: pi.HeldS, IdleS: pi.IdleS, PackageS: pi.PackageS, OrganisationS: pi.OrganisationS, UnmanagedS: pi.UnmanagedS}
 		for _, n := range pi.UnmanagedNodes {
-			v.UnmanagedNodes = append(v.UnmanagedNodes, views.NodeSeconds{Node: n.Node, Seconds: n.UnmanagedS})
+			v.UnmanagedNodes = append(v.UnmanagedNodes, billsview.NodeSeconds{Node: n.Node, Seconds: n.UnmanagedS})
 		}
 		d.PoolIdle = append(d.PoolIdle, v)
 	}
@@ -67,14 +67,14 @@ func (h *Handler) BillsPage(c echo.Context) error {
 	if d.Trend, err = h.costTrend(ctx, p, current, map[string][]billing.Bill{month: bills}, now, loc); err != nil {
 		return err
 	}
-	return handlers.Render(c, http.StatusOK, views.Bills(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, billsview.Bills(handlers.Locale(c), d))
 }
 
 // billGroups puts the bills in groups by project tag (one group when there are no tags)
 // and sums them, each project once in the total.
-func billGroups(bills []billing.Bill, tags map[int64][]string) ([]views.BillGroup, views.BillRow) {
-	var total views.BillRow
-	rows := make(map[string]views.BillRow, len(bills))
+func billGroups(bills []billing.Bill, tags map[int64][]string) ([]billsview.BillGroup, billsview.BillRow) {
+	var total billsview.BillRow
+	rows := make(map[string]billsview.BillRow, len(bills))
 	for _, b := range bills {
 		r := billRow(b)
 		rows[b.Project] = r
@@ -84,15 +84,15 @@ func billGroups(bills []billing.Bill, tags map[int64][]string) ([]views.BillGrou
 		total.TotalFen = billing.AddFen(total.TotalFen, r.TotalFen)
 	}
 	if len(tags) == 0 {
-		g := views.BillGroup{Subtotal: total}
+		g := billsview.BillGroup{Subtotal: total}
 		for _, b := range bills {
 			g.Rows = append(g.Rows, rows[b.Project])
 		}
-		return []views.BillGroup{g}, total
+		return []billsview.BillGroup{g}, total
 	}
-	var out []views.BillGroup
+	var out []billsview.BillGroup
 	for _, tg := range billing.GroupByTag(bills, tags) {
-		g := views.BillGroup{Tag: tg.Tag, Subtotal: views.BillRow{NominalS: tg.NominalS, EffectiveS: tg.EffectiveS,
+		g := billsview.BillGroup{Tag: tg.Tag, Subtotal: billsview.BillRow{NominalS: tg.NominalS, EffectiveS: tg.EffectiveS,
 			IdleS: tg.IdleS, TotalFen: tg.TotalFen}}
 		for _, name := range tg.Projects {
 			g.Rows = append(g.Rows, rows[name])
@@ -103,8 +103,8 @@ func billGroups(bills []billing.Bill, tags map[int64][]string) ([]views.BillGrou
 }
 
 // billRow is a bill's row in the list.
-func billRow(b billing.Bill) views.BillRow {
-	r := views.BillRow{Project: b.Project, NominalS: b.NominalS, EffectiveS: b.EffectiveS, IdleS: b.Held.Idle,
+func billRow(b billing.Bill) billsview.BillRow {
+	r := billsview.BillRow{Project: b.Project, NominalS: b.NominalS, EffectiveS: b.EffectiveS, IdleS: b.Held.Idle,
 		TotalFen: b.TotalFen, Lines: len(b.Lines), MissingPrices: b.MissingPrices}
 	if b.Issued != nil {
 		at := b.Issued.At
@@ -123,9 +123,9 @@ func (h *Handler) BillPage(c echo.Context) error {
 	notice := ""
 	switch q := c.QueryParams(); {
 	case q.Has("issued"):
-		notice = views.IssuedNotice(handlers.Locale(c), p.Name, month)
+		notice = billsview.IssuedNotice(handlers.Locale(c), p.Name, month)
 	case q.Has("adjusted"):
-		notice = views.AdjustedNotice(handlers.Locale(c), p.Name, month)
+		notice = billsview.AdjustedNotice(handlers.Locale(c), p.Name, month)
 	}
 	return h.renderBill(c, http.StatusOK, p, month, notice, "")
 }
@@ -137,27 +137,27 @@ func (h *Handler) renderBill(c echo.Context, status int, p models.Project, month
 		return err
 	}
 	d.Notice, d.Error = notice, errMsg
-	return handlers.Render(c, status, views.Bill(handlers.Locale(c), d))
+	return handlers.Render(c, status, billsview.Bill(handlers.Locale(c), d))
 }
 
 // renderBillForm renders the bill page with a refused adjustment form.
-func (h *Handler) renderBillForm(c echo.Context, status int, p models.Project, month string, form views.AdjustForm) error {
+func (h *Handler) renderBillForm(c echo.Context, status int, p models.Project, month string, form billsview.AdjustForm) error {
 	d, err := h.billPageData(c, p, month)
 	if err != nil {
 		return err
 	}
 	d.Adjust = form
-	return handlers.Render(c, status, views.Bill(handlers.Locale(c), d))
+	return handlers.Render(c, status, billsview.Bill(handlers.Locale(c), d))
 }
 
 // billPageData is the bill page: the bill, what the viewer may do with it, its adjustments
 // with who made them, and the price versions that priced it.
-func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (views.BillData, error) {
+func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (billsview.BillData, error) {
 	ctx := c.Request().Context()
 	now := h.Now()
 	b, err := billing.ProjectBill(ctx, h.store, p.ID, month, now)
 	if err != nil {
-		return views.BillData{}, billError(err)
+		return billsview.BillData{}, billError(err)
 	}
 	loc, err := time.LoadLocation(b.TimeZone)
 	if err != nil {
@@ -174,7 +174,7 @@ func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (
 		return d, err
 	}
 	for _, a := range adjs {
-		d.Adjustments = append(d.Adjustments, views.BillAdjustment{AmountFen: a.AmountFen, Reason: a.Reason,
+		d.Adjustments = append(d.Adjustments, billsview.BillAdjustment{AmountFen: a.AmountFen, Reason: a.Reason,
 			CorrectsMonth: a.CorrectsMonth, By: a.CreatedBy, At: a.CreatedAt.In(loc)})
 	}
 	d.PriceVersions, err = h.priceVersions(ctx, p.ID, month, d.Lines)
@@ -183,24 +183,24 @@ func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (
 
 // priceVersions are the price versions in force in month for the specs the lines use: the
 // project's own, else the default list's.
-func (h *Handler) priceVersions(ctx context.Context, projectID int64, month string, lines []views.BillLine) ([]views.BillPriceVersion, error) {
+func (h *Handler) priceVersions(ctx context.Context, projectID int64, month string, lines []billsview.BillLine) ([]billsview.BillPriceVersion, error) {
 	prices, err := h.store.Prices(ctx, month)
 	if err != nil {
 		return nil, err
 	}
-	var out []views.BillPriceVersion
+	var out []billsview.BillPriceVersion
 	seen := map[string]bool{}
 	for _, ln := range lines {
 		if seen[ln.Spec] {
 			continue
 		}
 		seen[ln.Spec] = true
-		var v *views.BillPriceVersion
+		var v *billsview.BillPriceVersion
 		for _, pr := range prices {
 			if pr.Spec != ln.Spec || (pr.ProjectID != 0 && pr.ProjectID != projectID) || (v != nil && v.Own) {
 				continue
 			}
-			v = &views.BillPriceVersion{Spec: pr.Spec, Own: pr.ProjectID != 0, FromMonth: pr.FromMonth, RateFen: pr.RateFen,
+			v = &billsview.BillPriceVersion{Spec: pr.Spec, Own: pr.ProjectID != 0, FromMonth: pr.FromMonth, RateFen: pr.RateFen,
 				OverflowRateFen: pr.OverflowRateFen}
 		}
 		if v != nil {
@@ -211,19 +211,19 @@ func (h *Handler) priceVersions(ctx context.Context, projectID int64, month stri
 }
 
 // billData is a bill as the page shows it, times in loc.
-func billData(b billing.Bill, loc *time.Location) views.BillData {
-	d := views.BillData{Project: b.Project, Month: b.Month, TimeZone: b.TimeZone, Mode: b.Mode,
+func billData(b billing.Bill, loc *time.Location) billsview.BillData {
+	d := billsview.BillData{Project: b.Project, Month: b.Month, TimeZone: b.TimeZone, Mode: b.Mode,
 		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
 		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
-		Held: views.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
+		Held: billsview.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
 			NoDataS: b.Held.NoData, WastedS: b.WastedS}}
 	for _, l := range b.Lines {
-		d.Lines = append(d.Lines, views.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec, Region: l.Region,
+		d.Lines = append(d.Lines, billsview.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec, Region: l.Region,
 			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
 			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
 	}
 	for _, it := range b.Items {
-		v := views.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,
+		v := billsview.BillItem{Kind: it.Kind, Spec: it.Spec, NominalS: it.NominalS, EffectiveS: it.EffectiveS,
 			IdleS: it.IdleS, RateFen: it.RateFen, AmountFen: it.AmountFen, Pct: it.Pct, Note: it.Note}
 		if it.Kind == billing.ItemBookingUnused {
 			v.Note = "" // the page names the share in the catalog's words
@@ -231,24 +231,24 @@ func billData(b billing.Bill, loc *time.Location) views.BillData {
 		d.Items = append(d.Items, v)
 	}
 	for _, k := range b.Bookings {
-		d.Bookings = append(d.Bookings, views.BillBooking{ReservationID: k.ReservationID, Spec: k.Spec, GPUs: k.GPUs,
+		d.Bookings = append(d.Bookings, billsview.BillBooking{ReservationID: k.ReservationID, Spec: k.Spec, GPUs: k.GPUs,
 			ChargePct: k.ChargePct, StartsAt: k.StartsAt.In(loc), EndsAt: k.EndsAt.In(loc), BookedS: k.BookedS,
 			UsedS: k.UsedS, UnusedS: k.UnusedS})
 	}
 	for _, m := range b.Models {
-		d.Models = append(d.Models, views.BillModel{ServiceID: m.ServiceID, Service: m.Service, Model: m.Model,
+		d.Models = append(d.Models, billsview.BillModel{ServiceID: m.ServiceID, Service: m.Service, Model: m.Model,
 			NominalS: m.NominalS, EffectiveS: m.EffectiveS, IdleS: m.IdleS, AmountFen: m.AmountFen})
 	}
 	for _, x := range b.Idle {
-		d.Idle = append(d.Idle, views.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,
+		d.Idle = append(d.Idle, billsview.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,
 			LowUtilS: x.LowUtilS, NominalS: x.NominalS})
 	}
 	if pk := b.Package; pk != nil {
-		d.Package = &views.BillPackage{Spec: pk.Spec, Cards: pk.Cards, FeeFen: pk.FeeFen, OverflowRateFen: pk.OverflowRateFen,
+		d.Package = &billsview.BillPackage{Spec: pk.Spec, Cards: pk.Cards, FeeFen: pk.FeeFen, OverflowRateFen: pk.OverflowRateFen,
 			CoveredS: pk.CoveredS, UsedS: pk.UsedS, BeyondS: pk.BeyondS, UnusedS: pk.UnusedS}
 	}
 	if b.Issued != nil {
-		d.Issued = &views.BillIssued{At: b.Issued.At.In(loc), By: b.Issued.By, SHA256: b.Issued.SHA256}
+		d.Issued = &billsview.BillIssued{At: b.Issued.At.In(loc), By: b.Issued.By, SHA256: b.Issued.SHA256}
 	}
 	return d
 }

@@ -9,7 +9,7 @@ import (
 
 	"kashi/billing"
 	"kashi/handlers"
-	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // The cost chart of the bills page.
@@ -77,7 +77,7 @@ func (h *Handler) issuedBills(ctx context.Context, p *handlers.Principal, month 
 // chart reads the ledger for two months, not twelve. Leading months without a charge are
 // left out.
 func (h *Handler) costTrend(ctx context.Context, p *handlers.Principal, current billing.Month, known map[string][]billing.Bill,
-	now time.Time, loc *time.Location) (views.CostTrend, error) {
+	now time.Time, loc *time.Location) (billsview.CostTrend, error) {
 	var months []billing.Month
 	for m := current; len(months) < trendMonths && m.Year >= billing.MinYear; {
 		months = append(months, m)
@@ -85,7 +85,7 @@ func (h *Handler) costTrend(ctx context.Context, p *handlers.Principal, current 
 		m = billing.MonthOf(from.Add(-time.Second), loc)
 	}
 	slices.Reverse(months)
-	t := views.CostTrend{ThisMonth: current.String()}
+	t := billsview.CostTrend{ThisMonth: current.String()}
 	if len(months) > 1 {
 		t.LastMonth = months[len(months)-2].String()
 	}
@@ -103,7 +103,7 @@ func (h *Handler) costTrend(ctx context.Context, p *handlers.Principal, current 
 			bills, err = h.issuedBills(ctx, p, ms)
 		}
 		if err != nil {
-			return views.CostTrend{}, err
+			return billsview.CostTrend{}, err
 		}
 		if len(t.Months) == 0 && !hasCharge(bills) && !live {
 			continue
@@ -116,17 +116,17 @@ func (h *Handler) costTrend(ctx context.Context, p *handlers.Principal, current 
 }
 
 // trendSeries fills t's series, idle, totals and lines from each month's bills.
-func trendSeries(t *views.CostTrend, perMonth [][]billing.Bill) {
+func trendSeries(t *billsview.CostTrend, perMonth [][]billing.Bill) {
 	n := len(t.Months)
 	t.IdleFen, t.TotalFen = make([]int64, n), make([]int64, n)
-	series := map[string]*views.CostSeries{}
+	series := map[string]*billsview.CostSeries{}
 	weight := map[string]int64{} // a project's positive costs over the months: the series' order
-	lines := map[string]*views.CostLine{}
+	lines := map[string]*billsview.CostLine{}
 	for i, bills := range perMonth {
 		for _, b := range bills {
 			s := series[b.Project]
 			if s == nil {
-				s = &views.CostSeries{Project: b.Project, Fen: make([]int64, n)}
+				s = &billsview.CostSeries{Project: b.Project, Fen: make([]int64, n)}
 				series[b.Project] = s
 			}
 			idle := billing.IdleFen(b)
@@ -137,7 +137,7 @@ func trendSeries(t *views.CostTrend, perMonth [][]billing.Bill) {
 			if (t.Months[i] == t.ThisMonth || t.Months[i] == t.LastMonth) && b.TotalFen != 0 {
 				ln := lines[b.Project]
 				if ln == nil {
-					ln = &views.CostLine{Project: b.Project}
+					ln = &billsview.CostLine{Project: b.Project}
 					lines[b.Project] = ln
 				}
 				if t.Months[i] == t.ThisMonth {
@@ -155,7 +155,7 @@ func trendSeries(t *views.CostTrend, perMonth [][]billing.Bill) {
 			continue
 		}
 		if i == trendProjects {
-			t.Series = append(t.Series, views.CostSeries{Other: true, Fen: make([]int64, n)})
+			t.Series = append(t.Series, billsview.CostSeries{Other: true, Fen: make([]int64, n)})
 		}
 		other := &t.Series[trendProjects]
 		for m, f := range series[name].Fen {
@@ -166,7 +166,7 @@ func trendSeries(t *views.CostTrend, perMonth [][]billing.Bill) {
 		ln.DiffFen = billing.AddFen(ln.NowFen, -ln.LastFen)
 		t.Lines = append(t.Lines, *ln)
 	}
-	slices.SortFunc(t.Lines, func(a, b views.CostLine) int {
+	slices.SortFunc(t.Lines, func(a, b billsview.CostLine) int {
 		return cmp.Or(cmp.Compare(b.NowFen, a.NowFen), cmp.Compare(b.LastFen, a.LastFen), cmp.Compare(a.Project, b.Project))
 	})
 }

@@ -13,7 +13,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // PlanFormSubmit is the billing plan form of the prices page (admins): amounts typed in
@@ -21,7 +21,7 @@ import (
 // path as POST /api/v1/projects/:id/plan. A bad field brings the page back (422) with the
 // message naming it. POST /prices/plans.
 func (h *Handler) PlanFormSubmit(c echo.Context) error {
-	f := views.PlanForm{Project: c.FormValue("project"), FromMonth: c.FormValue("from_month"), Mode: c.FormValue("mode"),
+	f := billsview.PlanForm{Project: c.FormValue("project"), FromMonth: c.FormValue("from_month"), Mode: c.FormValue("mode"),
 		PackageSpec: strings.TrimSpace(c.FormValue("package_spec")), PackageCards: strings.TrimSpace(c.FormValue("package_cards")),
 		PackageFee: c.FormValue("package_fee"), UnitPrice: c.FormValue("unit_price"), SizeClasses: c.FormValue("size_classes")}
 	err := func() error {
@@ -51,11 +51,11 @@ func (h *Handler) PlanFormSubmit(c echo.Context) error {
 	}
 	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
 	d.PlanForm = f
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Prices(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, billsview.Prices(handlers.Locale(c), d))
 }
 
 // planFromForm reads the fields of the form's mode; the others are ignored.
-func planFromForm(f views.PlanForm) (planBody, error) {
+func planFromForm(f billsview.PlanForm) (planBody, error) {
 	b := planBody{FromMonth: f.FromMonth, Mode: f.Mode}
 	var err error
 	switch f.Mode {

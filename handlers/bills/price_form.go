@@ -9,14 +9,14 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // PriceFormSubmit is the price form of the prices page (admins): the rates typed in yuan
 // become fen, then the same path as POST /api/v1/prices. A bad field brings the page back
 // (422) with the message naming it. POST /prices.
 func (h *Handler) PriceFormSubmit(c echo.Context) error {
-	f := views.PriceForm{Project: c.FormValue("project"), Spec: c.FormValue("spec"), FromMonth: c.FormValue("from_month"),
+	f := billsview.PriceForm{Project: c.FormValue("project"), Spec: c.FormValue("spec"), FromMonth: c.FormValue("from_month"),
 		Rate: c.FormValue("rate"), OverflowRate: c.FormValue("overflow_rate")}
 	err := func() error {
 		rate, err := handlers.ParseYuan("rate_fen", f.Rate, false)
@@ -44,5 +44,5 @@ func (h *Handler) PriceFormSubmit(c echo.Context) error {
 	}
 	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
 	d.PriceForm = f
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Prices(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, billsview.Prices(handlers.Locale(c), d))
 }

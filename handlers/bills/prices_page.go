@@ -9,7 +9,7 @@ import (
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // PricesPage shows every price and billing plan with its versions (finance and admins);
@@ -32,25 +32,25 @@ func (h *Handler) PricesPage(c echo.Context) error {
 	}
 	switch {
 	case q.Has("price"):
-		d.Notice = views.PriceSavedNotice(l, q.Get("price"), q.Get("from"))
+		d.Notice = billsview.PriceSavedNotice(l, q.Get("price"), q.Get("from"))
 	case q.Has("plan"):
-		d.Notice = views.PlanSavedNotice(l, q.Get("plan"), q.Get("from"))
+		d.Notice = billsview.PlanSavedNotice(l, q.Get("plan"), q.Get("from"))
 	}
-	return handlers.Render(c, http.StatusOK, views.Prices(l, d))
+	return handlers.Render(c, http.StatusOK, billsview.Prices(l, d))
 }
 
 // pricesData reads the prices page: the versions, the specs without a price this month, and
 // the forms prefilled with this month.
-func (h *Handler) pricesData(c echo.Context) (views.PricesData, error) {
+func (h *Handler) pricesData(c echo.Context) (billsview.PricesData, error) {
 	ctx := c.Request().Context()
 	loc, err := billing.Location(ctx, h.store)
 	if err != nil {
-		return views.PricesData{}, err
+		return billsview.PricesData{}, err
 	}
 	month := billing.MonthOf(h.Now(), loc).String()
 	who := handlers.Who(c)
-	d := views.PricesData{Month: month, TimeZone: loc.String(), CanEdit: who.Admin() && !who.ReadOnly,
-		PriceForm: views.PriceForm{FromMonth: month}, PlanForm: views.PlanForm{FromMonth: month, Mode: models.BillPayAsYouGo}}
+	d := billsview.PricesData{Month: month, TimeZone: loc.String(), CanEdit: who.Admin() && !who.ReadOnly,
+		PriceForm: billsview.PriceForm{FromMonth: month}, PlanForm: billsview.PlanForm{FromMonth: month, Mode: models.BillPayAsYouGo}}
 	projects, err := h.store.Projects(ctx)
 	if err != nil {
 		return d, err
@@ -73,7 +73,7 @@ func (h *Handler) pricesData(c echo.Context) (views.PricesData, error) {
 	// is the one in force.
 	seen := map[[2]string]bool{}
 	for _, p := range prices {
-		row := views.PriceRow{Project: names[p.ProjectID], Spec: p.Spec, FromMonth: p.FromMonth, RateFen: p.RateFen,
+		row := billsview.PriceRow{Project: names[p.ProjectID], Spec: p.Spec, FromMonth: p.FromMonth, RateFen: p.RateFen,
 			OverflowRateFen: p.OverflowRateFen, UpdatedAt: p.UpdatedAt.In(loc)}
 		key := [2]string{row.Project, p.Spec}
 		if p.FromMonth <= month && !seen[key] {
@@ -100,11 +100,11 @@ func (h *Handler) pricesData(c echo.Context) (views.PricesData, error) {
 	}
 	inForce := map[int64]bool{}
 	for _, p := range plans {
-		row := views.PlanRow{Project: names[p.ProjectID], FromMonth: p.FromMonth, Mode: p.Mode, PackageSpec: p.PackageSpec,
+		row := billsview.PlanRow{Project: names[p.ProjectID], FromMonth: p.FromMonth, Mode: p.Mode, PackageSpec: p.PackageSpec,
 			PackageCards: p.PackageCards, PackageFeeFen: p.PackageFeeFen, UnitPriceFen: p.UnitPriceFen}
 		classes, _ := models.ParseSizeClasses(p.SizeClasses)
 		for _, sc := range classes {
-			row.SizeClasses = append(row.SizeClasses, views.SizeClassView{Name: sc.Name, MaxCardHours: sc.MaxCardHours, PriceFen: sc.PriceFen})
+			row.SizeClasses = append(row.SizeClasses, billsview.SizeClassView{Name: sc.Name, MaxCardHours: sc.MaxCardHours, PriceFen: sc.PriceFen})
 		}
 		if p.FromMonth <= month && !inForce[p.ProjectID] {
 			row.InForce, inForce[p.ProjectID] = true, true

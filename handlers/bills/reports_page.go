@@ -10,6 +10,7 @@ import (
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/views"
+	billsview "kashi/views/bills"
 )
 
 // ReportsPage shows the weekly utilization report of ?week= (an ISO week, by default the
@@ -23,9 +24,9 @@ func (h *Handler) ReportsPage(c echo.Context) error {
 	}
 	d := reportData(r, week, loc, h.Now())
 	if last := billing.WeekOf(h.Now(), loc).Prev(); c.QueryParam("week") == "" && week != last {
-		d.Notice = views.LatestWeekNotice(handlers.Locale(c), last.String(), week.String())
+		d.Notice = billsview.LatestWeekNotice(handlers.Locale(c), last.String(), week.String())
 	}
-	return handlers.Render(c, http.StatusOK, views.Report(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, billsview.Report(handlers.Locale(c), d))
 }
 
 // ReportsCSV downloads the numbers of the weekly report as CSV. GET /reports.csv.
@@ -92,8 +93,8 @@ func (h *Handler) weekReport(c echo.Context) (billing.Report, billing.Week, *tim
 }
 
 // reportData is the report as the page shows it, times in loc.
-func reportData(r billing.Report, week billing.Week, loc *time.Location, now time.Time) views.ReportData {
-	d := views.ReportData{Week: week.String(), Prev: week.Prev().String(), From: r.From.In(loc), To: r.To.In(loc),
+func reportData(r billing.Report, week billing.Week, loc *time.Location, now time.Time) billsview.ReportData {
+	d := billsview.ReportData{Week: week.String(), Prev: week.Prev().String(), From: r.From.In(loc), To: r.To.In(loc),
 		AsOf: r.AsOf.In(loc), TimeZone: loc.String(), Total: usageView(r.Total), ShowUnheld: r.Total.ProvisionedS > 0}
 	next := week.Next()
 	if from, _ := next.Bounds(loc); !from.After(now) {
@@ -109,17 +110,17 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 		d.Specs = append(d.Specs, usageView(u))
 	}
 	for _, t := range r.TopIdle {
-		d.TopIdle = append(d.TopIdle, views.ReportIdleTask{TaskID: t.TaskID, Task: t.Task, Project: t.Project, Owner: t.Owner,
+		d.TopIdle = append(d.TopIdle, billsview.ReportIdleTask{TaskID: t.TaskID, Task: t.Task, Project: t.Project, Owner: t.Owner,
 			Spec: t.Spec, GPUs: t.GPUs, Ending: t.Ending, NominalS: t.NominalS, EffectiveS: t.EffectiveS, IdleS: t.Idle})
 	}
 	for _, m := range r.Misses {
-		d.Misses = append(d.Misses, views.ReportMiss{TaskID: m.TaskID, Task: m.Task, Project: m.Project, Owner: m.Owner,
+		d.Misses = append(d.Misses, billsview.ReportMiss{TaskID: m.TaskID, Task: m.Task, Project: m.Project, Owner: m.Owner,
 			EstimatedS: m.EstimatedS, ActualS: m.ActualS, MissS: m.MissS})
 	}
-	output := func(os []billing.OutputCost) []views.ReportOutput {
-		var out []views.ReportOutput
+	output := func(os []billing.OutputCost) []billsview.ReportOutput {
+		var out []billsview.ReportOutput
 		for _, o := range os {
-			out = append(out, views.ReportOutput{Key: o.Key, Tasks: o.Tasks, Units: o.Units, NominalS: o.NominalS,
+			out = append(out, billsview.ReportOutput{Key: o.Key, Tasks: o.Tasks, Units: o.Units, NominalS: o.NominalS,
 				EffectiveS: o.EffectiveS, NominalPerUnitS: o.NominalPerUnitS(), EffectivePerUnitS: o.EffectivePerUnitS()})
 		}
 		return out
@@ -130,18 +131,18 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 			Runs: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
 	}
 	for _, u := range r.Models {
-		d.Models = append(d.Models, views.ReportModel{ServiceID: u.ServiceID, Model: u.Model, Service: u.Service, Project: u.Project,
+		d.Models = append(d.Models, billsview.ReportModel{ServiceID: u.ServiceID, Model: u.Model, Service: u.Service, Project: u.Project,
 			Replicas: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
 	}
 	for _, a := range r.Advice {
-		d.Advice = append(d.Advice, views.ReportAdvice{TaskID: a.TaskID, Task: a.Task, Project: a.Project, Owner: a.Owner,
+		d.Advice = append(d.Advice, billsview.ReportAdvice{TaskID: a.TaskID, Task: a.Task, Project: a.Project, Owner: a.Owner,
 			RuntimeS: a.RuntimeS, Advice: *handlers.AdviceView(&a.Advice), SavingFen: a.SavingFen})
 	}
 	return d
 }
 
 // usageView is one row of the report.
-func usageView(u billing.Usage) views.ReportUsage {
-	return views.ReportUsage{Key: u.Key, NominalS: u.NominalS, EffectiveS: u.EffectiveS, IdleS: u.Idle,
+func usageView(u billing.Usage) billsview.ReportUsage {
+	return billsview.ReportUsage{Key: u.Key, NominalS: u.NominalS, EffectiveS: u.EffectiveS, IdleS: u.Idle,
 		OtherS: u.NominalS - u.EffectiveS - u.Idle, LowUtilS: u.LowUtil, ProvisionedS: u.ProvisionedS, UnheldS: u.UnheldS}
 }

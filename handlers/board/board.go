@@ -12,7 +12,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	boardview "kashi/views/board"
 )
 
 // Board renders the occupancy board, as cards or as the compact grid (?view=grid): the whole
@@ -40,7 +40,7 @@ func (h *Handler) Board(c echo.Context) error {
 	if err := h.markBookings(ctx, &d, now); err != nil {
 		return err
 	}
-	if f.View == views.ViewGrid {
+	if f.View == boardview.ViewGrid {
 		strips, err := h.store.UtilStrips(ctx, now)
 		if err != nil {
 			return err
@@ -48,15 +48,15 @@ func (h *Handler) Board(c echo.Context) error {
 		addStrips(&d, rows, strips)
 	}
 	narrowNodes(&d)
-	if f.Sort == views.SortIdle {
+	if f.Sort == boardview.SortIdle {
 		sortIdleFirst(d.Nodes)
 	}
 	l := handlers.Locale(c)
-	var comp templ.Component = views.Board(l, d)
+	var comp templ.Component = boardview.Board(l, d)
 	if c.Request().Header.Get("HX-Request") == "true" {
-		comp = views.BoardGrid(l, d)
-		if f.View == views.ViewGrid {
-			comp = views.CompactGrid(l, d)
+		comp = boardview.BoardGrid(l, d)
+		if f.View == boardview.ViewGrid {
+			comp = boardview.CompactGrid(l, d)
 		}
 	}
 	var buf bytes.Buffer
@@ -75,15 +75,15 @@ func (h *Handler) Board(c echo.Context) error {
 }
 
 // boardFilter reads the board's filter, view and sort from the URL.
-func boardFilter(c echo.Context) (views.BoardFilter, error) {
-	f := views.BoardFilter{Pool: c.QueryParam("pool"), Spec: c.QueryParam("spec"), Project: c.QueryParam("project"),
+func boardFilter(c echo.Context) (boardview.BoardFilter, error) {
+	f := boardview.BoardFilter{Pool: c.QueryParam("pool"), Spec: c.QueryParam("spec"), Project: c.QueryParam("project"),
 		Owner: c.QueryParam("owner"), State: c.QueryParam("state"), Sort: c.QueryParam("sort"), View: c.QueryParam("view")}
 	switch {
-	case f.View != "" && f.View != views.ViewCards && f.View != views.ViewGrid:
+	case f.View != "" && f.View != boardview.ViewCards && f.View != boardview.ViewGrid:
 		return f, echo.NewHTTPError(http.StatusBadRequest, "view: cards or grid, got "+f.View)
-	case f.Sort != "" && f.Sort != views.SortNode && f.Sort != views.SortIdle:
+	case f.Sort != "" && f.Sort != boardview.SortNode && f.Sort != boardview.SortIdle:
 		return f, echo.NewHTTPError(http.StatusBadRequest, "sort: node or idle, got "+f.Sort)
-	case f.State != "" && !slices.Contains(views.CompactStates, f.State):
+	case f.State != "" && !slices.Contains(boardview.CompactStates, f.State):
 		return f, echo.NewHTTPError(http.StatusBadRequest, "state: one of active, low, idle, saturated, nodata, unmanaged, free")
 	}
 	return f, nil

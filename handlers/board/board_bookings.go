@@ -6,6 +6,7 @@ import (
 
 	"kashi/models"
 	"kashi/views"
+	boardview "kashi/views/board"
 )
 
 // markBookings adds the reservations holding cards now (from their spec's lead time before
@@ -13,7 +14,7 @@ import (
 // for it: all its cards before the window, those its project does not use in it. The
 // scheduler holds cards of a spec, not particular ones; the board marks the first free ones
 // in its order. Marks follow the filter: a card not shown is not counted.
-func (h *Handler) markBookings(ctx context.Context, d *views.BoardData, now time.Time) error {
+func (h *Handler) markBookings(ctx context.Context, d *boardview.BoardData, now time.Time) error {
 	rs, err := h.store.Reservations(ctx, now, now.Add(models.BookingHorizon))
 	if err != nil || len(rs) == 0 {
 		return err

@@ -7,6 +7,7 @@ import (
 	"kashi/api"
 	"kashi/models"
 	"kashi/views"
+	boardview "kashi/views/board"
 )
 
 // marks are the times after which a card is stale, long idle or long saturated.
@@ -15,12 +16,12 @@ func (h *Handler) marks() models.GPUMarks {
 }
 
 // boardData groups GPU rows (ordered by pool, node, index) into nodes and pool summaries.
-func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardData {
-	d := views.BoardData{Now: now, IdleAfter: h.Cfg.IdleAfter, SaturatedAfter: h.Cfg.SaturatedAfter}
+func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) boardview.BoardData {
+	d := boardview.BoardData{Now: now, IdleAfter: h.Cfg.IdleAfter, SaturatedAfter: h.Cfg.SaturatedAfter}
 	marks := h.marks()
 	var (
 		node *views.BoardNode
-		pool *views.PoolSummary
+		pool *boardview.PoolSummary
 		// utilSum per node and per pool, for the means.
 		nodeUtil, poolUtil int
 	)
@@ -37,7 +38,7 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) views.BoardDa
 	for _, r := range rows {
 		if pool == nil || pool.Name != r.Pool {
 			closePool()
-			d.Pools = append(d.Pools, views.PoolSummary{Name: r.Pool, Spec: r.Spec})
+			d.Pools = append(d.Pools, boardview.PoolSummary{Name: r.Pool, Spec: r.Spec})
 			pool, poolUtil = &d.Pools[len(d.Pools)-1], 0
 		}
 		if node == nil || node.ID != r.NodeID {
@@ -98,7 +99,7 @@ func owners(rows []models.BoardGPU) []string {
 }
 
 // addStrips gives each card of d its recent-use strip; rows are d's cards in the same order.
-func addStrips(d *views.BoardData, rows []models.BoardGPU, strips map[int64]models.UtilStrip) {
+func addStrips(d *boardview.BoardData, rows []models.BoardGPU, strips map[int64]models.UtilStrip) {
 	i := 0
 	for n := range d.Nodes {
 		for g := range d.Nodes[n].GPUs {
@@ -110,7 +111,7 @@ func addStrips(d *views.BoardData, rows []models.BoardGPU, strips map[int64]mode
 
 // narrowNodes keeps the cards of the filter's owner and compact state, and the nodes left
 // with a card.
-func narrowNodes(d *views.BoardData) {
+func narrowNodes(d *boardview.BoardData) {
 	f := d.Filter
 	if f.Owner == "" && f.State == "" {
 		return
@@ -119,7 +120,7 @@ func narrowNodes(d *views.BoardData) {
 	for _, n := range d.Nodes {
 		gpus := n.GPUs[:0]
 		for _, g := range n.GPUs {
-			if (f.Owner == "" || g.Owner == f.Owner) && (f.State == "" || views.CompactState(&g, d.ActivePct) == f.State) {
+			if (f.Owner == "" || g.Owner == f.Owner) && (f.State == "" || boardview.CompactState(&g, d.ActivePct) == f.State) {
 				gpus = append(gpus, g)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
+	boardview "kashi/views/board"
 )
 
 // GPUPage shows one GPU: where it is, its reading now, its utilization, memory, temperature
@@ -27,7 +28,7 @@ func (h *Handler) GPUPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := views.GPUPageData{HistoryData: hist, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: g.Spec, NodeID: g.NodeID,
+	d := boardview.GPUPageData{HistoryData: hist, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: g.Spec, NodeID: g.NodeID,
 		Node: g.Hostname, Pool: g.Pool, LastSeen: g.SampledAt}
 	node, err := h.boardNode(c, g.NodeID)
 	if err != nil {
@@ -38,7 +39,7 @@ func (h *Handler) GPUPage(c echo.Context) error {
 			d.Current = card
 		}
 	}
-	return handlers.Render(c, http.StatusOK, views.GPUPage(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, boardview.GPUPage(handlers.Locale(c), d))
 }
 
 // boardNode returns node nodeID as the board shows it: last seen, and its cards with their

@@ -8,7 +8,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	boardview "kashi/views/board"
 )
 
 // Helpers of the GPU and node pages: the range, the rollups as chart points, and the holds.
@@ -16,14 +16,14 @@ import (
 // history builds the pages' shared part: the chart points of the GPUs gpuIDs together (mean
 // utilization, memory and power summed, temperature the hottest card's) and the tasks that
 // held them, each task once.
-func (h *Handler) history(c echo.Context, gpuIDs []int64, memTotal int64) (views.HistoryData, error) {
+func (h *Handler) history(c echo.Context, gpuIDs []int64, memTotal int64) (boardview.HistoryData, error) {
 	r, span, res, err := handlers.HistoryRange(c)
 	if err != nil {
-		return views.HistoryData{}, err
+		return boardview.HistoryData{}, err
 	}
 	ctx := c.Request().Context()
 	now := h.Now().In(h.Loc())
-	d := views.HistoryData{Now: now, Range: r, From: now.Add(-span), Step: time.Duration(res) * time.Second,
+	d := boardview.HistoryData{Now: now, Range: r, From: now.Add(-span), Step: time.Duration(res) * time.Second,
 		MemTotalMiB: memTotal, ActivePct: h.store.Thresholds().ActiveUtilPct}
 	rows, err := h.store.GPUHistory(ctx, gpuIDs, res, d.From, now)
 	if err != nil {
@@ -41,15 +41,15 @@ func (h *Handler) history(c echo.Context, gpuIDs []int64, memTotal int64) (views
 // historyPoints sums rollups (ordered by bucket) bucket by bucket over the cards: the mean
 // utilization over the cards that reported, memory and power summed, temperature the
 // hottest card's.
-func historyPoints(rows []models.GPURollup) []views.HistoryPoint {
-	var out []views.HistoryPoint
+func historyPoints(rows []models.GPURollup) []boardview.HistoryPoint {
+	var out []boardview.HistoryPoint
 	var cards int
 	for _, r := range rows {
 		if r.N == 0 {
 			continue
 		}
 		if len(out) == 0 || out[len(out)-1].At.Unix() != r.Bucket {
-			out = append(out, views.HistoryPoint{At: time.Unix(r.Bucket, 0).UTC()})
+			out = append(out, boardview.HistoryPoint{At: time.Unix(r.Bucket, 0).UTC()})
 			cards = 0
 		}
 		p := &out[len(out)-1]
@@ -73,8 +73,8 @@ func historyPoints(rows []models.GPURollup) []views.HistoryPoint {
 
 // holdViews merges holds (the latest first) into one row per task: how many cards it held,
 // from its first start to its last end (nil while any is held).
-func holdViews(holds []models.Holding) []views.HoldView {
-	var out []views.HoldView
+func holdViews(holds []models.Holding) []boardview.HoldView {
+	var out []boardview.HoldView
 	at := map[int64]int{}
 	cards := map[[2]int64]bool{}
 	for _, hd := range holds {
@@ -82,7 +82,7 @@ func holdViews(holds []models.Holding) []views.HoldView {
 		if !ok {
 			i = len(out)
 			at[hd.TaskID] = i
-			out = append(out, views.HoldView{TaskID: hd.TaskID, Task: hd.Task, Project: hd.Project, Owner: hd.Owner,
+			out = append(out, boardview.HoldView{TaskID: hd.TaskID, Task: hd.Task, Project: hd.Project, Owner: hd.Owner,
 				From: hd.StartedAt, Until: hd.EndedAt})
 		}
 		v := &out[i]
@@ -97,6 +97,6 @@ func holdViews(holds []models.Holding) []views.HoldView {
 			v.Until = hd.EndedAt
 		}
 	}
-	slices.SortStableFunc(out, func(a, b views.HoldView) int { return b.From.Compare(a.From) })
+	slices.SortStableFunc(out, func(a, b boardview.HoldView) int { return b.From.Compare(a.From) })
 	return out
 }

@@ -9,7 +9,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	boardview "kashi/views/board"
 )
 
 // NodePage shows one node: its GPUs now, each linking to its page, their history together
@@ -37,7 +37,7 @@ func (h *Handler) NodePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := views.NodePageData{HistoryData: hist, ID: n.ID, Hostname: n.Hostname, Pool: n.Pool, State: n.State,
+	d := boardview.NodePageData{HistoryData: hist, ID: n.ID, Hostname: n.Hostname, Pool: n.Pool, State: n.State,
 		LastSeen: n.LastSeenAt}
 	bn, err := h.boardNode(c, n.ID)
 	if err != nil {
@@ -47,5 +47,5 @@ func (h *Handler) NodePage(c echo.Context) error {
 	if bn.LastSeen.After(d.LastSeen) {
 		d.LastSeen = bn.LastSeen
 	}
-	return handlers.Render(c, http.StatusOK, views.NodePage(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, boardview.NodePage(handlers.Locale(c), d))
 }

@@ -8,17 +8,17 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	peopleview "kashi/views/people"
 )
 
 // AccountPage shows the viewer's own account with the password form. GET /account.
 func (h *Handler) AccountPage(c echo.Context) error {
 	u := handlers.Who(c).User
-	d := views.AccountData{Name: u.Name, Role: u.Role}
+	d := peopleview.AccountData{Name: u.Name, Role: u.Role}
 	if c.QueryParams().Has("changed") {
-		d.Notice = views.PasswordChangedNotice(handlers.Locale(c))
+		d.Notice = peopleview.PasswordChangedNotice(handlers.Locale(c))
 	}
-	return handlers.Render(c, http.StatusOK, views.Account(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, peopleview.Account(handlers.Locale(c), d))
 }
 
 // PasswordChange changes the viewer's own password when the current one matches: back to
@@ -36,6 +36,6 @@ func (h *Handler) PasswordChange(c echo.Context) error {
 	case !errors.As(err, &fe):
 		return err
 	}
-	d := views.AccountData{Name: u.Name, Role: u.Role, Field: fe.Field, Error: handlers.Invalid(handlers.Locale(c), fe)}
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Account(handlers.Locale(c), d))
+	d := peopleview.AccountData{Name: u.Name, Role: u.Role, Field: fe.Field, Error: handlers.Invalid(handlers.Locale(c), fe)}
+	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Account(handlers.Locale(c), d))
 }

@@ -10,6 +10,7 @@ import (
 
 	"kashi/phrase"
 	"kashi/views"
+	peopleview "kashi/views/people"
 )
 
 // auditChanges is an entry's change field by field: the fields of its before and after JSON
@@ -17,7 +18,7 @@ import (
 // snake_case for the catalogs; bookkeeping fields, and a new thing's empty ones, are left out. Times show in
 // zone, money (fields ending in _fen) in yuan. A value that is not an object is one field,
 // "value".
-func auditChanges(l phrase.Locale, before, after string, zone *time.Location) []views.AuditChange {
+func auditChanges(l phrase.Locale, before, after string, zone *time.Location) []peopleview.AuditChange {
 	b, a := flatJSON(before), flatJSON(after)
 	var names []string
 	for k := range b {
@@ -29,13 +30,13 @@ func auditChanges(l phrase.Locale, before, after string, zone *time.Location) []
 		}
 	}
 	slices.Sort(names)
-	var out []views.AuditChange
+	var out []peopleview.AuditChange
 	for _, k := range names {
 		bv, av := b[k], a[k]
 		if bookkeeping[k] || jsonEqual(bv, av) || (len(b) == 0 && zeroJSON(av)) {
 			continue // a new thing's empty fields say nothing
 		}
-		ch := views.AuditChange{Field: k, Before: auditValue(l, k, bv, zone), After: auditValue(l, k, av, zone)}
+		ch := peopleview.AuditChange{Field: k, Before: auditValue(l, k, bv, zone), After: auditValue(l, k, av, zone)}
 		if ch.Before != ch.After {
 			out = append(out, ch)
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/phrase"
-	"kashi/views"
+	peopleview "kashi/views/people"
 )
 
 func TestSnake(t *testing.T) {
@@ -26,19 +26,19 @@ func TestAuditChanges(t *testing.T) {
 	en := phrase.Locale{Lang: phrase.LangEN}
 	tests := map[string]struct {
 		before, after string
-		want          []views.AuditChange
+		want          []peopleview.AuditChange
 	}{
 		"a field changed": {`{"ID":1,"MaxGPUs":8,"UpdatedAt":"2026-03-01T00:00:00Z"}`, `{"ID":1,"MaxGPUs":12,"UpdatedAt":"2026-03-02T00:00:00Z"}`,
-			[]views.AuditChange{{Field: "max_gpus", Before: "8", After: "12"}}},
+			[]peopleview.AuditChange{{Field: "max_gpus", Before: "8", After: "12"}}},
 		"money and time": {`{"OverflowRateFen":0,"EndsAt":"2026-03-31T16:00:00Z"}`, `{"OverflowRateFen":2550,"EndsAt":"2026-04-30T16:00:00Z"}`,
-			[]views.AuditChange{{Field: "ends_at", Before: "2026-04-01 01:00:00", After: "2026-05-01 01:00:00"},
+			[]peopleview.AuditChange{{Field: "ends_at", Before: "2026-04-01 01:00:00", After: "2026-05-01 01:00:00"},
 				{Field: "overflow_rate_fen", Before: "¥0.00", After: "¥25.50"}}},
 		"new: empty fields left out": {`null`, `{"name":"speech","tags":"","max_gpus":0}`,
-			[]views.AuditChange{{Field: "name", Before: "—", After: "speech"}}},
+			[]peopleview.AuditChange{{Field: "name", Before: "—", After: "speech"}}},
 		"nested": {`{"reclaim":{"IdleS":0}}`, `{"reclaim":{"IdleS":600}}`,
-			[]views.AuditChange{{Field: "reclaim.idle_s", Before: "0", After: "600"}}},
-		"not an object": {``, `[1,2]`, []views.AuditChange{{Field: "value", Before: "—", After: "1, 2"}}},
-		"not JSON":      {`{`, `{"a":true}`, []views.AuditChange{{Field: "a", Before: "—", After: "yes"}}},
+			[]peopleview.AuditChange{{Field: "reclaim.idle_s", Before: "0", After: "600"}}},
+		"not an object": {``, `[1,2]`, []peopleview.AuditChange{{Field: "value", Before: "—", After: "1, 2"}}},
+		"not JSON":      {`{`, `{"a":true}`, []peopleview.AuditChange{{Field: "a", Before: "—", After: "yes"}}},
 	}
 	for name, tc := range tests {
 		if diff := cmp.Diff(tc.want, auditChanges(en, tc.before, tc.after, tokyo)); diff != "" {

@@ -10,7 +10,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	peopleview "kashi/views/people"
 )
 
 // AuditPage shows the audit log, filtered by who, what, project and days as the URL says,
@@ -18,7 +18,7 @@ import (
 // their projects' entries to leads. GET /audit?actor=&action=&project=&from=&to=.
 func (h *Handler) AuditPage(c echo.Context) error {
 	zone := h.viewerZone(c)
-	d := views.AuditData{Filter: auditFilterOf(c), Zone: zone.String(), CSV: "/audit.csv"}
+	d := peopleview.AuditData{Filter: auditFilterOf(c), Zone: zone.String(), CSV: "/audit.csv"}
 	if q := c.Request().URL.RawQuery; q != "" {
 		d.CSV += "?" + q
 	}
@@ -40,7 +40,7 @@ func (h *Handler) AuditPage(c echo.Context) error {
 	f, err := h.auditFilter(c, zone, 500)
 	if err != nil {
 		d.Error = handlers.Problem(handlers.Locale(c), err)
-		return handlers.Render(c, http.StatusBadRequest, views.Audit(handlers.Locale(c), d))
+		return handlers.Render(c, http.StatusBadRequest, peopleview.Audit(handlers.Locale(c), d))
 	}
 	entries, err := h.store.AuditLog(ctx, f)
 	if err != nil {
@@ -52,20 +52,20 @@ func (h *Handler) AuditPage(c echo.Context) error {
 	}
 	l := handlers.Locale(c)
 	for _, e := range entries {
-		v := views.AuditView{At: e.At.In(zone), Actor: e.Actor, Action: e.Action, Subject: e.Subject,
+		v := peopleview.AuditView{At: e.At.In(zone), Actor: e.Actor, Action: e.Action, Subject: e.Subject,
 			Changes: auditChanges(l, e.Before, e.After, zone)}
 		if e.ProjectID != nil {
 			v.Project = names[*e.ProjectID]
 		}
 		d.Entries = append(d.Entries, v)
 	}
-	return handlers.Render(c, http.StatusOK, views.Audit(l, d))
+	return handlers.Render(c, http.StatusOK, peopleview.Audit(l, d))
 }
 
 // auditFilterOf is the filter as the URL holds it.
-func auditFilterOf(c echo.Context) views.AuditFilter {
+func auditFilterOf(c echo.Context) peopleview.AuditFilter {
 	q := c.QueryParams()
-	return views.AuditFilter{Actor: q.Get("actor"), Action: q.Get("action"), Project: q.Get("project"), From: q.Get("from"), To: q.Get("to")}
+	return peopleview.AuditFilter{Actor: q.Get("actor"), Action: q.Get("action"), Project: q.Get("project"), From: q.Get("from"), To: q.Get("to")}
 }
 
 // auditFilter reads the URL's filter for the store: days are in zone, to inclusive; a leader

@@ -11,13 +11,13 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	peopleview "kashi/views/people"
 )
 
 // LoginForm shows the login form. GET /login.
 func (h *Handler) LoginForm(c echo.Context) error {
-	d := views.LoginData{Next: localPath(c.QueryParam("next")), Demo: h.Cfg.Demo}
-	return handlers.Render(c, http.StatusOK, views.Login(handlers.Locale(c), d))
+	d := peopleview.LoginData{Next: localPath(c.QueryParam("next")), Demo: h.Cfg.Demo}
+	return handlers.Render(c, http.StatusOK, peopleview.Login(handlers.Locale(c), d))
 }
 
 // Login checks a user name and password and opens a session. POST /login. Failed logins are
@@ -31,8 +31,8 @@ func (h *Handler) Login(c echo.Context) error {
 	if wait := h.logins.wait(account, addr, h.Now()); wait > 0 {
 		secs := int64((wait + time.Second - 1) / time.Second)
 		c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		d := views.LoginData{Next: next, Name: name, RetryIn: (time.Duration(secs) * time.Second).String(), Demo: h.Cfg.Demo}
-		return handlers.Render(c, http.StatusTooManyRequests, views.Login(handlers.Locale(c), d))
+		d := peopleview.LoginData{Next: next, Name: name, RetryIn: (time.Duration(secs) * time.Second).String(), Demo: h.Cfg.Demo}
+		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Login(handlers.Locale(c), d))
 	}
 	u, err := h.store.Authenticate(ctx, name, password)
 	if errors.Is(err, models.ErrNotFound) {
@@ -40,8 +40,8 @@ func (h *Handler) Login(c echo.Context) error {
 		if err := h.store.Audit(ctx, h.Now(), truncated(name), models.AuditLoginFailed, nil, "login", nil, nil); err != nil {
 			return err
 		}
-		d := views.LoginData{Next: next, Name: name, Error: true, Demo: h.Cfg.Demo}
-		return handlers.Render(c, http.StatusUnauthorized, views.Login(handlers.Locale(c), d))
+		d := peopleview.LoginData{Next: next, Name: name, Error: true, Demo: h.Cfg.Demo}
+		return handlers.Render(c, http.StatusUnauthorized, peopleview.Login(handlers.Locale(c), d))
 	}
 	if err != nil {
 		return err

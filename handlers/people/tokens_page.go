@@ -7,7 +7,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	peopleview "kashi/views/people"
 )
 
 // TokensPage lists the caller's API tokens. GET /tokens.
@@ -20,12 +20,12 @@ func (h *Handler) renderTokens(c echo.Context, status int, newToken, problem str
 	if err != nil {
 		return err
 	}
-	d := views.TokensData{NewToken: newToken, Error: problem}
+	d := peopleview.TokensData{NewToken: newToken, Error: problem}
 	for _, t := range toks {
-		d.Tokens = append(d.Tokens, views.TokenView{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAt: t.CreatedAt,
+		d.Tokens = append(d.Tokens, peopleview.TokenView{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAt: t.CreatedAt,
 			LastUsedAt: t.LastUsedAt, Revoked: t.RevokedAt != nil})
 	}
-	return handlers.Render(c, status, views.Tokens(handlers.Locale(c), d))
+	return handlers.Render(c, status, peopleview.Tokens(handlers.Locale(c), d))
 }
 
 // TokenFormCreate makes a token from the tokens page and shows it once. POST /tokens.

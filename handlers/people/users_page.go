@@ -9,7 +9,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	peopleview "kashi/views/people"
 )
 
 // UsersPage lists every user with the add form and per-user actions (admins). ?created=,
@@ -22,21 +22,21 @@ func (h *Handler) UsersPage(c echo.Context) error {
 	q := c.QueryParams()
 	for _, what := range []string{"created", "disabled", "enabled", "reset"} {
 		if q.Has(what) {
-			d.Notice = views.UserNotice(handlers.Locale(c), what, q.Get(what))
+			d.Notice = peopleview.UserNotice(handlers.Locale(c), what, q.Get(what))
 		}
 	}
-	return handlers.Render(c, http.StatusOK, views.Users(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, peopleview.Users(handlers.Locale(c), d))
 }
 
 // usersData reads the people page.
-func (h *Handler) usersData(c echo.Context) (views.UsersData, error) {
+func (h *Handler) usersData(c echo.Context) (peopleview.UsersData, error) {
 	us, err := h.store.Users(c.Request().Context())
 	if err != nil {
-		return views.UsersData{}, err
+		return peopleview.UsersData{}, err
 	}
-	d := views.UsersData{Self: handlers.Who(c).User.Name, Form: views.UserForm{Role: models.RoleUser}}
+	d := peopleview.UsersData{Self: handlers.Who(c).User.Name, Form: peopleview.UserForm{Role: models.RoleUser}}
 	for _, u := range us {
-		d.Users = append(d.Users, views.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled, CreatedAt: u.CreatedAt.In(h.Loc())})
+		d.Users = append(d.Users, peopleview.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled, CreatedAt: u.CreatedAt.In(h.Loc())})
 	}
 	return d, nil
 }
@@ -44,7 +44,7 @@ func (h *Handler) usersData(c echo.Context) (views.UsersData, error) {
 // UserFormCreate is the add-user form: back to the list with a notice, or the page with the
 // refused field (422). POST /people.
 func (h *Handler) UserFormCreate(c echo.Context) error {
-	f := views.UserForm{Name: c.FormValue("name"), Role: c.FormValue("role")}
+	f := peopleview.UserForm{Name: c.FormValue("name"), Role: c.FormValue("role")}
 	_, err := h.createUser(c, f.Name, c.FormValue("password"), f.Role)
 	var fe *models.FieldError
 	switch {
@@ -59,7 +59,7 @@ func (h *Handler) UserFormCreate(c echo.Context) error {
 	}
 	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
 	d.Form = f
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Users(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Users(handlers.Locale(c), d))
 }
 
 // UserFormState disables (disabled=true, which signs them out) or enables a user.
@@ -107,5 +107,5 @@ func (h *Handler) userActionDone(c echo.Context, name, what string, err error) e
 		return derr
 	}
 	d.Target, d.Field, d.Error = name, fe.Field, handlers.Invalid(handlers.Locale(c), fe)
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Users(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Users(handlers.Locale(c), d))
 }

@@ -11,7 +11,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // recentAlerts is how many alerts the page and the API look at.
@@ -31,8 +31,8 @@ func (h *Handler) AlertsPage(c echo.Context) error {
 	}
 	l := handlers.Locale(c)
 	p := handlers.Who(c)
-	d := views.AlertsData{Now: h.Now().In(h.Loc())}
-	var open []views.AlertView
+	d := poolsview.AlertsData{Now: h.Now().In(h.Loc())}
+	var open []poolsview.AlertView
 	for _, a := range alerts {
 		v := AlertView(a)
 		if a.ResolvedAt == nil {
@@ -41,7 +41,7 @@ func (h *Handler) AlertsPage(c echo.Context) error {
 			d.Resolved = append(d.Resolved, v)
 		}
 	}
-	d.Open = views.GroupAlerts(open, names)
+	d.Open = poolsview.GroupAlerts(open, names)
 	for i := range d.Open {
 		if d.Open[i].CanAck, err = h.canAck(ctx, p, d.Open[i].TaskID); err != nil {
 			return err
@@ -50,12 +50,12 @@ func (h *Handler) AlertsPage(c echo.Context) error {
 	if n, err := strconv.Atoi(c.QueryParam("acked")); err == nil && n >= 0 {
 		d.Notice = l.T("alert.acked_notice", n)
 	}
-	return handlers.Render(c, http.StatusOK, views.Alerts(l, d))
+	return handlers.Render(c, http.StatusOK, poolsview.Alerts(l, d))
 }
 
 // AlertView is an alert as pages and chat messages show it.
-func AlertView(a models.Alert) views.AlertView {
-	return views.AlertView{ID: a.ID, Kind: a.Kind, Subject: a.Subject, Code: a.Code, Params: a.AlertParams(),
+func AlertView(a models.Alert) poolsview.AlertView {
+	return poolsview.AlertView{ID: a.ID, Kind: a.Kind, Subject: a.Subject, Code: a.Code, Params: a.AlertParams(),
 		Message: a.Message, Severity: a.Severity, TaskID: a.TaskID, NodeID: a.NodeID, Pool: a.Pool, At: a.At,
 		LastAt: a.LastAt, Count: a.Count, ResolvedAt: a.ResolvedAt, Sent: a.SentAt != nil, AckedBy: a.AckedBy,
 		AckedAt: a.AckedAt}

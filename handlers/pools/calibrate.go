@@ -19,7 +19,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/replay"
-	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // The calibration page (/calibrate, admins): a sweep of a pool's settings over a trace runs
@@ -49,16 +49,16 @@ func newCalibrations() *replay.Runner {
 func calibratedPool(run replay.JobState) replay.Pool { return run.Base.Fleet.Pools[0] }
 
 // calibrationView is run as the page shows it.
-func calibrationView(run replay.JobState) views.CalibrateRun {
+func calibrationView(run replay.JobState) poolsview.CalibrateRun {
 	pool := calibratedPool(run)
-	v := views.CalibrateRun{ID: run.ID, Pool: pool.Name, Jobs: run.Jobs, Done: run.Done, Of: len(run.Settings),
+	v := poolsview.CalibrateRun{ID: run.ID, Pool: pool.Name, Jobs: run.Jobs, Done: run.Done, Of: len(run.Settings),
 		Finished: run.Finished, PricedNote: pool.RateFen <= 0}
 	if run.Err != nil {
 		v.Error = run.Err.Error()
 	}
 	for _, r := range run.Rows {
 		res := r.Result
-		v.Rows = append(v.Rows, views.CalibrateRow{Setting: r.Setting, CostFen: res.Cost.TotalFen, IdleH: billing.Hours(int64(res.IdleGPUHours)),
+		v.Rows = append(v.Rows, poolsview.CalibrateRow{Setting: r.Setting, CostFen: res.Cost.TotalFen, IdleH: billing.Hours(int64(res.IdleGPUHours)),
 			MeanWaitS: res.WaitS.Mean, P95WaitS: res.WaitS.P95, MaxWaitS: res.WaitS.Max})
 	}
 	return v
@@ -66,7 +66,7 @@ func calibrationView(run replay.JobState) views.CalibrateRun {
 
 // CalibratePage shows the calibration form, and a calibration with ?run=. GET /calibrate.
 func (h *Handler) CalibratePage(c echo.Context) error {
-	d, err := h.calibrateData(c.Request().Context(), views.CalibrateForm{Source: views.CalibrateHistory, Days: 30, Sweep: defaultSweep})
+	d, err := h.calibrateData(c.Request().Context(), poolsview.CalibrateForm{Source: poolsview.CalibrateHistory, Days: 30, Sweep: defaultSweep})
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (h *Handler) CalibratePage(c echo.Context) error {
 			d.Error = handlers.Locale(c).T("calibrate.err_run")
 		}
 	}
-	return handlers.Render(c, http.StatusOK, views.Calibrate(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, poolsview.Calibrate(handlers.Locale(c), d))
 }
 
 // CalibrateRun is a calibration's progress or result, for the page to poll.
@@ -92,7 +92,7 @@ func (h *Handler) CalibrateRun(c echo.Context) error {
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, handlers.Locale(c).T("calibrate.err_run"))
 	}
-	return handlers.Render(c, http.StatusOK, views.CalibrateRunView(handlers.Locale(c), calibrationView(run)))
+	return handlers.Render(c, http.StatusOK, poolsview.CalibrateRunView(handlers.Locale(c), calibrationView(run)))
 }
 
 // CalibrateStart reads the form, the trace and the settings, and starts the sweep; it then
@@ -100,7 +100,7 @@ func (h *Handler) CalibrateRun(c echo.Context) error {
 // (422), a calibration already running is 429. POST /calibrate.
 func (h *Handler) CalibrateStart(c echo.Context) error {
 	ctx, l := c.Request().Context(), handlers.Locale(c)
-	form := views.CalibrateForm{Pool: c.FormValue("pool"), Source: c.FormValue("source"), Sweep: c.FormValue("sweep")}
+	form := poolsview.CalibrateForm{Pool: c.FormValue("pool"), Source: c.FormValue("source"), Sweep: c.FormValue("sweep")}
 	form.Days, _ = strconv.Atoi(c.FormValue("days"))
 	d, err := h.calibrateData(ctx, form)
 	if err != nil {
@@ -108,7 +108,7 @@ func (h *Handler) CalibrateStart(c echo.Context) error {
 	}
 	fail := func(status int, msg string) error {
 		d.Error = msg
-		return handlers.Render(c, status, views.Calibrate(l, d))
+		return handlers.Render(c, status, poolsview.Calibrate(l, d))
 	}
 	pools, err := h.store.ConfiguredPools(ctx)
 	if err != nil {
@@ -156,11 +156,11 @@ func (h *Handler) CalibrateStart(c echo.Context) error {
 
 // calibrationTrace reads the trace the form names: the uploaded file, or this deployment's
 // history. A problem the admin can fix is returned as a message in the page's language.
-func (h *Handler) calibrationTrace(c echo.Context, form views.CalibrateForm) (*replay.Trace, string, error) {
+func (h *Handler) calibrationTrace(c echo.Context, form poolsview.CalibrateForm) (*replay.Trace, string, error) {
 	l := handlers.Locale(c)
 	var src io.Reader
 	switch form.Source {
-	case views.CalibrateUpload:
+	case poolsview.CalibrateUpload:
 		fh, err := c.FormFile("trace")
 		if err != nil {
 			return nil, l.T("calibrate.err_trace", "no file"), nil
@@ -271,12 +271,12 @@ func (h *Handler) poolRate(ctx context.Context, spec string) (int64, error) {
 }
 
 // calibrateData is the page around form: the pools that scale.
-func (h *Handler) calibrateData(ctx context.Context, form views.CalibrateForm) (views.CalibrateData, error) {
+func (h *Handler) calibrateData(ctx context.Context, form poolsview.CalibrateForm) (poolsview.CalibrateData, error) {
 	pools, err := h.store.ConfiguredPools(ctx)
 	if err != nil {
-		return views.CalibrateData{}, err
+		return poolsview.CalibrateData{}, err
 	}
-	d := views.CalibrateData{Form: form}
+	d := poolsview.CalibrateData{Form: form}
 	for _, p := range pools {
 		if p.Config.MaxNodes > 0 {
 			d.Pools = append(d.Pools, p.Name)

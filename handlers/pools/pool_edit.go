@@ -12,6 +12,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // PoolNew opens the configuration form of a new pool named by ?name=. GET /pools/new.
@@ -39,13 +40,13 @@ func (h *Handler) PoolEdit(c echo.Context) error {
 	switch {
 	case q.Has("rolled"):
 		from, _ := strconv.Atoi(q.Get("rolled"))
-		d.Notice = views.PoolRolledBackNotice(l, from, d.Version)
+		d.Notice = poolsview.PoolRolledBackNotice(l, from, d.Version)
 	case q.Has("same"):
-		d.Notice = views.PoolUnchangedNotice(l, d.Version)
+		d.Notice = poolsview.PoolUnchangedNotice(l, d.Version)
 	case q.Has("saved"):
-		d.Notice = views.PoolSavedNotice(l, d.Version)
+		d.Notice = poolsview.PoolSavedNotice(l, d.Version)
 	}
-	return handlers.Render(c, http.StatusOK, views.PoolEdit(l, d))
+	return handlers.Render(c, http.StatusOK, poolsview.PoolEdit(l, d))
 }
 
 // PoolSave stores the form as the pool's new configuration version and wakes the scaling
@@ -82,7 +83,7 @@ func (h *Handler) PoolSave(c echo.Context) error {
 	if e, ok := form.Errors["name"]; ok {
 		d.Error = e.Text
 	}
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.PoolEdit(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, poolsview.PoolEdit(handlers.Locale(c), d))
 }
 
 // PoolRollback makes an earlier version the pool's configuration again, as a new version,
@@ -110,7 +111,7 @@ func (h *Handler) PoolRollback(c echo.Context) error {
 			return derr
 		}
 		d.Error = handlers.Invalid(handlers.Locale(c), fe)
-		return handlers.Render(c, http.StatusUnprocessableEntity, views.PoolEdit(handlers.Locale(c), d))
+		return handlers.Render(c, http.StatusUnprocessableEntity, poolsview.PoolEdit(handlers.Locale(c), d))
 	case err != nil:
 		return handlers.StoreError(err)
 	}
@@ -127,13 +128,13 @@ func (h *Handler) PoolRollback(c echo.Context) error {
 
 // poolEditData builds the configuration page: the form (the current configuration, or form
 // when a submit was refused) and the version history.
-func (h *Handler) poolEditData(c echo.Context, name string, form *views.PoolForm) (views.PoolEditData, error) {
+func (h *Handler) poolEditData(c echo.Context, name string, form *poolsview.PoolForm) (poolsview.PoolEditData, error) {
 	ctx := c.Request().Context()
 	cur, ok, err := h.configuredPool(ctx, name)
 	if err != nil {
-		return views.PoolEditData{}, err
+		return poolsview.PoolEditData{}, err
 	}
-	d := views.PoolEditData{Name: name, New: !ok, Version: cur.Version}
+	d := poolsview.PoolEditData{Name: name, New: !ok, Version: cur.Version}
 	if form != nil {
 		d.Form = *form
 	} else {
@@ -141,7 +142,7 @@ func (h *Handler) poolEditData(c echo.Context, name string, form *views.PoolForm
 		if !ok {
 			cfg = models.PoolConfig{Provider: "sim", GPUsPerNode: 8, MaxNodes: 4}
 		}
-		d.Form = views.PoolForm{Groups: poolFormGroups, Values: poolValues(cfg), Errors: map[string]views.FormError{}}
+		d.Form = poolsview.PoolForm{Groups: poolFormGroups, Values: poolValues(cfg), Errors: map[string]views.FormError{}}
 	}
 	h.poolFlavors(ctx, &d.Form)
 	versions, err := h.store.PoolConfigVersions(ctx, name)
@@ -149,7 +150,7 @@ func (h *Handler) poolEditData(c echo.Context, name string, form *views.PoolForm
 		return d, err
 	}
 	for _, v := range versions {
-		vv := views.PoolVersionView{Version: v.Version, At: v.At.In(h.Loc()), By: v.By, Note: v.Note,
+		vv := poolsview.PoolVersionView{Version: v.Version, At: v.At.In(h.Loc()), By: v.By, Note: v.Note,
 			Created: v.Before == "null" || v.Before == "", Current: v.Version == cur.Version}
 		if !vv.Created {
 			vv.Changes = configChanges(v.Before, v.After)

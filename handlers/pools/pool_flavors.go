@@ -6,11 +6,12 @@ import (
 
 	"kashi/models"
 	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // poolFlavors fills the form's flavor choices from the provider's flavors where the form's
 // pool is, or why they could not be read.
-func (h *Handler) poolFlavors(ctx context.Context, f *views.PoolForm) {
+func (h *Handler) poolFlavors(ctx context.Context, f *poolsview.PoolForm) {
 	if h.Cfg.Flavors == nil {
 		return
 	}
@@ -24,7 +25,7 @@ func (h *Handler) poolFlavors(ctx context.Context, f *views.PoolForm) {
 		return
 	}
 	for _, fl := range fs {
-		f.Flavors = append(f.Flavors, views.FlavorOption{Name: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUs, MemoryMiB: fl.MemoryMiB})
+		f.Flavors = append(f.Flavors, poolsview.FlavorOption{Name: fl.Name, GPUModel: fl.GPUModel, GPUs: fl.GPUs, MemoryMiB: fl.MemoryMiB})
 	}
 }
 
@@ -44,10 +45,10 @@ func (h *Handler) checkFlavor(ctx context.Context, cfg models.PoolConfig, errs m
 			continue
 		}
 		if f.GPUs != cfg.GPUsPerNode {
-			errs["flavor"] = views.FormError{Code: views.FormErrRule, Text: views.FlavorErrGPUs, Args: []any{f.Name, f.GPUs, cfg.GPUsPerNode}}
+			errs["flavor"] = views.FormError{Code: poolsview.FormErrRule, Text: poolsview.FlavorErrGPUs, Args: []any{f.Name, f.GPUs, cfg.GPUsPerNode}}
 		}
 		return
 	}
-	errs["flavor"] = views.FormError{Code: views.FormErrRule, Text: views.FlavorErrUnknown,
+	errs["flavor"] = views.FormError{Code: poolsview.FormErrRule, Text: poolsview.FlavorErrUnknown,
 		Args: []any{cfg.Flavor, regionOf(cfg)}}
 }

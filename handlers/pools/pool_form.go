@@ -14,17 +14,18 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // poolFormGroups are the configuration form's inputs in groups, in the order of the pool
 // settings table.
-var poolFormGroups = func() []views.PoolFieldGroup {
-	var out []views.PoolFieldGroup
+var poolFormGroups = func() []poolsview.PoolFieldGroup {
+	var out []poolsview.PoolFieldGroup
 	group := ""
 	for _, f := range models.PoolFields {
 		if len(out) == 0 || f.Group != group {
 			group = f.Group
-			out = append(out, views.PoolFieldGroup{TitleKey: phrase.PoolFieldKeyPrefix + "group." + group})
+			out = append(out, poolsview.PoolFieldGroup{TitleKey: phrase.PoolFieldKeyPrefix + "group." + group})
 		}
 		out[len(out)-1].Fields = append(out[len(out)-1].Fields, poolFieldView(f))
 	}
@@ -33,8 +34,8 @@ var poolFormGroups = func() []views.PoolFieldGroup {
 
 // poolFieldView maps a row of the settings table to its input, with the catalog keys of its
 // label and help (phrase.PoolFieldKeyPrefix).
-func poolFieldView(f models.PoolField) views.PoolField {
-	v := views.PoolField{Name: f.Name, LabelKey: phrase.PoolFieldKeyPrefix + f.Name,
+func poolFieldView(f models.PoolField) poolsview.PoolField {
+	v := poolsview.PoolField{Name: f.Name, LabelKey: phrase.PoolFieldKeyPrefix + f.Name,
 		HelpKey: phrase.PoolFieldKeyPrefix + f.Name + ".help",
 		Min:     formatSetting(f, f.Min), Max: formatSetting(f, f.Max)}
 	if f.Default != 0 {
@@ -42,20 +43,20 @@ func poolFieldView(f models.PoolField) views.PoolField {
 	}
 	switch f.Kind {
 	case models.PoolText:
-		v.Kind = views.PoolInputText
+		v.Kind = poolsview.PoolInputText
 	case models.PoolSwitch:
-		v.Kind = views.PoolInputCheck
+		v.Kind = poolsview.PoolInputCheck
 	case models.PoolCount:
-		v.Kind = views.PoolInputCount
+		v.Kind = poolsview.PoolInputCount
 	case models.PoolPercent:
-		v.Kind, v.Unit = views.PoolInputNumber, views.UnitPercent
+		v.Kind, v.Unit = poolsview.PoolInputNumber, poolsview.UnitPercent
 	case models.PoolDuration:
-		v.Kind, v.Unit = views.PoolInputNumber, views.UnitMinutes
+		v.Kind, v.Unit = poolsview.PoolInputNumber, poolsview.UnitMinutes
 		if f.Unit == time.Hour {
-			v.Unit = views.UnitHours
+			v.Unit = poolsview.UnitHours
 		}
 	case models.PoolMoney:
-		v.Kind, v.Unit = views.PoolInputNumber, views.UnitYuanHour
+		v.Kind, v.Unit = poolsview.PoolInputNumber, poolsview.UnitYuanHour
 	}
 	return v
 }
@@ -92,8 +93,8 @@ func poolValues(cfg models.PoolConfig) map[string]string {
 
 // poolFromForm reads the configuration form: the values as typed, a problem per input that
 // is not a number or is out of its range, and the configuration.
-func (h *Handler) poolFromForm(c echo.Context) (views.PoolForm, models.PoolConfig) {
-	f := views.PoolForm{Groups: poolFormGroups, Values: map[string]string{"note": c.FormValue("note")},
+func (h *Handler) poolFromForm(c echo.Context) (poolsview.PoolForm, models.PoolConfig) {
+	f := poolsview.PoolForm{Groups: poolFormGroups, Values: map[string]string{"note": c.FormValue("note")},
 		Errors: map[string]views.FormError{}}
 	var cfg models.PoolConfig
 	for _, fd := range models.PoolFields {
@@ -127,7 +128,7 @@ func parseSetting(f models.PoolField, raw string) (any, string) {
 		}
 		fen, err := handlers.ParseYuan(f.Name, raw, false)
 		if err != nil {
-			return nil, views.FormErrYuan
+			return nil, poolsview.FormErrYuan
 		}
 		x = float64(fen)
 	case models.PoolCount:
@@ -153,22 +154,22 @@ func parseSetting(f models.PoolField, raw string) (any, string) {
 		}
 	}
 	if !f.InRange(x) {
-		return nil, views.FormErrRange
+		return nil, poolsview.FormErrRange
 	}
 	return x, ""
 }
 
 // configChanges lists the settings whose values differ between two stored configurations;
 // a setting a version predates reads as zero, as it did then.
-func configChanges(before, after string) []views.ConfigChange {
+func configChanges(before, after string) []poolsview.ConfigChange {
 	var b, a models.PoolConfig
 	json.Unmarshal([]byte(before), &b)
 	json.Unmarshal([]byte(after), &a)
 	bv, av := poolValues(b), poolValues(a)
-	var out []views.ConfigChange
+	var out []poolsview.ConfigChange
 	for _, f := range models.PoolFields {
 		if bv[f.Name] != av[f.Name] {
-			out = append(out, views.ConfigChange{Field: poolFieldView(f), Before: bv[f.Name], After: av[f.Name]})
+			out = append(out, poolsview.ConfigChange{Field: poolFieldView(f), Before: bv[f.Name], After: av[f.Name]})
 		}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // postForm is an echo context of a POST of the form values.
@@ -70,7 +71,7 @@ func TestPoolFormHours(t *testing.T) {
 	if got, code := parseSetting(f, "1.5"); got != 5400.0 || code != "" {
 		t.Errorf("parseSetting(1.5 h) = %v, %q; want 5400 s", got, code)
 	}
-	if got := poolFieldView(f); got.Unit != views.UnitHours || got.Max != "24" {
+	if got := poolFieldView(f); got.Unit != poolsview.UnitHours || got.Max != "24" {
 		t.Errorf("poolFieldView = %+v, want unit h and max 24", got)
 	}
 }
@@ -82,9 +83,9 @@ func TestPoolFormErrors(t *testing.T) {
 		"gpus_per_node":   {Code: views.FormErrInt},
 		"step":            {Code: views.FormErrInt},
 		"memory_high_pct": {Code: views.FormErrNumber},
-		"unneeded_s":      {Code: views.FormErrRange},
-		"cooldown_up_s":   {Code: views.FormErrRange},
-		"max_nodes":       {Code: views.FormErrRange},
+		"unneeded_s":      {Code: poolsview.FormErrRange},
+		"cooldown_up_s":   {Code: poolsview.FormErrRange},
+		"max_nodes":       {Code: poolsview.FormErrRange},
 	}
 	if diff := cmp.Diff(want, form.Errors); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

@@ -5,7 +5,7 @@ import (
 
 	"kashi/models"
 	"kashi/scaler"
-	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // A pool held at its maximum while demand waits says so; it used to read "steady".
@@ -16,12 +16,12 @@ func TestPoolState(t *testing.T) {
 		p    poolInfo
 		want string
 	}{
-		"off":                     {poolInfo{}, views.PoolDisabled},
-		"steady":                  {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 3, Desired: 3}, views.PoolSteady},
-		"growing":                 {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 3, Desired: 4}, views.PoolGrowing},
-		"at max with demand":      {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 6, Desired: 6, Skips: atMax}, views.PoolAtMax},
-		"growing beats at max":    {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 5, Desired: 6, Skips: atMax}, views.PoolGrowing},
-		"under max is not at max": {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 4, Desired: 4, Skips: atMax}, views.PoolSteady},
+		"off":                     {poolInfo{}, poolsview.PoolDisabled},
+		"steady":                  {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 3, Desired: 3}, poolsview.PoolSteady},
+		"growing":                 {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 3, Desired: 4}, poolsview.PoolGrowing},
+		"at max with demand":      {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 6, Desired: 6, Skips: atMax}, poolsview.PoolAtMax},
+		"growing beats at max":    {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 5, Desired: 6, Skips: atMax}, poolsview.PoolGrowing},
+		"under max is not at max": {poolInfo{ConfiguredPool: models.ConfiguredPool{Config: on}, Size: 4, Desired: 4, Skips: atMax}, poolsview.PoolSteady},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/scaler"
-	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // poolInfo is a configured pool with what the pools page and API show of it.
@@ -77,15 +77,15 @@ func poolState(p poolInfo) string {
 	}
 	switch {
 	case !p.Config.Enabled:
-		return views.PoolDisabled
+		return poolsview.PoolDisabled
 	case p.Desired > p.Size || len(p.Booting) > 0:
-		return views.PoolGrowing
+		return poolsview.PoolGrowing
 	case p.Desired < p.Size || draining:
-		return views.PoolShrinking
+		return poolsview.PoolShrinking
 	case p.Size >= p.Config.MaxNodes && slices.ContainsFunc(p.Skips, func(s models.PoolSkip) bool { return s.Reason == string(scaler.ReasonAtMaxSize) }):
-		return views.PoolAtMax
+		return poolsview.PoolAtMax
 	}
-	return views.PoolSteady
+	return poolsview.PoolSteady
 }
 
 // poolJSON is one pool in GET /api/v1/pools.

@@ -9,7 +9,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	poolsview "kashi/views/pools"
 )
 
 // poolPageEvents is how many scaling events the pools page shows per pool.
@@ -20,31 +20,31 @@ const poolPageEvents = 100
 // part that refreshes itself comes back. GET /pools.
 func (h *Handler) PoolsPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	rng, span := views.RangeSpan(c.QueryParam("range"))
+	rng, span := poolsview.RangeSpan(c.QueryParam("range"))
 	now := h.Now().In(h.Loc())
 	pools, err := h.poolInfos(ctx, poolPageEvents)
 	if err != nil {
 		return err
 	}
-	d := views.PoolsData{Now: now, Range: rng, From: now.Add(-span), CanEdit: handlers.Who(c).Admin()}
+	d := poolsview.PoolsData{Now: now, Range: rng, From: now.Add(-span), CanEdit: handlers.Who(c).Admin()}
 	bookings, err := h.poolBookings(ctx, pools, d.From, now)
 	if err != nil {
 		return err
 	}
 	for _, p := range pools {
-		v := views.PoolView{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Flavor: p.Config.Flavor,
+		v := poolsview.PoolView{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Flavor: p.Config.Flavor,
 			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,
 			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Name]}
 		for _, n := range p.Nodes {
-			v.Nodes = append(v.Nodes, views.PoolNodeView{Hostname: n.Hostname, State: n.State})
+			v.Nodes = append(v.Nodes, poolsview.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}
 		for _, s := range p.Skips {
-			v.Skips = append(v.Skips, views.PoolSkipView{Reason: s.Reason, Detail: handlers.Locale(c).SayText(s.Detail)})
+			v.Skips = append(v.Skips, poolsview.PoolSkipView{Reason: s.Reason, Detail: handlers.Locale(c).SayText(s.Detail)})
 		}
 		for _, e := range p.Events {
-			v.Events = append(v.Events, views.ScaleEventView{At: e.At, Pool: p.Name, Kind: e.Kind, From: e.FromSize,
+			v.Events = append(v.Events, poolsview.ScaleEventView{At: e.At, Pool: p.Name, Kind: e.Kind, From: e.FromSize,
 				To: e.ToSize, Reason: e.Reason, Detail: handlers.Locale(c).SayText(e.Detail), HourlyCostFen: e.HourlyCostFen})
 		}
 		sizes, err := h.store.PoolSizes(ctx, p.ID, d.From, now)
@@ -52,7 +52,7 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 			return err
 		}
 		for _, s := range sizes {
-			v.Samples = append(v.Samples, views.PoolSample{At: s.At, Size: s.Size, Desired: s.Desired, DemandGPUs: s.DemandGPUs})
+			v.Samples = append(v.Samples, poolsview.PoolSample{At: s.At, Size: s.Size, Desired: s.Desired, DemandGPUs: s.DemandGPUs})
 		}
 		d.Pools = append(d.Pools, v)
 	}
@@ -60,15 +60,15 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	l := handlers.Locale(c)
 	if handlers.IsHTMX(c) {
-		return handlers.Render(c, http.StatusOK, views.PoolsLive(l, d))
+		return handlers.Render(c, http.StatusOK, poolsview.PoolsLive(l, d))
 	}
-	return handlers.Render(c, http.StatusOK, views.Pools(l, d))
+	return handlers.Render(c, http.StatusOK, poolsview.Pools(l, d))
 }
 
 // poolBookings are the reservations overlapping the chart's range or the coming days, by
 // pool: each on the pools of its spec (in its region when it names one), held from its lead
 // time.
-func (h *Handler) poolBookings(ctx context.Context, pools []poolInfo, from, now time.Time) (map[string][]views.PoolBooking, error) {
+func (h *Handler) poolBookings(ctx context.Context, pools []poolInfo, from, now time.Time) (map[string][]poolsview.PoolBooking, error) {
 	rs, err := h.store.Reservations(ctx, from, now.Add(models.BookingHorizon))
 	if err != nil || len(rs) == 0 {
 		return nil, err
@@ -77,9 +77,9 @@ func (h *Handler) poolBookings(ctx context.Context, pools []poolInfo, from, now 
 	for i, p := range pools {
 		cps[i] = p.ConfiguredPool
 	}
-	out := map[string][]views.PoolBooking{}
+	out := map[string][]poolsview.PoolBooking{}
 	for _, r := range rs {
-		b := views.PoolBooking{Project: r.Project, GPUs: r.GPUs,
+		b := poolsview.PoolBooking{Project: r.Project, GPUs: r.GPUs,
 			HoldFrom: r.StartsAt.Add(-models.BookingLead(cps, r.Spec, r.Region)), Starts: r.StartsAt, Ends: r.EndsAt}
 		for _, p := range cps {
 			if p.Spec == r.Spec && (r.Region == "" || p.Config.Region == r.Region) {

@@ -10,7 +10,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	projectsview "kashi/views/projects"
 )
 
 // ApprovalsPage lists the requests of the projects the caller leads (all for admins): pending
@@ -22,21 +22,21 @@ func (h *Handler) ApprovalsPage(c echo.Context) error {
 		return err
 	}
 	if id, err := strconv.ParseInt(c.QueryParam("done"), 10, 64); err == nil {
-		d.Notice = views.DecidedNotice(handlers.Locale(c), id, c.QueryParam("approved") == "1")
+		d.Notice = projectsview.DecidedNotice(handlers.Locale(c), id, c.QueryParam("approved") == "1")
 	}
-	return handlers.Render(c, http.StatusOK, views.Approvals(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, projectsview.Approvals(handlers.Locale(c), d))
 }
 
-func (h *Handler) approvalsData(c echo.Context) (views.ApprovalsData, error) {
+func (h *Handler) approvalsData(c echo.Context) (projectsview.ApprovalsData, error) {
 	p := handlers.Who(c)
 	ctx := c.Request().Context()
 	rows, err := h.store.QuotaRequests(ctx, handlers.VisibleProjects(p), "")
 	if err != nil {
-		return views.ApprovalsData{}, err
+		return projectsview.ApprovalsData{}, err
 	}
 	var world *requestWorld
 	l := handlers.Locale(c)
-	d := views.ApprovalsData{Now: h.Now()}
+	d := projectsview.ApprovalsData{Now: h.Now()}
 	for _, r := range rows {
 		if !p.Leads(r.ProjectID) {
 			continue
@@ -79,7 +79,7 @@ func (h *Handler) ApprovalDecide(c echo.Context) error {
 			return derr
 		}
 		d.Error = handlers.Problem(handlers.Locale(c), err)
-		return handlers.Render(c, he.Code, views.Approvals(handlers.Locale(c), d))
+		return handlers.Render(c, he.Code, projectsview.Approvals(handlers.Locale(c), d))
 	}
 	if err != nil {
 		return err

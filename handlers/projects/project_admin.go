@@ -15,15 +15,16 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
+	projectsview "kashi/views/projects"
 )
 
 // projectAdmin adds the forms of a project's leads and the admins to the projects page: the
 // admin's form that adds a project, and on each card the viewer leads its tags, members and
 // (admins) quotas and archive button. An archived project's card offers no request form.
-func (h *Handler) projectAdmin(c echo.Context, d *views.ProjectsData, list []projectJSON) error {
+func (h *Handler) projectAdmin(c echo.Context, d *projectsview.ProjectsData, list []projectJSON) error {
 	p := handlers.Who(c)
 	if p.Admin() && !p.ReadOnly {
-		d.Create = &views.ProjectCreateForm{}
+		d.Create = &projectsview.ProjectCreateForm{}
 	}
 	ctx := c.Request().Context()
 	var users, specs []string
@@ -99,7 +100,7 @@ func (h *Handler) quotaFormOf(q quotaJSON) views.QuotaForm {
 
 // ProjectFormCreate adds a project from the admin's form. POST /projects (name, tags).
 func (h *Handler) ProjectFormCreate(c echo.Context) error {
-	f := views.ProjectCreateForm{Name: strings.TrimSpace(c.FormValue("name")), Tags: c.FormValue("tags")}
+	f := projectsview.ProjectCreateForm{Name: strings.TrimSpace(c.FormValue("name")), Tags: c.FormValue("tags")}
 	_, err := h.store.CreateProject(c.Request().Context(), handlers.Who(c).User.Name, f.Name, splitTags(f.Tags), h.Now())
 	if err == nil {
 		return c.Redirect(http.StatusSeeOther, "/projects?created="+url.QueryEscape(f.Name))
@@ -109,7 +110,7 @@ func (h *Handler) ProjectFormCreate(c echo.Context) error {
 		return err
 	}
 	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
-	return h.projectsRefused(c, func(d *views.ProjectsData) { d.Create = &f })
+	return h.projectsRefused(c, func(d *projectsview.ProjectsData) { d.Create = &f })
 }
 
 // ProjectFormArchive archives a project or takes it back into use (admins).
@@ -254,7 +255,7 @@ func (h *Handler) projectForm(c echo.Context, id int64, form string, err error) 
 	default:
 		return err
 	}
-	return h.projectsRefused(c, func(d *views.ProjectsData) {
+	return h.projectsRefused(c, func(d *projectsview.ProjectsData) {
 		for i := range d.Projects {
 			if a := d.Projects[i].Admin; d.Projects[i].ID == id && a != nil {
 				a.Form, a.Field, a.Error = form, field, msg
@@ -269,13 +270,13 @@ func (h *Handler) projectSaved(c echo.Context, id int64) error {
 }
 
 // projectsRefused renders the projects page (422) after mark sets a refused form on it.
-func (h *Handler) projectsRefused(c echo.Context, mark func(d *views.ProjectsData)) error {
+func (h *Handler) projectsRefused(c echo.Context, mark func(d *projectsview.ProjectsData)) error {
 	d, err := h.projectsData(c, views.RequestForm{})
 	if err != nil {
 		return err
 	}
 	mark(&d)
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Projects(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, projectsview.Projects(handlers.Locale(c), d))
 }
 
 // splitTags reads comma-separated tags; Chinese commas separate too.
@@ -290,14 +291,14 @@ func splitTags(s string) []string {
 }
 
 // projectNotice confirms a project added (?created=name) or changed (?saved=id).
-func (h *Handler) projectNotice(c echo.Context, d *views.ProjectsData) {
+func (h *Handler) projectNotice(c echo.Context, d *projectsview.ProjectsData) {
 	if name := c.QueryParam("created"); name != "" {
-		d.Notice = views.ProjectCreatedNotice(handlers.Locale(c), name)
+		d.Notice = projectsview.ProjectCreatedNotice(handlers.Locale(c), name)
 	}
 	if id, err := strconv.ParseInt(c.QueryParam("saved"), 10, 64); err == nil {
 		for _, p := range d.Projects {
 			if p.ID == id {
-				d.Notice = views.ProjectSavedNotice(handlers.Locale(c), p.Name)
+				d.Notice = projectsview.ProjectSavedNotice(handlers.Locale(c), p.Name)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/views"
+	projectsview "kashi/views/projects"
 )
 
 // ProjectsPage shows the caller's projects, quotas with this month's use, the request form and
@@ -25,13 +26,13 @@ func (h *Handler) ProjectsPage(c echo.Context) error {
 		return err
 	}
 	if id, err := strconv.ParseInt(c.QueryParam("sent"), 10, 64); err == nil {
-		d.Notice = views.RequestSentNotice(handlers.Locale(c), id)
+		d.Notice = projectsview.RequestSentNotice(handlers.Locale(c), id)
 	}
 	if c.QueryParam("reclaim") != "" {
-		d.Notice = views.ReclaimSavedNotice(handlers.Locale(c))
+		d.Notice = projectsview.ReclaimSavedNotice(handlers.Locale(c))
 	}
 	h.projectNotice(c, &d)
-	return handlers.Render(c, http.StatusOK, views.Projects(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, projectsview.Projects(handlers.Locale(c), d))
 }
 
 // requestPrefill is the request form as a link fills it in; the submit checks every value.
@@ -49,13 +50,13 @@ func requestPrefill(c echo.Context) (views.RequestForm, error) {
 }
 
 // projectsData builds the projects page.
-func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (views.ProjectsData, error) {
+func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projectsview.ProjectsData, error) {
 	p := handlers.Who(c)
 	list, err := h.projects(c)
 	if err != nil {
-		return views.ProjectsData{}, err
+		return projectsview.ProjectsData{}, err
 	}
-	d := views.ProjectsData{Now: h.Now().In(h.Loc()), Form: form}
+	d := projectsview.ProjectsData{Now: h.Now().In(h.Loc()), Form: form}
 	gpus, err := h.store.BoardGPUs(c.Request().Context(), models.BoardFilter{})
 	if err != nil {
 		return d, err
@@ -95,8 +96,8 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (views.Pr
 }
 
 // requestView shows a request on a page.
-func requestView(l phrase.Locale, r models.QuotaRequestRow) views.RequestView {
-	return views.RequestView{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: changeText(l, r),
+func requestView(l phrase.Locale, r models.QuotaRequestRow) projectsview.RequestView {
+	return projectsview.RequestView{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: changeText(l, r),
 		Reason: r.Reason, Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt}
 }
 

@@ -11,6 +11,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
+	projectsview "kashi/views/projects"
 )
 
 // ReclaimSet replaces a project's idle-reclaim override (the project's leads and admins): any
@@ -62,7 +63,7 @@ func (h *Handler) ReclaimFormSubmit(c echo.Context) error {
 			d.Projects[i].Reclaim = &f
 		}
 	}
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Projects(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, projectsview.Projects(handlers.Locale(c), d))
 }
 
 // setReclaim stores the override when the caller leads the project.

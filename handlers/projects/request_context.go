@@ -11,6 +11,7 @@ import (
 	"kashi/phrase"
 	"kashi/scheduler"
 	"kashi/views"
+	projectsview "kashi/views/projects"
 )
 
 // requestWorld is what the context of pending requests is read from, once per page.
@@ -58,7 +59,7 @@ func (h *Handler) loadRequestWorld(ctx context.Context) (requestWorld, error) {
 }
 
 // requestContext is a pending request's context; nil when its quota is gone.
-func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) *views.RequestContext {
+func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) *projectsview.RequestContext {
 	var q *models.Quota
 	for i := range w.quotas {
 		if w.quotas[i].ProjectID == r.ProjectID && w.quotas[i].Spec == r.Spec {
@@ -69,7 +70,7 @@ func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) 
 		return nil
 	}
 	c := r.Parsed()
-	x := &views.RequestContext{Limit: q.Limit(w.now), BudgetCardHours: q.BudgetCardHours, Age: w.now.Sub(r.CreatedAt)}
+	x := &projectsview.RequestContext{Limit: q.Limit(w.now), BudgetCardHours: q.BudgetCardHours, Age: w.now.Sub(r.CreatedAt)}
 	for spec, s := range w.usage[r.ProjectID] {
 		if q.Spec == "" || spec == q.Spec {
 			x.MonthCardHours += s
@@ -86,7 +87,7 @@ func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) 
 	}
 	for _, e := range w.quota {
 		if t, ok := w.active[e.TaskID]; ok && matches(t) {
-			x.Waiting = append(x.Waiting, views.WaitingTask{ID: t.ID, Name: t.Name, GPUs: t.GPUs})
+			x.Waiting = append(x.Waiting, projectsview.WaitingTask{ID: t.ID, Name: t.Name, GPUs: t.GPUs})
 		}
 	}
 	priceSpec := q.Spec

@@ -12,6 +12,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
+	projectsview "kashi/views/projects"
 )
 
 // RequestFormSubmit files a quota request from the projects page. On bad input the page comes
@@ -39,7 +40,7 @@ func (h *Handler) RequestFormSubmit(c echo.Context) error {
 	if derr != nil {
 		return derr
 	}
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Projects(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, projectsview.Projects(handlers.Locale(c), d))
 }
 
 // requestFromForm reads the form's fields for the request's kind. Times are local to the

@@ -10,7 +10,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/serving"
-	"kashi/views"
+	servicesview "kashi/views/services"
 )
 
 // ModelsPage shows each inference service over ?range= (1h, 24h, 7d, 30d; default 24h): its
@@ -22,29 +22,29 @@ func (h *Handler) ModelsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return handlers.Render(c, http.StatusOK, views.Models(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, servicesview.Models(handlers.Locale(c), d))
 }
 
 // models reads the services over ?range= into the page's data, with the costs the viewer
 // may see.
-func (h *Handler) models(c echo.Context) (views.ModelsData, error) {
+func (h *Handler) models(c echo.Context) (servicesview.ModelsData, error) {
 	ctx := c.Request().Context()
 	r, span, _, err := handlers.HistoryRange(c)
 	if err != nil {
-		return views.ModelsData{}, err
+		return servicesview.ModelsData{}, err
 	}
 	now := h.Now()
 	from := now.Add(-span)
 	uses, err := h.store.ServiceUses(ctx, from, now)
 	if err != nil {
-		return views.ModelsData{}, err
+		return servicesview.ModelsData{}, err
 	}
 	prices, err := h.store.Prices(ctx, now.In(h.Loc()).Format("2006-01"))
 	if err != nil {
-		return views.ModelsData{}, err
+		return servicesview.ModelsData{}, err
 	}
 	p := handlers.Who(c)
-	d := views.ModelsData{Range: r, From: from.In(h.Loc()), To: now.In(h.Loc())}
+	d := servicesview.ModelsData{Range: r, From: from.In(h.Loc()), To: now.In(h.Loc())}
 	for _, u := range uses {
 		row := serviceRow(u, from, now)
 		rate, priced := priceOf(prices, u.ProjectID, u.Spec)
@@ -53,7 +53,7 @@ func (h *Handler) models(c echo.Context) (views.ModelsData, error) {
 			row.CostFen, row.CostPerMTokFen = serviceCost(row.CardSeconds, rate, u.Served.GenerationTokens)
 		}
 		for _, pt := range u.Points {
-			vp := views.ServicePoint{At: pt.At.In(h.Loc()), TTFTP95: quantile(pt.Served.TTFT, 0.95)}
+			vp := servicesview.ServicePoint{At: pt.At.In(h.Loc()), TTFTP95: quantile(pt.Served.TTFT, 0.95)}
 			if priced {
 				_, vp.CostPerMTokFen = serviceCost(int64(math.Round(pt.CardSeconds)), rate, pt.Served.GenerationTokens)
 			}
@@ -66,8 +66,8 @@ func (h *Handler) models(c echo.Context) (views.ModelsData, error) {
 
 // serviceRow is a service's line: rates over the part of the range it ran, percentiles from
 // its merged buckets.
-func serviceRow(u models.ServiceUse, from, to time.Time) views.ServiceRow {
-	row := views.ServiceRow{ID: u.ServiceID, Project: u.Project, Name: u.Name, Model: u.Model, Owner: u.Owner, Spec: u.Spec,
+func serviceRow(u models.ServiceUse, from, to time.Time) servicesview.ServiceRow {
+	row := servicesview.ServiceRow{ID: u.ServiceID, Project: u.Project, Name: u.Name, Model: u.Model, Owner: u.Owner, Spec: u.Spec,
 		Replicas: u.Replicas, Live: u.Live, GPUs: u.GPUs, Failing: u.Failing, FailingError: u.FailingError,
 		CardSeconds: int64(math.Round(u.CardSeconds)), IdleCardSeconds: int64(math.Round(u.IdleCardSeconds))}
 	ran := to.Sub(from)

@@ -5,15 +5,15 @@ import (
 	"strings"
 
 	"kashi/models"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // notificationView maps a notification to what the page shows. Its sentence is built in the
 // page's language from its kind and what its key names (the task, the request, the quota's
 // date or share); the stored message, written in one language for chat channels, is shown
 // only for a kind the page does not know.
-func notificationView(n models.Notification) views.NotificationView {
-	v := views.NotificationView{Kind: n.Kind, Message: n.Message, CreatedAt: n.CreatedAt, Read: n.ReadAt != nil,
+func notificationView(n models.Notification) tasksview.NotificationView {
+	v := tasksview.NotificationView{Kind: n.Kind, Message: n.Message, CreatedAt: n.CreatedAt, Read: n.ReadAt != nil,
 		TaskID: models.TaskOfNoteKey(n.Key)}
 	parts := strings.Split(n.Key, ":")
 	num := func(i int) int64 {

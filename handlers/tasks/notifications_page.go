@@ -10,7 +10,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // NotificationsPage shows the caller's tasks whose idle cards are about to be reclaimed, with
@@ -24,20 +24,20 @@ func (h *Handler) NotificationsPage(c echo.Context) error {
 	q := c.QueryParams()
 	if id, err := strconv.ParseInt(q.Get("kept"), 10, 64); err == nil {
 		until, _ := strconv.ParseInt(q.Get("until"), 10, 64)
-		d.Notice = views.TaskKeptNotice(l, id, time.Unix(until, 0).In(h.Loc()))
+		d.Notice = tasksview.TaskKeptNotice(l, id, time.Unix(until, 0).In(h.Loc()))
 	}
 	if id, err := strconv.ParseInt(q.Get("released"), 10, 64); err == nil {
-		d.Notice = views.TaskReleasedNotice(l, id)
+		d.Notice = tasksview.TaskReleasedNotice(l, id)
 	}
-	return handlers.Render(c, http.StatusOK, views.Notifications(l, d))
+	return handlers.Render(c, http.StatusOK, tasksview.Notifications(l, d))
 }
 
 // notificationsData builds the notifications page.
-func (h *Handler) notificationsData(c echo.Context) (views.NotificationsData, error) {
+func (h *Handler) notificationsData(c echo.Context) (tasksview.NotificationsData, error) {
 	ctx := c.Request().Context()
 	u := handlers.Who(c).User
 	now := h.Now().In(h.Loc())
-	d := views.NotificationsData{Now: now}
+	d := tasksview.NotificationsData{Now: now}
 	notes, err := h.store.Notifications(ctx, u.ID, 100)
 	if err != nil {
 		return d, err
@@ -64,7 +64,7 @@ func (h *Handler) notificationsData(c echo.Context) (views.NotificationsData, er
 		if err != nil {
 			return d, err
 		}
-		v := views.IdleTaskView{ID: t.ID, Name: t.Name, Project: t.Project, GPUs: t.GPUs, NoticeAt: t.NoticeAt,
+		v := tasksview.IdleTaskView{ID: t.ID, Name: t.Name, Project: t.Project, GPUs: t.GPUs, NoticeAt: t.NoticeAt,
 			KeepsLeft: pol.MaxKeepsPerDay, KeepFor: pol.KeepFor}
 		if t.KeptUntil != nil && t.KeptUntil.After(now) {
 			v.KeptUntil = t.KeptUntil
@@ -133,15 +133,15 @@ func (h *Handler) idleAnswerFailed(c echo.Context, t models.TaskRow, err error) 
 		return derr
 	}
 	l := handlers.Locale(c)
-	d.Error = views.TaskGoneError(l, t.ID)
+	d.Error = tasksview.TaskGoneError(l, t.ID)
 	if t.State == models.TaskRunning || t.State == models.TaskStarting {
 		if t.StopState == "" {
 			pol, err := h.reclaimOf(c.Request().Context(), t.ID)
 			if err != nil {
 				return err
 			}
-			d.Error = views.KeepCapError(l, t.ID, pol.MaxKeepsPerDay)
+			d.Error = tasksview.KeepCapError(l, t.ID, pol.MaxKeepsPerDay)
 		}
 	}
-	return handlers.Render(c, http.StatusConflict, views.Notifications(l, d))
+	return handlers.Render(c, http.StatusConflict, tasksview.Notifications(l, d))
 }

@@ -11,6 +11,7 @@ import (
 	"kashi/models"
 	"kashi/scheduler"
 	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // queueState is the queue at one moment: the scheduler's view and the active tasks' rows.
@@ -79,20 +80,20 @@ func pending(r models.TaskRow) bool {
 
 // queueData builds the queue page's data at now around form, whose choices it fills: the
 // projects who may submit to, the one preselected when there is one, else their last used.
-func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now time.Time, form views.TaskForm) (views.QueueData, error) {
+func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now time.Time, form tasksview.TaskForm) (tasksview.QueueData, error) {
 	st, err := h.loadQueue(ctx, now)
 	if err != nil {
-		return views.QueueData{}, err
+		return tasksview.QueueData{}, err
 	}
 	names, err := h.store.NodeNames(ctx)
 	if err != nil {
-		return views.QueueData{}, err
+		return tasksview.QueueData{}, err
 	}
 	projects, err := h.store.Projects(ctx)
 	if err != nil {
-		return views.QueueData{}, err
+		return tasksview.QueueData{}, err
 	}
-	d := views.QueueData{Now: now, Lanes: []views.QueueLane{{Name: views.LaneShort}, {Name: views.LaneLong}, {Name: views.LaneService}}}
+	d := tasksview.QueueData{Now: now, Lanes: []tasksview.QueueLane{{Name: views.LaneShort}, {Name: views.LaneLong}, {Name: views.LaneService}}}
 	for e, r := range st.entries {
 		lane := &d.Lanes[1]
 		switch e.Lane {
@@ -111,7 +112,7 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 		if r.State != models.TaskStarting && r.State != models.TaskRunning {
 			continue
 		}
-		t := views.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec,
+		t := tasksview.RunningTask{TaskID: r.ID, Name: r.Name, Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec,
 			StartedAt: r.SubmittedAt}
 		if r.StartedAt != nil {
 			t.StartedAt = *r.StartedAt
@@ -121,18 +122,18 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 		}
 		d.Running = append(d.Running, t)
 	}
-	slices.SortFunc(d.Running, func(a, b views.RunningTask) int {
+	slices.SortFunc(d.Running, func(a, b tasksview.RunningTask) int {
 		return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.TaskID, b.TaskID))
 	})
 	for _, c := range st.view.Capacity {
-		d.Capacity = append(d.Capacity, views.SpecCapacity(c))
+		d.Capacity = append(d.Capacity, tasksview.SpecCapacity(c))
 		if !slices.Contains(form.Specs, c.Spec) {
 			form.Specs = append(form.Specs, c.Spec)
 		}
 	}
 	slices.Sort(form.Specs)
 	if form.Regions, err = h.store.PoolRegions(ctx); err != nil {
-		return views.QueueData{}, err
+		return tasksview.QueueData{}, err
 	}
 	for _, p := range projects {
 		if who.CanRun(p.ID) {
@@ -142,7 +143,7 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 	form.Closed = len(form.Projects) == 0
 	if form.Values.Project == "" {
 		if form.Values.Project, err = h.lastProject(ctx, who, form.Projects); err != nil {
-			return views.QueueData{}, err
+			return tasksview.QueueData{}, err
 		}
 	}
 	form.ShortMax, form.LongMax = h.Cfg.TaskLimits.ShortMaxRuntime, h.Cfg.TaskLimits.LongMaxRuntime

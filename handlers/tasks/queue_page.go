@@ -6,7 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/handlers"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // QueuePage renders the queue page, or only its lanes (and the free capacity, out of band)
@@ -35,7 +35,7 @@ func (h *Handler) QueuePage(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	l := handlers.Locale(c)
 	if handlers.IsHTMX(c) {
-		return handlers.Render(c, http.StatusOK, views.QueuePartial(l, d))
+		return handlers.Render(c, http.StatusOK, tasksview.QueuePartial(l, d))
 	}
-	return handlers.Render(c, http.StatusOK, views.Queue(l, d))
+	return handlers.Render(c, http.StatusOK, tasksview.Queue(l, d))
 }

@@ -13,7 +13,7 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/schedule"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // ScheduleFormCreate runs a template on a schedule from its page's form (the project's
@@ -33,7 +33,7 @@ func (h *Handler) ScheduleFormCreate(c echo.Context) error {
 		ts.TemplateID, ts.Owner = t.ID, handlers.Who(c).User.Name
 		_, err := h.store.CreateSchedule(c.Request().Context(), ts, h.Now())
 		if err == nil {
-			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+views.NoticeScheduled+"#schedules")
+			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+tasksview.NoticeScheduled+"#schedules")
 		}
 		if !errors.As(err, &fe) {
 			return handlers.StoreError(err)
@@ -45,7 +45,7 @@ func (h *Handler) ScheduleFormCreate(c echo.Context) error {
 	}
 	f.Field, f.Error = fe.Field, scheduleProblem(handlers.Locale(c), fe)
 	d.ScheduleForm = f
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Template(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.Template(handlers.Locale(c), d))
 }
 
 // SchedulePreview answers the schedule form as it is typed: the next five runs in the
@@ -58,7 +58,7 @@ func (h *Handler) SchedulePreview(c echo.Context) error {
 	_, fe := scheduleFromForm(f)
 	if fe != nil {
 		f.Field, f.Error = fe.Field, scheduleProblem(handlers.Locale(c), fe)
-		return handlers.Render(c, http.StatusUnprocessableEntity, views.SchedulePreview(handlers.Locale(c), f, nil))
+		return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.SchedulePreview(handlers.Locale(c), f, nil))
 	}
 	s, _ := schedule.Parse(f.Cron, f.TimeZone) // parsed by scheduleFromForm
 	loc, _ := time.LoadLocation(f.TimeZone)
@@ -66,7 +66,7 @@ func (h *Handler) SchedulePreview(c echo.Context) error {
 	for _, n := range s.Next(h.Now(), 5) {
 		next = append(next, n.In(loc))
 	}
-	return handlers.Render(c, http.StatusOK, views.SchedulePreview(handlers.Locale(c), f, next))
+	return handlers.Render(c, http.StatusOK, tasksview.SchedulePreview(handlers.Locale(c), f, next))
 }
 
 // ScheduleFormSuspend suspends a schedule from its template's page.
@@ -85,23 +85,23 @@ func (h *Handler) setSuspendedForm(c echo.Context, suspended bool) error {
 	if err := h.store.SetScheduleSuspended(c.Request().Context(), ts.ID, suspended, h.Now()); err != nil {
 		return handlers.StoreError(err)
 	}
-	notice := views.NoticeResumed
+	notice := tasksview.NoticeResumed
 	if suspended {
-		notice = views.NoticeSuspended
+		notice = tasksview.NoticeSuspended
 	}
 	return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(ts.TemplateID, 10)+"?notice="+notice+"#schedules")
 }
 
 // readScheduleForm reads the schedule form's text.
-func readScheduleForm(c echo.Context) views.ScheduleForm {
+func readScheduleForm(c echo.Context) tasksview.ScheduleForm {
 	get := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
-	return views.ScheduleForm{Cron: get("cron"), TimeZone: get("time_zone"), Overlap: get("overlap"),
+	return tasksview.ScheduleForm{Cron: get("cron"), TimeZone: get("time_zone"), Overlap: get("overlap"),
 		StartDeadlineMin: get("start_deadline_min")}
 }
 
 // scheduleFromForm checks the schedule form: the expression, the zone and the deadline in
 // whole minutes; the store checks the rest.
-func scheduleFromForm(f views.ScheduleForm) (models.TaskSchedule, *models.FieldError) {
+func scheduleFromForm(f tasksview.ScheduleForm) (models.TaskSchedule, *models.FieldError) {
 	if fe := checkCron(f.Cron, f.TimeZone); fe != nil {
 		return models.TaskSchedule{}, fe
 	}

@@ -15,6 +15,7 @@ import (
 	"kashi/models"
 	"kashi/scheduler"
 	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // dryRunJSON is the answer of POST /api/v1/tasks?dry_run=1: where the task would stand in
@@ -33,8 +34,8 @@ type dryRunJSON struct {
 	// Cost is one quote per spec the task could run on.
 	Cost  []costJSON     `json:"cost"`
 	Quota []quotaUseJSON `json:"quota"`
-	// Warnings are views.WarnQuota (it would wait on quota), views.WarnOverflow (it would
-	// run as overflow) and views.WarnBudget (its estimate exceeds the budget left).
+	// Warnings are tasksview.WarnQuota (it would wait on quota), tasksview.WarnOverflow (it would
+	// run as overflow) and tasksview.WarnBudget (its estimate exceeds the budget left).
 	Warnings []string `json:"warnings"`
 	// wait is the trial's entry, for the form.
 	wait scheduler.QueueEntry
@@ -155,12 +156,12 @@ func (h *Handler) dryRun(ctx context.Context, nt models.NewTask, now time.Time) 
 	}
 	switch {
 	case tr.Reason == scheduler.ReasonQuota:
-		d.Warnings = append(d.Warnings, views.WarnQuota)
+		d.Warnings = append(d.Warnings, tasksview.WarnQuota)
 	case tr.Overflow:
-		d.Warnings = append(d.Warnings, views.WarnOverflow)
+		d.Warnings = append(d.Warnings, tasksview.WarnOverflow)
 	}
 	if budget {
-		d.Warnings = append(d.Warnings, views.WarnBudget)
+		d.Warnings = append(d.Warnings, tasksview.WarnBudget)
 	}
 	return d, nil
 }
@@ -185,12 +186,12 @@ func quotedSpecs(asked string, tr scheduler.Trial, prices []models.Price, projec
 }
 
 // estimate is the dry run as the submit form shows it.
-func (d dryRunJSON) estimate(now time.Time) *views.TaskEstimate {
+func (d dryRunJSON) estimate(now time.Time) *tasksview.TaskEstimate {
 	w := d.wait
-	e := &views.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: api.WaitReason(w.Reason),
+	e := &tasksview.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: api.WaitReason(w.Reason),
 		ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail, ETAP50: w.ETAP50, ETAP90: w.ETAP90}}
 	for _, c := range d.Cost {
-		e.Costs = append(e.Costs, views.TaskCost{Spec: c.Spec, AmountFen: c.AmountFen, MissingPrice: c.MissingPrice})
+		e.Costs = append(e.Costs, tasksview.TaskCost{Spec: c.Spec, AmountFen: c.AmountFen, MissingPrice: c.MissingPrice})
 	}
 	return e
 }

@@ -18,6 +18,7 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // maxFormBody bounds a submitted form, as maxTaskBody bounds the JSON.
@@ -57,27 +58,27 @@ func (h *Handler) TaskFormSubmit(c echo.Context) error {
 	}
 	l := handlers.Locale(c)
 	if len(problems) > 0 {
-		d, err := h.queueData(ctx, handlers.Who(c), h.Now(), withTemplate(views.TaskForm{Values: vals, Errors: problems}, tpl))
+		d, err := h.queueData(ctx, handlers.Who(c), h.Now(), withTemplate(tasksview.TaskForm{Values: vals, Errors: problems}, tpl))
 		if err != nil {
 			return err
 		}
 		if handlers.IsHTMX(c) {
-			return handlers.Render(c, http.StatusUnprocessableEntity, views.TaskFormSection(l, d.Form))
+			return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.TaskFormSection(l, d.Form))
 		}
-		return handlers.Render(c, http.StatusUnprocessableEntity, views.Queue(l, d))
+		return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.Queue(l, d))
 	}
 	h.Sched.Trigger()
 	if !handlers.IsHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/queue")
 	}
 	// The next task is likely of the same project and owner.
-	form := newTaskForm(views.TaskFormValues{Project: vals.Project, Owner: vals.Owner})
+	form := newTaskForm(tasksview.TaskFormValues{Project: vals.Project, Owner: vals.Owner})
 	form.Created = created
 	d, err := h.queueData(ctx, handlers.Who(c), h.Now(), form)
 	if err != nil {
 		return err
 	}
-	return handlers.Render(c, http.StatusOK, views.TaskFormAnswer(l, d))
+	return handlers.Render(c, http.StatusOK, tasksview.TaskFormAnswer(l, d))
 }
 
 // TaskFormValidate checks the form by the rules a submit applies, storing nothing, and
@@ -100,7 +101,7 @@ func (h *Handler) TaskFormValidate(c echo.Context) error {
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity
 	}
-	f := views.TaskForm{Values: vals, Errors: problems, Checked: true, Priorities: models.Priorities}
+	f := tasksview.TaskForm{Values: vals, Errors: problems, Checked: true, Priorities: models.Priorities}
 	// A valid form that names its project and cards gets a dry run, when the caller may
 	// submit to the project.
 	if len(problems) == 0 && vals.Project != "" && vals.GPUs != "" && h.canSubmit(c, vals.Project) == nil {
@@ -111,17 +112,17 @@ func (h *Handler) TaskFormValidate(c echo.Context) error {
 		}
 		f.Estimate = d.estimate(now)
 	}
-	return handlers.Render(c, status, views.TaskFormChecked(handlers.Locale(c), f))
+	return handlers.Render(c, status, tasksview.TaskFormChecked(handlers.Locale(c), f))
 }
 
 // newTaskForm is a form with vals and the defaults of what vals leaves empty filled in and a fresh idempotency
 // key, so that a double submit stores one task.
-func newTaskForm(vals views.TaskFormValues) views.TaskForm {
+func newTaskForm(vals tasksview.TaskFormValues) tasksview.TaskForm {
 	vals.Queue, vals.Priority, vals.DataReady = cmp.Or(vals.Queue, models.QueueLong), cmp.Or(vals.Priority, models.PriorityNormal), true
 	var b [16]byte
 	rand.Read(b[:])
 	vals.IdempotencyKey = "form-" + hex.EncodeToString(b[:])
-	return views.TaskForm{Values: vals}
+	return tasksview.TaskForm{Values: vals}
 }
 
 // postedForm parses a posted form, bounded in size: 413 past maxFormBody, 400 when malformed.
@@ -139,13 +140,13 @@ func postedForm(c echo.Context) (url.Values, error) {
 }
 
 // readTaskForm reads the posted form's values, bounded in size.
-func readTaskForm(c echo.Context) (views.TaskFormValues, error) {
+func readTaskForm(c echo.Context) (tasksview.TaskFormValues, error) {
 	f, err := postedForm(c)
 	if err != nil {
-		return views.TaskFormValues{}, err
+		return tasksview.TaskFormValues{}, err
 	}
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
-	return views.TaskFormValues{Project: get("project"), Name: get("name"), Owner: get("owner"), GPUs: get("gpus"),
+	return tasksview.TaskFormValues{Project: get("project"), Name: get("name"), Owner: get("owner"), GPUs: get("gpus"),
 		Specs: ticked(f["specs"]), Regions: ticked(f["regions"]), Queue: get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"),
 		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
 		Image: get("image"), DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
@@ -170,7 +171,7 @@ func ticked(values []string) []string {
 // command takes one argument per line (a line's text is the argument, as typed: there is no
 // shell and no quoting); blank lines are skipped. With partial (inline validation), required
 // inputs left empty get placeholders so that only what was filled in is checked.
-func taskFromForm(v views.TaskFormValues, partial bool) (models.NewTask, map[string]views.FormError) {
+func taskFromForm(v tasksview.TaskFormValues, partial bool) (models.NewTask, map[string]views.FormError) {
 	problems := make(map[string]views.FormError)
 	nt := models.NewTask{Project: v.Project, Name: v.Name, Owner: v.Owner, Regions: v.Regions, Queue: v.Queue,
 		Priority: v.Priority, Workdir: v.Workdir, Image: v.Image, DataReady: v.DataReady, Deferrable: v.Deferrable}

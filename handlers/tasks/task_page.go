@@ -14,6 +14,7 @@ import (
 	"kashi/models"
 	"kashi/rightsize"
 	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // TaskPage shows one task: its state, why it waits, history, cards with their charts, log and
@@ -33,9 +34,9 @@ func (h *Handler) TaskPage(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	l := handlers.Locale(c)
 	if handlers.IsHTMX(c) {
-		return handlers.Render(c, http.StatusOK, views.TaskLive(l, d))
+		return handlers.Render(c, http.StatusOK, tasksview.TaskLive(l, d))
 	}
-	return handlers.Render(c, http.StatusOK, views.TaskPage(l, d))
+	return handlers.Render(c, http.StatusOK, tasksview.TaskPage(l, d))
 }
 
 // TaskLogPart answers the task page's log refresh with the log's tail as text.
@@ -57,15 +58,15 @@ func (h *Handler) TaskLogPart(c echo.Context) error {
 }
 
 // taskPageData reads everything the task page shows.
-func (h *Handler) taskPageData(c echo.Context, id int64) (views.TaskPageData, error) {
+func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData, error) {
 	ctx := c.Request().Context()
 	now := h.Now().In(h.Loc())
 	t, err := h.store.TaskByID(ctx, id)
 	if err != nil {
-		return views.TaskPageData{}, handlers.StoreError(err)
+		return tasksview.TaskPageData{}, handlers.StoreError(err)
 	}
 	who := handlers.Who(c)
-	d := views.TaskPageData{Now: now, Task: taskView(t), Full: who.CanSee(t.ProjectID), CanRun: who.CanRun(t.ProjectID),
+	d := tasksview.TaskPageData{Now: now, Task: taskView(t), Full: who.CanSee(t.ProjectID), CanRun: who.CanRun(t.ProjectID),
 		Poll: t.EndedAt == nil}
 	if !d.Full {
 		d.Task.Command = nil
@@ -75,7 +76,7 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (views.TaskPageData, er
 		return d, err
 	}
 	for _, e := range events {
-		d.Events = append(d.Events, views.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To, Reason: e.Reason})
+		d.Events = append(d.Events, tasksview.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To, Reason: e.Reason})
 	}
 	held, err := h.heldCards(ctx, id, now)
 	if err != nil {
@@ -128,7 +129,7 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (views.TaskPageData, er
 
 // taskRate is the pay-as-you-go price per card-hour of the task's cards this month: its
 // project's price of the spec, else the default one; 0 when none is set.
-func (h *Handler) taskRate(ctx context.Context, t models.TaskRow, cards []views.TaskCardView, now time.Time) (int64, error) {
+func (h *Handler) taskRate(ctx context.Context, t models.TaskRow, cards []tasksview.TaskCardView, now time.Time) (int64, error) {
 	spec := t.Spec
 	if len(cards) > 0 {
 		spec = cards[0].Spec
@@ -142,11 +143,11 @@ func (h *Handler) taskRate(ctx context.Context, t models.TaskRow, cards []views.
 
 // taskCards are the cards a task held as the page shows them, each with its chart, and the
 // card-hours held up to now.
-func taskCards(cards []heldCard, now time.Time) ([]views.TaskCardView, float64) {
-	var out []views.TaskCardView
+func taskCards(cards []heldCard, now time.Time) ([]tasksview.TaskCardView, float64) {
+	var out []tasksview.TaskCardView
 	var held time.Duration
 	for _, c := range cards {
-		v := views.TaskCardView{Node: c.Hostname, Index: c.Index, UUID: c.UUID, Spec: c.Spec, MemTotalMiB: c.MemTotalMiB,
+		v := tasksview.TaskCardView{Node: c.Hostname, Index: c.Index, UUID: c.UUID, Spec: c.Spec, MemTotalMiB: c.MemTotalMiB,
 			StartedAt: c.StartedAt.In(now.Location())}
 		if c.EndedAt != nil {
 			v.EndedAt = c.EndedAt.In(now.Location())
@@ -156,7 +157,7 @@ func taskCards(cards []heldCard, now time.Time) ([]views.TaskCardView, float64) 
 			if r.N == 0 {
 				continue
 			}
-			v.Points = append(v.Points, views.ChartPoint{At: time.Unix(r.Bucket, 0), UtilPct: int(r.UtilSum / r.N), MemMiB: r.MemSum / r.N})
+			v.Points = append(v.Points, tasksview.ChartPoint{At: time.Unix(r.Bucket, 0), UtilPct: int(r.UtilSum / r.N), MemMiB: r.MemSum / r.N})
 		}
 		out = append(out, v)
 	}
@@ -179,8 +180,8 @@ func (h *Handler) taskWait(ctx context.Context, t models.TaskRow, now time.Time)
 }
 
 // taskView maps a task to what the pages show of it.
-func taskView(t models.TaskRow) views.TaskView {
-	v := views.TaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, State: api.TaskState(t.State), GPUs: t.GPUs,
+func taskView(t models.TaskRow) tasksview.TaskView {
+	v := tasksview.TaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, State: api.TaskState(t.State), GPUs: t.GPUs,
 		Spec: t.Spec, Queue: t.Queue, Priority: t.Priority, EstGPUHours: t.EstGPUHours,
 		MaxRuntime: time.Duration(t.MaxRuntimeS) * time.Second, DataReady: t.DataReady, SubmittedAt: t.SubmittedAt,
 		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit, Stopping: t.StopState != "" && t.EndedAt == nil}

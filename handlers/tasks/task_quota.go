@@ -10,13 +10,14 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // taskQuotaNeed says, for a task that waits on its project's concurrent-GPU limit, how many
 // cards the project holds now of the limit's spec, how many the task asks and the limit (the
 // temporary one while it is in force), with the quota request that would let it start; nil
 // when the task does not wait on such a limit.
-func (h *Handler) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *views.QueueRow, now time.Time) (*views.QuotaNeed, error) {
+func (h *Handler) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *views.QueueRow, now time.Time) (*tasksview.QuotaNeed, error) {
 	if wait == nil || wait.Reason != api.ReasonQuota || wait.Detail != views.DetailConcurrentLimit {
 		return nil, nil
 	}
@@ -31,12 +32,12 @@ func (h *Handler) taskQuotaNeed(ctx context.Context, t models.TaskRow, wait *vie
 	held := handlers.GPUsInUse(gpus)[t.Project]
 	// The limits that bind the task: of its spec and of all specs; for a task of any spec,
 	// every spec's. The one of its own spec is named first, else the first that it exceeds.
-	var need *views.QuotaNeed
+	var need *tasksview.QuotaNeed
 	for _, q := range quotas {
 		if !q.Active(now) || q.Spec != "" && t.Spec != "" && q.Spec != t.Spec {
 			continue
 		}
-		n := &views.QuotaNeed{Spec: q.Spec, Limit: q.Limit(now), Asks: t.GPUs, InUse: handlers.InUseOf(q.Spec, held)}
+		n := &tasksview.QuotaNeed{Spec: q.Spec, Limit: q.Limit(now), Asks: t.GPUs, InUse: handlers.InUseOf(q.Spec, held)}
 		if n.InUse+n.Asks > n.Limit && (need == nil || q.Spec == t.Spec) {
 			need = n
 		}

@@ -9,7 +9,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // resubmitForm is a new submit form, filled from the task named by ?resubmit= when there is
@@ -18,18 +18,18 @@ import (
 // names come back as KEY= lines to fill in again. A task submitted from a template stays
 // bound to it, at its current version (whose data locations the submit applies), unless the
 // template is gone. A task the caller cannot run gives 404 or 403, as its other buttons do.
-func (h *Handler) resubmitForm(c echo.Context) (views.TaskForm, error) {
+func (h *Handler) resubmitForm(c echo.Context) (tasksview.TaskForm, error) {
 	v := c.QueryParam("resubmit")
 	if v == "" {
-		return newTaskForm(views.TaskFormValues{}), nil
+		return newTaskForm(tasksview.TaskFormValues{}), nil
 	}
 	id, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || id <= 0 {
-		return views.TaskForm{}, handlers.BadRequest("resubmit", "resubmit must be a task id")
+		return tasksview.TaskForm{}, handlers.BadRequest("resubmit", "resubmit must be a task id")
 	}
 	t, err := h.runnableTask(c, id)
 	if err != nil {
-		return views.TaskForm{}, err
+		return tasksview.TaskForm{}, err
 	}
 	form := newTaskForm(resubmitValues(t))
 	if t.TemplateID == nil {
@@ -40,15 +40,15 @@ func (h *Handler) resubmitForm(c echo.Context) (views.TaskForm, error) {
 		return form, nil
 	}
 	if err != nil {
-		return views.TaskForm{}, handlers.StoreError(err)
+		return tasksview.TaskForm{}, handlers.StoreError(err)
 	}
 	return withTemplate(form, tpl), nil
 }
 
 // resubmitValues are the form's values of task t, as resubmitForm describes them.
-func resubmitValues(t models.TaskRow) views.TaskFormValues {
+func resubmitValues(t models.TaskRow) tasksview.TaskFormValues {
 	j := toTaskJSON(t)
-	vals := views.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs),
+	vals := tasksview.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs),
 		Specs: models.TemplateBody{Spec: j.Spec, Specs: j.Specs}.SpecChoices(), Regions: j.Regions,
 		Queue: j.Queue, Priority: j.Priority, Command: strings.Join(j.Command, "\n"), Workdir: j.Workdir, Image: j.Image,
 		Deferrable: j.Deferrable, MaxRuntimeH: strconv.FormatFloat(float64(j.MaxRuntimeS)/3600, 'f', -1, 64)}

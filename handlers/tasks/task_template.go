@@ -14,6 +14,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // fromTemplate is a submit from the template id names: the template's fields (its project,
@@ -84,7 +85,7 @@ func visibleTemplate(c echo.Context, st templateStore, id int64) (models.TaskTem
 
 // withTemplate is form f bound to template t (none when t is the zero template): the form
 // posts t's id and names it, with the data locations a submit from it applies.
-func withTemplate(f views.TaskForm, t models.TaskTemplate) views.TaskForm {
+func withTemplate(f tasksview.TaskForm, t models.TaskTemplate) tasksview.TaskForm {
 	if t.ID == 0 {
 		return f
 	}
@@ -119,17 +120,17 @@ func templateProblem(t models.TaskTemplate, nt *models.NewTask, problems map[str
 // templateForm is a new submit form filled from the template ?template= names: its
 // project, name and fields, its env names as KEY= lines to fill in, data not ready when it
 // declares a data check. Every field may be changed before submitting.
-func (h *Handler) templateForm(c echo.Context, id string) (views.TaskForm, error) {
+func (h *Handler) templateForm(c echo.Context, id string) (tasksview.TaskForm, error) {
 	t, err := h.formTemplate(c, id)
 	if err != nil {
-		return views.TaskForm{}, err
+		return tasksview.TaskForm{}, err
 	}
 	p, err := h.store.ProjectByID(c.Request().Context(), t.ProjectID)
 	if err != nil {
-		return views.TaskForm{}, handlers.StoreError(err)
+		return tasksview.TaskForm{}, handlers.StoreError(err)
 	}
 	b := t.Fields()
-	vals := views.TaskFormValues{Project: p.Name, Name: t.Name, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
+	vals := tasksview.TaskFormValues{Project: p.Name, Name: t.Name, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
 		Command: strings.Join(b.Command, "\n"), Workdir: b.Workdir, Deferrable: b.Deferrable}
 	if b.GPUs > 0 {
 		vals.GPUs = strconv.Itoa(b.GPUs)

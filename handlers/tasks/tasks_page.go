@@ -11,7 +11,7 @@ import (
 	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // tasksPageSize is how many tasks one page of the tasks page lists.
@@ -22,7 +22,7 @@ const tasksPageSize = 50
 func (h *Handler) TasksPage(c echo.Context) error {
 	now := h.Now().In(h.Loc())
 	q := c.QueryParams()
-	d := views.TaskListData{Now: now, Page: 1, Filter: views.TaskListFilter{Mine: q.Get("mine") != "", Project: q.Get("project"),
+	d := tasksview.TaskListData{Now: now, Page: 1, Filter: tasksview.TaskListFilter{Mine: q.Get("mine") != "", Project: q.Get("project"),
 		State: api.TaskState(q.Get("state")), Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
 	f := models.TaskFilter{Project: d.Filter.Project, State: string(d.Filter.State), Spec: d.Filter.Spec, ProjectIDs: handlers.VisibleProjects(handlers.Who(c)),
 		Limit: tasksPageSize + 1}
@@ -75,7 +75,7 @@ func (h *Handler) TasksPage(c echo.Context) error {
 		return err
 	}
 	d.Options.Specs, d.Options.States = specs, api.TaskStates()
-	return handlers.Render(c, http.StatusOK, views.Tasks(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, tasksview.Tasks(handlers.Locale(c), d))
 }
 
 // dateParam parses a yyyy-mm-dd query parameter as the start of that day in loc; "" is zero.

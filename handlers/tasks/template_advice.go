@@ -7,7 +7,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/rightsize"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // templateAdviceRuns is how many of a template's latest runs its advice reads.
@@ -16,7 +16,7 @@ const templateAdviceRuns = 5
 // templateAdvice is the rightsizing advice for template t's next run, from its latest ended
 // runs merged so the advice fits each (rightsize.Merge), priced at this month's prices of its
 // project; nil with too little evidence.
-func (h *Handler) templateAdvice(ctx context.Context, t models.TaskTemplate, now time.Time) (*views.TemplateAdvice, error) {
+func (h *Handler) templateAdvice(ctx context.Context, t models.TaskTemplate, now time.Time) (*tasksview.TemplateAdvice, error) {
 	tasks, err := h.store.TemplateRuns(ctx, t.ID, templateAdviceRuns)
 	if err != nil || len(tasks) == 0 {
 		return nil, err
@@ -47,5 +47,5 @@ func (h *Handler) templateAdvice(ctx context.Context, t models.TaskTemplate, now
 	if a.Kind == rightsize.KindNone {
 		return nil, nil
 	}
-	return &views.TemplateAdvice{Runs: n, TaskAdvice: *handlers.AdviceView(&a), SubmitURL: views.SubmitAdvisedURL(t.ID, a.GPUs, a.Spec)}, nil
+	return &tasksview.TemplateAdvice{Runs: n, TaskAdvice: *handlers.AdviceView(&a), SubmitURL: tasksview.SubmitAdvisedURL(t.ID, a.GPUs, a.Spec)}, nil
 }

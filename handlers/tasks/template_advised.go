@@ -8,14 +8,14 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/models"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // advisedInto fills the submit form from a template with the card count and spec its
 // rightsizing advice asks for (?gpus=&spec=, the template page's "submit as advised" link);
 // the person still submits, and the submit checks them as any. A count out of range or a
 // spec too long is a 400 naming the field.
-func advisedInto(c echo.Context, f *views.TaskForm) error {
+func advisedInto(c echo.Context, f *tasksview.TaskForm) error {
 	if raw := c.QueryParam("gpus"); raw != "" {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || n > models.MaxGPUCount {

@@ -13,6 +13,7 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // TemplateFormCreate adds a template from the templates page's form (the project's leads),
@@ -38,7 +39,7 @@ func (h *Handler) TemplateFormCreate(c echo.Context) error {
 			return err
 		}
 		if len(problems) == 0 {
-			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+views.NoticeCreated)
+			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+tasksview.NoticeCreated)
 		}
 	}
 	f.Errors = problems
@@ -46,7 +47,7 @@ func (h *Handler) TemplateFormCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Templates(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.Templates(handlers.Locale(c), d))
 }
 
 // TemplateFormUpdate changes a template from its page's form as a new version (the
@@ -70,7 +71,7 @@ func (h *Handler) TemplateFormUpdate(c echo.Context) error {
 			return err
 		}
 		if len(problems) == 0 {
-			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+views.NoticeSaved)
+			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+tasksview.NoticeSaved)
 		}
 	}
 	d, err := h.templateData(c, t)
@@ -79,17 +80,17 @@ func (h *Handler) TemplateFormUpdate(c echo.Context) error {
 	}
 	f.Errors = problems
 	d.Form = f
-	return handlers.Render(c, http.StatusUnprocessableEntity, views.Template(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.Template(handlers.Locale(c), d))
 }
 
 // readTemplateForm reads the posted template form, bounded in size.
-func readTemplateForm(c echo.Context) (views.TemplateForm, error) {
+func readTemplateForm(c echo.Context) (tasksview.TemplateForm, error) {
 	f, err := postedForm(c)
 	if err != nil {
-		return views.TemplateForm{}, err
+		return tasksview.TemplateForm{}, err
 	}
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
-	return views.TemplateForm{Name: get("name"), Description: get("description"), GPUs: get("gpus"), Specs: ticked(f["specs"]),
+	return tasksview.TemplateForm{Name: get("name"), Description: get("description"), GPUs: get("gpus"), Specs: ticked(f["specs"]),
 		Regions: ticked(f["regions"]),
 		Queue:   get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"), MaxRuntimeH: get("max_runtime_h"),
 		Command: f.Get("command"), EnvNames: f.Get("env_names"), Workdir: get("workdir"), Image: get("image"),
@@ -99,8 +100,8 @@ func readTemplateForm(c echo.Context) (views.TemplateForm, error) {
 // templateFromForm reads the template form as the submit form reads a task (the same
 // numbers, command lines and data check), with env names one per line or separated by
 // spaces or commas.
-func templateFromForm(f views.TemplateForm) (models.NewTemplate, map[string]views.FormError) {
-	nt, problems := taskFromForm(views.TaskFormValues{Name: f.Name, GPUs: f.GPUs, Specs: f.Specs, Regions: f.Regions, Queue: f.Queue,
+func templateFromForm(f tasksview.TemplateForm) (models.NewTemplate, map[string]views.FormError) {
+	nt, problems := taskFromForm(tasksview.TaskFormValues{Name: f.Name, GPUs: f.GPUs, Specs: f.Specs, Regions: f.Regions, Queue: f.Queue,
 		Priority: f.Priority, EstGPUHours: f.EstGPUHours, MaxRuntimeH: f.MaxRuntimeH, Command: f.Command,
 		Workdir: f.Workdir, DataCheck: f.DataCheck, Deferrable: f.Deferrable}, false)
 	body := models.TemplateBody{GPUs: nt.GPUs, Spec: nt.Spec, Specs: nt.Specs, Regions: nt.Regions, Queue: nt.Queue, Priority: nt.Priority,

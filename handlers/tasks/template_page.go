@@ -14,7 +14,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/schedule"
-	"kashi/views"
+	tasksview "kashi/views/tasks"
 )
 
 // TemplatesPage shows a project's templates with their uses, and for its leads the form
@@ -28,24 +28,24 @@ func (h *Handler) TemplatesPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return handlers.Render(c, http.StatusOK, views.Templates(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, tasksview.Templates(handlers.Locale(c), d))
 }
 
 // templatesData builds the templates page of project p with the create form f.
-func (h *Handler) templatesData(c echo.Context, p models.Project, f views.TemplateForm) (views.TemplatesData, error) {
+func (h *Handler) templatesData(c echo.Context, p models.Project, f tasksview.TemplateForm) (tasksview.TemplatesData, error) {
 	ctx := c.Request().Context()
 	rows, err := h.store.Templates(ctx, p.ID)
 	if err != nil {
-		return views.TemplatesData{}, err
+		return tasksview.TemplatesData{}, err
 	}
 	specs, regions, err := h.placeChoices(ctx)
 	if err != nil {
-		return views.TemplatesData{}, err
+		return tasksview.TemplatesData{}, err
 	}
-	d := views.TemplatesData{ProjectID: p.ID, Project: p.Name, CanEdit: handlers.Who(c).Leads(p.ID), Form: f, Specs: specs, Regions: regions}
+	d := tasksview.TemplatesData{ProjectID: p.ID, Project: p.Name, CanEdit: handlers.Who(c).Leads(p.ID), Form: f, Specs: specs, Regions: regions}
 	for _, r := range rows {
 		b := r.Fields()
-		d.Templates = append(d.Templates, views.TemplateRowView{ID: r.ID, Name: r.Name, Description: r.Description,
+		d.Templates = append(d.Templates, tasksview.TemplateRowView{ID: r.ID, Name: r.Name, Description: r.Description,
 			Version: r.Version, Uses: r.Uses, GPUs: b.GPUs, Specs: b.SpecChoices(), Queue: b.Queue, UpdatedAt: r.UpdatedAt.In(h.Loc())})
 	}
 	return d, nil
@@ -64,41 +64,41 @@ func (h *Handler) TemplatePage(c echo.Context) error {
 		return err
 	}
 	switch n := c.QueryParam("notice"); n {
-	case views.NoticeCreated, views.NoticeSaved, views.NoticeScheduled, views.NoticeSuspended, views.NoticeResumed:
+	case tasksview.NoticeCreated, tasksview.NoticeSaved, tasksview.NoticeScheduled, tasksview.NoticeSuspended, tasksview.NoticeResumed:
 		d.Notice = n
 	}
-	return handlers.Render(c, http.StatusOK, views.Template(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusOK, tasksview.Template(handlers.Locale(c), d))
 }
 
 // templateData builds template t's page with its forms filled from its fields.
-func (h *Handler) templateData(c echo.Context, t models.TaskTemplate) (views.TemplateData, error) {
+func (h *Handler) templateData(c echo.Context, t models.TaskTemplate) (tasksview.TemplateData, error) {
 	ctx := c.Request().Context()
 	p, err := h.store.ProjectByID(ctx, t.ProjectID)
 	if err != nil {
-		return views.TemplateData{}, handlers.StoreError(err)
+		return tasksview.TemplateData{}, handlers.StoreError(err)
 	}
 	uses, err := h.store.TemplateUses(ctx, t.ID)
 	if err != nil {
-		return views.TemplateData{}, err
+		return tasksview.TemplateData{}, err
 	}
 	specs, regions, err := h.placeChoices(ctx)
 	if err != nil {
-		return views.TemplateData{}, err
+		return tasksview.TemplateData{}, err
 	}
 	body := t.Fields()
 	fields := templateFormOf(t.Name, t.Description, body)
-	d := views.TemplateData{ID: t.ID, ProjectID: p.ID, Project: p.Name, Name: t.Name, Description: t.Description,
+	d := tasksview.TemplateData{ID: t.ID, ProjectID: p.ID, Project: p.Name, Name: t.Name, Description: t.Description,
 		Version: t.Version, Uses: uses, Fields: fields, Form: fields, CanEdit: handlers.Who(c).Leads(p.ID),
 		Schedulable: len(body.EnvNames) == 0, Specs: specs, Regions: regions, Zones: scheduleZones,
-		ScheduleForm: views.ScheduleForm{Cron: "0 22 * * 1-5", TimeZone: h.Loc().String(), Overlap: string(schedule.OverlapSkip), StartDeadlineMin: "60"}}
+		ScheduleForm: tasksview.ScheduleForm{Cron: "0 22 * * 1-5", TimeZone: h.Loc().String(), Overlap: string(schedule.OverlapSkip), StartDeadlineMin: "60"}}
 	versions, err := h.store.TemplateVersions(ctx, t.ID)
 	if err != nil {
 		return d, err
 	}
 	for _, v := range versions {
-		vv := views.TemplateVersionView{Version: v.Version, By: v.By, At: v.At.In(h.Loc())}
+		vv := tasksview.TemplateVersionView{Version: v.Version, By: v.By, At: v.At.In(h.Loc())}
 		for _, ch := range v.Changes() {
-			vv.Changes = append(vv.Changes, views.FieldChangeView(ch))
+			vv.Changes = append(vv.Changes, tasksview.FieldChangeView(ch))
 		}
 		d.Versions = append(d.Versions, vv)
 	}
@@ -113,12 +113,12 @@ func (h *Handler) templateData(c echo.Context, t models.TaskTemplate) (views.Tem
 
 // scheduleViews are a template's schedules with their next five runs and latest runs, in
 // each schedule's zone.
-func (h *Handler) scheduleViews(ctx context.Context, templateID int64) ([]views.ScheduleView, error) {
+func (h *Handler) scheduleViews(ctx context.Context, templateID int64) ([]tasksview.ScheduleView, error) {
 	list, err := h.store.Schedules(ctx, templateID)
 	if err != nil {
 		return nil, err
 	}
-	var out []views.ScheduleView
+	var out []tasksview.ScheduleView
 	for _, ts := range list {
 		runs, err := h.store.ScheduleRuns(ctx, ts.ID, runsShown)
 		if err != nil {
@@ -129,13 +129,13 @@ func (h *Handler) scheduleViews(ctx context.Context, templateID int64) ([]views.
 		if err != nil {
 			loc = time.UTC
 		}
-		sv := views.ScheduleView{ID: ts.ID, Cron: ts.Cron, TimeZone: ts.TimeZone, Overlap: ts.Overlap,
+		sv := tasksview.ScheduleView{ID: ts.ID, Cron: ts.Cron, TimeZone: ts.TimeZone, Overlap: ts.Overlap,
 			StartDeadline: time.Duration(ts.StartDeadlineS) * time.Second, Suspended: ts.Suspended, Owner: ts.Owner}
 		for _, n := range j.Next {
 			sv.Next = append(sv.Next, n.In(loc))
 		}
 		for _, r := range j.Runs {
-			rv := views.ScheduleRunView{PlannedAt: r.PlannedAt.In(loc), Outcome: r.Outcome, Detail: r.Detail, TaskState: r.TaskState}
+			rv := tasksview.ScheduleRunView{PlannedAt: r.PlannedAt.In(loc), Outcome: r.Outcome, Detail: r.Detail, TaskState: r.TaskState}
 			if r.TaskID != nil {
 				rv.TaskID = *r.TaskID
 			}
@@ -151,8 +151,8 @@ var scheduleZones = []string{"Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore"
 	"Europe/London", "Europe/Berlin", "America/New_York", "America/Los_Angeles"}
 
 // templateFormOf is the template form filled from a template's fields.
-func templateFormOf(name, description string, b models.TemplateBody) views.TemplateForm {
-	f := views.TemplateForm{Name: name, Description: description, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
+func templateFormOf(name, description string, b models.TemplateBody) tasksview.TemplateForm {
+	f := tasksview.TemplateForm{Name: name, Description: description, Specs: b.SpecChoices(), Regions: b.Regions, Queue: b.Queue, Priority: b.Priority,
 		Command: strings.Join(b.Command, "\n"), EnvNames: strings.Join(b.EnvNames, "\n"), Workdir: b.Workdir,
 		Image: b.Image, Deferrable: b.Deferrable}
 	if b.GPUs > 0 {

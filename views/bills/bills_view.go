@@ -1,0 +1,170 @@
+package bills
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"kashi/phrase"
+	"kashi/views"
+)
+
+// Helpers of bills.templ: money and hours as text, the words for billing's codes, links.
+
+// pricingText names how a line is priced.
+func pricingText(l phrase.Locale, p string) string {
+	switch p {
+	case "card-hour":
+		return l.T("bill.pricing.card_hour")
+	case "overflow":
+		return l.T("bill.pricing.overflow")
+	case "package":
+		return l.T("bill.pricing.package")
+	case "unit":
+		return l.T("bill.pricing.unit")
+	case "task":
+		return l.T("bill.pricing.task")
+	}
+	return p
+}
+
+// rateText is a line's rate with its unit: per card-hour, per output unit or per task.
+func rateText(l phrase.Locale, pricing string, rateFen int64) string {
+	switch pricing {
+	case "package":
+		return "—"
+	case "unit":
+		return l.T("bill.rate.per_unit", views.Yuan(rateFen))
+	case "task":
+		return l.T("bill.rate.per_task", views.Yuan(rateFen))
+	}
+	return l.T("bill.rate.per_hour", views.Yuan(rateFen))
+}
+
+// itemText names a summary item.
+func itemText(l phrase.Locale, it BillItem) string {
+	switch it.Kind {
+	case "spec":
+		return l.T("bill.item.spec", it.Spec)
+	case "overflow":
+		return l.T("bill.item.overflow", it.Spec)
+	case "package-fee":
+		return l.T("bill.item.package_fee", it.Spec)
+	case "package-beyond":
+		return l.T("bill.item.package_beyond", it.Spec)
+	case "booking-unused":
+		return l.T("bill.item.booking_unused", it.Spec, l.Percent(it.Pct))
+	case "adjustment":
+		return l.T("bill.item.adjustment")
+	}
+	return it.Kind
+}
+
+// itemHasHours reports whether a summary item carries card time.
+func itemHasHours(it BillItem) bool { return it.Kind != "package-fee" && it.Kind != "adjustment" }
+
+// modeText names a billing mode (三种口径).
+func modeText(l phrase.Locale, mode string) string {
+	switch mode {
+	case "payg":
+		return l.T("bill.mode.payg")
+	case "reserved":
+		return l.T("bill.mode.reserved")
+	case "per-task":
+		return l.T("bill.mode.per_task")
+	}
+	return mode
+}
+
+// endingText names how a task ended (billing's Line.Ending) when the bill was computed;
+// a task not ended is running.
+func endingText(l phrase.Locale, ending string) string {
+	switch ending {
+	case "":
+		return l.T("bill.ending.running")
+	case "finished":
+		return l.T("bill.ending.finished")
+	case "failed":
+		return l.T("bill.ending.failed")
+	case "cancelled":
+		return l.T("bill.ending.cancelled")
+	case "timed-out":
+		return l.T("bill.ending.timed_out")
+	case "reclaimed":
+		return l.T("bill.ending.reclaimed")
+	case "released":
+		return l.T("bill.ending.released")
+	case "lost":
+		return l.T("bill.ending.lost")
+	}
+	return ending
+}
+
+// billURL is a project's bill page of a month.
+func billURL(project, month string) templ.SafeURL {
+	return templ.SafeURL("/bills/" + url.PathEscape(project) + "/" + month)
+}
+
+// billDownload is the download of a project's bill of a month in a format.
+func billDownload(project, month, format string) templ.SafeURL {
+	return templ.SafeURL("/api/v1/bills/" + url.PathEscape(project) + "/" + month + "?format=" + format)
+}
+
+// monthDownload is the download of every project's bill of a month in a format.
+func monthDownload(month, format string) templ.SafeURL {
+	return templ.SafeURL("/api/v1/bills/" + month + "?format=" + format)
+}
+
+// issueAction is where the issue form posts.
+func issueAction(project, month string) templ.SafeURL {
+	return templ.SafeURL("/bills/" + url.PathEscape(project) + "/" + month + "/issue")
+}
+
+// periodText is a bill's period: its first day to its last (the end is exclusive).
+func periodText(from, to time.Time) string {
+	return from.Format("2006-01-02") + " – " + to.Add(-time.Second).Format("2006-01-02")
+}
+
+// rowCount is the number of projects in the list.
+func rowCount(d BillsData) int {
+	n := 0
+	for _, g := range d.Groups {
+		n += len(g.Rows)
+	}
+	return n
+}
+
+// groupTitle is a tag group's heading.
+func groupTitle(l phrase.Locale, g BillGroup) string {
+	if g.Tag == "" {
+		return l.T("bills.untagged")
+	}
+	return l.T("bills.tag", g.Tag)
+}
+
+// joined lists names with commas.
+func joined(names []string) string { return strings.Join(names, ", ") }
+
+// LatestMonthNotice says the bills page opened on month, the latest with card time, as the
+// last month that ended held none.
+func LatestMonthNotice(l phrase.Locale, ended, month string) string {
+	return l.T("bills.latest_notice", ended, month)
+}
+
+// LatestWeekNotice says the report opened on week, the latest with card time, as the last
+// week that ended held none.
+func LatestWeekNotice(l phrase.Locale, ended, week string) string {
+	return l.T("report.latest_notice", ended, week)
+}
+
+// IssuedNotice says that a bill was issued.
+func IssuedNotice(l phrase.Locale, project, month string) string {
+	return l.T("bill.issued_notice", project, month)
+}
+
+// IssuedConflict says that a bill is already issued and cannot be issued again.
+func IssuedConflict(l phrase.Locale, project, month string) string {
+	return l.T("bill.err.issued", project, month)
+}

@@ -1,0 +1,246 @@
+package board
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"kashi/api"
+	"kashi/phrase"
+	"kashi/views"
+)
+
+// The compact board (gpudash-style): one small cell per GPU, coloured by its state, with its
+// owner and an hour of use as a strip, so that 512 nodes × 8 GPUs fit on one desktop screen.
+// Like the card rows (board_rows.go) it is written by hand into one pooled buffer per node:
+// 4,096 cells are redrawn every five seconds per open tab.
+
+// Compact states of a card, in legend order.
+const (
+	CompactActive    = "active"    // held, utilization at or over the active threshold
+	CompactLow       = "low"       // held, between the idle and the active threshold
+	CompactIdle      = "idle"      // held, under the idle threshold
+	CompactSaturated = "saturated" // memory or utilization at the mark for longer than its mark
+	CompactNoData    = "nodata"    // no recent reading
+	CompactUnmanaged = "unmanaged" // memory held by processes of no task
+	CompactBooked    = "booked"    // held by no task, kept for a reservation (BoardGPU.BookedBy)
+	CompactFree      = "free"      // held by no task
+)
+
+// CompactStates lists the compact states in legend order.
+var CompactStates = []string{CompactActive, CompactLow, CompactIdle, CompactSaturated, CompactNoData, CompactUnmanaged, CompactBooked, CompactFree}
+
+// CompactState is a card's compact state: no data first (its readings are old), then use
+// outside tasks, long saturation, then booked (free but kept for a reservation), free, idle,
+// low or active by utilization.
+func CompactState(g *views.BoardGPU, activePct int) string {
+	switch {
+	case g.State == api.GPUStale:
+		return CompactNoData
+	case g.UnmanagedMiB > 0:
+		return CompactUnmanaged
+	case g.LongSaturated:
+		return CompactSaturated
+	case !g.Held && g.BookedBy > 0:
+		return CompactBooked
+	case !g.Held:
+		return CompactFree
+	case g.State == api.GPUIdle:
+		return CompactIdle
+	case g.UtilPct < activePct:
+		return CompactLow
+	}
+	return CompactActive
+}
+
+// compactStateText names a compact state.
+func compactStateText(l phrase.Locale, st string) string {
+	switch st {
+	case CompactActive:
+		return l.T("compact.active")
+	case CompactLow:
+		return l.T("compact.low")
+	case CompactIdle:
+		return l.T("compact.idle")
+	case CompactSaturated:
+		return l.T("compact.saturated")
+	case CompactNoData:
+		return l.T("compact.nodata")
+	case CompactUnmanaged:
+		return l.T("compact.unmanaged")
+	case CompactBooked:
+		return l.T("compact.booked")
+	}
+	return l.T("compact.free")
+}
+
+// Strip levels of BoardGPU.Strip (models' Strip* levels).
+const (
+	StripNone uint8 = iota
+	StripIdle
+	StripLow
+	StripActive
+)
+
+// stripColours are the colours of strip levels, in level order.
+var stripColours = [4]string{"#d1d5db", "#f59e0b", "#93c5fd", "#1e3a8a"}
+
+// stripStops are the right edges of the twelve buckets, in percent of the strip.
+var stripStops = func() (s [12]string) {
+	for i := range s {
+		s[i] = strconv.FormatFloat(float64(i+1)*100/12, 'f', 1, 64) + "%"
+	}
+	return s
+}()
+
+// appendStrip appends the style of a strip: one colour per run of equal buckets.
+func appendStrip(b []byte, st *[12]uint8) []byte {
+	same := true
+	for _, v := range st {
+		same = same && v == st[0]
+	}
+	if same {
+		b = append(b, "background:"...)
+		return append(b, stripColours[min(st[0], 3)]...)
+	}
+	b = append(b, "background:linear-gradient(90deg"...)
+	for i, v := range st {
+		if i < 11 && st[i+1] == v {
+			continue
+		}
+		b = append(b, ',')
+		b = append(b, stripColours[min(v, 3)]...)
+		b = append(b, " 0 "...)
+		b = append(b, stripStops[i]...)
+	}
+	return append(b, ')')
+}
+
+// compactText is the text of cells, looked up and escaped once per render.
+type compactText struct {
+	states map[string]string
+	gpu    string
+	util   string
+	task   string
+	owner  string
+	strip  string
+	// booked is the escaped "held for whose reservation, when" of each of the board's bookings.
+	booked []string
+}
+
+func newCompactText(l phrase.Locale, d BoardData) *compactText {
+	esc := func(s string) string { return string(appendEscaped(nil, s)) }
+	ct := &compactText{states: map[string]string{}, gpu: esc(l.T("gpu.name")), util: esc(l.T("gpu.util")),
+		task: esc(l.T("gpu.task")), owner: esc(l.T("compact.owner")), strip: esc(l.T("compact.strip"))}
+	for _, st := range CompactStates {
+		ct.states[st] = esc(compactStateText(l, st))
+	}
+	for _, k := range d.Bookings {
+		ct.booked = append(ct.booked, esc(l.T("board.booking.window", k.Project, views.BookingWindow(k))))
+	}
+	return ct
+}
+
+// compactCounts counts the shown cards by compact state.
+func compactCounts(d BoardData) map[string]int {
+	n := map[string]int{}
+	for i := range d.Nodes {
+		for j := range d.Nodes[i].GPUs {
+			n[CompactState(&d.Nodes[i].GPUs[j], d.ActivePct)]++
+		}
+	}
+	return n
+}
+
+// compactNodes writes every node as a group of cells.
+func compactNodes(l phrase.Locale, d BoardData) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		ct := newCompactText(l, d)
+		return writeNodes(w, d, func(b []byte, n *views.BoardNode) []byte { return appendCompactNode(b, ct, d, n) })
+	})
+}
+
+func appendCompactNode(b []byte, ct *compactText, d BoardData, n *views.BoardNode) []byte {
+	b = append(b, `<div class="cn `...)
+	b = append(b, strings.TrimPrefix(nodeClass(n.State), "node")...)
+	b = append(b, `" data-testid="compact-node" data-node="`...)
+	b = appendEscaped(b, n.Hostname)
+	b = append(b, `"><a class="cnh" href="/nodes/`...)
+	b = strconv.AppendInt(b, n.ID, 10)
+	b = append(b, `" title="`...)
+	b = appendEscaped(b, n.Hostname)
+	b = append(b, ` · `...)
+	b = appendEscaped(b, n.Pool)
+	b = append(b, `" aria-label="`...)
+	b = appendEscaped(b, n.Hostname)
+	b = append(b, `"></a>`...)
+	for i := range n.GPUs {
+		b = appendCompactCell(b, ct, d, n, &n.GPUs[i])
+	}
+	return append(b, `</div>`...)
+}
+
+func appendCompactCell(b []byte, ct *compactText, d BoardData, n *views.BoardNode, g *views.BoardGPU) []byte {
+	st := CompactState(g, d.ActivePct)
+	b = append(b, `<a class="c c-`...)
+	b = append(b, st...)
+	b = append(b, `" data-testid="gpu-cell" href="/gpus/`...)
+	b = appendPathSegment(b, g.UUID)
+	b = append(b, `" title="`...)
+	b = appendEscaped(b, n.Hostname)
+	b = append(b, ' ')
+	b = append(b, ct.gpu...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(g.Index), 10)
+	b = append(b, ` · `...)
+	b = append(b, ct.states[st]...)
+	b = append(b, ` · `...)
+	b = append(b, ct.util...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(g.UtilPct), 10)
+	b = append(b, '%')
+	if g.Held {
+		b = append(b, "\n"...)
+		b = append(b, ct.task...)
+		b = append(b, " #"...)
+		b = strconv.AppendInt(b, g.TaskID, 10)
+		b = append(b, ' ')
+		b = appendEscaped(b, g.Task)
+		b = append(b, ` · `...)
+		b = appendEscaped(b, g.Project)
+		b = append(b, ` · `...)
+		b = append(b, ct.owner...)
+		b = append(b, ' ')
+		b = appendEscaped(b, g.Owner)
+	} else if g.BookedBy > 0 {
+		b = append(b, "\n"...)
+		b = append(b, ct.booked[g.BookedBy-1]...)
+	}
+	b = append(b, "\n"...)
+	b = append(b, ct.strip...)
+	b = append(b, `"><span>`...)
+	if g.Held {
+		b = appendEscaped(b, g.Owner)
+	} else if g.BookedBy > 0 {
+		b = appendEscaped(b, d.Bookings[g.BookedBy-1].Project)
+	}
+	b = append(b, `</span><i style="`...)
+	b = appendStrip(b, &g.Strip)
+	return append(b, `"></i></a>`...)
+}
+
+// appendPathSegment appends s escaped as one URL path segment, as gpuURL does; NVML's UUIDs
+// (letters, digits, dashes) pass as they are without a call.
+func appendPathSegment(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return appendEscaped(b, url.PathEscape(s))
+		}
+	}
+	return append(b, s...)
+}

@@ -1,0 +1,75 @@
+package board
+
+import (
+	"time"
+
+	"kashi/views"
+)
+
+// BoardData is everything the occupancy board shows. Handlers fill it; templates only read it.
+type BoardData struct {
+	Now time.Time
+	// Filter is the current selection; empty fields mean all.
+	Filter BoardFilter
+	// Options lists the values the filter selects offer.
+	Options BoardOptions
+	Pools   []PoolSummary
+	Nodes   []views.BoardNode
+	// IdleAfter and SaturatedAfter are how long a held-idle or saturated card waits before it
+	// stands out.
+	IdleAfter      time.Duration
+	SaturatedAfter time.Duration
+	// ActivePct is the utilization at and above which a held card counts as active; under
+	// it (and over the idle threshold) it is low (CompactState).
+	ActivePct int
+	// Bookings are the reservations holding cards now: from their lead time before the
+	// window to its end.
+	Bookings []views.BoardBooking
+}
+
+// BoardFilter selects what the board shows and how: all of it is kept in the URL.
+type BoardFilter struct {
+	Pool    string
+	Spec    string
+	Project string
+	// Owner keeps the cards of tasks Owner submitted; State the cards in a compact state
+	// (Compact* constants).
+	Owner string
+	State string
+	// Sort is SortNode (pool, node: the default) or SortIdle (nodes with idle held cards
+	// first, then those with free ones).
+	Sort string
+	// View is ViewCards (the default) or ViewGrid, the compact grid.
+	View string
+}
+
+// Board views and sorts.
+const (
+	ViewCards = "cards"
+	ViewGrid  = "grid"
+	SortNode  = "node"
+	SortIdle  = "idle"
+)
+
+// BoardOptions are the choices of each filter.
+type BoardOptions struct {
+	Pools    []string
+	Specs    []string
+	Projects []string
+	Owners   []string
+}
+
+// PoolSummary sums one pool's cards.
+type PoolSummary struct {
+	Name        string
+	Spec        string
+	Nodes       int
+	Total       int
+	Busy        int // held and not idle
+	IdleHeld    int // held, utilization under the idle threshold
+	Free        int // not held by any task
+	Stale       int // no recent reading, held or not
+	MeanUtil    int // percent, over all cards of the pool
+	MemUsedMiB  int64
+	MemTotalMiB int64
+}

@@ -1,0 +1,33 @@
+package people
+
+import (
+	"net/url"
+
+	"github.com/a-h/templ"
+
+	"kashi/phrase"
+)
+
+// userAction is the target of a form acting on one user: "state" or "password".
+func userAction(name, what string) templ.SafeURL {
+	return templ.SafeURL("/people/" + url.PathEscape(name) + "/" + what)
+}
+
+// UserNotice confirms an action on the people page: "created", "disabled", "enabled" or
+// "reset", for the named user.
+func UserNotice(l phrase.Locale, what, name string) string {
+	switch what {
+	case "created":
+		return l.T("users.created", name)
+	case "disabled":
+		return l.T("users.disabled_notice", name)
+	case "enabled":
+		return l.T("users.enabled_notice", name)
+	case "reset":
+		return l.T("users.reset_notice", name)
+	}
+	return ""
+}
+
+// PasswordChangedNotice confirms the viewer's own new password.
+func PasswordChangedNotice(l phrase.Locale) string { return l.T("account.changed") }

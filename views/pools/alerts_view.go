@@ -1,0 +1,3 @@
+package pools
+
+// Helpers of alerts.templ.

@@ -1,0 +1,50 @@
+package tasks
+
+import (
+	"time"
+
+	"kashi/phrase"
+)
+
+// TaskKeptNotice confirms a "keep" answer: the task keeps its cards until then.
+func TaskKeptNotice(l phrase.Locale, id int64, until time.Time) string {
+	return l.T("notes.kept", id, until.Format("15:04"))
+}
+
+// TaskReleasedNotice confirms a "release now" answer.
+func TaskReleasedNotice(l phrase.Locale, id int64) string { return l.T("notes.released", id) }
+
+// KeepCapError says a task was kept as often as a day allows.
+func KeepCapError(l phrase.Locale, id int64, perDay int) string {
+	return l.T("notes.err.keep_cap", id, perDay)
+}
+
+// TaskGoneError says the task no longer holds cards to keep or release.
+func TaskGoneError(l phrase.Locale, id int64) string { return l.T("notes.err.gone", id) }
+
+// notificationKindText names a notification's kind; an unknown kind is shown as it is.
+func notificationKindText(l phrase.Locale, kind string) string {
+	switch kind {
+	case "idle-notice":
+		return l.T("notes.kind.idle_notice")
+	case "reclaimed":
+		return l.T("notes.kind.reclaimed")
+	case "quota-ends":
+		return l.T("notes.kind.quota_ends")
+	case "budget":
+		return l.T("notes.kind.budget")
+	case "task-started":
+		return l.T("notes.kind.task_started")
+	case "task-failed-to-start":
+		return l.T("notes.kind.task_failed_to_start")
+	case "task-failed":
+		return l.T("notes.kind.task_failed")
+	case "task-reclaimed":
+		return l.T("notes.kind.task_reclaimed")
+	case "task-ended":
+		return l.T("notes.kind.task_ended")
+	case "weekly-report":
+		return l.T("notes.kind.weekly_report")
+	}
+	return kind
+}

@@ -1,0 +1,131 @@
+package tasks
+
+import (
+	"time"
+
+	"kashi/api"
+	"kashi/views"
+)
+
+// TaskPageData is everything the task page shows. Handlers fill it; templates only read it.
+type TaskPageData struct {
+	// Now is the render time in the viewer's zone; every time shown is in that zone.
+	Now  time.Time
+	Task TaskView
+	// Full is true when the viewer sees the task's project: its log, command and buttons.
+	// Others see who holds what, as the board shows it.
+	Full bool
+	// CanRun is true when the viewer may cancel, mark ready, keep or release the task.
+	CanRun bool
+	// Wait is why the task waits now and when it may start; nil unless it waits.
+	Wait *views.QueueRow
+	// Quota is what the project would need to start the task when it waits on its limit of
+	// cards; nil otherwise.
+	Quota  *QuotaNeed
+	Events []TaskEventView
+	Cards  []TaskCardView
+	// CardHours are the card-hours held so far (all cards, to now or the end).
+	CardHours float64
+	// RateFen is the pay-as-you-go price per card-hour of its cards, CostFen the cost so far
+	// at that price (the bill decides); both 0 when no price is set.
+	RateFen, CostFen int64
+	// Notice is true while the task has an idle notice: keep or release it.
+	Notice  bool
+	KeepFor time.Duration
+	Log     string
+	// Poll is true while the task can still change: the live part refreshes itself.
+	Poll bool
+	// Advice is what the task's next run should ask for (package rightsize); nil without.
+	Advice *views.TaskAdvice
+}
+
+// TaskView is one task as the pages show it.
+type TaskView struct {
+	ID      int64
+	Name    string
+	Project string
+	Owner   string
+	State   api.TaskState
+	// Stopping is true once a stop was asked of a task that still runs (its process exits).
+	Stopping    bool
+	GPUs        int
+	Spec        string // "" is any
+	Queue       string
+	Priority    string
+	EstGPUHours float64
+	MaxRuntime  time.Duration
+	DataReady   bool
+	SubmittedAt time.Time
+	// StartedAt and EndedAt are zero until the task starts and ends.
+	StartedAt time.Time
+	EndedAt   time.Time
+	// ExitCode is the process's exit status; nil when it has none.
+	ExitCode    *int
+	OutputUnits int64
+	OutputUnit  string
+	Command     []string
+}
+
+// QuotaNeed is a task that waits on its project's limit of cards: the project holds InUse of
+// Spec now, the task asks Asks more, and the limit is Limit. RequestURL opens the quota
+// request form filled in for InUse + Asks.
+type QuotaNeed struct {
+	Spec               string
+	InUse, Asks, Limit int
+	RequestURL         string
+}
+
+// TaskEventView is one transition of a task.
+type TaskEventView struct {
+	At       time.Time
+	From, To string
+	Reason   string
+}
+
+// TaskCardView is one card a task held or holds, with its utilization and memory over the
+// time it held it.
+type TaskCardView struct {
+	Node        string
+	Index       int
+	UUID        string
+	Spec        string
+	MemTotalMiB int64
+	StartedAt   time.Time
+	EndedAt     time.Time // zero while held
+	Points      []ChartPoint
+}
+
+// ChartPoint is one rollup bucket of a card: mean utilization and mean memory used.
+type ChartPoint struct {
+	At      time.Time
+	UtilPct int
+	MemMiB  int64
+}
+
+// TaskListData is the tasks page: the filter, one page of tasks, and the filter's choices.
+type TaskListData struct {
+	Now     time.Time
+	Filter  TaskListFilter
+	Options TaskListOptions
+	Rows    []TaskView
+	// Page is 1-based; More is true when a next page exists.
+	Page int
+	More bool
+}
+
+// TaskListFilter is the tasks page's selection; empty fields mean all. From and To are dates
+// (yyyy-mm-dd) in the viewer's zone, both included.
+type TaskListFilter struct {
+	Mine     bool
+	Project  string
+	State    api.TaskState
+	Spec     string
+	From, To string
+}
+
+// TaskListOptions are the choices of the tasks page's selects.
+type TaskListOptions struct {
+	Projects []string
+	Specs    []string
+	States   []api.TaskState
+}

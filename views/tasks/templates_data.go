@@ -1,0 +1,141 @@
+package tasks
+
+import (
+	"time"
+
+	"github.com/a-h/templ"
+
+	"kashi/views"
+)
+
+// TemplatesData is a project's templates page (任务模板, the project's assets): every
+// template with its uses, and for the project's leads the form that adds one.
+type TemplatesData struct {
+	ProjectID int64
+	Project   string
+	// CanEdit shows the forms (the project's leads and admins).
+	CanEdit   bool
+	Templates []TemplateRowView
+	// Form holds a refused create, or the defaults.
+	Form TemplateForm
+	// Specs and Regions fill the pickers of the specs and regions a template accepts.
+	Specs, Regions []string
+}
+
+// TemplateRowView is one template of the list.
+type TemplateRowView struct {
+	ID                int64
+	Name, Description string
+	Version           int
+	Uses              int64
+	GPUs              int
+	Specs             []string
+	Queue             string
+	UpdatedAt         time.Time
+}
+
+// TemplateForm is the template form's text as typed. EnvNames are the variables asked at
+// submit, one per line. Errors holds a problem per input name, as the submit form's.
+type TemplateForm struct {
+	Name, Description                            string
+	GPUs, Queue, Priority                        string
+	Specs, Regions                               []string
+	EstGPUHours, MaxRuntimeH                     string
+	Command, EnvNames, Workdir, Image, DataCheck string
+	// DataLocations are region=location lines.
+	DataLocations string
+	Deferrable    bool
+	Errors        map[string]views.FormError
+}
+
+// TemplateData is one template's page: its fields, the form that changes it (a new
+// version), its versions with who, when and what changed, the link that submits from it,
+// and its schedules.
+type TemplateData struct {
+	ID, ProjectID int64
+	Project       string
+	Name          string
+	Description   string
+	Version       int
+	Uses          int64
+	// Fields are the current fields; Form the edit form (a refused change, or the fields).
+	Fields   TemplateForm
+	Form     TemplateForm
+	CanEdit  bool
+	Versions []TemplateVersionView
+	// Schedules run the template; ScheduleForm adds one (leads).
+	Schedules    []ScheduleView
+	ScheduleForm ScheduleForm
+	// Schedulable is false when the template asks for env values: nobody is there to give
+	// them when a schedule runs.
+	Schedulable bool
+	Specs       []string
+	Regions     []string
+	// Zones fill the time-zone picker's suggestions.
+	Zones []string
+	// Notice confirms what was just saved: NoticeSaved, NoticeScheduled, NoticeSuspended,
+	// NoticeResumed.
+	Notice string
+	// Advice is the rightsizing advice for the next run, from the latest runs; nil without.
+	Advice *TemplateAdvice
+}
+
+// TemplateAdvice is the advice for a template's next run read from its Runs latest runs;
+// SubmitURL opens the submit form from the template as advised.
+type TemplateAdvice struct {
+	Runs      int
+	SubmitURL templ.SafeURL
+	views.TaskAdvice
+}
+
+// Notices of the template page.
+const (
+	NoticeSaved     = "saved"
+	NoticeCreated   = "created"
+	NoticeScheduled = "scheduled"
+	NoticeSuspended = "suspended"
+	NoticeResumed   = "resumed"
+)
+
+// TemplateVersionView is one version of a template.
+type TemplateVersionView struct {
+	Version int
+	By      string
+	At      time.Time
+	Changes []FieldChangeView
+}
+
+// FieldChangeView is one field a version changed, its values as JSON.
+type FieldChangeView struct {
+	Field, Before, After string
+}
+
+// ScheduleView is one schedule of a template: its next five runs in its own zone (none
+// while suspended) and its latest runs, newest first.
+type ScheduleView struct {
+	ID             int64
+	Cron, TimeZone string
+	Overlap        string
+	StartDeadline  time.Duration
+	Suspended      bool
+	Owner          string
+	Next           []time.Time
+	Runs           []ScheduleRunView
+}
+
+// ScheduleRunView is one run of a schedule: when it was planned (in the schedule's zone),
+// its outcome (pending, submitted, skipped, missed, failed), the task it submitted (0 for
+// none) and that task's state.
+type ScheduleRunView struct {
+	PlannedAt time.Time
+	Outcome   string
+	Detail    string
+	TaskID    int64
+	TaskState string
+}
+
+// ScheduleForm is the schedule form's text as typed; Field and Error name a refused field.
+type ScheduleForm struct {
+	Cron, TimeZone, Overlap, StartDeadlineMin string
+	Field, Error                              string
+}
