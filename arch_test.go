@@ -35,7 +35,7 @@ var mayImport = map[string][]string{
 	"loadgen":                {"api"},
 	"cli":                    {"api"},
 	"billing":                {"models", "rightsize"},
-	"metrics":                {"billing", "models", "scheduler"},
+	"metrics":                {"api", "billing", "models", "scheduler"},
 	"fleet/exec":             {"fleet"},
 	"fleet/sim":              {"fleet"},
 	"fleet/ctyun":            {"fleet"},

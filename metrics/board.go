@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -38,6 +39,15 @@ func (c *Collector) collectBoard(ctx context.Context, now time.Time, ch chan<- p
 		}
 		if g.SampledAt != nil && g.SampledAt.After(newest) {
 			newest = *g.SampledAt
+		}
+	}
+	// Every state of a pool and spec is a series, at zero when no card is in it, so that a
+	// state that has not happened yet (stale) is there for dashboards and alerts.
+	for k := range gpus {
+		for _, st := range api.GPUStates() {
+			if _, ok := gpus[gpuKey{k.pool, k.spec, string(st)}]; !ok {
+				gpus[gpuKey{k.pool, k.spec, string(st)}] = 0
+			}
 		}
 	}
 	for k, n := range gpus {

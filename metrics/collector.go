@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
 	"kashi/scheduler"
@@ -74,6 +75,7 @@ var (
 	idleHeldDesc      = desc("kashi_idle_gpus_held", "GPUs held by a task and idle, by pool.", "pool")
 	idleLongestDesc   = desc("kashi_idle_gpu_longest_seconds", "The longest time a held GPU of the pool has been idle.", "pool")
 	queueDesc         = desc("kashi_queue_tasks", "Tasks waiting in the queue after the last scheduler tick, by lane.", "lane")
+	queueReasonDesc   = desc("kashi_queue_waiting_tasks", "Tasks waiting in the queue after the last scheduler tick, by why they wait.", "reason")
 	poolSizeDesc      = desc("kashi_pool_size_nodes", "Nodes of the pool at the scaling loop's last tick.", "pool")
 	poolDesiredDesc   = desc("kashi_pool_desired_nodes", "Nodes the scaling loop wants the pool to have.", "pool")
 	poolDemandDesc    = desc("kashi_pool_demand_gpus", "GPUs of ready demand waiting for the pool.", "pool")
@@ -81,7 +83,7 @@ var (
 	billDesc          = desc("kashi_month_bill_yuan", "Bill totals of the current month so far, by project, in yuan.", "project")
 	ingestLagDesc     = desc("kashi_ingest_lag_seconds", "Seconds since the newest GPU sample stored.")
 	scrapeErrorsDesc  = desc("kashi_metrics_scrape_errors", "Parts of this scrape that could not be read (1) or were read (0).", "part")
-	collectorFamilies = []*prometheus.Desc{gpusDesc, heldDesc, idleHeldDesc, idleLongestDesc, queueDesc, poolSizeDesc,
+	collectorFamilies = []*prometheus.Desc{gpusDesc, heldDesc, idleHeldDesc, idleLongestDesc, queueDesc, queueReasonDesc, poolSizeDesc,
 		poolDesiredDesc, poolDemandDesc, cardSecondsDesc, billDesc, ingestLagDesc, scrapeErrorsDesc}
 )
 
@@ -111,7 +113,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// collectQueue sends the waiting tasks per lane.
+// collectQueue sends the waiting tasks per lane and per reason, every lane and reason a
+// series (at zero when no task is in it).
 func (c *Collector) collectQueue(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
 	view, err := c.queue(ctx, now)
 	if err != nil {
@@ -121,13 +124,21 @@ func (c *Collector) collectQueue(ctx context.Context, now time.Time, ch chan<- p
 	for _, lane := range models.Lanes {
 		waiting[lane] = 0
 	}
+	reasons := make(map[api.WaitReason]int, len(api.WaitReasons()))
+	for _, r := range api.WaitReasons() {
+		reasons[r] = 0
+	}
 	for _, e := range view.Entries {
 		if !e.Starting {
 			waiting[e.Lane]++
+			reasons[api.WaitReason(e.Reason)]++
 		}
 	}
 	for lane, n := range waiting {
 		ch <- prometheus.MustNewConstMetric(queueDesc, prometheus.GaugeValue, float64(n), lane)
+	}
+	for r, n := range reasons {
+		ch <- prometheus.MustNewConstMetric(queueReasonDesc, prometheus.GaugeValue, float64(n), string(r))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
 	"kashi/scheduler"
@@ -226,5 +228,38 @@ func TestBillCache(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Errorf("bills computed %d times in 90 s with a minute's cache, want 2", calls)
+	}
+}
+
+// TestCollectEveryStateAndReason checks that every GPU state of a pool and spec, and every
+// wait reason, is a series even when nothing is in it: a state or reason that has not happened
+// yet must not be missing from dashboards and alerts.
+func TestCollectEveryStateAndReason(t *testing.T) {
+	store := &fakeStore{rows: []models.BoardGPU{gpu("h100", "nlp", 5*time.Second, 0)}}
+	queue := queueOf(scheduler.QueueEntry{Waiting: scheduler.Waiting{Lane: models.QueueLong, Reason: scheduler.ReasonQuota}})
+	c := New(store, queue, billsOf(), Config{Marks: marks, Now: func() time.Time { return t0 }})
+	var want strings.Builder
+	want.WriteString("# HELP kashi_gpus GPUs by pool, spec and state (free, busy, idle, stale).\n# TYPE kashi_gpus gauge\n")
+	states := api.GPUStates()
+	slices.Sort(states)
+	for _, st := range states {
+		n := 0
+		if st == api.GPUBusy {
+			n = 1
+		}
+		fmt.Fprintf(&want, "kashi_gpus{pool=\"h100\",spec=\"A100\",state=%q} %d\n", st, n)
+	}
+	want.WriteString("# HELP kashi_queue_waiting_tasks Tasks waiting in the queue after the last scheduler tick, by why they wait.\n# TYPE kashi_queue_waiting_tasks gauge\n")
+	reasons := api.WaitReasons()
+	slices.Sort(reasons)
+	for _, r := range reasons {
+		n := 0
+		if r == api.ReasonQuota {
+			n = 1
+		}
+		fmt.Fprintf(&want, "kashi_queue_waiting_tasks{reason=%q} %d\n", r, n)
+	}
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want.String()), "kashi_gpus", "kashi_queue_waiting_tasks"); err != nil {
+		t.Error(err)
 	}
 }
