@@ -32,7 +32,7 @@ func YAxis(top int64, y0, y1 float64, label func(int64) string) ([]CostTick, fun
 	y := func(v float64) float64 { return y1 - v/float64(yTop)*(y1-y0) }
 	var ticks []CostTick
 	for v := int64(0); v <= yTop; v += step {
-		ticks = append(ticks, CostTick{Y: SvgNum(y(float64(v))), Label: label(v)})
+		ticks = append(ticks, CostTick{Y: SVGNum(y(float64(v))), Label: label(v)})
 	}
 	return ticks, y
 }

@@ -7,9 +7,6 @@ import (
 	"kashi/phrase"
 )
 
-// TaskURL is the path of a task's page.
-func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
-
 // TaskStateLabel names a task state in the page's language.
 func TaskStateLabel(l phrase.Locale, state api.TaskState) string {
 	switch state {

@@ -91,7 +91,7 @@ func layoutCost(l phrase.Locale, t CostTrend) costChart {
 	barW := slot * 0.62
 	for m, month := range t.Months {
 		x := views.CostX0 + slot*float64(m) + (slot-barW)/2
-		col := costColumn{X: views.SvgNum(x + barW/2), Month: month[5:], Title: l.T("bills.chart.column", month, views.Yuan(t.TotalFen[m]))}
+		col := costColumn{X: views.SVGNum(x + barW/2), Month: month[5:], Title: l.T("bills.chart.column", month, views.Yuan(t.TotalFen[m]))}
 		// The year under January and under the first month, unless January comes next:
 		// two years side by side would overlap on a phone.
 		if month[5:] == "01" || m == 0 && (len(t.Months) == 1 || t.Months[1][5:] != "01") {
@@ -104,8 +104,8 @@ func layoutCost(l phrase.Locale, t CostTrend) costChart {
 				continue
 			}
 			y0, y1 := y(below), y(below+f)
-			col.Segments = append(col.Segments, costSegment{Class: s.Class, X: views.SvgNum(x), W: views.SvgNum(barW), Y: views.SvgNum(y1),
-				H: views.SvgNum(max(y0-y1, 0.5)), Title: l.T("bills.chart.segment", s.Label, views.Yuan(s.Fen[m]))})
+			col.Segments = append(col.Segments, costSegment{Class: s.Class, X: views.SVGNum(x), W: views.SVGNum(barW), Y: views.SVGNum(y1),
+				H: views.SVGNum(max(y0-y1, 0.5)), Title: l.T("bills.chart.segment", s.Label, views.Yuan(s.Fen[m]))})
 			below += f
 		}
 		c.Columns = append(c.Columns, col)
@@ -128,7 +128,7 @@ func layoutCompare(l phrase.Locale, lines []CostLine) compareChart {
 		if top <= 0 || fen <= 0 {
 			return "0"
 		}
-		return views.SvgNum(float64(fen) / float64(top) * (views.CompareX1 - views.CompareX0))
+		return views.SVGNum(float64(fen) / float64(top) * (views.CompareX1 - views.CompareX0))
 	}
 	for i, s := range lines {
 		y := 4 + i*views.CompareRowH

@@ -51,7 +51,7 @@ func usageChart(l phrase.Locale, id, title string, rows []ReportUsage) barChart 
 		x := float64(views.BarX0)
 		seg := func(s int64) barSegment {
 			w := scale(s)
-			sg := barSegment{X: views.SvgNum(x), W: views.SvgNum(w)}
+			sg := barSegment{X: views.SVGNum(x), W: views.SVGNum(w)}
 			x += w
 			return sg
 		}

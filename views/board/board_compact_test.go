@@ -68,7 +68,7 @@ func TestCompactGrid(t *testing.T) {
 	if href := first.AttrOr("href", ""); href != "/gpus/GPU-a100-01-0" {
 		t.Errorf("cell link = %q", href)
 	}
-	if href := cells.Eq(1).AttrOr("href", ""); href != "/gpus/GPU-a%2Fb%3Fc" || href != views.GpuURL("GPU-a/b?c") {
+	if href := cells.Eq(1).AttrOr("href", ""); href != "/gpus/GPU-a%2Fb%3Fc" || href != views.GPUURL("GPU-a/b?c") {
 		t.Errorf("cell link of an odd UUID = %q, want it escaped as a path segment", href)
 	}
 	if first.Find("span").Text() != "zhang<x>" || !strings.Contains(first.AttrOr("class", ""), "c-active") {
@@ -130,7 +130,7 @@ func TestCardsLinkToPages(t *testing.T) {
 	doc := viewstest.Parse(t, viewstest.Render(t, BoardGrid(viewstest.En, boardFixture())))
 	cards := doc.Find(`[data-testid=gpu-card]`)
 	cards.Each(func(_ int, c *goquery.Selection) {
-		if href := c.Find(`[data-testid=card-gpu]`).AttrOr("href", ""); href != views.GpuURL(c.AttrOr("data-uuid", "")) {
+		if href := c.Find(`[data-testid=card-gpu]`).AttrOr("href", ""); href != views.GPUURL(c.AttrOr("data-uuid", "")) {
 			t.Errorf("card %s links to %q", c.AttrOr("data-uuid", ""), href)
 		}
 	})

@@ -79,7 +79,7 @@ func gpuBody(l phrase.Locale, d GPUPageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = historyRanges(l, d.HistoryData, views.GpuURL(d.UUID)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = historyRanges(l, d.HistoryData, views.GPUURL(d.UUID)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -621,7 +621,7 @@ func nodeBody(l phrase.Locale, d NodePageData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var40 string
-			templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(views.GpuURL(g.UUID))).ResolveURL(ctx)
+			templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(views.GPUURL(g.UUID))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/board/history.templ`, Line: 78, Col: 71}
 			}

@@ -62,19 +62,19 @@ func layoutTrend(at []time.Time, values []*int64, tick, text func(int64) string)
 			run = ""
 			continue
 		}
-		p := views.SvgNum(x(i)) + "," + views.SvgNum(y(*v))
+		p := views.SVGNum(x(i)) + "," + views.SVGNum(y(*v))
 		if run != "" {
 			run += " "
 		}
 		run += p
-		c.Dots = append(c.Dots, trendDot{X: views.SvgNum(x(i)), Y: views.SvgNum(y(*v)), Title: at[i].Format(layout) + " · " + text(*v)})
+		c.Dots = append(c.Dots, trendDot{X: views.SVGNum(x(i)), Y: views.SVGNum(y(*v)), Title: at[i].Format(layout) + " · " + text(*v)})
 	}
 	if run != "" {
 		c.Lines = append(c.Lines, run)
 	}
 	if len(at) > 0 {
-		c.XLabels = append(c.XLabels, trendLabel{X: views.SvgNum(x(0) - slot/2), Text: at[0].Format(layout), Anchor: "start"})
-		c.XLabels = append(c.XLabels, trendLabel{X: views.SvgNum(x(len(at)-1) + slot/2), Text: at[len(at)-1].Format(layout), Anchor: "end"})
+		c.XLabels = append(c.XLabels, trendLabel{X: views.SVGNum(x(0) - slot/2), Text: at[0].Format(layout), Anchor: "start"})
+		c.XLabels = append(c.XLabels, trendLabel{X: views.SVGNum(x(len(at)-1) + slot/2), Text: at[len(at)-1].Format(layout), Anchor: "end"})
 	}
 	return c
 }

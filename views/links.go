@@ -1,0 +1,43 @@
+// Links to Kashi's pages, for the areas' pages to point at one another.
+
+package views
+
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/a-h/templ"
+)
+
+// NodeURL is the page of node id.
+func NodeURL(id int64) string { return "/nodes/" + strconv.FormatInt(id, 10) }
+
+// GPUURL is the page of the GPU with uuid.
+func GPUURL(uuid string) string { return "/gpus/" + url.PathEscape(uuid) }
+
+// BoardURL is the compact board, filtered to pool when one is named.
+func BoardURL(pool string) string {
+	if pool == "" {
+		return "/?view=grid"
+	}
+	return "/?view=grid&pool=" + url.QueryEscape(pool)
+}
+
+// ServiceURL is the page of a service: the page of the task that runs it.
+func ServiceURL(id int64) templ.SafeURL { return templ.SafeURL(TaskURL(id)) }
+
+// TemplatesURL is the path of a project's templates page.
+func TemplatesURL(projectID int64) templ.SafeURL {
+	return templ.SafeURL("/projects/" + strconv.FormatInt(projectID, 10) + "/templates")
+}
+
+// TemplateURL is the path of a template's page.
+func TemplateURL(id int64) templ.SafeURL {
+	return templ.SafeURL("/templates/" + strconv.FormatInt(id, 10))
+}
+
+// TaskURL is the path of a task's page.
+func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
+
+// WeekURL is the report of a week.
+func WeekURL(week string) templ.SafeURL { return templ.SafeURL("/reports?week=" + week) }
