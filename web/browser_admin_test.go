@@ -19,6 +19,7 @@ import (
 // on a desktop and in Chinese on a 390×844 phone without sideways scrolling; the lead
 // approves and the quota's guaranteed share changes.
 func TestBrowserLeadApprovesGuarantee(t *testing.T) {
+	t.Parallel()
 	w := webtest.NewApprovalWorld(t)
 	srv := httptest.NewServer(w.E)
 	defer srv.Close()
@@ -93,6 +94,7 @@ func TestBrowserLeadApprovesGuarantee(t *testing.T) {
 // change in the audit log; then the admin pages are opened on a 390×844 phone in both
 // languages and none scrolls sideways.
 func TestBrowserProjectAdmin(t *testing.T) {
+	t.Parallel()
 	w := webtest.NewBillWorld(t)
 	srv := httptest.NewServer(w.E)
 	defer srv.Close()

@@ -14,6 +14,7 @@ import (
 // TestBrowserAdvice shows, in both languages at desktop and phone sizes, a template's
 // rightsizing advice and the weekly report's; no page scrolls sideways on the phone.
 func TestBrowserAdvice(t *testing.T) {
+	t.Parallel()
 	s, tpl, _, run := webtest.AdviceWorld(t)
 	run(webtest.T0.Add(-5*time.Hour), 0, 12)
 	run(webtest.T0.Add(-3*time.Hour), 1, 20)

@@ -17,6 +17,7 @@ import (
 // 390×844 phone, in English and Chinese: the charts show, and the page does not scroll
 // sideways on the phone.
 func TestBrowserBillsCharts(t *testing.T) {
+	t.Parallel()
 	w := webtest.NewBillWorld(t)
 	for _, p := range []string{"vision", "nlp"} {
 		if r := w.PostAs("finance", "/api/v1/bills/"+p+"/"+webtest.BillMonth+"/issue", "{}"); r.Code != http.StatusCreated {

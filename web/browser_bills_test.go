@@ -35,6 +35,7 @@ func fetchDownload(sel string) chromedp.Action[download] {
 // follows the bill's link and sets it; finance adds an adjustment, issues the bill and
 // downloads it as CSV and XLSX; the bill and the prices fit a phone in Chinese.
 func TestBrowserPricesAdjustIssue(t *testing.T) {
+	t.Parallel()
 	w := webtest.NewBillWorldPriced(t, false)
 	srv := httptest.NewServer(w.E)
 	defer srv.Close()

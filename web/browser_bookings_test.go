@@ -17,6 +17,7 @@ import (
 // its window: the board's booked cards (card view and grid), the pools chart's band and list, the bill's unused
 // booked hours, the pool form's rule and the request form's repeat; no page scrolls sideways on the phone.
 func TestBrowserBookings(t *testing.T) {
+	t.Parallel()
 	s := webtest.NewServer(t)
 	ctx := context.Background()
 	cfg := webtest.A100Config()

@@ -18,6 +18,7 @@ import (
 // TestBrowserCalibrate walks the calibration in headless Chromium: an admin uploads a trace,
 // watches the sweep finish, and proposes a setting, which becomes the pool's next version.
 func TestBrowserCalibrate(t *testing.T) {
+	t.Parallel()
 	s := webtest.NewPoolServer(t)
 	if _, err := s.Store.CreateUser(context.Background(), "ana", "pw-ana-long-enough", models.RoleAdmin, webtest.T0); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // settings, the submit form refusing a task without an image for that pool, and the month's
 // bills with a node's unmanaged use; no page scrolls sideways on the phone.
 func TestBrowserContainerSettings(t *testing.T) {
+	t.Parallel()
 	s := webtest.NewPoolServer(t)
 	s.Projects("vision")
 	cfg := webtest.A100Config()

@@ -22,6 +22,7 @@ import (
 // on a desktop and on a 390×844 phone, where no page scrolls sideways. Screenshots go to
 // KASHI_SCREENSHOTS when set.
 func TestBrowserCloudPool(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 	s := modelstest.SQLite(t, models.Options{})

@@ -6,9 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,10 +26,7 @@ import (
 // 390×844 phone no page scrolls sideways, in English and Chinese. Screenshots go to
 // KASHI_SCREENSHOTS when set.
 func TestBrowserDailyWork(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not installed")
-	}
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -64,28 +58,8 @@ func TestBrowserDailyWork(t *testing.T) {
 	srv := httptest.NewServer(web.New(h, false, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer srv.Close()
 
-	shots := os.Getenv("KASHI_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			png, err := chromedp.FullScreenshot(100)(ctx, tg)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(shots, name), png, 0o644)
-		})
-	}
-	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	b := newBrowser(t, srv.URL, 90*time.Second)
+	wctx := b.ctx
 	login := func(user string) chromedp.Action[chromedp.Void] {
 		return chromedp.Steps(
 			chromedp.Navigate(srv.URL+"/login"),
@@ -96,11 +70,6 @@ func TestBrowserDailyWork(t *testing.T) {
 			chromedp.WaitVisible(css(`[data-testid=who]`)),
 		)
 	}
-	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	wctx, cancelWalk := context.WithTimeout(bctx, 90*time.Second)
-	defer cancelWalk()
 	text := func(sel string) string {
 		t.Helper()
 		s, err := chromedp.Run(wctx, chromedp.Text(css(sel)))
@@ -122,24 +91,24 @@ func TestBrowserDailyWork(t *testing.T) {
 		chromedp.WaitVisible(css(`[data-testid=form-notice]`)),
 		chromedp.Click(css(`[data-testid=queue-row] [data-testid=task-link]`)),
 		chromedp.WaitVisible(css(`[data-testid=task-live][data-state=queued]`)),
-		shot("daily-1-task-queued.png"),
+		b.shot("daily-1-task-queued.png"),
 	)
 	if err != nil {
-		t.Fatalf("member's submit: %v (screenshots in %s)", err, shots)
+		t.Fatalf("member's submit: %v (screenshots in %s)", err, b.shots)
 	}
 	if _, err := loop.RunOnce(ctx, now); err != nil {
 		t.Fatal(err)
 	}
 	err = chromedp.Do(wctx,
 		chromedp.WaitVisible(css(`[data-testid=task-live][data-state=starting]`)), // the live part refreshes itself
-		shot("daily-2-task-starting.png"),
+		b.shot("daily-2-task-starting.png"),
 		chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
 		chromedp.Click(css(`[data-testid=task-cancel]`)),
 		chromedp.WaitVisible(css(`[data-testid=task-live][data-stopping]`)),
-		shot("daily-3-task-stopping.png"),
+		b.shot("daily-3-task-stopping.png"),
 	)
 	if err != nil {
-		t.Fatalf("member's task page: %v (screenshots in %s)", err, shots)
+		t.Fatalf("member's task page: %v (screenshots in %s)", err, b.shots)
 	}
 	if owner := text(`[data-testid=task-owner]`); owner != "member" {
 		t.Errorf("task owner = %q, want member", owner)
@@ -155,10 +124,10 @@ func TestBrowserDailyWork(t *testing.T) {
 		chromedp.SendKeys(css(`#f-command`), "x"),
 		chromedp.Click(css(`[data-testid=task-submit]`)),
 		chromedp.WaitVisible(css(`[data-testid=form-answer]`)),
-		shot("daily-4-forbidden.png"),
+		b.shot("daily-4-forbidden.png"),
 	)
 	if err != nil {
-		t.Fatalf("forbidden submit: %v (screenshots in %s)", err, shots)
+		t.Fatalf("forbidden submit: %v (screenshots in %s)", err, b.shots)
 	}
 	if got := text(`[data-testid=form-answer]`); !strings.Contains(got, "nlp") || !strings.Contains(got, "403") {
 		t.Errorf("answer to a forbidden submit = %q, want it to name nlp and 403", got)
@@ -176,10 +145,10 @@ func TestBrowserDailyWork(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/notifications"),
 		chromedp.WaitVisible(css(`[data-testid=nav-unread]`)),
 		chromedp.WaitVisible(css(`[data-testid=notification] [data-testid=task-link]`)),
-		shot("daily-5-notifications.png"),
+		b.shot("daily-5-notifications.png"),
 	)
 	if err != nil {
-		t.Fatalf("member's notifications: %v (screenshots in %s)", err, shots)
+		t.Fatalf("member's notifications: %v (screenshots in %s)", err, b.shots)
 	}
 	if got := text(`[data-testid=nav-unread]`); got != "1" {
 		t.Errorf("unread count = %q, want 1", got)
@@ -192,12 +161,12 @@ func TestBrowserDailyWork(t *testing.T) {
 		login("viewer"),
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible(css(`[data-uuid=g0] [data-testid=card-task]`)),
-		shot("daily-6-viewer-board.png"),
+		b.shot("daily-6-viewer-board.png"),
 		chromedp.Click(css(`[data-uuid=g0] [data-testid=card-task]`)),
 		chromedp.WaitVisible(css(`[data-testid=task-owner]`)),
 	)
 	if err != nil {
-		t.Fatalf("viewer's board: %v (screenshots in %s)", err, shots)
+		t.Fatalf("viewer's board: %v (screenshots in %s)", err, b.shots)
 	}
 	if owner := text(`[data-testid=task-owner]`); owner != held.Owner {
 		t.Errorf("holder of g0 = %q, want %q", owner, held.Owner)
@@ -212,7 +181,7 @@ func TestBrowserDailyWork(t *testing.T) {
 				chromedp.Navigate(srv.URL+"/lang?set="+lang),
 				chromedp.Navigate(srv.URL+path),
 				chromedp.WaitVisible(css(`main`)),
-				shot(name),
+				b.shot(name),
 			)
 			if err != nil {
 				t.Fatalf("phone %s %s: %v", lang, path, err)
@@ -232,7 +201,7 @@ func TestBrowserDailyWork(t *testing.T) {
 		chromedp.WaitVisible(css(`[data-testid=menu-toggle]`)),
 		chromedp.Click(css(`[data-testid=menu-toggle]`)),
 		chromedp.WaitVisible(css(`#main-nav`)),
-		shot("daily-phone-zh-CN-menu.png"),
+		b.shot("daily-phone-zh-CN-menu.png"),
 	)
 	if err != nil {
 		t.Fatalf("phone menu: %v", err)
@@ -242,5 +211,5 @@ func TestBrowserDailyWork(t *testing.T) {
 	if err != nil || tall {
 		t.Errorf("a nav label wraps on the phone (%v)", err)
 	}
-	t.Logf("screenshots in %s", shots)
+	t.Logf("screenshots in %s", b.shots)
 }

@@ -12,13 +12,21 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// browser is a headless Chromium walking a test server at url, writing screenshots to shots
-// ($KASHI_SCREENSHOTS, else a temporary folder).
+// browser is a headless Chromium walking a test server at url. It writes its screenshots to
+// shots when $KASHI_SCREENSHOTS names that folder, for a person to look at; without it, it
+// takes none: encoding full-page PNGs that a temporary folder would throw away was most of the
+// browser tests' CPU.
 type browser struct {
 	ctx   context.Context
 	url   string
 	shots string
 }
+
+// keepsShots reports whether the walk writes its screenshots.
+func (b *browser) keepsShots() bool { return b.shots != noShots }
+
+// noShots is what shots says when no screenshots are written.
+const noShots = "(none: set KASHI_SCREENSHOTS to a folder to keep them)"
 
 // newBrowser starts Chromium for t, or skips t when it is not installed. The walk's context
 // ends after limit.
@@ -30,7 +38,7 @@ func newBrowser(t *testing.T, url string, limit time.Duration) *browser {
 	}
 	shots := os.Getenv("KASHI_SCREENSHOTS")
 	if shots == "" {
-		shots = t.TempDir()
+		shots = noShots
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-quic", true),
@@ -52,9 +60,12 @@ func newBrowser(t *testing.T, url string, limit time.Duration) *browser {
 // css selects by CSS.
 func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 
-// shot saves a full-page screenshot as name.
+// shot saves a full-page screenshot as name, when the walk keeps its screenshots.
 func (b *browser) shot(name string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if !b.keepsShots() {
+			return nil
+		}
 		png, err := chromedp.FullScreenshot(100)(ctx, tg)
 		if err != nil {
 			return err

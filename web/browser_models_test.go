@@ -18,6 +18,7 @@ import (
 // form's service group filled to submit the service again; no page scrolls sideways on the
 // phone.
 func TestBrowserModels(t *testing.T) {
+	t.Parallel()
 	s := webtest.NewServer(t)
 	ctx := t.Context()
 	s.Projects("vision")

@@ -41,6 +41,7 @@ const shownText = `(() => {
 // out, or when an English page shows Chinese or a Chinese page none. Screenshots go to
 // KASHI_SCREENSHOTS when set.
 func TestBrowserPhoneEveryPage(t *testing.T) {
+	t.Parallel()
 	ps, pages := webtest.SeededPages(t)
 	srv := httptest.NewServer(ps.E)
 	defer srv.Close()

@@ -27,6 +27,7 @@ import (
 // five runs, first as the form previews them and then on the saved schedule. On a 390×844
 // phone the template pages do not scroll sideways. Screenshots go to KASHI_SCREENSHOTS.
 func TestBrowserTemplates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) // Monday 17:00 in Shanghai
 	clock := func() time.Time { return now }
