@@ -25,9 +25,9 @@ func TestBrowserBillsCharts(t *testing.T) {
 		}
 	}
 	mar := func(day int, h float64) time.Time { return webtest.Feb(day, h).AddDate(0, 1, 0) }
-	w.Run(t, webtest.Task("pretrain-m3").Of("vision").Gpus(3).Ready(), mar(3, 0), 6*time.Hour, 0, map[int]int{0: 90, 1: 90, 2: 0}, 0, 1, 2)
+	w.Run(t, webtest.Task("pretrain-m3").Of("vision").GPUs(3).Ready(), mar(3, 0), 6*time.Hour, 0, map[int]int{0: 90, 1: 90, 2: 0}, 0, 1, 2)
 	w.Run(t, webtest.Task("bert-m3").Of("nlp").Ready(), mar(5, 0), 4*time.Hour, 0, map[int]int{3: 70}, 3)
-	w.Run(t, webtest.Task("bert-m4").Of("nlp").Gpus(2).Ready(), mar(5, 0).AddDate(0, 1, 0), 5*time.Hour, 0, map[int]int{0: 60, 1: 0}, 0, 1)
+	w.Run(t, webtest.Task("bert-m4").Of("nlp").GPUs(2).Ready(), mar(5, 0).AddDate(0, 1, 0), 5*time.Hour, 0, map[int]int{0: 60, 1: 0}, 0, 1)
 	now := time.Date(2026, 4, 20, 0, 0, 0, 0, time.UTC)
 	if err := w.Store.RollUp(context.Background(), now, 365*24*time.Hour); err != nil {
 		t.Fatal(err)

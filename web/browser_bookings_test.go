@@ -32,7 +32,7 @@ func TestBrowserBookings(t *testing.T) {
 	n := s.Register(webtest.Node("a100-01").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 8))
 	opens, closes := webtest.T0.Add(24*time.Hour), webtest.T0.Add(33*time.Hour)
 	s.Book(t, 4, opens, closes)
-	tk := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().Gpus(3), opens)
+	tk := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().GPUs(3), opens)
 	s.Place(tk, opens, n.UUIDs[:3]...)
 	now := opens.Add(2 * time.Hour)
 	s.SetNow(now)

@@ -26,7 +26,7 @@ func TestBrowserModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := s.Register(webtest.Node("gpu-1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 2))
-	b := webtest.Task("chat").Of("vision").Gpus(1).Spec(webtest.A100Spec).Ready()
+	b := webtest.Task("chat").Of("vision").GPUs(1).Spec(webtest.A100Spec).Ready()
 	b.Nt.Queue, b.Nt.Kind = models.QueueLong, models.TaskKindService
 	b.Nt.Service = models.ServiceSpec{Model: "qwen2.5-7b-instruct", MetricsPort: 8000, HealthPath: "/health"}
 	svc := s.Create(b, webtest.T0.Add(-time.Minute))

@@ -19,7 +19,7 @@ func twoNodeTask(s *webtest.Server) (n1, n2 webtest.Registered, id int64) {
 	n1 = s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
 	n2 = s.Register(webtest.Node("n2").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
 	s.Projects("vision")
-	tk := s.Create(webtest.Task("ddp").Gpus(8).Ready(), webtest.T0)
+	tk := s.Create(webtest.Task("ddp").GPUs(8).Ready(), webtest.T0)
 	s.Place(tk, webtest.T0, append(append([]string{}, n1.UUIDs...), n2.UUIDs...)...)
 	return n1, n2, tk.ID
 }
@@ -152,7 +152,7 @@ func TestAgentLateReportSingleNode(t *testing.T) {
 	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
 		n := s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
 		s.Projects("vision")
-		tk := s.Create(webtest.Task("one").Gpus(4).Ready(), webtest.T0)
+		tk := s.Create(webtest.Task("one").GPUs(4).Ready(), webtest.T0)
 		s.Place(tk, webtest.T0, n.UUIDs...)
 		s.Report(n, tk.ID, `{"state":"running"}`)
 		later := s.Clock().Add(10 * time.Minute)

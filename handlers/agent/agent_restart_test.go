@@ -32,7 +32,7 @@ func TestAgentRestartKeepsRunningTask(t *testing.T) {
 			t.Errorf("task after the restart is %v, want running", got)
 		}
 		other := s.Create(webtest.Task("other").Ready(), webtest.T0)
-		if err := s.Store.PlaceTask(context.Background(), other.ID, s.GpuIDs("GPU-n1-1"), false, "test", webtest.T0); err == nil {
+		if err := s.Store.PlaceTask(context.Background(), other.ID, s.GPUIDs("GPU-n1-1"), false, "test", webtest.T0); err == nil {
 			t.Errorf("PlaceTask(another task on the running task's card) = nil, want a refusal")
 		}
 	})

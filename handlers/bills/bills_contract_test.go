@@ -25,7 +25,7 @@ func TestQuotaOverflowRate(t *testing.T) {
 	ctx := context.Background()
 	nlp, _ := w.Store.ProjectByName(ctx, "nlp")
 	burst := w.Create(webtest.Task("burst").Of("nlp").Ready(), webtest.Feb(14, 0))
-	if err := w.Store.PlaceTask(ctx, burst.ID, w.GpuIDs(webtest.UUIDOf("a100-01", 3)), true, "over quota", webtest.Feb(14, 0)); err != nil {
+	if err := w.Store.PlaceTask(ctx, burst.ID, w.GPUIDs(webtest.UUIDOf("a100-01", 3)), true, "over quota", webtest.Feb(14, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Store.ReportTaskStatus(ctx, w.Node.ID, burst.ID, models.TaskReport{State: models.ReportExited, TS: webtest.Feb(14, 2)}, webtest.Feb(14, 2)); err != nil {

@@ -64,7 +64,7 @@ func TestBoardMarksBookedCards(t *testing.T) {
 		t.Errorf("grid filtered to booked cards shows %d cells, want 4", n)
 	}
 
-	tk := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().Gpus(3), opens)
+	tk := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().GPUs(3), opens)
 	s.Place(tk, opens, n.UUIDs[:3]...)
 	seen(opens.Add(time.Hour))
 	doc = webtest.Parse(t, s.Get("/").Body.String())

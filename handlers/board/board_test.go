@@ -59,7 +59,7 @@ func boardFleet(s *webtest.Server) map[string]webtest.Registered {
 		webtest.Sample("GPU-h800-01-1", m(time.Minute), 98, 500),
 	)
 	s.Projects("vision", "speech", "nlp")
-	sweep := s.Create(webtest.Task("resnet-sweep").Of("vision").Gpus(2).Spec("A100-80G").Ready(), m(4*time.Hour))
+	sweep := s.Create(webtest.Task("resnet-sweep").Of("vision").GPUs(2).Spec("A100-80G").Ready(), m(4*time.Hour))
 	asr := s.Create(webtest.Task("asr-finetune").Of("speech").Spec("H800-80G").Ready(), m(3*time.Hour))
 	eval := s.Create(webtest.Task("llm-eval").Of("vision").Spec("A100-80G").Ready(), m(2*time.Hour))
 	s.Create(webtest.Task("asr-next").Of("speech").Spec("H800-80G").Ready(), m(time.Hour))

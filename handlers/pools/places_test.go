@@ -60,7 +60,7 @@ func TestQueueShowsWhereAndRegions(t *testing.T) {
 		}
 		s.Register(webtest.Node(pl.host).InPool(pl.pool).Cards(webtest.A100Name, webtest.A100MiB, 4))
 	}
-	east := s.Create(webtest.Task("anywhere").Gpus(2).Ready(), webtest.T0)
+	east := s.Create(webtest.Task("anywhere").GPUs(2).Ready(), webtest.T0)
 	w := s.Post("/api/v1/tasks", `{"project": "vision", "name": "west-data", "gpus": 4, "command": ["x"], "data_ready": true,
 		"regions": ["cn-west"], "data_check": {"path": "/d", "region": "cn-west"}}`)
 	if w.Code != http.StatusCreated {

@@ -67,7 +67,7 @@ func reservationRegionScenario(t *testing.T, store *models.Store) {
 		t.Fatalf("booked %+v, want 8 A100-80G cards in cn-sh2", rs)
 	}
 
-	resident := s.Create(webtest.Task("resident").Of("nlp").Spec("A100-80G").Ready().Gpus(8), webtest.T0)
+	resident := s.Create(webtest.Task("resident").Of("nlp").Spec("A100-80G").Ready().GPUs(8), webtest.T0)
 	s.Place(resident, webtest.T0, n1.UUIDs...)
 
 	now := opens.Add(-lead - time.Minute)
@@ -111,8 +111,8 @@ func reservationRegionScenario(t *testing.T, store *models.Store) {
 	n2 := s.Register(nb)
 	nodes = append(nodes, n2)
 
-	long := s.Create(webtest.Task("long").Of("nlp").Spec("A100-80G").Ready().Gpus(8), opens.Add(-2*time.Hour))
-	peak := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().Gpus(8), opens.Add(-time.Hour))
+	long := s.Create(webtest.Task("long").Of("nlp").Spec("A100-80G").Ready().GPUs(8), opens.Add(-2*time.Hour))
+	peak := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().GPUs(8), opens.Add(-time.Hour))
 	tick := func(at time.Time) {
 		t.Helper()
 		seen(at)
@@ -129,7 +129,7 @@ func reservationRegionScenario(t *testing.T, store *models.Store) {
 		t.Errorf("before 09:00 the other project's long task is %s on the booked region's cards, want queued", got)
 	}
 	tick(opens)
-	if on := s.TaskGPUs(peak.ID); !slices.Equal(on, s.GpuIDs(n2.UUIDs...)) {
+	if on := s.TaskGPUs(peak.ID); !slices.Equal(on, s.GPUIDs(n2.UUIDs...)) {
 		t.Errorf("at 09:00 the project's task runs on %v, want cn-sh2's cards", on)
 	}
 	if got := s.TaskState(long.ID); got != models.TaskQueued {
@@ -146,7 +146,7 @@ func reservationRegionScenario(t *testing.T, store *models.Store) {
 		t.Errorf("the other project's long task is %s before 18:00, want queued", got)
 	}
 	tick(closes.Add(time.Minute))
-	if on := s.TaskGPUs(long.ID); !slices.Equal(on, s.GpuIDs(n2.UUIDs...)) {
+	if on := s.TaskGPUs(long.ID); !slices.Equal(on, s.GPUIDs(n2.UUIDs...)) {
 		t.Errorf("after 18:00 the other project's long task holds %v, want cn-sh2's cards", on)
 	}
 }

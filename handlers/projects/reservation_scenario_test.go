@@ -68,7 +68,7 @@ func reservationScenario(t *testing.T, store *models.Store) {
 	}
 
 	// nlp keeps a100-01 busy with a task that never ends.
-	resident := s.Create(webtest.Task("resident").Of("nlp").Spec("A100-80G").Ready().Gpus(8), webtest.T0)
+	resident := s.Create(webtest.Task("resident").Of("nlp").Spec("A100-80G").Ready().GPUs(8), webtest.T0)
 	s.Place(resident, webtest.T0, n1.UUIDs...)
 
 	now := opens.Add(-lead - time.Minute)
@@ -117,8 +117,8 @@ func reservationScenario(t *testing.T, store *models.Store) {
 	n2 := s.Register(nb)
 	nodes = append(nodes, n2)
 
-	long := s.Create(webtest.Task("long").Of("nlp").Spec("A100-80G").Ready().Gpus(8), opens.Add(-2*time.Hour))
-	peak := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().Gpus(8), opens.Add(-time.Hour))
+	long := s.Create(webtest.Task("long").Of("nlp").Spec("A100-80G").Ready().GPUs(8), opens.Add(-2*time.Hour))
+	peak := s.Create(webtest.Task("peak").Spec("A100-80G").Ready().GPUs(8), opens.Add(-time.Hour))
 	tick := func(at time.Time) {
 		t.Helper()
 		seen(at)
@@ -139,7 +139,7 @@ func reservationScenario(t *testing.T, store *models.Store) {
 	if got := s.TaskState(peak.ID); got != models.TaskStarting {
 		t.Fatalf("at 09:00 the project's task is %s, want starting", got)
 	}
-	if on := s.TaskGPUs(peak.ID); !slices.Equal(on, s.GpuIDs(n2.UUIDs...)) {
+	if on := s.TaskGPUs(peak.ID); !slices.Equal(on, s.GPUIDs(n2.UUIDs...)) {
 		t.Errorf("the project's task runs on %v, want the booked node's cards", on)
 	}
 	if got := s.TaskState(long.ID); got != models.TaskQueued {

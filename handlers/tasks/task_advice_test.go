@@ -27,7 +27,7 @@ func TestTaskAdvice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tk := s.Create(webtest.Task("eval").Gpus(2).Spec("A100-80G").Ready(), webtest.T0.Add(-3*time.Hour))
+	tk := s.Create(webtest.Task("eval").GPUs(2).Spec("A100-80G").Ready(), webtest.T0.Add(-3*time.Hour))
 	start := webtest.T0.Add(-2 * time.Hour)
 	s.Place(tk, start, webtest.UUIDOf("n1", 0), webtest.UUIDOf("n1", 1))
 	for m := time.Duration(0); m < 2*time.Hour; m += time.Minute {

@@ -183,7 +183,7 @@ func TestTaskResubmit(t *testing.T) {
 	member := s.Member("alice", "vision")
 	other := s.Member("bob", "nlp")
 	s.Register(webtest.Node("n1").Cards(webtest.A100Name, webtest.A100MiB, 2))
-	b := webtest.Task("train").Gpus(2).Ready()
+	b := webtest.Task("train").GPUs(2).Ready()
 	b.Nt.Queue, b.Nt.Env = models.QueueShort, map[string]string{"TOKEN": "s3cret"}
 	tk := s.Create(b, webtest.T0)
 	path := "/queue?resubmit=" + strconv.FormatInt(tk.ID, 10)

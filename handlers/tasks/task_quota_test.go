@@ -29,11 +29,11 @@ func TestTaskQuotaLink(t *testing.T) {
 		StartsAt: webtest.T0.AddDate(0, -1, 0), EndsAt: webtest.T0.AddDate(0, 1, 0)}, webtest.T0); err != nil {
 		t.Fatal(err)
 	}
-	held := s.Create(webtest.Task("holder").Gpus(2).Spec("A100-80G").Ready(), webtest.T0.Add(-time.Hour))
+	held := s.Create(webtest.Task("holder").GPUs(2).Spec("A100-80G").Ready(), webtest.T0.Add(-time.Hour))
 	s.Place(held, webtest.T0.Add(-time.Hour), webtest.UUIDOf("n1", 0), webtest.UUIDOf("n1", 1))
 	anySpec := s.Create(webtest.Task("any").Ready(), webtest.T0.Add(-time.Hour))
 	s.Place(anySpec, webtest.T0.Add(-time.Hour), webtest.UUIDOf("n1", 2))
-	waits := s.Create(webtest.Task("more").Gpus(1).Spec("A100-80G").Ready(), webtest.T0)
+	waits := s.Create(webtest.Task("more").GPUs(1).Spec("A100-80G").Ready(), webtest.T0)
 	id := strconv.FormatInt(waits.ID, 10)
 
 	doc := webtest.Parse(t, s.Get("/tasks/"+id, webtest.Bearer(member)...).Body.String())

@@ -51,7 +51,7 @@ func TestTemplatePagesCreateEditSubmit(t *testing.T) {
 	if doc.Find(`[data-testid=template-row][data-name=eval]`).Length() != 1 || doc.Find(`[data-testid=template-create]`).Length() != 0 {
 		t.Error("the member's list lacks the template, or shows the create form")
 	}
-	if w := f.S.Get(list, webtest.Bearer(f.NlpMem)...); w.Code != http.StatusNotFound {
+	if w := f.S.Get(list, webtest.Bearer(f.NLPMem)...); w.Code != http.StatusNotFound {
 		t.Errorf("another project's member opens the list = %d, want 404", w.Code)
 	}
 
@@ -104,7 +104,7 @@ func TestTemplatePagesCreateEditSubmit(t *testing.T) {
 		tasks[0].TemplateVersion != 2 || tasks[0].GPUs != 1 {
 		t.Fatalf("tasks = %+v %v, want one of 1 GPU from the template at version 2", tasks, err)
 	}
-	if w := f.S.Get("/queue?template="+m[1], webtest.Bearer(f.NlpMem)...); w.Code != http.StatusNotFound {
+	if w := f.S.Get("/queue?template="+m[1], webtest.Bearer(f.NLPMem)...); w.Code != http.StatusNotFound {
 		t.Errorf("another project's member opens the form from the template = %d, want 404", w.Code)
 	}
 }

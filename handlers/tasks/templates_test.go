@@ -26,9 +26,9 @@ func TestTemplateAccess(t *testing.T) {
 		"a member may not change":               {"POST", fmt.Sprintf("/api/v1/templates/%d", tpl.ID), webtest.TrainTemplate, f.Member, 403},
 		"a member may not schedule":             {"POST", fmt.Sprintf("/api/v1/templates/%d/schedules", tpl.ID), `{"cron": "@daily", "time_zone": "UTC"}`, f.Member, 403},
 		"another project's lead changes: 404":   {"POST", fmt.Sprintf("/api/v1/templates/%d", tpl.ID), webtest.TrainTemplate, f.S.MemberAs("nel", "nlp", "lead"), 404},
-		"another project's member reads: 404":   {"GET", fmt.Sprintf("/api/v1/templates/%d", tpl.ID), "", f.NlpMem, 404},
-		"another project's member lists: 404":   {"GET", fmt.Sprintf("/api/v1/projects/%d/templates", f.Vision), "", f.NlpMem, 404},
-		"another project's member submits: 404": {"POST", "/api/v1/tasks", fmt.Sprintf(`{"template": %d, "env": {"WANDB_KEY": "k"}}`, tpl.ID), f.NlpMem, 404},
+		"another project's member reads: 404":   {"GET", fmt.Sprintf("/api/v1/templates/%d", tpl.ID), "", f.NLPMem, 404},
+		"another project's member lists: 404":   {"GET", fmt.Sprintf("/api/v1/projects/%d/templates", f.Vision), "", f.NLPMem, 404},
+		"another project's member submits: 404": {"POST", "/api/v1/tasks", fmt.Sprintf(`{"template": %d, "env": {"WANDB_KEY": "k"}}`, tpl.ID), f.NLPMem, 404},
 		"unknown template: 404":                 {"GET", "/api/v1/templates/999", "", f.Member, 404},
 	}
 	for name, tc := range tests {

@@ -1,3 +1,5 @@
+// The access tests' world: one user per role, each with an API token, over a real server.
+
 package webtest
 
 import (
@@ -15,23 +17,23 @@ import (
 	"kashi/web"
 )
 
-// roleWorld is a server with one user per role, each with an API token: admin, a lead and a
-// member of project "vision", finance and viewer.
-type roleWorld struct {
-	Srv    *echoServer
-	Store  *models.Store
-	Tokens map[string]string
+// RoleWorld is a server with one user per role, each with an API token: admin, a lead and a
+// member of project "vision", finance and viewer. Unlike Server it listens on a real port,
+// with the clock fixed at T0.
+type RoleWorld struct {
+	Srv    *httptest.Server  // the running server, closed when the test ends
+	Store  *models.Store     // the store under it
+	Tokens map[string]string // role name ("admin", "lead", "member", "finance", "viewer") → API token
 }
 
-type echoServer = httptest.Server
-
-func NewRoleWorld(t *testing.T) roleWorld {
+// NewRoleWorld starts a RoleWorld over a fresh SQLite store.
+func NewRoleWorld(t *testing.T) RoleWorld {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	s := modelstest.SQLite(t, models.Options{})
 	p, _ := s.EnsureProject(ctx, "vision", now)
-	w := roleWorld{Store: s, Tokens: map[string]string{}}
+	w := RoleWorld{Store: s, Tokens: map[string]string{}}
 	for _, u := range []struct{ name, role, project string }{
 		{"admin", models.RoleAdmin, ""}, {"lead", models.RoleUser, models.ProjectRoleLead},
 		{"member", models.RoleUser, models.ProjectRoleMember}, {"finance", models.RoleFinance, ""},

@@ -1,3 +1,5 @@
+// The advice tests' world: a template run on cards that are busy or idle, priced per spec.
+
 package webtest
 
 import (
@@ -32,7 +34,7 @@ func AdviceWorld(t *testing.T) (s *Server, tpl models.TaskTemplate, member strin
 		t.Fatal(err)
 	}
 	run = func(start time.Time, busy int, peakGiB int64) {
-		b := Task("eval").Gpus(2).Spec("A100-80G").Ready()
+		b := Task("eval").GPUs(2).Spec("A100-80G").Ready()
 		b.Nt.TemplateID, b.Nt.TemplateVersion = tpl.ID, tpl.Version
 		tk := s.Create(b, start.Add(-time.Minute))
 		s.Place(tk, start, UUIDOf("n1", 0), UUIDOf("n1", 1))

@@ -1,3 +1,5 @@
+// Helpers of the agent API's tests: a two-node fleet, sample counts and API error answers.
+
 package webtest
 
 import (
@@ -11,7 +13,7 @@ import (
 	"kashi/models"
 )
 
-// AgentFleet registers n1 (4 A100) and n2 (2 A100) an hour before t0, then sets the clock to t0.
+// AgentFleet registers n1 (4 A100) and n2 (2 A100) an hour before T0, then sets the clock to T0.
 func AgentFleet(s *Server) (n1, n2 Registered) {
 	s.Tb.Helper()
 	s.SetNow(T0.Add(-time.Hour))
@@ -28,7 +30,7 @@ func (s *Server) SampleCount(uuid string) int64 {
 	if err := s.Store.RollUp(ctx, T0.Add(time.Hour), 90*24*time.Hour); err != nil {
 		s.Tb.Fatalf("RollUp: %v", err)
 	}
-	rs, err := s.Store.Rollups(ctx, s.GpuIDs(uuid)[0], models.Rollup5m, T0.Add(-48*time.Hour), T0.Add(time.Hour))
+	rs, err := s.Store.Rollups(ctx, s.GPUIDs(uuid)[0], models.Rollup5m, T0.Add(-48*time.Hour), T0.Add(time.Hour))
 	if err != nil {
 		s.Tb.Fatalf("Rollups: %v", err)
 	}

@@ -1,3 +1,5 @@
+// What a node sees of its tasks through the agent API, and what it reports back.
+
 package webtest
 
 import (

@@ -1,3 +1,5 @@
+// The idle-notice tests' world: a task that holds a card and was told it is idle.
+
 package webtest
 
 import (
@@ -9,21 +11,22 @@ import (
 	"kashi/models"
 )
 
-// idleWorld is a server with alice, a member of vision, whose task holds a card and got an
+// IdleWorld is a server with alice, a member of vision, whose task holds a card and got an
 // idle notice, and bob, a member of speech.
-type idleWorld struct {
+type IdleWorld struct {
 	*Server
-	Alice, Bob string // API tokens
-	AliceID    int64
-	Task       models.Task
+	Alice, Bob string      // API tokens
+	AliceID    int64       // alice's user id
+	Task       models.Task // alice's task on GPU-a100-01-0, with an idle notice
 }
 
-func NewIdleWorld(t *testing.T) idleWorld {
+// NewIdleWorld builds an IdleWorld over a fresh server.
+func NewIdleWorld(t *testing.T) IdleWorld {
 	t.Helper()
 	s := NewServer(t)
 	ctx := context.Background()
 	s.Projects("vision", "speech")
-	w := idleWorld{Server: s}
+	w := IdleWorld{Server: s}
 	for _, u := range []struct{ name, project string }{{"alice", "vision"}, {"bob", "speech"}} {
 		user, err := s.Store.CreateUser(ctx, u.name, "pw-"+u.name, models.RoleUser, T0)
 		if err != nil {
@@ -49,6 +52,7 @@ func NewIdleWorld(t *testing.T) idleWorld {
 	return w
 }
 
-func (w idleWorld) Path(verb string) string {
+// Path is the API path of verb on the world's task: /api/v1/tasks/<id>/<verb>.
+func (w IdleWorld) Path(verb string) string {
 	return "/api/v1/tasks/" + strconv.FormatInt(w.Task.ID, 10) + "/" + verb
 }

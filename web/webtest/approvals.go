@@ -1,3 +1,5 @@
+// The approval tests' world: a quota request to approve or refuse, with a task waiting on it.
+
 package webtest
 
 import (
@@ -8,22 +10,23 @@ import (
 	"kashi/models"
 )
 
-// approvalWorld is vision with a lead and a member, an A100 quota of 2 GPUs at once with
+// ApprovalWorld is vision with a lead and a member, an A100 quota of 2 GPUs at once with
 // nothing guaranteed, a price of ¥15 a card-hour, a task holding both cards and one waiting
 // on the quota, and the member's pending request to guarantee both cards.
-type approvalWorld struct {
+type ApprovalWorld struct {
 	*Server
-	Tokens  map[string]string
-	Waiting models.Task
-	Request models.QuotaRequest
+	Tokens  map[string]string   // "lead" and "member" → API token
+	Waiting models.Task         // the task waiting on the quota
+	Request models.QuotaRequest // the member's pending request
 }
 
-func NewApprovalWorld(t *testing.T) approvalWorld {
+// NewApprovalWorld builds an ApprovalWorld over a fresh server.
+func NewApprovalWorld(t *testing.T) ApprovalWorld {
 	t.Helper()
 	ctx := context.Background()
 	s := NewServer(t)
 	s.Projects("vision")
-	w := approvalWorld{Server: s, Tokens: map[string]string{}}
+	w := ApprovalWorld{Server: s, Tokens: map[string]string{}}
 	s.Register(Node("n1").InPool("a100").Cards(A100Name, A100MiB, 4))
 	p, _ := s.Store.ProjectByName(ctx, "vision")
 	users := map[string]models.User{}
@@ -44,9 +47,9 @@ func NewApprovalWorld(t *testing.T) approvalWorld {
 	if err := s.Store.SetPrice(ctx, models.Price{Spec: "A100-80G", FromMonth: "2026-01", RateFen: 1500, OverflowRateFen: 2500}, T0); err != nil {
 		t.Fatal(err)
 	}
-	running := s.Create(Task("train").Spec("A100-80G").Gpus(2).Ready(), T0.Add(-3*time.Hour))
+	running := s.Create(Task("train").Spec("A100-80G").GPUs(2).Ready(), T0.Add(-3*time.Hour))
 	s.Place(running, T0.Add(-2*time.Hour), UUIDOf("n1", 0), UUIDOf("n1", 1))
-	w.Waiting = s.Create(Task("eval").Spec("A100-80G").Gpus(2).Ready(), T0.Add(-time.Hour))
+	w.Waiting = s.Create(Task("eval").Spec("A100-80G").GPUs(2).Ready(), T0.Add(-time.Hour))
 	two := 2
 	w.Request, err = s.Store.CreateQuotaRequest(ctx, users["member"], p.ID, "A100-80G", models.RequestGuarantee,
 		models.QuotaChange{GuaranteedGPUs: &two}, "paper deadline: keep both cards", T0.Add(-90*time.Minute))

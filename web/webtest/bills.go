@@ -1,3 +1,5 @@
+// The bills tests' world: February's tasks on priced A100s, and a user per role to read them.
+
 package webtest
 
 import (
@@ -10,13 +12,17 @@ import (
 	"kashi/models"
 )
 
-// February 2026 in the billing time zone (Asia/Shanghai) has ended by t0 (2 March); March has
-// begun and April has not.
+// The bill world's month, spec, prices and busiest task. February 2026 in the billing time
+// zone (Asia/Shanghai) has ended by T0 (2 March); March has begun and April has not.
 const (
-	BillMonth  = "2026-02"
-	A100Spec   = "A100-80G"
-	a100RateF  = 1500 // fen per card-hour
-	OverflowF  = 2500
+	// BillMonth is the month the bill world's tasks ran in.
+	BillMonth = "2026-02"
+	// A100Spec is the spec of the bill world's cards.
+	A100Spec  = "A100-80G"
+	a100RateF = 1500 // fen per card-hour
+	// OverflowF is the A100 price's overflow rate, in fen per card-hour beyond the quota.
+	OverflowF = 2500
+	// BillTaskID is the name of vision's two-card task, one card busy and one idle.
 	BillTaskID = "llama/sft-r1"
 )
 
@@ -25,8 +31,8 @@ const (
 // role with an API token: finance, member (of vision), lead (of nlp) and viewer.
 type BillWorld struct {
 	*Server
-	Tokens map[string]string
-	Node   models.Node
+	Tokens map[string]string // role name → API token
+	Node   models.Node       // a100-01, registered on 1 February
 }
 
 // Feb is midnight UTC of a day of February 2026 plus h hours.
@@ -34,12 +40,13 @@ func Feb(day int, h float64) time.Time {
 	return time.Date(2026, 2, day, 0, 0, 0, 0, time.UTC).Add(time.Duration(h * float64(time.Hour)))
 }
 
+// NewBillWorld builds a BillWorld, with the A100 price, over a fresh server.
 func NewBillWorld(t testing.TB) BillWorld {
 	t.Helper()
 	return NewBillWorldPriced(t, true)
 }
 
-// NewBillWorldPriced is newBillWorld, without the A100 price unless priced.
+// NewBillWorldPriced is NewBillWorld, without the A100 price unless priced.
 func NewBillWorldPriced(t testing.TB, priced bool) BillWorld {
 	t.Helper()
 	ctx := context.Background()
@@ -64,7 +71,7 @@ func NewBillWorldPriced(t testing.TB, priced bool) BillWorld {
 	// vision: llama/sft-r1 on two cards for 3 h, the first busy and the second idle, 120
 	// units of output; eval-3 on one card for 1.5 h without readings. nlp: bert on one card
 	// for 2 h, idle.
-	w.Run(t, Task(BillTaskID).Of("vision").Gpus(2).Ready(), Feb(10, 2), 3*time.Hour, 120, map[int]int{0: 80, 1: 0}, 0, 1)
+	w.Run(t, Task(BillTaskID).Of("vision").GPUs(2).Ready(), Feb(10, 2), 3*time.Hour, 120, map[int]int{0: 80, 1: 0}, 0, 1)
 	w.Run(t, Task("eval-3").Of("vision").Ready(), Feb(12, 0), 90*time.Minute, 0, nil, 3)
 	w.Run(t, Task("bert").Of("nlp").Ready(), Feb(11, 0), 2*time.Hour, 0, map[int]int{2: 0}, 2)
 	if err := s.Store.RollUp(ctx, T0, 365*24*time.Hour); err != nil {
@@ -96,14 +103,14 @@ func NewBillWorldPriced(t testing.TB, priced bool) BillWorld {
 // Run creates the task at start-1m, places it on the given card indexes at start, feeds a
 // reading a minute of util[index] for the cards listed, and ends it after d with units of
 // output.
-func (w BillWorld) Run(t testing.TB, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int, cards ...int) models.Task {
+func (w BillWorld) Run(t testing.TB, b *TaskB, start time.Time, d time.Duration, units int64, util map[int]int, cards ...int) models.Task {
 	t.Helper()
 	return w.RunStopped(t, b, start, d, units, util, nil, cards...)
 }
 
-// RunStopped is run with stop called with the task's id before its process exits: a stop
+// RunStopped is Run with stop called with the task's id before its process exits: a stop
 // asked (reclaimed, released, timed out) gives the state it ends in.
-func (w BillWorld) RunStopped(t testing.TB, b *taskB, start time.Time, d time.Duration, units int64, util map[int]int,
+func (w BillWorld) RunStopped(t testing.TB, b *TaskB, start time.Time, d time.Duration, units int64, util map[int]int,
 	stop func(id int64), cards ...int) models.Task {
 	t.Helper()
 	ctx := context.Background()
@@ -148,7 +155,7 @@ func (w BillWorld) PostAs(role, path, body string) *HTTPResult {
 	return &HTTPResult{Code: r.Code, Body: r.Body.Bytes(), Header: r.Header()}
 }
 
-// HTTPResult is a recorded answer.
+// HTTPResult is a recorded answer: its status, body and header.
 type HTTPResult struct {
 	Code   int
 	Body   []byte

@@ -1,3 +1,5 @@
+// What the bills page's cost charts show, and the idle cost they are checked against.
+
 package webtest
 
 import (
@@ -11,15 +13,17 @@ import (
 	"kashi/billing"
 )
 
-// trendPage is what the bills page's cost charts show a role.
-type trendPage struct {
+// TrendPage is what the bills page's cost charts show a role, as BillWorld.Trend reads it.
+type TrendPage struct {
 	Months   int      // columns
 	Segments []string // every segment's title, column by column, bottom up
 	Legend   []string
 	Lines    map[string][3]string // project → last month, this month, difference
 }
 
-func (w BillWorld) Trend(t *testing.T, role string) trendPage {
+// Trend opens /bills as role, fails the test unless it answers 200 with the cost charts, and
+// reads the charts' columns, segments, legend and per-project lines.
+func (w BillWorld) Trend(t *testing.T, role string) TrendPage {
 	t.Helper()
 	r := w.As(role, "/bills")
 	if r.Code != http.StatusOK {
@@ -29,7 +33,7 @@ func (w BillWorld) Trend(t *testing.T, role string) trendPage {
 	if doc.Find(`[data-testid=cost-trend]`).Length() != 1 {
 		t.Fatalf("%s sees no cost charts", role)
 	}
-	p := trendPage{Months: doc.Find(`[data-testid=cost-column]`).Length(), Lines: map[string][3]string{}}
+	p := TrendPage{Months: doc.Find(`[data-testid=cost-column]`).Length(), Lines: map[string][3]string{}}
 	doc.Find(`[data-testid=cost-column] rect title`).Each(func(_ int, s *goquery.Selection) {
 		p.Segments = append(p.Segments, s.Text())
 	})
@@ -43,8 +47,8 @@ func (w BillWorld) Trend(t *testing.T, role string) trendPage {
 	return p
 }
 
-// idleYuan is the cost of the idle cards in February's bills of projects, from the API's
-// bills through billing.IdleFen.
+// IdleFen is the cost, in fen, of the idle cards in February's bills of projects, from the
+// API's bills through billing.IdleFen.
 func (w BillWorld) IdleFen(t *testing.T, projects ...string) int64 {
 	t.Helper()
 	var body struct{ Bills []billing.Bill }

@@ -1,3 +1,5 @@
+// Reading HTML answers: parsing, and the attributes of what a selector matches.
+
 package webtest
 
 import (

@@ -1,3 +1,5 @@
+// A reservation booked through the API, for the bookings tests of the board, the pools and the browser.
+
 package webtest
 
 import (

@@ -1,3 +1,5 @@
+// The calibration page's trace.
+
 package webtest
 
 // CalibrateTrace is a small trace: a burst of A100 jobs that the pool must grow for.

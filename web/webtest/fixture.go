@@ -34,12 +34,16 @@ var T0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 // JoinToken is the join token of every test server.
 const JoinToken = "kj_test-join-token"
 
-// A100 and H800 are the NVML names and memory sizes the fixtures register.
+// The NVML names and memory sizes of the cards the fixtures register.
 const (
+	// A100Name is the NVML name of an A100 card.
 	A100Name = "NVIDIA A100-SXM4-80GB"
-	A100MiB  = 81920
+	// A100MiB is an A100 card's memory in MiB.
+	A100MiB = 81920
+	// H800Name is the NVML name of an H800 card.
 	H800Name = "NVIDIA H800"
-	H800MiB  = 81559
+	// H800MiB is an H800 card's memory in MiB.
+	H800MiB = 81559
 )
 
 // FakeSched counts Trigger calls and never ticks; the queue it shows is the real loop's
@@ -49,16 +53,21 @@ type FakeSched struct {
 	Loop *scheduler.Loop
 }
 
+// Trigger counts a wake-up of the scheduler and does nothing else.
 func (f *FakeSched) Trigger() { f.n.Add(1) }
 
+// Queue is the real loop's queue: as the loop never ticks, a snapshot read at now, storing
+// nothing.
 func (f *FakeSched) Queue(ctx context.Context, now time.Time) (scheduler.QueueView, error) {
 	return f.Loop.Queue(ctx, now)
 }
 
+// Try is the real loop's trial of p on a snapshot read at now, storing nothing.
 func (f *FakeSched) Try(ctx context.Context, now time.Time, p scheduler.Pending) (scheduler.Trial, error) {
 	return f.Loop.Try(ctx, now, p)
 }
 
+// Triggers is how many times Trigger was called.
 func (f *FakeSched) Triggers() int { return int(f.n.Load()) }
 
 // TestCfg is the handler configuration of every test server.
@@ -69,12 +78,12 @@ func TestCfg() handlers.Config {
 
 // Server is the real router over a real store, with a fake scheduler and a fixed clock.
 type Server struct {
-	Tb    testing.TB
-	Store *models.Store
-	Sched *FakeSched
-	E     *echo.Echo
+	Tb    testing.TB    // where failures are reported
+	Store *models.Store // the store under the router
+	Sched *FakeSched    // the scheduler the handlers wake
+	E     *echo.Echo    // the router
 	now   *atomic.Pointer[time.Time]
-	// token is an admin's API token, sent with every request that names no Authorization.
+	// Token is an admin's API token, sent with every request that names no Authorization.
 	Token string
 }
 
@@ -126,8 +135,8 @@ func (s *Server) SetNow(t time.Time) { s.now.Store(&t) }
 // Req is one request to the router.
 type Req struct {
 	Method, Path string
-	Body         string
-	Hdr          map[string]string
+	Body         string            // sent, when not empty, as application/json unless Hdr says otherwise
+	Hdr          map[string]string // headers; an empty value sets none, and an empty Authorization sends no token
 }
 
 // Do sends r through the router and returns the recorded answer.
@@ -166,6 +175,8 @@ func (s *Server) Post(path, body string, hdr ...string) *httptest.ResponseRecord
 	return s.Do(Req{Method: http.MethodPost, Path: path, Body: body, Hdr: Pairs(hdr)})
 }
 
+// Pairs maps header pairs (name, value, name, value…) onto a header map; an odd last name
+// is dropped.
 func Pairs(kv []string) map[string]string {
 	m := make(map[string]string, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -174,9 +185,10 @@ func Pairs(kv []string) map[string]string {
 	return m
 }
 
+// Bearer is the header pair that sends tok as a bearer token.
 func Bearer(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
 
-// MustJSON encodes v.
+// MustJSON encodes v as JSON, failing the test if it cannot.
 func MustJSON(tb testing.TB, v any) string {
 	tb.Helper()
 	b, err := json.Marshal(v)
@@ -186,7 +198,7 @@ func MustJSON(tb testing.TB, v any) string {
 	return string(b)
 }
 
-// Decode decodes w's body into v, failing the test on a bad body.
+// Decode decodes w's JSON body as a T, failing the test on a bad body.
 func Decode[T any](tb testing.TB, w *httptest.ResponseRecorder) T {
 	tb.Helper()
 	var v T
@@ -197,23 +209,26 @@ func Decode[T any](tb testing.TB, w *httptest.ResponseRecorder) T {
 	return v
 }
 
-// nodeB builds a node registration: node("a100-01").pool("a100").gpus(a100Name, a100MiB, 4).
-type nodeB struct{ R api.RegisterRequest }
+// NodeB builds a node registration: Node("a100-01").InPool("a100").Cards(A100Name, A100MiB, 4).
+type NodeB struct{ R api.RegisterRequest }
 
-func Node(hostname string) *nodeB {
-	return &nodeB{R: api.RegisterRequest{Hostname: hostname, Pool: "default"}}
+// Node starts the registration of hostname, in pool "default" with no GPUs.
+func Node(hostname string) *NodeB {
+	return &NodeB{R: api.RegisterRequest{Hostname: hostname, Pool: "default"}}
 }
 
-func (n *nodeB) InPool(p string) *nodeB { n.R.Pool = p; return n }
+// InPool puts the node in pool p.
+func (n *NodeB) InPool(p string) *NodeB { n.R.Pool = p; return n }
 
 // Cards adds count GPUs named name with memMiB each; their UUIDs are "GPU-<host>-<index>".
-func (n *nodeB) Cards(name string, memMiB int64, count int) *nodeB {
+func (n *NodeB) Cards(name string, memMiB int64, count int) *NodeB {
 	for i := range count {
 		n.R.GPUs = append(n.R.GPUs, api.GPUInfo{UUID: UUIDOf(n.R.Hostname, i), Index: i, Name: name, MemoryTotalMiB: memMiB})
 	}
 	return n
 }
 
+// UUIDOf is the UUID the builders give card i of host: "GPU-<host>-<i>".
 func UUIDOf(host string, i int) string { return "GPU-" + host + "-" + strconv.Itoa(i) }
 
 // Registered is a node as registration answered it.
@@ -224,7 +239,7 @@ type Registered struct {
 }
 
 // Register posts the registration with the join token and fails the test unless it is 200.
-func (s *Server) Register(n *nodeB) Registered {
+func (s *Server) Register(n *NodeB) Registered {
 	s.Tb.Helper()
 	w := s.Post(api.PathRegister, MustJSON(s.Tb, n.R), Bearer(JoinToken)...)
 	if w.Code != http.StatusOK {
@@ -253,7 +268,7 @@ func (s *Server) PostSamples(token string, ss ...api.Sample) api.SamplesResponse
 	return Decode[api.SamplesResponse](s.Tb, w)
 }
 
-// project ensures the named projects exist.
+// Projects ensures the named projects exist.
 func (s *Server) Projects(names ...string) {
 	s.Tb.Helper()
 	for _, n := range names {
@@ -263,21 +278,30 @@ func (s *Server) Projects(names ...string) {
 	}
 }
 
-// taskB builds a submitted task: task("train").of("vision").gpus(2).ready().
-type taskB struct{ Nt models.NewTask }
+// TaskB builds a submitted task: Task("train").Of("vision").GPUs(2).Ready().
+type TaskB struct{ Nt models.NewTask }
 
-func Task(name string) *taskB {
-	return &taskB{Nt: models.NewTask{Project: "vision", Name: name, Owner: "alice", GPUs: 1, Queue: models.QueueLong,
+// Task starts a task named name: alice's, of vision, on one card of any spec, long queue,
+// normal priority, running python train.py, its data not ready.
+func Task(name string) *TaskB {
+	return &TaskB{Nt: models.NewTask{Project: "vision", Name: name, Owner: "alice", GPUs: 1, Queue: models.QueueLong,
 		Priority: "normal", Command: []string{"python", "train.py"}}}
 }
 
-func (b *taskB) Of(project string) *taskB { b.Nt.Project = project; return b }
-func (b *taskB) Gpus(n int) *taskB        { b.Nt.GPUs = n; return b }
-func (b *taskB) Spec(s string) *taskB     { b.Nt.Spec = s; return b }
-func (b *taskB) Ready() *taskB            { b.Nt.DataReady = true; return b }
+// Of puts the task in project.
+func (b *TaskB) Of(project string) *TaskB { b.Nt.Project = project; return b }
 
-// Create stores the task through the store at t.
-func (s *Server) Create(b *taskB, at time.Time) models.Task {
+// GPUs sets how many cards the task asks for.
+func (b *TaskB) GPUs(n int) *TaskB { b.Nt.GPUs = n; return b }
+
+// Spec sets the card spec the task asks for.
+func (b *TaskB) Spec(s string) *TaskB { b.Nt.Spec = s; return b }
+
+// Ready marks the task's data ready, so that it may be placed.
+func (b *TaskB) Ready() *TaskB { b.Nt.DataReady = true; return b }
+
+// Create stores the task through the store at at.
+func (s *Server) Create(b *TaskB, at time.Time) models.Task {
 	s.Tb.Helper()
 	t, _, err := s.Store.CreateTask(context.Background(), b.Nt, models.DefaultTaskLimits, at)
 	if err != nil {
@@ -286,8 +310,8 @@ func (s *Server) Create(b *taskB, at time.Time) models.Task {
 	return t
 }
 
-// GpuIDs maps GPU UUIDs to their row ids.
-func (s *Server) GpuIDs(uuids ...string) []int64 {
+// GPUIDs maps GPU UUIDs to their row ids, failing the test on an unknown one.
+func (s *Server) GPUIDs(uuids ...string) []int64 {
 	s.Tb.Helper()
 	nodes, err := s.Store.Nodes(context.Background())
 	if err != nil {
@@ -313,7 +337,7 @@ func (s *Server) GpuIDs(uuids ...string) []int64 {
 // Place gives the GPUs to the queued task at at.
 func (s *Server) Place(t models.Task, at time.Time, uuids ...string) {
 	s.Tb.Helper()
-	if err := s.Store.PlaceTask(context.Background(), t.ID, s.GpuIDs(uuids...), false, "test", at); err != nil {
+	if err := s.Store.PlaceTask(context.Background(), t.ID, s.GPUIDs(uuids...), false, "test", at); err != nil {
 		s.Tb.Fatalf("PlaceTask(%d, %v): %v", t.ID, uuids, err)
 	}
 }

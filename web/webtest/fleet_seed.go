@@ -1,3 +1,5 @@
+// A large fleet written straight into a store, for the board's benchmark and browser test.
+
 package webtest
 
 import (

@@ -1,3 +1,5 @@
+// Forms posted by the fuzz targets.
+
 package webtest
 
 import (
@@ -5,7 +7,7 @@ import (
 	"net/http/httptest"
 )
 
-// PostForm sends body as a urlencoded form with the bearer token tok.
+// PostForm sends body as a urlencoded form with the bearer token tok, as htmx does when htmx.
 func (s *Server) PostForm(path, tok, body string, htmx bool) *httptest.ResponseRecorder {
 	hdr := map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/x-www-form-urlencoded"}
 	if htmx {

@@ -1,3 +1,5 @@
+// A server with something on every page, for the tests that open them all.
+
 package webtest
 
 import (
@@ -35,17 +37,17 @@ func SeededPages(t *testing.T) (PoolServer, []string) {
 		t.Fatal(err)
 	}
 	n := s.Register(Node("n1").Cards(A100Name, A100MiB, 4))
-	run := Task("train").Ready().Gpus(3)
+	run := Task("train").Ready().GPUs(3)
 	run.Nt.Owner = "tester"
 	tk := s.Create(run, T0.Add(-2*time.Hour))
 	s.Place(tk, T0.Add(-time.Hour), UUIDOf("n1", 0), UUIDOf("n1", 1), UUIDOf("n1", 2))
 	if err := s.Store.ReportTaskStatus(ctx, n.ID, tk.ID, models.TaskReport{State: models.ReportRunning, TS: T0}, T0); err != nil {
 		t.Fatal(err)
 	}
-	blocked := Task("big").Ready().Gpus(8)
+	blocked := Task("big").Ready().GPUs(8)
 	blocked.Nt.Owner = "tester"
 	big := s.Create(blocked, T0.Add(-30*time.Minute))
-	s.Create(Task("waits").Gpus(2), T0)
+	s.Create(Task("waits").GPUs(2), T0)
 	gone := s.Create(Task("gone").Ready(), T0)
 	if err := s.Store.CancelTask(ctx, gone.ID, "tester", T0); err != nil {
 		t.Fatal(err)
@@ -59,7 +61,7 @@ func SeededPages(t *testing.T) (PoolServer, []string) {
 		t.Fatal(err)
 	}
 	for i := range 7 { // demand for seven more nodes of the pool
-		s.Create(Task("wide-"+strconv.Itoa(i)).Of("nlp").Spec("A100-80G").Ready().Gpus(8), T0.Add(-50*time.Minute))
+		s.Create(Task("wide-"+strconv.Itoa(i)).Of("nlp").Spec("A100-80G").Ready().GPUs(8), T0.Add(-50*time.Minute))
 	}
 	tpl, err := s.Store.CreateTemplate(ctx, models.NewTemplate{ProjectID: vision.ID, Name: "nightly", Body: models.TemplateBody{
 		GPUs: 1, Queue: models.QueueLong, Priority: models.PriorityNormal, Command: []string{"eval"}}}, "tester", models.DefaultTaskLimits, T0)

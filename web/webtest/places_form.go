@@ -1,3 +1,5 @@
+// The template fixture with pools in two regions, for the places form's tests.
+
 package webtest
 
 import (
@@ -8,7 +10,7 @@ import (
 )
 
 // PlacesFixture is the template fixture with pools of two specs in two regions.
-func PlacesFixture(t *testing.T) templateFixture {
+func PlacesFixture(t *testing.T) TemplateFixture {
 	t.Helper()
 	f := NewTemplateFixture(t)
 	ctx := context.Background()

@@ -1,3 +1,5 @@
+// A cloud's flavor list, stubbed, for the pool form's tests.
+
 package webtest
 
 import (
@@ -9,6 +11,8 @@ import (
 // StubFlavors lists flavors of the "ctyun" provider by region, or fails.
 type StubFlavors struct{ Err error }
 
+// List is the flavors of region of the "ctyun" provider, found (true) or failing with Err;
+// other providers are not found. Region cn-gz1 has two A100 flavors, any other one T4 flavor.
 func (s *StubFlavors) List(_ context.Context, provider, region, zone string) ([]scaler.Flavor, bool, error) {
 	if provider != "ctyun" {
 		return nil, false, nil

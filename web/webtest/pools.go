@@ -1,3 +1,5 @@
+// The pools tests' server, and HTML forms posted and read back.
+
 package webtest
 
 import (
@@ -26,10 +28,11 @@ func A100Config() models.PoolConfig {
 // hour of size history.
 type PoolServer struct {
 	*Server
-	Scales *atomic.Int64
+	Scales *atomic.Int64 // how many times the handlers woke the scaler
 	pool   models.ConfiguredPool
 }
 
+// NewPoolServer builds a PoolServer over a fresh SQLite store.
 func NewPoolServer(t *testing.T) PoolServer {
 	t.Helper()
 	var scales atomic.Int64

@@ -1,3 +1,5 @@
+// HTML forms posted as a role of the bill world, for the prices page's tests.
+
 package webtest
 
 import (

@@ -1,3 +1,5 @@
+// A task's state and cards as the store holds them, for the reservation scenarios.
+
 package webtest
 
 import (

@@ -1,3 +1,5 @@
+// Users and tokens made through the store, and a node registering again.
+
 package webtest
 
 import (
@@ -40,7 +42,7 @@ func (s *Server) MemberAs(name, project, role string) string {
 
 // Reregister posts the registration of a registered hostname with the join token and the
 // node's current token as proof, and fails the test unless it is 200.
-func (s *Server) Reregister(n *nodeB, nodeToken string) Registered {
+func (s *Server) Reregister(n *NodeB, nodeToken string) Registered {
 	s.Tb.Helper()
 	w := s.Post(api.PathRegister, MustJSON(s.Tb, n.R), "Authorization", "Bearer "+JoinToken, "X-Kashi-Node-Token", nodeToken)
 	if w.Code != http.StatusOK {

@@ -1,3 +1,5 @@
+// Logging in through the login form, and the failed logins the audit log counts.
+
 package webtest
 
 import (
@@ -35,6 +37,7 @@ func (s *Server) Login(name, password, addr string) *httptest.ResponseRecorder {
 	return w
 }
 
+// FailedLogins is how many failed logins the audit log holds.
 func (s *Server) FailedLogins() int {
 	s.Tb.Helper()
 	es, err := s.Store.AuditLog(context.Background(), models.AuditFilter{Limit: 1000})

@@ -1,3 +1,5 @@
+// The tasks API's fixture: a fleet of two specs, hand-written submissions and the GPU list.
+
 package webtest
 
 import (
@@ -49,29 +51,31 @@ func TaskBody(raw map[string]string) string {
 	return b.String()
 }
 
+// Sorted is a sorted copy of s.
 func Sorted(s []string) []string { s = slices.Clone(s); sort.Strings(s); return s }
 
 // IDStr writes a task id as in a URL.
 func IDStr(id int64) string { return strconv.FormatInt(id, 10) }
 
-// gpuJSON is one entry of GET /api/v1/gpus.
-type gpuJSON struct {
+// GPUJSON is one entry of GET /api/v1/gpus.
+type GPUJSON struct {
 	UUID    string  `json:"uuid"`
 	State   string  `json:"state"`
-	TaskID  *int64  `json:"task_id"`
-	Project *string `json:"project"`
+	TaskID  *int64  `json:"task_id"` // the task holding the card, if any
+	Project *string `json:"project"` // that task's project, if any
 	// UnmanagedMiB and UnmanagedWho describe use by processes of no task.
 	UnmanagedMiB int64  `json:"unmanaged_mib"`
 	UnmanagedWho string `json:"unmanaged_who"`
 }
 
-func GPUByUUID(t *testing.T, s *Server, uuid string) gpuJSON {
+// GPUByUUID is the entry of uuid in GET /api/v1/gpus, failing the test if there is none.
+func GPUByUUID(t *testing.T, s *Server, uuid string) GPUJSON {
 	t.Helper()
-	for _, g := range Decode[[]gpuJSON](t, s.Get("/api/v1/gpus")) {
+	for _, g := range Decode[[]GPUJSON](t, s.Get("/api/v1/gpus")) {
 		if g.UUID == uuid {
 			return g
 		}
 	}
 	t.Fatalf("GET /api/v1/gpus has no %s", uuid)
-	return gpuJSON{}
+	return GPUJSON{}
 }

@@ -1,3 +1,5 @@
+// The templates tests' fixture and the template JSON they read back.
+
 package webtest
 
 import (
@@ -8,15 +10,16 @@ import (
 	"time"
 )
 
-// templateFixture has projects vision and nlp, a 4-GPU node, vision's lead and member and
-// nlp's member, and returns their tokens and vision's id.
-type templateFixture struct {
+// TemplateFixture is a server with projects vision and nlp, a 4-GPU node, vision's lead and
+// member and nlp's member, with their tokens and vision's id.
+type TemplateFixture struct {
 	S                    *Server
-	Lead, Member, NlpMem string
-	Vision               int64
+	Lead, Member, NLPMem string // API tokens of vision's lead and member and of nlp's member
+	Vision               int64  // vision's project id
 }
 
-func NewTemplateFixture(t *testing.T) templateFixture {
+// NewTemplateFixture builds a TemplateFixture over a fresh server.
+func NewTemplateFixture(t *testing.T) TemplateFixture {
 	s := NewServer(t)
 	s.Projects("vision", "nlp")
 	s.Register(Node("n1").InPool("a100").Cards(A100Name, A100MiB, 4))
@@ -24,11 +27,11 @@ func NewTemplateFixture(t *testing.T) templateFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return templateFixture{S: s, Lead: s.MemberAs("lee", "vision", "lead"), Member: s.Member("mia", "vision"),
-		NlpMem: s.Member("nod", "nlp"), Vision: p.ID}
+	return TemplateFixture{S: s, Lead: s.MemberAs("lee", "vision", "lead"), Member: s.Member("mia", "vision"),
+		NLPMem: s.Member("nod", "nlp"), Vision: p.ID}
 }
 
-// template is the JSON the tests read back.
+// TemplateOut is a template as the API answers it: the JSON the tests read back.
 type TemplateOut struct {
 	ID       int64    `json:"id"`
 	Version  int      `json:"version"`
@@ -49,9 +52,12 @@ type TemplateOut struct {
 	} `json:"schedules"`
 }
 
+// TrainTemplate is the body of a one-card template "train" with an env name and a workdir.
 const TrainTemplate = `{"name": "train", "gpus": 1, "command": ["python", "train.py"], "env_names": ["WANDB_KEY"], "workdir": "/data"}`
 
-func (f templateFixture) CreateTemplate(t *testing.T) TemplateOut {
+// CreateTemplate has vision's lead create TrainTemplate in vision, fails the test unless it
+// is 201, and returns the template.
+func (f TemplateFixture) CreateTemplate(t *testing.T) TemplateOut {
 	t.Helper()
 	w := f.S.Post(fmt.Sprintf("/api/v1/projects/%d/templates", f.Vision), TrainTemplate, Bearer(f.Lead)...)
 	if w.Code != http.StatusCreated {
