@@ -169,7 +169,7 @@ func TestMemberCannotProbeOtherProjects(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	id := "/api/v1/tasks/" + webtest.Itoa(tk.ID)
+	id := "/api/v1/tasks/" + webtest.IDStr(tk.ID)
 	for _, tc := range []struct {
 		method, path, role string
 		want               int
@@ -199,7 +199,7 @@ func registerTestNode(t *testing.T, s *models.Store, now time.Time) {
 	t.Helper()
 	req := models.NodeRegistration{Hostname: "probe-node", Pool: "a100"}
 	for i := 0; i < 8; i++ {
-		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: "probe-" + webtest.Itoa(int64(i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
+		req.GPUs = append(req.GPUs, models.GPUInfo{UUID: "probe-" + webtest.IDStr(int64(i)), Index: i, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
 	if _, err := s.RegisterNode(context.Background(), req, "probe-hash", now); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 func TestAuditPage(t *testing.T) {
 	w := webtest.NewApprovalWorld(t)
-	if r := w.Post("/api/v1/requests/"+webtest.Itoa(w.Request.ID)+"/approve", `{"comment":"ok"}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
+	if r := w.Post("/api/v1/requests/"+webtest.IDStr(w.Request.ID)+"/approve", `{"comment":"ok"}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
 		t.Fatalf("approve = %d %s", r.Code, r.Body)
 	}
 	lead := webtest.Bearer(w.Tokens["lead"])

@@ -27,7 +27,7 @@ func TestApprovalsContext(t *testing.T) {
 			t.Errorf("%s = %q, want %q", id, got, want)
 		}
 	}
-	if href, _ := row.Find(`[data-testid=ctx-waiting-task]`).Attr("href"); href != "/tasks/"+webtest.Itoa(w.Waiting.ID) {
+	if href, _ := row.Find(`[data-testid=ctx-waiting-task]`).Attr("href"); href != "/tasks/"+webtest.IDStr(w.Waiting.ID) {
 		t.Errorf("waiting task link = %q, want /tasks/%d", href, w.Waiting.ID)
 	}
 	if !strings.Contains(row.Find(`[data-testid=request-row] td`).Eq(2).Text()+row.Text(), "Guaranteed share: 2 GPUs") {
@@ -62,7 +62,7 @@ func TestApprovalsNavCount(t *testing.T) {
 	if got := count("member"); got != "" {
 		t.Errorf("the member's pending count = %q, want none", got)
 	}
-	if r := w.Post("/api/v1/requests/"+webtest.Itoa(w.Request.ID)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
+	if r := w.Post("/api/v1/requests/"+webtest.IDStr(w.Request.ID)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
 		t.Fatalf("approve = %d %s", r.Code, r.Body)
 	}
 	if got := count("lead"); got != "" {
@@ -110,7 +110,7 @@ func TestGuaranteeAndOverflowRequestForms(t *testing.T) {
 	if r.Code != http.StatusCreated {
 		t.Fatalf("POST /api/v1/requests overflow = %d", r.Code)
 	}
-	if r := w.Post("/api/v1/requests/"+webtest.Itoa(req.ID)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
+	if r := w.Post("/api/v1/requests/"+webtest.IDStr(req.ID)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
 		t.Fatalf("approve = %d %s", r.Code, r.Body)
 	}
 	p, _ := w.Store.ProjectByName(context.Background(), "vision")

@@ -16,7 +16,7 @@ func TestProjectAdminForms(t *testing.T) {
 	ctx := context.Background()
 	vision, _ := w.Store.ProjectByName(ctx, "vision")
 	nlp, _ := w.Store.ProjectByName(ctx, "nlp")
-	path := func(p models.Project, what string) string { return "/projects/" + webtest.Itoa(p.ID) + "/" + what }
+	path := func(p models.Project, what string) string { return "/projects/" + webtest.IDStr(p.ID) + "/" + what }
 
 	doc := webtest.DocOf(t, w.Get("/projects").Result())
 	if doc.Find(`[data-testid=project-create-form]`).Length() != 1 || doc.Find(`[data-testid=quota-form][data-new=true]`).Length() != 2 ||
@@ -113,7 +113,7 @@ func TestProjectAdminForms(t *testing.T) {
 	if r := w.FormAs("", path(vision, "archive"), url.Values{"archived": {"true"}}); r.StatusCode != http.StatusSeeOther {
 		t.Fatalf("archive = %d", r.StatusCode)
 	}
-	doc = webtest.DocOf(t, w.Get("/projects?saved="+webtest.Itoa(vision.ID)).Result())
+	doc = webtest.DocOf(t, w.Get("/projects?saved="+webtest.IDStr(vision.ID)).Result())
 	if doc.Find(`[data-project=vision] [data-testid=archived]`).Length() != 1 || doc.Find(`[data-testid=unarchive-button]`).Length() != 1 ||
 		doc.Find(`[data-testid=notice]`).Length() != 1 {
 		t.Error("the archived project is not marked, has no unarchive button, or no notice")

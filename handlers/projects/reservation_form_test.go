@@ -48,7 +48,7 @@ func TestReservationListAndCancel(t *testing.T) {
 		t.Fatalf("POST /api/v1/requests = %d %s", r.Code, r.Body)
 	}
 	req := webtest.Decode[struct{ ID int64 }](t, r)
-	if r := w.Post("/api/v1/requests/"+webtest.Itoa(req.ID)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
+	if r := w.Post("/api/v1/requests/"+webtest.IDStr(req.ID)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
 		t.Fatalf("approve = %d %s", r.Code, r.Body)
 	}
 	type booking struct {
@@ -67,7 +67,7 @@ func TestReservationListAndCancel(t *testing.T) {
 	if len(bs) != 2 || bs[0].GPUs != 2 || bs[0].State != "approved" {
 		t.Fatalf("listed %+v, want two weekly windows of 2 GPUs", bs)
 	}
-	path := "/api/v1/reservations/" + webtest.Itoa(bs[1].ID) + "/cancel"
+	path := "/api/v1/reservations/" + webtest.IDStr(bs[1].ID) + "/cancel"
 	if r := w.Post(path, `{}`, webtest.Bearer(w.Tokens["member"])...); r.Code != http.StatusForbidden {
 		t.Errorf("a member's cancel = %d, want 403", r.Code)
 	}

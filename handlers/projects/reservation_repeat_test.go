@@ -52,7 +52,7 @@ func TestReservationRepeatForm(t *testing.T) {
 			id = r.ID
 		}
 	}
-	if r := w.Post("/api/v1/requests/"+webtest.Itoa(id)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
+	if r := w.Post("/api/v1/requests/"+webtest.IDStr(id)+"/approve", `{}`, webtest.Bearer(w.Tokens["lead"])...); r.Code != http.StatusOK {
 		t.Fatalf("approve = %d %s", r.Code, r.Body)
 	}
 	type booking struct {
@@ -62,7 +62,7 @@ func TestReservationRepeatForm(t *testing.T) {
 	bs := webtest.Decode[[]booking](t, w.Get("/api/v1/reservations", webtest.Bearer(w.Tokens["member"])...))
 	var got []string
 	for _, b := range bs {
-		got = append(got, b.StartsAt+" "+webtest.Itoa(int64(b.Occurrence))+"/"+webtest.Itoa(int64(b.Occurrences)))
+		got = append(got, b.StartsAt+" "+webtest.IDStr(int64(b.Occurrence))+"/"+webtest.IDStr(int64(b.Occurrences)))
 	}
 	want := "2026-03-03T09:00:00Z 1/4 2026-03-05T09:00:00Z 2/4 2026-03-10T09:00:00Z 3/4 2026-03-12T09:00:00Z 4/4"
 	if strings.Join(got, " ") != want {

@@ -54,7 +54,7 @@ func TaskBody(raw map[string]string) string {
 // Sorted is a sorted copy of s.
 func Sorted(s []string) []string { s = slices.Clone(s); sort.Strings(s); return s }
 
-// IDStr writes a task id as in a URL.
+// IDStr writes an id in base 10, as ids appear in paths and forms.
 func IDStr(id int64) string { return strconv.FormatInt(id, 10) }
 
 // GPUJSON is one entry of GET /api/v1/gpus.
