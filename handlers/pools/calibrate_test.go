@@ -87,3 +87,48 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("history of 900 days = %d, want 422", w.Code)
 	}
 }
+
+// TestCalibrateFromHistory replays this deployment's own history: the history trace carries
+// each task's cards (a scan that left them 0 made every calibration from history fail with
+// "the trace has no job to replay"), and a sweep over it fills the table.
+func TestCalibrateFromHistory(t *testing.T) {
+	s := webtest.NewPoolServer(t)
+	s.Projects("vision")
+	n := s.Register(webtest.Node("hist-1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
+	const running, exit0 = `{"state":"running"}`, `{"state":"exited","exit_code":0}`
+	for i, start := range []time.Time{webtest.T0.Add(-6 * time.Hour), webtest.T0.Add(-4 * time.Hour), webtest.T0.Add(-2 * time.Hour)} {
+		s.SetNow(start)
+		task := s.Create(webtest.Task("hist").GPUs(2).Ready(), start)
+		s.Place(task, start, webtest.UUIDOf("hist-1", 2*(i%2)), webtest.UUIDOf("hist-1", 2*(i%2)+1))
+		s.Report(n, task.ID, running)
+		s.SetNow(start.Add(time.Hour))
+		s.Report(n, task.ID, exit0)
+	}
+	s.SetNow(webtest.T0)
+	w := s.Get("/calibrate/history.csv?days=7")
+	lines := strings.Split(strings.TrimSpace(w.Body.String()), "\n")
+	if w.Code != http.StatusOK || len(lines) != 4 {
+		t.Fatalf("history = %d with %d lines, want the header and 3 tasks:\n%s", w.Code, len(lines), w.Body)
+	}
+	for _, line := range lines[1:] {
+		if f := strings.Split(line, ","); len(f) < 5 || f[4] != "2" {
+			t.Errorf("history row %q: gpus = %v, want 2", line, f)
+		}
+	}
+	w = postCalibration(s, map[string]string{"pool": "a100", "source": "history", "days": "7", "sweep": "max_nodes=2,6"}, "")
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("POST /calibrate from history = %d %q, want 303 to the run", w.Code, w.Body)
+	}
+	run := strings.Replace(w.Header().Get("Location"), "/calibrate?run=", "/calibrate/runs/", 1)
+	var doc *goquery.Document
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		w = s.Get(run)
+		doc, _ = goquery.NewDocumentFromReader(strings.NewReader(w.Body.String()))
+		if doc.Find(`[data-testid="calibrate-table"]`).Length() > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if n := doc.Find(`[data-testid="calibrate-row"]`).Length(); n != 2 {
+		t.Fatalf("result rows = %d, want 2 (one per setting):\n%s", n, w.Body)
+	}
+}
