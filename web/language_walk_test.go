@@ -101,7 +101,7 @@ func TestLanguageWalk(t *testing.T) {
 		if lang == phrase.LangEN {
 			for _, r := range text {
 				if unicode.Is(unicode.Han, r) {
-					t.Errorf("%s %s shows Chinese: %q", lang, what, around(text, string(r)))
+					t.Errorf("%s %s shows Chinese: %q", lang, what, webtest.Around(text, string(r)))
 					break
 				}
 			}
@@ -123,7 +123,7 @@ func TestLanguageWalk(t *testing.T) {
 			lw := strings.ToLower(w)
 			if words[lw] && !names[lw] && !seen[lw] {
 				seen[lw] = true
-				t.Errorf("%s %s shows the English word %q: %q", lang, what, w, around(text, w))
+				t.Errorf("%s %s shows the English word %q: %q", lang, what, w, webtest.Around(text, w))
 			}
 		}
 	}
@@ -181,11 +181,4 @@ func spaced(s *goquery.Selection) string {
 		walk(n)
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// around is the text near the first s in text, for a failure message.
-func around(text, s string) string {
-	i := strings.Index(text, s)
-	r := []rune(text[max(i-40, 0):min(i+40, len(text))])
-	return strings.Join(strings.Fields(string(r)), " ")
 }

@@ -1,4 +1,4 @@
-package web_test
+package browser_test
 
 import (
 	"fmt"
@@ -77,7 +77,7 @@ func TestBrowserPhoneEveryPage(t *testing.T) {
 			han := strings.IndexFunc(text, func(r rune) bool { return unicode.Is(unicode.Han, r) })
 			switch {
 			case lang == "en" && han >= 0:
-				t.Errorf("phone en %s shows Chinese: %q", path, around(text, text[han:han+3]))
+				t.Errorf("phone en %s shows Chinese: %q", path, webtest.Around(text, text[han:han+3]))
 			case lang != "en" && han < 0:
 				t.Errorf("phone %s %s shows no Chinese", lang, path)
 			}
