@@ -203,60 +203,68 @@ func TestScalerSurvivesCrashes(t *testing.T) {
 	if testing.Short() {
 		seeds = 5
 	}
+	// Seeds run side by side: each has its own database file and cloud,
+	// and a round waits mostly on the disk, not the processor.
+	for seed := range uint64(seeds) {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			t.Parallel()
+			crashSeed(t, seed)
+		})
+	}
+}
+
+// crashSeed runs one seed of TestScalerSurvivesCrashes: 25 rounds of
+// open, tick until a crash, close, then a calm settle and the fleet check.
+func crashSeed(t *testing.T, seed uint64) {
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	for seed := range uint64(seeds) {
-		rng := rand.New(rand.NewPCG(seed, 42))
-		now := st0
-		cloud := sim.New(sim.Options{Seed: seed, Now: func() time.Time { return now }, BootLatency: time.Minute,
-			Faults: sim.Faults{LostReplyRate: 0.1, CreateErrorRate: 0.05, CapacityErrorRate: 0.05}})
-		w := &fleetWorld{t: t, prov: cloud, rng: rng, boots: map[string]bool{}}
-		path := filepath.Join(t.TempDir(), "kashi.db")
-		keys := 0
-		newScaler := func(store *models.Store, prov kfleet.Provider) *Scaler {
-			return New(store, Config{Providers: map[string]kfleet.Provider{"sim": prov}, Cluster: "test",
-				Logger: quiet, NewKey: func(pool string) string { keys++; return fmt.Sprintf("%s-s%d-k%d", pool, seed, keys) }})
-		}
-		crashes := 0
-		for round := range 25 {
-			store, err := models.Open(ctx, path, models.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if round%5 == 0 {
-				if _, err := store.SavePoolConfig(ctx, "a100", crashConfig(rng), "admin", "", now); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if rng.IntN(4) == 0 { // a machine with our tags that nobody asked for
-				key := fmt.Sprintf("stray-%d-%d", seed, round)
-				cloud.Create(ctx, kfleet.CreateRequest{Pool: "a100", IdempotencyKey: key, Tags: kfleet.Tags("test", "a100", key)})
-			}
-			faulty := &crashingProvider{Provider: cloud, left: rng.IntN(12), afterCalls: rng.IntN(2) == 0}
-			scaler := newScaler(store, faulty)
-			for range 1 + rng.IntN(3) {
-				if crashed := tickOrCrash(ctx, scaler, now); crashed {
-					crashes++
-					break
-				}
-				now = now.Add(time.Duration(1+rng.IntN(12)) * time.Minute)
-				w.agents(ctx, store, now)
-			}
-			w.agents(ctx, store, now)
-			store.Close()
-		}
+	rng := rand.New(rand.NewPCG(seed, 42))
+	now := st0
+	cloud := sim.New(sim.Options{Seed: seed, Now: func() time.Time { return now }, BootLatency: time.Minute,
+		Faults: sim.Faults{LostReplyRate: 0.1, CreateErrorRate: 0.05, CapacityErrorRate: 0.05}})
+	w := &fleetWorld{t: t, prov: cloud, rng: rng, boots: map[string]bool{}}
+	path := filepath.Join(t.TempDir(), "kashi.db")
+	keys := 0
+	newScaler := func(store *models.Store, prov kfleet.Provider) *Scaler {
+		return New(store, Config{Providers: map[string]kfleet.Provider{"sim": prov}, Cluster: "test",
+			Logger: quiet, NewKey: func(pool string) string { keys++; return fmt.Sprintf("%s-s%d-k%d", pool, seed, keys) }})
+	}
+	crashes := 0
+	for round := range 25 {
 		store, err := models.Open(ctx, path, models.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cloud.SetFaults(sim.Faults{})
-		settle(t, ctx, store, w, newScaler(store, cloud), now)
-		checkFleet(t, ctx, store, cloud, fmt.Sprintf("seed %d (%d crashes)", seed, crashes))
-		store.Close()
-		if t.Failed() {
-			return
+		if round%5 == 0 {
+			if _, err := store.SavePoolConfig(ctx, "a100", crashConfig(rng), "admin", "", now); err != nil {
+				t.Fatal(err)
+			}
 		}
+		if rng.IntN(4) == 0 { // a machine with our tags that nobody asked for
+			key := fmt.Sprintf("stray-%d-%d", seed, round)
+			cloud.Create(ctx, kfleet.CreateRequest{Pool: "a100", IdempotencyKey: key, Tags: kfleet.Tags("test", "a100", key)})
+		}
+		faulty := &crashingProvider{Provider: cloud, left: rng.IntN(12), afterCalls: rng.IntN(2) == 0}
+		scaler := newScaler(store, faulty)
+		for range 1 + rng.IntN(3) {
+			if crashed := tickOrCrash(ctx, scaler, now); crashed {
+				crashes++
+				break
+			}
+			now = now.Add(time.Duration(1+rng.IntN(12)) * time.Minute)
+			w.agents(ctx, store, now)
+		}
+		w.agents(ctx, store, now)
+		store.Close()
 	}
+	store, err := models.Open(ctx, path, models.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cloud.SetFaults(sim.Faults{})
+	settle(t, ctx, store, w, newScaler(store, cloud), now)
+	checkFleet(t, ctx, store, cloud, fmt.Sprintf("seed %d (%d crashes)", seed, crashes))
+	store.Close()
 }
 
 // tickOrCrash runs one tick and reports whether the server "died" in it.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,31 +29,72 @@ func (b *browser) keepsShots() bool { return b.shots != noShots }
 // noShots is what shots says when no screenshots are written.
 const noShots = "(none: set KASHI_SCREENSHOTS to a folder to keep them)"
 
-// newBrowser starts Chromium for t, or skips t when it is not installed. The walk's context
-// ends after limit.
+// chromium is the one headless Chromium the package's tests share; each test opens its own
+// isolated browser context in it (cookies, storage and tabs of its own), which costs a tab,
+// not a browser start.
+var chromium struct {
+	once sync.Once
+	ctx  context.Context // the browser's first tab; nil when it did not start
+	err  error
+	stop func()
+}
+
+// TestMain closes the shared Chromium after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chromium.stop != nil {
+		chromium.stop()
+	}
+	os.Exit(code)
+}
+
+// startChromium starts the shared Chromium once; it reports false when none is installed.
+func startChromium() bool {
+	chromium.once.Do(func() {
+		path, err := exec.LookPath("chromium")
+		if err != nil {
+			return
+		}
+		dir, err := os.MkdirTemp("", "kashi-chromium-")
+		if err != nil {
+			chromium.err = err
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+			chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true), chromedp.UserDataDir(dir), chromedp.WindowSize(1280, 900))
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancelBrowser := chromedp.NewContext(actx)
+		chromium.stop = func() { cancelBrowser(); cancelAlloc(); os.RemoveAll(dir) }
+		// The first Run starts the browser.
+		if chromium.err = chromedp.Do(bctx, chromedp.Navigate("about:blank")); chromium.err == nil {
+			chromium.ctx = bctx
+		}
+	})
+	return chromium.ctx != nil || chromium.err != nil
+}
+
+// newBrowser opens an isolated browser context for t in the shared Chromium, or skips t when
+// Chromium is not installed. The walk's context ends after limit.
 func newBrowser(t *testing.T, url string, limit time.Duration) *browser {
 	t.Helper()
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
+	if !startChromium() {
 		t.Skip("chromium not installed")
+	}
+	if chromium.err != nil {
+		t.Fatalf("start chromium: %v", chromium.err)
 	}
 	shots := os.Getenv("KASHI_SCREENSHOTS")
 	if shots == "" {
 		shots = noShots
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	tctx, cancel := chromedp.NewContext(chromium.ctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	bctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(cancel)
-	// The first Run starts the browser; the walk then runs under the time limit.
-	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
+	if err := chromedp.Do(tctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatalf("open a browser context: %v", err)
 	}
-	wctx, cancel := context.WithTimeout(bctx, limit)
+	wctx, cancel := context.WithTimeout(tctx, limit)
 	t.Cleanup(cancel)
 	return &browser{ctx: wctx, url: url, shots: shots}
 }
