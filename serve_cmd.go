@@ -12,10 +12,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,8 +47,10 @@ type serveConfig struct {
 	dbSet     bool
 	Demo      bool
 	DemoSpeed float64
-	JoinToken string
-	LogLevel  string
+	// DemoFaults is the rate of the demo cloud's faults and of its lost machines.
+	DemoFaults float64
+	JoinToken  string
+	LogLevel   string
 	// Retention is how long raw samples are kept before only rollups remain.
 	Retention time.Duration
 	// HistoryRetention is how long notifications, scaling events, pools' size samples and
@@ -111,6 +115,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.DB, "db", "kashi.db", "SQLite file, or a postgres:// DSN")
 	f.Bool(&c.Demo, "demo", false, "run a simulated fleet with a fast clock (a fresh database unless --db is given)")
 	f.Float(&c.DemoSpeed, "demo-speed", 60, "how much faster than real time the demo's clock runs")
+	f.Float(&c.DemoFaults, "demo-faults", 0, "with --demo: the rate (0 to 0.5) at which the demo's cloud fails calls, loses replies and fails boots, and at which a running machine is lost each simulated hour")
 	f.String(&c.JoinToken, "join-token", "", "token agents present to register (the demo makes one)")
 	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	f.Duration(&c.Retention, "retention", 7*24*time.Hour, "how long raw GPU samples are kept")
@@ -173,6 +178,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	if c.DemoSpeed < 1 || c.DemoSpeed > 3600 {
 		return c, fmt.Errorf("--demo-speed must be between 1 and 3600, got %g", c.DemoSpeed)
 	}
+	if c.DemoFaults < 0 || c.DemoFaults > 0.5 {
+		return c, fmt.Errorf("--demo-faults must be between 0 and 0.5, got %g", c.DemoFaults)
+	}
 	return c, positive(map[string]time.Duration{"retention": c.Retention, "history-retention": c.HistoryRetention, "idle-after": c.IdleAfter,
 		"saturated-after": c.SaturatedAfter, "stale-after": c.StaleAfter, "tick": c.Tick,
 		"session-idle": c.SessionIdle, "session-max": c.SessionMax, "fleet-timeout": c.FleetTimeout,
@@ -197,8 +205,10 @@ func ctyunCredentials(getenv func(string) string, path string) (ctyun.Credential
 func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	clock := time.Now
 	now := func() time.Time { return clock() }
+	var demoClock *demo.Clock
 	if cfg.Demo {
-		clock = demo.Clock(demo.Morning(time.Now()), cfg.DemoSpeed)
+		demoClock = demo.NewClock(demo.Morning(time.Now()), cfg.DemoSpeed)
+		clock = demoClock.Now
 		if !cfg.dbSet {
 			dir, err := os.MkdirTemp("", "kashi-demo-")
 			if err != nil {
@@ -226,7 +236,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			return err
 		}
 		if !last.IsZero() {
-			clock = demo.Clock(last, cfg.DemoSpeed)
+			demoClock = demo.NewClock(last, cfg.DemoSpeed)
+			clock = demoClock.Now
 		}
 	}
 	if err := loadSecretKey(store, cfg, log); err != nil {
@@ -271,7 +282,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			run = now().UTC().Format("0102t1504")
 		}
 		sim = demo.New(demo.Config{Server: "http://" + ln.Addr().String(), JoinToken: cfg.JoinToken,
-			Now: now, Speed: cfg.DemoSpeed, Logger: log, Tokens: demoTokens, Run: run})
+			Now: now, Speed: cfg.DemoSpeed, Faults: cfg.DemoFaults, Logger: log, Tokens: demoTokens, Run: run})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
 	var weekly *control.Weekly
@@ -308,6 +319,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	running.Go(func() { loops.Lead(loopCtx) })
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
+		running.Go(func() { holdOnSignal(loopCtx, demoClock, log) })
 	}
 	if demoFresh {
 		// The past fills beside the live demo, so that the demo starts at once.
@@ -331,6 +343,28 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	return nil
+}
+
+// holdOnSignal holds the demo's clock on SIGUSR1 and lets it go on SIGUSR2, until ctx ends:
+// a presenter can walk through a page that does not change under them, and the agreement
+// proof reads every page at one instant.
+func holdOnSignal(ctx context.Context, clock *demo.Clock, log *slog.Logger) {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(signals)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case sig := <-signals:
+			if sig == syscall.SIGUSR1 {
+				log.Info("demo clock held", "at", clock.Hold().UTC())
+			} else {
+				clock.Release()
+				log.Info("demo clock released")
+			}
+		}
+	}
 }
 
 // fleetProviders builds the providers the configuration names; store gives cloud providers

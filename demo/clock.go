@@ -3,13 +3,56 @@
 // use, all on a clock that runs faster than real time.
 package demo
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
-// Clock returns a clock that starts at start and runs speed times faster than real time.
-func Clock(start time.Time, speed float64) func() time.Time {
-	origin := time.Now()
-	return func() time.Time {
-		return start.Add(time.Duration(float64(time.Since(origin)) * speed))
+// Clock is the demo's clock: it runs speed times faster than real time, and it can be held
+// still (a presenter walking through a page; a check reading every page at one instant)
+// and let go again, from where it stood.
+type Clock struct {
+	mu     sync.Mutex
+	start  time.Time // the clock's reading at origin
+	origin time.Time // real time
+	speed  float64
+	held   bool
+}
+
+// NewClock returns a clock that starts at start and runs speed times faster than real time.
+func NewClock(start time.Time, speed float64) *Clock {
+	return &Clock{start: start, origin: time.Now(), speed: speed}
+}
+
+// Now reads the clock.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now()
+}
+
+func (c *Clock) now() time.Time {
+	if c.held {
+		return c.start
+	}
+	return c.start.Add(time.Duration(float64(time.Since(c.origin)) * c.speed))
+}
+
+// Hold stops the clock where it is; the loops and agents go on, at that instant. It reports
+// the reading it holds.
+func (c *Clock) Hold() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start, c.held = c.now(), true
+	return c.start
+}
+
+// Release lets a held clock run again from the reading it held.
+func (c *Clock) Release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held {
+		c.origin, c.held = time.Now(), false
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,7 +53,11 @@ type Config struct {
 	JoinToken string
 	Now       func() time.Time
 	Speed     float64
-	Logger    *slog.Logger
+	// Faults is the rate, 0 to 0.5, at which the cloud fails calls, loses its replies and
+	// fails boots, and at which, each simulated hour, a running machine is lost: its agent
+	// falls silent while the cloud still lists it (a hung or cut-off node).
+	Faults float64
+	Logger *slog.Logger
 	// Tokens are the task stream owners' API tokens, from Seed.
 	Tokens map[string]string
 	// Seed makes the task stream repeatable.
@@ -84,8 +91,10 @@ func New(cfg Config) *Demo {
 	if cfg.Run != "" {
 		prefix += "-" + cfg.Run
 	}
+	f := cfg.Faults
 	d.prov = sim.New(sim.Options{Now: cfg.Now, BootLatency: 2 * time.Minute, Seed: cfg.Seed,
-		OnRunning: d.boot, OnDelete: d.shutdown, IDPrefix: prefix})
+		OnRunning: d.boot, OnDelete: d.shutdown, IDPrefix: prefix,
+		Faults: sim.Faults{CreateErrorRate: f, LostReplyRate: f, BootFailRate: f, CapacityErrorRate: f / 2}})
 	return d
 }
 
@@ -109,10 +118,33 @@ func (d *Demo) Run(ctx context.Context) {
 		}
 	}
 	d.wg.Go(func() { submitTasks(ctx, d.cfg) })
+	rng := rand.New(rand.NewPCG(d.cfg.Seed, 0x6c6f7374))
+	hour := d.cfg.Now()
 	for sleep(ctx, time.Second) {
 		d.prov.Tick()
+		if now := d.cfg.Now(); now.Sub(hour) >= time.Hour {
+			hour = now
+			if d.cfg.Faults > 0 && rng.Float64() < d.cfg.Faults {
+				d.loseOne(rng)
+			}
+		}
 	}
 	d.wg.Wait()
+}
+
+// loseOne silences one running machine's agent, drawn by rng, leaving the machine in the
+// cloud: the server must notice the node is lost.
+func (d *Demo) loseOne(rng *rand.Rand) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ids := slices.Sorted(maps.Keys(d.agents))
+	if len(ids) == 0 {
+		return
+	}
+	id := ids[rng.IntN(len(ids))]
+	d.agents[id]()
+	delete(d.agents, id)
+	d.cfg.Logger.Info("demo machine lost", "node", id)
 }
 
 // boot starts the agent of a machine that began running.

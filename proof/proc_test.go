@@ -26,7 +26,7 @@ import (
 )
 
 // The proofs run only when asked: -crash-kills for TestCrash, -replica-kills for
-// TestReplicas, -month-days for TestMonth. Postgres runs when KASHI_TEST_PG_DSN names a server where a database may be
+// TestReplicas, -month-days for TestMonth, -agree-days for TestAgree. Postgres runs when KASHI_TEST_PG_DSN names a server where a database may be
 // created (each run creates its own, proofs_<random>, and drops it when it passed).
 var (
 	crashKills   = flag.Int("crash-kills", 0, "TestCrash: SIGKILLs per database (0 skips the proof)")
@@ -35,6 +35,8 @@ var (
 	monthDays    = flag.Float64("month-days", 0, "TestMonth: simulated days the demo runs at top speed, after its past is filled (0 skips the proof)")
 	demoSpeed    = flag.Int("demo-speed", 600, "the demo clock's speed")
 	keepDB       = flag.Bool("keep-db", false, "keep the proofs' databases for inspection")
+	agreeDays    = flag.Float64("agree-days", 0, "TestAgree: simulated days the demo runs with faults while its figures are compared (0 skips the proof)")
+	agreeEvery   = flag.Duration("agree-every", 6*time.Hour, "TestAgree: simulated time between two readings of every figure")
 )
 
 // kashiBin is the binary TestMain built, when a proof is asked for.
@@ -42,7 +44,7 @@ var kashiBin string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if *crashKills == 0 && *replicaKills == 0 && *monthDays == 0 {
+	if *crashKills == 0 && *replicaKills == 0 && *monthDays == 0 && *agreeDays == 0 {
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "kashi-proof-")

@@ -1,8 +1,6 @@
 package bills
 
 import (
-	"context"
-
 	"github.com/labstack/echo/v4"
 
 	"kashi/billing"
@@ -40,20 +38,4 @@ func (h *Handler) BillsMonth(c echo.Context) error {
 		body.TotalFen = billing.AddFen(body.TotalFen, b.TotalFen)
 	}
 	return sendBills(c, format, "kashi-all-projects-"+month, res.Bills, body)
-}
-
-// projectTags are the tags of the projects that have some, by project id: bills are
-// grouped by them.
-func (h *Handler) projectTags(ctx context.Context) (map[int64][]string, error) {
-	ps, err := h.store.Projects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tags := make(map[int64][]string)
-	for _, p := range ps {
-		if ts := p.TagList(); len(ts) > 0 {
-			tags[p.ID] = ts
-		}
-	}
-	return tags, nil
 }

@@ -47,10 +47,6 @@ func (h *Handler) BillsPage(c echo.Context) error {
 	if fellBack {
 		d.Notice = billsview.LatestMonthNotice(handlers.Locale(c), last.String(), month)
 	}
-	tags, err := h.projectTags(ctx)
-	if err != nil {
-		return err
-	}
 	bills, poolIdle, err := h.viewerBills(ctx, p, month, now)
 	if err != nil {
 		return err
@@ -63,11 +59,25 @@ func (h *Handler) BillsPage(c echo.Context) error {
 		}
 		d.PoolIdle = append(d.PoolIdle, v)
 	}
-	d.Groups, d.Total = billGroups(bills, tags)
+	d.Groups, d.Total = billGroups(bills, billTags(bills))
 	if d.Trend, err = h.costTrend(ctx, p, current, map[string][]billing.Bill{month: bills}, now, loc); err != nil {
 		return err
 	}
 	return handlers.Render(c, http.StatusOK, billsview.Bills(handlers.Locale(c), d))
+}
+
+// billTags are the tags each bill carries, by project id, for those that carry some: an
+// issued bill its tags as of its issue, frozen with it, and an open one its project's tags
+// now. Grouping by them, not by the projects' tags of today, keeps an issued month's page
+// reading as it did when it was issued.
+func billTags(bills []billing.Bill) map[int64][]string {
+	tags := make(map[int64][]string)
+	for _, b := range bills {
+		if len(b.Tags) > 0 {
+			tags[b.ProjectID] = b.Tags
+		}
+	}
+	return tags
 }
 
 // billGroups puts the bills in groups by project tag (one group when there are no tags)

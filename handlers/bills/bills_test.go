@@ -459,3 +459,44 @@ func TestBillsPageGroupsByTag(t *testing.T) {
 		t.Errorf("all bills = %+v, %v; want vision tagged cv and paper-2026", all.Bills, err)
 	}
 }
+
+// TestIssuedMonthKeepsItsGroups: the bills page groups an issued bill by the tags it was
+// issued with, not by its project's tags of today, so an issued month reads the same after
+// its projects are retagged; an open bill follows today's tags.
+func TestIssuedMonthKeepsItsGroups(t *testing.T) {
+	w := webtest.NewBillWorld(t)
+	ctx := context.Background()
+	vision, _ := w.Store.ProjectByName(ctx, "vision")
+	groups := func() map[string][]string {
+		doc := webtest.Parse(t, string(w.As("finance", "/bills?month="+webtest.BillMonth).Body))
+		out := map[string][]string{}
+		doc.Find(`[data-testid=bill-group]`).Each(func(_ int, g *goquery.Selection) {
+			tag := g.AttrOr("data-tag", "")
+			g.Find(`[data-testid=bill-row]`).Each(func(_ int, r *goquery.Selection) {
+				out[tag] = append(out[tag], r.AttrOr("data-project", ""))
+			})
+		})
+		return out
+	}
+	if err := w.Store.SetProjectTags(ctx, "tester", vision.ID, []string{"cv"}, webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.PostAs("finance", "/api/v1/bills/vision/"+webtest.BillMonth+"/issue", ""); r.Code != http.StatusCreated {
+		t.Fatalf("issue = %d %s", r.Code, r.Body)
+	}
+	issued := groups()
+	if want := map[string][]string{"cv": {"vision"}, "": {"nlp"}}; !cmp.Equal(issued, want) {
+		t.Fatalf("groups when issued = %v, want %v", issued, want)
+	}
+	if err := w.Store.SetProjectTags(ctx, "tester", vision.ID, []string{"retagged"}, webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	nlp, _ := w.Store.ProjectByName(ctx, "nlp")
+	if err := w.Store.SetProjectTags(ctx, "tester", nlp.ID, []string{"retagged"}, webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"cv": {"vision"}, "retagged": {"nlp"}}
+	if got := groups(); !cmp.Equal(got, want) {
+		t.Errorf("groups after retagging = %v, want %v (the issued vision as issued, the open nlp as tagged now)", got, want)
+	}
+}
