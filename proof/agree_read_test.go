@@ -200,6 +200,7 @@ type instant struct {
 	queue   api.Queue
 	holding []api.Task                // the tasks that hold cards: starting and running
 	board   map[string]map[string]int // the board's pool summaries: counts by pool and class
+	quotas  []projectQuotas           // /api/v1/projects as admin
 	month   string
 	bills   []billing.Bill // this month's bills, from the API
 	csv     map[string][]byte
@@ -285,6 +286,9 @@ func (w *witness) read(ctx context.Context) (instant, error) {
 	if in.board, err = boardCounts(body); err != nil {
 		return in, err
 	}
+	if err := w.getJSON(ctx, "admin", "/api/v1/projects", &in.quotas); err != nil {
+		return in, err
+	}
 	in.month = in.at.UTC().Format("2006-01")
 	var month struct {
 		Bills []billing.Bill `json:"bills"`
@@ -348,4 +352,14 @@ func boardCounts(body []byte) (map[string]map[string]int, error) {
 		return nil, errors.New("the board shows no pool summary")
 	}
 	return out, nil
+}
+
+// projectQuotas is a project's quotas as /api/v1/projects lists them.
+type projectQuotas struct {
+	Name   string `json:"name"`
+	Quotas []struct {
+		Spec          string  `json:"spec"`
+		MaxGPUs       int     `json:"max_gpus"`
+		UsedCardHours float64 `json:"used_card_hours"`
+	} `json:"quotas"`
 }

@@ -26,6 +26,7 @@ func (in instant) agree(v violations) {
 	in.cardsWithinAllocations(v)
 	in.capacityAgrees(v)
 	in.queueAgrees(v)
+	in.budgetsAreBilled(v)
 	for _, b := range in.bills {
 		billAddsUp(b, v)
 		downloadsAgree(b, in.csv[b.Project], in.xlsx[b.Project], v)
@@ -131,6 +132,28 @@ func (in instant) capacityAgrees(v violations) {
 func (in instant) queueAgrees(v violations) {
 	if got, want := int(in.metrics["kashi_tasks_waiting"]), len(in.queue.Tasks); got != want {
 		v.add("queue", "kashi_tasks_waiting %d, the queue shows %d waiting", got, want)
+	}
+}
+
+// budgetsAreBilled: the card-hours a quota says its project used this month are the
+// card-hours the project's bill of the month holds, of the quota's spec (of every spec for a
+// quota of all specs).
+func (in instant) budgetsAreBilled(v violations) {
+	billed := map[string]map[string]int64{}
+	for _, b := range in.bills {
+		billed[b.Project] = map[string]int64{}
+		for _, l := range b.Lines {
+			billed[b.Project][l.Spec] += l.NominalS
+			billed[b.Project][""] += l.NominalS
+		}
+	}
+	for _, p := range in.quotas {
+		for _, q := range p.Quotas {
+			h := float64(billed[p.Name][q.Spec]) / 3600
+			if math.Abs(q.UsedCardHours-h) > 0.01 {
+				v.add("budgets billed", "%s %q: the quota used %.3f card-hours this month, the bill holds %.3f", p.Name, q.Spec, q.UsedCardHours, h)
+			}
+		}
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 // (SIGUSR1), reads every place a figure appears — as the people who read them: admin, finance,
 // a lead — until two readings in a row are the same, checks that they tell the same story
 // (docs/invariants.md lists the rules), and lets the clock go (SIGUSR2). It issues the
-// demo's past month first, and every later reading checks the issued bills did not change.
+// demo's past month first, and every later reading checks the issued bills did not change;
+// and it calibrates every pool from the deployment's own history (/calibrate), which must
+// fill the sweep's table.
 func TestAgree(t *testing.T) {
 	if *agreeDays == 0 {
 		t.Skip("asked for with -agree-days N")
@@ -61,8 +63,19 @@ func agreeProof(t *testing.T, db database) {
 	if err != nil {
 		t.Fatalf("issue the past month: %v", err)
 	}
-
 	v := violations{}
+	// Thresholds are set from the team's own data: /calibrate on this deployment's history.
+	rows, err := w.calibrateFromHistory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pool, n := range rows {
+		if n == 0 {
+			v.add("calibration from history", "pool %s: the sweep's table is empty", pool)
+		}
+	}
+	t.Logf("calibrated from the deployment's history: sweep table rows by pool %v", rows)
+
 	every := time.Duration(float64(*agreeEvery) / agreeSpeed)
 	readings := int(*agreeDays * float64(24*time.Hour) / float64(*agreeEvery))
 	for i := range max(readings, 1) {
