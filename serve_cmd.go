@@ -106,6 +106,10 @@ type serveConfig struct {
 	// "off" sends none. weekly is it parsed.
 	WeeklyReport string
 	weekly       *schedule.Schedule
+	// MetricsTokenFile holds the token a scrape sends to see the month's money on /metrics;
+	// metricsToken is what it holds.
+	MetricsTokenFile string
+	metricsToken     string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -143,6 +147,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.Int(&c.DBMaxConns, "db-max-conns", models.DefaultMaxConns, "the most Postgres connections this server opens")
 	f.Int(&c.GCPercent, "gc-percent", defaultGCPercent, "the Go collector's GOGC: heap growth between collections, in percent (25-1000; GOGC in the environment wins unless this is given)")
 	f.String(&c.Lang, "lang", phrase.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
+	f.String(&c.MetricsTokenFile, "metrics-token-file", "", "a file holding the token Prometheus sends (Authorization: Bearer) to see the month's bills on /metrics; without it /metrics shows no money")
 	f.String(&c.WeeklyReport, "weekly-report", defaultWeeklyReport, "when the weekly report goes to each project and the --notify channels: a cron expression in --time-zone, or off")
 	if err := f.parse(args); err != nil {
 		return c, err
@@ -164,6 +169,15 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	}
 	if c.ctyun, err = ctyunCredentials(getenv, c.CtyunCredentials); err != nil {
 		return c, err
+	}
+	if c.MetricsTokenFile != "" {
+		b, err := os.ReadFile(c.MetricsTokenFile)
+		if err != nil {
+			return c, fmt.Errorf("--metrics-token-file: %w", err)
+		}
+		if c.metricsToken = strings.TrimSpace(string(b)); len(c.metricsToken) < 16 {
+			return c, errors.New("--metrics-token-file: the token must be at least 16 characters")
+		}
 	}
 	c.dbSet = f.given("db")
 	if c.DBMaxConns < 1 || c.DBMaxConns > 1000 {
@@ -297,17 +311,21 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},
 		Words:      phrase.Locale{Lang: cfg.Lang}, Weekly: weekly, Now: now, Logger: log})
 
-	collector := metrics.New(store, loops.Queue.Queue, metrics.MonthBills(store), metrics.Config{Now: now, Logger: log,
-		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}})
+	metricsCfg := metrics.Config{Now: now, Logger: log,
+		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}}
+	collector := metrics.New(store, loops.Queue.Queue, metricsCfg)
 	if err := prometheus.Register(collector); err != nil {
 		return err
 	}
 	defer prometheus.Unregister(collector)
+	money := prometheus.NewRegistry()
+	money.MustRegister(metrics.NewMoney(metrics.MonthBills(store), metricsCfg))
 	h := web.NewAreas(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
 		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
+	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)

@@ -47,11 +47,37 @@ func (b *billCache) get(ctx context.Context, now time.Time) ([]billing.Bill, err
 	return bills, nil
 }
 
+// Money is a prometheus.Collector of the month's money: card-seconds by billing class and
+// bill totals, by project. A project's bill is for its people and finance, not for whoever
+// can reach /metrics: Handler serves Money only to a scrape that presents the scrape token.
+type Money struct {
+	cfg   Config
+	bills billCache
+}
+
+// NewMoney returns the money collector over the month's bills.
+func NewMoney(bills BillsFunc, cfg Config) *Money {
+	cfg = cfg.withDefaults()
+	return &Money{cfg: cfg, bills: billCache{read: bills, every: cfg.BillsEvery}}
+}
+
+// Describe sends the money's families.
+func (m *Money) Describe(ch chan<- *prometheus.Desc) {
+	ch <- cardSecondsDesc
+	ch <- billDesc
+	ch <- scrapeErrorsDesc
+}
+
+// Collect reads the month's bills (at most once per BillsEvery) and sends them.
+func (m *Money) Collect(ch chan<- prometheus.Metric) {
+	collectParts(m.cfg, ch, []part{{"bills", m.collectBills}})
+}
+
 // collectBills sends the month's card-seconds by class and bill totals. The card-seconds are
 // a gauge, not a counter: they restart with the month, and late readings move seconds
 // between classes (no-data becomes active), so no series is monotonic.
-func (c *Collector) collectBills(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
-	bills, err := c.bills.get(ctx, now)
+func (m *Money) collectBills(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
+	bills, err := m.bills.get(ctx, now)
 	if err != nil {
 		return err
 	}
@@ -67,7 +93,7 @@ func (c *Collector) collectBills(ctx context.Context, now time.Time, ch chan<- p
 			}
 		}
 	}
-	c.sendProjects(ch, cardSecondsDesc, seconds, func(p string, r rest) []string { return []string{p, r[0], r[1]} })
-	c.sendProjects(ch, billDesc, totals, func(p string, _ rest) []string { return []string{p} })
+	m.cfg.sendProjects(ch, cardSecondsDesc, seconds, func(p string, r rest) []string { return []string{p, r[0], r[1]} })
+	m.cfg.sendProjects(ch, billDesc, totals, func(p string, _ rest) []string { return []string{p} })
 	return nil
 }

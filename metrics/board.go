@@ -53,7 +53,7 @@ func (c *Collector) collectBoard(ctx context.Context, now time.Time, ch chan<- p
 	for k, n := range gpus {
 		ch <- prometheus.MustNewConstMetric(gpusDesc, prometheus.GaugeValue, float64(n), k.pool, k.spec, k.state)
 	}
-	c.sendProjects(ch, heldDesc, held, func(p string, r rest) []string { return []string{p, r[0]} })
+	c.cfg.sendProjects(ch, heldDesc, held, func(p string, r rest) []string { return []string{p, r[0]} })
 	for pool, n := range idleHeld {
 		ch <- prometheus.MustNewConstMetric(idleHeldDesc, prometheus.GaugeValue, float64(n), pool)
 		ch <- prometheus.MustNewConstMetric(idleLongestDesc, prometheus.GaugeValue, idleLongest[pool].Seconds(), pool)

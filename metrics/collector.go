@@ -39,16 +39,22 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
-// Collector is a prometheus.Collector of Kashi's current state (see the package doc).
+// Collector is a prometheus.Collector of Kashi's current state (see the package doc); the
+// month's money is Money's.
 type Collector struct {
 	store Store
 	queue QueueFunc
 	cfg   Config
-	bills billCache
 }
 
-// New returns a collector over store, the queue and the bills.
-func New(store Store, queue QueueFunc, bills BillsFunc, cfg Config) *Collector {
+// New returns a collector over store and the queue.
+func New(store Store, queue QueueFunc, cfg Config) *Collector {
+	cfg = cfg.withDefaults()
+	return &Collector{store: store, queue: queue, cfg: cfg}
+}
+
+// withDefaults fills the zero fields of cfg.
+func (cfg Config) withDefaults() Config {
 	if cfg.MaxProjects <= 0 {
 		cfg.MaxProjects = DefaultMaxProjects
 	}
@@ -61,7 +67,7 @@ func New(store Store, queue QueueFunc, bills BillsFunc, cfg Config) *Collector {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Collector{store: store, queue: queue, cfg: cfg, bills: billCache{read: bills, every: cfg.BillsEvery}}
+	return cfg
 }
 
 func desc(name, help string, labels ...string) *prometheus.Desc {
@@ -84,7 +90,7 @@ var (
 	ingestLagDesc     = desc("kashi_ingest_lag_seconds", "Seconds since the newest GPU sample stored.")
 	scrapeErrorsDesc  = desc("kashi_metrics_scrape_errors", "Parts of this scrape that could not be read (1) or were read (0).", "part")
 	collectorFamilies = []*prometheus.Desc{gpusDesc, heldDesc, idleHeldDesc, idleLongestDesc, queueDesc, queueReasonDesc, poolSizeDesc,
-		poolDesiredDesc, poolDemandDesc, cardSecondsDesc, billDesc, ingestLagDesc, scrapeErrorsDesc}
+		poolDesiredDesc, poolDemandDesc, ingestLagDesc, scrapeErrorsDesc}
 )
 
 // Describe sends the descriptors of every family.
@@ -97,19 +103,28 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // Collect reads the current state and sends it. A part that cannot be read is logged and
 // left out, and kashi_metrics_scrape_errors says which.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	collectParts(c.cfg, ch, []part{{"board", c.collectBoard}, {"queue", c.collectQueue}, {"pools", c.collectPools}})
+}
+
+// part is one part of a scrape: its name in kashi_metrics_scrape_errors and how it is read.
+type part struct {
+	name    string
+	collect func(context.Context, time.Time, chan<- prometheus.Metric) error
+}
+
+// collectParts reads each part; a part that cannot be read is logged and left out, and
+// kashi_metrics_scrape_errors says which.
+func collectParts(cfg Config, ch chan<- prometheus.Metric, parts []part) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	now := c.cfg.Now()
-	for _, part := range []struct {
-		name    string
-		collect func(context.Context, time.Time, chan<- prometheus.Metric) error
-	}{{"board", c.collectBoard}, {"queue", c.collectQueue}, {"pools", c.collectPools}, {"bills", c.collectBills}} {
+	now := cfg.Now()
+	for _, p := range parts {
 		failed := 0.0
-		if err := part.collect(ctx, now, ch); err != nil {
-			c.cfg.Logger.Warn("metrics", "part", part.name, "err", err)
+		if err := p.collect(ctx, now, ch); err != nil {
+			cfg.Logger.Warn("metrics", "part", p.name, "err", err)
 			failed = 1
 		}
-		ch <- prometheus.MustNewConstMetric(scrapeErrorsDesc, prometheus.GaugeValue, failed, part.name)
+		ch <- prometheus.MustNewConstMetric(scrapeErrorsDesc, prometheus.GaugeValue, failed, p.name)
 	}
 }
 
@@ -165,10 +180,10 @@ func (c *Collector) collectPools(ctx context.Context, _ time.Time, ch chan<- pro
 	return nil
 }
 
-// sendProjects sends a project family capped to the configured number of projects; labels
-// takes the project and the rest to the label values.
-func (c *Collector) sendProjects(ch chan<- prometheus.Metric, d *prometheus.Desc, b byProject, labels func(string, rest) []string) {
-	for project, series := range b.capped(c.cfg.MaxProjects) {
+// sendProjects sends a project family capped to cfg's number of projects; labels takes the
+// project and the rest to the label values.
+func (cfg Config) sendProjects(ch chan<- prometheus.Metric, d *prometheus.Desc, b byProject, labels func(string, rest) []string) {
+	for project, series := range b.capped(cfg.MaxProjects) {
 		for r, v := range series {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels(project, r)...)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -62,6 +64,15 @@ func queueOf(entries ...scheduler.QueueEntry) QueueFunc {
 	}
 }
 
+// gatherBoth gathers the state and the money as /metrics does for a scrape with the token:
+// each from its own registry.
+func gatherBoth(t *testing.T, c *Collector, m *Money) prometheus.Gatherer {
+	state, money := prometheus.NewPedanticRegistry(), prometheus.NewPedanticRegistry()
+	state.MustRegister(c)
+	money.MustRegister(m)
+	return prometheus.Gatherers{state, money}
+}
+
 func billsOf(bills ...billing.Bill) BillsFunc {
 	return func(context.Context, time.Time) ([]billing.Bill, error) { return bills, nil }
 }
@@ -87,7 +98,8 @@ func TestCollect(t *testing.T) {
 	)
 	line := billing.Line{Spec: "A100", Breakdown: billing.Breakdown{Active: 3600, Idle: 600}}
 	bills := billsOf(billing.Bill{Project: "nlp", TotalFen: 12345, Lines: []billing.Line{line, line}})
-	c := New(store, queue, bills, Config{Marks: marks, Now: func() time.Time { return t0 }})
+	cfg := Config{Marks: marks, Now: func() time.Time { return t0 }}
+	g := gatherBoth(t, New(store, queue, cfg), NewMoney(bills, cfg))
 
 	want := `
 # HELP kashi_gpus GPUs by pool, spec and state (free, busy, idle, stale).
@@ -133,12 +145,12 @@ kashi_queue_tasks{lane="short"} 2
 	names := []string{"kashi_gpus", "kashi_idle_gpu_longest_seconds", "kashi_idle_gpus_held", "kashi_ingest_lag_seconds",
 		"kashi_month_bill_yuan", "kashi_month_card_seconds", "kashi_pool_demand_gpus", "kashi_pool_desired_nodes",
 		"kashi_pool_size_nodes", "kashi_project_gpus_held", "kashi_queue_tasks"}
-	if err := testutil.CollectAndCompare(c, strings.NewReader(want), names...); err != nil {
+	if err := testutil.GatherAndCompare(g, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
-	problems, err := testutil.CollectAndLint(c)
+	problems, err := testutil.GatherAndLint(g)
 	if err != nil || len(problems) > 0 {
-		t.Errorf("CollectAndLint = %v, %v; want no problems", problems, err)
+		t.Errorf("GatherAndLint = %v, %v; want no problems", problems, err)
 	}
 }
 
@@ -156,10 +168,8 @@ func TestCollectThousandProjects(t *testing.T) {
 		line := billing.Line{Spec: "A100", Breakdown: billing.Breakdown{Active: int64(i), Idle: 1, NoData: 1}}
 		bills = append(bills, billing.Bill{Project: p, TotalFen: int64(100 * i), Lines: []billing.Line{line}})
 	}
-	c := New(store, queueOf(), billsOf(bills...), Config{Marks: marks, Now: func() time.Time { return t0 }})
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	families, err := reg.Gather()
+	cfg := Config{Marks: marks, Now: func() time.Time { return t0 }}
+	families, err := gatherBoth(t, New(store, queueOf(), cfg), NewMoney(billsOf(bills...), cfg)).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +209,9 @@ func TestCollectThousandProjects(t *testing.T) {
 func TestCollectErrors(t *testing.T) {
 	store := &fakeStore{err: errors.New("database is down")}
 	failing := func(context.Context, time.Time) ([]billing.Bill, error) { return nil, errors.New("no prices") }
-	c := New(store, queueOf(), failing, Config{Marks: marks, Now: func() time.Time { return t0 }})
+	cfg := Config{Marks: marks, Now: func() time.Time { return t0 }}
+	c := New(store, queueOf(), cfg)
+	g := gatherBoth(t, c, NewMoney(failing, cfg))
 	want := `
 # HELP kashi_metrics_scrape_errors Parts of this scrape that could not be read (1) or were read (0).
 # TYPE kashi_metrics_scrape_errors gauge
@@ -208,7 +220,7 @@ kashi_metrics_scrape_errors{part="board"} 1
 kashi_metrics_scrape_errors{part="pools"} 0
 kashi_metrics_scrape_errors{part="queue"} 0
 `
-	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "kashi_metrics_scrape_errors"); err != nil {
+	if err := testutil.GatherAndCompare(g, strings.NewReader(want), "kashi_metrics_scrape_errors"); err != nil {
 		t.Error(err)
 	}
 	if n := testutil.CollectAndCount(c, "kashi_queue_tasks"); n != len(models.Lanes) {
@@ -237,7 +249,7 @@ func TestBillCache(t *testing.T) {
 func TestCollectEveryStateAndReason(t *testing.T) {
 	store := &fakeStore{rows: []models.BoardGPU{gpu("h100", "nlp", 5*time.Second, 0)}}
 	queue := queueOf(scheduler.QueueEntry{Waiting: scheduler.Waiting{Lane: models.QueueLong, Reason: scheduler.ReasonQuota}})
-	c := New(store, queue, billsOf(), Config{Marks: marks, Now: func() time.Time { return t0 }})
+	c := New(store, queue, Config{Marks: marks, Now: func() time.Time { return t0 }})
 	var want strings.Builder
 	want.WriteString("# HELP kashi_gpus GPUs by pool, spec and state (free, busy, idle, stale).\n# TYPE kashi_gpus gauge\n")
 	states := api.GPUStates()
@@ -261,5 +273,50 @@ func TestCollectEveryStateAndReason(t *testing.T) {
 	}
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want.String()), "kashi_gpus", "kashi_queue_waiting_tasks"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMoneyNeedsTheScrapeToken: /metrics serves the month's bills only to a scrape with the
+// scrape token; without a token set, to none.
+func TestMoneyNeedsTheScrapeToken(t *testing.T) {
+	cfg := Config{Marks: marks, Now: func() time.Time { return t0 }}
+	state, money := prometheus.NewRegistry(), prometheus.NewRegistry()
+	state.MustRegister(New(&fakeStore{rows: []models.BoardGPU{gpu("a100", "nlp", time.Second, 0)}}, queueOf(), cfg))
+	line := billing.Line{Spec: "A100", Breakdown: billing.Breakdown{Active: 3600}}
+	money.MustRegister(NewMoney(billsOf(billing.Bill{Project: "nlp", TotalFen: 100, Lines: []billing.Line{line}}), cfg))
+	scrape := func(h http.Handler, auth string) string {
+		r := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Fatalf("scrape with %q = %d", auth, w.Code)
+		}
+		return w.Body.String()
+	}
+	withToken := Handler(state, money, "s3cret-scrape-token")
+	for _, c := range []struct {
+		h         http.Handler
+		auth      string
+		wantMoney bool
+	}{
+		{withToken, "", false},
+		{withToken, "Bearer wrong", false},
+		{withToken, "s3cret-scrape-token", false},
+		{withToken, "Bearer s3cret-scrape-token", true},
+		{Handler(state, money, ""), "Bearer ", false},
+		{Handler(state, money, ""), "Bearer s3cret-scrape-token", false},
+	} {
+		page := scrape(c.h, c.auth)
+		if !strings.Contains(page, "kashi_gpus{") {
+			t.Errorf("scrape with %q has no kashi_gpus", c.auth)
+		}
+		for _, family := range []string{"kashi_month_bill_yuan", "kashi_month_card_seconds"} {
+			if got := strings.Contains(page, family+"{"); got != c.wantMoney {
+				t.Errorf("scrape with %q: %s shown %v, want %v", c.auth, family, got, c.wantMoney)
+			}
+		}
 	}
 }

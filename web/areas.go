@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"time"
 
 	"kashi/handlers"
@@ -37,6 +38,8 @@ type Areas struct {
 	Agent    *agent.Handler
 	People   *people.Handler
 	Services *services.Handler
+	// Metrics serves /metrics; nil serves the default registry's.
+	Metrics http.Handler
 }
 
 // NewAreas returns every area over one store. now is the clock (the demo's runs fast).

@@ -28,10 +28,14 @@ func Routes(h *Areas) []Route {
 		GET  = http.MethodGet
 		POST = http.MethodPost
 	)
+	metricsPage := h.Metrics
+	if metricsPage == nil {
+		metricsPage = promhttp.Handler()
+	}
 	return []Route{
 		// Operations.
 		{GET, "/healthz", handlers.Public, h.People.Healthz},
-		{GET, "/metrics", handlers.Public, echo.WrapHandler(promhttp.Handler())},
+		{GET, "/metrics", handlers.Public, echo.WrapHandler(metricsPage)},
 		{GET, "/static/*", handlers.Public, echo.WrapHandler(http.StripPrefix("/static/", staticFiles()))},
 
 		// Login and language.
