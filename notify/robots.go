@@ -190,16 +190,30 @@ func (w WeCom) GoString() string { return w.String() }
 
 // markdown writes m for a robot that renders markdown: the title as a heading ("#### ") or in
 // bold ("**"), the text, then a quoted footer naming Kashi, the kind, project and time.
+// A message's title and text are plain text that carries what people typed (task and
+// project names, commands in failure reasons): every character markdown gives a meaning to is
+// escaped, so none becomes a link, a heading or emphasis in the team's chat. Lines that begin
+// with "- " stay list items.
 func markdown(m Message, heading string) string {
 	var b strings.Builder
+	title := escapeMarkdown(m.Title)
 	if heading == "**" {
-		b.WriteString("**" + m.Title + "**")
+		b.WriteString("**" + title + "**")
 	} else {
-		b.WriteString(heading + m.Title)
+		b.WriteString(heading + title)
 	}
-	b.WriteString("\n\n" + m.Text + "\n\n> " + footer(m))
+	b.WriteString("\n\n" + escapeMarkdown(m.Text) + "\n\n> " + escapeMarkdown(footer(m)))
 	return b.String()
 }
+
+// markdownEscapes puts a backslash before each character that starts markdown's links,
+// headings, emphasis, code and HTML, the backslash first. Parentheses alone make no link,
+// so they are left as they read.
+var markdownEscapes = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"#", `\#`, "<", `\<`, ">", `\>`)
+
+// escapeMarkdown makes s read as the plain text it is in markdown.
+func escapeMarkdown(s string) string { return markdownEscapes.Replace(s) }
 
 // plainText writes m as plain text: title, text, footer.
 func plainText(m Message) string {

@@ -209,3 +209,17 @@ func ExampleParse() {
 	fmt.Println(ch)
 	// Output: dingtalk:https://oapi.dingtalk.com/… (signed)
 }
+
+// TestMarkdownEscapesWhatPeopleTyped: a task name or command in a message cannot become a
+// link, a heading, emphasis, code or HTML in the team's chat; it reads as typed.
+func TestMarkdownEscapesWhatPeopleTyped(t *testing.T) {
+	m := Message{Kind: "idle-card", Project: "vision_2", Title: "Task **[win](http://evil.example)**",
+		Text: "# Pay here\n- #12 `rm -rf` <img src=x> by a\\b\n> quoted", At: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
+	got := markdown(m, "#### ")
+	want := "#### Task \\*\\*\\[win\\](http://evil.example)\\*\\*\n\n" +
+		"\\# Pay here\n- \\#12 \\`rm -rf\\` \\<img src=x\\> by a\\\\b\n\\> quoted\n\n" +
+		"> Kashi · idle-card · vision\\_2 · 2026-03-02 09:00 UTC"
+	if got != want {
+		t.Errorf("markdown =\n%s\nwant\n%s", got, want)
+	}
+}
