@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/api"
+	"kashi/models"
 )
 
 // TestInternalCodesMatchAPI checks the codes that packages which may not import api keep
@@ -23,6 +24,13 @@ func TestInternalCodesMatchAPI(t *testing.T) {
 	t.Run("models task states", func(t *testing.T) { checkCodes(t, "models", "TaskQueued", api.TaskStates()) })
 	t.Run("models GPU states", func(t *testing.T) { checkCodes(t, "models", "GPUFree", api.GPUStates()) })
 	t.Run("scheduler wait reasons", func(t *testing.T) { checkCodes(t, "scheduler", "ReasonNoFreeGPUs", api.WaitReasons()) })
+}
+
+// TestOutputBoundMatchesAPI: the store and the agent bound a task's output alike.
+func TestOutputBoundMatchesAPI(t *testing.T) {
+	if api.MaxOutputUnits != models.MaxOutputUnits {
+		t.Errorf("api.MaxOutputUnits %d, models.MaxOutputUnits %d", api.MaxOutputUnits, models.MaxOutputUnits)
+	}
 }
 
 // checkCodes compares the codes beside member in dir (codes) with api's list.

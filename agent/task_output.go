@@ -41,7 +41,7 @@ func (o *taskOutput) apply(line string, now time.Time) bool {
 			return false
 		}
 		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > api.MaxOutputUnits {
 			return false
 		}
 		o.Units, o.Unit = n, ""

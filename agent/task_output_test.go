@@ -27,6 +27,8 @@ func TestTaskOutputLines(t *testing.T) {
 		"checkpoint with a time": {"KASHI_CHECKPOINT 2026-03-01T08:00:00Z", taskOutput{Checkpoint: cp}, true},
 		"no number":              {"KASHI_OUTPUT lots", taskOutput{}, false},
 		"negative":               {"KASHI_OUTPUT -1 samples", taskOutput{}, false},
+		"beyond the bound":       {"KASHI_OUTPUT 1000000001 samples", taskOutput{}, false},
+		"at the bound":           {"KASHI_OUTPUT 1000000000", taskOutput{Units: 1_000_000_000}, true},
 		"empty":                  {"KASHI_OUTPUT ", taskOutput{}, false},
 		"other word":             {"KASHI_CHECKPOINTS", taskOutput{}, false},
 		"plain log line":         {"epoch 3 loss 0.12", taskOutput{}, false},

@@ -113,6 +113,10 @@ type Histogram struct {
 	Sum    float64   `json:"sum"`
 }
 
+// MaxOutputUnits is the most output a task may report (models.MaxOutputUnits); the agent
+// ignores a larger count, and the server refuses it (422, output_units).
+const MaxOutputUnits = 1_000_000_000
+
 // MaxLogTailBytes is how much of a task's log the server keeps, and the most one TaskLog
 // may carry.
 const MaxLogTailBytes = 64 << 10

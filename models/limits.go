@@ -14,6 +14,10 @@ const (
 	// MaxAmountFen bounds a fee, a price and the size of an adjustment: 10¹² fen (10 billion
 	// yuan).
 	MaxAmountFen = 1_000_000_000_000
+	// MaxOutputUnits bounds a task's reported output: 10⁹ units (count tokens in thousands),
+	// so a per-unit line (≤ MaxRateFen each) stays far inside int64. api.MaxOutputUnits is the
+	// same bound for the agent.
+	MaxOutputUnits = 1_000_000_000
 )
 
 // checkRange returns a FieldError unless lo ≤ v ≤ hi.

@@ -11,8 +11,8 @@ const maxOutputUnit = 50
 // outputOf is the columns a report's output units and checkpoint set, checked: none when the
 // report carries neither. A checkpoint in the future is taken as now.
 func outputOf(r TaskReport, now time.Time) (map[string]any, error) {
-	if r.OutputUnits < 0 {
-		return nil, fieldErr("output_units", "must not be negative")
+	if err := checkRange("output_units", r.OutputUnits, 0, MaxOutputUnits); err != nil {
+		return nil, err
 	}
 	if !utf8.ValidString(r.OutputUnit) || len(r.OutputUnit) > maxOutputUnit {
 		return nil, fieldErr("output_unit", "must be valid UTF-8 of at most %d bytes", maxOutputUnit)

@@ -358,6 +358,7 @@ func TestAgentTaskLifecycle(t *testing.T) {
 			{"bad id", "n1", api.PathTaskStatus + "x/status", `{"state":"running"}`, 400, "starting", 0},
 			{"bad state", "n1", statusPath, `{"state":"paused"}`, 422, "starting", 0},
 			{"negative output", "n1", statusPath, `{"state":"exited","output_units":-1}`, 422, "starting", 0},
+			{"output beyond the bound", "n1", statusPath, `{"state":"exited","output_units":1000000001}`, 422, "starting", 0},
 			{"running", "n1", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 204, "running", 0},
 			{"running again", "n1", statusPath, `{"state":"running","ts":"2026-03-02T09:00:00Z"}`, 204, "running", 0},
 			{"exited 0", "n1", statusPath, `{"state":"exited","ts":"2026-03-02T09:00:00Z","exit_code":0,"output_units":12}`, 204, "succeeded", 1},
