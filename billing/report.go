@@ -671,7 +671,7 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 
 // ReportCSVHeader names the columns of the report's CSV, in Chinese and English.
 var ReportCSVHeader = []string{
-	"类型 Kind", "名称 Key", "项目 Project", "负责人 Owner", "卡型 Spec", "任务ID Task ID",
+	"类型 Kind", "名称 Key", "项目 Project", headerOwner, "卡型 Spec", "任务ID Task ID",
 	"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours",
 	"准备 Setup hours", "浪费 Wasted card-hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
