@@ -225,7 +225,7 @@ func checkBill(t testing.TB, name string, b Bill) {
 	var nominal, lines, items, specItems int64
 	var held Breakdown
 	for _, l := range b.Lines {
-		if l.Breakdown.Nominal() != l.NominalS || l.EffectiveS != l.Active {
+		if l.Breakdown.Nominal() != l.NominalS || l.EffectiveS != l.Breakdown.Effective() {
 			t.Fatalf("%s: line %+v: classes add to %d, nominal %d", name, l, l.Breakdown.Nominal(), l.NominalS)
 		}
 		if (l.Pricing == PricingCardHour || l.Pricing == PricingOverflow) && l.AmountFen != Amount(l.NominalS, l.RateFen) {

@@ -100,6 +100,9 @@ type WindowInput struct {
 	Readings    Readings
 	// Nodes name the nodes and give lost nodes' last-seen time.
 	Nodes []models.LedgerNode
+	// Serving classes services' card time, as Input.Serving; it must reach back to the
+	// earliest start of the allocations, as Readings does.
+	Serving models.ServiceServing
 	// Templates name the templates the tasks came from.
 	Templates []models.LedgerTemplate
 	// Unmanaged are the uses of GPUs by processes of no task, as Input.Unmanaged.
@@ -308,7 +311,8 @@ func (s usageSet) sorted() []Usage {
 }
 
 // Utilization computes the report of the window. It classifies each allocation's held
-// seconds with Classify, as Compute does for a month, so that a report over a month gives
+// seconds as Compute does for a month (by its GPU's readings, a service replica's by what
+// its service served), so that a report over a month gives
 // the month's bills' card time. It is pure.
 func Utilization(in WindowInput) (Report, error) {
 	if in.AsOf.IsZero() || !in.To.After(in.From) {
@@ -340,10 +344,10 @@ func Utilization(in WindowInput) (Report, error) {
 			return
 		}
 		if t := tasks[a.TaskID]; t != nil && endedIn(t, win) {
-			wholes[i] = Classify(held, held, rs)
+			wholes[i] = classifyHeld(a, held, held, rs, in.Serving)
 			cards[i] = measureHeld(held, rs)
 		}
-		classes[i] = Classify(held, win, rs)
+		classes[i] = classifyHeld(a, held, win, rs, in.Serving)
 	})
 	if err != nil {
 		return Report{}, err
@@ -621,6 +625,15 @@ func LoadWindow(ctx context.Context, src Source, from, to, asOf time.Time, only 
 		return WindowInput{}, err
 	}
 	in.Readings = readingsOf(ctx, src, gpuIDs, time.Unix(since, 0), to)
+	replicas := map[int64]int64{}
+	for _, t := range in.Tasks {
+		if t.ServiceID != 0 {
+			replicas[t.ID] = t.ServiceID
+		}
+	}
+	if in.Serving, err = loadServing(ctx, src, replicas, time.Unix(since, 0), to); err != nil {
+		return WindowInput{}, err
+	}
 	if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 		return WindowInput{}, err
 	}

@@ -873,6 +873,7 @@ var catalogEN = map[string]string{
 	"bill.class.low_util":       "Low utilization",
 	"bill.class.idle":           "Idle",
 	"bill.class.setup":          "Setup",
+	"bill.class.serving":        "Serving (inference services)",
 	"bill.wasted":               "Wasted by interruptions",
 	"bill.wasted_help":          "Card-hours of tasks that failed, were lost, timed out, reclaimed or released, since their last checkpoint (or start). They are also counted in the classes above.",
 	"bill.estimated":            "Estimated",

@@ -225,7 +225,7 @@ func billData(b billing.Bill, loc *time.Location) billsview.BillData {
 	d := billsview.BillData{Project: b.Project, Month: b.Month, TimeZone: b.TimeZone, Mode: b.Mode,
 		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
 		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
-		Held: billsview.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
+		Held: billsview.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, ServingS: b.Held.Serving, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
 			NoDataS: b.Held.NoData, WastedS: b.WastedS}}
 	for _, l := range b.Lines {
 		d.Lines = append(d.Lines, billsview.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec, Region: l.Region,

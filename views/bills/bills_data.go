@@ -184,10 +184,11 @@ type BillPackage struct {
 }
 
 // BillHeld is the classification of every held second; the classes add up to nominal.
+// ServingS is inference services' seconds in which they served (effective, like ActiveS).
 // WastedS, interrupted tasks' work since their last checkpoint, is apart: it overlaps them.
 type BillHeld struct {
-	SetupS, ActiveS, LowUtilS, IdleS, NoDataS int64
-	WastedS                                   int64
+	SetupS, ActiveS, ServingS, LowUtilS, IdleS, NoDataS int64
+	WastedS                                             int64
 }
 
 // BillIssued says when and by whom the bill was frozen, and its checksum.
