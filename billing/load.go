@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -243,7 +244,7 @@ func ProjectBill(ctx context.Context, src Source, projectID int64, month string,
 }
 
 // MonthBills is every project's bill of a month, issued ones as frozen and the others
-// computed now, by project name, with the month's pool idle.
+// computed now, by the project names they show (ByProject), with the month's pool idle.
 func MonthBills(ctx context.Context, src Source, month string, now time.Time) (Result, error) {
 	loc, err := Location(ctx, src)
 	if err != nil {
@@ -276,7 +277,14 @@ func MonthBills(ctx context.Context, src Source, month string, now time.Time) (R
 			}
 		}
 	}
+	slices.SortStableFunc(res.Bills, ByProject)
 	return res, nil
+}
+
+// ByProject orders bills by the project names they show (an issued bill's as of its issue),
+// then by project id.
+func ByProject(a, b Bill) int {
+	return cmp.Or(strings.Compare(a.Project, b.Project), cmp.Compare(a.ProjectID, b.ProjectID))
 }
 
 // Issue computes a project's bill of an ended month and freezes it. A bad, future or

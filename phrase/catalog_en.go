@@ -864,7 +864,7 @@ var catalogEN = map[string]string{
 	"bill.package.beyond":       "Beyond the package",
 	"bill.package.unused":       "Unused",
 	"bill.idle_title":           "Idle hours",
-	"bill.idle_help":            "Cards held but idle (utilization under the idle threshold), per task, most first. They are billed like any held hour.",
+	"bill.idle_help":            "Cards held but idle (utilization under the idle threshold; an inference service's: held in 5-minute windows in which it served no request), per task, most first. They are billed like any held hour.",
 	"bill.no_idle":              "No idle hours this month.",
 	"bill.idle_share":           "Idle share",
 	"bill.package_unused":       "Package not used (%s cards)",

@@ -864,7 +864,7 @@ var catalogZH = map[string]string{
 	"bill.package.beyond":       "超出套餐",
 	"bill.package.unused":       "未用",
 	"bill.idle_title":           "闲置时长",
-	"bill.idle_help":            "占用但闲置（利用率低于闲置阈值）的卡时，按任务从多到少排列。闲置时长照常计费。",
+	"bill.idle_help":            "占用但闲置（利用率低于闲置阈值；在线模型服务为 5 分钟内未处理任何请求）的卡时，按任务从多到少排列。闲置时长照常计费。",
 	"bill.no_idle":              "本月没有闲置时长。",
 	"bill.idle_share":           "闲置占比",
 	"bill.package_unused":       "套餐未使用（%s 张卡）",

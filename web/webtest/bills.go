@@ -49,8 +49,13 @@ func NewBillWorld(t testing.TB) BillWorld {
 // NewBillWorldPriced is NewBillWorld, without the A100 price unless priced.
 func NewBillWorldPriced(t testing.TB, priced bool) BillWorld {
 	t.Helper()
+	return NewBillWorldOn(t, NewServer(t), priced)
+}
+
+// NewBillWorldOn builds a BillWorld over s, without the A100 price unless priced.
+func NewBillWorldOn(t testing.TB, s *Server, priced bool) BillWorld {
+	t.Helper()
 	ctx := context.Background()
-	s := NewServer(t)
 	s.Projects("vision", "nlp")
 	w := BillWorld{Server: s, Tokens: map[string]string{}}
 	r := Node("a100-01").InPool("a100").Cards(A100Name, A100MiB, 4).R
