@@ -874,6 +874,8 @@ var catalogEN = map[string]string{
 	"bill.class.idle":           "Idle",
 	"bill.class.setup":          "Setup",
 	"bill.class.serving":        "Serving (inference services)",
+	"bill.other":                "Other",
+	"bill.other_help":           "Low-utilization, setup and no-data hours: with effective and idle hours they make up the card-hours",
 	"bill.wasted":               "Wasted by interruptions",
 	"bill.wasted_help":          "Card-hours of tasks that failed, were lost, timed out, reclaimed or released, since their last checkpoint (or start). They are also counted in the classes above.",
 	"bill.estimated":            "Estimated",

@@ -874,6 +874,8 @@ var catalogZH = map[string]string{
 	"bill.class.idle":           "闲置",
 	"bill.class.setup":          "准备",
 	"bill.class.serving":        "在线服务",
+	"bill.other":                "其他",
+	"bill.other_help":           "低利用、准备与无数据卡时：与有效、闲置卡时合为名义卡时",
 	"bill.wasted":               "中断浪费",
 	"bill.wasted_help":          "失败、节点失联、超时、被回收或被释放的任务自最后一个检查点（没有则自开始）以来的卡时；它们同时计入上面的各类。",
 	"bill.estimated":            "预估",

@@ -196,6 +196,7 @@ func billData(b billing.Bill, loc *time.Location) billsview.BillData {
 	for _, l := range b.Lines {
 		d.Lines = append(d.Lines, billsview.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec, Region: l.Region,
 			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
+			LowUtilS: l.LowUtil, SetupS: l.Setup, NoDataS: l.NoData,
 			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
 	}
 	for _, it := range b.Items {

@@ -129,8 +129,10 @@ type BillLine struct {
 	Spec, Pricing, SizeClass string
 	// Region is where the line's cards were; "" for none.
 	Region string
-	// EstimatedS is the task's estimate, on its first line only (0: none).
+	// EstimatedS is the task's estimate, on its first line only (0: none). NominalS is
+	// EffectiveS + IdleS + the other classes (LowUtilS, SetupS, NoDataS).
 	NominalS, EffectiveS, IdleS, EstimatedS int64
+	LowUtilS, SetupS, NoDataS               int64
 	Units                                   int64
 	RateFen, AmountFen                      int64
 	Note                                    string
