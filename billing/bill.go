@@ -33,9 +33,18 @@ const (
 	ItemAdjustment = "adjustment"
 )
 
+// FrozenFormat is the version of the body Freeze writes. Format 2 carries everything the
+// bill's page shows (PriceVersions and Adjustments beside the project's name and tags), so
+// that an issued bill reads from its body alone; bodies without a format (1) carry neither.
+const FrozenFormat = 2
+
 // Bill is one project's bill for one month. Its JSON is the API's shape and, frozen, the
 // issued bill's stored body: money in integer fen (*_fen), time in integer seconds (*_s).
+// The project's name and tags are as of the bill: issued, as of its issue.
 type Bill struct {
+	// Format is the frozen body's version (FrozenFormat) on an issued bill; absent on a
+	// bill computed now and on bills frozen before versions.
+	Format    int      `json:"format,omitempty"`
 	ProjectID int64    `json:"project_id"`
 	Project   string   `json:"project"`
 	Tags      []string `json:"tags"`
@@ -73,8 +82,13 @@ type Bill struct {
 	TotalFen int64 `json:"total_fen"`
 	// MissingPrices names specs used without a price; such a bill cannot be issued.
 	MissingPrices []string `json:"missing_prices"`
-	// AdjustmentIDs are the adjustments included.
-	AdjustmentIDs []int64 `json:"adjustment_ids"`
+	// AdjustmentIDs are the adjustments included; Adjustments are the same with who made
+	// them and when (absent on bills frozen before FrozenFormat 2).
+	AdjustmentIDs []int64            `json:"adjustment_ids"`
+	Adjustments   []AdjustmentRecord `json:"adjustments,omitempty"`
+	// PriceVersions are the price-list versions that priced the lines' specs (absent on bills
+	// frozen before FrozenFormat 2).
+	PriceVersions []PriceVersion `json:"price_versions,omitempty"`
 	// Issued is set on a bill read back from its frozen form; it is not part of the body.
 	Issued *Issued `json:"issued,omitempty"`
 }
@@ -116,6 +130,27 @@ type Line struct {
 	RateFen   int64  `json:"rate_fen"`
 	AmountFen int64  `json:"amount_fen"`
 	Note      string `json:"note,omitempty"`
+}
+
+// AdjustmentRecord is one adjustment on a bill, with who made it and when.
+type AdjustmentRecord struct {
+	ID        int64  `json:"id"`
+	AmountFen int64  `json:"amount_fen"`
+	Reason    string `json:"reason"`
+	// CorrectsMonth is the earlier month it corrects, if it says.
+	CorrectsMonth string    `json:"corrects_month,omitempty"`
+	By            string    `json:"by"`
+	At            time.Time `json:"at"`
+}
+
+// PriceVersion is the price-list version in force in the bill's month for one spec its
+// lines use: the project's own (Own), else the default list's, from FromMonth.
+type PriceVersion struct {
+	Spec            string `json:"spec"`
+	Own             bool   `json:"own"`
+	FromMonth       string `json:"from_month"`
+	RateFen         int64  `json:"rate_fen"`
+	OverflowRateFen int64  `json:"overflow_rate_fen"`
 }
 
 // Item is one summary line: a spec subtotal, an overflow subtotal, the package fee, the

@@ -7,7 +7,9 @@ import (
 )
 
 // Breakdown splits held card-seconds into classes that partition them by what the cards did:
-// the fields always add up to the held (nominal) seconds, however the task ended.
+// the fields always add up to the held (nominal) seconds, however the task ended. A task's
+// card time is classed by its GPUs' readings (Classify); an inference service replica's by
+// what its service served (Serving and Idle only; see models.ServiceServing).
 type Breakdown struct {
 	// Setup is from the allocation's start until the first 5-minute bucket with an active
 	// reading.
@@ -19,20 +21,25 @@ type Breakdown struct {
 	Idle    int64 `json:"idle_s"`
 	// NoData is held seconds without readings.
 	NoData int64 `json:"no_data_s"`
+	// Serving is a service replica's seconds in 5-minute buckets in which its service served
+	// a request: effective, like Active. Absent without services, so bills before them keep
+	// their shape.
+	Serving int64 `json:"serving_s,omitempty"`
 }
 
 // Nominal is all held seconds.
 func (b Breakdown) Nominal() int64 {
-	return b.Setup + b.Active + b.LowUtil + b.Idle + b.NoData
+	return b.Setup + b.Active + b.Serving + b.LowUtil + b.Idle + b.NoData
 }
 
-// Effective is the active seconds.
-func (b Breakdown) Effective() int64 { return b.Active }
+// Effective is the seconds the cards did the work they were held for: active, or serving.
+func (b Breakdown) Effective() int64 { return b.Active + b.Serving }
 
 // Add adds o to b.
 func (b *Breakdown) Add(o Breakdown) {
 	b.Setup += o.Setup
 	b.Active += o.Active
+	b.Serving += o.Serving
 	b.LowUtil += o.LowUtil
 	b.Idle += o.Idle
 	b.NoData += o.NoData
@@ -97,6 +104,20 @@ func (s *spanSet) wasted(window Span, t *models.LedgerTask) int64 {
 		w += c.n * Wasted(c.span, window, t)
 	}
 	return w
+}
+
+// classifyHeld classes the seconds of allocation a that fall in window, given its span held
+// and its GPU's rollups (as Classify): a service replica's by what its service served
+// (serving.Split, as the Models page classes them), any other task's by its GPU's readings.
+func classifyHeld(a *models.LedgerAllocation, held, window Span, rs []models.GPURollup, serving models.ServiceServing) Breakdown {
+	service, ok := serving.ServiceOf(a.TaskID)
+	if !ok {
+		return Classify(held, window, rs)
+	}
+	in := held.Clip(window)
+	var b Breakdown
+	b.Serving, b.Idle = serving.Split(service, in.Start, in.End)
+	return b
 }
 
 // Classify splits the seconds of the allocation held seconds that fall in window, given the

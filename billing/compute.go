@@ -48,6 +48,9 @@ type Input struct {
 	// their unused card-hours by spec (BookingRules; a spec absent is free).
 	Reservations     []models.Reservation
 	UnusedBookingPct map[string]int
+	// Serving classes the card time of inference services' replicas by what the services
+	// served (models.ServiceServing); its zero value knows no service.
+	Serving models.ServiceServing
 	// Metering is the idle and active thresholds in force (the billing settings'; zero means
 	// the defaults); each rollup records the ones that classified it, the same unless the
 	// settings changed.
@@ -109,7 +112,7 @@ func Compute(in Input) (Result, error) {
 			for i := range as {
 				c := &cs[i]
 				c.held = heldSpan(&as[i], l.nodes, asOf)
-				c.class = Classify(c.held, win, rs)
+				c.class = classifyHeld(&as[i], c.held, win, rs, in.Serving)
 			}
 			mu.Lock()
 			defer mu.Unlock()

@@ -183,7 +183,8 @@ func TestGroupByTag(t *testing.T) {
 		{ProjectID: 2, Project: "b", NominalS: 20, TotalFen: 200},
 		{ProjectID: 3, Project: "c", NominalS: 40, TotalFen: 400},
 	}
-	got := GroupByTag(bills, map[int64][]string{1: {"nlp", "cv"}, 2: {"nlp"}})
+	bills[0].Tags, bills[1].Tags = []string{"nlp", "cv"}, []string{"nlp"}
+	got := GroupByTag(bills)
 	want := []TagGroup{
 		{Tag: "cv", Projects: []string{"a"}, NominalS: 10, TotalFen: 100},
 		{Tag: "nlp", Projects: []string{"a", "b"}, NominalS: 30, TotalFen: 300},

@@ -16,8 +16,10 @@ type history struct {
 	allocs  []models.LedgerAllocation
 	rollups rollupList
 	held    map[int64]Span // allocation id → held span
-	asOf    time.Time
-	first   time.Time
+	// served are the buckets in which each service served, as a set.
+	served map[int64]map[int64]bool
+	asOf   time.Time
+	first  time.Time
 }
 
 var (
@@ -33,9 +35,10 @@ var (
 )
 
 // randomHistory builds projects, tasks holding one to three GPUs for up to 40 days (some
-// still open), random rollups, prices and plans.
+// still open; about one in four a replica of its project's inference service), random
+// rollups, the buckets in which each service served, prices and plans.
 func randomHistory(r *rand.Rand, loc *time.Location) history {
-	h := history{held: map[int64]Span{}, asOf: histStart.Add(150 * 24 * time.Hour)}
+	h := history{held: map[int64]Span{}, served: map[int64]map[int64]bool{}, asOf: histStart.Add(150 * 24 * time.Hour)}
 	h.first = h.asOf
 	in := Input{Location: loc, AsOf: h.asOf}
 	for p := int64(1); p <= 3; p++ {
@@ -69,6 +72,9 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 		}
 		task := models.LedgerTask{ID: t, ProjectID: 1 + r.Int64N(3), Name: fmt.Sprintf("t%d", t), Owner: "o", State: state,
 			Ending: models.TaskEnding(state, reason), OutputUnits: r.Int64N(1000)}
+		if r.IntN(4) == 0 {
+			task.ServiceID, task.Model = 1000+task.ProjectID, "m"
+		}
 		var end int64
 		if state != models.TaskRunning {
 			end = start.Add(dur).Unix()
@@ -104,18 +110,58 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 				N: n, NActive: act, NIdle: r.Int64N(n - act + 1)})
 		}
 	}
+	// Each project's service serves in random runs of buckets over the whole history.
+	in.Serving = models.ServiceServing{Replicas: map[int64]int64{}, Served: map[int64][]int64{}}
+	for _, t := range h.tasks {
+		if t.ServiceID != 0 {
+			in.Serving.Replicas[t.ID] = t.ServiceID
+		}
+	}
+	for p := int64(1); p <= 3; p++ {
+		svc := 1000 + p
+		h.served[svc] = map[int64]bool{}
+		b := histStart.Unix() - histStart.Unix()%models.Rollup5m
+		for b < h.asOf.Unix() {
+			run, gap := 1+r.Int64N(300), r.Int64N(300)
+			for ; run > 0; run-- {
+				h.served[svc][b] = true
+				in.Serving.Served[svc] = append(in.Serving.Served[svc], b)
+				b += models.Rollup5m
+			}
+			b += gap * models.Rollup5m
+		}
+	}
 	in.Ledger, in.Tasks = ledgerOf(h.allocs, h.rollups), tasksOf(h.tasks)
 	h.in = in
 	return h
 }
 
+// servedIn is the seconds of s in buckets in which service served, counted bucket by
+// bucket: what a replica's card held over s served.
+func (h history) servedIn(service int64, s Span) int64 {
+	var n int64
+	for t := s.Start; t < s.End; {
+		b := t - t%models.Rollup5m
+		end := min(b+models.Rollup5m, s.End)
+		if h.served[service][b] {
+			n += end - t
+		}
+		t = end
+	}
+	return n
+}
+
 // TestConservation: for random histories in zones with and without daylight saving, with
 // tasks finished, failed, lost, timed out, reclaimed, released and cancelled, some with
-// checkpoints, the bills' line seconds over all months equal the allocations' held seconds to
-// the second, per project and month as the months split them; each class of a bill equals
-// that class of its allocations classified one by one, whatever the tasks' endings, and its
-// wasted seconds those of its interrupted tasks after their checkpoints; every line's
-// classes add up to its nominal seconds; totals equal the sums of rounded lines and items.
+// checkpoints and some replicas of inference services, the bills' line seconds over all
+// months equal the allocations' held seconds to the second, per project and month as the
+// months split them; each class of a bill equals that class of its allocations classified
+// one by one (a replica's: serving where its service served, idle elsewhere), whatever the
+// tasks' endings, and its wasted seconds those of its interrupted tasks after their
+// checkpoints; every line's classes add up to its nominal seconds; totals equal the sums of
+// rounded lines and items. The bills' JSON (the API's), CSV and XLSX say the same: held =
+// effective + each waste class per task, project and month, with the same figures on each
+// (checkSurfaces).
 func TestConservation(t *testing.T) {
 	zones := []string{"Asia/Shanghai", "UTC", "Asia/Kolkata", "America/New_York", "Europe/Berlin"}
 	seeds := 40
@@ -146,6 +192,7 @@ func checkConservation(t *testing.T, name string, h history) {
 		}
 	}
 	var gotTotal int64
+	var all []Bill
 	perAlloc := map[int64]int64{}
 	rollups := h.rollups.byGPU()
 	tasks := map[int64]*models.LedgerTask{}
@@ -182,7 +229,12 @@ func checkConservation(t *testing.T, name string, h history) {
 				s.End = min(s.End, win.End)
 			}
 			c := Classify(s, win, rollups[a.GPUID])
-			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 {
+			if svc := tasks[a.TaskID].ServiceID; svc != 0 {
+				in := s.Clip(win)
+				c = Breakdown{Serving: h.servedIn(svc, in)}
+				c.Idle = in.Seconds() - c.Serving
+			}
+			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.Serving < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 {
 				t.Fatalf("%s: Classify(alloc %d, %s) = %+v, want parts ≥ 0 adding to %d", name, id, m, c, s.Clip(win).Seconds())
 			}
 			perAlloc[id] += c.Nominal()
@@ -197,6 +249,7 @@ func checkConservation(t *testing.T, name string, h history) {
 		if err != nil {
 			t.Fatalf("%s: Compute(%s) = %v", name, m, err)
 		}
+		all = append(all, res.Bills...)
 		for _, b := range res.Bills {
 			checkBill(t, name, b)
 			if key := fmt.Sprintf("%d %s", b.ProjectID, m); b.NominalS != want[key] {
@@ -209,6 +262,7 @@ func checkConservation(t *testing.T, name string, h history) {
 			gotTotal += b.NominalS
 		}
 	}
+	checkSurfaces(t, name, all)
 	if gotTotal != wantTotal {
 		t.Errorf("%s: bills hold %d card-seconds, allocations %d", name, gotTotal, wantTotal)
 	}
@@ -225,7 +279,7 @@ func checkBill(t testing.TB, name string, b Bill) {
 	var nominal, lines, items, specItems int64
 	var held Breakdown
 	for _, l := range b.Lines {
-		if l.Breakdown.Nominal() != l.NominalS || l.EffectiveS != l.Active {
+		if l.Breakdown.Nominal() != l.NominalS || l.EffectiveS != l.Breakdown.Effective() {
 			t.Fatalf("%s: line %+v: classes add to %d, nominal %d", name, l, l.Breakdown.Nominal(), l.NominalS)
 		}
 		if (l.Pricing == PricingCardHour || l.Pricing == PricingOverflow) && l.AmountFen != Amount(l.NominalS, l.RateFen) {

@@ -9,9 +9,13 @@ import (
 	"time"
 )
 
+// headerOwner names a task's owner in the downloads' headers, in the catalogs' words for
+// it (提交人, Owner): 负责人 is a project's lead.
+const headerOwner = "提交人 Owner"
+
 // CSVHeader names the CSV columns, in Chinese and English.
 var CSVHeader = []string{
-	"类型 Kind", "项目 Project", "月份 Month", "标签 Tags", "任务ID Task ID", "任务 Task", "负责人 Owner",
+	"类型 Kind", "项目 Project", "月份 Month", "标签 Tags", "任务ID Task ID", "任务 Task", headerOwner,
 	"状态 State", "结束方式 Ending", "卡型 Spec", "地域 Region", "计价 Pricing", "名义卡时 Nominal card-hours",
 	"有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours",
 	"无数据 No-data hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",

@@ -18,7 +18,10 @@
 // 3600 with six decimals, which still tell whole seconds apart.
 //
 // Classes of held time (Breakdown) partition it by what the cards did, whatever the task's
-// ending: setup + active + low-util + idle + no-data = nominal (held); effective = active.
+// ending: setup + active + serving + low-util + idle + no-data = nominal (held); effective =
+// active + serving. An inference service's replica is classed by what its service served
+// (serving or idle, models.ServiceServing, as the Models page classes it), any other task by
+// its GPUs' readings.
 // How a task ended is a column of its own (Line.Ending), and an interrupted task's work since
 // its last checkpoint is a figure beside the classes (Wasted). Issued bills are frozen as
 // their JSON body with a SHA-256 (Freeze, Frozen) and render to the same bytes every time.

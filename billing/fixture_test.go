@@ -83,6 +83,24 @@ func (f *fixture) busy(gpu int64, start, end float64, n, act, idle int64) *fixtu
 	return f
 }
 
+// served records that service served a request in every 5-minute bucket from start to end
+// hours.
+func (f *fixture) served(service int64, start, end float64) *fixture {
+	if f.in.Serving.Served == nil {
+		f.in.Serving.Served = map[int64][]int64{}
+	}
+	for b := f.at(start).Unix(); b < f.at(end).Unix(); b += models.Rollup5m {
+		f.in.Serving.Served[service] = append(f.in.Serving.Served[service], b-b%models.Rollup5m)
+	}
+	return f
+}
+
+// replicas makes tasks replicas of services (task id → service id).
+func (f *fixture) replicas(of map[int64]int64) *fixture {
+	f.in.Serving.Replicas = of
+	return f
+}
+
 func (f *fixture) compute(t testing.TB) Result {
 	t.Helper()
 	f.in.Ledger, f.in.Tasks = ledgerOf(f.allocs, f.rollups), tasksOf(f.tasks)

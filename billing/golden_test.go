@@ -2,11 +2,14 @@ package billing
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +40,8 @@ func goldenBill(t testing.TB) Bill {
 	f.in.Projects[0].Tags = "视觉组,cc-7"
 	f.in.Regions = map[int64]string{2: "华北-2"}
 	f.tasks[1].EstimatedS = 4 * 3600
-	f.in.Adjustments = []models.Adjustment{{ID: 3, ProjectID: 1, Month: "2026-03", AmountFen: -1234, Reason: "2月 计费错误 correction", CorrectsMonth: "2026-02"}}
+	f.in.Adjustments = []models.Adjustment{{ID: 3, ProjectID: 1, Month: "2026-03", AmountFen: -1234, Reason: "2月 计费错误 correction", CorrectsMonth: "2026-02",
+		CreatedBy: "finance-li", CreatedAt: time.Date(2026, 3, 20, 3, 0, 0, 0, time.UTC)}}
 	f.in.AsOf = time.Date(2026, 4, 1, 2, 0, 0, 0, time.UTC)
 	b := billOf(t, f.compute(t), "alpha")
 	ib, err := Freeze(b, "finance-li")
@@ -209,5 +213,57 @@ func TestFrozenRejectsTampering(t *testing.T) {
 	ib.Body = ib.Body[:len(ib.Body)-1] + " }"
 	if _, err := Frozen(ib); err == nil {
 		t.Errorf("Frozen(tampered body) = nil error")
+	}
+}
+
+// v1SHA256 is the checksum of testdata/billing/alpha-2026-03.v1-body.json, goldenBill as
+// Kashi froze it before FrozenFormat 2: without a format, price versions or adjustment
+// records.
+const v1SHA256 = "76809f2bd45efdbce28f6e44175303586c1f832417e9e1d5b8657345125d0141"
+
+// TestFrozenV1Body: a bill issued before FrozenFormat 2 is still verified and read, as format
+// 1 without the parts it never carried; its lines, items and tags are the ones it was issued
+// with, and it writes as CSV and XLSX. A body changed by a byte, or of a format newer than
+// this Kashi's, is refused.
+func TestFrozenV1Body(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join(goldenDir, "alpha-2026-03.v1-body.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib := models.IssuedBill{ID: 1, ProjectID: 1, Month: "2026-03", Body: string(body), SHA256: v1SHA256, IssuedBy: "finance-li",
+		IssuedAt: time.Date(2026, 4, 1, 2, 0, 0, 0, time.UTC)}
+	b, err := Frozen(ib)
+	if err != nil {
+		t.Fatalf("Frozen(v1 body) = %v", err)
+	}
+	now := goldenBill(t)
+	if b.Format != 0 || b.PriceVersions != nil || b.Adjustments != nil || b.Issued == nil || b.Issued.SHA256 != v1SHA256 {
+		t.Errorf("v1 bill: format %d, price versions %v, adjustments %v, issued %+v; want format 1's none and its checksum",
+			b.Format, b.PriceVersions, b.Adjustments, b.Issued)
+	}
+	if fmt.Sprint(b.Lines, b.Items, b.Tags, b.AdjustmentIDs, b.TotalFen) != fmt.Sprint(now.Lines, now.Items, now.Tags, now.AdjustmentIDs, now.TotalFen) {
+		t.Errorf("v1 bill's lines, items, tags, adjustments or total differ from the bill computed now")
+	}
+	var csv, xlsx bytes.Buffer
+	if err := WriteCSV(&csv, []Bill{b}); err != nil {
+		t.Error(err)
+	}
+	if err := WriteXLSX(&xlsx, []Bill{b}); err != nil {
+		t.Error(err)
+	}
+	tampered := ib
+	tampered.Body = string(bytes.Replace(body, []byte(`"alpha"`), []byte(`"alphb"`), 1))
+	if _, err := Frozen(tampered); err == nil {
+		t.Error("Frozen(a body changed by a byte) = nil error, want the checksum refused")
+	}
+	next, err := Freeze(Bill{Format: FrozenFormat + 1, Project: "alpha"}, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Body = strings.Replace(next.Body, `"format":2`, fmt.Sprintf(`"format":%d`, FrozenFormat+1), 1)
+	sum := sha256.Sum256([]byte(next.Body))
+	next.SHA256 = hex.EncodeToString(sum[:])
+	if _, err := Frozen(next); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Frozen(format %d) = %v, want it refused as newer", FrozenFormat+1, err)
 	}
 }

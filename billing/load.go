@@ -1,9 +1,11 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +20,8 @@ type Source interface {
 	LedgerAllocations(ctx context.Context, q models.LedgerQuery) ([]models.LedgerAllocation, error)
 	LedgerGPUs(ctx context.Context, q models.LedgerQuery, each func(gpu int64, as []models.LedgerAllocation, rs []models.GPURollup) error) error
 	LedgerTasks(ctx context.Context, ids []int64) ([]models.LedgerTask, error)
+	ServiceReplicas(ctx context.Context, q models.LedgerQuery) (map[int64]int64, error)
+	ServedBuckets(ctx context.Context, serviceIDs []int64, from, to time.Time) (map[int64][]int64, error)
 	LedgerReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerPeakReadings(ctx context.Context, gpuIDs []int64, since, to time.Time, each func(gpu int64, rs []models.GPURollup) error) error
 	LedgerNodes(ctx context.Context) ([]models.LedgerNode, error)
@@ -81,6 +85,13 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 		return src.LedgerGPUs(ctx, q, each)
 	}
 	in.Tasks = func(ids []int64) ([]models.LedgerTask, error) { return src.LedgerTasks(ctx, ids) }
+	replicas, err := src.ServiceReplicas(ctx, q)
+	if err != nil {
+		return Input{}, err
+	}
+	if in.Serving, err = loadServing(ctx, src, replicas, from, to); err != nil {
+		return Input{}, err
+	}
 	if r.ProjectID == 0 {
 		if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 			return Input{}, err
@@ -132,6 +143,17 @@ func loadBookings(ctx context.Context, src Source, in *Input, project int64, fro
 	}
 	in.UnusedBookingPct = BookingRules(pools)
 	return nil
+}
+
+// loadServing reads the buckets from since to to in which the services of replicas (task id
+// → service id) served, for classing their card time.
+func loadServing(ctx context.Context, src Source, replicas map[int64]int64, since, to time.Time) (models.ServiceServing, error) {
+	services := slices.Compact(slices.Sorted(maps.Values(replicas)))
+	served, err := src.ServedBuckets(ctx, services, since, to)
+	if err != nil {
+		return models.ServiceServing{}, err
+	}
+	return models.ServiceServing{Replicas: replicas, Served: served}, nil
 }
 
 // readingsOf are the rollups of gpus from since to to, read from src when Compute asks.
@@ -222,7 +244,7 @@ func ProjectBill(ctx context.Context, src Source, projectID int64, month string,
 }
 
 // MonthBills is every project's bill of a month, issued ones as frozen and the others
-// computed now, by project name, with the month's pool idle.
+// computed now, by the project names they show (ByProject), with the month's pool idle.
 func MonthBills(ctx context.Context, src Source, month string, now time.Time) (Result, error) {
 	loc, err := Location(ctx, src)
 	if err != nil {
@@ -255,7 +277,14 @@ func MonthBills(ctx context.Context, src Source, month string, now time.Time) (R
 			}
 		}
 	}
+	slices.SortStableFunc(res.Bills, ByProject)
 	return res, nil
+}
+
+// ByProject orders bills by the project names they show (an issued bill's as of its issue),
+// then by project id.
+func ByProject(a, b Bill) int {
+	return cmp.Or(strings.Compare(a.Project, b.Project), cmp.Compare(a.ProjectID, b.ProjectID))
 }
 
 // Issue computes a project's bill of an ended month and freezes it. A bad, future or

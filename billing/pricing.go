@@ -86,6 +86,7 @@ func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerT
 		b.WastedS += l.WastedS
 	}
 	b.NominalS, b.EffectiveS = b.Held.Nominal(), b.Held.Effective()
+	b.PriceVersions = p.priceVersions(b.ProjectID, b.Lines)
 	bl.items(win, asOf)
 	bl.idle()
 	for _, it := range b.Items {
@@ -240,7 +241,33 @@ func (bl *pricer) items(win Span, asOf int64) {
 		}
 		b.Items = append(b.Items, Item{Kind: ItemAdjustment, AmountFen: a.AmountFen, Note: note})
 		b.AdjustmentIDs = append(b.AdjustmentIDs, a.ID)
+		b.Adjustments = append(b.Adjustments, AdjustmentRecordOf(a))
 	}
+}
+
+// AdjustmentRecordOf is adjustment a as a bill records it.
+func AdjustmentRecordOf(a models.Adjustment) AdjustmentRecord {
+	return AdjustmentRecord{ID: a.ID, AmountFen: a.AmountFen, Reason: a.Reason, CorrectsMonth: a.CorrectsMonth, By: a.CreatedBy,
+		At: a.CreatedAt.UTC()}
+}
+
+// priceVersions are the versions of the prices (in force in the month) that priced the
+// specs of a project's lines, in the order the lines first use them: the project's own,
+// else the default list's, as price finds them. A spec without a price has none.
+func (p *pricing) priceVersions(project int64, lines []Line) []PriceVersion {
+	var out []PriceVersion
+	seen := map[string]bool{}
+	for _, ln := range lines {
+		if seen[ln.Spec] {
+			continue
+		}
+		seen[ln.Spec] = true
+		if pr, ok := p.price(project, ln.Spec); ok {
+			out = append(out, PriceVersion{Spec: pr.Spec, Own: pr.ProjectID != 0, FromMonth: pr.FromMonth, RateFen: pr.RateFen,
+				OverflowRateFen: pr.OverflowRateFen})
+		}
+	}
+	return out
 }
 
 // reserve adds the package fee and the package spec's hours beyond the package. Hours are

@@ -100,6 +100,9 @@ type WindowInput struct {
 	Readings    Readings
 	// Nodes name the nodes and give lost nodes' last-seen time.
 	Nodes []models.LedgerNode
+	// Serving classes services' card time, as Input.Serving; it must reach back to the
+	// earliest start of the allocations, as Readings does.
+	Serving models.ServiceServing
 	// Templates name the templates the tasks came from.
 	Templates []models.LedgerTemplate
 	// Unmanaged are the uses of GPUs by processes of no task, as Input.Unmanaged.
@@ -308,7 +311,8 @@ func (s usageSet) sorted() []Usage {
 }
 
 // Utilization computes the report of the window. It classifies each allocation's held
-// seconds with Classify, as Compute does for a month, so that a report over a month gives
+// seconds as Compute does for a month (by its GPU's readings, a service replica's by what
+// its service served), so that a report over a month gives
 // the month's bills' card time. It is pure.
 func Utilization(in WindowInput) (Report, error) {
 	if in.AsOf.IsZero() || !in.To.After(in.From) {
@@ -340,10 +344,10 @@ func Utilization(in WindowInput) (Report, error) {
 			return
 		}
 		if t := tasks[a.TaskID]; t != nil && endedIn(t, win) {
-			wholes[i] = Classify(held, held, rs)
+			wholes[i] = classifyHeld(a, held, held, rs, in.Serving)
 			cards[i] = measureHeld(held, rs)
 		}
-		classes[i] = Classify(held, win, rs)
+		classes[i] = classifyHeld(a, held, win, rs, in.Serving)
 	})
 	if err != nil {
 		return Report{}, err
@@ -621,6 +625,15 @@ func LoadWindow(ctx context.Context, src Source, from, to, asOf time.Time, only 
 		return WindowInput{}, err
 	}
 	in.Readings = readingsOf(ctx, src, gpuIDs, time.Unix(since, 0), to)
+	replicas := map[int64]int64{}
+	for _, t := range in.Tasks {
+		if t.ServiceID != 0 {
+			replicas[t.ID] = t.ServiceID
+		}
+	}
+	if in.Serving, err = loadServing(ctx, src, replicas, time.Unix(since, 0), to); err != nil {
+		return WindowInput{}, err
+	}
 	if in.Nodes, err = src.LedgerNodes(ctx); err != nil {
 		return WindowInput{}, err
 	}
@@ -671,7 +684,7 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 
 // ReportCSVHeader names the columns of the report's CSV, in Chinese and English.
 var ReportCSVHeader = []string{
-	"类型 Kind", "名称 Key", "项目 Project", "负责人 Owner", "卡型 Spec", "任务ID Task ID",
+	"类型 Kind", "名称 Key", "项目 Project", headerOwner, "卡型 Spec", "任务ID Task ID",
 	"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours",
 	"准备 Setup hours", "浪费 Wasted card-hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",

@@ -16,12 +16,13 @@ type TagGroup struct {
 	TotalFen   int64    `json:"total_fen"`
 }
 
-// GroupByTag groups bills by their projects' tags (by project id), tags in order, "" last.
-func GroupByTag(bills []Bill, tags map[int64][]string) []TagGroup {
+// GroupByTag groups bills by the tags each carries (Bill.Tags: an issued bill's as of its
+// issue, so its month stays grouped as it was issued), tags in order, "" last.
+func GroupByTag(bills []Bill) []TagGroup {
 	at := map[string]int{}
 	var out []TagGroup
 	for _, b := range bills {
-		ts := tags[b.ProjectID]
+		ts := b.Tags
 		if len(ts) == 0 {
 			ts = []string{""}
 		}

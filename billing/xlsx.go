@@ -32,12 +32,12 @@ var (
 	summaryHeader = []any{"项目 Project", "月份 Month", "类型 Kind", "卡型 Spec", "名义卡时 Nominal card-hours",
 		"有效卡时 Effective card-hours", "闲置时长 Idle hours", "单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
 		"标签 Tags"}
-	linesHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "状态 State",
+	linesHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", headerOwner, "状态 State",
 		"结束方式 Ending", "卡型 Spec", "地域 Region", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours",
 		"闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours", "无数据 No-data hours",
 		"浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units", "单价(元) Rate (CNY)",
 		"金额(元) Amount (CNY)", "备注 Note", "标签 Tags"}
-	idleHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", "负责人 Owner", "卡型 Spec",
+	idleHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", headerOwner, "卡型 Spec",
 		"闲置时长 Idle hours", "低利用 Low-util hours", "名义卡时 Nominal card-hours", "闲置占比 Idle share"}
 	modelsHeader = []any{"项目 Project", "月份 Month", "服务ID Service ID", "服务 Service", "模型 Model",
 		"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours", "金额(元) Amount (CNY)",

@@ -42,6 +42,7 @@ var migrations = []migration{
 	{26, "a reservation's region: its cards held in one region", migrateV26ReservationRegion},
 	{28, "an index of the allocations by GPU and start that the ledger reads", migrateV28LedgerAllocations},
 	{29, "a service's health path, probed by its node", migrateV29HealthPath},
+	{30, "the 5-minute buckets in which services served, kept past their rollups for bills", migrateV30ServiceServed},
 }
 
 // schemaVersion records each applied migration.

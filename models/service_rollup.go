@@ -161,16 +161,17 @@ func (s *Store) ServiceRollups(ctx context.Context, serviceIDs []int64, from, to
 }
 
 // ServiceRollupKeep is how long services' 5-minute rollups are kept: three times the
-// longest range the Models page shows (30 days), a day's alerts and more. Bills and the
-// weekly report read card time from the ledger, never from these rollups, so pruning them
-// changes no bill; the GPUs' rollups, which bills read, stay.
+// longest range the Models page shows (30 days), a day's alerts and more. Bills class a
+// service's card time by the buckets in which it served (ServiceServing): when a rollup is
+// pruned, whether it served is kept (service_served), so pruning changes no bill.
 const ServiceRollupKeep = 92 * 24 * time.Hour
 
 // pruneServiceRollupsStep is how many buckets' seconds one prune transaction deletes, a day.
 const pruneServiceRollupsStep = 24 * 3600
 
 // pruneServiceRollups deletes services' rollups of buckets that began before cutoff (Unix
-// seconds), a day of buckets at a time.
+// seconds), a day of buckets at a time, keeping in the same transaction the buckets in
+// which the services served.
 func (s *Store) pruneServiceRollups(ctx context.Context, cutoff int64) error {
 	db := s.db.WithContext(ctx)
 	for {
@@ -181,7 +182,16 @@ func (s *Store) pruneServiceRollups(ctx context.Context, cutoff int64) error {
 		if lo == nil || *lo >= cutoff {
 			return nil
 		}
-		if err := db.Where("bucket < ?", min(*lo+pruneServiceRollupsStep, cutoff)).Delete(&ServiceRollup{}).Error; err != nil {
+		before := min(*lo+pruneServiceRollupsStep, cutoff)
+		err := db.Transaction(func(tx *gorm.DB) error {
+			err := tx.Exec(`INSERT INTO service_served (service_id, bucket) SELECT service_id, bucket FROM service_rollups
+				WHERE bucket < ? AND `+servedSQL+` ON CONFLICT DO NOTHING`, before).Error
+			if err != nil {
+				return err
+			}
+			return tx.Where("bucket < ?", before).Delete(&ServiceRollup{}).Error
+		})
+		if err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,8 @@ type ServiceUse struct {
 	UtilSum     int64
 	UtilN       int64
 	// IdleCardSeconds is the part of CardSeconds held in 5-minute buckets in which the
-	// service served no request (or no scrape answered): cards held for nothing.
+	// service served no request (or no scrape answered): cards held for nothing, classed as
+	// bills class it (ServiceServing).
 	IdleCardSeconds float64
 	// spans are the replicas' card holdings within the window, [start, end) in Unix seconds.
 	spans [][2]int64
@@ -107,7 +108,6 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 	for _, id := range order {
 		byID[id].Points = servicePoints(byID[id].spans, from.Unix(), step, n)
 	}
-	busy := map[int64]map[int64]bool{}
 	for _, row := range rows {
 		u := byID[row.ServiceID]
 		snap, err := row.Served()
@@ -120,16 +120,23 @@ func (s *Store) ServiceUses(ctx context.Context, from, to time.Time) ([]ServiceU
 		u.Buckets++
 		if row.Requests > 0 {
 			u.LastRequestAt = time.Unix(row.Bucket+Rollup5m, 0).UTC()
-			if busy[row.ServiceID] == nil {
-				busy[row.ServiceID] = map[int64]bool{}
-			}
-			busy[row.ServiceID][row.Bucket] = true
 		}
 	}
+	// Idle is classed as bills class it: the same buckets served, the same Split.
+	served, err := s.ServedBuckets(ctx, order, from, to)
+	if err != nil {
+		return nil, err
+	}
+	classes := ServiceServing{Served: served}
 	out := make([]ServiceUse, 0, len(order))
 	for _, id := range order {
 		u := byID[id]
-		u.IdleCardSeconds = min(idleCardSeconds(u.spans, busy[id]), u.CardSeconds)
+		var idle int64
+		for _, sp := range u.spans {
+			_, i := classes.Split(id, sp[0], sp[1])
+			idle += i
+		}
+		u.IdleCardSeconds = float64(idle)
 		u.spans = nil
 		out = append(out, *u)
 	}
@@ -191,20 +198,6 @@ func (s *Store) addServiceCards(ctx context.Context, byID map[int64]*ServiceUse,
 		}
 	}
 	return nil
-}
-
-// idleCardSeconds is the card-seconds of spans (one card each, Unix seconds) that fall in
-// 5-minute buckets not in busy, the buckets in which the service served a request.
-func idleCardSeconds(spans [][2]int64, busy map[int64]bool) float64 {
-	var idle int64
-	for _, sp := range spans {
-		for b := sp[0] - sp[0]%Rollup5m; b < sp[1]; b += Rollup5m {
-			if !busy[b] {
-				idle += min(sp[1], b+Rollup5m) - max(sp[0], b)
-			}
-		}
-	}
-	return float64(idle)
 }
 
 // ServicePoint is one part of a ServiceUse's window: from At, the card-seconds its replicas

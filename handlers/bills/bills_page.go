@@ -1,9 +1,9 @@
 package bills
 
 import (
-	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -59,30 +59,16 @@ func (h *Handler) BillsPage(c echo.Context) error {
 		}
 		d.PoolIdle = append(d.PoolIdle, v)
 	}
-	d.Groups, d.Total = billGroups(bills, billTags(bills))
+	d.Groups, d.Total = billGroups(bills)
 	if d.Trend, err = h.costTrend(ctx, p, current, map[string][]billing.Bill{month: bills}, now, loc); err != nil {
 		return err
 	}
 	return handlers.Render(c, http.StatusOK, billsview.Bills(handlers.Locale(c), d))
 }
 
-// billTags are the tags each bill carries, by project id, for those that carry some: an
-// issued bill its tags as of its issue, frozen with it, and an open one its project's tags
-// now. Grouping by them, not by the projects' tags of today, keeps an issued month's page
-// reading as it did when it was issued.
-func billTags(bills []billing.Bill) map[int64][]string {
-	tags := make(map[int64][]string)
-	for _, b := range bills {
-		if len(b.Tags) > 0 {
-			tags[b.ProjectID] = b.Tags
-		}
-	}
-	return tags
-}
-
-// billGroups puts the bills in groups by project tag (one group when there are no tags)
-// and sums them, each project once in the total.
-func billGroups(bills []billing.Bill, tags map[int64][]string) ([]billsview.BillGroup, billsview.BillRow) {
+// billGroups puts the bills in groups by the tags they carry (an issued bill's as of its
+// issue; one group when none has tags) and sums them, each project once in the total.
+func billGroups(bills []billing.Bill) ([]billsview.BillGroup, billsview.BillRow) {
 	var total billsview.BillRow
 	rows := make(map[string]billsview.BillRow, len(bills))
 	for _, b := range bills {
@@ -93,7 +79,7 @@ func billGroups(bills []billing.Bill, tags map[int64][]string) ([]billsview.Bill
 		total.IdleS += r.IdleS
 		total.TotalFen = billing.AddFen(total.TotalFen, r.TotalFen)
 	}
-	if len(tags) == 0 {
+	if !slices.ContainsFunc(bills, func(b billing.Bill) bool { return len(b.Tags) > 0 }) {
 		g := billsview.BillGroup{Subtotal: total}
 		for _, b := range bills {
 			g.Rows = append(g.Rows, rows[b.Project])
@@ -101,7 +87,7 @@ func billGroups(bills []billing.Bill, tags map[int64][]string) ([]billsview.Bill
 		return []billsview.BillGroup{g}, total
 	}
 	var out []billsview.BillGroup
-	for _, tg := range billing.GroupByTag(bills, tags) {
+	for _, tg := range billing.GroupByTag(bills) {
 		g := billsview.BillGroup{Tag: tg.Tag, Subtotal: billsview.BillRow{NominalS: tg.NominalS, EffectiveS: tg.EffectiveS,
 			IdleS: tg.IdleS, TotalFen: tg.TotalFen}}
 		for _, name := range tg.Projects {
@@ -161,7 +147,9 @@ func (h *Handler) renderBillForm(c echo.Context, status int, p models.Project, m
 }
 
 // billPageData is the bill page: the bill, what the viewer may do with it, its adjustments
-// with who made them, and the price versions that priced it.
+// with who made them, and the price versions that priced it, all from the bill itself (an
+// issued one's frozen body). A bill frozen before FrozenFormat 2 names its adjustments by id
+// only; they are read from the store, where they never change.
 func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (billsview.BillData, error) {
 	ctx := c.Request().Context()
 	now := h.Now()
@@ -179,45 +167,23 @@ func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (
 	d.CanIssue = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil && !d.MonthOpen
 	d.CanAdjust = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil
 	d.CanSetPrices = who.Admin() && !who.ReadOnly
-	adjs, err := h.store.Adjustments(ctx, p.ID, month)
-	if err != nil {
-		return d, err
+	adjs := b.Adjustments
+	if b.Issued != nil && b.Format < billing.FrozenFormat && len(b.AdjustmentIDs) > 0 {
+		rows, err := h.store.Adjustments(ctx, p.ID, month)
+		if err != nil {
+			return d, err
+		}
+		for _, a := range rows {
+			if slices.Contains(b.AdjustmentIDs, a.ID) {
+				adjs = append(adjs, billing.AdjustmentRecordOf(a))
+			}
+		}
 	}
 	for _, a := range adjs {
 		d.Adjustments = append(d.Adjustments, billsview.BillAdjustment{AmountFen: a.AmountFen, Reason: a.Reason,
-			CorrectsMonth: a.CorrectsMonth, By: a.CreatedBy, At: a.CreatedAt.In(loc)})
+			CorrectsMonth: a.CorrectsMonth, By: a.By, At: a.At.In(loc)})
 	}
-	d.PriceVersions, err = h.priceVersions(ctx, p.ID, month, d.Lines)
-	return d, err
-}
-
-// priceVersions are the price versions in force in month for the specs the lines use: the
-// project's own, else the default list's.
-func (h *Handler) priceVersions(ctx context.Context, projectID int64, month string, lines []billsview.BillLine) ([]billsview.BillPriceVersion, error) {
-	prices, err := h.store.Prices(ctx, month)
-	if err != nil {
-		return nil, err
-	}
-	var out []billsview.BillPriceVersion
-	seen := map[string]bool{}
-	for _, ln := range lines {
-		if seen[ln.Spec] {
-			continue
-		}
-		seen[ln.Spec] = true
-		var v *billsview.BillPriceVersion
-		for _, pr := range prices {
-			if pr.Spec != ln.Spec || (pr.ProjectID != 0 && pr.ProjectID != projectID) || (v != nil && v.Own) {
-				continue
-			}
-			v = &billsview.BillPriceVersion{Spec: pr.Spec, Own: pr.ProjectID != 0, FromMonth: pr.FromMonth, RateFen: pr.RateFen,
-				OverflowRateFen: pr.OverflowRateFen}
-		}
-		if v != nil {
-			out = append(out, *v)
-		}
-	}
-	return out, nil
+	return d, nil
 }
 
 // billData is a bill as the page shows it, times in loc.
@@ -225,11 +191,12 @@ func billData(b billing.Bill, loc *time.Location) billsview.BillData {
 	d := billsview.BillData{Project: b.Project, Month: b.Month, TimeZone: b.TimeZone, Mode: b.Mode,
 		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
 		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
-		Held: billsview.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
+		Held: billsview.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, ServingS: b.Held.Serving, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
 			NoDataS: b.Held.NoData, WastedS: b.WastedS}}
 	for _, l := range b.Lines {
 		d.Lines = append(d.Lines, billsview.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec, Region: l.Region,
 			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
+			LowUtilS: l.LowUtil, SetupS: l.Setup, NoDataS: l.NoData,
 			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
 	}
 	for _, it := range b.Items {
@@ -256,6 +223,10 @@ func billData(b billing.Bill, loc *time.Location) billsview.BillData {
 	if pk := b.Package; pk != nil {
 		d.Package = &billsview.BillPackage{Spec: pk.Spec, Cards: pk.Cards, FeeFen: pk.FeeFen, OverflowRateFen: pk.OverflowRateFen,
 			CoveredS: pk.CoveredS, UsedS: pk.UsedS, BeyondS: pk.BeyondS, UnusedS: pk.UnusedS}
+	}
+	for _, v := range b.PriceVersions {
+		d.PriceVersions = append(d.PriceVersions, billsview.BillPriceVersion{Spec: v.Spec, Own: v.Own, FromMonth: v.FromMonth,
+			RateFen: v.RateFen, OverflowRateFen: v.OverflowRateFen})
 	}
 	if b.Issued != nil {
 		d.Issued = &billsview.BillIssued{At: b.Issued.At.In(loc), By: b.Issued.By, SHA256: b.Issued.SHA256}

@@ -46,6 +46,7 @@ func (h *Handler) viewerBills(ctx context.Context, p *handlers.Principal, month 
 		}
 		bills = append(bills, b)
 	}
+	slices.SortStableFunc(bills, billing.ByProject)
 	return bills, nil, nil
 }
 

@@ -129,8 +129,10 @@ type BillLine struct {
 	Spec, Pricing, SizeClass string
 	// Region is where the line's cards were; "" for none.
 	Region string
-	// EstimatedS is the task's estimate, on its first line only (0: none).
+	// EstimatedS is the task's estimate, on its first line only (0: none). NominalS is
+	// EffectiveS + IdleS + the other classes (LowUtilS, SetupS, NoDataS).
 	NominalS, EffectiveS, IdleS, EstimatedS int64
+	LowUtilS, SetupS, NoDataS               int64
 	Units                                   int64
 	RateFen, AmountFen                      int64
 	Note                                    string
@@ -184,10 +186,11 @@ type BillPackage struct {
 }
 
 // BillHeld is the classification of every held second; the classes add up to nominal.
+// ServingS is inference services' seconds in which they served (effective, like ActiveS).
 // WastedS, interrupted tasks' work since their last checkpoint, is apart: it overlaps them.
 type BillHeld struct {
-	SetupS, ActiveS, LowUtilS, IdleS, NoDataS int64
-	WastedS                                   int64
+	SetupS, ActiveS, ServingS, LowUtilS, IdleS, NoDataS int64
+	WastedS                                             int64
 }
 
 // BillIssued says when and by whom the bill was frozen, and its checksum.

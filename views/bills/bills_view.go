@@ -168,3 +168,21 @@ func IssuedNotice(l phrase.Locale, project, month string) string {
 func IssuedConflict(l phrase.Locale, project, month string) string {
 	return l.T("bill.err.issued", project, month)
 }
+
+// lineClass is one class of a line's held hours, by its catalog key.
+type lineClass struct {
+	key string
+	s   int64
+}
+
+// otherClasses are the classes of a line's held hours other than effective and idle that it
+// has (low-util, setup, no data), so that the line shows every part of its card-hours.
+func otherClasses(ln BillLine) []lineClass {
+	var out []lineClass
+	for _, c := range []lineClass{{"bill.class.low_util", ln.LowUtilS}, {"bill.class.setup", ln.SetupS}, {"bill.class.no_data", ln.NoDataS}} {
+		if c.s != 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -49,8 +49,13 @@ func NewBillWorld(t testing.TB) BillWorld {
 // NewBillWorldPriced is NewBillWorld, without the A100 price unless priced.
 func NewBillWorldPriced(t testing.TB, priced bool) BillWorld {
 	t.Helper()
+	return NewBillWorldOn(t, NewServer(t), priced)
+}
+
+// NewBillWorldOn builds a BillWorld over s, without the A100 price unless priced.
+func NewBillWorldOn(t testing.TB, s *Server, priced bool) BillWorld {
+	t.Helper()
 	ctx := context.Background()
-	s := NewServer(t)
 	s.Projects("vision", "nlp")
 	w := BillWorld{Server: s, Tokens: map[string]string{}}
 	r := Node("a100-01").InPool("a100").Cards(A100Name, A100MiB, 4).R
@@ -160,4 +165,27 @@ type HTTPResult struct {
 	Code   int
 	Body   []byte
 	Header http.Header
+}
+
+// BillViews is one project's bill of a month as each surface gives it: the page
+// (/bills/<project>/<month>) and the API's JSON, CSV and XLSX.
+type BillViews struct {
+	Page, JSON, CSV, XLSX []byte
+}
+
+// BillViews reads a project's bill of a month from every surface with the admin's token,
+// failing the test unless each answers 200.
+func (s *Server) BillViews(project, month string) BillViews {
+	s.Tb.Helper()
+	get := func(path string) []byte {
+		s.Tb.Helper()
+		w := s.Get(path)
+		if w.Code != http.StatusOK {
+			s.Tb.Fatalf("GET %s = %d %s, want 200", path, w.Code, w.Body)
+		}
+		return w.Body.Bytes()
+	}
+	api := "/api/v1/bills/" + project + "/" + month
+	return BillViews{Page: get("/bills/" + project + "/" + month), JSON: get(api), CSV: get(api + "?format=csv"),
+		XLSX: get(api + "?format=xlsx")}
 }
