@@ -173,6 +173,9 @@ func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, n
 	err := forUpdate(tx).Where("name = ?", name).Take(&pool).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
+		if err := checkNewPoolName("name", name); err != nil {
+			return ConfiguredPool{}, err
+		}
 		pool = Pool{Name: name, Spec: cfg.Spec, Provider: cfg.Provider, GPUsPerNode: cfg.GPUsPerNode, Region: cfg.Region,
 			Zone: cfg.Zone, CreatedAt: now}
 		if err := tx.Create(&pool).Error; err != nil {

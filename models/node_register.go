@@ -109,6 +109,9 @@ func poolForRegister(tx *gorm.DB, name, spec string, gpus int, now time.Time) (P
 	var pool Pool
 	err := tx.Where("name = ?", name).Take(&pool).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
+		if err := checkNewPoolName("pool", name); err != nil {
+			return pool, err
+		}
 		// Nodes of a new pool register at once: the first creates it, the others (waiting on
 		// Postgres for its commit) read it.
 		pool = Pool{Name: name, Spec: spec, Provider: "static", GPUsPerNode: gpus, CreatedAt: now}

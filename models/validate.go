@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -49,6 +50,20 @@ func checkName(field, v string, max int) error {
 		return fieldErr(field, "must not contain NUL") // Postgres refuses it in text
 	case len(v) > max:
 		return fieldErr(field, "is longer than %d bytes", max)
+	}
+	return nil
+}
+
+// poolNamePattern is what a new pool may be called: it goes into URLs, cloud tags and the
+// exec provider's script arguments, so letters, digits, '.', '_' and '-' only, starting with a
+// letter or digit.
+var poolNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// checkNewPoolName refuses a name a new pool may not have. Pools made before the rule keep
+// their names: only creating one checks it.
+func checkNewPoolName(field, name string) error {
+	if !poolNamePattern.MatchString(name) {
+		return fieldErr(field, "a new pool's name is 1 to 63 letters, digits, '.', '_' or '-', starting with a letter or digit; got %q", name)
 	}
 	return nil
 }

@@ -381,32 +381,33 @@ func TestPoolSpecLockedWithNodes(t *testing.T) {
 
 func TestPoolNew(t *testing.T) {
 	s := webtest.NewPoolServer(t)
-	w := s.Get("/pools/new?name=sh+h800")
-	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/pools/sh%20h800/edit" {
+	w := s.Get("/pools/new?name=sh-h800")
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/pools/sh-h800/edit" {
 		t.Fatalf("GET /pools/new = %d → %q", w.Code, w.Header().Get("Location"))
 	}
-	doc := webtest.Parse(t, s.Get("/pools/sh%20h800/edit").Body.String())
-	if h := doc.Find("h1").Text(); h != "New pool sh h800" {
+	doc := webtest.Parse(t, s.Get("/pools/sh-h800/edit").Body.String())
+	if h := doc.Find("h1").Text(); h != "New pool sh-h800" {
 		t.Errorf("heading = %q", h)
 	}
-	if a := doc.Find(`[data-testid=pool-form]`).AttrOr("action", ""); a != "/pools/sh%20h800" {
+	if a := doc.Find(`[data-testid=pool-form]`).AttrOr("action", ""); a != "/pools/sh-h800" {
 		t.Errorf("form action = %q", a)
 	}
 	v := url.Values{"provider": {"exec"}, "spec": {"H800-80G"}, "gpus_per_node": {"8"}, "max_nodes": {"2"}}
-	if resp := s.Form("/pools/sh%20h800", v); resp.StatusCode != http.StatusSeeOther {
+	if resp := s.Form("/pools/sh-h800", v); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create = %d", resp.StatusCode)
 	}
 	if _, err := s.Store.ConfiguredPools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := webtest.Parse(t, s.Get("/pools").Body.String()).Find(`[data-testid=pool][data-pool="sh h800"] [data-testid=pool-state]`).Text(); got != "scaling off" {
+	if got := webtest.Parse(t, s.Get("/pools").Body.String()).Find(`[data-testid=pool][data-pool="sh-h800"] [data-testid=pool-state]`).Text(); got != "scaling off" {
 		t.Errorf("new pool state = %q, want scaling off", got)
 	}
 }
 
-// TestPoolNameEscapes: a pool name with a slash, a space and a percent sign survives the
-// round trip through links and forms.
-func TestPoolNameEscapes(t *testing.T) {
+// TestPoolNameRefused: a new pool's name goes into URLs, cloud tags and the exec script's
+// arguments, so one with a slash, a space or a percent sign is refused on the form (422,
+// the form again with why) and no pool is made.
+func TestPoolNameRefused(t *testing.T) {
 	s := webtest.NewPoolServer(t)
 	const name = "gpu/a100 50%"
 	w := s.Get("/pools/new?name=" + url.QueryEscape(name))
@@ -414,21 +415,17 @@ func TestPoolNameEscapes(t *testing.T) {
 	if edit != "/pools/gpu%2Fa100%2050%25/edit" {
 		t.Fatalf("GET /pools/new → %q", edit)
 	}
-	doc := webtest.Parse(t, s.Get(edit).Body.String())
-	if h := doc.Find("h1").Text(); h != "New pool "+name {
-		t.Errorf("heading = %q", h)
-	}
-	action := doc.Find(`[data-testid=pool-form]`).AttrOr("action", "")
+	action := webtest.Parse(t, s.Get(edit).Body.String()).Find(`[data-testid=pool-form]`).AttrOr("action", "")
 	v := url.Values{"provider": {"exec"}, "spec": {"H800-80G"}, "gpus_per_node": {"8"}, "max_nodes": {"2"}}
-	if resp := s.Form(action, v); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/pools/gpu%2Fa100%2050%25/edit?saved=1" {
-		t.Fatalf("POST %s = %d → %q", action, resp.StatusCode, resp.Header.Get("Location"))
+	resp := s.Form(action, v)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("POST %s = %d, want 422", action, resp.StatusCode)
 	}
-	pools, _ := s.Store.ConfiguredPools(context.Background())
-	if len(pools) != 2 || pools[1].Name != name {
-		t.Errorf("pools = %+v, want %q", pools, name)
+	if msg := webtest.DocOf(t, resp).Find(`.form-error`).Text(); !strings.Contains(msg, "name") {
+		t.Errorf("the form says %q, want why the name is refused", msg)
 	}
-	if got := webtest.Parse(t, s.Get("/pools").Body.String()).Find(`[data-testid=pool-edit]`).Last().AttrOr("href", ""); got != edit {
-		t.Errorf("edit link = %q, want %q", got, edit)
+	if pools, _ := s.Store.ConfiguredPools(context.Background()); len(pools) != 1 {
+		t.Errorf("pools = %+v, want only the first", pools)
 	}
 }
 
