@@ -76,7 +76,12 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData
 		return d, err
 	}
 	for _, e := range events {
-		d.Events = append(d.Events, tasksview.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To, Reason: e.Reason})
+		ev := tasksview.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To}
+		if d.Full {
+			// A reason may quote the task's command or its error: its project's only.
+			ev.Reason = e.Reason
+		}
+		d.Events = append(d.Events, ev)
 	}
 	held, err := h.heldCards(ctx, id, now)
 	if err != nil {

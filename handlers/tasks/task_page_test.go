@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -232,5 +233,37 @@ func TestServiceResubmit(t *testing.T) {
 		"health_path": "/health", "ttft_target_ms": "300", "max_runtime_h": ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("resubmit form of a service (-want +got):\n%s", diff)
+	}
+}
+
+// TestTaskPageHidesHowOthersRun: someone outside a task's project sees on its page what the
+// board and the queue show (name, state, cards), not how it ran: no command and no event's
+// reason, which may quote it, as the API answers such a caller 404. Its own project sees both.
+func TestTaskPageHidesHowOthersRun(t *testing.T) {
+	s := webtest.NewServer(t)
+	s.Projects("vision", "nlp")
+	member := s.Member("alice", "vision")
+	outsider := s.Member("bob", "nlp")
+	n := s.Register(webtest.Node("n1").Cards(webtest.A100Name, webtest.A100MiB, 2))
+	tk := s.Create(webtest.Task("broken").Ready(), webtest.T0)
+	s.Place(tk, webtest.T0, webtest.UUIDOf("n1", 0))
+	const secret = "exec: /opt/secret-tool --key=abc123: no such file"
+	if err := s.Store.ReportTaskStatus(context.Background(), n.ID, tk.ID,
+		models.TaskReport{State: models.ReportFailedToStart, Message: secret, TS: webtest.T0.Add(time.Minute)}, webtest.T0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	path := "/tasks/" + strconv.FormatInt(tk.ID, 10)
+	if w := s.Get("/api/v1/tasks/"+strconv.FormatInt(tk.ID, 10), webtest.Bearer(outsider)...); w.Code != http.StatusNotFound {
+		t.Fatalf("the API to an outsider = %d, want 404", w.Code)
+	}
+	outside := s.Get(path, webtest.Bearer(outsider)...)
+	if outside.Code != http.StatusOK {
+		t.Fatalf("the page to an outsider = %d", outside.Code)
+	}
+	if strings.Contains(outside.Body.String(), "secret-tool") {
+		t.Error("the task page shows an outsider the failure reason, with the task's command in it")
+	}
+	if own := s.Get(path, webtest.Bearer(member)...); !strings.Contains(own.Body.String(), "secret-tool") {
+		t.Error("the task page does not show its own project the failure reason")
 	}
 }
