@@ -43,6 +43,7 @@ var migrations = []migration{
 	{28, "an index of the allocations by GPU and start that the ledger reads", migrateV28LedgerAllocations},
 	{29, "a service's health path, probed by its node", migrateV29HealthPath},
 	{30, "the 5-minute buckets in which services served, kept past their rollups for bills", migrateV30ServiceServed},
+	{31, "why Kashi suspended a schedule (its owner left the project or was disabled)", migrateV31ScheduleWhy},
 }
 
 // schemaVersion records each applied migration.

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,6 +22,9 @@ type TaskSchedule struct {
 	// StartDeadlineS is how late after its planned time a run may still start.
 	StartDeadlineS int64
 	Suspended      bool
+	// SuspendedWhy says why Kashi suspended it (OwnerMissing, OwnerDisabled, OwnerLeft);
+	// empty when a lead did.
+	SuspendedWhy string
 	// Owner owns the tasks the schedule submits: who created it.
 	Owner string
 	// LastPlannedAt settles the runs planned up to it; the next run is the first after it.
@@ -69,6 +73,11 @@ type ScheduleRunRow struct {
 const (
 	MinStartDeadline = time.Minute
 	MaxStartDeadline = 7 * 24 * time.Hour
+	// MaxSchedulesPerProject bounds the schedules of a project's templates.
+	MaxSchedulesPerProject = 20
+	// MaxScheduleWaiting bounds the tasks of one schedule that wait at once: a run due while
+	// that many still wait is skipped, whatever the schedule's overlap.
+	MaxScheduleWaiting = 3
 )
 
 // CreateSchedule stores a schedule of a template; runs are planned from now. The caller has
@@ -95,11 +104,129 @@ func (s *Store) CreateSchedule(ctx context.Context, ts TaskSchedule, now time.Ti
 	if names := tpl.Fields().EnvNames; len(names) > 0 {
 		return ts, fieldErr("template", "names env variables (%s); a schedule cannot give their values", names[0])
 	}
-	ts.ID, ts.Suspended, ts.LastPlannedAt, ts.CreatedAt = 0, false, now, now
-	if err := s.db.WithContext(ctx).Create(&ts).Error; err != nil {
+	ts.ID, ts.Suspended, ts.SuspendedWhy, ts.LastPlannedAt, ts.CreatedAt = 0, false, "", now, now
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// The project's row is locked: two creates at once cannot both take the last place.
+		if err := forUpdate(tx).Select("id").Where("id = ?", tpl.ProjectID).Take(&Project{}).Error; err != nil {
+			return err
+		}
+		var n int64
+		err := tx.Model(&TaskSchedule{}).Joins("JOIN task_templates ON task_templates.id = task_schedules.template_id").
+			Where("task_templates.project_id = ?", tpl.ProjectID).Count(&n).Error
+		if err != nil {
+			return err
+		}
+		if n >= MaxSchedulesPerProject {
+			return fieldErr("template", "the project has %d schedules, the most it may have", n)
+		}
+		return tx.Create(&ts).Error
+	})
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return ts, err
+	}
+	if err != nil {
 		return ts, fmt.Errorf("models: create schedule: %w", err)
 	}
 	return ts, nil
+}
+
+// ScheduleWaiting counts the schedule's tasks that still wait (for data or in the queue).
+func (s *Store) ScheduleWaiting(ctx context.Context, scheduleID int64) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Table("schedule_runs").Joins("JOIN tasks ON tasks.id = schedule_runs.task_id").
+		Where("schedule_runs.schedule_id = ? AND tasks.state IN ?", scheduleID, []string{TaskWaitingData, TaskQueued}).Count(&n).Error
+	if err != nil {
+		return 0, fmt.Errorf("models: waiting tasks of schedule %d: %w", scheduleID, err)
+	}
+	return n, nil
+}
+
+// NoteScheduleSuspended is the notification kind of a schedule Kashi suspended; its key is
+// schedule-suspended:<schedule>:<owner>.
+const NoteScheduleSuspended = "schedule-suspended"
+
+// SuspendIfOwnerGone suspends a schedule whose owner may no longer submit to its project — the
+// owner is gone, disabled, or (not an admin) no longer a member — and tells the owner and the
+// project's leads, in one transaction. A schedule acts for its owner: it must not outlive the
+// owner's right. It reports whether it suspended the schedule.
+func (s *Store) SuspendIfOwnerGone(ctx context.Context, ts TaskSchedule, now time.Time) (bool, error) {
+	suspended := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var tpl TaskTemplate
+		if err := tx.Select("id", "project_id").Where("id = ?", ts.TemplateID).Take(&tpl).Error; err != nil {
+			return err
+		}
+		why, err := ownerGone(tx, ts.Owner, tpl.ProjectID)
+		if err != nil || why == "" {
+			return err
+		}
+		res := tx.Model(&TaskSchedule{}).Where("id = ? AND NOT suspended", ts.ID).
+			Updates(map[string]any{"suspended": true, "suspended_why": why})
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		suspended = true
+		var ids []int64
+		if err := tx.Model(&ProjectMember{}).Where("project_id = ? AND role = ?", tpl.ProjectID, ProjectRoleLead).Pluck("user_id", &ids).Error; err != nil {
+			return err
+		}
+		var owner User
+		if err := tx.Select("id").Where("name = ?", ts.Owner).Take(&owner).Error; err == nil {
+			ids = append(ids, owner.ID)
+		}
+		return notify(tx, ids, fmt.Sprintf("%s:%d:%s", NoteScheduleSuspended, ts.ID, ts.Owner), NoteScheduleSuspended,
+			fmt.Sprintf("schedule %d suspended: %s", ts.ID, ownerGoneErr(why, ts.Owner)), now)
+	})
+	if err != nil {
+		return false, fmt.Errorf("models: schedule %d's owner: %w", ts.ID, err)
+	}
+	return suspended, nil
+}
+
+// Why Kashi suspends a schedule (TaskSchedule.SuspendedWhy): its owner no longer exists, is
+// disabled, or has left the project.
+const (
+	OwnerMissing  = "owner-missing"
+	OwnerDisabled = "owner-disabled"
+	OwnerLeft     = "owner-left"
+)
+
+// ownerGone says why owner may not submit to project (OwnerMissing, OwnerDisabled,
+// OwnerLeft), or "" when they may.
+func ownerGone(tx *gorm.DB, owner string, projectID int64) (string, error) {
+	var u User
+	err := tx.Where("name = ?", owner).Take(&u).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return OwnerMissing, nil
+	case err != nil:
+		return "", err
+	case u.Disabled:
+		return OwnerDisabled, nil
+	case u.Role == RoleAdmin:
+		return "", nil
+	}
+	var n int64
+	if err := tx.Model(&ProjectMember{}).Where("project_id = ? AND user_id = ?", projectID, u.ID).Count(&n).Error; err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return OwnerLeft, nil
+	}
+	return "", nil
+}
+
+// ownerGoneErr is why as the field error of a run that can no longer be submitted; its
+// message goes to chat as well.
+func ownerGoneErr(why, owner string) error {
+	switch why {
+	case OwnerMissing:
+		return fieldErr("owner", "the schedule's owner %s no longer exists", owner)
+	case OwnerDisabled:
+		return fieldErr("owner", "the schedule's owner %s is disabled", owner)
+	}
+	return fieldErr("owner", "the schedule's owner %s is no longer a member of the project", owner)
 }
 
 // ScheduleByID returns a schedule.
@@ -133,7 +260,7 @@ func (s *Store) ActiveSchedules(ctx context.Context) ([]TaskSchedule, error) {
 // fell while it was suspended never start.
 func (s *Store) SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error {
 	q := s.db.WithContext(ctx).Model(&TaskSchedule{}).Where("id = ? AND suspended = ?", id, !suspended)
-	set := map[string]any{"suspended": suspended}
+	set := map[string]any{"suspended": suspended, "suspended_why": ""}
 	if !suspended {
 		set["last_planned_at"] = UTC(now)
 	}
@@ -240,6 +367,12 @@ func (s *Store) ScheduleSubmission(ctx context.Context, run ScheduleRun) (NewTas
 	var p Project
 	if err := s.db.WithContext(ctx).Where("id = ?", tpl.ProjectID).Take(&p).Error; err != nil {
 		return NewTask{}, notFound(fmt.Sprintf("project %d", tpl.ProjectID), err)
+	}
+	if why, err := ownerGone(s.db.WithContext(ctx), ts.Owner, p.ID); err != nil || why != "" {
+		if err != nil {
+			return NewTask{}, err
+		}
+		return NewTask{}, ownerGoneErr(why, ts.Owner)
 	}
 	v, err := s.TemplateVersion(ctx, ts.TemplateID, run.TemplateVersion)
 	if err != nil {

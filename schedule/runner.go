@@ -20,6 +20,8 @@ type Store interface {
 	ScheduleSubmission(ctx context.Context, run models.ScheduleRun) (models.NewTask, error)
 	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
 	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
+	SuspendIfOwnerGone(ctx context.Context, ts models.TaskSchedule, now time.Time) (bool, error)
+	ScheduleWaiting(ctx context.Context, scheduleID int64) (int64, error)
 }
 
 // Config is the Runner's settings.
@@ -70,8 +72,15 @@ func (r *Runner) RunOnce(ctx context.Context, now time.Time) error {
 	return r.submitPending(ctx, now)
 }
 
-// decideAndClaim decides one schedule at now and claims its run.
+// decideAndClaim decides one schedule at now and claims its run. A schedule acts for its
+// owner: one whose owner may no longer submit to the project is suspended instead.
 func (r *Runner) decideAndClaim(ctx context.Context, ts models.TaskSchedule, now time.Time) error {
+	if gone, err := r.store.SuspendIfOwnerGone(ctx, ts, now); err != nil || gone {
+		if gone {
+			r.cfg.Logger.Warn("schedule suspended: its owner may no longer submit", "schedule", ts.ID, "owner", ts.Owner)
+		}
+		return err
+	}
 	s, err := Parse(ts.Cron, ts.TimeZone)
 	if err != nil { // stored after parsing; only a zone database without the zone gets here
 		r.cfg.Logger.Error("schedule cannot be parsed", "schedule", ts.ID, "err", err)
@@ -84,11 +93,23 @@ func (r *Runner) decideAndClaim(ctx context.Context, ts models.TaskSchedule, now
 	plan := Decide(s, Policy{Overlap: Overlap(ts.Overlap), Deadline: time.Duration(ts.StartDeadlineS) * time.Second},
 		ts.LastPlannedAt, now, found && active(state))
 	run := models.ScheduleRun{PlannedAt: plan.Planned, Outcome: models.RunPending}
+	if plan.Action == ActionSubmit {
+		waiting, err := r.store.ScheduleWaiting(ctx, ts.ID)
+		if err != nil {
+			return err
+		}
+		if waiting >= models.MaxScheduleWaiting {
+			plan.Action = ActionSkip
+			run.Outcome, run.Detail = models.RunSkipped, fmt.Sprintf("%d of its tasks still wait", waiting)
+		}
+	}
 	switch plan.Action {
 	case ActionNone:
 		return nil
 	case ActionSkip:
-		run.Outcome, run.Detail = models.RunSkipped, fmt.Sprintf("task %d was still %s", taskID, state)
+		if run.Outcome == models.RunPending {
+			run.Outcome, run.Detail = models.RunSkipped, fmt.Sprintf("task %d was still %s", taskID, state)
+		}
 	case ActionMissed:
 		run.Outcome, run.Detail = models.RunMissed, "the server was down past the start deadline"
 	case ActionReplace:

@@ -2,6 +2,7 @@ package schedule_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,13 @@ func fixture(t *testing.T, s *models.Store, overlap string) models.TaskSchedule 
 	modelstest.Node("n1").Pool("a100").A100s(4).Register(t, s, t0)
 	p, err := s.EnsureProject(ctx, "vision", t0)
 	if err != nil {
+		t.Fatal(err)
+	}
+	lee, err := s.CreateUser(ctx, "lee", "pw-lee-1234", models.RoleUser, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMember(ctx, p.ID, lee.ID, models.ProjectRoleLead); err != nil {
 		t.Fatal(err)
 	}
 	tpl, err := s.CreateTemplate(ctx, models.NewTemplate{ProjectID: p.ID, Name: "nightly", Body: models.TemplateBody{
@@ -229,6 +237,87 @@ func TestRunnerSuspendResume(t *testing.T) {
 		want := []string{"Tue 22:00 submitted queued"}
 		if diff := cmp.Diff(want, history(t, s, ts.ID)); diff != "" {
 			t.Errorf("runs (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestScheduleStopsWhenItsOwnerLeaves: a schedule acts for its owner. Once the owner is
+// removed from the project, or disabled, the next due run submits nothing: the schedule is
+// suspended with why, and the owner and the project's leads are told once.
+func TestScheduleStopsWhenItsOwnerLeaves(t *testing.T) {
+	for _, leave := range []string{"removed", "disabled"} {
+		t.Run(leave, func(t *testing.T) {
+			modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+				ctx := context.Background()
+				ts := fixture(t, s, "allow")
+				p, _ := s.ProjectByName(ctx, "vision")
+				boss, _ := s.CreateUser(ctx, "boss", "pw-boss-1234", models.RoleUser, at(3, 12, 0))
+				s.SetMember(ctx, p.ID, boss.ID, models.ProjectRoleLead)
+				lee, _ := s.UserByName(ctx, "lee")
+				if leave == "removed" {
+					if err := s.SetMember(ctx, p.ID, lee.ID, ""); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := s.SetUserDisabled(ctx, "boss", "lee", true, at(3, 13, 0)); err != nil {
+					t.Fatal(err)
+				}
+				r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+				for _, now := range []time.Time{at(3, 22, 1), at(4, 22, 1)} {
+					if err := r.RunOnce(ctx, now); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if got := history(t, s, ts.ID); len(got) != 0 {
+					t.Errorf("runs after the owner %s = %v, want none", leave, got)
+				}
+				after, _ := s.ScheduleByID(ctx, ts.ID)
+				want := map[string]string{"removed": models.OwnerLeft, "disabled": models.OwnerDisabled}[leave]
+				if !after.Suspended || after.SuspendedWhy != want {
+					t.Errorf("schedule = suspended %v why %q, want suspended, %s", after.Suspended, after.SuspendedWhy, want)
+				}
+				for _, u := range []models.User{boss, lee} {
+					notes, _ := s.Notifications(ctx, u.ID, 10)
+					if len(notes) != 1 || notes[0].Kind != models.NoteScheduleSuspended {
+						t.Errorf("%s's notifications = %+v, want one %s", u.Name, notes, models.NoteScheduleSuspended)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestScheduleWaitingBounded: an every-minute schedule that allows overlaps, on a fleet that
+// places nothing, has at most MaxScheduleWaiting tasks waiting; the runs beyond are skipped
+// and say why.
+func TestScheduleWaitingBounded(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		ts := fixture(t, s, "allow")
+		tpl, _ := s.TemplateByID(ctx, ts.TemplateID)
+		minutely, err := s.CreateSchedule(ctx, models.TaskSchedule{TemplateID: tpl.ID, Cron: "* * * * *", TimeZone: "Asia/Shanghai",
+			Overlap: "allow", StartDeadlineS: 3600, Owner: "lee"}, at(3, 12, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+		for m := 1; m <= 10; m++ {
+			if err := r.RunOnce(ctx, at(3, 12, m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waiting, err := s.ScheduleWaiting(ctx, minutely.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, _ := s.ScheduleRuns(ctx, minutely.ID, 100)
+		skipped := 0
+		for _, run := range runs {
+			if run.Outcome == models.RunSkipped && strings.Contains(run.Detail, "still wait") {
+				skipped++
+			}
+		}
+		if waiting != models.MaxScheduleWaiting || skipped != 10-models.MaxScheduleWaiting {
+			t.Errorf("after 10 minutes: %d waiting, %d skipped; want %d and %d", waiting, skipped, models.MaxScheduleWaiting, 10-models.MaxScheduleWaiting)
 		}
 	})
 }

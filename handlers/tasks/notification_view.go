@@ -34,6 +34,11 @@ func notificationView(n models.Notification) tasksview.NotificationView {
 		}
 	case "budget": // budget:<quota>:<yyyy-mm>:<percent>
 		v.Percent = int(num(3))
+	case "schedule-suspended": // schedule-suspended:<schedule>:<owner>
+		v.ScheduleID, v.Message = num(1), ""
+		if len(parts) > 2 {
+			v.Owner = parts[2]
+		}
 	case "weekly-report": // weekly-report:<yyyy-Www>:<project>
 		if len(parts) > 1 {
 			v.Week = parts[1]

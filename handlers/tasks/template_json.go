@@ -65,17 +65,20 @@ type versionJSON struct {
 
 // scheduleJSON is a schedule with its next five planned times and its latest runs.
 type scheduleJSON struct {
-	ID             int64       `json:"id"`
-	TemplateID     int64       `json:"template_id"`
-	Cron           string      `json:"cron"`
-	TimeZone       string      `json:"time_zone"`
-	Overlap        string      `json:"overlap"`
-	StartDeadlineS int64       `json:"start_deadline_s"`
-	Suspended      bool        `json:"suspended"`
-	Owner          string      `json:"owner"`
-	CreatedAt      time.Time   `json:"created_at"`
-	Next           []time.Time `json:"next"`
-	Runs           []runJSON   `json:"runs"`
+	ID             int64  `json:"id"`
+	TemplateID     int64  `json:"template_id"`
+	Cron           string `json:"cron"`
+	TimeZone       string `json:"time_zone"`
+	Overlap        string `json:"overlap"`
+	StartDeadlineS int64  `json:"start_deadline_s"`
+	Suspended      bool   `json:"suspended"`
+	// SuspendedWhy is why Kashi suspended it: owner-missing, owner-disabled or owner-left;
+	// absent when a lead did, or it runs.
+	SuspendedWhy string      `json:"suspended_why,omitempty"`
+	Owner        string      `json:"owner"`
+	CreatedAt    time.Time   `json:"created_at"`
+	Next         []time.Time `json:"next"`
+	Runs         []runJSON   `json:"runs"`
 }
 
 // runJSON is one run of a schedule and its outcome.
@@ -102,7 +105,7 @@ func toVersionJSON(v models.TaskTemplateVersion) versionJSON {
 // toScheduleJSON is a schedule with its next five runs after now and its runs.
 func toScheduleJSON(ts models.TaskSchedule, runs []models.ScheduleRunRow, now time.Time) scheduleJSON {
 	out := scheduleJSON{ID: ts.ID, TemplateID: ts.TemplateID, Cron: ts.Cron, TimeZone: ts.TimeZone, Overlap: ts.Overlap,
-		StartDeadlineS: ts.StartDeadlineS, Suspended: ts.Suspended, Owner: ts.Owner, CreatedAt: ts.CreatedAt,
+		StartDeadlineS: ts.StartDeadlineS, Suspended: ts.Suspended, SuspendedWhy: ts.SuspendedWhy, Owner: ts.Owner, CreatedAt: ts.CreatedAt,
 		Next: []time.Time{}, Runs: []runJSON{}}
 	if s, err := schedule.Parse(ts.Cron, ts.TimeZone); err == nil && !ts.Suspended {
 		out.Next = s.Next(now, 5)

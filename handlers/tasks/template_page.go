@@ -130,7 +130,7 @@ func (h *Handler) scheduleViews(ctx context.Context, templateID int64) ([]tasksv
 			loc = time.UTC
 		}
 		sv := tasksview.ScheduleView{ID: ts.ID, Cron: ts.Cron, TimeZone: ts.TimeZone, Overlap: ts.Overlap,
-			StartDeadline: time.Duration(ts.StartDeadlineS) * time.Second, Suspended: ts.Suspended, Owner: ts.Owner}
+			StartDeadline: time.Duration(ts.StartDeadlineS) * time.Second, Suspended: ts.Suspended, SuspendedWhy: ts.SuspendedWhy, Owner: ts.Owner}
 		for _, n := range j.Next {
 			sv.Next = append(sv.Next, n.In(loc))
 		}

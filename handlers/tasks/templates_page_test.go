@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/models"
+	"kashi/schedule"
 	"kashi/web/webtest"
 )
 
@@ -225,5 +226,48 @@ func TestReportByTemplate(t *testing.T) {
 	r := w.As("finance", "/reports.csv?week="+webtest.ReportWeek)
 	if !strings.Contains(string(r.Body), "模板 template,nightly-eval,vision,,,,4.000000,0.000000,,,,,,,,2,,,,,,,60.00") {
 		t.Errorf("the CSV lacks the template row:\n%s", r.Body)
+	}
+}
+
+// TestScheduleOfAGoneOwnerPage: once the schedule loop suspended a schedule whose owner left
+// the project, its template page says why in the viewer's language, the API names the
+// reason, and the project's lead has a notification worded as such.
+func TestScheduleOfAGoneOwnerPage(t *testing.T) {
+	f := webtest.NewTemplateFixture(t)
+	ctx := context.Background()
+	w := f.S.Post(fmt.Sprintf("/api/v1/projects/%d/templates", f.Vision), `{"name": "nightly", "gpus": 1, "command": ["train"]}`, webtest.Bearer(f.Lead)...)
+	tpl := webtest.Decode[webtest.TemplateOut](t, w)
+	mia, _ := f.S.Store.UserByName(ctx, "mia")
+	ts, err := f.S.Store.CreateSchedule(ctx, models.TaskSchedule{TemplateID: tpl.ID, Cron: "* * * * *", TimeZone: "UTC",
+		Overlap: "skip", StartDeadlineS: 3600, Owner: "mia"}, webtest.T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.S.Store.SetMember(ctx, f.Vision, mia.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	r := schedule.NewRunner(f.S.Store, schedule.Config{Limits: models.DefaultTaskLimits})
+	if err := r.RunOnce(ctx, webtest.T0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	page := fmt.Sprintf("/templates/%d", tpl.ID)
+	for lang, want := range map[string]string{"en": "no longer a member", "zh-CN": "已不是本项目成员"} {
+		doc := webtest.DocOf(t, f.S.Get(page, append(webtest.Bearer(f.Lead), "Accept-Language", lang)...).Result())
+		why := doc.Find(`[data-testid=schedule][data-id="` + strconv.FormatInt(ts.ID, 10) + `"] [data-testid=schedule-why]`)
+		if why.AttrOr("data-why", "") != models.OwnerLeft || !strings.Contains(why.Text(), want) || !strings.Contains(why.Text(), "mia") {
+			t.Errorf("%s: the schedule says %q (%s), want why naming mia", lang, why.Text(), why.AttrOr("data-why", ""))
+		}
+	}
+	got := webtest.Decode[struct {
+		Schedules []struct {
+			SuspendedWhy string `json:"suspended_why"`
+		} `json:"schedules"`
+	}](t, f.S.Get(fmt.Sprintf("/api/v1/templates/%d", tpl.ID), webtest.Bearer(f.Lead)...))
+	if len(got.Schedules) != 1 || got.Schedules[0].SuspendedWhy != models.OwnerLeft {
+		t.Errorf("API schedules = %+v, want suspended_why %s", got.Schedules, models.OwnerLeft)
+	}
+	doc := webtest.DocOf(t, f.S.Get("/notifications", append(webtest.Bearer(f.Lead), "Accept-Language", "en")...).Result())
+	if n := doc.Find(`[data-testid=notification][data-kind=schedule-suspended]`); n.Length() != 1 || !strings.Contains(n.Text(), "mia") {
+		t.Errorf("the lead's notification = %q", n.Text())
 	}
 }

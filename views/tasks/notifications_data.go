@@ -39,6 +39,9 @@ type NotificationView struct {
 	Date      string
 	Percent   int
 	Week      string
+	// ScheduleID and Owner name a schedule Kashi suspended and its owner.
+	ScheduleID int64
+	Owner      string
 	// Project is the project it is about; "" when it names none.
 	Project   string
 	Kind      string

@@ -22,6 +22,18 @@ func KeepCapError(l phrase.Locale, id int64, perDay int) string {
 // TaskGoneError says the task no longer holds cards to keep or release.
 func TaskGoneError(l phrase.Locale, id int64) string { return l.T("notes.err.gone", id) }
 
+// ownerGoneText says why Kashi suspended a schedule of owner (models.OwnerMissing,
+// OwnerDisabled, OwnerLeft).
+func ownerGoneText(l phrase.Locale, why, owner string) string {
+	switch why {
+	case "owner-missing":
+		return l.T("sched.why.owner_missing", owner)
+	case "owner-disabled":
+		return l.T("sched.why.owner_disabled", owner)
+	}
+	return l.T("sched.why.owner_left", owner)
+}
+
 // notificationKindText names a notification's kind; an unknown kind is shown as it is.
 func notificationKindText(l phrase.Locale, kind string) string {
 	switch kind {
@@ -45,6 +57,8 @@ func notificationKindText(l phrase.Locale, kind string) string {
 		return l.T("notes.kind.task_ended")
 	case "weekly-report":
 		return l.T("notes.kind.weekly_report")
+	case "schedule-suspended":
+		return l.T("notes.kind.schedule_suspended")
 	}
 	return kind
 }

@@ -118,9 +118,11 @@ type ScheduleView struct {
 	Overlap        string
 	StartDeadline  time.Duration
 	Suspended      bool
-	Owner          string
-	Next           []time.Time
-	Runs           []ScheduleRunView
+	// SuspendedWhy is why Kashi suspended it (models.OwnerLeft…); empty when a lead did.
+	SuspendedWhy string
+	Owner        string
+	Next         []time.Time
+	Runs         []ScheduleRunView
 }
 
 // ScheduleRunView is one run of a schedule: when it was planned (in the schedule's zone),
