@@ -51,6 +51,29 @@ func TestCodesDocumented(t *testing.T) {
 	checkDocumented(t, GPUStates(), "GPU", "properties", "state")
 }
 
+// TestStateParamDocumented: the ?state= of GET /api/v1/tasks is documented with the task
+// states, the values the handler accepts.
+func TestStateParamDocumented(t *testing.T) {
+	type param struct {
+		Name   string
+		Schema struct{ Enum []TaskState }
+	}
+	var doc struct {
+		Paths map[string]map[string]struct{ Parameters []param }
+	}
+	if err := json.Unmarshal(OpenAPI, &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	params := doc.Paths["/api/v1/tasks"]["get"].Parameters
+	i := slices.IndexFunc(params, func(p param) bool { return p.Name == "state" })
+	if i < 0 {
+		t.Fatal("openapi.json: GET /api/v1/tasks has no state parameter")
+	}
+	if diff := cmp.Diff(TaskStates(), params[i].Schema.Enum); diff != "" {
+		t.Errorf("task states vs the state parameter's enum (-api +openapi.json):\n%s", diff)
+	}
+}
+
 // TestTaskStateEnded checks which task states are final.
 func TestTaskStateEnded(t *testing.T) {
 	var ended []TaskState

@@ -29,7 +29,7 @@ func TestOddText(t *testing.T) {
 			"gpus pool bad UTF-8":   {method: "GET", path: "/api/v1/gpus?pool=%ff", status: 200, empty: true},
 			"gpus project NUL":      {method: "GET", path: "/api/v1/gpus?project=vision%00", status: 200, empty: true},
 			"tasks project NUL":     {method: "GET", path: "/api/v1/tasks?project=%00", status: 200, empty: true},
-			"tasks state bad UTF-8": {method: "GET", path: "/api/v1/tasks?state=%ff", status: 200, empty: true},
+			"tasks state bad UTF-8": {method: "GET", path: "/api/v1/tasks?state=%ff", status: 400, field: "state"},
 			"board spec bad UTF-8":  {method: "GET", path: "/?spec=%ff", status: 200},
 			"board pool NUL":        {method: "GET", path: "/?pool=a100%00", status: 200},
 			"task name NUL":         {method: "POST", path: "/api/v1/tasks", body: webtest.TaskBody(map[string]string{"name": `"a\u0000b"`}), status: 400, field: "name"},

@@ -13,7 +13,11 @@ import (
 
 // TaskList lists the tasks of the caller's projects (all for admins), newest first. GET /api/v1/tasks?project=&state=&limit=.
 func (h *Handler) TaskList(c echo.Context) error {
-	f := models.TaskFilter{Project: c.QueryParam("project"), State: c.QueryParam("state"), ProjectIDs: handlers.VisibleProjects(handlers.Who(c))}
+	state, err := stateParam(c)
+	if err != nil {
+		return err
+	}
+	f := models.TaskFilter{Project: c.QueryParam("project"), State: string(state), ProjectIDs: handlers.VisibleProjects(handlers.Who(c))}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {

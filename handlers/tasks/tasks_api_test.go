@@ -440,3 +440,34 @@ func TestTaskCancelRunning(t *testing.T) {
 		t.Errorf("POST cancel of a cancelled task = %d, want 409", w.Code)
 	}
 }
+
+// TestTaskListState: ?state= filters by a task state; any other value is a 400 naming state,
+// never an empty list that looks like "no such tasks".
+func TestTaskListState(t *testing.T) {
+	s := webtest.NewServer(t)
+	webtest.TaskFleet(s)
+	for _, body := range []string{webtest.TaskBody(nil), webtest.TaskBody(map[string]string{"data_ready": "false"})} {
+		if w := s.Post("/api/v1/tasks", body); w.Code != http.StatusCreated {
+			t.Fatalf("POST /api/v1/tasks = %d %s", w.Code, w.Body)
+		}
+	}
+	for _, st := range api.TaskStates() {
+		path := "/api/v1/tasks?state=" + string(st)
+		w := s.Get(path)
+		if w.Code != http.StatusOK {
+			t.Fatalf("GET %s = %d %s, want 200", path, w.Code, w.Body)
+		}
+		for _, got := range webtest.Decode[[]api.Task](t, w) {
+			if got.State != st {
+				t.Errorf("GET %s lists task %d in state %s", path, got.ID, got.State)
+			}
+		}
+	}
+	if got := webtest.Decode[[]api.Task](t, s.Get("/api/v1/tasks?state=queued")); len(got) != 1 {
+		t.Errorf("GET /api/v1/tasks?state=queued = %d tasks, want 1", len(got))
+	}
+	for _, bad := range []string{"bogus", "Queued", "running,queued", "%ff", "waiting%00"} {
+		path := "/api/v1/tasks?state=" + bad
+		webtest.WantAPIError(t, "GET "+path, s.Get(path), http.StatusBadRequest, "state")
+	}
+}

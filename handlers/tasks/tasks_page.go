@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -22,17 +21,17 @@ const tasksPageSize = 50
 func (h *Handler) TasksPage(c echo.Context) error {
 	now := h.Now().In(h.Loc())
 	q := c.QueryParams()
+	state, err := stateParam(c)
+	if err != nil {
+		return err
+	}
 	d := tasksview.TaskListData{Now: now, Page: 1, Filter: tasksview.TaskListFilter{Mine: q.Get("mine") != "", Project: q.Get("project"),
-		State: api.TaskState(q.Get("state")), Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
+		State: state, Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
 	f := models.TaskFilter{Project: d.Filter.Project, State: string(d.Filter.State), Spec: d.Filter.Spec, ProjectIDs: handlers.VisibleProjects(handlers.Who(c)),
 		Limit: tasksPageSize + 1}
-	if d.Filter.State != "" && !slices.Contains(api.TaskStates(), d.Filter.State) {
-		return handlers.BadRequest("state", "state must be one of the task states")
-	}
 	if d.Filter.Mine {
 		f.Owner = handlers.Who(c).User.Name
 	}
-	var err error
 	if f.From, err = dateParam("from", d.Filter.From, now.Location()); err != nil {
 		return err
 	}
