@@ -257,6 +257,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err := loadSecretKey(store, cfg, log); err != nil {
 		return err
 	}
+	store.SetDataRoots(cfg.DataRoots)
 	if cfg.JoinToken == "" {
 		log.Warn("no --join-token: agents cannot register")
 	}

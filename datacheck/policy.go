@@ -1,12 +1,12 @@
 package datacheck
 
 import (
-	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"kashi/models"
 )
 
 // Policy bounds where checks may look.
@@ -19,25 +19,11 @@ type Policy struct {
 	AllowHosts []string
 }
 
-// CheckPath reports whether a path check may look at p: an absolute path inside one of the
-// roots. It looks at the name only; links are resolved when the check runs.
-func (p Policy) CheckPath(path string) error {
-	if len(p.Roots) == 0 {
-		return fmt.Errorf("path checks are off on this server (no --data-root)")
-	}
-	if !filepath.IsAbs(path) {
-		return fmt.Errorf("%q is not an absolute path", path)
-	}
-	if inside(p.Roots, filepath.Clean(path)) {
-		return nil
-	}
-	return fmt.Errorf("%q is outside the data roots %s", path, strings.Join(p.Roots, ", "))
-}
-
 // pathExists reports whether path exists inside the roots once every link is resolved, so a
-// link inside a root cannot point the check elsewhere.
+// link inside a root cannot point the check elsewhere. A path outside the roots, or any path
+// when there are none, is never looked at (the store refuses such checks at submit).
 func (p Policy) pathExists(path string) bool {
-	if p.CheckPath(path) != nil {
+	if !filepath.IsAbs(path) || !models.InDataRoots(p.Roots, filepath.Clean(path)) {
 		return false
 	}
 	real, err := filepath.EvalSymlinks(path)
@@ -50,22 +36,11 @@ func (p Policy) pathExists(path string) bool {
 			roots = append(roots, rr)
 		}
 	}
-	if !inside(roots, real) {
+	if !models.InDataRoots(roots, real) {
 		return false
 	}
 	_, err = os.Stat(real)
 	return err == nil
-}
-
-// inside reports whether the clean absolute path is one of roots or below one.
-func inside(roots []string, path string) bool {
-	for _, r := range roots {
-		rel, err := filepath.Rel(filepath.Clean(r), path)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }
 
 // hostAllowed reports whether an admin allowed host to reach internal addresses.

@@ -27,6 +27,7 @@ func TestReadinessChecks(t *testing.T) {
 	}
 	s.EnsureProject(ctx, "vision", t0)
 	dir := t.TempDir()
+	s.SetDataRoots([]string{dir})
 	status := http.StatusServiceUnavailable
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }))
 	defer srv.Close()

@@ -27,6 +27,7 @@ func TestReadinessPerRegion(t *testing.T) {
 	}
 	s.EnsureProject(ctx, "vision", t0)
 	east, west := t.TempDir(), t.TempDir()
+	s.SetDataRoots([]string{east, west})
 	submit := func(name string, b models.TemplateBody) int64 {
 		b.GPUs, b.Queue, b.Priority, b.Command = 1, models.QueueLong, models.PriorityNormal, []string{"x"}
 		tk, _, err := s.CreateTask(ctx, b.NewTask("vision", name, "a", nil), models.DefaultTaskLimits, t0)

@@ -49,6 +49,8 @@ type Store struct {
 	strips  stripCache
 	now     func() time.Time
 	secrets secretBox
+	// roots are the directories path data checks may look under (SetDataRoots).
+	roots dataRoots
 }
 
 // Options configure Open.

@@ -217,6 +217,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err != nil {
 		return err
 	}
+	if err := s.checkDataPaths(nt); err != nil {
+		return err
+	}
 	if err := checkImageRequired(tx, nt.Spec, nt.Image); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ func TestTaskPlacesStored(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
 		p := templateStore(t, s)
+		s.SetDataRoots([]string{"/d"})
 		if _, err := s.SavePoolConfig(ctx, "a100", models.PoolConfig{Provider: "static", Spec: "A100-80G", GPUsPerNode: 4,
 			Region: "cn-east", MaxNodes: 1}, "admin", "", t0); err != nil {
 			t.Fatal(err)
@@ -62,6 +63,7 @@ func TestTaskDataLocations(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
 		templateStore(t, s)
+		s.SetDataRoots([]string{"/mnt"})
 		if _, err := s.SavePoolConfig(ctx, "a100", models.PoolConfig{Provider: "static", Spec: "A100-80G", GPUsPerNode: 4,
 			Region: "cn-east", MaxNodes: 1}, "admin", "", t0); err != nil {
 			t.Fatal(err)

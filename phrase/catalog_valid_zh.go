@@ -175,4 +175,6 @@ var validZH = map[string]string{
 	"must be a pool's region":                                                                            "应为某个资源池的区域",
 	"a reservation books cards of one spec, or of the spec chosen in its region":                         "预约需指定一种卡型，或指定区域由系统选择卡型",
 	"must be the request's spec %s":                                                                      "应与申请的卡型 %s 一致",
+	"this server checks no paths (no --data-root is set): give a url instead, or submit when the data is ready": "本服务器不检查路径（未设置 --data-root）：请改用 URL，或在数据就绪后再提交",
+	"%q is outside the data roots %s, where the server checks paths":                                            "%q 不在数据根目录 %s 之内，服务器只检查这些目录下的路径",
 }

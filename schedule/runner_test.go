@@ -321,3 +321,55 @@ func TestScheduleWaitingBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestRunnerRefusesUncheckablePath: a scheduled run of a template whose data check names a
+// path fails, naming data_check, on a server that checks no paths (restarted without its
+// --data-root since the template was saved), rather than submitting a task that would wait
+// on a check that never runs.
+func TestRunnerRefusesUncheckablePath(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		t0 := at(3, 12, 0)
+		modelstest.Node("n1").Pool("a100").A100s(4).Register(t, s, t0)
+		p, err := s.EnsureProject(ctx, "vision", t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lee, err := s.CreateUser(ctx, "lee", "pw-lee-1234", models.RoleUser, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetMember(ctx, p.ID, lee.ID, models.ProjectRoleLead); err != nil {
+			t.Fatal(err)
+		}
+		s.SetDataRoots([]string{"/data"})
+		tpl, err := s.CreateTemplate(ctx, models.NewTemplate{ProjectID: p.ID, Name: "nightly", Body: models.TemplateBody{
+			GPUs: 1, Queue: models.QueueLong, Priority: models.PriorityNormal, Command: []string{"train"},
+			DataCheck: &models.DataCheck{Path: "/data/nightly/_READY"}}}, "lee", models.DefaultTaskLimits, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := s.CreateSchedule(ctx, models.TaskSchedule{TemplateID: tpl.ID, Cron: "0 22 * * 1-5", TimeZone: "Asia/Shanghai",
+			Overlap: "allow", StartDeadlineS: 3600, Owner: "lee"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetDataRoots(nil)
+		r := schedule.NewRunner(s, schedule.Config{Limits: models.DefaultTaskLimits})
+		for now := t0; now.Before(at(3, 23, 0)); now = now.Add(10 * time.Minute) {
+			if err := r.RunOnce(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runs, err := s.ScheduleRuns(ctx, ts.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 1 || runs[0].Outcome != models.RunFailed || runs[0].TaskID != nil || !strings.HasPrefix(runs[0].Detail, "data_check: ") {
+			t.Errorf("runs = %+v, want one failed run naming data_check and no task", runs)
+		}
+		if tasks, _ := s.ActiveTasks(ctx); len(tasks) != 0 {
+			t.Errorf("active tasks = %d, want none", len(tasks))
+		}
+	})
+}

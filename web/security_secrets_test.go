@@ -80,7 +80,7 @@ func TestQueueHidesOtherProjectsRuns(t *testing.T) {
 	s.Projects("audio")
 	outsider := s.Member("olga", "audio")
 	w := s.Post("/api/v1/tasks", webtest.TaskBody(map[string]string{"command": `["python","canary-cmd.py"]`, "env": `{"CANARY_ENV":"1"}`,
-		"workdir": `"/canary-dir"`, "data_ready": "false", "data_check": `{"path":"/canary-path"}`}))
+		"workdir": `"/canary-dir"`, "data_ready": "false", "data_check": `{"path":"/data/canary-path"}`}))
 	if w.Code != http.StatusCreated {
 		t.Fatalf("POST /api/v1/tasks = %d %s", w.Code, w.Body)
 	}

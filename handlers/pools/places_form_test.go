@@ -43,7 +43,7 @@ func offered(sel *goquery.Selection, name string) []string {
 func TestQueueFormSeveralPlaces(t *testing.T) {
 	f := webtest.PlacesFixture(t)
 	w := f.S.Post(fmt.Sprintf("/api/v1/projects/%d/templates", f.Vision), `{"name": "anywhere", "gpus": 1, "command": ["x"],
-		"specs": ["A100-80G", "H800-80G"], "regions": ["cn-east", "cn-west"], "data_check": {"path": "/d", "region": "cn-west"}}`, webtest.Bearer(f.Lead)...)
+		"specs": ["A100-80G", "H800-80G"], "regions": ["cn-east", "cn-west"], "data_check": {"path": "/data/d", "region": "cn-west"}}`, webtest.Bearer(f.Lead)...)
 	if w.Code != http.StatusCreated {
 		t.Fatalf("create = %d %s", w.Code, w.Body)
 	}
@@ -57,7 +57,7 @@ func TestQueueFormSeveralPlaces(t *testing.T) {
 
 	post := func(specs, regions []string) *http.Response {
 		v := url.Values{"project": {"vision"}, "name": {"anywhere"}, "gpus": {"1"}, "queue": {"long"}, "priority": {"normal"},
-			"command": {"x"}, "data_check": {"/d"}, "template": {fmt.Sprint(tpl.ID)}, "specs": specs, "regions": regions}
+			"command": {"x"}, "data_check": {"/data/d"}, "template": {fmt.Sprint(tpl.ID)}, "specs": specs, "regions": regions}
 		return f.S.Form("/queue/tasks", v, webtest.Bearer(f.Member)...)
 	}
 	if r := post([]string{"A100-80G", "H800-80G"}, []string{"cn-east", "cn-west"}); r.StatusCode != http.StatusSeeOther {

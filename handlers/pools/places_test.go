@@ -62,7 +62,7 @@ func TestQueueShowsWhereAndRegions(t *testing.T) {
 	}
 	east := s.Create(webtest.Task("anywhere").GPUs(2).Ready(), webtest.T0)
 	w := s.Post("/api/v1/tasks", `{"project": "vision", "name": "west-data", "gpus": 4, "command": ["x"], "data_ready": true,
-		"regions": ["cn-west"], "data_check": {"path": "/d", "region": "cn-west"}}`)
+		"regions": ["cn-west"], "data_check": {"path": "/data/d", "region": "cn-west"}}`)
 	if w.Code != http.StatusCreated {
 		t.Fatalf("submit = %d %s", w.Code, w.Body)
 	}

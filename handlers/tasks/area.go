@@ -25,6 +25,8 @@ type Store interface {
 	TaskLogTail(ctx context.Context, taskID int64) (models.TaskLog, error)
 	CreateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits, now time.Time) (models.Task, bool, error)
 	ValidateTask(ctx context.Context, nt models.NewTask, lim models.TaskLimits) error
+	// DataRoots are where path data checks may look; none when the server checks no paths.
+	DataRoots() []string
 	// The dry run's prices, plans, quotas and use.
 	Prices(ctx context.Context, month string) ([]models.Price, error)
 	BillingPlans(ctx context.Context, month string) ([]models.BillingPlan, error)

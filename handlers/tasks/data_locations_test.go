@@ -90,13 +90,13 @@ func TestTemplateFormDataLocations(t *testing.T) {
 	f := webtest.PlacesFixture(t)
 	list := fmt.Sprintf("/projects/%d/templates", f.Vision)
 	v := url.Values{"name": {"data"}, "gpus": {"1"}, "queue": {"long"}, "priority": {"normal"}, "command": {"x"},
-		"data_locations": {"cn-west = /mnt/west/set\n\ncn-east=https://data.example.com/set\n"}}
+		"data_locations": {"cn-west = /data/west/set\n\ncn-east=https://data.example.com/set\n"}}
 	for lines, want := range map[string]string{
-		"cn-west /mnt/west/set":                           "Line 1 is not region=location.",
-		"cn-west=/a\ncn-west=/b":                          "Line 2 sets cn-west again.",
-		"cn-west=mnt/west":                                "must be an absolute path or a URI",
-		"cn-west=/a\nnowhere=/b":                          "",
-		"cn-west=/a\n" + strings.Repeat("x", 101) + "=/b": "100",
+		"cn-west /data/west/set":                                    "Line 1 is not region=location.",
+		"cn-west=/data/a\ncn-west=/data/b":                          "Line 2 sets cn-west again.",
+		"cn-west=mnt/west":                                          "must be an absolute path or a URI",
+		"cn-west=/data/a\nnowhere=/data/b":                          "",
+		"cn-west=/data/a\n" + strings.Repeat("x", 101) + "=/data/b": "100",
 	} {
 		bad := url.Values{}
 		for k, x := range v {
@@ -134,7 +134,7 @@ func TestTemplateFormDataLocations(t *testing.T) {
 		t.Fatalf("template form = %d, want 303: %s", r.StatusCode, d.Find(`[data-testid=field-error]`).Text())
 	}
 	doc := webtest.DocOf(t, f.S.Get("/templates/"+m[1], webtest.Bearer(f.Lead)...).Result())
-	const shown = "cn-east=https://data.example.com/set\ncn-west=/mnt/west/set\n"
+	const shown = "cn-east=https://data.example.com/set\ncn-west=/data/west/set\n"
 	if got := doc.Find(`[data-testid=template-edit] textarea[name=data_locations]`).Text(); got != shown {
 		t.Errorf("edit form data locations = %q, want %q", got, shown)
 	}

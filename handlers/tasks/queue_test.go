@@ -45,6 +45,7 @@ type qEnv struct {
 func newQEnv(t *testing.T) *qEnv {
 	t.Helper()
 	store := modelstest.SQLite(t, models.Options{})
+	store.SetDataRoots([]string{webtest.DataRoot})
 	clock := func() time.Time { return qT0 }
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	loop := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), Now: clock, Logger: log})

@@ -79,6 +79,9 @@ type TaskForm struct {
 	Regions []string
 	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
 	ShortMax, LongMax time.Duration
+	// PathChecks is true when the server checks paths (it has data roots); otherwise the data
+	// check's help says it takes a URL only.
+	PathChecks bool
 }
 
 // TaskFormValues are the form's inputs as typed. Their input names are in the field tags'

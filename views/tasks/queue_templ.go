@@ -2925,7 +2925,7 @@ func TaskFormSection(l phrase.Locale, f TaskForm) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = formField(l, f, "data_check", l.T("form.data_check"), l.T("form.help.data_check"), "half").Render(templ.WithChildren(ctx, templ_7745c5c3_Var153), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = formField(l, f, "data_check", l.T("form.data_check"), dataCheckHelp(l, f), "half").Render(templ.WithChildren(ctx, templ_7745c5c3_Var153), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

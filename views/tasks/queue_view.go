@@ -155,3 +155,12 @@ func warningText(l phrase.Locale, w string) string {
 	}
 	return w
 }
+
+// dataCheckHelp says what the data check takes: a path or a URL, or a URL only on a server
+// that checks no paths (the store refuses a path there).
+func dataCheckHelp(l phrase.Locale, f TaskForm) string {
+	if f.PathChecks {
+		return l.T("form.help.data_check")
+	}
+	return l.T("form.help.data_check_url")
+}

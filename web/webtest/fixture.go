@@ -34,6 +34,11 @@ var T0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 // JoinToken is the join token of every test server.
 const JoinToken = "kj_test-join-token"
 
+// DataRoot is the data root of every test server (--data-root): the readiness checks look at
+// paths under it, so a task's path data check must name one (a test of a server without
+// roots sets none: Store.SetDataRoots(nil)).
+const DataRoot = "/data"
+
 // The NVML names and memory sizes of the cards the fixtures register.
 const (
 	// A100Name is the NVML name of an A100 card.
@@ -96,6 +101,7 @@ func NewServer(tb testing.TB) *Server {
 // NewServerOn builds the router over store with cfg.
 func NewServerOn(tb testing.TB, store *models.Store, cfg handlers.Config) *Server {
 	s := &Server{Tb: tb, Store: store, Sched: &FakeSched{}, now: new(atomic.Pointer[time.Time])}
+	store.SetDataRoots([]string{DataRoot})
 	now := T0
 	s.now.Store(&now)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
