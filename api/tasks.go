@@ -100,6 +100,13 @@ type Task struct {
 	Image     string     `json:"image"`
 	DataReady bool       `json:"data_ready"`
 	DataCheck *DataCheck `json:"data_check"`
+	// DataCheckedAt is when the task's data check last answered (found the data or not)
+	// while the task waited for it; null before its first answer.
+	DataCheckedAt *time.Time `json:"data_checked_at"`
+	// DataCheckSilentS is, while the task waits on a data check, how many seconds the check
+	// has gone without an answer (since its last answer, or its submit), once that passes
+	// five rounds of checks (five minutes); absent otherwise.
+	DataCheckSilentS int64 `json:"data_check_silent_s,omitempty"`
 	// DataLocations is where the data is in each region; the node is told its region's.
 	DataLocations map[string]string `json:"data_locations,omitempty"`
 	Deferrable    bool              `json:"deferrable"`
@@ -157,7 +164,9 @@ type Queue struct {
 }
 
 // QueueEntry is a waiting task plus its place in the queue. Its Reason, a wait reason code,
-// replaces the task's stored reason sentence, which ReasonText gives fresh.
+// replaces the task's stored reason sentence: ReasonDetail refines it with a stable code
+// (concurrent-limit, booked, data-check-silent…) and ReasonText says it in the request's
+// language, as the queue page does.
 type QueueEntry struct {
 	Task
 	Position int    `json:"position"`

@@ -22,8 +22,6 @@ import (
 
 // Periods and gaps of the control loops, in clock time unless said otherwise.
 const (
-	// readinessEvery is how often declared data checks run.
-	readinessEvery = time.Minute
 	// rollupEvery is how often samples are rolled up (and old raw samples pruned).
 	rollupEvery = 5 * time.Minute
 	// pruneEvery is how often the history past --history-retention and expired sessions are
@@ -120,7 +118,7 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	readiness := datacheck.NewReadiness(store, now, log).WithPolicy(cfg.DataChecks)
 	addHousekeeping(set, store, cfg)
 	addSchedules(set, store, schedLoop, now, log)
-	set.Every("data checks", readinessEvery, func(ctx context.Context) error {
+	set.Every("data checks", models.DataCheckEvery, func(ctx context.Context) error {
 		n, err := readiness.CheckOnce(ctx)
 		if n > 0 {
 			schedLoop.Trigger()

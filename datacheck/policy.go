@@ -1,6 +1,8 @@
 package datacheck
 
 import (
+	"errors"
+	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -19,16 +21,18 @@ type Policy struct {
 	AllowHosts []string
 }
 
-// pathExists reports whether path exists inside the roots once every link is resolved, so a
-// link inside a root cannot point the check elsewhere. A path outside the roots, or any path
-// when there are none, is never looked at (the store refuses such checks at submit).
-func (p Policy) pathExists(path string) bool {
+// lookPath looks for path inside the roots, every link resolved so that a link inside a root
+// cannot point the check elsewhere: found when it exists there; answered when the check could
+// look and the file system said whether it is there. A path outside the roots (or any path
+// when there are none; the store refuses such checks at submit) or that resolves outside
+// them, or a file system that fails otherwise, gives no answer.
+func (p Policy) lookPath(path string) (found, answered bool) {
 	if !filepath.IsAbs(path) || !models.InDataRoots(p.Roots, filepath.Clean(path)) {
-		return false
+		return false, false
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return false
+		return false, errors.Is(err, fs.ErrNotExist)
 	}
 	roots := make([]string, 0, len(p.Roots))
 	for _, r := range p.Roots {
@@ -37,10 +41,12 @@ func (p Policy) pathExists(path string) bool {
 		}
 	}
 	if !models.InDataRoots(roots, real) {
-		return false
+		return false, false
 	}
-	_, err = os.Stat(real)
-	return err == nil
+	if _, err = os.Stat(real); err != nil {
+		return false, errors.Is(err, fs.ErrNotExist)
+	}
+	return true, true
 }
 
 // hostAllowed reports whether an admin allowed host to reach internal addresses.

@@ -21,11 +21,13 @@ import (
 	"kashi/models"
 )
 
-// fakeStore holds tasks waiting for data and reports each one marked ready on a channel.
+// fakeStore holds tasks waiting for data, reports each one marked ready on a channel, and
+// keeps those whose checks answered without finding the data.
 type fakeStore struct {
-	mu    sync.Mutex
-	tasks []models.TaskRow
-	ready chan int64
+	mu       sync.Mutex
+	tasks    []models.TaskRow
+	ready    chan int64
+	answered []int64
 }
 
 func (f *fakeStore) ActiveTasks(context.Context) ([]models.TaskRow, error) {
@@ -41,6 +43,13 @@ func (f *fakeStore) MarkTaskReady(_ context.Context, id int64, _ string, _ time.
 
 func (f *fakeStore) MarkTaskReadyIn(ctx context.Context, id int64, _, reason string, now time.Time) error {
 	return f.MarkTaskReady(ctx, id, reason, now)
+}
+
+func (f *fakeStore) MarkDataChecked(_ context.Context, ids []int64, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answered = append(f.answered, ids...)
+	return nil
 }
 
 func (f *fakeStore) add(c models.DataCheck) int64 {
@@ -142,3 +151,32 @@ func TestSlowURLDoesNotDelayOthers(t *testing.T) {
 }
 
 var cmpSorted = cmpopts.SortSlices(func(a, b int64) bool { return a < b })
+
+// TestChecksThatAnswer: a round marks checked the tasks whose checks answered without finding
+// their data — a path not there yet under a root, a URL answering 404 — and not those whose
+// checks could not tell: a path outside the roots, a link out of them, a URL refused or not
+// answering. A check that found its data makes its task ready instead.
+func TestChecksThatAnswer(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "ok"), nil, 0o644)
+	os.Symlink("/etc/hostname", filepath.Join(root, "escape"))
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	f := &fakeStore{}
+	notYet := f.add(models.DataCheck{Path: filepath.Join(root, "not-yet")})
+	found := f.add(models.DataCheck{Path: filepath.Join(root, "ok")})
+	f.add(models.DataCheck{Path: "/etc/hostname"})
+	f.add(models.DataCheck{Path: filepath.Join(root, "escape")})
+	answered404 := f.add(models.DataCheck{URL: missing.URL + "/ready"})
+	f.add(models.DataCheck{URL: gone.URL + "/ready"})
+	f.add(models.DataCheck{URL: "http://10.0.0.1/ready"})
+	hosts := []string{"127.0.0.1"}
+	if diff := cmp.Diff([]int64{found}, readyOf(t, f, datacheck.Policy{Roots: []string{root}, AllowHosts: hosts})); diff != "" {
+		t.Errorf("ready (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int64{notYet, answered404}, f.answered, cmpSorted); diff != "" {
+		t.Errorf("answered (-want +got):\n%s", diff)
+	}
+}

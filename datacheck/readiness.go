@@ -25,6 +25,7 @@ type ReadinessStore interface {
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
 	MarkTaskReadyIn(ctx context.Context, id int64, region, reason string, now time.Time) error
+	MarkDataChecked(ctx context.Context, ids []int64, now time.Time) error
 }
 
 // Limits of one round of checks.
@@ -95,18 +96,22 @@ func (p Policy) dial(ctx context.Context, network, addr string) (net.Conn, error
 // ready. A task whose data check names no path or URL is checked per region instead: each
 // of its data locations that can be checked (a path or an http(s) URL, see
 // models.Checkable), in region order; the first found makes it ready with that region as its
-// data's region. Locations of other kinds (s3://…) are only passed to the task.
+// data's region. Locations of other kinds (s3://…) are only passed to the task. The tasks
+// whose checks answered without finding the data (a path not there yet, a URL answering
+// other than 2xx) are marked checked, so that a check that never answers shows on its task
+// (models.Task.DataCheckSilence).
 func (r *Readiness) CheckOnce(ctx context.Context) (int, error) {
 	tasks, err := r.store.ActiveTasks(ctx)
 	if err != nil {
 		return 0, err
 	}
 	var (
-		mu    sync.Mutex
-		ready int
-		errs  []error
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, Parallel)
+		mu       sync.Mutex
+		ready    int
+		answered []int64
+		errs     []error
+		wg       sync.WaitGroup
+		slots    = make(chan struct{}, Parallel)
 	)
 	for _, t := range tasks {
 		if t.State != models.TaskWaitingData {
@@ -126,14 +131,21 @@ func (r *Readiness) CheckOnce(ctx context.Context) (int, error) {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			i, what := -1, ""
+			i, what, heard := -1, "", false
 			for j, p := range places {
-				if ok, w := r.check(ctx, p.check); ok {
+				ok, answer, w := r.check(ctx, p.check)
+				heard = heard || answer
+				if ok {
 					i, what = j, w
 					break
 				}
 			}
 			if i < 0 {
+				if heard {
+					mu.Lock()
+					answered = append(answered, t.ID)
+					mu.Unlock()
+				}
 				return
 			}
 			var err error
@@ -153,6 +165,9 @@ func (r *Readiness) CheckOnce(ctx context.Context) (int, error) {
 		})
 	}
 	wg.Wait()
+	if err := r.store.MarkDataChecked(ctx, answered, r.now()); err != nil {
+		errs = append(errs, err)
+	}
 	return ready, errors.Join(errs...)
 }
 
@@ -183,26 +198,28 @@ func regionChecks(dc models.DataCheck, locations map[string]string) []regionChec
 	return out
 }
 
-// check runs one declared check.
-func (r *Readiness) check(ctx context.Context, c models.DataCheck) (ok bool, what string) {
+// check runs one declared check: ok when it found the data; answered when it could tell
+// (the file system said whether the path is there, the URL answered with any status).
+func (r *Readiness) check(ctx context.Context, c models.DataCheck) (ok, answered bool, what string) {
 	if c.Path != "" {
-		return r.policy.pathExists(c.Path), c.Path + " exists"
+		found, answered := r.policy.lookPath(c.Path)
+		return found, answered, c.Path + " exists"
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false, ""
+		return false, false, ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL, nil)
 	if err != nil {
-		return false, ""
+		return false, false, ""
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
 		r.log.Debug("data check", "url", c.URL, "err", err)
-		return false, ""
+		return false, false, ""
 	}
 	resp.Body.Close()
-	return resp.StatusCode/100 == 2, fmt.Sprintf("%s answered %d", c.URL, resp.StatusCode)
+	return resp.StatusCode/100 == 2, true, fmt.Sprintf("%s answered %d", c.URL, resp.StatusCode)
 }

@@ -50,6 +50,12 @@ func TestReadinessChecks(t *testing.T) {
 	if n, err := r.CheckOnce(ctx); err != nil || n != 0 {
 		t.Fatalf("CheckOnce before the data = %d, %v; want 0", n, err)
 	}
+	// Both checks answered (not there yet, 503): their tasks say when; the manual one has none.
+	for id, want := range map[int64]bool{byPath: true, byURL: true, manual: false} {
+		if row, _ := s.TaskByID(ctx, id); (row.DataCheckedAt != nil && row.DataCheckedAt.Equal(t0)) != want {
+			t.Errorf("task %s checked at %v, want answered at t0: %v", row.Name, row.DataCheckedAt, want)
+		}
+	}
 	os.WriteFile(filepath.Join(dir, "shard-0.done"), nil, 0o644)
 	status = http.StatusOK
 	if n, err := r.CheckOnce(ctx); err != nil || n != 2 {

@@ -205,6 +205,9 @@ type Task struct {
 	DataReady bool
 	// DataCheck is the declared readiness check, JSON ({"path": …} or {"url": …}); empty if none.
 	DataCheck string
+	// DataCheckedAt is when the task's data check last answered (found the data or not) while
+	// the task waited for it; nil before its first answer (DataCheckSilence).
+	DataCheckedAt *time.Time
 	// DataLocations is where the task's data is in each region, a JSON object of region →
 	// path or URI; empty text for none (see DataLocation).
 	DataLocations  string

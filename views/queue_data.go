@@ -22,6 +22,9 @@ const (
 	DetailServiceLimit = "service-limit"
 	// DetailBooked refines api.ReasonNoFreeGPUs: the free cards are booked by another project.
 	DetailBooked = "booked"
+	// DetailDataCheckSilent refines api.ReasonDataNotReady: the task's data check has not
+	// answered for longer than models.DataCheckSilentAfter (QueueRow.DataCheckSilent).
+	DetailDataCheckSilent = "data-check-silent"
 )
 
 // QueueRow is one pending task.
@@ -49,7 +52,10 @@ type QueueRow struct {
 	Reason     api.WaitReason
 	ReasonSpec string // for no-free-gpus and no-such-capacity; "" is any
 	Ahead      int64  // for behind: the task holding the reservation
-	Detail     string // for quota
+	Detail     string // for quota, booked cards and a silent data check
+	// DataCheckSilent, for DetailDataCheckSilent, is how long the data check has gone without
+	// an answer.
+	DataCheckSilent time.Duration
 }
 
 // Form error codes, the values of FormError.Code.

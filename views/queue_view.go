@@ -32,6 +32,9 @@ func ReasonText(l phrase.Locale, r QueueRow) string {
 		}
 		return l.T("reason.no_free_gpus", r.ReasonSpec)
 	case api.ReasonDataNotReady:
+		if r.Detail == DetailDataCheckSilent {
+			return l.T("reason.data_check_silent", l.Duration(r.DataCheckSilent))
+		}
 		return l.T("reason.data_not_ready")
 	case api.ReasonOffPeakOnly:
 		return l.T("reason.off_peak_only")

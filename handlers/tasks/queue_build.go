@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/scheduler"
@@ -102,11 +101,7 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 		case models.QueueService:
 			lane = &d.Lanes[2]
 		}
-		lane.Rows = append(lane.Rows, views.QueueRow{Position: e.Position, TaskID: r.ID, Name: r.Name,
-			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.SpecList(), Priority: r.Priority,
-			EstGPUHours: r.EstGPUHours, DataReady: r.DataReady, SubmittedAt: r.SubmittedAt, ETAP50: e.ETAP50,
-			ETAP90: e.ETAP90, Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail,
-			PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
+		lane.Rows = append(lane.Rows, queueRow(e, r, now))
 	}
 	for _, r := range st.rows {
 		if r.State != models.TaskStarting && r.State != models.TaskRunning {

@@ -8,6 +8,7 @@ import (
 
 	"kashi/api"
 	"kashi/handlers"
+	"kashi/views"
 )
 
 // QueueList lists the waiting tasks in queue order with position, lane, estimated start
@@ -21,15 +22,16 @@ func (h *Handler) QueueList(c echo.Context) error {
 	}
 	out := api.Queue{Now: now.UTC().Truncate(time.Second), Tasks: make([]api.QueueEntry, 0, len(st.view.Entries)),
 		Capacity: make([]api.Capacity, 0, len(st.view.Capacity))}
-	who := handlers.Who(c)
+	who, l := handlers.Who(c), handlers.Locale(c)
 	for e, r := range st.entries {
-		tj := toTaskJSON(r)
+		tj := h.taskJSON(r)
 		if !who.CanSee(r.ProjectID) {
 			tj = redacted(tj)
 		}
+		row := queueRow(e, r, now)
 		out.Tasks = append(out.Tasks, api.QueueEntry{Task: tj, Position: e.Position, Lane: e.Lane,
-			ETAP50: etaJSON(e.ETAP50), ETAP90: etaJSON(e.ETAP90), Reason: api.WaitReason(e.Reason), ReasonText: e.String(),
-			ReasonDetail: e.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
+			ETAP50: etaJSON(e.ETAP50), ETAP90: etaJSON(e.ETAP90), Reason: row.Reason, ReasonText: views.ReasonText(l, row),
+			ReasonDetail: row.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
 	}
 	for _, cp := range st.view.Capacity {
 		out.Capacity = append(out.Capacity, api.Capacity(cp))

@@ -194,6 +194,10 @@ func qFleet(q *qEnv) qTasks {
 		MaxRuntime: 10 * time.Hour, DataReady: true}, qT0.Add(-20*time.Minute))
 	ts.noData = q.qCreate(models.NewTask{Project: "vision", Name: "needs-data", GPUs: 1, Spec: "H800-80G",
 		DataCheck: models.DataCheck{Path: "/data/set"}}, qT0.Add(-15*time.Minute))
+	// Its check answers: the data is not there yet.
+	if err := q.store.MarkDataChecked(ctx, []int64{ts.noData.ID}, qT0.Add(-time.Minute)); err != nil {
+		q.t.Fatal(err)
+	}
 	ts.markup = q.qCreate(models.NewTask{Project: "vision", Name: qHTMLName, GPUs: 2, DataReady: true},
 		qT0.Add(-10*time.Minute))
 	return ts
@@ -393,7 +397,7 @@ func TestQueueAPI(t *testing.T) {
 		t.Errorf("GET /api/v1/queue entries mismatch (-want +got):\n%s", diff)
 	}
 	for _, e := range got.Tasks {
-		if e.ID == ts.short.ID && (e.ReasonText != "waiting for free A100-80G GPUs" || e.Name != "eval-quick" ||
+		if e.ID == ts.short.ID && (e.ReasonText != "No free A100-80G" || e.Name != "eval-quick" ||
 			e.Project != "vision" || e.GPUs != 2 || e.State != models.TaskQueued) {
 			t.Errorf("short task entry = %+v", e)
 		}

@@ -34,14 +34,23 @@ func newTask(r api.TaskRequest, key string) models.NewTask {
 	return nt
 }
 
-// toTaskJSON is a task as its project's members see it.
-func toTaskJSON(t models.TaskRow) api.Task {
+// taskJSON is a task as its project's members see it: as stored, and how long its data check
+// has gone without an answer (models.Task.DataCheckSilence) now.
+func (h *Handler) taskJSON(t models.TaskRow) api.Task {
+	out := taskFields(t)
+	out.DataCheckSilentS = int64(t.DataCheckSilence(h.Now()) / time.Second)
+	return out
+}
+
+// taskFields are a task's fields as stored, in the API's form.
+func taskFields(t models.TaskRow) api.Task {
 	out := api.Task{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec,
 		Specs: t.SpecList(), Regions: t.RegionList(), Queue: t.Queue,
 		Priority: t.Priority, EstGPUHours: t.EstGPUHours, MaxRuntimeS: t.MaxRuntimeS, Workdir: t.Workdir, Image: t.Image,
 		DataReady: t.DataReady, DataLocations: t.DataLocationMap(), Deferrable: t.Deferrable, State: api.TaskState(t.State), Reason: t.Reason, SubmittedAt: t.SubmittedAt,
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
-		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion}
+		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion,
+		DataCheckedAt: t.DataCheckedAt}
 	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
 	if t.Service() {
 		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath

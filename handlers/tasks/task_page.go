@@ -69,7 +69,7 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData
 	d := tasksview.TaskPageData{Now: now, Task: taskView(t), Full: who.CanSee(t.ProjectID), CanRun: who.CanRun(t.ProjectID),
 		Poll: t.EndedAt == nil}
 	if !d.Full {
-		d.Task.Command = nil
+		d.Task.Command, d.Task.DataCheck = nil, ""
 	}
 	events, err := h.store.TaskEvents(ctx, id)
 	if err != nil {
@@ -177,8 +177,8 @@ func (h *Handler) taskWait(ctx context.Context, t models.TaskRow, now time.Time)
 	}
 	for e, r := range st.entries {
 		if r.ID == t.ID {
-			return &views.QueueRow{Position: e.Position, TaskID: r.ID, ETAP50: e.ETAP50, ETAP90: e.ETAP90,
-				Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail}, nil
+			row := queueRow(e, r, now)
+			return &row, nil
 		}
 	}
 	return nil, nil
@@ -197,6 +197,14 @@ func taskView(t models.TaskRow) tasksview.TaskView {
 		v.EndedAt = *t.EndedAt
 	}
 	json.Unmarshal([]byte(t.Command), &v.Command)
+	if t.State == models.TaskWaitingData && t.DataCheck != "" {
+		var dc models.DataCheck
+		json.Unmarshal([]byte(t.DataCheck), &dc) // written by the store; always decodes
+		v.DataCheck = dc.Path + dc.URL
+	}
+	if t.DataCheckedAt != nil {
+		v.DataCheckedAt = *t.DataCheckedAt
+	}
 	return v
 }
 

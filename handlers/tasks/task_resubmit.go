@@ -47,7 +47,7 @@ func (h *Handler) resubmitForm(c echo.Context) (tasksview.TaskForm, error) {
 
 // resubmitValues are the form's values of task t, as resubmitForm describes them.
 func resubmitValues(t models.TaskRow) tasksview.TaskFormValues {
-	j := toTaskJSON(t)
+	j := taskFields(t)
 	vals := tasksview.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs),
 		Specs: models.TemplateBody{Spec: j.Spec, Specs: j.Specs}.SpecChoices(), Regions: j.Regions,
 		Queue: j.Queue, Priority: j.Priority, Command: strings.Join(j.Command, "\n"), Workdir: j.Workdir, Image: j.Image,

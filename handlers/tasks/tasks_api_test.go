@@ -17,7 +17,7 @@ import (
 var taskJSONFields = []string{"id", "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
 	"max_runtime_s", "command", "env_names", "workdir", "data_ready", "data_check", "deferrable", "state", "reason",
 	"submitted_at", "started_at", "ended_at", "exit_code", "output_units", "image", "output_unit", "last_checkpoint_at",
-	"template_id", "template_version", "kind"}
+	"template_id", "template_version", "kind", "data_checked_at"}
 
 func TestTaskCreate(t *testing.T) {
 	submitted := webtest.T0.Format(time.RFC3339)
@@ -36,7 +36,7 @@ func TestTaskCreate(t *testing.T) {
 				"workdir": "/data/runs/r1", "data_ready": false, "data_check": map[string]any{"path": "/data/imagenet/_READY"},
 				"deferrable": true, "state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "nvcr.io/nvidia/pytorch:24.05-py3", "output_unit": "",
-				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch"},
+				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil},
 		},
 		"defaults": {
 			body: `{"project":"vision","name":"eval","owner":"bob","gpus":1,"command":["python","eval.py"],"data_ready":true}`,
@@ -45,7 +45,7 @@ func TestTaskCreate(t *testing.T) {
 				"command": []any{"python", "eval.py"}, "env_names": []any{}, "workdir": "", "data_ready": true,
 				"data_check": nil, "deferrable": false, "state": "queued", "reason": "", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
-				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch"},
+				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil},
 		},
 		"url check, unicode name": {
 			body: `{"project":"vision","name":"语音识别 微调","owner":"张三","gpus":2,"spec":"H800-80G","command":["sh","-c","echo 你好"],
@@ -56,7 +56,7 @@ func TestTaskCreate(t *testing.T) {
 				"data_check": map[string]any{"url": "https://data.example.com/ready"}, "deferrable": false,
 				"state": "waiting-data", "reason": "data not ready", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
-				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch"},
+				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil},
 		},
 	}
 	for name, tc := range tests {

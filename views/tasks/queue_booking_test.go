@@ -25,7 +25,7 @@ func TestQueueBookingReasons(t *testing.T) {
 			t.Errorf("%s: booked reason = %q, want %q", l.Lang, got, want[1])
 		}
 	}
-	if got := reasonClass(api.ReasonReservationWindow); got != "reason r-self" {
+	if got := reasonClass(window); got != "reason r-self" {
 		t.Errorf("reasonClass(window) = %q", got)
 	}
 }

@@ -52,9 +52,13 @@ func gpusText(l phrase.Locale, gpus int, spec string) string {
 	return l.T("queue.gpus_of", l.Int(gpus), specText(l, spec))
 }
 
-// reasonClass is the class attribute of a reason badge.
-func reasonClass(code api.WaitReason) string {
-	switch code {
+// reasonClass is the class attribute of a reason badge: a data check that does not answer
+// blocks like a quota does.
+func reasonClass(r views.QueueRow) string {
+	if r.Detail == views.DetailDataCheckSilent {
+		return "reason r-blocked"
+	}
+	switch r.Reason {
 	case api.ReasonStarting, api.ReasonNew:
 		return "reason r-starting"
 	case api.ReasonNoFreeGPUs, api.ReasonBehind:

@@ -64,6 +64,11 @@ type TaskView struct {
 	OutputUnits int64
 	OutputUnit  string
 	Command     []string
+	// DataCheck is the path or URL its data check looks at, shown to its project while it
+	// waits for its data; DataCheckedAt when the check last answered (zero before its first
+	// answer).
+	DataCheck     string
+	DataCheckedAt time.Time
 }
 
 // QuotaNeed is a task that waits on its project's limit of cards: the project holds InUse of

@@ -120,3 +120,11 @@ func tasksPageURL(f TaskListFilter, n int) string {
 	q.Set("page", strconv.Itoa(n))
 	return "/tasks?" + q.Encode()
 }
+
+// dataCheckAnswer says when a waiting task's data check last answered, or that it has not.
+func dataCheckAnswer(l phrase.Locale, t TaskView, now time.Time) string {
+	if t.DataCheckedAt.IsZero() {
+		return l.T("task.data_check.no_answer")
+	}
+	return l.T("task.data_check.answered", views.EventTime(t.DataCheckedAt, now))
+}
