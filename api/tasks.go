@@ -111,8 +111,11 @@ type Task struct {
 	DataLocations map[string]string `json:"data_locations,omitempty"`
 	Deferrable    bool              `json:"deferrable"`
 	State         TaskState         `json:"state"`
-	// Reason is the sentence the store recorded with the task's last change of state.
+	// Reason is why the task took its state (the sentence the store recorded with its last
+	// change of state), in the request's language; ReasonCodes says the same as catalog codes
+	// with typed arguments, for scripts (absent for a sentence the server does not know).
 	Reason      string     `json:"reason"`
+	ReasonCodes []Phrase   `json:"reason_codes,omitempty"`
 	SubmittedAt time.Time  `json:"submitted_at"`
 	StartedAt   *time.Time `json:"started_at"`
 	EndedAt     *time.Time `json:"ended_at"`
@@ -140,12 +143,29 @@ type Task struct {
 // as plain text), is the byte offset of the log file just past the text.
 const HeaderLogEndOffset = "X-Log-End-Offset"
 
-// TaskEvent is one transition in a task's event log.
+// TaskEvent is one transition in a task's event log; its Reason and ReasonCodes as a task's.
 type TaskEvent struct {
-	At     time.Time `json:"at"`
-	From   string    `json:"from"`
-	To     string    `json:"to"`
-	Reason string    `json:"reason"`
+	At          time.Time `json:"at"`
+	From        string    `json:"from"`
+	To          string    `json:"to"`
+	Reason      string    `json:"reason"`
+	ReasonCodes []Phrase  `json:"reason_codes,omitempty"`
+}
+
+// Phrase is one part of a sentence the server made, as a code and its arguments: the codes are
+// stable (the catalogs write code "idle_for" as "cards idle for %s"), the sentence beside them
+// is in words. Parts are joined with "; ".
+type Phrase struct {
+	Code string      `json:"code"`
+	Args []PhraseArg `json:"args,omitempty"`
+}
+
+// PhraseArg is one argument of a Phrase: Kind "n" is a count (N), "d" a duration in seconds
+// (N), "p" a whole percentage (N), "s" a name or other text (S).
+type PhraseArg struct {
+	Kind string `json:"kind"`
+	N    int64  `json:"n,omitempty"`
+	S    string `json:"s,omitempty"`
 }
 
 // TaskDetail is GET /api/v1/tasks/{id}: the task with its event log. (The server adds the

@@ -19,6 +19,8 @@ type Client struct {
 	Server string
 	Token  string
 	HTTP   *http.Client
+	// Lang is the language asked of the server (Accept-Language); "" asks none.
+	Lang string
 }
 
 // APIError is a 4xx or 5xx answer of the API.
@@ -73,6 +75,9 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Accept", "application/json")
+	if c.Lang != "" {
+		req.Header.Set("Accept-Language", c.Lang)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

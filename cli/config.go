@@ -62,7 +62,7 @@ type connFlags struct {
 }
 
 // client builds the API client: the server from --server, KASHI_SERVER or the config file;
-// the token from KASHI_TOKEN or the config file.
+// the token from KASHI_TOKEN or the config file; the language from the environment (lang).
 func (f connFlags) client(e *Env) (*Client, error) {
 	c, path, err := loadConfig(e)
 	if err != nil {
@@ -76,7 +76,27 @@ func (f connFlags) client(e *Env) (*Client, error) {
 	case token == "":
 		return nil, exitf(ExitUnreachable, "no token: run `kashi login` or set KASHI_TOKEN (no token in %s)", path)
 	}
-	return &Client{Server: strings.TrimRight(server, "/"), Token: token, HTTP: e.HTTP}, nil
+	return &Client{Server: strings.TrimRight(server, "/"), Token: token, HTTP: e.HTTP, Lang: lang(e)}, nil
+}
+
+// lang is the language the server should write its sentences in (a task's reason, a wait's):
+// KASHI_LANG, else the locale of the environment (LC_ALL, LC_MESSAGES, LANG, in POSIX's
+// order) as a language tag, zh_CN.UTF-8 being zh-CN; "" for the C or POSIX locale or none,
+// which the server answers in English.
+func lang(e *Env) string {
+	for _, k := range []string{"KASHI_LANG", "LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := e.Getenv(k)
+		if v == "" {
+			continue
+		}
+		v, _, _ = strings.Cut(v, ".")
+		v, _, _ = strings.Cut(v, "@")
+		if v == "C" || v == "POSIX" {
+			return ""
+		}
+		return strings.ReplaceAll(v, "_", "-")
+	}
+	return ""
 }
 
 func firstOf(vs ...string) string {

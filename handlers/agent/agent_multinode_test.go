@@ -52,7 +52,7 @@ func TestAgentMultiNodeExits(t *testing.T) {
 		state, reason string
 		exitCode      float64
 	}{
-		"both succeed":          {exit0, exit0, false, "succeeded", "exited 0", 0},
+		"both succeed":          {exit0, exit0, false, "succeeded", "exit code 0", 0},
 		"rank 0 fails":          {exit1, `{"state":"exited","exit_code":143}`, true, "failed", "node n1 (rank 0) exited 1", 1},
 		"rank 0 fails to start": {`{"state":"failed-to-start","message":"no such file"}`, `{"state":"exited","exit_code":143}`, true, "failed", "failed to start on node n1 (rank 0): no such file", 0},
 		"rank 1 fails last":     {exit0, exit1, false, "failed", "node n2 (rank 1) exited 1", 1},

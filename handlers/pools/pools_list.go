@@ -142,7 +142,9 @@ type scaleEventJSON struct {
 	MachineKey string    `json:"machine_key,omitempty"`
 }
 
-func toPoolJSON(p poolInfo) poolJSON {
+// toPoolJSON is a pool as the API shows it, the scaling loop's sentences (why it acted or
+// did not) in l's language beside their reason codes.
+func toPoolJSON(l phrase.Locale, p poolInfo) poolJSON {
 	out := poolJSON{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, State: p.State,
 		Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: p.Config, StatusAt: p.StatusAt,
 		Nodes: []poolNodeJSON{}, Booting: []machineJSON{}, Skips: []skipJSON{}, Events: []scaleEventJSON{}}
@@ -154,11 +156,11 @@ func toPoolJSON(p poolInfo) poolJSON {
 		out.Booting = append(out.Booting, machineJSON{Key: m.IdempotencyKey, ProviderID: m.ProviderID, State: m.State, CreatedAt: m.CreatedAt})
 	}
 	for _, s := range p.Skips {
-		out.Skips = append(out.Skips, skipJSON{Reason: s.Reason, Detail: phrase.Locale{}.SayText(s.Detail)})
+		out.Skips = append(out.Skips, skipJSON{Reason: s.Reason, Detail: l.SayText(s.Detail)})
 	}
 	for _, e := range p.Events {
 		out.Events = append(out.Events, scaleEventJSON{At: e.At, Kind: e.Kind, From: e.FromSize, To: e.ToSize, Reason: e.Reason,
-			Detail: phrase.Locale{}.SayText(e.Detail), NodeID: e.NodeID, MachineKey: e.MachineKey})
+			Detail: l.SayText(e.Detail), NodeID: e.NodeID, MachineKey: e.MachineKey})
 	}
 	return out
 }
@@ -183,7 +185,7 @@ func (h *Handler) PoolsList(c echo.Context) error {
 		if n == 0 {
 			p.Events = nil
 		}
-		out[i] = toPoolJSON(p)
+		out[i] = toPoolJSON(handlers.Locale(c), p)
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -210,7 +212,7 @@ func (h *Handler) PoolSet(c echo.Context) error {
 	}
 	for _, p := range pools {
 		if p.Name == name {
-			return c.JSON(http.StatusOK, toPoolJSON(p))
+			return c.JSON(http.StatusOK, toPoolJSON(handlers.Locale(c), p))
 		}
 	}
 	return handlers.StoreError(models.ErrNotFound)

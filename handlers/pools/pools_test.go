@@ -58,6 +58,15 @@ func TestPoolsAPI(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("scale-up event (-want +got):\n%s", diff)
 	}
+	// The scaling loop's sentences are in the request's language, beside their codes.
+	zh := webtest.Decode[[]map[string]any](t, s.Get("/api/v1/pools", "Accept-Language", "zh-CN"))[0]
+	if got := zh["events"].([]any)[1].(map[string]any); got["reason"] != "demand-waiting" ||
+		got["detail"] != "24 张 GPU 的就绪需求已等待 3分钟 > 2分钟；显存占用 86% > 80%，持续 5分钟" {
+		t.Errorf("zh-CN scale-up event = %v", got)
+	}
+	if got := zh["skips"].([]any)[0].(map[string]any)["detail"]; got != "规模 6 = 最大 6" {
+		t.Errorf("zh-CN skip = %v, want 规模 6 = 最大 6", got)
+	}
 	if w := s.Get("/api/v1/pools?events=0"); len(webtest.Decode[[]map[string]any](t, w)[0]["events"].([]any)) != 0 {
 		t.Errorf("?events=0 still lists events")
 	}

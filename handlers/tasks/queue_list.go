@@ -24,7 +24,8 @@ func (h *Handler) QueueList(c echo.Context) error {
 		Capacity: make([]api.Capacity, 0, len(st.view.Capacity))}
 	who, l := handlers.Who(c), handlers.Locale(c)
 	for e, r := range st.entries {
-		tj := h.taskJSON(r)
+		tj := h.taskJSON(l, r)
+		tj.ReasonCodes = nil // the entry's reason is its wait's
 		if !who.CanSee(r.ProjectID) {
 			tj = redacted(tj)
 		}

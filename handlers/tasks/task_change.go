@@ -44,5 +44,5 @@ func (h *Handler) changeTask(c echo.Context, change func(ctx context.Context, id
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, h.taskJSON(t))
+	return c.JSON(http.StatusOK, h.taskJSON(handlers.Locale(c), t))
 }

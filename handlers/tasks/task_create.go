@@ -58,11 +58,11 @@ func (h *Handler) TaskCreate(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, h.taskJSON(row))
+		return c.JSON(http.StatusOK, h.taskJSON(handlers.Locale(c), row))
 	}
 	row := models.TaskRow{Task: t, Project: req.Project}
 	h.Sched.Trigger()
-	return c.JSON(http.StatusCreated, h.taskJSON(row))
+	return c.JSON(http.StatusCreated, h.taskJSON(handlers.Locale(c), row))
 }
 
 // owner is the owner of a task the principal submits: the principal, unless an admin names

@@ -73,6 +73,7 @@ func (h *Handler) taskDryRun(c echo.Context, nt models.NewTask) error {
 	if err != nil {
 		return err
 	}
+	d.ReasonText = views.ReasonText(handlers.Locale(c), d.waitRow())
 	return c.JSON(http.StatusOK, d)
 }
 
@@ -106,7 +107,7 @@ func (h *Handler) dryRun(ctx context.Context, nt models.NewTask, now time.Time) 
 	if err != nil {
 		return dryRunJSON{}, err
 	}
-	d := dryRunJSON{wait: tr.QueueEntry, Lane: tr.Lane, Position: tr.Position, Reason: api.WaitReason(tr.Reason), ReasonText: tr.String(),
+	d := dryRunJSON{wait: tr.QueueEntry, Lane: tr.Lane, Position: tr.Position, Reason: api.WaitReason(tr.Reason),
 		ReasonDetail: tr.Detail, ETAP50: etaJSON(tr.ETAP50), ETAP90: etaJSON(tr.ETAP90), Basis: "estimate",
 		CardS: int64(math.Round(nt.EstGPUHours * 3600)), Cost: []costJSON{}, Quota: []quotaUseJSON{}, Warnings: []string{}}
 	if d.CardS == 0 {
@@ -185,11 +186,16 @@ func quotedSpecs(asked string, tr scheduler.Trial, prices []models.Price, projec
 	return specs
 }
 
+// waitRow is how the task would wait, as the queue shows a wait.
+func (d dryRunJSON) waitRow() views.QueueRow {
+	w := d.wait
+	return views.QueueRow{Reason: api.WaitReason(w.Reason), ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail,
+		ETAP50: w.ETAP50, ETAP90: w.ETAP90}
+}
+
 // estimate is the dry run as the submit form shows it.
 func (d dryRunJSON) estimate(now time.Time) *tasksview.TaskEstimate {
-	w := d.wait
-	e := &tasksview.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: views.QueueRow{Reason: api.WaitReason(w.Reason),
-		ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail, ETAP50: w.ETAP50, ETAP90: w.ETAP90}}
+	e := &tasksview.TaskEstimate{Now: now, Warnings: d.Warnings, Wait: d.waitRow()}
 	for _, c := range d.Cost {
 		e.Costs = append(e.Costs, tasksview.TaskCost{Spec: c.Spec, AmountFen: c.AmountFen, MissingPrice: c.MissingPrice})
 	}

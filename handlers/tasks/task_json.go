@@ -7,6 +7,7 @@ import (
 
 	"kashi/api"
 	"kashi/models"
+	"kashi/phrase"
 )
 
 // newTask turns a request into the store's input, with defaults for class and priority.
@@ -34,15 +35,17 @@ func newTask(r api.TaskRequest, key string) models.NewTask {
 	return nt
 }
 
-// taskJSON is a task as its project's members see it: as stored, and how long its data check
-// has gone without an answer (models.Task.DataCheckSilence) now.
-func (h *Handler) taskJSON(t models.TaskRow) api.Task {
+// taskJSON is a task as its project's members see it: as stored, its reason in l's language
+// with its codes (reasonJSON), and how long its data check has gone without an answer
+// (models.Task.DataCheckSilence) now.
+func (h *Handler) taskJSON(l phrase.Locale, t models.TaskRow) api.Task {
 	out := taskFields(t)
+	out.Reason, out.ReasonCodes = reasonJSON(l, t.Reason)
 	out.DataCheckSilentS = int64(t.DataCheckSilence(h.Now()) / time.Second)
 	return out
 }
 
-// taskFields are a task's fields as stored, in the API's form.
+// taskFields are a task's fields as stored, in the API's form (its reason as recorded).
 func taskFields(t models.TaskRow) api.Task {
 	out := api.Task{ID: t.ID, Project: t.Project, Name: t.Name, Owner: t.Owner, GPUs: t.GPUs, Spec: t.Spec,
 		Specs: t.SpecList(), Regions: t.RegionList(), Queue: t.Queue,

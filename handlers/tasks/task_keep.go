@@ -56,7 +56,7 @@ func (h *Handler) TaskRelease(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, h.taskJSON(t))
+	return c.JSON(http.StatusOK, h.taskJSON(handlers.Locale(c), t))
 }
 
 // keepTask keeps the task's cards for its reclaim policy's keep time.

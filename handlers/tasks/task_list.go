@@ -31,7 +31,7 @@ func (h *Handler) TaskList(c echo.Context) error {
 	}
 	out := make([]api.Task, len(rows))
 	for i, r := range rows {
-		out[i] = h.taskJSON(r)
+		out[i] = h.taskJSON(handlers.Locale(c), r)
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -38,9 +38,10 @@ func (h *Handler) TaskShow(c echo.Context) error {
 		// Advice is what the task's next run should ask for, from what this run measured;
 		// absent while it runs or without enough readings.
 		Advice *rightsize.Advice `json:"advice,omitempty"`
-	}{TaskDetail: api.TaskDetail{Task: h.taskJSON(t), Events: make([]api.TaskEvent, len(events))}, Advice: advice}
+	}{TaskDetail: api.TaskDetail{Task: h.taskJSON(handlers.Locale(c), t), Events: make([]api.TaskEvent, len(events))}, Advice: advice}
 	for i, e := range events {
-		out.Events[i] = api.TaskEvent{At: e.At, From: e.From, To: e.To, Reason: e.Reason}
+		out.Events[i] = api.TaskEvent{At: e.At, From: e.From, To: e.To}
+		out.Events[i].Reason, out.Events[i].ReasonCodes = reasonJSON(handlers.Locale(c), e.Reason)
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -13,37 +13,6 @@ import (
 
 // Helpers of the task pages' templates.
 
-// eventReasonText is the reason the store recorded on a task's transition, in the page's
-// language; a reason the catalog does not know is shown as recorded.
-func eventReasonText(l phrase.Locale, reason string) string {
-	switch reason {
-	case "process started":
-		return l.T("task.why.started")
-	case "process running on its node":
-		return l.T("task.why.running")
-	case "data marked ready":
-		return l.T("task.why.data_ready")
-	case "data not ready":
-		return l.T("task.why.data_not_ready")
-	}
-	if rest, ok := strings.CutPrefix(reason, "submitted by "); ok {
-		return l.T("task.why.submitted_by", rest)
-	}
-	if strings.HasPrefix(reason, "placed on ") {
-		return l.T("task.why.placed")
-	}
-	if rest, ok := strings.CutPrefix(reason, "cancelled by "); ok {
-		return l.T("task.why.cancelled_by", rest)
-	}
-	if rest, ok := strings.CutPrefix(reason, "exited "); ok {
-		return l.T("task.why.exited", rest)
-	}
-	if rest, ok := strings.CutPrefix(reason, "failed to start: "); ok {
-		return l.T("task.why.failed_to_start", rest)
-	}
-	return l.SayText(reason) // the scaling loop's reclaim says why in phrases
-}
-
 // cancelConfirm asks before cancelling a task; a running task loses its work.
 func cancelConfirm(l phrase.Locale, t TaskView) string {
 	if t.State == api.StateRunning || t.State == api.StateStarting {

@@ -3,11 +3,18 @@
 package webtest
 
 import (
+	"context"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"kashi/api"
+	"kashi/models"
+	"kashi/phrase"
 )
 
 // TaskFleet registers n1 and n2 (4 A100 each, pool a100) and h1 (2 H800, pool h800), and the
@@ -78,4 +85,27 @@ func GPUByUUID(t *testing.T, s *Server, uuid string) GPUJSON {
 	}
 	t.Fatalf("GET /api/v1/gpus has no %s", uuid)
 	return GPUJSON{}
+}
+
+// ReclaimedTask runs alice's task "idler" on card 0 of node n1 of TaskFleet from T0-3h until
+// idle reclaim stops it at T0-1m, as the scaling loop does (its reason stored as phrases:
+// whose task, idle 2h, no answer to the notice), and its node reports the exit. It returns the
+// task.
+func ReclaimedTask(s *Server, nodes map[string]Registered) models.Task {
+	s.Tb.Helper()
+	t := s.Create(Task("idler").Ready(), T0.Add(-3*time.Hour))
+	s.Place(t, T0.Add(-3*time.Hour), UUIDOf("n1", 0))
+	status := api.PathTaskStatus + IDStr(t.ID) + "/status"
+	if w := s.Post(status, `{"state":"running"}`, Bearer(nodes["n1"].Token)...); w.Code != http.StatusNoContent {
+		s.Tb.Fatalf("POST %s running = %d %s", status, w.Code, w.Body)
+	}
+	reason := phrase.Of(phrase.New("task_of", phrase.ID(t.ID), phrase.S("alice")), phrase.New("idle_for", phrase.Dur(2*time.Hour)),
+		phrase.New("no_answer", phrase.S("08:29"), phrase.Dur(30*time.Minute))).Encode()
+	if err := s.Store.ReclaimTask(context.Background(), t.ID, reason, T0.Add(-time.Minute)); err != nil {
+		s.Tb.Fatalf("ReclaimTask: %v", err)
+	}
+	if w := s.Post(status, `{"state":"exited","exit_code":143}`, Bearer(nodes["n1"].Token)...); w.Code != http.StatusNoContent {
+		s.Tb.Fatalf("POST %s exited = %d %s", status, w.Code, w.Body)
+	}
+	return t
 }

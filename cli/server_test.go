@@ -1,0 +1,85 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"kashi/cli"
+	"kashi/web/webtest"
+)
+
+// kashi runs a CLI verb against srv as the holder of token, with env added to the
+// environment, and returns what it printed and its error.
+func kashi(t *testing.T, srv *httptest.Server, token string, env map[string]string, args ...string) (string, error) {
+	t.Helper()
+	vars := map[string]string{"KASHI_SERVER": srv.URL, "KASHI_TOKEN": token, "KASHI_CONFIG_DIR": t.TempDir()}
+	for k, v := range env {
+		vars[k] = v
+	}
+	var out, errOut bytes.Buffer
+	err := cli.Run(context.Background(), args, cli.Env{Getenv: func(k string) string { return vars[k] }, Stdout: &out, Stderr: &errOut})
+	return out.String() + errOut.String(), err
+}
+
+// TestTasksSayReasonsInWords: `kashi tasks` and `kashi show` print a reclaimed task's reason
+// in words, in the language of the environment (KASHI_LANG, else the POSIX locale; English
+// by default), and their JSON carries the words and the codes, never the phrases' JSON.
+func TestTasksSayReasonsInWords(t *testing.T) {
+	s := webtest.NewServer(t)
+	tk := webtest.ReclaimedTask(s, webtest.TaskFleet(s))
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	en := []string{"cards idle for 2h", "no answer to the notice of 08:29 within 30m"}
+	zh := []string{"卡已闲置 2小时", "08:29 的提醒在 30分钟 内无人回应"}
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want []string
+	}{
+		"no locale":        {nil, en},
+		"C locale":         {map[string]string{"LANG": "C.UTF-8"}, en},
+		"LANG zh_CN":       {map[string]string{"LANG": "zh_CN.UTF-8"}, zh},
+		"LC_ALL over LANG": {map[string]string{"LANG": "zh_CN.UTF-8", "LC_ALL": "en_US.UTF-8"}, en},
+		"KASHI_LANG":       {map[string]string{"LANG": "en_US.UTF-8", "KASHI_LANG": "zh-CN"}, zh},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, args := range [][]string{{"tasks", "-a", "-s", "reclaimed"}, {"tasks", "-a", "-o", "json"},
+				{"show", fmt.Sprint(tk.ID)}, {"show", "-o", "json", fmt.Sprint(tk.ID)}} {
+				out, err := kashi(t, srv, s.Token, tc.env, args...)
+				if err != nil {
+					t.Fatalf("kashi %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				if strings.Contains(out, `"c":`) || strings.Contains(out, `\"c\":`) {
+					t.Errorf("kashi %s prints the phrases' JSON:\n%s", strings.Join(args, " "), out)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(out, w) {
+						t.Errorf("kashi %s does not say %q:\n%s", strings.Join(args, " "), w, out)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSubmitPathCheckWithoutDataRoots: `kashi submit --data-path` on a server that checks no
+// paths fails with the server's refusal naming data_check, and stores nothing.
+func TestSubmitPathCheckWithoutDataRoots(t *testing.T) {
+	s := webtest.NewServer(t)
+	webtest.TaskFleet(s)
+	s.Store.SetDataRoots(nil)
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	out, err := kashi(t, srv, s.Token, nil, "submit", "-p", "vision", "--gpus", "1", "--data-path", "/data/set/_READY", "--", "python", "train.py")
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != cli.ExitFailed || !strings.Contains(err.Error(), "data_check") || !strings.Contains(err.Error(), "HTTP 422") {
+		t.Errorf("kashi submit --data-path = %v (%s), want exit %d naming data_check (HTTP 422)", err, out, cli.ExitFailed)
+	}
+	if n := s.TaskCount(); n != 0 {
+		t.Errorf("tasks stored = %d, want 0", n)
+	}
+}

@@ -1,0 +1,69 @@
+package tasks
+
+import (
+	"strings"
+	"time"
+
+	"kashi/phrase"
+)
+
+// TaskReason reads a reason the store recorded with a task's change of state as phrases: a
+// list the scaling loop encoded (a reclaim's, phrase.List.Encode), or one of the store's own
+// sentences ("submitted by alice", "exited 3", "max runtime 2h0m0s reached"…) read into its
+// catalog code and arguments. ok is false for any other text, which is shown as recorded.
+func TaskReason(stored string) (phrase.List, bool) {
+	if l, ok := phrase.Decode(stored); ok {
+		return l, true
+	}
+	var p phrase.Phrase
+	switch {
+	case stored == "process started":
+		p = phrase.New("process_started")
+	case stored == "process running on its node":
+		p = phrase.New("process_running")
+	case stored == "data marked ready":
+		p = phrase.New("data_marked_ready")
+	case stored == "data not ready":
+		p = phrase.New("data_not_ready")
+	case strings.HasPrefix(stored, "placed"): // "placed on [3 4]": the node ids say nothing to people
+		p = phrase.New("placed")
+	case strings.HasPrefix(stored, "submitted by "):
+		p = phrase.New("submitted_by", phrase.S(strings.TrimPrefix(stored, "submitted by ")))
+	case strings.HasPrefix(stored, "cancelled by "):
+		p = phrase.New("cancelled_by", phrase.S(strings.TrimPrefix(stored, "cancelled by ")))
+	case strings.HasPrefix(stored, "released by "):
+		p = phrase.New("released_by", phrase.S(strings.TrimPrefix(stored, "released by ")))
+	case strings.HasPrefix(stored, "exited "):
+		p = phrase.New("exited", phrase.S(strings.TrimPrefix(stored, "exited ")))
+	case strings.HasPrefix(stored, "failed to start: "):
+		p = phrase.New("failed_to_start", phrase.S(strings.TrimPrefix(stored, "failed to start: ")))
+	default:
+		return sentenceWithValues(stored)
+	}
+	return phrase.Of(p), true
+}
+
+// sentenceWithValues reads the store's sentences that carry a duration or a time: a runtime
+// stop and a lost node's failure.
+func sentenceWithValues(stored string) (phrase.List, bool) {
+	if rest, ok := strings.CutPrefix(stored, "max runtime "); ok && strings.HasSuffix(rest, " reached") {
+		if d, err := time.ParseDuration(strings.TrimSuffix(rest, " reached")); err == nil {
+			return phrase.Of(phrase.New("max_runtime_reached", phrase.Dur(d))), true
+		}
+	}
+	if rest, ok := strings.CutPrefix(stored, "node "); ok {
+		if host, seen, ok := strings.Cut(rest, " lost: last seen "); ok {
+			return phrase.Of(phrase.New("node_lost", phrase.S(host), phrase.S(seen))), true
+		}
+	}
+	return nil, false
+}
+
+// TaskReasonText is a reason the store recorded with a task's change of state in l's
+// language (TaskReason); text it cannot read is shown as recorded.
+func TaskReasonText(l phrase.Locale, stored string) string {
+	if list, ok := TaskReason(stored); ok {
+		return l.Say(list)
+	}
+	return stored
+}
