@@ -77,6 +77,12 @@ type TemplateBody struct {
 	Deferrable    bool              `json:"deferrable"`
 }
 
+// TemplateRollback is the body of POST /api/v1/templates/{id}/rollback: the earlier version
+// of the template to make current again, as a new version equal to it.
+type TemplateRollback struct {
+	Version int `json:"version"`
+}
+
 // Task is a task as the API shows it: GET /api/v1/tasks, the answer of a submit, a cancel and
 // the other task actions.
 type Task struct {

@@ -37,6 +37,8 @@ const (
 	AuditReject        = "reject"
 	AuditTaskCancel    = "task-cancel"
 	AuditUserCreate    = "user-create"
+	// AuditTemplateRollback: a template's earlier version made current again.
+	AuditTemplateRollback = "template-rollback"
 )
 
 // audit appends an entry inside tx; before and after are stored as JSON.

@@ -45,6 +45,7 @@ var migrations = []migration{
 	{30, "the 5-minute buckets in which services served, kept past their rollups for bills", migrateV30ServiceServed},
 	{31, "why Kashi suspended a schedule (its owner left the project or was disabled)", migrateV31ScheduleWhy},
 	{32, "when a task's data check last answered", migrateV32DataChecked},
+	{33, "the earlier version a template version restores", migrateV33TemplateRollback},
 }
 
 // schemaVersion records each applied migration.

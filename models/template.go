@@ -40,6 +40,9 @@ type TaskTemplateVersion struct {
 	Body        string
 	// Diff is the []FieldChange from the version before, JSON; empty list for version 1.
 	Diff string
+	// Restores is the earlier version this one made current again (a rollback); 0 for a
+	// change of its own.
+	Restores int
 }
 
 func (TaskTemplateVersion) TableName() string { return "task_template_versions" }

@@ -48,35 +48,81 @@ func (s *Store) UpdateTemplate(ctx context.Context, id int64, nt NewTemplate, by
 		if err := forUpdate(tx).Where("id = ?", id).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("template %d", id), err)
 		}
-		nt.ProjectID = t.ProjectID
-		body, err := s.checkTemplate(tx, nt, by, lim)
-		if err != nil {
-			return err
-		}
-		if err := nameFree(tx, t.ProjectID, nt.Name, t.ID); err != nil {
-			return err
-		}
-		diff := bodyDiff(t.Description, nt.Description, t.Fields(), nt.Body)
-		if t.Name != nt.Name {
-			b, _ := json.Marshal(t.Name)
-			a, _ := json.Marshal(nt.Name)
-			diff = append([]FieldChange{{Field: "name", Before: string(b), After: string(a)}}, diff...)
-		}
-		if len(diff) == 0 {
-			return nil
-		}
-		d, _ := json.Marshal(diff)
-		t.Name, t.Description, t.Body, t.Version, t.UpdatedAt = nt.Name, nt.Description, body, t.Version+1, now
-		if err := tx.Save(&t).Error; err != nil {
-			return err
-		}
-		return tx.Create(&TaskTemplateVersion{TemplateID: t.ID, Version: t.Version, By: by, At: now,
-			Description: nt.Description, Body: body, Diff: string(d)}).Error
+		_, err := s.newVersion(tx, &t, nt, 0, by, lim, now)
+		return err
 	})
 	if err != nil {
 		return TaskTemplate{}, templateErr("update", nt, err)
 	}
 	return t, nil
+}
+
+// RollBackTemplate makes an earlier version of template id current again, as a new version
+// equal to it (its description and body; the template keeps its name) that records who, when,
+// what changed and the version it restores, with an audit entry, all in one transaction. A
+// version that is not an earlier one is a FieldError on "version"; fields that the task rules
+// now refuse (a spec no pool has any more, a path check on a server without data roots) are
+// refused as an update of them would be. When they are the current fields already, nothing
+// changes and changed is false.
+func (s *Store) RollBackTemplate(ctx context.Context, id int64, version int, by string, lim TaskLimits, now time.Time) (t TaskTemplate, changed bool, err error) {
+	now = UTC(now)
+	var nt NewTemplate
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := forUpdate(tx).Where("id = ?", id).Take(&t).Error; err != nil {
+			return notFound(fmt.Sprintf("template %d", id), err)
+		}
+		if version < 1 || version >= t.Version {
+			if t.Version == 1 {
+				return fieldErr("version", "the template has one version: there is none earlier to roll back to")
+			}
+			return fieldErr("version", "must be an earlier version, from 1 to %d, got %d", t.Version-1, version)
+		}
+		var v TaskTemplateVersion
+		if err := tx.Where("template_id = ? AND version = ?", id, version).Take(&v).Error; err != nil {
+			return notFound(fmt.Sprintf("template %d version %d", id, version), err)
+		}
+		nt = NewTemplate{Name: t.Name, Description: v.Description, Body: v.Fields()}
+		before := t.Version
+		if changed, err = s.newVersion(tx, &t, nt, version, by, lim, now); err != nil || !changed {
+			return err
+		}
+		return audit(tx, now, by, AuditTemplateRollback, &t.ProjectID, "template "+t.Name,
+			map[string]int{"version": before}, map[string]int{"version": t.Version, "restores": version})
+	})
+	if err != nil {
+		return TaskTemplate{}, false, templateErr("roll back", nt, err)
+	}
+	return t, changed, nil
+}
+
+// newVersion makes nt the fields of template t (locked by the caller's transaction) as its
+// next version, which restores the earlier version restores (0 for none); nothing changes,
+// and changed is false, when nt differs in nothing.
+func (s *Store) newVersion(tx *gorm.DB, t *TaskTemplate, nt NewTemplate, restores int, by string, lim TaskLimits, now time.Time) (changed bool, err error) {
+	nt.ProjectID = t.ProjectID
+	body, err := s.checkTemplate(tx, nt, by, lim)
+	if err != nil {
+		return false, err
+	}
+	if err := nameFree(tx, t.ProjectID, nt.Name, t.ID); err != nil {
+		return false, err
+	}
+	diff := bodyDiff(t.Description, nt.Description, t.Fields(), nt.Body)
+	if t.Name != nt.Name {
+		b, _ := json.Marshal(t.Name)
+		a, _ := json.Marshal(nt.Name)
+		diff = append([]FieldChange{{Field: "name", Before: string(b), After: string(a)}}, diff...)
+	}
+	if len(diff) == 0 {
+		return false, nil
+	}
+	d, _ := json.Marshal(diff)
+	t.Name, t.Description, t.Body, t.Version, t.UpdatedAt = nt.Name, nt.Description, body, t.Version+1, now
+	if err := tx.Save(t).Error; err != nil {
+		return false, err
+	}
+	return true, tx.Create(&TaskTemplateVersion{TemplateID: t.ID, Version: t.Version, By: by, At: now,
+		Description: nt.Description, Body: body, Diff: string(d), Restores: restores}).Error
 }
 
 // templateErr passes field errors and not-found on, and wraps the rest.

@@ -177,4 +177,6 @@ var validZH = map[string]string{
 	"must be the request's spec %s":                                                                      "应与申请的卡型 %s 一致",
 	"this server checks no paths (no --data-root is set): give a url instead, or submit when the data is ready": "本服务器不检查路径（未设置 --data-root）：请改用 URL，或在数据就绪后再提交",
 	"%q is outside the data roots %s, where the server checks paths":                                            "%q 不在数据根目录 %s 之内，服务器只检查这些目录下的路径",
+	"the template has one version: there is none earlier to roll back to":                                       "模板只有一个版本：没有更早的版本可回滚",
+	"must be an earlier version, from 1 to %d, got %d":                                                          "应为更早的版本，1 到 %d，收到 %d",
 }

@@ -53,7 +53,8 @@ type templateJSON struct {
 	Schedules []scheduleJSON `json:"schedules,omitempty"`
 }
 
-// versionJSON is one version of a template.
+// versionJSON is one version of a template; Restores is the earlier version it made current
+// again (a rollback), absent for a change of its own.
 type versionJSON struct {
 	Version     int                  `json:"version"`
 	By          string               `json:"by"`
@@ -61,6 +62,7 @@ type versionJSON struct {
 	Description string               `json:"description"`
 	Changes     []models.FieldChange `json:"changes"`
 	Body        api.TemplateBody     `json:"body"`
+	Restores    int                  `json:"restores,omitempty"`
 }
 
 // scheduleJSON is a schedule with its next five planned times and its latest runs.
@@ -99,7 +101,8 @@ func toTemplateJSON(t models.TaskTemplate, uses int64) templateJSON {
 
 // toVersionJSON is a stored version.
 func toVersionJSON(v models.TaskTemplateVersion) versionJSON {
-	return versionJSON{Version: v.Version, By: v.By, At: v.At, Description: v.Description, Changes: v.Changes(), Body: sameJSON[api.TemplateBody](v.Fields())}
+	return versionJSON{Version: v.Version, By: v.By, At: v.At, Description: v.Description, Changes: v.Changes(), Body: sameJSON[api.TemplateBody](v.Fields()),
+		Restores: v.Restores}
 }
 
 // toScheduleJSON is a schedule with its next five runs after now and its runs.

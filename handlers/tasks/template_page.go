@@ -64,7 +64,8 @@ func (h *Handler) TemplatePage(c echo.Context) error {
 		return err
 	}
 	switch n := c.QueryParam("notice"); n {
-	case tasksview.NoticeCreated, tasksview.NoticeSaved, tasksview.NoticeScheduled, tasksview.NoticeSuspended, tasksview.NoticeResumed:
+	case tasksview.NoticeCreated, tasksview.NoticeSaved, tasksview.NoticeScheduled, tasksview.NoticeSuspended, tasksview.NoticeResumed,
+		tasksview.NoticeRolledBack, tasksview.NoticeUnchanged:
 		d.Notice = n
 	}
 	return handlers.Render(c, http.StatusOK, tasksview.Template(handlers.Locale(c), d))
@@ -96,7 +97,7 @@ func (h *Handler) templateData(c echo.Context, t models.TaskTemplate) (tasksview
 		return d, err
 	}
 	for _, v := range versions {
-		vv := tasksview.TemplateVersionView{Version: v.Version, By: v.By, At: v.At.In(h.Loc())}
+		vv := tasksview.TemplateVersionView{Version: v.Version, By: v.By, At: v.At.In(h.Loc()), Restores: v.Restores}
 		for _, ch := range v.Changes() {
 			vv.Changes = append(vv.Changes, tasksview.FieldChangeView(ch))
 		}

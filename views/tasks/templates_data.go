@@ -74,8 +74,10 @@ type TemplateData struct {
 	// Zones fill the time-zone picker's suggestions.
 	Zones []string
 	// Notice confirms what was just saved: NoticeSaved, NoticeScheduled, NoticeSuspended,
-	// NoticeResumed.
+	// NoticeResumed, NoticeRolledBack, NoticeUnchanged.
 	Notice string
+	// RollbackError says why rolling back to a version was refused; "" for none.
+	RollbackError string
 	// Advice is the rightsizing advice for the next run, from the latest runs; nil without.
 	Advice *TemplateAdvice
 }
@@ -95,14 +97,20 @@ const (
 	NoticeScheduled = "scheduled"
 	NoticeSuspended = "suspended"
 	NoticeResumed   = "resumed"
+	// NoticeRolledBack: an earlier version was made current again (Versions[0].Restores).
+	NoticeRolledBack = "rolled-back"
+	// NoticeUnchanged: the version rolled back to has the current fields; nothing changed.
+	NoticeUnchanged = "unchanged"
 )
 
-// TemplateVersionView is one version of a template.
+// TemplateVersionView is one version of a template: Restores is the earlier version it made
+// current again (a rollback), 0 for a change of its own.
 type TemplateVersionView struct {
-	Version int
-	By      string
-	At      time.Time
-	Changes []FieldChangeView
+	Version  int
+	By       string
+	At       time.Time
+	Changes  []FieldChangeView
+	Restores int
 }
 
 // FieldChangeView is one field a version changed, its values as JSON.

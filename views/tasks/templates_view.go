@@ -64,8 +64,15 @@ func runOutcomeText(l phrase.Locale, o string) string {
 }
 
 // templateNotice confirms what was just saved on a template's page.
-func templateNotice(l phrase.Locale, n string) string {
-	switch n {
+func templateNotice(l phrase.Locale, d TemplateData) string {
+	switch d.Notice {
+	case NoticeRolledBack:
+		if len(d.Versions) > 0 && d.Versions[0].Restores > 0 {
+			return l.T("tpl.notice.rolled_back", d.Versions[0].Restores, d.Version)
+		}
+		return l.T("tpl.notice.saved")
+	case NoticeUnchanged:
+		return l.T("tpl.notice.unchanged")
 	case NoticeCreated:
 		return l.T("tpl.notice.created")
 	case NoticeSaved:

@@ -24,8 +24,10 @@ import (
 // and Chinese: from the projects page to the project's templates, create one, submit from
 // it (the form comes filled in, its two specs and region ticked, a second region ticked
 // by hand), schedule it on weekday nights in Shanghai and see the next
-// five runs, first as the form previews them and then on the saved schedule. On a 390×844
-// phone the template pages do not scroll sideways. Screenshots go to KASHI_SCREENSHOTS.
+// five runs, first as the form previews them and then on the saved schedule; change it and
+// roll it back to its first version from the versions table. On a 390×844 phone the template
+// pages (the rolled-back one with its rollback buttons) do not scroll sideways. Screenshots go
+// to KASHI_SCREENSHOTS.
 func TestBrowserTemplates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -133,6 +135,22 @@ func TestBrowserTemplates(t *testing.T) {
 		first, err := chromedp.Run(b.ctx, chromedp.AttributeValue(css(`[data-testid=schedule] [data-testid=next-run]`), "data-at"))
 		if err != nil || first.Value != "2026-03-02T14:00:00Z" || count(`[data-testid=schedule] [data-testid=next-run]`) != 5 {
 			t.Errorf("%s: first of the next runs %q (%v), want five from 2026-03-02T14:00:00Z (22:00 in Shanghai)", lang, first.Value, err)
+		}
+		// A change to 1 card is version 2; rolling back to version 1 saves its 2 cards as version 3.
+		err = chromedp.Do(b.ctx,
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('t-gpus').value = '1'`),
+			chromedp.Click(css(`[data-testid=template-edit-submit]`)),
+			chromedp.WaitVisible(css(`[data-testid=version-row][data-version="2"]`)),
+			chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`), // a rollback asks first
+			chromedp.Click(css(`[data-testid=version-row][data-version="1"] [data-testid=rollback]`)),
+			chromedp.WaitVisible(css(`[data-testid=version-row][data-version="3"] [data-testid=restores]`)),
+			b.shot("templates-5-rolled-back-"+lang+".png"),
+		)
+		if err != nil {
+			t.Fatalf("%s: change and roll back: %v (screenshots in %s)", lang, err, b.shots)
+		}
+		if tpl, err := s.TemplateByID(ctx, *tasks[0].TemplateID); err != nil || tpl.Version != 3 || tpl.Fields().GPUs != 2 {
+			t.Errorf("%s: template after the rollback = version %d with %d cards (%v), want version 3 with 2", lang, tpl.Version, tpl.Fields().GPUs, err)
 		}
 		page, _ := chromedp.Run(b.ctx, chromedp.Location())
 		for _, path := range []string{strings.TrimPrefix(page, srv.URL), fmt.Sprintf("/projects/%d/templates", vision.ID),
