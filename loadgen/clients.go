@@ -76,19 +76,31 @@ func (g *gen) jsonRequest(method, path, token string, body any) *http.Request {
 }
 
 // register registers agent i's node of GPUsPerAgent GPUs and returns its GPUs and token
-// ("" when it failed).
+// ("" when it failed). A busy answer (the server limits the registrations of one address in
+// flight) is retried, as the agent retries.
 func (g *gen) register(ctx context.Context, i int) ([]api.GPUInfo, string) {
 	host := fmt.Sprintf("load-%04d", i)
 	reg := api.RegisterRequest{Hostname: host, Pool: "load"}
 	for k := range g.cfg.GPUsPerAgent {
 		reg.GPUs = append(reg.GPUs, api.GPUInfo{UUID: fmt.Sprintf("GPU-%s-%d", host, k), Index: k, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
-	_, body := g.do(ctx, KindRegister, g.client, g.jsonRequest(http.MethodPost, "/api/v1/agent/register", g.cfg.JoinToken, reg), http.StatusOK, http.StatusCreated)
-	var rr api.RegisterResponse
-	if body == nil || json.Unmarshal(body, &rr) != nil {
-		return nil, ""
+	for try := 0; try < 5; try++ {
+		code, body := g.do(ctx, KindRegister, g.client, g.jsonRequest(http.MethodPost, "/api/v1/agent/register", g.cfg.JoinToken, reg), http.StatusOK, http.StatusCreated)
+		if code != http.StatusServiceUnavailable && code != http.StatusTooManyRequests {
+			var rr api.RegisterResponse
+			if body == nil || json.Unmarshal(body, &rr) != nil {
+				return nil, ""
+			}
+			return reg.GPUs, rr.Token
+		}
+		g.rec.retry(KindRegister)
+		select { // the server's Retry-After is one second
+		case <-ctx.Done():
+			return nil, ""
+		case <-time.After(time.Second):
+		}
 	}
-	return reg.GPUs, rr.Token
+	return nil, ""
 }
 
 // agent posts a sample of each GPU every SampleEvery and polls its assignments every

@@ -2,7 +2,6 @@ package people
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,7 +26,7 @@ func (h *Handler) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	name, password := c.FormValue("username"), c.FormValue("password")
 	next := localPath(c.FormValue("next"))
-	account, addr := truncated(name), clientAddr(c)
+	account, addr := truncated(name), handlers.ClientAddr(c)
 	if wait := h.logins.wait(account, addr, h.Now()); wait > 0 {
 		secs := int64((wait + time.Second - 1) / time.Second)
 		c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
@@ -75,14 +74,4 @@ func truncated(s string) string {
 		return s[:100]
 	}
 	return s
-}
-
-// clientAddr is the address the request came from: the connection's peer, never a header a
-// client could forge (behind a proxy, that is the proxy).
-func clientAddr(c echo.Context) string {
-	host, _, err := net.SplitHostPort(c.Request().RemoteAddr)
-	if err != nil {
-		return c.Request().RemoteAddr
-	}
-	return host
 }
