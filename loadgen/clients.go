@@ -128,7 +128,8 @@ func (g *gen) agent(ctx context.Context, i int, gpus []api.GPUInfo, token string
 }
 
 // login logs a viewer in through the login form, as a browser does (CSRF cookie and form
-// field), and returns its client (nil when it failed). A busy answer is retried.
+// field), and returns its client (nil when it failed). A busy answer is retried: the viewers
+// share one account, and the server checks at most five of an account's passwords at once.
 func (g *gen) login(ctx context.Context) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Transport: g.client.Transport, Timeout: g.client.Timeout, Jar: jar,
@@ -145,7 +146,7 @@ func (g *gen) login(ctx context.Context) *http.Client {
 		}
 	}
 	vals := url.Values{"username": {g.cfg.ViewerName}, "password": {g.cfg.ViewerPassword}, "_csrf": {csrf}, "next": {"/"}}
-	for try := 0; try < 5; try++ {
+	for try := 0; try < 30; try++ {
 		login, _ := http.NewRequest(http.MethodPost, g.base+"/login", strings.NewReader(vals.Encode()))
 		login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		switch code, _ := g.do(ctx, KindLogin, client, login, http.StatusSeeOther); code {

@@ -117,6 +117,7 @@ var catalogEN = map[string]string{
 	"account.new":             "New password",
 	"account.save":            "Change password",
 	"account.changed":         "Your password is changed.",
+	"account.throttled":       "Too many wrong passwords for this account or address. Try again in %s.",
 	// End of admin pages.
 
 	// Numbers and time.

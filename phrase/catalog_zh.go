@@ -117,6 +117,7 @@ var catalogZH = map[string]string{
 	"account.new":             "新密码",
 	"account.save":            "修改密码",
 	"account.changed":         "密码已修改。",
+	"account.throttled":       "该账号或地址输错密码次数过多，请在 %s 后重试。",
 	// End of admin pages.
 
 	// Numbers and time.

@@ -27,15 +27,15 @@ func (h *Handler) Login(c echo.Context) error {
 	name, password := c.FormValue("username"), c.FormValue("password")
 	next := localPath(c.FormValue("next"))
 	account, addr := truncated(name), handlers.ClientAddr(c)
-	if wait := h.logins.wait(account, addr, h.Now()); wait > 0 {
-		secs := int64((wait + time.Second - 1) / time.Second)
-		c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		d := peopleview.LoginData{Next: next, Name: name, RetryIn: (time.Duration(secs) * time.Second).String(), Demo: h.Cfg.Demo}
+	try, wait := h.logins.begin(account, addr, h.Now())
+	if wait > 0 {
+		d := peopleview.LoginData{Next: next, Name: name, RetryIn: retryAfter(c, wait), Demo: h.Cfg.Demo}
 		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Login(handlers.Locale(c), d))
 	}
+	defer try.done()
 	u, err := h.store.Authenticate(ctx, name, password)
 	if errors.Is(err, models.ErrNotFound) {
-		h.logins.fail(account, addr, h.Now())
+		try.failed(h.Now())
 		if err := h.store.Audit(ctx, h.Now(), truncated(name), models.AuditLoginFailed, nil, "login", nil, nil); err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (h *Handler) Login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	h.logins.succeed(account)
+	try.succeeded()
 	token, err := h.store.CreateSession(ctx, u.ID, h.Cfg.Sessions, h.Now())
 	if err != nil {
 		return err
@@ -66,6 +66,14 @@ func (h *Handler) Logout(c echo.Context) error {
 	}
 	h.clearSession(c)
 	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// retryAfter tells a throttled client its wait, rounded up to whole seconds: in the
+// Retry-After header, and as the text the page shows.
+func retryAfter(c echo.Context, wait time.Duration) string {
+	secs := int64((wait + time.Second - 1) / time.Second)
+	c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	return (time.Duration(secs) * time.Second).String()
 }
 
 // truncated keeps at most 100 bytes of a name typed into the login form, for the audit log.
