@@ -21,8 +21,8 @@ func (h *Handler) AccountPage(c echo.Context) error {
 	return handlers.Render(c, http.StatusOK, peopleview.Account(handlers.Locale(c), d))
 }
 
-// PasswordChange changes the viewer's own password when the current one matches: back to
-// the account page with a notice, or the form with the refused field (422); two changes at
+// PasswordChange changes the viewer's own password when the current one matches, ending the
+// user's other sessions: back to the account page with a notice, or the form with the refused field (422); two changes at
 // once are 409. The current password is checked behind the login throttle: while its
 // buckets are empty the form is refused with 429 and the wait. POST /account/password, from
 // a browser session only (web's route table).
@@ -34,7 +34,11 @@ func (h *Handler) PasswordChange(c echo.Context) error {
 		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Account(l, d))
 	}
 	defer try.done()
-	err := h.store.ChangePassword(c.Request().Context(), u.ID, c.FormValue("current"), c.FormValue("password"), h.Now())
+	session := ""
+	if ck, err := c.Cookie(SessionCookie); err == nil {
+		session = ck.Value
+	}
+	err := h.store.ChangePassword(c.Request().Context(), u.ID, c.FormValue("current"), c.FormValue("password"), session, h.Now())
 	var fe *models.FieldError
 	switch {
 	case err == nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"kashi/handlers/people"
@@ -72,4 +73,43 @@ func writeToken(t *testing.T, s *webtest.Server, name string) string {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// A password change ends every other session of the user (a browser left logged in
+// elsewhere, or one an attacker holds); the session it came from goes on, and so do the
+// user's API tokens.
+func TestPasswordChangeEndsOtherSessions(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		tok := writeToken(t, s, "ana")
+		here, there := s.LogIn("ana", "pw-ana", "192.0.2.1"), s.LogIn("ana", "pw-ana", "192.0.2.2")
+		if w := here.Form("/account/password", url.Values{"current": {"pw-ana"}, "password": {"mine-now"}}); w.Code != http.StatusSeeOther {
+			t.Fatalf("change = %d, want 303", w.Code)
+		}
+		if w := there.Get("/account"); w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/login") {
+			t.Errorf("the other session after the change: GET /account = %d → %q, want the login form", w.Code, w.Header().Get("Location"))
+		}
+		if w := here.Get("/account"); w.Code != http.StatusOK {
+			t.Errorf("the session that changed it: GET /account = %d, want 200", w.Code)
+		}
+		if w := s.Get("/api/v1/me", webtest.Bearer(tok)...); w.Code != http.StatusOK {
+			t.Errorf("the user's API token after the change = %d, want 200", w.Code)
+		}
+	})
+}
+
+// An admin's reset of a password ends the user's sessions and revokes their API tokens.
+func TestPasswordResetEndsSessionsAndTokens(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		tok := writeToken(t, s, "ana")
+		b := s.LogIn("ana", "pw-ana", "192.0.2.1")
+		if r := s.Form("/people/ana/password", url.Values{"password": {"fresh-pw"}}); r.StatusCode != http.StatusSeeOther {
+			t.Fatalf("reset = %d, want 303", r.StatusCode)
+		}
+		if w := b.Get("/account"); w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/login") {
+			t.Errorf("the user's session after the reset: GET /account = %d → %q, want the login form", w.Code, w.Header().Get("Location"))
+		}
+		if w := s.Get("/api/v1/me", webtest.Bearer(tok)...); w.Code != http.StatusUnauthorized {
+			t.Errorf("the user's API token after the reset = %d, want 401", w.Code)
+		}
+	})
 }

@@ -66,8 +66,8 @@ func TestUsersPage(t *testing.T) {
 	if _, err := w.Store.Authenticate(ctx, "member", "fresh-pw"); err != nil {
 		t.Errorf("login after reset: %v", err)
 	}
-	if r := w.FormAs("member", "/people/lead/password", url.Values{"password": {"mine-now"}}); r.StatusCode != http.StatusForbidden {
-		t.Errorf("member resets a password = %d, want 403", r.StatusCode)
+	if r := w.FormAs("lead", "/people/viewer/password", url.Values{"password": {"mine-now"}}); r.StatusCode != http.StatusForbidden {
+		t.Errorf("a lead resets a password = %d, want 403", r.StatusCode)
 	}
 }
 
