@@ -100,14 +100,16 @@ func csrf(secure bool) []echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+	ck := handlers.CSRFCookie("", secure)
 	token := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		Skipper:        bearerRequest,
-		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
-		CookieName:     "_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSecure:   secure,
-		CookieSameSite: http.SameSiteLaxMode,
+		TokenLookup:    "form:" + ck.Name + ",header:X-CSRF-Token",
+		CookieName:     ck.Name,
+		CookiePath:     ck.Path,
+		CookieHTTPOnly: ck.HttpOnly,
+		CookieSecure:   ck.Secure,
+		CookieSameSite: ck.SameSite,
+		CookieMaxAge:   ck.MaxAge,
 		ContextKey:     handlers.CSRFKey,
 		ErrorHandler: func(err error, c echo.Context) error {
 			if !isPage(c) && !hasSession(c) {

@@ -19,9 +19,10 @@ func (h *Handler) LoginForm(c echo.Context) error {
 	return handlers.Render(c, http.StatusOK, peopleview.Login(handlers.Locale(c), d))
 }
 
-// Login checks a user name and password and opens a session. POST /login. Failed logins are
-// throttled per account and per client address (login_throttle.go): while throttled every
-// try is refused with 429 and the wait, and writes no audit row.
+// Login checks a user name and password and opens a session with a new CSRF token.
+// POST /login. Failed logins are throttled per account and per client address
+// (login_throttle.go): while throttled every try is refused with 429 and the wait, and
+// writes no audit row.
 func (h *Handler) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	name, password := c.FormValue("username"), c.FormValue("password")
@@ -54,6 +55,7 @@ func (h *Handler) Login(c echo.Context) error {
 		return err
 	}
 	h.setSession(c, token)
+	handlers.RenewCSRF(c, h.secure(c))
 	return c.Redirect(http.StatusSeeOther, next)
 }
 
