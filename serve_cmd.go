@@ -328,7 +328,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	srv := web.Server(e)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,16 @@ func PathID(c echo.Context) (int64, error) {
 		return 0, BadRequest("id", "id must be a positive integer")
 	}
 	return id, nil
+}
+
+// ClientAddr is the address the request came from: the connection's peer, never a header a
+// client could forge (behind a proxy, that is the proxy).
+func ClientAddr(c echo.Context) string {
+	host, _, err := net.SplitHostPort(c.Request().RemoteAddr)
+	if err != nil {
+		return c.Request().RemoteAddr
+	}
+	return host
 }
 
 // Bearer is the token of the request's "Authorization: Bearer" header; ok is false without one.

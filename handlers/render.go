@@ -118,9 +118,6 @@ func Problem(l phrase.Locale, err error) string {
 	return err.Error()
 }
 
-// CSRFKey is where the CSRF middleware leaves the request's token for forms.
-const CSRFKey = "kashi.csrf"
-
 // conflictMessage is the part of a conflict error a client may read: the store's message
 // without its package prefix.
 func conflictMessage(err error) string {

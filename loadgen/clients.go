@@ -76,19 +76,31 @@ func (g *gen) jsonRequest(method, path, token string, body any) *http.Request {
 }
 
 // register registers agent i's node of GPUsPerAgent GPUs and returns its GPUs and token
-// ("" when it failed).
+// ("" when it failed). A busy answer (the server limits the registrations of one address in
+// flight) is retried, as the agent retries.
 func (g *gen) register(ctx context.Context, i int) ([]api.GPUInfo, string) {
 	host := fmt.Sprintf("load-%04d", i)
 	reg := api.RegisterRequest{Hostname: host, Pool: "load"}
 	for k := range g.cfg.GPUsPerAgent {
 		reg.GPUs = append(reg.GPUs, api.GPUInfo{UUID: fmt.Sprintf("GPU-%s-%d", host, k), Index: k, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920})
 	}
-	_, body := g.do(ctx, KindRegister, g.client, g.jsonRequest(http.MethodPost, "/api/v1/agent/register", g.cfg.JoinToken, reg), http.StatusOK, http.StatusCreated)
-	var rr api.RegisterResponse
-	if body == nil || json.Unmarshal(body, &rr) != nil {
-		return nil, ""
+	for try := 0; try < 5; try++ {
+		code, body := g.do(ctx, KindRegister, g.client, g.jsonRequest(http.MethodPost, "/api/v1/agent/register", g.cfg.JoinToken, reg), http.StatusOK, http.StatusCreated)
+		if code != http.StatusServiceUnavailable && code != http.StatusTooManyRequests {
+			var rr api.RegisterResponse
+			if body == nil || json.Unmarshal(body, &rr) != nil {
+				return nil, ""
+			}
+			return reg.GPUs, rr.Token
+		}
+		g.rec.retry(KindRegister)
+		select { // the server's Retry-After is one second
+		case <-ctx.Done():
+			return nil, ""
+		case <-time.After(time.Second):
+		}
 	}
-	return reg.GPUs, rr.Token
+	return nil, ""
 }
 
 // agent posts a sample of each GPU every SampleEvery and polls its assignments every
@@ -116,7 +128,8 @@ func (g *gen) agent(ctx context.Context, i int, gpus []api.GPUInfo, token string
 }
 
 // login logs a viewer in through the login form, as a browser does (CSRF cookie and form
-// field), and returns its client (nil when it failed). A busy answer is retried.
+// field), and returns its client (nil when it failed). A busy answer is retried: the viewers
+// share one account, and the server checks at most five of an account's passwords at once.
 func (g *gen) login(ctx context.Context) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Transport: g.client.Transport, Timeout: g.client.Timeout, Jar: jar,
@@ -133,7 +146,7 @@ func (g *gen) login(ctx context.Context) *http.Client {
 		}
 	}
 	vals := url.Values{"username": {g.cfg.ViewerName}, "password": {g.cfg.ViewerPassword}, "_csrf": {csrf}, "next": {"/"}}
-	for try := 0; try < 5; try++ {
+	for try := 0; try < 30; try++ {
 		login, _ := http.NewRequest(http.MethodPost, g.base+"/login", strings.NewReader(vals.Encode()))
 		login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		switch code, _ := g.do(ctx, KindLogin, client, login, http.StatusSeeOther); code {

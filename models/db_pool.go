@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -49,6 +51,9 @@ func postgresDialector(dsn string, maxConns int, committed func(context.Context)
 // connections whose deferred reads never take the write lock (WAL lets them run beside the
 // writer).
 func sqliteDialector(path string, committed func(context.Context)) (gorm.Dialector, func() error, error) {
+	if err := privateFiles(path); err != nil {
+		return nil, nil, err
+	}
 	write, err := sql.Open("sqlite3", sqliteDSN(path, "_txlock=immediate"))
 	if err != nil {
 		return nil, nil, err
@@ -70,6 +75,32 @@ func sqliteDialector(path string, committed func(context.Context)) (gorm.Dialect
 	read.SetMaxIdleConns(n)
 	p := &pools{read: read, write: write, committed: committed}
 	return sqlite.New(sqlite.Config{Conn: p}), p.close, nil
+}
+
+// privateFiles keeps the SQLite database at path (a file path or a file: URI) to its owner,
+// as it holds password and token hashes: a new database is created 0600 before SQLite opens
+// it (SQLite gives the -wal and -shm files it makes the database's permissions), and an
+// existing one, with its -wal and -shm, loses any group and other permissions where this
+// process may change them. An in-memory database has no file.
+func privateFiles(path string) error {
+	name, query, _ := strings.Cut(strings.TrimPrefix(path, "file:"), "?")
+	if name == "" || name == ":memory:" || strings.Contains(query, "mode=memory") {
+		return nil
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("sqlite file: %w", err)
+	}
+	for _, p := range []string{name, name + "-wal", name + "-shm"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			// Best effort: a file of another owner keeps its mode, and the open goes on.
+			_ = os.Chmod(p, fi.Mode().Perm()&^0o077)
+		}
+	}
+	return nil
 }
 
 // sqliteReader is the driver of the read pool: SQLite's, with each connection reading the

@@ -55,8 +55,9 @@ func (s *Store) SetUserDisabled(ctx context.Context, actor, name string, disable
 	})
 }
 
-// ResetPassword sets the named user's password (an admin's reset), ends their sessions and
-// records it, in one transaction. Unknown names are ErrNotFound.
+// ResetPassword sets the named user's password (an admin's reset), ends their sessions,
+// revokes their API tokens and records it, in one transaction: whoever knew the old
+// password, or held what it let them make, is out. Unknown names are ErrNotFound.
 func (s *Store) ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error {
 	hash, err := hashPassword(password)
 	if err != nil {
@@ -73,14 +74,19 @@ func (s *Store) ResetPassword(ctx context.Context, actor, name, password string,
 		if err := tx.Where("user_id = ?", u.ID).Delete(&Session{}).Error; err != nil {
 			return fmt.Errorf("models: end sessions of %q: %w", name, err)
 		}
+		if err := tx.Model(&APIToken{}).Where("user_id = ? AND revoked_at IS NULL", u.ID).Update("revoked_at", UTC(now)).Error; err != nil {
+			return fmt.Errorf("models: revoke tokens of %q: %w", name, err)
+		}
 		return audit(tx, now, actor, AuditPasswordReset, nil, "user "+name, nil, nil)
 	})
 }
 
-// ChangePassword replaces a user's own password when current matches. The update only
-// applies to the hash that was checked, so two changes at once cannot both win; the loser
-// is ErrConflict. A wrong current password is a FieldError naming "current".
-func (s *Store) ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error {
+// ChangePassword replaces a user's own password when current matches and ends every other
+// session of the user: all but the one whose token is keep (the browser the change came
+// from). API tokens stay. The update only applies to the hash that was checked, so two
+// changes at once cannot both win; the loser is ErrConflict. A wrong current password is a
+// FieldError naming "current".
+func (s *Store) ChangePassword(ctx context.Context, userID int64, current, next, keep string, now time.Time) error {
 	hash, err := hashPassword(next)
 	if err != nil {
 		return err
@@ -103,6 +109,9 @@ func (s *Store) ChangePassword(ctx context.Context, userID int64, current, next 
 		}
 		if res.RowsAffected == 0 {
 			return fmt.Errorf("models: change password: changed meanwhile: %w", ErrConflict)
+		}
+		if err := tx.Where("user_id = ? AND token_hash <> ?", userID, HashToken(keep)).Delete(&Session{}).Error; err != nil {
+			return fmt.Errorf("models: change password: end other sessions: %w", err)
 		}
 		return audit(tx, now, u.Name, AuditPasswordChange, nil, "user "+u.Name, nil, nil)
 	})

@@ -36,14 +36,37 @@ func TestUserAdmin(t *testing.T) {
 		if err := s.ResetPassword(ctx, "root", "ana", "x", billT0); fieldName(err) != "password" {
 			t.Errorf("short reset = %v", err)
 		}
+		tok, _, _ := s.CreateAPIToken(ctx, u.ID, "script", models.ScopeWrite, billT0)
+		sess, _ = s.CreateSession(ctx, u.ID, lim, billT0)
 		if err := s.ResetPassword(ctx, "root", "ana", "new-pw", billT0); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ChangePassword(ctx, u.ID, "pw-ana", "mine-now", billT0); fieldName(err) != "current" {
+		if _, err := s.SessionUser(ctx, sess, lim, billT0); err == nil {
+			t.Error("a session outlives a password reset")
+		}
+		if _, _, err := s.TokenUser(ctx, tok, billT0); err == nil {
+			t.Error("an API token outlives a password reset")
+		}
+		tok, _, _ = s.CreateAPIToken(ctx, u.ID, "script", models.ScopeWrite, billT0)
+		here, _ := s.CreateSession(ctx, u.ID, lim, billT0)
+		there, _ := s.CreateSession(ctx, u.ID, lim, billT0)
+		if err := s.ChangePassword(ctx, u.ID, "pw-ana", "mine-now", here, billT0); fieldName(err) != "current" {
 			t.Errorf("change with the old password = %v, want a FieldError naming current", err)
 		}
-		if err := s.ChangePassword(ctx, u.ID, "new-pw", "mine-now", billT0); err != nil {
+		if _, err := s.SessionUser(ctx, there, lim, billT0); err != nil {
+			t.Errorf("a refused change ended another session: %v", err)
+		}
+		if err := s.ChangePassword(ctx, u.ID, "new-pw", "mine-now", here, billT0); err != nil {
 			t.Fatal(err)
+		}
+		if _, err := s.SessionUser(ctx, there, lim, billT0); err == nil {
+			t.Error("another session outlives a password change")
+		}
+		if _, err := s.SessionUser(ctx, here, lim, billT0); err != nil {
+			t.Errorf("the session that changed the password ended: %v", err)
+		}
+		if _, _, err := s.TokenUser(ctx, tok, billT0); err != nil {
+			t.Errorf("an API token ended with its user's own password change: %v", err)
 		}
 		if _, err := s.Authenticate(ctx, "ana", "mine-now"); err != nil {
 			t.Errorf("login with the changed password: %v", err)

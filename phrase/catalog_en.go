@@ -19,7 +19,9 @@ var catalogEN = map[string]string{
 	"error.status.401":   "Please sign in",
 	"error.status.403":   "Not allowed",
 	"error.status.404":   "Page not found",
+	"error.status.408":   "The request took too long to arrive",
 	"error.status.409":   "Conflict",
+	"error.status.413":   "The request is too large",
 	"error.status.422":   "Invalid input",
 	"error.status.429":   "Too many requests",
 	"error.status.500":   "Internal error",
@@ -115,6 +117,7 @@ var catalogEN = map[string]string{
 	"account.new":             "New password",
 	"account.save":            "Change password",
 	"account.changed":         "Your password is changed.",
+	"account.throttled":       "Too many wrong passwords for this account or address. Try again in %s.",
 	// End of admin pages.
 
 	// Numbers and time.

@@ -19,7 +19,9 @@ var catalogZH = map[string]string{
 	"error.status.401":   "请先登录",
 	"error.status.403":   "没有权限",
 	"error.status.404":   "页面不存在",
+	"error.status.408":   "请求发送超时",
 	"error.status.409":   "操作冲突",
+	"error.status.413":   "请求内容过大",
 	"error.status.422":   "输入无效",
 	"error.status.429":   "请求过于频繁",
 	"error.status.500":   "内部错误",
@@ -115,6 +117,7 @@ var catalogZH = map[string]string{
 	"account.new":             "新密码",
 	"account.save":            "修改密码",
 	"account.changed":         "密码已修改。",
+	"account.throttled":       "该账号或地址输错密码次数过多，请在 %s 后重试。",
 	// End of admin pages.
 
 	// Numbers and time.

@@ -65,6 +65,18 @@ func require(a handlers.Access) echo.MiddlewareFunc {
 	}
 }
 
+// sessionOnly refuses a request that comes with an API token (403): a password is changed
+// from a browser session, so that a token, which scripts keep in files, cannot take over
+// its user's account.
+func sessionOnly(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if p := handlers.Who(c); p != nil && p.TokenID != 0 {
+			return echo.NewHTTPError(http.StatusForbidden, api.Error{Error: "change a password from a browser session, not with an API token"})
+		}
+		return next(c)
+	}
+}
+
 // isPage reports whether the request is for a page rather than the JSON API.
 func isPage(c echo.Context) bool { return !strings.HasPrefix(c.Request().URL.Path, "/api/") }
 
@@ -88,14 +100,16 @@ func csrf(secure bool) []echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+	ck := handlers.CSRFCookie("", secure)
 	token := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		Skipper:        bearerRequest,
-		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
-		CookieName:     "_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSecure:   secure,
-		CookieSameSite: http.SameSiteLaxMode,
+		TokenLookup:    "form:" + ck.Name + ",header:X-CSRF-Token",
+		CookieName:     ck.Name,
+		CookiePath:     ck.Path,
+		CookieHTTPOnly: ck.HttpOnly,
+		CookieSecure:   ck.Secure,
+		CookieSameSite: ck.SameSite,
+		CookieMaxAge:   ck.MaxAge,
 		ContextKey:     handlers.CSRFKey,
 		ErrorHandler: func(err error, c echo.Context) error {
 			if !isPage(c) && !hasSession(c) {

@@ -97,15 +97,22 @@ func TestLoginSetsSafeCookies(t *testing.T) {
 	}
 }
 
+// cookieToken in a header the CSRF tests send stands for the browser's token.
+const cookieToken = "<the cookie's token>"
+
 func TestCSRFRefusals(t *testing.T) {
 	srv, s := loginServer(t, false)
-	jar, _ := cookiejar.New(nil)
-	c := noRedirect(jar)
-	tok := csrfToken(t, c, srv.URL)
-	post := func(form url.Values, hdr map[string]string) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/login", strings.NewReader(form.Encode()))
+	// Each case is a browser of its own: an accepted login gives the browser a new token.
+	post := func(form func(tok string) url.Values, hdr map[string]string) int {
+		jar, _ := cookiejar.New(nil)
+		c := noRedirect(jar)
+		tok := csrfToken(t, c, srv.URL)
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/login", strings.NewReader(form(tok.Value).Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		for k, v := range hdr {
+			if v == cookieToken {
+				v = tok.Value
+			}
 			req.Header.Set(k, v)
 		}
 		resp, err := c.Do(req)
@@ -115,19 +122,21 @@ func TestCSRFRefusals(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	creds := url.Values{"username": {"ana"}, "password": {"pw-ana"}}
-	withToken := url.Values{"username": {"ana"}, "password": {"pw-ana"}, "_csrf": {tok.Value}}
+	creds := func(string) url.Values { return url.Values{"username": {"ana"}, "password": {"pw-ana"}} }
+	withToken := func(tok string) url.Values {
+		return url.Values{"username": {"ana"}, "password": {"pw-ana"}, "_csrf": {tok}}
+	}
 	tests := map[string]struct {
-		form url.Values
+		form func(tok string) url.Values
 		hdr  map[string]string
 		want int
 	}{
 		"no token":                      {creds, nil, http.StatusForbidden},
 		"no token, same-origin header":  {creds, map[string]string{"Sec-Fetch-Site": "same-origin"}, http.StatusForbidden},
-		"wrong token":                   {url.Values{"username": {"ana"}, "password": {"pw-ana"}, "_csrf": {"x" + tok.Value}}, nil, http.StatusForbidden},
+		"wrong token":                   {func(tok string) url.Values { return withToken("x" + tok) }, nil, http.StatusForbidden},
 		"cross-site with a good token":  {withToken, map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, http.StatusForbidden},
 		"same-site with a good token":   {withToken, map[string]string{"Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
-		"token in the header":           {creds, map[string]string{"X-CSRF-Token": tok.Value}, http.StatusSeeOther},
+		"token in the header":           {creds, map[string]string{"X-CSRF-Token": cookieToken}, http.StatusSeeOther},
 		"same-origin with a good token": {withToken, map[string]string{"Sec-Fetch-Site": "same-origin"}, http.StatusSeeOther},
 	}
 	for name, tc := range tests {
@@ -141,6 +150,46 @@ func TestCSRFRefusals(t *testing.T) {
 	log, _ := s.AuditLog(context.Background(), models.AuditFilter{})
 	if len(log) != 2 {
 		t.Errorf("audit log has %d entries after 2 accepted logins, want 2", len(log))
+	}
+}
+
+// TestCSRFRotatedAtLogin: a login sets a new CSRF token, once; the token from before it no
+// longer passes, the new one does.
+func TestCSRFRotatedAtLogin(t *testing.T) {
+	srv, _ := loginServer(t, false)
+	jar, _ := cookiejar.New(nil)
+	c := noRedirect(jar)
+	before := csrfToken(t, c, srv.URL)
+	resp, err := c.PostForm(srv.URL+"/login", url.Values{"username": {"ana"}, "password": {"pw-ana"}, "_csrf": {before.Value}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var set []*http.Cookie
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "_csrf" {
+			set = append(set, ck)
+		}
+	}
+	if resp.StatusCode != http.StatusSeeOther || len(set) != 1 || set[0].Value == before.Value || set[0].Value == "" {
+		t.Fatalf("POST /login = %d setting _csrf %v, want 303 setting one new token", resp.StatusCode, set)
+	}
+	if !set[0].HttpOnly || set[0].SameSite != http.SameSiteLaxMode || set[0].Path != "/" {
+		t.Errorf("the new _csrf cookie = %+v, want HttpOnly, SameSite=Lax, Path=/", set[0])
+	}
+	logout := func(tok string) int {
+		resp, err := c.PostForm(srv.URL+"/logout", url.Values{"_csrf": {tok}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := logout(before.Value); got != http.StatusForbidden {
+		t.Errorf("POST /logout with the token from before the login = %d, want 403", got)
+	}
+	if got := logout(set[0].Value); got != http.StatusSeeOther {
+		t.Errorf("POST /logout with the new token = %d, want 303", got)
 	}
 }
 

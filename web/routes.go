@@ -109,7 +109,7 @@ func Routes(h *Areas) []Route {
 		{POST, "/people/:name/state", handlers.Admin, h.People.UserFormState},
 		{POST, "/people/:name/password", handlers.Admin, h.People.UserFormReset},
 		{GET, "/account", handlers.Viewer, h.People.AccountPage},
-		{POST, "/account/password", handlers.Viewer, h.People.PasswordChange},
+		{POST, "/account/password", handlers.Viewer, sessionOnly(h.People.PasswordChange)},
 		{POST, "/projects", handlers.Admin, h.Projects.ProjectFormCreate},
 		{POST, "/projects/:id/archive", handlers.Admin, h.Projects.ProjectFormArchive},
 		{POST, "/projects/:id/tags", handlers.Lead, h.Projects.ProjectFormTags},

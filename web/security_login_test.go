@@ -2,12 +2,17 @@ package web_test
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"kashi/handlers/people"
 	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/web"
 	"kashi/web/webtest"
 )
 
@@ -55,5 +60,57 @@ func TestLoginThrottledPerAddress(t *testing.T) {
 	}
 	if w := s.Login("someone", "guess", "198.51.100.8"); w.Code != http.StatusUnauthorized {
 		t.Errorf("a guess from another address = %d, want 401", w.Code)
+	}
+}
+
+// blockingStore holds every password check until release is closed, telling entered of each.
+type blockingStore struct {
+	*models.Store
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b blockingStore) Authenticate(ctx context.Context, name, password string) (models.User, error) {
+	b.entered <- struct{}{}
+	<-b.release
+	return b.Store.Authenticate(ctx, name, password)
+}
+
+// TestLoginTriesUnderWayCount: tries sent at once count against the throttle while they are
+// checked, so ten guesses of one account at once get five checks, not ten; the others are
+// refused at once, to come back in a second.
+func TestLoginTriesUnderWayCount(t *testing.T) {
+	const tries = 2 * people.AccountFailures
+	store := modelstest.SQLite(t, models.Options{})
+	if _, err := store.CreateUser(context.Background(), "ana", "pw-ana", models.RoleUser, webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	bs := blockingStore{Store: store, entered: make(chan struct{}), release: make(chan struct{})}
+	s := webtest.NewServerOn(t, store, webtest.TestCfg())
+	s.E = web.New(web.NewAreas(bs, s.Sched, webtest.TestCfg(), func() time.Time { return webtest.T0 }), false, slog.New(slog.DiscardHandler))
+	answers := make(chan *httptest.ResponseRecorder, tries)
+	for range tries {
+		go func() { answers <- s.Login("ana", "guess", "192.0.2.1") }()
+	}
+	checked, refused := 0, 0
+	for range tries { // each try is either checked (and held) or answered at once
+		select {
+		case <-bs.entered:
+			checked++
+		case w := <-answers:
+			refused++
+			if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
+				t.Errorf("a try beside %d under way = %d Retry-After %q, want 429 after 1 s", checked, w.Code, w.Header().Get("Retry-After"))
+			}
+		}
+	}
+	close(bs.release)
+	for range checked { // 401, or 503 when the hashes queue too long for the cores
+		if w := <-answers; w.Code != http.StatusUnauthorized && w.Code != http.StatusServiceUnavailable {
+			t.Errorf("a checked wrong password = %d, want 401", w.Code)
+		}
+	}
+	if checked != people.AccountFailures {
+		t.Errorf("%d tries at once: %d checked, want %d", tries, checked, people.AccountFailures)
 	}
 }

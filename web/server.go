@@ -17,12 +17,16 @@ import (
 // New returns the echo server with every route of h. secure marks cookies Secure (Kashi is
 // served over https).
 func New(h *Areas, secure bool, log *slog.Logger) *echo.Echo {
+	return build(h, secure, log, defaultLimits)
+}
+
+// build is New within lim. A request's body is read (bounded) before the request is
+// admitted, so that a slow body never holds a place.
+func build(h *Areas, secure bool, log *slog.Logger, lim limits) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
 	e.Use(middleware.Recover())
-	e.Use(admit(maxInFlight, admitWait))
-	e.Use(requestLog(log))
 	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
 		XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
 		ReferrerPolicy:        "same-origin",
@@ -32,7 +36,9 @@ func New(h *Areas, secure bool, log *slog.Logger) *echo.Echo {
 		e.Use(hsts)
 	}
 	e.Use(locale)
-	e.Use(middleware.BodyLimit("8M"))
+	e.Use(bounded(lim))
+	e.Use(admit(lim.inFlight, admitWait))
+	e.Use(requestLog(log))
 	e.Use(csrf(secure)...)
 	e.Use(identify(h))
 	routes(e, h)

@@ -21,21 +21,37 @@ func (h *Handler) AccountPage(c echo.Context) error {
 	return handlers.Render(c, http.StatusOK, peopleview.Account(handlers.Locale(c), d))
 }
 
-// PasswordChange changes the viewer's own password when the current one matches: back to
-// the account page with a notice, or the form with the refused field (422); two changes at
-// once are 409. POST /account/password.
+// PasswordChange changes the viewer's own password when the current one matches, ending the
+// user's other sessions: back to the account page with a notice, or the form with the refused field (422); two changes at
+// once are 409. The current password is checked behind the login throttle: while its
+// buckets are empty the form is refused with 429 and the wait. POST /account/password, from
+// a browser session only (web's route table).
 func (h *Handler) PasswordChange(c echo.Context) error {
-	u := handlers.Who(c).User
-	err := h.store.ChangePassword(c.Request().Context(), u.ID, c.FormValue("current"), c.FormValue("password"), h.Now())
+	u, l := handlers.Who(c).User, handlers.Locale(c)
+	try, wait := h.logins.begin(truncated(u.Name), handlers.ClientAddr(c), h.Now())
+	if wait > 0 {
+		d := peopleview.AccountData{Name: u.Name, Role: u.Role, Field: "current", Error: peopleview.PasswordThrottled(l, retryAfter(c, wait))}
+		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Account(l, d))
+	}
+	defer try.done()
+	session := ""
+	if ck, err := c.Cookie(SessionCookie); err == nil {
+		session = ck.Value
+	}
+	err := h.store.ChangePassword(c.Request().Context(), u.ID, c.FormValue("current"), c.FormValue("password"), session, h.Now())
 	var fe *models.FieldError
 	switch {
 	case err == nil:
+		try.succeeded()
 		return c.Redirect(http.StatusSeeOther, "/account?changed=1")
 	case errors.Is(err, models.ErrConflict):
 		return handlers.StoreError(err)
 	case !errors.As(err, &fe):
 		return err
 	}
-	d := peopleview.AccountData{Name: u.Name, Role: u.Role, Field: fe.Field, Error: handlers.Invalid(handlers.Locale(c), fe)}
-	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Account(handlers.Locale(c), d))
+	if fe.Field == "current" {
+		try.failed(h.Now())
+	}
+	d := peopleview.AccountData{Name: u.Name, Role: u.Role, Field: fe.Field, Error: handlers.Invalid(l, fe)}
+	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Account(l, d))
 }

@@ -41,7 +41,7 @@ type Store interface {
 	Users(ctx context.Context) ([]models.User, error)
 	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
 	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
-	ChangePassword(ctx context.Context, userID int64, current, next string, now time.Time) error
+	ChangePassword(ctx context.Context, userID int64, current, next, keep string, now time.Time) error
 	// The approvals' count in the navigation, the audit page's filters.
 	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)
 	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)

@@ -2,7 +2,6 @@ package people
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,23 +19,24 @@ func (h *Handler) LoginForm(c echo.Context) error {
 	return handlers.Render(c, http.StatusOK, peopleview.Login(handlers.Locale(c), d))
 }
 
-// Login checks a user name and password and opens a session. POST /login. Failed logins are
-// throttled per account and per client address (login_throttle.go): while throttled every
-// try is refused with 429 and the wait, and writes no audit row.
+// Login checks a user name and password and opens a session with a new CSRF token.
+// POST /login. Failed logins are throttled per account and per client address
+// (login_throttle.go): while throttled every try is refused with 429 and the wait, and
+// writes no audit row.
 func (h *Handler) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	name, password := c.FormValue("username"), c.FormValue("password")
 	next := localPath(c.FormValue("next"))
-	account, addr := truncated(name), clientAddr(c)
-	if wait := h.logins.wait(account, addr, h.Now()); wait > 0 {
-		secs := int64((wait + time.Second - 1) / time.Second)
-		c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		d := peopleview.LoginData{Next: next, Name: name, RetryIn: (time.Duration(secs) * time.Second).String(), Demo: h.Cfg.Demo}
+	account, addr := truncated(name), handlers.ClientAddr(c)
+	try, wait := h.logins.begin(account, addr, h.Now())
+	if wait > 0 {
+		d := peopleview.LoginData{Next: next, Name: name, RetryIn: retryAfter(c, wait), Demo: h.Cfg.Demo}
 		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Login(handlers.Locale(c), d))
 	}
+	defer try.done()
 	u, err := h.store.Authenticate(ctx, name, password)
 	if errors.Is(err, models.ErrNotFound) {
-		h.logins.fail(account, addr, h.Now())
+		try.failed(h.Now())
 		if err := h.store.Audit(ctx, h.Now(), truncated(name), models.AuditLoginFailed, nil, "login", nil, nil); err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func (h *Handler) Login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	h.logins.succeed(account)
+	try.succeeded()
 	token, err := h.store.CreateSession(ctx, u.ID, h.Cfg.Sessions, h.Now())
 	if err != nil {
 		return err
@@ -55,6 +55,7 @@ func (h *Handler) Login(c echo.Context) error {
 		return err
 	}
 	h.setSession(c, token)
+	handlers.RenewCSRF(c, h.secure(c))
 	return c.Redirect(http.StatusSeeOther, next)
 }
 
@@ -69,20 +70,18 @@ func (h *Handler) Logout(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 
+// retryAfter tells a throttled client its wait, rounded up to whole seconds: in the
+// Retry-After header, and as the text the page shows.
+func retryAfter(c echo.Context, wait time.Duration) string {
+	secs := int64((wait + time.Second - 1) / time.Second)
+	c.Response().Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	return (time.Duration(secs) * time.Second).String()
+}
+
 // truncated keeps at most 100 bytes of a name typed into the login form, for the audit log.
 func truncated(s string) string {
 	if len(s) > 100 {
 		return s[:100]
 	}
 	return s
-}
-
-// clientAddr is the address the request came from: the connection's peer, never a header a
-// client could forge (behind a proxy, that is the proxy).
-func clientAddr(c echo.Context) string {
-	host, _, err := net.SplitHostPort(c.Request().RemoteAddr)
-	if err != nil {
-		return c.Request().RemoteAddr
-	}
-	return host
 }

@@ -9,10 +9,12 @@ import (
 )
 
 // Login throttling: failed logins spend tokens of two buckets, one per account name and one
-// per client address; an empty bucket refuses further tries (429) until it refills. The
-// right password is refused too while throttled, so guessing gains nothing, and refused
+// per client address; an empty bucket refuses further tries (429) until it refills. A try
+// under way counts as spent until it ends, so tries sent at once cannot outrun the buckets.
+// The right password is refused too while throttled, so guessing gains nothing, and refused
 // tries write no audit row, so a flood cannot grow the audit log faster than the buckets
-// refill. The buckets live in memory, per replica.
+// refill. Password changes check the current password through the same buckets. The buckets
+// live in memory, per replica.
 const (
 	// AccountFailures failed logins of one account may come at once; then one more every
 	// AccountRefill (20 an hour).
@@ -26,49 +28,99 @@ const (
 	maxThrottleKeys = 10_000
 )
 
-// loginThrottle holds the buckets of failed logins.
+// loginThrottle holds the buckets of failed logins and the tries under way.
 type loginThrottle struct {
 	mu       sync.Mutex
 	accounts map[string]*rate.Limiter
 	addrs    map[string]*rate.Limiter
+	// trying counts the tries under way per account and per address.
+	trying map[string]int
 }
 
 func newLoginThrottle() *loginThrottle {
-	return &loginThrottle{accounts: make(map[string]*rate.Limiter), addrs: make(map[string]*rate.Limiter)}
+	return &loginThrottle{accounts: make(map[string]*rate.Limiter), addrs: make(map[string]*rate.Limiter), trying: make(map[string]int)}
 }
 
-// wait is how long a login of account from addr must wait at now; 0 means it may try.
-func (lt *loginThrottle) wait(account, addr string, now time.Time) time.Duration {
+// loginTry is one try of a password under way; end it with failed, succeeded or done.
+type loginTry struct {
+	lt            *loginThrottle
+	account, addr string
+	ended         bool
+}
+
+// begin starts a try of account's password from addr at now, or returns how long it must
+// wait: a second while only tries under way fill the buckets, else as long as it would if
+// every try under way failed.
+func (lt *loginThrottle) begin(account, addr string, now time.Time) (*loginTry, time.Duration) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
-	return max(waitOf(lt.accounts[account], now), waitOf(lt.addrs[addr], now))
-}
-
-// fail records a failed login of account from addr at now.
-func (lt *loginThrottle) fail(account, addr string, now time.Time) {
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	bucket(lt.accounts, account, AccountRefill, AccountFailures, now).AllowN(now, 1)
-	bucket(lt.addrs, addr, AddressRefill, AddressFailures, now).AllowN(now, 1)
-}
-
-// succeed forgets the account's failures after the right password.
-func (lt *loginThrottle) succeed(account string) {
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	delete(lt.accounts, account)
-}
-
-// waitOf is the time until lim has a whole token at now.
-func waitOf(lim *rate.Limiter, now time.Time) time.Duration {
-	if lim == nil {
-		return 0
+	a, d := "account:"+account, "addr:"+addr
+	wait := max(waitOf(lt.accounts[account], lt.trying[a], AccountRefill, AccountFailures, now),
+		waitOf(lt.addrs[addr], lt.trying[d], AddressRefill, AddressFailures, now))
+	if wait > 0 {
+		return nil, wait
 	}
-	tokens := lim.TokensAt(now)
-	if tokens >= 1 {
-		return 0
+	lt.trying[a]++
+	lt.trying[d]++
+	return &loginTry{lt: lt, account: account, addr: addr}, 0
+}
+
+// failed ends the try as a wrong password at now: it spends a token of both buckets.
+func (t *loginTry) failed(now time.Time) {
+	t.lt.mu.Lock()
+	defer t.lt.mu.Unlock()
+	if t.endLocked() {
+		bucket(t.lt.accounts, t.account, AccountRefill, AccountFailures, now).AllowN(now, 1)
+		bucket(t.lt.addrs, t.addr, AddressRefill, AddressFailures, now).AllowN(now, 1)
 	}
-	return time.Duration(math.Ceil((1 - tokens) / float64(lim.Limit()) * float64(time.Second)))
+}
+
+// succeeded ends the try as the right password: the account's failures are forgotten.
+func (t *loginTry) succeeded() {
+	t.lt.mu.Lock()
+	defer t.lt.mu.Unlock()
+	if t.endLocked() {
+		delete(t.lt.accounts, t.account)
+	}
+}
+
+// done ends the try, if failed or succeeded did not, spending nothing (it could not be
+// checked).
+func (t *loginTry) done() {
+	t.lt.mu.Lock()
+	defer t.lt.mu.Unlock()
+	t.endLocked()
+}
+
+// endLocked takes the try off those under way; false when it had ended already.
+func (t *loginTry) endLocked() bool {
+	if t.ended {
+		return false
+	}
+	t.ended = true
+	for _, k := range []string{"account:" + t.account, "addr:" + t.addr} {
+		if t.lt.trying[k]--; t.lt.trying[k] <= 0 {
+			delete(t.lt.trying, k)
+		}
+	}
+	return true
+}
+
+// waitOf is the time until a bucket (lim, which refills one token every and holds burst;
+// nil when full) has a whole token at now beyond the tries under way.
+func waitOf(lim *rate.Limiter, trying int, every time.Duration, burst int, now time.Time) time.Duration {
+	tokens := float64(burst)
+	if lim != nil {
+		tokens = lim.TokensAt(now)
+	}
+	short := float64(trying+1) - tokens
+	switch {
+	case short <= 0:
+		return 0
+	case tokens >= 1:
+		return time.Second // only tries under way stand in the way, and they end within seconds
+	}
+	return time.Duration(math.Ceil(short * float64(every)))
 }
 
 // bucket returns the bucket of key, making it (and first dropping full ones when there are

@@ -82,7 +82,8 @@ func (h *Handler) UserFormState(c echo.Context) error {
 	return h.userActionDone(c, name, what, err)
 }
 
-// UserFormReset sets a user's password (admins); the user is signed out.
+// UserFormReset sets a user's password (admins); the user is signed out everywhere and
+// their API tokens are revoked.
 // POST /people/:name/password.
 func (h *Handler) UserFormReset(c echo.Context) error {
 	name := c.Param("name")

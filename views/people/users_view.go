@@ -31,3 +31,9 @@ func UserNotice(l phrase.Locale, what, name string) string {
 
 // PasswordChangedNotice confirms the viewer's own new password.
 func PasswordChangedNotice(l phrase.Locale) string { return l.T("account.changed") }
+
+// PasswordThrottled says the password form is refused for retryIn after too many wrong
+// current passwords.
+func PasswordThrottled(l phrase.Locale, retryIn string) string {
+	return l.T("account.throttled", retryIn)
+}

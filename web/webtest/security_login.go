@@ -52,3 +52,68 @@ func (s *Server) FailedLogins() int {
 	}
 	return n
 }
+
+// Session is a browser logged in through the login form, from one address: it keeps its
+// cookies and sends them, and its forms post the CSRF token back. It sends no API token.
+type Session struct {
+	s       *Server
+	addr    string
+	cookies map[string]*http.Cookie
+}
+
+// LogIn logs name in with password from addr and returns the session; the login must
+// succeed.
+func (s *Server) LogIn(name, password, addr string) *Session {
+	s.Tb.Helper()
+	b := &Session{s: s, addr: addr, cookies: map[string]*http.Cookie{}}
+	b.Get("/login")
+	if w := b.Form("/login", url.Values{"username": {name}, "password": {password}}); w.Code != http.StatusSeeOther {
+		s.Tb.Fatalf("log in %s = %d, want 303", name, w.Code)
+	}
+	return b
+}
+
+// Get sends a GET with the session's cookies.
+func (b *Session) Get(path string) *httptest.ResponseRecorder {
+	b.s.Tb.Helper()
+	return b.do(httptest.NewRequest(http.MethodGet, path, nil))
+}
+
+// Form posts an HTML form with the session's cookies and its CSRF token.
+func (b *Session) Form(path string, values url.Values) *httptest.ResponseRecorder {
+	b.s.Tb.Helper()
+	v := url.Values{"_csrf": {b.Cookie("_csrf")}}
+	for k, vs := range values {
+		v[k] = vs
+	}
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(v.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return b.do(r)
+}
+
+// Cookie is the value of the session's cookie name ("" without one).
+func (b *Session) Cookie(name string) string {
+	if ck, ok := b.cookies[name]; ok {
+		return ck.Value
+	}
+	return ""
+}
+
+// do sends r from the session's address with its cookies and keeps the cookies the answer
+// sets (a cookie set to expire is dropped).
+func (b *Session) do(r *http.Request) *httptest.ResponseRecorder {
+	r.RemoteAddr = b.addr + ":40000"
+	for _, ck := range b.cookies {
+		r.AddCookie(&http.Cookie{Name: ck.Name, Value: ck.Value})
+	}
+	w := httptest.NewRecorder()
+	b.s.E.ServeHTTP(w, r)
+	for _, ck := range w.Result().Cookies() {
+		if ck.MaxAge < 0 || ck.Value == "" {
+			delete(b.cookies, ck.Name)
+		} else {
+			b.cookies[ck.Name] = ck
+		}
+	}
+	return w
+}
