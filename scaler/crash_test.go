@@ -175,22 +175,21 @@ func checkFleet(t *testing.T, ctx context.Context, store *models.Store, prov kfl
 	}
 }
 
-// settle runs fault-free ticks, 11 minutes apart, with every agent booting, until the fleet
-// is quiet.
-func settle(t *testing.T, ctx context.Context, store *models.Store, w *fleetWorld, scaler *Scaler, now time.Time) time.Time {
+// settle runs fault-free ticks, 11 minutes apart on the clock *now (which the cloud may read
+// too), with every agent booting, until the fleet is quiet.
+func settle(t *testing.T, ctx context.Context, store *models.Store, w *fleetWorld, scaler *Scaler, now *time.Time) {
 	t.Helper()
 	for id := range w.boots {
 		w.boots[id] = true
 	}
 	for range 12 {
-		now = now.Add(11 * time.Minute)
-		w.agents(ctx, store, now)
-		if _, err := scaler.RunOnce(ctx, now); err != nil {
+		*now = now.Add(11 * time.Minute)
+		w.agents(ctx, store, *now)
+		if _, err := scaler.RunOnce(ctx, *now); err != nil {
 			t.Fatalf("settling tick: %v", err)
 		}
-		w.agents(ctx, store, now)
+		w.agents(ctx, store, *now)
 	}
-	return now
 }
 
 // TestScalerSurvivesCrashes kills the server (a panic out of the tick) at a random provider
@@ -262,7 +261,7 @@ func crashSeed(t *testing.T, seed uint64) {
 		t.Fatal(err)
 	}
 	cloud.SetFaults(sim.Faults{})
-	settle(t, ctx, store, w, newScaler(store, cloud), now)
+	settle(t, ctx, store, w, newScaler(store, cloud), &now)
 	checkFleet(t, ctx, store, cloud, fmt.Sprintf("seed %d (%d crashes)", seed, crashes))
 	store.Close()
 }
