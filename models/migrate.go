@@ -44,6 +44,7 @@ var migrations = []migration{
 	{29, "a service's health path, probed by its node", migrateV29HealthPath},
 	{30, "the 5-minute buckets in which services served, kept past their rollups for bills", migrateV30ServiceServed},
 	{31, "why Kashi suspended a schedule (its owner left the project or was disabled)", migrateV31ScheduleWhy},
+	{32, "pools' machines that failed to boot in a row, and since when a pool stopped creating machines", migrateV32BootFailures},
 }
 
 // schemaVersion records each applied migration.
