@@ -43,7 +43,7 @@ func TestMetricsPage(t *testing.T) {
 			t.Errorf("serve returned %v after shutdown", err)
 		}
 	}()
-	want := []string{"kashi_gpus{", "kashi_project_gpus_held{", "kashi_pool_size_nodes{", "kashi_queue_tasks{",
+	want := []string{"kashi_gpus{", "kashi_project_gpus_held{", "kashi_pool_size_nodes{", "kashi_pool_failing{", "kashi_queue_tasks{",
 		"kashi_queue_wait_seconds_bucket{", "kashi_month_bill_yuan{", "kashi_ingest_lag_seconds ", "kashi_reclaims_total "}
 	var page []byte
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {

@@ -18,6 +18,7 @@ type Store interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	LatestPoolSizes(ctx context.Context) (map[int64]models.PoolSizeSample, error)
+	PoolScaleStates(ctx context.Context) (map[int64]models.PoolScaleState, error)
 }
 
 // QueueFunc returns the queue as the scheduler's last tick left it; scheduler.Loop.Queue is
@@ -85,12 +86,14 @@ var (
 	poolSizeDesc      = desc("kashi_pool_size_nodes", "Nodes of the pool at the scaling loop's last tick.", "pool")
 	poolDesiredDesc   = desc("kashi_pool_desired_nodes", "Nodes the scaling loop wants the pool to have.", "pool")
 	poolDemandDesc    = desc("kashi_pool_demand_gpus", "GPUs of ready demand waiting for the pool.", "pool")
+	poolFailingDesc   = desc("kashi_pool_failing", "1 while the pool asks for no machine after too many failed to boot in a row, until an admin resumes it; else 0.", "pool")
+	bootFailuresDesc  = desc("kashi_pool_boot_failures", "The pool's machines that failed to boot in a row.", "pool")
 	cardSecondsDesc   = desc("kashi_month_card_seconds", "Card-seconds of the current month so far, by project, spec and class; restarts each month.", "project", "spec", "class")
 	billDesc          = desc("kashi_month_bill_yuan", "Bill totals of the current month so far, by project, in yuan.", "project")
 	ingestLagDesc     = desc("kashi_ingest_lag_seconds", "Seconds since the newest GPU sample stored.")
 	scrapeErrorsDesc  = desc("kashi_metrics_scrape_errors", "Parts of this scrape that could not be read (1) or were read (0).", "part")
 	collectorFamilies = []*prometheus.Desc{gpusDesc, heldDesc, idleHeldDesc, idleLongestDesc, queueDesc, queueReasonDesc, poolSizeDesc,
-		poolDesiredDesc, poolDemandDesc, ingestLagDesc, scrapeErrorsDesc}
+		poolDesiredDesc, poolDemandDesc, poolFailingDesc, bootFailuresDesc, ingestLagDesc, scrapeErrorsDesc}
 )
 
 // Describe sends the descriptors of every family.
@@ -158,7 +161,8 @@ func (c *Collector) collectQueue(ctx context.Context, now time.Time, ch chan<- p
 	return nil
 }
 
-// collectPools sends each configured pool's latest size, desired size and demand.
+// collectPools sends each configured pool's latest size, desired size and demand, and
+// whether it fails to boot machines (every pool a series, at 0 while it does not).
 func (c *Collector) collectPools(ctx context.Context, _ time.Time, ch chan<- prometheus.Metric) error {
 	pools, err := c.store.ConfiguredPools(ctx)
 	if err != nil {
@@ -168,7 +172,17 @@ func (c *Collector) collectPools(ctx context.Context, _ time.Time, ch chan<- pro
 	if err != nil {
 		return err
 	}
+	states, err := c.store.PoolScaleStates(ctx)
+	if err != nil {
+		return err
+	}
 	for _, p := range pools {
+		st, failing := states[p.ID], 0.0
+		if st.FailingSince != nil {
+			failing = 1
+		}
+		ch <- prometheus.MustNewConstMetric(poolFailingDesc, prometheus.GaugeValue, failing, p.Name)
+		ch <- prometheus.MustNewConstMetric(bootFailuresDesc, prometheus.GaugeValue, float64(st.BootFailures), p.Name)
 		sz, ok := sizes[p.ID]
 		if !ok {
 			continue

@@ -27,10 +27,11 @@ var marks = models.GPUMarks{StaleAfter: 2 * time.Minute, IdleAfter: 30 * time.Mi
 
 // fakeStore serves fixed rows.
 type fakeStore struct {
-	rows  []models.BoardGPU
-	pools []models.ConfiguredPool
-	sizes map[int64]models.PoolSizeSample
-	err   error
+	rows   []models.BoardGPU
+	pools  []models.ConfiguredPool
+	sizes  map[int64]models.PoolSizeSample
+	states map[int64]models.PoolScaleState
+	err    error
 }
 
 func (f *fakeStore) BoardGPUs(context.Context, models.BoardFilter) ([]models.BoardGPU, error) {
@@ -41,6 +42,9 @@ func (f *fakeStore) ConfiguredPools(context.Context) ([]models.ConfiguredPool, e
 }
 func (f *fakeStore) LatestPoolSizes(context.Context) (map[int64]models.PoolSizeSample, error) {
 	return f.sizes, nil
+}
+func (f *fakeStore) PoolScaleStates(context.Context) (map[int64]models.PoolScaleState, error) {
+	return f.states, nil
 }
 
 func at(d time.Duration) *time.Time { t := t0.Add(d); return &t }
@@ -90,6 +94,8 @@ func TestCollect(t *testing.T) {
 		},
 		pools: []models.ConfiguredPool{{Pool: models.Pool{ID: 1, Name: "a100"}}, {Pool: models.Pool{ID: 2, Name: "h100"}}},
 		sizes: map[int64]models.PoolSizeSample{1: {PoolID: 1, Size: 2, Desired: 3, DemandGPUs: 8}},
+		// h100 stopped after 3 machines in a row failed to boot; a100 has none.
+		states: map[int64]models.PoolScaleState{2: {PoolID: 2, BootFailures: 3, FailingSince: at(-time.Hour)}},
 	}
 	queue := queueOf(
 		scheduler.QueueEntry{Waiting: scheduler.Waiting{Lane: models.QueueShort}, Starting: true},
@@ -127,9 +133,17 @@ kashi_month_card_seconds{class="idle",project="nlp",spec="A100"} 1200
 # HELP kashi_pool_demand_gpus GPUs of ready demand waiting for the pool.
 # TYPE kashi_pool_demand_gpus gauge
 kashi_pool_demand_gpus{pool="a100"} 8
+# HELP kashi_pool_boot_failures The pool's machines that failed to boot in a row.
+# TYPE kashi_pool_boot_failures gauge
+kashi_pool_boot_failures{pool="a100"} 0
+kashi_pool_boot_failures{pool="h100"} 3
 # HELP kashi_pool_desired_nodes Nodes the scaling loop wants the pool to have.
 # TYPE kashi_pool_desired_nodes gauge
 kashi_pool_desired_nodes{pool="a100"} 3
+# HELP kashi_pool_failing 1 while the pool asks for no machine after too many failed to boot in a row, until an admin resumes it; else 0.
+# TYPE kashi_pool_failing gauge
+kashi_pool_failing{pool="a100"} 0
+kashi_pool_failing{pool="h100"} 1
 # HELP kashi_pool_size_nodes Nodes of the pool at the scaling loop's last tick.
 # TYPE kashi_pool_size_nodes gauge
 kashi_pool_size_nodes{pool="a100"} 2
@@ -143,8 +157,8 @@ kashi_queue_tasks{lane="long"} 0
 kashi_queue_tasks{lane="short"} 2
 `
 	names := []string{"kashi_gpus", "kashi_idle_gpu_longest_seconds", "kashi_idle_gpus_held", "kashi_ingest_lag_seconds",
-		"kashi_month_bill_yuan", "kashi_month_card_seconds", "kashi_pool_demand_gpus", "kashi_pool_desired_nodes",
-		"kashi_pool_size_nodes", "kashi_project_gpus_held", "kashi_queue_tasks"}
+		"kashi_month_bill_yuan", "kashi_month_card_seconds", "kashi_pool_boot_failures", "kashi_pool_demand_gpus",
+		"kashi_pool_desired_nodes", "kashi_pool_failing", "kashi_pool_size_nodes", "kashi_project_gpus_held", "kashi_queue_tasks"}
 	if err := testutil.GatherAndCompare(g, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}

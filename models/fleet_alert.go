@@ -22,6 +22,10 @@ const (
 	// AlertPoolAtMax: a pool has been at its maximum size with demand waiting longer than
 	// its policy allows.
 	AlertPoolAtMax = "pool-at-max"
+	// AlertPoolFailing: a pool's machines failed to boot as many times in a row as its
+	// policy allows, and it creates no machine until an admin resumes it. AlertBootTimeout
+	// counts the failures before, one open alert per pool.
+	AlertPoolFailing = "pool-failing"
 	// AlertServiceTTFT: an inference service's time to first token at p95 is above its
 	// target; AlertServiceDown: a replica's metrics page does not answer; AlertServiceIdle: a
 	// service held its cards a day without a request, a candidate to release.

@@ -55,7 +55,17 @@ type PoolScaleState struct {
 	// PriceFromSettings); 0 and "" when none is known.
 	HourlyPriceFen int64
 	PriceSource    string
-	UpdatedAt      time.Time
+	// BootFailures is how many of the pool's machines in a row failed to boot (timed out or
+	// failed); a machine that boots, or an admin's resume, sets it back to 0. BootFailedAt,
+	// BootFailureReason (a scaler.Reason code) and BootFailureDetail (its numbers as phrases) are
+	// the last failure's. FailingSince is when the run reached the pool's limit: from then on
+	// the scaling loop creates no machine for the pool until an admin resumes it.
+	BootFailures      int
+	BootFailedAt      *time.Time
+	BootFailureReason string
+	BootFailureDetail string
+	FailingSince      *time.Time
+	UpdatedAt         time.Time
 }
 
 // Where a pool's list price came from: the provider's price API or the pool's settings.

@@ -144,15 +144,32 @@ func (s *Store) SetMachineProviderID(ctx context.Context, key, providerID string
 	return nil
 }
 
-// MarkMachineReady records that the intent's agent registered as nodeID.
+// MarkMachineReady records that the intent's agent registered as nodeID. A machine that
+// boots ends its pool's run of boot failures (and resolves the pool's boot alerts), in the
+// same transaction.
 func (s *Store) MarkMachineReady(ctx context.Context, key string, nodeID int64, now time.Time) error {
-	res := s.db.WithContext(ctx).Model(&Machine{}).
-		Where("idempotency_key = ? AND state IN ?", key, []string{MachinePending, MachineCreating}).
-		Updates(map[string]any{"state": MachineReady, "node_id": nodeID, "ready_at": UTC(now)})
-	if res.Error != nil {
-		return fmt.Errorf("models: machine %s ready: %w", key, res.Error)
+	now = UTC(now)
+	ready := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&Machine{}).
+			Where("idempotency_key = ? AND state IN ?", key, []string{MachinePending, MachineCreating}).
+			Updates(map[string]any{"state": MachineReady, "node_id": nodeID, "ready_at": now})
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		ready = true
+		var p Pool
+		err := tx.Model(&Pool{}).Select("pools.id, pools.name").Joins("JOIN machines ON machines.pool_id = pools.id").
+			Where("machines.idempotency_key = ?", key).Take(&p).Error
+		if err != nil {
+			return err
+		}
+		return endBootRun(tx, p.ID, p.Name, now)
+	})
+	if err != nil {
+		return fmt.Errorf("models: machine %s ready: %w", key, err)
 	}
-	if res.RowsAffected == 0 {
+	if !ready {
 		return s.machineConflict(ctx, key)
 	}
 	return nil

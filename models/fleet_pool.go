@@ -59,6 +59,12 @@ type PoolConfig struct {
 	DrainBufferS      int64   `json:"drain_buffer_s"`
 	// AtMaxAlertS: a pool at its maximum with demand waiting this long raises an alert.
 	AtMaxAlertS int64 `json:"at_max_alert_s"`
+	// BootFailureLimit: once this many of the pool's machines in a row have failed to boot,
+	// the scaling loop creates no machine for it until an admin resumes it. Before, each
+	// failure makes the next machine wait: the boot timeout after the first failure, twice
+	// as long after each further one, at most BootBackoffMaxS.
+	BootFailureLimit int   `json:"boot_failure_limit"`
+	BootBackoffMaxS  int64 `json:"boot_backoff_max_s"`
 	// AdoptUnknown: a machine carrying the pool's tags that Kashi has no intent for is
 	// adopted (true) or deleted (false).
 	AdoptUnknown bool `json:"adopt_unknown"`

@@ -46,6 +46,7 @@ var migrations = []migration{
 	{31, "why Kashi suspended a schedule (its owner left the project or was disabled)", migrateV31ScheduleWhy},
 	{32, "when a task's data check last answered", migrateV32DataChecked},
 	{33, "the earlier version a template version restores", migrateV33TemplateRollback},
+	{34, "pools' machines that failed to boot in a row, and since when a pool stopped creating machines", migrateV34BootFailures},
 }
 
 // schemaVersion records each applied migration.

@@ -53,6 +53,7 @@ const (
 	maxPoolStep      = 1000
 	maxPolicySeconds = 30 * 24 * 3600 // 30 days
 	maxHourlyFen     = 100_000_00     // ¥100,000 a machine-hour
+	maxBootFailures  = 100
 )
 
 // PoolFields is the one table of the pool settings, in form order: every PoolConfig field
@@ -87,6 +88,8 @@ var PoolFields = []PoolField{
 	minutes("memory_high_window_s", "up", 5*time.Minute),
 	minutes("cooldown_up_s", "up", 10*time.Minute),
 	minutes("boot_timeout_s", "up", 15*time.Minute),
+	{Name: "boot_failure_limit", Kind: PoolCount, Group: "up", Max: maxBootFailures, Default: 3},
+	hours("boot_backoff_max_s", "up", 4*time.Hour),
 	minutes("at_max_alert_s", "up", 30*time.Minute),
 	{Name: "memory_low_pct", Kind: PoolPercent, Group: "down", Max: 100, Default: 20},
 	minutes("memory_low_window_s", "down", 10*time.Minute),

@@ -22,15 +22,15 @@ func TestAlertMessage(t *testing.T) {
 		a           models.Alert
 		title, text string
 	}{
-		"zh": {"zh-CN", a, "【警告】启动超时 · a100/k1", "资源池 a100：机器 k1 未按时注册，已删除。 （已触发 2 次，首次于 2026-03-02 09:00 UTC）"},
-		"en": {"en", a, "[Warning] Boot timeout · a100/k1", "Pool a100: machine k1 did not register in time; it is deleted. (raised 2 times since 2026-03-02 09:00 UTC)"},
+		"zh": {"zh-CN", a, "【警告】机器未能启动 · a100/k1", "资源池 a100：机器 k1 未按时注册，已删除。 （已触发 2 次，首次于 2026-03-02 09:00 UTC）"},
+		"en": {"en", a, "[Warning] Machine did not boot · a100/k1", "Pool a100: machine k1 did not register in time; it is deleted. (raised 2 times since 2026-03-02 09:00 UTC)"},
 		// Times are written in the configured zone, with the zone named.
-		"en in Shanghai": {"en", a, "[Warning] Boot timeout · a100/k1", "Pool a100: machine k1 did not register in time; it is deleted. (raised 2 times since 2026-03-02 17:00 CST)"},
+		"en in Shanghai": {"en", a, "[Warning] Machine did not boot · a100/k1", "Pool a100: machine k1 did not register in time; it is deleted. (raised 2 times since 2026-03-02 17:00 CST)"},
 		"en resolved": {"en", models.Alert{Kind: a.Kind, Subject: a.Subject, Code: a.Code, Params: a.Params, At: at, LastAt: at,
-			Count: 1, ResolvedAt: &res}, "Resolved: Boot timeout · a100/k1",
+			Count: 1, ResolvedAt: &res}, "Resolved: Machine did not boot · a100/k1",
 			"Pool a100: machine k1 did not register in time; it is deleted. Resolved at 2026-03-02 10:00 UTC."},
 		"legacy text": {"zh-CN", models.Alert{Kind: "boot-timeout", Subject: "x", Message: "old text", Count: 1},
-			"【警告】启动超时 · x", "old text"},
+			"【警告】机器未能启动 · x", "old text"},
 	} {
 		loc := time.UTC
 		if strings.HasSuffix(name, "Shanghai") {

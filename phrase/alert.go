@@ -41,6 +41,8 @@ func (l Locale) AlertSentence(code string, params []string, legacy string) strin
 		return l.T("alert.msg.create_retried", p(3)...)
 	case "pool_at_max":
 		return l.T("alert.msg.pool_at_max", p(4)...)
+	case "pool_failing":
+		return l.T("alert.msg.pool_failing", p(2)...)
 	case "gpu_memory":
 		return l.T("alert.msg.gpu_memory", p(9)...)
 	case "unmanaged_gpu":
@@ -77,6 +79,8 @@ func (l Locale) AlertKind(kind string) string {
 		return l.T("alerts.kind.quota")
 	case "pool-at-max":
 		return l.T("alerts.kind.pool_at_max")
+	case "pool-failing":
+		return l.T("alerts.kind.pool_failing")
 	case "unmanaged-gpu-use":
 		return l.T("alerts.kind.unmanaged")
 	case "service-ttft":

@@ -54,11 +54,16 @@ type Pool struct {
 // ScaleConfig is a pool's scaling policy as written in the file; zero fields take the
 // production defaults (scaler.Policy.WithDefaults).
 type ScaleConfig struct {
-	MinNodes         int           `yaml:"min_nodes"`
-	MaxNodes         int           `yaml:"max_nodes"`
-	Step             int           `yaml:"step"`
-	ReservedMin      int           `yaml:"reserved_min"`
-	BootTimeout      time.Duration `yaml:"boot_timeout"`
+	MinNodes    int           `yaml:"min_nodes"`
+	MaxNodes    int           `yaml:"max_nodes"`
+	Step        int           `yaml:"step"`
+	ReservedMin int           `yaml:"reserved_min"`
+	BootTimeout time.Duration `yaml:"boot_timeout"`
+	// BootFailureLimit and BootBackoffMax: machines that fail to boot make the pool wait
+	// before the next, and stop it at the limit, as on the server (scaler.BootRun); the
+	// replay never resumes a stopped pool.
+	BootFailureLimit int           `yaml:"boot_failure_limit"`
+	BootBackoffMax   time.Duration `yaml:"boot_backoff_max"`
 	ScaleUpDelay     time.Duration `yaml:"scale_up_delay"`
 	MemoryHighPct    float64       `yaml:"memory_high_pct"`
 	MemoryHighWindow time.Duration `yaml:"memory_high_window"`
@@ -74,7 +79,8 @@ type ScaleConfig struct {
 // Policy is the scaling policy DecideScale gets, defaults filled in.
 func (s ScaleConfig) Policy() scaler.Policy {
 	return scaler.Policy{MinNodes: s.MinNodes, MaxNodes: s.MaxNodes, Step: s.Step,
-		ReservedMin: s.ReservedMin, BootTimeout: s.BootTimeout, ScaleUpDelay: s.ScaleUpDelay,
+		ReservedMin: s.ReservedMin, BootTimeout: s.BootTimeout, BootFailureLimit: s.BootFailureLimit,
+		BootBackoffMax: s.BootBackoffMax, ScaleUpDelay: s.ScaleUpDelay,
 		MemoryHighPct: s.MemoryHighPct, MemoryHighWindow: s.MemoryHighWindow, MemoryLowPct: s.MemoryLowPct,
 		MemoryLowWindow: s.MemoryLowWindow, UnneededTime: s.UnneededTime, CooldownAfterUp: s.CooldownUp,
 		CooldownAfterDown: s.CooldownDown, MaxInFlight: s.MaxInFlight, DrainBuffer: s.DrainBuffer}.WithDefaults()
@@ -143,15 +149,15 @@ func (c Config) Validate() error {
 		case s.MinNodes < 0 || s.MaxNodes < 1 || s.MaxNodes > maxNodes || s.MinNodes > s.MaxNodes:
 			return fmt.Errorf("%s: need 0 ≤ scale.min_nodes ≤ scale.max_nodes, 1 ≤ max_nodes ≤ %d; got %d and %d",
 				at, maxNodes, s.MinNodes, s.MaxNodes)
-		case s.Step < 0 || s.ReservedMin < 0 || s.MaxInFlight < 0:
-			return fmt.Errorf("%s: step, reserved_min and max_in_flight may not be negative", at)
+		case s.Step < 0 || s.ReservedMin < 0 || s.MaxInFlight < 0 || s.BootFailureLimit < 0:
+			return fmt.Errorf("%s: step, reserved_min, max_in_flight and boot_failure_limit may not be negative", at)
 		case s.MemoryHighPct < 0 || s.MemoryLowPct < 0:
 			return fmt.Errorf("%s: memory marks may not be negative", at)
 		}
 		for _, d := range []struct {
 			name string
 			d    time.Duration
-		}{{"boot_timeout", s.BootTimeout}, {"scale_up_delay", s.ScaleUpDelay}, {"memory_high_window", s.MemoryHighWindow},
+		}{{"boot_timeout", s.BootTimeout}, {"boot_backoff_max", s.BootBackoffMax}, {"scale_up_delay", s.ScaleUpDelay}, {"memory_high_window", s.MemoryHighWindow},
 			{"memory_low_window", s.MemoryLowWindow}, {"unneeded_time", s.UnneededTime}, {"cooldown_up", s.CooldownUp},
 			{"cooldown_down", s.CooldownDown}, {"drain_buffer", s.DrainBuffer}} {
 			if d.d < 0 {

@@ -73,12 +73,19 @@ func TestMachinesThatNeverBootEndTheReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Machines take longer to boot than the boot timeout: each is given up before it is ready.
+	// Machines take longer to boot than the boot timeout: each is given up before it is ready,
+	// and the pool stops asking for more after the limit of failures in a row, as the
+	// server's does; nothing resumes it in a replay.
 	fleet := Config{Pools: []Pool{{Name: "p", Spec: "A100", GPUsPerNode: 8, AnySpec: true, BootTime: 20 * time.Minute,
 		Scale: &ScaleConfig{MaxNodes: 2, BootTimeout: 15 * time.Minute}}}}
 	_, err = Run(tr, Options{Fleet: fleet})
-	if err == nil || !strings.Contains(err.Error(), "stuck") {
-		t.Errorf("Run = %v, want an error saying the replay is stuck", err)
+	if err == nil || !strings.Contains(err.Error(), "stuck") ||
+		!strings.Contains(err.Error(), "pool p stopped asking for machines after 3 boot failures in a row") {
+		t.Errorf("Run = %v, want an error saying the replay is stuck because pool p stopped after 3 boot failures", err)
+	}
+	fleet.Pools[0].Scale.BootFailureLimit = 5
+	if _, err = Run(tr, Options{Fleet: fleet}); err == nil || !strings.Contains(err.Error(), "after 5 boot failures") {
+		t.Errorf("Run with a limit of 5 = %v, want the pool stopped after 5", err)
 	}
 	fleet.Pools[0].BootTime = 5 * time.Minute
 	res := run(t, tr, Options{Fleet: fleet})

@@ -49,11 +49,13 @@ type machine struct {
 // poolState is a pool during the replay.
 type poolState struct {
 	Pool
-	policy    scaler.Policy
-	booting   []*machine
-	memory    []scaler.MemoryPoint
-	lastUp    time.Time
-	lastDown  time.Time
+	policy   scaler.Policy
+	booting  []*machine
+	memory   []scaler.MemoryPoint
+	lastUp   time.Time
+	lastDown time.Time
+	// boot is the pool's run of machines that failed to boot, as the last decision left it.
+	boot      scaler.BootRun
 	machines  int   // machines asked so far, for keys
 	machineS  int64 // machine-seconds of machines already gone
 	elastic   bool

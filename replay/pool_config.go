@@ -16,7 +16,8 @@ func PoolOf(name string, cfg models.PoolConfig, rateFen int64) Pool {
 	sec := func(s int64) time.Duration { return time.Duration(s) * time.Second }
 	return Pool{Name: name, Spec: cfg.Spec, GPUsPerNode: cfg.GPUsPerNode, AnySpec: cfg.AnySpec, RateFen: rateFen,
 		BootTime: 0, Scale: &ScaleConfig{MinNodes: cfg.MinNodes, MaxNodes: cfg.MaxNodes, Step: cfg.Step,
-			ReservedMin: cfg.ReservedMin, BootTimeout: sec(cfg.BootTimeoutS), ScaleUpDelay: sec(cfg.ScaleUpDelayS),
+			ReservedMin: cfg.ReservedMin, BootTimeout: sec(cfg.BootTimeoutS), BootFailureLimit: cfg.BootFailureLimit,
+			BootBackoffMax: sec(cfg.BootBackoffMaxS), ScaleUpDelay: sec(cfg.ScaleUpDelayS),
 			MemoryHighPct: cfg.MemoryHighPct, MemoryHighWindow: sec(cfg.MemoryHighWindowS), MemoryLowPct: cfg.MemoryLowPct,
 			MemoryLowWindow: sec(cfg.MemoryLowWindowS), UnneededTime: sec(cfg.UnneededS), CooldownUp: sec(cfg.CooldownUpS),
 			CooldownDown: sec(cfg.CooldownDownS), MaxInFlight: cfg.MaxInFlight, DrainBuffer: sec(cfg.DrainBufferS)}}

@@ -24,7 +24,7 @@ func (s *sim) scale() {
 		}
 		s.sampleMemory(ps, now)
 		sp := scaler.Pool{Name: ps.Name, GPUsPerNode: ps.GPUsPerNode, Policy: ps.policy, Memory: ps.memory,
-			LastScaleUp: ps.lastUp, LastScaleDown: ps.lastDown, Demand: s.demand(p)}
+			LastScaleUp: ps.lastUp, LastScaleDown: ps.lastDown, Demand: s.demand(p), Boot: ps.boot}
 		for _, m := range ps.booting {
 			sp.Booting = append(sp.Booting, scaler.BootingMachine{Key: m.key, ID: m.key, CreatedAt: at(m.created)})
 		}
@@ -45,6 +45,11 @@ func (s *sim) scale() {
 	for _, n := range s.nodes {
 		if s.pools[n.pool].elastic && n.state == nodeReady {
 			n.unneededSince = plan.Unneeded[n.id]
+		}
+	}
+	for _, sz := range plan.Sizes {
+		if p := slices.IndexFunc(s.pools, func(ps poolState) bool { return ps.Name == sz.Pool }); p >= 0 {
+			s.pools[p].boot = sz.Boot
 		}
 	}
 	for _, a := range plan.Actions {
@@ -182,6 +187,7 @@ func (s *sim) ready(m *machine) {
 	}
 	ps := &s.pools[m.pool]
 	ps.booting = slices.DeleteFunc(ps.booting, func(b *machine) bool { return b == m })
+	ps.boot = scaler.BootRun{} // a machine that boots ends the run, as on the server
 	s.addNode(m.pool, m.created)
 	s.progress = s.now
 }

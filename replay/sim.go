@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"kashi/scaler"
@@ -221,8 +222,8 @@ func (s *sim) loop(t0 int64) error {
 		}
 		idle := len(s.pending) > 0 && len(s.running) == 0
 		if t == math.MaxInt64 || idle && t-s.progress > int64(stuckAfter/time.Second) {
-			return fmt.Errorf("replay: stuck at t=%d: %d jobs wait, nothing runs, and no machine became ready for %s",
-				s.now, len(s.pending), stuckAfter)
+			return fmt.Errorf("replay: stuck at t=%d: %d jobs wait, nothing runs, and no machine became ready for %s%s",
+				s.now, len(s.pending), stuckAfter, s.failing())
 		}
 		if t > s.now {
 			s.peak = max(s.peak, s.inUse)
@@ -246,6 +247,21 @@ func (s *sim) loop(t0 int64) error {
 			tick += s.interval
 		}
 	}
+}
+
+// failing names the pools that stopped asking for machines after boot failures, for the
+// error of a stuck replay; empty when none did.
+func (s *sim) failing() string {
+	var out []string
+	for _, ps := range s.pools {
+		if ps.boot.Failing() {
+			out = append(out, fmt.Sprintf("pool %s stopped asking for machines after %d boot failures in a row", ps.Name, ps.boot.Failures))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(out, "; ")
 }
 
 // place runs the policy when something changed and tasks wait.

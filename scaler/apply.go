@@ -36,6 +36,7 @@ type Store interface {
 	SetMachineProviderID(ctx context.Context, key, providerID string) error
 	MarkMachineReady(ctx context.Context, key string, nodeID int64, now time.Time) error
 	MarkMachineDeleting(ctx context.Context, key, reason string, now time.Time) error
+	RecordBootFailure(ctx context.Context, f models.BootFailure, now time.Time) (models.PoolScaleState, bool, error)
 	MarkMachineDeleted(ctx context.Context, key string, now time.Time) error
 	AdoptMachine(ctx context.Context, poolID int64, key, providerID string, now time.Time) (models.Machine, error)
 	DrainNode(ctx context.Context, nodeID int64, ev models.ScalingEvent, now time.Time) error
@@ -358,25 +359,48 @@ func (s *Scaler) create(ctx context.Context, prov kfleet.Provider, p models.Conf
 // pool is over its maximum): the intent becomes deleting and any alert is raised before the
 // provider is asked.
 func (s *Scaler) deleteBooting(ctx context.Context, in *scaleInput, p models.ConfiguredPool, a Action, ev models.ScalingEvent, now time.Time) error {
-	if err := s.store.MarkMachineDeleting(ctx, a.MachineKey, a.Detail.Encode(), now); err != nil {
-		return err
+	switch a.Reason {
+	case ReasonBootTimeout, ReasonMachineFailed:
+		if err := s.bootFailed(ctx, p, a, now); err != nil {
+			return err
+		}
+	default:
+		if err := s.store.MarkMachineDeleting(ctx, a.MachineKey, a.Detail.Encode(), now); err != nil {
+			return err
+		}
 	}
 	if err := s.store.RecordScalingEvent(ctx, p.ID, ev, now); err != nil {
 		return err
-	}
-	switch a.Reason {
-	case ReasonBootTimeout:
-		s.alert(ctx, models.AlertInput{Kind: models.AlertBootTimeout, Subject: p.Name + "/" + a.MachineKey, Pool: p.Name, NodeID: a.NodeID,
-			Code: "boot_timeout", Params: []string{p.Name, a.MachineKey}}, now)
-	case ReasonMachineFailed:
-		s.alert(ctx, models.AlertInput{Kind: models.AlertScaleFailed, Subject: p.Name + "/" + a.MachineKey, Pool: p.Name, NodeID: a.NodeID,
-			Code: "machine_failed", Params: []string{p.Name, a.MachineKey}}, now)
 	}
 	id := a.MachineID
 	if id == "" {
 		id = in.listed[a.MachineKey]
 	}
 	return s.deleteMachine(ctx, in.providers[p.Name], a.MachineKey, id, now)
+}
+
+// bootFailed gives up a machine that did not boot and counts the failure against its pool
+// (models.Store.RecordBootFailure), then raises the pool's boot alert, which stays one open
+// alert per pool counted at each failure, and, when this failure stops the pool, the
+// critical alert that the pool fails until an admin resumes it.
+func (s *Scaler) bootFailed(ctx context.Context, p models.ConfiguredPool, a Action, now time.Time) error {
+	pol := PolicyOf(p.Config).WithDefaults()
+	st, stopped, err := s.store.RecordBootFailure(ctx, models.BootFailure{PoolID: p.ID, Key: a.MachineKey,
+		Reason: string(a.Reason), Detail: a.Detail.Encode(), Limit: pol.BootFailureLimit}, now)
+	if err != nil {
+		return err
+	}
+	code := "boot_timeout"
+	if a.Reason == ReasonMachineFailed {
+		code = "machine_failed"
+	}
+	s.alert(ctx, models.AlertInput{Kind: models.AlertBootTimeout, Subject: p.Name, Pool: p.Name, Code: code,
+		Params: []string{p.Name, a.MachineKey}}, now)
+	if stopped {
+		s.alert(ctx, models.AlertInput{Kind: models.AlertPoolFailing, Subject: p.Name, Pool: p.Name, Severity: models.SeverityCritical,
+			Code: "pool_failing", Params: []string{p.Name, strconv.Itoa(st.BootFailures)}}, now)
+	}
+	return nil
 }
 
 // deleteMachine deletes the provider's machine id (when known) and marks the intent key

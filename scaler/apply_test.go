@@ -207,10 +207,16 @@ func TestScalerBootTimeoutDeletesAndReplaces(t *testing.T) {
 	h.tick(14 * time.Minute)
 	h.wantIntents("a100-k1:creating")
 	plan := h.tick(2 * time.Minute) // 16 m without an agent
-	want := []string{"delete a100-k1 boot-timeout", "scale-up +1 below-min"}
+	want := []string{"delete a100-k1 boot-timeout", "skip boot-backoff"}
 	if got := summary(plan); len(got) < 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("tick after the boot timeout = %v, want %v first", got, want)
 	}
+	h.wantIntents("")
+	h.wantMachines(0)
+	// The replacement is asked for once the back-off (the boot timeout) has run out.
+	h.tick(14 * time.Minute)
+	h.wantIntents("")
+	h.tick(time.Minute)
 	h.wantIntents("a100-k2:creating")
 	if ms := h.machines(); len(ms) != 1 || ms[0].ID == first[0].ID {
 		t.Errorf("machines = %+v, want only the replacement", ms)
@@ -479,11 +485,12 @@ func TestScalerCreateFailuresRetryThenGiveUp(t *testing.T) {
 		t.Errorf("machine key = %s, want the intent's a100-k1", ms[0].IdempotencyKey)
 	}
 	h.prov.SetFaults(sim.Faults{CreateErrorRate: 1})
-	h.now = h.now.Add(16 * time.Minute) // never registered: given up; the replacement fails
-	if _, err := h.scaler.RunOnce(h.ctx, h.now); err == nil {
-		t.Error("RunOnce whose replacement failed to create succeeded, want the error")
-	}
+	h.tick(16 * time.Minute) // never registered: given up
 	if m, _ := h.store.MachineByKey(h.ctx, "a100-k1"); m.State != models.MachineDeleted {
 		t.Errorf("intent a100-k1 = %s, want deleted at the boot timeout", m.State)
+	}
+	h.now = h.now.Add(15 * time.Minute) // after the back-off, the replacement fails
+	if _, err := h.scaler.RunOnce(h.ctx, h.now); err == nil {
+		t.Error("RunOnce whose replacement failed to create succeeded, want the error")
 	}
 }

@@ -17,7 +17,8 @@ import (
 // Per pool (by name), with its policy's defaults filled in:
 //
 //  1. Boot. A booting machine the provider reports failed, or whose agent did not register
-//     within BootTimeout of the intent, is deleted (ReasonMachineFailed, ReasonBootTimeout).
+//     within BootTimeout of the intent, is deleted (ReasonMachineFailed, ReasonBootTimeout),
+//     and counts as one more boot failure in a row (Pool.Boot; PoolSize.Boot after).
 //  2. Unneeded marks. Each ready node without a task keeps its persisted "first seen without
 //     a task" time, or gets now; the plan carries the marks to persist.
 //  3. Needs. Size is the nodes not draining on the loop's behalf plus machines booting. The
@@ -33,7 +34,11 @@ import (
 //     is given up, ReasonDrainTooLong) unless the pool is over MaxNodes.
 //  5. Scale up the rest of the need, rounded up to a multiple of Step and cut to MaxNodes
 //     and to MaxInFlight booting machines; not within CooldownAfterUp of the last scale-up
-//     unless the pool is under MinNodes. A need not met is explained (ReasonAtMaxSize,
+//     unless the pool is under MinNodes. Never while the pool fails (BootFailureLimit
+//     machines in a row did not boot: ReasonBootFailing, until an admin resumes it), nor
+//     within the back-off after its last boot failure, whatever the need (BootRun.Backoff:
+//     ReasonBootBackoff), so that a pool whose machines cannot boot does not pay for one
+//     machine after another. A need not met is explained (ReasonAtMaxSize,
 //     ReasonInFlightCap, ReasonInCooldown).
 //     A pool at MaxNodes whose waiting demand needs more nodes is at its maximum since the
 //     first tick it was (Pool.AtMaxSince, carried on in PoolSize); after AtMaxAlertAfter the
@@ -84,10 +89,12 @@ type poolPass struct {
 	covered phrase.List
 	// floor is the size the pool's bookings need (see bookedFloor); 0 without bookings.
 	floor int
+	// run is the pool's boot failures in a row, this pass's included.
+	run BootRun
 }
 
 func newPoolPass(plan *Plan, p *Pool, now time.Time) *poolPass {
-	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1), lane: make(map[int64]bool)}
+	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1), lane: make(map[int64]bool), run: p.Boot}
 	nodes := slices.Clone(p.Nodes)
 	slices.SortFunc(nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	for _, n := range nodes {
@@ -138,7 +145,7 @@ func (ps *poolPass) decide() {
 			demand += d.GPUs
 		}
 	}
-	sz := PoolSize{Pool: ps.p.Name, Size: size, Desired: ps.active, DemandGPUs: demand}
+	sz := PoolSize{Pool: ps.p.Name, Size: size, Desired: ps.active, DemandGPUs: demand, Boot: ps.run}
 	if atMax {
 		sz.AtMaxSince = ps.p.AtMaxSince
 		if sz.AtMaxSince.IsZero() || sz.AtMaxSince.After(ps.now) {
@@ -192,6 +199,7 @@ func (ps *poolPass) boot() {
 		}
 		ps.act(a)
 		ps.active--
+		ps.run = ps.run.failed(ps.now, ps.pol)
 	}
 }
 
@@ -307,6 +315,16 @@ func (ps *poolPass) settleDrained(want int, why []need) int {
 // scaleUp asks for the need, rounded to steps and cut by the limits, or says why not.
 func (ps *poolPass) scaleUp(want int, why []need) {
 	pol := ps.pol
+	switch retry := ps.run.RetryAt(pol); {
+	case ps.run.Failing():
+		ps.skip(ReasonBootFailing, joinNeeds(why).And(phrase.New("boot_failing", phrase.N(ps.run.Failures),
+			phrase.Dur(ps.now.Sub(ps.run.FailingSince))))...)
+		return
+	case ps.now.Before(retry):
+		ps.skip(ReasonBootBackoff, joinNeeds(why).And(phrase.New("boot_backoff", phrase.N(ps.run.Failures),
+			phrase.N(pol.BootFailureLimit), phrase.Dur(retry.Sub(ps.now)), phrase.Dur(ps.run.Backoff(pol))))...)
+		return
+	}
 	belowMin := why[0].reason == ReasonBelowMin
 	if since := ps.now.Sub(ps.p.LastScaleUp); !ps.p.LastScaleUp.IsZero() && since < pol.CooldownAfterUp && !belowMin {
 		ps.skip(ReasonInCooldown, joinNeeds(why).And(phrase.New("cooldown_up", phrase.Dur(since), phrase.Dur(pol.CooldownAfterUp)))...)

@@ -59,11 +59,12 @@ func TestDecideScaleDrainAndBoot(t *testing.T) {
 				demand(wait(1, 8, 3*time.Minute)).lastUp(time.Minute).snap(),
 			want: []string{"skip in-cooldown"},
 		},
-		"a machine past the boot timeout is deleted and replaced": {
+		"a machine past the boot timeout is deleted; its replacement waits the back-off": {
 			snap: scalePool().policy(func(p *Policy) { p.MinNodes = 2 }).nodes(full).
 				booting("k1", 16*time.Minute).lastUp(16 * time.Minute).snap(),
-			want:    []string{"delete k1 boot-timeout", "scale-up +1 below-min"},
-			details: []string{"machine i-k1 (k1) did not register within 15m (asked 16m ago)"},
+			want: []string{"delete k1 boot-timeout", "skip boot-backoff"},
+			details: []string{"machine i-k1 (k1) did not register within 15m (asked 16m ago)",
+				"1 of at most 3 machines in a row did not boot; the next is asked for in 15m (back-off 15m)"},
 		},
 		"a machine within the boot timeout waits": {
 			snap: scalePool().policy(func(p *Policy) { p.MinNodes = 2 }).nodes(full).booting("k1", 14*time.Minute).snap(),

@@ -11,7 +11,8 @@ import (
 )
 
 func TestPolicyWithDefaults(t *testing.T) {
-	want := Policy{MaxNodes: 3, Step: 1, BootTimeout: 15 * time.Minute, ScaleUpDelay: 2 * time.Minute,
+	want := Policy{MaxNodes: 3, Step: 1, BootTimeout: 15 * time.Minute, BootFailureLimit: 3, BootBackoffMax: 4 * time.Hour,
+		ScaleUpDelay:  2 * time.Minute,
 		MemoryHighPct: 80, MemoryHighWindow: 5 * time.Minute, MemoryLowPct: 20, MemoryLowWindow: 10 * time.Minute,
 		UnneededTime: 10 * time.Minute, CooldownAfterUp: 10 * time.Minute, CooldownAfterDown: 10 * time.Minute,
 		MaxInFlight: 4, DrainBuffer: 30 * time.Minute, AtMaxAlertAfter: 30 * time.Minute, Reclaim: ReclaimPolicy{IdleTime: 30 * time.Minute,

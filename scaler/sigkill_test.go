@@ -128,7 +128,7 @@ func TestScalerSurvivesSIGKILL(t *testing.T) {
 	defer store.Close()
 	scaler := New(store, Config{Providers: map[string]kfleet.Provider{"exec": prov}, Cluster: "test",
 		NodeStaleAfter: 1000 * time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	settle(t, ctx, store, w, scaler, now)
+	settle(t, ctx, store, w, scaler, &now)
 	checkFleet(t, ctx, store, prov, fmt.Sprintf("after %d SIGKILLs", kills))
 	cp, _ := store.ConfiguredPoolByName(ctx, "a100")
 	evs, _ := store.ScalingEvents(ctx, cp.ID, 0)

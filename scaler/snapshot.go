@@ -30,6 +30,7 @@ func PolicyOf(c models.PoolConfig) Policy {
 		ShortLaneNodes: c.ShortLaneNodes,
 		BootTimeout:    sec(c.BootTimeoutS), ScaleUpDelay: sec(c.ScaleUpDelayS),
 		MemoryHighPct: c.MemoryHighPct, MemoryHighWindow: sec(c.MemoryHighWindowS),
+		BootFailureLimit: c.BootFailureLimit, BootBackoffMax: sec(c.BootBackoffMaxS),
 		MemoryLowPct: c.MemoryLowPct, MemoryLowWindow: sec(c.MemoryLowWindowS), UnneededTime: sec(c.UnneededS),
 		CooldownAfterUp: sec(c.CooldownUpS), CooldownAfterDown: sec(c.CooldownDownS), MaxInFlight: c.MaxInFlight,
 		DrainBuffer: sec(c.DrainBufferS), AtMaxAlertAfter: sec(c.AtMaxAlertS),
@@ -123,6 +124,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 		if st, ok := poolStates[cp.ID]; ok {
 			sp.LastScaleUp, sp.LastScaleDown = timeOr(st.LastScaleUpAt), timeOr(st.LastScaleDownAt)
 			sp.AtMaxSince = timeOr(st.AtMaxSince)
+			sp.Boot = BootRun{Failures: st.BootFailures, LastAt: timeOr(st.BootFailedAt), FailingSince: timeOr(st.FailingSince)}
 		}
 		in.pools[cp.Name], in.providers[cp.Name] = cp, prov
 		in.snap.Pools = append(in.snap.Pools, sp)

@@ -22,6 +22,12 @@ type Policy struct {
 	// BootTimeout: a machine whose agent has not registered this long after it was asked
 	// for is deleted.
 	BootTimeout time.Duration
+	// BootFailureLimit: once this many machines in a row have failed to boot (timed out or
+	// failed at the provider), the pool asks for none until an admin resumes it. Before, each
+	// failure makes the pool wait before it asks for another (BootRun.Backoff), at most
+	// BootBackoffMax.
+	BootFailureLimit int
+	BootBackoffMax   time.Duration
 	// ScaleUpDelay: admissible demand that waited longer than this triggers a scale-up.
 	ScaleUpDelay time.Duration
 	// MemoryHighPct over MemoryHighWindow: mean GPU memory use of the pool above the mark
@@ -100,6 +106,57 @@ type Pool struct {
 	// AtMaxSince is since when the pool has been at its maximum with demand waiting, as the
 	// last tick recorded it; zero if it was not.
 	AtMaxSince time.Time
+	// Boot is the pool's run of machines that failed to boot, as the store keeps it.
+	Boot BootRun
+}
+
+// BootRun is a pool's machines that failed to boot in a row: how many, when the last did,
+// and since when the pool has stopped asking for machines (zero while it has not). A machine
+// that boots ends the run, and so does an admin's resume.
+type BootRun struct {
+	Failures     int
+	LastAt       time.Time
+	FailingSince time.Time
+}
+
+// Failing reports whether the pool has stopped asking for machines until an admin resumes
+// it.
+func (r BootRun) Failing() bool { return !r.FailingSince.IsZero() }
+
+// Backoff is how long the pool waits after its last boot failure before it asks for another
+// machine: pol.BootTimeout after the first failure in a row, twice as long after each
+// further one, at most pol.BootBackoffMax; zero without failures. pol has its defaults.
+func (r BootRun) Backoff(pol Policy) time.Duration {
+	if r.Failures <= 0 {
+		return 0
+	}
+	d := pol.BootTimeout
+	for range r.Failures - 1 {
+		if d >= pol.BootBackoffMax {
+			break
+		}
+		d *= 2
+	}
+	return min(d, pol.BootBackoffMax)
+}
+
+// RetryAt is when the back-off after the last failure ends; zero without failures.
+func (r BootRun) RetryAt(pol Policy) time.Time {
+	if r.Failures <= 0 {
+		return time.Time{}
+	}
+	return r.LastAt.Add(r.Backoff(pol))
+}
+
+// failed is the run after one more machine failed to boot at now: the pool fails once the
+// run reaches pol.BootFailureLimit (models.Store.RecordBootFailure keeps the same count).
+func (r BootRun) failed(now time.Time, pol Policy) BootRun {
+	r.Failures++
+	r.LastAt = now
+	if r.FailingSince.IsZero() && r.Failures >= pol.BootFailureLimit {
+		r.FailingSince = now
+	}
+	return r
 }
 
 // Node states a Node may have (the models.Node* values).
@@ -237,6 +294,11 @@ const (
 	ReasonNoRemovable   Reason = "no-removable-node"
 	// ReasonCoveredByBooting: demand waited, but the machines booting will hold it.
 	ReasonCoveredByBooting Reason = "covered-by-booting"
+	// ReasonBootBackoff: machines failed to boot lately, and the back-off after the last
+	// failure has not run out. ReasonBootFailing: as many failed in a row as the policy
+	// allows, and the pool asks for no machine until an admin resumes it.
+	ReasonBootBackoff Reason = "boot-backoff"
+	ReasonBootFailing Reason = "boot-failing"
 )
 
 // Action is one thing to do. Which fields are set depends on Kind.
@@ -293,6 +355,9 @@ type PoolSize struct {
 	// true once that has lasted the policy's AtMaxAlertAfter.
 	AtMaxSince time.Time
 	AtMaxAlert bool
+	// Boot is the pool's run of boot failures after the plan's deletions (the replay keeps
+	// it; the server counts each failure in the store as it applies the deletion).
+	Boot BootRun
 }
 
 // Plan is the outcome of DecideScale.

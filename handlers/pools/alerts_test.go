@@ -100,7 +100,7 @@ func TestAlertsPage(t *testing.T) {
 		t.Errorf("resolved rows = %d %q", resolved.Length(), strings.Join(strings.Fields(resolved.Text()), " "))
 	}
 	zh := webtest.Parse(t, s.Get("/alerts", "Accept-Language", "zh-CN").Body.String())
-	if got := zh.Find(`[data-testid=alert-row][data-kind=boot-timeout] .badge`).Text(); got != "启动超时" {
+	if got := zh.Find(`[data-testid=alert-row][data-kind=boot-timeout] .badge`).Text(); got != "机器未能启动" {
 		t.Errorf("zh kind = %q", got)
 	}
 	if got := zh.Find(`[data-group=` + taskKey + `]`).Text(); !strings.Contains(got, "在 a100-01 的 GPU 0 上占用显存 79000 / 81920 MiB") {

@@ -33,6 +33,7 @@ type Store interface {
 	SavePoolConfig(ctx context.Context, name string, cfg models.PoolConfig, by, note string, now time.Time) (models.ConfiguredPool, error)
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)
+	ResumePool(ctx context.Context, name string, now time.Time) (models.PoolScaleState, error)
 	Alerts(ctx context.Context, f models.AlertFilter) ([]models.Alert, error)
 	// The alerts page's groups and acknowledgements.
 	AckAlerts(ctx context.Context, ids []int64, by string, now time.Time) (int, error)

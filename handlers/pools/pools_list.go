@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/phrase"
@@ -35,10 +36,14 @@ type poolInfo struct {
 	// from (models.PriceFrom*): the scaling loop's last look, else the pool's settings.
 	PriceFen    int64
 	PriceSource string
+	// Boot is the pool's machines that failed to boot in a row, the last failure in English;
+	// BootDetail is that failure's numbers as phrases, for the page's language.
+	Boot       api.PoolBoot
+	BootDetail string
 }
 
-// poolInfos loads every configured pool with its nodes, machines booting, scaling state and
-// its latest events (at most events each).
+// poolInfos loads every configured pool with its nodes, machines booting, scaling state,
+// boot failures and its latest events (at most events each).
 func (h *Handler) poolInfos(ctx context.Context, events int) ([]poolInfo, error) {
 	views, err := h.store.PoolOverviews(ctx, events)
 	if err != nil {
@@ -62,14 +67,32 @@ func (h *Handler) poolInfos(ctx context.Context, events int) ([]poolInfo, error)
 		if pi.PriceSource == "" && v.Config.HourlyPriceFen > 0 {
 			pi.PriceFen, pi.PriceSource = v.Config.HourlyPriceFen, models.PriceFromSettings
 		}
+		pi.Boot, pi.BootDetail = poolBoot(v.Config, v.State, h.Now()), v.State.BootFailureDetail
 		pi.State = poolState(pi)
 		out[i] = pi
 	}
 	return out, nil
 }
 
-// poolState is what a pool is doing: scaling off, growing (asking for or booting machines),
-// shrinking (draining nodes), at its maximum while demand waits, or steady.
+// poolBoot is a pool's run of boot failures as the API shows it at now: the back-off's end
+// by the scaling loop's own rule (scaler.BootRun).
+func poolBoot(cfg models.PoolConfig, st models.PoolScaleState, now time.Time) api.PoolBoot {
+	pol := scaler.PolicyOf(cfg).WithDefaults()
+	b := api.PoolBoot{Failing: st.FailingSince != nil, FailingSince: st.FailingSince, Failures: st.BootFailures,
+		Limit: pol.BootFailureLimit, LastFailureAt: st.BootFailedAt, LastFailureReason: st.BootFailureReason,
+		LastFailure: phrase.Locale{}.SayText(st.BootFailureDetail)}
+	if st.BootFailures > 0 && st.BootFailedAt != nil && !b.Failing {
+		run := scaler.BootRun{Failures: st.BootFailures, LastAt: *st.BootFailedAt}
+		if at := run.RetryAt(pol); at.After(now) {
+			b.RetryAt = &at
+		}
+	}
+	return b
+}
+
+// poolState is what a pool is doing: scaling off, failing (stopped after machines failed to
+// boot), growing (asking for or booting machines), shrinking (draining nodes), at its maximum
+// while demand waits, or steady.
 func poolState(p poolInfo) string {
 	draining := false
 	for _, n := range p.Nodes {
@@ -78,6 +101,8 @@ func poolState(p poolInfo) string {
 	switch {
 	case !p.Config.Enabled:
 		return poolsview.PoolDisabled
+	case p.Boot.Failing:
+		return poolsview.PoolFailing
 	case p.Desired > p.Size || len(p.Booting) > 0:
 		return poolsview.PoolGrowing
 	case p.Desired < p.Size || draining:
@@ -106,6 +131,7 @@ type poolJSON struct {
 	StatusAt *time.Time       `json:"status_at"`
 	Skips    []skipJSON       `json:"skips"`
 	Events   []scaleEventJSON `json:"events"`
+	Boot     api.PoolBoot     `json:"boot"`
 }
 
 type poolNodeJSON struct {
@@ -147,7 +173,7 @@ type scaleEventJSON struct {
 func toPoolJSON(l phrase.Locale, p poolInfo) poolJSON {
 	out := poolJSON{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, State: p.State,
 		Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: p.Config, StatusAt: p.StatusAt,
-		Nodes: []poolNodeJSON{}, Booting: []machineJSON{}, Skips: []skipJSON{}, Events: []scaleEventJSON{}}
+		Nodes: []poolNodeJSON{}, Booting: []machineJSON{}, Skips: []skipJSON{}, Events: []scaleEventJSON{}, Boot: p.Boot}
 	for _, n := range p.Nodes {
 		out.Nodes = append(out.Nodes, poolNodeJSON{ID: n.ID, Hostname: n.Hostname, State: n.State, MachineID: n.MachineID,
 			GPUs: len(n.GPUs), LastSeenAt: n.LastSeenAt})
@@ -202,11 +228,16 @@ func (h *Handler) PoolSet(c echo.Context) error {
 	if err := handlers.DecodeJSON(c, 16<<10, &cfg); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	if _, _, err := h.savePool(c, name, cfg, c.QueryParam("note")); err != nil {
 		return handlers.APIError(http.StatusUnprocessableEntity, err)
 	}
-	pools, err := h.poolInfos(ctx, 20)
+	return h.poolAnswer(c, name)
+}
+
+// poolAnswer answers with the named pool as GET /api/v1/pools shows it, with its latest 20
+// events; 404 when it has no configuration.
+func (h *Handler) poolAnswer(c echo.Context, name string) error {
+	pools, err := h.poolInfos(c.Request().Context(), 20)
 	if err != nil {
 		return err
 	}

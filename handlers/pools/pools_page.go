@@ -9,6 +9,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/phrase"
 	poolsview "kashi/views/pools"
 )
 
@@ -36,7 +37,7 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,
-			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Name]}
+			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Name], Boot: bootView(handlers.Locale(c), p)}
 		for _, n := range p.Nodes {
 			v.Nodes = append(v.Nodes, poolsview.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}
@@ -96,4 +97,12 @@ func regionOf(c models.PoolConfig) string {
 		return c.Region + " / " + c.Zone
 	}
 	return c.Region + c.Zone
+}
+
+// bootView is the pool's run of boot failures on the page, the last failure in the page's
+// language.
+func bootView(l phrase.Locale, p poolInfo) poolsview.PoolBootView {
+	b := p.Boot
+	return poolsview.PoolBootView{Failures: b.Failures, Limit: b.Limit, FailingSince: b.FailingSince, RetryAt: b.RetryAt,
+		LastAt: b.LastFailureAt, Last: l.SayText(p.BootDetail)}
 }

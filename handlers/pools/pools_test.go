@@ -28,7 +28,7 @@ func TestPoolsAPI(t *testing.T) {
 		t.Fatalf("GET /api/v1/pools = %d pools, want 1", len(pools))
 	}
 	p := pools[0]
-	wantKeys := []string{"booting", "config", "desired", "events", "name", "nodes", "provider", "size", "skips", "spec",
+	wantKeys := []string{"boot", "booting", "config", "desired", "events", "name", "nodes", "provider", "size", "skips", "spec",
 		"state", "status_at", "updated_at", "updated_by", "version"}
 	if diff := cmp.Diff(wantKeys, slices.Sorted(maps.Keys(p))); diff != "" {
 		t.Errorf("pool keys (-want +got):\n%s", diff)

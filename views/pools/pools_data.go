@@ -29,6 +29,9 @@ const (
 	PoolDisabled  = "disabled"
 	// PoolAtMax: at its maximum size while demand waits for machines it may not add.
 	PoolAtMax = "at-max"
+	// PoolFailing: machines failed to boot as many times in a row as its settings allow,
+	// and it asks for none until an admin resumes it.
+	PoolFailing = "failing"
 )
 
 // PoolView is one pool on the pools page.
@@ -65,6 +68,20 @@ type PoolView struct {
 	// Bookings are the reservations of the pool's spec overlapping the chart's range or the
 	// coming days, by start: the chart draws the booked cards (in nodes) as a band.
 	Bookings []PoolBooking
+	// Boot is the pool's machines that failed to boot in a row; zero without failures.
+	Boot PoolBootView
+}
+
+// PoolBootView is a pool's run of machines that failed to boot: how many of its Limit, the
+// last failure (when, and its reason and numbers in the page's language), and either since
+// when the pool fails or, while it backs off, when it asks for a machine again (nil when it
+// does not).
+type PoolBootView struct {
+	Failures, Limit int
+	FailingSince    *time.Time
+	RetryAt         *time.Time
+	LastAt          *time.Time
+	Last            string
 }
 
 // PoolBooking is a reservation of the pool's spec: GPUs cards for Project from Starts to

@@ -240,6 +240,10 @@ func scaleReasonText(l phrase.Locale, code string) string {
 		return l.T("scale.skip.no_removable")
 	case "covered-by-booting":
 		return l.T("scale.skip.covered_by_booting")
+	case "boot-backoff":
+		return l.T("scale.skip.boot_backoff")
+	case "boot-failing":
+		return l.T("scale.skip.boot_failing")
 	}
 	return code
 }
@@ -285,6 +289,8 @@ func poolStateText(l phrase.Locale, state string) string {
 		return l.T("pools.state.disabled")
 	case PoolAtMax:
 		return l.T("pools.state.at_max")
+	case PoolFailing:
+		return l.T("pools.state.failing")
 	}
 	return l.T("pools.state.steady")
 }

@@ -16,7 +16,7 @@ func TestScaleReasonsHaveWords(t *testing.T) {
 		scaler.ReasonNoAnswer, scaler.ReasonUnknownMachine, scaler.ReasonDuplicateMachine, scaler.ReasonLeftoverMachine,
 		scaler.ReasonAtMaxSize, scaler.ReasonAtMinSize, scaler.ReasonInCooldown, scaler.ReasonInFlightCap,
 		scaler.ReasonNoDemand, scaler.ReasonDemandPending, scaler.ReasonMemoryNotLow, scaler.ReasonNoneUnneeded,
-		scaler.ReasonNoRemovable, scaler.ReasonCoveredByBooting,
+		scaler.ReasonNoRemovable, scaler.ReasonCoveredByBooting, scaler.ReasonBootBackoff, scaler.ReasonBootFailing,
 	} {
 		if scaleReasonText(phrase.Locale{}, string(r)) == string(r) {
 			t.Errorf("reason %q has no words on the pools page", r)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,6 +75,25 @@ func NewPoolServer(t *testing.T) PoolServer {
 		}
 	}
 	return PoolServer{Server: s, Scales: &scales, pool: p}
+}
+
+// FailBoots has n machines of the pool a100 fail to boot (time out) one hour apart, the last
+// at T0, against a limit of 3 in a row; their keys are prefix and 1, 2, ….
+func (s PoolServer) FailBoots(prefix string, n int) {
+	s.Tb.Helper()
+	ctx := context.Background()
+	for i := range n {
+		key := prefix + strconv.Itoa(i+1)
+		at := T0.Add(time.Duration(i-n+1) * time.Hour)
+		if err := s.Store.RecordScaleUp(ctx, s.pool.ID, []string{key}, models.ScalingEvent{Kind: "scale-up"}, at.Add(-16*time.Minute)); err != nil {
+			s.Tb.Fatal(err)
+		}
+		detail := phrase.Of(phrase.New("boot_timeout", phrase.S("i-"+key+" ("+key+")"), phrase.Dur(15*time.Minute), phrase.Dur(16*time.Minute)))
+		if _, _, err := s.Store.RecordBootFailure(ctx, models.BootFailure{PoolID: s.pool.ID, Key: key, Reason: "boot-timeout",
+			Detail: detail.Encode(), Limit: 3}, at); err != nil {
+			s.Tb.Fatal(err)
+		}
+	}
 }
 
 // Form posts an HTML form with the admin's token (no CSRF needed with a bearer token).
