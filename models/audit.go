@@ -37,6 +37,11 @@ const (
 	AuditReject        = "reject"
 	AuditTaskCancel    = "task-cancel"
 	AuditUserCreate    = "user-create"
+	// AuditJoinTokenCreate: an admin issued a single-use join token.
+	AuditJoinTokenCreate = "join-token-create"
+	// AuditNodeClaimRefused: a registration that would have taken a registered node's
+	// hostname, machine id or GPUs was refused.
+	AuditNodeClaimRefused = "node-claim-refused"
 )
 
 // audit appends an entry inside tx; before and after are stored as JSON.

@@ -44,6 +44,7 @@ var migrations = []migration{
 	{29, "a service's health path, probed by its node", migrateV29HealthPath},
 	{30, "the 5-minute buckets in which services served, kept past their rollups for bills", migrateV30ServiceServed},
 	{31, "why Kashi suspended a schedule (its owner left the project or was disabled)", migrateV31ScheduleWhy},
+	{32, "a machine id belongs to one node; join tokens bound to a node", migrateV32NodeIdentity},
 }
 
 // schemaVersion records each applied migration.
