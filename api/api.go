@@ -20,9 +20,28 @@ const (
 )
 
 // HeaderNodeToken carries a registered node's own token when its agent registers again (after
-// a restart): a hostname that is already registered is taken back only with it, or with a
-// single-use join token an admin issued.
+// a restart or a GPU swap): a node's hostname, machine id and GPUs are its own, and another
+// registration gets them only with a single-use join token an admin issued for that node or
+// its machine id (409 naming the field otherwise).
 const HeaderNodeToken = "X-Kashi-Node-Token"
+
+// JoinTokenRequest asks for a single-use join token (POST /api/v1/join-tokens, admins): bound
+// to a machine id (the registration must send it; it registers that machine, new or
+// registered), to a registered node (it registers that node again, whose agent lost its
+// token), or to both.
+type JoinTokenRequest struct {
+	MachineID string `json:"machine_id,omitempty"`
+	NodeID    int64  `json:"node_id,omitempty"`
+}
+
+// JoinToken is an issued single-use join token; Token is shown once.
+type JoinToken struct {
+	ID        int64     `json:"id"`
+	Token     string    `json:"token"`
+	MachineID string    `json:"machine_id"`
+	NodeID    int64     `json:"node_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
 
 // Limits the server enforces on agent input.
 const (

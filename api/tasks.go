@@ -224,9 +224,11 @@ type Capacity struct {
 	ShortReserveHeld int `json:"short_reserve_held"`
 }
 
-// GPU is one GPU of GET /api/v1/gpus.
+// GPU is one GPU of GET /api/v1/gpus. ID names it (GET /gpus/{id} is its page); UUID, what
+// the card itself says and what a node registers, is shown to admins only, "" for others.
 type GPU struct {
-	UUID           string     `json:"uuid"`
+	ID             int64      `json:"id"`
+	UUID           string     `json:"uuid,omitempty"`
 	Node           string     `json:"node"`
 	Index          int        `json:"index"`
 	Pool           string     `json:"pool"`

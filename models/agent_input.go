@@ -15,8 +15,11 @@ type NodeRegistration struct {
 	// agent sent it: the proof that lets it take its hostname back.
 	NodeTokenHash string
 	// JoinTokenHash is the hash of the single-use join token used, "" for the shared one. A
-	// single-use token is an admin's decision and may take over a registered hostname.
+	// single-use token is an admin's decision: it registers again the node it is bound to, or
+	// the node that has its machine id.
 	JoinTokenHash string
+	// From is the address the registration came from, for the audit log and alerts.
+	From string
 }
 
 // GPUInfo describes one GPU of a registering node.

@@ -39,6 +39,11 @@ const (
 	AuditUserCreate    = "user-create"
 	// AuditTemplateRollback: a template's earlier version made current again.
 	AuditTemplateRollback = "template-rollback"
+	// AuditJoinTokenCreate: an admin issued a single-use join token.
+	AuditJoinTokenCreate = "join-token-create"
+	// AuditNodeClaimRefused: a registration that would have taken a registered node's
+	// hostname, machine id or GPUs was refused.
+	AuditNodeClaimRefused = "node-claim-refused"
 )
 
 // audit appends an entry inside tx; before and after are stored as JSON.

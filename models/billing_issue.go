@@ -172,8 +172,14 @@ func (s *Store) Adjustments(ctx context.Context, projectID int64, month string) 
 	return out, nil
 }
 
-// isUniqueViolation reports a unique-index violation on SQLite or Postgres.
+// isUniqueViolation reports a unique-index violation on SQLite or Postgres; false for nil.
 func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return true
+	}
 	msg := err.Error()
 	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "duplicate key value") ||
 		strings.Contains(msg, "SQLSTATE 23505")

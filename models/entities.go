@@ -66,6 +66,10 @@ type GPU struct {
 	// UnmanagedReadAt is the time of the last reading walked for unmanaged use; older ones,
 	// resent from a spool, change nothing.
 	UnmanagedReadAt *time.Time
+	// ListedAt is the time of the node's latest registration, which listed the GPU; nil when
+	// its node registered since without it (a card moved to another machine): the GPU is let
+	// go, and another node may take it.
+	ListedAt *time.Time
 }
 
 // GPUSample is one raw reading, kept for the retention window. TS is Unix seconds (UTC) so

@@ -3,11 +3,11 @@ package models
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Alert kinds.
@@ -99,7 +99,10 @@ func (s *Store) RaiseAlert(ctx context.Context, in AlertInput, now time.Time) (A
 	return a, created, err
 }
 
-// raiseAlert is RaiseAlert inside the transaction tx.
+// raiseAlert is RaiseAlert inside the transaction tx. It counts on the open alert with one
+// statement, or opens one with an insert that does nothing when a raise in another transaction
+// opened it meanwhile (the partial unique index idx_alerts_one_open), and then counts on that:
+// raises at once, from requests as well as the loops, make one alert on SQLite and Postgres.
 func raiseAlert(tx *gorm.DB, in AlertInput, now time.Time) (Alert, bool, error) {
 	now = UTC(now)
 	kind, subject := truncate(in.Kind, 50), truncate(in.Subject, 200)
@@ -111,20 +114,29 @@ func raiseAlert(tx *gorm.DB, in AlertInput, now time.Time) (Alert, bool, error) 
 	if sev == "" {
 		sev = SeverityWarning
 	}
-	var a Alert
+	a := Alert{Kind: kind, Subject: subject, Code: truncate(in.Code, 80), Params: string(params), Severity: sev,
+		TaskID: in.TaskID, NodeID: in.NodeID, Pool: truncate(in.Pool, 100), At: now, LastAt: now, Count: 1}
+	open := func(q *gorm.DB) *gorm.DB {
+		return q.Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject)
+	}
+	count := func() (bool, error) {
+		res := open(tx.Model(&Alert{})).Updates(map[string]any{"code": a.Code, "params": a.Params, "severity": sev,
+			"last_at": now, "count": gorm.Expr("count + 1")})
+		return res.RowsAffected > 0, res.Error
+	}
+	counted, err := count()
 	created := false
-	err := tx.Where("kind = ? AND subject = ? AND resolved_at IS NULL", kind, subject).Take(&a).Error
-	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		a = Alert{Kind: kind, Subject: subject, Code: truncate(in.Code, 80), Params: string(params), Severity: sev,
-			TaskID: in.TaskID, NodeID: in.NodeID, Pool: truncate(in.Pool, 100), At: now, LastAt: now, Count: 1}
-		created = true
-		err = tx.Create(&a).Error
-	case err == nil:
-		a.Code, a.Params, a.Severity, a.LastAt, a.Count = truncate(in.Code, 80), string(params), sev, now, a.Count+1
-		err = tx.Model(&Alert{}).Where("id = ?", a.ID).
-			Updates(map[string]any{"code": a.Code, "params": a.Params, "severity": sev, "last_at": now,
-				"count": gorm.Expr("count + 1")}).Error
+	if err == nil && !counted {
+		ins := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "kind"}, {Name: "subject"}},
+			TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "resolved_at IS NULL"}}}, DoNothing: true}).Create(&a)
+		err, created = ins.Error, ins.RowsAffected == 1
+		if err == nil && !created {
+			_, err = count()
+		}
+	}
+	if err == nil && !created {
+		a = Alert{}
+		err = open(tx).Take(&a).Error
 	}
 	if err != nil {
 		return Alert{}, false, fmt.Errorf("models: raise alert %s %s: %w", kind, subject, err)

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -328,6 +331,44 @@ func TestAlerts(t *testing.T) {
 		all, _ := s.Alerts(ctx, models.AlertFilter{})
 		if len(open) != 1 || len(all) != 2 || !slices.Equal(open[0].AlertParams(), []string{"again"}) {
 			t.Errorf("open = %+v, all = %d; want 1 open of 2", open, len(all))
+		}
+	})
+}
+
+// TestAlertsRaisedAtOnce: raises of one alert at once (refused registrations raise them from
+// requests, beside the loops) open one alert that counts them all.
+func TestAlertsRaisedAtOnce(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		const rounds, raises = 8, 16
+		var created atomic.Int32
+		for r := range rounds {
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range raises {
+				wg.Go(func() {
+					<-start
+					in := models.AlertInput{Kind: models.AlertGPUMemory, Subject: "gpu " + strconv.Itoa(r), Code: "gpu_memory", Params: []string{strconv.Itoa(i)}}
+					_, c, err := s.RaiseAlert(ctx, in, ft0)
+					if err != nil {
+						t.Errorf("RaiseAlert %d of round %d = %v", i, r, err)
+					}
+					if c {
+						created.Add(1)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+		}
+		all, err := s.Alerts(ctx, models.AlertFilter{})
+		if err != nil || len(all) != rounds || created.Load() != rounds {
+			t.Fatalf("alerts = %d (%v), %d created; want %d, each created once", len(all), err, created.Load(), rounds)
+		}
+		for _, a := range all {
+			if a.Count != raises {
+				t.Errorf("alert %s raised %d times, want %d", a.Subject, a.Count, raises)
+			}
 		}
 	})
 }

@@ -14,18 +14,28 @@ type GPUPlace struct {
 	Pool      string
 }
 
+// GPUByID returns GPU id and where it is; ErrNotFound when there is none.
+func (s *Store) GPUByID(ctx context.Context, id int64) (GPUPlace, error) {
+	return s.gpuPlace(ctx, "gpus.id = ?", id)
+}
+
 // GPUByUUID returns the GPU with uuid and where it is; ErrNotFound when there is none.
 func (s *Store) GPUByUUID(ctx context.Context, uuid string) (GPUPlace, error) {
-	var g GPUPlace
 	if !matchable(uuid) {
-		return g, fmt.Errorf("models: gpu %q: %w", uuid, ErrNotFound)
+		return GPUPlace{}, fmt.Errorf("models: gpu %q: %w", uuid, ErrNotFound)
 	}
+	return s.gpuPlace(ctx, "gpus.uuid = ?", uuid)
+}
+
+// gpuPlace returns the GPU that where (with arg) picks, and where it is.
+func (s *Store) gpuPlace(ctx context.Context, where string, arg any) (GPUPlace, error) {
+	var g GPUPlace
 	err := s.db.WithContext(ctx).Table("gpus").
 		Select("gpus.*, nodes.hostname AS hostname, nodes.state AS node_state, pools.name AS pool").
 		Joins("JOIN nodes ON nodes.id = gpus.node_id").Joins("JOIN pools ON pools.id = nodes.pool_id").
-		Where("gpus.uuid = ?", uuid).Take(&g).Error
+		Where(where, arg).Take(&g).Error
 	if err != nil {
-		return g, notFound(fmt.Sprintf("gpu %q", uuid), err)
+		return g, notFound(fmt.Sprintf("gpu %v", arg), err)
 	}
 	return g, nil
 }

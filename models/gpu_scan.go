@@ -8,13 +8,13 @@ import "gorm.io/gorm"
 // (TestGPUColumnsCoverGPU).
 const gpuColumns = `gpus.id, gpus.node_id, gpus.uuid, gpus.gpu_index, gpus.name, gpus.spec,
 	gpus.memory_total_mib, gpus.memory_used_mib, gpus.util_pct, gpus.temp_c, gpus.power_w, gpus.sampled_at,
-	gpus.idle_since, gpus.saturated_since, gpus.unmanaged_mib, gpus.unmanaged_who, gpus.unmanaged_since, gpus.unmanaged_read_at`
+	gpus.idle_since, gpus.saturated_since, gpus.unmanaged_mib, gpus.unmanaged_who, gpus.unmanaged_since, gpus.unmanaged_read_at, gpus.listed_at`
 
 // gpuDest returns the scan destinations of gpuColumns in g.
 func gpuDest(g *GPU) []any {
 	return []any{&g.ID, &g.NodeID, &g.UUID, &g.Index, &g.Name, &g.Spec,
 		&g.MemoryTotalMiB, &g.MemoryUsedMiB, &g.UtilPct, &g.TempC, &g.PowerW, &g.SampledAt,
-		&g.IdleSince, &g.SaturatedSince, &g.UnmanagedMiB, &g.UnmanagedWho, &g.UnmanagedSince, &g.UnmanagedReadAt}
+		&g.IdleSince, &g.SaturatedSince, &g.UnmanagedMiB, &g.UnmanagedWho, &g.UnmanagedSince, &g.UnmanagedReadAt, &g.ListedAt}
 }
 
 // readGPUs reads the GPUs a condition selects (all when where is empty), in node and index

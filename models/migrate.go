@@ -47,6 +47,7 @@ var migrations = []migration{
 	{32, "when a task's data check last answered", migrateV32DataChecked},
 	{33, "the earlier version a template version restores", migrateV33TemplateRollback},
 	{34, "pools' machines that failed to boot in a row, and since when a pool stopped creating machines", migrateV34BootFailures},
+	{35, "a machine id belongs to one node; join tokens bound to a node", migrateV35NodeIdentity},
 }
 
 // schemaVersion records each applied migration.

@@ -12,14 +12,17 @@ import (
 )
 
 // RegisterNode records a node and its GPUs, creating its pool on first use, and stores the
-// hash of the node's new token. Registering a hostname again (an agent restart) updates the
-// node in place and replaces its token, but only with the node's current token
-// (NodeTokenHash) or a single-use join token (ErrConflict otherwise); a removed node's
-// hostname is free. A GPU held by an open allocation on another node never moves
-// (ErrConflict). A single-use join token is spent (ErrNotFound when not valid).
+// hash of the node's new token. A node owns its hostname, machine id and GPUs from its first
+// registration. A registration is about a registered node only when it proves so: with that
+// node's current token (NodeTokenHash: its agent registering again after a restart or a GPU
+// swap), or with a single-use join token bound to that node or to its machine id (an admin's
+// decision). It then updates that node in place, hostname, machine id and GPUs included, and
+// replaces its token; an agent restart does not undo a drain. Any other registration is a new
+// node, or takes back the row of a removed node of its hostname. Whichever it is, taking a
+// hostname, machine id or GPU that belongs to another node (one not removed, or a GPU an open
+// allocation holds; a GPU its node registered since without is let go) is refused with a *FieldError naming the field and ErrConflict, audited
+// and alerted (recordClaim). A single-use join token is spent (ErrNotFound when not valid).
 func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHash string, now time.Time) (Node, error) {
-	defer s.capacity.clear()   // the fleet may change
-	defer s.nodeTokens.clear() // the node's old token must stop working
 	spec, err := validateRegister(req)
 	if err != nil {
 		return Node{}, err
@@ -27,57 +30,68 @@ func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHas
 	now = UTC(now)
 	var node Node
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if req.JoinTokenHash != "" {
-			if err := useJoinToken(tx, req.JoinTokenHash, req.MachineID, req.Hostname, now); err != nil {
-				return err
-			}
+		self, err := registeringNode(tx, req, now)
+		if err != nil {
+			return err
 		}
 		pool, err := poolForRegister(tx, req.Pool, spec, len(req.GPUs), now)
 		if err != nil {
 			return err
 		}
-		err = forUpdate(tx).Where("hostname = ?", req.Hostname).Take(&node).Error
-		switch {
-		case errors.Is(err, gorm.ErrRecordNotFound):
-			node = Node{PoolID: pool.ID, Hostname: req.Hostname, MachineID: req.MachineID, TokenHash: tokenHash,
-				State: NodeReady, RegisteredAt: now, LastSeenAt: now}
-			if err := tx.Create(&node).Error; err != nil {
-				return fmt.Errorf("create node: %w", err)
-			}
-		case err != nil:
+		if err := nameIsFree(tx, self.ID, req); err != nil {
 			return err
-		case node.State != NodeRemoved && req.JoinTokenHash == "" && req.NodeTokenHash != node.TokenHash:
-			return fmt.Errorf("%w: %w", fieldErr("hostname", "%q is registered: register again with the node's own token "+
-				"(X-Kashi-Node-Token) or a single-use join token from an admin", req.Hostname), ErrConflict)
-		default:
-			node.PoolID, node.MachineID, node.TokenHash = pool.ID, req.MachineID, tokenHash
-			node.RegisteredAt, node.LastSeenAt = now, now
-			// An agent restart does not undo a drain; any other state comes back ready.
-			if node.State != NodeDraining {
-				node.State = NodeReady
-			}
-			if err := tx.Save(&node).Error; err != nil {
-				return fmt.Errorf("update node: %w", err)
-			}
+		}
+		have, err := gpusAreFree(tx, self.ID, req.GPUs)
+		if err != nil {
+			return err
+		}
+		node = self
+		node.PoolID, node.Hostname, node.MachineID, node.TokenHash = pool.ID, req.Hostname, req.MachineID, tokenHash
+		node.RegisteredAt, node.LastSeenAt = now, now
+		if node.State != NodeDraining {
+			node.State = NodeReady
+		}
+		if node.ID == 0 {
+			err = tx.Create(&node).Error
+		} else {
+			err = tx.Save(&node).Error
+		}
+		if isUniqueViolation(err) { // on Postgres: another registration took the name meanwhile
+			return &claimError{self: self.ID}
+		}
+		if err != nil {
+			return fmt.Errorf("save node: %w", err)
 		}
 		for i, g := range req.GPUs {
-			if err := gpuStays(tx, g.UUID, node.ID, i); err != nil {
-				return err
-			}
-			row := GPU{NodeID: node.ID, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: spec, MemoryTotalMiB: g.MemoryTotalMiB}
-			res := tx.Model(&GPU{}).Where("uuid = ?", g.UUID).Updates(map[string]any{
-				"node_id": node.ID, "gpu_index": g.Index, "name": g.Name, "spec": spec, "memory_total_mib": g.MemoryTotalMiB})
-			if res.Error != nil {
-				return fmt.Errorf("update gpu %s: %w", g.UUID, res.Error)
-			}
-			if res.RowsAffected == 0 {
-				if err := tx.Create(&row).Error; err != nil {
+			row := GPU{NodeID: node.ID, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: spec, MemoryTotalMiB: g.MemoryTotalMiB,
+				ListedAt: &now}
+			if _, ok := have[g.UUID]; !ok {
+				err := tx.Create(&row).Error
+				if isUniqueViolation(err) { // on Postgres: another registration took it meanwhile
+					return &claimError{self: self.ID, what: claimGPU, gpu: i}
+				}
+				if err != nil {
 					return fmt.Errorf("create gpu %s: %w", g.UUID, err)
 				}
+				continue
 			}
+			err := tx.Model(&GPU{}).Where("uuid = ?", g.UUID).Updates(map[string]any{
+				"node_id": node.ID, "gpu_index": g.Index, "name": g.Name, "spec": spec, "memory_total_mib": g.MemoryTotalMiB,
+				"listed_at": now}).Error
+			if err != nil {
+				return fmt.Errorf("update gpu %s: %w", g.UUID, err)
+			}
+		}
+		// The node lets go of the GPUs it no longer lists.
+		err = tx.Model(&GPU{}).Where("node_id = ? AND uuid NOT IN ?", node.ID, uuidsOf(req.GPUs)).Update("listed_at", nil).Error
+		if err != nil {
+			return fmt.Errorf("let go of gpus: %w", err)
 		}
 		return nil
 	})
+	if ce, ok := errors.AsType[*claimError](err); ok {
+		return Node{}, s.recordClaim(ctx, req, ce, now)
+	}
 	if err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) || errors.Is(err, ErrNotFound) {
@@ -85,23 +99,11 @@ func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHas
 		}
 		return Node{}, fmt.Errorf("models: register node %q: %w", req.Hostname, err)
 	}
+	// Committed: the fleet changed, and the node's old token must stop working. A refused
+	// registration forgets nothing, so that a stream of them costs agents no queries.
+	s.capacity.clear()
+	s.nodeTokens.clear()
 	return node, nil
-}
-
-// gpuStays refuses to move the GPU uuid (the i-th registered) to nodeID while an open
-// allocation holds it on another node.
-func gpuStays(tx *gorm.DB, uuid string, nodeID int64, i int) error {
-	var n int64
-	err := tx.Table("allocations").Joins("JOIN gpus ON gpus.id = allocations.gpu_id").
-		Where("gpus.uuid = ? AND gpus.node_id <> ? AND allocations.ended_at IS NULL", uuid, nodeID).Count(&n).Error
-	if err != nil {
-		return err
-	}
-	if n > 0 {
-		fe := fieldErr(fmt.Sprintf("gpus[%d].uuid", i), "GPU %s is held by a running task on another node", truncate(uuid, 100))
-		return fmt.Errorf("%w: %w", fe, ErrConflict)
-	}
-	return nil
 }
 
 // poolForRegister finds the named pool or creates it; a pool holds one spec only.

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -69,5 +70,57 @@ func TestRegisterBurstBeyondThePool(t *testing.T) {
 				t.Errorf("call %d = %v", i, err)
 			}
 		}
+	})
+}
+
+// A removed node's hostname and cards are free, for one registration: of 8 new nodes sent at
+// once that name one of its cards, one takes it; of 8 sent at once under its hostname, one
+// takes its row back; the others are refused, naming the field, as taking another node's.
+func TestRegisterWhatARemovedNodeFreedAtOnce(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		old := fleetNode(t, s, "old", "a100", "m-old")
+		if err := s.DrainNode(ctx, old.ID, models.ScalingEvent{Kind: "drain"}, ft0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RemoveNode(ctx, old.ID, models.ScalingEvent{Kind: "remove"}, ft0); err != nil {
+			t.Fatal(err)
+		}
+		race := func(field string, reg func(i int) models.NodeRegistration) {
+			t.Helper()
+			errs := make([]error, 8)
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range errs {
+				wg.Go(func() {
+					<-start
+					_, errs[i] = s.RegisterNode(ctx, reg(i), fmt.Sprintf("hash-%s-%d", field, i), ft0)
+				})
+			}
+			close(start)
+			wg.Wait()
+			won := 0
+			for i, err := range errs {
+				fe, _ := errors.AsType[*models.FieldError](err)
+				switch {
+				case err == nil:
+					won++
+				case !errors.Is(err, models.ErrConflict) || fe == nil || fe.Field != field:
+					t.Errorf("registration %d for %s = %v, want a conflict on it", i, field, err)
+				}
+			}
+			if won != 1 {
+				t.Errorf("registrations for %s that won = %d, want 1", field, won)
+			}
+		}
+		card := func(uuid string) []models.GPUInfo {
+			return []models.GPUInfo{{UUID: uuid, Name: "NVIDIA A100-SXM4-80GB", MemoryTotalMiB: 81920}}
+		}
+		race("gpus[0].uuid", func(i int) models.NodeRegistration {
+			return models.NodeRegistration{Hostname: fmt.Sprintf("c%d", i), Pool: "a100", GPUs: card("old-gpu1")}
+		})
+		race("hostname", func(i int) models.NodeRegistration {
+			return models.NodeRegistration{Hostname: "old", Pool: "a100", GPUs: card(fmt.Sprintf("fresh-%d", i))}
+		})
 	})
 }

@@ -53,6 +53,12 @@ func (l Locale) AlertSentence(code string, params []string, legacy string) strin
 		return l.T("alert.msg.service_down", p(6)...)
 	case "service_idle":
 		return l.T("alert.msg.service_idle", p(5)...)
+	case "node_claim_hostname":
+		return l.T("alert.msg.node_claim_hostname", p(2)...)
+	case "node_claim_machine":
+		return l.T("alert.msg.node_claim_machine", p(3)...)
+	case "node_claim_gpu":
+		return l.T("alert.msg.node_claim_gpu", p(4)...)
 	}
 	if legacy == "" && code != "" {
 		return code + " " + strings.Join(params, " ")
@@ -89,6 +95,8 @@ func (l Locale) AlertKind(kind string) string {
 		return l.T("alerts.kind.service_down")
 	case "service-idle":
 		return l.T("alerts.kind.service_idle")
+	case "node-claim":
+		return l.T("alerts.kind.node_claim")
 	}
 	return kind
 }

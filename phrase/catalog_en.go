@@ -1467,4 +1467,12 @@ var catalogEN = map[string]string{
 	"form.help.health_path":           "Optional. The node asks this path on the metrics port every sample and restarts a replica that fails 3 times in a row (a new replica first has the node's load time, 10 minutes by default).",
 	"form.ttft_target":                "TTFT p95 target (ms)",
 	"form.help.ttft_target":           "Above it for 15 minutes, an alert is raised; empty for none.",
+
+	// Nodes own their names and GPUs.
+	"alert.msg.node_claim_hostname":   "A registration from %s as %s was refused: that hostname belongs to a registered node.",
+	"alert.msg.node_claim_machine":    "A registration from %s as %s was refused: its machine id belongs to node %s.",
+	"alert.msg.node_claim_gpu":        "A registration from %s as %s was refused: it named GPU %s of node %s.",
+	"alerts.kind.node_claim":          "Node claimed by another machine",
+	"audit.action.join-token-create":  "join token issued",
+	"audit.action.node-claim-refused": "node registration refused",
 }

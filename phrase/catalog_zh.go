@@ -1467,4 +1467,12 @@ var catalogZH = map[string]string{
 	"form.help.health_path":           "可选。节点每个采样周期在指标端口上请求此路径，连续 3 次不返回 2xx 即重启副本（新副本先有节点的加载时间，默认 10 分钟）。",
 	"form.ttft_target":                "首字时延 p95 目标（毫秒）",
 	"form.help.ttft_target":           "连续 15 分钟高于目标即告警；留空表示不设。",
+
+	// Nodes own their names and GPUs.
+	"alert.msg.node_claim_hostname":   "来自 %s 以 %s 的注册被拒绝：该主机名属于已注册的节点。",
+	"alert.msg.node_claim_machine":    "来自 %s 以 %s 的注册被拒绝：其机器 ID 属于节点 %s。",
+	"alert.msg.node_claim_gpu":        "来自 %s 以 %s 的注册被拒绝：其中的 GPU %s 属于节点 %s。",
+	"alerts.kind.node_claim":          "他机冒用节点",
+	"audit.action.join-token-create":  "签发加入令牌",
+	"audit.action.node-claim-refused": "拒绝节点注册",
 }

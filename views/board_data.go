@@ -45,6 +45,8 @@ type BoardNode struct {
 
 // BoardGPU is one card.
 type BoardGPU struct {
+	// ID names the card (GPUURL); UUID is shown to admins only, "" for others.
+	ID             int64
 	UUID           string
 	Index          int
 	MemoryUsedMiB  int64

@@ -12,8 +12,8 @@ import (
 // NodeURL is the page of node id.
 func NodeURL(id int64) string { return "/nodes/" + strconv.FormatInt(id, 10) }
 
-// GPUURL is the page of the GPU with uuid.
-func GPUURL(uuid string) string { return "/gpus/" + url.PathEscape(uuid) }
+// GPUURL is the page of GPU id: ids, not UUIDs, since only admins see a card's UUID.
+func GPUURL(id int64) string { return "/gpus/" + strconv.FormatInt(id, 10) }
 
 // BoardURL is the compact board, filtered to pool when one is named.
 func BoardURL(pool string) string {

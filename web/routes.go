@@ -46,7 +46,7 @@ func Routes(h *Areas) []Route {
 
 		// Pages.
 		{GET, "/", handlers.Viewer, h.Board.Board},
-		{GET, "/gpus/:uuid", handlers.Viewer, h.Board.GPUPage},
+		{GET, "/gpus/:id", handlers.Viewer, h.Board.GPUPage},
 		{GET, "/nodes/:id", handlers.Viewer, h.Board.NodePage},
 		{GET, "/queue", handlers.Viewer, h.Tasks.QueuePage},
 		{POST, "/queue/tasks", handlers.Member, h.Tasks.TaskFormSubmit},

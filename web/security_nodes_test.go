@@ -38,8 +38,8 @@ func TestJoinTokenCannotHijackNodes(t *testing.T) {
 }
 
 // TestSingleUseJoinTokens: an admin issues a join token bound to a machine id; it registers
-// that machine once (even over a registered hostname: the admin decided), and the shared
-// token can be revoked.
+// that machine once, never a registered hostname of another machine (refused without spending
+// the token), and the shared token can be revoked.
 func TestSingleUseJoinTokens(t *testing.T) {
 	s := webtest.NewServer(t)
 	webtest.TaskFleet(s)
@@ -49,6 +49,7 @@ func TestSingleUseJoinTokens(t *testing.T) {
 		t.Errorf("POST /api/v1/join-tokens as a member = %d, want 403", w.Code)
 	}
 	webtest.WantAPIError(t, "join token without machine id", s.Post("/api/v1/join-tokens", `{}`), http.StatusUnprocessableEntity, "machine_id")
+	webtest.WantAPIError(t, "join token of no node", s.Post("/api/v1/join-tokens", `{"node_id":999}`), http.StatusUnprocessableEntity, "node_id")
 	w := s.Post("/api/v1/join-tokens", `{"machine_id":"m-1"}`)
 	if w.Code != http.StatusCreated {
 		t.Fatalf("POST /api/v1/join-tokens = %d %s", w.Code, w.Body)
@@ -60,10 +61,14 @@ func TestSingleUseJoinTokens(t *testing.T) {
 		t.Errorf("register with a token of another machine = %d, want 401", w.Code)
 	}
 	n1.R.MachineID = "m-1"
-	if w := s.Post(api.PathRegister, webtest.MustJSON(t, n1.R), webtest.Bearer(one)...); w.Code != http.StatusOK {
-		t.Errorf("register n1 again with the admin's single-use token = %d %s, want 200", w.Code, w.Body)
+	webtest.WantAPIError(t, "registered n1 with a token of machine m-1", s.Post(api.PathRegister, webtest.MustJSON(t, n1.R), webtest.Bearer(one)...),
+		http.StatusConflict, "hostname")
+	m1 := webtest.Node("m1-host").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4)
+	m1.R.MachineID = "m-1"
+	if w := s.Post(api.PathRegister, webtest.MustJSON(t, m1.R), webtest.Bearer(one)...); w.Code != http.StatusOK {
+		t.Errorf("register machine m-1 with the admin's single-use token = %d %s, want 200", w.Code, w.Body)
 	}
-	if w := s.Post(api.PathRegister, webtest.MustJSON(t, n1.R), webtest.Bearer(one)...); w.Code != http.StatusUnauthorized {
+	if w := s.Post(api.PathRegister, webtest.MustJSON(t, m1.R), webtest.Bearer(one)...); w.Code != http.StatusUnauthorized {
 		t.Errorf("the single-use token again = %d, want 401", w.Code)
 	}
 	if w := s.Post("/api/v1/join-tokens/shared/revoke", ""); w.Code != http.StatusNoContent {

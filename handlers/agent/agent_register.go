@@ -13,9 +13,10 @@ import (
 
 // AgentRegister records a node and its GPUs and returns the node's own token.
 // POST /api/v1/agent/register, authenticated by the shared join token (unless an admin
-// revoked it) or a single-use join token bound to the request's machine_id. A registered
-// hostname is taken back only with the node's own token in X-Kashi-Node-Token, or a
-// single-use token (409 otherwise).
+// revoked it) or a single-use join token (bound to the request's machine_id, or to a node).
+// A node's hostname, machine id and GPUs are its own: the node registers again with its own
+// token in X-Kashi-Node-Token, or with a single-use token bound to it or its machine id; a
+// registration that would take another node's is 409 naming the field, audited and alerted.
 func (h *Handler) AgentRegister(c echo.Context) error {
 	ctx := c.Request().Context()
 	tok, ok := handlers.Bearer(c)
@@ -38,6 +39,7 @@ func (h *Handler) AgentRegister(c echo.Context) error {
 	} else {
 		reg.JoinTokenHash = models.HashToken(tok)
 	}
+	reg.From = c.Request().RemoteAddr
 	if nt := c.Request().Header.Get(api.HeaderNodeToken); nt != "" {
 		reg.NodeTokenHash = models.HashToken(nt)
 	}

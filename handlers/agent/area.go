@@ -24,7 +24,7 @@ type Store interface {
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
 	AppendTaskLogs(ctx context.Context, nodeID int64, pieces []models.LogPiece, now time.Time) error
 	AddServiceReports(ctx context.Context, nodeID int64, reports []models.ServiceReport, now time.Time) error
-	CreateJoinToken(ctx context.Context, actor, machineID string, now time.Time) (string, models.JoinToken, error)
+	CreateJoinToken(ctx context.Context, actor, machineID string, nodeID int64, now time.Time) (string, models.JoinToken, error)
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
 	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)

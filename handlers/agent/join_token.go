@@ -2,35 +2,25 @@ package agent
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 )
 
-// joinTokenJSON is an issued single-use join token; the token is shown once.
-type joinTokenJSON struct {
-	ID        int64     `json:"id"`
-	Token     string    `json:"token"`
-	MachineID string    `json:"machine_id"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// JoinTokenCreate issues a single-use join token bound to a machine id (admins only).
-// POST /api/v1/join-tokens {"machine_id": …}.
+// JoinTokenCreate issues a single-use join token bound to a machine id, to a registered node,
+// or to both (admins only). POST /api/v1/join-tokens {"machine_id": …, "node_id": …}.
 func (h *Handler) JoinTokenCreate(c echo.Context) error {
-	var b struct {
-		MachineID string `json:"machine_id"`
-	}
+	var b api.JoinTokenRequest
 	if err := handlers.DecodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}
-	tok, jt, err := h.store.CreateJoinToken(c.Request().Context(), handlers.Who(c).User.Name, b.MachineID, h.Now())
+	tok, jt, err := h.store.CreateJoinToken(c.Request().Context(), handlers.Who(c).User.Name, b.MachineID, b.NodeID, h.Now())
 	if err != nil {
 		return handlers.APIError(http.StatusUnprocessableEntity, err)
 	}
-	return c.JSON(http.StatusCreated, joinTokenJSON{ID: jt.ID, Token: tok, MachineID: jt.MachineID, CreatedAt: jt.CreatedAt})
+	return c.JSON(http.StatusCreated, api.JoinToken{ID: jt.ID, Token: tok, MachineID: jt.MachineID, NodeID: jt.NodeID, CreatedAt: jt.CreatedAt})
 }
 
 // JoinTokenRevokeShared stops the shared join token from registering nodes (admins only).

@@ -26,6 +26,7 @@ type Store interface {
 	// The compact board's strips and the active threshold; the GPU and node pages.
 	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
 	Thresholds() models.Thresholds
+	GPUByID(ctx context.Context, id int64) (models.GPUPlace, error)
 	GPUByUUID(ctx context.Context, uuid string) (models.GPUPlace, error)
 	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
 	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)

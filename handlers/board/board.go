@@ -31,7 +31,7 @@ func (h *Handler) Board(c echo.Context) error {
 		return err
 	}
 	now := h.Now()
-	d := h.boardData(rows, now)
+	d := h.boardData(rows, now, handlers.Who(c).Admin())
 	d.Filter, d.ActivePct = f, h.store.Thresholds().ActiveUtilPct
 	if d.Options.Pools, d.Options.Specs, d.Options.Projects, err = h.store.BoardOptions(ctx); err != nil {
 		return err

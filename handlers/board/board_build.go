@@ -15,8 +15,9 @@ func (h *Handler) marks() models.GPUMarks {
 	return models.GPUMarks{StaleAfter: h.Cfg.StaleAfter, IdleAfter: h.Cfg.IdleAfter, SaturatedAfter: h.Cfg.SaturatedAfter}
 }
 
-// boardData groups GPU rows (ordered by pool, node, index) into nodes and pool summaries.
-func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) boardview.BoardData {
+// boardData groups GPU rows (ordered by pool, node, index) into nodes and pool summaries;
+// the cards carry their UUIDs when uuids is true (for admins).
+func (h *Handler) boardData(rows []models.BoardGPU, now time.Time, uuids bool) boardview.BoardData {
 	d := boardview.BoardData{Now: now, IdleAfter: h.Cfg.IdleAfter, SaturatedAfter: h.Cfg.SaturatedAfter}
 	marks := h.marks()
 	var (
@@ -49,10 +50,13 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time) boardview.Boa
 			pool.Nodes++
 		}
 		st := r.Status(now, marks)
-		g := views.BoardGPU{UUID: r.UUID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
+		g := views.BoardGPU{ID: r.ID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
 			UtilPct: r.UtilPct, TempC: r.TempC, PowerW: r.PowerW, Held: r.TaskID != 0, TaskID: r.TaskID, Task: r.Task,
 			Project: r.Project, State: api.GPUState(st.State), LongIdle: st.LongIdle, LongSaturated: st.LongSaturated,
 			UnmanagedMiB: r.UnmanagedMiB, UnmanagedWho: r.UnmanagedWho, Owner: r.Owner}
+		if uuids {
+			g.UUID = r.UUID
+		}
 		if r.HeldSince != nil {
 			g.HeldFor = now.Sub(*r.HeldSince)
 		}

@@ -10,16 +10,28 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
+	"kashi/api"
 	"kashi/web/webtest"
 )
 
-// cellStates lists "uuid state" of every compact cell of doc, in page order.
-func cellStates(doc *goquery.Document) []string {
+// cellStates lists "uuid state" of every compact cell of doc, in page order; a cell links to
+// its GPU's page by id, which uuids maps back.
+func cellStates(doc *goquery.Document, uuids map[string]string) []string {
 	var out []string
 	doc.Find(`[data-testid=gpu-cell]`).Each(func(_ int, c *goquery.Selection) {
-		uuid := strings.TrimPrefix(c.AttrOr("href", ""), "/gpus/")
+		uuid := uuids[c.AttrOr("href", "")]
 		out = append(out, uuid+" "+strings.TrimPrefix(strings.Fields(c.AttrOr("class", ""))[1], "c-"))
 	})
+	return out
+}
+
+// gpuPages maps the page of each GPU to its UUID, as GET /api/v1/gpus tells an admin.
+func gpuPages(t *testing.T, s *webtest.Server) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, g := range webtest.Decode[[]api.GPU](t, s.Get("/api/v1/gpus")) {
+		out["/gpus/"+webtest.IDStr(g.ID)] = g.UUID
+	}
 	return out
 }
 
@@ -37,10 +49,11 @@ func TestCompactBoard(t *testing.T) {
 	want := []string{"GPU-a100-01-0 idle", "GPU-a100-01-1 idle", "GPU-a100-01-2 free", "GPU-a100-01-3 nodata",
 		"GPU-a100-02-0 saturated", "GPU-a100-02-1 free", "GPU-a100-02-2 free", "GPU-a100-02-3 free",
 		"GPU-h800-01-0 saturated", "GPU-h800-01-1 free"}
-	if diff := cmp.Diff(want, cellStates(doc)); diff != "" {
+	pages := gpuPages(t, s)
+	if diff := cmp.Diff(want, cellStates(doc, pages)); diff != "" {
 		t.Errorf("cells (-want +got):\n%s", diff)
 	}
-	cell := doc.Find(`[data-testid=gpu-cell][href="/gpus/GPU-a100-01-1"]`)
+	cell := doc.Find(`[data-testid=gpu-cell][href="/gpus/` + webtest.IDStr(s.GPUIDs("GPU-a100-01-1")[0]) + `"]`)
 	if cell.Find("span").Text() != "alice" {
 		t.Errorf("owner in the cell = %q, want alice", cell.Find("span").Text())
 	}
@@ -70,7 +83,7 @@ func TestCompactBoard(t *testing.T) {
 			t.Errorf("%s: GET %s (HTMX) = %d, full page %v", name, c.query, w.Code, strings.Contains(w.Body.String(), "<html"))
 			continue
 		}
-		if diff := cmp.Diff(c.want, cellStates(webtest.Parse(t, w.Body.String()))); diff != "" {
+		if diff := cmp.Diff(c.want, cellStates(webtest.Parse(t, w.Body.String()), pages)); diff != "" {
 			t.Errorf("%s: cells (-want +got):\n%s", name, diff)
 		}
 	}

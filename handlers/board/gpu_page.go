@@ -3,6 +3,7 @@ package board
 import (
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,28 +15,43 @@ import (
 
 // GPUPage shows one GPU: where it is, its reading now, its utilization, memory, temperature
 // and power over ?range= (1h, 24h, 7d, 30d) from the rollups, and the tasks that held it.
-// GET /gpus/:uuid.
+// GET /gpus/:id, the GPU's id as the board links it; an admin may name it by its UUID, which
+// only admins are shown.
 func (h *Handler) GPUPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	g, err := h.store.GPUByUUID(ctx, c.Param("uuid"))
+	admin := handlers.Who(c).Admin()
+	var (
+		g   models.GPUPlace
+		err error
+	)
+	if id, perr := strconv.ParseInt(c.Param("id"), 10, 64); perr == nil && id > 0 {
+		g, err = h.store.GPUByID(ctx, id)
+	} else if admin {
+		g, err = h.store.GPUByUUID(ctx, c.Param("id"))
+	} else {
+		err = models.ErrNotFound
+	}
 	if errors.Is(err, models.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, "uuid: no such GPU")
+		return echo.NewHTTPError(http.StatusNotFound, "id: no such GPU")
 	}
 	if err != nil {
 		return err
+	}
+	if !admin {
+		g.UUID = ""
 	}
 	hist, err := h.history(c, []int64{g.ID}, g.MemoryTotalMiB)
 	if err != nil {
 		return err
 	}
-	d := boardview.GPUPageData{HistoryData: hist, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: g.Spec, NodeID: g.NodeID,
+	d := boardview.GPUPageData{HistoryData: hist, ID: g.ID, UUID: g.UUID, Index: g.Index, Name: g.Name, Spec: g.Spec, NodeID: g.NodeID,
 		Node: g.Hostname, Pool: g.Pool, LastSeen: g.SampledAt}
 	node, err := h.boardNode(c, g.NodeID)
 	if err != nil {
 		return err
 	}
 	for _, card := range node.GPUs {
-		if card.UUID == g.UUID {
+		if card.ID == g.ID {
 			d.Current = card
 		}
 	}
@@ -55,7 +71,7 @@ func (h *Handler) boardNode(c echo.Context, nodeID int64) (views.BoardNode, erro
 			mine = append(mine, r)
 		}
 	}
-	d := h.boardData(mine, h.Now())
+	d := h.boardData(mine, h.Now(), handlers.Who(c).Admin())
 	if len(d.Nodes) == 0 {
 		return views.BoardNode{}, nil
 	}

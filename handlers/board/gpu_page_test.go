@@ -97,9 +97,12 @@ func testNodePage(t *testing.T, s *webtest.Server) {
 		t.Fatalf("GET /nodes/%s = %d %s", id, w.Code, w.Body)
 	}
 	doc := webtest.Parse(t, w.Body.String())
-	if got := webtest.Attrs(doc, `[data-testid=node-gpu-link]`, "href"); !cmp.Equal(got, []string{"/gpus/GPU-a100-01-0", "/gpus/GPU-a100-01-1",
-		"/gpus/GPU-a100-01-2", "/gpus/GPU-a100-01-3"}) {
-		t.Errorf("GPU links = %v", got)
+	var want []string
+	for _, id := range s.GPUIDs("GPU-a100-01-0", "GPU-a100-01-1", "GPU-a100-01-2", "GPU-a100-01-3") {
+		want = append(want, "/gpus/"+strconv.FormatInt(id, 10))
+	}
+	if got := webtest.Attrs(doc, `[data-testid=node-gpu-link]`, "href"); !cmp.Equal(got, want) {
+		t.Errorf("GPU links = %v, want %v", got, want)
 	}
 	// Hourly rollups: the last two hours (the current one not yet rolled up).
 	if d := doc.Find(`[data-metric=util] [data-testid=history-line]`).AttrOr("d", ""); !strings.HasPrefix(d, "M") || strings.Count(d, "L") < 1 {

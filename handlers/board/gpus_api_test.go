@@ -2,11 +2,13 @@ package board_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"kashi/models"
 	"kashi/web/webtest"
 )
 
@@ -54,6 +56,7 @@ func TestGPUsList(t *testing.T) {
 			},
 		}
 		for name, w := range want {
+			w["id"] = float64(s.GPUIDs(w["uuid"].(string))[0])
 			t.Run(name, func(t *testing.T) {
 				if diff := cmp.Diff(w, byUUID[w["uuid"].(string)]); diff != "" {
 					t.Errorf("GET /api/v1/gpus %s (-want +got):\n%s", w["uuid"], diff)
@@ -95,5 +98,58 @@ func TestGPUsListFilters(t *testing.T) {
 				t.Errorf("GET /api/v1/gpus%s (-want +got):\n%s", tc.query, diff)
 			}
 		})
+	}
+}
+
+// TestGPUUUIDsForAdminsOnly: a GPU's UUID, what a node names when it registers, is shown to
+// admins only. Anyone else gets each GPU's id in GET /api/v1/gpus, and a board (both views), a
+// node page and GPU pages without a UUID, whose links to the GPUs' pages work; a GPU page
+// named by its UUID is not found for them. An admin sees the UUIDs and may name a GPU by one.
+func TestGPUUUIDsForAdminsOnly(t *testing.T) {
+	s := webtest.NewServer(t)
+	nodes := boardFleet(s)
+	s.Projects("vision")
+	for who, tok := range map[string]string{"viewer": s.UserToken("vic", models.RoleViewer), "member": s.Member("mia", "vision")} {
+		t.Run(who, func(t *testing.T) {
+			get := func(path string) string {
+				t.Helper()
+				w := s.Get(path, webtest.Bearer(tok)...)
+				if w.Code != http.StatusOK {
+					t.Fatalf("GET %s as a %s = %d", path, who, w.Code)
+				}
+				if strings.Contains(w.Body.String(), "GPU-") {
+					t.Errorf("GET %s as a %s shows a GPU's UUID", path, who)
+				}
+				return w.Body.String()
+			}
+			for _, g := range webtest.Decode[[]map[string]any](t, s.Get("/api/v1/gpus", webtest.Bearer(tok)...)) {
+				if _, ok := g["uuid"]; ok || g["id"] == nil {
+					t.Errorf("GET /api/v1/gpus as a %s has %v, want an id and no uuid", who, g)
+				}
+			}
+			get("/api/v1/gpus")
+			get("/?view=grid")
+			get("/nodes/" + webtest.IDStr(nodes["a100-01"].ID))
+			links := webtest.Attrs(webtest.Parse(t, get("/")), `[data-testid=card-gpu]`, "href")
+			if len(links) != 10 {
+				t.Fatalf("the board as a %s links %d cards, want 10", who, len(links))
+			}
+			for _, l := range links {
+				get(l)
+			}
+			if w := s.Get("/gpus/GPU-a100-01-0", webtest.Bearer(tok)...); w.Code != http.StatusNotFound {
+				t.Errorf("GET /gpus/GPU-a100-01-0 as a %s = %d, want 404", who, w.Code)
+			}
+		})
+	}
+	if webtest.GPUByUUID(t, s, "GPU-a100-01-0").UUID != "GPU-a100-01-0" {
+		t.Error("GET /api/v1/gpus as an admin has no UUIDs")
+	}
+	doc := webtest.Parse(t, s.Get("/gpus/GPU-a100-01-0").Body.String())
+	if got := doc.Find(`[data-testid=gpu-uuid]`).Text(); got != "GPU-a100-01-0" {
+		t.Errorf("the GPU page named by UUID shows an admin %q, want the UUID", got)
+	}
+	if n := webtest.Parse(t, s.Get("/").Body.String()).Find(`[data-uuid]`).Length(); n != 10 {
+		t.Errorf("an admin's board has %d cards with a UUID, want 10", n)
 	}
 }

@@ -87,7 +87,7 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData
 	if err != nil {
 		return d, err
 	}
-	d.Cards, d.CardHours = taskCards(held, now)
+	d.Cards, d.CardHours = taskCards(held, now, who.Admin())
 	if d.Full {
 		a, err := h.taskAdvice(ctx, t, held, now)
 		if err != nil {
@@ -146,14 +146,17 @@ func (h *Handler) taskRate(ctx context.Context, t models.TaskRow, cards []tasksv
 	return rightsize.Rate(prices, spec, t.ProjectID), nil
 }
 
-// taskCards are the cards a task held as the page shows them, each with its chart, and the
-// card-hours held up to now.
-func taskCards(cards []heldCard, now time.Time) ([]tasksview.TaskCardView, float64) {
+// taskCards are the cards a task held as the page shows them, each with its chart (and its
+// UUID when uuids is true, for admins), and the card-hours held up to now.
+func taskCards(cards []heldCard, now time.Time, uuids bool) ([]tasksview.TaskCardView, float64) {
 	var out []tasksview.TaskCardView
 	var held time.Duration
 	for _, c := range cards {
-		v := tasksview.TaskCardView{Node: c.Hostname, Index: c.Index, UUID: c.UUID, Spec: c.Spec, MemTotalMiB: c.MemTotalMiB,
+		v := tasksview.TaskCardView{Node: c.Hostname, Index: c.Index, Spec: c.Spec, MemTotalMiB: c.MemTotalMiB,
 			StartedAt: c.StartedAt.In(now.Location())}
+		if uuids {
+			v.UUID = c.UUID
+		}
 		if c.EndedAt != nil {
 			v.EndedAt = c.EndedAt.In(now.Location())
 		}

@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -189,7 +188,7 @@ func appendCompactCell(b []byte, ct *compactText, d BoardData, n *views.BoardNod
 	b = append(b, `<a class="c c-`...)
 	b = append(b, st...)
 	b = append(b, `" data-testid="gpu-cell" href="/gpus/`...)
-	b = appendPathSegment(b, g.UUID)
+	b = strconv.AppendInt(b, g.ID, 10)
 	b = append(b, `" title="`...)
 	b = appendEscaped(b, n.Hostname)
 	b = append(b, ' ')
@@ -231,16 +230,4 @@ func appendCompactCell(b []byte, ct *compactText, d BoardData, n *views.BoardNod
 	b = append(b, `</span><i style="`...)
 	b = appendStrip(b, &g.Strip)
 	return append(b, `"></i></a>`...)
-}
-
-// appendPathSegment appends s escaped as one URL path segment, as gpuURL does; NVML's UUIDs
-// (letters, digits, dashes) pass as they are without a call.
-func appendPathSegment(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return appendEscaped(b, url.PathEscape(s))
-		}
-	}
-	return append(b, s...)
 }

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
 
 	"kashi/api"
 	"kashi/views"
@@ -58,18 +60,14 @@ func TestCompactGrid(t *testing.T) {
 	d.Filter.View, d.ActivePct = ViewGrid, 40
 	d.Nodes[0].GPUs[0].Strip = [12]uint8{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1}
 	d.Nodes[0].GPUs[0].Owner = "zhang<x>"
-	d.Nodes[0].GPUs[1].UUID = "GPU-a/b?c"
 	doc := viewstest.Parse(t, viewstest.Render(t, CompactGrid(viewstest.En, d)))
 	cells := doc.Find(`[data-testid=compact-grid] [data-testid=gpu-cell]`)
 	if cells.Length() != 20 {
 		t.Fatalf("cells = %d, want 20", cells.Length())
 	}
 	first := cells.First()
-	if href := first.AttrOr("href", ""); href != "/gpus/GPU-a100-01-0" {
-		t.Errorf("cell link = %q", href)
-	}
-	if href := cells.Eq(1).AttrOr("href", ""); href != "/gpus/GPU-a%2Fb%3Fc" || href != views.GPUURL("GPU-a/b?c") {
-		t.Errorf("cell link of an odd UUID = %q, want it escaped as a path segment", href)
+	if href := first.AttrOr("href", ""); href != "/gpus/1" || cells.Eq(1).AttrOr("href", "") != views.GPUURL(2) {
+		t.Errorf("cell links = %q, %q, want the GPUs' pages by id", href, cells.Eq(1).AttrOr("href", ""))
 	}
 	if first.Find("span").Text() != "zhang<x>" || !strings.Contains(first.AttrOr("class", ""), "c-active") {
 		t.Errorf("first cell = %q class %q, want the owner and active", first.Find("span").Text(), first.AttrOr("class", ""))
@@ -130,8 +128,8 @@ func TestCardsLinkToPages(t *testing.T) {
 	doc := viewstest.Parse(t, viewstest.Render(t, BoardGrid(viewstest.En, boardFixture())))
 	cards := doc.Find(`[data-testid=gpu-card]`)
 	cards.Each(func(_ int, c *goquery.Selection) {
-		if href := c.Find(`[data-testid=card-gpu]`).AttrOr("href", ""); href != views.GPUURL(c.AttrOr("data-uuid", "")) {
-			t.Errorf("card %s links to %q", c.AttrOr("data-uuid", ""), href)
+		if href := c.Find(`[data-testid=card-gpu]`).AttrOr("href", ""); href != "/gpus/"+c.AttrOr("data-gpu", "?") {
+			t.Errorf("card %s links to %q", c.AttrOr("data-gpu", ""), href)
 		}
 	})
 	if cards.Length() != 20 {
@@ -139,5 +137,25 @@ func TestCardsLinkToPages(t *testing.T) {
 	}
 	if href := doc.Find(`[data-node=h800-01] .host a`).AttrOr("href", ""); href != "/nodes/3" {
 		t.Errorf("node link = %q, want /nodes/3", href)
+	}
+}
+
+// TestCardsWithoutUUIDs: a board of cards without UUIDs (anyone but an admin sees such) shows
+// none, in neither view: no data-uuid, no title, no link.
+func TestCardsWithoutUUIDs(t *testing.T) {
+	d := boardFixture()
+	for n := range d.Nodes {
+		for g := range d.Nodes[n].GPUs {
+			d.Nodes[n].GPUs[g].UUID = ""
+		}
+	}
+	for name, c := range map[string]templ.Component{"cards": BoardGrid(viewstest.En, d), "grid": CompactGrid(viewstest.En, d)} {
+		html := viewstest.Render(t, c)
+		if bytes.Contains(html, []byte("GPU-")) || bytes.Contains(html, []byte("data-uuid")) {
+			t.Errorf("%s of cards without UUIDs shows one", name)
+		}
+		if n := viewstest.Parse(t, html).Find(`a[href^="/gpus/"]`).Length(); n != 20 {
+			t.Errorf("%s links %d cards to their pages, want 20", name, n)
+		}
 	}
 }

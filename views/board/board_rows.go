@@ -159,11 +159,17 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *views.BoardGPU) []byte
 	state, longIdle, saturated := cardState(*g)
 	b = append(b, `<li class="`...)
 	b = append(b, gpuClasses[state][b2i(longIdle)][b2i(saturated)]...)
-	b = append(b, `" data-testid="gpu-card" data-uuid="`...)
-	b = appendEscaped(b, g.UUID)
+	b = append(b, `" data-testid="gpu-card" data-gpu="`...)
+	b = strconv.AppendInt(b, g.ID, 10)
+	if g.UUID != "" { // an admin's board
+		b = append(b, `" data-uuid="`...)
+		b = appendEscaped(b, g.UUID)
+	}
 	b = append(b, `" title="`...)
-	b = appendEscaped(b, g.UUID)
-	b = append(b, '\n')
+	if g.UUID != "" {
+		b = appendEscaped(b, g.UUID)
+		b = append(b, '\n')
+	}
 	b = append(b, rt.temp...)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(g.TempC), 10)
@@ -183,7 +189,7 @@ func appendGPUCard(b []byte, rt *rowText, d BoardData, g *views.BoardGPU) []byte
 	}
 
 	b = append(b, `"><div class="gpu-head"><a class="idx" data-testid="card-gpu" href="/gpus/`...)
-	b = appendPathSegment(b, g.UUID)
+	b = strconv.AppendInt(b, g.ID, 10)
 	b = append(b, `">`...)
 	b = append(b, rt.gpu...)
 	b = append(b, ' ')

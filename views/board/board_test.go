@@ -91,6 +91,13 @@ func boardFixture() BoardData {
 	h1[3].UtilPct = 0
 	h1[3] = saturatedFor(idleFor(h1[3], 45*time.Minute), 75*time.Minute)
 
+	id := int64(0)
+	for _, gs := range [][]views.BoardGPU{a1, a2, h1} {
+		for i := range gs {
+			id++
+			gs[i].ID = id
+		}
+	}
 	return BoardData{
 		Now:     viewstest.T0,
 		Options: BoardOptions{Pools: []string{"bj-a100", "sh-h800"}, Specs: []string{"A100-80G", "H800-80G"}, Projects: []string{"llm-pretrain", "llm-sft", "speech", "vision"}},

@@ -49,6 +49,8 @@ type HistoryData struct {
 // GPUPageData is the page of one GPU.
 type GPUPageData struct {
 	HistoryData
+	ID int64
+	// UUID is shown to admins only; "" for others.
 	UUID     string
 	Index    int
 	Name     string

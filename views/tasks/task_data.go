@@ -90,8 +90,9 @@ type TaskEventView struct {
 // TaskCardView is one card a task held or holds, with its utilization and memory over the
 // time it held it.
 type TaskCardView struct {
-	Node        string
-	Index       int
+	Node  string
+	Index int
+	// UUID is shown to admins only; "" for others.
 	UUID        string
 	Spec        string
 	MemTotalMiB int64

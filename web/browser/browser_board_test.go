@@ -18,6 +18,7 @@ import (
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/scheduler"
+	"kashi/views"
 	"kashi/web"
 	"kashi/web/webtest"
 )
@@ -90,12 +91,17 @@ func TestBrowserBoardAtScale(t *testing.T) {
 		t.Errorf("the last cell ends at %d px, below the 1080 px screen", bottom)
 	}
 	// The strips come from the rollups: the fourth card of each node was busy, then idle.
-	if got := eval(`document.querySelector('[href="/gpus/GPU-gpu-000-3"] i').style.background.includes('gradient') ? 1 : 0`); got != 1 {
+	fourth, err := s.GPUByUUID(ctx, "GPU-gpu-000-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := views.GPUURL(fourth.ID)
+	if got := eval(`document.querySelector('[href="` + page + `"] i').style.background.includes('gradient') ? 1 : 0`); got != 1 {
 		t.Errorf("GPU-gpu-000-3 has no strip of two colours")
 	}
 
 	err = chromedp.Do(wctx,
-		chromedp.Click(css(`[href="/gpus/GPU-gpu-000-3"]`)),
+		chromedp.Click(css(`[href="`+page+`"]`)),
 		chromedp.WaitVisible(css(`[data-testid=history-chart] [data-testid=history-line]`)),
 		view("gpu-page-desktop.png"),
 	)
@@ -121,7 +127,7 @@ func TestBrowserBoardAtScale(t *testing.T) {
 		t.Errorf("acknowledged = %q, %v; want by ada", acked, err)
 	}
 
-	for _, path := range []string{"/?view=grid", "/gpus/GPU-gpu-000-3", "/nodes/1", "/alerts"} {
+	for _, path := range []string{"/?view=grid", page, "/nodes/1", "/alerts"} {
 		name := "phone" + strings.NewReplacer("/", "-", "?", "-", "=", "-").Replace(path) + ".png"
 		err := chromedp.Do(wctx,
 			chromedp.EmulateViewport(390, 844),

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,15 +155,21 @@ func TestBrowserDailyWork(t *testing.T) {
 		t.Errorf("unread count = %q, want 1", got)
 	}
 
-	// A viewer finds who holds card g0 in one click from the board.
+	// A viewer finds who holds card g0 in one click from the board (where a card shows its id,
+	// its UUID being an admin's).
+	g0, err := s.GPUByUUID(ctx, "g0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := `[data-gpu="` + strconv.FormatInt(g0.ID, 10) + `"] [data-testid=card-task]`
 	err = chromedp.Do(wctx,
 		chromedp.Submit(css(`[data-testid=who]`)),
 		chromedp.WaitVisible(css(`input[name=username]`)),
 		login("viewer"),
 		chromedp.Navigate(srv.URL+"/"),
-		chromedp.WaitVisible(css(`[data-uuid=g0] [data-testid=card-task]`)),
+		chromedp.WaitVisible(css(card)),
 		b.shot("daily-6-viewer-board.png"),
-		chromedp.Click(css(`[data-uuid=g0] [data-testid=card-task]`)),
+		chromedp.Click(css(card)),
 		chromedp.WaitVisible(css(`[data-testid=task-owner]`)),
 	)
 	if err != nil {
