@@ -496,6 +496,9 @@ var catalogEN = map[string]string{
 
 	"tokens.title":       "API tokens",
 	"tokens.shown_once":  "Your new token, shown only now:",
+	"tokens.copy":        "Copy",
+	"tokens.copied":      "Copied",
+	"tokens.copy_failed": "Select the token and copy it",
 	"tokens.name":        "Name",
 	"tokens.scope":       "Scope",
 	"tokens.scope.read":  "read only",

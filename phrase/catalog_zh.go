@@ -496,6 +496,9 @@ var catalogZH = map[string]string{
 
 	"tokens.title":       "API 令牌",
 	"tokens.shown_once":  "新令牌（仅显示这一次）：",
+	"tokens.copy":        "复制",
+	"tokens.copied":      "已复制",
+	"tokens.copy_failed": "请选中令牌后复制",
 	"tokens.name":        "名称",
 	"tokens.scope":       "权限",
 	"tokens.scope.read":  "只读",
