@@ -19,7 +19,7 @@ func (h *Handler) GPUPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	g, err := h.store.GPUByUUID(ctx, c.Param("uuid"))
 	if errors.Is(err, models.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, "uuid: no such GPU")
+		return handlers.PageError(http.StatusNotFound, handlers.Locale(c).T("error.no_gpu"))
 	}
 	if err != nil {
 		return err
