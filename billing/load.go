@@ -214,6 +214,18 @@ func CheckMonth(month string, loc *time.Location, now time.Time) (Month, error) 
 	return m, nil
 }
 
+// EndedMonth is CheckMonth for a month that may be issued: one that has ended by now.
+func EndedMonth(month string, loc *time.Location, now time.Time) (Month, error) {
+	m, err := CheckMonth(month, loc, now)
+	if err != nil {
+		return Month{}, err
+	}
+	if _, to := m.Bounds(loc); to.After(now) {
+		return Month{}, &models.FieldError{Field: "month", Msg: month + " has not ended yet; a month is issued after it ends"}
+	}
+	return m, nil
+}
+
 // ProjectBill is the bill a page or download shows for a project and month: the issued one
 // if the month is issued, else computed now (a preview while the month runs).
 func ProjectBill(ctx context.Context, src Source, projectID int64, month string, now time.Time) (Bill, error) {
@@ -295,12 +307,9 @@ func Issue(ctx context.Context, st Issuer, projectID int64, month, by string, no
 	if err != nil {
 		return Bill{}, err
 	}
-	m, err := CheckMonth(month, loc, now)
+	m, err := EndedMonth(month, loc, now)
 	if err != nil {
 		return Bill{}, err
-	}
-	if _, to := m.Bounds(loc); to.After(now) {
-		return Bill{}, &models.FieldError{Field: "month", Msg: month + " has not ended yet; a month is issued after it ends"}
 	}
 	if _, err := st.IssuedBillOf(ctx, projectID, m.String()); err == nil {
 		return Bill{}, fmt.Errorf("billing: %s of project %d is already issued: %w", m, projectID, models.ErrConflict)

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -10,7 +9,7 @@ import (
 )
 
 // HistoryRange reads ?range= (default 24h): its span and the rollups' resolution. An unknown
-// range is a 400 naming the field.
+// range is a 400 naming the choices, in the page's language.
 func HistoryRange(c echo.Context) (string, time.Duration, int, error) {
 	r := c.QueryParam("range")
 	switch r {
@@ -23,5 +22,5 @@ func HistoryRange(c echo.Context) (string, time.Duration, int, error) {
 	case "30d":
 		return r, 30 * 24 * time.Hour, models.RollupHour, nil
 	}
-	return "", 0, 0, echo.NewHTTPError(http.StatusBadRequest, "range: one of 1h, 24h, 7d, 30d")
+	return "", 0, 0, BadChoice(c, "range", "1h", "24h", "7d", "30d")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -71,6 +72,31 @@ func FieldProblem(l phrase.Locale, err error) (msg string, ok bool) {
 		return "", false
 	}
 	return Invalid(l, fe), true
+}
+
+// said is an error message a handler wrote in the page's language (PageError).
+type said string
+
+// PageError answers status with msg, which the handler wrote in the page's language: the
+// error page shows it in every language. A plain message (echo's string) is the API's
+// English and shows on English pages only.
+func PageError(status int, msg string) error { return echo.NewHTTPError(status, said(msg)) }
+
+// PageText is the message of an error PageError made; ok is false for any other error.
+func PageText(err error) (msg string, ok bool) {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if m, ok := he.Message.(said); ok {
+			return string(m), true
+		}
+	}
+	return "", false
+}
+
+// BadChoice is a page's 400 for a query parameter that is none of its choices, in the page's
+// language: "In the address, view must be one of: cards, grid."
+func BadChoice(c echo.Context, param string, choices ...string) error {
+	return PageError(http.StatusBadRequest, Locale(c).T("error.param", param, strings.Join(choices, ", ")))
 }
 
 // BadRequest answers 400 with a message naming field.

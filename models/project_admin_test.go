@@ -60,6 +60,27 @@ func TestCreateAndArchiveProject(t *testing.T) {
 	})
 }
 
+// A change of a project's tags is audited with the tags before and after it.
+func TestSetProjectTagsAudit(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		p, err := s.CreateProject(ctx, "admin", "vision", []string{"cv"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetProjectTags(ctx, "lead", p.ID, []string{"cv", "课题组 视觉"}, t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		log, err := s.AuditLog(ctx, models.AuditFilter{Action: models.AuditProjectTags})
+		if err != nil || len(log) != 1 {
+			t.Fatalf("audit of the tags = %+v, %v; want one entry", log, err)
+		}
+		if got := log[0].Before + " → " + log[0].After; got != `{"tags":"cv"} → {"tags":"cv,课题组 视觉"}` {
+			t.Errorf("tags' change = %s, want the tags before and after", got)
+		}
+	})
+}
+
 func join(s []string) string {
 	out := ""
 	for i, v := range s {

@@ -25,10 +25,11 @@ func (s *Store) SetProjectTags(ctx context.Context, actor string, projectID int6
 		if err := forUpdate(tx).Where("id = ?", projectID).Take(&p).Error; err != nil {
 			return notFound(fmt.Sprintf("project %d", projectID), err)
 		}
+		before := p.Tags // Update writes the new tags into p as well
 		if err := tx.Model(&p).Update("tags", after).Error; err != nil {
 			return err
 		}
-		return audit(tx, now, actor, AuditProjectTags, &projectID, "project "+p.Name, map[string]string{"tags": p.Tags},
+		return audit(tx, now, actor, AuditProjectTags, &projectID, "project "+p.Name, map[string]string{"tags": before},
 			map[string]string{"tags": after})
 	})
 	if err != nil {

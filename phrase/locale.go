@@ -86,6 +86,17 @@ func (l Locale) T(key string, args ...any) string {
 	return fmt.Sprintf(s, args...)
 }
 
+// Count returns the text of key for a count of n, with n (written as Int writes it) as the
+// first argument and args after it: the text of key+".one" when n is 1, so that English says
+// "1 GPU" and "2 GPUs". Every key Count takes has its ".one" in both catalogs (the catalog
+// tests check it); Chinese writes both alike.
+func (l Locale) Count(key string, n int, args ...any) string {
+	if n == 1 {
+		key += ".one"
+	}
+	return l.T(key, append([]any{l.Int(n)}, args...)...)
+}
+
 // Has reports whether the catalogs hold key, in the locale's language or in English.
 func (l Locale) Has(key string) bool {
 	if _, ok := l.catalog()[key]; ok {

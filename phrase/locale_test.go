@@ -21,10 +21,11 @@ var (
 // usedKeys returns the catalog keys named by a literal .T("…") call in the templ and Go
 // sources of the packages that write the catalogs' text: this one, views, handlers, which
 // build some sentences (form errors) from the catalogs too, and notice, which words chat
-// messages (generated code and tests left out).
+// messages (generated code and tests left out). A .Count("…") call names its key and the
+// key's ".one".
 func usedKeys(t *testing.T) map[string][]string {
 	t.Helper()
-	re := regexp.MustCompile(`\.T\("([^"]+)"`)
+	re := regexp.MustCompile(`\.(T|Count)\("([^"]+)"`)
 	used := make(map[string][]string)
 	var files []string
 	for _, pattern := range []string{"*.go", "../views/*", "../views/*/*", "../handlers/*.go", "../handlers/*/*.go", "../notice/*.go"} {
@@ -44,7 +45,10 @@ func usedKeys(t *testing.T) map[string][]string {
 			t.Fatal(err)
 		}
 		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
-			used[m[1]] = append(used[m[1]], f)
+			used[m[2]] = append(used[m[2]], f)
+			if m[1] == "Count" {
+				used[m[2]+".one"] = append(used[m[2]+".one"], f)
+			}
 		}
 	}
 	if len(used) == 0 {
@@ -96,8 +100,9 @@ func TestCatalogKeysAreUsed(t *testing.T) {
 		if strings.HasPrefix(k, SayKeyPrefix) {
 			continue // named by phrase codes: TestSayCodes
 		}
-		if strings.HasPrefix(k, AuditFieldKeyPrefix) || strings.HasPrefix(k, AuditActionKeyPrefix) {
-			continue // named from the audit log's entries: auditTerm, web's TestAuditPage
+		if strings.HasPrefix(k, AuditFieldKeyPrefix) || strings.HasPrefix(k, AuditActionKeyPrefix) ||
+			strings.HasPrefix(k, AuditSubjectKeyPrefix) || strings.HasPrefix(k, AuditValueKeyPrefix) {
+			continue // named from the audit log's entries: handlers/people's TestAuditWords and TestAuditPageWords
 		}
 		if _, ok := used[k]; !ok {
 			t.Errorf("catalog key %q is not used by any .T(%q) call", k, k)
@@ -126,6 +131,21 @@ func TestT(t *testing.T) {
 				t.Errorf("%v.T(%q, %v) = %q, want %q", tc.l, tc.key, tc.args, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		l    Locale
+		n    int
+		want string
+	}{{en, 1, "1 GPU"}, {en, 2, "2 GPUs"}, {en, 0, "0 GPUs"}, {en, 1200, "1,200 GPUs"}, {zh, 1, "1 卡"}, {zh, 3, "3 卡"}} {
+		if got := tc.l.Count("ctx.gpus", tc.n); got != tc.want {
+			t.Errorf("%v.Count(ctx.gpus, %d) = %q, want %q", tc.l, tc.n, got, tc.want)
+		}
+	}
+	if got := en.Count("reserve.asked", 1, "a", "b"); got != "1 GPU, a – b" {
+		t.Errorf("Count with more arguments = %q", got)
 	}
 }
 

@@ -18,6 +18,11 @@ const (
 	// field and action names; a name without a key is shown as it is.
 	AuditFieldKeyPrefix  = "audit.field."
 	AuditActionKeyPrefix = "audit.action."
+	// AuditSubjectKeyPrefix begins the catalog keys of the sentences the audit log's
+	// subjects read as ("audit.subject.<pattern>"), AuditValueKeyPrefix those of the words
+	// of codes its fields hold that no page names elsewhere ("audit.value.<field>.<code>").
+	AuditSubjectKeyPrefix = "audit.subject."
+	AuditValueKeyPrefix   = "audit.value."
 )
 
 // Say writes a sentence the server made in the locale's language: each phrase through the

@@ -68,3 +68,40 @@ document.addEventListener("submit", function (e) {
     // No Intl: times stay in the billing zone.
   }
 })();
+
+// A copy button (data-copy names the element whose text it copies, such as a new token):
+// through the clipboard where the browser offers it, else by selecting the text for the
+// copy command; the button then says it was copied (data-copied), or asks the reader to
+// copy the selected text (data-copy-failed).
+document.addEventListener("click", function (e) {
+  var b = e.target.closest && e.target.closest("button[data-copy]");
+  var el = b && document.getElementById(b.getAttribute("data-copy"));
+  if (!el) {
+    return;
+  }
+  var label = b.getAttribute("data-label") || b.textContent;
+  b.setAttribute("data-label", label);
+  function say(text) {
+    b.textContent = text;
+    setTimeout(function () { b.textContent = label; }, 2000);
+  }
+  function select() {
+    var r = document.createRange();
+    r.selectNodeContents(el);
+    var s = window.getSelection();
+    s.removeAllRanges();
+    s.addRange(r);
+    var ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch (err) {
+      ok = false;
+    }
+    say(ok ? b.getAttribute("data-copied") : b.getAttribute("data-copy-failed"));
+  }
+  if (navigator.clipboard && navigator.clipboard.writeText) {
+    navigator.clipboard.writeText(el.textContent).then(function () { say(b.getAttribute("data-copied")); }, select);
+  } else {
+    select();
+  }
+});

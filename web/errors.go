@@ -62,21 +62,18 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 
 // pageMessage is what the error page says under its status, in the page's language: a bad
 // field's message through the catalogs; a handler's own text, which it wrote in the page's
-// language; the API's English text on English pages only; nothing when it would only repeat
-// the status.
+// language (handlers.PageError); any other message, the API's English, on English pages
+// only; nothing when it would only repeat the status.
 func pageMessage(c echo.Context, err error, status int, body api.Error) string {
 	l := handlers.Locale(c)
 	if msg, ok := handlers.FieldProblem(l, err); ok {
 		return msg
 	}
-	var he *echo.HTTPError
-	switch {
-	case body.Error == http.StatusText(status):
+	if msg, ok := handlers.PageText(err); ok {
+		return msg
+	}
+	if body.Error == http.StatusText(status) || l.Lang != phrase.LangEN {
 		return ""
-	case errors.As(err, &he):
-		if _, api := he.Message.(api.Error); api && l.Lang != phrase.LangEN {
-			return ""
-		}
 	}
 	return body.Error
 }

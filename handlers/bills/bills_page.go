@@ -18,8 +18,15 @@ import (
 // with pool idle and downloads of every project), under the charts of their cost over the
 // last months and this month against last month (costTrend); the month is ?month=, by default the last
 // month that has ended in the billing time zone, or the latest month with card time when
-// that one has none (the page says so). GET /bills.
+// that one has none (the page says so). Finance and admins may issue every unissued bill
+// of an ended month at once (BillsIssueForm). GET /bills.
 func (h *Handler) BillsPage(c echo.Context) error {
+	return h.billsPage(c, c.QueryParam("month"), nil)
+}
+
+// billsPage renders the bills page of month (the default month when empty), with the report
+// of an "issue all" when rep is not nil.
+func (h *Handler) billsPage(c echo.Context, month string, rep *billsview.IssueReport) error {
 	ctx := c.Request().Context()
 	p := handlers.Who(c)
 	now := h.Now()
@@ -30,9 +37,9 @@ func (h *Handler) BillsPage(c echo.Context) error {
 	current := billing.MonthOf(now, loc)
 	curFrom, _ := current.Bounds(loc)
 	last := billing.MonthOf(curFrom.Add(-time.Second), loc)
-	month, fellBack := last.String(), false
-	if q := c.QueryParam("month"); q != "" {
-		if month, err = billMonth(q); err != nil {
+	fellBack := false
+	if month != "" {
+		if month, err = billMonth(month); err != nil {
 			return err
 		}
 	} else {
@@ -43,7 +50,8 @@ func (h *Handler) BillsPage(c echo.Context) error {
 		}
 		month, fellBack = billing.MonthOf(at, loc).String(), fb
 	}
-	d := billsview.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills()}
+	d := billsview.BillsData{Month: month, MaxMonth: current.String(), TimeZone: loc.String(), AllDownloads: p.SeesAllBills(),
+		Issue: rep}
 	if fellBack {
 		d.Notice = billsview.LatestMonthNotice(handlers.Locale(c), last.String(), month)
 	}
@@ -60,6 +68,9 @@ func (h *Handler) BillsPage(c echo.Context) error {
 		d.PoolIdle = append(d.PoolIdle, v)
 	}
 	d.Groups, d.Total = billGroups(bills)
+	if p.SeesAllBills() && !p.ReadOnly && month < current.String() {
+		d.IssueAll = issueOffer(bills)
+	}
 	if d.Trend, err = h.costTrend(ctx, p, current, map[string][]billing.Bill{month: bills}, now, loc); err != nil {
 		return err
 	}
@@ -96,6 +107,26 @@ func billGroups(bills []billing.Bill) ([]billsview.BillGroup, billsview.BillRow)
 		out = append(out, g)
 	}
 	return out, total
+}
+
+// issueOffer is what "issue all" would issue of bills: the unissued ones with every price,
+// their total, and how many more lack a price; nil when every bill is issued.
+func issueOffer(bills []billing.Bill) *billsview.IssueOffer {
+	var o billsview.IssueOffer
+	for _, b := range bills {
+		switch {
+		case b.Issued != nil:
+		case len(b.MissingPrices) > 0:
+			o.Unpriced++
+		default:
+			o.Projects++
+			o.TotalFen = billing.AddFen(o.TotalFen, b.TotalFen)
+		}
+	}
+	if o.Projects+o.Unpriced == 0 {
+		return nil
+	}
+	return &o
 }
 
 // billRow is a bill's row in the list.

@@ -80,11 +80,11 @@ func boardFilter(c echo.Context) (boardview.BoardFilter, error) {
 		Owner: c.QueryParam("owner"), State: c.QueryParam("state"), Sort: c.QueryParam("sort"), View: c.QueryParam("view")}
 	switch {
 	case f.View != "" && f.View != boardview.ViewCards && f.View != boardview.ViewGrid:
-		return f, echo.NewHTTPError(http.StatusBadRequest, "view: cards or grid, got "+f.View)
+		return f, handlers.BadChoice(c, "view", boardview.ViewCards, boardview.ViewGrid)
 	case f.Sort != "" && f.Sort != boardview.SortNode && f.Sort != boardview.SortIdle:
-		return f, echo.NewHTTPError(http.StatusBadRequest, "sort: node or idle, got "+f.Sort)
+		return f, handlers.BadChoice(c, "sort", boardview.SortNode, boardview.SortIdle)
 	case f.State != "" && !slices.Contains(boardview.CompactStates, f.State):
-		return f, echo.NewHTTPError(http.StatusBadRequest, "state: one of active, low, idle, saturated, nodata, unmanaged, free")
+		return f, handlers.BadChoice(c, "state", boardview.CompactStates...)
 	}
 	return f, nil
 }

@@ -32,7 +32,7 @@ func (h *Handler) GPUPage(c echo.Context) error {
 		err = models.ErrNotFound
 	}
 	if errors.Is(err, models.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, "id: no such GPU")
+		return handlers.PageError(http.StatusNotFound, handlers.Locale(c).T("error.no_gpu"))
 	}
 	if err != nil {
 		return err

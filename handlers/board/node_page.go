@@ -22,7 +22,7 @@ func (h *Handler) NodePage(c echo.Context) error {
 	ctx := c.Request().Context()
 	n, err := h.store.NodePlace(ctx, id)
 	if errors.Is(err, models.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, "id: no such node")
+		return handlers.PageError(http.StatusNotFound, handlers.Locale(c).T("error.no_node"))
 	}
 	if err != nil {
 		return err

@@ -14,8 +14,9 @@ import (
 )
 
 // AuditPage shows the audit log, filtered by who, what, project and days as the URL says,
-// each entry's change field by field with times in the viewer's zone: everything to admins,
-// their projects' entries to leads. GET /audit?actor=&action=&project=&from=&to=.
+// each entry's subject and change field by field in the page's language (auditWords), with
+// times in the viewer's zone: everything to admins, their projects' entries to leads.
+// GET /audit?actor=&action=&project=&from=&to=.
 func (h *Handler) AuditPage(c echo.Context) error {
 	zone := h.viewerZone(c)
 	d := peopleview.AuditData{Filter: auditFilterOf(c), Zone: zone.String(), CSV: "/audit.csv"}
@@ -50,10 +51,18 @@ func (h *Handler) AuditPage(c echo.Context) error {
 	for _, pr := range projects {
 		names[pr.ID] = pr.Name
 	}
+	users, err := h.store.Users(ctx)
+	if err != nil {
+		return err
+	}
 	l := handlers.Locale(c)
+	w := auditWords{l: l, zone: zone, users: make(map[int64]string, len(users))}
+	for _, u := range users {
+		w.users[u.ID] = u.Name
+	}
 	for _, e := range entries {
-		v := peopleview.AuditView{At: e.At.In(zone), Actor: e.Actor, Action: e.Action, Subject: e.Subject,
-			Changes: auditChanges(l, e.Before, e.After, zone)}
+		v := peopleview.AuditView{At: e.At.In(zone), Actor: e.Actor, Action: e.Action, Subject: w.subject(e.Subject),
+			Changes: w.changes(e.Before, e.After)}
 		if e.ProjectID != nil {
 			v.Project = names[*e.ProjectID]
 		}

@@ -3,11 +3,14 @@ package people_test
 import (
 	"encoding/csv"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"kashi/phrase"
 	"kashi/web/webtest"
 )
 
@@ -94,4 +97,107 @@ func TestAuditPage(t *testing.T) {
 	if got := webtest.Decode[[]struct{ Actor string }](t, w.Get("/api/v1/audit?actor=member", lead...)); len(got) != 1 {
 		t.Errorf("GET /api/v1/audit?actor=member = %+v, want the member's request", got)
 	}
+}
+
+// The audit log reads in the viewer's language, with no raw key left: after every action the
+// log records (each of the catalogs' actions at least once), the Chinese page names each
+// action, subject and changed field in Chinese words, never a field's stored name (max_nodes,
+// request_id, sha256), a catalog key or JSON; users by name, not by number; a change of tags
+// as the tags before and after. The English page has a label for every field too. The CSV
+// keeps stable, machine-readable columns in any language: codes, the stored subject and the
+// raw JSON.
+func TestAuditPageWords(t *testing.T) {
+	w := webtest.NewAuditWorld(t)
+	page := func(lang string) *goquery.Document {
+		t.Helper()
+		r := w.Get("/audit", "Cookie", "kashi_lang="+lang)
+		if r.Code != http.StatusOK {
+			t.Fatalf("GET /audit (%s) = %d", lang, r.Code)
+		}
+		return webtest.Parse(t, r.Body.String())
+	}
+	zh, en := page(phrase.LangZH), page(phrase.LangEN)
+	seen := map[string]bool{}
+	zh.Find(`[data-testid=audit-row]`).Each(func(_ int, s *goquery.Selection) { seen[s.AttrOr("data-action", "")] = true })
+	for k := range (phrase.Locale{Lang: phrase.LangEN}).Catalog() {
+		if a, ok := strings.CutPrefix(k, phrase.AuditActionKeyPrefix); ok && !seen[a] {
+			t.Errorf("the world did no %q: the page's words for it are untested", a)
+		}
+	}
+
+	han := func(s string) bool {
+		return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+	}
+	rawKey := regexp.MustCompile(`\b[a-z][a-z0-9]*(_[a-z0-9]+)+\b|\b[a-z]+\.[a-z_.-]+[a-z]\b|\bsha256\b|[{}]|"\w+":`)
+	text := func(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
+	zh.Find(`[data-testid=audit-row]`).Each(func(_ int, row *goquery.Selection) {
+		action := row.AttrOr("data-action", "")
+		for _, sel := range []string{`[data-testid=audit-action]`, `[data-testid=audit-subject]`} {
+			if got := text(row.Find(sel)); !han(got) {
+				t.Errorf("zh %s: %s %q is not in Chinese", action, sel, got)
+			}
+		}
+		row.Find(`[data-testid=audit-field]`).Each(func(i int, f *goquery.Selection) {
+			label, field := text(f), f.AttrOr("data-field", "")
+			diff := text(row.Find(`[data-testid=audit-diff]`).Eq(i))
+			if !han(label) || label == field {
+				t.Errorf("zh %s: field %s is labelled %q, not in Chinese", action, field, label)
+			}
+			if m := rawKey.FindString(label + " " + diff); m != "" {
+				t.Errorf("zh %s: %s %s shows the raw %q", action, label, diff, m)
+			}
+		})
+	})
+	if m := rawKey.FindAllString(text(zh.Find(`table.audit`)), -1); len(m) > 0 {
+		t.Errorf("zh audit table shows raw keys %q", m)
+	}
+	en.Find(`[data-testid=audit-field]`).Each(func(_ int, f *goquery.Selection) {
+		if label, field := text(f), f.AttrOr("data-field", ""); rawKey.MatchString(label) {
+			t.Errorf("en field %s is labelled %q: no label", field, label)
+		}
+	})
+
+	diffOf := func(action, field string) string {
+		t.Helper()
+		var got []string
+		zh.Find(`[data-testid=audit-row][data-action=` + action + `]`).Each(func(_ int, row *goquery.Selection) {
+			row.Find(`[data-testid=audit-field][data-field="` + field + `"]`).Each(func(_ int, f *goquery.Selection) {
+				got = append(got, text(f.Next()))
+			})
+		})
+		return strings.Join(got, " | ")
+	}
+	for _, tc := range []struct{ action, field, want string }{
+		{"project-tags", "tags", "cv, gpu-heavy → cv, 课题组 视觉 | — → cv, gpu-heavy"},
+		{"request-create", "requested_by", "— → member | — → member | — → member"},
+		{"approve", "decided_by", "— → tester | — → tester"},
+		{"request-create", "change.max_gpus", "— → 12"},
+		{"pool-config", "max_nodes", "4 → 6 | — → 4"},
+		{"pool-config", "boot_timeout_s", "— → 15分钟"},
+		{"reservation-book", "request_id", "— → #3"},
+		{"bill-issue", "total_fen", "— → ¥112.50"},
+		{"role-change", "role", "项目成员 → 项目负责人 | — → 项目成员"},
+		{"plan-set", "size_classes", "— → 名称 small, 卡时上限 10, 价格 ¥5.00; 名称 large, 卡时上限 0, 价格 ¥40.00"},
+	} {
+		if got := diffOf(tc.action, tc.field); got != tc.want {
+			t.Errorf("zh %s %s = %q, want %q", tc.action, tc.field, got, tc.want)
+		}
+	}
+
+	// The CSV: the same columns and values whatever the viewer's language.
+	csvOf := func(lang string) string { return w.Get("/audit.csv", "Cookie", "kashi_lang="+lang).Body.String() }
+	body := csvOf(phrase.LangZH)
+	if body != csvOf(phrase.LangEN) {
+		t.Errorf("the CSV differs between languages")
+	}
+	recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
+	if err != nil || len(recs) < 2 || strings.Join(recs[0], ",") != "id,at,actor,action,project,subject,before,after" {
+		t.Fatalf("CSV head = %q, %v", recs[:min(1, len(recs))], err)
+	}
+	for _, r := range recs[1:] {
+		if r[3] == "project-tags" && r[6] == `{"tags":"cv,gpu-heavy"}` && r[7] == `{"tags":"cv,课题组 视觉"}` && r[5] == "project vision" {
+			return
+		}
+	}
+	t.Errorf("the CSV has no row of the tags' change with its stored subject and raw JSON: %q", recs)
 }

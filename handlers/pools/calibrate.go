@@ -90,7 +90,7 @@ func (h *Handler) CalibrateRun(c echo.Context) error {
 	}
 	run, ok := h.calib.Job(id, h.Now())
 	if !ok {
-		return echo.NewHTTPError(http.StatusNotFound, handlers.Locale(c).T("calibrate.err_run"))
+		return handlers.PageError(http.StatusNotFound, handlers.Locale(c).T("calibrate.err_run"))
 	}
 	return handlers.Render(c, http.StatusOK, poolsview.CalibrateRunView(handlers.Locale(c), calibrationView(run)))
 }
@@ -208,7 +208,7 @@ func (h *Handler) CalibrateHistory(c echo.Context) error {
 	if v := c.QueryParam("days"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 90 {
-			return echo.NewHTTPError(http.StatusUnprocessableEntity, handlers.Locale(c).T("calibrate.err_days"))
+			return handlers.PageError(http.StatusUnprocessableEntity, handlers.Locale(c).T("calibrate.err_days"))
 		}
 		days = n
 	}
@@ -228,7 +228,7 @@ func (h *Handler) CalibratePropose(c echo.Context) error {
 	row, err2 := strconv.Atoi(c.FormValue("row"))
 	run, ok := h.calib.Job(id, h.Now())
 	if err1 != nil || err2 != nil || !ok {
-		return echo.NewHTTPError(http.StatusNotFound, handlers.Locale(c).T("calibrate.err_run"))
+		return handlers.PageError(http.StatusNotFound, handlers.Locale(c).T("calibrate.err_run"))
 	}
 	pool := calibratedPool(run).Name
 	if row < 0 || row >= len(run.Settings) {

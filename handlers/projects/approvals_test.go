@@ -77,7 +77,7 @@ func TestGuaranteeAndOverflowRequestForms(t *testing.T) {
 		want        int
 		asked       string
 	}{
-		"guarantee one":          {"guarantee", "1", http.StatusSeeOther, "Guaranteed share: 1 GPUs"},
+		"guarantee one":          {"guarantee", "1", http.StatusSeeOther, "Guaranteed share: 1 GPU"},
 		"guarantee over limit":   {"guarantee", "3", http.StatusUnprocessableEntity, ""},
 		"guarantee a word":       {"guarantee", "all", http.StatusUnprocessableEntity, ""},
 		"overflow at ¥30":        {"overflow", "30", http.StatusSeeOther, "Allow overflow: allowed at ¥30.00 a card-hour"},

@@ -98,7 +98,7 @@ func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) 
 	x.NoPrice = !priced
 	// hoursLeft is what is left of the month (or of the quota, when it ends sooner).
 	hoursLeft := int64(min(w.monthAt.Sub(w.now), q.EndsAt.Sub(w.now)) / time.Hour)
-	gpus := func(n int) string { return l.T("ctx.gpus", l.Int(n)) }
+	gpus := func(n int) string { return l.Count("ctx.gpus", n) }
 	hours := func(n int64) string { return l.T("ctx.card_hours", l.Int(int(n))) }
 	cost := func(cardHours int64, rateFen int64, basis string) {
 		x.CostFen, x.CostBasis = billing.Amount(max(cardHours, 0)*3600, rateFen), basis
@@ -195,7 +195,7 @@ func requestKindText(l phrase.Locale, kind string) string {
 // askedText says what a guarantee or overflow request asks.
 func askedText(l phrase.Locale, kind string, c models.QuotaChange) string {
 	if kind == models.RequestGuarantee {
-		return l.T("ctx.gpus", l.Int(*c.GuaranteedGPUs))
+		return l.Count("ctx.gpus", *c.GuaranteedGPUs)
 	}
 	if !*c.OverflowAllowed {
 		return l.T("quota.overflow_no")
@@ -208,7 +208,7 @@ func askedText(l phrase.Locale, kind string, c models.QuotaChange) string {
 
 // reservationText says what a reservation request books: cards, window and its repeats.
 func reservationText(l phrase.Locale, c models.QuotaChange) string {
-	s := l.T("reserve.asked", l.Int(c.ReserveGPUs), c.ReserveBegins.Format("2006-01-02 15:04"), c.ReserveEnds.Format("2006-01-02 15:04"))
+	s := l.Count("reserve.asked", c.ReserveGPUs, c.ReserveBegins.Format("2006-01-02 15:04"), c.ReserveEnds.Format("2006-01-02 15:04"))
 	if c.ReserveRegion != "" {
 		s = l.T("reserve.in_region", s, c.ReserveRegion)
 		if c.ReserveSpec != "" {

@@ -21,6 +21,34 @@ type BillsData struct {
 	Notice string
 	// Trend is the charts of the cost over the last months.
 	Trend CostTrend
+	// IssueAll offers finance and admins to issue every unissued bill of the month at once
+	// (an ended month only); nil when there is none to issue or the viewer may not.
+	IssueAll *IssueOffer
+	// Issue reports what "issue all" just did; nil otherwise.
+	Issue *IssueReport
+}
+
+// IssueOffer is what "issue all" would issue: Projects bills with every price, TotalFen in
+// all, and Unpriced more that lack a price and stay unissued.
+type IssueOffer struct {
+	Projects, Unpriced int
+	TotalFen           int64
+}
+
+// IssueReport is what "issue all" did: the bills issued (project and total) with their sum,
+// and those that could not be.
+type IssueReport struct {
+	Issued    []BillRow
+	TotalFen  int64
+	NotIssued []NotIssued
+}
+
+// NotIssued is a bill "issue all" left unissued, and why: the specs without a price, else the
+// problem in the page's language, else (both empty) another request issued it meanwhile.
+type NotIssued struct {
+	Project       string
+	MissingPrices []string
+	Problem       string
 }
 
 // BillGroup is the bills of the projects that carry one tag, with their subtotal.

@@ -164,6 +164,32 @@ func IssuedNotice(l phrase.Locale, project, month string) string {
 	return l.T("bill.issued_notice", project, month)
 }
 
+// issueAllAction is where the bills page's "issue all" form posts.
+func issueAllAction(month string) templ.SafeURL {
+	return templ.SafeURL("/bills/" + url.PathEscape(month) + "/issue")
+}
+
+// issueAllConfirm asks before "issue all": the month, how many bills and their total, and
+// how many stay unissued for lack of a price.
+func issueAllConfirm(l phrase.Locale, month string, o IssueOffer) string {
+	s := l.T("confirm.bills_issue_all", month, l.Int(o.Projects), views.Yuan(o.TotalFen))
+	if o.Unpriced > 0 {
+		s += " " + l.T("bills.issue_all_unpriced", l.Int(o.Unpriced))
+	}
+	return s
+}
+
+// notIssuedWhy says why "issue all" left a bill unissued.
+func notIssuedWhy(l phrase.Locale, n NotIssued) string {
+	switch {
+	case len(n.MissingPrices) > 0:
+		return l.T("bill.missing_prices", joined(n.MissingPrices))
+	case n.Problem != "":
+		return n.Problem
+	}
+	return l.T("bills.issued_meanwhile")
+}
+
 // IssuedConflict says that a bill is already issued and cannot be issued again.
 func IssuedConflict(l phrase.Locale, project, month string) string {
 	return l.T("bill.err.issued", project, month)

@@ -29,7 +29,7 @@ type AuditFilter struct {
 	Actor, Action, Project, From, To string
 }
 
-// AuditView is one audit entry.
+// AuditView is one audit entry; Subject is what it acted on, in the page's language.
 type AuditView struct {
 	At      time.Time
 	Actor   string
@@ -39,10 +39,10 @@ type AuditView struct {
 	Changes []AuditChange
 }
 
-// AuditChange is one field of an entry that changed: its name (a key of the catalog's
-// "audit.field." texts, or the field's own name) and its values before and after, as text.
+// AuditChange is one field of an entry that changed: its name as stored, its label in the
+// page's language, and its values before and after, as text.
 type AuditChange struct {
-	Field, Before, After string
+	Field, Label, Before, After string
 }
 
 // auditTerm is the catalog's text of prefix+name, or name when the catalog has none.

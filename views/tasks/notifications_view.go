@@ -45,6 +45,12 @@ func notificationKindText(l phrase.Locale, kind string) string {
 		return l.T("notes.kind.quota_ends")
 	case "budget":
 		return l.T("notes.kind.budget")
+	case "request-pending":
+		return l.T("notes.kind.request_pending")
+	case "request-approved":
+		return l.T("notes.kind.request_approved")
+	case "request-rejected":
+		return l.T("notes.kind.request_rejected")
 	case "task-started":
 		return l.T("notes.kind.task_started")
 	case "task-failed-to-start":
