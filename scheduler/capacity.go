@@ -13,7 +13,8 @@ type SpecCapacity struct {
 	Region string
 	// Total counts every card of the spec, on every node, schedulable or not.
 	Total int
-	// Held counts the cards running tasks hold.
+	// Held counts the cards running tasks hold (as QuotaUse counts them, every project
+	// together).
 	Held int
 	// Free counts the cards of schedulable nodes that no task holds: what tasks could take
 	// now. Total − Held − Free cards sit unheld on draining, lost or not-ready nodes.
@@ -48,9 +49,7 @@ func FreeCapacity(snap Snapshot) []SpecCapacity {
 		free := 0
 		for _, g := range n.GPUs {
 			c.Total++
-			if held[g.ID] {
-				c.Held++
-			} else {
+			if !held[g.ID] {
 				free++
 			}
 		}
@@ -62,6 +61,9 @@ func FreeCapacity(snap Snapshot) []SpecCapacity {
 				c.ShortReserveHeld += len(n.GPUs) - free
 			}
 		}
+	}
+	for k, n := range heldCards(snap.Running, snapPlaces(snap)) {
+		bySpec[k.place].Held += n
 	}
 	out = make([]SpecCapacity, 0, len(bySpec))
 	for _, c := range bySpec {

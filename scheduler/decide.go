@@ -357,17 +357,27 @@ func (d *decider) initQuota() {
 	if !found {
 		return
 	}
-	for i := range d.snap.Running {
-		r := &d.snap.Running[i]
-		p, ok := d.q.projIdx[r.Project]
+	// What each project holds is QuotaUse's count, which the pages show.
+	use := useOf(heldCards(d.snap.Running, func(g int64) (place, bool) {
+		s, ok := d.f.specOfGPU[g]
+		if !ok {
+			return place{}, false
+		}
+		return place{d.f.specs[s].name, d.f.specs[s].region}, true
+	}))
+	for name, u := range use {
+		p, ok := d.q.projIdx[name]
 		if !ok || d.quota[p].q == nil {
 			continue
 		}
 		pq := &d.quota[p]
-		for _, g := range r.GPUIDs {
-			pq.held++
-			if s, ok := d.f.specOfGPU[g]; ok && pq.bySpec != nil {
-				pq.bySpec[d.f.specs[s].nameIdx]++
+		pq.held = int32(min(u.Total, math.MaxInt32))
+		if pq.bySpec == nil {
+			continue
+		}
+		for spec, n := range u.BySpec {
+			if places, ok := d.f.byName[spec]; ok {
+				pq.bySpec[d.f.specs[places[0]].nameIdx] = int32(min(n, math.MaxInt32))
 			}
 		}
 	}

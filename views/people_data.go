@@ -30,9 +30,12 @@ type ReclaimForm struct {
 
 // QuotaView is one quota with this month's use.
 type QuotaView struct {
-	Spec            string
-	MaxGPUs         int
-	InUseGPUs       int // cards the project holds now on the spec
+	Spec    string
+	MaxGPUs int
+	// LimitGPUs is the limit in force now (the temporary one while it holds): what InUseGPUs
+	// is shown against, as the scheduler admits against it.
+	LimitGPUs       int
+	InUseGPUs       int // cards the project holds now on the spec (scheduler.QuotaUse)
 	GuaranteedGPUs  int
 	BudgetCardHours int64
 	UsedCardHours   int64

@@ -57,18 +57,13 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 		return projectsview.ProjectsData{}, err
 	}
 	d := projectsview.ProjectsData{Now: h.Now().In(h.Loc()), Form: form}
-	gpus, err := h.store.BoardGPUs(c.Request().Context(), models.BoardFilter{})
-	if err != nil {
-		return d, err
-	}
-	held := handlers.GPUsInUse(gpus)
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
 		if p.Leads(pj.ID) {
 			pv.Reclaim = reclaimFormOf(pj.Reclaim)
 		}
 		for _, q := range pj.Quotas {
-			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, InUseGPUs: handlers.InUseOf(q.Spec, held[pj.Name]), GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
+			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, LimitGPUs: q.LimitGPUs, InUseGPUs: q.InUseGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
 				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}
 			if q.OverrideEnds != nil && q.OverrideEnds.After(h.Now()) {
 				qv.OverrideMaxGPUs, qv.OverrideEnds = q.OverrideMaxGPUs, q.OverrideEnds

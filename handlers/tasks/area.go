@@ -31,7 +31,6 @@ type Store interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
-	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	Projects(ctx context.Context) ([]models.Project, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)

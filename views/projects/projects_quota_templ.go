@@ -175,7 +175,7 @@ func quotaTable(l phrase.Locale, qs []views.QuotaView, now time.Time) templ.Comp
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = meter(q.InUseGPUs, q.MaxGPUs).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = meter(q.InUseGPUs, q.LimitGPUs).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -184,9 +184,9 @@ func quotaTable(l phrase.Locale, qs []views.QuotaView, now time.Time) templ.Comp
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var12 string
-			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("quota.in_use_of", l.Int(q.InUseGPUs), l.Int(q.MaxGPUs)))
+			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("quota.in_use_of", l.Int(q.InUseGPUs), l.Int(q.LimitGPUs)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/projects/projects_quota.templ`, Line: 32, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/projects/projects_quota.templ`, Line: 32, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
