@@ -240,7 +240,7 @@ var catalogEN = map[string]string{
 	"cap.of":                      "%s / %s",
 	"cap.short_reserve":           "short lane reserve: %s of %s cards in use, long tasks never use them",
 	"cap.empty":                   "No GPUs registered yet.",
-	"cap.help":                    "A task that fits on one node starts only when one node has enough free cards, so compare your GPUs with the largest block. Cards of draining or lost nodes are never free.",
+	"cap.help":                    "A task that fits on one node starts only when one node has enough free cards, so compare your GPUs with the largest block. Cards of draining or lost nodes are never free, nor are the cards reservations keep (booked).",
 
 	// Submit form.
 	"form.title":              "Submit a task",
@@ -1428,4 +1428,9 @@ var catalogEN = map[string]string{
 	"form.help.health_path":           "Optional. The node asks this path on the metrics port every sample and restarts a replica that fails 3 times in a row (a new replica first has the node's load time, 10 minutes by default).",
 	"form.ttft_target":                "TTFT p95 target (ms)",
 	"form.help.ttft_target":           "Above it for 15 minutes, an alert is raised; empty for none.",
+
+	// Quotas and capacity: bookings on the capacity panel and the board.
+	"cap.booked":     "%s more free cards are booked: kept for the reservations of %s, which alone may use them now",
+	"cap.booked_sep": ", ",
+	"pool.booked":    "of them booked",
 }

@@ -240,7 +240,7 @@ var catalogZH = map[string]string{
 	"cap.of":                      "%s / %s",
 	"cap.short_reserve":           "快速通道预留：%s / %s 张卡在用，长任务从不使用",
 	"cap.empty":                   "还没有注册的 GPU。",
-	"cap.help":                    "单节点放得下的任务，要等某一个节点有足够的空闲卡才会开始，请将所需卡数与单节点最大空闲对比。排空中或失联节点的卡不计入空闲。",
+	"cap.help":                    "单节点放得下的任务，要等某一个节点有足够的空闲卡才会开始，请将所需卡数与单节点最大空闲对比。排空中或失联节点的卡不计入空闲，预约保留的卡（已预约）也不计入。",
 
 	// Submit form.
 	"form.title":              "提交任务",
@@ -1428,4 +1428,9 @@ var catalogZH = map[string]string{
 	"form.help.health_path":           "可选。节点每个采样周期在指标端口上请求此路径，连续 3 次不返回 2xx 即重启副本（新副本先有节点的加载时间，默认 10 分钟）。",
 	"form.ttft_target":                "首字时延 p95 目标（毫秒）",
 	"form.help.ttft_target":           "连续 15 分钟高于目标即告警；留空表示不设。",
+
+	// Quotas and capacity: bookings on the capacity panel and the board.
+	"cap.booked":     "另有 %s 张空闲卡已被预约：为 %s 的预约保留，目前只有这些项目可用",
+	"cap.booked_sep": "、",
+	"pool.booked":    "其中已预约",
 }

@@ -28,6 +28,9 @@ type QueueView struct {
 	// Use is the cards each project holds once the tasks placed now hold theirs (see
 	// QuotaUse), by project name: what the pages show against the project's quotas.
 	Use map[string]Use
+	// Bookings are the bookings holding cards now, with the cards their projects use and
+	// what they keep from others (see BookingHolds).
+	Bookings []BookingHold
 }
 
 // QueueEntry is one pending task of a QueueView.
@@ -84,7 +87,7 @@ func NewQueueView(snap Snapshot, plan Plan, now time.Time, pol Policy) QueueView
 	for _, p := range plan.Placements {
 		after.Running = append(after.Running, Running{TaskID: p.TaskID, Project: project[p.TaskID], GPUIDs: p.GPUIDs})
 	}
-	v := QueueView{Now: now, Capacity: FreeCapacity(after), Use: QuotaUse(after),
+	v := QueueView{Now: now, Capacity: FreeCapacity(after, now), Use: QuotaUse(after), Bookings: BookingHolds(after, now),
 		Entries: make([]QueueEntry, 0, len(plan.Placements)+len(plan.Waiting))}
 	for _, name := range laneNames {
 		for _, p := range plan.Placements {

@@ -36,14 +36,17 @@ type RunningTask struct {
 	StartedAt time.Time
 }
 
-// SpecCapacity is one spec's cards: what is free now and the largest block on one node, and
-// the short lane's reserve (cards of nodes only short tasks take) with how many are in use.
+// SpecCapacity is one spec's cards: what is free now (net of bookings) and the largest block
+// on one node, the free cards bookings keep for their projects, and the short lane's reserve
+// (cards of nodes only short tasks take) with how many are in use.
 type SpecCapacity struct {
 	Spec             string
 	Region           string
 	Total            int
 	Held             int
 	Free             int
+	Booked           int
+	BookedFor        []string
 	LargestFree      int
 	ShortReserve     int
 	ShortReserveHeld int
