@@ -175,4 +175,9 @@ var validZH = map[string]string{
 	"must be a pool's region":                                                                            "应为某个资源池的区域",
 	"a reservation books cards of one spec, or of the spec chosen in its region":                         "预约需指定一种卡型，或指定区域由系统选择卡型",
 	"must be the request's spec %s":                                                                      "应与申请的卡型 %s 一致",
+
+	// Quotas and capacity: specs a project has no quota on.
+	"must be 1 to %d cards when projects without a quota are limited; got %d":                             "限量使用时应为 1 到 %d 张卡，实际为 %d",
+	"project %q has no quota on %s, and pool %q refuses projects without one":                             "项目 %q 在 %s 上没有配额，资源池 %q 不接受无配额的项目",
+	"project %q has no quota on %s, and pool %q lets a project without one hold at most %d cards; got %d": "项目 %q 在 %s 上没有配额，资源池 %q 只允许无配额的项目同时持有最多 %d 张卡，实际申请 %d",
 }

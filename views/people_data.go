@@ -10,6 +10,9 @@ type ProjectView struct {
 	Name   string
 	Role   string // lead, member, or "" for admins and finance
 	Quotas []QuotaView
+	// NoQuota are the specs of the fleet the project has no quota on, each with the pools'
+	// rule for it.
+	NoQuota []SpecAccess
 	// CanRequest is true when the viewer may ask for quota changes in this project.
 	CanRequest bool
 	// Reclaim is the project's idle-reclaim form, shown to its leads only; nil for others.

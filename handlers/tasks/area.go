@@ -54,6 +54,8 @@ type Store interface {
 	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)
 	ProjectByID(ctx context.Context, id int64) (models.Project, error)
 	PoolRegions(ctx context.Context) ([]string, error)
+	// What a project without a quota may use of each spec, for the submit form.
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	// Templates, their versions and schedules.
 	CreateTemplate(ctx context.Context, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)
 	UpdateTemplate(ctx context.Context, id int64, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)

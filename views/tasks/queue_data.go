@@ -80,6 +80,9 @@ type TaskForm struct {
 	Priorities []string
 	// Regions are the regions pools are in, the choices of the regions group.
 	Regions []string
+	// Access says what the chosen project may use of each of Specs: its quota, else the
+	// pools' rule for projects without one; nil before a project is chosen.
+	Access []views.SpecAccess
 	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
 	ShortMax, LongMax time.Duration
 }

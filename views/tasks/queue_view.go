@@ -155,3 +155,12 @@ func warningText(l phrase.Locale, w string) string {
 	}
 	return w
 }
+
+// accessPolicy names what a spec's access rests on: "quota", else the pools' rule for a
+// project without one (views.NoQuota*).
+func accessPolicy(a views.SpecAccess) string {
+	if a.Quota {
+		return "quota"
+	}
+	return a.Policy
+}
