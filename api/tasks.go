@@ -213,12 +213,16 @@ type QueueEntry struct {
 
 // Capacity is one spec's free capacity in a region.
 type Capacity struct {
-	Spec        string `json:"spec"`
-	Region      string `json:"region"`
-	Total       int    `json:"total"`
-	Held        int    `json:"held"`
-	Free        int    `json:"free"`
-	LargestFree int    `json:"largest_free"`
+	Spec   string `json:"spec"`
+	Region string `json:"region"`
+	Total  int    `json:"total"`
+	Held   int    `json:"held"`
+	// Free is net of bookings: the cards a task of a project without a booking could take.
+	Free int `json:"free"`
+	// Booked counts the unheld cards bookings keep for their own projects, BookedFor.
+	Booked      int      `json:"booked"`
+	BookedFor   []string `json:"booked_for"`
+	LargestFree int      `json:"largest_free"`
 	// ShortReserve counts the cards kept for the short lane; ShortReserveHeld those in use.
 	ShortReserve     int `json:"short_reserve"`
 	ShortReserveHeld int `json:"short_reserve_held"`

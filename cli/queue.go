@@ -53,9 +53,10 @@ func runQueue(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(e.Stdout)
-	tb = newTable(e.Stdout, "SPEC", "TOTAL", "HELD", "FREE", "LARGEST_FREE")
+	tb = newTable(e.Stdout, "SPEC", "TOTAL", "HELD", "FREE", "BOOKED", "LARGEST_FREE")
 	for _, cp := range q.Capacity {
-		tb.row(cp.Spec, strconv.Itoa(cp.Total), strconv.Itoa(cp.Held), strconv.Itoa(cp.Free), strconv.Itoa(cp.LargestFree))
+		tb.row(cp.Spec, strconv.Itoa(cp.Total), strconv.Itoa(cp.Held), strconv.Itoa(cp.Free), strconv.Itoa(cp.Booked),
+			strconv.Itoa(cp.LargestFree))
 	}
 	return tb.flush()
 }

@@ -21,15 +21,11 @@ func (c *Collector) collectBoard(ctx context.Context, now time.Time, ch chan<- p
 		return err
 	}
 	gpus := map[gpuKey]int{}
-	held := byProject{}
 	idleHeld, idleLongest := map[string]int{}, map[string]time.Duration{}
 	var newest time.Time
 	for _, g := range rows {
 		st := g.Status(now, c.cfg.Marks)
 		gpus[gpuKey{g.Pool, g.Spec, st.State}]++
-		if g.TaskID != 0 {
-			held.add(g.Project, rest{g.Spec}, 1)
-		}
 		if _, ok := idleHeld[g.Pool]; !ok {
 			idleHeld[g.Pool], idleLongest[g.Pool] = 0, 0
 		}
@@ -53,7 +49,6 @@ func (c *Collector) collectBoard(ctx context.Context, now time.Time, ch chan<- p
 	for k, n := range gpus {
 		ch <- prometheus.MustNewConstMetric(gpusDesc, prometheus.GaugeValue, float64(n), k.pool, k.spec, k.state)
 	}
-	c.cfg.sendProjects(ch, heldDesc, held, func(p string, r rest) []string { return []string{p, r[0]} })
 	for pool, n := range idleHeld {
 		ch <- prometheus.MustNewConstMetric(idleHeldDesc, prometheus.GaugeValue, float64(n), pool)
 		ch <- prometheus.MustNewConstMetric(idleLongestDesc, prometheus.GaugeValue, idleLongest[pool].Seconds(), pool)

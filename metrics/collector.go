@@ -78,7 +78,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 // The collector's metric families.
 var (
 	gpusDesc          = desc("kashi_gpus", "GPUs by pool, spec and state (free, busy, idle, stale).", "pool", "spec", "state")
-	heldDesc          = desc("kashi_project_gpus_held", "GPUs held by tasks, by project and spec.", "project", "spec")
+	heldDesc          = desc("kashi_project_gpus_held", "GPUs held by running tasks, by project and spec, as the scheduler counts them against quotas.", "project", "spec")
 	idleHeldDesc      = desc("kashi_idle_gpus_held", "GPUs held by a task and idle, by pool.", "pool")
 	idleLongestDesc   = desc("kashi_idle_gpu_longest_seconds", "The longest time a held GPU of the pool has been idle.", "pool")
 	queueDesc         = desc("kashi_queue_tasks", "Tasks waiting in the queue after the last scheduler tick, by lane.", "lane")
@@ -132,12 +132,20 @@ func collectParts(cfg Config, ch chan<- prometheus.Metric, parts []part) {
 }
 
 // collectQueue sends the waiting tasks per lane and per reason, every lane and reason a
-// series (at zero when no task is in it).
+// series (at zero when no task is in it), and the cards each project holds as the scheduler
+// counts them against its quotas (the queue's scheduler.QuotaUse, which the pages show).
 func (c *Collector) collectQueue(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
 	view, err := c.queue(ctx, now)
 	if err != nil {
 		return err
 	}
+	held := byProject{}
+	for project, u := range view.Use {
+		for spec, n := range u.BySpec {
+			held.add(project, rest{spec}, float64(n))
+		}
+	}
+	c.cfg.sendProjects(ch, heldDesc, held, func(p string, r rest) []string { return []string{p, r[0]} })
 	waiting := make(map[string]int, len(models.Lanes))
 	for _, lane := range models.Lanes {
 		waiting[lane] = 0

@@ -62,9 +62,12 @@ func gpu(pool, project string, ago, idleFor time.Duration) models.BoardGPU {
 	return g
 }
 
-func queueOf(entries ...scheduler.QueueEntry) QueueFunc {
+func queueOf(entries ...scheduler.QueueEntry) QueueFunc { return queueWith(nil, entries...) }
+
+// queueWith is a queue whose projects hold use.
+func queueWith(use map[string]scheduler.Use, entries ...scheduler.QueueEntry) QueueFunc {
 	return func(context.Context, time.Time) (scheduler.QueueView, error) {
-		return scheduler.QueueView{Entries: entries}, nil
+		return scheduler.QueueView{Entries: entries, Use: use}, nil
 	}
 }
 
@@ -97,7 +100,10 @@ func TestCollect(t *testing.T) {
 		// h100 stopped after 3 machines in a row failed to boot; a100 has none.
 		states: map[int64]models.PoolScaleState{2: {PoolID: 2, BootFailures: 3, FailingSince: at(-time.Hour)}},
 	}
-	queue := queueOf(
+	// The cards projects hold are the scheduler's count (the board's holders are not read).
+	use := map[string]scheduler.Use{"nlp": {Total: 2, BySpec: map[string]int{"A100": 2}},
+		"cv": {Total: 3, BySpec: map[string]int{"A100": 2, "H800": 1}}}
+	queue := queueWith(use,
 		scheduler.QueueEntry{Waiting: scheduler.Waiting{Lane: models.QueueShort}, Starting: true},
 		scheduler.QueueEntry{Waiting: scheduler.Waiting{Lane: models.QueueShort}},
 		scheduler.QueueEntry{Waiting: scheduler.Waiting{Lane: models.QueueShort}},
@@ -147,9 +153,10 @@ kashi_pool_failing{pool="h100"} 1
 # HELP kashi_pool_size_nodes Nodes of the pool at the scaling loop's last tick.
 # TYPE kashi_pool_size_nodes gauge
 kashi_pool_size_nodes{pool="a100"} 2
-# HELP kashi_project_gpus_held GPUs held by tasks, by project and spec.
+# HELP kashi_project_gpus_held GPUs held by running tasks, by project and spec, as the scheduler counts them against quotas.
 # TYPE kashi_project_gpus_held gauge
 kashi_project_gpus_held{project="cv",spec="A100"} 2
+kashi_project_gpus_held{project="cv",spec="H800"} 1
 kashi_project_gpus_held{project="nlp",spec="A100"} 2
 # HELP kashi_queue_tasks Tasks waiting in the queue after the last scheduler tick, by lane.
 # TYPE kashi_queue_tasks gauge
@@ -173,17 +180,16 @@ kashi_queue_tasks{lane="short"} 2
 // nothing is lost in the folding.
 func TestCollectThousandProjects(t *testing.T) {
 	store := &fakeStore{}
+	use := map[string]scheduler.Use{}
 	var bills []billing.Bill
 	for i := range 1000 {
 		p := fmt.Sprintf("p%04d", i)
-		for range 1 + i%7 {
-			store.rows = append(store.rows, gpu("a100", p, time.Second, 0))
-		}
+		use[p] = scheduler.Use{Total: 1 + i%7, BySpec: map[string]int{"A100": 1 + i%7}}
 		line := billing.Line{Spec: "A100", Breakdown: billing.Breakdown{Active: int64(i), Idle: 1, NoData: 1}}
 		bills = append(bills, billing.Bill{Project: p, TotalFen: int64(100 * i), Lines: []billing.Line{line}})
 	}
 	cfg := Config{Marks: marks, Now: func() time.Time { return t0 }}
-	families, err := gatherBoth(t, New(store, queueOf(), cfg), NewMoney(billsOf(bills...), cfg)).Gather()
+	families, err := gatherBoth(t, New(store, queueWith(use), cfg), NewMoney(billsOf(bills...), cfg)).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,6 +87,13 @@ type PoolConfig struct {
 	// that its project did not use: billed at this percentage of the spec's card-hour rate,
 	// 0 free, 100 in full (see billing's booking lines).
 	UnusedBookingPct int `json:"unused_booking_pct"`
+	// NoQuota is what a project with no quota on the pool's spec (none of the spec, none of
+	// all specs) may use of it: NoQuotaAllowed (any number of cards; also "", the default,
+	// so pools saved before the setting keep running what they ran), NoQuotaRefused (none:
+	// its tasks of the spec are refused at submit and never placed) or NoQuotaLimit (at most
+	// NoQuotaMaxGPUs cards at once). See NoQuotaRules for pools of one spec that differ.
+	NoQuota        string `json:"no_quota"`
+	NoQuotaMaxGPUs int    `json:"no_quota_max_gpus"`
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then
@@ -104,6 +111,8 @@ func (c PoolConfig) Validate() error {
 		return fieldErr("reserved_min", "must be 0 to the max nodes (%d); got %d", c.MaxNodes, c.ReservedMin)
 	case c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct:
 		return fieldErr("memory_low_pct", "must be under the memory high mark (%g%%); got %g%%", c.MemoryHighPct, c.MemoryLowPct)
+	case c.NoQuota == NoQuotaLimit && c.NoQuotaMaxGPUs < 1:
+		return fieldErr("no_quota_max_gpus", "must be 1 to %d cards when projects without a quota are limited; got %d", maxNoQuotaGPUs, c.NoQuotaMaxGPUs)
 	}
 	return checkContainerMounts(c)
 }
@@ -156,6 +165,7 @@ func (s *Store) SavePoolConfig(ctx context.Context, name string, cfg PoolConfig,
 	if err := cfg.Validate(); err != nil {
 		return ConfiguredPool{}, err
 	}
+	cfg = cfg.canonical()
 	now = UTC(now)
 	var out ConfiguredPool
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

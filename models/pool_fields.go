@@ -3,6 +3,7 @@ package models
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ const (
 	PoolDuration
 	// PoolMoney is whole fen in storage and the API, entered and shown in yuan.
 	PoolMoney
+	// PoolChoice is a string, one of Choices, picked from a list; the first choice is the
+	// default, stored as "".
+	PoolChoice
 )
 
 // PoolField is one pool setting: a row of PoolFields.
@@ -36,7 +40,7 @@ type PoolField struct {
 	Name string
 	Kind PoolFieldKind
 	// Group is the part of the form it belongs to: machines, size, up, down, reclaim,
-	// containers or booking.
+	// containers, booking or quota.
 	Group string
 	// Unit is what a PoolDuration is entered and shown in: time.Minute or time.Hour.
 	Unit time.Duration
@@ -45,6 +49,8 @@ type PoolField struct {
 	// Default is what a zero (or negative) value stands for, in stored units; 0 when zero
 	// means zero.
 	Default float64
+	// Choices are the values of a PoolChoice, the default first.
+	Choices []string
 }
 
 // Bounds of the pool settings.
@@ -54,6 +60,7 @@ const (
 	maxPolicySeconds = 30 * 24 * 3600 // 30 days
 	maxHourlyFen     = 100_000_00     // ¥100,000 a machine-hour
 	maxBootFailures  = 100
+	maxNoQuotaGPUs   = 100_000
 )
 
 // PoolFields is the one table of the pool settings, in form order: every PoolConfig field
@@ -105,6 +112,8 @@ var PoolFields = []PoolField{
 	{Name: "require_image", Kind: PoolSwitch, Group: "containers"},
 	{Name: "container_mounts", Kind: PoolText, Group: "containers", Max: 1000},
 	{Name: "unused_booking_pct", Kind: PoolCount, Group: "booking", Max: 100},
+	{Name: "no_quota", Kind: PoolChoice, Group: "quota", Choices: []string{NoQuotaAllowed, NoQuotaRefused, NoQuotaLimit}},
+	{Name: "no_quota_max_gpus", Kind: PoolCount, Group: "quota", Max: maxNoQuotaGPUs},
 }
 
 // minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.
@@ -176,6 +185,12 @@ var freeTextRE = regexp.MustCompile(`^[^"\\{}\x00-\x1f\x7f]*$`)
 func (f PoolField) check(c PoolConfig) error {
 	switch v := f.Value(c).(type) {
 	case string:
+		if f.Kind == PoolChoice {
+			if v != "" && !slices.Contains(f.Choices, v) {
+				return fieldErr(f.Name, "must be one of %s, got %q", strings.Join(f.Choices, ", "), v)
+			}
+			return nil
+		}
 		if f.Min > 0 {
 			if checkName(f.Name, v, int(f.Max)) != nil {
 				return fieldErr(f.Name, "is required: 1 to %d bytes of UTF-8", int(f.Max))
@@ -202,6 +217,17 @@ func (f PoolField) check(c PoolConfig) error {
 		}
 	}
 	return nil
+}
+
+// canonical returns c with every choice that names its default stored as "", so that a
+// configuration saved with the default named equals one saved before the setting was.
+func (c PoolConfig) canonical() PoolConfig {
+	for _, f := range PoolFields {
+		if f.Kind == PoolChoice && f.Value(c) == f.Choices[0] {
+			f.SetValue(&c, "")
+		}
+	}
+	return c
 }
 
 // WithDefaults returns c with every zero or negative setting that has a default set to

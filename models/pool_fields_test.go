@@ -18,7 +18,7 @@ import (
 // name and of a kind that fits its Go type, so a new field without a row fails here.
 func TestPoolFieldsCoverConfig(t *testing.T) {
 	kinds := map[reflect.Kind][]models.PoolFieldKind{
-		reflect.String:  {models.PoolText},
+		reflect.String:  {models.PoolText, models.PoolChoice},
 		reflect.Bool:    {models.PoolSwitch},
 		reflect.Int:     {models.PoolCount},
 		reflect.Int64:   {models.PoolDuration, models.PoolMoney},
@@ -51,8 +51,8 @@ func TestPoolFieldsCoverConfig(t *testing.T) {
 	}
 }
 
-// TestPoolFieldsAreSound: ranges hold their defaults, durations have a unit, and each
-// group's rows are together, as the form shows them.
+// TestPoolFieldsAreSound: ranges hold their defaults, durations have a unit, choices have
+// choices, and each group's rows are together, as the form shows them.
 func TestPoolFieldsAreSound(t *testing.T) {
 	seen := map[string]bool{}
 	prev := ""
@@ -66,6 +66,9 @@ func TestPoolFieldsAreSound(t *testing.T) {
 		if f.Group != prev && seen[f.Group] {
 			t.Errorf("row %q: group %q is split", f.Name, f.Group)
 		}
+		if (f.Kind == models.PoolChoice) != (len(f.Choices) > 1) {
+			t.Errorf("row %q: kind %d with choices %v; choices, and only they, have two or more", f.Name, f.Kind, f.Choices)
+		}
 		seen[f.Group], prev = true, f.Group
 	}
 }
@@ -77,6 +80,8 @@ func TestPoolFieldValue(t *testing.T) {
 		switch f.Kind {
 		case models.PoolText:
 			f.SetValue(&c, "x-"+f.Name)
+		case models.PoolChoice:
+			f.SetValue(&c, f.Choices[len(f.Choices)-1])
 		case models.PoolSwitch:
 			f.SetValue(&c, true)
 		default:
@@ -89,13 +94,13 @@ func TestPoolFieldValue(t *testing.T) {
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,
 		CooldownDownS: 7, MaxInFlight: 7, DrainBufferS: 7, AtMaxAlertS: 7, BootFailureLimit: 7, BootBackoffMaxS: 7, AdoptUnknown: true, ReclaimOff: true, ReclaimIdleS: 7,
 		ReclaimGraceS: 7, ReclaimKeepForS: 7, ReclaimKeepsPerDay: 7, ReclaimSetupGraceS: 7,
-		RequireImage: true, ContainerMounts: "x-container_mounts", UnusedBookingPct: 7}
+		RequireImage: true, ContainerMounts: "x-container_mounts", UnusedBookingPct: 7, NoQuota: models.NoQuotaLimit, NoQuotaMaxGPUs: 7}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("SetValue on every row (-want +got):\n%s", diff)
 	}
 	for _, f := range models.PoolFields {
 		got := f.Value(c)
-		if f.Kind != models.PoolText && f.Kind != models.PoolSwitch && got != 7.0 {
+		if f.Kind != models.PoolText && f.Kind != models.PoolChoice && f.Kind != models.PoolSwitch && got != 7.0 {
 			t.Errorf("Value of %q = %#v, want 7.0", f.Name, got)
 		}
 	}
@@ -144,7 +149,7 @@ func TestPoolConfigRanges(t *testing.T) {
 		t.Fatalf("Validate(%+v) = %v", valid, err)
 	}
 	for _, f := range models.PoolFields {
-		if f.Kind == models.PoolText || f.Kind == models.PoolSwitch {
+		if f.Kind == models.PoolText || f.Kind == models.PoolSwitch || f.Kind == models.PoolChoice {
 			continue
 		}
 		for _, x := range []float64{f.Min - 1, f.Max + 1} {
@@ -161,6 +166,29 @@ func TestPoolConfigRanges(t *testing.T) {
 	want := &models.FieldError{Field: "unneeded_s", Msg: "must be 0 (default) to 2592000 seconds, got -5"}
 	if diff := cmp.Diff(want, c.Validate(), cmpopts.IgnoreFields(models.FieldError{}, "Format", "Args")); diff != "" {
 		t.Errorf("Validate with unneeded_s -5 (-want +got):\n%s", diff)
+	}
+	// A choice is one of its row's, a limit of projects without a quota at least a card.
+	for _, bad := range []struct {
+		c     models.PoolConfig
+		field string
+	}{
+		{models.PoolConfig{NoQuota: "sometimes"}, "no_quota"},
+		{models.PoolConfig{NoQuota: models.NoQuotaLimit}, "no_quota_max_gpus"},
+		{models.PoolConfig{NoQuota: models.NoQuotaLimit, NoQuotaMaxGPUs: 100001}, "no_quota_max_gpus"},
+	} {
+		c := valid
+		c.NoQuota, c.NoQuotaMaxGPUs = bad.c.NoQuota, bad.c.NoQuotaMaxGPUs
+		var fe *models.FieldError
+		if err := c.Validate(); !errors.As(err, &fe) || fe.Field != bad.field {
+			t.Errorf("Validate with no_quota %q, no_quota_max_gpus %d = %v, want a FieldError on %s", c.NoQuota, c.NoQuotaMaxGPUs, err, bad.field)
+		}
+	}
+	for _, good := range []string{"", models.NoQuotaAllowed, models.NoQuotaRefused} {
+		c := valid
+		c.NoQuota = good
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate with no_quota %q = %v", good, err)
+		}
 	}
 	c = valid
 	c.Image = strings.Repeat("镜", 129)

@@ -199,6 +199,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err := s.checkPlaces(tx, nt); err != nil {
 		return err
 	}
+	if err := checkNoQuota(tx, project, nt); err != nil {
+		return err
+	}
 	if err := checkKind(nt); err != nil {
 		return err
 	}

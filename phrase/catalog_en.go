@@ -247,7 +247,7 @@ var catalogEN = map[string]string{
 	"cap.of":                      "%s / %s",
 	"cap.short_reserve":           "short lane reserve: %s of %s cards in use, long tasks never use them",
 	"cap.empty":                   "No GPUs registered yet.",
-	"cap.help":                    "A task that fits on one node starts only when one node has enough free cards, so compare your GPUs with the largest block. Cards of draining or lost nodes are never free.",
+	"cap.help":                    "A task that fits on one node starts only when one node has enough free cards, so compare your GPUs with the largest block. Cards of draining or lost nodes are never free, nor are the cards reservations keep (booked).",
 
 	// Submit form.
 	"form.title":               "Submit a task",
@@ -273,7 +273,6 @@ var catalogEN = map[string]string{
 	"form.help.image":          "Runs the command in this image with only the task's GPUs; empty runs it on the node. Some pools require one.",
 	"form.data_check":          "Data check",
 	"form.help.data_check":     "An absolute path that must exist, or an http(s) URL that must answer 2xx, before the task queues.",
-	"form.help.data_check_url": "An http(s) URL that must answer 2xx before the task queues. This server checks no paths (no --data-root is set).",
 	"form.specs":               "GPU specs",
 	"form.help.specs":          "Tick every spec the task can run on; none ticked takes any.",
 	"form.regions":             "Regions",
@@ -315,7 +314,7 @@ var catalogEN = map[string]string{
 	"role.user":                "project user",
 	"projects.title":           "Projects and quotas",
 	"projects.none":            "You belong to no project yet.",
-	"projects.no_quota":        "No quota: this project's use is not limited.",
+	"projects.no_quota":        "No quota: what this project may use of each spec is below.",
 	"quota.spec":               "Spec",
 	"quota.limit":              "GPUs at once",
 	"quota.guaranteed":         "Guaranteed",
@@ -363,6 +362,7 @@ var catalogEN = map[string]string{
 	"audit.actor":              "Who",
 	"audit.action":             "What",
 	"audit.subject":            "On",
+	"form.help.data_check_url": "An http(s) URL that must answer 2xx before the task queues. This server checks no paths (no --data-root is set).",
 
 	// Projects and members, approvals with context, the audit log readable.
 	"audit.any":                             "any",
@@ -1571,4 +1571,27 @@ var catalogEN = map[string]string{
 	"alert.msg.node_claim_gpu":        "A registration from %s as %s was refused: it named GPU %s of node %s.",
 	"alerts.kind.node_claim":          "Node claimed by another machine",
 	"audit.action.node-claim-refused": "node registration refused",
+	// Quotas and capacity: bookings on the capacity panel and the board.
+	"cap.booked":     "%s more free cards are booked: kept for the reservations of %s, which alone may use them now",
+	"cap.booked_sep": ", ",
+	"pool.booked":    "of them booked",
+
+	// Quotas and capacity: specs a project has no quota on.
+	"access.quota":                     "%s: its quota, %s GPUs at once, %s in use",
+	"access.quota_all":                 "%s: within its quota of all specs, %s GPUs at once, %s in use",
+	"access.allowed":                   "%s: no quota, so any number of cards may be used (%s in use): nothing limits this project on it",
+	"access.refused":                   "%s: no quota, and pool %s refuses projects without one: not usable",
+	"access.limit":                     "%s: no quota; pool %s lets it hold at most %s GPUs at once, %s in use",
+	"projects.no_quota_specs":          "Specs without a quota",
+	"reason.quota_no_quota":            "Quota: the project has no quota on these specs, and their pools refuse it or it holds all they allow",
+	"poolfield.group.quota":            "Projects without a quota",
+	"poolfield.no_quota":               "A project with no quota on this spec",
+	"poolfield.no_quota.help":          "What a project that has no quota on this pool's spec (none of the spec, none of all specs) may use of it. Refused: its tasks of the spec are refused at submit. Limited: the scheduler never places more than the cards below. Where pools of a spec differ, the strictest applies.",
+	"poolfield.no_quota.allowed":       "may use any number of cards",
+	"poolfield.no_quota.refused":       "may not use it (refused)",
+	"poolfield.no_quota.limit":         "may use a limited number of cards",
+	"poolfield.no_quota_max_gpus":      "Cards at most without a quota",
+	"poolfield.no_quota_max_gpus.help": "With a limited number: the most cards of this spec a project without a quota holds at once, 1 to 100,000.",
+	"poolform.err.choice":              "must be one of: %s.",
+	"poolform.choice_sep":              ", ",
 }

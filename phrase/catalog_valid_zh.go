@@ -182,4 +182,9 @@ var validZH = map[string]string{
 	"GPU %s belongs to another node":                                                                                                              "GPU %s 属于另一个节点",
 	"give the machine id or the node the token is for":                                                                                            "请给出令牌所属的机器 ID 或节点",
 	"no registered node has id %d":                                                                                                                "没有 ID 为 %d 的已注册节点",
+
+	// Quotas and capacity: specs a project has no quota on.
+	"must be 1 to %d cards when projects without a quota are limited; got %d":                             "限量使用时应为 1 到 %d 张卡，实际为 %d",
+	"project %q has no quota on %s, and pool %q refuses projects without one":                             "项目 %q 在 %s 上没有配额，资源池 %q 不接受无配额的项目",
+	"project %q has no quota on %s, and pool %q lets a project without one hold at most %d cards; got %d": "项目 %q 在 %s 上没有配额，资源池 %q 只允许无配额的项目同时持有最多 %d 张卡，实际申请 %d",
 }

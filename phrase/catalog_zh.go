@@ -247,7 +247,7 @@ var catalogZH = map[string]string{
 	"cap.of":                      "%s / %s",
 	"cap.short_reserve":           "快速通道预留：%s / %s 张卡在用，长任务从不使用",
 	"cap.empty":                   "还没有注册的 GPU。",
-	"cap.help":                    "单节点放得下的任务，要等某一个节点有足够的空闲卡才会开始，请将所需卡数与单节点最大空闲对比。排空中或失联节点的卡不计入空闲。",
+	"cap.help":                    "单节点放得下的任务，要等某一个节点有足够的空闲卡才会开始，请将所需卡数与单节点最大空闲对比。排空中或失联节点的卡不计入空闲，预约保留的卡（已预约）也不计入。",
 
 	// Submit form.
 	"form.title":               "提交任务",
@@ -273,7 +273,6 @@ var catalogZH = map[string]string{
 	"form.help.image":          "在此镜像中运行命令，只可见任务的 GPU；留空则直接在节点上运行。部分资源池要求指定镜像。",
 	"form.data_check":          "数据检查",
 	"form.help.data_check":     "一个必须存在的绝对路径，或一个必须返回 2xx 的 http(s) URL；通过后任务才进入队列。",
-	"form.help.data_check_url": "一个必须返回 2xx 的 http(s) URL；通过后任务才进入队列。本服务器不检查路径（未设置 --data-root）。",
 	"form.specs":               "卡型",
 	"form.help.specs":          "勾选任务能运行的所有卡型；都不勾选表示任意卡型。",
 	"form.regions":             "地域",
@@ -315,7 +314,7 @@ var catalogZH = map[string]string{
 	"role.user":                "项目用户",
 	"projects.title":           "项目与配额",
 	"projects.none":            "你还不属于任何项目。",
-	"projects.no_quota":        "无配额：本项目用量不受限。",
+	"projects.no_quota":        "无配额：本项目各卡型可用多少见下。",
 	"quota.spec":               "卡型",
 	"quota.limit":              "同时可用卡数",
 	"quota.guaranteed":         "保底份额",
@@ -363,6 +362,7 @@ var catalogZH = map[string]string{
 	"audit.actor":              "操作人",
 	"audit.action":             "操作",
 	"audit.subject":            "对象",
+	"form.help.data_check_url": "一个必须返回 2xx 的 http(s) URL；通过后任务才进入队列。本服务器不检查路径（未设置 --data-root）。",
 
 	// Projects and members, approvals with context, the audit log readable.
 	"audit.any":                             "全部",
@@ -1571,4 +1571,27 @@ var catalogZH = map[string]string{
 	"alert.msg.node_claim_gpu":        "来自 %s 以 %s 的注册被拒绝：其中的 GPU %s 属于节点 %s。",
 	"alerts.kind.node_claim":          "他机冒用节点",
 	"audit.action.node-claim-refused": "拒绝节点注册",
+	// Quotas and capacity: bookings on the capacity panel and the board.
+	"cap.booked":     "另有 %s 张空闲卡已被预约：为 %s 的预约保留，目前只有这些项目可用",
+	"cap.booked_sep": "、",
+	"pool.booked":    "其中已预约",
+
+	// Quotas and capacity: specs a project has no quota on.
+	"access.quota":                     "%s：有配额，同时最多 %s 张卡，在用 %s",
+	"access.quota_all":                 "%s：计入全卡型配额，同时最多 %s 张卡，在用 %s",
+	"access.allowed":                   "%s：无配额，卡数不限（在用 %s）：本项目在此卡型上不受任何限制",
+	"access.refused":                   "%s：无配额，资源池 %s 不接受无配额的项目：不可使用",
+	"access.limit":                     "%s：无配额，资源池 %s 允许同时最多 %s 张卡，在用 %s",
+	"projects.no_quota_specs":          "无配额的卡型",
+	"reason.quota_no_quota":            "配额不足：项目在这些卡型上没有配额，资源池不接受或已达其允许的卡数",
+	"poolfield.group.quota":            "无配额的项目",
+	"poolfield.no_quota":               "在本卡型上无配额的项目",
+	"poolfield.no_quota.help":          "在本池卡型上没有配额（既无该卡型配额，也无全卡型配额）的项目可用多少。不可使用：提交该卡型的任务会被拒绝。限量：调度器放置的卡数绝不超过下面的数量。同一卡型的几个池设置不同时，取最严者。",
+	"poolfield.no_quota.allowed":       "卡数不限",
+	"poolfield.no_quota.refused":       "不可使用（拒绝）",
+	"poolfield.no_quota.limit":         "限量使用",
+	"poolfield.no_quota_max_gpus":      "无配额时最多卡数",
+	"poolfield.no_quota_max_gpus.help": "限量时：无配额的项目同时最多持有本卡型的卡数，1 到 100,000。",
+	"poolform.err.choice":              "应为以下之一：%s。",
+	"poolform.choice_sep":              "、",
 }

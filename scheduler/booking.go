@@ -10,6 +10,8 @@ import "time"
 // other project's task takes them, and the project's tasks take them first. Decide holds a booking the way it holds a guaranteed
 // share (see keepHeld): cards of its spec in total (in Region when set), not particular nodes.
 type Booking struct {
+	// ID is the reservation's id, for the pages; Decide does not read it.
+	ID       int64
 	Project  string
 	Spec     string
 	Region   string // "": every region of Spec
@@ -109,4 +111,46 @@ func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (
 		}
 	}
 	return specs[:n], own, ownStart, booked
+}
+
+// BookingHold is a booking holding cards at a moment, with the cards it keeps from every
+// other project: what Decide holds back for it (see keepHeld) and what the capacity panel
+// and the board show as booked.
+type BookingHold struct {
+	Booking
+	// Open is true once the window has begun.
+	Open bool
+	// InUse is how many cards of its spec (in its region, when it names one) its project
+	// holds while the window is open; 0 before.
+	InUse int
+	// Owed is how many cards it keeps from other projects' tasks: all of them before the
+	// window (short tasks ending before it may still borrow them), those its project's
+	// cards do not fill in it.
+	Owed int
+}
+
+// BookingHolds are the snapshot's bookings that hold cards at now, in the snapshot's order,
+// their projects' cards counted as QuotaUse counts them.
+func BookingHolds(snap Snapshot, now time.Time) []BookingHold {
+	var out []BookingHold
+	var held map[heldKey]int
+	for _, b := range snap.Bookings {
+		if !b.Holds(now) {
+			continue
+		}
+		h := BookingHold{Booking: b, Open: !now.Before(b.Starts), Owed: min(b.GPUs, MaxBookedGPUs)}
+		if h.Open {
+			if held == nil {
+				held = heldCards(snap.Running, snapPlaces(snap))
+			}
+			for k, n := range held {
+				if k.project == b.Project && k.spec == b.Spec && (b.Region == "" || k.region == b.Region) {
+					h.InUse += n
+				}
+			}
+			h.Owed = max(0, h.Owed-h.InUse)
+		}
+		out = append(out, h)
+	}
+	return out
 }

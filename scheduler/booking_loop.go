@@ -16,7 +16,7 @@ func (l *Loop) bookings(ctx context.Context, pools []models.ConfiguredPool, now 
 	}
 	out := make([]Booking, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, Booking{Project: r.Project, Spec: r.Spec, Region: r.Region, GPUs: r.GPUs,
+		out = append(out, Booking{ID: r.ID, Project: r.Project, Spec: r.Spec, Region: r.Region, GPUs: r.GPUs,
 			HoldFrom: r.StartsAt.Add(-models.BookingLead(pools, r.Spec, r.Region)), Starts: r.StartsAt, Ends: r.EndsAt})
 	}
 	return out, nil

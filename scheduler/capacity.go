@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // SpecCapacity is one spec's cards in one region at snapshot time: the free capacity (余量)
@@ -13,24 +14,37 @@ type SpecCapacity struct {
 	Region string
 	// Total counts every card of the spec, on every node, schedulable or not.
 	Total int
-	// Held counts the cards running tasks hold.
+	// Held counts the cards running tasks hold (as QuotaUse counts them, every project
+	// together).
 	Held int
-	// Free counts the cards of schedulable nodes that no task holds: what tasks could take
-	// now. Total − Held − Free cards sit unheld on draining, lost or not-ready nodes.
+	// Free counts the cards of schedulable nodes that no task holds and no booking keeps
+	// from other projects: what a task of a project without a booking could take here now
+	// (a dry run starts a task of that many cards when one node holds them). Total − Held −
+	// Free − Booked cards sit unheld on draining, lost or not-ready nodes.
 	Free int
-	// LargestFree is the most free cards on one schedulable node: the largest task that fits
+	// Booked counts the cards of schedulable nodes that no task holds but bookings keep
+	// for their projects (see BookingHold.Owed): free for the booking's own project only
+	// (and, before its window, for short tasks ending before it). BookedFor names those
+	// projects, in name order.
+	Booked    int
+	BookedFor []string
+	// LargestFree is the most of Free on one schedulable node: the largest task that fits
 	// on one node now. A task asking more waits even when Free is enough, unless it is larger
 	// than every node and takes whole free nodes.
 	LargestFree int
 	// ShortReserve counts the cards of schedulable short-only nodes (the pools' short-lane
-	// reserve, counted in Free when unheld); ShortReserveHeld those of them tasks hold.
+	// reserve, counted in Free or Booked when unheld); ShortReserveHeld those of them tasks
+	// hold.
 	ShortReserve     int
 	ShortReserveHeld int
 }
 
-// FreeCapacity sums the snapshot's cards per region and spec, in region then spec name
-// order. It is pure: the same snapshot gives the same answer on every replica.
-func FreeCapacity(snap Snapshot) []SpecCapacity {
+// FreeCapacity sums the snapshot's cards per region and spec at now, in region then spec
+// name order, net of the bookings holding cards at now: a booking of a spec keeps its
+// cards from the free cards of every region of the spec, one in a region from that
+// region's, as Decide keeps them. It is pure: the same snapshot gives the same answer on
+// every replica.
+func FreeCapacity(snap Snapshot, now time.Time) []SpecCapacity {
 	held := make(map[int64]bool)
 	for _, r := range snap.Running {
 		for _, g := range r.GPUIDs {
@@ -38,33 +52,58 @@ func FreeCapacity(snap Snapshot) []SpecCapacity {
 		}
 	}
 	bySpec := make(map[place]*SpecCapacity)
-	var out []SpecCapacity
+	largest := make(map[place]int)
 	for _, n := range snap.Nodes {
-		c, ok := bySpec[place{n.Spec, n.Region}]
+		pl := place{n.Spec, n.Region}
+		c, ok := bySpec[pl]
 		if !ok {
 			c = &SpecCapacity{Spec: n.Spec, Region: n.Region}
-			bySpec[place{n.Spec, n.Region}] = c
+			bySpec[pl] = c
 		}
 		free := 0
 		for _, g := range n.GPUs {
 			c.Total++
-			if held[g.ID] {
-				c.Held++
-			} else {
+			if !held[g.ID] {
 				free++
 			}
 		}
 		if n.Schedulable {
 			c.Free += free
-			c.LargestFree = max(c.LargestFree, free)
+			largest[pl] = max(largest[pl], free)
 			if n.ShortOnly {
 				c.ShortReserve += len(n.GPUs)
 				c.ShortReserveHeld += len(n.GPUs) - free
 			}
 		}
 	}
-	out = make([]SpecCapacity, 0, len(bySpec))
+	for k, n := range heldCards(snap.Running, snapPlaces(snap)) {
+		bySpec[k.place].Held += n
+	}
+	// What the bookings keep: of a spec's free cards in every region, of a place's.
+	owedSpec, owedPlace, freeSpec := map[string]int{}, map[place]int{}, map[string]int{}
+	holds := BookingHolds(snap, now)
+	for _, h := range holds {
+		if h.Region == "" {
+			owedSpec[h.Spec] += h.Owed
+		} else {
+			owedPlace[place{h.Spec, h.Region}] += h.Owed
+		}
+	}
 	for _, c := range bySpec {
+		freeSpec[c.Spec] += c.Free
+	}
+	out := make([]SpecCapacity, 0, len(bySpec))
+	for pl, c := range bySpec {
+		free := max(0, min(c.Free-owedPlace[pl], freeSpec[c.Spec]-owedSpec[c.Spec]))
+		c.Booked, c.Free = c.Free-free, free
+		c.LargestFree = min(largest[pl], free)
+		for _, h := range holds {
+			if c.Booked > 0 && h.Owed > 0 && h.Spec == c.Spec && (h.Region == "" || h.Region == c.Region) {
+				c.BookedFor = append(c.BookedFor, h.Project)
+			}
+		}
+		slices.Sort(c.BookedFor)
+		c.BookedFor = slices.Compact(c.BookedFor)
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b SpecCapacity) int {

@@ -48,7 +48,7 @@ func TestFreeCapacity(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, FreeCapacity(tc.snap)); diff != "" {
+			if diff := cmp.Diff(tc.want, FreeCapacity(tc.snap, t0)); diff != "" {
 				t.Errorf("FreeCapacity(...) mismatch (-want +got):\n%s", diff)
 			}
 		})

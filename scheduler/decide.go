@@ -120,7 +120,8 @@ const (
 var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
 	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow}
 
-var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare, DetailBooked, DetailServiceLimit}
+var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare, DetailBooked, DetailServiceLimit,
+	DetailNoQuota}
 
 // Place sets of a task that accepts any place, or none that a node has.
 const (
@@ -241,8 +242,9 @@ func (ps *placeSets) build(t *Pending, f *fleet) int32 {
 type pquota struct {
 	q      *QuotaState
 	held   int32
-	bySpec []int32 // per spec index; only with per-spec limits
-	limit  []int32 // per spec index, -1 for none
+	bySpec []int32 // per spec index; only with per-spec limits or no-quota caps
+	limit  []int32 // per spec index, -1 for none; nil without per-spec limits
+	noq    []int32 // per spec index, the no-quota cap or -1 for none; nil without any
 }
 
 // resv is a head's reservation.
@@ -341,36 +343,76 @@ func (d *decider) initQuota() {
 		found = true
 		pq := &d.quota[i]
 		pq.q = &qs
-		if len(qs.MaxGPUsBySpec) > 0 {
+		if len(qs.MaxGPUsBySpec) > 0 || len(qs.NoQuotaMaxGPUs) > 0 {
 			pq.bySpec = make([]int32, len(d.f.names))
-			pq.limit = make([]int32, len(d.f.names))
-			for s := range pq.limit {
-				pq.limit[s] = -1
-			}
-			for spec, lim := range qs.MaxGPUsBySpec {
-				if places, ok := d.f.byName[spec]; ok {
-					pq.limit[d.f.specs[places[0]].nameIdx] = int32(min(max(lim, 0), math.MaxInt32))
-				}
-			}
 		}
+		pq.limit = d.perSpec(qs.MaxGPUsBySpec)
+		pq.noq = d.perSpec(qs.NoQuotaMaxGPUs)
 	}
 	if !found {
 		return
 	}
-	for i := range d.snap.Running {
-		r := &d.snap.Running[i]
-		p, ok := d.q.projIdx[r.Project]
+	// What each project holds is QuotaUse's count, which the pages show.
+	use := useOf(heldCards(d.snap.Running, func(g int64) (place, bool) {
+		s, ok := d.f.specOfGPU[g]
+		if !ok {
+			return place{}, false
+		}
+		return place{d.f.specs[s].name, d.f.specs[s].region}, true
+	}))
+	for name, u := range use {
+		p, ok := d.q.projIdx[name]
 		if !ok || d.quota[p].q == nil {
 			continue
 		}
 		pq := &d.quota[p]
-		for _, g := range r.GPUIDs {
-			pq.held++
-			if s, ok := d.f.specOfGPU[g]; ok && pq.bySpec != nil {
-				pq.bySpec[d.f.specs[s].nameIdx]++
+		pq.held = int32(min(u.Total, math.MaxInt32))
+		if pq.bySpec == nil {
+			continue
+		}
+		for spec, n := range u.BySpec {
+			if places, ok := d.f.byName[spec]; ok {
+				pq.bySpec[d.f.specs[places[0]].nameIdx] = int32(min(n, math.MaxInt32))
 			}
 		}
 	}
+}
+
+// perSpec lays caps by spec name out by spec index, -1 for a spec without one; nil for none.
+func (d *decider) perSpec(caps map[string]int) []int32 {
+	if len(caps) == 0 {
+		return nil
+	}
+	out := make([]int32, len(d.f.names))
+	for s := range out {
+		out[s] = -1
+	}
+	for spec, n := range caps {
+		if places, ok := d.f.byName[spec]; ok {
+			out[d.f.specs[places[0]].nameIdx] = int32(min(max(n, 0), math.MaxInt32))
+		}
+	}
+	return out
+}
+
+// dropNoQuota leaves out of d.cand the places of the specs that project p has no quota on
+// and may not take g more cards of (its pools' no-quota rule); it reports whether it left
+// any out.
+func (d *decider) dropNoQuota(p, g int32) bool {
+	pq := &d.quota[p]
+	if pq.noq == nil {
+		return false
+	}
+	n := 0
+	for _, s := range d.cand {
+		if ns := d.f.specs[s].nameIdx; pq.noq[ns] < 0 || pq.bySpec[ns]+g <= pq.noq[ns] {
+			d.cand[n] = s
+			n++
+		}
+	}
+	dropped := n < len(d.cand)
+	d.cand = d.cand[:n]
+	return dropped
 }
 
 // overQuota reports whether g more cards of place s take project p past its quota, and why.
@@ -496,6 +538,10 @@ func (d *decider) placeOrBlock(i int32, main bool) bool {
 	p, g := st.proj, st.gpus
 	if st.service && !d.withinServiceCap(p, g) {
 		st.reason, st.detail = rQuota, 5
+		return false
+	}
+	if d.dropNoQuota(p, g) && len(d.cand) == 0 {
+		st.reason, st.detail = rQuota, 6
 		return false
 	}
 	places := len(d.cand)

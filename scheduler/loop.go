@@ -191,11 +191,11 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
-	quotas, err := l.quotas(ctx, now)
+	pools, err := l.store.ConfiguredPools(ctx)
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
-	pools, err := l.store.ConfiguredPools(ctx)
+	quotas, err := l.quotas(ctx, now, pools)
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
@@ -254,12 +254,21 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	return snap, reasons, nil
 }
 
-// quotas reads the quotas and this month's usage into Decide's quota states; nil when no
-// project has a quota.
-func (l *Loop) quotas(ctx context.Context, now time.Time) (map[string]QuotaState, error) {
+// quotas reads the quotas, this month's usage and the pools' rules for projects without a
+// quota into Decide's quota states; nil when no project has a quota and no pool restricts
+// projects without one.
+func (l *Loop) quotas(ctx context.Context, now time.Time, pools []models.ConfiguredPool) (map[string]QuotaState, error) {
 	quotas, err := l.store.Quotas(ctx, 0)
-	if err != nil || len(quotas) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	rules := models.NoQuotaRules(pools)
+	restricts := false
+	for _, r := range rules {
+		restricts = restricts || r.Cap() >= 0
+	}
+	if len(quotas) == 0 && !restricts {
+		return nil, nil
 	}
 	usage, err := l.store.UsageSeconds(ctx, models.MonthStart(now, l.cfg.Policy.Location), now)
 	if err != nil {
@@ -269,7 +278,7 @@ func (l *Loop) quotas(ctx context.Context, now time.Time) (map[string]QuotaState
 	if err != nil {
 		return nil, err
 	}
-	return QuotaStates(quotas, usage, names, now), nil
+	return QuotaStates(quotas, usage, names, rules, now), nil
 }
 
 // fairness returns each project's decayed card-hours, recomputed at most once a minute of

@@ -100,7 +100,7 @@ func TestQuotaStates(t *testing.T) {
 		{ProjectID: 2, Spec: "A", MaxGPUs: 4, BudgetCardHours: 10, StartsAt: now.Add(-48 * time.Hour), EndsAt: now.Add(-time.Hour)},
 	}
 	usage := map[int64]map[string]int64{1: {"A": 10 * 3600, "B": 3600}}
-	got := scheduler.QuotaStates(quotas, usage, map[int64]string{1: "vision", 2: "nlp"}, now)
+	got := scheduler.QuotaStates(quotas, usage, map[int64]string{1: "vision", 2: "nlp"}, nil, now)
 	v := got["vision"]
 	if v.MaxGPUs != 12 || v.MaxGPUsBySpec["A"] != 8 || !v.ExhaustedSpecs["A"] || v.BudgetExhausted || !v.Overflow || v.Guaranteed["A"] != 2 ||
 		v.MaxServiceGPUs != 6 || v.MaxServiceGPUsBySpec["A"] != 3 {
@@ -108,5 +108,42 @@ func TestQuotaStates(t *testing.T) {
 	}
 	if n := got["nlp"]; !n.ExhaustedSpecs["A"] || n.Guaranteed["A"] != 0 {
 		t.Errorf("QuotaStates(...)[nlp] = %+v, want an ended contract: exhausted, no guarantee", n)
+	}
+}
+
+// TestLoopNoQuotaLimit: the loop reads the pools' rule for projects without a quota: a
+// project with none holds at most the pool's limit of its spec, tick after tick.
+func TestLoopNoQuotaLimit(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	s := modelstest.SQLite(t, models.Options{})
+	modelstest.Node("n1").Pool("a100").A100s(8).Register(t, s, t0)
+	if _, err := s.SavePoolConfig(ctx, "a100", models.PoolConfig{Provider: "static", Spec: "A100-80G", GPUsPerNode: 8, MaxNodes: 1,
+		NoQuota: models.NoQuotaLimit, NoQuotaMaxGPUs: 3}, "admin", "", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EnsureProject(ctx, "vision", t0); err != nil {
+		t.Fatal(err)
+	}
+	loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: func() time.Time { return t0 },
+		NodeStaleAfter: 24 * time.Hour})
+	first, second := submit(t, s, 2, t0), submit(t, s, 2, t0)
+	for range 2 {
+		if _, err := loop.RunOnce(ctx, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if row, _ := s.TaskByID(ctx, first.ID); row.State != models.TaskStarting {
+		t.Errorf("first task %s, want starting", row.State)
+	}
+	if row, _ := s.TaskByID(ctx, second.ID); row.State != models.TaskQueued || !strings.Contains(row.Reason, "no-quota") {
+		t.Errorf("second task %s %q, want queued waiting: no quota, and the pool's limit of 3 reached", row.State, row.Reason)
+	}
+	view, err := loop.Queue(ctx, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := view.Use["vision"].Of("A100-80G"); got != 2 {
+		t.Errorf("vision holds %d A100 cards, want 2", got)
 	}
 }

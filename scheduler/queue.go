@@ -25,6 +25,12 @@ type QueueView struct {
 	// Capacity is the free capacity per spec (see FreeCapacity) once the tasks placed now
 	// hold their cards: what is left for the next task.
 	Capacity []SpecCapacity
+	// Use is the cards each project holds once the tasks placed now hold theirs (see
+	// QuotaUse), by project name: what the pages show against the project's quotas.
+	Use map[string]Use
+	// Bookings are the bookings holding cards now, with the cards their projects use and
+	// what they keep from others (see BookingHolds).
+	Bookings []BookingHold
 }
 
 // QueueEntry is one pending task of a QueueView.
@@ -68,19 +74,21 @@ func (l *Loop) keepView(snap Snapshot, plan Plan, now time.Time) {
 // NewQueueView lays out plan, the outcome of Decide(snap, now, pol), lane by lane.
 func NewQueueView(snap Snapshot, plan Plan, now time.Time, pol Policy) QueueView {
 	pol = pol.normalized()
-	after := snap
-	after.Running = slices.Clip(snap.Running)
-	for _, p := range plan.Placements {
-		after.Running = append(after.Running, Running{TaskID: p.TaskID, GPUIDs: p.GPUIDs})
-	}
-	v := QueueView{Now: now, Capacity: FreeCapacity(after),
-		Entries: make([]QueueEntry, 0, len(plan.Placements)+len(plan.Waiting))}
 	lane := make(map[int64]string, len(plan.Placements))
+	project := make(map[int64]string, len(plan.Placements))
 	if len(plan.Placements) > 0 {
 		for i := range snap.Pending {
 			lane[snap.Pending[i].ID] = laneNames[displayLane(&snap.Pending[i])]
+			project[snap.Pending[i].ID] = snap.Pending[i].Project
 		}
 	}
+	after := snap
+	after.Running = slices.Clip(snap.Running)
+	for _, p := range plan.Placements {
+		after.Running = append(after.Running, Running{TaskID: p.TaskID, Project: project[p.TaskID], GPUIDs: p.GPUIDs})
+	}
+	v := QueueView{Now: now, Capacity: FreeCapacity(after, now), Use: QuotaUse(after), Bookings: BookingHolds(after, now),
+		Entries: make([]QueueEntry, 0, len(plan.Placements)+len(plan.Waiting))}
 	for _, name := range laneNames {
 		for _, p := range plan.Placements {
 			if lane[p.TaskID] != name {

@@ -10,9 +10,25 @@ import (
 // spec) into what Decide checks, by project name. A quota outside its dates counts as an
 // exhausted budget: the contract has ended (到期) or not begun. A project may overflow when
 // any of its quotas in force allows it. A quota for all specs ("") limits the project's cards
-// of every spec together; its guarantee is not enforced (guarantees are per spec).
-func QuotaStates(quotas []models.Quota, usage map[int64]map[string]int64, names map[int64]string, now time.Time) map[string]QuotaState {
+// of every spec together; its guarantee is not enforced (guarantees are per spec). A spec a
+// project has no quota on (models.QuotaCovers) follows its pools' rule (rules, by spec; see
+// models.NoQuotaRules): refused or limited, it is capped in NoQuotaMaxGPUs.
+func QuotaStates(quotas []models.Quota, usage map[int64]map[string]int64, names map[int64]string,
+	rules map[string]models.NoQuotaRule, now time.Time) map[string]QuotaState {
 	out := make(map[string]QuotaState)
+	for id, name := range names {
+		for spec, r := range rules {
+			if r.Cap() < 0 || models.QuotaCovers(quotas, id, spec) {
+				continue
+			}
+			qs := out[name]
+			if qs.NoQuotaMaxGPUs == nil {
+				qs.NoQuotaMaxGPUs = map[string]int{}
+			}
+			qs.NoQuotaMaxGPUs[spec] = r.Cap()
+			out[name] = qs
+		}
+	}
 	for _, q := range quotas {
 		name, ok := names[q.ProjectID]
 		if !ok {

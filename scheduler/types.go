@@ -143,6 +143,11 @@ type QuotaState struct {
 	// does not pass it.
 	MaxServiceGPUs       int
 	MaxServiceGPUsBySpec map[string]int
+	// NoQuotaMaxGPUs caps, for each spec the project has no quota on whose pools restrict
+	// such projects (models.NoQuotaRules), the cards of it the project holds at once; 0
+	// keeps it off the spec. A spec not listed has no such cap. Overflow does not pass it:
+	// a task that fits no spec it may use waits with DetailNoQuota.
+	NoQuotaMaxGPUs map[string]int
 }
 
 // Policy is the scheduler's configuration. The zero value is usable: no off-peak gating, no
@@ -256,6 +261,9 @@ const (
 	// DetailServiceLimit: a service waits because its project's services hold the cards its
 	// quota lets services hold (QuotaState.MaxServiceGPUs).
 	DetailServiceLimit = "service-limit"
+	// DetailNoQuota: the project has no quota on the specs the task accepts, and their pools
+	// refuse such projects or let them hold no more cards (QuotaState.NoQuotaMaxGPUs).
+	DetailNoQuota = "no-quota"
 )
 
 // Waiting explains one task that does not start now.

@@ -10,6 +10,9 @@ type ProjectView struct {
 	Name   string
 	Role   string // lead, member, or "" for admins and finance
 	Quotas []QuotaView
+	// NoQuota are the specs of the fleet the project has no quota on, each with the pools'
+	// rule for it.
+	NoQuota []SpecAccess
 	// CanRequest is true when the viewer may ask for quota changes in this project.
 	CanRequest bool
 	// Reclaim is the project's idle-reclaim form, shown to its leads only; nil for others.
@@ -30,9 +33,12 @@ type ReclaimForm struct {
 
 // QuotaView is one quota with this month's use.
 type QuotaView struct {
-	Spec            string
-	MaxGPUs         int
-	InUseGPUs       int // cards the project holds now on the spec
+	Spec    string
+	MaxGPUs int
+	// LimitGPUs is the limit in force now (the temporary one while it holds): what InUseGPUs
+	// is shown against, as the scheduler admits against it.
+	LimitGPUs       int
+	InUseGPUs       int // cards the project holds now on the spec (scheduler.QuotaUse)
 	GuaranteedGPUs  int
 	BudgetCardHours int64
 	UsedCardHours   int64

@@ -20,6 +20,9 @@ const (
 	DetailGuaranteedShare = "guaranteed-share"
 	// DetailServiceLimit: the project's services hold the cards its quota lets them hold.
 	DetailServiceLimit = "service-limit"
+	// DetailNoQuota: the project has no quota on the task's specs, and their pools refuse
+	// it or let it hold no more.
+	DetailNoQuota = "no-quota"
 	// DetailBooked refines api.ReasonNoFreeGPUs: the free cards are booked by another project.
 	DetailBooked = "booked"
 	// DetailDataCheckSilent refines api.ReasonDataNotReady: the task's data check has not

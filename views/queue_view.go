@@ -48,6 +48,8 @@ func ReasonText(l phrase.Locale, r QueueRow) string {
 			return l.T("reason.quota_guaranteed")
 		case DetailServiceLimit:
 			return l.T("reason.quota_service")
+		case DetailNoQuota:
+			return l.T("reason.quota_no_quota")
 		}
 		return l.T("reason.quota")
 	case api.ReasonBehind:

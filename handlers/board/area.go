@@ -31,9 +31,8 @@ type Store interface {
 	NodePlace(ctx context.Context, id int64) (models.NodePlace, error)
 	GPUHistory(ctx context.Context, gpuIDs []int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	HeldBy(ctx context.Context, gpuIDs []int64, from, to time.Time) ([]models.Holding, error)
-	// Reservations holding cards, marked on the board.
+	// The windows of the reservations the scheduler holds cards for, marked on the board.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
-	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 }
 
 // New returns the area over store.

@@ -9,64 +9,56 @@ import (
 	boardview "kashi/views/board"
 )
 
-// markBookings adds the reservations holding cards now (from their spec's lead time before
-// the window, as the scheduler holds them) and marks free cards of each one's spec as held
-// for it: all its cards before the window, those its project does not use in it. The
-// scheduler holds cards of a spec, not particular ones; the board marks the first free ones
-// in its order. Marks follow the filter: a card not shown is not counted.
+// markBookings adds the bookings the scheduler holds cards for now (from their spec's lead
+// time before the window; scheduler.BookingHolds, kept with the queue) and marks free cards
+// of each one's spec as held for it: as many as it keeps from other projects (all its
+// cards before the window, those its project's cards do not fill in it), the count the
+// queue's capacity panel shows as booked. The scheduler holds cards of a spec, not
+// particular ones; the board marks the first free cards of ready nodes in its order. Marks
+// follow the filter: a card not shown is not marked. Each pool's summary counts its marked
+// cards.
 func (h *Handler) markBookings(ctx context.Context, d *boardview.BoardData, now time.Time) error {
 	rs, err := h.store.Reservations(ctx, now, now.Add(models.BookingHorizon))
 	if err != nil || len(rs) == 0 {
 		return err
 	}
-	pools, err := h.store.ConfiguredPools(ctx)
+	view, err := h.Sched.Queue(ctx, now)
 	if err != nil {
 		return err
 	}
+	windows := make(map[int64]models.ReservationRow, len(rs))
 	for _, r := range rs {
-		b := views.BoardBooking{Project: r.Project, Spec: r.Spec, Region: r.Region, GPUs: r.GPUs, Starts: r.StartsAt.In(now.Location()),
-			Ends: r.EndsAt.In(now.Location()), Occurrence: r.Occurrence, Occurrences: r.Occurrences}
-		b.HoldFrom = b.Starts.Add(-models.BookingLead(pools, r.Spec, r.Region))
-		if now.Before(b.HoldFrom) {
-			continue
-		}
-		d.Bookings = append(d.Bookings, b)
+		windows[r.ID] = r
 	}
+	owed := make([]int, len(view.Bookings))
+	for i, hb := range view.Bookings {
+		b := views.BoardBooking{Project: hb.Project, Spec: hb.Spec, Region: hb.Region, GPUs: hb.GPUs,
+			HoldFrom: hb.HoldFrom.In(now.Location()), Starts: hb.Starts.In(now.Location()), Ends: hb.Ends.In(now.Location()),
+			InUse: min(hb.GPUs, hb.InUse), Occurrence: 1, Occurrences: 1}
+		if r, ok := windows[hb.ID]; ok {
+			b.Occurrence, b.Occurrences = r.Occurrence, r.Occurrences
+		}
+		d.Bookings, owed[i] = append(d.Bookings, b), hb.Owed
+	}
+	booked := make(map[string]int)
 	for i := range d.Bookings {
 		b := &d.Bookings[i]
-		if b.Open(now) {
-			b.InUse = min(b.GPUs, heldOfSpec(d.Nodes, b.Project, *b))
-		}
-		want := b.GPUs - b.InUse
 		for n := range d.Nodes {
-			if !b.Covers(d.Nodes[n]) {
+			if !b.Covers(d.Nodes[n]) || d.Nodes[n].State != models.NodeReady {
 				continue
 			}
 			for g := range d.Nodes[n].GPUs {
 				c := &d.Nodes[n].GPUs[g]
-				if b.HeldFree < want && !c.Held && c.BookedBy == 0 && c.State == models.GPUFree {
+				if b.HeldFree < owed[i] && !c.Held && c.BookedBy == 0 && c.State == models.GPUFree {
 					c.BookedBy = i + 1
 					b.HeldFree++
+					booked[d.Nodes[n].Pool]++
 				}
 			}
 		}
 	}
-	return nil
-}
-
-// heldOfSpec counts the cards of the booking's spec (and region) that project's tasks hold
-// among nodes.
-func heldOfSpec(nodes []views.BoardNode, project string, b views.BoardBooking) int {
-	n := 0
-	for _, node := range nodes {
-		if !b.Covers(node) {
-			continue
-		}
-		for _, g := range node.GPUs {
-			if g.Held && g.Project == project {
-				n++
-			}
-		}
+	for i := range d.Pools {
+		d.Pools[i].Booked = booked[d.Pools[i].Name]
 	}
-	return n
+	return nil
 }

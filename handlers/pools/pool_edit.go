@@ -49,8 +49,8 @@ func (h *Handler) PoolEdit(c echo.Context) error {
 	return handlers.Render(c, http.StatusOK, poolsview.PoolEdit(l, d))
 }
 
-// PoolSave stores the form as the pool's new configuration version and wakes the scaling
-// loop. A bad field brings the form back (422) with the message beside the field.
+// PoolSave stores the form as the pool's new configuration version and wakes the loops. A
+// bad field brings the form back (422) with the message beside the field.
 // POST /pools/:name.
 func (h *Handler) PoolSave(c echo.Context) error {
 	name, err := poolName(c)
@@ -87,7 +87,7 @@ func (h *Handler) PoolSave(c echo.Context) error {
 }
 
 // PoolRollback makes an earlier version the pool's configuration again, as a new version,
-// and wakes the scaling loop. POST /pools/:name/rollback/:version.
+// and wakes the loops. POST /pools/:name/rollback/:version.
 func (h *Handler) PoolRollback(c echo.Context) error {
 	name, err := poolName(c)
 	if err != nil {
@@ -122,7 +122,7 @@ func (h *Handler) PoolRollback(c echo.Context) error {
 	if err := h.store.Audit(ctx, h.Now(), handlers.Who(c).User.Name, auditPoolConfig, nil, "pool "+name, before.Config, saved.Config); err != nil {
 		return err
 	}
-	h.wakeScaler()
+	h.wakeLoops()
 	return c.Redirect(http.StatusSeeOther, "/pools/"+url.PathEscape(name)+"/edit?rolled="+strconv.Itoa(version))
 }
 

@@ -3,6 +3,7 @@ package pools
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,8 @@ func poolFieldView(f models.PoolField) poolsview.PoolField {
 	switch f.Kind {
 	case models.PoolText:
 		v.Kind = poolsview.PoolInputText
+	case models.PoolChoice:
+		v.Kind, v.Choices = poolsview.PoolInputChoice, f.Choices
 	case models.PoolSwitch:
 		v.Kind = poolsview.PoolInputCheck
 	case models.PoolCount:
@@ -119,6 +122,11 @@ func parseSetting(f models.PoolField, raw string) (any, string) {
 	var x float64
 	switch f.Kind {
 	case models.PoolText:
+		return raw, ""
+	case models.PoolChoice:
+		if raw != "" && !slices.Contains(f.Choices, raw) {
+			return nil, poolsview.FormErrChoice
+		}
 		return raw, ""
 	case models.PoolSwitch:
 		return raw != "", ""

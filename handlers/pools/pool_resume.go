@@ -54,6 +54,6 @@ func (h *Handler) resumePool(c echo.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	h.wakeScaler()
+	h.wakeLoops()
 	return nil
 }

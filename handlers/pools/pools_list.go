@@ -252,8 +252,8 @@ func (h *Handler) poolAnswer(c echo.Context, name string) error {
 // auditPoolConfig is the audit action of a pool configuration change.
 const auditPoolConfig = "pool-config"
 
-// savePool stores cfg as the pool's configuration; a change is audited and wakes the scaling
-// loop. changed is false when cfg equals the current configuration (no version is added).
+// savePool stores cfg as the pool's configuration; a change is audited and wakes the loops.
+// changed is false when cfg equals the current configuration (no version is added).
 func (h *Handler) savePool(c echo.Context, name string, cfg models.PoolConfig, note string) (saved models.ConfiguredPool, changed bool, err error) {
 	ctx := c.Request().Context()
 	before, _, err := h.configuredPool(ctx, name)
@@ -273,7 +273,7 @@ func (h *Handler) savePool(c echo.Context, name string, cfg models.PoolConfig, n
 	if err := h.store.Audit(ctx, h.Now(), handlers.Who(c).User.Name, auditPoolConfig, nil, "pool "+name, old, saved.Config); err != nil {
 		return saved, true, err
 	}
-	h.wakeScaler()
+	h.wakeLoops()
 	return saved, true, nil
 }
 
@@ -291,11 +291,13 @@ func (h *Handler) configuredPool(ctx context.Context, name string) (models.Confi
 	return models.ConfiguredPool{}, false, nil
 }
 
-// wakeScaler wakes the scaling loop, when one is wired.
-func (h *Handler) wakeScaler() {
+// wakeLoops wakes the scaling loop, when one is wired, and the scheduler: a pool's change
+// may change its size or what projects without a quota may use of its spec.
+func (h *Handler) wakeLoops() {
 	if h.Cfg.ScaleTrigger != nil {
 		h.Cfg.ScaleTrigger()
 	}
+	h.Sched.Trigger()
 }
 
 // poolName is the :name path parameter. The router matches the raw path when the URL has

@@ -31,7 +31,6 @@ type Store interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	SetQuota(ctx context.Context, actor string, q models.Quota, now time.Time) (models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
-	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	CreateQuotaRequest(ctx context.Context, by models.User, projectID int64, spec, kind string, c models.QuotaChange, reason string, now time.Time) (models.QuotaRequest, error)
 	DecideQuotaRequest(ctx context.Context, by models.User, id int64, approve bool, comment string, now time.Time) (models.QuotaRequest, error)
 	QuotaRequests(ctx context.Context, projectIDs []int64, state string) ([]models.QuotaRequestRow, error)

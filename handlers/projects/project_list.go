@@ -9,6 +9,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/scheduler"
 )
 
 // quotaJSON is a quota in the API.
@@ -17,9 +18,15 @@ type quotaJSON struct {
 	MaxGPUs        int    `json:"max_gpus"`
 	GuaranteedGPUs int    `json:"guaranteed_gpus"`
 	// MaxServiceGPUs caps the cards the project's services hold; 0 for no cap of their own.
-	MaxServiceGPUs  int        `json:"max_service_gpus"`
-	BudgetCardHours int64      `json:"budget_card_hours"`
-	UsedCardHours   float64    `json:"used_card_hours"`
+	MaxServiceGPUs  int     `json:"max_service_gpus"`
+	BudgetCardHours int64   `json:"budget_card_hours"`
+	UsedCardHours   float64 `json:"used_card_hours"`
+	// InUseGPUs is the cards the project holds now that count against the quota: of its
+	// spec, or of every spec for a quota of all specs, as the scheduler counts them
+	// (scheduler.QuotaUse); LimitGPUs the limit they are admitted against now (the
+	// temporary one while it is in force).
+	InUseGPUs       int        `json:"in_use_gpus"`
+	LimitGPUs       int        `json:"limit_gpus"`
 	StartsAt        time.Time  `json:"starts_at"`
 	EndsAt          time.Time  `json:"ends_at"`
 	OverflowAllowed bool       `json:"overflow_allowed"`
@@ -72,6 +79,10 @@ func (h *Handler) projects(c echo.Context) ([]projectJSON, error) {
 	if err != nil {
 		return nil, err
 	}
+	use, err := h.quotaUse(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := []projectJSON{}
 	for _, pr := range all {
 		if !p.SeesBills(pr.ID) {
@@ -84,7 +95,7 @@ func (h *Handler) projects(c echo.Context) ([]projectJSON, error) {
 		}
 		for _, q := range quotas {
 			if q.ProjectID == pr.ID {
-				pj.Quotas = append(pj.Quotas, toQuotaJSON(q, usage[pr.ID]))
+				pj.Quotas = append(pj.Quotas, toQuotaJSON(q, usage[pr.ID], use[pr.Name], h.Now()))
 			}
 		}
 		out = append(out, pj)
@@ -98,8 +109,17 @@ func (h *Handler) monthUsage(ctx context.Context) (map[int64]map[string]int64, e
 	return h.store.UsageSeconds(ctx, models.MonthStart(now, h.Loc()), now)
 }
 
-// toQuotaJSON is a quota with the card-hours its project used this month (used: by spec).
-func toQuotaJSON(q models.Quota, used map[string]int64) quotaJSON {
+// quotaUse is the cards each project holds now, by project name, as the scheduler counts
+// them against its quotas: the one count (scheduler.QuotaUse) that every page showing a
+// quota in use reads, kept with the queue by the scheduler's last tick.
+func (h *Handler) quotaUse(ctx context.Context) (map[string]scheduler.Use, error) {
+	v, err := h.Sched.Queue(ctx, h.Now())
+	return v.Use, err
+}
+
+// toQuotaJSON is a quota with the card-hours its project used this month (used: by spec)
+// and the cards it holds at now (inUse) against its limit then.
+func toQuotaJSON(q models.Quota, used map[string]int64, inUse scheduler.Use, now time.Time) quotaJSON {
 	sec := used[q.Spec]
 	if q.Spec == "" {
 		sec = 0
@@ -109,7 +129,7 @@ func toQuotaJSON(q models.Quota, used map[string]int64) quotaJSON {
 	}
 	days, pcts := q.Reminders()
 	return quotaJSON{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, MaxServiceGPUs: q.MaxServiceGPUs,
-		BudgetCardHours: q.BudgetCardHours, UsedCardHours: float64(sec) / 3600, StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
+		BudgetCardHours: q.BudgetCardHours, UsedCardHours: float64(sec) / 3600, InUseGPUs: inUse.Of(q.Spec), LimitGPUs: q.Limit(now), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
 		OverflowRateFen: q.OverflowRateFen, OverrideMaxGPUs: q.OverrideMaxGPUs, OverrideBegins: q.OverrideBegins, OverrideEnds: q.OverrideEnds,
 		RemindEndDays: emptyIfNil(days), RemindBudgetPcts: emptyIfNil(pcts)}
 }

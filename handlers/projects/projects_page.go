@@ -1,7 +1,9 @@
 package projects
 
 import (
+	"context"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -57,24 +59,24 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 		return projectsview.ProjectsData{}, err
 	}
 	d := projectsview.ProjectsData{Now: h.Now().In(h.Loc()), Form: form}
-	gpus, err := h.store.BoardGPUs(c.Request().Context(), models.BoardFilter{})
+	access, err := h.noQuotaAccess(c.Request().Context())
 	if err != nil {
 		return d, err
 	}
-	held := handlers.GPUsInUse(gpus)
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
 		if p.Leads(pj.ID) {
 			pv.Reclaim = reclaimFormOf(pj.Reclaim)
 		}
 		for _, q := range pj.Quotas {
-			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, InUseGPUs: handlers.InUseOf(q.Spec, held[pj.Name]), GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
+			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, LimitGPUs: q.LimitGPUs, InUseGPUs: q.InUseGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
 				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}
 			if q.OverrideEnds != nil && q.OverrideEnds.After(h.Now()) {
 				qv.OverrideMaxGPUs, qv.OverrideEnds = q.OverrideMaxGPUs, q.OverrideEnds
 			}
 			pv.Quotas = append(pv.Quotas, qv)
 		}
+		pv.NoQuota = access(pj.ID, pj.Name)
 		d.Projects = append(d.Projects, pv)
 	}
 	if d.Regions, err = h.store.PoolRegions(c.Request().Context()); err != nil {
@@ -93,6 +95,43 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 		}
 	}
 	return d, nil
+}
+
+// noQuotaAccess reads what the projects page needs to say, for each project, what it may use
+// of each spec of the fleet it has no quota on (the pools' rule, models.SpecAccesses) and
+// how many cards of it it holds; the returned function says it for one project.
+func (h *Handler) noQuotaAccess(ctx context.Context) (func(id int64, name string) []views.SpecAccess, error) {
+	quotas, err := h.store.Quotas(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := h.store.ConfiguredPools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, specs, _, err := h.store.BoardOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pools {
+		specs = append(specs, p.Spec)
+	}
+	slices.Sort(specs)
+	specs = slices.Compact(specs)
+	use, err := h.quotaUse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rules, now := models.NoQuotaRules(pools), h.Now()
+	return func(id int64, name string) []views.SpecAccess {
+		var open []models.SpecAccess
+		for _, a := range models.SpecAccesses(quotas, id, specs, rules, now) {
+			if !a.Quota {
+				open = append(open, a)
+			}
+		}
+		return handlers.SpecAccessViews(open, use[name])
+	}, nil
 }
 
 // requestView shows a request on a page.

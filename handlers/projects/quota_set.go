@@ -8,6 +8,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/scheduler"
 )
 
 // quotaRequestBody is the body of POST /api/v1/projects/:id/quotas.
@@ -49,11 +50,26 @@ func (h *Handler) QuotaSet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	usage, err := h.monthUsage(c.Request().Context())
+	ctx := c.Request().Context()
+	usage, err := h.monthUsage(ctx)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toQuotaJSON(saved, usage[id]))
+	use, err := h.quotaUse(ctx)
+	if err != nil {
+		return err
+	}
+	all, err := h.store.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	var inUse scheduler.Use
+	for _, pr := range all {
+		if pr.ID == id {
+			inUse = use[pr.Name]
+		}
+	}
+	return c.JSON(http.StatusOK, toQuotaJSON(saved, usage[id], inUse, h.Now()))
 }
 
 // setQuota stores a quota and wakes the scheduler.

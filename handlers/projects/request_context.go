@@ -20,13 +20,14 @@ type requestWorld struct {
 	monthAt time.Time // the billing month's end
 	quotas  []models.Quota
 	usage   map[int64]map[string]int64
+	use     map[string]scheduler.Use // cards held now, by project name
 	active  map[int64]models.TaskRow
 	quota   []scheduler.QueueEntry // queue entries waiting on quota
 	prices  []models.Price
 }
 
-// loadRequestWorld reads quotas, this month's use, the active tasks, the queue and the
-// month's prices.
+// loadRequestWorld reads quotas, this month's use, the active tasks, the queue (with the
+// cards each project holds, as the scheduler counts them) and the month's prices.
 func (h *Handler) loadRequestWorld(ctx context.Context) (requestWorld, error) {
 	now := h.Now()
 	start := models.MonthStart(now, h.Loc())
@@ -49,6 +50,7 @@ func (h *Handler) loadRequestWorld(ctx context.Context) (requestWorld, error) {
 	if err != nil {
 		return w, err
 	}
+	w.use = view.Use
 	for _, e := range view.Entries {
 		if e.Reason == scheduler.ReasonQuota {
 			w.quota = append(w.quota, e)
@@ -77,13 +79,9 @@ func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) 
 		}
 	}
 	x.MonthCardHours /= 3600
+	x.InUse = w.use[r.Project].Of(q.Spec)
 	matches := func(t models.TaskRow) bool {
 		return t.ProjectID == r.ProjectID && (q.Spec == "" || t.Spec == "" || t.Spec == q.Spec)
-	}
-	for _, t := range w.active {
-		if matches(t) && (t.State == models.TaskStarting || t.State == models.TaskRunning) {
-			x.InUse += t.GPUs
-		}
 	}
 	for _, e := range w.quota {
 		if t, ok := w.active[e.TaskID]; ok && matches(t) {

@@ -33,7 +33,6 @@ type Store interface {
 	Quotas(ctx context.Context, projectID int64) ([]models.Quota, error)
 	UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error)
 	ActiveTasks(ctx context.Context) ([]models.TaskRow, error)
-	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	Projects(ctx context.Context) ([]models.Project, error)
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
@@ -57,6 +56,8 @@ type Store interface {
 	TemplateByID(ctx context.Context, id int64) (models.TaskTemplate, error)
 	ProjectByID(ctx context.Context, id int64) (models.Project, error)
 	PoolRegions(ctx context.Context) ([]string, error)
+	// What a project without a quota may use of each spec, for the submit form.
+	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	// Templates, their versions and schedules.
 	CreateTemplate(ctx context.Context, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)
 	UpdateTemplate(ctx context.Context, id int64, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)

@@ -3,6 +3,7 @@ package tasks
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -122,11 +123,8 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 	})
 	for _, c := range st.view.Capacity {
 		d.Capacity = append(d.Capacity, tasksview.SpecCapacity(c))
-		if !slices.Contains(form.Specs, c.Spec) {
-			form.Specs = append(form.Specs, c.Spec)
-		}
 	}
-	slices.Sort(form.Specs)
+	form.Specs = capacitySpecs(st.view, form.Specs)
 	if form.Regions, err = h.store.PoolRegions(ctx); err != nil {
 		return tasksview.QueueData{}, err
 	}
@@ -141,11 +139,52 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 			return tasksview.QueueData{}, err
 		}
 	}
+	if slices.Contains(form.Projects, form.Values.Project) {
+		if form.Access, err = h.specAccess(ctx, st.view, form.Values.Project, form.Specs, now); err != nil {
+			return tasksview.QueueData{}, err
+		}
+	}
 	form.ShortMax, form.LongMax = h.Cfg.TaskLimits.ShortMaxRuntime, h.Cfg.TaskLimits.LongMaxRuntime
 	form.PathChecks = len(h.store.DataRoots()) > 0
 	form.Priorities = models.Priorities
 	d.Form = form
 	return d, nil
+}
+
+// capacitySpecs are the specs the submit form offers: those with cards (the view's
+// capacity), with specs (the ones already ticked) kept, in name order.
+func capacitySpecs(view scheduler.QueueView, specs []string) []string {
+	for _, c := range view.Capacity {
+		if !slices.Contains(specs, c.Spec) {
+			specs = append(specs, c.Spec)
+		}
+	}
+	slices.Sort(specs)
+	return specs
+}
+
+// specAccess says what project may use of each of specs at now (models.SpecAccesses, as
+// submit and the scheduler apply it), with the cards of each it holds in view; nil for no
+// project or an unknown one (the form says what is wrong with it).
+func (h *Handler) specAccess(ctx context.Context, view scheduler.QueueView, project string, specs []string, now time.Time) ([]views.SpecAccess, error) {
+	if project == "" {
+		return nil, nil
+	}
+	p, err := h.store.ProjectByName(ctx, project)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	quotas, err := h.store.Quotas(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := h.store.ConfiguredPools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return handlers.SpecAccessViews(models.SpecAccesses(quotas, p.ID, specs, models.NoQuotaRules(pools), now), view.Use[project]), nil
 }
 
 // lastProject is the project a new form preselects: the only one the caller may submit to,

@@ -35,7 +35,11 @@ func (h *Handler) QueueList(c echo.Context) error {
 			ReasonDetail: row.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
 	}
 	for _, cp := range st.view.Capacity {
-		out.Capacity = append(out.Capacity, api.Capacity(cp))
+		c := api.Capacity(cp)
+		if c.BookedFor == nil {
+			c.BookedFor = []string{}
+		}
+		out.Capacity = append(out.Capacity, c)
 	}
 	return c.JSON(http.StatusOK, out)
 }

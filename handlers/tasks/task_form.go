@@ -102,6 +102,17 @@ func (h *Handler) TaskFormValidate(c echo.Context) error {
 		status = http.StatusUnprocessableEntity
 	}
 	f := tasksview.TaskForm{Values: vals, Errors: problems, Checked: true, Priorities: models.Priorities}
+	// What the project (perhaps another since the last answer) may use of each spec.
+	if h.canSubmit(c, vals.Project) == nil {
+		now := h.Now()
+		view, err := h.Sched.Queue(c.Request().Context(), now)
+		if err != nil {
+			return err
+		}
+		if f.Access, err = h.specAccess(c.Request().Context(), view, vals.Project, capacitySpecs(view, vals.Specs), now); err != nil {
+			return err
+		}
+	}
 	// A valid form that names its project and cards gets a dry run, when the caller may
 	// submit to the project.
 	if len(problems) == 0 && vals.Project != "" && vals.GPUs != "" && h.canSubmit(c, vals.Project) == nil {

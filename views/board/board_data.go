@@ -68,6 +68,7 @@ type PoolSummary struct {
 	Busy        int // held and not idle
 	IdleHeld    int // held, utilization under the idle threshold
 	Free        int // not held by any task
+	Booked      int // of Free, marked as kept for a booking (BoardGPU.BookedBy)
 	Stale       int // no recent reading, held or not
 	MeanUtil    int // percent, over all cards of the pool
 	MemUsedMiB  int64

@@ -190,6 +190,9 @@ type PoolField struct {
 	// for, in Unit, "" when 0 means 0.
 	Min, Max string
 	Default  string
+	// Choices are a PoolInputChoice's values, the default first; each is labelled by the
+	// catalog key LabelKey + "." + the value.
+	Choices []string
 }
 
 // Kinds of configuration inputs, the values of PoolField.Kind.
@@ -199,6 +202,8 @@ const (
 	// PoolInputCount takes a whole number, PoolInputNumber decimals too.
 	PoolInputCount  = "count"
 	PoolInputNumber = "number"
+	// PoolInputChoice picks one of the field's Choices.
+	PoolInputChoice = "choice"
 )
 
 // Units of pool settings, the values of PoolField.Unit.
@@ -216,6 +221,8 @@ const (
 	FormErrRange = "range"
 	// FormErrYuan: the amount is not yuan with at most two decimals.
 	FormErrYuan = "yuan"
+	// FormErrChoice: the value is none of its PoolField's Choices.
+	FormErrChoice = "choice"
 	// FormErrRule: a rule of the flavor choice, Text its code (FlavorErr*) and
 	// Args its numbers.
 	FormErrRule = "rule"

@@ -344,6 +344,8 @@ func valueText(l phrase.Locale, f PoolField, v string) string {
 		return l.T("poolform.on")
 	case f.Kind == PoolInputCheck:
 		return l.T("poolform.off")
+	case f.Kind == PoolInputChoice:
+		return choiceText(l, f, v)
 	case f.Kind == PoolInputText && v == "":
 		return `""`
 	case f.Unit == UnitPercent:
@@ -354,6 +356,14 @@ func valueText(l phrase.Locale, f PoolField, v string) string {
 		return v + " " + unitText(l, f.Unit)
 	}
 	return v
+}
+
+// choiceText names a choice of the setting; "" is its default, the first.
+func choiceText(l phrase.Locale, f PoolField, v string) string {
+	if v == "" && len(f.Choices) > 0 {
+		v = f.Choices[0]
+	}
+	return l.T(f.LabelKey + "." + v)
 }
 
 // inputStep is the step attribute of a number input.
@@ -387,6 +397,12 @@ func poolErr(l phrase.Locale, fd PoolField, e views.FormError) string {
 	switch {
 	case e.Code == FormErrYuan:
 		return l.T("poolform.err.yuan")
+	case e.Code == FormErrChoice:
+		var names []string
+		for _, c := range fd.Choices {
+			names = append(names, choiceText(l, fd, c))
+		}
+		return l.T("poolform.err.choice", strings.Join(names, l.T("poolform.choice_sep")))
 	case e.Code == FormErrRule:
 		return ruleText(l, e)
 	case e.Code != FormErrRange:

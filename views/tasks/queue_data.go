@@ -36,14 +36,17 @@ type RunningTask struct {
 	StartedAt time.Time
 }
 
-// SpecCapacity is one spec's cards: what is free now and the largest block on one node, and
-// the short lane's reserve (cards of nodes only short tasks take) with how many are in use.
+// SpecCapacity is one spec's cards: what is free now (net of bookings) and the largest block
+// on one node, the free cards bookings keep for their projects, and the short lane's reserve
+// (cards of nodes only short tasks take) with how many are in use.
 type SpecCapacity struct {
 	Spec             string
 	Region           string
 	Total            int
 	Held             int
 	Free             int
+	Booked           int
+	BookedFor        []string
 	LargestFree      int
 	ShortReserve     int
 	ShortReserveHeld int
@@ -77,6 +80,9 @@ type TaskForm struct {
 	Priorities []string
 	// Regions are the regions pools are in, the choices of the regions group.
 	Regions []string
+	// Access says what the chosen project may use of each of Specs: its quota, else the
+	// pools' rule for projects without one; nil before a project is chosen.
+	Access []views.SpecAccess
 	// ShortMax and LongMax are the lanes' runtime limits, for the help text.
 	ShortMax, LongMax time.Duration
 	// PathChecks is true when the server checks paths (it has data roots); otherwise the data

@@ -168,3 +168,12 @@ func dataCheckHelp(l phrase.Locale, f TaskForm) string {
 	}
 	return l.T("form.help.data_check_url")
 }
+
+// accessPolicy names what a spec's access rests on: "quota", else the pools' rule for a
+// project without one (views.NoQuota*).
+func accessPolicy(a views.SpecAccess) string {
+	if a.Quota {
+		return "quota"
+	}
+	return a.Policy
+}

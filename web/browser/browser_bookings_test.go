@@ -14,7 +14,8 @@ import (
 )
 
 // TestBrowserBookings shows, in both languages at desktop and phone sizes, a reservation in
-// its window: the board's booked cards (card view and grid), the pools chart's band and list, the bill's unused
+// its window: the board's booked cards (card view and grid) and its pool summary's count, the queue's free
+// capacity with the booked cards, the pools chart's band and list, the bill's unused
 // booked hours, the pool form's rule and the request form's repeat; no page scrolls sideways on the phone.
 func TestBrowserBookings(t *testing.T) {
 	t.Parallel()
@@ -49,7 +50,8 @@ func TestBrowserBookings(t *testing.T) {
 		t.Fatal(err)
 	}
 	pages := []shotPage{
-		{"board", "/", `[data-testid=board-bookings]`},
+		{"board", "/", `[data-testid=pool-booked]`},
+		{"queue", "/queue", `[data-testid=capacity-booked]`},
 		{"grid", "/?view=grid", `[data-testid=legend-state][data-state=booked]`},
 		{"pools", "/pools?range=6h", `[data-testid=pool-bookings]`},
 		{"bill", "/bills/vision/2026-03", `[data-testid=bookings]`},
