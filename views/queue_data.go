@@ -50,6 +50,8 @@ type QueueRow struct {
 	ReasonSpec string // for no-free-gpus and no-such-capacity; "" is any
 	Ahead      int64  // for behind: the task holding the reservation
 	Detail     string // for quota
+	// Quota is the limit a task waiting on its project's concurrent limit waits on.
+	Quota *api.QuotaWait
 }
 
 // Form error codes, the values of FormError.Code.

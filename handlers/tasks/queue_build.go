@@ -106,7 +106,7 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 			Project: r.Project, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.SpecList(), Priority: r.Priority,
 			EstGPUHours: r.EstGPUHours, DataReady: r.DataReady, SubmittedAt: r.SubmittedAt, ETAP50: e.ETAP50,
 			ETAP90: e.ETAP90, Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail,
-			PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
+			Quota: quotaWait(e.Quota), PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
 	}
 	for _, r := range st.rows {
 		if r.State != models.TaskStarting && r.State != models.TaskRunning {
@@ -163,4 +163,12 @@ func (h *Handler) lastProject(ctx context.Context, who *handlers.Principal, runn
 		return "", err
 	}
 	return last[0].Project, nil
+}
+
+// quotaWait is the limit a task waits on as the API and the pages show it; nil for none.
+func quotaWait(q *scheduler.QuotaWait) *api.QuotaWait {
+	if q == nil {
+		return nil
+	}
+	return &api.QuotaWait{Spec: q.Spec, Limit: q.Limit, InUse: q.InUse, Needs: q.Needs}
 }

@@ -29,7 +29,8 @@ func (h *Handler) QueueList(c echo.Context) error {
 		}
 		out.Tasks = append(out.Tasks, api.QueueEntry{Task: tj, Position: e.Position, Lane: e.Lane,
 			ETAP50: etaJSON(e.ETAP50), ETAP90: etaJSON(e.ETAP90), Reason: api.WaitReason(e.Reason), ReasonText: e.String(),
-			ReasonDetail: e.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
+			ReasonDetail: e.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy,
+			Quota: quotaWait(e.Quota)})
 	}
 	for _, cp := range st.view.Capacity {
 		out.Capacity = append(out.Capacity, api.Capacity(cp))

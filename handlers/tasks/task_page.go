@@ -177,8 +177,8 @@ func (h *Handler) taskWait(ctx context.Context, t models.TaskRow, now time.Time)
 	}
 	for e, r := range st.entries {
 		if r.ID == t.ID {
-			return &views.QueueRow{Position: e.Position, TaskID: r.ID, ETAP50: e.ETAP50, ETAP90: e.ETAP90,
-				Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail}, nil
+			return &views.QueueRow{Position: e.Position, TaskID: r.ID, Project: r.Project, ETAP50: e.ETAP50, ETAP90: e.ETAP90,
+				Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail, Quota: quotaWait(e.Quota)}, nil
 		}
 	}
 	return nil, nil
