@@ -20,13 +20,13 @@ type replayConfig struct {
 func parseReplay(args []string, getenv func(string) string, stderr io.Writer) (replayConfig, error) {
 	var c replayConfig
 	f := newFlags("replay", getenv, stderr)
-	f.String(&c.Trace, "trace", "", "the trace, CSV: job_id, submit_ts, gpus, duration_s or start_ts and end_ts; optional group, spec")
+	f.String(&c.Trace, "trace", "", "the trace, CSV: job_id, submit_ts, gpus, duration_s or start_ts and end_ts; optional group, spec, est_s, max_runtime_s, queue")
 	f.String(&c.Config, "config", "", "YAML fleet file (pools, elastic ones with a scale section); else --nodes and --gpus-per-node")
 	f.Int(&c.Nodes, "nodes", 0, "a fixed fleet of this many nodes (without --config)")
 	f.Int(&c.GPUsPerNode, "gpus-per-node", 8, "GPUs per node of the fixed fleet")
 	f.Int64(&c.RateFen, "rate-fen", 0, "what one card-hour of the fixed fleet costs, in fen")
 	f.String(&c.Policy, "policy", replay.PolicyKashi, "kashi (the production scheduler) or fifo (strict first-in first-out)")
-	f.String(&c.Estimates, "estimates", replay.EstimatesExact, "what tasks declare of their runtime: exact or none")
+	f.String(&c.Estimates, "estimates", replay.EstimatesExact, "what tasks declare of their runtime: exact, none or declared (the trace's est_s, max_runtime_s and queue)")
 	f.String(&c.Out, "out", "", "where to write the result JSON (a sweep writes an array)")
 	f.String(&c.JobsOut, "jobs-out", "", "where to write one CSV line per job: job_id,submit_ts,start_ts,end_ts,gpus,nodes")
 	f.String(&c.Sweep, "sweep", "", "replay every combination, e.g. 'scale_up_mem=0.7,0.8,0.9;cooldown=5m,10m', and print a table")
@@ -94,6 +94,10 @@ func runReplay(args []string, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	if err := os.WriteFile(c.Out, body, 0o644); err != nil {
+		return err
+	}
+	setting := replay.Setting{{Name: "policy", Value: res.Policy}, {Name: "estimates", Value: opt.Estimates}}
+	if err := replay.WriteTable(stdout, []replay.SweepRow{{Setting: setting.String(), Result: res}}); err != nil {
 		return err
 	}
 	if c.JobsOut != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,6 +46,40 @@ func TestReplayCommand(t *testing.T) {
 	}
 	if n := bytes.Count(lines, []byte("\n")); n != 2492 {
 		t.Errorf("jobs file has %d lines, want 2492", n)
+	}
+}
+
+// TestReplayPrintsTheEstimatesScore: one replay prints its row of the sweep's table, the
+// score of the queue's estimates of start among its columns, as its result JSON has them.
+func TestReplayPrintsTheEstimatesScore(t *testing.T) {
+	var stdout strings.Builder
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := []string{"replay", "--trace", openbTrace, "--nodes", "3", "--out", out}
+	if err := run(context.Background(), args, func(string) string { return "" }, &stdout, io.Discard); err != nil {
+		t.Fatalf("run(%q) = %v", args, err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "p50_within_25pct") || !strings.Contains(lines[0], "by_p90") ||
+		!strings.Contains(lines[1], "policy=kashi estimates=exact") {
+		t.Fatalf("output:\n%s", stdout.String())
+	}
+	body, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		ETA struct {
+			Tasks     int     `json:"tasks"`
+			P50Within float64 `json:"p50_within_25pct"`
+			ByP90     float64 `json:"started_by_p90"`
+		} `json:"eta"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatal(err)
+	}
+	within := fmt.Sprintf(" %.0f%% ", 100*res.ETA.P50Within)
+	if res.ETA.Tasks == 0 || !strings.Contains(lines[1], fmt.Sprintf(" %d ", res.ETA.Tasks)) || !strings.Contains(lines[1], within) {
+		t.Errorf("printed %q, want the result's score %+v", lines[1], res.ETA)
 	}
 }
 

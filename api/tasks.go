@@ -209,6 +209,19 @@ type QueueEntry struct {
 	PlaceSpec   string `json:"place_spec,omitempty"`
 	PlaceRegion string `json:"place_region,omitempty"`
 	PlaceWhy    string `json:"place_why,omitempty"`
+	// Quota says which limit and by how much, for a task waiting on its project's concurrent
+	// limit (reason quota, reason_detail concurrent-limit); absent otherwise.
+	Quota *QuotaWait `json:"quota,omitempty"`
+}
+
+// QuotaWait is the concurrent limit a task waits on: of Spec ("" for every spec together),
+// Limit cards, InUse of them held by the project now; the task needs Needs more than the
+// limit leaves.
+type QuotaWait struct {
+	Spec  string `json:"spec"`
+	Limit int    `json:"limit"`
+	InUse int    `json:"in_use"`
+	Needs int    `json:"needs"`
 }
 
 // Capacity is one spec's free capacity in a region.

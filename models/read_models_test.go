@@ -59,8 +59,8 @@ func TestReadModelsFillEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The first task holds GPU 0, so the second's cards have indices that are not 0.
-		first := modelstest.Task("vision", "eval").Spec("A100-80G").Owner("li").Create(t, s, t0)
-		fromTpl := modelstest.Task("vision", "train").GPUs(4).Spec("A100-80G").Owner("mia").New()
+		first := modelstest.Task("vision", "eval").Spec("A100-80G").Owner("li").Estimate(1, time.Hour).Create(t, s, t0)
+		fromTpl := modelstest.Task("vision", "train").GPUs(4).Spec("A100-80G").Owner("mia").Estimate(8, 4*time.Hour).New()
 		fromTpl.TemplateID, fromTpl.TemplateVersion = tpl.ID, tpl.Version
 		task, _, err := s.CreateTask(ctx, fromTpl, models.DefaultTaskLimits, t0)
 		if err != nil {

@@ -7,7 +7,8 @@ import (
 )
 
 // TaskSpan is a task that ran, as a trace line: who asked for how many cards of which spec,
-// when it was submitted, and when it started and ended.
+// when it was submitted, and when it started and ended; and what it declared: its estimated
+// card-hours, max runtime, lane and priority.
 type TaskSpan struct {
 	ID          int64
 	Project     string
@@ -16,6 +17,10 @@ type TaskSpan struct {
 	SubmittedAt time.Time
 	StartedAt   time.Time
 	EndedAt     time.Time
+	EstGPUHours float64 `gorm:"column:est_gpu_hours"`
+	MaxRuntimeS int64
+	Queue       string
+	Priority    string
 }
 
 // maxTaskSpans bounds one history export.
@@ -26,7 +31,8 @@ const maxTaskSpans = 2_000_000
 func (s *Store) TaskSpans(ctx context.Context, since, until time.Time) ([]TaskSpan, error) {
 	var out []TaskSpan
 	err := s.db.WithContext(ctx).Table("tasks").
-		Select("tasks.id, projects.name AS project, tasks.spec, tasks.gpus, tasks.submitted_at, tasks.started_at, tasks.ended_at").
+		Select("tasks.id, projects.name AS project, tasks.spec, tasks.gpus, tasks.submitted_at, tasks.started_at, tasks.ended_at, "+
+			"tasks.est_gpu_hours, tasks.max_runtime_s, tasks.queue, tasks.priority").
 		Joins("JOIN projects ON projects.id = tasks.project_id").
 		Where("tasks.submitted_at >= ? AND tasks.submitted_at < ? AND tasks.started_at IS NOT NULL AND tasks.ended_at IS NOT NULL",
 			UTC(since), UTC(until)).

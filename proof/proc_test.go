@@ -26,7 +26,7 @@ import (
 )
 
 // The proofs run only when asked: -crash-kills for TestCrash, -replica-kills for
-// TestReplicas, -month-days for TestMonth, -agree-days for TestAgree. Postgres runs when KASHI_TEST_PG_DSN names a server where a database may be
+// TestReplicas, -month-days for TestMonth, -agree-days for TestAgree, -eta-minutes for TestETA. Postgres runs when KASHI_TEST_PG_DSN names a server where a database may be
 // created (each run creates its own, proofs_<random>, and drops it when it passed).
 var (
 	crashKills   = flag.Int("crash-kills", 0, "TestCrash: SIGKILLs per database (0 skips the proof)")
@@ -37,6 +37,8 @@ var (
 	keepDB       = flag.Bool("keep-db", false, "keep the proofs' databases for inspection")
 	agreeDays    = flag.Float64("agree-days", 0, "TestAgree: simulated days the demo runs with faults while its figures are compared (0 skips the proof)")
 	agreeEvery   = flag.Duration("agree-every", 6*time.Hour, "TestAgree: simulated time between two readings of every figure")
+	etaMinutes   = flag.Float64("eta-minutes", 0, "TestETA: real minutes the demo's queue is read and its estimates scored (0 skips it)")
+	etaOut       = flag.String("eta-out", "", "TestETA: a file for every task read, one JSON object a line")
 )
 
 // kashiBin is the binary TestMain built, when a proof is asked for.
@@ -44,7 +46,7 @@ var kashiBin string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if *crashKills == 0 && *replicaKills == 0 && *monthDays == 0 && *agreeDays == 0 {
+	if *crashKills == 0 && *replicaKills == 0 && *monthDays == 0 && *agreeDays == 0 && *etaMinutes == 0 {
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "kashi-proof-")

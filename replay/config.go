@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"kashi/scaler"
+	"kashi/scheduler"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -31,6 +32,42 @@ type Config struct {
 	// DefaultScaleInterval.
 	ScaleInterval time.Duration `yaml:"scale_interval"`
 	Pools         []Pool        `yaml:"pools"`
+	// Quotas are the projects' (the trace's groups') concurrent limits, which the kashi
+	// policy enforces as the server does; a group without one is unlimited.
+	Quotas []Quota `yaml:"quotas"`
+}
+
+// Quota is one project's concurrent limit: at most MaxGPUs cards of Spec at once (of every
+// spec together when Spec is empty), Guaranteed of them kept from other projects' long
+// tasks; with Overflow the project may run past it.
+type Quota struct {
+	Project    string `yaml:"project"`
+	Spec       string `yaml:"spec"`
+	MaxGPUs    int    `yaml:"max_gpus"`
+	Guaranteed int    `yaml:"guaranteed_gpus"`
+	Overflow   bool   `yaml:"overflow"`
+}
+
+// quotaStates are the quotas as Decide reads them, by project; nil for none.
+func (c Config) quotaStates() map[string]scheduler.QuotaState {
+	if len(c.Quotas) == 0 {
+		return nil
+	}
+	out := make(map[string]scheduler.QuotaState)
+	for _, q := range c.Quotas {
+		qs := out[q.Project]
+		qs.Overflow = qs.Overflow || q.Overflow
+		if q.Spec == "" {
+			qs.MaxGPUs = q.MaxGPUs
+		} else {
+			if qs.MaxGPUsBySpec == nil {
+				qs.MaxGPUsBySpec, qs.Guaranteed = map[string]int{}, map[string]int{}
+			}
+			qs.MaxGPUsBySpec[q.Spec], qs.Guaranteed[q.Spec] = q.MaxGPUs, q.Guaranteed
+		}
+		out[q.Project] = qs
+	}
+	return out
 }
 
 // Pool is one pool of identical machines.
@@ -164,6 +201,21 @@ func (c Config) Validate() error {
 				return fmt.Errorf("%s: scale.%s is negative", at, d.name)
 			}
 		}
+	}
+	quotas := map[[2]string]bool{}
+	for i, q := range c.Quotas {
+		at := fmt.Sprintf("replay: config: quota %d (%q, %q)", i+1, q.Project, q.Spec)
+		switch {
+		case q.Project == "":
+			return fmt.Errorf("%s: project is empty", at)
+		case quotas[[2]string{q.Project, q.Spec}]:
+			return fmt.Errorf("%s: given twice", at)
+		case q.MaxGPUs < 1 || q.Guaranteed < 0 || q.Guaranteed > q.MaxGPUs:
+			return fmt.Errorf("%s: need max_gpus ≥ 1 and 0 ≤ guaranteed_gpus ≤ max_gpus", at)
+		case q.Spec == "" && q.Guaranteed > 0:
+			return fmt.Errorf("%s: a guarantee is per spec", at)
+		}
+		quotas[[2]string{q.Project, q.Spec}] = true
 	}
 	return nil
 }

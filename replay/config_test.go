@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"kashi/scheduler"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -45,6 +47,25 @@ pools:
 	}
 }
 
+// onePool is a valid fleet, for the quotas' cases.
+const onePool = "pools:\n  - {name: a, gpus_per_node: 8, nodes: 1}\n"
+
+// TestParseConfigQuotas: quotas read as Decide's quota states, by project.
+func TestParseConfigQuotas(t *testing.T) {
+	c, err := ParseConfig(strings.NewReader(onePool + "quotas:\n  - {project: v, spec: A, max_gpus: 4, guaranteed_gpus: 2}\n" +
+		"  - {project: v, max_gpus: 6}\n  - {project: s, max_gpus: 8, overflow: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]scheduler.QuotaState{
+		"v": {MaxGPUs: 6, MaxGPUsBySpec: map[string]int{"A": 4}, Guaranteed: map[string]int{"A": 2}},
+		"s": {MaxGPUs: 8, Overflow: true},
+	}
+	if diff := cmp.Diff(want, c.quotaStates()); diff != "" {
+		t.Errorf("quotaStates (-want +got):\n%s", diff)
+	}
+}
+
 func TestParseConfigRejects(t *testing.T) {
 	tests := map[string]struct{ in, want string }{
 		"not yaml":      {"pools: [", "replay: config"},
@@ -59,6 +80,12 @@ func TestParseConfigRejects(t *testing.T) {
 		"neg cooldown":  {"pools:\n  - {name: a, gpus_per_node: 8, scale: {max_nodes: 2, cooldown_up: -1m}}\n", "cooldown_up"},
 		"bad duration":  {"pools:\n  - {name: a, gpus_per_node: 8, scale: {max_nodes: 2, cooldown_up: soon}}\n", "replay: config"},
 		"negative rate": {"pools:\n  - {name: a, gpus_per_node: 8, nodes: 1, rate_fen: -5}\n", "rate_fen"},
+		"quota project": {onePool + "quotas:\n  - {max_gpus: 4}\n", "project is empty"},
+		"quota twice":   {onePool + "quotas:\n  - {project: v, max_gpus: 4}\n  - {project: v, max_gpus: 8}\n", "given twice"},
+		"quota zero":    {onePool + "quotas:\n  - {project: v}\n", "max_gpus ≥ 1"},
+		"quota guarantee over": {onePool + "quotas:\n  - {project: v, spec: A, max_gpus: 4, guaranteed_gpus: 5}\n",
+			"guaranteed_gpus ≤ max_gpus"},
+		"quota guarantee all": {onePool + "quotas:\n  - {project: v, max_gpus: 4, guaranteed_gpus: 2}\n", "per spec"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

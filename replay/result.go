@@ -31,6 +31,9 @@ type Result struct {
 	// ScaleEvents are the scaling actions taken, in order.
 	ScaleEvents []ScaleEvent `json:"scale_events"`
 	Cost        Cost         `json:"cost"`
+	// ETA scores the queue's estimates of start (kashi policy): each job that waited, its
+	// first estimate against its actual start.
+	ETA ETAScore `json:"eta"`
 
 	jobs  []Job
 	runs  []jobRun

@@ -35,12 +35,16 @@ const (
 	// EstimatesNone: tasks declare nothing and all queue in the long lane; backfill may
 	// then use only cards no reservation holds.
 	EstimatesNone = "none"
+	// EstimatesDeclared: each task declares what its trace row says (est_s, max_runtime_s,
+	// queue), as people did: estimates off by their own error, max runtimes with a margin.
+	EstimatesDeclared = "declared"
 )
 
 // Causes of a job Run leaves out (see also the Skip* causes of Read).
 const (
 	SkipLargerThanFleet = "larger_than_fleet" // more cards than its spec's pools can ever have
 	SkipUnknownSpec     = "unknown_spec"      // a spec no pool has
+	SkipOverQuota       = "over_quota"        // more cards than its group's quota allows (kashi policy)
 )
 
 // Options are a replay's settings.
@@ -64,35 +68,43 @@ type jobRun struct {
 	gpus       []int64 // cards held, while it runs
 	cards      []int64 // cards it held, kept after it ends
 	runIdx     int32   // position in sim.running
+	// waited is true once a decision left the job waiting; shown is the first estimate of
+	// start the queue showed for it (ETAShown.P50 zero while none was known).
+	waited bool
+	shown  ETAShown
 }
 
 type sim struct {
-	opt          Options
-	jobs         []Job
-	runs         []jobRun
-	pools        []poolState
-	nodes        []*node // by id − 1
-	pol          scheduler.Policy
-	interval     int64
-	kashi        bool
-	elastic      bool
-	exactEst     bool
-	now          int64
-	next         int // next job to submit
-	pending      []int32
-	running      []scheduler.Running
-	finish       endHeap
-	boots        endHeap // machines by ready time
-	machines     []*machine
-	waiting      []scheduler.Waiting // the last plan's (kashi)
-	inUse        int
-	peak         int
-	dirty        bool
-	progress     int64
-	events       []ScaleEvent
-	waits        []int64
-	snapNodeBuf  []scheduler.Node
-	pendBuf      []scheduler.Pending
+	opt         Options
+	jobs        []Job
+	runs        []jobRun
+	pools       []poolState
+	nodes       []*node // by id − 1
+	pol         scheduler.Policy
+	interval    int64
+	kashi       bool
+	elastic     bool
+	now         int64
+	next        int // next job to submit
+	pending     []int32
+	running     []scheduler.Running
+	finish      endHeap
+	boots       endHeap // machines by ready time
+	machines    []*machine
+	waiting     []scheduler.Waiting // the last plan's (kashi)
+	inUse       int
+	peak        int
+	dirty       bool
+	progress    int64
+	events      []ScaleEvent
+	waits       []int64
+	snapNodeBuf []scheduler.Node
+	pendBuf     []scheduler.Pending
+	quotas      map[string]scheduler.QuotaState
+	// runtimes are the ended jobs' runtimes against what they declared, and history how the
+	// queue's estimates fared (kashi policy).
+	runtimes     scheduler.Runtimes
+	history      *scheduler.ETAHistory
 	fleetChanged bool
 	// refs and refIdx are the elastic pools for the demand rule, made once.
 	refs   []scaler.PoolRef
@@ -111,15 +123,15 @@ func Run(tr *Trace, opt Options) (*Result, error) {
 	switch {
 	case opt.Policy != PolicyKashi && opt.Policy != PolicyFIFO:
 		return nil, fmt.Errorf("replay: unknown policy %q (kashi or fifo)", opt.Policy)
-	case opt.Estimates != EstimatesExact && opt.Estimates != EstimatesNone:
-		return nil, fmt.Errorf("replay: unknown estimates %q (exact or none)", opt.Estimates)
+	case opt.Estimates != EstimatesExact && opt.Estimates != EstimatesNone && opt.Estimates != EstimatesDeclared:
+		return nil, fmt.Errorf("replay: unknown estimates %q (exact, none or declared)", opt.Estimates)
 	}
 	if err := opt.Fleet.Validate(); err != nil {
 		return nil, err
 	}
 	s := &sim{opt: opt, kashi: opt.Policy == PolicyKashi, elastic: opt.Fleet.elastic(),
-		exactEst: opt.Estimates == EstimatesExact, pol: scheduler.DefaultPolicy(time.UTC)}
-	s.pol.ETADepth = -1 // a replay reads no ETA
+		pol: scheduler.DefaultPolicy(time.UTC), quotas: opt.Fleet.quotaStates(), runtimes: scheduler.Runtimes{},
+		history: scheduler.NewETAHistory()}
 	s.interval = int64(opt.Fleet.ScaleInterval / time.Second)
 	if s.interval <= 0 {
 		s.interval = int64(DefaultScaleInterval / time.Second)
@@ -192,11 +204,23 @@ func (s *sim) usable(jobs []Job, skipped map[string]int) []Job {
 			skipped[SkipUnknownSpec]++
 		case int64(j.GPUs) > limit:
 			skipped[SkipLargerThanFleet]++
+		case s.kashi && s.overQuota(j):
+			skipped[SkipOverQuota]++
 		default:
 			out = append(out, j)
 		}
 	}
 	return out
+}
+
+// overQuota reports whether job j asks more cards than its group's quota ever allows.
+func (s *sim) overQuota(j Job) bool {
+	q, ok := s.quotas[j.Group]
+	if !ok || q.Overflow {
+		return false
+	}
+	lim, ok := q.MaxGPUsBySpec[j.Spec]
+	return q.MaxGPUs > 0 && j.GPUs > q.MaxGPUs || ok && j.GPUs > lim
 }
 
 // loop is the discrete-event loop: it jumps to the next submit, finish, machine ready or
@@ -312,11 +336,15 @@ func (s *sim) runningOf(j int32) scheduler.Running {
 
 // declared is job j's declared estimate and max runtime.
 func (s *sim) declared(j int32) (est, maxRT time.Duration) {
-	if !s.exactEst {
-		return 0, 0
+	job := &s.jobs[j]
+	switch s.opt.Estimates {
+	case EstimatesExact:
+		d := time.Duration(job.Duration) * time.Second
+		return d, d
+	case EstimatesDeclared:
+		return time.Duration(job.Est) * time.Second, time.Duration(job.MaxRuntime) * time.Second
 	}
-	d := time.Duration(s.jobs[j].Duration) * time.Second
-	return d, d
+	return 0, 0
 }
 
 // end releases job j's cards.
@@ -337,6 +365,10 @@ func (s *sim) end(j int) {
 	}
 	s.inUse -= len(r.gpus)
 	r.gpus = nil
+	if est, _ := s.declared(int32(j)); s.kashi && est > 0 {
+		s.runtimes.Add(scheduler.RuntimeSample{Project: s.jobs[j].Group, Est: est,
+			Ran: time.Duration(s.jobs[j].Duration) * time.Second})
+	}
 	// Swap-remove from running.
 	k := r.runIdx
 	lastIdx := int32(len(s.running) - 1)

@@ -21,6 +21,15 @@ func (s *sim) summarise(res *Result, t0 int64) {
 	res.Jobs = len(s.jobs)
 	res.TotalGPUHours = Hours(used)
 	res.WaitS = waitStats(s.waits)
+	var shown []ETAShown
+	for i := range s.runs {
+		if r := &s.runs[i]; r.waited {
+			e := r.shown
+			e.Start = at(r.start)
+			shown = append(shown, e)
+		}
+	}
+	res.ETA = ScoreETAs(shown, at(end))
 	res.PeakGPUsInUse = s.peak
 	res.MakespanS = end - t0
 	res.ScaleEvents = append(res.ScaleEvents, s.events...)

@@ -39,7 +39,7 @@ func (s Setting) String() string {
 // sweepKeys are the parameters a sweep may vary, with what each sets.
 var sweepKeys = map[string]string{
 	"policy":         "the policy: kashi or fifo",
-	"estimates":      "what tasks declare: exact or none",
+	"estimates":      "what tasks declare: exact, none or declared",
 	"nodes":          "the size of every fixed pool",
 	"scale_up_mem":   "memory_high_pct of every elastic pool, as a fraction (0.8 = 80 %)",
 	"scale_down_mem": "memory_low_pct of every elastic pool, as a fraction",
@@ -288,14 +288,18 @@ func Sweep(tr *Trace, base Options, settings []Setting, workers int, progress fu
 }
 
 // WriteTable prints the rows as an aligned table: cost in yuan, idle card-hours, mean,
-// p95 and max wait in seconds, makespan in seconds.
+// p95 and max wait in seconds, makespan in seconds, and the score of the estimates of start
+// (ETAScore): the tasks that waited, the share whose first p50 was within ±25 % of their
+// wait, the share started by their first p90, and the median ratio of estimated to actual
+// wait.
 func WriteTable(w io.Writer, rows []SweepRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "setting\tcost_yuan\tidle_card_h\tmean_wait_s\tp95_wait_s\tmax_wait_s\tmakespan_s\t")
+	fmt.Fprintln(tw, "setting\tcost_yuan\tidle_card_h\tmean_wait_s\tp95_wait_s\tmax_wait_s\tmakespan_s\twaited\tp50_within_25pct\tby_p90\teta_ratio\t")
 	for _, r := range rows {
 		res := r.Result
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t\n", r.Setting, billing.FormatFen(res.Cost.TotalFen),
-			billing.FormatHours(int64(res.IdleGPUHours)), res.WaitS.Mean, res.WaitS.P95, res.WaitS.Max, res.MakespanS)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%.0f%%\t%.0f%%\t%.2f\t\n", r.Setting, billing.FormatFen(res.Cost.TotalFen),
+			billing.FormatHours(int64(res.IdleGPUHours)), res.WaitS.Mean, res.WaitS.P95, res.WaitS.Max, res.MakespanS,
+			res.ETA.Tasks, 100*res.ETA.P50Within, 100*res.ETA.ByP90, res.ETA.MedianRatio)
 	}
 	return tw.Flush()
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"kashi/models"
 )
 
 // Job is one usable row of a trace. Times are seconds on the trace's clock (numbers as
@@ -23,6 +25,11 @@ type Job struct {
 	// Group becomes the task's project; Spec the asked GPU spec ("" = any).
 	Group string
 	Spec  string
+	// Est and MaxRuntime are what the task declared of its runtime, in seconds (0: nothing),
+	// Queue the lane it was submitted to ("" = by its max runtime) and Priority its priority
+	// ("" = normal); EstimatesDeclared replays them.
+	Est, MaxRuntime int64
+	Queue, Priority string
 }
 
 // Trace is a parsed trace: its jobs in order of (Submit, Row) and the rows skipped, by
@@ -55,19 +62,23 @@ type ReadOptions struct {
 // Trace columns. Extra columns are ignored; user and status are accepted and unused (the
 // scheduler has no per-user rule and a trace's outcome does not change its runtime).
 const (
-	colID       = "job_id"
-	colSubmit   = "submit_ts"
-	colGPUs     = "gpus"
-	colDuration = "duration_s"
-	colStart    = "start_ts"
-	colEnd      = "end_ts"
-	colGroup    = "group"
-	colSpec     = "spec"
+	colID         = "job_id"
+	colSubmit     = "submit_ts"
+	colGPUs       = "gpus"
+	colDuration   = "duration_s"
+	colStart      = "start_ts"
+	colEnd        = "end_ts"
+	colGroup      = "group"
+	colSpec       = "spec"
+	colEst        = "est_s"
+	colMaxRuntime = "max_runtime_s"
+	colQueue      = "queue"
+	colPriority   = "priority"
 )
 
 // columns are the positions of the known columns in a header; -1 when absent.
 type columns struct {
-	id, submit, gpus, duration, start, end, group, spec int
+	id, submit, gpus, duration, start, end, group, spec, est, maxRuntime, queue, priority int
 }
 
 // parseHeader finds the columns, or says which required ones are missing.
@@ -80,9 +91,10 @@ func parseHeader(line []byte) (columns, error) {
 	if !ok {
 		return columns{}, errors.New("replay: the trace's header is not a CSV line (unbalanced quotes)")
 	}
-	c := columns{-1, -1, -1, -1, -1, -1, -1, -1}
+	c := columns{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	at := map[string]*int{colID: &c.id, colSubmit: &c.submit, colGPUs: &c.gpus, colDuration: &c.duration,
-		colStart: &c.start, colEnd: &c.end, colGroup: &c.group, colSpec: &c.spec}
+		colStart: &c.start, colEnd: &c.end, colGroup: &c.group, colSpec: &c.spec, colEst: &c.est,
+		colMaxRuntime: &c.maxRuntime, colQueue: &c.queue, colPriority: &c.priority}
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = strings.ToLower(strings.TrimSpace(string(f)))
@@ -114,8 +126,9 @@ func parseHeader(line []byte) (columns, error) {
 }
 
 // Read parses a trace: a CSV header naming job_id, submit_ts, gpus and either duration_s or
-// both start_ts and end_ts (duration = end − start), optionally group and spec, then one
-// job per line. It streams: memory grows with the jobs kept, not with the file. Rows with no
+// both start_ts and end_ts (duration = end − start), optionally group, spec and what the
+// task declared (est_s, max_runtime_s: seconds, empty for nothing; queue: short or long;
+// priority: urgent, high, normal or low), then one job per line. It streams: memory grows with the jobs kept, not with the file. Rows with no
 // GPUs, a negative duration, an empty or unparsable required field, broken quoting or an
 // over-long line are skipped and counted; blank lines are ignored. A file that is not CSV
 // text, lacks a required column, has no job row at all, or has more than MaxJobs jobs is an
@@ -241,12 +254,27 @@ func (p *rowParser) parse(line []byte) (Job, string) {
 		}
 		dur = end - start
 	}
+	var declared [2]int64
+	for k, col := range []int{c.est, c.maxRuntime} {
+		if b := field(col); len(b) > 0 {
+			v, ok := parseTime(b)
+			if !ok || v < 0 {
+				return Job{}, SkipUnparsable
+			}
+			declared[k] = v
+		}
+	}
+	queue, prio := p.intern(field(c.queue)), p.intern(field(c.priority))
 	switch {
 	case gpus < 1:
 		return Job{}, SkipNoGPUs
 	case dur < 0:
 		return Job{}, SkipNegativeDuration
+	case queue != "" && queue != models.QueueShort && queue != models.QueueLong,
+		prio != "" && !slices.Contains(models.Priorities, prio):
+		return Job{}, SkipUnparsable
 	}
 	return Job{ID: string(id), Submit: submit, Duration: dur, GPUs: int(gpus),
-		Group: p.intern(field(c.group)), Spec: p.intern(field(c.spec))}, ""
+		Group: p.intern(field(c.group)), Spec: p.intern(field(c.spec)), Est: declared[0], MaxRuntime: declared[1],
+		Queue: queue, Priority: prio}, ""
 }

@@ -53,28 +53,38 @@ import (
 //     (Plan.LostNodes); running tasks past their max runtime are to be stopped (Plan.Stops).
 //     Both take effect when the plan is applied; this pass still counts their cards as held.
 //
-// ETA: Decide replays the waiting queue in order against each spec's cards, counted as one
-// pool per spec whose cards come free at the ends of running and just-placed tasks; each
-// waiting task takes the cards that come free earliest, starts when the last of them does (a
-// head no earlier than its reservation, a deferrable task no earlier than the next off-peak
-// start, after all others), and holds them for its runtime. ETAP50 uses expected ends and
-// runtimes (estimate, else max runtime), ETAP90 the max-runtime bounds and is never earlier
-// than ETAP50; a spec-any task takes the spec where it would start first by ETAP50. The replay
-// ignores node boundaries, quota changes and later backfill, so it is an estimate. Only the
-// first Policy.ETADepth capacity-waiting tasks per asked spec are replayed; tasks beyond them,
-// tasks waiting for data, quota or capacity that does not exist, and tasks behind a card with
-// no expected end get a zero (unknown) ETA.
+// ETA: Decide replays the waiting queue in order against each place's cards, counted as one
+// pool per place whose cards come free at the ends of running and just-placed tasks and, for
+// ETAP50 only, as the pool's growth brings new machines (Snapshot.Growth). Each waiting task
+// starts when the cards it needs are free, no earlier than its floor: when they come free on
+// one node (whole nodes for a task larger than a node) or new machines bring them (a head:
+// its reservation by the ends the ETAs expect, or new machines; a task waiting for its
+// project's booked window: the window). It holds the cards that come free last by then for
+// its runtime, so that those free earlier stay for the tasks after it that fit before. A task
+// waiting on its project's concurrent limit also takes the limit's cards as the project's
+// running tasks end (Waiting.Quota says which limit and by how much; see quota_eta.go); a
+// deferrable task comes after all others and takes no card of a new machine. ETAP50 uses
+// expected ends and runtimes: estimates scaled by how the project's recent tasks ran against
+// theirs (Snapshot.Runtimes), else max runtimes; ETAP90 the max-runtime bounds, without
+// growth, and is never earlier than ETAP50. Both waits are then stretched by how the queue's
+// recent estimates of the same kind fared (Snapshot.Stretch, see ETAHistory). A spec-any task
+// takes the place where it would start first by ETAP50. Only the first Policy.ETADepth tasks
+// per asked spec are replayed; tasks beyond them, tasks waiting for data, a budget, a
+// guaranteed share, a service cap or capacity that does not exist, and tasks behind a card
+// with no expected end get a zero (unknown) ETA.
 //
 // Cost: one sort of the queue, then near-constant work per task: free nodes are indexed per
 // spec by free-card count (bitsets by node id), so a best fit reads at most one bucket per
-// count; a full spec is rejected by its free total; a reservation is computed once per spec;
-// a replayed task costs a few heap operations.
+// count; a full spec is rejected by its free total; a reservation is computed once per spec,
+// and a floor once per distinct ask (place, cards, lane); a replayed task costs a binary
+// search and a move of its place's sorted slots.
 func Decide(snap Snapshot, now time.Time, pol Policy) Plan {
 	d := newDecider(&snap, now, pol)
 	d.gateAndPlace()
 	d.placeDeferred()
-	d.estimate()
+	qr := d.estimate()
 	plan := d.explain()
+	qr.explain(plan.Waiting)
 	plan.LostNodes = lostNodes(snap.Nodes, snap.LostBefore)
 	plan.Stops = overRuntime(snap.Running, now)
 	return plan
@@ -134,13 +144,14 @@ const (
 type tstate struct {
 	id       int64
 	d50, d90 time.Duration // expected and latest runtimes, see durations
+	e50      time.Duration // the expected runtime the ETAs read, see etaRuntime
 	ahead    int64
-	minStart int64 // earliest start for the ETA replay (reservation or off-peak start)
+	minStart int64 // earliest start for the ETA replay (reservation or window start)
 	eta50    int64
 	eta90    int64
 	gpus     int32 // asked cards, clamped; 0 when fewer than one
 	spec     int32 // the places it accepts: an index into decider.sets, specAny or specNone
-	where    int32 // the place it is expected to start on, or -1
+	where    int32 // the place it starts or is expected to start on, or -1
 	proj     int32
 	reason   uint8
 	detail   uint8
@@ -292,7 +303,7 @@ func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
 	d := &decider{snap: snap, now: now, pol: pol}
 	d.inWindow = InOffPeak(now, pol)
 	d.f = newFleet(snap)
-	d.f.hold(snap.Running, now)
+	d.f.hold(snap.Running, now, d.etaEnd)
 	d.q = buildQueue(snap.Pending, snap.Projects, &d.pol)
 	// Copy each task's facts to its queue position, reading the snapshot in input order.
 	d.st = make([]tstate, len(d.q.keys))
@@ -305,7 +316,7 @@ func newDecider(snap *Snapshot, now time.Time, pol Policy) *decider {
 		t := &snap.Pending[i]
 		d50, d90 := durations(t.EstRuntime, t.MaxRuntime)
 		st := &d.st[at[i]]
-		*st = tstate{id: t.ID, d50: d50, d90: d90, eta50: never, eta90: never,
+		*st = tstate{id: t.ID, d50: d50, d90: d90, e50: d.etaRuntime(t.Project, t.EstRuntime, t.MaxRuntime), eta50: never, eta90: never,
 			gpus: int32(min(max(t.GPUs, 0), math.MaxInt32)), spec: d.ps.index(t, d.f), where: -1,
 			proj: d.q.projOf[i], lane: st.lane, ready: t.DataReady, deferrable: t.Deferrable, service: t.Service}
 		if t.DataRegion != "" {
@@ -813,6 +824,7 @@ func (d *decider) commit(i int32, end90 int64, overflow bool) {
 	g0, n0 := len(d.gpuBuf), len(d.nodeBuf)
 	rest := g
 	spec := f.nodes[d.pick[0]].spec
+	st.where = spec
 	backfill := f.specs[spec].res >= 0
 	for _, ni := range d.pick {
 		n := &f.nodes[ni]
@@ -831,7 +843,7 @@ func (d *decider) commit(i int32, end90 int64, overflow bool) {
 		if n.res >= 0 && end90 > d.res[n.res].at {
 			n.spare -= use
 		}
-		f.events = append(f.events, event{node: ni, n: use, end50: end50, end90: end90})
+		f.events = append(f.events, event{node: ni, n: use, end50: end50, end90: end90, eta50: after(0, st.e50)})
 		d.nodeBuf = append(d.nodeBuf, n.id)
 		rest -= use
 	}

@@ -1,96 +1,60 @@
 package scheduler
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
-// slot is n cards of one spec that come free at offset t.
+// slot is n cards of one place that come free at offset t, free from then on; grown when
+// they are new machines the scaling loop is expected to add for tasks waiting for cards.
 type slot struct {
-	t int64
-	n int32
+	t     int64
+	n     int32
+	grown bool
 }
 
-// slots is a min-heap of slots by t.
+// slots are a place's cards by when they come free, sorted by t.
 type slots []slot
 
-func (h slots) less(i, j int) bool { return h[i].t < h[j].t }
-
-func (h *slots) push(s slot) {
-	*h = append(*h, s)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !a.less(i, p) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
+// sorted sorts h by t.
+func (h slots) sorted() slots {
+	slices.SortFunc(h, func(a, b slot) int { return cmp.Compare(a.t, b.t) })
+	return h
 }
 
-func (h *slots) pop() slot {
-	a := *h
-	top := a[0]
-	last := len(a) - 1
-	a[0] = a[last]
-	a = a[:last]
-	a.down(0)
-	*h = a
-	return top
-}
-
-func (h slots) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-func (h slots) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-// replay is the ETA simulation state: per spec, when its cards come free.
+// replay is the ETA simulation state: per place and side (side50, side90), when its cards
+// come free.
 type replay struct {
-	h50, h90 []slots
-	popped   []slot
+	h [2][]slots
 }
 
 // estimate replays the waiting queue to give ETAs; see Decide.
-func (d *decider) estimate() {
+func (d *decider) estimate() *quotaReplay {
+	qr := &quotaReplay{d: d, limits: make(map[[2]int32]*qlimit)}
 	if d.pol.ETADepth < 0 {
-		return
+		return qr
 	}
 	// With short-only nodes, long tasks replay against the cards of the other nodes; short
 	// tasks against all, where the long tasks' starts are held too.
-	all := d.newReplay(false)
+	grow := d.growth()
+	qr.grow = grow
+	all := d.newReplay(false, grow)
 	long := &all
 	if d.f.shortOnly > 0 {
-		rest := d.newReplay(true)
+		rest := d.newReplay(true, grow)
 		long = &rest
 	}
 	depth := make([]int, len(d.ps.sets)+1) // the last counts tasks accepting any place
-	offPeak := int64(NextOffPeak(d.now, d.pol).Sub(d.now))
 	for pass := 0; pass < 2; pass++ {
 		for i := range d.st {
 			st := &d.st[i]
 			switch {
 			case st.placed:
 				continue
-			case pass == 0 && !st.deferred && (st.reason == rNoFreeGPUs || st.reason == rBehind || st.reason == rReservationWindow):
+			case pass == 0 && !st.deferred && (st.reason == rNoFreeGPUs || st.reason == rBehind ||
+				st.reason == rReservationWindow || st.reason == rQuota && st.detail == detailConcurrent):
 			case pass == 1 && st.deferred && st.reason == rOffPeakOnly:
-				st.minStart = offPeak
 			default:
 				continue
 			}
@@ -104,7 +68,6 @@ func (d *decider) estimate() {
 				continue
 			}
 			depth[key]++
-			d50, d90 := st.d50, st.d90
 			rp := &all
 			if st.lane == laneLong {
 				rp = long
@@ -112,22 +75,25 @@ func (d *decider) estimate() {
 			s := d.cand[0]
 			if st.head {
 				s = st.where // the reservation's place
+				// Its reservation's time, by the ends the ETAs expect; new machines of the
+				// place are free whole: the head needs no reserved node once enough are up.
+				st.minStart = qr.floor(st, s, grow)
 			} else if len(d.cand) > 1 {
 				best, pref := int64(never), d.prefOf(int32(i))
 				for _, c := range d.cand {
-					at := rp.take(&rp.h50[c], g, st.minStart, d50, false)
+					at := qr.start(rp, side50, int32(i), c, false)
 					if at < best || at == best && at != never && pref != "" && d.f.specs[c].region == pref && d.f.specs[s].region != pref {
 						s, best = c, at
 					}
 				}
 			}
-			st.eta50 = rp.take(&rp.h50[s], g, st.minStart, d50, true)
-			st.eta90 = rp.take(&rp.h90[s], g, st.minStart, d90, true)
+			st.eta50 = qr.start(rp, side50, int32(i), s, true)
+			st.eta90 = qr.start(rp, side90, int32(i), s, true)
 			if st.eta50 != never {
 				st.where = s
 			}
 			if rp != &all && st.eta50 != never {
-				all.hold(s, g, st.eta50, d50, st.eta90, d90)
+				all.hold(s, g, st.eta50, st.e50, st.eta90, st.d90, st.deferred)
 			}
 			// The two replays can part ways where a task starts in one and never in the
 			// other; keep the pair in order.
@@ -137,14 +103,59 @@ func (d *decider) estimate() {
 			st.eta90 = max(st.eta90, st.eta50)
 		}
 	}
+	// The recent history's stretch, once every task has taken its place: later tasks read
+	// the holders' replayed starts.
+	for i := range d.st {
+		st := &d.st[i]
+		if c := etaClass(reasons[st.reason], details[st.detail]); c >= 0 && !st.placed {
+			k := d.snap.Stretch[c]
+			st.eta50, st.eta90 = stretched(st.eta50, k.P50), stretched(st.eta90, k.P90)
+			st.eta90 = max(st.eta90, st.eta50)
+		}
+	}
+	return qr
 }
 
-// newReplay builds the replay's card pools from the free cards and the ends of the running
-// and just-placed tasks; with longOnly, of the nodes that are not short-only.
-func (d *decider) newReplay(longOnly bool) replay {
+// Sides of the ETA replay: by expected ends and runtimes (p50), and by their latest bounds
+// (p90).
+const (
+	side50 = 0
+	side90 = 1
+)
+
+// start is when the task at queue position i starts on place s on side k of replay rp:
+// when its cards and the tokens of every limit of its project it counts against are free, no
+// earlier than its minStart nor, but for a head (whose minStart is its reservation), than its
+// floor. With commit it holds them from then for its runtime.
+func (q *quotaReplay) start(rp *replay, k int, i int32, s int32, commit bool) int64 {
+	st := &q.d.st[i]
+	dur := [2]time.Duration{st.e50, st.d90}[k]
+	from := st.minStart
+	if !st.head {
+		from = max(from, q.floor(st, s, q.grow))
+	}
+	keys := q.limitsOf(st, s)
+	// A deferrable task is no demand for machines: it takes no card of one only it awaits.
+	at := rp.take(&rp.h[k][s], st.gpus, from, dur, false, st.deferred)
+	for _, key := range keys {
+		at = max(at, rp.take(&q.limit(key).h[k], st.gpus, from, dur, false, false))
+	}
+	if commit && at != never {
+		rp.take(&rp.h[k][s], st.gpus, at, dur, true, st.deferred)
+		for _, key := range keys {
+			rp.take(&q.limit(key).h[k], st.gpus, at, dur, true, false)
+		}
+	}
+	return at
+}
+
+// newReplay builds the replay's card pools from the free cards, the ends of the running
+// and just-placed tasks (with longOnly, of the nodes that are not short-only) and the
+// places' growth.
+func (d *decider) newReplay(longOnly bool, grow []slots) replay {
 	f := d.f
 	ns := len(f.specs)
-	rp := replay{h50: make([]slots, ns), h90: make([]slots, ns)}
+	rp := replay{h: [2][]slots{make([]slots, ns), make([]slots, ns)}}
 	free := make([]int32, ns)
 	for i := range f.nodes {
 		if n := &f.nodes[i]; !(longOnly && n.shortOnly) {
@@ -153,69 +164,156 @@ func (d *decider) newReplay(longOnly bool) replay {
 	}
 	for s := range f.specs {
 		if free[s] > 0 {
-			rp.h50[s] = append(rp.h50[s], slot{0, free[s]})
-			rp.h90[s] = append(rp.h90[s], slot{0, free[s]})
+			rp.h[side50][s] = append(rp.h[side50][s], slot{t: 0, n: free[s]})
+			rp.h[side90][s] = append(rp.h[side90][s], slot{t: 0, n: free[s]})
 		}
 	}
 	for _, e := range f.events {
 		if n := &f.nodes[e.node]; !(longOnly && n.shortOnly) {
-			rp.h50[n.spec] = append(rp.h50[n.spec], slot{e.end50, e.n})
-			rp.h90[n.spec] = append(rp.h90[n.spec], slot{e.end90, e.n})
+			rp.h[side50][n.spec] = append(rp.h[side50][n.spec], slot{t: e.eta50, n: e.n})
+			rp.h[side90][n.spec] = append(rp.h[side90][n.spec], slot{t: e.end90, n: e.n})
 		}
 	}
+	for s, g := range grow {
+		rp.h[side50][s] = append(rp.h[side50][s], g...)
+	}
 	for s := range f.specs {
-		rp.h50[s].init()
-		rp.h90[s].init()
+		rp.h[side50][s].sorted()
+		rp.h[side90][s].sorted()
 	}
 	return rp
 }
 
 // hold takes g cards of spec s from start50 for d50 (and start90 for d90), as a task
 // replayed elsewhere does.
-func (rp *replay) hold(s int32, g int32, start50 int64, d50 time.Duration, start90 int64, d90 time.Duration) {
-	rp.take(&rp.h50[s], g, start50, d50, true)
-	rp.take(&rp.h90[s], g, start90, d90, true)
+func (rp *replay) hold(s int32, g int32, start50 int64, d50 time.Duration, start90 int64, d90 time.Duration, noGrowth bool) {
+	rp.take(&rp.h[side50][s], g, start50, d50, true, noGrowth)
+	rp.take(&rp.h[side90][s], g, start90, d90, true, noGrowth)
 }
 
-// take finds when g cards of h are free, no earlier than minStart: the g cards that come
-// free first, from when the last of them does. With commit it holds them for dur from then.
-// It returns never, and holds nothing, when some of those cards never come free.
-func (rp *replay) take(h *slots, g int32, minStart int64, dur time.Duration, commit bool) int64 {
-	if a := *h; len(a) > 0 && a[0].n >= g {
-		// Fast path: the cards that come free first are enough.
-		start := max(a[0].t, minStart)
-		if start == never || !commit {
-			return start
+// take finds when g cards of h are free, no earlier than minStart: when the g cards that
+// come free first are all free (with noGrowth, of the cards that are not grown). With commit
+// it holds g cards for dur from then: those that come free last by then, so that the cards
+// free earlier stay free for tasks that fit before (a replayed backfill). It returns never,
+// and holds nothing, when g cards never come free.
+func (rp *replay) take(h *slots, g int32, minStart int64, dur time.Duration, commit, noGrowth bool) int64 {
+	a := *h
+	need, last := g, int64(never)
+	for k := 0; k < len(a) && need > 0; k++ {
+		if !(noGrowth && a[k].grown) {
+			need, last = need-a[k].n, a[k].t
 		}
-		if a[0].n == g {
-			a[0] = slot{after(start, dur), g}
-			a.down(0)
-		} else {
-			a[0].n -= g
-			h.push(slot{after(start, dur), g})
-		}
-		return start
 	}
-	rp.popped = rp.popped[:0]
-	need := g
-	for need > 0 && len(*h) > 0 {
-		e := h.pop()
-		rp.popped = append(rp.popped, e)
-		need -= e.n
+	if need > 0 || last == never {
+		return never
 	}
-	start := int64(never)
-	if need <= 0 {
-		start = max(rp.popped[len(rp.popped)-1].t, minStart)
-	}
+	start := max(last, minStart)
 	if start == never || !commit {
-		for _, e := range rp.popped {
-			h.push(e)
-		}
 		return start
 	}
-	if need < 0 {
-		h.push(slot{rp.popped[len(rp.popped)-1].t, -need})
+	// The cards free by start, latest first: a[:j] come free by start.
+	j, _ := slices.BinarySearchFunc(a, start+1, func(e slot, t int64) int { return cmp.Compare(e.t, t) })
+	need, i := g, j
+	for need > 0 {
+		i--
+		if e := &a[i]; !(noGrowth && e.grown) {
+			took := min(e.n, need)
+			e.n -= took
+			need -= took
+		}
 	}
-	h.push(slot{after(start, dur), g})
+	w := i
+	for r := i; r < j; r++ {
+		if a[r].n > 0 {
+			a[w] = a[r]
+			w++
+		}
+	}
+	a = append(a[:w], a[j:]...)
+	end := slot{t: after(start, dur), n: g}
+	at, _ := slices.BinarySearchFunc(a, end.t, func(e slot, t int64) int { return cmp.Compare(e.t, t) })
+	*h = slices.Insert(a, at, end)
 	return start
+}
+
+// growth is each place's new machines expected (see Growth), as grown slots: the machines
+// booting, each when it is expected ready, then the room in batches, the first asked once
+// the place's oldest task waiting for cards has waited the pool's delay (now, when none
+// waits). Nil without growth.
+func (d *decider) growth() []slots {
+	if len(d.snap.Growth) == 0 {
+		return nil
+	}
+	since := make([]time.Duration, len(d.f.specs))
+	for i := range d.st {
+		st := &d.st[i]
+		if st.placed || st.deferred || st.reason != rNoFreeGPUs && st.reason != rBehind {
+			continue
+		}
+		waited := d.now.Sub(d.snap.Pending[d.q.keys[i].idx].SubmittedAt)
+		d.candidates(st.spec, st.gpus, st.lane)
+		for _, c := range d.cand {
+			since[c] = max(since[c], waited)
+		}
+	}
+	out := make([]slots, len(d.f.specs))
+	for _, g := range d.snap.Growth {
+		if s, ok := d.f.placeOf(g.Spec, g.Region); ok {
+			out[s] = g.slots(out[s], d.now, since[s])
+		}
+	}
+	for s := range out {
+		out[s].sorted()
+	}
+	return out
+}
+
+// growthHorizon bounds how far ahead a pool's growth is counted.
+const growthHorizon = 30 * 24 * time.Hour
+
+// slots appends to h the cards g is expected to add, as offsets from now, when the demand
+// for them has waited already.
+func (g Growth) slots(h slots, now time.Time, waited time.Duration) slots {
+	n := int32(min(max(g.GPUsPerNode, 0), 1<<16))
+	if n == 0 {
+		return h
+	}
+	for _, at := range g.Booting {
+		h = append(h, slot{t: max(int64(at.Sub(now)), 0), n: n, grown: true})
+	}
+	batch, every := max(g.Batch, 1), max(g.Every, g.Boot, time.Minute)
+	t := max(g.Delay-waited, 0)
+	if !g.LastUp.IsZero() {
+		t = max(t, g.LastUp.Add(g.Every).Sub(now)) // the cooldown after the last growth
+	}
+	t += max(g.Boot, 0)
+	for room := min(g.Room, 1<<16); room > 0 && t < growthHorizon; room -= batch {
+		h = append(h, slot{t: int64(t), n: int32(min(room, batch)) * n, grown: true})
+		t += every
+	}
+	return h
+}
+
+// floor is the earliest task st could start on place s whatever the tasks before it do: when
+// the cards it needs come free on one node as running tasks end as expected (whole nodes
+// for a task larger than a node, see reservation), or new machines of the place bring them,
+// whichever comes first. The replay counts a place's cards as one pool; the floor keeps the
+// nodes' shape.
+func (q *quotaReplay) floor(st *tstate, s int32, grow []slots) int64 {
+	key := [3]int32{s, st.gpus, int32(st.lane)}
+	if at, ok := q.floors[key]; ok {
+		return at
+	}
+	d := q.d
+	d.long = st.lane == laneLong
+	at := d.reservation(s, st.gpus, nil, true)
+	if grow != nil {
+		var rp replay
+		at = min(at, rp.take(&grow[s], st.gpus, 0, 0, false, false))
+	}
+	if q.floors == nil {
+		q.floors = make(map[[3]int32]int64)
+	}
+	q.floors[key] = at
+	return at
 }

@@ -51,8 +51,15 @@ func TestDecideETA(t *testing.T) {
 				quota("q", QuotaState{BudgetExhausted: true}),
 			want: map[int64]eta{1: {}, 2: {}, 3: {}},
 		},
-		"a deferrable task starts no earlier than the off-peak window": {
-			// t0 is 20:00 in UTC+8; the window opens at 22:00.
+		"a deferrable task takes the cards no other waiting task needs, before the off-peak window": {
+			// t0 is 20:00 in UTC+8; the window opens at 22:00. Both cards come free in an
+			// hour: task 2 takes one, the deferrable task the other.
+			snap: snapshot(node(1, "A", 2)).run(running(90, gpus(1, 0, 1)...).ends(h, h)).
+				queue(pending(1).maxRun(h).deferrable().ready(), pending(2).maxRun(h).ready()),
+			pol:  func(p *Policy) { p.Location = shanghai },
+			want: map[int64]eta{1: {at(h), at(h)}, 2: {at(h), at(h)}},
+		},
+		"a deferrable task comes after the other waiting tasks": {
 			snap: snapshot(node(1, "A", 1)).run(running(90, gid(1, 0)).ends(h, h)).
 				queue(pending(1).maxRun(h).deferrable().ready(), pending(2).maxRun(h).ready()),
 			pol:  func(p *Policy) { p.Location = shanghai },

@@ -65,11 +65,11 @@ type fspec struct {
 }
 
 // event is a task holding n cards of a node until end50 (expected) or end90 (latest), as
-// offsets from now.
+// offsets from now; eta50 is the expected end the ETAs read (see etaEnd).
 type event struct {
-	node         int32
-	n            int32
-	end50, end90 int64
+	node                int32
+	n                   int32
+	end50, end90, eta50 int64
 }
 
 // fleet is the mutable view of the schedulable cards during one Decide.
@@ -93,6 +93,16 @@ type fleet struct {
 
 // place is a spec in a region.
 type place struct{ spec, region string }
+
+// placeOf is the index of the place of spec in region, if a node has it.
+func (f *fleet) placeOf(spec, region string) (int32, bool) {
+	for _, s := range f.byName[spec] {
+		if f.specs[s].region == region {
+			return s, true
+		}
+	}
+	return 0, false
+}
 
 func newFleet(snap *Snapshot) *fleet {
 	f := &fleet{byName: make(map[string][]int32)}
@@ -186,11 +196,13 @@ func newFleet(snap *Snapshot) *fleet {
 	return f
 }
 
-// hold marks the cards of the running tasks as taken and records when they come back.
-func (f *fleet) hold(running []Running, now time.Time) {
+// hold marks the cards of the running tasks as taken and records when they come back, eta
+// giving each one's expected end for the ETAs.
+func (f *fleet) hold(running []Running, now time.Time, eta func(*Running) int64) {
 	for i := range running {
 		r := &running[i]
 		end50, end90 := runningEnds(r, now)
+		eta50 := int64(-1) // read when a card of the task is schedulable
 		last := int32(-1)
 		for _, g := range r.GPUIDs {
 			ni, ok := f.nodeOfGPU[g]
@@ -206,7 +218,10 @@ func (f *fleet) hold(running []Running, now time.Time) {
 				f.events[len(f.events)-1].n++
 				continue
 			}
-			f.events = append(f.events, event{node: ni, n: 1, end50: end50, end90: end90})
+			if eta50 < 0 {
+				eta50 = eta(r)
+			}
+			f.events = append(f.events, event{node: ni, n: 1, end50: end50, end90: end90, eta50: eta50})
 			last = ni
 		}
 	}

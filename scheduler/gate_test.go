@@ -40,26 +40,6 @@ func TestInOffPeak(t *testing.T) {
 	}
 }
 
-func TestNextOffPeak(t *testing.T) {
-	pol := DefaultPolicy(shanghai)
-	tests := map[string]struct{ now, want time.Time }{
-		"inside: now":             {time.Date(2026, 3, 3, 1, 0, 0, 0, shanghai), time.Date(2026, 3, 3, 1, 0, 0, 0, shanghai)},
-		"afternoon: tonight":      {time.Date(2026, 3, 3, 15, 0, 0, 0, shanghai), time.Date(2026, 3, 3, 22, 0, 0, 0, shanghai)},
-		"zone: UTC noon is 20:00": {t0, time.Date(2026, 3, 2, 22, 0, 0, 0, shanghai)},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := NextOffPeak(tc.now, pol); !got.Equal(tc.want) {
-				t.Errorf("NextOffPeak(%v) = %v, want %v", tc.now, got, tc.want)
-			}
-		})
-	}
-	after := Policy{OffPeakStart: 2 * time.Hour, OffPeakEnd: 4 * time.Hour, Location: time.UTC}
-	if got, want := NextOffPeak(t0, after), time.Date(2026, 3, 3, 2, 0, 0, 0, time.UTC); !got.Equal(want) {
-		t.Errorf("NextOffPeak(%v) = %v, want %v", t0, got, want)
-	}
-}
-
 func TestDecideGates(t *testing.T) {
 	night := time.Date(2026, 3, 2, 23, 0, 0, 0, shanghai)
 	day := time.Date(2026, 3, 2, 14, 0, 0, 0, shanghai)

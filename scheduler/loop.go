@@ -30,6 +30,9 @@ type Store interface {
 	ProjectNames(ctx context.Context) (map[int64]string, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
+	Machines(ctx context.Context, poolID int64) ([]models.Machine, error)
+	PoolScaleStates(ctx context.Context) (map[int64]models.PoolScaleState, error)
+	TaskSpans(ctx context.Context, since, until time.Time) ([]models.TaskSpan, error)
 }
 
 // LoopConfig configures the scheduler loop.
@@ -53,11 +56,14 @@ type Loop struct {
 	store Store
 	cfg   LoopConfig
 	fair  fairCache
+	runs  runtimesCache
 	// started is the time of the first snapshot: nodes are judged lost only after the loop
 	// has run for NodeLostAfter, so agents get the chance to report after a server restart.
 	started time.Time
 	// view is the queue as the last tick left it (see Queue).
 	view atomic.Pointer[QueueView]
+	// history is how the ticks' estimates fared, which calibrates the next (see ETAHistory).
+	history *ETAHistory
 }
 
 // fairCache keeps the projects' decayed usage for a minute of clock time: reading the
@@ -89,7 +95,7 @@ func NewLoop(store Store, cfg LoopConfig) *Loop {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Loop{store: store, cfg: cfg}
+	return &Loop{store: store, cfg: cfg, history: NewETAHistory()}
 }
 
 // Tick is one RunOnce at the clock's now, as package loop calls it.
@@ -115,6 +121,7 @@ func (l *Loop) RunOnce(ctx context.Context, now time.Time) (Plan, error) {
 	if err := l.apply(ctx, snap, plan, reasons, now); err != nil {
 		return plan, err
 	}
+	l.history.Note(snap, plan, now)
 	l.keepView(snap, plan, now)
 	return plan, nil
 }
@@ -203,6 +210,13 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	if snap.Bookings, err = l.bookings(ctx, pools, now); err != nil {
 		return Snapshot{}, nil, err
 	}
+	if snap.Growth, err = l.growth(ctx, pools, nodes); err != nil {
+		return Snapshot{}, nil, err
+	}
+	if snap.Runtimes, err = l.runtimes(ctx, now); err != nil {
+		return Snapshot{}, nil, err
+	}
+	snap.Stretch = l.history.Stretch()
 	if l.started.IsZero() {
 		l.started = now
 	}

@@ -13,13 +13,13 @@ func (d *decider) reserve(i int32, specs []int32) {
 	pref := d.prefOf(i)
 	best, bestAt := int32(-1), int64(0)
 	for _, s := range specs {
-		at := d.reservation(s, g, nil)
+		at := d.reservation(s, g, nil, false)
 		if best < 0 || at < bestAt || at == bestAt && pref != "" && d.f.specs[s].region == pref && d.f.specs[best].region != pref {
 			best, bestAt = s, at
 		}
 	}
 	r := resv{pos: i, task: d.st[i].id, spec: best}
-	r.at = d.reservation(best, g, &r)
+	r.at = d.reservation(best, g, &r, false)
 	ri := int32(len(d.res))
 	for j, ni := range r.nodes {
 		n := &d.f.nodes[ni]
@@ -32,20 +32,24 @@ func (d *decider) reserve(i int32, specs []int32) {
 }
 
 // reservation computes the earliest time g cards of spec s come free for one task if every
-// holder ends at its expected end, and with r != nil records the nodes, the cards the head
-// takes on each and the spare cards left there.
+// holder ends at its expected end (with eta, the end the ETAs expect, see etaEnd), and with
+// r != nil records the nodes, the cards the head takes on each and the spare cards left
+// there.
 //
 // A long task (d.long) counts no short-only node. A task that fits on a node needs one node
 // with g cards free: the node where that happens
 // first (ties: lowest id), and the spare is what else is free there by then. A task larger
 // than a node needs whole nodes: nodes in the order they become wholly free (ties: lowest
 // id) until they hold g cards; no card of them is spare.
-func (d *decider) reservation(s int32, g int32, r *resv) int64 {
+func (d *decider) reservation(s int32, g int32, r *resv, eta bool) int64 {
 	f := d.f
 	sp := &f.specs[s]
 	d.evs = d.evs[:0]
 	for _, e := range f.events {
 		if f.nodes[e.node].spec == s {
+			if eta {
+				e.end50 = e.eta50
+			}
 			d.evs = append(d.evs, e)
 		}
 	}

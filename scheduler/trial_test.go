@@ -56,7 +56,8 @@ func TestTryQuota(t *testing.T) {
 		},
 		"over the limit without overflow waits on quota": {
 			quota: QuotaState{MaxGPUs: 1},
-			want:  Trial{QueueEntry: QueueEntry{Waiting: Waiting{Lane: "long", Position: 1, Reason: ReasonQuota, Detail: DetailConcurrentLimit}}},
+			want: Trial{QueueEntry: QueueEntry{Waiting: Waiting{Lane: "long", Position: 1, Reason: ReasonQuota, Detail: DetailConcurrentLimit,
+				Quota: &QuotaWait{Project: "p", Limit: 1, Needs: 1}}}},
 		},
 	}
 	for name, tc := range tests {

@@ -28,6 +28,29 @@ type Snapshot struct {
 	// LostBefore: a live node last seen before it is given up as lost. Zero gives up no node
 	// (the loop has not run long enough for agents to report after a server restart).
 	LostBefore time.Time
+	// Growth is what the pools the scaling loop grows are expected to add, and Runtimes how
+	// long ended tasks ran against their estimates; only the ETAs read them.
+	Growth   []Growth
+	Runtimes Runtimes
+	// Stretch calibrates the ETAs from how the queue's recent estimates fared (see
+	// ETAHistory); zero stretches nothing.
+	Stretch ETAStretch
+}
+
+// Growth is the capacity a pool whose machines the scaling loop adds is expected to bring to
+// its place (its spec in its region) while tasks wait for cards there: the machines booting
+// now when each is expected to be ready, then up to Room more nodes, Batch at a time, the
+// first asked once demand has waited Delay and Every has passed since the pool last grew
+// (LastUp), each ready Boot after it is asked, a batch every Every. Only the p50 ETAs count
+// on it: machines may fail to boot, and the p90 is a bound.
+type Growth struct {
+	Spec, Region string
+	GPUsPerNode  int
+	Booting      []time.Time
+	Room, Batch  int
+	Delay, Boot  time.Duration
+	Every        time.Duration
+	LastUp       time.Time
 }
 
 // Node is one machine. Its GPUs are free unless a Running task holds them.
@@ -293,6 +316,9 @@ type Waiting struct {
 	// place for a head, else the place where the ETA replay starts it first; PlaceWhy says
 	// why there (WhyDataRegion, WhyOnly, WhyEarliest). All empty when unknown.
 	PlaceSpec, PlaceRegion, PlaceWhy string
+	// Quota, for a task waiting on its project's concurrent limit (DetailConcurrentLimit),
+	// says which limit and by how much; nil otherwise.
+	Quota *QuotaWait
 }
 
 // Why a task runs, or is expected to run, where it does.
@@ -327,6 +353,13 @@ func (w Waiting) String() string {
 	case ReasonOffPeakOnly:
 		return "deferrable: waiting for the off-peak window or cards nobody waits for"
 	case ReasonQuota:
+		if q := w.Quota; q != nil {
+			spec := q.Spec
+			if spec == "" {
+				spec = "all specs"
+			}
+			return fmt.Sprintf("waiting for quota %s of %s: %d of %d in use, needs %d more", spec, q.Project, q.InUse, q.Limit, q.Needs)
+		}
 		return "waiting for quota: " + w.Detail
 	case ReasonBehind:
 		return fmt.Sprintf("free cards are kept for task %d, ahead in the queue", w.Ahead)

@@ -59,6 +59,8 @@ type QueueRow struct {
 	// DataCheckSilent, for DetailDataCheckSilent, is how long the data check has gone without
 	// an answer.
 	DataCheckSilent time.Duration
+	// Quota is the limit a task waiting on its project's concurrent limit waits on.
+	Quota *api.QuotaWait
 }
 
 // Form error codes, the values of FormError.Code.

@@ -43,6 +43,13 @@ func ReasonText(l phrase.Locale, r QueueRow) string {
 		case DetailBudgetExhausted:
 			return l.T("reason.quota_budget")
 		case DetailConcurrentLimit:
+			if q := r.Quota; q != nil {
+				spec := q.Spec
+				if spec == "" {
+					spec = l.T("quota.all_specs")
+				}
+				return l.T("reason.quota_limit", spec, r.Project, l.Int(q.InUse), l.Int(q.Limit), l.Int(q.Needs))
+			}
 			return l.T("reason.quota_concurrent")
 		case DetailGuaranteedShare:
 			return l.T("reason.quota_guaranteed")

@@ -32,7 +32,8 @@ func (h *Handler) QueueList(c echo.Context) error {
 		row := queueRow(e, r, now)
 		out.Tasks = append(out.Tasks, api.QueueEntry{Task: tj, Position: e.Position, Lane: e.Lane,
 			ETAP50: etaJSON(e.ETAP50), ETAP90: etaJSON(e.ETAP90), Reason: row.Reason, ReasonText: views.ReasonText(l, row),
-			ReasonDetail: row.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy})
+			ReasonDetail: row.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy,
+			Quota: quotaWait(e.Quota)})
 	}
 	for _, cp := range st.view.Capacity {
 		c := api.Capacity(cp)

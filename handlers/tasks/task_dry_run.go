@@ -28,6 +28,8 @@ type dryRunJSON struct {
 	ReasonDetail string         `json:"reason_detail,omitempty"`
 	ETAP50       *time.Time     `json:"eta_p50"`
 	ETAP90       *time.Time     `json:"eta_p90"`
+	// WaitQuota is the limit it would wait on (reason quota, concurrent-limit).
+	WaitQuota *api.QuotaWait `json:"wait_quota,omitempty"`
 	// CardS is the card time priced: the estimate, else GPUs × max runtime (Basis says which).
 	CardS int64  `json:"card_s"`
 	Basis string `json:"basis"`
@@ -37,8 +39,9 @@ type dryRunJSON struct {
 	// Warnings are tasksview.WarnQuota (it would wait on quota), tasksview.WarnOverflow (it would
 	// run as overflow) and tasksview.WarnBudget (its estimate exceeds the budget left).
 	Warnings []string `json:"warnings"`
-	// wait is the trial's entry, for the form.
-	wait scheduler.QueueEntry
+	// wait is the trial's entry and project its project's name, for the form.
+	wait    scheduler.QueueEntry
+	project string
 }
 
 // costJSON is the task's card time priced on one spec as its bill line would be.
@@ -107,8 +110,8 @@ func (h *Handler) dryRun(ctx context.Context, nt models.NewTask, now time.Time) 
 	if err != nil {
 		return dryRunJSON{}, err
 	}
-	d := dryRunJSON{wait: tr.QueueEntry, Lane: tr.Lane, Position: tr.Position, Reason: api.WaitReason(tr.Reason),
-		ReasonDetail: tr.Detail, ETAP50: etaJSON(tr.ETAP50), ETAP90: etaJSON(tr.ETAP90), Basis: "estimate",
+	d := dryRunJSON{wait: tr.QueueEntry, project: p.Name, Lane: tr.Lane, Position: tr.Position, Reason: api.WaitReason(tr.Reason),
+		ReasonDetail: tr.Detail, ETAP50: etaJSON(tr.ETAP50), ETAP90: etaJSON(tr.ETAP90), WaitQuota: quotaWait(tr.Quota), Basis: "estimate",
 		CardS: int64(math.Round(nt.EstGPUHours * 3600)), Cost: []costJSON{}, Quota: []quotaUseJSON{}, Warnings: []string{}}
 	if d.CardS == 0 {
 		d.CardS, d.Basis = int64(nt.GPUs)*int64(maxRT/time.Second), "max_runtime"
@@ -189,8 +192,8 @@ func quotedSpecs(asked string, tr scheduler.Trial, prices []models.Price, projec
 // waitRow is how the task would wait, as the queue shows a wait.
 func (d dryRunJSON) waitRow() views.QueueRow {
 	w := d.wait
-	return views.QueueRow{Reason: api.WaitReason(w.Reason), ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail,
-		ETAP50: w.ETAP50, ETAP90: w.ETAP90}
+	return views.QueueRow{Project: d.project, Reason: api.WaitReason(w.Reason), ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail,
+		Quota: quotaWait(w.Quota), ETAP50: w.ETAP50, ETAP90: w.ETAP90}
 }
 
 // estimate is the dry run as the submit form shows it.

@@ -85,6 +85,12 @@ func (b *TaskB) GPUs(n int) *TaskB { b.t.GPUs = n; return b }
 // Spec asks for GPUs of spec.
 func (b *TaskB) Spec(spec string) *TaskB { b.t.Spec = spec; return b }
 
+// Estimate declares the task's estimated card-hours and its max runtime.
+func (b *TaskB) Estimate(gpuHours float64, maxRuntime time.Duration) *TaskB {
+	b.t.EstGPUHours, b.t.MaxRuntime = gpuHours, maxRuntime
+	return b
+}
+
 // Owner makes owner submit the task.
 func (b *TaskB) Owner(owner string) *TaskB { b.t.Owner = owner; return b }
 

@@ -1,0 +1,65 @@
+package scheduler
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"kashi/models"
+)
+
+// growth is what each pool the scaling loop grows is expected to add (see Growth): its
+// machines booting, each expected ready a typical boot after it was asked (the median of the
+// pool's machines that became ready, else half the boot timeout), and room up to its largest
+// size, after the cooldown since it last grew.
+func (l *Loop) growth(ctx context.Context, pools []models.ConfiguredPool, nodes []models.NodeGPUs) ([]Growth, error) {
+	var out []Growth
+	states, err := l.store.PoolScaleStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pools {
+		if !p.Config.Enabled || p.Provider == "" || p.Provider == "static" || p.Config.MaxNodes <= 0 {
+			continue
+		}
+		ms, err := l.store.Machines(ctx, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		cfg := p.Config.WithDefaults()
+		g := Growth{Spec: cfg.Spec, Region: cfg.Region, GPUsPerNode: p.GPUsPerNode, Batch: cfg.MaxInFlight,
+			Delay: seconds(cfg.ScaleUpDelayS), Every: seconds(cfg.CooldownUpS)}
+		var boots []time.Duration
+		var asked []time.Time
+		for _, m := range ms {
+			switch {
+			case m.ReadyAt != nil:
+				boots = append(boots, m.ReadyAt.Sub(m.CreatedAt))
+			case m.State == models.MachinePending || m.State == models.MachineCreating:
+				asked = append(asked, m.CreatedAt)
+			}
+		}
+		g.Boot = seconds(cfg.BootTimeoutS) / 2
+		if len(boots) > 0 {
+			slices.Sort(boots)
+			g.Boot = boots[len(boots)/2]
+		}
+		for _, at := range asked {
+			g.Booting = append(g.Booting, at.Add(g.Boot))
+		}
+		live := 0
+		for _, n := range nodes {
+			if n.Pool == p.Name && (n.State == models.NodeReady || n.State == models.NodeDraining) {
+				live++
+			}
+		}
+		g.Room = max(cfg.MaxNodes-live-len(asked), 0)
+		if st, ok := states[p.ID]; ok && st.LastScaleUpAt != nil {
+			g.LastUp = *st.LastScaleUpAt
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+func seconds(s int64) time.Duration { return time.Duration(s) * time.Second }
