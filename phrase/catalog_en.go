@@ -818,7 +818,7 @@ var catalogEN = map[string]string{
 	"bills.compare.diff":        "Difference",
 	"bills.compare.none":        "No project was charged this month or last.",
 	"weekly.chat.title":         "Kashi weekly report: %s, %s",
-	"weekly.chat.summary":       "Week %s (%s): %s card-hours held, %s effective (%s), %s idle.",
+	"weekly.chat.summary":       "Project %s, week %s (%s): %s card-hours held, %s effective (%s), %s idle.",
 	"weekly.chat.idle_head":     "Tasks that left cards idle most:",
 	"weekly.chat.idle_line":     "%s idle card-hours",
 	"weekly.chat.miss_head":     "Estimates that missed most:",

@@ -818,7 +818,7 @@ var catalogZH = map[string]string{
 	"bills.compare.diff":        "差额",
 	"bills.compare.none":        "本月和上月都没有项目产生费用。",
 	"weekly.chat.title":         "Kashi 周报：%s，%s",
-	"weekly.chat.summary":       "%s 周（%s）：占用 %s 卡时，有效 %s（%s），闲置 %s。",
+	"weekly.chat.summary":       "项目 %s，%s 周（%s）：占用 %s 卡时，有效 %s（%s），闲置 %s。",
 	"weekly.chat.idle_head":     "闲置卡最多的任务：",
 	"weekly.chat.idle_line":     "闲置 %s 卡时",
 	"weekly.chat.miss_head":     "估算偏差最大的任务：",
