@@ -14,7 +14,7 @@ import (
 type IdleStore interface {
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 	TaskReclaims(ctx context.Context) (map[int64]models.TaskReclaim, error)
-	NotifyUser(ctx context.Context, name, key, kind, msg string, now time.Time) (bool, error)
+	NotifyOwnerAndLeads(ctx context.Context, taskID int64, key, kind, msg string, now time.Time) (bool, error)
 }
 
 // Notification kinds IdleTask writes.
@@ -33,12 +33,13 @@ type IdleEvent struct {
 	Detail string
 }
 
-// IdleTask tells a task's owner what idle reclaim did: that the task's cards are idle and it
-// will be stopped unless kept (the owner answers "keep" or "release now" on the notifications
-// page), or that it was stopped. The owner gets an in-app notification (once per notice: the
-// key carries the notice's time) and the channels a message. An owner without an account gets
-// the channels only. now is when the scaling loop acted; messages write times in loc (the
-// --time-zone).
+// IdleTask tells a task's owner and its project's leads what idle reclaim did: that the
+// task's cards are idle and it will be stopped unless kept (the owner or a lead answers "keep"
+// or "release now" on the notifications page), or that it was stopped. Each of them with an
+// account gets an in-app notification, once each (once per notice: the key carries the
+// notice's time), and the channels a message the first time anyone is told; when none of them
+// has an account, the channels are all there is and always hear. now is when the scaling loop
+// acted; messages write times in loc (the --time-zone).
 func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a IdleEvent, loc *time.Location, now time.Time) error {
 	loc = locOr(loc)
 	t, err := store.TaskByID(ctx, a.TaskID)
@@ -62,7 +63,7 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a
 		key = fmt.Sprintf("%s:%d:%d", KindIdleNotice, t.ID, at.Unix())
 		m = notify.Message{Kind: KindIdleNotice, Project: t.Project, At: at.In(loc),
 			Title: "Idle GPUs: task " + name,
-			Text: fmt.Sprintf("Task %s owned by %s: %s. Keep the cards or release them now on the notifications page (/notifications).",
+			Text: fmt.Sprintf("Task %s owned by %s: %s. Its owner or a lead of the project keeps the cards or releases them now on the notifications page (/notifications).",
 				name, t.Owner, detail)}
 	default:
 		key = fmt.Sprintf("%s:%d", KindReclaimed, t.ID)
@@ -70,10 +71,10 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a
 			Title: "Reclaimed: task " + name,
 			Text:  fmt.Sprintf("Task %s owned by %s was stopped and its cards reclaimed: %s.", name, t.Owner, detail)}
 	}
-	fresh, err := store.NotifyUser(ctx, t.Owner, key, m.Kind, m.Text, m.At)
+	fresh, err := store.NotifyOwnerAndLeads(ctx, t.ID, key, m.Kind, m.Text, m.At)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		fresh = true // no account: the channels are all the owner has
+		fresh = true // nobody with an account: the channels are all there is
 	case err != nil:
 		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 	}

@@ -721,8 +721,8 @@ var catalogEN = map[string]string{
 	"notes.kind.reclaimed":                 "Reclaimed",
 	"notes.kind.quota_ends":                "Quota ends",
 	"notes.kind.budget":                    "Budget",
-	"notes.idle.title":                     "Your idle tasks",
-	"notes.idle.help":                      "These tasks hold cards that stay idle. Unless you keep them, they are stopped and their cards reclaimed.",
+	"notes.idle.title":                     "Idle tasks to answer",
+	"notes.idle.help":                      "These tasks, yours and those of the projects you lead, hold cards that stay idle. Unless their owner or a lead keeps them, they are stopped and their cards reclaimed.",
 	"notes.idle.gpus":                      "%d GPUs",
 	"notes.idle.kept":                      "kept until %s",
 	"notes.idle.noticed":                   "notice sent %s",
@@ -1428,4 +1428,7 @@ var catalogEN = map[string]string{
 	"form.help.health_path":           "Optional. The node asks this path on the metrics port every sample and restarts a replica that fails 3 times in a row (a new replica first has the node's load time, 10 minutes by default).",
 	"form.ttft_target":                "TTFT p95 target (ms)",
 	"form.help.ttft_target":           "Above it for 15 minutes, an alert is raised; empty for none.",
+
+	// Idle notices.
+	"notes.idle.owner": "submitted by %s",
 }

@@ -721,8 +721,8 @@ var catalogZH = map[string]string{
 	"notes.kind.reclaimed":                 "已回收",
 	"notes.kind.quota_ends":                "配额到期",
 	"notes.kind.budget":                    "预算",
-	"notes.idle.title":                     "你的闲置任务",
-	"notes.idle.help":                      "这些任务占用的卡一直闲置。除非你选择保留，它们将被停止，卡被回收。",
+	"notes.idle.title":                     "待确认的闲置任务",
+	"notes.idle.help":                      "这些任务（你提交的，以及你负责的项目的）占用的卡一直闲置。除非提交人或负责人选择保留，它们将被停止，卡被回收。",
 	"notes.idle.gpus":                      "%d 张 GPU",
 	"notes.idle.kept":                      "保留到 %s",
 	"notes.idle.noticed":                   "通知已于%s发出",
@@ -1428,4 +1428,7 @@ var catalogZH = map[string]string{
 	"form.help.health_path":           "可选。节点每个采样周期在指标端口上请求此路径，连续 3 次不返回 2xx 即重启副本（新副本先有节点的加载时间，默认 10 分钟）。",
 	"form.ttft_target":                "首字时延 p95 目标（毫秒）",
 	"form.help.ttft_target":           "连续 15 分钟高于目标即告警；留空表示不设。",
+
+	// Idle notices.
+	"notes.idle.owner": "提交人 %s",
 }
