@@ -8,6 +8,7 @@ import (
 
 	"kashi/models"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 // IdleStore is what IdleTask needs of models.Store.
@@ -28,27 +29,28 @@ const (
 type IdleEvent struct {
 	TaskID    int64
 	Reclaimed bool
-	// Detail is the scaling loop's explanation in English, without the task it is about:
-	// "cards idle for 31m ≥ 30m; stopped at 09:30 UTC unless kept".
-	Detail string
+	// Detail is the scaling loop's explanation as catalog codes, without the task it is
+	// about (the message names it): cards_idle, stop_at; idle_for, no_answer.
+	Detail phrase.List
 }
 
 // IdleTask tells a task's owner and its project's leads what idle reclaim did: that the
-// task's cards are idle and it will be stopped unless kept (the owner or a lead answers "keep"
-// or "release now" on the notifications page), or that it was stopped. Each of them with an
-// account gets an in-app notification, once each (once per notice: the key carries the
-// notice's time), and the channels a message the first time anyone is told; when none of them
-// has an account, the channels are all there is and always hear. now is when the scaling loop
-// acted; messages write times in loc (the --time-zone).
-func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a IdleEvent, loc *time.Location, now time.Time) error {
+// task's cards are idle and it will be stopped unless kept (the owner or a lead answers
+// "keep" or "release now" on the notifications page), or that it was stopped. Each of them
+// with an account gets an in-app notification, once each (once per notice: the key carries
+// the notice's time), and the channels a message the first time anyone is told; when none of
+// them has an account, the channels are all there is and always hear. The message is worded
+// in l, the installation's language, as alerts are; its times are in loc (the --time-zone).
+// now is when the scaling loop acted.
+func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l phrase.Locale, a IdleEvent, loc *time.Location, now time.Time) error {
 	loc = locOr(loc)
 	t, err := store.TaskByID(ctx, a.TaskID)
 	if err != nil {
 		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 	}
-	detail := a.Detail
-	name := fmt.Sprintf("#%d %s (%s, %d GPUs)", t.ID, t.Name, t.Project, t.GPUs)
-	var m notify.Message
+	detail := l.Say(a.Detail)
+	name := l.T("idle.chat.task", t.ID, t.Name, t.Project, l.T("notes.idle.gpus", t.GPUs))
+	m := notify.Message{Project: t.Project}
 	var key string
 	switch {
 	case !a.Reclaimed:
@@ -61,15 +63,14 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a
 			at = *r.NoticeAt
 		}
 		key = fmt.Sprintf("%s:%d:%d", KindIdleNotice, t.ID, at.Unix())
-		m = notify.Message{Kind: KindIdleNotice, Project: t.Project, At: at.In(loc),
-			Title: "Idle GPUs: task " + name,
-			Text: fmt.Sprintf("Task %s owned by %s: %s. Its owner or a lead of the project keeps the cards or releases them now on the notifications page (/notifications).",
-				name, t.Owner, detail)}
+		m.Kind, m.At = KindIdleNotice, at.In(loc)
+		m.Title = l.T("idle.chat.notice_title", name)
+		m.Text = l.T("idle.chat.notice_text", name, t.Owner, detail)
 	default:
 		key = fmt.Sprintf("%s:%d", KindReclaimed, t.ID)
-		m = notify.Message{Kind: KindReclaimed, Project: t.Project, At: now.In(loc),
-			Title: "Reclaimed: task " + name,
-			Text:  fmt.Sprintf("Task %s owned by %s was stopped and its cards reclaimed: %s.", name, t.Owner, detail)}
+		m.Kind, m.At = KindReclaimed, now.In(loc)
+		m.Title = l.T("idle.chat.reclaimed_title", name)
+		m.Text = l.T("idle.chat.reclaimed_text", name, t.Owner, detail)
 	}
 	fresh, err := store.NotifyOwnerAndLeads(ctx, t.ID, key, m.Kind, m.Text, m.At)
 	switch {

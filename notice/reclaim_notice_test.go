@@ -10,6 +10,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/notice"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 // runningTask stores a node and a task of owner running on its first GPU.
@@ -23,7 +24,8 @@ func runningTask(t *testing.T, s *models.Store, owner string, now time.Time) mod
 
 // idleDetail is the scaling loop's reason of an idle notice (scaler.DecideReclaim's, less the
 // task it names first).
-const idleDetail = "cards idle for 31m ≥ 30m; stopped at 09:30 UTC unless kept"
+var idleDetail = phrase.Of(phrase.New("cards_idle", phrase.Dur(31*time.Minute), phrase.Dur(30*time.Minute)),
+	phrase.New("stop_at", phrase.S("09:30 UTC")))
 
 // idleWorld is project vision with alice (a member) running a task, lena its lead, carol a
 // member, and nils, the lead of nlp.
@@ -87,7 +89,7 @@ func TestIdleTask(t *testing.T) {
 	a := notice.IdleEvent{TaskID: w.task.ID, Detail: idleDetail}
 	ch := &recorder{}
 	for range 2 { // the second call finds the notice sent and tells nobody again
-		if err := notice.IdleTask(ctx, w.s, []notify.Channel{ch}, a, time.UTC, now.Add(time.Second)); err != nil {
+		if err := notice.IdleTask(ctx, w.s, []notify.Channel{ch}, english, a, time.UTC, now.Add(time.Second)); err != nil {
 			t.Fatalf("IdleTask = %v", err)
 		}
 	}
@@ -96,7 +98,7 @@ func TestIdleTask(t *testing.T) {
 		if len(notes) != 1 || notes[0].Kind != notice.KindIdleNotice {
 			t.Fatalf("%s's notifications = %+v, want one idle notice", u.Name, notes)
 		}
-		if !strings.Contains(notes[0].Message, "cards idle for 31m ≥ 30m") || !strings.Contains(notes[0].Message, "#1 train (vision, 1 GPUs)") {
+		if !strings.Contains(notes[0].Message, "cards idle for 31m ≥ 30m") || !strings.Contains(notes[0].Message, "#1 train (project vision, 1 GPUs)") {
 			t.Errorf("%s's notice = %q, want the task and the numbers", u.Name, notes[0].Message)
 		}
 	}
@@ -109,8 +111,8 @@ func TestIdleTask(t *testing.T) {
 		t.Errorf("channel got %+v, want one idle notice for vision", ch.got)
 	}
 
-	rc := notice.IdleEvent{TaskID: w.task.ID, Reclaimed: true, Detail: "cards idle for 1h"}
-	if err := notice.IdleTask(ctx, w.s, []notify.Channel{ch}, rc, time.UTC, now.Add(31*time.Minute)); err != nil {
+	rc := notice.IdleEvent{TaskID: w.task.ID, Reclaimed: true, Detail: phrase.Of(phrase.New("idle_for", phrase.Dur(time.Hour)))}
+	if err := notice.IdleTask(ctx, w.s, []notify.Channel{ch}, english, rc, time.UTC, now.Add(31*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	for _, u := range []models.User{w.alice, w.lena} {
@@ -129,11 +131,48 @@ func TestIdleTaskOwnerLeads(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	w := newIdleWorld(t, "lena", now)
 	a := notice.IdleEvent{TaskID: w.task.ID, Detail: idleDetail}
-	if err := notice.IdleTask(ctx, w.s, nil, a, time.UTC, now); err != nil {
+	if err := notice.IdleTask(ctx, w.s, nil, english, a, time.UTC, now); err != nil {
 		t.Fatal(err)
 	}
 	if notes := w.reclaimNotes(t, w.lena); len(notes) != 1 {
 		t.Errorf("lena, owner and lead, has %d idle notices, want 1", len(notes))
+	}
+}
+
+// TestIdleTaskInChinese: with the installation in zh-CN the idle and reclaim notices, in-app
+// and on the channels, are Chinese: no English sentence of the loop or of the message.
+func TestIdleTaskInChinese(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	w := newIdleWorld(t, "alice", now)
+	zh := phrase.Locale{Lang: phrase.LangZH}
+	ch := &recorder{}
+	for _, a := range []notice.IdleEvent{{TaskID: w.task.ID, Detail: idleDetail},
+		{TaskID: w.task.ID, Reclaimed: true, Detail: phrase.Of(phrase.New("idle_for", phrase.Dur(time.Hour)))}} {
+		if err := notice.IdleTask(ctx, w.s, []notify.Channel{ch}, zh, a, time.UTC, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := w.reclaimNotes(t, w.lena)
+	if len(notes) != 2 || len(ch.got) != 2 {
+		t.Fatalf("lena has %d notices and the channel %d, want 2 and 2", len(notes), len(ch.got))
+	}
+	want := []string{
+		"任务 #1 train（项目 vision，1 张 GPU）（提交人 alice）已被停止，卡已回收：卡已闲置 1小时。",
+		"任务 #1 train（项目 vision，1 张 GPU）（提交人 alice）：卡已闲置 31分钟 ≥ 30分钟；除非保留，将于 09:30 UTC 停止。" +
+			"提交人或项目负责人可在通知页（/notifications）保留这些卡或立即释放。",
+	}
+	for i, n := range notes {
+		if n.Message != want[i] {
+			t.Errorf("in-app notice %d = %q, want %q", i, n.Message, want[i])
+		}
+	}
+	for i, m := range ch.got {
+		for _, english := range []string{"Idle", "Reclaimed", "Task", "owned by", "cards idle", "unless kept", "GPUs)"} {
+			if strings.Contains(m.Title+m.Text, english) {
+				t.Errorf("channel message %d %q / %q has English %q", i, m.Title, m.Text, english)
+			}
+		}
 	}
 }
 
@@ -145,7 +184,7 @@ func TestIdleTaskOwnerWithoutAccount(t *testing.T) {
 	s.SetReclaimNotice(ctx, task.ID, now)
 	ch, bad := &recorder{}, &failing{}
 	a := notice.IdleEvent{TaskID: task.ID, Detail: idleDetail}
-	err := notice.IdleTask(ctx, s, []notify.Channel{ch, bad}, a, time.UTC, now)
+	err := notice.IdleTask(ctx, s, []notify.Channel{ch, bad}, english, a, time.UTC, now)
 	if err == nil || !strings.Contains(err.Error(), "robot down") {
 		t.Errorf("IdleTask with a failing channel = %v, want its error", err)
 	}

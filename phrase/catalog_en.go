@@ -1429,6 +1429,15 @@ var catalogEN = map[string]string{
 	"form.ttft_target":                "TTFT p95 target (ms)",
 	"form.help.ttft_target":           "Above it for 15 minutes, an alert is raised; empty for none.",
 
-	// Idle notices.
-	"notes.idle.owner": "submitted by %s",
+	// Idle notices and quota reminders, written in the installation's language (--lang).
+	"notes.idle.owner":          "submitted by %s",
+	"idle.chat.task":            "#%d %s (project %s, %s)",
+	"idle.chat.notice_title":    "Idle GPUs: task %s",
+	"idle.chat.notice_text":     "Task %s, submitted by %s: %s. Its owner or a lead of the project keeps the cards or releases them now on the notifications page (/notifications).",
+	"idle.chat.reclaimed_title": "Reclaimed: task %s",
+	"idle.chat.reclaimed_text":  "Task %s, submitted by %s, was stopped and its cards reclaimed: %s.",
+	"reminder.chat.title":       "%s: %s",
+	"reminder.quota_ends":       "Project %s: the %s quota ends on %s, in %d days or less.",
+	"reminder.budget":           "Project %s: the %s budget is %d%% used this month (%d of %d card-hours).",
+	"reminder.all_specs":        "all specs",
 }

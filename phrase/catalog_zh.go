@@ -1429,6 +1429,15 @@ var catalogZH = map[string]string{
 	"form.ttft_target":                "首字时延 p95 目标（毫秒）",
 	"form.help.ttft_target":           "连续 15 分钟高于目标即告警；留空表示不设。",
 
-	// Idle notices.
-	"notes.idle.owner": "提交人 %s",
+	// Idle notices and quota reminders, written in the installation's language (--lang).
+	"notes.idle.owner":          "提交人 %s",
+	"idle.chat.task":            "#%d %s（项目 %s，%s）",
+	"idle.chat.notice_title":    "GPU 闲置：任务 %s",
+	"idle.chat.notice_text":     "任务 %s（提交人 %s）：%s。提交人或项目负责人可在通知页（/notifications）保留这些卡或立即释放。",
+	"idle.chat.reclaimed_title": "已回收：任务 %s",
+	"idle.chat.reclaimed_text":  "任务 %s（提交人 %s）已被停止，卡已回收：%s。",
+	"reminder.chat.title":       "%s：%s",
+	"reminder.quota_ends":       "项目 %s：%s 配额将于 %s 到期，剩余不超过 %d 天。",
+	"reminder.budget":           "项目 %s：%s 预算本月已用 %d%%（%d / %d 卡时）。",
+	"reminder.all_specs":        "全部卡型",
 }
