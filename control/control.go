@@ -59,7 +59,9 @@ type Config struct {
 	History   models.Retention
 	// DataChecks confines the data checks tasks declare.
 	DataChecks datacheck.Policy
-	// Words is the installation's language: alerts' chat messages are written in it.
+	// Words is the installation's language: the messages the loops write for the chat
+	// channels and the in-app notices they store (alerts, reminders, idle notices, the
+	// weekly report) are written in it.
 	Words phrase.Locale
 	// Weekly sends the weekly report; nil sends none.
 	Weekly *Weekly
@@ -110,7 +112,7 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 			if !ok {
 				return
 			}
-			if err := notice.IdleTask(ctx, store, cfg.Channels, ev, cfg.Location, now()); err != nil {
+			if err := notice.IdleTask(ctx, store, cfg.Channels, cfg.Words, ev, cfg.Location, now()); err != nil {
 				log.Warn("idle-task notice", "task", a.TaskID, "err", err)
 			}
 		}})
@@ -155,7 +157,7 @@ func addHousekeeping(set *loop.Set, store *models.Store, cfg Config) {
 	})
 	reminders := notice.DefaultReminderPolicy(cfg.Location)
 	set.Every("quota reminders", reminderEvery, func(ctx context.Context) error {
-		_, err := notice.SendReminders(ctx, store, channels, reminders, now(), log)
+		_, err := notice.SendReminders(ctx, store, channels, cfg.Words, reminders, now(), log)
 		return err
 	})
 	if w := cfg.Weekly; w != nil {
@@ -174,20 +176,20 @@ func addSchedules(set *loop.Set, store *models.Store, schedLoop *loop.Loop, now 
 	set.Every("schedules", scheduleEvery, runner.Tick)
 }
 
-// idleEventOf is what the owner of a task is told about a scaling action: idle notices and
-// reclaims only, the detail in English for the chat channels, less the task it names first
-// (the message names the task itself).
+// idleEventOf is what the owner and leads of a task are told about a scaling action: idle
+// notices and reclaims only, with the action's reason as catalog codes (notice.IdleTask words
+// them in the installation's language), less the task it names first (the message names the
+// task itself).
 func idleEventOf(a scaler.Action) (notice.IdleEvent, bool) {
 	d := a.Detail
 	if len(d) > 0 && d[0].Code == "task_of" {
 		d = d[1:]
 	}
-	detail := phrase.Locale{}.Say(d)
 	switch a.Kind {
 	case scaler.ActionIdleNotice:
-		return notice.IdleEvent{TaskID: a.TaskID, Detail: detail}, true
+		return notice.IdleEvent{TaskID: a.TaskID, Detail: d}, true
 	case scaler.ActionReclaim:
-		return notice.IdleEvent{TaskID: a.TaskID, Reclaimed: true, Detail: detail}, true
+		return notice.IdleEvent{TaskID: a.TaskID, Reclaimed: true, Detail: d}, true
 	}
 	return notice.IdleEvent{}, false
 }

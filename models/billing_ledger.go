@@ -648,9 +648,11 @@ type LedgerNode struct {
 	GPUIDs       []int64
 }
 
-// LedgerNodes returns every node with its pool, spec and GPU ids.
+// LedgerNodes returns every node with its pool, spec and GPU ids, those the scaling loop
+// removed too: their machines were provisioned until they were last seen (pool idle), and
+// the reports name them by their hostnames.
 func (s *Store) LedgerNodes(ctx context.Context) ([]LedgerNode, error) {
-	nodes, err := s.Nodes(ctx)
+	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), true)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func TestConcurrentKeeps(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
 		fleetNode(t, s, "n1", "a100", "")
-		s.EnsureProject(ctx, "vision", ft0)
+		answerer(t, s, "vision", "alice")
 		task, _, err := s.CreateTask(ctx, models.NewTask{Project: "vision", Name: "x", Owner: "alice", GPUs: 1,
 			Queue: models.QueueLong, Priority: "normal", Command: []string{"true"}, DataReady: true}, models.DefaultTaskLimits, ft0)
 		if err != nil {
@@ -140,4 +140,22 @@ func TestConcurrentAdjustmentAndIssue(t *testing.T) {
 			}
 		}
 	})
+}
+
+// answerer makes name a user and a member of project, creating both, so that they may answer
+// the idle notices of the tasks they own there (models.Store.KeepTask, ReleaseTask).
+func answerer(t *testing.T, s *models.Store, project, name string) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := s.EnsureProject(ctx, project, ft0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.CreateUser(ctx, name, "pw-"+name, models.RoleUser, ft0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMember(ctx, p.ID, u.ID, models.ProjectRoleMember); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -377,7 +377,7 @@ func TestKeepAndReclaim(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
 		fleetNode(t, s, "n1", "a100", "")
-		s.EnsureProject(ctx, "vision", ft0)
+		answerer(t, s, "vision", "alice")
 		task, _, err := s.CreateTask(ctx, models.NewTask{Project: "vision", Name: "x", Owner: "alice", GPUs: 1,
 			Queue: models.QueueLong, Priority: "normal", Command: []string{"true"}, DataReady: true}, models.DefaultTaskLimits, ft0)
 		if err != nil {

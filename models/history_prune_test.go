@@ -26,6 +26,13 @@ func TestPruneHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		p, err := s.EnsureProject(ctx, "vision", ft0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetMember(ctx, p.ID, u.ID, models.ProjectRoleMember); err != nil {
+			t.Fatal(err)
+		}
 		const oldEvents = 1203 // more than two batches
 		for i := range oldEvents {
 			at := old.Add(-time.Duration(i) * time.Minute)
@@ -43,7 +50,7 @@ func TestPruneHistory(t *testing.T) {
 			if err := s.RecordPoolSize(ctx, pool.ID, i, i, 0, at.Add(time.Second)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.NotifyUser(ctx, "ann", "key-"+at.String(), "idle", "m", at); err != nil {
+			if _, err := s.NotifyProject(ctx, p.ID, "key-"+at.String(), "idle", "m", at); err != nil {
 				t.Fatal(err)
 			}
 			for _, subject := range []string{"resolved-" + at.String(), "open-" + at.String(), "again"} {

@@ -9,10 +9,11 @@ import (
 
 // NoteProjects returns the project each of notes is about, by notification id, as its key
 // names it: a task (TaskNoteKey, "idle-notice:<task>:…", "reclaimed:<task>"), a quota request
-// ("request:<id>", "decided:<id>") or a quota ("quota-ends:<quota>:…", "budget:<quota>:…"). A
-// notification about none is left out. A lead of several projects tells them apart by it.
+// ("request:<id>", "decided:<id>"), a quota ("quota-ends:<quota>:…", "budget:<quota>:…") or a
+// project itself ("weekly-report:<week>:<project>"). A notification about none is left out.
+// A lead or member of several projects tells them apart by it.
 func (s *Store) NoteProjects(ctx context.Context, notes []Notification) (map[int64]string, error) {
-	refs := map[string]map[int64][]int64{"tasks": {}, "quota_requests": {}, "quotas": {}} // table → row id → note ids
+	refs := map[string]map[int64][]int64{"tasks": {}, "quota_requests": {}, "quotas": {}, "projects": {}} // table → row id → note ids
 	for _, n := range notes {
 		table, id := noteRef(n.Key)
 		if id > 0 {
@@ -32,8 +33,11 @@ func (s *Store) NoteProjects(ctx context.Context, notes []Notification) (map[int
 			ID      int64
 			Project string
 		}
-		err := s.db.WithContext(ctx).Table(table).Select(table+".id AS id, projects.name AS project").
-			Joins("JOIN projects ON projects.id = "+table+".project_id").Where(table+".id IN ?", ids).Scan(&rows).Error
+		q := s.db.WithContext(ctx).Table(table).Select(table + ".id AS id, projects.name AS project")
+		if table != "projects" {
+			q = q.Joins("JOIN projects ON projects.id = " + table + ".project_id")
+		}
+		err := q.Where(table+".id IN ?", ids).Scan(&rows).Error
 		if err != nil {
 			return nil, fmt.Errorf("models: projects of notifications: %w", err)
 		}
@@ -57,6 +61,11 @@ func noteRef(key string) (table string, id int64) {
 	}
 	id, _ = strconv.ParseInt(parts[1], 10, 64)
 	switch parts[0] {
+	case "weekly-report": // weekly-report:<week>:<project>
+		if len(parts) > 2 {
+			id, _ = strconv.ParseInt(parts[2], 10, 64)
+			return "projects", id
+		}
 	case "idle-notice", "reclaimed":
 		return "tasks", id
 	case "request", "decided":

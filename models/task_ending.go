@@ -14,16 +14,17 @@ const (
 	EndFinished  = "finished"
 	EndFailed    = "failed"
 	EndReclaimed = "reclaimed" // reclaimed for idleness (or by the release loop)
-	EndReleased  = "released"  // its owner answered an idle notice with "release now"
+	EndReleased  = "released"  // its owner or a lead answered an idle notice with "release now"
 	EndLost      = "lost"      // its node stopped reporting
 	EndTimedOut  = "timed-out"
 	EndCancelled = "cancelled"
 )
 
-// releasedPrefix begins the stop reason of a task released by its owner.
+// releasedPrefix begins the stop reason of a task released in answer to its idle notice.
 const releasedPrefix = "released by "
 
-// ReleasedReason is the stop reason of a task whose owner, by, released its cards.
+// ReleasedReason is the stop reason of a task whose cards by (its owner, a lead of its project
+// or an admin) released.
 func ReleasedReason(by string) string { return releasedPrefix + by }
 
 // lostReason is the reason a task ends failed when its node is lost.

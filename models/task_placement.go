@@ -33,11 +33,18 @@ type NodeGPUs struct {
 
 // Nodes returns every node not removed, with its pool, spec and GPUs ordered by index.
 func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
-	db := s.db.WithContext(ctx)
+	return nodesWithGPUs(s.db.WithContext(ctx), false)
+}
+
+// nodesWithGPUs returns the nodes, removed ones too when removed is set, with their pool, spec
+// and GPUs ordered by index.
+func nodesWithGPUs(db *gorm.DB, removed bool) ([]NodeGPUs, error) {
 	var nodes []NodeGPUs
-	err := db.Table("nodes").Select("nodes.*, pools.name AS pool, pools.spec AS spec").
-		Joins("JOIN pools ON pools.id = nodes.pool_id").Where("nodes.state <> ?", NodeRemoved).Order("nodes.id").Scan(&nodes).Error
-	if err != nil {
+	q := db.Table("nodes").Select("nodes.*, pools.name AS pool, pools.spec AS spec").Joins("JOIN pools ON pools.id = nodes.pool_id")
+	if !removed {
+		q = q.Where("nodes.state <> ?", NodeRemoved)
+	}
+	if err := q.Order("nodes.id").Scan(&nodes).Error; err != nil {
 		return nil, fmt.Errorf("models: nodes: %w", err)
 	}
 	at := make(map[int64]int, len(nodes))

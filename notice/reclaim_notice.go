@@ -8,13 +8,14 @@ import (
 
 	"kashi/models"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 // IdleStore is what IdleTask needs of models.Store.
 type IdleStore interface {
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 	TaskReclaims(ctx context.Context) (map[int64]models.TaskReclaim, error)
-	NotifyUser(ctx context.Context, name, key, kind, msg string, now time.Time) (bool, error)
+	NotifyOwnerAndLeads(ctx context.Context, taskID int64, key, kind, msg string, now time.Time) (bool, error)
 }
 
 // Notification kinds IdleTask writes.
@@ -28,26 +29,28 @@ const (
 type IdleEvent struct {
 	TaskID    int64
 	Reclaimed bool
-	// Detail is the scaling loop's explanation in English, without the task it is about:
-	// "cards idle for 31m ≥ 30m; stopped at 09:30 UTC unless kept".
-	Detail string
+	// Detail is the scaling loop's explanation as catalog codes, without the task it is
+	// about (the message names it): cards_idle, stop_at; idle_for, no_answer.
+	Detail phrase.List
 }
 
-// IdleTask tells a task's owner what idle reclaim did: that the task's cards are idle and it
-// will be stopped unless kept (the owner answers "keep" or "release now" on the notifications
-// page), or that it was stopped. The owner gets an in-app notification (once per notice: the
-// key carries the notice's time) and the channels a message. An owner without an account gets
-// the channels only. now is when the scaling loop acted; messages write times in loc (the
-// --time-zone).
-func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a IdleEvent, loc *time.Location, now time.Time) error {
+// IdleTask tells a task's owner and its project's leads what idle reclaim did: that the
+// task's cards are idle and it will be stopped unless kept (the owner or a lead answers
+// "keep" or "release now" on the notifications page), or that it was stopped. Each of them
+// with an account gets an in-app notification, once each (once per notice: the key carries
+// the notice's time), and the channels a message the first time anyone is told; when none of
+// them has an account, the channels are all there is and always hear. The message is worded
+// in l, the installation's language, as alerts are; its times are in loc (the --time-zone).
+// now is when the scaling loop acted.
+func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l phrase.Locale, a IdleEvent, loc *time.Location, now time.Time) error {
 	loc = locOr(loc)
 	t, err := store.TaskByID(ctx, a.TaskID)
 	if err != nil {
 		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 	}
-	detail := a.Detail
-	name := fmt.Sprintf("#%d %s (%s, %d GPUs)", t.ID, t.Name, t.Project, t.GPUs)
-	var m notify.Message
+	detail := l.Say(a.Detail)
+	name := l.T("idle.chat.task", t.ID, t.Name, t.Project, l.Count("notes.idle.gpus", t.GPUs))
+	m := notify.Message{Project: t.Project}
 	var key string
 	switch {
 	case !a.Reclaimed:
@@ -60,20 +63,19 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, a
 			at = *r.NoticeAt
 		}
 		key = fmt.Sprintf("%s:%d:%d", KindIdleNotice, t.ID, at.Unix())
-		m = notify.Message{Kind: KindIdleNotice, Project: t.Project, At: at.In(loc),
-			Title: "Idle GPUs: task " + name,
-			Text: fmt.Sprintf("Task %s owned by %s: %s. Keep the cards or release them now on the notifications page (/notifications).",
-				name, t.Owner, detail)}
+		m.Kind, m.At = KindIdleNotice, at.In(loc)
+		m.Title = l.T("idle.chat.notice_title", name)
+		m.Text = l.T("idle.chat.notice_text", name, t.Owner, detail)
 	default:
 		key = fmt.Sprintf("%s:%d", KindReclaimed, t.ID)
-		m = notify.Message{Kind: KindReclaimed, Project: t.Project, At: now.In(loc),
-			Title: "Reclaimed: task " + name,
-			Text:  fmt.Sprintf("Task %s owned by %s was stopped and its cards reclaimed: %s.", name, t.Owner, detail)}
+		m.Kind, m.At = KindReclaimed, now.In(loc)
+		m.Title = l.T("idle.chat.reclaimed_title", name)
+		m.Text = l.T("idle.chat.reclaimed_text", name, t.Owner, detail)
 	}
-	fresh, err := store.NotifyUser(ctx, t.Owner, key, m.Kind, m.Text, m.At)
+	fresh, err := store.NotifyOwnerAndLeads(ctx, t.ID, key, m.Kind, m.Text, m.At)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		fresh = true // no account: the channels are all the owner has
+		fresh = true // nobody with an account: the channels are all there is
 	case err != nil:
 		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
 	}

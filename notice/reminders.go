@@ -9,6 +9,7 @@ import (
 
 	"kashi/models"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 // ReminderPolicy says when quotas remind their projects (额度提醒进流程).
@@ -37,10 +38,11 @@ type Reminder struct {
 
 // Reminders returns the reminders due at now: for each quota in force, the nearest end-date
 // threshold reached (so 10 days before the end gives the 14-day reminder, once) and the
-// highest budget share reached this month; a quota's own reminders replace the policy's. Each text names its project (names: by id), so
-// that a lead of several projects can tell them apart. Pure: the caller sends them once by
-// Key.
-func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names map[int64]string, pol ReminderPolicy, now time.Time) []Reminder {
+// highest budget share reached this month; a quota's own reminders replace the policy's.
+// Each text is worded in l, the installation's language, and names its project (names: by
+// id), so that a lead of several projects can tell them apart. Pure: the caller sends them
+// once by Key.
+func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names map[int64]string, l phrase.Locale, pol ReminderPolicy, now time.Time) []Reminder {
 	var out []Reminder
 	month := models.MonthStart(now, pol.Location).Format("2006-01")
 	days := slices.Sorted(slices.Values(pol.EndDays))
@@ -51,7 +53,7 @@ func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names ma
 		}
 		spec := q.Spec
 		if spec == "" {
-			spec = "all specs"
+			spec = l.T("reminder.all_specs")
 		}
 		project := names[q.ProjectID]
 		if project == "" {
@@ -71,9 +73,8 @@ func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names ma
 		for _, d := range days {
 			if left <= time.Duration(d)*24*time.Hour {
 				out = append(out, Reminder{ProjectID: q.ProjectID, Kind: "quota-ends",
-					Key: fmt.Sprintf("quota-ends:%d:%s:%d", q.ID, q.EndsAt.Format("2006-01-02"), d),
-					Text: fmt.Sprintf("Project %s: the %s quota ends on %s, in %d days or less.", project, spec,
-						q.EndsAt.In(locOr(pol.Location)).Format("2006-01-02"), d)})
+					Key:  fmt.Sprintf("quota-ends:%d:%s:%d", q.ID, q.EndsAt.Format("2006-01-02"), d),
+					Text: l.T("reminder.quota_ends", project, spec, q.EndsAt.In(locOr(pol.Location)).Format("2006-01-02"), d)})
 				break
 			}
 		}
@@ -88,9 +89,8 @@ func Reminders(quotas []models.Quota, usage map[int64]map[string]int64, names ma
 		for i := len(pcts) - 1; i >= 0; i-- {
 			if budget > 0 && used*100 >= int64(pcts[i])*budget {
 				out = append(out, Reminder{ProjectID: q.ProjectID, Kind: "budget",
-					Key: fmt.Sprintf("budget:%d:%s:%d", q.ID, month, pcts[i]),
-					Text: fmt.Sprintf("Project %s: the %s budget is %d%% used this month (%d of %d card-hours).", project, spec,
-						pcts[i], used/3600, q.BudgetCardHours)})
+					Key:  fmt.Sprintf("budget:%d:%s:%d", q.ID, month, pcts[i]),
+					Text: l.T("reminder.budget", project, spec, pcts[i], used/3600, q.BudgetCardHours)})
 				break
 			}
 		}
@@ -113,9 +113,10 @@ type ReminderStore interface {
 	NotifyProject(ctx context.Context, projectID int64, key, kind, msg string, now time.Time) (bool, error)
 }
 
-// SendReminders delivers the due reminders in-app (once per key) and, the first time, to the
-// channels. It returns how many were new.
-func SendReminders(ctx context.Context, store ReminderStore, channels []notify.Channel, pol ReminderPolicy, now time.Time, log *slog.Logger) (int, error) {
+// SendReminders delivers the due reminders in-app (once per key) to the project's leads and
+// members and, the first time, to the channels, worded in l, the installation's language. It
+// returns how many were new.
+func SendReminders(ctx context.Context, store ReminderStore, channels []notify.Channel, l phrase.Locale, pol ReminderPolicy, now time.Time, log *slog.Logger) (int, error) {
 	quotas, err := store.Quotas(ctx, 0)
 	if err != nil || len(quotas) == 0 {
 		return 0, err
@@ -129,7 +130,7 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 		return 0, err
 	}
 	fresh := 0
-	for _, r := range Reminders(quotas, usage, names, pol, now) {
+	for _, r := range Reminders(quotas, usage, names, l, pol, now) {
 		isNew, err := store.NotifyProject(ctx, r.ProjectID, r.Key, r.Kind, r.Text, now)
 		if err != nil {
 			return fresh, err
@@ -138,8 +139,8 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 			continue
 		}
 		fresh++
-		m := notify.Message{Kind: r.Kind, Project: names[r.ProjectID], Title: names[r.ProjectID] + ": " + r.Kind, Text: r.Text,
-			At: now.In(locOr(pol.Location))}
+		m := notify.Message{Kind: r.Kind, Project: names[r.ProjectID], Title: l.T("reminder.chat.title", names[r.ProjectID], reminderKind(l, r.Kind)),
+			Text: r.Text, At: now.In(locOr(pol.Location))}
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
 				log.Warn("reminder not delivered", "channel", fmt.Sprintf("%T", ch), "err", err)
@@ -147,4 +148,12 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 		}
 	}
 	return fresh, nil
+}
+
+// reminderKind names a reminder's kind in l, as the notifications page does.
+func reminderKind(l phrase.Locale, kind string) string {
+	if kind == "budget" {
+		return l.T("notes.kind.budget")
+	}
+	return l.T("notes.kind.quota_ends")
 }

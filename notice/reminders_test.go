@@ -14,6 +14,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/notice"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 func TestReminders(t *testing.T) {
@@ -45,7 +46,7 @@ func TestReminders(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			usage := map[int64]map[string]int64{1: {"A100-80G": tc.used * 3600}}
 			var keys []string
-			for _, r := range notice.Reminders([]models.Quota{tc.quota}, usage, map[int64]string{1: "vision"}, pol, now) {
+			for _, r := range notice.Reminders([]models.Quota{tc.quota}, usage, map[int64]string{1: "vision"}, english, pol, now) {
 				keys = append(keys, r.Key)
 			}
 			if diff := cmp.Diff(tc.want, keys); diff != "" {
@@ -73,7 +74,7 @@ func TestSendRemindersOnce(t *testing.T) {
 		StartsAt: now.Add(-time.Hour), EndsAt: now.Add(5 * 24 * time.Hour)}, now)
 	ch := &recorder{}
 	for i := range 3 {
-		n, err := notice.SendReminders(ctx, s, []notify.Channel{ch}, notice.DefaultReminderPolicy(time.UTC), now.Add(time.Duration(i)*time.Hour), slog.Default())
+		n, err := notice.SendReminders(ctx, s, []notify.Channel{ch}, english, notice.DefaultReminderPolicy(time.UTC), now.Add(time.Duration(i)*time.Hour), slog.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestRemindersNameTheirProject(t *testing.T) {
 			StartsAt: now.Add(-time.Hour), EndsAt: now.Add(5 * 24 * time.Hour)}, now)
 	}
 	ch := &recorder{}
-	if _, err := notice.SendReminders(ctx, s, []notify.Channel{ch}, notice.DefaultReminderPolicy(time.UTC), now, slog.Default()); err != nil {
+	if _, err := notice.SendReminders(ctx, s, []notify.Channel{ch}, english, notice.DefaultReminderPolicy(time.UTC), now, slog.Default()); err != nil {
 		t.Fatal(err)
 	}
 	notes, _ := s.Notifications(ctx, lead.ID, 10)
@@ -124,5 +125,48 @@ func TestRemindersNameTheirProject(t *testing.T) {
 		if !strings.Contains(m.Text, "Project "+m.Project+":") {
 			t.Errorf("channel message %+v does not name its project in its text", m)
 		}
+	}
+}
+
+// TestRemindersInChinese: with the installation in zh-CN, reminders are written in Chinese,
+// in-app and on the channels, titles too.
+func TestRemindersInChinese(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	s := modelstest.SQLite(t, models.Options{})
+	p, _ := s.EnsureProject(ctx, "vision", now)
+	lead, _ := s.CreateUser(ctx, "li", "secret", models.RoleUser, now)
+	s.SetMember(ctx, p.ID, lead.ID, models.ProjectRoleLead)
+	s.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 100,
+		StartsAt: now.Add(-time.Hour), EndsAt: now.Add(5 * 24 * time.Hour)}, now)
+	s.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, MaxGPUs: 8, BudgetCardHours: 1,
+		StartsAt: now.Add(-time.Hour), EndsAt: now.Add(60 * 24 * time.Hour)}, now)
+	node := modelstest.Node("a100-01").Pool("a100").A100s(1).Register(t, s, now.Add(-3*time.Hour))
+	modelstest.Run(t, s, modelstest.Task("vision", "train").Create(t, s, now.Add(-3*time.Hour)), node, now.Add(-3*time.Hour))
+	ch := &recorder{}
+	zh := phrase.Locale{Lang: phrase.LangZH}
+	if _, err := notice.SendReminders(ctx, s, []notify.Channel{ch}, zh, notice.DefaultReminderPolicy(time.UTC), now, slog.Default()); err != nil {
+		t.Fatal(err)
+	}
+	notes, _ := s.Notifications(ctx, lead.ID, 10)
+	var texts []string
+	for _, n := range notes {
+		texts = append(texts, n.Message)
+	}
+	slices.Sort(texts)
+	want := []string{
+		"项目 vision：A100-80G 配额将于 2026-03-15 到期，剩余不超过 7 天。",
+		"项目 vision：全部卡型 预算本月已用 100%（3 / 1 卡时）。",
+	}
+	if diff := cmp.Diff(want, texts); diff != "" {
+		t.Errorf("lead's reminders in zh-CN (-want +got):\n%s", diff)
+	}
+	var titles []string
+	for _, m := range ch.got {
+		titles = append(titles, m.Title)
+	}
+	slices.Sort(titles)
+	if diff := cmp.Diff([]string{"vision：配额到期", "vision：预算"}, titles); diff != "" {
+		t.Errorf("channel titles in zh-CN (-want +got):\n%s", diff)
 	}
 }

@@ -89,9 +89,9 @@ func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc 
 	return out
 }
 
-// weeklyChat is one project's weekly report as its chat message says it: held against
-// effective card time, idle hours, the tasks that left cards idle most and the estimates
-// that missed most, and a link to the report page.
+// weeklyChat is one project's weekly report as its chat message says it: the project, held
+// against effective card time, idle hours, the tasks that left cards idle most and the
+// estimates that missed most, and a link to the report page.
 type weeklyChat struct {
 	Project, Week string
 	// From and To are the week's first day and the next Monday, in the billing time zone.
@@ -111,10 +111,11 @@ type weeklyChatTask struct {
 	IdleS, EstimatedS, ActualS int64
 }
 
-// words is the title and text of d's chat message in l.
+// words is the title and text of d's chat message in l. Both name the project: the text is
+// also what its people read in-app, where there is no title.
 func (d weeklyChat) words(l phrase.Locale) (title, text string) {
 	title = l.T("weekly.chat.title", d.Project, d.Week)
-	paras := []string{l.T("weekly.chat.summary", d.Week, phrase.DayRange(d.From, d.To), phrase.Hours(d.NominalS),
+	paras := []string{l.T("weekly.chat.summary", d.Project, d.Week, phrase.DayRange(d.From, d.To), phrase.Hours(d.NominalS),
 		phrase.Hours(d.EffectiveS), l.Percent(phrase.Share(d.EffectiveS, d.NominalS)), phrase.Hours(d.IdleS))}
 	list := func(head string, line func(weeklyChatTask) string, ts []weeklyChatTask) {
 		if len(ts) == 0 {

@@ -13,8 +13,8 @@ import (
 	"kashi/phrase"
 )
 
-// TestWeeklyMessages: one message per project that held cards in the week, naming its held,
-// effective and idle card-hours, its most idle tasks and its estimate misses, with the
+// TestWeeklyMessages: one message per project that held cards in the week, naming the
+// project and its held, effective and idle card-hours, its most idle tasks and its estimate misses, with the
 // link; in English and in Chinese.
 func TestWeeklyMessages(t *testing.T) {
 	loc, _ := time.LoadLocation("Asia/Shanghai")
@@ -30,11 +30,11 @@ func TestWeeklyMessages(t *testing.T) {
 	ps := []models.Project{{ID: 3, Name: "vision"}, {ID: 4, Name: "nlp"}}
 	link := "https://kashi.example/reports?week=2026-W10"
 	want := map[string]string{
-		phrase.LangEN: "Week 2026-W10 (2026-03-02 – 2026-03-08): 10.00 card-hours held, 5.00 effective (50%), 2.50 idle.\n\n" +
+		phrase.LangEN: "Project vision, week 2026-W10 (2026-03-02 – 2026-03-08): 10.00 card-hours held, 5.00 effective (50%), 2.50 idle.\n\n" +
 			"Tasks that left cards idle most:\n- #7 sft-r1 (li): 2.50 idle card-hours\n\n" +
 			"Estimates that missed most:\n- #8 eval (wang): estimated 1.00, used 3.00 card-hours\n\n" +
 			"The whole report: " + link,
-		phrase.LangZH: "2026-W10 周（2026-03-02 – 2026-03-08）：占用 10.00 卡时，有效 5.00（50%），闲置 2.50。\n\n" +
+		phrase.LangZH: "项目 vision，2026-W10 周（2026-03-02 – 2026-03-08）：占用 10.00 卡时，有效 5.00（50%），闲置 2.50。\n\n" +
 			"闲置卡最多的任务：\n- #7 sft-r1（li）：闲置 2.50 卡时\n\n" +
 			"估算偏差最大的任务：\n- #8 eval（wang）：预估 1.00，实际 3.00 卡时\n\n" +
 			"完整周报：" + link,

@@ -14,6 +14,7 @@ import (
 	"kashi/models/modelstest"
 	"kashi/notice"
 	"kashi/notify"
+	"kashi/phrase"
 )
 
 // robot is a WeCom robot that keeps the markdown of every message it is sent.
@@ -71,14 +72,15 @@ func TestChatTimesInTheConfiguredZone(t *testing.T) {
 	s.SetMember(ctx, p.ID, lead.ID, models.ProjectRoleLead)
 	s.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 100,
 		StartsAt: now.Add(-time.Hour), EndsAt: now.Add(5 * 24 * time.Hour)}, now)
-	if _, err := notice.SendReminders(ctx, s, chans, notice.DefaultReminderPolicy(shanghai), now, quiet()); err != nil {
+	if _, err := notice.SendReminders(ctx, s, chans, english, notice.DefaultReminderPolicy(shanghai), now, quiet()); err != nil {
 		t.Fatal(err)
 	}
 
 	task := runningTask(t, s, "li", now)
 	s.SetReclaimNotice(ctx, task.ID, now)
-	ev := notice.IdleEvent{TaskID: task.ID, Detail: "task 1 of li: cards idle for 31m ≥ 30m; stopped at 17:30 Asia/Shanghai unless kept"}
-	if err := notice.IdleTask(ctx, s, chans, ev, shanghai, now); err != nil {
+	ev := notice.IdleEvent{TaskID: task.ID, Detail: phrase.Of(phrase.New("cards_idle", phrase.Dur(31*time.Minute), phrase.Dur(30*time.Minute)),
+		phrase.New("stop_at", phrase.S("17:30 Asia/Shanghai")))}
+	if err := notice.IdleTask(ctx, s, chans, english, ev, shanghai, now); err != nil {
 		t.Fatal(err)
 	}
 
@@ -88,7 +90,7 @@ func TestChatTimesInTheConfiguredZone(t *testing.T) {
 	for i, want := range [][]string{
 		{"· 2026-03-02 17:01 CST"},
 		{"Project vision:", "· vision · 2026-03-02 17:00 CST"},
-		{"(vision, 1 GPUs)", "· vision · 2026-03-02 17:00 CST"},
+		{"(project vision, 1 GPU)", "· vision · 2026-03-02 17:00 CST"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(r.got[i], w) {

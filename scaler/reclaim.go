@@ -26,20 +26,20 @@ type IdleTask struct {
 	IdleSince time.Time
 	// NoticeAt is when the pending notice was sent; zero when none is pending.
 	NoticeAt time.Time
-	// KeptUntil is the end of the owner's last "keep"; zero if none.
+	// KeptUntil is the end of the last "keep" (its owner's or a lead's); zero if none.
 	KeptUntil time.Time
 	// Policy is the task's own: its pool's, under its project's override (ReclaimOf).
 	Policy ReclaimPolicy
 }
 
-// DecideReclaim decides, for each running task under its own policy, whether its owner is
-// warned that its idle cards will be reclaimed, the warning withdrawn, or the task stopped.
-// It is pure.
+// DecideReclaim decides, for each running task under its own policy, whether its owner and
+// its project's leads are warned that its idle cards will be reclaimed, the warning
+// withdrawn, or the task stopped. It is pure.
 //
 // A task's idle time counts from the latest of the moment its cards went idle, its start, and
 // the end of the setup grace after its start: cards idle before the task came, and a task
-// loading data, are not the task idling. A task kept by its owner is left alone until the keep
-// ends. A task whose cards have all been idle for IdleTime gets a notice (ActionIdleNotice); when the notice has had no
+// loading data, are not the task idling. A task kept by its owner or a lead is left alone
+// until the keep ends. A task whose cards have all been idle for IdleTime gets a notice (ActionIdleNotice); when the notice has had no
 // answer for Grace, the task is stopped and marked reclaimed (ActionReclaim,
 // ReasonNoAnswer). A notice whose task is busy again is withdrawn (ActionClearNotice). A
 // "keep" answer (capped per day by the store, see models.Store.KeepTask) withdraws the

@@ -29,10 +29,12 @@ func (s *Scaler) reconcile(ctx context.Context, in *scaleInput, cp models.Config
 	}
 	rin := reconcileInput{Cluster: s.cfg.Cluster, Listed: listed, Intents: intents, NodeOf: make(map[string]int64),
 		BootTimeout: PolicyOf(cp.Config).WithDefaults().BootTimeout, AdoptUnknown: cp.Config.AdoptUnknown, Now: now}
+	hosts := make(map[int64]string, len(nodes))
 	for _, n := range nodes {
 		if n.MachineID != "" {
 			rin.NodeOf[n.MachineID] = n.ID
 		}
+		hosts[n.ID] = n.Hostname
 	}
 	if rin.Gone, err = s.store.DeletedMachineIDs(ctx, unknownKeys(rin)); err != nil {
 		return nil, err
@@ -40,7 +42,7 @@ func (s *Scaler) reconcile(ctx context.Context, in *scaleInput, cp models.Config
 	for _, m := range ours(rin) {
 		in.listed[m.IdempotencyKey] = m.ID
 	}
-	rc := reconciler{s: s, cp: cp, prov: prov, now: now, nodeOf: rin.NodeOf}
+	rc := reconciler{s: s, cp: cp, prov: prov, now: now, nodeOf: rin.NodeOf, hosts: hosts}
 	var booting []BootingMachine
 	for _, a := range decideReconcile(rin) {
 		b, err := rc.apply(ctx, a)
@@ -257,7 +259,7 @@ func (rc *reconciler) apply(ctx context.Context, a reconcileAction) (*BootingMac
 	case rVanished:
 		s.alert(ctx, models.AlertInput{Kind: models.AlertMachineVanished, Subject: cp.Name + "/" + key, Pool: cp.Name,
 			NodeID: deref(im.NodeID), Severity: models.SeverityCritical, Code: "machine_vanished",
-			Params: []string{cp.Name, im.ProviderID, key, strconv.FormatInt(deref(im.NodeID), 10)}}, now)
+			Params: []string{cp.Name, im.ProviderID, key, rc.host(deref(im.NodeID))}}, now)
 	case rDelete:
 		id := im.ProviderID
 		if a.Machine.ID != "" {
@@ -343,12 +345,22 @@ func pickMachine(ms []kfleet.Machine, providerID string) (*kfleet.Machine, []kfl
 
 // reconciler applies reconcile's actions to one pool.
 type reconciler struct {
-	s       *Scaler
-	cp      models.ConfiguredPool
-	prov    kfleet.Provider
-	now     time.Time
-	nodeOf  map[string]int64
+	s      *Scaler
+	cp     models.ConfiguredPool
+	prov   kfleet.Provider
+	now    time.Time
+	nodeOf map[string]int64
+	// hosts are the pool's nodes' hostnames by id: what people read for a node.
+	hosts   map[int64]string
 	lastKey string
+}
+
+// host is the hostname of node id, as messages name a node; "#id" for a node not listed.
+func (rc *reconciler) host(id int64) string {
+	if h := rc.hosts[id]; h != "" {
+		return h
+	}
+	return "#" + strconv.FormatInt(id, 10)
 }
 
 // drop deletes a machine that is none of ours to keep, with an event.

@@ -241,7 +241,8 @@ const (
 	ActionRemove ActionKind = "remove"
 	// ActionDeleteMachine deletes a booting machine (MachineKey, MachineID).
 	ActionDeleteMachine ActionKind = "delete-machine"
-	// ActionIdleNotice tells the owner of TaskID its cards are idle and will be reclaimed.
+	// ActionIdleNotice tells the owner of TaskID and its project's leads its cards are idle
+	// and will be reclaimed.
 	ActionIdleNotice ActionKind = "idle-notice"
 	// ActionClearNotice withdraws the notice of TaskID: its cards are busy again.
 	ActionClearNotice ActionKind = "clear-notice"

@@ -234,8 +234,9 @@ func TestIdleTaskRelease(t *testing.T) {
 func TestNotificationsPage(t *testing.T) {
 	w := webtest.NewIdleWorld(t)
 	ctx := context.Background()
-	w.Store.NotifyUser(ctx, "alice", "other", "budget", "The A100-80G budget is 80% used this month.", webtest.T0.Add(-time.Hour))
-	w.Store.NotifyUser(ctx, "alice", "idle-notice:1:1", "idle-notice", "Task #1 train: cards idle for 31m ≥ 30m", webtest.T0.Add(-5*time.Minute))
+	vision, _ := w.Store.ProjectByName(ctx, "vision")
+	w.Store.NotifyProject(ctx, vision.ID, "other", "budget", "The A100-80G budget is 80% used this month.", webtest.T0.Add(-time.Hour))
+	w.Store.NotifyOwnerAndLeads(ctx, w.Task.ID, "idle-notice:1:1", "idle-notice", "Task #1 train: cards idle for 31m ≥ 30m", webtest.T0.Add(-5*time.Minute))
 
 	doc := webtest.Parse(t, w.Get("/notifications", webtest.Bearer(w.Alice)...).Body.String())
 	idle := doc.Find(`[data-testid=idle-task]`)

@@ -46,8 +46,8 @@ type Store interface {
 	MarkNotificationsRead(ctx context.Context, userID int64, now time.Time) error
 	Audit(ctx context.Context, at time.Time, actor, action string, projectID *int64, subject string, before, after any) error
 	KeepTask(ctx context.Context, taskID int64, by string, keepFor time.Duration, maxPerDay int, loc *time.Location, now time.Time) (time.Time, error)
-	ReclaimTask(ctx context.Context, taskID int64, reason string, now time.Time) error
-	ReclaimNotices(ctx context.Context, owner string) ([]models.ReclaimNotice, error)
+	ReleaseTask(ctx context.Context, taskID int64, by string, now time.Time) error
+	ReclaimNotices(ctx context.Context, user string) ([]models.ReclaimNotice, error)
 	TaskReclaimSettings(ctx context.Context, taskID int64) (models.ReclaimSettings, error)
 	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
 	SpecMemory(ctx context.Context) (map[string]int64, error)

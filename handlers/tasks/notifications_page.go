@@ -13,8 +13,9 @@ import (
 	tasksview "kashi/views/tasks"
 )
 
-// NotificationsPage shows the caller's tasks whose idle cards are about to be reclaimed, with
-// "keep" and "release now", then their notifications. GET /notifications.
+// NotificationsPage shows the tasks whose idle cards are about to be reclaimed and whose
+// notices the caller may answer (their own, those of the projects they lead), with "keep"
+// and "release now", then their notifications. GET /notifications.
 func (h *Handler) NotificationsPage(c echo.Context) error {
 	d, err := h.notificationsData(c)
 	if err != nil {
@@ -64,7 +65,7 @@ func (h *Handler) notificationsData(c echo.Context) (tasksview.NotificationsData
 		if err != nil {
 			return d, err
 		}
-		v := tasksview.IdleTaskView{ID: t.ID, Name: t.Name, Project: t.Project, GPUs: t.GPUs, NoticeAt: t.NoticeAt,
+		v := tasksview.IdleTaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, GPUs: t.GPUs, NoticeAt: t.NoticeAt,
 			KeepsLeft: pol.MaxKeepsPerDay, KeepFor: pol.KeepFor}
 		if t.KeptUntil != nil && t.KeptUntil.After(now) {
 			v.KeptUntil = t.KeptUntil

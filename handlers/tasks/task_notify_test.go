@@ -61,11 +61,16 @@ func TestNotificationsSpeakThePageLanguage(t *testing.T) {
 	s.Projects("vision")
 	s.Member("alice", "vision")
 	ctx := context.Background()
+	vision, _ := s.Store.ProjectByName(ctx, "vision")
+	tester, _ := s.Store.UserByName(ctx, "tester")
+	if err := s.Store.SetMember(ctx, vision.ID, tester.ID, models.ProjectRoleMember); err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range []struct{ key, kind string }{
 		{"idle-notice:7:1772400000", "idle-notice"}, {"reclaimed:8", "reclaimed"}, {"request:3", "request-pending"},
 		{"decided:4", "request-approved"}, {"quota-ends:1:2026-03-31:7", "quota-ends"}, {"budget:1:2026-03:80", "budget"},
 	} {
-		if _, err := s.Store.NotifyUser(ctx, "tester", n.key, n.kind, "English text for chat", webtest.T0); err != nil {
+		if _, err := s.Store.NotifyProject(ctx, vision.ID, n.key, n.kind, "English text for chat", webtest.T0); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -115,7 +115,9 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData
 			d.Log = lg.Tail
 		}
 		if d.CanRun && t.EndedAt == nil {
-			notices, err := h.store.ReclaimNotices(ctx, t.Owner)
+			// Keep and release show to those who may answer the notice: its owner, the
+			// project's leads, admins.
+			notices, err := h.store.ReclaimNotices(ctx, who.User.Name)
 			if err != nil {
 				return d, err
 			}

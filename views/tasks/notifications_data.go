@@ -2,8 +2,8 @@ package tasks
 
 import "time"
 
-// NotificationsData is the viewer's notifications page, with their tasks whose idle cards
-// are about to be reclaimed.
+// NotificationsData is the viewer's notifications page, with the tasks whose idle cards are
+// about to be reclaimed and whose notices the viewer may answer.
 type NotificationsData struct {
 	Now   time.Time
 	Idle  []IdleTaskView
@@ -14,11 +14,14 @@ type NotificationsData struct {
 	Error  string
 }
 
-// IdleTaskView is one of the viewer's running tasks with a pending idle notice or a keep.
+// IdleTaskView is a running task with a pending idle notice or a keep that the viewer may
+// answer: their own, or one of a project they lead.
 type IdleTaskView struct {
-	ID       int64
-	Name     string
-	Project  string
+	ID      int64
+	Name    string
+	Project string
+	// Owner is who submitted the task.
+	Owner    string
 	GPUs     int
 	NoticeAt *time.Time
 	// KeptUntil is the end of a keep in force; nil when none.

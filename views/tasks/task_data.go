@@ -15,7 +15,7 @@ type TaskPageData struct {
 	// Full is true when the viewer sees the task's project: its log, command and buttons.
 	// Others see who holds what, as the board shows it.
 	Full bool
-	// CanRun is true when the viewer may cancel, mark ready, keep or release the task.
+	// CanRun is true when the viewer may cancel and mark ready the task.
 	CanRun bool
 	// Wait is why the task waits now and when it may start; nil unless it waits.
 	Wait *views.QueueRow
@@ -29,7 +29,8 @@ type TaskPageData struct {
 	// RateFen is the pay-as-you-go price per card-hour of its cards, CostFen the cost so far
 	// at that price (the bill decides); both 0 when no price is set.
 	RateFen, CostFen int64
-	// Notice is true while the task has an idle notice: keep or release it.
+	// Notice is true while the task has an idle notice the viewer may answer (its owner, a
+	// lead of its project, an admin): keep or release it.
 	Notice  bool
 	KeepFor time.Duration
 	Log     string

@@ -12,12 +12,12 @@ import (
 )
 
 // IdleWorld is a server with alice, a member of vision, whose task holds a card and got an
-// idle notice, and bob, a member of speech.
+// idle notice; lena, vision's lead; carol, a member of vision; and bob, a member of speech.
 type IdleWorld struct {
 	*Server
-	Alice, Bob string      // API tokens
-	AliceID    int64       // alice's user id
-	Task       models.Task // alice's task on GPU-a100-01-0, with an idle notice
+	Alice, Bob, Lena, Carol string      // API tokens
+	AliceID                 int64       // alice's user id
+	Task                    models.Task // alice's task on GPU-a100-01-0, with an idle notice
 }
 
 // NewIdleWorld builds an IdleWorld over a fresh server.
@@ -27,18 +27,20 @@ func NewIdleWorld(t *testing.T) IdleWorld {
 	ctx := context.Background()
 	s.Projects("vision", "speech")
 	w := IdleWorld{Server: s}
-	for _, u := range []struct{ name, project string }{{"alice", "vision"}, {"bob", "speech"}} {
+	for _, u := range []struct {
+		name, project, role string
+		tok                 *string
+	}{{"alice", "vision", models.ProjectRoleMember, &w.Alice}, {"bob", "speech", models.ProjectRoleMember, &w.Bob},
+		{"lena", "vision", models.ProjectRoleLead, &w.Lena}, {"carol", "vision", models.ProjectRoleMember, &w.Carol}} {
 		user, err := s.Store.CreateUser(ctx, u.name, "pw-"+u.name, models.RoleUser, T0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p, _ := s.Store.ProjectByName(ctx, u.project)
-		s.Store.SetMember(ctx, p.ID, user.ID, models.ProjectRoleMember)
-		tok, _, _ := s.Store.CreateAPIToken(ctx, user.ID, "t", models.ScopeWrite, T0)
+		s.Store.SetMember(ctx, p.ID, user.ID, u.role)
+		*u.tok, _, _ = s.Store.CreateAPIToken(ctx, user.ID, "t", models.ScopeWrite, T0)
 		if u.name == "alice" {
-			w.Alice, w.AliceID = tok, user.ID
-		} else {
-			w.Bob = tok
+			w.AliceID = user.ID
 		}
 	}
 	s.Register(Node("a100-01").InPool("a100").Cards(A100Name, A100MiB, 2))
