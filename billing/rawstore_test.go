@@ -89,7 +89,7 @@ func (r *rawStore) load(tb testing.TB, lr ledgerRows) {
 		func(_ int, a []any) []any { return append(a, 1, "pool", lr.spec, "static", 8, t0) })
 	r.insert(tb, "nodes", []string{"id", "pool_id", "hostname", "machine_id", "token_hash", "state", "registered_at", "last_seen_at"},
 		lr.nodes, func(i int, a []any) []any {
-			return append(a, i+1, 1, fmt.Sprintf("node-%d", i+1), "m", fmt.Sprintf("tok-%d", i+1), models.NodeReady, t0, lr.provisioned[1])
+			return append(a, i+1, 1, fmt.Sprintf("node-%d", i+1), fmt.Sprintf("m-%d", i+1), fmt.Sprintf("tok-%d", i+1), models.NodeReady, t0, lr.provisioned[1])
 		})
 	r.insert(tb, "gpus", []string{"id", "node_id", "uuid", "gpu_index", "name", "spec", "memory_total_mib", "memory_used_mib",
 		"util_pct", "temp_c", "power_w"}, 8*lr.nodes, func(i int, a []any) []any {

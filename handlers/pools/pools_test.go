@@ -108,7 +108,7 @@ func TestPoolsPage(t *testing.T) {
 	if title := chart.Find("title").Text(); title != "Size of pool a100 over the last 6h" {
 		t.Errorf("chart title = %q", title)
 	}
-	if desc := chart.Find("desc").Text(); !strings.Contains(desc, "Now 4 nodes, desired 4") || !strings.Contains(desc, "from 4 to 5 nodes") {
+	if desc := chart.Find("desc").Text(); !strings.Contains(desc, "Nodes now: 4, desired: 4") || !strings.Contains(desc, "ranged from 4 to 5;") {
 		t.Errorf("chart desc = %q", desc)
 	}
 	for _, id := range []string{"chart-size", "chart-desired", "chart-demand"} {

@@ -452,7 +452,7 @@ func chartDesc(l phrase.Locale, d PoolsData, p PoolView, c chart) string {
 	if c.Empty {
 		return l.T("pools.chart.desc_empty", p.Size, p.Desired)
 	}
-	return l.T("pools.chart.desc", p.Size, p.Desired, rangeLabel(l, d.Range), c.Low, c.High, c.PeakGPUs,
+	return l.T("pools.chart.desc", p.Size, p.Desired, rangeLabel(l, d.Range), c.Low, c.High, l.Count("pools.chart.gpus", c.PeakGPUs),
 		strconv.FormatFloat(c.PeakDemand, 'f', 1, 64))
 }
 
