@@ -42,7 +42,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	var c agentConfig
 	f := newFlags("agent", getenv, stderr)
 	f.String(&c.Server, "server", "http://127.0.0.1:8080", "the Kashi server's base URL")
-	f.String(&c.JoinToken, "join-token", "", "the server's join token (required)")
+	f.Secret(&c.JoinToken, "join-token", "the server's join token (required)")
 	f.String(&c.Pool, "pool", "default", "the pool this node joins")
 	f.String(&c.Hostname, "hostname", "", "the node's name (default: the host name)")
 	f.String(&c.MachineID, "machine-id", "", "the provider's id of this machine, if any")
@@ -73,7 +73,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 		return c, errors.New("--once and --print go together: `kashi agent --once --print` checks this machine's GPUs")
 	}
 	if c.JoinToken == "" && !c.Once {
-		return c, errors.New("--join-token (or KASHI_JOIN_TOKEN) is required")
+		return c, errors.New("--join-token (or KASHI_JOIN_TOKEN, or a file named by --join-token-file) is required")
 	}
 	return c, positive(map[string]time.Duration{"sample-interval": c.SampleInterval,
 		"poll-interval": c.PollInterval, "stop-grace": c.StopGrace, "health-grace": c.HealthGrace})

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,8 @@ type flags struct {
 	fs     *flag.FlagSet
 	getenv func(string) string
 	errs   []error
+	// secrets are the secret flags' files, read by parse.
+	secrets []*secretFile
 }
 
 func newFlags(name string, getenv func(string) string, stderr io.Writer) *flags {
@@ -147,7 +150,8 @@ func (f *flags) List(p *[]string, name, help string) {
 	f.fs.Var(l, name, help+" ("+envName(name)+", comma-separated)")
 }
 
-// parse parses args and reports the first bad environment value or flag.
+// parse parses args, reads the secret flags' files, and reports the first bad environment
+// value or flag.
 func (f *flags) parse(args []string) error {
 	if err := f.fs.Parse(args); err != nil {
 		return err
@@ -155,7 +159,59 @@ func (f *flags) parse(args []string) error {
 	if f.fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
 	}
+	for _, s := range f.secrets {
+		if err := s.read(); err != nil {
+			f.errs = append(f.errs, err)
+		}
+	}
 	return errors.Join(f.errs...)
+}
+
+// maxSecretFile bounds what a secret flag's file may hold.
+const maxSecretFile = 64 << 10
+
+// secretFile is a secret flag and the file its value may be read from.
+type secretFile struct {
+	name string
+	p    *string
+	path string
+}
+
+// Secret defines a string flag holding a secret, and its twin --NAME-file (KASHI_NAME_FILE):
+// a file whose content, less surrounding white space, is the value. A unit's environment
+// file then names where the secret is instead of holding it, and it is never on a command
+// line. Giving both is an error.
+func (f *flags) Secret(p *string, name, help string) {
+	f.String(p, name, "", help)
+	s := &secretFile{name: name, p: p}
+	f.String(&s.path, name+"-file", "", "a file holding --"+name+", instead of it")
+	f.secrets = append(f.secrets, s)
+}
+
+// read sets the secret from its file, if one was given.
+func (s *secretFile) read() error {
+	if s.path == "" {
+		return nil
+	}
+	if *s.p != "" {
+		return fmt.Errorf("--%s and --%s-file are both given: keep the file", s.name, s.name)
+	}
+	file, err := os.Open(s.path)
+	if err != nil {
+		return fmt.Errorf("--%s-file: %w", s.name, err)
+	}
+	defer file.Close()
+	b, err := io.ReadAll(io.LimitReader(file, maxSecretFile+1))
+	if err == nil && len(b) > maxSecretFile {
+		err = fmt.Errorf("%s holds more than %d bytes", s.path, maxSecretFile)
+	}
+	if err != nil {
+		return fmt.Errorf("--%s-file: %w", s.name, err)
+	}
+	if *s.p = strings.TrimSpace(string(b)); *s.p == "" {
+		return fmt.Errorf("--%s-file: %s is empty", s.name, s.path)
+	}
+	return nil
 }
 
 // positive checks that each named duration is above zero.

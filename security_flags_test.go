@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,5 +58,54 @@ func TestSecretKeyFile(t *testing.T) {
 	cfg.SecretKey = base64.StdEncoding.EncodeToString([]byte("short"))
 	if err := loadSecretKey(store, cfg, log); err == nil {
 		t.Error("a 5-byte --secret-key was accepted")
+	}
+}
+
+// TestSecretsFromFiles: every secret flag of serve and agent may name a file instead
+// (--NAME-file or KASHI_NAME_FILE), so that no env file or command line holds the secret;
+// surrounding white space is dropped, and an empty, missing or too large file or both forms at
+// once are refused, naming the flag.
+func TestSecretsFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	env := map[string]string{
+		"KASHI_JOIN_TOKEN_FILE":     file("join-token", "kj_0123456789abcdef\n"),
+		"KASHI_ADMIN_PASSWORD_FILE": file("admin-password", "  correct horse \n"),
+		"KASHI_SECRET_KEY_FILE":     file("secret-key", base64.StdEncoding.EncodeToString(make([]byte, 32))+"\n"),
+		"KASHI_NOTIFY_FILE":         file("notify", "wecom:https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=K\n"),
+	}
+	getenv := func(k string) string { return env[k] }
+	c, err := parseServe(nil, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{c.JoinToken, c.AdminPassword, c.SecretKey, c.Notify}
+	want := []string{"kj_0123456789abcdef", "correct horse", base64.StdEncoding.EncodeToString(make([]byte, 32)),
+		"wecom:https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=K"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("serve's secrets from files (-want +got):\n%s", diff)
+	}
+	a, err := parseAgent([]string{"--join-token-file", env["KASHI_JOIN_TOKEN_FILE"]}, func(string) string { return "" }, io.Discard)
+	if err != nil || a.JoinToken != "kj_0123456789abcdef" {
+		t.Errorf("agent --join-token-file: %q, %v", a.JoinToken, err)
+	}
+
+	big := file("big", strings.Repeat("x", maxSecretFile+1))
+	for name, args := range map[string][]string{
+		"--join-token-file: open " + filepath.Join(dir, "missing"): {"--join-token-file", filepath.Join(dir, "missing")},
+		"--join-token-file: " + file("empty", " \n") + " is empty": {"--join-token-file", filepath.Join(dir, "empty")},
+		"--notify-file: " + big:                             {"--notify-file", big},
+		"--join-token and --join-token-file are both given": {"--join-token", "inline", "--join-token-file", env["KASHI_JOIN_TOKEN_FILE"]},
+	} {
+		_, err := parseServe(args, func(string) string { return "" }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("parseServe(%q) = %v, want an error with %q", args, err, name)
+		}
 	}
 }
