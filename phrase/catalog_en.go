@@ -1608,4 +1608,8 @@ var catalogEN = map[string]string{
 	"reminder.quota_ends":       "Project %s: the %s quota ends on %s, in %d days or less.",
 	"reminder.budget":           "Project %s: the %s budget is %d%% used this month (%d of %d card-hours).",
 	"reminder.all_specs":        "all specs",
+	// Reruns from the last checkpoint (重跑).
+	"say.rerun_queued":    "queued again for attempt %s of %s",
+	"say.no_attempt_left": "no attempt left (%s of %s)",
+	"say.node_rank_lost":  "node %s (rank %s) lost",
 }

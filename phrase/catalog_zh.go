@@ -1608,4 +1608,8 @@ var catalogZH = map[string]string{
 	"reminder.quota_ends":       "项目 %s：%s 配额将于 %s 到期，剩余不超过 %d 天。",
 	"reminder.budget":           "项目 %s：%s 预算本月已用 %d%%（%d / %d 卡时）。",
 	"reminder.all_specs":        "全部卡型",
+	// Reruns from the last checkpoint (重跑).
+	"say.rerun_queued":    "重新排队，第 %s 次尝试（共 %s 次）",
+	"say.no_attempt_left": "已无重跑机会（第 %s 次，共 %s 次）",
+	"say.node_rank_lost":  "节点 %s（序号 %s）失联",
 }
