@@ -72,6 +72,10 @@ func TestLostNodeReruns(t *testing.T) {
 		if second := attempts[1]; second.Attempt != 2 || !second.Current || second.StartedAt != nil || len(second.Nodes) != 0 {
 			t.Errorf("second attempt = %+v; want the current one, waiting", second)
 		}
+		ledger, err := s.LedgerAllocations(ctx, models.LedgerQuery{From: ft0, To: ft0.Add(24 * time.Hour)})
+		if err != nil || len(ledger) != 2 || ledger[0].RerunFrom != cp.Unix() || ledger[1].RerunFrom != cp.Unix() || ledger[0].End != seen.Unix() {
+			t.Errorf("ledger allocations = %+v, %v; want the lost attempt's 2, lost from the checkpoint", ledger, err)
+		}
 
 		// The next run, on node b, resumes from the checkpoint.
 		rerunAt := ft0.Add(2*time.Hour + time.Minute)
