@@ -84,10 +84,13 @@ func placeOK(where string) bool {
 		!strings.ContainsFunc(where, func(r rune) bool { return r < ' ' || r == 0x7f })
 }
 
-// outputSource is a Process whose log and output file the agent can follow.
-type outputSource interface {
-	// outputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE.
-	outputPaths() (log, file string)
+// OutputSource is a Process whose log and output file the agent follows for the task's
+// progress lines (and ships the log's tail): the supervised runner's, and the simulated
+// node's of tasks that report checkpoints.
+type OutputSource interface {
+	// OutputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE; a path that
+	// cannot be read is skipped.
+	OutputPaths() (log, file string)
 }
 
 // outputTracker follows a task's log from where it last read, and its output file. It keeps

@@ -182,7 +182,7 @@ func TestReportXLSX(t *testing.T) {
 // languages) and in the CSV; the bill of the month says the same.
 func TestReportReruns(t *testing.T) {
 	w := webtest.NewBillWorld(t)
-	w.RunRerun(t, webtest.Task("pretrain").Of("vision").Ready(), webtest.Feb(3, 0), 30*time.Minute, 2*time.Hour, time.Hour, 90, 0)
+	w.RunRerun(t, webtest.Task("pretrain").Of("vision").Ready(), webtest.Feb(13, 0), 30*time.Minute, 2*time.Hour, time.Hour, 90)
 	if err := w.Store.RollUp(context.Background(), webtest.T0, 365*24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -190,16 +190,16 @@ func TestReportReruns(t *testing.T) {
 	if b.Held.Rerun != 90*60 || b.RerunFen != 2250 {
 		t.Fatalf("vision's bill: rerun %d s costing %d fen; want 1.5 h costing ¥22.50", b.Held.Rerun, b.RerunFen)
 	}
-	row := webtest.Parse(t, string(w.As("finance", "/reports?week=2026-W06").Body)).Find(`[data-testid=rerun-usage][data-project=vision]`)
+	row := webtest.Parse(t, string(w.As("finance", "/reports?week="+webtest.ReportWeek).Body)).Find(`[data-testid=rerun-usage][data-project=vision]`)
 	if row.Length() != 1 || strings.TrimSpace(row.Find(`[data-testid=rerun-usage-hours]`).Text()) != "1.50" ||
 		!strings.Contains(row.Find(`[data-testid=rerun-usage-cost]`).Text(), "¥22.50") {
 		t.Errorf("report page's rerun row = %q; want vision's 1.50 card-hours costing ¥22.50", row.Text())
 	}
-	zh := w.Get("/reports?week=2026-W06", append(webtest.Bearer(w.Tokens["finance"]), "Accept-Language", "zh-CN")...)
+	zh := w.Get("/reports?week="+webtest.ReportWeek, append(webtest.Bearer(w.Tokens["finance"]), "Accept-Language", "zh-CN")...)
 	if doc := webtest.Parse(t, zh.Body.String()); !strings.Contains(doc.Find(`#report-reruns`).Text(), "重跑") {
 		t.Errorf("Chinese report page's rerun heading = %q", doc.Find(`#report-reruns`).Text())
 	}
-	rows, err := csv.NewReader(bytes.NewReader(w.As("finance", "/reports.csv?week=2026-W06").Body[3:])).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(w.As("finance", "/reports.csv?week="+webtest.ReportWeek).Body[3:])).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestTaskPageAttempts(t *testing.T) {
 		return strings.TrimSpace(s.Find(`[data-testid=` + id + `]`).Text())
 	}
 	if first.AttrOr("data-ending", "") != models.EndLost || text(first, "attempt-nodes") != "on n1" ||
-		!strings.HasPrefix(text(first, "attempt-ending"), "lost with its node; node n1 lost (last seen ") ||
+		!strings.HasPrefix(text(first, "attempt-ending"), "node n1 lost (last seen ") ||
 		!strings.Contains(text(first, "attempt-checkpoint"), "s3://ckpt/pretrain/step-900") ||
 		text(first, "attempt-lost") != "0.50 card-hours lost to the rerun" {
 		t.Errorf("first attempt = %q", first.Text())

@@ -110,11 +110,15 @@ func attemptSpan(l phrase.Locale, a AttemptView, now time.Time) string {
 	return l.T("task.attempt_ran", views.FullTime(a.StartedAt, now), views.FullTime(a.EndedAt, now))
 }
 
-// attemptEnding is how an attempt ended, and why when the viewer may read it: "lost with its
-// node: node n1 lost (last seen …)"; "current" while it has not ended.
+// attemptEnding is how an attempt ended, and why when the viewer may read it ("finished; exit
+// code 0"; a lost node's reason says it alone: "node n1 lost (last seen …)"); "current"
+// while it has not ended.
 func attemptEnding(l phrase.Locale, a AttemptView) string {
 	if a.Ending == "" {
 		return l.T("task.attempt_now")
+	}
+	if a.Ending == "lost" && a.Reason != "" {
+		return TaskReasonText(l, a.Reason)
 	}
 	key := "bill.ending." + strings.ReplaceAll(a.Ending, "-", "_")
 	text := a.Ending
