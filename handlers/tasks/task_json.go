@@ -72,8 +72,8 @@ func taskFields(t models.TaskRow) api.Task {
 }
 
 // redacted is the task as someone outside its project sees it in the queue: what it asks
-// for and where it stands, without how it runs.
+// for and where it stands, without how it runs (nor where it keeps its checkpoints).
 func redacted(t api.Task) api.Task {
-	t.Command, t.EnvNames, t.Workdir, t.DataCheck, t.DataLocations = nil, nil, "", nil, nil
+	t.Command, t.EnvNames, t.Workdir, t.DataCheck, t.DataLocations, t.LastCheckpoint = nil, nil, "", nil, nil, ""
 	return t
 }

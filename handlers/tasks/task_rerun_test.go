@@ -16,8 +16,9 @@ import (
 )
 
 // rerunTask is a task of vision whose first attempt ran on n1 and was lost with it after a
-// checkpoint, and whose second runs on n2; member is a member of vision and other of nlp.
-func rerunTask(t *testing.T) (s *webtest.Server, id, member, other string) {
+// checkpoint, and whose second runs on n2 (waits for cards, unless placeAgain); member is a
+// member of vision and other of nlp.
+func rerunTask(t *testing.T, placeAgain bool) (s *webtest.Server, id, member, other string) {
 	t.Helper()
 	ctx := context.Background()
 	s = webtest.NewServer(t)
@@ -39,7 +40,9 @@ func rerunTask(t *testing.T) (s *webtest.Server, id, member, other string) {
 	if _, err := s.Store.MarkLostNodes(ctx, []int64{n1.ID}, webtest.T0.Add(-time.Hour), webtest.T0.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	s.Place(tk, webtest.T0.Add(-time.Hour), webtest.UUIDOf("n2", 0))
+	if placeAgain {
+		s.Place(tk, webtest.T0.Add(-time.Hour), webtest.UUIDOf("n2", 0))
+	}
 	s.SetNow(webtest.T0)
 	return s, strconv.FormatInt(tk.ID, 10), member, other
 }
@@ -50,7 +53,7 @@ func rerunTask(t *testing.T) (s *webtest.Server, id, member, other string) {
 // in English and Chinese, to its project. Others see the attempts without why they ended nor
 // where the checkpoint is.
 func TestTaskPageAttempts(t *testing.T) {
-	s, id, member, other := rerunTask(t)
+	s, id, member, other := rerunTask(t, true)
 	doc := webtest.Parse(t, s.Get("/tasks/"+id, webtest.Bearer(member)...).Body.String())
 	if got := strings.TrimSpace(doc.Find(`[data-testid=task-attempt]`).Text()); got != "2 of 3" {
 		t.Errorf("attempt fact = %q, want 2 of 3", got)
@@ -113,6 +116,28 @@ func TestTaskPageAttempts(t *testing.T) {
 		detail.Attempts[0].LostS != 1800 || detail.Attempts[0].Checkpoint != "s3://ckpt/pretrain/step-900" || !detail.Attempts[1].Current ||
 		detail.Attempts[1].Nodes[0] != "n2" {
 		t.Errorf("GET /api/v1/tasks/%s attempts = %+v", id, detail)
+	}
+}
+
+// TestQueueHidesCheckpoints: a task queued again for its rerun shows where its checkpoint is
+// to its project in the queue's API, not to others.
+func TestQueueHidesCheckpoints(t *testing.T) {
+	s, id, member, other := rerunTask(t, false)
+	entry := func(tok string) map[string]any {
+		q := webtest.Decode[map[string]any](t, s.Get("/api/v1/queue", webtest.Bearer(tok)...))
+		for _, e := range q["tasks"].([]any) {
+			if e := e.(map[string]any); webtest.IDStr(int64(e["id"].(float64))) == id {
+				return e
+			}
+		}
+		t.Fatalf("task %s is not in the queue", id)
+		return nil
+	}
+	if got := entry(member); got["last_checkpoint"] != "s3://ckpt/pretrain/step-900" || got["attempt"] != 2.0 {
+		t.Errorf("the queue's entry for vision's member = %v, want its checkpoint and attempt 2", got)
+	}
+	if got, ok := entry(other)["last_checkpoint"]; ok {
+		t.Errorf("the queue's entry for nlp's member shows the checkpoint %v", got)
 	}
 }
 
