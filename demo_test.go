@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -240,4 +241,81 @@ func TestDemoScales(t *testing.T) {
 		}
 	}
 	t.Fatal("no pool grew within a minute of demo time ×240")
+}
+
+// TestDemoShowsRerun runs the demo on a faster clock and checks that its training task that
+// writes checkpoints, whose node the demo loses after its first, is queued again and resumes
+// on another node from that checkpoint within its first minutes, and that its page lists both
+// attempts, the first lost with its node after its checkpoint, in English and in Chinese.
+func TestDemoShowsRerun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for up to three minutes")
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--demo", "--demo-speed", "240", "--addr", addr, "--log-level", "error"},
+			func(string) string { return "" }, io.Discard, io.Discard)
+	}()
+	defer func() { cancel(); <-done }()
+	base := "http://" + addr
+	deadline := time.Now().Add(3 * time.Minute)
+	client := loggedIn(t, base, "member", deadline)
+	var id int64
+	for ; time.Now().Before(deadline); time.Sleep(time.Second) {
+		var tasks []struct {
+			ID      int64  `json:"id"`
+			Name    string `json:"name"`
+			Attempt int    `json:"attempt"`
+			State   string `json:"state"`
+		}
+		if err := getJSONAs(client, base+"/api/v1/tasks?project=vision&state=running", &tasks); err != nil {
+			continue
+		}
+		for _, tk := range tasks {
+			if tk.Name == demo.RerunTask && tk.Attempt == 2 {
+				id = tk.ID
+			}
+		}
+		if id != 0 {
+			break
+		}
+	}
+	if id == 0 {
+		t.Fatalf("within 3 minutes the demo's %s never ran a second attempt", demo.RerunTask)
+	}
+	for _, lang := range []string{"en", "zh-CN"} {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/tasks/%d", base, id), nil)
+		req.Header.Set("Accept-Language", lang)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := doc.Find(`[data-testid=task-attempts] [data-testid=task-attempt-row]`)
+		first := rows.First()
+		if rows.Length() != 2 || first.AttrOr("data-ending", "") != "lost" ||
+			!strings.Contains(first.Find(`[data-testid=attempt-checkpoint]`).Text(), "sim-ckpt:") ||
+			!strings.Contains(first.Find(`[data-testid=attempt-lost]`).Text(), ".") {
+			t.Errorf("%s page of task %d: attempts %q", lang, id, doc.Find(`[data-testid=task-attempts]`).Text())
+		}
+	}
+}
+
+// getJSONAs gets url with client and decodes its JSON into out.
+func getJSONAs(client *http.Client, url string, out any) error {
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
 }

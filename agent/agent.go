@@ -81,8 +81,9 @@ type Agent struct {
 	holdTicks int
 	tasks     map[int64]*task
 	// ended holds tasks that exited or failed to start while the server still lists them,
-	// so they are not started again.
-	ended map[int64]bool
+	// with the attempt that ended, so they are not started again; a later attempt of the task
+	// (a rerun placed here) is.
+	ended map[int64]int
 	// waiting holds the service replicas that exited by themselves, until they start again.
 	waiting map[int64]*waiting
 	exits   chan taskExit
@@ -175,7 +176,7 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 		retryMax:  time.Minute,
 		procs:     procFS{root: "/proc"},
 		tasks:     make(map[int64]*task),
-		ended:     make(map[int64]bool),
+		ended:     make(map[int64]int),
 		waiting:   make(map[int64]*waiting),
 		exits:     make(chan taskExit),
 	}
@@ -403,6 +404,12 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 	for _, as := range assigned {
 		t, started := a.tasks[as.TaskID]
 		w := a.waiting[as.TaskID]
+		if started && attemptOf(as) > attemptOf(t.as) {
+			// An earlier attempt of the task still runs here (the node was given up as lost
+			// meanwhile): it stops, and the new attempt starts once its cards are free.
+			a.stop(as.TaskID, t, "a later attempt of the task is assigned")
+			continue
+		}
 		if started {
 			t.as = as // an adopted task learns its assignment here
 			t.watchPages()
@@ -412,7 +419,7 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 			a.stop(as.TaskID, t, "stop requested")
 		case as.Stop && w != nil:
 			a.giveUp(as.TaskID, w, "stop requested")
-		case as.Stop, started, a.ended[as.TaskID]:
+		case as.Stop, started, a.ended[as.TaskID] >= attemptOf(as):
 		case w != nil && now.Before(w.at):
 		case a.busy(as.GPUUUIDs):
 			a.log.Info("agent task waits for its GPUs to be freed", "task", as.TaskID)
@@ -428,6 +435,9 @@ func (a *Agent) follow(ctx context.Context, assigned []api.Assignment) {
 		}
 	}
 }
+
+// attemptOf is the task's run an assignment is: 1 from a server that does not say.
+func attemptOf(as api.Assignment) int { return max(as.Attempt, 1) }
 
 // busy reports whether a local task holds one of the GPUs.
 func (a *Agent) busy(uuids []string) bool {
@@ -447,12 +457,12 @@ func (a *Agent) start(ctx context.Context, as api.Assignment) {
 	switch {
 	case errors.Is(err, ErrAlreadyStarted):
 		a.log.Warn("agent task listed again after it ran here; not starting it twice", "task", as.TaskID)
-		a.ended[as.TaskID] = true
+		a.ended[as.TaskID] = attemptOf(as)
 		return
 	case err != nil:
 		a.log.Error("agent task failed to start", "task", as.TaskID, "err", err)
-		a.ended[as.TaskID] = true
-		if a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error()}) {
+		a.ended[as.TaskID] = attemptOf(as)
+		if a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error(), Attempt: as.Attempt}) {
 			a.reported(as.TaskID)
 		}
 		return
@@ -467,8 +477,8 @@ func (a *Agent) track(ctx context.Context, as api.Assignment, proc Process) {
 	id := as.TaskID
 	t := &task{proc: proc, as: as, startedAt: a.cfg.Now()}
 	t.watchPages()
-	if src, ok := proc.(outputSource); ok {
-		log, file := src.outputPaths()
+	if src, ok := proc.(OutputSource); ok {
+		log, file := src.OutputPaths()
 		t.out = &outputTracker{logPath: log, filePath: file}
 	}
 	a.tasks[id] = t
@@ -507,11 +517,11 @@ func (a *Agent) adopt(ctx context.Context) error {
 	}
 	for _, t := range tasks {
 		if t.Reported {
-			a.ended[t.TaskID] = true
+			a.ended[t.TaskID] = max(t.Attempt, 1)
 			continue
 		}
 		a.log.Info("agent adopted task", "task", t.TaskID, "gpus", t.GPUUUIDs)
-		a.track(ctx, api.Assignment{TaskID: t.TaskID, GPUUUIDs: t.GPUUUIDs}, t.Proc)
+		a.track(ctx, api.Assignment{TaskID: t.TaskID, GPUUUIDs: t.GPUUUIDs, Attempt: t.Attempt}, t.Proc)
 		a.tasks[t.TaskID].adopted = true
 	}
 	return nil
@@ -529,12 +539,12 @@ func (a *Agent) stop(id int64, t *task, why string) {
 
 // status is a status report of the task with its progress so far.
 func (t *task) status(state string, now time.Time) api.TaskStatusRequest {
-	req := api.TaskStatusRequest{State: state, TS: now}
+	req := api.TaskStatusRequest{State: state, TS: now, Attempt: t.as.Attempt}
 	if t.out != nil {
 		t.out.poll(now)
 		req.OutputUnits, req.OutputUnit = t.out.out.Units, t.out.out.Unit
 		if cp := t.out.out.Checkpoint; !cp.IsZero() {
-			req.CheckpointAt = &cp
+			req.CheckpointAt, req.Checkpoint = &cp, t.out.out.CheckpointPlace
 		}
 	}
 	return req
@@ -572,7 +582,7 @@ func (a *Agent) exited(ctx context.Context, e taskExit) error {
 		a.restartLater(e.id, t, e)
 		return nil
 	}
-	a.ended[e.id] = true
+	a.ended[e.id] = attemptOf(t.as)
 	req := t.status(api.TaskExited, a.cfg.Now())
 	req.ExitCode = e.code
 	if t.out != nil {

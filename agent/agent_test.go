@@ -290,3 +290,31 @@ func TestRunWaitsForCardsOfAStoppingTask(t *testing.T) {
 		t.Errorf("runner started %d tasks, want 2 once GPU-x was free", n)
 	}
 }
+
+// TestRunStartsALaterAttempt: a later attempt of a task whose earlier attempt still runs here
+// (the node was given up as lost and came back, and the rerun was placed on it) stops the
+// earlier one, whose exit is reported as its own, and then starts; each report names its
+// attempt.
+func TestRunStartsALaterAttempt(t *testing.T) {
+	f := newFakeServer(t)
+	r := &fakeRunner{}
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Command: []string{"train"}, Attempt: 1}}
+	})
+	runAgent(t, newTestAgent(t, f, r))
+	f.waitFor(t, "running report", func() bool { return len(f.statuses) == 1 })
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Command: []string{"train"}, Attempt: 2, ResumeFrom: "/ckpt/1"}}
+	})
+	f.waitFor(t, "attempt 2 running", func() bool { return len(f.statuses) == 3 })
+	want := []statusCall{{TaskID: 7, State: api.TaskRunning, Attempt: 1}, {TaskID: 7, State: api.TaskExited, ExitCode: 143, Attempt: 1},
+		{TaskID: 7, State: api.TaskRunning, Attempt: 2}}
+	f.with(func() {
+		if diff := cmp.Diff(want, f.statuses); diff != "" {
+			t.Errorf("statuses (-want +got):\n%s", diff)
+		}
+	})
+	if n := r.startCount(); n != 2 {
+		t.Errorf("runner started %d processes, want 2", n)
+	}
+}

@@ -56,6 +56,7 @@ type statusCall struct {
 	OutputUnits int64
 	OutputUnit  string
 	Checkpoint  bool
+	Attempt     int
 }
 
 func newFakeServer(t *testing.T) *fakeServer {
@@ -209,7 +210,7 @@ func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message,
-		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil})
+		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil, Attempt: req.Attempt})
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -88,7 +88,7 @@ func (a *Agent) restart(ctx context.Context, as api.Assignment, w *waiting) {
 // giveUp reports the exit of a waiting service replica the server stopped or no longer lists.
 func (a *Agent) giveUp(id int64, w *waiting, why string) {
 	delete(a.waiting, id)
-	a.ended[id] = true
+	a.ended[id] = 1 // a service is never rerun: its first attempt
 	req := api.TaskStatusRequest{State: api.TaskExited, TS: a.cfg.Now(), ExitCode: w.code}
 	if w.err != nil {
 		req.Message = w.err.Error()

@@ -60,6 +60,8 @@ func (r SupervisedRunner) procs() procFS {
 type Adopted struct {
 	TaskID   int64
 	GPUUUIDs []string
+	// Attempt is the task's run it is (0 from a folder written before attempts).
+	Attempt int
 	// Proc watches the task; its Wait returns at once when the task already ended.
 	Proc Process
 	// Reported says the agent already queued the task's exit for the server.
@@ -77,13 +79,47 @@ func (r SupervisedRunner) Start(ctx context.Context, a api.Assignment) (Process,
 	}
 	dir := taskDir(r.StateDir, a.TaskID)
 	if exists(dir, specFile) {
-		return nil, fmt.Errorf("agent: start task %d: %w", a.TaskID, ErrAlreadyStarted)
+		if err := setAside(dir, a); err != nil {
+			return nil, fmt.Errorf("agent: start task %d: %w", a.TaskID, err)
+		}
 	}
 	proc, err := r.spawn(dir, a)
 	if err != nil {
 		return nil, fmt.Errorf("agent: start task %d: %w", a.TaskID, err)
 	}
 	return proc, nil
+}
+
+// setAside moves the folder of an earlier attempt of the task of a out of its way, to
+// <dir>.<attempt>, once that attempt ended here (its supervisor gone), marked reported so that
+// it goes with the reported folders: a rerun placed on the node where an earlier attempt ran
+// starts in a folder of its own. The folder of the same attempt, or of a later one, or of
+// one still running, is ErrAlreadyStarted: a task is never started twice.
+func setAside(dir string, a api.Assignment) error {
+	var spec taskSpec
+	if err := readJSON(dir, specFile, &spec); err != nil {
+		return err
+	}
+	ran := max(spec.Assignment.Attempt, 1)
+	if ran >= max(a.Attempt, 1) {
+		return ErrAlreadyStarted
+	}
+	lock, held, err := tryLock(dir)
+	if err != nil {
+		return err
+	}
+	lock.Close()
+	if held {
+		return ErrAlreadyStarted
+	}
+	if err := os.WriteFile(filepath.Join(dir, reportedFile), nil, 0o644); err != nil {
+		return err
+	}
+	aside := dir + "." + strconv.Itoa(ran)
+	if err := os.RemoveAll(aside); err != nil {
+		return err
+	}
+	return os.Rename(dir, aside)
 }
 
 // Restart starts an ended task again in its folder (a service replica that exited): the
@@ -197,7 +233,7 @@ func (r SupervisedRunner) Adopt() ([]Adopted, error) {
 			os.RemoveAll(dir) // the agent stopped before writing the spec: never started
 			continue
 		}
-		ad := Adopted{TaskID: id, GPUUUIDs: spec.Assignment.GPUUUIDs, Reported: exists(dir, reportedFile)}
+		ad := Adopted{TaskID: id, GPUUUIDs: spec.Assignment.GPUUUIDs, Attempt: spec.Assignment.Attempt, Reported: exists(dir, reportedFile)}
 		if !ad.Reported {
 			if !exists(dir, exitFile) && !exists(dir, startedFile) {
 				lock, held, err := tryLock(dir)
@@ -299,8 +335,8 @@ func (p *supervisedProcess) OwnsPID(pid uint32) bool {
 	return ok && p.procs.inContainer(int(pid), id)
 }
 
-// outputPaths returns the task's log and output file.
-func (p *supervisedProcess) outputPaths() (string, string) {
+// OutputPaths returns the task's log and output file.
+func (p *supervisedProcess) OutputPaths() (string, string) {
 	return filepath.Join(p.dir, LogFile), filepath.Join(p.dir, outputUnitsFile)
 }
 

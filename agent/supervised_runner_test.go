@@ -132,6 +132,47 @@ func TestSupervisedRunnerNeverStartsTwice(t *testing.T) {
 	}
 }
 
+// TestSupervisedRunnerRerunsALaterAttempt: a later attempt of a task that ran here (a rerun
+// placed on the node) starts in a folder of its own, the earlier one's set aside with its
+// log; the same attempt again is never started twice.
+func TestSupervisedRunnerRerunsALaterAttempt(t *testing.T) {
+	first := api.Assignment{TaskID: 8, Command: []string{"/bin/sh", "-c", "echo first; exit 1"}, Attempt: 1}
+	p, r := startSupervised(t, first, time.Second)
+	p.Wait()
+	if _, err := r.Start(context.Background(), first); !errors.Is(err, ErrAlreadyStarted) {
+		t.Errorf("Start() of the same attempt = %v, want ErrAlreadyStarted", err)
+	}
+	second := api.Assignment{TaskID: 8, Command: []string{"/bin/sh", "-c", "echo resumed from $KASHI_RESUME_FROM"}, Attempt: 2, ResumeFrom: "/ckpt/7"}
+	p2, err := r.Start(context.Background(), second)
+	if err != nil {
+		t.Fatalf("Start() of attempt 2 = %v", err)
+	}
+	if code, err := p2.Wait(); code != 0 || err != nil {
+		t.Errorf("attempt 2 Wait() = %d, %v", code, err)
+	}
+	dir := taskDir(r.StateDir, 8)
+	if log, _ := os.ReadFile(filepath.Join(dir, LogFile)); string(log) != "resumed from /ckpt/7\n" {
+		t.Errorf("attempt 2's log = %q, want its own", log)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir+".1", LogFile)); string(log) != "first\n" {
+		t.Errorf("attempt 1's log set aside = %q", log)
+	}
+	ad, err := r.Adopt()
+	if err != nil || len(ad) != 1 || ad[0].TaskID != 8 || ad[0].Attempt != 2 {
+		t.Errorf("Adopt() = %+v, %v; want attempt 2 only", ad, err)
+	}
+	long := api.Assignment{TaskID: 9, Command: []string{"/bin/sleep", "30"}, Attempt: 1}
+	p3, err := r.Start(context.Background(), long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p3.Stop(0) })
+	long.Attempt = 2
+	if _, err := r.Start(context.Background(), long); !errors.Is(err, ErrAlreadyStarted) {
+		t.Errorf("Start() of attempt 2 while attempt 1 runs = %v, want ErrAlreadyStarted", err)
+	}
+}
+
 // TestSupervisedRunnerRestarts: an ended task starts again in its folder, its log going on;
 // one whose command still runs is not started twice.
 func TestSupervisedRunnerRestarts(t *testing.T) {

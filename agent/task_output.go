@@ -16,8 +16,12 @@ import (
 // What a task tells the agent about its progress, as lines on stdout or in the file named by
 // KASHI_OUTPUT_FILE (the latest line wins):
 //
-//	KASHI_OUTPUT <n> <unit>    the output so far, e.g. "KASHI_OUTPUT 12000 samples"
-//	KASHI_CHECKPOINT [<time>]  a checkpoint was written, at <time> (RFC 3339) or when seen
+//	KASHI_OUTPUT <n> <unit>                the output so far, e.g. "KASHI_OUTPUT 12000 samples"
+//	KASHI_CHECKPOINT [<where>] [<time>]    a checkpoint was written, to <where> (a path or URI
+//	                                       without spaces), at <time> (RFC 3339) or when seen
+//
+// A rerun of the task (its node lost) is told the last checkpoint's <where> in
+// KASHI_RESUME_FROM (its time when it named no place).
 const (
 	outputPrefix     = "KASHI_OUTPUT "
 	checkpointPrefix = "KASHI_CHECKPOINT"
@@ -25,11 +29,13 @@ const (
 	maxLineBytes = 64 << 10
 )
 
-// taskOutput is a task's reported progress.
+// taskOutput is a task's reported progress: its output, and its last checkpoint's time and
+// place ("" when it named none).
 type taskOutput struct {
-	Units      int64
-	Unit       string
-	Checkpoint time.Time
+	Units           int64
+	Unit            string
+	Checkpoint      time.Time
+	CheckpointPlace string
 }
 
 // apply reads one line into o and reports whether it was a progress line.
@@ -54,17 +60,37 @@ func (o *taskOutput) apply(line string, now time.Time) bool {
 	if !ok || (rest != "" && rest[0] != ' ') {
 		return false
 	}
-	o.Checkpoint = now
-	if at, err := time.Parse(time.RFC3339, strings.TrimSpace(rest)); err == nil {
-		o.Checkpoint = at
+	f := strings.Fields(rest)
+	at, where := now, ""
+	if len(f) > 0 {
+		if t, err := time.Parse(time.RFC3339, f[len(f)-1]); err == nil {
+			at, f = t, f[:len(f)-1]
+		}
 	}
+	switch {
+	case len(f) > 1 || len(f) == 1 && !placeOK(f[0]):
+		return false // not a place the server takes: the line is not a checkpoint
+	case len(f) == 1:
+		where = f[0]
+	}
+	o.Checkpoint, o.CheckpointPlace = at, where
 	return true
 }
 
-// outputSource is a Process whose log and output file the agent can follow.
-type outputSource interface {
-	// outputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE.
-	outputPaths() (log, file string)
+// placeOK reports whether the server takes where as a checkpoint's place: UTF-8 of at most
+// 1,024 bytes, without control characters (spaces are already gone).
+func placeOK(where string) bool {
+	return len(where) <= 1024 && utf8.ValidString(where) &&
+		!strings.ContainsFunc(where, func(r rune) bool { return r < ' ' || r == 0x7f })
+}
+
+// OutputSource is a Process whose log and output file the agent follows for the task's
+// progress lines (and ships the log's tail): the supervised runner's, and the simulated
+// node's of tasks that report checkpoints.
+type OutputSource interface {
+	// OutputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE; a path that
+	// cannot be read is skipped.
+	OutputPaths() (log, file string)
 }
 
 // outputTracker follows a task's log from where it last read, and its output file. It keeps

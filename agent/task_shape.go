@@ -25,8 +25,9 @@ func torchrunEnv(a api.Assignment) []string {
 // GPUs (KASHI_WORLD_SIZE) and the global rank of this node's first GPU (KASHI_RANK); where
 // its data is in this node's region (KASHI_DATA_REGION, KASHI_DATA_LOCATION); and, for a
 // service replica, the port its model server serves on (KASHI_METRICS_PORT), its own among
-// the service's replicas. None of the shape when the server sent no shape, none of the data
-// when it sent no location.
+// the service's replicas; for a rerun, its attempt (KASHI_ATTEMPT) and the checkpoint it
+// resumes from (KASHI_RESUME_FROM). None of the shape when the server sent no shape, none of
+// the data when it sent no location, neither of the two for a first run.
 func kashiEnv(a api.Assignment) []string {
 	var env []string
 	if a.DataLocation != "" {
@@ -34,6 +35,12 @@ func kashiEnv(a api.Assignment) []string {
 	}
 	if a.MetricsPort > 0 {
 		env = append(env, "KASHI_METRICS_PORT="+strconv.Itoa(a.MetricsPort))
+	}
+	if a.Attempt > 1 {
+		env = append(env, "KASHI_ATTEMPT="+strconv.Itoa(a.Attempt))
+		if a.ResumeFrom != "" {
+			env = append(env, "KASHI_RESUME_FROM="+a.ResumeFrom)
+		}
 	}
 	if a.NNodes == 0 {
 		return env

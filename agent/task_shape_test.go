@@ -88,3 +88,29 @@ func TestTaskEnvDataLocation(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskEnvResume: a rerun is told its attempt and the checkpoint it resumes from, which
+// its own env cannot change; a first run neither.
+func TestTaskEnvResume(t *testing.T) {
+	names := []string{"KASHI_ATTEMPT", "KASHI_RESUME_FROM"}
+	rerun := api.Assignment{TaskID: 7, Attempt: 2, ResumeFrom: "s3://ckpt/step-400", Env: map[string]string{"KASHI_RESUME_FROM": "/mine"}}
+	tests := map[string]struct {
+		a    api.Assignment
+		want map[string]string
+	}{
+		"rerun":       {rerun, map[string]string{"KASHI_ATTEMPT": "2", "KASHI_RESUME_FROM": "s3://ckpt/step-400"}},
+		"first run":   {api.Assignment{TaskID: 7, Attempt: 1}, map[string]string{}},
+		"old servers": {api.Assignment{TaskID: 7}, map[string]string{}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			for _, n := range names {
+				t.Setenv(n, "")
+				os.Unsetenv(n)
+			}
+			if diff := cmp.Diff(tc.want, envValues(taskEnv(tc.a, "/out"), names...)); diff != "" {
+				t.Errorf("taskEnv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -27,6 +27,8 @@ import (
 //	reported         present once the agent has queued the exit for the server
 //
 // A folder never goes away while its task may be listed, so a task is never started twice.
+// A later attempt of the task (a rerun placed on this node) moves an ended attempt's folder
+// to tasks/<id>.<attempt>/, which goes with the reported folders (see setAside).
 const (
 	specFile       = "spec.json"
 	lockFile       = "lock"

@@ -227,6 +227,13 @@ type Assignment struct {
 	// Restart asks the agent to start the process again, after a backoff, whenever it exits
 	// by itself (a service replica); a batch task's exit is reported and it never runs again.
 	Restart bool `json:"restart,omitempty"`
+	// Attempt is the task's run this is, 1 for the first (absent from servers before reruns):
+	// a task whose node was lost runs again, perhaps on this node, as a new attempt.
+	// ResumeFrom, from the second attempt on, is the checkpoint it resumes from: where the task
+	// said it wrote its last one (KASHI_CHECKPOINT), else that checkpoint's time in RFC 3339.
+	// The agent passes them as KASHI_ATTEMPT and KASHI_RESUME_FROM.
+	Attempt    int    `json:"attempt,omitempty"`
+	ResumeFrom string `json:"resume_from,omitempty"`
 }
 
 // Task states an agent reports.
@@ -243,11 +250,16 @@ type TaskStatusRequest struct {
 	TS       time.Time `json:"ts"`
 	ExitCode int       `json:"exit_code"`
 	// OutputUnits is the task's output so far (a running report may carry it), counted in
-	// OutputUnit (samples, tokens, images…); CheckpointAt is its last checkpoint.
+	// OutputUnit (samples, tokens, images…); CheckpointAt is its last checkpoint, and
+	// Checkpoint where the task wrote it, when its KASHI_CHECKPOINT line said.
 	OutputUnits  int64      `json:"output_units,omitempty"`
 	OutputUnit   string     `json:"output_unit,omitempty"`
 	CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
+	Checkpoint   string     `json:"checkpoint,omitempty"`
 	Message      string     `json:"message,omitempty"`
+	// Attempt is the task's run the report is about (the assignment's); a report about an
+	// earlier attempt than the task's now changes nothing.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Error is the body of every 4xx and 5xx answer of the API.

@@ -52,6 +52,12 @@ type TaskRequest struct {
 	HealthPath  string `json:"health_path,omitempty"`
 	// TTFTTargetMS is a service's p95 time-to-first-token target; 0 for none.
 	TTFTTargetMS int `json:"ttft_target_ms,omitempty"`
+	// MaxAttempts is the most times the task runs (1–10; absent: its template's, else 2): a
+	// task whose node is lost is queued again at the head of its lane and resumes from its
+	// last checkpoint (KASHI_RESUME_FROM) until it has had them. RerunOnFailure reruns it
+	// also when it exits non-zero by itself (absent: its template's, else false).
+	MaxAttempts    int   `json:"max_attempts,omitempty"`
+	RerunOnFailure *bool `json:"rerun_on_failure,omitempty"`
 }
 
 // TemplateBody is what a task template fixes of the tasks submitted from it, as the template
@@ -75,6 +81,10 @@ type TemplateBody struct {
 	// DataLocations is where the data is in each region (region → path or URI).
 	DataLocations map[string]string `json:"data_locations,omitempty"`
 	Deferrable    bool              `json:"deferrable"`
+	// MaxAttempts and RerunOnFailure are its tasks' (see TaskRequest); absent for the
+	// defaults, 2 attempts and no rerun on the task's own failure.
+	MaxAttempts    int  `json:"max_attempts,omitempty"`
+	RerunOnFailure bool `json:"rerun_on_failure,omitempty"`
 }
 
 // TemplateRollback is the body of POST /api/v1/templates/{id}/rollback: the earlier version
@@ -128,8 +138,15 @@ type Task struct {
 	ExitCode    *int       `json:"exit_code"`
 	OutputUnits int64      `json:"output_units"`
 	OutputUnit  string     `json:"output_unit"`
-	// LastCheckpointAt is the task's last reported checkpoint.
+	// LastCheckpointAt is the task's last reported checkpoint, and LastCheckpoint where it
+	// wrote it, when its KASHI_CHECKPOINT line said.
 	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
+	LastCheckpoint   string     `json:"last_checkpoint,omitempty"`
+	// Attempt is the task's run that holds or will hold its cards (1 for the first), of at
+	// most MaxAttempts; RerunOnFailure reruns it also when it exits non-zero by itself.
+	Attempt        int  `json:"attempt"`
+	MaxAttempts    int  `json:"max_attempts"`
+	RerunOnFailure bool `json:"rerun_on_failure"`
 	// TemplateID is the template the task was submitted from, at TemplateVersion.
 	TemplateID      *int64 `json:"template_id"`
 	TemplateVersion int    `json:"template_version"`
@@ -174,11 +191,33 @@ type PhraseArg struct {
 	S    string `json:"s,omitempty"`
 }
 
-// TaskDetail is GET /api/v1/tasks/{id}: the task with its event log. (The server adds the
-// advice for the task's next run, which the CLI does not read.)
+// TaskDetail is GET /api/v1/tasks/{id}: the task with its event log and its attempts, the
+// first first. (The server adds the advice for the task's next run, which the CLI does not
+// read.)
 type TaskDetail struct {
 	Task
-	Events []TaskEvent `json:"events"`
+	Events   []TaskEvent   `json:"events"`
+	Attempts []TaskAttempt `json:"attempts"`
+}
+
+// TaskAttempt is one run of a task: an earlier one that ended in a rerun, or its current one
+// (Current; EndedAt null while it runs, StartedAt null before it starts). Nodes are the
+// hostnames it ran on; Ending is how it ended (lost, failed, or as a task's ending) and
+// Reason why, with its codes as a task's; Checkpoint and CheckpointAt are the last checkpoint
+// by its end (a rerun resumes from it); LostS the card-seconds of its work lost to its rerun
+// (billed as the rerun class).
+type TaskAttempt struct {
+	Attempt      int        `json:"attempt"`
+	Current      bool       `json:"current"`
+	Nodes        []string   `json:"nodes"`
+	StartedAt    *time.Time `json:"started_at"`
+	EndedAt      *time.Time `json:"ended_at"`
+	Ending       string     `json:"ending,omitempty"`
+	Reason       string     `json:"reason,omitempty"`
+	ReasonCodes  []Phrase   `json:"reason_codes,omitempty"`
+	CheckpointAt *time.Time `json:"checkpoint_at"`
+	Checkpoint   string     `json:"checkpoint,omitempty"`
+	LostS        int64      `json:"lost_s"`
 }
 
 // Queue is GET /api/v1/queue.

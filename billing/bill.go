@@ -78,7 +78,10 @@ type Bill struct {
 	NominalS   int64     `json:"nominal_s"`
 	EffectiveS int64     `json:"effective_s"`
 	// WastedS is the lines' wasted card-seconds (Line.WastedS).
-	WastedS  int64 `json:"wasted_s"`
+	WastedS int64 `json:"wasted_s"`
+	// RerunFen is what the card time lost to reruns cost (Held.Rerun priced as its lines:
+	// RerunFen), inside the total; absent without reruns, so bills before them keep their shape.
+	RerunFen int64 `json:"rerun_fen,omitempty"`
 	TotalFen int64 `json:"total_fen"`
 	// MissingPrices names specs used without a price; such a bill cannot be issued.
 	MissingPrices []string `json:"missing_prices"`

@@ -25,11 +25,15 @@ type Breakdown struct {
 	// a request: effective, like Active. Absent without services, so bills before them keep
 	// their shape.
 	Serving int64 `json:"serving_s,omitempty"`
+	// Rerun is the seconds of an attempt that was rerun (its node lost) from its last
+	// checkpoint, or its start without one, to its end: work done again by the next attempt,
+	// whatever the cards did. Absent without reruns, so bills before them keep their shape.
+	Rerun int64 `json:"rerun_s,omitempty"`
 }
 
 // Nominal is all held seconds.
 func (b Breakdown) Nominal() int64 {
-	return b.Setup + b.Active + b.Serving + b.LowUtil + b.Idle + b.NoData
+	return b.Setup + b.Active + b.Serving + b.LowUtil + b.Idle + b.NoData + b.Rerun
 }
 
 // Effective is the seconds the cards did the work they were held for: active, or serving.
@@ -43,6 +47,7 @@ func (b *Breakdown) Add(o Breakdown) {
 	b.LowUtil += o.LowUtil
 	b.Idle += o.Idle
 	b.NoData += o.NoData
+	b.Rerun += o.Rerun
 }
 
 // IsInterrupted reports whether a task with this ending (models.TaskEnding) was interrupted,
@@ -58,7 +63,9 @@ func IsInterrupted(ending string) bool {
 
 // Wasted is the card-seconds of the allocation held that fall in window and that an
 // interrupted task t lost: those after its last checkpoint, or all of them when it reported
-// none. It is a figure of its own beside the classes, which it overlaps.
+// none. It is a figure of its own beside the classes, which it overlaps. An allocation of an
+// attempt that was rerun is not the task's last: its lost seconds are its Rerun class
+// (wastedOf).
 func Wasted(held, window Span, t *models.LedgerTask) int64 {
 	if t == nil || !IsInterrupted(t.Ending) {
 		return 0
@@ -108,9 +115,16 @@ func (s *spanSet) wasted(window Span, t *models.LedgerTask) int64 {
 
 // classifyHeld classes the seconds of allocation a that fall in window, given its span held
 // and its GPU's rollups (as Classify): a service replica's by what its service served
-// (serving.Split, as the Models page classes them), any other task's by its GPU's readings.
+// (serving.Split, as the Models page classes them), any other task's by its GPU's readings,
+// those of an attempt that was rerun from its RerunFrom on as Rerun.
 func classifyHeld(a *models.LedgerAllocation, held, window Span, rs []models.GPURollup, serving models.ServiceServing) Breakdown {
 	service, ok := serving.ServiceOf(a.TaskID)
+	if !ok && a.RerunFrom > 0 {
+		from := max(held.Start, a.RerunFrom)
+		b := Classify(held, Span{window.Start, min(window.End, from)}, rs)
+		b.Rerun = Span{from, held.End}.Clip(window).Seconds()
+		return b
+	}
 	if !ok {
 		return Classify(held, window, rs)
 	}
@@ -194,4 +208,13 @@ func splitBucket(b *Breakdown, ov int64, r models.GPURollup) {
 	b.Active += q[0]
 	b.LowUtil += q[1]
 	b.Idle += q[2]
+}
+
+// wastedOf is the wasted seconds of allocation a, classed as b, in window: its rerun seconds
+// for an attempt that was rerun, else those Wasted counts for its task t.
+func wastedOf(a *models.LedgerAllocation, b Breakdown, held, window Span, t *models.LedgerTask) int64 {
+	if a.RerunFrom > 0 {
+		return b.Rerun
+	}
+	return Wasted(held, window, t)
 }

@@ -177,8 +177,9 @@ type ledger struct {
 	tasks   map[int64]*models.LedgerTask
 	perTask map[int64]bool
 	lines   chunked[lineAcc]
-	// held are the spans each line's allocations held (by the line's index), from which its
-	// wasted seconds are counted once its task is known (readTasks); then they are dropped.
+	// held are the spans each line's allocations of the task's last attempt held (by the
+	// line's index), from which its wasted seconds are counted once its task is known
+	// (readTasks); then they are dropped. Earlier attempts' are counted as they come.
 	held chunked[spanSet]
 	// first is the index of each task's first line; a task's lines are chained by next.
 	first taskLines
@@ -257,7 +258,11 @@ func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
 		ln.region, ln.regionOf = r, a.ID
 	}
 	ln.held.Add(c.class)
-	l.held.at(i).add(c.held)
+	if a.RerunFrom > 0 {
+		ln.wasted += c.class.Rerun // an earlier attempt's: lost to its rerun, whatever the task's end
+	} else {
+		l.held.at(i).add(c.held)
+	}
 	return true
 }
 
@@ -279,7 +284,7 @@ func (l *ledger) readTasks(src TaskSource) error {
 	for i := range l.lines.len() {
 		ln := l.lines.at(i)
 		if t := l.tasks[ln.key.task]; t != nil && IsInterrupted(t.Ending) {
-			ln.wasted = l.held.at(i).wasted(l.win, t)
+			ln.wasted += l.held.at(i).wasted(l.win, t)
 		}
 	}
 	l.held = chunked[spanSet]{}

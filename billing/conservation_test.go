@@ -89,6 +89,9 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 			allocID++
 			a := models.LedgerAllocation{ID: allocID, TaskID: t, GPUID: int64(g + 1), NodeID: 1, ProjectID: task.ProjectID,
 				Spec: specs[g%2], Start: start.Unix(), End: end, Overflow: r.IntN(6) == 0}
+			if task.ServiceID == 0 && end != 0 && r.IntN(4) == 0 { // an attempt that was rerun
+				a.RerunFrom = start.Unix() + r.Int64N(end-start.Unix()+1)
+			}
 			h.allocs = append(h.allocs, a)
 			e := h.asOf.Unix()
 			if end != 0 {
@@ -153,10 +156,11 @@ func (h history) servedIn(service int64, s Span) int64 {
 
 // TestConservation: for random histories in zones with and without daylight saving, with
 // tasks finished, failed, lost, timed out, reclaimed, released and cancelled, some with
-// checkpoints and some replicas of inference services, the bills' line seconds over all
-// months equal the allocations' held seconds to the second, per project and month as the
-// months split them; each class of a bill equals that class of its allocations classified
-// one by one (a replica's: serving where its service served, idle elsewhere), whatever the
+// checkpoints, some attempts rerun and some replicas of inference services, the bills' line
+// seconds over all months equal the allocations' held seconds to the second, per project and
+// month as the months split them; each class of a bill equals that class of its allocations
+// classified one by one (a replica's: serving where its service served, idle elsewhere; an
+// attempt rerun's: rerun from its RerunFrom on, its wasted seconds), whatever the
 // tasks' endings, and its wasted seconds those of its interrupted tasks after their
 // checkpoints; every line's classes add up to its nominal seconds; totals equal the sums of
 // rounded lines and items. The bills' JSON (the API's), CSV and XLSX say the same: held =
@@ -234,14 +238,23 @@ func checkConservation(t *testing.T, name string, h history) {
 				c = Breakdown{Serving: h.servedIn(svc, in)}
 				c.Idle = in.Seconds() - c.Serving
 			}
-			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.Serving < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 {
+			lost := wasted(tasks[a.TaskID], s, win)
+			if a.RerunFrom > 0 {
+				// An attempt that was rerun: its seconds from RerunFrom on are the rerun
+				// class, and what it wasted; the seconds before classed by the readings.
+				from := max(a.RerunFrom, s.Start)
+				c = Classify(s, Span{win.Start, min(win.End, from)}, rollups[a.GPUID])
+				c.Rerun = Span{from, s.End}.Clip(win).Seconds()
+				lost = c.Rerun
+			}
+			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.Serving < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 || c.Rerun < 0 {
 				t.Fatalf("%s: Classify(alloc %d, %s) = %+v, want parts ≥ 0 adding to %d", name, id, m, c, s.Clip(win).Seconds())
 			}
 			perAlloc[id] += c.Nominal()
 			w := wantHeld[a.ProjectID]
 			w.Add(c)
 			wantHeld[a.ProjectID] = w
-			wantWasted[a.ProjectID] += wasted(tasks[a.TaskID], s, win)
+			wantWasted[a.ProjectID] += lost
 		}
 		in := h.in
 		in.Month = m
@@ -297,7 +310,7 @@ func checkBill(t testing.TB, name string, b Bill) {
 	}
 	var wasted int64
 	for _, l := range b.Lines {
-		if l.WastedS < 0 || l.WastedS > l.NominalS || (l.WastedS > 0 && !IsInterrupted(l.Ending)) {
+		if l.WastedS < l.Rerun || l.WastedS > l.NominalS || (l.WastedS > l.Rerun && !IsInterrupted(l.Ending)) {
 			t.Fatalf("%s: line %+v: wasted %d of %d s, ending %q", name, l, l.WastedS, l.NominalS, l.Ending)
 		}
 		wasted += l.WastedS
@@ -307,6 +320,9 @@ func checkBill(t testing.TB, name string, b Bill) {
 	}
 	if nominal != b.NominalS || held != b.Held || b.Held.Nominal() != b.NominalS {
 		t.Errorf("%s: bill %s %s: lines hold %d s, bill says %d", name, b.Project, b.Month, nominal, b.NominalS)
+	}
+	if b.RerunFen != RerunFen(&b) || b.RerunFen > lines || (b.Held.Rerun == 0 && b.RerunFen != 0) {
+		t.Errorf("%s: bill %s %s: reruns cost %d fen of lines' %d, rerun %d s", name, b.Project, b.Month, b.RerunFen, lines, b.Held.Rerun)
 	}
 	if specItems != lines || items != b.TotalFen {
 		t.Errorf("%s: bill %s %s: lines %d fen, spec items %d, items %d, total %d", name, b.Project, b.Month, lines, specItems, items, b.TotalFen)

@@ -18,7 +18,7 @@ var CSVHeader = []string{
 	"类型 Kind", "项目 Project", "月份 Month", "标签 Tags", "任务ID Task ID", "任务 Task", headerOwner,
 	"状态 State", "结束方式 Ending", "卡型 Spec", "地域 Region", "计价 Pricing", "名义卡时 Nominal card-hours",
 	"有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours",
-	"无数据 No-data hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
+	"无数据 No-data hours", "重跑 Rerun hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
 	"单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
 }
 
@@ -42,6 +42,7 @@ const (
 	colLowUtil
 	colSetup
 	colNoData
+	colRerun
 	colWasted
 	colEstimated
 	colUnits
@@ -59,6 +60,7 @@ const (
 	csvUnused = "套餐未用 package-unused"
 	csvBooked = "预约 booking"
 	csvModel  = "模型 model"
+	csvRerun  = "重跑 rerun"
 )
 
 // itemLabels are the CSV kinds of summary items.
@@ -74,10 +76,11 @@ var itemLabels = map[string]string{
 // CSVWriter writes bills as CSV for finance: UTF-8 with a byte-order mark so that Excel
 // reads the Chinese text, one header row, then for each bill one row per line, the summary
 // rows (items, then the total), the idle section (idle tasks, the package's unused hours,
-// the bookings), and one row per inference service and model (模型 model). A line's region
+// the bookings), one row per inference service and model (模型 model), and one row of the
+// card-hours lost to reruns and their cost (重跑 rerun) when there are any. A line's region
 // is where its cards were (empty for a pool in no region); summary rows are per spec across
-// regions. Model rows are a view of the lines inside the total, so finance does not add them
-// to it. Hours have six decimals and money is yuan with two. Each row is built in one reused
+// regions. Model and rerun rows are views of the lines inside the total, so finance does not
+// add them to it. Hours have six decimals and money is yuan with two. Each row is built in one reused
 // buffer and written through a bufio.Writer, so memory stays flat however many lines a bill
 // has.
 type CSVWriter struct {
@@ -120,7 +123,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text(l.Spec)
 		cw.text(l.Region)
 		cw.text(l.Pricing)
-		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.WastedS, l.EstimatedS)
+		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun, l.WastedS, l.EstimatedS)
 		cw.int(l.Units)
 		cw.fen(l.RateFen)
 		cw.fen(l.AmountFen)
@@ -148,7 +151,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 	cw.start(csvTotal, b)
 	cw.at(colPricing)
 	cw.text(b.Mode)
-	cw.hours(b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.WastedS)
+	cw.hours(b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.Held.Rerun, b.WastedS)
 	cw.at(colAmount)
 	cw.fen(b.TotalFen)
 	cw.field()
@@ -208,7 +211,20 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text("model " + m.Model + "; inside the total")
 		cw.end()
 	}
+	if b.Held.Rerun > 0 {
+		cw.start(csvRerun, b)
+		cw.at(colRerun)
+		cw.hours(b.Held.Rerun)
+		cw.at(colAmount)
+		cw.fen(b.RerunFen)
+		cw.text(RerunNote)
+		cw.end()
+	}
 }
+
+// RerunNote is the note of a bill's rerun row in the downloads: what its hours and amount
+// are.
+const RerunNote = "card-hours lost to reruns (since each rerun attempt's last checkpoint); inside the total"
 
 // BookingNote describes a reservation window for downloads: "8 cards 2026-12-04T01:00:00Z –
 // 2026-12-04T10:00:00Z; unused at 50 % of the rate". A CSV booking row's hours columns hold

@@ -8,14 +8,24 @@ import "math/bits"
 // were idle; package lines charge nothing per hour and count nothing. Each line rounds half
 // up once, as Amount does, so IdleFen never exceeds the lines' amounts. The bills page draws
 // it as the idle series of the cost chart.
-func IdleFen(b Bill) int64 {
+func IdleFen(b Bill) int64 { return classFen(b.Lines, func(l *Line) int64 { return l.Idle }) }
+
+// RerunFen is the part of a bill's charges that paid for card time lost to reruns (重跑: the
+// seconds of attempts rerun after their node was lost, from their last checkpoint), priced
+// as IdleFen prices idle time. It is inside the total.
+func RerunFen(b *Bill) int64 { return classFen(b.Lines, func(l *Line) int64 { return l.Rerun }) }
+
+// classFen is the lines' charges for the seconds class gives of each: at the line's rate per
+// card-hour, or its amount's share of its held seconds; rounded half up once per line.
+func classFen(lines []Line, class func(*Line) int64) int64 {
 	var fen int64
-	for _, l := range b.Lines {
+	for i := range lines {
+		l := &lines[i]
 		switch l.Pricing {
 		case PricingCardHour, PricingOverflow:
-			fen = AddFen(fen, Amount(l.Idle, l.RateFen))
+			fen = AddFen(fen, Amount(class(l), l.RateFen))
 		case PricingUnit, PricingTask:
-			fen = AddFen(fen, shareOf(l.AmountFen, l.Idle, l.NominalS))
+			fen = AddFen(fen, shareOf(l.AmountFen, class(l), l.NominalS))
 		}
 	}
 	return fen

@@ -86,6 +86,7 @@ func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerT
 		b.WastedS += l.WastedS
 	}
 	b.NominalS, b.EffectiveS = b.Held.Nominal(), b.Held.Effective()
+	b.RerunFen = RerunFen(b)
 	b.PriceVersions = p.priceVersions(b.ProjectID, b.Lines)
 	bl.items(win, asOf)
 	bl.idle()

@@ -147,6 +147,10 @@ type Report struct {
 	// fewer or cheaper cards, the biggest savings first (see TaskAdvice); empty without
 	// WindowInput.SpecOptions.
 	Advice []TaskAdvice `json:"advice"`
+	// Reruns are, per project by name, the card time in the window lost to reruns (the
+	// Rerun class: Runs counts the tasks rerun, NominalS and SpecS their rerun seconds);
+	// WeekReport prices them like Templates. Empty without reruns.
+	Reruns []GroupUsage `json:"reruns"`
 }
 
 // GroupUsage is the card time in the window of a group of a project's tasks: how many held
@@ -358,6 +362,7 @@ func Utilization(in WindowInput) (Report, error) {
 	}
 	byTemplate := map[int64]*TemplateUsage{}
 	byService := map[int64]*ModelUsage{}
+	byRerun, rerun := map[int64]*GroupUsage{}, map[int64]bool{}
 	ran, served := map[int64]bool{}, map[int64]bool{}
 	byProject, byNode, bySpec := usageSet{}, usageSet{}, usageSet{}
 	perTask := map[int64]*IdleTask{}
@@ -388,7 +393,7 @@ func Utilization(in WindowInput) (Report, error) {
 		if b.Nominal() == 0 {
 			continue
 		}
-		wasted := Wasted(held, win, t)
+		wasted := wastedOf(&a, b, held, win, t)
 		heldByGPU[a.GPUID] = append(heldByGPU[a.GPUID], held.Clip(win))
 		r.Total.Add(b)
 		r.Total.WastedS += wasted
@@ -413,6 +418,15 @@ func Utilization(in WindowInput) (Report, error) {
 			}
 			u.add(!ran[a.TaskID], a.Spec, b)
 			ran[a.TaskID] = true
+		}
+		if b.Rerun > 0 {
+			g := byRerun[a.ProjectID]
+			if g == nil {
+				g = new(newGroup(a.ProjectID, projects))
+				byRerun[a.ProjectID] = g
+			}
+			g.add(!rerun[a.TaskID], a.Spec, Breakdown{Rerun: b.Rerun})
+			rerun[a.TaskID] = true
 		}
 		if t != nil && t.ServiceID != 0 {
 			u := byService[t.ServiceID]
@@ -465,6 +479,13 @@ func Utilization(in WindowInput) (Report, error) {
 	slices.SortFunc(r.Models, func(a, b ModelUsage) int {
 		return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Project, b.Project), cmp.Compare(a.Service, b.Service), cmp.Compare(a.ServiceID, b.ServiceID))
 	})
+	r.Reruns = make([]GroupUsage, 0, len(byRerun))
+	for _, g := range byRerun {
+		r.Reruns = append(r.Reruns, *g)
+	}
+	slices.SortFunc(r.Reruns, func(a, b GroupUsage) int {
+		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.ProjectID, b.ProjectID))
+	})
 	return r, nil
 }
 
@@ -473,7 +494,7 @@ func newGroup(project int64, projects map[int64]string) GroupUsage {
 	return GroupUsage{ProjectID: project, Project: projectName(projects, project), SpecS: map[string]int64{}}
 }
 
-// priceGroups prices the report's template and model groups' card time per spec through
+// priceGroups prices the report's template, model and rerun groups' card time per spec through
 // the bill's own pricing for their project under the month's prices and plans.
 func priceGroups(ctx context.Context, src Source, r *Report, month Month) error {
 	var groups []*GroupUsage
@@ -482,6 +503,9 @@ func priceGroups(ctx context.Context, src Source, r *Report, month Month) error 
 	}
 	for i := range r.Models {
 		groups = append(groups, &r.Models[i].GroupUsage)
+	}
+	for i := range r.Reruns {
+		groups = append(groups, &r.Reruns[i])
 	}
 	if len(groups) == 0 {
 		return nil
@@ -689,7 +713,7 @@ var ReportCSVHeader = []string{
 	"准备 Setup hours", "浪费 Wasted card-hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
 	"有效卡时/产出 Effective card-hours per unit", "结束方式 Ending", "预估卡时 Estimated card-hours",
-	"偏差 Miss card-hours", "费用 Cost (yuan)",
+	"偏差 Miss card-hours", "费用 Cost (yuan)", "重跑 Rerun hours",
 }
 
 // Row kinds of the report's CSV.
@@ -705,6 +729,7 @@ const (
 	reportTemplate      = "模板 template"
 	reportModel         = "模型 model"
 	reportAdvice        = "建议 advice"
+	reportRerun         = "重跑 rerun"
 )
 
 // reportHours and reportFen are the report's card-seconds and money cells: hours with six
@@ -717,8 +742,9 @@ type (
 // reportRows passes write the report's rows after the header, one value per column of
 // ReportCSVHeader (fewer leave the rest empty): nil, text, whole numbers, reportHours or
 // reportFen. The total, the projects, nodes and specs, the most idle tasks, the cost per
-// output unit, the estimate misses (nominal is the actual card time), the templates' use and
-// the rightsizing advice.
+// output unit, the estimate misses (nominal is the actual card time), the templates' use,
+// the rightsizing advice, and per project the card time lost to reruns with its cost (their
+// hours also in the last column, where the usage rows carry their Rerun class).
 func reportRows(r Report, write func(fields ...any)) {
 	h := func(s int64) any { return reportHours(s) }
 	usage := func(kind string, u Usage, nodes bool) {
@@ -727,7 +753,7 @@ func reportRows(r Report, write func(fields ...any)) {
 			prov, unheld = h(u.ProvisionedS), h(u.UnheldS)
 		}
 		write(kind, u.Key, nil, nil, nil, nil, h(u.NominalS), h(u.EffectiveS), h(u.Idle), h(u.LowUtil), h(u.Setup),
-			h(u.WastedS), h(u.NoData), prov, unheld)
+			h(u.WastedS), h(u.NoData), prov, unheld, nil, nil, nil, nil, nil, nil, nil, nil, h(u.Rerun))
 	}
 	usage(reportTotal, r.Total, r.Total.ProvisionedS > 0)
 	for _, u := range r.Projects {
@@ -767,6 +793,10 @@ func reportRows(r Report, write func(fields ...any)) {
 	for _, a := range r.Advice {
 		write(reportAdvice, AdviceText(a), a.Project, a.Owner, a.Advice.FromSpec, a.TaskID,
 			h(a.RuntimeS*int64(a.Advice.FromGPUs)), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, reportFen(a.SavingFen))
+	}
+	for _, g := range r.Reruns {
+		write(reportRerun, g.Project, g.Project, nil, nil, nil, h(g.NominalS), nil, nil, nil, nil, nil, nil, nil, nil,
+			g.Runs, nil, nil, nil, nil, nil, nil, reportFen(g.CostFen), h(g.NominalS))
 	}
 }
 

@@ -43,6 +43,7 @@ type submitFlags struct {
 	dataPath, dataURL   string
 	spec                api.TaskRequest
 	dataReady           bool
+	rerunOnFailure      bool
 	env                 envFlag
 }
 
@@ -99,6 +100,8 @@ func (s *submitFlags) register(f *flagSet) {
 	f.StringVar(&s.dataPath, "data-path", "", "queue once this path exists under the server's data roots")
 	f.StringVar(&s.dataURL, "data-url", "", "queue once this URL answers")
 	f.BoolVar(&s.spec.Deferrable, "deferrable", false, "may wait for off-peak hours")
+	f.IntVar(&s.spec.MaxAttempts, "max-attempts", 0, "runs at most, 1-10 (default 2): a task whose node is lost runs again from $KASHI_RESUME_FROM")
+	f.BoolVar(&s.rerunOnFailure, "rerun-on-failure", false, "rerun also when the task exits non-zero by itself")
 	f.StringVar(&s.spec.Model, "service", "", "submit an inference service serving this model tag (runs until cancelled)")
 	f.IntVar(&s.spec.Replicas, "replicas", 0, "a service's replicas, each of --gpus GPUs (default 1)")
 	f.IntVar(&s.spec.MetricsPort, "metrics-port", 0, "the port of a service's metrics page; replica i serves on it + i ($KASHI_METRICS_PORT)")
@@ -146,6 +149,8 @@ func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
 	override("workdir", func() { spec.Workdir = s.spec.Workdir })
 	override("image", func() { spec.Image = s.spec.Image })
 	override("deferrable", func() { spec.Deferrable = s.spec.Deferrable })
+	override("max-attempts", func() { spec.MaxAttempts = s.spec.MaxAttempts })
+	override("rerun-on-failure", func() { spec.RerunOnFailure = &s.rerunOnFailure })
 	override("data-path", func() { spec.DataCheck = &api.DataCheck{Path: s.dataPath} })
 	override("data-url", func() { spec.DataCheck = &api.DataCheck{URL: s.dataURL} })
 	override("data-ready", func() { spec.DataReady = &s.dataReady })

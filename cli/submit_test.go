@@ -58,6 +58,18 @@ func TestSubmitService(t *testing.T) {
 	}
 }
 
+// TestSubmitAttempts: --max-attempts and --rerun-on-failure override a task file's.
+func TestSubmitAttempts(t *testing.T) {
+	got, err := buildSpec(t, t.TempDir(), "max_attempts: 5\nrerun_on_failure: true\n", "-f", "-", "-p", "nlp", "--gpus", "1",
+		"--max-attempts", "3", "--rerun-on-failure=false", "--", "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MaxAttempts != 3 || got.RerunOnFailure == nil || *got.RerunOnFailure {
+		t.Errorf("build() = %d attempts, rerun on failure %v; want 3, false", got.MaxAttempts, got.RerunOnFailure)
+	}
+}
+
 func TestSubmitRefusesBadInput(t *testing.T) {
 	tests := map[string]struct {
 		stdin string

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -79,6 +80,8 @@ type Demo struct {
 	agents map[string]context.CancelFunc
 	wg     sync.WaitGroup
 	seed   int64
+	// logDir is where the simulated tasks that write checkpoints write their logs.
+	logDir string
 }
 
 // New returns the demo; its Provider is the cloud the scaling loop drives.
@@ -104,8 +107,14 @@ func (d *Demo) Provider() fleet.Provider { return d.prov }
 // Run creates the starting machines, keeps the cloud's clock moving, streams tasks, and
 // returns when ctx ends and every agent has stopped.
 func (d *Demo) Run(ctx context.Context) {
+	logDir, err := os.MkdirTemp("", "kashi-demo-logs-")
+	if err != nil {
+		d.cfg.Logger.Error("demo task logs", "err", err) // tasks run, their checkpoints unreported
+	} else {
+		defer os.RemoveAll(logDir)
+	}
 	d.mu.Lock()
-	d.ctx = ctx
+	d.ctx, d.logDir = ctx, logDir
 	d.mu.Unlock()
 	for _, p := range pools {
 		for i := 1; i <= p.start; i++ {
@@ -118,6 +127,7 @@ func (d *Demo) Run(ctx context.Context) {
 		}
 	}
 	d.wg.Go(func() { submitTasks(ctx, d.cfg) })
+	d.wg.Go(func() { d.showRerun(ctx) })
 	rng := rand.New(rand.NewPCG(d.cfg.Seed, 0x6c6f7374))
 	hour := d.cfg.Now()
 	for sleep(ctx, time.Second) {
@@ -136,15 +146,11 @@ func (d *Demo) Run(ctx context.Context) {
 // cloud: the server must notice the node is lost.
 func (d *Demo) loseOne(rng *rand.Rand) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	ids := slices.Sorted(maps.Keys(d.agents))
-	if len(ids) == 0 {
-		return
+	d.mu.Unlock()
+	if len(ids) > 0 {
+		d.lose(ids[rng.IntN(len(ids))])
 	}
-	id := ids[rng.IntN(len(ids))]
-	d.agents[id]()
-	delete(d.agents, id)
-	d.cfg.Logger.Info("demo machine lost", "node", id)
 }
 
 // boot starts the agent of a machine that began running.
@@ -166,6 +172,9 @@ func (d *Demo) boot(m fleet.Machine) {
 	}
 	d.seed++
 	backend := simgpu.New(spec.gpu, 8, d.cfg.Now, d.seed)
+	if d.logDir != "" {
+		backend.LogTo(d.logDir)
+	}
 	a := agent.New(agent.Config{
 		Server: d.cfg.Server, JoinToken: d.cfg.JoinToken, Pool: m.Pool, Hostname: m.ID, MachineID: m.ID,
 		SampleInterval: sampleInterval, PollInterval: time.Second, StopGrace: 2 * time.Second,

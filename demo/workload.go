@@ -48,6 +48,9 @@ type taskBody struct {
 	Replicas    int    `json:"replicas,omitempty"`
 	MetricsPort int    `json:"metrics_port,omitempty"`
 	HealthPath  string `json:"health_path,omitempty"`
+	// MaxAttempts is how many times the task may run (reruns from its checkpoint); 0 for
+	// the server's default.
+	MaxAttempts int `json:"max_attempts,omitempty"`
 }
 
 // pendingReady is a task whose data becomes ready at a later clock time.

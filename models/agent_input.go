@@ -88,6 +88,10 @@ type Assignment struct {
 	HealthPath string
 	// Restart is true for a service replica: its node starts it again when it exits.
 	Restart bool
+	// Attempt is the task's run this is (1 for the first); ResumeFrom, from the second on,
+	// the checkpoint it resumes from (see resumeFrom).
+	Attempt    int
+	ResumeFrom string
 }
 
 // States a node reports for a task's process.
@@ -103,10 +107,14 @@ type TaskReport struct {
 	TS          time.Time
 	ExitCode    int
 	OutputUnits int64
-	// OutputUnit names what OutputUnits count; CheckpointAt is the task's last checkpoint.
+	// OutputUnit names what OutputUnits count; CheckpointAt is the task's last checkpoint,
+	// and Checkpoint where the task wrote it ("" when it did not say).
 	OutputUnit   string
 	CheckpointAt *time.Time
+	Checkpoint   string
 	Message      string
+	// Attempt is the task's run the report is about; 0 from an agent that does not say.
+	Attempt int
 }
 
 // Limits on what a node may send.

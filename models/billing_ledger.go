@@ -51,6 +51,9 @@ type LedgerAllocation struct {
 	// End is 0 while the allocation is open.
 	End      int64
 	Overflow bool
+	// RerunFrom is from when the allocation's seconds were lost to a rerun of its task
+	// (Allocation.RerunFrom); 0 for an attempt that was not rerun.
+	RerunFrom int64
 }
 
 // LedgerAllocations returns the allocations that overlap the period, open ones included, by
@@ -158,14 +161,14 @@ func (s *Store) ledgerAllocations(ctx context.Context, q LedgerQuery, specs map[
 // ledgerAllocationCols are the columns ledgerAllocation reads, timestamps as Unix seconds.
 func (s *Store) ledgerAllocationCols() string {
 	return "id, task_id, gpu_id, node_id, project_id, " + s.unixCol("started_at", false) + ", " +
-		s.unixCol("ended_at", true) + ", overflow"
+		s.unixCol("ended_at", true) + ", overflow, " + s.unixCol("rerun_from", true)
 }
 
 // ledgerAllocation is a row of ledgerAllocationCols, its spec from specs.
 func ledgerAllocation(v []driver.Value, specs map[int64]string) (LedgerAllocation, error) {
 	var (
 		a    LedgerAllocation
-		errs [8]error
+		errs [9]error
 		over int64
 	)
 	a.ID, errs[0] = valueInt(v[0])
@@ -176,6 +179,7 @@ func ledgerAllocation(v []driver.Value, specs map[int64]string) (LedgerAllocatio
 	a.Start, errs[5] = valueTime(v[5], false)
 	a.End, errs[6] = valueTime(v[6], true)
 	over, errs[7] = valueInt(v[7])
+	a.RerunFrom, errs[8] = valueTime(v[8], true)
 	if err := errors.Join(errs[:]...); err != nil {
 		return a, fmt.Errorf("allocation %v: %w", v[0], err)
 	}

@@ -229,8 +229,16 @@ type Task struct {
 	OutputUnits      int64
 	// OutputUnit names what OutputUnits count (samples, tokens, images); empty if unnamed.
 	OutputUnit string
-	// LastCheckpointAt is when the task last reported a checkpoint.
+	// LastCheckpointAt is when the task last reported a checkpoint, and LastCheckpoint where
+	// it wrote it (a path or URI the task named; empty when it named none).
 	LastCheckpointAt *time.Time
+	LastCheckpoint   string
+	// Attempt is the task's run that holds or will hold its cards: 1 for the first, one more
+	// for each rerun. MaxAttempts is the most runs it may have (1 never reruns it), and
+	// RerunOnFailure reruns it also when it exits non-zero by itself (see rerun).
+	Attempt        int
+	MaxAttempts    int
+	RerunOnFailure bool
 	// NodeID is where the task runs; nil until placed.
 	NodeID *int64
 	// StopState is the state a stop was asked for (cancelled, timed-out, reclaimed); the task
@@ -296,4 +304,24 @@ type Allocation struct {
 	// Overflow is true when the task ran beyond its project's quota; its hours are priced
 	// at the overflow rate.
 	Overflow bool
+	// Attempt is the task's attempt the card was given to. RerunFrom, set once that attempt
+	// ended in a rerun, is from when its seconds were lost (the attempt's last checkpoint, or
+	// the allocation's start): the ledger's rerun class.
+	Attempt   int
+	RerunFrom *time.Time
+}
+
+// TaskAttempt is one attempt of a task that ended and was rerun: when it ran, how and why it
+// ended (Ending is EndLost or EndFailed; Reason the sentence), and the checkpoint the task
+// had reported by then, which the next attempt resumes from.
+type TaskAttempt struct {
+	ID           int64
+	TaskID       int64
+	Attempt      int
+	StartedAt    *time.Time
+	EndedAt      time.Time
+	Ending       string
+	Reason       string
+	CheckpointAt *time.Time
+	Checkpoint   string
 }

@@ -179,7 +179,7 @@ func importTasks(tx *gorm.DB, hts []HistoryTask, gpuIDs [][]int64, nodeIDs []int
 		t := Task{ProjectID: pid, Name: ht.Name, Owner: ht.Owner, GPUs: ht.GPUs, Spec: ht.Spec, Queue: ht.Queue,
 			Priority: ht.Priority, EstGPUHours: ht.EstGPUHours, MaxRuntimeS: int64(ht.MaxRuntime / time.Second),
 			Command: string(cmd), Env: "{}", DataReady: true, Deferrable: ht.Deferrable, State: ht.State, Reason: ht.Reason,
-			SubmittedAt: UTC(ht.SubmittedAt), StartedAt: &started, EndedAt: &ended, ExitCode: &code}
+			SubmittedAt: UTC(ht.SubmittedAt), StartedAt: &started, EndedAt: &ended, ExitCode: &code, Attempt: 1, MaxAttempts: 1}
 		if len(ht.Cards) > 0 {
 			t.NodeID = &nodeIDs[ht.Cards[0].Node]
 		}
@@ -197,7 +197,7 @@ func importTasks(tx *gorm.DB, hts []HistoryTask, gpuIDs [][]int64, nodeIDs []int
 		t := tasks[i]
 		for _, c := range ht.Cards {
 			allocs = append(allocs, Allocation{TaskID: t.ID, GPUID: gpuIDs[c.Node][c.GPU], NodeID: nodeIDs[c.Node],
-				ProjectID: t.ProjectID, StartedAt: *t.StartedAt, EndedAt: t.EndedAt})
+				ProjectID: t.ProjectID, StartedAt: *t.StartedAt, EndedAt: t.EndedAt, Attempt: 1})
 		}
 		events = append(events,
 			TaskEvent{TaskID: t.ID, At: t.SubmittedAt, To: TaskQueued, Reason: "submitted"},

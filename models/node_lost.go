@@ -19,9 +19,11 @@ type LostNode struct {
 // MarkLostNodes marks lost each node of ids that is ready or draining and still silent since
 // before cutoff (a node that reported since the caller looked is kept). The open
 // allocations of the tasks running on it close at the last moment the node was known alive
-// (never before they opened), and those tasks end failed: their card-seconds count as
-// interrupted. This is also the recovery after a crash of the server: the first check after
-// the restart closes what the dead nodes held. A lost node that reports again is ready again.
+// (never before they opened), and those tasks are queued again for their next attempt, at
+// the head of their lane, or end failed when they have none left (or a stop was asked of
+// them): their card-seconds since their last checkpoint count as rerun, or as interrupted.
+// This is also the recovery after a crash of the server: the first check after the restart
+// closes what the dead nodes held. A lost node that reports again is ready again.
 func (s *Store) MarkLostNodes(ctx context.Context, ids []int64, cutoff, now time.Time) ([]LostNode, error) {
 	now = UTC(now)
 	var lost []LostNode
@@ -56,12 +58,13 @@ func (s *Store) MarkLostNodes(ctx context.Context, ids []int64, cutoff, now time
 	return lost, nil
 }
 
-// endOnLostNode ends a task whose node was lost, at the node's last sign of life. A task of
-// several nodes loses only that node's cards then, and ends when its other nodes have
-// exited (see nodeExited), which are asked to stop.
+// endOnLostNode ends a task's attempt whose node was lost, at the node's last sign of life:
+// the task is rerun when it has an attempt left and no stop was asked of it, else it ends
+// failed. A task of several nodes loses only that node's cards then, and is rerun or ends
+// when its other nodes have exited (see nodeExited), which are asked to stop.
 func endOnLostNode(tx *gorm.DB, taskID int64, n Node, now time.Time) error {
 	var t Task
-	if err := tx.Where("id = ?", taskID).Take(&t).Error; err != nil {
+	if err := forUpdate(tx).Where("id = ?", taskID).Take(&t).Error; err != nil {
 		return err
 	}
 	at := n.LastSeenAt
@@ -79,6 +82,12 @@ func endOnLostNode(tx *gorm.DB, taskID int64, n Node, now time.Time) error {
 		return nodeExited(tx, t, n.ID, TaskReport{State: nodeLost, ExitCode: -1}, at, now, nil)
 	}
 	reason := lostReason(n.Hostname, n.LastSeenAt)
+	if t.StopState == "" || t.StopState == TaskQueued {
+		if rerunsLeft(t) {
+			return rerun(tx, t, EndLost, reason, at, now)
+		}
+		reason = lastAttemptReason(reason, t.Attempt, t.MaxAttempts)
+	}
 	err = transition(tx, taskID, []string{TaskStarting, TaskRunning}, TaskFailed, reason, now, map[string]any{"ended_at": at})
 	if err != nil {
 		return err

@@ -20,7 +20,9 @@ func TestMarkLostNodes(t *testing.T) {
 		for _, n := range nodes {
 			gpuOf[n.ID] = n.GPUs[0].ID
 		}
-		onDead, _, _ := s.CreateTask(ctx, newTask("on-dead", 1), models.DefaultTaskLimits, t0)
+		once := newTask("on-dead", 1)
+		once.MaxAttempts = 1 // never rerun: TestLostNodeReruns has the rerun
+		onDead, _, _ := s.CreateTask(ctx, once, models.DefaultTaskLimits, t0)
 		onAlive, _, _ := s.CreateTask(ctx, newTask("on-alive", 1), models.DefaultTaskLimits, t0)
 		s.PlaceTask(ctx, onDead.ID, []int64{gpuOf[dead.ID]}, false, "placed", t0)
 		s.PlaceTask(ctx, onAlive.ID, []int64{gpuOf[alive.ID]}, false, "placed", t0)

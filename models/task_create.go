@@ -59,6 +59,11 @@ type NewTask struct {
 	// TaskKindBatch for a batch task.
 	Kind    string
 	Service ServiceSpec
+	// MaxAttempts is the most runs the task may have (1–MaxMaxAttempts; 0 asks
+	// DefaultMaxAttempts); RerunOnFailure reruns it also when it exits non-zero by itself.
+	// Left out of the request's hash when zero, as submits before them hashed.
+	MaxAttempts    int  `json:",omitempty"`
+	RerunOnFailure bool `json:",omitempty"`
 }
 
 // DataCheck is a declared readiness check: a path that must exist or a URL that must answer
@@ -213,6 +218,10 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err != nil {
 		return err
 	}
+	attempts, err := checkAttempts(nt)
+	if err != nil {
+		return err
+	}
 	if nt.EstGPUHours < 0 || nt.EstGPUHours > 1e7 {
 		return fieldErr("est_gpu_hours", "must be between 0 and 10,000,000, got %g", nt.EstGPUHours)
 	}
@@ -248,7 +257,8 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		Priority: nt.Priority, EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(maxRuntime / time.Second),
 		Command: command, Env: env, Workdir: nt.Workdir, Image: nt.Image, DataReady: nt.DataReady, DataCheck: check,
 		DataLocations: locations, Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
-		IdempotencyScope: scope, IdempotencyHash: hash, SubmittedAt: now}
+		IdempotencyScope: scope, IdempotencyHash: hash, SubmittedAt: now,
+		Attempt: 1, MaxAttempts: attempts, RerunOnFailure: nt.RerunOnFailure}
 	if nt.TemplateID != 0 {
 		t.TemplateID, t.TemplateVersion = &nt.TemplateID, nt.TemplateVersion
 	}

@@ -219,7 +219,7 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	for i, t := range tasks {
 		a := Assignment{TaskID: t.ID, GPUUUIDs: uuids[t.ID], Workdir: t.Workdir, Image: t.Image, MaxRuntimeS: t.MaxRuntimeS, Stop: t.StopState != "",
 			MetricsPort: t.MetricsPort, MetricsPath: t.MetricsPath, HealthPath: t.HealthPath,
-			Restart: t.Service()}
+			Restart: t.Service(), Attempt: max(t.Attempt, 1), ResumeFrom: resumeFrom(t)}
 		if t.Image != "" {
 			a.Mounts = mounts
 		}
@@ -264,6 +264,9 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 		if err := tx.Where("id = ? AND id IN (?)", taskID, onNode).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("task %d on node %d", taskID, nodeID), err)
 		}
+		if stale, err := staleReport(tx, t, nodeID, r); err != nil || stale {
+			return err
+		}
 		floor, err := reportFloor(tx, now)
 		if err != nil {
 			return err
@@ -292,6 +295,21 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 			return fieldErr("state", "must be %q, %q or %q", ReportRunning, ReportExited, ReportFailedToStart)
 		}
 	})
+}
+
+// staleReport reports whether r, from node nodeID, is about an earlier attempt of t than
+// the one it runs now (the process of an attempt that was rerun, on a node lost and back):
+// it is accepted and changes nothing. Only a task rerun before can have one.
+func staleReport(tx *gorm.DB, t Task, nodeID int64, r TaskReport) (bool, error) {
+	if r.Attempt > 0 && r.Attempt != t.Attempt {
+		return true, nil
+	}
+	if t.Attempt <= 1 {
+		return false, nil
+	}
+	var n int64
+	err := tx.Model(&Allocation{}).Where("task_id = ? AND node_id = ? AND attempt = ?", t.ID, nodeID, t.Attempt).Count(&n).Error
+	return n == 0, err
 }
 
 // exitState is the state and reason a task ends in when its process exits.

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -35,13 +36,15 @@ type taskNode struct {
 }
 
 // taskNodes returns the nodes of each task of ids in rank order: by node id, so every node
-// of a task sees the same order, and the first is the master. A task is placed once, so its
-// allocations, open or closed, name its nodes.
+// of a task sees the same order, and the first is the master. An attempt is placed once, so
+// the allocations of the task's current attempt, open or closed, name its nodes.
 func taskNodes(db *gorm.DB, ids []int64) (map[int64][]taskNode, error) {
 	var rows []taskNode
 	err := db.Table("allocations").
 		Select("allocations.task_id, allocations.node_id, nodes.hostname, COUNT(DISTINCT allocations.gpu_id) AS gpus").
-		Joins("JOIN nodes ON nodes.id = allocations.node_id").Where("allocations.task_id IN ?", ids).
+		Joins("JOIN nodes ON nodes.id = allocations.node_id").
+		Joins("JOIN tasks ON tasks.id = allocations.task_id AND tasks.attempt = allocations.attempt").
+		Where("allocations.task_id IN ?", ids).
 		Group("allocations.task_id, allocations.node_id, nodes.hostname").
 		Order("allocations.task_id, allocations.node_id").Scan(&rows).Error
 	if err != nil {
@@ -71,8 +74,10 @@ func (a *Assignment) setShape(nodes []taskNode, nodeID int64) {
 
 // nodeExited records one node's exit from a running task t. The task ends, as exitState
 // says for one node and nodesExitState for several, when its last node exits; until then a
-// failure asks the other nodes to stop. A node's resent exit, or any exit reported after the
-// task ended, changes nothing.
+// failure asks the other nodes to stop. A failure that reruns the task (a node lost, or its
+// own non-zero exit when it asked for that; see rerunCause) queues it again instead once its
+// last node exited, while it has an attempt left. A node's resent exit, or any exit reported
+// after the task ended, changes nothing.
 func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Time, extra map[string]any) error {
 	// The task's row lock makes the last of two nodes exiting at once see the other's exit.
 	if err := forUpdate(tx).Where("id = ?", t.ID).Take(&t).Error; err != nil {
@@ -106,9 +111,15 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 	if len(nodes) > 1 {
 		state, reason, code = nodesExitState(t, nodes, exits, r)
 	}
+	cause := rerunCause(t, state, exits)
+	if cause != "" && rerunsLeft(t) {
+		state = TaskQueued
+	} else if cause != "" {
+		reason = lastAttemptReason(reason, t.Attempt, t.MaxAttempts)
+	}
 	if len(exits) < len(nodes) {
-		if state == TaskFailed && t.StopState == "" {
-			if err := requestStop(tx, t.ID, TaskFailed, reason, now); err != nil {
+		if (state == TaskFailed || state == TaskQueued) && t.StopState == "" {
+			if err := requestStop(tx, t.ID, state, reason, now); err != nil {
 				return err
 			}
 		}
@@ -122,6 +133,17 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 		if e.At.After(end) {
 			end = e.At
 		}
+	}
+	if state == TaskQueued {
+		if len(extra) > 0 {
+			if err := tx.Model(&Task{}).Where("id = ?", t.ID).Updates(extra).Error; err != nil {
+				return err
+			}
+			if err := tx.Where("id = ?", t.ID).Take(&t).Error; err != nil {
+				return err
+			}
+		}
+		return rerun(tx, t, cause, reason, end, now)
 	}
 	set := map[string]any{"ended_at": end, "exit_code": code}
 	maps.Copy(set, extra)
@@ -164,4 +186,31 @@ func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport
 		return t.StopState, t.StopReason, 0
 	}
 	return TaskSucceeded, "exited 0", 0
+}
+
+// rerunCause is why the attempt of t that ended in state, with its nodes' exits so far, would
+// be rerun: EndLost when one of its nodes was lost, EndFailed when it exited non-zero by
+// itself and asked to be rerun then (RerunOnFailure; never when it failed to start); "" when
+// it would not be, as when a stop was asked of it (a cancel, its max runtime, a reclaim). A
+// stop asked to rerun it (StopState TaskQueued) keeps the cause that asked it.
+func rerunCause(t Task, state string, exits []TaskNodeExit) string {
+	if t.Service() {
+		return ""
+	}
+	if t.StopState == TaskQueued {
+		if slices.ContainsFunc(exits, func(e TaskNodeExit) bool { return e.State == nodeLost }) {
+			return EndLost
+		}
+		return EndFailed
+	}
+	if t.StopState != "" || state != TaskFailed {
+		return ""
+	}
+	if slices.ContainsFunc(exits, func(e TaskNodeExit) bool { return e.State == nodeLost }) {
+		return EndLost
+	}
+	if !t.RerunOnFailure || slices.ContainsFunc(exits, func(e TaskNodeExit) bool { return e.State == ReportFailedToStart }) {
+		return ""
+	}
+	return EndFailed
 }

@@ -134,11 +134,11 @@ func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (
 // place is one placement inside a transaction.
 func place(tx *gorm.DB, p Placement, now time.Time) error {
 	taskID, gpuIDs, overflow, reason := p.TaskID, p.GPUIDs, p.Overflow, p.Reason
+	var t Task
+	if err := tx.Select("id, project_id, attempt").Where("id = ?", taskID).Take(&t).Error; err != nil {
+		return notFound(fmt.Sprintf("task %d", taskID), err)
+	}
 	if p.ProjectID == 0 {
-		var t Task
-		if err := tx.Select("id, project_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
-			return notFound(fmt.Sprintf("task %d", taskID), err)
-		}
 		p.ProjectID = t.ProjectID
 	}
 	// Only GPUs of ready nodes: a node drained or removed since the scheduler's snapshot
@@ -184,7 +184,8 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 	}
 	rows := make([]Allocation, len(gpuIDs))
 	for i, g := range gpuIDs {
-		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: p.ProjectID, StartedAt: now, Overflow: overflow}
+		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: p.ProjectID, StartedAt: now, Overflow: overflow,
+			Attempt: max(t.Attempt, 1)}
 	}
 	// The partial unique index on open allocations is the last guard against a double grant.
 	return tx.Create(&rows).Error

@@ -78,6 +78,10 @@ type TemplateBody struct {
 	// DataLocations is where the data is in each region (region → path or URI).
 	DataLocations map[string]string `json:"data_locations,omitempty"`
 	Deferrable    bool              `json:"deferrable"`
+	// MaxAttempts and RerunOnFailure are its tasks' (see NewTask); 0 and false, the defaults,
+	// are left out, so bodies saved before them read the same.
+	MaxAttempts    int  `json:"max_attempts,omitempty"`
+	RerunOnFailure bool `json:"rerun_on_failure,omitempty"`
 }
 
 // NewTemplate is a template as created or changed.
@@ -120,7 +124,7 @@ func (b TemplateBody) NewTask(project, name, owner string, env map[string]string
 	nt := NewTask{Project: project, Name: name, Owner: owner, GPUs: b.GPUs, Spec: b.Spec, Specs: b.Specs, Regions: b.Regions, Queue: b.Queue,
 		Priority: b.Priority, EstGPUHours: b.EstGPUHours, MaxRuntime: time.Duration(b.MaxRuntimeS) * time.Second,
 		Command: b.Command, Env: env, Workdir: b.Workdir, Image: b.Image, Deferrable: b.Deferrable, DataReady: !b.WaitsForData(),
-		DataLocations: b.DataLocations}
+		DataLocations: b.DataLocations, MaxAttempts: b.MaxAttempts, RerunOnFailure: b.RerunOnFailure}
 	if b.DataCheck != nil {
 		nt.DataCheck = *b.DataCheck
 	}

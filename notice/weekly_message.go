@@ -77,6 +77,11 @@ func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc 
 				d.TopIdle = append(d.TopIdle, weeklyChatTask{TaskID: t.TaskID, Task: t.Task, Owner: t.Owner, IdleS: t.Idle})
 			}
 		}
+		for _, g := range r.Reruns {
+			if g.Project == u.Key {
+				d.RerunS, d.RerunTasks, d.RerunFen = g.NominalS, g.Runs, g.CostFen
+			}
+		}
 		for _, m := range r.Misses {
 			if m.Project == u.Key && len(d.Misses) < weeklyTasks {
 				d.Misses = append(d.Misses, weeklyChatTask{TaskID: m.TaskID, Task: m.Task, Owner: m.Owner,
@@ -90,8 +95,8 @@ func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc 
 }
 
 // weeklyChat is one project's weekly report as its chat message says it: the project, held
-// against effective card time, idle hours, the tasks that left cards idle most and the
-// estimates that missed most, and a link to the report page.
+// against effective card time, idle hours, what reruns lost, the tasks that left cards idle
+// most and the estimates that missed most, and a link to the report page.
 type weeklyChat struct {
 	Project, Week string
 	// From and To are the week's first day and the next Monday, in the billing time zone.
@@ -99,6 +104,10 @@ type weeklyChat struct {
 	NominalS, EffectiveS, IdleS int64
 	TopIdle                     []weeklyChatTask
 	Misses                      []weeklyChatTask
+	// RerunS is the card time lost to reruns of the project's RerunTasks tasks, which cost
+	// RerunFen; 0 without reruns.
+	RerunS, RerunFen int64
+	RerunTasks       int
 	// Link is the report page of the week.
 	Link string
 }
@@ -117,6 +126,10 @@ func (d weeklyChat) words(l phrase.Locale) (title, text string) {
 	title = l.T("weekly.chat.title", d.Project, d.Week)
 	paras := []string{l.T("weekly.chat.summary", d.Project, d.Week, phrase.DayRange(d.From, d.To), phrase.Hours(d.NominalS),
 		phrase.Hours(d.EffectiveS), l.Percent(phrase.Share(d.EffectiveS, d.NominalS)), phrase.Hours(d.IdleS))}
+	if d.RerunS > 0 {
+		paras = append(paras, l.T("weekly.chat.reruns", l.Count("weekly.chat.rerun_tasks", d.RerunTasks), phrase.Hours(d.RerunS),
+			billing.FormatFen(d.RerunFen)))
+	}
 	list := func(head string, line func(weeklyChatTask) string, ts []weeklyChatTask) {
 		if len(ts) == 0 {
 			return

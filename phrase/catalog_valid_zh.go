@@ -187,4 +187,9 @@ var validZH = map[string]string{
 	"must be 1 to %d cards when projects without a quota are limited; got %d":                             "限量使用时应为 1 到 %d 张卡，实际为 %d",
 	"project %q has no quota on %s, and pool %q refuses projects without one":                             "项目 %q 在 %s 上没有配额，资源池 %q 不接受无配额的项目",
 	"project %q has no quota on %s, and pool %q lets a project without one hold at most %d cards; got %d": "项目 %q 在 %s 上没有配额，资源池 %q 只允许无配额的项目同时持有最多 %d 张卡，实际申请 %d",
+
+	// Reruns from the last checkpoint.
+	"a service's replicas restart on their node; a service has 1 attempt, got %d":     "服务的副本在其节点上重启；服务只有 1 次尝试，收到 %d",
+	"a service's replicas restart on their node; a service is not rerun":              "服务的副本在其节点上重启；服务不重跑",
+	"must be a path or URI of at most %d bytes, without spaces or control characters": "应为最多 %d 字节的路径或 URI，不含空格或控制字符",
 }

@@ -158,12 +158,20 @@ func (in instant) budgetsAreBilled(v violations) {
 }
 
 // billAddsUp: every held second of a bill is classed once — the bill's, its lines' and its
-// classes' card-seconds agree — and its items add up to its total.
+// classes' card-seconds agree, each line's classes (rerun among them) adding up to its held
+// seconds — its items add up to its total, and what its reruns cost is within its lines'.
 func billAddsUp(b billing.Bill, v violations) {
-	var nominal, effective int64
+	var nominal, effective, amounts int64
 	for _, l := range b.Lines {
 		nominal += l.NominalS
 		effective += l.EffectiveS
+		amounts += l.AmountFen
+		if l.Breakdown.Nominal() != l.NominalS {
+			v.add("bill adds up", "%s %s: task %d's classes add up to %d s, it held %d", b.Project, b.Month, l.TaskID, l.Breakdown.Nominal(), l.NominalS)
+		}
+	}
+	if b.RerunFen < 0 || b.RerunFen > amounts || b.Held.Rerun == 0 && b.RerunFen != 0 {
+		v.add("bill adds up", "%s %s: reruns of %d s cost %d fen of the lines' %d", b.Project, b.Month, b.Held.Rerun, b.RerunFen, amounts)
 	}
 	if b.Held.Nominal() != b.NominalS || nominal != b.NominalS || effective != b.EffectiveS || b.Held.Effective() != b.EffectiveS {
 		v.add("bill adds up", "%s %s: held %d s (classes %d, lines %d), effective %d s (classes %d, lines %d)",

@@ -46,6 +46,7 @@ func (b taskB) maxRun(d time.Duration) taskB { b.p.MaxRuntime = d; return b }
 func (b taskB) ready() taskB                 { b.p.DataReady = true; return b }
 func (b taskB) deferrable() taskB            { b.p.Deferrable = true; return b }
 func (b taskB) service() taskB               { b.p.Service = true; return b }
+func (b taskB) rerun() taskB                 { b.p.Rerun = true; return b }
 func (b taskB) submitted(at time.Time) taskB { b.p.SubmittedAt = at; return b }
 func (b taskB) short(maxRun time.Duration) taskB {
 	b.p.Queue, b.p.MaxRuntime = models.QueueShort, maxRun

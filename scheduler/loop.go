@@ -262,7 +262,8 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, ProjectID: t.ProjectID, Spec: t.Spec,
 				Specs: t.SpecList(), Regions: t.RegionList(), DataRegion: t.DataRegion(), Queue: t.Queue,
 				Priority: t.Priority, GPUs: t.GPUs, SubmittedAt: t.SubmittedAt, EstRuntime: est, MaxRuntime: maxRT,
-				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable, Service: t.Service()})
+				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable, Service: t.Service(),
+				Rerun: t.Attempt > 1})
 		}
 	}
 	return snap, reasons, nil

@@ -20,13 +20,13 @@ var laneNames = [3]string{models.QueueShort, models.QueueLong, models.QueueServi
 
 // qkey is a pending task's place in the queue, compared field by field.
 type qkey struct {
-	hi  uint64 // lane*4 + priority rank, then the project's fairness rank
+	hi  uint64 // lane*8 + 4 unless a rerun + priority rank, then the project's fairness rank
 	ts  int64  // submit time, Unix nanoseconds (clamped to what int64 holds)
 	id  int64
 	idx int32 // index into Snapshot.Pending
 }
 
-func (k qkey) lane() uint8 { return uint8(k.hi >> 34) }
+func (k qkey) lane() uint8 { return uint8(k.hi >> 35) }
 
 // unixNano is t in Unix nanoseconds, clamped to the years int64 holds (1678–2262).
 func unixNano(t time.Time) int64 {
@@ -128,18 +128,22 @@ func buildQueue(pending []Pending, projects map[string]Project, pol *Policy) que
 			rank[p] = rank[byRatio[i-1]]
 		}
 	}
-	// Lane, priority and fairness rank form few classes: place the keys by class with a
-	// counting sort, then sort each class by submit time and id.
+	// Lane, rerun, priority and fairness rank form few classes: place the keys by class with
+	// a counting sort, then sort each class by submit time and id. A rerun (a task queued
+	// again after its node was lost) comes before every other task of its lane.
 	nRanks := uint64(1)
 	for _, r := range rank {
 		nRanks = max(nRanks, uint64(r)+1)
 	}
 	classOf := func(hi uint64) uint64 { return (hi>>32)*nRanks + hi&math.MaxUint32 }
 	unsorted := make([]qkey, len(pending))
-	start := make([]int32, 8*nRanks+1)
+	start := make([]int32, 16*nRanks+1)
 	for i := range pending {
 		t := &pending[i]
-		lp := uint64(laneOf(t)*4 + priorityRank(t.Priority))
+		lp := uint64(laneOf(t)*8 + priorityRank(t.Priority))
+		if !t.Rerun {
+			lp += 4
+		}
 		k := qkey{
 			hi:  lp<<32 | uint64(rank[q.projOf[i]]),
 			ts:  unixNano(t.SubmittedAt),

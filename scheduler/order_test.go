@@ -70,6 +70,12 @@ func TestOrder(t *testing.T) {
 				share("a", 1, 10).share("b", 2, 20),
 			want: []int64{3, 1, 2},
 		},
+		"a rerun heads its lane, before every priority and project": {
+			snap: snapshot().queue(pending(1).prio(models.PriorityUrgent), pending(2).project("heavy").rerun(),
+				pending(3).short(time.Hour), pending(4).rerun().prio(models.PriorityLow), pending(5).short(time.Hour).rerun()).
+				share("heavy", 1, 1000),
+			want: []int64{5, 3, 2, 4, 1},
+		},
 		"submit time then id": {
 			snap: snapshot().queue(pending(5).submitted(t0), pending(4).submitted(t0.Add(time.Nanosecond)),
 				pending(3).submitted(t0)),

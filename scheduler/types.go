@@ -124,6 +124,9 @@ type Pending struct {
 	Deferrable bool
 	// Service is true for an inference service's replica: it queues in the service lane.
 	Service bool
+	// Rerun is true for a task queued again after an attempt ended (its node lost): it comes
+	// first in its lane, before every priority.
+	Rerun bool
 }
 
 // EstRuntime converts a task's estimated card-hours into its estimated runtime on gpus

@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +31,21 @@ const (
 func Command(shape Shape, d time.Duration, exitCode int) []string {
 	return []string{commandName, "--shape=" + string(shape), "--duration=" + d.String(), "--exit=" + strconv.Itoa(exitCode)}
 }
+
+// CheckpointCommand returns the argv of a simulated task like Command's that writes a
+// checkpoint every every of its run (KASHI_CHECKPOINT sim-ckpt:<progress> <time> on its log,
+// see LogTo) and, run again with KASHI_RESUME_FROM at one (a rerun), goes on from there.
+func CheckpointCommand(shape Shape, d time.Duration, exitCode int, every time.Duration) []string {
+	return append(Command(shape, d, exitCode), "--checkpoint-every="+every.String())
+}
+
+// checkpointPrefix begins the place of a simulated task's checkpoint; its progress follows.
+const checkpointPrefix = "sim-ckpt:"
+
+// LogTo makes the node's simulated tasks that write checkpoints (CheckpointCommand) write
+// their logs under dir, where the agent follows them as a real node's; without it their
+// checkpoints go unreported.
+func (b *Backend) LogTo(dir string) { b.logDir = dir }
 
 // ServiceCommand returns the argv of a simulated inference server of shape Serve that runs
 // for d of virtual time, answering rps requests a second whose median time to first token
@@ -56,6 +74,9 @@ type simTask struct {
 	// task that serves none.
 	rps  float64
 	ttft time.Duration
+	// every is how often in its run the task writes a checkpoint (CheckpointCommand); zero
+	// for never.
+	every time.Duration
 }
 
 // Start puts the task's workload on its GPUs until its virtual duration has passed.
@@ -67,11 +88,19 @@ func (r runner) Start(ctx context.Context, a api.Assignment) (agent.Process, err
 	if err != nil {
 		return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
 	}
-	w, err := r.b.assign(a.GPUUUIDs, t)
+	// A rerun resumes from its checkpoint: what is left of the run, setup included.
+	resumed := resumedAt(a.ResumeFrom, t.duration)
+	run := t
+	run.duration -= resumed
+	w, err := r.b.assign(a.GPUUUIDs, run)
 	if err != nil {
 		return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
 	}
 	p := &process{b: r.b, w: w, done: make(chan struct{})}
+	if t.every > 0 && r.b.logDir != "" {
+		p.log = filepath.Join(r.b.logDir, fmt.Sprintf("task-%d-attempt-%d.log", a.TaskID, max(a.Attempt, 1)))
+		p.every, p.resumed, p.total = t.every, resumed, t.duration
+	}
 	if t.rps > 0 && a.MetricsPort > 0 {
 		if p.traffic, err = serveModel(a, t, r.b.now()); err != nil {
 			r.b.release(w)
@@ -94,6 +123,7 @@ func parseCommand(argv []string) (simTask, error) {
 	exitCode := fs.Int("exit", 0, "exit code")
 	rps := fs.Float64("rps", 0, "requests a second an inference server answers")
 	ttft := fs.Duration("ttft", 0, "its median time to first token")
+	every := fs.Duration("checkpoint-every", 0, "how often in its run the task writes a checkpoint")
 	if err := fs.Parse(argv[1:]); err != nil {
 		return simTask{}, fmt.Errorf("%s: %w", commandName, err)
 	}
@@ -108,8 +138,25 @@ func parseCommand(argv []string) (simTask, error) {
 		return simTask{}, fmt.Errorf("%s: --exit must be 0..255, got %d", commandName, *exitCode)
 	case !(*rps >= 0 && *rps <= 1000) || *ttft < 0 || *rps > 0 && *ttft == 0:
 		return simTask{}, fmt.Errorf("%s: --rps must be 0..1000 with a positive --ttft", commandName)
+	case *every != 0 && (*every < time.Minute || *every >= *duration):
+		return simTask{}, fmt.Errorf("%s: --checkpoint-every must be from 1m to less than --duration, got %s", commandName, *every)
 	}
-	return simTask{shape: Shape(*shape), duration: *duration, exitCode: *exitCode, rps: *rps, ttft: *ttft}, nil
+	return simTask{shape: Shape(*shape), duration: *duration, exitCode: *exitCode, rps: *rps, ttft: *ttft, every: *every}, nil
+}
+
+// resumedAt is how far into its run of d a task resuming from the checkpoint from (its
+// KASHI_RESUME_FROM) is: the progress the checkpoint names, less than d; 0 for a first run
+// or a checkpoint that names none.
+func resumedAt(from string, d time.Duration) time.Duration {
+	rest, ok := strings.CutPrefix(from, checkpointPrefix)
+	if !ok {
+		return 0
+	}
+	at, err := time.ParseDuration(rest)
+	if err != nil || at < 0 {
+		return 0
+	}
+	return min(at, d-time.Second)
 }
 
 // assign puts a new workload on the GPUs named by uuids, replacing what they ran.
@@ -163,6 +210,12 @@ type process struct {
 	code int
 	// traffic is a simulated inference server's requests and page; nil for other tasks.
 	traffic *traffic
+	// log is where a task that writes checkpoints writes them, every every of its run of
+	// total, which began resumed into it; "" for a task that writes none.
+	log                   string
+	every, resumed, total time.Duration
+	// written is the last checkpoint written, as progress into the run.
+	written time.Duration
 }
 
 // run ends the task with exitCode once its virtual end has passed, unless Stop came first.
@@ -178,9 +231,45 @@ func (p *process) run(exitCode int) {
 		if p.traffic != nil {
 			p.traffic.until(p.b.now())
 		}
+		p.checkpoint(p.b.now())
 	}
 	p.finish(exitCode)
 }
+
+// checkpoint writes on the task's log the checkpoints its run passed by now, each a line
+// KASHI_CHECKPOINT sim-ckpt:<progress> <time>, as a training script that saves every so often
+// prints one. A write that fails leaves the checkpoint unreported.
+func (p *process) checkpoint(now time.Time) {
+	if p.log == "" {
+		return
+	}
+	if p.written < p.resumed {
+		p.written = p.resumed
+	}
+	var lines []byte
+	for {
+		next := (p.written/p.every + 1) * p.every
+		at := p.w.start.Add(next - p.resumed)
+		if next >= p.total || at.After(now) {
+			break
+		}
+		lines = fmt.Appendf(lines, "KASHI_CHECKPOINT %s%s %s\n", checkpointPrefix, next, at.UTC().Format(time.RFC3339))
+		p.written = next
+	}
+	if len(lines) == 0 {
+		return
+	}
+	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Write(lines)
+}
+
+// OutputPaths is the task's log, which the agent follows for its checkpoints ("" for a task
+// that writes none), and no output file.
+func (p *process) OutputPaths() (string, string) { return p.log, "" }
 
 // finish frees the task's GPUs and records its exit code, once.
 func (p *process) finish(code int) {

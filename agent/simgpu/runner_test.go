@@ -1,6 +1,7 @@
 package simgpu
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -122,4 +123,68 @@ func TestCommandParses(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("parseCommand(Command(...)) = %+v, %v, want %+v", got, err, want)
 	}
+}
+
+// TestRunnerCheckpointsAndResumes: a task that writes checkpoints writes one on its log each
+// time its run passes one, with its progress and time, as the agent reads them; run again
+// with KASHI_RESUME_FROM at its last one, it runs what was left and goes on counting from
+// there. Without a log folder it writes none.
+func TestRunnerCheckpointsAndResumes(t *testing.T) {
+	clock := newFakeClock()
+	b := New(A100_80G, 1, clock.Now, 1)
+	dir := t.TempDir()
+	b.LogTo(dir)
+	cmd := CheckpointCommand(Train, 2*time.Hour, 0, 30*time.Minute)
+	start := clock.Now()
+	p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 4, GPUUUIDs: uuids(b), Command: cmd, Attempt: 1})
+	if err != nil {
+		t.Fatalf("Start() = %v", err)
+	}
+	clock.Add(65 * time.Minute)
+	src, ok := p.(agent.OutputSource)
+	if !ok {
+		t.Fatal("a checkpointing task's process is not an agent.OutputSource")
+	}
+	log, _ := src.OutputPaths()
+	want := "KASHI_CHECKPOINT sim-ckpt:30m0s " + start.Add(30*time.Minute).UTC().Format(time.RFC3339) + "\n" +
+		"KASHI_CHECKPOINT sim-ckpt:1h0m0s " + start.Add(time.Hour).UTC().Format(time.RFC3339) + "\n"
+	waitFor(t, func() bool { b, _ := os.ReadFile(log); return string(b) == want })
+	p.Stop(0)
+
+	again, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 4, GPUUUIDs: uuids(b), Command: cmd, Attempt: 2, ResumeFrom: "sim-ckpt:1h0m0s"})
+	if err != nil {
+		t.Fatalf("Start() of the rerun = %v", err)
+	}
+	restart := clock.Now()
+	clock.Add(31 * time.Minute)
+	relog, _ := again.(agent.OutputSource).OutputPaths()
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(relog)
+		return string(b) == "KASHI_CHECKPOINT sim-ckpt:1h30m0s "+restart.Add(30*time.Minute).UTC().Format(time.RFC3339)+"\n"
+	})
+	clock.Add(29 * time.Minute)
+	if code, err := again.Wait(); code != 0 || err != nil {
+		t.Fatalf("the rerun's Wait() = %d, %v; want 0 an hour after it resumed at 1h", code, err)
+	}
+
+	plain := New(A100_80G, 1, clock.Now, 2)
+	q, err := plain.Runner().Start(t.Context(), api.Assignment{TaskID: 5, GPUUUIDs: uuids(plain), Command: cmd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log, _ := q.(agent.OutputSource).OutputPaths(); log != "" {
+		t.Errorf("a node without a log folder logs to %q", log)
+	}
+	q.Stop(0)
+}
+
+// waitFor waits until ok holds, for what a simulated task does on its own ticker.
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(checkEvery) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatal("not within 10 s")
 }

@@ -13,13 +13,18 @@ import (
 )
 
 // twoNodeTask registers n1 and n2 (4 A100 each, in that order: n1 is rank 0) and places an
-// 8-GPU task on both.
+// 8-GPU task on both, of one attempt (never rerun).
 func twoNodeTask(s *webtest.Server) (n1, n2 webtest.Registered, id int64) {
+	return twoNodeTaskOf(s, 1)
+}
+
+// twoNodeTaskOf is twoNodeTask of a task of the given attempts.
+func twoNodeTaskOf(s *webtest.Server, attempts int) (n1, n2 webtest.Registered, id int64) {
 	s.Tb.Helper()
 	n1 = s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
 	n2 = s.Register(webtest.Node("n2").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
 	s.Projects("vision")
-	tk := s.Create(webtest.Task("ddp").GPUs(8).Ready(), webtest.T0)
+	tk := s.Create(webtest.Task("ddp").GPUs(8).Ready().Attempts(attempts), webtest.T0)
 	s.Place(tk, webtest.T0, append(append([]string{}, n1.UUIDs...), n2.UUIDs...)...)
 	return n1, n2, tk.ID
 }
@@ -32,8 +37,8 @@ func TestAgentMultiNodeShape(t *testing.T) {
 			n    webtest.Registered
 			want api.Assignment
 		}{
-			{n1, api.Assignment{TaskID: id, GPUUUIDs: n1.UUIDs, NodeRank: 0, NNodes: 2, WorldSize: 8, Rank: 0, MasterAddr: "n1", MasterPort: port}},
-			{n2, api.Assignment{TaskID: id, GPUUUIDs: n2.UUIDs, NodeRank: 1, NNodes: 2, WorldSize: 8, Rank: 4, MasterAddr: "n1", MasterPort: port}},
+			{n1, api.Assignment{TaskID: id, GPUUUIDs: n1.UUIDs, NodeRank: 0, NNodes: 2, WorldSize: 8, Rank: 0, MasterAddr: "n1", MasterPort: port, Attempt: 1}},
+			{n2, api.Assignment{TaskID: id, GPUUUIDs: n2.UUIDs, NodeRank: 1, NNodes: 2, WorldSize: 8, Rank: 4, MasterAddr: "n1", MasterPort: port, Attempt: 1}},
 		} {
 			got, ok := s.Assigned(tc.n, id)
 			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(api.Assignment{}, "Command", "MaxRuntimeS")); !ok || diff != "" {
@@ -93,8 +98,8 @@ func TestAgentMultiNodeExits(t *testing.T) {
 	}
 }
 
-// TestAgentMultiNodeLost: a lost node fails the task, which ends when its other node, asked
-// to stop, has exited; that node's report is accepted.
+// TestAgentMultiNodeLost: a lost node fails the task without an attempt left, which ends
+// when its other node, asked to stop, has exited; that node's report is accepted.
 func TestAgentMultiNodeLost(t *testing.T) {
 	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
 		n1, n2, id := twoNodeTask(s)
@@ -109,8 +114,27 @@ func TestAgentMultiNodeLost(t *testing.T) {
 		}
 		s.Report(n1, id, `{"state":"exited","exit_code":143}`)
 		got := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))
-		if got["state"] != "failed" || got["reason"] != "node n2 (rank 1) lost" {
-			t.Errorf("task ended %v %q, want failed, node n2 (rank 1) lost", got["state"], got["reason"])
+		if got["state"] != "failed" || got["reason"] != "node n2 (rank 1) lost; no attempt left (1 of 1)" {
+			t.Errorf("task ended %v %q, want failed, node n2 (rank 1) lost, no attempt left", got["state"], got["reason"])
+		}
+	})
+}
+
+// TestAgentMultiNodeRerun: a task of two nodes with an attempt left that loses one is queued
+// again once its other node, asked to stop, has exited.
+func TestAgentMultiNodeRerun(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		n1, n2, id := twoNodeTaskOf(s, 2)
+		s.Report(n1, id, `{"state":"running"}`)
+		later := s.Clock().Add(10 * time.Minute)
+		if _, err := s.Store.MarkLostNodes(context.Background(), []int64{n2.ID}, later.Add(-time.Minute), later); err != nil {
+			t.Fatal(err)
+		}
+		s.SetNow(later)
+		s.Report(n1, id, `{"state":"exited","exit_code":143,"attempt":1}`)
+		got := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(id)))
+		if got["state"] != "queued" || got["reason"] != "queued again for attempt 2 of 2; node n2 (rank 1) lost" || got["attempt"] != 2.0 {
+			t.Errorf("task with an attempt left: %v %q attempt %v, want queued for attempt 2", got["state"], got["reason"], got["attempt"])
 		}
 	})
 }
@@ -140,14 +164,14 @@ func TestAgentLateNodeReports(t *testing.T) {
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Errorf("late reports changed the ended task (-before +after):\n%s", diff)
 		}
-		if after["state"] != "failed" || after["reason"] != "node n2 (rank 1) lost" {
+		if after["state"] != "failed" || after["reason"] != "node n2 (rank 1) lost; no attempt left (1 of 1)" {
 			t.Errorf("task ended %v %q, want failed, node n2 (rank 1) lost", after["state"], after["reason"])
 		}
 	})
 }
 
 // TestAgentLateReportSingleNode: the node of a one-node task given up as lost comes back and
-// reports the task's exit: accepted, the task stays failed as lost.
+// reports the task's exit: accepted, the task stays queued for its rerun.
 func TestAgentLateReportSingleNode(t *testing.T) {
 	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
 		n := s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 4))
@@ -163,7 +187,7 @@ func TestAgentLateReportSingleNode(t *testing.T) {
 		before := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(tk.ID)))
 		s.Report(n, tk.ID, `{"state":"exited","exit_code":0}`)
 		after := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(tk.ID)))
-		if diff := cmp.Diff(before, after); diff != "" || after["state"] != "failed" {
+		if diff := cmp.Diff(before, after); diff != "" || after["state"] != "queued" {
 			t.Errorf("a late exit changed the lost task (state %v) (-before +after):\n%s", after["state"], diff)
 		}
 	})

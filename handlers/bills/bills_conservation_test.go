@@ -17,16 +17,20 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/serving"
+	"kashi/views"
 	"kashi/web/webtest"
 )
 
 // randomFebruary adds to the bill world's February random tasks on its four cards, one
 // after another on each card from the 14th: batch tasks with readings at a random
 // utilization or none, some reclaimed or failed, and inference services (a replica each)
-// that served in random 5-minute buckets of their span; then rolls up.
+// that served in random 5-minute buckets of their span; and on the 13th a task rerun after
+// its first node was lost, at a low utilization; then rolls up.
 func randomFebruary(t *testing.T, w webtest.BillWorld, r *rand.Rand) {
 	t.Helper()
 	ctx := context.Background()
+	w.RunRerun(t, webtest.Task("rerun").Of([]string{"vision", "nlp"}[r.IntN(2)]).Ready(), webtest.Feb(13, r.Float64()*10),
+		time.Duration(10+r.IntN(100))*time.Minute, 2*time.Hour, time.Duration(30+r.IntN(200))*time.Minute, 20)
 	utils := []int{0, 5, 20, 50, 90}
 	n := 0
 	for card := range 4 {
@@ -95,7 +99,7 @@ func pageHours(t *testing.T, s string) int64 {
 }
 
 // TestBillPageConservation: over random Februaries (batch tasks at any utilization, some
-// interrupted; services serving in random buckets), each bill page shows per line and per
+// interrupted, one rerun; services serving in random buckets), each bill page shows per line and per
 // project held = effective + each waste class (to its two decimals: the parts add up to
 // the whole within their rounding), and shows the figures the bill's JSON holds; the bills
 // page's rows and total show them too. billing's TestConservation holds the same of the
@@ -133,7 +137,7 @@ func TestBillPageConservation(t *testing.T) {
 			}
 		})
 	}
-	if seen.Active == 0 || seen.Serving == 0 || seen.LowUtil == 0 || seen.Idle == 0 || seen.NoData == 0 {
+	if seen.Active == 0 || seen.Serving == 0 || seen.LowUtil == 0 || seen.Idle == 0 || seen.NoData == 0 || seen.Rerun == 0 {
 		t.Errorf("the random Februaries held %+v; want some of every class", seen)
 	}
 }
@@ -177,7 +181,7 @@ func checkBillPage(t *testing.T, w webtest.BillWorld, project string) {
 			return strings.TrimSpace(s.Find(`[data-testid=` + id + `]`).Contents().First().Text())
 		}
 		got := []string{cell("line-nominal"), cell("line-effective"), cell("line-idle"), cell("line-other")}
-		want := []string{phrase.Hours(l.NominalS), phrase.Hours(l.EffectiveS), phrase.Hours(l.Idle), phrase.Hours(l.LowUtil + l.Setup + l.NoData)}
+		want := []string{phrase.Hours(l.NominalS), phrase.Hours(l.EffectiveS), phrase.Hours(l.Idle), phrase.Hours(l.LowUtil + l.Setup + l.NoData + l.Rerun)}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%s line %d (task %d): page %v, JSON %v", project, i, l.TaskID, got, want)
 		}
@@ -198,8 +202,13 @@ func checkBillPage(t *testing.T, w webtest.BillWorld, project string) {
 		t.Errorf("%s: page nominal %d, effective %d hundredths; JSON %d, %d s", project, nominal, effective, b.NominalS, b.EffectiveS)
 	}
 	adds("effective", effective, classes["active"], classes["serving"])
-	adds("held", nominal, classes["active"], classes["serving"], classes["low_util"], classes["idle"], classes["setup"], classes["no_data"])
+	adds("held", nominal, classes["active"], classes["serving"], classes["low_util"], classes["idle"], classes["setup"], classes["no_data"],
+		classes["rerun"])
 	if b.Held.Serving != 0 && classes["serving"] != pageHours(t, phrase.Hours(b.Held.Serving)) {
 		t.Errorf("%s: page serving %d hundredths, JSON %d s", project, classes["serving"], b.Held.Serving)
+	}
+	if cost := d.Find(`[data-testid=bill-rerun-cost]`).Text(); b.Held.Rerun != 0 && (classes["rerun"] != pageHours(t, phrase.Hours(b.Held.Rerun)) ||
+		b.RerunFen == 0 || cost != views.Yuan(b.RerunFen)) {
+		t.Errorf("%s: page rerun %d hundredths costing %q; JSON %d s costing %d fen", project, classes["rerun"], cost, b.Held.Rerun, b.RerunFen)
 	}
 }

@@ -134,6 +134,10 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 		d.Models = append(d.Models, billsview.ReportModel{ServiceID: u.ServiceID, Model: u.Model, Service: u.Service, Project: u.Project,
 			Replicas: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
 	}
+	for _, g := range r.Reruns {
+		d.Reruns = append(d.Reruns, billsview.ReportRerun{Project: g.Project, Tasks: g.Runs, RerunS: g.NominalS, CostFen: g.CostFen,
+			MissingPrice: g.MissingPrice})
+	}
 	for _, a := range r.Advice {
 		d.Advice = append(d.Advice, billsview.ReportAdvice{TaskID: a.TaskID, Task: a.Task, Project: a.Project, Owner: a.Owner,
 			RuntimeS: a.RuntimeS, Advice: *handlers.AdviceView(&a.Advice), SavingFen: a.SavingFen})

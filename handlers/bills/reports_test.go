@@ -2,12 +2,14 @@ package bills_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/xuri/excelize/v2"
@@ -172,5 +174,42 @@ func TestReportXLSX(t *testing.T) {
 	doc := webtest.Parse(t, string(w.As("finance", "/reports?week="+webtest.ReportWeek).Body))
 	if doc.Find(`a[data-testid=report-xlsx][href="/reports.xlsx?week=2026-W07"]`).Length() != 1 {
 		t.Errorf("no XLSX download of the report")
+	}
+}
+
+// TestReportReruns: the week of a task rerun after its node was lost shows, per project, the
+// card-hours lost to the rerun and their cost at the bill's prices, on the page (both
+// languages) and in the CSV; the bill of the month says the same.
+func TestReportReruns(t *testing.T) {
+	w := webtest.NewBillWorld(t)
+	w.RunRerun(t, webtest.Task("pretrain").Of("vision").Ready(), webtest.Feb(13, 0), 30*time.Minute, 2*time.Hour, time.Hour, 90)
+	if err := w.Store.RollUp(context.Background(), webtest.T0, 365*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	b := billOf(t, w.As("finance", "/api/v1/bills/vision/"+webtest.BillMonth))
+	if b.Held.Rerun != 90*60 || b.RerunFen != 2250 {
+		t.Fatalf("vision's bill: rerun %d s costing %d fen; want 1.5 h costing ¥22.50", b.Held.Rerun, b.RerunFen)
+	}
+	row := webtest.Parse(t, string(w.As("finance", "/reports?week="+webtest.ReportWeek).Body)).Find(`[data-testid=rerun-usage][data-project=vision]`)
+	if row.Length() != 1 || strings.TrimSpace(row.Find(`[data-testid=rerun-usage-hours]`).Text()) != "1.50" ||
+		!strings.Contains(row.Find(`[data-testid=rerun-usage-cost]`).Text(), "¥22.50") {
+		t.Errorf("report page's rerun row = %q; want vision's 1.50 card-hours costing ¥22.50", row.Text())
+	}
+	zh := w.Get("/reports?week="+webtest.ReportWeek, append(webtest.Bearer(w.Tokens["finance"]), "Accept-Language", "zh-CN")...)
+	if doc := webtest.Parse(t, zh.Body.String()); !strings.Contains(doc.Find(`#report-reruns`).Text(), "重跑") {
+		t.Errorf("Chinese report page's rerun heading = %q", doc.Find(`#report-reruns`).Text())
+	}
+	rows, err := csv.NewReader(bytes.NewReader(w.As("finance", "/reports.csv?week="+webtest.ReportWeek).Body[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rerun []string
+	for _, r := range rows {
+		if r[0] == "重跑 rerun" {
+			rerun = r
+		}
+	}
+	if rerun == nil || rerun[1] != "vision" || rerun[6] != "1.500000" || rerun[len(rerun)-2] != "22.50" {
+		t.Errorf("report CSV rerun row = %v", rerun)
 	}
 }

@@ -37,6 +37,7 @@ type Store interface {
 	NodeNames(ctx context.Context) (map[int64]string, error)
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 	TaskEvents(ctx context.Context, id int64) ([]models.TaskEvent, error)
+	TaskAttempts(ctx context.Context, id int64) ([]models.AttemptRow, error)
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
 	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error

@@ -162,7 +162,8 @@ func readTaskForm(c echo.Context) (tasksview.TaskFormValues, error) {
 		MaxRuntimeH: get("max_runtime_h"), Command: f.Get("command"), Env: f.Get("env"), Workdir: get("workdir"),
 		Image: get("image"), DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
 		IdempotencyKey: get("idempotency_key"), Template: get("template"), Model: get("model"), Replicas: get("replicas"),
-		MetricsPort: get("metrics_port"), MetricsPath: get("metrics_path"), HealthPath: get("health_path"), TTFTTargetMS: get("ttft_target_ms")}, nil
+		MetricsPort: get("metrics_port"), MetricsPath: get("metrics_path"), HealthPath: get("health_path"), TTFTTargetMS: get("ttft_target_ms"),
+		MaxAttempts: get("max_attempts"), RerunOnFailure: f.Get("rerun_on_failure") != ""}, nil
 }
 
 // ticked is the values of a group of checkboxes, trimmed, without empty ones; repeats stay
@@ -185,7 +186,8 @@ func ticked(values []string) []string {
 func taskFromForm(v tasksview.TaskFormValues, partial bool) (models.NewTask, map[string]views.FormError) {
 	problems := make(map[string]views.FormError)
 	nt := models.NewTask{Project: v.Project, Name: v.Name, Owner: v.Owner, Regions: v.Regions, Queue: v.Queue,
-		Priority: v.Priority, Workdir: v.Workdir, Image: v.Image, DataReady: v.DataReady, Deferrable: v.Deferrable}
+		Priority: v.Priority, Workdir: v.Workdir, Image: v.Image, DataReady: v.DataReady, Deferrable: v.Deferrable,
+		RerunOnFailure: v.RerunOnFailure}
 	// One spec ticked is the task's spec, as the API's "spec"; several are its "specs".
 	switch len(v.Specs) {
 	case 0:
@@ -209,6 +211,13 @@ func taskFromForm(v tasksview.TaskFormValues, partial bool) (models.NewTask, map
 			problems["gpus"] = views.FormError{Code: views.FormErrInt}
 		}
 		nt.GPUs = n
+	}
+	if v.MaxAttempts != "" {
+		n, err := strconv.Atoi(v.MaxAttempts)
+		if err != nil {
+			problems["max_attempts"] = views.FormError{Code: views.FormErrInt}
+		}
+		nt.MaxAttempts = n
 	}
 	if v.EstGPUHours != "" {
 		x, err := strconv.ParseFloat(v.EstGPUHours, 64)
@@ -319,7 +328,7 @@ func formProblems(l phrase.Locale, err error) (map[string]views.FormError, error
 func formInput(field string) string {
 	switch field {
 	case "project", "name", "owner", "gpus", "queue", "priority", "est_gpu_hours", "workdir", "image", "regions",
-		"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms":
+		"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms", "max_attempts", "rerun_on_failure":
 		return field
 	case "spec", "specs":
 		return "specs"

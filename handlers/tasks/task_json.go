@@ -17,7 +17,8 @@ func newTask(r api.TaskRequest, key string) models.NewTask {
 		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
 		DataReady: r.DataReady != nil && *r.DataReady, DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key, Kind: r.Kind,
 		Service: models.ServiceSpec{Model: r.Model, Replicas: r.Replicas, MetricsPort: r.MetricsPort, MetricsPath: r.MetricsPath,
-			HealthPath: r.HealthPath, TTFTTargetMS: r.TTFTTargetMS}}
+			HealthPath: r.HealthPath, TTFTTargetMS: r.TTFTTargetMS},
+		MaxAttempts: r.MaxAttempts, RerunOnFailure: r.RerunOnFailure != nil && *r.RerunOnFailure}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
 	} else if r.MaxRuntimeS != 0 {
@@ -53,7 +54,8 @@ func taskFields(t models.TaskRow) api.Task {
 		DataReady: t.DataReady, DataLocations: t.DataLocationMap(), Deferrable: t.Deferrable, State: api.TaskState(t.State), Reason: t.Reason, SubmittedAt: t.SubmittedAt,
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
 		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion,
-		DataCheckedAt: t.DataCheckedAt}
+		DataCheckedAt: t.DataCheckedAt, LastCheckpoint: t.LastCheckpoint, Attempt: max(t.Attempt, 1), MaxAttempts: max(t.MaxAttempts, 1),
+		RerunOnFailure: t.RerunOnFailure}
 	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
 	if t.Service() {
 		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath
@@ -70,8 +72,8 @@ func taskFields(t models.TaskRow) api.Task {
 }
 
 // redacted is the task as someone outside its project sees it in the queue: what it asks
-// for and where it stands, without how it runs.
+// for and where it stands, without how it runs (nor where it keeps its checkpoints).
 func redacted(t api.Task) api.Task {
-	t.Command, t.EnvNames, t.Workdir, t.DataCheck, t.DataLocations = nil, nil, "", nil, nil
+	t.Command, t.EnvNames, t.Workdir, t.DataCheck, t.DataLocations, t.LastCheckpoint = nil, nil, "", nil, nil, ""
 	return t
 }

@@ -83,6 +83,14 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData
 		}
 		d.Events = append(d.Events, ev)
 	}
+	attempts, err := h.store.TaskAttempts(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	d.Attempts = attemptViews(attempts, now.Location(), d.Full)
+	if !d.Full {
+		d.Task.Checkpoint = ""
+	}
 	held, err := h.heldCards(ctx, id, now)
 	if err != nil {
 		return d, err
@@ -189,12 +197,39 @@ func (h *Handler) taskWait(ctx context.Context, t models.TaskRow, now time.Time)
 	return nil, nil
 }
 
+// attemptViews are a task's attempts as its page shows them, times in loc; why each ended and
+// its checkpoint's place to its project only (full).
+func attemptViews(rows []models.AttemptRow, loc *time.Location, full bool) []tasksview.AttemptView {
+	out := make([]tasksview.AttemptView, len(rows))
+	for i, a := range rows {
+		v := tasksview.AttemptView{Attempt: a.Attempt, Current: a.Current, Nodes: a.Nodes, Ending: a.Ending, LostS: a.LostS}
+		if a.StartedAt != nil {
+			v.StartedAt = a.StartedAt.In(loc)
+		}
+		if a.EndedAt != nil {
+			v.EndedAt = a.EndedAt.In(loc)
+		}
+		if a.CheckpointAt != nil {
+			v.CheckpointAt = a.CheckpointAt.In(loc)
+		}
+		if full {
+			v.Reason, v.Checkpoint = a.Reason, a.Checkpoint
+		}
+		out[i] = v
+	}
+	return out
+}
+
 // taskView maps a task to what the pages show of it.
 func taskView(t models.TaskRow) tasksview.TaskView {
 	v := tasksview.TaskView{ID: t.ID, Name: t.Name, Project: t.Project, Owner: t.Owner, State: api.TaskState(t.State), GPUs: t.GPUs,
 		Spec: t.Spec, Queue: t.Queue, Priority: t.Priority, EstGPUHours: t.EstGPUHours,
 		MaxRuntime: time.Duration(t.MaxRuntimeS) * time.Second, DataReady: t.DataReady, SubmittedAt: t.SubmittedAt,
-		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit, Stopping: t.StopState != "" && t.EndedAt == nil}
+		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit, Stopping: t.StopState != "" && t.EndedAt == nil,
+		Attempt: max(t.Attempt, 1), MaxAttempts: max(t.MaxAttempts, 1), RerunOnFailure: t.RerunOnFailure, Checkpoint: t.LastCheckpoint}
+	if t.LastCheckpointAt != nil {
+		v.CheckpointAt = *t.LastCheckpointAt
+	}
 	if t.StartedAt != nil {
 		v.StartedAt = *t.StartedAt
 	}

@@ -43,5 +43,20 @@ func (h *Handler) TaskShow(c echo.Context) error {
 		out.Events[i] = api.TaskEvent{At: e.At, From: e.From, To: e.To}
 		out.Events[i].Reason, out.Events[i].ReasonCodes = reasonJSON(handlers.Locale(c), e.Reason)
 	}
+	attempts, err := h.store.TaskAttempts(ctx, id)
+	if err != nil {
+		return err
+	}
+	out.Attempts = make([]api.TaskAttempt, len(attempts))
+	for i, a := range attempts {
+		out.Attempts[i] = api.TaskAttempt{Attempt: a.Attempt, Current: a.Current, Nodes: a.Nodes, StartedAt: a.StartedAt,
+			EndedAt: a.EndedAt, Ending: a.Ending, CheckpointAt: a.CheckpointAt, Checkpoint: a.Checkpoint, LostS: a.LostS}
+		if out.Attempts[i].Nodes == nil {
+			out.Attempts[i].Nodes = []string{}
+		}
+		if a.Reason != "" {
+			out.Attempts[i].Reason, out.Attempts[i].ReasonCodes = reasonJSON(handlers.Locale(c), a.Reason)
+		}
+	}
 	return c.JSON(http.StatusOK, out)
 }

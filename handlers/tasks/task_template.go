@@ -141,6 +141,10 @@ func (h *Handler) templateForm(c echo.Context, id string) (tasksview.TaskForm, e
 	if b.MaxRuntimeS > 0 {
 		vals.MaxRuntimeH = strconv.FormatFloat(float64(b.MaxRuntimeS)/3600, 'f', -1, 64)
 	}
+	if b.MaxAttempts > 0 {
+		vals.MaxAttempts = strconv.Itoa(b.MaxAttempts)
+	}
+	vals.RerunOnFailure = b.RerunOnFailure
 	for _, name := range b.EnvNames {
 		vals.Env += name + "=\n"
 	}

@@ -18,7 +18,7 @@ import (
 var taskJSONFields = []string{"id", "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
 	"max_runtime_s", "command", "env_names", "workdir", "data_ready", "data_check", "deferrable", "state", "reason",
 	"submitted_at", "started_at", "ended_at", "exit_code", "output_units", "image", "output_unit", "last_checkpoint_at",
-	"template_id", "template_version", "kind", "data_checked_at"}
+	"template_id", "template_version", "kind", "data_checked_at", "attempt", "max_attempts", "rerun_on_failure"}
 
 func TestTaskCreate(t *testing.T) {
 	submitted := webtest.T0.Format(time.RFC3339)
@@ -30,14 +30,16 @@ func TestTaskCreate(t *testing.T) {
 			body: `{"project":"vision","name":"resnet50 sweep","owner":"alice","gpus":4,"spec":"A100-80G","queue":"short",
 				"priority":"high","est_gpu_hours":6.5,"max_runtime_s":5400,"command":["torchrun","--nproc","4","train.py"],
 				"env":{"NCCL_DEBUG":"INFO","SEED":"7"},"workdir":"/data/runs/r1","data_ready":false,
-				"data_check":{"path":"/data/imagenet/_READY"},"deferrable":true,"image":"nvcr.io/nvidia/pytorch:24.05-py3"}`,
+				"data_check":{"path":"/data/imagenet/_READY"},"deferrable":true,"image":"nvcr.io/nvidia/pytorch:24.05-py3",
+				"max_attempts":3,"rerun_on_failure":true}`,
 			want: map[string]any{"id": 1.0, "project": "vision", "name": "resnet50 sweep", "owner": "alice", "gpus": 4.0,
 				"spec": "A100-80G", "queue": "short", "priority": "high", "est_gpu_hours": 6.5, "max_runtime_s": 5400.0,
 				"command": []any{"torchrun", "--nproc", "4", "train.py"}, "env_names": []any{"NCCL_DEBUG", "SEED"},
 				"workdir": "/data/runs/r1", "data_ready": false, "data_check": map[string]any{"path": "/data/imagenet/_READY"},
 				"deferrable": true, "state": "waiting-data", "reason": "waits for its data", "reason_codes": []any{map[string]any{"code": "data_not_ready"}}, "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "nvcr.io/nvidia/pytorch:24.05-py3", "output_unit": "",
-				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil},
+				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil,
+				"attempt": 1.0, "max_attempts": 3.0, "rerun_on_failure": true},
 		},
 		"defaults": {
 			body: `{"project":"vision","name":"eval","owner":"bob","gpus":1,"command":["python","eval.py"],"data_ready":true}`,
@@ -46,7 +48,8 @@ func TestTaskCreate(t *testing.T) {
 				"command": []any{"python", "eval.py"}, "env_names": []any{}, "workdir": "", "data_ready": true,
 				"data_check": nil, "deferrable": false, "state": "queued", "reason": "", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
-				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil},
+				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil,
+				"attempt": 1.0, "max_attempts": 2.0, "rerun_on_failure": false},
 		},
 		"url check, unicode name": {
 			body: `{"project":"vision","name":"语音识别 微调","owner":"张三","gpus":2,"spec":"H800-80G","command":["sh","-c","echo 你好"],
@@ -57,7 +60,8 @@ func TestTaskCreate(t *testing.T) {
 				"data_check": map[string]any{"url": "https://data.example.com/ready"}, "deferrable": false,
 				"state": "waiting-data", "reason": "waits for its data", "reason_codes": []any{map[string]any{"code": "data_not_ready"}}, "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
-				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil},
+				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil,
+				"attempt": 1.0, "max_attempts": 2.0, "rerun_on_failure": false},
 		},
 	}
 	for name, tc := range tests {
@@ -92,7 +96,11 @@ func TestTaskCreate(t *testing.T) {
 			if events, ok := shown["events"].([]any); !ok || len(events) != 1 {
 				t.Errorf("GET /api/v1/tasks/1 events = %v, want the submit", shown["events"])
 			}
+			if attempts, ok := shown["attempts"].([]any); !ok || len(attempts) != 1 || attempts[0].(map[string]any)["current"] != true {
+				t.Errorf("GET /api/v1/tasks/1 attempts = %v, want its first, current", shown["attempts"])
+			}
 			delete(shown, "events")
+			delete(shown, "attempts")
 			if diff := cmp.Diff(got, shown); show.Code != http.StatusOK || diff != "" {
 				t.Errorf("GET /api/v1/tasks/1 = %d (-created +shown):\n%s", show.Code, diff)
 			}
@@ -187,6 +195,9 @@ func TestTaskCreateBadInput(t *testing.T) {
 		"check url not http":     {raw: map[string]string{"data_check": `{"url":"file:///etc/passwd"}`}, status: 422, field: "data_check.url"},
 		"check unknown key":      {raw: map[string]string{"data_check": `{"cmd":"true"}`}, status: 400, field: "cmd"},
 		"negative estimate":      {raw: map[string]string{"est_gpu_hours": "-1"}, status: 422, field: "est_gpu_hours"},
+		"attempts over 10":       {raw: map[string]string{"max_attempts": "11"}, status: 422, field: "max_attempts"},
+		"attempts negative":      {raw: map[string]string{"max_attempts": "-2"}, status: 422, field: "max_attempts"},
+		"attempts as a string":   {raw: map[string]string{"max_attempts": `"3"`}, status: 400, field: "max_attempts"},
 		"unknown field":          {raw: map[string]string{"nodes": "2"}, status: 400, field: "nodes"},
 		"data_ready as a string": {raw: map[string]string{"data_ready": `"yes"`}, status: 400, field: "data_ready"},
 		"malformed":              {body: `{"project":"vision",`, status: 400},
@@ -246,6 +257,7 @@ func TestTaskShow(t *testing.T) {
 			if tc.status == http.StatusOK {
 				shown := webtest.Decode[map[string]any](t, w)
 				delete(shown, "events")
+				delete(shown, "attempts")
 				if diff := cmp.Diff(webtest.Decode[map[string]any](t, created), shown); w.Code != http.StatusOK || diff != "" {
 					t.Errorf("GET %s = %d (-created +shown):\n%s", tc.path, w.Code, diff)
 				}
@@ -334,7 +346,7 @@ func TestAgentTaskLifecycle(t *testing.T) {
 		w = s.Get(api.PathAssignments, webtest.Bearer(nodes["n1"].Token)...)
 		want := api.AssignmentsResponse{Tasks: []api.Assignment{{TaskID: id, GPUUUIDs: []string{"GPU-n1-1", "GPU-n1-2"},
 			Command: []string{"torchrun", "--nproc", "2", "train.py"}, Env: map[string]string{"SEED": "7"}, Workdir: "/data/r1",
-			MaxRuntimeS: 7200, NNodes: 1, WorldSize: 2, MasterAddr: "n1", MasterPort: 29500 + int(id%1000)}}}
+			MaxRuntimeS: 7200, NNodes: 1, WorldSize: 2, MasterAddr: "n1", MasterPort: 29500 + int(id%1000), Attempt: 1}}}
 		if diff := cmp.Diff(want, webtest.Decode[api.AssignmentsResponse](t, w)); w.Code != http.StatusOK || diff != "" {
 			t.Errorf("GET %s as n1 = %d (-want +got):\n%s", api.PathAssignments, w.Code, diff)
 		}

@@ -94,7 +94,8 @@ func readTemplateForm(c echo.Context) (tasksview.TemplateForm, error) {
 		Regions: ticked(f["regions"]),
 		Queue:   get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"), MaxRuntimeH: get("max_runtime_h"),
 		Command: f.Get("command"), EnvNames: f.Get("env_names"), Workdir: get("workdir"), Image: get("image"),
-		DataCheck: get("data_check"), DataLocations: f.Get("data_locations"), Deferrable: f.Get("deferrable") != ""}, nil
+		DataCheck: get("data_check"), DataLocations: f.Get("data_locations"), Deferrable: f.Get("deferrable") != "",
+		MaxAttempts: get("max_attempts"), RerunOnFailure: f.Get("rerun_on_failure") != ""}, nil
 }
 
 // templateFromForm reads the template form as the submit form reads a task (the same
@@ -103,11 +104,11 @@ func readTemplateForm(c echo.Context) (tasksview.TemplateForm, error) {
 func templateFromForm(f tasksview.TemplateForm) (models.NewTemplate, map[string]views.FormError) {
 	nt, problems := taskFromForm(tasksview.TaskFormValues{Name: f.Name, GPUs: f.GPUs, Specs: f.Specs, Regions: f.Regions, Queue: f.Queue,
 		Priority: f.Priority, EstGPUHours: f.EstGPUHours, MaxRuntimeH: f.MaxRuntimeH, Command: f.Command,
-		Workdir: f.Workdir, DataCheck: f.DataCheck, Deferrable: f.Deferrable}, false)
+		Workdir: f.Workdir, DataCheck: f.DataCheck, Deferrable: f.Deferrable, MaxAttempts: f.MaxAttempts, RerunOnFailure: f.RerunOnFailure}, false)
 	body := models.TemplateBody{GPUs: nt.GPUs, Spec: nt.Spec, Specs: nt.Specs, Regions: nt.Regions, Queue: nt.Queue, Priority: nt.Priority,
 		EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(nt.MaxRuntime / time.Second), Command: nt.Command,
 		EnvNames: strings.FieldsFunc(f.EnvNames, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }),
-		Workdir:  nt.Workdir, Image: f.Image, Deferrable: nt.Deferrable}
+		Workdir:  nt.Workdir, Image: f.Image, Deferrable: nt.Deferrable, MaxAttempts: nt.MaxAttempts, RerunOnFailure: nt.RerunOnFailure}
 	if nt.MaxRuntime < 0 {
 		body.MaxRuntimeS = -1 // refused by the store with the field named
 	}

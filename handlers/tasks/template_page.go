@@ -165,6 +165,10 @@ func templateFormOf(name, description string, b models.TemplateBody) tasksview.T
 	if b.MaxRuntimeS > 0 {
 		f.MaxRuntimeH = strconv.FormatFloat(float64(b.MaxRuntimeS)/3600, 'f', -1, 64)
 	}
+	if b.MaxAttempts > 0 {
+		f.MaxAttempts = strconv.Itoa(b.MaxAttempts)
+	}
+	f.RerunOnFailure = b.RerunOnFailure
 	if b.DataCheck != nil {
 		f.DataCheck = b.DataCheck.Path + b.DataCheck.URL
 	}

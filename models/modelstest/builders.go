@@ -102,6 +102,12 @@ func (b *TaskB) Service(model string, port, ttftTargetMS int) *TaskB {
 	return b
 }
 
+// Attempts lets the task run at most n times (reruns from its last checkpoint included).
+func (b *TaskB) Attempts(n int) *TaskB { b.t.MaxAttempts = n; return b }
+
+// RerunOnFailure reruns the task also when it exits non-zero by itself.
+func (b *TaskB) RerunOnFailure() *TaskB { b.t.RerunOnFailure = true; return b }
+
 // New is the built submission.
 func (b *TaskB) New() models.NewTask { return b.t }
 

@@ -41,6 +41,18 @@ type ReportData struct {
 	// Advice are, per project, the ended tasks whose next run could ask for fewer or
 	// cheaper cards, the biggest savings first.
 	Advice []ReportAdvice
+	// Reruns are, per project, the week's card time lost to reruns and its cost.
+	Reruns []ReportRerun
+}
+
+// ReportRerun is one project's card time in the week lost to reruns: how many tasks were
+// rerun, their rerun seconds and what those cost, priced as the project's bill lines.
+type ReportRerun struct {
+	Project      string
+	Tasks        int
+	RerunS       int64
+	CostFen      int64
+	MissingPrice bool
 }
 
 // ReportAdvice is an ended task's rightsizing advice in the week's report: what its run
@@ -61,7 +73,7 @@ type ReportMiss struct {
 }
 
 // ReportUsage is one project's, node's or spec's card time in the week. Active, idle and
-// other (low-util, setup, no data) add up to NominalS.
+// other (low-util, setup, no data, rerun) add up to NominalS.
 type ReportUsage struct {
 	Key                                 string
 	NominalS, EffectiveS, IdleS, OtherS int64

@@ -127,6 +127,10 @@ type TaskFormValues struct {
 	MetricsPath  string
 	HealthPath   string
 	TTFTTargetMS string
+	// MaxAttempts is the most runs of the task, "" for its template's or the default;
+	// RerunOnFailure reruns it also when it exits non-zero by itself.
+	MaxAttempts    string
+	RerunOnFailure bool
 }
 
 // Dry-run warnings, the values of TaskEstimate.Warnings.

@@ -38,6 +38,8 @@ type TaskPageData struct {
 	Poll bool
 	// Advice is what the task's next run should ask for (package rightsize); nil without.
 	Advice *views.TaskAdvice
+	// Attempts are the task's runs, the first first; shown once it has had more than one.
+	Attempts []AttemptView
 }
 
 // TaskView is one task as the pages show it.
@@ -70,6 +72,28 @@ type TaskView struct {
 	// answer).
 	DataCheck     string
 	DataCheckedAt time.Time
+	// Attempt is the run that holds or will hold the task's cards, of at most MaxAttempts;
+	// RerunOnFailure reruns it also when it fails by itself. Checkpoint and CheckpointAt are
+	// its last checkpoint (zero time without one; Checkpoint its project's only).
+	Attempt, MaxAttempts int
+	RerunOnFailure       bool
+	Checkpoint           string
+	CheckpointAt         time.Time
+}
+
+// AttemptView is one run of a task: an earlier one that ended in a rerun, or its current one
+// (Current; EndedAt zero while it runs, StartedAt zero before it starts). Ending is how it
+// ended (models.TaskEnding's words, "" while it runs); Reason, Checkpoint are its project's
+// only. LostS are the card-seconds of its work lost to its rerun.
+type AttemptView struct {
+	Attempt            int
+	Current            bool
+	Nodes              []string
+	StartedAt, EndedAt time.Time
+	Ending, Reason     string
+	Checkpoint         string
+	CheckpointAt       time.Time
+	LostS              int64
 }
 
 // QuotaNeed is a task that waits on its project's limit of cards: the project holds InUse of

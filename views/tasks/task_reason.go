@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -13,6 +14,9 @@ import (
 // catalog code and arguments. ok is false for any other text, which is shown as recorded.
 func TaskReason(stored string) (phrase.List, bool) {
 	if l, ok := phrase.Decode(stored); ok {
+		return l, true
+	}
+	if l, ok := attemptReason(stored); ok {
 		return l, true
 	}
 	var p phrase.Phrase
@@ -55,8 +59,39 @@ func sentenceWithValues(stored string) (phrase.List, bool) {
 		if host, seen, ok := strings.Cut(rest, " lost: last seen "); ok {
 			return phrase.Of(phrase.New("node_lost", phrase.S(host), phrase.S(seen))), true
 		}
+		var rank int
+		if host, r, ok := strings.Cut(rest, " (rank "); ok && strings.HasSuffix(r, ") lost") {
+			if n, _ := fmt.Sscanf(r, "%d) lost", &rank); n == 1 {
+				return phrase.Of(phrase.New("node_rank_lost", phrase.S(host), phrase.N(rank))), true
+			}
+		}
 	}
 	return nil, false
+}
+
+// attemptReason reads the store's sentences of reruns: a task queued again for its next
+// attempt after what ended the last ("requeued for attempt 2 of 3: node n1 lost: …"), and
+// one that ended for a cause that would have rerun it without an attempt left ("…; no
+// attempt left (3 of 3)"); what ended it is read as any reason, and must be known.
+func attemptReason(stored string) (phrase.List, bool) {
+	var a, of int
+	if rest, ok := strings.CutPrefix(stored, "requeued for attempt "); ok {
+		head, why, ok := strings.Cut(rest, ": ")
+		if n, _ := fmt.Sscanf(head, "%d of %d", &a, &of); !ok || n != 2 {
+			return nil, false
+		}
+		inner, ok := TaskReason(why)
+		return append(phrase.Of(phrase.New("rerun_queued", phrase.N(a), phrase.N(of))), inner...), ok
+	}
+	i := strings.LastIndex(stored, "; no attempt left (")
+	if i < 0 {
+		return nil, false
+	}
+	if n, _ := fmt.Sscanf(stored[i:], "; no attempt left (%d of %d)", &a, &of); n != 2 {
+		return nil, false
+	}
+	inner, ok := TaskReason(stored[:i])
+	return append(inner, phrase.New("no_attempt_left", phrase.N(a), phrase.N(of))), ok
 }
 
 // TaskReasonText is a reason the store recorded with a task's change of state in l's

@@ -97,3 +97,36 @@ func dataCheckAnswer(l phrase.Locale, t TaskView, now time.Time) string {
 	}
 	return l.T("task.data_check.answered", views.EventTime(t.DataCheckedAt, now))
 }
+
+// attemptSpan is when an attempt ran: from its start to its end, or that it runs, or waits
+// for its cards.
+func attemptSpan(l phrase.Locale, a AttemptView, now time.Time) string {
+	switch {
+	case a.StartedAt.IsZero():
+		return l.T("task.attempt_waiting")
+	case a.EndedAt.IsZero():
+		return l.T("task.attempt_running", views.FullTime(a.StartedAt, now))
+	}
+	return l.T("task.attempt_ran", views.FullTime(a.StartedAt, now), views.FullTime(a.EndedAt, now))
+}
+
+// attemptEnding is how an attempt ended, and why when the viewer may read it ("finished; exit
+// code 0"; a lost node's reason says it alone: "node n1 lost (last seen …)"); "current"
+// while it has not ended.
+func attemptEnding(l phrase.Locale, a AttemptView) string {
+	if a.Ending == "" {
+		return l.T("task.attempt_now")
+	}
+	if a.Ending == "lost" && a.Reason != "" {
+		return TaskReasonText(l, a.Reason)
+	}
+	key := "bill.ending." + strings.ReplaceAll(a.Ending, "-", "_")
+	text := a.Ending
+	if l.Has(key) {
+		text = l.T(key)
+	}
+	if a.Reason == "" {
+		return text
+	}
+	return text + l.T("say.sep") + TaskReasonText(l, a.Reason)
+}

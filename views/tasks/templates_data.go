@@ -45,7 +45,11 @@ type TemplateForm struct {
 	// DataLocations are region=location lines.
 	DataLocations string
 	Deferrable    bool
-	Errors        map[string]views.FormError
+	// MaxAttempts is the most runs of its tasks ("" for the default); RerunOnFailure reruns
+	// them also when they exit non-zero by themselves.
+	MaxAttempts    string
+	RerunOnFailure bool
+	Errors         map[string]views.FormError
 }
 
 // TemplateData is one template's page: its fields, the form that changes it (a new

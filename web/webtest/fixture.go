@@ -306,6 +306,9 @@ func (b *TaskB) Spec(s string) *TaskB { b.Nt.Spec = s; return b }
 // Ready marks the task's data ready, so that it may be placed.
 func (b *TaskB) Ready() *TaskB { b.Nt.DataReady = true; return b }
 
+// Attempts lets the task run at most n times (reruns from its last checkpoint included).
+func (b *TaskB) Attempts(n int) *TaskB { b.Nt.MaxAttempts = n; return b }
+
 // Create stores the task through the store at at.
 func (s *Server) Create(b *TaskB, at time.Time) models.Task {
 	s.Tb.Helper()
