@@ -1608,4 +1608,10 @@ var catalogEN = map[string]string{
 	"reminder.quota_ends":       "Project %s: the %s quota ends on %s, in %d days or less.",
 	"reminder.budget":           "Project %s: the %s budget is %d%% used this month (%d of %d card-hours).",
 	"reminder.all_specs":        "all specs",
+	// Words on screen (#31): join tokens, the demo's log, idle notices, advice, charts, alert subjects.
+	"advice.unused":      "None of its %s %s cards went above 5 %%: the task did not use them.",
+	"advice.unused.one":  "Its %s %s card never went above 5 %%: the task did not use it.",
+	"advice.unused_ask":  "No card count or spec is advised: find out why first (does it reach its GPUs? does it wait on data?) before it asks for cards again.",
+	"advice.unused_cost": "Held unused, they cost %s an hour at today's prices.",
+	"advice.unused_next": "None until it uses its cards: find out why",
 }

@@ -1608,4 +1608,10 @@ var catalogZH = map[string]string{
 	"reminder.quota_ends":       "项目 %s：%s 配额将于 %s 到期，剩余不超过 %d 天。",
 	"reminder.budget":           "项目 %s：%s 预算本月已用 %d%%（%d / %d 卡时）。",
 	"reminder.all_specs":        "全部卡型",
+	// Words on screen (#31): join tokens, the demo's log, idle notices, advice, charts, alert subjects.
+	"advice.unused":      "它的 %s 张 %s 卡利用率都从未超过 5%%：任务没有用到它们。",
+	"advice.unused.one":  "它的 %s 张 %s 卡利用率从未超过 5%%：任务没有用到它。",
+	"advice.unused_ask":  "不给出卡数或卡型建议：请先查明原因（任务是否用到了 GPU？是否在等数据？），再申请卡。",
+	"advice.unused_cost": "按今天的价格，这些卡空占着每小时花费 %s。",
+	"advice.unused_next": "先查明为何没有用卡",
 }
