@@ -1614,4 +1614,10 @@ var catalogEN = map[string]string{
 	"advice.unused_ask":  "No card count or spec is advised: find out why first (does it reach its GPUs? does it wait on data?) before it asks for cards again.",
 	"advice.unused_cost": "Held unused, they cost %s an hour at today's prices.",
 	"advice.unused_next": "None until it uses its cards: find out why",
+	"task.chart.now":     "now",
+	"task.chart.point":   "%s · utilization %s · memory %s",
+	"task.chart.util":    "Utilization: peak %s, mean %s",
+	"task.chart.mem":     "Memory: peak %s",
+	"calibrate.idle_h":   "%s h",
+	"calibrate.point":    "%d. %s: %s, mean wait %s",
 }

@@ -1614,4 +1614,10 @@ var catalogZH = map[string]string{
 	"advice.unused_ask":  "不给出卡数或卡型建议：请先查明原因（任务是否用到了 GPU？是否在等数据？），再申请卡。",
 	"advice.unused_cost": "按今天的价格，这些卡空占着每小时花费 %s。",
 	"advice.unused_next": "先查明为何没有用卡",
+	"task.chart.now":     "现在",
+	"task.chart.point":   "%s · 利用率 %s · 显存 %s",
+	"task.chart.util":    "利用率：峰值 %s，平均 %s",
+	"task.chart.mem":     "显存：峰值 %s",
+	"calibrate.idle_h":   "%s 卡时",
+	"calibrate.point":    "%d. %s：%s，平均等待 %s",
 }

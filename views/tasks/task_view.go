@@ -37,30 +37,6 @@ func cardSpan(l phrase.Locale, c TaskCardView, now time.Time) string {
 	return l.T("task.card.held", views.EventTime(c.StartedAt, now), l.Duration(c.EndedAt.Sub(c.StartedAt)))
 }
 
-// sparkPoints is the polyline of v (0 to 1) over a card's holding time, in a 300×60 box.
-func sparkPoints(c TaskCardView, now time.Time, v func(ChartPoint) float64) string {
-	end := c.EndedAt
-	if end.IsZero() {
-		end = now
-	}
-	span := end.Sub(c.StartedAt).Seconds()
-	if span <= 0 {
-		span = 1
-	}
-	var b strings.Builder
-	for i, p := range c.Points {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		x := min(max(p.At.Sub(c.StartedAt).Seconds()/span, 0), 1) * 300
-		y := 60 - min(max(v(p), 0), 1)*58 - 1
-		b.WriteString(views.Num(x))
-		b.WriteByte(',')
-		b.WriteString(views.Num(y))
-	}
-	return b.String()
-}
-
 // commandText is a task's argv, one argument per line.
 func commandText(argv []string) string { return strings.Join(argv, "\n") }
 
