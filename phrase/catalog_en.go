@@ -1626,4 +1626,12 @@ var catalogEN = map[string]string{
 	"alert.subject.node":     "node %s",
 	"alert.subject.pool":     "pool %s",
 	"alert.subject.machine":  "machine %s of pool %s",
+	"tasks.empty_no_project": "This list shows the tasks of the projects you belong to, and you belong to none. Every project's waiting and running tasks are on",
+	"tasks.empty_queue":      "the queue",
+	"tasks.empty_board":      "the board",
+	"tasks.empty_none":       "Your projects have no tasks yet. Submit one from the queue.",
+	"models.cost_hidden":     "Costs show to the project's members, finance and admins",
+	"models.cost_unpriced":   "No price is set for %s",
+	"tasks.empty_and":        "and",
+	"tasks.empty_end":        ".",
 }

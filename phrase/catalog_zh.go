@@ -1626,4 +1626,12 @@ var catalogZH = map[string]string{
 	"alert.subject.node":     "节点 %s",
 	"alert.subject.pool":     "资源池 %s",
 	"alert.subject.machine":  "机器 %s（资源池 %s）",
+	"tasks.empty_no_project": "这里列出你所在项目的任务，而你不属于任何项目。各项目排队和运行中的任务见",
+	"tasks.empty_queue":      "队列",
+	"tasks.empty_board":      "占用看板",
+	"tasks.empty_none":       "你所在的项目还没有任务。可在队列页提交。",
+	"models.cost_hidden":     "成本仅对项目成员、财务和管理员显示",
+	"models.cost_unpriced":   "%s 未设置价格",
+	"tasks.empty_and":        "和",
+	"tasks.empty_end":        "。",
 }

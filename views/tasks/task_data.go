@@ -118,6 +118,9 @@ type TaskListData struct {
 	// Page is 1-based; More is true when a next page exists.
 	Page int
 	More bool
+	// InNoProject is true when the viewer sees no project's tasks: not an admin, a member of
+	// none (a viewer, or finance).
+	InNoProject bool
 }
 
 // TaskListFilter is the tasks page's selection; empty fields mean all. From and To are dates
@@ -129,6 +132,9 @@ type TaskListFilter struct {
 	Spec     string
 	From, To string
 }
+
+// Set reports whether the filter selects anything.
+func (f TaskListFilter) Set() bool { return f != TaskListFilter{} }
 
 // TaskListOptions are the choices of the tasks page's selects.
 type TaskListOptions struct {
