@@ -21,6 +21,23 @@ func cancelConfirm(l phrase.Locale, t TaskView) string {
 	return l.T("task.cancel_confirm", t.ID)
 }
 
+// stateText names a task's state; a task ended (or ending) reclaimed because its cards were
+// released in answer to its idle notice is "released".
+func stateText(l phrase.Locale, state api.TaskState, released bool) string {
+	if released && state == api.StateReclaimed {
+		return l.T("task.state.released")
+	}
+	return views.TaskStateLabel(l, state)
+}
+
+// stateClass is the classes of a task's state badge.
+func stateClass(state api.TaskState, released bool) string {
+	if released && state == api.StateReclaimed {
+		return "badge st st-released"
+	}
+	return "badge st st-" + string(state)
+}
+
 // cardHoursOrZero is cardHours with "0" for none.
 func cardHoursOrZero(l phrase.Locale, h float64) string {
 	if h*10 < 0.5 {
