@@ -467,8 +467,8 @@ func (a *Agent) track(ctx context.Context, as api.Assignment, proc Process) {
 	id := as.TaskID
 	t := &task{proc: proc, as: as, startedAt: a.cfg.Now()}
 	t.watchPages()
-	if src, ok := proc.(outputSource); ok {
-		log, file := src.outputPaths()
+	if src, ok := proc.(OutputSource); ok {
+		log, file := src.OutputPaths()
 		t.out = &outputTracker{logPath: log, filePath: file}
 	}
 	a.tasks[id] = t

@@ -299,8 +299,8 @@ func (p *supervisedProcess) OwnsPID(pid uint32) bool {
 	return ok && p.procs.inContainer(int(pid), id)
 }
 
-// outputPaths returns the task's log and output file.
-func (p *supervisedProcess) outputPaths() (string, string) {
+// OutputPaths returns the task's log and output file.
+func (p *supervisedProcess) OutputPaths() (string, string) {
 	return filepath.Join(p.dir, LogFile), filepath.Join(p.dir, outputUnitsFile)
 }
 

@@ -61,10 +61,14 @@ func (o *taskOutput) apply(line string, now time.Time) bool {
 	return true
 }
 
-// outputSource is a Process whose log and output file the agent can follow.
-type outputSource interface {
-	// outputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE.
-	outputPaths() (log, file string)
+// OutputSource is a Process whose log and output file the agent follows: their progress
+// lines are reported, and the log's new lines are shipped to the server for the task's live
+// tail. A Runner's processes may implement it (the supervised runner's do; so do the
+// simulated GPU backend's, which write progress lines as a task would).
+type OutputSource interface {
+	// OutputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE; either may
+	// be "" or not exist yet.
+	OutputPaths() (log, file string)
 }
 
 // outputTracker follows a task's log from where it last read, and its output file. It keeps

@@ -1638,4 +1638,5 @@ var catalogEN = map[string]string{
 	"notes.kind.task_released": "Cards released",
 	"notes.idle.reclaim_at":    "cards reclaimed at %s (in %s) unless kept",
 	"notes.idle.reclaim_due":   "cards reclaimed at the scaling loop's next look unless kept",
+	"form.help.command_demo":   "On this demo the simulated nodes run only simulated tasks, one argument per line: kashi-sim, then --shape=train (or finetune, eval, mem-heavy, idle-holder), --duration=45m (in the demo's time) and, to fail, --exit=1. Any other command fails to start.",
 }

@@ -1638,4 +1638,5 @@ var catalogZH = map[string]string{
 	"notes.kind.task_released": "卡已释放",
 	"notes.idle.reclaim_at":    "除非保留，卡将于 %s 回收（还有 %s）",
 	"notes.idle.reclaim_due":   "除非保留，扩缩容循环下次检查时即回收这些卡",
+	"form.help.command_demo":   "本演示中的模拟节点只运行模拟任务，每行一个参数：kashi-sim，然后 --shape=train（或 finetune、eval、mem-heavy、idle-holder）、--duration=45m（演示时钟的时长），要模拟失败再加 --exit=1。其他命令都会启动失败。",
 }

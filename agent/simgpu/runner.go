@@ -42,9 +42,16 @@ func (b *Backend) Runner() agent.Runner {
 	return runner{b: b}
 }
 
-// runner starts simulated tasks on a Backend.
+// LoggingRunner is Runner whose tasks write their progress to a log each in dir
+// ("task-<id>.log"), which the agent follows and ships as it does a real task's.
+func (b *Backend) LoggingRunner(dir string) agent.Runner {
+	return runner{b: b, logs: dir}
+}
+
+// runner starts simulated tasks on a Backend; logs is the folder of their logs, "" for none.
 type runner struct {
-	b *Backend
+	b    *Backend
+	logs string
 }
 
 // simTask is a parsed kashi-sim command.
@@ -71,7 +78,7 @@ func (r runner) Start(ctx context.Context, a api.Assignment) (agent.Process, err
 	if err != nil {
 		return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
 	}
-	p := &process{b: r.b, w: w, done: make(chan struct{})}
+	p := &process{b: r.b, w: w, done: make(chan struct{}), log: newTaskLog(r.logs, a.TaskID, t, len(a.GPUUUIDs), r.b.now())}
 	if t.rps > 0 && a.MetricsPort > 0 {
 		if p.traffic, err = serveModel(a, t, r.b.now()); err != nil {
 			r.b.release(w)
@@ -163,7 +170,12 @@ type process struct {
 	code int
 	// traffic is a simulated inference server's requests and page; nil for other tasks.
 	traffic *traffic
+	// log is the task's progress log; nil without one. Only run and finish write it, one
+	// after the other.
+	log *taskLog
 }
+
+var _ agent.OutputSource = (*process)(nil)
 
 // run ends the task with exitCode once its virtual end has passed, unless Stop came first.
 func (p *process) run(exitCode int) {
@@ -178,6 +190,7 @@ func (p *process) run(exitCode int) {
 		if p.traffic != nil {
 			p.traffic.until(p.b.now())
 		}
+		p.log.until(p.b.now())
 	}
 	p.finish(exitCode)
 }
@@ -189,6 +202,7 @@ func (p *process) finish(code int) {
 			p.traffic.close()
 		}
 		p.b.release(p.w)
+		p.log.end(p.b.now(), code)
 		p.code = code
 		close(p.done)
 	})
@@ -198,6 +212,14 @@ func (p *process) finish(code int) {
 func (p *process) Wait() (int, error) {
 	<-p.done
 	return p.code, nil
+}
+
+// OutputPaths returns the task's log, "" without one; a simulated task has no output file.
+func (p *process) OutputPaths() (string, string) {
+	if p.log == nil {
+		return "", ""
+	}
+	return p.log.path, ""
 }
 
 // OwnsPID reports whether pid is the simulated process of the task.
