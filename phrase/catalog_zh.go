@@ -1642,7 +1642,7 @@ var catalogZH = map[string]string{
 	"join.title":                     "加入令牌",
 	"join.back":                      "资源池",
 	"join.help":                      "节点上的 agent 用加入令牌注册。一次性令牌绑定到一台机器：带该机器 ID 的新机器，或一个已注册的节点（重装系统或换盘后由其 agent 重新注册）；只能用一次。共享令牌（--join-token）只能注册新机器。",
-	"join.shown_once":                "已为%s生成加入令牌。它只显示这一次：请现在复制。",
+	"join.shown_once":                "已为 %s 生成加入令牌。它只显示这一次：请现在复制。",
 	"join.use":                       "把它交给该机器的 agent：kashi agent --join-token <令牌>（或 KASHI_JOIN_TOKEN）。",
 	"join.new":                       "签发一次性令牌",
 	"join.new_help":                  "填写新机器的机器 ID，或选择一个已注册的节点，或两者都给。",
