@@ -1,6 +1,7 @@
 package pools
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -21,12 +22,39 @@ type costWait struct {
 	XTicks, YTicks []chartTick
 }
 
-// chartPoint is one setting on the cost-versus-wait chart: where, its number, and its
-// setting with its figures.
+// chartPoint is one setting on the cost-versus-wait chart: where, its number (with those of
+// the points at the same place; "" when an earlier point's label has it), and its setting
+// with its figures.
 type chartPoint struct {
 	X, Y   float64
 	Number string
 	Label  string
+}
+
+// LabelX is where the point's number goes: to its right, or to its left near the
+// chart's right edge, where it would be cut.
+func (p chartPoint) LabelX() string {
+	if p.X > calX1-60 {
+		return views.Num(p.X - 7)
+	}
+	return views.Num(p.X + 7)
+}
+
+// LabelY is the baseline of the point's number: above the point, or below it near the
+// chart's top.
+func (p chartPoint) LabelY() string {
+	if p.Y < calY0+24 {
+		return views.Num(p.Y + 20)
+	}
+	return views.Num(p.Y - 7)
+}
+
+// LabelAnchor is the text-anchor of the point's number (see LabelX).
+func (p chartPoint) LabelAnchor() string {
+	if p.X > calX1-60 {
+		return "end"
+	}
+	return "start"
 }
 
 // chartTick is an axis's label at a position (x for the wait axis, y for the cost axis).
@@ -63,8 +91,18 @@ func costWaitChart(l phrase.Locale, rows []CalibrateRow, priced bool) costWait {
 		c.YTicks = append(c.YTicks, chartTick{At: y(f * maxC), Label: costText(f*maxC, views.YuanTick)})
 	}
 	for i, r := range rows {
-		c.Points = append(c.Points, chartPoint{X: x(r.MeanWaitS), Y: y(cost(r)), Number: strconv.Itoa(i + 1),
-			Label: l.T("calibrate.point", i+1, r.Setting, costText(cost(r), views.Yuan), l.Duration(seconds(r.MeanWaitS)))})
+		p := chartPoint{X: x(r.MeanWaitS), Y: y(cost(r)), Number: strconv.Itoa(i + 1),
+			Label: l.T("calibrate.point", i+1, r.Setting, costText(cost(r), views.Yuan), l.Duration(seconds(r.MeanWaitS)))}
+		// Points that fall together share one label ("1, 3"), which would otherwise be drawn
+		// over each other.
+		for j := range c.Points {
+			if q := &c.Points[j]; q.Number != "" && math.Abs(q.X-p.X) < 8 && math.Abs(q.Y-p.Y) < 8 {
+				q.Number += ", " + p.Number
+				p.Number = ""
+				break
+			}
+		}
+		c.Points = append(c.Points, p)
 	}
 	return c
 }

@@ -52,4 +52,12 @@ func TestCalibrateChartAxes(t *testing.T) {
 			t.Errorf("%s: last point's title = %q, want %q", name, got, tc.title)
 		}
 	}
+	// Points at one place share one label.
+	same := append(rows, CalibrateRow{Setting: "idle_time=20m", CostFen: 1_200_000, IdleH: 3.5, MeanWaitS: 600})
+	doc := viewstest.Parse(t, viewstest.Render(t, calibrateChart(phrase.Locale{Lang: phrase.LangEN}, CalibrateRun{Finished: true, Rows: same})))
+	var labels []string
+	doc.Find(`[data-testid=calibrate-point]`).Each(func(_ int, s *goquery.Selection) { labels = append(labels, s.Text()) })
+	if strings.Join(labels, "|") != "1, 3|2" || doc.Find(`circle.point`).Length() != 3 {
+		t.Errorf("labels of points 1 and 3 at one place = %q (%d points), want 1, 3|2", labels, doc.Find(`circle.point`).Length())
+	}
 }
