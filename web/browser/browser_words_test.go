@@ -135,3 +135,21 @@ func labelsOutside(sel string) string {
 		return n + ' labels; outside: ' + bad.join(', ');
 	})()`
 }
+
+// TestBrowserIdleNotice shows an idle notice to its task's owner in both languages at 1600
+// and 390 px: the notifications page and the task's page say when the cards will be
+// reclaimed unless kept, beside keep and release; no page scrolls sideways.
+func TestBrowserIdleNotice(t *testing.T) {
+	t.Parallel()
+	w := webtest.NewIdleWorld(t)
+	srv := httptest.NewServer(w.E)
+	defer srv.Close()
+	b := newBrowser(t, srv.URL, 120*time.Second)
+	if err := chromedp.Do(b.ctx, b.login("alice", "pw-alice")); err != nil {
+		t.Fatal(err)
+	}
+	shootPages(t, b, srv.URL, "idle", []shotPage{
+		{"notifications", "/notifications", `[data-testid=idle-task] [data-testid=idle-deadline]`},
+		{"task", fmt.Sprintf("/tasks/%d", w.Task.ID), `[data-testid=task-deadline]`},
+	})
+}
