@@ -94,6 +94,53 @@ func TestDemoShowsLiveBoard(t *testing.T) {
 			t.Fatalf("within 20 s of a live board the Models page never showed chat's TTFT (last: %q, %q requests/s)", ttft, rps)
 		}
 	}
+
+	// The simulated tasks write their progress, which the agents ship as they ship a real
+	// task's log: a running task's live tail has its lines.
+	member := loggedIn(t, "http://"+addr, "member", time.Now().Add(10*time.Second))
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		if tail := runningLog(t, member, "http://"+addr); strings.Contains(tail, "kashi-sim: ") {
+			t.Logf("a running task's log: %q", tail)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("within 20 s no running task of member's projects had a line in its log")
+		}
+	}
+}
+
+// runningLog is the log tail of the first running task of the client's projects that has
+// one, "" when none has.
+func runningLog(t *testing.T, client *http.Client, base string) string {
+	t.Helper()
+	resp, err := client.Get(base + "/api/v1/tasks?state=running")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []struct {
+		ID    int64  `json:"id"`
+		State string `json:"state"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&tasks)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range tasks {
+		if tk.State != "running" {
+			continue
+		}
+		resp, err := client.Get(fmt.Sprintf("%s/api/v1/tasks/%d/log", base, tk.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if len(b) > 0 {
+			return string(b)
+		}
+	}
+	return ""
 }
 
 // modelsLine reads a service's TTFT p50 and request rate from the Models page.

@@ -84,12 +84,13 @@ func placeOK(where string) bool {
 		!strings.ContainsFunc(where, func(r rune) bool { return r < ' ' || r == 0x7f })
 }
 
-// OutputSource is a Process whose log and output file the agent follows for the task's
-// progress lines (and ships the log's tail): the supervised runner's, and the simulated
-// node's of tasks that report checkpoints.
+// OutputSource is a Process whose log and output file the agent follows: their progress
+// lines are reported, and the log's new lines are shipped to the server for the task's live
+// tail. A Runner's processes may implement it (the supervised runner's do; so do the
+// simulated GPU backend's, which write progress lines as a task would).
 type OutputSource interface {
-	// OutputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE; a path that
-	// cannot be read is skipped.
+	// OutputPaths returns the task's log and the file in its KASHI_OUTPUT_FILE; either may
+	// be "" or not exist yet.
 	OutputPaths() (log, file string)
 }
 

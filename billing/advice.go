@@ -29,9 +29,12 @@ type TaskAdvice struct {
 }
 
 // AdviceText writes an advice for downloads: "wide: 2 × RTX4090-24G instead of 8 ×
-// A100-80G". A CSV advice row's nominal hours are the run's held card-hours and its cost
-// the saving.
+// A100-80G", or for a run that used none of its cards "idle: none of 2 × A100-80G used". A
+// CSV advice row's nominal hours are the run's held card-hours and its cost the saving.
 func AdviceText(a TaskAdvice) string {
+	if a.Advice.Kind == rightsize.KindUnused {
+		return fmt.Sprintf("%s: none of %d × %s used", a.Task, a.Advice.FromGPUs, a.Advice.FromSpec)
+	}
 	return fmt.Sprintf("%s: %d × %s instead of %d × %s", a.Task, a.Advice.GPUs, a.Advice.Spec, a.Advice.FromGPUs, a.Advice.FromSpec)
 }
 

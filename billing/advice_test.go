@@ -46,6 +46,9 @@ func TestReportAdvice(t *testing.T) {
 	// half used 1 of 2 cards at 60 GiB for an hour: one A100.
 	f.task(3, 1, "half", models.TaskSucceeded, 0, 5).hold(3, 1, 11, a100, 4, 5, false).hold(3, 1, 12, a100, 4, 5, false).
 		use(11, 4, 5, 80, 60).use(12, 4, 5, 1, 0)
+	// idle held 2 A100s for 2 hours and used neither: no count or spec, and all it cost saved.
+	f.task(6, 1, "idle", models.TaskSucceeded, 0, 2).hold(6, 1, 15, a100, 0, 2, false).hold(6, 1, 16, a100, 0, 2, false).
+		use(15, 0, 2, 2, 0).use(16, 0, 2, 0, 0)
 	// running and short: no advice.
 	f.task(4, 1, "running", models.TaskRunning, 0, -1).hold(4, 1, 13, a100, 0, -1, false).use(13, 0, 6, 0, 0)
 	f.task(5, 2, "short", models.TaskSucceeded, 0, 0.1).hold(5, 2, 14, a100, 0, 0.1, false).use(14, 0, 0.1, 0, 0)
@@ -70,10 +73,16 @@ func TestReportAdvice(t *testing.T) {
 	}
 	want := []row{
 		{"wide", "smaller-fewer", "RTX4090-24G", 2, 8, 2 * (8*1500 - 2*420)}, // 2 hours
+		{"idle", "unused", "", 0, 2, 2 * 2 * 1500},
 		{"half", "fewer", a100, 1, 2, 1500},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report advice (-want +got):\n%s", diff)
+	}
+	for _, a := range r.Advice {
+		if want := map[string]string{"wide": "wide: 2 × RTX4090-24G instead of 8 × A100-80G", "idle": "idle: none of 2 × A100-80G used"}[a.Task]; want != "" && AdviceText(a) != want {
+			t.Errorf("AdviceText(%s) = %q, want %q", a.Task, AdviceText(a), want)
+		}
 	}
 
 	for i := range AdvicePerProject + 1 { // more tasks than the list keeps
@@ -93,7 +102,7 @@ func TestReportAdvice(t *testing.T) {
 			beta++
 		}
 	}
-	if beta != AdvicePerProject || len(r.Advice) != 2+AdvicePerProject {
+	if beta != AdvicePerProject || len(r.Advice) != 3+AdvicePerProject {
 		t.Errorf("advice lists %d of beta's tasks (%d in all), want %d", beta, len(r.Advice), AdvicePerProject)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -78,10 +79,11 @@ type Demo struct {
 	mu     sync.Mutex
 	ctx    context.Context
 	agents map[string]context.CancelFunc
-	wg     sync.WaitGroup
-	seed   int64
-	// logDir is where the simulated tasks that write checkpoints write their logs.
-	logDir string
+	// logs is the folder of the simulated machines' task logs, each machine's in its own
+	// folder; "" when it could not be made (the tasks then keep none).
+	logs string
+	wg   sync.WaitGroup
+	seed int64
 }
 
 // New returns the demo; its Provider is the cloud the scaling loop drives.
@@ -107,14 +109,14 @@ func (d *Demo) Provider() fleet.Provider { return d.prov }
 // Run creates the starting machines, keeps the cloud's clock moving, streams tasks, and
 // returns when ctx ends and every agent has stopped.
 func (d *Demo) Run(ctx context.Context) {
-	logDir, err := os.MkdirTemp("", "kashi-demo-logs-")
+	logs, err := os.MkdirTemp("", "kashi-demo-logs-")
 	if err != nil {
-		d.cfg.Logger.Error("demo task logs", "err", err) // tasks run, their checkpoints unreported
+		d.cfg.Logger.Error("demo task logs", "err", err)
 	} else {
-		defer os.RemoveAll(logDir)
+		defer os.RemoveAll(logs)
 	}
 	d.mu.Lock()
-	d.ctx, d.logDir = ctx, logDir
+	d.ctx, d.logs = ctx, logs
 	d.mu.Unlock()
 	for _, p := range pools {
 		for i := 1; i <= p.start; i++ {
@@ -172,14 +174,19 @@ func (d *Demo) boot(m fleet.Machine) {
 	}
 	d.seed++
 	backend := simgpu.New(spec.gpu, 8, d.cfg.Now, d.seed)
-	if d.logDir != "" {
-		backend.LogTo(d.logDir)
+	runner := backend.Runner()
+	if d.logs != "" {
+		// The machine's disk: its tasks write their progress there, and its agent ships it.
+		dir := filepath.Join(d.logs, m.ID)
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			runner = backend.LoggingRunner(dir)
+		}
 	}
 	a := agent.New(agent.Config{
 		Server: d.cfg.Server, JoinToken: d.cfg.JoinToken, Pool: m.Pool, Hostname: m.ID, MachineID: m.ID,
 		SampleInterval: sampleInterval, PollInterval: time.Second, StopGrace: 2 * time.Second,
 		Now: d.cfg.Now, Logger: d.cfg.Logger.With("node", m.ID),
-	}, backend, backend.Runner())
+	}, backend, runner)
 	ctx, cancel := context.WithCancel(d.ctx)
 	d.agents[m.ID] = cancel
 	d.wg.Go(func() {

@@ -10,13 +10,16 @@ import (
 )
 
 // Notification kinds of a task's owner: they hear when their task starts, fails to start,
-// fails, is reclaimed or otherwise ends. Such a notification's Key is TaskNoteKey's and its
-// Message the task's name.
+// fails, is reclaimed, has its cards released in answer to its idle notice, or otherwise
+// ends. Such a notification's Key is TaskNoteKey's and its Message the task's name. The idle
+// reclaim's own notice (notice.IdleTask) is keyed TaskNoteKey(id, TaskReclaimed) too, so
+// that the owner it told hears of the reclaim once.
 const (
 	NoteTaskStarted       = "task-started"
 	NoteTaskFailedToStart = "task-failed-to-start"
 	NoteTaskFailed        = "task-failed"
 	NoteTaskReclaimed     = "task-reclaimed"
+	NoteTaskReleased      = "task-released"
 	NoteTaskEnded         = "task-ended"
 )
 
@@ -49,6 +52,9 @@ func taskNoteKind(state, reason string) string {
 		}
 		return NoteTaskFailed
 	case TaskReclaimed:
+		if TaskEnding(state, reason) == EndReleased {
+			return NoteTaskReleased
+		}
 		return NoteTaskReclaimed
 	case TaskSucceeded, TaskCancelled, TaskTimedOut:
 		return NoteTaskEnded

@@ -11,7 +11,7 @@ import (
 )
 
 // TestAlertMessage: chat messages of alerts are worded in the installation's language
-// through the catalogs, with the count and the resolve time.
+// through the catalogs, what they are about too, with the count and the resolve time.
 func TestAlertMessage(t *testing.T) {
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	res := at.Add(time.Hour)
@@ -29,6 +29,9 @@ func TestAlertMessage(t *testing.T) {
 		"en resolved": {"en", models.Alert{Kind: a.Kind, Subject: a.Subject, Code: a.Code, Params: a.Params, At: at, LastAt: at,
 			Count: 1, ResolvedAt: &res}, "Resolved: Machine did not boot · a100/k1",
 			"Pool a100: machine k1 did not register in time; it is deleted. Resolved at 2026-03-02 10:00 UTC."},
+		// What it is about reads in the language too: a machine of its pool.
+		"zh with its pool": {"zh-CN", models.Alert{Kind: a.Kind, Subject: a.Subject, Pool: "a100", Code: a.Code, Params: a.Params,
+			Severity: a.Severity, At: at, LastAt: at, Count: 1}, "【警告】机器未能启动 · 机器 k1（资源池 a100）", "资源池 a100：机器 k1 未按时注册，已删除。"},
 		"legacy text": {"zh-CN", models.Alert{Kind: "boot-timeout", Subject: "x", Message: "old text", Count: 1},
 			"【警告】机器未能启动 · x", "old text"},
 	} {

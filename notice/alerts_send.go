@@ -67,13 +67,14 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 func AlertMessage(a models.Alert, l phrase.Locale, loc *time.Location) notify.Message {
 	loc = locOr(loc)
 	stamp := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04 MST") }
-	title := l.T("alert.chat.title", l.Severity(a.Severity), l.AlertKind(a.Kind), a.Subject)
+	subject := l.AlertSubject(a.Subject, a.Pool, "")
+	title := l.T("alert.chat.title", l.Severity(a.Severity), l.AlertKind(a.Kind), subject)
 	text := l.AlertSentence(a.Code, a.AlertParams(), a.Message)
 	if a.Count > 1 {
 		text += " " + l.T("alert.chat.repeated", a.Count, stamp(a.At))
 	}
 	if a.ResolvedAt != nil {
-		title = l.T("alert.chat.resolved_title", l.AlertKind(a.Kind), a.Subject)
+		title = l.T("alert.chat.resolved_title", l.AlertKind(a.Kind), subject)
 		text += " " + l.T("alert.chat.resolved_at", stamp(*a.ResolvedAt))
 	}
 	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt.In(loc)}

@@ -52,7 +52,7 @@ func TestSendAlerts(t *testing.T) {
 	if len(ok.got) != 2 || ok.got[0].Kind != models.AlertBootTimeout || ok.got[1].Kind != models.AlertScaleFailed {
 		t.Fatalf("channel got %+v, want the boot timeout then the scaling failure", ok.got)
 	}
-	if m := ok.got[1]; m.Title != "[Warning] Scaling failed · a100" ||
+	if m := ok.got[1]; m.Title != "[Warning] Scaling failed · pool a100" ||
 		m.Text != "Pool a100: 1 of 1 machines not created: out of capacity (raised 2 times since 2026-03-02 09:01 UTC)" {
 		t.Errorf("message = %+v, want the words of the latest sentence and the count", m)
 	}

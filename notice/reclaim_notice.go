@@ -67,7 +67,9 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l
 		m.Title = l.T("idle.chat.notice_title", name)
 		m.Text = l.T("idle.chat.notice_text", name, t.Owner, detail)
 	default:
-		key = fmt.Sprintf("%s:%d", KindReclaimed, t.ID)
+		// The key of the owner's notification of the task's end in state reclaimed: the
+		// owner is told of the reclaim once, whichever writes first.
+		key = models.TaskNoteKey(t.ID, models.TaskReclaimed)
 		m.Kind, m.At = KindReclaimed, now.In(loc)
 		m.Title = l.T("idle.chat.reclaimed_title", name)
 		m.Text = l.T("idle.chat.reclaimed_text", name, t.Owner, detail)

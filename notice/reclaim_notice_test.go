@@ -192,3 +192,51 @@ func TestIdleTaskOwnerWithoutAccount(t *testing.T) {
 		t.Errorf("channel got %d messages, want 1 for an owner without an account", len(ch.got))
 	}
 }
+
+// TestReclaimToldOnce: when the scaling loop reclaims an idle task, its owner and its lead are
+// each told once — the reclaim's notice, with why — and the task's end in state reclaimed,
+// when its node reports the exit, tells the owner nothing more. Each reclaim sent two
+// notifications: the notice and the owner's "task reclaimed" under another key.
+func TestReclaimToldOnce(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	w := newIdleWorld(t, "alice", now)
+	nodes, err := w.s.NodeNames(ctx)
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("nodes = %v, %v", nodes, err)
+	}
+	var node int64
+	for id := range nodes {
+		node = id
+	}
+	at := now.Add(31 * time.Minute)
+	if err := w.s.ReclaimTask(ctx, w.task.ID, "idle", at); err != nil { // what the loop applies
+		t.Fatal(err)
+	}
+	rc := notice.IdleEvent{TaskID: w.task.ID, Reclaimed: true, Detail: phrase.Of(phrase.New("idle_for", phrase.Dur(time.Hour)))}
+	if err := notice.IdleTask(ctx, w.s, nil, english, rc, time.UTC, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.s.ReportTaskStatus(ctx, node, w.task.ID, models.TaskReport{State: models.ReportExited, ExitCode: 143, TS: at.Add(time.Minute)}, at.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if row, _ := w.s.TaskByID(ctx, w.task.ID); row.State != models.TaskReclaimed {
+		t.Fatalf("task is %s, want reclaimed", row.State)
+	}
+	for _, u := range []models.User{w.alice, w.lena} {
+		all, err := w.s.Notifications(ctx, u.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ends []string
+		for _, n := range all {
+			if n.Kind != models.NoteTaskStarted {
+				ends = append(ends, n.Kind+" "+n.Key)
+			}
+		}
+		want := notice.KindReclaimed + " " + models.TaskNoteKey(w.task.ID, models.TaskReclaimed)
+		if len(ends) != 1 || ends[0] != want {
+			t.Errorf("%s was told %q of the reclaim, want once: %q", u.Name, ends, want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package phrase
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Alert sentences: an alert carries a code and string parameters (models.AlertInput), and
 // pages and chat messages write them here through the catalogs, so an alert reads in the
@@ -110,4 +113,42 @@ func (l Locale) Severity(sev string) string {
 		return l.T("alert.sev.info")
 	}
 	return l.T("alert.sev.warning")
+}
+
+// The subjects alerts are raised with: the English words their raisers chose, which also
+// tell one open alert from another.
+var (
+	subjectTaskGPU = regexp.MustCompile(`^task (\d+) on (.+) GPU (\d+)$`)
+	subjectService = regexp.MustCompile(`^service (\d+)$`)
+	subjectGPU     = regexp.MustCompile(`^gpu (.+)$`)
+	subjectNode    = regexp.MustCompile(`^node (.+)$`)
+)
+
+// AlertSubject is what an alert is about, stored as subject, in the locale's language: a
+// task's card, a service, a GPU, a node (named node when its hostname is known), a pool (the
+// alert's pool) or a machine of it ("pool/machine"). A subject of another shape is shown as
+// stored.
+func (l Locale) AlertSubject(subject, pool, node string) string {
+	switch {
+	case pool != "" && subject == pool:
+		return l.T("alert.subject.pool", pool)
+	case pool != "" && strings.HasPrefix(subject, pool+"/"):
+		return l.T("alert.subject.machine", subject[len(pool)+1:], pool)
+	}
+	if m := subjectTaskGPU.FindStringSubmatch(subject); m != nil {
+		return l.T("alert.subject.task_gpu", m[1], m[2], m[3])
+	}
+	if m := subjectService.FindStringSubmatch(subject); m != nil {
+		return l.T("alert.subject.service", m[1])
+	}
+	if m := subjectGPU.FindStringSubmatch(subject); m != nil {
+		return l.T("alert.subject.gpu", m[1])
+	}
+	if m := subjectNode.FindStringSubmatch(subject); m != nil {
+		if node == "" {
+			node = m[1]
+		}
+		return l.T("alert.subject.node", node)
+	}
+	return subject
 }

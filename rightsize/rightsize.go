@@ -7,8 +7,12 @@
 // The rules, in order:
 //   - Too little evidence gives no advice: a run shorter than MinRuntime, or one whose cards
 //     reported readings for less than MinCoverage of its life.
+//   - A run none of whose cards went above IdleUtilPct did not use them: no spec or count is
+//     advised, since nothing it measured says what it needs; the advice is to find why (a task
+//     that never reached its GPUs, or waited on something else) before it asks for cards
+//     again. What it saves is all it cost.
 //   - Cards whose utilization never went above IdleUtilPct are idle cards: the next run asks
-//     for the busy ones only ("4 of 8 cards never went above 5 %"), at least one.
+//     for the busy ones only ("4 of 8 cards never went above 5 %").
 //   - The memory the run needs per card is its peak on any busy card plus Headroom. Of the
 //     specs whose card holds that, the cheapest per card-hour is advised when it is cheaper than
 //     the spec the run had ("peaked at 17 GiB of 80 GiB: an RTX4090-24G would hold it, at
@@ -70,13 +74,14 @@ const (
 	KindFewer        Kind = "fewer"         // ask for fewer cards of the same spec
 	KindSmaller      Kind = "smaller"       // ask for another, cheaper spec
 	KindSmallerFewer Kind = "smaller-fewer" // both
+	KindUnused       Kind = "unused"        // no card was used: find why before asking again
 )
 
 // Advice is what the next run should ask for and why, in numbers the pages word through the
 // catalogs.
 type Advice struct {
 	Kind Kind `json:"kind"`
-	// Spec and GPUs are what to ask for next time.
+	// Spec and GPUs are what to ask for next time; none for KindUnused.
 	Spec string `json:"spec,omitempty"`
 	GPUs int    `json:"gpus,omitempty"`
 	// From are what the run had.
@@ -116,7 +121,16 @@ func Advise(r Run, options []Option) Advice {
 		busyUtil += c.MeanUtilPct
 		a.PeakMemMiB = max(a.PeakMemMiB, c.PeakMemMiB)
 	}
-	a.GPUs = max(1, busy)
+	if busy == 0 {
+		// Every card idle: "the card count is right" would contradict it, and a spec sized
+		// to a peak of nothing advises any card at all.
+		a.Kind, a.Spec, a.GPUs, a.CostPct = KindUnused, "", 0, 0
+		if ok {
+			a.SavingFenPerHour = cur.RateFen * int64(a.FromGPUs)
+		}
+		return a
+	}
+	a.GPUs = busy
 	need := a.PeakMemMiB + a.PeakMemMiB*HeadroomPct/percentWhole
 	if ok && cur.RateFen > 0 {
 		best := cur

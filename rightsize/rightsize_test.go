@@ -112,6 +112,24 @@ func TestAdvise(t *testing.T) {
 			want: Advice{Kind: KindSmallerFewer, Spec: "L40S-48G", GPUs: 2, FromSpec: "A100-80G", FromGPUs: 4, IdleCards: 2,
 				PeakMemMiB: 30 * 1024, CardMemMiB: 81920, CostPct: 26, SavingFenPerHour: 4*1500 - 2*800},
 		},
+		// The one card never went above 5 %: the run did not use it. Neither "the count is
+		// right" nor a spec sized to no memory at all; what it saves is all it cost.
+		"its one card unused": {
+			run: run("RTX4090-24G", hours4, series(r, hours4, hours4, 0, 400)),
+			want: Advice{Kind: KindUnused, FromSpec: "RTX4090-24G", FromGPUs: 1, IdleCards: 1, CardMemMiB: 24564,
+				SavingFenPerHour: 420},
+		},
+		// Both cards idle: not "ask for 1 × the cheapest spec".
+		"every card unused": {
+			run: run("A100-80G", hours4, series(r, hours4, hours4, 2, 600), series(r, hours4, hours4, 0, 600)),
+			want: Advice{Kind: KindUnused, FromSpec: "A100-80G", FromGPUs: 2, IdleCards: 2, CardMemMiB: 81920,
+				SavingFenPerHour: 2 * 1500},
+		},
+		// Unused on a spec without a price: nothing to say it saves.
+		"unused and unpriced": {
+			run:  run("T4-16G", hours4, series(r, hours4, hours4, 1, 0)),
+			want: Advice{Kind: KindUnused, FromSpec: "T4-16G", FromGPUs: 1, IdleCards: 1, CardMemMiB: 15360},
+		},
 		"too short to tell": {
 			run:  run("A100-80G", 5*60, series(r, 5*60, 0, 90, 1024)),
 			want: Advice{},

@@ -3,7 +3,8 @@ package views
 // TaskAdvice is the advice for a task's next run from what its run measured: the spec and
 // cards to ask for instead of what it had, and why, in numbers.
 type TaskAdvice struct {
-	// Kind is "right", "fewer", "smaller" or "smaller-fewer".
+	// Kind is "right", "fewer", "smaller", "smaller-fewer" or "unused" (no card used: no
+	// spec or count is advised).
 	Kind             string
 	Spec, FromSpec   string
 	GPUs, FromGPUs   int

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,10 @@ type controlPlane struct {
 	polls       int
 	// logs is the agent's log, a line a record.
 	logs []string
+	// taskLogs is what the agent shipped of its tasks' logs; logDir, when set, is where its
+	// simulated tasks write them (LoggingRunner).
+	taskLogs []api.TaskLog
+	logDir   string
 }
 
 // Write takes one line of the agent's log.
@@ -58,6 +63,7 @@ func (cp *controlPlane) handler() http.Handler {
 			}
 		}
 		cp.serving = append(cp.serving, req.Serving...)
+		cp.taskLogs = append(cp.taskLogs, req.Logs...)
 	})
 	mux.HandleFunc("GET "+api.PathAssignments, func(w http.ResponseWriter, r *http.Request) {
 		cp.mu.Lock()
@@ -88,11 +94,15 @@ func (cp *controlPlane) with(fn func()) {
 func runSimAgent(t *testing.T, cp *controlPlane, b *Backend, clock *fakeClock) (waitFor func(string, func() bool), stop func()) {
 	srv := httptest.NewServer(cp.handler())
 	t.Cleanup(srv.Close)
+	runner := b.Runner()
+	if cp.logDir != "" {
+		runner = b.LoggingRunner(cp.logDir)
+	}
 	a := agent.New(agent.Config{
 		Server: srv.URL, JoinToken: "join", Pool: "a100", Hostname: "sim-1",
 		SampleInterval: 5 * time.Millisecond, PollInterval: 5 * time.Millisecond, RestartBackoff: 10 * time.Second,
 		Now: clock.Now, Logger: slog.New(slog.NewTextHandler(cp, nil)),
-	}, b, b.Runner())
+	}, b, runner)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
@@ -129,5 +139,37 @@ func TestAgentRunsSimulatedTask(t *testing.T) {
 	stop()
 	if cp.statuses[0].State != api.TaskRunning || cp.statuses[1].State != api.TaskExited {
 		t.Errorf("statuses = %+v, want running then exited", cp.statuses)
+	}
+}
+
+// TestSimulatedTaskShipsItsLog: a simulated task writes its progress as a training script
+// prints it — a first line, a line every 5 minutes of virtual time, its exit — and the real
+// agent follows that log and ships its lines to the server, as it does a real task's: the
+// demo's live tails are not empty.
+func TestSimulatedTaskShipsItsLog(t *testing.T) {
+	clock := newFakeClock()
+	b := New(A100_80G, 2, clock.Now, 1)
+	cp := &controlPlane{logDir: t.TempDir(), assignments: []api.Assignment{
+		{TaskID: 4, GPUUUIDs: uuids(b), Command: Command(Train, time.Hour, 0)},
+	}}
+	waitFor, stop := runSimAgent(t, cp, b, clock)
+	shipped := func() string {
+		var text string
+		for _, l := range cp.taskLogs {
+			if l.TaskID == 4 {
+				text += l.Text
+			}
+		}
+		return text
+	}
+	waitFor("the first line", func() bool { return strings.Contains(shipped(), "kashi-sim: train on 2 GPU(s) for 1h0m0s") })
+	clock.Add(16 * time.Minute)
+	waitFor("three progress lines", func() bool { return strings.Count(shipped(), " loss ") == 3 })
+	clock.Add(time.Hour)
+	waitFor("the exit report", func() bool { return len(cp.statuses) == 2 })
+	stop()
+	lines := strings.Split(strings.TrimSpace(shipped()), "\n")
+	if len(lines) != 13 || !strings.Contains(lines[1], "step 50/600") || !strings.HasSuffix(lines[12], "done: exit code 0") {
+		t.Errorf("shipped log = %q, want a first line, 11 progress lines (step 50/600 first) and the exit", lines)
 	}
 }

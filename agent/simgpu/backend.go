@@ -40,9 +40,6 @@ const (
 type Backend struct {
 	*server.Server
 	now func() time.Time
-	// logDir is where simulated tasks that report checkpoints write their logs; "" for none
-	// (see LogTo).
-	logDir string
 
 	mu      sync.Mutex
 	gpus    []*gpu

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,18 +32,13 @@ func Command(shape Shape, d time.Duration, exitCode int) []string {
 
 // CheckpointCommand returns the argv of a simulated task like Command's that writes a
 // checkpoint every every of its run (KASHI_CHECKPOINT sim-ckpt:<progress> <time> on its log,
-// see LogTo) and, run again with KASHI_RESUME_FROM at one (a rerun), goes on from there.
+// see LoggingRunner) and, run again with KASHI_RESUME_FROM at one (a rerun), goes on from there.
 func CheckpointCommand(shape Shape, d time.Duration, exitCode int, every time.Duration) []string {
 	return append(Command(shape, d, exitCode), "--checkpoint-every="+every.String())
 }
 
 // checkpointPrefix begins the place of a simulated task's checkpoint; its progress follows.
 const checkpointPrefix = "sim-ckpt:"
-
-// LogTo makes the node's simulated tasks that write checkpoints (CheckpointCommand) write
-// their logs under dir, where the agent follows them as a real node's; without it their
-// checkpoints go unreported.
-func (b *Backend) LogTo(dir string) { b.logDir = dir }
 
 // ServiceCommand returns the argv of a simulated inference server of shape Serve that runs
 // for d of virtual time, answering rps requests a second whose median time to first token
@@ -60,9 +53,16 @@ func (b *Backend) Runner() agent.Runner {
 	return runner{b: b}
 }
 
-// runner starts simulated tasks on a Backend.
+// LoggingRunner is Runner whose tasks write their progress to a log each in dir
+// ("task-<id>.log"), which the agent follows and ships as it does a real task's.
+func (b *Backend) LoggingRunner(dir string) agent.Runner {
+	return runner{b: b, logs: dir}
+}
+
+// runner starts simulated tasks on a Backend; logs is the folder of their logs, "" for none.
 type runner struct {
-	b *Backend
+	b    *Backend
+	logs string
 }
 
 // simTask is a parsed kashi-sim command.
@@ -96,11 +96,8 @@ func (r runner) Start(ctx context.Context, a api.Assignment) (agent.Process, err
 	if err != nil {
 		return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
 	}
-	p := &process{b: r.b, w: w, done: make(chan struct{})}
-	if t.every > 0 && r.b.logDir != "" {
-		p.log = filepath.Join(r.b.logDir, fmt.Sprintf("task-%d-attempt-%d.log", a.TaskID, max(a.Attempt, 1)))
-		p.every, p.resumed, p.total = t.every, resumed, t.duration
-	}
+	p := &process{b: r.b, w: w, done: make(chan struct{}),
+		log: newTaskLog(r.logs, a, run, resumed, r.b.now())}
 	if t.rps > 0 && a.MetricsPort > 0 {
 		if p.traffic, err = serveModel(a, t, r.b.now()); err != nil {
 			r.b.release(w)
@@ -210,13 +207,12 @@ type process struct {
 	code int
 	// traffic is a simulated inference server's requests and page; nil for other tasks.
 	traffic *traffic
-	// log is where a task that writes checkpoints writes them, every every of its run of
-	// total, which began resumed into it; "" for a task that writes none.
-	log                   string
-	every, resumed, total time.Duration
-	// written is the last checkpoint written, as progress into the run.
-	written time.Duration
+	// log is the task's log; nil without one. Only run and finish write it, one after the
+	// other.
+	log *taskLog
 }
+
+var _ agent.OutputSource = (*process)(nil)
 
 // run ends the task with exitCode once its virtual end has passed, unless Stop came first.
 func (p *process) run(exitCode int) {
@@ -231,45 +227,10 @@ func (p *process) run(exitCode int) {
 		if p.traffic != nil {
 			p.traffic.until(p.b.now())
 		}
-		p.checkpoint(p.b.now())
+		p.log.until(p.b.now())
 	}
 	p.finish(exitCode)
 }
-
-// checkpoint writes on the task's log the checkpoints its run passed by now, each a line
-// KASHI_CHECKPOINT sim-ckpt:<progress> <time>, as a training script that saves every so often
-// prints one. A write that fails leaves the checkpoint unreported.
-func (p *process) checkpoint(now time.Time) {
-	if p.log == "" {
-		return
-	}
-	if p.written < p.resumed {
-		p.written = p.resumed
-	}
-	var lines []byte
-	for {
-		next := (p.written/p.every + 1) * p.every
-		at := p.w.start.Add(next - p.resumed)
-		if next >= p.total || at.After(now) {
-			break
-		}
-		lines = fmt.Appendf(lines, "KASHI_CHECKPOINT %s%s %s\n", checkpointPrefix, next, at.UTC().Format(time.RFC3339))
-		p.written = next
-	}
-	if len(lines) == 0 {
-		return
-	}
-	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	f.Write(lines)
-}
-
-// OutputPaths is the task's log, which the agent follows for its checkpoints ("" for a task
-// that writes none), and no output file.
-func (p *process) OutputPaths() (string, string) { return p.log, "" }
 
 // finish frees the task's GPUs and records its exit code, once.
 func (p *process) finish(code int) {
@@ -278,6 +239,7 @@ func (p *process) finish(code int) {
 			p.traffic.close()
 		}
 		p.b.release(p.w)
+		p.log.end(p.b.now(), code)
 		p.code = code
 		close(p.done)
 	})
@@ -287,6 +249,14 @@ func (p *process) finish(code int) {
 func (p *process) Wait() (int, error) {
 	<-p.done
 	return p.code, nil
+}
+
+// OutputPaths returns the task's log, "" without one; a simulated task has no output file.
+func (p *process) OutputPaths() (string, string) {
+	if p.log == nil {
+		return "", ""
+	}
+	return p.log.path, ""
 }
 
 // OwnsPID reports whether pid is the simulated process of the task.

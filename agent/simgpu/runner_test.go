@@ -128,15 +128,14 @@ func TestCommandParses(t *testing.T) {
 // TestRunnerCheckpointsAndResumes: a task that writes checkpoints writes one on its log each
 // time its run passes one, with its progress and time, as the agent reads them; run again
 // with KASHI_RESUME_FROM at its last one, it runs what was left and goes on counting from
-// there. Without a log folder it writes none.
+// there. Without a log folder it writes none. Its progress lines are the log's other lines.
 func TestRunnerCheckpointsAndResumes(t *testing.T) {
 	clock := newFakeClock()
 	b := New(A100_80G, 1, clock.Now, 1)
 	dir := t.TempDir()
-	b.LogTo(dir)
 	cmd := CheckpointCommand(Train, 2*time.Hour, 0, 30*time.Minute)
 	start := clock.Now()
-	p, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 4, GPUUUIDs: uuids(b), Command: cmd, Attempt: 1})
+	p, err := b.LoggingRunner(dir).Start(t.Context(), api.Assignment{TaskID: 4, GPUUUIDs: uuids(b), Command: cmd, Attempt: 1})
 	if err != nil {
 		t.Fatalf("Start() = %v", err)
 	}
@@ -148,10 +147,10 @@ func TestRunnerCheckpointsAndResumes(t *testing.T) {
 	log, _ := src.OutputPaths()
 	want := "KASHI_CHECKPOINT sim-ckpt:30m0s " + start.Add(30*time.Minute).UTC().Format(time.RFC3339) + "\n" +
 		"KASHI_CHECKPOINT sim-ckpt:1h0m0s " + start.Add(time.Hour).UTC().Format(time.RFC3339) + "\n"
-	waitFor(t, func() bool { b, _ := os.ReadFile(log); return string(b) == want })
+	waitFor(t, func() bool { return checkpoints(log) == want })
 	p.Stop(0)
 
-	again, err := b.Runner().Start(t.Context(), api.Assignment{TaskID: 4, GPUUUIDs: uuids(b), Command: cmd, Attempt: 2, ResumeFrom: "sim-ckpt:1h0m0s"})
+	again, err := b.LoggingRunner(dir).Start(t.Context(), api.Assignment{TaskID: 4, GPUUUIDs: uuids(b), Command: cmd, Attempt: 2, ResumeFrom: "sim-ckpt:1h0m0s"})
 	if err != nil {
 		t.Fatalf("Start() of the rerun = %v", err)
 	}
@@ -159,8 +158,7 @@ func TestRunnerCheckpointsAndResumes(t *testing.T) {
 	clock.Add(31 * time.Minute)
 	relog, _ := again.(agent.OutputSource).OutputPaths()
 	waitFor(t, func() bool {
-		b, _ := os.ReadFile(relog)
-		return string(b) == "KASHI_CHECKPOINT sim-ckpt:1h30m0s "+restart.Add(30*time.Minute).UTC().Format(time.RFC3339)+"\n"
+		return checkpoints(relog) == "KASHI_CHECKPOINT sim-ckpt:1h30m0s "+restart.Add(30*time.Minute).UTC().Format(time.RFC3339)+"\n"
 	})
 	clock.Add(29 * time.Minute)
 	if code, err := again.Wait(); code != 0 || err != nil {
@@ -187,4 +185,16 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 	t.Fatal("not within 10 s")
+}
+
+// checkpoints is the KASHI_CHECKPOINT lines of the log at path.
+func checkpoints(path string) string {
+	b, _ := os.ReadFile(path)
+	var out string
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "KASHI_CHECKPOINT ") {
+			out += line
+		}
+	}
+	return out
 }

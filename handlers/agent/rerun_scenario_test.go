@@ -47,10 +47,9 @@ func newFleet(t *testing.T, s *webtest.Server, hosts ...string) *fleet {
 	})
 	for i, h := range hosts {
 		b := simgpu.New(simgpu.A100_80G, 1, s.Clock, int64(i+1))
-		b.LogTo(t.TempDir())
 		a := nodeagent.New(nodeagent.Config{Server: srv.URL, JoinToken: webtest.JoinToken, Pool: "a100", Hostname: h,
 			SampleInterval: 10 * time.Millisecond, PollInterval: 10 * time.Millisecond, StopGrace: time.Second, Now: s.Clock,
-			Logger: quiet}, b, b.Runner())
+			Logger: quiet}, b, b.LoggingRunner(t.TempDir()))
 		ctx, stop := context.WithCancel(context.Background())
 		f.stops[h] = stop
 		f.wg.Go(func() { a.Run(ctx) })

@@ -38,7 +38,7 @@ func (h *Handler) NodePage(c echo.Context) error {
 		return err
 	}
 	d := boardview.NodePageData{HistoryData: hist, ID: n.ID, Hostname: n.Hostname, Pool: n.Pool, State: n.State,
-		LastSeen: n.LastSeenAt}
+		LastSeen: n.LastSeenAt, Admin: handlers.Who(c).Admin()}
 	bn, err := h.boardNode(c, n.ID)
 	if err != nil {
 		return err

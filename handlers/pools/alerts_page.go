@@ -35,6 +35,7 @@ func (h *Handler) AlertsPage(c echo.Context) error {
 	var open []poolsview.AlertView
 	for _, a := range alerts {
 		v := AlertView(a)
+		v.Node = names[a.NodeID]
 		if a.ResolvedAt == nil {
 			open = append(open, v)
 		} else if len(d.Resolved) < 50 {

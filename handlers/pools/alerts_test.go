@@ -106,6 +106,17 @@ func TestAlertsPage(t *testing.T) {
 	if got := zh.Find(`[data-group=` + taskKey + `]`).Text(); !strings.Contains(got, "在 a100-01 的 GPU 0 上占用显存 79000 / 81920 MiB") {
 		t.Errorf("zh task group = %q", strings.Join(strings.Fields(got), " "))
 	}
+	// What an alert is about, in the page's language: the pool of the scaling failure, the
+	// machine of the resolved boot timeout.
+	for lang, want := range map[string][2]string{"en": {"pool a100", "machine a100-k1 of pool a100"}, "zh-CN": {"资源池 a100", "机器 a100-k1（资源池 a100）"}} {
+		doc := webtest.Parse(t, s.Get("/alerts", "Accept-Language", lang).Body.String())
+		if got := doc.Find(`[data-group=alert-2] [data-testid=alert-subject]`).Text(); got != want[0] {
+			t.Errorf("%s: the scaling failure is about %q, want %q", lang, got, want[0])
+		}
+		if got := doc.Find(`[data-testid=alerts-resolved] [data-testid=alert-subject]`).Text(); got != want[1] {
+			t.Errorf("%s: the resolved boot timeout is about %q, want %q", lang, got, want[1])
+		}
+	}
 
 	w := s.Get("/api/v1/alerts?open=true")
 	list := webtest.Decode[[]map[string]any](t, w)

@@ -41,6 +41,13 @@ type Store interface {
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 	// Reservations drawn on the pools chart.
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
+	// The join tokens page.
+	ActiveJoinTokens(ctx context.Context) ([]models.JoinTokenRow, error)
+	JoinTokenNodes(ctx context.Context) ([]models.JoinTokenNode, error)
+	CreateJoinToken(ctx context.Context, actor, machineID string, nodeID int64, now time.Time) (string, models.JoinToken, error)
+	RevokeJoinToken(ctx context.Context, actor string, id int64, now time.Time) error
+	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
+	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
 }
 
 // New returns the area over store.

@@ -48,7 +48,8 @@ func (h *Handler) models(c echo.Context) (servicesview.ModelsData, error) {
 	for _, u := range uses {
 		row := serviceRow(u, from, now)
 		rate, priced := priceOf(prices, u.ProjectID, u.Spec)
-		priced = priced && p.SeesBills(u.ProjectID)
+		row.CostHidden, row.Unpriced = !p.SeesBills(u.ProjectID), !priced
+		priced = priced && !row.CostHidden
 		if priced {
 			row.CostFen, row.CostPerMTokFen = serviceCost(row.CardSeconds, rate, u.Served.GenerationTokens)
 		}

@@ -199,6 +199,23 @@ func TestServiceEndToEnd(t *testing.T) {
 	if got := strings.TrimSpace(page(viewer).Find(`[data-testid="service-cost"]`).Text()); got != "—" {
 		t.Errorf("viewer's cost = %q, want —", got)
 	}
+	// Its cost chart says why it is empty: not "no request in the range", which the TTFT chart
+	// beside it contradicts.
+	for lang, want := range map[string]string{"en": "Costs show to the project's members, finance and admins", "zh-CN": "成本仅对项目成员、财务和管理员显示"} {
+		doc, err := goquery.NewDocumentFromReader(s.Get("/models?range=1h", append(webtest.Bearer(viewer), "Accept-Language", lang)...).Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := doc.Find(`[data-testid=trend-cost] [data-testid=trend-none]`).Text(); got != want {
+			t.Errorf("%s: the viewer's cost chart says %q, want %q", lang, got, want)
+		}
+		if got := doc.Find(`[data-testid="service-cost"]`).AttrOr("title", ""); got != want {
+			t.Errorf("%s: the viewer's cost cell's title = %q, want %q", lang, got, want)
+		}
+		if doc.Find(`[data-testid=trend-ttft] [data-testid=trend-dot]`).Length() == 0 {
+			t.Errorf("%s: the viewer's TTFT chart has no point", lang)
+		}
+	}
 }
 
 // waitUntil polls cond until it holds or 10 s have passed.

@@ -24,8 +24,11 @@ func notificationView(n models.Notification) tasksview.NotificationView {
 		return x
 	}
 	switch n.Kind {
-	case "idle-notice", "reclaimed": // idle-notice:<task>:<unix>, reclaimed:<task>
-		v.TaskID, v.Message = num(1), ""
+	case "idle-notice", "reclaimed": // idle-notice:<task>:<unix>; task/<task>/reclaimed (reclaimed:<task> before)
+		if id := num(1); id != 0 {
+			v.TaskID = id
+		}
+		v.Message = ""
 	case "request-pending", "request-approved", "request-rejected": // request:<id>, decided:<id>
 		v.RequestID = num(1)
 	case "quota-ends": // quota-ends:<quota>:<yyyy-mm-dd>:<days>

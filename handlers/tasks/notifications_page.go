@@ -70,6 +70,10 @@ func (h *Handler) notificationsData(c echo.Context) (tasksview.NotificationsData
 		if t.KeptUntil != nil && t.KeptUntil.After(now) {
 			v.KeptUntil = t.KeptUntil
 		}
+		if t.NoticeAt != nil {
+			at := t.NoticeAt.Add(pol.Grace)
+			v.ReclaimAt = &at
+		}
 		if v.KeptUntil == nil && v.NoticeAt == nil {
 			continue // a keep that ran out, with no new notice yet
 		}

@@ -145,6 +145,7 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 		}
 	}
 	form.ShortMax, form.LongMax = h.Cfg.TaskLimits.ShortMaxRuntime, h.Cfg.TaskLimits.LongMaxRuntime
+	form.Demo = h.Cfg.Demo
 	form.PathChecks = len(h.store.DataRoots()) > 0
 	form.Priorities = models.Priorities
 	d.Form = form

@@ -104,7 +104,7 @@ func (h *Handler) releaseTask(c echo.Context, id int64) error {
 		return err
 	}
 	if err := h.store.Audit(ctx, h.Now(), who, auditTaskRelease, &t.ProjectID, "task "+t.Name, nil,
-		map[string]any{"id": id, "state": models.TaskReclaimed}); err != nil {
+		map[string]any{"id": id, "state": models.EndReleased}); err != nil {
 		return err
 	}
 	h.Sched.Trigger()

@@ -67,7 +67,7 @@ func TestNotificationsSpeakThePageLanguage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []struct{ key, kind string }{
-		{"idle-notice:7:1772400000", "idle-notice"}, {"reclaimed:8", "reclaimed"}, {"request:3", "request-pending"},
+		{"idle-notice:7:1772400000", "idle-notice"}, {"reclaimed:8", "reclaimed"}, {"task/9/reclaimed", "reclaimed"}, {"request:3", "request-pending"},
 		{"decided:4", "request-approved"}, {"quota-ends:1:2026-03-31:7", "quota-ends"}, {"budget:1:2026-03:80", "budget"},
 	} {
 		if _, err := s.Store.NotifyProject(ctx, vision.ID, n.key, n.kind, "English text for chat", webtest.T0); err != nil {
@@ -83,7 +83,7 @@ func TestNotificationsSpeakThePageLanguage(t *testing.T) {
 		got = append(got, strings.Join(strings.Fields(p.Text()), " "))
 	})
 	want := []string{"项目本月的一项预算已用 80%。", "项目的一项配额将于 2026-03-31 到期。", "你的配额申请 #4 已批准。",
-		"配额申请 #3 等待你审批。", "它已被停止，闲置的卡已回收。 #8", "它占用的卡一直闲置：保留，或现在释放。 #7"}
+		"配额申请 #3 等待你审批。", "它已被停止，闲置的卡已回收。 #9", "它已被停止，闲置的卡已回收。 #8", "它占用的卡一直闲置：保留，或现在释放。 #7"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("notifications (-want +got):\n%s", diff)
 	}

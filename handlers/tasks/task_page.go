@@ -76,7 +76,8 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData
 		return d, err
 	}
 	for _, e := range events {
-		ev := tasksview.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To}
+		ev := tasksview.TaskEventView{At: e.At.In(now.Location()), From: e.From, To: e.To,
+			Released: models.TaskEnding(e.To, e.Reason) == models.EndReleased}
 		if d.Full {
 			// A reason may quote the task's command or its error: its project's only.
 			ev.Reason = e.Reason
@@ -129,14 +130,17 @@ func (h *Handler) taskPageData(c echo.Context, id int64) (tasksview.TaskPageData
 			if err != nil {
 				return d, err
 			}
-			for _, n := range notices {
-				d.Notice = d.Notice || (n.ID == id && n.NoticeAt != nil)
-			}
 			pol, err := h.reclaimOf(ctx, id)
 			if err != nil {
 				return d, err
 			}
 			d.KeepFor = pol.KeepFor
+			for _, n := range notices {
+				if n.ID == id && n.NoticeAt != nil {
+					at := n.NoticeAt.Add(pol.Grace)
+					d.Notice, d.ReclaimAt = true, &at
+				}
+			}
 		}
 	}
 	return d, nil
@@ -245,6 +249,9 @@ func taskView(t models.TaskRow) tasksview.TaskView {
 	if t.DataCheckedAt != nil {
 		v.DataCheckedAt = *t.DataCheckedAt
 	}
+	// Cards released in answer to an idle notice: the task ends in state reclaimed (as the
+	// API says), which pages name "released", as bills do.
+	v.Released = models.TaskEnding(t.State, t.Reason) == models.EndReleased
 	return v
 }
 

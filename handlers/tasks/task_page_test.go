@@ -180,6 +180,51 @@ func TestTasksPage(t *testing.T) {
 	}
 }
 
+// TestTasksPageEmpty: an empty tasks page says why. A viewer, who belongs to no project,
+// is told whose tasks the list shows and where every project's tasks are (the queue, the
+// board), not "no tasks match this filter" with no filter set; a member of a project without
+// tasks is told it has none; a filter that selects nothing says so. Both languages.
+func TestTasksPageEmpty(t *testing.T) {
+	s := webtest.NewServer(t)
+	s.Projects("vision", "nlp")
+	s.Register(webtest.Node("n1").Cards(webtest.A100Name, webtest.A100MiB, 2))
+	s.Create(webtest.Task("vision-task").Ready(), webtest.T0)
+	viewer := s.UserToken("vic", models.RoleViewer)
+	member := s.Member("nora", "nlp")
+	tests := map[string]struct {
+		token, path string
+		want        map[string]string
+		links       []string
+	}{
+		"a viewer": {viewer, "/tasks", map[string]string{
+			"en":    "This list shows the tasks of the projects you belong to, and you belong to none.",
+			"zh-CN": "这里列出你所在项目的任务，而你不属于任何项目。"}, []string{"/queue", "/"}},
+		"a member of a project without tasks": {member, "/tasks", map[string]string{
+			"en": "Your projects have no tasks yet.", "zh-CN": "你所在的项目还没有任务。"}, nil},
+		"a filter": {member, "/tasks?state=running", map[string]string{
+			"en": "No tasks match this filter.", "zh-CN": "没有符合条件的任务。"}, nil},
+		"a viewer's filter": {viewer, "/tasks?mine=1", map[string]string{
+			"en": "No tasks match this filter.", "zh-CN": "没有符合条件的任务。"}, nil},
+	}
+	for name, tc := range tests {
+		for lang, want := range tc.want {
+			w := s.Get(tc.path, append(webtest.Bearer(tc.token), "Accept-Language", lang)...)
+			if w.Code != http.StatusOK {
+				t.Fatalf("%s: GET %s = %d", name, tc.path, w.Code)
+			}
+			empty := webtest.Parse(t, w.Body.String()).Find(`[data-testid=tasks-empty]`)
+			if got := strings.Join(strings.Fields(empty.Text()), " "); !strings.HasPrefix(got, want) {
+				t.Errorf("%s, %s: the empty list says %q, want %q", name, lang, got, want)
+			}
+			var links []string
+			empty.Find("a").Each(func(_ int, a *goquery.Selection) { links = append(links, a.AttrOr("href", "")) })
+			if diff := cmp.Diff(tc.links, links); diff != "" {
+				t.Errorf("%s, %s: links (-want +got):\n%s", name, lang, diff)
+			}
+		}
+	}
+}
+
 // TestTaskResubmit: Resubmit opens the submit form filled from the task, with its
 // environment's names but not their secret values; someone who cannot run the task gets 404.
 func TestTaskResubmit(t *testing.T) {

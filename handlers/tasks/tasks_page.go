@@ -29,6 +29,7 @@ func (h *Handler) TasksPage(c echo.Context) error {
 		State: state, Spec: q.Get("spec"), From: q.Get("from"), To: q.Get("to")}}
 	f := models.TaskFilter{Project: d.Filter.Project, State: string(d.Filter.State), Spec: d.Filter.Spec, ProjectIDs: handlers.VisibleProjects(handlers.Who(c)),
 		Limit: tasksPageSize + 1}
+	d.InNoProject = f.ProjectIDs != nil && len(f.ProjectIDs) == 0
 	if d.Filter.Mine {
 		f.Owner = handlers.Who(c).User.Name
 	}

@@ -71,4 +71,6 @@ type NodePageData struct {
 	State    string
 	LastSeen time.Time
 	GPUs     []views.BoardGPU
+	// Admin is true for an admin, who may issue a join token for the node.
+	Admin bool
 }

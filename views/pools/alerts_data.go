@@ -45,12 +45,14 @@ type AlertView struct {
 	Subject string
 	// Code and Params are its sentence (phrase.Locale.AlertSentence); Message is the text of
 	// an alert raised before codes.
-	Code       string
-	Params     []string
-	Message    string
-	Severity   string
-	TaskID     int64
-	NodeID     int64
+	Code     string
+	Params   []string
+	Message  string
+	Severity string
+	TaskID   int64
+	NodeID   int64
+	// Node is the hostname of node NodeID, "" when unknown.
+	Node       string
 	Pool       string
 	At         time.Time
 	LastAt     time.Time

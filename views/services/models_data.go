@@ -34,6 +34,9 @@ type ServiceRow struct {
 	// output tokens.
 	CardSeconds             int64
 	CostFen, CostPerMTokFen *int64
+	// CostHidden is true when the viewer may not see the project's costs; Unpriced when the
+	// spec has no price for the project. Either leaves the costs nil.
+	CostHidden, Unpriced bool
 	// IdleCardSeconds is the part of CardSeconds held in 5-minute windows without a request.
 	IdleCardSeconds int64
 	// NoTraffic is true when the service held cards the whole range and served no request.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -36,6 +37,27 @@ func maybeYuan(fen *int64) string {
 		return "—"
 	}
 	return views.Yuan(*fen)
+}
+
+// costMissing says why a service's costs are not shown: the viewer may not see them, its spec
+// has no price, or no request came.
+func costMissing(l phrase.Locale, s ServiceRow) string {
+	switch {
+	case s.CostHidden:
+		return l.T("models.cost_hidden")
+	case s.Unpriced:
+		return l.T("models.cost_unpriced", s.Spec)
+	}
+	return l.T("models.trend_none")
+}
+
+// costTitle is the title of a service's cost cells: why they are empty, when it is not for
+// want of requests.
+func costTitle(l phrase.Locale, s ServiceRow) string {
+	if s.CostHidden || s.Unpriced {
+		return costMissing(l, s)
+	}
+	return ""
 }
 
 func modelsRangeURL(r string) templ.SafeURL { return templ.SafeURL("/models?range=" + r) }

@@ -24,6 +24,9 @@ type IdleTaskView struct {
 	Owner    string
 	GPUs     int
 	NoticeAt *time.Time
+	// ReclaimAt is when the cards are reclaimed unless kept: the notice's time plus the
+	// task's grace; nil without a notice.
+	ReclaimAt *time.Time
 	// KeptUntil is the end of a keep in force; nil when none.
 	KeptUntil *time.Time
 	// KeepsLeft is how many keeps today still allows; KeepFor how long one holds.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"kashi/phrase"
+	"kashi/views"
 )
 
 // TaskKeptNotice confirms a "keep" answer: the task keeps its cards until then.
@@ -17,6 +18,15 @@ func TaskReleasedNotice(l phrase.Locale, id int64) string { return l.T("notes.re
 // KeepCapError says a task was kept as often as a day allows.
 func KeepCapError(l phrase.Locale, id int64, perDay int) string {
 	return l.T("notes.err.keep_cap", id, perDay)
+}
+
+// ReclaimAtText says when a task's idle cards are reclaimed unless kept: at a time, in how
+// long; once that time has passed, at the scaling loop's next look.
+func ReclaimAtText(l phrase.Locale, at, now time.Time) string {
+	if !at.After(now) {
+		return l.T("notes.idle.reclaim_due")
+	}
+	return l.T("notes.idle.reclaim_at", views.EventTime(at, now), l.Duration(at.Sub(now)))
 }
 
 // TaskGoneError says the task no longer holds cards to keep or release.
@@ -59,6 +69,8 @@ func notificationKindText(l phrase.Locale, kind string) string {
 		return l.T("notes.kind.task_failed")
 	case "task-reclaimed":
 		return l.T("notes.kind.task_reclaimed")
+	case "task-released":
+		return l.T("notes.kind.task_released")
 	case "task-ended":
 		return l.T("notes.kind.task_ended")
 	case "weekly-report":

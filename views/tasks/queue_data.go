@@ -88,6 +88,9 @@ type TaskForm struct {
 	// PathChecks is true when the server checks paths (it has data roots); otherwise the data
 	// check's help says it takes a URL only.
 	PathChecks bool
+	// Demo is true on the demo, whose simulated nodes run only kashi-sim commands: the
+	// command's help says which.
+	Demo bool
 }
 
 // TaskFormValues are the form's inputs as typed. Their input names are in the field tags'

@@ -2782,7 +2782,7 @@ func TaskFormSection(l phrase.Locale, f TaskForm) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = formField(l, f, "command", l.T("form.command"), l.T("form.help.command"), "wide").Render(templ.WithChildren(ctx, templ_7745c5c3_Var148), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = formField(l, f, "command", l.T("form.command"), commandHelp(l, f), "wide").Render(templ.WithChildren(ctx, templ_7745c5c3_Var148), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -177,3 +177,12 @@ func accessPolicy(a views.SpecAccess) string {
 	}
 	return a.Policy
 }
+
+// commandHelp is the command's help; on the demo it says which commands its simulated nodes
+// run, since any other fails to start there.
+func commandHelp(l phrase.Locale, f TaskForm) string {
+	if f.Demo {
+		return l.T("form.help.command") + " " + l.T("form.help.command_demo")
+	}
+	return l.T("form.help.command")
+}

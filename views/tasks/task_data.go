@@ -33,7 +33,9 @@ type TaskPageData struct {
 	// lead of its project, an admin): keep or release it.
 	Notice  bool
 	KeepFor time.Duration
-	Log     string
+	// ReclaimAt is when the noticed task's cards are reclaimed unless kept.
+	ReclaimAt *time.Time
+	Log       string
 	// Poll is true while the task can still change: the live part refreshes itself.
 	Poll bool
 	// Advice is what the task's next run should ask for (package rightsize); nil without.
@@ -49,6 +51,9 @@ type TaskView struct {
 	Project string
 	Owner   string
 	State   api.TaskState
+	// Released is true when the task's cards were released in answer to its idle notice: it
+	// ended in state reclaimed, which pages name "released".
+	Released bool
 	// Stopping is true once a stop was asked of a task that still runs (its process exits).
 	Stopping    bool
 	GPUs        int
@@ -110,6 +115,9 @@ type TaskEventView struct {
 	At       time.Time
 	From, To string
 	Reason   string
+	// Released is true when To is reclaimed because the cards were released in answer to an
+	// idle notice.
+	Released bool
 }
 
 // TaskCardView is one card a task held or holds, with its utilization and memory over the
@@ -142,6 +150,9 @@ type TaskListData struct {
 	// Page is 1-based; More is true when a next page exists.
 	Page int
 	More bool
+	// InNoProject is true when the viewer sees no project's tasks: not an admin, a member of
+	// none (a viewer, or finance).
+	InNoProject bool
 }
 
 // TaskListFilter is the tasks page's selection; empty fields mean all. From and To are dates
@@ -153,6 +164,9 @@ type TaskListFilter struct {
 	Spec     string
 	From, To string
 }
+
+// Set reports whether the filter selects anything.
+func (f TaskListFilter) Set() bool { return f != TaskListFilter{} }
 
 // TaskListOptions are the choices of the tasks page's selects.
 type TaskListOptions struct {

@@ -21,6 +21,23 @@ func cancelConfirm(l phrase.Locale, t TaskView) string {
 	return l.T("task.cancel_confirm", t.ID)
 }
 
+// stateText names a task's state; a task ended (or ending) reclaimed because its cards were
+// released in answer to its idle notice is "released".
+func stateText(l phrase.Locale, state api.TaskState, released bool) string {
+	if released && state == api.StateReclaimed {
+		return l.T("task.state.released")
+	}
+	return views.TaskStateLabel(l, state)
+}
+
+// stateClass is the classes of a task's state badge.
+func stateClass(state api.TaskState, released bool) string {
+	if released && state == api.StateReclaimed {
+		return "badge st st-released"
+	}
+	return "badge st st-" + string(state)
+}
+
 // cardHoursOrZero is cardHours with "0" for none.
 func cardHoursOrZero(l phrase.Locale, h float64) string {
 	if h*10 < 0.5 {
@@ -35,30 +52,6 @@ func cardSpan(l phrase.Locale, c TaskCardView, now time.Time) string {
 		return l.T("task.card.since", views.EventTime(c.StartedAt, now), l.Duration(now.Sub(c.StartedAt)))
 	}
 	return l.T("task.card.held", views.EventTime(c.StartedAt, now), l.Duration(c.EndedAt.Sub(c.StartedAt)))
-}
-
-// sparkPoints is the polyline of v (0 to 1) over a card's holding time, in a 300×60 box.
-func sparkPoints(c TaskCardView, now time.Time, v func(ChartPoint) float64) string {
-	end := c.EndedAt
-	if end.IsZero() {
-		end = now
-	}
-	span := end.Sub(c.StartedAt).Seconds()
-	if span <= 0 {
-		span = 1
-	}
-	var b strings.Builder
-	for i, p := range c.Points {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		x := min(max(p.At.Sub(c.StartedAt).Seconds()/span, 0), 1) * 300
-		y := 60 - min(max(v(p), 0), 1)*58 - 1
-		b.WriteString(views.Num(x))
-		b.WriteByte(',')
-		b.WriteString(views.Num(y))
-	}
-	return b.String()
 }
 
 // commandText is a task's argv, one argument per line.

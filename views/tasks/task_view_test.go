@@ -41,13 +41,3 @@ func TestTaskReasonText(t *testing.T) {
 		}
 	}
 }
-
-func TestSparkPoints(t *testing.T) {
-	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	c := TaskCardView{StartedAt: t0, EndedAt: t0.Add(time.Hour), MemTotalMiB: 100,
-		Points: []ChartPoint{{At: t0, UtilPct: 0}, {At: t0.Add(30 * time.Minute), UtilPct: 50}, {At: t0.Add(2 * time.Hour), UtilPct: 100}}}
-	got := sparkPoints(c, t0, func(p ChartPoint) float64 { return float64(p.UtilPct) / 100 })
-	if want := "0,59 150,30 300,1"; got != want {
-		t.Errorf("sparkPoints = %q, want %q", got, want)
-	}
-}

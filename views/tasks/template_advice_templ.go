@@ -56,7 +56,7 @@ func templateAdviceSection(l phrase.Locale, a *TemplateAdvice) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if a.Kind != "right" {
+			if a.Kind != "right" && a.Kind != "unused" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p><a class=\"button\" href=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

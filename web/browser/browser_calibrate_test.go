@@ -49,6 +49,27 @@ func TestBrowserCalibrate(t *testing.T) {
 	if err != nil || rows != 4 {
 		t.Fatalf("result rows = %d, %v; want 4", rows, err)
 	}
+	// The result's chart, with its axes' values and numbered points, in both languages on a
+	// phone and at 1600 px; no page scrolls sideways.
+	at, err := chromedp.Run(b.ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shootPages(t, b, srv.URL, "calibrate-result", []shotPage{{"chart", strings.TrimPrefix(at, srv.URL), `[data-testid=calibrate-chart]`}})
+	for _, size := range []int64{1600, 390} {
+		if err := chromedp.Do(b.ctx, chromedp.EmulateViewport(size, 900), chromedp.Navigate(at),
+			chromedp.WaitVisible(css(`[data-testid=calibrate-chart]`))); err != nil {
+			t.Fatal(err)
+		}
+		out, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](labelsOutside(`[data-testid=calibrate-chart]`)))
+		if err != nil || !strings.HasSuffix(out, "outside: ") || strings.HasPrefix(out, "0 ") {
+			t.Errorf("%d px: the calibration chart's labels: %s (%v)", size, out, err)
+		}
+	}
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(srv.URL+"/lang?set=en"), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(at),
+		chromedp.WaitVisible(css(`[data-testid=calibrate-table]`))); err != nil {
+		t.Fatal(err)
+	}
 	err = chromedp.Do(b.ctx,
 		chromedp.Click(css(`[data-testid=calibrate-row]:nth-child(4) [data-testid=calibrate-propose]`)),
 		chromedp.WaitVisible(css(`[data-testid=pool-form]`)), // the pool's page, with its versions

@@ -119,6 +119,10 @@ func NewAuditWorld(t *testing.T) BillWorld {
 		t.Fatalf("POST %s as another gpu-audit = %d %s, want 409", api.PathRegister, r.Code, r.Body)
 	}
 	do("", "/api/v1/join-tokens", `{"machine_id":"rack-7-node-3"}`)
+	spare := Decode[struct{ ID int64 }](t, w.Post("/api/v1/join-tokens", `{"machine_id":"rack-7-node-4"}`))
+	if r := w.Form(fmt.Sprintf("/join-tokens/%d/revoke", spare.ID), nil); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke join token %d = %d, want 303", spare.ID, r.StatusCode)
+	}
 	do("", "/api/v1/join-tokens/shared/revoke", "{}")
 	// A template changed and rolled back.
 	tpl := Decode[struct{ ID int64 }](t, w.Post("/api/v1/projects/"+vision+"/templates", TrainTemplate))
