@@ -1608,4 +1608,14 @@ var catalogEN = map[string]string{
 	"reminder.quota_ends":       "Project %s: the %s quota ends on %s, in %d days or less.",
 	"reminder.budget":           "Project %s: the %s budget is %d%% used this month (%d of %d card-hours).",
 	"reminder.all_specs":        "all specs",
+	// Pages on phones, paging and refreshes (#31).
+	"alerts.resolved_help": "Alerts of one kind about the same task or node are one row, showing the latest; open it for each alert.",
+	"alert.group.all":      "All %s (raised %s times)",
+	"bill.pages":           "Pages of the table",
+	"bill.pages_help":      "A page shows %s rows; the figures above and the summary are the whole bill's, and the downloads hold every row.",
+	"bill.rows_range":      "Rows %s–%s of %s",
+	"bill.first":           "First",
+	"bill.prev":            "Previous",
+	"bill.next":            "Next",
+	"bill.last":            "Last",
 }
