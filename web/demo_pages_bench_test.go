@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,7 +27,9 @@ var demoDB = flag.String("demo-db", "", "a SQLite database the demo wrote (stopp
 // BenchmarkDemoPages measures the server time of every main page on the demo's data: the
 // router over a copy of -demo-db, the clock at the database's last stamp, the queue as one
 // scheduler tick leaves it (as the server keeps it), each page read by the role that reads it
-// (admin, finance for bills and reports) through an API token; KB is the page's HTML. Without -demo-db it is skipped: run the demo for a simulated day or two first
+// (admin, finance for bills and reports) through an API token; KB is the page's HTML, and
+// cpu-ms/op the process's CPU time a page (its parts on both cores together; on a machine
+// other work shares, the wall time of ns/op varies with it, the CPU time much less). Without -demo-db it is skipped: run the demo for a simulated day or two first
 // (BENCHMARKS.md, Pages).
 func BenchmarkDemoPages(b *testing.B) {
 	if *demoDB == "" {
@@ -82,6 +85,7 @@ func BenchmarkDemoPages(b *testing.B) {
 	for _, p := range pages {
 		b.Run(p.name, func(b *testing.B) {
 			size := 0
+			cpu0 := processCPU(b)
 			for b.Loop() {
 				r := httptest.NewRequest(http.MethodGet, p.path, nil)
 				r.Header.Set("Authorization", "Bearer "+tokens[p.who])
@@ -93,6 +97,7 @@ func BenchmarkDemoPages(b *testing.B) {
 				size = w.Body.Len()
 			}
 			b.ReportMetric(float64(size)/1000, "KB")
+			b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }
@@ -113,4 +118,13 @@ func copyFile(from, to string) error {
 		return fmt.Errorf("copy %s: %w", from, err)
 	}
 	return out.Close()
+}
+
+// processCPU is the CPU time this process has used, user and system, in nanoseconds.
+func processCPU(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
