@@ -75,9 +75,8 @@ document.addEventListener("htmx:afterSwap", function () {
     var region = document.getElementById(f.region);
     if (region) {
       var all = region.querySelectorAll(f.sel);
-      var el = all[Math.min(f.i, all.length - 1)];
-      if (!el) {
-        el = region;
+      var el = all[Math.min(f.i, all.length - 1)] || region;
+      if (el === region && !region.hasAttribute("tabindex")) {
         region.setAttribute("tabindex", "-1");
       }
       el.focus({ preventScroll: true });
