@@ -23,6 +23,12 @@ var afterMarch = time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
 // active reading every minute for the first hour, exit at two hours, roll up.
 func runTask(t *testing.T, s *models.Store, project, name string, gpus int, overflow bool) {
 	t.Helper()
+	runTaskOn(t, s, project, name, 0, gpus, overflow)
+}
+
+// runTaskOn is runTask on the node's cards from index first on.
+func runTaskOn(t *testing.T, s *models.Store, project, name string, first, gpus int, overflow bool) {
+	t.Helper()
 	ctx := context.Background()
 	nodes, err := s.Nodes(ctx)
 	if err != nil || len(nodes) == 0 {
@@ -36,7 +42,7 @@ func runTask(t *testing.T, s *models.Store, project, name string, gpus int, over
 	}
 	var ids []int64
 	var samples []models.Reading
-	for i := 0; i < gpus; i++ {
+	for i := first; i < first+gpus; i++ {
 		ids = append(ids, n.GPUs[i].ID)
 		for m := 0; m < 60; m++ {
 			samples = append(samples, models.Reading{UUID: n.GPUs[i].UUID, TS: t0.Add(time.Duration(m) * time.Minute),

@@ -52,6 +52,10 @@ type Request struct {
 	ProjectID int64
 	// AsOf cuts open allocations; usually now.
 	AsOf time.Time
+	// HeldOnly reads the allocations without their GPUs' rollups: the bills' held (nominal)
+	// time, their packages' use and pool idle are right, the classes of their card time are
+	// not (every second counts as without data).
+	HeldOnly bool
 }
 
 // Load reads from src everything Compute needs for r, in the billing time zone.
@@ -66,7 +70,7 @@ func Load(ctx context.Context, src Source, r Request) (Input, error) {
 	}
 	in := Input{Month: r.Month, Location: loc, AsOf: r.AsOf, Metering: bs.Metering()}
 	from, to := r.Month.Bounds(loc)
-	q := models.LedgerQuery{From: from, To: to, ProjectID: r.ProjectID}
+	q := models.LedgerQuery{From: from, To: to, ProjectID: r.ProjectID, HeldOnly: r.HeldOnly}
 	ps, err := src.Projects(ctx)
 	if err != nil {
 		return Input{}, err
@@ -257,20 +261,17 @@ func ProjectBill(ctx context.Context, src Source, projectID int64, month string,
 
 // MonthBills is every project's bill of a month, issued ones as frozen and the others
 // computed now, by the project names they show (ByProject), with the month's pool idle.
+//
+// Once bills of the month are issued, the ledger is read first without the GPUs' rollups
+// (Request.HeldOnly): pool idle counts held time only, and an issued bill is its frozen body,
+// so a month whose every bill with card time is issued never reads its millions of rollups.
+// When a bill with lines is not issued, the month is read again with them.
 func MonthBills(ctx context.Context, src Source, month string, now time.Time) (Result, error) {
 	loc, err := Location(ctx, src)
 	if err != nil {
 		return Result{}, err
 	}
 	m, err := CheckMonth(month, loc, now)
-	if err != nil {
-		return Result{}, err
-	}
-	in, err := Load(ctx, src, Request{Month: m, AsOf: now})
-	if err != nil {
-		return Result{}, err
-	}
-	res, err := Compute(in)
 	if err != nil {
 		return Result{}, err
 	}
@@ -281,6 +282,22 @@ func MonthBills(ctx context.Context, src Source, month string, now time.Time) (R
 	frozen := make(map[int64]models.IssuedBill, len(issued))
 	for _, ib := range issued {
 		frozen[ib.ProjectID] = ib
+	}
+	compute := func(heldOnly bool) (Result, error) {
+		in, err := Load(ctx, src, Request{Month: m, AsOf: now, HeldOnly: heldOnly})
+		if err != nil {
+			return Result{}, err
+		}
+		return Compute(in)
+	}
+	res, err := compute(len(frozen) > 0)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(frozen) > 0 && slices.ContainsFunc(res.Bills, func(b Bill) bool { _, ok := frozen[b.ProjectID]; return !ok && len(b.Lines) > 0 }) {
+		if res, err = compute(false); err != nil {
+			return Result{}, err
+		}
 	}
 	for i, b := range res.Bills {
 		if ib, ok := frozen[b.ProjectID]; ok {

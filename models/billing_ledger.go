@@ -24,6 +24,9 @@ import (
 type LedgerQuery struct {
 	From, To  time.Time
 	ProjectID int64
+	// HeldOnly leaves the GPUs' rollups out (LedgerGPUs gives none): what was held, and
+	// when, without how the cards were used.
+	HeldOnly bool
 }
 
 // where is the SQL condition and arguments for allocations overlapping the period.

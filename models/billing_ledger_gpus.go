@@ -19,8 +19,8 @@ const ledgerPage = 8
 // (LedgerQuery: of one project, or of all) by start, and the GPU's 5-minute rollups sorted
 // by bucket, reaching back at least to the earliest of those starts (so that setup before
 // the first active reading is found for allocations that began before the period) until the
-// period's end; nil when it has none. Only the rollups' counts are filled, as LedgerReadings fills them. A GPU
-// without such allocations is not given.
+// period's end; nil when it has none, or when the query is HeldOnly. Only the rollups' counts are filled, as
+// LedgerReadings fills them. A GPU without such allocations is not given.
 //
 // A month holds a million allocations and millions of rollups, so neither is held: the GPUs
 // are read a page at a time, first their allocations (from their own index, ordered by GPU
@@ -57,6 +57,21 @@ type ledgerBufs struct {
 	rs []GPURollup
 }
 
+// ledgerPageQuery selects the allocations of n GPUs that match cond (LedgerQuery.where),
+// by GPU and start. SQLite is told to read them from idx_allocations_ledger: with a project in
+// cond its planner took the project's index instead, then sorted, reading every allocation
+// of the project once per page (on the demo, a project's bill of a few days read its 7,800
+// allocations 256 times: 1.35 s).
+func (s *Store) ledgerPageQuery(cond string, n int) string {
+	from := "allocations"
+	if !s.postgres {
+		from += " INDEXED BY idx_allocations_ledger"
+	}
+	in := strings.Repeat("?,", n)
+	return `SELECT ` + s.ledgerAllocationCols() + ` FROM ` + from + ` WHERE ` + cond +
+		` AND gpu_id IN (` + in[:len(in)-1] + `) ORDER BY gpu_id, started_at`
+}
+
 // ledgerPage reads the allocations of the GPUs of page (sorted ids), then streams those GPUs'
 // rollups, giving each the GPUs one by one (a merge of the two, both by GPU).
 func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]string, page []int64, bufs *ledgerBufs,
@@ -67,9 +82,7 @@ func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]s
 	for _, id := range page {
 		args = append(args, id)
 	}
-	in := strings.Repeat("?,", len(page))
-	err := s.eachRow(ctx, `SELECT `+s.ledgerAllocationCols()+` FROM allocations WHERE `+cond+
-		` AND gpu_id IN (`+in[:len(in)-1]+`) ORDER BY gpu_id, started_at`, args, func(v []driver.Value) error {
+	err := s.eachRow(ctx, s.ledgerPageQuery(cond, len(page)), args, func(v []driver.Value) error {
 		a, err := ledgerAllocation(v, specs)
 		as = append(as, a)
 		return err
@@ -103,6 +116,9 @@ func (s *Store) ledgerPage(ctx context.Context, q LedgerQuery, specs map[int64]s
 			rest = rest[n:]
 		}
 		return nil
+	}
+	if q.HeldOnly {
+		return emit(math.MaxInt64, nil)
 	}
 	if err := s.ledgerReadings(ctx, gpus, time.Unix(since, 0), q.To, false, &bufs.rs, emit); err != nil {
 		return err

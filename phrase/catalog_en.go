@@ -1708,4 +1708,14 @@ var catalogEN = map[string]string{
 	"join.link":                      "Join tokens",
 	"join.link_node":                 "Issue a join token for this node",
 	"audit.action.join-token-revoke": "join token revoked",
+	// Pages on phones, paging and refreshes (#31).
+	"alerts.resolved_help": "Alerts of one kind about the same task or node are one row, showing the latest; open it for each alert.",
+	"alert.group.all":      "All %s (raised %s times)",
+	"bill.pages":           "Pages of the table",
+	"bill.pages_help":      "A page shows %s rows; the figures above and the summary are the whole bill's, and the downloads hold every row.",
+	"bill.rows_range":      "Rows %s–%s of %s",
+	"bill.first":           "First",
+	"bill.prev":            "Previous",
+	"bill.next":            "Next",
+	"bill.last":            "Last",
 }

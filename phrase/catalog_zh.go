@@ -1708,4 +1708,14 @@ var catalogZH = map[string]string{
 	"join.link":                      "加入令牌",
 	"join.link_node":                 "为该节点签发加入令牌",
 	"audit.action.join-token-revoke": "吊销加入令牌",
+	// Pages on phones, paging and refreshes (#31).
+	"alerts.resolved_help": "同一任务或节点的同类告警合为一行，显示最近一条；展开可看每一条。",
+	"alert.group.all":      "全部 %s 条（共出现 %s 次）",
+	"bill.pages":           "表格分页",
+	"bill.pages_help":      "每页显示 %s 行；上方数字与汇总为整张账单，下载文件包含全部行。",
+	"bill.rows_range":      "第 %s–%s 行，共 %s 行",
+	"bill.first":           "首页",
+	"bill.prev":            "上一页",
+	"bill.next":            "下一页",
+	"bill.last":            "末页",
 }

@@ -32,19 +32,78 @@ function formAnswer(e) {
 document.addEventListener("htmx:responseError", formAnswer);
 document.addEventListener("htmx:sendError", formAnswer);
 
-// Refreshes keep the horizontal scroll of wide tables: each .table-wrap's scroll is noted
-// before a swap and restored, by position on the page, after it.
-var scrolls = [];
-document.addEventListener("htmx:beforeSwap", function () {
-  scrolls = Array.prototype.map.call(document.querySelectorAll(".table-wrap"), function (w) { return w.scrollLeft; });
+// Regions that refresh themselves (data-refresh: an hx-trigger of "every …", or a part
+// swapped out of band with one) refresh only while the tab is visible. This is not a filter
+// in hx-trigger: htmx evaluates those as script, which the pages' Content-Security-Policy
+// forbids (the board logged the refusal at every refresh).
+document.addEventListener("htmx:beforeRequest", function (e) {
+  if (document.visibilityState !== "visible" && e.detail.elt.hasAttribute("data-refresh")) {
+    e.preventDefault();
+  }
 });
-document.addEventListener("htmx:afterSettle", function () {
-  document.querySelectorAll(".table-wrap").forEach(function (w, i) {
-    if (scrolls[i]) {
-      w.scrollLeft = scrolls[i];
+
+// Swaps keep the scroll of each wide table and log, by position on the page. A refresh keeps
+// where the reader is too: the element that had keyboard focus in a refreshed region gets it
+// back (htmx does this only for elements with an id; a link in a table has none, and focus
+// fell back to the top of the page), and the page's scroll stays.
+var kept = null;
+var scrollers = ".table-wrap, pre.log";
+document.addEventListener("htmx:beforeSwap", function (e) {
+  var refresh = e.detail.elt.hasAttribute("data-refresh");
+  kept = {
+    x: refresh ? window.scrollX : null,
+    y: window.scrollY,
+    scrolls: Array.prototype.map.call(document.querySelectorAll(scrollers), function (w) { return [w.scrollLeft, w.scrollTop]; }),
+    focus: refresh ? focusKey(document.activeElement) : null
+  };
+});
+document.addEventListener("htmx:afterSwap", function () {
+  var k = kept;
+  kept = null;
+  if (!k) {
+    return;
+  }
+  document.querySelectorAll(scrollers).forEach(function (w, i) {
+    var s = k.scrolls[i];
+    if (s && (s[0] || s[1])) {
+      w.scrollLeft = s[0];
+      w.scrollTop = s[1];
     }
   });
+  var f = k.focus;
+  if (f && !f.el.isConnected) {
+    var region = document.getElementById(f.region);
+    if (region) {
+      var all = region.querySelectorAll(f.sel);
+      var el = all[Math.min(f.i, all.length - 1)] || region;
+      if (el === region && !region.hasAttribute("tabindex")) {
+        region.setAttribute("tabindex", "-1");
+      }
+      el.focus({ preventScroll: true });
+    }
+  }
+  if (k.x !== null && (window.scrollX !== k.x || window.scrollY !== k.y)) {
+    window.scrollTo(k.x, k.y);
+  }
 });
+
+// focusKey describes el, when it is in a refreshing region with an id, so that its
+// counterpart in the region's new content can be found: its tag and the attributes that name
+// what it does, and which of the region's elements alike it is.
+function focusKey(el) {
+  var region = el && el !== document.body && el.closest && el.closest("[data-refresh][id]");
+  if (!region) {
+    return null;
+  }
+  var sel = el.tagName.toLowerCase();
+  ["id", "href", "name", "value", "type", "data-testid"].forEach(function (a) {
+    var v = el.getAttribute(a);
+    if (v !== null) {
+      sel += "[" + a + "=\"" + CSS.escape(v) + "\"]";
+    }
+  });
+  return { el: el, region: region.id, sel: sel, i: Array.prototype.indexOf.call(region.querySelectorAll(sel), el) };
+}
 
 // What cannot be undone asks first: a form with data-confirm submits only when the user
 // agrees (issuing a bill, revoking a token, rolling back a pool, releasing cards, cancelling).

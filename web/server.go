@@ -35,6 +35,7 @@ func build(h *Areas, secure bool, log *slog.Logger, lim limits) *echo.Echo {
 	if secure {
 		e.Use(hsts)
 	}
+	e.Use(compress())
 	e.Use(locale)
 	e.Use(bounded(lim))
 	e.Use(admit(lim.inFlight, admitWait))

@@ -141,7 +141,8 @@ func billRow(b billing.Bill) billsview.BillRow {
 }
 
 // BillPage shows a project's bill of a month, with the issue button and the adjustment
-// form for finance and admins. GET /bills/:project/:month.
+// form for finance and admins; its lines and its idle time a page of billPageRows at a time
+// (?page=, ?idle_page=). GET /bills/:project/:month.
 func (h *Handler) BillPage(c echo.Context) error {
 	p, month, err := h.billOf(c)
 	if err != nil {
@@ -184,6 +185,14 @@ func (h *Handler) renderBillForm(c echo.Context, status int, p models.Project, m
 func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (billsview.BillData, error) {
 	ctx := c.Request().Context()
 	now := h.Now()
+	linesPage, err := pageParam(c, "page")
+	if err != nil {
+		return billsview.BillData{}, err
+	}
+	idlePage, err := pageParam(c, "idle_page")
+	if err != nil {
+		return billsview.BillData{}, err
+	}
 	b, err := billing.ProjectBill(ctx, h.store, p.ID, month, now)
 	if err != nil {
 		return billsview.BillData{}, billError(err)
@@ -193,6 +202,8 @@ func (h *Handler) billPageData(c echo.Context, p models.Project, month string) (
 		loc = time.UTC
 	}
 	d := billData(b, loc)
+	d.Lines, d.LinesPage = pageOf(d.Lines, linesPage)
+	d.Idle, d.IdlePage = pageOf(d.Idle, idlePage)
 	who := handlers.Who(c)
 	d.MonthOpen = b.PeriodEnd.After(now)
 	d.CanIssue = who.SeesAllBills() && !who.ReadOnly && b.Issued == nil && !d.MonthOpen

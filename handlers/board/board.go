@@ -66,7 +66,7 @@ func (h *Handler) Board(c echo.Context) error {
 	sum := sha256.Sum256(buf.Bytes())
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	c.Response().Header().Set("ETag", etag)
-	c.Response().Header().Set("Vary", "HX-Request, Accept-Language, Cookie")
+	c.Response().Header().Add("Vary", "HX-Request, Accept-Language, Cookie")
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	if c.Request().Header.Get("If-None-Match") == etag {
 		return c.NoContent(http.StatusNotModified)

@@ -202,7 +202,7 @@ func TestBoardHTMX(t *testing.T) {
 			if !tc.fullPage && !strings.HasPrefix(strings.TrimSpace(body), `<div id="board-grid"`) {
 				t.Errorf("GET / partial starts %.60q, want the grid's <div>", body)
 			}
-			if got := w.Header().Get("Vary"); !strings.Contains(got, "HX-Request") {
+			if got := strings.Join(w.Header().Values("Vary"), ", "); !strings.Contains(got, "HX-Request") {
 				t.Errorf("GET / Vary = %q, want it to name HX-Request", got)
 			}
 		})

@@ -17,7 +17,8 @@ import (
 // recentAlerts is how many alerts the page and the API look at.
 const recentAlerts = 200
 
-// AlertsPage shows the open alerts grouped by task or node, then the recently resolved ones.
+// AlertsPage shows the open alerts grouped by task or node, then the recently resolved ones
+// (of the latest recentAlerts) grouped by kind and task or node.
 // ?acked=N confirms an acknowledgement. GET /alerts.
 func (h *Handler) AlertsPage(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -32,17 +33,18 @@ func (h *Handler) AlertsPage(c echo.Context) error {
 	l := handlers.Locale(c)
 	p := handlers.Who(c)
 	d := poolsview.AlertsData{Now: h.Now().In(h.Loc())}
-	var open []poolsview.AlertView
+	var open, resolved []poolsview.AlertView
 	for _, a := range alerts {
 		v := AlertView(a)
 		v.Node = names[a.NodeID]
 		if a.ResolvedAt == nil {
 			open = append(open, v)
-		} else if len(d.Resolved) < 50 {
-			d.Resolved = append(d.Resolved, v)
+		} else {
+			resolved = append(resolved, v)
 		}
 	}
 	d.Open = poolsview.GroupAlerts(open, names)
+	d.Resolved = poolsview.GroupResolved(resolved, names)
 	for i := range d.Open {
 		if d.Open[i].CanAck, err = h.canAck(ctx, p, d.Open[i].TaskID); err != nil {
 			return err

@@ -95,12 +95,13 @@ func TestAlertsPage(t *testing.T) {
 	if tg.Find(`form[action="/alerts/ack"] input[name=_csrf]`).Length() != 1 || tg.Find(`input[name=id]`).Length() != 2 {
 		t.Errorf("task group lacks an acknowledge form with CSRF and both ids")
 	}
-	resolved := doc.Find(`[data-testid=alerts-resolved] [data-testid=alert-row]`)
-	if resolved.Length() != 1 || !strings.Contains(resolved.Text(), "resolved 08:10:00") || !strings.Contains(resolved.Text(), "machine a100-k1 did not register") {
+	resolved := doc.Find(`[data-testid=alerts-resolved] [data-testid=alert-group]`)
+	if resolved.Length() != 1 || resolved.Find(`[data-testid=alert-row]`).Length() != 1 || !strings.Contains(resolved.Text(), "resolved 08:10:00") ||
+		!strings.Contains(resolved.Text(), "machine a100-k1 did not register") {
 		t.Errorf("resolved rows = %d %q", resolved.Length(), strings.Join(strings.Fields(resolved.Text()), " "))
 	}
 	zh := webtest.Parse(t, s.Get("/alerts", "Accept-Language", "zh-CN").Body.String())
-	if got := zh.Find(`[data-testid=alert-row][data-kind=boot-timeout] .badge`).Text(); got != "机器未能启动" {
+	if got := zh.Find(`[data-testid=alert-group][data-kind=boot-timeout] .badge`).Text(); got != "机器未能启动" {
 		t.Errorf("zh kind = %q", got)
 	}
 	if got := zh.Find(`[data-group=` + taskKey + `]`).Text(); !strings.Contains(got, "在 a100-01 的 GPU 0 上占用显存 79000 / 81920 MiB") {
@@ -123,6 +124,63 @@ func TestAlertsPage(t *testing.T) {
 	if len(list) != 4 || list[2]["kind"] != "scale-failed" || list[2]["count"] != 3.0 || list[2]["code"] != "machines_not_created" ||
 		list[2]["message"] != "Pool a100: 1 of 1 machines not created: out of capacity" || list[0]["severity"] != "critical" {
 		t.Errorf("GET /api/v1/alerts?open=true = %v", list)
+	}
+}
+
+// A task's alerts of one kind, one per card, are one line of its open group and one row of
+// the resolved ones (with how many and how often, each alert listed when opened), apart from
+// its alerts of another kind and another task's: the page stays short on a phone.
+func TestAlertsGroupedByKind(t *testing.T) {
+	s := webtest.NewServer(t)
+	ctx := context.Background()
+	s.Projects("vision")
+	reg := s.Register(webtest.Node("a100-01").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 8))
+	a := s.Create(webtest.Task("a").Of("vision").Ready().GPUs(4), webtest.T0.Add(-3*time.Hour))
+	s.Place(a, webtest.T0.Add(-3*time.Hour), "GPU-a100-01-0", "GPU-a100-01-1", "GPU-a100-01-2", "GPU-a100-01-3")
+	b := s.Create(webtest.Task("b").Of("vision").Ready().GPUs(4), webtest.T0.Add(-3*time.Hour))
+	s.Place(b, webtest.T0.Add(-3*time.Hour), "GPU-a100-01-4", "GPU-a100-01-5", "GPU-a100-01-6", "GPU-a100-01-7")
+	raise := func(tk models.Task, kind, gpu string, at time.Time, resolve bool) {
+		in := models.AlertInput{Kind: kind, Subject: "task " + strconv.FormatInt(tk.ID, 10) + " GPU " + gpu, TaskID: tk.ID, NodeID: reg.ID,
+			Pool: "a100", Code: "gpu_memory", Params: []string{strconv.FormatInt(tk.ID, 10), tk.Name, "vision", "a100-01", gpu, "79000", "81920", "96", "95"}}
+		if _, _, err := s.Store.RaiseAlert(ctx, in, at); err != nil {
+			t.Fatal(err)
+		}
+		if resolve {
+			if err := s.Store.ResolveAlert(ctx, kind, in.Subject, at.Add(10*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i, gpu := range []string{"0", "1", "2"} {
+		raise(a, models.AlertGPUMemory, gpu, webtest.T0.Add(time.Duration(i-120)*time.Minute), true)
+	}
+	raise(a, models.AlertGPUMemory, "0", webtest.T0.Add(-100*time.Minute), false) // raised again after it was resolved
+	raise(a, models.AlertIdleCards, "3", webtest.T0.Add(-90*time.Minute), true)
+	raise(b, models.AlertGPUMemory, "4", webtest.T0.Add(-80*time.Minute), true)
+	for _, gpu := range []string{"5", "6", "7"} {
+		raise(b, models.AlertGPUMemory, gpu, webtest.T0.Add(-time.Minute), false)
+	}
+	for _, lang := range []string{"en", "zh-CN"} {
+		doc := webtest.Parse(t, s.Get("/alerts", "Accept-Language", lang).Body.String())
+		var rows []string
+		doc.Find(`[data-testid=alerts-resolved] [data-testid=alert-group]`).Each(func(_ int, g *goquery.Selection) {
+			rows = append(rows, g.AttrOr("data-group", "")+" "+strconv.Itoa(g.Find(`[data-testid=alert-row]`).Length())+" "+
+				strings.TrimSpace(g.Find(`td.num`).Text()))
+		})
+		ta, tb := strconv.FormatInt(a.ID, 10), strconv.FormatInt(b.ID, 10)
+		want := []string{"gpu-memory/task-" + tb + " 1 1", "idle-cards/task-" + ta + " 1 1", "gpu-memory/task-" + ta + " 3 3"}
+		if diff := cmp.Diff(want, rows); diff != "" {
+			t.Errorf("%s: resolved rows: group, alerts, times (-want +got):\n%s", lang, diff)
+		}
+		many := doc.Find(`[data-group="gpu-memory/task-` + ta + `"]`)
+		if many.Find(`details [data-testid=alert-row]`).Length() != 3 || many.Find(`[data-testid=task-link]`).AttrOr("href", "") != "/tasks/"+ta {
+			t.Errorf("%s: task %s's resolved row = %q, want its three alerts beneath a link to it", lang, ta, strings.Join(strings.Fields(many.Text()), " "))
+		}
+		open := doc.Find(`[data-testid=alerts-open] [data-group=task-` + tb + `]`)
+		if kinds := open.Find(`[data-testid=alert-kind][data-kind=gpu-memory]`); kinds.Length() != 1 || kinds.Find(`details [data-testid=alert-row]`).Length() != 3 {
+			t.Errorf("%s: task %s's open memory alerts = %d lines with %d alerts, want one line with three", lang, tb,
+				kinds.Length(), kinds.Find(`[data-testid=alert-row]`).Length())
+		}
 	}
 }
 

@@ -57,7 +57,7 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 		}
 		d.Pools = append(d.Pools, v)
 	}
-	c.Response().Header().Set("Vary", "HX-Request, Accept-Language, Cookie")
+	c.Response().Header().Add("Vary", "HX-Request, Accept-Language, Cookie")
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	l := handlers.Locale(c)
 	if handlers.IsHTMX(c) {

@@ -167,7 +167,7 @@ func TestPoolsPageHTMX(t *testing.T) {
 	if live.Length() != 1 {
 		t.Fatalf("partial has no #pools-live")
 	}
-	if got := live.AttrOr("hx-trigger", ""); got != "every 15s [document.visibilityState === 'visible']" {
+	if got := live.AttrOr("hx-trigger", ""); got != "every 15s" {
 		t.Errorf("hx-trigger = %q", got)
 	}
 	if got := live.AttrOr("hx-get", ""); got != "/pools?range=1h" {

@@ -31,7 +31,7 @@ func (h *Handler) QueuePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set("Vary", "HX-Request, Accept-Language, Cookie")
+	c.Response().Header().Add("Vary", "HX-Request, Accept-Language, Cookie")
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	l := handlers.Locale(c)
 	if handlers.IsHTMX(c) {

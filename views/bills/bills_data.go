@@ -93,10 +93,14 @@ type NodeSeconds struct {
 type BillData struct {
 	Project, Month, TimeZone, Mode string
 	PeriodStart, PeriodEnd, AsOf   time.Time
-	Lines                          []BillLine
-	Items                          []BillItem
-	Idle                           []BillIdle
-	Package                        *BillPackage
+	// Lines and Idle are one page of the bill's lines and idle time, LinesPage and IdlePage
+	// which; every total is the whole bill's.
+	Lines     []BillLine
+	LinesPage Page
+	Items     []BillItem
+	Idle      []BillIdle
+	IdlePage  Page
+	Package   *BillPackage
 	// Bookings are the project's reservation windows in the month (see billing.Booking).
 	Bookings []BillBooking
 	// Models are the inference services' card time and charge by model (billing.ModelCost).
@@ -262,4 +266,10 @@ type CostSeries struct {
 type CostLine struct {
 	Project                  string
 	NowFen, LastFen, DiffFen int64
+}
+
+// Page is one page of a long table: page N of Pages of Size rows each, its rows From to To
+// (from 1, both included) of Of.
+type Page struct {
+	N, Pages, Size, From, To, Of int
 }

@@ -2,6 +2,7 @@ package bills
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -212,4 +213,22 @@ func otherClasses(ln BillLine) []lineClass {
 		}
 	}
 	return out
+}
+
+// pageURL is the bill's page with page n of the table whose page param names, the other
+// table's page kept, scrolled to anchor.
+func pageURL(d BillData, param string, n int, anchor string) templ.SafeURL {
+	pages := map[string]int{"page": d.LinesPage.N, "idle_page": d.IdlePage.N}
+	pages[param] = n
+	q := url.Values{}
+	for _, k := range []string{"page", "idle_page"} {
+		if pages[k] > 1 {
+			q.Set(k, strconv.Itoa(pages[k]))
+		}
+	}
+	u := string(billURL(d.Project, d.Month))
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return templ.SafeURL(u + "#" + anchor)
 }

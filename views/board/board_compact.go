@@ -144,6 +144,48 @@ func newCompactText(l phrase.Locale, d BoardData) *compactText {
 	return ct
 }
 
+// The compact grid is sized to the screen: its cells are as large as lets every node fit on
+// a desktop screen of compactScreenW × compactScreenH pixels under the page's head (a 1600 ×
+// 900 window), from compactMinCell pixels wide (4,096 GPUs on one screen) to compactMaxCell;
+// cells are 3:2 and their text grows with them (kashi.css), and a narrower screen takes at most
+// a ninth of its width a cell, so that a node of eight still fits a line.
+const (
+	compactScreenW = 1550
+	compactScreenH = 620
+	compactMinCell = 21
+	compactMaxCell = 96
+)
+
+// compactCellWidth is the width in pixels of the compact grid's cells: the largest from
+// compactMinCell to compactMaxCell at which the nodes, each a 4 px bar and its cells with 1 px
+// between them, laid in lines 5 px apart (as the grid wraps them), fit compactScreenW ×
+// compactScreenH.
+func compactCellWidth(d BoardData) int {
+	for w := compactMaxCell; w > compactMinCell; w-- {
+		lines, x := 1, 0
+		for i := range d.Nodes {
+			nw := 4 + len(d.Nodes[i].GPUs)*(w+1)
+			if x > 0 && x+5+nw > compactScreenW {
+				lines++
+				x = 0
+			}
+			if x > 0 {
+				x += 5
+			}
+			x += nw
+		}
+		if lines*(w*2/3+2) <= compactScreenH {
+			return w
+		}
+	}
+	return compactMinCell
+}
+
+// compactSize is the style that sizes the compact grid's cells (compactCellWidth).
+func compactSize(d BoardData) templ.SafeCSS {
+	return templ.SafeCSS("--cw:" + strconv.Itoa(compactCellWidth(d)) + "px")
+}
+
 // compactCounts counts the shown cards by compact state.
 func compactCounts(d BoardData) map[string]int {
 	n := map[string]int{}

@@ -99,6 +99,34 @@ func TestCompactGrid(t *testing.T) {
 	}
 }
 
+// The compact grid's cells are sized to the fleet: 4,096 GPUs keep the smallest cells, on one
+// desktop screen; fewer GPUs get larger cells, never smaller for fewer nodes, up to the
+// largest; the grid carries the size.
+func TestCompactCellWidth(t *testing.T) {
+	prev := 0
+	for _, nodes := range []int{512, 256, 128, 64, 17, 8, 1} {
+		d := bigBoard(nodes)
+		w := compactCellWidth(d)
+		switch {
+		case nodes == 512 && w != compactMinCell:
+			t.Errorf("%d nodes of 8: cells %d px, want the smallest, %d", nodes, w, compactMinCell)
+		case nodes == 17 && w < 48:
+			t.Errorf("17 nodes of 8 (the demo's): cells %d px, want 48 or more, to read owners' names", w)
+		case nodes == 1 && w != compactMaxCell:
+			t.Errorf("one node: cells %d px, want the largest, %d", w, compactMaxCell)
+		case w < prev:
+			t.Errorf("%d nodes: cells %d px, smaller than %d px for more nodes", nodes, w, prev)
+		}
+		prev = w
+	}
+	d := bigBoard(17)
+	d.Filter.View = ViewGrid
+	doc := viewstest.Parse(t, viewstest.Render(t, CompactGrid(viewstest.En, d)))
+	if got, want := doc.Find(`[data-testid=compact-grid]`).AttrOr("style", ""), "--cw:"+strconv.Itoa(compactCellWidth(d))+"px;"; got != want {
+		t.Errorf("grid style = %q, want %q", got, want)
+	}
+}
+
 func BenchmarkCompactBoardRender4096(b *testing.B) {
 	d := bigBoard(512)
 	d.Filter.View, d.ActivePct = ViewGrid, 40

@@ -3,11 +3,11 @@ package pools
 import "time"
 
 // AlertsData is the alerts page: open alerts grouped by task or node, then recently resolved
-// ones.
+// ones grouped by kind and task or node.
 type AlertsData struct {
 	Now      time.Time
 	Open     []AlertGroup
-	Resolved []AlertView
+	Resolved []ResolvedGroup
 	// Notice confirms an acknowledgement.
 	Notice string
 }
@@ -61,4 +61,24 @@ type AlertView struct {
 	Sent       bool
 	AckedBy    string
 	AckedAt    *time.Time
+}
+
+// ResolvedGroup is the recently resolved alerts of one kind about one task, else one node,
+// else one subject: one row of the page, its alerts listed when opened.
+type ResolvedGroup struct {
+	// Key names the group in tests: the kind, then "task-12", "node-3" or "alert-40".
+	Key    string
+	Kind   string
+	TaskID int64
+	NodeID int64
+	// Node is the node's hostname, "" when unknown.
+	Node string
+	// Alerts are the group's alerts, the latest first.
+	Alerts []AlertView
+	At     time.Time // the earliest first-seen
+	LastAt time.Time // the latest last-seen
+	// ResolvedAt is the latest resolution.
+	ResolvedAt time.Time
+	// Times counts how often the group's alerts were raised; Sent those that reached chat.
+	Times, Sent int
 }

@@ -1,0 +1,22 @@
+package web
+
+import (
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// compress gzips answers of 1 KiB or more to clients that accept it: pages, htmx fragments,
+// JSON, CSV and the static files (the board's 150 KB page travels as 12 KB). It leaves
+// alone what is compressed already or compresses itself: XLSX downloads (a zip archive),
+// /metrics (the Prometheus handler gzips its own answer, and twice would break a scrape), and
+// the agents' API (small answers, many a second, where a compressor per request is pure
+// cost). Kashi streams no server-sent events; a streamed CSV is flushed through as it goes.
+func compress() echo.MiddlewareFunc {
+	return middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024, Skipper: func(c echo.Context) bool {
+		u := c.Request().URL
+		return u.Path == "/metrics" || strings.HasPrefix(u.Path, "/api/v1/agent/") ||
+			strings.HasSuffix(u.Path, ".xlsx") || u.Query().Get("format") == "xlsx"
+	}})
+}
