@@ -49,14 +49,19 @@ func SetLocale(c echo.Context, l phrase.Locale) { c.Set(localeKey, l) }
 
 const localeKey = "kashi.locale"
 
-// APIError answers an API request with the JSON error body; a *models.FieldError becomes
-// status with its field, any other error passes to the error handler.
+// APIError answers an API request with the JSON error body; field errors (a
+// *models.FieldError or models.FieldErrors) become status with the first one's field and
+// message and every one in errors, any other error passes to the error handler.
 func APIError(status int, err error) error {
-	var fe *models.FieldError
-	if errors.As(err, &fe) {
-		return echo.NewHTTPError(status, api.Error{Error: fe.Error(), Field: fe.Field}).SetInternal(fe)
+	fes := models.AllFieldErrors(err)
+	if fes == nil {
+		return err
 	}
-	return err
+	body := api.Error{Error: fes[0].Error(), Field: fes[0].Field}
+	for _, fe := range fes {
+		body.Errors = append(body.Errors, api.FieldError{Field: fe.Field, Error: fe.Error()})
+	}
+	return echo.NewHTTPError(status, body).SetInternal(err)
 }
 
 // Invalid is a bad field's message in the page's language (phrase.Locale.Invalid).

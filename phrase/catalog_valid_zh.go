@@ -187,4 +187,7 @@ var validZH = map[string]string{
 	"must be 1 to %d cards when projects without a quota are limited; got %d":                             "限量使用时应为 1 到 %d 张卡，实际为 %d",
 	"project %q has no quota on %s, and pool %q refuses projects without one":                             "项目 %q 在 %s 上没有配额，资源池 %q 不接受无配额的项目",
 	"project %q has no quota on %s, and pool %q lets a project without one hold at most %d cards; got %d": "项目 %q 在 %s 上没有配额，资源池 %q 只允许无配额的项目同时持有最多 %d 张卡，实际申请 %d",
+
+	// Forms that name every problem at once.
+	"must be at least 1, got %d": "至少为 1，收到 %d",
 }
