@@ -69,6 +69,20 @@ func Invalid(l phrase.Locale, fe *models.FieldError) string {
 	return l.Invalid(fe.Field, fe.Format, fe.Args, fe.Msg)
 }
 
+// FormProblems is every field error err carries as the problems of a refused form, in the
+// page's language (each led by its field's label) and in the form's order (the fields of the
+// form, as the store names them); ok is false when err carries none.
+func FormProblems(l phrase.Locale, err error, order []string) (ps views.Problems, ok bool) {
+	fes := models.AllFieldErrors(err)
+	if fes == nil {
+		return nil, false
+	}
+	for _, fe := range fes {
+		ps = append(ps, views.Problem{Field: fe.Field, Text: Invalid(l, fe)})
+	}
+	return ps.InFormOrder(order), true
+}
+
 // FieldProblem is Invalid of the *models.FieldError that err carries; ok is false when it
 // carries none.
 func FieldProblem(l phrase.Locale, err error) (msg string, ok bool) {
