@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -73,12 +74,26 @@ func Invalid(l phrase.Locale, fe *models.FieldError) string {
 // page's language (each led by its field's label) and in the form's order (the fields of the
 // form, as the store names them); ok is false when err carries none.
 func FormProblems(l phrase.Locale, err error, order []string) (ps views.Problems, ok bool) {
+	return FormProblemsOf(l, err, order, nil)
+}
+
+// FormProblemsOf is FormProblems for a form whose inputs the store's fields come from by
+// input (a field → the form's input, as order names inputs), each problem named by its
+// input and its input's label; a nil input is the identity.
+func FormProblemsOf(l phrase.Locale, err error, order []string, input func(field string) string) (ps views.Problems, ok bool) {
 	fes := models.AllFieldErrors(err)
 	if fes == nil {
 		return nil, false
 	}
 	for _, fe := range fes {
-		ps = append(ps, views.Problem{Field: fe.Field, Text: Invalid(l, fe)})
+		if input != nil {
+			in := *fe
+			in.Field = input(fe.Field)
+			fe = &in
+		}
+		if !slices.ContainsFunc(ps, func(p views.Problem) bool { return p.Field == fe.Field }) {
+			ps = append(ps, views.Problem{Field: fe.Field, Text: Invalid(l, fe)})
+		}
 	}
 	return ps.InFormOrder(order), true
 }

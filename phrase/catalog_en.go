@@ -1669,4 +1669,7 @@ var catalogEN = map[string]string{
 	"field.tags":               "Tags",
 	"field.user":               "User",
 	"field.comment":            "Comment",
+	"confirm.user_disable":     "Disable %s? They are signed out at once and their API tokens stop working.",
+	"users.disable_do":         "Disable %s",
+	"padmin.remove_do":         "Remove %s",
 }

@@ -1669,4 +1669,7 @@ var catalogZH = map[string]string{
 	"field.tags":               "标签",
 	"field.user":               "用户",
 	"field.comment":            "意见",
+	"confirm.user_disable":     "停用 %s？其登录会立即失效，API 令牌也随之停用。",
+	"users.disable_do":         "停用 %s",
+	"padmin.remove_do":         "移除 %s",
 }

@@ -36,12 +36,13 @@ func (ps Problems) InFormOrder(order []string) Problems {
 	return out
 }
 
-// Attrs are the attributes of the input of field (its store name): aria-invalid when it has
-// a problem, and autofocus when it is the form's first bad field, so that the page opens, or
-// htmx swaps the form in, with the cursor where the first fix is. Nothing for a good field.
-func (ps Problems) Attrs(field string) templ.Attributes {
+// Attrs are the attributes of an input the store names fields (one or more: the form's
+// "overflow_rate" and the API's "overflow_rate_fen"): aria-invalid when one has a problem,
+// and autofocus when it is the form's first bad field, so that the page opens, or htmx swaps
+// the form in, with the cursor where the first fix is. Nothing for a good input.
+func (ps Problems) Attrs(fields ...string) templ.Attributes {
 	for i, p := range ps {
-		if p.Field != field {
+		if !slices.Contains(fields, p.Field) {
 			continue
 		}
 		if i == 0 {
