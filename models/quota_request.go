@@ -259,7 +259,8 @@ func noOverlappingPending(tx *gorm.DB, q Quota, c QuotaChange) error {
 }
 
 // DecideQuotaRequest approves or rejects a pending request. Approval applies the change to the
-// quota in the same transaction. Deciding one's own request is ErrForbidden; deciding a
+// quota in the same transaction; a rejection needs comment, the reason the requester reads (a
+// FieldError on "reason" without one). Deciding one's own request is ErrForbidden; deciding a
 // request already decided is ErrConflict. The caller checks that by leads the project.
 func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, approve bool, comment string, now time.Time) (QuotaRequest, error) {
 	now = UTC(now)
@@ -281,6 +282,9 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 			return fmt.Errorf("models: request %d was already %s: %w", id, req.State, ErrConflict)
 		case req.RequestedBy == by.ID:
 			return fmt.Errorf("models: nobody decides their own request: %w", ErrForbidden)
+		case !approve && strings.TrimSpace(comment) == "":
+			// The requester reads why: a rejection says it.
+			return fieldErr("reason", "give the reason for rejecting the request")
 		}
 		state, action := RequestRejected, AuditReject
 		if approve {

@@ -189,5 +189,6 @@ var validZH = map[string]string{
 	"project %q has no quota on %s, and pool %q lets a project without one hold at most %d cards; got %d": "项目 %q 在 %s 上没有配额，资源池 %q 只允许无配额的项目同时持有最多 %d 张卡，实际申请 %d",
 
 	// Forms that name every problem at once.
-	"must be at least 1, got %d": "至少为 1，收到 %d",
+	"must be at least 1, got %d":                "至少为 1，收到 %d",
+	"give the reason for rejecting the request": "请填写驳回申请的理由",
 }

@@ -420,7 +420,7 @@ func usersBody(l phrase.Locale, d UsersData) templ.Component {
 						}
 						return nil
 					})
-					templ_7745c5c3_Err = views.ConfirmStep(l.T("users.disable"), l.T("confirm.user_disable", u.Name), "disable").Render(templ.WithChildren(ctx, templ_7745c5c3_Var22), templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = views.ConfirmStep(l.T("users.disable"), "danger", l.T("confirm.user_disable", u.Name), "disable", false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var22), templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -589,7 +589,7 @@ func projectAdminPanel(l phrase.Locale, p views.ProjectView, a *views.ProjectAdm
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = views.ConfirmStep(l.T("padmin.remove"), l.T("padmin.remove_confirm", m.Name, p.Name), "member-remove").Render(templ.WithChildren(ctx, templ_7745c5c3_Var27), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = views.ConfirmStep(l.T("padmin.remove"), "danger", l.T("padmin.remove_confirm", m.Name, p.Name), "member-remove", false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var27), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
