@@ -1678,4 +1678,7 @@ var catalogEN = map[string]string{
 	"approvals.confirm_approve":        "Approve request #%d for %s: %s? It applies at once. At current prices: %s.",
 	"approvals.confirm_approve_nocost": "Approve request #%d for %s: %s? It applies at once.",
 	"approvals.confirm_reject":         "Reject request #%d for %s: %s? Say why; %s reads it.",
+	"field.template":                   "Template",
+	"poolform.fix":                     "%s settings to correct:",
+	"poolform.fix.one":                 "%s setting to correct:",
 }

@@ -1678,4 +1678,7 @@ var catalogZH = map[string]string{
 	"approvals.confirm_approve":        "批准申请 #%d（%s）：%s？批准后立即生效。按当前价格：%s。",
 	"approvals.confirm_approve_nocost": "批准申请 #%d（%s）：%s？批准后立即生效。",
 	"approvals.confirm_reject":         "驳回申请 #%d（%s）：%s？请写明理由，%s 会看到。",
+	"field.template":                   "模板",
+	"poolform.fix":                     "需修改 %s 项设置：",
+	"poolform.fix.one":                 "需修改 %s 项设置：",
 }

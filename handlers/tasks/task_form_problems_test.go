@@ -2,6 +2,7 @@ package tasks_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/api"
+	"kashi/web/webtest"
 )
 
 // fourWrong is the submit form with four wrong fields: no cards, a negative runtime, an
@@ -142,5 +144,48 @@ func TestQueueFormSubmittedLinksTheTask(t *testing.T) {
 	if got := place.Text(); place.AttrOr("data-position", "") != "3" || !strings.Contains(got, "Long lane, position 3") ||
 		!strings.Contains(got, "expected to start in ~") {
 		t.Errorf("notice place = %q (position %s), want the long lane's third (behind train-big and needs-data), with its expected start", got, place.AttrOr("data-position", ""))
+	}
+}
+
+// TestTemplateAndScheduleFormsNameEveryProblem: the template form names every bad field at
+// once — those it cannot read and those the store refuses of the rest — beside each input and
+// in its list, the cursor on the first; the schedule form names a bad expression, zone and
+// deadline together, in the preview as it is typed and after a submit.
+func TestTemplateAndScheduleFormsNameEveryProblem(t *testing.T) {
+	f := webtest.NewTemplateFixture(t)
+	lead := webtest.Bearer(f.Lead)
+	bad := url.Values{"name": {""}, "gpus": {"0"}, "queue": {"long"}, "priority": {"normal"}, "max_runtime_h": {"-3"},
+		"command": {"train"}, "env_names": {"NOEQUALS=1"}, "workdir": {"relative/dir"}}
+	r := f.S.Form(fmt.Sprintf("/projects/%d/templates", f.Vision), bad, lead...)
+	if r.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("POST a bad template = %d, want 422", r.StatusCode)
+	}
+	doc := webtest.DocOf(t, r)
+	var listed []string
+	doc.Find(`[data-testid=template-problem-item]`).Each(func(_ int, s *goquery.Selection) { listed = append(listed, s.AttrOr("data-field", "")) })
+	if diff := cmp.Diff([]string{"name", "gpus", "max_runtime_h", "env_names", "workdir"}, listed); diff != "" {
+		t.Errorf("template problems listed (-want +got):\n%s", diff)
+	}
+	if got := doc.Find(`[data-testid=template-create] [autofocus]`).AttrOr("name", ""); got != "name" {
+		t.Errorf("the cursor is on %q, want the name", got)
+	}
+
+	w := f.S.Post(fmt.Sprintf("/api/v1/projects/%d/templates", f.Vision), `{"name": "nightly", "gpus": 1, "command": ["train"]}`, lead...)
+	tpl := webtest.Decode[webtest.TemplateOut](t, w)
+	page := fmt.Sprintf("/templates/%d", tpl.ID)
+	sched := url.Values{"cron": {"61 * * * *"}, "time_zone": {"Mars/Base"}, "overlap": {"skip"}, "start_deadline_min": {"0"}}
+	for _, path := range []string{page + "/schedules", page + "/schedules/preview"} {
+		r := f.S.Form(path, sched, lead...)
+		doc := webtest.DocOf(t, r)
+		var fields []string
+		doc.Find(`[data-testid=schedule-error]`).Each(func(_ int, s *goquery.Selection) { fields = append(fields, s.AttrOr("data-field", "")) })
+		if diff := cmp.Diff([]string{"cron", "time_zone", "start_deadline_s"}, fields); r.StatusCode != http.StatusUnprocessableEntity || diff != "" {
+			t.Errorf("POST %s = %d; fields named (-want +got):\n%s", path, r.StatusCode, diff)
+		}
+		if strings.HasSuffix(path, "/schedules") {
+			if got := doc.Find(`[data-testid=schedule-form] [autofocus]`).AttrOr("name", ""); got != "cron" {
+				t.Errorf("the cursor is on %q, want the expression", got)
+			}
+		}
 	}
 }
