@@ -1612,7 +1612,6 @@ var catalogEN = map[string]string{
 	// Forms that name every problem at once, with the labels people see (issue 31).
 	"form.fix_many":                    "Please correct the %s marked fields:",
 	"form.created_place":               "%s, position %s: expected to start %s (p90 %s).",
-	"form.created_next":                "It starts at the next tick, in the %s.",
 	"field.gpus":                       "GPUs",
 	"field.spec":                       "GPU spec",
 	"field.specs":                      "GPU specs",
@@ -1681,4 +1680,5 @@ var catalogEN = map[string]string{
 	"field.template":                   "Template",
 	"poolform.fix":                     "%s settings to correct:",
 	"poolform.fix.one":                 "%s setting to correct:",
+	"form.created_next":                "%s: it starts at the next tick.",
 }

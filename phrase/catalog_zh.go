@@ -1612,7 +1612,6 @@ var catalogZH = map[string]string{
 	// Forms that name every problem at once, with the labels people see (issue 31).
 	"form.fix_many":                    "请修改标出的 %s 个字段：",
 	"form.created_place":               "%s第 %s 位：预计开始时间 %s（p90 %s）。",
-	"form.created_next":                "下一轮调度即开始，在%s。",
 	"field.gpus":                       "卡数",
 	"field.spec":                       "卡型",
 	"field.specs":                      "卡型",
@@ -1681,4 +1680,5 @@ var catalogZH = map[string]string{
 	"field.template":                   "模板",
 	"poolform.fix":                     "需修改 %s 项设置：",
 	"poolform.fix.one":                 "需修改 %s 项设置：",
+	"form.created_next":                "%s：下一轮调度即开始。",
 }
