@@ -262,8 +262,18 @@ type TaskStatusRequest struct {
 	Attempt int `json:"attempt,omitempty"`
 }
 
-// Error is the body of every 4xx and 5xx answer of the API.
+// Error is the body of every 4xx and 5xx answer of the API. Error and Field are the first
+// problem; a refused input (422, 400 naming fields) lists every bad field in Errors, the
+// first of them being Field, so that a form names them all at once.
 type Error struct {
+	Error  string       `json:"error"`
+	Field  string       `json:"field,omitempty"`
+	Errors []FieldError `json:"errors,omitempty"`
+}
+
+// FieldError is one bad field of a refused input: its name as the request spells it and
+// what is wrong with it.
+type FieldError struct {
+	Field string `json:"field"`
 	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
 }

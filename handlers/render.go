@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -49,19 +50,52 @@ func SetLocale(c echo.Context, l phrase.Locale) { c.Set(localeKey, l) }
 
 const localeKey = "kashi.locale"
 
-// APIError answers an API request with the JSON error body; a *models.FieldError becomes
-// status with its field, any other error passes to the error handler.
+// APIError answers an API request with the JSON error body; field errors (a
+// *models.FieldError or models.FieldErrors) become status with the first one's field and
+// message and every one in errors, any other error passes to the error handler.
 func APIError(status int, err error) error {
-	var fe *models.FieldError
-	if errors.As(err, &fe) {
-		return echo.NewHTTPError(status, api.Error{Error: fe.Error(), Field: fe.Field}).SetInternal(fe)
+	fes := models.AllFieldErrors(err)
+	if fes == nil {
+		return err
 	}
-	return err
+	body := api.Error{Error: fes[0].Error(), Field: fes[0].Field}
+	for _, fe := range fes {
+		body.Errors = append(body.Errors, api.FieldError{Field: fe.Field, Error: fe.Error()})
+	}
+	return echo.NewHTTPError(status, body).SetInternal(err)
 }
 
 // Invalid is a bad field's message in the page's language (phrase.Locale.Invalid).
 func Invalid(l phrase.Locale, fe *models.FieldError) string {
 	return l.Invalid(fe.Field, fe.Format, fe.Args, fe.Msg)
+}
+
+// FormProblems is every field error err carries as the problems of a refused form, in the
+// page's language (each led by its field's label) and in the form's order (the fields of the
+// form, as the store names them); ok is false when err carries none.
+func FormProblems(l phrase.Locale, err error, order []string) (ps views.Problems, ok bool) {
+	return FormProblemsOf(l, err, order, nil)
+}
+
+// FormProblemsOf is FormProblems for a form whose inputs the store's fields come from by
+// input (a field → the form's input, as order names inputs), each problem named by its
+// input and its input's label; a nil input is the identity.
+func FormProblemsOf(l phrase.Locale, err error, order []string, input func(field string) string) (ps views.Problems, ok bool) {
+	fes := models.AllFieldErrors(err)
+	if fes == nil {
+		return nil, false
+	}
+	for _, fe := range fes {
+		if input != nil {
+			in := *fe
+			in.Field = input(fe.Field)
+			fe = &in
+		}
+		if !slices.ContainsFunc(ps, func(p views.Problem) bool { return p.Field == fe.Field }) {
+			ps = append(ps, views.Problem{Field: fe.Field, Text: Invalid(l, fe)})
+		}
+	}
+	return ps.InFormOrder(order), true
 }
 
 // FieldProblem is Invalid of the *models.FieldError that err carries; ok is false when it

@@ -103,28 +103,8 @@ func (s *Store) IssuedBills(ctx context.Context, month string) ([]IssuedBill, er
 // than Month. When Month is already issued it is ErrConflict: corrections go on a later
 // month's bill, never into a frozen one.
 func (s *Store) AddAdjustment(ctx context.Context, a Adjustment, now time.Time) (Adjustment, error) {
-	if err := checkMonth("month", a.Month); err != nil {
+	if err := CheckAdjustment(a); err != nil {
 		return Adjustment{}, err
-	}
-	if a.AmountFen == 0 {
-		return Adjustment{}, fieldErr("amount_fen", "must not be zero")
-	}
-	if err := checkRange("amount_fen", a.AmountFen, -MaxAmountFen, MaxAmountFen); err != nil {
-		return Adjustment{}, err
-	}
-	if err := checkName("reason", a.Reason, 500); err != nil {
-		return Adjustment{}, err
-	}
-	if err := checkName("created_by", a.CreatedBy, 100); err != nil {
-		return Adjustment{}, err
-	}
-	if a.CorrectsMonth != "" {
-		if err := checkMonth("corrects_month", a.CorrectsMonth); err != nil {
-			return Adjustment{}, err
-		}
-		if a.CorrectsMonth >= a.Month {
-			return Adjustment{}, fieldErr("corrects_month", "must be before %s", a.Month)
-		}
 	}
 	row := a
 	row.ID, row.CreatedAt = 0, UTC(now)
@@ -153,6 +133,26 @@ func (s *Store) AddAdjustment(ctx context.Context, a Adjustment, now time.Time) 
 		return Adjustment{}, fmt.Errorf("models: add adjustment: %w", err)
 	}
 	return row, nil
+}
+
+// CheckAdjustment names every bad field of an adjustment, as AddAdjustment refuses it (all
+// but its project and an issued month), storing nothing.
+func CheckAdjustment(a Adjustment) error {
+	var ps Problems
+	ps.Add(checkMonth("month", a.Month))
+	if a.AmountFen == 0 {
+		ps.Add(fieldErr("amount_fen", "must not be zero"))
+	}
+	ps.Add(checkRange("amount_fen", a.AmountFen, -MaxAmountFen, MaxAmountFen))
+	ps.Add(checkName("reason", a.Reason, 500))
+	ps.Add(checkName("created_by", a.CreatedBy, 100))
+	if a.CorrectsMonth != "" {
+		ps.Add(checkMonth("corrects_month", a.CorrectsMonth))
+		if !ps.Has("corrects_month") && !ps.Has("month") && a.CorrectsMonth >= a.Month {
+			ps.Add(fieldErr("corrects_month", "must be before %s", a.Month))
+		}
+	}
+	return ps.Err()
 }
 
 // Adjustments returns the adjustments landing on month, of one project (or all when

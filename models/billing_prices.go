@@ -14,20 +14,13 @@ import (
 // default list), replacing a row with the same project, spec and month. A negative rate, a
 // bad month or an unknown project is a FieldError and nothing changes.
 func (s *Store) SetPrice(ctx context.Context, p Price, now time.Time) error {
-	if err := checkName("spec", p.Spec, 100); err != nil {
-		return err
-	}
-	if err := checkMonth("from_month", p.FromMonth); err != nil {
-		return err
-	}
-	if err := checkRange("rate_fen", p.RateFen, 0, MaxRateFen); err != nil {
-		return err
-	}
-	if err := checkRange("overflow_rate_fen", p.OverflowRateFen, 0, MaxRateFen); err != nil {
-		return err
-	}
+	var ps Problems
+	ps.Add(CheckPrice(p))
 	db := s.db.WithContext(ctx)
-	if err := checkProject(db, "project_id", p.ProjectID, true); err != nil {
+	if err := ps.Add(checkProject(db, "project_id", p.ProjectID, true)); err != nil {
+		return err
+	}
+	if err := ps.Err(); err != nil {
 		return err
 	}
 	row := Price{ProjectID: p.ProjectID, Spec: p.Spec, FromMonth: p.FromMonth, RateFen: p.RateFen,
@@ -40,6 +33,17 @@ func (s *Store) SetPrice(ctx context.Context, p Price, now time.Time) error {
 		return fmt.Errorf("models: set price of %s: %w", p.Spec, err)
 	}
 	return nil
+}
+
+// CheckPrice names every bad field of a price, as SetPrice refuses it (all but its project),
+// storing nothing: a form checks what it could read when another of its fields is unreadable.
+func CheckPrice(p Price) error {
+	var ps Problems
+	ps.Add(checkName("spec", p.Spec, 100))
+	ps.Add(checkMonth("from_month", p.FromMonth))
+	ps.Add(checkRange("rate_fen", p.RateFen, 0, MaxRateFen))
+	ps.Add(checkRange("overflow_rate_fen", p.OverflowRateFen, 0, MaxRateFen))
+	return ps.Err()
 }
 
 // Prices returns the prices in force in month: per project (0: default) and spec, the row
@@ -68,14 +72,13 @@ func (s *Store) Prices(ctx context.Context, month string) ([]Price, error) {
 // same month. A negative fee or price, a package without cards or spec, bad size classes or
 // an unknown mode is a FieldError and nothing changes.
 func (s *Store) SetBillingPlan(ctx context.Context, p BillingPlan, now time.Time) error {
-	if err := checkMonth("from_month", p.FromMonth); err != nil {
-		return err
-	}
-	if err := checkPlan(p); err != nil {
-		return err
-	}
+	var ps Problems
+	ps.Add(CheckPlan(p))
 	db := s.db.WithContext(ctx)
-	if err := checkProject(db, "project_id", p.ProjectID, false); err != nil {
+	if err := ps.Add(checkProject(db, "project_id", p.ProjectID, false)); err != nil {
+		return err
+	}
+	if err := ps.Err(); err != nil {
 		return err
 	}
 	row := BillingPlan{ProjectID: p.ProjectID, FromMonth: p.FromMonth, Mode: p.Mode, PackageSpec: p.PackageSpec,
@@ -92,34 +95,28 @@ func (s *Store) SetBillingPlan(ctx context.Context, p BillingPlan, now time.Time
 	return nil
 }
 
-// checkPlan validates a plan's mode and the fields its mode uses.
-func checkPlan(p BillingPlan) error {
-	if err := checkRange("package_fee_fen", p.PackageFeeFen, 0, MaxAmountFen); err != nil {
-		return err
-	}
-	if err := checkRange("package_cards", int64(p.PackageCards), 0, MaxGPUCount); err != nil {
-		return err
-	}
-	if err := checkRange("unit_price_fen", p.UnitPriceFen, 0, MaxRateFen); err != nil {
-		return err
-	}
+// CheckPlan names every bad field of a plan, as SetBillingPlan refuses it (all but its
+// project), storing nothing: its month, its mode, and the fields its mode uses.
+func CheckPlan(p BillingPlan) error {
+	var ps Problems
+	ps.Add(checkMonth("from_month", p.FromMonth))
+	ps.Add(checkRange("package_fee_fen", p.PackageFeeFen, 0, MaxAmountFen))
+	ps.Add(checkRange("package_cards", int64(p.PackageCards), 0, MaxGPUCount))
+	ps.Add(checkRange("unit_price_fen", p.UnitPriceFen, 0, MaxRateFen))
 	switch p.Mode {
 	case BillPayAsYouGo:
 	case BillReserved:
-		if err := checkName("package_spec", p.PackageSpec, 100); err != nil {
-			return err
-		}
+		ps.Add(checkName("package_spec", p.PackageSpec, 100))
 		if p.PackageCards == 0 {
-			return fieldErr("package_cards", "a package holds at least one card")
+			ps.Add(fieldErr("package_cards", "a package holds at least one card"))
 		}
 	case BillPerTask:
-		if _, err := ParseSizeClasses(p.SizeClasses); err != nil {
-			return err
-		}
+		_, err := ParseSizeClasses(p.SizeClasses)
+		ps.Add(err)
 	default:
-		return fieldErr("mode", "must be %q, %q or %q", BillPayAsYouGo, BillReserved, BillPerTask)
+		ps.Add(fieldErr("mode", "must be %q, %q or %q", BillPayAsYouGo, BillReserved, BillPerTask))
 	}
-	return nil
+	return ps.Err()
 }
 
 // ParseSizeClasses decodes a plan's size classes: each price not negative, limits rising,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -97,24 +98,30 @@ type PoolConfig struct {
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then
-// the rules between settings. Errors are *FieldError with the JSON field name.
+// the rules between settings, naming every bad setting at once (FieldErrors of *FieldError
+// with the JSON field names); a rule between settings is checked when both are in range.
 func (c PoolConfig) Validate() error {
+	var ps Problems
 	for _, f := range PoolFields {
-		if err := f.check(c); err != nil {
-			return err
-		}
+		ps.Add(f.check(c))
 	}
-	switch {
-	case c.MaxNodes < c.MinNodes:
-		return fieldErr("max_nodes", "must be at least the min nodes (%d) and at most %d; got %d", c.MinNodes, maxPoolNodes, c.MaxNodes)
-	case c.ReservedMin > c.MaxNodes:
-		return fieldErr("reserved_min", "must be 0 to the max nodes (%d); got %d", c.MaxNodes, c.ReservedMin)
-	case c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct:
-		return fieldErr("memory_low_pct", "must be under the memory high mark (%g%%); got %g%%", c.MemoryHighPct, c.MemoryLowPct)
-	case c.NoQuota == NoQuotaLimit && c.NoQuotaMaxGPUs < 1:
-		return fieldErr("no_quota_max_gpus", "must be 1 to %d cards when projects without a quota are limited; got %d", maxNoQuotaGPUs, c.NoQuotaMaxGPUs)
+	bad := func(fields ...string) bool { return slices.ContainsFunc(fields, ps.Has) }
+	if !bad("max_nodes", "min_nodes") && c.MaxNodes < c.MinNodes {
+		ps.Add(fieldErr("max_nodes", "must be at least the min nodes (%d) and at most %d; got %d", c.MinNodes, maxPoolNodes, c.MaxNodes))
 	}
-	return checkContainerMounts(c)
+	if !bad("reserved_min", "max_nodes") && c.ReservedMin > c.MaxNodes {
+		ps.Add(fieldErr("reserved_min", "must be 0 to the max nodes (%d); got %d", c.MaxNodes, c.ReservedMin))
+	}
+	if !bad("memory_low_pct", "memory_high_pct") && c.MemoryHighPct > 0 && c.MemoryLowPct > 0 && c.MemoryLowPct < 100 && c.MemoryLowPct >= c.MemoryHighPct {
+		ps.Add(fieldErr("memory_low_pct", "must be under the memory high mark (%g%%); got %g%%", c.MemoryHighPct, c.MemoryLowPct))
+	}
+	if !bad("no_quota_max_gpus", "no_quota") && c.NoQuota == NoQuotaLimit && c.NoQuotaMaxGPUs < 1 {
+		ps.Add(fieldErr("no_quota_max_gpus", "must be 1 to %d cards when projects without a quota are limited; got %d", maxNoQuotaGPUs, c.NoQuotaMaxGPUs))
+	}
+	if !bad("container_mounts") {
+		ps.Add(checkContainerMounts(c))
+	}
+	return ps.Err()
 }
 
 // PoolPolicy is the stored configuration of one pool, as its latest version says.

@@ -25,11 +25,15 @@ const (
 // CreateProject adds a project with its tags (see SetProjectTags), recording it in the audit
 // log. A name in use is a FieldError on "name".
 func (s *Store) CreateProject(ctx context.Context, actor, name string, tags []string, now time.Time) (Project, error) {
+	var ps Problems
 	if len(name) > 100 || !projectNameRE.MatchString(name) {
-		return Project{}, fieldErr("name", "use 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit")
+		ps.Add(fieldErr("name", "use 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit"))
 	}
 	clean, err := cleanTags(tags)
-	if err != nil {
+	if err := ps.Add(err); err != nil {
+		return Project{}, err
+	}
+	if err := ps.Err(); err != nil {
 		return Project{}, err
 	}
 	p := Project{Name: name, Tags: clean, CreatedAt: UTC(now)}

@@ -92,46 +92,43 @@ func (q Quota) Limit(now time.Time) int {
 }
 
 // validate checks a quota's values.
-func (q Quota) validate() error {
-	for _, r := range []struct {
-		field     string
-		v, lo, hi int64
-	}{
-		{"max_gpus", int64(q.MaxGPUs), 1, MaxGPUCount},
-		{"budget_card_hours", q.BudgetCardHours, 1, MaxCardHours},
-		{"overflow_rate_fen", q.OverflowRateFen, 0, MaxRateFen},
-	} {
-		if err := checkRange(r.field, r.v, r.lo, r.hi); err != nil {
-			return err
-		}
+func (q Quota) validate() error { return CheckQuota(q) }
+
+// CheckQuota names every bad field of a quota, as SetQuota refuses it (all but its project),
+// storing nothing.
+func CheckQuota(q Quota) error {
+	var ps Problems
+	ps.Add(checkRange("max_gpus", int64(q.MaxGPUs), 1, MaxGPUCount))
+	ps.Add(checkRange("budget_card_hours", q.BudgetCardHours, 1, MaxCardHours))
+	ps.Add(checkRange("overflow_rate_fen", q.OverflowRateFen, 0, MaxRateFen))
+	if q.GuaranteedGPUs < 0 || q.GuaranteedGPUs > q.MaxGPUs {
+		ps.Add(fieldErr("guaranteed_gpus", "must be between 0 and the limit %d, got %d", q.MaxGPUs, q.GuaranteedGPUs))
+	}
+	if q.MaxServiceGPUs < 0 || q.MaxServiceGPUs > q.MaxGPUs {
+		ps.Add(fieldErr("max_service_gpus", "must be between 0 (no cap of their own) and the limit %d, got %d", q.MaxGPUs, q.MaxServiceGPUs))
 	}
 	switch {
-	case q.GuaranteedGPUs < 0 || q.GuaranteedGPUs > q.MaxGPUs:
-		return fieldErr("guaranteed_gpus", "must be between 0 and the limit %d, got %d", q.MaxGPUs, q.GuaranteedGPUs)
-	case q.MaxServiceGPUs < 0 || q.MaxServiceGPUs > q.MaxGPUs:
-		return fieldErr("max_service_gpus", "must be between 0 (no cap of their own) and the limit %d, got %d", q.MaxGPUs, q.MaxServiceGPUs)
 	case q.StartsAt.IsZero():
-		return fieldErr("starts_at", "is required")
+		ps.Add(fieldErr("starts_at", "is required"))
 	case !q.EndsAt.After(q.StartsAt):
-		return fieldErr("ends_at", "must be after the start")
-	case len(q.Spec) > 100:
-		return fieldErr("spec", "is longer than 100 bytes")
+		ps.Add(fieldErr("ends_at", "must be after the start"))
 	}
-	if _, err := parseInts("remind_end_days", q.RemindEndDays, 1, 366); err != nil {
-		return err
+	if len(q.Spec) > 100 {
+		ps.Add(fieldErr("spec", "is longer than 100 bytes"))
 	}
-	if _, err := parseInts("remind_budget_pcts", q.RemindBudgetPcts, 1, 1000); err != nil {
-		return err
-	}
+	_, err := parseInts("remind_end_days", q.RemindEndDays, 1, 366)
+	ps.Add(err)
+	_, err = parseInts("remind_budget_pcts", q.RemindBudgetPcts, 1, 1000)
+	ps.Add(err)
 	if q.OverrideBegins != nil || q.OverrideEnds != nil {
 		switch {
 		case q.OverrideBegins == nil || q.OverrideEnds == nil || !q.OverrideEnds.After(*q.OverrideBegins):
-			return fieldErr("override_ends", "an override needs a begin and a later end")
+			ps.Add(fieldErr("override_ends", "an override needs a begin and a later end"))
 		case q.OverrideMaxGPUs < 1 || q.OverrideMaxGPUs > MaxGPUCount:
-			return checkRange("override_max_gpus", int64(q.OverrideMaxGPUs), 1, MaxGPUCount)
+			ps.Add(checkRange("override_max_gpus", int64(q.OverrideMaxGPUs), 1, MaxGPUCount))
 		}
 	}
-	return nil
+	return ps.Err()
 }
 
 // SetQuota creates or replaces a project's quota for a spec, recording the change in the audit

@@ -173,22 +173,23 @@ func checkChange(kind string, c QuotaChange, q Quota, now time.Time) error {
 // CreateQuotaRequest files a request by a user for a project's quota of spec.
 func (s *Store) CreateQuotaRequest(ctx context.Context, by User, projectID int64, spec, kind string, c QuotaChange, reason string, now time.Time) (QuotaRequest, error) {
 	now = UTC(now)
-	if reason == "" || len(reason) > 2000 || !utf8.ValidString(reason) {
-		return QuotaRequest{}, fieldErr("reason", "give a reason of at most 2,000 bytes")
-	}
 	var req QuotaRequest
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// Every problem at once: the reason, and the change against the quota it changes.
+		var ps Problems
+		ps.Add(CheckRequestReason(reason))
 		var p Project
 		if err := tx.Where("id = ?", projectID).Take(&p).Error; err == nil {
-			if err := checkInUse(p, "project"); err != nil {
-				return err
-			}
+			ps.Add(checkInUse(p, "project"))
 		}
 		q, err := quotaFor(tx, projectID, spec)
-		if err != nil {
+		if err := ps.Add(err); err != nil {
 			return err
 		}
-		if err := checkChange(kind, c, q, now); err != nil {
+		if err == nil {
+			ps.Add(checkChange(kind, c, q, now))
+		}
+		if err := ps.Err(); err != nil {
 			return err
 		}
 		if kind == RequestOverride {
@@ -216,6 +217,14 @@ func (s *Store) CreateQuotaRequest(ctx context.Context, by User, projectID int64
 		return QuotaRequest{}, fmt.Errorf("models: create quota request: %w", err)
 	}
 	return req, nil
+}
+
+// CheckRequestReason refuses a request's reason that is missing or too long.
+func CheckRequestReason(reason string) error {
+	if strings.TrimSpace(reason) == "" || len(reason) > 2000 || !utf8.ValidString(reason) {
+		return fieldErr("reason", "give a reason of at most 2,000 bytes")
+	}
+	return nil
 }
 
 // quotaFor returns a project's quota for spec, or a FieldError when there is none.
@@ -250,7 +259,8 @@ func noOverlappingPending(tx *gorm.DB, q Quota, c QuotaChange) error {
 }
 
 // DecideQuotaRequest approves or rejects a pending request. Approval applies the change to the
-// quota in the same transaction. Deciding one's own request is ErrForbidden; deciding a
+// quota in the same transaction; a rejection needs comment, the reason the requester reads (a
+// FieldError on "reason" without one). Deciding one's own request is ErrForbidden; deciding a
 // request already decided is ErrConflict. The caller checks that by leads the project.
 func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, approve bool, comment string, now time.Time) (QuotaRequest, error) {
 	now = UTC(now)
@@ -272,6 +282,9 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 			return fmt.Errorf("models: request %d was already %s: %w", id, req.State, ErrConflict)
 		case req.RequestedBy == by.ID:
 			return fmt.Errorf("models: nobody decides their own request: %w", ErrForbidden)
+		case !approve && strings.TrimSpace(comment) == "":
+			// The requester reads why: a rejection says it.
+			return fieldErr("reason", "give the reason for rejecting the request")
 		}
 		state, action := RequestRejected, AuditReject
 		if approve {

@@ -85,16 +85,19 @@ const (
 // is there to give their values.
 func (s *Store) CreateSchedule(ctx context.Context, ts TaskSchedule, now time.Time) (TaskSchedule, error) {
 	now = UTC(now)
-	switch {
-	case ts.Overlap != "allow" && ts.Overlap != "skip" && ts.Overlap != "replace":
-		return ts, fieldErr("overlap", "must be allow, skip or replace, got %q", truncate(ts.Overlap, 20))
-	case ts.StartDeadlineS < int64(MinStartDeadline/time.Second) || ts.StartDeadlineS > int64(MaxStartDeadline/time.Second):
-		return ts, fieldErr("start_deadline_s", "must be between %d and %d seconds, got %d",
-			int64(MinStartDeadline/time.Second), int64(MaxStartDeadline/time.Second), ts.StartDeadlineS)
-	case len(ts.Cron) > 100:
-		return ts, fieldErr("cron", "at most 100 bytes")
+	var ps Problems
+	if len(ts.Cron) > 100 {
+		ps.Add(fieldErr("cron", "at most 100 bytes"))
 	}
-	if err := checkName("owner", ts.Owner, 100); err != nil {
+	if ts.Overlap != "allow" && ts.Overlap != "skip" && ts.Overlap != "replace" {
+		ps.Add(fieldErr("overlap", "must be allow, skip or replace, got %q", truncate(ts.Overlap, 20)))
+	}
+	if ts.StartDeadlineS < int64(MinStartDeadline/time.Second) || ts.StartDeadlineS > int64(MaxStartDeadline/time.Second) {
+		ps.Add(fieldErr("start_deadline_s", "must be between %d and %d seconds, got %d",
+			int64(MinStartDeadline/time.Second), int64(MaxStartDeadline/time.Second), ts.StartDeadlineS))
+	}
+	ps.Add(checkName("owner", ts.Owner, 100))
+	if err := ps.Err(); err != nil {
 		return ts, err
 	}
 	tpl, err := s.TemplateByID(ctx, ts.TemplateID)

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -174,69 +176,60 @@ func requestHash(nt NewTask) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// taskFromNew validates nt and fills t.
+// taskFromNew validates nt and fills t. Every bad field is named at once (a FieldErrors),
+// as far as one bad field lets the others be checked: a project that is unknown leaves its
+// template and quota unchecked, bad cards or specs leave the quota unchecked.
 func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Time, t *Task) error {
-	var project Project
-	if err := checkName("project", nt.Project, 100); err != nil {
+	var p Problems
+	project, err := projectToSubmit(tx, nt)
+	if err = p.Add(err); err != nil {
 		return err
 	}
-	if err := tx.Where("name = ?", nt.Project).Take(&project).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return fieldErr("project", "unknown project %q", nt.Project)
+	if project.ID != 0 {
+		if err := p.Add(checkTemplateOf(tx, nt, project)); err != nil {
+			return err
 		}
-		return err
 	}
-	if err := checkInUse(project, "project"); err != nil {
-		return err
-	}
-	if err := checkTemplateOf(tx, nt, project); err != nil {
-		return err
-	}
-	if err := checkName("name", nt.Name, 200); err != nil {
+	if err := p.Add(checkName("name", nt.Name, 200)); err != nil {
 		return err
 	}
 	if strings.ContainsFunc(nt.Name, unicode.IsControl) {
-		return fieldErr("name", "must not contain control characters (tabs, newlines, escapes)")
+		p.Add(fieldErr("name", "must not contain control characters (tabs, newlines, escapes)"))
 	}
-	if err := checkName("owner", nt.Owner, 100); err != nil {
+	if err := p.Add(checkName("owner", nt.Owner, 100)); err != nil {
 		return err
 	}
-	if err := s.checkPlaces(tx, nt); err != nil {
+	if err := p.Add(s.checkPlaces(tx, nt)); err != nil {
 		return err
 	}
-	if err := checkNoQuota(tx, project, nt); err != nil {
-		return err
+	if project.ID != 0 && !p.Has("gpus") && !p.Has("spec") && !p.Has("specs") {
+		if err := p.Add(checkNoQuota(tx, project, nt)); err != nil {
+			return err
+		}
 	}
-	if err := checkKind(nt); err != nil {
-		return err
-	}
+	p.Add(checkKind(nt))
 	locations, err := checkDataLocations(nt)
-	if err != nil {
-		return err
-	}
-	maxRuntime, err := checkClass(nt, lim)
-	if err != nil {
-		return err
-	}
+	p.Add(err)
+	maxRuntime := checkClass(&p, nt, lim)
 	attempts, err := checkAttempts(nt)
-	if err != nil {
-		return err
-	}
+	p.Add(err)
 	if nt.EstGPUHours < 0 || nt.EstGPUHours > 1e7 {
-		return fieldErr("est_gpu_hours", "must be between 0 and 10,000,000, got %g", nt.EstGPUHours)
+		p.Add(fieldErr("est_gpu_hours", "must be between 0 and 10,000,000, got %g", nt.EstGPUHours))
 	}
-	command, env, check, err := encodeRun(nt)
-	if err != nil {
-		return err
+	command, env, check := encodeRun(&p, nt)
+	if !p.Has("data_check") {
+		p.Add(s.checkDataPaths(nt))
 	}
-	if err := s.checkDataPaths(nt); err != nil {
-		return err
-	}
-	if err := checkImageRequired(tx, nt.Spec, nt.Image); err != nil {
-		return err
+	if !p.Has("spec") && !p.Has("specs") {
+		if err := p.Add(checkImageRequired(tx, nt.Spec, nt.Image)); err != nil {
+			return err
+		}
 	}
 	if len(nt.SecretEnv) > len(nt.Env) {
-		return fieldErr("secret_env", "names more variables than env has")
+		p.Add(fieldErr("secret_env", "names more variables than env has"))
+	}
+	if err := p.Err(); err != nil {
+		return err
 	}
 	if sealed, err := s.sealEnv(nt.Env, nt.SecretEnv); err != nil {
 		return err
@@ -266,6 +259,25 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	return nil
 }
 
+// projectToSubmit is the project nt names, in use; a bad one is a *FieldError on "project"
+// and a zero Project.
+func projectToSubmit(tx *gorm.DB, nt NewTask) (Project, error) {
+	var project Project
+	if err := checkName("project", nt.Project, 100); err != nil {
+		return Project{}, err
+	}
+	if err := tx.Where("name = ?", nt.Project).Take(&project).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return Project{}, fieldErr("project", "unknown project %q", nt.Project)
+		}
+		return Project{}, err
+	}
+	if err := checkInUse(project, "project"); err != nil {
+		return Project{}, err
+	}
+	return project, nil
+}
+
 // checkTemplateOf refuses a template that is not the project's.
 func checkTemplateOf(tx *gorm.DB, nt NewTask, project Project) error {
 	if nt.TemplateID == 0 {
@@ -292,7 +304,12 @@ func (s *Store) checkCapacity(tx *gorm.DB, spec string, gpus int) error {
 			return err
 		}
 		if n == 0 {
-			return fieldErr("spec", "no pool has %q GPUs", spec)
+			var p Problems
+			p.Add(fieldErr("spec", "no pool has %q GPUs", spec))
+			if gpus < 1 {
+				p.Add(fieldErr("gpus", "must be at least 1, got %d", gpus))
+			}
+			return p.Err()
 		}
 	}
 	capacity, ok := s.capacity.get(spec)
@@ -343,97 +360,97 @@ func (s *Store) largestPool(tx *gorm.DB, spec string) (int64, error) {
 	return most, nil
 }
 
-// checkClass validates queue class, priority and runtime and returns the max runtime.
-func checkClass(nt NewTask, lim TaskLimits) (time.Duration, error) {
+// checkClass validates queue class, priority and runtime into p and returns the max runtime.
+func checkClass(p *Problems, nt NewTask, lim TaskLimits) time.Duration {
 	limit := lim.Limit(nt.Queue)
 	switch nt.Queue {
 	case QueueShort, QueueLong:
 	default:
-		return 0, fieldErr("queue", "must be %q or %q, got %q", QueueShort, QueueLong, truncate(nt.Queue, 20))
+		p.Add(fieldErr("queue", "must be %q or %q, got %q", QueueShort, QueueLong, truncate(nt.Queue, 20)))
 	}
-	ok := false
-	for _, p := range Priorities {
-		ok = ok || p == nt.Priority
-	}
-	if !ok {
-		return 0, fieldErr("priority", "must be one of urgent, high, normal, low, got %q", truncate(nt.Priority, 20))
+	if !slices.Contains(Priorities, nt.Priority) {
+		p.Add(fieldErr("priority", "must be one of urgent, high, normal, low, got %q", truncate(nt.Priority, 20)))
 	}
 	switch {
 	case nt.MaxRuntime == 0:
-		return limit, nil
+		return limit
 	case nt.MaxRuntime < time.Second:
-		return 0, fieldErr("max_runtime_s", "must be positive")
+		p.Add(fieldErr("max_runtime_s", "must be positive"))
 	case nt.MaxRuntime > limit:
-		return 0, fieldErr("max_runtime_s", "the %s queue allows at most %d s, got %d", nt.Queue, int64(limit/time.Second), int64(nt.MaxRuntime/time.Second))
+		p.Add(fieldErr("max_runtime_s", "the %s queue allows at most %d s, got %d", nt.Queue, int64(limit/time.Second), int64(nt.MaxRuntime/time.Second)))
 	}
-	return nt.MaxRuntime, nil
+	return nt.MaxRuntime
 }
 
-// encodeRun validates the command, environment, working directory and data check and
-// returns them JSON-encoded as stored.
-func encodeRun(nt NewTask) (command, env, check string, err error) {
-	if len(nt.Command) == 0 || len(nt.Command) > 1024 {
-		return "", "", "", fieldErr("command", "must be a list of 1 to 1,024 arguments")
-	}
+// encodeRun validates the command, environment, working directory, image and data check
+// into p and returns them JSON-encoded as stored.
+func encodeRun(p *Problems, nt NewTask) (command, env, check string) {
 	size := 0
-	for i, a := range nt.Command {
-		if !utf8.ValidString(a) {
-			return "", "", "", fieldErr(fmt.Sprintf("command[%d]", i), "is not valid UTF-8")
+	switch {
+	case len(nt.Command) == 0 || len(nt.Command) > 1024:
+		p.Add(fieldErr("command", "must be a list of 1 to 1,024 arguments"))
+	default:
+		for i, a := range nt.Command {
+			if !utf8.ValidString(a) {
+				p.Add(fieldErr(fmt.Sprintf("command[%d]", i), "is not valid UTF-8"))
+				break
+			}
+			size += len(a)
 		}
-		size += len(a)
-	}
-	if nt.Command[0] == "" {
-		return "", "", "", fieldErr("command[0]", "the program is required")
+		if nt.Command[0] == "" {
+			p.Add(fieldErr("command[0]", "the program is required"))
+		}
 	}
 	if len(nt.Env) > 256 {
-		return "", "", "", fieldErr("env", "at most 256 variables")
+		p.Add(fieldErr("env", "at most 256 variables"))
 	}
-	for k, v := range nt.Env {
+	for _, k := range slices.Sorted(maps.Keys(nt.Env)) {
+		v := nt.Env[k]
 		if !envName.MatchString(k) || len(k) > 128 {
-			return "", "", "", fieldErr("env", "%q is not a variable name", truncate(k, 40))
+			p.Add(fieldErr("env", "%q is not a variable name", truncate(k, 40)))
+			break
 		}
 		if !utf8.ValidString(v) {
-			return "", "", "", fieldErr("env."+k, "is not valid UTF-8")
+			p.Add(fieldErr("env."+k, "is not valid UTF-8"))
+			break
 		}
 		size += len(k) + len(v)
 	}
 	if size > 64<<10 {
-		return "", "", "", fieldErr("command", "command and environment exceed 64 KiB")
+		p.Add(fieldErr("command", "command and environment exceed 64 KiB"))
 	}
 	if nt.Workdir != "" && (!utf8.ValidString(nt.Workdir) || !path.IsAbs(nt.Workdir) || len(nt.Workdir) > 1024) {
-		return "", "", "", fieldErr("workdir", "must be an absolute path")
+		p.Add(fieldErr("workdir", "must be an absolute path"))
 	}
 	if nt.Image != "" && (len(nt.Image) > 255 || !imageRef.MatchString(nt.Image)) {
-		return "", "", "", fieldErr("image", "%q is not an image reference such as registry.example.com/team/train:1.2", truncate(nt.Image, 60))
+		p.Add(fieldErr("image", "%q is not an image reference such as registry.example.com/team/train:1.2", truncate(nt.Image, 60)))
 	}
 	switch {
 	case nt.DataCheck.Path != "" && nt.DataCheck.URL != "":
-		return "", "", "", fieldErr("data_check", "give a path or a url, not both")
+		p.Add(fieldErr("data_check", "give a path or a url, not both"))
 	case nt.DataCheck.Region != "" && nt.DataCheck.Path == "" && nt.DataCheck.URL == "":
-		return "", "", "", fieldErr("data_check.region", "names the region of a path or url; give one")
+		p.Add(fieldErr("data_check.region", "names the region of a path or url; give one"))
 	case nt.DataCheck.Path != "":
 		if !utf8.ValidString(nt.DataCheck.Path) || !path.IsAbs(nt.DataCheck.Path) || len(nt.DataCheck.Path) > 1024 {
-			return "", "", "", fieldErr("data_check.path", "must be an absolute path")
+			p.Add(fieldErr("data_check.path", "must be an absolute path"))
 		}
 	case nt.DataCheck.URL != "":
 		u, err := url.Parse(nt.DataCheck.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(nt.DataCheck.URL) > 1024 {
-			return "", "", "", fieldErr("data_check.url", "must be an http or https URL")
+			p.Add(fieldErr("data_check.url", "must be an http or https URL"))
 		}
+	}
+	if nt.DataCheck.Region != "" {
+		p.Add(checkName("data_check.region", nt.DataCheck.Region, 100))
 	}
 	c, _ := json.Marshal(nt.Command)
 	e, _ := json.Marshal(nt.Env)
 	if nt.Env == nil {
 		e = []byte("{}")
 	}
-	if nt.DataCheck.Region != "" {
-		if err := checkName("data_check.region", nt.DataCheck.Region, 100); err != nil {
-			return "", "", "", err
-		}
-	}
 	if nt.DataCheck != (DataCheck{}) {
 		b, _ := json.Marshal(nt.DataCheck)
 		check = string(b)
 	}
-	return string(c), string(e), check, nil
+	return string(c), string(e), check
 }

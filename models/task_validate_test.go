@@ -70,3 +70,38 @@ func TestNodeNames(t *testing.T) {
 		t.Errorf("NodeNames() = %v, want {%d: v-a100-1}", got, n.ID)
 	}
 }
+
+// TestCreateTaskNamesEveryProblem: a submit with several bad fields is refused naming every
+// one (a FieldErrors, in the order the store checks them), not the first alone, and
+// errors.As still finds the first as a *FieldError; an unknown project leaves the checks of
+// the rest running.
+func TestCreateTaskNamesEveryProblem(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		registerNode(t, s, "v-a100-1", "a100", 4)
+		if _, err := s.EnsureProject(ctx, "vision", t0); err != nil {
+			t.Fatal(err)
+		}
+		bad := models.NewTask{Project: "nope", Name: "eval", Owner: "ana", GPUs: 0, Queue: models.QueueLong, Priority: "normal",
+			MaxRuntime: -1, Command: []string{"python"}, Env: map[string]string{"1X": "a"}, Workdir: "relative/dir"}
+		_, _, err := s.CreateTask(ctx, bad, models.DefaultTaskLimits, t0)
+		var fields []string
+		for _, fe := range models.AllFieldErrors(err) {
+			fields = append(fields, fe.Field)
+		}
+		if want := "project gpus max_runtime_s env workdir"; strings.Join(fields, " ") != want {
+			t.Errorf("CreateTask(...) = %v; fields %v, want %s", err, fields, want)
+		}
+		var fe *models.FieldError
+		if !errors.As(err, &fe) || fe.Field != "project" {
+			t.Errorf("errors.As(CreateTask(...)) = %v, want the first field error (project)", fe)
+		}
+		var es models.FieldErrors
+		if !errors.As(err, &es) || len(es) != 5 {
+			t.Errorf("CreateTask(...) = %#v, want the FieldErrors", err)
+		}
+		if rows, err := s.Tasks(ctx, models.TaskFilter{}); err != nil || len(rows) != 0 {
+			t.Errorf("a refused submit stored %d tasks (%v)", len(rows), err)
+		}
+	})
+}

@@ -137,25 +137,26 @@ func templateErr(verb string, nt NewTemplate, err error) error {
 // checkTemplate validates a template: its name and description, and its body as a task of
 // the project would be (env values stand in empty). It returns the body as stored.
 func (s *Store) checkTemplate(tx *gorm.DB, nt NewTemplate, by string, lim TaskLimits) (string, error) {
-	if err := checkName("name", nt.Name, 100); err != nil {
-		return "", err
-	}
+	var ps Problems
+	ps.Add(checkName("name", nt.Name, 100))
 	if strings.ContainsFunc(nt.Name, unicode.IsControl) {
-		return "", fieldErr("name", "must not contain control characters")
+		ps.Add(fieldErr("name", "must not contain control characters"))
 	}
 	if len(nt.Description) > 1000 {
-		return "", fieldErr("description", "at most 1,000 bytes")
+		ps.Add(fieldErr("description", "at most 1,000 bytes"))
 	}
 	if len(nt.Body.EnvNames) > 256 {
-		return "", fieldErr("env_names", "at most 256 names")
+		ps.Add(fieldErr("env_names", "at most 256 names"))
 	}
 	env := make(map[string]string, len(nt.Body.EnvNames))
 	for _, n := range nt.Body.EnvNames {
 		if !envName.MatchString(n) || len(n) > 128 {
-			return "", fieldErr("env_names", "%q is not a variable name", truncate(n, 40))
+			ps.Add(fieldErr("env_names", "%q is not a variable name", truncate(n, 40)))
+			break
 		}
 		if _, dup := env[n]; dup {
-			return "", fieldErr("env_names", "%q is named twice", n)
+			ps.Add(fieldErr("env_names", "%q is named twice", n))
+			break
 		}
 		env[n] = ""
 	}
@@ -163,12 +164,34 @@ func (s *Store) checkTemplate(tx *gorm.DB, nt NewTemplate, by string, lim TaskLi
 	if err := tx.Where("id = ?", nt.ProjectID).Take(&p).Error; err != nil {
 		return "", notFound(fmt.Sprintf("project %d", nt.ProjectID), err)
 	}
+	// The body is checked as the task it submits, every field of it too.
 	var scratch Task
-	if err := s.taskFromNew(tx, nt.Body.NewTask(p.Name, nt.Name, by, env), lim, time.Time{}, &scratch); err != nil {
+	if err := ps.Add(s.taskFromNew(tx, nt.Body.NewTask(p.Name, nt.Name, by, env), lim, time.Time{}, &scratch)); err != nil {
+		return "", err
+	}
+	if err := ps.Err(); err != nil {
 		return "", err
 	}
 	b, _ := json.Marshal(nt.Body) // plain data; never fails
 	return string(b), nil
+}
+
+// ValidateTemplate checks a template by the rules CreateTemplate applies to its fields,
+// storing nothing: every bad field at once (FieldErrors), as CreateTemplate names them.
+func (s *Store) ValidateTemplate(ctx context.Context, nt NewTemplate, by string, lim TaskLimits) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := s.checkTemplate(tx, nt, by, lim); err != nil {
+			return err
+		}
+		return errDryRun
+	})
+	switch {
+	case errors.Is(err, errDryRun):
+		return nil
+	case AllFieldErrors(err) != nil:
+		return err
+	}
+	return fmt.Errorf("models: validate template: %w", err)
 }
 
 // nameFree refuses a template name the project's other templates use.

@@ -49,15 +49,21 @@ var userName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 // bcryptCost is the work factor of password hashes.
 const bcryptCost = 11
 
-// CreateUser adds a user with a bcrypt hash of password.
+// CreateUser adds a user with a bcrypt hash of password; a bad name, role and password are
+// named together.
 func (s *Store) CreateUser(ctx context.Context, name, password, role string, now time.Time) (User, error) {
+	var ps Problems
 	if !userName.MatchString(name) {
-		return User{}, fieldErr("name", "use 1 to 63 letters, digits, '.', '_' or '-'")
+		ps.Add(fieldErr("name", "use 1 to 63 letters, digits, '.', '_' or '-'"))
 	}
 	switch role {
 	case RoleAdmin, RoleFinance, RoleViewer, RoleUser:
 	default:
-		return User{}, fieldErr("role", "must be admin, finance, viewer or user, got %q", truncate(role, 20))
+		ps.Add(fieldErr("role", "must be admin, finance, viewer or user, got %q", truncate(role, 20)))
+	}
+	ps.Add(checkPassword(password))
+	if err := ps.Err(); err != nil {
+		return User{}, err
 	}
 	hash, err := hashPassword(password)
 	if err != nil {

@@ -19,14 +19,22 @@ const (
 
 // hashPassword checks a new password's length and hashes it.
 func hashPassword(password string) (string, error) {
-	if len(password) < 4 || len(password) > 72 {
-		return "", fieldErr("password", "must be 4 to 72 bytes")
+	if err := checkPassword(password); err != nil {
+		return "", err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
 	if err != nil {
 		return "", fmt.Errorf("models: hash password: %w", err)
 	}
 	return string(hash), nil
+}
+
+// checkPassword refuses a password bcrypt cannot hash, or one too short to be one.
+func checkPassword(password string) error {
+	if len(password) < 4 || len(password) > 72 {
+		return fieldErr("password", "must be 4 to 72 bytes")
+	}
+	return nil
 }
 
 // SetUserDisabled disables or enables the named user, by actor, in one transaction with its

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -30,6 +31,86 @@ func Invalid(field, format string, args ...any) *FieldError {
 
 // fieldErr is Invalid as an error.
 func fieldErr(field, format string, args ...any) error { return Invalid(field, format, args...) }
+
+// FieldErrors is every bad field of one input, in the order the input gives its fields, so
+// that a form names them all at once. errors.As finds its first as a *FieldError, so callers
+// that handle one field error handle it unchanged.
+type FieldErrors []*FieldError
+
+func (es FieldErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap is each field error, for errors.As and errors.Is.
+func (es FieldErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// AllFieldErrors is every field error err carries, in order: a FieldErrors' list, or the one
+// *FieldError; nil when it carries none.
+func AllFieldErrors(err error) []*FieldError {
+	var es FieldErrors
+	if errors.As(err, &es) {
+		return es
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return []*FieldError{fe}
+	}
+	return nil
+}
+
+// Problems collects the field errors of one input, one per field (the first found), so that
+// a check goes on past a bad field and names every bad one; any other error stops it.
+type Problems struct{ list FieldErrors }
+
+// Add keeps the field errors err carries, past those of fields already named, and returns
+// nil; it returns err when err is another error, which should stop the check.
+func (p *Problems) Add(err error) error {
+	if err == nil {
+		return nil
+	}
+	fes := AllFieldErrors(err)
+	if fes == nil {
+		return err
+	}
+	for _, fe := range fes {
+		if !p.Has(fe.Field) {
+			p.list = append(p.list, fe)
+		}
+	}
+	return nil
+}
+
+// Has reports whether field is named already.
+func (p *Problems) Has(field string) bool {
+	for _, fe := range p.list {
+		if fe.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// Err is nil when nothing was found, the one *FieldError when one field is bad, else the
+// FieldErrors.
+func (p *Problems) Err() error {
+	switch len(p.list) {
+	case 0:
+		return nil
+	case 1:
+		return p.list[0]
+	}
+	return p.list
+}
 
 // truncate shortens s to at most n bytes for use in messages.
 func truncate(s string, n int) string {

@@ -192,4 +192,7 @@ var validZH = map[string]string{
 	"a service's replicas restart on their node; a service has 1 attempt, got %d":     "服务的副本在其节点上重启；服务只有 1 次尝试，收到 %d",
 	"a service's replicas restart on their node; a service is not rerun":              "服务的副本在其节点上重启；服务不重跑",
 	"must be a path or URI of at most %d bytes, without spaces or control characters": "应为最多 %d 字节的路径或 URI，不含空格或控制字符",
+	// Forms that name every problem at once.
+	"must be at least 1, got %d":                "至少为 1，收到 %d",
+	"give the reason for rejecting the request": "请填写驳回申请的理由",
 }

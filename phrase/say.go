@@ -23,6 +23,9 @@ const (
 	// of codes its fields hold that no page names elsewhere ("audit.value.<field>.<code>").
 	AuditSubjectKeyPrefix = "audit.subject."
 	AuditValueKeyPrefix   = "audit.value."
+	// FieldKeyPrefix begins the catalog keys of the labels a refused form's messages name
+	// its fields by: "field.<the field's wire name>".
+	FieldKeyPrefix = "field."
 )
 
 // Say writes a sentence the server made in the locale's language: each phrase through the
@@ -87,27 +90,22 @@ func (l Locale) Problem(format string, args []any, msg string) string {
 	return msg
 }
 
-// formFieldLabel is the label of a form field a message names: a pool setting's, or one of the
-// forms' fields; any other field (a JSON path) is its name.
+// formFieldLabel is the label of a form field a message names: a pool setting's, or the
+// label the forms show for the field ("field.<name>", so that "amount_fen" reads 金额, not its
+// wire name), or for the field it is part of ("command" for "command[0]"); any other field
+// (a JSON path) is its name.
 func formFieldLabel(l Locale, field string) string {
 	if _, ok := l.catalog()[PoolFieldKeyPrefix+field]; ok {
 		return l.T(PoolFieldKeyPrefix + field)
 	}
-	switch field {
-	case "name":
-		return l.T("field.name")
-	case "password":
-		return l.T("field.password")
-	case "current":
-		return l.T("field.current")
-	case "role":
-		return l.T("field.role")
-	case "value":
-		return l.T("field.value")
-	case "reason":
-		return l.T("field.reason")
-	case "project":
-		return l.T("field.project")
+	root := field
+	if i := strings.IndexAny(field, "[."); i > 0 {
+		root = field[:i]
+	}
+	for _, f := range []string{field, root} {
+		if _, ok := l.catalog()[FieldKeyPrefix+f]; ok {
+			return l.T(FieldKeyPrefix + f)
+		}
 	}
 	return field
 }

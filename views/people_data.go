@@ -65,7 +65,9 @@ type RequestForm struct {
 	Repeat   string
 	Weekdays []string
 	Until    string
-	// Field and Error name the problem of a refused submit.
-	Field string
-	Error string
+	// Problems are those of a refused submit, named by the form's inputs (RequestFields).
+	Problems Problems
 }
+
+// RequestFields are the request form's inputs in its order, as its problems name them.
+var RequestFields = []string{"kind", "value", "begins", "ends", "region", "until", "reason"}

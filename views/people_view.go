@@ -7,3 +7,12 @@ func ValueIf(f RequestForm, project, v string) string {
 	}
 	return v
 }
+
+// ProblemsIf is the request form's problems on project's card: only the form they came from
+// shows them.
+func ProblemsIf(f RequestForm, project string) Problems {
+	if f.Project != project {
+		return nil
+	}
+	return f.Problems
+}

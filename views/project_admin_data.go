@@ -15,10 +15,15 @@ type ProjectAdmin struct {
 	// CanArchive is true for admins.
 	CanArchive bool
 	Archived   bool
-	// Form, Field and Error say which form of the card was refused ("tags", "members",
-	// "quota:<spec>"), on which field, and why.
-	Form, Field, Error string
+	// Form says which form of the card was refused ("tags", "members", "quota:<spec>"),
+	// Problems what it was refused for.
+	Form     string
+	Problems Problems
 }
+
+// QuotaFields are the quota form's fields in its order, as the store names them.
+var QuotaFields = []string{"spec", "max_gpus", "guaranteed_gpus", "max_service_gpus", "budget_card_hours", "starts_at", "ends_at",
+	"overflow_rate", "overflow_rate_fen", "remind_end_days", "remind_budget_pcts"}
 
 // MemberView is one member of a project.
 type MemberView struct {
@@ -40,10 +45,10 @@ type QuotaForm struct {
 	RemindEndDays, RemindBudgetPcts          string
 }
 
-// AdminError is the card's error when it belongs to form.
-func (a *ProjectAdmin) AdminError(form string) string {
+// AdminProblems are the card's problems when they belong to form; none otherwise.
+func (a *ProjectAdmin) AdminProblems(form string) Problems {
 	if a.Form != form {
-		return ""
+		return nil
 	}
-	return a.Error
+	return a.Problems
 }

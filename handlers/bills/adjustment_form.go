@@ -8,6 +8,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/views"
 	billsview "kashi/views/bills"
 )
 
@@ -22,18 +23,27 @@ func (h *Handler) AdjustmentFormSubmit(c echo.Context) error {
 	}
 	form := billsview.AdjustForm{Amount: c.FormValue("amount"), Reason: c.FormValue("reason"), CorrectsMonth: c.FormValue("corrects_month")}
 	amount, err := handlers.ParseYuan("amount_fen", form.Amount, true)
+	b := adjustmentBody{AmountFen: amount, Reason: form.Reason, CorrectsMonth: form.CorrectsMonth}
 	if err == nil {
-		_, err = h.addAdjustment(c, p, month, adjustmentBody{AmountFen: amount, Reason: form.Reason, CorrectsMonth: form.CorrectsMonth})
+		_, err = h.addAdjustment(c, p, month, b)
+	} else {
+		// The rest is checked too, storing nothing, so that every problem is named at once.
+		var ps models.Problems
+		ps.Add(err)
+		ps.Add(models.CheckAdjustment(models.Adjustment{ProjectID: p.ID, Month: month, AmountFen: b.AmountFen, Reason: b.Reason,
+			CorrectsMonth: b.CorrectsMonth, CreatedBy: handlers.Who(c).User.Name}))
+		err = ps.Err()
 	}
-	var fe *models.FieldError
+	l := handlers.Locale(c)
 	status := http.StatusUnprocessableEntity
+	ps, ok := handlers.FormProblems(l, err, billsview.AdjustFields)
 	switch {
 	case err == nil:
 		return c.Redirect(http.StatusSeeOther, "/bills/"+urlPath(p.Name)+"/"+month+"?adjusted=1")
-	case errors.As(err, &fe):
-		form.Field, form.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
+	case ok:
+		form.Problems = ps
 	case errors.Is(err, models.ErrConflict):
-		status, form.Error = http.StatusConflict, billsview.AdjustIssued(handlers.Locale(c), p.Name, month)
+		status, form.Problems = http.StatusConflict, views.Problems{{Text: billsview.AdjustIssued(l, p.Name, month)}}
 	default:
 		return err
 	}

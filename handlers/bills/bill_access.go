@@ -103,10 +103,9 @@ func billFormat(c echo.Context) (string, error) {
 // billError maps billing's errors: a field error 422 naming the field, a conflict 409, a
 // missing row 404.
 func billError(err error) error {
-	var fe *models.FieldError
 	switch {
-	case errors.As(err, &fe):
-		return echo.NewHTTPError(http.StatusUnprocessableEntity, api.Error{Error: fe.Error(), Field: fe.Field}).SetInternal(fe)
+	case models.AllFieldErrors(err) != nil:
+		return handlers.APIError(http.StatusUnprocessableEntity, err)
 	case errors.Is(err, models.ErrConflict):
 		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "billing: "), "models: ")
 		return echo.NewHTTPError(http.StatusConflict, api.Error{Error: msg})

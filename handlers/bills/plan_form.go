@@ -25,58 +25,63 @@ func (h *Handler) PlanFormSubmit(c echo.Context) error {
 		PackageSpec: strings.TrimSpace(c.FormValue("package_spec")), PackageCards: strings.TrimSpace(c.FormValue("package_cards")),
 		PackageFee: c.FormValue("package_fee"), UnitPrice: c.FormValue("unit_price"), SizeClasses: c.FormValue("size_classes")}
 	err := func() error {
+		var ps models.Problems
 		p, err := h.store.ProjectByName(c.Request().Context(), f.Project)
-		if errors.Is(err, models.ErrNotFound) {
-			return models.Invalid("project", "no project %s", f.Project)
-		}
-		if err != nil {
+		switch {
+		case errors.Is(err, models.ErrNotFound):
+			ps.Add(models.Invalid("project", "no project %s", f.Project))
+		case err != nil:
 			return err
 		}
 		b, err := planFromForm(f)
-		if err != nil {
-			return err
+		ps.Add(err)
+		if ps.Err() != nil {
+			// The rest is checked too, storing nothing, so that every problem is named at once.
+			ps.Add(models.CheckPlan(planOf(p.ID, &b)))
+			return ps.Err()
 		}
 		return h.setPlan(c, p.ID, &b)
 	}()
-	var fe *models.FieldError
+	l := handlers.Locale(c)
+	ps, ok := handlers.FormProblems(l, err, billsview.PlanFields)
 	switch {
 	case err == nil:
 		return c.Redirect(http.StatusSeeOther, "/prices?plan="+url.QueryEscape(f.Project)+"&from="+url.QueryEscape(f.FromMonth))
-	case !errors.As(err, &fe):
+	case !ok:
 		return err
 	}
 	d, derr := h.pricesData(c)
 	if derr != nil {
 		return derr
 	}
-	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
+	f.Problems = ps
 	d.PlanForm = f
-	return handlers.Render(c, http.StatusUnprocessableEntity, billsview.Prices(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, billsview.Prices(l, d))
 }
 
-// planFromForm reads the fields of the form's mode; the others are ignored.
+// planFromForm reads the fields of the form's mode; the others are ignored. Every field it
+// cannot read is named.
 func planFromForm(f billsview.PlanForm) (planBody, error) {
 	b := planBody{FromMonth: f.FromMonth, Mode: f.Mode}
+	var ps models.Problems
 	var err error
 	switch f.Mode {
 	case models.BillReserved:
 		b.PackageSpec = f.PackageSpec
 		if b.PackageCards, err = strconv.Atoi(f.PackageCards); err != nil {
-			return b, models.Invalid("package_cards", "must be a whole number of cards")
+			ps.Add(models.Invalid("package_cards", "must be a whole number of cards"))
 		}
-		if b.PackageFeeFen, err = handlers.ParseYuan("package_fee_fen", f.PackageFee, false); err != nil {
-			return b, err
-		}
+		b.PackageFeeFen, err = handlers.ParseYuan("package_fee_fen", f.PackageFee, false)
+		ps.Add(err)
 	case models.BillPerTask:
 		if strings.TrimSpace(f.SizeClasses) != "" {
 			b.SizeClasses, err = sizeClassesFromText(f.SizeClasses)
 			return b, err
 		}
-		if b.UnitPriceFen, err = handlers.ParseYuan("unit_price_fen", f.UnitPrice, false); err != nil {
-			return b, err
-		}
+		b.UnitPriceFen, err = handlers.ParseYuan("unit_price_fen", f.UnitPrice, false)
+		ps.Add(err)
 	}
-	return b, nil
+	return b, ps.Err()
 }
 
 // sizeClassesFromText reads size classes typed one per line as "name, up to card-hours,

@@ -49,6 +49,16 @@ func (h *Handler) PlanSet(c echo.Context) error {
 // setPlan stores b as project id's plan and records it in the audit log; a bad field is a
 // FieldError ("project_id" for an unknown project). The API and the prices page share it.
 func (h *Handler) setPlan(c echo.Context, id int64, b *planBody) error {
+	ctx := c.Request().Context()
+	if err := h.store.SetBillingPlan(ctx, planOf(id, b), h.Now()); err != nil {
+		return err
+	}
+	return h.store.Audit(ctx, h.Now(), handlers.Who(c).User.Name, auditPlanSet, &id, "plan from "+b.FromMonth, nil, b)
+}
+
+// planOf is b as project id's plan ("package" is the reserved mode's other name, and b says
+// so from then on).
+func planOf(id int64, b *planBody) models.BillingPlan {
 	if b.Mode == "package" {
 		b.Mode = models.BillReserved
 	}
@@ -57,9 +67,5 @@ func (h *Handler) setPlan(c echo.Context, id int64, b *planBody) error {
 	if len(b.SizeClasses) > 0 && string(b.SizeClasses) != "null" {
 		plan.SizeClasses = string(b.SizeClasses)
 	}
-	ctx := c.Request().Context()
-	if err := h.store.SetBillingPlan(ctx, plan, h.Now()); err != nil {
-		return err
-	}
-	return h.store.Audit(ctx, h.Now(), handlers.Who(c).User.Name, auditPlanSet, &id, "plan from "+b.FromMonth, nil, b)
+	return plan
 }

@@ -1,7 +1,6 @@
 package bills
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -19,30 +18,35 @@ func (h *Handler) PriceFormSubmit(c echo.Context) error {
 	f := billsview.PriceForm{Project: c.FormValue("project"), Spec: c.FormValue("spec"), FromMonth: c.FormValue("from_month"),
 		Rate: c.FormValue("rate"), OverflowRate: c.FormValue("overflow_rate")}
 	err := func() error {
+		var ps models.Problems
 		rate, err := handlers.ParseYuan("rate_fen", f.Rate, false)
-		if err != nil {
-			return err
-		}
+		ps.Add(err)
 		overflow := int64(0)
 		if f.OverflowRate != "" {
-			if overflow, err = handlers.ParseYuan("overflow_rate_fen", f.OverflowRate, false); err != nil {
-				return err
-			}
+			overflow, err = handlers.ParseYuan("overflow_rate_fen", f.OverflowRate, false)
+			ps.Add(err)
 		}
-		return h.setPrice(c, priceBody{Project: f.Project, Spec: f.Spec, FromMonth: f.FromMonth, RateFen: rate, OverflowRateFen: overflow})
+		b := priceBody{Project: f.Project, Spec: f.Spec, FromMonth: f.FromMonth, RateFen: rate, OverflowRateFen: overflow}
+		if ps.Err() != nil {
+			// The rest is checked too, storing nothing, so that every problem is named at once.
+			ps.Add(h.checkPrice(c, b))
+			return ps.Err()
+		}
+		return h.setPrice(c, b)
 	}()
-	var fe *models.FieldError
+	l := handlers.Locale(c)
+	ps, ok := handlers.FormProblems(l, err, billsview.PriceFields)
 	switch {
 	case err == nil:
 		return c.Redirect(http.StatusSeeOther, "/prices?price="+url.QueryEscape(f.Spec)+"&from="+url.QueryEscape(f.FromMonth))
-	case !errors.As(err, &fe):
+	case !ok:
 		return err
 	}
 	d, derr := h.pricesData(c)
 	if derr != nil {
 		return derr
 	}
-	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
+	f.Problems = ps
 	d.PriceForm = f
-	return handlers.Render(c, http.StatusUnprocessableEntity, billsview.Prices(handlers.Locale(c), d))
+	return handlers.Render(c, http.StatusUnprocessableEntity, billsview.Prices(l, d))
 }

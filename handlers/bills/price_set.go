@@ -35,24 +35,46 @@ func (h *Handler) PriceSet(c echo.Context) error {
 }
 
 // setPrice stores b and records it in the audit log; an unknown project or a bad field is a
-// FieldError. The API and the prices page share it.
+// FieldError, every bad field named at once. The API and the prices page share it.
 func (h *Handler) setPrice(c echo.Context, b priceBody) error {
 	ctx := c.Request().Context()
-	pr := models.Price{Spec: b.Spec, FromMonth: b.FromMonth, RateFen: b.RateFen, OverflowRateFen: b.OverflowRateFen}
-	var projectID *int64
-	if b.Project != "" {
-		p, err := h.store.ProjectByName(ctx, b.Project)
-		if errors.Is(err, models.ErrNotFound) {
-			return models.Invalid("project", "no project %s", b.Project)
-		}
-		if err != nil {
-			return err
-		}
-		pr.ProjectID, projectID = p.ID, &p.ID
+	pr, err := h.priceOf(c, b)
+	if err != nil {
+		return err
 	}
 	if err := h.store.SetPrice(ctx, pr, h.Now()); err != nil {
 		return err
 	}
+	var projectID *int64
+	if pr.ProjectID != 0 {
+		projectID = &pr.ProjectID
+	}
 	subject := "price " + b.Spec + " from " + b.FromMonth
 	return h.store.Audit(ctx, h.Now(), handlers.Who(c).User.Name, auditPriceSet, projectID, subject, nil, b)
+}
+
+// checkPrice names every bad field of b, storing nothing.
+func (h *Handler) checkPrice(c echo.Context, b priceBody) error {
+	_, err := h.priceOf(c, b)
+	return err
+}
+
+// priceOf is b as the store's price; an unknown project and the price's own bad fields are
+// FieldErrors, named together.
+func (h *Handler) priceOf(c echo.Context, b priceBody) (models.Price, error) {
+	pr := models.Price{Spec: b.Spec, FromMonth: b.FromMonth, RateFen: b.RateFen, OverflowRateFen: b.OverflowRateFen}
+	var ps models.Problems
+	if b.Project != "" {
+		p, err := h.store.ProjectByName(c.Request().Context(), b.Project)
+		switch {
+		case errors.Is(err, models.ErrNotFound):
+			ps.Add(models.Invalid("project", "no project %s", b.Project))
+		case err != nil:
+			return pr, err
+		default:
+			pr.ProjectID = p.ID
+		}
+	}
+	ps.Add(models.CheckPrice(pr))
+	return pr, ps.Err()
 }

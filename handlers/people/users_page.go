@@ -46,18 +46,18 @@ func (h *Handler) usersData(c echo.Context) (peopleview.UsersData, error) {
 func (h *Handler) UserFormCreate(c echo.Context) error {
 	f := peopleview.UserForm{Name: c.FormValue("name"), Role: c.FormValue("role")}
 	_, err := h.createUser(c, f.Name, c.FormValue("password"), f.Role)
-	var fe *models.FieldError
+	ps, ok := handlers.FormProblems(handlers.Locale(c), err, peopleview.UserFields)
 	switch {
 	case err == nil:
 		return c.Redirect(http.StatusSeeOther, "/people?created="+url.QueryEscape(f.Name))
-	case !errors.As(err, &fe):
+	case !ok:
 		return err
 	}
 	d, err := h.usersData(c)
 	if err != nil {
 		return err
 	}
-	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
+	f.Problems = ps
 	d.Form = f
 	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Users(handlers.Locale(c), d))
 }

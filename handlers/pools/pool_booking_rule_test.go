@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"testing"
 
+	"kashi/api"
 	"kashi/web/webtest"
 )
 
@@ -34,7 +35,7 @@ func TestPoolBookingRuleForm(t *testing.T) {
 		t.Errorf("the form shows %q, want 40", v)
 	}
 	w := s.Post("/api/v1/pools/a100", `{"provider":"sim","spec":"A100-80G","gpus_per_node":8,"max_nodes":6,"unused_booking_pct":120}`)
-	if e := webtest.Decode[map[string]string](t, w); w.Code != http.StatusUnprocessableEntity || e["field"] != "unused_booking_pct" {
+	if e := webtest.Decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != "unused_booking_pct" {
 		t.Errorf("POST /api/v1/pools/a100 with 120 %% = %d %v, want 422 on unused_booking_pct", w.Code, e)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"kashi/api"
 	"kashi/web/webtest"
 )
 
@@ -54,7 +55,7 @@ func TestPoolBootSettings(t *testing.T) {
 		`{"provider":"sim","spec":"A100-80G","gpus_per_node":8,"max_nodes":6,"boot_backoff_max_s":2592001}`: "boot_backoff_max_s",
 	} {
 		w := s.Post("/api/v1/pools/a100", body)
-		if e := webtest.Decode[map[string]string](t, w); w.Code != http.StatusUnprocessableEntity || e["field"] != field {
+		if e := webtest.Decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != field {
 			t.Errorf("POST /api/v1/pools/a100 %s = %d %v, want 422 on %s", body, w.Code, e, field)
 		}
 	}

@@ -25,7 +25,7 @@ func TestPoolRequireImageRefusesSubmits(t *testing.T) {
 	body := `{"project":"vision","name":"bare","owner":"admin","gpus":1,"spec":"A100-80G","queue":"long","priority":"normal",
 		"command":["python","train.py"],"data_ready":true}`
 	w := s.Post("/api/v1/tasks", body)
-	if e := webtest.Decode[map[string]string](t, w); w.Code != http.StatusUnprocessableEntity || e["field"] != "image" || !strings.Contains(e["error"], `"a100"`) {
+	if e := webtest.Decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != "image" || !strings.Contains(e.Error, `"a100"`) {
 		t.Errorf("POST /api/v1/tasks without image = %d %v, want 422 on image naming pool a100", w.Code, e)
 	}
 	if w := s.Post("/api/v1/tasks", strings.Replace(body, `"data_ready"`, `"image":"busybox:1.36","data_ready"`, 1)); w.Code != http.StatusCreated {

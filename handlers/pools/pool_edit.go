@@ -61,6 +61,20 @@ func (h *Handler) PoolSave(c echo.Context) error {
 	if _, bad := form.Errors["flavor"]; !bad {
 		h.checkFlavor(c.Request().Context(), cfg, form.Errors)
 	}
+	l := handlers.Locale(c)
+	// storeProblems puts what the store refuses beside each setting the form could read.
+	storeProblems := func(err error) error {
+		fes := models.AllFieldErrors(err)
+		if fes == nil {
+			return err
+		}
+		for _, fe := range fes {
+			if _, ok := form.Errors[fe.Field]; !ok {
+				form.Errors[fe.Field] = views.FormError{Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}
+			}
+		}
+		return nil
+	}
 	if len(form.Errors) == 0 {
 		saved, changed, err := h.savePool(c, name, cfg, c.FormValue("note"))
 		if err == nil {
@@ -70,11 +84,12 @@ func (h *Handler) PoolSave(c echo.Context) error {
 			}
 			return c.Redirect(http.StatusSeeOther, "/pools/"+url.PathEscape(name)+"/edit?"+next+"="+strconv.Itoa(saved.Version))
 		}
-		var fe *models.FieldError
-		if !errors.As(err, &fe) {
+		if err := storeProblems(err); err != nil {
 			return err
 		}
-		form.Errors[fe.Field] = views.FormError{Code: views.FormErrStore, Text: handlers.Locale(c).Problem(fe.Format, fe.Args, fe.Msg)}
+	} else if err := storeProblems(cfg.Validate()); err != nil {
+		// The settings it could read are checked too: every problem at once.
+		return err
 	}
 	d, err := h.poolEditData(c, name, &form)
 	if err != nil {

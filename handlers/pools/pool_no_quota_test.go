@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/web/webtest"
 )
@@ -61,11 +62,11 @@ func TestPoolNoQuotaForm(t *testing.T) {
 		t.Errorf("audit = %+v, %v; want the pool's change with its no-quota limit", entries, err)
 	}
 	w := s.Post("/api/v1/pools/a100", `{"provider":"sim","spec":"A100-80G","gpus_per_node":8,"max_nodes":6,"no_quota":"limit"}`)
-	if e := webtest.Decode[map[string]string](t, w); w.Code != http.StatusUnprocessableEntity || e["field"] != "no_quota_max_gpus" {
+	if e := webtest.Decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != "no_quota_max_gpus" {
 		t.Errorf("POST /api/v1/pools/a100 with a limit of no cards = %d %v, want 422 on no_quota_max_gpus", w.Code, e)
 	}
 	w = s.Post("/api/v1/pools/a100", `{"provider":"sim","spec":"A100-80G","gpus_per_node":8,"max_nodes":6,"no_quota":"maybe"}`)
-	if e := webtest.Decode[map[string]string](t, w); w.Code != http.StatusUnprocessableEntity || e["field"] != "no_quota" {
+	if e := webtest.Decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != "no_quota" {
 		t.Errorf("POST /api/v1/pools/a100 with no_quota maybe = %d %v, want 422 on no_quota", w.Code, e)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/web/webtest"
 )
@@ -472,7 +473,7 @@ func TestPoolSetAPI(t *testing.T) {
 	}
 	cfg.MinNodes = 20
 	w = s.Post("/api/v1/pools/a100", webtest.MustJSON(t, cfg))
-	if e := webtest.Decode[map[string]string](t, w); w.Code != http.StatusUnprocessableEntity || e["field"] != "max_nodes" {
+	if e := webtest.Decode[api.Error](t, w); w.Code != http.StatusUnprocessableEntity || e.Field != "max_nodes" {
 		t.Errorf("bad config = %d %v, want 422 on max_nodes", w.Code, e)
 	}
 	if w := s.Post("/api/v1/pools/a100", `{"max_nodes": 3, "colour": "red"}`); w.Code != http.StatusBadRequest {

@@ -1,6 +1,7 @@
 package projects
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/views"
 	projectsview "kashi/views/projects"
 )
 
@@ -71,15 +73,25 @@ func (h *Handler) ApprovalDecide(c echo.Context) error {
 	if decision != "approve" && decision != "reject" {
 		return handlers.BadRequest("decision", "decision must be approve or reject")
 	}
-	_, err = h.decide(c, id, decision == "approve", c.FormValue("comment"))
+	comment := c.FormValue("comment")
+	if decision == "reject" {
+		comment = cmp.Or(c.FormValue("reason"), comment)
+	}
+	_, err = h.decide(c, id, decision == "approve", comment)
 	var he *echo.HTTPError
 	if errors.As(err, &he) && (he.Code == http.StatusConflict || he.Code == http.StatusUnprocessableEntity) {
 		d, derr := h.approvalsData(c)
 		if derr != nil {
 			return derr
 		}
-		d.Error = handlers.Problem(handlers.Locale(c), err)
-		return handlers.Render(c, he.Code, projectsview.Approvals(handlers.Locale(c), d))
+		l := handlers.Locale(c)
+		if ps, ok := handlers.FormProblems(l, err, nil); ok {
+			// The question comes back open, with its problem and the cursor where it is.
+			d.Problems, d.Asking, d.AskDecision = ps, id, decision
+		} else {
+			d.Problems = views.Problems{{Text: handlers.Problem(l, err)}}
+		}
+		return handlers.Render(c, he.Code, projectsview.Approvals(l, d))
 	}
 	if err != nil {
 		return err

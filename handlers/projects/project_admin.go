@@ -105,11 +105,11 @@ func (h *Handler) ProjectFormCreate(c echo.Context) error {
 	if err == nil {
 		return c.Redirect(http.StatusSeeOther, "/projects?created="+url.QueryEscape(f.Name))
 	}
-	var fe *models.FieldError
-	if !errors.As(err, &fe) {
+	ps, ok := handlers.FormProblems(handlers.Locale(c), err, projectsview.ProjectCreateFields)
+	if !ok {
 		return err
 	}
-	f.Field, f.Error = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
+	f.Problems = ps
 	return h.projectsRefused(c, func(d *projectsview.ProjectsData) { d.Create = &f })
 }
 
@@ -182,56 +182,45 @@ func (h *Handler) hasQuota(c echo.Context, id int64, spec string) bool {
 	return false
 }
 
-// quotaFromForm reads the quota form; each refused value is a FieldError naming its field.
+// quotaFromForm reads the quota form; every value it cannot read is named, and then what the
+// store refuses of the rest (models.CheckQuota), storing nothing.
 func (h *Handler) quotaFromForm(c echo.Context, id int64) (models.Quota, error) {
 	q := models.Quota{ProjectID: id, Spec: strings.TrimSpace(c.FormValue("spec")), OverflowAllowed: c.FormValue("overflow_allowed") != "",
 		RemindEndDays: c.FormValue("remind_end_days"), RemindBudgetPcts: c.FormValue("remind_budget_pcts")}
-	whole := func(field string, optional bool) (int64, error) {
+	var ps models.Problems
+	whole := func(field string, optional bool) int64 {
 		v := strings.TrimSpace(c.FormValue(field))
 		if v == "" && optional {
-			return 0, nil
+			return 0
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return 0, &models.FieldError{Field: field, Msg: "give a whole number"}
+			ps.Add(models.Invalid(field, "give a whole number"))
 		}
-		return n, nil
+		return n
 	}
-	day := func(field string) (time.Time, error) {
+	cards := func(field string, optional bool) int {
+		return int(min(max(whole(field, optional), -1), models.MaxGPUCount+1))
+	}
+	day := func(field string) time.Time {
 		t, err := time.ParseInLocation(time.DateOnly, c.FormValue(field), h.Loc())
 		if err != nil {
-			return t, &models.FieldError{Field: field, Msg: "give a date"}
+			ps.Add(models.Invalid(field, "give a date"))
 		}
-		return t, nil
+		return t
 	}
-	n, err := whole("max_gpus", false)
-	if err != nil {
-		return q, err
-	}
-	q.MaxGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
-	if n, err = whole("guaranteed_gpus", true); err != nil {
-		return q, err
-	}
-	q.GuaranteedGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
-	if n, err = whole("max_service_gpus", true); err != nil {
-		return q, err
-	}
-	q.MaxServiceGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
-	if q.BudgetCardHours, err = whole("budget_card_hours", false); err != nil {
-		return q, err
-	}
-	if q.StartsAt, err = day("starts_at"); err != nil {
-		return q, err
-	}
-	if q.EndsAt, err = day("ends_at"); err != nil {
-		return q, err
-	}
+	q.MaxGPUs, q.GuaranteedGPUs, q.MaxServiceGPUs = cards("max_gpus", false), cards("guaranteed_gpus", true), cards("max_service_gpus", true)
+	q.BudgetCardHours = whole("budget_card_hours", false)
+	q.StartsAt, q.EndsAt = day("starts_at"), day("ends_at")
 	if v := c.FormValue("overflow_rate"); strings.TrimSpace(v) != "" {
-		if q.OverflowRateFen, err = handlers.ParseYuan("overflow_rate", v, false); err != nil {
-			return q, err
-		}
+		var err error
+		q.OverflowRateFen, err = handlers.ParseYuan("overflow_rate", v, false)
+		ps.Add(err)
 	}
-	return q, nil
+	if ps.Err() != nil {
+		ps.Add(models.CheckQuota(q))
+	}
+	return q, ps.Err()
 }
 
 // projectForm ends a card's form: back to the project's card, or the page again (422) with
@@ -241,16 +230,15 @@ func (h *Handler) projectForm(c echo.Context, id int64, form string, err error) 
 	if err == nil {
 		return h.projectSaved(c, id)
 	}
-	var fe *models.FieldError
+	l := handlers.Locale(c)
+	ps, ok := handlers.FormProblems(l, err, views.QuotaFields)
 	var he *echo.HTTPError
-	field, msg := "", ""
 	switch {
-	case errors.As(err, &fe):
-		field, msg = fe.Field, handlers.Invalid(handlers.Locale(c), fe)
+	case ok:
 	case errors.As(err, &he) && he.Code == http.StatusUnprocessableEntity:
-		msg = handlers.Problem(handlers.Locale(c), err)
+		ps = views.Problems{{Text: handlers.Problem(l, err)}}
 		if pe, ok := he.Message.(api.Error); ok {
-			field = pe.Field
+			ps[0].Field = pe.Field
 		}
 	default:
 		return err
@@ -258,7 +246,7 @@ func (h *Handler) projectForm(c echo.Context, id int64, form string, err error) 
 	return h.projectsRefused(c, func(d *projectsview.ProjectsData) {
 		for i := range d.Projects {
 			if a := d.Projects[i].Admin; d.Projects[i].ID == id && a != nil {
-				a.Form, a.Field, a.Error = form, field, msg
+				a.Form, a.Problems = form, ps
 			}
 		}
 	})

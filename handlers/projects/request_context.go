@@ -84,7 +84,7 @@ func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) 
 		return t.ProjectID == r.ProjectID && (q.Spec == "" || t.Spec == "" || t.Spec == q.Spec)
 	}
 	for _, e := range w.quota {
-		if t, ok := w.active[e.TaskID]; ok && matches(t) {
+		if t, ok := w.active[e.TaskID]; ok && matches(t) && startedBy(r.Kind, c, *q, e) {
 			x.Waiting = append(x.Waiting, projectsview.WaitingTask{ID: t.ID, Name: t.Name, GPUs: t.GPUs})
 		}
 	}
@@ -138,6 +138,29 @@ func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) 
 		x.CostFen, x.CostBasis = billing.Amount(c.ReservedCardSeconds(), rate), "reservation"
 	}
 	return x
+}
+
+// startedBy reports whether approving a request of kind asking c of quota q would start the
+// task of queue entry e, which waits on its project's quota: more card-hours start only tasks
+// waiting on the budget; a higher limit (or a temporary one) only tasks waiting on the card
+// limit that the new limit makes room for (its cards over the limit, Needs, at most what it
+// adds). Other kinds list every task waiting on the quota.
+func startedBy(kind string, c models.QuotaChange, q models.Quota, e scheduler.QueueEntry) bool {
+	added := 0
+	switch kind {
+	case models.RequestBudget:
+		return e.Detail == scheduler.DetailBudgetExhausted
+	case models.RequestLimit:
+		added = c.MaxGPUs - q.MaxGPUs
+	case models.RequestOverride:
+		added = c.OverrideMaxGPUs - q.MaxGPUs
+	default:
+		return true
+	}
+	if e.Detail != scheduler.DetailConcurrentLimit {
+		return false
+	}
+	return e.Quota == nil || (e.Quota.Spec == q.Spec && e.Quota.Needs <= added)
 }
 
 // rate is the pay-as-you-go and overflow rates of spec for the project (its own price, else

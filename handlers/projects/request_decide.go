@@ -1,6 +1,7 @@
 package projects
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 
@@ -14,7 +15,8 @@ import (
 // at once. POST /api/v1/requests/:id/approve.
 func (h *Handler) RequestApprove(c echo.Context) error { return h.decideRequest(c, true) }
 
-// RequestReject rejects a pending request. POST /api/v1/requests/:id/reject.
+// RequestReject rejects a pending request with the reason the requester reads ("reason", or
+// its older name "comment"; 422 naming reason without one). POST /api/v1/requests/:id/reject.
 func (h *Handler) RequestReject(c echo.Context) error { return h.decideRequest(c, false) }
 
 func (h *Handler) decideRequest(c echo.Context, approve bool) error {
@@ -24,13 +26,14 @@ func (h *Handler) decideRequest(c echo.Context, approve bool) error {
 	}
 	var b struct {
 		Comment string `json:"comment"`
+		Reason  string `json:"reason"`
 	}
 	if c.Request().ContentLength != 0 {
 		if err := handlers.DecodeJSON(c, 16<<10, &b); err != nil {
 			return err
 		}
 	}
-	req, err := h.decide(c, id, approve, b.Comment)
+	req, err := h.decide(c, id, approve, cmp.Or(b.Reason, b.Comment))
 	if err != nil {
 		return err
 	}

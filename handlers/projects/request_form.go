@@ -30,12 +30,23 @@ func (h *Handler) RequestFormSubmit(c echo.Context) error {
 		if req, err = h.fileRequest(c, b); err == nil {
 			return c.Redirect(http.StatusSeeOther, "/projects?sent="+strconv.FormatInt(req.ID, 10))
 		}
+	} else {
+		// What the form could not read, and the reason too: every problem at once.
+		var ps models.Problems
+		ps.Add(err)
+		ps.Add(models.CheckRequestReason(f.Reason))
+		err = ps.Err()
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Code == http.StatusForbidden {
 		return err
 	}
-	f.Error = handlers.Problem(handlers.Locale(c), err)
+	l := handlers.Locale(c)
+	ps, ok := handlers.FormProblemsOf(l, err, views.RequestFields, requestInput)
+	if !ok {
+		ps = views.Problems{{Text: handlers.Problem(l, err)}}
+	}
+	f.Problems = ps
 	d, derr := h.projectsData(c, f)
 	if derr != nil {
 		return derr
@@ -43,23 +54,49 @@ func (h *Handler) RequestFormSubmit(c echo.Context) error {
 	return handlers.Render(c, http.StatusUnprocessableEntity, projectsview.Projects(handlers.Locale(c), d))
 }
 
-// requestFromForm reads the form's fields for the request's kind. Times are local to the
-// billing time zone, as a datetime-local input gives them.
+// requestInput is the request form's input a field of the store comes from: the amount
+// ("value") of every kind, its times ("begins", "ends", "until") and its region.
+func requestInput(field string) string {
+	switch field {
+	case "max_gpus", "add_card_hours", "guaranteed_gpus", "overflow_rate_fen", "overflow_allowed", "override_max_gpus", "reserve_gpus":
+		return "value"
+	case "override_begins", "reserve_begins":
+		return "begins"
+	case "ends_at", "override_ends", "reserve_ends":
+		return "ends"
+	case "reserve_until":
+		return "until"
+	case "reserve_region":
+		return "region"
+	}
+	return field
+}
+
+// requestFromForm reads the form's fields for the request's kind, naming every one it cannot
+// read. Times are local to the billing time zone, as a datetime-local input gives them.
 func (h *Handler) requestFromForm(f views.RequestForm) (requestBody, error) {
 	b := requestBody{Project: f.Project, Spec: f.Spec, Kind: f.Kind, Reason: f.Reason}
-	parseTime := func(field, v string) (*time.Time, error) {
+	var ps models.Problems
+	parseTime := func(field, v string) *time.Time {
 		t, err := time.ParseInLocation("2006-01-02T15:04", v, h.Loc())
 		if err != nil {
-			return nil, models.Invalid(field, "give a date and time")
+			ps.Add(models.Invalid(field, "give a date and time"))
+			return nil
 		}
-		return &t, nil
+		return &t
 	}
-	var err error
+	cards := func() int {
+		n, err := strconv.Atoi(strings.TrimSpace(f.Value))
+		if err != nil {
+			ps.Add(models.Invalid("value", "give a whole number of GPUs"))
+		}
+		return n
+	}
 	switch f.Kind {
 	case models.RequestLimit, models.RequestBudget:
-		n, perr := strconv.ParseInt(f.Value, 10, 32)
+		n, perr := strconv.ParseInt(strings.TrimSpace(f.Value), 10, 32)
 		if perr != nil {
-			return b, models.Invalid("value", "give a whole number")
+			ps.Add(models.Invalid("value", "give a whole number"))
 		}
 		b.Change.MaxGPUs, b.Change.AddCardHours = int(n), n
 		if f.Kind == models.RequestLimit {
@@ -68,47 +105,34 @@ func (h *Handler) requestFromForm(f views.RequestForm) (requestBody, error) {
 			b.Change.MaxGPUs = 0
 		}
 	case models.RequestGuarantee:
-		n, perr := strconv.Atoi(strings.TrimSpace(f.Value))
-		if perr != nil {
-			return b, &models.FieldError{Field: "value", Msg: "give a whole number of GPUs"}
-		}
+		n := cards()
 		b.Change.GuaranteedGPUs = &n
 	case models.RequestOverflow:
 		yes := true
 		b.Change.OverflowAllowed = &yes
 		if strings.TrimSpace(f.Value) != "" {
+			var err error
 			b.Change.OverflowRateFen, err = handlers.ParseYuan("value", f.Value, false)
+			ps.Add(err)
 		}
 	case models.RequestExtend:
-		b.Change.EndsAt, err = parseTime("ends", f.Ends)
+		b.Change.EndsAt = parseTime("ends", f.Ends)
 	case models.RequestReservation:
-		n, perr := strconv.Atoi(strings.TrimSpace(f.Value))
-		if perr != nil {
-			return b, models.Invalid("value", "give a whole number of GPUs")
-		}
-		b.Change.ReserveGPUs, b.Change.ReserveRegion = n, f.Region
-		if b.Change.ReserveBegins, err = parseTime("begins", f.Begins); err == nil {
-			b.Change.ReserveEnds, err = parseTime("ends", f.Ends)
-		}
-		if err == nil && f.Repeat != "" {
+		b.Change.ReserveGPUs, b.Change.ReserveRegion = cards(), f.Region
+		b.Change.ReserveBegins, b.Change.ReserveEnds = parseTime("begins", f.Begins), parseTime("ends", f.Ends)
+		if f.Repeat != "" {
 			b.Change.ReserveRepeat, b.Change.ReserveWeekdays = f.Repeat, f.Weekdays
 			// The end date is a day: windows beginning on it are in.
-			until, perr := time.ParseInLocation(time.DateOnly, f.Until, h.Loc())
-			if perr != nil {
-				return b, models.Invalid("until", "give a date")
+			if until, err := time.ParseInLocation(time.DateOnly, f.Until, h.Loc()); err != nil {
+				ps.Add(models.Invalid("until", "give a date"))
+			} else {
+				until = until.AddDate(0, 0, 1).Add(-time.Second)
+				b.Change.ReserveUntil = &until
 			}
-			until = until.AddDate(0, 0, 1).Add(-time.Second)
-			b.Change.ReserveUntil = &until
 		}
 	case models.RequestOverride:
-		n, perr := strconv.Atoi(f.Value)
-		if perr != nil {
-			return b, models.Invalid("value", "give a whole number of GPUs")
-		}
-		b.Change.OverrideMaxGPUs = n
-		if b.Change.OverrideBegins, err = parseTime("begins", f.Begins); err == nil {
-			b.Change.OverrideEnds, err = parseTime("ends", f.Ends)
-		}
+		b.Change.OverrideMaxGPUs = cards()
+		b.Change.OverrideBegins, b.Change.OverrideEnds = parseTime("begins", f.Begins), parseTime("ends", f.Ends)
 	}
-	return b, err
+	return b, ps.Err()
 }

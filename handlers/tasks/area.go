@@ -62,6 +62,7 @@ type Store interface {
 	// Templates, their versions and schedules.
 	CreateTemplate(ctx context.Context, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)
 	UpdateTemplate(ctx context.Context, id int64, nt models.NewTemplate, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, error)
+	ValidateTemplate(ctx context.Context, nt models.NewTemplate, by string, lim models.TaskLimits) error
 	RollBackTemplate(ctx context.Context, id int64, version int, by string, lim models.TaskLimits, now time.Time) (models.TaskTemplate, bool, error)
 	TemplateVersions(ctx context.Context, id int64) ([]models.TaskTemplateVersion, error)
 	Templates(ctx context.Context, projectID int64) ([]models.TemplateRow, error)

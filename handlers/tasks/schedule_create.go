@@ -33,8 +33,8 @@ func (h *Handler) ScheduleCreate(c echo.Context) error {
 	if err := handlers.DecodeJSON(c, 4<<10, &req); err != nil {
 		return err
 	}
-	if fe := checkCron(req.Cron, req.TimeZone); fe != nil {
-		return handlers.APIError(http.StatusUnprocessableEntity, fe)
+	if err := checkCron(req.Cron, req.TimeZone); err != nil {
+		return handlers.APIError(http.StatusUnprocessableEntity, err)
 	}
 	ts, err := h.store.CreateSchedule(c.Request().Context(), models.TaskSchedule{TemplateID: t.ID, Cron: req.Cron,
 		TimeZone: req.TimeZone, Overlap: req.Overlap, StartDeadlineS: req.StartDeadlineS, Owner: handlers.Who(c).User.Name}, h.Now())

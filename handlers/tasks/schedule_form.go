@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/schedule"
+	"kashi/views"
 	tasksview "kashi/views/tasks"
 )
 
@@ -28,22 +28,22 @@ func (h *Handler) ScheduleFormCreate(c echo.Context) error {
 		return err
 	}
 	f := readScheduleForm(c)
-	ts, fe := scheduleFromForm(f)
-	if fe == nil {
+	ts, err := scheduleFromForm(f)
+	if err == nil {
 		ts.TemplateID, ts.Owner = t.ID, handlers.Who(c).User.Name
-		_, err := h.store.CreateSchedule(c.Request().Context(), ts, h.Now())
+		_, err = h.store.CreateSchedule(c.Request().Context(), ts, h.Now())
 		if err == nil {
 			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+tasksview.NoticeScheduled+"#schedules")
 		}
-		if !errors.As(err, &fe) {
+		if models.AllFieldErrors(err) == nil {
 			return handlers.StoreError(err)
 		}
 	}
-	d, err := h.templateData(c, t)
-	if err != nil {
-		return err
+	d, derr := h.templateData(c, t)
+	if derr != nil {
+		return derr
 	}
-	f.Field, f.Error = fe.Field, scheduleProblem(handlers.Locale(c), fe)
+	f.Problems = scheduleProblems(handlers.Locale(c), err)
 	d.ScheduleForm = f
 	return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.Template(handlers.Locale(c), d))
 }
@@ -55,9 +55,8 @@ func (h *Handler) SchedulePreview(c echo.Context) error {
 		return err
 	}
 	f := readScheduleForm(c)
-	_, fe := scheduleFromForm(f)
-	if fe != nil {
-		f.Field, f.Error = fe.Field, scheduleProblem(handlers.Locale(c), fe)
+	if _, err := scheduleFromForm(f); err != nil {
+		f.Problems = scheduleProblems(handlers.Locale(c), err)
 		return handlers.Render(c, http.StatusUnprocessableEntity, tasksview.SchedulePreview(handlers.Locale(c), f, nil))
 	}
 	s, _ := schedule.Parse(f.Cron, f.TimeZone) // parsed by scheduleFromForm
@@ -100,40 +99,46 @@ func readScheduleForm(c echo.Context) tasksview.ScheduleForm {
 }
 
 // scheduleFromForm checks the schedule form: the expression, the zone and the deadline in
-// whole minutes; the store checks the rest.
-func scheduleFromForm(f tasksview.ScheduleForm) (models.TaskSchedule, *models.FieldError) {
-	if fe := checkCron(f.Cron, f.TimeZone); fe != nil {
-		return models.TaskSchedule{}, fe
-	}
+// whole minutes, every bad one named; the store checks the rest.
+func scheduleFromForm(f tasksview.ScheduleForm) (models.TaskSchedule, error) {
+	var ps models.Problems
+	ps.Add(checkCron(f.Cron, f.TimeZone))
 	min, err := strconv.ParseInt(f.StartDeadlineMin, 10, 64)
 	if err != nil || min < 1 || min > int64(schedule.MaxDeadline/time.Minute) {
-		return models.TaskSchedule{}, &models.FieldError{Field: "start_deadline_s", Msg: "a whole number of minutes"}
+		ps.Add(&models.FieldError{Field: "start_deadline_s", Msg: "a whole number of minutes"})
 	}
-	return models.TaskSchedule{Cron: f.Cron, TimeZone: f.TimeZone, Overlap: f.Overlap, StartDeadlineS: min * 60}, nil
+	return models.TaskSchedule{Cron: f.Cron, TimeZone: f.TimeZone, Overlap: f.Overlap, StartDeadlineS: min * 60}, ps.Err()
 }
 
-// checkCron refuses an expression that does not parse (naming "cron") or a zone that is not
-// an IANA name (naming "time_zone").
-func checkCron(expr, zone string) *models.FieldError {
+// checkCron refuses an expression that does not parse (naming "cron") and a zone that is
+// not an IANA name (naming "time_zone"), both at once.
+func checkCron(expr, zone string) error {
+	var ps models.Problems
 	if _, err := schedule.Parse(expr, "UTC"); err != nil {
-		return &models.FieldError{Field: "cron", Msg: err.Error()}
+		ps.Add(&models.FieldError{Field: "cron", Msg: err.Error()})
 	}
-	if _, err := schedule.Parse(expr, zone); err != nil {
-		return &models.FieldError{Field: "time_zone", Msg: err.Error()}
+	// The zone is checked on an expression that parses, whatever the one given.
+	if _, err := schedule.Parse("0 0 * * *", zone); err != nil {
+		ps.Add(&models.FieldError{Field: "time_zone", Msg: err.Error()})
 	}
-	return nil
+	return ps.Err()
 }
 
-// scheduleProblem is a refused schedule field in the page's language where the catalog
-// has it, else the store's words.
-func scheduleProblem(l phrase.Locale, fe *models.FieldError) string {
-	switch fe.Field {
-	case "cron":
-		return l.T("sched.err.cron")
-	case "time_zone":
-		return l.T("sched.err.time_zone")
-	case "start_deadline_s":
-		return l.T("sched.err.deadline")
+// scheduleProblems are a refused schedule's problems in the page's language: the form's
+// own in the catalog's words, which name their field, the store's led by their field's label.
+func scheduleProblems(l phrase.Locale, err error) views.Problems {
+	var ps views.Problems
+	for _, fe := range models.AllFieldErrors(err) {
+		text := handlers.Invalid(l, fe)
+		switch fe.Field {
+		case "cron":
+			text = l.T("sched.err.cron")
+		case "time_zone":
+			text = l.T("sched.err.time_zone")
+		case "start_deadline_s":
+			text = l.T("sched.err.deadline")
+		}
+		ps = append(ps, views.Problem{Field: fe.Field, Text: text})
 	}
-	return fe.Msg
+	return ps.InFormOrder(tasksview.ScheduleFields)
 }

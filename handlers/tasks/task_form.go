@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"cmp"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -47,15 +48,24 @@ func (h *Handler) TaskFormSubmit(c echo.Context) error {
 		return err
 	}
 	templateProblem(tpl, &nt, problems)
-	var created int64
+	// Every problem at once: what the form could not read, and what the store refuses of the
+	// rest (checked without storing while the form has problems of its own).
+	var created models.Task
+	var queued *tasksview.QueuedTask
 	if len(problems) == 0 {
-		t, _, err := h.store.CreateTask(ctx, nt, h.Cfg.TaskLimits, h.Now())
-		if problems, err = formProblems(handlers.Locale(c), err); err != nil {
-			return err
+		if handlers.IsHTMX(c) {
+			if queued, err = h.queuedTask(ctx, nt); err != nil {
+				return err
+			}
 		}
-		runtimeProblem(problems, nt, h.Cfg.TaskLimits)
-		created = t.ID
+		created, _, err = h.store.CreateTask(ctx, nt, h.Cfg.TaskLimits, h.Now())
+	} else {
+		err = h.store.ValidateTask(ctx, nt, h.Cfg.TaskLimits)
 	}
+	if err = formProblems(handlers.Locale(c), err, problems); err != nil {
+		return err
+	}
+	runtimeProblem(problems, nt, h.Cfg.TaskLimits)
 	l := handlers.Locale(c)
 	if len(problems) > 0 {
 		d, err := h.queueData(ctx, handlers.Who(c), h.Now(), withTemplate(tasksview.TaskForm{Values: vals, Errors: problems}, tpl))
@@ -73,7 +83,7 @@ func (h *Handler) TaskFormSubmit(c echo.Context) error {
 	}
 	// The next task is likely of the same project and owner.
 	form := newTaskForm(tasksview.TaskFormValues{Project: vals.Project, Owner: vals.Owner})
-	form.Created = created
+	form.Created, form.Queued = created.ID, queued
 	d, err := h.queueData(ctx, handlers.Who(c), h.Now(), form)
 	if err != nil {
 		return err
@@ -91,12 +101,10 @@ func (h *Handler) TaskFormValidate(c echo.Context) error {
 		return err
 	}
 	nt, problems := taskFromForm(vals, true)
-	if len(problems) == 0 {
-		if problems, err = formProblems(handlers.Locale(c), h.store.ValidateTask(c.Request().Context(), nt, h.Cfg.TaskLimits)); err != nil {
-			return err
-		}
-		runtimeProblem(problems, nt, h.Cfg.TaskLimits)
+	if err := formProblems(handlers.Locale(c), h.store.ValidateTask(c.Request().Context(), nt, h.Cfg.TaskLimits), problems); err != nil {
+		return err
 	}
+	runtimeProblem(problems, nt, h.Cfg.TaskLimits)
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity
@@ -124,6 +132,26 @@ func (h *Handler) TaskFormValidate(c echo.Context) error {
 		f.Estimate = d.estimate(now)
 	}
 	return handlers.Render(c, status, tasksview.TaskFormChecked(handlers.Locale(c), f))
+}
+
+// queuedTask is where nt will stand once submitted: its lane, position and expected start,
+// tried on the queue as it is before the task is stored (a trial of the stored task would
+// find its twin in the queue). nil when the project is not known, for the store to refuse.
+func (h *Handler) queuedTask(ctx context.Context, nt models.NewTask) (*tasksview.QueuedTask, error) {
+	now := h.Now()
+	d, err := h.dryRun(ctx, nt, now)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	w := d.waitRow()
+	w.Position = d.Position
+	if d.wait.Starting {
+		w.Position = 0
+	}
+	return &tasksview.QueuedTask{Lane: d.Lane, Now: now, Wait: w}, nil
 }
 
 // newTaskForm is a form with vals and the defaults of what vals leaves empty filled in and a fresh idempotency
@@ -309,18 +337,22 @@ func taskFromForm(v tasksview.TaskFormValues, partial bool) (models.NewTask, map
 	return nt, problems
 }
 
-// formProblems turns the store's verdict into the form's problems: a *models.FieldError
-// becomes a problem beside the input it names, in the page's language. Any other error is
-// returned as it is.
-func formProblems(l phrase.Locale, err error) (map[string]views.FormError, error) {
-	var fe *models.FieldError
-	switch {
-	case err == nil:
-		return nil, nil
-	case !errors.As(err, &fe):
-		return nil, err
+// formProblems adds the store's verdict to the form's problems: each field error it carries
+// becomes a problem beside the input it names, in the page's language, unless the form has
+// one there already (an input the form could not read is refused by the store too). Any
+// other error is returned as it is.
+func formProblems(l phrase.Locale, err error, problems map[string]views.FormError) error {
+	fes := models.AllFieldErrors(err)
+	if err != nil && fes == nil {
+		return err
 	}
-	return map[string]views.FormError{formInput(fe.Field): {Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}}, nil
+	for _, fe := range fes {
+		in := formInput(fe.Field)
+		if _, ok := problems[in]; !ok {
+			problems[in] = views.FormError{Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}
+		}
+	}
+	return nil
 }
 
 // formInput maps a store field ("gpus", "spec", "max_runtime_s", "command[0]", "env.PATH",

@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,14 +32,17 @@ func (h *Handler) TemplateFormCreate(c echo.Context) error {
 	}
 	nt, problems := templateFromForm(f)
 	nt.ProjectID = p.ID
+	ctx, by := c.Request().Context(), handlers.Who(c).User.Name
 	if len(problems) == 0 {
-		t, err := h.store.CreateTemplate(c.Request().Context(), nt, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
-		if problems, err = templateProblems(handlers.Locale(c), err); err != nil {
+		t, err := h.store.CreateTemplate(ctx, nt, by, h.Cfg.TaskLimits, h.Now())
+		if err := templateProblems(handlers.Locale(c), err, problems); err != nil {
 			return err
 		}
 		if len(problems) == 0 {
 			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+tasksview.NoticeCreated)
 		}
+	} else if err := templateProblems(handlers.Locale(c), h.store.ValidateTemplate(ctx, nt, by, h.Cfg.TaskLimits), problems); err != nil {
+		return err
 	}
 	f.Errors = problems
 	d, err := h.templatesData(c, p, f)
@@ -65,13 +67,19 @@ func (h *Handler) TemplateFormUpdate(c echo.Context) error {
 		return err
 	}
 	nt, problems := templateFromForm(f)
+	ctx, by := c.Request().Context(), handlers.Who(c).User.Name
 	if len(problems) == 0 {
-		_, err := h.store.UpdateTemplate(c.Request().Context(), t.ID, nt, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
-		if problems, err = templateProblems(handlers.Locale(c), err); err != nil {
+		_, err := h.store.UpdateTemplate(ctx, t.ID, nt, by, h.Cfg.TaskLimits, h.Now())
+		if err := templateProblems(handlers.Locale(c), err, problems); err != nil {
 			return err
 		}
 		if len(problems) == 0 {
 			return c.Redirect(http.StatusSeeOther, "/templates/"+strconv.FormatInt(t.ID, 10)+"?notice="+tasksview.NoticeSaved)
+		}
+	} else {
+		nt.ProjectID = t.ProjectID
+		if err := templateProblems(handlers.Locale(c), h.store.ValidateTemplate(ctx, nt, by, h.Cfg.TaskLimits), problems); err != nil {
+			return err
 		}
 	}
 	d, err := h.templateData(c, t)
@@ -148,22 +156,25 @@ func dataLocationLines(text string, problems map[string]views.FormError) map[str
 	return out
 }
 
-// templateProblems turns the store's refusal of a template into the problem beside the
-// input it names, in the page's language; other errors pass on.
-func templateProblems(l phrase.Locale, err error) (map[string]views.FormError, error) {
-	var fe *models.FieldError
-	switch {
-	case err == nil:
-		return nil, nil
-	case !errors.As(err, &fe):
-		return nil, err
+// templateProblems adds the store's refusal of a template to the form's problems: each field
+// error beside the input it names, in the page's language, unless the form has one there
+// already; other errors pass on.
+func templateProblems(l phrase.Locale, err error, problems map[string]views.FormError) error {
+	fes := models.AllFieldErrors(err)
+	if err != nil && fes == nil {
+		return err
 	}
-	input := formInput(fe.Field)
-	switch {
-	case fe.Field == "name", fe.Field == "description", fe.Field == "image", strings.HasPrefix(fe.Field, "env_names"):
-		input = strings.SplitN(fe.Field, "[", 2)[0]
-	case strings.HasPrefix(fe.Field, "data_locations"):
-		input = "data_locations"
+	for _, fe := range fes {
+		input := formInput(fe.Field)
+		switch {
+		case fe.Field == "name", fe.Field == "description", fe.Field == "image", strings.HasPrefix(fe.Field, "env_names"):
+			input = strings.SplitN(fe.Field, "[", 2)[0]
+		case strings.HasPrefix(fe.Field, "data_locations"):
+			input = "data_locations"
+		}
+		if _, ok := problems[input]; !ok {
+			problems[input] = views.FormError{Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}
+		}
 	}
-	return map[string]views.FormError{input: {Code: views.FormErrStore, Text: l.Problem(fe.Format, fe.Args, fe.Msg)}}, nil
+	return nil
 }

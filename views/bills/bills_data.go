@@ -1,6 +1,10 @@
 package bills
 
-import "time"
+import (
+	"time"
+
+	"kashi/views"
+)
 
 // BillsData is the bills page: a month's bills of the projects the viewer sees, grouped by
 // project tag when projects carry tags. Money is fen, time seconds; handlers fill it.
@@ -137,11 +141,15 @@ type BillAdjustment struct {
 	At            time.Time
 }
 
-// AdjustForm is the adjustment form's text as typed; Field and Error name a refused field.
+// AdjustForm is the adjustment form's text as typed; Problems are those of a refused submit
+// (one of the form as a whole when the bill is issued meanwhile).
 type AdjustForm struct {
 	Amount, Reason, CorrectsMonth string
-	Field, Error                  string
+	Problems                      views.Problems
 }
+
+// AdjustFields are the adjustment form's fields in its order, as the store names them.
+var AdjustFields = []string{"amount_fen", "corrects_month", "reason"}
 
 // BillPriceVersion is the price version in force for a spec in the bill's month: the
 // project's own (Own) or the default list's, from FromMonth on.

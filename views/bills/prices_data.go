@@ -1,6 +1,10 @@
 package bills
 
-import "time"
+import (
+	"time"
+
+	"kashi/views"
+)
 
 // PricesData is the prices and plans page (价格与计费方式): every price and billing plan with
 // its history, the specs that lack a price, and for admins the forms that set them. Money
@@ -45,17 +49,23 @@ type PlanRow struct {
 	InForce     bool
 }
 
-// PriceForm is the price form's text as typed; Field and Error name a refused field.
+// PriceForm is the price form's text as typed; Problems are those of a refused submit.
 type PriceForm struct {
 	Project, Spec, FromMonth, Rate, OverflowRate string
-	Field, Error                                 string
+	Problems                                     views.Problems
 }
 
-// PlanForm is the billing plan form's text as typed; Field and Error name a refused field.
+// PriceFields are the price form's fields in its order, as the store names them.
+var PriceFields = []string{"spec", "project", "from_month", "rate_fen", "overflow_rate_fen"}
+
+// PlanForm is the billing plan form's text as typed; Problems are those of a refused submit.
 type PlanForm struct {
 	Project, FromMonth, Mode, PackageSpec, PackageCards, PackageFee, UnitPrice, SizeClasses string
-	Field, Error                                                                            string
+	Problems                                                                                views.Problems
 }
+
+// PlanFields are the plan form's fields in its order, as the store names them.
+var PlanFields = []string{"project", "from_month", "mode", "package_spec", "package_cards", "package_fee_fen", "unit_price_fen", "size_classes"}
 
 // SizeClassView is one per-task size class: tasks up to MaxCardHours (0: no limit) cost
 // PriceFen.

@@ -1,6 +1,10 @@
 package people
 
-import "time"
+import (
+	"time"
+
+	"kashi/views"
+)
 
 // UsersData is the people page (用户) for admins: every user with their role and state, the
 // form that adds one, and per user the disable or enable button and a password reset.
@@ -24,9 +28,12 @@ type UserRow struct {
 
 // UserForm is the add-user form's text as typed; Field and Error name a refused field.
 type UserForm struct {
-	Name, Role   string
-	Field, Error string
+	Name, Role string
+	Problems   views.Problems
 }
+
+// UserFields are the add form's fields in its order.
+var UserFields = []string{"name", "role", "password"}
 
 // AccountData is the viewer's own account page: who they are and the password form.
 type AccountData struct {

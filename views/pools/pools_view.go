@@ -439,12 +439,29 @@ func (f PoolForm) flavorListed() bool {
 	return false
 }
 
-// invalidAttr is aria-invalid="true" for an input with a problem.
+// invalidAttr is aria-invalid="true" for an input with a problem; the form's first input
+// with a problem gets autofocus too.
 func (f PoolForm) invalidAttr(name string) templ.Attributes {
-	if _, bad := f.Errors[name]; bad {
-		return templ.Attributes{"aria-invalid": "true"}
+	if _, bad := f.Errors[name]; !bad {
+		return nil
 	}
-	return nil
+	if first := f.problemList(); first[0].Name == name {
+		return templ.Attributes{"aria-invalid": "true", "autofocus": true}
+	}
+	return templ.Attributes{"aria-invalid": "true"}
+}
+
+// problemList is the settings with a problem in the form's order, for the list above it.
+func (f PoolForm) problemList() []PoolField {
+	var out []PoolField
+	for _, g := range f.Groups {
+		for _, fd := range g.Fields {
+			if _, bad := f.Errors[fd.Name]; bad {
+				out = append(out, fd)
+			}
+		}
+	}
+	return out
 }
 
 // chartDesc describes the chart in words for screen readers.

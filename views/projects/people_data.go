@@ -58,5 +58,10 @@ type ApprovalsData struct {
 	Pending []RequestView
 	Decided []RequestView
 	Notice  string
-	Error   string
+	// Problems are those of a refused decision: of request Asking's AskDecision ("approve",
+	// "reject"), whose question is shown open with them (a rejection without its reason);
+	// with Asking 0, of the page (a request decided meanwhile).
+	Problems    views.Problems
+	Asking      int64
+	AskDecision string
 }

@@ -30,12 +30,12 @@ func archiveConfirm(l phrase.Locale, project string, archived bool) string {
 	return l.T("padmin.archive_confirm", project)
 }
 
-// quotaError is the card's error when it belongs to the quota form q.
-func quotaError(a *views.ProjectAdmin, q views.QuotaForm) string {
+// quotaProblems are the card's problems when they belong to the quota form q.
+func quotaProblems(a *views.ProjectAdmin, q views.QuotaForm) views.Problems {
 	if q.New {
-		return a.AdminError("quota:new")
+		return a.AdminProblems("quota:new")
 	}
-	return a.AdminError("quota:" + q.Spec)
+	return a.AdminProblems("quota:" + q.Spec)
 }
 
 // ProjectCreatedNotice confirms a project was added.
@@ -45,4 +45,4 @@ func ProjectCreatedNotice(l phrase.Locale, name string) string { return l.T("pad
 func ProjectSavedNotice(l phrase.Locale, name string) string { return l.T("padmin.saved", name) }
 
 // quotaOpen opens the quota form that was refused.
-func quotaOpen(a *views.ProjectAdmin, q views.QuotaForm) bool { return quotaError(a, q) != "" }
+func quotaOpen(a *views.ProjectAdmin, q views.QuotaForm) bool { return len(quotaProblems(a, q)) > 0 }

@@ -62,7 +62,9 @@ type TaskForm struct {
 	// form says so.
 	Checked bool
 	// Created is the id of the task just submitted, for the success notice; 0 for none.
+	// Queued is where it stood in the queue as it was submitted, nil when unknown.
 	Created int64
+	Queued  *QueuedTask
 	// Closed is true for a viewer who may submit to no project: the form is not shown.
 	Closed bool
 	// TemplateName and TemplateVersion name the template of Values.Template, for the notice.
@@ -153,6 +155,15 @@ type TaskEstimate struct {
 	Costs []TaskCost
 	// Warnings are WarnQuota, WarnOverflow or WarnBudget.
 	Warnings []string
+}
+
+// QueuedTask is where a task just submitted stands: its lane and its queue row (Position 0
+// when it starts at the next tick, Reason and the ETAs otherwise), as the queue stood when it
+// was submitted (at Now).
+type QueuedTask struct {
+	Lane string
+	Now  time.Time
+	Wait views.QueueRow
 }
 
 // TaskCost is the form's task priced on one spec as its bill line would be.

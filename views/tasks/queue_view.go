@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -106,7 +107,7 @@ func cardHours(l phrase.Locale, h float64) string {
 
 // formFields are the input names that show a problem beside them, in form order.
 var formFields = []string{"project", "name", "owner", "gpus", "specs", "regions", "queue", "priority", "est_gpu_hours",
-	"max_runtime_h", "command", "env", "workdir", "data_check"}
+	"max_runtime_h", "max_attempts", "command", "env", "image", "workdir", "data_check", "rerun_on_failure"}
 
 // errOf returns the text of the problem of input name, "" for none.
 // serviceInvalid reports whether one of the service's inputs has a problem: their group
@@ -131,12 +132,72 @@ func (f TaskForm) errOf(l phrase.Locale, name string) string {
 // runtimeOf is how long a running task has run.
 func runtimeOf(t RunningTask, now time.Time) time.Duration { return now.Sub(t.StartedAt) }
 
-// invalid is aria-invalid="true" for an input with a problem, nothing otherwise.
+// invalid is aria-invalid="true" for an input with a problem, nothing otherwise; the first
+// input with a problem (in the form's order) gets autofocus too, so that a refused submit
+// comes back with the cursor where the first fix is. Inline validation re-renders no input,
+// so it never moves the cursor.
 func (f TaskForm) invalid(name string) templ.Attributes {
-	if _, bad := f.Errors[name]; bad {
-		return templ.Attributes{"aria-invalid": "true"}
+	if _, bad := f.Errors[name]; !bad {
+		return nil
 	}
-	return nil
+	if name == f.firstBad() {
+		return templ.Attributes{"aria-invalid": "true", "autofocus": true}
+	}
+	return templ.Attributes{"aria-invalid": "true"}
+}
+
+// allFields are the inputs that may show a problem, in form order: formFields, then the
+// service's.
+var allFields = append(slices.Clip(formFields), "model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms")
+
+// firstBad is the first input of the form with a problem; "" when none has one.
+func (f TaskForm) firstBad() string {
+	for _, name := range allFields {
+		if _, bad := f.Errors[name]; bad {
+			return name
+		}
+	}
+	return ""
+}
+
+// problemList is every input's problem in form order, each led by the input's label, for the
+// form's status: the whole form is named at once.
+func (f TaskForm) problemList(l phrase.Locale) []fieldProblem {
+	var out []fieldProblem
+	for _, name := range allFields {
+		if _, bad := f.Errors[name]; bad {
+			out = append(out, fieldProblem{Name: name, Label: l.T(formLabels[name]), Text: f.errOf(l, name)})
+		}
+	}
+	return out
+}
+
+// fieldProblem is one input's problem in the form's status.
+type fieldProblem struct{ Name, Label, Text string }
+
+// formLabels are the catalog keys of the inputs' labels.
+var formLabels = map[string]string{"project": "form.project", "name": "form.name", "owner": "form.owner", "gpus": "form.gpus",
+	"specs": "form.specs", "regions": "form.regions", "queue": "form.queue", "priority": "form.priority", "est_gpu_hours": "form.est",
+	"max_runtime_h": "form.max_runtime", "command": "form.command", "env": "form.env", "workdir": "form.workdir", "image": "form.image",
+	"data_check": "form.data_check", "model": "form.model", "replicas": "form.replicas", "metrics_port": "form.metrics_port",
+	"metrics_path": "form.metrics_path", "health_path": "form.health_path", "ttft_target_ms": "form.ttft_target",
+	"max_attempts": "form.max_attempts", "rerun_on_failure": "form.rerun_on_failure"}
+
+// problemsText is the form's status above its problems: how many there are.
+func problemsText(l phrase.Locale, n int) string {
+	if n == 1 {
+		return l.T("form.fix")
+	}
+	return l.T("form.fix_many", l.Int(n))
+}
+
+// queuedText is where a task just submitted stands: its lane, its position and when it is
+// expected to start, or that it starts at the next tick.
+func queuedText(l phrase.Locale, q QueuedTask) string {
+	if q.Wait.Position == 0 {
+		return l.T("form.created_next", views.LaneTitle(l, q.Lane))
+	}
+	return l.T("form.created_place", views.LaneTitle(l, q.Lane), l.Int(q.Wait.Position), eta(l, q.Wait.ETAP50, q.Now), eta(l, q.Wait.ETAP90, q.Now))
 }
 
 // fieldClass is the class attribute of a form field with the extra class, if any.

@@ -151,5 +151,8 @@ type ScheduleRunView struct {
 // ScheduleForm is the schedule form's text as typed; Field and Error name a refused field.
 type ScheduleForm struct {
 	Cron, TimeZone, Overlap, StartDeadlineMin string
-	Field, Error                              string
+	Problems                                  views.Problems
 }
+
+// ScheduleFields are the schedule form's fields in its order, as the store names them.
+var ScheduleFields = []string{"cron", "time_zone", "overlap", "start_deadline_s"}

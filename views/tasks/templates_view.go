@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"cmp"
 	"net/url"
 	"strconv"
 	"time"
@@ -102,12 +103,45 @@ func (f TemplateForm) errOf(l phrase.Locale, name string) string {
 	return views.FormErrorText(l, e)
 }
 
-// invalid is aria-invalid="true" for an input with a problem, nothing otherwise.
+// invalid is aria-invalid="true" for an input with a problem, nothing otherwise; the form's
+// first input with a problem gets autofocus too.
 func (f TemplateForm) invalid(name string) templ.Attributes {
-	if _, bad := f.Errors[name]; bad {
-		return templ.Attributes{"aria-invalid": "true"}
+	if _, bad := f.Errors[name]; !bad {
+		return nil
 	}
-	return nil
+	if name == f.firstBad() {
+		return templ.Attributes{"aria-invalid": "true", "autofocus": true}
+	}
+	return templ.Attributes{"aria-invalid": "true"}
+}
+
+// templateFields are the template form's inputs in its order.
+var templateFields = []string{"name", "description", "gpus", "specs", "regions", "queue", "priority", "est_gpu_hours",
+	"max_runtime_h", "max_attempts", "command", "env_names", "workdir", "image", "data_check", "data_locations", "rerun_on_failure"}
+
+// templateLabels are the catalog keys of the template form's labels beyond the submit form's.
+var templateLabels = map[string]string{"name": "tpl.name", "description": "tpl.description", "env_names": "tpl.env_names",
+	"image": "tpl.image", "data_locations": "tpl.data_locations"}
+
+// firstBad is the form's first input with a problem; "" when none has one.
+func (f TemplateForm) firstBad() string {
+	for _, name := range templateFields {
+		if _, bad := f.Errors[name]; bad {
+			return name
+		}
+	}
+	return ""
+}
+
+// problemList is every input's problem in form order, each led by the input's label.
+func (f TemplateForm) problemList(l phrase.Locale) []fieldProblem {
+	var out []fieldProblem
+	for _, name := range templateFields {
+		if _, bad := f.Errors[name]; bad {
+			out = append(out, fieldProblem{Name: name, Label: l.T(cmp.Or(templateLabels[name], formLabels[name])), Text: f.errOf(l, name)})
+		}
+	}
+	return out
 }
 
 // runTime is a planned run in its zone with its weekday: "2026-03-02 Mon 22:00 CST".

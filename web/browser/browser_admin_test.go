@@ -71,6 +71,9 @@ func TestBrowserLeadApprovesGuarantee(t *testing.T) {
 		t.Errorf("the approvals page is %d px wide on a phone, want at most 390 (%v)", width, err)
 	}
 	err = chromedp.Do(b.ctx,
+		chromedp.Click(css(`[data-testid=approve-ask] summary`)), // approving asks first, with its cost
+		chromedp.WaitVisible(css(`[data-testid=approve-question]`)),
+		b.shot("approve-3-phone-zh-asked.png"),
 		chromedp.SendKeys(css(`[data-testid=decide-form] input[name=comment]`), "两张卡都保障"),
 		chromedp.Click(css(`[data-testid=approve-button]`)),
 		chromedp.WaitVisible(css(`[data-testid=notice]`)),

@@ -97,8 +97,10 @@ func TestBrowserQuotaApproval(t *testing.T) {
 		b.logout(),
 		login("lead", "pw-lead"),
 		chromedp.Navigate(srv.URL+"/approvals"),
-		chromedp.WaitVisible(css(`[data-testid=approve-button]`)),
+		chromedp.WaitVisible(css(`[data-testid=approve-ask] summary`)),
 		shot("3-lead-approvals.png"),
+		chromedp.Click(css(`[data-testid=approve-ask] summary`)), // approving asks first, with its cost
+		chromedp.WaitVisible(css(`[data-testid=approve-button]`)),
 		chromedp.SendKeys(css(`[data-testid=decide-form] input[name=comment]`), "ok, go"),
 		chromedp.Click(css(`[data-testid=approve-button]`)),
 		chromedp.WaitVisible(css(`[data-testid=notice]`)),
