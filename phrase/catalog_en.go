@@ -1608,4 +1608,13 @@ var catalogEN = map[string]string{
 	"reminder.quota_ends":       "Project %s: the %s quota ends on %s, in %d days or less.",
 	"reminder.budget":           "Project %s: the %s budget is %d%% used this month (%d of %d card-hours).",
 	"reminder.all_specs":        "all specs",
+	// Tasks run as their owners: each user's Unix account on the nodes.
+	"users.unix_account":             "Unix account",
+	"users.unix_account_of":          "Unix account of %s",
+	"users.unix_account_none":        "none",
+	"users.unix_account_save":        "Set",
+	"users.unix_account_notice":      "Unix account of %s set.",
+	"users.unix_account_help":        "A user's tasks run on the nodes as their Unix account, which must exist on each node (or, where the pool says so, as the account of the user's own name); without one they fail to start.",
+	"audit.action.user-unix-account": "Unix account set",
+	"audit.field.unix_account":       "Unix account",
 }

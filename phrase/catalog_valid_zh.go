@@ -187,4 +187,5 @@ var validZH = map[string]string{
 	"must be 1 to %d cards when projects without a quota are limited; got %d":                             "限量使用时应为 1 到 %d 张卡，实际为 %d",
 	"project %q has no quota on %s, and pool %q refuses projects without one":                             "项目 %q 在 %s 上没有配额，资源池 %q 不接受无配额的项目",
 	"project %q has no quota on %s, and pool %q lets a project without one hold at most %d cards; got %d": "项目 %q 在 %s 上没有配额，资源池 %q 只允许无配额的项目同时持有最多 %d 张卡，实际申请 %d",
+	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'":   "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
 }

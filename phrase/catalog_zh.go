@@ -1608,4 +1608,13 @@ var catalogZH = map[string]string{
 	"reminder.quota_ends":       "项目 %s：%s 配额将于 %s 到期，剩余不超过 %d 天。",
 	"reminder.budget":           "项目 %s：%s 预算本月已用 %d%%（%d / %d 卡时）。",
 	"reminder.all_specs":        "全部卡型",
+	// Tasks run as their owners: each user's Unix account on the nodes.
+	"users.unix_account":             "Unix 账号",
+	"users.unix_account_of":          "%s 的 Unix 账号",
+	"users.unix_account_none":        "未设置",
+	"users.unix_account_save":        "设置",
+	"users.unix_account_notice":      "已设置 %s 的 Unix 账号。",
+	"users.unix_account_help":        "用户的任务在节点上以其 Unix 账号运行，该账号须在每个节点上存在（资源池允许时，也可用与用户同名的账号）；没有账号的任务无法启动。",
+	"audit.action.user-unix-account": "设置 Unix 账号",
+	"audit.field.unix_account":       "Unix 账号",
 }
