@@ -227,6 +227,17 @@ type Assignment struct {
 	// Restart asks the agent to start the process again, after a backoff, whenever it exits
 	// by itself (a service replica); a batch task's exit is reported and it never runs again.
 	Restart bool `json:"restart,omitempty"`
+	// RunAsUser is the Unix account the task runs as on the node, with its uid, gid and
+	// groups there: its owner's, "" when the owner has none. The task fails to start when the
+	// node has no such account, or when it would run as root (uid 0, or the agent's own user
+	// for "" on an agent that runs as root) and AllowRoot, the pool's setting, is off.
+	RunAsUser string `json:"run_as_user,omitempty"`
+	AllowRoot bool   `json:"allow_root,omitempty"`
+	// MemoryLimitMiB and CPULimitMillis limit the task's host memory and CPUs on the node (its
+	// cgroup): the pool's per-GPU settings times the task's GPUs there. 0 gives the task the
+	// node's share: the node's memory or CPUs times the task's GPUs over the node's GPUs.
+	MemoryLimitMiB int64 `json:"memory_limit_mib,omitempty"`
+	CPULimitMillis int64 `json:"cpu_limit_millis,omitempty"`
 }
 
 // Task states an agent reports.

@@ -88,6 +88,15 @@ type Assignment struct {
 	HealthPath string
 	// Restart is true for a service replica: its node starts it again when it exits.
 	Restart bool
+	// RunAsUser is the Unix account the task runs as on the node: its owner's (UnixAccount),
+	// or, where the pool's AccountsByName is on and none is set, the owner's name; "" for
+	// none. AllowRoot is the pool's: the task may run as root.
+	RunAsUser string
+	AllowRoot bool
+	// MemoryLimitMiB and CPULimitMillis limit the task's host memory and CPUs on the node:
+	// the pool's per-GPU settings times the task's GPUs there; 0 for the node's share.
+	MemoryLimitMiB int64
+	CPULimitMillis int64
 }
 
 // States a node reports for a task's process.

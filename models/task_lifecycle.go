@@ -207,7 +207,11 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	if err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
-	mounts, err := poolMounts(db, nodeID, tasks)
+	cfg, err := nodePoolConfig(db, nodeID)
+	if err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
+	accounts, err := ownerAccounts(db, tasks)
 	if err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
@@ -221,8 +225,9 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 			MetricsPort: t.MetricsPort, MetricsPath: t.MetricsPath, HealthPath: t.HealthPath,
 			Restart: t.Service()}
 		if t.Image != "" {
-			a.Mounts = mounts
+			a.Mounts = cfg.Mounts()
 		}
+		a.runAs(cfg, t.Owner, accounts)
 		a.setShape(nodes[t.ID], nodeID)
 		if loc := t.DataLocationMap()[region]; loc != "" && region != "" {
 			a.DataRegion, a.DataLocation = region, loc
