@@ -259,7 +259,26 @@ type TaskStatusRequest struct {
 	OutputUnit   string     `json:"output_unit,omitempty"`
 	CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
 	Message      string     `json:"message,omitempty"`
+	// Cause says why the task failed when the agent knows it (one of the Cause constants),
+	// with Account, the Unix account it looked for, and MemoryLimitMiB, the limit the task
+	// passed; the server writes the task's reason from them.
+	Cause          string `json:"cause,omitempty"`
+	Account        string `json:"account,omitempty"`
+	MemoryLimitMiB int64  `json:"memory_limit_mib,omitempty"`
 }
+
+// Causes of a task's failure an agent reports (TaskStatusRequest.Cause).
+const (
+	// CauseNoAccount: failed to start, for the node has no Unix account Account ("" when the
+	// task's owner has none and the pool does not let the task run as the agent's user).
+	CauseNoAccount = "no-account"
+	// CauseRootRefused: failed to start, for it would run as root and its pool does not
+	// allow it (AllowRoot).
+	CauseRootRefused = "root-refused"
+	// CauseMemoryLimit: exited, not 0, after the kernel's OOM killer stopped a process of the
+	// task in its cgroup: it used more host memory than its limit, MemoryLimitMiB.
+	CauseMemoryLimit = "memory-limit"
+)
 
 // Error is the body of every 4xx and 5xx answer of the API.
 type Error struct {

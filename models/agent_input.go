@@ -116,7 +116,19 @@ type TaskReport struct {
 	OutputUnit   string
 	CheckpointAt *time.Time
 	Message      string
+	// Cause is why the task failed when its node knows it (a Cause constant), with the Unix
+	// Account it looked for and the MemoryLimitMiB the task passed.
+	Cause          string
+	Account        string
+	MemoryLimitMiB int64
 }
+
+// Causes of a task's failure a node reports (TaskReport.Cause).
+const (
+	CauseNoAccount   = "no-account"
+	CauseRootRefused = "root-refused"
+	CauseMemoryLimit = "memory-limit"
+)
 
 // Limits on what a node may send.
 const (

@@ -263,6 +263,9 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 	if err != nil {
 		return err
 	}
+	if err := checkCause(r); err != nil {
+		return err
+	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var t Task
 		onNode := tx.Model(&Allocation{}).Select("task_id").Where("node_id = ?", nodeID)
@@ -302,10 +305,14 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 // exitState is the state and reason a task ends in when its process exits.
 func exitState(t Task, r TaskReport) (string, string) {
 	switch {
+	case r.State == ReportFailedToStart && r.Cause != "":
+		return TaskFailed, causeReason(r)
 	case r.State == ReportFailedToStart:
 		return TaskFailed, "failed to start: " + truncate(r.Message, 400)
 	case t.StopState != "":
 		return t.StopState, t.StopReason
+	case r.Cause == CauseMemoryLimit && r.ExitCode != 0:
+		return TaskFailed, causeReason(r)
 	case r.ExitCode == 0:
 		return TaskSucceeded, "exited 0"
 	default:

@@ -1626,4 +1626,8 @@ var catalogEN = map[string]string{
 	"poolfield.task_memory_per_gpu_gib.help": "A task may use this much of the node's memory per card it holds there, swap included; one that uses more is stopped by the kernel and fails with that reason. 0: the node's share, its memory divided by its cards.",
 	"poolfield.task_cpus_per_gpu":            "CPUs per GPU",
 	"poolfield.task_cpus_per_gpu.help":       "A task may use this many of the node's CPUs per card it holds there. 0: the node's share, its CPUs divided by its cards.",
+	"say.no_account_set":                     "failed to start: its owner has no Unix account (an admin sets one on the people page)",
+	"say.no_account":                         "failed to start: its node has no Unix account %s",
+	"say.root_refused":                       "failed to start: it would run as root, which its pool does not allow",
+	"say.memory_limit":                       "stopped: used more host memory than its limit of %s MiB",
 }

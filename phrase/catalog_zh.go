@@ -1626,4 +1626,8 @@ var catalogZH = map[string]string{
 	"poolfield.task_memory_per_gpu_gib.help": "任务在节点上每持有一张卡可使用这么多内存（含交换区）；超出的任务会被内核停止，并以此原因失败。0：按节点份额，即节点内存除以卡数。",
 	"poolfield.task_cpus_per_gpu":            "每张 GPU 的 CPU 数",
 	"poolfield.task_cpus_per_gpu.help":       "任务在节点上每持有一张卡可使用这么多 CPU。0：按节点份额，即节点 CPU 数除以卡数。",
+	"say.no_account_set":                     "启动失败：所有者没有 Unix 账号（管理员可在用户页面设置）",
+	"say.no_account":                         "启动失败：节点上没有 Unix 账号 %s",
+	"say.root_refused":                       "启动失败：任务将以 root 运行，而资源池不允许",
+	"say.memory_limit":                       "已停止：使用的主机内存超过其上限 %s MiB",
 }
