@@ -56,6 +56,10 @@ type statusCall struct {
 	OutputUnits int64
 	OutputUnit  string
 	Checkpoint  bool
+	// Cause, Account and MemoryLimitMiB say why a task failed, when the agent knows.
+	Cause          string
+	Account        string
+	MemoryLimitMiB int64
 }
 
 func newFakeServer(t *testing.T) *fakeServer {
@@ -209,7 +213,8 @@ func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message,
-		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil})
+		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil,
+		Cause: req.Cause, Account: req.Account, MemoryLimitMiB: req.MemoryLimitMiB})
 	w.WriteHeader(http.StatusNoContent)
 }
 
