@@ -262,3 +262,26 @@ func TestContainerRealRuntime(t *testing.T) {
 	}
 	t.Skip("no container runtime with busybox:latest here")
 }
+
+// TestContainerRunsAsItsAccount: a task in an image runs as its account (--user uid:gid,
+// --group-add for its other groups) within its limits (--memory, swap included, and --cpus),
+// with its own folder at /kashi-task.
+func TestContainerRunsAsItsAccount(t *testing.T) {
+	c := ContainerConfig{Runtime: RuntimePodman}
+	ra := &runAs{User: "alice", UID: 1001, GID: 1001, Groups: []uint32{1001, 27, 44}}
+	a := api.Assignment{TaskID: 4, Image: "busybox:1.36", Command: []string{"id"}, MemoryLimitMiB: 16384, CPULimitMillis: 2500}
+	argv, err := c.runArgv("/state/tasks/4", "/state/runs/4", ra, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(argv, " ")
+	for _, want := range []string{"--user 1001:1001 --group-add 27 --group-add 44 ", "--memory 16384m --memory-swap 16384m --cpus 2.5 ",
+		"--volume /state/runs/4:/kashi-task ", " busybox:1.36 id"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("runArgv() = %s\nwant it to hold %q", got, want)
+		}
+	}
+	if argv, _ := c.runArgv("/state/tasks/4", "/state/runs/4", nil, api.Assignment{TaskID: 4, Image: "busybox:1.36"}); slices.Contains(argv, "--user") {
+		t.Errorf("runArgv() of a task of the agent's own user = %v, want the image's user", argv)
+	}
+}
