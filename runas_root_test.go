@@ -31,7 +31,9 @@ import (
 // task's `id -u` is its owner's; one owner's task cannot list or read the other's folder,
 // log or files, nor the agent's records; a task that allocates more host memory than its
 // limit (the pool's 1 GiB per GPU) is stopped by the kernel in its cgroup and ends failed
-// saying so; a task whose owner has no Unix account fails to start saying so. It needs root
+// saying so; a task whose owner has no Unix account fails to start saying so; a task of
+// another account is stopped when cancelled. The agent runs with only the capabilities
+// docs/agent.md lists (setpriv's bounding set). It needs root
 // (accounts, setuid, cgroups) and is skipped otherwise; CI runs as root, so there it runs, on
 // the cgroups the machine mounts (v1 or v2).
 func TestTasksRunAsTheirOwners(t *testing.T) {
@@ -104,7 +106,8 @@ func TestTasksRunAsTheirOwners(t *testing.T) {
 	parent := "kashi-test-" + randomHex(4)
 	t.Cleanup(func() { removeCgroupParent(parent) })
 	var agentLog bytes.Buffer
-	ag := exec.Command(kashi, "agent", "--server", server, "--join-token", "kj_runas", "--pool", "runas", "--hostname", "runas-1",
+	// The agent keeps only the capabilities docs/agent.md says it needs.
+	ag := exec.Command("setpriv", "--bounding-set", "-all,+setuid,+setgid,+chown,+kill,+dac_override", kashi, "agent", "--server", server, "--join-token", "kj_runas", "--pool", "runas", "--hostname", "runas-1",
 		"--source", "dcgm", "--dcgm-url", exporter.URL, "--state-dir", state, "--cgroup-parent", parent,
 		"--sample-interval", "200ms", "--poll-interval", "200ms", "--stop-grace", "1s", "--log-level", "info")
 	ag.Stdout, ag.Stderr = &agentLog, &agentLog
@@ -159,6 +162,15 @@ func TestTasksRunAsTheirOwners(t *testing.T) {
 	}
 	if st := c.wait(none); st.State != "failed" || !strings.HasPrefix(st.Reason, "failed to start: its owner has no Unix account") {
 		t.Errorf("carol's task = %s (%q), want failed to start: no account", st.State, st.Reason)
+	}
+	// The agent stops a task of another account (a cancel), as it would at its runtime limit.
+	long := c.submit("bob", "long", "sleep 600")
+	for st := c.get(long); st.State != "running"; st = c.get(long) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.do("bob", http.MethodPost, "/api/v1/tasks/"+long+"/cancel", "", nil)
+	if st := c.wait(long); st.State != "cancelled" {
+		t.Errorf("bob's cancelled task = %s (%q), want cancelled", st.State, st.Reason)
 	}
 }
 
@@ -228,12 +240,19 @@ func (c runAsClient) submit(user, name, script string) string {
 	return strconv.FormatInt(task.ID, 10)
 }
 
+// get reads the task.
+func (c runAsClient) get(id string) api.Task {
+	c.t.Helper()
+	var task api.Task
+	c.do("alice", http.MethodGet, "/api/v1/tasks/"+id, "", &task)
+	return task
+}
+
 // wait polls the task until it has ended.
 func (c runAsClient) wait(id string) api.Task {
 	c.t.Helper()
 	for {
-		var task api.Task
-		c.do("alice", http.MethodGet, "/api/v1/tasks/"+id, "", &task)
+		task := c.get(id)
 		switch task.State {
 		case "succeeded", "failed", "cancelled", "timed-out", "reclaimed":
 			return task
@@ -285,7 +304,8 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// removeCgroupParent removes the parent cgroup the test's agent made, in each hierarchy.
+// removeCgroupParent removes the parent cgroup the test's agent made, in each hierarchy,
+// killing what a failed test left running in its tasks' groups.
 func removeCgroupParent(parent string) {
 	mi, _ := os.ReadFile("/proc/self/mountinfo")
 	cg, err := agent.FindCgroups(string(mi), parent)
@@ -293,8 +313,24 @@ func removeCgroupParent(parent string) {
 		return
 	}
 	for _, root := range []string{cg.Unified, cg.Memory, cg.CPU} {
-		if root != "" {
-			syscall.Rmdir(filepath.Join(root, parent))
+		if root == "" {
+			continue
 		}
+		groups, _ := filepath.Glob(filepath.Join(root, parent, "task-*"))
+		for _, g := range groups {
+			b, _ := os.ReadFile(filepath.Join(g, "cgroup.procs"))
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+			for range 50 {
+				if syscall.Rmdir(g) == nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		syscall.Rmdir(filepath.Join(root, parent))
 	}
 }
