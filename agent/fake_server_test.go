@@ -220,9 +220,11 @@ func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
 
 // fakeRunner starts fakeProcs that exit when the test says so.
 type fakeRunner struct {
-	mu        sync.Mutex
-	procs     map[int64]*fakeProc
-	starts    []int64
+	mu     sync.Mutex
+	procs  map[int64]*fakeProc
+	starts []int64
+	// limits holds each start's memory and CPU limits.
+	limits    [][2]int64
 	failStart error
 	// slowStop makes Stop only record the request: the process exits when the test says.
 	slowStop bool
@@ -232,6 +234,7 @@ func (r *fakeRunner) Start(_ context.Context, a api.Assignment) (Process, error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.starts = append(r.starts, a.TaskID)
+	r.limits = append(r.limits, [2]int64{a.MemoryLimitMiB, a.CPULimitMillis})
 	if r.failStart != nil {
 		return nil, r.failStart
 	}

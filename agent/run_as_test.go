@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -195,5 +196,26 @@ func TestLimitsShareTheNode(t *testing.T) {
 		if mem, cpus := a.limits(tc.as); mem != tc.mem || cpus != tc.cpus {
 			t.Errorf("%s: limits = %d MiB, %d millis; want %d, %d", name, mem, cpus, tc.mem, tc.cpus)
 		}
+	}
+}
+
+// TestLimitsOnEveryStart: a task whose pool sets no limits starts with the node's share, and
+// so does a service replica started again after it exited.
+func TestLimitsOnEveryStart(t *testing.T) {
+	f := newFakeServer(t)
+	r := &fakeRunner{}
+	f.with(func() {
+		f.assignments = []api.Assignment{{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Command: []string{"serve"}, Restart: true, MetricsPort: 1}}
+	})
+	a := newTestAgent(t, f, r)
+	a.cfg.HostMemoryMiB, a.cfg.HostCPUs, a.cfg.RestartBackoff = 1000, 8, time.Millisecond
+	runAgent(t, a)
+	f.waitFor(t, "running report", func() bool { return len(f.statuses) == 1 })
+	r.proc(7).exit(1)
+	f.waitFor(t, "the replica started again", func() bool { return r.startCount() == 2 })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if want := [][2]int64{{500, 4000}, {500, 4000}}; !slices.Equal(r.limits, want) {
+		t.Errorf("starts' limits = %v, want the node's share of one of its two GPUs, %v", r.limits, want)
 	}
 }
