@@ -34,6 +34,9 @@ type agentConfig struct {
 	// ContainerRuntime (docker, podman, nerdctl; "" for none) runs tasks that name an image,
 	// with ContainerMounts (comma-separated host:container[:ro]).
 	ContainerRuntime, ContainerMounts string
+	// CgroupParent is the cgroup, under each hierarchy's root, that holds each task's own;
+	// "" runs tasks without cgroups or limits.
+	CgroupParent string
 	// Once and Print make the agent read the GPUs once, print a table and exit.
 	Once, Print bool
 }
@@ -46,7 +49,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.String(&c.Pool, "pool", "default", "the pool this node joins")
 	f.String(&c.Hostname, "hostname", "", "the node's name (default: the host name)")
 	f.String(&c.MachineID, "machine-id", "", "the provider's id of this machine, if any")
-	f.String(&c.StateDir, "state-dir", "/var/lib/kashi-agent", "where the agent keeps its spool and its tasks' state and logs (tasks/<id>/"+agent.LogFile+")")
+	f.String(&c.StateDir, "state-dir", "/var/lib/kashi-agent", "where the agent keeps its spool, its tasks' records (tasks/<id>/) and their own folders with their logs (runs/<id>/"+agent.LogFile+")")
 	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
 	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
@@ -56,6 +59,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.String(&c.DCGMURL, "dcgm-url", "http://localhost:9400/metrics", "dcgm-exporter's metrics page (with --source dcgm)")
 	f.String(&c.ContainerRuntime, "container-runtime", "", "docker, podman or nerdctl: runs tasks that name an image (default: none, such tasks fail to start)")
 	f.String(&c.ContainerMounts, "container-mounts", "", "data mounts of every task container, comma-separated /host:/container[:ro]")
+	f.String(&c.CgroupParent, "cgroup-parent", "kashi", `the cgroup (under the roots of the memory and cpu hierarchies, or of the unified one) that holds each task's own, with its memory and CPU limits; "" runs tasks without limits`)
 	f.Bool(&c.Once, "once", false, "read the GPUs once and exit (with --print: check a new machine)")
 	f.Bool(&c.Print, "print", false, "print the GPUs as a table (with --once)")
 	if err := f.parse(args); err != nil {
@@ -90,6 +94,11 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 		return fmt.Errorf("agent: own path: %w", err)
 	}
 	runner := agent.SupervisedRunner{StateDir: c.StateDir, Supervisor: []string{exe, "agent", "supervise"}, Grace: c.StopGrace}
+	if c.CgroupParent != "" {
+		if runner.Cgroups, err = taskCgroups(c.CgroupParent); err != nil {
+			return err
+		}
+	}
 	if c.ContainerRuntime != "" {
 		cc := c.container()
 		runner.Container = &cc
@@ -102,6 +111,22 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
 		StopGrace: c.StopGrace, HealthGrace: c.HealthGrace, StateDir: c.StateDir, Logger: log}, src, runner)
 	return a.Run(ctx)
+}
+
+// taskCgroups finds and prepares the cgroups the tasks' own go under.
+func taskCgroups(parent string) (*agent.Cgroups, error) {
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("agent: cgroups: %w", err)
+	}
+	cg, err := agent.FindCgroups(string(mi), parent)
+	if err == nil {
+		err = cg.Prepare()
+	}
+	if err != nil {
+		return nil, fmt.Errorf(`agent: each task runs in a cgroup of its own with its limits, under --cgroup-parent %s: %w (run the agent as root, with the memory and cpu controllers; or --cgroup-parent "" to run tasks without limits)`, parent, err)
+	}
+	return cg, nil
 }
 
 // container is the container configuration of the flags.

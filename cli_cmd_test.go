@@ -74,6 +74,12 @@ func startCLIServer(t *testing.T) *cliServer {
 			s.bob = token
 		}
 	}
+	// The tasks run as the test's own user: the pool lets tasks of owners without a Unix
+	// account run as the agent's.
+	if _, err := store.SavePoolConfig(ctx, "a100", models.PoolConfig{Provider: "static", Spec: "A100-80G", GPUsPerNode: 2, AllowRoot: true},
+		"test", "", now); err != nil {
+		t.Fatal(err)
+	}
 	store.Close()
 
 	addr := freeAddr(t)

@@ -17,7 +17,7 @@ func writeTask(t *testing.T, stateDir string, id int64, files ...string) string 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	spec := taskSpec{Assignment: api.Assignment{TaskID: id, GPUUUIDs: []string{"GPU-a"}, Command: []string{"/bin/true"}}}
+	spec := taskSpec{Assignment: api.Assignment{AllowRoot: true, TaskID: id, GPUUUIDs: []string{"GPU-a"}, Command: []string{"/bin/true"}}}
 	for _, name := range files {
 		var v any
 		switch name {
@@ -43,7 +43,7 @@ func TestAdoptAfterKillDuringStart(t *testing.T) {
 		if got, err := r.Adopt(); err != nil || len(got) != 0 {
 			t.Fatalf("Adopt() = %+v, %v, want nothing", got, err)
 		}
-		p, err := r.Start(context.Background(), api.Assignment{TaskID: 1, Command: []string{"/bin/true"}})
+		p, err := r.Start(context.Background(), api.Assignment{AllowRoot: true, TaskID: 1, Command: []string{"/bin/true"}})
 		if err != nil {
 			t.Fatalf("Start() after Adopt = %v, want the task to start", err)
 		}
@@ -63,7 +63,7 @@ func TestAdoptAfterKillDuringStart(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].TaskID != 2 || got[0].Reported {
 			t.Fatalf("Adopt() = %+v, %v, want task 2 running", got, err)
 		}
-		if _, err := r.Start(context.Background(), api.Assignment{TaskID: 2, Command: []string{"/bin/true"}}); err == nil {
+		if _, err := r.Start(context.Background(), api.Assignment{AllowRoot: true, TaskID: 2, Command: []string{"/bin/true"}}); err == nil {
 			t.Error("Start() of the adopted task succeeded, want ErrAlreadyStarted")
 		}
 		lock.Close() // the supervisor dies without recording an exit

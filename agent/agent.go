@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -60,6 +61,10 @@ type Config struct {
 	// HealthGrace is how long a service replica with a health path may take, from its start
 	// here, to answer its probe healthy for the first time; default 10 minutes.
 	HealthGrace time.Duration
+	// HostMemoryMiB and HostCPUs are the node's memory and CPUs, of which a task whose pool
+	// sets no limit gets its share; default MemTotal of /proc/meminfo and runtime.NumCPU().
+	HostMemoryMiB int64
+	HostCPUs      int
 }
 
 // Agent runs one node: see Run.
@@ -165,6 +170,12 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 	}
 	if cfg.HealthGrace <= 0 {
 		cfg.HealthGrace = defaultHealthGrace
+	}
+	if cfg.HostMemoryMiB <= 0 {
+		cfg.HostMemoryMiB = hostMemoryMiB()
+	}
+	if cfg.HostCPUs <= 0 {
+		cfg.HostCPUs = runtime.NumCPU()
 	}
 	return &Agent{
 		cfg:       cfg,
@@ -451,8 +462,11 @@ func (a *Agent) busy(uuids []string) bool {
 	return false
 }
 
-// start launches a task, reports it running or failed to start, and watches for its exit.
+// start launches a task, with the node's share of memory and CPUs where its pool sets no
+// limit, reports it running or failed to start (with the cause when it may not run here as
+// its assignment says), and watches for its exit.
 func (a *Agent) start(ctx context.Context, as api.Assignment) {
+	as.MemoryLimitMiB, as.CPULimitMillis = a.limits(as)
 	proc, err := a.runner.Start(ctx, as)
 	switch {
 	case errors.Is(err, ErrAlreadyStarted):
@@ -462,7 +476,11 @@ func (a *Agent) start(ctx context.Context, as api.Assignment) {
 	case err != nil:
 		a.log.Error("agent task failed to start", "task", as.TaskID, "err", err)
 		a.ended[as.TaskID] = attemptOf(as)
-		if a.report(as.TaskID, api.TaskStatusRequest{State: api.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error(), Attempt: as.Attempt}) {
+		req := api.TaskStatusRequest{State: api.TaskFailedToStart, TS: a.cfg.Now(), Message: err.Error(), Attempt: as.Attempt}
+		if refused, ok := errors.AsType[*StartRefused](err); ok {
+			req.Cause, req.Account = refused.Cause, refused.Account
+		}
+		if a.report(as.TaskID, req) {
 			a.reported(as.TaskID)
 		}
 		return
@@ -594,6 +612,9 @@ func (a *Agent) exited(ctx context.Context, e taskExit) error {
 	}
 	if e.err != nil {
 		req.Message = e.err.Error()
+	}
+	if oom, ok := errors.AsType[*MemoryLimitError](e.err); ok {
+		req.Cause, req.MemoryLimitMiB = api.CauseMemoryLimit, oom.LimitMiB
 	}
 	a.log.Info("agent task exited", "task", e.id, "exit_code", e.code, "err", e.err)
 	if a.report(e.id, req) {

@@ -23,7 +23,7 @@ const (
 	RuntimeNerdctl = "nerdctl"
 )
 
-// containerTaskDir is where a container sees its task folder (for KASHI_OUTPUT_FILE).
+// containerTaskDir is where a container sees its task's own folder (for KASHI_OUTPUT_FILE).
 const containerTaskDir = "/kashi-task"
 
 // ContainerConfig says how the tasks that name an image run on this node.
@@ -107,16 +107,26 @@ func readContainerID(dir string) (string, bool) {
 // containerName names a task's container, so that it can be stopped by name.
 func containerName(id int64) string { return "kashi-task-" + strconv.FormatInt(id, 10) }
 
-// runArgv is the runtime command that runs the task in its image with only its GPUs (by
-// CDI device name for podman, --gpus device= for docker and nerdctl), its env and workdir,
-// its data mounts (see mounts) and the task folder at containerTaskDir.
-func (c ContainerConfig) runArgv(dir string, a api.Assignment) ([]string, error) {
+// runArgv is the runtime command that runs the task in its image as its account (ra; nil
+// for the image's own user) with only its GPUs (by CDI device name for podman, --gpus
+// device= for docker and nerdctl), its memory and CPU limits, its env and workdir, its data
+// mounts (see mounts) and its own folder own at containerTaskDir; the runtime writes the
+// container's id into the records' folder dir.
+func (c ContainerConfig) runArgv(dir, own string, ra *runAs, a api.Assignment) ([]string, error) {
 	mounts, err := c.mounts(a)
 	if err != nil {
 		return nil, err
 	}
 	argv := []string{c.program(), "run", "--rm", "--init", "--name", containerName(a.TaskID),
 		"--label", "kashi.task=" + strconv.FormatInt(a.TaskID, 10), "--cidfile", filepath.Join(dir, containerIDFile)}
+	argv = append(argv, ra.userFlags()...)
+	if a.MemoryLimitMiB > 0 {
+		m := strconv.FormatInt(a.MemoryLimitMiB, 10) + "m"
+		argv = append(argv, "--memory", m, "--memory-swap", m)
+	}
+	if a.CPULimitMillis > 0 {
+		argv = append(argv, "--cpus", strconv.FormatFloat(float64(a.CPULimitMillis)/1000, 'f', -1, 64))
+	}
 	if len(a.GPUUUIDs) > 0 {
 		if c.Runtime == RuntimePodman {
 			for _, u := range a.GPUUUIDs {
@@ -137,7 +147,7 @@ func (c ContainerConfig) runArgv(dir string, a api.Assignment) ([]string, error)
 	}
 	argv = append(argv, "--env", "CUDA_VISIBLE_DEVICES=all", // the container sees only its GPUs
 		"--env", "KASHI_OUTPUT_FILE="+containerTaskDir+"/"+outputUnitsFile,
-		"--volume", dir+":"+containerTaskDir)
+		"--volume", own+":"+containerTaskDir)
 	for _, m := range mounts {
 		argv = append(argv, "--volume", m)
 	}

@@ -67,7 +67,7 @@ func TestContainerRunArgv(t *testing.T) {
 		argv := append([]string{program, "run", "--rm", "--init", "--name", "kashi-task-21", "--label", "kashi.task=21",
 			"--cidfile", "/state/tasks/21/container.id"}, gpus...)
 		return append(argv, "--env", "SEED=7", "--env", "CUDA_VISIBLE_DEVICES=all",
-			"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
+			"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/runs/21:/kashi-task",
 			"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py")
 	}
 	tests := map[string]struct {
@@ -86,7 +86,7 @@ func TestContainerRunArgv(t *testing.T) {
 		"--env", "NODE_RANK=1", "--env", "SEED=7", "--env", "KASHI_RANK=2", "--env", "KASHI_NODE_RANK=1",
 		"--env", "KASHI_WORLD_SIZE=4", "--env", "KASHI_NNODES=2", "--env", "KASHI_MASTER_ADDR=n1",
 		"--env", "KASHI_MASTER_PORT=29521", "--env", "CUDA_VISIBLE_DEVICES=all",
-		"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/tasks/21:/kashi-task",
+		"--env", "KASHI_OUTPUT_FILE=/kashi-task/output", "--volume", "/state/runs/21:/kashi-task",
 		"--volume", "/data:/data:ro", "--workdir", "/work", "nvcr.io/nvidia/pytorch:24.05-py3", "python", "train.py"}
 	c := ContainerConfig{Runtime: RuntimeDocker, Mounts: []string{"/data:/data:ro"}}
 	if diff := cmp.Diff(want, mustArgv(t, c, "/state/tasks/21", shaped)); diff != "" {
@@ -102,10 +102,11 @@ func TestContainerRunArgv(t *testing.T) {
 	}
 }
 
-// mustArgv is c.runArgv(dir, a), which must not fail.
+// mustArgv is c.runArgv of a task of the agent's own user with its records in dir
+// (/state/tasks/<id>), which must not fail.
 func mustArgv(t *testing.T, c ContainerConfig, dir string, a api.Assignment) []string {
 	t.Helper()
-	argv, err := c.runArgv(dir, a)
+	argv, err := c.runArgv(dir, strings.Replace(dir, "/tasks/", "/runs/", 1), nil, a)
 	if err != nil {
 		t.Fatalf("runArgv() = %v", err)
 	}
@@ -124,12 +125,12 @@ func TestContainerMountsPoolAndNode(t *testing.T) {
 			got = append(got, argv[i+1])
 		}
 	}
-	want := []string{"/state/tasks/3:/kashi-task", "/models:/models:ro", "/mnt/nvme/data:/data/", "/scratch:/scratch"}
+	want := []string{"/state/runs/3:/kashi-task", "/models:/models:ro", "/mnt/nvme/data:/data/", "/scratch:/scratch"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("volumes (-want +got):\n%s", diff)
 	}
 	a.Mounts = []string{"models:/models"}
-	if _, err := c.runArgv("/state/tasks/3", a); err == nil || !strings.Contains(err.Error(), `"models:/models"`) {
+	if _, err := c.runArgv("/state/tasks/3", "/state/runs/3", nil, a); err == nil || !strings.Contains(err.Error(), `"models:/models"`) {
 		t.Errorf("runArgv() with a relative pool mount = %v, want an error naming it", err)
 	}
 }
@@ -155,7 +156,7 @@ func TestContainerStopAfterGrace(t *testing.T) {
 	path, calls := fakeRuntime(t)
 	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: 200 * time.Millisecond,
 		Container: &ContainerConfig{Runtime: RuntimeDocker, Path: path}}
-	a := api.Assignment{TaskID: 21, GPUUUIDs: []string{"GPU-a"}, Image: "busybox:1.36", Command: []string{"sleep", "30"}}
+	a := api.Assignment{AllowRoot: true, TaskID: 21, GPUUUIDs: []string{"GPU-a"}, Image: "busybox:1.36", Command: []string{"sleep", "30"}}
 	p, err := r.Start(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +199,7 @@ func TestContainerStopAfterGrace(t *testing.T) {
 		}
 		got = got[i+1:] // in this order
 	}
-	log, _ := os.ReadFile(filepath.Join(taskDir(r.StateDir, 21), LogFile))
+	log, _ := os.ReadFile(filepath.Join(runDir(r.StateDir, 21), LogFile))
 	if !strings.Contains(string(log), "hello from the container") {
 		t.Errorf("task log = %q, want the container's output", log)
 	}
@@ -212,7 +213,7 @@ func TestContainerKilledWhenClientDies(t *testing.T) {
 	os.WriteFile(filepath.Join(filepath.Dir(path), "client-crash"), nil, 0o644)
 	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: time.Second,
 		Container: &ContainerConfig{Runtime: RuntimePodman, Path: path}}
-	p, err := r.Start(context.Background(), api.Assignment{TaskID: 21, Image: "busybox:1.36", Command: []string{"sleep", "30"}})
+	p, err := r.Start(context.Background(), api.Assignment{AllowRoot: true, TaskID: 21, Image: "busybox:1.36", Command: []string{"sleep", "30"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestContainerKilledWhenClientDies(t *testing.T) {
 
 func TestContainerImageWithoutRuntime(t *testing.T) {
 	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: time.Second}
-	_, err := r.Start(context.Background(), api.Assignment{TaskID: 22, Image: "busybox:1.36", Command: []string{"true"}})
+	_, err := r.Start(context.Background(), api.Assignment{AllowRoot: true, TaskID: 22, Image: "busybox:1.36", Command: []string{"true"}})
 	if err == nil || !strings.Contains(err.Error(), "no container runtime") {
 		t.Errorf("Start() = %v, want a failed start naming the missing runtime", err)
 	}
@@ -249,7 +250,7 @@ func TestContainerRealRuntime(t *testing.T) {
 		}
 		r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: time.Second,
 			Container: &ContainerConfig{Runtime: rt}}
-		p, err := r.Start(context.Background(), api.Assignment{TaskID: 23, Image: "busybox:latest",
+		p, err := r.Start(context.Background(), api.Assignment{AllowRoot: true, TaskID: 23, Image: "busybox:latest",
 			Command: []string{"sh", "-c", "echo KASHI_OUTPUT 3 steps; exit 4"}})
 		if err != nil {
 			t.Fatalf("%s: Start() = %v", rt, err)
@@ -260,4 +261,27 @@ func TestContainerRealRuntime(t *testing.T) {
 		return
 	}
 	t.Skip("no container runtime with busybox:latest here")
+}
+
+// TestContainerRunsAsItsAccount: a task in an image runs as its account (--user uid:gid,
+// --group-add for its other groups) within its limits (--memory, swap included, and --cpus),
+// with its own folder at /kashi-task.
+func TestContainerRunsAsItsAccount(t *testing.T) {
+	c := ContainerConfig{Runtime: RuntimePodman}
+	ra := &runAs{User: "alice", UID: 1001, GID: 1001, Groups: []uint32{1001, 27, 44}}
+	a := api.Assignment{TaskID: 4, Image: "busybox:1.36", Command: []string{"id"}, MemoryLimitMiB: 16384, CPULimitMillis: 2500}
+	argv, err := c.runArgv("/state/tasks/4", "/state/runs/4", ra, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(argv, " ")
+	for _, want := range []string{"--user 1001:1001 --group-add 27 --group-add 44 ", "--memory 16384m --memory-swap 16384m --cpus 2.5 ",
+		"--volume /state/runs/4:/kashi-task ", " busybox:1.36 id"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("runArgv() = %s\nwant it to hold %q", got, want)
+		}
+	}
+	if argv, _ := c.runArgv("/state/tasks/4", "/state/runs/4", nil, api.Assignment{TaskID: 4, Image: "busybox:1.36"}); slices.Contains(argv, "--user") {
+		t.Errorf("runArgv() of a task of the agent's own user = %v, want the image's user", argv)
+	}
 }

@@ -57,6 +57,10 @@ type statusCall struct {
 	OutputUnit  string
 	Checkpoint  bool
 	Attempt     int
+	// Cause, Account and MemoryLimitMiB say why a task failed, when the agent knows.
+	Cause          string
+	Account        string
+	MemoryLimitMiB int64
 }
 
 func newFakeServer(t *testing.T) *fakeServer {
@@ -210,15 +214,18 @@ func (f *fakeServer) postStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.statuses = append(f.statuses, statusCall{TaskID: id, State: req.State, ExitCode: req.ExitCode, Message: req.Message,
-		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil, Attempt: req.Attempt})
+		OutputUnits: req.OutputUnits, OutputUnit: req.OutputUnit, Checkpoint: req.CheckpointAt != nil, Attempt: req.Attempt,
+		Cause: req.Cause, Account: req.Account, MemoryLimitMiB: req.MemoryLimitMiB})
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // fakeRunner starts fakeProcs that exit when the test says so.
 type fakeRunner struct {
-	mu        sync.Mutex
-	procs     map[int64]*fakeProc
-	starts    []int64
+	mu     sync.Mutex
+	procs  map[int64]*fakeProc
+	starts []int64
+	// limits holds each start's memory and CPU limits.
+	limits    [][2]int64
 	failStart error
 	// slowStop makes Stop only record the request: the process exits when the test says.
 	slowStop bool
@@ -228,6 +235,7 @@ func (r *fakeRunner) Start(_ context.Context, a api.Assignment) (Process, error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.starts = append(r.starts, a.TaskID)
+	r.limits = append(r.limits, [2]int64{a.MemoryLimitMiB, a.CPULimitMillis})
 	if r.failStart != nil {
 		return nil, r.failStart
 	}

@@ -116,7 +116,7 @@ func TestAccountFindsUnmanagedUse(t *testing.T) {
 
 func TestSupervisedProcessOwnsItsTree(t *testing.T) {
 	dir := t.TempDir()
-	p, _ := startSupervised(t, api.Assignment{TaskID: 13, Workdir: dir,
+	p, _ := startSupervised(t, api.Assignment{AllowRoot: true, TaskID: 13, Workdir: dir,
 		Command: []string{"/bin/sh", "-c", "sleep 30 & echo $! > child; wait"}}, time.Second)
 	waitFile(t, filepath.Join(dir, "child"))
 	var child int

@@ -20,7 +20,7 @@ func TestPrePullBeforeTakingTasks(t *testing.T) {
 	f := newFakeServer(t)
 	f.with(func() {
 		f.prePull = []string{"registry.example.com/team/train:1.2", "busybox:1.36"}
-		f.assignments = []api.Assignment{{TaskID: 30, GPUUUIDs: []string{"GPU-a"}, Image: "busybox:1.36", Command: []string{"sleep", "30"}}}
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 30, GPUUUIDs: []string{"GPU-a"}, Image: "busybox:1.36", Command: []string{"sleep", "30"}}}
 	})
 	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: 50 * time.Millisecond,
 		Container: &ContainerConfig{Runtime: RuntimeDocker, Path: path}}

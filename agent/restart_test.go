@@ -73,7 +73,7 @@ func TestRestartAdoptsRunningTask(t *testing.T) {
 	stateDir, work := t.TempDir(), t.TempDir()
 	stopTaskDir(t, stateDir, 7)
 	f.with(func() {
-		f.assignments = []api.Assignment{{TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Workdir: work,
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 7, GPUUUIDs: []string{"GPU-x"}, Workdir: work,
 			Command: []string{"/bin/sh", "-c", "echo start >> starts; exec sleep 30"}}}
 	})
 	first := startAgentProcess(t, f, stateDir, time.Second)
@@ -101,7 +101,7 @@ func TestRestartReportsTaskThatEndedMeanwhile(t *testing.T) {
 	f := newFakeServer(t)
 	stateDir, work := t.TempDir(), t.TempDir()
 	f.with(func() {
-		f.assignments = []api.Assignment{{TaskID: 8, Workdir: work,
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 8, Workdir: work,
 			Command: []string{"/bin/sh", "-c", "echo start >> starts; while [ ! -e finish ]; do sleep 0.02; done; exit 4"}}}
 	})
 	first := startAgentProcess(t, f, stateDir, time.Second)
@@ -132,7 +132,7 @@ func TestRestartWhileStoppingKillsAfterGrace(t *testing.T) {
 	stopTaskDir(t, stateDir, 9)
 	// The task records SIGTERM and ignores it; only the kill after the grace ends it.
 	f.with(func() {
-		f.assignments = []api.Assignment{{TaskID: 9, Workdir: work, Command: []string{"/bin/sh", "-c",
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 9, Workdir: work, Command: []string{"/bin/sh", "-c",
 			`trap "echo term >> signals" TERM; echo start >> starts; while :; do sleep 0.02; done`}}}
 	})
 	const grace = 500 * time.Millisecond
@@ -165,7 +165,7 @@ func TestRestartWhileStartingAdoptsTask(t *testing.T) {
 	stopTaskDir(t, stateDir, 10)
 	f.with(func() {
 		f.statusFail = failSamples(1000, 503) // the running report does not get through
-		f.assignments = []api.Assignment{{TaskID: 10, Workdir: work,
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 10, Workdir: work,
 			Command: []string{"/bin/sh", "-c", "echo start >> starts; exec sleep 30"}}}
 	})
 	first := startAgentProcess(t, f, stateDir, time.Second)

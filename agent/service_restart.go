@@ -62,6 +62,7 @@ func (a *Agent) restartLater(id int64, t *task, e taskExit) {
 // metrics page says its server restarted. A failed start waits again, longer.
 func (a *Agent) restart(ctx context.Context, as api.Assignment, w *waiting) {
 	delete(a.waiting, as.TaskID)
+	as.MemoryLimitMiB, as.CPULimitMillis = a.limits(as)
 	var proc Process
 	var err error
 	if r, ok := a.runner.(Restarter); ok {

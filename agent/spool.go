@@ -46,7 +46,12 @@ func openSpool(dir string, maxSamples int) (*spool, error) {
 	if dir == "" {
 		return s, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The spool holds tasks' log lines: the agent's alone, also where an older agent made
+	// it readable.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("agent: spool: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("agent: spool: %w", err)
 	}
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -169,7 +174,7 @@ func (s *spool) setDropped(n int64) error {
 	if s.dir == "" {
 		return nil
 	}
-	if err := os.WriteFile(filepath.Join(s.dir, spoolDroppedFile), []byte(strconv.FormatInt(n, 10)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.dir, spoolDroppedFile), []byte(strconv.FormatInt(n, 10)), 0o600); err != nil {
 		return fmt.Errorf("agent: spool: %w", err)
 	}
 	return nil

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -134,4 +136,17 @@ func TestRetryAfterHoldsTheSpool(t *testing.T) {
 			t.Errorf("server stored %d samples after the wait, want all 10", len(f.samples))
 		}
 	})
+}
+
+// TestSpoolPrivate: the spool, which holds tasks' log lines, is the agent's alone (0700),
+// also when an older agent made it readable to all.
+func TestSpoolPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	os.MkdirAll(dir, 0o755)
+	if _, err := openSpool(dir, 10); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("spool folder mode = %v, %v; want 0700", fi.Mode(), err)
+	}
 }

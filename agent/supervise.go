@@ -20,10 +20,13 @@ import (
 
 // Supervise is the main of a task's supervisor, `kashi agent supervise <task-dir>`. The agent
 // starts it in a session of its own with the task's lock held on fd 3 and a pipe on fd 4; it
-// runs the task's command in a process group of its own with its output in the task's log,
-// writes "ok" (or the start error) to the pipe, and records the command's pid, then its exit
-// status, in the task folder. SIGTERM stops the command: SIGTERM to its process group, and
-// after the grace SIGKILL. It outlives the agent, so tasks survive the agent's restarts.
+// joins the task's cgroup, runs the task's command as the task's account in a process group
+// of its own with its output in the task's log, writes "ok" (or the start error) to the
+// pipe, and records the command's pid, then its exit status, in the task folder. SIGTERM
+// stops the command: SIGTERM to its process group, and after the grace SIGKILL. At the end
+// it kills what is left in the cgroup, whose OOM counter says whether the kernel stopped the
+// task for its memory, and removes it. It outlives the agent, so tasks survive the agent's
+// restarts.
 func Supervise(dir string) error {
 	syscall.CloseOnExec(3) // the lock stays with the supervisor, not the task
 	syscall.CloseOnExec(4)
@@ -44,15 +47,28 @@ func Supervise(dir string) error {
 		if err := readJSON(dir, specFile, &spec); err != nil {
 			return nil, err
 		}
+		if spec.Cgroup != nil {
+			if err := spec.Cgroup.join(os.Getpid()); err != nil {
+				return nil, err
+			}
+		}
 		return startCommand(dir, spec)
 	}()
 	if err != nil {
+		if spec.Cgroup != nil {
+			spec.Cgroup.end(os.Getpid())
+		}
 		werr := writeJSON(dir, exitFile, exitRecord{ExitCode: -1, EndedAt: time.Now().UTC(), StartError: err.Error()})
 		fmt.Fprint(ready, err.Error())
 		ready.Close()
 		return errors.Join(err, werr)
 	}
 	pid := cmd.Process.Pid
+	if spec.Cgroup != nil {
+		// The OOM killer of the task's cgroup picks among the task's processes, never the
+		// supervisor (the command, started already, keeps its own score).
+		os.WriteFile("/proc/self/oom_score_adj", []byte("-1000"), 0)
+	}
 	started := startedRecord{PID: pid, BootID: bootID(), StartedAt: time.Now().UTC()}
 	if err := writeJSON(dir, startedFile, started); err != nil {
 		syscall.Kill(-pid, syscall.SIGKILL)
@@ -67,21 +83,29 @@ func Supervise(dir string) error {
 		}
 	}
 	code, waitErr := waitStoppable(cmd, sigc, spec.Grace, signal)
+	rec := exitRecord{ExitCode: code, EndedAt: time.Now().UTC()}
+	if g := spec.Cgroup; g != nil && code != 0 && g.MemoryMiB > 0 && g.oomKills() > 0 {
+		rec.MemoryLimitMiB = g.MemoryMiB
+	}
 	reapGroup(pid)
 	if spec.Container != nil {
 		// The runtime's client is gone; its container (under the runtime's shim) must not
 		// outlive it on the task's GPUs.
 		spec.Container.kill(spec.Assignment.TaskID, syscall.SIGKILL)
 	}
-	rec := exitRecord{ExitCode: code, EndedAt: time.Now().UTC()}
+	var endErr error
+	if spec.Cgroup != nil {
+		endErr = spec.Cgroup.end(os.Getpid())
+	}
 	if waitErr != nil {
 		rec.Error = waitErr.Error()
 	}
-	return writeJSON(dir, exitFile, rec)
+	return errors.Join(writeJSON(dir, exitFile, rec), endErr)
 }
 
-// startCommand starts the spec's command, or the container runtime that runs it in its image,
-// in its own process group, its output appended to the task's log.
+// startCommand starts the spec's command as the task's account, or the container runtime that
+// runs it in its image as that account, in its own process group, its output appended to the
+// task's log.
 func startCommand(dir string, spec taskSpec) (*exec.Cmd, error) {
 	a := spec.Assignment
 	switch {
@@ -90,26 +114,30 @@ func startCommand(dir string, spec taskSpec) (*exec.Cmd, error) {
 	case a.Image != "" && spec.Container == nil:
 		return nil, fmt.Errorf("the task runs in image %s but this node has no container runtime (kashi agent --container-runtime)", a.Image)
 	}
-	logFile, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	own := spec.logDir(dir)
+	logFile, err := openTaskFile(filepath.Join(own, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("log file: %w", err)
 	}
 	defer logFile.Close() // the command has its own copy
 	var cmd *exec.Cmd
 	if a.Image != "" {
-		argv, err := spec.Container.runArgv(dir, a)
+		argv, err := spec.Container.runArgv(dir, own, spec.RunAs, a)
 		if err != nil {
 			return nil, err
 		}
 		cmd = exec.Command(argv[0], argv[1:]...)
-		cmd.Env = os.Environ()
+		cmd.Env = withoutAgentSecrets(os.Environ())
 	} else {
 		cmd = exec.Command(a.Command[0], a.Command[1:]...)
 		cmd.Dir = a.Workdir
-		cmd.Env = taskEnv(a, filepath.Join(dir, outputUnitsFile))
+		cmd.Env = taskEnv(a, spec.RunAs.env(os.Environ()), filepath.Join(own, outputUnitsFile))
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if a.Image == "" {
+		cmd.SysProcAttr.Credential = spec.RunAs.credential()
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -153,11 +181,11 @@ func reapGroup(pgid int) {
 	}
 }
 
-// taskEnv is the supervisor's environment, the task's shape as torchrun names it, the task's
-// env, then the variables the task cannot override: the KASHI_ shape, CUDA_VISIBLE_DEVICES and
-// KASHI_OUTPUT_FILE. Later entries win.
-func taskEnv(a api.Assignment, outputFile string) []string {
-	env := append(os.Environ(), torchrunEnv(a)...)
+// taskEnv is base (the supervisor's environment as the task's account has it), the task's
+// shape as torchrun names it, the task's env, then the variables the task cannot override:
+// the KASHI_ shape, CUDA_VISIBLE_DEVICES and KASHI_OUTPUT_FILE. Later entries win.
+func taskEnv(a api.Assignment, base []string, outputFile string) []string {
+	env := append(base, torchrunEnv(a)...)
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		env = append(env, k+"="+a.Env[k])
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,8 +31,10 @@ const (
 var ErrAlreadyStarted = errors.New("task already started on this node")
 
 // SupervisedRunner runs each task under a supervisor process of its own (see Supervise), in
-// its own session, with the task's state in <StateDir>/tasks/<id>/. Tasks outlive the agent:
-// Adopt finds them again after a restart.
+// its own session, as the Unix account its assignment names, in a cgroup of its own with its
+// limits, with the task's records in <StateDir>/tasks/<id>/ and its own folder (log and output
+// file, the account's) in <StateDir>/runs/<id>/. Tasks outlive the agent: Adopt finds them
+// again after a restart.
 type SupervisedRunner struct {
 	// StateDir is the agent's state directory.
 	StateDir string
@@ -46,6 +49,9 @@ type SupervisedRunner struct {
 	// ProcRoot is where the process table is read, to tell a task's GPU processes;
 	// "" means /proc (tests point it at fixtures).
 	ProcRoot string
+	// Cgroups gives each task a control group with its memory and CPU limits; nil runs
+	// tasks without limits.
+	Cgroups *Cgroups
 }
 
 // procs is the process table the runner's tasks are matched in.
@@ -69,7 +75,8 @@ type Adopted struct {
 }
 
 // Start writes the task's spec, starts its supervisor and returns once the command runs, or
-// with the reason it could not start.
+// with the reason it could not start: a *StartRefused when the task may not run here as its
+// assignment says.
 func (r SupervisedRunner) Start(ctx context.Context, a api.Assignment) (Process, error) {
 	if len(a.Command) == 0 && a.Image == "" {
 		return nil, fmt.Errorf("agent: start task %d: empty command", a.TaskID)
@@ -90,8 +97,8 @@ func (r SupervisedRunner) Start(ctx context.Context, a api.Assignment) (Process,
 	return proc, nil
 }
 
-// setAside moves the folder of an earlier attempt of the task of a out of its way, to
-// <dir>.<attempt>, once that attempt ended here (its supervisor gone), marked reported so that
+// setAside moves the folders of an earlier attempt of the task of a out of its way, its
+// records and its own folder each to <folder>.<attempt>, once that attempt ended here (its supervisor gone), marked reported so that
 // it goes with the reported folders: a rerun placed on the node where an earlier attempt ran
 // starts in a folder of its own. The folder of the same attempt, or of a later one, or of
 // one still running, is ErrAlreadyStarted: a task is never started twice.
@@ -115,11 +122,21 @@ func setAside(dir string, a api.Assignment) error {
 	if err := os.WriteFile(filepath.Join(dir, reportedFile), nil, 0o644); err != nil {
 		return err
 	}
-	aside := dir + "." + strconv.Itoa(ran)
-	if err := os.RemoveAll(aside); err != nil {
-		return err
+	// The attempt's own folder (runs/<id>) goes aside under the same name as its records,
+	// with which it is removed; the new attempt gets a folder of its own.
+	for _, d := range []string{spec.RunDir, dir} {
+		if d == "" {
+			continue
+		}
+		aside := d + "." + strconv.Itoa(ran)
+		if err := os.RemoveAll(aside); err != nil {
+			return err
+		}
+		if err := os.Rename(d, aside); err != nil && !isNotExist(err) {
+			return err
+		}
 	}
-	return os.Rename(dir, aside)
+	return nil
 }
 
 // Restart starts an ended task again in its folder (a service replica that exited): the
@@ -151,9 +168,14 @@ func (r SupervisedRunner) Restart(ctx context.Context, a api.Assignment) (Proces
 }
 
 // spawn starts the supervisor of a new task folder with the folder's lock held, so that the
-// lock is never free while the task may run.
+// lock is never free while the task may run. It looks up the task's account first, then
+// makes the task's own folder, the account's, and its cgroup.
 func (r SupervisedRunner) spawn(dir string, a api.Assignment) (Process, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	ra, err := lookupRunAs(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.folders(dir); err != nil {
 		return nil, err
 	}
 	lock, held, err := tryLock(dir)
@@ -164,9 +186,17 @@ func (r SupervisedRunner) spawn(dir string, a api.Assignment) (Process, error) {
 		return nil, ErrAlreadyStarted
 	}
 	defer lock.Close()
-	spec := taskSpec{Assignment: a, Grace: r.Grace}
+	spec := taskSpec{Assignment: a, Grace: r.Grace, RunAs: ra, RunDir: runDir(r.StateDir, a.TaskID)}
 	if a.Image != "" {
 		spec.Container = r.Container
+	}
+	if err := ownFolder(spec.RunDir, ra); err != nil {
+		return nil, err
+	}
+	if r.Cgroups != nil {
+		if spec.Cgroup, err = r.Cgroups.make(a.TaskID, a.MemoryLimitMiB, a.CPULimitMillis); err != nil {
+			return nil, err
+		}
 	}
 	if err := writeJSON(dir, specFile, spec); err != nil {
 		return nil, err
@@ -176,7 +206,7 @@ func (r SupervisedRunner) spawn(dir string, a api.Assignment) (Process, error) {
 		return nil, err
 	}
 	defer readyR.Close()
-	supLog, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	supLog, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		readyW.Close()
 		return nil, err
@@ -204,7 +234,48 @@ func (r SupervisedRunner) spawn(dir string, a api.Assignment) (Process, error) {
 		return nil, errors.New(string(msg))
 	}
 	lock.Close() // the supervisor holds it now
-	return watch(dir, r.procs()), nil
+	return watch(dir, spec.logDir(dir), r.procs()), nil
+}
+
+// folders makes the state directory's folders with their modes: the records' (tasks/), the
+// agent's alone, and the tasks' own (runs/), which a task's account may pass through to its
+// own folder but nobody lists; the state directory itself is passed through the same way.
+func (r SupervisedRunner) folders(dir string) error {
+	for _, f := range []struct {
+		path string
+		mode os.FileMode
+	}{{r.StateDir, 0o711}, {filepath.Join(r.StateDir, "tasks"), 0o700}, {filepath.Join(r.StateDir, "runs"), 0o711}, {dir, 0o700}} {
+		if err := os.MkdirAll(f.path, f.mode); err != nil {
+			return err
+		}
+		if err := os.Chmod(f.path, f.mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownFolder makes a task's own folder and its empty log, 0700 and 0600, the account's; a
+// folder made before (a restarted replica) is kept.
+func ownFolder(path string, ra *runAs) error {
+	if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", path)
+	}
+	log, err := openTaskFile(filepath.Join(path, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND)
+	if err != nil {
+		return fmt.Errorf("log file: %w", err)
+	}
+	defer log.Close()
+	if ra == nil {
+		return nil
+	}
+	if err := log.Chown(int(ra.UID), int(ra.GID)); err != nil {
+		return err
+	}
+	return ra.chown(path)
 }
 
 // Adopt returns the tasks of the state directory: running ones to watch and stop, ended ones
@@ -234,6 +305,7 @@ func (r SupervisedRunner) Adopt() ([]Adopted, error) {
 			continue
 		}
 		ad := Adopted{TaskID: id, GPUUUIDs: spec.Assignment.GPUUUIDs, Attempt: spec.Assignment.Attempt, Reported: exists(dir, reportedFile)}
+		own := spec.logDir(dir)
 		if !ad.Reported {
 			if !exists(dir, exitFile) && !exists(dir, startedFile) {
 				lock, held, err := tryLock(dir)
@@ -246,7 +318,7 @@ func (r SupervisedRunner) Adopt() ([]Adopted, error) {
 					continue
 				}
 			}
-			ad.Proc = watch(dir, r.procs())
+			ad.Proc = watch(dir, own, r.procs())
 		}
 		out = append(out, ad)
 	}
@@ -267,15 +339,17 @@ func (r SupervisedRunner) Reported(id int64, now time.Time) error {
 	for _, e := range entries {
 		fi, err := os.Stat(filepath.Join(r.StateDir, "tasks", e.Name(), reportedFile))
 		if err == nil && now.Sub(fi.ModTime()) > keepReported {
+			os.RemoveAll(filepath.Join(r.StateDir, "runs", e.Name()))
 			os.RemoveAll(filepath.Join(r.StateDir, "tasks", e.Name()))
 		}
 	}
 	return nil
 }
 
-// supervisedProcess is a task run by a supervisor. code and err are set before done closes.
+// supervisedProcess is a task run by a supervisor, with its records in dir and its log and
+// output file in own. code and err are set before done closes.
 type supervisedProcess struct {
-	dir      string
+	dir, own string
 	procs    procFS
 	done     chan struct{}
 	code     int
@@ -284,8 +358,8 @@ type supervisedProcess struct {
 }
 
 // watch returns the process of a task folder; it ends when the supervisor's lock is free.
-func watch(dir string, procs procFS) *supervisedProcess {
-	p := &supervisedProcess{dir: dir, procs: procs, done: make(chan struct{})}
+func watch(dir, own string, procs procFS) *supervisedProcess {
+	p := &supervisedProcess{dir: dir, own: own, procs: procs, done: make(chan struct{})}
 	go func() {
 		p.code, p.err = finished(dir)
 		close(p.done)
@@ -293,8 +367,9 @@ func watch(dir string, procs procFS) *supervisedProcess {
 	return p
 }
 
-// finished waits for a task's supervisor to end and returns the recorded exit. A supervisor
-// that ended without one (killed) leaves its command's group killed and exit code -1.
+// finished waits for a task's supervisor to end and returns the recorded exit, a
+// *MemoryLimitError when the kernel stopped the task for its memory. A supervisor that ended
+// without one (killed) leaves its command's group and cgroup killed and exit code -1.
 func finished(dir string) (int, error) {
 	if err := waitUnlocked(dir); err != nil {
 		return -1, fmt.Errorf("wait for supervisor: %w", err)
@@ -304,6 +379,8 @@ func finished(dir string) (int, error) {
 	switch {
 	case err == nil && rec.StartError != "":
 		return -1, errors.New("failed to start: " + rec.StartError)
+	case err == nil && rec.MemoryLimitMiB > 0:
+		return rec.ExitCode, &MemoryLimitError{LimitMiB: rec.MemoryLimitMiB}
 	case err == nil && rec.Error != "":
 		return rec.ExitCode, errors.New(rec.Error)
 	case err == nil:
@@ -318,6 +395,9 @@ func finished(dir string) (int, error) {
 	var spec taskSpec
 	if readJSON(dir, specFile, &spec) == nil && spec.Container != nil {
 		spec.Container.kill(spec.Assignment.TaskID, syscall.SIGKILL)
+	}
+	if spec.Cgroup != nil {
+		spec.Cgroup.end(0)
 	}
 	return -1, errors.New("the supervisor ended without recording an exit (killed, or the node restarted)")
 }
@@ -337,7 +417,7 @@ func (p *supervisedProcess) OwnsPID(pid uint32) bool {
 
 // OutputPaths returns the task's log and output file.
 func (p *supervisedProcess) OutputPaths() (string, string) {
-	return filepath.Join(p.dir, LogFile), filepath.Join(p.dir, outputUnitsFile)
+	return filepath.Join(p.own, LogFile), filepath.Join(p.own, outputUnitsFile)
 }
 
 // Wait returns the exit code once the task has ended.

@@ -13,9 +13,11 @@ import (
 	"kashi/api"
 )
 
-// startSupervised starts a under a SupervisedRunner over a temporary state directory.
+// startSupervised starts a under a SupervisedRunner over a temporary state directory, as the
+// agent's own user (its pool allows it).
 func startSupervised(t *testing.T, a api.Assignment, grace time.Duration) (Process, SupervisedRunner) {
 	t.Helper()
+	a.AllowRoot = true
 	r := SupervisedRunner{StateDir: t.TempDir(), Supervisor: testSupervisor(), Grace: grace}
 	p, err := r.Start(context.Background(), a)
 	if err != nil {
@@ -26,12 +28,12 @@ func startSupervised(t *testing.T, a api.Assignment, grace time.Duration) (Proce
 }
 
 func TestSupervisedRunnerExitCode(t *testing.T) {
-	p, r := startSupervised(t, api.Assignment{TaskID: 1, Command: []string{"/bin/sh", "-c", "echo hello; echo oops >&2; exit 3"}}, time.Second)
+	p, r := startSupervised(t, api.Assignment{AllowRoot: true, TaskID: 1, Command: []string{"/bin/sh", "-c", "echo hello; echo oops >&2; exit 3"}}, time.Second)
 	code, err := p.Wait()
 	if code != 3 || err != nil {
 		t.Errorf("Wait() = %d, %v, want 3, nil", code, err)
 	}
-	log, err := os.ReadFile(filepath.Join(taskDir(r.StateDir, 1), LogFile))
+	log, err := os.ReadFile(filepath.Join(runDir(r.StateDir, 1), LogFile))
 	if err != nil || string(log) != "hello\noops\n" {
 		t.Errorf("task log = %q, %v, want stdout and stderr", log, err)
 	}
@@ -56,7 +58,7 @@ func TestSupervisedRunnerEnvAndWorkdir(t *testing.T) {
 	}
 	lines := strings.Split(string(env), "\n")
 	for _, want := range []string{"KASHI_TEST_EPOCHS=3", "CUDA_VISIBLE_DEVICES=GPU-a,GPU-b", "PATH=" + os.Getenv("PATH"),
-		"KASHI_OUTPUT_FILE=" + filepath.Join(taskDir(r.StateDir, 2), outputUnitsFile)} {
+		"KASHI_OUTPUT_FILE=" + filepath.Join(runDir(r.StateDir, 2), outputUnitsFile)} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("task env lacks %q; got:\n%s", want, env)
 		}
@@ -81,7 +83,7 @@ func TestSupervisedRunnerStop(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			p, r := startSupervised(t, api.Assignment{TaskID: 3, Command: tc.command, Workdir: dir}, grace)
+			p, r := startSupervised(t, api.Assignment{AllowRoot: true, TaskID: 3, Command: tc.command, Workdir: dir}, grace)
 			waitFile(t, filepath.Join(dir, "ready"))
 			var started startedRecord
 			if err := readJSON(taskDir(r.StateDir, 3), startedFile, &started); err != nil {
@@ -104,9 +106,9 @@ func TestSupervisedRunnerStop(t *testing.T) {
 
 func TestSupervisedRunnerFailsToStart(t *testing.T) {
 	tests := map[string]api.Assignment{
-		"missing binary":  {TaskID: 4, Command: []string{"kashi-no-such-binary"}},
-		"empty command":   {TaskID: 4},
-		"missing workdir": {TaskID: 4, Command: []string{"/bin/true"}, Workdir: "/nonexistent/kashi"},
+		"missing binary":  {AllowRoot: true, TaskID: 4, Command: []string{"kashi-no-such-binary"}},
+		"empty command":   {AllowRoot: true, TaskID: 4},
+		"missing workdir": {AllowRoot: true, TaskID: 4, Command: []string{"/bin/true"}, Workdir: "/nonexistent/kashi"},
 	}
 	for name, a := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -124,9 +126,9 @@ func TestSupervisedRunnerFailsToStart(t *testing.T) {
 }
 
 func TestSupervisedRunnerNeverStartsTwice(t *testing.T) {
-	p, r := startSupervised(t, api.Assignment{TaskID: 5, Command: []string{"/bin/true"}}, time.Second)
+	p, r := startSupervised(t, api.Assignment{AllowRoot: true, TaskID: 5, Command: []string{"/bin/true"}}, time.Second)
 	p.Wait()
-	_, err := r.Start(context.Background(), api.Assignment{TaskID: 5, Command: []string{"/bin/true"}})
+	_, err := r.Start(context.Background(), api.Assignment{AllowRoot: true, TaskID: 5, Command: []string{"/bin/true"}})
 	if !errors.Is(err, ErrAlreadyStarted) {
 		t.Errorf("second Start() = %v, want ErrAlreadyStarted", err)
 	}
@@ -136,13 +138,13 @@ func TestSupervisedRunnerNeverStartsTwice(t *testing.T) {
 // placed on the node) starts in a folder of its own, the earlier one's set aside with its
 // log; the same attempt again is never started twice.
 func TestSupervisedRunnerRerunsALaterAttempt(t *testing.T) {
-	first := api.Assignment{TaskID: 8, Command: []string{"/bin/sh", "-c", "echo first; exit 1"}, Attempt: 1}
+	first := api.Assignment{AllowRoot: true, TaskID: 8, Command: []string{"/bin/sh", "-c", "echo first; exit 1"}, Attempt: 1}
 	p, r := startSupervised(t, first, time.Second)
 	p.Wait()
 	if _, err := r.Start(context.Background(), first); !errors.Is(err, ErrAlreadyStarted) {
 		t.Errorf("Start() of the same attempt = %v, want ErrAlreadyStarted", err)
 	}
-	second := api.Assignment{TaskID: 8, Command: []string{"/bin/sh", "-c", "echo resumed from $KASHI_RESUME_FROM"}, Attempt: 2, ResumeFrom: "/ckpt/7"}
+	second := api.Assignment{AllowRoot: true, TaskID: 8, Command: []string{"/bin/sh", "-c", "echo resumed from $KASHI_RESUME_FROM"}, Attempt: 2, ResumeFrom: "/ckpt/7"}
 	p2, err := r.Start(context.Background(), second)
 	if err != nil {
 		t.Fatalf("Start() of attempt 2 = %v", err)
@@ -150,7 +152,7 @@ func TestSupervisedRunnerRerunsALaterAttempt(t *testing.T) {
 	if code, err := p2.Wait(); code != 0 || err != nil {
 		t.Errorf("attempt 2 Wait() = %d, %v", code, err)
 	}
-	dir := taskDir(r.StateDir, 8)
+	dir := runDir(r.StateDir, 8)
 	if log, _ := os.ReadFile(filepath.Join(dir, LogFile)); string(log) != "resumed from /ckpt/7\n" {
 		t.Errorf("attempt 2's log = %q, want its own", log)
 	}
@@ -161,7 +163,7 @@ func TestSupervisedRunnerRerunsALaterAttempt(t *testing.T) {
 	if err != nil || len(ad) != 1 || ad[0].TaskID != 8 || ad[0].Attempt != 2 {
 		t.Errorf("Adopt() = %+v, %v; want attempt 2 only", ad, err)
 	}
-	long := api.Assignment{TaskID: 9, Command: []string{"/bin/sleep", "30"}, Attempt: 1}
+	long := api.Assignment{AllowRoot: true, TaskID: 9, Command: []string{"/bin/sleep", "30"}, Attempt: 1}
 	p3, err := r.Start(context.Background(), long)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +178,7 @@ func TestSupervisedRunnerRerunsALaterAttempt(t *testing.T) {
 // TestSupervisedRunnerRestarts: an ended task starts again in its folder, its log going on;
 // one whose command still runs is not started twice.
 func TestSupervisedRunnerRestarts(t *testing.T) {
-	a := api.Assignment{TaskID: 5, Command: []string{"/bin/sh", "-c", "echo run; exit 4"}, Restart: true}
+	a := api.Assignment{AllowRoot: true, TaskID: 5, Command: []string{"/bin/sh", "-c", "echo run; exit 4"}, Restart: true}
 	p, r := startSupervised(t, a, time.Second)
 	p.Wait()
 	p2, err := r.Restart(context.Background(), a)
@@ -186,11 +188,11 @@ func TestSupervisedRunnerRestarts(t *testing.T) {
 	if code, err := p2.Wait(); code != 4 || err != nil {
 		t.Errorf("restarted Wait() = %d, %v, want 4, nil", code, err)
 	}
-	if log, err := os.ReadFile(filepath.Join(taskDir(r.StateDir, 5), LogFile)); err != nil || string(log) != "run\nrun\n" {
+	if log, err := os.ReadFile(filepath.Join(runDir(r.StateDir, 5), LogFile)); err != nil || string(log) != "run\nrun\n" {
 		t.Errorf("task log = %q, %v, want both runs' lines", log, err)
 	}
 
-	long := api.Assignment{TaskID: 6, Command: []string{"/bin/sleep", "30"}, Restart: true}
+	long := api.Assignment{AllowRoot: true, TaskID: 6, Command: []string{"/bin/sleep", "30"}, Restart: true}
 	p3, err := r.Start(context.Background(), long)
 	if err != nil {
 		t.Fatal(err)

@@ -106,10 +106,12 @@ type outputTracker struct {
 }
 
 // poll reads what the log gained and the output file, and reports whether the progress
-// changed. Errors (a log not yet written) leave the progress as it was.
+// changed. Errors (a log not yet written) leave the progress as it was. Both files are the
+// task's, so they are read only as plain files (openTaskFile), and of the output file only
+// its last maxLineBytes, where its latest line is.
 func (t *outputTracker) poll(now time.Time) bool {
 	before := t.out
-	if f, err := os.Open(t.logPath); err == nil {
+	if f, err := openTaskFile(t.logPath, os.O_RDONLY); err == nil {
 		if _, err := f.Seek(t.offset, io.SeekStart); err == nil {
 			scanLines(f, func(line []byte, size int64) {
 				t.keep(line, size)
@@ -118,8 +120,17 @@ func (t *outputTracker) poll(now time.Time) bool {
 		}
 		f.Close()
 	}
-	if b, err := os.ReadFile(t.filePath); err == nil {
-		scanLines(bytes.NewReader(b), func(line []byte, _ int64) { t.out.apply(string(line), now) })
+	if f, err := openTaskFile(t.filePath, os.O_RDONLY); err == nil {
+		if end, err := f.Seek(0, io.SeekEnd); err == nil {
+			b := make([]byte, min(end, maxLineBytes))
+			n, _ := f.ReadAt(b, end-int64(len(b)))
+			if end > int64(len(b)) { // a partial first line
+				_, b, _ = bytes.Cut(b[:n], []byte{'\n'})
+				n = len(b)
+			}
+			scanLines(bytes.NewReader(b[:n]), func(line []byte, _ int64) { t.out.apply(string(line), now) })
+		}
+		f.Close()
 	}
 	return t.out != before
 }

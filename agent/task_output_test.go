@@ -80,7 +80,7 @@ func TestRunReportsOutputUnits(t *testing.T) {
 	work := t.TempDir()
 	stateDir := t.TempDir()
 	f.with(func() {
-		f.assignments = []api.Assignment{{TaskID: 12, Workdir: work, Command: []string{"/bin/sh", "-c",
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 12, Workdir: work, Command: []string{"/bin/sh", "-c",
 			`echo KASHI_OUTPUT 5 images; echo KASHI_CHECKPOINT; echo "KASHI_OUTPUT 9 images" > "$KASHI_OUTPUT_FILE"; while [ ! -e finish ]; do sleep 0.01; done`}}}
 	})
 	r := SupervisedRunner{StateDir: stateDir, Supervisor: testSupervisor(), Grace: time.Second}
@@ -138,7 +138,7 @@ func TestRunShipsTaskLogs(t *testing.T) {
 	stateDir, work := t.TempDir(), t.TempDir()
 	stopTaskDir(t, stateDir, 14) // its supervisor may still write when the test ends
 	f.with(func() {
-		f.assignments = []api.Assignment{{TaskID: 14, Workdir: work, Command: []string{"/bin/sh", "-c",
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 14, Workdir: work, Command: []string{"/bin/sh", "-c",
 			`echo epoch 1; while [ ! -e finish ]; do sleep 0.01; done; echo done`}}}
 	})
 	a := newTestAgent(t, f, SupervisedRunner{StateDir: stateDir, Supervisor: testSupervisor(), Grace: time.Second})
@@ -162,7 +162,7 @@ func TestRunShipsTheLastLinesOfAnInstantExit(t *testing.T) {
 	stateDir, work := t.TempDir(), t.TempDir()
 	stopTaskDir(t, stateDir, 15) // its supervisor may still write when the test ends
 	f.with(func() {
-		f.assignments = []api.Assignment{{TaskID: 15, Workdir: work, Command: []string{"/bin/sh", "-c",
+		f.assignments = []api.Assignment{{AllowRoot: true, TaskID: 15, Workdir: work, Command: []string{"/bin/sh", "-c",
 			`echo hello; echo KASHI_OUTPUT 3 items; exit 3`}}}
 	})
 	a := newTestAgent(t, f, SupervisedRunner{StateDir: stateDir, Supervisor: testSupervisor(), Grace: time.Second})

@@ -50,7 +50,7 @@ func TestTaskEnvShape(t *testing.T) {
 				t.Setenv(n, "")
 				os.Unsetenv(n)
 			}
-			got := envValues(taskEnv(tc.a, "/out"), names...)
+			got := envValues(taskEnv(tc.a, os.Environ(), "/out"), names...)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("taskEnv (-want +got):\n%s", diff)
 			}
@@ -82,7 +82,7 @@ func TestTaskEnvDataLocation(t *testing.T) {
 				t.Setenv(n, "")
 				os.Unsetenv(n)
 			}
-			if diff := cmp.Diff(tc.want, envValues(taskEnv(tc.a, "/out"), names...)); diff != "" {
+			if diff := cmp.Diff(tc.want, envValues(taskEnv(tc.a, os.Environ(), "/out"), names...)); diff != "" {
 				t.Errorf("taskEnv (-want +got):\n%s", diff)
 			}
 		})
@@ -108,7 +108,7 @@ func TestTaskEnvResume(t *testing.T) {
 				t.Setenv(n, "")
 				os.Unsetenv(n)
 			}
-			if diff := cmp.Diff(tc.want, envValues(taskEnv(tc.a, "/out"), names...)); diff != "" {
+			if diff := cmp.Diff(tc.want, envValues(taskEnv(tc.a, os.Environ(), "/out"), names...)); diff != "" {
 				t.Errorf("taskEnv (-want +got):\n%s", diff)
 			}
 		})

@@ -234,6 +234,17 @@ type Assignment struct {
 	// The agent passes them as KASHI_ATTEMPT and KASHI_RESUME_FROM.
 	Attempt    int    `json:"attempt,omitempty"`
 	ResumeFrom string `json:"resume_from,omitempty"`
+	// RunAsUser is the Unix account the task runs as on the node, with its uid, gid and
+	// groups there: its owner's, "" when the owner has none. The task fails to start when the
+	// node has no such account, or when it would run as root (uid 0, or the agent's own user
+	// for "" on an agent that runs as root) and AllowRoot, the pool's setting, is off.
+	RunAsUser string `json:"run_as_user,omitempty"`
+	AllowRoot bool   `json:"allow_root,omitempty"`
+	// MemoryLimitMiB and CPULimitMillis limit the task's host memory and CPUs on the node (its
+	// cgroup): the pool's per-GPU settings times the task's GPUs there. 0 gives the task the
+	// node's share: the node's memory or CPUs times the task's GPUs over the node's GPUs.
+	MemoryLimitMiB int64 `json:"memory_limit_mib,omitempty"`
+	CPULimitMillis int64 `json:"cpu_limit_millis,omitempty"`
 }
 
 // Task states an agent reports.
@@ -260,7 +271,26 @@ type TaskStatusRequest struct {
 	// Attempt is the task's run the report is about (the assignment's); a report about an
 	// earlier attempt than the task's now changes nothing.
 	Attempt int `json:"attempt,omitempty"`
+	// Cause says why the task failed when the agent knows it (one of the Cause constants),
+	// with Account, the Unix account it looked for, and MemoryLimitMiB, the limit the task
+	// passed; the server writes the task's reason from them.
+	Cause          string `json:"cause,omitempty"`
+	Account        string `json:"account,omitempty"`
+	MemoryLimitMiB int64  `json:"memory_limit_mib,omitempty"`
 }
+
+// Causes of a task's failure an agent reports (TaskStatusRequest.Cause).
+const (
+	// CauseNoAccount: failed to start, for the node has no Unix account Account ("" when the
+	// task's owner has none and the pool does not let the task run as the agent's user).
+	CauseNoAccount = "no-account"
+	// CauseRootRefused: failed to start, for it would run as root and its pool does not
+	// allow it (AllowRoot).
+	CauseRootRefused = "root-refused"
+	// CauseMemoryLimit: exited, not 0, after the kernel's OOM killer stopped a process of the
+	// task in its cgroup: it used more host memory than its limit, MemoryLimitMiB.
+	CauseMemoryLimit = "memory-limit"
+)
 
 // Error is the body of every 4xx and 5xx answer of the API. Error and Field are the first
 // problem; a refused input (422, 400 naming fields) lists every bad field in Errors, the

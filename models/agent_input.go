@@ -92,6 +92,15 @@ type Assignment struct {
 	// the checkpoint it resumes from (see resumeFrom).
 	Attempt    int
 	ResumeFrom string
+	// RunAsUser is the Unix account the task runs as on the node: its owner's (UnixAccount),
+	// or, where the pool's AccountsByName is on and none is set, the owner's name; "" for
+	// none. AllowRoot is the pool's: the task may run as root.
+	RunAsUser string
+	AllowRoot bool
+	// MemoryLimitMiB and CPULimitMillis limit the task's host memory and CPUs on the node:
+	// the pool's per-GPU settings times the task's GPUs there; 0 for the node's share.
+	MemoryLimitMiB int64
+	CPULimitMillis int64
 }
 
 // States a node reports for a task's process.
@@ -115,7 +124,19 @@ type TaskReport struct {
 	Message      string
 	// Attempt is the task's run the report is about; 0 from an agent that does not say.
 	Attempt int
+	// Cause is why the task failed when its node knows it (a Cause constant), with the Unix
+	// Account it looked for and the MemoryLimitMiB the task passed.
+	Cause          string
+	Account        string
+	MemoryLimitMiB int64
 }
+
+// Causes of a task's failure a node reports (TaskReport.Cause).
+const (
+	CauseNoAccount   = "no-account"
+	CauseRootRefused = "root-refused"
+	CauseMemoryLimit = "memory-limit"
+)
 
 // Limits on what a node may send.
 const (

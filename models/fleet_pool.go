@@ -95,6 +95,18 @@ type PoolConfig struct {
 	// NoQuotaMaxGPUs cards at once). See NoQuotaRules for pools of one spec that differ.
 	NoQuota        string `json:"no_quota"`
 	NoQuotaMaxGPUs int    `json:"no_quota_max_gpus"`
+	// AccountsByName runs the tasks of a user who has no Unix account set (User.UnixAccount)
+	// as the account of the user's own name; off, such tasks fail to start on its nodes.
+	AccountsByName bool `json:"accounts_by_name"`
+	// AllowRoot lets the pool's tasks run as root: as an account of uid 0 their owner is
+	// given, or as the agent's own user when their owner has no account. Off, the default,
+	// such tasks fail to start.
+	AllowRoot bool `json:"allow_root"`
+	// TaskMemoryPerGPUGiB and TaskCPUsPerGPU limit each task's host memory and CPUs on a node
+	// (its cgroup) to this much per GPU it holds there; 0 gives it the node's share: the
+	// node's memory or CPUs times the task's GPUs there over the node's GPUs.
+	TaskMemoryPerGPUGiB int `json:"task_memory_per_gpu_gib"`
+	TaskCPUsPerGPU      int `json:"task_cpus_per_gpu"`
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then

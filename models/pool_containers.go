@@ -80,22 +80,3 @@ func checkImageRequired(tx *gorm.DB, spec, image string) error {
 	}
 	return nil
 }
-
-// poolMounts returns the container mounts of the node's pool when one of tasks runs in an
-// image; nil otherwise, or when the pool has no configuration.
-func poolMounts(tx *gorm.DB, nodeID int64, tasks []Task) ([]string, error) {
-	if !slices.ContainsFunc(tasks, func(t Task) bool { return t.Image != "" }) {
-		return nil, nil
-	}
-	var configs []string
-	err := tx.Table("pool_policies").Select("pool_policies.config").
-		Joins("JOIN nodes ON nodes.pool_id = pool_policies.pool_id").Where("nodes.id = ?", nodeID).Scan(&configs).Error
-	if err != nil || len(configs) == 0 {
-		return nil, err
-	}
-	var cfg PoolConfig
-	if err := json.Unmarshal([]byte(configs[0]), &cfg); err != nil {
-		return nil, fmt.Errorf("pool config of node %d: %w", nodeID, err)
-	}
-	return cfg.Mounts(), nil
-}

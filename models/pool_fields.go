@@ -40,7 +40,7 @@ type PoolField struct {
 	Name string
 	Kind PoolFieldKind
 	// Group is the part of the form it belongs to: machines, size, up, down, reclaim,
-	// containers, booking or quota.
+	// containers, booking, quota or tasks.
 	Group string
 	// Unit is what a PoolDuration is entered and shown in: time.Minute or time.Hour.
 	Unit time.Duration
@@ -61,6 +61,10 @@ const (
 	maxHourlyFen     = 100_000_00     // ¥100,000 a machine-hour
 	maxBootFailures  = 100
 	maxNoQuotaGPUs   = 100_000
+	// maxTaskMemoryPerGPUGiB and maxTaskCPUsPerGPU bound a task's host memory and CPUs per
+	// GPU: 4 TiB and 1,024 CPUs, more than any machine has for one card.
+	maxTaskMemoryPerGPUGiB = 4096
+	maxTaskCPUsPerGPU      = 1024
 )
 
 // PoolFields is the one table of the pool settings, in form order: every PoolConfig field
@@ -114,6 +118,10 @@ var PoolFields = []PoolField{
 	{Name: "unused_booking_pct", Kind: PoolCount, Group: "booking", Max: 100},
 	{Name: "no_quota", Kind: PoolChoice, Group: "quota", Choices: []string{NoQuotaAllowed, NoQuotaRefused, NoQuotaLimit}},
 	{Name: "no_quota_max_gpus", Kind: PoolCount, Group: "quota", Max: maxNoQuotaGPUs},
+	{Name: "accounts_by_name", Kind: PoolSwitch, Group: "tasks"},
+	{Name: "allow_root", Kind: PoolSwitch, Group: "tasks"},
+	{Name: "task_memory_per_gpu_gib", Kind: PoolCount, Group: "tasks", Max: maxTaskMemoryPerGPUGiB},
+	{Name: "task_cpus_per_gpu", Kind: PoolCount, Group: "tasks", Max: maxTaskCPUsPerGPU},
 }
 
 // minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.

@@ -207,7 +207,11 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 	if err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
-	mounts, err := poolMounts(db, nodeID, tasks)
+	cfg, err := nodePoolConfig(db, nodeID)
+	if err != nil {
+		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
+	}
+	accounts, err := ownerAccounts(db, tasks)
 	if err != nil {
 		return nil, fmt.Errorf("models: assignments of node %d: %w", nodeID, err)
 	}
@@ -221,8 +225,9 @@ func (s *Store) Assignments(ctx context.Context, nodeID int64) ([]Assignment, er
 			MetricsPort: t.MetricsPort, MetricsPath: t.MetricsPath, HealthPath: t.HealthPath,
 			Restart: t.Service(), Attempt: max(t.Attempt, 1), ResumeFrom: resumeFrom(t)}
 		if t.Image != "" {
-			a.Mounts = mounts
+			a.Mounts = cfg.Mounts()
 		}
+		a.runAs(cfg, t.Owner, accounts)
 		a.setShape(nodes[t.ID], nodeID)
 		if loc := t.DataLocationMap()[region]; loc != "" && region != "" {
 			a.DataRegion, a.DataLocation = region, loc
@@ -256,6 +261,9 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 	}
 	output, err := outputOf(r, now)
 	if err != nil {
+		return err
+	}
+	if err := checkCause(r); err != nil {
 		return err
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -315,10 +323,14 @@ func staleReport(tx *gorm.DB, t Task, nodeID int64, r TaskReport) (bool, error) 
 // exitState is the state and reason a task ends in when its process exits.
 func exitState(t Task, r TaskReport) (string, string) {
 	switch {
+	case r.State == ReportFailedToStart && r.Cause != "":
+		return TaskFailed, causeReason(r)
 	case r.State == ReportFailedToStart:
 		return TaskFailed, "failed to start: " + truncate(r.Message, 400)
 	case t.StopState != "":
 		return t.StopState, t.StopReason
+	case r.Cause == CauseMemoryLimit && r.ExitCode != 0:
+		return TaskFailed, causeReason(r)
 	case r.ExitCode == 0:
 		return TaskSucceeded, "exited 0"
 	default:

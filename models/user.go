@@ -35,6 +35,9 @@ type User struct {
 	Role         string
 	Disabled     bool
 	CreatedAt    time.Time
+	// UnixAccount is the account on the nodes that the user's tasks run as; "" for none
+	// set (a pool may then use the user's name: PoolConfig.AccountsByName).
+	UnixAccount string
 }
 
 // ProjectMember gives a user a role in a project.

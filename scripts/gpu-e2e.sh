@@ -24,9 +24,18 @@ T=$($K token create --db $D/k.db --user admin --scope write) || { cat $D/serve.l
 H="Authorization: Bearer $T"
 curl -sf -H "$H" -H 'Content-Type: application/json' -d '{"name":"gpucheck"}' $S/api/v1/projects >/dev/null || echo "project create failed"
 curl -s -H "$H" -H 'Content-Type: application/json' -d '{"user":"admin","role":"lead"}' $S/api/v1/projects/1/members; echo
-$K agent --server $S --join-token kj_gpucheck --pool gpucheck --state-dir $D/agent --sample-interval 2s --poll-interval 1s --log-level warn > $D/agent.log 2>&1 &
+# Not root: the agent cannot make cgroups, so tasks run without limits.
+CG=; [ "$(id -u)" = 0 ] || CG='--cgroup-parent='
+$K agent --server $S --join-token kj_gpucheck --pool gpucheck --state-dir $D/agent --sample-interval 2s --poll-interval 1s --log-level warn $CG > $D/agent.log 2>&1 &
 PIDS="$PIDS $!"
 sleep 4
+# The task runs as the admin's Unix account: the account running this script. As root, the
+# pool must allow root (a shared node's pool should not).
+curl -s -H "$H" -H 'Content-Type: application/json' -d "{\"unix_account\":\"$(id -un)\"}" $S/api/v1/users/admin/unix-account; echo
+if [ "$(id -u)" = 0 ]; then
+  POOL=$(curl -sf -H "$H" $S/api/v1/gpus | python3 -c 'import json,sys; g=json.load(sys.stdin); print(json.dumps({"provider":"static","spec":g[0]["spec"],"gpus_per_node":len(g),"allow_root":True}))')
+  curl -s -H "$H" -H 'Content-Type: application/json' -d "$POOL" $S/api/v1/pools/gpucheck >/dev/null || echo "pool config failed"
+fi
 PY='import torch,time,os
 print("visible", os.environ.get("CUDA_VISIBLE_DEVICES"), flush=True)
 x=torch.empty(4*1024**3,dtype=torch.uint8,device="cuda"); y=torch.randn(8192,8192,device="cuda"); t=time.time()

@@ -20,7 +20,7 @@ func (h *Handler) UsersPage(c echo.Context) error {
 		return err
 	}
 	q := c.QueryParams()
-	for _, what := range []string{"created", "disabled", "enabled", "reset"} {
+	for _, what := range []string{"created", "disabled", "enabled", "reset", "account"} {
 		if q.Has(what) {
 			d.Notice = peopleview.UserNotice(handlers.Locale(c), what, q.Get(what))
 		}
@@ -36,7 +36,8 @@ func (h *Handler) usersData(c echo.Context) (peopleview.UsersData, error) {
 	}
 	d := peopleview.UsersData{Self: handlers.Who(c).User.Name, Form: peopleview.UserForm{Role: models.RoleUser}}
 	for _, u := range us {
-		d.Users = append(d.Users, peopleview.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled, CreatedAt: u.CreatedAt.In(h.Loc())})
+		d.Users = append(d.Users, peopleview.UserRow{Name: u.Name, Role: u.Role, Disabled: u.Disabled,
+			UnixAccount: u.UnixAccount, CreatedAt: u.CreatedAt.In(h.Loc())})
 	}
 	return d, nil
 }

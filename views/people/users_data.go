@@ -23,7 +23,9 @@ type UsersData struct {
 type UserRow struct {
 	Name, Role string
 	Disabled   bool
-	CreatedAt  time.Time
+	// UnixAccount is the account on the nodes the user's tasks run as; "" for none.
+	UnixAccount string
+	CreatedAt   time.Time
 }
 
 // UserForm is the add-user form's text as typed; Field and Error name a refused field.

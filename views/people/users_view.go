@@ -8,13 +8,14 @@ import (
 	"kashi/phrase"
 )
 
-// userAction is the target of a form acting on one user: "state" or "password".
+// userAction is the target of a form acting on one user: "state", "password" or
+// "unix-account".
 func userAction(name, what string) templ.SafeURL {
 	return templ.SafeURL("/people/" + url.PathEscape(name) + "/" + what)
 }
 
-// UserNotice confirms an action on the people page: "created", "disabled", "enabled" or
-// "reset", for the named user.
+// UserNotice confirms an action on the people page: "created", "disabled", "enabled",
+// "reset" or "account" (a Unix account set), for the named user.
 func UserNotice(l phrase.Locale, what, name string) string {
 	switch what {
 	case "created":
@@ -25,6 +26,8 @@ func UserNotice(l phrase.Locale, what, name string) string {
 		return l.T("users.enabled_notice", name)
 	case "reset":
 		return l.T("users.reset_notice", name)
+	case "account":
+		return l.T("users.unix_account_notice", name)
 	}
 	return ""
 }
@@ -36,4 +39,12 @@ func PasswordChangedNotice(l phrase.Locale) string { return l.T("account.changed
 // current passwords.
 func PasswordThrottled(l phrase.Locale, retryIn string) string {
 	return l.T("account.throttled", retryIn)
+}
+
+// unixAccountField is the refused field when it is the named user's Unix account, else "".
+func unixAccountField(d UsersData, name string) string {
+	if d.Target == name {
+		return d.Field
+	}
+	return ""
 }

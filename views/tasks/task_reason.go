@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,12 @@ func TaskReason(stored string) (phrase.List, bool) {
 		p = phrase.New("released_by", phrase.S(strings.TrimPrefix(stored, "released by ")))
 	case strings.HasPrefix(stored, "exited "):
 		p = phrase.New("exited", phrase.S(strings.TrimPrefix(stored, "exited ")))
+	case stored == "failed to start: its owner has no Unix account":
+		p = phrase.New("no_account_set")
+	case stored == "failed to start: it would run as root, which its pool does not allow":
+		p = phrase.New("root_refused")
+	case strings.HasPrefix(stored, "failed to start: no Unix account ") && strings.HasSuffix(stored, " on its node"):
+		p = phrase.New("no_account", phrase.S(strings.TrimSuffix(strings.TrimPrefix(stored, "failed to start: no Unix account "), " on its node")))
 	case strings.HasPrefix(stored, "failed to start: "):
 		p = phrase.New("failed_to_start", phrase.S(strings.TrimPrefix(stored, "failed to start: ")))
 	default:
@@ -47,12 +54,17 @@ func TaskReason(stored string) (phrase.List, bool) {
 	return phrase.Of(p), true
 }
 
-// sentenceWithValues reads the store's sentences that carry a duration or a time: a runtime
-// stop and a lost node's failure.
+// sentenceWithValues reads the store's sentences that carry a number, a duration or a time:
+// a memory limit passed, a runtime stop and a lost node's failure.
 func sentenceWithValues(stored string) (phrase.List, bool) {
 	if rest, ok := strings.CutPrefix(stored, "max runtime "); ok && strings.HasSuffix(rest, " reached") {
 		if d, err := time.ParseDuration(strings.TrimSuffix(rest, " reached")); err == nil {
 			return phrase.Of(phrase.New("max_runtime_reached", phrase.Dur(d))), true
+		}
+	}
+	if rest, ok := strings.CutPrefix(stored, "stopped: used more host memory than its limit of "); ok {
+		if mib, err := strconv.Atoi(strings.TrimSuffix(rest, " MiB")); err == nil {
+			return phrase.Of(phrase.New("memory_limit", phrase.N(mib))), true
 		}
 	}
 	if rest, ok := strings.CutPrefix(stored, "node "); ok {

@@ -66,6 +66,7 @@ func NewAuditWorld(t *testing.T) BillWorld {
 	form("/people/carol/state", url.Values{"disabled": {"true"}})
 	form("/people/carol/state", url.Values{"disabled": {"false"}})
 	form("/people/carol/password", url.Values{"password": {"pw-carol-new"}})
+	form("/people/carol/unix-account", url.Values{"unix_account": {"carol"}})
 	// A password is changed from a browser session only.
 	if r := w.LogIn("tester", "pw-tester", "10.0.0.4").Form("/account/password",
 		url.Values{"current": {"pw-tester"}, "password": {"pw-tester-new"}}); r.Code >= 400 {
