@@ -195,5 +195,5 @@ var validZH = map[string]string{
 	// Forms that name every problem at once.
 	"must be at least 1, got %d":                "至少为 1，收到 %d",
 	"give the reason for rejecting the request": "请填写驳回申请的理由",
-	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'":   "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
+	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'": "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
 }

@@ -59,7 +59,7 @@ func TestJoinTokensPage(t *testing.T) {
 	}
 
 	// A token for the registered node, from the node page's link.
-	nodeLink := page(b.Get("/nodes/" + strconv.FormatInt(reg.ID, 10))).Find(`[data-testid=node-join-token]`).AttrOr("href", "")
+	nodeLink := page(b.Get("/nodes/"+strconv.FormatInt(reg.ID, 10))).Find(`[data-testid=node-join-token]`).AttrOr("href", "")
 	if nodeLink != "/join-tokens?node="+strconv.FormatInt(reg.ID, 10) {
 		t.Fatalf("the node page's link = %q", nodeLink)
 	}
