@@ -104,7 +104,7 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	set := loop.NewSet(cfg.Speed, log)
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
 		NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
-	schedLoop := set.Every("scheduler", cfg.Tick, sched.Tick).Coalesce(schedulerGap)
+	schedLoop := set.Every("scheduler", cfg.Tick, SchedulerPass(store, sched, now, log)).Coalesce(schedulerGap)
 	scale := scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
 		OnAction: func(a scaler.Action) {
@@ -128,6 +128,20 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 		return err
 	})
 	return &Loops{set: set, store: store, log: log, scale: scaleLoop, Queue: Queue{sched, schedLoop}}
+}
+
+// SchedulerPass is one pass of the scheduler's loop: the pipelines first, then the queue.
+// Every task's end wakes the loop, so a pipeline's stage whose parents just ended is
+// submitted, and placed when cards are free, in the same pass; a pass in which no stage's
+// task ended costs the pipelines one query. A task ended by the queue itself (its node lost)
+// moves its pipeline on at the next pass.
+func SchedulerPass(store *models.Store, sched *scheduler.Loop, now func() time.Time, log *slog.Logger) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if _, err := store.AdvancePipelines(ctx, models.DefaultTaskLimits, now()); err != nil {
+			log.Warn("pipelines", "err", err) // the queue still runs
+		}
+		return sched.Tick(ctx)
+	}
 }
 
 // TriggerScale wakes the scaling loop.

@@ -196,4 +196,12 @@ var validZH = map[string]string{
 	"must be at least 1, got %d":                "至少为 1，收到 %d",
 	"give the reason for rejecting the request": "请填写驳回申请的理由",
 	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'": "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
+	// Pipelines by stage (#33).
+	"must be 1 to %d stages, got %d":                                                               "应为 1 到 %d 个阶段，收到 %d 个",
+	"a pipeline's stages are batch tasks":                                                          "流水线的阶段只能是批处理任务",
+	"a pipeline's stages keep no secret variables":                                                 "流水线的阶段不保存加密变量",
+	"names no stage of the pipeline: %q":                                                           "流水线中没有这个阶段：%q",
+	"a stage cannot follow itself":                                                                 "阶段不能依赖自己",
+	"makes a cycle: stage %q waits, through its parents, for itself":                               "形成了环：阶段 %q 经由上游阶段等待它自己",
+	"%q is not a stage name: use 1 to 40 lowercase letters, digits or '-', starting with a letter": "%q 不是合法的阶段名：请用 1 到 40 个小写字母、数字或 '-'，以字母开头",
 }

@@ -1,0 +1,206 @@
+package models_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/models"
+	"kashi/models/modelstest"
+)
+
+// stage is a one-card stage of project vision running cmd after parents.
+func stage(name, cmd string, after ...string) models.NewStage {
+	return models.NewStage{Name: name, After: after, Task: modelstest.Task("vision", name).Spec("A100-80G").New()}
+}
+
+// stageStates are a pipeline's stages' states by name.
+func stageStates(t *testing.T, s *models.Store, id int64, now time.Time) (map[string]string, map[string]models.StageRow) {
+	t.Helper()
+	rows, err := s.PipelineStages(context.Background(), id, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, byName := map[string]string{}, map[string]models.StageRow{}
+	for _, r := range rows {
+		states[r.Name], byName[r.Name] = r.State, r
+	}
+	return states, byName
+}
+
+// endTask runs a stage's task on n from at and reports it exited with code after d.
+func endTask(t *testing.T, s *models.Store, n models.NodeGPUs, id int64, code int, at time.Time, d time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	task, err := s.TaskByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelstest.Run(t, s, task.Task, n, at)
+	end := at.Add(d)
+	if err := s.ReportTaskStatus(ctx, n.ID, id, models.TaskReport{State: models.ReportExited, ExitCode: code, TS: end}, end); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPipelineRunsStageByStage: only the first stage is submitted; each later one is
+// submitted once its parent succeeded, told where its parent wrote and waiting for it to be
+// visible there; a failure skips what follows and fails the pipeline, naming the stage; a
+// rerun submits the failed stage again, not the one that succeeded, and the pipeline
+// succeeds. The stages' card-seconds count every run. On SQLite and Postgres.
+func TestPipelineRunsStageByStage(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		s.SetDataRoots([]string{"/shared"})
+		n := modelstest.Node("a").Pool("a100").A100s(2).Register(t, s, ft0)
+		if _, err := s.EnsureProject(ctx, "vision", ft0); err != nil {
+			t.Fatal(err)
+		}
+		clean, train, eval := stage("clean", "clean"), stage("train", "train", "clean"), stage("eval", "eval", "train")
+		clean.Output = "/shared/pipe/clean"
+		cleanup := stage("cleanup", "rm")
+		cleanup.AfterEnded = []string{"eval"}
+		// Given children first: stored parents first.
+		pipe, err := s.CreatePipeline(ctx, models.NewPipeline{Project: "vision", Name: "nightly", Owner: "alice",
+			Stages: []models.NewStage{eval, cleanup, train, clean}}, models.DefaultTaskLimits, ft0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states, rows := stageStates(t, s, pipe.ID, ft0)
+		want := map[string]string{"clean": models.StageSubmitted, "train": models.StageWaiting, "eval": models.StageWaiting, "cleanup": models.StageWaiting}
+		if diff := cmp.Diff(want, states); diff != "" {
+			t.Fatalf("stages after submit (-want +got):\n%s", diff)
+		}
+		if rows["clean"].Position != 0 || rows["cleanup"].Position != 3 {
+			t.Fatalf("positions clean %d cleanup %d, want 0 and 3", rows["clean"].Position, rows["cleanup"].Position)
+		}
+		if active, _ := s.ActiveTasks(ctx); len(active) != 1 {
+			t.Fatalf("%d active tasks, want the first stage's alone", len(active))
+		}
+		endTask(t, s, n, *rows["clean"].TaskID, 0, ft0, time.Hour)
+		if moved, err := s.AdvancePipelines(ctx, models.DefaultTaskLimits, ft0.Add(time.Hour)); err != nil || moved != 1 {
+			t.Fatalf("AdvancePipelines = %d, %v; want 1", moved, err)
+		}
+		if moved, err := s.AdvancePipelines(ctx, models.DefaultTaskLimits, ft0.Add(time.Hour)); err != nil || moved != 0 {
+			t.Fatalf("AdvancePipelines again = %d, %v; want 0", moved, err)
+		}
+		states, rows = stageStates(t, s, pipe.ID, ft0.Add(time.Hour))
+		if states["clean"] != models.StageSucceeded || states["train"] != models.StageSubmitted {
+			t.Fatalf("stages after clean: %v", states)
+		}
+		tr, _ := s.TaskByID(ctx, *rows["train"].TaskID)
+		env := map[string]string{}
+		env["KASHI_PIPELINE_STAGE"], env["KASHI_STAGE_INPUT"], env["KASHI_STAGE_INPUT_CLEAN"] = "train", "/shared/pipe/clean", "/shared/pipe/clean"
+		env["KASHI_PIPELINE"] = strconv.FormatInt(pipe.ID, 10)
+		var gotEnv map[string]string
+		json.Unmarshal([]byte(tr.Env), &gotEnv)
+		if !cmp.Equal(env, gotEnv) {
+			t.Fatalf("train's env = %v, want %v", gotEnv, env)
+		}
+		if tr.Name != "nightly/train" || tr.State != models.TaskWaitingData || tr.DataCheck != `{"path":"/shared/pipe/clean"}` {
+			t.Fatalf("train: %q %s check %s; want nightly/train waiting for its input", tr.Name, tr.State, tr.DataCheck)
+		}
+		if err := s.MarkTaskReady(ctx, tr.ID, "found", ft0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		endTask(t, s, n, tr.ID, 3, ft0.Add(time.Hour), 2*time.Hour)
+		if _, err := s.AdvancePipelines(ctx, models.DefaultTaskLimits, ft0.Add(3*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		states, rows = stageStates(t, s, pipe.ID, ft0.Add(3*time.Hour))
+		want = map[string]string{"clean": models.StageSucceeded, "train": models.StageFailed, "eval": models.StageSkipped, "cleanup": models.StageSubmitted}
+		if diff := cmp.Diff(want, states); diff != "" {
+			t.Fatalf("stages after train failed (-want +got):\n%s", diff)
+		}
+		if rows["eval"].Reason != "parent train" || rows["train"].Reason != "task failed" {
+			t.Fatalf("reasons: eval %q, train %q", rows["eval"].Reason, rows["train"].Reason)
+		}
+		if _, err := s.RerunPipeline(ctx, pipe.ID, models.DefaultTaskLimits, ft0.Add(3*time.Hour)); !errors.Is(err, models.ErrConflict) {
+			t.Fatalf("rerun of a running pipeline: %v, want a conflict", err)
+		}
+		endTask(t, s, n, *rows["cleanup"].TaskID, 0, ft0.Add(3*time.Hour), time.Minute)
+		s.AdvancePipelines(ctx, models.DefaultTaskLimits, ft0.Add(4*time.Hour))
+		got, _ := s.PipelineByID(ctx, pipe.ID)
+		if got.State != models.PipelineFailed || got.Reason != "stage train" || got.EndedAt == nil {
+			t.Fatalf("pipeline: %s %q ended %v; want failed at stage train", got.State, got.Reason, got.EndedAt)
+		}
+
+		if _, err := s.RerunPipeline(ctx, pipe.ID, models.DefaultTaskLimits, ft0.Add(5*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		states, rows = stageStates(t, s, pipe.ID, ft0.Add(5*time.Hour))
+		want = map[string]string{"clean": models.StageSucceeded, "train": models.StageSubmitted, "eval": models.StageWaiting, "cleanup": models.StageWaiting}
+		if diff := cmp.Diff(want, states); diff != "" {
+			t.Fatalf("stages after the rerun (-want +got):\n%s", diff)
+		}
+		at := ft0.Add(5 * time.Hour)
+		for _, name := range []string{"train", "eval", "cleanup"} {
+			_, rows = stageStates(t, s, pipe.ID, at)
+			id := *rows[name].TaskID
+			if name == "train" {
+				s.MarkTaskReady(ctx, id, "found", at)
+			}
+			endTask(t, s, n, id, 0, at, time.Hour)
+			at = at.Add(time.Hour)
+			if _, err := s.AdvancePipelines(ctx, models.DefaultTaskLimits, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ = s.PipelineByID(ctx, pipe.ID)
+		_, rows = stageStates(t, s, pipe.ID, at)
+		if got.State != models.PipelineSucceeded || got.Run != 2 {
+			t.Fatalf("pipeline after its rerun: %s run %d, want succeeded in run 2", got.State, got.Run)
+		}
+		// clean ran once (1 h); train twice (2 h failed, 1 h in the rerun).
+		if c, tr := rows["clean"].Seconds["A100-80G"], rows["train"].Seconds["A100-80G"]; c != 3600 || tr != 3*3600 {
+			t.Fatalf("card-seconds: clean %d, train %d; want 3600 and 10800", c, tr)
+		}
+	})
+}
+
+// TestPipelineRefused: a bad pipeline is refused whole, each problem named by its field (a
+// stage's as stages[i].field), and nothing is stored.
+func TestPipelineRefused(t *testing.T) {
+	s := modelstest.SQLite(t, models.Options{})
+	ctx := context.Background()
+	modelstest.Node("a").Pool("a100").A100s(2).Register(t, s, ft0)
+	if _, err := s.EnsureProject(ctx, "vision", ft0); err != nil {
+		t.Fatal(err)
+	}
+	big := stage("big", "x")
+	big.Task.GPUs = 9
+	big.Output = "relative/path"
+	cases := map[string]struct {
+		stages []models.NewStage
+		fields []string
+	}{
+		"none":          {nil, []string{"stages"}},
+		"bad name":      {[]models.NewStage{stage("Clean", "x")}, []string{"stages[0].name"}},
+		"twice":         {[]models.NewStage{stage("a", "x"), stage("a", "y")}, []string{"stages[1].name"}},
+		"unknown after": {[]models.NewStage{stage("a", "x", "b")}, []string{"stages[0].after"}},
+		"itself":        {[]models.NewStage{stage("a", "x", "a")}, []string{"stages[0].after"}},
+		"cycle":         {[]models.NewStage{stage("a", "x", "c"), stage("b", "x", "a"), stage("c", "x", "b")}, []string{"stages[0].after"}},
+		"stage fields":  {[]models.NewStage{stage("a", "x"), big}, []string{"stages[1].output", "stages[1].gpus"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := s.CreatePipeline(ctx, models.NewPipeline{Project: "vision", Name: "p", Owner: "alice", Stages: tc.stages},
+				models.DefaultTaskLimits, ft0)
+			var got []string
+			for _, fe := range models.AllFieldErrors(err) {
+				got = append(got, fe.Field)
+			}
+			if diff := cmp.Diff(tc.fields, got); diff != "" {
+				t.Fatalf("fields named (-want +got):\n%s\n%v", diff, err)
+			}
+		})
+	}
+	if ps, _ := s.Pipelines(ctx, nil, 10); len(ps) != 0 {
+		t.Fatalf("%d pipelines stored, want none", len(ps))
+	}
+}
