@@ -187,6 +187,15 @@ func Routes(h *Areas) []Route {
 		{POST, "/api/v1/agent/samples", handlers.Public, h.Agent.NodeAuth(h.Agent.AgentSamples)},
 		{GET, "/api/v1/agent/assignments", handlers.Public, h.Agent.NodeAuth(h.Agent.AgentAssignments)},
 		{POST, "/api/v1/agent/tasks/:id/status", handlers.Public, h.Agent.NodeAuth(h.Agent.AgentTaskStatus)},
+
+		// Pipelines by stage (#33): pages, then the JSON API.
+		{GET, "/pipelines", handlers.Viewer, h.Tasks.PipelinesPage},
+		{GET, "/pipelines/:id", handlers.Viewer, h.Tasks.PipelinePage},
+		{POST, "/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerunForm},
+		{GET, "/api/v1/pipelines", handlers.Member, h.Tasks.PipelineList},
+		{POST, "/api/v1/pipelines", handlers.Member, h.Tasks.PipelineCreate},
+		{GET, "/api/v1/pipelines/:id", handlers.Member, h.Tasks.PipelineShow},
+		{POST, "/api/v1/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerun},
 	}
 }
 

@@ -72,6 +72,12 @@ type Store interface {
 	Schedules(ctx context.Context, templateID int64) ([]models.TaskSchedule, error)
 	SetScheduleSuspended(ctx context.Context, id int64, suspended bool, now time.Time) error
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
+	// Pipelines by stage.
+	CreatePipeline(ctx context.Context, np models.NewPipeline, lim models.TaskLimits, now time.Time) (models.Pipeline, error)
+	RerunPipeline(ctx context.Context, id int64, lim models.TaskLimits, now time.Time) (models.Pipeline, error)
+	PipelineByID(ctx context.Context, id int64) (models.PipelineRow, error)
+	Pipelines(ctx context.Context, projectIDs []int64, limit int) ([]models.PipelineRow, error)
+	PipelineStages(ctx context.Context, id int64, now time.Time) ([]models.StageRow, error)
 	// Rightsizing advice from the template's latest runs.
 	TemplateRuns(ctx context.Context, id int64, limit int) ([]models.Task, error)
 }

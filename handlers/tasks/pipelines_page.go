@@ -1,0 +1,61 @@
+package tasks
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/api"
+	"kashi/handlers"
+	tasksview "kashi/views/tasks"
+)
+
+// PipelinesPage lists the pipelines of the projects the viewer sees. GET /pipelines.
+func (h *Handler) PipelinesPage(c echo.Context) error {
+	rows, err := h.pipelineRows(c.Request().Context(), handlers.Who(c), 200)
+	if err != nil {
+		return err
+	}
+	d := tasksview.PipelinesData{Pipelines: make([]api.Pipeline, len(rows))}
+	for i, r := range rows {
+		d.Pipelines[i] = pipelineFields(r)
+		d.Pipelines[i].SubmittedAt = r.SubmittedAt.In(h.Loc())
+	}
+	return handlers.Render(c, http.StatusOK, tasksview.Pipelines(handlers.Locale(c), d))
+}
+
+// PipelinePage shows a pipeline: its stages as a layered graph with each one's state, cards,
+// card-hours and cost, and its estimate beside what it took; for those who run its project's
+// tasks, a failed one's rerun. ?notice=rerun confirms a rerun. GET /pipelines/:id.
+func (h *Handler) PipelinePage(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	p, err := h.visiblePipeline(c, id)
+	if err != nil {
+		return err
+	}
+	out, err := h.pipelineJSON(c, p)
+	if err != nil {
+		return err
+	}
+	d := tasksview.PipelineData{P: out, Layers: tasksview.Layers(out.Stages), CanRun: handlers.Who(c).CanRun(p.ProjectID)}
+	if c.QueryParam("notice") == tasksview.NoticeRerun {
+		d.Notice = tasksview.NoticeRerun
+	}
+	return handlers.Render(c, http.StatusOK, tasksview.Pipeline(handlers.Locale(c), d))
+}
+
+// PipelineRerunForm reruns a failed pipeline from its failed stage and shows it again.
+// POST /pipelines/:id/rerun.
+func (h *Handler) PipelineRerunForm(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	if err := h.rerunPipeline(c, id); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, tasksview.PipelineURL(id)+"?notice="+tasksview.NoticeRerun)
+}

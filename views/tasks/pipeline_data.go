@@ -1,0 +1,119 @@
+package tasks
+
+import (
+	"strconv"
+	"strings"
+
+	"kashi/api"
+	"kashi/phrase"
+	"kashi/views"
+)
+
+// PipelinesData is the pipelines page: the pipelines the viewer sees, newest first.
+type PipelinesData struct {
+	Pipelines []api.Pipeline
+}
+
+// PipelineData is one pipeline's page: its stages laid out in layers (each stage one layer
+// below its deepest parent), what it was estimated to take and what it took, and whether the
+// viewer may rerun it.
+type PipelineData struct {
+	P      api.Pipeline
+	Layers [][]api.Stage
+	CanRun bool
+	// Notice confirms what a form just did: NoticeRerun.
+	Notice string
+}
+
+// NoticeRerun confirms that a rerun started.
+const NoticeRerun = "rerun"
+
+// Layers lays stages out by depth: a stage with no parent is in the first layer, any other
+// one layer below its deepest parent. Stages come parents first, so one pass suffices.
+func Layers(stages []api.Stage) [][]api.Stage {
+	depth := map[string]int{}
+	var out [][]api.Stage
+	for _, st := range stages {
+		d := 0
+		for _, p := range append(append([]string{}, st.After...), st.AfterEnded...) {
+			d = max(d, depth[p]+1)
+		}
+		depth[st.Name] = d
+		for len(out) <= d {
+			out = append(out, nil)
+		}
+		out[d] = append(out[d], st)
+	}
+	return out
+}
+
+// PipelineURL is a pipeline's page.
+func PipelineURL(id int64) string { return "/pipelines/" + strconv.FormatInt(id, 10) }
+
+// pipelineStateText names a pipeline's state.
+func pipelineStateText(l phrase.Locale, state string) string {
+	switch state {
+	case api.PipelineSucceeded:
+		return l.T("pipe.state.succeeded")
+	case api.PipelineFailed:
+		return l.T("pipe.state.failed")
+	}
+	return l.T("pipe.state.running")
+}
+
+// stageStateText names a stage's state.
+func stageStateText(l phrase.Locale, state string) string {
+	switch state {
+	case api.StageSubmitted:
+		return l.T("stage.state.submitted")
+	case api.StageSucceeded:
+		return l.T("stage.state.succeeded")
+	case api.StageFailed:
+		return l.T("stage.state.failed")
+	case api.StageSkipped:
+		return l.T("stage.state.skipped")
+	}
+	return l.T("stage.state.waiting")
+}
+
+// stageWhy says why a stage failed or was skipped (a reason as the store keeps it: its
+// kind, then its argument).
+func stageWhy(l phrase.Locale, reason string) string {
+	kind, arg, _ := strings.Cut(reason, " ")
+	switch kind {
+	case "parent":
+		return l.T("stage.why.parent", arg)
+	case "task":
+		return l.T("stage.why.task", views.TaskStateLabel(l, api.TaskState(arg)))
+	case "submit":
+		return l.T("stage.why.submit", arg)
+	}
+	return reason
+}
+
+// pipelineWhy says where a failed pipeline failed.
+func pipelineWhy(l phrase.Locale, reason string) string {
+	if stage, ok := strings.CutPrefix(reason, "stage "); ok {
+		return l.T("pipe.failed_at", stage)
+	}
+	return reason
+}
+
+// fenOrDash is an amount of money, "—" for none.
+func fenOrDash(fen int64) string {
+	if fen == 0 {
+		return "—"
+	}
+	return views.Yuan(fen)
+}
+
+// specOrAny is a stage's spec, or "any spec".
+func specOrAny(l phrase.Locale, spec string) string {
+	if spec == "" {
+		return l.T("pipe.any_spec")
+	}
+	return spec
+}
+
+// joinNames lists stage names.
+func joinNames(names []string) string { return strings.Join(names, ", ") }
