@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,5 +83,53 @@ func TestSubmitPathCheckWithoutDataRoots(t *testing.T) {
 	}
 	if n := s.TaskCount(); n != 0 {
 		t.Errorf("tasks stored = %d, want 0", n)
+	}
+}
+
+// TestSubmitPipelineFile: `kashi submit --pipeline file.yaml` submits the file's stages and
+// prints the pipeline's id; its first stage is queued as a task, the second waits. A typo in
+// the file fails before anything is sent; a stage the server refuses is named.
+func TestSubmitPipelineFile(t *testing.T) {
+	s := webtest.NewServer(t)
+	s.Projects("vision")
+	s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 2))
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.yaml", `name: nightly
+project: vision
+stages:
+  - name: clean
+    gpus: 1
+    command: [python, clean.py]
+    output: s3://bucket/clean
+  - name: train
+    after: [clean]
+    gpus: 2
+    spec: A100-80G
+    command: [python, train.py]
+`)
+	out, err := kashi(t, srv, s.Token, nil, "submit", "--pipeline", good)
+	if err != nil || strings.TrimSpace(out) != "1" {
+		t.Fatalf("kashi submit --pipeline = %q, %v; want the id 1", out, err)
+	}
+	rows, err := s.Store.PipelineStages(context.Background(), 1, webtest.T0)
+	if err != nil || len(rows) != 2 || rows[0].State != "submitted" || rows[1].State != "waiting" || s.TaskCount() != 1 {
+		t.Fatalf("stages %+v, %d tasks; want clean submitted, train waiting, one task", rows, s.TaskCount())
+	}
+	typo := write("typo.yaml", "name: p\nproject: vision\nstages:\n  - name: a\n    gpu: 1\n    command: [x]\n")
+	if out, err := kashi(t, srv, s.Token, nil, "submit", "--pipeline", typo); err == nil || !strings.Contains(out+err.Error(), "gpu") {
+		t.Fatalf("a typo: %q, %v; want it refused naming gpu", out, err)
+	}
+	bad := write("bad.yaml", "name: p\nproject: vision\nstages:\n  - name: a\n    gpus: 1\n    after: [zz]\n    command: [x]\n")
+	if out, err := kashi(t, srv, s.Token, nil, "submit", "--pipeline", bad); err == nil || !strings.Contains(out+err.Error(), "stages[0].after") {
+		t.Fatalf("an unknown parent: %q, %v; want stages[0].after named", out, err)
 	}
 }

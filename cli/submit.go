@@ -38,6 +38,8 @@ func (e envFlag) Set(v string) error {
 // submitFlags are submit's flags; each set flag overrides the task file's field.
 type submitFlags struct {
 	file, template, key string
+	// pipeline is a pipeline file to submit instead of a task.
+	pipeline string
 	wait                bool
 	maxRuntime          time.Duration
 	dataPath, dataURL   string
@@ -53,6 +55,9 @@ func runSubmit(ctx context.Context, e *Env, args []string) error {
 	s.register(f)
 	if err := f.parse(args, 0, -1); err != nil {
 		return err
+	}
+	if s.pipeline != "" {
+		return submitPipeline(ctx, e, f, s)
 	}
 	spec, err := s.build(e, f)
 	if err != nil {
@@ -81,6 +86,7 @@ func runSubmit(ctx context.Context, e *Env, args []string) error {
 func (s *submitFlags) register(f *flagSet) {
 	s.env = envFlag{}
 	f.StringVar(&s.file, "f", "", "task file, YAML or JSON, with the API's field names (- for standard input)")
+	f.StringVar(&s.pipeline, "pipeline", "", "submit the pipeline in this file, YAML or JSON (- for standard input): name, project and stages, each a task's fields with name, after, after_ended and output")
 	f.StringVar(&s.template, "template", "", "start from the template NAME in <config dir>/templates/NAME.yaml")
 	f.StringVar(&s.key, "idempotency-key", "", "a retry with the same key returns the first task instead of a second")
 	f.BoolVar(&s.wait, "wait", false, "follow the task to its end and exit with its exit code")
@@ -191,7 +197,7 @@ func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
 
 // readTaskFile decodes a YAML or JSON task file into spec, refusing fields the API does not
 // know, so that a typo fails here and not as a silently dropped setting.
-func readTaskFile(e *Env, path string, spec *api.TaskRequest) error {
+func readTaskFile(e *Env, path string, spec any) error {
 	var (
 		b   []byte
 		err error
@@ -220,6 +226,36 @@ func readTaskFile(e *Env, path string, spec *api.TaskRequest) error {
 	if err := dec.Decode(spec); err != nil {
 		return exitf(ExitUsage, "%s: %v", path, strings.TrimPrefix(err.Error(), "json: "))
 	}
+	return nil
+}
+
+// submitPipeline submits the pipeline file s names and prints the pipeline's id; -p
+// overrides its project. Its stages are checked by the server, which names a bad one's field.
+func submitPipeline(ctx context.Context, e *Env, f *flagSet, s submitFlags) error {
+	var req api.PipelineRequest
+	if err := readTaskFile(e, s.pipeline, &req); err != nil {
+		return err
+	}
+	if s.spec.Project != "" {
+		req.Project = s.spec.Project
+	}
+	switch {
+	case req.Project == "":
+		return exitf(ExitUsage, "submit: --project is required (or project: in the pipeline file)")
+	case len(req.Stages) == 0:
+		return exitf(ExitUsage, "submit: the pipeline file has no stages")
+	case len(f.pos) > 0:
+		return exitf(ExitUsage, "submit: a pipeline's commands are in its file, not after --")
+	}
+	c, err := f.conn.client(e)
+	if err != nil {
+		return err
+	}
+	var p api.Pipeline
+	if err := c.call(ctx, http.MethodPost, "/api/v1/pipelines", nil, nil, req, &p); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, p.ID)
 	return nil
 }
 
