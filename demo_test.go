@@ -366,3 +366,78 @@ func getJSONAs(client *http.Client, url string, out any) error {
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
 }
+
+// TestDemoShowsPipelines runs the demo on a faster clock and checks that its two pipelines
+// are there from its first minute: the nightly one past its cleaning, on to its pretraining
+// on the A100 pool, and the broken one failed at its fine-tuning with its evaluation skipped;
+// the broken one's page shows the graph and the rerun, in English and in Chinese.
+func TestDemoShowsPipelines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for up to two minutes")
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--demo", "--demo-speed", "240", "--addr", addr, "--log-level", "error"},
+			func(string) string { return "" }, io.Discard, io.Discard)
+	}()
+	defer func() { cancel(); <-done }()
+	base := "http://" + addr
+	deadline := time.Now().Add(2 * time.Minute)
+	client := loggedIn(t, base, "member", deadline)
+	type stage struct {
+		Name  string `json:"name"`
+		State string `json:"state"`
+	}
+	type pipeline struct {
+		ID     int64   `json:"id"`
+		Name   string  `json:"name"`
+		State  string  `json:"state"`
+		Stages []stage `json:"stages"`
+	}
+	var nightly, broken pipeline
+	for ; time.Now().Before(deadline); time.Sleep(time.Second) {
+		var list []pipeline
+		if err := getJSONAs(client, base+"/api/v1/pipelines", &list); err != nil {
+			continue
+		}
+		for _, p := range list {
+			var full pipeline
+			if err := getJSONAs(client, fmt.Sprintf("%s/api/v1/pipelines/%d", base, p.ID), &full); err != nil {
+				continue
+			}
+			switch p.Name {
+			case demo.PipelineNightly:
+				nightly = full
+			case demo.PipelineBroken:
+				broken = full
+			}
+		}
+		if len(nightly.Stages) == 3 && nightly.Stages[0].State == "succeeded" && broken.State == "failed" {
+			break
+		}
+	}
+	if len(nightly.Stages) != 3 || nightly.Stages[0].State != "succeeded" || nightly.Stages[1].State == "waiting" {
+		t.Fatalf("the nightly pipeline within 2 minutes: %+v; want clean done, pretrain submitted", nightly)
+	}
+	if broken.State != "failed" || len(broken.Stages) != 3 || broken.Stages[2].State != "skipped" {
+		t.Fatalf("the broken pipeline within 2 minutes: %+v; want failed, evaluate skipped", broken)
+	}
+	for lang, want := range map[string]string{"en": "Rerun from the failed stage", "zh-CN": "从失败的阶段重跑"} {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/pipelines/%d", base, broken.ID), nil)
+		req.Header.Set("Accept-Language", lang)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Find(`[data-testid=pipeline-graph] [data-testid=stage]`).Length() != 3 || !strings.Contains(doc.Text(), want) {
+			t.Errorf("%s page of pipeline %d: %q", lang, broken.ID, doc.Find(`main`).Text())
+		}
+	}
+}
