@@ -39,14 +39,14 @@ func (e envFlag) Set(v string) error {
 type submitFlags struct {
 	file, template, key string
 	// pipeline is a pipeline file to submit instead of a task.
-	pipeline string
-	wait                bool
-	maxRuntime          time.Duration
-	dataPath, dataURL   string
-	spec                api.TaskRequest
-	dataReady           bool
-	rerunOnFailure      bool
-	env                 envFlag
+	pipeline          string
+	wait              bool
+	maxRuntime        time.Duration
+	dataPath, dataURL string
+	spec              api.TaskRequest
+	dataReady         bool
+	rerunOnFailure    bool
+	env               envFlag
 }
 
 func runSubmit(ctx context.Context, e *Env, args []string) error {

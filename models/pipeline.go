@@ -107,7 +107,8 @@ func (st PipelineStage) Task() NewTask {
 	return nt
 }
 
-// Stage reasons are stored as a kind and its argument, which pages word in their language:
+// Stage reasons are stored as a kind, a space and its argument, which pages word in their
+// language:
 // "parent NAME" (skipped: a parent it needs did not succeed), "task STATE" (its task ended
 // STATE), "submit MESSAGE" (its task could not be submitted).
 const (
@@ -115,12 +116,6 @@ const (
 	StageWhyTask   = "task"
 	StageWhySubmit = "submit"
 )
-
-// StageWhy splits a stage's reason into its kind and argument.
-func StageWhy(reason string) (kind, arg string) {
-	kind, arg, _ = strings.Cut(reason, " ")
-	return kind, arg
-}
 
 // NewPipeline is a pipeline as submitted.
 type NewPipeline struct {

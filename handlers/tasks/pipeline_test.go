@@ -94,10 +94,10 @@ func TestPipelineRefusedNamesTheField(t *testing.T) {
 	s, member, _ := pipelineServer(t)
 	for body, field := range map[string]string{
 		`{"project":"vision","name":"p","stages":[{"name":"a","gpus":1,"command":["x"]},{"name":"b","after":["zz"],"gpus":1,"command":["x"]}]}`: "stages[1].after",
-		`{"project":"vision","name":"p","stages":[{"name":"a","gpus":9,"command":["x"]}]}`:                                                   "stages[0].gpus",
-		`{"project":"vision","name":"p","stages":[{"name":"a","gpus":1,"command":["x"],"bogus":1}]}`:                                         "stages[0].bogus",
-		`{"project":"vision","name":"p","stages":[{"name":"a","gpus":1,"command":["x"],"template":99}]}`:                                     "",
-		`{"project":"vision","name":"p","stages":[]}`:                                                                                        "stages",
+		`{"project":"vision","name":"p","stages":[{"name":"a","gpus":9,"command":["x"]}]}`:                                                      "stages[0].gpus",
+		`{"project":"vision","name":"p","stages":[{"name":"a","gpus":1,"command":["x"],"bogus":1}]}`:                                            "stages[0].bogus",
+		`{"project":"vision","name":"p","stages":[{"name":"a","gpus":1,"command":["x"],"template":99}]}`:                                        "",
+		`{"project":"vision","name":"p","stages":[]}`:                                                                                           "stages",
 	} {
 		w := s.Post("/api/v1/pipelines", body, webtest.Bearer(member)...)
 		e := webtest.Decode[api.Error](t, w)
