@@ -308,7 +308,8 @@ func randomHex(n int) string {
 // killing what a failed test left running in its tasks' groups.
 func removeCgroupParent(parent string) {
 	mi, _ := os.ReadFile("/proc/self/mountinfo")
-	cg, err := agent.FindCgroups(string(mi), parent)
+	self, _ := os.ReadFile("/proc/self/cgroup")
+	cg, err := agent.FindCgroups(string(mi), string(self), parent)
 	if err != nil {
 		return
 	}
