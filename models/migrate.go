@@ -48,6 +48,7 @@ var migrations = []migration{
 	{33, "the earlier version a template version restores", migrateV33TemplateRollback},
 	{34, "pools' machines that failed to boot in a row, and since when a pool stopped creating machines", migrateV34BootFailures},
 	{35, "a machine id belongs to one node; join tokens bound to a node", migrateV35NodeIdentity},
+	{37, "quotas' contracts (how far a lead may raise the limit, guarantee and budget); pools saved before the unused-booking rule state its 0 %", migrateV37Contracts},
 }
 
 // schemaVersion records each applied migration.

@@ -879,7 +879,7 @@ var catalogEN = map[string]string{
 	"poolfield.container_mounts.help":      "Folders every task container of the pool gets, /host:/container or /host:/container:ro, comma-separated; a node's --container-mounts replaces one at the same container path.",
 	"poolfield.group.booking":              "Reservations",
 	"poolfield.unused_booking_pct":         "Unused booked hours billed (%)",
-	"poolfield.unused_booking_pct.help":    "A reservation's booked card-hours of this pool's spec that its project did not use are billed at this share of the spec's card-hour rate: 0 free, 100 in full. Where pools of a spec differ, the lowest applies.",
+	"poolfield.unused_booking_pct.help":    "A reservation's booked card-hours of this pool's spec that its project did not use are billed at this share of the spec's card-hour rate: 0 free, 100 in full; empty means %s. Where pools of a spec differ, the lowest applies.",
 	"alerts.kind.pool_at_max":              "pool at its maximum",
 	"alerts.kind.pool_failing":             "pool failing",
 

@@ -879,7 +879,7 @@ var catalogZH = map[string]string{
 	"poolfield.container_mounts.help":      "本池每个任务容器挂载的目录，格式为 /主机路径:/容器路径 或 /主机路径:/容器路径:ro，以逗号分隔；节点的 --container-mounts 会替换容器路径相同的挂载。",
 	"poolfield.group.booking":              "预约",
 	"poolfield.unused_booking_pct":         "预约未用卡时计费（%）",
-	"poolfield.unused_booking_pct.help":    "项目预约了本池卡型、却未用满的卡时，按该卡型卡时单价的此比例计费：0 为免费，100 为全价。同一卡型的几个池设置不同时，取最低者。",
+	"poolfield.unused_booking_pct.help":    "项目预约了本池卡型、却未用满的卡时，按该卡型卡时单价的此比例计费：0 为免费，100 为全价；留空表示 %s。同一卡型的几个池设置不同时，取最低者。",
 	"alerts.kind.pool_at_max":              "资源池已达上限",
 	"alerts.kind.pool_failing":             "资源池故障",
 

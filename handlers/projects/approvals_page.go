@@ -73,7 +73,9 @@ func (h *Handler) ApprovalDecide(c echo.Context) error {
 	}
 	_, err = h.decide(c, id, decision == "approve", c.FormValue("comment"))
 	var he *echo.HTTPError
-	if errors.As(err, &he) && (he.Code == http.StatusConflict || he.Code == http.StatusUnprocessableEntity) {
+	var fe *models.FieldError
+	aboveContract := errors.As(err, &fe) // 403 naming the value above the contract
+	if errors.As(err, &he) && (he.Code == http.StatusConflict || he.Code == http.StatusUnprocessableEntity || aboveContract) {
 		d, derr := h.approvalsData(c)
 		if derr != nil {
 			return derr
