@@ -198,11 +198,12 @@ func (cs Ceilings) BookingRoom(q Quota, c QuotaChange) (project, spec, region Ro
 
 // checkBooking refuses the reservation change c on quota q when a window of it would pass
 // the project's limit, or the reach of its spec's pools (in its region, when it names one),
-// at some moment, naming the first such window and what is left there.
+// at some moment, naming the first such window (in the change's zone, as it was asked) and
+// what is left there.
 func (cs Ceilings) checkBooking(q Quota, c QuotaChange) error {
-	spec := cmp.Or(q.Spec, c.ReserveSpec)
+	spec, loc := cmp.Or(q.Spec, c.ReserveSpec), c.zone()
 	for _, x := range cs.windowRooms(q, c) {
-		from, to := x.w.Begins.Format("2006-01-02 15:04 MST"), x.w.Ends.Format("2006-01-02 15:04 MST")
+		from, to := x.w.Begins.In(loc).Format("2006-01-02 15:04 MST"), x.w.Ends.In(loc).Format("2006-01-02 15:04 MST")
 		switch {
 		case c.ReserveGPUs > x.project.Left():
 			return fieldErr("reserve_gpus", "from %s to %s the project has %d GPUs of its limit of %d booked: %d left, got %d",
@@ -218,20 +219,27 @@ func (cs Ceilings) checkBooking(q Quota, c QuotaChange) error {
 	return nil
 }
 
-// peak is the most cards the reservations rs that keep says hold at one moment of w.
+// peak is the most cards the reservations rs that keep says hold at one moment of w: the
+// count at w's start or at a start within it, of those overlapping w.
 func peak(rs []Reservation, w ReservationWindow, keep func(Reservation) bool) int {
+	var in []Reservation
+	for _, r := range rs {
+		if r.StartsAt.Before(w.Ends) && w.Begins.Before(r.EndsAt) && keep(r) {
+			in = append(in, r)
+		}
+	}
 	at := func(t time.Time) int {
 		n := 0
-		for _, r := range rs {
-			if keep(r) && !t.Before(r.StartsAt) && t.Before(r.EndsAt) {
+		for _, r := range in {
+			if !t.Before(r.StartsAt) && t.Before(r.EndsAt) {
 				n += r.GPUs
 			}
 		}
 		return n
 	}
 	most := at(w.Begins)
-	for _, r := range rs {
-		if r.StartsAt.After(w.Begins) && r.StartsAt.Before(w.Ends) && keep(r) {
+	for _, r := range in {
+		if r.StartsAt.After(w.Begins) {
 			most = max(most, at(r.StartsAt))
 		}
 	}

@@ -154,6 +154,11 @@ func TestBookingsWithinCeilings(t *testing.T) {
 			t.Fatalf("a booking that fits beside it = %v", err)
 		}
 		wantField(t, "a booking past the limit", book(1, 29, 31), "reserve_gpus", "8 GPUs of its limit of 8 booked: 0 left")
+		// The window is named in the zone it was asked in.
+		sh, _ := time.LoadLocation("Asia/Shanghai")
+		r, err := s.CreateQuotaRequest(ctx, w.member, w.project.ID, "A100-80G", models.RequestReservation,
+			models.QuotaChange{ReserveGPUs: 1, ReserveBegins: at(29), ReserveEnds: at(31), ReserveZone: "Asia/Shanghai"}, "peak", t0)
+		wantField(t, "a booking past the limit asked in Shanghai", err, "reserve_gpus", "from "+at(29).In(sh).Format("2006-01-02 15:04")+" CST")
 		if err := book(6, 30, 32); err != nil {
 			t.Errorf("a booking starting as the first ends = %v", err)
 		}
@@ -165,7 +170,7 @@ func TestBookingsWithinCeilings(t *testing.T) {
 			StartsAt: t0, EndsAt: t0.AddDate(0, 3, 0)}, t0); err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.CreateQuotaRequest(ctx, w.member, nlp.ID, "A100-80G", models.RequestReservation,
+		r, err = s.CreateQuotaRequest(ctx, w.member, nlp.ID, "A100-80G", models.RequestReservation,
 			models.QuotaChange{ReserveGPUs: 9, ReserveBegins: at(25), ReserveEnds: at(27)}, "peak", t0)
 		wantField(t, "filing past the fleet's reach", err, "reserve_gpus", "reach 16 GPUs and 8 of them are booked: 8 left, got 9")
 		r, err = s.CreateQuotaRequest(ctx, w.member, nlp.ID, "A100-80G", models.RequestReservation,

@@ -88,7 +88,8 @@ func (l Locale) Problem(format string, args []any, msg string) string {
 }
 
 // formFieldLabel is the label of a form field a message names: a pool setting's, or one of the
-// forms' fields; any other field (a JSON path) is its name.
+// forms' fields (a quota's and a request's among them); any other field (a JSON path) is its
+// name.
 func formFieldLabel(l Locale, field string) string {
 	if _, ok := l.catalog()[PoolFieldKeyPrefix+field]; ok {
 		return l.T(PoolFieldKeyPrefix + field)
@@ -108,6 +109,26 @@ func formFieldLabel(l Locale, field string) string {
 		return l.T("field.reason")
 	case "project":
 		return l.T("field.project")
+	// A quota's fields and a request's change, as the quota form, the request form and the
+	// approvals page label them.
+	case "max_gpus":
+		return l.T("padmin.max_gpus")
+	case "guaranteed_gpus":
+		return l.T("padmin.guaranteed_gpus")
+	case "budget_card_hours":
+		return l.T("padmin.budget")
+	case "add_card_hours":
+		return l.T("requests.kind.budget")
+	case "override_max_gpus":
+		return l.T("requests.kind.override")
+	case "reserve_gpus":
+		return l.T("field.reserve_gpus")
+	case "contract_max_gpus":
+		return l.T("padmin.contract_max_gpus")
+	case "contract_guaranteed_gpus":
+		return l.T("padmin.contract_guaranteed_gpus")
+	case "contract_budget_card_hours":
+		return l.T("padmin.contract_budget")
 	}
 	return field
 }

@@ -52,6 +52,8 @@ func (h *Handler) approvalsData(c echo.Context) (projectsview.ApprovalsData, err
 			}
 			v.CanDecide = r.RequestedBy != p.User.ID
 			v.Context = world.requestContext(l, r)
+			v.Admin = p.Admin()
+			v.CanApprove = v.CanDecide && (v.Admin || v.Context == nil || v.Context.NeedsAdmin == "")
 			d.Pending = append(d.Pending, v)
 		} else {
 			d.Decided = append(d.Decided, v)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"kashi/billing"
 	"kashi/models"
 	"kashi/models/modelstest"
@@ -18,8 +20,8 @@ import (
 )
 
 // contractWorld is a fleet of A100s whose pool reaches 96 cards (12 machines of 8, one
-// registered), two projects with an A100 quota of 24 cards at once (vision's contract lets a
-// lead guarantee up to 8), a price of ¥15 a card-hour, and vision's member mia and lead li,
+// registered), two projects with an A100 quota of 24 cards at once (vision's guarantees 8,
+// which its contract, set with it, is too), a price of ¥15 a card-hour, and vision's member mia and lead li,
 // nlp's member nat and lead nora. The server's token is an admin's.
 type contractWorld struct {
 	*webtest.Server
@@ -45,19 +47,25 @@ func newContractWorld(t *testing.T, store *models.Store) contractWorld {
 	for _, p := range []string{"vision", "nlp"} {
 		pr, _ := s.Store.ProjectByName(ctx, p)
 		w.ids[p] = pr.ID
-		w.setQuota(t, p, 24, 0, map[string]int{"vision": 8}[p])
+		if r := w.setQuota(t, p, 24, map[string]int{"vision": 8}[p]); r.Code != http.StatusOK {
+			t.Fatalf("quota of %s = %d %s", p, r.Code, r.Body)
+		}
 	}
 	w.tok["mia"], w.tok["li"] = s.Member("mia", "vision"), s.MemberAs("li", "vision", models.ProjectRoleLead)
 	w.tok["nat"], w.tok["nora"] = s.Member("nat", "nlp"), s.MemberAs("nora", "nlp", models.ProjectRoleLead)
 	return w
 }
 
-// setQuota sets a project's A100 quota through the admin's API.
-func (w contractWorld) setQuota(t *testing.T, project string, most, guaranteed, contractGuaranteed int) *httptest.ResponseRecorder {
+// setQuota sets a project's A100 quota through the admin's API, its contract what it sets
+// (and what more says).
+func (w contractWorld) setQuota(t *testing.T, project string, most, guaranteed int, more ...any) *httptest.ResponseRecorder {
 	t.Helper()
-	return w.Post(fmt.Sprintf("/api/v1/projects/%d/quotas", w.ids[project]), webtest.MustJSON(t, map[string]any{
-		"spec": "A100-80G", "max_gpus": most, "guaranteed_gpus": guaranteed, "contract_guaranteed_gpus": contractGuaranteed,
-		"budget_card_hours": 10000, "starts_at": webtest.T0.AddDate(0, -1, 0), "ends_at": webtest.T0.AddDate(1, 0, 0)}))
+	body := map[string]any{"spec": "A100-80G", "max_gpus": most, "guaranteed_gpus": guaranteed,
+		"budget_card_hours": 10000, "starts_at": webtest.T0.AddDate(0, -1, 0), "ends_at": webtest.T0.AddDate(1, 0, 0)}
+	for i := 0; i+1 < len(more); i += 2 {
+		body[more[i].(string)] = more[i+1]
+	}
+	return w.Post(fmt.Sprintf("/api/v1/projects/%d/quotas", w.ids[project]), webtest.MustJSON(t, body))
 }
 
 // ask files a request by who and returns its id.
@@ -119,7 +127,7 @@ func TestOverlappingBookingsWithinTheLimit(t *testing.T) {
 			t.Errorf("approving the window before it = %d %s", r.Code, r.Body)
 		}
 		// nlp, its limit raised by an admin, books what the fleet has left at that hour.
-		if r := w.setQuota(t, "nlp", 1000, 0, 0); r.Code != http.StatusOK {
+		if r := w.setQuota(t, "nlp", 1000, 0); r.Code != http.StatusOK {
 			t.Fatalf("raising nlp's limit = %d %s", r.Code, r.Body)
 		}
 		big := map[string]any{"reserve_gpus": 73, "reserve_begins": webtest.T0.Add(30 * time.Hour), "reserve_ends": webtest.T0.Add(40 * time.Hour)}
@@ -171,18 +179,24 @@ func TestGuaranteeCeilings(t *testing.T) {
 			}
 		}
 		// The admin sets nlp's quota: a guarantee of 100,000 cards is refused, saying what is left.
-		wantRefused(t, "guaranteeing 100,000 cards", w.setQuota(t, "nlp", 100000, 100000, 0), http.StatusUnprocessableEntity, "guaranteed_gpus",
+		wantRefused(t, "guaranteeing 100,000 cards", w.setQuota(t, "nlp", 100000, 100000), http.StatusUnprocessableEntity, "guaranteed_gpus",
 			"reach 96 GPUs and 9 of them are guaranteed to other projects: 87 left, got 100000")
-		if r := w.setQuota(t, "nlp", 100, 80, 0); r.Code != http.StatusOK {
+		if r := w.setQuota(t, "nlp", 100, 80); r.Code != http.StatusOK {
 			t.Fatalf("guaranteeing 80 = %d %s", r.Code, r.Body)
 		}
 		// Filed while 16 were left, approved after nlp took 7 more: the admin is refused too.
 		more := w.ask(t, "mia", "vision", models.RequestGuarantee, map[string]any{"guaranteed_gpus": 16})
-		if r := w.setQuota(t, "nlp", 100, 87, 0); r.Code != http.StatusOK {
+		if r := w.setQuota(t, "nlp", 100, 87); r.Code != http.StatusOK {
 			t.Fatalf("guaranteeing 87 = %d %s", r.Code, r.Body)
 		}
 		wantRefused(t, "the admin approving a guarantee past the fleet", w.approve(more, ""), http.StatusUnprocessableEntity, "guaranteed_gpus",
 			"87 of them are guaranteed to other projects: 9 left, got 16")
+		// An admin sets a contract above what the quota holds; below it is refused.
+		if r := w.setQuota(t, "vision", 24, 9, "contract_max_gpus", 32, "contract_guaranteed_gpus", 9); r.Code != http.StatusOK {
+			t.Errorf("setting a contract of 32 = %d %s", r.Code, r.Body)
+		}
+		wantRefused(t, "a contract under the limit", w.setQuota(t, "vision", 24, 9, "contract_max_gpus", 16), http.StatusUnprocessableEntity,
+			"contract_max_gpus", "from the limit 24")
 	})
 }
 
@@ -194,7 +208,7 @@ func TestApprovalsAtOnceKeepTheCeilings(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
 		w := newContractWorld(t, store)
 		ctx := context.Background()
-		if r := w.setQuota(t, "vision", 64, 0, 64); r.Code != http.StatusOK {
+		if r := w.setQuota(t, "vision", 64, 8); r.Code != http.StatusOK {
 			t.Fatalf("vision's quota = %d %s", r.Code, r.Body)
 		}
 		var shares, books []int64
@@ -203,7 +217,7 @@ func TestApprovalsAtOnceKeepTheCeilings(t *testing.T) {
 			w.Projects(p)
 			pr, _ := w.Store.ProjectByName(ctx, p)
 			w.ids[p] = pr.ID
-			if r := w.setQuota(t, p, 20, 0, 20); r.Code != http.StatusOK {
+			if r := w.setQuota(t, p, 20, 0); r.Code != http.StatusOK {
 				t.Fatalf("quota of %s = %d %s", p, r.Code, r.Body)
 			}
 			w.tok[p] = w.Member("m"+p, p)
@@ -270,4 +284,117 @@ func TestUnusedBookingBilledByDefault(t *testing.T) {
 			t.Errorf("the bill's items = %+v, want the 72 unused card-hours at ¥15: ¥1,080", bill.Items)
 		}
 	})
+}
+
+// The approvals page says, in both languages, how far a lead approves and what the fleet has
+// left: a request above the contract reads "needs an admin" with why and offers the lead no
+// approve button (a reject still); the admin sees it above the contract and may approve it,
+// and the page refuses a lead's approval posted anyway with the same why. The request form
+// shows each quota's ceilings.
+func TestApprovalsPageShowsTheCeilings(t *testing.T) {
+	w := newContractWorld(t, webtest.NewStore(t))
+	above := w.ask(t, "mia", "vision", models.RequestGuarantee, map[string]any{"guaranteed_gpus": 12})
+	within := w.ask(t, "mia", "vision", models.RequestReservation, map[string]any{"reserve_gpus": 24,
+		"reserve_begins": webtest.T0.Add(24 * time.Hour), "reserve_ends": webtest.T0.Add(33 * time.Hour)})
+	row := func(who, lang string, id int64) *goquery.Selection {
+		hdr := []string{"Accept-Language", lang}
+		if who != "" {
+			hdr = append(webtest.Bearer(w.tok[who]), hdr...)
+		}
+		doc := webtest.DocOf(t, w.Get("/approvals", hdr...).Result())
+		return doc.Find(fmt.Sprintf(`[data-testid=request-row][data-id="%d"]`, id))
+	}
+	text := func(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
+	for lang, want := range map[string][]string{
+		"en": {"Needs an admin:", "a guaranteed share of 12 GPUs is above the contract's 8: an admin approves it",
+			"a lead approves a guaranteed share up to 8 GPUs", "the A100-80G pools reach 96 GPUs; 0 GPUs guaranteed to other projects; 96 GPUs left",
+			"this project has 0 GPUs of its 24 GPUs booked (24 GPUs left); the A100-80G pools have 0 GPUs of 96 GPUs booked (96 GPUs left)"},
+		"zh-CN": {"需由管理员审批：", "保底份额 12 张 GPU 超出合同的 8 张：需由管理员审批", "负责人可批准的保底份额至多 8",
+			"A100-80G 的资源池最多 96"},
+	} {
+		g, r := row("li", lang, above), row("li", lang, within)
+		got := text(g.Find(`[data-testid=needs-admin]`)) + " " + text(g.Find(`[data-testid=ctx-contract]`)) + " " +
+			text(g.Find(`[data-testid=ctx-room]`)) + " " + text(r.Find(`[data-testid=ctx-room]`))
+		for _, s := range want {
+			if !strings.Contains(got, s) {
+				t.Errorf("%s: the lead's approvals page reads %q, want %q", lang, got, s)
+			}
+		}
+		if g.Find(`[data-testid=approve-button]`).Length() != 0 || g.Find(`[data-testid=reject-button]`).Length() != 1 {
+			t.Errorf("%s: above the contract the lead is offered approve, or not reject", lang)
+		}
+		if r.Find(`[data-testid=approve-button]`).Length() != 1 || r.Find(`[data-testid=needs-admin]`).Length() != 0 {
+			t.Errorf("%s: within the contract the lead is not offered approve", lang)
+		}
+	}
+	a := row("", "en", above)
+	if a.Find(`[data-testid=approve-button]`).Length() != 1 || !strings.Contains(text(a.Find(`[data-testid=needs-admin]`)), "Above the contract; approving raises it:") {
+		t.Errorf("the admin's row = %q, want it above the contract with an approve button", text(a))
+	}
+	// The refusals name the field as the pages label it: the lead's approval posted anyway,
+	// and a booking past the limit filed on the request form.
+	if r := w.approve(within, "li"); r.Code != http.StatusOK {
+		t.Fatalf("approving the booking = %d %s", r.Code, r.Body)
+	}
+	for lang, want := range map[string][]string{
+		"en": {"Guaranteed GPUs: a guaranteed share of 12 GPUs is above the contract's 8: an admin approves it",
+			"Booked GPUs: from 2026-03-03 10:00 UTC to 2026-03-03 12:00 UTC the project has 24 GPUs of its limit of 24 booked: 0 left, got 1"},
+		"zh-CN": {"保障卡数：保底份额 12 张 GPU 超出合同的 8 张：需由管理员审批", "预约卡数：2026-03-03 10:00 UTC 至 2026-03-03 12:00 UTC 项目已预约 24 张 GPU（上限 24）：还剩 0 张，申请 1 张"},
+	} {
+		resp := w.Form(fmt.Sprintf("/approvals/%d", above), map[string][]string{"decision": {"approve"}},
+			append(webtest.Bearer(w.tok["li"]), "Accept-Language", lang)...)
+		if got := webtest.DocOf(t, resp).Find(`[data-testid=approval-error]`).Text(); resp.StatusCode != http.StatusForbidden || got != want[0] {
+			t.Errorf("%s: the lead's approval posted from the page = %d %q, want 403 %q", lang, resp.StatusCode, got, want[0])
+		}
+		resp = w.Form("/projects/requests", map[string][]string{"project": {"vision"}, "spec": {"A100-80G"}, "kind": {"reservation"},
+			"value": {"1"}, "begins": {"2026-03-03T10:00"}, "ends": {"2026-03-03T12:00"}, "reason": {"one more"}},
+			append(webtest.Bearer(w.tok["mia"]), "Accept-Language", lang)...)
+		if got := webtest.DocOf(t, resp).Find(`[data-testid=request-error]`).Text(); resp.StatusCode != http.StatusUnprocessableEntity || got != want[1] {
+			t.Errorf("%s: a booking past the limit from the request form = %d %q, want 422 %q", lang, resp.StatusCode, got, want[1])
+		}
+	}
+	for lang, want := range map[string]string{
+		"en":    "A100-80G: a lead approves up to 24 GPUs at once (24 GPUs now), a guaranteed share up to 8 GPUs (8 GPUs now) and a budget up to 10,000 card-hours (10,000 now); above that, an admin. Its pools reach 96 GPUs, 0 GPUs of them guaranteed to other projects: 96 GPUs left to guarantee.",
+		"zh-CN": "A100-80G：负责人可批准同时使用至多 24",
+	} {
+		doc := webtest.DocOf(t, w.Get("/projects", append(webtest.Bearer(w.tok["mia"]), "Accept-Language", lang)...).Result())
+		if got := text(doc.Find(`[data-testid=request-ceiling][data-spec=A100-80G]`)); !strings.Contains(got, want) {
+			t.Errorf("%s: the request form's ceiling = %q, want %q", lang, got, want)
+		}
+	}
+}
+
+// An admin sets the contract on the project's card: the quota form keeps it, and refuses one
+// below the value it bounds, beside the field.
+func TestQuotaFormSetsTheContract(t *testing.T) {
+	w := newContractWorld(t, webtest.NewStore(t))
+	path := fmt.Sprintf("/projects/%d/quotas", w.ids["vision"])
+	form := func(contract string, hdr ...string) *http.Response {
+		return w.Form(path, map[string][]string{"spec": {"A100-80G"}, "max_gpus": {"24"}, "guaranteed_gpus": {"8"},
+			"budget_card_hours": {"10000"}, "starts_at": {"2026-02-01"}, "ends_at": {"2027-03-01"}, "contract_max_gpus": {contract},
+			"contract_guaranteed_gpus": {"12"}, "contract_budget_card_hours": {""}}, hdr...)
+	}
+	if r := form("32"); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("saving a contract of 32 = %d", r.StatusCode)
+	}
+	doc := webtest.DocOf(t, w.Get("/projects").Result())
+	q := doc.Find(`[data-project=vision] [data-testid=quota-form][data-spec=A100-80G]`)
+	for name, want := range map[string]string{"contract_max_gpus": "32", "contract_guaranteed_gpus": "12", "contract_budget_card_hours": "10000"} {
+		if got := q.Find(`[name=`+name+`]`).AttrOr("value", ""); got != want {
+			t.Errorf("the form's %s = %q, want %q", name, got, want)
+		}
+	}
+	for lang, want := range map[string]string{
+		"en":    "Contract's GPUs at once: must be 0 (the limit) or from the limit 24 to 100000, got 16",
+		"zh-CN": "合同同时可用卡数：应为 0（即上限）或从上限 24 到 100000，收到 16",
+	} {
+		r := form("16", "Accept-Language", lang)
+		doc := webtest.DocOf(t, r)
+		if got := doc.Find(`[data-testid=admin-error][data-field=contract_max_gpus]`).Text(); r.StatusCode != http.StatusUnprocessableEntity || got != want {
+			t.Errorf("%s: a contract under the limit = %d %q, want 422 beside contract_max_gpus: %q", lang, r.StatusCode, got, want)
+		}
+		if doc.Find(`[data-project=vision] [name=contract_max_gpus][aria-invalid=true]`).Length() != 1 {
+			t.Errorf("%s: the contract's input is not marked invalid", lang)
+		}
+	}
 }

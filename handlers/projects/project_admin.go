@@ -91,7 +91,9 @@ func (h *Handler) quotaFormOf(q quotaJSON) views.QuotaForm {
 		MaxServiceGPUs:  strconv.Itoa(q.MaxServiceGPUs),
 		BudgetCardHours: strconv.FormatInt(q.BudgetCardHours, 10), StartsAt: q.StartsAt.In(h.Loc()).Format(time.DateOnly),
 		EndsAt: q.EndsAt.In(h.Loc()).Format(time.DateOnly), OverflowAllowed: q.OverflowAllowed,
-		RemindEndDays: models.JoinInts(q.RemindEndDays), RemindBudgetPcts: models.JoinInts(q.RemindBudgetPcts)}
+		RemindEndDays: models.JoinInts(q.RemindEndDays), RemindBudgetPcts: models.JoinInts(q.RemindBudgetPcts),
+		ContractMaxGPUs: strconv.Itoa(q.ContractMaxGPUs), ContractGuaranteedGPUs: strconv.Itoa(q.ContractGuaranteedGPUs),
+		ContractBudgetCardHours: strconv.FormatInt(q.ContractBudgetCardHours, 10)}
 	if q.OverflowRateFen > 0 {
 		f.OverflowRate = billing.FormatFen(q.OverflowRateFen)
 	}
@@ -218,6 +220,18 @@ func (h *Handler) quotaFromForm(c echo.Context, id int64) (models.Quota, error) 
 	}
 	q.MaxServiceGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
 	if q.BudgetCardHours, err = whole("budget_card_hours", false); err != nil {
+		return q, err
+	}
+	// The contract: empty for the quota's own values.
+	if n, err = whole("contract_max_gpus", true); err != nil {
+		return q, err
+	}
+	q.ContractMaxGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
+	if n, err = whole("contract_guaranteed_gpus", true); err != nil {
+		return q, err
+	}
+	q.ContractGuaranteedGPUs = int(min(max(n, -1), models.MaxGPUCount+1))
+	if q.ContractBudgetCardHours, err = whole("contract_budget_card_hours", true); err != nil {
 		return q, err
 	}
 	if q.StartsAt, err = day("starts_at"); err != nil {

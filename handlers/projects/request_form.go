@@ -86,7 +86,8 @@ func (h *Handler) requestFromForm(f views.RequestForm) (requestBody, error) {
 		if perr != nil {
 			return b, models.Invalid("value", "give a whole number of GPUs")
 		}
-		b.Change.ReserveGPUs, b.Change.ReserveRegion = n, f.Region
+		// The times are the billing zone's, and a refusal names its window in it.
+		b.Change.ReserveGPUs, b.Change.ReserveRegion, b.Change.ReserveZone = n, f.Region, h.Loc().String()
 		if b.Change.ReserveBegins, err = parseTime("begins", f.Begins); err == nil {
 			b.Change.ReserveEnds, err = parseTime("ends", f.Ends)
 		}

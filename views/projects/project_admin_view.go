@@ -38,6 +38,15 @@ func quotaError(a *views.ProjectAdmin, q views.QuotaForm) string {
 	return a.AdminError("quota:" + q.Spec)
 }
 
+// quotaField is the field the card's error names when the error belongs to the quota form q
+// (only that form's input is marked invalid); "" otherwise.
+func quotaField(a *views.ProjectAdmin, q views.QuotaForm) string {
+	if quotaError(a, q) == "" {
+		return ""
+	}
+	return a.Field
+}
+
 // ProjectCreatedNotice confirms a project was added.
 func ProjectCreatedNotice(l phrase.Locale, name string) string { return l.T("padmin.created", name) }
 
