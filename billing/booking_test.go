@@ -107,14 +107,18 @@ func TestBookingUse(t *testing.T) {
 	})
 }
 
-// TestBookingRules: a spec's rule is the lowest of its pools'.
+// TestBookingRules: a spec's rule is the lowest of its pools', a pool that sets none
+// counting as the default (100 %), as does a spec without a configured pool.
 func TestBookingRules(t *testing.T) {
-	pool := func(spec string, pct int) models.ConfiguredPool {
+	pool := func(spec string, pct *int) models.ConfiguredPool {
 		return models.ConfiguredPool{Config: models.PoolConfig{Spec: spec, UnusedBookingPct: pct}}
 	}
-	got := BookingRules([]models.ConfiguredPool{pool(a100, 100), pool(a100, 40), pool(h800, 100)})
-	if diff := cmp.Diff(map[string]int{a100: 40, h800: 100}, got); diff != "" {
+	got := BookingRules([]models.ConfiguredPool{pool(a100, new(100)), pool(a100, new(40)), pool(h800, nil), pool("L40S-48G", new(0))})
+	if diff := cmp.Diff(map[string]int{a100: 40, h800: 100, "L40S-48G": 0}, got); diff != "" {
 		t.Errorf("BookingRules (-want +got):\n%s", diff)
+	}
+	if got := bookingRule(got, "T4-16G"); got != 100 {
+		t.Errorf("the rule of a spec without a pool = %d %%, want the default 100 %%", got)
 	}
 }
 

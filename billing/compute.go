@@ -45,7 +45,8 @@ type Input struct {
 	Adjustments []models.Adjustment
 	// Reservations are the booked windows overlapping the month, a cancelled one ending at
 	// its cancellation (models.Store.BilledReservations); UnusedBookingPct is the rule for
-	// their unused card-hours by spec (BookingRules; a spec absent is free).
+	// their unused card-hours by spec (BookingRules; a spec absent has the default,
+	// models.DefaultUnusedBookingPct).
 	Reservations     []models.Reservation
 	UnusedBookingPct map[string]int
 	// Serving classes the card time of inference services' replicas by what the services

@@ -49,6 +49,7 @@ var migrations = []migration{
 	{34, "pools' machines that failed to boot in a row, and since when a pool stopped creating machines", migrateV34BootFailures},
 	{35, "a machine id belongs to one node; join tokens bound to a node", migrateV35NodeIdentity},
 	{36, "the Unix account each user's tasks run as on the nodes", migrateV36UnixAccount},
+	{37, "quotas' contracts (how far a lead may raise the limit, guarantee and budget); pools saved before the unused-booking rule state its 0 %", migrateV37Contracts},
 	{43, "reruns from the last checkpoint: a task's attempts, each allocation's, and the attempts rerun", migrateV43Reruns},
 }
 

@@ -196,4 +196,16 @@ var validZH = map[string]string{
 	"must be at least 1, got %d":                "至少为 1，收到 %d",
 	"give the reason for rejecting the request": "请填写驳回申请的理由",
 	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'": "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
+	// Contracts are the ceiling: a lead approves within the contract, the fleet's reach bounds
+	// guarantees and bookings.
+	"must be 0 (the limit) or from the limit %d to %d, got %d":                                            "应为 0（即上限）或从上限 %d 到 %d，收到 %d",
+	"must be 0 (the guarantee) or from the guarantee %d to the contract's limit %d, got %d":               "应为 0（即保底份额）或从保底份额 %d 到合同上限 %d，收到 %d",
+	"must be 0 (the budget) or from the budget %d to %d, got %d":                                          "应为 0（即预算）或从预算 %d 到 %d，收到 %d",
+	"the pools of %s reach %d GPUs and %d of them are guaranteed to other projects: %d left, got %d":      "%s 的资源池最多 %d 张 GPU，其中 %d 张已保底给其他项目：还剩 %d 张，申请 %d 张",
+	"from %s to %s the project has %d GPUs of its limit of %d booked: %d left, got %d":                    "%s 至 %s 项目已预约 %d 张 GPU（上限 %d）：还剩 %d 张，申请 %d 张",
+	"from %s to %s the pools of %s reach %d GPUs and %d of them are booked: %d left, got %d":              "%s 至 %s %s 的资源池最多 %d 张 GPU，其中 %d 张已被预约：还剩 %d 张，申请 %d 张",
+	"from %s to %s the pools of %s in region %s reach %d GPUs and %d of them are booked: %d left, got %d": "%s 至 %s %s 在地域 %s 的资源池最多 %d 张 GPU，其中 %d 张已被预约：还剩 %d 张，申请 %d 张",
+	"%d GPUs at once is above the contract's %d: an admin approves it":                                    "同时使用 %d 张 GPU 超出合同的 %d 张：需由管理员审批",
+	"a guaranteed share of %d GPUs is above the contract's %d: an admin approves it":                      "保底份额 %d 张 GPU 超出合同的 %d 张：需由管理员审批",
+	"a budget of %d card-hours is above the contract's %d: an admin approves it, a lead up to %d more":    "预算 %d 卡时超出合同的 %d 卡时：需由管理员审批，负责人最多可再批 %d 卡时",
 }

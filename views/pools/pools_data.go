@@ -190,6 +190,8 @@ type PoolField struct {
 	// for, in Unit, "" when 0 means 0.
 	Min, Max string
 	Default  string
+	// Optional: an empty input is no value, which Default stands for; 0 is a value.
+	Optional bool
 	// Choices are a PoolInputChoice's values, the default first; each is labelled by the
 	// catalog key LabelKey + "." + the value.
 	Choices []string
