@@ -50,6 +50,7 @@ var migrations = []migration{
 	{35, "a machine id belongs to one node; join tokens bound to a node", migrateV35NodeIdentity},
 	{36, "the Unix account each user's tasks run as on the nodes", migrateV36UnixAccount},
 	{43, "reruns from the last checkpoint: a task's attempts, each allocation's, and the attempts rerun", migrateV43Reruns},
+	{44, "a task's least network between nodes and storage throughput, and whether it may run across nodes without a network", migrateV44Attributes},
 }
 
 // schemaVersion records each applied migration.

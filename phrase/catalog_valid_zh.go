@@ -196,4 +196,10 @@ var validZH = map[string]string{
 	"must be at least 1, got %d":                "至少为 1，收到 %d",
 	"give the reason for rejecting the request": "请填写驳回申请的理由",
 	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'": "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
+	// Interconnect and storage of pools, and what tasks ask of them.
+	"needs the link within a node named (nvlink or pcie); got %d GB/s with none": "须先选择节点内互联（nvlink 或 pcie）；收到 %d GB/s 但未选择互联",
+	"must be 1 to %d with a network between nodes (%s); got %d":                  "应为 1 到 %d（节点间网络为 %s 时），实际为 %d",
+	"must be 0 without a network between nodes named; got %d":                    "未选择节点间网络时应为 0，实际为 %d",
+	"must be 0 to %d Gb/s, got %d":                                               "应为 0 到 %d Gb/s，实际为 %d",
+	"must be 0 to %d MB/s, got %d":                                               "应为 0 到 %d MB/s，实际为 %d",
 }

@@ -70,6 +70,18 @@ func ReasonText(l phrase.Locale, r QueueRow) string {
 		return l.T("reason.invalid")
 	case api.ReasonReservationWindow:
 		return l.T("reserve.reason_window")
+	case api.ReasonNoSuitablePlace:
+		spec := r.ReasonSpec
+		if spec == "" {
+			spec = l.T("reason.any_spec")
+		}
+		switch r.Detail {
+		case DetailNoInterconnect:
+			return l.T("reason.no_interconnect", spec)
+		case DetailInterNodeBelow:
+			return l.T("reason.inter_node_below", spec, l.Int(r.MinInterNodeGbps))
+		}
+		return l.T("reason.storage_below", spec, l.Int(r.MinStorageMBps))
 	}
 	return string(r.Reason)
 }

@@ -3,6 +3,7 @@ package tasks
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -66,7 +67,7 @@ func reasonClass(r views.QueueRow) string {
 		return "reason r-capacity"
 	case api.ReasonDataNotReady, api.ReasonOffPeakOnly, api.ReasonReservationWindow:
 		return "reason r-self"
-	case api.ReasonQuota, api.ReasonNoSuchCapacity, api.ReasonInvalid:
+	case api.ReasonQuota, api.ReasonNoSuchCapacity, api.ReasonInvalid, api.ReasonNoSuitablePlace:
 		return "reason r-blocked"
 	}
 	return "reason"
@@ -246,4 +247,14 @@ func commandHelp(l phrase.Locale, f TaskForm) string {
 		return l.T("form.help.command") + " " + l.T("form.help.command_demo")
 	}
 	return l.T("form.help.command")
+}
+
+// poolAttrsText is what pool p states for work across cards and nodes and for storage, in
+// one line; prefixed by the pool's name when its place has several pools.
+func poolAttrsText(l phrase.Locale, p views.PoolAttrs, several bool) string {
+	text := strings.Join(views.AttributeParts(l, p), l.T("attr.sep"))
+	if several {
+		return l.T("attr.pool", p.Pool, text)
+	}
+	return text
 }
