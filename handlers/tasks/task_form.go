@@ -364,7 +364,8 @@ func formProblems(l phrase.Locale, err error, problems map[string]views.FormErro
 func formInput(field string) string {
 	switch field {
 	case "project", "name", "owner", "gpus", "queue", "priority", "est_gpu_hours", "workdir", "image", "regions",
-		"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms", "max_attempts", "rerun_on_failure":
+		"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms", "max_attempts", "rerun_on_failure",
+		"min_inter_node_gbps", "min_storage_mbps", "allow_no_interconnect":
 		return field
 	case "spec", "specs":
 		return "specs"
