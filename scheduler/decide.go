@@ -188,7 +188,7 @@ type placeSets struct {
 // (lacks). specAny when it accepts every place, specNone when no node is of what it asks,
 // below it (specLacks) when every such place lacks something.
 func (ps *placeSets) index(t *Pending, f *fleet) int32 {
-	needs := f.stated && (t.MinInterNodeGbps > 0 || t.MinStorageMBps > 0 || !t.AllowNoInterconnect && int64(t.GPUs) > int64(f.noInterSize))
+	needs := t.MinInterNodeGbps > 0 || t.MinStorageMBps > 0 || !t.AllowNoInterconnect && int64(t.GPUs) > int64(f.noInterSize)
 	if len(t.Specs) == 0 && len(t.Regions) == 0 && !needs {
 		if t.Spec == "" {
 			return specAny

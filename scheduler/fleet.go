@@ -115,10 +115,9 @@ type fleet struct {
 	nodeOfGPU map[int64]int32 // schedulable cards only: node index
 	maxSize   int32
 	shortOnly int // schedulable short-only nodes
-	// stated is true when some place states an attribute; noInterSize is the smallest
-	// nodeSize of the places stating no network between nodes (MaxInt32 for none): a task
-	// asking no more is kept off no place for being larger than a node.
-	stated      bool
+	// noInterSize is the smallest nodeSize of the places stating no network between nodes
+	// (MaxInt32 for none): a task asking no more is kept off no place for being larger than
+	// a node.
 	noInterSize int32
 }
 
@@ -163,7 +162,6 @@ func newFleet(snap *Snapshot) *fleet {
 		}
 		f.byName[pl.spec] = append(f.byName[pl.spec], int32(i))
 		f.specs[i] = fspec{name: pl.spec, region: pl.region, nameIdx: int32(len(f.names) - 1), res: -1, attrs: pl.a}
-		f.stated = f.stated || pl.a != attrs{}
 	}
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]

@@ -65,6 +65,11 @@ func TestDecidePlaceAttributes(t *testing.T) {
 			wantWhy:    map[int64]Reason{1: ReasonNoSuitablePlace, 2: ReasonNoSuitablePlace},
 			wantDetail: map[int64]string{1: DetailInterNodeBelow, 2: DetailInterNodeBelow},
 		},
+		"minimums where no pool states anything: none is met": {
+			snap:       snapshot(node(1, "A100", 8)).queue(pending(1).gpus(2).minStorage(100).ready(), pending(2).minInter(1).ready()),
+			wantWhy:    map[int64]Reason{1: ReasonNoSuitablePlace, 2: ReasonNoSuitablePlace},
+			wantDetail: map[int64]string{1: DetailStorageBelow, 2: DetailInterNodeBelow},
+		},
 		"storage minimum: only where the pool reads fast enough": {
 			snap: snapshot(reads(1000, node(1, "A100", 8)), reads(4000, node(2, "A100", 8))).
 				queue(pending(1).gpus(8).spec("A100").minStorage(2000).ready(), pending(2).gpus(1).spec("A100").minStorage(5000).ready()),
@@ -113,5 +118,9 @@ func TestNoSuitablePlaceSays(t *testing.T) {
 	}
 	if w.Spec != "RTX" || w.ETAP50 != (time.Time{}) {
 		t.Errorf("Waiting = %+v, want spec RTX and no ETA", w)
+	}
+	got = Decide(snapshot(node(1, "RTX", 8)).queue(pending(1).minStorage(100).ready()).s, t0, DefaultPolicy(time.UTC))
+	if w, want := waitingOf(got, 1), "the pools it may use state less storage throughput than it asks"; w.String() != want {
+		t.Errorf("Waiting.String() = %q, want %q", w.String(), want)
 	}
 }

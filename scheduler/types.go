@@ -403,13 +403,17 @@ func (w Waiting) String() string {
 	case ReasonInvalid:
 		return "asks for no GPU"
 	case ReasonNoSuitablePlace:
+		pools := "the " + w.Spec + " pools"
+		if w.Spec == "" {
+			pools = "the pools it may use"
+		}
 		switch w.Detail {
 		case DetailNoInterconnect:
-			return fmt.Sprintf("larger than a node, and the %s pools have no network between nodes", spec)
+			return "larger than a node, and " + pools + " have no network between nodes"
 		case DetailInterNodeBelow:
-			return fmt.Sprintf("the %s pools state less network between nodes than it asks", spec)
+			return pools + " state less network between nodes than it asks"
 		}
-		return fmt.Sprintf("the %s pools state less storage throughput than it asks", spec)
+		return pools + " state less storage throughput than it asks"
 	}
 	return string(w.Reason)
 }
