@@ -239,6 +239,13 @@ type Task struct {
 	Attempt        int
 	MaxAttempts    int
 	RerunOnFailure bool
+	// MinInterNodeGbps and MinStorageMBps are the least network between nodes (Gb/s) and
+	// storage read throughput (MB/s) a pool must state for the task to run there; 0 asks
+	// none. AllowNoInterconnect lets a task larger than a node run on a pool whose nodes
+	// have no network between them (see scheduler.Pending).
+	MinInterNodeGbps    int
+	MinStorageMBps      int `gorm:"column:min_storage_mbps"`
+	AllowNoInterconnect bool
 	// NodeID is where the task runs; nil until placed.
 	NodeID *int64
 	// StopState is the state a stop was asked for (cancelled, timed-out, reclaimed); the task

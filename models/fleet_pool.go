@@ -108,6 +108,20 @@ type PoolConfig struct {
 	// node's memory or CPUs times the task's GPUs there over the node's GPUs.
 	TaskMemoryPerGPUGiB int `json:"task_memory_per_gpu_gib"`
 	TaskCPUsPerGPU      int `json:"task_cpus_per_gpu"`
+	// The attributes people choose a pool by for work across cards and nodes (see
+	// PoolAttributes): IntraNodeLink is how a node's cards talk (LinkNVLink, LinkPCIe; ""
+	// unstated) at IntraNodeGBytesS GB/s per card; InterNodeLink is the network between its
+	// nodes (LinkNone, LinkRoCE, LinkInfiniBand, LinkEthernet; "" unstated) of
+	// InterNodePorts ports of InterNodePortGbps Gb/s each per node; LocalStorageMBps and
+	// SharedStorageMBps are the read throughput of a node's local disks and of the shared
+	// storage, in MB/s (0 unstated).
+	IntraNodeLink     string `json:"intra_node_link"`
+	IntraNodeGBytesS  int    `json:"intra_node_gbytes_s"`
+	InterNodeLink     string `json:"inter_node_link"`
+	InterNodePorts    int    `json:"inter_node_ports"`
+	InterNodePortGbps int    `json:"inter_node_port_gbps"`
+	LocalStorageMBps  int    `json:"local_storage_mbps"`
+	SharedStorageMBps int    `json:"shared_storage_mbps"`
 }
 
 // DefaultUnusedBookingPct is the share of the card-hour rate that booked card-hours a
@@ -148,6 +162,7 @@ func (c PoolConfig) Validate() error {
 	if !bad("container_mounts") {
 		ps.Add(checkContainerMounts(c))
 	}
+	checkAttributes(&ps, c, bad)
 	return ps.Err()
 }
 

@@ -51,6 +51,7 @@ var migrations = []migration{
 	{36, "the Unix account each user's tasks run as on the nodes", migrateV36UnixAccount},
 	{37, "quotas' contracts (how far a lead may raise the limit, guarantee and budget); pools saved before the unused-booking rule state its 0 %", migrateV37Contracts},
 	{43, "reruns from the last checkpoint: a task's attempts, each allocation's, and the attempts rerun", migrateV43Reruns},
+	{44, "a task's least network between nodes and storage throughput, and whether it may run across nodes without a network", migrateV44Attributes},
 }
 
 // schemaVersion records each applied migration.

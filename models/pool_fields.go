@@ -123,6 +123,13 @@ var PoolFields = []PoolField{
 	{Name: "allow_root", Kind: PoolSwitch, Group: "tasks"},
 	{Name: "task_memory_per_gpu_gib", Kind: PoolCount, Group: "tasks", Max: maxTaskMemoryPerGPUGiB},
 	{Name: "task_cpus_per_gpu", Kind: PoolCount, Group: "tasks", Max: maxTaskCPUsPerGPU},
+	{Name: "intra_node_link", Kind: PoolChoice, Group: "links", Choices: []string{LinkUnstated, LinkNVLink, LinkPCIe}},
+	{Name: "intra_node_gbytes_s", Kind: PoolCount, Group: "links", Max: MaxIntraNodeGBytesS},
+	{Name: "inter_node_link", Kind: PoolChoice, Group: "links", Choices: []string{LinkUnstated, LinkNone, LinkRoCE, LinkInfiniBand, LinkEthernet}},
+	{Name: "inter_node_ports", Kind: PoolCount, Group: "links", Max: MaxInterNodePorts},
+	{Name: "inter_node_port_gbps", Kind: PoolCount, Group: "links", Max: MaxInterNodePortGbps},
+	{Name: "local_storage_mbps", Kind: PoolCount, Group: "links", Max: MaxStorageMBps},
+	{Name: "shared_storage_mbps", Kind: PoolCount, Group: "links", Max: MaxStorageMBps},
 }
 
 // minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.

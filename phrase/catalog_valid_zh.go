@@ -208,4 +208,10 @@ var validZH = map[string]string{
 	"%d GPUs at once is above the contract's %d: an admin approves it":                                    "同时使用 %d 张 GPU 超出合同的 %d 张：需由管理员审批",
 	"a guaranteed share of %d GPUs is above the contract's %d: an admin approves it":                      "保底份额 %d 张 GPU 超出合同的 %d 张：需由管理员审批",
 	"a budget of %d card-hours is above the contract's %d: an admin approves it, a lead up to %d more":    "预算 %d 卡时超出合同的 %d 卡时：需由管理员审批，负责人最多可再批 %d 卡时",
+	// Interconnect and storage of pools, and what tasks ask of them.
+	"needs the link within a node named (nvlink or pcie); got %d GB/s with none": "须先选择节点内互联（nvlink 或 pcie）；收到 %d GB/s 但未选择互联",
+	"must be 1 to %d with a network between nodes (%s); got %d":                  "应为 1 到 %d（节点间网络为 %s 时），实际为 %d",
+	"must be 0 without a network between nodes named; got %d":                    "未选择节点间网络时应为 0，实际为 %d",
+	"must be 0 to %d Gb/s, got %d":                                               "应为 0 到 %d Gb/s，实际为 %d",
+	"must be 0 to %d MB/s, got %d":                                               "应为 0 到 %d MB/s，实际为 %d",
 }

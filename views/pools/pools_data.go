@@ -70,6 +70,8 @@ type PoolView struct {
 	Bookings []PoolBooking
 	// Boot is the pool's machines that failed to boot in a row; zero without failures.
 	Boot PoolBootView
+	// Attrs is what the pool states for work across cards and nodes and for storage.
+	Attrs views.PoolAttrs
 }
 
 // PoolBootView is a pool's run of machines that failed to boot: how many of its Limit, the

@@ -84,6 +84,10 @@ type TaskView struct {
 	RerunOnFailure       bool
 	Checkpoint           string
 	CheckpointAt         time.Time
+	// MinInterNodeGbps, MinStorageMBps and AllowNoInterconnect are what it asks of the
+	// pools it runs on (0 and false: nothing).
+	MinInterNodeGbps, MinStorageMBps int
+	AllowNoInterconnect              bool
 }
 
 // AttemptView is one run of a task: an earlier one that ended in a rerun, or its current one
