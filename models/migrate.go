@@ -50,6 +50,7 @@ var migrations = []migration{
 	{35, "a machine id belongs to one node; join tokens bound to a node", migrateV35NodeIdentity},
 	{36, "the Unix account each user's tasks run as on the nodes", migrateV36UnixAccount},
 	{43, "reruns from the last checkpoint: a task's attempts, each allocation's, and the attempts rerun", migrateV43Reruns},
+	{45, "trials: a task run at small sizes on a few specs before its full run; each run's trial, and the ledger's trial class", migrateV45Trials},
 }
 
 // schemaVersion records each applied migration.

@@ -196,4 +196,11 @@ var validZH = map[string]string{
 	"must be at least 1, got %d":                "至少为 1，收到 %d",
 	"give the reason for rejecting the request": "请填写驳回申请的理由",
 	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'": "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
+	// Small trials before the full run.
+	"give 1 to %d specs, got %d":                "请给出 1 到 %d 种卡型，收到 %d 种",
+	"a spec is named twice":                     "有卡型出现了两次",
+	"give 1 to %d sizes, got %d":                "请给出 1 到 %d 种卡数，收到 %d 种",
+	"each size must be between %d and %d cards": "每种卡数应在 %d 到 %d 张之间",
+	"a size is named twice":                     "有卡数出现了两次",
+	"a trial runs a batch task, not a service":  "试跑只运行批处理任务，不运行服务",
 }
