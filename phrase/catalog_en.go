@@ -1813,4 +1813,16 @@ var catalogEN = map[string]string{
 	"say.no_account":                         "failed to start: its node has no Unix account %s",
 	"say.root_refused":                       "failed to start: it would run as root, which its pool does not allow",
 	"say.memory_limit":                       "stopped: used more host memory than its limit of %s MiB",
+	// Small trials before the full run (小规模验证再放大).
+	"bill.class.trial":           "Trial (runs before the full run)",
+	"bill.trial_cost":            "Cost of trials",
+	"bill.trial_help":            "Trial hours are the card-hours of trials' runs: a task tried at small sizes on one or several specs for a bounded time to measure its throughput and cost per unit before its full run. Their cost is inside the total.",
+	"report.trials":              "Trials",
+	"report.trials_help":         "Card-hours of trials' runs in the week, per project, and what they cost at the bill prices of the project.",
+	"report.no_trials":           "No trial ran this week.",
+	"report.trial_runs":          "Trial runs",
+	"report.trial_hours":         "Card-hours",
+	"weekly.chat.trials":         "Trials: %s took %s card-hours, costing ¥%s.",
+	"weekly.chat.trial_runs":     "%s runs",
+	"weekly.chat.trial_runs.one": "%s run",
 }

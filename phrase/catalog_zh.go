@@ -1813,4 +1813,16 @@ var catalogZH = map[string]string{
 	"say.no_account":                         "启动失败：节点上没有 Unix 账号 %s",
 	"say.root_refused":                       "启动失败：任务将以 root 运行，而资源池不允许",
 	"say.memory_limit":                       "已停止：使用的主机内存超过其上限 %s MiB",
+	// Small trials before the full run (小规模验证再放大).
+	"bill.class.trial":           "试跑（全量运行前）",
+	"bill.trial_cost":            "试跑费用",
+	"bill.trial_help":            "试跑卡时：任务在全量运行前，以少量卡在一种或几种卡型上限时试跑、实测吞吐与单位产出成本所用的卡时。其费用已含在合计中。",
+	"report.trials":              "试跑",
+	"report.trials_help":         "本周各项目试跑所用的卡时，以及按项目账单价格计算的费用。",
+	"report.no_trials":           "本周没有试跑。",
+	"report.trial_runs":          "试跑次数",
+	"report.trial_hours":         "卡时",
+	"weekly.chat.trials":         "试跑：%s共用 %s 卡时，费用 ¥%s。",
+	"weekly.chat.trial_runs":     "%s 次试跑",
+	"weekly.chat.trial_runs.one": "%s 次试跑",
 }
