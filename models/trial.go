@@ -328,3 +328,25 @@ func (s *Store) resubmitOf(t TaskRow, name string) (NewTask, error) {
 	}
 	return nt, nil
 }
+
+// TaskResubmit is task id submitted again: resubmitOf, under its own name.
+func (s *Store) TaskResubmit(ctx context.Context, id int64) (NewTask, error) {
+	var t TaskRow
+	err := s.db.WithContext(ctx).Table("tasks").Select("tasks.*, projects.name AS project").
+		Joins("JOIN projects ON projects.id = tasks.project_id").Where("tasks.id = ?", id).Take(&t).Error
+	if err != nil {
+		return NewTask{}, notFound(fmt.Sprintf("task %d", id), err)
+	}
+	name := t.Name
+	if t.TrialID != nil { // a trial's run: the task it tried
+		var tr Trial
+		if err := s.db.WithContext(ctx).Where("id = ?", *t.TrialID).Take(&tr).Error; err == nil {
+			name = tr.Name
+		}
+	}
+	nt, err := s.resubmitOf(t, name)
+	if err != nil {
+		return NewTask{}, fmt.Errorf("models: resubmit task %d: %w", id, err)
+	}
+	return nt, nil
+}
