@@ -28,14 +28,14 @@ type TrialFullRequest struct {
 
 // TrialRun is one run of a trial with what it measured. Money is in fen.
 type TrialRun struct {
-	TaskID       int64  `json:"task_id"`
-	Spec         string `json:"spec"`
-	GPUs         int    `json:"gpus"`
-	State        string `json:"state"`
-	RuntimeS     int64  `json:"runtime_s"`
-	OutputUnits  int64  `json:"output_units"`
-	OutputUnit   string `json:"output_unit,omitempty"`
-	UnitsPerHour int64  `json:"units_per_hour"`
+	TaskID       int64     `json:"task_id"`
+	Spec         string    `json:"spec"`
+	GPUs         int       `json:"gpus"`
+	State        TaskState `json:"state"`
+	RuntimeS     int64     `json:"runtime_s"`
+	OutputUnits  int64     `json:"output_units"`
+	OutputUnit   string    `json:"output_unit,omitempty"`
+	UnitsPerHour int64     `json:"units_per_hour"`
 	// EfficiencyPct is the output per card against the spec's smallest size (0 for it).
 	EfficiencyPct int    `json:"efficiency_pct,omitempty"`
 	RateFen       int64  `json:"rate_fen"`

@@ -53,7 +53,7 @@ func (h *Handler) trialJSON(ctx context.Context, tr models.Trial, now time.Time)
 				return api.Trial{}, err
 			}
 			for _, c := range cards {
-				r.Cards = append(r.Cards, rightsize.Measure(c.Rollups))
+				r.Cards = append(r.Cards, rightsize.Measure(within(c.Rollups, c.StartedAt, c.End)))
 			}
 		}
 		measured = append(measured, r)
@@ -61,7 +61,7 @@ func (h *Handler) trialJSON(ctx context.Context, tr models.Trial, now time.Time)
 	rep := rightsize.Trial(measured, tr.WorkUnits, tr.FullGPUs)
 	out.Done = rep.Done
 	for _, r := range rep.Rows {
-		j := api.TrialRun{TaskID: r.TaskID, Spec: r.Spec, GPUs: r.GPUs, State: r.State, RuntimeS: r.RuntimeS, OutputUnits: r.Units,
+		j := api.TrialRun{TaskID: r.TaskID, Spec: r.Spec, GPUs: r.GPUs, State: api.TaskState(r.State), RuntimeS: r.RuntimeS, OutputUnits: r.Units,
 			OutputUnit: r.Unit, UnitsPerHour: r.UnitsPerHour, EfficiencyPct: r.EfficiencyPct, RateFen: r.RateFen, CostFen: r.CostFen,
 			CostPerMFen: r.CostPerMFen, PeakMemMiB: r.PeakMemMiB, MeanUtilPct: r.MeanUtilPct}
 		if r.HasReadings {
@@ -104,4 +104,19 @@ func (h *Handler) trialOf(c echo.Context, req api.TrialRequest) (models.NewTrial
 	}
 	nt.Task.Owner = handlers.Who(c).User.Name
 	return nt, nil
+}
+
+// within is the 5-minute rollups that lie wholly inside [from, to], so that a short run's
+// figures are not those of the minutes around it; all of them when none does.
+func within(rs []models.GPURollup, from, to time.Time) []models.GPURollup {
+	var out []models.GPURollup
+	for _, r := range rs {
+		if r.Bucket >= from.Unix() && r.Bucket+models.Rollup5m <= to.Unix() {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return rs
+	}
+	return out
 }
