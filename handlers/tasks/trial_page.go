@@ -84,7 +84,9 @@ func (h *Handler) TrialFormSubmit(c echo.Context) error {
 	}
 	l := handlers.Locale(c)
 	var ps views.Problems
-	bad := func(field, label, msg string) { ps = append(ps, views.Problem{Field: field, Text: label + l.T("valid.sep") + msg}) }
+	bad := func(field, label, msg string) {
+		ps = append(ps, views.Problem{Field: field, Text: label + l.T("valid.sep") + msg})
+	}
 	req := api.TrialRequest{FromTask: from, Specs: vals.Specs}
 	for s := range strings.FieldsFuncSeq(vals.Sizes, func(r rune) bool { return r == ',' || r == ' ' || r == '，' }) {
 		n, err := strconv.Atoi(s)

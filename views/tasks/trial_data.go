@@ -7,8 +7,8 @@ import (
 
 // TrialFormValues are the trial form's inputs as typed.
 type TrialFormValues struct {
-	From                                string
-	Specs                               []string
+	From                                 string
+	Specs                                []string
 	Sizes, BoundMin, WorkUnits, FullGPUs string
 }
 
