@@ -130,6 +130,7 @@ func (d *Demo) Run(ctx context.Context) {
 	}
 	d.wg.Go(func() { submitTasks(ctx, d.cfg) })
 	d.wg.Go(func() { d.showRerun(ctx) })
+	d.wg.Go(func() { d.showTrial(ctx) })
 	rng := rand.New(rand.NewPCG(d.cfg.Seed, 0x6c6f7374))
 	hour := d.cfg.Now()
 	for sleep(ctx, time.Second) {

@@ -163,7 +163,7 @@ func (s *Store) CreateTrial(ctx context.Context, nt NewTrial, lim TaskLimits, no
 			if err := tx.Create(&runs[i]).Error; err != nil {
 				return err
 			}
-			ev := TaskEvent{TaskID: runs[i].ID, At: now, To: runs[i].State, Reason: fmt.Sprintf("submitted by %s for trial %d", tr.Owner, tr.ID)}
+			ev := TaskEvent{TaskID: runs[i].ID, At: now, To: runs[i].State, Reason: "submitted by " + tr.Owner}
 			if err := tx.Create(&ev).Error; err != nil {
 				return err
 			}
@@ -264,7 +264,7 @@ func (s *Store) SubmitTrialFull(ctx context.Context, id int64, fr FullRun, lim T
 		if err := tx.Create(&t).Error; err != nil {
 			return err
 		}
-		ev := TaskEvent{TaskID: t.ID, At: now, To: t.State, Reason: fmt.Sprintf("submitted by %s at full size from trial %d", fr.By, id)}
+		ev := TaskEvent{TaskID: t.ID, At: now, To: t.State, Reason: "submitted by " + fr.By}
 		if err := tx.Create(&ev).Error; err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,7 @@ func (h *Handler) TrialFormSubmit(c echo.Context) error {
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			bad("sizes", l.T("field.sizes"), l.T("trial.bad_sizes"))
+			req.Sizes = nil // refused by the store too, so nothing is stored
 			break
 		}
 		req.Sizes = append(req.Sizes, n)
@@ -104,28 +106,34 @@ func (h *Handler) TrialFormSubmit(c echo.Context) error {
 	if vals.WorkUnits != "" {
 		if req.WorkUnits, err = strconv.ParseInt(vals.WorkUnits, 10, 64); err != nil {
 			bad("work_units", l.T("field.work_units"), l.T("trial.bad_number"))
+			req.WorkUnits = -1
 		}
 	}
 	if vals.FullGPUs != "" {
 		if req.FullGPUs, err = strconv.Atoi(vals.FullGPUs); err != nil {
 			bad("full_gpus", l.T("field.full_gpus"), l.T("trial.bad_number"))
+			req.FullGPUs = -1
 		}
 	}
 	nt, err := h.trialOf(c, req)
 	if err != nil {
 		return err
 	}
-	if len(ps) == 0 {
-		tr, _, err := h.store.CreateTrial(c.Request().Context(), nt, h.Cfg.TaskLimits, h.Now())
-		if err == nil {
-			h.Sched.Trigger()
-			return c.Redirect(http.StatusSeeOther, "/trials/"+strconv.FormatInt(tr.ID, 10))
+	// Every problem at once: what the form could not read (each left as the store refuses
+	// it, so nothing is stored) and what the store refuses of the rest.
+	tr, _, err := h.store.CreateTrial(c.Request().Context(), nt, h.Cfg.TaskLimits, h.Now())
+	if err == nil {
+		h.Sched.Trigger()
+		return c.Redirect(http.StatusSeeOther, "/trials/"+strconv.FormatInt(tr.ID, 10))
+	}
+	more, ok := handlers.FormProblems(l, err, trialFormOrder)
+	if !ok {
+		return err
+	}
+	for _, p := range more {
+		if !slices.ContainsFunc(ps, func(q views.Problem) bool { return q.Field == p.Field }) {
+			ps = append(ps, p)
 		}
-		more, ok := handlers.FormProblems(l, err, trialFormOrder)
-		if !ok {
-			return err
-		}
-		ps = append(ps, more...)
 	}
 	return h.renderTrialForm(c, http.StatusUnprocessableEntity, t, vals, ps.InFormOrder(trialFormOrder))
 }

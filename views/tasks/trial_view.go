@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"strconv"
 	"time"
 
 	"kashi/api"
@@ -34,7 +33,7 @@ func proposalText(l phrase.Locale, t api.Trial, p api.TrialProposal) string {
 		s += " " + l.T("trial.propose_cost", views.Yuan(*p.CostPerMFen), unit)
 	}
 	if p.CardS > 0 {
-		s += " " + l.T("trial.propose_total", strconv.FormatInt(t.WorkUnits, 10), unit, phrase.Hours(p.CardS), views.Yuan(p.CostFen))
+		s += " " + l.T("trial.propose_total", l.Int(int(t.WorkUnits)), unit, phrase.Hours(p.CardS), views.Yuan(p.CostFen))
 	}
 	return s
 }
