@@ -55,7 +55,7 @@ func taskFields(t models.TaskRow) api.Task {
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
 		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion,
 		DataCheckedAt: t.DataCheckedAt, LastCheckpoint: t.LastCheckpoint, Attempt: max(t.Attempt, 1), MaxAttempts: max(t.MaxAttempts, 1),
-		RerunOnFailure: t.RerunOnFailure}
+		RerunOnFailure: t.RerunOnFailure, TrialID: t.TrialID}
 	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
 	if t.Service() {
 		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath
