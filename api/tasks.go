@@ -169,6 +169,8 @@ type Task struct {
 	// TemplateID is the template the task was submitted from, at TemplateVersion.
 	TemplateID      *int64 `json:"template_id"`
 	TemplateVersion int    `json:"template_version"`
+	// TrialID is the trial the task is a run of (GET /api/v1/trials/{id}); absent for others.
+	TrialID *int64 `json:"trial_id,omitempty"`
 	// Kind is "batch" or "service"; a service's replica also shows its model, service (the
 	// id of its first replica), replicas and metrics endpoint.
 	Kind         string `json:"kind"`

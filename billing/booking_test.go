@@ -131,8 +131,8 @@ func TestBookingDownloads(t *testing.T) {
 	}
 	csv := buf.String()
 	for _, want := range []string{
-		"预约未用 booking-unused,alpha,2026-03,,,,,,,A100-80G,,,20.000000,0.000000,0.000000,,,,,,,,15.00,150.00,50 % of the rate",
-		"预约 booking,alpha,2026-03,,7,,,,,A100-80G,,booking-unused,40.000000,20.000000,20.000000,,,,,,,,,,4 cards " +
+		"预约未用 booking-unused,alpha,2026-03,,,,,,,A100-80G,,,20.000000,0.000000,0.000000,,,,,,,,,15.00,150.00,50 % of the rate",
+		"预约 booking,alpha,2026-03,,7,,,,,A100-80G,,booking-unused,40.000000,20.000000,20.000000,,,,,,,,,,,4 cards " +
 			time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC).Format(time.RFC3339),
 	} {
 		if !strings.Contains(csv, want) {

@@ -259,9 +259,12 @@ func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
 		ln.region, ln.regionOf = r, a.ID
 	}
 	ln.held.Add(c.class)
-	if a.RerunFrom > 0 {
+	switch {
+	case a.RerunFrom > 0:
 		ln.wasted += c.class.Rerun // an earlier attempt's: lost to its rerun, whatever the task's end
-	} else {
+	case a.Trial:
+		// a trial's run stops at its bound by design: nothing wasted
+	default:
 		l.held.at(i).add(c.held)
 	}
 	return true

@@ -138,7 +138,12 @@ func (d *Demo) Run(ctx context.Context) {
 		}
 	}
 	d.wg.Go(func() { submitTasks(ctx, d.cfg) })
-	d.wg.Go(func() { d.showRerun(ctx) })
+	d.wg.Go(func() {
+		// The trial starts once the rerun's node is given up, so that none of its runs is
+		// placed on that node while it falls silent.
+		d.showRerun(ctx)
+		d.showTrial(ctx)
+	})
 	d.wg.Go(func() { d.showRefused(ctx) })
 	rng := rand.New(rand.NewPCG(d.cfg.Seed, 0x6c6f7374))
 	hour := d.cfg.Now()

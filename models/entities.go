@@ -280,6 +280,8 @@ type Task struct {
 	// added); ScrapeError is its last scrape's failure, empty when it answered.
 	ScrapedAt   *time.Time
 	ScrapeError string
+	// TrialID is the trial the task is a run of (Trial); nil for any other task.
+	TrialID *int64
 }
 
 // Service reports whether t is a replica of an inference service.
@@ -316,6 +318,8 @@ type Allocation struct {
 	// the allocation's start): the ledger's rerun class.
 	Attempt   int
 	RerunFrom *time.Time
+	// Trial is set when the task was a trial's run: the ledger's trial class.
+	Trial bool
 }
 
 // TaskAttempt is one attempt of a task that ended and was rerun: when it ran, how and why it

@@ -52,6 +52,7 @@ var migrations = []migration{
 	{37, "quotas' contracts (how far a lead may raise the limit, guarantee and budget); pools saved before the unused-booking rule state its 0 %", migrateV37Contracts},
 	{43, "reruns from the last checkpoint: a task's attempts, each allocation's, and the attempts rerun", migrateV43Reruns},
 	{44, "a task's least network between nodes and storage throughput, and whether it may run across nodes without a network", migrateV44Attributes},
+	{45, "trials: a task run at small sizes on a few specs before its full run; each run's trial, and the ledger's trial class", migrateV45Trials},
 }
 
 // schemaVersion records each applied migration.

@@ -214,4 +214,11 @@ var validZH = map[string]string{
 	"must be 0 without a network between nodes named; got %d":                    "未选择节点间网络时应为 0，实际为 %d",
 	"must be 0 to %d Gb/s, got %d":                                               "应为 0 到 %d Gb/s，实际为 %d",
 	"must be 0 to %d MB/s, got %d":                                               "应为 0 到 %d MB/s，实际为 %d",
+	// Small trials before the full run.
+	"give 1 to %d specs, got %d":                "请给出 1 到 %d 种卡型，收到 %d 种",
+	"a spec is named twice":                     "有卡型出现了两次",
+	"give 1 to %d sizes, got %d":                "请给出 1 到 %d 种卡数，收到 %d 种",
+	"each size must be between %d and %d cards": "每种卡数应在 %d 到 %d 张之间",
+	"a size is named twice":                     "有卡数出现了两次",
+	"a trial runs a batch task, not a service":  "试跑只运行批处理任务，不运行服务",
 }

@@ -138,6 +138,10 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 		d.Reruns = append(d.Reruns, billsview.ReportRerun{Project: g.Project, Tasks: g.Runs, RerunS: g.NominalS, CostFen: g.CostFen,
 			MissingPrice: g.MissingPrice})
 	}
+	for _, g := range r.Trials {
+		d.Trials = append(d.Trials, billsview.ReportTrial{Project: g.Project, Runs: g.Runs, TrialS: g.NominalS, CostFen: g.CostFen,
+			MissingPrice: g.MissingPrice})
+	}
 	for _, a := range r.Advice {
 		d.Advice = append(d.Advice, billsview.ReportAdvice{TaskID: a.TaskID, Task: a.Task, Project: a.Project, Owner: a.Owner,
 			RuntimeS: a.RuntimeS, Advice: *handlers.AdviceView(&a.Advice), SavingFen: a.SavingFen})

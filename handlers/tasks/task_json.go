@@ -57,7 +57,7 @@ func taskFields(t models.TaskRow) api.Task {
 		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion,
 		DataCheckedAt: t.DataCheckedAt, LastCheckpoint: t.LastCheckpoint, Attempt: max(t.Attempt, 1), MaxAttempts: max(t.MaxAttempts, 1),
 		RerunOnFailure: t.RerunOnFailure, MinInterNodeGbps: t.MinInterNodeGbps, MinStorageMBps: t.MinStorageMBps,
-		AllowNoInterconnect: t.AllowNoInterconnect}
+		AllowNoInterconnect: t.AllowNoInterconnect, TrialID: t.TrialID}
 	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
 	if t.Service() {
 		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath

@@ -241,6 +241,10 @@ func taskView(t models.TaskRow) tasksview.TaskView {
 	if t.EndedAt != nil {
 		v.EndedAt = *t.EndedAt
 	}
+	if t.TrialID != nil {
+		v.TrialID = *t.TrialID
+	}
+	v.Service = t.Service()
 	json.Unmarshal([]byte(t.Command), &v.Command)
 	if t.State == models.TaskWaitingData && t.DataCheck != "" {
 		var dc models.DataCheck

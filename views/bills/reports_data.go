@@ -43,6 +43,18 @@ type ReportData struct {
 	Advice []ReportAdvice
 	// Reruns are, per project, the week's card time lost to reruns and its cost.
 	Reruns []ReportRerun
+	// Trials are, per project, the week's card time of trials' runs and its cost.
+	Trials []ReportTrial
+}
+
+// ReportTrial is one project's card time in the week of trials' runs: how many runs, their
+// seconds and what those cost, priced as the project's bill lines.
+type ReportTrial struct {
+	Project      string
+	Runs         int
+	TrialS       int64
+	CostFen      int64
+	MissingPrice bool
 }
 
 // ReportRerun is one project's card time in the week lost to reruns: how many tasks were
