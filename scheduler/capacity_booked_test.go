@@ -59,7 +59,7 @@ func TestFreeCapacityNetOfBookings(t *testing.T) {
 			{Spec: "A100-80G", Total: 8, Free: 3, Booked: 5, BookedFor: []string{"b", "c"}, LargestFree: 3},
 			{Spec: "H800-80G", Total: 8, Booked: 8, BookedFor: []string{"c"}},
 		},
-		"a booking not holding yet keeps nothing": {{Spec: "A100-80G", Total: 8, Free: 8, LargestFree: 8}},
+		"a booking not holding yet keeps nothing":                 {{Spec: "A100-80G", Total: 8, Free: 8, LargestFree: 8}},
 		"a booking of a spec whose cards are all held keeps none": {{Spec: "A100-80G", Total: 8, Held: 8}},
 	}
 	for name, snap := range bookedWorlds() {
