@@ -98,7 +98,7 @@ func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (
 		for k, h := range held {
 			// Kept, also when the cards would not fit whatever is held: then the task waits
 			// for cards, not for a hold.
-			if !(h.owed+h.mine == 0 || left[k] >= int64(h.owed)+int64(h.mine) || left[k] < 0 && h.owed == 0) {
+			if !(h.owed+h.mine == 0 || left[k] >= int64(h.owed)+int64(h.mine) || left[k] < 0) {
 				keep, mineOnly = false, mineOnly && left[k] >= int64(h.owed)
 			}
 		}

@@ -26,6 +26,8 @@ func bookedWorlds() map[string]Snapshot {
 			book("b", "A100-80G", 3, ahead, end).book("c", "A100-80G", 2, open, end).book("c", "H800-80G", 8, open, end).s,
 		"a booking not holding yet keeps nothing": snapshot(node(1, "A100-80G", 8)).
 			book("b", "A100-80G", 4, t0.Add(3*time.Hour), end).s,
+		"a booking of a spec whose cards are all held keeps none": snapshot(node(1, "A100-80G", 8)).
+			run(running(10, gpus(1, 0, 7)...)).book("b", "A100-80G", 4, ahead, end).s,
 	}
 }
 
@@ -57,7 +59,8 @@ func TestFreeCapacityNetOfBookings(t *testing.T) {
 			{Spec: "A100-80G", Total: 8, Free: 3, Booked: 5, BookedFor: []string{"b", "c"}, LargestFree: 3},
 			{Spec: "H800-80G", Total: 8, Booked: 8, BookedFor: []string{"c"}},
 		},
-		"a booking not holding yet keeps nothing": {{Spec: "A100-80G", Total: 8, Free: 8, LargestFree: 8}},
+		"a booking not holding yet keeps nothing":                 {{Spec: "A100-80G", Total: 8, Free: 8, LargestFree: 8}},
+		"a booking of a spec whose cards are all held keeps none": {{Spec: "A100-80G", Total: 8, Held: 8}},
 	}
 	for name, snap := range bookedWorlds() {
 		t.Run(name, func(t *testing.T) {
@@ -70,7 +73,9 @@ func TestFreeCapacityNetOfBookings(t *testing.T) {
 
 // TestFreeCapacityIsWhatTryPlaces: for every place of the panel, a dry run (Try) of a task
 // of a project without a booking starts with the panel's largest free cards and waits, on
-// cards booked by another project, with one more.
+// cards booked by another project, with one more; where the panel counts no booked card, it
+// waits for cards, never "booked" (a task that would not fit whatever is held was told it
+// waited for a booking while every card was held).
 func TestFreeCapacityIsWhatTryPlaces(t *testing.T) {
 	for name, snap := range bookedWorlds() {
 		t.Run(name, func(t *testing.T) {
@@ -84,10 +89,13 @@ func TestFreeCapacityIsWhatTryPlaces(t *testing.T) {
 						t.Errorf("%s in %q: the panel says %d free, a dry run of %d waits: %s", c.Spec, c.Region, c.LargestFree, c.LargestFree, tr)
 					}
 				}
+				tr := Try(snap, ask.gpus(c.LargestFree+1).p, t0, Policy{})
 				if c.Booked == 0 {
+					if tr.Detail == DetailBooked {
+						t.Errorf("%s in %q: the panel counts no booked card, a dry run of %d: %s", c.Spec, c.Region, c.LargestFree+1, tr)
+					}
 					continue
 				}
-				tr := Try(snap, ask.gpus(c.LargestFree+1).p, t0, Policy{})
 				if tr.Starting || tr.Reason != ReasonNoFreeGPUs || tr.Detail != DetailBooked {
 					t.Errorf("%s in %q: the panel says %d free and %d booked, a dry run of %d: %s, want booked by another project",
 						c.Spec, c.Region, c.LargestFree, c.Booked, c.LargestFree+1, tr)

@@ -343,6 +343,13 @@ type decider struct {
 	cand, inQ, overQ, pick, sub []int32
 	evs                         []event
 	order                       []int32
+	// placeEvs are each place's events by node while len(fleet.events) is placeEvsAt (see
+	// placeEvents).
+	placeEvs   map[int32][]event
+	placeEvsAt int
+	// odds are the running tasks' ends as odds, by index in the snapshot's Running, made
+	// when a floor first reads them (see likelyFree).
+	odds []endOdds
 	// long is true while a long task is being placed or reserved for: short-only nodes are
 	// not for it. reserveOnly is true while a short task tries the short-only nodes first.
 	long, reserveOnly bool
@@ -895,7 +902,7 @@ func (d *decider) commit(i int32, end90 int64, overflow bool) {
 		if n.res >= 0 && end90 > d.res[n.res].at {
 			n.spare -= use
 		}
-		f.events = append(f.events, event{node: ni, n: use, end50: end50, end90: end90, eta50: after(0, st.e50)})
+		f.events = append(f.events, event{node: ni, n: use, run: -1, end50: end50, end90: end90, eta50: after(0, st.e50)})
 		d.nodeBuf = append(d.nodeBuf, n.id)
 		rest -= use
 	}

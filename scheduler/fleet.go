@@ -95,6 +95,7 @@ func keyOf(n *Node) pkey { return pkey{place{n.Spec, n.Region}, attrsOf(n)} }
 type event struct {
 	node                int32
 	n                   int32
+	run                 int32 // the task's index in the snapshot's Running; -1 for one placed now
 	end50, end90, eta50 int64
 }
 
@@ -264,7 +265,7 @@ func (f *fleet) hold(running []Running, now time.Time, eta func(*Running) int64)
 			if eta50 < 0 {
 				eta50 = eta(r)
 			}
-			f.events = append(f.events, event{node: ni, n: 1, end50: end50, end90: end90, eta50: eta50})
+			f.events = append(f.events, event{node: ni, n: 1, run: int32(i), end50: end50, end90: end90, eta50: eta50})
 			last = ni
 		}
 	}

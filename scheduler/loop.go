@@ -46,8 +46,11 @@ type LoopConfig struct {
 	NodeLostAfter time.Duration
 	// FairnessHalfLife is the half-life of the usage that orders projects within a priority.
 	FairnessHalfLife time.Duration
-	Now              func() time.Time
-	Logger           *slog.Logger
+	// ScalePeriod is the scaling loop's period (clock time), which the ETAs count a new
+	// machine's ask by (see Growth).
+	ScalePeriod time.Duration
+	Now         func() time.Time
+	Logger      *slog.Logger
 }
 
 // Loop is the queue's control loop: each RunOnce snapshots the store, decides with Decide, and

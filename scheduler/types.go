@@ -41,8 +41,9 @@ type Snapshot struct {
 // its place (its spec in its region) while tasks wait for cards there: the machines booting
 // now when each is expected to be ready, then up to Room more nodes, Batch at a time, the
 // first asked once demand has waited Delay and Every has passed since the pool last grew
-// (LastUp), each ready Boot after it is asked, a batch every Every. Only the p50 ETAs count
-// on it: machines may fail to boot, and the p90 is a bound.
+// (LastUp) — at the scaling loop's next pass, half its Period later on average — each ready
+// Boot after it is asked, a batch every Every. Only the p50 ETAs count on it: machines may
+// fail to boot, and the p90 is a bound.
 type Growth struct {
 	Spec, Region string
 	GPUsPerNode  int
@@ -51,6 +52,7 @@ type Growth struct {
 	Delay, Boot  time.Duration
 	Every        time.Duration
 	LastUp       time.Time
+	Period       time.Duration
 }
 
 // Node is one machine. Its GPUs are free unless a Running task holds them.
