@@ -31,7 +31,6 @@ type witness struct {
 	sessions map[string]*http.Client // by demo login
 	token    string                  // the admin's API token, for the CLI
 	projects map[string]int64        // project ids by name
-	weeks    weekCache               // the reports of weeks that had ended when read
 }
 
 // newWitness logs in as admin, finance, lead and the askers and makes the admin an API token.

@@ -49,9 +49,6 @@ type reportsReading struct {
 	servicesBilledFromTill [2]string                // the months read for them
 }
 
-// weekCache keeps the reports of weeks that had ended when read: they read the same later.
-type weekCache map[string]map[string]weekFigures
-
 // readReports reads, with the clock held, the weekly reports (as finance: /reports.csv of
 // every week from the one the demo's past month begins in to the current one, read up to
 // now) and the bills of every month from the past month to now; the lead's weekly messages;
@@ -96,9 +93,6 @@ func (w *witness) readReports(ctx context.Context, in *instant, past string) err
 		}
 	}
 	r.monthsFrom = first
-	if w.weeks == nil {
-		w.weeks = weekCache{}
-	}
 	r.weeksFrom, _ = billing.WeekOf(first, loc).Bounds(loc)
 	for wk := billing.WeekOf(first, loc); ; wk = wk.Next() {
 		from, to := wk.Bounds(loc)
@@ -106,16 +100,11 @@ func (w *witness) readReports(ctx context.Context, in *instant, past string) err
 			break
 		}
 		r.weeksTo = to
-		rows, ok := w.weeks[wk.String()]
-		if !ok {
-			if rows, err = w.weekRows(ctx, wk.String()); err != nil {
-				return err
-			}
-			if !to.After(in.at) {
-				w.weeks[wk.String()] = rows
-			}
+		// Every week is read again: an ended week's report changes when a node that held
+		// cards at its end is later found lost, charged only until it was last seen.
+		if r.weeks[wk.String()], err = w.weekRows(ctx, wk.String()); err != nil {
+			return err
 		}
-		r.weeks[wk.String()] = rows
 	}
 	var notes []struct {
 		Kind    string `json:"kind"`
