@@ -35,7 +35,7 @@ type agentConfig struct {
 	// with ContainerMounts (comma-separated host:container[:ro]).
 	ContainerRuntime, ContainerMounts string
 	// CgroupParent is the cgroup, under each hierarchy's root, that holds each task's own;
-	// "" runs tasks without cgroups or limits.
+	// "auto" the agent's own where it is delegated; "" runs tasks without cgroups or limits.
 	CgroupParent string
 	// Once and Print make the agent read the GPUs once, print a table and exit.
 	Once, Print bool
@@ -59,7 +59,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.String(&c.DCGMURL, "dcgm-url", "http://localhost:9400/metrics", "dcgm-exporter's metrics page (with --source dcgm)")
 	f.String(&c.ContainerRuntime, "container-runtime", "", "docker, podman or nerdctl: runs tasks that name an image (default: none, such tasks fail to start)")
 	f.String(&c.ContainerMounts, "container-mounts", "", "data mounts of every task container, comma-separated /host:/container[:ro]")
-	f.String(&c.CgroupParent, "cgroup-parent", "kashi", `the cgroup (under the roots of the memory and cpu hierarchies, or of the unified one) that holds each task's own, with its memory and CPU limits; "" runs tasks without limits`)
+	f.String(&c.CgroupParent, "cgroup-parent", agent.AutoCgroup, `the cgroup that holds each task's own, with its memory and CPU limits: a group under the roots of the memory and cpu hierarchies, or of the unified one, such as kashi; "auto", <own>/tasks under the agent's own group where its unit delegates that to it (deploy/kashi-agent.service, on cgroup v2 with systemd 254 or later), else kashi; "" runs tasks without limits`)
 	f.Bool(&c.Once, "once", false, "read the GPUs once and exit (with --print: check a new machine)")
 	f.Bool(&c.Print, "print", false, "print the GPUs as a table (with --once)")
 	if err := f.parse(args); err != nil {
@@ -98,6 +98,7 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 		if runner.Cgroups, err = taskCgroups(c.CgroupParent); err != nil {
 			return err
 		}
+		log.Info("tasks' cgroups", "parent", runner.Cgroups.Parent, "delegated", runner.Cgroups.Home != "")
 	}
 	if c.ContainerRuntime != "" {
 		cc := c.container()
@@ -119,7 +120,11 @@ func taskCgroups(parent string) (*agent.Cgroups, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: cgroups: %w", err)
 	}
-	cg, err := agent.FindCgroups(string(mi), parent)
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, fmt.Errorf("agent: cgroups: %w", err)
+	}
+	cg, err := agent.FindCgroups(string(mi), string(self), parent)
 	if err == nil {
 		err = cg.Prepare()
 	}

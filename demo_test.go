@@ -293,10 +293,12 @@ func TestDemoScales(t *testing.T) {
 // TestDemoShowsRerun runs the demo on a faster clock and checks that its training task that
 // writes checkpoints, whose node the demo loses after its first, is queued again and resumes
 // on another node from that checkpoint within its first minutes, and that its page lists both
-// attempts, the first lost with its node after its checkpoint, in English and in Chinese.
+// attempts, the first lost with its node after its checkpoint, in English and in Chinese;
+// then that its trial of finetune-7b on two specs ends with a proposal, its page in both
+// languages.
 func TestDemoShowsRerun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the demo for up to three minutes")
+		t.Skip("runs the demo for up to five minutes")
 	}
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -350,6 +352,54 @@ func TestDemoShowsRerun(t *testing.T) {
 			!strings.Contains(first.Find(`[data-testid=attempt-checkpoint]`).Text(), "sim-ckpt:") ||
 			!strings.Contains(first.Find(`[data-testid=attempt-lost]`).Text(), ".") {
 			t.Errorf("%s page of task %d: attempts %q", lang, id, doc.Find(`[data-testid=task-attempts]`).Text())
+		}
+	}
+
+	// Its trial (小规模验证) starts once the rerun's node is given up: within a minute more its
+	// four runs end and its page compares them and proposes the full run.
+	deadline = time.Now().Add(2 * time.Minute)
+	var trial struct {
+		ID       int64           `json:"id"`
+		Done     bool            `json:"done"`
+		Runs     []any           `json:"runs"`
+		Proposal *map[string]any `json:"proposal"`
+	}
+	for ; time.Now().Before(deadline) && (trial.ID == 0 || trial.Proposal == nil); time.Sleep(time.Second) {
+		if trial.ID == 0 {
+			var tasks []struct {
+				Name    string `json:"name"`
+				TrialID *int64 `json:"trial_id"`
+			}
+			if err := getJSONAs(client, base+"/api/v1/tasks?project=vision", &tasks); err != nil {
+				continue
+			}
+			for _, tk := range tasks {
+				if strings.HasPrefix(tk.Name, demo.TrialTask+" · trial") && tk.TrialID != nil {
+					trial.ID = *tk.TrialID
+				}
+			}
+			continue
+		}
+		getJSONAs(client, fmt.Sprintf("%s/api/v1/trials/%d", base, trial.ID), &trial)
+	}
+	if trial.Proposal == nil || len(trial.Runs) != 4 {
+		t.Fatalf("the demo's trial %d: %d runs, done %v, proposal %v; want 4 runs and a proposal within a minute of the rerun", trial.ID, len(trial.Runs), trial.Done, trial.Proposal)
+	}
+	for _, lang := range []string{"en", "zh-CN"} {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/trials/%d", base, trial.ID), nil)
+		req.Header.Set("Accept-Language", lang)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Find(`[data-testid=trial-run]`).Length() != 4 || doc.Find(`[data-testid=trial-full]`).Length() != 1 ||
+			strings.Contains(doc.Find(`[data-testid=trial-runs]`).Text(), "trial.") {
+			t.Errorf("%s trial page: %q", lang, doc.Find(`main`).Text())
 		}
 	}
 }

@@ -166,7 +166,11 @@ func TestTasksRunAsTheirOwners(t *testing.T) {
 	// The agent stops a task of another account (a cancel), as it would at its runtime limit.
 	long := c.submit("bob", "long", "sleep 600")
 	for st := c.get(long); st.State != "running"; st = c.get(long) {
-		time.Sleep(100 * time.Millisecond)
+		select { // until the test's deadline, as wait
+		case <-c.ctx.Done():
+			t.Fatalf("bob's long task still %s: %v", st.State, c.ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	c.do("bob", http.MethodPost, "/api/v1/tasks/"+long+"/cancel", "", nil)
 	if st := c.wait(long); st.State != "cancelled" {
@@ -308,7 +312,8 @@ func randomHex(n int) string {
 // killing what a failed test left running in its tasks' groups.
 func removeCgroupParent(parent string) {
 	mi, _ := os.ReadFile("/proc/self/mountinfo")
-	cg, err := agent.FindCgroups(string(mi), parent)
+	self, _ := os.ReadFile("/proc/self/cgroup")
+	cg, err := agent.FindCgroups(string(mi), string(self), parent)
 	if err != nil {
 		return
 	}

@@ -300,9 +300,14 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			Now: now, Speed: cfg.DemoSpeed, Faults: cfg.DemoFaults, Logger: log, Tokens: demoTokens, Run: run})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
+	// pastFilled closes once a fresh demo's past is filled (at once otherwise).
+	pastFilled := make(chan struct{})
+	if !demoFresh {
+		close(pastFilled)
+	}
 	var weekly *control.Weekly
 	if cfg.weekly != nil {
-		weekly = &control.Weekly{Every: weeklyEvery, Policy: notice.DefaultWeeklyPolicy(*cfg.weekly, cfg.Location),
+		weekly = &control.Weekly{Every: weeklyEvery, Policy: afterPast(notice.DefaultWeeklyPolicy(*cfg.weekly, cfg.Location), pastFilled),
 			Reports: notice.BillingReports(store, phrase.Locale{Lang: cfg.Lang}, cfg.PublicURL)}
 	}
 	loops := control.New(ctx, store, control.Config{Speed: speed, Tick: cfg.Tick, ScaleEvery: cfg.ScaleEvery,
@@ -342,7 +347,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	if demoFresh {
 		// The past fills beside the live demo, so that the demo starts at once.
-		running.Go(func() { fillDemoPast(loopCtx, store, now(), log) })
+		running.Go(func() {
+			fillDemoPast(loopCtx, store, now(), log)
+			close(pastFilled)
+		})
 	}
 
 	select {
@@ -510,6 +518,22 @@ func fillDemoPast(ctx context.Context, store *models.Store, now time.Time, log *
 	}
 	log.Info("demo past filled", "month issued", stats.Month, "tasks", stats.Tasks, "bills", stats.Bills,
 		"card-hours", stats.CardHours, "rollup buckets", stats.RollupBuckets, "took", time.Since(began).Round(time.Millisecond))
+}
+
+// afterPast holds pol's sends until filled closes: a fresh demo's weekly report waits for
+// its past, which fills beside the live demo; sent before, the week due would be reported
+// from a ledger without it, and claimed with nothing to say.
+func afterPast(pol notice.WeeklyPolicy, filled <-chan struct{}) notice.WeeklyPolicy {
+	planned := pol.Planned
+	pol.Planned = func(after time.Time) time.Time {
+		select {
+		case <-filled:
+			return planned(after)
+		default:
+			return time.Time{}
+		}
+	}
+	return pol
 }
 
 // The weekly report's sending (--weekly-report).

@@ -58,6 +58,15 @@ type TaskRequest struct {
 	// also when it exits non-zero by itself (absent: its template's, else false).
 	MaxAttempts    int   `json:"max_attempts,omitempty"`
 	RerunOnFailure *bool `json:"rerun_on_failure,omitempty"`
+	// MinInterNodeGbps is the least network between nodes (Gb/s, 0–204,800) and
+	// MinStorageMBps the least storage read throughput (MB/s, 0–1,000,000, the better of a
+	// node's local disks and the shared storage) a pool must state for the task to run
+	// there (absent: its template's, else none). AllowNoInterconnect lets a task larger than
+	// a node run on a pool whose nodes have no network between them (absent: its
+	// template's, else false: such a task waits with reason no-suitable-place).
+	MinInterNodeGbps    int   `json:"min_inter_node_gbps,omitempty"`
+	MinStorageMBps      int   `json:"min_storage_mbps,omitempty"`
+	AllowNoInterconnect *bool `json:"allow_no_interconnect,omitempty"`
 }
 
 // TemplateBody is what a task template fixes of the tasks submitted from it, as the template
@@ -85,6 +94,11 @@ type TemplateBody struct {
 	// defaults, 2 attempts and no rerun on the task's own failure.
 	MaxAttempts    int  `json:"max_attempts,omitempty"`
 	RerunOnFailure bool `json:"rerun_on_failure,omitempty"`
+	// MinInterNodeGbps, MinStorageMBps and AllowNoInterconnect are its tasks' (see
+	// TaskRequest); absent for none.
+	MinInterNodeGbps    int  `json:"min_inter_node_gbps,omitempty"`
+	MinStorageMBps      int  `json:"min_storage_mbps,omitempty"`
+	AllowNoInterconnect bool `json:"allow_no_interconnect,omitempty"`
 }
 
 // TemplateRollback is the body of POST /api/v1/templates/{id}/rollback: the earlier version
@@ -147,9 +161,16 @@ type Task struct {
 	Attempt        int  `json:"attempt"`
 	MaxAttempts    int  `json:"max_attempts"`
 	RerunOnFailure bool `json:"rerun_on_failure"`
+	// MinInterNodeGbps, MinStorageMBps and AllowNoInterconnect are what the task asks of
+	// the pools it runs on (see TaskRequest); 0 and false for nothing.
+	MinInterNodeGbps    int  `json:"min_inter_node_gbps"`
+	MinStorageMBps      int  `json:"min_storage_mbps"`
+	AllowNoInterconnect bool `json:"allow_no_interconnect"`
 	// TemplateID is the template the task was submitted from, at TemplateVersion.
 	TemplateID      *int64 `json:"template_id"`
 	TemplateVersion int    `json:"template_version"`
+	// TrialID is the trial the task is a run of (GET /api/v1/trials/{id}); absent for others.
+	TrialID *int64 `json:"trial_id,omitempty"`
 	// Kind is "batch" or "service"; a service's replica also shows its model, service (the
 	// id of its first replica), replicas and metrics endpoint.
 	Kind         string `json:"kind"`
@@ -278,6 +299,28 @@ type Capacity struct {
 	// ShortReserve counts the cards kept for the short lane; ShortReserveHeld those in use.
 	ShortReserve     int `json:"short_reserve"`
 	ShortReserveHeld int `json:"short_reserve_held"`
+	// Pools are the pools of the spec in the region, with what each states for work across
+	// cards and nodes and for storage.
+	Pools []PoolAttributes `json:"pools,omitempty"`
+}
+
+// PoolAttributes is what a pool states for work across cards and nodes and for storage, as
+// its admin (or its cloud flavor) set it: the link between a node's cards (nvlink, pcie;
+// absent: not stated) and its bandwidth per card in GB/s, the network between nodes (none,
+// roce, infiniband, ethernet; absent: not stated) as ports × Gb/s each (InterNodeGbps their
+// product, what a task's min_inter_node_gbps is held against), and the local disks' and the
+// shared storage's read throughput in MB/s (the better is held against min_storage_mbps).
+// Zero and absent mean not stated.
+type PoolAttributes struct {
+	Pool              string `json:"pool"`
+	IntraNodeLink     string `json:"intra_node_link,omitempty"`
+	IntraNodeGBytesS  int    `json:"intra_node_gbytes_s,omitempty"`
+	InterNodeLink     string `json:"inter_node_link,omitempty"`
+	InterNodePorts    int    `json:"inter_node_ports,omitempty"`
+	InterNodePortGbps int    `json:"inter_node_port_gbps,omitempty"`
+	InterNodeGbps     int    `json:"inter_node_gbps,omitempty"`
+	LocalStorageMBps  int    `json:"local_storage_mbps,omitempty"`
+	SharedStorageMBps int    `json:"shared_storage_mbps,omitempty"`
 }
 
 // GPU is one GPU of GET /api/v1/gpus. ID names it (GET /gpus/{id} is its page); UUID, what

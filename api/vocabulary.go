@@ -65,11 +65,17 @@ const (
 	ReasonInvalid WaitReason = "invalid"
 	// ReasonReservationWindow: the task starts when its project's booked window opens.
 	ReasonReservationWindow WaitReason = "reservation-window"
+	// ReasonNoSuitablePlace: every pool the task could run on lacks what it needs; the
+	// queue entry's reason_detail names what: no-interconnect (the task is larger than a node
+	// and the pool's nodes have no network between them), inter-node-below-minimum or
+	// storage-below-minimum (the pool states less than min_inter_node_gbps or
+	// min_storage_mbps, or states nothing).
+	ReasonNoSuitablePlace WaitReason = "no-suitable-place"
 )
 
 // waitReasons lists every WaitReason.
 var waitReasons = []WaitReason{ReasonStarting, ReasonNew, ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
-	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow}
+	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow, ReasonNoSuitablePlace}
 
 // WaitReasons lists every wait reason.
 func WaitReasons() []WaitReason { return slices.Clone(waitReasons) }

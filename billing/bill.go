@@ -82,6 +82,9 @@ type Bill struct {
 	// RerunFen is what the card time lost to reruns cost (Held.Rerun priced as its lines:
 	// RerunFen), inside the total; absent without reruns, so bills before them keep their shape.
 	RerunFen int64 `json:"rerun_fen,omitempty"`
+	// TrialFen is what the trials' runs cost (Held.Trial priced as its lines: TrialFen),
+	// inside the total; absent without trials.
+	TrialFen int64 `json:"trial_fen,omitempty"`
 	TotalFen int64 `json:"total_fen"`
 	// MissingPrices names specs used without a price; such a bill cannot be issued.
 	MissingPrices []string `json:"missing_prices"`

@@ -30,16 +30,26 @@ type Booking struct {
 
 // BookingRules is the rule for unused booked card-hours per spec: the lowest
 // unused_booking_pct of the spec's pools (a project never pays more than the most lenient
-// pool of the spec asks). A spec without a pool is free.
+// pool of the spec asks), a pool without one counting as the default. A spec without a
+// configured pool has the default (bookingRule).
 func BookingRules(pools []models.ConfiguredPool) map[string]int {
 	out := map[string]int{}
 	for _, p := range pools {
 		spec := cmp.Or(p.Config.Spec, p.Spec)
-		if pct, ok := out[spec]; !ok || p.Config.UnusedBookingPct < pct {
-			out[spec] = p.Config.UnusedBookingPct
+		if pct, ok := out[spec]; !ok || p.Config.UnusedBooking() < pct {
+			out[spec] = p.Config.UnusedBooking()
 		}
 	}
 	return out
+}
+
+// bookingRule is the rule of spec among rules (BookingRules): the default where no
+// configured pool of the spec sets one.
+func bookingRule(rules map[string]int, spec string) int {
+	if pct, ok := rules[spec]; ok {
+		return pct
+	}
+	return models.DefaultUnusedBookingPct
 }
 
 // bookingKey is a project's cards of one spec.
@@ -93,7 +103,7 @@ func (bs *bookingSet) measure() map[int64][]Booking {
 	for _, k := range slices.SortedFunc(maps.Keys(bs.byKey), func(a, b bookingKey) int {
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.spec, b.spec))
 	}) {
-		out[k.project] = append(out[k.project], measureBookings(bs.byKey[k], bs.held[k], bs.upTo, bs.pct[k.spec])...)
+		out[k.project] = append(out[k.project], measureBookings(bs.byKey[k], bs.held[k], bs.upTo, bookingRule(bs.pct, k.spec))...)
 	}
 	return out
 }

@@ -107,14 +107,18 @@ func TestBookingUse(t *testing.T) {
 	})
 }
 
-// TestBookingRules: a spec's rule is the lowest of its pools'.
+// TestBookingRules: a spec's rule is the lowest of its pools', a pool that sets none
+// counting as the default (100 %), as does a spec without a configured pool.
 func TestBookingRules(t *testing.T) {
-	pool := func(spec string, pct int) models.ConfiguredPool {
+	pool := func(spec string, pct *int) models.ConfiguredPool {
 		return models.ConfiguredPool{Config: models.PoolConfig{Spec: spec, UnusedBookingPct: pct}}
 	}
-	got := BookingRules([]models.ConfiguredPool{pool(a100, 100), pool(a100, 40), pool(h800, 100)})
-	if diff := cmp.Diff(map[string]int{a100: 40, h800: 100}, got); diff != "" {
+	got := BookingRules([]models.ConfiguredPool{pool(a100, new(100)), pool(a100, new(40)), pool(h800, nil), pool("L40S-48G", new(0))})
+	if diff := cmp.Diff(map[string]int{a100: 40, h800: 100, "L40S-48G": 0}, got); diff != "" {
 		t.Errorf("BookingRules (-want +got):\n%s", diff)
+	}
+	if got := bookingRule(got, "T4-16G"); got != 100 {
+		t.Errorf("the rule of a spec without a pool = %d %%, want the default 100 %%", got)
 	}
 }
 
@@ -127,8 +131,8 @@ func TestBookingDownloads(t *testing.T) {
 	}
 	csv := buf.String()
 	for _, want := range []string{
-		"预约未用 booking-unused,alpha,2026-03,,,,,,,A100-80G,,,20.000000,0.000000,0.000000,,,,,,,,15.00,150.00,50 % of the rate",
-		"预约 booking,alpha,2026-03,,7,,,,,A100-80G,,booking-unused,40.000000,20.000000,20.000000,,,,,,,,,,4 cards " +
+		"预约未用 booking-unused,alpha,2026-03,,,,,,,A100-80G,,,20.000000,0.000000,0.000000,,,,,,,,,15.00,150.00,50 % of the rate",
+		"预约 booking,alpha,2026-03,,7,,,,,A100-80G,,booking-unused,40.000000,20.000000,20.000000,,,,,,,,,,,4 cards " +
 			time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC).Format(time.RFC3339),
 	} {
 		if !strings.Contains(csv, want) {

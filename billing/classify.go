@@ -29,11 +29,15 @@ type Breakdown struct {
 	// checkpoint, or its start without one, to its end: work done again by the next attempt,
 	// whatever the cards did. Absent without reruns, so bills before them keep their shape.
 	Rerun int64 `json:"rerun_s,omitempty"`
+	// Trial is the seconds of a trial's run (小规模验证: a task tried at a small size for a
+	// bounded time before its full run), whatever the cards did. Absent without trials, so
+	// bills before them keep their shape.
+	Trial int64 `json:"trial_s,omitempty"`
 }
 
 // Nominal is all held seconds.
 func (b Breakdown) Nominal() int64 {
-	return b.Setup + b.Active + b.Serving + b.LowUtil + b.Idle + b.NoData + b.Rerun
+	return b.Setup + b.Active + b.Serving + b.LowUtil + b.Idle + b.NoData + b.Rerun + b.Trial
 }
 
 // Effective is the seconds the cards did the work they were held for: active, or serving.
@@ -48,6 +52,7 @@ func (b *Breakdown) Add(o Breakdown) {
 	b.Idle += o.Idle
 	b.NoData += o.NoData
 	b.Rerun += o.Rerun
+	b.Trial += o.Trial
 }
 
 // IsInterrupted reports whether a task with this ending (models.TaskEnding) was interrupted,
@@ -116,8 +121,12 @@ func (s *spanSet) wasted(window Span, t *models.LedgerTask) int64 {
 // classifyHeld classes the seconds of allocation a that fall in window, given its span held
 // and its GPU's rollups (as Classify): a service replica's by what its service served
 // (serving.Split, as the Models page classes them), any other task's by its GPU's readings,
-// those of an attempt that was rerun from its RerunFrom on as Rerun.
+// those of an attempt that was rerun from its RerunFrom on as Rerun; a trial's run's all as
+// Trial.
 func classifyHeld(a *models.LedgerAllocation, held, window Span, rs []models.GPURollup, serving models.ServiceServing) Breakdown {
+	if a.Trial {
+		return Breakdown{Trial: held.Clip(window).Seconds()}
+	}
 	service, ok := serving.ServiceOf(a.TaskID)
 	if !ok && a.RerunFrom > 0 {
 		from := max(held.Start, a.RerunFrom)
@@ -211,8 +220,12 @@ func splitBucket(b *Breakdown, ov int64, r models.GPURollup) {
 }
 
 // wastedOf is the wasted seconds of allocation a, classed as b, in window: its rerun seconds
-// for an attempt that was rerun, else those Wasted counts for its task t.
+// for an attempt that was rerun, none for a trial's run (stopped at its bound by design),
+// else those Wasted counts for its task t.
 func wastedOf(a *models.LedgerAllocation, b Breakdown, held, window Span, t *models.LedgerTask) int64 {
+	if a.Trial {
+		return 0
+	}
 	if a.RerunFrom > 0 {
 		return b.Rerun
 	}

@@ -45,7 +45,8 @@ type Input struct {
 	Adjustments []models.Adjustment
 	// Reservations are the booked windows overlapping the month, a cancelled one ending at
 	// its cancellation (models.Store.BilledReservations); UnusedBookingPct is the rule for
-	// their unused card-hours by spec (BookingRules; a spec absent is free).
+	// their unused card-hours by spec (BookingRules; a spec absent has the default,
+	// models.DefaultUnusedBookingPct).
 	Reservations     []models.Reservation
 	UnusedBookingPct map[string]int
 	// Serving classes the card time of inference services' replicas by what the services
@@ -258,9 +259,12 @@ func (l *ledger) add(a *models.LedgerAllocation, c *classified) bool {
 		ln.region, ln.regionOf = r, a.ID
 	}
 	ln.held.Add(c.class)
-	if a.RerunFrom > 0 {
+	switch {
+	case a.RerunFrom > 0:
 		ln.wasted += c.class.Rerun // an earlier attempt's: lost to its rerun, whatever the task's end
-	} else {
+	case a.Trial:
+		// a trial's run stops at its bound by design: nothing wasted
+	default:
 		l.held.at(i).add(c.held)
 	}
 	return true

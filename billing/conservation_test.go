@@ -91,6 +91,8 @@ func randomHistory(r *rand.Rand, loc *time.Location) history {
 				Spec: specs[g%2], Start: start.Unix(), End: end, Overflow: r.IntN(6) == 0}
 			if task.ServiceID == 0 && end != 0 && r.IntN(4) == 0 { // an attempt that was rerun
 				a.RerunFrom = start.Unix() + r.Int64N(end-start.Unix()+1)
+			} else if task.ServiceID == 0 && r.IntN(6) == 0 { // a trial's run
+				a.Trial = true
 			}
 			h.allocs = append(h.allocs, a)
 			e := h.asOf.Unix()
@@ -156,7 +158,7 @@ func (h history) servedIn(service int64, s Span) int64 {
 
 // TestConservation: for random histories in zones with and without daylight saving, with
 // tasks finished, failed, lost, timed out, reclaimed, released and cancelled, some with
-// checkpoints, some attempts rerun and some replicas of inference services, the bills' line
+// checkpoints, some attempts rerun, some trials' runs and some replicas of inference services, the bills' line
 // seconds over all months equal the allocations' held seconds to the second, per project and
 // month as the months split them; each class of a bill equals that class of its allocations
 // classified one by one (a replica's: serving where its service served, idle elsewhere; an
@@ -247,7 +249,11 @@ func checkConservation(t *testing.T, name string, h history) {
 				c.Rerun = Span{from, s.End}.Clip(win).Seconds()
 				lost = c.Rerun
 			}
-			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.Serving < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 || c.Rerun < 0 {
+			if a.Trial {
+				// A trial's run: all its seconds are the trial class, none wasted.
+				c, lost = Breakdown{Trial: s.Clip(win).Seconds()}, 0
+			}
+			if c.Nominal() != s.Clip(win).Seconds() || c.Setup < 0 || c.Active < 0 || c.Serving < 0 || c.LowUtil < 0 || c.Idle < 0 || c.NoData < 0 || c.Rerun < 0 || c.Trial < 0 {
 				t.Fatalf("%s: Classify(alloc %d, %s) = %+v, want parts ≥ 0 adding to %d", name, id, m, c, s.Clip(win).Seconds())
 			}
 			perAlloc[id] += c.Nominal()
@@ -323,6 +329,9 @@ func checkBill(t testing.TB, name string, b Bill) {
 	}
 	if b.RerunFen != RerunFen(&b) || b.RerunFen > lines || (b.Held.Rerun == 0 && b.RerunFen != 0) {
 		t.Errorf("%s: bill %s %s: reruns cost %d fen of lines' %d, rerun %d s", name, b.Project, b.Month, b.RerunFen, lines, b.Held.Rerun)
+	}
+	if b.TrialFen != TrialFen(&b) || b.TrialFen > lines || (b.Held.Trial == 0 && b.TrialFen != 0) {
+		t.Errorf("%s: bill %s %s: trials cost %d fen of lines' %d, trial %d s", name, b.Project, b.Month, b.TrialFen, lines, b.Held.Trial)
 	}
 	if specItems != lines || items != b.TotalFen {
 		t.Errorf("%s: bill %s %s: lines %d fen, spec items %d, items %d, total %d", name, b.Project, b.Month, lines, specItems, items, b.TotalFen)

@@ -18,7 +18,7 @@ var CSVHeader = []string{
 	"类型 Kind", "项目 Project", "月份 Month", "标签 Tags", "任务ID Task ID", "任务 Task", headerOwner,
 	"状态 State", "结束方式 Ending", "卡型 Spec", "地域 Region", "计价 Pricing", "名义卡时 Nominal card-hours",
 	"有效卡时 Effective card-hours", "闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours",
-	"无数据 No-data hours", "重跑 Rerun hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
+	"无数据 No-data hours", "重跑 Rerun hours", "试跑 Trial hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
 	"单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note",
 }
 
@@ -43,6 +43,7 @@ const (
 	colSetup
 	colNoData
 	colRerun
+	colTrial
 	colWasted
 	colEstimated
 	colUnits
@@ -61,6 +62,7 @@ const (
 	csvBooked = "预约 booking"
 	csvModel  = "模型 model"
 	csvRerun  = "重跑 rerun"
+	csvTrial  = "试跑 trial"
 )
 
 // itemLabels are the CSV kinds of summary items.
@@ -123,7 +125,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text(l.Spec)
 		cw.text(l.Region)
 		cw.text(l.Pricing)
-		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun, l.WastedS, l.EstimatedS)
+		cw.hours(l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun, l.Trial, l.WastedS, l.EstimatedS)
 		cw.int(l.Units)
 		cw.fen(l.RateFen)
 		cw.fen(l.AmountFen)
@@ -151,7 +153,7 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 	cw.start(csvTotal, b)
 	cw.at(colPricing)
 	cw.text(b.Mode)
-	cw.hours(b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.Held.Rerun, b.WastedS)
+	cw.hours(b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.Held.Rerun, b.Held.Trial, b.WastedS)
 	cw.at(colAmount)
 	cw.fen(b.TotalFen)
 	cw.field()
@@ -220,11 +222,23 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text(RerunNote)
 		cw.end()
 	}
+	if b.Held.Trial > 0 {
+		cw.start(csvTrial, b)
+		cw.at(colTrial)
+		cw.hours(b.Held.Trial)
+		cw.at(colAmount)
+		cw.fen(b.TrialFen)
+		cw.text(TrialNote)
+		cw.end()
+	}
 }
 
 // RerunNote is the note of a bill's rerun row in the downloads: what its hours and amount
 // are.
 const RerunNote = "card-hours lost to reruns (since each rerun attempt's last checkpoint); inside the total"
+
+// TrialNote is the note of a bill's trial row in the downloads.
+const TrialNote = "card-hours of trials' runs (tasks tried at small sizes before their full run); inside the total"
 
 // BookingNote describes a reservation window for downloads: "8 cards 2026-12-04T01:00:00Z –
 // 2026-12-04T10:00:00Z; unused at 50 % of the rate". A CSV booking row's hours columns hold

@@ -15,6 +15,11 @@ func IdleFen(b Bill) int64 { return classFen(b.Lines, func(l *Line) int64 { retu
 // as IdleFen prices idle time. It is inside the total.
 func RerunFen(b *Bill) int64 { return classFen(b.Lines, func(l *Line) int64 { return l.Rerun }) }
 
+// TrialFen is the part of a bill's charges that paid for trials' runs (试跑: tasks tried at
+// small sizes before their full run), priced as IdleFen prices idle time. It is inside the
+// total.
+func TrialFen(b *Bill) int64 { return classFen(b.Lines, func(l *Line) int64 { return l.Trial }) }
+
 // classFen is the lines' charges for the seconds class gives of each: at the line's rate per
 // card-hour, or its amount's share of its held seconds; rounded half up once per line.
 func classFen(lines []Line, class func(*Line) int64) int64 {

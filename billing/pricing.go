@@ -87,6 +87,7 @@ func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerT
 	}
 	b.NominalS, b.EffectiveS = b.Held.Nominal(), b.Held.Effective()
 	b.RerunFen = RerunFen(b)
+	b.TrialFen = TrialFen(b)
 	b.PriceVersions = p.priceVersions(b.ProjectID, b.Lines)
 	bl.items(win, asOf)
 	bl.idle()

@@ -151,6 +151,10 @@ type Report struct {
 	// Rerun class: Runs counts the tasks rerun, NominalS and SpecS their rerun seconds);
 	// WeekReport prices them like Templates. Empty without reruns.
 	Reruns []GroupUsage `json:"reruns"`
+	// Trials are, per project by name, the card time in the window of trials' runs (the
+	// Trial class: Runs counts the runs); WeekReport prices them like Reruns. Empty without
+	// trials.
+	Trials []GroupUsage `json:"trials"`
 }
 
 // GroupUsage is the card time in the window of a group of a project's tasks: how many held
@@ -363,6 +367,7 @@ func Utilization(in WindowInput) (Report, error) {
 	byTemplate := map[int64]*TemplateUsage{}
 	byService := map[int64]*ModelUsage{}
 	byRerun, rerun := map[int64]*GroupUsage{}, map[int64]bool{}
+	byTrial, tried := map[int64]*GroupUsage{}, map[int64]bool{}
 	ran, served := map[int64]bool{}, map[int64]bool{}
 	byProject, byNode, bySpec := usageSet{}, usageSet{}, usageSet{}
 	perTask := map[int64]*IdleTask{}
@@ -428,6 +433,15 @@ func Utilization(in WindowInput) (Report, error) {
 			g.add(!rerun[a.TaskID], a.Spec, Breakdown{Rerun: b.Rerun})
 			rerun[a.TaskID] = true
 		}
+		if b.Trial > 0 {
+			g := byTrial[a.ProjectID]
+			if g == nil {
+				g = new(newGroup(a.ProjectID, projects))
+				byTrial[a.ProjectID] = g
+			}
+			g.add(!tried[a.TaskID], a.Spec, Breakdown{Trial: b.Trial})
+			tried[a.TaskID] = true
+		}
 		if t != nil && t.ServiceID != 0 {
 			u := byService[t.ServiceID]
 			if u == nil {
@@ -486,6 +500,13 @@ func Utilization(in WindowInput) (Report, error) {
 	slices.SortFunc(r.Reruns, func(a, b GroupUsage) int {
 		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.ProjectID, b.ProjectID))
 	})
+	r.Trials = make([]GroupUsage, 0, len(byTrial))
+	for _, g := range byTrial {
+		r.Trials = append(r.Trials, *g)
+	}
+	slices.SortFunc(r.Trials, func(a, b GroupUsage) int {
+		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.ProjectID, b.ProjectID))
+	})
 	return r, nil
 }
 
@@ -494,7 +515,7 @@ func newGroup(project int64, projects map[int64]string) GroupUsage {
 	return GroupUsage{ProjectID: project, Project: projectName(projects, project), SpecS: map[string]int64{}}
 }
 
-// priceGroups prices the report's template, model and rerun groups' card time per spec through
+// priceGroups prices the report's template, model, rerun and trial groups' card time per spec through
 // the bill's own pricing for their project under the month's prices and plans.
 func priceGroups(ctx context.Context, src Source, r *Report, month Month) error {
 	var groups []*GroupUsage
@@ -506,6 +527,9 @@ func priceGroups(ctx context.Context, src Source, r *Report, month Month) error 
 	}
 	for i := range r.Reruns {
 		groups = append(groups, &r.Reruns[i])
+	}
+	for i := range r.Trials {
+		groups = append(groups, &r.Trials[i])
 	}
 	if len(groups) == 0 {
 		return nil
@@ -713,7 +737,7 @@ var ReportCSVHeader = []string{
 	"准备 Setup hours", "浪费 Wasted card-hours", "无数据 No-data hours", "在线卡时 Provisioned card-hours",
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
 	"有效卡时/产出 Effective card-hours per unit", "结束方式 Ending", "预估卡时 Estimated card-hours",
-	"偏差 Miss card-hours", "费用 Cost (yuan)", "重跑 Rerun hours",
+	"偏差 Miss card-hours", "费用 Cost (yuan)", "重跑 Rerun hours", "试跑 Trial hours",
 }
 
 // Row kinds of the report's CSV.
@@ -730,6 +754,7 @@ const (
 	reportModel         = "模型 model"
 	reportAdvice        = "建议 advice"
 	reportRerun         = "重跑 rerun"
+	reportTrial         = "试跑 trial"
 )
 
 // reportHours and reportFen are the report's card-seconds and money cells: hours with six
@@ -744,7 +769,8 @@ type (
 // reportFen. The total, the projects, nodes and specs, the most idle tasks, the cost per
 // output unit, the estimate misses (nominal is the actual card time), the templates' use,
 // the rightsizing advice, and per project the card time lost to reruns with its cost (their
-// hours also in the last column, where the usage rows carry their Rerun class).
+// hours also in the Rerun column, where the usage rows carry their Rerun class), and the
+// card time of trials' runs with its cost (their hours in the last column, as Rerun's).
 func reportRows(r Report, write func(fields ...any)) {
 	h := func(s int64) any { return reportHours(s) }
 	usage := func(kind string, u Usage, nodes bool) {
@@ -753,7 +779,7 @@ func reportRows(r Report, write func(fields ...any)) {
 			prov, unheld = h(u.ProvisionedS), h(u.UnheldS)
 		}
 		write(kind, u.Key, nil, nil, nil, nil, h(u.NominalS), h(u.EffectiveS), h(u.Idle), h(u.LowUtil), h(u.Setup),
-			h(u.WastedS), h(u.NoData), prov, unheld, nil, nil, nil, nil, nil, nil, nil, nil, h(u.Rerun))
+			h(u.WastedS), h(u.NoData), prov, unheld, nil, nil, nil, nil, nil, nil, nil, nil, h(u.Rerun), h(u.Trial))
 	}
 	usage(reportTotal, r.Total, r.Total.ProvisionedS > 0)
 	for _, u := range r.Projects {
@@ -797,6 +823,10 @@ func reportRows(r Report, write func(fields ...any)) {
 	for _, g := range r.Reruns {
 		write(reportRerun, g.Project, g.Project, nil, nil, nil, h(g.NominalS), nil, nil, nil, nil, nil, nil, nil, nil,
 			g.Runs, nil, nil, nil, nil, nil, nil, reportFen(g.CostFen), h(g.NominalS))
+	}
+	for _, g := range r.Trials {
+		write(reportTrial, g.Project, g.Project, nil, nil, nil, h(g.NominalS), nil, nil, nil, nil, nil, nil, nil, nil,
+			g.Runs, nil, nil, nil, nil, nil, nil, reportFen(g.CostFen), nil, h(g.NominalS))
 	}
 }
 

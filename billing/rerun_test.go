@@ -88,7 +88,7 @@ func TestRerunReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := len(ReportCSVHeader) - 1
+	last := len(ReportCSVHeader) - 2
 	if ReportCSVHeader[last] != "重跑 Rerun hours" {
 		t.Fatalf("last column = %q", ReportCSVHeader[last])
 	}

@@ -14,12 +14,12 @@ import (
 // heldClasses is held card-seconds as a surface shows them: nominal, effective and each
 // waste class.
 type heldClasses struct {
-	nominal, effective, idle, lowUtil, setup, noData, rerun int64
+	nominal, effective, idle, lowUtil, setup, noData, rerun, trial int64
 }
 
 // holds reports whether nominal = effective + each waste class.
 func (c heldClasses) holds() bool {
-	return c.nominal == c.effective+c.idle+c.lowUtil+c.setup+c.noData+c.rerun
+	return c.nominal == c.effective+c.idle+c.lowUtil+c.setup+c.noData+c.rerun+c.trial
 }
 
 func (c *heldClasses) add(o heldClasses) {
@@ -30,6 +30,7 @@ func (c *heldClasses) add(o heldClasses) {
 	c.setup += o.setup
 	c.noData += o.noData
 	c.rerun += o.rerun
+	c.trial += o.trial
 }
 
 // surfaceKey is a task of a project's month, or (task 0) the project's month itself.
@@ -56,9 +57,9 @@ func checkSurfaces(t *testing.T, name string, bills []Bill) {
 	want := surfaceFigures{}
 	for _, b := range bills {
 		for _, l := range b.Lines {
-			want.add(surfaceKey{b.Project, b.Month, l.TaskID}, heldClasses{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun})
+			want.add(surfaceKey{b.Project, b.Month, l.TaskID}, heldClasses{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun, l.Trial})
 		}
-		want.add(surfaceKey{b.Project, b.Month, 0}, heldClasses{b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.Held.Rerun})
+		want.add(surfaceKey{b.Project, b.Month, 0}, heldClasses{b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.Held.Rerun, b.Held.Trial})
 	}
 	check := func(surface string, got surfaceFigures) {
 		t.Helper()
@@ -101,6 +102,7 @@ func jsonFigures(t *testing.T, bills []Bill) surfaceFigures {
 		Idle    int64 `json:"idle_s"`
 		NoData  int64 `json:"no_data_s"`
 		Rerun   int64 `json:"rerun_s"`
+		Trial   int64 `json:"trial_s"`
 	}
 	var wire []struct {
 		Project string `json:"project"`
@@ -128,12 +130,12 @@ func jsonFigures(t *testing.T, bills []Bill) surfaceFigures {
 			if l.EffectiveS != l.Active+l.Serving {
 				t.Errorf("JSON %s %s task %d: effective %d ≠ active %d + serving %d", b.Project, b.Month, l.TaskID, l.EffectiveS, l.Active, l.Serving)
 			}
-			out.add(surfaceKey{b.Project, b.Month, l.TaskID}, heldClasses{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun})
+			out.add(surfaceKey{b.Project, b.Month, l.TaskID}, heldClasses{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun, l.Trial})
 		}
 		if b.EffectiveS != b.Held.Active+b.Held.Serving {
 			t.Errorf("JSON %s %s: effective %d ≠ held active %d + serving %d", b.Project, b.Month, b.EffectiveS, b.Held.Active, b.Held.Serving)
 		}
-		out.add(surfaceKey{b.Project, b.Month, 0}, heldClasses{b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.Held.Rerun})
+		out.add(surfaceKey{b.Project, b.Month, 0}, heldClasses{b.NominalS, b.EffectiveS, b.Held.Idle, b.Held.LowUtil, b.Held.Setup, b.Held.NoData, b.Held.Rerun, b.Held.Trial})
 	}
 	return out
 }
@@ -170,7 +172,7 @@ func csvFigures(t *testing.T, bills []Bill) surfaceFigures {
 		}
 		s := func(col int) int64 { return secondsOf(t, r[col]) }
 		out.add(surfaceKey{r[colProject], r[colMonth], task},
-			heldClasses{s(colNominal), s(colEffective), s(colIdle), s(colLowUtil), s(colSetup), s(colNoData), s(colRerun)})
+			heldClasses{s(colNominal), s(colEffective), s(colIdle), s(colLowUtil), s(colSetup), s(colNoData), s(colRerun), s(colTrial)})
 	}
 	return out
 }
@@ -219,7 +221,7 @@ func xlsxFigures(t *testing.T, bills []Bill) (surfaceFigures, map[surfaceKey][3]
 			t.Fatal(err)
 		}
 		c := heldClasses{s("名义卡时 Nominal card-hours"), s("有效卡时 Effective card-hours"), s("闲置时长 Idle hours"),
-			s("低利用 Low-util hours"), s("准备 Setup hours"), s("无数据 No-data hours"), s("重跑 Rerun hours")}
+			s("低利用 Low-util hours"), s("准备 Setup hours"), s("无数据 No-data hours"), s("重跑 Rerun hours"), s("试跑 Trial hours")}
 		out.add(surfaceKey{cell("项目 Project"), month(cell("月份 Month")), task}, c)
 		out.add(surfaceKey{cell("项目 Project"), month(cell("月份 Month")), 0}, c)
 	}

@@ -35,7 +35,7 @@ var (
 	linesHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", headerOwner, "状态 State",
 		"结束方式 Ending", "卡型 Spec", "地域 Region", "计价 Pricing", "名义卡时 Nominal card-hours", "有效卡时 Effective card-hours",
 		"闲置时长 Idle hours", "低利用 Low-util hours", "准备 Setup hours", "无数据 No-data hours",
-		"重跑 Rerun hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
+		"重跑 Rerun hours", "试跑 Trial hours", "浪费 Wasted card-hours", "预估卡时 Estimated card-hours", "产出 Output units",
 		"单价(元) Rate (CNY)", "金额(元) Amount (CNY)", "备注 Note", "标签 Tags"}
 	idleHeader = []any{"项目 Project", "月份 Month", "任务ID Task ID", "任务 Task", headerOwner, "卡型 Spec",
 		"闲置时长 Idle hours", "低利用 Low-util hours", "名义卡时 Nominal card-hours", "闲置占比 Idle share"}
@@ -50,7 +50,7 @@ type xlsxStyles struct {
 }
 
 // WriteXLSX writes bills as a workbook with sheets Summary (items, the card-hours lost to
-// reruns with their cost when there are any, and totals per bill),
+// reruns and of trials' runs with their cost when there are any, and totals per bill),
 // Lines (one row per line), Idle (the idle section) and Models (one row per inference
 // service and model: a view inside the total, not to be added to it), money and hours as
 // numbers with number formats. Every sheet is there, with its header, even without rows.
@@ -176,6 +176,9 @@ func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 		if b.Held.Rerun > 0 {
 			s.add(b.Project, st.monthCell(b.Month), csvRerun, nil, h(b.Held.Rerun), nil, nil, nil, m(b.RerunFen), RerunNote, TagsText(b.Tags))
 		}
+		if b.Held.Trial > 0 {
+			s.add(b.Project, st.monthCell(b.Month), csvTrial, nil, h(b.Held.Trial), nil, nil, nil, m(b.TrialFen), TrialNote, TagsText(b.Tags))
+		}
 		s.add(b.Project, st.monthCell(b.Month), csvTotal, nil, h(b.NominalS), h(b.EffectiveS), h(b.Held.Idle), nil,
 			m(b.TotalFen), "mode "+b.Mode+"; "+string(appendStatus(nil, b)), TagsText(b.Tags))
 	}
@@ -263,12 +266,12 @@ func lineRows(st xlsxStyles, bills []Bill, add func([]any)) {
 			l := &b.Lines[j]
 			row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, st.monthCell(b.Month), l.TaskID, l.Task, l.Owner, l.State
 			row[6], row[7], row[8], row[9] = l.Ending, l.Spec, l.Region, l.Pricing
-			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun, l.WastedS, l.EstimatedS} {
+			for k, sec := range [...]int64{l.NominalS, l.EffectiveS, l.Idle, l.LowUtil, l.Setup, l.NoData, l.Rerun, l.Trial, l.WastedS, l.EstimatedS} {
 				row[10+k] = st.hoursCell(sec)
 			}
-			row[19] = l.Units
-			row[20], row[21] = st.moneyCell(l.RateFen), st.moneyCell(l.AmountFen)
-			row[22], row[23] = l.Note, TagsText(b.Tags)
+			row[20] = l.Units
+			row[21], row[22] = st.moneyCell(l.RateFen), st.moneyCell(l.AmountFen)
+			row[23], row[24] = l.Note, TagsText(b.Tags)
 			add(row)
 		}
 	}

@@ -44,7 +44,7 @@ func TestXLSXLayout(t *testing.T) {
 		}
 	}
 	got := map[string]string{}
-	for _, ref := range []string{"Summary!B2", "Summary!I2", "Lines!B2", "Lines!U2", "Idle!B2", "Models!B2", "Models!I2"} {
+	for _, ref := range []string{"Summary!B2", "Summary!I2", "Lines!B2", "Lines!V2", "Idle!B2", "Models!B2", "Models!I2"} {
 		sheet, cell, _ := strings.Cut(ref, "!")
 		v, err := f.GetCellValue(sheet, cell)
 		if err != nil {
@@ -53,7 +53,7 @@ func TestXLSXLayout(t *testing.T) {
 		got[ref] = v
 	}
 	want := map[string]string{"Summary!B2": "2026-03", "Lines!B2": "2026-03", "Idle!B2": "2026-03", "Models!B2": "2026-03"}
-	for _, ref := range []string{"Summary!I2", "Lines!U2", "Models!I2"} {
+	for _, ref := range []string{"Summary!I2", "Lines!V2", "Models!I2"} {
 		if !strings.HasPrefix(got[ref], "¥") {
 			t.Errorf("%s = %q, want money shown with ¥", ref, got[ref])
 		}

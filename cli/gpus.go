@@ -13,7 +13,8 @@ import (
 )
 
 // runGPUs shows the fleet like sinfo: per spec, then per node, how many GPUs are free, busy,
-// idle (held but unused) and stale; -o wide lists every GPU like nvidia-smi.
+// idle (held but unused) and stale, then per pool its free cards beside its interconnect and
+// storage; -o wide lists every GPU like nvidia-smi.
 func runGPUs(ctx context.Context, e *Env, args []string) error {
 	f := newFlagSet(e, "gpus")
 	var pool, spec string
@@ -61,7 +62,79 @@ func runGPUs(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(e.Stdout)
-	return countTable(e, []string{"NODE", "POOL", "SPEC"}, gs, func(g api.GPU) []string { return []string{g.Node, g.Pool, g.Spec} })
+	if err := countTable(e, []string{"NODE", "POOL", "SPEC"}, gs, func(g api.GPU) []string { return []string{g.Node, g.Pool, g.Spec} }); err != nil {
+		return err
+	}
+	var queue api.Queue
+	if err := c.get(ctx, "/api/v1/queue", nil, &queue); err != nil {
+		return err
+	}
+	return attributesTable(e, queue.Capacity, pool, spec)
+}
+
+// attributesTable prints, per pool, the free cards of its spec and region beside what the
+// pool states for work across cards and nodes and for storage ("-" for not stated); only
+// pool and spec when set.
+func attributesTable(e *Env, caps []api.Capacity, pool, spec string) error {
+	var rows [][]string
+	for _, c := range caps {
+		for _, a := range c.Pools {
+			if (pool != "" && a.Pool != pool) || (spec != "" && c.Spec != spec) {
+				continue
+			}
+			rows = append(rows, []string{a.Pool, c.Spec, cmp.Or(c.Region, "-"), strconv.Itoa(c.Free), strconv.Itoa(c.LargestFree),
+				intraText(a), interText(a), storageText(a)})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(e.Stdout)
+	tb := newTable(e.Stdout, "POOL", "SPEC", "REGION", "FREE", "LARGEST", "IN-NODE", "BETWEEN-NODES", "STORAGE-READ")
+	for _, r := range rows {
+		tb.row(r...)
+	}
+	return tb.flush()
+}
+
+// linkNames are how the links read in a table.
+var linkNames = map[string]string{"nvlink": "NVLink", "pcie": "PCIe", "roce": "RoCE", "infiniband": "InfiniBand", "ethernet": "Ethernet"}
+
+// intraText is the link between a node's cards: "NVLink 600 GB/s", "PCIe", "-".
+func intraText(a api.PoolAttributes) string {
+	switch {
+	case a.IntraNodeLink == "":
+		return "-"
+	case a.IntraNodeGBytesS > 0:
+		return fmt.Sprintf("%s %d GB/s", linkNames[a.IntraNodeLink], a.IntraNodeGBytesS)
+	}
+	return linkNames[a.IntraNodeLink]
+}
+
+// interText is the network between nodes: "4x200 Gb/s RoCE", "none", "-".
+func interText(a api.PoolAttributes) string {
+	switch a.InterNodeLink {
+	case "":
+		return "-"
+	case "none":
+		return "none"
+	}
+	return fmt.Sprintf("%dx%d Gb/s %s", a.InterNodePorts, a.InterNodePortGbps, linkNames[a.InterNodeLink])
+}
+
+// storageText is the storage's read throughput: "local 3000, shared 2000 MB/s", "-".
+func storageText(a api.PoolAttributes) string {
+	var parts []string
+	if a.LocalStorageMBps > 0 {
+		parts = append(parts, fmt.Sprintf("local %d", a.LocalStorageMBps))
+	}
+	if a.SharedStorageMBps > 0 {
+		parts = append(parts, fmt.Sprintf("shared %d", a.SharedStorageMBps))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ") + " MB/s"
 }
 
 // counts are the GPUs of one group by state.

@@ -39,14 +39,15 @@ func (e envFlag) Set(v string) error {
 type submitFlags struct {
 	file, template, key string
 	// pipeline is a pipeline file to submit instead of a task.
-	pipeline          string
-	wait              bool
-	maxRuntime        time.Duration
-	dataPath, dataURL string
-	spec              api.TaskRequest
-	dataReady         bool
-	rerunOnFailure    bool
-	env               envFlag
+	pipeline            string
+	wait                bool
+	maxRuntime          time.Duration
+	dataPath, dataURL   string
+	spec                api.TaskRequest
+	dataReady           bool
+	rerunOnFailure      bool
+	allowNoInterconnect bool
+	env                 envFlag
 }
 
 func runSubmit(ctx context.Context, e *Env, args []string) error {
@@ -108,6 +109,9 @@ func (s *submitFlags) register(f *flagSet) {
 	f.BoolVar(&s.spec.Deferrable, "deferrable", false, "may wait for off-peak hours")
 	f.IntVar(&s.spec.MaxAttempts, "max-attempts", 0, "runs at most, 1-10 (default 2): a task whose node is lost runs again from $KASHI_RESUME_FROM")
 	f.BoolVar(&s.rerunOnFailure, "rerun-on-failure", false, "rerun also when the task exits non-zero by itself")
+	f.IntVar(&s.spec.MinInterNodeGbps, "min-inter-node-gbps", 0, "run only on pools that state at least this network between nodes, Gb/s (4x200 is 800)")
+	f.IntVar(&s.spec.MinStorageMBps, "min-storage-mbps", 0, "run only on pools whose local or shared storage reads at least this fast, MB/s")
+	f.BoolVar(&s.allowNoInterconnect, "allow-no-interconnect", false, "a task larger than a node may run on a pool without a network between its nodes")
 	f.StringVar(&s.spec.Model, "service", "", "submit an inference service serving this model tag (runs until cancelled)")
 	f.IntVar(&s.spec.Replicas, "replicas", 0, "a service's replicas, each of --gpus GPUs (default 1)")
 	f.IntVar(&s.spec.MetricsPort, "metrics-port", 0, "the port of a service's metrics page; replica i serves on it + i ($KASHI_METRICS_PORT)")
@@ -157,6 +161,9 @@ func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
 	override("deferrable", func() { spec.Deferrable = s.spec.Deferrable })
 	override("max-attempts", func() { spec.MaxAttempts = s.spec.MaxAttempts })
 	override("rerun-on-failure", func() { spec.RerunOnFailure = &s.rerunOnFailure })
+	override("min-inter-node-gbps", func() { spec.MinInterNodeGbps = s.spec.MinInterNodeGbps })
+	override("min-storage-mbps", func() { spec.MinStorageMBps = s.spec.MinStorageMBps })
+	override("allow-no-interconnect", func() { spec.AllowNoInterconnect = &s.allowNoInterconnect })
 	override("data-path", func() { spec.DataCheck = &api.DataCheck{Path: s.dataPath} })
 	override("data-url", func() { spec.DataCheck = &api.DataCheck{URL: s.dataURL} })
 	override("data-ready", func() { spec.DataReady = &s.dataReady })

@@ -70,6 +70,19 @@ func TestSubmitAttempts(t *testing.T) {
 	}
 }
 
+// TestSubmitPlaceMinimums: --min-inter-node-gbps, --min-storage-mbps and
+// --allow-no-interconnect override a task file's.
+func TestSubmitPlaceMinimums(t *testing.T) {
+	got, err := buildSpec(t, t.TempDir(), "min_inter_node_gbps: 100\nmin_storage_mbps: 500\n", "-f", "-", "-p", "nlp", "--gpus", "16",
+		"--min-inter-node-gbps", "800", "--allow-no-interconnect", "--", "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MinInterNodeGbps != 800 || got.MinStorageMBps != 500 || got.AllowNoInterconnect == nil || !*got.AllowNoInterconnect {
+		t.Errorf("build() = %d Gb/s, %d MB/s, allow %v; want 800, 500, true", got.MinInterNodeGbps, got.MinStorageMBps, got.AllowNoInterconnect)
+	}
+}
+
 func TestSubmitRefusesBadInput(t *testing.T) {
 	tests := map[string]struct {
 		stdin string

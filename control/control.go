@@ -103,7 +103,7 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	now, log := cfg.Now, cfg.Logger
 	set := loop.NewSet(cfg.Speed, log)
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
-		NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log})
+		NodeStaleAfter: cfg.StaleAfter, ScalePeriod: cfg.ScaleEvery, Now: now, Logger: log})
 	schedLoop := set.Every("scheduler", cfg.Tick, SchedulerPass(store, sched, now, log)).Coalesce(schedulerGap)
 	scale := scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,

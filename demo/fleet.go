@@ -18,6 +18,7 @@ import (
 	"kashi/agent/simgpu"
 	"kashi/fleet"
 	"kashi/fleet/sim"
+	"kashi/models"
 )
 
 // poolSpec is one simulated pool: its GPU model, the sim flavor, the nodes it starts with and
@@ -27,13 +28,21 @@ type poolSpec struct {
 	gpu                gpus.Config
 	start, min, max    int
 	anySpec            bool
+	// attrs is what the pool states for work across cards and nodes and for storage.
+	attrs models.PoolAttributes
 }
 
 // pools is the demo fleet: it starts with 4 × 8 A100-80G and 6 × 8 RTX4090-24G (80 cards),
-// and the scaling loop grows and shrinks each pool with the simulated day.
+// and the scaling loop grows and shrinks each pool with the simulated day. The A100s have
+// NVLink within a node and 4×200 Gb/s RoCE between nodes; the RTX 4090s talk over PCIe and
+// have no network between nodes, so a task larger than one of them waits (see showRefused).
 var pools = []poolSpec{
-	{name: "a100", spec: "A100-80G", flavor: "gpu.a100.8x", gpu: simgpu.A100_80G, start: 4, min: 2, max: 12},
-	{name: "rtx4090", spec: "RTX4090-24G", flavor: "gpu.4090.8x", gpu: simgpu.RTX4090_24G, start: 6, min: 3, max: 9, anySpec: true},
+	{name: "a100", spec: "A100-80G", flavor: "gpu.a100.8x", gpu: simgpu.A100_80G, start: 4, min: 2, max: 12,
+		attrs: models.PoolAttributes{IntraNodeLink: models.LinkNVLink, IntraNodeGBytesS: 600, InterNodeLink: models.LinkRoCE,
+			InterNodePorts: 4, InterNodePortGbps: 200, LocalStorageMBps: 3000, SharedStorageMBps: 2000}},
+	{name: "rtx4090", spec: "RTX4090-24G", flavor: "gpu.4090.8x", gpu: simgpu.RTX4090_24G, start: 6, min: 3, max: 9, anySpec: true,
+		attrs: models.PoolAttributes{IntraNodeLink: models.LinkPCIe, IntraNodeGBytesS: 32, InterNodeLink: models.LinkNone,
+			LocalStorageMBps: 2000, SharedStorageMBps: 1000}},
 }
 
 // Cluster is the demo's installation tag on its machines.
@@ -129,7 +138,13 @@ func (d *Demo) Run(ctx context.Context) {
 		}
 	}
 	d.wg.Go(func() { submitTasks(ctx, d.cfg) })
-	d.wg.Go(func() { d.showRerun(ctx) })
+	d.wg.Go(func() {
+		// The trial starts once the rerun's node is given up, so that none of its runs is
+		// placed on that node while it falls silent.
+		d.showRerun(ctx)
+		d.showTrial(ctx)
+	})
+	d.wg.Go(func() { d.showRefused(ctx) })
 	d.wg.Go(func() { d.showPipelines(ctx) })
 	rng := rand.New(rand.NewPCG(d.cfg.Seed, 0x6c6f7374))
 	hour := d.cfg.Now()

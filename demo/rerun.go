@@ -18,7 +18,8 @@ const RerunTask = "pretrain-ckpt"
 // showRerun submits RerunTask once the agents have registered and, when it runs and has
 // written its first checkpoint, silences its node's agent (as loseOne does): the server gives
 // the node up, queues the task again at the head of its lane, and another node resumes it
-// from that checkpoint; its page shows both attempts and the bill the card-hours lost.
+// from that checkpoint; its page shows both attempts and the bill the card-hours lost. It
+// returns once the task's second attempt is queued (or it ended, or ctx did).
 func (d *Demo) showRerun(ctx context.Context) {
 	if !sleep(ctx, 3*time.Second) {
 		return
@@ -50,6 +51,8 @@ func (d *Demo) showRerun(ctx context.Context) {
 			continue
 		}
 		switch {
+		case len(t.Attempts) > 1:
+			return // its node was given up and the task queued again: shown
 		case t.State != "running" && t.State != "starting" && t.State != "queued":
 			return // it ended meanwhile (cancelled by someone watching): nothing to show
 		case t.State != "running" || t.CheckpointAt == nil || len(t.Attempts) == 0:
@@ -58,7 +61,6 @@ func (d *Demo) showRerun(ctx context.Context) {
 		for _, node := range t.Attempts[len(t.Attempts)-1].Nodes {
 			d.lose(node)
 		}
-		return
 	}
 }
 

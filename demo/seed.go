@@ -84,18 +84,6 @@ func seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, erro
 		}
 		projects[name] = p
 	}
-	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	quotas := []models.Quota{
-		{ProjectID: projects["vision"].ID, Spec: "A100-80G", MaxGPUs: 24, GuaranteedGPUs: 8, BudgetCardHours: 8000},
-		{ProjectID: projects["nlp"].ID, Spec: "RTX4090-24G", MaxGPUs: 24, BudgetCardHours: 5000},
-		{ProjectID: projects["speech"].ID, Spec: "", MaxGPUs: 16, BudgetCardHours: 600, OverflowAllowed: true, OverflowRateFen: 1800},
-	}
-	for _, q := range quotas {
-		q.StartsAt, q.EndsAt = start, start.AddDate(0, 3, 0)
-		if _, err := s.SetQuota(ctx, "demo", q, now); err != nil {
-			return nil, err
-		}
-	}
 	// Prices and plans hold from the month before the last, so the history's month has them.
 	from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -2, 0).Format("2006-01")
 	for _, pr := range prices {
@@ -111,13 +99,32 @@ func seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, erro
 		}
 	}
 	for _, p := range pools {
+		a := p.attrs
 		_, err := s.SavePoolConfig(ctx, p.name, models.PoolConfig{Provider: "sim", Spec: p.spec, GPUsPerNode: 8,
 			Flavor: p.flavor, Enabled: true, MinNodes: p.min, MaxNodes: p.max, Step: 1, AnySpec: p.anySpec,
 			BootTimeoutS: 600, ScaleUpDelayS: 120, MemoryHighPct: 80, MemoryHighWindowS: 300,
 			MemoryLowPct: 20, MemoryLowWindowS: 600, UnneededS: 600, CooldownUpS: 600, CooldownDownS: 600,
-			MaxInFlight: 2, DrainBufferS: 1800, AdoptUnknown: true}, "demo", "demo pool", now)
+			MaxInFlight: 2, DrainBufferS: 1800, AdoptUnknown: true,
+			IntraNodeLink: a.IntraNodeLink, IntraNodeGBytesS: a.IntraNodeGBytesS, InterNodeLink: a.InterNodeLink,
+			InterNodePorts: a.InterNodePorts, InterNodePortGbps: a.InterNodePortGbps, LocalStorageMBps: a.LocalStorageMBps,
+			SharedStorageMBps: a.SharedStorageMBps}, "demo", "demo pool", now)
 		if err != nil {
 			return nil, fmt.Errorf("demo: pool %s: %w", p.name, err)
+		}
+	}
+	start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	// The quotas come after the pools, whose reach their guarantees are promised from; a
+	// lead of vision may raise its limit to 32, its guarantee to 12 and its budget to 12,000.
+	quotas := []models.Quota{
+		{ProjectID: projects["vision"].ID, Spec: "A100-80G", MaxGPUs: 24, GuaranteedGPUs: 8, BudgetCardHours: 8000,
+			ContractMaxGPUs: 32, ContractGuaranteedGPUs: 12, ContractBudgetCardHours: 12000},
+		{ProjectID: projects["nlp"].ID, Spec: "RTX4090-24G", MaxGPUs: 24, BudgetCardHours: 5000},
+		{ProjectID: projects["speech"].ID, Spec: "", MaxGPUs: 16, BudgetCardHours: 600, OverflowAllowed: true, OverflowRateFen: 1800},
+	}
+	for _, q := range quotas {
+		q.StartsAt, q.EndsAt = start, start.AddDate(0, 3, 0)
+		if _, err := s.SetQuota(ctx, "demo", q, now); err != nil {
+			return nil, err
 		}
 	}
 	users := make(map[string]models.User)

@@ -81,6 +81,9 @@ type Flavor struct {
 	GPUs      int    `json:"gpus"`
 	GPUModel  string `json:"gpu_model,omitempty"`
 	MemoryMiB int64  `json:"memory_mib,omitempty"`
+	// InterNodeGbps is the network bandwidth between machines the provider states for the
+	// flavor, in Gb/s (a cloud's guaranteed VPC bandwidth); 0 when it states none.
+	InterNodeGbps int `json:"inter_node_gbps,omitempty"`
 }
 
 // Provider creates, lists and deletes machines. Implementations are safe for concurrent

@@ -31,7 +31,8 @@ func (l *Loop) Trigger() {
 }
 
 // Coalesce makes passes at least gap (real time) apart, so a burst of triggers (fifty
-// submits a second) makes a few passes, not one each. It returns l.
+// submits a second) makes a few passes, not one each; a trigger never makes a pass later
+// than the period would. It returns l.
 func (l *Loop) Coalesce(gap time.Duration) *Loop {
 	l.gap = gap
 	return l
@@ -67,7 +68,9 @@ func (l *Loop) run(ctx context.Context, log *slog.Logger) {
 			return
 		case <-tk.C:
 		case <-l.wake:
-			if !sleep(ctx, l.gap-time.Since(last)) {
+			// Wait out the gap, but never past the period's own pass: where the period is
+			// shorter than the gap (the demo's sped-up clock), a trigger must not delay it.
+			if !sleepOrTick(ctx, l.gap-time.Since(last), tk.C) {
 				return
 			}
 			select { // triggers that came during the gap are served by this pass
@@ -91,6 +94,23 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// sleepOrTick waits d (nothing when d ≤ 0) or until tick fires, and reports whether ctx is
+// still live.
+func sleepOrTick(ctx context.Context, d time.Duration, tick <-chan time.Time) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-tick:
+	}
+	return true
 }
 
 // Set is the loops one server runs together.

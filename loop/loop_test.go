@@ -100,3 +100,19 @@ func TestRunStopsWithItsContext(t *testing.T) {
 		t.Fatal("Run did not return after its context ended")
 	}
 }
+
+// TestTriggerNeverDelaysThePeriod: where the period is shorter than the coalescing gap (the
+// demo's clock runs 60 times faster: 30 s is half a second, the gap a second), a trigger
+// right after a pass still lets the next periodic pass come; it used to wait out the whole
+// gap, a minute of the demo's clock after every task's exit.
+func TestTriggerNeverDelaysThePeriod(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := NewSet(1, nil)
+	var n atomic.Int32
+	l := s.Every("fast", 20*time.Millisecond, func(context.Context) error { n.Add(1); return nil }).Coalesce(time.Hour)
+	go s.Run(ctx)
+	waitFor(t, "the first pass", func() bool { return n.Load() == 1 })
+	l.Trigger()
+	waitFor(t, "the periodic pass after a trigger", func() bool { return n.Load() >= 3 })
+}

@@ -86,7 +86,7 @@ func (m *Money) collectBills(ctx context.Context, now time.Time, ch chan<- prome
 		totals.add(b.Project, rest{}, float64(b.TotalFen)/100)
 		for _, l := range b.Lines {
 			for class, s := range map[string]int64{"setup": l.Setup, "active": l.Active, "serving": l.Serving, "low_util": l.LowUtil,
-				"idle": l.Idle, "no_data": l.NoData, "rerun": l.Rerun} {
+				"idle": l.Idle, "no_data": l.NoData, "rerun": l.Rerun, "trial": l.Trial} {
 				if s != 0 {
 					seconds.add(b.Project, rest{l.Spec, class}, float64(s))
 				}

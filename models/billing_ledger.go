@@ -57,6 +57,9 @@ type LedgerAllocation struct {
 	// RerunFrom is from when the allocation's seconds were lost to a rerun of its task
 	// (Allocation.RerunFrom); 0 for an attempt that was not rerun.
 	RerunFrom int64
+	// Trial is set for an allocation of a trial's run (Allocation.Trial): its seconds are
+	// the trial class.
+	Trial bool
 }
 
 // LedgerAllocations returns the allocations that overlap the period, open ones included, by
@@ -164,15 +167,16 @@ func (s *Store) ledgerAllocations(ctx context.Context, q LedgerQuery, specs map[
 // ledgerAllocationCols are the columns ledgerAllocation reads, timestamps as Unix seconds.
 func (s *Store) ledgerAllocationCols() string {
 	return "id, task_id, gpu_id, node_id, project_id, " + s.unixCol("started_at", false) + ", " +
-		s.unixCol("ended_at", true) + ", overflow, " + s.unixCol("rerun_from", true)
+		s.unixCol("ended_at", true) + ", overflow, " + s.unixCol("rerun_from", true) + ", trial"
 }
 
 // ledgerAllocation is a row of ledgerAllocationCols, its spec from specs.
 func ledgerAllocation(v []driver.Value, specs map[int64]string) (LedgerAllocation, error) {
 	var (
-		a    LedgerAllocation
-		errs [9]error
-		over int64
+		a     LedgerAllocation
+		errs  [10]error
+		over  int64
+		trial int64
 	)
 	a.ID, errs[0] = valueInt(v[0])
 	a.TaskID, errs[1] = valueInt(v[1])
@@ -183,10 +187,11 @@ func ledgerAllocation(v []driver.Value, specs map[int64]string) (LedgerAllocatio
 	a.End, errs[6] = valueTime(v[6], true)
 	over, errs[7] = valueInt(v[7])
 	a.RerunFrom, errs[8] = valueTime(v[8], true)
+	trial, errs[9] = valueInt(v[9])
 	if err := errors.Join(errs[:]...); err != nil {
 		return a, fmt.Errorf("allocation %v: %w", v[0], err)
 	}
-	a.Overflow = over != 0
+	a.Overflow, a.Trial = over != 0, trial != 0
 	a.Spec = specs[a.GPUID]
 	return a, nil
 }

@@ -239,6 +239,13 @@ type Task struct {
 	Attempt        int
 	MaxAttempts    int
 	RerunOnFailure bool
+	// MinInterNodeGbps and MinStorageMBps are the least network between nodes (Gb/s) and
+	// storage read throughput (MB/s) a pool must state for the task to run there; 0 asks
+	// none. AllowNoInterconnect lets a task larger than a node run on a pool whose nodes
+	// have no network between them (see scheduler.Pending).
+	MinInterNodeGbps    int
+	MinStorageMBps      int `gorm:"column:min_storage_mbps"`
+	AllowNoInterconnect bool
 	// NodeID is where the task runs; nil until placed.
 	NodeID *int64
 	// StopState is the state a stop was asked for (cancelled, timed-out, reclaimed); the task
@@ -273,6 +280,8 @@ type Task struct {
 	// added); ScrapeError is its last scrape's failure, empty when it answered.
 	ScrapedAt   *time.Time
 	ScrapeError string
+	// TrialID is the trial the task is a run of (Trial); nil for any other task.
+	TrialID *int64
 }
 
 // Service reports whether t is a replica of an inference service.
@@ -309,6 +318,8 @@ type Allocation struct {
 	// the allocation's start): the ledger's rerun class.
 	Attempt   int
 	RerunFrom *time.Time
+	// Trial is set when the task was a trial's run: the ledger's trial class.
+	Trial bool
 }
 
 // TaskAttempt is one attempt of a task that ended and was rerun: when it ran, how and why it

@@ -56,3 +56,8 @@ func RawSamples(ctx context.Context, s *Store, gpuID int64) ([]GPUSample, error)
 
 // DB is the store's GORM handle, for tests of how statements meet the connection pool.
 func DB(s *Store) *gorm.DB { return s.db }
+
+// InsertReservations stores booked windows as they are, for the ceilings' benchmark.
+func InsertReservations(ctx context.Context, s *Store, rows []Reservation) error {
+	return s.db.WithContext(ctx).CreateInBatches(rows, 500).Error
+}

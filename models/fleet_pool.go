@@ -86,8 +86,9 @@ type PoolConfig struct {
 	ContainerMounts string `json:"container_mounts"`
 	// UnusedBookingPct is the rule for a reservation's booked card-hours of the pool's spec
 	// that its project did not use: billed at this percentage of the spec's card-hour rate,
-	// 0 free, 100 in full (see billing's booking lines).
-	UnusedBookingPct int `json:"unused_booking_pct"`
+	// 0 free, 100 in full (see billing's booking lines); nil (null) for the default,
+	// DefaultUnusedBookingPct. See UnusedBooking.
+	UnusedBookingPct *int `json:"unused_booking_pct"`
 	// NoQuota is what a project with no quota on the pool's spec (none of the spec, none of
 	// all specs) may use of it: NoQuotaAllowed (any number of cards; also "", the default,
 	// so pools saved before the setting keep running what they ran), NoQuotaRefused (none:
@@ -107,6 +108,34 @@ type PoolConfig struct {
 	// node's memory or CPUs times the task's GPUs there over the node's GPUs.
 	TaskMemoryPerGPUGiB int `json:"task_memory_per_gpu_gib"`
 	TaskCPUsPerGPU      int `json:"task_cpus_per_gpu"`
+	// The attributes people choose a pool by for work across cards and nodes (see
+	// PoolAttributes): IntraNodeLink is how a node's cards talk (LinkNVLink, LinkPCIe; ""
+	// unstated) at IntraNodeGBytesS GB/s per card; InterNodeLink is the network between its
+	// nodes (LinkNone, LinkRoCE, LinkInfiniBand, LinkEthernet; "" unstated) of
+	// InterNodePorts ports of InterNodePortGbps Gb/s each per node; LocalStorageMBps and
+	// SharedStorageMBps are the read throughput of a node's local disks and of the shared
+	// storage, in MB/s (0 unstated).
+	IntraNodeLink     string `json:"intra_node_link"`
+	IntraNodeGBytesS  int    `json:"intra_node_gbytes_s"`
+	InterNodeLink     string `json:"inter_node_link"`
+	InterNodePorts    int    `json:"inter_node_ports"`
+	InterNodePortGbps int    `json:"inter_node_port_gbps"`
+	LocalStorageMBps  int    `json:"local_storage_mbps"`
+	SharedStorageMBps int    `json:"shared_storage_mbps"`
+}
+
+// DefaultUnusedBookingPct is the share of the card-hour rate that booked card-hours a
+// project did not use are billed at, where a pool sets none: in full, since the booking kept
+// the cards from everyone else as using them would have.
+const DefaultUnusedBookingPct = 100
+
+// UnusedBooking is the pool's rule for unused booked card-hours: its UnusedBookingPct, else
+// the default.
+func (c PoolConfig) UnusedBooking() int {
+	if c.UnusedBookingPct == nil {
+		return DefaultUnusedBookingPct
+	}
+	return *c.UnusedBookingPct
 }
 
 // Validate checks the configuration: every setting against its range in PoolFields, then
@@ -133,6 +162,7 @@ func (c PoolConfig) Validate() error {
 	if !bad("container_mounts") {
 		ps.Add(checkContainerMounts(c))
 	}
+	checkAttributes(&ps, c, bad)
 	return ps.Err()
 }
 

@@ -49,7 +49,10 @@ var migrations = []migration{
 	{34, "pools' machines that failed to boot in a row, and since when a pool stopped creating machines", migrateV34BootFailures},
 	{35, "a machine id belongs to one node; join tokens bound to a node", migrateV35NodeIdentity},
 	{36, "the Unix account each user's tasks run as on the nodes", migrateV36UnixAccount},
+	{37, "quotas' contracts (how far a lead may raise the limit, guarantee and budget); pools saved before the unused-booking rule state its 0 %", migrateV37Contracts},
 	{43, "reruns from the last checkpoint: a task's attempts, each allocation's, and the attempts rerun", migrateV43Reruns},
+	{44, "a task's least network between nodes and storage throughput, and whether it may run across nodes without a network", migrateV44Attributes},
+	{45, "trials: a task run at small sizes on a few specs before its full run; each run's trial, and the ledger's trial class", migrateV45Trials},
 	{46, "pipelines by stage: a named DAG of stages, each submitting a task once its parents are done", migrateV46Pipelines},
 }
 

@@ -47,7 +47,7 @@ type PoolField struct {
 	// Min and Max bound the stored value (seconds for a duration, the length for text).
 	Min, Max float64
 	// Default is what a zero (or negative) value stands for, in stored units; 0 when zero
-	// means zero.
+	// means zero. Of an optional setting (Optional), what no value stands for.
 	Default float64
 	// Choices are the values of a PoolChoice, the default first.
 	Choices []string
@@ -115,13 +115,21 @@ var PoolFields = []PoolField{
 	minutes("reclaim_setup_grace_s", "reclaim", 15*time.Minute),
 	{Name: "require_image", Kind: PoolSwitch, Group: "containers"},
 	{Name: "container_mounts", Kind: PoolText, Group: "containers", Max: 1000},
-	{Name: "unused_booking_pct", Kind: PoolCount, Group: "booking", Max: 100},
+	// Optional: no value (null) is DefaultUnusedBookingPct; 0 is free.
+	{Name: "unused_booking_pct", Kind: PoolCount, Group: "booking", Max: 100, Default: DefaultUnusedBookingPct},
 	{Name: "no_quota", Kind: PoolChoice, Group: "quota", Choices: []string{NoQuotaAllowed, NoQuotaRefused, NoQuotaLimit}},
 	{Name: "no_quota_max_gpus", Kind: PoolCount, Group: "quota", Max: maxNoQuotaGPUs},
 	{Name: "accounts_by_name", Kind: PoolSwitch, Group: "tasks"},
 	{Name: "allow_root", Kind: PoolSwitch, Group: "tasks"},
 	{Name: "task_memory_per_gpu_gib", Kind: PoolCount, Group: "tasks", Max: maxTaskMemoryPerGPUGiB},
 	{Name: "task_cpus_per_gpu", Kind: PoolCount, Group: "tasks", Max: maxTaskCPUsPerGPU},
+	{Name: "intra_node_link", Kind: PoolChoice, Group: "links", Choices: []string{LinkUnstated, LinkNVLink, LinkPCIe}},
+	{Name: "intra_node_gbytes_s", Kind: PoolCount, Group: "links", Max: MaxIntraNodeGBytesS},
+	{Name: "inter_node_link", Kind: PoolChoice, Group: "links", Choices: []string{LinkUnstated, LinkNone, LinkRoCE, LinkInfiniBand, LinkEthernet}},
+	{Name: "inter_node_ports", Kind: PoolCount, Group: "links", Max: MaxInterNodePorts},
+	{Name: "inter_node_port_gbps", Kind: PoolCount, Group: "links", Max: MaxInterNodePortGbps},
+	{Name: "local_storage_mbps", Kind: PoolCount, Group: "links", Max: MaxStorageMBps},
+	{Name: "shared_storage_mbps", Kind: PoolCount, Group: "links", Max: MaxStorageMBps},
 }
 
 // minutes is the row of a duration entered in minutes, 0 to 30 days, zero meaning def.
@@ -155,10 +163,22 @@ var poolFieldIndex = func() map[string]int {
 	return out
 }()
 
+// Optional reports whether the setting may hold no value (a pointer, null in JSON), which
+// its Default stands for, rather than a zero that does.
+func (f PoolField) Optional() bool {
+	return reflect.TypeFor[PoolConfig]().Field(poolFieldIndex[f.Name]).Type.Kind() == reflect.Pointer
+}
+
 // Value returns the setting in c as its JSON holds it: a string, a bool, or a float64 (a
-// duration in seconds).
+// duration in seconds); nil for an optional setting without a value.
 func (f PoolField) Value(c PoolConfig) any {
 	v := reflect.ValueOf(c).Field(poolFieldIndex[f.Name])
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
 	switch {
 	case v.CanInt():
 		return float64(v.Int())
@@ -172,6 +192,14 @@ func (f PoolField) Value(c PoolConfig) any {
 // duration drops its fraction.
 func (f PoolField) SetValue(c *PoolConfig, v any) {
 	field := reflect.ValueOf(c).Elem().Field(poolFieldIndex[f.Name])
+	if field.Kind() == reflect.Pointer {
+		if v == nil {
+			field.SetZero()
+			return
+		}
+		field.Set(reflect.New(field.Type().Elem()))
+		field = field.Elem()
+	}
 	switch {
 	case field.CanInt():
 		field.SetInt(int64(v.(float64)))
@@ -211,7 +239,7 @@ func (f PoolField) check(c PoolConfig) error {
 	case float64:
 		if !f.InRange(v) {
 			low := formatNumber(f.Min)
-			if f.Min == 0 && f.Default != 0 {
+			if f.Min == 0 && f.Default != 0 && !f.Optional() {
 				low = "0 (default)"
 			}
 			unit := ""
@@ -239,11 +267,12 @@ func (c PoolConfig) canonical() PoolConfig {
 }
 
 // WithDefaults returns c with every zero or negative setting that has a default set to
-// it; a zero max_in_flight becomes max(step, its default).
+// it (an optional one without a value keeps none: its reader applies the default); a zero
+// max_in_flight becomes max(step, its default).
 func (c PoolConfig) WithDefaults() PoolConfig {
 	out := c
 	for _, f := range PoolFields {
-		if x, ok := f.Value(c).(float64); ok && x <= 0 && f.Default != 0 {
+		if x, ok := f.Value(c).(float64); ok && x <= 0 && f.Default != 0 && !f.Optional() {
 			f.SetValue(&out, f.Default)
 		}
 	}

@@ -42,7 +42,11 @@ func TestPoolFieldsCoverConfig(t *testing.T) {
 			t.Errorf("PoolConfig.%s (%q) has no row in PoolFields", sf.Name, name)
 			continue
 		}
-		if !slices.Contains(kinds[sf.Type.Kind()], f.Kind) {
+		kind := sf.Type.Kind()
+		if kind == reflect.Pointer { // an optional setting
+			kind = sf.Type.Elem().Kind()
+		}
+		if !slices.Contains(kinds[kind], f.Kind) {
 			t.Errorf("row %q is of kind %d, PoolConfig.%s is a %s", name, f.Kind, sf.Name, sf.Type)
 		}
 	}
@@ -94,8 +98,10 @@ func TestPoolFieldValue(t *testing.T) {
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,
 		CooldownDownS: 7, MaxInFlight: 7, DrainBufferS: 7, AtMaxAlertS: 7, BootFailureLimit: 7, BootBackoffMaxS: 7, AdoptUnknown: true, ReclaimOff: true, ReclaimIdleS: 7,
 		ReclaimGraceS: 7, ReclaimKeepForS: 7, ReclaimKeepsPerDay: 7, ReclaimSetupGraceS: 7,
-		RequireImage: true, ContainerMounts: "x-container_mounts", UnusedBookingPct: 7, NoQuota: models.NoQuotaLimit, NoQuotaMaxGPUs: 7,
-		AccountsByName: true, AllowRoot: true, TaskMemoryPerGPUGiB: 7, TaskCPUsPerGPU: 7}
+		RequireImage: true, ContainerMounts: "x-container_mounts", UnusedBookingPct: new(7), NoQuota: models.NoQuotaLimit, NoQuotaMaxGPUs: 7,
+		AccountsByName: true, AllowRoot: true, TaskMemoryPerGPUGiB: 7, TaskCPUsPerGPU: 7,
+		IntraNodeLink: models.LinkPCIe, IntraNodeGBytesS: 7, InterNodeLink: models.LinkEthernet, InterNodePorts: 7, InterNodePortGbps: 7,
+		LocalStorageMBps: 7, SharedStorageMBps: 7}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("SetValue on every row (-want +got):\n%s", diff)
 	}

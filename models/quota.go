@@ -37,7 +37,14 @@ type Quota struct {
 	// before its end and percentages of its budget; empty keeps the server's.
 	RemindEndDays    string
 	RemindBudgetPcts string
-	UpdatedAt        time.Time
+	// ContractMaxGPUs, ContractGuaranteedGPUs and ContractBudgetCardHours are how far a lead
+	// of the project may raise the limit, the guarantee and the budget (see Contract): an
+	// admin sets them with the quota (0 for what the quota itself holds); above them only an
+	// admin approves.
+	ContractMaxGPUs         int `gorm:"column:contract_max_gpus"`
+	ContractGuaranteedGPUs  int `gorm:"column:contract_guaranteed_gpus"`
+	ContractBudgetCardHours int64
+	UpdatedAt               time.Time
 }
 
 // Reminders returns the quota's own reminder days and budget percentages; nil where it
@@ -113,6 +120,16 @@ func CheckQuota(q Quota) error {
 	case !q.EndsAt.After(q.StartsAt):
 		ps.Add(fieldErr("ends_at", "must be after the start"))
 	}
+	if q.ContractMaxGPUs != 0 && (q.ContractMaxGPUs < q.MaxGPUs || q.ContractMaxGPUs > MaxGPUCount) {
+		ps.Add(fieldErr("contract_max_gpus", "must be 0 (the limit) or from the limit %d to %d, got %d", q.MaxGPUs, MaxGPUCount, q.ContractMaxGPUs))
+	}
+	if q.ContractGuaranteedGPUs != 0 && (q.ContractGuaranteedGPUs < q.GuaranteedGPUs || q.ContractGuaranteedGPUs > max(q.ContractMaxGPUs, q.MaxGPUs)) {
+		ps.Add(fieldErr("contract_guaranteed_gpus", "must be 0 (the guarantee) or from the guarantee %d to the contract's limit %d, got %d",
+			q.GuaranteedGPUs, max(q.ContractMaxGPUs, q.MaxGPUs), q.ContractGuaranteedGPUs))
+	}
+	if q.ContractBudgetCardHours != 0 && (q.ContractBudgetCardHours < q.BudgetCardHours || q.ContractBudgetCardHours > MaxCardHours) {
+		ps.Add(fieldErr("contract_budget_card_hours", "must be 0 (the budget) or from the budget %d to %d, got %d", q.BudgetCardHours, MaxCardHours, q.ContractBudgetCardHours))
+	}
 	if len(q.Spec) > 100 {
 		ps.Add(fieldErr("spec", "is longer than 100 bytes"))
 	}
@@ -131,8 +148,10 @@ func CheckQuota(q Quota) error {
 	return ps.Err()
 }
 
-// SetQuota creates or replaces a project's quota for a spec, recording the change in the audit
-// log with its before and after values.
+// SetQuota creates or replaces a project's quota for a spec, its contract with it (a
+// contract value of 0 is the quota's own), recording the change in the audit log with its
+// before and after values. A guarantee raised past what the spec's pools can reach, less
+// what other projects are guaranteed, is refused.
 func (s *Store) SetQuota(ctx context.Context, actor string, q Quota, now time.Time) (Quota, error) {
 	if err := q.validate(); err != nil {
 		return Quota{}, err
@@ -154,6 +173,17 @@ func (s *Store) SetQuota(ctx context.Context, actor string, q Quota, now time.Ti
 		case !errors.Is(err, gorm.ErrRecordNotFound):
 			return err
 		}
+		if err := lockPools(tx); err != nil {
+			return err
+		}
+		cs, err := loadCeilings(tx, now)
+		if err != nil {
+			return err
+		}
+		if err := cs.checkGuarantee(q, cur.GuaranteedGPUs); err != nil {
+			return err
+		}
+		q.ContractMaxGPUs, q.ContractGuaranteedGPUs, q.ContractBudgetCardHours = q.Contract()
 		q.StartsAt, q.EndsAt, q.UpdatedAt = UTC(q.StartsAt), UTC(q.EndsAt), now
 		days, pcts := q.Reminders()
 		q.RemindEndDays, q.RemindBudgetPcts = JoinInts(days), JoinInts(pcts)

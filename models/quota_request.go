@@ -197,6 +197,11 @@ func (s *Store) CreateQuotaRequest(ctx context.Context, by User, projectID int64
 				return err
 			}
 		}
+		// A request the fleet could not hold now is refused when filed; its approval
+		// checks again, under lock (checkCeilings).
+		if err := checkCeilings(tx, kind, c, q, now); err != nil {
+			return err
+		}
 		b, _ := json.Marshal(c)
 		req = QuotaRequest{ProjectID: projectID, Spec: spec, Kind: kind, Change: string(b), Reason: reason,
 			RequestedBy: by.ID, State: RequestPending, CreatedAt: now}
@@ -242,6 +247,23 @@ func quotaFor(tx *gorm.DB, projectID int64, spec string) (Quota, error) {
 	return q, err
 }
 
+// checkCeilings refuses a change of kind to q that would promise more of the fleet than it
+// can reach: a guarantee past what the spec's pools reach less the other projects'
+// guarantees, or a booking past the project's limit or the spec's reach at some moment.
+func checkCeilings(tx *gorm.DB, kind string, c QuotaChange, q Quota, now time.Time) error {
+	if kind != RequestReservation && kind != RequestGuarantee {
+		return nil
+	}
+	cs, err := loadCeilings(tx, now)
+	if err != nil {
+		return err
+	}
+	if kind == RequestReservation {
+		return cs.checkBooking(q, c)
+	}
+	return cs.checkGuarantee(c.apply(kind, q), q.GuaranteedGPUs)
+}
+
 // noOverlappingPending refuses an override request overlapping another pending one.
 func noOverlappingPending(tx *gorm.DB, q Quota, c QuotaChange) error {
 	var pending []QuotaRequest
@@ -260,8 +282,11 @@ func noOverlappingPending(tx *gorm.DB, q Quota, c QuotaChange) error {
 
 // DecideQuotaRequest approves or rejects a pending request. Approval applies the change to the
 // quota in the same transaction; a rejection needs comment, the reason the requester reads (a
-// FieldError on "reason" without one). Deciding one's own request is ErrForbidden; deciding a
-// request already decided is ErrConflict. The caller checks that by leads the project.
+// FieldError on "reason" without one). Deciding one's own request is ErrForbidden, and so is a
+// lead's approval above the project's contract (a *FieldError too, naming the value; an
+// admin's raises the contract); deciding a request already decided is ErrConflict. A change
+// the fleet cannot hold (checkCeilings) is a *FieldError. The caller checks that by leads
+// the project.
 func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, approve bool, comment string, now time.Time) (QuotaRequest, error) {
 	now = UTC(now)
 	if len(comment) > 2000 || !utf8.ValidString(comment) {
@@ -294,6 +319,19 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 				return err
 			}
 			if err := checkChange(req.Kind, req.Parsed(), q, now); err != nil {
+				return err
+			}
+			admin, err := isAdmin(tx, by.ID)
+			if err != nil {
+				return err
+			}
+			if fe := AboveContract(req.Kind, req.Parsed(), q); fe != nil && !admin {
+				return aboveContract{fe}
+			}
+			if err := lockPools(tx); err != nil {
+				return err
+			}
+			if err := checkCeilings(tx, req.Kind, req.Parsed(), q, now); err != nil {
 				return err
 			}
 			if req.Kind == RequestReservation {
@@ -330,9 +368,12 @@ func (s *Store) DecideQuotaRequest(ctx context.Context, by User, id int64, appro
 	return req, nil
 }
 
-// applyToQuota saves the quota q changed as the approved request req asks.
+// applyToQuota saves the quota q changed as the approved request req asks. The contract
+// rises to what was approved (only an admin approves above it); a temporary limit leaves
+// it as it was.
 func applyToQuota(tx *gorm.DB, by User, req QuotaRequest, q Quota, now time.Time) error {
 	after := req.Parsed().apply(req.Kind, q)
+	after.ContractMaxGPUs, after.ContractGuaranteedGPUs, after.ContractBudgetCardHours = after.Contract()
 	after.UpdatedAt = now
 	if err := tx.Save(&after).Error; err != nil {
 		return err

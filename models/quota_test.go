@@ -10,7 +10,9 @@ import (
 	"kashi/models/modelstest"
 )
 
-// quotaWorld is a project with a quota, a member who asks and a lead who decides.
+// quotaWorld is a project with a quota (8 A100s at once, 2 guaranteed, 100 card-hours; a lead
+// may raise them to 12, 4 and 200), a member who asks and a lead who decides, and a node of
+// 16 A100s.
 type quotaWorld struct {
 	s            *models.Store
 	project      models.Project
@@ -32,8 +34,11 @@ func newQuotaWorld(t *testing.T, s *models.Store) quotaWorld {
 		t.Fatal(err)
 	}
 	s.SetMember(ctx, w.project.ID, w.lead.ID, models.ProjectRoleLead)
+	// The fleet the quota's guarantee and bookings are promised from: 16 A100s.
+	modelstest.Node("qw-a100").Pool("qw").A100s(16).Register(t, s, t0)
 	w.quota, err = s.SetQuota(ctx, "admin", models.Quota{ProjectID: w.project.ID, Spec: "A100-80G", MaxGPUs: 8, GuaranteedGPUs: 2,
-		BudgetCardHours: 100, StartsAt: t0, EndsAt: t0.Add(90 * 24 * time.Hour)}, t0)
+		BudgetCardHours: 100, StartsAt: t0, EndsAt: t0.Add(90 * 24 * time.Hour),
+		ContractMaxGPUs: 12, ContractGuaranteedGPUs: 4, ContractBudgetCardHours: 200}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,6 +66,12 @@ type NewTask struct {
 	// Left out of the request's hash when zero, as submits before them hashed.
 	MaxAttempts    int  `json:",omitempty"`
 	RerunOnFailure bool `json:",omitempty"`
+	// MinInterNodeGbps (0–MaxInterNodeGbps) and MinStorageMBps (0–MaxStorageMBps) are the
+	// least a pool must state for the task to run there; AllowNoInterconnect lets it run
+	// across nodes that have no network between them. Left out of the hash when zero.
+	MinInterNodeGbps    int  `json:",omitempty"`
+	MinStorageMBps      int  `json:",omitempty"`
+	AllowNoInterconnect bool `json:",omitempty"`
 }
 
 // DataCheck is a declared readiness check: a path that must exist or a URL that must answer
@@ -213,6 +219,12 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	maxRuntime := checkClass(&p, nt, lim)
 	attempts, err := checkAttempts(nt)
 	p.Add(err)
+	if nt.MinInterNodeGbps < 0 || nt.MinInterNodeGbps > MaxInterNodeGbps {
+		p.Add(fieldErr("min_inter_node_gbps", "must be 0 to %d Gb/s, got %d", MaxInterNodeGbps, nt.MinInterNodeGbps))
+	}
+	if nt.MinStorageMBps < 0 || nt.MinStorageMBps > MaxStorageMBps {
+		p.Add(fieldErr("min_storage_mbps", "must be 0 to %d MB/s, got %d", MaxStorageMBps, nt.MinStorageMBps))
+	}
 	if nt.EstGPUHours < 0 || nt.EstGPUHours > 1e7 {
 		p.Add(fieldErr("est_gpu_hours", "must be between 0 and 10,000,000, got %g", nt.EstGPUHours))
 	}
@@ -251,7 +263,8 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		Command: command, Env: env, Workdir: nt.Workdir, Image: nt.Image, DataReady: nt.DataReady, DataCheck: check,
 		DataLocations: locations, Deferrable: nt.Deferrable, State: state, Reason: reason, IdempotencyKey: key,
 		IdempotencyScope: scope, IdempotencyHash: hash, SubmittedAt: now,
-		Attempt: 1, MaxAttempts: attempts, RerunOnFailure: nt.RerunOnFailure}
+		Attempt: 1, MaxAttempts: attempts, RerunOnFailure: nt.RerunOnFailure,
+		MinInterNodeGbps: nt.MinInterNodeGbps, MinStorageMBps: nt.MinStorageMBps, AllowNoInterconnect: nt.AllowNoInterconnect}
 	if nt.TemplateID != 0 {
 		t.TemplateID, t.TemplateVersion = &nt.TemplateID, nt.TemplateVersion
 	}

@@ -135,7 +135,7 @@ func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (
 func place(tx *gorm.DB, p Placement, now time.Time) error {
 	taskID, gpuIDs, overflow, reason := p.TaskID, p.GPUIDs, p.Overflow, p.Reason
 	var t Task
-	if err := tx.Select("id, project_id, attempt").Where("id = ?", taskID).Take(&t).Error; err != nil {
+	if err := tx.Select("id, project_id, attempt, trial_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
 		return notFound(fmt.Sprintf("task %d", taskID), err)
 	}
 	if p.ProjectID == 0 {
@@ -185,7 +185,7 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 	rows := make([]Allocation, len(gpuIDs))
 	for i, g := range gpuIDs {
 		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: p.ProjectID, StartedAt: now, Overflow: overflow,
-			Attempt: max(t.Attempt, 1)}
+			Attempt: max(t.Attempt, 1), Trial: t.TrialID != nil}
 	}
 	// The partial unique index on open allocations is the last guard against a double grant.
 	return tx.Create(&rows).Error

@@ -82,6 +82,11 @@ type TemplateBody struct {
 	// are left out, so bodies saved before them read the same.
 	MaxAttempts    int  `json:"max_attempts,omitempty"`
 	RerunOnFailure bool `json:"rerun_on_failure,omitempty"`
+	// MinInterNodeGbps, MinStorageMBps and AllowNoInterconnect are its tasks' (see
+	// NewTask); absent for none.
+	MinInterNodeGbps    int  `json:"min_inter_node_gbps,omitempty"`
+	MinStorageMBps      int  `json:"min_storage_mbps,omitempty"`
+	AllowNoInterconnect bool `json:"allow_no_interconnect,omitempty"`
 }
 
 // NewTemplate is a template as created or changed.
@@ -124,7 +129,8 @@ func (b TemplateBody) NewTask(project, name, owner string, env map[string]string
 	nt := NewTask{Project: project, Name: name, Owner: owner, GPUs: b.GPUs, Spec: b.Spec, Specs: b.Specs, Regions: b.Regions, Queue: b.Queue,
 		Priority: b.Priority, EstGPUHours: b.EstGPUHours, MaxRuntime: time.Duration(b.MaxRuntimeS) * time.Second,
 		Command: b.Command, Env: env, Workdir: b.Workdir, Image: b.Image, Deferrable: b.Deferrable, DataReady: !b.WaitsForData(),
-		DataLocations: b.DataLocations, MaxAttempts: b.MaxAttempts, RerunOnFailure: b.RerunOnFailure}
+		DataLocations: b.DataLocations, MaxAttempts: b.MaxAttempts, RerunOnFailure: b.RerunOnFailure,
+		MinInterNodeGbps: b.MinInterNodeGbps, MinStorageMBps: b.MinStorageMBps, AllowNoInterconnect: b.AllowNoInterconnect}
 	if b.DataCheck != nil {
 		nt.DataCheck = *b.DataCheck
 	}

@@ -82,6 +82,11 @@ func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc 
 				d.RerunS, d.RerunTasks, d.RerunFen = g.NominalS, g.Runs, g.CostFen
 			}
 		}
+		for _, g := range r.Trials {
+			if g.Project == u.Key {
+				d.TrialS, d.TrialRuns, d.TrialFen = g.NominalS, g.Runs, g.CostFen
+			}
+		}
 		for _, m := range r.Misses {
 			if m.Project == u.Key && len(d.Misses) < weeklyTasks {
 				d.Misses = append(d.Misses, weeklyChatTask{TaskID: m.TaskID, Task: m.Task, Owner: m.Owner,
@@ -95,7 +100,7 @@ func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc 
 }
 
 // weeklyChat is one project's weekly report as its chat message says it: the project, held
-// against effective card time, idle hours, what reruns lost, the tasks that left cards idle
+// against effective card time, idle hours, what reruns lost, what trials cost, the tasks that left cards idle
 // most and the estimates that missed most, and a link to the report page.
 type weeklyChat struct {
 	Project, Week string
@@ -108,6 +113,10 @@ type weeklyChat struct {
 	// RerunFen; 0 without reruns.
 	RerunS, RerunFen int64
 	RerunTasks       int
+	// TrialS is the card time of the project's TrialRuns trials' runs, which cost TrialFen;
+	// 0 without trials.
+	TrialS, TrialFen int64
+	TrialRuns        int
 	// Link is the report page of the week.
 	Link string
 }
@@ -129,6 +138,10 @@ func (d weeklyChat) words(l phrase.Locale) (title, text string) {
 	if d.RerunS > 0 {
 		paras = append(paras, l.T("weekly.chat.reruns", l.Count("weekly.chat.rerun_tasks", d.RerunTasks), phrase.Hours(d.RerunS),
 			billing.FormatFen(d.RerunFen)))
+	}
+	if d.TrialS > 0 {
+		paras = append(paras, l.T("weekly.chat.trials", l.Count("weekly.chat.trial_runs", d.TrialRuns), phrase.Hours(d.TrialS),
+			billing.FormatFen(d.TrialFen)))
 	}
 	list := func(head string, line func(weeklyChatTask) string, ts []weeklyChatTask) {
 		if len(ts) == 0 {

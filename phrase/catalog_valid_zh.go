@@ -204,4 +204,29 @@ var validZH = map[string]string{
 	"a stage cannot follow itself":                                                                 "阶段不能依赖自己",
 	"makes a cycle: stage %q waits, through its parents, for itself":                               "形成了环：阶段 %q 经由上游阶段等待它自己",
 	"%q is not a stage name: use 1 to 40 lowercase letters, digits or '-', starting with a letter": "%q 不是合法的阶段名：请用 1 到 40 个小写字母、数字或 '-'，以字母开头",
+	// Contracts are the ceiling: a lead approves within the contract, the fleet's reach bounds
+	// guarantees and bookings.
+	"must be 0 (the limit) or from the limit %d to %d, got %d":                                            "应为 0（即上限）或从上限 %d 到 %d，收到 %d",
+	"must be 0 (the guarantee) or from the guarantee %d to the contract's limit %d, got %d":               "应为 0（即保底份额）或从保底份额 %d 到合同上限 %d，收到 %d",
+	"must be 0 (the budget) or from the budget %d to %d, got %d":                                          "应为 0（即预算）或从预算 %d 到 %d，收到 %d",
+	"the pools of %s reach %d GPUs and %d of them are guaranteed to other projects: %d left, got %d":      "%s 的资源池最多 %d 张 GPU，其中 %d 张已保底给其他项目：还剩 %d 张，申请 %d 张",
+	"from %s to %s the project has %d GPUs of its limit of %d booked: %d left, got %d":                    "%s 至 %s 项目已预约 %d 张 GPU（上限 %d）：还剩 %d 张，申请 %d 张",
+	"from %s to %s the pools of %s reach %d GPUs and %d of them are booked: %d left, got %d":              "%s 至 %s %s 的资源池最多 %d 张 GPU，其中 %d 张已被预约：还剩 %d 张，申请 %d 张",
+	"from %s to %s the pools of %s in region %s reach %d GPUs and %d of them are booked: %d left, got %d": "%s 至 %s %s 在地域 %s 的资源池最多 %d 张 GPU，其中 %d 张已被预约：还剩 %d 张，申请 %d 张",
+	"%d GPUs at once is above the contract's %d: an admin approves it":                                    "同时使用 %d 张 GPU 超出合同的 %d 张：需由管理员审批",
+	"a guaranteed share of %d GPUs is above the contract's %d: an admin approves it":                      "保底份额 %d 张 GPU 超出合同的 %d 张：需由管理员审批",
+	"a budget of %d card-hours is above the contract's %d: an admin approves it, a lead up to %d more":    "预算 %d 卡时超出合同的 %d 卡时：需由管理员审批，负责人最多可再批 %d 卡时",
+	// Interconnect and storage of pools, and what tasks ask of them.
+	"needs the link within a node named (nvlink or pcie); got %d GB/s with none": "须先选择节点内互联（nvlink 或 pcie）；收到 %d GB/s 但未选择互联",
+	"must be 1 to %d with a network between nodes (%s); got %d":                  "应为 1 到 %d（节点间网络为 %s 时），实际为 %d",
+	"must be 0 without a network between nodes named; got %d":                    "未选择节点间网络时应为 0，实际为 %d",
+	"must be 0 to %d Gb/s, got %d":                                               "应为 0 到 %d Gb/s，实际为 %d",
+	"must be 0 to %d MB/s, got %d":                                               "应为 0 到 %d MB/s，实际为 %d",
+	// Small trials before the full run.
+	"give 1 to %d specs, got %d":                "请给出 1 到 %d 种卡型，收到 %d 种",
+	"a spec is named twice":                     "有卡型出现了两次",
+	"give 1 to %d sizes, got %d":                "请给出 1 到 %d 种卡数，收到 %d 种",
+	"each size must be between %d and %d cards": "每种卡数应在 %d 到 %d 张之间",
+	"a size is named twice":                     "有卡数出现了两次",
+	"a trial runs a batch task, not a service":  "试跑只运行批处理任务，不运行服务",
 }

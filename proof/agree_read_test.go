@@ -24,7 +24,8 @@ import (
 )
 
 // witness reads a running demo as its people do: a browser session for each role that reads
-// figures (admin, finance, a lead) and the CLI with the admin's API token.
+// figures (admin, finance, a lead) and for those who ask for cards (agreeAskers), and the CLI
+// with the admin's API token.
 type witness struct {
 	base     string
 	sessions map[string]*http.Client // by demo login
@@ -32,10 +33,10 @@ type witness struct {
 	projects map[string]int64        // project ids by name
 }
 
-// newWitness logs in as admin, finance and lead and makes the admin an API token.
+// newWitness logs in as admin, finance, lead and the askers and makes the admin an API token.
 func newWitness(ctx context.Context, base string) (*witness, error) {
 	w := &witness{base: base, sessions: map[string]*http.Client{}}
-	for _, user := range []string{"admin", "finance", "lead"} {
+	for _, user := range append([]string{"admin", "finance", "lead"}, agreeAskers...) {
 		c, err := login(base, user)
 		if err != nil {
 			return nil, err
@@ -205,6 +206,11 @@ type instant struct {
 	bills   []billing.Bill // this month's bills, from the API
 	csv     map[string][]byte
 	xlsx    map[string][]byte
+	// quotaReading is the pages' quota in use, booked cards and dry runs (readQuotas).
+	quotaReading quotaReading
+	// reports are the weekly reports, the bills of their months, the weekly messages and
+	// the services' hours (readReports), read once the instant is steady.
+	reports reportsReading
 }
 
 // steadyInstant reads every figure until two readings in a row agree on everything that
@@ -307,7 +313,7 @@ func (w *witness) read(ctx context.Context) (instant, error) {
 			return in, err
 		}
 	}
-	return in, nil
+	return in, w.readQuotas(ctx, &in)
 }
 
 // parseMetrics reads Prometheus' text format: value by `name{labels}` as written.
@@ -361,5 +367,7 @@ type projectQuotas struct {
 		Spec          string  `json:"spec"`
 		MaxGPUs       int     `json:"max_gpus"`
 		UsedCardHours float64 `json:"used_card_hours"`
+		InUseGPUs     int     `json:"in_use_gpus"`
+		LimitGPUs     int     `json:"limit_gpus"`
 	} `json:"quotas"`
 }

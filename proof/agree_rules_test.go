@@ -27,6 +27,10 @@ func (in instant) agree(v violations) {
 	in.capacityAgrees(v)
 	in.queueAgrees(v)
 	in.budgetsAreBilled(v)
+	in.quotaInUseAgrees(v)
+	in.freeAgreesWithBooked(v)
+	in.weeklyAgrees(v)
+	in.servicesAgree(v)
 	for _, b := range in.bills {
 		billAddsUp(b, v)
 		downloadsAgree(b, in.csv[b.Project], in.xlsx[b.Project], v)

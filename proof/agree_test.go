@@ -34,6 +34,9 @@ const (
 	// agreeFaults is --demo-faults: one cloud call in ten fails, one boot in ten fails, and a
 	// machine is lost about every ten simulated hours.
 	agreeFaults = 0.1
+	// agreeWeekly is --weekly-report: every half hour, so that the week before the demo's
+	// start is sent once its past is filled (each week is sent once).
+	agreeWeekly = "*/30 * * * *"
 )
 
 func agreeProof(t *testing.T, db database) {
@@ -42,7 +45,8 @@ func agreeProof(t *testing.T, db database) {
 	logPath := filepath.Join(t.TempDir(), "serve.log")
 	defer keepLog(t, logPath)
 	srv := startArgs(t, addr, logPath, "serve", "--demo", "--db", db.DSN, "--addr", addr, "--join-token", joinToken,
-		"--demo-speed", fmt.Sprint(agreeSpeed), "--demo-faults", fmt.Sprint(agreeFaults), "--log-level", "info", "--lang", "en")
+		"--demo-speed", fmt.Sprint(agreeSpeed), "--demo-faults", fmt.Sprint(agreeFaults), "--log-level", "info", "--lang", "en",
+		"--weekly-report", agreeWeekly)
 	defer srv.stop(t)
 	if err := srv.waitHealthy(2 * time.Minute); err != nil {
 		t.Fatal(err)
@@ -75,6 +79,9 @@ func agreeProof(t *testing.T, db database) {
 		}
 	}
 	t.Logf("calibrated from the deployment's history: sweep table rows by pool %v", rows)
+	if err := w.bookAndAsk(ctx, *agreeDays); err != nil {
+		t.Fatal(err)
+	}
 
 	every := time.Duration(float64(*agreeEvery) / agreeSpeed)
 	readings := int(*agreeDays * float64(24*time.Hour) / float64(*agreeEvery))
@@ -85,6 +92,9 @@ func agreeProof(t *testing.T, db database) {
 		}
 		srv.cmd.Process.Signal(syscall.SIGUSR1)
 		in, tries, err := w.steadyInstant(ctx)
+		if err == nil {
+			err = w.readReports(ctx, &in, issued.month)
+		}
 		srv.cmd.Process.Signal(syscall.SIGUSR2)
 		if err != nil {
 			t.Fatalf("reading %d: %v", i+1, err)
@@ -92,8 +102,11 @@ func agreeProof(t *testing.T, db database) {
 		before := len(v)
 		in.agree(v)
 		issued.unchanged(ctx, w, v)
-		t.Logf("reading %d at %s (%d tries): %d cards, %d tasks holding cards, %d waiting, %d bills; %d disagreements",
-			i+1, in.at.Format(time.DateTime), tries, len(in.gpus), len(in.holding), len(in.queue.Tasks), len(in.bills), len(v)-before)
+		t.Logf("reading %d at %s (%d tries): %d cards, %d tasks holding cards, %d waiting, %d bills, %d places of quota in use, "+
+			"%d booked cards, %d dry runs, %d weeks, %d weekly messages, %d services; %d disagreements",
+			i+1, in.at.Format(time.DateTime), tries, len(in.gpus), len(in.holding), len(in.queue.Tasks), len(in.bills),
+			len(in.quotaReading.seen), in.quotaReading.boardMarks, len(in.quotaReading.dry), len(in.reports.weeks),
+			len(in.reports.sent), len(in.reports.services), len(v)-before)
 	}
 	if len(v) > 0 {
 		t.Errorf("the figures disagree:\n%s", v)

@@ -102,9 +102,10 @@ func crashProof(t *testing.T, db database) {
 	billedOnce(ctx, t, db, l, v)
 	counts := l.counts()
 	t.Logf("recovery gave up the dead nodes %s after the last restart", recovered.Round(time.Second))
-	t.Logf("%d kills in %s (mean life %s); %d tasks submitted by the proof, %s; %d tasks in all, %d allocations, %d nodes, %d machines; ledger %.1f card-hours of ended tasks",
+	rerun, again := l.reruns()
+	t.Logf("%d kills in %s (mean life %s); %d tasks submitted by the proof, %s; %d tasks in all, %d allocations, %d nodes, %d machines; ledger %.1f card-hours of ended attempts; %d tasks rerun, %d of them placed again",
 		*crashKills, killing.Round(time.Second), (killing / time.Duration(*crashKills)).Round(10*time.Millisecond),
-		len(sub.order), counts, len(l.tasks), len(l.allocs), len(l.nodes), len(l.machines), float64(ledgerS)/3600)
+		len(sub.order), counts, len(l.tasks), len(l.allocs), len(l.nodes), len(l.machines), float64(ledgerS)/3600, rerun, again)
 	if len(v) > 0 {
 		t.Errorf("invariants broken:\n%s", v)
 	}
@@ -255,6 +256,20 @@ func isEnded(t *task) bool {
 		}
 	}
 	return false
+}
+
+// reruns counts the tasks with an attempt that ended in a rerun, and those of them placed
+// again, for the log.
+func (l *ledger) reruns() (rerun, again int) {
+	for _, t := range l.tasks {
+		if len(t.Reruns) > 0 {
+			rerun++
+			if t.Start != nil {
+				again++
+			}
+		}
+	}
+	return rerun, again
 }
 
 // counts sums the tasks by state, for the log.

@@ -1,6 +1,7 @@
 package proof
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,15 +13,20 @@ func TestChecksFindBrokenLedgers(t *testing.T) {
 	sound := func() *ledger {
 		l := &ledger{tasks: map[int64]*task{}, nodes: map[int64]node{1: {ID: 1, Hostname: "n1", State: "ready", lastSeen: *at(60)}},
 			lostExits: map[[2]int64]time.Time{}}
-		l.tasks[1] = &task{ID: 1, State: "succeeded", GPUs: 1, Start: at(0), End: at(10), Starts: 1, Key: "proof-000001"}
-		l.tasks[2] = &task{ID: 2, State: "running", GPUs: 1, Start: at(10), Starts: 1, Key: "proof-000002"}
-		l.allocs = []alloc{{ID: 1, TaskID: 1, GPUID: 7, NodeID: 1, Start: *at(0), End: at(10)}, {ID: 2, TaskID: 2, GPUID: 7, NodeID: 1, Start: *at(10)}}
+		l.tasks[1] = &task{ID: 1, State: "succeeded", GPUs: 1, Attempt: 1, Start: at(0), End: at(10), Starts: 1, Key: "proof-000001"}
+		l.tasks[2] = &task{ID: 2, State: "running", GPUs: 1, Attempt: 1, Start: at(10), Starts: 1, Key: "proof-000002"}
+		// Task 3 lost its node in attempt 1 and was placed again for attempt 2.
+		l.tasks[3] = &task{ID: 3, State: "running", GPUs: 1, Attempt: 2, Start: at(30), Starts: 2, Key: "proof-000003",
+			Reruns: map[int]rerun{1: {Start: at(5), End: *at(20), Ending: "lost"}}}
+		l.allocs = []alloc{{ID: 1, TaskID: 1, GPUID: 7, NodeID: 1, Attempt: 1, Start: *at(0), End: at(10)}, {ID: 2, TaskID: 2, GPUID: 7, NodeID: 1, Attempt: 1, Start: *at(10)},
+			{ID: 3, TaskID: 3, GPUID: 8, NodeID: 1, Attempt: 1, Start: *at(5), End: at(20)}, {ID: 4, TaskID: 3, GPUID: 8, NodeID: 1, Attempt: 2, Start: *at(30)}}
 		for _, a := range l.allocs {
 			l.tasks[a.TaskID].allocs = append(l.tasks[a.TaskID].allocs, a)
 		}
 		return l
 	}
-	sub := &submitter{sent: map[string]*submit{"proof-000001": {id: 1}, "proof-000002": {id: 2}}, order: []string{"proof-000001", "proof-000002"}}
+	sub := &submitter{sent: map[string]*submit{"proof-000001": {id: 1}, "proof-000002": {id: 2}, "proof-000003": {id: 3}},
+		order: []string{"proof-000001", "proof-000002", "proof-000003"}}
 	check := func(l *ledger) violations {
 		v := violations{}
 		l.noGPUGivenTwice(v)
@@ -41,6 +47,15 @@ func TestChecksFindBrokenLedgers(t *testing.T) {
 		"ledger not conserved": func(l *ledger) {
 			l.tasks[1].allocs[0].End = at(12)
 		},
+		// A rerun task: placed a third time in two attempts, a card of its first attempt
+		// not given back when it ended, or charged after its lost node was last seen.
+		"task run twice/rerun": func(l *ledger) { l.tasks[3].Starts = 3 },
+		"ledger not conserved/rerun": func(l *ledger) {
+			l.tasks[3].allocs[0].End = at(25)
+		},
+		"ledger not conserved/rerun lost": func(l *ledger) {
+			l.nodes[1] = node{ID: 1, Hostname: "n1", State: "lost", lastSeen: *at(15)}
+		},
 		"task lost":       func(l *ledger) { delete(l.tasks, 2) },
 		"task duplicated": func(l *ledger) { l.tasks[3] = &task{ID: 3, State: "queued", Key: "proof-000001"} },
 		"duplicate machine": func(l *ledger) {
@@ -51,8 +66,9 @@ func TestChecksFindBrokenLedgers(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			l := sound()
 			breakIt(l)
-			if v := check(l); len(v[kind]) == 0 {
-				t.Errorf("checks found %v, want %s", v, kind)
+			want, _, _ := strings.Cut(kind, "/")
+			if v := check(l); len(v[want]) == 0 {
+				t.Errorf("checks found %v, want %s", v, want)
 			}
 		})
 	}

@@ -21,20 +21,38 @@ type ledger struct {
 
 type alloc struct {
 	ID, TaskID, GPUID, NodeID int64
-	Start                     time.Time
-	End                       *time.Time
+	// Attempt is the task's attempt the card was given to.
+	Attempt int
+	Start   time.Time
+	End     *time.Time
 }
 
 type task struct {
 	ID                 int64
 	State, Reason, Key string
 	GPUs               int
-	Start, End         *time.Time
+	// Attempt is the attempt the task is in; Start and End are that attempt's. Reruns are
+	// its earlier attempts, each ended in a rerun, by number.
+	Attempt    int
+	Start, End *time.Time
+	Reruns     map[int]rerun
 	// Starts counts the task's placements (events into starting, or straight into running
 	// for imported history); Running is when its process was reported started.
 	Starts  int
 	Running *time.Time
 	allocs  []alloc
+}
+
+// rerun is an attempt of a task that ended in a rerun (a task_attempts row).
+type rerun struct {
+	Start  *time.Time
+	End    time.Time
+	Ending string
+}
+
+// current is the task's allocations of the attempt it is in.
+func (t *task) current() []alloc {
+	return slices.DeleteFunc(slices.Clone(t.allocs), func(a alloc) bool { return a.Attempt != t.Attempt })
 }
 
 type node struct {
@@ -63,10 +81,10 @@ func readLedger(ctx context.Context, db database) (*ledger, error) {
 	}
 	defer conn.Close()
 	l := &ledger{tasks: map[int64]*task{}, nodes: map[int64]node{}, lostExits: map[[2]int64]time.Time{}}
-	err = each(ctx, conn, "SELECT id, task_id, gpu_id, node_id, started_at, ended_at FROM allocations ORDER BY id", func(r *sql.Rows) error {
+	err = each(ctx, conn, "SELECT id, task_id, gpu_id, node_id, attempt, started_at, ended_at FROM allocations ORDER BY id", func(r *sql.Rows) error {
 		var a alloc
 		var end sql.NullTime
-		if err := r.Scan(&a.ID, &a.TaskID, &a.GPUID, &a.NodeID, &a.Start, &end); err != nil {
+		if err := r.Scan(&a.ID, &a.TaskID, &a.GPUID, &a.NodeID, &a.Attempt, &a.Start, &end); err != nil {
 			return err
 		}
 		if end.Valid {
@@ -78,10 +96,10 @@ func readLedger(ctx context.Context, db database) (*ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("allocations: %w", err)
 	}
-	err = each(ctx, conn, "SELECT id, state, reason, COALESCE(idempotency_key, ''), gpus, started_at, ended_at FROM tasks", func(r *sql.Rows) error {
-		var t task
+	err = each(ctx, conn, "SELECT id, state, reason, COALESCE(idempotency_key, ''), gpus, attempt, started_at, ended_at FROM tasks", func(r *sql.Rows) error {
+		t := task{Reruns: map[int]rerun{}}
 		var start, end sql.NullTime
-		if err := r.Scan(&t.ID, &t.State, &t.Reason, &t.Key, &t.GPUs, &start, &end); err != nil {
+		if err := r.Scan(&t.ID, &t.State, &t.Reason, &t.Key, &t.GPUs, &t.Attempt, &start, &end); err != nil {
 			return err
 		}
 		if start.Valid {
@@ -95,6 +113,27 @@ func readLedger(ctx context.Context, db database) (*ledger, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	err = each(ctx, conn, "SELECT task_id, attempt, started_at, ended_at, ending FROM task_attempts", func(r *sql.Rows) error {
+		var id int64
+		var n int
+		var x rerun
+		var start sql.NullTime
+		if err := r.Scan(&id, &n, &start, &x.End, &x.Ending); err != nil {
+			return err
+		}
+		if start.Valid {
+			x.Start = &start.Time
+		}
+		t := l.tasks[id]
+		if t == nil {
+			return fmt.Errorf("attempt of task %d, which does not exist", id)
+		}
+		t.Reruns[n] = x
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("task attempts: %w", err)
 	}
 	err = each(ctx, conn, "SELECT task_id, from_state, to_state, at FROM task_events ORDER BY at, id", func(r *sql.Rows) error {
 		var id int64
@@ -231,47 +270,98 @@ func (l *ledger) noGPUGivenTwice(v violations) {
 	}
 }
 
-// noTaskRunTwice: a task is placed at most once, its allocations all open at its start, on
-// distinct GPUs, as many as it asked for.
+// noTaskRunTwice: a task is placed at most once per attempt; each attempt's allocations all
+// open at its start, on distinct GPUs, as many as it asked for; no card is given to an
+// attempt that never ran.
 func (l *ledger) noTaskRunTwice(v violations) {
 	for _, t := range l.tasks {
-		if t.Starts > 1 {
-			v.add("task run twice", "task %d was placed %d times", t.ID, t.Starts)
+		ran := len(t.Reruns)
+		if t.Start != nil {
+			ran++
 		}
-		if len(t.allocs) == 0 {
-			continue
+		if t.Starts > ran {
+			v.add("task run twice", "task %d was placed %d times in %d attempts", t.ID, t.Starts, ran)
 		}
-		gpus := map[int64]bool{}
+		byAttempt := map[int][]alloc{}
 		for _, a := range t.allocs {
-			if gpus[a.GPUID] {
-				v.add("task run twice", "task %d holds GPU %d twice", t.ID, a.GPUID)
-			}
-			gpus[a.GPUID] = true
-			if t.Start == nil || !a.Start.Equal(*t.Start) {
-				v.add("task run twice", "task %d: allocation %d opened at %s, the task started at %s", t.ID, a.ID, a.Start.Format(time.RFC3339), fmtEnd(t.Start))
-			}
+			byAttempt[a.Attempt] = append(byAttempt[a.Attempt], a)
 		}
-		if len(gpus) != t.GPUs {
-			v.add("task run twice", "task %d asked for %d GPUs and holds %d", t.ID, t.GPUs, len(gpus))
+		for n, as := range byAttempt {
+			start := t.Start
+			if r, ok := t.Reruns[n]; ok {
+				start = r.Start
+			} else if n != t.Attempt {
+				v.add("task run twice", "task %d, in attempt %d, holds %d cards of attempt %d, which did not run", t.ID, t.Attempt, len(as), n)
+				continue
+			}
+			gpus := map[int64]bool{}
+			for _, a := range as {
+				if gpus[a.GPUID] {
+					v.add("task run twice", "task %d holds GPU %d twice in attempt %d", t.ID, a.GPUID, n)
+				}
+				gpus[a.GPUID] = true
+				if start == nil || !a.Start.Equal(*start) {
+					v.add("task run twice", "task %d: allocation %d opened at %s, its attempt %d started at %s", t.ID, a.ID, a.Start.Format(time.RFC3339), n, fmtEnd(start))
+				}
+			}
+			if len(gpus) != t.GPUs {
+				v.add("task run twice", "task %d asked for %d GPUs and holds %d in attempt %d", t.ID, t.GPUs, len(gpus), n)
+			}
 		}
 	}
+}
+
+// rerunsConserved: the cards of an attempt that ended in a rerun are all given back when it
+// ended (or when given, if that was later), and one lost with its node is charged no
+// second after the node's last sign of life. It returns the ledger's card-seconds of those
+// attempts and the same sum computed from the attempts.
+func (l *ledger) rerunsConserved(t *task, v violations) (ledgerS, taskS int64) {
+	for _, a := range t.allocs {
+		r, ok := t.Reruns[a.Attempt]
+		if !ok || a.Attempt == t.Attempt {
+			continue
+		}
+		want := r.End
+		if a.Start.After(want) {
+			want = a.Start
+		}
+		switch {
+		case a.End == nil:
+			v.add("ledger not conserved", "task %d's attempt %d was rerun and its allocation %d is still open", t.ID, a.Attempt, a.ID)
+			continue
+		case !a.End.Equal(want):
+			v.add("ledger not conserved", "allocation %d of task %d closed at %s, its attempt %d ended at %s", a.ID, t.ID, fmtEnd(a.End), a.Attempt, want.Format(time.RFC3339))
+		}
+		if n := l.nodes[a.NodeID]; r.Ending == "lost" && a.End.After(a.Start) && a.End.After(n.lastSeen) {
+			v.add("ledger not conserved", "task %d's attempt %d, lost with node %s last seen %s, is charged until %s", t.ID, a.Attempt, n.Hostname, n.lastSeen.Format(time.RFC3339), fmtEnd(a.End))
+		}
+		ledgerS += int64(a.End.Sub(a.Start) / time.Second)
+		if r.Start != nil {
+			taskS += int64(max(0, r.End.Sub(*r.Start)) / time.Second)
+		}
+	}
+	return ledgerS, taskS
 }
 
 // ledgerConserved: the ledger holds exactly what the tasks held. An ended task's
 // allocations are all closed, each at the task's end, or, for a node of a task of several
 // nodes that was lost, at that node's recorded loss; a task that ended on a lost node is
 // charged no second after the node's last sign of life; a live task's allocations are open
-// (but those of its lost nodes); a task that never started holds none. It returns the
-// ledger's card-seconds of ended tasks and the same sum computed from the tasks.
+// (but those of its lost nodes); a task that never started holds none; the attempts that
+// ended in a rerun as rerunsConserved says. It returns the ledger's card-seconds of ended
+// attempts (ended tasks' and reruns') and the same sum computed from the tasks.
 func (l *ledger) ledgerConserved(v violations) (ledgerS, taskS int64) {
 	for _, t := range l.tasks {
+		a, b := l.rerunsConserved(t, v)
+		ledgerS, taskS = ledgerS+a, taskS+b
 		isEnded := slices.Contains(ended, t.State)
 		lostTask := t.State == "failed" && strings.HasPrefix(t.Reason, "node ") && strings.Contains(t.Reason, " lost")
-		if t.Start == nil && len(t.allocs) > 0 {
-			v.add("ledger not conserved", "task %d (%s) never started and holds %d allocations", t.ID, t.State, len(t.allocs))
+		current := t.current()
+		if t.Start == nil && len(current) > 0 {
+			v.add("ledger not conserved", "task %d (%s) never started in attempt %d and holds %d allocations", t.ID, t.State, t.Attempt, len(current))
 			continue
 		}
-		for _, a := range t.allocs {
+		for _, a := range current {
 			lostAt, lostNode := l.lostExits[[2]int64{t.ID, a.NodeID}]
 			switch {
 			case !isEnded && a.End == nil, !isEnded && lostNode && a.End.Equal(lostAt):
@@ -296,7 +386,7 @@ func (l *ledger) ledgerConserved(v violations) (ledgerS, taskS int64) {
 		}
 		if isEnded && t.Start != nil && t.End != nil {
 			perNode := map[int64]int64{}
-			for _, a := range t.allocs {
+			for _, a := range current {
 				perNode[a.NodeID]++
 			}
 			for nodeID, n := range perNode {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"slices"
+	"time"
 
 	"kashi/models"
 	"kashi/scheduler"
@@ -76,7 +77,8 @@ func (s *sim) growth() []scheduler.Growth {
 			continue
 		}
 		g := scheduler.Growth{Spec: ps.Spec, GPUsPerNode: ps.GPUsPerNode, Batch: ps.policy.MaxInFlight,
-			Delay: ps.policy.ScaleUpDelay, Boot: ps.BootTime, Every: ps.policy.CooldownAfterUp, LastUp: ps.lastUp}
+			Delay: ps.policy.ScaleUpDelay, Boot: ps.BootTime, Every: ps.policy.CooldownAfterUp, LastUp: ps.lastUp,
+			Period: time.Duration(s.interval) * time.Second}
 		for _, m := range ps.booting {
 			g.Booting = append(g.Booting, at(m.created).Add(ps.BootTime))
 		}

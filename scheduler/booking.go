@@ -56,13 +56,15 @@ const MaxBookedGPUs = 1 << 20
 // A booking in a region holds cards of that place only, counted against its free cards;
 // the others hold cards of the spec in every region, counted against all its free cards.
 // own is true when a spec was left out only for the project's own booking whose window has
-// not opened; ownStart is then the earliest such window's start (an offset from now).
+// not opened; ownStart is then the earliest such window's start (an offset from now). booked
+// is true when other projects' bookings alone left out every spec left out for others.
 func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (kept []int32, own bool, ownStart int64, booked bool) {
-	n := 0
+	n, out, bookedOut := 0, 0, 0
 	ownStart = never
 	for _, s := range specs {
-		// held[0] is what the spec's shares hold, held[1] what this place's region's do.
-		var held [2]struct{ owed, mine int32 }
+		// held[0] is what the spec's shares hold, held[1] what this place's region's do;
+		// booked is the part of owed that bookings hold.
+		var held [2]struct{ owed, booked, mine int32 }
 		first := int64(never)
 		name := d.f.specs[s].nameIdx
 		for _, gs := range d.guar[name] {
@@ -83,10 +85,12 @@ func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (
 				first = min(first, gs.starts)
 			case gs.booked && gs.starts > 0:
 				held[k].owed += gs.guaranteed
-				booked = true
+				held[k].booked += gs.guaranteed
 			case gs.held < gs.guaranteed:
 				held[k].owed += gs.guaranteed - gs.held
-				booked = booked || gs.booked
+				if gs.booked {
+					held[k].booked += gs.guaranteed - gs.held
+				}
 			}
 		}
 		// A share of the spec holds cards in every region: what is free of the spec counts.
@@ -94,12 +98,13 @@ func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (
 		for _, o := range d.f.byName[d.f.names[name]] {
 			left[0] += int64(d.f.specs[o].freeGPUs)
 		}
-		keep, mineOnly := true, true
+		keep, mineOnly, byBookings := true, true, false
 		for k, h := range held {
 			// Kept, also when the cards would not fit whatever is held: then the task waits
 			// for cards, not for a hold.
-			if !(h.owed+h.mine == 0 || left[k] >= int64(h.owed)+int64(h.mine) || left[k] < 0 && h.owed == 0) {
+			if !(h.owed+h.mine == 0 || left[k] >= int64(h.owed)+int64(h.mine) || left[k] < 0) {
 				keep, mineOnly = false, mineOnly && left[k] >= int64(h.owed)
+				byBookings = byBookings || left[k] < int64(h.booked)
 			}
 		}
 		switch {
@@ -108,9 +113,16 @@ func (d *decider) keepHeld(p, g int32, short bool, end90 int64, specs []int32) (
 			n++
 		case mineOnly:
 			own, ownStart = true, min(ownStart, first)
+		default:
+			out++
+			if byBookings {
+				bookedOut++
+			}
 		}
 	}
-	return specs[:n], own, ownStart, booked
+	// Booked only when the bookings alone keep the task from every place they left out: one
+	// that other projects' guaranteed shares keep out waits for those.
+	return specs[:n], own, ownStart, out > 0 && bookedOut == out
 }
 
 // BookingHold is a booking holding cards at a moment, with the cards it keeps from every

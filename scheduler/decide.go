@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
 	"time"
@@ -125,18 +126,25 @@ const (
 	rNoSuchCapacity
 	rInvalid
 	rReservationWindow
+	rNoSuitablePlace
 )
 
 var reasons = [...]Reason{"", ReasonNoFreeGPUs, ReasonDataNotReady, ReasonOffPeakOnly,
-	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow}
+	ReasonQuota, ReasonBehind, ReasonNoSuchCapacity, ReasonInvalid, ReasonReservationWindow, ReasonNoSuitablePlace}
 
 var details = [...]string{"", DetailBudgetExhausted, DetailConcurrentLimit, DetailGuaranteedShare, DetailBooked, DetailServiceLimit,
-	DetailNoQuota}
+	DetailNoQuota, DetailNoInterconnect, DetailInterNodeBelow, DetailStorageBelow}
 
-// Place sets of a task that accepts any place, or none that a node has.
+// detailLacks is the index in details of the first attribute a place may lack, in the order
+// lacks checks them.
+const detailLacks = 7
+
+// Place sets of a task that accepts any place, or none that a node has; below specNone,
+// none whose pool states what the task needs (specLacks - k: details[detailLacks+k]).
 const (
-	specAny  = -1
-	specNone = -2
+	specAny   = -1
+	specNone  = -2
+	specLacks = -3
 )
 
 // tstate is the task at one queue position: the facts Decide needs, copied once from the
@@ -176,10 +184,12 @@ type placeSets struct {
 }
 
 // index is the set of places task t accepts: the places of its specs (Specs, else Spec,
-// else every spec) in its regions (none: every region). specAny when it accepts every
-// place, specNone when no node is of what it asks.
+// else every spec) in its regions (none: every region) whose pools state what it needs
+// (lacks). specAny when it accepts every place, specNone when no node is of what it asks,
+// below it (specLacks) when every such place lacks something.
 func (ps *placeSets) index(t *Pending, f *fleet) int32 {
-	if len(t.Specs) == 0 && len(t.Regions) == 0 {
+	needs := t.MinInterNodeGbps > 0 || t.MinStorageMBps > 0 || !t.AllowNoInterconnect && int64(t.GPUs) > int64(f.noInterSize)
+	if len(t.Specs) == 0 && len(t.Regions) == 0 && !needs {
 		if t.Spec == "" {
 			return specAny
 		}
@@ -193,10 +203,39 @@ func (ps *placeSets) index(t *Pending, f *fleet) int32 {
 	for _, r := range t.Regions {
 		ps.buf = append(append(ps.buf, 0), r...)
 	}
+	if needs {
+		// The places a task is kept off for being larger than their nodes grow with its
+		// cards: how many there are tells the sets apart.
+		big := 0
+		for s := range f.specs {
+			if sp := &f.specs[s]; sp.attrs.noInter && int64(t.GPUs) > int64(sp.nodeSize) && !t.AllowNoInterconnect {
+				big++
+			}
+		}
+		ps.buf = append(ps.buf, 2)
+		ps.buf = binary.AppendUvarint(ps.buf, uint64(max(t.MinInterNodeGbps, 0)))
+		ps.buf = binary.AppendUvarint(ps.buf, uint64(max(t.MinStorageMBps, 0)))
+		ps.buf = binary.AppendUvarint(ps.buf, uint64(big))
+	}
 	if s, ok := ps.key[string(ps.buf)]; ok { // no allocation for the lookup
 		return s
 	}
 	return ps.intern(string(ps.buf), t, f)
+}
+
+// lacks is what place p lacks of what t needs, as an index into details past detailLacks,
+// in the order checked; -1 when nothing. An unstated attribute meets no minimum but keeps no
+// task off for being larger than a node.
+func lacks(t *Pending, sp *fspec) int {
+	switch {
+	case sp.attrs.noInter && !t.AllowNoInterconnect && int64(t.GPUs) > int64(sp.nodeSize):
+		return 0
+	case t.MinInterNodeGbps > 0 && int64(sp.attrs.interGbps) < int64(t.MinInterNodeGbps):
+		return 1
+	case t.MinStorageMBps > 0 && int64(sp.attrs.storage) < int64(t.MinStorageMBps):
+		return 2
+	}
+	return -1
 }
 
 func (ps *placeSets) intern(key string, t *Pending, f *fleet) int32 {
@@ -222,10 +261,18 @@ func (ps *placeSets) build(t *Pending, f *fleet) int32 {
 		names = []string{t.Spec}
 	}
 	var out []int32
+	lack := -1 // the first thing a place the task would otherwise take lacks
 	add := func(p int32) {
-		if len(t.Regions) == 0 || slices.Contains(t.Regions, f.specs[p].region) {
-			out = append(out, p)
+		if len(t.Regions) > 0 && !slices.Contains(t.Regions, f.specs[p].region) {
+			return
 		}
+		if k := lacks(t, &f.specs[p]); k >= 0 {
+			if lack < 0 || k < lack {
+				lack = k
+			}
+			return
+		}
+		out = append(out, p)
 	}
 	if len(names) == 0 {
 		for p := range f.specs {
@@ -238,6 +285,9 @@ func (ps *placeSets) build(t *Pending, f *fleet) int32 {
 		}
 	}
 	if len(out) == 0 {
+		if lack >= 0 {
+			return specLacks - int32(lack)
+		}
 		return specNone
 	}
 	slices.Sort(out)
@@ -293,6 +343,13 @@ type decider struct {
 	cand, inQ, overQ, pick, sub []int32
 	evs                         []event
 	order                       []int32
+	// placeEvs are each place's events by node while len(fleet.events) is placeEvsAt (see
+	// placeEvents).
+	placeEvs   map[int32][]event
+	placeEvsAt int
+	// odds are the running tasks' ends as odds, by index in the snapshot's Running, made
+	// when a floor first reads them (see likelyFree).
+	odds []endOdds
 	// long is true while a long task is being placed or reserved for: short-only nodes are
 	// not for it. reserveOnly is true while a short task tries the short-only nodes first.
 	long, reserveOnly bool
@@ -452,7 +509,7 @@ func (d *decider) overQuota(p int32, s int32, g int32) (bool, uint8) {
 func (d *decider) candidates(spec int32, g int32, lane uint8) {
 	d.cand = d.cand[:0]
 	f := d.f
-	if spec == specNone {
+	if spec <= specNone {
 		return
 	}
 	total := func(sp *fspec) int32 {
@@ -501,6 +558,8 @@ func (d *decider) gateAndPlace() {
 		}
 		d.candidates(st.spec, st.gpus, st.lane)
 		switch {
+		case len(d.cand) == 0 && st.spec <= specLacks:
+			st.reason, st.detail = rNoSuitablePlace, uint8(detailLacks+specLacks-st.spec)
 		case len(d.cand) == 0:
 			st.reason = rNoSuchCapacity
 		case !st.ready:
@@ -843,7 +902,7 @@ func (d *decider) commit(i int32, end90 int64, overflow bool) {
 		if n.res >= 0 && end90 > d.res[n.res].at {
 			n.spare -= use
 		}
-		f.events = append(f.events, event{node: ni, n: use, end50: end50, end90: end90, eta50: after(0, st.e50)})
+		f.events = append(f.events, event{node: ni, n: use, run: -1, end50: end50, end90: end90, eta50: after(0, st.e50)})
 		d.nodeBuf = append(d.nodeBuf, n.id)
 		rest -= use
 	}
@@ -899,7 +958,7 @@ func (d *decider) explain() Plan {
 			ETAP50:   d.at(st.eta50),
 			ETAP90:   d.at(st.eta90),
 		}
-		if (st.reason == rNoFreeGPUs || st.reason == rNoSuchCapacity) && st.spec != specAny {
+		if (st.reason == rNoFreeGPUs || st.reason == rNoSuchCapacity || st.reason == rNoSuitablePlace) && st.spec != specAny {
 			w.Spec = askedSpec(&d.snap.Pending[d.q.keys[i].idx])
 		}
 		if st.where >= 0 {

@@ -75,9 +75,10 @@ func (d *decider) estimate() *quotaReplay {
 			s := d.cand[0]
 			if st.head {
 				s = st.where // the reservation's place
-				// Its reservation's time, by the ends the ETAs expect; new machines of the
-				// place are free whole: the head needs no reserved node once enough are up.
-				st.minStart = qr.floor(st, s, grow)
+				// Its reservation's time is its floor (see start), on each side by the ends
+				// that side expects rather than by Decide's; new machines of the place are
+				// free whole: the head needs no reserved node once enough are up.
+				st.minStart = 0
 			} else if len(d.cand) > 1 {
 				best, pref := int64(never), d.prefOf(int32(i))
 				for _, c := range d.cand {
@@ -125,20 +126,27 @@ const (
 
 // start is when the task at queue position i starts on place s on side k of replay rp:
 // when its cards and the tokens of every limit of its project it counts against are free, no
-// earlier than its minStart nor, but for a head (whose minStart is its reservation), than its
-// floor. With commit it holds them from then for its runtime.
+// earlier than its minStart nor than its floor on that side. Decide did not place it now, so
+// where the replay would start it at once it starts at the place's next change (a card
+// coming free, a machine coming up). With commit it holds them from then for its runtime.
 func (q *quotaReplay) start(rp *replay, k int, i int32, s int32, commit bool) int64 {
 	st := &q.d.st[i]
 	dur := [2]time.Duration{st.e50, st.d90}[k]
-	from := st.minStart
-	if !st.head {
-		from = max(from, q.floor(st, s, q.grow))
-	}
+	from := max(st.minStart, q.floor(st, s, k))
 	keys := q.limitsOf(st, s)
 	// A deferrable task is no demand for machines: it takes no card of one only it awaits.
 	at := rp.take(&rp.h[k][s], st.gpus, from, dur, false, st.deferred)
 	for _, key := range keys {
 		at = max(at, rp.take(&q.limit(key).h[k], st.gpus, from, dur, false, false))
+	}
+	if at == 0 {
+		if next := rp.h[k][s].next(st.deferred); next != never {
+			from = next
+			at = max(rp.take(&rp.h[k][s], st.gpus, from, dur, false, st.deferred), from)
+			for _, key := range keys {
+				at = max(at, rp.take(&q.limit(key).h[k], st.gpus, from, dur, false, false))
+			}
+		}
 	}
 	if commit && at != never {
 		rp.take(&rp.h[k][s], st.gpus, at, dur, true, st.deferred)
@@ -236,6 +244,17 @@ func (rp *replay) take(h *slots, g int32, minStart int64, dur time.Duration, com
 	return start
 }
 
+// next is when the first of h's cards comes free after now (with noGrowth, of the cards
+// that are not grown); never when none does.
+func (h slots) next(noGrowth bool) int64 {
+	for _, e := range h {
+		if e.t > 0 && !(noGrowth && e.grown) {
+			return e.t
+		}
+	}
+	return never
+}
+
 // growth is each place's new machines expected (see Growth), as grown slots: the machines
 // booting, each when it is expected ready, then the room in batches, the first asked once
 // the place's oldest task waiting for cards has waited the pool's delay (now, when none
@@ -286,7 +305,7 @@ func (g Growth) slots(h slots, now time.Time, waited time.Duration) slots {
 	if !g.LastUp.IsZero() {
 		t = max(t, g.LastUp.Add(g.Every).Sub(now)) // the cooldown after the last growth
 	}
-	t += max(g.Boot, 0)
+	t += max(g.Period, 0)/2 + max(g.Boot, 0) // asked at the scaling loop's next pass
 	for room := min(g.Room, 1<<16); room > 0 && t < growthHorizon; room -= batch {
 		h = append(h, slot{t: int64(t), n: int32(min(room, batch)) * n, grown: true})
 		t += every
@@ -294,25 +313,45 @@ func (g Growth) slots(h slots, now time.Time, waited time.Duration) slots {
 	return h
 }
 
-// floor is the earliest task st could start on place s whatever the tasks before it do: when
-// the cards it needs come free on one node as running tasks end as expected (whole nodes
-// for a task larger than a node, see reservation), or new machines of the place bring them,
-// whichever comes first. The replay counts a place's cards as one pool; the floor keeps the
-// nodes' shape.
-func (q *quotaReplay) floor(st *tstate, s int32, grow []slots) int64 {
-	key := [3]int32{s, st.gpus, int32(st.lane)}
+// floor is the earliest task st could start on place s on side k whatever the tasks before
+// it do: when the cards it needs come free on one node (whole nodes for a task larger than a
+// node) as running tasks end — on side50 the median of the first node's time by the odds of
+// their ends (likelyFree), else as the ETAs expect them; on side90 by their latest ends — or,
+// on side50 for a task that is demand for machines (not deferrable), new machines of the
+// place bring them, whichever comes first. The replay counts a place's cards as one pool; the
+// floor keeps the nodes' shape.
+func (q *quotaReplay) floor(st *tstate, s int32, k int) int64 {
+	mode := int32(k) << 1
+	if k == side50 && st.deferred {
+		mode |= 1
+	}
+	key := [4]int32{s, st.gpus, int32(st.lane), mode}
 	if at, ok := q.floors[key]; ok {
 		return at
 	}
 	d := q.d
 	d.long = st.lane == laneLong
-	at := d.reservation(s, st.gpus, nil, true)
-	if grow != nil {
+	ends := endsETA
+	if k == side90 {
+		ends = endsLatest
+	}
+	at := d.reservation(s, st.gpus, nil, ends)
+	if k == side50 && at > 0 && at != never && st.gpus <= d.f.specs[s].maxSize && d.snap.Runtimes != nil {
+		// The first node to hold the cards, by the odds of its tasks' ends.
+		hi := d.reservation(s, st.gpus, nil, endsLatest)
+		if hi == never {
+			hi = growthHorizon.Nanoseconds()
+		}
+		if m := d.likelyFree(s, st.gpus, max(hi, at)); m != never {
+			at = m
+		}
+	}
+	if q.grow != nil && mode == 0 {
 		var rp replay
-		at = min(at, rp.take(&grow[s], st.gpus, 0, 0, false, false))
+		at = min(at, rp.take(&q.grow[s], st.gpus, 0, 0, false, false))
 	}
 	if q.floors == nil {
-		q.floors = make(map[[3]int32]int64)
+		q.floors = make(map[[4]int32]int64)
 	}
 	q.floors[key] = at
 	return at

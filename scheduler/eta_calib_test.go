@@ -35,7 +35,7 @@ func TestTakeLeavesEarlyCardsFree(t *testing.T) {
 }
 
 // TestETAGrowth: a pool the scaling loop grows brings new machines in its expected boot
-// after demand has waited its delay, a batch per cooldown: tasks waiting for cards are
+// after demand has waited its delay (asked at the loop's next pass), a batch per cooldown: tasks waiting for cards are
 // expected to start on them (p50); the p90 stays the bound of the cards there are.
 func TestETAGrowth(t *testing.T) {
 	h, m := time.Hour, time.Minute
@@ -61,6 +61,12 @@ func TestETAGrowth(t *testing.T) {
 				queue(pending(1).gpus(4).maxRun(h).ready()),
 			grow: func(g *Growth) { g.Booting = []time.Time{at(m)} },
 			want: map[int64][2]time.Time{1: {at(m), at(5 * h)}},
+		},
+		"the scaling loop asks at its next pass, half its period later on average": {
+			snap: snapshot(node(1, "A", 8)).run(running(90, gpus(1, 0, 7)...).ends(5*h, 5*h)).
+				queue(pending(1).gpus(8).maxRun(h).ready()),
+			grow: func(g *Growth) { g.Period = m },
+			want: map[int64][2]time.Time{1: {at(3*m + 30*time.Second), at(5 * h)}},
 		},
 		"the pool grew a minute ago: the next node waits for its cooldown": {
 			snap: snapshot(node(1, "A", 8)).run(running(90, gpus(1, 0, 7)...).ends(5*h, 5*h)).

@@ -62,13 +62,40 @@ type fspec struct {
 	whole     []uint64   // nodes with every card free
 	wholeGPUs int32      // cards of those nodes
 	res       int32      // reservation of this spec, or -1
+	// attrs is what the place's pools state; nodeSize its largest node, schedulable or not:
+	// a task asking more runs across nodes there.
+	attrs    attrs
+	nodeSize int32
 }
+
+// attrs are what a pool states for work across nodes and for storage, as Decide reads them
+// (Node.InterNodeGbps, NoInterNode, StorageMBps). Nodes of one spec and region whose pools
+// state different attrs are different places.
+type attrs struct {
+	interGbps, storage int32
+	noInter            bool
+}
+
+// attrsOf clamps a node's attributes.
+func attrsOf(n *Node) attrs {
+	return attrs{interGbps: int32(min(max(n.InterNodeGbps, 0), math.MaxInt32)),
+		storage: int32(min(max(n.StorageMBps, 0), math.MaxInt32)), noInter: n.NoInterNode}
+}
+
+// pkey is a place with its attrs: a key of newFleet's index.
+type pkey struct {
+	place
+	a attrs
+}
+
+func keyOf(n *Node) pkey { return pkey{place{n.Spec, n.Region}, attrsOf(n)} }
 
 // event is a task holding n cards of a node until end50 (expected) or end90 (latest), as
 // offsets from now; eta50 is the expected end the ETAs read (see etaEnd).
 type event struct {
 	node                int32
 	n                   int32
+	run                 int32 // the task's index in the snapshot's Running; -1 for one placed now
 	end50, end90, eta50 int64
 }
 
@@ -89,6 +116,10 @@ type fleet struct {
 	nodeOfGPU map[int64]int32 // schedulable cards only: node index
 	maxSize   int32
 	shortOnly int // schedulable short-only nodes
+	// noInterSize is the smallest nodeSize of the places stating no network between nodes
+	// (MaxInt32 for none): a task asking no more is kept off no place for being larger than
+	// a node.
+	noInterSize int32
 }
 
 // place is a spec in a region.
@@ -105,22 +136,25 @@ func (f *fleet) placeOf(spec, region string) (int32, bool) {
 }
 
 func newFleet(snap *Snapshot) *fleet {
-	f := &fleet{byName: make(map[string][]int32)}
-	placeIdx := make(map[place]int32)
-	var places []place
+	f := &fleet{byName: make(map[string][]int32), noInterSize: math.MaxInt32}
+	placeIdx := make(map[pkey]int32)
+	var places []pkey
 	totalGPUs, schedGPUs := 0, 0
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
-		if _, ok := placeIdx[place{n.Spec, n.Region}]; !ok {
-			placeIdx[place{n.Spec, n.Region}] = 0
-			places = append(places, place{n.Spec, n.Region})
+		if _, ok := placeIdx[keyOf(n)]; !ok {
+			placeIdx[keyOf(n)] = 0
+			places = append(places, keyOf(n))
 		}
 		totalGPUs += len(n.GPUs)
 		if n.Schedulable {
 			schedGPUs += len(n.GPUs)
 		}
 	}
-	slices.SortFunc(places, func(a, b place) int { return cmp.Or(cmp.Compare(a.spec, b.spec), cmp.Compare(a.region, b.region)) })
+	slices.SortFunc(places, func(a, b pkey) int {
+		return cmp.Or(cmp.Compare(a.spec, b.spec), cmp.Compare(a.region, b.region), cmp.Compare(a.a.interGbps, b.a.interGbps),
+			cmp.Compare(a.a.storage, b.a.storage), cmpBool(a.a.noInter, b.a.noInter))
+	})
 	f.specs = make([]fspec, len(places))
 	for i, pl := range places {
 		placeIdx[pl] = int32(i)
@@ -128,7 +162,17 @@ func newFleet(snap *Snapshot) *fleet {
 			f.names = append(f.names, pl.spec)
 		}
 		f.byName[pl.spec] = append(f.byName[pl.spec], int32(i))
-		f.specs[i] = fspec{name: pl.spec, region: pl.region, nameIdx: int32(len(f.names) - 1), res: -1}
+		f.specs[i] = fspec{name: pl.spec, region: pl.region, nameIdx: int32(len(f.names) - 1), res: -1, attrs: pl.a}
+	}
+	for i := range snap.Nodes {
+		n := &snap.Nodes[i]
+		sp := &f.specs[placeIdx[keyOf(n)]]
+		sp.nodeSize = max(sp.nodeSize, int32(min(len(n.GPUs), math.MaxInt32)))
+	}
+	for s := range f.specs {
+		if sp := &f.specs[s]; sp.attrs.noInter {
+			f.noInterSize = min(f.noInterSize, sp.nodeSize)
+		}
 	}
 
 	// Schedulable nodes grouped by spec, then by id.
@@ -140,7 +184,7 @@ func newFleet(snap *Snapshot) *fleet {
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		na, nb := &snap.Nodes[a], &snap.Nodes[b]
-		if c := cmp.Compare(placeIdx[place{na.Spec, na.Region}], placeIdx[place{nb.Spec, nb.Region}]); c != 0 {
+		if c := cmp.Compare(placeIdx[keyOf(na)], placeIdx[keyOf(nb)]); c != 0 {
 			return c
 		}
 		return cmp.Compare(na.ID, nb.ID)
@@ -152,7 +196,7 @@ func newFleet(snap *Snapshot) *fleet {
 	f.nodeOfGPU = make(map[int64]int32, schedGPUs)
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
-		s := placeIdx[place{n.Spec, n.Region}]
+		s := placeIdx[keyOf(n)]
 		for _, g := range n.GPUs {
 			f.specOfGPU[g.ID] = s
 		}
@@ -160,7 +204,7 @@ func newFleet(snap *Snapshot) *fleet {
 	var gpus []GPU
 	for i, oi := range order {
 		n := &snap.Nodes[oi]
-		s := placeIdx[place{n.Spec, n.Region}]
+		s := placeIdx[keyOf(n)]
 		sp := &f.specs[s]
 		if sp.n == 0 {
 			sp.first = int32(i)
@@ -221,7 +265,7 @@ func (f *fleet) hold(running []Running, now time.Time, eta func(*Running) int64)
 			if eta50 < 0 {
 				eta50 = eta(r)
 			}
-			f.events = append(f.events, event{node: ni, n: 1, end50: end50, end90: end90, eta50: eta50})
+			f.events = append(f.events, event{node: ni, n: 1, run: int32(i), end50: end50, end90: end90, eta50: eta50})
 			last = ni
 		}
 	}
@@ -305,6 +349,17 @@ func (f *fleet) fitsNow(s int32, g int32) bool {
 		return f.maxFree(s) >= g
 	}
 	return sp.wholeGPUs >= g
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func trailingZeros(w uint64) int { return bits.TrailingZeros64(w) }

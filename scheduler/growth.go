@@ -28,7 +28,7 @@ func (l *Loop) growth(ctx context.Context, pools []models.ConfiguredPool, nodes 
 		}
 		cfg := p.Config.WithDefaults()
 		g := Growth{Spec: cfg.Spec, Region: cfg.Region, GPUsPerNode: p.GPUsPerNode, Batch: cfg.MaxInFlight,
-			Delay: seconds(cfg.ScaleUpDelayS), Every: seconds(cfg.CooldownUpS)}
+			Delay: seconds(cfg.ScaleUpDelayS), Every: seconds(cfg.CooldownUpS), Period: l.cfg.ScalePeriod}
 		var boots []time.Duration
 		var asked []time.Time
 		for _, m := range ms {

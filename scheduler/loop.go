@@ -46,8 +46,11 @@ type LoopConfig struct {
 	NodeLostAfter time.Duration
 	// FairnessHalfLife is the half-life of the usage that orders projects within a priority.
 	FairnessHalfLife time.Duration
-	Now              func() time.Time
-	Logger           *slog.Logger
+	// ScalePeriod is the scaling loop's period (clock time), which the ETAs count a new
+	// machine's ask by (see Growth).
+	ScalePeriod time.Duration
+	Now         func() time.Time
+	Logger      *slog.Logger
 }
 
 // Loop is the queue's control loop: each RunOnce snapshots the store, decides with Decide, and
@@ -224,13 +227,16 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 		snap.LostBefore = now.Add(-l.cfg.NodeLostAfter)
 	}
 	region := make(map[string]string, len(pools))
+	attrs := make(map[string]models.PoolAttributes, len(pools))
 	for _, p := range pools {
-		region[p.Name] = p.Config.Region
+		region[p.Name], attrs[p.Name] = p.Config.Region, p.Config.Attributes()
 	}
 	for _, n := range nodes {
+		a := attrs[n.Pool]
 		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec, Region: region[n.Pool],
 			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter,
-			Live:        n.State == models.NodeReady || n.State == models.NodeDraining, LastSeen: n.LastSeenAt}
+			Live:        n.State == models.NodeReady || n.State == models.NodeDraining, LastSeen: n.LastSeenAt,
+			InterNodeGbps: a.InterNodeGbps(), NoInterNode: a.NoInterNode(), StorageMBps: a.StorageMBps()}
 		for _, g := range n.GPUs {
 			sn.GPUs = append(sn.GPUs, GPU{ID: g.ID, Index: g.Index})
 		}
@@ -263,7 +269,8 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 				Specs: t.SpecList(), Regions: t.RegionList(), DataRegion: t.DataRegion(), Queue: t.Queue,
 				Priority: t.Priority, GPUs: t.GPUs, SubmittedAt: t.SubmittedAt, EstRuntime: est, MaxRuntime: maxRT,
 				DataReady: t.DataReady && t.State == models.TaskQueued, Deferrable: t.Deferrable, Service: t.Service(),
-				Rerun: t.Attempt > 1})
+				Rerun: t.Attempt > 1, MinInterNodeGbps: t.MinInterNodeGbps, MinStorageMBps: t.MinStorageMBps,
+				AllowNoInterconnect: t.AllowNoInterconnect})
 		}
 	}
 	return snap, reasons, nil

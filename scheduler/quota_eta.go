@@ -41,9 +41,9 @@ type quotaReplay struct {
 	limits map[[2]int32]*qlimit // by project and spec name index (qkeyAll: every spec)
 	keys   [][2]int32
 	// grow is each place's expected new machines (see growth); floors the floors of the
-	// asks seen (see floor), by place, cards and lane.
+	// asks seen (see floor), by place, cards, lane and side (with or without growth).
 	grow   []slots
-	floors map[[3]int32]int64
+	floors map[[4]int32]int64
 }
 
 // limitsOf lists in q.keys the limits task st counts against on place s: none when its

@@ -13,13 +13,13 @@ func (d *decider) reserve(i int32, specs []int32) {
 	pref := d.prefOf(i)
 	best, bestAt := int32(-1), int64(0)
 	for _, s := range specs {
-		at := d.reservation(s, g, nil, false)
+		at := d.reservation(s, g, nil, endsPlan)
 		if best < 0 || at < bestAt || at == bestAt && pref != "" && d.f.specs[s].region == pref && d.f.specs[best].region != pref {
 			best, bestAt = s, at
 		}
 	}
 	r := resv{pos: i, task: d.st[i].id, spec: best}
-	r.at = d.reservation(best, g, &r, false)
+	r.at = d.reservation(best, g, &r, endsPlan)
 	ri := int32(len(d.res))
 	for j, ni := range r.nodes {
 		n := &d.f.nodes[ni]
@@ -31,34 +31,43 @@ func (d *decider) reserve(i int32, specs []int32) {
 	st.head, st.minStart, st.reason, st.where = true, r.at, rNoFreeGPUs, best
 }
 
+// Which end of each running task a reservation counts.
+const (
+	endsPlan   = iota // its expected end: start + estimate, else start + max runtime
+	endsETA           // the end the ETAs expect (see etaEnd)
+	endsLatest        // its latest end: start + max runtime
+)
+
 // reservation computes the earliest time g cards of spec s come free for one task if every
-// holder ends at its expected end (with eta, the end the ETAs expect, see etaEnd), and with
-// r != nil records the nodes, the cards the head takes on each and the spare cards left
-// there.
+// holder ends at the end ends says, and with r != nil records the nodes, the cards the head
+// takes on each and the spare cards left there.
 //
 // A long task (d.long) counts no short-only node. A task that fits on a node needs one node
 // with g cards free: the node where that happens
 // first (ties: lowest id), and the spare is what else is free there by then. A task larger
 // than a node needs whole nodes: nodes in the order they become wholly free (ties: lowest
 // id) until they hold g cards; no card of them is spare.
-func (d *decider) reservation(s int32, g int32, r *resv, eta bool) int64 {
+func (d *decider) reservation(s int32, g int32, r *resv, ends int) int64 {
 	f := d.f
 	sp := &f.specs[s]
-	d.evs = d.evs[:0]
-	for _, e := range f.events {
-		if f.nodes[e.node].spec == s {
-			if eta {
-				e.end50 = e.eta50
-			}
-			d.evs = append(d.evs, e)
+	d.evs = append(d.evs[:0], d.placeEvents(s)...)
+	for i := range d.evs {
+		switch e := &d.evs[i]; ends {
+		case endsETA:
+			e.end50 = e.eta50
+		case endsLatest:
+			e.end50 = e.end90
 		}
 	}
-	slices.SortFunc(d.evs, func(a, b event) int {
-		if c := cmp.Compare(a.node, b.node); c != 0 {
-			return c
+	// By node, then end: each node's few events sorted apart.
+	for j := 0; j < len(d.evs); {
+		k := j + 1
+		for k < len(d.evs) && d.evs[k].node == d.evs[j].node {
+			k++
 		}
-		return cmp.Compare(a.end50, b.end50)
-	})
+		slices.SortFunc(d.evs[j:k], func(a, b event) int { return cmp.Compare(a.end50, b.end50) })
+		j = k
+	}
 	if g <= sp.maxSize {
 		best, bestAt := int32(-1), int64(never)
 		var bestEvs []event
@@ -130,4 +139,23 @@ func (d *decider) reservation(s int32, g int32, r *resv, eta bool) int64 {
 		return never
 	}
 	return at
+}
+
+// placeEvents are the events of place s by node, kept until an event is added.
+func (d *decider) placeEvents(s int32) []event {
+	if d.placeEvs == nil || d.placeEvsAt != len(d.f.events) {
+		d.placeEvs, d.placeEvsAt = make(map[int32][]event), len(d.f.events)
+	}
+	if es, ok := d.placeEvs[s]; ok {
+		return es
+	}
+	var es []event
+	for _, e := range d.f.events {
+		if d.f.nodes[e.node].spec == s {
+			es = append(es, e)
+		}
+	}
+	slices.SortStableFunc(es, func(a, b event) int { return cmp.Compare(a.node, b.node) })
+	d.placeEvs[s] = es
+	return es
 }

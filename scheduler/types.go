@@ -41,8 +41,9 @@ type Snapshot struct {
 // its place (its spec in its region) while tasks wait for cards there: the machines booting
 // now when each is expected to be ready, then up to Room more nodes, Batch at a time, the
 // first asked once demand has waited Delay and Every has passed since the pool last grew
-// (LastUp), each ready Boot after it is asked, a batch every Every. Only the p50 ETAs count
-// on it: machines may fail to boot, and the p90 is a bound.
+// (LastUp) — at the scaling loop's next pass, half its Period later on average — each ready
+// Boot after it is asked, a batch every Every. Only the p50 ETAs count on it: machines may
+// fail to boot, and the p90 is a bound.
 type Growth struct {
 	Spec, Region string
 	GPUsPerNode  int
@@ -51,6 +52,7 @@ type Growth struct {
 	Delay, Boot  time.Duration
 	Every        time.Duration
 	LastUp       time.Time
+	Period       time.Duration
 }
 
 // Node is one machine. Its GPUs are free unless a Running task holds them.
@@ -71,6 +73,13 @@ type Node struct {
 	// ShortOnly keeps the node for the short lane: long tasks are never placed on it (the
 	// pool's short-lane reserve, see MarkShortOnly).
 	ShortOnly bool
+	// InterNodeGbps is the network from the node to the other nodes of its pool, as its pool
+	// states it (Gb/s; 0 unstated), NoInterNode true when the pool states there is none, and
+	// StorageMBps the best storage read throughput it states (MB/s; 0 unstated). See
+	// Pending.MinInterNodeGbps.
+	InterNodeGbps int
+	NoInterNode   bool
+	StorageMBps   int
 }
 
 // GPU is one card of a node.
@@ -127,6 +136,14 @@ type Pending struct {
 	// Rerun is true for a task queued again after an attempt ended (its node lost): it comes
 	// first in its lane, before every priority.
 	Rerun bool
+	// MinInterNodeGbps and MinStorageMBps keep the task off the nodes whose pool states less
+	// (or nothing): Node.InterNodeGbps, Node.StorageMBps; 0 asks nothing. A task larger than
+	// a node of a place never goes where the pool states there is no network between nodes
+	// (Node.NoInterNode) unless AllowNoInterconnect. Kept off every place it accepts, it
+	// waits with ReasonNoSuitablePlace.
+	MinInterNodeGbps    int
+	MinStorageMBps      int
+	AllowNoInterconnect bool
 }
 
 // EstRuntime converts a task's estimated card-hours into its estimated runtime on gpus
@@ -272,6 +289,23 @@ const (
 	// ReasonReservationWindow: the cards the task could take are booked for its own project
 	// from a window that has not opened; it starts when the window opens (ETAP50).
 	ReasonReservationWindow Reason = "reservation-window"
+	// ReasonNoSuitablePlace: every place the task accepts lacks what it needs of its pool;
+	// Waiting.Detail names what: DetailNoInterconnect, DetailInterNodeBelow or
+	// DetailStorageBelow (the first of these, in that order, that keeps it from a place).
+	ReasonNoSuitablePlace Reason = "no-suitable-place"
+)
+
+// Details that refine ReasonNoSuitablePlace: the attribute a place lacks.
+const (
+	// DetailNoInterconnect: the task is larger than a node and the pool states its nodes
+	// have no network between them; the task does not allow that (AllowNoInterconnect).
+	DetailNoInterconnect = "no-interconnect"
+	// DetailInterNodeBelow: the pool states less network between nodes than the task's
+	// minimum, or states none.
+	DetailInterNodeBelow = "inter-node-below-minimum"
+	// DetailStorageBelow: the pool states less storage read throughput than the task's
+	// minimum, or states none.
+	DetailStorageBelow = "storage-below-minimum"
 )
 
 // Details that refine ReasonQuota.
@@ -370,6 +404,18 @@ func (w Waiting) String() string {
 		return fmt.Sprintf("asks more %s GPUs than the pool can ever give", spec)
 	case ReasonInvalid:
 		return "asks for no GPU"
+	case ReasonNoSuitablePlace:
+		pools := "the " + w.Spec + " pools"
+		if w.Spec == "" {
+			pools = "the pools it may use"
+		}
+		switch w.Detail {
+		case DetailNoInterconnect:
+			return "larger than a node, and " + pools + " have no network between nodes"
+		case DetailInterNodeBelow:
+			return pools + " state less network between nodes than it asks"
+		}
+		return pools + " state less storage throughput than it asks"
 	}
 	return string(w.Reason)
 }

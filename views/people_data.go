@@ -48,6 +48,13 @@ type QuotaView struct {
 	// Override describes a temporary limit in force or planned; empty when none.
 	OverrideMaxGPUs int
 	OverrideEnds    *time.Time
+	// ContractMaxGPUs, ContractGuaranteedGPUs and ContractBudgetCardHours are how far a lead
+	// approves the limit, the guarantee and the budget; above, an admin.
+	ContractMaxGPUs, ContractGuaranteedGPUs int
+	ContractBudgetCardHours                 int64
+	// ReachGPUs is what the pools of the spec reach, GuaranteedElsewhere what other
+	// projects' quotas of the spec guarantee of it.
+	ReachGPUs, GuaranteedElsewhere int
 }
 
 // RequestForm is the quota request form.

@@ -43,6 +43,9 @@ type QuotaForm struct {
 	OverflowAllowed                          bool
 	OverflowRate                             string // yuan per card-hour, empty for the price list's
 	RemindEndDays, RemindBudgetPcts          string
+	// The contract: how far a lead approves the limit, the guarantee and the budget; empty
+	// for the quota's own value.
+	ContractMaxGPUs, ContractGuaranteedGPUs, ContractBudgetCardHours string
 }
 
 // AdminProblems are the card's problems when they belong to form; none otherwise.

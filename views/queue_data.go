@@ -28,6 +28,11 @@ const (
 	// DetailDataCheckSilent refines api.ReasonDataNotReady: the task's data check has not
 	// answered for longer than models.DataCheckSilentAfter (QueueRow.DataCheckSilent).
 	DetailDataCheckSilent = "data-check-silent"
+	// DetailNoInterconnect, DetailInterNodeBelow and DetailStorageBelow refine
+	// api.ReasonNoSuitablePlace: what the pools of the task's spec lack.
+	DetailNoInterconnect = "no-interconnect"
+	DetailInterNodeBelow = "inter-node-below-minimum"
+	DetailStorageBelow   = "storage-below-minimum"
 )
 
 // QueueRow is one pending task.
@@ -55,7 +60,10 @@ type QueueRow struct {
 	Reason     api.WaitReason
 	ReasonSpec string // for no-free-gpus and no-such-capacity; "" is any
 	Ahead      int64  // for behind: the task holding the reservation
-	Detail     string // for quota, booked cards and a silent data check
+	Detail     string // for quota, booked cards, a silent data check and a place that lacks something
+	// MinInterNodeGbps and MinStorageMBps are what the task asks of its pools, for
+	// api.ReasonNoSuitablePlace.
+	MinInterNodeGbps, MinStorageMBps int
 	// DataCheckSilent, for DetailDataCheckSilent, is how long the data check has gone without
 	// an answer.
 	DataCheckSilent time.Duration

@@ -70,6 +70,8 @@ func ReasonText(l phrase.Locale, r QueueRow) string {
 		return l.T("reason.invalid")
 	case api.ReasonReservationWindow:
 		return l.T("reserve.reason_window")
+	case api.ReasonNoSuitablePlace:
+		return noSuitablePlaceText(l, r)
 	}
 	return string(r.Reason)
 }
@@ -101,4 +103,23 @@ func DescribedBy(name string, help bool) string {
 		return "help-" + name + " err-" + name
 	}
 	return "err-" + name
+}
+
+// noSuitablePlaceText says what the pools of the task's spec (or of every spec it may use)
+// lack: a network between nodes, or enough of it or of storage reads for its minimums.
+func noSuitablePlaceText(l phrase.Locale, r QueueRow) string {
+	spec := r.ReasonSpec
+	switch {
+	case r.Detail == DetailNoInterconnect && spec == "":
+		return l.T("reason.no_interconnect_any")
+	case r.Detail == DetailNoInterconnect:
+		return l.T("reason.no_interconnect", spec)
+	case r.Detail == DetailInterNodeBelow && spec == "":
+		return l.T("reason.inter_node_below_any", l.Int(r.MinInterNodeGbps))
+	case r.Detail == DetailInterNodeBelow:
+		return l.T("reason.inter_node_below", spec, l.Int(r.MinInterNodeGbps))
+	case spec == "":
+		return l.T("reason.storage_below_any", l.Int(r.MinStorageMBps))
+	}
+	return l.T("reason.storage_below", spec, l.Int(r.MinStorageMBps))
 }

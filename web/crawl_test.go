@@ -190,10 +190,11 @@ func crawlWorld(t *testing.T, ps webtest.PoolServer) map[string]string {
 		}
 		users[u.name] = user
 	}
-	one := 1
-	for i, decide := range []string{"approve", "reject", ""} {
+	// The last one asks above the contract (2): the lead reads it as needing an admin.
+	for i, decide := range []string{"approve", "reject", "", ""} {
+		share := []int{1, 2, 1, 3}[i]
 		req, err := ps.Store.CreateQuotaRequest(ctx, users["member"], vision.ID, "A100-80G", models.RequestGuarantee,
-			models.QuotaChange{GuaranteedGPUs: &one}, fmt.Sprintf("deadline %d", i), webtest.T0)
+			models.QuotaChange{GuaranteedGPUs: &share}, fmt.Sprintf("deadline %d", i), webtest.T0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -166,9 +166,23 @@ func TestSimulatedTaskShipsItsLog(t *testing.T) {
 	clock.Add(16 * time.Minute)
 	waitFor("three progress lines", func() bool { return strings.Count(shipped(), " loss ") == 3 })
 	clock.Add(time.Hour)
-	waitFor("the exit report", func() bool { return len(cp.statuses) == 2 })
+	exited := func() bool { n := len(cp.statuses); return n > 0 && cp.statuses[n-1].State == api.TaskExited }
+	waitFor("the exit report", exited)
 	stop()
-	lines := strings.Split(strings.TrimSpace(shipped()), "\n")
+	exit := cp.statuses[len(cp.statuses)-1]
+	var lines, outputs []string
+	for _, line := range strings.Split(strings.TrimSpace(shipped()), "\n") {
+		if strings.HasPrefix(line, "KASHI_OUTPUT ") {
+			outputs = append(outputs, line)
+		} else {
+			lines = append(lines, line)
+		}
+	}
+	// A training task reports the samples it trained with each progress line and at its end,
+	// which the agent reports with its exit: 400 × 2^0.85 a second for an hour.
+	if len(outputs) != 12 || outputs[11] != "KASHI_OUTPUT 2595601 samples" || exit.OutputUnits != 2_595_601 || exit.OutputUnit != "samples" {
+		t.Errorf("output lines %q, exit reported %d %s; want 12 lines, 2,595,601 samples at the end", outputs, exit.OutputUnits, exit.OutputUnit)
+	}
 	if len(lines) != 13 || !strings.Contains(lines[1], "step 50/600") || !strings.HasSuffix(lines[12], "done: exit code 0") {
 		t.Errorf("shipped log = %q, want a first line, 11 progress lines (step 50/600 first) and the exit", lines)
 	}

@@ -40,6 +40,8 @@ const (
 type Backend struct {
 	*server.Server
 	now func() time.Time
+	// perCard is a training task's samples a second on one of its cards (SamplesPerSecond).
+	perCard float64
 
 	mu      sync.Mutex
 	gpus    []*gpu
@@ -77,7 +79,7 @@ type reading struct {
 // noise of every GPU reproducible; the GPUs' UUIDs are random, so nodes never share one.
 func New(cfg gpus.Config, n int, now func() time.Time, seed int64) *Backend {
 	srv := server.NewServerWithGPUs("550.54.15", "12.550.54.15", 12040, gpus.Multiple(n, cfg)...)
-	b := &Backend{Server: srv, now: now, nextPID: 4000}
+	b := &Backend{Server: srv, now: now, nextPID: 4000, perCard: perCardSamples(cfg)}
 	for i, d := range srv.Devices {
 		dev := d.(*server.Device)
 		g := &gpu{

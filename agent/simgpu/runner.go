@@ -97,7 +97,7 @@ func (r runner) Start(ctx context.Context, a api.Assignment) (agent.Process, err
 		return nil, fmt.Errorf("simgpu: start task %d: %w", a.TaskID, err)
 	}
 	p := &process{b: r.b, w: w, done: make(chan struct{}),
-		log: newTaskLog(r.logs, a, run, resumed, r.b.now())}
+		log: newTaskLog(r.logs, a, run, resumed, r.b.perCard, r.b.now())}
 	if t.rps > 0 && a.MetricsPort > 0 {
 		if p.traffic, err = serveModel(a, t, r.b.now()); err != nil {
 			r.b.release(w)

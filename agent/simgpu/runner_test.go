@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
 	"github.com/google/go-cmp/cmp"
 
 	"kashi/agent"
@@ -197,4 +198,53 @@ func checkpoints(path string) string {
 		}
 	}
 	return out
+}
+
+// outputs is the KASHI_OUTPUT lines of the log at path.
+func outputs(path string) []string {
+	b, _ := os.ReadFile(path)
+	var out []string
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "KASHI_OUTPUT ") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
+}
+
+// TestTrainingReportsOutput: a simulated training task writes the samples it trained with
+// each progress line and when it is stopped, at a rate that differs by card model and grows
+// less than linearly with its cards; an evaluation reports none.
+func TestTrainingReportsOutput(t *testing.T) {
+	run := func(cfg gpus.Config, n int, shape Shape) []string {
+		clock := newFakeClock()
+		b := New(cfg, n, clock.Now, 1)
+		p, err := b.LoggingRunner(t.TempDir()).Start(t.Context(), api.Assignment{TaskID: 9, GPUUUIDs: uuids(b), Command: Command(shape, time.Hour, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, _ := p.(agent.OutputSource).OutputPaths()
+		clock.Add(10 * time.Minute)
+		if shape != Eval {
+			waitFor(t, func() bool { return len(outputs(log)) == 2 })
+		}
+		p.Stop(0)
+		p.Wait()
+		return outputs(log)
+	}
+	// 400 a second on an A100 for 5 then 10 minutes; stopped at 10 minutes.
+	if got, want := run(A100_80G, 1, Train), []string{"KASHI_OUTPUT 120000 samples", "KASHI_OUTPUT 240000 samples", "KASHI_OUTPUT 240000 samples"}; !cmp.Equal(got, want) {
+		t.Errorf("1 A100's output lines = %q, want %q", got, want)
+	}
+	// Two A100s: 400 × 2^0.85 = 721 a second (720.999…), 90 % of linear.
+	if got := run(A100_80G, 2, Train); len(got) != 3 || got[2] != "KASHI_OUTPUT 432600 samples" {
+		t.Errorf("2 A100s' output lines = %q, want 432,600 samples at 10 minutes", got)
+	}
+	// An RTX 4090 trains 180 a second.
+	if got := run(RTX4090_24G, 1, Finetune); len(got) != 3 || got[2] != "KASHI_OUTPUT 108000 samples" {
+		t.Errorf("1 RTX 4090's output lines = %q, want 108,000 samples at 10 minutes", got)
+	}
+	if got := run(A100_80G, 1, Eval); len(got) != 0 {
+		t.Errorf("an evaluation's output lines = %q, want none", got)
+	}
 }

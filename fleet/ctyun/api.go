@@ -126,4 +126,6 @@ type flavor struct {
 	GPUCount     int    `json:"gpuCount"`
 	GPUVendor    string `json:"gpuVendor"`
 	VideoMemSize int    `json:"videoMemSize"`
+	// BaseBandwidth is the flavor's guaranteed (baseline) network bandwidth in Gb/s.
+	BaseBandwidth float64 `json:"baseBandwidth"`
 }

@@ -364,7 +364,8 @@ func (p *Provider) Flavors(ctx context.Context) ([]fleet.Flavor, error) {
 }
 
 // FlavorsIn implements fleet.ZoneFlavorer: the GPU flavors of region and zone, MemoryMiB
-// being each GPU's memory.
+// being each GPU's memory and InterNodeGbps the flavor's baseline bandwidth (whole Gb/s,
+// rounded down).
 func (p *Provider) FlavorsIn(ctx context.Context, region, zone string) ([]fleet.Flavor, error) {
 	fa, err := call[flavorAnswer](ctx, p.c, pathFlavors, zoneQuery(region, zone), nil)
 	if err != nil {
@@ -374,7 +375,7 @@ func (p *Provider) FlavorsIn(ctx context.Context, region, zone string) ([]fleet.
 	for _, f := range fa.Results {
 		if f.GPUCount > 0 {
 			out = append(out, fleet.Flavor{Name: f.FlavorName, GPUs: f.GPUCount, GPUModel: f.GPUType,
-				MemoryMiB: int64(f.VideoMemSize) * 1024})
+				MemoryMiB: int64(f.VideoMemSize) * 1024, InterNodeGbps: int(min(max(f.BaseBandwidth, 0), 1e6))})
 		}
 	}
 	return out, nil

@@ -243,7 +243,7 @@ func TestFlavors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []fleet.Flavor{{Name: "pi7.8xlarge.a100", GPUs: 8, GPUModel: "A100", MemoryMiB: 80 * 1024},
+	want := []fleet.Flavor{{Name: "pi7.8xlarge.a100", GPUs: 8, GPUModel: "A100", MemoryMiB: 80 * 1024, InterNodeGbps: 25},
 		{Name: "gpu.test.8x", GPUs: 8, GPUModel: "T4", MemoryMiB: 16 * 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Flavors (-want +got):\n%s", diff)

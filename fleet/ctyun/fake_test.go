@@ -64,7 +64,7 @@ func newFakeCloud(t *testing.T, creds Credentials) *fakeCloud {
 		prices: map[string]string{"pi7.8xlarge.a100": "238.125"},
 		tokens: map[string][]byte{}, orders: map[string]*fakeOrder{}, fail: map[string]fakeError{}, calls: map[string]int{},
 		flavors: []flavor{
-			{FlavorID: "f-a100", FlavorName: "pi7.8xlarge.a100", GPUType: "A100", GPUCount: 8, VideoMemSize: 80},
+			{FlavorID: "f-a100", FlavorName: "pi7.8xlarge.a100", GPUType: "A100", GPUCount: 8, VideoMemSize: 80, BaseBandwidth: 25.5},
 			{FlavorID: "f-test", FlavorName: "gpu.test.8x", GPUType: "T4", GPUCount: 8, VideoMemSize: 16},
 			{FlavorID: "f-cpu", FlavorName: "s7.large.2"},
 		}}

@@ -261,6 +261,10 @@ func TestAgentRegister(t *testing.T) {
 				if len(nodes) != tc.wantNodes {
 					t.Errorf("after POST %s the store has %d nodes, want %d", api.PathRegister, len(nodes), tc.wantNodes)
 				}
+				// Its cards are free for the waiting tasks now, not at the next tick.
+				if n := s.Sched.Triggers(); n != 1 {
+					t.Errorf("POST %s woke the scheduler %d times, want once", api.PathRegister, n)
+				}
 				// The new token works; a replaced one does not.
 				if got := s.Get(api.PathAssignments, webtest.Bearer(resp.Token)...).Code; got != http.StatusOK {
 					t.Errorf("GET %s with the new token = %d, want 200", api.PathAssignments, got)
@@ -273,6 +277,9 @@ func TestAgentRegister(t *testing.T) {
 				return
 			}
 			webtest.WantAPIError(t, "POST "+api.PathRegister, w, tc.status, tc.field)
+			if n := s.Sched.Triggers(); n != 0 {
+				t.Errorf("a rejected POST %s woke the scheduler %d times", api.PathRegister, n)
+			}
 			if len(nodes) != 1 || len(nodes[0].GPUs) != 1 || nodes[0].TokenHash != models.HashToken("kn_n1") {
 				t.Errorf("after a rejected registration the store has %d nodes (%+v), want n1 alone, unchanged", len(nodes), nodes)
 			}

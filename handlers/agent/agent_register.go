@@ -53,6 +53,8 @@ func (h *Handler) AgentRegister(c echo.Context) error {
 	case err != nil:
 		return handlers.APIError(http.StatusUnprocessableEntity, err)
 	}
+	// Its cards are free for the tasks waiting now, not at the next tick.
+	h.Sched.Trigger()
 	images, err := h.store.PrePullImages(ctx, node.PoolID)
 	if err != nil {
 		return err

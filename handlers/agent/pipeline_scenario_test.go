@@ -6,54 +6,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
-
-	nodeagent "kashi/agent"
 	"kashi/agent/simgpu"
 	"kashi/api"
 	"kashi/control"
 	"kashi/models"
-	"kashi/scheduler"
 	"kashi/web/webtest"
 )
 
-// simNode is a simulated one-card machine of a pool.
-type simNode struct {
-	host, pool string
-	card       gpus.Config
-}
-
-// newMixedFleet starts an agent on each simulated node, as newFleet does, and waits until
-// every node has registered. Its ticks run the server's own scheduler pass: the pipelines,
-// then the queue.
-func newMixedFleet(t *testing.T, s *webtest.Server, nodes ...simNode) (*fleet, func(ctx context.Context) error) {
-	srv := httptest.NewServer(s.E)
-	t.Cleanup(srv.Close)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &fleet{t: t, s: s, stops: map[string]context.CancelFunc{},
-		loop: scheduler.NewLoop(s.Store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
-			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
-	t.Cleanup(func() {
-		for _, stop := range f.stops {
-			stop()
-		}
-		f.wg.Wait()
-	})
-	for i, n := range nodes {
-		b := simgpu.New(n.card, 1, s.Clock, int64(i+1))
-		a := nodeagent.New(nodeagent.Config{Server: srv.URL, JoinToken: webtest.JoinToken, Pool: n.pool, Hostname: n.host,
-			SampleInterval: 10 * time.Millisecond, PollInterval: 10 * time.Millisecond, StopGrace: time.Second, Now: s.Clock,
-			Logger: quiet}, b, b.LoggingRunner(t.TempDir()))
-		ctx, stop := context.WithCancel(context.Background())
-		f.stops[n.host] = stop
-		f.wg.Go(func() { a.Run(ctx) })
-	}
-	f.until("every node registers", func() bool { return len(f.nodes()) == len(nodes) })
-	return f, control.SchedulerPass(s.Store, f.loop, s.Clock, quiet)
+// schedulerPass is the server's own scheduler pass over f: the pipelines, then the queue.
+func schedulerPass(f *fleet) func(ctx context.Context) error {
+	return control.SchedulerPass(f.s.Store, f.loop, f.s.Clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // pipelineTick moves the clock a minute, waits until every agent has sampled since, and
@@ -100,8 +65,9 @@ func TestPipelineByStage(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		f, pass := newMixedFleet(t, s, simNode{"r1", "rtx", simgpu.RTX4090_24G}, simNode{"a1", "a100", simgpu.A100_80G},
-			simNode{"a2", "a100", simgpu.A100_80G})
+		f := newMixedFleet(t, s, simNode{"r1", "rtx", simgpu.RTX4090_24G, 1}, simNode{"a1", "a100", simgpu.A100_80G, 1},
+			simNode{"a2", "a100", simgpu.A100_80G, 1})
+		pass := schedulerPass(f)
 		submit := func(name string, stages ...string) api.Pipeline {
 			w := s.Post("/api/v1/pipelines", fmt.Sprintf(`{"project":"vision","name":%q,"stages":[%s,%s,%s]}`, name, stages[0], stages[1], stages[2]))
 			if w.Code != 201 {

@@ -234,11 +234,12 @@ func billData(b billing.Bill, loc *time.Location) billsview.BillData {
 		PeriodStart: b.PeriodStart.In(loc), PeriodEnd: b.PeriodEnd.In(loc), AsOf: b.AsOf.In(loc),
 		NominalS: b.NominalS, EffectiveS: b.EffectiveS, TotalFen: b.TotalFen, MissingPrices: b.MissingPrices,
 		Held: billsview.BillHeld{SetupS: b.Held.Setup, ActiveS: b.Held.Active, ServingS: b.Held.Serving, LowUtilS: b.Held.LowUtil, IdleS: b.Held.Idle,
-			NoDataS: b.Held.NoData, RerunS: b.Held.Rerun, WastedS: b.WastedS, RerunFen: b.RerunFen}}
+			NoDataS: b.Held.NoData, RerunS: b.Held.Rerun, WastedS: b.WastedS, RerunFen: b.RerunFen,
+			TrialS: b.Held.Trial, TrialFen: b.TrialFen}}
 	for _, l := range b.Lines {
 		d.Lines = append(d.Lines, billsview.BillLine{TaskID: l.TaskID, Task: l.Task, Owner: l.Owner, Ending: l.Ending, Spec: l.Spec, Region: l.Region,
 			Pricing: l.Pricing, SizeClass: l.SizeClass, NominalS: l.NominalS, EffectiveS: l.EffectiveS, IdleS: l.Idle,
-			LowUtilS: l.LowUtil, SetupS: l.Setup, NoDataS: l.NoData, RerunS: l.Rerun,
+			LowUtilS: l.LowUtil, SetupS: l.Setup, NoDataS: l.NoData, RerunS: l.Rerun, TrialS: l.Trial,
 			EstimatedS: l.EstimatedS, Units: l.Units, RateFen: l.RateFen, AmountFen: l.AmountFen, Note: l.Note})
 	}
 	for _, it := range b.Items {

@@ -134,10 +134,7 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 		d.Models = append(d.Models, billsview.ReportModel{ServiceID: u.ServiceID, Model: u.Model, Service: u.Service, Project: u.Project,
 			Replicas: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
 	}
-	for _, g := range r.Reruns {
-		d.Reruns = append(d.Reruns, billsview.ReportRerun{Project: g.Project, Tasks: g.Runs, RerunS: g.NominalS, CostFen: g.CostFen,
-			MissingPrice: g.MissingPrice})
-	}
+	d.Reruns, d.Trials = classUses(r.Reruns), classUses(r.Trials)
 	for _, a := range r.Advice {
 		d.Advice = append(d.Advice, billsview.ReportAdvice{TaskID: a.TaskID, Task: a.Task, Project: a.Project, Owner: a.Owner,
 			RuntimeS: a.RuntimeS, Advice: *handlers.AdviceView(&a.Advice), SavingFen: a.SavingFen})
@@ -149,4 +146,15 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 func usageView(u billing.Usage) billsview.ReportUsage {
 	return billsview.ReportUsage{Key: u.Key, NominalS: u.NominalS, EffectiveS: u.EffectiveS, IdleS: u.Idle,
 		OtherS: u.NominalS - u.EffectiveS - u.Idle, LowUtilS: u.LowUtil, ProvisionedS: u.ProvisionedS, UnheldS: u.UnheldS}
+}
+
+// classUses are the week's groups of a ledger class with its own bill line (reruns, trials)
+// as the report's page lists them.
+func classUses(groups []billing.GroupUsage) []billsview.ReportClassUse {
+	out := make([]billsview.ReportClassUse, len(groups))
+	for i, g := range groups {
+		out[i] = billsview.ReportClassUse{Project: g.Project, Count: g.Runs, Seconds: g.NominalS, CostFen: g.CostFen,
+			MissingPrice: g.MissingPrice}
+	}
+	return out
 }

@@ -209,7 +209,7 @@ func TestReportReruns(t *testing.T) {
 			rerun = r
 		}
 	}
-	if rerun == nil || rerun[1] != "vision" || rerun[6] != "1.500000" || rerun[len(rerun)-2] != "22.50" {
+	if rerun == nil || rerun[1] != "vision" || rerun[6] != "1.500000" || rerun[len(rerun)-3] != "22.50" {
 		t.Errorf("report CSV rerun row = %v", rerun)
 	}
 }

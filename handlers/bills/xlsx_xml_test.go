@@ -176,8 +176,9 @@ func TestBillXLSXReadBack(t *testing.T) {
 		check("Lines", "K"+row, "#,##0.000", hours(ln.NominalS))
 		check("Lines", "L"+row, "#,##0.000", hours(ln.EffectiveS))
 		check("Lines", "Q"+row, "#,##0.000", hours(ln.Rerun))
-		check("Lines", "U"+row, money, fen(ln.RateFen))
-		check("Lines", "V"+row, money, fen(ln.AmountFen))
+		check("Lines", "R"+row, "#,##0.000", hours(ln.Trial))
+		check("Lines", "V"+row, money, fen(ln.RateFen))
+		check("Lines", "W"+row, money, fen(ln.AmountFen))
 	}
 	total := strconv.Itoa(len(b.Items) + 2)
 	check("Summary", "I"+total, money, fen(b.TotalFen))

@@ -53,11 +53,13 @@ func TestAuditPage(t *testing.T) {
 	if href, _ := doc.Find(`[data-testid=audit-csv]`).Attr("href"); href != "/audit.csv?action=quota-change&actor=lead" {
 		t.Errorf("CSV link = %q", href)
 	}
-	// The admin's new quota: its fields that are set, none of its empty ones or bookkeeping.
+	// The admin's new quota: its fields that are set (its contract among them), none of its
+	// empty ones or bookkeeping.
 	doc = page("?actor=tester&action=quota-change")
 	var fields []string
 	doc.Find(`[data-testid=audit-field]`).Each(func(_ int, s *goquery.Selection) { fields = append(fields, s.Text()) })
-	if got := strings.Join(fields, "|"); got != "card-hours a month|ends|GPUs at once|spec|starts" {
+	if got := strings.Join(fields, "|"); got != "card-hours a month|contract: card-hours a month a lead approves|contract: guaranteed GPUs a lead approves|"+
+		"contract: GPUs at once a lead approves|ends|GPUs at once|spec|starts" {
 		t.Errorf("the new quota's fields = %q", got)
 	}
 	for q, want := range map[string]int{"": 4, "?project=vision": 4, "?from=2026-03-03": 0, "?to=2026-03-02": 4, "?action=approve": 1} {

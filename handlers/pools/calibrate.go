@@ -29,7 +29,8 @@ import (
 // and can roll back.
 
 // keptCalibrations is how many calibrations a server remembers, and keepCalibration how
-// long after one started.
+// long after one started, in real time: they are this process's memory, not the business
+// clock's (the demo's clock runs 60 to 3,600 times faster, and kept them under a minute).
 const (
 	keptCalibrations = 5
 	keepCalibration  = 24 * time.Hour
@@ -71,7 +72,7 @@ func (h *Handler) CalibratePage(c echo.Context) error {
 		return err
 	}
 	if id, err := strconv.ParseInt(c.QueryParam("run"), 10, 64); err == nil {
-		if run, ok := h.calib.Job(id, h.Now()); ok {
+		if run, ok := h.calib.Job(id, time.Now()); ok {
 			v := calibrationView(run)
 			d.Run, d.Form.Pool = &v, v.Pool
 		} else {
@@ -88,7 +89,7 @@ func (h *Handler) CalibrateRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	run, ok := h.calib.Job(id, h.Now())
+	run, ok := h.calib.Job(id, time.Now())
 	if !ok {
 		return handlers.PageError(http.StatusNotFound, handlers.Locale(c).T("calibrate.err_run"))
 	}
@@ -144,7 +145,7 @@ func (h *Handler) CalibrateStart(c echo.Context) error {
 			return fail(http.StatusUnprocessableEntity, l.T("calibrate.err_sweep", err.Error()))
 		}
 	}
-	id, err := h.calib.Submit(replay.SweepJob{Trace: trace, Base: opt, Settings: settings}, h.Now())
+	id, err := h.calib.Submit(replay.SweepJob{Trace: trace, Base: opt, Settings: settings}, time.Now())
 	if errors.Is(err, replay.ErrBusy) {
 		return fail(http.StatusTooManyRequests, l.T("calibrate.err_busy"))
 	}
@@ -226,7 +227,7 @@ func (h *Handler) CalibrateHistory(c echo.Context) error {
 func (h *Handler) CalibratePropose(c echo.Context) error {
 	id, err1 := strconv.ParseInt(c.FormValue("run"), 10, 64)
 	row, err2 := strconv.Atoi(c.FormValue("row"))
-	run, ok := h.calib.Job(id, h.Now())
+	run, ok := h.calib.Job(id, time.Now())
 	if err1 != nil || err2 != nil || !ok {
 		return handlers.PageError(http.StatusNotFound, handlers.Locale(c).T("calibrate.err_run"))
 	}

@@ -28,8 +28,8 @@ func TestPoolBookingRuleForm(t *testing.T) {
 		t.Fatalf("POST /pools/a100 with 40 %% = %d", resp.StatusCode)
 	}
 	p, err := s.Store.ConfiguredPoolByName(context.Background(), "a100")
-	if err != nil || p.Config.UnusedBookingPct != 40 {
-		t.Errorf("saved rule = %d, %v; want 40", p.Config.UnusedBookingPct, err)
+	if err != nil || p.Config.UnusedBooking() != 40 {
+		t.Errorf("saved rule = %d, %v; want 40", p.Config.UnusedBooking(), err)
 	}
 	if v := webtest.Parse(t, s.Get("/pools/a100/edit").Body.String()).Find(`[name=unused_booking_pct]`).AttrOr("value", ""); v != "40" {
 		t.Errorf("the form shows %q, want 40", v)

@@ -52,3 +52,24 @@ func (h *Handler) checkFlavor(ctx context.Context, cfg models.PoolConfig, errs m
 	errs["flavor"] = views.FormError{Code: poolsview.FormErrRule, Text: poolsview.FlavorErrUnknown,
 		Args: []any{cfg.Flavor, regionOf(cfg)}}
 }
+
+// flavorStates is cfg with the network between nodes, when cfg leaves it unstated, filled
+// with what the provider states of the pool's flavor where the pool is: its bandwidth between
+// machines (a cloud's baseline VPC bandwidth) as one Ethernet port of that speed. A provider
+// that does not answer, or states nothing, leaves cfg as it is.
+func (h *Handler) flavorStates(ctx context.Context, cfg models.PoolConfig) models.PoolConfig {
+	if cfg.Flavor == "" || cfg.InterNodeLink != "" || h.Cfg.Flavors == nil {
+		return cfg
+	}
+	fs, ok, err := h.Cfg.Flavors.List(ctx, cfg.Provider, cfg.Region, cfg.Zone)
+	if !ok || err != nil {
+		return cfg
+	}
+	for _, f := range fs {
+		if f.Name == cfg.Flavor && f.InterNodeGbps > 0 {
+			cfg.InterNodeLink, cfg.InterNodePorts = models.LinkEthernet, 1
+			cfg.InterNodePortGbps = min(f.InterNodeGbps, models.MaxInterNodePortGbps)
+		}
+	}
+	return cfg
+}

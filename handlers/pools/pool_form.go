@@ -42,6 +42,7 @@ func poolFieldView(f models.PoolField) poolsview.PoolField {
 	if f.Default != 0 {
 		v.Default = formatSetting(f, f.Default)
 	}
+	v.Optional = f.Optional()
 	switch f.Kind {
 	case models.PoolText:
 		v.Kind = poolsview.PoolInputText
@@ -117,7 +118,7 @@ func (h *Handler) poolFromForm(c echo.Context) (poolsview.PoolForm, models.PoolC
 }
 
 // parseSetting reads a form input of the setting as the value it stores, or a views.FormErr*
-// code. An empty number is 0, its default.
+// code. An empty number is 0, its default; of an optional setting, no value (nil).
 func parseSetting(f models.PoolField, raw string) (any, string) {
 	var x float64
 	switch f.Kind {
@@ -140,6 +141,9 @@ func parseSetting(f models.PoolField, raw string) (any, string) {
 		}
 		x = float64(fen)
 	case models.PoolCount:
+		if raw == "" && f.Optional() {
+			return nil, "" // no value: its default
+		}
 		if raw == "" {
 			return 0.0, ""
 		}

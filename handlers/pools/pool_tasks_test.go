@@ -42,7 +42,5 @@ func TestPoolTaskSettingsForm(t *testing.T) {
 		}
 	}
 	w := s.Post("/api/v1/pools/a100", `{"provider":"sim","spec":"A100-80G","gpus_per_node":8,"max_nodes":6,"task_cpus_per_gpu":2000}`)
-	if e := webtest.Decode[map[string]string](t, w); w.Code != http.StatusUnprocessableEntity || e["field"] != "task_cpus_per_gpu" {
-		t.Errorf("POST /api/v1/pools/a100 with 2000 CPUs a GPU = %d %v, want 422 on task_cpus_per_gpu", w.Code, e)
-	}
+	webtest.WantAPIError(t, "POST /api/v1/pools/a100 with 2000 CPUs a GPU", w, http.StatusUnprocessableEntity, "task_cpus_per_gpu")
 }

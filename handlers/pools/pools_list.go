@@ -252,7 +252,8 @@ func (h *Handler) poolAnswer(c echo.Context, name string) error {
 // auditPoolConfig is the audit action of a pool configuration change.
 const auditPoolConfig = "pool-config"
 
-// savePool stores cfg as the pool's configuration; a change is audited and wakes the loops.
+// savePool stores cfg as the pool's configuration, with what its flavor states filled in
+// (flavorStates); a change is audited and wakes the loops.
 // changed is false when cfg equals the current configuration (no version is added).
 func (h *Handler) savePool(c echo.Context, name string, cfg models.PoolConfig, note string) (saved models.ConfiguredPool, changed bool, err error) {
 	ctx := c.Request().Context()
@@ -260,6 +261,7 @@ func (h *Handler) savePool(c echo.Context, name string, cfg models.PoolConfig, n
 	if err != nil {
 		return saved, false, err
 	}
+	cfg = h.flavorStates(ctx, cfg)
 	if saved, err = h.store.SavePoolConfig(ctx, name, cfg, handlers.Who(c).User.Name, note, h.Now()); err != nil {
 		return saved, false, err
 	}

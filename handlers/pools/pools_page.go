@@ -10,6 +10,7 @@ import (
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/phrase"
+	"kashi/views"
 	poolsview "kashi/views/pools"
 )
 
@@ -34,6 +35,7 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 	}
 	for _, p := range pools {
 		v := poolsview.PoolView{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Flavor: p.Config.Flavor,
+			Attrs:  views.PoolAttrs(handlers.PoolAttributes(p.Name, p.Config)),
 			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,

@@ -54,6 +54,8 @@ func (h *Handler) approvalsData(c echo.Context) (projectsview.ApprovalsData, err
 			}
 			v.CanDecide = r.RequestedBy != p.User.ID
 			v.Context = world.requestContext(l, r)
+			v.Admin = p.Admin()
+			v.CanApprove = v.CanDecide && (v.Admin || v.Context == nil || v.Context.NeedsAdmin == "")
 			d.Pending = append(d.Pending, v)
 		} else {
 			d.Decided = append(d.Decided, v)
@@ -79,7 +81,9 @@ func (h *Handler) ApprovalDecide(c echo.Context) error {
 	}
 	_, err = h.decide(c, id, decision == "approve", comment)
 	var he *echo.HTTPError
-	if errors.As(err, &he) && (he.Code == http.StatusConflict || he.Code == http.StatusUnprocessableEntity) {
+	var fe *models.FieldError
+	aboveContract := errors.As(err, &fe) // 403 naming the value above the contract
+	if errors.As(err, &he) && (he.Code == http.StatusConflict || he.Code == http.StatusUnprocessableEntity || aboveContract) {
 		d, derr := h.approvalsData(c)
 		if derr != nil {
 			return derr

@@ -50,6 +50,9 @@ type Store interface {
 	// The pools a reservation in a region chooses its spec from, and their regions.
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	PoolRegions(ctx context.Context) ([]string, error)
+	// What the fleet reaches and what is promised of it: the ceilings the approvals page and
+	// the request form show.
+	Ceilings(ctx context.Context, now time.Time) (models.Ceilings, error)
 }
 
 // New returns the area over store.

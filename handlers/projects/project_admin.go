@@ -91,7 +91,9 @@ func (h *Handler) quotaFormOf(q quotaJSON) views.QuotaForm {
 		MaxServiceGPUs:  strconv.Itoa(q.MaxServiceGPUs),
 		BudgetCardHours: strconv.FormatInt(q.BudgetCardHours, 10), StartsAt: q.StartsAt.In(h.Loc()).Format(time.DateOnly),
 		EndsAt: q.EndsAt.In(h.Loc()).Format(time.DateOnly), OverflowAllowed: q.OverflowAllowed,
-		RemindEndDays: models.JoinInts(q.RemindEndDays), RemindBudgetPcts: models.JoinInts(q.RemindBudgetPcts)}
+		RemindEndDays: models.JoinInts(q.RemindEndDays), RemindBudgetPcts: models.JoinInts(q.RemindBudgetPcts),
+		ContractMaxGPUs: strconv.Itoa(q.ContractMaxGPUs), ContractGuaranteedGPUs: strconv.Itoa(q.ContractGuaranteedGPUs),
+		ContractBudgetCardHours: strconv.FormatInt(q.ContractBudgetCardHours, 10)}
 	if q.OverflowRateFen > 0 {
 		f.OverflowRate = billing.FormatFen(q.OverflowRateFen)
 	}
@@ -211,6 +213,9 @@ func (h *Handler) quotaFromForm(c echo.Context, id int64) (models.Quota, error) 
 	}
 	q.MaxGPUs, q.GuaranteedGPUs, q.MaxServiceGPUs = cards("max_gpus", false), cards("guaranteed_gpus", true), cards("max_service_gpus", true)
 	q.BudgetCardHours = whole("budget_card_hours", false)
+	// The contract: empty for the quota's own values.
+	q.ContractMaxGPUs, q.ContractGuaranteedGPUs = cards("contract_max_gpus", true), cards("contract_guaranteed_gpus", true)
+	q.ContractBudgetCardHours = whole("contract_budget_card_hours", true)
 	q.StartsAt, q.EndsAt = day("starts_at"), day("ends_at")
 	if v := c.FormValue("overflow_rate"); strings.TrimSpace(v) != "" {
 		var err error

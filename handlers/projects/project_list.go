@@ -38,6 +38,11 @@ type quotaJSON struct {
 	// the server's.
 	RemindEndDays    []int `json:"remind_end_days"`
 	RemindBudgetPcts []int `json:"remind_budget_pcts"`
+	// ContractMaxGPUs, ContractGuaranteedGPUs and ContractBudgetCardHours are the contract:
+	// how far a lead may raise the limit, the guarantee and the budget (above, an admin).
+	ContractMaxGPUs         int   `json:"contract_max_gpus"`
+	ContractGuaranteedGPUs  int   `json:"contract_guaranteed_gpus"`
+	ContractBudgetCardHours int64 `json:"contract_budget_card_hours"`
 }
 
 // projectJSON is a project in the API, with its quotas and this month's use of them.
@@ -128,7 +133,8 @@ func toQuotaJSON(q models.Quota, used map[string]int64, inUse scheduler.Use, now
 		}
 	}
 	days, pcts := q.Reminders()
-	return quotaJSON{Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, MaxServiceGPUs: q.MaxServiceGPUs,
+	most, guaranteed, budget := q.Contract()
+	return quotaJSON{ContractMaxGPUs: most, ContractGuaranteedGPUs: guaranteed, ContractBudgetCardHours: budget, Spec: q.Spec, MaxGPUs: q.MaxGPUs, GuaranteedGPUs: q.GuaranteedGPUs, MaxServiceGPUs: q.MaxServiceGPUs,
 		BudgetCardHours: q.BudgetCardHours, UsedCardHours: float64(sec) / 3600, InUseGPUs: inUse.Of(q.Spec), LimitGPUs: q.Limit(now), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
 		OverflowRateFen: q.OverflowRateFen, OverrideMaxGPUs: q.OverrideMaxGPUs, OverrideBegins: q.OverrideBegins, OverrideEnds: q.OverrideEnds,
 		RemindEndDays: emptyIfNil(days), RemindBudgetPcts: emptyIfNil(pcts)}

@@ -63,6 +63,10 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 	if err != nil {
 		return d, err
 	}
+	ceil, err := h.store.Ceilings(c.Request().Context(), h.Now())
+	if err != nil {
+		return d, err
+	}
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
 		if p.Leads(pj.ID) {
@@ -70,7 +74,10 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 		}
 		for _, q := range pj.Quotas {
 			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, LimitGPUs: q.LimitGPUs, InUseGPUs: q.InUseGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,
-				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed}
+				UsedCardHours: int64(q.UsedCardHours), StartsAt: q.StartsAt, EndsAt: q.EndsAt, OverflowAllowed: q.OverflowAllowed,
+				ContractMaxGPUs: q.ContractMaxGPUs, ContractGuaranteedGPUs: q.ContractGuaranteedGPUs, ContractBudgetCardHours: q.ContractBudgetCardHours}
+			room := ceil.GuaranteeRoom(models.Quota{ProjectID: pj.ID, Spec: q.Spec})
+			qv.ReachGPUs, qv.GuaranteedElsewhere = room.Ceiling, room.Taken
 			if q.OverrideEnds != nil && q.OverrideEnds.After(h.Now()) {
 				qv.OverrideMaxGPUs, qv.OverrideEnds = q.OverrideMaxGPUs, q.OverrideEnds
 			}

@@ -29,9 +29,15 @@ type quotaBody struct {
 	// server's.
 	RemindEndDays    []int `json:"remind_end_days"`
 	RemindBudgetPcts []int `json:"remind_budget_pcts"`
+	// ContractMaxGPUs, ContractGuaranteedGPUs and ContractBudgetCardHours are how far a lead
+	// may raise the limit, the guarantee and the budget; 0 (or absent) for the value set.
+	ContractMaxGPUs         int   `json:"contract_max_gpus"`
+	ContractGuaranteedGPUs  int   `json:"contract_guaranteed_gpus"`
+	ContractBudgetCardHours int64 `json:"contract_budget_card_hours"`
 }
 
-// QuotaSet creates or replaces a project's quota for a spec (admins only).
+// QuotaSet creates or replaces a project's quota for a spec, its contract with it (admins
+// only).
 // POST /api/v1/projects/:id/quotas.
 func (h *Handler) QuotaSet(c echo.Context) error {
 	id, err := handlers.PathID(c)
@@ -45,7 +51,8 @@ func (h *Handler) QuotaSet(c echo.Context) error {
 	q := models.Quota{ProjectID: id, Spec: b.Spec, MaxGPUs: b.MaxGPUs, GuaranteedGPUs: b.GuaranteedGPUs, MaxServiceGPUs: b.MaxServiceGPUs,
 		BudgetCardHours: b.BudgetCardHours, StartsAt: b.StartsAt, EndsAt: b.EndsAt, OverflowAllowed: b.OverflowAllowed,
 		OverflowRateFen: b.OverflowRateFen, OverrideMaxGPUs: b.OverrideMaxGPUs, OverrideBegins: b.OverrideBegins, OverrideEnds: b.OverrideEnds,
-		RemindEndDays: models.JoinInts(b.RemindEndDays), RemindBudgetPcts: models.JoinInts(b.RemindBudgetPcts)}
+		RemindEndDays: models.JoinInts(b.RemindEndDays), RemindBudgetPcts: models.JoinInts(b.RemindBudgetPcts),
+		ContractMaxGPUs: b.ContractMaxGPUs, ContractGuaranteedGPUs: b.ContractGuaranteedGPUs, ContractBudgetCardHours: b.ContractBudgetCardHours}
 	saved, err := h.setQuota(c, q)
 	if err != nil {
 		return err

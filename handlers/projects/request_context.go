@@ -24,6 +24,7 @@ type requestWorld struct {
 	active  map[int64]models.TaskRow
 	quota   []scheduler.QueueEntry // queue entries waiting on quota
 	prices  []models.Price
+	ceil    models.Ceilings // what the fleet reaches and what is promised of it
 }
 
 // loadRequestWorld reads quotas, this month's use, the active tasks, the queue (with the
@@ -55,6 +56,9 @@ func (h *Handler) loadRequestWorld(ctx context.Context) (requestWorld, error) {
 		if e.Reason == scheduler.ReasonQuota {
 			w.quota = append(w.quota, e)
 		}
+	}
+	if w.ceil, err = h.store.Ceilings(ctx, now); err != nil {
+		return w, err
 	}
 	w.prices, err = h.store.Prices(ctx, billing.MonthOf(now, h.Loc()).String())
 	return w, err
@@ -137,6 +141,7 @@ func (w requestWorld) requestContext(l phrase.Locale, r models.QuotaRequestRow) 
 		x.Diff = "+" + hours(c.ReservedCardSeconds()/3600)
 		x.CostFen, x.CostBasis = billing.Amount(c.ReservedCardSeconds(), rate), "reservation"
 	}
+	w.ceilings(l, r, *q, x)
 	return x
 }
 
@@ -161,6 +166,40 @@ func startedBy(kind string, c models.QuotaChange, q models.Quota, e scheduler.Qu
 		return false
 	}
 	return e.Quota == nil || (e.Quota.Spec == q.Spec && e.Quota.Needs <= added)
+}
+
+// ceilings adds to x the ceilings of the request: the contract a lead approves within (and
+// why the request needs an admin, when above it), and what the fleet has left for a
+// guarantee or a booking.
+func (w requestWorld) ceilings(l phrase.Locale, r models.QuotaRequestRow, q models.Quota, x *projectsview.RequestContext) {
+	c := r.Parsed()
+	gpus := func(n int) string { return l.Count("ctx.gpus", n) }
+	most, guaranteed, budget := q.Contract()
+	switch r.Kind {
+	case models.RequestLimit, models.RequestOverride:
+		x.Contract = l.T("ctx.contract_limit", gpus(most))
+	case models.RequestGuarantee:
+		x.Contract = l.T("ctx.contract_guarantee", gpus(guaranteed))
+		room := w.ceil.GuaranteeRoom(q)
+		x.Room = l.T("ctx.room_guarantee", specName(l, q.Spec), gpus(room.Ceiling), gpus(room.Taken), gpus(room.Left()))
+	case models.RequestBudget:
+		x.Contract = l.T("ctx.contract_budget", l.T("ctx.card_hours", l.Int(int(budget))))
+	case models.RequestReservation:
+		project, spec, _ := w.ceil.BookingRoom(q, c)
+		x.Room = l.T("ctx.room_booking", gpus(project.Taken), gpus(project.Ceiling), gpus(project.Left()),
+			cmp.Or(q.Spec, c.ReserveSpec), gpus(spec.Taken), gpus(spec.Ceiling), gpus(spec.Left()))
+	}
+	if fe := models.AboveContract(r.Kind, c, q); fe != nil {
+		x.NeedsAdmin = l.Problem(fe.Format, fe.Args, fe.Msg)
+	}
+}
+
+// specName names a spec, "all specs" for "".
+func specName(l phrase.Locale, spec string) string {
+	if spec == "" {
+		return l.T("quota.all_specs")
+	}
+	return spec
 }
 
 // rate is the pay-as-you-go and overflow rates of spec for the project (its own price, else

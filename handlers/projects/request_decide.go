@@ -12,7 +12,8 @@ import (
 )
 
 // RequestApprove approves a pending request of a project the caller leads; the change applies
-// at once. POST /api/v1/requests/:id/approve.
+// at once. Above the project's contract only an admin approves: a lead gets 403 naming the
+// field. POST /api/v1/requests/:id/approve.
 func (h *Handler) RequestApprove(c echo.Context) error { return h.decideRequest(c, true) }
 
 // RequestReject rejects a pending request with the reason the requester reads ("reason", or
@@ -60,7 +61,11 @@ func (h *Handler) decide(c echo.Context, id int64, approve bool, comment string)
 		return models.QuotaRequestRow{}, handlers.Forbidden("only the project's leads decide its requests")
 	}
 	req, err := h.store.DecideQuotaRequest(ctx, handlers.Who(c).User, id, approve, comment, h.Now())
-	if errors.Is(err, models.ErrForbidden) {
+	var fe *models.FieldError
+	switch {
+	case errors.Is(err, models.ErrForbidden) && errors.As(err, &fe): // above the contract: an admin's
+		return models.QuotaRequestRow{}, handlers.APIError(http.StatusForbidden, err)
+	case errors.Is(err, models.ErrForbidden):
 		return models.QuotaRequestRow{}, handlers.Forbidden("nobody decides their own request")
 	}
 	if err != nil {

@@ -118,7 +118,8 @@ func (h *Handler) requestFromForm(f views.RequestForm) (requestBody, error) {
 	case models.RequestExtend:
 		b.Change.EndsAt = parseTime("ends", f.Ends)
 	case models.RequestReservation:
-		b.Change.ReserveGPUs, b.Change.ReserveRegion = cards(), f.Region
+		// The times are the billing zone's, and a refusal names its window in it.
+		b.Change.ReserveGPUs, b.Change.ReserveRegion, b.Change.ReserveZone = cards(), f.Region, h.Loc().String()
 		b.Change.ReserveBegins, b.Change.ReserveEnds = parseTime("begins", f.Begins), parseTime("ends", f.Ends)
 		if f.Repeat != "" {
 			b.Change.ReserveRepeat, b.Change.ReserveWeekdays = f.Repeat, f.Weekdays

@@ -34,7 +34,7 @@ func reservationScenario(t *testing.T, store *models.Store) {
 	s := webtest.NewServerOn(t, store, webtest.TestCfg())
 	ctx := context.Background()
 	cfg := webtest.A100Config()
-	cfg.UnusedBookingPct = 50
+	cfg.UnusedBookingPct = new(50)
 	pool, err := s.Store.SavePoolConfig(ctx, "a100", cfg, "tester", "first", webtest.T0.Add(-2*time.Hour))
 	if err != nil {
 		t.Fatal(err)

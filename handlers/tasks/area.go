@@ -80,6 +80,12 @@ type Store interface {
 	PipelineStages(ctx context.Context, id int64, now time.Time) ([]models.StageRow, error)
 	// Rightsizing advice from the template's latest runs.
 	TemplateRuns(ctx context.Context, id int64, limit int) ([]models.Task, error)
+	// Trials: a task tried at small sizes before its full run.
+	CreateTrial(ctx context.Context, nt models.NewTrial, lim models.TaskLimits, now time.Time) (models.Trial, []models.Task, error)
+	TrialByID(ctx context.Context, id int64) (models.Trial, error)
+	TrialRuns(ctx context.Context, id int64) ([]models.TaskRow, error)
+	TaskResubmit(ctx context.Context, id int64) (models.NewTask, error)
+	SubmitTrialFull(ctx context.Context, id int64, fr models.FullRun, lim models.TaskLimits, now time.Time) (models.Task, error)
 }
 
 // New returns the area over store.

@@ -121,8 +121,14 @@ func (h *Handler) queueData(ctx context.Context, who *handlers.Principal, now ti
 	slices.SortFunc(d.Running, func(a, b tasksview.RunningTask) int {
 		return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.TaskID, b.TaskID))
 	})
+	pools, err := h.store.ConfiguredPools(ctx)
+	if err != nil {
+		return tasksview.QueueData{}, err
+	}
 	for _, c := range st.view.Capacity {
-		d.Capacity = append(d.Capacity, tasksview.SpecCapacity(c))
+		d.Capacity = append(d.Capacity, tasksview.SpecCapacity{Spec: c.Spec, Region: c.Region, Total: c.Total, Held: c.Held,
+			Free: c.Free, Booked: c.Booked, BookedFor: c.BookedFor, LargestFree: c.LargestFree, ShortReserve: c.ShortReserve,
+			ShortReserveHeld: c.ShortReserveHeld, Pools: handlers.PlaceAttrs(pools, c.Spec, c.Region)})
 	}
 	form.Specs = capacitySpecs(st.view, form.Specs)
 	if form.Regions, err = h.store.PoolRegions(ctx); err != nil {

@@ -35,8 +35,14 @@ func (h *Handler) QueueList(c echo.Context) error {
 			ReasonDetail: row.Detail, Ahead: e.Ahead, PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy,
 			Quota: quotaWait(e.Quota)})
 	}
+	pools, err := h.store.ConfiguredPools(c.Request().Context())
+	if err != nil {
+		return err
+	}
 	for _, cp := range st.view.Capacity {
-		c := api.Capacity(cp)
+		c := api.Capacity{Spec: cp.Spec, Region: cp.Region, Total: cp.Total, Held: cp.Held, Free: cp.Free, Booked: cp.Booked,
+			BookedFor: cp.BookedFor, LargestFree: cp.LargestFree, ShortReserve: cp.ShortReserve, ShortReserveHeld: cp.ShortReserveHeld,
+			Pools: handlers.PlaceAttributes(pools, cp.Spec, cp.Region)}
 		if c.BookedFor == nil {
 			c.BookedFor = []string{}
 		}

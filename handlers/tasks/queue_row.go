@@ -17,7 +17,8 @@ func queueRow(e scheduler.QueueEntry, r models.TaskRow, now time.Time) views.Que
 		GPUs: r.GPUs, Spec: r.Spec, Specs: r.SpecList(), Priority: r.Priority, EstGPUHours: r.EstGPUHours,
 		DataReady: r.DataReady, SubmittedAt: r.SubmittedAt, ETAP50: e.ETAP50, ETAP90: e.ETAP90,
 		Reason: api.WaitReason(e.Reason), ReasonSpec: e.Spec, Ahead: e.Ahead, Detail: e.Detail,
-		PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy, Quota: quotaWait(e.Quota)}
+		PlaceSpec: e.PlaceSpec, PlaceRegion: e.PlaceRegion, PlaceWhy: e.PlaceWhy, Quota: quotaWait(e.Quota),
+		MinInterNodeGbps: r.MinInterNodeGbps, MinStorageMBps: r.MinStorageMBps}
 	if d := r.DataCheckSilence(now); d > 0 {
 		row.Reason, row.Detail, row.DataCheckSilent = api.ReasonDataNotReady, views.DetailDataCheckSilent, d
 	}

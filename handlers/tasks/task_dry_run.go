@@ -42,6 +42,8 @@ type dryRunJSON struct {
 	// wait is the trial's entry and project its project's name, for the form.
 	wait    scheduler.QueueEntry
 	project string
+	// minInter and minStorage are what the task asks of its pools, for its reason.
+	minInter, minStorage int
 }
 
 // costJSON is the task's card time priced on one spec as its bill line would be.
@@ -106,11 +108,12 @@ func (h *Handler) dryRun(ctx context.Context, nt models.NewTask, now time.Time) 
 	tr, err := h.Sched.Try(ctx, now, scheduler.Pending{Project: p.Name, ProjectID: p.ID, Spec: nt.Spec, Specs: nt.Specs,
 		Regions: nt.Regions, DataRegion: nt.DataCheck.Region, Queue: nt.Queue,
 		Priority: nt.Priority, GPUs: nt.GPUs, EstRuntime: scheduler.EstRuntime(nt.EstGPUHours, nt.GPUs),
-		MaxRuntime: maxRT, DataReady: nt.DataReady, Deferrable: nt.Deferrable})
+		MaxRuntime: maxRT, DataReady: nt.DataReady, Deferrable: nt.Deferrable, MinInterNodeGbps: nt.MinInterNodeGbps,
+		MinStorageMBps: nt.MinStorageMBps, AllowNoInterconnect: nt.AllowNoInterconnect})
 	if err != nil {
 		return dryRunJSON{}, err
 	}
-	d := dryRunJSON{wait: tr.QueueEntry, project: p.Name, Lane: tr.Lane, Position: tr.Position, Reason: api.WaitReason(tr.Reason),
+	d := dryRunJSON{wait: tr.QueueEntry, project: p.Name, minInter: nt.MinInterNodeGbps, minStorage: nt.MinStorageMBps, Lane: tr.Lane, Position: tr.Position, Reason: api.WaitReason(tr.Reason),
 		ReasonDetail: tr.Detail, ETAP50: etaJSON(tr.ETAP50), ETAP90: etaJSON(tr.ETAP90), WaitQuota: quotaWait(tr.Quota), Basis: "estimate",
 		CardS: int64(math.Round(nt.EstGPUHours * 3600)), Cost: []costJSON{}, Quota: []quotaUseJSON{}, Warnings: []string{}}
 	if d.CardS == 0 {
@@ -193,7 +196,7 @@ func quotedSpecs(asked string, tr scheduler.Trial, prices []models.Price, projec
 func (d dryRunJSON) waitRow() views.QueueRow {
 	w := d.wait
 	return views.QueueRow{Project: d.project, Reason: api.WaitReason(w.Reason), ReasonSpec: w.Spec, Ahead: w.Ahead, Detail: w.Detail,
-		Quota: quotaWait(w.Quota), ETAP50: w.ETAP50, ETAP90: w.ETAP90}
+		Quota: quotaWait(w.Quota), ETAP50: w.ETAP50, ETAP90: w.ETAP90, MinInterNodeGbps: d.minInter, MinStorageMBps: d.minStorage}
 }
 
 // estimate is the dry run as the submit form shows it.

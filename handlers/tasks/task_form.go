@@ -191,7 +191,9 @@ func readTaskForm(c echo.Context) (tasksview.TaskFormValues, error) {
 		Image: get("image"), DataReady: f.Get("data_ready") != "", DataCheck: get("data_check"), Deferrable: f.Get("deferrable") != "",
 		IdempotencyKey: get("idempotency_key"), Template: get("template"), Model: get("model"), Replicas: get("replicas"),
 		MetricsPort: get("metrics_port"), MetricsPath: get("metrics_path"), HealthPath: get("health_path"), TTFTTargetMS: get("ttft_target_ms"),
-		MaxAttempts: get("max_attempts"), RerunOnFailure: f.Get("rerun_on_failure") != ""}, nil
+		MaxAttempts: get("max_attempts"), RerunOnFailure: f.Get("rerun_on_failure") != "",
+		MinInterNodeGbps: get("min_inter_node_gbps"), MinStorageMBps: get("min_storage_mbps"),
+		AllowNoInterconnect: f.Get("allow_no_interconnect") != ""}, nil
 }
 
 // ticked is the values of a group of checkboxes, trimmed, without empty ones; repeats stay
@@ -215,7 +217,7 @@ func taskFromForm(v tasksview.TaskFormValues, partial bool) (models.NewTask, map
 	problems := make(map[string]views.FormError)
 	nt := models.NewTask{Project: v.Project, Name: v.Name, Owner: v.Owner, Regions: v.Regions, Queue: v.Queue,
 		Priority: v.Priority, Workdir: v.Workdir, Image: v.Image, DataReady: v.DataReady, Deferrable: v.Deferrable,
-		RerunOnFailure: v.RerunOnFailure}
+		RerunOnFailure: v.RerunOnFailure, AllowNoInterconnect: v.AllowNoInterconnect}
 	// One spec ticked is the task's spec, as the API's "spec"; several are its "specs".
 	switch len(v.Specs) {
 	case 0:
@@ -247,6 +249,8 @@ func taskFromForm(v tasksview.TaskFormValues, partial bool) (models.NewTask, map
 		}
 		nt.MaxAttempts = n
 	}
+	formInt(problems, "min_inter_node_gbps", v.MinInterNodeGbps, &nt.MinInterNodeGbps)
+	formInt(problems, "min_storage_mbps", v.MinStorageMBps, &nt.MinStorageMBps)
 	if v.EstGPUHours != "" {
 		x, err := strconv.ParseFloat(v.EstGPUHours, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
@@ -360,7 +364,8 @@ func formProblems(l phrase.Locale, err error, problems map[string]views.FormErro
 func formInput(field string) string {
 	switch field {
 	case "project", "name", "owner", "gpus", "queue", "priority", "est_gpu_hours", "workdir", "image", "regions",
-		"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms", "max_attempts", "rerun_on_failure":
+		"model", "replicas", "metrics_port", "metrics_path", "health_path", "ttft_target_ms", "max_attempts", "rerun_on_failure",
+		"min_inter_node_gbps", "min_storage_mbps", "allow_no_interconnect":
 		return field
 	case "spec", "specs":
 		return "specs"
@@ -390,4 +395,17 @@ func runtimeProblem(problems map[string]views.FormError, nt models.NewTask, lim 
 	if max > 0 && nt.MaxRuntime > max {
 		problems["max_runtime_h"] = views.FormError{Code: views.FormErrRuntimeOver, Text: nt.Queue, Max: max, Asked: nt.MaxRuntime}
 	}
+}
+
+// formInt reads the whole number the form's input name holds into n, noting a problem when
+// it is not one; empty leaves n as it is.
+func formInt(problems map[string]views.FormError, name, v string, n *int) {
+	if v == "" {
+		return
+	}
+	x, err := strconv.Atoi(v)
+	if err != nil {
+		problems[name] = views.FormError{Code: views.FormErrInt}
+	}
+	*n = x
 }

@@ -18,7 +18,8 @@ func newTask(r api.TaskRequest, key string) models.NewTask {
 		DataReady: r.DataReady != nil && *r.DataReady, DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key, Kind: r.Kind,
 		Service: models.ServiceSpec{Model: r.Model, Replicas: r.Replicas, MetricsPort: r.MetricsPort, MetricsPath: r.MetricsPath,
 			HealthPath: r.HealthPath, TTFTTargetMS: r.TTFTTargetMS},
-		MaxAttempts: r.MaxAttempts, RerunOnFailure: r.RerunOnFailure != nil && *r.RerunOnFailure}
+		MaxAttempts: r.MaxAttempts, RerunOnFailure: r.RerunOnFailure != nil && *r.RerunOnFailure,
+		MinInterNodeGbps: r.MinInterNodeGbps, MinStorageMBps: r.MinStorageMBps, AllowNoInterconnect: r.AllowNoInterconnect != nil && *r.AllowNoInterconnect}
 	if r.MaxRuntimeS > 0 && r.MaxRuntimeS < int64(1<<62/time.Second) {
 		nt.MaxRuntime = time.Duration(r.MaxRuntimeS) * time.Second
 	} else if r.MaxRuntimeS != 0 {
@@ -55,7 +56,8 @@ func taskFields(t models.TaskRow) api.Task {
 		StartedAt: t.StartedAt, EndedAt: t.EndedAt, ExitCode: t.ExitCode, OutputUnits: t.OutputUnits,
 		OutputUnit: t.OutputUnit, LastCheckpointAt: t.LastCheckpointAt, TemplateID: t.TemplateID, TemplateVersion: t.TemplateVersion,
 		DataCheckedAt: t.DataCheckedAt, LastCheckpoint: t.LastCheckpoint, Attempt: max(t.Attempt, 1), MaxAttempts: max(t.MaxAttempts, 1),
-		RerunOnFailure: t.RerunOnFailure}
+		RerunOnFailure: t.RerunOnFailure, MinInterNodeGbps: t.MinInterNodeGbps, MinStorageMBps: t.MinStorageMBps,
+		AllowNoInterconnect: t.AllowNoInterconnect, TrialID: t.TrialID}
 	out.Kind = cmp.Or(t.Kind, models.TaskKindBatch)
 	if t.Service() {
 		out.Model, out.ServiceID, out.Replicas, out.MetricsPort, out.MetricsPath = t.Model, t.ServiceID, t.Replicas, t.MetricsPort, t.MetricsPath

@@ -230,7 +230,8 @@ func taskView(t models.TaskRow) tasksview.TaskView {
 		Spec: t.Spec, Queue: t.Queue, Priority: t.Priority, EstGPUHours: t.EstGPUHours,
 		MaxRuntime: time.Duration(t.MaxRuntimeS) * time.Second, DataReady: t.DataReady, SubmittedAt: t.SubmittedAt,
 		ExitCode: t.ExitCode, OutputUnits: t.OutputUnits, OutputUnit: t.OutputUnit, Stopping: t.StopState != "" && t.EndedAt == nil,
-		Attempt: max(t.Attempt, 1), MaxAttempts: max(t.MaxAttempts, 1), RerunOnFailure: t.RerunOnFailure, Checkpoint: t.LastCheckpoint}
+		Attempt: max(t.Attempt, 1), MaxAttempts: max(t.MaxAttempts, 1), RerunOnFailure: t.RerunOnFailure, Checkpoint: t.LastCheckpoint,
+		MinInterNodeGbps: t.MinInterNodeGbps, MinStorageMBps: t.MinStorageMBps, AllowNoInterconnect: t.AllowNoInterconnect}
 	if t.LastCheckpointAt != nil {
 		v.CheckpointAt = *t.LastCheckpointAt
 	}
@@ -240,6 +241,10 @@ func taskView(t models.TaskRow) tasksview.TaskView {
 	if t.EndedAt != nil {
 		v.EndedAt = *t.EndedAt
 	}
+	if t.TrialID != nil {
+		v.TrialID = *t.TrialID
+	}
+	v.Service = t.Service()
 	json.Unmarshal([]byte(t.Command), &v.Command)
 	if t.State == models.TaskWaitingData && t.DataCheck != "" {
 		var dc models.DataCheck

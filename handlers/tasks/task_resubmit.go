@@ -51,7 +51,8 @@ func resubmitValues(t models.TaskRow) tasksview.TaskFormValues {
 	vals := tasksview.TaskFormValues{Project: j.Project, Name: j.Name, Owner: j.Owner, GPUs: strconv.Itoa(j.GPUs),
 		Specs: models.TemplateBody{Spec: j.Spec, Specs: j.Specs}.SpecChoices(), Regions: j.Regions,
 		Queue: j.Queue, Priority: j.Priority, Command: strings.Join(j.Command, "\n"), Workdir: j.Workdir, Image: j.Image,
-		Deferrable: j.Deferrable, MaxRuntimeH: strconv.FormatFloat(float64(j.MaxRuntimeS)/3600, 'f', -1, 64)}
+		Deferrable: j.Deferrable, MaxRuntimeH: strconv.FormatFloat(float64(j.MaxRuntimeS)/3600, 'f', -1, 64),
+		MinInterNodeGbps: positive(j.MinInterNodeGbps), MinStorageMBps: positive(j.MinStorageMBps), AllowNoInterconnect: j.AllowNoInterconnect}
 	if j.EstGPUHours > 0 {
 		vals.EstGPUHours = strconv.FormatFloat(j.EstGPUHours, 'f', -1, 64)
 	}

@@ -145,6 +145,7 @@ func (h *Handler) templateForm(c echo.Context, id string) (tasksview.TaskForm, e
 		vals.MaxAttempts = strconv.Itoa(b.MaxAttempts)
 	}
 	vals.RerunOnFailure = b.RerunOnFailure
+	vals.MinInterNodeGbps, vals.MinStorageMBps, vals.AllowNoInterconnect = positive(b.MinInterNodeGbps), positive(b.MinStorageMBps), b.AllowNoInterconnect
 	for _, name := range b.EnvNames {
 		vals.Env += name + "=\n"
 	}
@@ -170,4 +171,12 @@ func locationsIn(locations map[string]string, regions []string) map[string]strin
 		}
 	}
 	return out
+}
+
+// positive is n as a form shows it: "" for none.
+func positive(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }

@@ -18,7 +18,8 @@ import (
 var taskJSONFields = []string{"id", "project", "name", "owner", "gpus", "spec", "queue", "priority", "est_gpu_hours",
 	"max_runtime_s", "command", "env_names", "workdir", "data_ready", "data_check", "deferrable", "state", "reason",
 	"submitted_at", "started_at", "ended_at", "exit_code", "output_units", "image", "output_unit", "last_checkpoint_at",
-	"template_id", "template_version", "kind", "data_checked_at", "attempt", "max_attempts", "rerun_on_failure"}
+	"template_id", "template_version", "kind", "data_checked_at", "attempt", "max_attempts", "rerun_on_failure",
+	"min_inter_node_gbps", "min_storage_mbps", "allow_no_interconnect"}
 
 func TestTaskCreate(t *testing.T) {
 	submitted := webtest.T0.Format(time.RFC3339)
@@ -31,7 +32,7 @@ func TestTaskCreate(t *testing.T) {
 				"priority":"high","est_gpu_hours":6.5,"max_runtime_s":5400,"command":["torchrun","--nproc","4","train.py"],
 				"env":{"NCCL_DEBUG":"INFO","SEED":"7"},"workdir":"/data/runs/r1","data_ready":false,
 				"data_check":{"path":"/data/imagenet/_READY"},"deferrable":true,"image":"nvcr.io/nvidia/pytorch:24.05-py3",
-				"max_attempts":3,"rerun_on_failure":true}`,
+				"max_attempts":3,"rerun_on_failure":true,"min_inter_node_gbps":800,"min_storage_mbps":2000,"allow_no_interconnect":true}`,
 			want: map[string]any{"id": 1.0, "project": "vision", "name": "resnet50 sweep", "owner": "alice", "gpus": 4.0,
 				"spec": "A100-80G", "queue": "short", "priority": "high", "est_gpu_hours": 6.5, "max_runtime_s": 5400.0,
 				"command": []any{"torchrun", "--nproc", "4", "train.py"}, "env_names": []any{"NCCL_DEBUG", "SEED"},
@@ -39,7 +40,8 @@ func TestTaskCreate(t *testing.T) {
 				"deferrable": true, "state": "waiting-data", "reason": "waits for its data", "reason_codes": []any{map[string]any{"code": "data_not_ready"}}, "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "nvcr.io/nvidia/pytorch:24.05-py3", "output_unit": "",
 				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil,
-				"attempt": 1.0, "max_attempts": 3.0, "rerun_on_failure": true},
+				"attempt": 1.0, "max_attempts": 3.0, "rerun_on_failure": true,
+				"min_inter_node_gbps": 800.0, "min_storage_mbps": 2000.0, "allow_no_interconnect": true},
 		},
 		"defaults": {
 			body: `{"project":"vision","name":"eval","owner":"bob","gpus":1,"command":["python","eval.py"],"data_ready":true}`,
@@ -49,7 +51,8 @@ func TestTaskCreate(t *testing.T) {
 				"data_check": nil, "deferrable": false, "state": "queued", "reason": "", "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
 				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil,
-				"attempt": 1.0, "max_attempts": 2.0, "rerun_on_failure": false},
+				"attempt": 1.0, "max_attempts": 2.0, "rerun_on_failure": false,
+				"min_inter_node_gbps": 0.0, "min_storage_mbps": 0.0, "allow_no_interconnect": false},
 		},
 		"url check, unicode name": {
 			body: `{"project":"vision","name":"语音识别 微调","owner":"张三","gpus":2,"spec":"H800-80G","command":["sh","-c","echo 你好"],
@@ -61,13 +64,15 @@ func TestTaskCreate(t *testing.T) {
 				"state": "waiting-data", "reason": "waits for its data", "reason_codes": []any{map[string]any{"code": "data_not_ready"}}, "submitted_at": submitted,
 				"started_at": nil, "ended_at": nil, "exit_code": nil, "output_units": 0.0, "image": "", "output_unit": "",
 				"last_checkpoint_at": nil, "template_id": nil, "template_version": 0.0, "kind": "batch", "data_checked_at": nil,
-				"attempt": 1.0, "max_attempts": 2.0, "rerun_on_failure": false},
+				"attempt": 1.0, "max_attempts": 2.0, "rerun_on_failure": false,
+				"min_inter_node_gbps": 0.0, "min_storage_mbps": 0.0, "allow_no_interconnect": false},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			s := webtest.NewServer(t)
 			webtest.TaskFleet(s)
+			before := s.Sched.Triggers() // the fleet's registrations wake it too
 			w := s.Post("/api/v1/tasks", tc.body)
 			if w.Code != http.StatusCreated {
 				t.Fatalf("POST /api/v1/tasks = %d %s, want 201", w.Code, w.Body)
@@ -87,7 +92,7 @@ func TestTaskCreate(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("POST /api/v1/tasks (-want +got):\n%s", diff)
 			}
-			if n := s.Sched.Triggers(); n != 1 {
+			if n := s.Sched.Triggers() - before; n != 1 {
 				t.Errorf("POST /api/v1/tasks triggered the scheduler %d times, want 1", n)
 			}
 			// GET answers the same task, with its event log.
@@ -111,6 +116,7 @@ func TestTaskCreate(t *testing.T) {
 func TestTaskCreateIdempotent(t *testing.T) {
 	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
 		webtest.TaskFleet(s)
+		before := s.Sched.Triggers() // the fleet's registrations wake it too
 		key := func(k string) []string { return []string{"Idempotency-Key", k} }
 		steps := []struct {
 			name   string
@@ -138,7 +144,7 @@ func TestTaskCreateIdempotent(t *testing.T) {
 		if n := s.TaskCount(); n != 4 {
 			t.Errorf("tasks stored = %d, want 4", n)
 		}
-		if n := s.Sched.Triggers(); n != 4 {
+		if n := s.Sched.Triggers() - before; n != 4 {
 			t.Errorf("scheduler triggered %d times, want 4 (once per new task)", n)
 		}
 		w := s.Post("/api/v1/tasks", webtest.TaskBody(nil), key(strings.Repeat("k", 201))...)

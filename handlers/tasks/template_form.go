@@ -103,7 +103,9 @@ func readTemplateForm(c echo.Context) (tasksview.TemplateForm, error) {
 		Queue:   get("queue"), Priority: get("priority"), EstGPUHours: get("est_gpu_hours"), MaxRuntimeH: get("max_runtime_h"),
 		Command: f.Get("command"), EnvNames: f.Get("env_names"), Workdir: get("workdir"), Image: get("image"),
 		DataCheck: get("data_check"), DataLocations: f.Get("data_locations"), Deferrable: f.Get("deferrable") != "",
-		MaxAttempts: get("max_attempts"), RerunOnFailure: f.Get("rerun_on_failure") != ""}, nil
+		MaxAttempts: get("max_attempts"), RerunOnFailure: f.Get("rerun_on_failure") != "",
+		MinInterNodeGbps: get("min_inter_node_gbps"), MinStorageMBps: get("min_storage_mbps"),
+		AllowNoInterconnect: f.Get("allow_no_interconnect") != ""}, nil
 }
 
 // templateFromForm reads the template form as the submit form reads a task (the same
@@ -112,11 +114,13 @@ func readTemplateForm(c echo.Context) (tasksview.TemplateForm, error) {
 func templateFromForm(f tasksview.TemplateForm) (models.NewTemplate, map[string]views.FormError) {
 	nt, problems := taskFromForm(tasksview.TaskFormValues{Name: f.Name, GPUs: f.GPUs, Specs: f.Specs, Regions: f.Regions, Queue: f.Queue,
 		Priority: f.Priority, EstGPUHours: f.EstGPUHours, MaxRuntimeH: f.MaxRuntimeH, Command: f.Command,
-		Workdir: f.Workdir, DataCheck: f.DataCheck, Deferrable: f.Deferrable, MaxAttempts: f.MaxAttempts, RerunOnFailure: f.RerunOnFailure}, false)
+		Workdir: f.Workdir, DataCheck: f.DataCheck, Deferrable: f.Deferrable, MaxAttempts: f.MaxAttempts, RerunOnFailure: f.RerunOnFailure,
+		MinInterNodeGbps: f.MinInterNodeGbps, MinStorageMBps: f.MinStorageMBps, AllowNoInterconnect: f.AllowNoInterconnect}, false)
 	body := models.TemplateBody{GPUs: nt.GPUs, Spec: nt.Spec, Specs: nt.Specs, Regions: nt.Regions, Queue: nt.Queue, Priority: nt.Priority,
 		EstGPUHours: nt.EstGPUHours, MaxRuntimeS: int64(nt.MaxRuntime / time.Second), Command: nt.Command,
 		EnvNames: strings.FieldsFunc(f.EnvNames, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }),
-		Workdir:  nt.Workdir, Image: f.Image, Deferrable: nt.Deferrable, MaxAttempts: nt.MaxAttempts, RerunOnFailure: nt.RerunOnFailure}
+		Workdir:  nt.Workdir, Image: f.Image, Deferrable: nt.Deferrable, MaxAttempts: nt.MaxAttempts, RerunOnFailure: nt.RerunOnFailure,
+		MinInterNodeGbps: nt.MinInterNodeGbps, MinStorageMBps: nt.MinStorageMBps, AllowNoInterconnect: nt.AllowNoInterconnect}
 	if nt.MaxRuntime < 0 {
 		body.MaxRuntimeS = -1 // refused by the store with the field named
 	}

@@ -169,6 +169,7 @@ func templateFormOf(name, description string, b models.TemplateBody) tasksview.T
 		f.MaxAttempts = strconv.Itoa(b.MaxAttempts)
 	}
 	f.RerunOnFailure = b.RerunOnFailure
+	f.MinInterNodeGbps, f.MinStorageMBps, f.AllowNoInterconnect = positive(b.MinInterNodeGbps), positive(b.MinStorageMBps), b.AllowNoInterconnect
 	if b.DataCheck != nil {
 		f.DataCheck = b.DataCheck.Path + b.DataCheck.URL
 	}

@@ -170,9 +170,10 @@ type BillLine struct {
 	// Region is where the line's cards were; "" for none.
 	Region string
 	// EstimatedS is the task's estimate, on its first line only (0: none). NominalS is
-	// EffectiveS + IdleS + the other classes (LowUtilS, SetupS, NoDataS, RerunS).
+	// EffectiveS + IdleS + the other classes (LowUtilS, SetupS, NoDataS, RerunS, TrialS).
 	NominalS, EffectiveS, IdleS, EstimatedS int64
 	LowUtilS, SetupS, NoDataS, RerunS       int64
+	TrialS                                  int64
 	Units                                   int64
 	RateFen, AmountFen                      int64
 	Note                                    string
@@ -229,10 +230,12 @@ type BillPackage struct {
 // ServingS is inference services' seconds in which they served (effective, like ActiveS);
 // RerunS attempts' seconds lost to their rerun since their last checkpoint. WastedS,
 // interrupted tasks' work since their last checkpoint and reruns', is apart: it overlaps
-// them. RerunFen is what the rerun seconds cost, inside the total.
+// them. RerunFen is what the rerun seconds cost, inside the total; TrialS trials' runs'
+// seconds and TrialFen what they cost, inside the total.
 type BillHeld struct {
 	SetupS, ActiveS, ServingS, LowUtilS, IdleS, NoDataS, RerunS int64
 	WastedS, RerunFen                                           int64
+	TrialS, TrialFen                                            int64
 }
 
 // BillIssued says when and by whom the bill was frozen, and its checksum.

@@ -203,11 +203,11 @@ type lineClass struct {
 }
 
 // otherClasses are the classes of a line's held hours other than effective and idle that it
-// has (low-util, setup, no data, rerun), so that the line shows every part of its card-hours.
+// has (low-util, setup, no data, rerun, trial), so that the line shows every part of its card-hours.
 func otherClasses(ln BillLine) []lineClass {
 	var out []lineClass
 	for _, c := range []lineClass{{"bill.class.low_util", ln.LowUtilS}, {"bill.class.setup", ln.SetupS}, {"bill.class.no_data", ln.NoDataS},
-		{"bill.class.rerun", ln.RerunS}} {
+		{"bill.class.rerun", ln.RerunS}, {"bill.class.trial", ln.TrialS}} {
 		if c.s != 0 {
 			out = append(out, c)
 		}

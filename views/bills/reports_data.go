@@ -42,15 +42,19 @@ type ReportData struct {
 	// cheaper cards, the biggest savings first.
 	Advice []ReportAdvice
 	// Reruns are, per project, the week's card time lost to reruns and its cost.
-	Reruns []ReportRerun
+	Reruns []ReportClassUse
+	// Trials are, per project, the week's card time of trials' runs and its cost.
+	Trials []ReportClassUse
 }
 
-// ReportRerun is one project's card time in the week lost to reruns: how many tasks were
-// rerun, their rerun seconds and what those cost, priced as the project's bill lines.
-type ReportRerun struct {
+// ReportClassUse is one project's card time in the week of a ledger class with its own bill
+// line (reruns: the tasks rerun and the seconds lost since their checkpoints; trials: the
+// trials' runs and their seconds): how many, the seconds and what those cost, priced as the
+// project's bill lines.
+type ReportClassUse struct {
 	Project      string
-	Tasks        int
-	RerunS       int64
+	Count        int
+	Seconds      int64
 	CostFen      int64
 	MissingPrice bool
 }

@@ -70,6 +70,8 @@ type PoolView struct {
 	Bookings []PoolBooking
 	// Boot is the pool's machines that failed to boot in a row; zero without failures.
 	Boot PoolBootView
+	// Attrs is what the pool states for work across cards and nodes and for storage.
+	Attrs views.PoolAttrs
 }
 
 // PoolBootView is a pool's run of machines that failed to boot: how many of its Limit, the
@@ -190,6 +192,8 @@ type PoolField struct {
 	// for, in Unit, "" when 0 means 0.
 	Min, Max string
 	Default  string
+	// Optional: an empty input is no value, which Default stands for; 0 is a value.
+	Optional bool
 	// Choices are a PoolInputChoice's values, the default first; each is labelled by the
 	// catalog key LabelKey + "." + the value.
 	Choices []string

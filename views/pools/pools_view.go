@@ -407,7 +407,7 @@ func poolErr(l phrase.Locale, fd PoolField, e views.FormError) string {
 		return ruleText(l, e)
 	case e.Code != FormErrRange:
 		return views.FormErrorText(l, e)
-	case fd.Min == "0" && fd.Default != "":
+	case fd.Min == "0" && fd.Default != "" && !fd.Optional:
 		return l.T("poolform.err.range", l.T("poolform.zero_default"), valueText(l, fd, fd.Max))
 	}
 	return l.T("poolform.err.range", valueText(l, fd, fd.Min), valueText(l, fd, fd.Max))

@@ -45,8 +45,11 @@ type RequestView struct {
 	State     string
 	Comment   string
 	CreatedAt time.Time
-	// CanDecide is true when the viewer may approve or reject it.
-	CanDecide bool
+	// CanDecide is true when the viewer may approve or reject it; CanApprove when they may
+	// approve it too (a lead may not above the contract, an admin may).
+	CanDecide, CanApprove bool
+	// Admin: the viewer is an admin, whose approval above the contract raises it.
+	Admin bool
 	// Context is what the decider weighs a pending request by; nil otherwise.
 	Context *RequestContext
 }

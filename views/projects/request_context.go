@@ -24,6 +24,10 @@ type RequestContext struct {
 	CostBasis string
 	NoPrice   bool
 	Age       time.Duration
+	// Contract says how far a lead approves the value asked ("" for kinds it does not bound);
+	// NeedsAdmin, when set, says why this request is above it, so that only an admin
+	// approves it. Room says what the fleet has left for a guarantee or a booking.
+	Contract, NeedsAdmin, Room string
 }
 
 // WaitingTask is a task waiting on its project's quota.

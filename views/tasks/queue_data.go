@@ -50,6 +50,9 @@ type SpecCapacity struct {
 	LargestFree      int
 	ShortReserve     int
 	ShortReserveHeld int
+	// Pools are the pools of the spec in the region with what each states for work across
+	// cards and nodes and for storage.
+	Pools []views.PoolAttrs
 }
 
 // TaskForm is the submit form: what was typed, what is wrong with it, and its choices.
@@ -136,6 +139,10 @@ type TaskFormValues struct {
 	// RerunOnFailure reruns it also when it exits non-zero by itself.
 	MaxAttempts    string
 	RerunOnFailure bool
+	// MinInterNodeGbps and MinStorageMBps are the task's minimums as typed ("" for none);
+	// AllowNoInterconnect lets it run across nodes without a network between them.
+	MinInterNodeGbps, MinStorageMBps string
+	AllowNoInterconnect              bool
 }
 
 // Dry-run warnings, the values of TaskEstimate.Warnings.

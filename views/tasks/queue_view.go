@@ -3,6 +3,7 @@ package tasks
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -66,7 +67,7 @@ func reasonClass(r views.QueueRow) string {
 		return "reason r-capacity"
 	case api.ReasonDataNotReady, api.ReasonOffPeakOnly, api.ReasonReservationWindow:
 		return "reason r-self"
-	case api.ReasonQuota, api.ReasonNoSuchCapacity, api.ReasonInvalid:
+	case api.ReasonQuota, api.ReasonNoSuchCapacity, api.ReasonInvalid, api.ReasonNoSuitablePlace:
 		return "reason r-blocked"
 	}
 	return "reason"
@@ -107,7 +108,8 @@ func cardHours(l phrase.Locale, h float64) string {
 
 // formFields are the input names that show a problem beside them, in form order.
 var formFields = []string{"project", "name", "owner", "gpus", "specs", "regions", "queue", "priority", "est_gpu_hours",
-	"max_runtime_h", "max_attempts", "command", "env", "image", "workdir", "data_check", "rerun_on_failure"}
+	"max_runtime_h", "max_attempts", "min_inter_node_gbps", "min_storage_mbps", "command", "env", "image", "workdir", "data_check",
+	"rerun_on_failure", "allow_no_interconnect"}
 
 // errOf returns the text of the problem of input name, "" for none.
 // serviceInvalid reports whether one of the service's inputs has a problem: their group
@@ -181,7 +183,9 @@ var formLabels = map[string]string{"project": "form.project", "name": "form.name
 	"max_runtime_h": "form.max_runtime", "command": "form.command", "env": "form.env", "workdir": "form.workdir", "image": "form.image",
 	"data_check": "form.data_check", "model": "form.model", "replicas": "form.replicas", "metrics_port": "form.metrics_port",
 	"metrics_path": "form.metrics_path", "health_path": "form.health_path", "ttft_target_ms": "form.ttft_target",
-	"max_attempts": "form.max_attempts", "rerun_on_failure": "form.rerun_on_failure"}
+	"max_attempts": "form.max_attempts", "rerun_on_failure": "form.rerun_on_failure",
+	"min_inter_node_gbps": "form.min_inter_node_gbps", "min_storage_mbps": "form.min_storage_mbps",
+	"allow_no_interconnect": "form.allow_no_interconnect"}
 
 // problemsText is the form's status above its problems: how many there are.
 func problemsText(l phrase.Locale, n int) string {
@@ -246,4 +250,14 @@ func commandHelp(l phrase.Locale, f TaskForm) string {
 		return l.T("form.help.command") + " " + l.T("form.help.command_demo")
 	}
 	return l.T("form.help.command")
+}
+
+// poolAttrsText is what pool p states for work across cards and nodes and for storage, in
+// one line; prefixed by the pool's name when its place has several pools.
+func poolAttrsText(l phrase.Locale, p views.PoolAttrs, several bool) string {
+	text := strings.Join(views.AttributeParts(l, p), l.T("attr.sep"))
+	if several {
+		return l.T("attr.pool", p.Pool, text)
+	}
+	return text
 }

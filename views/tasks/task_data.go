@@ -84,6 +84,14 @@ type TaskView struct {
 	RerunOnFailure       bool
 	Checkpoint           string
 	CheckpointAt         time.Time
+	// MinInterNodeGbps, MinStorageMBps and AllowNoInterconnect are what it asks of the
+	// pools it runs on (0 and false: nothing).
+	MinInterNodeGbps, MinStorageMBps int
+	AllowNoInterconnect              bool
+	// TrialID is the trial the task is a run of; 0 for none. Service is set for an inference
+	// service's replica, which is not tried.
+	TrialID int64
+	Service bool
 }
 
 // AttemptView is one run of a task: an earlier one that ended in a rerun, or its current one

@@ -123,3 +123,19 @@ func attemptEnding(l phrase.Locale, a AttemptView) string {
 	}
 	return text + l.T("say.sep") + TaskReasonText(l, a.Reason)
 }
+
+// taskNeeds says what the task asks of the pools it runs on, one phrase each; none for
+// nothing.
+func taskNeeds(l phrase.Locale, t TaskView) []string {
+	var out []string
+	if t.MinInterNodeGbps > 0 {
+		out = append(out, l.T("task.needs_inter", l.Int(t.MinInterNodeGbps)))
+	}
+	if t.MinStorageMBps > 0 {
+		out = append(out, l.T("task.needs_storage", l.Int(t.MinStorageMBps)))
+	}
+	if t.AllowNoInterconnect {
+		out = append(out, l.T("task.needs_no_link"))
+	}
+	return out
+}

@@ -49,7 +49,11 @@ type TemplateForm struct {
 	// them also when they exit non-zero by themselves.
 	MaxAttempts    string
 	RerunOnFailure bool
-	Errors         map[string]views.FormError
+	// MinInterNodeGbps and MinStorageMBps are its tasks' minimums ("" for none);
+	// AllowNoInterconnect lets them run across nodes without a network between them.
+	MinInterNodeGbps, MinStorageMBps string
+	AllowNoInterconnect              bool
+	Errors                           map[string]views.FormError
 }
 
 // TemplateData is one template's page: its fields, the form that changes it (a new

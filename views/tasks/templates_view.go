@@ -117,7 +117,8 @@ func (f TemplateForm) invalid(name string) templ.Attributes {
 
 // templateFields are the template form's inputs in its order.
 var templateFields = []string{"name", "description", "gpus", "specs", "regions", "queue", "priority", "est_gpu_hours",
-	"max_runtime_h", "max_attempts", "command", "env_names", "workdir", "image", "data_check", "data_locations", "rerun_on_failure"}
+	"max_runtime_h", "max_attempts", "min_inter_node_gbps", "min_storage_mbps", "command", "env_names", "workdir", "image", "data_check",
+	"data_locations", "rerun_on_failure", "allow_no_interconnect"}
 
 // templateLabels are the catalog keys of the template form's labels beyond the submit form's.
 var templateLabels = map[string]string{"name": "tpl.name", "description": "tpl.description", "env_names": "tpl.env_names",

@@ -22,7 +22,7 @@ func TestBrowserBookings(t *testing.T) {
 	s := webtest.NewServer(t)
 	ctx := context.Background()
 	cfg := webtest.A100Config()
-	cfg.UnusedBookingPct = 50
+	cfg.UnusedBookingPct = new(50)
 	if _, err := s.Store.SavePoolConfig(ctx, "a100", cfg, "tester", "", webtest.T0.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}

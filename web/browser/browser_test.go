@@ -43,8 +43,9 @@ func TestBrowserQuotaApproval(t *testing.T) {
 	lead, _ := s.CreateUser(ctx, "lead", "pw-lead", models.RoleUser, now)
 	s.SetMember(ctx, p.ID, member.ID, models.ProjectRoleMember)
 	s.SetMember(ctx, p.ID, lead.ID, models.ProjectRoleLead)
+	// The contract lets the project's lead raise the budget to 100 card-hours.
 	if _, err := s.SetQuota(ctx, "admin", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 8, BudgetCardHours: 1,
-		StartsAt: now.AddDate(0, -1, 0), EndsAt: now.AddDate(0, 2, 0)}, now); err != nil {
+		StartsAt: now.AddDate(0, -1, 0), EndsAt: now.AddDate(0, 2, 0), ContractBudgetCardHours: 100}, now); err != nil {
 		t.Fatal(err)
 	}
 	task := func(name string) models.Task {

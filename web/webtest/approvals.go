@@ -40,7 +40,7 @@ func NewApprovalWorld(t *testing.T) ApprovalWorld {
 		users[u.name] = user
 	}
 	_, err := s.Store.SetQuota(ctx, "tester", models.Quota{ProjectID: p.ID, Spec: "A100-80G", MaxGPUs: 2, BudgetCardHours: 1000,
-		StartsAt: T0.AddDate(0, -1, 0), EndsAt: T0.AddDate(1, 0, 0)}, T0)
+		StartsAt: T0.AddDate(0, -1, 0), EndsAt: T0.AddDate(1, 0, 0), ContractGuaranteedGPUs: 2}, T0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func SeededPages(t *testing.T) (PoolServer, []string) {
 		t.Fatal(err)
 	}
 	if _, err := s.Store.SetQuota(ctx, "tester", models.Quota{ProjectID: vision.ID, Spec: "A100-80G", MaxGPUs: 4,
-		BudgetCardHours: 100, StartsAt: T0.AddDate(0, 0, -1), EndsAt: T0.AddDate(0, 1, 0)}, T0.Add(-3*time.Hour)); err != nil {
+		BudgetCardHours: 100, StartsAt: T0.AddDate(0, 0, -1), EndsAt: T0.AddDate(0, 1, 0), ContractGuaranteedGPUs: 2}, T0.Add(-3*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	n := s.Register(Node("n1").Cards(A100Name, A100MiB, 4))
