@@ -80,3 +80,8 @@ type Trial struct {
 	// FullTaskID is the full run submitted from the trial.
 	FullTaskID *int64 `json:"full_task_id,omitempty"`
 }
+
+// TrialList is GET /api/v1/trials: the latest trials, newest first.
+type TrialList struct {
+	Trials []Trial `json:"trials"`
+}

@@ -106,3 +106,44 @@ func TestReportAdvice(t *testing.T) {
 		t.Errorf("advice lists %d of beta's tasks (%d in all), want %d", beta, len(r.Advice), AdvicePerProject)
 	}
 }
+
+// TestReportAdviceFromTrial: full kept its 2 A100s busy near their memory, so its readings
+// alone give no advice; with a finished trial of it that measured RTX 4090s cheaper per
+// sample, the week's report advises them, names the trial, and saves what the same output
+// would have cost less over its 2 hours.
+func TestReportAdviceFromTrial(t *testing.T) {
+	f := newFixture(t, "2026-03", "UTC").project(1, "alpha")
+	f.task(2, 1, "full", models.TaskSucceeded, 0, 3).hold(2, 1, 9, a100, 1, 3, false).hold(2, 1, 10, a100, 1, 3, false).
+		use(9, 1, 3, 95, 30).use(10, 1, 3, 95, 30)
+	f.in.AsOf = f.at(6)
+	options := func(int64) []rightsize.Option {
+		return []rightsize.Option{{Spec: a100, MemMiB: 80 * 1024, RateFen: 1500}, {Spec: "RTX4090-24G", MemMiB: 24 * 1024, RateFen: 420}}
+	}
+	run := func(id int64, spec string, gpus int, perS, rate int64) rightsize.TrialRun {
+		return rightsize.TrialRun{TaskID: id, Spec: spec, GPUs: gpus, Ended: true, RuntimeS: 1200, Units: perS * 1200, RateFen: rate}
+	}
+	trial := rightsize.Tried{ID: 7, Runs: []rightsize.TrialRun{run(31, a100, 1, 400, 1500), run(32, a100, 2, 720, 1500),
+		run(33, "RTX4090-24G", 1, 300, 420), run(34, "RTX4090-24G", 2, 540, 420)}}
+	in := WindowInput{From: f.at(0), To: f.at(24 * 7), AsOf: f.in.AsOf, Projects: f.in.Projects, Allocations: f.allocs,
+		Tasks: f.tasks, Readings: f.rollups.readings(), SpecOptions: options}
+	r, err := Utilization(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Advice) != 0 {
+		t.Fatalf("advice from readings alone = %+v, want none", r.Advice)
+	}
+	in.Trials = map[int64]rightsize.Tried{2: trial}
+	if r, err = Utilization(in); err != nil {
+		t.Fatal(err)
+	}
+	// Per sample: 2 × ¥4.20 / 540 a second against 2 × ¥15 / 720: 37 %; over 2 hours the
+	// same samples cost 2 × (¥30 − ¥8.40 × 720/540) = ¥37.60 less.
+	if len(r.Advice) != 1 || r.Advice[0].Advice.Spec != "RTX4090-24G" || r.Advice[0].Advice.TrialID != 7 ||
+		r.Advice[0].Advice.CostPct != 37 || r.Advice[0].SavingFen != 3760 {
+		t.Fatalf("advice with the trial = %+v, want 2 × RTX4090-24G from trial 7 at 37 %%, saving ¥37.60", r.Advice)
+	}
+	if got, want := AdviceText(r.Advice[0]), "full: 2 × RTX4090-24G instead of 2 × A100-80G, from trial #7"; got != want {
+		t.Errorf("AdviceText = %q, want %q", got, want)
+	}
+}

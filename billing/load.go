@@ -35,6 +35,11 @@ type Source interface {
 	BilledReservations(ctx context.Context, from, to time.Time) ([]models.Reservation, error)
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	SpecMemory(ctx context.Context) (map[string]int64, error)
+	// The trials of the week's ended tasks, for the rightsizing advice.
+	TrialsOf(ctx context.Context, ids []int64) (map[int64]models.Trial, error)
+	TrialRuns(ctx context.Context, id int64) ([]models.TaskRow, error)
+	TaskCards(ctx context.Context, taskID int64) ([]models.TaskCard, error)
+	Rollups(ctx context.Context, gpuID int64, resolution int, from, to time.Time) ([]models.GPURollup, error)
 	IssuedBillOf(ctx context.Context, projectID int64, month string) (models.IssuedBill, error)
 	IssuedBills(ctx context.Context, month string) ([]models.IssuedBill, error)
 }

@@ -111,6 +111,10 @@ type WindowInput struct {
 	// advice (Report.Advice); nil gives none. The advice needs the cards' peaks in Readings
 	// (models.Store.LedgerPeakReadings).
 	SpecOptions func(project int64) []rightsize.Option
+	// Trials are, by task id, the latest finished trial of the task (or its template), as
+	// measured, whose figures the advice uses in preference to the readings
+	// (rightsize.AdviseTried); nil gives none.
+	Trials map[int64]rightsize.Tried
 }
 
 // Report is the utilization of a window: held (nominal) against effective card time and
@@ -478,7 +482,7 @@ func Utilization(in WindowInput) (Report, error) {
 	r.OutputProjects, r.OutputTags = outputCosts(whole, tasks, projects)
 	r.Misses = estimateMisses(whole, tasks, projects)
 	if in.SpecOptions != nil {
-		adviseRuns(&r, runs, tasks, projects, in.SpecOptions)
+		adviseRuns(&r, runs, tasks, projects, in.SpecOptions, in.Trials)
 	}
 	for _, u := range byTemplate {
 		r.Templates = append(r.Templates, *u)
@@ -712,6 +716,9 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 		return Report{}, err
 	}
 	if in.SpecOptions, err = specOptions(ctx, src, MonthOf(from, loc)); err != nil {
+		return Report{}, err
+	}
+	if in.Trials, err = weekTrials(ctx, src, in.Tasks, Span{from.Unix(), to.Unix()}, MonthOf(from, loc), now); err != nil {
 		return Report{}, err
 	}
 	// The advice reads the cards' peaks, which the bills' readings leave out.

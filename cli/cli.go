@@ -79,6 +79,7 @@ func verbs() []verb {
 		{"logs", "[-f] ID", "the end of a task's log (-f: follow until it ends)", runLogs},
 		{"queue", "[flags]", "waiting tasks in order, with ETA and reason, and free capacity", runQueue},
 		{"gpus", "[flags]", "the fleet like sinfo: GPUs per spec and node, free and held", runGPUs},
+		{"trial", "list|show ID|start|run-full ID [flags]", "small trials before the full run: list, show the figures and proposal, start one, submit its full run", runTrial},
 		{"bill", "PROJECT MONTH [--format csv|xlsx|json] [-o FILE]", "download a project's monthly bill", runBill},
 		{"completion", "bash|zsh", "print a shell completion script", runCompletion},
 	}

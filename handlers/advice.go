@@ -12,5 +12,5 @@ func AdviceView(a *rightsize.Advice) *views.TaskAdvice {
 	}
 	return &views.TaskAdvice{Kind: string(a.Kind), Spec: a.Spec, FromSpec: a.FromSpec, GPUs: a.GPUs, FromGPUs: a.FromGPUs,
 		IdleCards: a.IdleCards, PeakMemMiB: a.PeakMemMiB, CardMemMiB: a.CardMemMiB, CostPct: a.CostPct,
-		SavingFenPerHour: a.SavingFenPerHour, Slower: a.Slower}
+		SavingFenPerHour: a.SavingFenPerHour, Slower: a.Slower, TrialID: a.TrialID, TimePct: a.TimePct}
 }

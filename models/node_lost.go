@@ -110,3 +110,18 @@ func closeAllocations(tx *gorm.DB, taskID, nodeID int64, at time.Time) error {
 	}
 	return open().Update("ended_at", at).Error
 }
+
+// MachineGone gives up node id at once, whatever its last report, because its machine is
+// gone for good: the provider no longer lists it (the cloud took it back, a spot machine
+// reclaimed), so the scaling loop must stop what ran there. As MarkLostNodes, the tasks
+// running on it are queued again for their next attempt (ending lost, their card-seconds
+// since their last checkpoint the rerun class), or end failed with none left, rather than
+// wait for the node to fall silent long enough. A node already given up (or removed) is
+// left as it is: nil.
+func (s *Store) MachineGone(ctx context.Context, id int64, now time.Time) (*LostNode, error) {
+	lost, err := s.MarkLostNodes(ctx, []int64{id}, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), now)
+	if err != nil || len(lost) == 0 {
+		return nil, err
+	}
+	return &lost[0], nil
+}

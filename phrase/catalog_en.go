@@ -1981,4 +1981,8 @@ var catalogEN = map[string]string{
 	"trial.bad_sizes":            "give whole numbers of cards separated by commas",
 	"trial.bad_bound":            "give whole minutes",
 	"trial.bad_number":           "give a whole number",
+	// Rightsizing advice from trial figures, and the trials from the queue (#33).
+	"advice.trial":        "From a trial's figures: it measured this task's throughput, scaling and memory on each spec and size, so the cost is per unit of output, not per hour.",
+	"advice.trial_time":   "The same output takes %s %% of the time.",
+	"report.advice_trial": "from trial #%s",
 }

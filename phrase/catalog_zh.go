@@ -1981,4 +1981,8 @@ var catalogZH = map[string]string{
 	"trial.bad_sizes":            "请填写用逗号分隔的整数卡数",
 	"trial.bad_bound":            "请填写整数分钟",
 	"trial.bad_number":           "请填写整数",
+	// Rightsizing advice from trial figures, and the trials from the queue (#33).
+	"advice.trial":        "依据试跑实测：它在各卡型、各规模上测了本任务的吞吐、扩展效率和显存，因此成本按单位产出计，而非按小时计。",
+	"advice.trial_time":   "同样的产出用时为本次的 %s%%。",
+	"report.advice_trial": "来自试跑 #%s",
 }

@@ -98,6 +98,11 @@ type Advice struct {
 	SavingFenPerHour int64 `json:"saving_fen_per_hour,omitempty"`
 	// Slower is set when the run kept its cards busy, so a smaller card may take longer.
 	Slower bool `json:"slower,omitempty"`
+	// TrialID is the finished trial whose figures the advice is (AdviseTried): CostPct and
+	// SavingFenPerHour are then per unit of output, and TimePct is how long the same output
+	// takes as advised against as the run ran, in percent.
+	TrialID int64 `json:"trial_id,omitempty"`
+	TimePct int   `json:"time_pct,omitempty"`
 }
 
 // Advise is the advice for the next run of r, given the specs it could ask for (options

@@ -189,50 +189,19 @@ func better(p, q Proposal) bool {
 
 // proposeSpec is the full run on spec, from its measured rows; ok is false without any.
 func proposeSpec(rows []TrialRow, small TrialRow, spec string, work int64, fullGPUs int) (Proposal, bool) {
-	var measured []TrialRow
-	for _, r := range rows {
-		if r.Spec == spec && r.Measured {
-			measured = append(measured, r)
-		}
-	}
+	measured, base, scales := scaled(rows, spec)
 	if len(measured) == 0 {
 		return Proposal{}, false
 	}
-	slices.SortFunc(measured, func(a, b TrialRow) int { return a.GPUs - b.GPUs })
-	// The largest size that scaled; scales while every larger one tried did.
-	base, scales := measured[0], true
-	for _, r := range measured[1:] {
-		if r.EfficiencyPct < MinEfficiencyPct {
-			scales = false
-			break
-		}
-		base = r
-	}
 	largest := measured[len(measured)-1]
-	p := Proposal{Spec: spec, Scales: scales, GPUs: base.GPUs, UnitsPerHour: base.UnitsPerHour}
+	p := Proposal{Spec: spec, Scales: scales, GPUs: base.GPUs}
 	if scales {
 		p.GPUs = largest.GPUs
 		if fullGPUs > 0 {
 			p.GPUs = fullGPUs
 		}
 	}
-	switch i := slices.IndexFunc(measured, func(r TrialRow) bool { return r.GPUs == p.GPUs }); {
-	case i >= 0:
-		p.UnitsPerHour = measured[i].UnitsPerHour
-	case p.GPUs > base.GPUs:
-		// Past the largest size tried: per card as there, losing its efficiency once more.
-		p.Projected = true
-		eff := int64(100)
-		if base.GPUs > small.GPUs && base.EfficiencyPct > 0 {
-			eff = int64(base.EfficiencyPct)
-		}
-		p.UnitsPerHour = mulDiv(n(base.UnitsPerHour, int64(p.GPUs), eff), n(int64(base.GPUs), 100))
-	default:
-		// Between sizes tried: per card as at the next larger size.
-		p.Projected = true
-		j := slices.IndexFunc(measured, func(r TrialRow) bool { return r.GPUs > p.GPUs })
-		p.UnitsPerHour = mulDiv(n(measured[j].UnitsPerHour, int64(p.GPUs)), n(int64(measured[j].GPUs)))
-	}
+	p.UnitsPerHour, p.Projected = unitsAt(measured, small, base, p.GPUs)
 	if p.UnitsPerHour <= 0 {
 		return Proposal{}, false
 	}
@@ -247,6 +216,50 @@ func proposeSpec(rows []TrialRow, small TrialRow, spec string, work int64, fullG
 		p.CardS = mulDiv(n(work, 3600, int64(p.GPUs)), n(p.UnitsPerHour))
 	}
 	return p, true
+}
+
+// scaled is spec's measured rows by size, the largest size that scaled (every larger one
+// tried did not, or none was tried) and whether every size tried scaled.
+func scaled(rows []TrialRow, spec string) (measured []TrialRow, base TrialRow, scales bool) {
+	for _, r := range rows {
+		if r.Spec == spec && r.Measured {
+			measured = append(measured, r)
+		}
+	}
+	if len(measured) == 0 {
+		return nil, TrialRow{}, false
+	}
+	slices.SortFunc(measured, func(a, b TrialRow) int { return a.GPUs - b.GPUs })
+	base, scales = measured[0], true
+	for _, r := range measured[1:] {
+		if r.EfficiencyPct < MinEfficiencyPct {
+			scales = false
+			break
+		}
+		base = r
+	}
+	return measured, base, scales
+}
+
+// unitsAt is the output per hour on gpus cards of the spec whose measured rows (by size)
+// are measured, small the smallest and base the largest that scaled: as measured at that
+// size, else projected (projected set).
+func unitsAt(measured []TrialRow, small, base TrialRow, gpus int) (perHour int64, projected bool) {
+	switch i := slices.IndexFunc(measured, func(r TrialRow) bool { return r.GPUs == gpus }); {
+	case i >= 0:
+		return measured[i].UnitsPerHour, false
+	case gpus > base.GPUs:
+		// Past the largest size that scaled: per card as there, losing its efficiency once more.
+		eff := int64(100)
+		if base.GPUs > small.GPUs && base.EfficiencyPct > 0 {
+			eff = int64(base.EfficiencyPct)
+		}
+		return mulDiv(n(base.UnitsPerHour, int64(gpus), eff), n(int64(base.GPUs), 100)), true
+	default:
+		// Between sizes tried: per card as at the next larger size.
+		j := slices.IndexFunc(measured, func(r TrialRow) bool { return r.GPUs > gpus })
+		return mulDiv(n(measured[j].UnitsPerHour, int64(gpus)), n(int64(measured[j].GPUs))), true
+	}
 }
 
 // n is a list of factors.

@@ -53,6 +53,7 @@ type Store interface {
 	SetReclaimNotice(ctx context.Context, taskID int64, now time.Time) error
 	ClearReclaimNotice(ctx context.Context, taskID int64) error
 	ReclaimTask(ctx context.Context, taskID int64, reason string, now time.Time) error
+	MachineGone(ctx context.Context, nodeID int64, now time.Time) (*models.LostNode, error)
 }
 
 // QueueFunc returns the queue's snapshot and plan at now; the scaler reads the demand from

@@ -260,6 +260,18 @@ func (rc *reconciler) apply(ctx context.Context, a reconcileAction) (*BootingMac
 		s.alert(ctx, models.AlertInput{Kind: models.AlertMachineVanished, Subject: cp.Name + "/" + key, Pool: cp.Name,
 			NodeID: deref(im.NodeID), Severity: models.SeverityCritical, Code: "machine_vanished",
 			Params: []string{cp.Name, im.ProviderID, key, rc.host(deref(im.NodeID))}}, now)
+		// The machine is gone, and what ran on it with it: its tasks are rerun now rather
+		// than once its node has been silent long enough to be given up.
+		if im.NodeID != nil {
+			lost, err := s.store.MachineGone(ctx, *im.NodeID, now)
+			if err != nil {
+				return nil, err
+			}
+			if lost != nil && len(lost.Tasks) > 0 {
+				s.cfg.Logger.Info("machine gone: its node's tasks rerun or end", "pool", cp.Name, "machine", im.ProviderID,
+					"node", lost.Hostname, "tasks", lost.Tasks)
+			}
+		}
 	case rDelete:
 		id := im.ProviderID
 		if a.Machine.ID != "" {

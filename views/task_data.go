@@ -14,4 +14,8 @@ type TaskAdvice struct {
 	CostPct          int
 	SavingFenPerHour int64
 	Slower           bool
+	// TrialID is the finished trial whose figures the advice is (cost per unit of output,
+	// not per hour); TimePct how long the same output takes as advised, in percent.
+	TrialID int64
+	TimePct int
 }

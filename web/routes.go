@@ -142,6 +142,7 @@ func Routes(h *Areas) []Route {
 		{POST, "/api/v1/tasks/:id/release", handlers.Member, h.Tasks.TaskRelease},
 		{POST, "/api/v1/trials", handlers.Member, h.Tasks.TrialCreate},
 		{GET, "/api/v1/trials/:id", handlers.Member, h.Tasks.TrialShow},
+		{GET, "/api/v1/trials", handlers.Member, h.Tasks.TrialList},
 		{POST, "/api/v1/trials/:id/full", handlers.Member, h.Tasks.TrialFull},
 		{GET, "/api/v1/projects", handlers.Viewer, h.Projects.ProjectList},
 		{POST, "/api/v1/projects", handlers.Admin, h.Projects.ProjectCreate},

@@ -84,6 +84,9 @@ type Store interface {
 	CreateTrial(ctx context.Context, nt models.NewTrial, lim models.TaskLimits, now time.Time) (models.Trial, []models.Task, error)
 	TrialByID(ctx context.Context, id int64) (models.Trial, error)
 	TrialRuns(ctx context.Context, id int64) ([]models.TaskRow, error)
+	Trials(ctx context.Context, ids []int64, limit int) ([]models.Trial, error)
+	TrialsOf(ctx context.Context, ids []int64) (map[int64]models.Trial, error)
+	TemplateTrial(ctx context.Context, id int64) (models.Trial, bool, error)
 	TaskResubmit(ctx context.Context, id int64) (models.NewTask, error)
 	SubmitTrialFull(ctx context.Context, id int64, fr models.FullRun, lim models.TaskLimits, now time.Time) (models.Task, error)
 }

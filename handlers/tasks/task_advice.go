@@ -47,7 +47,7 @@ func heldCardsOf(ctx context.Context, st cardReader, id int64, now time.Time) ([
 }
 
 // taskAdvice is the advice for the next run of an ended task from what its cards measured
-// (rightsize.Advise), priced at this month's prices for its project; nil while it runs, when
+// and the latest finished trial of it (rightsize.AdviseTried), priced at this month's prices for its project; nil while it runs, when
 // it held no card, or when there is too little evidence.
 func (h *Handler) taskAdvice(ctx context.Context, t models.TaskRow, cards []heldCard, now time.Time) (*rightsize.Advice, error) {
 	if t.StartedAt == nil || t.EndedAt == nil || len(cards) == 0 {
@@ -62,7 +62,15 @@ func (h *Handler) taskAdvice(ctx context.Context, t models.TaskRow, cards []held
 	if err != nil {
 		return nil, err
 	}
-	a := rightsize.Advise(run, rightsize.Options(mem, prices, t.ProjectID))
+	trials, err := h.store.TrialsOf(ctx, []int64{t.ID})
+	if err != nil {
+		return nil, err
+	}
+	tried, err := h.tried(ctx, trials[t.ID], prices, now)
+	if err != nil {
+		return nil, err
+	}
+	a := rightsize.AdviseTried(run, rightsize.Options(mem, prices, t.ProjectID), tried)
 	if a.Kind == rightsize.KindNone {
 		return nil, nil
 	}
@@ -76,4 +84,21 @@ func measuredRun(started, ended time.Time, cards []heldCard) rightsize.Run {
 		run.Cards = append(run.Cards, rightsize.Measure(c.Rollups))
 	}
 	return run
+}
+
+// tried is trial tr's runs as measured up to now at prices, for advice; none for the zero
+// trial.
+func (h *Handler) tried(ctx context.Context, tr models.Trial, prices []models.Price, now time.Time) (rightsize.Tried, error) {
+	if tr.ID == 0 {
+		return rightsize.Tried{}, nil
+	}
+	runs, err := h.store.TrialRuns(ctx, tr.ID)
+	if err != nil {
+		return rightsize.Tried{}, err
+	}
+	measured, err := rightsize.TrialRuns(ctx, h.store, runs, prices, now)
+	if err != nil {
+		return rightsize.Tried{}, err
+	}
+	return rightsize.Tried{ID: tr.ID, Runs: measured}, nil
 }

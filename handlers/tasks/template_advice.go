@@ -14,7 +14,8 @@ import (
 const templateAdviceRuns = 5
 
 // templateAdvice is the rightsizing advice for template t's next run, from its latest ended
-// runs merged so the advice fits each (rightsize.Merge), priced at this month's prices of its
+// runs merged so the advice fits each (rightsize.Merge) and the latest finished trial of its
+// runs (rightsize.AdviseTried), priced at this month's prices of its
 // project; nil with too little evidence.
 func (h *Handler) templateAdvice(ctx context.Context, t models.TaskTemplate, now time.Time) (*tasksview.TemplateAdvice, error) {
 	tasks, err := h.store.TemplateRuns(ctx, t.ID, templateAdviceRuns)
@@ -43,7 +44,15 @@ func (h *Handler) templateAdvice(ctx context.Context, t models.TaskTemplate, now
 	if err != nil {
 		return nil, err
 	}
-	a := rightsize.Advise(merged, rightsize.Options(mem, prices, t.ProjectID))
+	tr, _, err := h.store.TemplateTrial(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	tried, err := h.tried(ctx, tr, prices, now)
+	if err != nil {
+		return nil, err
+	}
+	a := rightsize.AdviseTried(merged, rightsize.Options(mem, prices, t.ProjectID), tried)
 	if a.Kind == rightsize.KindNone {
 		return nil, nil
 	}

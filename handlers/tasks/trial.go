@@ -37,26 +37,12 @@ func (h *Handler) trialJSON(ctx context.Context, tr models.Trial, now time.Time)
 	}
 	out := api.Trial{ID: tr.ID, Owner: tr.Owner, Name: tr.Name, Specs: tr.SpecList(), Sizes: tr.SizeList(), BoundS: tr.BoundS,
 		WorkUnits: tr.WorkUnits, FullGPUs: tr.FullGPUs, CreatedAt: tr.CreatedAt, FullTaskID: tr.FullTaskID, Runs: []api.TrialRun{}}
-	var measured []rightsize.TrialRun
 	for _, t := range runs {
 		out.Project = t.Project
-		r := rightsize.TrialRun{TaskID: t.ID, Spec: t.Spec, GPUs: t.GPUs, State: t.State, Ended: t.EndedAt != nil,
-			Units: t.OutputUnits, Unit: t.OutputUnit, RateFen: rightsize.Rate(prices, t.Spec, t.ProjectID)}
-		if t.StartedAt != nil {
-			end := now
-			if t.EndedAt != nil {
-				end = *t.EndedAt
-			}
-			r.RuntimeS = int64(end.Sub(*t.StartedAt) / time.Second)
-			cards, err := heldCardsOf(ctx, h.store, t.ID, now)
-			if err != nil {
-				return api.Trial{}, err
-			}
-			for _, c := range cards {
-				r.Cards = append(r.Cards, rightsize.Measure(within(c.Rollups, c.StartedAt, c.End)))
-			}
-		}
-		measured = append(measured, r)
+	}
+	measured, err := rightsize.TrialRuns(ctx, h.store, runs, prices, now)
+	if err != nil {
+		return api.Trial{}, err
 	}
 	rep := rightsize.Trial(measured, tr.WorkUnits, tr.FullGPUs)
 	out.Done = rep.Done
@@ -104,19 +90,4 @@ func (h *Handler) trialOf(c echo.Context, req api.TrialRequest) (models.NewTrial
 	}
 	nt.Task.Owner = handlers.Who(c).User.Name
 	return nt, nil
-}
-
-// within is the 5-minute rollups that lie wholly inside [from, to], so that a short run's
-// figures are not those of the minutes around it; all of them when none does.
-func within(rs []models.GPURollup, from, to time.Time) []models.GPURollup {
-	var out []models.GPURollup
-	for _, r := range rs {
-		if r.Bucket >= from.Unix() && r.Bucket+models.Rollup5m <= to.Unix() {
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		return rs
-	}
-	return out
 }
