@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"kashi/cli"
+	"kashi/models"
 	"kashi/web/webtest"
 )
 
@@ -81,5 +83,39 @@ func TestSubmitPathCheckWithoutDataRoots(t *testing.T) {
 	}
 	if n := s.TaskCount(); n != 0 {
 		t.Errorf("tasks stored = %d, want 0", n)
+	}
+}
+
+// TestSubmitWaitFailedStart: `kashi submit --wait` of a task whose command could not be
+// started exits non-zero (it has no exit code, not 0), and `kashi show` says it has none.
+func TestSubmitWaitFailedStart(t *testing.T) {
+	s := webtest.NewServer(t)
+	nodes := webtest.TaskFleet(s)
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	vars := map[string]string{"KASHI_SERVER": srv.URL, "KASHI_TOKEN": s.Token, "KASHI_CONFIG_DIR": t.TempDir()}
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(t.Context(), []string{"submit", "--wait", "-p", "vision", "--gpus", "1", "--", "no-such-command"},
+			cli.Env{Getenv: func(k string) string { return vars[k] }, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Poll: 10 * time.Millisecond})
+	}()
+	var id int64
+	for deadline := time.Now().Add(10 * time.Second); id == 0; time.Sleep(10 * time.Millisecond) {
+		if ts, _ := s.Store.Tasks(t.Context(), models.TaskFilter{}); len(ts) == 1 {
+			id = ts[0].ID
+		} else if time.Now().After(deadline) {
+			t.Fatal("kashi submit stored no task")
+		}
+	}
+	s.Place(models.Task{ID: id}, webtest.T0, webtest.UUIDOf("n1", 0))
+	s.Report(nodes["n1"], id, `{"state":"failed-to-start","exit_code":-1,"message":"exec: no-such-command: not found"}`)
+	err := <-done
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != cli.ExitFailed || !strings.Contains(err.Error(), "failed") {
+		t.Errorf("kashi submit --wait of a task that failed to start = %v, want exit %d saying it failed", err, cli.ExitFailed)
+	}
+	out, err := kashi(t, srv, s.Token, nil, "show", fmt.Sprint(id))
+	if err != nil || !strings.Contains(out, "Exit code: —") {
+		t.Errorf("kashi show = %v\n%s\nwant \"Exit code: —\"", err, out)
 	}
 }

@@ -135,6 +135,8 @@ func runShow(ctx context.Context, e *Env, args []string) error {
 	fmt.Fprintf(w, "  Submitted: %s   Started: %s   Ended: %s\n", stamp(&t.SubmittedAt), stamp(t.StartedAt), stamp(t.EndedAt))
 	if t.ExitCode != nil {
 		fmt.Fprintf(w, "  Exit code: %d\n", *t.ExitCode)
+	} else if t.State.Ended() {
+		fmt.Fprintln(w, "  Exit code: —") // it never ran, or never reported one
 	}
 	if t.OutputUnit != "" {
 		fmt.Fprintf(w, "  Output:    %d %s\n", t.OutputUnits, t.OutputUnit)

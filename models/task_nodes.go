@@ -107,7 +107,7 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 		return err
 	}
 	state, reason := exitState(t, r)
-	code := r.ExitCode
+	code := exitCode(r.State, r.ExitCode)
 	if len(nodes) > 1 {
 		state, reason, code = nodesExitState(t, nodes, exits, r)
 	}
@@ -156,13 +156,13 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 // nodesExitState is the state, reason and exit code of a task of several nodes from its
 // nodes' exits so far, oldest first, the latest being r: a stop asked decides, else the
 // first failure, else success.
-func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport) (string, string, int) {
+func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport) (string, string, *int) {
 	for _, e := range exits {
 		if e.State == ReportExited && e.ExitCode == 0 {
 			continue
 		}
 		if t.StopState != "" {
-			return t.StopState, t.StopReason, e.ExitCode
+			return t.StopState, t.StopReason, exitCode(e.State, e.ExitCode)
 		}
 		rank, host := 0, ""
 		for i, n := range nodes {
@@ -171,21 +171,31 @@ func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport
 			}
 		}
 		if e.State == nodeLost {
-			return TaskFailed, fmt.Sprintf("node %s (rank %d) lost", host, rank), -1
+			return TaskFailed, fmt.Sprintf("node %s (rank %d) lost", host, rank), exitCode(e.State, e.ExitCode)
 		}
 		if e.State == ReportFailedToStart {
 			msg := ""
 			if e.NodeID == exits[len(exits)-1].NodeID {
 				msg = ": " + truncate(r.Message, 400)
 			}
-			return TaskFailed, fmt.Sprintf("failed to start on node %s (rank %d)%s", host, rank, msg), e.ExitCode
+			return TaskFailed, fmt.Sprintf("failed to start on node %s (rank %d)%s", host, rank, msg), nil
 		}
-		return TaskFailed, fmt.Sprintf("node %s (rank %d) exited %d", host, rank, e.ExitCode), e.ExitCode
+		return TaskFailed, fmt.Sprintf("node %s (rank %d) exited %d", host, rank, e.ExitCode), exitCode(e.State, e.ExitCode)
 	}
+	zero := 0
 	if t.StopState != "" {
-		return t.StopState, t.StopReason, 0
+		return t.StopState, t.StopReason, &zero
 	}
-	return TaskSucceeded, "exited 0", 0
+	return TaskSucceeded, "exited 0", &zero
+}
+
+// exitCode is the task's exit code from a node's report of state with code: none (nil) when
+// its process never started, since a process that did not run has no code.
+func exitCode(state string, code int) *int {
+	if state == ReportFailedToStart {
+		return nil
+	}
+	return &code
 }
 
 // rerunCause is why the attempt of t that ended in state, with its nodes' exits so far, would
