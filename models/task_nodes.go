@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -223,4 +224,20 @@ func rerunCause(t Task, state string, exits []TaskNodeExit) string {
 		return ""
 	}
 	return EndFailed
+}
+
+// TaskHosts returns the host names of each task of ids that was placed, in rank order: the
+// nodes of its current attempt.
+func (s *Store) TaskHosts(ctx context.Context, ids []int64) (map[int64][]string, error) {
+	byTask, err := taskNodes(s.db.WithContext(ctx), ids)
+	if err != nil {
+		return nil, fmt.Errorf("models: task hosts: %w", err)
+	}
+	out := make(map[int64][]string, len(byTask))
+	for id, ns := range byTask {
+		for _, n := range ns {
+			out[id] = append(out[id], n.Hostname)
+		}
+	}
+	return out, nil
 }
