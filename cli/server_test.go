@@ -119,3 +119,41 @@ func TestSubmitWaitFailedStart(t *testing.T) {
 		t.Errorf("kashi show = %v\n%s\nwant \"Exit code: —\"", err, out)
 	}
 }
+
+// TestTasksFiltersAndColumns: kashi tasks refuses a state or owner it does not know (exit 2,
+// one line), takes lists and Slurm's state codes, reckons AGE and TIME from the server's
+// clock (a fixed clock here, far from the wall's) and names the nodes a task runs on.
+func TestTasksFiltersAndColumns(t *testing.T) {
+	s := webtest.NewServer(t)
+	tk := webtest.ReclaimedTask(s, webtest.TaskFleet(s))
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	for _, args := range [][]string{{"tasks", "-a", "-s", "bogus"}, {"tasks", "-u", "nosuchuser"}, {"tasks", "-a", "-t", "R,bogus"},
+		{"tasks", "-u", "tester,nosuchuser"}, {"tasks", "--bogus"}, {"tasks", "--format", "%Z"}, {"show"}} {
+		out, err := kashi(t, srv, s.Token, nil, args...)
+		var ee *cli.ExitError
+		if !errors.As(err, &ee) || ee.Code != cli.ExitUsage || strings.Contains(err.Error(), "\n") || strings.Contains(out, "usage:") {
+			t.Errorf("kashi %s = %v (%q), want exit %d with one line and no usage", strings.Join(args, " "), err, out, cli.ExitUsage)
+		}
+	}
+	id := fmt.Sprint(tk.ID)
+	for _, args := range [][]string{{"tasks", "-a", "-t", "PR"}, {"tasks", "-u", "tester," + tk.Owner, "-t", "reclaimed,R"},
+		{"tasks", "-A", "vision", "--state", "PREEMPTED", "-a"}} {
+		out, err := kashi(t, srv, s.Token, nil, args...)
+		if err != nil || !strings.Contains(out, "\n"+id+" ") {
+			t.Errorf("kashi %s = %v\n%s\nwant task %s", strings.Join(args, " "), err, out, id)
+		}
+	}
+	// The task was submitted 3 h before the server's clock, ran 2h59m on n1 and ended.
+	out, err := kashi(t, srv, s.Token, nil, "tasks", "-a", "--noheader")
+	if err != nil || strings.Contains(out, "AGE") || !strings.Contains(out, " 3h ") || !strings.Contains(out, " n1 ") {
+		t.Errorf("kashi tasks -a --noheader = %v\n%s\nwant no header, AGE 3h by the server's clock, NODELIST n1", err, out)
+	}
+	out, err = kashi(t, srv, s.Token, nil, "tasks", "-a", "--format", "%i|%t|%N", "--noheader")
+	if want := id + "|PR|n1\n"; err != nil || out != want {
+		t.Errorf("kashi tasks --format = %v %q, want %q", err, out, want)
+	}
+	if out, err = kashi(t, srv, s.Token, nil, "tasks", "-a", "--json"); err != nil || !strings.Contains(out, `"nodes": [`) {
+		t.Errorf("kashi tasks --json = %v\n%s\nwant the task's nodes", err, out)
+	}
+}
