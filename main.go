@@ -49,7 +49,7 @@ also read from KASHI_<NAME>.`
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, usage)
-		return errors.New("no command given")
+		return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("no command given")}
 	}
 	switch args[0] {
 	case "serve":
@@ -85,8 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if cli.IsVerb(args[0]) {
 			return runCLI(ctx, args, getenv, stdout, stderr)
 		}
-		fmt.Fprintln(stderr, usage)
-		return fmt.Errorf("unknown command %q", args[0])
+		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("unknown command %q (kashi help lists them)", args[0])}
 	}
 }
 

@@ -110,3 +110,15 @@ func TestUserAndTokenCommands(t *testing.T) {
 		t.Error("a token for an unknown user was created")
 	}
 }
+
+// TestUsageErrorsExit2: an unknown command or a CLI verb's bad flag exits 2 with one line,
+// not the whole usage.
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{{"fly"}, {"tasks", "--bogus"}, {"tasks", "-s", "bogus"}} {
+		var stderr strings.Builder
+		err := run(context.Background(), args, func(string) string { return "" }, io.Discard, &stderr)
+		if exitCode(err) != 2 || stderr.Len() > 0 || strings.Contains(err.Error(), "\n") {
+			t.Errorf("run(%q) = %v (exit %d), printed %q; want exit 2, one line, nothing printed", args, err, exitCode(err), stderr.String())
+		}
+	}
+}

@@ -34,7 +34,9 @@ type TaskRequest struct {
 	SecretEnv []string `json:"secret_env,omitempty"`
 	Workdir   string   `json:"workdir,omitempty"`
 	Image     string   `json:"image,omitempty"`
-	// DataReady, when true, queues the task at once; absent is false.
+	// DataReady, when true, queues the task at once; false waits for POST .../ready or its
+	// data check. Absent: ready unless the task names a data check (data_check, or a path or
+	// URL in data_locations), as the CLI, the form and templates do.
 	DataReady *bool      `json:"data_ready,omitempty"`
 	DataCheck *DataCheck `json:"data_check,omitempty"`
 	// DataLocations is where the data is in each region: region → path or URI.
@@ -150,8 +152,11 @@ type Task struct {
 	StartedAt   *time.Time `json:"started_at"`
 	EndedAt     *time.Time `json:"ended_at"`
 	ExitCode    *int       `json:"exit_code"`
-	OutputUnits int64      `json:"output_units"`
-	OutputUnit  string     `json:"output_unit"`
+	// Nodes are the host names of the nodes its current attempt was placed on, in rank
+	// order (GET /api/v1/tasks and /api/v1/tasks/{id}; empty before it is placed).
+	Nodes       []string `json:"nodes,omitempty"`
+	OutputUnits int64    `json:"output_units"`
+	OutputUnit  string   `json:"output_unit"`
 	// LastCheckpointAt is the task's last reported checkpoint, and LastCheckpoint where it
 	// wrote it, when its KASHI_CHECKPOINT line said.
 	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
@@ -344,6 +349,11 @@ type GPU struct {
 	UnmanagedMiB int64  `json:"unmanaged_mib,omitempty"`
 	UnmanagedWho string `json:"unmanaged_who,omitempty"`
 }
+
+// HeaderNow is the header of GET /api/v1/tasks and /api/v1/tasks/{id} that holds the
+// server's clock (RFC 3339), which ages and elapsed times are reckoned against: a demo's clock
+// runs faster than the wall's, and a laptop's may be off.
+const HeaderNow = "Kashi-Now"
 
 // Me is the caller as GET /api/v1/me shows them.
 type Me struct {

@@ -56,7 +56,7 @@ func TestCodesDocumented(t *testing.T) {
 func TestStateParamDocumented(t *testing.T) {
 	type param struct {
 		Name   string
-		Schema struct{ Enum []TaskState }
+		Schema struct{ Items struct{ Enum []TaskState } }
 	}
 	var doc struct {
 		Paths map[string]map[string]struct{ Parameters []param }
@@ -69,7 +69,7 @@ func TestStateParamDocumented(t *testing.T) {
 	if i < 0 {
 		t.Fatal("openapi.json: GET /api/v1/tasks has no state parameter")
 	}
-	if diff := cmp.Diff(TaskStates(), params[i].Schema.Enum); diff != "" {
+	if diff := cmp.Diff(TaskStates(), params[i].Schema.Items.Enum); diff != "" {
 		t.Errorf("task states vs the state parameter's enum (-api +openapi.json):\n%s", diff)
 	}
 }

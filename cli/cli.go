@@ -123,13 +123,16 @@ func Run(ctx context.Context, args []string, e Env) error {
 			return err
 		}
 	}
-	return exitf(ExitUsage, "unknown command %q", strings.Join(args[:min(1, len(args))], ""))
+	return exitf(ExitUsage, "unknown command %q (kashi help lists them)", strings.Join(args[:min(1, len(args))], ""))
 }
 
 // flagSet is a verb's flags with the usage line `kashi VERB ARGS` and the connection flags.
 type flagSet struct {
 	*flag.FlagSet
 	conn connFlags
+	// stderr is where -h prints; args is the verb's usage line after its name.
+	stderr io.Writer
+	args   string
 	// pos are the positional arguments after parse.
 	pos []string
 }
@@ -148,7 +151,7 @@ func newFlagSet(e *Env, name string) *flagSet {
 		fmt.Fprintf(fs.Output(), "usage: kashi %s %s\n\n%s\n\nflags:\n", name, v.args, v.summary)
 		fs.PrintDefaults()
 	}
-	f := &flagSet{FlagSet: fs}
+	f := &flagSet{FlagSet: fs, stderr: e.Stderr, args: v.args}
 	fs.StringVar(&f.conn.server, "server", "", "the server's URL (KASHI_SERVER, else the config file)")
 	return f
 }
@@ -162,11 +165,18 @@ func (f *flagSet) parse(args []string, minArgs, maxArgs int) error {
 	}
 	var pos []string
 	for {
-		if err := f.Parse(head); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return &ExitError{Code: ExitUsage, Err: err}
+		// The flag package prints the whole usage on any error: only -h asks for it; a
+		// mistake is one line (main prints it), with where to read more.
+		var help strings.Builder
+		f.SetOutput(&help)
+		err := f.Parse(head)
+		f.SetOutput(f.stderr)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(f.stderr, help.String())
+			return err
+		}
+		if err != nil {
+			return exitf(ExitUsage, "%s: %v (%s -h for its flags)", strings.TrimPrefix(f.Name(), "kashi "), err, f.Name())
 		}
 		head = f.Args()
 		if len(head) == 0 {
@@ -177,10 +187,9 @@ func (f *flagSet) parse(args []string, minArgs, maxArgs int) error {
 	f.pos = append(pos, tail...)
 	switch n := len(f.pos); {
 	case n < minArgs:
-		f.Usage()
-		return exitf(ExitUsage, "%s: missing argument", f.Name())
+		return exitf(ExitUsage, "%s: missing argument (usage: %s %s)", strings.TrimPrefix(f.Name(), "kashi "), f.Name(), f.args)
 	case maxArgs >= 0 && n > maxArgs:
-		return exitf(ExitUsage, "%s: unexpected argument %q", f.Name(), f.pos[maxArgs])
+		return exitf(ExitUsage, "%s: unexpected argument %q (usage: %s %s)", strings.TrimPrefix(f.Name(), "kashi "), f.pos[maxArgs], f.Name(), f.args)
 	}
 	return nil
 }

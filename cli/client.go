@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"kashi/api"
 )
@@ -109,6 +110,25 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 // get fetches path and decodes its JSON into out.
 func (c *Client) get(ctx context.Context, path string, query url.Values, out any) error {
 	return c.call(ctx, http.MethodGet, path, query, nil, nil, out)
+}
+
+// getNow is get that also returns the server's clock: its Kashi-Now header, else its Date
+// header, else the local clock (a server too old to say).
+func (c *Client) getNow(ctx context.Context, path string, query url.Values, out any) (time.Time, error) {
+	b, hdr, err := c.send(ctx, http.MethodGet, path, query, nil, nil)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return time.Time{}, fmt.Errorf("GET %s: unexpected answer: %w", path, err)
+	}
+	if now, err := time.Parse(time.RFC3339Nano, hdr.Get(api.HeaderNow)); err == nil {
+		return now, nil
+	}
+	if now, err := http.ParseTime(hdr.Get("Date")); err == nil {
+		return now, nil
+	}
+	return time.Now(), nil
 }
 
 // call makes a request with headers and a JSON body (nil for none) and decodes the answer into out.

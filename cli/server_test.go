@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kashi/cli"
+	"kashi/models"
 	"kashi/web/webtest"
 )
 
@@ -131,5 +133,77 @@ stages:
 	bad := write("bad.yaml", "name: p\nproject: vision\nstages:\n  - name: a\n    gpus: 1\n    after: [zz]\n    command: [x]\n")
 	if out, err := kashi(t, srv, s.Token, nil, "submit", "--pipeline", bad); err == nil || !strings.Contains(out+err.Error(), "stages[0].after") {
 		t.Fatalf("an unknown parent: %q, %v; want stages[0].after named", out, err)
+	}
+}
+
+// TestSubmitWaitFailedStart: `kashi submit --wait` of a task whose command could not be
+// started exits non-zero (it has no exit code, not 0), and `kashi show` says it has none.
+func TestSubmitWaitFailedStart(t *testing.T) {
+	s := webtest.NewServer(t)
+	nodes := webtest.TaskFleet(s)
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	vars := map[string]string{"KASHI_SERVER": srv.URL, "KASHI_TOKEN": s.Token, "KASHI_CONFIG_DIR": t.TempDir()}
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(t.Context(), []string{"submit", "--wait", "-p", "vision", "--gpus", "1", "--", "no-such-command"},
+			cli.Env{Getenv: func(k string) string { return vars[k] }, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Poll: 10 * time.Millisecond})
+	}()
+	var id int64
+	for deadline := time.Now().Add(10 * time.Second); id == 0; time.Sleep(10 * time.Millisecond) {
+		if ts, _ := s.Store.Tasks(t.Context(), models.TaskFilter{}); len(ts) == 1 {
+			id = ts[0].ID
+		} else if time.Now().After(deadline) {
+			t.Fatal("kashi submit stored no task")
+		}
+	}
+	s.Place(models.Task{ID: id}, webtest.T0, webtest.UUIDOf("n1", 0))
+	s.Report(nodes["n1"], id, `{"state":"failed-to-start","exit_code":-1,"message":"exec: no-such-command: not found"}`)
+	err := <-done
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != cli.ExitFailed || !strings.Contains(err.Error(), "failed") {
+		t.Errorf("kashi submit --wait of a task that failed to start = %v, want exit %d saying it failed", err, cli.ExitFailed)
+	}
+	out, err := kashi(t, srv, s.Token, nil, "show", fmt.Sprint(id))
+	if err != nil || !strings.Contains(out, "Exit code: —") {
+		t.Errorf("kashi show = %v\n%s\nwant \"Exit code: —\"", err, out)
+	}
+}
+
+// TestTasksFiltersAndColumns: kashi tasks refuses a state or owner it does not know (exit 2,
+// one line), takes lists and Slurm's state codes, reckons AGE and TIME from the server's
+// clock (a fixed clock here, far from the wall's) and names the nodes a task runs on.
+func TestTasksFiltersAndColumns(t *testing.T) {
+	s := webtest.NewServer(t)
+	tk := webtest.ReclaimedTask(s, webtest.TaskFleet(s))
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	for _, args := range [][]string{{"tasks", "-a", "-s", "bogus"}, {"tasks", "-u", "nosuchuser"}, {"tasks", "-a", "-t", "R,bogus"},
+		{"tasks", "-u", "tester,nosuchuser"}, {"tasks", "--bogus"}, {"tasks", "--format", "%Z"}, {"show"}} {
+		out, err := kashi(t, srv, s.Token, nil, args...)
+		var ee *cli.ExitError
+		if !errors.As(err, &ee) || ee.Code != cli.ExitUsage || strings.Contains(err.Error(), "\n") || strings.Contains(out, "usage:") {
+			t.Errorf("kashi %s = %v (%q), want exit %d with one line and no usage", strings.Join(args, " "), err, out, cli.ExitUsage)
+		}
+	}
+	id := fmt.Sprint(tk.ID)
+	for _, args := range [][]string{{"tasks", "-a", "-t", "PR"}, {"tasks", "-u", "tester," + tk.Owner, "-t", "reclaimed,R"},
+		{"tasks", "-A", "vision", "--state", "PREEMPTED", "-a"}} {
+		out, err := kashi(t, srv, s.Token, nil, args...)
+		if err != nil || !strings.Contains(out, "\n"+id+" ") {
+			t.Errorf("kashi %s = %v\n%s\nwant task %s", strings.Join(args, " "), err, out, id)
+		}
+	}
+	// The task was submitted 3 h before the server's clock, ran 2h59m on n1 and ended.
+	out, err := kashi(t, srv, s.Token, nil, "tasks", "-a", "--noheader")
+	if err != nil || strings.Contains(out, "AGE") || !strings.Contains(out, " 3h ") || !strings.Contains(out, " n1 ") {
+		t.Errorf("kashi tasks -a --noheader = %v\n%s\nwant no header, AGE 3h by the server's clock, NODELIST n1", err, out)
+	}
+	out, err = kashi(t, srv, s.Token, nil, "tasks", "-a", "--format", "%i|%t|%N", "--noheader")
+	if want := id + "|PR|n1\n"; err != nil || out != want {
+		t.Errorf("kashi tasks --format = %v %q, want %q", err, out, want)
+	}
+	if out, err = kashi(t, srv, s.Token, nil, "tasks", "-a", "--json"); err != nil || !strings.Contains(out, `"nodes": [`) {
+		t.Errorf("kashi tasks --json = %v\n%s\nwant the task's nodes", err, out)
 	}
 }

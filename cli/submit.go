@@ -99,11 +99,13 @@ func (s *submitFlags) register(f *flagSet) {
 	f.StringVar(&s.spec.Queue, "queue", "", "short or long (default long)")
 	f.StringVar(&s.spec.Priority, "priority", "", "urgent, high, normal or low (default normal)")
 	f.Float64Var(&s.spec.EstGPUHours, "est-gpu-hours", 0, "estimated card-hours")
-	f.DurationVar(&s.maxRuntime, "max-runtime", 0, "runtime limit, e.g. 6h")
+	f.Var(runtimeFlag{&s.maxRuntime}, "max-runtime", "runtime limit: [D-]HH:MM:SS, MM:SS or MM as sbatch's --time, or a duration such as 6h")
+	f.Var(runtimeFlag{&s.maxRuntime}, "time", "same as --max-runtime (sbatch's spelling)")
+	f.StringVar(&s.spec.Project, "A", "", "same as --project (Slurm's account)")
 	f.Var(s.env, "env", "NAME=VALUE for the task's environment (repeatable)")
 	f.StringVar(&s.spec.Workdir, "workdir", "", "working directory on the node")
 	f.StringVar(&s.spec.Image, "image", "", "container image to run the command in")
-	f.BoolVar(&s.dataReady, "data-ready", true, "the data is ready: queue at once (false: wait for kashi ready)")
+	f.BoolVar(&s.dataReady, "data-ready", true, "the data is ready: queue at once (false: wait for kashi ready); the server's default: ready unless a data check is given")
 	f.StringVar(&s.dataPath, "data-path", "", "queue once this path exists under the server's data roots")
 	f.StringVar(&s.dataURL, "data-url", "", "queue once this URL answers")
 	f.BoolVar(&s.spec.Deferrable, "deferrable", false, "may wait for off-peak hours")
@@ -148,6 +150,7 @@ func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
 		}
 	}
 	override("p", func() { spec.Project = s.spec.Project })
+	override("A", func() { spec.Project = s.spec.Project })
 	override("project", func() { spec.Project = s.spec.Project })
 	override("name", func() { spec.Name = s.spec.Name })
 	override("gpus", func() { spec.GPUs = s.spec.GPUs })
@@ -156,6 +159,7 @@ func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
 	override("priority", func() { spec.Priority = s.spec.Priority })
 	override("est-gpu-hours", func() { spec.EstGPUHours = s.spec.EstGPUHours })
 	override("max-runtime", func() { spec.MaxRuntimeS = int64(s.maxRuntime / time.Second) })
+	override("time", func() { spec.MaxRuntimeS = int64(s.maxRuntime / time.Second) })
 	override("workdir", func() { spec.Workdir = s.spec.Workdir })
 	override("image", func() { spec.Image = s.spec.Image })
 	override("deferrable", func() { spec.Deferrable = s.spec.Deferrable })
@@ -185,10 +189,6 @@ func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
 	if spec.Name == "" && len(spec.Command) > 0 {
 		spec.Name = filepath.Base(spec.Command[0]) // as sbatch names a job after its script
 	}
-	if spec.DataReady == nil {
-		ready := spec.DataCheck == nil
-		spec.DataReady = &ready
-	}
 	switch {
 	case spec.Project == "":
 		return spec, exitf(ExitUsage, "submit: --project is required (or project: in the task file)")
@@ -196,7 +196,7 @@ func (s *submitFlags) build(e *Env, f *flagSet) (api.TaskRequest, error) {
 		return spec, exitf(ExitUsage, "submit: --gpus must be at least 1")
 	case len(spec.Command) == 0 && spec.Image == "":
 		return spec, exitf(ExitUsage, "submit: no command: give it after -- or as command: in the task file")
-	case set["max-runtime"] && s.maxRuntime < time.Second:
+	case (set["max-runtime"] || set["time"]) && s.maxRuntime < time.Second:
 		return spec, exitf(ExitUsage, "submit: --max-runtime must be at least 1s")
 	}
 	return spec, nil

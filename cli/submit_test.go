@@ -36,9 +36,8 @@ func TestSubmitMergesTemplateFileAndFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ready := false
 	want := api.TaskRequest{Project: "nlp", Name: "python", GPUs: 4, Queue: "long", Env: map[string]string{"A": "1", "B": "2"},
-		Command: []string{"python", "nightly.py"}, DataCheck: &api.DataCheck{Path: "/data/x"}, DataReady: &ready}
+		Command: []string{"python", "nightly.py"}, DataCheck: &api.DataCheck{Path: "/data/x"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("build() mismatch (-want +got):\n%s", diff)
 	}
@@ -50,9 +49,8 @@ func TestSubmitService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ready := true
 	want := api.TaskRequest{Project: "nlp", Name: "sh", GPUs: 1, Command: []string{"sh", "-c", "vllm serve --port $KASHI_METRICS_PORT"},
-		DataReady: &ready, Kind: "service", Model: "qwen2.5-7b", Replicas: 2, MetricsPort: 8000, TTFTTargetMS: 300}
+		Kind: "service", Model: "qwen2.5-7b", Replicas: 2, MetricsPort: 8000, TTFTTargetMS: 300}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("build() mismatch (-want +got):\n%s", diff)
 	}
@@ -95,6 +93,8 @@ func TestSubmitRefusesBadInput(t *testing.T) {
 		"no command":    {"", []string{"-p", "x", "--gpus", "1"}, "no command"},
 		"no gpus":       {"", []string{"-p", "x", "--", "true"}, "--gpus"},
 		"bad env":       {"", []string{"--env", "NOVALUE"}, "NAME=VALUE"},
+		"bad time":      {"", []string{"--time", "1:2:3:4"}, "[D-]HH:MM:SS"},
+		"zero time":     {"", []string{"-p", "x", "--gpus", "1", "--time", "0", "--", "true"}, "at least 1s"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -138,5 +138,28 @@ func TestCompletionListsVerbsAndFlags(t *testing.T) {
 	}
 	if err := Run(t.Context(), []string{"completion", "fish"}, Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: io.Discard}); err == nil {
 		t.Error("completion fish succeeded, want a usage error")
+	}
+}
+
+// TestSubmitTime: --time and --max-runtime read sbatch's [D-]HH:MM:SS, MM:SS and MM as well as
+// Go durations; -A is the project.
+func TestSubmitTime(t *testing.T) {
+	for v, want := range map[string]int64{"6h": 6 * 3600, "90m": 5400, "30": 1800, "10:30": 630, "2:00:00": 7200,
+		"1-00:00:00": 86400, "1-12": 36 * 3600, "1-2:30": 95400, "1-02:03:04": 93784} {
+		for _, name := range []string{"--time", "--max-runtime"} {
+			got, err := buildSpec(t, t.TempDir(), "", "-A", "nlp", "--gpus", "1", name, v, "--", "train")
+			if err != nil || got.MaxRuntimeS != want || got.Project != "nlp" {
+				t.Errorf("submit -A nlp %s %s = %d s, project %q, %v; want %d s, nlp", name, v, got.MaxRuntimeS, got.Project, err, want)
+			}
+		}
+	}
+}
+
+// TestSubmitLeavesDataReadyToServer: without --data-ready the CLI sends none, so the
+// server's one default applies (ready unless a data check is given).
+func TestSubmitLeavesDataReadyToServer(t *testing.T) {
+	got, err := buildSpec(t, t.TempDir(), "", "-p", "nlp", "--gpus", "1", "--", "train")
+	if err != nil || got.DataReady != nil {
+		t.Errorf("build() data_ready = %v, %v; want none", got.DataReady, err)
 	}
 }

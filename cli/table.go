@@ -13,10 +13,13 @@ import (
 type table struct{ w *tabwriter.Writer }
 
 func newTable(w io.Writer, header ...string) *table {
-	t := &table{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+	t := bareTable(w)
 	t.row(header...)
 	return t
 }
+
+// bareTable is a table without its header line (--noheader).
+func bareTable(w io.Writer) *table { return &table{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)} }
 
 func (t *table) row(cells ...string) {
 	for i, c := range cells {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -14,67 +16,100 @@ import (
 func runTasks(ctx context.Context, e *Env, args []string) error {
 	f := newFlagSet(e, "tasks")
 	var (
-		all                  bool
-		user, project, state string
-		limit                int
-		out                  = output("table")
+		all              bool
+		users, states    listFlag
+		project, format  string
+		limit            int
+		asJSON, noHeader bool
+		out              = output("table")
 	)
 	f.BoolVar(&all, "a", false, "all tasks you may see, not only yours")
-	f.StringVar(&user, "u", "", "only this owner's tasks (default you)")
+	f.Var(&users, "u", "only these owners' tasks, comma-separated (default you)")
+	f.Var(&users, "user", "same as -u")
 	f.StringVar(&project, "p", "", "only this project's tasks")
-	f.StringVar(&state, "s", "", "only tasks in this state (queued, running, succeeded…)")
+	f.StringVar(&project, "A", "", "same as -p (Slurm's account)")
+	f.Var(&states, "s", "only tasks in these states, comma-separated: Kashi's (queued, running…) or Slurm's (PD, R, CD…)")
+	f.Var(&states, "t", "same as -s")
+	f.Var(&states, "state", "same as -s")
 	f.IntVar(&limit, "n", 100, "look at the newest N tasks (1–1000)")
 	f.Var(&out, "o", "output: table, wide or json")
+	f.BoolVar(&asJSON, "json", false, "same as -o json")
+	f.BoolVar(&noHeader, "noheader", false, "no header line")
+	f.StringVar(&format, "format", "", `squeue's field list, e.g. "%.8i %.10j %.8u %.2t %.10M %R"`)
 	if err := f.parse(args, 0, 0); err != nil {
 		return err
 	}
 	if limit < 1 || limit > 1000 {
 		return exitf(ExitUsage, "tasks: -n must be between 1 and 1000")
 	}
+	var st []string
+	if len(states) > 0 {
+		var err error
+		if st, err = parseStates(states.String()); err != nil {
+			return exitf(ExitUsage, "tasks: -s: %v", err)
+		}
+	}
+	var (
+		cells []cell
+		err   error
+	)
+	if format != "" {
+		if cells, err = parseFormat(format); err != nil {
+			return exitf(ExitUsage, "tasks: --format: %v", err)
+		}
+	}
 	c, err := f.conn.client(e)
 	if err != nil {
 		return err
 	}
-	if user == "" && !all {
+	if len(users) == 0 && !all {
 		var who api.Me
 		if err := c.get(ctx, "/api/v1/me", nil, &who); err != nil {
 			return err
 		}
-		user = who.Name
+		users = listFlag{who.Name}
 	}
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	if project != "" {
 		q.Set("project", project)
 	}
-	if state != "" {
-		q.Set("state", state)
+	if len(states) > 0 {
+		q.Set("state", strings.Join(st, ","))
+	}
+	if len(users) > 0 {
+		q.Set("owner", users.String())
 	}
 	var ts []api.Task
-	if err := c.get(ctx, "/api/v1/tasks", q, &ts); err != nil {
+	now, err := c.getNow(ctx, "/api/v1/tasks", q, &ts)
+	if ae := (*APIError)(nil); errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
+		return exitf(ExitUsage, "tasks: %v", ae) // a filter the server refused: a state or owner it does not know
+	} else if err != nil {
 		return err
 	}
-	mine := ts[:0]
-	for _, t := range ts {
-		if all || t.Owner == user {
-			mine = append(mine, t)
-		}
+	switch {
+	case out == "json" || asJSON:
+		return writeJSON(e.Stdout, ts)
+	case cells != nil:
+		writeFormat(e.Stdout, cells, ts, now, noHeader)
+		return nil
 	}
-	if out == "json" {
-		return writeJSON(e.Stdout, mine)
-	}
-	return taskTable(e, mine, out == "wide", time.Now())
+	return taskTable(e, ts, out == "wide", noHeader, now)
 }
 
-// taskTable prints tasks like squeue: one line each.
-func taskTable(e *Env, ts []api.Task, wide bool, now time.Time) error {
-	head := []string{"ID", "PROJECT", "NAME", "OWNER", "GPUS", "SPEC", "QUEUE", "STATE", "AGE", "REASON"}
+// taskTable prints tasks like squeue: one line each; AGE and TIME are reckoned from now, the
+// server's clock.
+func taskTable(e *Env, ts []api.Task, wide, noHeader bool, now time.Time) error {
+	head := []string{"ID", "PROJECT", "NAME", "OWNER", "GPUS", "SPEC", "QUEUE", "STATE", "AGE", "TIME", "NODELIST", "REASON"}
 	if wide {
 		head = append(head, "PRIORITY", "SUBMITTED", "STARTED", "ENDED", "EXIT", "COMMAND")
 	}
-	tb := newTable(e.Stdout, head...)
+	tb := bareTable(e.Stdout)
+	if !noHeader {
+		tb.row(head...)
+	}
 	for _, t := range ts {
 		row := []string{strconv.FormatInt(t.ID, 10), t.Project, orDash(t.Name), t.Owner, strconv.Itoa(t.GPUs),
-			orDash(t.Spec), t.Queue, string(t.State), age(now, t.SubmittedAt), orDash(t.Reason)}
+			orDash(t.Spec), t.Queue, string(t.State), age(now, t.SubmittedAt), elapsed(now, t), nodeList(t), orDash(t.Reason)}
 		if wide {
 			exit := "-"
 			if t.ExitCode != nil {
@@ -132,9 +167,14 @@ func runShow(ctx context.Context, e *Env, args []string) error {
 		t.Queue, t.Priority, t.EstGPUHours, time.Duration(t.MaxRuntimeS)*time.Second)
 	fmt.Fprintf(w, "  Command:   %s\n", orDash(strings.Join(t.Command, " ")))
 	fmt.Fprintf(w, "  State:     %s%s\n", t.State, suffix(t.Reason))
+	if len(t.Nodes) > 0 {
+		fmt.Fprintf(w, "  Nodes:     %s\n", nodeList(t.Task))
+	}
 	fmt.Fprintf(w, "  Submitted: %s   Started: %s   Ended: %s\n", stamp(&t.SubmittedAt), stamp(t.StartedAt), stamp(t.EndedAt))
 	if t.ExitCode != nil {
 		fmt.Fprintf(w, "  Exit code: %d\n", *t.ExitCode)
+	} else if t.State.Ended() {
+		fmt.Fprintln(w, "  Exit code: —") // it never ran, or never reported one
 	}
 	if t.OutputUnit != "" {
 		fmt.Fprintf(w, "  Output:    %d %s\n", t.OutputUnits, t.OutputUnit)

@@ -344,10 +344,11 @@ type TaskFilter struct {
 	// ProjectIDs non-nil limits the tasks to those projects.
 	ProjectIDs []int64
 	State      string
-	// Owner and Spec match exactly; States non-empty matches any of them.
+	// Owner and Spec match exactly; States and Owners non-empty match any of theirs.
 	Owner  string
 	Spec   string
 	States []string
+	Owners []string
 	// From and To bound the submit time: From ≤ submitted_at < To; zero means open.
 	From, To time.Time
 	// Limit caps the rows, newest first; 0 means 100. Offset skips that many first.
@@ -382,6 +383,9 @@ func (s *Store) Tasks(ctx context.Context, f TaskFilter) ([]TaskRow, error) {
 	}
 	if len(f.States) > 0 {
 		q = q.Where("tasks.state IN ?", f.States)
+	}
+	if len(f.Owners) > 0 {
+		q = q.Where("tasks.owner IN ?", f.Owners)
 	}
 	if !f.From.IsZero() {
 		q = q.Where("tasks.submitted_at >= ?", f.From)

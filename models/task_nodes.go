@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -107,7 +108,7 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 		return err
 	}
 	state, reason := exitState(t, r)
-	code := r.ExitCode
+	code := exitCode(r.State, r.ExitCode)
 	if len(nodes) > 1 {
 		state, reason, code = nodesExitState(t, nodes, exits, r)
 	}
@@ -156,13 +157,13 @@ func nodeExited(tx *gorm.DB, t Task, nodeID int64, r TaskReport, at, now time.Ti
 // nodesExitState is the state, reason and exit code of a task of several nodes from its
 // nodes' exits so far, oldest first, the latest being r: a stop asked decides, else the
 // first failure, else success.
-func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport) (string, string, int) {
+func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport) (string, string, *int) {
 	for _, e := range exits {
 		if e.State == ReportExited && e.ExitCode == 0 {
 			continue
 		}
 		if t.StopState != "" {
-			return t.StopState, t.StopReason, e.ExitCode
+			return t.StopState, t.StopReason, exitCode(e.State, e.ExitCode)
 		}
 		rank, host := 0, ""
 		for i, n := range nodes {
@@ -171,21 +172,31 @@ func nodesExitState(t Task, nodes []taskNode, exits []TaskNodeExit, r TaskReport
 			}
 		}
 		if e.State == nodeLost {
-			return TaskFailed, fmt.Sprintf("node %s (rank %d) lost", host, rank), -1
+			return TaskFailed, fmt.Sprintf("node %s (rank %d) lost", host, rank), exitCode(e.State, e.ExitCode)
 		}
 		if e.State == ReportFailedToStart {
 			msg := ""
 			if e.NodeID == exits[len(exits)-1].NodeID {
 				msg = ": " + truncate(r.Message, 400)
 			}
-			return TaskFailed, fmt.Sprintf("failed to start on node %s (rank %d)%s", host, rank, msg), e.ExitCode
+			return TaskFailed, fmt.Sprintf("failed to start on node %s (rank %d)%s", host, rank, msg), nil
 		}
-		return TaskFailed, fmt.Sprintf("node %s (rank %d) exited %d", host, rank, e.ExitCode), e.ExitCode
+		return TaskFailed, fmt.Sprintf("node %s (rank %d) exited %d", host, rank, e.ExitCode), exitCode(e.State, e.ExitCode)
 	}
+	zero := 0
 	if t.StopState != "" {
-		return t.StopState, t.StopReason, 0
+		return t.StopState, t.StopReason, &zero
 	}
-	return TaskSucceeded, "exited 0", 0
+	return TaskSucceeded, "exited 0", &zero
+}
+
+// exitCode is the task's exit code from a node's report of state with code: none (nil) when
+// its process never started, since a process that did not run has no code.
+func exitCode(state string, code int) *int {
+	if state == ReportFailedToStart {
+		return nil
+	}
+	return &code
 }
 
 // rerunCause is why the attempt of t that ended in state, with its nodes' exits so far, would
@@ -213,4 +224,20 @@ func rerunCause(t Task, state string, exits []TaskNodeExit) string {
 		return ""
 	}
 	return EndFailed
+}
+
+// TaskHosts returns the host names of each task of ids that was placed, in rank order: the
+// nodes of its current attempt.
+func (s *Store) TaskHosts(ctx context.Context, ids []int64) (map[int64][]string, error) {
+	byTask, err := taskNodes(s.db.WithContext(ctx), ids)
+	if err != nil {
+		return nil, fmt.Errorf("models: task hosts: %w", err)
+	}
+	out := make(map[int64][]string, len(byTask))
+	for id, ns := range byTask {
+		for _, n := range ns {
+			out[id] = append(out[id], n.Hostname)
+		}
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -86,6 +87,38 @@ func TestTaskLifecycle(t *testing.T) {
 		// The freed GPU goes to the next task.
 		if err := s.PlaceTask(ctx, other.ID, gpus[:1], false, "placed", t0.Add(2*time.Hour)); err != nil {
 			t.Errorf("PlaceTask after release = %v", err)
+		}
+	})
+}
+
+// TestFailedStartHasNoExitCode: a task whose process could not be started ends failed with
+// no exit code; one that exited keeps its code.
+func TestFailedStartHasNoExitCode(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		n := registerNode(t, s, "n1", "a100", 2)
+		s.EnsureProject(ctx, "vision", t0)
+		nodes, _ := s.Nodes(ctx)
+		for i, r := range []models.TaskReport{{State: models.ReportFailedToStart, ExitCode: -1, Message: "no such file"},
+			{State: models.ReportExited, ExitCode: 0}} {
+			nt := newTask("a", 1)
+			nt.MaxAttempts = 1
+			task, _, _ := s.CreateTask(ctx, nt, models.DefaultTaskLimits, t0)
+			if err := s.PlaceTask(ctx, task.ID, []int64{nodes[0].GPUs[i].ID}, false, "placed", t0); err != nil {
+				t.Fatal(err)
+			}
+			r.TS = t0.Add(time.Minute)
+			if err := s.ReportTaskStatus(ctx, n.ID, task.ID, r, r.TS); err != nil {
+				t.Fatal(err)
+			}
+			row, _ := s.TaskByID(ctx, task.ID)
+			got := "none"
+			if row.ExitCode != nil {
+				got = fmt.Sprint(*row.ExitCode)
+			}
+			if want := map[string]string{models.ReportFailedToStart: "none", models.ReportExited: "0"}[r.State]; got != want {
+				t.Errorf("after a report %s: %s, exit code %s; want exit code %s", r.State, row.State, got, want)
+			}
 		}
 	})
 }

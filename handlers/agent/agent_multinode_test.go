@@ -55,12 +55,12 @@ func TestAgentMultiNodeExits(t *testing.T) {
 		// stopAsked: after the first exit, the second node is asked to stop.
 		stopAsked     bool
 		state, reason string
-		exitCode      float64
+		exitCode      any // nil: none
 	}{
-		"both succeed":          {exit0, exit0, false, "succeeded", "exit code 0", 0},
-		"rank 0 fails":          {exit1, `{"state":"exited","exit_code":143}`, true, "failed", "node n1 (rank 0) exited 1", 1},
-		"rank 0 fails to start": {`{"state":"failed-to-start","message":"no such file"}`, `{"state":"exited","exit_code":143}`, true, "failed", "failed to start on node n1 (rank 0): no such file", 0},
-		"rank 1 fails last":     {exit0, exit1, false, "failed", "node n2 (rank 1) exited 1", 1},
+		"both succeed":          {exit0, exit0, false, "succeeded", "exit code 0", 0.0},
+		"rank 0 fails":          {exit1, `{"state":"exited","exit_code":143}`, true, "failed", "node n1 (rank 0) exited 1", 1.0},
+		"rank 0 fails to start": {`{"state":"failed-to-start","message":"no such file"}`, `{"state":"exited","exit_code":143}`, true, "failed", "failed to start on node n1 (rank 0): no such file", nil},
+		"rank 1 fails last":     {exit0, exit1, false, "failed", "node n2 (rank 1) exited 1", 1.0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -96,6 +96,22 @@ func TestAgentMultiNodeExits(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAgentFailedStartHasNoExitCode: a task whose process could not be started has no exit
+// code (null), not 0, so a script waiting for it does not read it as a success.
+func TestAgentFailedStartHasNoExitCode(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		n1 := s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 1))
+		s.Projects("vision")
+		tk := s.Create(webtest.Task("broken").GPUs(1).Ready().Attempts(1), webtest.T0)
+		s.Place(tk, webtest.T0, n1.UUIDs...)
+		s.Report(n1, tk.ID, `{"state":"failed-to-start","exit_code":-1,"message":"no such file"}`)
+		got := webtest.Decode[map[string]any](t, s.Get("/api/v1/tasks/"+webtest.IDStr(tk.ID)))
+		if code, ok := got["exit_code"]; got["state"] != "failed" || !ok || code != nil {
+			t.Errorf("task that failed to start: %v, exit_code %v (present %v); want failed, null", got["state"], code, ok)
+		}
+	})
 }
 
 // TestAgentMultiNodeLost: a lost node fails the task without an attempt left, which ends

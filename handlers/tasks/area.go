@@ -39,6 +39,8 @@ type Store interface {
 	TaskEvents(ctx context.Context, id int64) ([]models.TaskEvent, error)
 	TaskAttempts(ctx context.Context, id int64) ([]models.AttemptRow, error)
 	Tasks(ctx context.Context, f models.TaskFilter) ([]models.TaskRow, error)
+	UserByName(ctx context.Context, name string) (models.User, error)
+	TaskHosts(ctx context.Context, ids []int64) (map[int64][]string, error)
 	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
 	MarkTaskReady(ctx context.Context, id int64, reason string, now time.Time) error
 	ProjectByName(ctx context.Context, name string) (models.Project, error)

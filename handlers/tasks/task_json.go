@@ -15,7 +15,7 @@ func newTask(r api.TaskRequest, key string) models.NewTask {
 	nt := models.NewTask{Project: r.Project, Name: r.Name, Owner: r.Owner, GPUs: r.GPUs, Spec: r.Spec, Specs: r.Specs,
 		Regions: r.Regions, Queue: r.Queue,
 		Priority: r.Priority, EstGPUHours: r.EstGPUHours, Command: r.Command, Env: r.Env, SecretEnv: r.SecretEnv, Workdir: r.Workdir, Image: r.Image,
-		DataReady: r.DataReady != nil && *r.DataReady, DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key, Kind: r.Kind,
+		DataReady: dataReady(r), DataLocations: r.DataLocations, Deferrable: r.Deferrable, IdempotencyKey: key, Kind: r.Kind,
 		Service: models.ServiceSpec{Model: r.Model, Replicas: r.Replicas, MetricsPort: r.MetricsPort, MetricsPath: r.MetricsPath,
 			HealthPath: r.HealthPath, TTFTTargetMS: r.TTFTTargetMS},
 		MaxAttempts: r.MaxAttempts, RerunOnFailure: r.RerunOnFailure != nil && *r.RerunOnFailure,
@@ -35,6 +35,20 @@ func newTask(r api.TaskRequest, key string) models.NewTask {
 		nt.Priority = models.PriorityNormal
 	}
 	return nt
+}
+
+// dataReady is the request's data_ready, and when absent the default every way of submitting
+// shares (the CLI, the form, templates, trials): ready unless the task names a data check or
+// a data location the readiness checks can look at, which it then waits for.
+func dataReady(r api.TaskRequest) bool {
+	if r.DataReady != nil {
+		return *r.DataReady
+	}
+	body := models.TemplateBody{DataLocations: r.DataLocations}
+	if r.DataCheck != nil {
+		body.DataCheck = &models.DataCheck{}
+	}
+	return !body.WaitsForData()
 }
 
 // taskJSON is a task as its project's members see it: as stored, its reason in l's language

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,6 +40,11 @@ func (h *Handler) TaskShow(c echo.Context) error {
 		// absent while it runs or without enough readings.
 		Advice *rightsize.Advice `json:"advice,omitempty"`
 	}{TaskDetail: api.TaskDetail{Task: h.taskJSON(handlers.Locale(c), t), Events: make([]api.TaskEvent, len(events))}, Advice: advice}
+	hosts, err := h.store.TaskHosts(ctx, []int64{id})
+	if err != nil {
+		return err
+	}
+	out.Nodes = hosts[id]
 	for i, e := range events {
 		out.Events[i] = api.TaskEvent{At: e.At, From: e.From, To: e.To}
 		out.Events[i].Reason, out.Events[i].ReasonCodes = reasonJSON(handlers.Locale(c), e.Reason)
@@ -58,5 +64,6 @@ func (h *Handler) TaskShow(c echo.Context) error {
 			out.Attempts[i].Reason, out.Attempts[i].ReasonCodes = reasonJSON(handlers.Locale(c), a.Reason)
 		}
 	}
+	c.Response().Header().Set(api.HeaderNow, h.Now().UTC().Format(time.RFC3339Nano))
 	return c.JSON(http.StatusOK, out)
 }

@@ -464,8 +464,9 @@ func TestTaskCancelRunning(t *testing.T) {
 	}
 }
 
-// TestTaskListState: ?state= filters by a task state; any other value is a 400 naming state,
-// never an empty list that looks like "no such tasks".
+// TestTaskListState: ?state= filters by task states, a comma-separated list; any other value
+// is a 400 naming state, never an empty list that looks like "no such tasks". ?owner= too: an
+// owner who is no user is a 400 naming owner.
 func TestTaskListState(t *testing.T) {
 	s := webtest.NewServer(t)
 	webtest.TaskFleet(s)
@@ -489,8 +490,40 @@ func TestTaskListState(t *testing.T) {
 	if got := webtest.Decode[[]api.Task](t, s.Get("/api/v1/tasks?state=queued")); len(got) != 1 {
 		t.Errorf("GET /api/v1/tasks?state=queued = %d tasks, want 1", len(got))
 	}
-	for _, bad := range []string{"bogus", "Queued", "running,queued", "%ff", "waiting%00"} {
+	if got := webtest.Decode[[]api.Task](t, s.Get("/api/v1/tasks?state=queued,waiting-data")); len(got) != 2 {
+		t.Errorf("GET /api/v1/tasks?state=queued,waiting-data = %d tasks, want 2", len(got))
+	}
+	for _, bad := range []string{"bogus", "Queued", "running,bogus", "%ff", "waiting%00"} {
 		path := "/api/v1/tasks?state=" + bad
 		webtest.WantAPIError(t, "GET "+path, s.Get(path), http.StatusBadRequest, "state")
+	}
+	owner := webtest.Decode[[]api.Task](t, s.Get("/api/v1/tasks"))[0].Owner
+	if got := webtest.Decode[[]api.Task](t, s.Get("/api/v1/tasks?owner="+owner)); len(got) != 2 {
+		t.Errorf("GET /api/v1/tasks?owner=%s = %d tasks, want 2", owner, len(got))
+	}
+	if got := webtest.Decode[[]api.Task](t, s.Get("/api/v1/tasks?owner=tester,"+owner+"&state=queued")); len(got) != 1 {
+		t.Errorf("GET /api/v1/tasks?owner=tester,%s&state=queued = %d tasks, want 1", owner, len(got))
+	}
+	for _, bad := range []string{"nosuchuser", owner + ",nosuchuser", "%ff", "a%00"} {
+		path := "/api/v1/tasks?owner=" + bad
+		webtest.WantAPIError(t, "GET "+path, s.Get(path), http.StatusBadRequest, "owner")
+	}
+}
+
+// TestTaskCreateDataReadyDefault: a submit without data_ready is ready unless it names a data
+// check, as the CLI, the form and templates have it; data_ready given wins.
+func TestTaskCreateDataReadyDefault(t *testing.T) {
+	s := webtest.NewServer(t)
+	webtest.TaskFleet(s)
+	for body, want := range map[string]string{
+		webtest.TaskBody(map[string]string{"data_ready": ""}):                                                       "queued",
+		webtest.TaskBody(map[string]string{"data_ready": "", "data_check": `{"url":"https://data.example/x"}`}):     "waiting-data",
+		webtest.TaskBody(map[string]string{"data_ready": "false"}):                                                  "waiting-data",
+		webtest.TaskBody(map[string]string{"data_ready": "true", "data_check": `{"url":"https://data.example/x"}`}): "queued",
+	} {
+		w := s.Post("/api/v1/tasks", body)
+		if got := webtest.Decode[api.Task](t, w); w.Code != http.StatusCreated || string(got.State) != want {
+			t.Errorf("POST %s = %d, state %s; want 201, %s", body, w.Code, got.State, want)
+		}
 	}
 }
