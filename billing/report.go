@@ -111,6 +111,12 @@ type WindowInput struct {
 	// advice (Report.Advice); nil gives none. The advice needs the cards' peaks in Readings
 	// (models.Store.LedgerPeakReadings).
 	SpecOptions func(project int64) []rightsize.Option
+	// Prices, Plans and Quotas are the month's (of the window's start) that price the
+	// pipelines' stages as the bill prices its lines (Report.Pipelines); without them the
+	// stages' card time rates 0.
+	Prices []models.Price
+	Plans  []models.BillingPlan
+	Quotas []models.Quota
 }
 
 // Report is the utilization of a window: held (nominal) against effective card time and
@@ -155,6 +161,10 @@ type Report struct {
 	// Trial class: Runs counts the runs); WeekReport prices them like Reruns. Empty without
 	// trials.
 	Trials []GroupUsage `json:"trials"`
+	// Pipelines are, per project by name then pipeline, the window's card time of the
+	// pipelines' stage tasks by stage and spec, priced as the bill prices its lines, beside
+	// what it would have cost on each pipeline's highest-priced spec (see PipelineCost).
+	Pipelines []PipelineCost `json:"pipelines"`
 }
 
 // GroupUsage is the card time in the window of a group of a project's tasks: how many held
@@ -373,6 +383,7 @@ func Utilization(in WindowInput) (Report, error) {
 	perTask := map[int64]*IdleTask{}
 	whole := map[int64]*Breakdown{}
 	heldByGPU := map[int64][]Span{}
+	stageLines := map[lineKey]*lineAcc{}
 	for i, a := range in.Allocations {
 		if in.Only != nil && !in.Only[a.ProjectID] {
 			continue
@@ -423,6 +434,15 @@ func Utilization(in WindowInput) (Report, error) {
 			}
 			u.add(!ran[a.TaskID], a.Spec, b)
 			ran[a.TaskID] = true
+		}
+		if t != nil && t.PipelineID != 0 {
+			k := lineKey{a.TaskID, a.Spec, a.Overflow}
+			la := stageLines[k]
+			if la == nil {
+				la = &lineAcc{key: k, project: a.ProjectID}
+				stageLines[k] = la
+			}
+			la.held.Add(b)
 		}
 		if b.Rerun > 0 {
 			g := byRerun[a.ProjectID]
@@ -507,7 +527,53 @@ func Utilization(in WindowInput) (Report, error) {
 	slices.SortFunc(r.Trials, func(a, b GroupUsage) int {
 		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.ProjectID, b.ProjectID))
 	})
+	if r.Pipelines, err = windowPipelines(in, stageLines, tasks, whole, projects); err != nil {
+		return Report{}, err
+	}
 	return r, nil
+}
+
+// windowPipelines prices the window's lines of pipelines' stage tasks as a bill of the
+// window would (the bill's line pricing under in's prices, plans and quotas; a per-task
+// charge in the window its task ended) and adds them up by stage (pipelineCosts), by
+// project name then pipeline.
+func windowPipelines(in WindowInput, accs map[lineKey]*lineAcc, tasks map[int64]*models.LedgerTask, whole map[int64]*Breakdown, projects map[int64]string) ([]PipelineCost, error) {
+	out := []PipelineCost{}
+	if len(accs) == 0 {
+		return out, nil
+	}
+	byProject := map[int64][]*lineAcc{}
+	for _, la := range accs {
+		byProject[la.project] = append(byProject[la.project], la)
+	}
+	taskHeld := make(map[int64]int64, len(whole))
+	for id, w := range whole {
+		taskHeld[id] = w.Nominal()
+	}
+	p := newPricing(in.Prices, in.Plans, in.Quotas, nil)
+	for _, pid := range slices.Sorted(maps.Keys(byProject)) {
+		ls := byProject[pid]
+		slices.SortFunc(ls, func(x, y *lineAcc) int {
+			return cmp.Or(cmp.Compare(x.key.task, y.key.task), strings.Compare(x.key.spec, y.key.spec),
+				boolCmp(x.key.overflow, y.key.overflow))
+		})
+		b := &Bill{ProjectID: pid, Project: projectName(projects, pid)}
+		bl, err := p.pricer(b, tasks, taskHeld)
+		if err != nil {
+			return nil, err
+		}
+		lines := make([]Line, len(ls))
+		for i, la := range ls {
+			lines[i] = bl.line(la)
+		}
+		pcs, err := p.pipelineCosts(b, lines, tasks, taskHeld)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pcs...)
+	}
+	slices.SortStableFunc(out, func(x, y PipelineCost) int { return cmp.Compare(x.Project, y.Project) })
+	return out, nil
 }
 
 // newGroup is an empty group of the project's tasks.
@@ -714,6 +780,9 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 	if in.SpecOptions, err = specOptions(ctx, src, MonthOf(from, loc)); err != nil {
 		return Report{}, err
 	}
+	if err := loadStagePricing(ctx, src, &in, MonthOf(from, loc)); err != nil {
+		return Report{}, err
+	}
 	// The advice reads the cards' peaks, which the bills' readings leave out.
 	_, gpus, since := ledgerKeys(in.Allocations, from.Unix())
 	in.Readings = func(each func(int64, []models.GPURollup) error) error {
@@ -728,6 +797,35 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 		return Report{}, err
 	}
 	return r, nil
+}
+
+// loadStagePricing reads into in the month's prices and plans and the quotas of the
+// projects whose pipelines' stage tasks held cards in the window, when there are any.
+func loadStagePricing(ctx context.Context, src Source, in *WindowInput, month Month) error {
+	var projects []int64
+	for _, t := range in.Tasks {
+		if t.PipelineID != 0 && (in.Only == nil || in.Only[t.ProjectID]) && !slices.Contains(projects, t.ProjectID) {
+			projects = append(projects, t.ProjectID)
+		}
+	}
+	if len(projects) == 0 {
+		return nil
+	}
+	var err error
+	if in.Prices, err = src.Prices(ctx, month.String()); err != nil {
+		return err
+	}
+	if in.Plans, err = src.BillingPlans(ctx, month.String()); err != nil {
+		return err
+	}
+	for _, id := range projects {
+		q, err := src.Quotas(ctx, id)
+		if err != nil {
+			return err
+		}
+		in.Quotas = append(in.Quotas, q...)
+	}
+	return nil
 }
 
 // ReportCSVHeader names the columns of the report's CSV, in Chinese and English.
