@@ -836,6 +836,7 @@ var ReportCSVHeader = []string{
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
 	"有效卡时/产出 Effective card-hours per unit", "结束方式 Ending", "预估卡时 Estimated card-hours",
 	"偏差 Miss card-hours", "费用 Cost (yuan)", "重跑 Rerun hours", "试跑 Trial hours",
+	"最高规格费用 Top-spec cost (yuan)", "节省 Saving (yuan)",
 }
 
 // Row kinds of the report's CSV.
@@ -853,6 +854,7 @@ const (
 	reportAdvice        = "建议 advice"
 	reportRerun         = "重跑 rerun"
 	reportTrial         = "试跑 trial"
+	reportStage         = "阶段 stage"
 )
 
 // reportHours and reportFen are the report's card-seconds and money cells: hours with six
@@ -868,7 +870,9 @@ type (
 // output unit, the estimate misses (nominal is the actual card time), the templates' use,
 // the rightsizing advice, and per project the card time lost to reruns with its cost (their
 // hours also in the Rerun column, where the usage rows carry their Rerun class), and the
-// card time of trials' runs with its cost (their hours in the last column, as Rerun's).
+// card time of trials' runs with its cost (their hours in the Trial column, as Rerun's),
+// and each pipeline stage's card time per spec with its cost, what it would have cost on
+// the pipeline's highest-priced spec and the saving (the last two columns).
 func reportRows(r Report, write func(fields ...any)) {
 	h := func(s int64) any { return reportHours(s) }
 	usage := func(kind string, u Usage, nodes bool) {
@@ -925,6 +929,13 @@ func reportRows(r Report, write func(fields ...any)) {
 	for _, g := range r.Trials {
 		write(reportTrial, g.Project, g.Project, nil, nil, nil, h(g.NominalS), nil, nil, nil, nil, nil, nil, nil, nil,
 			g.Runs, nil, nil, nil, nil, nil, nil, reportFen(g.CostFen), nil, h(g.NominalS))
+	}
+	for _, pc := range r.Pipelines {
+		for _, st := range pc.Stages {
+			write(reportStage, pc.Pipeline+"/"+st.Stage, pc.Project, nil, st.Spec, nil, h(st.NominalS), h(st.EffectiveS),
+				nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, reportFen(st.AmountFen), nil, nil,
+				reportFen(st.TopSpecFen), reportFen(st.SavingFen))
+		}
 	}
 }
 

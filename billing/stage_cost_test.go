@@ -1,9 +1,15 @@
 package billing
 
 import (
+	"bytes"
+	"encoding/csv"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/xuri/excelize/v2"
 
 	"kashi/models"
 )
@@ -111,4 +117,108 @@ func TestWeekShowsTheBillsStages(t *testing.T) {
 	if st := b.Pipelines[0].Stages[0]; st.Stage != "clean" || st.AmountFen != 0 || st.TopSpecFen != 3000 {
 		t.Errorf("clean under an RTX package = %+v, want 0 fen, 3000 on A100", st)
 	}
+}
+
+// TestStagesInDownloads checks that the bill's CSV and workbook and the weekly report's CSV
+// carry each stage's card time, cost, cost on the top spec and saving, on rows of their own
+// kind, so that adding up the bill's line rows still gives its total.
+func TestStagesInDownloads(t *testing.T) {
+	f := stageFixture(t)
+	b := billOf(t, f.compute(t), "vision")
+	rows := readCSV(t, []Bill{b})
+	var lines, stages int64
+	var stageRows [][]string
+	for _, r := range rows[1:] {
+		switch r[colKind] {
+		case csvLine:
+			lines += fenOf(t, r[colAmount])
+		case csvStage:
+			stages += fenOf(t, r[colAmount])
+			stageRows = append(stageRows, []string{r[colTaskID], r[colTask], r[colSpec], r[colNominal], r[colAmount], r[colNote]})
+		}
+	}
+	if lines != b.TotalFen {
+		t.Errorf("the CSV's line rows add up to %d fen, the bill's total is %d", lines, b.TotalFen)
+	}
+	wantRows := [][]string{
+		{"7", "nightly/clean", "RTX4090-24G", "1.500000", "7.50", "pipeline stage; on A100-80G (20.00/card-hour) 30.00, saving 22.50; inside the total"},
+		{"7", "nightly/train", "A100-80G", "18.000000", "450.00", "pipeline stage; on A100-80G (20.00/card-hour) 450.00, saving 0.00; inside the total"},
+		{"7", "nightly/eval", "A100-80G", "5.000000", "100.00", "pipeline stage; on A100-80G (20.00/card-hour) 100.00, saving 0.00; inside the total"},
+		{"7", "nightly/eval", "RTX4090-24G", "1.250000", "6.25", "pipeline stage; on A100-80G (20.00/card-hour) 25.00, saving 18.75; inside the total"},
+	}
+	if diff := cmp.Diff(wantRows, stageRows); diff != "" {
+		t.Errorf("the CSV's stage rows (-want +got):\n%s", diff)
+	}
+	if stages != b.Pipelines[0].AmountFen {
+		t.Errorf("stage rows add up to %d fen, the pipeline's amount is %d", stages, b.Pipelines[0].AmountFen)
+	}
+
+	sheet := readSheet(t, []Bill{b}, SheetStages)
+	if len(sheet) != 5 || !cmp.Equal(sheet[1], []string{"vision", "2026-03", "7", "nightly", "clean", "RTX4090-24G",
+		"1.500", "1.500", "¥7.50", "A100-80G", "¥30.00", "¥22.50"}) {
+		t.Errorf("Stages sheet = %q, want the header and four stages, clean first", sheet)
+	}
+	b.Pipelines = nil
+	if names := sheetNames(t, []Bill{b}); slices.Contains(names, SheetStages) {
+		t.Errorf("a workbook without pipelines has sheets %q; want no Stages sheet, as before pipelines", names)
+	}
+
+	w, _ := ParseWeek("2026-W10")
+	from, to := w.Bounds(f.in.Location)
+	r, err := Utilization(WindowInput{From: from, To: to, AsOf: f.in.AsOf, Projects: f.in.Projects,
+		Allocations: f.allocs, Tasks: f.tasks, Readings: f.rollups.readings(), Prices: f.in.Prices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteReportCSV(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	report, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(out.Bytes(), []byte("\uFEFF")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(ReportCSVHeader)
+	var got [][]string
+	for _, row := range report[1:] {
+		if row[0] == reportStage {
+			got = append(got, []string{row[1], row[2], row[4], row[6], row[22], row[n-2], row[n-1]})
+		}
+	}
+	want := [][]string{
+		{"nightly/clean", "vision", "RTX4090-24G", "1.500000", "7.50", "30.00", "22.50"},
+		{"nightly/train", "vision", "A100-80G", "18.000000", "450.00", "450.00", "0.00"},
+		{"nightly/eval", "vision", "A100-80G", "5.000000", "100.00", "100.00", "0.00"},
+		{"nightly/eval", "vision", "RTX4090-24G", "1.250000", "6.25", "25.00", "18.75"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the report CSV's stage rows (-want +got):\n%s", diff)
+	}
+}
+
+// fenOf reads yuan with two decimals as fen.
+func fenOf(t *testing.T, yuan string) int64 {
+	t.Helper()
+	whole, frac, _ := strings.Cut(yuan, ".")
+	y, err1 := strconv.ParseInt(whole, 10, 64)
+	f, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil || len(frac) != 2 {
+		t.Fatalf("amount %q is not yuan with two decimals", yuan)
+	}
+	return y*100 + f
+}
+
+// sheetNames are the sheets of the bills' workbook.
+func sheetNames(t *testing.T, bills []Bill) []string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteXLSX(&buf, bills); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return f.GetSheetList()
 }
