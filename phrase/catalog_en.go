@@ -1981,4 +1981,15 @@ var catalogEN = map[string]string{
 	"trial.bad_sizes":            "give whole numbers of cards separated by commas",
 	"trial.bad_bound":            "give whole minutes",
 	"trial.bad_number":           "give a whole number",
+	// Cost by pipeline stage on the bill and the weekly report (#33).
+	"stagecost.title":  "Cost by pipeline stage",
+	"stagecost.help":   "Each pipeline's stages with the spec they ran on, their card-hours and cost (their tasks' lines, inside the total), beside what the same card-hours would have cost on the highest-priced spec the pipeline used in this period: mixing specs by stage saved the difference.",
+	"stagecost.none":   "No pipeline held cards this week.",
+	"stagecost.stage":  "Stage",
+	"stagecost.spec":   "Spec",
+	"stagecost.hours":  "Card-hours",
+	"stagecost.cost":   "Cost",
+	"stagecost.on_top": "On the top spec",
+	"stagecost.saving": "Saved",
+	"stagecost.all_on": "all on %s",
 }
