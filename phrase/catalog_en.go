@@ -1985,4 +1985,15 @@ var catalogEN = map[string]string{
 	"advice.trial":        "From a trial's figures: it measured this task's throughput, scaling and memory on each spec and size, so the cost is per unit of output, not per hour.",
 	"advice.trial_time":   "The same output takes %s %% of the time.",
 	"report.advice_trial": "from trial #%s",
+	// Cost by pipeline stage on the bill and the weekly report (#33).
+	"stagecost.title":  "Cost by pipeline stage",
+	"stagecost.help":   "Each pipeline's stages with the spec they ran on, their card-hours and cost (their tasks' lines, inside the total), beside what the same card-hours would have cost on the highest-priced spec the pipeline used in this period: mixing specs by stage saved the difference.",
+	"stagecost.none":   "No pipeline held cards this week.",
+	"stagecost.stage":  "Stage",
+	"stagecost.spec":   "Spec",
+	"stagecost.hours":  "Card-hours",
+	"stagecost.cost":   "Cost",
+	"stagecost.on_top": "On the top spec",
+	"stagecost.saving": "Saved",
+	"stagecost.all_on": "all on %s",
 }

@@ -1985,4 +1985,15 @@ var catalogZH = map[string]string{
 	"advice.trial":        "依据试跑实测：它在各卡型、各规模上测了本任务的吞吐、扩展效率和显存，因此成本按单位产出计，而非按小时计。",
 	"advice.trial_time":   "同样的产出用时为本次的 %s%%。",
 	"report.advice_trial": "来自试跑 #%s",
+	// Cost by pipeline stage on the bill and the weekly report (#33).
+	"stagecost.title":  "流水线各阶段费用",
+	"stagecost.help":   "每条流水线的各阶段：所用规格、卡时与费用（即这些任务的明细，已含在合计中），以及同样的卡时若全程使用该流水线本期用过的最高单价规格需要多少：按阶段混用规格节省的就是两者之差。",
+	"stagecost.none":   "本周没有流水线占用卡。",
+	"stagecost.stage":  "阶段",
+	"stagecost.spec":   "规格",
+	"stagecost.hours":  "卡时",
+	"stagecost.cost":   "费用",
+	"stagecost.on_top": "全程最高规格",
+	"stagecost.saving": "节省",
+	"stagecost.all_on": "全程 %s",
 }

@@ -7,6 +7,7 @@ import (
 
 	"kashi/api"
 	"kashi/handlers"
+	"kashi/views"
 	tasksview "kashi/views/tasks"
 )
 
@@ -57,5 +58,5 @@ func (h *Handler) PipelineRerunForm(c echo.Context) error {
 	if err := h.rerunPipeline(c, id); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, tasksview.PipelineURL(id)+"?notice="+tasksview.NoticeRerun)
+	return c.Redirect(http.StatusSeeOther, views.PipelineURL(id)+"?notice="+tasksview.NoticeRerun)
 }
