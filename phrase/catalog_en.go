@@ -1230,6 +1230,7 @@ var catalogEN = map[string]string{
 	"calibrate.err_busy":              "A calibration is already running; wait for it to finish.",
 	"calibrate.err_pool":              "Choose a pool that scales.",
 	"calibrate.err_trace":             "The trace cannot be read: %s",
+	"calibrate.err_duplicate":         "Line %d of the trace repeats job_id %q of line %d: each job needs its own id.",
 	"calibrate.err_sweep":             "The settings cannot be read: %s",
 	"calibrate.err_days":              "Days of history must be 1 to 90.",
 	"calibrate.err_empty":             "The trace has no job to replay.",

@@ -1230,6 +1230,7 @@ var catalogZH = map[string]string{
 	"calibrate.err_busy":              "已有校准在运行，请等它结束。",
 	"calibrate.err_pool":              "请选择一个自动伸缩的资源池。",
 	"calibrate.err_trace":             "无法读取轨迹：%s",
+	"calibrate.err_duplicate":         "轨迹第 %d 行的 job_id %q 与第 %d 行重复：每个作业须有自己的 id。",
 	"calibrate.err_sweep":             "无法读取设置：%s",
 	"calibrate.err_days":              "历史天数须为 1 到 90。",
 	"calibrate.err_empty":             "轨迹中没有可回放的作业。",
