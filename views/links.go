@@ -41,6 +41,7 @@ func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 
 // PipelineURL is a pipeline's page.
 func PipelineURL(id int64) string { return "/pipelines/" + strconv.FormatInt(id, 10) }
+
 // TrialURL is the path of a trial's page.
 func TrialURL(id int64) templ.SafeURL { return templ.SafeURL("/trials/" + strconv.FormatInt(id, 10)) }
 
