@@ -324,6 +324,11 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer prometheus.Unregister(collector)
+	buildInfo := metrics.BuildInfo(version)
+	if err := prometheus.Register(buildInfo); err != nil {
+		return err
+	}
+	defer prometheus.Unregister(buildInfo)
 	money := prometheus.NewRegistry()
 	money.MustRegister(metrics.NewMoney(metrics.MonthBills(store), metricsCfg))
 	h := web.NewAreas(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
