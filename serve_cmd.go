@@ -311,7 +311,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			Reports: notice.BillingReports(store, phrase.Locale{Lang: cfg.Lang}, cfg.PublicURL)}
 	}
 	loops := control.New(ctx, store, control.Config{Speed: speed, Tick: cfg.Tick, ScaleEvery: cfg.ScaleEvery,
-		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels,
+		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels, PublicURL: cfg.PublicURL,
 		Retention: cfg.Retention, History: models.Retention{Keep: cfg.HistoryRetention,
 			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}},
 		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},

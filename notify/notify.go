@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -26,7 +27,47 @@ type Message struct {
 	// At is when it happened, in the zone the message is read in (the server's --time-zone):
 	// the footer shows it there, with the zone.
 	At time.Time `json:"at"`
+	// Link is where in Kashi the message's subject is: a path ("/alerts") that Under makes
+	// absolute with the public URL, or an absolute URL. LinkText names it in the message's
+	// language; robots show it as the link's words.
+	Link     string `json:"link,omitempty"`
+	LinkText string `json:"-"`
 }
+
+// Under returns channels that send each message whose Link is a path with the Link under base
+// (the --public-url), so that a reader in a chat app, who is not on Kashi's pages, can open
+// it. With base empty the channels are returned as they are and links stay paths.
+func Under(base string, channels []Channel) []Channel {
+	base = strings.TrimSuffix(base, "/")
+	if base == "" {
+		return channels
+	}
+	out := make([]Channel, len(channels))
+	for i, ch := range channels {
+		out[i] = under{base: base, Channel: ch}
+	}
+	return out
+}
+
+// under is a channel whose messages' paths are made absolute under base.
+type under struct {
+	base string
+	Channel
+}
+
+// Send sends m with its Link under the base when it is a path.
+func (u under) Send(ctx context.Context, m Message) error {
+	if strings.HasPrefix(m.Link, "/") {
+		m.Link = u.base + m.Link
+	}
+	return u.Channel.Send(ctx, m)
+}
+
+// String names the channel it wraps.
+func (u under) String() string { return fmt.Sprint(u.Channel) }
+
+// GoString is String.
+func (u under) GoString() string { return u.String() }
 
 // Stamp writes t as messages and pages show a moment: in t's own zone, named,
 // "2026-03-02 17:00 CST".
