@@ -85,7 +85,7 @@ func SendAlerts(ctx context.Context, store AlertStore, channels []notify.Channel
 // alert's, in loc.
 func AlertGroupMessage(alerts []models.Alert, l phrase.Locale, loc *time.Location) notify.Message {
 	loc = locOr(loc)
-	sev, last := models.SeverityInfo, time.Time{}
+	sev, last, resolved := models.SeverityInfo, time.Time{}, true
 	lines := make([]string, 0, len(alerts))
 	for _, a := range alerts {
 		if severityRank(a.Severity) > severityRank(sev) {
@@ -95,13 +95,14 @@ func AlertGroupMessage(alerts []models.Alert, l phrase.Locale, loc *time.Locatio
 			last = a.LastAt
 		}
 		line := l.T("alert.chat.group_line", l.AlertSentence(a.Code, a.AlertParams(), a.Message))
+		resolved = resolved && a.ResolvedAt != nil
 		if a.ResolvedAt != nil {
 			line = l.T("alert.chat.group_resolved", l.AlertSentence(a.Code, a.AlertParams(), a.Message))
 		}
 		lines = append(lines, line)
 	}
 	return notify.Message{Kind: alerts[0].Kind, Title: l.T("alert.chat.group_title", l.Severity(sev), l.AlertKind(alerts[0].Kind), len(alerts)),
-		Text: strings.Join(lines, "\n"), At: last.In(loc), Link: "/alerts", LinkText: l.T("chat.link.alerts")}
+		Text: strings.Join(lines, "\n"), At: last.In(loc), Link: "/alerts", LinkText: l.T("chat.link.alerts"), Resolved: resolved}
 }
 
 // severityRank orders severities: info, warning (and anything else), critical.
@@ -131,5 +132,6 @@ func AlertMessage(a models.Alert, l phrase.Locale, loc *time.Location) notify.Me
 		title = l.T("alert.chat.resolved_title", l.AlertKind(a.Kind), subject)
 		text += " " + l.T("alert.chat.resolved_at", stamp(*a.ResolvedAt))
 	}
-	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt.In(loc), Link: "/alerts", LinkText: l.T("chat.link.alerts")}
+	return notify.Message{Kind: a.Kind, Title: title, Text: text, At: a.LastAt.In(loc), Link: "/alerts", LinkText: l.T("chat.link.alerts"),
+		Resolved: a.ResolvedAt != nil}
 }
