@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,16 +52,39 @@ func checkNames(t *testing.T, where, expr string, exported map[string]bool) {
 	}
 }
 
+// gaugeUse matches a Kashi series in an expression with what precedes it, up to the bracket
+// that opens its aggregation if any.
+var gaugeUse = regexp.MustCompile(`(\w+(?:\s+by\s*\([^)]*\))?\s*\(\s*)?(kashi_[a-z0-9_]*[a-z0-9])`)
+
+// checkReplicas reports the state gauges of expr not taken by max (or min) over replicas:
+// every replica serves the same gauges, so a sum or a bare series counts each as often as
+// replicas run. Counters (_total) and histograms (_bucket) count events on one replica each
+// and build info is per replica, so they may be summed.
+func checkReplicas(t *testing.T, where, expr string) {
+	t.Helper()
+	for _, m := range gaugeUse.FindAllStringSubmatch(expr, -1) {
+		name := m[2]
+		if strings.HasSuffix(name, "_total") || strings.HasSuffix(name, "_bucket") || name == "kashi_build_info" {
+			continue
+		}
+		if agg := strings.Fields(m[1] + " ")[0]; !strings.HasPrefix(agg, "max") && !strings.HasPrefix(agg, "min") {
+			t.Errorf("%s: %s takes %s without max by: replicas' gauges would add up", where, expr, name)
+		}
+	}
+}
+
 // TestGrafanaDashboard loads deploy/grafana-dashboard.json and checks that every panel
-// queries something and every expression names metrics Kashi exports.
+// queries something, every expression names metrics Kashi exports, filters by the instance
+// variable and never adds up replicas' gauges.
 func TestGrafanaDashboard(t *testing.T) {
 	b, err := os.ReadFile("deploy/grafana-dashboard.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var dash struct {
-		Title  string
-		Panels []struct {
+		Title      string
+		Templating struct{ List []struct{ Name string } }
+		Panels     []struct {
 			Title   string
 			Targets []struct{ Expr string }
 		}
@@ -70,6 +94,9 @@ func TestGrafanaDashboard(t *testing.T) {
 	}
 	if dash.Title == "" || len(dash.Panels) == 0 {
 		t.Fatalf("dashboard %q has %d panels, want a title and panels", dash.Title, len(dash.Panels))
+	}
+	if !slices.ContainsFunc(dash.Templating.List, func(v struct{ Name string }) bool { return v.Name == "instance" }) {
+		t.Error("dashboard has no instance variable")
 	}
 	exported := exportedMetrics(t)
 	for _, p := range dash.Panels {
@@ -81,12 +108,18 @@ func TestGrafanaDashboard(t *testing.T) {
 				t.Errorf("panel %q: %q names no Kashi metric", p.Title, q.Expr)
 			}
 			checkNames(t, "panel "+p.Title, q.Expr, exported)
+			checkReplicas(t, "panel "+p.Title, q.Expr)
+			if !strings.Contains(q.Expr, `instance=~"$instance"`) {
+				t.Errorf("panel %q: %q does not filter by $instance", p.Title, q.Expr)
+			}
 		}
 	}
 }
 
-// TestPrometheusRules checks deploy/prometheus-rules.yml with `promtool check rules`
-// (skipped when promtool is absent) and that its expressions name metrics Kashi exports.
+// TestPrometheusRules checks that the expressions of deploy/prometheus-rules.yml name metrics
+// Kashi exports and never add up replicas' gauges, then the file with `promtool check rules`
+// and its unit tests, deploy/prometheus-rules.test.yml, with `promtool test rules` (skipped
+// when promtool is absent).
 func TestPrometheusRules(t *testing.T) {
 	b, err := os.ReadFile("deploy/prometheus-rules.yml")
 	if err != nil {
@@ -96,6 +129,7 @@ func TestPrometheusRules(t *testing.T) {
 	for line := range strings.Lines(string(b)) {
 		if expr, ok := strings.CutPrefix(strings.TrimSpace(line), "expr:"); ok {
 			checkNames(t, "rule", expr, exported)
+			checkReplicas(t, "rule", expr)
 		}
 	}
 	promtool, err := exec.LookPath("promtool")
@@ -104,5 +138,8 @@ func TestPrometheusRules(t *testing.T) {
 	}
 	if out, err := exec.Command(promtool, "check", "rules", "deploy/prometheus-rules.yml").CombinedOutput(); err != nil {
 		t.Errorf("promtool check rules: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(promtool, "test", "rules", "deploy/prometheus-rules.test.yml").CombinedOutput(); err != nil {
+		t.Errorf("promtool test rules: %v\n%s", err, out)
 	}
 }

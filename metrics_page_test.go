@@ -44,7 +44,8 @@ func TestMetricsPage(t *testing.T) {
 		}
 	}()
 	want := []string{"kashi_gpus{", "kashi_project_gpus_held{", "kashi_pool_size_nodes{", "kashi_pool_failing{", "kashi_queue_tasks{",
-		"kashi_queue_wait_seconds_bucket{", "kashi_month_bill_yuan{", "kashi_ingest_lag_seconds ", "kashi_reclaims_total "}
+		"kashi_queue_wait_seconds_bucket{", "kashi_month_bill_yuan{", "kashi_ingest_lag_seconds ", "kashi_reclaims_total ",
+		"kashi_build_info{", `kashi_metrics_scrape_errors_total{part="board"} 0`}
 	var page []byte
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
 		if time.Now().After(deadline) {

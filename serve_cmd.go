@@ -311,7 +311,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			Reports: notice.BillingReports(store, phrase.Locale{Lang: cfg.Lang}, cfg.PublicURL)}
 	}
 	loops := control.New(ctx, store, control.Config{Speed: speed, Tick: cfg.Tick, ScaleEvery: cfg.ScaleEvery,
-		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels,
+		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels, PublicURL: cfg.PublicURL,
 		Retention: cfg.Retention, History: models.Retention{Keep: cfg.HistoryRetention,
 			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}},
 		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},
@@ -324,6 +324,11 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer prometheus.Unregister(collector)
+	buildInfo := metrics.BuildInfo(version)
+	if err := prometheus.Register(buildInfo); err != nil {
+		return err
+	}
+	defer prometheus.Unregister(buildInfo)
 	money := prometheus.NewRegistry()
 	money.MustRegister(metrics.NewMoney(metrics.MonthBills(store), metricsCfg))
 	h := web.NewAreas(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,

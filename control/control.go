@@ -52,8 +52,10 @@ type Config struct {
 	// Providers make and delete the pools' machines, by provider name; Cluster tags them.
 	Providers map[string]fleet.Provider
 	Cluster   string
-	// Channels carry reminders, alerts and notices besides the in-app ones.
-	Channels []notify.Channel
+	// Channels carry reminders, alerts and notices besides the in-app ones; their messages'
+	// links into Kashi are made absolute under PublicURL (the --public-url).
+	Channels  []notify.Channel
+	PublicURL string
 	// Retention is how long raw samples are kept; History what else is kept and for how long.
 	Retention time.Duration
 	History   models.Retention
@@ -100,6 +102,7 @@ func (q Queue) Trigger() { q.wake.Trigger() }
 // New sets up the control loops over store. ctx bounds the idle-task notices the scaling
 // loop sends.
 func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
+	cfg.Channels = notify.Under(cfg.PublicURL, cfg.Channels)
 	now, log := cfg.Now, cfg.Logger
 	set := loop.NewSet(cfg.Speed, log)
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),

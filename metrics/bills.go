@@ -51,26 +51,27 @@ func (b *billCache) get(ctx context.Context, now time.Time) ([]billing.Bill, err
 // bill totals, by project. A project's bill is for its people and finance, not for whoever
 // can reach /metrics: Handler serves Money only to a scrape that presents the scrape token.
 type Money struct {
-	cfg   Config
-	bills billCache
+	cfg    Config
+	bills  billCache
+	failed *prometheus.CounterVec
 }
 
 // NewMoney returns the money collector over the month's bills.
 func NewMoney(bills BillsFunc, cfg Config) *Money {
 	cfg = cfg.withDefaults()
-	return &Money{cfg: cfg, bills: billCache{read: bills, every: cfg.BillsEvery}}
+	return &Money{cfg: cfg, bills: billCache{read: bills, every: cfg.BillsEvery}, failed: scrapeErrors("bills")}
 }
 
 // Describe sends the money's families.
 func (m *Money) Describe(ch chan<- *prometheus.Desc) {
 	ch <- cardSecondsDesc
 	ch <- billDesc
-	ch <- scrapeErrorsDesc
+	m.failed.Describe(ch)
 }
 
 // Collect reads the month's bills (at most once per BillsEvery) and sends them.
 func (m *Money) Collect(ch chan<- prometheus.Metric) {
-	collectParts(m.cfg, ch, []part{{"bills", m.collectBills}})
+	collectParts(m.cfg, ch, m.failed, []part{{"bills", m.collectBills}})
 }
 
 // collectBills sends the month's card-seconds by class and bill totals. The card-seconds are

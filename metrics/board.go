@@ -14,14 +14,23 @@ import (
 type gpuKey struct{ pool, spec, state string }
 
 // collectBoard sends the GPU families and the ingest lag from the board's snapshot, which
-// is kept in memory between changes.
+// is kept in memory between changes. Every configured pool has its series from the start,
+// at zero while it has no card.
 func (c *Collector) collectBoard(ctx context.Context, now time.Time, ch chan<- prometheus.Metric) error {
 	rows, err := c.store.BoardGPUs(ctx, models.BoardFilter{})
 	if err != nil {
 		return err
 	}
+	pools, err := c.store.ConfiguredPools(ctx)
+	if err != nil {
+		return err
+	}
 	gpus := map[gpuKey]int{}
 	idleHeld, idleLongest := map[string]int{}, map[string]time.Duration{}
+	for _, p := range pools {
+		gpus[gpuKey{p.Name, p.Spec, models.GPUFree}] = 0
+		idleHeld[p.Name], idleLongest[p.Name] = 0, 0
+	}
 	var newest time.Time
 	for _, g := range rows {
 		st := g.Status(now, c.cfg.Marks)

@@ -43,15 +43,27 @@ type Config struct {
 // Collector is a prometheus.Collector of Kashi's current state (see the package doc); the
 // month's money is Money's.
 type Collector struct {
-	store Store
-	queue QueueFunc
-	cfg   Config
+	store  Store
+	queue  QueueFunc
+	cfg    Config
+	failed *prometheus.CounterVec
 }
 
 // New returns a collector over store and the queue.
 func New(store Store, queue QueueFunc, cfg Config) *Collector {
 	cfg = cfg.withDefaults()
-	return &Collector{store: store, queue: queue, cfg: cfg}
+	return &Collector{store: store, queue: queue, cfg: cfg, failed: scrapeErrors("board", "queue", "pools")}
+}
+
+// scrapeErrors is kashi_metrics_scrape_errors_total over parts, every part a series from
+// the start.
+func scrapeErrors(parts ...string) *prometheus.CounterVec {
+	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kashi_metrics_scrape_errors_total",
+		Help: "Scrapes in which a part of the page could not be read (and was left out), by part."}, []string{"part"})
+	for _, p := range parts {
+		v.WithLabelValues(p)
+	}
+	return v
 }
 
 // withDefaults fills the zero fields of cfg.
@@ -91,9 +103,8 @@ var (
 	cardSecondsDesc   = desc("kashi_month_card_seconds", "Card-seconds of the current month so far, by project, spec and class; restarts each month.", "project", "spec", "class")
 	billDesc          = desc("kashi_month_bill_yuan", "Bill totals of the current month so far, by project, in yuan.", "project")
 	ingestLagDesc     = desc("kashi_ingest_lag_seconds", "Seconds since the newest GPU sample stored.")
-	scrapeErrorsDesc  = desc("kashi_metrics_scrape_errors", "Parts of this scrape that could not be read (1) or were read (0).", "part")
 	collectorFamilies = []*prometheus.Desc{gpusDesc, heldDesc, idleHeldDesc, idleLongestDesc, queueDesc, queueReasonDesc, poolSizeDesc,
-		poolDesiredDesc, poolDemandDesc, poolFailingDesc, bootFailuresDesc, ingestLagDesc, scrapeErrorsDesc}
+		poolDesiredDesc, poolDemandDesc, poolFailingDesc, bootFailuresDesc, ingestLagDesc}
 )
 
 // Describe sends the descriptors of every family.
@@ -101,34 +112,35 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range collectorFamilies {
 		ch <- d
 	}
+	c.failed.Describe(ch)
 }
 
 // Collect reads the current state and sends it. A part that cannot be read is logged and
-// left out, and kashi_metrics_scrape_errors says which.
+// left out, and kashi_metrics_scrape_errors_total counts it.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	collectParts(c.cfg, ch, []part{{"board", c.collectBoard}, {"queue", c.collectQueue}, {"pools", c.collectPools}})
+	collectParts(c.cfg, ch, c.failed, []part{{"board", c.collectBoard}, {"queue", c.collectQueue}, {"pools", c.collectPools}})
 }
 
-// part is one part of a scrape: its name in kashi_metrics_scrape_errors and how it is read.
+// part is one part of a scrape: its name in kashi_metrics_scrape_errors_total and how it is
+// read.
 type part struct {
 	name    string
 	collect func(context.Context, time.Time, chan<- prometheus.Metric) error
 }
 
-// collectParts reads each part; a part that cannot be read is logged and left out, and
-// kashi_metrics_scrape_errors says which.
-func collectParts(cfg Config, ch chan<- prometheus.Metric, parts []part) {
+// collectParts reads each part; a part that cannot be read is logged, left out and counted in
+// failed, which it sends last.
+func collectParts(cfg Config, ch chan<- prometheus.Metric, failed *prometheus.CounterVec, parts []part) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	now := cfg.Now()
 	for _, p := range parts {
-		failed := 0.0
 		if err := p.collect(ctx, now, ch); err != nil {
 			cfg.Logger.Warn("metrics", "part", p.name, "err", err)
-			failed = 1
+			failed.WithLabelValues(p.name).Inc()
 		}
-		ch <- prometheus.MustNewConstMetric(scrapeErrorsDesc, prometheus.GaugeValue, failed, p.name)
 	}
+	failed.Collect(ch)
 }
 
 // collectQueue sends the waiting tasks per lane and per reason, every lane and reason a

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -95,7 +97,7 @@ func TestCollect(t *testing.T) {
 			gpu("a100", "cv", 20*time.Second, 10*time.Minute),
 			gpu("a100", "cv", time.Hour, 0),
 		},
-		pools: []models.ConfiguredPool{{Pool: models.Pool{ID: 1, Name: "a100"}}, {Pool: models.Pool{ID: 2, Name: "h100"}}},
+		pools: []models.ConfiguredPool{{Pool: models.Pool{ID: 1, Name: "a100", Spec: "A100"}}, {Pool: models.Pool{ID: 2, Name: "h100", Spec: "H100"}}},
 		sizes: map[int64]models.PoolSizeSample{1: {PoolID: 1, Size: 2, Desired: 3, DemandGPUs: 8}},
 		// h100 stopped after 3 machines in a row failed to boot; a100 has none.
 		states: map[int64]models.PoolScaleState{2: {PoolID: 2, BootFailures: 3, FailingSince: at(-time.Hour)}},
@@ -120,12 +122,18 @@ kashi_gpus{pool="a100",spec="A100",state="busy"} 1
 kashi_gpus{pool="a100",spec="A100",state="free"} 1
 kashi_gpus{pool="a100",spec="A100",state="idle"} 2
 kashi_gpus{pool="a100",spec="A100",state="stale"} 1
+kashi_gpus{pool="h100",spec="H100",state="busy"} 0
+kashi_gpus{pool="h100",spec="H100",state="free"} 0
+kashi_gpus{pool="h100",spec="H100",state="idle"} 0
+kashi_gpus{pool="h100",spec="H100",state="stale"} 0
 # HELP kashi_idle_gpu_longest_seconds The longest time a held GPU of the pool has been idle.
 # TYPE kashi_idle_gpu_longest_seconds gauge
 kashi_idle_gpu_longest_seconds{pool="a100"} 2400
+kashi_idle_gpu_longest_seconds{pool="h100"} 0
 # HELP kashi_idle_gpus_held GPUs held by a task and idle, by pool.
 # TYPE kashi_idle_gpus_held gauge
 kashi_idle_gpus_held{pool="a100"} 2
+kashi_idle_gpus_held{pool="h100"} 0
 # HELP kashi_ingest_lag_seconds Seconds since the newest GPU sample stored.
 # TYPE kashi_ingest_lag_seconds gauge
 kashi_ingest_lag_seconds 5
@@ -233,14 +241,23 @@ func TestCollectErrors(t *testing.T) {
 	c := New(store, queueOf(), cfg)
 	g := gatherBoth(t, c, NewMoney(failing, cfg))
 	want := `
-# HELP kashi_metrics_scrape_errors Parts of this scrape that could not be read (1) or were read (0).
-# TYPE kashi_metrics_scrape_errors gauge
-kashi_metrics_scrape_errors{part="bills"} 1
-kashi_metrics_scrape_errors{part="board"} 1
-kashi_metrics_scrape_errors{part="pools"} 0
-kashi_metrics_scrape_errors{part="queue"} 0
+# HELP kashi_metrics_scrape_errors_total Scrapes in which a part of the page could not be read (and was left out), by part.
+# TYPE kashi_metrics_scrape_errors_total counter
+kashi_metrics_scrape_errors_total{part="bills"} 1
+kashi_metrics_scrape_errors_total{part="board"} 1
+kashi_metrics_scrape_errors_total{part="pools"} 0
+kashi_metrics_scrape_errors_total{part="queue"} 0
 `
-	if err := testutil.GatherAndCompare(g, strings.NewReader(want), "kashi_metrics_scrape_errors"); err != nil {
+	if err := testutil.GatherAndCompare(g, strings.NewReader(want), "kashi_metrics_scrape_errors_total"); err != nil {
+		t.Error(err)
+	}
+	// A counter: each scrape that fails adds one (three scrapes so far), so increase() sees a
+	// failure however short.
+	if _, err := g.Gather(); err != nil {
+		t.Fatal(err)
+	}
+	if err := testutil.GatherAndCompare(g, strings.NewReader(strings.ReplaceAll(want, "} 1", "} 3")),
+		"kashi_metrics_scrape_errors_total"); err != nil {
 		t.Error(err)
 	}
 	if n := testutil.CollectAndCount(c, "kashi_queue_tasks"); n != len(models.Lanes) {
@@ -338,5 +355,24 @@ func TestMoneyNeedsTheScrapeToken(t *testing.T) {
 				t.Errorf("scrape with %q: %s shown %v, want %v", c.auth, family, got, c.wantMoney)
 			}
 		}
+	}
+}
+
+// TestBuildInfo: kashi_build_info is 1 with the version and the Go version as labels.
+func TestBuildInfo(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(BuildInfo("v1.2.3"))
+	fams, err := reg.Gather()
+	if err != nil || len(fams) != 1 || len(fams[0].GetMetric()) != 1 {
+		t.Fatalf("Gather = %v, %v; want one kashi_build_info series", fams, err)
+	}
+	m := fams[0].GetMetric()[0]
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	if fams[0].GetName() != "kashi_build_info" || m.GetGauge().GetValue() != 1 || labels["version"] != "v1.2.3" ||
+		labels["goversion"] != runtime.Version() || !slices.Contains(slices.Collect(maps.Keys(labels)), "revision") {
+		t.Errorf("build info = %s %v %v, want kashi_build_info 1 with version v1.2.3, goversion and revision", fams[0].GetName(), labels, m.GetGauge().GetValue())
 	}
 }

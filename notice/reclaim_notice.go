@@ -40,7 +40,8 @@ type IdleEvent struct {
 // with an account gets an in-app notification, once each (once per notice: the key carries
 // the notice's time), and the channels a message the first time anyone is told; when none of
 // them has an account, the channels are all there is and always hear. The message is worded
-// in l, the installation's language, as alerts are; its times are in loc (the --time-zone).
+// in l, the installation's language, as alerts are, and links to the notifications page (a
+// notice) or the task (a reclaim); its times are in loc (the --time-zone).
 // now is when the scaling loop acted.
 func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l phrase.Locale, a IdleEvent, loc *time.Location, now time.Time) error {
 	loc = locOr(loc)
@@ -66,6 +67,7 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l
 		m.Kind, m.At = KindIdleNotice, at.In(loc)
 		m.Title = l.T("idle.chat.notice_title", name)
 		m.Text = l.T("idle.chat.notice_text", name, t.Owner, detail)
+		m.Link, m.LinkText = "/notifications", l.T("chat.link.notifications")
 	default:
 		// The key of the owner's notification of the task's end in state reclaimed: the
 		// owner is told of the reclaim once, whichever writes first.
@@ -73,6 +75,7 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l
 		m.Kind, m.At = KindReclaimed, now.In(loc)
 		m.Title = l.T("idle.chat.reclaimed_title", name)
 		m.Text = l.T("idle.chat.reclaimed_text", name, t.Owner, detail)
+		m.Link, m.LinkText = fmt.Sprintf("/tasks/%d", t.ID), l.T("chat.link.task")
 	}
 	fresh, err := store.NotifyOwnerAndLeads(ctx, t.ID, key, m.Kind, m.Text, m.At)
 	switch {

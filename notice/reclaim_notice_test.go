@@ -160,7 +160,7 @@ func TestIdleTaskInChinese(t *testing.T) {
 	want := []string{
 		"任务 #1 train（项目 vision，1 张 GPU）（提交人 alice）已被停止，卡已回收：卡已闲置 1小时。",
 		"任务 #1 train（项目 vision，1 张 GPU）（提交人 alice）：卡已闲置 31分钟 ≥ 30分钟；除非保留，将于 09:30 UTC 停止。" +
-			"提交人或项目负责人可在通知页（/notifications）保留这些卡或立即释放。",
+			"提交人或项目负责人可在通知页保留这些卡或立即释放。",
 	}
 	for i, n := range notes {
 		if n.Message != want[i] {

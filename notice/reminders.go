@@ -114,8 +114,8 @@ type ReminderStore interface {
 }
 
 // SendReminders delivers the due reminders in-app (once per key) to the project's leads and
-// members and, the first time, to the channels, worded in l, the installation's language. It
-// returns how many were new.
+// members and, the first time, to the channels, worded in l, the installation's language,
+// linking to the projects page. It returns how many were new.
 func SendReminders(ctx context.Context, store ReminderStore, channels []notify.Channel, l phrase.Locale, pol ReminderPolicy, now time.Time, log *slog.Logger) (int, error) {
 	quotas, err := store.Quotas(ctx, 0)
 	if err != nil || len(quotas) == 0 {
@@ -140,7 +140,7 @@ func SendReminders(ctx context.Context, store ReminderStore, channels []notify.C
 		}
 		fresh++
 		m := notify.Message{Kind: r.Kind, Project: names[r.ProjectID], Title: l.T("reminder.chat.title", names[r.ProjectID], reminderKind(l, r.Kind)),
-			Text: r.Text, At: now.In(locOr(pol.Location))}
+			Text: r.Text, At: now.In(locOr(pol.Location)), Link: "/projects", LinkText: l.T("chat.link.projects")}
 		for _, ch := range channels {
 			if err := ch.Send(ctx, m); err != nil {
 				log.Warn("reminder not delivered", "channel", fmt.Sprintf("%T", ch), "err", err)

@@ -94,7 +94,7 @@ func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc 
 			}
 		}
 		title, text := d.words(l)
-		out = append(out, WeeklyMessage{ProjectID: id, Project: u.Key, Title: title, Text: text})
+		out = append(out, WeeklyMessage{ProjectID: id, Project: u.Key, Title: title, Text: text, Link: link, LinkText: l.T("chat.link.report")})
 	}
 	return out
 }

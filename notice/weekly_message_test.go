@@ -51,6 +51,9 @@ func TestWeeklyMessages(t *testing.T) {
 			if d := cmp.Diff(text, msgs[0].Text); d != "" {
 				t.Errorf("text (-want +got):\n%s", d)
 			}
+			if msgs[0].Link != link || msgs[0].LinkText == "" {
+				t.Errorf("link = %q (%q), want %q with words", msgs[0].Link, msgs[0].LinkText, link)
+			}
 			han := strings.ContainsFunc(msgs[0].Title, func(r rune) bool { return unicode.Is(unicode.Han, r) })
 			if han != (lang == phrase.LangZH) {
 				t.Errorf("title %q in %s", msgs[0].Title, lang)

@@ -33,6 +33,8 @@ type WeeklyMessage struct {
 	Project   string
 	Title     string
 	Text      string
+	// Link is the report's page, LinkText its words.
+	Link, LinkText string
 }
 
 // WeeklyReports makes the week's messages ("2026-W10"), one per project to tell; an error
@@ -92,7 +94,7 @@ func SendWeeklyReports(ctx context.Context, store WeeklyStore, channels []notify
 		if _, err := store.NotifyProject(ctx, m.ProjectID, key, KindWeeklyReport, m.Text, now); err != nil {
 			log.Error("weekly report not noted in-app", "week", week, "project", m.Project, "err", err)
 		}
-		cm := notify.Message{Kind: KindWeeklyReport, Project: m.Project, Title: m.Title, Text: m.Text, At: at}
+		cm := notify.Message{Kind: KindWeeklyReport, Project: m.Project, Title: m.Title, Text: m.Text, At: at, Link: m.Link, LinkText: m.LinkText}
 		for _, ch := range channels {
 			if err := ch.Send(ctx, cm); err != nil {
 				log.Warn("weekly report not delivered", "week", week, "project", m.Project, "channel", fmt.Sprint(ch), "err", err)

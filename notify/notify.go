@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -26,7 +27,49 @@ type Message struct {
 	// At is when it happened, in the zone the message is read in (the server's --time-zone):
 	// the footer shows it there, with the zone.
 	At time.Time `json:"at"`
+	// Link is where in Kashi the message's subject is: a path ("/alerts") that Under makes
+	// absolute with the public URL, or an absolute URL. LinkText names it in the message's
+	// language; robots show it as the link's words.
+	Link     string `json:"link,omitempty"`
+	LinkText string `json:"-"`
+	// Resolved marks a message that says an alert (every alert of a group) has ended.
+	Resolved bool `json:"resolved,omitempty"`
 }
+
+// Under returns channels that send each message whose Link is a path with the Link under base
+// (the --public-url), so that a reader in a chat app, who is not on Kashi's pages, can open
+// it. With base empty the channels are returned as they are and links stay paths.
+func Under(base string, channels []Channel) []Channel {
+	base = strings.TrimSuffix(base, "/")
+	if base == "" {
+		return channels
+	}
+	out := make([]Channel, len(channels))
+	for i, ch := range channels {
+		out[i] = under{base: base, Channel: ch}
+	}
+	return out
+}
+
+// under is a channel whose messages' paths are made absolute under base.
+type under struct {
+	base string
+	Channel
+}
+
+// Send sends m with its Link under the base when it is a path.
+func (u under) Send(ctx context.Context, m Message) error {
+	if strings.HasPrefix(m.Link, "/") {
+		m.Link = u.base + m.Link
+	}
+	return u.Channel.Send(ctx, m)
+}
+
+// String names the channel it wraps.
+func (u under) String() string { return fmt.Sprint(u.Channel) }
+
+// GoString is String.
+func (u under) GoString() string { return u.String() }
 
 // Stamp writes t as messages and pages show a moment: in t's own zone, named,
 // "2026-03-02 17:00 CST".
@@ -37,40 +80,31 @@ type Channel interface {
 	Send(ctx context.Context, m Message) error
 }
 
-// Webhook posts each message as JSON (the Message fields) to a URL.
-type Webhook struct {
-	URL    string
-	Client *http.Client
-}
-
-// Send posts m; a non-2xx answer is an error.
-func (w Webhook) Send(ctx context.Context, m Message) error {
-	_, err := postJSON(ctx, w.Client, w.URL, m)
-	return err
-}
-
-// String names the channel without the URL's path or query, which may hold a token.
-func (w Webhook) String() string { return "webhook:" + redactURL(w.URL) }
-
-// GoString is String: %#v must not print the URL either.
-func (w Webhook) GoString() string { return w.String() }
-
 // maxAnswer is how much of an answer postJSON reads.
 const maxAnswer = 64 << 10
 
 // postJSON posts body as JSON to rawURL and returns the answer's body; a non-2xx answer is an
 // error. Errors name the host only: a robot's URL carries its access token.
 func postJSON(ctx context.Context, client *http.Client, rawURL string, body any) ([]byte, error) {
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
-	}
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
+	return post(ctx, client, rawURL, b, nil)
+}
+
+// post posts the JSON b to rawURL with the headers of header besides its content type, as
+// postJSON.
+func post(ctx context.Context, client *http.Client, rawURL string, b []byte, header http.Header) ([]byte, error) {
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("notify: bad URL for %s", redactURL(rawURL))
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)

@@ -13,7 +13,9 @@ func TestParse(t *testing.T) {
 		spec string
 		want Channel
 	}{
-		"webhook":  {"webhook:https://hooks.example.com/kashi?t=1", Webhook{URL: "https://hooks.example.com/kashi?t=1"}},
+		"webhook": {"webhook:https://hooks.example.com/kashi?t=1", Webhook{URL: "https://hooks.example.com/kashi?t=1"}},
+		"webhook signed, as Alertmanager": {"webhook:https://hooks.example.com/k#secret=s%2B1&format=alertmanager",
+			Webhook{URL: "https://hooks.example.com/k", Secret: "s+1", Alertmanager: true}},
 		"bare url": {"http://10.0.0.5:8080/hook", Webhook{URL: "http://10.0.0.5:8080/hook"}},
 		"dingtalk signed": {"dingtalk:https://oapi.dingtalk.com/robot/send?access_token=abc#secret=SEC123",
 			DingTalk{URL: "https://oapi.dingtalk.com/robot/send?access_token=abc", Secret: "SEC123"}},
@@ -51,7 +53,8 @@ func TestParseRefuses(t *testing.T) {
 		"dingtalk:https:///no-host",
 		"slack:https://hooks.slack.com/x",
 		"wecom:https://qyapi.weixin.qq.com/send?key=k#secret=s",
-		"webhook:https://example.com/h#secret=s",
+		"webhook:https://example.com/h#format=slack",
+		"dingtalk:https://oapi.dingtalk.com/robot/send?access_token=a#format=alertmanager",
 		"dingtalk:https://oapi.dingtalk.com/robot/send#token=x",
 		"dingtalk:https://oapi.dingtalk.com/robot/send#secret=",
 		"not a url",
@@ -69,6 +72,7 @@ func TestChannelsHideSecrets(t *testing.T) {
 		"feishu:https://open.feishu.cn/open-apis/bot/v2/hook/TOKEN42#secret=SECRET42",
 		"wecom:https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=TOKEN42",
 		"webhook:https://hooks.example.com/TOKEN42",
+		"webhook:https://hooks.example.com/TOKEN42#secret=SECRET42&format=alertmanager",
 	} {
 		ch, err := Parse(spec)
 		if err != nil {

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -189,7 +190,8 @@ func (w WeCom) String() string { return "wecom:" + redactURL(w.URL) }
 func (w WeCom) GoString() string { return w.String() }
 
 // markdown writes m for a robot that renders markdown: the title as a heading ("#### ") or in
-// bold ("**"), the text, then a quoted footer naming Kashi, the kind, project and time.
+// bold ("**"), the text, the link into Kashi with its words, then a quoted footer naming
+// Kashi, the kind, project and time.
 // A message's title and text are plain text that carries what people typed (task and
 // project names, commands in failure reasons): every character markdown gives a meaning to is
 // escaped, so none becomes a link, a heading or emphasis in the team's chat. Lines that begin
@@ -202,7 +204,11 @@ func markdown(m Message, heading string) string {
 	} else {
 		b.WriteString(heading + title)
 	}
-	b.WriteString("\n\n" + escapeMarkdown(m.Text) + "\n\n> " + escapeMarkdown(footer(m)))
+	b.WriteString("\n\n" + escapeMarkdown(m.Text))
+	if m.Link != "" {
+		b.WriteString("\n\n[" + escapeMarkdown(cmp.Or(m.LinkText, m.Link)) + "](" + linkEscapes.Replace(m.Link) + ")")
+	}
+	b.WriteString("\n\n> " + escapeMarkdown(footer(m)))
 	return b.String()
 }
 
@@ -215,9 +221,18 @@ var markdownEscapes = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_",
 // escapeMarkdown makes s read as the plain text it is in markdown.
 func escapeMarkdown(s string) string { return markdownEscapes.Replace(s) }
 
+// linkEscapes percent-encodes what would end a Markdown link's target early.
+var linkEscapes = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E")
+
 // plainText writes m as plain text: title, text, footer.
 func plainText(m Message) string {
-	return m.Title + "\n" + m.Text + "\n— " + footer(m)
+	text := m.Title + "\n" + m.Text + "\n"
+	if m.Link != "" && m.LinkText != "" {
+		text += m.LinkText + ": " + m.Link + "\n"
+	} else if m.Link != "" {
+		text += m.Link + "\n"
+	}
+	return text + "— " + footer(m)
 }
 
 // footer is "Kashi · kind · project · 2026-03-02 17:00 CST", leaving out what is empty; the

@@ -1602,7 +1602,7 @@ var catalogEN = map[string]string{
 	"notes.idle.owner":          "submitted by %s",
 	"idle.chat.task":            "#%d %s (project %s, %s)",
 	"idle.chat.notice_title":    "Idle GPUs: task %s",
-	"idle.chat.notice_text":     "Task %s, submitted by %s: %s. Its owner or a lead of the project keeps the cards or releases them now on the notifications page (/notifications).",
+	"idle.chat.notice_text":     "Task %s, submitted by %s: %s. Its owner or a lead of the project keeps the cards or releases them now on the notifications page.",
 	"idle.chat.reclaimed_title": "Reclaimed: task %s",
 	"idle.chat.reclaimed_text":  "Task %s, submitted by %s, was stopped and its cards reclaimed: %s.",
 	"reminder.chat.title":       "%s: %s",
@@ -2015,4 +2015,13 @@ var catalogEN = map[string]string{
 	"stagecost.on_top": "On the top spec",
 	"stagecost.saving": "Saved",
 	"stagecost.all_on": "all on %s",
+	// Chat that links back, alerts grouped (#36).
+	"chat.link.alerts":          "Open the alerts page",
+	"chat.link.notifications":   "Keep or release on the notifications page",
+	"chat.link.task":            "Open the task",
+	"chat.link.projects":        "Open the projects page",
+	"chat.link.report":          "Open the report",
+	"alert.chat.group_title":    "[%s] %s · %d alerts",
+	"alert.chat.group_line":     "- %s",
+	"alert.chat.group_resolved": "- Resolved: %s",
 }

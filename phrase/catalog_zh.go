@@ -1602,7 +1602,7 @@ var catalogZH = map[string]string{
 	"notes.idle.owner":          "提交人 %s",
 	"idle.chat.task":            "#%d %s（项目 %s，%s）",
 	"idle.chat.notice_title":    "GPU 闲置：任务 %s",
-	"idle.chat.notice_text":     "任务 %s（提交人 %s）：%s。提交人或项目负责人可在通知页（/notifications）保留这些卡或立即释放。",
+	"idle.chat.notice_text":     "任务 %s（提交人 %s）：%s。提交人或项目负责人可在通知页保留这些卡或立即释放。",
 	"idle.chat.reclaimed_title": "已回收：任务 %s",
 	"idle.chat.reclaimed_text":  "任务 %s（提交人 %s）已被停止，卡已回收：%s。",
 	"reminder.chat.title":       "%s：%s",
@@ -2015,4 +2015,13 @@ var catalogZH = map[string]string{
 	"stagecost.on_top": "全程最高规格",
 	"stagecost.saving": "节省",
 	"stagecost.all_on": "全程 %s",
+	// Chat that links back, alerts grouped (#36).
+	"chat.link.alerts":          "打开告警页",
+	"chat.link.notifications":   "在通知页保留或释放",
+	"chat.link.task":            "打开任务",
+	"chat.link.projects":        "打开项目页",
+	"chat.link.report":          "打开周报",
+	"alert.chat.group_title":    "【%s】%s · %d 条告警",
+	"alert.chat.group_line":     "- %s",
+	"alert.chat.group_resolved": "- 已解决：%s",
 }

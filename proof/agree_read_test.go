@@ -258,7 +258,7 @@ func (in instant) moving() any {
 	for _, t := range in.holding {
 		running = append(running, t.ID)
 	}
-	return []any{in.at, cards, waiting, in.queue.Capacity, running, in.metrics["kashi_tasks_waiting"]}
+	return []any{in.at, cards, waiting, in.queue.Capacity, running, queuedOn(in.metrics)}
 }
 
 // read reads every figure once.
@@ -330,6 +330,17 @@ func parseMetrics(body []byte) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// queuedOn sums kashi_queue_tasks over the lanes of metrics, as parseMetrics reads them.
+func queuedOn(metrics map[string]float64) float64 {
+	n := 0.0
+	for k, v := range metrics {
+		if strings.HasPrefix(k, "kashi_queue_tasks{") {
+			n += v
+		}
+	}
+	return n
 }
 
 // boardCounts reads the board's pool summaries: total, busy, idle, free and stale cards by

@@ -134,8 +134,8 @@ func (in instant) capacityAgrees(v violations) {
 
 // queueAgrees: /metrics counts the tasks the queue shows waiting.
 func (in instant) queueAgrees(v violations) {
-	if got, want := int(in.metrics["kashi_tasks_waiting"]), len(in.queue.Tasks); got != want {
-		v.add("queue", "kashi_tasks_waiting %d, the queue shows %d waiting", got, want)
+	if got, want := int(queuedOn(in.metrics)), len(in.queue.Tasks); got != want {
+		v.add("queue", "kashi_queue_tasks %d over the lanes, the queue shows %d waiting", got, want)
 	}
 }
 

@@ -170,7 +170,6 @@ func (l *Loop) apply(ctx context.Context, snap Snapshot, plan Plan, reasons map[
 	}
 	tasksPlaced.Add(float64(placed))
 	observeWaits(snap, plan, now)
-	tasksWaiting.Set(float64(len(plan.Waiting)))
 	changed := make(map[int64]string)
 	for _, w := range plan.Waiting {
 		if r := w.String(); reasons[w.TaskID] != r {

@@ -16,8 +16,6 @@ var (
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)})
 	tasksPlaced = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "kashi_tasks_placed_total", Help: "Tasks given GPUs by the scheduler."})
-	tasksWaiting = promauto.NewGauge(prometheus.GaugeOpts{
-		Name: "kashi_tasks_waiting", Help: "Tasks waiting after the last tick."})
 )
 
 // queueWait is the time from submit to placement of the tasks placed, by lane.
