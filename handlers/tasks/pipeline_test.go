@@ -88,6 +88,39 @@ func TestPipelineSubmit(t *testing.T) {
 	}
 }
 
+// TestPipelineStageIsAnOrdinaryTask: a stage's task carries every field a task submitted on
+// its own would: its attempts and rerun on failure, its minimums of network and storage and
+// whether it may span nodes with no network between them, whether it is submitted at once
+// (clean) or later from what the store kept of it (train, after clean ended).
+func TestPipelineStageIsAnOrdinaryTask(t *testing.T) {
+	s, member, _ := pipelineServer(t)
+	p := webtest.Decode[api.Pipeline](t, s.Post("/api/v1/pipelines", `{"project":"vision","name":"fields","stages":[
+		{"name":"clean","gpus":1,"command":["clean"],"max_attempts":3,"rerun_on_failure":true,"priority":"high"},
+		{"name":"train","after_ended":["clean"],"gpus":2,"spec":"A100-80G","command":["train"],"max_attempts":1,
+		 "min_inter_node_gbps":400,"min_storage_mbps":1000,"allow_no_interconnect":true,"queue":"long"}]}`, webtest.Bearer(member)...))
+	clean := *stagesByName(p)["clean"].Task
+	task := webtest.Decode[api.Task](t, s.Get(fmt.Sprintf("/api/v1/tasks/%d", clean)))
+	if task.MaxAttempts != 3 || !task.RerunOnFailure || task.Priority != "high" {
+		t.Fatalf("clean's task: %d attempts, rerun on failure %v, priority %s; want 3, true, high", task.MaxAttempts, task.RerunOnFailure, task.Priority)
+	}
+	ctx := context.Background()
+	if err := s.Store.CancelTask(ctx, clean, "mia", webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store.AdvancePipelines(ctx, models.DefaultTaskLimits, webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	train := stagesByName(webtest.Decode[api.Pipeline](t, s.Get(fmt.Sprintf("/api/v1/pipelines/%d", p.ID))))["train"]
+	if train.Task == nil {
+		t.Fatalf("train = %+v, want submitted once clean ended", train)
+	}
+	task = webtest.Decode[api.Task](t, s.Get(fmt.Sprintf("/api/v1/tasks/%d", *train.Task)))
+	if task.MaxAttempts != 1 || task.RerunOnFailure || task.MinInterNodeGbps != 400 || task.MinStorageMBps != 1000 ||
+		!task.AllowNoInterconnect || task.Queue != "long" || task.Spec != "A100-80G" {
+		t.Fatalf("train's task = %+v; want 1 attempt, 400 Gb/s, 1,000 MB/s, allowed without interconnect, the long lane, A100", task)
+	}
+}
+
 // TestPipelineRefusedNamesTheField: a bad stage is refused with 422 naming it as
 // stages[i].field, the store's problems and the request's alike; nothing is stored.
 func TestPipelineRefusedNamesTheField(t *testing.T) {
