@@ -102,6 +102,10 @@ func TestReplayRejectsBadInput(t *testing.T) {
 	if err := os.WriteFile(notCSV, []byte{0x7f, 'E', 'L', 'F', 0, 0, 1}, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	dup := filepath.Join(dir, "dup.csv")
+	if err := os.WriteFile(dup, []byte("job_id,submit_ts,gpus,duration_s\na,0,1,60\nb,1,1,60\na,2,1,60\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "r.json")
 	tests := map[string]struct {
 		args []string
@@ -114,6 +118,7 @@ func TestReplayRejectsBadInput(t *testing.T) {
 		"both fleets":  {[]string{"--trace", openbTrace, "--out", out, "--nodes", "2", "--config", "x.yaml"}, nil, "exclude"},
 		"missing file": {[]string{"--trace", filepath.Join(dir, "none.csv"), "--nodes", "2", "--out", out}, nil, "no such file"},
 		"not csv":      {[]string{"--trace", notCSV, "--nodes", "2", "--out", out}, nil, "not CSV"},
+		"repeated id":  {[]string{"--trace", dup, "--nodes", "2", "--out", out}, nil, `dup.csv: replay: line 4 repeats job_id "a" of line 2`},
 		"bad policy":   {[]string{"--trace", openbTrace, "--nodes", "2", "--out", out, "--policy", "lifo"}, nil, "unknown policy"},
 		"bad sweep":    {[]string{"--trace", openbTrace, "--nodes", "2", "--sweep", "colour=red"}, nil, "unknown setting"},
 		"env int":      {[]string{"--trace", openbTrace, "--out", out}, map[string]string{"KASHI_NODES": "many"}, "KASHI_NODES"},

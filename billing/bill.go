@@ -73,6 +73,10 @@ type Bill struct {
 	// Models are the inference services' lines added up per service and model tag (inside
 	// the total); absent without any, so bills before services keep their shape.
 	Models []ModelCost `json:"models,omitempty"`
+	// Pipelines are the pipelines' stage tasks' lines added up per stage and spec, beside
+	// what they would have cost on the pipeline's highest-priced spec (inside the total);
+	// absent without any, so bills before pipelines keep their shape.
+	Pipelines []PipelineCost `json:"pipelines,omitempty"`
 	// Held is the classification of every held second; Held.Nominal() = NominalS.
 	Held       Breakdown `json:"held"`
 	NominalS   int64     `json:"nominal_s"`

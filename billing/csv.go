@@ -63,6 +63,7 @@ const (
 	csvModel  = "模型 model"
 	csvRerun  = "重跑 rerun"
 	csvTrial  = "试跑 trial"
+	csvStage  = "阶段 stage"
 )
 
 // itemLabels are the CSV kinds of summary items.
@@ -79,9 +80,10 @@ var itemLabels = map[string]string{
 // reads the Chinese text, one header row, then for each bill one row per line, the summary
 // rows (items, then the total), the idle section (idle tasks, the package's unused hours,
 // the bookings), one row per inference service and model (模型 model), and one row of the
-// card-hours lost to reruns and their cost (重跑 rerun) when there are any. A line's region
+// card-hours lost to reruns and their cost (重跑 rerun) when there are any, and one row per
+// pipeline stage and spec (阶段 stage, see StageNote). A line's region
 // is where its cards were (empty for a pool in no region); summary rows are per spec across
-// regions. Model and rerun rows are views of the lines inside the total, so finance does not
+// regions. Model, rerun and stage rows are views of the lines inside the total, so finance does not
 // add them to it. Hours have six decimals and money is yuan with two. Each row is built in one reused
 // buffer and written through a bufio.Writer, so memory stays flat however many lines a bill
 // has.
@@ -231,6 +233,31 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text(TrialNote)
 		cw.end()
 	}
+	for i := range b.Pipelines {
+		pc := &b.Pipelines[i]
+		for j := range pc.Stages {
+			st := &pc.Stages[j]
+			cw.start(csvStage, b)
+			cw.int(pc.PipelineID)
+			cw.text(pc.Pipeline + "/" + st.Stage)
+			cw.at(colSpec)
+			cw.text(st.Spec)
+			cw.at(colNominal)
+			cw.hours(st.NominalS, st.EffectiveS)
+			cw.at(colAmount)
+			cw.fen(st.AmountFen)
+			cw.text(StageNote(pc, st))
+			cw.end()
+		}
+	}
+}
+
+// StageNote is the note of a pipeline stage's row in the downloads: what the same card
+// time would have cost on the pipeline's highest-priced spec, and that the row is inside
+// the total.
+func StageNote(pc *PipelineCost, st *StageCost) string {
+	return fmt.Sprintf("pipeline stage; on %s (%s/card-hour) %s, saving %s; inside the total", pc.TopSpec,
+		FormatFen(pc.TopRateFen), FormatFen(st.TopSpecFen), FormatFen(st.SavingFen))
 }
 
 // RerunNote is the note of a bill's rerun row in the downloads: what its hours and amount

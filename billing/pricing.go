@@ -89,6 +89,9 @@ func (p *pricing) bill(b *Bill, accs []*lineAcc, tasks map[int64]*models.LedgerT
 	b.RerunFen = RerunFen(b)
 	b.TrialFen = TrialFen(b)
 	b.PriceVersions = p.priceVersions(b.ProjectID, b.Lines)
+	if b.Pipelines, err = p.pipelineCosts(b, b.Lines, tasks, taskHeld); err != nil {
+		return err
+	}
 	bl.items(win, asOf)
 	bl.idle()
 	for _, it := range b.Items {

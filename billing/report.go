@@ -115,6 +115,12 @@ type WindowInput struct {
 	// measured, whose figures the advice uses in preference to the readings
 	// (rightsize.AdviseTried); nil gives none.
 	Trials map[int64]rightsize.Tried
+	// Prices, Plans and Quotas are the month's (of the window's start) that price the
+	// pipelines' stages as the bill prices its lines (Report.Pipelines); without them the
+	// stages' card time rates 0.
+	Prices []models.Price
+	Plans  []models.BillingPlan
+	Quotas []models.Quota
 }
 
 // Report is the utilization of a window: held (nominal) against effective card time and
@@ -159,6 +165,10 @@ type Report struct {
 	// Trial class: Runs counts the runs); WeekReport prices them like Reruns. Empty without
 	// trials.
 	Trials []GroupUsage `json:"trials"`
+	// Pipelines are, per project by name then pipeline, the window's card time of the
+	// pipelines' stage tasks by stage and spec, priced as the bill prices its lines, beside
+	// what it would have cost on each pipeline's highest-priced spec (see PipelineCost).
+	Pipelines []PipelineCost `json:"pipelines"`
 }
 
 // GroupUsage is the card time in the window of a group of a project's tasks: how many held
@@ -377,6 +387,7 @@ func Utilization(in WindowInput) (Report, error) {
 	perTask := map[int64]*IdleTask{}
 	whole := map[int64]*Breakdown{}
 	heldByGPU := map[int64][]Span{}
+	stageLines := map[lineKey]*lineAcc{}
 	for i, a := range in.Allocations {
 		if in.Only != nil && !in.Only[a.ProjectID] {
 			continue
@@ -427,6 +438,15 @@ func Utilization(in WindowInput) (Report, error) {
 			}
 			u.add(!ran[a.TaskID], a.Spec, b)
 			ran[a.TaskID] = true
+		}
+		if t != nil && t.PipelineID != 0 {
+			k := lineKey{a.TaskID, a.Spec, a.Overflow}
+			la := stageLines[k]
+			if la == nil {
+				la = &lineAcc{key: k, project: a.ProjectID}
+				stageLines[k] = la
+			}
+			la.held.Add(b)
 		}
 		if b.Rerun > 0 {
 			g := byRerun[a.ProjectID]
@@ -511,7 +531,53 @@ func Utilization(in WindowInput) (Report, error) {
 	slices.SortFunc(r.Trials, func(a, b GroupUsage) int {
 		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.ProjectID, b.ProjectID))
 	})
+	if r.Pipelines, err = windowPipelines(in, stageLines, tasks, whole, projects); err != nil {
+		return Report{}, err
+	}
 	return r, nil
+}
+
+// windowPipelines prices the window's lines of pipelines' stage tasks as a bill of the
+// window would (the bill's line pricing under in's prices, plans and quotas; a per-task
+// charge in the window its task ended) and adds them up by stage (pipelineCosts), by
+// project name then pipeline.
+func windowPipelines(in WindowInput, accs map[lineKey]*lineAcc, tasks map[int64]*models.LedgerTask, whole map[int64]*Breakdown, projects map[int64]string) ([]PipelineCost, error) {
+	out := []PipelineCost{}
+	if len(accs) == 0 {
+		return out, nil
+	}
+	byProject := map[int64][]*lineAcc{}
+	for _, la := range accs {
+		byProject[la.project] = append(byProject[la.project], la)
+	}
+	taskHeld := make(map[int64]int64, len(whole))
+	for id, w := range whole {
+		taskHeld[id] = w.Nominal()
+	}
+	p := newPricing(in.Prices, in.Plans, in.Quotas, nil)
+	for _, pid := range slices.Sorted(maps.Keys(byProject)) {
+		ls := byProject[pid]
+		slices.SortFunc(ls, func(x, y *lineAcc) int {
+			return cmp.Or(cmp.Compare(x.key.task, y.key.task), strings.Compare(x.key.spec, y.key.spec),
+				boolCmp(x.key.overflow, y.key.overflow))
+		})
+		b := &Bill{ProjectID: pid, Project: projectName(projects, pid)}
+		bl, err := p.pricer(b, tasks, taskHeld)
+		if err != nil {
+			return nil, err
+		}
+		lines := make([]Line, len(ls))
+		for i, la := range ls {
+			lines[i] = bl.line(la)
+		}
+		pcs, err := p.pipelineCosts(b, lines, tasks, taskHeld)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pcs...)
+	}
+	slices.SortStableFunc(out, func(x, y PipelineCost) int { return cmp.Compare(x.Project, y.Project) })
+	return out, nil
 }
 
 // newGroup is an empty group of the project's tasks.
@@ -721,6 +787,9 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 	if in.Trials, err = weekTrials(ctx, src, in.Tasks, Span{from.Unix(), to.Unix()}, MonthOf(from, loc), now); err != nil {
 		return Report{}, err
 	}
+	if err := loadStagePricing(ctx, src, &in, MonthOf(from, loc)); err != nil {
+		return Report{}, err
+	}
 	// The advice reads the cards' peaks, which the bills' readings leave out.
 	_, gpus, since := ledgerKeys(in.Allocations, from.Unix())
 	in.Readings = func(each func(int64, []models.GPURollup) error) error {
@@ -737,6 +806,35 @@ func WeekReport(ctx context.Context, src Source, week string, only map[int64]boo
 	return r, nil
 }
 
+// loadStagePricing reads into in the month's prices and plans and the quotas of the
+// projects whose pipelines' stage tasks held cards in the window, when there are any.
+func loadStagePricing(ctx context.Context, src Source, in *WindowInput, month Month) error {
+	var projects []int64
+	for _, t := range in.Tasks {
+		if t.PipelineID != 0 && (in.Only == nil || in.Only[t.ProjectID]) && !slices.Contains(projects, t.ProjectID) {
+			projects = append(projects, t.ProjectID)
+		}
+	}
+	if len(projects) == 0 {
+		return nil
+	}
+	var err error
+	if in.Prices, err = src.Prices(ctx, month.String()); err != nil {
+		return err
+	}
+	if in.Plans, err = src.BillingPlans(ctx, month.String()); err != nil {
+		return err
+	}
+	for _, id := range projects {
+		q, err := src.Quotas(ctx, id)
+		if err != nil {
+			return err
+		}
+		in.Quotas = append(in.Quotas, q...)
+	}
+	return nil
+}
+
 // ReportCSVHeader names the columns of the report's CSV, in Chinese and English.
 var ReportCSVHeader = []string{
 	"类型 Kind", "名称 Key", "项目 Project", headerOwner, "卡型 Spec", "任务ID Task ID",
@@ -745,6 +843,7 @@ var ReportCSVHeader = []string{
 	"未占用 Unheld card-hours", "任务数 Tasks", "产出 Output units", "名义卡时/产出 Nominal card-hours per unit",
 	"有效卡时/产出 Effective card-hours per unit", "结束方式 Ending", "预估卡时 Estimated card-hours",
 	"偏差 Miss card-hours", "费用 Cost (yuan)", "重跑 Rerun hours", "试跑 Trial hours",
+	"最高规格费用 Top-spec cost (yuan)", "节省 Saving (yuan)",
 }
 
 // Row kinds of the report's CSV.
@@ -762,6 +861,7 @@ const (
 	reportAdvice        = "建议 advice"
 	reportRerun         = "重跑 rerun"
 	reportTrial         = "试跑 trial"
+	reportStage         = "阶段 stage"
 )
 
 // reportHours and reportFen are the report's card-seconds and money cells: hours with six
@@ -777,7 +877,9 @@ type (
 // output unit, the estimate misses (nominal is the actual card time), the templates' use,
 // the rightsizing advice, and per project the card time lost to reruns with its cost (their
 // hours also in the Rerun column, where the usage rows carry their Rerun class), and the
-// card time of trials' runs with its cost (their hours in the last column, as Rerun's).
+// card time of trials' runs with its cost (their hours in the Trial column, as Rerun's),
+// and each pipeline stage's card time per spec with its cost, what it would have cost on
+// the pipeline's highest-priced spec and the saving (the last two columns).
 func reportRows(r Report, write func(fields ...any)) {
 	h := func(s int64) any { return reportHours(s) }
 	usage := func(kind string, u Usage, nodes bool) {
@@ -834,6 +936,13 @@ func reportRows(r Report, write func(fields ...any)) {
 	for _, g := range r.Trials {
 		write(reportTrial, g.Project, g.Project, nil, nil, nil, h(g.NominalS), nil, nil, nil, nil, nil, nil, nil, nil,
 			g.Runs, nil, nil, nil, nil, nil, nil, reportFen(g.CostFen), nil, h(g.NominalS))
+	}
+	for _, pc := range r.Pipelines {
+		for _, st := range pc.Stages {
+			write(reportStage, pc.Pipeline+"/"+st.Stage, pc.Project, nil, st.Spec, nil, h(st.NominalS), h(st.EffectiveS),
+				nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, reportFen(st.AmountFen), nil, nil,
+				reportFen(st.TopSpecFen), reportFen(st.SavingFen))
+		}
 	}
 }
 

@@ -17,6 +17,9 @@ const (
 	SheetLines   = "Lines"
 	SheetIdle    = "Idle"
 	SheetModels  = "Models"
+	// SheetStages is there only when a bill has pipelines, so that a workbook of bills
+	// before pipelines keeps its bytes.
+	SheetStages = "Stages"
 )
 
 // Spreadsheet number formats: money in yuan (a CNY currency format), months, hours, shares.
@@ -42,6 +45,9 @@ var (
 	modelsHeader = []any{"项目 Project", "月份 Month", "服务ID Service ID", "服务 Service", "模型 Model",
 		"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "闲置时长 Idle hours", "金额(元) Amount (CNY)",
 		"标签 Tags"}
+	stagesHeader = []any{"项目 Project", "月份 Month", "流水线ID Pipeline ID", "流水线 Pipeline", "阶段 Stage", "卡型 Spec",
+		"名义卡时 Nominal card-hours", "有效卡时 Effective card-hours", "金额(元) Amount (CNY)", "最高规格 Top spec",
+		"按最高规格(元) On the top spec (CNY)", "节省(元) Saving (CNY)", "标签 Tags"}
 )
 
 // xlsxStyles are the style ids of a workbook.
@@ -51,8 +57,9 @@ type xlsxStyles struct {
 
 // WriteXLSX writes bills as a workbook with sheets Summary (items, the card-hours lost to
 // reruns and of trials' runs with their cost when there are any, and totals per bill),
-// Lines (one row per line), Idle (the idle section) and Models (one row per inference
-// service and model: a view inside the total, not to be added to it), money and hours as
+// Lines (one row per line), Idle (the idle section), Models (one row per inference
+// service and model: a view inside the total, not to be added to it) and, when a bill has
+// pipelines, Stages (one row per pipeline stage and spec, a view too), money and hours as
 // numbers with number formats. Every sheet is there, with its header, even without rows.
 // The Lines, Idle and Models sheets are streamed. The bytes depend on the bills only, so an
 // issued bill downloads the same every time.
@@ -66,13 +73,18 @@ func WriteXLSX(w io.Writer, bills []Bill) error {
 	if err := f.SetSheetName("Sheet1", SheetSummary); err != nil {
 		return fmt.Errorf("billing: write xlsx: %w", err)
 	}
-	for _, name := range []string{SheetLines, SheetIdle, SheetModels} {
+	sheets := []string{SheetLines, SheetIdle, SheetModels}
+	steps := []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, streamed(SheetIdle, idleHeader, idleRows),
+		streamed(SheetLines, linesHeader, lineRows), streamed(SheetModels, modelsHeader, modelRows)}
+	if slices.ContainsFunc(bills, func(b Bill) bool { return len(b.Pipelines) > 0 }) {
+		sheets = append(sheets, SheetStages)
+		steps = append(steps, streamed(SheetStages, stagesHeader, stageRows))
+	}
+	for _, name := range sheets {
 		if _, err := f.NewSheet(name); err != nil {
 			return fmt.Errorf("billing: write xlsx: %w", err)
 		}
 	}
-	steps := []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, streamed(SheetIdle, idleHeader, idleRows),
-		streamed(SheetLines, linesHeader, lineRows), streamed(SheetModels, modelsHeader, modelRows)}
 	for _, step := range steps {
 		if err := step(f, st, bills); err != nil {
 			return fmt.Errorf("billing: write xlsx: %w", err)
@@ -287,6 +299,23 @@ func modelRows(st xlsxStyles, bills []Bill, add func([]any)) {
 			row[5], row[6], row[7] = st.hoursCell(m.NominalS), st.hoursCell(m.EffectiveS), st.hoursCell(m.IdleS)
 			row[8], row[9] = st.moneyCell(m.AmountFen), TagsText(b.Tags)
 			add(row)
+		}
+	}
+}
+
+// stageRows passes add the Stages sheet's rows after the header: per pipeline, one row per
+// stage and spec (a view inside the total, not to be added to it).
+func stageRows(st xlsxStyles, bills []Bill, add func([]any)) {
+	row := make([]any, len(stagesHeader))
+	for i := range bills {
+		b := &bills[i]
+		for _, pc := range b.Pipelines {
+			for _, s := range pc.Stages {
+				row[0], row[1], row[2], row[3], row[4], row[5] = b.Project, st.monthCell(b.Month), pc.PipelineID, pc.Pipeline, s.Stage, s.Spec
+				row[6], row[7], row[8] = st.hoursCell(s.NominalS), st.hoursCell(s.EffectiveS), st.moneyCell(s.AmountFen)
+				row[9], row[10], row[11], row[12] = pc.TopSpec, st.moneyCell(s.TopSpecFen), st.moneyCell(s.SavingFen), TagsText(b.Tags)
+				add(row)
+			}
 		}
 	}
 }

@@ -401,6 +401,11 @@ type LedgerTask struct {
 	// it serves; 0 and "" for a batch task.
 	ServiceID int64
 	Model     string
+	// PipelineID, Pipeline and Stage are the pipeline and stage that submitted the task (any
+	// run of it); 0 and "" for a task of no pipeline.
+	PipelineID int64
+	Pipeline   string
+	Stage      string
 }
 
 // LedgerTasks returns the tasks of the given ids (those the ledger's allocations name), by id.
@@ -456,10 +461,15 @@ func (s *Store) ledgerTasks(ctx context.Context, ids []int64, out []LedgerTask) 
 		out = append(out, t)
 		return err
 	}
-	cols := `SELECT id, project_id, name, owner, gpus, state, reason, output_units, est_gpu_hours, ` +
-		s.unixCol("ended_at", true) + `, ` + s.unixCol("last_checkpoint_at", true) + `, model, service_id FROM tasks WHERE `
+	cols := `SELECT tasks.id, tasks.project_id, tasks.name, tasks.owner, tasks.gpus, tasks.state, tasks.reason, ` +
+		`tasks.output_units, tasks.est_gpu_hours, ` + s.unixCol("tasks.ended_at", true) + `, ` +
+		s.unixCol("tasks.last_checkpoint_at", true) + `, tasks.model, tasks.service_id, ` +
+		`pipeline_tasks.pipeline_id, pipelines.name, pipeline_stages.name FROM tasks ` +
+		`LEFT JOIN pipeline_tasks ON pipeline_tasks.task_id = tasks.id ` +
+		`LEFT JOIN pipelines ON pipelines.id = pipeline_tasks.pipeline_id ` +
+		`LEFT JOIN pipeline_stages ON pipeline_stages.id = pipeline_tasks.stage_id WHERE `
 	if lo, hi := ids[0], ids[len(ids)-1]; hi-lo < 2*int64(len(ids))+10_000 {
-		return out, s.eachRow(ctx, cols+`id >= ? AND id <= ? ORDER BY id`, []any{lo, hi}, keep)
+		return out, s.eachRow(ctx, cols+`tasks.id >= ? AND tasks.id <= ? ORDER BY tasks.id`, []any{lo, hi}, keep)
 	}
 	err := inChunks(ids, func(chunk []int64) error {
 		args := make([]any, len(chunk))
@@ -467,7 +477,7 @@ func (s *Store) ledgerTasks(ctx context.Context, ids []int64, out []LedgerTask) 
 			args[i] = id
 		}
 		in := strings.Repeat("?,", len(chunk))
-		return s.eachRow(ctx, cols+`id IN (`+in[:len(in)-1]+`) ORDER BY id`, args, keep)
+		return s.eachRow(ctx, cols+`tasks.id IN (`+in[:len(in)-1]+`) ORDER BY tasks.id`, args, keep)
 	})
 	return out, err
 }
@@ -476,7 +486,7 @@ func (s *Store) ledgerTasks(ctx context.Context, ids []int64, out []LedgerTask) 
 func ledgerTask(id int64, v []driver.Value, owners, states map[string]string) (LedgerTask, error) {
 	t := LedgerTask{ID: id}
 	var (
-		errs   [12]error
+		errs   [15]error
 		gpus   int64
 		reason string
 		est    float64
@@ -494,6 +504,11 @@ func ledgerTask(id int64, v []driver.Value, owners, states map[string]string) (L
 	t.Model, errs[10] = valueString(v[11], nil)
 	if v[12] != nil {
 		t.ServiceID, errs[11] = valueInt(v[12])
+	}
+	if v[13] != nil {
+		t.PipelineID, errs[12] = valueInt(v[13])
+		t.Pipeline, errs[13] = valueString(v[14], nil)
+		t.Stage, errs[14] = valueString(v[15], nil)
 	}
 	if err := errors.Join(errs[:]...); err != nil {
 		return t, fmt.Errorf("task %d: %w", id, err)

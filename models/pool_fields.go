@@ -266,14 +266,36 @@ func (c PoolConfig) canonical() PoolConfig {
 	return c
 }
 
+// poolDefault is a setting WithDefaults fills: its PoolConfig field index and default.
+type poolDefault struct {
+	field int
+	def   float64
+}
+
+// poolDefaults are the rows WithDefaults fills, each setting with a default that is not
+// optional, found once rather than at every call.
+var poolDefaults = func() []poolDefault {
+	var out []poolDefault
+	for _, f := range PoolFields {
+		if f.Default != 0 && !f.Optional() {
+			out = append(out, poolDefault{poolFieldIndex[f.Name], f.Default})
+		}
+	}
+	return out
+}()
+
 // WithDefaults returns c with every zero or negative setting that has a default set to
 // it (an optional one without a value keeps none: its reader applies the default); a zero
 // max_in_flight becomes max(step, its default).
 func (c PoolConfig) WithDefaults() PoolConfig {
 	out := c
-	for _, f := range PoolFields {
-		if x, ok := f.Value(c).(float64); ok && x <= 0 && f.Default != 0 && !f.Optional() {
-			f.SetValue(&out, f.Default)
+	v := reflect.ValueOf(&out).Elem()
+	for _, d := range poolDefaults {
+		switch f := v.Field(d.field); {
+		case f.CanInt() && f.Int() <= 0:
+			f.SetInt(int64(d.def))
+		case f.CanFloat() && f.Float() <= 0:
+			f.SetFloat(d.def)
 		}
 	}
 	if c.MaxInFlight <= 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -84,18 +85,26 @@ func (s *Store) CreateUser(ctx context.Context, name, password, role string, now
 	return u, nil
 }
 
-// dummyHash makes a login for an unknown name cost as much as one for a known name.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("kashi-dummy-password"), bcryptCost)
+// dummyHash makes a login for an unknown name cost as much as one for a known name. It is
+// made at the first login, not when the package loads: every kashi command loads models,
+// and a hash at this cost takes a sizeable fraction of a second.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("kashi-dummy-password"), bcryptCost) // errs only for a cost out of range
+	return h
+})
 
 // Authenticate returns the user whose name and password match; ErrNotFound otherwise (the
 // same error for an unknown name, a wrong password and a disabled user).
 func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
+	// The first login makes the dummy hash whatever the name, so that its time tells nothing
+	// of whether the name is known.
+	dummy := dummyHash()
 	var u User
 	err := s.db.WithContext(ctx).Where("name = ?", name).Take(&u).Error
 	hash := []byte(u.PasswordHash)
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
-		hash = dummyHash
+		hash = dummy
 	case err != nil:
 		return User{}, fmt.Errorf("models: login %q: %w", name, err)
 	}

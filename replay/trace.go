@@ -49,6 +49,18 @@ const (
 	// Run adds two causes: SkipLargerThanFleet, SkipUnknownSpec.
 )
 
+// DuplicateIDError is a trace that gives two jobs one job_id: each job is replayed once,
+// so Read refuses it rather than replay the job twice or guess which row is meant. Lines
+// are the file's, 1-based.
+type DuplicateIDError struct {
+	ID          string
+	Line, First int
+}
+
+func (e *DuplicateIDError) Error() string {
+	return fmt.Sprintf("replay: line %d repeats job_id %q of line %d: each job needs its own id", e.Line, e.ID, e.First)
+}
+
 // DefaultMaxJobs is Read's job limit when ReadOptions.MaxJobs is zero.
 const DefaultMaxJobs = 2_000_000
 
@@ -132,7 +144,9 @@ func parseHeader(line []byte) (columns, error) {
 // GPUs, a negative duration, an empty or unparsable required field, broken quoting or an
 // over-long line are skipped and counted; blank lines are ignored. A file that is not CSV
 // text, lacks a required column, has no job row at all, or has more than MaxJobs jobs is an
-// error.
+// error, and so is a job_id that two usable rows share (a *DuplicateIDError). Fractional
+// seconds, in numbers and in RFC 3339 times, are rounded to the nearest second, halves
+// away from zero.
 func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 	maxJobs := opt.MaxJobs
 	if maxJobs <= 0 {
@@ -161,6 +175,7 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	tr := &Trace{Skipped: map[string]int{}}
 	p := rowParser{cols: cols, strs: map[string]string{}}
+	lines := map[string]int{} // the line of each job's id
 	rows := 0
 	for {
 		line, err := lr.next()
@@ -187,6 +202,10 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 		if len(tr.Jobs) == maxJobs {
 			return nil, fmt.Errorf("replay: the trace has more than %d jobs (the limit; raise it with --max-jobs)", maxJobs)
 		}
+		if first, ok := lines[j.ID]; ok {
+			return nil, &DuplicateIDError{ID: j.ID, Line: lr.line, First: first}
+		}
+		lines[j.ID] = lr.line
 		j.Row = rows
 		tr.Jobs = append(tr.Jobs, j)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzRead: any input is refused with an error or read into jobs that the replay can run
-// (an id, at least one GPU, a duration not below zero, in (submit, row) order), every other
+// (an id of its own, at least one GPU, a duration not below zero, in (submit, row) order), every other
 // non-blank data line counted as skipped under a known cause.
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{
@@ -16,6 +16,7 @@ func FuzzRead(f *testing.F) {
 		"\xef\xbb\xbfJOB_ID, Submit_TS ,gpus,duration_s\n\"a,b\",1,1,1\n\"x\"y,1,1,1\n\"open,1,1,1\n",
 		"job_id,submit_ts,gpus,duration_s\nx,3,4,-1\ny,3,0,3600\nz,,1,1\nw,1,1e3,1\nv,9223372036854775807,1,9223372036854775807\n",
 		"job_id,submit_ts,gpus,start_ts,end_ts\na,1,1,10,5\nb,1,1,,\n",
+		"job_id,submit_ts,gpus,duration_s\na,0,1,60\n a ,1.5,2,0.5\n",
 		"job_id,gpus\n", "job_id,submit_ts,gpus,duration_s\n\n\n", "\x00\x01", "", "\n\n",
 	} {
 		f.Add([]byte(s))
@@ -36,10 +37,12 @@ func FuzzRead(f *testing.F) {
 		if rows := len(tr.Jobs) + skipped; rows < 1 || rows > bytes.Count(in, []byte("\n"))+1 {
 			t.Fatalf("Read = %d jobs and %d skipped rows from %d lines", len(tr.Jobs), skipped, bytes.Count(in, []byte("\n"))+1)
 		}
+		ids := map[string]bool{}
 		for i, j := range tr.Jobs {
-			if j.ID == "" || j.GPUs < 1 || j.Duration < 0 || j.Row < 1 {
+			if j.ID == "" || j.GPUs < 1 || j.Duration < 0 || j.Row < 1 || ids[j.ID] {
 				t.Fatalf("Read kept job %+v", j)
 			}
+			ids[j.ID] = true
 			if i > 0 {
 				p := tr.Jobs[i-1]
 				if p.Submit > j.Submit || p.Submit == j.Submit && p.Row > j.Row {

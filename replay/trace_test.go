@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -37,6 +38,53 @@ func TestReadSkipsMessyRows(t *testing.T) {
 	wantSkip := map[string]int{SkipNoGPUs: 2, SkipNegativeDuration: 1, SkipUnparsable: 3, SkipBadCSV: 1}
 	if diff := cmp.Diff(wantSkip, tr.Skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+// A job_id that two usable rows share is refused, naming both lines and the id: the old
+// reader replayed the job twice. A row skipped for a cause of its own does not count.
+func TestReadRefusesARepeatedID(t *testing.T) {
+	in := "job_id,submit_ts,gpus,duration_s\n" +
+		"a,0,1,60\n" +
+		"b,0,0,60\n" + // skipped: no GPUs
+		"\n" +
+		"b,1,1,60\n" +
+		"c,2,1,60\n" +
+		"a,3,2,60\n"
+	_, err := Read(strings.NewReader(in), ReadOptions{})
+	var dup *DuplicateIDError
+	if !errors.As(err, &dup) || *dup != (DuplicateIDError{ID: "a", Line: 7, First: 2}) {
+		t.Fatalf("Read = %v, want job_id \"a\" of line 2 repeated on line 7", err)
+	}
+	if want := `replay: line 7 repeats job_id "a" of line 2`; !strings.Contains(err.Error(), want) {
+		t.Errorf("Read = %q, want it to say %q", err, want)
+	}
+}
+
+// Fractional seconds are rounded to the nearest second, a half away from zero, in numbers
+// and in RFC 3339 times alike (docs/guide.md, Replay).
+func TestReadRoundsFractionalSeconds(t *testing.T) {
+	in := "job_id,submit_ts,gpus,duration_s\n" +
+		"a,1.5,1,0.49\n" +
+		"b,2.5,1,0.5\n" +
+		"c,2026-01-01T00:00:00.5Z,1,59.999\n" +
+		"d,2026-01-01T00:00:00.499Z,1,-0.4\n" +
+		"e,3,1,-0.5\n" // −1 s: skipped
+	tr, err := Read(strings.NewReader(in), ReadOptions{})
+	if err != nil {
+		t.Fatalf("Read = %v", err)
+	}
+	want := []Job{
+		{ID: "a", Row: 1, Submit: 2, Duration: 0, GPUs: 1},
+		{ID: "b", Row: 2, Submit: 3, Duration: 1, GPUs: 1},
+		{ID: "d", Row: 4, Submit: 1767225600, Duration: 0, GPUs: 1},
+		{ID: "c", Row: 3, Submit: 1767225601, Duration: 60, GPUs: 1},
+	}
+	if diff := cmp.Diff(want, tr.Jobs); diff != "" {
+		t.Errorf("jobs (-want +got):\n%s", diff)
+	}
+	if tr.Skipped[SkipNegativeDuration] != 1 {
+		t.Errorf("skipped = %v, want the −0.5 s duration skipped", tr.Skipped)
 	}
 }
 

@@ -97,6 +97,7 @@ func newPoolPass(plan *Plan, p *Pool, now time.Time) *poolPass {
 	ps := &poolPass{plan: plan, p: p, pol: p.Policy.WithDefaults(), now: now, gpn: max(p.GPUsPerNode, 1), lane: make(map[int64]bool), run: p.Boot}
 	nodes := slices.Clone(p.Nodes)
 	slices.SortFunc(nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
+	ps.ready = make([]Node, 0, len(nodes))
 	for _, n := range nodes {
 		switch {
 		case n.State == NodeStateReady:

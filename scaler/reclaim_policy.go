@@ -1,7 +1,6 @@
 package scaler
 
 import (
-	"reflect"
 	"time"
 
 	"kashi/models"
@@ -29,15 +28,15 @@ type ReclaimPolicy struct {
 	Location *time.Location
 }
 
-// WithDefaults returns p with every zero or negative field set to its default.
+// WithDefaults returns p with every zero or negative field set to its default. It neither
+// reflects nor allocates (see Policy.WithDefaults).
 func (p ReclaimPolicy) WithDefaults() ReclaimPolicy {
-	def := reflect.ValueOf(PolicyOf(models.PoolConfig{}.WithDefaults()).Reclaim)
-	v := reflect.ValueOf(&p).Elem()
-	for i := range v.NumField() {
-		if f := v.Field(i); f.CanInt() && f.Int() <= 0 {
-			f.Set(def.Field(i))
-		}
-	}
+	d := defaultPolicy.Reclaim
+	orDefault(&p.IdleTime, d.IdleTime)
+	orDefault(&p.Grace, d.Grace)
+	orDefault(&p.KeepFor, d.KeepFor)
+	orDefault(&p.MaxKeepsPerDay, d.MaxKeepsPerDay)
+	orDefault(&p.SetupGrace, d.SetupGrace)
 	return p
 }
 

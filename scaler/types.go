@@ -2,7 +2,6 @@ package scaler
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 
 	"kashi/models"
@@ -60,19 +59,46 @@ type Policy struct {
 	Reclaim ReclaimPolicy
 }
 
+// defaultPolicy is the policy of a pool that sets nothing, as the pool settings table
+// (models.PoolFields) gives it. The table does not change while the process runs, so it is
+// read once here rather than on every call of WithDefaults, which DecideScale makes for
+// every pool at every tick.
+var defaultPolicy = PolicyOf(models.PoolConfig{}.WithDefaults())
+
 // WithDefaults returns p with every zero or negative field set to the default that the
-// pool settings table (models.PoolFields) gives the setting it comes from (PolicyOf).
+// pool settings table (models.PoolFields) gives the setting it comes from (PolicyOf); a
+// zero MaxInFlight becomes max(Step, its default). It neither reflects nor allocates: the
+// scaling loop and the replay call it for every pool at every tick.
 func (p Policy) WithDefaults() Policy {
-	def := reflect.ValueOf(PolicyOf(models.PoolConfig{Step: p.Step}.WithDefaults()))
-	v := reflect.ValueOf(&p).Elem()
-	for i := range v.NumField() {
-		f := v.Field(i)
-		if f.IsZero() || f.CanInt() && f.Int() < 0 || f.CanFloat() && f.Float() < 0 {
-			f.Set(def.Field(i))
-		}
-	}
+	d := defaultPolicy
+	orDefault(&p.MinNodes, d.MinNodes)
+	orDefault(&p.MaxNodes, d.MaxNodes)
+	orDefault(&p.Step, d.Step)
+	orDefault(&p.ReservedMin, d.ReservedMin)
+	orDefault(&p.BootTimeout, d.BootTimeout)
+	orDefault(&p.BootFailureLimit, d.BootFailureLimit)
+	orDefault(&p.BootBackoffMax, d.BootBackoffMax)
+	orDefault(&p.ScaleUpDelay, d.ScaleUpDelay)
+	orDefault(&p.MemoryHighPct, d.MemoryHighPct)
+	orDefault(&p.MemoryHighWindow, d.MemoryHighWindow)
+	orDefault(&p.MemoryLowPct, d.MemoryLowPct)
+	orDefault(&p.MemoryLowWindow, d.MemoryLowWindow)
+	orDefault(&p.UnneededTime, d.UnneededTime)
+	orDefault(&p.CooldownAfterUp, d.CooldownAfterUp)
+	orDefault(&p.CooldownAfterDown, d.CooldownAfterDown)
+	orDefault(&p.MaxInFlight, max(p.Step, d.MaxInFlight))
+	orDefault(&p.DrainBuffer, d.DrainBuffer)
+	orDefault(&p.ShortLaneNodes, d.ShortLaneNodes)
+	orDefault(&p.AtMaxAlertAfter, d.AtMaxAlertAfter)
 	p.Reclaim = p.Reclaim.WithDefaults()
 	return p
+}
+
+// orDefault sets *x to def when it is zero or negative.
+func orDefault[T int | float64 | time.Duration](x *T, def T) {
+	if *x <= 0 {
+		*x = def
+	}
 }
 
 // Snapshot is everything DecideScale looks at. It is plain data.

@@ -39,5 +39,11 @@ func TemplateURL(id int64) templ.SafeURL {
 // TaskURL is the path of a task's page.
 func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 
+// PipelineURL is a pipeline's page.
+func PipelineURL(id int64) string { return "/pipelines/" + strconv.FormatInt(id, 10) }
+
+// TrialURL is the path of a trial's page.
+func TrialURL(id int64) templ.SafeURL { return templ.SafeURL("/trials/" + strconv.FormatInt(id, 10)) }
+
 // WeekURL is the report of a week.
 func WeekURL(week string) templ.SafeURL { return templ.SafeURL("/reports?week=" + week) }

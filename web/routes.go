@@ -56,6 +56,7 @@ func Routes(h *Areas) []Route {
 		{GET, "/tasks/:id/log", handlers.Member, h.Tasks.TaskLogPart},
 		{POST, "/tasks/:id/cancel", handlers.Member, h.Tasks.TaskCancelForm},
 		{POST, "/tasks/:id/ready", handlers.Member, h.Tasks.TaskReadyForm},
+		{GET, "/trials", handlers.Viewer, h.Tasks.TrialsPage},
 		{GET, "/trials/new", handlers.Member, h.Tasks.TrialForm},
 		{POST, "/trials", handlers.Member, h.Tasks.TrialFormSubmit},
 		{GET, "/trials/:id", handlers.Viewer, h.Tasks.TrialPage},

@@ -11,6 +11,7 @@ import (
 
 	"kashi/agent/simgpu"
 	"kashi/api"
+	"kashi/billing"
 	"kashi/control"
 	"kashi/models"
 	"kashi/web/webtest"
@@ -135,6 +136,34 @@ func TestPipelineByStage(t *testing.T) {
 		}
 		if tr := st["train"].CardHours; tr < 2 || tr > 2.2 || p.CostFen != st["clean"].CostFen+st["train"].CostFen+st["eval"].CostFen {
 			t.Errorf("train %.2f card-hours, pipeline %d fen; want about 2, the sum of its stages", tr, p.CostFen)
+		}
+
+		// The bill carries each stage's cost, from its tasks' lines, beside the same card-hours
+		// all on A100 (the highest-priced spec the pipeline used): cleaning and evaluation on
+		// RTX saved the difference.
+		b := webtest.Decode[billing.Bill](t, s.Get("/api/v1/bills/vision/2026-03"))
+		if len(b.Pipelines) != 1 || b.Pipelines[0].Pipeline != "nightly" || b.Pipelines[0].TopSpec != "A100-80G" || b.Pipelines[0].TopRateFen != 1200 {
+			t.Fatalf("bill's pipelines = %+v, want nightly's, top spec A100-80G at 1200", b.Pipelines)
+		}
+		bp, lineFen := b.Pipelines[0], map[int64]int64{}
+		for _, l := range b.Lines {
+			lineFen[l.TaskID] += l.AmountFen
+		}
+		var saving int64
+		for i, want := range []struct{ stage, spec string }{{"clean", "RTX4090-24G"}, {"train", "A100-80G"}, {"eval", "RTX4090-24G"}} {
+			if i >= len(bp.Stages) {
+				t.Fatalf("bill's stages = %+v, want clean, train, eval", bp.Stages)
+			}
+			got := bp.Stages[i]
+			onTop := billing.Amount(got.NominalS, 1200)
+			if got.Stage != want.stage || got.Spec != want.spec || got.AmountFen != lineFen[*st[want.stage].Task] || got.TopSpecFen != onTop {
+				t.Errorf("bill's stage %d = %+v; want %s on %s costing its task's lines, %d fen, and %d fen on A100",
+					i, got, want.stage, want.spec, lineFen[*st[want.stage].Task], onTop)
+			}
+			saving += got.SavingFen
+		}
+		if bp.SavingFen != saving || saving <= 0 || bp.AmountFen != lineFen[*st["clean"].Task]+lineFen[*st["train"].Task]+lineFen[*st["eval"].Task] {
+			t.Errorf("bill's pipeline = %+v; want its stages' saving (%d fen, above 0) and its tasks' lines", bp, saving)
 		}
 
 		// Training fails: evaluation is skipped and never holds a card.

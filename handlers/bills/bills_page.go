@@ -259,6 +259,7 @@ func billData(b billing.Bill, loc *time.Location) billsview.BillData {
 		d.Models = append(d.Models, billsview.BillModel{ServiceID: m.ServiceID, Service: m.Service, Model: m.Model,
 			NominalS: m.NominalS, EffectiveS: m.EffectiveS, IdleS: m.IdleS, AmountFen: m.AmountFen})
 	}
+	d.Pipelines = stageCosts(b.Pipelines)
 	for _, x := range b.Idle {
 		d.Idle = append(d.Idle, billsview.BillIdle{TaskID: x.TaskID, Task: x.Task, Owner: x.Owner, Spec: x.Spec, IdleS: x.IdleS,
 			LowUtilS: x.LowUtilS, NominalS: x.NominalS})

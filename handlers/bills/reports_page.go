@@ -135,6 +135,7 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 			Replicas: u.Runs, NominalS: u.NominalS, EffectiveS: u.EffectiveS, CostFen: u.CostFen, MissingPrice: u.MissingPrice})
 	}
 	d.Reruns, d.Trials = classUses(r.Reruns), classUses(r.Trials)
+	d.Pipelines = stageCosts(r.Pipelines)
 	for _, a := range r.Advice {
 		d.Advice = append(d.Advice, billsview.ReportAdvice{TaskID: a.TaskID, Task: a.Task, Project: a.Project, Owner: a.Owner,
 			RuntimeS: a.RuntimeS, Advice: *handlers.AdviceView(&a.Advice), SavingFen: a.SavingFen})

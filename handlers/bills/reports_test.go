@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,7 +210,7 @@ func TestReportReruns(t *testing.T) {
 			rerun = r
 		}
 	}
-	if rerun == nil || rerun[1] != "vision" || rerun[6] != "1.500000" || rerun[len(rerun)-3] != "22.50" {
+	if cost := slices.Index(rows[0], "费用 Cost (yuan)"); rerun == nil || rerun[1] != "vision" || rerun[6] != "1.500000" || cost < 0 || rerun[cost] != "22.50" {
 		t.Errorf("report CSV rerun row = %v", rerun)
 	}
 }

@@ -183,7 +183,11 @@ func (h *Handler) calibrationTrace(c echo.Context, form poolsview.CalibrateForm)
 		src = &buf
 	}
 	tr, err := replay.Read(src, replay.ReadOptions{})
-	if err != nil {
+	var dup *replay.DuplicateIDError
+	switch {
+	case errors.As(err, &dup):
+		return nil, l.T("calibrate.err_duplicate", dup.Line, dup.ID, dup.First), nil
+	case err != nil:
 		return nil, l.T("calibrate.err_trace", err.Error()), nil
 	}
 	if len(tr.Jobs) == 0 {

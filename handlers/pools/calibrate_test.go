@@ -62,7 +62,13 @@ func TestCalibrate(t *testing.T) {
 	if w := postCalibration(s, map[string]string{"pool": "a100", "source": "upload", "sweep": "colour=red"}, webtest.CalibrateTrace); w.Code != http.StatusUnprocessableEntity {
 		t.Errorf("bad sweep = %d, want 422", w.Code)
 	}
-	w := postCalibration(s, map[string]string{"pool": "a100", "source": "upload", "sweep": "scale_up_mem=0.8,0.9;max_nodes=2,6"}, webtest.CalibrateTrace)
+	// A job_id given twice is refused, naming the lines and the id, in the page's language.
+	dup := webtest.CalibrateTrace + "3,40,60,1,A100-80G\n"
+	w := postCalibration(s, map[string]string{"pool": "a100", "source": "upload", "sweep": "scale_up_mem=0.8"}, dup)
+	if want := "Line 7 of the trace repeats job_id &#34;3&#34; of line 4"; w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), want) {
+		t.Errorf("a repeated job_id = %d, want 422 saying %q:\n%s", w.Code, want, w.Body)
+	}
+	w = postCalibration(s, map[string]string{"pool": "a100", "source": "upload", "sweep": "scale_up_mem=0.8,0.9;max_nodes=2,6"}, webtest.CalibrateTrace)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/calibrate?run=1" {
 		t.Fatalf("POST /calibrate = %d %q, want 303 to the run", w.Code, w.Header().Get("Location"))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"kashi/api"
 	"kashi/handlers"
+	"kashi/views"
 	tasksview "kashi/views/tasks"
 )
 
@@ -58,7 +59,7 @@ func (h *Handler) PipelineRerunForm(c echo.Context) error {
 	if err := h.rerunPipeline(c, id); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, tasksview.PipelineURL(id)+"?notice="+tasksview.NoticeRerun)
+	return c.Redirect(http.StatusSeeOther, views.PipelineURL(id)+"?notice="+tasksview.NoticeRerun)
 }
 
 // PipelineCancelForm is the pipeline page's Cancel button: it cancels a running pipeline and
@@ -71,5 +72,5 @@ func (h *Handler) PipelineCancelForm(c echo.Context) error {
 	if err := h.cancelPipeline(c, id); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, tasksview.PipelineURL(id)+"?notice="+tasksview.NoticeCancelled)
+	return c.Redirect(http.StatusSeeOther, views.PipelineURL(id)+"?notice="+tasksview.NoticeCancelled)
 }

@@ -36,6 +36,30 @@ func trialWorld(t *testing.T) (s *webtest.Server, base int64, alice, bob string,
 	return s, tk.ID, alice, bob, nodes
 }
 
+// endTrialRuns places each run on its spec's node two hours before T0 and ends it 20
+// minutes later, stopped at its bound, having trained 400 (A100) or 180 (RTX) samples a
+// second a card, 90 % of that per card on 2.
+func endTrialRuns(t *testing.T, s *webtest.Server, nodes map[string]webtest.Registered, runs []models.TaskRow) {
+	t.Helper()
+	start := webtest.T0.Add(-2 * time.Hour)
+	used := map[string]int{}
+	for _, r := range runs {
+		node := map[string]string{"A100-80G": "a", "RTX4090-24G": "r"}[r.Spec]
+		var uuids []string
+		for range r.GPUs {
+			uuids = append(uuids, webtest.UUIDOf(node, used[node]))
+			used[node]++
+		}
+		s.Place(r.Task, start, uuids...)
+		rate := map[string]float64{"A100-80G": 400, "RTX4090-24G": 180}[r.Spec] * float64(r.GPUs) * map[int]float64{1: 1, 2: 0.9}[r.GPUs]
+		end := start.Add(20 * time.Minute)
+		rep := models.TaskReport{State: models.ReportExited, TS: end, ExitCode: 143, OutputUnits: int64(rate * 1200), OutputUnit: "samples"}
+		if err := s.Store.ReportTaskStatus(t.Context(), nodes[node].ID, r.ID, rep, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestTrialPages: a member opens the trial form from a task of hers, gets every problem of
 // a bad submit named by its label (422, both languages), starts a trial (303 to its page);
 // once its runs have ended with output, the trial page lists each spec and size with its
@@ -88,25 +112,7 @@ func TestTrialPages(t *testing.T) {
 	if err != nil || len(runs) != 4 {
 		t.Fatalf("TrialRuns = %d, %v", len(runs), err)
 	}
-	// Each run holds its cards 20 minutes and trains 400 (A100) or 180 (RTX) samples a second
-	// a card, 90 % of that per card on 2.
-	start := webtest.T0.Add(-2 * time.Hour)
-	used := map[string]int{}
-	for _, r := range runs {
-		node := map[string]string{"A100-80G": "a", "RTX4090-24G": "r"}[r.Spec]
-		var uuids []string
-		for range r.GPUs {
-			uuids = append(uuids, webtest.UUIDOf(node, used[node]))
-			used[node]++
-		}
-		s.Place(r.Task, start, uuids...)
-		rate := map[string]float64{"A100-80G": 400, "RTX4090-24G": 180}[r.Spec] * float64(r.GPUs) * map[int]float64{1: 1, 2: 0.9}[r.GPUs]
-		end := start.Add(20 * time.Minute)
-		rep := models.TaskReport{State: models.ReportExited, TS: end, ExitCode: 143, OutputUnits: int64(rate * 1200), OutputUnit: "samples"}
-		if err := s.Store.ReportTaskStatus(ctx, nodes[node].ID, r.ID, rep, end); err != nil {
-			t.Fatal(err)
-		}
-	}
+	endTrialRuns(t, s, nodes, runs)
 	for lang, want := range map[string]string{"en": "Run on 4 × RTX4090-24G", "zh-CN": "用 4 × RTX4090-24G 运行"} {
 		hdr := append(webtest.Bearer(alice), "Cookie", "kashi_lang="+lang)
 		doc := webtest.Parse(t, s.Get(page, hdr...).Body.String())

@@ -108,7 +108,9 @@ type BillData struct {
 	// Bookings are the project's reservation windows in the month (see billing.Booking).
 	Bookings []BillBooking
 	// Models are the inference services' card time and charge by model (billing.ModelCost).
-	Models                         []BillModel
+	Models []BillModel
+	// Pipelines are the pipelines' stages' card time and cost (billing.PipelineCost).
+	Pipelines                      []PipelineStages
 	Held                           BillHeld
 	NominalS, EffectiveS, TotalFen int64
 	MissingPrices                  []string
@@ -209,6 +211,22 @@ type BillModel struct {
 	Service, Model              string
 	NominalS, EffectiveS, IdleS int64
 	AmountFen                   int64
+}
+
+// PipelineStages is one pipeline's stages on a bill or a weekly report, one computation
+// (billing.PipelineCost) for both: card time and cost per stage and spec, beside the same
+// card time on the pipeline's highest-priced spec.
+type PipelineStages struct {
+	ID                                     int64
+	Name, Project, TopSpec                 string
+	NominalS, AmountFen, TopFen, SavingFen int64
+	Stages                                 []StageCost
+}
+
+// StageCost is one stage's card time on one spec and what it cost.
+type StageCost struct {
+	Stage, Spec                            string
+	NominalS, AmountFen, TopFen, SavingFen int64
 }
 
 // BillIdle is one task's idle card time of one spec (闲置时长).

@@ -356,9 +356,9 @@ func reportAdviceSection(l phrase.Locale, rows []ReportAdvice) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var24 string
-						templ_7745c5c3_Var24, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("/trials/" + strconv.FormatInt(a.Advice.TrialID, 10))).ResolveURL(ctx)
+						templ_7745c5c3_Var24, templ_7745c5c3_Err = templruntime.NewAttributeExpression(views.TrialURL(a.Advice.TrialID)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills/report_advice.templ`, Line: 56, Col: 135}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills/report_advice.templ`, Line: 56, Col: 100}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var24)
 						if templ_7745c5c3_Err != nil {
@@ -371,7 +371,7 @@ func reportAdviceSection(l phrase.Locale, rows []ReportAdvice) templ.Component {
 						var templ_7745c5c3_Var25 string
 						templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("report.advice_trial", strconv.FormatInt(a.Advice.TrialID, 10)))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills/report_advice.templ`, Line: 56, Col: 207}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bills/report_advice.templ`, Line: 56, Col: 172}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 						if templ_7745c5c3_Err != nil {

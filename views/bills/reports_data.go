@@ -45,6 +45,8 @@ type ReportData struct {
 	Reruns []ReportClassUse
 	// Trials are, per project, the week's card time of trials' runs and its cost.
 	Trials []ReportClassUse
+	// Pipelines are the week's pipelines' stages' card time and cost, as the bill shows them.
+	Pipelines []PipelineStages
 }
 
 // ReportClassUse is one project's card time in the week of a ledger class with its own bill

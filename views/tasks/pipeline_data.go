@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"strconv"
 	"strings"
 
 	"kashi/api"
@@ -49,9 +48,6 @@ func Layers(stages []api.Stage) [][]api.Stage {
 	}
 	return out
 }
-
-// PipelineURL is a pipeline's page.
-func PipelineURL(id int64) string { return "/pipelines/" + strconv.FormatInt(id, 10) }
 
 // pipelineStateText names a pipeline's state.
 func pipelineStateText(l phrase.Locale, state string) string {

@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"time"
+
 	"kashi/api"
 	"kashi/views"
 )
@@ -27,4 +29,14 @@ type TrialFormData struct {
 type TrialPageData struct {
 	Trial  api.Trial
 	CanRun bool
+}
+
+// TrialsData is the trials page: the latest trials as GET /api/v1/trials lists them, the
+// project filtered by ("" for every project the viewer sees) and the projects to choose
+// from, and now, for the times.
+type TrialsData struct {
+	Trials   []api.Trial
+	Project  string
+	Projects []string
+	Now      time.Time
 }
