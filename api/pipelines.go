@@ -34,7 +34,8 @@ type Pipeline struct {
 	Project string `json:"project"`
 	Name    string `json:"name"`
 	Owner   string `json:"owner"`
-	// State is running, succeeded or failed; Reason names the stage that failed.
+	// State is running, succeeded, failed or cancelled; Reason names the stage that failed
+	// ("stage NAME"), or who cancelled it ("cancelled USER").
 	State       string     `json:"state"`
 	Reason      string     `json:"reason,omitempty"`
 	Run         int        `json:"run"`
@@ -76,6 +77,7 @@ const (
 	PipelineRunning   = "running"
 	PipelineSucceeded = "succeeded"
 	PipelineFailed    = "failed"
+	PipelineCancelled = "cancelled"
 	StageWaiting      = "waiting"
 	StageSubmitted    = "submitted"
 	StageSucceeded    = "succeeded"

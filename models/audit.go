@@ -44,6 +44,9 @@ const (
 	// AuditNodeClaimRefused: a registration that would have taken a registered node's
 	// hostname, machine id or GPUs was refused.
 	AuditNodeClaimRefused = "node-claim-refused"
+	// AuditPipelineCancel: a running pipeline cancelled (each of its tasks cancelled is
+	// audited as a task-cancel of its own).
+	AuditPipelineCancel = "pipeline-cancel"
 )
 
 // audit appends an entry inside tx; before and after are stored as JSON.

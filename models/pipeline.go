@@ -28,6 +28,8 @@ const (
 	PipelineRunning   = "running"
 	PipelineSucceeded = "succeeded"
 	PipelineFailed    = "failed"
+	// PipelineCancelled: cancelled while it ran (see CancelPipeline); it is not rerun.
+	PipelineCancelled = "cancelled"
 )
 
 // Stage states: waiting for its parents, submitted (its task queues or runs), or ended.
@@ -110,11 +112,14 @@ func (st PipelineStage) Task() NewTask {
 // Stage reasons are stored as a kind, a space and its argument, which pages word in their
 // language:
 // "parent NAME" (skipped: a parent it needs did not succeed), "task STATE" (its task ended
-// STATE), "submit MESSAGE" (its task could not be submitted).
+// STATE), "submit MESSAGE" (its task could not be submitted), "cancelled USER" (skipped:
+// USER cancelled the pipeline before it was submitted). A cancelled pipeline's reason is
+// "cancelled USER"; a failed one's "stage NAME".
 const (
-	StageWhyParent = "parent"
-	StageWhyTask   = "task"
-	StageWhySubmit = "submit"
+	StageWhyParent    = "parent"
+	StageWhyTask      = "task"
+	StageWhySubmit    = "submit"
+	StageWhyCancelled = "cancelled"
 )
 
 // NewPipeline is a pipeline as submitted.
@@ -387,7 +392,7 @@ func (s *Store) advance(tx *gorm.DB, pipe Pipeline, project string, lim TaskLimi
 		states[st.Name] = state
 	}
 	end, why := PipelineEnd(stages, states)
-	if end == "" {
+	if end == "" || pipe.State != PipelineRunning { // a cancelled one keeps its state
 		return nil
 	}
 	return tx.Model(&Pipeline{}).Where("id = ?", pipe.ID).
@@ -482,17 +487,18 @@ func (s *Store) submitStage(tx *gorm.DB, pipe Pipeline, st PipelineStage, nt New
 }
 
 // AdvancePipelines moves on every running pipeline one of whose stages' tasks ended, each in
-// a transaction of its own that holds the pipeline's row. It reads one query when none did;
-// the scheduler's loop calls it on each pass, which every task's end wakes. It returns how
-// many pipelines it moved.
+// a transaction of its own that holds the pipeline's row, and settles the stages of a
+// cancelled one whose tasks were stopping. It reads one query when none did; the scheduler's
+// loop calls it on each pass, which every task's end wakes. It returns how many pipelines it
+// moved.
 func (s *Store) AdvancePipelines(ctx context.Context, lim TaskLimits, now time.Time) (int, error) {
 	now = UTC(now)
 	var ids []int64
 	err := s.db.WithContext(ctx).Table("pipeline_stages").Distinct("pipeline_stages.pipeline_id").
 		Joins("JOIN pipelines ON pipelines.id = pipeline_stages.pipeline_id").
 		Joins("JOIN tasks ON tasks.id = pipeline_stages.task_id").
-		Where("pipelines.state = ? AND pipeline_stages.state = ? AND tasks.state IN ?", PipelineRunning, StageSubmitted,
-			[]string{TaskSucceeded, TaskFailed, TaskCancelled, TaskTimedOut, TaskReclaimed}).
+		Where("pipelines.state IN ? AND pipeline_stages.state = ? AND tasks.state IN ?", []string{PipelineRunning, PipelineCancelled}, StageSubmitted,
+			taskEndStates).
 		Order("pipeline_stages.pipeline_id").Pluck("pipeline_stages.pipeline_id", &ids).Error
 	if err != nil {
 		return 0, fmt.Errorf("models: pipelines to advance: %w", err)
@@ -500,7 +506,7 @@ func (s *Store) AdvancePipelines(ctx context.Context, lim TaskLimits, now time.T
 	for _, id := range ids {
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			pipe, project, err := lockPipeline(tx, id)
-			if err != nil || pipe.State != PipelineRunning {
+			if err != nil || pipe.State != PipelineRunning && pipe.State != PipelineCancelled {
 				return err
 			}
 			return s.advance(tx, pipe, project, lim, now)
@@ -573,3 +579,67 @@ func (s *Store) RerunPipeline(ctx context.Context, id int64, lim TaskLimits, now
 	}
 	return pipe, nil
 }
+
+// CancelPipeline cancels a running pipeline for by: its stages that wait are skipped
+// ("cancelled by"), the tasks of those submitted are cancelled as CancelTask would (a queued
+// one at once, a running one by asking its node to stop it, its stage settling once it has),
+// and the pipeline ends cancelled. Stages that ended keep their result. One that is not
+// running is ErrConflict.
+func (s *Store) CancelPipeline(ctx context.Context, id int64, by string, now time.Time) (Pipeline, error) {
+	now = UTC(now)
+	var pipe Pipeline
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var project string
+		var err error
+		if pipe, project, err = lockPipeline(tx, id); err != nil {
+			return err
+		}
+		if pipe.State != PipelineRunning {
+			return fmt.Errorf("models: pipeline %d is %s, not running: %w", id, pipe.State, ErrConflict)
+		}
+		var stages []stageState
+		err = tx.Table("pipeline_stages").Select("pipeline_stages.*, COALESCE(tasks.state, '') AS task_state").
+			Joins("LEFT JOIN tasks ON tasks.id = pipeline_stages.task_id").
+			Where("pipeline_stages.pipeline_id = ?", id).Order("pipeline_stages.position").Scan(&stages).Error
+		if err != nil {
+			return err
+		}
+		for _, st := range stages {
+			switch {
+			case st.State == StageWaiting:
+				err = tx.Model(&PipelineStage{}).Where("id = ?", st.ID).
+					Updates(map[string]any{"state": StageSkipped, "reason": truncate(StageWhyCancelled+" "+by, 500)}).Error
+			case st.State == StageSubmitted && st.TaskID != nil && !taskEnded(st.TaskState):
+				err = cancelTask(tx, *st.TaskID, by, now)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		pipe.State, pipe.Reason, pipe.EndedAt = PipelineCancelled, truncate(StageWhyCancelled+" "+by, 500), &now
+		if err := tx.Model(&Pipeline{}).Where("id = ?", id).
+			Updates(map[string]any{"state": pipe.State, "reason": pipe.Reason, "ended_at": now}).Error; err != nil {
+			return err
+		}
+		if err := audit(tx, now, by, AuditPipelineCancel, &pipe.ProjectID, fmt.Sprintf("pipeline %d", id),
+			map[string]string{"state": PipelineRunning}, map[string]string{"state": PipelineCancelled}); err != nil {
+			return err
+		}
+		// Nothing waits any more, so advance submits nothing (its limits go unused): it
+		// settles the stages whose task ended just now.
+		return s.advance(tx, pipe, project, DefaultTaskLimits, now)
+	})
+	if err != nil {
+		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) {
+			return Pipeline{}, err
+		}
+		return Pipeline{}, fmt.Errorf("models: cancel pipeline %d: %w", id, err)
+	}
+	return pipe, nil
+}
+
+// taskEndStates are the states a task ends in.
+var taskEndStates = []string{TaskSucceeded, TaskFailed, TaskCancelled, TaskTimedOut, TaskReclaimed}
+
+// taskEnded reports whether a task in state has ended.
+func taskEnded(state string) bool { return slices.Contains(taskEndStates, state) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -203,4 +205,101 @@ func TestPipelineRefused(t *testing.T) {
 	if ps, _ := s.Pipelines(ctx, nil, 10); len(ps) != 0 {
 		t.Fatalf("%d pipelines stored, want none", len(ps))
 	}
+}
+
+// TestCancelPipeline: cancelling a running pipeline keeps the stage that succeeded, cancels
+// the queued stage's task at once (its stage fails, "task cancelled"), asks the node of the
+// running one to stop it (its stage settles once the process has exited), and skips the
+// stages that wait, naming who cancelled; the pipeline ends cancelled, audited, and can be
+// neither cancelled again nor rerun. On SQLite and Postgres.
+func TestCancelPipeline(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		n := modelstest.Node("a").Pool("a100").A100s(2).Register(t, s, ft0)
+		if _, err := s.EnsureProject(ctx, "vision", ft0); err != nil {
+			t.Fatal(err)
+		}
+		side := stage("side", "side")
+		side.Task.GPUs = 2 // waits while train holds a card
+		report := stage("report", "report")
+		report.AfterEnded = []string{"eval"}
+		pipe, err := s.CreatePipeline(ctx, models.NewPipeline{Project: "vision", Name: "nightly", Owner: "alice",
+			Stages: []models.NewStage{stage("prep", "prep"), side, stage("train", "train", "prep"), stage("eval", "eval", "train"), report}},
+			models.DefaultTaskLimits, ft0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rows := stageStates(t, s, pipe.ID, ft0)
+		endTask(t, s, n, *rows["prep"].TaskID, 0, ft0, time.Hour)
+		at := ft0.Add(time.Hour)
+		if _, err := s.AdvancePipelines(ctx, models.DefaultTaskLimits, at); err != nil {
+			t.Fatal(err)
+		}
+		_, rows = stageStates(t, s, pipe.ID, at)
+		train, _ := s.TaskByID(ctx, *rows["train"].TaskID)
+		modelstest.Run(t, s, train.Task, n, at)
+		sideTask := *rows["side"].TaskID
+
+		got, err := s.CancelPipeline(ctx, pipe.ID, "mia", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State != models.PipelineCancelled || got.Reason != "cancelled mia" || got.EndedAt == nil {
+			t.Fatalf("CancelPipeline = %s %q ended %v; want cancelled by mia", got.State, got.Reason, got.EndedAt)
+		}
+		states, rows := stageStates(t, s, pipe.ID, at)
+		want := map[string]string{"prep": models.StageSucceeded, "side": models.StageFailed, "train": models.StageSubmitted,
+			"eval": models.StageSkipped, "report": models.StageSkipped}
+		if diff := cmp.Diff(want, states); diff != "" {
+			t.Fatalf("stages after the cancel (-want +got):\n%s", diff)
+		}
+		if rows["side"].Reason != "task cancelled" || rows["eval"].Reason != "cancelled mia" || rows["report"].Reason != "cancelled mia" {
+			t.Fatalf("reasons: side %q, eval %q, report %q", rows["side"].Reason, rows["eval"].Reason, rows["report"].Reason)
+		}
+		if st, _ := s.TaskByID(ctx, sideTask); st.State != models.TaskCancelled {
+			t.Fatalf("side's task %s, want cancelled at once", st.State)
+		}
+		if tr, _ := s.TaskByID(ctx, train.ID); tr.State != models.TaskRunning || tr.StopState != models.TaskCancelled {
+			t.Fatalf("train's task %s stop %q, want running and asked to stop as cancelled", tr.State, tr.StopState)
+		}
+		entries, err := s.AuditLog(ctx, models.AuditFilter{Actor: "mia"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var actions []string
+		for _, e := range entries {
+			actions = append(actions, e.Action+" "+e.Subject)
+		}
+		slices.Sort(actions)
+		if diff := cmp.Diff([]string{fmt.Sprintf("pipeline-cancel pipeline %d", pipe.ID), fmt.Sprintf("task-cancel task %d", sideTask),
+			fmt.Sprintf("task-cancel task %d", train.ID)}, actions); diff != "" {
+			t.Fatalf("audit (-want +got):\n%s", diff)
+		}
+		if _, err := s.CancelPipeline(ctx, pipe.ID, "mia", at); !errors.Is(err, models.ErrConflict) {
+			t.Fatalf("a second cancel: %v, want a conflict", err)
+		}
+		if _, err := s.RerunPipeline(ctx, pipe.ID, models.DefaultTaskLimits, at); !errors.Is(err, models.ErrConflict) {
+			t.Fatalf("rerun of a cancelled pipeline: %v, want a conflict", err)
+		}
+		if _, err := s.CancelPipeline(ctx, 999, "mia", at); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("cancel of no pipeline: %v, want not found", err)
+		}
+
+		// The node stops train: its stage settles, the pipeline stays cancelled.
+		end := at.Add(time.Minute)
+		if err := s.ReportTaskStatus(ctx, n.ID, train.ID, models.TaskReport{State: models.ReportExited, ExitCode: 137, TS: end}, end); err != nil {
+			t.Fatal(err)
+		}
+		if moved, err := s.AdvancePipelines(ctx, models.DefaultTaskLimits, end); err != nil || moved != 1 {
+			t.Fatalf("AdvancePipelines = %d, %v; want 1", moved, err)
+		}
+		states, rows = stageStates(t, s, pipe.ID, end)
+		p, _ := s.PipelineByID(ctx, pipe.ID)
+		if states["train"] != models.StageFailed || rows["train"].Reason != "task cancelled" || p.State != models.PipelineCancelled {
+			t.Fatalf("after train stopped: stage %s %q, pipeline %s; want failed (task cancelled), cancelled", states["train"], rows["train"].Reason, p.State)
+		}
+		if active, _ := s.ActiveTasks(ctx); len(active) != 0 {
+			t.Fatalf("%d active tasks after the cancel, want none", len(active))
+		}
+	})
 }

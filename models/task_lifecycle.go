@@ -114,22 +114,27 @@ func (s *Store) MarkTaskReadyIn(ctx context.Context, id int64, region, reason st
 // CancelTask cancels a task: at once while it waits, or by asking its node to stop it.
 func (s *Store) CancelTask(ctx context.Context, id int64, by string, now time.Time) error {
 	now = UTC(now)
-	reason := "cancelled by " + by
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var t Task
-		if err := tx.Select("id, project_id, state").Where("id = ?", id).Take(&t).Error; err != nil {
-			return notFound(fmt.Sprintf("task %d", id), err)
-		}
-		err := transition(tx, id, []string{TaskWaitingData, TaskQueued}, TaskCancelled, reason, now, map[string]any{"ended_at": now})
-		if errors.Is(err, ErrConflict) {
-			err = requestStop(tx, id, TaskCancelled, reason, now)
-		}
-		if err != nil {
-			return err
-		}
-		return audit(tx, now, by, AuditTaskCancel, &t.ProjectID, fmt.Sprintf("task %d", id),
-			map[string]string{"state": t.State}, map[string]string{"state": TaskCancelled})
+		return cancelTask(tx, id, by, now)
 	})
+}
+
+// cancelTask cancels task id in tx for by, as CancelTask, and audits it.
+func cancelTask(tx *gorm.DB, id int64, by string, now time.Time) error {
+	reason := "cancelled by " + by
+	var t Task
+	if err := tx.Select("id, project_id, state").Where("id = ?", id).Take(&t).Error; err != nil {
+		return notFound(fmt.Sprintf("task %d", id), err)
+	}
+	err := transition(tx, id, []string{TaskWaitingData, TaskQueued}, TaskCancelled, reason, now, map[string]any{"ended_at": now})
+	if errors.Is(err, ErrConflict) {
+		err = requestStop(tx, id, TaskCancelled, reason, now)
+	}
+	if err != nil {
+		return err
+	}
+	return audit(tx, now, by, AuditTaskCancel, &t.ProjectID, fmt.Sprintf("task %d", id),
+		map[string]string{"state": t.State}, map[string]string{"state": TaskCancelled})
 }
 
 // RequestStop asks the node running a task to stop it; when the process exits the task takes

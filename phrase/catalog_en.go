@@ -1854,6 +1854,14 @@ var catalogEN = map[string]string{
 	"stage.why.task":        "its task ended %s",
 	"stage.why.submit":      "could not be submitted: %s",
 	"tasks.pipelines":       "Pipelines",
+	// Cancelling a pipeline (#33).
+	"pipe.state.cancelled":         "cancelled",
+	"pipe.cancel":                  "Cancel pipeline",
+	"pipe.cancel_confirm":          "Cancel pipeline %s? The tasks of its running stages are stopped and their cards released, unsaved work is lost; its waiting stages are skipped. Stages that succeeded keep their result. A cancelled pipeline is not rerun.",
+	"pipe.cancel_done":             "Pipeline cancelled: its waiting stages are skipped and its stages' tasks cancelled, a running one once its node has stopped it.",
+	"pipe.cancelled_by":            "cancelled by %s",
+	"stage.why.cancelled":          "skipped: %s cancelled the pipeline",
+	"audit.action.pipeline-cancel": "pipeline cancelled",
 	// Contracts are the ceiling: what a lead approves, what the fleet has left.
 	"ctx.contract":                           "Contract",
 	"ctx.room":                               "Left of the fleet",

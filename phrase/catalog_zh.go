@@ -1854,6 +1854,14 @@ var catalogZH = map[string]string{
 	"stage.why.task":        "其任务以“%s”结束",
 	"stage.why.submit":      "无法提交：%s",
 	"tasks.pipelines":       "流水线",
+	// Cancelling a pipeline (#33).
+	"pipe.state.cancelled":         "已取消",
+	"pipe.cancel":                  "取消流水线",
+	"pipe.cancel_confirm":          "取消流水线 %s？正在运行的阶段的任务会被停止并释放卡，未保存的工作会丢失；等待中的阶段将被跳过。已成功的阶段保留结果。已取消的流水线不能重跑。",
+	"pipe.cancel_done":             "流水线已取消：等待中的阶段已跳过，各阶段的任务已取消，正在运行的任务在其节点停止后结束。",
+	"pipe.cancelled_by":            "由 %s 取消",
+	"stage.why.cancelled":          "已跳过：%s 取消了流水线",
+	"audit.action.pipeline-cancel": "取消流水线",
 	// Contracts are the ceiling: what a lead approves, what the fleet has left.
 	"ctx.contract":                           "合同上限",
 	"ctx.room":                               "资源池余量",

@@ -201,10 +201,12 @@ func Routes(h *Areas) []Route {
 		{GET, "/pipelines", handlers.Viewer, h.Tasks.PipelinesPage},
 		{GET, "/pipelines/:id", handlers.Viewer, h.Tasks.PipelinePage},
 		{POST, "/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerunForm},
+		{POST, "/pipelines/:id/cancel", handlers.Member, h.Tasks.PipelineCancelForm},
 		{GET, "/api/v1/pipelines", handlers.Member, h.Tasks.PipelineList},
 		{POST, "/api/v1/pipelines", handlers.Member, h.Tasks.PipelineCreate},
 		{GET, "/api/v1/pipelines/:id", handlers.Member, h.Tasks.PipelineShow},
 		{POST, "/api/v1/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerun},
+		{POST, "/api/v1/pipelines/:id/cancel", handlers.Member, h.Tasks.PipelineCancel},
 	}
 }
 

@@ -77,6 +77,7 @@ type Store interface {
 	// Pipelines by stage.
 	CreatePipeline(ctx context.Context, np models.NewPipeline, lim models.TaskLimits, now time.Time) (models.Pipeline, error)
 	RerunPipeline(ctx context.Context, id int64, lim models.TaskLimits, now time.Time) (models.Pipeline, error)
+	CancelPipeline(ctx context.Context, id int64, by string, now time.Time) (models.Pipeline, error)
 	PipelineByID(ctx context.Context, id int64) (models.PipelineRow, error)
 	Pipelines(ctx context.Context, projectIDs []int64, limit int) ([]models.PipelineRow, error)
 	PipelineStages(ctx context.Context, id int64, now time.Time) ([]models.StageRow, error)

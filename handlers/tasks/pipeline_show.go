@@ -85,3 +85,42 @@ func (h *Handler) rerunPipeline(c echo.Context, id int64) error {
 	h.Sched.Trigger()
 	return nil
 }
+
+// PipelineCancel cancels a running pipeline: its waiting stages are skipped and its stages'
+// tasks cancelled, as a task's cancel would (the same roles: one who runs the project's
+// tasks); 409 when it is not running. POST /api/v1/pipelines/:id/cancel.
+func (h *Handler) PipelineCancel(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	if err := h.cancelPipeline(c, id); err != nil {
+		return err
+	}
+	p, err := h.visiblePipeline(c, id)
+	if err != nil {
+		return err
+	}
+	out, err := h.pipelineJSON(c, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// cancelPipeline cancels a pipeline the caller may see and runs tasks of, and wakes the queue.
+func (h *Handler) cancelPipeline(c echo.Context, id int64) error {
+	p, err := h.visiblePipeline(c, id)
+	if err != nil {
+		return err
+	}
+	who := handlers.Who(c)
+	if !who.CanRun(p.ProjectID) {
+		return handlers.Forbidden("you do not run tasks of project " + p.Project)
+	}
+	if _, err := h.store.CancelPipeline(c.Request().Context(), id, who.User.Name, h.Now()); err != nil {
+		return handlers.StoreError(err)
+	}
+	h.Sched.Trigger()
+	return nil
+}

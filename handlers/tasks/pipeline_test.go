@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -85,6 +86,39 @@ func TestPipelineSubmit(t *testing.T) {
 	}
 	if l := webtest.Decode[[]api.Pipeline](t, s.Get("/api/v1/pipelines", webtest.Bearer(other)...)); len(l) != 0 {
 		t.Fatalf("another project's member lists %d pipelines, want none", len(l))
+	}
+}
+
+// TestPipelineStageIsAnOrdinaryTask: a stage's task carries every field a task submitted on
+// its own would: its attempts and rerun on failure, its minimums of network and storage and
+// whether it may span nodes with no network between them, whether it is submitted at once
+// (clean) or later from what the store kept of it (train, after clean ended).
+func TestPipelineStageIsAnOrdinaryTask(t *testing.T) {
+	s, member, _ := pipelineServer(t)
+	p := webtest.Decode[api.Pipeline](t, s.Post("/api/v1/pipelines", `{"project":"vision","name":"fields","stages":[
+		{"name":"clean","gpus":1,"command":["clean"],"max_attempts":3,"rerun_on_failure":true,"priority":"high"},
+		{"name":"train","after_ended":["clean"],"gpus":2,"spec":"A100-80G","command":["train"],"max_attempts":1,
+		 "min_inter_node_gbps":400,"min_storage_mbps":1000,"allow_no_interconnect":true,"queue":"long"}]}`, webtest.Bearer(member)...))
+	clean := *stagesByName(p)["clean"].Task
+	task := webtest.Decode[api.Task](t, s.Get(fmt.Sprintf("/api/v1/tasks/%d", clean)))
+	if task.MaxAttempts != 3 || !task.RerunOnFailure || task.Priority != "high" {
+		t.Fatalf("clean's task: %d attempts, rerun on failure %v, priority %s; want 3, true, high", task.MaxAttempts, task.RerunOnFailure, task.Priority)
+	}
+	ctx := context.Background()
+	if err := s.Store.CancelTask(ctx, clean, "mia", webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store.AdvancePipelines(ctx, models.DefaultTaskLimits, webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	train := stagesByName(webtest.Decode[api.Pipeline](t, s.Get(fmt.Sprintf("/api/v1/pipelines/%d", p.ID))))["train"]
+	if train.Task == nil {
+		t.Fatalf("train = %+v, want submitted once clean ended", train)
+	}
+	task = webtest.Decode[api.Task](t, s.Get(fmt.Sprintf("/api/v1/tasks/%d", *train.Task)))
+	if task.MaxAttempts != 1 || task.RerunOnFailure || task.MinInterNodeGbps != 400 || task.MinStorageMBps != 1000 ||
+		!task.AllowNoInterconnect || task.Queue != "long" || task.Spec != "A100-80G" {
+		t.Fatalf("train's task = %+v; want 1 attempt, 400 Gb/s, 1,000 MB/s, allowed without interconnect, the long lane, A100", task)
 	}
 }
 
@@ -172,4 +206,133 @@ func pageDoc(t *testing.T, s *webtest.Server, path, token, lang string) *goquery
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// TestPipelineCancel: through the API, as a task's cancel, only one who runs the project's
+// tasks cancels a running pipeline (another project's member sees none: 404; a read-only
+// token and finance are refused: 403); its queued stage's task is cancelled, its waiting
+// stages skipped, the queue woken; a second cancel and a rerun are 409. On the page, a
+// running pipeline offers Cancel (with the CSRF field and a question first) to its member and
+// an admin, not to a read-only token; a viewer's post and a session's post without the CSRF
+// token are refused; with it the pipeline is cancelled
+// and its page says so, and who, in both languages, with no Cancel or Rerun left.
+func TestPipelineCancel(t *testing.T) {
+	s, member, other := pipelineServer(t)
+	ctx := context.Background()
+	mia, err := s.Store.UserByName(ctx, "mia")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readOnly, _, err := s.Store.CreateAPIToken(ctx, mia.ID, "read", models.ScopeRead, webtest.T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finance, err := s.Store.CreateUser(ctx, "fay", "pw-fay", models.RoleFinance, webtest.T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	financeTok, _, _ := s.Store.CreateAPIToken(ctx, finance.ID, "t", models.ScopeWrite, webtest.T0)
+	p := webtest.Decode[api.Pipeline](t, s.Post("/api/v1/pipelines", threeStages, webtest.Bearer(member)...))
+	clean := *stagesByName(p)["clean"].Task
+	path := fmt.Sprintf("/api/v1/pipelines/%d/cancel", p.ID)
+	for name, tc := range map[string]struct {
+		token string
+		want  int
+	}{
+		"another project's member": {other, 404},
+		"a read-only token":        {readOnly, 403},
+		"finance":                  {financeTok, 403},
+	} {
+		if w := s.Post(path, "", webtest.Bearer(tc.token)...); w.Code != tc.want {
+			t.Errorf("%s cancels = %d %s, want %d", name, w.Code, w.Body, tc.want)
+		}
+	}
+	if w := s.Post("/api/v1/pipelines/999/cancel", "", webtest.Bearer(member)...); w.Code != 404 {
+		t.Errorf("cancel of no pipeline = %d, want 404", w.Code)
+	}
+	if got, _ := s.Store.PipelineByID(ctx, p.ID); got.State != api.PipelineRunning {
+		t.Fatalf("after the refused cancels the pipeline is %s, want running", got.State)
+	}
+	woken := s.Sched.Triggers()
+	w := s.Post(path, "", webtest.Bearer(member)...)
+	if w.Code != 200 {
+		t.Fatalf("the member cancels = %d %s, want 200", w.Code, w.Body)
+	}
+	got := webtest.Decode[api.Pipeline](t, w)
+	st := stagesByName(got)
+	if got.State != api.PipelineCancelled || got.Reason != "cancelled mia" || st["clean"].State != api.StageFailed ||
+		st["clean"].TaskState != "cancelled" || st["train"].State != api.StageSkipped || st["eval"].Reason != "cancelled mia" {
+		t.Fatalf("after the cancel: %s %q, stages %+v; want cancelled by mia, clean's task cancelled, train and eval skipped", got.State, got.Reason, got.Stages)
+	}
+	if s.Sched.Triggers() == woken {
+		t.Errorf("the cancel did not wake the queue")
+	}
+	if task := webtest.Decode[api.Task](t, s.Get(fmt.Sprintf("/api/v1/tasks/%d", clean))); task.State != api.StateCancelled {
+		t.Errorf("clean's task is %s, want cancelled", task.State)
+	}
+	for _, verb := range []string{"cancel", "rerun"} {
+		if w := s.Post(fmt.Sprintf("/api/v1/pipelines/%d/%s", p.ID, verb), "", webtest.Bearer(member)...); w.Code != 409 {
+			t.Errorf("%s of a cancelled pipeline = %d, want 409", verb, w.Code)
+		}
+	}
+
+	// The page.
+	q := webtest.Decode[api.Pipeline](t, s.Post("/api/v1/pipelines", strings.Replace(threeStages, `"nightly"`, `"weekly"`, 1), webtest.Bearer(member)...))
+	page := fmt.Sprintf("/pipelines/%d", q.ID)
+	for lang, want := range map[string]string{"en": "Cancel pipeline weekly?", "zh-CN": "取消流水线 weekly？"} {
+		form := pageDoc(t, s, page, member, lang).Find(`form[data-testid="pipeline-cancel"]`)
+		if form.Find(`input[name=_csrf]`).Length() != 1 || !strings.HasPrefix(form.AttrOr("data-confirm", ""), want) ||
+			form.AttrOr("action", "") != page+"/cancel" {
+			t.Errorf("%s: the cancel form %q asks %q; want one posting to %s/cancel with the CSRF field, asking %q",
+				lang, form.AttrOr("action", ""), form.AttrOr("data-confirm", ""), page, want)
+		}
+	}
+	admin := webtest.AdminToken(t, s.Store)
+	if n := pageDoc(t, s, page, admin, "en").Find(`[data-testid="pipeline-cancel"]`).Length(); n != 1 {
+		t.Errorf("an admin sees %d cancel forms, want 1", n)
+	}
+	if _, err := s.Store.CreateUser(ctx, "vic", "pw-vic", models.RoleViewer, webtest.T0); err != nil {
+		t.Fatal(err)
+	}
+	if n := pageDoc(t, s, page, readOnly, "en").Find(`[data-testid="pipeline-cancel"]`).Length(); n != 0 {
+		t.Errorf("the member's read-only token sees %d cancel forms, want none", n)
+	}
+	if w := s.LogIn("vic", "pw-vic", "10.0.0.8").Form(page+"/cancel", nil); w.Code != http.StatusForbidden {
+		t.Errorf("a viewer's cancel = %d, want 403", w.Code)
+	}
+	login := s.Login("mia", "pw-mia", "10.0.0.9")
+	req := httptest.NewRequest(http.MethodPost, page+"/cancel", strings.NewReader(""))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for _, ck := range login.Result().Cookies() {
+		req.AddCookie(ck)
+	}
+	rec := httptest.NewRecorder()
+	s.E.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("a session's cancel without the CSRF token = %d, want 403", rec.Code)
+	}
+	if got, _ := s.Store.PipelineByID(ctx, q.ID); got.State != api.PipelineRunning {
+		t.Fatalf("after the refused posts the pipeline is %s, want running", got.State)
+	}
+	if w := s.LogIn("mia", "pw-mia", "10.0.0.9").Form(page+"/cancel", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != page+"?notice=cancelled" {
+		t.Fatalf("the member's cancel form = %d to %q, want 303 to %s?notice=cancelled", w.Code, w.Header().Get("Location"), page)
+	}
+	for lang, want := range map[string][]string{
+		"en":    {"Pipeline cancelled", "cancelled by mia", "skipped: mia cancelled the pipeline", "its task ended cancelled"},
+		"zh-CN": {"流水线已取消", "由 mia 取消", "已跳过：mia 取消了流水线"},
+	} {
+		doc := pageDoc(t, s, page+"?notice=cancelled", member, lang)
+		for _, w := range want {
+			if !strings.Contains(doc.Text(), w) {
+				t.Errorf("%s: the cancelled pipeline's page lacks %q", lang, w)
+			}
+		}
+		if n := doc.Find(`[data-testid="pipeline-cancel"], [data-testid="pipeline-rerun"]`).Length(); n != 0 {
+			t.Errorf("%s: a cancelled pipeline's page offers %d cancel or rerun forms, want none", lang, n)
+		}
+		if list := pageDoc(t, s, "/pipelines", member, lang); !strings.Contains(list.Find(`[data-testid="pipeline-row"][data-name="weekly"]`).Text(),
+			map[string]string{"en": "cancelled", "zh-CN": "已取消"}[lang]) {
+			t.Errorf("%s: the pipelines page does not show it cancelled", lang)
+		}
+	}
 }

@@ -27,7 +27,8 @@ func (h *Handler) PipelinesPage(c echo.Context) error {
 
 // PipelinePage shows a pipeline: its stages as a layered graph with each one's state, cards,
 // card-hours and cost, and its estimate beside what it took; for those who run its project's
-// tasks, a failed one's rerun. ?notice=rerun confirms a rerun. GET /pipelines/:id.
+// tasks, a failed one's rerun and a running one's cancel. ?notice=rerun and ?notice=cancelled
+// confirm them. GET /pipelines/:id.
 func (h *Handler) PipelinePage(c echo.Context) error {
 	id, err := handlers.PathID(c)
 	if err != nil {
@@ -42,8 +43,8 @@ func (h *Handler) PipelinePage(c echo.Context) error {
 		return err
 	}
 	d := tasksview.PipelineData{P: out, Layers: tasksview.Layers(out.Stages), CanRun: handlers.Who(c).CanRun(p.ProjectID)}
-	if c.QueryParam("notice") == tasksview.NoticeRerun {
-		d.Notice = tasksview.NoticeRerun
+	if n := c.QueryParam("notice"); n == tasksview.NoticeRerun || n == tasksview.NoticeCancelled {
+		d.Notice = n
 	}
 	return handlers.Render(c, http.StatusOK, tasksview.Pipeline(handlers.Locale(c), d))
 }
@@ -59,4 +60,17 @@ func (h *Handler) PipelineRerunForm(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, views.PipelineURL(id)+"?notice="+tasksview.NoticeRerun)
+}
+
+// PipelineCancelForm is the pipeline page's Cancel button: it cancels a running pipeline and
+// shows it again. POST /pipelines/:id/cancel.
+func (h *Handler) PipelineCancelForm(c echo.Context) error {
+	id, err := handlers.PathID(c)
+	if err != nil {
+		return err
+	}
+	if err := h.cancelPipeline(c, id); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, views.PipelineURL(id)+"?notice="+tasksview.NoticeCancelled)
 }

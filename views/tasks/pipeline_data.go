@@ -20,12 +20,15 @@ type PipelineData struct {
 	P      api.Pipeline
 	Layers [][]api.Stage
 	CanRun bool
-	// Notice confirms what a form just did: NoticeRerun.
+	// Notice confirms what a form just did: NoticeRerun or NoticeCancelled.
 	Notice string
 }
 
-// NoticeRerun confirms that a rerun started.
-const NoticeRerun = "rerun"
+// Notices of the pipeline page: a rerun started, the pipeline cancelled.
+const (
+	NoticeRerun     = "rerun"
+	NoticeCancelled = "cancelled"
+)
 
 // Layers lays stages out by depth: a stage with no parent is in the first layer, any other
 // one layer below its deepest parent. Stages come parents first, so one pass suffices.
@@ -53,6 +56,8 @@ func pipelineStateText(l phrase.Locale, state string) string {
 		return l.T("pipe.state.succeeded")
 	case api.PipelineFailed:
 		return l.T("pipe.state.failed")
+	case api.PipelineCancelled:
+		return l.T("pipe.state.cancelled")
 	}
 	return l.T("pipe.state.running")
 }
@@ -83,14 +88,19 @@ func stageWhy(l phrase.Locale, reason string) string {
 		return l.T("stage.why.task", views.TaskStateLabel(l, api.TaskState(arg)))
 	case "submit":
 		return l.T("stage.why.submit", arg)
+	case "cancelled":
+		return l.T("stage.why.cancelled", arg)
 	}
 	return reason
 }
 
-// pipelineWhy says where a failed pipeline failed.
+// pipelineWhy says where a failed pipeline failed, or who cancelled it.
 func pipelineWhy(l phrase.Locale, reason string) string {
 	if stage, ok := strings.CutPrefix(reason, "stage "); ok {
 		return l.T("pipe.failed_at", stage)
+	}
+	if who, ok := strings.CutPrefix(reason, "cancelled "); ok {
+		return l.T("pipe.cancelled_by", who)
 	}
 	return reason
 }

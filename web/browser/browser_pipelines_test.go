@@ -9,12 +9,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/web/webtest"
 )
 
-// TestBrowserPipelines opens the pipelines page and a failed pipeline's page in headless
-// Chromium, in both languages at 1600 px and on a 390 px phone: the graph and its stages fit
+// TestBrowserPipelines opens the pipelines page, a failed pipeline's page, a running one's
+// (with its Cancel) and a cancelled one's in headless Chromium, in both languages at 1600 px and on a 390 px phone: the graph and its stages fit
 // the width (no page scrolls sideways).
 func TestBrowserPipelines(t *testing.T) {
 	t.Parallel()
@@ -37,6 +38,20 @@ func TestBrowserPipelines(t *testing.T) {
 	if _, err := s.Store.AdvancePipelines(context.Background(), models.DefaultTaskLimits, webtest.T0); err != nil {
 		t.Fatal(err)
 	}
+	// One running (its page offers Cancel) and one cancelled with a stage skipped for it.
+	var ids [2]int64
+	for i, name := range []string{"weekly-running", "weekly-cancelled"} {
+		w := s.Post("/api/v1/pipelines", fmt.Sprintf(`{"project":"vision","name":%q,"stages":[
+			{"name":"clean","gpus":1,"command":["clean"]},{"name":"train","after":["clean"],"gpus":1,"command":["train"]}]}`, name))
+		if w.Code != 201 {
+			t.Fatalf("POST /api/v1/pipelines = %d %s", w.Code, w.Body)
+		}
+		q := webtest.Decode[api.Pipeline](t, w)
+		ids[i] = q.ID
+	}
+	if _, err := s.Store.CancelPipeline(context.Background(), ids[1], "tester", webtest.T0); err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(s.E)
 	defer srv.Close()
 	b := newBrowser(t, srv.URL, 120*time.Second)
@@ -46,5 +61,7 @@ func TestBrowserPipelines(t *testing.T) {
 	shootPages(t, b, srv.URL, "pipelines", []shotPage{
 		{"list", "/pipelines", `[data-testid=pipeline-row]`},
 		{"graph", fmt.Sprintf("/pipelines/%d", p[0].ID), `[data-testid=pipeline-graph]`},
+		{"running", fmt.Sprintf("/pipelines/%d", ids[0]), `[data-testid=pipeline-cancel]`},
+		{"cancelled", fmt.Sprintf("/pipelines/%d?notice=cancelled", ids[1]), `[data-testid=pipeline-graph]`},
 	})
 }
