@@ -41,8 +41,9 @@ type Pipeline struct {
 	Run         int        `json:"run"`
 	SubmittedAt time.Time  `json:"submitted_at"`
 	EndedAt     *time.Time `json:"ended_at,omitempty"`
-	// EstCardHours and EstCostFen are the stages' estimates; CardHours and CostFen what
-	// their tasks held so far, every run, at this month's prices.
+	// EstCardHours and EstCostFen are the stages' estimates (at this month's prices);
+	// CardHours and CostFen what their tasks held so far, every run, as the project's bills
+	// of those months price them, as of now.
 	EstCardHours float64 `json:"est_card_hours"`
 	EstCostFen   int64   `json:"est_cost_fen"`
 	CardHours    float64 `json:"card_hours"`

@@ -2,7 +2,9 @@ package billing
 
 import (
 	"cmp"
+	"context"
 	"slices"
+	"time"
 
 	"kashi/models"
 )
@@ -129,5 +131,44 @@ func (p *pricing) pipelineCosts(b *Bill, lines []Line, tasks map[int64]*models.L
 		pc.SavingFen = pc.TopSpecFen - pc.AmountFen
 	}
 	slices.SortFunc(out, func(x, y PipelineCost) int { return cmp.Compare(x.PipelineID, y.PipelineID) })
+	return out, nil
+}
+
+// PipelineBilled is each stage of one pipeline as its project's bills price it, by stage
+// name: its card time and cost on every spec, added up over the bills of the months from
+// from's to to's (each as ProjectBill gives it: the issued bill, else computed as of now).
+// The pipeline page and its API read their figures here, so they say what the bills say:
+// overflow, a reserved package and per-task charges included. Spec is left empty.
+func PipelineBilled(ctx context.Context, src Source, projectID, pipelineID int64, from, to, now time.Time) (map[string]StageCost, error) {
+	loc, err := Location(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]StageCost{}
+	if to.After(now) {
+		to = now
+	}
+	last := MonthOf(to, loc).String()
+	for m := MonthOf(from, loc); m.String() <= last; m = m.Next() {
+		b, err := ProjectBill(ctx, src, projectID, m.String(), now)
+		if err != nil {
+			return nil, err
+		}
+		for _, pc := range b.Pipelines {
+			if pc.PipelineID != pipelineID {
+				continue
+			}
+			for _, st := range pc.Stages {
+				acc := out[st.Stage]
+				acc.Stage = st.Stage
+				acc.NominalS += st.NominalS
+				acc.EffectiveS += st.EffectiveS
+				acc.AmountFen = AddFen(acc.AmountFen, st.AmountFen)
+				acc.TopSpecFen = AddFen(acc.TopSpecFen, st.TopSpecFen)
+				acc.SavingFen = acc.TopSpecFen - acc.AmountFen
+				out[st.Stage] = acc
+			}
+		}
+	}
 	return out, nil
 }

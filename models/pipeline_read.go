@@ -12,15 +12,16 @@ type PipelineRow struct {
 	Project string
 }
 
-// StageRow is a stage with its current task's state and reason, and its use: the
-// card-seconds of every task it submitted (every run), by spec, and the cards its task holds
-// now.
+// StageRow is a stage with its current task's state and reason, when the tasks it submitted
+// (every run) held cards, and the cards its task holds now. What that card time cost is the
+// bills' (billing.PipelineBilled), read over the months HeldFrom to HeldTo span.
 type StageRow struct {
 	PipelineStage
 	TaskState  string
 	TaskReason string
-	// Seconds is card-seconds by spec, up to now for cards still held.
-	Seconds map[string]int64 `gorm:"-"`
+	// HeldFrom is when its tasks were first given a card and HeldTo when they last gave one
+	// back (now for cards still held); both zero when they never held one.
+	HeldFrom, HeldTo time.Time `gorm:"-"`
 	// Held is how many cards its tasks hold now.
 	Held int `gorm:"-"`
 }
@@ -52,8 +53,8 @@ func (s *Store) Pipelines(ctx context.Context, projectIDs []int64, limit int) ([
 	return out, nil
 }
 
-// PipelineStages returns a pipeline's stages in order, each with its task's state and the
-// cards its tasks held, up to now.
+// PipelineStages returns a pipeline's stages in order, each with its task's state, when its
+// tasks held cards, up to now, and the cards they hold now.
 func (s *Store) PipelineStages(ctx context.Context, id int64, now time.Time) ([]StageRow, error) {
 	now = UTC(now)
 	db := s.db.WithContext(ctx)
@@ -67,13 +68,11 @@ func (s *Store) PipelineStages(ctx context.Context, id int64, now time.Time) ([]
 	}
 	var spans []struct {
 		StageID   int64
-		Spec      string
 		StartedAt time.Time
 		EndedAt   *time.Time
 	}
-	err = db.Table("allocations").Select("pipeline_tasks.stage_id, gpus.spec, allocations.started_at, allocations.ended_at").
+	err = db.Table("allocations").Select("pipeline_tasks.stage_id, allocations.started_at, allocations.ended_at").
 		Joins("JOIN pipeline_tasks ON pipeline_tasks.task_id = allocations.task_id").
-		Joins("JOIN gpus ON gpus.id = allocations.gpu_id").
 		Where("pipeline_tasks.pipeline_id = ?", id).Scan(&spans).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: cards of pipeline %d: %w", id, err)
@@ -81,7 +80,6 @@ func (s *Store) PipelineStages(ctx context.Context, id int64, now time.Time) ([]
 	at := map[int64]int{}
 	for i := range out {
 		at[out[i].ID] = i
-		out[i].Seconds = map[string]int64{}
 	}
 	for _, sp := range spans {
 		i, ok := at[sp.StageID]
@@ -94,8 +92,12 @@ func (s *Store) PipelineStages(ctx context.Context, id int64, now time.Time) ([]
 		} else {
 			out[i].Held++
 		}
-		if d := int64(end.Sub(sp.StartedAt) / time.Second); d > 0 {
-			out[i].Seconds[sp.Spec] += d
+		st := &out[i]
+		if st.HeldFrom.IsZero() || sp.StartedAt.Before(st.HeldFrom) {
+			st.HeldFrom = UTC(sp.StartedAt)
+		}
+		if end.After(st.HeldTo) {
+			st.HeldTo = UTC(end)
 		}
 	}
 	return out, nil

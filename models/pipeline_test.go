@@ -54,7 +54,7 @@ func endTask(t *testing.T, s *models.Store, n models.NodeGPUs, id int64, code in
 // submitted once its parent succeeded, told where its parent wrote and waiting for it to be
 // visible there; a failure skips what follows and fails the pipeline, naming the stage; a
 // rerun submits the failed stage again, not the one that succeeded, and the pipeline
-// succeeds. The stages' card-seconds count every run. On SQLite and Postgres.
+// succeeds. The stages' time holding cards spans every run. On SQLite and Postgres.
 func TestPipelineRunsStageByStage(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
@@ -158,9 +158,10 @@ func TestPipelineRunsStageByStage(t *testing.T) {
 		if got.State != models.PipelineSucceeded || got.Run != 2 {
 			t.Fatalf("pipeline after its rerun: %s run %d, want succeeded in run 2", got.State, got.Run)
 		}
-		// clean ran once (1 h); train twice (2 h failed, 1 h in the rerun).
-		if c, tr := rows["clean"].Seconds["A100-80G"], rows["train"].Seconds["A100-80G"]; c != 3600 || tr != 3*3600 {
-			t.Fatalf("card-seconds: clean %d, train %d; want 3600 and 10800", c, tr)
+		// clean ran once (the first hour); train twice (1 h to 3 h failed, 5 h to 6 h in the rerun).
+		c, st := rows["clean"], rows["train"]
+		if !c.HeldFrom.Equal(ft0) || !c.HeldTo.Equal(ft0.Add(time.Hour)) || !st.HeldFrom.Equal(ft0.Add(time.Hour)) || !st.HeldTo.Equal(ft0.Add(6*time.Hour)) {
+			t.Fatalf("cards held: clean %v to %v, train %v to %v; want 0 h to 1 h and 1 h to 6 h after ft0", c.HeldFrom, c.HeldTo, st.HeldFrom, st.HeldTo)
 		}
 	})
 }

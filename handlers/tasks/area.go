@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"kashi/billing"
 	"kashi/handlers"
 	"kashi/models"
 )
@@ -81,6 +82,8 @@ type Store interface {
 	PipelineByID(ctx context.Context, id int64) (models.PipelineRow, error)
 	Pipelines(ctx context.Context, projectIDs []int64, limit int) ([]models.PipelineRow, error)
 	PipelineStages(ctx context.Context, id int64, now time.Time) ([]models.StageRow, error)
+	// The bills a pipeline's stages read their card-hours and cost from.
+	billing.Source
 	// Rightsizing advice from the template's latest runs.
 	TemplateRuns(ctx context.Context, id int64, limit int) ([]models.Task, error)
 	// Trials: a task tried at small sizes before its full run.
