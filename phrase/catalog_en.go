@@ -516,6 +516,7 @@ var catalogEN = map[string]string{
 	"audit.subject.shared_join_token":       "the shared join token",
 	"audit.subject.reservation_by_request":  "booking #%s, by request #%s",
 	"audit.subject.reservation":             "booking #%s",
+	"audit.subject.pipeline":                "pipeline #%s",
 	"requests.kind.guarantee":               "Guaranteed share",
 	"requests.kind.overflow":                "Allow overflow",
 	"ctx.title":                             "Context",

@@ -516,6 +516,7 @@ var catalogZH = map[string]string{
 	"audit.subject.shared_join_token":       "共享加入令牌",
 	"audit.subject.reservation_by_request":  "预约 #%s（申请 #%s）",
 	"audit.subject.reservation":             "预约 #%s",
+	"audit.subject.pipeline":                "流水线 #%s",
 	"requests.kind.guarantee":               "保障卡数",
 	"requests.kind.overflow":                "允许溢出",
 	"ctx.title":                             "参考",

@@ -45,6 +45,7 @@ var auditSubjects = []auditSubject{
 	{re: regexp.MustCompile(`^shared join token$`), key: "shared_join_token"},
 	{re: regexp.MustCompile(`^reservation (\d+) by request (\d+)$`), key: "reservation_by_request"},
 	{re: regexp.MustCompile(`^reservation (\d+)$`), key: "reservation"},
+	{re: regexp.MustCompile(`^pipeline (\d+)$`), key: "pipeline"},
 }
 
 // allSpecs is what a subject says for a quota or request on every spec (models' specLabel).

@@ -99,6 +99,10 @@ func NewAuditWorld(t *testing.T) BillWorld {
 	do("", fmt.Sprintf("/api/v1/reservations/%d/cancel", rs[0].ID), "{}")
 	doomed := w.Create(Task("doomed").Of("vision").Ready(), T0.Add(-time.Hour))
 	do("", fmt.Sprintf("/api/v1/tasks/%d/cancel", doomed.ID), "{}")
+	// A pipeline submitted and cancelled.
+	pipe := Decode[struct{ ID int64 }](t, w.Post("/api/v1/pipelines", `{"project":"vision","name":"audit-pipe","stages":[`+
+		`{"name":"prep","gpus":1,"command":["prep"]},{"name":"train","after":["prep"],"gpus":1,"command":["train"]}]}`))
+	do("", fmt.Sprintf("/api/v1/pipelines/%d/cancel", pipe.ID), "{}")
 	idle := w.Create(Task("idler").Of("vision").Ready(), T0.Add(-2*time.Hour))
 	w.Place(idle, T0.Add(-time.Hour), UUIDOf("a100-01", 3))
 	do("", fmt.Sprintf("/api/v1/tasks/%d/release", idle.ID), "{}")
