@@ -150,7 +150,7 @@ func TestSubmitWaitFailedStart(t *testing.T) {
 			cli.Env{Getenv: func(k string) string { return vars[k] }, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Poll: 10 * time.Millisecond})
 	}()
 	var id int64
-	for deadline := time.Now().Add(10 * time.Second); id == 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); id == 0; time.Sleep(10 * time.Millisecond) {
 		if ts, _ := s.Store.Tasks(t.Context(), models.TaskFilter{}); len(ts) == 1 {
 			id = ts[0].ID
 		} else if time.Now().After(deadline) {
