@@ -166,6 +166,7 @@ func (s *Server) Do(r Req) *httptest.ResponseRecorder {
 	}
 	w := httptest.NewRecorder()
 	s.E.ServeHTTP(w, hr)
+	checkOpenAPI(s.Tb, hr, w)
 	return w
 }
 
