@@ -39,6 +39,11 @@ type User struct {
 	// UnixAccount is the account on the nodes that the user's tasks run as; "" for none
 	// set (a pool may then use the user's name: PoolConfig.AccountsByName).
 	UnixAccount string
+	// ChatDingTalk, ChatFeishu and ChatWeCom are the user's ids in the team's chats (ChatIDs);
+	// "" for none.
+	ChatDingTalk string `gorm:"column:chat_dingtalk"`
+	ChatFeishu   string `gorm:"column:chat_feishu"`
+	ChatWeCom    string `gorm:"column:chat_wecom"`
 }
 
 // ProjectMember gives a user a role in a project.

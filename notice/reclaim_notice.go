@@ -16,6 +16,7 @@ type IdleStore interface {
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
 	TaskReclaims(ctx context.Context) (map[int64]models.TaskReclaim, error)
 	NotifyOwnerAndLeads(ctx context.Context, taskID int64, key, kind, msg string, now time.Time) (bool, error)
+	ChatIDsOf(ctx context.Context, name string) (models.ChatIDs, error)
 }
 
 // Notification kinds IdleTask writes.
@@ -38,7 +39,8 @@ type IdleEvent struct {
 // task's cards are idle and it will be stopped unless kept (the owner or a lead answers
 // "keep" or "release now" on the notifications page), or that it was stopped. Each of them
 // with an account gets an in-app notification, once each (once per notice: the key carries
-// the notice's time), and the channels a message the first time anyone is told; when none of
+// the notice's time), and the channels a message the first time anyone is told, mentioning the
+// owner by their chat ids (models.ChatIDs) so the chat tells them; when none of
 // them has an account, the channels are all there is and always hear. The message is worded
 // in l, the installation's language, as alerts are, and links to the notifications page (a
 // notice) or the task (a reclaim); its times are in loc (the --time-zone).
@@ -51,7 +53,11 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l
 	}
 	detail := l.Say(a.Detail)
 	name := l.T("idle.chat.task", t.ID, t.Name, t.Project, l.Count("notes.idle.gpus", t.GPUs))
-	m := notify.Message{Project: t.Project}
+	ids, err := store.ChatIDsOf(ctx, t.Owner)
+	if err != nil {
+		return fmt.Errorf("notice: idle task %d: %w", a.TaskID, err)
+	}
+	m := notify.Message{Project: t.Project, Mentions: []notify.Mention{Mention(t.Owner, ids)}}
 	var key string
 	switch {
 	case !a.Reclaimed:
@@ -94,4 +100,9 @@ func IdleTask(ctx context.Context, store IdleStore, channels []notify.Channel, l
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Mention is the user name with their chat ids, as the robots mention people.
+func Mention(name string, ids models.ChatIDs) notify.Mention {
+	return notify.Mention{Name: name, DingTalk: ids.DingTalk, Feishu: ids.Feishu, WeCom: ids.WeCom}
 }

@@ -2,6 +2,7 @@ package notice_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +111,13 @@ func TestIdleTask(t *testing.T) {
 	if len(ch.got) != 1 || ch.got[0].Project != "vision" || ch.got[0].Kind != notice.KindIdleNotice {
 		t.Errorf("channel got %+v, want one idle notice for vision", ch.got)
 	}
+	if want := []notify.Mention{{Name: "alice"}}; !reflect.DeepEqual(ch.got[0].Mentions, want) {
+		t.Errorf("the notice mentions %+v, want alice, who has no chat ids yet", ch.got[0].Mentions)
+	}
+	ids := models.ChatIDs{DingTalk: "13800000000", Feishu: "ou_alice", WeCom: "alice.w"}
+	if err := w.s.SetChatIDs(ctx, "alice", "alice", ids, now); err != nil {
+		t.Fatal(err)
+	}
 
 	rc := notice.IdleEvent{TaskID: w.task.ID, Reclaimed: true, Detail: phrase.Of(phrase.New("idle_for", phrase.Dur(time.Hour)))}
 	if err := notice.IdleTask(ctx, w.s, []notify.Channel{ch}, english, rc, time.UTC, now.Add(31*time.Minute)); err != nil {
@@ -121,7 +129,10 @@ func TestIdleTask(t *testing.T) {
 		}
 	}
 	if len(ch.got) != 2 {
-		t.Errorf("after the reclaim the channel got %d messages, want 2", len(ch.got))
+		t.Fatalf("after the reclaim the channel got %d messages, want 2", len(ch.got))
+	}
+	if want := []notify.Mention{notice.Mention("alice", ids)}; !reflect.DeepEqual(ch.got[1].Mentions, want) {
+		t.Errorf("the reclaim mentions %+v, want alice by her chat ids %+v", ch.got[1].Mentions, want)
 	}
 }
 

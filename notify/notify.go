@@ -34,6 +34,19 @@ type Message struct {
 	LinkText string `json:"-"`
 	// Resolved marks a message that says an alert (every alert of a group) has ended.
 	Resolved bool `json:"resolved,omitempty"`
+	// Mentions are the people the message asks to act (a task's owner): each robot mentions
+	// them by their id in its chat, so the chat tells them; one with no id there is not.
+	Mentions []Mention `json:"mentions,omitempty"`
+}
+
+// Mention is a person by their ids in the team's chats, any of them empty for none: the
+// DingTalk userId (or a mobile number, all digits), the Feishu open_id (ou_…) and the WeCom
+// userid. Name is their Kashi user name.
+type Mention struct {
+	Name     string `json:"name"`
+	DingTalk string `json:"dingtalk,omitempty"`
+	Feishu   string `json:"feishu,omitempty"`
+	WeCom    string `json:"wecom,omitempty"`
 }
 
 // Under returns channels that send each message whose Link is a path with the Link under base

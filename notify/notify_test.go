@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,12 @@ func TestWebhook(t *testing.T) {
 		json.NewDecoder(r.Body).Decode(&got)
 	}))
 	defer srv.Close()
-	m := Message{Kind: "budget", Project: "vision", Title: "80%", Text: "vision used 80% of its budget", At: time.Unix(0, 0).UTC()}
+	m := Message{Kind: "budget", Project: "vision", Title: "80%", Text: "vision used 80% of its budget", At: time.Unix(0, 0).UTC(),
+		Mentions: []Mention{{Name: "ana", DingTalk: "13800000000", Feishu: "ou_1", WeCom: "ana"}}}
 	if err := (Webhook{URL: srv.URL}).Send(context.Background(), m); err != nil {
 		t.Fatalf("Send = %v", err)
 	}
-	if got != m {
+	if !reflect.DeepEqual(got, m) {
 		t.Errorf("webhook got %+v, want %+v", got, m)
 	}
 	fail := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
@@ -64,8 +66,8 @@ func TestUnderLinks(t *testing.T) {
 	if md := markdown(m, "**"); !strings.Contains(md, "[Open the task](https://kashi.example.com/tasks/7)") {
 		t.Errorf("markdown = %q, want the link with its words", md)
 	}
-	if pt := plainText(m); !strings.Contains(pt, "Open the task: https://kashi.example.com/tasks/7") {
-		t.Errorf("plain text = %q, want the link with its words", pt)
+	if b, _ := json.Marshal(feishuCardOf(m)); !strings.Contains(string(b), `{"tag":"button","text":{"tag":"plain_text","content":"Open the task"},"type":"primary","url":"https://kashi.example.com/tasks/7"}`) {
+		t.Errorf("feishu card = %s, want a button with the link's words", b)
 	}
 }
 
@@ -79,7 +81,8 @@ func TestWebhookSigned(t *testing.T) {
 		sig = r.Header.Get("X-Kashi-Signature-256")
 	}))
 	defer srv.Close()
-	m := Message{Kind: "budget", Project: "vision", Title: "80%", Text: "vision used 80% of its budget", At: time.Unix(0, 0).UTC()}
+	m := Message{Kind: "budget", Project: "vision", Title: "80%", Text: "vision used 80% of its budget", At: time.Unix(0, 0).UTC(),
+		Mentions: []Mention{{Name: "ana", DingTalk: "13800000000", Feishu: "ou_1", WeCom: "ana"}}}
 	if err := (Webhook{URL: srv.URL, Secret: "s3cret"}).Send(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}

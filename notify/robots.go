@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,45 @@ type dingTalkBody struct {
 		Title string `json:"title"`
 		Text  string `json:"text"`
 	} `json:"markdown"`
+	At *dingTalkAt `json:"at,omitempty"`
 }
+
+// dingTalkAt names who a DingTalk robot message mentions: by mobile number or userId. The
+// markdown text must also carry "@" and each of them for the mention to show
+// (https://open.dingtalk.com/document/orgapp/custom-robot-access, "at" of a markdown message).
+type dingTalkAt struct {
+	AtMobiles []string `json:"atMobiles,omitempty"`
+	AtUserIDs []string `json:"atUserIds,omitempty"`
+}
+
+// dingTalkMentions is m's mentions as DingTalk takes them, and the "@…" words the text ends
+// with; nil and "" for none.
+func dingTalkMentions(m Message) (*dingTalkAt, string) {
+	var at dingTalkAt
+	var words []string
+	for _, p := range m.Mentions {
+		switch id := p.DingTalk; {
+		case !chatID.MatchString(id):
+			continue
+		case mobile.MatchString(id):
+			at.AtMobiles = append(at.AtMobiles, id)
+		default:
+			at.AtUserIDs = append(at.AtUserIDs, id)
+		}
+		words = append(words, "@"+p.DingTalk)
+	}
+	if len(words) == 0 {
+		return nil, ""
+	}
+	return &at, "\n\n" + strings.Join(words, " ")
+}
+
+// chatID is what a chat id may be: letters, digits and "_-.@" (the ids each chat platform
+// issues are of these), so none can carry markup into a message.
+var chatID = regexp.MustCompile(`^[A-Za-z0-9_.@-]{1,64}$`)
+
+// mobile is a mobile number as DingTalk's atMobiles takes it.
+var mobile = regexp.MustCompile(`^\+?[0-9]{5,20}$`)
 
 // Send posts m; an HTTP error or an answer whose errcode is not 0 is an error.
 func (d DingTalk) Send(ctx context.Context, m Message) error {
@@ -48,7 +87,8 @@ func (d DingTalk) Send(ctx context.Context, m Message) error {
 	var b dingTalkBody
 	b.MsgType = "markdown"
 	b.Markdown.Title = truncUTF8(m.Title, 200)
-	b.Markdown.Text = truncUTF8(markdown(m, "#### "), 18000)
+	at, words := dingTalkMentions(m)
+	b.Markdown.Text, b.At = truncUTF8(markdown(m, "#### "), 18000-len(words))+words, at
 	answer, err := postJSON(ctx, d.Client, target, b)
 	if err != nil {
 		return err
@@ -94,23 +134,91 @@ type Feishu struct {
 	Now func() time.Time
 }
 
+// feishuBody is a Feishu custom bot's interactive message: a card
+// (https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot, 发送消息卡片).
 type feishuBody struct {
-	Timestamp string `json:"timestamp,omitempty"`
-	Sign      string `json:"sign,omitempty"`
-	MsgType   string `json:"msg_type"`
-	Content   struct {
-		Text string `json:"text"`
-	} `json:"content"`
+	Timestamp string     `json:"timestamp,omitempty"`
+	Sign      string     `json:"sign,omitempty"`
+	MsgType   string     `json:"msg_type"`
+	Card      feishuCard `json:"card"`
 }
 
-// Send posts m; an HTTP error or an answer whose code (or StatusCode) is not 0 is an error.
+type feishuCard struct {
+	Config struct {
+		WideScreenMode bool `json:"wide_screen_mode"`
+	} `json:"config"`
+	Header struct {
+		Title    feishuText `json:"title"`
+		Template string     `json:"template"`
+	} `json:"header"`
+	Elements []any `json:"elements"`
+}
+
+// feishuText is a card's text: plain_text shows its content as it is (what people typed
+// cannot become markup); lark_md is markdown, used only for the mentions Kashi writes.
+type feishuText struct {
+	Tag     string `json:"tag"`
+	Content string `json:"content"`
+}
+
+type feishuDiv struct {
+	Tag  string     `json:"tag"`
+	Text feishuText `json:"text"`
+}
+
+type feishuButton struct {
+	Tag  string     `json:"tag"`
+	Text feishuText `json:"text"`
+	Type string     `json:"type"`
+	URL  string     `json:"url"`
+}
+
+type feishuAction struct {
+	Tag     string         `json:"tag"`
+	Actions []feishuButton `json:"actions"`
+}
+
+type feishuNote struct {
+	Tag      string       `json:"tag"`
+	Elements []feishuText `json:"elements"`
+}
+
+// feishuCardOf is m as a card: the title in the header (green once resolved), the text as
+// plain text, the owners mentioned (<at id=open_id></at>), a button into Kashi when the
+// link is absolute (a chat cannot open a path), and the footer as a note.
+func feishuCardOf(m Message) feishuCard {
+	var c feishuCard
+	c.Config.WideScreenMode = true
+	c.Header.Title = feishuText{"plain_text", truncUTF8(m.Title, 200)}
+	c.Header.Template = "blue"
+	if m.Resolved {
+		c.Header.Template = "green"
+	}
+	c.Elements = append(c.Elements, feishuDiv{"div", feishuText{"plain_text", truncUTF8(m.Text, 18000)}})
+	var at []string
+	for _, p := range m.Mentions {
+		if chatID.MatchString(p.Feishu) {
+			at = append(at, "<at id="+p.Feishu+"></at>")
+		}
+	}
+	if len(at) > 0 {
+		c.Elements = append(c.Elements, feishuDiv{"div", feishuText{"lark_md", strings.Join(at, " ")}})
+	}
+	if strings.HasPrefix(m.Link, "https://") || strings.HasPrefix(m.Link, "http://") {
+		c.Elements = append(c.Elements, feishuAction{"action", []feishuButton{{"button", feishuText{"plain_text", cmp.Or(m.LinkText, m.Link)}, "primary", m.Link}}})
+	}
+	c.Elements = append(c.Elements, feishuNote{"note", []feishuText{{"plain_text", footer(m)}}})
+	return c
+}
+
+// Send posts m as a card; an HTTP error or an answer whose code (or StatusCode) is not 0 is
+// an error.
 func (f Feishu) Send(ctx context.Context, m Message) error {
 	var b feishuBody
 	if f.Secret != "" {
 		b.Timestamp, b.Sign = FeishuSign(f.Secret, clockOf(f.Now)())
 	}
-	b.MsgType = "text"
-	b.Content.Text = truncUTF8(plainText(m), 18000)
+	b.MsgType, b.Card = "interactive", feishuCardOf(m)
 	answer, err := postJSON(ctx, f.Client, f.URL, b)
 	if err != nil {
 		return err
@@ -165,7 +273,19 @@ type weComBody struct {
 func (w WeCom) Send(ctx context.Context, m Message) error {
 	var b weComBody
 	b.MsgType = "markdown"
-	b.Markdown.Content = truncUTF8(markdown(m, "**"), 4000) // WeCom takes 4096 bytes at most
+	// WeCom's markdown mentions a member as <@userid>
+	// (https://developer.work.weixin.qq.com/document/path/91770, markdown类型).
+	var words []string
+	for _, p := range m.Mentions {
+		if chatID.MatchString(p.WeCom) {
+			words = append(words, "<@"+p.WeCom+">")
+		}
+	}
+	mention := ""
+	if len(words) > 0 {
+		mention = "\n\n" + strings.Join(words, " ")
+	}
+	b.Markdown.Content = truncUTF8(markdown(m, "**"), 4000-len(mention)) + mention // WeCom takes 4096 bytes at most
 	answer, err := postJSON(ctx, w.Client, w.URL, b)
 	if err != nil {
 		return err
@@ -223,17 +343,6 @@ func escapeMarkdown(s string) string { return markdownEscapes.Replace(s) }
 
 // linkEscapes percent-encodes what would end a Markdown link's target early.
 var linkEscapes = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E")
-
-// plainText writes m as plain text: title, text, footer.
-func plainText(m Message) string {
-	text := m.Title + "\n" + m.Text + "\n"
-	if m.Link != "" && m.LinkText != "" {
-		text += m.LinkText + ": " + m.Link + "\n"
-	} else if m.Link != "" {
-		text += m.Link + "\n"
-	}
-	return text + "— " + footer(m)
-}
 
 // footer is "Kashi · kind · project · 2026-03-02 17:00 CST", leaving out what is empty; the
 // time is in At's own zone, which the sender sets to the configured one, and names it.

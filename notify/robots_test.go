@@ -97,7 +97,7 @@ func TestFeishuBodyAndSignature(t *testing.T) {
 	}
 	ts := "1772442000"
 	sign := hmacB64(ts+"\n"+secret, "")
-	want := `{"timestamp":"` + ts + `","sign":"` + sign + `","msg_type":"text","content":{"text":"Pool a100: scaling failed\npool a100: create a100-1: out of capacity\n— Kashi · scale-failed · vision · 2026-03-02 09:00 UTC"}}`
+	want := `{"timestamp":"` + ts + `","sign":"` + sign + `","msg_type":"interactive","card":{"config":{"wide_screen_mode":true},"header":{"title":{"tag":"plain_text","content":"Pool a100: scaling failed"},"template":"blue"},"elements":[{"tag":"div","text":{"tag":"plain_text","content":"pool a100: create a100-1: out of capacity"}},{"tag":"note","elements":[{"tag":"plain_text","content":"Kashi · scale-failed · vision · 2026-03-02 09:00 UTC"}]}]}}`
 	if r.body != want {
 		t.Errorf("body = %s\nwant   %s", r.body, want)
 	}
@@ -118,6 +118,48 @@ func TestWeComBody(t *testing.T) {
 	want := `{"msgtype":"markdown","markdown":{"content":"**Pool a100: scaling failed**\n\npool a100: create a100-1: out of capacity\n\n\u003e Kashi · scale-failed · vision · 2026-03-02 09:00 UTC"}}`
 	if r.body != want {
 		t.Errorf("body = %s\nwant   %s", r.body, want)
+	}
+}
+
+// TestRobotsMentionOwners: each robot mentions a message's people as its documents say —
+// DingTalk by "at" (atMobiles for a mobile number, atUserIds for a userId) with "@…" ending
+// the text (open.dingtalk.com/document/orgapp/custom-robot-access), WeCom by <@userid> in
+// its markdown (developer.work.weixin.qq.com/document/path/91770), Feishu by
+// <at id=open_id></at> in a lark_md element of the card
+// (open.feishu.cn/document/client-docs/bot-v3/add-custom-bot). An id that is not one (markup
+// in it) and a person without an id on that chat are left out; no mention, no "at".
+func TestRobotsMentionOwners(t *testing.T) {
+	m := msg
+	m.Mentions = []Mention{{Name: "ana", DingTalk: "13800000000", Feishu: "ou_7f3a", WeCom: "ana.li"},
+		{Name: "bo", DingTalk: "manager4711"}, {Name: "eve", DingTalk: "x<a href=y>", Feishu: "ou 1", WeCom: "a>b"}}
+	r := newRobot(t, `{"errcode":0,"errmsg":"ok"}`)
+	if err := (DingTalk{URL: r.srv.URL}).Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.body, `"at":{"atMobiles":["13800000000"],"atUserIds":["manager4711"]}`) ||
+		!strings.Contains(r.body, `UTC\n\n@13800000000 @manager4711"`) {
+		t.Errorf("dingtalk body = %s, want ana by mobile and bo by userId, in at and at the text's end", r.body)
+	}
+	if err := (WeCom{URL: r.srv.URL}).Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(r.body, `UTC\n\n\u003c@ana.li\u003e"}}`) {
+		t.Errorf("wecom body = %s, want <@ana.li> at its end", r.body)
+	}
+	f := newRobot(t, `{"code":0,"msg":"success"}`)
+	if err := (Feishu{URL: f.srv.URL}).Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.body, `{"tag":"div","text":{"tag":"lark_md","content":"\u003cat id=ou_7f3a\u003e\u003c/at\u003e"}}`) {
+		t.Errorf("feishu body = %s, want ana's open_id in a lark_md at", f.body)
+	}
+	for _, body := range []string{r.body, f.body} {
+		if strings.Contains(body, "href") || strings.Contains(body, "ou 1") || strings.Contains(body, "a\u003eb") {
+			t.Errorf("body = %s carries eve's ids, which are not ids", body)
+		}
+	}
+	if err := (DingTalk{URL: r.srv.URL}).Send(context.Background(), msg); err != nil || strings.Contains(r.body, `"at"`) {
+		t.Errorf("Send = %v, body = %s: want no at without mentions", err, r.body)
 	}
 }
 

@@ -196,6 +196,7 @@ var validZH = map[string]string{
 	"must be at least 1, got %d":                "至少为 1，收到 %d",
 	"give the reason for rejecting the request": "请填写驳回申请的理由",
 	"must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'": "须为 Unix 用户名：1 到 32 个字母、数字、'.'、'_' 或 '-'，以字母或 '_' 开头",
+	"must be an id of the chat: 1 to 64 letters, digits, '.', '_', '-', '@' or '+'":                     "须为聊天账号：1 到 64 个字母、数字、'.'、'_'、'-'、'@' 或 '+'",
 	// Pipelines by stage (#33).
 	"must be 1 to %d stages, got %d":                                                               "应为 1 到 %d 个阶段，收到 %d 个",
 	"a pipeline's stages are batch tasks":                                                          "流水线的阶段只能是批处理任务",

@@ -122,6 +122,7 @@ func Routes(h *Areas) []Route {
 		{POST, "/people/:name/unix-account", handlers.Admin, h.People.UserFormUnixAccount},
 		{GET, "/account", handlers.Viewer, h.People.AccountPage},
 		{POST, "/account/password", handlers.Viewer, sessionOnly(h.People.PasswordChange)},
+		{POST, "/account/chat", handlers.Viewer, sessionOnly(h.People.ChatIDsChange)},
 		{POST, "/projects", handlers.Admin, h.Projects.ProjectFormCreate},
 		{POST, "/projects/:id/archive", handlers.Admin, h.Projects.ProjectFormArchive},
 		{POST, "/projects/:id/tags", handlers.Lead, h.Projects.ProjectFormTags},

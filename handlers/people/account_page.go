@@ -3,6 +3,7 @@ package people
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,9 +15,12 @@ import (
 // AccountPage shows the viewer's own account with the password form. GET /account.
 func (h *Handler) AccountPage(c echo.Context) error {
 	u := handlers.Who(c).User
-	d := peopleview.AccountData{Name: u.Name, Role: u.Role}
-	if c.QueryParams().Has("changed") {
+	d := accountData(u)
+	switch {
+	case c.QueryParams().Has("changed"):
 		d.Notice = peopleview.PasswordChangedNotice(handlers.Locale(c))
+	case c.QueryParams().Has("chat"):
+		d.Notice = peopleview.ChatIDsSavedNotice(handlers.Locale(c))
 	}
 	return handlers.Render(c, http.StatusOK, peopleview.Account(handlers.Locale(c), d))
 }
@@ -52,6 +56,33 @@ func (h *Handler) PasswordChange(c echo.Context) error {
 	if fe.Field == "current" {
 		try.failed(h.Now())
 	}
-	d := peopleview.AccountData{Name: u.Name, Role: u.Role, Field: fe.Field, Error: handlers.Invalid(l, fe)}
+	d := accountData(u)
+	d.Field, d.Error = fe.Field, handlers.Invalid(l, fe)
+	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Account(l, d))
+}
+
+// accountData is the account page of u, its forms as stored.
+func accountData(u models.User) peopleview.AccountData {
+	return peopleview.AccountData{Name: u.Name, Role: u.Role, ChatDingTalk: u.ChatDingTalk, ChatFeishu: u.ChatFeishu, ChatWeCom: u.ChatWeCom}
+}
+
+// ChatIDsChange sets the viewer's own chat ids (models.ChatIDs), by which the chat robots
+// mention them: back to the account page with a notice, or the form with the refused field
+// (422). POST /account/chat, from a browser session only (web's route table).
+func (h *Handler) ChatIDsChange(c echo.Context) error {
+	u, l := handlers.Who(c).User, handlers.Locale(c)
+	ids := models.ChatIDs{DingTalk: strings.TrimSpace(c.FormValue("chat_dingtalk")), Feishu: strings.TrimSpace(c.FormValue("chat_feishu")),
+		WeCom: strings.TrimSpace(c.FormValue("chat_wecom"))}
+	err := h.store.SetChatIDs(c.Request().Context(), u.Name, u.Name, ids, h.Now())
+	var fe *models.FieldError
+	switch {
+	case err == nil:
+		return c.Redirect(http.StatusSeeOther, "/account?chat=1")
+	case !errors.As(err, &fe):
+		return handlers.StoreError(err)
+	}
+	d := accountData(u)
+	d.ChatDingTalk, d.ChatFeishu, d.ChatWeCom = ids.DingTalk, ids.Feishu, ids.WeCom
+	d.ChatField, d.ChatError = fe.Field, handlers.Invalid(l, fe)
 	return handlers.Render(c, http.StatusUnprocessableEntity, peopleview.Account(l, d))
 }

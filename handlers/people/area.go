@@ -42,6 +42,7 @@ type Store interface {
 	SetUserDisabled(ctx context.Context, actor, name string, disabled bool, now time.Time) error
 	ResetPassword(ctx context.Context, actor, name, password string, now time.Time) error
 	ChangePassword(ctx context.Context, userID int64, current, next, keep string, now time.Time) error
+	SetChatIDs(ctx context.Context, actor, name string, ids models.ChatIDs, now time.Time) error
 	SetUnixAccount(ctx context.Context, actor, name, account string, now time.Time) error
 	// The approvals' count in the navigation, the audit page's filters.
 	PendingRequests(ctx context.Context, projectIDs []int64) (int, error)

@@ -42,4 +42,8 @@ type AccountData struct {
 	Name, Role   string
 	Field, Error string
 	Notice       string
+	// Chat is the form of the user's chat ids (models.ChatIDs): the values shown, and the
+	// field refused with its message.
+	ChatDingTalk, ChatFeishu, ChatWeCom string
+	ChatField, ChatError                string
 }

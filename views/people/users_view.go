@@ -35,6 +35,9 @@ func UserNotice(l phrase.Locale, what, name string) string {
 // PasswordChangedNotice confirms the viewer's own new password.
 func PasswordChangedNotice(l phrase.Locale) string { return l.T("account.changed") }
 
+// ChatIDsSavedNotice says the user's chat ids are saved.
+func ChatIDsSavedNotice(l phrase.Locale) string { return l.T("account.chat_saved") }
+
 // PasswordThrottled says the password form is refused for retryIn after too many wrong
 // current passwords.
 func PasswordThrottled(l phrase.Locale, retryIn string) string {
