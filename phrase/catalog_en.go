@@ -2033,4 +2033,7 @@ var catalogEN = map[string]string{
 	"alert.chat.group_title":    "[%s] %s · %d alerts",
 	"alert.chat.group_line":     "- %s",
 	"alert.chat.group_resolved": "- Resolved: %s",
+	// GPUs as dcgm-exporter reports them (#36).
+	"alert.msg.gpu_xid":   "GPU %s (%s) reported XID error %s: look the number up in NVIDIA's XID list; the card may need draining or a reset",
+	"alerts.kind.gpu_xid": "GPU XID error",
 }

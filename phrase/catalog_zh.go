@@ -2033,4 +2033,7 @@ var catalogZH = map[string]string{
 	"alert.chat.group_title":    "【%s】%s · %d 条告警",
 	"alert.chat.group_line":     "- %s",
 	"alert.chat.group_resolved": "- 已解决：%s",
+	// GPUs as dcgm-exporter reports them (#36).
+	"alert.msg.gpu_xid":   "GPU %s（%s）报告 XID 错误 %s：请在 NVIDIA 的 XID 列表中查看该编号；这张卡可能需要排空或重置",
+	"alerts.kind.gpu_xid": "GPU XID 错误",
 }
