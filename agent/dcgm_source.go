@@ -149,7 +149,7 @@ var dcgmRanges = []struct {
 	lo, hi float64
 }{
 	{dcgmFBUsed, 0, math.MaxInt32}, {dcgmFBFree, 0, math.MaxInt32}, {dcgmUtil, 0, 100},
-	{dcgmTemp, -40, 150}, {dcgmPower, 0, 5000}, {dcgmFBReserved, 0, math.MaxInt32}, {dcgmXID, 0, api.MaxXID},
+	{dcgmTemp, -40, 150}, {dcgmPower, 0, 5000}, {dcgmFBReserved, 0, math.MaxInt32},
 }
 
 // dcgmSamples turns one scrape's GPUs into samples stamped now.
@@ -172,9 +172,13 @@ func dcgmSamples(gpus []dcgmGPU, now time.Time) ([]api.Sample, error) {
 			errs = append(errs, err)
 			continue
 		}
+		xid := g.values[dcgmXID]
+		if !(xid >= 0 && xid <= api.MaxXID) { // DCGM's blank (no value) is a huge number
+			xid = 0
+		}
 		samples = append(samples, api.Sample{UUID: g.info.UUID, TS: now,
 			MemoryUsedMiB: int64(g.values[dcgmFBUsed]), UtilPct: int(g.values[dcgmUtil]),
-			TempC: int(g.values[dcgmTemp]), PowerW: int(math.Round(g.values[dcgmPower])), XID: int(g.values[dcgmXID])})
+			TempC: int(g.values[dcgmTemp]), PowerW: int(math.Round(g.values[dcgmPower])), XID: int(xid)})
 	}
 	return samples, errors.Join(errs...)
 }
