@@ -80,7 +80,7 @@ func verbs() []verb {
 		{"queue", "[flags]", "waiting tasks in order, with ETA and reason, and free capacity", runQueue},
 		{"gpus", "[flags]", "the fleet like sinfo: GPUs per spec and node, free and held", runGPUs},
 		{"trial", "list|show ID|start|run-full ID [flags]", "small trials before the full run: list, show the figures and proposal, start one, submit its full run", runTrial},
-		{"bill", "PROJECT MONTH [--format csv|xlsx|json] [-o FILE]", "download a project's monthly bill", runBill},
+		{"bill", "PROJECT MONTH [--format csv|xlsx|json] [--lines] [-o FILE]", "download a project's monthly bill", runBill},
 		{"completion", "bash|zsh|fish", "print a shell completion script", runCompletion},
 	}
 }
