@@ -235,6 +235,7 @@ func TestCLIErrors(t *testing.T) {
 		"no project":       {s.alice, []string{"submit", "--gpus", "1", "--", "true"}, cli.ExitUsage, "--project is required"},
 		"refused field":    {s.alice, []string{"submit", "-p", "vision", "--gpus", "1", "--queue", "medium", "--", "true"}, cli.ExitFailed, "queue"},
 		"bad month":        {s.alice, []string{"bill", "vision", "2026-13"}, cli.ExitUsage, "yyyy-mm"},
+		"lines of xlsx":    {s.alice, []string{"bill", "vision", "2026-01", "--format", "xlsx", "--lines", "-o", "x.xlsx"}, cli.ExitUsage, "--lines"},
 		"unknown flag":     {s.alice, []string{"tasks", "--bogus"}, cli.ExitUsage, "bogus"},
 		"missing argument": {s.alice, []string{"logs"}, cli.ExitUsage, "missing argument"},
 	}
@@ -261,14 +262,14 @@ func TestCLIBillAndLogin(t *testing.T) {
 		t.Fatalf("kashi login = %q, %v", out.String(), err)
 	}
 	month := time.Now().In(time.FixedZone("CST", 8*3600)).Format("2006-01")
-	for _, format := range []string{"csv", "json", "xlsx"} {
+	for _, format := range []string{"csv", "json", "xlsx", "csv --lines"} {
 		file := filepath.Join(t.TempDir(), "bill."+format)
 		out.Reset()
 		// The month is running, so its bill is as of the second it is read: the CLI's read
 		// lies between two of the API's, and equals the one in the same second.
-		url := s.url + "/api/v1/bills/vision/" + month + "?format=" + format
+		url := s.url + "/api/v1/bills/vision/" + month + "?format=" + strings.Replace(format, " --lines", "&rows=lines", 1)
 		before := apiGet(t, url, s.alice)
-		err := cli.Run(t.Context(), []string{"bill", "vision", month, "--format", format, "-o", file},
+		err := cli.Run(t.Context(), append([]string{"bill", "vision", month, "-o", file, "--format"}, strings.Fields(format)...),
 			cli.Env{Getenv: getenv, Stdout: &out, Stderr: io.Discard})
 		if err != nil {
 			t.Fatalf("kashi bill --format %s: %v", format, err)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -341,7 +343,7 @@ func TestUnitsExposure(t *testing.T) {
 func TestCloudInitCarriesUnitAndSettings(t *testing.T) {
 	cmd := exec.Command("deploy/exec-example/render-cloud-init.sh", "kashi-k1")
 	cmd.Env = append(os.Environ(), "KASHI_SERVER=https://kashi.example.com", "KASHI_JOIN_TOKEN=tok&en|x",
-		"KASHI_POOL=a100", "KASHI_AGENT_URL=https://dl.example.com/kashi")
+		"KASHI_POOL=a100", "KASHI_AGENT_URL=https://dl.example.com/kashi", "KASHI_AGENT_SHA256="+strings.Repeat("ab", 32))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("render-cloud-init.sh: %v", err)
@@ -349,12 +351,85 @@ func TestCloudInitCarriesUnitAndSettings(t *testing.T) {
 	got := string(out)
 	for _, want := range []string{"#cloud-config", "path: /etc/kashi/join-token\n    permissions: \"0600\"\n    content: |\n      tok&en|x\n",
 		"KASHI_JOIN_TOKEN_FILE=/etc/kashi/join-token", "KASHI_MACHINE_ID=kashi-k1",
-		"      KillMode=process", "https://dl.example.com/kashi", "enable, --now, kashi-agent"} {
+		"      KillMode=process", "https://dl.example.com/kashi", "echo '" + strings.Repeat("ab", 32) + "  ", "enable, --now, kashi-agent"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("cloud-init lacks %q:\n%s", want, got)
 		}
 	}
 	if strings.Contains(got, "@@") {
 		t.Errorf("cloud-init has unfilled fields:\n%s", got)
+	}
+}
+
+// renderCloudInit renders deploy/cloud-init.yaml with the agent at url whose SHA-256 is sum.
+func renderCloudInit(t *testing.T, url, sum string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("deploy/exec-example/render-cloud-init.sh", "kashi-k1")
+	cmd.Env = append(os.Environ(), "KASHI_SERVER=https://kashi.example.com", "KASHI_JOIN_TOKEN=tok",
+		"KASHI_POOL=a100", "KASHI_AGENT_URL="+url, "KASHI_AGENT_SHA256="+sum)
+	out, err := cmd.Output()
+	return string(out), err
+}
+
+// A new machine installs the agent it downloads only when the download's SHA-256 is the one
+// rendered into its cloud-init: the runcmd's download step, run as written (into a folder
+// of the test's instead of /usr/local/bin), installs the right file and refuses a changed
+// one. A checksum that is not 64 hex digits is refused when rendering.
+func TestCloudInitChecksAgentDownload(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "kashi-build")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho kashi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := fmt.Sprintf("%x", sha256.Sum256([]byte("#!/bin/sh\necho kashi\n")))
+	bad := fmt.Sprintf("%x", sha256.Sum256([]byte("something else")))
+	download := regexp.MustCompile(`(?m)^  - \[sh, -c, "(curl [^"]*)"\]$`)
+	for name, tc := range map[string]struct {
+		sum       string
+		installed bool
+	}{"matching checksum": {good, true}, "changed download": {bad, false}} {
+		t.Run(name, func(t *testing.T) {
+			out, err := renderCloudInit(t, "file://"+agent, tc.sum)
+			if err != nil {
+				t.Fatalf("render-cloud-init.sh: %v", err)
+			}
+			m := download.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("cloud-init has no download step:\n%s", out)
+			}
+			bin := t.TempDir()
+			step := strings.ReplaceAll(m[1], "/usr/local/bin/", bin+"/")
+			runErr := exec.Command("sh", "-c", step).Run()
+			_, statErr := os.Stat(filepath.Join(bin, "kashi"))
+			if installed := statErr == nil; installed != tc.installed || (runErr == nil) != tc.installed {
+				t.Errorf("download step with %s: installed %v (err %v), want %v", name, installed, runErr, tc.installed)
+			}
+		})
+	}
+	for _, sum := range []string{"", "abc", strings.Repeat("AB", 32), strings.Repeat("ab", 32) + "'; reboot; '"} {
+		if _, err := renderCloudInit(t, "https://dl.example.com/kashi", sum); err == nil {
+			t.Errorf("render-cloud-init.sh with KASHI_AGENT_SHA256=%q succeeded, want it refused", sum)
+		}
+	}
+}
+
+// The scripts people run and CI's own are shellcheck-clean (skipped without shellcheck; CI
+// installs it).
+func TestScriptsShellcheckClean(t *testing.T) {
+	sc, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("no shellcheck")
+	}
+	scripts, err := filepath.Glob("scripts/*.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("deploy/exec-example/*.sh")
+	scripts = append(append(scripts, more...), ".ci/run")
+	if out, err := exec.Command(sc, scripts...).CombinedOutput(); err != nil {
+		t.Errorf("shellcheck %v: %v\n%s", scripts, err, out)
 	}
 }

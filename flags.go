@@ -9,12 +9,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kashi/cli"
 )
 
 // flags wraps a FlagSet so that every flag's default can come from KASHI_<NAME>, where NAME
 // is the flag's name upper-cased with '-' as '_'.
 type flags struct {
 	fs     *flag.FlagSet
+	name   string
+	stderr io.Writer
 	getenv func(string) string
 	errs   []error
 	// secrets are the secret flags' files, read by parse.
@@ -24,7 +28,7 @@ type flags struct {
 func newFlags(name string, getenv func(string) string, stderr io.Writer) *flags {
 	fs := flag.NewFlagSet("kashi "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	return &flags{fs: fs, getenv: getenv}
+	return &flags{fs: fs, name: name, stderr: stderr, getenv: getenv}
 }
 
 func envName(flag string) string {
@@ -152,19 +156,40 @@ func (f *flags) List(p *[]string, name, help string) {
 
 // parse parses args, reads the secret flags' files, and reports the first bad environment
 // value or flag.
+// parse parses args: -h prints the flags and returns flag.ErrHelp (run exits 0); a flag,
+// argument, KASHI_ variable or secret file it cannot take is a usage error (exit 2) of one
+// line, not the whole flag list.
 func (f *flags) parse(args []string) error {
-	if err := f.fs.Parse(args); err != nil {
+	var out strings.Builder
+	f.fs.SetOutput(&out)
+	err := f.fs.Parse(args)
+	f.fs.SetOutput(f.stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		io.WriteString(f.stderr, out.String())
+		return err
+	case err != nil:
+		return usageError(fmt.Errorf("%v (kashi %s -h lists the flags)", err, f.name))
+	case f.fs.NArg() > 0:
+		return usageError(fmt.Errorf("unexpected argument %q", f.fs.Arg(0)))
+	case len(f.errs) > 0:
+		return usageError(errors.Join(f.errs...))
+	}
+	var errs []error
+	for _, s := range f.secrets {
+		errs = append(errs, s.read())
+	}
+	return usageError(errors.Join(errs...))
+}
+
+// usageError makes err exit 2, as a usage error does (cli.ExitUsage); flag.ErrHelp and an
+// error that already carries its exit code are left as they are.
+func usageError(err error) error {
+	var ee *cli.ExitError
+	if err == nil || errors.Is(err, flag.ErrHelp) || errors.As(err, &ee) {
 		return err
 	}
-	if f.fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
-	}
-	for _, s := range f.secrets {
-		if err := s.read(); err != nil {
-			f.errs = append(f.errs, err)
-		}
-	}
-	return errors.Join(f.errs...)
+	return &cli.ExitError{Code: cli.ExitUsage, Err: err}
 }
 
 // maxSecretFile bounds what a secret flag's file may hold.

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,8 +46,17 @@ from a terminal or a script, over the JSON API (KASHI_SERVER and KASHI_TOKEN, or
 Run "kashi <command> -h" for a command's flags; each flag of serve, agent and the others is
 also read from KASHI_<NAME>.`
 
-// run dispatches a subcommand. getenv supplies KASHI_* defaults for flags.
+// run runs a subcommand: a command's -h (flag.ErrHelp) is no error.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if err := dispatch(ctx, args, getenv, stdout, stderr); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+// dispatch dispatches a subcommand. getenv supplies KASHI_* defaults for flags. What serve's
+// and agent's flags say is checked before they start, and any of it refused exits 2.
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, usage)
 		return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("no command given")}
@@ -55,7 +65,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "serve":
 		cfg, err := parseServe(args[1:], getenv, stderr)
 		if err != nil {
-			return err
+			return usageError(err)
 		}
 		return serve(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	case "agent":
@@ -64,7 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		cfg, err := parseAgent(args[1:], getenv, stderr)
 		if err != nil {
-			return err
+			return usageError(err)
 		}
 		return runAgent(ctx, cfg, stdout, newLogger(stderr, cfg.LogLevel))
 	case "user":

@@ -111,14 +111,30 @@ func TestUserAndTokenCommands(t *testing.T) {
 	}
 }
 
-// TestUsageErrorsExit2: an unknown command or a CLI verb's bad flag exits 2 with one line,
-// not the whole usage.
+// TestUsageErrorsExit2: an unknown command, a CLI verb's bad flag, or a flag serve, agent or
+// replay cannot take (unknown, a bad value, one their checks refuse) exits 2 with one line,
+// not the whole usage; -h prints the flags and exits 0.
 func TestUsageErrorsExit2(t *testing.T) {
-	for _, args := range [][]string{{"fly"}, {"tasks", "--bogus"}, {"tasks", "-s", "bogus"}} {
+	for _, args := range [][]string{{"fly"}, {"tasks", "--bogus"}, {"tasks", "-s", "bogus"}, {"serve", "--bogus"},
+		{"serve", "--tick", "soon"}, {"serve", "--lang", "fr"}, {"agent", "--bogus"}, {"agent", "--source", "smi"},
+		{"agent", "extra"}, {"replay", "--bogus"}} {
 		var stderr strings.Builder
 		err := run(context.Background(), args, func(string) string { return "" }, io.Discard, &stderr)
 		if exitCode(err) != 2 || stderr.Len() > 0 || strings.Contains(err.Error(), "\n") {
 			t.Errorf("run(%q) = %v (exit %d), printed %q; want exit 2, one line, nothing printed", args, err, exitCode(err), stderr.String())
+		}
+	}
+}
+
+// TestHelpExits0: serve -h and agent -h print their flags and exit 0.
+func TestHelpExits0(t *testing.T) {
+	for _, cmd := range []string{"serve", "agent", "replay"} {
+		var stderr strings.Builder
+		if err := run(context.Background(), []string{cmd, "-h"}, func(string) string { return "" }, io.Discard, &stderr); err != nil {
+			t.Errorf("%s -h = %v, want no error (exit 0)", cmd, err)
+		}
+		if !strings.Contains(stderr.String(), "-log-level") && !strings.Contains(stderr.String(), "-trace") {
+			t.Errorf("%s -h printed %q, want its flags", cmd, stderr.String())
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -269,7 +270,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	return err
 }
 
-// registerWithRetry registers the node, backing off while the failure is retryable.
+// registerWithRetry registers the node, backing off while the failure is retryable: from
+// retryMin, doubling up to retryMax, each wait stretched by a random 0 to 50 % (retryJitter).
 func (a *Agent) registerWithRetry(ctx context.Context) error {
 	wait := a.retryMin
 	for {
@@ -284,8 +286,9 @@ func (a *Agent) registerWithRetry(ctx context.Context) error {
 		if !IsRetryable(err) {
 			return err
 		}
-		a.log.Warn("agent register failed, retrying", "err", err, "in", wait)
-		if err := sleep(ctx, wait); err != nil {
+		d := retryJitter(wait)
+		a.log.Warn("agent register failed, retrying", "err", err, "in", d)
+		if err := sleep(ctx, d); err != nil {
 			return err
 		}
 		wait = min(2*wait, a.retryMax)
@@ -655,6 +658,12 @@ func (a *Agent) stopAll() {
 }
 
 // sleep waits d or until ctx is done.
+// retryJitter stretches a back-off d by a random 0 to 50 %: the agents of a fleet that lost
+// the server at one moment (its restart) then register again spread out, not all at once.
+func retryJitter(d time.Duration) time.Duration {
+	return d + rand.N(d/2+1)
+}
+
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -318,3 +318,22 @@ func TestRunStartsALaterAttempt(t *testing.T) {
 		t.Errorf("runner started %d processes, want 2", n)
 	}
 }
+
+// Two agents refused by a restarting server wait differently before registering again,
+// each between the back-off and half as much again.
+func TestRegisterRetryJitter(t *testing.T) {
+	for _, d := range []time.Duration{time.Second, 16 * time.Second, time.Minute} {
+		var a, b []time.Duration
+		for range 20 {
+			a, b = append(a, retryJitter(d)), append(b, retryJitter(d))
+		}
+		for _, w := range append(a, b...) {
+			if w < d || w > d+d/2 {
+				t.Errorf("retryJitter(%v) = %v, want within [%v, %v]", d, w, d, d+d/2)
+			}
+		}
+		if slices.Equal(a, b) {
+			t.Errorf("two agents waited the same after %v: %v", d, a)
+		}
+	}
+}

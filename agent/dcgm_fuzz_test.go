@@ -5,16 +5,20 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"kashi/api"
 )
 
 // FuzzDCGMPage: any page either is refused with an error, or yields GPUs with UUIDs in index
 // order whose samples the server accepts; a GPU left out is named in the error.
 func FuzzDCGMPage(f *testing.F) {
-	page, err := os.ReadFile("testdata/dcgm-exporter.txt")
-	if err != nil {
-		f.Fatal(err)
+	for _, name := range []string{"dcgm-exporter.txt", "dcgm-exporter-mig.txt", "dcgm-exporter-old-namespace.txt"} {
+		page, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(page)
 	}
-	f.Add(page)
 	gpu := func(series, value string) string {
 		return "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\"} 1000\nDCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-a\"} 1000\n" +
 			"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-a\"} 40\n" + series + "{gpu=\"0\",UUID=\"GPU-a\"} " + value + "\n"
@@ -26,6 +30,8 @@ func FuzzDCGMPage(f *testing.F) {
 		"DCGM_FI_DEV_FB_USED{gpu=\"x\",UUID=\"GPU-b\"} 1\nDCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-b\"} 1\n",
 		"DCGM_FI_DEV_FB_USED{gpu=\"1\"} 1\n", "# TYPE DCGM_FI_DEV_FB_USED counter\nDCGM_FI_DEV_FB_USED{UUID=\"GPU-c\"} 1\n",
 		"DCGM_FI_DEV_FB_USED{UUID=\"\xff\"} 1\n", "up 1\n", "", "<html>",
+		"DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"1\"} 1\nDCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"1\"} 1.5\n",
+		"dcgm_fb_used{gpu=\"0\",uuid=\"GPU-a\"} 1\ndcgm_gpu_utilization{gpu=\"0\",uuid=\"GPU-a\"} 1\ndcgm_xid_errors{gpu=\"0\",uuid=\"GPU-a\"} -1\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -43,7 +49,7 @@ func FuzzDCGMPage(f *testing.F) {
 		sent := map[string]bool{}
 		for _, s := range samples {
 			sent[s.UUID] = true
-			if s.MemoryUsedMiB < 0 || s.UtilPct < 0 || s.UtilPct > 100 || s.TempC < -40 || s.TempC > 150 || s.PowerW < 0 || s.PowerW > 5000 {
+			if s.MemoryUsedMiB < 0 || s.UtilPct < 0 || s.UtilPct > 100 || s.TempC < -40 || s.TempC > 150 || s.PowerW < 0 || s.PowerW > 5000 || s.XID < 0 || s.XID > api.MaxXID {
 				t.Fatalf("dcgmSamples = %+v, which the server refuses", s)
 			}
 		}

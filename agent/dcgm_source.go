@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -32,28 +35,57 @@ type Source interface {
 
 var _ Source = (*Collector)(nil)
 
-// dcgm-exporter's fields the agent maps, by the UUID label of each series.
+// dcgm-exporter's fields the agent maps, by the UUID label of each series (and GPU_I_ID,
+// for a MIG instance).
 const (
-	dcgmFBUsed = "DCGM_FI_DEV_FB_USED"     // MiB
-	dcgmFBFree = "DCGM_FI_DEV_FB_FREE"     // MiB
-	dcgmUtil   = "DCGM_FI_DEV_GPU_UTIL"    // %
-	dcgmTemp   = "DCGM_FI_DEV_GPU_TEMP"    // °C
-	dcgmPower  = "DCGM_FI_DEV_POWER_USAGE" // W
+	dcgmFBUsed     = "DCGM_FI_DEV_FB_USED"     // MiB
+	dcgmFBFree     = "DCGM_FI_DEV_FB_FREE"     // MiB
+	dcgmFBReserved = "DCGM_FI_DEV_FB_RESERVED" // MiB the driver keeps: part of the total
+	dcgmUtil       = "DCGM_FI_DEV_GPU_UTIL"    // %
+	dcgmTemp       = "DCGM_FI_DEV_GPU_TEMP"    // °C
+	dcgmPower      = "DCGM_FI_DEV_POWER_USAGE" // W
+	dcgmXID        = "DCGM_FI_DEV_XID_ERRORS"  // the last XID error's number
+	// dcgmGrActive is the ratio (0 to 1) of time the graphics engine was busy: a MIG
+	// instance's utilization, as DCGM gives no DCGM_FI_DEV_GPU_UTIL for one.
+	dcgmGrActive = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 )
+
+// dcgmNames maps each family name the agent reads to its field: dcgm-exporter's names, and
+// those of its 1.x compatibility list (etc/1.x-compatibility-metrics.csv, served with
+// --use-old-namespace, whose series carry a lowercase uuid label).
+var dcgmNames = map[string]string{
+	dcgmFBUsed: dcgmFBUsed, dcgmFBFree: dcgmFBFree, dcgmFBReserved: dcgmFBReserved, dcgmUtil: dcgmUtil,
+	dcgmTemp: dcgmTemp, dcgmPower: dcgmPower, dcgmXID: dcgmXID, dcgmGrActive: dcgmGrActive,
+	"dcgm_fb_used": dcgmFBUsed, "dcgm_fb_free": dcgmFBFree, "dcgm_gpu_utilization": dcgmUtil,
+	"dcgm_gpu_temp": dcgmTemp, "dcgm_power_usage": dcgmPower, "dcgm_xid_errors": dcgmXID,
+}
 
 // DCGMSource reads the GPUs from a dcgm-exporter's /metrics page, for fleets that already
 // run it. It sees no processes: GPU processes are neither matched nor reported as unmanaged.
+//
+// A GPU split by MIG is listed by the exporter once per GPU instance, with its parent's
+// UUID and a GPU_I_ID label: each instance is a GPU of its own to Kashi, with UUID
+// "<parent UUID>/<GPU_I_ID>", the name "<model> MIG <profile>", and, as on any page with an
+// instance, an index that is its place in the page's order (by gpu, then GPU_I_ID).
+//
+// An XID error is sent with the GPU's next sample when the exporter's last XID of the GPU
+// changes (the first scrape sends a GPU's last XID too), and the server raises an alert.
 type DCGMSource struct {
 	// URL is the exporter's metrics page, e.g. http://localhost:9400/metrics.
 	URL string
 	// HTTP fetches it; nil means a client with a 10 s timeout.
 	HTTP *http.Client
+
+	mu      sync.Mutex
+	lastXID map[string]int // by UUID: the XID the exporter last showed
 }
 
-// dcgmGPU is one GPU's series of a page.
+// dcgmGPU is one GPU's (or MIG instance's) series of a page.
 type dcgmGPU struct {
 	info   api.GPUInfo
 	values map[string]float64
+	// gpu and instance are its gpu label and GPU_I_ID (-1 for a whole GPU), its place.
+	gpu, instance int
 }
 
 // Init checks that the exporter answers.
@@ -65,7 +97,8 @@ func (d *DCGMSource) Init() error {
 // Shutdown does nothing: the exporter runs on its own.
 func (d *DCGMSource) Shutdown() {}
 
-// GPUs describes the GPUs the exporter lists, in index order; total memory is used + free.
+// GPUs describes the GPUs the exporter lists, in index order; total memory is used + free +
+// reserved.
 func (d *DCGMSource) GPUs() ([]api.GPUInfo, error) {
 	gpus, err := d.scrape()
 	if err != nil {
@@ -74,7 +107,7 @@ func (d *DCGMSource) GPUs() ([]api.GPUInfo, error) {
 	out := make([]api.GPUInfo, len(gpus))
 	for i, g := range gpus {
 		out[i] = g.info
-		out[i].MemoryTotalMiB = int64(g.values[dcgmFBUsed] + g.values[dcgmFBFree])
+		out[i].MemoryTotalMiB = int64(g.values[dcgmFBUsed] + g.values[dcgmFBFree] + g.values[dcgmFBReserved])
 	}
 	return out, nil
 }
@@ -87,7 +120,26 @@ func (d *DCGMSource) Read(now time.Time) ([]api.Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dcgmSamples(gpus, now)
+	samples, err := dcgmSamples(gpus, now)
+	d.newXIDs(samples)
+	return samples, err
+}
+
+// newXIDs keeps in each sample only an XID that differs from the last one its GPU showed.
+func (d *DCGMSource) newXIDs(samples []api.Sample) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.lastXID == nil {
+		d.lastXID = map[string]int{}
+	}
+	for i := range samples {
+		s := &samples[i]
+		last, seen := d.lastXID[s.UUID]
+		d.lastXID[s.UUID] = s.XID
+		if seen && last == s.XID {
+			s.XID = 0
+		}
+	}
 }
 
 // dcgmRanges are the readings the server accepts (models.validateSample checks the same);
@@ -97,7 +149,7 @@ var dcgmRanges = []struct {
 	lo, hi float64
 }{
 	{dcgmFBUsed, 0, math.MaxInt32}, {dcgmFBFree, 0, math.MaxInt32}, {dcgmUtil, 0, 100},
-	{dcgmTemp, -40, 150}, {dcgmPower, 0, 5000},
+	{dcgmTemp, -40, 150}, {dcgmPower, 0, 5000}, {dcgmFBReserved, 0, math.MaxInt32},
 }
 
 // dcgmSamples turns one scrape's GPUs into samples stamped now.
@@ -105,6 +157,11 @@ func dcgmSamples(gpus []dcgmGPU, now time.Time) ([]api.Sample, error) {
 	var errs []error
 	samples := make([]api.Sample, 0, len(gpus))
 	for _, g := range gpus {
+		if r, ok := g.values[dcgmGrActive]; ok {
+			if _, ok := g.values[dcgmUtil]; !ok && r >= 0 && r <= 1 {
+				g.values[dcgmUtil] = math.Round(r * 100)
+			}
+		}
 		_, hasMem := g.values[dcgmFBUsed]
 		_, hasUtil := g.values[dcgmUtil]
 		if !hasMem || !hasUtil {
@@ -115,9 +172,13 @@ func dcgmSamples(gpus []dcgmGPU, now time.Time) ([]api.Sample, error) {
 			errs = append(errs, err)
 			continue
 		}
+		xid := g.values[dcgmXID]
+		if !(xid >= 0 && xid <= api.MaxXID) { // DCGM's blank (no value) is a huge number
+			xid = 0
+		}
 		samples = append(samples, api.Sample{UUID: g.info.UUID, TS: now,
 			MemoryUsedMiB: int64(g.values[dcgmFBUsed]), UtilPct: int(g.values[dcgmUtil]),
-			TempC: int(g.values[dcgmTemp]), PowerW: int(math.Round(g.values[dcgmPower]))})
+			TempC: int(g.values[dcgmTemp]), PowerW: int(math.Round(g.values[dcgmPower])), XID: int(xid)})
 	}
 	return samples, errors.Join(errs...)
 }
@@ -163,35 +224,64 @@ func parseDCGM(r io.Reader) ([]dcgmGPU, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: dcgm-exporter page: %w", err)
 	}
-	byUUID := map[string]*dcgmGPU{}
-	for _, name := range []string{dcgmFBUsed, dcgmFBFree, dcgmUtil, dcgmTemp, dcgmPower} {
-		f := families[name]
+	type key struct {
+		uuid     string
+		instance int
+	}
+	byKey := map[key]*dcgmGPU{}
+	names := make([]string, 0, len(dcgmNames))
+	for name := range dcgmNames {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the new namespace's upper-case names first: they win over the old
+	for _, name := range names {
+		f, field := families[name], dcgmNames[name]
 		if f == nil {
 			continue
 		}
 		for _, m := range f.GetMetric() {
 			labels := labelMap(m)
-			uuid := labels["UUID"]
+			uuid := cmp.Or(labels["UUID"], labels["uuid"])
 			if uuid == "" {
 				continue
 			}
-			g := byUUID[uuid]
+			k := key{uuid, -1}
+			if gi, err := strconv.Atoi(labels["GPU_I_ID"]); err == nil && gi >= 0 {
+				k.instance = gi
+			}
+			g := byKey[k]
 			if g == nil {
 				idx, _ := strconv.Atoi(labels["gpu"])
-				g = &dcgmGPU{info: api.GPUInfo{UUID: uuid, Index: idx, Name: labels["modelName"]}, values: map[string]float64{}}
-				byUUID[uuid] = g
+				g = &dcgmGPU{info: api.GPUInfo{UUID: uuid, Index: idx, Name: labels["modelName"]},
+					values: map[string]float64{}, gpu: idx, instance: k.instance}
+				if k.instance >= 0 {
+					g.info.UUID = uuid + "/" + strconv.Itoa(k.instance)
+					g.info.Name = strings.TrimSpace(labels["modelName"] + " MIG " + labels["GPU_I_PROFILE"])
+				}
+				byKey[k] = g
 			}
-			g.values[name] = value(m)
+			if _, ok := g.values[field]; !ok {
+				g.values[field] = value(m)
+			}
 		}
 	}
-	if len(byUUID) == 0 {
+	if len(byKey) == 0 {
 		return nil, errors.New("agent: dcgm-exporter page lists no GPU (no series with a UUID label)")
 	}
-	out := make([]dcgmGPU, 0, len(byUUID))
-	for _, g := range byUUID {
+	out := make([]dcgmGPU, 0, len(byKey))
+	mig := false
+	for _, g := range byKey {
 		out = append(out, *g)
+		mig = mig || g.instance >= 0
 	}
-	slices.SortFunc(out, func(a, b dcgmGPU) int { return a.info.Index - b.info.Index })
+	slices.SortFunc(out, func(a, b dcgmGPU) int {
+		return cmp.Or(cmp.Compare(a.gpu, b.gpu), cmp.Compare(a.instance, b.instance), strings.Compare(a.info.UUID, b.info.UUID))
+	})
+	if mig { // a GPU's instances share its gpu label: each takes its place as its index
+		for i := range out {
+			out[i].info.Index = i
+		}
+	}
 	return out, nil
 }
 

@@ -158,7 +158,14 @@ type Sample struct {
 	TempC         int       `json:"temp_c"`
 	PowerW        int       `json:"power_w"`
 	Processes     []Process `json:"processes,omitempty"`
+	// XID is an XID error the GPU raised since the previous sample (its number, 0 to MaxXID,
+	// as dcgm-exporter's DCGM_FI_DEV_XID_ERRORS gives it); 0 when none. The server raises
+	// an alert.
+	XID int `json:"xid,omitempty"`
 }
+
+// MaxXID is the largest XID error number a sample may carry.
+const MaxXID = 65535
 
 // Process is one compute or graphics process seen on a GPU.
 type Process struct {

@@ -337,7 +337,7 @@ func BenchmarkXLSX(b *testing.B) {
 			b.ReportAllocs()
 			var w countingWriter
 			for i := 0; i < b.N; i++ {
-				if err := WriteXLSX(&w, bill); err != nil {
+				if err := WriteXLSX(&w, bill, EnglishSheets); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -114,8 +114,26 @@ func WriteCSV(w io.Writer, bills []Bill) error {
 	return cw.Flush()
 }
 
+// WriteLinesCSV writes bills' task lines only, one row each, under the same header: every
+// row is a line of kind 明细 line, so the hours and amounts of any rows add up without
+// counting a subtotal or total twice (the lines add up to the lines' part of each total:
+// package fees, overflow and adjustments are items, in the full CSV).
+func WriteLinesCSV(w io.Writer, bills []Bill) error {
+	cw := NewCSVWriter(w)
+	for i := range bills {
+		cw.writeLines(&bills[i])
+	}
+	return cw.Flush()
+}
+
 // WriteBill writes one bill's rows. Errors are kept and returned by Flush.
 func (cw *CSVWriter) WriteBill(b *Bill) {
+	cw.writeLines(b)
+	cw.writeSummary(b)
+}
+
+// writeLines writes one row per line of b.
+func (cw *CSVWriter) writeLines(b *Bill) {
 	for i := range b.Lines {
 		l := &b.Lines[i]
 		cw.start(csvLine, b)
@@ -134,6 +152,10 @@ func (cw *CSVWriter) WriteBill(b *Bill) {
 		cw.text(l.Note)
 		cw.end()
 	}
+}
+
+// writeSummary writes the rows of b after its lines: items, the total, and the sections.
+func (cw *CSVWriter) writeSummary(b *Bill) {
 	for i := range b.Items {
 		it := &b.Items[i]
 		cw.start(itemLabels[it.Kind], b)

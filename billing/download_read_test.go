@@ -28,7 +28,7 @@ func readCSV(t *testing.T, bills []Bill) [][]string {
 func readSheet(t *testing.T, bills []Bill, sheet string) [][]string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteXLSX(&buf, bills); err != nil {
+	if err := WriteXLSX(&buf, bills, EnglishSheets); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(&buf)

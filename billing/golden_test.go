@@ -101,7 +101,7 @@ func TestGoldenJSON(t *testing.T) {
 func TestGoldenXLSX(t *testing.T) {
 	b := goldenBill(t)
 	var got bytes.Buffer
-	if err := WriteXLSX(&got, []Bill{b}); err != nil {
+	if err := WriteXLSX(&got, []Bill{b}, EnglishSheets); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(goldenDir, "alpha-2026-03.xlsx")
@@ -191,7 +191,7 @@ func TestIssuedBillSameBytes(t *testing.T) {
 		if err := WriteCSV(&c, []Bill{b}); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteXLSX(&x, []Bill{b}); err != nil {
+		if err := WriteXLSX(&x, []Bill{b}, EnglishSheets); err != nil {
 			t.Fatal(err)
 		}
 		return c.String(), x.String()
@@ -248,7 +248,7 @@ func TestFrozenV1Body(t *testing.T) {
 	if err := WriteCSV(&csv, []Bill{b}); err != nil {
 		t.Error(err)
 	}
-	if err := WriteXLSX(&xlsx, []Bill{b}); err != nil {
+	if err := WriteXLSX(&xlsx, []Bill{b}, EnglishSheets); err != nil {
 		t.Error(err)
 	}
 	tampered := ib

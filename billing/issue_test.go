@@ -153,7 +153,7 @@ func TestIssueThroughStore(t *testing.T) {
 			if err := billing.WriteCSV(&c, []billing.Bill{b}); err != nil {
 				t.Fatal(err)
 			}
-			if err := billing.WriteXLSX(&x, []billing.Bill{b}); err != nil {
+			if err := billing.WriteXLSX(&x, []billing.Bill{b}, billing.EnglishSheets); err != nil {
 				t.Fatal(err)
 			}
 			return c.String(), x.String()

@@ -13,12 +13,16 @@ const SheetReport = "Report"
 
 // WriteReportXLSX writes the report as a workbook of one sheet with the CSV's columns and
 // rows (reportRows), hours and money as numbers with their formats, so a spreadsheet sums
-// them as it finds them. The bytes depend on the report only.
+// them as it finds them; its author is Kashi and its created time the report's AsOf. The
+// bytes depend on the report only.
 func WriteReportXLSX(w io.Writer, r Report) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	st, err := newXLSXStyles(f)
 	if err != nil {
+		return fmt.Errorf("billing: write report xlsx: %w", err)
+	}
+	if err := setWorkbookProps(f, r.AsOf); err != nil {
 		return fmt.Errorf("billing: write report xlsx: %w", err)
 	}
 	if err := f.SetSheetName("Sheet1", SheetReport); err != nil {
@@ -28,7 +32,7 @@ func WriteReportXLSX(w io.Writer, r Report) error {
 	for i, h := range ReportCSVHeader {
 		header[i] = h
 	}
-	err = writeStreamed(f, SheetReport, styled(st.header, header...), func(add func([]any)) {
+	err = writeStreamed(f, SheetReport, SheetReport, styled(st.header, header...), func(add func([]any)) {
 		reportRows(r, func(fields ...any) {
 			row := make([]any, len(fields))
 			for i, v := range fields {

@@ -212,7 +212,7 @@ func fenOf(t *testing.T, yuan string) int64 {
 func sheetNames(t *testing.T, bills []Bill) []string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteXLSX(&buf, bills); err != nil {
+	if err := WriteXLSX(&buf, bills, EnglishSheets); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(&buf)

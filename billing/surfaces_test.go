@@ -182,7 +182,7 @@ func csvFigures(t *testing.T, bills []Bill) surfaceFigures {
 func xlsxFigures(t *testing.T, bills []Bill) (surfaceFigures, map[surfaceKey][3]int64) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteXLSX(&buf, bills); err != nil {
+	if err := WriteXLSX(&buf, bills, EnglishSheets); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(&buf, excelize.Options{RawCellValue: true})

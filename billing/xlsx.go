@@ -7,11 +7,13 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 )
 
-// XLSX sheet names.
+// XLSX sheet names in English (EnglishSheets); a download names its sheets in its reader's
+// language (SheetNames).
 const (
 	SheetSummary = "Summary"
 	SheetLines   = "Lines"
@@ -21,6 +23,49 @@ const (
 	// before pipelines keeps its bytes.
 	SheetStages = "Stages"
 )
+
+// SheetNames are a bill workbook's sheet names, in the language of the download.
+type SheetNames struct {
+	Summary, Lines, Idle, Models, Stages string
+}
+
+// EnglishSheets are the sheet names of an English download.
+var EnglishSheets = SheetNames{Summary: SheetSummary, Lines: SheetLines, Idle: SheetIdle, Models: SheetModels, Stages: SheetStages}
+
+// workbookAuthor is the author and last editor a workbook's properties name.
+const workbookAuthor = "Kashi"
+
+// setWorkbookProps sets the workbook's author and its created and modified times to at
+// (excelize would write "xuri" and 2006-09-16); a zero at leaves the times unset.
+func setWorkbookProps(f *excelize.File, at time.Time) error {
+	p := &excelize.DocProperties{Creator: workbookAuthor, LastModifiedBy: workbookAuthor}
+	if !at.IsZero() {
+		p.Created = at.UTC().Format(time.RFC3339)
+		p.Modified = p.Created
+	}
+	return f.SetDocProps(p)
+}
+
+// billsTime is when a workbook of bills was made, as far as its bytes may say: the latest
+// issue time when every bill is issued (an issued bill downloads the same bytes every
+// time), else the latest moment the bills' figures were read up to (AsOf).
+func billsTime(bills []Bill) time.Time {
+	var issued, asOf time.Time
+	all := len(bills) > 0
+	for _, b := range bills {
+		if b.Issued != nil && b.Issued.At.After(issued) {
+			issued = b.Issued.At
+		}
+		all = all && b.Issued != nil
+		if b.AsOf.After(asOf) {
+			asOf = b.AsOf
+		}
+	}
+	if all {
+		return issued
+	}
+	return asOf
+}
 
 // Spreadsheet number formats: money in yuan (a CNY currency format), months, hours, shares.
 const (
@@ -59,26 +104,31 @@ type xlsxStyles struct {
 // reruns and of trials' runs with their cost when there are any, and totals per bill),
 // Lines (one row per line), Idle (the idle section), Models (one row per inference
 // service and model: a view inside the total, not to be added to it) and, when a bill has
-// pipelines, Stages (one row per pipeline stage and spec, a view too), money and hours as
-// numbers with number formats. Every sheet is there, with its header, even without rows.
-// The Lines, Idle and Models sheets are streamed. The bytes depend on the bills only, so an
-// issued bill downloads the same every time.
-func WriteXLSX(w io.Writer, bills []Bill) error {
+// pipelines, Stages (one row per pipeline stage and spec, a view too), named by names,
+// money and hours as numbers with number formats. Every sheet is there, with its header,
+// even without rows. The Lines, Idle and Models sheets are streamed. The workbook's author
+// is Kashi and its created time billsTime. The bytes depend on the bills and names only, so
+// an issued bill downloads the same every time.
+func WriteXLSX(w io.Writer, bills []Bill, names SheetNames) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	st, err := newXLSXStyles(f)
 	if err != nil {
 		return fmt.Errorf("billing: write xlsx: %w", err)
 	}
-	if err := f.SetSheetName("Sheet1", SheetSummary); err != nil {
+	if err := setWorkbookProps(f, billsTime(bills)); err != nil {
 		return fmt.Errorf("billing: write xlsx: %w", err)
 	}
-	sheets := []string{SheetLines, SheetIdle, SheetModels}
-	steps := []func(*excelize.File, xlsxStyles, []Bill) error{writeSummary, streamed(SheetIdle, idleHeader, idleRows),
-		streamed(SheetLines, linesHeader, lineRows), streamed(SheetModels, modelsHeader, modelRows)}
+	if err := f.SetSheetName("Sheet1", names.Summary); err != nil {
+		return fmt.Errorf("billing: write xlsx: %w", err)
+	}
+	sheets := []string{names.Lines, names.Idle, names.Models}
+	steps := []func(*excelize.File, xlsxStyles, []Bill) error{summaryOn(names.Summary),
+		streamed(names.Idle, SheetIdle, idleHeader, idleRows), streamed(names.Lines, SheetLines, linesHeader, lineRows),
+		streamed(names.Models, SheetModels, modelsHeader, modelRows)}
 	if slices.ContainsFunc(bills, func(b Bill) bool { return len(b.Pipelines) > 0 }) {
-		sheets = append(sheets, SheetStages)
-		steps = append(steps, streamed(SheetStages, stagesHeader, stageRows))
+		sheets = append(sheets, names.Stages)
+		steps = append(steps, streamed(names.Stages, SheetStages, stagesHeader, stageRows))
 	}
 	for _, name := range sheets {
 		if _, err := f.NewSheet(name); err != nil {
@@ -168,8 +218,16 @@ func styled(style int, values ...any) []any {
 	return out
 }
 
-func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
-	s := &sheetRows{f: f, sheet: SheetSummary}
+// summaryOn is the step that writes the Summary sheet, named sheet.
+func summaryOn(sheet string) func(*excelize.File, xlsxStyles, []Bill) error {
+	return func(f *excelize.File, st xlsxStyles, bills []Bill) error {
+		return writeSummary(f, sheet, st, bills)
+	}
+}
+
+// writeSummary writes the Summary sheet, named sheet.
+func writeSummary(f *excelize.File, sheet string, st xlsxStyles, bills []Bill) error {
+	s := &sheetRows{f: f, sheet: sheet}
 	s.add(styled(st.header, summaryHeader...)...)
 	h, m := st.hoursCell, st.moneyCell
 	for i := range bills {
@@ -201,23 +259,23 @@ func writeSummary(f *excelize.File, st xlsxStyles, bills []Bill) error {
 	if err != nil {
 		return err
 	}
-	if err := f.AddTable(SheetSummary, &excelize.Table{Range: "A1:" + last, Name: SheetSummary}); err != nil {
+	if err := f.AddTable(sheet, &excelize.Table{Range: "A1:" + last, Name: SheetSummary}); err != nil {
 		return err
 	}
 	for i, w := range s.widths {
 		col, _ := excelize.ColumnNumberToName(i + 1)
-		if err := f.SetColWidth(SheetSummary, col, col, w); err != nil {
+		if err := f.SetColWidth(sheet, col, col, w); err != nil {
 			return err
 		}
 	}
-	return f.SetPanes(SheetSummary, frozenHeader)
+	return f.SetPanes(sheet, frozenHeader)
 }
 
-// streamed is the step that streams sheet: its header, then the rows that rows passes to
-// add.
-func streamed(sheet string, header []any, rows func(xlsxStyles, []Bill, func([]any))) func(*excelize.File, xlsxStyles, []Bill) error {
+// streamed is the step that streams sheet, its table named table (the English sheet name,
+// whatever the sheet's): its header, then the rows that rows passes to add.
+func streamed(sheet, table string, header []any, rows func(xlsxStyles, []Bill, func([]any))) func(*excelize.File, xlsxStyles, []Bill) error {
 	return func(f *excelize.File, st xlsxStyles, bills []Bill) error {
-		return writeStreamed(f, sheet, styled(st.header, header...), func(add func([]any)) { rows(st, bills, add) })
+		return writeStreamed(f, sheet, table, styled(st.header, header...), func(add func([]any)) { rows(st, bills, add) })
 	}
 }
 

@@ -83,8 +83,8 @@ func (st xlsxStyles) moneyCell(fen int64) excelize.Cell {
 
 // writeStreamed streams a sheet: header, then the rows each passes to add, with columns
 // fitted to the rows (a first pass), the header frozen and the whole range a table with an
-// autofilter.
-func writeStreamed(f *excelize.File, sheet string, header []any, each func(add func([]any))) error {
+// autofilter named table.
+func writeStreamed(f *excelize.File, sheet, table string, header []any, each func(add func([]any))) error {
 	widths := colWidths{}
 	widths.fit(header)
 	each(widths.fit)
@@ -110,7 +110,7 @@ func writeStreamed(f *excelize.File, sheet string, header []any, each func(add f
 	if err != nil {
 		return err
 	}
-	if err := sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: sheet}); err != nil {
+	if err := sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: table}); err != nil {
 		return err
 	}
 	return sw.Flush()

@@ -17,7 +17,7 @@ func TestXLSXLayout(t *testing.T) {
 	b.Project = strings.Repeat("p", 40)
 	b.Models = []ModelCost{{ServiceID: 1, Service: "chat", Model: "qwen2.5-7b", NominalS: 3600, AmountFen: 1000}}
 	var buf bytes.Buffer
-	if err := WriteXLSX(&buf, []Bill{b}); err != nil {
+	if err := WriteXLSX(&buf, []Bill{b}, EnglishSheets); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(&buf)

@@ -12,11 +12,14 @@ import (
 // monthRE is a billing month, yyyy-mm.
 var monthRE = regexp.MustCompile(`^\d{4}-(0[1-9]|1[0-2])$`)
 
-// runBill downloads a project's monthly bill as the API serves it, byte for byte.
+// runBill downloads a project's monthly bill as the API serves it, byte for byte (--lines:
+// the CSV of its task lines only, safe to add up).
 func runBill(ctx context.Context, e *Env, args []string) error {
 	f := newFlagSet(e, "bill")
 	var format, file string
+	var lines bool
 	f.StringVar(&format, "format", "csv", "csv, xlsx or json")
+	f.BoolVar(&lines, "lines", false, "the task lines only (with csv): every row a line, safe to sum")
 	f.StringVar(&file, "o", "", "write to FILE (default standard output; required for xlsx)")
 	if err := f.parse(args, 2, 2); err != nil {
 		return err
@@ -29,13 +32,19 @@ func runBill(ctx context.Context, e *Env, args []string) error {
 		return exitf(ExitUsage, "bill: --format must be csv, xlsx or json, not %q", format)
 	case format == "xlsx" && (file == "" || file == "-"):
 		return exitf(ExitUsage, "bill: an xlsx bill needs -o FILE")
+	case lines && format != "csv":
+		return exitf(ExitUsage, "bill: --lines is for --format csv")
+	}
+	q := url.Values{"format": {format}}
+	if lines {
+		q.Set("rows", "lines")
 	}
 	c, err := f.conn.client(e)
 	if err != nil {
 		return err
 	}
 	b, _, err := c.send(ctx, http.MethodGet, "/api/v1/bills/"+url.PathEscape(project)+"/"+month,
-		url.Values{"format": {format}}, nil, nil)
+		q, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -80,14 +80,15 @@ func verbs() []verb {
 		{"queue", "[flags]", "waiting tasks in order, with ETA and reason, and free capacity", runQueue},
 		{"gpus", "[flags]", "the fleet like sinfo: GPUs per spec and node, free and held", runGPUs},
 		{"trial", "list|show ID|start|run-full ID [flags]", "small trials before the full run: list, show the figures and proposal, start one, submit its full run", runTrial},
-		{"bill", "PROJECT MONTH [--format csv|xlsx|json] [-o FILE]", "download a project's monthly bill", runBill},
-		{"completion", "bash|zsh", "print a shell completion script", runCompletion},
+		{"bill", "PROJECT MONTH [--format csv|xlsx|json] [--lines] [-o FILE]", "download a project's monthly bill", runBill},
+		{"completion", "bash|zsh|fish", "print a shell completion script", runCompletion},
 	}
 }
 
-// IsVerb reports whether name is a CLI command (main dispatches those here).
+// IsVerb reports whether name is a CLI command (main dispatches those here), the hidden
+// __complete of the completion scripts included.
 func IsVerb(name string) bool {
-	return slices.ContainsFunc(verbs(), func(v verb) bool { return v.name == name })
+	return name == completeVerb || slices.ContainsFunc(verbs(), func(v verb) bool { return v.name == name })
 }
 
 // Usage is the CLI part of the binary's usage text.
@@ -110,7 +111,8 @@ func Run(ctx context.Context, args []string, e Env) error {
 	if e.Stdin == nil {
 		e.Stdin = os.Stdin
 	}
-	for _, v := range verbs() {
+	all := append(verbs(), verb{name: completeVerb, args: "states|projects|tasks", summary: "values for shell completion", run: runCompleteValues})
+	for _, v := range all {
 		if len(args) > 0 && v.name == args[0] {
 			err := v.run(ctx, &e, args[1:])
 			if errors.Is(err, flag.ErrHelp) {

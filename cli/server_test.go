@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +206,34 @@ func TestTasksFiltersAndColumns(t *testing.T) {
 	}
 	if out, err = kashi(t, srv, s.Token, nil, "tasks", "-a", "--json"); err != nil || !strings.Contains(out, `"nodes": [`) {
 		t.Errorf("kashi tasks --json = %v\n%s\nwant the task's nodes", err, out)
+	}
+}
+
+// `kashi __complete projects` and `tasks` print what the server shows the caller, one a
+// line: the completion scripts' values.
+func TestCompleteValuesFromServer(t *testing.T) {
+	s := webtest.NewServer(t)
+	webtest.TaskFleet(s) // and project vision
+	s.Projects("nlp")
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	out, err := kashi(t, srv, s.Token, nil, "submit", "-p", "vision", "--gpus", "1", "--", "python", "train.py")
+	if err != nil {
+		t.Fatalf("submit: %v\n%s", err, out)
+	}
+	ts, err := s.Store.Tasks(t.Context(), models.TaskFilter{})
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("tasks = %v, %v", ts, err)
+	}
+	for kind, want := range map[string][]string{"projects": {"nlp", "vision"}, "tasks": {fmt.Sprint(ts[0].ID)}} {
+		out, err := kashi(t, srv, s.Token, nil, "__complete", kind)
+		got := strings.Fields(out)
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("__complete %s = %q, %v; want %v", kind, out, err, want)
+		}
+	}
+	if _, err := kashi(t, srv, s.Token, nil, "__complete", "nodes"); err == nil {
+		t.Error("__complete nodes succeeded, want a usage error")
 	}
 }

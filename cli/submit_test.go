@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,8 +138,64 @@ func TestCompletionListsVerbsAndFlags(t *testing.T) {
 			t.Errorf("completion bash lacks %q", want)
 		}
 	}
-	if err := Run(t.Context(), []string{"completion", "fish"}, Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: io.Discard}); err == nil {
-		t.Error("completion fish succeeded, want a usage error")
+	if err := Run(t.Context(), []string{"completion", "tcsh"}, Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: io.Discard}); err == nil {
+		t.Error("completion tcsh succeeded, want a usage error")
+	}
+}
+
+// Completion for fish too, and values for all three: states after -s/-t/-state, projects
+// after -p/-A/-project, task ids as show's, cancel's, ready's and logs' arguments; the bash
+// script is shellcheck-clean (skipped without shellcheck) and fish reads its script (skipped
+// without fish).
+func TestCompletionFishAndValues(t *testing.T) {
+	script := func(shell string) string {
+		t.Helper()
+		var out bytes.Buffer
+		if err := Run(t.Context(), []string{"completion", shell}, Env{Getenv: func(string) string { return "" }, Stdout: &out, Stderr: io.Discard}); err != nil {
+			t.Fatalf("completion %s: %v", shell, err)
+		}
+		return out.String()
+	}
+	bash, fish := script("bash"), script("fish")
+	for _, want := range []string{"kashi __complete states", "kashi __complete projects", "kashi __complete tasks", "show|cancel|ready|logs)"} {
+		if !strings.Contains(bash, want) {
+			t.Errorf("completion bash lacks %q", want)
+		}
+	}
+	for _, want := range []string{"__fish_use_subcommand -a '", "submit tasks show", "__fish_seen_subcommand_from submit' -o wait",
+		"__fish_seen_subcommand_from show cancel ready logs' -a '(kashi __complete tasks", "(kashi __complete states", "(kashi __complete projects"} {
+		if !strings.Contains(fish, want) {
+			t.Errorf("completion fish lacks %q", want)
+		}
+	}
+	check := func(tool string, args ...string) {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Logf("no %s: not checked", tool)
+			return
+		}
+		if out, err := exec.Command(tool, args...).CombinedOutput(); err != nil {
+			t.Errorf("%s %v: %v\n%s", tool, args, err, out)
+		}
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{"kashi.bash": bash, "kashi.fish": fish} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("shellcheck", "-s", "bash", filepath.Join(dir, "kashi.bash"))
+	check("fish", "--no-execute", filepath.Join(dir, "kashi.fish"))
+
+	var states bytes.Buffer
+	if err := Run(t.Context(), []string{"__complete", "states"}, Env{Getenv: func(string) string { return "" }, Stdout: &states, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(states.String()); !slices.Contains(got, "queued") || !slices.Contains(got, "running") || len(got) != len(api.TaskStates()) {
+		t.Errorf("__complete states = %v, want every task state", got)
+	}
+	var none bytes.Buffer
+	if err := Run(t.Context(), []string{"__complete", "projects"}, Env{Getenv: func(string) string { return "" }, Stdout: &none, Stderr: io.Discard}); err != nil || none.Len() > 0 {
+		t.Errorf("__complete projects without a server = %q, %v; want nothing and no error", none.String(), err)
 	}
 }
 

@@ -7,6 +7,7 @@ package loop
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -42,8 +43,9 @@ func (l *Loop) Coalesce(gap time.Duration) *Loop {
 func (l *Loop) Name() string { return l.name }
 
 // run passes until ctx ends: the first at once, then every period and on Trigger. A failed
-// pass is logged and the next waits longer (1 s, doubling up to a minute); run never exits
-// the process.
+// pass is logged and the next waits longer (1 s, doubling up to a minute, each wait
+// stretched by a random 0 to 50 %: replicas that failed together do not retry together);
+// run never exits the process.
 func (l *Loop) run(ctx context.Context, log *slog.Logger) {
 	tk := time.NewTicker(l.period)
 	defer tk.Stop()
@@ -56,8 +58,9 @@ func (l *Loop) run(ctx context.Context, log *slog.Logger) {
 			return
 		case err != nil:
 			backoff = min(max(2*backoff, time.Second), time.Minute)
-			log.Error(l.name+" failed", "err", err, "retry_in", backoff)
-			if !sleep(ctx, backoff) {
+			wait := jitter(backoff)
+			log.Error(l.name+" failed", "err", err, "retry_in", wait)
+			if !sleep(ctx, wait) {
 				return
 			}
 		default:
@@ -79,6 +82,12 @@ func (l *Loop) run(ctx context.Context, log *slog.Logger) {
 			}
 		}
 	}
+}
+
+// jitter stretches a back-off d by a random 0 to 50 %, so that processes that failed at one
+// moment (replicas losing one database) spread their retries.
+func jitter(d time.Duration) time.Duration {
+	return d + rand.N(d/2+1)
 }
 
 // sleep waits d (nothing when d ≤ 0) and reports whether ctx is still live.

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,4 +116,23 @@ func TestTriggerNeverDelaysThePeriod(t *testing.T) {
 	waitFor(t, "the first pass", func() bool { return n.Load() == 1 })
 	l.Trigger()
 	waitFor(t, "the periodic pass after a trigger", func() bool { return n.Load() >= 3 })
+}
+
+// Two runners' waits after the same failures differ, each between the back-off and half as
+// much again.
+func TestBackoffJitter(t *testing.T) {
+	for _, d := range []time.Duration{time.Second, 8 * time.Second, time.Minute} {
+		var a, b []time.Duration
+		for range 20 {
+			a, b = append(a, jitter(d)), append(b, jitter(d))
+		}
+		for _, w := range append(a, b...) {
+			if w < d || w > d+d/2 {
+				t.Errorf("jitter(%v) = %v, want within [%v, %v]", d, w, d, d+d/2)
+			}
+		}
+		if slices.Equal(a, b) {
+			t.Errorf("two runners waited the same after %v: %v", d, a)
+		}
+	}
 }

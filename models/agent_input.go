@@ -39,6 +39,9 @@ type Reading struct {
 	TempC         int
 	PowerW        int
 	Processes     []ProcessReading
+	// XID is an XID error the GPU raised since its previous reading (0 to MaxXID); 0 when
+	// none. It raises an alert (AlertGPUXID).
+	XID int
 }
 
 // ProcessReading is one compute or graphics process seen on a GPU.

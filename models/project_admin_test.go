@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -216,4 +217,25 @@ func testAuditFilter(t *testing.T, s *models.Store) {
 	if a, err := s.AuditActions(ctx, nil); err != nil || join(a) != "login quota-change" {
 		t.Errorf("AuditActions = %v, %v", a, err)
 	}
+}
+
+// A tag may be key=value (cost-center=CC-1001), as finance systems and clouds tag things; a
+// key or value left empty, a second '=', or more than 40 runes is refused naming tags.
+func TestProjectTagsKeyValue(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		p, err := s.CreateProject(ctx, "admin", "recsys", []string{"cost-center=CC-1001", "课题组=推荐", "cv"}, t0)
+		if err != nil {
+			t.Fatalf("CreateProject with key=value tags = %v", err)
+		}
+		if got := join(p.TagList()); got != "cost-center=CC-1001 cv 课题组=推荐" {
+			t.Errorf("tags = %q", got)
+		}
+		for _, bad := range []string{"=CC-1001", "cost-center=", "a=b=c", "cost center = CC", "x=" + strings.Repeat("α", 39)} {
+			var fe *models.FieldError
+			if err := s.SetProjectTags(ctx, "admin", p.ID, []string{bad}, t0); !errors.As(err, &fe) || fe.Field != "tags" {
+				t.Errorf("SetProjectTags(%q) = %v, want a FieldError on tags", bad, err)
+			}
+		}
+	})
 }

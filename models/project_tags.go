@@ -7,14 +7,21 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 )
 
-var tagRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._ -]{0,39}$`)
+// tagRE is a tag: a word of letters, digits, '.', '_', '-' and spaces starting with a letter
+// or digit, or key=value of two such words (cost-center=CC-1001), as finance systems and
+// clouds tag things; at most 40 runes (maxTagRunes).
+var tagRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._ -]*(=[\p{L}\p{N}][\p{L}\p{N}._ -]*)?$`)
+
+// maxTagRunes is the longest a tag may be.
+const maxTagRunes = 40
 
 // SetProjectTags replaces a project's tags (at most 10, each 1 to 40 letters, digits, '.',
-// '_', '-' or spaces), recording the change in the audit log.
+// '_', '-' or spaces, or key=value of them), recording the change in the audit log.
 func (s *Store) SetProjectTags(ctx context.Context, actor string, projectID int64, tags []string, now time.Time) error {
 	after, err := cleanTags(tags)
 	if err != nil {
@@ -43,8 +50,8 @@ func cleanTags(tags []string) (string, error) {
 	clean := make([]string, 0, len(tags))
 	for _, t := range tags {
 		t = strings.TrimSpace(t)
-		if !tagRE.MatchString(t) {
-			return "", fieldErr("tags", "%q is not a tag: use 1 to 40 letters, digits, '.', '_', '-' or spaces", truncate(t, 40))
+		if !tagRE.MatchString(t) || utf8.RuneCountInString(t) > maxTagRunes {
+			return "", fieldErr("tags", "%q is not a tag: use 1 to 40 letters, digits, '.', '_', '-' or spaces, or key=value of them", truncate(t, 40))
 		}
 		if !slices.Contains(clean, t) {
 			clean = append(clean, t)

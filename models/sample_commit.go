@@ -206,6 +206,9 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		if err := s.saveGPUReadings(tx, advanced); err != nil {
 			return err
 		}
+		if err := raiseXIDAlerts(tx, group, done, byNode); err != nil {
+			return err
+		}
 		unmanaged = unmanagedChanges(group, done, byNode)
 		if err := saveUnmanaged(tx, unmanaged); err != nil {
 			return err

@@ -49,6 +49,8 @@ func validateSample(i int, sm Reading, byUUID map[string]*GPU, floor, now time.T
 		return nil, fieldErr(field+".temp_c", "must be between -40 and 150, got %d", sm.TempC)
 	case sm.PowerW < 0 || sm.PowerW > 5000:
 		return nil, fieldErr(field+".power_w", "must be between 0 and 5000, got %d", sm.PowerW)
+	case sm.XID < 0 || sm.XID > MaxXID:
+		return nil, fieldErr(field+".xid", "must be between 0 and %d, got %d", MaxXID, sm.XID)
 	}
 	for j, p := range sm.Processes {
 		if p.UsedMemoryMiB < 0 || p.UsedMemoryMiB > g.MemoryTotalMiB {

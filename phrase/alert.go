@@ -50,6 +50,8 @@ func (l Locale) AlertSentence(code string, params []string, legacy string) strin
 		return l.T("alert.msg.gpu_memory", p(9)...)
 	case "unmanaged_gpu":
 		return l.T("alert.msg.unmanaged_gpu", p(3)...)
+	case "gpu_xid":
+		return l.T("alert.msg.gpu_xid", p(3)...)
 	case "service_ttft":
 		return l.T("alert.msg.service_ttft", p(7)...)
 	case "service_down":
@@ -92,6 +94,8 @@ func (l Locale) AlertKind(kind string) string {
 		return l.T("alerts.kind.pool_failing")
 	case "unmanaged-gpu-use":
 		return l.T("alerts.kind.unmanaged")
+	case "gpu-xid":
+		return l.T("alerts.kind.gpu_xid")
 	case "service-ttft":
 		return l.T("alerts.kind.service_ttft")
 	case "service-down":

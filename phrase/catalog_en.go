@@ -549,7 +549,7 @@ var catalogEN = map[string]string{
 	"padmin.create":                         "Add a project",
 	"padmin.name":                           "Name",
 	"padmin.tags":                           "Tags",
-	"padmin.tags_help":                      "e.g. vision group, cost centre CC-1204; commas between",
+	"padmin.tags_help":                      "e.g. vision group, cost-center=CC-1204; commas between",
 	"padmin.create_submit":                  "Add project",
 	"padmin.created":                        "Project %s added.",
 	"padmin.saved":                          "Project %s saved.",
@@ -2044,4 +2044,13 @@ var catalogEN = map[string]string{
 	"alert.chat.group_title":    "[%s] %s · %d alerts",
 	"alert.chat.group_line":     "- %s",
 	"alert.chat.group_resolved": "- Resolved: %s",
+	// GPUs as dcgm-exporter reports them (#36).
+	"alert.msg.gpu_xid":   "GPU %s (%s) reported XID error %s: look the number up in NVIDIA's XID list; the card may need draining or a reset",
+	"alerts.kind.gpu_xid": "GPU XID error",
+	// Bill files (#36): a bill workbook's sheets, in the download's language.
+	"xlsx.sheet.summary": "Summary",
+	"xlsx.sheet.lines":   "Lines",
+	"xlsx.sheet.idle":    "Idle",
+	"xlsx.sheet.models":  "Models",
+	"xlsx.sheet.stages":  "Stages",
 }

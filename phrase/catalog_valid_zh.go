@@ -5,7 +5,7 @@ package phrase
 // writes a bad field's message with Locale.Invalid. TestValidZH keeps it complete.
 var validZH = map[string]string{
 	"%q is named twice": "%q 出现了两次",
-	"%q is not a tag: use 1 to 40 letters, digits, '.', '_', '-' or spaces": "%q 不是合法标签：请用 1 到 40 个字母、数字、'.'、'_'、'-' 或空格",
+	"%q is not a tag: use 1 to 40 letters, digits, '.', '_', '-' or spaces, or key=value of them": "%q 不是合法标签：请用 1 到 40 个字母、数字、'.'、'_'、'-' 或空格，或由它们组成的 键=值",
 	"%q is not a variable name":   "%q 不是合法的变量名",
 	"%q is not a variable of env": "%q 不是 env 中的变量",
 	"%q is not an image reference such as registry.example.com/team/train:1.2": "%q 不是镜像地址，应形如 registry.example.com/team/train:1.2",

@@ -549,7 +549,7 @@ var catalogZH = map[string]string{
 	"padmin.create":                         "新建项目",
 	"padmin.name":                           "名称",
 	"padmin.tags":                           "标签",
-	"padmin.tags_help":                      "例如 课题组 视觉、成本中心 CC-1204，用逗号分隔",
+	"padmin.tags_help":                      "例如 课题组 视觉、cost-center=CC-1204，用逗号分隔",
 	"padmin.create_submit":                  "新建",
 	"padmin.created":                        "已新建项目 %s。",
 	"padmin.saved":                          "项目 %s 已保存。",
@@ -2044,4 +2044,13 @@ var catalogZH = map[string]string{
 	"alert.chat.group_title":    "【%s】%s · %d 条告警",
 	"alert.chat.group_line":     "- %s",
 	"alert.chat.group_resolved": "- 已解决：%s",
+	// GPUs as dcgm-exporter reports them (#36).
+	"alert.msg.gpu_xid":   "GPU %s（%s）报告 XID 错误 %s：请在 NVIDIA 的 XID 列表中查看该编号；这张卡可能需要排空或重置",
+	"alerts.kind.gpu_xid": "GPU XID 错误",
+	// Bill files (#36): a bill workbook's sheets, in the download's language.
+	"xlsx.sheet.summary": "汇总",
+	"xlsx.sheet.lines":   "明细",
+	"xlsx.sheet.idle":    "闲置",
+	"xlsx.sheet.models":  "模型",
+	"xlsx.sheet.stages":  "阶段",
 }

@@ -13,12 +13,15 @@
 //	model             label model_name (else model)     label model_name (else model)       none: TGI serves one model; the page's model is "" unless a model label is set
 //	TTFT              vllm:time_to_first_token_seconds  sglang:time_to_first_token_seconds  not exposed (nil), see QueueWait
 //	E2E               vllm:e2e_request_latency_seconds  sglang:e2e_request_latency_seconds  tgi_request_duration
-//	QueueWait         vllm:request_queue_time_seconds   —                                   tgi_request_queue_duration
+//	QueueWait         vllm:request_queue_time_seconds   sglang:queue_time_seconds           tgi_request_queue_duration
 //	Requests          vllm:request_success_total, else  sglang:num_requests_total, else     tgi_request_success, else tgi_request_count
 //	                  the E2E histogram's count         the E2E histogram's count
 //	PromptTokens      vllm:prompt_tokens_total          sglang:prompt_tokens_total          tgi_request_input_length's sum
 //	GenerationTokens  vllm:generation_tokens_total      sglang:generation_tokens_total      tgi_request_generated_tokens's sum
 //	Running           vllm:num_requests_running         sglang:num_running_reqs             tgi_batch_current_size
+//
+// SGLang's names are read in both spellings: `sglang:` and `sglang_` (the name without its
+// colon, as some exporters and relabelling rules write it).
 //
 // TGI (through v3.3, its last release) has no time-to-first-token histogram: its first token
 // is the queue wait, then the prefill batch (tgi_batch_inference_duration{method="prefill"},

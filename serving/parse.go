@@ -50,6 +50,7 @@ var names = map[string]meaning{
 	"sglang:prompt_tokens":               {SGLang, rolePromptTokens},
 	"sglang:generation_tokens":           {SGLang, roleGenerationTokens},
 	"sglang:num_running_reqs":            {SGLang, roleRunning},
+	"sglang:queue_time_seconds":          {SGLang, roleQueueWait},
 	"tgi_request_duration":               {TGI, roleE2E},
 	"tgi_request_queue_duration":         {TGI, roleQueueWait},
 	"tgi_request_success":                {TGI, roleRequests},
@@ -86,7 +87,7 @@ func Parse(r io.Reader) ([]Snapshot, error) {
 	slices.Sort(familyNames) // the same page always sums in the same order
 	for _, name := range familyNames {
 		f := families[name]
-		m, known := names[strings.TrimSuffix(name, "_total")]
+		m, known := names[canonicalName(name)]
 		if !known {
 			continue
 		}
@@ -146,6 +147,16 @@ func Parse(r io.Reader) ([]Snapshot, error) {
 	}
 	sortSnapshots(out)
 	return out, nil
+}
+
+// canonicalName is a family's name in the names table: without a counter's `_total`, and
+// SGLang's `sglang_` spelling (the names without their colon) read as `sglang:`.
+func canonicalName(name string) string {
+	name = strings.TrimSuffix(name, "_total")
+	if rest, ok := strings.CutPrefix(name, "sglang_"); ok {
+		return "sglang:" + rest
+	}
+	return name
 }
 
 // modelOf is the series' model: label model_name (vLLM, SGLang), else model.

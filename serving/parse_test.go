@@ -59,6 +59,11 @@ func TestParse(t *testing.T) {
 			{SGLang, deepseek, 212, 88111, 95020, 3, 212, 212, -1},
 			{SGLang, llama, 3107, 1503220, 411002, 7, 3107, 3107, -1},
 		}},
+		// SGLang's queue time (sglang:queue_time_seconds, its scheduler's histogram in
+		// python/sglang/srt/metrics/collector.py), and the same page in the sglang_*
+		// spelling (names without the colon, as exporters and relabelling write them).
+		"sglang queue time": {"sglang-queue.txt", []summary{{SGLang, "Qwen/Qwen2.5-14B-Instruct", 1290, 640512, 201877, 5, 1290, 1290, 1290}}},
+		"sglang_ spelling":  {"sglang-underscore.txt", []summary{{SGLang, "Qwen/Qwen2.5-14B-Instruct", 1290, 640512, 201877, 5, 1290, 1290, 1290}}},
 		// TGI: requests from tgi_request_success (not tgi_request_count), tokens from the
 		// histograms' sums, no TTFT, the queue wait kept.
 		"tgi": {"tgi.txt", []summary{{TGI, "", 1284, 602391, 231044, 12, -1, 1284, 1284}}},

@@ -86,7 +86,7 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	f.calls[r.URL.Path]++
 	date, id := r.Header.Get(headerDate), r.Header.Get(headerRequestID)
-	if _, err := time.ParseInLocation(eopDateLayout, date, time.Local); err != nil || id == "" ||
+	if _, err := time.ParseInLocation(eopDateLayout, date, eopZone); err != nil || id == "" ||
 		r.Header.Get(headerAuth) != f.creds.Signature(date, id, r.URL.Query(), body) {
 		f.badSigs++
 		f.answer(w, http.StatusUnauthorized, fakeError{code: "Openapi.Signature.Mismatch"}, nil)

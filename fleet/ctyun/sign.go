@@ -2,17 +2,17 @@ package ctyun
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // The headers of the EOP signature (OpenAPI v4).
@@ -22,9 +22,13 @@ const (
 	headerAuth      = "Eop-Authorization"
 )
 
-// eopDateLayout formats the eop-date header: local time with a literal Z, as the EOP
-// gateway expects.
+// eopDateLayout formats the eop-date header: Beijing time with a literal Z, as the EOP
+// gateway expects (ctyun's SDKs format the clock of a machine in China).
 const eopDateLayout = "20060102T150405Z"
+
+// eopZone is the eop-date's zone, UTC+8 (China has no daylight saving), whatever the zone
+// of the machine Kashi runs on.
+var eopZone = time.FixedZone("UTC+8", 8*60*60)
 
 // Credentials are an access key pair. String never shows the secret.
 type Credentials struct {
@@ -55,8 +59,8 @@ func (c Credentials) Signature(date, requestID string, query url.Values, body []
 
 // sign sets the three EOP headers on r, whose body is body, at now.
 func (c Credentials) sign(r *http.Request, body []byte, now time.Time) {
-	date := now.Local().Format(eopDateLayout)
-	id := newUUID()
+	date := now.In(eopZone).Format(eopDateLayout)
+	id := uuid.NewString()
 	r.Header.Set(headerRequestID, id)
 	r.Header.Set(headerDate, date)
 	r.Header.Set(headerAuth, c.Signature(date, id, r.URL.Query(), body))
@@ -77,13 +81,4 @@ func hmacSHA256(key []byte, msg string) []byte {
 	h := hmac.New(sha256.New, key)
 	h.Write([]byte(msg))
 	return h.Sum(nil)
-}
-
-// newUUID is a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -29,7 +29,7 @@ func TestSignatureVector(t *testing.T) {
 func TestSignSetsHeaders(t *testing.T) {
 	c := Credentials{AK: "ak", SK: "sk"}
 	r := httptest.NewRequest("GET", "https://api.example/v4/x?b=2&a=1", nil)
-	c.sign(r, nil, time.Date(2024, 1, 2, 15, 4, 5, 0, time.Local))
+	c.sign(r, nil, time.Date(2024, 1, 2, 7, 4, 5, 0, time.UTC))
 	if got := r.Header.Get(headerDate); got != "20240102T150405Z" {
 		t.Errorf("%s = %q, want 20240102T150405Z", headerDate, got)
 	}
@@ -42,5 +42,21 @@ func TestSignSetsHeaders(t *testing.T) {
 	}
 	if got := (Credentials{AK: "ak", SK: "secret-value"}).String(); regexp.MustCompile("secret").MatchString(got) {
 		t.Errorf("Credentials.String() = %q shows the secret", got)
+	}
+}
+
+// The eop-date is Beijing time whatever zone the server runs in (TZ=America/New_York, UTC,
+// Asia/Shanghai): the same instant signs the same date.
+func TestSignDateIgnoresServerZone(t *testing.T) {
+	at := time.Date(2024, 1, 1, 20, 30, 0, 0, time.UTC) // 04:30 on 2 January in Beijing
+	saved := time.Local
+	t.Cleanup(func() { time.Local = saved })
+	for _, zone := range []*time.Location{time.FixedZone("EST", -5*60*60), time.UTC, time.FixedZone("CST", 8*60*60)} {
+		time.Local = zone
+		r := httptest.NewRequest("GET", "https://api.example/v4/x", nil)
+		Credentials{AK: "ak", SK: "sk"}.sign(r, nil, at.In(time.Local))
+		if got := r.Header.Get(headerDate); got != "20240102T043000Z" {
+			t.Errorf("TZ %s: %s = %q, want 20240102T043000Z", zone, headerDate, got)
+		}
 	}
 }

@@ -59,6 +59,8 @@ func TestAgentSamplesBadInput(t *testing.T) {
 		"util over 100":        {body: batch(strings.Replace(fields(""), `"util_pct":5`, `"util_pct":101`, 1)), status: 422, field: "samples[1].util_pct"},
 		"negative power":       {body: batch(strings.Replace(fields(""), `"power_w":80`, `"power_w":-1`, 1)), status: 422, field: "samples[1].power_w"},
 		"temperature too high": {body: batch(strings.Replace(fields(""), `"temp_c":40`, `"temp_c":400`, 1)), status: 422, field: "samples[1].temp_c"},
+		"xid out of range":     {body: batch(fields(`,"xid":65536`)), status: 422, field: "samples[1].xid"},
+		"negative xid":         {body: batch(fields(`,"xid":-1`)), status: 422, field: "samples[1].xid"},
 		"process memory":       {body: batch(fields(`,"processes":[{"pid":7,"used_memory_mib":-5}]`)), status: 422, field: "samples[1].processes[0].used_memory_mib"},
 		"negative pid":         {body: batch(fields(`,"processes":[{"pid":-7,"used_memory_mib":5}]`)), status: 400, field: "samples.processes.pid"},
 		"util beyond int":      {body: batch(strings.Replace(fields(""), `"util_pct":5`, `"util_pct":99999999999999999999`, 1)), status: 400, field: "samples.util_pct"},

@@ -13,6 +13,7 @@ import (
 	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
+	"kashi/phrase"
 	"kashi/web/webtest"
 )
 
@@ -92,5 +93,43 @@ func TestUnmanagedGPUUse(t *testing.T) {
 		bad := withProcs(webtest.T0, api.Process{PID: 1, Command: strings.Repeat("x", 257)})
 		w := s.Post(api.PathSamples, webtest.MustJSON(t, api.SamplesRequest{Samples: []api.Sample{bad}}), webtest.Bearer(tok)...)
 		webtest.WantAPIError(t, "POST a too long command", w, http.StatusUnprocessableEntity, "samples[0].processes[0].command")
+	})
+}
+
+// An XID error in a sample (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS, read by the agent) raises
+// an alert naming the card and the number, in both languages; the same card's next XID
+// counts on it.
+func TestGPUXIDRaisesAlert(t *testing.T) {
+	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
+		nodes := webtest.TaskFleet(s)
+		tok, uuid := nodes["n1"].Token, "GPU-n1-1"
+		xid := func(ts time.Time, n int) api.Sample {
+			sm := webtest.Sample(uuid, ts, 30, 4096)
+			sm.XID = n
+			return sm
+		}
+		s.PostSamples(tok, xid(webtest.T0.Add(-30*time.Second), 0))
+		s.PostSamples(tok, xid(webtest.T0.Add(-20*time.Second), 79))
+		s.PostSamples(tok, xid(webtest.T0.Add(-10*time.Second), 48))
+		alerts, err := s.Store.Alerts(t.Context(), models.AlertFilter{OpenOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []models.Alert
+		for _, a := range alerts {
+			if a.Kind == models.AlertGPUXID {
+				got = append(got, a)
+			}
+		}
+		if len(got) != 1 || got[0].Count != 2 || got[0].Subject != "gpu "+uuid || got[0].NodeID != nodes["n1"].ID {
+			t.Fatalf("open XID alerts = %+v, want one on %s counted twice", got, uuid)
+		}
+		params := got[0].AlertParams()
+		for lang, want := range map[string]string{phrase.LangEN: "reported XID error 48", phrase.LangZH: "报告 XID 错误 48"} {
+			l := phrase.Locale{Lang: lang}
+			if s := l.AlertSentence(got[0].Code, params, got[0].Message); !strings.Contains(s, want) || !strings.Contains(s, uuid) {
+				t.Errorf("%s sentence = %q, want it to name %s and say %q", lang, s, uuid, want)
+			}
+		}
 	})
 }

@@ -34,7 +34,7 @@ func readingsOf(req api.SamplesRequest) ([]models.Reading, error) {
 	out := make([]models.Reading, len(req.Samples))
 	for i, s := range req.Samples {
 		out[i] = models.Reading{UUID: s.UUID, TS: s.TS, MemoryUsedMiB: s.MemoryUsedMiB, UtilPct: s.UtilPct,
-			TempC: s.TempC, PowerW: s.PowerW}
+			TempC: s.TempC, PowerW: s.PowerW, XID: s.XID}
 		for j, p := range s.Processes {
 			for name, v := range map[string]string{"user": p.User, "command": p.Command} {
 				if !utf8.ValidString(v) || len(v) > maxProcessText {

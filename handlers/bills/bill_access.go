@@ -116,9 +116,19 @@ func billError(err error) error {
 }
 
 // sendBills answers bills as a CSV or XLSX download named name plus the format's extension,
-// or body as JSON. CSV is streamed to the client as it is written.
+// or body as JSON. CSV is streamed to the client as it is written; ?rows=lines makes it the
+// task lines only (billing.WriteLinesCSV), named …-lines.csv.
 func sendBills(c echo.Context, format, name string, bills []billing.Bill, body any) error {
 	w := c.Response()
+	switch rows := c.QueryParam("rows"); {
+	case rows == "lines" && format == formatCSV:
+		w.Header().Set(echo.HeaderContentType, mimeCSV)
+		w.Header().Set(echo.HeaderContentDisposition, attachment(name+"-lines.csv"))
+		w.WriteHeader(http.StatusOK)
+		return billing.WriteLinesCSV(w, bills)
+	case rows != "":
+		return handlers.BadRequest("rows", "rows=lines is the only choice, and only with format=csv")
+	}
 	switch format {
 	case formatCSV:
 		w.Header().Set(echo.HeaderContentType, mimeCSV)
@@ -129,7 +139,10 @@ func sendBills(c echo.Context, format, name string, bills []billing.Bill, body a
 		w.Header().Set(echo.HeaderContentType, mimeXLSX)
 		w.Header().Set(echo.HeaderContentDisposition, attachment(name+".xlsx"))
 		w.WriteHeader(http.StatusOK)
-		return billing.WriteXLSX(w, bills)
+		l := handlers.Locale(c)
+		names := billing.SheetNames{Summary: l.T("xlsx.sheet.summary"), Lines: l.T("xlsx.sheet.lines"),
+			Idle: l.T("xlsx.sheet.idle"), Models: l.T("xlsx.sheet.models"), Stages: l.T("xlsx.sheet.stages")}
+		return billing.WriteXLSX(w, bills, names)
 	}
 	return c.JSON(http.StatusOK, body)
 }

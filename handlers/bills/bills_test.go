@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
@@ -498,5 +499,103 @@ func TestIssuedMonthKeepsItsGroups(t *testing.T) {
 	want := map[string][]string{"cv": {"vision"}, "retagged": {"nlp"}}
 	if got := groups(); !cmp.Equal(got, want) {
 		t.Errorf("groups after retagging = %v, want %v (the issued vision as issued, the open nlp as tagged now)", got, want)
+	}
+}
+
+// ?format=csv&rows=lines is the task lines only, for a bill and for a month of bills: every
+// row a line, so the amount column adds up to the lines' amounts and never counts a subtotal
+// or the total again. rows with another value or format is 400 naming rows.
+func TestBillLinesCSV(t *testing.T) {
+	w := webtest.NewBillWorld(t)
+	lines := func(path string) [][]string {
+		t.Helper()
+		r := w.As("finance", path)
+		if r.Code != http.StatusOK || !strings.Contains(r.Header.Get("Content-Disposition"), "-lines.csv") {
+			t.Fatalf("GET %s = %d %q %s", path, r.Code, r.Header.Get("Content-Disposition"), r.Body)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(r.Body, []byte("\uFEFF")))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	for _, tc := range []struct{ path, project string }{
+		{"/api/v1/bills/vision/" + webtest.BillMonth + "?format=csv&rows=lines", "vision"},
+		{"/api/v1/bills/" + webtest.BillMonth + "?format=csv&rows=lines", ""},
+	} {
+		rows := lines(tc.path)
+		b := billOf(t, w.As("finance", "/api/v1/bills/vision/"+webtest.BillMonth))
+		var sum, want int64
+		for _, l := range b.Lines {
+			want += l.AmountFen
+		}
+		n := 0
+		for _, row := range rows[1:] {
+			if row[0] != "明细 line" {
+				t.Errorf("%s: row %v is not a line", tc.path, row)
+			}
+			if row[1] != "vision" {
+				continue
+			}
+			n++
+			yuan, err := strconv.ParseFloat(row[24], 64)
+			if err != nil {
+				t.Fatalf("amount %q: %v", row[24], err)
+			}
+			sum += int64(yuan*100 + 0.5)
+		}
+		if n != len(b.Lines) || sum != want {
+			t.Errorf("%s: vision's %d rows add up to %d fen, want its %d lines' %d", tc.path, n, sum, len(b.Lines), want)
+		}
+	}
+	for _, q := range []string{"?format=csv&rows=all", "?format=xlsx&rows=lines", "?rows=lines"} {
+		r := w.As("finance", "/api/v1/bills/vision/"+webtest.BillMonth+q)
+		if r.Code != http.StatusBadRequest || errorField(t, r.Body) != "rows" {
+			t.Errorf("GET %s = %d %s, want 400 naming rows", q, r.Code, r.Body)
+		}
+	}
+}
+
+// An issued bill's workbook says it was made by Kashi when it was issued (not excelize's
+// "xuri" of 2006), and names its sheets in the download's language; it downloads the same
+// bytes again in either language.
+func TestBillXLSXPropertiesAndSheetNames(t *testing.T) {
+	w := webtest.NewBillWorld(t)
+	if r := w.PostAs("finance", "/api/v1/bills/vision/"+webtest.BillMonth+"/issue", "{}"); r.Code != http.StatusCreated {
+		t.Fatalf("issue = %d %s", r.Code, r.Body)
+	}
+	issued := billOf(t, w.As("finance", "/api/v1/bills/vision/"+webtest.BillMonth)).Issued.At
+	path := "/api/v1/bills/vision/" + webtest.BillMonth + "?format=xlsx"
+	for lang, want := range map[string][]string{
+		"en":    {"Summary", "Lines", "Idle", "Models"},
+		"zh-CN": {"汇总", "明细", "闲置", "模型"},
+	} {
+		get := func() []byte {
+			r := w.Get(path, append(webtest.Bearer(w.Tokens["finance"]), "Accept-Language", lang)...)
+			if r.Code != http.StatusOK {
+				t.Fatalf("GET %s (%s) = %d %s", path, lang, r.Code, r.Body)
+			}
+			return r.Body.Bytes()
+		}
+		body := get()
+		f, err := excelize.OpenReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		props, err := f.GetDocProps()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if props.Creator != "Kashi" || props.LastModifiedBy != "Kashi" || props.Created != issued.UTC().Format(time.RFC3339) ||
+			props.Modified != props.Created {
+			t.Errorf("%s: properties = creator %q, last modified by %q, created %q, modified %q; want Kashi and the issue time %s",
+				lang, props.Creator, props.LastModifiedBy, props.Created, props.Modified, issued.UTC().Format(time.RFC3339))
+		}
+		if got := f.GetSheetList(); !cmp.Equal(got, want) {
+			t.Errorf("%s: sheets = %v, want %v", lang, got, want)
+		}
+		if !bytes.Equal(body, get()) {
+			t.Errorf("%s: a second download of the issued bill differs", lang)
+		}
 	}
 }
