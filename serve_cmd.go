@@ -346,7 +346,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
+		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)

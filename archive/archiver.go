@@ -160,7 +160,7 @@ func (a *Archiver) backups(ctx context.Context, now time.Time) ([]models.Archive
 	}
 	key := fmt.Sprintf("%s/kashi-%s.%s", folder(models.ArchiveBackups, day, a.loc), day.Format(time.DateOnly), ext)
 	return []models.ArchiveUpload{{Kind: models.ArchiveBackups, Key: key, SourceID: id, SourceAt: day,
-		ContentType: typ, Note: "backup " + day.Format(time.DateOnly)}}, nil
+		ContentType: typ}}, nil
 }
 
 // backup makes the database's backup in a temporary folder, writes it, and deletes the

@@ -53,10 +53,10 @@ func (a *Archiver) Collect(ctx context.Context, now time.Time) (int, error) {
 }
 
 // upload is an outbox entry of body under key.
-func upload(kind, key string, id int64, at time.Time, body []byte, contentType, note string) models.ArchiveUpload {
+func upload(kind, key string, id int64, at time.Time, body []byte, contentType string) models.ArchiveUpload {
 	sum := sha256.Sum256(body)
 	return models.ArchiveUpload{Kind: kind, Key: key, SourceID: id, SourceAt: at, Body: body,
-		SHA256: hex.EncodeToString(sum[:]), ContentType: contentType, Note: note}
+		SHA256: hex.EncodeToString(sum[:]), ContentType: contentType}
 }
 
 // folder is kind's folder of the month of at, in loc: kind/yyyy/mm.
@@ -104,7 +104,6 @@ func (a *Archiver) bills(ctx context.Context, _ time.Time) ([]models.ArchiveUplo
 			return nil, err
 		}
 		project := names[ib.ProjectID]
-		note := "bill " + ib.Month + " " + project
 		var csv, xlsx, lines bytes.Buffer
 		if err := billing.WriteCSV(&csv, []billing.Bill{b}); err != nil {
 			return nil, err
@@ -120,10 +119,10 @@ func (a *Archiver) bills(ctx context.Context, _ time.Time) ([]models.ArchiveUplo
 		}
 		ledger := models.ArchiveLedger + strings.TrimPrefix(BillKey(project, ib, "jsonl"), models.ArchiveBills)
 		out = append(out,
-			upload(models.ArchiveBills, BillKey(project, ib, "json"), ib.ID, ib.IssuedAt, []byte(ib.Body), typeJSON, note),
-			upload(models.ArchiveBills, BillKey(project, ib, "csv"), ib.ID, ib.IssuedAt, csv.Bytes(), typeCSV, note),
-			upload(models.ArchiveBills, BillKey(project, ib, "xlsx"), ib.ID, ib.IssuedAt, xlsx.Bytes(), typeXLSX, note),
-			upload(models.ArchiveLedger, ledger, ib.ID, ib.IssuedAt, lines.Bytes(), typeLines, "ledger "+ib.Month+" "+project))
+			upload(models.ArchiveBills, BillKey(project, ib, "json"), ib.ID, ib.IssuedAt, []byte(ib.Body), typeJSON),
+			upload(models.ArchiveBills, BillKey(project, ib, "csv"), ib.ID, ib.IssuedAt, csv.Bytes(), typeCSV),
+			upload(models.ArchiveBills, BillKey(project, ib, "xlsx"), ib.ID, ib.IssuedAt, xlsx.Bytes(), typeXLSX),
+			upload(models.ArchiveLedger, ledger, ib.ID, ib.IssuedAt, lines.Bytes(), typeLines))
 	}
 	return out, nil
 }
@@ -156,8 +155,7 @@ func (a *Archiver) templates(ctx context.Context, _ time.Time) ([]models.Archive
 			return nil, err
 		}
 		key := fmt.Sprintf("%s/%s-%s-v%d-%d.json", folder(models.ArchiveTemplates, v.At, a.loc), safe(v.Project), safe(v.Template), v.Version, v.ID)
-		out = append(out, upload(models.ArchiveTemplates, key, v.ID, v.At, body, typeJSON,
-			fmt.Sprintf("template %s/%s v%d", v.Project, v.Template, v.Version)))
+		out = append(out, upload(models.ArchiveTemplates, key, v.ID, v.At, body, typeJSON))
 	}
 	return out, nil
 }
@@ -201,7 +199,7 @@ func (a *Archiver) pools(ctx context.Context, _ time.Time) ([]models.ArchiveUplo
 			return nil, err
 		}
 		key := fmt.Sprintf("%s/%s-v%d-%d.json", folder(models.ArchivePools, v.At, a.loc), safe(v.Pool), v.Version, v.ID)
-		out = append(out, upload(models.ArchivePools, key, v.ID, v.At, body, typeJSON, fmt.Sprintf("pool %s v%d", v.Pool, v.Version)))
+		out = append(out, upload(models.ArchivePools, key, v.ID, v.At, body, typeJSON))
 	}
 	return out, nil
 }
@@ -237,8 +235,7 @@ func (a *Archiver) approvals(ctx context.Context, _ time.Time) ([]models.Archive
 			return nil, err
 		}
 		key := fmt.Sprintf("%s/%s-request-%d.json", folder(models.ArchiveApprovals, *d.DecidedAt, a.loc), safe(d.Project), d.ID)
-		out = append(out, upload(models.ArchiveApprovals, key, d.ID, *d.DecidedAt, body, typeJSON,
-			fmt.Sprintf("request %d of %s, %s", d.ID, d.Project, d.State)))
+		out = append(out, upload(models.ArchiveApprovals, key, d.ID, *d.DecidedAt, body, typeJSON))
 	}
 	return out, nil
 }
@@ -298,7 +295,7 @@ func (a *Archiver) plans(ctx context.Context, now time.Time) ([]models.ArchiveUp
 			}
 		}
 		key := fmt.Sprintf("%s/plans-%s.jsonl", folder(models.ArchivePlans, day, a.loc), day.Format(time.DateOnly))
-		out = append(out, upload(models.ArchivePlans, key, idOfDay(day), day, b.Bytes(), typeLines, "plans "+day.Format(time.DateOnly)))
+		out = append(out, upload(models.ArchivePlans, key, idOfDay(day), day, b.Bytes(), typeLines))
 		day = next
 	}
 	return out, nil

@@ -28,8 +28,6 @@ type ArchiveUpload struct {
 	Size        int64
 	SHA256      string `gorm:"column:sha256"`
 	ContentType string
-	// Note is what the object holds, for the admin page: "bill 2026-11 of vision".
-	Note string
 	// Attempts counts the failed uploads; NextAt is when the next may be made; LastError
 	// why the last failed.
 	Attempts  int
@@ -151,7 +149,7 @@ type ArchiveOutbox struct {
 func (s *Store) ArchiveQueue(ctx context.Context, limit int) (ArchiveOutbox, error) {
 	var out ArchiveOutbox
 	db := s.db.WithContext(ctx)
-	err := db.Select("id, kind, key, source_id, source_at, size, sha256, content_type, note, attempts, next_at, last_error, created_at").
+	err := db.Select("id, kind, key, source_id, source_at, size, sha256, content_type, attempts, next_at, last_error, created_at").
 		Where("done_at IS NULL").Order("attempts DESC, id").Limit(limit).Find(&out.Waiting).Error
 	if err == nil {
 		err = db.Model(&ArchiveUpload{}).Where("done_at IS NULL AND attempts = 0").Count(&out.Pending).Error

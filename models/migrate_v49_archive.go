@@ -18,7 +18,6 @@ type v49ArchiveUpload struct {
 	Size        int64     `gorm:"not null"`
 	SHA256      string    `gorm:"column:sha256;size:64;not null"`
 	ContentType string    `gorm:"size:100;not null"`
-	Note        string    `gorm:"size:200;not null"`
 	Attempts    int       `gorm:"not null"`
 	NextAt      time.Time `gorm:"not null;index"`
 	LastError   string    `gorm:"size:1000;not null"`
