@@ -2036,7 +2036,7 @@ var catalogEN = map[string]string{
 	// The archive in object storage (#35).
 	"archive.title":          "Archive",
 	"archive.link":           "Archive",
-	"archive.help":           "Issued bills with their ledger lines, template and pool settings versions, decided requests, each day's task plans and a nightly database backup are copied to S3-compatible object storage, each as a file written once. A copy that fails is tried again later, with a growing wait, until it arrives; nothing is dropped.",
+	"archive.help":           "Issued bills with their ledger lines, template and pool settings versions, decided requests, each day's task plans and a database backup every night are copied to S3-compatible object storage, each as a file written once. A copy that fails is tried again later, with a growing wait, until it arrives; nothing is dropped.",
 	"archive.where":          "Where",
 	"archive.off":            "No archive is configured: start the server with --archive s3://bucket/prefix and --archive-endpoint.",
 	"archive.counts":         "%s waiting, %s failing, %s arrived.",
