@@ -16,7 +16,7 @@ import (
 var mayImport = map[string][]string{
 	"api":                    nil,
 	"loop":                   nil,
-	"control":                {"datacheck", "fleet", "loop", "models", "notice", "notify", "phrase", "scaler", "schedule", "scheduler"},
+	"control":                {"archive", "datacheck", "fleet", "loop", "models", "notice", "notify", "phrase", "scaler", "schedule", "scheduler"},
 	"static":                 nil,
 	"notify":                 nil,
 	"fleet":                  nil,
@@ -35,6 +35,8 @@ var mayImport = map[string][]string{
 	"loadgen":                {"api"},
 	"cli":                    {"api"},
 	"billing":                {"models", "rightsize"},
+	"archive":                {"billing", "models"},
+	"archive/s3test":         nil,
 	"metrics":                {"api", "billing", "models", "scheduler"},
 	"fleet/exec":             {"fleet"},
 	"fleet/sim":              {"fleet"},

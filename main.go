@@ -38,6 +38,8 @@ commands:
   token create  print a new API token for a user, once
   replay    run the scheduler and scaling decisions over a job trace (threshold calibration)
   loadgen   drive a server on loopback with agents, viewers and a submitting script
+  archive verify  read the archived bills back and compare their SHA-256 with the database's
+  restore   make a new database from the latest backup in the archive (--from s3://bucket/prefix)
   version   print the version
 
 from a terminal or a script, over the JSON API (KASHI_SERVER and KASHI_TOKEN, or kashi login):
@@ -85,6 +87,10 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runReplay(args[1:], getenv, stdout, stderr)
 	case "loadgen":
 		return runLoadgen(ctx, args[1:], getenv, stdout, stderr)
+	case "archive":
+		return runArchive(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "kashi", version)
 		return nil

@@ -22,6 +22,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kashi/archive"
 	"kashi/control"
 	"kashi/datacheck"
 	"kashi/demo"
@@ -110,6 +111,10 @@ type serveConfig struct {
 	// metricsToken is what it holds.
 	MetricsTokenFile string
 	metricsToken     string
+	// Archive is where records are archived (--archive and its settings); archive is it
+	// checked, nil without --archive.
+	Archive archiveFlags
+	archive *archive.Config
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -149,9 +154,15 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.Lang, "lang", phrase.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
 	f.String(&c.MetricsTokenFile, "metrics-token-file", "", "a file holding the token Prometheus sends (Authorization: Bearer) to see the month's bills on /metrics; without it /metrics shows no money")
 	f.String(&c.WeeklyReport, "weekly-report", defaultWeeklyReport, "when the weekly report goes to each project and the --notify channels: a cron expression in --time-zone, or off")
+	c.Archive.define(f, true)
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
+	archiveCfg, err := c.Archive.config()
+	if err != nil {
+		return c, err
+	}
+	c.archive = archiveCfg
 	if c.Lang != phrase.LangEN && c.Lang != phrase.LangZH {
 		return c, fmt.Errorf("--lang must be %s or %s, got %q", phrase.LangEN, phrase.LangZH, c.Lang)
 	}
@@ -315,7 +326,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		Retention: cfg.Retention, History: models.Retention{Keep: cfg.HistoryRetention,
 			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}},
 		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},
-		Words:      phrase.Locale{Lang: cfg.Lang}, Weekly: weekly, Now: now, Logger: log})
+		Words:      phrase.Locale{Lang: cfg.Lang}, Weekly: weekly, Archive: archiverOf(store, cfg, log), Now: now, Logger: log})
 
 	metricsCfg := metrics.Config{Now: now, Logger: log,
 		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}}
@@ -335,7 +346,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
+		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)
@@ -375,6 +386,21 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	return nil
+}
+
+// archiverOf is the archiver of --archive, nil without one.
+func archiverOf(store *models.Store, cfg serveConfig, log *slog.Logger) *archive.Archiver {
+	if cfg.archive == nil {
+		return nil
+	}
+	st, _ := archive.Open(*cfg.archive) // checked when parsed
+	dsn := ""
+	if models.IsPostgresDSN(cfg.DB) {
+		dsn = cfg.DB
+	}
+	log.Info("archiving", "to", cfg.archive.Target(), "endpoint", cfg.archive.Endpoint)
+	return archive.New(store, st, archive.Options{Location: cfg.Location, BackupHour: cfg.Archive.BackupHour,
+		BackupKeep: cfg.Archive.BackupKeep, DSN: dsn, Logger: log})
 }
 
 // holdOnSignal holds the demo's clock on SIGUSR1 and lets it go on SIGUSR2, until ctx ends:

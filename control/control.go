@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"kashi/archive"
 	"kashi/datacheck"
 	"kashi/fleet"
 	"kashi/loop"
@@ -34,6 +35,9 @@ const (
 	alertEvery = time.Minute
 	// scheduleEvery is how often templates' schedules are looked at; cron's unit is a minute.
 	scheduleEvery = 20 * time.Second
+	// archiveEvery is how often new records go into the archive's outbox and due uploads
+	// are tried.
+	archiveEvery = time.Minute
 	// schedulerGap is the least real time between two scheduler passes: a burst of submits
 	// (fifty a second) costs one pass a second, not one each.
 	schedulerGap = time.Second
@@ -67,6 +71,8 @@ type Config struct {
 	Words phrase.Locale
 	// Weekly sends the weekly report; nil sends none.
 	Weekly *Weekly
+	// Archive keeps the records in object storage; nil keeps none there.
+	Archive *archive.Archiver
 	// Now is the clock (the demo's runs fast).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -151,8 +157,8 @@ func SchedulerPass(store *models.Store, sched *scheduler.Loop, now func() time.T
 func (l *Loops) TriggerScale() { l.scale.Trigger() }
 
 // addHousekeeping adds the loops that keep the record: rollups, the pruning of the history,
-// GPU memory alerts and the sending of alerts, quota reminders, and the weekly report unless
-// it is off.
+// GPU memory alerts and the sending of alerts, quota reminders, the archive when one is
+// configured, and the weekly report unless it is off.
 func addHousekeeping(set *loop.Set, store *models.Store, cfg Config) {
 	now, log, channels := cfg.Now, cfg.Logger, cfg.Channels
 	set.Every("rollups", rollupEvery, func(ctx context.Context) error {
@@ -177,6 +183,9 @@ func addHousekeeping(set *loop.Set, store *models.Store, cfg Config) {
 		_, err := notice.SendReminders(ctx, store, channels, cfg.Words, reminders, now(), log)
 		return err
 	})
+	if a := cfg.Archive; a != nil {
+		set.Every("archive", archiveEvery, func(ctx context.Context) error { return a.Pass(ctx, now()) })
+	}
 	if w := cfg.Weekly; w != nil {
 		set.Every("weekly report", w.Every, func(ctx context.Context) error {
 			_, _, err := notice.SendWeeklyReports(ctx, store, channels, w.Policy, w.Reports, now(), log)

@@ -48,6 +48,8 @@ type Config struct {
 	// Flavors lists the providers' flavors for the pool form (a *scaler.Flavors); nil means
 	// the flavor is typed.
 	Flavors FlavorLister
+	// Archive is where records are archived, s3://bucket/prefix; "" without an archive.
+	Archive string
 }
 
 // FlavorLister lists the flavors a provider offers in a region and zone; ok is false for a

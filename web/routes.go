@@ -86,6 +86,7 @@ func Routes(h *Areas) []Route {
 		{POST, "/pools/:name", handlers.Admin, h.Pools.PoolSave},
 		{POST, "/pools/:name/rollback/:version", handlers.Admin, h.Pools.PoolRollback},
 		{POST, "/pools/:name/resume", handlers.Admin, h.Pools.PoolResume},
+		{GET, "/archive", handlers.Admin, h.Pools.ArchivePage},
 		{GET, "/join-tokens", handlers.Admin, h.Pools.JoinTokensPage},
 		{POST, "/join-tokens", handlers.Admin, h.Pools.JoinTokenFormCreate},
 		{POST, "/join-tokens/shared/revoke", handlers.Admin, h.Pools.JoinTokenFormRevokeShared},

@@ -48,6 +48,8 @@ type Store interface {
 	RevokeJoinToken(ctx context.Context, actor string, id int64, now time.Time) error
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
+	// The archive page.
+	ArchiveQueue(ctx context.Context, limit int) (models.ArchiveOutbox, error)
 }
 
 // New returns the area over store.
