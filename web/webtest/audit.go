@@ -67,9 +67,12 @@ func NewAuditWorld(t *testing.T) BillWorld {
 	form("/people/carol/state", url.Values{"disabled": {"false"}})
 	form("/people/carol/password", url.Values{"password": {"pw-carol-new"}})
 	form("/people/carol/unix-account", url.Values{"unix_account": {"carol"}})
-	// A password is changed from a browser session only.
-	if r := w.LogIn("tester", "pw-tester", "10.0.0.4").Form("/account/password",
-		url.Values{"current": {"pw-tester"}, "password": {"pw-tester-new"}}); r.Code >= 400 {
+	// A password and chat ids are changed from a browser session only.
+	own := w.LogIn("tester", "pw-tester", "10.0.0.4")
+	if r := own.Form("/account/chat", url.Values{"chat_dingtalk": {"13800000000"}, "chat_feishu": {"ou_7F3A"}}); r.Code >= 400 {
+		t.Fatalf("POST /account/chat = %d", r.Code)
+	}
+	if r := own.Form("/account/password", url.Values{"current": {"pw-tester"}, "password": {"pw-tester-new"}}); r.Code >= 400 {
 		t.Fatalf("POST /account/password = %d", r.Code)
 	}
 	do("", "/api/v1/projects", `{"name":"speech","tags":["课题组 语音","CC-2201"]}`)
