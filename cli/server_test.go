@@ -136,6 +136,43 @@ stages:
 	}
 }
 
+// TestCancelPipeline: `kashi cancel --pipeline ID` cancels the pipeline and prints its id and
+// state; its queued stage task is cancelled and the waiting stage skipped. A second cancel
+// exits non-zero; a bad id or a task id beside it is a usage error before anything is sent.
+func TestCancelPipeline(t *testing.T) {
+	s := webtest.NewServer(t)
+	s.Projects("vision")
+	s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 2))
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	ctx := context.Background()
+	clean := models.NewStage{Name: "clean", Task: webtest.Task("clean").Of("vision").Ready().Nt}
+	train := models.NewStage{Name: "train", After: []string{"clean"}, Task: webtest.Task("train").Of("vision").Ready().Nt}
+	pipe, err := s.Store.CreatePipeline(ctx, models.NewPipeline{Project: "vision", Name: "nightly", Owner: "admin",
+		Stages: []models.NewStage{clean, train}}, models.DefaultTaskLimits, webtest.T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := fmt.Sprint(pipe.ID)
+	for _, args := range [][]string{{"cancel", "--pipeline", "x"}, {"cancel", "--pipeline", "0"}, {"cancel", "--pipeline", id, "3"}, {"cancel"}} {
+		var ee *cli.ExitError
+		if _, err := kashi(t, srv, s.Token, nil, args...); !errors.As(err, &ee) || ee.Code != cli.ExitUsage {
+			t.Errorf("kashi %v: %v, want a usage error", args, err)
+		}
+	}
+	out, err := kashi(t, srv, s.Token, nil, "cancel", "--pipeline", id)
+	if err != nil || strings.TrimSpace(out) != "pipeline "+id+" cancelled" {
+		t.Fatalf("kashi cancel --pipeline %s = %q, %v; want \"pipeline %s cancelled\"", id, out, err, id)
+	}
+	rows, err := s.Store.PipelineStages(ctx, pipe.ID, webtest.T0)
+	if err != nil || len(rows) != 2 || rows[0].TaskState != models.TaskCancelled || rows[1].State != models.StageSkipped {
+		t.Fatalf("stages %+v, %v; want clean's task cancelled, train skipped", rows, err)
+	}
+	if _, err := kashi(t, srv, s.Token, nil, "cancel", "--pipeline", id); err == nil {
+		t.Fatal("a second cancel succeeded, want it refused")
+	}
+}
+
 // TestSubmitWaitFailedStart: `kashi submit --wait` of a task whose command could not be
 // started exits non-zero (it has no exit code, not 0), and `kashi show` says it has none.
 func TestSubmitWaitFailedStart(t *testing.T) {
