@@ -27,7 +27,7 @@ type deps struct {
 func linkPipelines(jobs []Job, skipped map[string]int) ([]Job, *deps) {
 	has := false
 	for i := range jobs {
-		if jobs[i].Parent != "" {
+		if jobs[i].parent() != "" {
 			has = true
 			break
 		}
@@ -43,10 +43,10 @@ func linkPipelines(jobs []Job, skipped map[string]int) ([]Job, *deps) {
 	children := make([][]int32, len(jobs))
 	cause := make([]string, len(jobs))
 	for i := range jobs {
-		if jobs[i].Parent == "" {
+		if jobs[i].parent() == "" {
 			continue
 		}
-		for id := range strings.SplitSeq(jobs[i].Parent, ";") {
+		for id := range strings.SplitSeq(jobs[i].parent(), ";") {
 			p, ok := index[id]
 			if !ok {
 				cause[i] = SkipParentMissing
@@ -129,8 +129,9 @@ func (s *sim) arrive(j int32) {
 // its own submit time has come.
 func (s *sim) parentEnded(j int32) {
 	d := s.deps
+	failed := s.jobs[j].Pipe != nil && s.jobs[j].Pipe.Failed
 	for _, c := range d.children[j] {
-		if s.jobs[j].Failed {
+		if failed {
 			s.skipAfterFailure(c)
 			continue
 		}

@@ -33,7 +33,7 @@ func TestPipelineChildStartsAfterParent(t *testing.T) {
 	tr := readTrace(t, `job_id,submit_ts,gpus,duration_s,stage,parent,status
 clean,0,1,600,clean,,Succeeded
 train,0,4,300,train,clean,Succeeded
-side,0,1,1000,side,,
+side,0,1,1000,,,
 eval,100,1,50,eval,train;side,
 late,2000,1,10,report,clean,
 `)
@@ -87,22 +87,28 @@ d,0,1,60,c,
 }
 
 // TestReadPipelineColumns: parent lists job_ids separated by ';' (spaces trimmed), an empty
-// id in it makes the row unparsable; status marks an unsuccessful end in any case.
+// id in it makes the row unparsable; status marks an unsuccessful end in any case. A trace
+// without these columns keeps no pipeline on its jobs.
 func TestReadPipelineColumns(t *testing.T) {
 	tr := readTrace(t, `job_id,submit_ts,gpus,duration_s,stage,parent,status
 a,0,1,1,clean,,Timed_Out
 b,1,1,1,train, a ; x ,running
 c,2,1,1,eval,a;;b,
 `)
-	got := make([]Job, len(tr.Jobs))
-	for i, j := range tr.Jobs {
-		got[i] = Job{ID: j.ID, Stage: j.Stage, Parent: j.Parent, Failed: j.Failed}
+	got := map[string]Pipe{}
+	for _, j := range tr.Jobs {
+		got[j.ID] = *j.Pipe
 	}
-	want := []Job{{ID: "a", Stage: "clean", Failed: true}, {ID: "b", Stage: "train", Parent: "a;x"}}
+	want := map[string]Pipe{"a": {Stage: "clean", Failed: true}, "b": {Stage: "train", Parent: "a;x"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("jobs (-want +got):\n%s", diff)
 	}
 	if tr.Skipped[SkipUnparsable] != 1 {
 		t.Errorf("skipped %v, want c unparsable", tr.Skipped)
+	}
+	for _, j := range readTrace(t, "job_id,submit_ts,gpus,duration_s,status\na,0,1,1,failed\n").Jobs {
+		if j.Pipe != nil {
+			t.Errorf("job %s of a trace without pipelines has %+v", j.ID, *j.Pipe)
+		}
 	}
 }

@@ -22,11 +22,11 @@ func (s *sim) summarise(res *Result, t0 int64) {
 			group = "default"
 		}
 		res.GPUHoursByGroup[group] += Hours(sec)
-		if j.Stage != "" {
+		if j.Pipe != nil && j.Pipe.Stage != "" {
 			if res.GPUHoursByStage == nil {
 				res.GPUHoursByStage = map[string]Hours{}
 			}
-			res.GPUHoursByStage[j.Stage] += Hours(sec)
+			res.GPUHoursByStage[j.Pipe.Stage] += Hours(sec)
 		}
 	}
 	if s.deps != nil && s.deps.failed > 0 {

@@ -30,13 +30,27 @@ type Job struct {
 	// ("" = normal); EstimatesDeclared replays them.
 	Est, MaxRuntime int64
 	Queue, Priority string
-	// Stage names the pipeline stage the job was (empty: none). Parent lists the job_ids it
-	// runs after, separated by ';' (empty: none): the replay submits it only once each has
-	// succeeded, at its submit_ts or then, whichever is later. Failed says its status was
-	// one of an unsuccessful end (failed, cancelled, timed out, reclaimed, killed): it still
-	// runs for its duration, and then its children are skipped.
+	// Pipe is the job's place in a pipeline; nil outside one (and for every job of a trace
+	// without stage and parent columns, so that such a trace's jobs stay as small).
+	Pipe *Pipe
+}
+
+// Pipe is a job's place in a pipeline. Stage names its stage (empty: none). Parent lists
+// the job_ids it runs after, separated by ';' (empty: none): the replay submits it only once
+// each has succeeded, at its submit_ts or then, whichever is later. Failed says its status
+// was an unsuccessful end (failed, cancelled, timed out, reclaimed, killed): it still runs
+// for its duration, and then its children are skipped.
+type Pipe struct {
 	Stage, Parent string
 	Failed        bool
+}
+
+// parent is the job's parents' ids, separated by ';'; empty for none.
+func (j *Job) parent() string {
+	if j.Pipe == nil {
+		return ""
+	}
+	return j.Pipe.Parent
 }
 
 // Trace is a parsed trace: its jobs in order of (Submit, Row) and the rows skipped, by
@@ -307,16 +321,24 @@ func (p *rowParser) parse(line []byte) (Job, string) {
 		prio != "" && !slices.Contains(models.Priorities, prio):
 		return Job{}, SkipUnparsable
 	}
-	var parent string
-	if b := field(c.parent); len(b) > 0 {
-		var ok bool
-		if parent, ok = parentIDs(b); !ok {
-			return Job{}, SkipUnparsable
+	j := Job{ID: string(id), Submit: submit, Duration: dur, GPUs: int(gpus),
+		Group: p.intern(field(c.group)), Spec: p.intern(field(c.spec)), Est: declared[0], MaxRuntime: declared[1],
+		Queue: queue, Priority: prio}
+	if c.stage >= 0 || c.parent >= 0 {
+		var pipe Pipe
+		if b := field(c.parent); len(b) > 0 {
+			var ok bool
+			if pipe.Parent, ok = parentIDs(b); !ok {
+				return Job{}, SkipUnparsable
+			}
+		}
+		// Whether a job failed matters only to a trace with parents.
+		pipe.Stage, pipe.Failed = p.intern(field(c.stage)), c.parent >= 0 && failedStatus(field(c.status))
+		if pipe != (Pipe{}) {
+			j.Pipe = &pipe
 		}
 	}
-	return Job{ID: string(id), Submit: submit, Duration: dur, GPUs: int(gpus),
-		Group: p.intern(field(c.group)), Spec: p.intern(field(c.spec)), Est: declared[0], MaxRuntime: declared[1],
-		Queue: queue, Priority: prio, Stage: p.intern(field(c.stage)), Parent: parent, Failed: failedStatus(field(c.status))}, ""
+	return j, ""
 }
 
 // parentIDs reads a parent field: job_ids separated by ';', each trimmed, none empty,

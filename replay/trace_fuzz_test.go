@@ -48,7 +48,7 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("Read kept job %+v", j)
 			}
 			ids[j.ID] = true
-			if j.Parent != "" && slices.Contains(strings.Split(j.Parent, ";"), "") {
+			if j.parent() != "" && slices.Contains(strings.Split(j.parent(), ";"), "") {
 				t.Fatalf("Read kept job %+v with an empty parent id", j)
 			}
 			if i > 0 {
@@ -58,7 +58,7 @@ func FuzzRead(f *testing.F) {
 				}
 			}
 		}
-		if len(tr.Jobs) <= 50 && slices.ContainsFunc(tr.Jobs, func(j Job) bool { return j.Parent != "" }) {
+		if len(tr.Jobs) <= 50 && slices.ContainsFunc(tr.Jobs, func(j Job) bool { return j.parent() != "" }) {
 			checkPipelineRun(t, tr)
 		}
 	})
@@ -81,10 +81,10 @@ func checkPipelineRun(t *testing.T, tr *Trace) {
 		}
 	}
 	for i, p := range res.Placements() {
-		if !p.Started || res.jobs[i].Parent == "" {
+		if !p.Started || res.jobs[i].parent() == "" {
 			continue
 		}
-		for _, id := range strings.Split(res.jobs[i].Parent, ";") {
+		for _, id := range strings.Split(res.jobs[i].parent(), ";") {
 			e, ok := end[id]
 			if !ok || p.Start < e {
 				t.Fatalf("job %s starts at %d; its parent %s ended at %d (replayed: %v)", p.JobID, p.Start, id, e, ok)
