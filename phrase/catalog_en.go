@@ -2033,4 +2033,15 @@ var catalogEN = map[string]string{
 	"alert.chat.group_title":    "[%s] %s · %d alerts",
 	"alert.chat.group_line":     "- %s",
 	"alert.chat.group_resolved": "- Resolved: %s",
+	// Pipeline templates (#33).
+	"ptpl.stages":      "Stages",
+	"ptpl.help":        "A pipeline template: submitting it submits a pipeline of these stages, each queued only once the stages before it are done. Schedule it below for night runs; a run due while the last pipeline still runs is skipped, with the reason.",
+	"ptpl.stage":       "Stage",
+	"ptpl.after":       "After",
+	"ptpl.after_ended": "%s (ended)",
+	"ptpl.sep":         ", ",
+	"ptpl.submit":      "Submit pipeline",
+	"ptpl.pipeline_n":  "Pipeline #%d",
+	"ptpl.n_stages":    "Pipeline of %d stages",
+	"ptpl.open":        "Open",
 }
