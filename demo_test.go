@@ -474,6 +474,43 @@ func TestDemoShowsPipelines(t *testing.T) {
 	if broken.State != "failed" || len(broken.Stages) != 3 || broken.Stages[2].State != "skipped" {
 		t.Fatalf("the broken pipeline within 2 minutes: %+v; want failed, evaluate skipped", broken)
 	}
+	// The demo's pipeline template, scheduled nightly in the server's time zone.
+	var tpl struct {
+		ID     int64 `json:"id"`
+		Stages []struct {
+			Name string `json:"name"`
+		} `json:"stages"`
+		Schedules []struct {
+			Cron     string `json:"cron"`
+			TimeZone string `json:"time_zone"`
+			Overlap  string `json:"overlap"`
+		} `json:"schedules"`
+	}
+	for ; time.Now().Before(deadline) && len(tpl.Schedules) == 0; time.Sleep(time.Second) {
+		var projects []struct {
+			ID   int64  `json:"id"`
+			Name string `json:"name"`
+		}
+		getJSONAs(client, base+"/api/v1/projects", &projects)
+		for _, p := range projects {
+			var list []struct {
+				ID   int64  `json:"id"`
+				Name string `json:"name"`
+			}
+			if p.Name != "vision" || getJSONAs(client, fmt.Sprintf("%s/api/v1/projects/%d/templates", base, p.ID), &list) != nil {
+				continue
+			}
+			for _, l := range list {
+				if l.Name == demo.TemplateNightly {
+					getJSONAs(client, fmt.Sprintf("%s/api/v1/templates/%d", base, l.ID), &tpl)
+				}
+			}
+		}
+	}
+	if len(tpl.Stages) != 3 || len(tpl.Schedules) != 1 || tpl.Schedules[0].Cron != "0 22 * * *" ||
+		tpl.Schedules[0].TimeZone != "Asia/Shanghai" || tpl.Schedules[0].Overlap != "skip" {
+		t.Errorf("the demo's pipeline template %s = %+v; want 3 stages scheduled at 0 22 * * * in Asia/Shanghai, skipping", demo.TemplateNightly, tpl)
+	}
 	for lang, want := range map[string]string{"en": "Rerun from the failed stage", "zh-CN": "从失败的阶段重跑"} {
 		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/pipelines/%d", base, broken.ID), nil)
 		req.Header.Set("Accept-Language", lang)

@@ -308,7 +308,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 			run = now().UTC().Format("0102t1504")
 		}
 		sim = demo.New(demo.Config{Server: "http://" + ln.Addr().String(), JoinToken: cfg.JoinToken,
-			Now: now, Speed: cfg.DemoSpeed, Faults: cfg.DemoFaults, Logger: log, Tokens: demoTokens, Run: run})
+			Now: now, Speed: cfg.DemoSpeed, Faults: cfg.DemoFaults, Logger: log, Tokens: demoTokens, Run: run, TimeZone: cfg.TimeZone})
 		providers["sim"], cluster = sim.Provider(), demo.Cluster
 	}
 	// pastFilled closes once a fresh demo's past is filled (at once otherwise).

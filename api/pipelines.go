@@ -11,6 +11,9 @@ type PipelineRequest struct {
 	// Owner is who the stages' tasks run for; only an admin may name someone else.
 	Owner  string         `json:"owner,omitempty"`
 	Stages []StageRequest `json:"stages"`
+	// Template submits the pipeline template with this id instead, named after it, for the
+	// caller (a member of its project); project, name, owner and stages are then left out.
+	Template int64 `json:"template,omitempty"`
 }
 
 // StageRequest is one stage: the fields of a task submission (its project and owner are

@@ -101,6 +101,20 @@ type TemplateBody struct {
 	MinInterNodeGbps    int  `json:"min_inter_node_gbps,omitempty"`
 	MinStorageMBps      int  `json:"min_storage_mbps,omitempty"`
 	AllowNoInterconnect bool `json:"allow_no_interconnect,omitempty"`
+	// Stages make it a pipeline template: submitting it (POST /api/v1/pipelines with
+	// "template") submits a pipeline of these stages, and the fields above stay empty; a
+	// stage's task without queue or priority takes the long lane and normal priority.
+	Stages []TemplateStage `json:"stages,omitempty"`
+}
+
+// TemplateStage is one stage of a pipeline template: as a StageRequest, with its task's
+// fields as a template body of its own.
+type TemplateStage struct {
+	Name       string       `json:"name"`
+	After      []string     `json:"after,omitempty"`
+	AfterEnded []string     `json:"after_ended,omitempty"`
+	Output     string       `json:"output,omitempty"`
+	Task       TemplateBody `json:"task"`
 }
 
 // TemplateRollback is the body of POST /api/v1/templates/{id}/rollback: the earlier version

@@ -74,7 +74,7 @@ func verbs() []verb {
 		{"submit", "[flags] [-f FILE] [-- COMMAND…]", "submit a task and print its id (--wait: follow it, exit with its code)", runSubmit},
 		{"tasks", "[flags]", "list tasks (yours by default), like squeue", runTasks},
 		{"show", "ID", "one task: fields, events, why it waits and when it may start", runShow},
-		{"cancel", "ID…", "cancel tasks", runCancel},
+		{"cancel", "ID… | --pipeline ID", "cancel tasks, or a pipeline", runCancel},
 		{"ready", "ID…", "mark tasks' data ready: they join the queue", runReady},
 		{"logs", "[-f] ID", "the end of a task's log (-f: follow until it ends)", runLogs},
 		{"queue", "[flags]", "waiting tasks in order, with ETA and reason, and free capacity", runQueue},

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -134,6 +135,98 @@ stages:
 	bad := write("bad.yaml", "name: p\nproject: vision\nstages:\n  - name: a\n    gpus: 1\n    after: [zz]\n    command: [x]\n")
 	if out, err := kashi(t, srv, s.Token, nil, "submit", "--pipeline", bad); err == nil || !strings.Contains(out+err.Error(), "stages[0].after") {
 		t.Fatalf("an unknown parent: %q, %v; want stages[0].after named", out, err)
+	}
+}
+
+// TestSubmitPipelineTemplate: a lead saves a pipeline template through the API (its
+// stages' lanes and priorities defaulted), schedules it nightly with overlap skip (a
+// member's schedule is 403), and `kashi submit --pipeline-template ID` as a member submits
+// its pipeline, printing the id; a stranger is refused by the store (403); a bad id or a
+// file beside it is a usage error.
+func TestSubmitPipelineTemplate(t *testing.T) {
+	s := webtest.NewServer(t)
+	s.Projects("vision")
+	s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 2))
+	lead, member := s.MemberAs("lee", "vision", models.ProjectRoleLead), s.Member("mia", "vision")
+	stranger := s.UserToken("ola", models.RoleUser)
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	p, err := s.Store.ProjectByName(context.Background(), "vision")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Post(fmt.Sprintf("/api/v1/projects/%d/templates", p.ID), `{"name": "nightly-vit", "stages": [
+		{"name": "clean", "output": "s3://bucket/clean", "task": {"gpus": 1, "command": ["python", "clean.py"]}},
+		{"name": "train", "after": ["clean"], "task": {"gpus": 2, "spec": "A100-80G", "command": ["python", "train.py"]}}]}`,
+		"Authorization", "Bearer "+lead)
+	if w.Code != 201 {
+		t.Fatalf("create the pipeline template = %d %s", w.Code, w.Body)
+	}
+	var tpl struct{ ID int64 }
+	if err := json.Unmarshal(w.Body.Bytes(), &tpl); err != nil {
+		t.Fatal(err)
+	}
+	sched := `{"cron": "0 2 * * *", "time_zone": "Asia/Shanghai"}`
+	if w := s.Post(fmt.Sprintf("/api/v1/templates/%d/schedules", tpl.ID), sched, "Authorization", "Bearer "+member); w.Code != 403 {
+		t.Errorf("a member's schedule = %d %s, want 403", w.Code, w.Body)
+	}
+	if w := s.Post(fmt.Sprintf("/api/v1/templates/%d/schedules", tpl.ID), sched, "Authorization", "Bearer "+lead); w.Code != 201 {
+		t.Errorf("the lead's nightly schedule = %d %s, want 201", w.Code, w.Body)
+	}
+	id := fmt.Sprint(tpl.ID)
+	for _, args := range [][]string{{"submit", "--pipeline-template", "x"}, {"submit", "--pipeline-template", id, "--pipeline", "f.yaml"}} {
+		var ee *cli.ExitError
+		if _, err := kashi(t, srv, member, nil, args...); !errors.As(err, &ee) || ee.Code != cli.ExitUsage {
+			t.Errorf("kashi %v: %v, want a usage error", args, err)
+		}
+	}
+	out, err := kashi(t, srv, member, nil, "submit", "--pipeline-template", id)
+	if err != nil || strings.TrimSpace(out) != "1" {
+		t.Fatalf("kashi submit --pipeline-template = %q, %v; want the id 1", out, err)
+	}
+	rows, err := s.Store.PipelineStages(context.Background(), 1, webtest.T0)
+	if err != nil || len(rows) != 2 || rows[0].State != "submitted" || rows[1].State != "waiting" {
+		t.Fatalf("stages %+v, %v; want clean submitted, train waiting", rows, err)
+	}
+	if out, err := kashi(t, srv, stranger, nil, "submit", "--pipeline-template", id); err == nil || !strings.Contains(out+err.Error(), "403") {
+		t.Errorf("a stranger's submit = %q, %v; want it refused (403)", out, err)
+	}
+}
+
+// TestCancelPipeline: `kashi cancel --pipeline ID` cancels the pipeline and prints its id and
+// state; its queued stage task is cancelled and the waiting stage skipped. A second cancel
+// exits non-zero; a bad id or a task id beside it is a usage error before anything is sent.
+func TestCancelPipeline(t *testing.T) {
+	s := webtest.NewServer(t)
+	s.Projects("vision")
+	s.Register(webtest.Node("n1").InPool("a100").Cards(webtest.A100Name, webtest.A100MiB, 2))
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	ctx := context.Background()
+	clean := models.NewStage{Name: "clean", Task: webtest.Task("clean").Of("vision").Ready().Nt}
+	train := models.NewStage{Name: "train", After: []string{"clean"}, Task: webtest.Task("train").Of("vision").Ready().Nt}
+	pipe, err := s.Store.CreatePipeline(ctx, models.NewPipeline{Project: "vision", Name: "nightly", Owner: "admin",
+		Stages: []models.NewStage{clean, train}}, models.DefaultTaskLimits, webtest.T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := fmt.Sprint(pipe.ID)
+	for _, args := range [][]string{{"cancel", "--pipeline", "x"}, {"cancel", "--pipeline", "0"}, {"cancel", "--pipeline", id, "3"}, {"cancel"}} {
+		var ee *cli.ExitError
+		if _, err := kashi(t, srv, s.Token, nil, args...); !errors.As(err, &ee) || ee.Code != cli.ExitUsage {
+			t.Errorf("kashi %v: %v, want a usage error", args, err)
+		}
+	}
+	out, err := kashi(t, srv, s.Token, nil, "cancel", "--pipeline", id)
+	if err != nil || strings.TrimSpace(out) != "pipeline "+id+" cancelled" {
+		t.Fatalf("kashi cancel --pipeline %s = %q, %v; want \"pipeline %s cancelled\"", id, out, err, id)
+	}
+	rows, err := s.Store.PipelineStages(ctx, pipe.ID, webtest.T0)
+	if err != nil || len(rows) != 2 || rows[0].TaskState != models.TaskCancelled || rows[1].State != models.StageSkipped {
+		t.Fatalf("stages %+v, %v; want clean's task cancelled, train skipped", rows, err)
+	}
+	if _, err := kashi(t, srv, s.Token, nil, "cancel", "--pipeline", id); err == nil {
+		t.Fatal("a second cancel succeeded, want it refused")
 	}
 }
 

@@ -38,16 +38,17 @@ func (e envFlag) Set(v string) error {
 // submitFlags are submit's flags; each set flag overrides the task file's field.
 type submitFlags struct {
 	file, template, key string
-	// pipeline is a pipeline file to submit instead of a task.
-	pipeline            string
-	wait                bool
-	maxRuntime          time.Duration
-	dataPath, dataURL   string
-	spec                api.TaskRequest
-	dataReady           bool
-	rerunOnFailure      bool
-	allowNoInterconnect bool
-	env                 envFlag
+	// pipeline is a pipeline file to submit instead of a task; pipelineTemplate the id of a
+	// pipeline template on the server.
+	pipeline, pipelineTemplate string
+	wait                       bool
+	maxRuntime                 time.Duration
+	dataPath, dataURL          string
+	spec                       api.TaskRequest
+	dataReady                  bool
+	rerunOnFailure             bool
+	allowNoInterconnect        bool
+	env                        envFlag
 }
 
 func runSubmit(ctx context.Context, e *Env, args []string) error {
@@ -56,6 +57,9 @@ func runSubmit(ctx context.Context, e *Env, args []string) error {
 	s.register(f)
 	if err := f.parse(args, 0, -1); err != nil {
 		return err
+	}
+	if s.pipelineTemplate != "" {
+		return submitPipelineTemplate(ctx, e, f, s)
 	}
 	if s.pipeline != "" {
 		return submitPipeline(ctx, e, f, s)
@@ -88,6 +92,7 @@ func (s *submitFlags) register(f *flagSet) {
 	s.env = envFlag{}
 	f.StringVar(&s.file, "f", "", "task file, YAML or JSON, with the API's field names (- for standard input)")
 	f.StringVar(&s.pipeline, "pipeline", "", "submit the pipeline in this file, YAML or JSON (- for standard input): name, project and stages, each a task's fields with name, after, after_ended and output")
+	f.StringVar(&s.pipelineTemplate, "pipeline-template", "", "submit the server's pipeline template with this id (its project's members may)")
 	f.StringVar(&s.template, "template", "", "start from the template NAME in <config dir>/templates/NAME.yaml")
 	f.StringVar(&s.key, "idempotency-key", "", "a retry with the same key returns the first task instead of a second")
 	f.BoolVar(&s.wait, "wait", false, "follow the task to its end and exit with its exit code")
@@ -260,6 +265,28 @@ func submitPipeline(ctx context.Context, e *Env, f *flagSet, s submitFlags) erro
 	}
 	var p api.Pipeline
 	if err := c.call(ctx, http.MethodPost, "/api/v1/pipelines", nil, nil, req, &p); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, p.ID)
+	return nil
+}
+
+// submitPipelineTemplate submits the server's pipeline template s names and prints the
+// pipeline's id; nothing else may be given with it.
+func submitPipelineTemplate(ctx context.Context, e *Env, f *flagSet, s submitFlags) error {
+	id, err := strconv.ParseInt(s.pipelineTemplate, 10, 64)
+	switch {
+	case err != nil || id <= 0:
+		return exitf(ExitUsage, "%q is not a template id (a positive integer)", s.pipelineTemplate)
+	case s.pipeline != "" || s.file != "" || s.template != "" || len(f.pos) > 0:
+		return exitf(ExitUsage, "submit: --pipeline-template submits the template as it is; give no file, template or command with it")
+	}
+	c, err := f.conn.client(e)
+	if err != nil {
+		return err
+	}
+	var p api.Pipeline
+	if err := c.call(ctx, http.MethodPost, "/api/v1/pipelines", nil, nil, api.PipelineRequest{Template: id}, &p); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.Stdout, p.ID)

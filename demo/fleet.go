@@ -77,6 +77,8 @@ type Config struct {
 	// start on a database used before does not take the names of the machines that went with
 	// the last one; empty for the first start.
 	Run string
+	// TimeZone is the server's (--time-zone): the demo's nightly schedule is reckoned in it.
+	TimeZone string
 }
 
 // Demo is the simulated fleet: a sim cloud whose machines, once running, each run the real
@@ -146,6 +148,7 @@ func (d *Demo) Run(ctx context.Context) {
 	})
 	d.wg.Go(func() { d.showRefused(ctx) })
 	d.wg.Go(func() { d.showPipelines(ctx) })
+	d.wg.Go(func() { d.showPipelineTemplate(ctx) })
 	rng := rand.New(rand.NewPCG(d.cfg.Seed, 0x6c6f7374))
 	hour := d.cfg.Now()
 	for sleep(ctx, time.Second) {

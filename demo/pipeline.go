@@ -1,9 +1,11 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"kashi/agent/simgpu"
@@ -82,4 +84,94 @@ func (d *Demo) showPipelines(ctx context.Context) {
 			d.cfg.Logger.Warn("demo pipeline", "name", p.Name, "err", err)
 		}
 	}
+}
+
+// TemplateNightly is the demo's pipeline template, which a schedule submits every night at
+// 22:00 in the server's time zone: clean, train and evaluate, all on the RTX pool (small, so
+// that the nights do not crowd the task stream).
+const TemplateNightly = "nightly-eval"
+
+// showPipelineTemplate saves the demo's pipeline template as vision's lead and schedules it
+// nightly, unless the database has it from an earlier run.
+func (d *Demo) showPipelineTemplate(ctx context.Context) {
+	if !sleep(ctx, 3*time.Second) {
+		return
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	token := d.cfg.Tokens["lead"]
+	var projects []struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	}
+	if err := getJSON(ctx, client, d.cfg.Server+"/api/v1/projects", token, &projects); err != nil {
+		d.cfg.Logger.Warn("demo pipeline template", "err", err)
+		return
+	}
+	i := slices.IndexFunc(projects, func(p struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	}) bool {
+		return p.Name == "vision"
+	})
+	if i < 0 {
+		return
+	}
+	templates := d.cfg.Server + "/api/v1/projects/" + strconv.FormatInt(projects[i].ID, 10) + "/templates"
+	var have []struct {
+		Name string `json:"name"`
+	}
+	if err := getJSON(ctx, client, templates, token, &have); err != nil {
+		d.cfg.Logger.Warn("demo pipeline template", "err", err)
+		return
+	}
+	for _, h := range have {
+		if h.Name == TemplateNightly {
+			return
+		}
+	}
+	task := func(s stageBody) templateTask {
+		return templateTask{GPUs: s.GPUs, Spec: s.Spec, EstGPUHours: s.EstGPUHours, Command: s.Command, MaxAttempts: s.MaxAttempts}
+	}
+	var stages []templateStage
+	for _, s := range []stageBody{
+		stage("clean", "RTX4090-24G", 1, simgpu.Eval, 20*time.Minute, 0),
+		stage("train", "RTX4090-24G", 2, simgpu.Finetune, time.Hour, 0, "clean"),
+		stage("evaluate", "RTX4090-24G", 1, simgpu.Eval, 20*time.Minute, 0, "train"),
+	} {
+		stages = append(stages, templateStage{Name: s.Name, After: s.After, Output: s.Output, Task: task(s)})
+	}
+	var tpl struct {
+		ID int64 `json:"id"`
+	}
+	body := struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Stages      []templateStage `json:"stages"`
+	}{TemplateNightly, "clean, train and evaluate every night", stages}
+	if err := postJSON(ctx, client, templates, token, "", body, &tpl); err != nil {
+		d.cfg.Logger.Warn("demo pipeline template", "err", err)
+		return
+	}
+	zone := cmp.Or(d.cfg.TimeZone, "Asia/Shanghai")
+	sched := map[string]any{"cron": "0 22 * * *", "time_zone": zone, "overlap": "skip"}
+	if err := postJSON(ctx, client, d.cfg.Server+"/api/v1/templates/"+strconv.FormatInt(tpl.ID, 10)+"/schedules", token, "", sched, nil); err != nil && ctx.Err() == nil {
+		d.cfg.Logger.Warn("demo pipeline schedule", "err", err)
+	}
+}
+
+// templateStage and templateTask are a pipeline template's stage as the template API takes
+// it.
+type templateStage struct {
+	Name   string       `json:"name"`
+	After  []string     `json:"after,omitempty"`
+	Output string       `json:"output,omitempty"`
+	Task   templateTask `json:"task"`
+}
+
+type templateTask struct {
+	GPUs        int      `json:"gpus"`
+	Spec        string   `json:"spec"`
+	EstGPUHours float64  `json:"est_gpu_hours"`
+	Command     []string `json:"command"`
+	MaxAttempts int      `json:"max_attempts"`
 }

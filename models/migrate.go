@@ -54,6 +54,7 @@ var migrations = []migration{
 	{44, "a task's least network between nodes and storage throughput, and whether it may run across nodes without a network", migrateV44Attributes},
 	{45, "trials: a task run at small sizes on a few specs before its full run; each run's trial, and the ledger's trial class", migrateV45Trials},
 	{46, "pipelines by stage: a named DAG of stages, each submitting a task once its parents are done", migrateV46Pipelines},
+	{48, "pipeline templates' schedules: the pipeline each run submitted", migrateV48PipelineSchedules},
 	{49, "the archive's outbox: objects to write to S3-compatible storage, their attempts and when they arrived", migrateV49Archive},
 	{52, "each user's ids in the team's chats, for the robots to mention them", migrateV52ChatIDs},
 }

@@ -144,29 +144,11 @@ type NewStage struct {
 // CreatePipeline validates and stores a pipeline and submits its first stages, in one
 // transaction. Every bad field is named at once, a stage's as "stages[i].field".
 func (s *Store) CreatePipeline(ctx context.Context, np NewPipeline, lim TaskLimits, now time.Time) (Pipeline, error) {
-	now = UTC(now)
 	var pipe Pipeline
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		project, order, err := s.checkPipeline(tx, np, lim, now)
-		if err != nil {
-			return err
-		}
-		pipe = Pipeline{ProjectID: project.ID, Name: np.Name, Owner: np.Owner, State: PipelineRunning, Run: 1, SubmittedAt: now}
-		if err := tx.Create(&pipe).Error; err != nil {
-			return err
-		}
-		for pos, i := range order {
-			ns := np.Stages[i]
-			nt := ns.Task
-			nt.Project, nt.Owner, nt.Name = "", "", ""
-			body, _ := json.Marshal(nt) // plain data; never fails
-			st := PipelineStage{PipelineID: pipe.ID, Name: ns.Name, Position: pos, After: nameListJSON(ns.After),
-				AfterEnded: nameListJSON(ns.AfterEnded), Output: ns.Output, Body: string(body), State: StageWaiting}
-			if err := tx.Create(&st).Error; err != nil {
-				return err
-			}
-		}
-		return s.advance(tx, pipe, project.Name, lim, now)
+		var err error
+		pipe, err = s.createPipeline(tx, np, lim, now)
+		return err
 	})
 	if err != nil {
 		if AllFieldErrors(err) != nil {
@@ -175,6 +157,31 @@ func (s *Store) CreatePipeline(ctx context.Context, np NewPipeline, lim TaskLimi
 		return Pipeline{}, fmt.Errorf("models: create pipeline: %w", err)
 	}
 	return pipe, nil
+}
+
+// createPipeline is CreatePipeline within the caller's transaction.
+func (s *Store) createPipeline(tx *gorm.DB, np NewPipeline, lim TaskLimits, now time.Time) (Pipeline, error) {
+	now = UTC(now)
+	project, order, err := s.checkPipeline(tx, np, lim, now)
+	if err != nil {
+		return Pipeline{}, err
+	}
+	pipe := Pipeline{ProjectID: project.ID, Name: np.Name, Owner: np.Owner, State: PipelineRunning, Run: 1, SubmittedAt: now}
+	if err := tx.Create(&pipe).Error; err != nil {
+		return Pipeline{}, err
+	}
+	for pos, i := range order {
+		ns := np.Stages[i]
+		nt := ns.Task
+		nt.Project, nt.Owner, nt.Name = "", "", ""
+		body, _ := json.Marshal(nt) // plain data; never fails
+		st := PipelineStage{PipelineID: pipe.ID, Name: ns.Name, Position: pos, After: nameListJSON(ns.After),
+			AfterEnded: nameListJSON(ns.AfterEnded), Output: ns.Output, Body: string(body), State: StageWaiting}
+		if err := tx.Create(&st).Error; err != nil {
+			return Pipeline{}, err
+		}
+	}
+	return pipe, s.advance(tx, pipe, project.Name, lim, now)
 }
 
 func nameListJSON(names []string) string {

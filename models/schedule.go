@@ -43,9 +43,11 @@ type ScheduleRun struct {
 	// repeated submit after a crash sends the same request.
 	TemplateVersion int
 	TaskID          *int64
-	Outcome         string
-	Detail          string
-	At              time.Time
+	// PipelineID is the pipeline the run submitted, for a pipeline template's schedule.
+	PipelineID *int64
+	Outcome    string
+	Detail     string
+	At         time.Time
 }
 
 func (ScheduleRun) TableName() string { return "schedule_runs" }
@@ -121,6 +123,11 @@ func (s *Store) CreateSchedule(ctx context.Context, ts TaskSchedule, now time.Ti
 		}
 		if n >= MaxSchedulesPerProject {
 			return fieldErr("template", "the project has %d schedules, the most it may have", n)
+		}
+		if tpl.Fields().IsPipeline() {
+			if err := checkPipelineSchedule(tx, tpl, ts); err != nil {
+				return err
+			}
 		}
 		return tx.Create(&ts).Error
 	})
@@ -394,4 +401,84 @@ func (s *Store) ScheduleSubmission(ctx context.Context, run ScheduleRun) (NewTas
 	nt.IdempotencyKey = fmt.Sprintf("schedule:%d/%s", ts.ID, UTC(run.PlannedAt).Format(time.RFC3339))
 	nt.IdempotencyScope = fmt.Sprintf("schedule:%d", ts.ID)
 	return nt, nil
+}
+
+// SubmitSchedulePipeline submits a pending run of a pipeline template's schedule: in one
+// transaction it takes the run (locked: of two loops, the second finds it no longer
+// pending and submits nothing), submits the pipeline of the template's version as the run
+// fixed it, owned by the schedule's owner and named after the template and the planned time
+// in the schedule's zone, and records the run submitted with its pipeline. isPipeline is
+// false, and nothing is done, for a task template's run. A refused pipeline is a
+// FieldError, and the run stays pending for the caller to record it failed.
+func (s *Store) SubmitSchedulePipeline(ctx context.Context, run ScheduleRun, lim TaskLimits, now time.Time) (pipelineID int64, isPipeline bool, err error) {
+	now = UTC(now)
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r ScheduleRun
+		if err := forUpdate(tx).Where("id = ?", run.ID).Take(&r).Error; err != nil {
+			return notFound(fmt.Sprintf("schedule run %d", run.ID), err)
+		}
+		var ts TaskSchedule
+		if err := tx.Where("id = ?", r.ScheduleID).Take(&ts).Error; err != nil {
+			return notFound(fmt.Sprintf("schedule %d", r.ScheduleID), err)
+		}
+		var tpl TaskTemplate
+		if err := tx.Where("id = ?", ts.TemplateID).Take(&tpl).Error; err != nil {
+			return notFound(fmt.Sprintf("template %d", ts.TemplateID), err)
+		}
+		var v TaskTemplateVersion
+		if err := tx.Where("template_id = ? AND version = ?", tpl.ID, r.TemplateVersion).Take(&v).Error; err != nil {
+			return notFound(fmt.Sprintf("template %d version %d", tpl.ID, r.TemplateVersion), err)
+		}
+		body := v.Fields()
+		if isPipeline = body.IsPipeline(); !isPipeline || r.Outcome != RunPending {
+			return nil
+		}
+		var p Project
+		if err := tx.Where("id = ?", tpl.ProjectID).Take(&p).Error; err != nil {
+			return notFound(fmt.Sprintf("project %d", tpl.ProjectID), err)
+		}
+		if why, err := ownerGone(tx, ts.Owner, p.ID); err != nil || why != "" {
+			if err != nil {
+				return err
+			}
+			return ownerGoneErr(why, ts.Owner)
+		}
+		loc, err := time.LoadLocation(ts.TimeZone)
+		if err != nil {
+			loc = time.UTC
+		}
+		pipe, err := s.createPipeline(tx, body.NewPipeline(p.Name, tpl.Name+" "+r.PlannedAt.In(loc).Format("2006-01-02 15:04"), ts.Owner), lim, now)
+		if err != nil {
+			return err
+		}
+		pipelineID = pipe.ID
+		return tx.Model(&ScheduleRun{}).Where("id = ?", r.ID).
+			Updates(map[string]any{"pipeline_id": pipe.ID, "outcome": RunSubmitted, "at": now}).Error
+	})
+	if err != nil {
+		if AllFieldErrors(err) != nil || errors.Is(err, ErrNotFound) {
+			return 0, isPipeline, err
+		}
+		return 0, isPipeline, fmt.Errorf("models: submit run %d of a pipeline schedule: %w", run.ID, err)
+	}
+	return pipelineID, isPipeline, nil
+}
+
+// ScheduleLastPipeline returns the pipeline of the schedule's latest run that submitted one,
+// and its state; found is false when none did.
+func (s *Store) ScheduleLastPipeline(ctx context.Context, scheduleID int64) (pipelineID int64, state string, found bool, err error) {
+	var rows []struct {
+		ID    int64
+		State string
+	}
+	err = s.db.WithContext(ctx).Table("schedule_runs").Select("pipelines.id, pipelines.state").
+		Joins("JOIN pipelines ON pipelines.id = schedule_runs.pipeline_id").
+		Where("schedule_runs.schedule_id = ?", scheduleID).Order("schedule_runs.planned_at DESC").Limit(1).Scan(&rows).Error
+	if err != nil {
+		return 0, "", false, fmt.Errorf("models: last pipeline of schedule %d: %w", scheduleID, err)
+	}
+	if len(rows) == 0 {
+		return 0, "", false, nil
+	}
+	return rows[0].ID, rows[0].State, true, nil
 }

@@ -87,6 +87,33 @@ type TemplateBody struct {
 	MinInterNodeGbps    int  `json:"min_inter_node_gbps,omitempty"`
 	MinStorageMBps      int  `json:"min_storage_mbps,omitempty"`
 	AllowNoInterconnect bool `json:"allow_no_interconnect,omitempty"`
+	// Stages make the template a pipeline template: submitting it submits a pipeline of
+	// these stages, and the fields above stay empty. Absent for a task template.
+	Stages []TemplateStage `json:"stages,omitempty"`
+}
+
+// TemplateStage is one stage of a pipeline template: its name, the stages it follows (see
+// NewStage), where it writes, and its task's fields (without stages of its own).
+type TemplateStage struct {
+	Name       string       `json:"name"`
+	After      []string     `json:"after,omitempty"`
+	AfterEnded []string     `json:"after_ended,omitempty"`
+	Output     string       `json:"output,omitempty"`
+	Task       TemplateBody `json:"task"`
+}
+
+// IsPipeline reports whether the body is a pipeline template's.
+func (b TemplateBody) IsPipeline() bool { return len(b.Stages) > 0 }
+
+// NewPipeline is the pipeline a pipeline template's body submits for project, named name,
+// owned by owner: each stage's task named after the stage.
+func (b TemplateBody) NewPipeline(project, name, owner string) NewPipeline {
+	np := NewPipeline{Project: project, Name: name, Owner: owner, Stages: make([]NewStage, len(b.Stages))}
+	for i, st := range b.Stages {
+		np.Stages[i] = NewStage{Name: st.Name, After: st.After, AfterEnded: st.AfterEnded, Output: st.Output,
+			Task: st.Task.NewTask(project, st.Name, owner, nil)}
+	}
+	return np
 }
 
 // NewTemplate is a template as created or changed.

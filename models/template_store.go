@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -100,6 +102,9 @@ func (s *Store) RollBackTemplate(ctx context.Context, id int64, version int, by 
 // and changed is false, when nt differs in nothing.
 func (s *Store) newVersion(tx *gorm.DB, t *TaskTemplate, nt NewTemplate, restores int, by string, lim TaskLimits, now time.Time) (changed bool, err error) {
 	nt.ProjectID = t.ProjectID
+	if t.Fields().IsPipeline() != nt.Body.IsPipeline() {
+		return false, fieldErr("stages", "a task template stays a task template, a pipeline template a pipeline template")
+	}
 	body, err := s.checkTemplate(tx, nt, by, lim)
 	if err != nil {
 		return false, err
@@ -164,16 +169,51 @@ func (s *Store) checkTemplate(tx *gorm.DB, nt NewTemplate, by string, lim TaskLi
 	if err := tx.Where("id = ?", nt.ProjectID).Take(&p).Error; err != nil {
 		return "", notFound(fmt.Sprintf("project %d", nt.ProjectID), err)
 	}
-	// The body is checked as the task it submits, every field of it too.
-	var scratch Task
-	if err := ps.Add(s.taskFromNew(tx, nt.Body.NewTask(p.Name, nt.Name, by, env), lim, time.Time{}, &scratch)); err != nil {
-		return "", err
+	if nt.Body.IsPipeline() {
+		// A pipeline template's body is checked as the pipeline it submits.
+		if err := ps.Add(s.checkPipelineTemplate(tx, p, nt, by, lim)); err != nil {
+			return "", err
+		}
+	} else {
+		// The body is checked as the task it submits, every field of it too.
+		var scratch Task
+		if err := ps.Add(s.taskFromNew(tx, nt.Body.NewTask(p.Name, nt.Name, by, env), lim, time.Time{}, &scratch)); err != nil {
+			return "", err
+		}
 	}
 	if err := ps.Err(); err != nil {
 		return "", err
 	}
 	b, _ := json.Marshal(nt.Body) // plain data; never fails
 	return string(b), nil
+}
+
+// checkPipelineTemplate checks a pipeline template's body: no task fields of its own, no
+// stage with stages or env names (nobody is there to give a schedule's run their values),
+// and the pipeline it submits as CreatePipeline checks it.
+func (s *Store) checkPipelineTemplate(tx *gorm.DB, p Project, nt NewTemplate, by string, lim TaskLimits) error {
+	var ps Problems
+	rest := nt.Body
+	rest.Stages = nil
+	zero, own := fieldsOf(TemplateBody{}), fieldsOf(rest)
+	for _, k := range slices.Sorted(maps.Keys(own)) {
+		if v := own[k]; string(v) != string(zero[k]) && string(v) != "[]" && string(v) != "{}" {
+			ps.Add(fieldErr(k, "a pipeline template gives its stages' fields, none of its own"))
+		}
+	}
+	for i, st := range nt.Body.Stages {
+		if st.Task.IsPipeline() {
+			ps.Add(fieldErr(fmt.Sprintf("stages[%d].stages", i), "a stage is a task, not a pipeline"))
+		}
+		if len(st.Task.EnvNames) > 0 {
+			ps.Add(fieldErr(fmt.Sprintf("stages[%d].env_names", i), "a pipeline template's stages name no env variables"))
+		}
+	}
+	if err := ps.Err(); err != nil {
+		return err
+	}
+	_, _, err := s.checkPipeline(tx, nt.Body.NewPipeline(p.Name, nt.Name, by), lim, time.Time{})
+	return err
 }
 
 // ValidateTemplate checks a template by the rules CreateTemplate applies to its fields,

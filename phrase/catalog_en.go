@@ -2075,4 +2075,15 @@ var catalogEN = map[string]string{
 	"archive.kind.approvals": "Decided request",
 	"archive.kind.plans":     "Day's task plans",
 	"archive.kind.backups":   "Database backup",
+	// Pipeline templates (#33).
+	"ptpl.stages":      "Stages",
+	"ptpl.help":        "A pipeline template: submitting it submits a pipeline of these stages, each queued only once the stages before it are done. Schedule it below for night runs; a run due while the last pipeline still runs is skipped, with the reason.",
+	"ptpl.stage":       "Stage",
+	"ptpl.after":       "After",
+	"ptpl.after_ended": "%s (ended)",
+	"ptpl.sep":         ", ",
+	"ptpl.submit":      "Submit pipeline",
+	"ptpl.pipeline_n":  "Pipeline #%d",
+	"ptpl.n_stages":    "Pipeline of %d stages",
+	"ptpl.open":        "Open",
 }

@@ -230,4 +230,13 @@ var validZH = map[string]string{
 	"each size must be between %d and %d cards": "每种卡数应在 %d 到 %d 张之间",
 	"a size is named twice":                     "有卡数出现了两次",
 	"a trial runs a batch task, not a service":  "试跑只运行批处理任务，不运行服务",
+	// Pipeline templates and their schedules.
+	"a pipeline template gives its stages' fields, none of its own":                                      "流水线模板只填写各阶段的字段，自身不填写任务字段",
+	"a task template stays a task template, a pipeline template a pipeline template":                     "任务模板只能改为任务模板，流水线模板只能改为流水线模板",
+	"a stage is a task, not a pipeline":                                                                  "阶段是一个任务，不能再是流水线",
+	"a pipeline template's stages name no env variables":                                                 "流水线模板的阶段不能要求填写环境变量",
+	"%s is a task template: submit it as a task":                                                         "%s 是任务模板：请作为任务提交",
+	"only the project's members submit its templates":                                                    "只有项目成员可以提交项目的模板",
+	"a pipeline template's schedule skips a run while the last one is still going: must be skip, got %q": "流水线模板的定时在上一次运行未结束时跳过本次：应为 skip，实际为 %q",
+	"only the project's leads and admins schedule its pipeline templates":                                "只有项目负责人和管理员可以为流水线模板设置定时",
 }

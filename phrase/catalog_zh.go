@@ -2075,4 +2075,15 @@ var catalogZH = map[string]string{
 	"archive.kind.approvals": "已决定的申请",
 	"archive.kind.plans":     "当天的任务计划",
 	"archive.kind.backups":   "数据库备份",
+	// Pipeline templates (#33).
+	"ptpl.stages":      "阶段",
+	"ptpl.help":        "流水线模板：提交后按这些阶段提交一条流水线，每个阶段在其前序阶段完成后才进入队列。可在下方设置定时（夜间运行）；上一条流水线仍在运行时，到点的这次会跳过并记录原因。",
+	"ptpl.stage":       "阶段",
+	"ptpl.after":       "前序",
+	"ptpl.after_ended": "%s（结束即可）",
+	"ptpl.sep":         "、",
+	"ptpl.submit":      "提交流水线",
+	"ptpl.pipeline_n":  "流水线 #%d",
+	"ptpl.n_stages":    "%d 个阶段的流水线",
+	"ptpl.open":        "打开",
 }

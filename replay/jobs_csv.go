@@ -6,7 +6,8 @@ import (
 	"strconv"
 )
 
-// WriteJobs writes one line per replayed job, in trace order (submit, row), after the
+// WriteJobs writes one line per replayed job (a pipeline's skipped jobs have none), in
+// trace order (submit, row; a pipeline's job's submit_ts is when its parents let it in), after the
 // header job_id,submit_ts,start_ts,end_ts,gpus,nodes; nodes lists the node ids it ran on,
 // separated by ';'. Times are on the trace's clock.
 func (r *Result) WriteJobs(w io.Writer) error {
@@ -15,6 +16,9 @@ func (r *Result) WriteJobs(w io.Writer) error {
 	var b []byte
 	for i := range r.jobs {
 		j, run := &r.jobs[i], &r.runs[i]
+		if !run.started {
+			continue // skipped after its parent failed
+		}
 		b = appendCSVField(b[:0], j.ID)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, j.Submit, 10)

@@ -16,6 +16,8 @@ type Result struct {
 	// TotalGPUHours sums GPUs asked × duration; GPUHoursByGroup splits it by group.
 	TotalGPUHours   Hours            `json:"total_gpu_hours"`
 	GPUHoursByGroup map[string]Hours `json:"gpu_hours_by_group"`
+	// GPUHoursByStage splits it by the trace's stage column, when it has one.
+	GPUHoursByStage map[string]Hours `json:"gpu_hours_by_stage,omitempty"`
 	// WaitS is start − submit over the jobs, in seconds.
 	WaitS WaitStats `json:"wait_s"`
 	// PeakGPUsInUse is the most cards held at once (a job taking whole nodes holds them

@@ -109,6 +109,8 @@ type sim struct {
 	// refs and refIdx are the elastic pools for the demand rule, made once.
 	refs   []scaler.PoolRef
 	refIdx []int
+	// deps are the trace's pipelines; nil without any.
+	deps *deps
 }
 
 // Run replays the trace on opt.Fleet under opt.Policy. Jobs that could never start (a
@@ -142,7 +144,7 @@ func Run(tr *Trace, opt Options) (*Result, error) {
 		res.Skipped[k] = v
 	}
 	s.initPools()
-	s.jobs = s.usable(tr.Jobs, res.Skipped)
+	s.jobs, s.deps = linkPipelines(s.usable(tr.Jobs, res.Skipped), res.Skipped)
 	s.runs = make([]jobRun, len(s.jobs))
 	if len(s.jobs) == 0 {
 		return nil, errors.New("replay: no job of the trace can run on this fleet")
@@ -260,9 +262,8 @@ func (s *sim) loop(t0 int64) error {
 			s.ready(s.machines[heap.Pop(&s.boots).(endAt).i])
 		}
 		for s.next < len(s.jobs) && s.jobs[s.next].Submit == t {
-			s.pending = append(s.pending, int32(s.next))
+			s.arrive(int32(s.next))
 			s.next++
-			s.dirty = true
 		}
 		s.place()
 		if s.elastic && t == tick {
@@ -380,6 +381,9 @@ func (s *sim) end(j int) {
 	s.running = s.running[:lastIdx]
 	s.dirty = true
 	s.progress = s.now
+	if s.deps != nil {
+		s.parentEnded(int32(j))
+	}
 }
 
 // at is a time on the trace's clock as a time.Time.

@@ -7,8 +7,13 @@ func (s *sim) summarise(res *Result, t0 int64) {
 	s.peak = max(s.peak, s.inUse)
 	end := t0
 	var used int64
+	replayed := 0
 	for i, j := range s.jobs {
 		r := &s.runs[i]
+		if !r.started {
+			continue // skipped after its parent failed
+		}
+		replayed++
 		end = max(end, r.end)
 		sec := int64(j.GPUs) * j.Duration
 		used += sec
@@ -17,8 +22,17 @@ func (s *sim) summarise(res *Result, t0 int64) {
 			group = "default"
 		}
 		res.GPUHoursByGroup[group] += Hours(sec)
+		if j.Pipe != nil && j.Pipe.Stage != "" {
+			if res.GPUHoursByStage == nil {
+				res.GPUHoursByStage = map[string]Hours{}
+			}
+			res.GPUHoursByStage[j.Pipe.Stage] += Hours(sec)
+		}
 	}
-	res.Jobs = len(s.jobs)
+	if s.deps != nil && s.deps.failed > 0 {
+		res.Skipped[SkipParentFailed] += s.deps.failed
+	}
+	res.Jobs = replayed
 	res.TotalGPUHours = Hours(used)
 	res.WaitS = waitStats(s.waits)
 	var shown []ETAShown

@@ -30,6 +30,27 @@ type Job struct {
 	// ("" = normal); EstimatesDeclared replays them.
 	Est, MaxRuntime int64
 	Queue, Priority string
+	// Pipe is the job's place in a pipeline; nil outside one (and for every job of a trace
+	// without stage and parent columns, so that such a trace's jobs stay as small).
+	Pipe *Pipe
+}
+
+// Pipe is a job's place in a pipeline. Stage names its stage (empty: none). Parent lists
+// the job_ids it runs after, separated by ';' (empty: none): the replay submits it only once
+// each has succeeded, at its submit_ts or then, whichever is later. Failed says its status
+// was an unsuccessful end (failed, cancelled, timed out, reclaimed, killed): it still runs
+// for its duration, and then its children are skipped.
+type Pipe struct {
+	Stage, Parent string
+	Failed        bool
+}
+
+// parent is the job's parents' ids, separated by ';'; empty for none.
+func (j *Job) parent() string {
+	if j.Pipe == nil {
+		return ""
+	}
+	return j.Pipe.Parent
 }
 
 // Trace is a parsed trace: its jobs in order of (Submit, Row) and the rows skipped, by
@@ -71,8 +92,8 @@ type ReadOptions struct {
 	MaxJobs int
 }
 
-// Trace columns. Extra columns are ignored; user and status are accepted and unused (the
-// scheduler has no per-user rule and a trace's outcome does not change its runtime).
+// Trace columns. Extra columns are ignored; user is accepted and unused (the scheduler has
+// no per-user rule); status does not change a job's runtime, only whether its children run.
 const (
 	colID         = "job_id"
 	colSubmit     = "submit_ts"
@@ -86,11 +107,15 @@ const (
 	colMaxRuntime = "max_runtime_s"
 	colQueue      = "queue"
 	colPriority   = "priority"
+	colStage      = "stage"
+	colParent     = "parent"
+	colStatus     = "status"
 )
 
 // columns are the positions of the known columns in a header; -1 when absent.
 type columns struct {
 	id, submit, gpus, duration, start, end, group, spec, est, maxRuntime, queue, priority int
+	stage, parent, status                                                                 int
 }
 
 // parseHeader finds the columns, or says which required ones are missing.
@@ -103,10 +128,11 @@ func parseHeader(line []byte) (columns, error) {
 	if !ok {
 		return columns{}, errors.New("replay: the trace's header is not a CSV line (unbalanced quotes)")
 	}
-	c := columns{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	c := columns{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	at := map[string]*int{colID: &c.id, colSubmit: &c.submit, colGPUs: &c.gpus, colDuration: &c.duration,
 		colStart: &c.start, colEnd: &c.end, colGroup: &c.group, colSpec: &c.spec, colEst: &c.est,
-		colMaxRuntime: &c.maxRuntime, colQueue: &c.queue, colPriority: &c.priority}
+		colMaxRuntime: &c.maxRuntime, colQueue: &c.queue, colPriority: &c.priority,
+		colStage: &c.stage, colParent: &c.parent, colStatus: &c.status}
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = strings.ToLower(strings.TrimSpace(string(f)))
@@ -140,7 +166,9 @@ func parseHeader(line []byte) (columns, error) {
 // Read parses a trace: a CSV header naming job_id, submit_ts, gpus and either duration_s or
 // both start_ts and end_ts (duration = end − start), optionally group, spec and what the
 // task declared (est_s, max_runtime_s: seconds, empty for nothing; queue: short or long;
-// priority: urgent, high, normal or low), then one job per line. It streams: memory grows with the jobs kept, not with the file. Rows with no
+// priority: urgent, high, normal or low) and pipelines (stage: the stage's name; parent:
+// the job_ids it runs after, separated by ';'; status: an unsuccessful end such as failed
+// skips its children, see Job), then one job per line. It streams: memory grows with the jobs kept, not with the file. Rows with no
 // GPUs, a negative duration, an empty or unparsable required field, broken quoting or an
 // over-long line are skipped and counted; blank lines are ignored. A file that is not CSV
 // text, lacks a required column, has no job row at all, or has more than MaxJobs jobs is an
@@ -293,7 +321,64 @@ func (p *rowParser) parse(line []byte) (Job, string) {
 		prio != "" && !slices.Contains(models.Priorities, prio):
 		return Job{}, SkipUnparsable
 	}
-	return Job{ID: string(id), Submit: submit, Duration: dur, GPUs: int(gpus),
+	j := Job{ID: string(id), Submit: submit, Duration: dur, GPUs: int(gpus),
 		Group: p.intern(field(c.group)), Spec: p.intern(field(c.spec)), Est: declared[0], MaxRuntime: declared[1],
-		Queue: queue, Priority: prio}, ""
+		Queue: queue, Priority: prio}
+	if c.stage >= 0 || c.parent >= 0 {
+		var pipe Pipe
+		if b := field(c.parent); len(b) > 0 {
+			var ok bool
+			if pipe.Parent, ok = parentIDs(b); !ok {
+				return Job{}, SkipUnparsable
+			}
+		}
+		// Whether a job failed matters only to a trace with parents.
+		pipe.Stage, pipe.Failed = p.intern(field(c.stage)), c.parent >= 0 && failedStatus(field(c.status))
+		if pipe != (Pipe{}) {
+			j.Pipe = &pipe
+		}
+	}
+	return j, ""
+}
+
+// parentIDs reads a parent field: job_ids separated by ';', each trimmed, none empty,
+// joined again by ';'.
+func parentIDs(b []byte) (string, bool) {
+	ids := strings.Split(string(b), ";")
+	for i, id := range ids {
+		if ids[i] = strings.TrimSpace(id); ids[i] == "" {
+			return "", false
+		}
+	}
+	return strings.Join(ids, ";"), true
+}
+
+// failedStatus reports whether a status names an unsuccessful end (any case; '_' or ' '
+// for '-'), without allocating.
+func failedStatus(b []byte) bool {
+	for _, f := range failedStatuses {
+		if len(b) == len(f) && sameStatus(b, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// failedStatuses are the statuses of an unsuccessful end, lower case.
+var failedStatuses = []string{"failed", "fail", "error", "cancelled", "canceled", "timed-out", "timeout", "reclaimed", "killed"}
+
+// sameStatus compares b with the lower-case f, ignoring case and reading '_' or ' ' as '-'.
+func sameStatus(b []byte, f string) bool {
+	for i, c := range b {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '_' || c == ' ':
+			c = '-'
+		}
+		if c != f[i] {
+			return false
+		}
+	}
+	return true
 }

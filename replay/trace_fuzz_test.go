@@ -3,12 +3,15 @@ package replay
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 )
 
 // FuzzRead: any input is refused with an error or read into jobs that the replay can run
 // (an id of its own, at least one GPU, a duration not below zero, in (submit, row) order), every other
-// non-blank data line counted as skipped under a known cause.
+// non-blank data line counted as skipped under a known cause. A small trace with pipelines
+// replays without error beyond "no job can run", and every child starts after its parents
+// ended.
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{
 		"job_id,submit_ts,gpus,duration_s\na,0,1,60\nb,5,8,0\n",
@@ -17,6 +20,8 @@ func FuzzRead(f *testing.F) {
 		"job_id,submit_ts,gpus,duration_s\nx,3,4,-1\ny,3,0,3600\nz,,1,1\nw,1,1e3,1\nv,9223372036854775807,1,9223372036854775807\n",
 		"job_id,submit_ts,gpus,start_ts,end_ts\na,1,1,10,5\nb,1,1,,\n",
 		"job_id,submit_ts,gpus,duration_s\na,0,1,60\n a ,1.5,2,0.5\n",
+		"job_id,submit_ts,gpus,duration_s,stage,parent,status\na,0,1,60,clean,,failed\nb,0,1,60,train,a,\nc,5,2,9,eval, b ;a,Succeeded\nd,1,1,1,,d,\ne,1,1,1,,;,\n",
+		"job_id,submit_ts,gpus,duration_s,parent\nx,0,1,5,y\ny,0,1,5,x\nz,0,1,5,q\n",
 		"job_id,gpus\n", "job_id,submit_ts,gpus,duration_s\n\n\n", "\x00\x01", "", "\n\n",
 	} {
 		f.Add([]byte(s))
@@ -43,6 +48,9 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("Read kept job %+v", j)
 			}
 			ids[j.ID] = true
+			if j.parent() != "" && slices.Contains(strings.Split(j.parent(), ";"), "") {
+				t.Fatalf("Read kept job %+v with an empty parent id", j)
+			}
 			if i > 0 {
 				p := tr.Jobs[i-1]
 				if p.Submit > j.Submit || p.Submit == j.Submit && p.Row > j.Row {
@@ -50,5 +58,37 @@ func FuzzRead(f *testing.F) {
 				}
 			}
 		}
+		if len(tr.Jobs) <= 50 && slices.ContainsFunc(tr.Jobs, func(j Job) bool { return j.parent() != "" }) {
+			checkPipelineRun(t, tr)
+		}
 	})
+}
+
+// checkPipelineRun replays tr strict FIFO on one 8-card node and checks that no replayed
+// job starts before each of its parents ended.
+func checkPipelineRun(t *testing.T, tr *Trace) {
+	res, err := Run(tr, Options{Policy: PolicyFIFO, Fleet: FixedFleet(1, 8)})
+	if err != nil {
+		if strings.Contains(err.Error(), "no job of the trace can run") {
+			return
+		}
+		t.Fatalf("Run = %v", err)
+	}
+	end := map[string]int64{}
+	for _, p := range res.Placements() {
+		if p.Started {
+			end[p.JobID] = p.End
+		}
+	}
+	for i, p := range res.Placements() {
+		if !p.Started || res.jobs[i].parent() == "" {
+			continue
+		}
+		for _, id := range strings.Split(res.jobs[i].parent(), ";") {
+			e, ok := end[id]
+			if !ok || p.Start < e {
+				t.Fatalf("job %s starts at %d; its parent %s ended at %d (replayed: %v)", p.JobID, p.Start, id, e, ok)
+			}
+		}
+	}
 }

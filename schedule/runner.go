@@ -22,6 +22,8 @@ type Store interface {
 	CancelTask(ctx context.Context, id int64, by string, now time.Time) error
 	SuspendIfOwnerGone(ctx context.Context, ts models.TaskSchedule, now time.Time) (bool, error)
 	ScheduleWaiting(ctx context.Context, scheduleID int64) (int64, error)
+	ScheduleLastPipeline(ctx context.Context, scheduleID int64) (pipelineID int64, state string, found bool, err error)
+	SubmitSchedulePipeline(ctx context.Context, run models.ScheduleRun, lim models.TaskLimits, now time.Time) (pipelineID int64, isPipeline bool, err error)
 }
 
 // Config is the Runner's settings.
@@ -58,7 +60,8 @@ func (r *Runner) Tick(ctx context.Context) error { return r.RunOnce(ctx, r.cfg.N
 //  3. apply: cancel what a replace replaces, then claim the run (settling the schedule
 //     through it, atomically, so a second pass or replica claims nothing);
 //  4. submit every pending run — this pass's and any a crash left — with the idempotency key
-//     of the schedule and planned time, so a run is never submitted twice.
+//     of the schedule and planned time, or for a pipeline template in the transaction that
+//     records the run submitted, so a run is never submitted twice.
 func (r *Runner) RunOnce(ctx context.Context, now time.Time) error {
 	schedules, err := r.store.ActiveSchedules(ctx)
 	if err != nil {
@@ -90,8 +93,13 @@ func (r *Runner) decideAndClaim(ctx context.Context, ts models.TaskSchedule, now
 	if err != nil {
 		return err
 	}
+	pipeID, pipeState, pipeFound, err := r.store.ScheduleLastPipeline(ctx, ts.ID)
+	if err != nil {
+		return err
+	}
+	pipeActive := pipeFound && pipeState == models.PipelineRunning
 	plan := Decide(s, Policy{Overlap: Overlap(ts.Overlap), Deadline: time.Duration(ts.StartDeadlineS) * time.Second},
-		ts.LastPlannedAt, now, found && active(state))
+		ts.LastPlannedAt, now, found && active(state) || pipeActive)
 	run := models.ScheduleRun{PlannedAt: plan.Planned, Outcome: models.RunPending}
 	if plan.Action == ActionSubmit {
 		waiting, err := r.store.ScheduleWaiting(ctx, ts.ID)
@@ -107,7 +115,11 @@ func (r *Runner) decideAndClaim(ctx context.Context, ts models.TaskSchedule, now
 	case ActionNone:
 		return nil
 	case ActionSkip:
-		if run.Outcome == models.RunPending {
+		switch {
+		case run.Outcome != models.RunPending:
+		case pipeActive:
+			run.Outcome, run.Detail = models.RunSkipped, fmt.Sprintf("pipeline %d was still running", pipeID)
+		default:
 			run.Outcome, run.Detail = models.RunSkipped, fmt.Sprintf("task %d was still %s", taskID, state)
 		}
 	case ActionMissed:
@@ -137,15 +149,25 @@ func (r *Runner) submitPending(ctx context.Context, now time.Time) error {
 	}
 	submitted := 0
 	for _, run := range runs {
-		nt, err := r.store.ScheduleSubmission(ctx, run)
+		// A pipeline template's run is submitted and recorded in one transaction; a task
+		// template's through the task's idempotency key.
+		pipeID, isPipeline, err := r.store.SubmitSchedulePipeline(ctx, run, r.cfg.Limits, now)
+		var nt models.NewTask
+		if err == nil && !isPipeline {
+			nt, err = r.store.ScheduleSubmission(ctx, run)
+		}
 		var t models.Task
-		if err == nil {
+		if err == nil && !isPipeline {
 			t, _, err = r.store.CreateTask(ctx, nt, r.cfg.Limits, now)
 		}
 		var fe *models.FieldError
 		switch {
 		case errors.As(err, &fe):
 			err = r.store.FinishScheduleRun(ctx, run.ID, nil, models.RunFailed, fe.Error(), now)
+		case err == nil && isPipeline:
+			if pipeID != 0 {
+				submitted++
+			}
 		case err == nil:
 			submitted++
 			err = r.store.FinishScheduleRun(ctx, run.ID, &t.ID, models.RunSubmitted, "", now)

@@ -204,6 +204,7 @@ func Routes(h *Areas) []Route {
 		{GET, "/pipelines/:id", handlers.Viewer, h.Tasks.PipelinePage},
 		{POST, "/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerunForm},
 		{POST, "/pipelines/:id/cancel", handlers.Member, h.Tasks.PipelineCancelForm},
+		{POST, "/templates/:id/pipeline", handlers.Member, h.Tasks.TemplateFormPipeline},
 		{GET, "/api/v1/pipelines", handlers.Member, h.Tasks.PipelineList},
 		{POST, "/api/v1/pipelines", handlers.Member, h.Tasks.PipelineCreate},
 		{GET, "/api/v1/pipelines/:id", handlers.Member, h.Tasks.PipelineShow},

@@ -77,6 +77,7 @@ type Store interface {
 	ScheduleRuns(ctx context.Context, scheduleID int64, limit int) ([]models.ScheduleRunRow, error)
 	// Pipelines by stage.
 	CreatePipeline(ctx context.Context, np models.NewPipeline, lim models.TaskLimits, now time.Time) (models.Pipeline, error)
+	SubmitPipelineTemplate(ctx context.Context, templateID int64, by string, lim models.TaskLimits, now time.Time) (models.Pipeline, error)
 	RerunPipeline(ctx context.Context, id int64, lim models.TaskLimits, now time.Time) (models.Pipeline, error)
 	CancelPipeline(ctx context.Context, id int64, by string, now time.Time) (models.Pipeline, error)
 	PipelineByID(ctx context.Context, id int64) (models.PipelineRow, error)

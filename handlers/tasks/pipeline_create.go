@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -17,7 +18,8 @@ const maxPipelineBody = 1 << 20
 
 // PipelineCreate submits a pipeline to a project the caller runs tasks of; its first stages
 // are submitted at once, the others once their parents are done. A stage with "template"
-// starts from the template's fields, as a task does. POST /api/v1/pipelines.
+// starts from the template's fields, as a task does; a request with "template" submits that
+// pipeline template. POST /api/v1/pipelines.
 func (h *Handler) PipelineCreate(c echo.Context) error {
 	body, err := handlers.ReadJSON(c, maxPipelineBody)
 	if err != nil {
@@ -30,24 +32,13 @@ func (h *Handler) PipelineCreate(c echo.Context) error {
 	if err := handlers.DecodeBody(body, maxPipelineBody, &req); err != nil {
 		return err
 	}
-	if err := h.canSubmit(c, req.Project); err != nil {
-		return err
-	}
-	who := handlers.Who(c)
-	np := models.NewPipeline{Project: req.Project, Name: req.Name}
-	if np.Owner, err = owner(who, req.Owner); err != nil {
-		return err
-	}
-	for i, raw := range req.Stages {
-		ns, err := h.newStage(c, raw)
-		if err != nil {
-			return stageError(i, err)
+	var p models.Pipeline
+	if req.Template != 0 {
+		if p, err = h.submitPipelineTemplate(c, req.Template); err != nil {
+			return err
 		}
-		np.Stages = append(np.Stages, ns)
-	}
-	p, err := h.store.CreatePipeline(c.Request().Context(), np, h.Cfg.TaskLimits, h.Now())
-	if err != nil {
-		return handlers.APIError(http.StatusUnprocessableEntity, err)
+	} else if p, err = h.newPipeline(c, req.PipelineRequest, req.Stages); err != nil {
+		return err
 	}
 	h.Sched.Trigger()
 	row, err := h.store.PipelineByID(c.Request().Context(), p.ID)
@@ -59,6 +50,43 @@ func (h *Handler) PipelineCreate(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, out)
+}
+
+// newPipeline submits a pipeline of the request's stages.
+func (h *Handler) newPipeline(c echo.Context, req api.PipelineRequest, stages []json.RawMessage) (models.Pipeline, error) {
+	if err := h.canSubmit(c, req.Project); err != nil {
+		return models.Pipeline{}, err
+	}
+	np := models.NewPipeline{Project: req.Project, Name: req.Name}
+	var err error
+	if np.Owner, err = owner(handlers.Who(c), req.Owner); err != nil {
+		return models.Pipeline{}, err
+	}
+	for i, raw := range stages {
+		ns, err := h.newStage(c, raw)
+		if err != nil {
+			return models.Pipeline{}, stageError(i, err)
+		}
+		np.Stages = append(np.Stages, ns)
+	}
+	p, err := h.store.CreatePipeline(c.Request().Context(), np, h.Cfg.TaskLimits, h.Now())
+	if err != nil {
+		return models.Pipeline{}, handlers.APIError(http.StatusUnprocessableEntity, err)
+	}
+	return p, nil
+}
+
+// submitPipelineTemplate submits pipeline template id for the caller; the store refuses
+// whoever is not a member of its project (403) and a task template (422).
+func (h *Handler) submitPipelineTemplate(c echo.Context, id int64) (models.Pipeline, error) {
+	p, err := h.store.SubmitPipelineTemplate(c.Request().Context(), id, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
+	switch {
+	case errors.Is(err, models.ErrForbidden):
+		return models.Pipeline{}, handlers.APIError(http.StatusForbidden, err)
+	case err != nil:
+		return models.Pipeline{}, handlers.StoreError(err)
+	}
+	return p, nil
 }
 
 // newStage reads one stage of a submission: its task from its own fields, or from its

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -38,6 +39,9 @@ func (h *Handler) ScheduleCreate(c echo.Context) error {
 	}
 	ts, err := h.store.CreateSchedule(c.Request().Context(), models.TaskSchedule{TemplateID: t.ID, Cron: req.Cron,
 		TimeZone: req.TimeZone, Overlap: req.Overlap, StartDeadlineS: req.StartDeadlineS, Owner: handlers.Who(c).User.Name}, h.Now())
+	if errors.Is(err, models.ErrForbidden) {
+		return handlers.APIError(http.StatusForbidden, err)
+	}
 	if err != nil {
 		return handlers.StoreError(err)
 	}

@@ -23,6 +23,7 @@ func (h *Handler) TemplateCreate(c echo.Context) error {
 	if err := handlers.DecodeJSON(c, maxTemplateBody, &req); err != nil {
 		return err
 	}
+	stageDefaults(&req.TemplateBody)
 	t, err := h.store.CreateTemplate(c.Request().Context(), models.NewTemplate{ProjectID: p.ID, Name: req.Name,
 		Description: req.Description, Body: sameJSON[models.TemplateBody](req.TemplateBody)}, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
 	if err != nil {

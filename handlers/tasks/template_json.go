@@ -25,6 +25,24 @@ func newTemplateRequest() templateRequest {
 	return templateRequest{TemplateBody: api.TemplateBody{Queue: models.QueueLong, Priority: models.PriorityNormal}}
 }
 
+// stageDefaults gives a pipeline template's stages the API's defaults (the long lane,
+// normal priority) where they name none, and clears the template's own, which a pipeline
+// template does not have.
+func stageDefaults(b *api.TemplateBody) {
+	if len(b.Stages) == 0 {
+		return
+	}
+	for i := range b.Stages {
+		if b.Stages[i].Task.Queue == "" {
+			b.Stages[i].Task.Queue = models.QueueLong
+		}
+		if b.Stages[i].Task.Priority == "" {
+			b.Stages[i].Task.Priority = models.PriorityNormal
+		}
+	}
+	b.Queue, b.Priority = "", ""
+}
+
 // sameJSON is v as a T, a type that writes the same JSON (a template body in the API's form
 // and in the store's; TestTemplateBodyForms holds them equal). v is plain data: it always
 // encodes, and its JSON always decodes into a T.
@@ -91,6 +109,8 @@ type runJSON struct {
 	TemplateVersion int       `json:"template_version"`
 	TaskID          *int64    `json:"task_id"`
 	TaskState       string    `json:"task_state"`
+	// PipelineID is the pipeline a pipeline template's run submitted.
+	PipelineID *int64 `json:"pipeline_id,omitempty"`
 }
 
 // toTemplateJSON is a template with its uses.
@@ -115,7 +135,7 @@ func toScheduleJSON(ts models.TaskSchedule, runs []models.ScheduleRunRow, now ti
 	}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, runJSON{PlannedAt: r.PlannedAt, Outcome: r.Outcome, Detail: r.Detail,
-			TemplateVersion: r.TemplateVersion, TaskID: r.TaskID, TaskState: r.TaskState})
+			TemplateVersion: r.TemplateVersion, TaskID: r.TaskID, TaskState: r.TaskState, PipelineID: r.PipelineID})
 	}
 	return out
 }

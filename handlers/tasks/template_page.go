@@ -46,7 +46,8 @@ func (h *Handler) templatesData(c echo.Context, p models.Project, f tasksview.Te
 	for _, r := range rows {
 		b := r.Fields()
 		d.Templates = append(d.Templates, tasksview.TemplateRowView{ID: r.ID, Name: r.Name, Description: r.Description,
-			Version: r.Version, Uses: r.Uses, GPUs: b.GPUs, Specs: b.SpecChoices(), Queue: b.Queue, UpdatedAt: r.UpdatedAt.In(h.Loc())})
+			Version: r.Version, Uses: r.Uses, GPUs: b.GPUs, Specs: b.SpecChoices(), Queue: b.Queue, UpdatedAt: r.UpdatedAt.In(h.Loc()),
+			Stages: len(b.Stages)})
 	}
 	return d, nil
 }
@@ -103,6 +104,11 @@ func (h *Handler) templateData(c echo.Context, t models.TaskTemplate) (tasksview
 		}
 		d.Versions = append(d.Versions, vv)
 	}
+	for _, st := range body.Stages {
+		d.Stages = append(d.Stages, tasksview.TemplateStageView{Name: st.Name, After: st.After, AfterEnded: st.AfterEnded,
+			Fields: templateFormOf("", "", st.Task)})
+	}
+	d.CanSubmit = handlers.Who(c).CanRun(p.ID)
 	if d.Schedules, err = h.scheduleViews(ctx, t.ID); err != nil {
 		return d, err
 	}
@@ -139,6 +145,9 @@ func (h *Handler) scheduleViews(ctx context.Context, templateID int64) ([]tasksv
 			rv := tasksview.ScheduleRunView{PlannedAt: r.PlannedAt.In(loc), Outcome: r.Outcome, Detail: r.Detail, TaskState: r.TaskState}
 			if r.TaskID != nil {
 				rv.TaskID = *r.TaskID
+			}
+			if r.PipelineID != nil {
+				rv.PipelineID = *r.PipelineID
 			}
 			sv.Runs = append(sv.Runs, rv)
 		}

@@ -32,6 +32,8 @@ type TemplateRowView struct {
 	Specs             []string
 	Queue             string
 	UpdatedAt         time.Time
+	// Stages counts a pipeline template's stages; 0 for a task template.
+	Stages int
 }
 
 // TemplateForm is the template form's text as typed. EnvNames are the variables asked at
@@ -88,6 +90,18 @@ type TemplateData struct {
 	RollbackError string
 	// Advice is the rightsizing advice for the next run, from the latest runs; nil without.
 	Advice *TemplateAdvice
+	// Stages are a pipeline template's stages (none for a task template); CanSubmit says
+	// whether the viewer may submit it (a member of its project, or an admin).
+	Stages    []TemplateStageView
+	CanSubmit bool
+}
+
+// TemplateStageView is one stage of a pipeline template: its name, the stages it follows,
+// and its task's fields.
+type TemplateStageView struct {
+	Name              string
+	After, AfterEnded []string
+	Fields            TemplateForm
 }
 
 // TemplateAdvice is the advice for a template's next run read from its Runs latest runs;
@@ -150,6 +164,8 @@ type ScheduleRunView struct {
 	Detail    string
 	TaskID    int64
 	TaskState string
+	// PipelineID is the pipeline a pipeline template's run submitted; 0 for none.
+	PipelineID int64
 }
 
 // ScheduleForm is the schedule form's text as typed; Field and Error name a refused field.

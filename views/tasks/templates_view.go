@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -148,4 +149,17 @@ func (f TemplateForm) problemList(l phrase.Locale) []fieldProblem {
 // runTime is a planned run in its zone with its weekday: "2026-03-02 Mon 22:00 CST".
 func runTime(l phrase.Locale, t time.Time) string {
 	return t.Format("2006-01-02") + " " + views.WeekdayNames(l)[t.Weekday()] + " " + t.Format("15:04 MST")
+}
+
+// stageAfterText is the stages a pipeline template's stage follows: "clean, train" (after
+// they succeeded), those it follows whatever their outcome marked, or "—" for none.
+func stageAfterText(l phrase.Locale, st TemplateStageView) string {
+	names := append([]string(nil), st.After...)
+	for _, n := range st.AfterEnded {
+		names = append(names, l.T("ptpl.after_ended", n))
+	}
+	if len(names) == 0 {
+		return "—"
+	}
+	return strings.Join(names, l.T("ptpl.sep"))
 }
