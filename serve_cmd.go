@@ -110,6 +110,8 @@ type serveConfig struct {
 	// metricsToken is what it holds.
 	MetricsTokenFile string
 	metricsToken     string
+	// SSO is sign-in through the organisation's directory.
+	SSO ssoConfig
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -149,7 +151,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.Lang, "lang", phrase.LangZH, "the installation's language, en or zh-CN: alerts in chat are written in it")
 	f.String(&c.MetricsTokenFile, "metrics-token-file", "", "a file holding the token Prometheus sends (Authorization: Bearer) to see the month's bills on /metrics; without it /metrics shows no money")
 	f.String(&c.WeeklyReport, "weekly-report", defaultWeeklyReport, "when the weekly report goes to each project and the --notify channels: a cron expression in --time-zone, or off")
+	ssoFlags(f, &c.SSO)
 	if err := f.parse(args); err != nil {
+		return c, err
+	}
+	if err := c.SSO.check(c.PublicURL); err != nil {
 		return c, err
 	}
 	if c.Lang != phrase.LangEN && c.Lang != phrase.LangZH {
@@ -335,7 +341,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now)}, now)
+		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now),
+		OIDC: cfg.SSO.oidc(cfg.PublicURL), SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)

@@ -54,6 +54,7 @@ var migrations = []migration{
 	{44, "a task's least network between nodes and storage throughput, and whether it may run across nodes without a network", migrateV44Attributes},
 	{45, "trials: a task run at small sizes on a few specs before its full run; each run's trial, and the ledger's trial class", migrateV45Trials},
 	{46, "pipelines by stage: a named DAG of stages, each submitting a task once its parents are done", migrateV46Pipelines},
+	{50, "sign-in through the organisation's directory (OIDC, LDAP): users' source, sessions' method, group mapping rules, sign-ins under way", migrateV50SSO},
 }
 
 // schemaVersion records each applied migration.

@@ -229,4 +229,15 @@ var validZH = map[string]string{
 	"each size must be between %d and %d cards": "每种卡数应在 %d 到 %d 张之间",
 	"a size is named twice":                     "有卡数出现了两次",
 	"a trial runs a batch task, not a service":  "试跑只运行批处理任务，不运行服务",
+	// Sign-in through the organisation's directory (#38): mapping rules and identities.
+	"%s is a site role: leave the project out":                     "%s 是全站角色：请不要选择项目",
+	"must be 1 to 500 bytes":                                       "应为 1 到 500 字节",
+	"must be 1 to 500 characters":                                  "应为 1 到 500 个字符",
+	"must be oidc or ldap, got %q":                                 "应为 oidc 或 ldap，收到 %q",
+	"no free user name for %q":                                     "无法为 %q 找到可用的用户名",
+	"must be admin, finance, viewer, lead or member, got %q":       "应为 admin、finance、viewer、lead 或 member，收到 %q",
+	"a %s needs a project":                                         "%s 需要选择项目",
+	"no project %q":                                                "没有项目 %q",
+	"write METHOD:GROUP=ROLE or METHOD:GROUP=PROJECT:ROLE, got %q": "请写成 方式:组=角色 或 方式:组=项目:角色，收到 %q",
+	"name the project before the role in %q":                       "请在 %q 中把项目名写在角色前",
 }

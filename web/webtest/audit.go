@@ -67,6 +67,14 @@ func NewAuditWorld(t *testing.T) BillWorld {
 	form("/people/carol/state", url.Values{"disabled": {"false"}})
 	form("/people/carol/password", url.Values{"password": {"pw-carol-new"}})
 	form("/people/carol/unix-account", url.Values{"unix_account": {"carol"}})
+	// A sign-in mapping rule added and deleted (#38).
+	form("/people/sso", url.Values{"method": {"oidc"}, "group": {"cv-team"}, "project": {"vision"}, "role": {"member"}})
+	rules, err := w.Store.SSORules(ctx)
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("sign-in rules = %v, %v", rules, err)
+	}
+	form(fmt.Sprintf("/people/sso/%d/delete", rules[0].ID), url.Values{})
+	form("/people/sso", url.Values{"method": {"ldap"}, "group": {"cn=finance,ou=groups,dc=example,dc=org"}, "role": {"finance"}})
 	// A password is changed from a browser session only.
 	if r := w.LogIn("tester", "pw-tester", "10.0.0.4").Form("/account/password",
 		url.Values{"current": {"pw-tester"}, "password": {"pw-tester-new"}}); r.Code >= 400 {
