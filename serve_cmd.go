@@ -30,6 +30,7 @@ import (
 	"kashi/fleet/ctyun/ctyunstore"
 	"kashi/fleet/exec"
 	"kashi/handlers"
+	"kashi/loop"
 	"kashi/metrics"
 	"kashi/models"
 	"kashi/notice"
@@ -337,12 +338,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	defer prometheus.Unregister(buildInfo)
 	money := prometheus.NewRegistry()
 	money.MustRegister(metrics.NewMoney(metrics.MonthBills(store), metricsCfg))
+	directory, err := cfg.SSO.ldap()
+	if err != nil {
+		return err
+	}
 	h := web.NewAreas(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
 		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now),
-		OIDC: cfg.SSO.oidc(cfg.PublicURL), SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL}, now)
+		OIDC: cfg.SSO.oidc(cfg.PublicURL), LDAP: directory, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)
@@ -353,6 +358,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var running sync.WaitGroup
 	running.Go(func() { loops.Lead(loopCtx) })
+	if directory != nil {
+		ldapLoops := loop.NewSet(1, log)
+		ldapLoops.Every("ldap sync", cfg.SSO.LDAPSyncEvery, func(ctx context.Context) error {
+			return syncLDAP(ctx, store, directory, cfg.SSO.Rules, now())
+		})
+		running.Go(func() { ldapLoops.Run(loopCtx) })
+	}
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
 		running.Go(func() { holdOnSignal(loopCtx, demoClock, log) })

@@ -53,7 +53,10 @@ type Config struct {
 	// offers none. SSORules are the configuration file's mapping rules, applied with the
 	// stored ones. PasswordAdminsOnly lets only local admins sign in with a password
 	// (break-glass). PublicURL is where people reach Kashi, for the provider's logout.
-	OIDC               *sso.OIDC
+	OIDC *sso.OIDC
+	// LDAP is the directory the login form's name and password are checked against when
+	// they are no local user's; nil for none.
+	LDAP               *sso.LDAP
 	SSORules           []models.SSORule
 	PasswordAdminsOnly bool
 	PublicURL          string

@@ -24,6 +24,8 @@ const (
 const (
 	AuditSSORuleCreate = "sso-rule-create"
 	AuditSSORuleDelete = "sso-rule-delete"
+	// AuditSSOSync: the directory's periodic sync changed a user's role or memberships.
+	AuditSSOSync = "sso-sync"
 )
 
 // SSORule maps a directory group to a site role (admin, finance, viewer; ProjectID nil) or
@@ -225,6 +227,8 @@ func (s *Store) SignInExternal(ctx context.Context, id ExternalIdentity, extra [
 	switch {
 	case id.Method != SourceOIDC && id.Method != SourceLDAP:
 		return User{}, "", fieldErr("method", "must be oidc or ldap, got %q", truncate(id.Method, 20))
+	case len(id.Groups) > 5000:
+		return User{}, "", fieldErr("groups", "must be at most 5000, got %d", len(id.Groups))
 	case id.ID == "" || len(id.ID) > 500:
 		return User{}, "", fieldErr("subject", "must be 1 to 500 bytes")
 	}
@@ -445,4 +449,76 @@ func (s *Store) TakeSSOState(ctx context.Context, state string, now time.Time) (
 		return SSOState{}, fmt.Errorf("models: sign-in taken or expired: %w", ErrNotFound)
 	}
 	return row, nil
+}
+
+// ExternalUsers returns the enabled users a directory (SourceLDAP) vouches for, by name.
+func (s *Store) ExternalUsers(ctx context.Context, method string) ([]User, error) {
+	var out []User
+	if err := s.db.WithContext(ctx).Where("source = ? AND NOT disabled", method).Order("name").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: %s users: %w", method, err)
+	}
+	return out, nil
+}
+
+// SyncExternal applies, without a sign-in, the rules of the groups the directory gives now
+// to its user of id.ID (role and memberships, as at a sign-in), audited as a sync when
+// anything changed. A user not there, or disabled, is left alone.
+func (s *Store) SyncExternal(ctx context.Context, id ExternalIdentity, extra []SSORule, now time.Time) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		err := forUpdate(tx).Where("source = ? AND external_id = ? AND NOT disabled", id.Method, id.ID).Take(&u).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("models: sync %s user: %w", id.Method, err)
+		}
+		before, err := accessOf(tx, u)
+		if err != nil {
+			return err
+		}
+		applied, err := applyRules(tx, &u, id, extra)
+		if err != nil {
+			return err
+		}
+		after, err := accessOf(tx, u)
+		if err != nil || before == after {
+			return err
+		}
+		return audit(tx, now, id.Method, AuditSSOSync, nil, "user "+u.Name, nil, applied)
+	})
+}
+
+// accessOf is a user's role and memberships as one comparable string.
+func accessOf(tx *gorm.DB, u User) (string, error) {
+	var ms []ProjectMember
+	if err := tx.Where("user_id = ?", u.ID).Order("project_id").Find(&ms).Error; err != nil {
+		return "", fmt.Errorf("models: memberships of %q: %w", u.Name, err)
+	}
+	return fmt.Sprint(u.Role, ms), nil
+}
+
+// DisableExternal disables the directory's user with externalID, who the directory no
+// longer vouches for (gone, or disabled there): their sessions end and their API tokens are
+// revoked, audited with the directory as the actor, in one transaction. Unknown or already
+// disabled users are left alone.
+func (s *Store) DisableExternal(ctx context.Context, method, externalID string, now time.Time) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		err := forUpdate(tx).Where("source = ? AND external_id = ? AND NOT disabled", method, externalID).Take(&u).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("models: disable %s user: %w", method, err)
+		}
+		if err := tx.Model(&User{}).Where("id = ?", u.ID).Update("disabled", true).Error; err != nil {
+			return fmt.Errorf("models: disable %q: %w", u.Name, err)
+		}
+		if err := tx.Where("user_id = ?", u.ID).Delete(&Session{}).Error; err != nil {
+			return fmt.Errorf("models: end sessions of %q: %w", u.Name, err)
+		}
+		if err := tx.Model(&APIToken{}).Where("user_id = ? AND revoked_at IS NULL", u.ID).Update("revoked_at", UTC(now)).Error; err != nil {
+			return fmt.Errorf("models: revoke tokens of %q: %w", u.Name, err)
+		}
+		return audit(tx, now, method, AuditUserDisable, nil, "user "+u.Name, map[string]bool{"disabled": false}, map[string]bool{"disabled": true})
+	})
 }

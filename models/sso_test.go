@@ -173,3 +173,52 @@ func TestSSORuleBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestDirectorySync: a sync applies the groups' rules without a sign-in (the session stays),
+// and a user the directory no longer vouches for is disabled with every session ended and
+// every API token revoked, which re-enabling does not bring back; other methods' and local
+// users are untouched.
+func TestDirectorySync(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		lim := models.SessionLimits{Idle: 1e12, Absolute: 1e12}
+		p, _ := s.CreateProject(ctx, "root", "recsys", nil, billT0)
+		rule, _ := models.ParseSSORule("ldap:ml=recsys:lead")
+		rules := []models.SSORule{rule}
+		id := models.ExternalIdentity{Method: models.SourceLDAP, ID: "uid=ana,dc=x", Name: "ana", Groups: []string{"ml"}}
+		u, sess, err := s.SignInExternal(ctx, id, rules, lim, billT0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _, _ := s.CreateAPIToken(ctx, u.ID, "script", models.ScopeWrite, billT0)
+		if users, _ := s.ExternalUsers(ctx, models.SourceLDAP); len(users) != 1 || users[0].ID != u.ID {
+			t.Errorf("ExternalUsers(ldap) = %+v, want ana", users)
+		}
+		id.Groups = []string{"other"}
+		if err := s.SyncExternal(ctx, id, rules, billT0); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := s.Memberships(ctx, u.ID); len(m) != 0 {
+			t.Errorf("after a sync out of ml: memberships %v, want none (had %d)", m, p.ID)
+		}
+		if _, err := s.SessionUser(ctx, sess, lim, billT0); err != nil {
+			t.Errorf("a sync ended the session: %v", err)
+		}
+		if err := s.DisableExternal(ctx, models.SourceOIDC, id.ID, billT0); err != nil {
+			t.Fatal(err)
+		}
+		if u, _ := s.UserByName(ctx, "ana"); u.Disabled {
+			t.Error("another method's disable disabled an ldap user")
+		}
+		if err := s.DisableExternal(ctx, models.SourceLDAP, id.ID, billT0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SessionUser(ctx, sess, lim, billT0); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("session after the directory disabled ana = %v, want ErrNotFound", err)
+		}
+		s.SetUserDisabled(ctx, "root", "ana", false, billT0)
+		if _, _, err := s.TokenUser(ctx, tok, billT0); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("token after the directory disabled ana and an admin enabled her = %v, want revoked", err)
+		}
+	})
+}

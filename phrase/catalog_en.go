@@ -2075,4 +2075,5 @@ var catalogEN = map[string]string{
 	"audit.value.method.ldap":      "LDAP",
 	"audit.value.source.oidc":      "OpenID Connect",
 	"audit.value.source.ldap":      "LDAP",
+	"audit.action.sso-sync":        "directory sync changed access",
 }

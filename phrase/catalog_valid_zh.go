@@ -239,5 +239,6 @@ var validZH = map[string]string{
 	"a %s needs a project":                                         "%s 需要选择项目",
 	"no project %q":                                                "没有项目 %q",
 	"write METHOD:GROUP=ROLE or METHOD:GROUP=PROJECT:ROLE, got %q": "请写成 方式:组=角色 或 方式:组=项目:角色，收到 %q",
+	"must be at most 5000, got %d":                                 "应不超过 5000 个，收到 %d 个",
 	"name the project before the role in %q":                       "请在 %q 中把项目名写在角色前",
 }

@@ -2075,4 +2075,5 @@ var catalogZH = map[string]string{
 	"audit.value.method.ldap":      "LDAP",
 	"audit.value.source.oidc":      "OpenID Connect",
 	"audit.value.source.ldap":      "LDAP",
+	"audit.action.sso-sync":        "目录同步变更了权限",
 }

@@ -11,6 +11,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/sso"
 	peopleview "kashi/views/people"
 )
 
@@ -41,6 +42,19 @@ func (h *Handler) Login(c echo.Context) error {
 		// Password sign-in is turned off but for break-glass admins: the same answer as a
 		// wrong password, so it tells nothing of the account.
 		err = models.ErrNotFound
+	}
+	if errors.Is(err, models.ErrNotFound) && h.Cfg.LDAP != nil {
+		// Not a local user's name and password: the directory's?
+		token, ok, err := h.ldapSignIn(c, name, password)
+		if err != nil {
+			return err
+		}
+		if ok {
+			try.succeeded()
+			h.setSession(c, token)
+			handlers.RenewCSRF(c, h.secure(c))
+			return c.Redirect(http.StatusSeeOther, next)
+		}
 	}
 	if errors.Is(err, models.ErrNotFound) {
 		try.failed(h.Now())
@@ -99,4 +113,25 @@ func truncated(s string) string {
 		return s[:100]
 	}
 	return s
+}
+
+// ldapSignIn checks name and password against the LDAP directory and signs the person in
+// (created on their first sign-in, their groups' rules applied); ok is false for a name or
+// password the directory refuses, a user disabled in Kashi, or a directory that does not
+// answer (logged), so the form answers as for a wrong password.
+func (h *Handler) ldapSignIn(c echo.Context, name, password string) (token string, ok bool, err error) {
+	ctx := c.Request().Context()
+	id, err := h.Cfg.LDAP.SignIn(ctx, name, password)
+	if err != nil {
+		if !errors.Is(err, sso.ErrRefused) {
+			c.Logger().Error(err)
+		}
+		return "", false, nil
+	}
+	_, token, err = h.store.SignInExternal(ctx, models.ExternalIdentity{Method: models.SourceLDAP, ID: id.ID, Name: id.Name, Groups: id.Groups},
+		h.Cfg.SSORules, h.Cfg.Sessions, h.Now())
+	if errors.Is(err, models.ErrDisabled) {
+		return "", false, nil
+	}
+	return token, err == nil, err
 }

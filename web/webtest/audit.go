@@ -75,6 +75,17 @@ func NewAuditWorld(t *testing.T) BillWorld {
 	}
 	form(fmt.Sprintf("/people/sso/%d/delete", rules[0].ID), url.Values{})
 	form("/people/sso", url.Values{"method": {"ldap"}, "group": {"cn=finance,ou=groups,dc=example,dc=org"}, "role": {"finance"}})
+	// An LDAP user signs in with the finance group; leaving it, the directory's sync changes
+	// their access without a sign-in.
+	dora := models.ExternalIdentity{Method: models.SourceLDAP, ID: "uid=dora,ou=people,dc=example,dc=org", Name: "dora",
+		Groups: []string{"cn=finance,ou=groups,dc=example,dc=org"}}
+	if _, _, err := w.Store.SignInExternal(ctx, dora, nil, models.SessionLimits{Idle: time.Hour, Absolute: time.Hour}, T0); err != nil {
+		t.Fatal(err)
+	}
+	dora.Groups = nil
+	if err := w.Store.SyncExternal(ctx, dora, nil, T0); err != nil {
+		t.Fatal(err)
+	}
 	// A password is changed from a browser session only.
 	if r := w.LogIn("tester", "pw-tester", "10.0.0.4").Form("/account/password",
 		url.Values{"current": {"pw-tester"}, "password": {"pw-tester-new"}}); r.Code >= 400 {
