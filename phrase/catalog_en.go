@@ -2076,4 +2076,5 @@ var catalogEN = map[string]string{
 	"audit.value.source.oidc":      "OpenID Connect",
 	"audit.value.source.ldap":      "LDAP",
 	"audit.action.sso-sync":        "directory sync changed access",
+	"login.ldap":                   "Sign in with your directory (LDAP) name and password.",
 }

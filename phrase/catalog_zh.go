@@ -2076,4 +2076,5 @@ var catalogZH = map[string]string{
 	"audit.value.source.oidc":      "OpenID Connect",
 	"audit.value.source.ldap":      "LDAP",
 	"audit.action.sso-sync":        "目录同步变更了权限",
+	"login.ldap":                   "请使用目录（LDAP）账号和密码登录。",
 }

@@ -16,7 +16,8 @@ import (
 // TestLDAPLoginForm signs in through the login form against OpenLDAP (scripts/test-slapd.sh;
 // .ci/run starts it), with password sign-in kept for local admins: bo, whose group ml-vision
 // is nested in ml, becomes a member of recsys (ml's rule), audited as an ldap sign-in; a wrong
-// password is refused as a local one is.
+// password is refused as a local one is; the login page says, in its language, that the form
+// takes the directory's password.
 func TestLDAPLoginForm(t *testing.T) {
 	url := os.Getenv("KASHI_TEST_LDAP_URL")
 	if url == "" {
@@ -37,6 +38,13 @@ func TestLDAPLoginForm(t *testing.T) {
 	srv := webtest.NewServerOn(t, s, cfg)
 	ctx := context.Background()
 	recsys, _ := s.CreateProject(ctx, "tester", "recsys", nil, webtest.T0)
+	for lang, want := range map[string]string{"en": "directory (LDAP) name and password", "zh-CN": "目录（LDAP）账号和密码"} {
+		b := srv.Browser("10.0.2.9")
+		b.SetCookie("kashi_lang", lang)
+		if body := b.Get("/login").Body.String(); !strings.Contains(body, want) {
+			t.Errorf("%s login page does not say the form takes a directory password (%q)", lang, want)
+		}
+	}
 	if w := srv.Login("bo", "wrong", "10.0.2.1"); w.Code != http.StatusUnauthorized {
 		t.Errorf("a wrong LDAP password = %d, want 401", w.Code)
 	}

@@ -99,7 +99,8 @@ func (h *Handler) loginProblem(c echo.Context, status int, next, problem string)
 
 // loginData is the login page's state: where to go next and the sign-in methods offered.
 func (h *Handler) loginData(next string) peopleview.LoginData {
-	d := peopleview.LoginData{Next: next, Demo: h.Cfg.Demo, PasswordAdminsOnly: h.Cfg.PasswordAdminsOnly}
+	d := peopleview.LoginData{Next: next, Demo: h.Cfg.Demo, PasswordAdminsOnly: h.Cfg.PasswordAdminsOnly,
+		Directory: h.Cfg.LDAP != nil}
 	if h.Cfg.OIDC != nil {
 		d.Methods = append(d.Methods, peopleview.LoginMethod{Name: h.Cfg.OIDC.Name(), URL: "/login/oidc?next=" + url.QueryEscape(next)})
 	}
