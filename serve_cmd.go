@@ -31,6 +31,7 @@ import (
 	"kashi/fleet/ctyun/ctyunstore"
 	"kashi/fleet/exec"
 	"kashi/handlers"
+	"kashi/loop"
 	"kashi/metrics"
 	"kashi/models"
 	"kashi/notice"
@@ -115,6 +116,8 @@ type serveConfig struct {
 	// checked, nil without --archive.
 	Archive archiveFlags
 	archive *archive.Config
+	// SSO is sign-in through the organisation's directory.
+	SSO ssoConfig
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -155,6 +158,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	f.String(&c.MetricsTokenFile, "metrics-token-file", "", "a file holding the token Prometheus sends (Authorization: Bearer) to see the month's bills on /metrics; without it /metrics shows no money")
 	f.String(&c.WeeklyReport, "weekly-report", defaultWeeklyReport, "when the weekly report goes to each project and the --notify channels: a cron expression in --time-zone, or off")
 	c.Archive.define(f, true)
+	ssoFlags(f, &c.SSO)
 	if err := f.parse(args); err != nil {
 		return c, err
 	}
@@ -163,6 +167,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return c, err
 	}
 	c.archive = archiveCfg
+	if err := c.SSO.check(c.PublicURL); err != nil {
+		return c, err
+	}
 	if c.Lang != phrase.LangEN && c.Lang != phrase.LangZH {
 		return c, fmt.Errorf("--lang must be %s or %s, got %q", phrase.LangEN, phrase.LangZH, c.Lang)
 	}
@@ -342,11 +349,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	defer prometheus.Unregister(buildInfo)
 	money := prometheus.NewRegistry()
 	money.MustRegister(metrics.NewMoney(metrics.MonthBills(store), metricsCfg))
+	directory, err := cfg.SSO.ldap()
+	if err != nil {
+		return err
+	}
 	h := web.NewAreas(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target}, now)
+		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target,
+		OIDC: cfg.SSO.oidc(cfg.PublicURL), LDAP: directory, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)
@@ -357,6 +369,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var running sync.WaitGroup
 	running.Go(func() { loops.Lead(loopCtx) })
+	if directory != nil {
+		ldapLoops := loop.NewSet(1, log)
+		ldapLoops.Every("ldap sync", cfg.SSO.LDAPSyncEvery, func(ctx context.Context) error {
+			return syncLDAP(ctx, store, directory, cfg.SSO.Rules, now())
+		})
+		running.Go(func() { ldapLoops.Run(loopCtx) })
+	}
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
 		running.Go(func() { holdOnSignal(loopCtx, demoClock, log) })

@@ -13,6 +13,7 @@ import (
 	"kashi/models"
 	"kashi/scaler"
 	"kashi/scheduler"
+	"kashi/sso"
 )
 
 // Scheduler is what the handlers need of the scheduler loop: a wake-up after a change, the
@@ -50,6 +51,17 @@ type Config struct {
 	Flavors FlavorLister
 	// Archive is where records are archived, s3://bucket/prefix; "" without an archive.
 	Archive string
+	// Sign-in through the organisation's directory (#38). OIDC is the OpenID provider; nil
+	// offers none. SSORules are the configuration file's mapping rules, applied with the
+	// stored ones. PasswordAdminsOnly lets only local admins sign in with a password
+	// (break-glass). PublicURL is where people reach Kashi, for the provider's logout.
+	OIDC *sso.OIDC
+	// LDAP is the directory the login form's name and password are checked against when
+	// they are no local user's; nil for none.
+	LDAP               *sso.LDAP
+	SSORules           []models.SSORule
+	PasswordAdminsOnly bool
+	PublicURL          string
 }
 
 // FlavorLister lists the flavors a provider offers in a region and zone; ok is false for a

@@ -56,6 +56,7 @@ var migrations = []migration{
 	{46, "pipelines by stage: a named DAG of stages, each submitting a task once its parents are done", migrateV46Pipelines},
 	{48, "pipeline templates' schedules: the pipeline each run submitted", migrateV48PipelineSchedules},
 	{49, "the archive's outbox: objects to write to S3-compatible storage, their attempts and when they arrived", migrateV49Archive},
+	{50, "sign-in through the organisation's directory (OIDC, LDAP): users' source, sessions' method, group mapping rules, sign-ins under way", migrateV50SSO},
 	{52, "each user's ids in the team's chats, for the robots to mention them", migrateV52ChatIDs},
 }
 

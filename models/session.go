@@ -16,6 +16,8 @@ type Session struct {
 	LastSeenAt time.Time
 	// ExpiresAt is the absolute expiry; the idle expiry is LastSeenAt plus the idle timeout.
 	ExpiresAt time.Time
+	// Method is how the session signed in: "password" or a directory's source.
+	Method string
 }
 
 // SessionLimits bound a session's life.

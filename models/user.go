@@ -44,6 +44,11 @@ type User struct {
 	ChatDingTalk string `gorm:"column:chat_dingtalk"`
 	ChatFeishu   string `gorm:"column:chat_feishu"`
 	ChatWeCom    string `gorm:"column:chat_wecom"`
+	// Source is where the user signs in: "" with a local password, or the directory
+	// (SourceOIDC, SourceLDAP) that vouches for them; ExternalID is that directory's id of
+	// them.
+	Source     string
+	ExternalID string `json:"-"`
 }
 
 // ProjectMember gives a user a role in a project.
@@ -117,7 +122,9 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 	if err := withHashSlot(ctx, func() { mismatch = bcrypt.CompareHashAndPassword(hash, []byte(password)) }); err != nil {
 		return User{}, fmt.Errorf("models: login %q: %w", name, err)
 	}
-	if u.ID == 0 || mismatch != nil || u.Disabled {
+	// A directory's user signs in through the directory only, even with a password an admin
+	// set them.
+	if u.ID == 0 || mismatch != nil || u.Disabled || u.Source != "" {
 		return User{}, fmt.Errorf("models: login %q: %w", name, ErrNotFound)
 	}
 	return u, nil

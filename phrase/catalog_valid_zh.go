@@ -239,4 +239,16 @@ var validZH = map[string]string{
 	"only the project's members submit its templates":                                                    "只有项目成员可以提交项目的模板",
 	"a pipeline template's schedule skips a run while the last one is still going: must be skip, got %q": "流水线模板的定时在上一次运行未结束时跳过本次：应为 skip，实际为 %q",
 	"only the project's leads and admins schedule its pipeline templates":                                "只有项目负责人和管理员可以为流水线模板设置定时",
+	// Sign-in through the organisation's directory (#38): mapping rules and identities.
+	"%s is a site role: leave the project out":                     "%s 是全站角色：请不要选择项目",
+	"must be 1 to 500 bytes":                                       "应为 1 到 500 字节",
+	"must be 1 to 500 characters":                                  "应为 1 到 500 个字符",
+	"must be oidc or ldap, got %q":                                 "应为 oidc 或 ldap，收到 %q",
+	"no free user name for %q":                                     "无法为 %q 找到可用的用户名",
+	"must be admin, finance, viewer, lead or member, got %q":       "应为 admin、finance、viewer、lead 或 member，收到 %q",
+	"a %s needs a project":                                         "%s 需要选择项目",
+	"no project %q":                                                "没有项目 %q",
+	"write METHOD:GROUP=ROLE or METHOD:GROUP=PROJECT:ROLE, got %q": "请写成 方式:组=角色 或 方式:组=项目:角色，收到 %q",
+	"must be at most 5000, got %d":                                 "应不超过 5000 个，收到 %d 个",
+	"name the project before the role in %q":                       "请在 %q 中把项目名写在角色前",
 }

@@ -210,6 +210,14 @@ func Routes(h *Areas) []Route {
 		{GET, "/api/v1/pipelines/:id", handlers.Member, h.Tasks.PipelineShow},
 		{POST, "/api/v1/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerun},
 		{POST, "/api/v1/pipelines/:id/cancel", handlers.Member, h.Tasks.PipelineCancel},
+
+		// Sign-in through the organisation's directory (#38): the OpenID provider's code flow,
+		// then the admins' mapping of directory groups to roles.
+		{GET, "/login/oidc", handlers.Public, h.People.OIDCBegin},
+		{GET, "/login/oidc/callback", handlers.Public, h.People.OIDCCallback},
+		{GET, "/people/sso", handlers.Admin, h.People.SSORulesPage},
+		{POST, "/people/sso", handlers.Admin, h.People.SSORuleFormCreate},
+		{POST, "/people/sso/:id/delete", handlers.Admin, h.People.SSORuleFormDelete},
 	}
 }
 

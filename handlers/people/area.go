@@ -49,6 +49,15 @@ type Store interface {
 	AuditActions(ctx context.Context, projectIDs []int64) ([]string, error)
 	Projects(ctx context.Context) ([]models.Project, error)
 	ProjectByName(ctx context.Context, name string) (models.Project, error)
+	// Sign-in through the organisation's directory and its mapping rules (#38).
+	OpenSession(ctx context.Context, u models.User, method string, lim models.SessionLimits, now time.Time) (string, error)
+	SessionMethod(ctx context.Context, token string) (string, error)
+	SaveSSOState(ctx context.Context, state, nonce, verifier, next string, now time.Time) error
+	TakeSSOState(ctx context.Context, state string, now time.Time) (models.SSOState, error)
+	SignInExternal(ctx context.Context, id models.ExternalIdentity, extra []models.SSORule, lim models.SessionLimits, now time.Time) (models.User, string, error)
+	SSORules(ctx context.Context) ([]models.SSORule, error)
+	CreateSSORule(ctx context.Context, actor string, r models.SSORule, now time.Time) (models.SSORule, error)
+	DeleteSSORule(ctx context.Context, actor string, id int64, now time.Time) error
 }
 
 // New returns the area over store.

@@ -46,6 +46,7 @@ var auditSubjects = []auditSubject{
 	{re: regexp.MustCompile(`^reservation (\d+) by request (\d+)$`), key: "reservation_by_request"},
 	{re: regexp.MustCompile(`^reservation (\d+)$`), key: "reservation"},
 	{re: regexp.MustCompile(`^pipeline (\d+)$`), key: "pipeline"},
+	{re: regexp.MustCompile(`^sso rule (\w+):(.+)$`), key: "sso_rule"},
 }
 
 // allSpecs is what a subject says for a quota or request on every spec (models' specLabel).

@@ -4,18 +4,20 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/sso"
 	peopleview "kashi/views/people"
 )
 
 // LoginForm shows the login form. GET /login.
 func (h *Handler) LoginForm(c echo.Context) error {
-	d := peopleview.LoginData{Next: localPath(c.QueryParam("next")), Demo: h.Cfg.Demo}
+	d := h.loginData(localPath(c.QueryParam("next")))
 	return handlers.Render(c, http.StatusOK, peopleview.Login(handlers.Locale(c), d))
 }
 
@@ -30,28 +32,45 @@ func (h *Handler) Login(c echo.Context) error {
 	account, addr := truncated(name), handlers.ClientAddr(c)
 	try, wait := h.logins.begin(account, addr, h.Now())
 	if wait > 0 {
-		d := peopleview.LoginData{Next: next, Name: name, RetryIn: retryAfter(c, wait), Demo: h.Cfg.Demo}
+		d := h.loginData(next)
+		d.Name, d.RetryIn = name, retryAfter(c, wait)
 		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Login(handlers.Locale(c), d))
 	}
 	defer try.done()
 	u, err := h.store.Authenticate(ctx, name, password)
+	if err == nil && h.Cfg.PasswordAdminsOnly && u.Role != models.RoleAdmin {
+		// Password sign-in is turned off but for break-glass admins: the same answer as a
+		// wrong password, so it tells nothing of the account.
+		err = models.ErrNotFound
+	}
+	if errors.Is(err, models.ErrNotFound) && h.Cfg.LDAP != nil {
+		// Not a local user's name and password: the directory's?
+		token, ok, err := h.ldapSignIn(c, name, password)
+		if err != nil {
+			return err
+		}
+		if ok {
+			try.succeeded()
+			h.setSession(c, token)
+			handlers.RenewCSRF(c, h.secure(c))
+			return c.Redirect(http.StatusSeeOther, next)
+		}
+	}
 	if errors.Is(err, models.ErrNotFound) {
 		try.failed(h.Now())
 		if err := h.store.Audit(ctx, h.Now(), truncated(name), models.AuditLoginFailed, nil, "login", nil, nil); err != nil {
 			return err
 		}
-		d := peopleview.LoginData{Next: next, Name: name, Error: true, Demo: h.Cfg.Demo}
+		d := h.loginData(next)
+		d.Name, d.Error = name, true
 		return handlers.Render(c, http.StatusUnauthorized, peopleview.Login(handlers.Locale(c), d))
 	}
 	if err != nil {
 		return err
 	}
 	try.succeeded()
-	token, err := h.store.CreateSession(ctx, u.ID, h.Cfg.Sessions, h.Now())
+	token, err := h.store.OpenSession(ctx, u, models.MethodPassword, h.Cfg.Sessions, h.Now())
 	if err != nil {
-		return err
-	}
-	if err := h.store.Audit(ctx, h.Now(), u.Name, models.AuditLogin, nil, "login", nil, nil); err != nil {
 		return err
 	}
 	h.setSession(c, token)
@@ -59,15 +78,25 @@ func (h *Handler) Login(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, next)
 }
 
-// Logout ends the session. POST /logout.
+// Logout ends the session. POST /logout. A session that signed in at the OpenID provider
+// goes on to end the provider's session too (RP-initiated logout), coming back to the login
+// page, when the provider offers it.
 func (h *Handler) Logout(c echo.Context) error {
+	ctx := c.Request().Context()
+	to := "/login"
 	if ck, err := c.Cookie(SessionCookie); err == nil && ck.Value != "" {
-		if err := h.store.DeleteSession(c.Request().Context(), ck.Value); err != nil {
+		method, _ := h.store.SessionMethod(ctx, ck.Value)
+		if err := h.store.DeleteSession(ctx, ck.Value); err != nil {
 			return err
+		}
+		if method == models.SourceOIDC && h.Cfg.OIDC != nil && h.Cfg.PublicURL != "" {
+			if u := h.Cfg.OIDC.LogoutURL(ctx, strings.TrimSuffix(h.Cfg.PublicURL, "/")+"/login"); u != "" {
+				to = u
+			}
 		}
 	}
 	h.clearSession(c)
-	return c.Redirect(http.StatusSeeOther, "/login")
+	return c.Redirect(http.StatusSeeOther, to)
 }
 
 // retryAfter tells a throttled client its wait, rounded up to whole seconds: in the
@@ -84,4 +113,25 @@ func truncated(s string) string {
 		return s[:100]
 	}
 	return s
+}
+
+// ldapSignIn checks name and password against the LDAP directory and signs the person in
+// (created on their first sign-in, their groups' rules applied); ok is false for a name or
+// password the directory refuses, a user disabled in Kashi, or a directory that does not
+// answer (logged), so the form answers as for a wrong password.
+func (h *Handler) ldapSignIn(c echo.Context, name, password string) (token string, ok bool, err error) {
+	ctx := c.Request().Context()
+	id, err := h.Cfg.LDAP.SignIn(ctx, name, password)
+	if err != nil {
+		if !errors.Is(err, sso.ErrRefused) {
+			c.Logger().Error(err)
+		}
+		return "", false, nil
+	}
+	_, token, err = h.store.SignInExternal(ctx, models.ExternalIdentity{Method: models.SourceLDAP, ID: id.ID, Name: id.Name, Groups: id.Groups},
+		h.Cfg.SSORules, h.Cfg.Sessions, h.Now())
+	if errors.Is(err, models.ErrDisabled) {
+		return "", false, nil
+	}
+	return token, err == nil, err
 }

@@ -67,6 +67,25 @@ func NewAuditWorld(t *testing.T) BillWorld {
 	form("/people/carol/state", url.Values{"disabled": {"false"}})
 	form("/people/carol/password", url.Values{"password": {"pw-carol-new"}})
 	form("/people/carol/unix-account", url.Values{"unix_account": {"carol"}})
+	// A sign-in mapping rule added and deleted (#38).
+	form("/people/sso", url.Values{"method": {"oidc"}, "group": {"cv-team"}, "project": {"vision"}, "role": {"member"}})
+	rules, err := w.Store.SSORules(ctx)
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("sign-in rules = %v, %v", rules, err)
+	}
+	form(fmt.Sprintf("/people/sso/%d/delete", rules[0].ID), url.Values{})
+	form("/people/sso", url.Values{"method": {"ldap"}, "group": {"cn=finance,ou=groups,dc=example,dc=org"}, "role": {"finance"}})
+	// An LDAP user signs in with the finance group; leaving it, the directory's sync changes
+	// their access without a sign-in.
+	dora := models.ExternalIdentity{Method: models.SourceLDAP, ID: "uid=dora,ou=people,dc=example,dc=org", Name: "dora",
+		Groups: []string{"cn=finance,ou=groups,dc=example,dc=org"}}
+	if _, _, err := w.Store.SignInExternal(ctx, dora, nil, models.SessionLimits{Idle: time.Hour, Absolute: time.Hour}, T0); err != nil {
+		t.Fatal(err)
+	}
+	dora.Groups = nil
+	if err := w.Store.SyncExternal(ctx, dora, nil, T0); err != nil {
+		t.Fatal(err)
+	}
 	// A password and chat ids are changed from a browser session only.
 	own := w.LogIn("tester", "pw-tester", "10.0.0.4")
 	if r := own.Form("/account/chat", url.Values{"chat_dingtalk": {"13800000000"}, "chat_feishu": {"ou_7F3A"}}); r.Code >= 400 {
