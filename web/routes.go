@@ -207,6 +207,10 @@ func Routes(h *Areas) []Route {
 		{GET, "/api/v1/pipelines/:id", handlers.Member, h.Tasks.PipelineShow},
 		{POST, "/api/v1/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerun},
 		{POST, "/api/v1/pipelines/:id/cancel", handlers.Member, h.Tasks.PipelineCancel},
+
+		// The pilot review of a pool (#34).
+		{GET, "/pools/:name/review", handlers.Lead, h.Pools.PoolReview},
+		{GET, "/pools/:name/review.csv", handlers.Lead, h.Pools.PoolReviewCSV},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/pilot"
 	"kashi/replay"
 )
 
@@ -48,6 +49,8 @@ type Store interface {
 	RevokeJoinToken(ctx context.Context, actor string, id int64, now time.Time) error
 	RevokeSharedJoinToken(ctx context.Context, actor string, now time.Time) error
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
+	// The pilot review: billing's ledger, the tasks and the scaling events of a period.
+	pilot.Source
 }
 
 // New returns the area over store.

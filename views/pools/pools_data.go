@@ -16,6 +16,8 @@ type PoolsData struct {
 	Pools []PoolView
 	// CanEdit is true for admins: edit links and the form to add a pool.
 	CanEdit bool
+	// CanReview is true for leads and admins: each pool's pilot review.
+	CanReview bool
 }
 
 // ChartRanges are the spans the pools page's chart offers, the values of PoolsData.Range.

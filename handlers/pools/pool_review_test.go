@@ -1,0 +1,127 @@
+package pools_test
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"kashi/demo"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/web/webtest"
+)
+
+// demoStart is the demo's start, 08:30 in Shanghai on 4 March 2026; its past is February.
+var demoStart = time.Date(2026, 3, 4, 0, 30, 0, 0, time.UTC)
+
+// TestPoolReviewOfTheDemosPast: the pilot review of the demo's A100 pool over its past month
+// answers each question in both languages, with its peaks, troughs, idle cards and the fixed
+// fleet's replay; the CSV carries the same verdicts; the default period is the last two
+// weeks; the pools page links to it for leads and admins; bad input is 4xx naming the field.
+func TestPoolReviewOfTheDemosPast(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.SQLite(t, models.Options{})
+	if _, _, err := demo.Seed(ctx, store, demoStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := demo.FillHistory(ctx, store, demoStart, 1); err != nil {
+		t.Fatal(err)
+	}
+	s := webtest.NewServerOn(t, store, webtest.TestCfg())
+	s.SetNow(demoStart)
+	const month = "/pools/a100/review?from=2026-02-01&to=2026-02-28"
+
+	w := s.Get(month)
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", month, w.Code, w.Body)
+	}
+	doc := webtest.Parse(t, w.Body.String())
+	var questions, sentences []string
+	doc.Find(`[data-testid=review-verdict]`).Each(func(_ int, v *goquery.Selection) {
+		questions = append(questions, v.AttrOr("data-question", ""))
+		sentences = append(sentences, strings.TrimSpace(v.Text()))
+	})
+	if strings.Join(questions, ",") != "peaks,troughs,idle,cost" || !strings.HasPrefix(sentences[0], "Peaks absorbed: ") ||
+		!strings.HasPrefix(sentences[1], "Troughs released: ") || !strings.HasPrefix(sentences[3], "Cost: ") {
+		t.Errorf("verdicts %q %q, want the four questions answered", questions, sentences)
+	}
+	if doc.Find(`[data-testid=review-peak]`).Length() == 0 || doc.Find(`[data-testid=review-cost-fixed]`).Length() != 1 ||
+		!strings.Contains(doc.Find(`[data-testid=review-replayed]`).Text(), "tasks replayed") {
+		t.Errorf("the month's review lacks its peaks or the fixed fleet's replay")
+	}
+	zh := webtest.Parse(t, s.Get(month, "Accept-Language", "zh-CN").Body.String())
+	if got := zh.Find(`[data-testid=review-verdict]`).First().Text(); !strings.HasPrefix(strings.TrimSpace(got), "波峰接住了吗：") {
+		t.Errorf("zh first verdict = %q", got)
+	}
+
+	csvURL := doc.Find(`[data-testid=review-csv]`).AttrOr("href", "")
+	c := s.Get(csvURL)
+	if c.Code != http.StatusOK || !strings.Contains(c.Header().Get("Content-Disposition"), "kashi-review-a100-2026-02-01-2026-02-28.csv") {
+		t.Fatalf("GET %s = %d %v", csvURL, c.Code, c.Header())
+	}
+	rows, err := csv.NewReader(strings.NewReader(c.Body.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verdicts []string
+	for _, r := range rows {
+		if r[0] == "verdict" {
+			verdicts = append(verdicts, r[1]+"="+r[4])
+		}
+	}
+	var onPage []string
+	doc.Find(`[data-testid=review-verdict]`).Each(func(_ int, v *goquery.Selection) {
+		ok := "no"
+		if v.AttrOr("data-ok", "") == "true" {
+			ok = "yes"
+		}
+		onPage = append(onPage, v.AttrOr("data-question", "")+"="+ok)
+	})
+	if strings.Join(verdicts, ",") != strings.Join(onPage, ",") {
+		t.Errorf("CSV verdicts %v, page %v", verdicts, onPage)
+	}
+
+	// The default period is the last two weeks, up to today.
+	def := webtest.Parse(t, s.Get("/pools/rtx4090/review").Body.String())
+	if from, to := def.Find(`#r-from`).AttrOr("value", ""), def.Find(`#r-to`).AttrOr("value", ""); from != "2026-02-20" && from != "2026-02-19" || to != "2026-03-04" && to != "2026-03-03" {
+		t.Errorf("default period %s – %s, want the last two weeks", from, to)
+	}
+	if def.Find(`[data-testid=review-verdict]`).Length() != 4 {
+		t.Errorf("the default review has no verdicts")
+	}
+
+	pools := webtest.Parse(t, s.Get("/pools").Body.String())
+	if pools.Find(`[data-testid=pool-review]`).Length() == 0 {
+		t.Errorf("the pools page does not link to the review")
+	}
+	viewer := s.UserToken("vera", models.RoleViewer)
+	if w := s.Get("/pools", "Authorization", "Bearer "+viewer); strings.Contains(w.Body.String(), `data-testid="pool-review"`) {
+		t.Errorf("a viewer sees the review link")
+	}
+	if w := s.Get(month, "Authorization", "Bearer "+viewer); w.Code != http.StatusForbidden {
+		t.Errorf("a viewer's review = %d, want 403", w.Code)
+	}
+
+	for path, want := range map[string]int{
+		"/pools/nope/review": http.StatusNotFound,
+		"/pools/a100/review?from=2026-02-31&to=2026-03-01":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2026-02-10&to=2026-02-01":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2025-01-01&to=2026-02-01":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2026-04-01&to=2026-04-02":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2026-02-01&to=2026-02-02&project=nope": http.StatusUnprocessableEntity,
+		"/pools/a100/review.csv?from=x&to=2026-02-02":                   http.StatusUnprocessableEntity,
+	} {
+		if w := s.Get(path); w.Code != want {
+			t.Errorf("GET %s = %d, want %d", path, w.Code, want)
+		}
+	}
+	bad := webtest.Parse(t, s.Get("/pools/a100/review?from=2026-02-31&to=2026-03-01").Body.String())
+	if got := bad.Find(`[data-testid=review-error]`).Text(); !strings.HasPrefix(got, "from:") {
+		t.Errorf("a bad day's error = %q, want it to name from", got)
+	}
+}
