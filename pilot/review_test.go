@@ -29,7 +29,7 @@ func demoPast(t testing.TB) *models.Store {
 }
 
 // TestDemoMonthReadsTheBills: the review of each demo pool over its past month answers
-// every question, and its provisioned, held and unheld card time are the month's pool idle
+// every question, with the scaling loop's recorded reasons (the past's events), and its provisioned, held and unheld card time are the month's pool idle
 // as billing computes it for the bills, to the second.
 func TestDemoMonthReadsTheBills(t *testing.T) {
 	ctx := context.Background()
@@ -67,6 +67,13 @@ func TestDemoMonthReadsTheBills(t *testing.T) {
 		}
 		if len(r.Verdicts) != 4 || r.Tasks < 500 || r.PeakNodes == 0 || r.Cost.ReplayedTasks != r.Tasks || r.Cost.FixedFen <= 0 {
 			t.Errorf("%s: review %d verdicts, %d tasks, %d peak nodes, cost %+v; want 4 verdicts of a month's work", pool, len(r.Verdicts), r.Tasks, r.PeakNodes, r.Cost)
+		}
+		reasons := 0
+		for _, p := range r.Peaks {
+			reasons += len(p.Reasons)
+		}
+		if pool == "a100" && reasons == 0 {
+			t.Errorf("%s: no peak has the scaling loop's recorded reasons", pool)
 		}
 		if want := billing.Amount(r.ProvisionedS, r.Cost.RateFen); r.Cost.ElasticFen != want {
 			t.Errorf("%s: elastic cost %d fen, want the provisioned card time at the price, %d", pool, r.Cost.ElasticFen, want)

@@ -30,7 +30,8 @@ type reviewQuery struct {
 }
 
 // readReview reads the pool from the path and the period from ?from= and ?to= (days in the
-// billing time zone, both included; the last two weeks by default) and ?project=. A pool
+// billing time zone, both included; the last two weeks by default) and ?project=, one whose
+// bills the caller may read (a lead's own; any for finance and admins). A pool
 // that does not exist is 404; a problem with the period or the project is returned as a
 // message in the page's language.
 func (h *Handler) readReview(c echo.Context) (reviewQuery, string, error) {
@@ -59,8 +60,11 @@ func (h *Handler) readReview(c echo.Context) (reviewQuery, string, error) {
 	if err != nil {
 		return reviewQuery{}, "", err
 	}
+	who := handlers.Who(c)
 	for _, p := range projects {
-		q.data.Projects = append(q.data.Projects, p.Name)
+		if who.SeesBills(p.ID) {
+			q.data.Projects = append(q.data.Projects, p.Name)
+		}
 	}
 	from, err1 := time.ParseInLocation(dateLayout, q.data.From, loc)
 	last, err2 := time.ParseInLocation(dateLayout, q.data.To, loc)

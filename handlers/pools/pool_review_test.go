@@ -107,6 +107,26 @@ func TestPoolReviewOfTheDemosPast(t *testing.T) {
 		t.Errorf("a viewer's review = %d, want 403", w.Code)
 	}
 
+	// A lead narrows the review to the projects they lead, not another's.
+	lead := s.UserToken("lena", models.RoleUser)
+	vision, err := store.ProjectByName(ctx, "vision")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lena, err := store.UserByName(ctx, "lena")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetMember(ctx, vision.ID, lena.ID, models.ProjectRoleLead); err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Get(month+"&project=vision", "Authorization", "Bearer "+lead); w.Code != http.StatusOK {
+		t.Errorf("a lead's review of their project = %d", w.Code)
+	}
+	if w := s.Get(month+"&project=nlp", "Authorization", "Bearer "+lead); w.Code != http.StatusUnprocessableEntity {
+		t.Errorf("a lead's review of another project = %d, want 422", w.Code)
+	}
+
 	for path, want := range map[string]int{
 		"/pools/nope/review": http.StatusNotFound,
 		"/pools/a100/review?from=2026-02-31&to=2026-03-01":              http.StatusUnprocessableEntity,
