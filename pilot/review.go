@@ -94,6 +94,7 @@ type Review struct {
 	PeakNodes    int   // the most machines up at once
 	ProvisionedS int64 // the pool's card time provisioned (billing)
 	HeldS        int64 // held by tasks (billing)
+	EffectiveS   int64 // held and used: active or serving (billing)
 	IdleS        int64 // held but idle (the bills' idle class)
 	UnheldS      int64 // provisioned, held by no task (the bills' pool idle)
 	Reclaims     int   // tasks ended by idle reclaim
@@ -238,6 +239,7 @@ func Compute(in Input) (Review, error) {
 			r.UnheldS += u.UnheldS
 			if in.Project == "" {
 				r.HeldS += u.NominalS
+				r.EffectiveS += u.EffectiveS
 				r.IdleS += u.Idle
 			}
 		}
@@ -251,6 +253,7 @@ func Compute(in Input) (Review, error) {
 		for _, u := range pr.Nodes {
 			if names[u.Key] {
 				r.HeldS += u.NominalS
+				r.EffectiveS += u.EffectiveS
 				r.IdleS += u.Idle
 			}
 		}
@@ -648,14 +651,7 @@ func (r *Review) cost(in Input, cfg models.PoolConfig) error {
 // cards, on a fixed pool of nodes machines of gpn cards under the production scheduler, and
 // returns the result and how many tasks it replayed.
 func ReplayFixed(tasks []models.TaskSpan, from, to time.Time, pool, spec string, gpn, nodes int, rateFen int64) (*replay.Result, int, error) {
-	tr := &replay.Trace{Skipped: map[string]int{}}
-	for _, t := range tasks {
-		if t.SubmittedAt.Before(from) || !t.SubmittedAt.Before(to) || t.GPUs > nodes*gpn {
-			continue
-		}
-		tr.Jobs = append(tr.Jobs, replay.Job{ID: strconv.FormatInt(t.ID, 10), Row: len(tr.Jobs) + 1, Submit: t.SubmittedAt.Unix(),
-			Duration: t.EndedAt.Unix() - t.StartedAt.Unix(), GPUs: t.GPUs, Group: t.Project, Spec: spec})
-	}
+	tr := trace(tasks, from, to, spec, nodes*gpn)
 	if len(tr.Jobs) == 0 {
 		return &replay.Result{}, 0, nil
 	}
@@ -665,6 +661,20 @@ func ReplayFixed(tasks []models.TaskSpan, from, to time.Time, pool, spec string,
 		return nil, 0, fmt.Errorf("pilot: replay on a fixed fleet: %w", err)
 	}
 	return res, len(tr.Jobs), nil
+}
+
+// trace is the tasks submitted in [from, to) as a replay's jobs of spec, each for the time it
+// held its cards; tasks asking more than largest cards are left out.
+func trace(tasks []models.TaskSpan, from, to time.Time, spec string, largest int) *replay.Trace {
+	tr := &replay.Trace{Skipped: map[string]int{}}
+	for _, t := range tasks {
+		if t.SubmittedAt.Before(from) || !t.SubmittedAt.Before(to) || t.GPUs > largest {
+			continue
+		}
+		tr.Jobs = append(tr.Jobs, replay.Job{ID: strconv.FormatInt(t.ID, 10), Row: len(tr.Jobs) + 1, Submit: t.SubmittedAt.Unix(),
+			Duration: t.EndedAt.Unix() - t.StartedAt.Unix(), GPUs: t.GPUs, Group: t.Project, Spec: spec})
+	}
+	return tr
 }
 
 // verdicts answers the seed's questions.

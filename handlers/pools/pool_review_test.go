@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +20,14 @@ import (
 // demoStart is the demo's start, 08:30 in Shanghai on 4 March 2026; its past is February.
 var demoStart = time.Date(2026, 3, 4, 0, 30, 0, 0, time.UTC)
 
-// TestPoolReviewOfTheDemosPast: the pilot review of the demo's A100 pool over its past month
+// TestPoolReviewAndChangesOfTheDemosPast: the pilot review of the demo's A100 pool over its past month
 // answers each question in both languages, with its peaks, troughs, idle cards and the fixed
 // fleet's replay; the CSV carries the same verdicts; the default period is the last two
 // weeks; the pools page links to it for leads and admins; bad input is 4xx naming the field.
-func TestPoolReviewOfTheDemosPast(t *testing.T) {
+// Then a change of the pool's settings in the demo's past (at most 8 machines from 15
+// February) shows what it saved in the pool's version list and on its own page, in both
+// languages; a change under a day old says when it will be measured.
+func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 	ctx := context.Background()
 	store := modelstest.SQLite(t, models.Options{})
 	if _, _, err := demo.Seed(ctx, store, demoStart); err != nil {
@@ -143,5 +147,59 @@ func TestPoolReviewOfTheDemosPast(t *testing.T) {
 	bad := webtest.Parse(t, s.Get("/pools/a100/review?from=2026-02-31&to=2026-03-01").Body.String())
 	if got := bad.Find(`[data-testid=review-error]`).Text(); !strings.HasPrefix(got, "from:") {
 		t.Errorf("a bad day's error = %q, want it to name from", got)
+	}
+
+	changes(t, s)
+}
+
+func changes(t *testing.T, s *webtest.Server) {
+	ctx := context.Background()
+	cps, err := s.Store.ConfiguredPools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cps[0].Config
+	cfg.MaxNodes = 8
+	shanghai, _ := time.LoadLocation("Asia/Shanghai")
+	v, err := s.Store.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "at most 8 machines", time.Date(2026, 2, 15, 0, 0, 0, 0, shanghai))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/pools/" + cps[0].Name + "/changes/" + strconv.Itoa(v.Version)
+	edit := webtest.Parse(t, s.Get("/pools/"+cps[0].Name+"/edit").Body.String())
+	if got := edit.Find(`[data-version="`+strconv.Itoa(v.Version)+`"] [data-testid=version-effect]`).AttrOr("hx-get", ""); got != path {
+		t.Errorf("the version list loads %q, want %q", got, path)
+	}
+	frag := s.Get(path, "HX-Request", "true")
+	if text := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Text()); frag.Code != http.StatusOK ||
+		!strings.HasPrefix(text, "This change saved ¥") || !strings.Contains(text, "idle hours, waits +") {
+		t.Errorf("the version's sentence = %d %q", frag.Code, text)
+	}
+	page := webtest.Parse(t, s.Get(path).Body.String())
+	if page.Find(`[data-testid=change-table]`).Length() != 1 || page.Find(`[data-testid=change-counter-table]`).Length() != 1 {
+		t.Errorf("the change's page lacks its before/after or its counterfactual")
+	}
+	zh := webtest.Parse(t, s.Get(path, "Accept-Language", "zh-CN").Body.String())
+	if got := zh.Find(`[data-testid=change-sentence]`).Text(); !strings.HasPrefix(got, "这次改动节省 ¥") {
+		t.Errorf("zh sentence = %q", got)
+	}
+	for p, want := range map[string]int{"/pools/" + cps[0].Name + "/changes/1": http.StatusNotFound, "/pools/" + cps[0].Name + "/changes/x": http.StatusNotFound,
+		"/pools/nope/changes/2": http.StatusNotFound} {
+		if w := s.Get(p); w.Code != want {
+			t.Errorf("GET %s = %d, want %d", p, w.Code, want)
+		}
+	}
+	viewer := s.UserToken("vic", models.RoleViewer)
+	if w := s.Get(path, "Authorization", "Bearer "+viewer); w.Code != http.StatusForbidden {
+		t.Errorf("a viewer's change page = %d, want 403", w.Code)
+	}
+	cfg.MaxNodes = 10
+	v, err = s.Store.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "", demoStart.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	young := s.Get("/pools/"+cps[0].Name+"/changes/"+strconv.Itoa(v.Version), "HX-Request", "true")
+	if text := webtest.Parse(t, young.Body.String()).Text(); !strings.Contains(text, "Measured from 2026-03-04 23:30, a day after the change.") {
+		t.Errorf("a change an hour old = %q, want when it will be measured", text)
 	}
 }

@@ -254,6 +254,8 @@ type PoolVersionView struct {
 	Changes []ConfigChange
 	Created bool
 	Current bool
+	// Measured: the list loads what the change saved (the latest changes only).
+	Measured bool
 }
 
 // ConfigChange is one setting a version changed, with its values as the form holds them.

@@ -3471,6 +3471,12 @@ func poolEditBody(l phrase.Locale, d PoolEditData) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
+					if v.Measured {
+						templ_7745c5c3_Err = ChangeEffect(l, d.Name, v.Version).Render(ctx, templ_7745c5c3_Buffer)
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+					}
 				}
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 299, "</td><td>")
 				if templ_7745c5c3_Err != nil {
@@ -3484,7 +3490,7 @@ func poolEditBody(l phrase.Locale, d PoolEditData) templ.Component {
 					var templ_7745c5c3_Var208 string
 					templ_7745c5c3_Var208, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("poolform.current"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 392, Col: 55}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 395, Col: 55}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var208))
 					if templ_7745c5c3_Err != nil {
@@ -3502,7 +3508,7 @@ func poolEditBody(l phrase.Locale, d PoolEditData) templ.Component {
 					var templ_7745c5c3_Var209 string
 					templ_7745c5c3_Var209, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("/pools/" + url.PathEscape(d.Name) + "/rollback/" + strconv.Itoa(v.Version))).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 394, Col: 129}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 397, Col: 129}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var209)
 					if templ_7745c5c3_Err != nil {
@@ -3515,7 +3521,7 @@ func poolEditBody(l phrase.Locale, d PoolEditData) templ.Component {
 					var templ_7745c5c3_Var210 string
 					templ_7745c5c3_Var210, templ_7745c5c3_Err = templruntime.NewAttributeExpression(l.T("confirm.pool_rollback", d.Name, v.Version)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 394, Col: 211}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 397, Col: 211}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var210)
 					if templ_7745c5c3_Err != nil {
@@ -3536,7 +3542,7 @@ func poolEditBody(l phrase.Locale, d PoolEditData) templ.Component {
 					var templ_7745c5c3_Var211 string
 					templ_7745c5c3_Var211, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("poolform.rollback"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 396, Col: 100}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pools.templ`, Line: 399, Col: 100}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var211))
 					if templ_7745c5c3_Err != nil {

@@ -59,4 +59,24 @@ func TestBrowserPilotReview(t *testing.T) {
 		{"cost", month, `[data-testid=review-cost-table]`},
 		{"rtx-troughs", "/pools/rtx4090/review?from=2026-02-01&to=2026-02-28", `[data-testid=review-troughs]`},
 	})
+
+	// A change in the past: the version list loads what it saved; its page shows the before
+	// and after and the counterfactual.
+	cps, err := store.ConfiguredPools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range cps {
+		if p.Name == "a100" {
+			cfg := p.Config
+			cfg.MaxNodes = 8
+			if _, err := store.SavePoolConfig(ctx, "a100", cfg, "ana", "at most 8 machines", time.Date(2026, 2, 14, 16, 0, 0, 0, time.UTC)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	shootPages(t, b, srv.URL, "change", []shotPage{
+		{"versions", "/pools/a100/edit", `[data-testid=version-effect-text]`},
+		{"page", "/pools/a100/changes/2", `[data-testid=change-counter-table]`},
+	})
 }
