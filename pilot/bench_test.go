@@ -56,3 +56,35 @@ func BenchmarkDemoMonthReview(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDemoChange measures a change in the demo's past (the A100 pool capped at 8
+// machines on 15 February): two weeks before and after from the store, and the two weeks
+// after replayed under both settings.
+func BenchmarkDemoChange(b *testing.B) {
+	ctx := context.Background()
+	s := demoPast(b)
+	loc, err := billing.Location(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cps, err := s.ConfiguredPools(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := cps[0].Config
+	cfg.MaxNodes = 8
+	v, err := s.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "", time.Date(2026, 2, 15, 0, 0, 0, 0, loc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		in, err := LoadChange(ctx, s, cps[0].Name, v.Version, demoStart)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ComputeChange(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
