@@ -113,6 +113,7 @@ func LoadChange(ctx context.Context, src ChangeSource, pool string, version int,
 		return ChangeInput{}, err
 	}
 	in.Before.Pool.Config, in.After.Pool.Config = in.Old, in.New
+	in.Before.NoFixedReplay, in.After.NoFixedReplay = true, true
 	return in, nil
 }
 

@@ -68,6 +68,9 @@ type Input struct {
 	Tasks []models.TaskSpan
 	// Events are the pool's scaling events in the period, oldest first.
 	Events []models.ScalingEvent
+	// NoFixedReplay leaves out the fixed fleet's replay (its waits): a change's two periods
+	// are compared by replays of their own.
+	NoFixedReplay bool
 }
 
 // Review is a pool's pilot review over a period.
@@ -635,7 +638,7 @@ func (r *Review) cost(in Input, cfg models.PoolConfig) error {
 	period := in.To.Unix() - in.From.Unix()
 	c.FixedFen = billing.Amount(int64(c.FixedNodes*cfg.GPUsPerNode)*period, in.RateFen)
 	c.SavedFen = c.FixedFen - c.ElasticFen
-	if c.FixedNodes > 0 {
+	if c.FixedNodes > 0 && !in.NoFixedReplay {
 		res, n, err := ReplayFixed(in.Tasks, in.From, in.To, in.Pool.Name, in.Pool.Spec, cfg.GPUsPerNode, c.FixedNodes, in.RateFen)
 		if err != nil {
 			return err
