@@ -52,7 +52,7 @@ var mayImport = map[string][]string{
 	"handlers/bills":         {"api", "billing", "handlers", "models", "views", "views/bills"},
 	"handlers/board":         {"api", "handlers", "models", "views", "views/board"},
 	"handlers/people":        {"api", "handlers", "models", "phrase", "sso", "views", "views/people"},
-	"handlers/pools":         {"api", "billing", "handlers", "models", "phrase", "replay", "scaler", "views", "views/pools"},
+	"handlers/pools":         {"api", "billing", "handlers", "models", "phrase", "pilot", "replay", "scaler", "views", "views/pools"},
 	"handlers/projects":      {"api", "billing", "handlers", "models", "phrase", "scheduler", "views", "views/projects"},
 	"handlers/services":      {"handlers", "models", "serving", "views/services"},
 	"handlers/tasks":         {"api", "billing", "handlers", "models", "phrase", "rightsize", "scaler", "schedule", "scheduler", "views", "views/tasks"},
@@ -68,6 +68,7 @@ var mayImport = map[string][]string{
 	"web/webtest":            {"api", "billing", "fleet", "fleet/sim", "handlers", "models", "models/modelstest", "phrase", "scaler", "scheduler", "serving", "web"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
+	"pilot":                  {"billing", "models", "replay"},
 }
 
 // TestImportRules reads every package's imports and checks them against mayImport, so that a

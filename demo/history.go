@@ -131,7 +131,7 @@ func pastStream(rng *rand.Rand, from, to time.Time) []pastTask {
 }
 
 // pastHistory turns the replay of tasks into the store's history: its machines as removed
-// nodes, the tasks that ended by now with their cards, and a rollup per card and 5 minutes
+// nodes, the scaling actions with their reasons, the tasks that ended by now with their cards, and a rollup per card and 5 minutes
 // read from each task's shape.
 func pastHistory(res *replay.Result, tasks []pastTask, cps []models.ConfiguredPool, th models.Thresholds, rng *rand.Rand, now time.Time) models.History {
 	var h models.History
@@ -163,6 +163,17 @@ func pastHistory(res *replay.Result, tasks []pastTask, cps []models.ConfiguredPo
 		}
 		nodeIdx[n.ID] = len(h.Nodes)
 		h.Nodes = append(h.Nodes, hn)
+	}
+	for _, e := range res.ScaleEvents {
+		if e.AtS > now.Unix() {
+			continue
+		}
+		node := -1
+		if i, ok := nodeIdx[e.NodeID]; ok && e.NodeID != 0 {
+			node = i
+		}
+		h.Events = append(h.Events, models.HistoryEvent{Pool: e.Pool, At: time.Unix(e.AtS, 0), Kind: e.Kind, Reason: e.Reason,
+			FromSize: e.From, To: e.To, Node: node})
 	}
 	for _, p := range res.Placements() {
 		k, _ := strconv.Atoi(p.JobID)

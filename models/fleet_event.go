@@ -210,3 +210,15 @@ func (s *Store) SetPoolPrice(ctx context.Context, poolID, fen int64, source stri
 	}
 	return nil
 }
+
+// ScalingEventsIn returns a pool's events at [from, to), oldest first: a pilot review reads
+// the scaling loop's actions and reasons over its period.
+func (s *Store) ScalingEventsIn(ctx context.Context, poolID int64, from, to time.Time) ([]ScalingEvent, error) {
+	var out []ScalingEvent
+	err := s.db.WithContext(ctx).Where("pool_id = ? AND at >= ? AND at < ?", poolID, UTC(from), UTC(to)).
+		Order("at, id").Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: scaling events of pool %d: %w", poolID, err)
+	}
+	return out, nil
+}

@@ -21,6 +21,18 @@ type History struct {
 	// Rollups are 5-minute buckets of the nodes' cards; GPUID is the card's index in its
 	// node's GPUs list, Node the node's index in Nodes.
 	Rollups []HistoryRollup
+	// Events are the scaling loop's actions on the nodes' pools, with their reasons.
+	Events []HistoryEvent
+}
+
+// HistoryEvent is one scaling action of the past: Node indexes into History's Nodes, -1 for
+// an action of no node (a scale-up).
+type HistoryEvent struct {
+	Pool         string
+	At           time.Time
+	Kind, Reason string
+	FromSize, To int
+	Node         int
 }
 
 // HistoryNode is a machine of a pool over [From, To), removed since.
@@ -73,7 +85,10 @@ func (s *Store) ImportHistory(ctx context.Context, h History) error {
 	err := db.Transaction(func(tx *gorm.DB) error {
 		var err error
 		gpuIDs, nodeIDs, err = importNodes(tx, h.Nodes)
-		return err
+		if err != nil {
+			return err
+		}
+		return importEvents(tx, h.Events, nodeIDs)
 	})
 	if err != nil {
 		return fmt.Errorf("models: import history: %w", err)
@@ -122,6 +137,31 @@ func importNodes(tx *gorm.DB, nodes []HistoryNode) (gpuIDs [][]int64, nodeIDs []
 		}
 	}
 	return gpuIDs, nodeIDs, nil
+}
+
+// importEvents stores the history's scaling events, a statement for all.
+func importEvents(tx *gorm.DB, events []HistoryEvent, nodeIDs []int64) error {
+	if len(events) == 0 {
+		return nil
+	}
+	pools := map[string]int64{}
+	rows := make([]ScalingEvent, 0, len(events))
+	for _, e := range events {
+		id, ok := pools[e.Pool]
+		if !ok {
+			var pool Pool
+			if err := tx.Where("name = ?", e.Pool).Take(&pool).Error; err != nil {
+				return notFound("pool "+e.Pool, err)
+			}
+			id, pools[e.Pool] = pool.ID, pool.ID
+		}
+		ev := ScalingEvent{At: UTC(e.At), PoolID: id, Kind: truncate(e.Kind, 30), FromSize: e.FromSize, ToSize: e.To, Reason: truncate(e.Reason, 50)}
+		if e.Node >= 0 && e.Node < len(nodeIDs) {
+			ev.NodeID = &nodeIDs[e.Node]
+		}
+		rows = append(rows, ev)
+	}
+	return tx.CreateInBatches(&rows, 500).Error
 }
 
 // importRollups writes rollups, plain integers, as literals many rows a statement: a month of

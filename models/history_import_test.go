@@ -10,7 +10,8 @@ import (
 )
 
 // TestImportHistory: a stored past reads back as the ledger reads it: the task ended, its
-// allocation closed on the past node's card, the card's rollups, and the node removed.
+// allocation closed on the past node's card, the card's rollups, the node removed, and the
+// scaling events with their reasons and nodes.
 func TestImportHistory(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
@@ -27,6 +28,8 @@ func TestImportHistory(t *testing.T) {
 				Queue: models.QueueLong, Priority: models.PriorityNormal, Command: []string{"train"}},
 				State: models.TaskSucceeded, Reason: "exited 0", SubmittedAt: t0, StartedAt: t0.Add(time.Minute),
 				EndedAt: t0.Add(time.Hour), Cards: []models.HistoryCard{{Node: 0, GPU: 1}}}},
+			Events: []models.HistoryEvent{{Pool: "a100", At: t0.Add(-3 * time.Minute), Kind: "scale-up", Reason: "demand-waiting", FromSize: 0, To: 1, Node: -1},
+				{Pool: "a100", At: t0.Add(2 * time.Hour), Kind: "remove", Reason: "node-unneeded", FromSize: 1, To: 0, Node: 0}},
 		}
 		for b := t0.Unix(); b < t0.Add(time.Hour).Unix(); b += models.Rollup5m {
 			h.Rollups = append(h.Rollups, models.HistoryRollup{Node: 0, GPU: 1,
@@ -50,6 +53,19 @@ func TestImportHistory(t *testing.T) {
 		})
 		if err != nil || len(rs) != 12 || rs[0].NActive != 2 {
 			t.Fatalf("LedgerReadings = %d rows, %v; want 12 active buckets", len(rs), err)
+		}
+		// The past's scaling events, with their reasons, read back over a period.
+		cps, err := s.ConfiguredPools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := s.ScalingEventsIn(ctx, cps[0].ID, t0.Add(-time.Hour), t0.Add(3*time.Hour))
+		if err != nil || len(evs) != 2 || evs[0].Kind != "scale-up" || evs[0].Reason != "demand-waiting" || evs[0].NodeID != nil ||
+			evs[1].Kind != "remove" || evs[1].NodeID == nil || *evs[1].NodeID != as[0].NodeID || !evs[1].At.Equal(t0.Add(2*time.Hour)) {
+			t.Errorf("ScalingEventsIn = %+v, %v; want the scale-up and the past node's removal", evs, err)
+		}
+		if evs, err := s.ScalingEventsIn(ctx, cps[0].ID, t0, t0.Add(2*time.Hour)); err != nil || len(evs) != 0 {
+			t.Errorf("ScalingEventsIn [09:00, 11:00) = %+v, %v; want none (the removal at 11:00 is after)", evs, err)
 		}
 		if nodes, _ := s.Nodes(ctx); len(nodes) != 0 {
 			t.Errorf("Nodes = %+v, want the past node removed", nodes)

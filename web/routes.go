@@ -218,6 +218,10 @@ func Routes(h *Areas) []Route {
 		{GET, "/people/sso", handlers.Admin, h.People.SSORulesPage},
 		{POST, "/people/sso", handlers.Admin, h.People.SSORuleFormCreate},
 		{POST, "/people/sso/:id/delete", handlers.Admin, h.People.SSORuleFormDelete},
+		// The pilot review of a pool (#34).
+		{GET, "/pools/:name/review", handlers.Lead, h.Pools.PoolReview},
+		{GET, "/pools/:name/review.csv", handlers.Lead, h.Pools.PoolReviewCSV},
+		{GET, "/pools/:name/changes/:version", handlers.Lead, h.Pools.PoolChange},
 	}
 }
 

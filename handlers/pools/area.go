@@ -11,6 +11,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/pilot"
 	"kashi/replay"
 )
 
@@ -50,6 +51,8 @@ type Store interface {
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
 	// The archive page.
 	ArchiveQueue(ctx context.Context, limit int) (models.ArchiveOutbox, error)
+	// The pilot review: billing's ledger, the tasks and the scaling events of a period.
+	pilot.Source
 }
 
 // New returns the area over store.

@@ -164,11 +164,14 @@ func (h *Handler) poolEditData(c echo.Context, name string, form *poolsview.Pool
 	if err != nil {
 		return d, err
 	}
+	measured := 0
 	for _, v := range versions {
 		vv := poolsview.PoolVersionView{Version: v.Version, At: v.At.In(h.Loc()), By: v.By, Note: v.Note,
 			Created: v.Before == "null" || v.Before == "", Current: v.Version == cur.Version}
 		if !vv.Created {
 			vv.Changes = configChanges(v.Before, v.After)
+			vv.Measured = measured < measuredVersions
+			measured++
 		}
 		d.Versions = append(d.Versions, vv)
 	}

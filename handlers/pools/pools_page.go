@@ -28,7 +28,8 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := poolsview.PoolsData{Now: now, Range: rng, From: now.Add(-span), CanEdit: handlers.Who(c).Admin()}
+	d := poolsview.PoolsData{Now: now, Range: rng, From: now.Add(-span), CanEdit: handlers.Who(c).Admin(),
+		CanReview: handlers.Who(c).Allows(handlers.Lead)}
 	bookings, err := h.poolBookings(ctx, pools, d.From, now)
 	if err != nil {
 		return err

@@ -16,6 +16,8 @@ type PoolsData struct {
 	Pools []PoolView
 	// CanEdit is true for admins: edit links and the form to add a pool.
 	CanEdit bool
+	// CanReview is true for leads and admins: each pool's pilot review.
+	CanReview bool
 }
 
 // ChartRanges are the spans the pools page's chart offers, the values of PoolsData.Range.
@@ -252,6 +254,8 @@ type PoolVersionView struct {
 	Changes []ConfigChange
 	Created bool
 	Current bool
+	// Measured: the list loads what the change saved (the latest changes only).
+	Measured bool
 }
 
 // ConfigChange is one setting a version changed, with its values as the form holds them.

@@ -1,0 +1,99 @@
+package pools
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kashi/handlers"
+	"kashi/phrase"
+	"kashi/pilot"
+	"kashi/views"
+	poolsview "kashi/views/pools"
+)
+
+// measuredVersions is how many of a pool's latest changes its version list measures as it
+// loads (each replays a period twice).
+const measuredVersions = 3
+
+// PoolChange shows what a version of a pool's settings changed: the period after it against
+// the period before (cost, effective share, waits, idle hours) and the period after replayed
+// under the old settings and the new. With HX-Request only the version list's sentence comes
+// back. GET /pools/:name/changes/:version.
+func (h *Handler) PoolChange(c echo.Context) error {
+	l, ctx := handlers.Locale(c), c.Request().Context()
+	name := c.Param("name")
+	version, err := strconv.Atoi(c.Param("version"))
+	if err != nil || version < 1 || version > math.MaxInt32 {
+		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
+	}
+	in, err := pilot.LoadChange(ctx, h.store, name, version, h.Now())
+	if errors.Is(err, pilot.ErrNoChange) {
+		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
+	}
+	if err != nil {
+		return err
+	}
+	ch, err := pilot.ComputeChange(in)
+	if err != nil {
+		return err
+	}
+	loc := h.Loc()
+	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
+		Changes: configChanges(in.Version.Before, in.Version.After), Ready: ch.Ready, ReadyAt: ch.At.Add(pilot.MinAfter).In(loc),
+		From: ch.From.In(loc), To: ch.To.In(loc), Before: periodFigures(ch.Before), After: periodFigures(ch.After),
+		Counter: poolsview.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
+			SavedFen: ch.Counter.SavedFen, OldIdleS: ch.Counter.OldIdleS, NewIdleS: ch.Counter.NewIdleS,
+			OldMeanWaitS: ch.Counter.OldMeanWaitS, NewMeanWaitS: ch.Counter.NewMeanWaitS}}
+	d.Sentence = changeSentence(l, ch, loc)
+	if ch.Ready {
+		day := func(t time.Time) string { return t.In(loc).Format(dateLayout) }
+		review := "/pools/" + url.PathEscape(name) + "/review?"
+		d.BeforeURL = review + url.Values{"from": {day(ch.From)}, "to": {day(ch.At.Add(-time.Second))}}.Encode()
+		d.AfterURL = review + url.Values{"from": {day(ch.At)}, "to": {day(ch.To.Add(-time.Second))}}.Encode()
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		return handlers.Render(c, http.StatusOK, poolsview.ChangeSentence(l, d))
+	}
+	return handlers.Render(c, http.StatusOK, poolsview.Change(l, d))
+}
+
+// periodFigures is one side of a change as the page shows it.
+func periodFigures(r pilot.Review) poolsview.PeriodFigures {
+	f := poolsview.PeriodFigures{CostFen: r.Cost.ElasticFen, HeldS: r.HeldS, Tasks: r.Tasks, MeanWaitS: r.MeanWaitS,
+		P95WaitS: r.P95WaitS, IdleS: r.IdleS, UnheldS: r.UnheldS}
+	if r.HeldS > 0 {
+		f.EffectivePct = 100 * float64(r.EffectiveS) / float64(r.HeldS)
+	}
+	return f
+}
+
+// changeSentence says what a change saved: "This change saved ¥N (−x % idle hours, waits
+// +y)", from the period after it replayed under the old settings and the new; before a day
+// has passed, when it will be measured.
+func changeSentence(l phrase.Locale, ch pilot.Change, loc *time.Location) string {
+	if !ch.Ready {
+		return l.T("change.not_yet", ch.At.Add(pilot.MinAfter).In(loc).Format("2006-01-02 15:04"))
+	}
+	cf := ch.Counter
+	idle := fmt.Sprintf("%+.0f %%", cf.IdlePct())
+	wait := signedDuration(l, time.Duration(cf.NewMeanWaitS-cf.OldMeanWaitS)*time.Second)
+	if cf.SavedFen >= 0 {
+		return l.T("change.saved", views.Yuan(cf.SavedFen), idle, wait)
+	}
+	return l.T("change.cost_more", views.Yuan(-cf.SavedFen), idle, wait)
+}
+
+// signedDuration writes d with its sign: "+1m", "−30s".
+func signedDuration(l phrase.Locale, d time.Duration) string {
+	if d < 0 {
+		return "−" + l.Duration(-d)
+	}
+	return "+" + l.Duration(d)
+}

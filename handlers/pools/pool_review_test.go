@@ -1,0 +1,205 @@
+package pools_test
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"kashi/demo"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/web/webtest"
+)
+
+// demoStart is the demo's start, 08:30 in Shanghai on 4 March 2026; its past is February.
+var demoStart = time.Date(2026, 3, 4, 0, 30, 0, 0, time.UTC)
+
+// TestPoolReviewAndChangesOfTheDemosPast: the pilot review of the demo's A100 pool over its past month
+// answers each question in both languages, with its peaks, troughs, idle cards and the fixed
+// fleet's replay; the CSV carries the same verdicts; the default period is the last two
+// weeks; the pools page links to it for leads and admins; bad input is 4xx naming the field.
+// Then a change of the pool's settings in the demo's past (at most 8 machines from 15
+// February) shows what it saved in the pool's version list and on its own page, in both
+// languages; a change under a day old says when it will be measured.
+func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.SQLite(t, models.Options{})
+	if _, _, err := demo.Seed(ctx, store, demoStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := demo.FillHistory(ctx, store, demoStart, 1); err != nil {
+		t.Fatal(err)
+	}
+	s := webtest.NewServerOn(t, store, webtest.TestCfg())
+	s.SetNow(demoStart)
+	const month = "/pools/a100/review?from=2026-02-01&to=2026-02-28"
+
+	w := s.Get(month)
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", month, w.Code, w.Body)
+	}
+	doc := webtest.Parse(t, w.Body.String())
+	var questions, sentences []string
+	doc.Find(`[data-testid=review-verdict]`).Each(func(_ int, v *goquery.Selection) {
+		questions = append(questions, v.AttrOr("data-question", ""))
+		sentences = append(sentences, strings.TrimSpace(v.Text()))
+	})
+	if strings.Join(questions, ",") != "peaks,troughs,idle,cost" || !strings.HasPrefix(sentences[0], "Peaks absorbed: ") ||
+		!strings.HasPrefix(sentences[1], "Troughs released: ") || !strings.HasPrefix(sentences[3], "Cost: ") {
+		t.Errorf("verdicts %q %q, want the four questions answered", questions, sentences)
+	}
+	if doc.Find(`[data-testid=review-peak]`).Length() == 0 || doc.Find(`[data-testid=review-cost-fixed]`).Length() != 1 ||
+		!strings.Contains(doc.Find(`[data-testid=review-replayed]`).Text(), "tasks replayed") {
+		t.Errorf("the month's review lacks its peaks or the fixed fleet's replay")
+	}
+	zh := webtest.Parse(t, s.Get(month, "Accept-Language", "zh-CN").Body.String())
+	if got := zh.Find(`[data-testid=review-verdict]`).First().Text(); !strings.HasPrefix(strings.TrimSpace(got), "波峰接住了吗：") {
+		t.Errorf("zh first verdict = %q", got)
+	}
+
+	csvURL := doc.Find(`[data-testid=review-csv]`).AttrOr("href", "")
+	c := s.Get(csvURL)
+	if c.Code != http.StatusOK || !strings.Contains(c.Header().Get("Content-Disposition"), "kashi-review-a100-2026-02-01-2026-02-28.csv") {
+		t.Fatalf("GET %s = %d %v", csvURL, c.Code, c.Header())
+	}
+	rows, err := csv.NewReader(strings.NewReader(c.Body.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verdicts []string
+	for _, r := range rows {
+		if r[0] == "verdict" {
+			verdicts = append(verdicts, r[1]+"="+r[4])
+		}
+	}
+	var onPage []string
+	doc.Find(`[data-testid=review-verdict]`).Each(func(_ int, v *goquery.Selection) {
+		ok := "no"
+		if v.AttrOr("data-ok", "") == "true" {
+			ok = "yes"
+		}
+		onPage = append(onPage, v.AttrOr("data-question", "")+"="+ok)
+	})
+	if strings.Join(verdicts, ",") != strings.Join(onPage, ",") {
+		t.Errorf("CSV verdicts %v, page %v", verdicts, onPage)
+	}
+
+	// The default period is the last two weeks, up to today.
+	def := webtest.Parse(t, s.Get("/pools/rtx4090/review").Body.String())
+	if from, to := def.Find(`#r-from`).AttrOr("value", ""), def.Find(`#r-to`).AttrOr("value", ""); from != "2026-02-20" && from != "2026-02-19" || to != "2026-03-04" && to != "2026-03-03" {
+		t.Errorf("default period %s – %s, want the last two weeks", from, to)
+	}
+	if def.Find(`[data-testid=review-verdict]`).Length() != 4 {
+		t.Errorf("the default review has no verdicts")
+	}
+
+	pools := webtest.Parse(t, s.Get("/pools").Body.String())
+	if pools.Find(`[data-testid=pool-review]`).Length() == 0 {
+		t.Errorf("the pools page does not link to the review")
+	}
+	viewer := s.UserToken("vera", models.RoleViewer)
+	if w := s.Get("/pools", "Authorization", "Bearer "+viewer); strings.Contains(w.Body.String(), `data-testid="pool-review"`) {
+		t.Errorf("a viewer sees the review link")
+	}
+	if w := s.Get(month, "Authorization", "Bearer "+viewer); w.Code != http.StatusForbidden {
+		t.Errorf("a viewer's review = %d, want 403", w.Code)
+	}
+
+	// A lead narrows the review to the projects they lead, not another's.
+	lead := s.UserToken("lena", models.RoleUser)
+	vision, err := store.ProjectByName(ctx, "vision")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lena, err := store.UserByName(ctx, "lena")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetMember(ctx, vision.ID, lena.ID, models.ProjectRoleLead); err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Get(month+"&project=vision", "Authorization", "Bearer "+lead); w.Code != http.StatusOK {
+		t.Errorf("a lead's review of their project = %d", w.Code)
+	}
+	if w := s.Get(month+"&project=nlp", "Authorization", "Bearer "+lead); w.Code != http.StatusUnprocessableEntity {
+		t.Errorf("a lead's review of another project = %d, want 422", w.Code)
+	}
+
+	for path, want := range map[string]int{
+		"/pools/nope/review": http.StatusNotFound,
+		"/pools/a100/review?from=2026-02-31&to=2026-03-01":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2026-02-10&to=2026-02-01":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2025-01-01&to=2026-02-01":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2026-04-01&to=2026-04-02":              http.StatusUnprocessableEntity,
+		"/pools/a100/review?from=2026-02-01&to=2026-02-02&project=nope": http.StatusUnprocessableEntity,
+		"/pools/a100/review.csv?from=x&to=2026-02-02":                   http.StatusUnprocessableEntity,
+	} {
+		if w := s.Get(path); w.Code != want {
+			t.Errorf("GET %s = %d, want %d", path, w.Code, want)
+		}
+	}
+	bad := webtest.Parse(t, s.Get("/pools/a100/review?from=2026-02-31&to=2026-03-01").Body.String())
+	if got := bad.Find(`[data-testid=review-error]`).Text(); !strings.HasPrefix(got, "from:") {
+		t.Errorf("a bad day's error = %q, want it to name from", got)
+	}
+
+	changes(t, s)
+}
+
+func changes(t *testing.T, s *webtest.Server) {
+	ctx := context.Background()
+	cps, err := s.Store.ConfiguredPools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cps[0].Config
+	cfg.MaxNodes = 8
+	shanghai, _ := time.LoadLocation("Asia/Shanghai")
+	v, err := s.Store.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "at most 8 machines", time.Date(2026, 2, 15, 0, 0, 0, 0, shanghai))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/pools/" + cps[0].Name + "/changes/" + strconv.Itoa(v.Version)
+	edit := webtest.Parse(t, s.Get("/pools/"+cps[0].Name+"/edit").Body.String())
+	if got := edit.Find(`[data-version="`+strconv.Itoa(v.Version)+`"] [data-testid=version-effect]`).AttrOr("hx-get", ""); got != path {
+		t.Errorf("the version list loads %q, want %q", got, path)
+	}
+	frag := s.Get(path, "HX-Request", "true")
+	if text := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Text()); frag.Code != http.StatusOK ||
+		!strings.HasPrefix(text, "This change saved ¥") || !strings.Contains(text, "idle hours, waits +") {
+		t.Errorf("the version's sentence = %d %q", frag.Code, text)
+	}
+	page := webtest.Parse(t, s.Get(path).Body.String())
+	if page.Find(`[data-testid=change-table]`).Length() != 1 || page.Find(`[data-testid=change-counter-table]`).Length() != 1 {
+		t.Errorf("the change's page lacks its before/after or its counterfactual")
+	}
+	zh := webtest.Parse(t, s.Get(path, "Accept-Language", "zh-CN").Body.String())
+	if got := zh.Find(`[data-testid=change-sentence]`).Text(); !strings.HasPrefix(got, "这次改动节省 ¥") {
+		t.Errorf("zh sentence = %q", got)
+	}
+	for p, want := range map[string]int{"/pools/" + cps[0].Name + "/changes/1": http.StatusNotFound, "/pools/" + cps[0].Name + "/changes/x": http.StatusNotFound,
+		"/pools/nope/changes/2": http.StatusNotFound} {
+		if w := s.Get(p); w.Code != want {
+			t.Errorf("GET %s = %d, want %d", p, w.Code, want)
+		}
+	}
+	viewer := s.UserToken("vic", models.RoleViewer)
+	if w := s.Get(path, "Authorization", "Bearer "+viewer); w.Code != http.StatusForbidden {
+		t.Errorf("a viewer's change page = %d, want 403", w.Code)
+	}
+	cfg.MaxNodes = 10
+	v, err = s.Store.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "", demoStart.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	young := s.Get("/pools/"+cps[0].Name+"/changes/"+strconv.Itoa(v.Version), "HX-Request", "true")
+	if text := webtest.Parse(t, young.Body.String()).Text(); !strings.Contains(text, "Measured from 2026-03-04 23:30, a day after the change.") {
+		t.Errorf("a change an hour old = %q, want when it will be measured", text)
+	}
+}

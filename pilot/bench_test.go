@@ -1,0 +1,90 @@
+package pilot
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"kashi/billing"
+)
+
+// BenchmarkDemoMonthFixedFleet is the review's replay-based comparison over the demo's past
+// month of its A100 pool: the month's tasks replayed on a fixed fleet of its peak machines
+// (the target is under 5 s).
+func BenchmarkDemoMonthFixedFleet(b *testing.B) {
+	ctx := context.Background()
+	s := demoPast(b)
+	loc, err := billing.Location(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	from := time.Date(2026, 2, 1, 0, 0, 0, 0, loc)
+	in, err := Load(ctx, s, "a100", "", from, from.AddDate(0, 1, 0), demoStart)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := in.Pool.Config.WithDefaults()
+	b.ResetTimer()
+	var n int
+	for range b.N {
+		_, n, err = ReplayFixed(in.Tasks, in.From, in.To, in.Pool.Name, in.Pool.Spec, cfg.GPUsPerNode, 12, in.RateFen)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n), "tasks")
+}
+
+// BenchmarkDemoMonthReview is the whole review of the demo's A100 pool over its past month,
+// from the store: billing's window, the peaks and troughs, and the replay.
+func BenchmarkDemoMonthReview(b *testing.B) {
+	ctx := context.Background()
+	s := demoPast(b)
+	loc, err := billing.Location(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	from := time.Date(2026, 2, 1, 0, 0, 0, 0, loc)
+	b.ResetTimer()
+	for range b.N {
+		in, err := Load(ctx, s, "a100", "", from, from.AddDate(0, 1, 0), demoStart)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Compute(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDemoChange measures a change in the demo's past (the A100 pool capped at 8
+// machines on 15 February): two weeks before and after from the store, and the two weeks
+// after replayed under both settings.
+func BenchmarkDemoChange(b *testing.B) {
+	ctx := context.Background()
+	s := demoPast(b)
+	loc, err := billing.Location(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cps, err := s.ConfiguredPools(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := cps[0].Config
+	cfg.MaxNodes = 8
+	v, err := s.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "", time.Date(2026, 2, 15, 0, 0, 0, 0, loc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		in, err := LoadChange(ctx, s, cps[0].Name, v.Version, demoStart)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ComputeChange(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

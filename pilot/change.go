@@ -1,0 +1,167 @@
+package pilot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"kashi/models"
+	"kashi/replay"
+)
+
+// The before/after of a pool's setting change: the period after the change against the
+// period before it, as they ran (each a Review), and the period after replayed under the
+// old settings and under the new with the same tasks, since the two periods' demand differs.
+
+// ChangeWindow is the longest period on each side of a change; MinAfter is how long after a
+// change its effect is first measured.
+const (
+	ChangeWindow = 14 * 24 * time.Hour
+	MinAfter     = 24 * time.Hour
+)
+
+// ErrNoChange: the version is the pool's first (its creation) or does not exist.
+var ErrNoChange = errors.New("pilot: no such change")
+
+// ChangeSource is what LoadChange reads; *models.Store implements it.
+type ChangeSource interface {
+	Source
+	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
+}
+
+// ChangeInput is everything ComputeChange reads.
+type ChangeInput struct {
+	Version  models.PoolPolicyVersion
+	Old, New models.PoolConfig
+	// Ready: MinAfter has passed since the change; without it Before and After are empty.
+	Ready         bool
+	Before, After Input
+}
+
+// Change is a setting change's measured effect.
+type Change struct {
+	Pool    string
+	Version int
+	At      time.Time
+	By      string
+	Note    string
+	Ready   bool
+	// From, To: Before is [From, At), After [At, To).
+	From, To      time.Time
+	Before, After Review
+	Counter       Counterfactual
+}
+
+// Counterfactual is the period after the change replayed with its tasks under the old
+// settings and under the new: SavedFen is old − new (positive: the change saved), the idle
+// card time and mean waits of each.
+type Counterfactual struct {
+	Tasks                      int
+	OldFen, NewFen, SavedFen   int64
+	OldIdleS, NewIdleS         int64
+	OldMeanWaitS, NewMeanWaitS int64
+}
+
+// IdlePct is the change in idle card time, in percent of the old (0 without idle before).
+func (c Counterfactual) IdlePct() float64 {
+	if c.OldIdleS == 0 {
+		return 0
+	}
+	return 100 * float64(c.NewIdleS-c.OldIdleS) / float64(c.OldIdleS)
+}
+
+// LoadChange reads version of the pool named pool and the periods around it as of now: as
+// long on each side, at most ChangeWindow, and not past the changes before and after it nor
+// now. The pool's first version, or one that does not exist, is ErrNoChange.
+func LoadChange(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (ChangeInput, error) {
+	vs, err := src.PoolConfigVersions(ctx, pool)
+	if err != nil {
+		return ChangeInput{}, err
+	}
+	i := slices.IndexFunc(vs, func(v models.PoolPolicyVersion) bool { return v.Version == version })
+	if i < 0 || vs[i].Before == "" || vs[i].Before == "null" {
+		return ChangeInput{}, ErrNoChange
+	}
+	in := ChangeInput{Version: vs[i]}
+	if err := json.Unmarshal([]byte(vs[i].Before), &in.Old); err != nil {
+		return ChangeInput{}, fmt.Errorf("pilot: version %d's settings before: %w", version, err)
+	}
+	if err := json.Unmarshal([]byte(vs[i].After), &in.New); err != nil {
+		return ChangeInput{}, fmt.Errorf("pilot: version %d's settings: %w", version, err)
+	}
+	at := vs[i].At
+	span := min(ChangeWindow, now.Sub(at))
+	for _, v := range vs {
+		switch {
+		case v.At.Before(at):
+			span = min(span, at.Sub(v.At))
+		case v.At.After(at):
+			span = min(span, v.At.Sub(at))
+		}
+	}
+	if span < MinAfter {
+		return in, nil
+	}
+	in.Ready = true
+	if in.Before, err = Load(ctx, src, pool, "", at.Add(-span), at, now); err != nil {
+		return ChangeInput{}, err
+	}
+	if in.After, err = Load(ctx, src, pool, "", at, at.Add(span), now); err != nil {
+		return ChangeInput{}, err
+	}
+	in.Before.Pool.Config, in.After.Pool.Config = in.Old, in.New
+	in.Before.NoFixedReplay, in.After.NoFixedReplay = true, true
+	return in, nil
+}
+
+// ComputeChange measures in's change.
+func ComputeChange(in ChangeInput) (Change, error) {
+	v := in.Version
+	c := Change{Version: v.Version, At: v.At, By: v.By, Note: v.Note, Ready: in.Ready}
+	if !in.Ready {
+		return c, nil
+	}
+	c.Pool, c.From, c.To = in.After.Pool.Name, in.Before.From, in.After.To
+	var err error
+	if c.Before, err = Compute(in.Before); err != nil {
+		return Change{}, err
+	}
+	if c.After, err = Compute(in.After); err != nil {
+		return Change{}, err
+	}
+	a := in.After
+	old, n, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.Old, a.RateFen)
+	if err != nil {
+		return Change{}, err
+	}
+	cur, _, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.New, a.RateFen)
+	if err != nil {
+		return Change{}, err
+	}
+	c.Counter = Counterfactual{Tasks: n, OldFen: old.Cost.TotalFen, NewFen: cur.Cost.TotalFen,
+		SavedFen: old.Cost.TotalFen - cur.Cost.TotalFen, OldIdleS: int64(old.IdleGPUHours), NewIdleS: int64(cur.IdleGPUHours),
+		OldMeanWaitS: int64(old.WaitS.Mean), NewMeanWaitS: int64(cur.WaitS.Mean)}
+	return c, nil
+}
+
+// ReplayElastic replays the tasks submitted in [from, to), each for the time it held its
+// cards, on the pool as cfg configures it (elastic from its minimum, by the production
+// scaling decisions), and returns the result and how many tasks it replayed.
+func ReplayElastic(tasks []models.TaskSpan, from, to time.Time, pool string, cfg models.PoolConfig, rateFen int64) (*replay.Result, int, error) {
+	tr := trace(tasks, from, to, cfg.Spec, max(cfg.MaxNodes, 1)*cfg.GPUsPerNode)
+	if len(tr.Jobs) == 0 {
+		return &replay.Result{}, 0, nil
+	}
+	p := replay.PoolOf(pool, cfg, rateFen)
+	if cfg.MaxNodes == 0 { // a static pool: its minimum, fixed
+		p.Scale, p.Nodes = nil, max(cfg.MinNodes, 1)
+	}
+	res, err := replay.Run(tr, replay.Options{Fleet: replay.Config{Pools: []replay.Pool{p}}})
+	if err != nil {
+		return nil, 0, fmt.Errorf("pilot: replay under version settings: %w", err)
+	}
+	return res, len(tr.Jobs), nil
+}

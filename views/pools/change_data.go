@@ -1,0 +1,47 @@
+package pools
+
+import "time"
+
+// ChangeData is the before/after page of one version of a pool's settings
+// (/pools/NAME/changes/V): the period after against the period before, and the period after
+// replayed under the old settings and the new.
+type ChangeData struct {
+	Now     time.Time
+	Pool    string
+	Version int
+	At      time.Time
+	By      string
+	Note    string
+	Changes []ConfigChange
+	// Ready: a day has passed since the change; the figures below are absent before.
+	Ready bool
+	// ReadyAt is when the effect is first measured.
+	ReadyAt  time.Time
+	From, To time.Time
+	Before   PeriodFigures
+	After    PeriodFigures
+	Counter  CounterView
+	// Sentence is the version list's line: "This change saved ¥N (−x % idle hours, waits +y)".
+	Sentence string
+	// BeforeURL and AfterURL are the pilot reviews of the two periods.
+	BeforeURL, AfterURL string
+}
+
+// PeriodFigures are one side of a change as it ran.
+type PeriodFigures struct {
+	CostFen        int64
+	HeldS          int64
+	EffectivePct   float64
+	Tasks          int
+	MeanWaitS      int64
+	P95WaitS       int64
+	IdleS, UnheldS int64
+}
+
+// CounterView is the period after replayed under each version's settings.
+type CounterView struct {
+	Tasks                      int
+	OldFen, NewFen, SavedFen   int64
+	OldIdleS, NewIdleS         int64
+	OldMeanWaitS, NewMeanWaitS int64
+}

@@ -1,0 +1,82 @@
+package browser_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kashi/demo"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/web/webtest"
+)
+
+// TestBrowserPilotReview walks a pool's pilot review in headless Chromium over the demo's
+// past month: from the pools page to the review, then last month's, with its verdicts,
+// peaks, troughs and cost, in both languages on a desktop and a phone, none scrolling
+// sideways.
+func TestBrowserPilotReview(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	start := time.Date(2026, 3, 4, 0, 30, 0, 0, time.UTC)
+	store := modelstest.SQLite(t, models.Options{})
+	if _, _, err := demo.Seed(ctx, store, start); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := demo.FillHistory(ctx, store, start, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.CreateUser(ctx, "ana", "pw-ana-long-enough", models.RoleAdmin, start); err != nil {
+		t.Fatal(err)
+	}
+	s := webtest.NewServerOn(t, store, webtest.TestCfg())
+	s.SetNow(start)
+	srv := httptest.NewServer(s.E)
+	defer srv.Close()
+	b := newBrowser(t, srv.URL, 3*time.Minute)
+	err := chromedp.Do(b.ctx,
+		b.login("ana", "pw-ana-long-enough"),
+		chromedp.Navigate(srv.URL+"/pools"),
+		chromedp.Click(css(`[data-pool=a100] [data-testid=pool-review]`)),
+		chromedp.WaitVisible(css(`[data-testid=review-verdicts]`)),
+		chromedp.Click(css(`[data-testid=review-last-month]`)),
+		chromedp.WaitVisible(css(`[data-testid=review-peak-table]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=review-verdict]').length`))
+	if err != nil || n != 4 {
+		t.Fatalf("verdicts = %d, %v; want 4", n, err)
+	}
+	const month = "/pools/a100/review?from=2026-02-01&to=2026-02-28"
+	shootPages(t, b, srv.URL, "review", []shotPage{
+		{"verdicts", month, `[data-testid=review-verdicts]`},
+		{"peaks", month, `[data-testid=review-peak-table]`},
+		{"cost", month, `[data-testid=review-cost-table]`},
+		{"rtx-troughs", "/pools/rtx4090/review?from=2026-02-01&to=2026-02-28", `[data-testid=review-troughs]`},
+	})
+
+	// A change in the past: the version list loads what it saved; its page shows the before
+	// and after and the counterfactual.
+	cps, err := store.ConfiguredPools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range cps {
+		if p.Name == "a100" {
+			cfg := p.Config
+			cfg.MaxNodes = 8
+			if _, err := store.SavePoolConfig(ctx, "a100", cfg, "ana", "at most 8 machines", time.Date(2026, 2, 14, 16, 0, 0, 0, time.UTC)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	shootPages(t, b, srv.URL, "change", []shotPage{
+		{"versions", "/pools/a100/edit", `[data-testid=version-effect-text]`},
+		{"page", "/pools/a100/changes/2", `[data-testid=change-counter-table]`},
+	})
+}
