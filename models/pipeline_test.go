@@ -163,6 +163,40 @@ func TestPipelineRunsStageByStage(t *testing.T) {
 		if !c.HeldFrom.Equal(ft0) || !c.HeldTo.Equal(ft0.Add(time.Hour)) || !st.HeldFrom.Equal(ft0.Add(time.Hour)) || !st.HeldTo.Equal(ft0.Add(6*time.Hour)) {
 			t.Fatalf("cards held: clean %v to %v, train %v to %v; want 0 h to 1 h and 1 h to 6 h after ft0", c.HeldFrom, c.HeldTo, st.HeldFrom, st.HeldTo)
 		}
+
+		// The history, as a trace: each stage's task names its stage and how it ended, and
+		// follows its parents' tasks of its run (train's rerun follows the first run's clean);
+		// cleanup, which follows eval whatever its end, has no parent there.
+		spans, err := s.TaskSpans(ctx, ft0.Add(-time.Hour), ft0.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type line struct {
+			Stage, State string
+			Parents      []string
+		}
+		stageOf := map[int64]string{}
+		for _, sp := range spans {
+			stageOf[sp.ID] = sp.Stage
+		}
+		var lines []line
+		for _, sp := range spans {
+			l := line{Stage: sp.Stage, State: sp.State}
+			for _, p := range sp.Parents {
+				l.Parents = append(l.Parents, stageOf[p])
+			}
+			lines = append(lines, l)
+		}
+		wantLines := []line{{"clean", models.TaskSucceeded, nil}, {"train", models.TaskFailed, []string{"clean"}},
+			{"cleanup", models.TaskSucceeded, nil}, {"train", models.TaskSucceeded, []string{"clean"}},
+			{"eval", models.TaskSucceeded, []string{"train"}}, {"cleanup", models.TaskSucceeded, nil}}
+		if diff := cmp.Diff(wantLines, lines); diff != "" {
+			t.Errorf("the history's stages (-want +got):\n%s", diff)
+		}
+		if len(spans) == 6 && (spans[4].Parents[0] != spans[3].ID || spans[3].Parents[0] != spans[0].ID) {
+			t.Errorf("eval follows task %v and train's rerun %v, want the rerun's train %d and clean %d",
+				spans[4].Parents, spans[3].Parents, spans[3].ID, spans[0].ID)
+		}
 	})
 }
 

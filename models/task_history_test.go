@@ -36,7 +36,7 @@ func TestTaskSpans(t *testing.T) {
 		}
 		want := []models.TaskSpan{{ID: ran.ID, Project: "vision", Spec: "A100-80G", GPUs: 4, SubmittedAt: t0,
 			StartedAt: t0.Add(2 * time.Minute), EndedAt: t0.Add(time.Hour), EstGPUHours: 6, MaxRuntimeS: 3 * 3600,
-			Queue: models.QueueLong, Priority: models.PriorityNormal}}
+			Queue: models.QueueLong, Priority: models.PriorityNormal, State: models.TaskSucceeded}}
 		if diff := cmp.Diff(want, spans); diff != "" {
 			t.Errorf("TaskSpans (-want +got):\n%s", diff)
 		}
