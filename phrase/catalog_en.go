@@ -1829,6 +1829,11 @@ var catalogEN = map[string]string{
 	// Pipelines by stage (#33).
 	"pipe.list_title":       "Pipelines",
 	"pipe.list_help":        "A pipeline runs its stages in order, each on the spec it asks for: a stage is submitted to the queue only once the stages before it are done, so it holds no cards while it waits. Submit one with kashi submit --pipeline file.yaml or POST /api/v1/pipelines.",
+	"pipe.new":              "Submit a pipeline",
+	"pipe.new_help":         "Write the pipeline as kashi submit --pipeline takes it, in YAML or JSON: its name, project and stages, each stage a task's fields with its name, the stages it follows (after, or after_ended whatever their outcome) and where it writes (output).",
+	"pipe.file":             "Pipeline",
+	"pipe.submit":           "Submit pipeline",
+	"pipe.submitted_done":   "The pipeline is submitted: its first stages are in the queue, the others wait for their parents.",
 	"pipe.none":             "No pipelines yet.",
 	"pipe.back_tasks":       "Tasks",
 	"pipe.back":             "All pipelines",

@@ -1829,6 +1829,11 @@ var catalogZH = map[string]string{
 	// Pipelines by stage (#33).
 	"pipe.list_title":       "流水线",
 	"pipe.list_help":        "流水线按顺序运行各阶段，每个阶段使用它自己要求的规格：前面的阶段完成后，该阶段才提交到队列，因此等待期间不占卡。可用 kashi submit --pipeline file.yaml 或 POST /api/v1/pipelines 提交。",
+	"pipe.new":              "提交流水线",
+	"pipe.new_help":         "按 kashi submit --pipeline 的格式填写流水线（YAML 或 JSON）：名称、项目和各阶段；每个阶段是一个任务的字段，加上阶段名、它跟随的阶段（after；after_ended 表示无论成败）和输出位置（output）。",
+	"pipe.file":             "流水线",
+	"pipe.submit":           "提交流水线",
+	"pipe.submitted_done":   "流水线已提交：最先的阶段已进入队列，其余阶段等待上游完成。",
 	"pipe.none":             "还没有流水线。",
 	"pipe.back_tasks":       "任务",
 	"pipe.back":             "全部流水线",

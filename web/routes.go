@@ -201,6 +201,7 @@ func Routes(h *Areas) []Route {
 
 		// Pipelines by stage (#33): pages, then the JSON API.
 		{GET, "/pipelines", handlers.Viewer, h.Tasks.PipelinesPage},
+		{POST, "/pipelines", handlers.Member, h.Tasks.PipelineFormCreate},
 		{GET, "/pipelines/:id", handlers.Viewer, h.Tasks.PipelinePage},
 		{POST, "/pipelines/:id/rerun", handlers.Member, h.Tasks.PipelineRerunForm},
 		{POST, "/pipelines/:id/cancel", handlers.Member, h.Tasks.PipelineCancelForm},

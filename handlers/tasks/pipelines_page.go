@@ -13,16 +13,23 @@ import (
 
 // PipelinesPage lists the pipelines of the projects the viewer sees. GET /pipelines.
 func (h *Handler) PipelinesPage(c echo.Context) error {
-	rows, err := h.pipelineRows(c.Request().Context(), handlers.Who(c), 200)
+	return h.renderPipelines(c, http.StatusOK, tasksview.PipelineForm{Open: c.QueryParams().Has("new")})
+}
+
+// renderPipelines renders the pipelines list with status, its form for those who run some
+// project's tasks holding form.
+func (h *Handler) renderPipelines(c echo.Context, status int, form tasksview.PipelineForm) error {
+	who := handlers.Who(c)
+	rows, err := h.pipelineRows(c.Request().Context(), who, 200)
 	if err != nil {
 		return err
 	}
-	d := tasksview.PipelinesData{Pipelines: make([]api.Pipeline, len(rows))}
+	d := tasksview.PipelinesData{Pipelines: make([]api.Pipeline, len(rows)), Form: form, CanSubmit: who.Allows(handlers.Member) && !who.ReadOnly}
 	for i, r := range rows {
 		d.Pipelines[i] = pipelineFields(r)
 		d.Pipelines[i].SubmittedAt = r.SubmittedAt.In(h.Loc())
 	}
-	return handlers.Render(c, http.StatusOK, tasksview.Pipelines(handlers.Locale(c), d))
+	return handlers.Render(c, status, tasksview.Pipelines(handlers.Locale(c), d))
 }
 
 // PipelinePage shows a pipeline: its stages as a layered graph with each one's state, cards,
@@ -43,9 +50,7 @@ func (h *Handler) PipelinePage(c echo.Context) error {
 		return err
 	}
 	d := tasksview.PipelineData{P: out, Layers: tasksview.Layers(out.Stages), CanRun: handlers.Who(c).CanRun(p.ProjectID)}
-	if n := c.QueryParam("notice"); n == tasksview.NoticeRerun || n == tasksview.NoticeCancelled {
-		d.Notice = n
-	}
+	d.Notice = c.QueryParam("notice") // the page shows the notices it knows only
 	return handlers.Render(c, http.StatusOK, tasksview.Pipeline(handlers.Locale(c), d))
 }
 

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"strconv"
 	"strings"
 
 	"kashi/api"
@@ -11,7 +12,37 @@ import (
 // PipelinesData is the pipelines page: the pipelines the viewer sees, newest first.
 type PipelinesData struct {
 	Pipelines []api.Pipeline
+	// CanSubmit shows the form that submits a pipeline file (to those who run some project's
+	// tasks); Form is its text and problem.
+	CanSubmit bool
+	Form      PipelineForm
 }
+
+// PipelineForm is the /pipelines form: the pipeline file's text, and why it was refused;
+// Open shows it unfolded (/pipelines?new, or a refused text).
+type PipelineForm struct {
+	Text, Problem string
+	Open          bool
+}
+
+// invalid is the text area's aria-invalid: whether the text was refused.
+func (f PipelineForm) invalid() string { return strconv.FormatBool(f.Problem != "") }
+
+// pipelineExample is the form's placeholder: a pipeline file, as `kashi submit --pipeline`
+// takes it (the same in every language: its keys are the API's).
+const pipelineExample = `name: nightly
+project: vision
+stages:
+  - name: clean
+    spec: RTX4090-24G
+    gpus: 1
+    command: [python, clean.py]
+    output: /data/vision/clean
+  - name: train
+    after: [clean]
+    spec: A100-80G
+    gpus: 16
+    command: [torchrun, train.py]`
 
 // PipelineData is one pipeline's page: its stages laid out in layers (each stage one layer
 // below its deepest parent), what it was estimated to take and what it took, and whether the
@@ -20,15 +51,31 @@ type PipelineData struct {
 	P      api.Pipeline
 	Layers [][]api.Stage
 	CanRun bool
-	// Notice confirms what a form just did: NoticeRerun or NoticeCancelled.
+	// Notice confirms what a form just did: NoticeSubmitted, NoticeRerun or NoticeCancelled
+	// (another is shown as none).
 	Notice string
 }
 
-// Notices of the pipeline page: a rerun started, the pipeline cancelled.
+// Notices of the pipeline page: the pipeline submitted, a rerun started, the pipeline
+// cancelled.
 const (
+	NoticeSubmitted = "submitted"
 	NoticeRerun     = "rerun"
 	NoticeCancelled = "cancelled"
 )
+
+// noticeText is the pipeline page's notice n in l; "" for a notice it does not know.
+func noticeText(l phrase.Locale, n string) string {
+	switch n {
+	case NoticeSubmitted:
+		return l.T("pipe.submitted_done")
+	case NoticeRerun:
+		return l.T("pipe.rerun_done")
+	case NoticeCancelled:
+		return l.T("pipe.cancel_done")
+	}
+	return ""
+}
 
 // Layers lays stages out by depth: a stage with no parent is in the first layer, any other
 // one layer below its deepest parent. Stages come parents first, so one pass suffices.

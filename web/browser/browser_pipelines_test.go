@@ -60,6 +60,7 @@ func TestBrowserPipelines(t *testing.T) {
 	}
 	shootPages(t, b, srv.URL, "pipelines", []shotPage{
 		{"list", "/pipelines", `[data-testid=pipeline-row]`},
+		{"new", "/pipelines?new", `[data-testid=pipeline-form]`},
 		{"graph", fmt.Sprintf("/pipelines/%d", p[0].ID), `[data-testid=pipeline-graph]`},
 		{"running", fmt.Sprintf("/pipelines/%d", ids[0]), `[data-testid=pipeline-cancel]`},
 		{"cancelled", fmt.Sprintf("/pipelines/%d?notice=cancelled", ids[1]), `[data-testid=pipeline-graph]`},
