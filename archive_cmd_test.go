@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,17 +21,61 @@ import (
 	"kashi/models/modelstest"
 )
 
-// TestRestoreServesTheSameBills issues a month on a SQLite server, lets the archive take
-// its bills and the night's backup, deletes the database, restores it with kashi restore
-// from the archive, and reads the same bills from the restored one; kashi archive verify
-// finds them all.
+// TestRestoreServesTheSameBills issues a month on a server, lets the archive take its bills
+// and the night's backup, loses the database, restores it with kashi restore from the
+// archive, and reads the same bills from the restored one; kashi archive verify finds them
+// all. On SQLite (the file deleted; restore refuses to overwrite one) and on Postgres (the
+// database dropped and made again empty; pg_dump's backup loaded with psql).
 func TestRestoreServesTheSameBills(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "kashi.db")
+		restoreScenario(t, path, "backups/2026/04/kashi-2026-04-01.db", func() {
+			for _, f := range []string{path, path + "-wal", path + "-shm"} {
+				if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+			}
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		admin := os.Getenv(modelstest.PGEnv)
+		if admin == "" {
+			t.Skip(modelstest.PGEnv + " not set")
+		}
+		var b [6]byte
+		rand.Read(b[:])
+		name := "restore_" + hex.EncodeToString(b[:])
+		db, err := sql.Open("pgx", admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		fresh := func() {
+			for _, q := range []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		fresh()
+		t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
+		dsn := regexp.MustCompile(`dbname=\S+`).ReplaceAllString(admin, "dbname="+name)
+		restoreScenario(t, dsn, "backups/2026/04/kashi-2026-04-01.sql", fresh)
+	})
+}
+
+// restoreScenario is TestRestoreServesTheSameBills on the database dsn, whose loss is lose
+// and whose backup is backup.
+func restoreScenario(t *testing.T, path, backup string, lose func()) {
 	g := s3test.Start(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	afterMarch := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC) // 08:00 in Shanghai, past the backup's hour
 	shanghai, _ := time.LoadLocation("Asia/Shanghai")
-	path := filepath.Join(t.TempDir(), "kashi.db")
+	pgDSN := ""
+	if models.IsPostgresDSN(path) {
+		pgDSN = path
+	}
 	s, err := models.Open(ctx, path, models.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +104,7 @@ func TestRestoreServesTheSameBills(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := archive.Open(*cfg)
-	a := archive.New(s, st, archive.Options{Location: shanghai, BackupHour: af.BackupHour, BackupKeep: af.BackupKeep})
+	a := archive.New(s, st, archive.Options{Location: shanghai, BackupHour: af.BackupHour, BackupKeep: af.BackupKeep, DSN: pgDSN})
 	if err := a.Pass(ctx, afterMarch); err != nil {
 		t.Fatal(err)
 	}
@@ -71,18 +119,16 @@ func TestRestoreServesTheSameBills(t *testing.T) {
 	s.Close()
 
 	// The server's database is lost.
-	for _, f := range []string{path, path + "-wal", path + "-shm"} {
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-	}
+	lose()
 	out.Reset()
 	restore := []string{"restore", "--from", af.Target, "--db", path}
-	if err := run(ctx, restore, getenv, &out, io.Discard); err != nil || !strings.Contains(out.String(), "backups/2026/04/kashi-2026-04-01.db") {
+	if err := run(ctx, restore, getenv, &out, io.Discard); err != nil || !strings.Contains(out.String(), backup) {
 		t.Fatalf("kashi restore = %v:\n%s", err, out.String())
 	}
-	if err := run(ctx, restore, getenv, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "exists") {
-		t.Errorf("kashi restore over a database = %v, want refused", err)
+	if pgDSN == "" {
+		if err := run(ctx, restore, getenv, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "exists") {
+			t.Errorf("kashi restore over a database = %v, want refused", err)
+		}
 	}
 	s, err = models.Open(ctx, path, models.Options{})
 	if err != nil {
