@@ -1834,6 +1834,7 @@ var catalogEN = map[string]string{
 	"pipe.file":             "Pipeline",
 	"pipe.submit":           "Submit pipeline",
 	"pipe.submitted_done":   "The pipeline is submitted: its first stages are in the queue, the others wait for their parents.",
+	"pipe.save_template":    "Save as pipeline template",
 	"pipe.none":             "No pipelines yet.",
 	"pipe.back_tasks":       "Tasks",
 	"pipe.back":             "All pipelines",

@@ -199,6 +199,8 @@ var validZH = map[string]string{
 	"must be an id of the chat: 1 to 64 letters, digits, '.', '_', '-', '@' or '+'":                     "须为聊天账号：1 到 64 个字母、数字、'.'、'_'、'-'、'@' 或 '+'",
 	"must be a pipeline in YAML or JSON: name, project and stages":                                      "须为 YAML 或 JSON 格式的流水线：名称、项目和各阶段",
 	"must be left out: submit a pipeline template from its page":                                        "请勿填写：流水线模板请在其页面提交",
+	"must be a project you lead":                     "须为你负责的项目",
+	"must be a stage: a task's fields with its name": "须为一个阶段：任务的字段加阶段名",
 	// Pipelines by stage (#33).
 	"must be 1 to %d stages, got %d":                                                               "应为 1 到 %d 个阶段，收到 %d 个",
 	"a pipeline's stages are batch tasks":                                                          "流水线的阶段只能是批处理任务",

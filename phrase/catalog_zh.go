@@ -1834,6 +1834,7 @@ var catalogZH = map[string]string{
 	"pipe.file":             "流水线",
 	"pipe.submit":           "提交流水线",
 	"pipe.submitted_done":   "流水线已提交：最先的阶段已进入队列，其余阶段等待上游完成。",
+	"pipe.save_template":    "保存为流水线模板",
 	"pipe.none":             "还没有流水线。",
 	"pipe.back_tasks":       "任务",
 	"pipe.back":             "全部流水线",

@@ -3,6 +3,7 @@ package tasks
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"unicode/utf8"
 
@@ -23,10 +24,18 @@ import (
 // project the user does not run tasks of). POST /pipelines.
 func (h *Handler) PipelineFormCreate(c echo.Context) error {
 	text := c.FormValue("pipeline")
-	p, err := h.pipelineFromText(c, text)
-	if err == nil {
-		h.Sched.Trigger()
-		return c.Redirect(http.StatusSeeOther, views.PipelineURL(p.ID)+"?notice="+tasksview.NoticeSubmitted)
+	var err error
+	if c.FormValue("as") == "template" {
+		var t models.TaskTemplate
+		if t, err = h.pipelineTemplateFromText(c, text); err == nil {
+			return c.Redirect(http.StatusSeeOther, string(views.TemplateURL(t.ID)))
+		}
+	} else {
+		var p models.Pipeline
+		if p, err = h.pipelineFromText(c, text); err == nil {
+			h.Sched.Trigger()
+			return c.Redirect(http.StatusSeeOther, views.PipelineURL(p.ID)+"?notice="+tasksview.NoticeSubmitted)
+		}
 	}
 	status := http.StatusUnprocessableEntity
 	var he *echo.HTTPError
@@ -42,28 +51,90 @@ func (h *Handler) PipelineFormCreate(c echo.Context) error {
 	return h.renderPipelines(c, status, tasksview.PipelineForm{Text: text, Problem: handlers.Problem(handlers.Locale(c), err)})
 }
 
-// pipelineFromText reads a pipeline file's text as the API's body and submits it.
-func (h *Handler) pipelineFromText(c echo.Context, text string) (models.Pipeline, error) {
+// pipelineFile is a pipeline file as the API's body, its stages as sent.
+type pipelineFile struct {
+	api.PipelineRequest
+	Stages []json.RawMessage `json:"stages"`
+}
+
+// readPipelineFile reads a pipeline file's text (YAML or JSON) as the API's body.
+func readPipelineFile(text string) (pipelineFile, error) {
+	var f pipelineFile
 	if len(text) > maxPipelineBody || !utf8.ValidString(text) {
-		return models.Pipeline{}, models.Invalid("pipeline", "must be valid UTF-8 of at most %d bytes", maxPipelineBody)
+		return f, models.Invalid("pipeline", "must be valid UTF-8 of at most %d bytes", maxPipelineBody)
 	}
 	var doc any
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil || doc == nil {
-		return models.Pipeline{}, models.Invalid("pipeline", "must be a pipeline in YAML or JSON: name, project and stages")
+		return f, models.Invalid("pipeline", "must be a pipeline in YAML or JSON: name, project and stages")
 	}
 	body, err := json.Marshal(doc)
 	if err != nil {
-		return models.Pipeline{}, models.Invalid("pipeline", "must be a pipeline in YAML or JSON: name, project and stages")
+		return f, models.Invalid("pipeline", "must be a pipeline in YAML or JSON: name, project and stages")
 	}
-	var req struct {
-		api.PipelineRequest
-		Stages []json.RawMessage `json:"stages"`
+	if err := handlers.DecodeBody(body, maxPipelineBody, &f); err != nil {
+		return f, err
 	}
-	if err := handlers.DecodeBody(body, maxPipelineBody, &req); err != nil {
+	if f.Template != 0 {
+		return f, models.Invalid("template", "must be left out: submit a pipeline template from its page")
+	}
+	return f, nil
+}
+
+// pipelineFromText reads a pipeline file's text as the API's body and submits it.
+func (h *Handler) pipelineFromText(c echo.Context, text string) (models.Pipeline, error) {
+	f, err := readPipelineFile(text)
+	if err != nil {
 		return models.Pipeline{}, err
 	}
-	if req.Template != 0 {
-		return models.Pipeline{}, models.Invalid("template", "must be left out: submit a pipeline template from its page")
+	return h.newPipeline(c, f.PipelineRequest, f.Stages)
+}
+
+// pipelineTemplateFromText saves a pipeline file's text as a pipeline template of its
+// project (its leads and admins), as POST /api/v1/projects/:id/templates would: each stage's
+// name, after, after_ended and output stay the stage's, its other fields become its task's.
+func (h *Handler) pipelineTemplateFromText(c echo.Context, text string) (models.TaskTemplate, error) {
+	f, err := readPipelineFile(text)
+	if err != nil {
+		return models.TaskTemplate{}, err
 	}
-	return h.newPipeline(c, req.PipelineRequest, req.Stages)
+	p, err := h.store.ProjectByName(c.Request().Context(), f.Project)
+	if errors.Is(err, models.ErrNotFound) || err == nil && !handlers.Who(c).CanSee(p.ID) {
+		return models.TaskTemplate{}, models.Invalid("project", "must be a project you lead")
+	}
+	if err != nil {
+		return models.TaskTemplate{}, err
+	}
+	if err := leads(c, p.ID); err != nil {
+		return models.TaskTemplate{}, err
+	}
+	req := newTemplateRequest()
+	req.Name = f.Name
+	req.Queue, req.Priority = "", ""
+	for i, raw := range f.Stages {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return models.TaskTemplate{}, models.Invalid(fmt.Sprintf("stages[%d]", i), "must be a stage: a task's fields with its name")
+		}
+		stage := map[string]json.RawMessage{}
+		for _, k := range []string{"name", "after", "after_ended", "output"} {
+			if v, ok := fields[k]; ok {
+				stage[k] = v
+				delete(fields, k)
+			}
+		}
+		stage["task"], _ = json.Marshal(fields)
+		b, _ := json.Marshal(stage)
+		var st api.TemplateStage
+		if err := handlers.DecodeBody(b, maxTemplateBody, &st); err != nil {
+			return models.TaskTemplate{}, stageError(i, err)
+		}
+		req.Stages = append(req.Stages, st)
+	}
+	stageDefaults(&req.TemplateBody)
+	t, err := h.store.CreateTemplate(c.Request().Context(), models.NewTemplate{ProjectID: p.ID, Name: req.Name,
+		Description: req.Description, Body: sameJSON[models.TemplateBody](req.TemplateBody)}, handlers.Who(c).User.Name, h.Cfg.TaskLimits, h.Now())
+	if err != nil {
+		return models.TaskTemplate{}, err
+	}
+	return t, nil
 }

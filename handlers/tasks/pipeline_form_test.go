@@ -79,3 +79,62 @@ stages:
 		}
 	}
 }
+
+// TestPipelineFormSavesATemplate: a lead saves the same pipeline file as a pipeline template
+// of the project and lands on its page, whose stages carry the file's; a member is refused
+// (403) and offered no such button; another project's lead is refused naming the project;
+// saved, the template is submitted as a pipeline from its page.
+func TestPipelineFormSavesATemplate(t *testing.T) {
+	f := webtest.NewTemplateFixture(t)
+	ctx := context.Background()
+	file := `name: nightly-vit
+project: vision
+stages:
+  - name: clean
+    gpus: 1
+    command: [python, clean.py]
+    output: /data/vision/clean
+  - name: train
+    after: [clean]
+    gpus: 2
+    queue: long
+    command: [python, train.py]
+`
+	save := url.Values{"pipeline": {file}, "as": {"template"}}
+	if r := f.S.Form("/pipelines", save, webtest.Bearer(f.Member)...); r.StatusCode != http.StatusForbidden {
+		t.Errorf("a member saving a template = %d, want 403", r.StatusCode)
+	}
+	if doc := webtest.DocOf(t, f.S.Get("/pipelines", webtest.Bearer(f.Member)...).Result()); doc.Find(`[data-testid=pipeline-save-template]`).Length() != 0 {
+		t.Error("a member is offered to save a template")
+	}
+	nlpLead := f.S.MemberAs("nora", "nlp", "lead")
+	r := f.S.Form("/pipelines", save, webtest.Bearer(nlpLead)...)
+	if problem := webtest.DocOf(t, r).Find(`[data-testid=pipeline-error]`).Text(); r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(problem, "project you lead") {
+		t.Errorf("another project's lead saving vision's template = %d %q, want 422 naming the project", r.StatusCode, problem)
+	}
+	if doc := webtest.DocOf(t, f.S.Get("/pipelines", webtest.Bearer(f.Lead)...).Result()); doc.Find(`[data-testid=pipeline-save-template]`).Length() != 1 {
+		t.Error("a lead is not offered to save a template")
+	}
+	r = f.S.Form("/pipelines", save, webtest.Bearer(f.Lead)...)
+	loc := r.Header.Get("Location")
+	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/templates/") {
+		t.Fatalf("a lead saving the template = %d → %q, want 303 to its page", r.StatusCode, loc)
+	}
+	tpls, err := f.S.Store.Templates(ctx, f.Vision)
+	if err != nil || len(tpls) != 1 {
+		t.Fatalf("templates = %+v, %v; want one", tpls, err)
+	}
+	body := tpls[0].Fields()
+	if len(body.Stages) != 2 || body.Stages[0].Output != "/data/vision/clean" || body.Stages[1].After[0] != "clean" ||
+		body.Stages[1].Task.GPUs != 2 || body.Stages[1].Task.Command[0] != "python" {
+		t.Errorf("saved stages = %+v, want the file's", body.Stages)
+	}
+	if r := f.S.Form(loc+"/pipeline", url.Values{}, webtest.Bearer(f.Member)...); r.StatusCode != http.StatusSeeOther {
+		t.Errorf("submitting the saved template = %d, want 303", r.StatusCode)
+	}
+	bad := url.Values{"pipeline": {strings.Replace(file, "gpus: 2", "gpus: 0", 1)}, "as": {"template"}}
+	r = f.S.Form("/pipelines", bad, webtest.Bearer(f.Lead)...)
+	if problem := webtest.DocOf(t, r).Find(`[data-testid=pipeline-error]`).Text(); r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(problem, "stages[1]") {
+		t.Errorf("a bad stage saved as a template = %d %q, want 422 naming stages[1]", r.StatusCode, problem)
+	}
+}

@@ -24,7 +24,8 @@ func (h *Handler) renderPipelines(c echo.Context, status int, form tasksview.Pip
 	if err != nil {
 		return err
 	}
-	d := tasksview.PipelinesData{Pipelines: make([]api.Pipeline, len(rows)), Form: form, CanSubmit: who.Allows(handlers.Member) && !who.ReadOnly}
+	d := tasksview.PipelinesData{Pipelines: make([]api.Pipeline, len(rows)), Form: form, CanSubmit: who.Allows(handlers.Member) && !who.ReadOnly,
+		CanTemplate: (who.Admin() || who.LeadsAny()) && !who.ReadOnly}
 	for i, r := range rows {
 		d.Pipelines[i] = pipelineFields(r)
 		d.Pipelines[i].SubmittedAt = r.SubmittedAt.In(h.Loc())

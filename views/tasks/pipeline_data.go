@@ -15,7 +15,10 @@ type PipelinesData struct {
 	// CanSubmit shows the form that submits a pipeline file (to those who run some project's
 	// tasks); Form is its text and problem.
 	CanSubmit bool
-	Form      PipelineForm
+	// CanTemplate offers to save the form's text as a pipeline template instead (to the
+	// leads of some project and admins).
+	CanTemplate bool
+	Form        PipelineForm
 }
 
 // PipelineForm is the /pipelines form: the pipeline file's text, and why it was refused;
