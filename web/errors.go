@@ -17,6 +17,10 @@ import (
 	"kashi/views"
 )
 
+// statusClientClosed is the status the request log records for a request whose client went
+// away before it was answered (nginx's 499; never sent, as nobody is there to read it).
+const statusClientClosed = 499
+
 // errorHandler answers every error: JSON for the API, the error page otherwise. Unexpected
 // errors are logged and shown as a plain 500 without details.
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
@@ -38,7 +42,12 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			}
 		} else if handlers.Busy(err) {
 			status, body = http.StatusServiceUnavailable, busyBody
-		} else if !errors.Is(err, context.Canceled) { // a canceled request's client is gone
+		} else if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+			// The client went away (an agent killed, a browser closed): nothing failed here,
+			// and nobody reads the answer. The request log says 499, as nginx does, not 500.
+			c.Response().WriteHeader(statusClientClosed)
+			return
+		} else {
 			log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		}
 		if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
