@@ -122,3 +122,31 @@ func example(s *openapi3.Schema) any {
 	}
 	return map[string]any{}
 }
+
+// TestOpenAPIOperationsNamed: every operation has a name a generated client can use as its
+// method (a unique lowerCamelCase verb and noun, not the path spelled out) and one tag the
+// document declares, so clients and viewers group the API by area.
+func TestOpenAPIOperationsNamed(t *testing.T) {
+	doc := loadOpenAPI(t)
+	declared := map[string]bool{}
+	for _, tag := range doc.Tags {
+		declared[tag.Name] = true
+	}
+	named := regexp.MustCompile(`^[a-z]+[A-Z][A-Za-z]*$|^(health|metrics)$`)
+	seen := map[string]string{}
+	for p, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			where := method + " " + p
+			if !named.MatchString(op.OperationID) || strings.Contains(strings.ToLower(op.OperationID), "apiv1") {
+				t.Errorf("%s: operationId %q is not a lowerCamelCase name", where, op.OperationID)
+			}
+			if other, dup := seen[op.OperationID]; dup {
+				t.Errorf("%s and %s share the operationId %q", where, other, op.OperationID)
+			}
+			seen[op.OperationID] = where
+			if len(op.Tags) != 1 || !declared[op.Tags[0]] {
+				t.Errorf("%s: tags %v, want one of the document's tags", where, op.Tags)
+			}
+		}
+	}
+}
