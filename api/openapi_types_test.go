@@ -19,7 +19,7 @@ func TestResponseTypesDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []any{Task{}, GPU{}, Queue{}, QueueEntry{}, Phrase{}, BillsIssued{}, Error{}, QuotaWait{}, Trial{}, Stage{}, Pipeline{}, RegisterResponse{}, SamplesResponse{}} {
+	for _, v := range []any{Task{}, GPU{}, Queue{}, QueueEntry{}, Phrase{}, BillsIssued{}, Error{}, QuotaWait{}, Trial{}, Stage{}, Pipeline{}, RegisterResponse{}, SamplesResponse{}, AssignmentsResponse{}, Assignment{}} {
 		typ := reflect.TypeOf(v)
 		ref := doc.Components.Schemas[typ.Name()]
 		if typ.Name() == "QueueEntry" {
