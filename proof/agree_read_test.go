@@ -236,7 +236,7 @@ func (w *witness) steadyInstant(ctx context.Context) (instant, int, error) {
 }
 
 // moving is what may still change right after the clock is held: each card's state and
-// holder, the queue and the running tasks. (Utilization and memory are noise the simulated
+// holder (in the API, on the board and in /metrics), the queue and the running tasks. (Utilization and memory are noise the simulated
 // GPUs add to every sample, held clock or not.)
 func (in instant) moving() any {
 	type card struct {
@@ -258,7 +258,20 @@ func (in instant) moving() any {
 	for _, t := range in.holding {
 		running = append(running, t.ID)
 	}
-	return []any{in.at, cards, waiting, in.queue.Capacity, running, queuedOn(in.metrics)}
+	return []any{in.at, cards, waiting, in.queue.Capacity, running, queuedOn(in.metrics), in.board, cardStates(in.metrics)}
+}
+
+// cardStates are /metrics' card counts by pool, spec and state (kashi_gpus): they move with
+// the same samples as the API's cards, read a moment apart, so a steady reading holds them
+// steady too, as it does the board's counts.
+func cardStates(metrics map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range metrics {
+		if strings.HasPrefix(k, "kashi_gpus{") {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // read reads every figure once.
