@@ -2,6 +2,7 @@ package models
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,6 +13,8 @@ type liveView struct {
 	mu    sync.RWMutex
 	gpus  map[int64]GPU
 	nodes map[int64]time.Time
+	// seq counts the records, for BoardVersion.
+	seq atomic.Uint64
 }
 
 // record keeps the GPUs' new readings and the nodes' last-seen times.
@@ -29,7 +32,12 @@ func (v *liveView) record(gpus []GPU, seen map[int64]time.Time) {
 			v.nodes[id] = at
 		}
 	}
+	v.seq.Add(1)
 }
+
+// BoardVersion changes whenever what the board shows may have changed: after a write that
+// may change its structure and after new readings. Equal versions read the same board.
+func (s *Store) BoardVersion() uint64 { return s.gen.Load() + s.live.seq.Load() }
 
 // overlay brings rows up to the latest readings the view holds.
 func (v *liveView) overlay(rows []BoardGPU) {

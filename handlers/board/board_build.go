@@ -102,13 +102,11 @@ func owners(rows []models.BoardGPU) []string {
 	return slices.Compact(out)
 }
 
-// addStrips gives each card of d its recent-use strip; rows are d's cards in the same order.
-func addStrips(d *boardview.BoardData, rows []models.BoardGPU, strips map[int64]models.UtilStrip) {
-	i := 0
+// addStrips gives each card of d its recent-use strip.
+func addStrips(d *boardview.BoardData, strips map[int64]models.UtilStrip) {
 	for n := range d.Nodes {
 		for g := range d.Nodes[n].GPUs {
-			d.Nodes[n].GPUs[g].Strip = strips[rows[i].ID]
-			i++
+			d.Nodes[n].GPUs[g].Strip = strips[d.Nodes[n].GPUs[g].ID]
 		}
 	}
 }
