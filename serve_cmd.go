@@ -358,7 +358,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
 		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target,
-		OIDC: cfg.SSO.oidc(cfg.PublicURL), LDAP: directory, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL}, now)
+		OIDC: cfg.SSO.oidc(cfg.PublicURL), LDAP: directory, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL,
+		BoardShare: boardShare}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)
@@ -489,8 +490,13 @@ func channelsOf(specs string) ([]notify.Channel, error) {
 	return out, nil
 }
 
+// boardShare is how long one render of a board view serves all its viewers: under the
+// board's refresh (5 s) and the agents' sampling (10 s), so a viewer sees each reading.
+const boardShare = 2 * time.Second
+
 // boardLag is how long the board may show nodes and holders from before the latest change
-// while a fresh snapshot is read behind it; readings are always current.
+// while a fresh snapshot is read behind it; readings are as current as the shared render
+// (boardShare).
 const boardLag = time.Second
 
 // defaultGCPercent is the server's GOGC: twice the runtime's 100. Under a mixed load of

@@ -35,6 +35,9 @@ type benchScale struct {
 var (
 	benchFull  = benchScale{projects: 1000, allocations: 1_000_000, nodes: 32}
 	benchShort = benchScale{projects: 20, allocations: 1000, nodes: 2}
+	// benchFleet is issue #37's fleet: 32,768 GPUs and 10,000 projects, with the same million
+	// allocations spread over them.
+	benchFleet = benchScale{projects: 10_000, allocations: 1_000_000, nodes: 4096}
 )
 
 // scale is the benchmarks' size: benchShort with -short.
@@ -175,44 +178,74 @@ func BenchmarkMonthBills(b *testing.B) {
 	benchStores(b)
 	for _, withRollups := range []bool{false, true} {
 		b.Run(fmt.Sprintf("rollups=%v", withRollups), func(b *testing.B) {
-			st, err := models.Open(context.Background(), benchPath[withRollups]+"/kashi.db", models.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			now := time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)
-			b.ReportAllocs()
-			runtime.GC()
-			peak := heapPeak()
-			b.ResetTimer()
-			var res Result
-			for i := 0; i < b.N; i++ {
-				// Each call starts from a collected heap, as one computation of a month's bills
-				// would: without it the previous call's bills, dead but not yet collected, count
-				// in this call's peak.
-				b.StopTimer()
-				res = Result{}
-				runtime.GC()
-				b.StartTimer()
-				if res, err = MonthBills(context.Background(), st, "2026-03", now); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
-			var lines int
-			for _, bill := range res.Bills {
-				lines += len(bill.Lines)
-			}
-			sc := scale()
-			if len(res.Bills) != sc.projects {
-				b.Fatalf("%d bills, want %d", len(res.Bills), sc.projects)
-			}
-			b.ReportMetric(float64(len(res.Bills)), "bills")
-			b.ReportMetric(float64(lines), "lines")
-			b.ReportMetric(float64(sc.allocations)*float64(b.N)/b.Elapsed().Seconds(), "allocations/s")
+			benchMonthBills(b, benchPath[withRollups], scale())
 		})
 	}
+}
+
+// BenchmarkMonthBillsFleet is BenchmarkMonthBills for 32,768 GPUs (4,096 nodes) and 10,000
+// projects (benchFleet), without readings: a month of 5-minute rollups of 32,768 GPUs is
+// 292 million rows, more than this benchmark builds; the rollups' cost per GPU is
+// BenchmarkMonthBills's. With -short it is benchShort's.
+func BenchmarkMonthBillsFleet(b *testing.B) {
+	sc := benchFleet
+	if testing.Short() {
+		sc = benchShort
+	}
+	dir := b.TempDir()
+	buildMonth(b, dir, sc)
+	benchMonthBills(b, dir, sc)
+}
+
+// buildMonth writes the month of benchRows(sc), without readings, into a store in dir.
+func buildMonth(b *testing.B, dir string, sc benchScale) {
+	lr := benchRows(sc)
+	st := openRawStore(b, dir)
+	defer st.Close()
+	st.load(b, lr)
+	if err := st.SetPrice(context.Background(), models.Price{Spec: lr.spec, FromMonth: "2026-01", RateFen: 1500, OverflowRateFen: 2500}, lr.provisioned[0]); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchMonthBills times MonthBills of March 2026 on the store in dir, built at scale sc, and
+// reports its peak heap.
+func benchMonthBills(b *testing.B, dir string, sc benchScale) {
+	st, err := models.Open(context.Background(), dir+"/kashi.db", models.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	runtime.GC()
+	peak := heapPeak()
+	b.ResetTimer()
+	var res Result
+	for i := 0; i < b.N; i++ {
+		// Each call starts from a collected heap, as one computation of a month's bills
+		// would: without it the previous call's bills, dead but not yet collected, count
+		// in this call's peak.
+		b.StopTimer()
+		res = Result{}
+		runtime.GC()
+		b.StartTimer()
+		if res, err = MonthBills(context.Background(), st, "2026-03", now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
+	var lines int
+	for _, bill := range res.Bills {
+		lines += len(bill.Lines)
+	}
+	if len(res.Bills) != sc.projects {
+		b.Fatalf("%d bills, want %d", len(res.Bills), sc.projects)
+	}
+	b.ReportMetric(float64(len(res.Bills)), "bills")
+	b.ReportMetric(float64(lines), "lines")
+	b.ReportMetric(float64(sc.allocations)*float64(b.N)/b.Elapsed().Seconds(), "allocations/s")
 }
 
 // heapPeak samples the live heap every millisecond until the returned function is called,

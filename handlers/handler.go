@@ -62,6 +62,10 @@ type Config struct {
 	SSORules           []models.SSORule
 	PasswordAdminsOnly bool
 	PublicURL          string
+	// BoardShare is how long one render of a board view serves every viewer of that view
+	// (the same view, filter, page, language and role); zero shares a render only while
+	// neither the clock nor the board's data moved.
+	BoardShare time.Duration
 }
 
 // FlavorLister lists the flavors a provider offers in a region and zone; ok is false for a

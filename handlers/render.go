@@ -133,6 +133,13 @@ func BadChoice(c echo.Context, param string, choices ...string) error {
 	return PageError(http.StatusBadRequest, Locale(c).T("error.param", param, strings.Join(choices, ", ")))
 }
 
+// BadRange is a page's 400 for a query parameter that is not a whole number from lo to hi,
+// in the page's language.
+func BadRange(c echo.Context, param string, lo, hi int) error {
+	l := Locale(c)
+	return PageError(http.StatusBadRequest, l.T("error.param_range", param, l.Int(lo), l.Int(hi)))
+}
+
 // BadRequest answers 400 with a message naming field.
 func BadRequest(field, msg string) error {
 	return echo.NewHTTPError(http.StatusBadRequest, api.Error{Error: msg, Field: field})

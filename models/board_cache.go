@@ -104,6 +104,7 @@ func (s *Store) refreshBoard(ctx context.Context, wait bool) (*boardSnap, error)
 	if snap.pools, snap.specs, snap.projects, err = s.queryBoardOptions(ctx); err != nil {
 		return nil, err
 	}
+	s.live.keep(snap.rows)
 	b.snap.Store(snap)
 	return snap, nil
 }

@@ -61,3 +61,15 @@ func DB(s *Store) *gorm.DB { return s.db }
 func InsertReservations(ctx context.Context, s *Store, rows []Reservation) error {
 	return s.db.WithContext(ctx).CreateInBatches(rows, 500).Error
 }
+
+// LiveSize is the count of GPUs and nodes the live view holds.
+func LiveSize(s *Store) (gpus, nodes int) {
+	s.live.mu.RLock()
+	defer s.live.mu.RUnlock()
+	return len(s.live.gpus), len(s.live.nodes)
+}
+
+// MarkRemoved marks a node removed, as RemoveNode does once the loop drained it.
+func MarkRemoved(ctx context.Context, s *Store, nodeID int64) error {
+	return s.db.WithContext(ctx).Model(&Node{}).Where("id = ?", nodeID).Update("state", NodeRemoved).Error
+}

@@ -15,6 +15,12 @@ type genConfig struct {
 	busy           float64 // share of cards held by running tasks
 	bigTasks       bool    // some tasks larger than a node
 	quotas         bool
+	// mixed adds what a large deployment's waiting set holds besides: nodes in two regions
+	// whose pools state their network and storage, tasks that ask for them (a region, data
+	// in a region, a least network or storage speed), service replicas, reruns, and the
+	// stages of pipelines (each stage submitted once its parents ended: ordinary tasks of
+	// one project and spec submitted together).
+	mixed bool
 }
 
 var genSpecs = []string{"A100-80G", "H100-80G", "RTX4090-24G"}
@@ -32,6 +38,10 @@ func genSnapshot(r *rand.Rand, c genConfig, now time.Time) Snapshot {
 		n := node(int64(i+1), spec, size)
 		n.Schedulable = r.IntN(20) != 0
 		n.ShortOnly = r.IntN(6) == 0
+		if c.mixed {
+			n.Region = genRegions[r.IntN(len(genRegions))]
+			n.InterNodeGbps, n.StorageMBps, n.NoInterNode = []int{0, 100, 400}[r.IntN(3)], []int{0, 500, 2000}[r.IntN(3)], r.IntN(10) == 0
+		}
 		s.Nodes = append(s.Nodes, n)
 	}
 	projects := []string{"vision", "speech", "llm", "infra", "rec"}
@@ -115,7 +125,33 @@ func genPending(r *rand.Rand, c genConfig, id int64, projects []string, now time
 	if r.IntN(50) == 0 {
 		p.GPUs = 1000 // more than any pool
 	}
+	if c.mixed {
+		genMixed(r, &p)
+	}
 	return p
+}
+
+var genRegions = []string{"cn-east", "cn-north"}
+
+// genMixed gives p the attributes of genConfig.mixed.
+func genMixed(r *rand.Rand, p *Pending) {
+	switch r.IntN(8) {
+	case 0:
+		p.Regions = []string{genRegions[r.IntN(len(genRegions))]}
+	case 1:
+		p.DataRegion = genRegions[r.IntN(len(genRegions))]
+	case 2:
+		p.MinInterNodeGbps, p.AllowNoInterconnect = 100, r.IntN(2) == 0
+	case 3:
+		p.MinStorageMBps = 500
+	case 4:
+		p.Service = true
+	case 5:
+		p.Rerun = true
+	case 6:
+		// A pipeline's stage: its siblings come in a run of ids, one project and spec.
+		p.Project, p.Spec, p.GPUs = "llm", genSpecs[0], 1+r.IntN(2)
+	}
 }
 
 func (c genConfig) String() string {

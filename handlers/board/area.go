@@ -17,12 +17,15 @@ import (
 type Handler struct {
 	*handlers.Core
 	store Store
+	share *boardShare
 }
 
 // Store is what Board needs of models.Store.
 type Store interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
+	// BoardVersion changes when what the board shows may have changed.
+	BoardVersion() uint64
 	// The compact board's strips and the active threshold; the GPU and node pages.
 	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
 	Thresholds() models.Thresholds
@@ -36,4 +39,6 @@ type Store interface {
 }
 
 // New returns the area over store.
-func New(c *handlers.Core, store Store) *Handler { return &Handler{Core: c, store: store} }
+func New(c *handlers.Core, store Store) *Handler {
+	return &Handler{Core: c, store: store, share: newBoardShare(c.Cfg.BoardShare)}
+}

@@ -2,82 +2,131 @@ package board
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/phrase"
 	boardview "kashi/views/board"
 )
 
-// Board renders the occupancy board, as cards or as the compact grid (?view=grid): the whole
-// page, or only the grid when HTMX asks (HX-Request). Filters (pool, spec, project, owner,
-// state) and the sort come from the URL; an unknown view, state or sort is a 400. The answer
-// carries an ETag of its bytes; a matching If-None-Match gets 304, so a refresh that changes
-// nothing costs no transfer and no swap. GET /.
+// Board renders the occupancy board, as cards or as the compact grid (?view=grid; the
+// default above a page of cards, defaultView): the whole page, or only the grid when HTMX
+// asks (HX-Request). Filters (pool, spec, project, owner, state), the sort and the page come
+// from the URL and are applied here, on the server; an unknown view, state or sort, or a page
+// out of range, is a 400. One render of each view serves all its viewers for the configured
+// interval (board_share.go). The answer carries an ETag of its bytes; a matching
+// If-None-Match gets 304, so a refresh that changes nothing costs no transfer and no swap. GET /.
 func (h *Handler) Board(c echo.Context) error {
-	ctx := c.Request().Context()
 	f, err := boardFilter(c)
 	if err != nil {
 		return err
 	}
-	rows, err := h.store.BoardGPUs(ctx, models.BoardFilter{Pool: f.Pool, Spec: f.Spec, Project: f.Project})
+	l := handlers.Locale(c)
+	k := shareKey{filter: f, lang: l.Lang, admin: handlers.Who(c).Admin(), partial: c.Request().Header.Get("HX-Request") == "true"}
+	now := h.Now()
+	// The shared part is rendered with the request's context alone: who asks is not in it.
+	ctx := c.Request().Context()
+	r, err := h.share.get(k, now, h.store.BoardVersion(), func() ([]byte, error) { return h.renderBoard(ctx, k, now) })
 	if err != nil {
 		return err
 	}
-	now := h.Now()
-	d := h.boardData(rows, now, handlers.Who(c).Admin())
-	d.Filter, d.ActivePct = f, h.store.Thresholds().ActiveUtilPct
-	if d.Options.Pools, d.Options.Specs, d.Options.Projects, err = h.store.BoardOptions(ctx); err != nil {
-		return err
-	}
-	d.Options.Owners = owners(rows)
-	if err := h.markBookings(ctx, &d, now); err != nil {
-		return err
-	}
-	if f.View == boardview.ViewGrid {
-		strips, err := h.store.UtilStrips(ctx, now)
-		if err != nil {
+	body, etag := r.body, r.etag
+	if !k.partial {
+		var buf bytes.Buffer
+		page := boardview.Board(l, templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+			_, err := w.Write(r.body)
+			return err
+		}))
+		if err := page.Render(handlers.RenderContext(c), &buf); err != nil {
 			return err
 		}
-		addStrips(&d, rows, strips)
+		body, etag = buf.Bytes(), etagOf(buf.Bytes())
 	}
-	narrowNodes(&d)
-	if f.Sort == boardview.SortIdle {
-		sortIdleFirst(d.Nodes)
-	}
-	l := handlers.Locale(c)
-	var comp templ.Component = boardview.Board(l, d)
-	if c.Request().Header.Get("HX-Request") == "true" {
-		comp = boardview.BoardGrid(l, d)
-		if f.View == boardview.ViewGrid {
-			comp = boardview.CompactGrid(l, d)
-		}
-	}
-	var buf bytes.Buffer
-	if err := comp.Render(handlers.RenderContext(c), &buf); err != nil {
-		return err
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	c.Response().Header().Set("ETag", etag)
 	c.Response().Header().Add("Vary", "HX-Request, Accept-Language, Cookie")
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	if c.Request().Header.Get("If-None-Match") == etag {
 		return c.NoContent(http.StatusNotModified)
 	}
-	return c.HTMLBlob(http.StatusOK, buf.Bytes())
+	return c.HTMLBlob(http.StatusOK, body)
+}
+
+// renderBoard builds the board of k at now and writes its body (BoardBody) or, for HTMX,
+// its grid.
+func (h *Handler) renderBoard(ctx context.Context, k shareKey, now time.Time) ([]byte, error) {
+	f := k.filter
+	rows, err := h.store.BoardGPUs(ctx, models.BoardFilter{Pool: f.Pool, Spec: f.Spec, Project: f.Project})
+	if err != nil {
+		return nil, err
+	}
+	d := h.boardData(rows, now, k.admin)
+	d.Filter, d.ActivePct = f, h.store.Thresholds().ActiveUtilPct
+	if d.Options.Pools, d.Options.Specs, d.Options.Projects, err = h.store.BoardOptions(ctx); err != nil {
+		return nil, err
+	}
+	d.Options.Owners = owners(rows)
+	if err := h.markBookings(ctx, &d, now); err != nil {
+		return nil, err
+	}
+	narrowNodes(&d)
+	if d.Filter.View == "" {
+		d.Filter.View = defaultView(d.Nodes)
+	}
+	if d.Filter.View == boardview.ViewGrid {
+		strips, err := h.store.UtilStrips(ctx, now)
+		if err != nil {
+			return nil, err
+		}
+		addStrips(&d, strips)
+	}
+	if f.Sort == boardview.SortIdle {
+		sortIdleFirst(d.Nodes)
+	}
+	d.Counts = boardview.CompactCounts(d)
+	paginate(&d)
+	l := phrase.Locale{Lang: k.lang}
+	comp := boardview.BoardBody(l, d)
+	switch {
+	case k.partial && d.Filter.View == boardview.ViewGrid:
+		comp = boardview.CompactGrid(l, d)
+	case k.partial:
+		comp = boardview.BoardGrid(l, d)
+	}
+	var buf bytes.Buffer
+	if err := comp.Render(ctx, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// etagOf is the ETag of an answer's bytes.
+func etagOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
 }
 
 // boardFilter reads the board's filter, view and sort from the URL.
 func boardFilter(c echo.Context) (boardview.BoardFilter, error) {
 	f := boardview.BoardFilter{Pool: c.QueryParam("pool"), Spec: c.QueryParam("spec"), Project: c.QueryParam("project"),
-		Owner: c.QueryParam("owner"), State: c.QueryParam("state"), Sort: c.QueryParam("sort"), View: c.QueryParam("view")}
+		Owner: c.QueryParam("owner"), State: c.QueryParam("state"), Sort: c.QueryParam("sort"), View: c.QueryParam("view"), Page: 1}
+	if p := c.QueryParam("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > maxPage {
+			return f, handlers.BadRange(c, "page", 1, maxPage)
+		}
+		f.Page = n
+	}
 	switch {
 	case f.View != "" && f.View != boardview.ViewCards && f.View != boardview.ViewGrid:
 		return f, handlers.BadChoice(c, "view", boardview.ViewCards, boardview.ViewGrid)

@@ -16,18 +16,29 @@ func (h *Handler) marks() models.GPUMarks {
 }
 
 // boardData groups GPU rows (ordered by pool, node, index) into nodes and pool summaries;
-// the cards carry their UUIDs when uuids is true (for admins).
+// the cards carry their UUIDs when uuids is true (for admins). The cards of all nodes share
+// one array, allocated once: a board of 32,768 cards is built every interval per view.
 func (h *Handler) boardData(rows []models.BoardGPU, now time.Time, uuids bool) boardview.BoardData {
 	d := boardview.BoardData{Now: now, IdleAfter: h.Cfg.IdleAfter, SaturatedAfter: h.Cfg.SaturatedAfter}
 	marks := h.marks()
+	nodes := 0
+	for i := range rows {
+		if i == 0 || rows[i].NodeID != rows[i-1].NodeID {
+			nodes++
+		}
+	}
+	d.Nodes = make([]views.BoardNode, 0, nodes)
+	cards := make([]views.BoardGPU, len(rows))
 	var (
 		node *views.BoardNode
 		pool *boardview.PoolSummary
-		// utilSum per node and per pool, for the means.
-		nodeUtil, poolUtil int
+		// first is the index in cards of node's first card; utilSum per node and per pool,
+		// for the means.
+		first, nodeUtil, poolUtil int
 	)
-	closeNode := func() {
-		if node != nil && len(node.GPUs) > 0 {
+	closeNode := func(end int) {
+		if node != nil && end > first {
+			node.GPUs = cards[first:end:end]
 			node.MeanUtil = nodeUtil / len(node.GPUs)
 		}
 	}
@@ -36,21 +47,23 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time, uuids bool) b
 			pool.MeanUtil = poolUtil / pool.Total
 		}
 	}
-	for _, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		if pool == nil || pool.Name != r.Pool {
 			closePool()
 			d.Pools = append(d.Pools, boardview.PoolSummary{Name: r.Pool, Spec: r.Spec})
 			pool, poolUtil = &d.Pools[len(d.Pools)-1], 0
 		}
 		if node == nil || node.ID != r.NodeID {
-			closeNode()
+			closeNode(i)
 			d.Nodes = append(d.Nodes, views.BoardNode{ID: r.NodeID, Hostname: r.Hostname, Pool: r.Pool, Spec: r.Spec,
 				Region: r.Region, Zone: r.Zone, State: r.NodeState, LastSeen: r.LastSeenAt})
-			node, nodeUtil = &d.Nodes[len(d.Nodes)-1], 0
+			node, first, nodeUtil = &d.Nodes[len(d.Nodes)-1], i, 0
 			pool.Nodes++
 		}
 		st := r.Status(now, marks)
-		g := views.BoardGPU{ID: r.ID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
+		g := &cards[i]
+		*g = views.BoardGPU{ID: r.ID, Index: r.Index, MemoryUsedMiB: r.MemoryUsedMiB, MemoryTotalMiB: r.MemoryTotalMiB,
 			UtilPct: r.UtilPct, TempC: r.TempC, PowerW: r.PowerW, Held: r.TaskID != 0, TaskID: r.TaskID, Task: r.Task,
 			Project: r.Project, State: api.GPUState(st.State), LongIdle: st.LongIdle, LongSaturated: st.LongSaturated,
 			UnmanagedMiB: r.UnmanagedMiB, UnmanagedWho: r.UnmanagedWho, Owner: r.Owner}
@@ -66,7 +79,6 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time, uuids bool) b
 		if r.SaturatedSince != nil {
 			g.SaturatedFor = now.Sub(*r.SaturatedSince)
 		}
-		node.GPUs = append(node.GPUs, g)
 		node.MemUsedMiB += r.MemoryUsedMiB
 		node.MemTotalMiB += r.MemoryTotalMiB
 		nodeUtil += r.UtilPct
@@ -85,7 +97,7 @@ func (h *Handler) boardData(rows []models.BoardGPU, now time.Time, uuids bool) b
 			pool.Stale++
 		}
 	}
-	closeNode()
+	closeNode(len(rows))
 	closePool()
 	return d
 }
@@ -102,13 +114,11 @@ func owners(rows []models.BoardGPU) []string {
 	return slices.Compact(out)
 }
 
-// addStrips gives each card of d its recent-use strip; rows are d's cards in the same order.
-func addStrips(d *boardview.BoardData, rows []models.BoardGPU, strips map[int64]models.UtilStrip) {
-	i := 0
+// addStrips gives each card of d its recent-use strip.
+func addStrips(d *boardview.BoardData, strips map[int64]models.UtilStrip) {
 	for n := range d.Nodes {
 		for g := range d.Nodes[n].GPUs {
-			d.Nodes[n].GPUs[g].Strip = strips[rows[i].ID]
-			i++
+			d.Nodes[n].GPUs[g].Strip = strips[d.Nodes[n].GPUs[g].ID]
 		}
 	}
 }

@@ -88,7 +88,7 @@ func TestCompactBoard(t *testing.T) {
 		}
 	}
 	full := webtest.Parse(t, s.Get("/?view=grid&state=idle&owner=alice").Body.String())
-	if got := full.Find(`[data-testid=view-cards]`).AttrOr("href", ""); got != "/?owner=alice&state=idle" {
+	if got := full.Find(`[data-testid=view-cards]`).AttrOr("href", ""); got != "/?owner=alice&state=idle&view=cards" {
 		t.Errorf("cards link = %q, want the filter kept", got)
 	}
 	if full.Find(`[data-testid=filter-state] option[value=idle][selected]`).Length() != 1 ||

@@ -186,8 +186,9 @@ func compactSize(d BoardData) templ.SafeCSS {
 	return templ.SafeCSS("--cw:" + strconv.Itoa(compactCellWidth(d)) + "px")
 }
 
-// compactCounts counts the shown cards by compact state.
-func compactCounts(d BoardData) map[string]int {
+// CompactCounts counts d's cards by compact state; the handler takes it before paging, so
+// the legend counts every page (BoardData.Counts).
+func CompactCounts(d BoardData) map[string]int {
 	n := map[string]int{}
 	for i := range d.Nodes {
 		for j := range d.Nodes[i].GPUs {

@@ -60,6 +60,7 @@ func TestCompactGrid(t *testing.T) {
 	d.Filter.View, d.ActivePct = ViewGrid, 40
 	d.Nodes[0].GPUs[0].Strip = [12]uint8{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1}
 	d.Nodes[0].GPUs[0].Owner = "zhang<x>"
+	d.Counts = CompactCounts(d)
 	doc := viewstest.Parse(t, viewstest.Render(t, CompactGrid(viewstest.En, d)))
 	cells := doc.Find(`[data-testid=compact-grid] [data-testid=gpu-cell]`)
 	if cells.Length() != 20 {

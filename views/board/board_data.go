@@ -25,6 +25,19 @@ type BoardData struct {
 	// Bookings are the reservations holding cards now: from their lead time before the
 	// window to its end.
 	Bookings []views.BoardBooking
+	// Counts are the shown cards by compact state, over every page (CompactCounts).
+	Counts map[string]int
+	// Pages are the board's pages when its cards do not fit one (the handler's paging);
+	// Nodes are then the nodes of page Filter.Page only.
+	Pages []BoardPage
+}
+
+// BoardPage is one page of a board too large for one: the node groups (pools) it holds,
+// by the pools of its first and last node, and its count of cards.
+type BoardPage struct {
+	Number      int
+	First, Last string
+	Cards       int
 }
 
 // BoardFilter selects what the board shows and how: all of it is kept in the URL.
@@ -39,8 +52,11 @@ type BoardFilter struct {
 	// Sort is SortNode (pool, node: the default) or SortIdle (nodes with idle held cards
 	// first, then those with free ones).
 	Sort string
-	// View is ViewCards (the default) or ViewGrid, the compact grid.
+	// View is ViewCards or ViewGrid, the compact grid; the handler sets it when the URL
+	// does not (ViewCards up to a page of cards, ViewGrid above).
 	View string
+	// Page is the page shown, from 1, of a board with Pages.
+	Page int
 }
 
 // Board views and sorts.

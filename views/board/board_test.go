@@ -116,7 +116,7 @@ func boardFixture() BoardData {
 }
 
 func TestBoardGolden(t *testing.T) {
-	got := viewstest.Render(t, Board(viewstest.En, boardFixture()))
+	got := viewstest.Render(t, Board(viewstest.En, BoardBody(viewstest.En, boardFixture())))
 	path := filepath.Join("..", "..", "testdata", "golden", "board.html")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -148,7 +148,7 @@ func uuids(doc *goquery.Document, sel string) []string {
 }
 
 func TestBoardContent(t *testing.T) {
-	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.En, boardFixture())))
+	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.En, BoardBody(viewstest.En, boardFixture()))))
 
 	if got := doc.Find(`html`).AttrOr("lang", ""); got != "en" {
 		t.Errorf(`<html lang> = %q, want "en"`, got)
@@ -231,7 +231,7 @@ func TestBoardContent(t *testing.T) {
 func TestBoardFilterSelected(t *testing.T) {
 	d := boardFixture()
 	d.Filter = BoardFilter{Pool: "sh-h800", Project: "gone-project"}
-	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.En, d)))
+	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.En, BoardBody(viewstest.En, d))))
 	for name, want := range map[string]string{"pool": "sh-h800", "spec": "", "project": "gone-project"} {
 		sel := doc.Find(`#board-filter select[name="` + name + `"] option[selected]`)
 		if sel.Length() != 1 || sel.AttrOr("value", "?") != want {
@@ -245,7 +245,7 @@ func TestBoardFilterSelected(t *testing.T) {
 }
 
 func TestBoardZH(t *testing.T) {
-	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.Zh, boardFixture())))
+	doc := viewstest.Parse(t, viewstest.Render(t, Board(viewstest.Zh, BoardBody(viewstest.Zh, boardFixture()))))
 	if got := doc.Find(`html`).AttrOr("lang", ""); got != "zh-CN" {
 		t.Errorf(`<html lang> = %q, want "zh-CN"`, got)
 	}

@@ -2,8 +2,10 @@ package board
 
 import (
 	"net/url"
+	"strconv"
 
 	"kashi/api"
+	"kashi/phrase"
 	"kashi/views"
 )
 
@@ -78,17 +80,36 @@ func (f BoardFilter) narrowed() bool {
 	return f.Pool != "" || f.Spec != "" || f.Project != "" || f.Owner != "" || f.State != ""
 }
 
-// query is the board's URL with the filter in view v; empty and default values are left out.
+// query is the board's URL with the filter in view v, on its first page; empty and default
+// values are left out. The view is always named: which one a bare URL opens depends on
+// the count of cards (the handler's defaultView).
 func (f BoardFilter) query(v string) string {
+	return f.pageQuery(v, 1)
+}
+
+// pageQuery is query on page n.
+func (f BoardFilter) pageQuery(v string, n int) string {
 	q := url.Values{}
 	for _, kv := range [][2]string{{"view", v}, {"pool", f.Pool}, {"spec", f.Spec}, {"project", f.Project},
 		{"owner", f.Owner}, {"state", f.State}, {"sort", f.Sort}} {
-		if kv[1] != "" && !(kv[0] == "view" && kv[1] == ViewCards) && !(kv[0] == "sort" && kv[1] == SortNode) {
+		if kv[1] != "" && !(kv[0] == "sort" && kv[1] == SortNode) {
 			q.Set(kv[0], kv[1])
 		}
+	}
+	if n > 1 {
+		q.Set("page", strconv.Itoa(n))
 	}
 	if len(q) == 0 {
 		return "/"
 	}
 	return "/?" + q.Encode()
+}
+
+// pageName names a page of the board by the pools of its first and last node and its
+// count of cards.
+func pageName(l phrase.Locale, p BoardPage) string {
+	if p.First == p.Last {
+		return l.T("board.page", p.First, l.Int(p.Cards))
+	}
+	return l.T("board.page", p.First+" – "+p.Last, l.Int(p.Cards))
 }

@@ -11,8 +11,8 @@ import (
 	"kashi/models"
 )
 
-// SeedFleet fills store, through its own methods, with nodes × 8 A100s in pool "a100" and
-// readings every 5 minutes of the hour before now, rolled up: of each node's eight cards,
+// SeedFleet fills store, through its own methods, with nodes × 8 A100s in pools of 512 nodes
+// ("a100", then "a100-01", "a100-02"…) and readings every 5 minutes of the hour before now, rolled up: of each node's eight cards,
 // five are held by one task (of owners u0…u36) — two busy, one low, two idle — and three are
 // free. It returns the node ids.
 func SeedFleet(tb testing.TB, s *models.Store, nodes int, now time.Time) []int64 {
@@ -21,10 +21,10 @@ func SeedFleet(tb testing.TB, s *models.Store, nodes int, now time.Time) []int64
 	if _, err := s.EnsureProject(ctx, "vision", now.Add(-24*time.Hour)); err != nil {
 		tb.Fatal(err)
 	}
-	ids := make([]int64, nodes)
+	ids := make([]int64, 0, nodes)
 	for n := range nodes {
 		host := fmt.Sprintf("gpu-%03d", n)
-		req := models.NodeRegistration{Hostname: host, Pool: "a100"}
+		req := models.NodeRegistration{Hostname: host, Pool: seedPool(n)}
 		for i := range 8 {
 			req.GPUs = append(req.GPUs, models.GPUInfo{UUID: UUIDOf(host, i), Index: i, Name: A100Name, MemoryTotalMiB: A100MiB})
 		}
@@ -32,7 +32,7 @@ func SeedFleet(tb testing.TB, s *models.Store, nodes int, now time.Time) []int64
 		if err != nil {
 			tb.Fatal(err)
 		}
-		ids[n] = node.ID
+		ids = append(ids, node.ID)
 		var batch []models.Reading
 		for step := 12; step >= 0; step-- {
 			at := now.Add(-time.Duration(step)*5*time.Minute - 30*time.Second)
@@ -74,4 +74,12 @@ func SeedFleet(tb testing.TB, s *models.Store, nodes int, now time.Time) []int64
 		tb.Fatal(err)
 	}
 	return ids
+}
+
+// seedPool is the pool of SeedFleet's node n: 512 nodes a pool.
+func seedPool(n int) string {
+	if n < 512 {
+		return "a100"
+	}
+	return fmt.Sprintf("a100-%02d", n/512)
 }

@@ -73,10 +73,14 @@ func (s *Server) LogIn(name, password, addr string) *Session {
 	return b
 }
 
-// Get sends a GET with the session's cookies.
-func (b *Session) Get(path string) *httptest.ResponseRecorder {
+// Get sends a GET with the session's cookies and optional header pairs.
+func (b *Session) Get(path string, hdr ...string) *httptest.ResponseRecorder {
 	b.s.Tb.Helper()
-	return b.do(httptest.NewRequest(http.MethodGet, path, nil))
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	for k, v := range Pairs(hdr) {
+		r.Header.Set(k, v)
+	}
+	return b.do(r)
 }
 
 // Form posts an HTML form with the session's cookies and its CSRF token.
