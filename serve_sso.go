@@ -56,7 +56,6 @@ func ssoFlags(f *flags, c *ssoConfig) {
 	f.String(&c.LDAP.BaseDN, "ldap-base-dn", "", "where people and groups are searched")
 	f.String(&c.LDAP.UserFilter, "ldap-user-filter", "(&(objectClass=inetOrgPerson)(uid=%s))", "finds a person by the name typed (%s); AD: (&(objectClass=user)(sAMAccountName=%s)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))")
 	f.String(&c.LDAP.NameAttr, "ldap-name-attr", "uid", "the attribute holding that name (AD: sAMAccountName)")
-	f.Bool(&c.LDAP.InChain, "ldap-in-chain", false, "Active Directory: read nested groups with LDAP_MATCHING_RULE_IN_CHAIN (else walk them group by group)")
 	f.Duration(&c.LDAPSyncEvery, "ldap-sync-every", 15*time.Minute, "how often the directory's people are read again: roles follow their groups, and people gone or excluded by the filter are disabled")
 	f.Duration(&c.OIDCCheckEvery, "oidc-check-every", 10*time.Minute, "how often the OpenID provider is asked, with each person's refresh token, whether it still vouches for them: one it refuses (disabled there) is disabled, their sessions and API tokens ended (0: never)")
 	chatFlags(f, &c.Chats)
