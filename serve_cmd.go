@@ -328,12 +328,18 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		weekly = &control.Weekly{Every: weeklyEvery, Policy: afterPast(notice.DefaultWeeklyPolicy(*cfg.weekly, cfg.Location), pastFilled),
 			Reports: notice.BillingReports(store, phrase.Locale{Lang: cfg.Lang}, cfg.PublicURL)}
 	}
+	provider := cfg.SSO.oidc(cfg.PublicURL)
+	var directoryChecks []control.Periodic
+	if provider != nil && cfg.SSO.OIDCCheckEvery > 0 {
+		directoryChecks = append(directoryChecks, control.Periodic{Name: "oidc check", Every: cfg.SSO.OIDCCheckEvery,
+			Run: func(ctx context.Context) error { return checkOIDC(ctx, store, provider, cfg.SSO.Rules, now()) }})
+	}
 	loops := control.New(ctx, store, control.Config{Speed: speed, Tick: cfg.Tick, ScaleEvery: cfg.ScaleEvery,
 		Location: cfg.Location, StaleAfter: cfg.StaleAfter, Providers: providers, Cluster: cluster, Channels: channels, PublicURL: cfg.PublicURL,
 		Retention: cfg.Retention, History: models.Retention{Keep: cfg.HistoryRetention,
 			Sessions: models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax}},
 		DataChecks: datacheck.Policy{Roots: cfg.DataRoots, AllowHosts: cfg.DataCheckAllowHosts},
-		Words:      phrase.Locale{Lang: cfg.Lang}, Weekly: weekly, Archive: archiverOf(store, cfg, log), Now: now, Logger: log})
+		Words:      phrase.Locale{Lang: cfg.Lang}, Weekly: weekly, Archive: archiverOf(store, cfg, log), Directory: directoryChecks, Now: now, Logger: log})
 
 	metricsCfg := metrics.Config{Now: now, Logger: log,
 		Marks: models.GPUMarks{StaleAfter: cfg.StaleAfter, IdleAfter: cfg.IdleAfter, SaturatedAfter: cfg.SaturatedAfter}}
@@ -353,12 +359,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	chats, err := cfg.SSO.chats(cfg.PublicURL)
+	if err != nil {
+		return err
+	}
 	h := web.NewAreas(store, loops.Queue, handlers.Config{JoinToken: cfg.JoinToken, IdleAfter: cfg.IdleAfter,
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
 		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target,
-		OIDC: cfg.SSO.oidc(cfg.PublicURL), LDAP: directory, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL,
+		OIDC: provider, LDAP: directory, Chats: chats, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL,
 		BoardShare: boardShare}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
@@ -377,6 +387,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		})
 		running.Go(func() { ldapLoops.Run(loopCtx) })
 	}
+
 	if sim != nil {
 		running.Go(func() { sim.Run(loopCtx) })
 		running.Go(func() { holdOnSignal(loopCtx, demoClock, log) })

@@ -31,6 +31,12 @@ type ssoConfig struct {
 	// password (its URL "" for none), synced every LDAPSyncEvery.
 	LDAP          sso.LDAPConfig
 	LDAPSyncEvery time.Duration
+	// Chats are the team chats' login apps (DingTalk, Feishu, WeCom), each offered when its
+	// app id is given; their secrets are never logged.
+	Chats [3]sso.ChatConfig
+	// OIDCCheckEvery is how often the provider is asked, with each OIDC user's refresh
+	// token, whether it still vouches for them; 0 never.
+	OIDCCheckEvery time.Duration
 }
 
 // ssoFlags defines the sign-in flags on f.
@@ -50,8 +56,9 @@ func ssoFlags(f *flags, c *ssoConfig) {
 	f.String(&c.LDAP.BaseDN, "ldap-base-dn", "", "where people and groups are searched")
 	f.String(&c.LDAP.UserFilter, "ldap-user-filter", "(&(objectClass=inetOrgPerson)(uid=%s))", "finds a person by the name typed (%s); AD: (&(objectClass=user)(sAMAccountName=%s)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))")
 	f.String(&c.LDAP.NameAttr, "ldap-name-attr", "uid", "the attribute holding that name (AD: sAMAccountName)")
-	f.Bool(&c.LDAP.InChain, "ldap-in-chain", false, "Active Directory: read nested groups with LDAP_MATCHING_RULE_IN_CHAIN (else walk them group by group)")
 	f.Duration(&c.LDAPSyncEvery, "ldap-sync-every", 15*time.Minute, "how often the directory's people are read again: roles follow their groups, and people gone or excluded by the filter are disabled")
+	f.Duration(&c.OIDCCheckEvery, "oidc-check-every", 10*time.Minute, "how often the OpenID provider is asked, with each person's refresh token, whether it still vouches for them: one it refuses (disabled there) is disabled, their sessions and API tokens ended (0: never)")
+	chatFlags(f, &c.Chats)
 	f.String(&c.PasswordLogin, "password-login", "all", "who may sign in with a Kashi password: all, or admins (break-glass local admins only)")
 }
 
@@ -79,6 +86,12 @@ func (c *ssoConfig) check(publicURL string) error {
 		case c.LDAPSyncEvery < time.Minute || c.LDAPSyncEvery > 24*time.Hour:
 			return fmt.Errorf("--ldap-sync-every must be from 1m to 24h, got %s", c.LDAPSyncEvery)
 		}
+	}
+	if c.OIDCCheckEvery != 0 && (c.OIDCCheckEvery < time.Minute || c.OIDCCheckEvery > 24*time.Hour) {
+		return fmt.Errorf("--oidc-check-every must be 0 or from 1m to 24h, got %s", c.OIDCCheckEvery)
+	}
+	if err := checkChats(c.Chats, publicURL); err != nil {
+		return err
 	}
 	if c.RulesFile == "" {
 		return nil
@@ -157,4 +170,51 @@ func (c *ssoConfig) oidc(publicURL string) *sso.OIDC {
 	}
 	return sso.NewOIDC(sso.OIDCConfig{Name: c.OIDCName, Issuer: c.OIDCIssuer, ClientID: c.OIDCClientID, ClientSecret: c.OIDCClientSecret,
 		RedirectURL: strings.TrimSuffix(publicURL, "/") + "/login/oidc/callback", Scopes: c.OIDCScopes, GroupsClaim: c.OIDCGroupsClaim})
+}
+
+// oidcCheckStore is what the provider's check needs of the store.
+type oidcCheckStore interface {
+	ldapSyncStore
+	SetSSORefresh(ctx context.Context, method, externalID, sealed string) error
+}
+
+// oidcProvider is what the check asks of the provider (*sso.OIDC).
+type oidcProvider interface {
+	Check(ctx context.Context, sealed string) (string, sso.Identity, error)
+}
+
+// checkOIDC asks the provider, with each enabled OIDC user's refresh token, whether it still
+// vouches for them: one it refuses (the person disabled or removed there) is disabled, their
+// sessions ended and API tokens revoked; for the others the renewed refresh token is kept
+// and, when the provider sent a new ID token, its groups' rules applied. A stored token that
+// no longer opens (the client secret changed) is dropped, leaving that user unchecked until
+// their next sign-in. A provider that does not answer changes nothing.
+func checkOIDC(ctx context.Context, store oidcCheckStore, op oidcProvider, rules []models.SSORule, now time.Time) error {
+	users, err := store.ExternalUsers(ctx, models.SourceOIDC)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if u.SSORefresh == "" {
+			continue
+		}
+		next, id, err := op.Check(ctx, u.SSORefresh)
+		switch {
+		case errors.Is(err, sso.ErrRefused):
+			err = store.DisableExternal(ctx, models.SourceOIDC, u.ExternalID, now)
+		case errors.Is(err, sso.ErrNotSealed):
+			err = store.SetSSORefresh(ctx, models.SourceOIDC, u.ExternalID, "")
+		case err == nil:
+			if next != u.SSORefresh {
+				err = store.SetSSORefresh(ctx, models.SourceOIDC, u.ExternalID, next)
+			}
+			if err == nil && id.ID == u.ExternalID {
+				err = store.SyncExternal(ctx, models.ExternalIdentity{Method: models.SourceOIDC, ID: id.ID, Name: id.Name, Groups: id.Groups}, rules, now)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("oidc check of %s: %w", u.Name, err)
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"kashi/models"
 	"kashi/models/modelstest"
 	"kashi/sso"
+	"kashi/sso/ssotest"
+	"kashi/web/webtest"
 )
 
 // TestLDAPSyncRemovesAccess runs against OpenLDAP (scripts/test-slapd.sh; .ci/run starts
@@ -156,6 +159,141 @@ func TestParseServeSSOFlags(t *testing.T) {
 		"--ldap-url http://dc --ldap-base-dn dc=x":                      "ldap://",
 		"--ldap-url ldap://dc":                                          "--ldap-base-dn",
 		"--ldap-url ldap://dc --ldap-base-dn dc=x --ldap-sync-every 1s": "--ldap-sync-every",
+	} {
+		_, err := parseServe(strings.Fields(args), getenv, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseServe(%s) = %v, want an error naming %s", args, err, want)
+		}
+	}
+}
+
+// TestOIDCCheckEndsDisabledUsers runs the provider's check against a real OpenID provider
+// (zitadel/oidc's op): ana signs in through Kashi's routes (offline_access, so the provider
+// gives a refresh token); a check renews her refresh token and applies her groups as they are
+// now (she left ml: no more recsys); disabled at the provider, the next check disables her in
+// Kashi, ends her session and revokes her API token; a provider that does not answer
+// changes nothing. On both databases.
+func TestOIDCCheckEndsDisabledUsers(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		const kashiURL = "http://kashi.test"
+		op := ssotest.Start(t, []ssotest.Client{{ID: "kashi", Secret: "s-kashi", RedirectURL: kashiURL + "/login/oidc/callback"}},
+			ssotest.User{ID: "u-ana", Username: "ana", Password: "pw-ana", Groups: []string{"ml"}})
+		provider := sso.NewOIDC(sso.OIDCConfig{Name: "Keycloak", Issuer: op.Issuer, ClientID: "kashi", ClientSecret: "s-kashi",
+			RedirectURL: kashiURL + "/login/oidc/callback", Scopes: []string{"profile", "groups", "offline_access"}})
+		cfg := webtest.TestCfg()
+		cfg.OIDC, cfg.PublicURL = provider, kashiURL
+		cfg.Sessions = models.SessionLimits{Idle: 1e12, Absolute: 1e12}
+		srv := webtest.NewServerOn(t, s, cfg)
+		ctx := context.Background()
+		if _, err := s.CreateProject(ctx, "tester", "recsys", nil, webtest.T0); err != nil {
+			t.Fatal(err)
+		}
+		rule, _ := models.ParseSSORule("oidc:ml=recsys:member")
+		rules := []models.SSORule{rule}
+
+		b := srv.Browser("10.0.3.1")
+		w := b.Get("/login/oidc")
+		back, err := op.SignIn(http.DefaultClient, w.Header().Get("Location"), "ana", "pw-ana")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := b.Get(back.RequestURI()); w.Code != http.StatusSeeOther {
+			t.Fatalf("the callback = %d: %s", w.Code, w.Body)
+		}
+		u, err := s.UserByName(ctx, "ana")
+		if err != nil || u.SSORefresh == "" || strings.Contains(u.SSORefresh, ".") {
+			t.Fatalf("ana after signing in = %+v, %v, want a sealed refresh token kept", u, err)
+		}
+		token, _, err := s.CreateAPIToken(ctx, u.ID, "script", models.ScopeWrite, webtest.T0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.SetGroups("u-ana")
+		if err := checkOIDC(ctx, s, provider, rules, webtest.T0); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := s.UserByName(ctx, "ana")
+		if after.Disabled || after.SSORefresh == u.SSORefresh {
+			t.Errorf("after a check ana = disabled %v, refresh renewed %v; want enabled with a renewed token", after.Disabled, after.SSORefresh != u.SSORefresh)
+		}
+		if m, _ := s.Memberships(ctx, u.ID); len(m) != 0 {
+			t.Errorf("out of ml, after a check: memberships %v, want none", m)
+		}
+		if w := b.Get("/api/v1/me"); w.Code != http.StatusOK {
+			t.Errorf("her session after a check = %d, want 200", w.Code)
+		}
+
+		op.Disable("u-ana")
+		down := sso.NewOIDC(sso.OIDCConfig{Issuer: "http://127.0.0.1:1", ClientID: "kashi", ClientSecret: "s-kashi"})
+		if err := checkOIDC(ctx, s, down, rules, webtest.T0); err == nil {
+			t.Error("a check against a provider that does not answer = nil error")
+		}
+		if u, _ := s.UserByName(ctx, "ana"); u.Disabled {
+			t.Error("a provider that does not answer disabled ana")
+		}
+		if err := checkOIDC(ctx, s, provider, rules, webtest.T0); err != nil {
+			t.Fatal(err)
+		}
+		if u, _ := s.UserByName(ctx, "ana"); !u.Disabled {
+			t.Error("disabled at the provider, ana is still enabled after the check")
+		}
+		if w := b.Get("/api/v1/me"); w.Code != http.StatusUnauthorized {
+			t.Errorf("her session after the check = %d, want 401", w.Code)
+		}
+		if w := srv.Get("/api/v1/me", webtest.Bearer(token)...); w.Code != http.StatusUnauthorized {
+			t.Errorf("her API token after the check = %d, want 401", w.Code)
+		}
+	})
+}
+
+// TestOIDCCheckDropsUnopened: a stored refresh token that does not open (sealed under another
+// client secret) is dropped, not taken for a refusal.
+func TestOIDCCheckDropsUnopened(t *testing.T) {
+	s := modelstest.SQLite(t, models.Options{})
+	ctx := context.Background()
+	lim := models.SessionLimits{Idle: time.Hour, Absolute: time.Hour}
+	for _, n := range []string{"ana", "bo"} {
+		if _, _, err := s.SignInExternal(ctx, models.ExternalIdentity{Method: models.SourceOIDC, ID: "iss " + n, Name: n, Refresh: "sealed-" + n}, nil, lim, webtest.T0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	down := sso.NewOIDC(sso.OIDCConfig{Issuer: "http://127.0.0.1:1", ClientID: "kashi", ClientSecret: "x"})
+	if err := checkOIDC(ctx, s, down, nil, webtest.T0); err != nil {
+		t.Fatal(err) // "sealed-…" does not open: dropped before the provider is asked
+	}
+	for _, n := range []string{"ana", "bo"} {
+		if u, _ := s.UserByName(ctx, n); u.Disabled || u.SSORefresh != "" {
+			t.Errorf("%s = disabled %v, refresh %q; want enabled, token dropped", n, u.Disabled, u.SSORefresh)
+		}
+	}
+}
+
+// TestParseServeChatFlags: each chat is offered when its app id is given, with its secret
+// from the environment and its callback under the public URL; a chat without its secret,
+// WeCom without its agent id, any without the public URL, a non-http URL and a check period
+// out of range are refused before the server starts.
+func TestParseServeChatFlags(t *testing.T) {
+	env := map[string]string{"KASHI_DINGTALK_CLIENT_SECRET": "d-secret", "KASHI_WECOM_SECRET": "w-secret"}
+	getenv := func(k string) string { return env[k] }
+	cfg, err := parseServe([]string{"--public-url", "https://kashi.example.org/", "--dingtalk-client-id", "ding-app",
+		"--wecom-corp-id", "ww1", "--wecom-agent-id", "1000002"}, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chats, err := cfg.SSO.chats(cfg.PublicURL)
+	if err != nil || len(chats) != 2 || chats[0].Platform() != sso.DingTalk || chats[1].Platform() != sso.WeCom {
+		t.Fatalf("chats = %v, %v, want DingTalk and WeCom", chats, err)
+	}
+	if u := chats[1].AuthURL("s"); !strings.HasPrefix(u, "https://login.work.weixin.qq.com/wwlogin/sso/login?") ||
+		!strings.Contains(u, "redirect_uri=https%3A%2F%2Fkashi.example.org%2Flogin%2Fchat%2Fwecom%2Fcallback") {
+		t.Errorf("WeCom's sign-in goes to %s", u)
+	}
+	for args, want := range map[string]string{
+		"--public-url https://k --feishu-app-id cli_1":                             "feishu-app-secret",
+		"--public-url https://k --wecom-corp-id ww1":                               "wecom-agent-id",
+		"--dingtalk-client-id d":                                                   "--public-url",
+		"--public-url https://k --dingtalk-client-id d --dingtalk-api-url ftp://x": "http(s)",
+		"--oidc-check-every 10s":                                                   "--oidc-check-every",
 	} {
 		_, err := parseServe(strings.Fields(args), getenv, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), want) {

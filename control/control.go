@@ -73,9 +73,19 @@ type Config struct {
 	Weekly *Weekly
 	// Archive keeps the records in object storage; nil keeps none there.
 	Archive *archive.Archiver
+	// Directory are the sign-in directories' periodic checks (the OpenID provider's), run
+	// only while this replica leads, so that two replicas never spend one refresh token.
+	Directory []Periodic
 	// Now is the clock (the demo's runs fast).
 	Now    func() time.Time
 	Logger *slog.Logger
+}
+
+// Periodic is a loop the server's wiring adds: its name, period and pass.
+type Periodic struct {
+	Name  string
+	Every time.Duration
+	Run   func(ctx context.Context) error
 }
 
 // Weekly is the weekly report's sending: looked at every Every, due by Policy, worded by
@@ -128,6 +138,9 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	scaleLoop := set.Every("scaling", cfg.ScaleEvery, scale.Tick)
 	readiness := datacheck.NewReadiness(store, now, log).WithPolicy(cfg.DataChecks)
 	addHousekeeping(set, store, cfg)
+	for _, p := range cfg.Directory {
+		set.Every(p.Name, p.Every, p.Run)
+	}
 	addSchedules(set, store, schedLoop, now, log)
 	set.Every("data checks", models.DataCheckEvery, func(ctx context.Context) error {
 		n, err := readiness.CheckOnce(ctx)

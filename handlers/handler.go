@@ -58,7 +58,10 @@ type Config struct {
 	OIDC *sso.OIDC
 	// LDAP is the directory the login form's name and password are checked against when
 	// they are no local user's; nil for none.
-	LDAP               *sso.LDAP
+	LDAP *sso.LDAP
+	// Chats are the team chats people sign in through (DingTalk, Feishu, WeCom), in the
+	// login page's order.
+	Chats              []*sso.Chat
 	SSORules           []models.SSORule
 	PasswordAdminsOnly bool
 	PublicURL          string

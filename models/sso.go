@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,13 +13,28 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Sign-in methods: a local password, or a directory. A directory's users carry its method as
-// their Source.
+// Sign-in methods: a local password, a directory, or a team chat. A directory's or chat's
+// users carry its method as their Source.
 const (
 	MethodPassword = "password"
 	SourceOIDC     = "oidc"
 	SourceLDAP     = "ldap"
+	SourceDingTalk = "dingtalk"
+	SourceFeishu   = "feishu"
+	SourceWeCom    = "wecom"
 )
+
+// SSOMethods are the directories and chats people sign in through, as mapping rules name
+// them.
+var SSOMethods = []string{SourceOIDC, SourceLDAP, SourceDingTalk, SourceFeishu, SourceWeCom}
+
+// ssoMethodProblem names a method that is none of SSOMethods; nil for one of them.
+func ssoMethodProblem(m string) error {
+	if slices.Contains(SSOMethods, m) {
+		return nil
+	}
+	return fieldErr("method", "must be oidc, ldap, dingtalk, feishu or wecom, got %q", truncate(m, 20))
+}
 
 // AuditSSORuleCreate and AuditSSORuleDelete record an admin's change of the group mapping.
 const (
@@ -55,10 +71,8 @@ var siteRank = map[string]int{RoleUser: 0, RoleViewer: 1, RoleFinance: 2, RoleAd
 // site role none.
 func checkSSORule(r SSORule) error {
 	var ps Problems
-	switch r.Method {
-	case SourceOIDC, SourceLDAP:
-	default:
-		ps.Add(fieldErr("method", "must be oidc or ldap, got %q", truncate(r.Method, 20)))
+	if err := ssoMethodProblem(r.Method); err != nil {
+		ps.Add(err)
 	}
 	if g := strings.TrimSpace(r.GroupName); g == "" || len(g) > 500 {
 		ps.Add(fieldErr("group", "must be 1 to 500 characters"))
@@ -186,16 +200,22 @@ func ruleText(r SSORule) map[string]string {
 	return map[string]string{"group": r.GroupName, "role": r.Role, "project": r.ProjectName}
 }
 
-// ExternalIdentity is a person as a directory vouches for them at sign-in.
+// ExternalIdentity is a person as a directory or team chat vouches for them at sign-in.
 type ExternalIdentity struct {
-	// Method is the directory: SourceOIDC or SourceLDAP.
+	// Method is the directory or chat: one of SSOMethods.
 	Method string
 	// ID is the directory's stable id of the person (OIDC: the issuer and subject).
 	ID string
 	// Name is the name the person is known by (preferred_username, uid).
 	Name string
-	// Groups are the directory groups the person is in.
+	// Groups are the directory groups (a chat's departments) the person is in.
 	Groups []string
+	// ChatID is the person's id in the team chat Method names, stored as their chat id there
+	// so the robots mention them; "" for none (a directory).
+	ChatID string
+	// Refresh is an OIDC sign-in's sealed refresh token, kept for the provider's check; ""
+	// keeps the one stored.
+	Refresh string
 }
 
 // ErrDisabled is a sign-in of a user an admin or the directory disabled.
@@ -224,9 +244,10 @@ func externalName(name string) string {
 // groups give (stored rules and extra, the configuration's), opens a session with the
 // method, and audits the sign-in with what it applied. A disabled user is ErrDisabled.
 func (s *Store) SignInExternal(ctx context.Context, id ExternalIdentity, extra []SSORule, lim SessionLimits, now time.Time) (User, string, error) {
+	if err := ssoMethodProblem(id.Method); err != nil {
+		return User{}, "", err
+	}
 	switch {
-	case id.Method != SourceOIDC && id.Method != SourceLDAP:
-		return User{}, "", fieldErr("method", "must be oidc or ldap, got %q", truncate(id.Method, 20))
 	case len(id.Groups) > 5000:
 		return User{}, "", fieldErr("groups", "must be at most 5000, got %d", len(id.Groups))
 	case id.ID == "" || len(id.ID) > 500:
@@ -251,6 +272,9 @@ func (s *Store) SignInExternal(ctx context.Context, id ExternalIdentity, extra [
 		if err != nil {
 			return err
 		}
+		if err := keepSignInIDs(tx, &u, id, applied); err != nil {
+			return err
+		}
 		tok, hash := NewToken("ks_")
 		sess := Session{TokenHash: hash, UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(lim.Absolute), Method: id.Method}
 		if err := tx.Create(&sess).Error; err != nil {
@@ -260,6 +284,34 @@ func (s *Store) SignInExternal(ctx context.Context, id ExternalIdentity, extra [
 		return audit(tx, now, u.Name, AuditLogin, nil, "login", nil, applied)
 	})
 	return u, token, err
+}
+
+// chatColumns are the users' chat id columns by the chat's method.
+var chatColumns = map[string]string{SourceDingTalk: "chat_dingtalk", SourceFeishu: "chat_feishu", SourceWeCom: "chat_wecom"}
+
+// maxSealedRefresh bounds a sealed refresh token kept (providers' are at most a few KB).
+const maxSealedRefresh = 16000
+
+// keepSignInIDs stores what a sign-in brought besides the groups: the person's id in the
+// chat they signed in through (so the robots mention them without their typing it; one the
+// chat ids' rule refuses is left out), noted in applied for the audit log, and an OIDC
+// sign-in's refresh token.
+func keepSignInIDs(tx *gorm.DB, u *User, id ExternalIdentity, applied map[string]any) error {
+	set := map[string]any{}
+	if col, ok := chatColumns[id.Method]; ok && chatID.MatchString(id.ChatID) {
+		set[col] = id.ChatID
+		applied["chat_id"] = id.ChatID
+	}
+	if id.Refresh != "" && id.Refresh != u.SSORefresh && len(id.Refresh) <= maxSealedRefresh {
+		set["sso_refresh"] = id.Refresh
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if err := tx.Model(&User{}).Where("id = ?", u.ID).Updates(set).Error; err != nil {
+		return fmt.Errorf("models: keep sign-in ids of %q: %w", u.Name, err)
+	}
+	return nil
 }
 
 // createExternal creates the user of a directory's identity, named from its name with the
@@ -404,7 +456,9 @@ func (s *Store) SessionMethod(ctx context.Context, token string) (string, error)
 
 // SSOState is a sign-in under way at a directory: what the browser's return must match.
 type SSOState struct {
-	ID        int64
+	ID int64
+	// Method is the directory or chat the sign-in was begun at: only its return takes it.
+	Method    string
 	StateHash string
 	Nonce     string
 	Verifier  string
@@ -417,15 +471,15 @@ func (SSOState) TableName() string { return "sso_states" }
 // ssoStateLife is how long a sign-in may take at the directory.
 const ssoStateLife = 10 * time.Minute
 
-// SaveSSOState keeps a sign-in's state (only its hash), nonce, PKCE verifier and the page
-// to return to, for ten minutes; sign-ins that expired are dropped.
-func (s *Store) SaveSSOState(ctx context.Context, state, nonce, verifier, next string, now time.Time) error {
+// SaveSSOState keeps a sign-in's method, state (only its hash), nonce, PKCE verifier and the
+// page to return to, for ten minutes; sign-ins that expired are dropped.
+func (s *Store) SaveSSOState(ctx context.Context, method, state, nonce, verifier, next string, now time.Time) error {
 	now = UTC(now)
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Where("expires_at < ?", now).Delete(&SSOState{}).Error; err != nil {
 			return fmt.Errorf("models: drop expired sign-ins: %w", err)
 		}
-		row := SSOState{StateHash: HashToken(state), Nonce: nonce, Verifier: verifier, Next: truncate(next, 2000), ExpiresAt: now.Add(ssoStateLife)}
+		row := SSOState{Method: method, StateHash: HashToken(state), Nonce: nonce, Verifier: verifier, Next: truncate(next, 2000), ExpiresAt: now.Add(ssoStateLife)}
 		if err := tx.Create(&row).Error; err != nil {
 			return fmt.Errorf("models: save sign-in: %w", err)
 		}
@@ -433,12 +487,13 @@ func (s *Store) SaveSSOState(ctx context.Context, state, nonce, verifier, next s
 	})
 }
 
-// TakeSSOState returns and deletes the sign-in of state: each is taken once, by one of any
-// number of concurrent tries; an unknown, taken or expired state is ErrNotFound.
-func (s *Store) TakeSSOState(ctx context.Context, state string, now time.Time) (SSOState, error) {
+// TakeSSOState returns and deletes the sign-in of state begun at method: each is taken once,
+// by one of any number of concurrent tries; an unknown, taken or expired state, or one of
+// another method, is ErrNotFound.
+func (s *Store) TakeSSOState(ctx context.Context, method, state string, now time.Time) (SSOState, error) {
 	db := s.db.WithContext(ctx)
 	var row SSOState
-	if err := db.Where("state_hash = ?", HashToken(state)).Take(&row).Error; err != nil {
+	if err := db.Where("state_hash = ? AND method = ?", HashToken(state), method).Take(&row).Error; err != nil {
 		return SSOState{}, notFound("sign-in", err)
 	}
 	res := db.Where("id = ?", row.ID).Delete(&SSOState{})
@@ -521,4 +576,17 @@ func (s *Store) DisableExternal(ctx context.Context, method, externalID string, 
 		}
 		return audit(tx, now, method, AuditUserDisable, nil, "user "+u.Name, map[string]bool{"disabled": false}, map[string]bool{"disabled": true})
 	})
+}
+
+// SetSSORefresh replaces the sealed refresh token of the directory's user with externalID
+// (the provider's check renewed it, or it no longer opens: ""); unknown users are left alone.
+func (s *Store) SetSSORefresh(ctx context.Context, method, externalID, sealed string) error {
+	if len(sealed) > maxSealedRefresh {
+		return fieldErr("refresh", "must be at most %d bytes, got %d", maxSealedRefresh, len(sealed))
+	}
+	err := s.db.WithContext(ctx).Model(&User{}).Where("source = ? AND external_id = ?", method, externalID).Update("sso_refresh", sealed).Error
+	if err != nil {
+		return fmt.Errorf("models: refresh token of %s user: %w", method, err)
+	}
+	return nil
 }

@@ -3,8 +3,10 @@ package models_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -95,12 +97,12 @@ func TestSignInExternalAppliesGroups(t *testing.T) {
 	})
 }
 
-// TestSSOStateTakenOnce: a sign-in's state is taken once, by one of concurrent tries, and not
-// after it expired.
+// TestSSOStateTakenOnce: a sign-in's state is taken once, by one of concurrent tries, not
+// after it expired, and only by the method it was begun at.
 func TestSSOStateTakenOnce(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		ctx := context.Background()
-		if err := s.SaveSSOState(ctx, "st-1", "n-1", "v-1", "/board", billT0); err != nil {
+		if err := s.SaveSSOState(ctx, "oidc", "st-1", "n-1", "v-1", "/board", billT0); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
@@ -108,7 +110,7 @@ func TestSSOStateTakenOnce(t *testing.T) {
 		won := 0
 		for range 4 {
 			wg.Go(func() {
-				if st, err := s.TakeSSOState(ctx, "st-1", billT0); err == nil {
+				if st, err := s.TakeSSOState(ctx, "oidc", "st-1", billT0); err == nil {
 					mu.Lock()
 					won++
 					mu.Unlock()
@@ -122,9 +124,55 @@ func TestSSOStateTakenOnce(t *testing.T) {
 		if won != 1 {
 			t.Errorf("%d concurrent takes won, want 1", won)
 		}
-		s.SaveSSOState(ctx, "st-2", "n", "v", "/", billT0)
-		if _, err := s.TakeSSOState(ctx, "st-2", billT0.Add(11*60e9)); !errors.Is(err, models.ErrNotFound) {
+		s.SaveSSOState(ctx, "oidc", "st-2", "n", "v", "/", billT0)
+		if _, err := s.TakeSSOState(ctx, "oidc", "st-2", billT0.Add(11*60e9)); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("an expired state = %v, want ErrNotFound", err)
+		}
+		s.SaveSSOState(ctx, "dingtalk", "st-3", "", "", "/", billT0)
+		if _, err := s.TakeSSOState(ctx, "wecom", "st-3", billT0); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("DingTalk's state at WeCom's return = %v, want ErrNotFound", err)
+		}
+		if _, err := s.TakeSSOState(ctx, "dingtalk", "st-3", billT0); err != nil {
+			t.Errorf("DingTalk's state at its own return = %v", err)
+		}
+	})
+}
+
+// TestSignInExternalKeepsChatID: a sign-in through a team chat stores the person's id there
+// as their chat id in that chat (the robots then mention them), noted in the audit log, and
+// an id the chat ids' rule refuses is left out; an OIDC sign-in keeps its refresh token, and
+// one without leaves the stored one.
+func TestSignInExternalKeepsChatID(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		lim := models.SessionLimits{Idle: time.Hour, Absolute: time.Hour}
+		id := models.ExternalIdentity{Method: models.SourceWeCom, ID: "AnaLi", Name: "AnaLi", ChatID: "AnaLi", Groups: []string{"7"}}
+		if _, _, err := s.SignInExternal(ctx, id, nil, lim, billT0); err != nil {
+			t.Fatal(err)
+		}
+		if ids, err := s.ChatIDsOf(ctx, "AnaLi"); err != nil || ids != (models.ChatIDs{WeCom: "AnaLi"}) {
+			t.Errorf("ChatIDsOf(AnaLi) = %+v, %v, want WeCom AnaLi", ids, err)
+		}
+		log, _ := s.AuditLog(ctx, models.AuditFilter{Action: models.AuditLogin})
+		if len(log) != 1 || !strings.Contains(log[0].After, `"chat_id":"AnaLi"`) || !strings.Contains(log[0].After, `"method":"wecom"`) {
+			t.Errorf("the sign-in's audit = %+v, want its method and chat id", log)
+		}
+		id = models.ExternalIdentity{Method: models.SourceFeishu, ID: "ou_x", Name: "x", ChatID: "<at all>"}
+		if _, _, err := s.SignInExternal(ctx, id, nil, lim, billT0); err != nil {
+			t.Fatal(err)
+		}
+		if ids, _ := s.ChatIDsOf(ctx, "x"); ids != (models.ChatIDs{}) {
+			t.Errorf("a chat id with markup was stored: %+v", ids)
+		}
+		id = models.ExternalIdentity{Method: models.SourceOIDC, ID: "iss sub", Name: "cy", Refresh: "sealed-1"}
+		s.SignInExternal(ctx, id, nil, lim, billT0)
+		id.Refresh = ""
+		s.SignInExternal(ctx, id, nil, lim, billT0)
+		if u, _ := s.UserByName(ctx, "cy"); u.SSORefresh != "sealed-1" {
+			t.Errorf("cy's refresh token = %q, want sealed-1 kept", u.SSORefresh)
+		}
+		if _, _, err := s.SignInExternal(ctx, models.ExternalIdentity{Method: "slack", ID: "x"}, nil, lim, billT0); fieldName(err) != "method" {
+			t.Errorf("an unknown method = %v, want a method field error", err)
 		}
 	})
 }
@@ -137,14 +185,16 @@ func TestSSORuleBounds(t *testing.T) {
 		t.Errorf("ParseSSORule(DN) = %+v, %v", r, err)
 	}
 	for line, field := range map[string]string{
-		"oidc:g=owner":    "role",
-		"oidc:g=lead":     "project",
-		"oidc:g=p:admin":  "role",
-		"saml:g=admin":    "method",
-		"oidc:=admin":     "group",
-		"oidc-no-rule":    "rule",
-		"oidc:g=:member":  "project",
-		"oidc: g =viewer": "",
+		"oidc:g=owner":       "role",
+		"oidc:g=lead":        "project",
+		"oidc:g=p:admin":     "role",
+		"saml:g=admin":       "method",
+		"oidc:=admin":        "group",
+		"oidc-no-rule":       "rule",
+		"oidc:g=:member":     "project",
+		"oidc: g =viewer":    "",
+		"wecom:7=viewer":     "",
+		"feishu:od-1=p:lead": "",
 	} {
 		_, err := models.ParseSSORule(line)
 		if got := fieldName(err); got != field {

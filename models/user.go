@@ -44,11 +44,15 @@ type User struct {
 	ChatDingTalk string `gorm:"column:chat_dingtalk"`
 	ChatFeishu   string `gorm:"column:chat_feishu"`
 	ChatWeCom    string `gorm:"column:chat_wecom"`
-	// Source is where the user signs in: "" with a local password, or the directory
-	// (SourceOIDC, SourceLDAP) that vouches for them; ExternalID is that directory's id of
-	// them.
+	// Source is where the user signs in: "" with a local password, or the directory or team
+	// chat (SourceOIDC, SourceLDAP, SourceDingTalk, SourceFeishu, SourceWeCom) that vouches
+	// for them; ExternalID is that directory's id of them.
 	Source     string
 	ExternalID string `json:"-"`
+	// SSORefresh is an OIDC user's refresh token, sealed by the relying party (sso.OIDC),
+	// with which the provider is asked on a period whether it still vouches for them; "" for
+	// none.
+	SSORefresh string `gorm:"column:sso_refresh" json:"-"`
 }
 
 // ProjectMember gives a user a role in a project.

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
@@ -34,9 +36,6 @@ type LDAPConfig struct {
 	UserFilter string
 	// NameAttr is the attribute that holds that name (uid, sAMAccountName).
 	NameAttr string
-	// InChain asks Active Directory for nested groups at once (LDAP_MATCHING_RULE_IN_CHAIN);
-	// otherwise the groups are walked up, group by group.
-	InChain bool
 	// Timeout bounds each connection's dial and requests; 10 s when 0.
 	Timeout time.Duration
 }
@@ -45,6 +44,11 @@ type LDAPConfig struct {
 type LDAP struct {
 	cfg LDAPConfig
 	tls *tls.Config
+	// ad says whether the directory is Active Directory, read from its root DSE once
+	// (nil until then): AD is asked for nested groups at once (LDAP_MATCHING_RULE_IN_CHAIN),
+	// any other directory has its groups walked up, group by group.
+	mu sync.Mutex
+	ad *bool
 }
 
 // NewLDAP returns the directory cfg names; it reads the CA file.
@@ -160,8 +164,12 @@ func (l *LDAP) find(c *ldap.Conn, filter, base string, scope int) (*ldap.Entry, 
 // both by DN and by its cn, so a rule may name it either way.
 func (l *LDAP) identity(c *ldap.Conn, e *ldap.Entry) (Identity, error) {
 	id := Identity{ID: e.DN, Name: e.GetAttributeValue(l.cfg.NameAttr), Email: e.GetAttributeValue("mail"), Groups: []string{}}
+	ad, err := l.activeDirectory(c)
+	if err != nil {
+		return Identity{}, err
+	}
 	var groups []*ldap.Entry
-	if l.cfg.InChain {
+	if ad {
 		// 1.2.840.113556.1.4.1941: Active Directory walks the chain of memberships itself.
 		res, err := c.Search(ldap.NewSearchRequest(l.cfg.BaseDN, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false,
 			"(member:1.2.840.113556.1.4.1941:="+ldap.EscapeFilter(e.DN)+")", []string{"cn"}, nil))
@@ -195,6 +203,27 @@ func (l *LDAP) identity(c *ldap.Conn, e *ldap.Entry) (Identity, error) {
 		}
 	}
 	return id, nil
+}
+
+// adCapability is LDAP_CAP_ACTIVE_DIRECTORY_OID: Active Directory (and only it) lists it
+// among its root DSE's supportedCapabilities.
+const adCapability = "1.2.840.113556.1.4.800"
+
+// activeDirectory reads once whether the directory is Active Directory, from its root DSE.
+func (l *LDAP) activeDirectory(c *ldap.Conn) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ad != nil {
+		return *l.ad, nil
+	}
+	res, err := c.Search(ldap.NewSearchRequest("", ldap.ScopeBaseObject, ldap.NeverDerefAliases, 1, int(l.cfg.Timeout/time.Second), false,
+		"(objectClass=*)", []string{"supportedCapabilities"}, nil))
+	if err != nil {
+		return false, fmt.Errorf("sso: read the directory's root DSE: %w", err)
+	}
+	ad := len(res.Entries) == 1 && slices.Contains(res.Entries[0].GetAttributeValues("supportedCapabilities"), adCapability)
+	l.ad = &ad
+	return ad, nil
 }
 
 // maxGroups bounds the groups one person's walk reads (a cycle of groups ends at its start).

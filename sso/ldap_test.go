@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-ldap/ldap/v3"
@@ -98,5 +99,73 @@ func TestLDAPLookup(t *testing.T) {
 	}
 	if _, err := l.Lookup(ctx, dn); !errors.Is(err, ErrNoUser) {
 		t.Errorf("Lookup of a deleted person = %v, want ErrNoUser", err)
+	}
+}
+
+// TestLDAPSAndStartTLS: against OpenLDAP's ldaps:// listener and its StartTLS, a sign-in works
+// with the CA that signed the server's certificate, and is refused (no bind is tried) when the
+// certificate does not verify (here with the system's CAs, which did not sign it).
+func TestLDAPSAndStartTLS(t *testing.T) {
+	ldaps := os.Getenv("KASHI_TEST_LDAPS_URL")
+	if ldaps == "" {
+		t.Skip("KASHI_TEST_LDAPS_URL not set: start slapd with scripts/test-slapd.sh")
+	}
+	ctx := context.Background()
+	for name, cfg := range map[string]LDAPConfig{
+		"ldaps":    {URL: ldaps},
+		"starttls": {URL: os.Getenv("KASHI_TEST_LDAP_URL"), StartTLS: true},
+	} {
+		cfg.BindDN, cfg.BindPassword, cfg.BaseDN = "cn=kashi,ou=system,dc=kashi,dc=test", "kashi-pw", "dc=kashi,dc=test"
+		cfg.UserFilter = "(&(objectClass=inetOrgPerson)(uid=%s))"
+		trusted := cfg
+		trusted.CAFile = os.Getenv("KASHI_TEST_LDAP_CA")
+		l, err := NewLDAP(trusted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, err := l.SignIn(ctx, "ana", "pw-ana"); err != nil || !slices.Contains(id.Groups, "ml") {
+			t.Errorf("%s with its CA: SignIn(ana) = %+v, %v, want ana in ml", name, id, err)
+		}
+		untrusted, err := NewLDAP(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// go-ldap's StartTLS keeps only the text of the TLS error.
+		if _, err := untrusted.SignIn(ctx, "ana", "pw-ana"); err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
+			t.Errorf("%s without its CA: SignIn = %v, want the certificate refused", name, err)
+		}
+	}
+}
+
+// TestLDAPDetectsActiveDirectory: the directory's root DSE says whether it is Active
+// Directory (supportedCapabilities holds LDAP_CAP_ACTIVE_DIRECTORY_OID), read once. OpenLDAP
+// is not, so its nested groups are walked (TestLDAPSignIn); a second slapd whose root DSE
+// says what AD's says is taken for AD, and asked for nested groups with
+// LDAP_MATCHING_RULE_IN_CHAIN. (No real AD runs here: that slapd, a real server with AD's
+// root DSE, is as close as the detection gets; OpenLDAP does not implement the in-chain rule
+// itself, so what AD answers to it is not tested.)
+func TestLDAPDetectsActiveDirectory(t *testing.T) {
+	adURL := os.Getenv("KASHI_TEST_LDAP_AD_URL")
+	if adURL == "" {
+		t.Skip("KASHI_TEST_LDAP_AD_URL not set: start slapd with scripts/test-slapd.sh")
+	}
+	for url, want := range map[string]bool{adURL: true, os.Getenv("KASHI_TEST_LDAP_URL"): false} {
+		bind := "cn=admin,dc=kashi,dc=test"
+		if want {
+			bind = "cn=admin,dc=ad,dc=test"
+		}
+		l, err := NewLDAP(LDAPConfig{URL: url, BindDN: bind, BindPassword: "admin-pw", BaseDN: "dc=x", UserFilter: "(uid=%s)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := l.conn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ad, err := l.activeDirectory(c)
+		c.Close()
+		if err != nil || ad != want || l.ad == nil {
+			t.Errorf("activeDirectory(%s) = %v, %v, want %v, kept", url, ad, err, want)
+		}
 	}
 }

@@ -1,8 +1,11 @@
-// Package sso signs people in through the organisation's directory: an OpenID Connect
-// provider (authorization code with PKCE, through coreos/go-oidc and golang.org/x/oauth2:
-// discovery, the ID token's signature, issuer, audience, expiry and nonce) and, later, LDAP.
-// It knows nothing of Kashi's users: it says who the directory vouches for and in which
-// groups; models applies the mapping rules.
+// Package sso signs people in through the organisation's directory or team chat: an OpenID
+// Connect provider (authorization code with PKCE, through coreos/go-oidc and
+// golang.org/x/oauth2: discovery, the ID token's signature, issuer, audience, expiry and
+// nonce; and, on a period, the refresh token's check that the provider still vouches for the
+// person), LDAP or Active Directory (go-ldap), and the login of DingTalk, Feishu (Lark) and
+// WeCom (their OAuth 2 / QR code flows, which also give each person's id in the chat). It
+// knows nothing of Kashi's users: it says who the directory vouches for and in which groups;
+// models applies the mapping rules.
 package sso
 
 import (
@@ -109,6 +112,9 @@ func (o *OIDC) Begin(ctx context.Context) (Start, error) {
 	return s, nil
 }
 
+// NewState is a sign-in's state: 256 random bits, URL-safe.
+func NewState() string { return random() }
+
 // random is 256 random bits, URL-safe.
 func random() string {
 	var b [32]byte
@@ -123,6 +129,12 @@ type Identity struct {
 	Name   string
 	Email  string
 	Groups []string
+	// Refresh is an OIDC sign-in's refresh token, sealed (oidc_check.go); "" when the
+	// provider gave none.
+	Refresh string
+	// ChatID is the person's id in a team chat (DingTalk userid, Feishu open_id, WeCom
+	// userid), for the robots to mention them; "" from a directory.
+	ChatID string
 }
 
 // ErrRefused is a sign-in the provider's answer does not prove: a bad or missing ID token
@@ -149,6 +161,7 @@ func (o *OIDC) Finish(ctx context.Context, code, verifier, nonce string) (Identi
 	if err != nil {
 		return Identity{}, err
 	}
+	id.Refresh = o.seal(tok.RefreshToken)
 	if id.Name == "" || id.Groups == nil {
 		// Some providers (Keycloak by default, Azure for many groups) put the profile or the
 		// groups only in user info; its subject must be the ID token's.
@@ -178,10 +191,13 @@ type claims struct {
 	Nonce             string `json:"nonce"`
 }
 
+// verifierConfig checks ID tokens for this client.
+func (o *OIDC) verifierConfig() *oidc.Config { return &oidc.Config{ClientID: o.cfg.ClientID} }
+
 // verify checks the raw ID token (signature by the provider's keys, issuer, audience is this
 // client, expiry) and its nonce, and reads who it names.
 func (o *OIDC) verify(ctx context.Context, p *oidc.Provider, raw, nonce string) (Identity, error) {
-	t, err := p.Verifier(&oidc.Config{ClientID: o.cfg.ClientID}).Verify(o.ctx(ctx), raw)
+	t, err := p.Verifier(o.verifierConfig()).Verify(o.ctx(ctx), raw)
 	if err != nil {
 		return Identity{}, fmt.Errorf("sso: %w: %w", ErrRefused, err)
 	}

@@ -216,6 +216,8 @@ func Routes(h *Areas) []Route {
 		// then the admins' mapping of directory groups to roles.
 		{GET, "/login/oidc", handlers.Public, h.People.OIDCBegin},
 		{GET, "/login/oidc/callback", handlers.Public, h.People.OIDCCallback},
+		{GET, "/login/chat/:platform", handlers.Public, h.People.ChatBegin},
+		{GET, "/login/chat/:platform/callback", handlers.Public, h.People.ChatCallback},
 		{GET, "/people/sso", handlers.Admin, h.People.SSORulesPage},
 		{POST, "/people/sso", handlers.Admin, h.People.SSORuleFormCreate},
 		{POST, "/people/sso/:id/delete", handlers.Admin, h.People.SSORuleFormDelete},

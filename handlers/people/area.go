@@ -17,8 +17,10 @@ import (
 type Handler struct {
 	*handlers.Core
 	store Store
-	// logins throttles failed logins (login_throttle.go).
-	logins *loginThrottle
+	// logins throttles failed logins (login_throttle.go), loginRate every sign-in request
+	// of an address (login_rate.go).
+	logins    *loginThrottle
+	loginRate *loginRate
 }
 
 // Store is what People needs of models.Store.
@@ -52,8 +54,8 @@ type Store interface {
 	// Sign-in through the organisation's directory and its mapping rules (#38).
 	OpenSession(ctx context.Context, u models.User, method string, lim models.SessionLimits, now time.Time) (string, error)
 	SessionMethod(ctx context.Context, token string) (string, error)
-	SaveSSOState(ctx context.Context, state, nonce, verifier, next string, now time.Time) error
-	TakeSSOState(ctx context.Context, state string, now time.Time) (models.SSOState, error)
+	SaveSSOState(ctx context.Context, method, state, nonce, verifier, next string, now time.Time) error
+	TakeSSOState(ctx context.Context, method, state string, now time.Time) (models.SSOState, error)
 	SignInExternal(ctx context.Context, id models.ExternalIdentity, extra []models.SSORule, lim models.SessionLimits, now time.Time) (models.User, string, error)
 	SSORules(ctx context.Context) ([]models.SSORule, error)
 	CreateSSORule(ctx context.Context, actor string, r models.SSORule, now time.Time) (models.SSORule, error)
@@ -62,5 +64,5 @@ type Store interface {
 
 // New returns the area over store.
 func New(c *handlers.Core, store Store) *Handler {
-	return &Handler{Core: c, store: store, logins: newLoginThrottle()}
+	return &Handler{Core: c, store: store, logins: newLoginThrottle(), loginRate: newLoginRate()}
 }

@@ -17,22 +17,25 @@ import (
 
 // LoginForm shows the login form. GET /login.
 func (h *Handler) LoginForm(c echo.Context) error {
-	d := h.loginData(localPath(c.QueryParam("next")))
+	d := h.loginData(handlers.Locale(c), localPath(c.QueryParam("next")))
 	return handlers.Render(c, http.StatusOK, peopleview.Login(handlers.Locale(c), d))
 }
 
 // Login checks a user name and password and opens a session with a new CSRF token.
 // POST /login. Failed logins are throttled per account and per client address
 // (login_throttle.go): while throttled every try is refused with 429 and the wait, and
-// writes no audit row.
+// writes no audit row; so is every try past an address's rate (login_rate.go).
 func (h *Handler) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	name, password := c.FormValue("username"), c.FormValue("password")
 	next := localPath(c.FormValue("next"))
+	if answered, err := h.tooMany(c, next); answered {
+		return err
+	}
 	account, addr := truncated(name), handlers.ClientAddr(c)
 	try, wait := h.logins.begin(account, addr, h.Now())
 	if wait > 0 {
-		d := h.loginData(next)
+		d := h.loginData(handlers.Locale(c), next)
 		d.Name, d.RetryIn = name, retryAfter(c, wait)
 		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Login(handlers.Locale(c), d))
 	}
@@ -61,7 +64,7 @@ func (h *Handler) Login(c echo.Context) error {
 		if err := h.store.Audit(ctx, h.Now(), truncated(name), models.AuditLoginFailed, nil, "login", nil, nil); err != nil {
 			return err
 		}
-		d := h.loginData(next)
+		d := h.loginData(handlers.Locale(c), next)
 		d.Name, d.Error = name, true
 		return handlers.Render(c, http.StatusUnauthorized, peopleview.Login(handlers.Locale(c), d))
 	}

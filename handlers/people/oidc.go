@@ -1,8 +1,6 @@
 package people
 
 import (
-	"crypto/subtle"
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -10,35 +8,26 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/sso"
+	"kashi/phrase"
 	peopleview "kashi/views/people"
 )
 
-// ssoCookie binds a sign-in at the provider to the browser that began it: it holds the
-// sign-in's state, which the provider's return must carry, so a return started in another
-// browser (login CSRF) is refused. SameSite=Lax: the return is a top-level GET from the
-// provider's site.
-const ssoCookie = "kashi_sso"
-
 // OIDCBegin starts a sign-in at the OpenID provider: a fresh state, nonce and PKCE verifier
-// kept for ten minutes (the state's hash in the store, the state itself in the browser's
-// cookie), then off to the provider. GET /login/oidc; 404 without a provider.
+// kept for ten minutes, then off to the provider. GET /login/oidc; 404 without a provider.
 func (h *Handler) OIDCBegin(c echo.Context) error {
 	if h.Cfg.OIDC == nil {
 		return echo.ErrNotFound
 	}
 	next := localPath(c.QueryParam("next"))
+	if answered, err := h.tooMany(c, next); answered {
+		return err
+	}
 	s, err := h.Cfg.OIDC.Begin(c.Request().Context())
 	if err != nil {
 		c.Logger().Error(err)
 		return h.loginProblem(c, http.StatusBadGateway, next, handlers.Locale(c).T("login.sso_unreachable"))
 	}
-	if err := h.store.SaveSSOState(c.Request().Context(), s.State, s.Nonce, s.Verifier, next, h.Now()); err != nil {
-		return err
-	}
-	c.SetCookie(&http.Cookie{Name: ssoCookie, Value: s.State, Path: "/login/oidc", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: h.secure(c), MaxAge: 600})
-	return c.Redirect(http.StatusSeeOther, s.URL)
+	return h.beginSignIn(c, models.SourceOIDC, "/login/oidc", s.State, s.Nonce, s.Verifier, next, s.URL)
 }
 
 // OIDCCallback finishes a sign-in: the state must be this browser's and unused, the code is
@@ -49,60 +38,39 @@ func (h *Handler) OIDCCallback(c echo.Context) error {
 	if h.Cfg.OIDC == nil {
 		return echo.ErrNotFound
 	}
-	ctx := c.Request().Context()
-	state := c.QueryParam("state")
-	ck, err := c.Cookie(ssoCookie)
-	c.SetCookie(&http.Cookie{Name: ssoCookie, Value: "", Path: "/login/oidc", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: h.secure(c), MaxAge: -1})
-	if err != nil || state == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(state)) != 1 {
-		return h.loginProblem(c, http.StatusBadRequest, "/", handlers.Locale(c).T("login.sso_expired"))
+	if answered, err := h.tooMany(c, "/"); answered {
+		return err
 	}
-	st, err := h.store.TakeSSOState(ctx, state, h.Now())
-	if errors.Is(err, models.ErrNotFound) {
-		return h.loginProblem(c, http.StatusBadRequest, "/", handlers.Locale(c).T("login.sso_expired"))
-	} else if err != nil {
+	st, ok, err := h.takeSignIn(c, models.SourceOIDC, "/login/oidc")
+	if !ok {
 		return err
 	}
 	next := localPath(st.Next)
 	if c.QueryParam("error") != "" {
 		return h.loginProblem(c, http.StatusUnauthorized, next, handlers.Locale(c).T("login.sso_failed"))
 	}
-	id, err := h.Cfg.OIDC.Finish(ctx, c.QueryParam("code"), st.Verifier, st.Nonce)
-	if errors.Is(err, sso.ErrRefused) {
-		c.Logger().Warn(err)
-		if err := h.store.Audit(ctx, h.Now(), models.SourceOIDC, models.AuditLoginFailed, nil, "login", nil, map[string]string{"method": models.SourceOIDC}); err != nil {
-			return err
-		}
-		return h.loginProblem(c, http.StatusUnauthorized, next, handlers.Locale(c).T("login.sso_failed"))
-	} else if err != nil {
-		c.Logger().Error(err)
-		return h.loginProblem(c, http.StatusBadGateway, next, handlers.Locale(c).T("login.sso_unreachable"))
-	}
-	_, token, err := h.store.SignInExternal(ctx, models.ExternalIdentity{Method: models.SourceOIDC, ID: id.ID, Name: id.Name, Groups: id.Groups},
-		h.Cfg.SSORules, h.Cfg.Sessions, h.Now())
-	if errors.Is(err, models.ErrDisabled) {
-		return h.loginProblem(c, http.StatusForbidden, next, handlers.Locale(c).T("login.sso_disabled"))
-	} else if err != nil {
-		return err
-	}
-	h.setSession(c, token)
-	handlers.RenewCSRF(c, h.secure(c))
-	return c.Redirect(http.StatusSeeOther, next)
+	id, err := h.Cfg.OIDC.Finish(c.Request().Context(), c.QueryParam("code"), st.Verifier, st.Nonce)
+	return h.finishSignIn(c, models.SourceOIDC, next, models.ExternalIdentity{ID: id.ID, Name: id.Name, Groups: id.Groups, Refresh: id.Refresh}, err)
 }
 
 // loginProblem shows the login page with a sign-in's problem, in the page's language.
 func (h *Handler) loginProblem(c echo.Context, status int, next, problem string) error {
-	d := h.loginData(next)
+	d := h.loginData(handlers.Locale(c), next)
 	d.Problem = problem
 	return handlers.Render(c, status, peopleview.Login(handlers.Locale(c), d))
 }
 
-// loginData is the login page's state: where to go next and the sign-in methods offered.
-func (h *Handler) loginData(next string) peopleview.LoginData {
+// loginData is the login page's state: where to go next and the sign-in methods offered,
+// named in l's language.
+func (h *Handler) loginData(l phrase.Locale, next string) peopleview.LoginData {
 	d := peopleview.LoginData{Next: next, Demo: h.Cfg.Demo, PasswordAdminsOnly: h.Cfg.PasswordAdminsOnly,
 		Directory: h.Cfg.LDAP != nil}
 	if h.Cfg.OIDC != nil {
 		d.Methods = append(d.Methods, peopleview.LoginMethod{Name: h.Cfg.OIDC.Name(), URL: "/login/oidc?next=" + url.QueryEscape(next)})
+	}
+	for _, chat := range h.Cfg.Chats {
+		d.Methods = append(d.Methods, peopleview.LoginMethod{Name: peopleview.ChatName(l, chat.Platform()),
+			URL: "/login/chat/" + chat.Platform() + "?next=" + url.QueryEscape(next)})
 	}
 	return d
 }

@@ -37,7 +37,7 @@ func (h *Handler) ssoData(c echo.Context, f peopleview.SSORuleForm) (peopleview.
 	if err != nil {
 		return peopleview.SSOData{}, err
 	}
-	d := peopleview.SSOData{Form: f}
+	d := peopleview.SSOData{Form: f, Methods: models.SSOMethods}
 	for _, p := range ps {
 		d.Projects = append(d.Projects, p.Name)
 	}

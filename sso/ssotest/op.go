@@ -26,6 +26,9 @@ import (
 type User struct {
 	ID, Username, Password, Email string
 	Groups                        []string
+	// Disabled refuses the user's refresh tokens (invalid_grant), as providers do for a
+	// person disabled there.
+	Disabled bool
 }
 
 // Client is a relying party registered at the provider.
@@ -68,6 +71,13 @@ func (o *OP) SetGroups(id string, groups ...string) {
 	o.users[id].Groups = groups
 }
 
+// Disable disables the user with id: the provider refuses their refresh tokens.
+func (o *OP) Disable(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.users[id].Disabled = true
+}
+
 // userStore is the example storage's view of the provider's users.
 type userStore struct{ o *OP }
 
@@ -103,6 +113,21 @@ type groupStore struct {
 
 func (s groupStore) SetUserinfoFromRequest(ctx context.Context, ui *oidc.UserInfo, req op.IDTokenRequest, _ []string) error {
 	return s.fill(ui, req.GetSubject())
+}
+
+// TokenRequestByRefreshToken refuses a disabled user's refresh token, as Keycloak does
+// ("User disabled") and zitadel ("user not active"); the op package answers invalid_grant.
+func (s groupStore) TokenRequestByRefreshToken(ctx context.Context, refreshToken string) (op.RefreshTokenRequest, error) {
+	req, err := s.Storage.TokenRequestByRefreshToken(ctx, refreshToken)
+	if err != nil {
+		return nil, err
+	}
+	s.o.mu.Lock()
+	defer s.o.mu.Unlock()
+	if u, ok := s.o.users[req.GetSubject()]; !ok || u.Disabled {
+		return nil, fmt.Errorf("ssotest: user %q is not active", req.GetSubject())
+	}
+	return req, nil
 }
 
 func (s groupStore) fill(ui *oidc.UserInfo, id string) error {

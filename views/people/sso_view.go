@@ -5,12 +5,27 @@ import (
 	"kashi/views"
 )
 
-// ssoMethod names a directory.
+// ssoMethod names a directory or team chat.
 func ssoMethod(l phrase.Locale, m string) string {
-	if m == "ldap" {
+	switch m {
+	case "ldap":
 		return l.T("sso.method.ldap")
+	case "dingtalk", "feishu", "wecom":
+		return ChatName(l, m)
 	}
 	return l.T("sso.method.oidc")
+}
+
+// ChatName is a team chat's name in the page's language: 钉钉 or DingTalk, 飞书 or Feishu,
+// 企业微信 or WeCom.
+func ChatName(l phrase.Locale, platform string) string {
+	switch platform {
+	case "dingtalk":
+		return l.T("chat.dingtalk")
+	case "feishu":
+		return l.T("chat.feishu")
+	}
+	return l.T("chat.wecom")
 }
 
 // ssoRole names a rule's role: a project's (lead, member) or a site's.
