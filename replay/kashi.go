@@ -68,7 +68,7 @@ func (s *sim) noteETAs(waiting []scheduler.Waiting) {
 
 // growth is what the elastic pools are expected to add, read as the server's scheduler reads
 // it (scheduler.Growth): each booting machine ready a boot after it was asked, and the room
-// up to the pool's largest size after the cooldown since it last grew.
+// up to the pool's largest size, asked for the demand after the cooldown since it last grew.
 func (s *sim) growth() []scheduler.Growth {
 	var out []scheduler.Growth
 	for p := range s.pools {
@@ -76,8 +76,8 @@ func (s *sim) growth() []scheduler.Growth {
 		if !ps.elastic {
 			continue
 		}
-		g := scheduler.Growth{Spec: ps.Spec, GPUsPerNode: ps.GPUsPerNode, Batch: ps.policy.MaxInFlight,
-			Delay: ps.policy.ScaleUpDelay, Boot: ps.BootTime, Every: ps.policy.CooldownAfterUp, LastUp: ps.lastUp,
+		g := scheduler.Growth{Spec: ps.Spec, AnySpec: ps.AnySpec, GPUsPerNode: ps.GPUsPerNode, Batch: ps.policy.MaxInFlight,
+			Step: ps.policy.Step, Delay: ps.policy.ScaleUpDelay, Boot: ps.BootTime, Every: ps.policy.CooldownAfterUp, LastUp: ps.lastUp,
 			Period: time.Duration(s.interval) * time.Second}
 		for _, m := range ps.booting {
 			g.Booting = append(g.Booting, at(m.created).Add(ps.BootTime))

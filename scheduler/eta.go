@@ -49,13 +49,7 @@ func (d *decider) estimate() *quotaReplay {
 	for pass := 0; pass < 2; pass++ {
 		for i := range d.st {
 			st := &d.st[i]
-			switch {
-			case st.placed:
-				continue
-			case pass == 0 && !st.deferred && (st.reason == rNoFreeGPUs || st.reason == rBehind ||
-				st.reason == rReservationWindow || st.reason == rQuota && st.detail == detailConcurrent):
-			case pass == 1 && st.deferred && st.reason == rOffPeakOnly:
-			default:
+			if !etaReplayed(st, pass) {
 				continue
 			}
 			g := st.gpus
@@ -135,23 +129,33 @@ func (q *quotaReplay) start(rp *replay, k int, i int32, s int32, commit bool) in
 	from := max(st.minStart, q.floor(st, s, k))
 	keys := q.limitsOf(st, s)
 	// A deferrable task is no demand for machines: it takes no card of one only it awaits.
-	at := rp.take(&rp.h[k][s], st.gpus, from, dur, false, st.deferred)
-	for _, key := range keys {
-		at = max(at, rp.take(&q.limit(key).h[k], st.gpus, from, dur, false, false))
-	}
+	at := max(rp.take(&rp.h[k][s], st.gpus, from, dur, false, st.deferred), q.limitStart(keys, k, i, from, dur, false))
 	if at == 0 {
 		if next := rp.h[k][s].next(st.deferred); next != never {
 			from = next
-			at = max(rp.take(&rp.h[k][s], st.gpus, from, dur, false, st.deferred), from)
-			for _, key := range keys {
-				at = max(at, rp.take(&q.limit(key).h[k], st.gpus, from, dur, false, false))
-			}
+			at = max(rp.take(&rp.h[k][s], st.gpus, from, dur, false, st.deferred), from, q.limitStart(keys, k, i, from, dur, false))
 		}
 	}
 	if commit && at != never {
 		rp.take(&rp.h[k][s], st.gpus, at, dur, true, st.deferred)
-		for _, key := range keys {
-			rp.take(&q.limit(key).h[k], st.gpus, at, dur, true, false)
+		q.limitStart(keys, k, i, at, dur, true)
+	}
+	return at
+}
+
+// limitStart is when the task at queue position i has the tokens of limits keys on side k,
+// no earlier than from: its start in the limit's replay (fitLimit), or where that did not
+// count it (it is replayed on a place of another spec) when the tokens come free, which with
+// commit it then holds for dur.
+func (q *quotaReplay) limitStart(keys [][2]int32, k int, i int32, from int64, dur time.Duration, commit bool) int64 {
+	var rp replay
+	at := int64(0)
+	for _, key := range keys {
+		l := q.limit(key)
+		if t, ok := l.fit[k][i]; ok {
+			at = max(at, t)
+		} else {
+			at = max(at, rp.take(&l.h[k], q.d.st[i].gpus, from, dur, commit, false))
 		}
 	}
 	return at
@@ -256,30 +260,32 @@ func (h slots) next(noGrowth bool) int64 {
 }
 
 // growth is each place's new machines expected (see Growth), as grown slots: the machines
-// booting, each when it is expected ready, then the room in batches, the first asked once
-// the place's oldest task waiting for cards has waited the pool's delay (now, when none
-// waits). Nil without growth.
+// booting, each when it is expected ready, then those the scaling loop is expected to ask
+// for the tasks waiting for cards as the loop counts them (the scaler's demand rule: by
+// their spec, from when they were submitted). Nil without growth.
 func (d *decider) growth() []slots {
 	if len(d.snap.Growth) == 0 {
 		return nil
 	}
-	since := make([]time.Duration, len(d.f.specs))
-	for i := range d.st {
-		st := &d.st[i]
-		if st.placed || st.deferred || st.reason != rNoFreeGPUs && st.reason != rBehind {
+	out := make([]slots, len(d.f.specs))
+	var dem []demand
+	for _, g := range d.snap.Growth {
+		s, ok := d.f.placeOf(g.Spec, g.Region)
+		if !ok {
 			continue
 		}
-		waited := d.now.Sub(d.snap.Pending[d.q.keys[i].idx].SubmittedAt)
-		d.candidates(st.spec, st.gpus, st.lane)
-		for _, c := range d.cand {
-			since[c] = max(since[c], waited)
+		dem = dem[:0]
+		for i := range d.st {
+			st := &d.st[i]
+			if st.placed || st.deferred || st.reason != rNoFreeGPUs && st.reason != rBehind && st.reason != rNoSuchCapacity {
+				continue
+			}
+			p := &d.snap.Pending[d.q.keys[i].idx]
+			if p.Spec == g.Spec || p.Spec == "" && g.AnySpec {
+				dem = append(dem, demand{at: int64(p.SubmittedAt.Add(g.Delay).Sub(d.now)), gpus: int64(max(p.GPUs, 0))})
+			}
 		}
-	}
-	out := make([]slots, len(d.f.specs))
-	for _, g := range d.snap.Growth {
-		if s, ok := d.f.placeOf(g.Spec, g.Region); ok {
-			out[s] = g.slots(out[s], d.now, since[s])
-		}
+		out[s] = g.slots(out[s], d.now, dem)
 	}
 	for s := range out {
 		out[s].sorted()
@@ -290,25 +296,73 @@ func (d *decider) growth() []slots {
 // growthHorizon bounds how far ahead a pool's growth is counted.
 const growthHorizon = 30 * 24 * time.Hour
 
-// slots appends to h the cards g is expected to add, as offsets from now, when the demand
-// for them has waited already.
-func (g Growth) slots(h slots, now time.Time, waited time.Duration) slots {
-	n := int32(min(max(g.GPUsPerNode, 0), 1<<16))
+// demand is a waiting task's cards as the scaling loop counts them: from offset at, once it
+// has waited the pool's delay.
+type demand struct {
+	at, gpus int64
+}
+
+// slots appends to h the cards g is expected to add for the demand dem, as offsets from now,
+// as the scaling loop asks for them (see Growth): at each ask, nodes for the demand counted
+// by then beyond the machines asked already (demand is taken as still waiting: cards that
+// come free meanwhile are not subtracted, nor tasks submitted later added).
+func (g Growth) slots(h slots, now time.Time, dem []demand) slots {
+	n := int64(min(max(g.GPUsPerNode, 0), 1<<16))
 	if n == 0 {
 		return h
 	}
+	var up []int64 // when each machine asked is expected up
 	for _, at := range g.Booting {
-		h = append(h, slot{t: max(int64(at.Sub(now)), 0), n: n, grown: true})
+		t := max(int64(at.Sub(now)), 0)
+		h = append(h, slot{t: t, n: int32(n), grown: true})
+		up = append(up, t)
 	}
-	batch, every := max(g.Batch, 1), max(g.Every, g.Boot, time.Minute)
-	t := max(g.Delay-waited, 0)
+	slices.SortFunc(dem, func(a, b demand) int { return cmp.Compare(a.at, b.at) })
+	batch, step := max(g.Batch, 1), max(g.Step, 1)
+	pass, boot := int64(max(g.Period, 0)/2), int64(max(g.Boot, 0))
+	gap := int64(max(g.Every, g.Period, time.Minute))
+	t := int64(0)
 	if !g.LastUp.IsZero() {
-		t = max(t, g.LastUp.Add(g.Every).Sub(now)) // the cooldown after the last growth
+		t = max(t, int64(g.LastUp.Add(g.Every).Sub(now))) // the cooldown after the last growth
 	}
-	t += max(g.Period, 0)/2 + max(g.Boot, 0) // asked at the scaling loop's next pass
-	for room := min(g.Room, 1<<16); room > 0 && t < growthHorizon; room -= batch {
-		h = append(h, slot{t: int64(t), n: int32(min(room, batch)) * n, grown: true})
-		t += every
+	asked, room := len(up), min(g.Room, 1<<16)
+	cards, k := int64(0), 0
+	for room > 0 && t < int64(growthHorizon) {
+		// The first moment from t at which the demand counted needs more nodes than asked.
+		for {
+			for k < len(dem) && dem[k].at <= t {
+				cards += dem[k].gpus
+				k++
+			}
+			if (cards+n-1)/n > int64(asked) || k == len(dem) {
+				break
+			}
+			t = dem[k].at
+		}
+		want := int((cards+n-1)/n) - asked
+		if want <= 0 {
+			break
+		}
+		// No more than batch booting at once: the loop asks again once one is up.
+		booting, next := 0, int64(never)
+		for _, u := range up {
+			if u > t {
+				booting++
+				next = min(next, u)
+			}
+		}
+		if booting >= batch {
+			t = next
+			continue
+		}
+		c := min((want+step-1)/step*step, room, batch-booting)
+		at := t + pass + boot
+		h = append(h, slot{t: at, n: int32(int64(c) * n), grown: true})
+		for range c {
+			up = append(up, at)
+		}
+		asked, room = asked+c, room-c
+		t += pass + gap // the cooldown from the ask
 	}
 	return h
 }

@@ -10,7 +10,7 @@ import (
 
 // growth is what each pool the scaling loop grows is expected to add (see Growth): its
 // machines booting, each expected ready a typical boot after it was asked (the median of the
-// pool's machines that became ready, else half the boot timeout), and room up to its largest
+// pool's latest bootSamples boots, else half the boot timeout), and room up to its largest
 // size, after the cooldown since it last grew.
 func (l *Loop) growth(ctx context.Context, pools []models.ConfiguredPool, nodes []models.NodeGPUs) ([]Growth, error) {
 	var out []Growth
@@ -26,16 +26,16 @@ func (l *Loop) growth(ctx context.Context, pools []models.ConfiguredPool, nodes 
 		if err != nil {
 			return nil, err
 		}
+		boots, err := l.store.PoolBoots(ctx, p.ID, bootSamples)
+		if err != nil {
+			return nil, err
+		}
 		cfg := p.Config.WithDefaults()
-		g := Growth{Spec: cfg.Spec, Region: cfg.Region, GPUsPerNode: p.GPUsPerNode, Batch: cfg.MaxInFlight,
-			Delay: seconds(cfg.ScaleUpDelayS), Every: seconds(cfg.CooldownUpS), Period: l.cfg.ScalePeriod}
-		var boots []time.Duration
+		g := Growth{Spec: cfg.Spec, Region: cfg.Region, AnySpec: cfg.AnySpec, GPUsPerNode: p.GPUsPerNode, Batch: cfg.MaxInFlight,
+			Step: cfg.Step, Delay: seconds(cfg.ScaleUpDelayS), Every: seconds(cfg.CooldownUpS), Period: l.cfg.ScalePeriod}
 		var asked []time.Time
 		for _, m := range ms {
-			switch {
-			case m.ReadyAt != nil:
-				boots = append(boots, m.ReadyAt.Sub(m.CreatedAt))
-			case m.State == models.MachinePending || m.State == models.MachineCreating:
+			if m.ReadyAt == nil && (m.State == models.MachinePending || m.State == models.MachineCreating) {
 				asked = append(asked, m.CreatedAt)
 			}
 		}
@@ -61,5 +61,8 @@ func (l *Loop) growth(ctx context.Context, pools []models.ConfiguredPool, nodes 
 	}
 	return out, nil
 }
+
+// bootSamples is how many of a pool's latest boots its typical boot is read from.
+const bootSamples = 20
 
 func seconds(s int64) time.Duration { return time.Duration(s) * time.Second }

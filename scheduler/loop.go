@@ -31,6 +31,7 @@ type Store interface {
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	Reservations(ctx context.Context, from, to time.Time) ([]models.ReservationRow, error)
 	Machines(ctx context.Context, poolID int64) ([]models.Machine, error)
+	PoolBoots(ctx context.Context, poolID int64, n int) ([]time.Duration, error)
 	PoolScaleStates(ctx context.Context) (map[int64]models.PoolScaleState, error)
 	TaskSpans(ctx context.Context, since, until time.Time) ([]models.TaskSpan, error)
 }

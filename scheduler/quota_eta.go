@@ -4,9 +4,9 @@ import "slices"
 
 // The ETA replay of tasks that wait on their project's concurrent limit: each limit of a
 // project is replayed as a pool of its own whose cards ("tokens") come free as the project's
-// running tasks are expected to end, and every replayed task of the project takes tokens of
-// each limit it counts against, as it takes cards. A task waiting on the limit thus starts
-// when both enough of the project's own cards have ended and cards are free.
+// running tasks are expected to end, and the project's replayed tasks take its tokens as the
+// scheduler gives them (see fitTokens). A task waiting on the limit thus starts when both
+// enough of the project's own cards have ended and cards are free.
 
 // QuotaWait says which concurrent limit a task waiting on its project's quota waits for, and
 // by how much.
@@ -33,6 +33,9 @@ type qlimit struct {
 	// come free when the project's cards held now end (expected, latest), beyond those held
 	// over the limit.
 	h [2]slots
+	// fit is each replayed task's start under the limit, by side and queue position (see
+	// fitLimit).
+	fit [2]map[int32]int64
 }
 
 // quotaReplay holds the limits of the projects replayed, built as tasks need them.
@@ -78,6 +81,7 @@ func (q *quotaReplay) limit(key [2]int32) *qlimit {
 	var ends [2][]int64
 	l.limit, l.held, ends = q.d.quotaUse(key)
 	l.h = [2]slots{tokens(l.limit, ends[side50]), tokens(l.limit, ends[side90])}
+	q.fitLimit(key, l)
 	q.limits[key] = l
 	return l
 }

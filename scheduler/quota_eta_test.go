@@ -38,6 +38,18 @@ func TestQuotaWaitETA(t *testing.T) {
 				2: {at(2 * h), at(2 * h), &QuotaWait{Project: "q", Spec: "A", Limit: 4, InUse: 4, Needs: 2}},
 			},
 		},
+		// The scheduler holds no limit for the first task waiting on it: the demo's 2-card
+		// quota waits behind a 16-card one were estimated hours for starts within minutes.
+		"a smaller task passes one that does not fit yet, as the scheduler lets it": {
+			snap: snapshot(node(1, "A", 16)).
+				run(running(90, gpus(1, 0, 3)...).project("q").ends(h, h), running(91, gpus(1, 4, 7)...).project("q").ends(3*h, 3*h)).
+				queue(pending(1).project("q").gpus(8).est(4*h).maxRun(4*h).ready(), pending(2).project("q").gpus(2).est(h).maxRun(h).ready()).
+				quota("q", QuotaState{MaxGPUsBySpec: map[string]int{"A": 8}}),
+			want: map[int64]want{
+				1: {at(3 * h), at(3 * h), &QuotaWait{Project: "q", Spec: "A", Limit: 8, InUse: 8, Needs: 8}},
+				2: {at(h), at(h), &QuotaWait{Project: "q", Spec: "A", Limit: 8, InUse: 8, Needs: 2}},
+			},
+		},
 		"a limit on every spec counts the project's cards of every spec": {
 			snap: snapshot(node(1, "A", 8), node(2, "B", 8)).
 				run(running(90, gpus(1, 0, 1)...).project("q").ends(h, h), running(91, gpus(2, 0, 1)...).project("q").ends(2*h, 2*h)).

@@ -38,17 +38,21 @@ type Snapshot struct {
 }
 
 // Growth is the capacity a pool whose machines the scaling loop adds is expected to bring to
-// its place (its spec in its region) while tasks wait for cards there: the machines booting
-// now when each is expected to be ready, then up to Room more nodes, Batch at a time, the
-// first asked once demand has waited Delay and Every has passed since the pool last grew
-// (LastUp) — at the scaling loop's next pass, half its Period later on average — each ready
-// Boot after it is asked, a batch every Every. Only the p50 ETAs count on it: machines may
-// fail to boot, and the p90 is a bound.
+// its place (its spec in its region) while tasks wait for cards there, as the loop asks for
+// it: the machines booting now when each is expected to be ready, then machines for the
+// demand — the cards of the tasks waiting for the pool's spec (any spec, with AnySpec) once
+// each has waited Delay — beyond those asked already, rounded up to Step nodes, at most Room
+// nodes in all and Batch booting at once, not within Every of the pool's last growth
+// (LastUp) nor of the last ask, each asked at the loop's next pass (half its Period later on
+// average) and ready Boot after. Only the p50 ETAs count on it: machines may fail to boot,
+// and the p90 is a bound.
 type Growth struct {
 	Spec, Region string
+	AnySpec      bool
 	GPUsPerNode  int
 	Booting      []time.Time
 	Room, Batch  int
+	Step         int
 	Delay, Boot  time.Duration
 	Every        time.Duration
 	LastUp       time.Time
