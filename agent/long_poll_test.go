@@ -16,7 +16,9 @@ func TestLongPollDeliversPlacement(t *testing.T) {
 	a.cfg.PollInterval = time.Hour
 	runAgent(t, a)
 	f.waitFor(t, "a request waiting with the empty list's ETag", func() bool { return f.changed != nil })
-	f.with(func() { f.assign([]api.Assignment{{TaskID: 5, GPUUUIDs: []string{"GPU-0"}, Command: []string{"true"}}}) })
+	f.with(func() {
+		f.assign([]api.Assignment{{TaskID: 5, GPUUUIDs: []string{"GPU-0"}, Command: []string{"true"}}})
+	})
 	f.waitFor(t, "the task's running report", func() bool { return len(f.statuses) > 0 && f.statuses[0].TaskID == 5 })
 	f.with(func() {
 		if f.waits != f.polls {
