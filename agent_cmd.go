@@ -13,6 +13,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"kashi/agent"
+	"kashi/api"
 )
 
 // agentConfig is the configuration of `kashi agent`.
@@ -26,7 +27,9 @@ type agentConfig struct {
 	LogLevel       string
 	SampleInterval time.Duration
 	PollInterval   time.Duration
-	StopGrace      time.Duration
+	// AssignmentsWait is how long the server may hold a request for assignments; 0 polls.
+	AssignmentsWait time.Duration
+	StopGrace       time.Duration
 	// HealthGrace is how long a service replica may take to answer its health probe first.
 	HealthGrace time.Duration
 	// Source is where GPU readings come from: nvml, or dcgm (a dcgm-exporter at DCGMURL).
@@ -52,7 +55,8 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 	f.String(&c.StateDir, "state-dir", "/var/lib/kashi-agent", "where the agent keeps its spool, its tasks' records (tasks/<id>/) and their own folders with their logs (runs/<id>/"+agent.LogFile+")")
 	f.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	f.Duration(&c.SampleInterval, "sample-interval", 10*time.Second, "how often GPUs are read")
-	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched")
+	f.Duration(&c.PollInterval, "poll-interval", 5*time.Second, "how often assignments are fetched from a server that does not wait for them")
+	f.Duration(&c.AssignmentsWait, "assignments-wait", api.DefaultAssignmentsWait, "how long the server may hold a request for assignments until they change (a long poll), up to 60s; 0 polls every --poll-interval")
 	f.Duration(&c.StopGrace, "stop-grace", 30*time.Second, "time between the stop signal and the kill")
 	f.Duration(&c.HealthGrace, "health-grace", 10*time.Minute, "how long a service replica with a health path may take to load before failed probes restart it")
 	f.String(&c.Source, "source", "nvml", "where GPU readings come from: nvml, or dcgm (a running dcgm-exporter; no process accounting)")
@@ -72,6 +76,9 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (ag
 		if err := c.container().Check(); err != nil {
 			return c, fmt.Errorf("--container-runtime/--container-mounts: %w", err)
 		}
+	}
+	if c.AssignmentsWait < 0 || c.AssignmentsWait > api.MaxAssignmentsWait {
+		return c, fmt.Errorf("--assignments-wait must be between 0s and %s, got %s", api.MaxAssignmentsWait, c.AssignmentsWait)
 	}
 	if c.Once != c.Print {
 		return c, errors.New("--once and --print go together: `kashi agent --once --print` checks this machine's GPUs")
@@ -109,9 +116,17 @@ func runAgent(ctx context.Context, c agentConfig, stdout io.Writer, log *slog.Lo
 		src = &agent.DCGMSource{URL: c.DCGMURL}
 	}
 	a := agent.NewWithSource(agent.Config{Server: c.Server, JoinToken: c.JoinToken, Pool: c.Pool, Hostname: c.Hostname,
-		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval,
+		MachineID: c.MachineID, SampleInterval: c.SampleInterval, PollInterval: c.PollInterval, AssignmentsWait: c.agentWait(),
 		StopGrace: c.StopGrace, HealthGrace: c.HealthGrace, StateDir: c.StateDir, Logger: log}, src, runner)
 	return a.Run(ctx)
+}
+
+// agentWait is the agent's AssignmentsWait: --assignments-wait 0 never asks to wait.
+func (c agentConfig) agentWait() time.Duration {
+	if c.AssignmentsWait == 0 {
+		return -1
+	}
+	return c.AssignmentsWait
 }
 
 // taskCgroups finds and prepares the cgroups the tasks' own go under.

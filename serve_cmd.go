@@ -373,6 +373,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)
+	srv.RegisterOnShutdown(store.EndAssignmentWaits) // agents' long polls answer now, not at their wait's end
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("kashi serving", "url", "http://"+ln.Addr().String(), "db", dbLabel(cfg.DB), "demo", cfg.Demo)

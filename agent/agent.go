@@ -39,8 +39,14 @@ type Config struct {
 	MachineID string
 	// SampleInterval is how often the GPUs are read and samples sent; default 10 s.
 	SampleInterval time.Duration
-	// PollInterval is how often assignments are fetched; default 5 s.
+	// PollInterval is how often assignments are fetched from a server that does not wait
+	// (or after a failed request), and how often the last list is followed again here (a
+	// replica's restart, cards being freed); default 5 s.
 	PollInterval time.Duration
+	// AssignmentsWait is how long the server may hold an assignments request until the list
+	// changes (a long poll, answered as soon as a task is placed or stopped here); default
+	// api.DefaultAssignmentsWait, negative never asks (polling every PollInterval).
+	AssignmentsWait time.Duration
 	// StopGrace is how long a stopped task has between SIGTERM and SIGKILL; default 30 s.
 	StopGrace time.Duration
 	// StateDir holds the spool (StateDir/spool) and, for a SupervisedRunner, the tasks; ""
@@ -96,6 +102,21 @@ type Agent struct {
 	// prePull names the images the server said to pull at registration; no task is taken
 	// until they are pulled (or failed).
 	prePull []string
+	// polls carries the answer of the assignments request in flight (polling says whether
+	// one is); assigned and etag are the last list answered (nil before the first) and its
+	// ETag; longPoll is false once the server showed it does not wait.
+	polls    chan polled
+	polling  bool
+	assigned []api.Assignment
+	etag     string
+	longPoll bool
+}
+
+// polled is an assignments request's outcome, sent from its goroutine to the loop.
+type polled struct {
+	resp api.AssignmentsResponse
+	got  Polled
+	err  error
 }
 
 // task is a started or adopted task's process.
@@ -151,6 +172,9 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 5 * time.Second
 	}
+	if cfg.AssignmentsWait == 0 {
+		cfg.AssignmentsWait = api.DefaultAssignmentsWait
+	}
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = 30 * time.Second
 	}
@@ -178,10 +202,17 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 	if cfg.HostCPUs <= 0 {
 		cfg.HostCPUs = runtime.NumCPU()
 	}
+	// A long poll's client waits as long as the server may hold it, plus the usual timeout.
+	longPoll := *cfg.HTTP
+	if longPoll.Timeout > 0 {
+		longPoll.Timeout += max(cfg.AssignmentsWait, 0)
+	}
 	return &Agent{
 		cfg:       cfg,
 		collector: src,
-		client:    &Client{BaseURL: cfg.Server, HTTP: cfg.HTTP},
+		client:    &Client{BaseURL: cfg.Server, HTTP: cfg.HTTP, LongPoll: &longPoll},
+		polls:     make(chan polled, 1),
+		longPoll:  cfg.AssignmentsWait > 0,
 		runner:    runner,
 		log:       cfg.Logger,
 		retryMin:  time.Second,
@@ -195,7 +226,8 @@ func NewWithSource(cfg Config, src Source, runner Runner) *Agent {
 }
 
 // Run initialises NVML and registers the node, then until ctx is done sends samples every
-// SampleInterval and follows the assignments every PollInterval. When ctx is done it stops
+// SampleInterval and follows the assignments: each answer of a long poll at once (and the
+// next one asked), or every PollInterval from a server that does not wait. When ctx is done it stops
 // every task it started, unless the runner is an Adopter whose tasks outlive the agent, and
 // returns nil; it returns an error when NVML fails, the state directory cannot be used or the
 // server refuses the registration for good. Run may be called once.
@@ -252,10 +284,15 @@ func (a *Agent) Run(ctx context.Context) error {
 			err = a.sample(ctx)
 		case <-pulled:
 			pulled = nil // taken once: a nil channel never fires
-			err = a.poll(ctx)
+			a.startPoll(ctx)
+		case p := <-a.polls:
+			a.polling = false
+			if err = a.poll(ctx, p); err == nil && p.err == nil && a.longPoll {
+				a.startPoll(ctx)
+			}
 		case <-pollTick.C:
 			if pulled == nil {
-				err = a.poll(ctx)
+				err = a.tick(ctx)
 			}
 		case e := <-a.exits:
 			err = a.exited(ctx, e)
@@ -364,12 +401,53 @@ func (a *Agent) drain(ctx context.Context) error {
 	}
 }
 
-// poll fetches the assignments, follows them, and delivers pending status reports.
-func (a *Agent) poll(ctx context.Context) error {
-	resp, err := a.client.Assignments(ctx, a.running())
-	switch {
+// startPoll sends an assignments request, unless one is in flight: a long poll while the
+// server waits, else a plain one. Its answer comes back to the loop on a.polls.
+func (a *Agent) startPoll(ctx context.Context) {
+	if a.polling {
+		return
+	}
+	a.polling = true
+	running, wait, etag := a.running(), time.Duration(0), ""
+	if a.longPoll {
+		wait, etag = a.cfg.AssignmentsWait, a.etag
+	}
+	go func() {
+		resp, got, err := a.client.Assignments(ctx, running, wait, etag)
+		a.polls <- polled{resp: resp, got: got, err: err}
+	}()
+}
+
+// tick runs every PollInterval: it follows the last list again, and asks for the
+// assignments when no request is in flight (polling a server that does not wait, or again
+// after a failed request).
+func (a *Agent) tick(ctx context.Context) error {
+	if !a.polling {
+		a.startPoll(ctx)
+		return nil
+	}
+	if a.assigned != nil {
+		a.follow(ctx, a.assigned)
+	}
+	if a.holdTicks > 0 {
+		return nil
+	}
+	return a.drain(ctx)
+}
+
+// poll follows an assignments answer and delivers pending status reports.
+func (a *Agent) poll(ctx context.Context, p polled) error {
+	switch err := p.err; {
 	case err == nil:
-		a.follow(ctx, resp.Tasks)
+		if a.longPoll && !p.got.Waited {
+			a.longPoll = false
+			a.log.Info("agent: the server answers assignments at once; polling them", "every", a.cfg.PollInterval)
+		}
+		a.assigned, a.etag = p.resp.Tasks, p.got.ETag
+		if a.assigned == nil {
+			a.assigned = []api.Assignment{} // a list was answered: follow it on the ticks
+		}
+		a.follow(ctx, a.assigned)
 	case ctx.Err() != nil:
 		return nil
 	case isUnauthorized(err):

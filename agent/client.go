@@ -24,8 +24,19 @@ type Client struct {
 	BaseURL string
 	// Token is the node's bearer token, set by Register.
 	Token string
-	// HTTP sends the requests; nil means http.DefaultClient.
+	// HTTP sends the requests; nil means http.DefaultClient. Its transport keeps connections
+	// alive between requests (Go's default transport does).
 	HTTP *http.Client
+	// LongPoll sends the assignments requests that ask the server to wait; nil means HTTP.
+	// Its timeout must leave room for the wait.
+	LongPoll *http.Client
+}
+
+// Polled is what an assignments answer says besides the list: its ETag, and whether the
+// server honoured the wait asked (an older server answers at once and sends no such header).
+type Polled struct {
+	ETag   string
+	Waited bool
 }
 
 // APIError is a non-2xx answer of the server.
@@ -91,21 +102,37 @@ func (c *Client) PostSamples(ctx context.Context, req api.SamplesRequest) (api.S
 }
 
 // Assignments fetches the tasks the node should be running now, telling the server which
-// tasks run on the node.
-func (c *Client) Assignments(ctx context.Context, running []int64) (api.AssignmentsResponse, error) {
+// tasks run on the node. With wait above zero it is a long poll: the server answers when the
+// list differs from the one whose ETag is etag, or after wait.
+func (c *Client) Assignments(ctx context.Context, running []int64, wait time.Duration, etag string) (api.AssignmentsResponse, Polled, error) {
 	var resp api.AssignmentsResponse
-	path := api.PathAssignments
+	q := url.Values{}
 	if len(running) > 0 {
 		ids := make([]string, len(running))
 		for i, id := range running {
 			ids[i] = strconv.FormatInt(id, 10)
 		}
-		path += "?" + url.Values{api.QueryRunning: {strings.Join(ids, ",")}}.Encode()
+		q.Set(api.QueryRunning, strings.Join(ids, ","))
 	}
-	if err := c.do(ctx, http.MethodGet, path, c.Token, nil, &resp); err != nil {
-		return api.AssignmentsResponse{}, fmt.Errorf("agent: assignments: %w", err)
+	hc, hdr := c.HTTP, http.Header{}
+	if wait > 0 {
+		q.Set(api.QueryWait, wait.String())
+		if etag != "" {
+			hdr.Set("If-None-Match", etag)
+		}
+		if c.LongPoll != nil {
+			hc = c.LongPoll
+		}
 	}
-	return resp, nil
+	path := api.PathAssignments
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	got, err := c.send(ctx, hc, http.MethodGet, path, c.Token, hdr, nil, &resp)
+	if err != nil {
+		return api.AssignmentsResponse{}, Polled{}, fmt.Errorf("agent: assignments: %w", err)
+	}
+	return resp, Polled{ETag: got.Get("ETag"), Waited: wait > 0 && got.Get(api.HeaderAssignmentsWait) != ""}, nil
 }
 
 // TaskStatus reports a change in a task's process.
@@ -125,17 +152,23 @@ func (c *Client) do(ctx context.Context, method, path, bearer string, in, out an
 
 // doWith is do with extra request headers.
 func (c *Client) doWith(ctx context.Context, method, path, bearer string, hdr http.Header, in, out any) error {
+	_, err := c.send(ctx, c.HTTP, method, path, bearer, hdr, in, out)
+	return err
+}
+
+// send is doWith through hc (nil: http.DefaultClient), returning the answer's headers.
+func (c *Client) send(ctx context.Context, hc *http.Client, method, path, bearer string, hdr http.Header, in, out any) (http.Header, error) {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return fmt.Errorf("encode request: %w", err)
+			return nil, fmt.Errorf("encode request: %w", err)
 		}
 		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.BaseURL, "/")+path, body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -145,29 +178,28 @@ func (c *Client) doWith(ctx context.Context, method, path, bearer string, hdr ht
 	for k, vs := range hdr {
 		req.Header[k] = vs
 	}
-	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	rd := io.LimitReader(resp.Body, api.MaxBodyBytes)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		apiErr := decodeAPIError(resp.StatusCode, rd)
 		apiErr.RetryAfter = retryAfter(resp)
-		return apiErr
+		return resp.Header, apiErr
 	}
 	if out == nil {
 		_, err = io.Copy(io.Discard, rd)
-		return err
+		return resp.Header, err
 	}
 	if err := json.NewDecoder(rd).Decode(out); err != nil {
-		return fmt.Errorf("decode answer: %w", err)
+		return resp.Header, fmt.Errorf("decode answer: %w", err)
 	}
-	return nil
+	return resp.Header, nil
 }
 
 // retryAfter reads the Retry-After header of a 429 or 503 answer, in seconds (the form

@@ -75,10 +75,10 @@ func TestClientDecodesErrors(t *testing.T) {
 func TestIsRetryable(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
-	_, netErr := (&Client{BaseURL: closed.URL}).Assignments(context.Background(), nil)
+	_, _, netErr := (&Client{BaseURL: closed.URL}).Assignments(context.Background(), nil, 0, "")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, cancelErr := (&Client{BaseURL: closed.URL}).Assignments(cancelled, nil)
+	_, _, cancelErr := (&Client{BaseURL: closed.URL}).Assignments(cancelled, nil, 0, "")
 
 	tests := map[string]struct {
 		err  error
@@ -138,7 +138,7 @@ func TestClientSendsTokens(t *testing.T) {
 	if res, err := c.PostSamples(ctx, api.SamplesRequest{Samples: []api.Sample{{UUID: "GPU-1", TS: t0}}}); err != nil || res.Accepted != 1 {
 		t.Fatalf("PostSamples() = %+v, %v, want 1 accepted", res, err)
 	}
-	as, err := c.Assignments(ctx, []int64{7, 9})
+	as, _, err := c.Assignments(ctx, []int64{7, 9}, 0, "")
 	if err != nil || len(as.Tasks) != 1 || as.Tasks[0].TaskID != 42 {
 		t.Fatalf("Assignments() = %+v, %v, want task 42", as, err)
 	}

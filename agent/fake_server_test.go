@@ -37,7 +37,13 @@ type fakeServer struct {
 	// rejected holds the samples answered with an error.
 	rejected    []api.Sample
 	assignments []api.Assignment
-	polls       int
+	// longPoll makes the server wait as Kashi's does (a list unchanged since the request's
+	// If-None-Match waits for assign or the wait's end); waits counts the requests that
+	// asked to wait.
+	longPoll bool
+	changed  chan struct{}
+	waits    int
+	polls    int
 	// running holds the task ids each poll said run on the node.
 	running    [][]int64
 	dropped    []int64
@@ -175,6 +181,21 @@ func (f *fakeServer) postSamples(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(api.SamplesResponse{Accepted: len(req.Samples)})
 }
 
+// assign replaces the assignments and wakes the waiting long poll, with the state locked.
+func (f *fakeServer) assign(as []api.Assignment) {
+	f.assignments = as
+	if f.changed != nil {
+		close(f.changed)
+		f.changed = nil
+	}
+}
+
+// etag is the assignments' tag, with the state locked.
+func (f *fakeServer) etag() string {
+	b, _ := json.Marshal(f.assignments)
+	return strconv.Quote(string(b))
+}
+
 func (f *fakeServer) getAssignments(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -182,6 +203,26 @@ func (f *fakeServer) getAssignments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.polls++
+	if wait := r.URL.Query().Get(api.QueryWait); wait != "" {
+		f.waits++
+		if d, _ := time.ParseDuration(wait); f.longPoll && d > 0 {
+			w.Header().Set(api.HeaderAssignmentsWait, d.String())
+			if r.Header.Get("If-None-Match") == f.etag() {
+				if f.changed == nil {
+					f.changed = make(chan struct{})
+				}
+				changed := f.changed
+				f.mu.Unlock()
+				select {
+				case <-changed:
+				case <-time.After(d):
+				case <-r.Context().Done():
+				}
+				f.mu.Lock()
+			}
+		}
+	}
+	w.Header().Set("ETag", f.etag())
 	var ids []int64
 	if v := r.URL.Query().Get(api.QueryRunning); v != "" {
 		for _, s := range strings.Split(v, ",") {

@@ -15,9 +15,25 @@ const (
 	// QueryRunning is the query parameter of PathAssignments that lists, comma-separated,
 	// the ids of the tasks whose processes run on the node now.
 	QueryRunning = "running"
+	// QueryWait is the query parameter of PathAssignments that asks the server to hold the
+	// request, up to MaxAssignmentsWait, until the node's assignments differ from the answer
+	// whose ETag the request sends in If-None-Match (a long poll); "0s" or none answers at
+	// once. A server that waits says so in HeaderAssignmentsWait.
+	QueryWait = "wait"
 	// PathTaskStatus is followed by the task id and "/status".
 	PathTaskStatus = "/api/v1/agent/tasks/"
 )
+
+// MaxAssignmentsWait bounds QueryWait; DefaultAssignmentsWait is the agent's.
+const (
+	MaxAssignmentsWait     = 60 * time.Second
+	DefaultAssignmentsWait = 30 * time.Second
+)
+
+// HeaderAssignmentsWait is set on the assignments answer of a server that held the request
+// for QueryWait, to the wait it honoured: an agent that asked for a wait and finds no such
+// header talks to an older server and polls instead.
+const HeaderAssignmentsWait = "X-Kashi-Assignments-Wait"
 
 // HeaderNodeToken carries a registered node's own token when its agent registers again (after
 // a restart or a GPU swap): a node's hostname, machine id and GPUs are its own, and another

@@ -20,6 +20,7 @@ func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, 
 func (s *Store) changed(ctx context.Context) {
 	if ctx == nil || ctx.Value(quietKey{}) == nil {
 		s.gen.Add(1)
+		s.pokeAssignWatch() // a change to a node's assignments is read at once
 	}
 }
 

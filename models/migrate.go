@@ -58,6 +58,7 @@ var migrations = []migration{
 	{49, "the archive's outbox: objects to write to S3-compatible storage, their attempts and when they arrived", migrateV49Archive},
 	{50, "sign-in through the organisation's directory (OIDC, LDAP): users' source, sessions' method, group mapping rules, sign-ins under way", migrateV50SSO},
 	{52, "each user's ids in the team's chats, for the robots to mention them", migrateV52ChatIDs},
+	{56, "what wakes the agents waiting for their assignments: a counter of assignment changes and each node's last", migrateV56AssignmentChanges},
 	{58, "sign-in through the team chats (DingTalk, Feishu, WeCom) and the OIDC provider's check: each sign-in's method, OIDC users' refresh tokens", migrateV58ChatSignIn},
 }
 

@@ -105,6 +105,9 @@ func closeAllocations(tx *gorm.DB, taskID, nodeID int64, at time.Time) error {
 		}
 		return q
 	}
+	if err := taskAssignmentsChanged(tx, taskID); err != nil {
+		return err
+	}
 	if err := open().Where("started_at > ?", at).Update("ended_at", gorm.Expr("started_at")).Error; err != nil {
 		return err
 	}

@@ -51,6 +51,8 @@ type Store struct {
 	secrets secretBox
 	// roots are the directories path data checks may look under (SetDataRoots).
 	roots dataRoots
+	// assigns wakes the agents waiting for their assignments (assignment_watch.go).
+	assigns assignWatch
 }
 
 // Options configure Open.
@@ -86,7 +88,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	// (TestNewStatementBesideAFullPool).
 	cfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true, TranslateError: true,
 		NowFunc: func() time.Time { return UTC(opts.Now()) }}
-	s := &Store{postgres: pg, board: boardCache{lag: opts.BoardLag}, now: opts.Now}
+	s := &Store{postgres: pg, board: boardCache{lag: opts.BoardLag}, now: opts.Now, assigns: assignWatch{kick: make(chan struct{}, 1)}}
 	var (
 		dial    gorm.Dialector
 		closeDB func() error
@@ -137,6 +139,7 @@ func IsPostgresDSN(dsn string) bool {
 func (s *Store) Close() error {
 	s.samples.stop()
 	s.stopBoard()
+	s.EndAssignmentWaits()
 	return s.closeDB()
 }
 

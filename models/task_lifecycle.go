@@ -160,8 +160,9 @@ func requestStop(tx *gorm.DB, id int64, state, reason string, now time.Time) err
 		if t.StopState == "" || (t.State != TaskStarting && t.State != TaskRunning) {
 			return fmt.Errorf("models: task %d is %s: %w", id, t.State, ErrConflict)
 		}
+		return nil
 	}
-	return nil
+	return taskAssignmentsChanged(tx, id)
 }
 
 // Assignments lists what a node should run: its starting and running tasks with their GPUs,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -188,7 +190,10 @@ func place(tx *gorm.DB, p Placement, now time.Time) error {
 			Attempt: max(t.Attempt, 1), Trial: t.TrialID != nil}
 	}
 	// The partial unique index on open allocations is the last guard against a double grant.
-	return tx.Create(&rows).Error
+	if err := tx.Create(&rows).Error; err != nil {
+		return err
+	}
+	return assignmentsChanged(tx, slices.Collect(maps.Values(nodeOf)))
 }
 
 // SetWaitReasons stores why each waiting task waits, as the scheduler explained it.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"kashi/api"
@@ -100,6 +101,18 @@ func runningOf(q string) ([]int64, error) {
 		ids[i] = id
 	}
 	return ids, nil
+}
+
+// waitOf reads the assignments request's wait: a duration from 0 to api.MaxAssignmentsWait.
+func waitOf(q string) (time.Duration, error) {
+	if q == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(q)
+	if err != nil || d < 0 || d > api.MaxAssignmentsWait {
+		return 0, &models.FieldError{Field: api.QueryWait, Msg: fmt.Sprintf("%q is not a wait from 0s to %s", q, api.MaxAssignmentsWait)}
+	}
+	return d, nil
 }
 
 func reportOf(req api.TaskStatusRequest) models.TaskReport { return models.TaskReport(req) }

@@ -32,6 +32,7 @@ type Store interface {
 	NodeByTokenHash(ctx context.Context, hash string) (models.Node, error)
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
+	WaitAssignments(ctx context.Context, nodeID int64) (*models.AssignmentWait, error)
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 }
 

@@ -32,12 +32,34 @@ func ForEachDB(t *testing.T, opts models.Options, f func(t *testing.T, s *models
 	}
 }
 
+// ForEachDBReplicas runs f as a subtest on two stores over one fresh database, as two
+// replicas of the server see it: SQLite always, Postgres when KASHI_TEST_PG_DSN is set.
+func ForEachDBReplicas(t *testing.T, opts models.Options, f func(t *testing.T, a, b *models.Store)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "kashi.db")
+		f(t, openStore(t, path, opts), openStore(t, path, opts))
+	})
+	if os.Getenv(PGEnv) != "" {
+		t.Run("postgres", func(t *testing.T) {
+			dsn := postgresSchema(t)
+			f(t, openStore(t, dsn, opts), openStore(t, dsn, opts))
+		})
+	}
+}
+
 // SQLite opens a migrated store on a new file in t.TempDir().
 func SQLite(t testing.TB, opts models.Options) *models.Store {
 	t.Helper()
-	s, err := models.Open(context.Background(), filepath.Join(t.TempDir(), "kashi.db"), opts)
+	return openStore(t, filepath.Join(t.TempDir(), "kashi.db"), opts)
+}
+
+// openStore opens a migrated store on dsn, closed when the test ends.
+func openStore(t testing.TB, dsn string, opts models.Options) *models.Store {
+	t.Helper()
+	s, err := models.Open(context.Background(), dsn, opts)
 	if err != nil {
-		t.Fatalf("open sqlite store: %v", err)
+		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -46,6 +68,13 @@ func SQLite(t testing.TB, opts models.Options) *models.Store {
 // Postgres opens a migrated store in a new schema of the database KASHI_TEST_PG_DSN names,
 // dropped when the test ends. It skips the test when the variable is unset.
 func Postgres(t testing.TB, opts models.Options) *models.Store {
+	t.Helper()
+	return openStore(t, postgresSchema(t), opts)
+}
+
+// postgresSchema makes a new schema in the database KASHI_TEST_PG_DSN names, dropped when
+// the test ends, and returns the DSN of it. It skips the test when the variable is unset.
+func postgresSchema(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv(PGEnv)
 	if dsn == "" {
@@ -68,12 +97,7 @@ func Postgres(t testing.TB, opts models.Options) *models.Store {
 			db.Close()
 		}
 	})
-	s, err := models.Open(context.Background(), withSearchPath(dsn, schema), opts)
-	if err != nil {
-		t.Fatalf("open postgres store: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return withSearchPath(dsn, schema)
 }
 
 // withSearchPath adds search_path to a URL or key=value DSN.
