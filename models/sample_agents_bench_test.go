@@ -16,9 +16,13 @@ import (
 // reading and timers updated. In the same run and the same database it first measures the
 // raw limit: the same rows as 1,000-row multi-row INSERTs in a transaction each (as
 // BenchmarkRawSampleInsert), so "of-raw" is the ratio of the two rates with the machine's
-// speed cancelled out.
+// speed cancelled out. With -short, 16 nodes.
 func BenchmarkIngestAsAgents(b *testing.B) {
-	const nodes, gpus = 512, 8
+	const gpus = 8
+	nodes, rawBatches := 512, 100
+	if testing.Short() { // CI's smoke run
+		nodes, rawBatches = 16, 5
+	}
 	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "agents.db"), Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -37,7 +41,7 @@ func BenchmarkIngestAsAgents(b *testing.B) {
 		}
 		nodeIDs[n] = node.ID
 	}
-	raw := rawSampleRate(b, s, 100)
+	raw := rawSampleRate(b, s, rawBatches)
 
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var next atomic.Int64

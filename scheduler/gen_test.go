@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"kashi/models"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -39,8 +40,11 @@ func genSnapshot(r *rand.Rand, c genConfig, now time.Time) Snapshot {
 		n.Schedulable = r.IntN(20) != 0
 		n.ShortOnly = r.IntN(6) == 0
 		if c.mixed {
-			n.Region = genRegions[r.IntN(len(genRegions))]
-			n.InterNodeGbps, n.StorageMBps, n.NoInterNode = []int{0, 100, 400}[r.IntN(3)], []int{0, 500, 2000}[r.IntN(3)], r.IntN(10) == 0
+			// Pools state their network and storage: one pool per spec and region.
+			reg := r.IntN(len(genRegions))
+			n.Region, n.Pool = genRegions[reg], spec+"-"+genRegions[reg]
+			k := (slices.Index(c.specs, spec) + reg) % 3
+			n.InterNodeGbps, n.StorageMBps, n.NoInterNode = []int{0, 100, 400}[k], []int{500, 0, 2000}[k], k == 0
 		}
 		s.Nodes = append(s.Nodes, n)
 	}

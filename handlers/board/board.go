@@ -16,7 +16,6 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
-	"kashi/phrase"
 	boardview "kashi/views/board"
 )
 
@@ -35,9 +34,26 @@ func (h *Handler) Board(c echo.Context) error {
 	l := handlers.Locale(c)
 	k := shareKey{filter: f, lang: l.Lang, admin: handlers.Who(c).Admin(), partial: c.Request().Header.Get("HX-Request") == "true"}
 	now := h.Now()
-	// The shared part is rendered with the request's context alone: who asks is not in it.
-	ctx := c.Request().Context()
-	r, err := h.share.get(k, now, h.store.BoardVersion(), func() ([]byte, error) { return h.renderBoard(ctx, k, now) })
+	// The shared part is rendered with the request's context alone, so who asks is not in
+	// it, and without its cancellation: the viewers waiting for it should not fail because
+	// the one who asked first went away.
+	ctx := context.WithoutCancel(c.Request().Context())
+	r, err := h.share.get(k, now, h.store.BoardVersion(), func() ([]byte, error) {
+		d, err := h.buildBoard(ctx, k, now)
+		if err != nil {
+			return nil, err
+		}
+		comp := boardview.BoardBody(l, d)
+		switch {
+		case k.partial && d.Filter.View == boardview.ViewGrid:
+			comp = boardview.CompactGrid(l, d)
+		case k.partial:
+			comp = boardview.BoardGrid(l, d)
+		}
+		var buf bytes.Buffer
+		err = comp.Render(ctx, &buf)
+		return buf.Bytes(), err
+	})
 	if err != nil {
 		return err
 	}
@@ -62,22 +78,21 @@ func (h *Handler) Board(c echo.Context) error {
 	return c.HTMLBlob(http.StatusOK, body)
 }
 
-// renderBoard builds the board of k at now and writes its body (BoardBody) or, for HTMX,
-// its grid.
-func (h *Handler) renderBoard(ctx context.Context, k shareKey, now time.Time) ([]byte, error) {
+// buildBoard builds the board of k at now: the selection, its view, the page.
+func (h *Handler) buildBoard(ctx context.Context, k shareKey, now time.Time) (boardview.BoardData, error) {
 	f := k.filter
 	rows, err := h.store.BoardGPUs(ctx, models.BoardFilter{Pool: f.Pool, Spec: f.Spec, Project: f.Project})
 	if err != nil {
-		return nil, err
+		return boardview.BoardData{}, err
 	}
 	d := h.boardData(rows, now, k.admin)
 	d.Filter, d.ActivePct = f, h.store.Thresholds().ActiveUtilPct
 	if d.Options.Pools, d.Options.Specs, d.Options.Projects, err = h.store.BoardOptions(ctx); err != nil {
-		return nil, err
+		return d, err
 	}
 	d.Options.Owners = owners(rows)
 	if err := h.markBookings(ctx, &d, now); err != nil {
-		return nil, err
+		return d, err
 	}
 	narrowNodes(&d)
 	if d.Filter.View == "" {
@@ -86,7 +101,7 @@ func (h *Handler) renderBoard(ctx context.Context, k shareKey, now time.Time) ([
 	if d.Filter.View == boardview.ViewGrid {
 		strips, err := h.store.UtilStrips(ctx, now)
 		if err != nil {
-			return nil, err
+			return d, err
 		}
 		addStrips(&d, strips)
 	}
@@ -95,19 +110,7 @@ func (h *Handler) renderBoard(ctx context.Context, k shareKey, now time.Time) ([
 	}
 	d.Counts = boardview.CompactCounts(d)
 	paginate(&d)
-	l := phrase.Locale{Lang: k.lang}
-	comp := boardview.BoardBody(l, d)
-	switch {
-	case k.partial && d.Filter.View == boardview.ViewGrid:
-		comp = boardview.CompactGrid(l, d)
-	case k.partial:
-		comp = boardview.BoardGrid(l, d)
-	}
-	var buf bytes.Buffer
-	if err := comp.Render(ctx, &buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return d, nil
 }
 
 // etagOf is the ETag of an answer's bytes.
