@@ -103,7 +103,6 @@ func (c *Chat) AuthURL(state string) string {
 	case Feishu:
 		// open.feishu.cn/document/common-capabilities/sso/api/obtain-oauth-code
 		q.Set("client_id", c.cfg.ClientID)
-		q.Set("response_type", "code")
 		return c.cfg.LoginURL + "/open-apis/authen/v1/authorize?" + q.Encode()
 	default:
 		// developer.work.weixin.qq.com/document/path/98152 (web login)

@@ -52,11 +52,15 @@ func (c *Chat) dingTalk(ctx context.Context, code string) (Identity, error) {
 	}
 	var byUnion struct {
 		Result struct {
-			UserID string `json:"userid"`
+			ContactType int    `json:"contact_type"`
+			UserID      string `json:"userid"`
 		} `json:"result"`
 	}
 	if err := c.oldAPI(ctx, "/topapi/user/getbyunionid", map[string]any{"unionid": me.UnionID}, &byUnion); err != nil {
 		return Identity{}, err
+	}
+	if byUnion.Result.UserID == "" || byUnion.Result.ContactType != 0 { // 1: an external contact
+		return Identity{}, fmt.Errorf("%s is not a member of the organisation: %w", me.UnionID, ErrRefused)
 	}
 	var user struct {
 		Result struct {

@@ -160,7 +160,10 @@ func (s *ChatServer) login(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "login_type must be CorpApp", http.StatusBadRequest)
 			return
 		}
-	} else if q.Get("response_type") != "code" {
+	} else if s.platform == "dingtalk" && q.Get("response_type") != "code" {
+		// login.dingtalk.com/oauth2/auth: response_type is code (open.dingtalk.com/document/orgapp/tutorial-obtaining-user-personal-information);
+		// Feishu's authorize takes client_id, redirect_uri, scope and state
+		// (open.feishu.cn/document/common-capabilities/sso/api/obtain-oauth-code).
 		http.Error(w, "response_type must be code", http.StatusBadRequest)
 		return
 	}
