@@ -63,7 +63,8 @@ import (
 // project's booked window: the window). It holds the cards that come free last by then for
 // its runtime, so that those free earlier stay for the tasks after it that fit before. A task
 // waiting on its project's concurrent limit also takes the limit's cards as the project's
-// running tasks end (Waiting.Quota says which limit and by how much; see quota_eta.go); a
+// running tasks end, as the scheduler gives them: whenever they come free, each task that
+// fits, in queue order (Waiting.Quota says which limit and by how much; see quota_fit.go); a
 // deferrable task comes after all others and takes no card of a new machine. ETAP50 uses
 // expected ends and runtimes: estimates scaled by how the project's recent tasks ran against
 // theirs (Snapshot.Runtimes), else max runtimes; ETAP90 the max-runtime bounds, without
