@@ -37,26 +37,44 @@ func (t Targets) Missed(rp *Report) string {
 	return ""
 }
 
-// Limits at which a resource counts as run out: the cores 90 % busy, goroutines waiting on
-// locks or requests waiting for a database connection a tenth of the run's wall time.
+// Limits at which a resource counts as run out: the machine's run queue (the 1-minute load
+// average) at its cores, this process's CPU at 90 % of them, goroutines waiting on locks a
+// tenth of the run's wall time, or a tenth of a request on average waiting for a database
+// connection.
 const (
 	cpuLimit  = 0.9
 	waitLimit = 0.1
 )
 
-// Nearest names the resource nearest its limit, with its share of that limit (1 or more:
-// it ran out).
+// Nearest names the resource that ran out first, with its share of its limit: the first of
+// the machine's CPU, the process's CPU, locks and the database pool at or past its limit, in
+// that order (a starved or busy CPU makes every queue behind it grow, so it comes first); when
+// none is, the one nearest its limit.
 func (u Use) Nearest() (string, float64) {
 	wall := float64(u.Elapsed)
-	if wall <= 0 {
+	if wall <= 0 || u.Cores <= 0 {
 		return "", 0
 	}
-	name, score := "CPU", u.CPUShare()/cpuLimit
-	if s := float64(u.MutexWait) / wall / waitLimit; s > score {
-		name, score = "a lock (sync.Mutex waits)", s
+	type res struct {
+		name  string
+		score float64
 	}
-	if s := float64(u.DBWait) / wall / waitLimit; u.DBKnown && s > score {
-		name, score = "the database pool (waits for a connection)", s
+	all := []res{
+		{fmt.Sprintf("the machine's CPU (load average %.1f on %d cores: other processes)", u.LoadAvg, u.Cores), u.LoadAvg / float64(u.Cores)},
+		{"CPU", u.CPUShare() / cpuLimit},
+		{"a lock (sync.Mutex waits)", float64(u.MutexWait) / wall / waitLimit},
 	}
-	return name, score
+	if u.DBKnown {
+		all = append(all, res{"the database pool (waits for a connection)", float64(u.DBWait) / wall / waitLimit})
+	}
+	best := all[0]
+	for _, r := range all {
+		if r.score >= 1 {
+			return r.name, r.score
+		}
+		if r.score > best.score {
+			best = r
+		}
+	}
+	return best.name, best.score
 }

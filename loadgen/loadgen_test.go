@@ -100,14 +100,25 @@ func TestMissed(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
-	u := Use{CPU: 9 * time.Second, Cores: 2, Elapsed: 10 * time.Second, MutexWait: 50 * time.Millisecond,
-		DBWait: 3 * time.Second, DBKnown: true}
-	if name, score := u.Nearest(); name != "the database pool (waits for a connection)" || math.Abs(score-3) > 1e-9 {
-		t.Errorf("Nearest() = %q, %g, want the database pool at 3", name, score)
-	}
-	u.DBKnown = false
-	if name, score := u.Nearest(); name != "CPU" || math.Abs(score-0.5) > 1e-9 {
-		t.Errorf("Nearest() without pool figures = %q, %g, want CPU at 0.5", name, score)
+	quiet := Use{CPU: 9 * time.Second, Cores: 2, Elapsed: 10 * time.Second, MutexWait: 50 * time.Millisecond,
+		DBWait: 3 * time.Second, DBKnown: true, LoadAvg: 0.5}
+	for name, tc := range map[string]struct {
+		change func(*Use)
+		want   string
+		score  float64
+	}{
+		"pool waits":      {func(*Use) {}, "the database pool (waits for a connection)", 3},
+		"own CPU first":   {func(u *Use) { u.CPU = 19 * time.Second }, "CPU", 0.95 / 0.9},
+		"starved machine": {func(u *Use) { u.LoadAvg = 20 }, "the machine's CPU (load average 20.0 on 2 cores: other processes)", 10},
+		"none ran out":    {func(u *Use) { u.DBKnown = false }, "CPU", 0.5},
+	} {
+		t.Run(name, func(t *testing.T) {
+			u := quiet
+			tc.change(&u)
+			if got, score := u.Nearest(); got != tc.want || math.Abs(score-tc.score) > 1e-9 {
+				t.Errorf("Nearest() = %q, %g, want %q, %g", got, score, tc.want, tc.score)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -31,8 +32,10 @@ type Use struct {
 	DBWaits int64
 	DBWait  time.Duration
 	DBKnown bool
-	// Elapsed is the run's wall time.
+	// Elapsed is the run's wall time; LoadAvg the machine's 1-minute load average at its end
+	// (0 where the system does not tell).
 	Elapsed time.Duration
+	LoadAvg float64
 }
 
 // usage is one reading of the counters Use is the difference of.
@@ -112,7 +115,18 @@ func poolWaits(page io.Reader) (int64, time.Duration, bool) {
 // since is the use between before and u, over a run of elapsed.
 func (u usage) since(before usage, elapsed time.Duration) Use {
 	return Use{CPU: u.cpu - before.cpu, Cores: runtime.GOMAXPROCS(0), GC: u.gc - before.gc, MutexWait: u.mutex - before.mutex,
-		DBWaits: u.dbWaits - before.dbWaits, DBWait: u.dbWait - before.dbWait, DBKnown: u.dbKnown && before.dbKnown, Elapsed: elapsed}
+		DBWaits: u.dbWaits - before.dbWaits, DBWait: u.dbWait - before.dbWait, DBKnown: u.dbKnown && before.dbKnown, Elapsed: elapsed,
+		LoadAvg: loadAvg()}
+}
+
+// loadAvg reads the 1-minute load average from /proc/loadavg.
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(strings.Fields(string(b) + " 0")[0], 64)
+	return f
 }
 
 // CPUShare is the share of the cores the process kept busy.
@@ -129,8 +143,8 @@ func (u Use) Write(w io.Writer) {
 	if u.DBKnown {
 		db = fmt.Sprintf("%d waits, %s", u.DBWaits, ms(u.DBWait))
 	}
-	fmt.Fprintf(w, "CPU %.1f s = %.0f %% of %d cores (GC %.0f %% of it); lock waits %s; database pool %s\n",
-		u.CPU.Seconds(), 100*u.CPUShare(), u.Cores, 100*share(u.GC, u.CPU), ms(u.MutexWait), db)
+	fmt.Fprintf(w, "CPU %.1f s = %.0f %% of %d cores (GC %.0f %% of it; load average %.1f); lock waits %s; database pool %s\n",
+		u.CPU.Seconds(), 100*u.CPUShare(), u.Cores, 100*share(u.GC, u.CPU), u.LoadAvg, ms(u.MutexWait), db)
 }
 
 func share(part, whole time.Duration) float64 {
