@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"kashi/archive"
 	"kashi/control"
@@ -261,6 +262,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	// The pools' waits for a connection (go_sql_*) tell when the database is what runs out.
+	for name, db := range store.SQLPools() {
+		c := collectors.NewDBStatsCollector(db, name)
+		if prometheus.Register(c) == nil {
+			defer prometheus.Unregister(c)
+		}
+	}
 	if cfg.Demo && cfg.dbSet {
 		// A database the demo used before continues from where its clock stopped.
 		last, err := store.LastStamp(ctx)

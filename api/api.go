@@ -35,6 +35,11 @@ const (
 // header talks to an older server and polls instead.
 const HeaderAssignmentsWait = "X-Kashi-Assignments-Wait"
 
+// HeaderAssignmentsChanged is set on an assignments answer whose list differs from the
+// request's If-None-Match: when the node's assignments last changed (RFC 3339 with
+// microseconds), so an agent can tell how long a placement took to reach it.
+const HeaderAssignmentsChanged = "X-Kashi-Assignments-Changed"
+
 // HeaderNodeToken carries a registered node's own token when its agent registers again (after
 // a restart or a GPU swap): a node's hostname, machine id and GPUs are its own, and another
 // registration gets them only with a single-use join token an admin issued for that node or

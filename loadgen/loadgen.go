@@ -1,7 +1,11 @@
 // Package loadgen drives a Kashi server on loopback with the load of a busy installation:
-// agents posting samples and polling assignments, logged-in viewers loading the board, and a
-// script submitting tasks with a bearer token. It measures each kind of request's latency
-// and counts errors; it is bounded in time and in request counts.
+// agents posting samples and waiting for their assignments as the agent does (a long poll),
+// running what they are given and reporting its exit; logged-in viewers loading the board in
+// its views; and a script submitting tasks with a bearer token. It measures each kind of
+// request's latency, the time from a submit to its task at its agent, the process's CPU,
+// memory and lock waits and the server's database pool waits, and counts errors; it is
+// bounded in time and in request counts. A step test (Judge) names the first target a step
+// missed and the resource nearest its end.
 package loadgen
 
 import (
@@ -20,7 +24,7 @@ import (
 
 // Bounds on a run, so that a mistyped flag cannot turn the generator into a flood.
 const (
-	MaxAgents     = 4096
+	MaxAgents     = 8192
 	MaxViewers    = 1000
 	MaxSubmitRate = 1000
 	MaxDuration   = 10 * time.Minute
@@ -37,8 +41,13 @@ type Config struct {
 	// SubmitRate is tasks submitted per second.
 	SubmitRate float64
 	Duration   time.Duration
-	// SampleEvery, PollEvery and ViewEvery are each agent's and viewer's periods.
+	// SampleEvery, PollEvery and ViewEvery are each agent's and viewer's periods; an agent
+	// polls every PollEvery only when AssignmentsWait is zero, else it long-polls (as the
+	// agent does by default) and PollEvery is its pause after a failed request.
 	SampleEvery, PollEvery, ViewEvery time.Duration
+	AssignmentsWait                   time.Duration
+	// TaskRuntime is how long an agent runs a task it was given before it reports its exit.
+	TaskRuntime time.Duration
 	// Timeout bounds one request; one that runs past it is an error.
 	Timeout time.Duration
 	// Measure, when set, is called as the measured load starts (after the warm-up) and the
@@ -68,6 +77,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--duration must be between 0 and %s, got %s", MaxDuration, c.Duration)
 	case c.SampleEvery <= 0 || c.PollEvery <= 0 || c.ViewEvery <= 0 || c.Timeout <= 0:
 		return errors.New("periods and --timeout must be positive")
+	case c.SampleEvery > time.Hour || c.PollEvery > time.Hour || c.ViewEvery > time.Hour:
+		return errors.New("--sample-every, --poll-every and --view-every must be at most 1h")
+	case c.AssignmentsWait < 0 || c.AssignmentsWait > api.MaxAssignmentsWait:
+		return fmt.Errorf("--assignments-wait must be between 0s and %s, got %s", api.MaxAssignmentsWait, c.AssignmentsWait)
+	case c.TaskRuntime < 0 || c.TaskRuntime > time.Hour:
+		return fmt.Errorf("--task-runtime must be between 0s and 1h, got %s", c.TaskRuntime)
 	}
 	return nil
 }
@@ -86,10 +101,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	resetPeakRSS()
 	r := newRecorder()
-	tr := &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: cfg.Agents + cfg.Viewers + 256, IdleConnTimeout: time.Minute}
+	// Each agent holds a long poll and sends its samples beside it: two connections kept
+	// alive per agent, as the agent's own client keeps them.
+	tr := &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 2*cfg.Agents + cfg.Viewers + 256, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
-	g := &gen{cfg: cfg, rec: r, client: &http.Client{Transport: tr, Timeout: cfg.Timeout}, base: strings.TrimRight(cfg.Server, "/")}
+	g := &gen{cfg: cfg, rec: r, client: &http.Client{Transport: tr, Timeout: cfg.Timeout},
+		longPoll: &http.Client{Transport: tr, Timeout: cfg.Timeout + cfg.AssignmentsWait},
+		base:     strings.TrimRight(cfg.Server, "/"), placed: newDeliveries()}
 	// Warm-up, measured apart: agents register and viewers log in.
 	tokens := make([]string, cfg.Agents)
 	gpus := make([][]api.GPUInfo, cfg.Agents)
@@ -114,6 +134,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Measure != nil {
 		defer cfg.Measure()()
 	}
+	before := g.resources(ctx)
 	start := time.Now()
 	for i, tok := range tokens {
 		if tok != "" {
@@ -129,7 +150,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		wg.Go(func() { g.submitter(runCtx) })
 	}
 	wg.Wait()
-	return r.report(time.Since(start)), ctx.Err()
+	elapsed := time.Since(start)
+	rp := r.report(elapsed)
+	rp.Use = g.resources(ctx).since(before, elapsed)
+	return rp, ctx.Err()
 }
 
 // gen holds what the simulated clients share.
@@ -137,7 +161,11 @@ type gen struct {
 	cfg    Config
 	rec    *recorder
 	client *http.Client
-	base   string
+	// longPoll sends the agents' long polls: its timeout leaves room for the wait.
+	longPoll *http.Client
+	base     string
+	// placed pairs each submit with its task's arrival at an agent.
+	placed *deliveries
 }
 
 // offset spreads n clients' first request over period.

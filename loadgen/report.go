@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +19,10 @@ type recorder struct {
 }
 
 type kindStats struct {
-	lat    []time.Duration
-	errors int
+	lat []time.Duration
+	// untimed counts answers whose latency is not the server's (a long poll's is its wait).
+	untimed int
+	errors  int
 	// busy counts 503 and 429 answers: the server said to come back later.
 	busy int
 	// retries counts requests sent again after a busy answer.
@@ -44,6 +47,12 @@ func (r *recorder) ok(kind string, d time.Duration) {
 	defer r.mu.Unlock()
 	k := r.stats(kind)
 	k.lat = append(k.lat, d)
+}
+
+func (r *recorder) count(kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats(kind).untimed++
 }
 
 func (r *recorder) fail(kind, msg string) {
@@ -75,6 +84,8 @@ type Report struct {
 	// PeakRSSMiB is this process's peak resident memory (the server's too when it runs
 	// in-process); 0 where the system does not tell.
 	PeakRSSMiB int
+	// Use is what the run used of the machine and of the server's database pool.
+	Use Use
 }
 
 // KindReport is one kind of request's outcome.
@@ -107,7 +118,7 @@ func (r *recorder) report(elapsed time.Duration) *Report {
 	defer r.mu.Unlock()
 	rp := &Report{Elapsed: elapsed, Kinds: map[string]KindReport{}, PeakRSSMiB: peakRSSMiB()}
 	for name, k := range r.kinds {
-		kr := KindReport{OK: len(k.lat), Errors: k.errors, Busy: k.busy, Retries: k.retries, FirstErrors: k.firstErrors}
+		kr := KindReport{OK: len(k.lat) + k.untimed, Errors: k.errors, Busy: k.busy, Retries: k.retries, FirstErrors: k.firstErrors}
 		if len(k.lat) > 0 {
 			lat := slices.Clone(k.lat)
 			slices.Sort(lat)
@@ -122,6 +133,14 @@ func (r *recorder) report(elapsed time.Duration) *Report {
 func quantile(sorted []time.Duration, q float64) time.Duration {
 	i := int(q*float64(len(sorted))+0.5) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// resetPeakRSS returns freed memory to the system and starts the peak (VmHWM) again from the
+// resident size now, so that a step's peak is its own; where the system does not allow it
+// the peak stays the process's.
+func resetPeakRSS() {
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // peakRSSMiB reads VmHWM from /proc/self/status.
@@ -156,6 +175,7 @@ func (rp *Report) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "load ran %s (register and login are the warm-up before it); errors %d, busy %d, peak RSS %d MiB\n",
 		rp.Elapsed.Round(time.Millisecond), rp.Errors(), rp.Busy(), rp.PeakRSSMiB)
+	rp.Use.Write(w)
 }
 
 func ms(d time.Duration) string {

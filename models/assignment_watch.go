@@ -187,18 +187,35 @@ func assignmentsChanged(tx *gorm.DB, nodeIDs []int64) error {
 	if err := tx.Raw("UPDATE assignment_seq SET seq = seq + 1 WHERE id = 1 RETURNING seq").Scan(&seq).Error; err != nil {
 		return fmt.Errorf("models: stamp assignment change: %w", err)
 	}
+	// Real time, not the store's clock (the demo's runs fast): it measures how long the change
+	// took to reach the agent.
+	at := time.Now().UnixMicro()
 	vals := make([]string, len(ids))
-	args := make([]any, 0, 2*len(ids))
+	args := make([]any, 0, 3*len(ids))
 	for i, id := range ids {
-		vals[i] = "(?, ?)"
-		args = append(args, id, seq)
+		vals[i] = "(?, ?, ?)"
+		args = append(args, id, seq, at)
 	}
-	err := tx.Exec("INSERT INTO node_assignment_changes (node_id, seq) VALUES "+strings.Join(vals, ", ")+
-		" ON CONFLICT (node_id) DO UPDATE SET seq = excluded.seq", args...).Error
+	err := tx.Exec("INSERT INTO node_assignment_changes (node_id, seq, changed_us) VALUES "+strings.Join(vals, ", ")+
+		" ON CONFLICT (node_id) DO UPDATE SET seq = excluded.seq, changed_us = excluded.changed_us", args...).Error
 	if err != nil {
 		return fmt.Errorf("models: stamp assignment change: %w", err)
 	}
 	return nil
+}
+
+// AssignmentsChangedAt is when node's assignments last changed (a placement, a stop, closed
+// allocations), to the microsecond in real time; zero when they never did.
+func (s *Store) AssignmentsChangedAt(ctx context.Context, nodeID int64) (time.Time, error) {
+	var us []int64
+	err := s.db.WithContext(ctx).Raw("SELECT changed_us FROM node_assignment_changes WHERE node_id = ?", nodeID).Scan(&us).Error
+	if err != nil {
+		return time.Time{}, fmt.Errorf("models: assignments of node %d changed: %w", nodeID, err)
+	}
+	if len(us) == 0 {
+		return time.Time{}, nil
+	}
+	return time.UnixMicro(us[0]).UTC(), nil
 }
 
 // taskAssignmentsChanged records that the assignments of the nodes holding task id changed.

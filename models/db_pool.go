@@ -223,3 +223,14 @@ func (t *notifyTx) Commit() error {
 func (s *Store) readPool() *sql.DB {
 	return s.db.ConnPool.(*pools).read
 }
+
+// SQLPools are the store's connection pools by name — "kashi", or "kashi_write" and
+// "kashi_read" where reads have a pool of their own (SQLite) — for their statistics
+// (/metrics' go_sql_*).
+func (s *Store) SQLPools() map[string]*sql.DB {
+	p := s.db.ConnPool.(*pools)
+	if p.read == p.write {
+		return map[string]*sql.DB{"kashi": p.write}
+	}
+	return map[string]*sql.DB{"kashi_write": p.write, "kashi_read": p.read}
+}

@@ -12,10 +12,12 @@ type v56AssignmentSeq struct {
 func (v56AssignmentSeq) TableName() string { return "assignment_seq" }
 
 // v56NodeAssignmentChange is migration 56's frozen record of the last change to a node's
-// assignments: the counter's value when it committed.
+// assignments: the counter's value when it committed, and when it was written in Unix
+// microseconds (UTC; to the microsecond, since it measures the delivery to the agent).
 type v56NodeAssignmentChange struct {
-	NodeID int64 `gorm:"primaryKey;autoIncrement:false"`
-	Seq    int64 `gorm:"not null;index"`
+	NodeID    int64 `gorm:"primaryKey;autoIncrement:false"`
+	Seq       int64 `gorm:"not null;index"`
+	ChangedUS int64 `gorm:"not null"`
 }
 
 func (v56NodeAssignmentChange) TableName() string { return "node_assignment_changes" }

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
+	"kashi/handlers"
 	"kashi/models"
 )
 
@@ -54,5 +56,40 @@ func TestOverloadAnswers503(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, get("/api/v1/busy")); diff != "" {
 		t.Errorf("busy store (-want +got):\n%s", diff)
+	}
+}
+
+// An agent's long poll gives its place back while it waits: with one place, another
+// request is served beside a waiting long poll, which takes a place again to answer.
+func TestLongPollWaitsOutsideThePlaces(t *testing.T) {
+	e := echo.New()
+	e.HTTPErrorHandler = errorHandler(slog.New(slog.DiscardHandler))
+	e.Use(admit(1, 0))
+	parked, release := make(chan struct{}), make(chan struct{})
+	e.GET(api.PathAssignments, func(c echo.Context) error {
+		unpark := handlers.Park(c)
+		close(parked)
+		<-release
+		if err := unpark(); err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	})
+	e.GET("/api/v1/other", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	poll := make(chan int)
+	go func() {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, api.PathAssignments, nil))
+		poll <- rec.Code
+	}()
+	<-parked
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/other", nil))
+	if rec.Code != http.StatusNoContent {
+		t.Errorf("a request beside a waiting long poll = %d, want 204", rec.Code)
+	}
+	close(release)
+	if code := <-poll; code != http.StatusNoContent {
+		t.Errorf("the long poll = %d, want 204", code)
 	}
 }

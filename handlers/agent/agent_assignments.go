@@ -56,19 +56,30 @@ func (h *Handler) AgentAssignments(c echo.Context) error {
 			if err != nil {
 				return err
 			}
+			if err := h.changedAt(c, node); err != nil {
+				return err
+			}
 			return answerAssignments(c, body, tag)
 		}
+		unpark := handlers.Park(c) // waiting takes none of the places of requests served at once
+		ended := false
 		select {
 		case <-w.C:
-			if w.Ended() {
-				return answerAssignments(c, body, tag)
-			}
+			ended = w.Ended()
 		case <-deadline.C:
 			w.Stop()
-			return answerAssignments(c, body, tag)
+			ended = true
 		case <-ctx.Done():
 			w.Stop()
+		}
+		if err := unpark(); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if ended {
+			return answerAssignments(c, body, tag)
 		}
 	}
 }
@@ -85,6 +96,16 @@ func (h *Handler) assignments(c echo.Context, node int64) ([]byte, string, error
 	}
 	sum := sha256.Sum256(body)
 	return body, `"` + hex.EncodeToString(sum[:12]) + `"`, nil
+}
+
+// changedAt says in the answer when the node's assignments last changed.
+func (h *Handler) changedAt(c echo.Context, node int64) error {
+	at, err := h.store.AssignmentsChangedAt(c.Request().Context(), node)
+	if err != nil || at.IsZero() {
+		return err
+	}
+	c.Response().Header().Set(api.HeaderAssignmentsChanged, at.Format(time.RFC3339Nano))
+	return nil
 }
 
 // answerAssignments writes the list with its ETag.

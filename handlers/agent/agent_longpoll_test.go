@@ -62,6 +62,9 @@ func TestAssignmentsLongPoll(t *testing.T) {
 		if got := webtest.Decode[api.AssignmentsResponse](t, w); len(got.Tasks) != 1 || placed == empty {
 			t.Fatalf("a stale ETag got %+v (ETag %s), want the task at once with a new ETag", got.Tasks, placed)
 		}
+		if at, err := time.Parse(time.RFC3339Nano, w.Header().Get(api.HeaderAssignmentsChanged)); err != nil || at.IsZero() {
+			t.Errorf("%s = %q, want when the placement changed the node's list", api.HeaderAssignmentsChanged, w.Header().Get(api.HeaderAssignmentsChanged))
+		}
 
 		// Cancelled: the waiting request answers with the stop.
 		waiting = poll(s, tok, placed)

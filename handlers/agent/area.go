@@ -33,6 +33,7 @@ type Store interface {
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
 	WaitAssignments(ctx context.Context, nodeID int64) (*models.AssignmentWait, error)
+	AssignmentsChangedAt(ctx context.Context, nodeID int64) (time.Time, error)
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 }
 
