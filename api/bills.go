@@ -1,5 +1,10 @@
 package api
 
+import (
+	"encoding/json"
+	"time"
+)
+
 // BillsIssued answers the issue of every project's bill of a month: the bills issued now,
 // each on its own, and those that could not be, with why. Bills issued before are in
 // neither list.
@@ -27,4 +32,49 @@ type BillNotIssued struct {
 	Error         string   `json:"error"`
 	Field         string   `json:"field,omitempty"`
 	MissingPrices []string `json:"missing_prices,omitempty"`
+}
+
+// Adjustment is a signed correction in fen on a project's bill of a month, as POST
+// /api/v1/bills/{project}/{month}/adjustments answers it (NewAdjustment its body).
+type Adjustment struct {
+	ID            int64  `json:"id"`
+	Project       string `json:"project"`
+	Month         string `json:"month"`
+	AmountFen     int64  `json:"amount_fen"`
+	Reason        string `json:"reason"`
+	CorrectsMonth string `json:"corrects_month,omitempty"`
+	CreatedBy     string `json:"created_by"`
+	// CreatedAt is when it was added.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NewAdjustment is the body of POST /api/v1/bills/{project}/{month}/adjustments.
+type NewAdjustment struct {
+	AmountFen     int64  `json:"amount_fen"`
+	Reason        string `json:"reason"`
+	CorrectsMonth string `json:"corrects_month"`
+}
+
+// Price is a spec's pay-as-you-go and overflow rates from a month on, for one project or the
+// default list: the body of POST /api/v1/prices and its answer.
+type Price struct {
+	// Project is a project's name, or "" for the default price list.
+	Project         string `json:"project"`
+	Spec            string `json:"spec"`
+	FromMonth       string `json:"from_month"`
+	RateFen         int64  `json:"rate_fen"`
+	OverflowRateFen int64  `json:"overflow_rate_fen"`
+}
+
+// Plan is how a project is billed from a month on: the body of POST
+// /api/v1/projects/{id}/plan and its answer (mode "package" answers as "reserved").
+// SizeClasses is a list of {name, max_card_hours, price_fen} (mode per-task).
+type Plan struct {
+	FromMonth     string          `json:"from_month"`
+	Mode          string          `json:"mode"`
+	PackageSpec   string          `json:"package_spec,omitempty"`
+	PackageCards  int             `json:"package_cards,omitempty"`
+	PackageFeeFen int64           `json:"package_fee_fen,omitempty"`
+	UnitPriceFen  int64           `json:"unit_price_fen,omitempty"`
+	SizeClasses   json.RawMessage `json:"size_classes,omitempty"`
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"kashi/billing"
 )
 
 // TestResponseTypesDocumented holds each answer type against the schema of its name: every
@@ -19,7 +21,9 @@ func TestResponseTypesDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []any{Task{}, GPU{}, Queue{}, QueueEntry{}, Phrase{}, BillsIssued{}, Error{}, QuotaWait{}, Trial{}, Stage{}, Pipeline{}, RegisterResponse{}, SamplesResponse{}, AssignmentsResponse{}, Assignment{}} {
+	for _, v := range []any{Task{}, GPU{}, Queue{}, QueueEntry{}, Phrase{}, BillsIssued{}, Error{}, QuotaWait{}, Trial{}, Stage{}, Pipeline{}, RegisterResponse{}, SamplesResponse{}, AssignmentsResponse{}, Assignment{},
+		Project{}, Quota{}, ReclaimOverride{}, QuotaRequest{}, QuotaChange{}, Reservation{}, User{}, Token{}, NewToken{},
+		Notification{}, AuditEntry{}, Health{}, Kept{}, Alert{}, Adjustment{}, Price{}, Plan{}, DryRun{}, billing.Bill{}} {
 		typ := reflect.TypeOf(v)
 		ref := doc.Components.Schemas[typ.Name()]
 		if typ.Name() == "QueueEntry" {

@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // PipelineRequest submits a pipeline: a named DAG of stages, each an inline task or a
 // template's (the stage's "template"), submitted as an ordinary task of the project once its
@@ -14,6 +17,14 @@ type PipelineRequest struct {
 	// Template submits the pipeline template with this id instead, named after it, for the
 	// caller (a member of its project); project, name, owner and stages are then left out.
 	Template int64 `json:"template,omitempty"`
+}
+
+// PipelineSubmission is the body of POST /api/v1/pipelines as the server reads it, and a
+// pipeline file (YAML or JSON) as /pipelines reads it: a PipelineRequest whose stages are
+// kept as sent, so each is read over its template's fields (a StageRequest each).
+type PipelineSubmission struct {
+	PipelineRequest
+	Stages []json.RawMessage `json:"stages"`
 }
 
 // StageRequest is one stage: the fields of a task submission (its project and owner are

@@ -150,3 +150,54 @@ func TestOpenAPIOperationsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIAnswersTyped: every JSON answer an operation documents for a 2xx status has a
+// typed schema (an object with its properties, an array of such, or a composition of them),
+// not {} or a bare "object" that any body matches: the response check over the API tests and
+// a generated client both read the answer from it.
+func TestOpenAPIAnswersTyped(t *testing.T) {
+	doc := loadOpenAPI(t)
+	for p, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for code, r := range op.Responses.Map() {
+				if !strings.HasPrefix(code, "2") {
+					continue
+				}
+				for ct, mt := range r.Value.Content {
+					if ct != "application/json" {
+						continue
+					}
+					if why := untyped(mt.Schema); why != "" {
+						t.Errorf("%s %s answers %s with %s", method, p, code, why)
+					}
+				}
+			}
+		}
+	}
+}
+
+// untyped says what is missing from a JSON answer's schema, "" when it is typed.
+func untyped(ref *openapi3.SchemaRef) string {
+	if ref == nil || ref.Value == nil {
+		return "no schema"
+	}
+	s := ref.Value
+	for _, parts := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, part := range parts {
+			if why := untyped(part); why != "" {
+				return why
+			}
+		}
+	}
+	switch {
+	case len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) > 0:
+		return ""
+	case s.Type.Is("array"):
+		return untyped(s.Items)
+	case s.Type.Is("object") && (len(s.Properties) > 0 || s.AdditionalProperties.Schema != nil):
+		return ""
+	case s.Type.Is("object"):
+		return "an object of no documented properties"
+	}
+	return "a schema of no type"
+}

@@ -2,33 +2,14 @@ package bills
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/models"
 )
-
-// adjustmentBody is the body of POST /api/v1/bills/:project/:month/adjustments.
-type adjustmentBody struct {
-	AmountFen     int64  `json:"amount_fen"`
-	Reason        string `json:"reason"`
-	CorrectsMonth string `json:"corrects_month"`
-}
-
-// adjustmentJSON is an adjustment in the API.
-type adjustmentJSON struct {
-	ID            int64     `json:"id"`
-	Project       string    `json:"project"`
-	Month         string    `json:"month"`
-	AmountFen     int64     `json:"amount_fen"`
-	Reason        string    `json:"reason"`
-	CorrectsMonth string    `json:"corrects_month,omitempty"`
-	CreatedBy     string    `json:"created_by"`
-	CreatedAt     time.Time `json:"created_at"`
-}
 
 // AdjustmentCreate adds a signed correction in fen to a project's bill of a month (finance
 // and admins): 201; 409 when that month is issued (corrections go on a later month's
@@ -38,7 +19,7 @@ func (h *Handler) AdjustmentCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b adjustmentBody
+	var b api.NewAdjustment
 	if err := handlers.DecodeJSON(c, 8<<10, &b); err != nil {
 		return err
 	}
@@ -52,25 +33,25 @@ func (h *Handler) AdjustmentCreate(c echo.Context) error {
 // addAdjustment stores b on p's bill of month and records it in the audit log: a month not
 // begun or a bad field is a FieldError, an issued month a conflict. The API and the bill
 // page's form share it.
-func (h *Handler) addAdjustment(c echo.Context, p models.Project, month string, b adjustmentBody) (adjustmentJSON, error) {
+func (h *Handler) addAdjustment(c echo.Context, p models.Project, month string, b api.NewAdjustment) (api.Adjustment, error) {
 	ctx := c.Request().Context()
 	loc, err := billing.Location(ctx, h.store)
 	if err != nil {
-		return adjustmentJSON{}, err
+		return api.Adjustment{}, err
 	}
 	if _, err := billing.CheckMonth(month, loc, h.Now()); err != nil {
-		return adjustmentJSON{}, err
+		return api.Adjustment{}, err
 	}
 	by := handlers.Who(c).User.Name
 	a, err := h.store.AddAdjustment(ctx, models.Adjustment{ProjectID: p.ID, Month: month, AmountFen: b.AmountFen,
 		Reason: b.Reason, CorrectsMonth: b.CorrectsMonth, CreatedBy: by}, h.Now())
 	if err != nil {
-		return adjustmentJSON{}, err
+		return api.Adjustment{}, err
 	}
-	out := adjustmentJSON{ID: a.ID, Project: p.Name, Month: a.Month, AmountFen: a.AmountFen, Reason: a.Reason,
+	out := api.Adjustment{ID: a.ID, Project: p.Name, Month: a.Month, AmountFen: a.AmountFen, Reason: a.Reason,
 		CorrectsMonth: a.CorrectsMonth, CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt}
 	if err := h.store.Audit(ctx, h.Now(), by, auditAdjustmentAdd, &p.ID, "bill "+p.Name+" "+month, nil, out); err != nil {
-		return adjustmentJSON{}, err
+		return api.Adjustment{}, err
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
@@ -23,7 +24,7 @@ func (h *Handler) AdjustmentFormSubmit(c echo.Context) error {
 	}
 	form := billsview.AdjustForm{Amount: c.FormValue("amount"), Reason: c.FormValue("reason"), CorrectsMonth: c.FormValue("corrects_month")}
 	amount, err := handlers.ParseYuan("amount_fen", form.Amount, true)
-	b := adjustmentBody{AmountFen: amount, Reason: form.Reason, CorrectsMonth: form.CorrectsMonth}
+	b := api.NewAdjustment{AmountFen: amount, Reason: form.Reason, CorrectsMonth: form.CorrectsMonth}
 	if err == nil {
 		_, err = h.addAdjustment(c, p, month, b)
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	billsview "kashi/views/bills"
@@ -61,8 +62,8 @@ func (h *Handler) PlanFormSubmit(c echo.Context) error {
 
 // planFromForm reads the fields of the form's mode; the others are ignored. Every field it
 // cannot read is named.
-func planFromForm(f billsview.PlanForm) (planBody, error) {
-	b := planBody{FromMonth: f.FromMonth, Mode: f.Mode}
+func planFromForm(f billsview.PlanForm) (api.Plan, error) {
+	b := api.Plan{FromMonth: f.FromMonth, Mode: f.Mode}
 	var ps models.Problems
 	var err error
 	switch f.Mode {

@@ -1,7 +1,6 @@
 package bills
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -12,18 +11,6 @@ import (
 	"kashi/models"
 )
 
-// planBody is the body of POST /api/v1/projects/:id/plan, and its answer. The fields are the
-// model's; size_classes is a JSON list of {name, max_card_hours, price_fen}.
-type planBody struct {
-	FromMonth     string          `json:"from_month"`
-	Mode          string          `json:"mode"`
-	PackageSpec   string          `json:"package_spec,omitempty"`
-	PackageCards  int             `json:"package_cards,omitempty"`
-	PackageFeeFen int64           `json:"package_fee_fen,omitempty"`
-	UnitPriceFen  int64           `json:"unit_price_fen,omitempty"`
-	SizeClasses   json.RawMessage `json:"size_classes,omitempty"`
-}
-
 // PlanSet sets how a project is billed from a month on (admins only): mode "payg",
 // "reserved" (also "package": a monthly fee for N cards of a spec) or "per-task". A negative
 // fee or price, a package without cards or spec, or bad size classes is 422 naming the
@@ -33,7 +20,7 @@ func (h *Handler) PlanSet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b planBody
+	var b api.Plan
 	if err := handlers.DecodeJSON(c, 16<<10, &b); err != nil {
 		return err
 	}
@@ -48,7 +35,7 @@ func (h *Handler) PlanSet(c echo.Context) error {
 
 // setPlan stores b as project id's plan and records it in the audit log; a bad field is a
 // FieldError ("project_id" for an unknown project). The API and the prices page share it.
-func (h *Handler) setPlan(c echo.Context, id int64, b *planBody) error {
+func (h *Handler) setPlan(c echo.Context, id int64, b *api.Plan) error {
 	ctx := c.Request().Context()
 	if err := h.store.SetBillingPlan(ctx, planOf(id, b), h.Now()); err != nil {
 		return err
@@ -58,7 +45,7 @@ func (h *Handler) setPlan(c echo.Context, id int64, b *planBody) error {
 
 // planOf is b as project id's plan ("package" is the reserved mode's other name, and b says
 // so from then on).
-func planOf(id int64, b *planBody) models.BillingPlan {
+func planOf(id int64, b *api.Plan) models.BillingPlan {
 	if b.Mode == "package" {
 		b.Mode = models.BillReserved
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	billsview "kashi/views/bills"
@@ -26,7 +27,7 @@ func (h *Handler) PriceFormSubmit(c echo.Context) error {
 			overflow, err = handlers.ParseYuan("overflow_rate_fen", f.OverflowRate, false)
 			ps.Add(err)
 		}
-		b := priceBody{Project: f.Project, Spec: f.Spec, FromMonth: f.FromMonth, RateFen: rate, OverflowRateFen: overflow}
+		b := api.Price{Project: f.Project, Spec: f.Spec, FromMonth: f.FromMonth, RateFen: rate, OverflowRateFen: overflow}
 		if ps.Err() != nil {
 			// The rest is checked too, storing nothing, so that every problem is named at once.
 			ps.Add(h.checkPrice(c, b))

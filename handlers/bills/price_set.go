@@ -6,25 +6,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
-
-// priceBody is the body of POST /api/v1/prices, and its answer. The fields are the model's.
-type priceBody struct {
-	// Project is a project's name, or "" for the default price list.
-	Project         string `json:"project"`
-	Spec            string `json:"spec"`
-	FromMonth       string `json:"from_month"`
-	RateFen         int64  `json:"rate_fen"`
-	OverflowRateFen int64  `json:"overflow_rate_fen"`
-}
 
 // PriceSet sets the pay-as-you-go and overflow rates of a spec from a month on, for one
 // project or the default list (admins only). A negative rate or a bad month is 422 naming
 // the field, and nothing changes. POST /api/v1/prices.
 func (h *Handler) PriceSet(c echo.Context) error {
-	var b priceBody
+	var b api.Price
 	if err := handlers.DecodeJSON(c, 8<<10, &b); err != nil {
 		return err
 	}
@@ -36,7 +27,7 @@ func (h *Handler) PriceSet(c echo.Context) error {
 
 // setPrice stores b and records it in the audit log; an unknown project or a bad field is a
 // FieldError, every bad field named at once. The API and the prices page share it.
-func (h *Handler) setPrice(c echo.Context, b priceBody) error {
+func (h *Handler) setPrice(c echo.Context, b api.Price) error {
 	ctx := c.Request().Context()
 	pr, err := h.priceOf(c, b)
 	if err != nil {
@@ -54,14 +45,14 @@ func (h *Handler) setPrice(c echo.Context, b priceBody) error {
 }
 
 // checkPrice names every bad field of b, storing nothing.
-func (h *Handler) checkPrice(c echo.Context, b priceBody) error {
+func (h *Handler) checkPrice(c echo.Context, b api.Price) error {
 	_, err := h.priceOf(c, b)
 	return err
 }
 
 // priceOf is b as the store's price; an unknown project and the price's own bad fields are
 // FieldErrors, named together.
-func (h *Handler) priceOf(c echo.Context, b priceBody) (models.Price, error) {
+func (h *Handler) priceOf(c echo.Context, b api.Price) (models.Price, error) {
 	pr := models.Price{Spec: b.Spec, FromMonth: b.FromMonth, RateFen: b.RateFen, OverflowRateFen: b.OverflowRateFen}
 	var ps models.Problems
 	if b.Project != "" {

@@ -2,20 +2,11 @@ package people
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
-)
 
-// auditJSON is one audit log entry.
-type auditJSON struct {
-	At      time.Time `json:"at"`
-	Actor   string    `json:"actor"`
-	Action  string    `json:"action"`
-	Subject string    `json:"subject"`
-	Before  string    `json:"before"`
-	After   string    `json:"after"`
-}
+	"kashi/api"
+)
 
 // AuditList shows the audit log: all of it to admins, their projects' entries to leads,
 // filtered as the audit page is (actor, action, project, from, to: days in the billing zone).
@@ -29,9 +20,9 @@ func (h *Handler) AuditList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]auditJSON, len(entries))
+	out := make([]api.AuditEntry, len(entries))
 	for i, e := range entries {
-		out[i] = auditJSON{At: e.At, Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After}
+		out[i] = api.AuditEntry{At: e.At, Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After}
 	}
 	return c.JSON(http.StatusOK, out)
 }

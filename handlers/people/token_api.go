@@ -2,23 +2,13 @@ package people
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
-
-// tokenJSON is an API token as listed: never the token itself.
-type tokenJSON struct {
-	ID         int64      `json:"id"`
-	Name       string     `json:"name"`
-	Scope      string     `json:"scope"`
-	CreatedAt  time.Time  `json:"created_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-}
 
 // TokenList lists the caller's API tokens. GET /api/v1/tokens.
 func (h *Handler) TokenList(c echo.Context) error {
@@ -26,9 +16,9 @@ func (h *Handler) TokenList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]tokenJSON, len(toks))
+	out := make([]api.Token, len(toks))
 	for i, t := range toks {
-		out[i] = tokenJSON{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+		out[i] = api.Token{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -52,10 +42,7 @@ func (h *Handler) TokenCreate(c echo.Context) error {
 	if err := h.store.Audit(ctx, h.Now(), u.Name, models.AuditTokenCreate, nil, "token "+t.Name, nil, map[string]string{"name": t.Name, "scope": t.Scope}); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, struct {
-		tokenJSON
-		Token string `json:"token"`
-	}{tokenJSON{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAt: t.CreatedAt}, token})
+	return c.JSON(http.StatusCreated, api.NewToken{Token: api.Token{ID: t.ID, Name: t.Name, Scope: t.Scope, CreatedAt: t.CreatedAt}, Secret: token})
 }
 
 // TokenRevoke revokes one of the caller's tokens. POST /api/v1/tokens/:id/revoke.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
@@ -23,7 +24,7 @@ func (h *Handler) UserCreate(c echo.Context) error {
 	if err != nil {
 		return handlers.APIError(http.StatusUnprocessableEntity, err)
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"id": u.ID, "name": u.Name, "role": u.Role})
+	return c.JSON(http.StatusCreated, api.User{ID: u.ID, Name: u.Name, Role: u.Role})
 }
 
 // createUser adds a user and records it in the audit log; the API and the people page

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	poolsview "kashi/views/pools"
@@ -140,27 +140,6 @@ func (h *Handler) canAck(ctx context.Context, p *handlers.Principal, taskID int6
 	return p.Leads(t.ProjectID), nil
 }
 
-// alertJSON is one alert in GET /api/v1/alerts.
-type alertJSON struct {
-	ID         int64      `json:"id"`
-	Kind       string     `json:"kind"`
-	Subject    string     `json:"subject"`
-	Code       string     `json:"code"`
-	Params     []string   `json:"params"`
-	Message    string     `json:"message"`
-	Severity   string     `json:"severity"`
-	TaskID     int64      `json:"task_id,omitempty"`
-	NodeID     int64      `json:"node_id,omitempty"`
-	Pool       string     `json:"pool,omitempty"`
-	FirstAt    time.Time  `json:"first_at"`
-	LastAt     time.Time  `json:"last_at"`
-	Count      int        `json:"count"`
-	ResolvedAt *time.Time `json:"resolved_at"`
-	SentAt     *time.Time `json:"sent_at"`
-	AckedBy    string     `json:"acked_by,omitempty"`
-	AckedAt    *time.Time `json:"acked_at"`
-}
-
 // AlertList lists recent alerts, newest first, each with its sentence rendered in the
 // caller's language; ?open=true keeps the open ones. GET /api/v1/alerts.
 func (h *Handler) AlertList(c echo.Context) error {
@@ -170,13 +149,13 @@ func (h *Handler) AlertList(c echo.Context) error {
 		return err
 	}
 	l := handlers.Locale(c)
-	out := make([]alertJSON, len(alerts))
+	out := make([]api.Alert, len(alerts))
 	for i, a := range alerts {
 		params := a.AlertParams()
 		if params == nil {
 			params = []string{}
 		}
-		out[i] = alertJSON{ID: a.ID, Kind: a.Kind, Subject: a.Subject, Code: a.Code, Params: params,
+		out[i] = api.Alert{ID: a.ID, Kind: a.Kind, Subject: a.Subject, Code: a.Code, Params: params,
 			Message: l.AlertSentence(a.Code, params, a.Message), Severity: a.Severity, TaskID: a.TaskID,
 			NodeID: a.NodeID, Pool: a.Pool, FirstAt: a.At, LastAt: a.LastAt, Count: a.Count, ResolvedAt: a.ResolvedAt,
 			SentAt: a.SentAt, AckedBy: a.AckedBy, AckedAt: a.AckedAt}

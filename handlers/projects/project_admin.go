@@ -21,7 +21,7 @@ import (
 // projectAdmin adds the forms of a project's leads and the admins to the projects page: the
 // admin's form that adds a project, and on each card the viewer leads its tags, members and
 // (admins) quotas and archive button. An archived project's card offers no request form.
-func (h *Handler) projectAdmin(c echo.Context, d *projectsview.ProjectsData, list []projectJSON) error {
+func (h *Handler) projectAdmin(c echo.Context, d *projectsview.ProjectsData, list []api.Project) error {
 	p := handlers.Who(c)
 	if p.Admin() && !p.ReadOnly {
 		d.Create = &projectsview.ProjectCreateForm{}
@@ -75,18 +75,18 @@ func (h *Handler) projectAdmin(c echo.Context, d *projectsview.ProjectsData, lis
 }
 
 // projectOf is the project id of list.
-func projectOf(list []projectJSON, id int64) projectJSON {
+func projectOf(list []api.Project, id int64) api.Project {
 	for _, pj := range list {
 		if pj.ID == id {
 			return pj
 		}
 	}
-	return projectJSON{}
+	return api.Project{}
 }
 
 // quotaFormOf is a quota as the admin's form shows it: dates in the billing zone, the rate in
 // yuan.
-func (h *Handler) quotaFormOf(q quotaJSON) views.QuotaForm {
+func (h *Handler) quotaFormOf(q api.Quota) views.QuotaForm {
 	f := views.QuotaForm{Spec: q.Spec, MaxGPUs: strconv.Itoa(q.MaxGPUs), GuaranteedGPUs: strconv.Itoa(q.GuaranteedGPUs),
 		MaxServiceGPUs:  strconv.Itoa(q.MaxServiceGPUs),
 		BudgetCardHours: strconv.FormatInt(q.BudgetCardHours, 10), StartsAt: q.StartsAt.In(h.Loc()).Format(time.DateOnly),

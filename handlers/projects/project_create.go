@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 )
 
@@ -21,7 +22,7 @@ func (h *Handler) ProjectCreate(c echo.Context) error {
 	if err != nil {
 		return handlers.APIError(http.StatusUnprocessableEntity, err)
 	}
-	return c.JSON(http.StatusCreated, projectJSON{ID: p.ID, Name: p.Name, Tags: emptyIfNil(p.TagList()), Quotas: []quotaJSON{}})
+	return c.JSON(http.StatusCreated, api.Project{ID: p.ID, Name: p.Name, Tags: emptyIfNil(p.TagList()), Quotas: []api.Quota{}})
 }
 
 // ProjectArchive archives a project, or takes it back into use (admins). An archived project

@@ -70,7 +70,7 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 	for _, pj := range list {
 		pv := views.ProjectView{ID: pj.ID, Name: pj.Name, Role: pj.Role, CanRequest: p.CanRun(pj.ID)}
 		if p.Leads(pj.ID) {
-			pv.Reclaim = reclaimFormOf(pj.Reclaim)
+			pv.Reclaim = reclaimFormOf(models.ReclaimOverride(pj.Reclaim))
 		}
 		for _, q := range pj.Quotas {
 			qv := views.QuotaView{Spec: q.Spec, MaxGPUs: q.MaxGPUs, LimitGPUs: q.LimitGPUs, InUseGPUs: q.InUseGPUs, GuaranteedGPUs: q.GuaranteedGPUs, BudgetCardHours: q.BudgetCardHours,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
@@ -23,11 +24,11 @@ func (h *Handler) ReclaimSet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var o models.ReclaimOverride
+	var o api.ReclaimOverride
 	if err := handlers.DecodeJSON(c, 4<<10, &o); err != nil {
 		return err
 	}
-	if err := h.setReclaim(c, id, o); err != nil {
+	if err := h.setReclaim(c, id, models.ReclaimOverride(o)); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, o)

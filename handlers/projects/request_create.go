@@ -6,24 +6,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/models"
 )
 
-// requestBody is the body of POST /api/v1/requests.
-type requestBody struct {
-	Project string             `json:"project"`
-	Spec    string             `json:"spec"`
-	Kind    string             `json:"kind"`
-	Change  models.QuotaChange `json:"change"`
-	Reason  string             `json:"reason"`
-}
-
 // RequestCreate files a quota request for a project the caller belongs to.
 // POST /api/v1/requests.
 func (h *Handler) RequestCreate(c echo.Context) error {
-	var b requestBody
+	var b api.NewQuotaRequest
 	if err := handlers.DecodeJSON(c, 16<<10, &b); err != nil {
 		return err
 	}
@@ -35,7 +27,7 @@ func (h *Handler) RequestCreate(c echo.Context) error {
 }
 
 // fileRequest checks the caller belongs to the project and files the request.
-func (h *Handler) fileRequest(c echo.Context, b requestBody) (models.QuotaRequest, error) {
+func (h *Handler) fileRequest(c echo.Context, b api.NewQuotaRequest) (models.QuotaRequest, error) {
 	ctx := c.Request().Context()
 	p, err := h.store.ProjectByName(ctx, b.Project)
 	if err != nil {
@@ -48,11 +40,11 @@ func (h *Handler) fileRequest(c echo.Context, b requestBody) (models.QuotaReques
 		b.Change.ReserveZone = h.Loc().String()
 	}
 	if b.Kind == models.RequestReservation && b.Spec == "" && b.Change.ReserveRegion != "" && b.Change.ReserveSpec == "" {
-		if b.Change.ReserveSpec, err = h.regionSpec(ctx, p.ID, b.Change); err != nil {
+		if b.Change.ReserveSpec, err = h.regionSpec(ctx, p.ID, models.QuotaChange(b.Change)); err != nil {
 			return models.QuotaRequest{}, err
 		}
 	}
-	req, err := h.store.CreateQuotaRequest(ctx, handlers.Who(c).User, p.ID, b.Spec, b.Kind, b.Change, b.Reason, h.Now())
+	req, err := h.store.CreateQuotaRequest(ctx, handlers.Who(c).User, p.ID, b.Spec, b.Kind, models.QuotaChange(b.Change), b.Reason, h.Now())
 	if err != nil {
 		return req, handlers.APIError(http.StatusUnprocessableEntity, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/views"
@@ -74,8 +75,8 @@ func requestInput(field string) string {
 
 // requestFromForm reads the form's fields for the request's kind, naming every one it cannot
 // read. Times are local to the billing time zone, as a datetime-local input gives them.
-func (h *Handler) requestFromForm(f views.RequestForm) (requestBody, error) {
-	b := requestBody{Project: f.Project, Spec: f.Spec, Kind: f.Kind, Reason: f.Reason}
+func (h *Handler) requestFromForm(f views.RequestForm) (api.NewQuotaRequest, error) {
+	b := api.NewQuotaRequest{Project: f.Project, Spec: f.Spec, Kind: f.Kind, Reason: f.Reason}
 	var ps models.Problems
 	parseTime := func(field, v string) *time.Time {
 		t, err := time.ParseInLocation("2006-01-02T15:04", v, h.Loc())

@@ -2,31 +2,17 @@ package projects
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
 
-// requestJSON is a quota request in the API.
-type requestJSON struct {
-	ID        int64              `json:"id"`
-	Project   string             `json:"project"`
-	Spec      string             `json:"spec"`
-	Kind      string             `json:"kind"`
-	Change    models.QuotaChange `json:"change"`
-	Reason    string             `json:"reason"`
-	Requester string             `json:"requester"`
-	State     string             `json:"state"`
-	Comment   string             `json:"comment"`
-	CreatedAt time.Time          `json:"created_at"`
-	DecidedAt *time.Time         `json:"decided_at"`
-}
-
-func toRequestJSON(r models.QuotaRequestRow) requestJSON {
-	return requestJSON{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: r.Parsed(), Reason: r.Reason,
+// toRequestJSON is a quota request as the API shows it.
+func toRequestJSON(r models.QuotaRequestRow) api.QuotaRequest {
+	return api.QuotaRequest{ID: r.ID, Project: r.Project, Spec: r.Spec, Kind: r.Kind, Change: api.QuotaChange(r.Parsed()), Reason: r.Reason,
 		Requester: r.Requester, State: r.State, Comment: r.Comment, CreatedAt: r.CreatedAt, DecidedAt: r.DecidedAt}
 }
 
@@ -37,7 +23,7 @@ func (h *Handler) RequestList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]requestJSON, len(rows))
+	out := make([]api.QuotaRequest, len(rows))
 	for i, r := range rows {
 		out[i] = toRequestJSON(r)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
@@ -13,22 +14,6 @@ import (
 // reservationsAhead is how far ahead GET /api/v1/reservations lists: past the longest
 // repeating series (models.MaxReservationWeeks) of the longest window.
 const reservationsAhead = (models.MaxReservationWeeks*7 + 31) * 24 * time.Hour
-
-// reservationJSON is a booked window as the API shows it.
-type reservationJSON struct {
-	ID        int64     `json:"id"`
-	RequestID int64     `json:"request_id"`
-	Project   string    `json:"project"`
-	Spec      string    `json:"spec"`
-	GPUs      int       `json:"gpus"`
-	StartsAt  time.Time `json:"starts_at"`
-	EndsAt    time.Time `json:"ends_at"`
-	State     string    `json:"state"`
-	// Occurrence and Occurrences place a repeating reservation's window: the
-	// Occurrence-th (from 1) of its request's Occurrences booked windows.
-	Occurrence  int `json:"occurrence"`
-	Occurrences int `json:"occurrences"`
-}
 
 // ReservationList lists the booked windows not yet ended of the caller's projects (all for
 // an admin), by start. GET /api/v1/reservations.
@@ -38,10 +23,10 @@ func (h *Handler) ReservationList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]reservationJSON, 0, len(rows))
+	out := make([]api.Reservation, 0, len(rows))
 	for _, r := range rows {
 		if handlers.Who(c).Admin() || handlers.Who(c).CanRun(r.ProjectID) {
-			out = append(out, reservationJSON{ID: r.ID, RequestID: r.RequestID, Project: r.Project, Spec: r.Spec, GPUs: r.GPUs,
+			out = append(out, api.Reservation{ID: r.ID, RequestID: r.RequestID, Project: r.Project, Spec: r.Spec, GPUs: r.GPUs,
 				StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State(), Occurrence: r.Occurrence, Occurrences: r.Occurrences})
 		}
 	}
@@ -77,6 +62,6 @@ func (h *Handler) ReservationCancel(c echo.Context) error {
 		return handlers.StoreError(err)
 	}
 	h.Sched.Trigger()
-	return c.JSON(http.StatusOK, reservationJSON{ID: r.ID, RequestID: r.RequestID, Project: row.Project, Spec: r.Spec, GPUs: r.GPUs,
+	return c.JSON(http.StatusOK, api.Reservation{ID: r.ID, RequestID: r.RequestID, Project: row.Project, Spec: r.Spec, GPUs: r.GPUs,
 		StartsAt: r.StartsAt, EndsAt: r.EndsAt, State: r.State(), Occurrence: row.Occurrence, Occurrences: row.Occurrences})
 }

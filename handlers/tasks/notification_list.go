@@ -2,20 +2,12 @@ package tasks
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 )
-
-// notificationJSON is one in-app notification.
-type notificationJSON struct {
-	Kind      string     `json:"kind"`
-	Message   string     `json:"message"`
-	CreatedAt time.Time  `json:"created_at"`
-	ReadAt    *time.Time `json:"read_at"`
-}
 
 // NotificationList lists the caller's notifications, newest first.
 // GET /api/v1/notifications.
@@ -24,9 +16,9 @@ func (h *Handler) NotificationList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]notificationJSON, len(notes))
+	out := make([]api.Notification, len(notes))
 	for i, n := range notes {
-		out[i] = notificationJSON{Kind: n.Kind, Message: n.Message, CreatedAt: n.CreatedAt, ReadAt: n.ReadAt}
+		out[i] = api.Notification{Kind: n.Kind, Message: n.Message, CreatedAt: n.CreatedAt, ReadAt: n.ReadAt}
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -25,10 +25,7 @@ func (h *Handler) PipelineCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		api.PipelineRequest
-		Stages []json.RawMessage `json:"stages"`
-	}
+	var req api.PipelineSubmission
 	if err := handlers.DecodeBody(body, maxPipelineBody, &req); err != nil {
 		return err
 	}

@@ -51,15 +51,9 @@ func (h *Handler) PipelineFormCreate(c echo.Context) error {
 	return h.renderPipelines(c, status, tasksview.PipelineForm{Text: text, Problem: handlers.Problem(handlers.Locale(c), err)})
 }
 
-// pipelineFile is a pipeline file as the API's body, its stages as sent.
-type pipelineFile struct {
-	api.PipelineRequest
-	Stages []json.RawMessage `json:"stages"`
-}
-
 // readPipelineFile reads a pipeline file's text (YAML or JSON) as the API's body.
-func readPipelineFile(text string) (pipelineFile, error) {
-	var f pipelineFile
+func readPipelineFile(text string) (api.PipelineSubmission, error) {
+	var f api.PipelineSubmission
 	if len(text) > maxPipelineBody || !utf8.ValidString(text) {
 		return f, models.Invalid("pipeline", "must be valid UTF-8 of at most %d bytes", maxPipelineBody)
 	}

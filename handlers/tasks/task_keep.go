@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/scaler"
@@ -15,12 +16,6 @@ import (
 
 // auditTaskRelease is the audit action of a "release now" answer.
 const auditTaskRelease = "task-release"
-
-// keepJSON answers POST /api/v1/tasks/:id/keep.
-type keepJSON struct {
-	ID        int64     `json:"id"`
-	KeptUntil time.Time `json:"kept_until"`
-}
 
 // TaskKeep answers an idle notice with "keep": the task keeps its cards for its policy's keep
 // time (2 h by default). Its owner, its project's leads and admins may answer; anyone else
@@ -38,7 +33,7 @@ func (h *Handler) TaskKeep(c echo.Context) error {
 	if err != nil {
 		return handlers.StoreError(err)
 	}
-	return c.JSON(http.StatusOK, keepJSON{ID: id, KeptUntil: until})
+	return c.JSON(http.StatusOK, api.Kept{ID: id, KeptUntil: until})
 }
 
 // TaskRelease answers an idle notice with "release now": the task is stopped and its cards
