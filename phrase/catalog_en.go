@@ -2225,4 +2225,8 @@ var catalogEN = map[string]string{
 	"change.not_yet":           "Measured from %s, a day after the change.",
 	"change.saved":             "This change saved %s (%s idle hours, waits %s)",
 	"change.cost_more":         "This change cost %s more (%s idle hours, waits %s)",
+	"weekly.chat.changes_head": "Setting changes of the week:",
+	"weekly.chat.change":       "- pool %s, version %d (%s, %s): %s %s",
+	"review.xlsx":              "Download as XLSX",
+	"review.xlsx_sheet":        "Pilot review",
 }

@@ -89,6 +89,7 @@ func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 	if strings.Join(verdicts, ",") != strings.Join(onPage, ",") {
 		t.Errorf("CSV verdicts %v, page %v", verdicts, onPage)
 	}
+	checkReviewXLSX(t, s, doc.Find(`[data-testid=review-xlsx]`).AttrOr("href", ""), rows)
 
 	// The default period is the last two weeks, up to today.
 	def := webtest.Parse(t, s.Get("/pools/rtx4090/review").Body.String())

@@ -35,7 +35,8 @@ type ReviewView struct {
 	FixedNodes, Replayed          int
 	FixedMeanWaitS, FixedP95WaitS int64
 	FixedMaxWaitS                 int64
-	CSV                           string
+	// CSV and XLSX are the downloads of the same review.
+	CSV, XLSX string
 }
 
 // VerdictView is one question's answer, in words.
