@@ -2229,4 +2229,7 @@ var catalogEN = map[string]string{
 	"weekly.chat.change":       "- pool %s, version %d (%s, %s): %s %s",
 	"review.xlsx":              "Download as XLSX",
 	"review.xlsx_sheet":        "Pilot review",
+	"review.chart":             "Machines up and cards asked",
+	"review.chart_desc":        "At most %d machines were up; the tasks asked for %d cards at most. Shaded: demand above what was up.",
+	"review.chart_up":          "Machines up",
 }

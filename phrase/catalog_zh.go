@@ -2229,4 +2229,7 @@ var catalogZH = map[string]string{
 	"weekly.chat.change":       "- 资源池 %s 第 %d 版（%s，%s）：%s %s",
 	"review.xlsx":              "下载 XLSX",
 	"review.xlsx_sheet":        "试点复盘",
+	"review.chart":             "在线机器与所需卡数",
+	"review.chart_desc":        "最多 %d 台机器在线；任务最多需要 %d 张卡。阴影：超出在线能力的需求。",
+	"review.chart_up":          "在线机器",
 }

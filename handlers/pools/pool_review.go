@@ -171,6 +171,13 @@ func reviewView(l phrase.Locale, r pilot.Review) poolsview.ReviewView {
 		RateFen: r.Cost.RateFen, ElasticFen: r.Cost.ElasticFen, FixedFen: r.Cost.FixedFen, SavedFen: r.Cost.SavedFen,
 		FixedNodes: r.Cost.FixedNodes, Replayed: r.Cost.ReplayedTasks, FixedMeanWaitS: r.Cost.FixedMeanWaitS,
 		FixedP95WaitS: r.Cost.FixedP95WaitS, FixedMaxWaitS: r.Cost.FixedMaxWaitS}
+	gpn := max(r.GPUsPerNode, 1)
+	v.From, v.To = r.From, r.To
+	v.Chart = poolsview.PoolView{Name: r.Pool, GPUsPerNode: gpn, MinNodes: r.MinNodes, MaxNodes: r.MaxNodes}
+	for _, p := range r.Series {
+		up := (p.UpGPUs + gpn - 1) / gpn
+		v.Chart.Samples = append(v.Chart.Samples, poolsview.PoolSample{At: p.At, Size: up, Desired: up, DemandGPUs: p.DemandGPUs})
+	}
 	for _, vd := range r.Verdicts {
 		v.Verdicts = append(v.Verdicts, poolsview.VerdictView{Question: vd.Question, OK: vd.OK, Text: verdictText(l, r.Pool, vd)})
 	}

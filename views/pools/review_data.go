@@ -18,7 +18,11 @@ type ReviewData struct {
 
 // ReviewView is the review as the page shows it, times in the billing time zone.
 type ReviewView struct {
-	Verdicts                      []VerdictView
+	Verdicts []VerdictView
+	// Chart is the machines up and the cards asked (in machines) over the period [From, To),
+	// drawn as the pools page draws a pool's size (poolChart).
+	Chart                         PoolView
+	From, To                      time.Time
 	CatchS                        int64
 	Tasks, Waited                 int
 	MeanWaitS, P95WaitS, MaxWaitS int64
