@@ -29,7 +29,7 @@ var mayImport = map[string][]string{
 	"scheduler":              {"models"},
 	"schedule":               {"models"},
 	"scaler":                 {"models", "fleet", "phrase", "scheduler"},
-	"notice":                 {"billing", "models", "notify", "phrase"},
+	"notice":                 {"billing", "models", "notify", "phrase", "pilot"},
 	"datacheck":              {"models"},
 	"rightsize":              {"models"},
 	"serving":                nil,
@@ -68,7 +68,7 @@ var mayImport = map[string][]string{
 	"web/webtest":            {"api", "billing", "fleet", "fleet/sim", "handlers", "models", "models/modelstest", "phrase", "scaler", "scheduler", "serving", "web"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
-	"pilot":                  {"billing", "models", "replay"},
+	"pilot":                  {"billing", "models", "phrase", "replay"},
 }
 
 // TestImportRules reads every package's imports and checks them against mayImport, so that a

@@ -864,16 +864,9 @@ const (
 	reportStage         = "阶段 stage"
 )
 
-// reportHours and reportFen are the report's card-seconds and money cells: hours with six
-// decimals in the CSV, numbers with their formats in the workbook.
-type (
-	reportHours int64
-	reportFen   int64
-)
-
 // reportRows passes write the report's rows after the header, one value per column of
-// ReportCSVHeader (fewer leave the rest empty): nil, text, whole numbers, reportHours or
-// reportFen. The total, the projects, nodes and specs, the most idle tasks, the cost per
+// ReportCSVHeader (fewer leave the rest empty): nil, text, whole numbers, HoursCell or
+// FenCell. The total, the projects, nodes and specs, the most idle tasks, the cost per
 // output unit, the estimate misses (nominal is the actual card time), the templates' use,
 // the rightsizing advice, and per project the card time lost to reruns with its cost (their
 // hours also in the Rerun column, where the usage rows carry their Rerun class), and the
@@ -881,7 +874,7 @@ type (
 // and each pipeline stage's card time per spec with its cost, what it would have cost on
 // the pipeline's highest-priced spec and the saving (the last two columns).
 func reportRows(r Report, write func(fields ...any)) {
-	h := func(s int64) any { return reportHours(s) }
+	h := func(s int64) any { return HoursCell(s) }
 	usage := func(kind string, u Usage, nodes bool) {
 		var prov, unheld any
 		if nodes {
@@ -919,29 +912,29 @@ func reportRows(r Report, write func(fields ...any)) {
 	}
 	for _, u := range r.Templates {
 		write(reportTemplate, u.Template, u.Project, nil, nil, nil, h(u.NominalS), h(u.EffectiveS), nil, nil, nil, nil, nil, nil, nil,
-			u.Runs, nil, nil, nil, nil, nil, nil, reportFen(u.CostFen))
+			u.Runs, nil, nil, nil, nil, nil, nil, FenCell(u.CostFen))
 	}
 	for _, u := range r.Models {
 		write(reportModel, u.Model, u.Project, nil, nil, u.ServiceID, h(u.NominalS), h(u.EffectiveS), nil, nil, nil, nil, nil, nil, nil,
-			u.Runs, nil, nil, nil, nil, nil, nil, reportFen(u.CostFen))
+			u.Runs, nil, nil, nil, nil, nil, nil, FenCell(u.CostFen))
 	}
 	for _, a := range r.Advice {
 		write(reportAdvice, AdviceText(a), a.Project, a.Owner, a.Advice.FromSpec, a.TaskID,
-			h(a.RuntimeS*int64(a.Advice.FromGPUs)), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, reportFen(a.SavingFen))
+			h(a.RuntimeS*int64(a.Advice.FromGPUs)), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, FenCell(a.SavingFen))
 	}
 	for _, g := range r.Reruns {
 		write(reportRerun, g.Project, g.Project, nil, nil, nil, h(g.NominalS), nil, nil, nil, nil, nil, nil, nil, nil,
-			g.Runs, nil, nil, nil, nil, nil, nil, reportFen(g.CostFen), h(g.NominalS))
+			g.Runs, nil, nil, nil, nil, nil, nil, FenCell(g.CostFen), h(g.NominalS))
 	}
 	for _, g := range r.Trials {
 		write(reportTrial, g.Project, g.Project, nil, nil, nil, h(g.NominalS), nil, nil, nil, nil, nil, nil, nil, nil,
-			g.Runs, nil, nil, nil, nil, nil, nil, reportFen(g.CostFen), nil, h(g.NominalS))
+			g.Runs, nil, nil, nil, nil, nil, nil, FenCell(g.CostFen), nil, h(g.NominalS))
 	}
 	for _, pc := range r.Pipelines {
 		for _, st := range pc.Stages {
 			write(reportStage, pc.Pipeline+"/"+st.Stage, pc.Project, nil, st.Spec, nil, h(st.NominalS), h(st.EffectiveS),
-				nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, reportFen(st.AmountFen), nil, nil,
-				reportFen(st.TopSpecFen), reportFen(st.SavingFen))
+				nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, FenCell(st.AmountFen), nil, nil,
+				FenCell(st.TopSpecFen), FenCell(st.SavingFen))
 		}
 	}
 }
@@ -968,9 +961,9 @@ func WriteReportCSV(w io.Writer, r Report) error {
 				row = strconv.AppendInt(row, int64(v), 10)
 			case int64:
 				row = strconv.AppendInt(row, v, 10)
-			case reportHours:
+			case HoursCell:
 				row = append(row, FormatHours(int64(v))...)
-			case reportFen:
+			case FenCell:
 				row = append(row, FormatFen(int64(v))...)
 			}
 		}

@@ -2,12 +2,15 @@ package notice
 
 import (
 	"context"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"kashi/billing"
 	"kashi/models"
 	"kashi/phrase"
+	"kashi/pilot"
 )
 
 // The weekly report's defaults.
@@ -37,8 +40,9 @@ func DefaultWeeklyPolicy(c Cron, loc *time.Location) WeeklyPolicy {
 
 // BillingReports makes each week's messages from billing's report of the week (all
 // projects), one per project that held cards, worded in l, the installation's language,
-// each linking to the report page under publicURL.
-func BillingReports(src billing.Source, l phrase.Locale, publicURL string) WeeklyReports {
+// each linking to the report page under publicURL; each also lists the week's pool setting
+// changes with what each saved (pilot.WeekChanges), linking to their pages.
+func BillingReports(src pilot.ChangeSource, l phrase.Locale, publicURL string) WeeklyReports {
 	return func(ctx context.Context, week string, now time.Time) ([]WeeklyMessage, error) {
 		r, err := billing.WeekReport(ctx, src, week, nil, now)
 		if err != nil {
@@ -52,14 +56,19 @@ func BillingReports(src billing.Source, l phrase.Locale, publicURL string) Weekl
 		if err != nil {
 			return nil, err
 		}
-		link := strings.TrimSuffix(publicURL, "/") + "/reports?week=" + week
-		return weeklyMessages(l, r, ps, loc, link), nil
+		changes, err := pilot.WeekChanges(ctx, src, r.From, r.To, now)
+		if err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(publicURL, "/")
+		msgs := weeklyMessages(l, r, ps, loc, base+"/reports?week="+week, weekChanges(changes, base))
+		return msgs, nil
 	}
 }
 
 // weeklyMessages words r for each project of ps that held cards in the week, its dates in
-// loc.
-func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc *time.Location, link string) []WeeklyMessage {
+// loc, with the week's setting changes.
+func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc *time.Location, link string, changes []weeklyChange) []WeeklyMessage {
 	ids := make(map[string]int64, len(ps))
 	for _, p := range ps {
 		ids[p.Name] = p.ID
@@ -71,7 +80,7 @@ func weeklyMessages(l phrase.Locale, r billing.Report, ps []models.Project, loc 
 			continue
 		}
 		d := weeklyChat{Project: u.Key, Week: r.Week, From: r.From.In(loc), To: r.To.In(loc), NominalS: u.NominalS,
-			EffectiveS: u.EffectiveS, IdleS: u.Idle, Link: link}
+			EffectiveS: u.EffectiveS, IdleS: u.Idle, Link: link, Changes: changes}
 		for _, t := range r.TopIdle {
 			if t.Project == u.Key && len(d.TopIdle) < weeklyTasks {
 				d.TopIdle = append(d.TopIdle, weeklyChatTask{TaskID: t.TaskID, Task: t.Task, Owner: t.Owner, IdleS: t.Idle})
@@ -117,8 +126,25 @@ type weeklyChat struct {
 	// 0 without trials.
 	TrialS, TrialFen int64
 	TrialRuns        int
+	// Changes are the pool setting changes of the week, oldest first.
+	Changes []weeklyChange
 	// Link is the report page of the week.
 	Link string
+}
+
+// weeklyChange is a setting change of the week as the message names it, with its page.
+type weeklyChange struct {
+	pilot.Change
+	Link string
+}
+
+// weekChanges are cs linked to their pages under base.
+func weekChanges(cs []pilot.Change, base string) []weeklyChange {
+	out := make([]weeklyChange, len(cs))
+	for i, c := range cs {
+		out[i] = weeklyChange{c, base + "/pools/" + url.PathEscape(c.Pool) + "/changes/" + strconv.Itoa(c.Version)}
+	}
+	return out
 }
 
 // weeklyChatTask is a task the message names: its idle card time, or its estimate against
@@ -159,6 +185,15 @@ func (d weeklyChat) words(l phrase.Locale) (title, text string) {
 	list(l.T("weekly.chat.miss_head"), func(t weeklyChatTask) string {
 		return l.T("weekly.chat.miss_line", phrase.Hours(t.EstimatedS), phrase.Hours(t.ActualS))
 	}, d.Misses)
+	if len(d.Changes) > 0 {
+		loc := d.From.Location()
+		lines := []string{l.T("weekly.chat.changes_head")}
+		for _, c := range d.Changes {
+			lines = append(lines, l.T("weekly.chat.change", c.Pool, c.Version, c.At.In(loc).Format("2006-01-02 15:04"), c.By,
+				c.Sentence(l, loc), c.Link))
+		}
+		paras = append(paras, strings.Join(lines, "\n"))
+	}
 	paras = append(paras, l.T("weekly.chat.link", d.Link))
 	return title, strings.Join(paras, "\n\n")
 }

@@ -44,7 +44,7 @@ func TestWeeklyMessages(t *testing.T) {
 	}
 	for lang, text := range want {
 		t.Run(lang, func(t *testing.T) {
-			msgs := weeklyMessages(phrase.Locale{Lang: lang}, r, ps, loc, link)
+			msgs := weeklyMessages(phrase.Locale{Lang: lang}, r, ps, loc, link, nil)
 			if len(msgs) != 1 || msgs[0].ProjectID != 3 || msgs[0].Project != "vision" {
 				t.Fatalf("weeklyMessages = %+v, want vision's only", msgs)
 			}

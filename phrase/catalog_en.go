@@ -2240,4 +2240,11 @@ var catalogEN = map[string]string{
 	"change.not_yet":           "Measured from %s, a day after the change.",
 	"change.saved":             "This change saved %s (%s idle hours, waits %s)",
 	"change.cost_more":         "This change cost %s more (%s idle hours, waits %s)",
+	"weekly.chat.changes_head": "Setting changes of the week:",
+	"weekly.chat.change":       "- pool %s, version %d (%s, %s): %s %s",
+	"review.xlsx":              "Download as XLSX",
+	"review.xlsx_sheet":        "Pilot review",
+	"review.chart":             "Machines up and cards asked",
+	"review.chart_desc":        "At most %d machines were up; the tasks asked for %d cards at most. Shaded: demand above what was up.",
+	"review.chart_up":          "Machines up",
 }

@@ -2240,4 +2240,11 @@ var catalogZH = map[string]string{
 	"change.not_yet":           "改动满一天后（%s 起）开始计算效果。",
 	"change.saved":             "这次改动节省 %s（闲置卡时 %s，等待 %s）",
 	"change.cost_more":         "这次改动多花 %s（闲置卡时 %s，等待 %s）",
+	"weekly.chat.changes_head": "本周的设置改动：",
+	"weekly.chat.change":       "- 资源池 %s 第 %d 版（%s，%s）：%s %s",
+	"review.xlsx":              "下载 XLSX",
+	"review.xlsx_sheet":        "试点复盘",
+	"review.chart":             "在线机器与所需卡数",
+	"review.chart_desc":        "最多 %d 台机器在线；任务最多需要 %d 张卡。阴影：超出在线能力的需求。",
+	"review.chart_up":          "在线机器",
 }

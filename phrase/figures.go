@@ -17,6 +17,20 @@ func Hours(s int64) string {
 	return string(append(b, '.', byte('0'+c/10%10), byte('0'+c%10)))
 }
 
+// Yuan formats fen as yuan with thousands separators and two decimals, in integers only:
+// 123456 → "¥1,234.56", -1234 → "-¥12.34".
+func Yuan(fen int64) string {
+	b := make([]byte, 0, 24)
+	u := uint64(fen)
+	if fen < 0 {
+		b = append(b, '-')
+		u = uint64(-fen)
+	}
+	b = append(b, "¥"...)
+	b = AppendInt(b, int64(u/100))
+	return string(append(b, '.', byte('0'+u/10%10), byte('0'+u%10)))
+}
+
 // Share is part as a whole percentage of total, 0 when total is 0.
 func Share(part, total int64) int {
 	if total <= 0 {

@@ -28,7 +28,7 @@ func usedKeys(t *testing.T) map[string][]string {
 	re := regexp.MustCompile(`\.(T|Count)\("([^"]+)"`)
 	used := make(map[string][]string)
 	var files []string
-	for _, pattern := range []string{"*.go", "../views/*", "../views/*/*", "../handlers/*.go", "../handlers/*/*.go", "../notice/*.go"} {
+	for _, pattern := range []string{"*.go", "../views/*", "../views/*/*", "../handlers/*.go", "../handlers/*/*.go", "../notice/*.go", "../pilot/*.go"} {
 		more, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)

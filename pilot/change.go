@@ -34,6 +34,7 @@ type ChangeSource interface {
 
 // ChangeInput is everything ComputeChange reads.
 type ChangeInput struct {
+	Pool     string
 	Version  models.PoolPolicyVersion
 	Old, New models.PoolConfig
 	// Ready: MinAfter has passed since the change; without it Before and After are empty.
@@ -85,7 +86,7 @@ func LoadChange(ctx context.Context, src ChangeSource, pool string, version int,
 	if i < 0 || vs[i].Before == "" || vs[i].Before == "null" {
 		return ChangeInput{}, ErrNoChange
 	}
-	in := ChangeInput{Version: vs[i]}
+	in := ChangeInput{Pool: pool, Version: vs[i]}
 	if err := json.Unmarshal([]byte(vs[i].Before), &in.Old); err != nil {
 		return ChangeInput{}, fmt.Errorf("pilot: version %d's settings before: %w", version, err)
 	}
@@ -120,11 +121,11 @@ func LoadChange(ctx context.Context, src ChangeSource, pool string, version int,
 // ComputeChange measures in's change.
 func ComputeChange(in ChangeInput) (Change, error) {
 	v := in.Version
-	c := Change{Version: v.Version, At: v.At, By: v.By, Note: v.Note, Ready: in.Ready}
+	c := Change{Pool: in.Pool, Version: v.Version, At: v.At, By: v.By, Note: v.Note, Ready: in.Ready}
 	if !in.Ready {
 		return c, nil
 	}
-	c.Pool, c.From, c.To = in.After.Pool.Name, in.Before.From, in.After.To
+	c.From, c.To = in.Before.From, in.After.To
 	var err error
 	if c.Before, err = Compute(in.Before); err != nil {
 		return Change{}, err

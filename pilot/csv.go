@@ -2,6 +2,7 @@ package pilot
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -9,22 +10,59 @@ import (
 	"kashi/billing"
 )
 
-// WriteCSV writes r as CSV, one row a fact: kind, name, from, to, value, detail. Kinds:
-// verdict (name the question, value yes or no, detail its numbers), figure (name the
-// figure: card-hours with six decimals, money in yuan, waits in seconds), peak (name the
-// cards short at most, value absorbed, late, at-max or not-grown, detail the tasks, waits
-// and the scaling loop's reasons), trough and drain (name the machine, value seconds).
-// Times are RFC 3339 in loc.
+// header is the columns of the review's CSV and workbook.
+var header = []string{"kind", "name", "from", "to", "value", "detail"}
+
+// WriteCSV writes r as CSV (rows), times RFC 3339 in loc.
 func WriteCSV(w io.Writer, r Review, loc *time.Location) error {
 	cw := csv.NewWriter(w)
+	cw.Write(header)
+	rows(r, loc, func(f ...any) {
+		out := make([]string, len(f))
+		for i, v := range f {
+			switch x := v.(type) {
+			case string:
+				out[i] = x
+			case int64:
+				out[i] = strconv.FormatInt(x, 10)
+			case billing.HoursCell:
+				out[i] = billing.FormatHours(int64(x))
+			case billing.FenCell:
+				out[i] = billing.FormatFen(int64(x))
+			}
+		}
+		cw.Write(out)
+	})
+	cw.Flush()
+	return cw.Error()
+}
+
+// XLSXTable is the review workbook's table name.
+const XLSXTable = "Review"
+
+// WriteXLSX writes r as a workbook of one sheet named sheet, with the CSV's columns and rows
+// (rows), card-hours, waits and money as numbers in their formats, written as the bills'
+// workbooks are (billing.WriteTableXLSX), made at r.To.
+func WriteXLSX(w io.Writer, r Review, loc *time.Location, sheet string) error {
+	if err := billing.WriteTableXLSX(w, sheet, XLSXTable, header, r.To, func(add func(...any)) { rows(r, loc, add) }); err != nil {
+		return fmt.Errorf("pilot: write xlsx: %w", err)
+	}
+	return nil
+}
+
+// rows passes r to row, one row a fact: kind, name, from, to, value, detail. Kinds:
+// verdict (name the question, value yes or no, detail its numbers), figure (name the
+// figure, value card-hours (billing.HoursCell), money (billing.FenCell) or a whole number
+// (waits in seconds)), peak (name the cards short at most, value absorbed, late, at-max or
+// not-grown, detail the tasks, waits and the scaling loop's reasons), trough and drain
+// (name the machine, value seconds). Times are RFC 3339 in loc.
+func rows(r Review, loc *time.Location, row func(...any)) {
 	ts := func(t time.Time) string {
 		if t.IsZero() {
 			return ""
 		}
 		return t.In(loc).Format(time.RFC3339)
 	}
-	row := func(f ...string) { cw.Write(f) }
-	row("kind", "name", "from", "to", "value", "detail")
 	row("pool", r.Pool, ts(r.From), ts(r.To), r.Spec, r.Project)
 	yes := func(ok bool) string {
 		if ok {
@@ -46,9 +84,9 @@ func WriteCSV(w io.Writer, r Review, loc *time.Location) error {
 		}
 		row("verdict", v.Question, "", "", yes(v.OK), d)
 	}
-	hours := func(name string, s int64) { row("figure", name, ts(r.From), ts(r.To), billing.FormatHours(s), "") }
-	num := func(name string, n int64) { row("figure", name, ts(r.From), ts(r.To), strconv.FormatInt(n, 10), "") }
-	yuan := func(name string, fen int64) { row("figure", name, ts(r.From), ts(r.To), billing.FormatFen(fen), "") }
+	hours := func(name string, s int64) { row("figure", name, ts(r.From), ts(r.To), billing.HoursCell(s), "") }
+	num := func(name string, n int64) { row("figure", name, ts(r.From), ts(r.To), n, "") }
+	yuan := func(name string, fen int64) { row("figure", name, ts(r.From), ts(r.To), billing.FenCell(fen), "") }
 	hours("provisioned_card_hours", r.ProvisionedS)
 	hours("held_card_hours", r.HeldS)
 	hours("held_idle_card_hours", r.IdleS)
@@ -86,15 +124,13 @@ func WriteCSV(w io.Writer, r Review, loc *time.Location) error {
 		row("peak", strconv.Itoa(p.ShortGPUs), ts(p.From), ts(p.To), state, d)
 	}
 	for _, t := range r.Troughs {
-		row("trough", t.Node, ts(t.From), ts(t.To), strconv.FormatInt(int64(t.To.Sub(t.From)/time.Second), 10), "")
+		row("trough", t.Node, ts(t.From), ts(t.To), int64(t.To.Sub(t.From)/time.Second), "")
 	}
 	for _, d := range r.Drains {
-		v := ""
+		var v any = ""
 		if !d.To.IsZero() {
-			v = strconv.FormatInt(int64(d.To.Sub(d.From)/time.Second), 10)
+			v = int64(d.To.Sub(d.From) / time.Second)
 		}
 		row("drain", d.Node, ts(d.From), ts(d.To), v, "")
 	}
-	cw.Flush()
-	return cw.Error()
 }

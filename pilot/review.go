@@ -104,7 +104,20 @@ type Review struct {
 	ReclaimedS   int64 // their card time in the period
 	Cost         Cost
 	Verdicts     []Verdict
+	// Series is the cards up and the cards asked over the period, for a chart: at most
+	// SeriesPoints points, each the most of either in its stretch, so no peak falls between
+	// two points.
+	Series []Point
 }
+
+// Point is the most cards up and asked for over a stretch of the period from At.
+type Point struct {
+	At                 time.Time
+	UpGPUs, DemandGPUs int
+}
+
+// SeriesPoints bounds a review's Series.
+const SeriesPoints = 240
 
 // Peak is a stretch where the cards the pool's tasks asked for (waiting and running) were
 // more than the cards of the machines up.
@@ -267,6 +280,7 @@ func Compute(in Input) (Review, error) {
 	demand := demandSteps(in.Tasks, from, to)
 	r.PeakNodes = maxLevel(up) / max(1, cfg.GPUsPerNode)
 	r.peaks(in, up, demand, cfg, mine)
+	r.Series = series(up, demand, from, to)
 	r.waits(in, mine)
 	r.troughs(in, nodes, cfg)
 	r.drains(in, nodes)
@@ -343,6 +357,32 @@ func levelAt(ls []step, t int64) int {
 		return 0
 	}
 	return ls[i-1].delta
+}
+
+// series is up and demand over [from, to) in at most SeriesPoints equal stretches, each the
+// most of either in it.
+func series(up, demand []step, from, to int64) []Point {
+	if to <= from {
+		return nil
+	}
+	n := int64(SeriesPoints)
+	width := max(1, (to-from+n-1)/n)
+	var out []Point
+	for a := from; a < to; a += width {
+		b := min(a+width, to)
+		out = append(out, Point{At: time.Unix(a, 0).UTC(), UpGPUs: most(up, a, b), DemandGPUs: most(demand, a, b)})
+	}
+	return out
+}
+
+// most is the highest level of ls over [a, b).
+func most(ls []step, a, b int64) int {
+	m := levelAt(ls, a)
+	i, _ := slices.BinarySearchFunc(ls, a+1, func(s step, t int64) int { return cmp.Compare(s.at, t) })
+	for ; i < len(ls) && ls[i].at < b; i++ {
+		m = max(m, ls[i].delta)
+	}
+	return m
 }
 
 // upSteps are the cards of the machines up.

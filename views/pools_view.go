@@ -25,7 +25,7 @@ type ChartTick struct {
 
 // timeSteps are the tick steps of the time axis.
 var timeSteps = []time.Duration{5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour,
-	2 * time.Hour, 3 * time.Hour, 4 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 48 * time.Hour}
+	2 * time.Hour, 3 * time.Hour, 4 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 48 * time.Hour, 7 * 24 * time.Hour}
 
 // TimeTicks are the labelled times of the x axis: whole multiples of a step that gives at
 // most chartMaxTicksX ticks, in to's location.
@@ -40,7 +40,10 @@ func TimeTicks(from, to time.Time, x func(time.Time) float64) []ChartTick {
 	}
 	loc := to.Location()
 	layout := "15:04"
-	if span > 24*time.Hour {
+	switch {
+	case step >= 24*time.Hour: // ticks at midnight: the day says it
+		layout = "01-02"
+	case span > 24*time.Hour:
 		layout = "01-02 15:04"
 	}
 	// Align to the step in local time: from local midnight of from's day.

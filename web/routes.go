@@ -224,6 +224,7 @@ func Routes(h *Areas) []Route {
 		// The pilot review of a pool (#34).
 		{GET, "/pools/:name/review", handlers.Lead, h.Pools.PoolReview},
 		{GET, "/pools/:name/review.csv", handlers.Lead, h.Pools.PoolReviewCSV},
+		{GET, "/pools/:name/review.xlsx", handlers.Lead, h.Pools.PoolReviewXLSX},
 		{GET, "/pools/:name/changes/:version", handlers.Lead, h.Pools.PoolChange},
 	}
 }

@@ -2,7 +2,6 @@ package pools
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -12,9 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kashi/handlers"
-	"kashi/phrase"
 	"kashi/pilot"
-	"kashi/views"
 	poolsview "kashi/views/pools"
 )
 
@@ -46,12 +43,12 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	}
 	loc := h.Loc()
 	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
-		Changes: configChanges(in.Version.Before, in.Version.After), Ready: ch.Ready, ReadyAt: ch.At.Add(pilot.MinAfter).In(loc),
+		Changes: configChanges(in.Version.Before, in.Version.After), Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
 		From: ch.From.In(loc), To: ch.To.In(loc), Before: periodFigures(ch.Before), After: periodFigures(ch.After),
 		Counter: poolsview.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
 			SavedFen: ch.Counter.SavedFen, OldIdleS: ch.Counter.OldIdleS, NewIdleS: ch.Counter.NewIdleS,
 			OldMeanWaitS: ch.Counter.OldMeanWaitS, NewMeanWaitS: ch.Counter.NewMeanWaitS}}
-	d.Sentence = changeSentence(l, ch, loc)
+	d.Sentence = ch.Sentence(l, loc)
 	if ch.Ready {
 		day := func(t time.Time) string { return t.In(loc).Format(dateLayout) }
 		review := "/pools/" + url.PathEscape(name) + "/review?"
@@ -72,28 +69,4 @@ func periodFigures(r pilot.Review) poolsview.PeriodFigures {
 		f.EffectivePct = 100 * float64(r.EffectiveS) / float64(r.HeldS)
 	}
 	return f
-}
-
-// changeSentence says what a change saved: "This change saved ¥N (−x % idle hours, waits
-// +y)", from the period after it replayed under the old settings and the new; before a day
-// has passed, when it will be measured.
-func changeSentence(l phrase.Locale, ch pilot.Change, loc *time.Location) string {
-	if !ch.Ready {
-		return l.T("change.not_yet", ch.At.Add(pilot.MinAfter).In(loc).Format("2006-01-02 15:04"))
-	}
-	cf := ch.Counter
-	idle := fmt.Sprintf("%+.0f %%", cf.IdlePct())
-	wait := signedDuration(l, time.Duration(cf.NewMeanWaitS-cf.OldMeanWaitS)*time.Second)
-	if cf.SavedFen >= 0 {
-		return l.T("change.saved", views.Yuan(cf.SavedFen), idle, wait)
-	}
-	return l.T("change.cost_more", views.Yuan(-cf.SavedFen), idle, wait)
-}
-
-// signedDuration writes d with its sign: "+1m", "−30s".
-func signedDuration(l phrase.Locale, d time.Duration) string {
-	if d < 0 {
-		return "−" + l.Duration(-d)
-	}
-	return "+" + l.Duration(d)
 }

@@ -3,6 +3,7 @@ package pools
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -114,7 +115,9 @@ func (h *Handler) PoolReview(c echo.Context) error {
 		return err
 	}
 	v := reviewView(l, r)
-	v.CSV = "/pools/" + url.PathEscape(q.pool.Name) + "/review.csv?" + url.Values{"from": {q.data.From}, "to": {q.data.To}, "project": {q.project}}.Encode()
+	query := url.Values{"from": {q.data.From}, "to": {q.data.To}, "project": {q.project}}.Encode()
+	v.CSV = "/pools/" + url.PathEscape(q.pool.Name) + "/review.csv?" + query
+	v.XLSX = "/pools/" + url.PathEscape(q.pool.Name) + "/review.xlsx?" + query
 	q.data.Review = &v
 	return handlers.Render(c, http.StatusOK, poolsview.Review(l, q.data))
 }
@@ -122,6 +125,24 @@ func (h *Handler) PoolReview(c echo.Context) error {
 // PoolReviewCSV downloads a pool's pilot review as CSV, with the page's query; a bad one is
 // 422 naming it. GET /pools/:name/review.csv.
 func (h *Handler) PoolReviewCSV(c echo.Context) error {
+	return h.reviewDownload(c, "csv", "text/csv; charset=utf-8", func(w io.Writer, r pilot.Review) error {
+		return pilot.WriteCSV(w, r, h.Loc())
+	})
+}
+
+// PoolReviewXLSX downloads a pool's pilot review as a workbook, its sheet named in the
+// caller's language, with the page's query; a bad one is 422 naming it.
+// GET /pools/:name/review.xlsx.
+func (h *Handler) PoolReviewXLSX(c echo.Context) error {
+	sheet := handlers.Locale(c).T("review.xlsx_sheet")
+	return h.reviewDownload(c, "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", func(w io.Writer, r pilot.Review) error {
+		return pilot.WriteXLSX(w, r, h.Loc(), sheet)
+	})
+}
+
+// reviewDownload reads the review's query, computes it and sends it as write writes it, a
+// file of extension ext and type mime.
+func (h *Handler) reviewDownload(c echo.Context, ext, mime string, write func(io.Writer, pilot.Review) error) error {
 	q, msg, err := h.readReview(c)
 	if err != nil {
 		return err
@@ -134,12 +155,12 @@ func (h *Handler) PoolReviewCSV(c echo.Context) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := pilot.WriteCSV(&buf, r, h.Loc()); err != nil {
+	if err := write(&buf, r); err != nil {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderContentDisposition,
-		fmt.Sprintf(`attachment; filename="kashi-review-%s-%s-%s.csv"`, url.PathEscape(q.pool.Name), q.data.From, q.data.To))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
+		fmt.Sprintf(`attachment; filename="kashi-review-%s-%s-%s.%s"`, url.PathEscape(q.pool.Name), q.data.From, q.data.To, ext))
+	return c.Blob(http.StatusOK, mime, buf.Bytes())
 }
 
 // reviewView is r as the page shows it, with each verdict in words.
@@ -150,6 +171,13 @@ func reviewView(l phrase.Locale, r pilot.Review) poolsview.ReviewView {
 		RateFen: r.Cost.RateFen, ElasticFen: r.Cost.ElasticFen, FixedFen: r.Cost.FixedFen, SavedFen: r.Cost.SavedFen,
 		FixedNodes: r.Cost.FixedNodes, Replayed: r.Cost.ReplayedTasks, FixedMeanWaitS: r.Cost.FixedMeanWaitS,
 		FixedP95WaitS: r.Cost.FixedP95WaitS, FixedMaxWaitS: r.Cost.FixedMaxWaitS}
+	gpn := max(r.GPUsPerNode, 1)
+	v.From, v.To = r.From, r.To
+	v.Chart = poolsview.PoolView{Name: r.Pool, GPUsPerNode: gpn, MinNodes: r.MinNodes, MaxNodes: r.MaxNodes}
+	for _, p := range r.Series {
+		up := (p.UpGPUs + gpn - 1) / gpn
+		v.Chart.Samples = append(v.Chart.Samples, poolsview.PoolSample{At: p.At, Size: up, Desired: up, DemandGPUs: p.DemandGPUs})
+	}
 	for _, vd := range r.Verdicts {
 		v.Verdicts = append(v.Verdicts, poolsview.VerdictView{Question: vd.Question, OK: vd.OK, Text: verdictText(l, r.Pool, vd)})
 	}

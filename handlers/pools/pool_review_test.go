@@ -54,6 +54,9 @@ func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 		!strings.HasPrefix(sentences[1], "Troughs released: ") || !strings.HasPrefix(sentences[3], "Cost: ") {
 		t.Errorf("verdicts %q %q, want the four questions answered", questions, sentences)
 	}
+	if doc.Find(`[data-testid=review-chart-size]`).Length() != 1 || doc.Find(`[data-testid=review-chart-unmet]`).Length() != 1 {
+		t.Errorf("the month's review draws no chart of its machines and peaks")
+	}
 	if doc.Find(`[data-testid=review-peak]`).Length() == 0 || doc.Find(`[data-testid=review-cost-fixed]`).Length() != 1 ||
 		!strings.Contains(doc.Find(`[data-testid=review-replayed]`).Text(), "tasks replayed") {
 		t.Errorf("the month's review lacks its peaks or the fixed fleet's replay")
@@ -89,6 +92,7 @@ func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 	if strings.Join(verdicts, ",") != strings.Join(onPage, ",") {
 		t.Errorf("CSV verdicts %v, page %v", verdicts, onPage)
 	}
+	checkReviewXLSX(t, s, doc.Find(`[data-testid=review-xlsx]`).AttrOr("href", ""), rows)
 
 	// The default period is the last two weeks, up to today.
 	def := webtest.Parse(t, s.Get("/pools/rtx4090/review").Body.String())

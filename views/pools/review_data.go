@@ -18,7 +18,11 @@ type ReviewData struct {
 
 // ReviewView is the review as the page shows it, times in the billing time zone.
 type ReviewView struct {
-	Verdicts                      []VerdictView
+	Verdicts []VerdictView
+	// Chart is the machines up and the cards asked (in machines) over the period [From, To),
+	// drawn as the pools page draws a pool's size (poolChart).
+	Chart                         PoolView
+	From, To                      time.Time
 	CatchS                        int64
 	Tasks, Waited                 int
 	MeanWaitS, P95WaitS, MaxWaitS int64
@@ -35,7 +39,8 @@ type ReviewView struct {
 	FixedNodes, Replayed          int
 	FixedMeanWaitS, FixedP95WaitS int64
 	FixedMaxWaitS                 int64
-	CSV                           string
+	// CSV and XLSX are the downloads of the same review.
+	CSV, XLSX string
 }
 
 // VerdictView is one question's answer, in words.

@@ -55,6 +55,7 @@ func TestBrowserPilotReview(t *testing.T) {
 	const month = "/pools/a100/review?from=2026-02-01&to=2026-02-28"
 	shootPages(t, b, srv.URL, "review", []shotPage{
 		{"verdicts", month, `[data-testid=review-verdicts]`},
+		{"chart", month, `[data-testid=review-chart]`},
 		{"peaks", month, `[data-testid=review-peak-table]`},
 		{"cost", month, `[data-testid=review-cost-table]`},
 		{"rtx-troughs", "/pools/rtx4090/review?from=2026-02-01&to=2026-02-28", `[data-testid=review-troughs]`},

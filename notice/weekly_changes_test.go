@@ -1,0 +1,94 @@
+package notice_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kashi/demo"
+	"kashi/models"
+	"kashi/models/modelstest"
+	"kashi/notice"
+	"kashi/phrase"
+	"kashi/web/webtest"
+)
+
+// TestWeeklyReportListsTheWeeksChanges: in the demo's past, the A100 pool's settings change
+// twice in the week of 23 February: on Wednesday (at most 8 machines) and on Sunday evening
+// (at most 10). The report sent on Monday morning lists both in every project's message:
+// the first with what it saved, word for word the sentence of the change's own page read at
+// the same moment (one computation), linking to that page; the second, under a day old, with
+// when it will be measured, as its page says too. A change of the week before is not listed.
+func TestWeeklyReportListsTheWeeksChanges(t *testing.T) {
+	ctx := context.Background()
+	demoStart := time.Date(2026, 3, 4, 0, 30, 0, 0, time.UTC)
+	store := modelstest.SQLite(t, models.Options{})
+	if _, _, err := demo.Seed(ctx, store, demoStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := demo.FillHistory(ctx, store, demoStart, 1); err != nil {
+		t.Fatal(err)
+	}
+	cps, err := store.ConfiguredPools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pool models.PoolConfig
+	for _, p := range cps {
+		if p.Name == "a100" {
+			pool = p.Config
+		}
+	}
+	var versions []int
+	for _, c := range []struct {
+		max int
+		at  time.Time
+	}{{11, time.Date(2026, 2, 20, 2, 0, 0, 0, time.UTC)}, {8, time.Date(2026, 2, 25, 2, 0, 0, 0, time.UTC)}, {10, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}} {
+		pool.MaxNodes = c.max
+		v, err := store.SavePoolConfig(ctx, "a100", pool, "admin", "", c.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, v.Version)
+	}
+	now := time.Date(2026, 3, 2, 1, 0, 0, 0, time.UTC) // Monday 09:00 in Shanghai
+	msgs, err := notice.BillingReports(store, phrase.Locale{Lang: phrase.LangEN}, "https://kashi.example")(ctx, "2026-W09", now)
+	if err != nil || len(msgs) == 0 {
+		t.Fatalf("BillingReports(2026-W09) = %d messages, %v", len(msgs), err)
+	}
+
+	cfg := webtest.TestCfg()
+	if cfg.Location, err = time.LoadLocation("Asia/Shanghai"); err != nil { // the demo's billing zone
+		t.Fatal(err)
+	}
+	s := webtest.NewServerOn(t, store, cfg)
+	s.SetNow(now)
+	sentence := func(v int) string {
+		w := s.Get("/pools/a100/changes/" + strconv.Itoa(v))
+		return strings.TrimSpace(webtest.Parse(t, w.Body.String()).Find(`[data-testid=change-sentence]`).Text())
+	}
+	saved, later := sentence(versions[1]), sentence(versions[2])
+	if !strings.HasPrefix(saved, "This change ") || !strings.HasPrefix(later, "Measured from 2026-03-02 20:00") {
+		t.Fatalf("the pages say %q and %q", saved, later)
+	}
+	for _, m := range msgs {
+		_, list, ok := strings.Cut(m.Text, "Setting changes of the week:\n")
+		if !ok {
+			t.Fatalf("%s's message lists no changes:\n%s", m.Project, m.Text)
+		}
+		list, _, _ = strings.Cut(list, "\n\n")
+		want := "- pool a100, version " + strconv.Itoa(versions[1]) + " (2026-02-25 10:00, admin): " + saved +
+			" https://kashi.example/pools/a100/changes/" + strconv.Itoa(versions[1]) + "\n" +
+			"- pool a100, version " + strconv.Itoa(versions[2]) + " (2026-03-01 20:00, admin): " + later +
+			" https://kashi.example/pools/a100/changes/" + strconv.Itoa(versions[2])
+		if list != want {
+			t.Errorf("%s's changes:\n%s\nwant\n%s", m.Project, list, want)
+		}
+	}
+	zh, err := notice.BillingReports(store, phrase.Locale{Lang: phrase.LangZH}, "https://kashi.example")(ctx, "2026-W09", now)
+	if err != nil || len(zh) == 0 || !strings.Contains(zh[0].Text, "本周的设置改动：\n- 资源池 a100 第 "+strconv.Itoa(versions[1])+" 版（2026-02-25 10:00，admin）：这次改动") {
+		t.Errorf("zh message: %v\n%v", err, zh)
+	}
+}

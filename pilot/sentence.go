@@ -1,0 +1,36 @@
+package pilot
+
+import (
+	"fmt"
+	"time"
+
+	"kashi/phrase"
+)
+
+// Sentence says in l what the change saved: "This change saved ¥N (−x % idle hours, waits
+// +y)", from the period after it replayed under the old settings and the new; before a day
+// has passed, when it will be measured, in loc. The version list, the change's page and the
+// weekly report all say it through here.
+func (c Change) Sentence(l phrase.Locale, loc *time.Location) string {
+	if !c.Ready {
+		return l.T("change.not_yet", c.ReadyAt().In(loc).Format("2006-01-02 15:04"))
+	}
+	cf := c.Counter
+	idle := fmt.Sprintf("%+.0f %%", cf.IdlePct())
+	wait := signedDuration(l, time.Duration(cf.NewMeanWaitS-cf.OldMeanWaitS)*time.Second)
+	if cf.SavedFen >= 0 {
+		return l.T("change.saved", phrase.Yuan(cf.SavedFen), idle, wait)
+	}
+	return l.T("change.cost_more", phrase.Yuan(-cf.SavedFen), idle, wait)
+}
+
+// ReadyAt is when the change's effect is first measured: MinAfter after it.
+func (c Change) ReadyAt() time.Time { return c.At.Add(MinAfter) }
+
+// signedDuration writes d with its sign: "+1m", "−30s".
+func signedDuration(l phrase.Locale, d time.Duration) string {
+	if d < 0 {
+		return "−" + l.Duration(-d)
+	}
+	return "+" + l.Duration(d)
+}
