@@ -2783,6 +2783,18 @@ type User struct {
 // ClientError defines model for ClientError.
 type ClientError = Error
 
+// GetAssignmentsParams defines parameters for GetAssignments.
+type GetAssignmentsParams struct {
+	// Running the ids of the tasks whose processes run on the node, comma-separated (at most 1,000); any other value is 400 naming running
+	Running *string `form:"running,omitempty" json:"running,omitempty"`
+
+	// Wait how long to wait for a change, a Go duration from 0s to 60s (the agent asks 30s); 0s or none answers at once; any other value is 400 naming wait
+	Wait *string `form:"wait,omitempty" json:"wait,omitempty"`
+
+	// IfNoneMatch the ETag of the list the agent follows: with wait, the answer waits while the list is still that
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // RegisterNodeJSONBody defines parameters for RegisterNode.
 type RegisterNodeJSONBody struct {
 	Gpus []struct {
@@ -3440,10 +3452,10 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running
+	// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
 	//
 	// Corresponds with GET /api/v1/agent/assignments (the `GetAssignments` operationId).
-	GetAssignments(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetAssignments(ctx context.Context, params *GetAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RegisterNodeWithBody agent: node and GPUs (`hostname, pool, machine_id, gpus[uuid, index, name, memory_total_mib]`), `Authorization: Bearer <join token>`; returns the node's own token, shown once and stored hashed; 16 in flight per client address, the next 429 with Retry-After. A node's hostname, machine id and GPUs are its own: it registers again with its own token in `X-Kashi-Node-Token` (and may then change them), or with a single-use join token bound to it or its machine id; a registration that would take another node's is 409 naming the field (`hostname`, `machine_id`, `gpus[i].uuid`), audited and alerted
 	//
@@ -4080,11 +4092,11 @@ type ClientInterface interface {
 	Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running
+// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
 //
 // Corresponds with GET /api/v1/agent/assignments (the `GetAssignments` operationId).
-func (c *Client) GetAssignments(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetAssignmentsRequest(c.Server)
+func (c *Client) GetAssignments(ctx context.Context, params *GetAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAssignmentsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5730,7 +5742,7 @@ func (c *Client) Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 }
 
 // NewGetAssignmentsRequest constructs an http.Request for the GetAssignments method
-func NewGetAssignmentsRequest(server string) (*http.Request, error) {
+func NewGetAssignmentsRequest(server string, params *GetAssignmentsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5748,9 +5760,63 @@ func NewGetAssignmentsRequest(server string) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Running != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "running", *params.Running, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Wait != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wait", *params.Wait, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -8705,12 +8771,12 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running
+	// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/agent/assignments (the `GetAssignments` operationId).
-	GetAssignmentsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAssignmentsResponse, error)
+	GetAssignmentsWithResponse(ctx context.Context, params *GetAssignmentsParams, reqEditors ...RequestEditorFn) (*GetAssignmentsResponse, error)
 
 	// RegisterNodeWithBodyWithResponse agent: node and GPUs (`hostname, pool, machine_id, gpus[uuid, index, name, memory_total_mib]`), `Authorization: Bearer <join token>`; returns the node's own token, shown once and stored hashed; 16 in flight per client address, the next 429 with Retry-After. A node's hostname, machine id and GPUs are its own: it registers again with its own token in `X-Kashi-Node-Token` (and may then change them), or with a single-use join token bound to it or its machine id; a registration that would take another node's is 409 naming the field (`hostname`, `machine_id`, `gpus[i].uuid`), audited and alerted
 	//
@@ -9431,6 +9497,13 @@ type ClientWithResponsesInterface interface {
 	MetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MetricsResponse, error)
 }
 
+// GetAssignmentsResponse200Headers the declared response headers of an HTTP 200 response for GetAssignments
+type GetAssignmentsResponse200Headers struct {
+	ETag                     *string
+	XKashiAssignmentsChanged *time.Time
+	XKashiAssignmentsWait    *string
+}
+
 type GetAssignmentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9440,6 +9513,8 @@ type GetAssignmentsResponse struct {
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAssignmentsResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13698,13 +13773,13 @@ func (r MetricsResponse) ContentType() string {
 	return ""
 }
 
-// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running
+// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/agent/assignments (the `GetAssignments` operationId).
-func (c *ClientWithResponses) GetAssignmentsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAssignmentsResponse, error) {
-	rsp, err := c.GetAssignments(ctx, reqEditors...)
+func (c *ClientWithResponses) GetAssignmentsWithResponse(ctx context.Context, params *GetAssignmentsParams, reqEditors ...RequestEditorFn) (*GetAssignmentsResponse, error) {
+	rsp, err := c.GetAssignments(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15064,6 +15139,33 @@ func ParseGetAssignmentsResponse(rsp *http.Response) (*GetAssignmentsResponse, e
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAssignmentsResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Kashi-Assignments-Changed"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Kashi-Assignments-Changed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XKashiAssignmentsChanged = &value
+		}
+		if values := rsp.Header.Values("X-Kashi-Assignments-Wait"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Kashi-Assignments-Wait", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XKashiAssignmentsWait = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil
