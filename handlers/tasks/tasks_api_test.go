@@ -356,7 +356,7 @@ func TestAgentTaskLifecycle(t *testing.T) {
 		if diff := cmp.Diff(want, webtest.Decode[api.AssignmentsResponse](t, w)); w.Code != http.StatusOK || diff != "" {
 			t.Errorf("GET %s as n1 = %d (-want +got):\n%s", api.PathAssignments, w.Code, diff)
 		}
-		if w := s.Get(api.PathAssignments, webtest.Bearer(nodes["h1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
+		if w := s.Get(api.PathAssignments, webtest.Bearer(nodes["h1"].Token)...); w.Code != http.StatusOK || len(webtest.Decode[api.AssignmentsResponse](t, w).Tasks) != 0 {
 			t.Errorf("GET %s as h1 = %d %q, want no tasks", api.PathAssignments, w.Code, w.Body)
 		}
 		if w := s.Get(api.PathAssignments); w.Code != http.StatusUnauthorized {
@@ -425,7 +425,7 @@ func TestAgentTaskLifecycle(t *testing.T) {
 		if g := webtest.GPUByUUID(t, s, "GPU-n2-0"); g.TaskID == nil || *g.TaskID != other.ID {
 			t.Errorf("GET /api/v1/gpus GPU-n2-0 = %+v, want still held by task %d", g, other.ID)
 		}
-		if w := s.Get(api.PathAssignments, webtest.Bearer(nodes["n1"].Token)...); w.Body.String() != `{"tasks":[]}`+"\n" {
+		if w := s.Get(api.PathAssignments, webtest.Bearer(nodes["n1"].Token)...); w.Code != http.StatusOK || len(webtest.Decode[api.AssignmentsResponse](t, w).Tasks) != 0 {
 			t.Errorf("GET %s as n1 after the exit = %q, want no tasks", api.PathAssignments, w.Body)
 		}
 	})
