@@ -29,9 +29,8 @@ func (h *Handler) Login(c echo.Context) error {
 	ctx := c.Request().Context()
 	name, password := c.FormValue("username"), c.FormValue("password")
 	next := localPath(c.FormValue("next"))
-	if answered, err := h.tooMany(c, next); answered {
-		return err
-	}
+	// The failed-login throttle first: its wait is the one that matters to a throttled
+	// account, however many requests its address also sent.
 	account, addr := truncated(name), handlers.ClientAddr(c)
 	try, wait := h.logins.begin(account, addr, h.Now())
 	if wait > 0 {
@@ -40,6 +39,9 @@ func (h *Handler) Login(c echo.Context) error {
 		return handlers.Render(c, http.StatusTooManyRequests, peopleview.Login(handlers.Locale(c), d))
 	}
 	defer try.done()
+	if answered, err := h.tooMany(c, next); answered {
+		return err
+	}
 	u, err := h.store.Authenticate(ctx, name, password)
 	if err == nil && h.Cfg.PasswordAdminsOnly && u.Role != models.RoleAdmin {
 		// Password sign-in is turned off but for break-glass admins: the same answer as a
