@@ -7,11 +7,15 @@ import (
 	boardview "kashi/views/board"
 )
 
-// One render of a board view serves every viewer of that view: with 50 people on a board of
-// 32,768 cards refreshing every five seconds, the board is built and written once per view
-// and interval, not once per request. A render holds nothing of who asked but what its key
-// names (language, admin), and the page around it (the layout with the viewer's name, role
-// and CSRF token) is written for each request (Board).
+// One render of a board view serves every viewer of that view while the data it was made
+// from holds: with 50 people on a board of 32,768 cards refreshing every five seconds, the
+// viewers who ask between two changes (and all who ask while a render is under way) share
+// one build and write of it. A render is never older than the data (the board and the API
+// tell the same story at the same moment, proof/agree_test.go): a new reading or change makes
+// the next request render again. Within the same data a render serves for at most the
+// interval, since the board shows durations counted to its clock. A render holds nothing of
+// who asked but what its key names (language, admin), and the page around it (the layout
+// with the viewer's name, role and CSRF token) is written for each request (Board).
 
 // shareKey is what a shared render depends on besides the data and the clock.
 type shareKey struct {
@@ -47,13 +51,13 @@ func newBoardShare(every time.Duration) *boardShare {
 	return &boardShare{every: every, m: map[shareKey]*sharedRender{}}
 }
 
-// fresh reports whether r still serves a request at now and data version v: within the
-// interval, or made at the same instant from the same data.
+// fresh reports whether r still serves a request at now and data version v: made from the
+// same data, at the same instant or within the interval.
 func (s *boardShare) fresh(r *sharedRender, now time.Time, v uint64) bool {
-	if r.version == v && r.at.Equal(now) {
-		return true
+	if r.version != v {
+		return false
 	}
-	return s.every > 0 && !now.Before(r.at) && now.Sub(r.at) < s.every
+	return r.at.Equal(now) || s.every > 0 && !now.Before(r.at) && now.Sub(r.at) < s.every
 }
 
 // get returns the render of k for now and version v, made by render when none serves: one
