@@ -52,8 +52,14 @@ func BenchmarkReplayOpenb(b *testing.B) {
 	})
 }
 
+// BenchmarkReplaySynthetic100k replays 100,000 synthetic jobs; with -short (CI's smoke run of
+// every benchmark) 10,000, since the full run takes a minute or more there.
 func BenchmarkReplaySynthetic100k(b *testing.B) {
-	data := synthetic(100_000)
+	jobs := 100_000
+	if testing.Short() {
+		jobs = 10_000
+	}
+	data := synthetic(jobs)
 	for _, pol := range []string{PolicyKashi, PolicyFIFO} {
 		b.Run(pol, func(b *testing.B) {
 			var res *Result
