@@ -54,7 +54,7 @@ var mayImport = map[string][]string{
 	"handlers/people":        {"api", "handlers", "models", "phrase", "sso", "views", "views/people"},
 	"handlers/pools":         {"api", "billing", "handlers", "models", "phrase", "pilot", "replay", "scaler", "views", "views/pools"},
 	"handlers/projects":      {"api", "billing", "handlers", "models", "phrase", "scheduler", "views", "views/projects"},
-	"handlers/services":      {"handlers", "models", "serving", "views/services"},
+	"handlers/services":      {"api", "handlers", "models", "serving", "views/services"},
 	"handlers/tasks":         {"api", "billing", "handlers", "models", "phrase", "rightsize", "scaler", "schedule", "scheduler", "views", "views/tasks"},
 	"web":                    {"api", "handlers", "handlers/agent", "handlers/bills", "handlers/board", "handlers/people", "handlers/pools", "handlers/projects", "handlers/services", "handlers/tasks", "phrase", "static", "views"},
 	"views/bills":            {"phrase", "views"},

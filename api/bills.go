@@ -78,3 +78,22 @@ type Plan struct {
 	UnitPriceFen  int64           `json:"unit_price_fen,omitempty"`
 	SizeClasses   json.RawMessage `json:"size_classes,omitempty"`
 }
+
+// MonthBills is every project's bill of a month (GET /api/v1/bills/{month} as JSON), the
+// pools' idle hours and the bills' total in fen. Bills and PoolIdle are as the billing
+// package writes them (the Bill and PoolIdle schemas): an issued bill is sent as frozen.
+type MonthBills struct {
+	Month    string          `json:"month"`
+	Bills    json.RawMessage `json:"bills"`
+	PoolIdle json.RawMessage `json:"pool_idle"`
+	TotalFen int64           `json:"total_fen"`
+}
+
+// BillingSettings is the billing zone and the metering thresholds: the answer of GET and
+// POST /api/v1/billing/settings and the body of the POST.
+type BillingSettings struct {
+	TimeZone string `json:"time_zone"`
+	// IdleUtilPct and ActiveUtilPct classify readings; 0 means the default (10 and 40).
+	IdleUtilPct   int `json:"idle_util_pct"`
+	ActiveUtilPct int `json:"active_util_pct"`
+}

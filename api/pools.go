@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // PoolBoot is a pool's machines that failed to boot in a row, under "boot" in each pool of
 // GET /api/v1/pools and in the answer of POST /api/v1/pools/{name}/resume. A pool backs off
@@ -24,4 +27,66 @@ type PoolBoot struct {
 	// RetryAt is when the back-off after the last failure ends, while the pool backs off;
 	// null when it does not (no failure, the back-off over, or the pool failing).
 	RetryAt *time.Time `json:"retry_at"`
+}
+
+// Pool is one configured pool as GET /api/v1/pools shows it: its size, desired size and
+// state at the scaling loop's last look, its configuration (the body POST
+// /api/v1/pools/{name} takes, as the server's store writes it), its nodes and machines
+// booting, why the loop did not act then (Skips, since StatusAt) and its latest events.
+type Pool struct {
+	Name      string          `json:"name"`
+	Spec      string          `json:"spec"`
+	Provider  string          `json:"provider"`
+	Size      int             `json:"size"`
+	Desired   int             `json:"desired"`
+	State     string          `json:"state"`
+	Version   int             `json:"version"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	UpdatedBy string          `json:"updated_by"`
+	Config    json.RawMessage `json:"config"`
+	Nodes     []PoolNode      `json:"nodes"`
+	Booting   []PoolMachine   `json:"booting"`
+	// StatusAt is the scaling loop's last look at the pool, Skips why it did not act then.
+	StatusAt *time.Time   `json:"status_at"`
+	Skips    []PoolSkip   `json:"skips"`
+	Events   []ScaleEvent `json:"events"`
+	Boot     PoolBoot     `json:"boot"`
+}
+
+// PoolNode is one node of a pool: its state, the machine it runs on and its cards.
+type PoolNode struct {
+	ID         int64     `json:"id"`
+	Hostname   string    `json:"hostname"`
+	State      string    `json:"state"`
+	MachineID  string    `json:"machine_id"`
+	GPUs       int       `json:"gpus"`
+	LastSeenAt time.Time `json:"last_seen_at"`
+}
+
+// PoolMachine is a machine a pool asked its provider for whose agent has not registered.
+type PoolMachine struct {
+	Key        string    `json:"key"`
+	ProviderID string    `json:"provider_id"`
+	State      string    `json:"state"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// PoolSkip is why the scaling loop did not act on a pool: a reason code and its sentence in
+// the caller's language.
+type PoolSkip struct {
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+}
+
+// ScaleEvent is one scaling event: when, what, the size before and after, the typed reason
+// and the numbers behind it (Detail, in the caller's language).
+type ScaleEvent struct {
+	At         time.Time `json:"at"`
+	Kind       string    `json:"kind"`
+	From       int       `json:"from"`
+	To         int       `json:"to"`
+	Reason     string    `json:"reason"`
+	Detail     string    `json:"detail"`
+	NodeID     *int64    `json:"node_id,omitempty"`
+	MachineKey string    `json:"machine_key,omitempty"`
 }

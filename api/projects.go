@@ -135,3 +135,60 @@ type Reservation struct {
 	Occurrence  int `json:"occurrence"`
 	Occurrences int `json:"occurrences"`
 }
+
+// NewProject is the body of POST /api/v1/projects (admins).
+type NewProject struct {
+	Name string   `json:"name"`
+	Tags []string `json:"tags"`
+}
+
+// ProjectArchive is the body of POST /api/v1/projects/{id}/archive: true archives the
+// project, false takes it back into use; absent is refused.
+type ProjectArchive struct {
+	Archived *bool `json:"archived"`
+}
+
+// ProjectTags is the body of POST /api/v1/projects/{id}/tags: the project's whole tag list.
+type ProjectTags struct {
+	Tags []string `json:"tags"`
+}
+
+// Membership is the body of POST /api/v1/projects/{id}/members: a user and their role in
+// the project.
+type Membership struct {
+	User string `json:"user"`
+	Role string `json:"role"`
+}
+
+// RequestDecision is the body of POST /api/v1/requests/{id}/approve and /reject, which may be
+// left out: Reason is what the requester reads (Comment its older name).
+type RequestDecision struct {
+	Comment string `json:"comment"`
+	Reason  string `json:"reason"`
+}
+
+// QuotaSetting is the body of POST /api/v1/projects/{id}/quotas (admins): a project's quota
+// on a spec and its contract.
+type QuotaSetting struct {
+	Spec            string     `json:"spec"`
+	MaxGPUs         int        `json:"max_gpus"`
+	GuaranteedGPUs  int        `json:"guaranteed_gpus"`
+	MaxServiceGPUs  int        `json:"max_service_gpus"`
+	BudgetCardHours int64      `json:"budget_card_hours"`
+	StartsAt        time.Time  `json:"starts_at"`
+	EndsAt          time.Time  `json:"ends_at"`
+	OverflowAllowed bool       `json:"overflow_allowed"`
+	OverflowRateFen int64      `json:"overflow_rate_fen"`
+	OverrideMaxGPUs int        `json:"override_max_gpus"`
+	OverrideBegins  *time.Time `json:"override_begins"`
+	OverrideEnds    *time.Time `json:"override_ends"`
+	// RemindEndDays and RemindBudgetPcts are the quota's own reminders; empty keeps the
+	// server's.
+	RemindEndDays    []int `json:"remind_end_days"`
+	RemindBudgetPcts []int `json:"remind_budget_pcts"`
+	// ContractMaxGPUs, ContractGuaranteedGPUs and ContractBudgetCardHours are how far a lead
+	// may raise the limit, the guarantee and the budget; 0 (or absent) for the value set.
+	ContractMaxGPUs         int   `json:"contract_max_gpus"`
+	ContractGuaranteedGPUs  int   `json:"contract_guaranteed_gpus"`
+	ContractBudgetCardHours int64 `json:"contract_budget_card_hours"`
+}

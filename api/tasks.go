@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The user API's bodies that the server's handlers write and the CLI reads. Fields keep the
 // order the server has always written them in.
@@ -232,12 +235,15 @@ type PhraseArg struct {
 }
 
 // TaskDetail is GET /api/v1/tasks/{id}: the task with its event log and its attempts, the
-// first first. (The server adds the advice for the task's next run, which the CLI does not
-// read.)
+// first first.
 type TaskDetail struct {
 	Task
 	Events   []TaskEvent   `json:"events"`
 	Attempts []TaskAttempt `json:"attempts"`
+	// Advice is what the task's next run should ask for, from what this run measured, as the
+	// rightsize package writes it (the Advice schema); absent while it runs or without
+	// enough readings.
+	Advice json.RawMessage `json:"advice,omitempty"`
 }
 
 // TaskAttempt is one run of a task: an earlier one that ended in a rerun, or its current one

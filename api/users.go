@@ -61,3 +61,17 @@ type AuditEntry struct {
 type Health struct {
 	Status string `json:"status"`
 }
+
+// NewUser is the body of POST /api/v1/users (admins).
+type NewUser struct {
+	Name     string `json:"name"`
+	Password string `json:"password"`
+	Role     string `json:"role"`
+}
+
+// TokenRequest is the body of POST /api/v1/tokens: the token's name and scope (read or
+// write). It answers a NewToken.
+type TokenRequest struct {
+	Name  string `json:"name"`
+	Scope string `json:"scope"`
+}

@@ -17,6 +17,90 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AdviceKind.
+const (
+	Fewer        AdviceKind = "fewer"
+	Right        AdviceKind = "right"
+	Smaller      AdviceKind = "smaller"
+	SmallerFewer AdviceKind = "smaller-fewer"
+	Unused       AdviceKind = "unused"
+)
+
+// Valid indicates whether the value is a known member of the AdviceKind enum.
+func (e AdviceKind) Valid() bool {
+	switch e {
+	case Fewer:
+		return true
+	case Right:
+		return true
+	case Smaller:
+		return true
+	case SmallerFewer:
+		return true
+	case Unused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BillItemKind.
+const (
+	BillItemKindAdjustment    BillItemKind = "adjustment"
+	BillItemKindBookingUnused BillItemKind = "booking-unused"
+	BillItemKindOverflow      BillItemKind = "overflow"
+	BillItemKindPackageBeyond BillItemKind = "package-beyond"
+	BillItemKindPackageFee    BillItemKind = "package-fee"
+	BillItemKindSpec          BillItemKind = "spec"
+)
+
+// Valid indicates whether the value is a known member of the BillItemKind enum.
+func (e BillItemKind) Valid() bool {
+	switch e {
+	case BillItemKindAdjustment:
+		return true
+	case BillItemKindBookingUnused:
+		return true
+	case BillItemKindOverflow:
+		return true
+	case BillItemKindPackageBeyond:
+		return true
+	case BillItemKindPackageFee:
+		return true
+	case BillItemKindSpec:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BillLinePricing.
+const (
+	BillLinePricingCardHour BillLinePricing = "card-hour"
+	BillLinePricingOverflow BillLinePricing = "overflow"
+	BillLinePricingPackage  BillLinePricing = "package"
+	BillLinePricingTask     BillLinePricing = "task"
+	BillLinePricingUnit     BillLinePricing = "unit"
+)
+
+// Valid indicates whether the value is a known member of the BillLinePricing enum.
+func (e BillLinePricing) Valid() bool {
+	switch e {
+	case BillLinePricingCardHour:
+		return true
+	case BillLinePricingOverflow:
+		return true
+	case BillLinePricingPackage:
+		return true
+	case BillLinePricingTask:
+		return true
+	case BillLinePricingUnit:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DryRunBasis.
 const (
 	Estimate   DryRunBasis = "estimate"
@@ -164,6 +248,27 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for MembershipRole.
+const (
+	MembershipRoleEmpty  MembershipRole = ""
+	MembershipRoleLead   MembershipRole = "lead"
+	MembershipRoleMember MembershipRole = "member"
+)
+
+// Valid indicates whether the value is a known member of the MembershipRole enum.
+func (e MembershipRole) Valid() bool {
+	switch e {
+	case MembershipRoleEmpty:
+		return true
+	case MembershipRoleLead:
+		return true
+	case MembershipRoleMember:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NewQuotaRequestKind.
 const (
 	NewQuotaRequestKindBudget      NewQuotaRequestKind = "budget"
@@ -209,6 +314,30 @@ func (e NewTokenScope) Valid() bool {
 	case NewTokenScopeRead:
 		return true
 	case NewTokenScopeWrite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NewUserRole.
+const (
+	NewUserRoleAdmin   NewUserRole = "admin"
+	NewUserRoleFinance NewUserRole = "finance"
+	NewUserRoleUser    NewUserRole = "user"
+	NewUserRoleViewer  NewUserRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the NewUserRole enum.
+func (e NewUserRole) Valid() bool {
+	switch e {
+	case NewUserRoleAdmin:
+		return true
+	case NewUserRoleFinance:
+		return true
+	case NewUserRoleUser:
+		return true
+	case NewUserRoleViewer:
 		return true
 	default:
 		return false
@@ -302,6 +431,81 @@ func (e PoolBootLastFailureReason) Valid() bool {
 	case PoolBootLastFailureReasonEmpty:
 		return true
 	case PoolBootLastFailureReasonMachineFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PoolConfigInterNodeLink.
+const (
+	PoolConfigInterNodeLinkEmpty      PoolConfigInterNodeLink = ""
+	PoolConfigInterNodeLinkEthernet   PoolConfigInterNodeLink = "ethernet"
+	PoolConfigInterNodeLinkInfiniband PoolConfigInterNodeLink = "infiniband"
+	PoolConfigInterNodeLinkNone       PoolConfigInterNodeLink = "none"
+	PoolConfigInterNodeLinkRoce       PoolConfigInterNodeLink = "roce"
+	PoolConfigInterNodeLinkUnstated   PoolConfigInterNodeLink = "unstated"
+)
+
+// Valid indicates whether the value is a known member of the PoolConfigInterNodeLink enum.
+func (e PoolConfigInterNodeLink) Valid() bool {
+	switch e {
+	case PoolConfigInterNodeLinkEmpty:
+		return true
+	case PoolConfigInterNodeLinkEthernet:
+		return true
+	case PoolConfigInterNodeLinkInfiniband:
+		return true
+	case PoolConfigInterNodeLinkNone:
+		return true
+	case PoolConfigInterNodeLinkRoce:
+		return true
+	case PoolConfigInterNodeLinkUnstated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PoolConfigIntraNodeLink.
+const (
+	PoolConfigIntraNodeLinkEmpty    PoolConfigIntraNodeLink = ""
+	PoolConfigIntraNodeLinkNvlink   PoolConfigIntraNodeLink = "nvlink"
+	PoolConfigIntraNodeLinkPcie     PoolConfigIntraNodeLink = "pcie"
+	PoolConfigIntraNodeLinkUnstated PoolConfigIntraNodeLink = "unstated"
+)
+
+// Valid indicates whether the value is a known member of the PoolConfigIntraNodeLink enum.
+func (e PoolConfigIntraNodeLink) Valid() bool {
+	switch e {
+	case PoolConfigIntraNodeLinkEmpty:
+		return true
+	case PoolConfigIntraNodeLinkNvlink:
+		return true
+	case PoolConfigIntraNodeLinkPcie:
+		return true
+	case PoolConfigIntraNodeLinkUnstated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PoolConfigNoQuota.
+const (
+	PoolConfigNoQuotaAllowed PoolConfigNoQuota = "allowed"
+	PoolConfigNoQuotaLimit   PoolConfigNoQuota = "limit"
+	PoolConfigNoQuotaRefused PoolConfigNoQuota = "refused"
+)
+
+// Valid indicates whether the value is a known member of the PoolConfigNoQuota enum.
+func (e PoolConfigNoQuota) Valid() bool {
+	switch e {
+	case PoolConfigNoQuotaAllowed:
+		return true
+	case PoolConfigNoQuotaLimit:
+		return true
+	case PoolConfigNoQuotaRefused:
 		return true
 	default:
 		return false
@@ -527,6 +731,27 @@ func (e QuotaChangeReserveWeekdays) Valid() bool {
 	}
 }
 
+// Defines values for SamplesRequestServingServer.
+const (
+	Sglang SamplesRequestServingServer = "sglang"
+	Tgi    SamplesRequestServingServer = "tgi"
+	Vllm   SamplesRequestServingServer = "vllm"
+)
+
+// Valid indicates whether the value is a known member of the SamplesRequestServingServer enum.
+func (e SamplesRequestServingServer) Valid() bool {
+	switch e {
+	case Sglang:
+		return true
+	case Tgi:
+		return true
+	case Vllm:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ScheduleOverlap.
 const (
 	ScheduleOverlapAllow   ScheduleOverlap = "allow"
@@ -548,27 +773,21 @@ func (e ScheduleOverlap) Valid() bool {
 	}
 }
 
-// Defines values for ScheduleRunsOutcome.
+// Defines values for ScheduleSuspendedWhy.
 const (
-	ScheduleRunsOutcomeFailed    ScheduleRunsOutcome = "failed"
-	ScheduleRunsOutcomeMissed    ScheduleRunsOutcome = "missed"
-	ScheduleRunsOutcomePending   ScheduleRunsOutcome = "pending"
-	ScheduleRunsOutcomeSkipped   ScheduleRunsOutcome = "skipped"
-	ScheduleRunsOutcomeSubmitted ScheduleRunsOutcome = "submitted"
+	OwnerDisabled ScheduleSuspendedWhy = "owner-disabled"
+	OwnerLeft     ScheduleSuspendedWhy = "owner-left"
+	OwnerMissing  ScheduleSuspendedWhy = "owner-missing"
 )
 
-// Valid indicates whether the value is a known member of the ScheduleRunsOutcome enum.
-func (e ScheduleRunsOutcome) Valid() bool {
+// Valid indicates whether the value is a known member of the ScheduleSuspendedWhy enum.
+func (e ScheduleSuspendedWhy) Valid() bool {
 	switch e {
-	case ScheduleRunsOutcomeFailed:
+	case OwnerDisabled:
 		return true
-	case ScheduleRunsOutcomeMissed:
+	case OwnerLeft:
 		return true
-	case ScheduleRunsOutcomePending:
-		return true
-	case ScheduleRunsOutcomeSkipped:
-		return true
-	case ScheduleRunsOutcomeSubmitted:
+	case OwnerMissing:
 		return true
 	default:
 		return false
@@ -590,6 +809,33 @@ func (e ScheduleRequestOverlap) Valid() bool {
 	case ScheduleRequestOverlapReplace:
 		return true
 	case ScheduleRequestOverlapSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleRunOutcome.
+const (
+	ScheduleRunOutcomeFailed    ScheduleRunOutcome = "failed"
+	ScheduleRunOutcomeMissed    ScheduleRunOutcome = "missed"
+	ScheduleRunOutcomePending   ScheduleRunOutcome = "pending"
+	ScheduleRunOutcomeSkipped   ScheduleRunOutcome = "skipped"
+	ScheduleRunOutcomeSubmitted ScheduleRunOutcome = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleRunOutcome enum.
+func (e ScheduleRunOutcome) Valid() bool {
+	switch e {
+	case ScheduleRunOutcomeFailed:
+		return true
+	case ScheduleRunOutcomeMissed:
+		return true
+	case ScheduleRunOutcomePending:
+		return true
+	case ScheduleRunOutcomeSkipped:
+		return true
+	case ScheduleRunOutcomeSubmitted:
 		return true
 	default:
 		return false
@@ -740,6 +986,63 @@ func (e TaskState) Valid() bool {
 	}
 }
 
+// Defines values for TaskDetailKind.
+const (
+	TaskDetailKindBatch   TaskDetailKind = "batch"
+	TaskDetailKindService TaskDetailKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the TaskDetailKind enum.
+func (e TaskDetailKind) Valid() bool {
+	switch e {
+	case TaskDetailKindBatch:
+		return true
+	case TaskDetailKindService:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskDetailState.
+const (
+	TaskDetailStateCancelled   TaskDetailState = "cancelled"
+	TaskDetailStateFailed      TaskDetailState = "failed"
+	TaskDetailStateQueued      TaskDetailState = "queued"
+	TaskDetailStateReclaimed   TaskDetailState = "reclaimed"
+	TaskDetailStateRunning     TaskDetailState = "running"
+	TaskDetailStateStarting    TaskDetailState = "starting"
+	TaskDetailStateSucceeded   TaskDetailState = "succeeded"
+	TaskDetailStateTimedOut    TaskDetailState = "timed-out"
+	TaskDetailStateWaitingData TaskDetailState = "waiting-data"
+)
+
+// Valid indicates whether the value is a known member of the TaskDetailState enum.
+func (e TaskDetailState) Valid() bool {
+	switch e {
+	case TaskDetailStateCancelled:
+		return true
+	case TaskDetailStateFailed:
+		return true
+	case TaskDetailStateQueued:
+		return true
+	case TaskDetailStateReclaimed:
+		return true
+	case TaskDetailStateRunning:
+		return true
+	case TaskDetailStateStarting:
+		return true
+	case TaskDetailStateSucceeded:
+		return true
+	case TaskDetailStateTimedOut:
+		return true
+	case TaskDetailStateWaitingData:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaskRequestKind.
 const (
 	TaskRequestKindBatch   TaskRequestKind = "batch"
@@ -794,6 +1097,48 @@ func (e TaskRequestQueue) Valid() bool {
 	case TaskRequestQueueLong:
 		return true
 	case TaskRequestQueueShort:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskStatusRequestCause.
+const (
+	MemoryLimit TaskStatusRequestCause = "memory-limit"
+	NoAccount   TaskStatusRequestCause = "no-account"
+	RootRefused TaskStatusRequestCause = "root-refused"
+)
+
+// Valid indicates whether the value is a known member of the TaskStatusRequestCause enum.
+func (e TaskStatusRequestCause) Valid() bool {
+	switch e {
+	case MemoryLimit:
+		return true
+	case NoAccount:
+		return true
+	case RootRefused:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskStatusRequestState.
+const (
+	TaskStatusRequestStateExited        TaskStatusRequestState = "exited"
+	TaskStatusRequestStateFailedToStart TaskStatusRequestState = "failed-to-start"
+	TaskStatusRequestStateRunning       TaskStatusRequestState = "running"
+)
+
+// Valid indicates whether the value is a known member of the TaskStatusRequestState enum.
+func (e TaskStatusRequestState) Valid() bool {
+	switch e {
+	case TaskStatusRequestStateExited:
+		return true
+	case TaskStatusRequestStateFailedToStart:
+		return true
+	case TaskStatusRequestStateRunning:
 		return true
 	default:
 		return false
@@ -908,63 +1253,18 @@ func (e TokenScope) Valid() bool {
 	}
 }
 
-// Defines values for SendSamplesJSONBodyServingServer.
+// Defines values for TokenRequestScope.
 const (
-	Sglang SendSamplesJSONBodyServingServer = "sglang"
-	Tgi    SendSamplesJSONBodyServingServer = "tgi"
-	Vllm   SendSamplesJSONBodyServingServer = "vllm"
+	TokenRequestScopeRead  TokenRequestScope = "read"
+	TokenRequestScopeWrite TokenRequestScope = "write"
 )
 
-// Valid indicates whether the value is a known member of the SendSamplesJSONBodyServingServer enum.
-func (e SendSamplesJSONBodyServingServer) Valid() bool {
+// Valid indicates whether the value is a known member of the TokenRequestScope enum.
+func (e TokenRequestScope) Valid() bool {
 	switch e {
-	case Sglang:
+	case TokenRequestScopeRead:
 		return true
-	case Tgi:
-		return true
-	case Vllm:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ReportTaskStatusJSONBodyCause.
-const (
-	MemoryLimit ReportTaskStatusJSONBodyCause = "memory-limit"
-	NoAccount   ReportTaskStatusJSONBodyCause = "no-account"
-	RootRefused ReportTaskStatusJSONBodyCause = "root-refused"
-)
-
-// Valid indicates whether the value is a known member of the ReportTaskStatusJSONBodyCause enum.
-func (e ReportTaskStatusJSONBodyCause) Valid() bool {
-	switch e {
-	case MemoryLimit:
-		return true
-	case NoAccount:
-		return true
-	case RootRefused:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ReportTaskStatusJSONBodyState.
-const (
-	ReportTaskStatusJSONBodyStateExited        ReportTaskStatusJSONBodyState = "exited"
-	ReportTaskStatusJSONBodyStateFailedToStart ReportTaskStatusJSONBodyState = "failed-to-start"
-	ReportTaskStatusJSONBodyStateRunning       ReportTaskStatusJSONBodyState = "running"
-)
-
-// Valid indicates whether the value is a known member of the ReportTaskStatusJSONBodyState enum.
-func (e ReportTaskStatusJSONBodyState) Valid() bool {
-	switch e {
-	case ReportTaskStatusJSONBodyStateExited:
-		return true
-	case ReportTaskStatusJSONBodyStateFailedToStart:
-		return true
-	case ReportTaskStatusJSONBodyStateRunning:
+	case TokenRequestScopeWrite:
 		return true
 	default:
 		return false
@@ -1037,102 +1337,6 @@ const (
 func (e GetProjectBillParamsRows) Valid() bool {
 	switch e {
 	case GetProjectBillParamsRowsLines:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for SetPoolJSONBodyInterNodeLink.
-const (
-	SetPoolJSONBodyInterNodeLinkEmpty      SetPoolJSONBodyInterNodeLink = ""
-	SetPoolJSONBodyInterNodeLinkEthernet   SetPoolJSONBodyInterNodeLink = "ethernet"
-	SetPoolJSONBodyInterNodeLinkInfiniband SetPoolJSONBodyInterNodeLink = "infiniband"
-	SetPoolJSONBodyInterNodeLinkNone       SetPoolJSONBodyInterNodeLink = "none"
-	SetPoolJSONBodyInterNodeLinkRoce       SetPoolJSONBodyInterNodeLink = "roce"
-	SetPoolJSONBodyInterNodeLinkUnstated   SetPoolJSONBodyInterNodeLink = "unstated"
-)
-
-// Valid indicates whether the value is a known member of the SetPoolJSONBodyInterNodeLink enum.
-func (e SetPoolJSONBodyInterNodeLink) Valid() bool {
-	switch e {
-	case SetPoolJSONBodyInterNodeLinkEmpty:
-		return true
-	case SetPoolJSONBodyInterNodeLinkEthernet:
-		return true
-	case SetPoolJSONBodyInterNodeLinkInfiniband:
-		return true
-	case SetPoolJSONBodyInterNodeLinkNone:
-		return true
-	case SetPoolJSONBodyInterNodeLinkRoce:
-		return true
-	case SetPoolJSONBodyInterNodeLinkUnstated:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for SetPoolJSONBodyIntraNodeLink.
-const (
-	SetPoolJSONBodyIntraNodeLinkEmpty    SetPoolJSONBodyIntraNodeLink = ""
-	SetPoolJSONBodyIntraNodeLinkNvlink   SetPoolJSONBodyIntraNodeLink = "nvlink"
-	SetPoolJSONBodyIntraNodeLinkPcie     SetPoolJSONBodyIntraNodeLink = "pcie"
-	SetPoolJSONBodyIntraNodeLinkUnstated SetPoolJSONBodyIntraNodeLink = "unstated"
-)
-
-// Valid indicates whether the value is a known member of the SetPoolJSONBodyIntraNodeLink enum.
-func (e SetPoolJSONBodyIntraNodeLink) Valid() bool {
-	switch e {
-	case SetPoolJSONBodyIntraNodeLinkEmpty:
-		return true
-	case SetPoolJSONBodyIntraNodeLinkNvlink:
-		return true
-	case SetPoolJSONBodyIntraNodeLinkPcie:
-		return true
-	case SetPoolJSONBodyIntraNodeLinkUnstated:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for SetPoolJSONBodyNoQuota.
-const (
-	SetPoolJSONBodyNoQuotaAllowed SetPoolJSONBodyNoQuota = "allowed"
-	SetPoolJSONBodyNoQuotaLimit   SetPoolJSONBodyNoQuota = "limit"
-	SetPoolJSONBodyNoQuotaRefused SetPoolJSONBodyNoQuota = "refused"
-)
-
-// Valid indicates whether the value is a known member of the SetPoolJSONBodyNoQuota enum.
-func (e SetPoolJSONBodyNoQuota) Valid() bool {
-	switch e {
-	case SetPoolJSONBodyNoQuotaAllowed:
-		return true
-	case SetPoolJSONBodyNoQuotaLimit:
-		return true
-	case SetPoolJSONBodyNoQuotaRefused:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for SetProjectMemberJSONBodyRole.
-const (
-	SetProjectMemberJSONBodyRoleEmpty  SetProjectMemberJSONBodyRole = ""
-	SetProjectMemberJSONBodyRoleLead   SetProjectMemberJSONBodyRole = "lead"
-	SetProjectMemberJSONBodyRoleMember SetProjectMemberJSONBodyRole = "member"
-)
-
-// Valid indicates whether the value is a known member of the SetProjectMemberJSONBodyRole enum.
-func (e SetProjectMemberJSONBodyRole) Valid() bool {
-	switch e {
-	case SetProjectMemberJSONBodyRoleEmpty:
-		return true
-	case SetProjectMemberJSONBodyRoleLead:
-		return true
-	case SetProjectMemberJSONBodyRoleMember:
 		return true
 	default:
 		return false
@@ -1226,129 +1430,6 @@ func (e SubmitTaskParamsDryRun) Valid() bool {
 	}
 }
 
-// Defines values for GetTask200JSONResponseBodyAdviceKind.
-const (
-	Fewer        GetTask200JSONResponseBodyAdviceKind = "fewer"
-	Right        GetTask200JSONResponseBodyAdviceKind = "right"
-	Smaller      GetTask200JSONResponseBodyAdviceKind = "smaller"
-	SmallerFewer GetTask200JSONResponseBodyAdviceKind = "smaller-fewer"
-)
-
-// Valid indicates whether the value is a known member of the GetTask200JSONResponseBodyAdviceKind enum.
-func (e GetTask200JSONResponseBodyAdviceKind) Valid() bool {
-	switch e {
-	case Fewer:
-		return true
-	case Right:
-		return true
-	case Smaller:
-		return true
-	case SmallerFewer:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for GetTask200JSONResponseBodyKind.
-const (
-	GetTask200JSONResponseBodyKindBatch   GetTask200JSONResponseBodyKind = "batch"
-	GetTask200JSONResponseBodyKindService GetTask200JSONResponseBodyKind = "service"
-)
-
-// Valid indicates whether the value is a known member of the GetTask200JSONResponseBodyKind enum.
-func (e GetTask200JSONResponseBodyKind) Valid() bool {
-	switch e {
-	case GetTask200JSONResponseBodyKindBatch:
-		return true
-	case GetTask200JSONResponseBodyKindService:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for GetTask200JSONResponseBodyState.
-const (
-	GetTask200JSONResponseBodyStateCancelled   GetTask200JSONResponseBodyState = "cancelled"
-	GetTask200JSONResponseBodyStateFailed      GetTask200JSONResponseBodyState = "failed"
-	GetTask200JSONResponseBodyStateQueued      GetTask200JSONResponseBodyState = "queued"
-	GetTask200JSONResponseBodyStateReclaimed   GetTask200JSONResponseBodyState = "reclaimed"
-	GetTask200JSONResponseBodyStateRunning     GetTask200JSONResponseBodyState = "running"
-	GetTask200JSONResponseBodyStateStarting    GetTask200JSONResponseBodyState = "starting"
-	GetTask200JSONResponseBodyStateSucceeded   GetTask200JSONResponseBodyState = "succeeded"
-	GetTask200JSONResponseBodyStateTimedOut    GetTask200JSONResponseBodyState = "timed-out"
-	GetTask200JSONResponseBodyStateWaitingData GetTask200JSONResponseBodyState = "waiting-data"
-)
-
-// Valid indicates whether the value is a known member of the GetTask200JSONResponseBodyState enum.
-func (e GetTask200JSONResponseBodyState) Valid() bool {
-	switch e {
-	case GetTask200JSONResponseBodyStateCancelled:
-		return true
-	case GetTask200JSONResponseBodyStateFailed:
-		return true
-	case GetTask200JSONResponseBodyStateQueued:
-		return true
-	case GetTask200JSONResponseBodyStateReclaimed:
-		return true
-	case GetTask200JSONResponseBodyStateRunning:
-		return true
-	case GetTask200JSONResponseBodyStateStarting:
-		return true
-	case GetTask200JSONResponseBodyStateSucceeded:
-		return true
-	case GetTask200JSONResponseBodyStateTimedOut:
-		return true
-	case GetTask200JSONResponseBodyStateWaitingData:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CreateTokenJSONBodyScope.
-const (
-	CreateTokenJSONBodyScopeRead  CreateTokenJSONBodyScope = "read"
-	CreateTokenJSONBodyScopeWrite CreateTokenJSONBodyScope = "write"
-)
-
-// Valid indicates whether the value is a known member of the CreateTokenJSONBodyScope enum.
-func (e CreateTokenJSONBodyScope) Valid() bool {
-	switch e {
-	case CreateTokenJSONBodyScopeRead:
-		return true
-	case CreateTokenJSONBodyScopeWrite:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CreateUserJSONBodyRole.
-const (
-	CreateUserJSONBodyRoleAdmin   CreateUserJSONBodyRole = "admin"
-	CreateUserJSONBodyRoleFinance CreateUserJSONBodyRole = "finance"
-	CreateUserJSONBodyRoleUser    CreateUserJSONBodyRole = "user"
-	CreateUserJSONBodyRoleViewer  CreateUserJSONBodyRole = "viewer"
-)
-
-// Valid indicates whether the value is a known member of the CreateUserJSONBodyRole enum.
-func (e CreateUserJSONBodyRole) Valid() bool {
-	switch e {
-	case CreateUserJSONBodyRoleAdmin:
-		return true
-	case CreateUserJSONBodyRoleFinance:
-		return true
-	case CreateUserJSONBodyRoleUser:
-		return true
-	case CreateUserJSONBodyRoleViewer:
-		return true
-	default:
-		return false
-	}
-}
-
 // Adjustment a signed correction in fen on a project's bill of a month
 type Adjustment struct {
 	AmountFen     int       `json:"amount_fen"`
@@ -1360,6 +1441,36 @@ type Adjustment struct {
 	Project       string    `json:"project"`
 	Reason        string    `json:"reason"`
 }
+
+// Advice what the task's next run should ask for, from what this run measured (peak memory and utilization per card); absent while it runs or without enough readings; advice only
+type Advice struct {
+	CardMemMib *int `json:"card_mem_mib,omitempty"`
+
+	// CostPct the advised run's cost per hour against this run's, in percent
+	CostPct  *int    `json:"cost_pct,omitempty"`
+	FromGpus *int    `json:"from_gpus,omitempty"`
+	FromSpec *string `json:"from_spec,omitempty"`
+	Gpus     *int    `json:"gpus,omitempty"`
+
+	// IdleCards cards that never went above 5 % utilization
+	IdleCards        *int       `json:"idle_cards,omitempty"`
+	Kind             AdviceKind `json:"kind"`
+	PeakMemMib       *int       `json:"peak_mem_mib,omitempty"`
+	SavingFenPerHour *int       `json:"saving_fen_per_hour,omitempty"`
+
+	// Slower the run kept its cards busy: a smaller card may run longer
+	Slower *bool   `json:"slower,omitempty"`
+	Spec   *string `json:"spec,omitempty"`
+
+	// TimePct with trial_id: how long the same output takes as advised against as this run ran, in percent
+	TimePct *int `json:"time_pct,omitempty"`
+
+	// TrialId the finished trial of this task (or its template) whose measured throughput, scaling and peak memory the advice is; cost_pct and saving_fen_per_hour are then per unit of output; absent when the advice is from readings alone
+	TrialId *int `json:"trial_id,omitempty"`
+}
+
+// AdviceKind defines model for Advice.Kind.
+type AdviceKind string
 
 // Alert one alert, its sentence (message) in the caller's language; task_id, node_id and pool name what it is about, when it is about one
 type Alert struct {
@@ -1438,8 +1549,10 @@ type Bill struct {
 	EffectiveS    int                       `json:"effective_s"`
 	Format        *int                      `json:"format,omitempty"`
 	Held          map[string]interface{}    `json:"held"`
-	Idle          *[]map[string]interface{} `json:"idle"`
-	IdleUtilPct   int                       `json:"idle_util_pct"`
+
+	// Idle the idle hours section (闲置时长): tasks by idle seconds, most first
+	Idle        *[]BillIdleLine `json:"idle"`
+	IdleUtilPct int             `json:"idle_util_pct"`
 
 	// Issued when and by whom it was issued, and the SHA-256 of its frozen body; absent on a bill computed now
 	Issued *struct {
@@ -1447,8 +1560,12 @@ type Bill struct {
 		By     string    `json:"by"`
 		Sha256 string    `json:"sha256"`
 	} `json:"issued,omitempty"`
-	Items         *[]map[string]interface{} `json:"items"`
-	Lines         *[]map[string]interface{} `json:"lines"`
+
+	// Items the subtotals and charges; their amount_fen add up to total_fen
+	Items *[]BillItem `json:"items"`
+
+	// Lines one per task, spec and pricing, by task id
+	Lines         *[]BillLine               `json:"lines"`
 	MissingPrices *[]string                 `json:"missing_prices"`
 	Mode          string                    `json:"mode"`
 	Models        *[]map[string]interface{} `json:"models,omitempty"`
@@ -1467,6 +1584,86 @@ type Bill struct {
 	TotalFen      int                       `json:"total_fen"`
 	TrialFen      *int                      `json:"trial_fen,omitempty"`
 	WastedS       int                       `json:"wasted_s"`
+}
+
+// BillIdleLine one task's idle seconds of one spec
+type BillIdleLine struct {
+	IdleS    int    `json:"idle_s"`
+	LowUtilS int    `json:"low_util_s"`
+	NominalS int    `json:"nominal_s"`
+	Owner    string `json:"owner"`
+	Spec     string `json:"spec"`
+	Task     string `json:"task"`
+	TaskId   int    `json:"task_id"`
+}
+
+// BillItem one subtotal or charge of a bill; a bill's items add up to its total_fen
+type BillItem struct {
+	AmountFen  int          `json:"amount_fen"`
+	EffectiveS int          `json:"effective_s"`
+	IdleS      int          `json:"idle_s"`
+	Kind       BillItemKind `json:"kind"`
+	NominalS   int          `json:"nominal_s"`
+	Note       *string      `json:"note,omitempty"`
+
+	// Pct the share of rate_fen charged, for unused booked hours (booking-unused)
+	Pct     *int    `json:"pct,omitempty"`
+	RateFen int     `json:"rate_fen"`
+	Spec    *string `json:"spec,omitempty"`
+}
+
+// BillItemKind defines model for BillItem.Kind.
+type BillItemKind string
+
+// BillLine one task's card time of one spec and pricing in the month, its seconds by class (setup, active, serving, low-util, idle, no data, rerun, trial) and its amount in fen; lines are detail: a bill's items, not its lines, add up to its total
+type BillLine struct {
+	ActiveS    int `json:"active_s"`
+	AmountFen  int `json:"amount_fen"`
+	EffectiveS int `json:"effective_s"`
+
+	// Ending how the task ended (finished, failed, reclaimed, released, lost, timed-out, cancelled); "" while it runs
+	Ending string `json:"ending"`
+
+	// EstimatedS the task's whole estimate in card-seconds, on its first line of the bill only; 0 without one
+	EstimatedS int     `json:"estimated_s"`
+	IdleS      int     `json:"idle_s"`
+	LowUtilS   int     `json:"low_util_s"`
+	NoDataS    int     `json:"no_data_s"`
+	NominalS   int     `json:"nominal_s"`
+	Note       *string `json:"note,omitempty"`
+
+	// OutputUnits the output the task reported (per-task pricing)
+	OutputUnits int             `json:"output_units"`
+	Owner       string          `json:"owner"`
+	Pricing     BillLinePricing `json:"pricing"`
+
+	// RateFen per card-hour, per unit or per task, as pricing says
+	RateFen int `json:"rate_fen"`
+
+	// Region the cards' pool's region; absent for none
+	Region    *string `json:"region,omitempty"`
+	RerunS    *int    `json:"rerun_s,omitempty"`
+	ServingS  *int    `json:"serving_s,omitempty"`
+	SetupS    int     `json:"setup_s"`
+	SizeClass *string `json:"size_class,omitempty"`
+	Spec      string  `json:"spec"`
+	State     string  `json:"state"`
+	Task      string  `json:"task"`
+	TaskId    int     `json:"task_id"`
+	TrialS    *int    `json:"trial_s,omitempty"`
+
+	// WastedS card-seconds of an interrupted task's work lost after its last checkpoint; overlaps the classes
+	WastedS int `json:"wasted_s"`
+}
+
+// BillLinePricing defines model for BillLine.Pricing.
+type BillLinePricing string
+
+// BillingSettings the billing zone and the metering thresholds; 0 means the default (10 and 40)
+type BillingSettings struct {
+	ActiveUtilPct int    `json:"active_util_pct"`
+	IdleUtilPct   int    `json:"idle_util_pct"`
+	TimeZone      string `json:"time_zone"`
 }
 
 // BillsIssued defines model for BillsIssued.
@@ -1553,6 +1750,16 @@ type Error struct {
 	Field *string `json:"field,omitempty"`
 }
 
+// FieldChange one field a template version changed: its JSON name and its value before and after, as JSON text
+type FieldChange struct {
+	// After JSON
+	After string `json:"after"`
+
+	// Before JSON
+	Before string `json:"before"`
+	Field  string `json:"field"`
+}
+
 // GPU defines model for GPU.
 type GPU struct {
 	Id             int        `json:"id"`
@@ -1588,20 +1795,51 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
+// JoinToken an issued single-use join token: token is shown this once
+type JoinToken struct {
+	CreatedAt time.Time `json:"created_at"`
+	Id        int       `json:"id"`
+	MachineId string    `json:"machine_id"`
+	NodeId    *int      `json:"node_id,omitempty"`
+	Token     string    `json:"token"`
+}
+
+// JoinTokenRequest what a join token is for: a provider's machine, or a node to rejoin; both may be left out
+type JoinTokenRequest struct {
+	MachineId *string `json:"machine_id,omitempty"`
+	NodeId    *int    `json:"node_id,omitempty"`
+}
+
 // Kept the task keeps its cards until kept_until
 type Kept struct {
 	Id        int       `json:"id"`
 	KeptUntil time.Time `json:"kept_until"`
 }
 
+// Me the caller: name, role and whether their session or token only reads
+type Me struct {
+	Name     string `json:"name"`
+	ReadOnly bool   `json:"read_only"`
+	Role     string `json:"role"`
+}
+
+// Membership a user and their role in the project
+type Membership struct {
+	Role *MembershipRole `json:"role,omitempty"`
+	User string          `json:"user"`
+}
+
+// MembershipRole defines model for Membership.Role.
+type MembershipRole string
+
 // MonthBills every project's bill of a month, the pools' idle hours and the total
 type MonthBills struct {
 	Bills *[]Bill `json:"bills"`
 
 	// Month Example: 2026-03
-	Month    string                    `json:"month"`
-	PoolIdle *[]map[string]interface{} `json:"pool_idle"`
-	TotalFen int                       `json:"total_fen"`
+	Month    string      `json:"month"`
+	PoolIdle *[]PoolIdle `json:"pool_idle"`
+	TotalFen int         `json:"total_fen"`
 }
 
 // NewAdjustment a signed correction in fen; corrects_month names the month it corrects, when another
@@ -1609,6 +1847,13 @@ type NewAdjustment struct {
 	AmountFen     int     `json:"amount_fen"`
 	CorrectsMonth *string `json:"corrects_month,omitempty"`
 	Reason        string  `json:"reason"`
+}
+
+// NewProject a project to add: its name and tags (key=value or plain words)
+type NewProject struct {
+	// Name letters, digits, '.', '_' or '-'
+	Name string    `json:"name"`
+	Tags *[]string `json:"tags,omitempty"`
 }
 
 // NewQuotaRequest a quota request to file: kind says which fields of change it asks
@@ -1639,6 +1884,16 @@ type NewToken struct {
 
 // NewTokenScope defines model for NewToken.Scope.
 type NewTokenScope string
+
+// NewUser a user to add
+type NewUser struct {
+	Name     string       `json:"name"`
+	Password *string      `json:"password,omitempty"`
+	Role     *NewUserRole `json:"role,omitempty"`
+}
+
+// NewUserRole defines model for NewUser.Role.
+type NewUserRole string
 
 // Notification one of the caller's in-app notifications; read_at null while unread
 type Notification struct {
@@ -1721,41 +1976,236 @@ type Plan struct {
 // PlanMode defines model for Plan.Mode.
 type PlanMode string
 
-// Pool a configured pool; besides these: spec, provider, size, desired, version, updated_at, updated_by, config, nodes, booting, status_at, skips, events
+// Pool a configured pool: its size, desired size and state at the scaling loop's last look, its configuration, its nodes and machines booting, why the loop did not act then (skips, as of status_at) and its latest events
 type Pool struct {
 	// Boot the pool's machines that failed to boot in a row: after each failure the pool waits (the boot timeout, doubling, at most boot_backoff_max_s) before the next machine, and once failures reaches limit it asks for none until an admin resumes it; a machine that boots ends the run
-	Boot *PoolBoot `json:"boot,omitempty"`
-	Name *string   `json:"name,omitempty"`
+	Boot PoolBoot `json:"boot"`
+
+	// Booting machines asked for whose agent has not registered
+	Booting *[]PoolMachine `json:"booting"`
+
+	// Config a pool's whole configuration, as a pool shows it under config
+	Config PoolConfig `json:"config"`
+
+	// Desired the size the scaling loop wants
+	Desired int `json:"desired"`
+
+	// Events the latest scaling events, newest first (?events=N)
+	Events   *[]ScaleEvent `json:"events"`
+	Name     string        `json:"name"`
+	Nodes    *[]PoolNode   `json:"nodes"`
+	Provider string        `json:"provider"`
+
+	// Size nodes and machines booting at the scaling loop's last look
+	Size int `json:"size"`
+
+	// Skips why the scaling loop did not act at its last look
+	Skips *[]PoolSkip `json:"skips"`
+	Spec  string      `json:"spec"`
 
 	// State steady, growing, shrinking, at-max (at its maximum while demand waits), disabled (scaling off), or failing (stopped after machines failed to boot; see boot)
-	State *string `json:"state,omitempty"`
+	State string `json:"state"`
+
+	// StatusAt the scaling loop's last look at the pool; null before its first
+	StatusAt  *time.Time `json:"status_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	UpdatedBy string     `json:"updated_by"`
+
+	// Version the configuration's version
+	Version int `json:"version"`
 }
 
 // PoolBoot the pool's machines that failed to boot in a row: after each failure the pool waits (the boot timeout, doubling, at most boot_backoff_max_s) before the next machine, and once failures reaches limit it asks for none until an admin resumes it; a machine that boots ends the run
 type PoolBoot struct {
 	// Failing the pool has stopped asking for machines until an admin resumes it
-	Failing      *bool      `json:"failing,omitempty"`
-	FailingSince *time.Time `json:"failing_since,omitempty"`
+	Failing      bool       `json:"failing"`
+	FailingSince *time.Time `json:"failing_since"`
 
 	// Failures machines in a row that failed to boot
-	Failures *int `json:"failures,omitempty"`
+	Failures int `json:"failures"`
 
 	// LastFailure the last failure's machine and numbers, in English
-	LastFailure   *string    `json:"last_failure,omitempty"`
-	LastFailureAt *time.Time `json:"last_failure_at,omitempty"`
+	LastFailure   string     `json:"last_failure"`
+	LastFailureAt *time.Time `json:"last_failure_at"`
 
 	// LastFailureReason the last failure's code; empty without failures
-	LastFailureReason *PoolBootLastFailureReason `json:"last_failure_reason,omitempty"`
+	LastFailureReason PoolBootLastFailureReason `json:"last_failure_reason"`
 
 	// Limit failures in a row that stop the pool (boot_failure_limit)
-	Limit *int `json:"limit,omitempty"`
+	Limit int `json:"limit"`
 
 	// RetryAt when the back-off after the last failure ends, while the pool backs off; null otherwise
-	RetryAt *time.Time `json:"retry_at,omitempty"`
+	RetryAt *time.Time `json:"retry_at"`
 }
 
 // PoolBootLastFailureReason the last failure's code; empty without failures
 type PoolBootLastFailureReason string
+
+// PoolConfig a pool's whole configuration, as a pool shows it under config
+type PoolConfig struct {
+	// AccountsByName tasks of a user who has no Unix account set run as the account of the user's own name; off (the default), they fail to start
+	AccountsByName *bool `json:"accounts_by_name,omitempty"`
+	AdoptUnknown   *bool `json:"adopt_unknown,omitempty"`
+
+	// AllowRoot tasks may run as root: as an account of uid 0 their owner is given, or as the agent's own user when their owner has no account; off (the default), they fail to start
+	AllowRoot *bool `json:"allow_root,omitempty"`
+	AnySpec   *bool `json:"any_spec,omitempty"`
+
+	// AtMaxAlertS a pool at its maximum with demand waiting this long raises an alert
+	AtMaxAlertS *int `json:"at_max_alert_s,omitempty"`
+
+	// BootBackoffMaxS after a boot failure the next machine waits the boot timeout, twice as long after each further failure in a row, at most this many seconds; 0 means 14400 (4 h)
+	BootBackoffMaxS *int `json:"boot_backoff_max_s,omitempty"`
+
+	// BootFailureLimit after this many machines in a row fail to boot (time out or fail at the provider) the pool asks for none until an admin resumes it (POST /api/v1/pools/{name}/resume); 0 means 3
+	BootFailureLimit *int `json:"boot_failure_limit,omitempty"`
+	BootTimeoutS     *int `json:"boot_timeout_s,omitempty"`
+
+	// ContainerMounts data mounts of the pool's task containers, comma-separated /host:/container[:ro], sent with each assignment
+	ContainerMounts *string `json:"container_mounts,omitempty"`
+	CooldownDownS   *int    `json:"cooldown_down_s,omitempty"`
+	CooldownUpS     *int    `json:"cooldown_up_s,omitempty"`
+
+	// DiskGb a cloud pool's machines' boot disk size
+	DiskGb *int `json:"disk_gb,omitempty"`
+
+	// DiskType a cloud pool's machines' boot disk type
+	DiskType     *string `json:"disk_type,omitempty"`
+	DrainBufferS *int    `json:"drain_buffer_s,omitempty"`
+	Enabled      *bool   `json:"enabled,omitempty"`
+	Flavor       *string `json:"flavor,omitempty"`
+	GpusPerNode  *int    `json:"gpus_per_node,omitempty"`
+
+	// HourlyPriceFen the list price of one machine per hour, for a provider that cannot quote it; 0 for none
+	HourlyPriceFen *int    `json:"hourly_price_fen,omitempty"`
+	Image          *string `json:"image,omitempty"`
+
+	// InterNodeLink the network between the pool's nodes. none: a task larger than one node is never placed here unless it sets allow_no_interconnect. "" or unstated (the default): the scheduler judges nothing by it, but it meets no min_inter_node_gbps
+	InterNodeLink *PoolConfigInterNodeLink `json:"inter_node_link,omitempty"`
+
+	// InterNodePortGbps each port's speed, Gb/s: 1-3200 with a network between nodes, else 0. ports × speed is held against a task's min_inter_node_gbps
+	InterNodePortGbps *int `json:"inter_node_port_gbps,omitempty"`
+
+	// InterNodePorts ports per node of the network between nodes: 1-64 with roce, infiniband or ethernet, else 0
+	InterNodePorts *int `json:"inter_node_ports,omitempty"`
+
+	// IntraNodeGbytesS bandwidth between a node's cards, per card, GB/s; needs intra_node_link; 0: not stated
+	IntraNodeGbytesS *int `json:"intra_node_gbytes_s,omitempty"`
+
+	// IntraNodeLink how a node's cards talk to each other; "" or unstated (the default): not stated. Shown beside the free cards; the scheduler does not judge by it
+	IntraNodeLink *PoolConfigIntraNodeLink `json:"intra_node_link,omitempty"`
+
+	// LocalStorageMbps read throughput of a node's local disks, MB/s; 0: not stated
+	LocalStorageMbps  *int     `json:"local_storage_mbps,omitempty"`
+	MaxInFlight       *int     `json:"max_in_flight,omitempty"`
+	MaxNodes          *int     `json:"max_nodes,omitempty"`
+	MemoryHighPct     *float32 `json:"memory_high_pct,omitempty"`
+	MemoryHighWindowS *int     `json:"memory_high_window_s,omitempty"`
+	MemoryLowPct      *float32 `json:"memory_low_pct,omitempty"`
+	MemoryLowWindowS  *int     `json:"memory_low_window_s,omitempty"`
+	MinNodes          *int     `json:"min_nodes,omitempty"`
+
+	// NoQuota what a project with no quota on the pool's spec (none of the spec, none of all specs) may use of it: any number of cards (allowed, the default, stored and shown as ""), none (refused: its tasks of the spec are refused at submit, 422 naming spec or specs) or at most no_quota_max_gpus at once (limit); where pools of a spec differ, the strictest applies
+	NoQuota *PoolConfigNoQuota `json:"no_quota,omitempty"`
+
+	// NoQuotaMaxGpus with no_quota limit, the most cards of the spec a project without a quota holds at once (1 to 100,000)
+	NoQuotaMaxGpus     *int    `json:"no_quota_max_gpus,omitempty"`
+	Provider           *string `json:"provider,omitempty"`
+	ReclaimGraceS      *int    `json:"reclaim_grace_s,omitempty"`
+	ReclaimIdleS       *int    `json:"reclaim_idle_s,omitempty"`
+	ReclaimKeepForS    *int    `json:"reclaim_keep_for_s,omitempty"`
+	ReclaimKeepsPerDay *int    `json:"reclaim_keeps_per_day,omitempty"`
+
+	// ReclaimOff idle reclaim off for the pool's tasks; the reclaim_* seconds are the idle time before a notice, the time a notice waits for an answer, how long a keep holds the cards and how many keeps a day allows, and the setup time never counted idle (a project's ReclaimOverride may override them)
+	ReclaimOff         *bool `json:"reclaim_off,omitempty"`
+	ReclaimSetupGraceS *int  `json:"reclaim_setup_grace_s,omitempty"`
+
+	// Region a cloud pool's machines' region (ctyun: regionID); also where the scheduler places tasks that name regions
+	Region *string `json:"region,omitempty"`
+
+	// RequireImage refuse tasks for the pool's spec (and tasks for any spec) without a container image
+	RequireImage  *bool   `json:"require_image,omitempty"`
+	ReservedMin   *int    `json:"reserved_min,omitempty"`
+	ScaleUpDelayS *int    `json:"scale_up_delay_s,omitempty"`
+	SecurityGroup *string `json:"security_group,omitempty"`
+
+	// SharedStorageMbps read throughput of the shared storage from a node, MB/s; 0: not stated. The better of the two is held against a task's min_storage_mbps
+	SharedStorageMbps *int `json:"shared_storage_mbps,omitempty"`
+
+	// ShortLaneNodes ready nodes (those of the highest ids) kept for the short lane: long tasks are never placed on them
+	ShortLaneNodes *int    `json:"short_lane_nodes,omitempty"`
+	Spec           *string `json:"spec,omitempty"`
+	Step           *int    `json:"step,omitempty"`
+	Subnet         *string `json:"subnet,omitempty"`
+
+	// TaskCpusPerGpu each task's CPU time on a node (its cgroup) is limited to this many CPUs per GPU it holds there; 0 (the default): the node's share, its CPUs times the task's GPUs over the node's GPUs
+	TaskCpusPerGpu *int `json:"task_cpus_per_gpu,omitempty"`
+
+	// TaskMemoryPerGpuGib each task's host memory on a node (its cgroup, swap included) is limited to this many GiB per GPU it holds there; a task that uses more is killed by the kernel and fails with that reason. 0 (the default): the node's share, its memory times the task's GPUs over the node's GPUs
+	TaskMemoryPerGpuGib *int `json:"task_memory_per_gpu_gib,omitempty"`
+	UnneededS           *int `json:"unneeded_s,omitempty"`
+
+	// UnusedBookingPct reservations' booked card-hours of the pool's spec their project did not use are billed at this percentage of the spec's card-hour rate: 0 free, 100 in full; null or absent: the default, 100. Pools saved before the default keep the 0 they billed
+	UnusedBookingPct *int `json:"unused_booking_pct,omitempty"`
+
+	// Vpc a cloud pool's machines' network
+	Vpc *string `json:"vpc,omitempty"`
+
+	// Zone a cloud pool's machines' zone (ctyun: azName)
+	Zone *string `json:"zone,omitempty"`
+}
+
+// PoolConfigInterNodeLink the network between the pool's nodes. none: a task larger than one node is never placed here unless it sets allow_no_interconnect. "" or unstated (the default): the scheduler judges nothing by it, but it meets no min_inter_node_gbps
+type PoolConfigInterNodeLink string
+
+// PoolConfigIntraNodeLink how a node's cards talk to each other; "" or unstated (the default): not stated. Shown beside the free cards; the scheduler does not judge by it
+type PoolConfigIntraNodeLink string
+
+// PoolConfigNoQuota what a project with no quota on the pool's spec (none of the spec, none of all specs) may use of it: any number of cards (allowed, the default, stored and shown as ""), none (refused: its tasks of the spec are refused at submit, 422 naming spec or specs) or at most no_quota_max_gpus at once (limit); where pools of a spec differ, the strictest applies
+type PoolConfigNoQuota string
+
+// PoolIdle a pool's card-seconds of one spec in the month: provisioned, held by tasks, idle (provisioned and held by none), in reserved packages, the organisation's, and on nodes Kashi does not manage
+type PoolIdle struct {
+	HeldS          int    `json:"held_s"`
+	IdleS          int    `json:"idle_s"`
+	OrganisationS  int    `json:"organisation_s"`
+	PackageS       int    `json:"package_s"`
+	Pool           string `json:"pool"`
+	ProvisionedS   int    `json:"provisioned_s"`
+	Spec           string `json:"spec"`
+	UnmanagedNodes *[]struct {
+		Node       string `json:"node"`
+		UnmanagedS int    `json:"unmanaged_s"`
+	} `json:"unmanaged_nodes,omitempty"`
+	UnmanagedS int `json:"unmanaged_s"`
+}
+
+// PoolMachine a machine a pool asked its provider for whose agent has not registered
+type PoolMachine struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Key the request's idempotency key
+	Key        string `json:"key"`
+	ProviderId string `json:"provider_id"`
+	State      string `json:"state"`
+}
+
+// PoolNode one node of a pool: its state, the provider's machine it runs on and its cards
+type PoolNode struct {
+	// Gpus its cards
+	Gpus       int       `json:"gpus"`
+	Hostname   string    `json:"hostname"`
+	Id         int       `json:"id"`
+	LastSeenAt time.Time `json:"last_seen_at"`
+	MachineId  string    `json:"machine_id"`
+	State      string    `json:"state"`
+}
+
+// PoolSkip why the scaling loop did not act on a pool: a reason code and its sentence in the caller's language
+type PoolSkip struct {
+	Detail string `json:"detail"`
+	Reason string `json:"reason"`
+}
 
 // Price a spec's pay-as-you-go and overflow rates in fen per card-hour from a month on, for a project or (project "") the default list
 //
@@ -1779,6 +2229,16 @@ type Project struct {
 	Reclaim ReclaimOverride `json:"reclaim"`
 	Role    *string         `json:"role,omitempty"`
 	Tags    *[]string       `json:"tags"`
+}
+
+// ProjectArchive true archives the project (it keeps its tasks, quotas and bills, takes no new tasks or requests), false takes it back into use
+type ProjectArchive struct {
+	Archived bool `json:"archived"`
+}
+
+// ProjectTags the project's whole tag list
+type ProjectTags struct {
+	Tags *[]string `json:"tags,omitempty"`
 }
 
 // Queue defines model for Queue.
@@ -2048,6 +2508,39 @@ type QuotaRequest struct {
 	State     string      `json:"state"`
 }
 
+// QuotaSetting a project's quota on a spec ("" for all specs) and its contract, created or replaced whole
+type QuotaSetting struct {
+	BudgetCardHours *float32 `json:"budget_card_hours,omitempty"`
+
+	// ContractBudgetCardHours how far a lead may raise budget_card_hours; 0 or absent: budget_card_hours
+	ContractBudgetCardHours *int `json:"contract_budget_card_hours,omitempty"`
+
+	// ContractGuaranteedGpus how far a lead may raise guaranteed_gpus, at most contract_max_gpus; 0 or absent: guaranteed_gpus. Whoever approves, the guarantees of a spec together stay within what its pools reach
+	ContractGuaranteedGpus *int `json:"contract_guaranteed_gpus,omitempty"`
+
+	// ContractMaxGpus the contract: how far a lead of the project may raise max_gpus (or a temporary limit); above it only an admin approves, which raises it. 0 or absent: max_gpus
+	ContractMaxGpus *int    `json:"contract_max_gpus,omitempty"`
+	EndsAt          *string `json:"ends_at,omitempty"`
+	GuaranteedGpus  *int    `json:"guaranteed_gpus,omitempty"`
+	MaxGpus         *int    `json:"max_gpus,omitempty"`
+
+	// MaxServiceGpus the most GPUs the project's inference services hold at once, within max_gpus; 0 (the default) for no cap of their own
+	MaxServiceGpus  *int    `json:"max_service_gpus,omitempty"`
+	OverflowAllowed *bool   `json:"overflow_allowed,omitempty"`
+	OverflowRateFen *int    `json:"overflow_rate_fen,omitempty"`
+	OverrideBegins  *string `json:"override_begins,omitempty"`
+	OverrideEnds    *string `json:"override_ends,omitempty"`
+	OverrideMaxGpus *int    `json:"override_max_gpus,omitempty"`
+
+	// RemindBudgetPcts shares of the budget used that remind; empty: 80, 100
+	RemindBudgetPcts *[]int `json:"remind_budget_pcts,omitempty"`
+
+	// RemindEndDays days before the end that remind; empty: 30, 14, 7
+	RemindEndDays *[]int  `json:"remind_end_days,omitempty"`
+	Spec          *string `json:"spec,omitempty"`
+	StartsAt      *string `json:"starts_at,omitempty"`
+}
+
 // QuotaWait the concurrent limit a task waits on (reason quota, reason_detail concurrent-limit): of spec ("" for every spec together), limit cards, in_use of them held by the project now; the task needs needs more cards than the limit leaves
 type QuotaWait struct {
 	InUse int    `json:"in_use"`
@@ -2066,11 +2559,33 @@ type ReclaimOverride struct {
 	SetupGraceS int  `json:"setup_grace_s"`
 }
 
+// RegisterRequest a node's agent registering: its host, pool, machine and cards
+type RegisterRequest struct {
+	Gpus []struct {
+		Index          *int    `json:"index,omitempty"`
+		MemoryTotalMib *int    `json:"memory_total_mib,omitempty"`
+		Name           *string `json:"name,omitempty"`
+		Uuid           *string `json:"uuid,omitempty"`
+	} `json:"gpus"`
+	Hostname  string  `json:"hostname"`
+	MachineId *string `json:"machine_id,omitempty"`
+	Pool      *string `json:"pool,omitempty"`
+}
+
 // RegisterResponse a registered node's id and its own token (shown once); pre_pull: images its tasks likely need
 type RegisterResponse struct {
 	NodeId  int       `json:"node_id"`
 	PrePull *[]string `json:"pre_pull,omitempty"`
 	Token   string    `json:"token"`
+}
+
+// RequestDecision a decision's words, which the requester reads; the body may be left out when approving
+type RequestDecision struct {
+	// Comment the older name of reason
+	Comment *string `json:"comment,omitempty"`
+
+	// Reason why it is rejected, which the requester reads: required (422 naming reason without it)
+	Reason *string `json:"reason,omitempty"`
 }
 
 // Reservation a booked window of cards; occurrence places a repeating reservation's window among its request's occurrences
@@ -2087,54 +2602,108 @@ type Reservation struct {
 	State       string    `json:"state"`
 }
 
+// SamplesRequest a batch of an agent's readings, its tasks' new log lines and its model servers' counters
+type SamplesRequest struct {
+	DroppedSamples *int `json:"dropped_samples,omitempty"`
+	Logs           *[]struct {
+		Offset *int    `json:"offset,omitempty"`
+		TaskId *int    `json:"task_id,omitempty"`
+		Text   *string `json:"text,omitempty"`
+	} `json:"logs,omitempty"`
+	Samples []struct {
+		MemoryUsedMib *int                      `json:"memory_used_mib,omitempty"`
+		PowerW        *int                      `json:"power_w,omitempty"`
+		Processes     *[]map[string]interface{} `json:"processes,omitempty"`
+		TempC         *int                      `json:"temp_c,omitempty"`
+		Ts            *time.Time                `json:"ts,omitempty"`
+		UtilPct       *int                      `json:"util_pct,omitempty"`
+		Uuid          *string                   `json:"uuid,omitempty"`
+
+		// Xid An XID error the GPU raised since the previous sample (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS); 0 or absent when none. The server raises an alert.
+		Xid *int `json:"xid,omitempty"`
+	} `json:"samples"`
+	Serving *[]struct {
+		E2e *struct {
+			Bounds *[]float32 `json:"bounds,omitempty"`
+			Counts *[]int     `json:"counts,omitempty"`
+			Sum    *float32   `json:"sum,omitempty"`
+		} `json:"e2e,omitempty"`
+
+		// Error why the page could not be read; the counts are then zero
+		Error            *string                      `json:"error,omitempty"`
+		GenerationTokens *float32                     `json:"generation_tokens,omitempty"`
+		Model            *string                      `json:"model,omitempty"`
+		PromptTokens     *float32                     `json:"prompt_tokens,omitempty"`
+		Requests         *float32                     `json:"requests,omitempty"`
+		Restarted        *bool                        `json:"restarted,omitempty"`
+		Running          *float32                     `json:"running,omitempty"`
+		Server           *SamplesRequestServingServer `json:"server,omitempty"`
+		TaskId           *int                         `json:"task_id,omitempty"`
+		Ts               *time.Time                   `json:"ts,omitempty"`
+		Ttft             *struct {
+			Bounds *[]float32 `json:"bounds,omitempty"`
+			Counts *[]int     `json:"counts,omitempty"`
+			Sum    *float32   `json:"sum,omitempty"`
+		} `json:"ttft,omitempty"`
+	} `json:"serving,omitempty"`
+}
+
+// SamplesRequestServingServer defines model for SamplesRequest.Serving.Server.
+type SamplesRequestServingServer string
+
 // SamplesResponse how many samples were stored and how many were already known
 type SamplesResponse struct {
 	Accepted   int `json:"accepted"`
 	Duplicates int `json:"duplicates"`
 }
 
+// ScaleEvent one scaling event: when, what, the size before and after, the typed reason and the numbers behind it in the caller's language; node_id and machine_key what it acted on, when one
+type ScaleEvent struct {
+	At         time.Time `json:"at"`
+	Detail     string    `json:"detail"`
+	From       int       `json:"from"`
+	Kind       string    `json:"kind"`
+	MachineKey *string   `json:"machine_key,omitempty"`
+	NodeId     *int      `json:"node_id,omitempty"`
+	Reason     string    `json:"reason"`
+	To         int       `json:"to"`
+}
+
 // Schedule defines model for Schedule.
 type Schedule struct {
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 
 	// Cron five fields, e.g. 0 22 * * 1-5, or a descriptor such as @daily
-	Cron *string `json:"cron,omitempty"`
-	Id   *int    `json:"id,omitempty"`
+	Cron string `json:"cron"`
+	Id   int    `json:"id"`
 
 	// Next the next five planned times (none while suspended)
-	Next *[]time.Time `json:"next,omitempty"`
+	Next *[]time.Time `json:"next"`
 
 	// Overlap default skip
-	Overlap *ScheduleOverlap `json:"overlap,omitempty"`
-	Owner   *string          `json:"owner,omitempty"`
+	Overlap ScheduleOverlap `json:"overlap"`
+	Owner   string          `json:"owner"`
 
 	// Runs the latest 20 runs, newest first
-	Runs *[]struct {
-		Detail  *string              `json:"detail,omitempty"`
-		Outcome *ScheduleRunsOutcome `json:"outcome,omitempty"`
-
-		// PipelineId the pipeline a pipeline template's run submitted
-		PipelineId      *int       `json:"pipeline_id,omitempty"`
-		PlannedAt       *time.Time `json:"planned_at,omitempty"`
-		TaskId          *int       `json:"task_id,omitempty"`
-		TaskState       *string    `json:"task_state,omitempty"`
-		TemplateVersion *int       `json:"template_version,omitempty"`
-	} `json:"runs,omitempty"`
+	Runs *[]ScheduleRun `json:"runs"`
 
 	// StartDeadlineS 60 to 604800; default 3600: how late a run missed while the server was down may still start
-	StartDeadlineS *int  `json:"start_deadline_s,omitempty"`
-	Suspended      *bool `json:"suspended,omitempty"`
-	TemplateId     *int  `json:"template_id,omitempty"`
+	StartDeadlineS int  `json:"start_deadline_s"`
+	Suspended      bool `json:"suspended"`
+
+	// SuspendedWhy why Kashi suspended it; absent when a lead did, or it runs
+	SuspendedWhy *ScheduleSuspendedWhy `json:"suspended_why,omitempty"`
+	TemplateId   int                   `json:"template_id"`
 
 	// TimeZone an IANA zone, e.g. Asia/Shanghai
-	TimeZone *string `json:"time_zone,omitempty"`
+	TimeZone string `json:"time_zone"`
 }
 
 // ScheduleOverlap default skip
 type ScheduleOverlap string
 
-// ScheduleRunsOutcome defines model for Schedule.Runs.Outcome.
-type ScheduleRunsOutcome string
+// ScheduleSuspendedWhy why Kashi suspended it; absent when a lead did, or it runs
+type ScheduleSuspendedWhy string
 
 // ScheduleRequest defines model for ScheduleRequest.
 type ScheduleRequest struct {
@@ -2154,41 +2723,60 @@ type ScheduleRequest struct {
 // ScheduleRequestOverlap default skip
 type ScheduleRequestOverlap string
 
+// ScheduleRun one run of a schedule and its outcome; task_id null when it submitted no task
+type ScheduleRun struct {
+	Detail  string             `json:"detail"`
+	Outcome ScheduleRunOutcome `json:"outcome"`
+
+	// PipelineId the pipeline a pipeline template's run submitted
+	PipelineId      *int      `json:"pipeline_id,omitempty"`
+	PlannedAt       time.Time `json:"planned_at"`
+	TaskId          *int      `json:"task_id"`
+	TaskState       string    `json:"task_state"`
+	TemplateVersion int       `json:"template_version"`
+}
+
+// ScheduleRunOutcome defines model for ScheduleRun.Outcome.
+type ScheduleRunOutcome string
+
 // Service defines model for Service.
 type Service struct {
-	CardSeconds *int `json:"card_seconds,omitempty"`
+	CardSeconds int `json:"card_seconds"`
 
 	// CostFen null to whoever may not read the project's bills, or without a price
-	CostFen        *int     `json:"cost_fen,omitempty"`
-	CostPerMtokFen *int     `json:"cost_per_mtok_fen,omitempty"`
-	E2eP95S        *float32 `json:"e2e_p95_s,omitempty"`
-	Failing        *int     `json:"failing,omitempty"`
-	Gpus           *int     `json:"gpus,omitempty"`
-	Id             *int     `json:"id,omitempty"`
+	CostFen        *int     `json:"cost_fen"`
+	CostPerMtokFen *int     `json:"cost_per_mtok_fen"`
+	E2eP95S        *float32 `json:"e2e_p95_s"`
+	Failing        int      `json:"failing"`
+	Gpus           int      `json:"gpus"`
+	Id             int      `json:"id"`
 
 	// IdleCardSeconds the card-seconds held in 5-minute buckets in which the service served no request
-	IdleCardSeconds  *int     `json:"idle_card_seconds,omitempty"`
-	Live             *int     `json:"live,omitempty"`
-	Model            *string  `json:"model,omitempty"`
-	Name             *string  `json:"name,omitempty"`
-	NoTraffic        *bool    `json:"no_traffic,omitempty"`
-	OutputTokensPerS *float32 `json:"output_tokens_per_s,omitempty"`
-	Owner            *string  `json:"owner,omitempty"`
+	IdleCardSeconds  int     `json:"idle_card_seconds"`
+	Live             int     `json:"live"`
+	Model            string  `json:"model"`
+	Name             string  `json:"name"`
+	NoTraffic        bool    `json:"no_traffic"`
+	OutputTokensPerS float32 `json:"output_tokens_per_s"`
+	Owner            string  `json:"owner"`
 
 	// Points the range in equal parts, oldest first, as the Models page's charts over time draw them: each part's start, TTFT p95 and cost per million output tokens (null without a request, a token or a cost the caller may see)
-	Points *[]struct {
-		At             *time.Time `json:"at,omitempty"`
-		CostPerMtokFen *int       `json:"cost_per_mtok_fen,omitempty"`
-		TtftP95S       *float32   `json:"ttft_p95_s,omitempty"`
-	} `json:"points,omitempty"`
-	Project      *string  `json:"project,omitempty"`
-	Replicas     *int     `json:"replicas,omitempty"`
-	RequestsPerS *float32 `json:"requests_per_s,omitempty"`
-	Spec         *string  `json:"spec,omitempty"`
-	TtftP50S     *float32 `json:"ttft_p50_s,omitempty"`
-	TtftP95S     *float32 `json:"ttft_p95_s,omitempty"`
-	TtftP99S     *float32 `json:"ttft_p99_s,omitempty"`
-	UtilPct      *int     `json:"util_pct,omitempty"`
+	Points       *[]ServicePoint `json:"points"`
+	Project      string          `json:"project"`
+	Replicas     int             `json:"replicas"`
+	RequestsPerS float32         `json:"requests_per_s"`
+	Spec         string          `json:"spec"`
+	TtftP50S     *float32        `json:"ttft_p50_s"`
+	TtftP95S     *float32        `json:"ttft_p95_s"`
+	TtftP99S     *float32        `json:"ttft_p99_s"`
+	UtilPct      *int            `json:"util_pct"`
+}
+
+// ServicePoint one part of a service's range: its start, TTFT p95 and cost per million output tokens (null when unknown or not the caller's to see)
+type ServicePoint struct {
+	At             time.Time `json:"at"`
+	CostPerMtokFen *int      `json:"cost_per_mtok_fen"`
+	TtftP95S       *float32  `json:"ttft_p95_s"`
 }
 
 // Stage defines model for Stage.
@@ -2419,6 +3007,144 @@ type TaskKind string
 // TaskState defines model for Task.State.
 type TaskState string
 
+// TaskAttempt one run of a task: an earlier one that ended in a rerun, or its current one
+type TaskAttempt struct {
+	Attempt int `json:"attempt"`
+
+	// Checkpoint the last checkpoint's place by its end: the next attempt resumed from it
+	Checkpoint   *string    `json:"checkpoint,omitempty"`
+	CheckpointAt *time.Time `json:"checkpoint_at"`
+	Current      bool       `json:"current"`
+	EndedAt      *time.Time `json:"ended_at"`
+
+	// Ending how it ended: lost, failed, or as the task ended; absent while it runs
+	Ending *string `json:"ending,omitempty"`
+
+	// LostS card-seconds of its work lost to its rerun (since the checkpoint), billed as the rerun class
+	LostS int `json:"lost_s"`
+
+	// Nodes the hostnames it ran on, in rank order
+	Nodes *[]string `json:"nodes"`
+
+	// Reason why, in the request's language
+	Reason      *string    `json:"reason,omitempty"`
+	ReasonCodes *[]Phrase  `json:"reason_codes,omitempty"`
+	StartedAt   *time.Time `json:"started_at"`
+}
+
+// TaskDetail a task with its event log, its attempts and the advice for its next run
+type TaskDetail struct {
+	// Advice what the task's next run should ask for, from what this run measured (peak memory and utilization per card); absent while it runs or without enough readings; advice only
+	Advice              *Advice `json:"advice,omitempty"`
+	AllowNoInterconnect bool    `json:"allow_no_interconnect"`
+
+	// Attempt the task's run that holds or will hold its cards: 1 for the first, one more for each rerun
+	Attempt int `json:"attempt"`
+
+	// Attempts the task's runs, the first first: those that ended in a rerun, then its current one
+	Attempts  *[]TaskAttempt `json:"attempts"`
+	Command   *[]string      `json:"command"`
+	DataCheck *struct {
+		// Path a path under the server's --data-root
+		Path *string `json:"path,omitempty"`
+
+		// Region where the data is: the scheduler prefers that region's cards
+		Region *string `json:"region,omitempty"`
+
+		// Url a URL that is not internal
+		Url *string `json:"url,omitempty"`
+	} `json:"data_check"`
+
+	// DataCheckSilentS while the task waits on a data check: how many seconds the check has gone without an answer (since its last answer, or the submit), once that passes five rounds of checks (300 s); absent otherwise
+	DataCheckSilentS *int `json:"data_check_silent_s,omitempty"`
+
+	// DataCheckedAt when the task's data check last answered (found the data or not) while the task waited for it; null before its first answer
+	DataCheckedAt *time.Time `json:"data_checked_at"`
+
+	// DataLocations where the data is in each region: region → an absolute path or a URI with a host (s3://bucket/set); among regions when the task names some. The node a task runs on gets its region's location as KASHI_DATA_LOCATION (and KASHI_DATA_REGION). Paths and http(s) URLs are checked for readiness per region when no data_check path or url is given.
+	DataLocations *map[string]string `json:"data_locations,omitempty"`
+	DataReady     bool               `json:"data_ready"`
+	Deferrable    bool               `json:"deferrable"`
+	EndedAt       *time.Time         `json:"ended_at"`
+	EnvNames      *[]string          `json:"env_names"`
+	EstGpuHours   float32            `json:"est_gpu_hours"`
+	Events        *[]TaskEvent       `json:"events"`
+	ExitCode      *int               `json:"exit_code"`
+	Gpus          int                `json:"gpus"`
+	HealthPath    *string            `json:"health_path,omitempty"`
+	Id            int                `json:"id"`
+	Image         string             `json:"image"`
+	Kind          TaskDetailKind     `json:"kind"`
+
+	// LastCheckpoint where the task wrote its last checkpoint, when its KASHI_CHECKPOINT line said (absent otherwise): what a rerun is told in KASHI_RESUME_FROM
+	LastCheckpoint   *string    `json:"last_checkpoint,omitempty"`
+	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
+	MaxAttempts      int        `json:"max_attempts"`
+	MaxRuntimeS      int        `json:"max_runtime_s"`
+	MetricsPath      *string    `json:"metrics_path,omitempty"`
+	MetricsPort      *int       `json:"metrics_port,omitempty"`
+
+	// MinInterNodeGbps what the task asks of its pools (see TaskRequest); 0 for nothing
+	MinInterNodeGbps int     `json:"min_inter_node_gbps"`
+	MinStorageMbps   int     `json:"min_storage_mbps"`
+	Model            *string `json:"model,omitempty"`
+	Name             string  `json:"name"`
+
+	// Nodes host names of the nodes its current attempt was placed on, in rank order
+	Nodes       *[]string `json:"nodes,omitempty"`
+	OutputUnit  string    `json:"output_unit"`
+	OutputUnits int       `json:"output_units"`
+	Owner       string    `json:"owner"`
+	Priority    string    `json:"priority"`
+	Project     string    `json:"project"`
+	Queue       string    `json:"queue"`
+
+	// Reason why the task took its state (the sentence the store recorded with its last change of state), in the request's language: the lang cookie of a session, else Accept-Language; English without either
+	Reason string `json:"reason"`
+
+	// ReasonCodes the reason as catalog codes with typed arguments, one per part of the sentence (a reclaim's: task_of, idle_for, no_answer); absent when the reason is empty or a sentence the server does not know
+	ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
+
+	// Regions the regions the task accepts (the pools' region setting); empty = any
+	Regions        *[]string `json:"regions,omitempty"`
+	Replicas       *int      `json:"replicas,omitempty"`
+	RerunOnFailure bool      `json:"rerun_on_failure"`
+
+	// ServiceId the service this replica belongs to: its first replica's id
+	ServiceId *int   `json:"service_id,omitempty"`
+	Spec      string `json:"spec"`
+
+	// Specs the specs the task accepts, any of them (instead of spec)
+	Specs           *[]string       `json:"specs,omitempty"`
+	StartedAt       *time.Time      `json:"started_at"`
+	State           TaskDetailState `json:"state"`
+	SubmittedAt     time.Time       `json:"submitted_at"`
+	TemplateId      *int            `json:"template_id"`
+	TemplateVersion int             `json:"template_version"`
+
+	// TrialId the trial the task is a run of (GET /api/v1/trials/{id}); absent for others
+	TrialId      *int   `json:"trial_id,omitempty"`
+	TtftTargetMs *int   `json:"ttft_target_ms,omitempty"`
+	Workdir      string `json:"workdir"`
+}
+
+// TaskDetailKind defines model for TaskDetail.Kind.
+type TaskDetailKind string
+
+// TaskDetailState defines model for TaskDetail.State.
+type TaskDetailState string
+
+// TaskEvent one transition in a task's event log
+type TaskEvent struct {
+	At   time.Time `json:"at"`
+	From string    `json:"from"`
+
+	// Reason why, in the request's language (as the task's reason)
+	Reason      string    `json:"reason"`
+	ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
+	To          string    `json:"to"`
+}
+
 // TaskRequest defines model for TaskRequest.
 type TaskRequest struct {
 	// AllowNoInterconnect a task larger than one node may run on a pool that states no network between its nodes (absent: its template's, else false: it waits with reason no-suitable-place, detail no-interconnect, where every pool it could use has none)
@@ -2509,12 +3235,46 @@ type TaskRequestPriority string
 // TaskRequestQueue defines model for TaskRequest.Queue.
 type TaskRequestQueue string
 
+// TaskStatusRequest a task's state as its node's agent reports it
+type TaskStatusRequest struct {
+	// Account with cause no-account, the Unix account looked for
+	Account *string `json:"account,omitempty"`
+
+	// Attempt the task's run the report is about (its assignment's); a report of an earlier attempt than the task's now changes nothing
+	Attempt *int `json:"attempt,omitempty"`
+
+	// Cause why the task failed, when the agent knows it: no-account (failed to start: the node has no Unix account named account, or, with account empty, its owner has none), root-refused (failed to start: it would run as root and its pool's allow_root is off), memory-limit (exited, not 0, after the kernel's OOM killer stopped it in its cgroup at memory_limit_mib)
+	Cause *TaskStatusRequestCause `json:"cause,omitempty"`
+
+	// Checkpoint where the task wrote its checkpoint (KASHI_CHECKPOINT <where>), without spaces or control characters
+	Checkpoint   *string    `json:"checkpoint,omitempty"`
+	CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
+	ExitCode     *int       `json:"exit_code,omitempty"`
+
+	// MemoryLimitMib with cause memory-limit, the task's host-memory limit on the node (1 MiB to 1 PiB)
+	MemoryLimitMib *int                   `json:"memory_limit_mib,omitempty"`
+	Message        *string                `json:"message,omitempty"`
+	OutputUnit     *string                `json:"output_unit,omitempty"`
+	OutputUnits    *int                   `json:"output_units,omitempty"`
+	State          TaskStatusRequestState `json:"state"`
+	Ts             *time.Time             `json:"ts,omitempty"`
+}
+
+// TaskStatusRequestCause why the task failed, when the agent knows it: no-account (failed to start: the node has no Unix account named account, or, with account empty, its owner has none), root-refused (failed to start: it would run as root and its pool's allow_root is off), memory-limit (exited, not 0, after the kernel's OOM killer stopped it in its cgroup at memory_limit_mib)
+type TaskStatusRequestCause string
+
+// TaskStatusRequestState defines model for TaskStatusRequest.State.
+type TaskStatusRequestState string
+
 // Template defines model for Template.
 type Template struct {
+	// AllowNoInterconnect its tasks may run across nodes without a network between them; absent: false
+	AllowNoInterconnect *bool `json:"allow_no_interconnect,omitempty"`
+
 	// Command null for a pipeline template, whose stages carry the commands
-	Command   *[]string  `json:"command,omitempty"`
-	CreatedAt *time.Time `json:"created_at,omitempty"`
-	CreatedBy *string    `json:"created_by,omitempty"`
+	Command   *[]string `json:"command"`
+	CreatedAt time.Time `json:"created_at"`
+	CreatedBy string    `json:"created_by"`
 	DataCheck *struct {
 		// Path a path under the server's --data-root
 		Path *string `json:"path,omitempty"`
@@ -2528,64 +3288,70 @@ type Template struct {
 
 	// DataLocations where the data is in each region: region → an absolute path or a URI with a host (s3://bucket/set); among regions when the task names some. The node a task runs on gets its region's location as KASHI_DATA_LOCATION (and KASHI_DATA_REGION). Paths and http(s) URLs are checked for readiness per region when no data_check path or url is given.
 	DataLocations *map[string]string `json:"data_locations,omitempty"`
-	Deferrable    *bool              `json:"deferrable,omitempty"`
+	Deferrable    bool               `json:"deferrable"`
 
 	// Description at most 1,000 bytes
-	Description *string `json:"description,omitempty"`
+	Description string `json:"description"`
 
 	// EnvNames variables a submit must give values for; values are never stored
-	EnvNames    *[]string `json:"env_names,omitempty"`
-	EstGpuHours *float32  `json:"est_gpu_hours,omitempty"`
-	Gpus        *int      `json:"gpus,omitempty"`
-	Id          *int      `json:"id,omitempty"`
-	Image       *string   `json:"image,omitempty"`
-	MaxRuntimeS *int      `json:"max_runtime_s,omitempty"`
-	Name        *string   `json:"name,omitempty"`
+	EnvNames    *[]string `json:"env_names"`
+	EstGpuHours float32   `json:"est_gpu_hours"`
+	Gpus        int       `json:"gpus"`
+	Id          int       `json:"id"`
+	Image       string    `json:"image"`
+
+	// MaxAttempts its tasks' attempts (see TaskRequest); absent: 2
+	MaxAttempts *int `json:"max_attempts,omitempty"`
+	MaxRuntimeS int  `json:"max_runtime_s"`
+
+	// MinInterNodeGbps its tasks' least network between nodes (see TaskRequest); absent: none
+	MinInterNodeGbps *int `json:"min_inter_node_gbps,omitempty"`
+
+	// MinStorageMbps its tasks' least storage read throughput (see TaskRequest); absent: none
+	MinStorageMbps *int   `json:"min_storage_mbps,omitempty"`
+	Name           string `json:"name"`
 
 	// Priority empty for a pipeline template, whose stages carry their own
-	Priority  *TemplatePriority `json:"priority,omitempty"`
-	ProjectId *int              `json:"project_id,omitempty"`
+	Priority  TemplatePriority `json:"priority"`
+	ProjectId int              `json:"project_id"`
 
 	// Queue empty for a pipeline template, whose stages carry their own
-	Queue *TemplateQueue `json:"queue,omitempty"`
+	Queue TemplateQueue `json:"queue"`
 
 	// Regions the regions the task accepts (the pools' region setting); empty = any
 	Regions *[]string `json:"regions,omitempty"`
+
+	// RerunOnFailure its tasks are rerun also when they fail by themselves; absent: false
+	RerunOnFailure *bool `json:"rerun_on_failure,omitempty"`
 
 	// Schedules GET /api/v1/templates/{id} only
 	Schedules *[]Schedule `json:"schedules,omitempty"`
 
 	// Spec "" = any
-	Spec *string `json:"spec,omitempty"`
+	Spec string `json:"spec"`
 
 	// Specs the specs the task accepts, any of them (instead of spec)
-	Specs     *[]string  `json:"specs,omitempty"`
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	Specs *[]string `json:"specs,omitempty"`
+
+	// Stages makes it a pipeline template (its own task fields then stay empty): 1 to 20 stages, submitted as a pipeline (POST /api/v1/pipelines with template); a stage's task without queue or priority takes long and normal; no env_names
+	Stages *[]struct {
+		After      *[]string `json:"after,omitempty"`
+		AfterEnded *[]string `json:"after_ended,omitempty"`
+		Name       *string   `json:"name,omitempty"`
+		Output     *string   `json:"output,omitempty"`
+
+		// Task the stage's task: this schema's task fields (gpus, spec, queue, priority, command, …)
+		Task *map[string]interface{} `json:"task,omitempty"`
+	} `json:"stages,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
 
 	// Uses tasks submitted from the template
-	Uses    *int `json:"uses,omitempty"`
-	Version *int `json:"version,omitempty"`
+	Uses    int `json:"uses"`
+	Version int `json:"version"`
 
 	// Versions GET /api/v1/templates/{id} only; newest first
-	Versions *[]struct {
-		At      *time.Time              `json:"at,omitempty"`
-		Body    *map[string]interface{} `json:"body,omitempty"`
-		By      *string                 `json:"by,omitempty"`
-		Changes *[]struct {
-			// After JSON
-			After *string `json:"after,omitempty"`
-
-			// Before JSON
-			Before *string `json:"before,omitempty"`
-			Field  *string `json:"field,omitempty"`
-		} `json:"changes,omitempty"`
-		Description *string `json:"description,omitempty"`
-
-		// Restores the earlier version this one made current again (a rollback); absent for a change of its own
-		Restores *int `json:"restores,omitempty"`
-		Version  *int `json:"version,omitempty"`
-	} `json:"versions,omitempty"`
-	Workdir *string `json:"workdir,omitempty"`
+	Versions *[]TemplateVersion `json:"versions,omitempty"`
+	Workdir  string             `json:"workdir"`
 }
 
 // TemplatePriority empty for a pipeline template, whose stages carry their own
@@ -2667,6 +3433,25 @@ type TemplateRequestPriority string
 // TemplateRequestQueue defines model for TemplateRequest.Queue.
 type TemplateRequestQueue string
 
+// TemplateRollback the earlier version of a template to make current again
+type TemplateRollback struct {
+	// Version the earlier version to make current again: from 1 to the current version less one
+	Version int `json:"version"`
+}
+
+// TemplateVersion one version of a template: who made it when, what changed and the body it made current; restores is the earlier version it made current again (a rollback), absent for a change of its own
+type TemplateVersion struct {
+	At          time.Time              `json:"at"`
+	Body        map[string]interface{} `json:"body"`
+	By          string                 `json:"by"`
+	Changes     *[]FieldChange         `json:"changes"`
+	Description string                 `json:"description"`
+
+	// Restores the earlier version this one made current again (a rollback); absent for a change of its own
+	Restores *int `json:"restores,omitempty"`
+	Version  int  `json:"version"`
+}
+
 // Token an API token as listed: never the token itself
 //
 // Example: {"created_at":"2026-03-02T09:00:00Z","id":3,"last_used_at":null,"name":"ci","revoked_at":null,"scope":"read"}
@@ -2681,6 +3466,15 @@ type Token struct {
 
 // TokenScope defines model for Token.Scope.
 type TokenScope string
+
+// TokenRequest a token to make: its name and scope
+type TokenRequest struct {
+	Name  *string            `json:"name,omitempty"`
+	Scope *TokenRequestScope `json:"scope,omitempty"`
+}
+
+// TokenRequestScope defines model for TokenRequest.Scope.
+type TokenRequestScope string
 
 // Trial defines model for Trial.
 type Trial struct {
@@ -2753,6 +3547,11 @@ type TrialFullRequest struct {
 	Spec *string `json:"spec,omitempty"`
 }
 
+// TrialList the trials the caller sees
+type TrialList struct {
+	Trials *[]Trial `json:"trials"`
+}
+
 // TrialRequest defines model for TrialRequest.
 type TrialRequest struct {
 	// BoundS each run's max runtime
@@ -2771,6 +3570,17 @@ type TrialRequest struct {
 
 	// WorkUnits the full run's output in the unit the runs report; 0 unknown
 	WorkUnits *int `json:"work_units,omitempty"`
+}
+
+// UnixAccount a user's Unix account on the nodes, "" for none
+type UnixAccount struct {
+	Name        string `json:"name"`
+	UnixAccount string `json:"unix_account"`
+}
+
+// UnixAccountRequest the Unix account the user's tasks run as on the nodes, "" for none
+type UnixAccountRequest struct {
+	UnixAccount *string `json:"unix_account,omitempty"`
 }
 
 // User a user just added
@@ -2795,99 +3605,6 @@ type GetAssignmentsParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
-// RegisterNodeJSONBody defines parameters for RegisterNode.
-type RegisterNodeJSONBody struct {
-	Gpus []struct {
-		Index          *int    `json:"index,omitempty"`
-		MemoryTotalMib *int    `json:"memory_total_mib,omitempty"`
-		Name           *string `json:"name,omitempty"`
-		Uuid           *string `json:"uuid,omitempty"`
-	} `json:"gpus"`
-	Hostname  string  `json:"hostname"`
-	MachineId *string `json:"machine_id,omitempty"`
-	Pool      *string `json:"pool,omitempty"`
-}
-
-// SendSamplesJSONBody defines parameters for SendSamples.
-type SendSamplesJSONBody struct {
-	DroppedSamples *int `json:"dropped_samples,omitempty"`
-	Logs           *[]struct {
-		Offset *int    `json:"offset,omitempty"`
-		TaskId *int    `json:"task_id,omitempty"`
-		Text   *string `json:"text,omitempty"`
-	} `json:"logs,omitempty"`
-	Samples []struct {
-		MemoryUsedMib *int                      `json:"memory_used_mib,omitempty"`
-		PowerW        *int                      `json:"power_w,omitempty"`
-		Processes     *[]map[string]interface{} `json:"processes,omitempty"`
-		TempC         *int                      `json:"temp_c,omitempty"`
-		Ts            *time.Time                `json:"ts,omitempty"`
-		UtilPct       *int                      `json:"util_pct,omitempty"`
-		Uuid          *string                   `json:"uuid,omitempty"`
-
-		// Xid An XID error the GPU raised since the previous sample (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS); 0 or absent when none. The server raises an alert.
-		Xid *int `json:"xid,omitempty"`
-	} `json:"samples"`
-	Serving *[]struct {
-		E2e *struct {
-			Bounds *[]float32 `json:"bounds,omitempty"`
-			Counts *[]int     `json:"counts,omitempty"`
-			Sum    *float32   `json:"sum,omitempty"`
-		} `json:"e2e,omitempty"`
-
-		// Error why the page could not be read; the counts are then zero
-		Error            *string                           `json:"error,omitempty"`
-		GenerationTokens *float32                          `json:"generation_tokens,omitempty"`
-		Model            *string                           `json:"model,omitempty"`
-		PromptTokens     *float32                          `json:"prompt_tokens,omitempty"`
-		Requests         *float32                          `json:"requests,omitempty"`
-		Restarted        *bool                             `json:"restarted,omitempty"`
-		Running          *float32                          `json:"running,omitempty"`
-		Server           *SendSamplesJSONBodyServingServer `json:"server,omitempty"`
-		TaskId           *int                              `json:"task_id,omitempty"`
-		Ts               *time.Time                        `json:"ts,omitempty"`
-		Ttft             *struct {
-			Bounds *[]float32 `json:"bounds,omitempty"`
-			Counts *[]int     `json:"counts,omitempty"`
-			Sum    *float32   `json:"sum,omitempty"`
-		} `json:"ttft,omitempty"`
-	} `json:"serving,omitempty"`
-}
-
-// SendSamplesJSONBodyServingServer defines parameters for SendSamples.
-type SendSamplesJSONBodyServingServer string
-
-// ReportTaskStatusJSONBody defines parameters for ReportTaskStatus.
-type ReportTaskStatusJSONBody struct {
-	// Account with cause no-account, the Unix account looked for
-	Account *string `json:"account,omitempty"`
-
-	// Attempt the task's run the report is about (its assignment's); a report of an earlier attempt than the task's now changes nothing
-	Attempt *int `json:"attempt,omitempty"`
-
-	// Cause why the task failed, when the agent knows it: no-account (failed to start: the node has no Unix account named account, or, with account empty, its owner has none), root-refused (failed to start: it would run as root and its pool's allow_root is off), memory-limit (exited, not 0, after the kernel's OOM killer stopped it in its cgroup at memory_limit_mib)
-	Cause *ReportTaskStatusJSONBodyCause `json:"cause,omitempty"`
-
-	// Checkpoint where the task wrote its checkpoint (KASHI_CHECKPOINT <where>), without spaces or control characters
-	Checkpoint   *string    `json:"checkpoint,omitempty"`
-	CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
-	ExitCode     *int       `json:"exit_code,omitempty"`
-
-	// MemoryLimitMib with cause memory-limit, the task's host-memory limit on the node (1 MiB to 1 PiB)
-	MemoryLimitMib *int                          `json:"memory_limit_mib,omitempty"`
-	Message        *string                       `json:"message,omitempty"`
-	OutputUnit     *string                       `json:"output_unit,omitempty"`
-	OutputUnits    *int                          `json:"output_units,omitempty"`
-	State          ReportTaskStatusJSONBodyState `json:"state"`
-	Ts             *time.Time                    `json:"ts,omitempty"`
-}
-
-// ReportTaskStatusJSONBodyCause defines parameters for ReportTaskStatus.
-type ReportTaskStatusJSONBodyCause string
-
-// ReportTaskStatusJSONBodyState defines parameters for ReportTaskStatus.
-type ReportTaskStatusJSONBodyState string
-
 // ListAuditParams defines parameters for ListAudit.
 type ListAuditParams struct {
 	// Actor who
@@ -2904,13 +3621,6 @@ type ListAuditParams struct {
 
 	// To the last day, inclusive
 	To *string `form:"to,omitempty" json:"to,omitempty"`
-}
-
-// SetBillingSettingsJSONBody defines parameters for SetBillingSettings.
-type SetBillingSettingsJSONBody struct {
-	ActiveUtilPct *int    `json:"active_util_pct,omitempty"`
-	IdleUtilPct   *int    `json:"idle_util_pct,omitempty"`
-	TimeZone      *string `json:"time_zone,omitempty"`
 }
 
 // ListMonthBillsParams defines parameters for ListMonthBills.
@@ -2941,208 +3651,10 @@ type GetProjectBillParamsFormat string
 // GetProjectBillParamsRows defines parameters for GetProjectBill.
 type GetProjectBillParamsRows string
 
-// CreateJoinTokenJSONBody defines parameters for CreateJoinToken.
-type CreateJoinTokenJSONBody struct {
-	MachineId *string `json:"machine_id,omitempty"`
-	NodeId    *int    `json:"node_id,omitempty"`
-}
-
 // ListPipelinesParams defines parameters for ListPipelines.
 type ListPipelinesParams struct {
 	// Limit 1 to 500 (default 100)
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
-}
-
-// SetPoolJSONBody defines parameters for SetPool.
-type SetPoolJSONBody struct {
-	// AccountsByName tasks of a user who has no Unix account set run as the account of the user's own name; off (the default), they fail to start
-	AccountsByName *bool `json:"accounts_by_name,omitempty"`
-	AdoptUnknown   *bool `json:"adopt_unknown,omitempty"`
-
-	// AllowRoot tasks may run as root: as an account of uid 0 their owner is given, or as the agent's own user when their owner has no account; off (the default), they fail to start
-	AllowRoot *bool `json:"allow_root,omitempty"`
-	AnySpec   *bool `json:"any_spec,omitempty"`
-
-	// BootBackoffMaxS after a boot failure the next machine waits the boot timeout, twice as long after each further failure in a row, at most this many seconds; 0 means 14400 (4 h)
-	BootBackoffMaxS *int `json:"boot_backoff_max_s,omitempty"`
-
-	// BootFailureLimit after this many machines in a row fail to boot (time out or fail at the provider) the pool asks for none until an admin resumes it (POST /api/v1/pools/{name}/resume); 0 means 3
-	BootFailureLimit *int `json:"boot_failure_limit,omitempty"`
-	BootTimeoutS     *int `json:"boot_timeout_s,omitempty"`
-
-	// ContainerMounts data mounts of the pool's task containers, comma-separated /host:/container[:ro], sent with each assignment
-	ContainerMounts *string `json:"container_mounts,omitempty"`
-	CooldownDownS   *int    `json:"cooldown_down_s,omitempty"`
-	CooldownUpS     *int    `json:"cooldown_up_s,omitempty"`
-	DrainBufferS    *int    `json:"drain_buffer_s,omitempty"`
-	Enabled         *bool   `json:"enabled,omitempty"`
-	Flavor          *string `json:"flavor,omitempty"`
-	GpusPerNode     *int    `json:"gpus_per_node,omitempty"`
-	Image           *string `json:"image,omitempty"`
-
-	// InterNodeLink the network between the pool's nodes. none: a task larger than one node is never placed here unless it sets allow_no_interconnect. "" or unstated (the default): the scheduler judges nothing by it, but it meets no min_inter_node_gbps
-	InterNodeLink *SetPoolJSONBodyInterNodeLink `json:"inter_node_link,omitempty"`
-
-	// InterNodePortGbps each port's speed, Gb/s: 1-3200 with a network between nodes, else 0. ports × speed is held against a task's min_inter_node_gbps
-	InterNodePortGbps *int `json:"inter_node_port_gbps,omitempty"`
-
-	// InterNodePorts ports per node of the network between nodes: 1-64 with roce, infiniband or ethernet, else 0
-	InterNodePorts *int `json:"inter_node_ports,omitempty"`
-
-	// IntraNodeGbytesS bandwidth between a node's cards, per card, GB/s; needs intra_node_link; 0: not stated
-	IntraNodeGbytesS *int `json:"intra_node_gbytes_s,omitempty"`
-
-	// IntraNodeLink how a node's cards talk to each other; "" or unstated (the default): not stated. Shown beside the free cards; the scheduler does not judge by it
-	IntraNodeLink *SetPoolJSONBodyIntraNodeLink `json:"intra_node_link,omitempty"`
-
-	// LocalStorageMbps read throughput of a node's local disks, MB/s; 0: not stated
-	LocalStorageMbps  *int     `json:"local_storage_mbps,omitempty"`
-	MaxInFlight       *int     `json:"max_in_flight,omitempty"`
-	MaxNodes          *int     `json:"max_nodes,omitempty"`
-	MemoryHighPct     *float32 `json:"memory_high_pct,omitempty"`
-	MemoryHighWindowS *int     `json:"memory_high_window_s,omitempty"`
-	MemoryLowPct      *float32 `json:"memory_low_pct,omitempty"`
-	MemoryLowWindowS  *int     `json:"memory_low_window_s,omitempty"`
-	MinNodes          *int     `json:"min_nodes,omitempty"`
-
-	// NoQuota what a project with no quota on the pool's spec (none of the spec, none of all specs) may use of it: any number of cards (allowed, the default, stored and shown as ""), none (refused: its tasks of the spec are refused at submit, 422 naming spec or specs) or at most no_quota_max_gpus at once (limit); where pools of a spec differ, the strictest applies
-	NoQuota *SetPoolJSONBodyNoQuota `json:"no_quota,omitempty"`
-
-	// NoQuotaMaxGpus with no_quota limit, the most cards of the spec a project without a quota holds at once (1 to 100,000)
-	NoQuotaMaxGpus *int    `json:"no_quota_max_gpus,omitempty"`
-	Provider       *string `json:"provider,omitempty"`
-
-	// RequireImage refuse tasks for the pool's spec (and tasks for any spec) without a container image
-	RequireImage  *bool `json:"require_image,omitempty"`
-	ReservedMin   *int  `json:"reserved_min,omitempty"`
-	ScaleUpDelayS *int  `json:"scale_up_delay_s,omitempty"`
-
-	// SharedStorageMbps read throughput of the shared storage from a node, MB/s; 0: not stated. The better of the two is held against a task's min_storage_mbps
-	SharedStorageMbps *int    `json:"shared_storage_mbps,omitempty"`
-	Spec              *string `json:"spec,omitempty"`
-	Step              *int    `json:"step,omitempty"`
-
-	// TaskCpusPerGpu each task's CPU time on a node (its cgroup) is limited to this many CPUs per GPU it holds there; 0 (the default): the node's share, its CPUs times the task's GPUs over the node's GPUs
-	TaskCpusPerGpu *int `json:"task_cpus_per_gpu,omitempty"`
-
-	// TaskMemoryPerGpuGib each task's host memory on a node (its cgroup, swap included) is limited to this many GiB per GPU it holds there; a task that uses more is killed by the kernel and fails with that reason. 0 (the default): the node's share, its memory times the task's GPUs over the node's GPUs
-	TaskMemoryPerGpuGib *int `json:"task_memory_per_gpu_gib,omitempty"`
-	UnneededS           *int `json:"unneeded_s,omitempty"`
-
-	// UnusedBookingPct reservations' booked card-hours of the pool's spec their project did not use are billed at this percentage of the spec's card-hour rate: 0 free, 100 in full; null or absent: the default, 100. Pools saved before the default keep the 0 they billed
-	UnusedBookingPct *int `json:"unused_booking_pct,omitempty"`
-}
-
-// SetPoolJSONBodyInterNodeLink defines parameters for SetPool.
-type SetPoolJSONBodyInterNodeLink string
-
-// SetPoolJSONBodyIntraNodeLink defines parameters for SetPool.
-type SetPoolJSONBodyIntraNodeLink string
-
-// SetPoolJSONBodyNoQuota defines parameters for SetPool.
-type SetPoolJSONBodyNoQuota string
-
-// SetPriceJSONBody defines parameters for SetPrice.
-type SetPriceJSONBody struct {
-	FromMonth       *string `json:"from_month,omitempty"`
-	OverflowRateFen *int    `json:"overflow_rate_fen,omitempty"`
-	Project         *string `json:"project,omitempty"`
-	RateFen         *int    `json:"rate_fen,omitempty"`
-	Spec            *string `json:"spec,omitempty"`
-}
-
-// CreateProjectJSONBody defines parameters for CreateProject.
-type CreateProjectJSONBody struct {
-	// Name letters, digits, '.', '_' or '-'
-	Name string    `json:"name"`
-	Tags *[]string `json:"tags,omitempty"`
-}
-
-// ArchiveProjectJSONBody defines parameters for ArchiveProject.
-type ArchiveProjectJSONBody struct {
-	Archived bool `json:"archived"`
-}
-
-// SetProjectMemberJSONBody defines parameters for SetProjectMember.
-type SetProjectMemberJSONBody struct {
-	Role *SetProjectMemberJSONBodyRole `json:"role,omitempty"`
-	User string                        `json:"user"`
-}
-
-// SetProjectMemberJSONBodyRole defines parameters for SetProjectMember.
-type SetProjectMemberJSONBodyRole string
-
-// SetProjectPlanJSONBody defines parameters for SetProjectPlan.
-type SetProjectPlanJSONBody struct {
-	FromMonth     *string                   `json:"from_month,omitempty"`
-	Mode          *string                   `json:"mode,omitempty"`
-	PackageCards  *int                      `json:"package_cards,omitempty"`
-	PackageFeeFen *int                      `json:"package_fee_fen,omitempty"`
-	PackageSpec   *string                   `json:"package_spec,omitempty"`
-	SizeClasses   *[]map[string]interface{} `json:"size_classes,omitempty"`
-	UnitPriceFen  *int                      `json:"unit_price_fen,omitempty"`
-}
-
-// SetProjectQuotaJSONBody defines parameters for SetProjectQuota.
-type SetProjectQuotaJSONBody struct {
-	BudgetCardHours *float32 `json:"budget_card_hours,omitempty"`
-
-	// ContractBudgetCardHours how far a lead may raise budget_card_hours; 0 or absent: budget_card_hours
-	ContractBudgetCardHours *int `json:"contract_budget_card_hours,omitempty"`
-
-	// ContractGuaranteedGpus how far a lead may raise guaranteed_gpus, at most contract_max_gpus; 0 or absent: guaranteed_gpus. Whoever approves, the guarantees of a spec together stay within what its pools reach
-	ContractGuaranteedGpus *int `json:"contract_guaranteed_gpus,omitempty"`
-
-	// ContractMaxGpus the contract: how far a lead of the project may raise max_gpus (or a temporary limit); above it only an admin approves, which raises it. 0 or absent: max_gpus
-	ContractMaxGpus *int    `json:"contract_max_gpus,omitempty"`
-	EndsAt          *string `json:"ends_at,omitempty"`
-	GuaranteedGpus  *int    `json:"guaranteed_gpus,omitempty"`
-	MaxGpus         *int    `json:"max_gpus,omitempty"`
-
-	// MaxServiceGpus the most GPUs the project's inference services hold at once, within max_gpus; 0 (the default) for no cap of their own
-	MaxServiceGpus  *int    `json:"max_service_gpus,omitempty"`
-	OverflowAllowed *bool   `json:"overflow_allowed,omitempty"`
-	OverflowRateFen *int    `json:"overflow_rate_fen,omitempty"`
-	OverrideBegins  *string `json:"override_begins,omitempty"`
-	OverrideEnds    *string `json:"override_ends,omitempty"`
-	OverrideMaxGpus *int    `json:"override_max_gpus,omitempty"`
-
-	// RemindBudgetPcts shares of the budget used that remind; empty: 80, 100
-	RemindBudgetPcts *[]int `json:"remind_budget_pcts,omitempty"`
-
-	// RemindEndDays days before the end that remind; empty: 30, 14, 7
-	RemindEndDays *[]int  `json:"remind_end_days,omitempty"`
-	Spec          *string `json:"spec,omitempty"`
-	StartsAt      *string `json:"starts_at,omitempty"`
-}
-
-// SetProjectReclaimJSONBody defines parameters for SetProjectReclaim.
-type SetProjectReclaimJSONBody struct {
-	GraceS      *int  `json:"grace_s,omitempty"`
-	IdleS       *int  `json:"idle_s,omitempty"`
-	KeepForS    *int  `json:"keep_for_s,omitempty"`
-	KeepsPerDay *int  `json:"keeps_per_day,omitempty"`
-	Never       *bool `json:"never,omitempty"`
-	SetupGraceS *int  `json:"setup_grace_s,omitempty"`
-}
-
-// SetProjectTagsJSONBody defines parameters for SetProjectTags.
-type SetProjectTagsJSONBody struct {
-	Tags *[]string `json:"tags,omitempty"`
-}
-
-// ApproveQuotaRequestJSONBody defines parameters for ApproveQuotaRequest.
-type ApproveQuotaRequestJSONBody struct {
-	Comment *string `json:"comment,omitempty"`
-}
-
-// RejectQuotaRequestJSONBody defines parameters for RejectQuotaRequest.
-type RejectQuotaRequestJSONBody struct {
-	// Comment the older name of reason
-	Comment *string `json:"comment,omitempty"`
-
-	// Reason why it is rejected, which the requester reads: required (422 naming reason without it)
-	Reason *string `json:"reason,omitempty"`
 }
 
 // ListServicesParams defines parameters for ListServices.
@@ -3185,97 +3697,58 @@ type SubmitTask200JSONResponseBody struct {
 	union json.RawMessage
 }
 
-// GetTask200JSONResponseBodyAdviceKind defines parameters for GetTask.
-type GetTask200JSONResponseBodyAdviceKind string
-
-// GetTask200JSONResponseBodyKind defines parameters for GetTask.
-type GetTask200JSONResponseBodyKind string
-
-// GetTask200JSONResponseBodyState defines parameters for GetTask.
-type GetTask200JSONResponseBodyState string
-
-// RollbackTemplateJSONBody defines parameters for RollbackTemplate.
-type RollbackTemplateJSONBody struct {
-	// Version the earlier version to make current again: from 1 to the current version less one
-	Version int `json:"version"`
-}
-
-// CreateTokenJSONBody defines parameters for CreateToken.
-type CreateTokenJSONBody struct {
-	Name  *string                   `json:"name,omitempty"`
-	Scope *CreateTokenJSONBodyScope `json:"scope,omitempty"`
-}
-
-// CreateTokenJSONBodyScope defines parameters for CreateToken.
-type CreateTokenJSONBodyScope string
-
 // ListTrialsParams defines parameters for ListTrials.
 type ListTrialsParams struct {
 	Project *string `form:"project,omitempty" json:"project,omitempty"`
 }
 
-// CreateUserJSONBody defines parameters for CreateUser.
-type CreateUserJSONBody struct {
-	Name     string                  `json:"name"`
-	Password *string                 `json:"password,omitempty"`
-	Role     *CreateUserJSONBodyRole `json:"role,omitempty"`
-}
-
-// CreateUserJSONBodyRole defines parameters for CreateUser.
-type CreateUserJSONBodyRole string
-
-// SetUserUnixAccountJSONBody defines parameters for SetUserUnixAccount.
-type SetUserUnixAccountJSONBody struct {
-	UnixAccount *string `json:"unix_account,omitempty"`
-}
-
 // RegisterNodeJSONRequestBody defines body for RegisterNode for application/json ContentType.
-type RegisterNodeJSONRequestBody RegisterNodeJSONBody
+type RegisterNodeJSONRequestBody = RegisterRequest
 
 // SendSamplesJSONRequestBody defines body for SendSamples for application/json ContentType.
-type SendSamplesJSONRequestBody SendSamplesJSONBody
+type SendSamplesJSONRequestBody = SamplesRequest
 
 // ReportTaskStatusJSONRequestBody defines body for ReportTaskStatus for application/json ContentType.
-type ReportTaskStatusJSONRequestBody ReportTaskStatusJSONBody
+type ReportTaskStatusJSONRequestBody = TaskStatusRequest
 
 // SetBillingSettingsJSONRequestBody defines body for SetBillingSettings for application/json ContentType.
-type SetBillingSettingsJSONRequestBody SetBillingSettingsJSONBody
+type SetBillingSettingsJSONRequestBody = BillingSettings
 
 // AddBillAdjustmentJSONRequestBody defines body for AddBillAdjustment for application/json ContentType.
 type AddBillAdjustmentJSONRequestBody = NewAdjustment
 
 // CreateJoinTokenJSONRequestBody defines body for CreateJoinToken for application/json ContentType.
-type CreateJoinTokenJSONRequestBody CreateJoinTokenJSONBody
+type CreateJoinTokenJSONRequestBody = JoinTokenRequest
 
 // SubmitPipelineJSONRequestBody defines body for SubmitPipeline for application/json ContentType.
 type SubmitPipelineJSONRequestBody = PipelineRequest
 
 // SetPoolJSONRequestBody defines body for SetPool for application/json ContentType.
-type SetPoolJSONRequestBody SetPoolJSONBody
+type SetPoolJSONRequestBody = PoolConfig
 
 // SetPriceJSONRequestBody defines body for SetPrice for application/json ContentType.
-type SetPriceJSONRequestBody SetPriceJSONBody
+type SetPriceJSONRequestBody = Price
 
 // CreateProjectJSONRequestBody defines body for CreateProject for application/json ContentType.
-type CreateProjectJSONRequestBody CreateProjectJSONBody
+type CreateProjectJSONRequestBody = NewProject
 
 // ArchiveProjectJSONRequestBody defines body for ArchiveProject for application/json ContentType.
-type ArchiveProjectJSONRequestBody ArchiveProjectJSONBody
+type ArchiveProjectJSONRequestBody = ProjectArchive
 
 // SetProjectMemberJSONRequestBody defines body for SetProjectMember for application/json ContentType.
-type SetProjectMemberJSONRequestBody SetProjectMemberJSONBody
+type SetProjectMemberJSONRequestBody = Membership
 
 // SetProjectPlanJSONRequestBody defines body for SetProjectPlan for application/json ContentType.
-type SetProjectPlanJSONRequestBody SetProjectPlanJSONBody
+type SetProjectPlanJSONRequestBody = Plan
 
 // SetProjectQuotaJSONRequestBody defines body for SetProjectQuota for application/json ContentType.
-type SetProjectQuotaJSONRequestBody SetProjectQuotaJSONBody
+type SetProjectQuotaJSONRequestBody = QuotaSetting
 
 // SetProjectReclaimJSONRequestBody defines body for SetProjectReclaim for application/json ContentType.
-type SetProjectReclaimJSONRequestBody SetProjectReclaimJSONBody
+type SetProjectReclaimJSONRequestBody = ReclaimOverride
 
 // SetProjectTagsJSONRequestBody defines body for SetProjectTags for application/json ContentType.
-type SetProjectTagsJSONRequestBody SetProjectTagsJSONBody
+type SetProjectTagsJSONRequestBody = ProjectTags
 
 // CreateTemplateJSONRequestBody defines body for CreateTemplate for application/json ContentType.
 type CreateTemplateJSONRequestBody = TemplateRequest
@@ -3284,10 +3757,10 @@ type CreateTemplateJSONRequestBody = TemplateRequest
 type CreateQuotaRequestJSONRequestBody = NewQuotaRequest
 
 // ApproveQuotaRequestJSONRequestBody defines body for ApproveQuotaRequest for application/json ContentType.
-type ApproveQuotaRequestJSONRequestBody ApproveQuotaRequestJSONBody
+type ApproveQuotaRequestJSONRequestBody = RequestDecision
 
 // RejectQuotaRequestJSONRequestBody defines body for RejectQuotaRequest for application/json ContentType.
-type RejectQuotaRequestJSONRequestBody RejectQuotaRequestJSONBody
+type RejectQuotaRequestJSONRequestBody = RequestDecision
 
 // SubmitTaskJSONRequestBody defines body for SubmitTask for application/json ContentType.
 type SubmitTaskJSONRequestBody = TaskRequest
@@ -3296,13 +3769,13 @@ type SubmitTaskJSONRequestBody = TaskRequest
 type UpdateTemplateJSONRequestBody = TemplateRequest
 
 // RollbackTemplateJSONRequestBody defines body for RollbackTemplate for application/json ContentType.
-type RollbackTemplateJSONRequestBody RollbackTemplateJSONBody
+type RollbackTemplateJSONRequestBody = TemplateRollback
 
 // CreateScheduleJSONRequestBody defines body for CreateSchedule for application/json ContentType.
 type CreateScheduleJSONRequestBody = ScheduleRequest
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
-type CreateTokenJSONRequestBody CreateTokenJSONBody
+type CreateTokenJSONRequestBody = TokenRequest
 
 // CreateTrialJSONRequestBody defines body for CreateTrial for application/json ContentType.
 type CreateTrialJSONRequestBody = TrialRequest
@@ -3311,10 +3784,10 @@ type CreateTrialJSONRequestBody = TrialRequest
 type RunTrialFullJSONRequestBody = TrialFullRequest
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
-type CreateUserJSONRequestBody CreateUserJSONBody
+type CreateUserJSONRequestBody = NewUser
 
 // SetUserUnixAccountJSONRequestBody defines body for SetUserUnixAccount for application/json ContentType.
-type SetUserUnixAccountJSONRequestBody SetUserUnixAccountJSONBody
+type SetUserUnixAccountJSONRequestBody = UnixAccountRequest
 
 // AsDryRun returns the union data inside the SubmitTask200JSONResponseBody as a DryRun
 func (t SubmitTask200JSONResponseBody) AsDryRun() (DryRun, error) {
@@ -9833,11 +10306,7 @@ type GetBillingSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		ActiveUtilPct *int    `json:"active_util_pct,omitempty"`
-		IdleUtilPct   *int    `json:"idle_util_pct,omitempty"`
-		TimeZone      *string `json:"time_zone,omitempty"`
-	}
+	JSON200 *BillingSettings
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9845,11 +10314,7 @@ type GetBillingSettingsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetBillingSettingsResponse) GetJSON200() *struct {
-	ActiveUtilPct *int    `json:"active_util_pct,omitempty"`
-	IdleUtilPct   *int    `json:"idle_util_pct,omitempty"`
-	TimeZone      *string `json:"time_zone,omitempty"`
-} {
+func (r GetBillingSettingsResponse) GetJSON200() *BillingSettings {
 	return r.JSON200
 }
 
@@ -9896,11 +10361,7 @@ type SetBillingSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		ActiveUtilPct *int    `json:"active_util_pct,omitempty"`
-		IdleUtilPct   *int    `json:"idle_util_pct,omitempty"`
-		TimeZone      *string `json:"time_zone,omitempty"`
-	}
+	JSON200 *BillingSettings
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -9908,11 +10369,7 @@ type SetBillingSettingsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r SetBillingSettingsResponse) GetJSON200() *struct {
-	ActiveUtilPct *int    `json:"active_util_pct,omitempty"`
-	IdleUtilPct   *int    `json:"idle_util_pct,omitempty"`
-	TimeZone      *string `json:"time_zone,omitempty"`
-} {
+func (r SetBillingSettingsResponse) GetJSON200() *BillingSettings {
 	return r.JSON200
 }
 
@@ -10289,13 +10746,7 @@ type CreateJoinTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *struct {
-		CreatedAt *time.Time `json:"created_at,omitempty"`
-		Id        *int       `json:"id,omitempty"`
-		MachineId *string    `json:"machine_id,omitempty"`
-		NodeId    *int       `json:"node_id,omitempty"`
-		Token     *string    `json:"token,omitempty"`
-	}
+	JSON201 *JoinToken
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10303,13 +10754,7 @@ type CreateJoinTokenResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r CreateJoinTokenResponse) GetJSON201() *struct {
-	CreatedAt *time.Time `json:"created_at,omitempty"`
-	Id        *int       `json:"id,omitempty"`
-	MachineId *string    `json:"machine_id,omitempty"`
-	NodeId    *int       `json:"node_id,omitempty"`
-	Token     *string    `json:"token,omitempty"`
-} {
+func (r CreateJoinTokenResponse) GetJSON201() *JoinToken {
 	return r.JSON201
 }
 
@@ -10404,11 +10849,7 @@ type GetMeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Name     *string `json:"name,omitempty"`
-		ReadOnly *bool   `json:"read_only,omitempty"`
-		Role     *string `json:"role,omitempty"`
-	}
+	JSON200 *Me
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -10416,11 +10857,7 @@ type GetMeResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetMeResponse) GetJSON200() *struct {
-	Name     *string `json:"name,omitempty"`
-	ReadOnly *bool   `json:"read_only,omitempty"`
-	Role     *string `json:"role,omitempty"`
-} {
+func (r GetMeResponse) GetJSON200() *Me {
 	return r.JSON200
 }
 
@@ -12332,154 +12769,7 @@ type GetTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Advice what the task's next run should ask for, from what this run measured (peak memory and utilization per card); absent while it runs or without enough readings; advice only
-		Advice *struct {
-			CardMemMib *int `json:"card_mem_mib,omitempty"`
-
-			// CostPct the advised run's cost per hour against this run's, in percent
-			CostPct  *int    `json:"cost_pct,omitempty"`
-			FromGpus *int    `json:"from_gpus,omitempty"`
-			FromSpec *string `json:"from_spec,omitempty"`
-			Gpus     *int    `json:"gpus,omitempty"`
-
-			// IdleCards cards that never went above 5 % utilization
-			IdleCards        *int                                  `json:"idle_cards,omitempty"`
-			Kind             *GetTask200JSONResponseBodyAdviceKind `json:"kind,omitempty"`
-			PeakMemMib       *int                                  `json:"peak_mem_mib,omitempty"`
-			SavingFenPerHour *int                                  `json:"saving_fen_per_hour,omitempty"`
-
-			// Slower the run kept its cards busy: a smaller card may run longer
-			Slower *bool   `json:"slower,omitempty"`
-			Spec   *string `json:"spec,omitempty"`
-
-			// TimePct with trial_id: how long the same output takes as advised against as this run ran, in percent
-			TimePct *int `json:"time_pct,omitempty"`
-
-			// TrialId the finished trial of this task (or its template) whose measured throughput, scaling and peak memory the advice is; cost_pct and saving_fen_per_hour are then per unit of output; absent when the advice is from readings alone
-			TrialId *int `json:"trial_id,omitempty"`
-		} `json:"advice,omitempty"`
-		AllowNoInterconnect bool `json:"allow_no_interconnect"`
-
-		// Attempt the task's run that holds or will hold its cards: 1 for the first, one more for each rerun
-		Attempt int `json:"attempt"`
-
-		// Attempts the task's runs, the first first: those that ended in a rerun, then its current one
-		Attempts *[]struct {
-			Attempt *int `json:"attempt,omitempty"`
-
-			// Checkpoint the last checkpoint's place by its end: the next attempt resumed from it
-			Checkpoint   *string    `json:"checkpoint,omitempty"`
-			CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
-			Current      *bool      `json:"current,omitempty"`
-			EndedAt      *time.Time `json:"ended_at,omitempty"`
-
-			// Ending how it ended: lost, failed, or as the task ended; absent while it runs
-			Ending *string `json:"ending,omitempty"`
-
-			// LostS card-seconds of its work lost to its rerun (since the checkpoint), billed as the rerun class
-			LostS *int `json:"lost_s,omitempty"`
-
-			// Nodes the hostnames it ran on, in rank order
-			Nodes *[]string `json:"nodes,omitempty"`
-
-			// Reason why, in the request's language
-			Reason      *string    `json:"reason,omitempty"`
-			ReasonCodes *[]Phrase  `json:"reason_codes,omitempty"`
-			StartedAt   *time.Time `json:"started_at,omitempty"`
-		} `json:"attempts,omitempty"`
-		Command   *[]string `json:"command"`
-		DataCheck *struct {
-			// Path a path under the server's --data-root
-			Path *string `json:"path,omitempty"`
-
-			// Region where the data is: the scheduler prefers that region's cards
-			Region *string `json:"region,omitempty"`
-
-			// Url a URL that is not internal
-			Url *string `json:"url,omitempty"`
-		} `json:"data_check"`
-
-		// DataCheckSilentS while the task waits on a data check: how many seconds the check has gone without an answer (since its last answer, or the submit), once that passes five rounds of checks (300 s); absent otherwise
-		DataCheckSilentS *int `json:"data_check_silent_s,omitempty"`
-
-		// DataCheckedAt when the task's data check last answered (found the data or not) while the task waited for it; null before its first answer
-		DataCheckedAt *time.Time `json:"data_checked_at"`
-
-		// DataLocations where the data is in each region: region → an absolute path or a URI with a host (s3://bucket/set); among regions when the task names some. The node a task runs on gets its region's location as KASHI_DATA_LOCATION (and KASHI_DATA_REGION). Paths and http(s) URLs are checked for readiness per region when no data_check path or url is given.
-		DataLocations *map[string]string `json:"data_locations,omitempty"`
-		DataReady     bool               `json:"data_ready"`
-		Deferrable    bool               `json:"deferrable"`
-		EndedAt       *time.Time         `json:"ended_at"`
-		EnvNames      *[]string          `json:"env_names"`
-		EstGpuHours   float32            `json:"est_gpu_hours"`
-		Events        *[]struct {
-			At   *time.Time `json:"at,omitempty"`
-			From *string    `json:"from,omitempty"`
-
-			// Reason why, in the request's language (as the task's reason)
-			Reason      *string   `json:"reason,omitempty"`
-			ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
-			To          *string   `json:"to,omitempty"`
-		} `json:"events,omitempty"`
-		ExitCode   *int                           `json:"exit_code"`
-		Gpus       int                            `json:"gpus"`
-		HealthPath *string                        `json:"health_path,omitempty"`
-		Id         int                            `json:"id"`
-		Image      string                         `json:"image"`
-		Kind       GetTask200JSONResponseBodyKind `json:"kind"`
-
-		// LastCheckpoint where the task wrote its last checkpoint, when its KASHI_CHECKPOINT line said (absent otherwise): what a rerun is told in KASHI_RESUME_FROM
-		LastCheckpoint   *string    `json:"last_checkpoint,omitempty"`
-		LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
-		MaxAttempts      int        `json:"max_attempts"`
-		MaxRuntimeS      int        `json:"max_runtime_s"`
-		MetricsPath      *string    `json:"metrics_path,omitempty"`
-		MetricsPort      *int       `json:"metrics_port,omitempty"`
-
-		// MinInterNodeGbps what the task asks of its pools (see TaskRequest); 0 for nothing
-		MinInterNodeGbps int     `json:"min_inter_node_gbps"`
-		MinStorageMbps   int     `json:"min_storage_mbps"`
-		Model            *string `json:"model,omitempty"`
-		Name             string  `json:"name"`
-
-		// Nodes host names of the nodes its current attempt was placed on, in rank order
-		Nodes       *[]string `json:"nodes,omitempty"`
-		OutputUnit  string    `json:"output_unit"`
-		OutputUnits int       `json:"output_units"`
-		Owner       string    `json:"owner"`
-		Priority    string    `json:"priority"`
-		Project     string    `json:"project"`
-		Queue       string    `json:"queue"`
-
-		// Reason why the task took its state (the sentence the store recorded with its last change of state), in the request's language: the lang cookie of a session, else Accept-Language; English without either
-		Reason string `json:"reason"`
-
-		// ReasonCodes the reason as catalog codes with typed arguments, one per part of the sentence (a reclaim's: task_of, idle_for, no_answer); absent when the reason is empty or a sentence the server does not know
-		ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
-
-		// Regions the regions the task accepts (the pools' region setting); empty = any
-		Regions        *[]string `json:"regions,omitempty"`
-		Replicas       *int      `json:"replicas,omitempty"`
-		RerunOnFailure bool      `json:"rerun_on_failure"`
-
-		// ServiceId the service this replica belongs to: its first replica's id
-		ServiceId *int   `json:"service_id,omitempty"`
-		Spec      string `json:"spec"`
-
-		// Specs the specs the task accepts, any of them (instead of spec)
-		Specs           *[]string                       `json:"specs,omitempty"`
-		StartedAt       *time.Time                      `json:"started_at"`
-		State           GetTask200JSONResponseBodyState `json:"state"`
-		SubmittedAt     time.Time                       `json:"submitted_at"`
-		TemplateId      *int                            `json:"template_id"`
-		TemplateVersion int                             `json:"template_version"`
-
-		// TrialId the trial the task is a run of (GET /api/v1/trials/{id}); absent for others
-		TrialId      *int   `json:"trial_id,omitempty"`
-		TtftTargetMs *int   `json:"ttft_target_ms,omitempty"`
-		Workdir      string `json:"workdir"`
-	}
+	JSON200 *TaskDetail
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -12487,154 +12777,7 @@ type GetTaskResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetTaskResponse) GetJSON200() *struct {
-	// Advice what the task's next run should ask for, from what this run measured (peak memory and utilization per card); absent while it runs or without enough readings; advice only
-	Advice *struct {
-		CardMemMib *int `json:"card_mem_mib,omitempty"`
-
-		// CostPct the advised run's cost per hour against this run's, in percent
-		CostPct  *int    `json:"cost_pct,omitempty"`
-		FromGpus *int    `json:"from_gpus,omitempty"`
-		FromSpec *string `json:"from_spec,omitempty"`
-		Gpus     *int    `json:"gpus,omitempty"`
-
-		// IdleCards cards that never went above 5 % utilization
-		IdleCards        *int                                  `json:"idle_cards,omitempty"`
-		Kind             *GetTask200JSONResponseBodyAdviceKind `json:"kind,omitempty"`
-		PeakMemMib       *int                                  `json:"peak_mem_mib,omitempty"`
-		SavingFenPerHour *int                                  `json:"saving_fen_per_hour,omitempty"`
-
-		// Slower the run kept its cards busy: a smaller card may run longer
-		Slower *bool   `json:"slower,omitempty"`
-		Spec   *string `json:"spec,omitempty"`
-
-		// TimePct with trial_id: how long the same output takes as advised against as this run ran, in percent
-		TimePct *int `json:"time_pct,omitempty"`
-
-		// TrialId the finished trial of this task (or its template) whose measured throughput, scaling and peak memory the advice is; cost_pct and saving_fen_per_hour are then per unit of output; absent when the advice is from readings alone
-		TrialId *int `json:"trial_id,omitempty"`
-	} `json:"advice,omitempty"`
-	AllowNoInterconnect bool `json:"allow_no_interconnect"`
-
-	// Attempt the task's run that holds or will hold its cards: 1 for the first, one more for each rerun
-	Attempt int `json:"attempt"`
-
-	// Attempts the task's runs, the first first: those that ended in a rerun, then its current one
-	Attempts *[]struct {
-		Attempt *int `json:"attempt,omitempty"`
-
-		// Checkpoint the last checkpoint's place by its end: the next attempt resumed from it
-		Checkpoint   *string    `json:"checkpoint,omitempty"`
-		CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
-		Current      *bool      `json:"current,omitempty"`
-		EndedAt      *time.Time `json:"ended_at,omitempty"`
-
-		// Ending how it ended: lost, failed, or as the task ended; absent while it runs
-		Ending *string `json:"ending,omitempty"`
-
-		// LostS card-seconds of its work lost to its rerun (since the checkpoint), billed as the rerun class
-		LostS *int `json:"lost_s,omitempty"`
-
-		// Nodes the hostnames it ran on, in rank order
-		Nodes *[]string `json:"nodes,omitempty"`
-
-		// Reason why, in the request's language
-		Reason      *string    `json:"reason,omitempty"`
-		ReasonCodes *[]Phrase  `json:"reason_codes,omitempty"`
-		StartedAt   *time.Time `json:"started_at,omitempty"`
-	} `json:"attempts,omitempty"`
-	Command   *[]string `json:"command"`
-	DataCheck *struct {
-		// Path a path under the server's --data-root
-		Path *string `json:"path,omitempty"`
-
-		// Region where the data is: the scheduler prefers that region's cards
-		Region *string `json:"region,omitempty"`
-
-		// Url a URL that is not internal
-		Url *string `json:"url,omitempty"`
-	} `json:"data_check"`
-
-	// DataCheckSilentS while the task waits on a data check: how many seconds the check has gone without an answer (since its last answer, or the submit), once that passes five rounds of checks (300 s); absent otherwise
-	DataCheckSilentS *int `json:"data_check_silent_s,omitempty"`
-
-	// DataCheckedAt when the task's data check last answered (found the data or not) while the task waited for it; null before its first answer
-	DataCheckedAt *time.Time `json:"data_checked_at"`
-
-	// DataLocations where the data is in each region: region → an absolute path or a URI with a host (s3://bucket/set); among regions when the task names some. The node a task runs on gets its region's location as KASHI_DATA_LOCATION (and KASHI_DATA_REGION). Paths and http(s) URLs are checked for readiness per region when no data_check path or url is given.
-	DataLocations *map[string]string `json:"data_locations,omitempty"`
-	DataReady     bool               `json:"data_ready"`
-	Deferrable    bool               `json:"deferrable"`
-	EndedAt       *time.Time         `json:"ended_at"`
-	EnvNames      *[]string          `json:"env_names"`
-	EstGpuHours   float32            `json:"est_gpu_hours"`
-	Events        *[]struct {
-		At   *time.Time `json:"at,omitempty"`
-		From *string    `json:"from,omitempty"`
-
-		// Reason why, in the request's language (as the task's reason)
-		Reason      *string   `json:"reason,omitempty"`
-		ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
-		To          *string   `json:"to,omitempty"`
-	} `json:"events,omitempty"`
-	ExitCode   *int                           `json:"exit_code"`
-	Gpus       int                            `json:"gpus"`
-	HealthPath *string                        `json:"health_path,omitempty"`
-	Id         int                            `json:"id"`
-	Image      string                         `json:"image"`
-	Kind       GetTask200JSONResponseBodyKind `json:"kind"`
-
-	// LastCheckpoint where the task wrote its last checkpoint, when its KASHI_CHECKPOINT line said (absent otherwise): what a rerun is told in KASHI_RESUME_FROM
-	LastCheckpoint   *string    `json:"last_checkpoint,omitempty"`
-	LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
-	MaxAttempts      int        `json:"max_attempts"`
-	MaxRuntimeS      int        `json:"max_runtime_s"`
-	MetricsPath      *string    `json:"metrics_path,omitempty"`
-	MetricsPort      *int       `json:"metrics_port,omitempty"`
-
-	// MinInterNodeGbps what the task asks of its pools (see TaskRequest); 0 for nothing
-	MinInterNodeGbps int     `json:"min_inter_node_gbps"`
-	MinStorageMbps   int     `json:"min_storage_mbps"`
-	Model            *string `json:"model,omitempty"`
-	Name             string  `json:"name"`
-
-	// Nodes host names of the nodes its current attempt was placed on, in rank order
-	Nodes       *[]string `json:"nodes,omitempty"`
-	OutputUnit  string    `json:"output_unit"`
-	OutputUnits int       `json:"output_units"`
-	Owner       string    `json:"owner"`
-	Priority    string    `json:"priority"`
-	Project     string    `json:"project"`
-	Queue       string    `json:"queue"`
-
-	// Reason why the task took its state (the sentence the store recorded with its last change of state), in the request's language: the lang cookie of a session, else Accept-Language; English without either
-	Reason string `json:"reason"`
-
-	// ReasonCodes the reason as catalog codes with typed arguments, one per part of the sentence (a reclaim's: task_of, idle_for, no_answer); absent when the reason is empty or a sentence the server does not know
-	ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
-
-	// Regions the regions the task accepts (the pools' region setting); empty = any
-	Regions        *[]string `json:"regions,omitempty"`
-	Replicas       *int      `json:"replicas,omitempty"`
-	RerunOnFailure bool      `json:"rerun_on_failure"`
-
-	// ServiceId the service this replica belongs to: its first replica's id
-	ServiceId *int   `json:"service_id,omitempty"`
-	Spec      string `json:"spec"`
-
-	// Specs the specs the task accepts, any of them (instead of spec)
-	Specs           *[]string                       `json:"specs,omitempty"`
-	StartedAt       *time.Time                      `json:"started_at"`
-	State           GetTask200JSONResponseBodyState `json:"state"`
-	SubmittedAt     time.Time                       `json:"submitted_at"`
-	TemplateId      *int                            `json:"template_id"`
-	TemplateVersion int                             `json:"template_version"`
-
-	// TrialId the trial the task is a run of (GET /api/v1/trials/{id}); absent for others
-	TrialId      *int   `json:"trial_id,omitempty"`
-	TtftTargetMs *int   `json:"ttft_target_ms,omitempty"`
-	Workdir      string `json:"workdir"`
-} {
+func (r GetTaskResponse) GetJSON200() *TaskDetail {
 	return r.JSON200
 }
 
@@ -13327,9 +13470,7 @@ type ListTrialsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Trials *[]Trial `json:"trials,omitempty"`
-	}
+	JSON200 *TrialList
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -13337,9 +13478,7 @@ type ListTrialsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListTrialsResponse) GetJSON200() *struct {
-	Trials *[]Trial `json:"trials,omitempty"`
-} {
+func (r ListTrialsResponse) GetJSON200() *TrialList {
 	return r.JSON200
 }
 
@@ -13606,10 +13745,7 @@ type SetUserUnixAccountResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Name        *string `json:"name,omitempty"`
-		UnixAccount *string `json:"unix_account,omitempty"`
-	}
+	JSON200 *UnixAccount
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *ClientError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -13617,10 +13753,7 @@ type SetUserUnixAccountResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r SetUserUnixAccountResponse) GetJSON200() *struct {
-	Name        *string `json:"name,omitempty"`
-	UnixAccount *string `json:"unix_account,omitempty"`
-} {
+func (r SetUserUnixAccountResponse) GetJSON200() *UnixAccount {
 	return r.JSON200
 }
 
@@ -15382,11 +15515,7 @@ func ParseGetBillingSettingsResponse(rsp *http.Response) (*GetBillingSettingsRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			ActiveUtilPct *int    `json:"active_util_pct,omitempty"`
-			IdleUtilPct   *int    `json:"idle_util_pct,omitempty"`
-			TimeZone      *string `json:"time_zone,omitempty"`
-		}
+		var dest BillingSettings
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15426,11 +15555,7 @@ func ParseSetBillingSettingsResponse(rsp *http.Response) (*SetBillingSettingsRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			ActiveUtilPct *int    `json:"active_util_pct,omitempty"`
-			IdleUtilPct   *int    `json:"idle_util_pct,omitempty"`
-			TimeZone      *string `json:"time_zone,omitempty"`
-		}
+		var dest BillingSettings
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15716,13 +15841,7 @@ func ParseCreateJoinTokenResponse(rsp *http.Response) (*CreateJoinTokenResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest struct {
-			CreatedAt *time.Time `json:"created_at,omitempty"`
-			Id        *int       `json:"id,omitempty"`
-			MachineId *string    `json:"machine_id,omitempty"`
-			NodeId    *int       `json:"node_id,omitempty"`
-			Token     *string    `json:"token,omitempty"`
-		}
+		var dest JoinToken
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -15798,11 +15917,7 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Name     *string `json:"name,omitempty"`
-			ReadOnly *bool   `json:"read_only,omitempty"`
-			Role     *string `json:"role,omitempty"`
-		}
+		var dest Me
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17201,154 +17316,7 @@ func ParseGetTaskResponse(rsp *http.Response) (*GetTaskResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Advice what the task's next run should ask for, from what this run measured (peak memory and utilization per card); absent while it runs or without enough readings; advice only
-			Advice *struct {
-				CardMemMib *int `json:"card_mem_mib,omitempty"`
-
-				// CostPct the advised run's cost per hour against this run's, in percent
-				CostPct  *int    `json:"cost_pct,omitempty"`
-				FromGpus *int    `json:"from_gpus,omitempty"`
-				FromSpec *string `json:"from_spec,omitempty"`
-				Gpus     *int    `json:"gpus,omitempty"`
-
-				// IdleCards cards that never went above 5 % utilization
-				IdleCards        *int                                  `json:"idle_cards,omitempty"`
-				Kind             *GetTask200JSONResponseBodyAdviceKind `json:"kind,omitempty"`
-				PeakMemMib       *int                                  `json:"peak_mem_mib,omitempty"`
-				SavingFenPerHour *int                                  `json:"saving_fen_per_hour,omitempty"`
-
-				// Slower the run kept its cards busy: a smaller card may run longer
-				Slower *bool   `json:"slower,omitempty"`
-				Spec   *string `json:"spec,omitempty"`
-
-				// TimePct with trial_id: how long the same output takes as advised against as this run ran, in percent
-				TimePct *int `json:"time_pct,omitempty"`
-
-				// TrialId the finished trial of this task (or its template) whose measured throughput, scaling and peak memory the advice is; cost_pct and saving_fen_per_hour are then per unit of output; absent when the advice is from readings alone
-				TrialId *int `json:"trial_id,omitempty"`
-			} `json:"advice,omitempty"`
-			AllowNoInterconnect bool `json:"allow_no_interconnect"`
-
-			// Attempt the task's run that holds or will hold its cards: 1 for the first, one more for each rerun
-			Attempt int `json:"attempt"`
-
-			// Attempts the task's runs, the first first: those that ended in a rerun, then its current one
-			Attempts *[]struct {
-				Attempt *int `json:"attempt,omitempty"`
-
-				// Checkpoint the last checkpoint's place by its end: the next attempt resumed from it
-				Checkpoint   *string    `json:"checkpoint,omitempty"`
-				CheckpointAt *time.Time `json:"checkpoint_at,omitempty"`
-				Current      *bool      `json:"current,omitempty"`
-				EndedAt      *time.Time `json:"ended_at,omitempty"`
-
-				// Ending how it ended: lost, failed, or as the task ended; absent while it runs
-				Ending *string `json:"ending,omitempty"`
-
-				// LostS card-seconds of its work lost to its rerun (since the checkpoint), billed as the rerun class
-				LostS *int `json:"lost_s,omitempty"`
-
-				// Nodes the hostnames it ran on, in rank order
-				Nodes *[]string `json:"nodes,omitempty"`
-
-				// Reason why, in the request's language
-				Reason      *string    `json:"reason,omitempty"`
-				ReasonCodes *[]Phrase  `json:"reason_codes,omitempty"`
-				StartedAt   *time.Time `json:"started_at,omitempty"`
-			} `json:"attempts,omitempty"`
-			Command   *[]string `json:"command"`
-			DataCheck *struct {
-				// Path a path under the server's --data-root
-				Path *string `json:"path,omitempty"`
-
-				// Region where the data is: the scheduler prefers that region's cards
-				Region *string `json:"region,omitempty"`
-
-				// Url a URL that is not internal
-				Url *string `json:"url,omitempty"`
-			} `json:"data_check"`
-
-			// DataCheckSilentS while the task waits on a data check: how many seconds the check has gone without an answer (since its last answer, or the submit), once that passes five rounds of checks (300 s); absent otherwise
-			DataCheckSilentS *int `json:"data_check_silent_s,omitempty"`
-
-			// DataCheckedAt when the task's data check last answered (found the data or not) while the task waited for it; null before its first answer
-			DataCheckedAt *time.Time `json:"data_checked_at"`
-
-			// DataLocations where the data is in each region: region → an absolute path or a URI with a host (s3://bucket/set); among regions when the task names some. The node a task runs on gets its region's location as KASHI_DATA_LOCATION (and KASHI_DATA_REGION). Paths and http(s) URLs are checked for readiness per region when no data_check path or url is given.
-			DataLocations *map[string]string `json:"data_locations,omitempty"`
-			DataReady     bool               `json:"data_ready"`
-			Deferrable    bool               `json:"deferrable"`
-			EndedAt       *time.Time         `json:"ended_at"`
-			EnvNames      *[]string          `json:"env_names"`
-			EstGpuHours   float32            `json:"est_gpu_hours"`
-			Events        *[]struct {
-				At   *time.Time `json:"at,omitempty"`
-				From *string    `json:"from,omitempty"`
-
-				// Reason why, in the request's language (as the task's reason)
-				Reason      *string   `json:"reason,omitempty"`
-				ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
-				To          *string   `json:"to,omitempty"`
-			} `json:"events,omitempty"`
-			ExitCode   *int                           `json:"exit_code"`
-			Gpus       int                            `json:"gpus"`
-			HealthPath *string                        `json:"health_path,omitempty"`
-			Id         int                            `json:"id"`
-			Image      string                         `json:"image"`
-			Kind       GetTask200JSONResponseBodyKind `json:"kind"`
-
-			// LastCheckpoint where the task wrote its last checkpoint, when its KASHI_CHECKPOINT line said (absent otherwise): what a rerun is told in KASHI_RESUME_FROM
-			LastCheckpoint   *string    `json:"last_checkpoint,omitempty"`
-			LastCheckpointAt *time.Time `json:"last_checkpoint_at"`
-			MaxAttempts      int        `json:"max_attempts"`
-			MaxRuntimeS      int        `json:"max_runtime_s"`
-			MetricsPath      *string    `json:"metrics_path,omitempty"`
-			MetricsPort      *int       `json:"metrics_port,omitempty"`
-
-			// MinInterNodeGbps what the task asks of its pools (see TaskRequest); 0 for nothing
-			MinInterNodeGbps int     `json:"min_inter_node_gbps"`
-			MinStorageMbps   int     `json:"min_storage_mbps"`
-			Model            *string `json:"model,omitempty"`
-			Name             string  `json:"name"`
-
-			// Nodes host names of the nodes its current attempt was placed on, in rank order
-			Nodes       *[]string `json:"nodes,omitempty"`
-			OutputUnit  string    `json:"output_unit"`
-			OutputUnits int       `json:"output_units"`
-			Owner       string    `json:"owner"`
-			Priority    string    `json:"priority"`
-			Project     string    `json:"project"`
-			Queue       string    `json:"queue"`
-
-			// Reason why the task took its state (the sentence the store recorded with its last change of state), in the request's language: the lang cookie of a session, else Accept-Language; English without either
-			Reason string `json:"reason"`
-
-			// ReasonCodes the reason as catalog codes with typed arguments, one per part of the sentence (a reclaim's: task_of, idle_for, no_answer); absent when the reason is empty or a sentence the server does not know
-			ReasonCodes *[]Phrase `json:"reason_codes,omitempty"`
-
-			// Regions the regions the task accepts (the pools' region setting); empty = any
-			Regions        *[]string `json:"regions,omitempty"`
-			Replicas       *int      `json:"replicas,omitempty"`
-			RerunOnFailure bool      `json:"rerun_on_failure"`
-
-			// ServiceId the service this replica belongs to: its first replica's id
-			ServiceId *int   `json:"service_id,omitempty"`
-			Spec      string `json:"spec"`
-
-			// Specs the specs the task accepts, any of them (instead of spec)
-			Specs           *[]string                       `json:"specs,omitempty"`
-			StartedAt       *time.Time                      `json:"started_at"`
-			State           GetTask200JSONResponseBodyState `json:"state"`
-			SubmittedAt     time.Time                       `json:"submitted_at"`
-			TemplateId      *int                            `json:"template_id"`
-			TemplateVersion int                             `json:"template_version"`
-
-			// TrialId the trial the task is a run of (GET /api/v1/trials/{id}); absent for others
-			TrialId      *int   `json:"trial_id,omitempty"`
-			TtftTargetMs *int   `json:"ttft_target_ms,omitempty"`
-			Workdir      string `json:"workdir"`
-		}
+		var dest TaskDetail
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17857,9 +17825,7 @@ func ParseListTrialsResponse(rsp *http.Response) (*ListTrialsResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Trials *[]Trial `json:"trials,omitempty"`
-		}
+		var dest TrialList
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -18059,10 +18025,7 @@ func ParseSetUserUnixAccountResponse(rsp *http.Response) (*SetUserUnixAccountRes
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Name        *string `json:"name,omitempty"`
-			UnixAccount *string `json:"unix_account,omitempty"`
-		}
+		var dest UnixAccount
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

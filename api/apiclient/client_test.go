@@ -40,7 +40,7 @@ func TestGeneratedClientCallsServer(t *testing.T) {
 		t.Fatalf("health = %v, %v %s", health.JSON200, err, health.Body)
 	}
 	me, err := c.GetMeWithResponse(ctx)
-	if err != nil || me.JSON200 == nil || me.JSON200.Role == nil || *me.JSON200.Role != "admin" {
+	if err != nil || me.JSON200 == nil || me.JSON200.Role != "admin" {
 		t.Fatalf("getMe = %+v, %v %s", me.JSON200, err, me.Body)
 	}
 
@@ -76,7 +76,7 @@ func TestGeneratedClientCallsServer(t *testing.T) {
 		t.Fatalf("getQueue: %v %s", err, queue.Body)
 	}
 
-	tok, err := c.CreateTokenWithResponse(ctx, CreateTokenJSONRequestBody{Name: ptr("ci"), Scope: ptr(CreateTokenJSONBodyScopeRead)})
+	tok, err := c.CreateTokenWithResponse(ctx, CreateTokenJSONRequestBody{Name: ptr("ci"), Scope: ptr(TokenRequestScopeRead)})
 	if err != nil || tok.JSON201 == nil || tok.JSON201.Token == "" || tok.JSON201.Scope != NewTokenScopeRead {
 		t.Fatalf("createToken = %+v, %v %s", tok.JSON201, err, tok.Body)
 	}

@@ -5,17 +5,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
-
-// billingSettingsBody is the body of GET and POST /api/v1/billing/settings.
-type billingSettingsBody struct {
-	TimeZone string `json:"time_zone"`
-	// IdleUtilPct and ActiveUtilPct classify readings; 0 means the default (10 and 40).
-	IdleUtilPct   int `json:"idle_util_pct"`
-	ActiveUtilPct int `json:"active_util_pct"`
-}
 
 // BillingSettings shows the billing zone and the metering thresholds.
 // GET /api/v1/billing/settings.
@@ -24,14 +17,14 @@ func (h *Handler) BillingSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, billingSettingsBody{TimeZone: bs.TimeZone, IdleUtilPct: bs.IdleUtilPct, ActiveUtilPct: bs.ActiveUtilPct})
+	return c.JSON(http.StatusOK, api.BillingSettings{TimeZone: bs.TimeZone, IdleUtilPct: bs.IdleUtilPct, ActiveUtilPct: bs.ActiveUtilPct})
 }
 
 // BillingSettingsSet stores the billing zone and the metering thresholds (admins only); they
 // classify what is rolled up from now on, and each rollup and bill records them. A bad value
 // is 422 naming the field. POST /api/v1/billing/settings.
 func (h *Handler) BillingSettingsSet(c echo.Context) error {
-	var b billingSettingsBody
+	var b api.BillingSettings
 	if err := handlers.DecodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}

@@ -1,18 +1,13 @@
 package bills
 
 import (
+	"encoding/json"
+
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/billing"
 )
-
-// monthBillsJSON is every project's bill of a month in the API.
-type monthBillsJSON struct {
-	Month    string             `json:"month"`
-	Bills    []billing.Bill     `json:"bills"`
-	PoolIdle []billing.PoolIdle `json:"pool_idle"`
-	TotalFen int64              `json:"total_fen"`
-}
 
 // BillsMonth answers every project's bill of a month (finance and admins) as JSON, CSV or
 // XLSX, issued bills as frozen. GET /api/v1/bills/:month.
@@ -30,10 +25,13 @@ func (h *Handler) BillsMonth(c echo.Context) error {
 	if err != nil {
 		return billError(err)
 	}
-	body := monthBillsJSON{Month: month, Bills: res.Bills, PoolIdle: res.PoolIdle}
-	if body.PoolIdle == nil {
-		body.PoolIdle = []billing.PoolIdle{}
+	if res.PoolIdle == nil {
+		res.PoolIdle = []billing.PoolIdle{}
 	}
+	// Bills and idle hours are plain data: they always encode.
+	body := api.MonthBills{Month: month}
+	body.Bills, _ = json.Marshal(res.Bills)
+	body.PoolIdle, _ = json.Marshal(res.PoolIdle)
 	for _, b := range res.Bills {
 		body.TotalFen = billing.AddFen(body.TotalFen, b.TotalFen)
 	}

@@ -26,10 +26,7 @@ func (h *Handler) TokenList(c echo.Context) error {
 // TokenCreate makes an API token for the caller and shows it once.
 // POST /api/v1/tokens {"name": …, "scope": "read"|"write"}.
 func (h *Handler) TokenCreate(c echo.Context) error {
-	var b struct {
-		Name  string `json:"name"`
-		Scope string `json:"scope"`
-	}
+	var b api.TokenRequest
 	if err := handlers.DecodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}

@@ -12,11 +12,7 @@ import (
 
 // UserCreate adds a user (admins). POST /api/v1/users {"name", "password", "role"}.
 func (h *Handler) UserCreate(c echo.Context) error {
-	var b struct {
-		Name     string `json:"name"`
-		Password string `json:"password"`
-		Role     string `json:"role"`
-	}
+	var b api.NewUser
 	if err := handlers.DecodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package pools
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -113,79 +114,26 @@ func poolState(p poolInfo) string {
 	return poolsview.PoolSteady
 }
 
-// poolJSON is one pool in GET /api/v1/pools.
-type poolJSON struct {
-	Name      string            `json:"name"`
-	Spec      string            `json:"spec"`
-	Provider  string            `json:"provider"`
-	Size      int               `json:"size"`
-	Desired   int               `json:"desired"`
-	State     string            `json:"state"`
-	Version   int               `json:"version"`
-	UpdatedAt time.Time         `json:"updated_at"`
-	UpdatedBy string            `json:"updated_by"`
-	Config    models.PoolConfig `json:"config"`
-	Nodes     []poolNodeJSON    `json:"nodes"`
-	Booting   []machineJSON     `json:"booting"`
-	// StatusAt is the scaling loop's last look at the pool, Skips why it did not act then.
-	StatusAt *time.Time       `json:"status_at"`
-	Skips    []skipJSON       `json:"skips"`
-	Events   []scaleEventJSON `json:"events"`
-	Boot     api.PoolBoot     `json:"boot"`
-}
-
-type poolNodeJSON struct {
-	ID         int64     `json:"id"`
-	Hostname   string    `json:"hostname"`
-	State      string    `json:"state"`
-	MachineID  string    `json:"machine_id"`
-	GPUs       int       `json:"gpus"`
-	LastSeenAt time.Time `json:"last_seen_at"`
-}
-
-type machineJSON struct {
-	Key        string    `json:"key"`
-	ProviderID string    `json:"provider_id"`
-	State      string    `json:"state"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
-type skipJSON struct {
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-}
-
-// scaleEventJSON is one scaling event: when, what, the size before and after, the typed
-// reason and the numbers behind it.
-type scaleEventJSON struct {
-	At         time.Time `json:"at"`
-	Kind       string    `json:"kind"`
-	From       int       `json:"from"`
-	To         int       `json:"to"`
-	Reason     string    `json:"reason"`
-	Detail     string    `json:"detail"`
-	NodeID     *int64    `json:"node_id,omitempty"`
-	MachineKey string    `json:"machine_key,omitempty"`
-}
-
 // toPoolJSON is a pool as the API shows it, the scaling loop's sentences (why it acted or
 // did not) in l's language beside their reason codes.
-func toPoolJSON(l phrase.Locale, p poolInfo) poolJSON {
-	out := poolJSON{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, State: p.State,
-		Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: p.Config, StatusAt: p.StatusAt,
-		Nodes: []poolNodeJSON{}, Booting: []machineJSON{}, Skips: []skipJSON{}, Events: []scaleEventJSON{}, Boot: p.Boot}
+func toPoolJSON(l phrase.Locale, p poolInfo) api.Pool {
+	// A configuration is plain data: it always encodes.
+	config, _ := json.Marshal(p.Config)
+	out := api.Pool{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, State: p.State,
+		Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: config, StatusAt: p.StatusAt,
+		Nodes: []api.PoolNode{}, Booting: []api.PoolMachine{}, Skips: []api.PoolSkip{}, Events: []api.ScaleEvent{}, Boot: p.Boot}
 	for _, n := range p.Nodes {
-		out.Nodes = append(out.Nodes, poolNodeJSON{ID: n.ID, Hostname: n.Hostname, State: n.State, MachineID: n.MachineID,
+		out.Nodes = append(out.Nodes, api.PoolNode{ID: n.ID, Hostname: n.Hostname, State: n.State, MachineID: n.MachineID,
 			GPUs: len(n.GPUs), LastSeenAt: n.LastSeenAt})
 	}
 	for _, m := range p.Booting {
-		out.Booting = append(out.Booting, machineJSON{Key: m.IdempotencyKey, ProviderID: m.ProviderID, State: m.State, CreatedAt: m.CreatedAt})
+		out.Booting = append(out.Booting, api.PoolMachine{Key: m.IdempotencyKey, ProviderID: m.ProviderID, State: m.State, CreatedAt: m.CreatedAt})
 	}
 	for _, s := range p.Skips {
-		out.Skips = append(out.Skips, skipJSON{Reason: s.Reason, Detail: l.SayText(s.Detail)})
+		out.Skips = append(out.Skips, api.PoolSkip{Reason: s.Reason, Detail: l.SayText(s.Detail)})
 	}
 	for _, e := range p.Events {
-		out.Events = append(out.Events, scaleEventJSON{At: e.At, Kind: e.Kind, From: e.FromSize, To: e.ToSize, Reason: e.Reason,
+		out.Events = append(out.Events, api.ScaleEvent{At: e.At, Kind: e.Kind, From: e.FromSize, To: e.ToSize, Reason: e.Reason,
 			Detail: l.SayText(e.Detail), NodeID: e.NodeID, MachineKey: e.MachineKey})
 	}
 	return out
@@ -206,7 +154,7 @@ func (h *Handler) PoolsList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]poolJSON, len(pools))
+	out := make([]api.Pool, len(pools))
 	for i, p := range pools {
 		if n == 0 {
 			p.Events = nil

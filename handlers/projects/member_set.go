@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
@@ -17,10 +18,7 @@ func (h *Handler) MemberSet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b struct {
-		User string `json:"user"`
-		Role string `json:"role"`
-	}
+	var b api.Membership
 	if err := handlers.DecodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}

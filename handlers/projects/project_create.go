@@ -11,10 +11,7 @@ import (
 
 // ProjectCreate adds a project (admins). POST /api/v1/projects {"name", "tags"}.
 func (h *Handler) ProjectCreate(c echo.Context) error {
-	var b struct {
-		Name string   `json:"name"`
-		Tags []string `json:"tags"`
-	}
+	var b api.NewProject
 	if err := handlers.DecodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}
@@ -33,9 +30,7 @@ func (h *Handler) ProjectArchive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b struct {
-		Archived *bool `json:"archived"`
-	}
+	var b api.ProjectArchive
 	if err := handlers.DecodeJSON(c, 1<<10, &b); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 )
 
@@ -15,9 +16,7 @@ func (h *Handler) ProjectTags(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b struct {
-		Tags []string `json:"tags"`
-	}
+	var b api.ProjectTags
 	if err := handlers.DecodeJSON(c, 4<<10, &b); err != nil {
 		return err
 	}

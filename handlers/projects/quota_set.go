@@ -2,39 +2,14 @@ package projects
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/scheduler"
 )
-
-// quotaRequestBody is the body of POST /api/v1/projects/:id/quotas.
-type quotaBody struct {
-	Spec            string     `json:"spec"`
-	MaxGPUs         int        `json:"max_gpus"`
-	GuaranteedGPUs  int        `json:"guaranteed_gpus"`
-	MaxServiceGPUs  int        `json:"max_service_gpus"`
-	BudgetCardHours int64      `json:"budget_card_hours"`
-	StartsAt        time.Time  `json:"starts_at"`
-	EndsAt          time.Time  `json:"ends_at"`
-	OverflowAllowed bool       `json:"overflow_allowed"`
-	OverflowRateFen int64      `json:"overflow_rate_fen"`
-	OverrideMaxGPUs int        `json:"override_max_gpus"`
-	OverrideBegins  *time.Time `json:"override_begins"`
-	OverrideEnds    *time.Time `json:"override_ends"`
-	// RemindEndDays and RemindBudgetPcts are the quota's own reminders; empty keeps the
-	// server's.
-	RemindEndDays    []int `json:"remind_end_days"`
-	RemindBudgetPcts []int `json:"remind_budget_pcts"`
-	// ContractMaxGPUs, ContractGuaranteedGPUs and ContractBudgetCardHours are how far a lead
-	// may raise the limit, the guarantee and the budget; 0 (or absent) for the value set.
-	ContractMaxGPUs         int   `json:"contract_max_gpus"`
-	ContractGuaranteedGPUs  int   `json:"contract_guaranteed_gpus"`
-	ContractBudgetCardHours int64 `json:"contract_budget_card_hours"`
-}
 
 // QuotaSet creates or replaces a project's quota for a spec, its contract with it (admins
 // only).
@@ -44,7 +19,7 @@ func (h *Handler) QuotaSet(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b quotaBody
+	var b api.QuotaSetting
 	if err := handlers.DecodeJSON(c, 16<<10, &b); err != nil {
 		return err
 	}

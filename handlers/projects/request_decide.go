@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 )
@@ -25,10 +26,7 @@ func (h *Handler) decideRequest(c echo.Context, approve bool) error {
 	if err != nil {
 		return err
 	}
-	var b struct {
-		Comment string `json:"comment"`
-		Reason  string `json:"reason"`
-	}
+	var b api.RequestDecision
 	if c.Request().ContentLength != 0 {
 		if err := handlers.DecodeJSON(c, 16<<10, &b); err != nil {
 			return err

@@ -2,48 +2,11 @@ package services
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"kashi/api"
 )
-
-// serviceJSON is an inference service over a range, as GET /api/v1/services shows it (the
-// Models page's line). Unknown figures are null; costs are null to whoever may not read the
-// project's bills.
-type serviceJSON struct {
-	ID               int64    `json:"id"`
-	Project          string   `json:"project"`
-	Name             string   `json:"name"`
-	Owner            string   `json:"owner"`
-	Model            string   `json:"model"`
-	Spec             string   `json:"spec"`
-	Replicas         int      `json:"replicas"`
-	Live             int      `json:"live"`
-	GPUs             int      `json:"gpus"`
-	Failing          int      `json:"failing"`
-	RequestsPerS     float64  `json:"requests_per_s"`
-	OutputTokensPerS float64  `json:"output_tokens_per_s"`
-	TTFTP50S         *float64 `json:"ttft_p50_s"`
-	TTFTP95S         *float64 `json:"ttft_p95_s"`
-	TTFTP99S         *float64 `json:"ttft_p99_s"`
-	E2EP95S          *float64 `json:"e2e_p95_s"`
-	UtilPct          *int     `json:"util_pct"`
-	CardSeconds      int64    `json:"card_seconds"`
-	IdleCardSeconds  int64    `json:"idle_card_seconds"`
-	CostFen          *int64   `json:"cost_fen"`
-	CostPerMTokFen   *int64   `json:"cost_per_mtok_fen"`
-	NoTraffic        bool     `json:"no_traffic"`
-	// Points are the range in equal parts for charts over time, as the page draws them.
-	Points []servicePointJSON `json:"points"`
-}
-
-// servicePointJSON is one part of a service's range: its start, TTFT p95 and cost per
-// million output tokens (null when unknown or not the caller's to see).
-type servicePointJSON struct {
-	At             time.Time `json:"at"`
-	TTFTP95S       *float64  `json:"ttft_p95_s"`
-	CostPerMTokFen *int64    `json:"cost_per_mtok_fen"`
-}
 
 // ServicesList answers the Models page's services as JSON. GET /api/v1/services.
 func (h *Handler) ServicesList(c echo.Context) error {
@@ -51,13 +14,13 @@ func (h *Handler) ServicesList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]serviceJSON, 0, len(d.Services))
+	out := make([]api.Service, 0, len(d.Services))
 	for _, s := range d.Services {
-		points := make([]servicePointJSON, len(s.Points))
+		points := make([]api.ServicePoint, len(s.Points))
 		for i, p := range s.Points {
-			points[i] = servicePointJSON{At: p.At, TTFTP95S: p.TTFTP95, CostPerMTokFen: p.CostPerMTokFen}
+			points[i] = api.ServicePoint{At: p.At, TTFTP95S: p.TTFTP95, CostPerMTokFen: p.CostPerMTokFen}
 		}
-		out = append(out, serviceJSON{ID: s.ID, Project: s.Project, Name: s.Name, Owner: s.Owner, Model: s.Model, Spec: s.Spec,
+		out = append(out, api.Service{ID: s.ID, Project: s.Project, Name: s.Name, Owner: s.Owner, Model: s.Model, Spec: s.Spec,
 			Replicas: s.Replicas, Live: s.Live, GPUs: s.GPUs, Failing: s.Failing, RequestsPerS: s.RequestsPerS,
 			OutputTokensPerS: s.TokensPerS, TTFTP50S: s.TTFTP50, TTFTP95S: s.TTFTP95, TTFTP99S: s.TTFTP99, E2EP95S: s.E2EP95,
 			UtilPct: s.UtilPct, CardSeconds: s.CardSeconds, IdleCardSeconds: s.IdleCardSeconds, CostFen: s.CostFen, CostPerMTokFen: s.CostPerMTokFen, NoTraffic: s.NoTraffic,

@@ -6,18 +6,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/schedule"
 )
-
-// scheduleRequest is the body of POST /api/v1/templates/:id/schedules.
-type scheduleRequest struct {
-	Cron           string `json:"cron"`
-	TimeZone       string `json:"time_zone"`
-	Overlap        string `json:"overlap"`
-	StartDeadlineS int64  `json:"start_deadline_s"`
-}
 
 // ScheduleCreate runs a template on a cron expression in a time zone (the project's leads
 // and admins); the tasks are the caller's. Overlap defaults to skip and the start deadline to
@@ -30,7 +23,7 @@ func (h *Handler) ScheduleCreate(c echo.Context) error {
 	if err := leads(c, t.ProjectID); err != nil {
 		return err
 	}
-	req := scheduleRequest{Overlap: string(schedule.OverlapSkip), StartDeadlineS: 3600}
+	req := api.ScheduleRequest{Overlap: string(schedule.OverlapSkip), StartDeadlineS: 3600}
 	if err := handlers.DecodeJSON(c, 4<<10, &req); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -8,7 +9,6 @@ import (
 
 	"kashi/api"
 	"kashi/handlers"
-	"kashi/rightsize"
 )
 
 // TaskShow returns one task with its event log. GET /api/v1/tasks/:id.
@@ -34,12 +34,11 @@ func (h *Handler) TaskShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		api.TaskDetail
-		// Advice is what the task's next run should ask for, from what this run measured;
-		// absent while it runs or without enough readings.
-		Advice *rightsize.Advice `json:"advice,omitempty"`
-	}{TaskDetail: api.TaskDetail{Task: h.taskJSON(handlers.Locale(c), t), Events: make([]api.TaskEvent, len(events))}, Advice: advice}
+	out := api.TaskDetail{Task: h.taskJSON(handlers.Locale(c), t), Events: make([]api.TaskEvent, len(events))}
+	if advice != nil {
+		// Advice is plain data: it always encodes.
+		out.Advice, _ = json.Marshal(advice)
+	}
 	hosts, err := h.store.TaskHosts(ctx, []int64{id})
 	if err != nil {
 		return err

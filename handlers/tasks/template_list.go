@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"kashi/api"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -17,7 +18,7 @@ func (h *Handler) TemplateList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]templateJSON, 0, len(rows))
+	out := make([]api.Template, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, toTemplateJSON(r.TaskTemplate, r.Uses))
 	}
