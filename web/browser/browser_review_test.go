@@ -40,7 +40,7 @@ func TestBrowserPilotReview(t *testing.T) {
 	s.SetNow(start)
 	srv := httptest.NewServer(s.E)
 	defer srv.Close()
-	b := newBrowser(t, srv.URL, 3*time.Minute)
+	b := newBrowser(t, srv.URL, 5*time.Minute)
 	err := chromedp.Do(b.ctx,
 		b.login("ana", "pw-ana-long-enough"),
 		chromedp.Navigate(srv.URL+"/pools"),
