@@ -377,7 +377,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
 		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target,
 		OIDC: provider, LDAP: directory, Chats: chats, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL,
-		BoardShare: boardShare}, now)
+		BoardShare: boardShare, Leads: notice.Leads{Store: store, Channels: notify.Under(cfg.PublicURL, channels)},
+		Words: phrase.Locale{Lang: cfg.Lang}}, now)
 	h.Metrics = metrics.Handler(prometheus.DefaultGatherer, money, cfg.metricsToken)
 	e := web.New(h, strings.HasPrefix(cfg.PublicURL, "https://"), log)
 	srv := web.Server(e)

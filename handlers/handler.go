@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"kashi/models"
+	"kashi/notify"
+	"kashi/phrase"
 	"kashi/scaler"
 	"kashi/scheduler"
 	"kashi/sso"
@@ -65,10 +67,21 @@ type Config struct {
 	SSORules           []models.SSORule
 	PasswordAdminsOnly bool
 	PublicURL          string
+	// Leads tells projects' leads a message sent from a page (the pilot review's verdicts),
+	// in-app and on the chat channels (a notice.Leads); nil offers no such message.
+	Leads LeadsTeller
+	// Words is the installation's language (--lang), in which messages to people are worded.
+	Words phrase.Locale
 	// BoardShare is how long one render of a board view serves every viewer of that view
 	// (the same view, filter, page, language and role); zero shares a render only while
 	// neither the clock nor the board's data moved.
 	BoardShare time.Duration
+}
+
+// LeadsTeller tells the leads of projects m, once per key (a second send tells nobody), and
+// returns how many leads were told for the first time.
+type LeadsTeller interface {
+	TellLeads(ctx context.Context, projectIDs []int64, key string, m notify.Message) (int, error)
 }
 
 // FlavorLister lists the flavors a provider offers in a region and zone; ok is false for a

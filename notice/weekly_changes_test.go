@@ -66,7 +66,7 @@ func TestWeeklyReportListsTheWeeksChanges(t *testing.T) {
 	s := webtest.NewServerOn(t, store, cfg)
 	s.SetNow(now)
 	sentence := func(v int) string {
-		w := s.Get("/pools/a100/changes/" + strconv.Itoa(v))
+		w := s.Measured("/pools/a100/changes/" + strconv.Itoa(v))
 		return strings.TrimSpace(webtest.Parse(t, w.Body.String()).Find(`[data-testid=change-sentence]`).Text())
 	}
 	saved, later := sentence(versions[1]), sentence(versions[2])
@@ -90,5 +90,31 @@ func TestWeeklyReportListsTheWeeksChanges(t *testing.T) {
 	zh, err := notice.BillingReports(store, phrase.Locale{Lang: phrase.LangZH}, "https://kashi.example")(ctx, "2026-W09", now)
 	if err != nil || len(zh) == 0 || !strings.Contains(zh[0].Text, "本周的设置改动：\n- 资源池 a100 第 "+strconv.Itoa(versions[1])+" 版（2026-02-25 10:00，admin）：这次改动") {
 		t.Errorf("zh message: %v\n%v", err, zh)
+	}
+
+	// The report page of the week lists the same changes with the same sentences as the
+	// message, in both languages, each linked to its page for an admin.
+	for lang, msg := range map[string]string{"en": msgs[0].Text, "zh-CN": zh[0].Text} {
+		page := webtest.Parse(t, s.Get("/reports?week=2026-W09", "Accept-Language", lang).Body.String())
+		rows := page.Find(`[data-testid=report-change]`)
+		if rows.Length() != 2 {
+			t.Fatalf("%s: the report page lists %d changes, want 2", lang, rows.Length())
+		}
+		for i, v := range versions[1:] {
+			row := rows.Eq(i)
+			said := strings.TrimSpace(row.Find(`[data-testid=report-change-sentence]`).Text())
+			if row.AttrOr("data-version", "") != strconv.Itoa(v) || !strings.Contains(msg, "："+said+" ") && !strings.Contains(msg, ": "+said+" ") {
+				t.Errorf("%s: the page's change %d says %q, not in the message:\n%s", lang, i, said, msg)
+			}
+			if href := row.Find("a").AttrOr("href", ""); href != "/pools/a100/changes/"+strconv.Itoa(v) {
+				t.Errorf("%s: change %d links to %q", lang, i, href)
+			}
+		}
+	}
+	// A member, who may not open a change's page, reads the same list without links.
+	w := s.Get("/reports?week=2026-W09", webtest.Bearer(s.Member("mia", msgs[0].Project))...)
+	rows := webtest.Parse(t, w.Body.String()).Find(`[data-testid=report-change]`)
+	if w.Code != 200 || rows.Length() != 2 || rows.Find("a").Length() != 0 {
+		t.Errorf("GET /reports as a member = %d, %d changes, %d links; want 2 changes without links", w.Code, rows.Length(), rows.Find("a").Length())
 	}
 }

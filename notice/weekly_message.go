@@ -56,7 +56,7 @@ func BillingReports(src pilot.ChangeSource, l phrase.Locale, publicURL string) W
 		if err != nil {
 			return nil, err
 		}
-		changes, err := pilot.WeekChanges(ctx, src, r.From, r.To, now)
+		changes, err := pilot.WeekChanges(ctx, src, pilot.MeasureChange, r.From, r.To, now)
 		if err != nil {
 			return nil, err
 		}

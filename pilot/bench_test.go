@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kashi/billing"
+	"kashi/models"
 )
 
 // BenchmarkDemoMonthFixedFleet is the review's replay-based comparison over the demo's past
@@ -57,10 +58,9 @@ func BenchmarkDemoMonthReview(b *testing.B) {
 	}
 }
 
-// BenchmarkDemoChange measures a change in the demo's past (the A100 pool capped at 8
-// machines on 15 February): two weeks before and after from the store, and the two weeks
-// after replayed under both settings.
-func BenchmarkDemoChange(b *testing.B) {
+// demoCapped is the demo's past with the A100 pool capped at 8 machines on 15 February: the
+// store, the pool and the change's version.
+func demoCapped(b *testing.B) (*models.Store, string, int) {
 	ctx := context.Background()
 	s := demoPast(b)
 	loc, err := billing.Location(ctx, s)
@@ -77,14 +77,40 @@ func BenchmarkDemoChange(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return s, cps[0].Name, v.Version
+}
+
+// BenchmarkDemoChange measures a change in the demo's past (the A100 pool capped at 8
+// machines on 15 February): two weeks before and after from the store, and the two weeks
+// after replayed under both settings.
+func BenchmarkDemoChange(b *testing.B) {
+	ctx := context.Background()
+	s, pool, version := demoCapped(b)
 	b.ResetTimer()
 	for range b.N {
-		in, err := LoadChange(ctx, s, cps[0].Name, v.Version, demoStart)
+		in, err := LoadChange(ctx, s, pool, version, demoStart)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := ComputeChange(in); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDemoChangeCached measures the same change answered from a ChangeCache once it is
+// measured: what the change page costs a request after the first.
+func BenchmarkDemoChangeCached(b *testing.B) {
+	ctx := context.Background()
+	s, pool, version := demoCapped(b)
+	cc := NewChangeCache(KeptChanges)
+	if _, err := cc.Measure(ctx, s, pool, version, demoStart); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, ok, err := cc.Peek(ctx, s, pool, version, demoStart); err != nil || !ok {
+			b.Fatalf("Peek = %v, %v; want the kept measure", ok, err)
 		}
 	}
 }

@@ -49,7 +49,9 @@ type Change struct {
 	At      time.Time
 	By      string
 	Note    string
-	Ready   bool
+	// Old and New are the pool's settings before and after the change.
+	Old, New models.PoolConfig
+	Ready    bool
 	// From, To: Before is [From, At), After [At, To).
 	From, To      time.Time
 	Before, After Review
@@ -75,37 +77,16 @@ func (c Counterfactual) IdlePct() float64 {
 }
 
 // LoadChange reads version of the pool named pool and the periods around it as of now: as
-// long on each side, at most ChangeWindow, and not past the changes before and after it nor
-// now. The pool's first version, or one that does not exist, is ErrNoChange.
+// long on each side, at most ChangeWindow, not past the changes before and after it, and
+// only as many whole hours as have passed since it by now (so a change's periods move once
+// an hour, and a ChangeCache measures each once). The pool's first version, or one that
+// does not exist, is ErrNoChange.
 func LoadChange(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (ChangeInput, error) {
-	vs, err := src.PoolConfigVersions(ctx, pool)
-	if err != nil {
-		return ChangeInput{}, err
+	in, span, err := changeAt(ctx, src, pool, version, now)
+	if err != nil || span < MinAfter {
+		return in, err
 	}
-	i := slices.IndexFunc(vs, func(v models.PoolPolicyVersion) bool { return v.Version == version })
-	if i < 0 || vs[i].Before == "" || vs[i].Before == "null" {
-		return ChangeInput{}, ErrNoChange
-	}
-	in := ChangeInput{Pool: pool, Version: vs[i]}
-	if err := json.Unmarshal([]byte(vs[i].Before), &in.Old); err != nil {
-		return ChangeInput{}, fmt.Errorf("pilot: version %d's settings before: %w", version, err)
-	}
-	if err := json.Unmarshal([]byte(vs[i].After), &in.New); err != nil {
-		return ChangeInput{}, fmt.Errorf("pilot: version %d's settings: %w", version, err)
-	}
-	at := vs[i].At
-	span := min(ChangeWindow, now.Sub(at))
-	for _, v := range vs {
-		switch {
-		case v.At.Before(at):
-			span = min(span, at.Sub(v.At))
-		case v.At.After(at):
-			span = min(span, v.At.Sub(at))
-		}
-	}
-	if span < MinAfter {
-		return in, nil
-	}
+	at := in.Version.At
 	in.Ready = true
 	if in.Before, err = Load(ctx, src, pool, "", at.Add(-span), at, now); err != nil {
 		return ChangeInput{}, err
@@ -118,10 +99,41 @@ func LoadChange(ctx context.Context, src ChangeSource, pool string, version int,
 	return in, nil
 }
 
+// changeAt reads version of the pool named pool, its settings before and after, and the
+// length of the periods LoadChange reads on each side of it as of now.
+func changeAt(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (ChangeInput, time.Duration, error) {
+	vs, err := src.PoolConfigVersions(ctx, pool)
+	if err != nil {
+		return ChangeInput{}, 0, err
+	}
+	i := slices.IndexFunc(vs, func(v models.PoolPolicyVersion) bool { return v.Version == version })
+	if i < 0 || vs[i].Before == "" || vs[i].Before == "null" {
+		return ChangeInput{}, 0, ErrNoChange
+	}
+	in := ChangeInput{Pool: pool, Version: vs[i]}
+	if err := json.Unmarshal([]byte(vs[i].Before), &in.Old); err != nil {
+		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings before: %w", version, err)
+	}
+	if err := json.Unmarshal([]byte(vs[i].After), &in.New); err != nil {
+		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings: %w", version, err)
+	}
+	at := vs[i].At
+	span := min(ChangeWindow, now.Sub(at).Truncate(time.Hour))
+	for _, v := range vs {
+		switch {
+		case v.At.Before(at):
+			span = min(span, at.Sub(v.At))
+		case v.At.After(at):
+			span = min(span, v.At.Sub(at))
+		}
+	}
+	return in, span, nil
+}
+
 // ComputeChange measures in's change.
 func ComputeChange(in ChangeInput) (Change, error) {
 	v := in.Version
-	c := Change{Pool: in.Pool, Version: v.Version, At: v.At, By: v.By, Note: v.Note, Ready: in.Ready}
+	c := Change{Pool: in.Pool, Version: v.Version, At: v.At, By: v.By, Note: v.Note, Old: in.Old, New: in.New, Ready: in.Ready}
 	if !in.Ready {
 		return c, nil
 	}
@@ -146,6 +158,16 @@ func ComputeChange(in ChangeInput) (Change, error) {
 		SavedFen: old.Cost.TotalFen - cur.Cost.TotalFen, OldIdleS: int64(old.IdleGPUHours), NewIdleS: int64(cur.IdleGPUHours),
 		OldMeanWaitS: int64(old.WaitS.Mean), NewMeanWaitS: int64(cur.WaitS.Mean)}
 	return c, nil
+}
+
+// MeasureChange measures version of the pool named pool as of now: LoadChange, then
+// ComputeChange.
+func MeasureChange(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (Change, error) {
+	in, err := LoadChange(ctx, src, pool, version, now)
+	if err != nil {
+		return Change{}, err
+	}
+	return ComputeChange(in)
 }
 
 // ReplayElastic replays the tasks submitted in [from, to), each for the time it held its

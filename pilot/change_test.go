@@ -2,10 +2,12 @@ package pilot
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"kashi/billing"
+	"kashi/models"
 )
 
 // TestChangeMidMonthReconciles is the scenario in the demo's past: an admin capped the A100
@@ -101,4 +103,47 @@ func TestChangeMidMonthReconciles(t *testing.T) {
 		t.Errorf("capping the pool at 8 machines: %+v; want it to save money and wait longer", c.Counter)
 	}
 	t.Logf("counter %+v idle %+.1f%%", c.Counter, c.Counter.IdlePct())
+	cachedOnce(t, s, saved.Version, c)
+}
+
+// gatedSource counts the period loads (one TaskSpans each) and holds each until gate closes.
+type gatedSource struct {
+	*models.Store
+	gate  chan struct{}
+	loads atomic.Int32
+}
+
+func (g *gatedSource) TaskSpans(ctx context.Context, since, until time.Time) ([]models.TaskSpan, error) {
+	g.loads.Add(1)
+	<-g.gate
+	return g.Store.TaskSpans(ctx, since, until)
+}
+
+// cachedOnce: a ChangeCache asked for the change while it is measured says who made it and
+// that it is not measured yet, measures it once however often it is asked, gives the same
+// measure as MeasureChange (want), and later, within the same periods, answers from memory
+// without reading the store's periods again.
+func cachedOnce(t *testing.T, s *models.Store, version int, want Change) {
+	ctx := context.Background()
+	cc := NewChangeCache(2)
+	src := &gatedSource{Store: s, gate: make(chan struct{})}
+	head, ok, err := cc.Peek(ctx, src, "a100", version, demoStart)
+	if err != nil || ok || head.By != "admin" || head.Note != "at most 8 machines" || head.Ready || head.Old.MaxNodes == head.New.MaxNodes {
+		t.Fatalf("Peek while measuring = %+v, %v, %v; want the change unmeasured, false", head, ok, err)
+	}
+	if _, ok, err := cc.Peek(ctx, src, "a100", version, demoStart.Add(time.Minute)); ok || err != nil {
+		t.Fatalf("Peek again while measuring = %v, %v; want false", ok, err)
+	}
+	close(src.gate)
+	got, err := cc.Measure(ctx, src, "a100", version, demoStart)
+	if err != nil || !got.Ready || got.Counter != want.Counter || got.Before.Cost != want.Before.Cost || got.After.Cost != want.After.Cost {
+		t.Fatalf("Measure = %+v, %v; want %+v", got.Counter, err, want.Counter)
+	}
+	if n := src.loads.Load(); n != 2 {
+		t.Errorf("asked three times, the cache loaded %d periods, want 2 (one measure)", n)
+	}
+	later, ok, err := cc.Peek(ctx, src, "a100", version, demoStart.Add(2*time.Hour))
+	if err != nil || !ok || later.Counter != want.Counter || src.loads.Load() != 2 {
+		t.Errorf("Peek two hours later = %v, %v, %d loads; want the kept measure", ok, err, src.loads.Load())
+	}
 }

@@ -6,10 +6,14 @@ import (
 	"time"
 )
 
-// WeekChanges measures the pool setting changes made in [from, to), as of now, oldest first:
-// each as its change page measures it (LoadChange, ComputeChange), so the weekly report and
-// the page read one computation. A change less than MinAfter old is listed not Ready.
-func WeekChanges(ctx context.Context, src ChangeSource, from, to, now time.Time) ([]Change, error) {
+// Measure measures a change as of now: MeasureChange, or a ChangeCache's Measure.
+type Measure func(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (Change, error)
+
+// WeekChanges measures the pool setting changes made in [from, to), as of now, oldest first,
+// through measure: each as its change page measures it (MeasureChange), so the weekly report,
+// its page and the change's page read one computation. A change less than MinAfter old is
+// listed not Ready.
+func WeekChanges(ctx context.Context, src ChangeSource, measure Measure, from, to, now time.Time) ([]Change, error) {
 	pools, err := src.ConfiguredPools(ctx)
 	if err != nil {
 		return nil, err
@@ -24,11 +28,7 @@ func WeekChanges(ctx context.Context, src ChangeSource, from, to, now time.Time)
 			if v.At.Before(from) || !v.At.Before(to) || v.Before == "" || v.Before == "null" {
 				continue
 			}
-			in, err := LoadChange(ctx, src, p.Name, v.Version, now)
-			if err != nil {
-				return nil, err
-			}
-			c, err := ComputeChange(in)
+			c, err := measure(ctx, src, p.Name, v.Version, now)
 			if err != nil {
 				return nil, err
 			}

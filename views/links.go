@@ -36,6 +36,11 @@ func TemplateURL(id int64) templ.SafeURL {
 	return templ.SafeURL("/templates/" + strconv.FormatInt(id, 10))
 }
 
+// ChangeURL is the before/after page of version of pool's settings.
+func ChangeURL(pool string, version int) string {
+	return "/pools/" + url.PathEscape(pool) + "/changes/" + strconv.Itoa(version)
+}
+
 // TaskURL is the path of a task's page.
 func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 

@@ -225,6 +225,7 @@ func Routes(h *Areas) []Route {
 		{GET, "/pools/:name/review", handlers.Lead, h.Pools.PoolReview},
 		{GET, "/pools/:name/review.csv", handlers.Lead, h.Pools.PoolReviewCSV},
 		{GET, "/pools/:name/review.xlsx", handlers.Lead, h.Pools.PoolReviewXLSX},
+		{POST, "/pools/:name/review/send", handlers.Lead, h.Pools.PoolReviewSend},
 		{GET, "/pools/:name/changes/:version", handlers.Lead, h.Pools.PoolChange},
 	}
 }

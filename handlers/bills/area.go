@@ -12,17 +12,22 @@ import (
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/pilot"
 )
 
 // Handler serves bills, prices, billing plans, adjustments and weekly reports.
 type Handler struct {
 	*handlers.Core
 	store Store
+	// changes measures the weekly report's setting changes once per period.
+	changes *pilot.ChangeCache
 }
 
 // Store is what Bills needs of models.Store.
 type Store interface {
 	billing.Issuer
+	// The weekly report's setting changes (pilot.WeekChanges).
+	pilot.ChangeSource
 	SetBillingSettings(ctx context.Context, actor string, bs models.BillingSettings, now time.Time) error
 	Projects(ctx context.Context) ([]models.Project, error)
 	ProjectByName(ctx context.Context, name string) (models.Project, error)
@@ -38,4 +43,6 @@ type Store interface {
 }
 
 // New returns the area over store.
-func New(c *handlers.Core, store Store) *Handler { return &Handler{Core: c, store: store} }
+func New(c *handlers.Core, store Store) *Handler {
+	return &Handler{Core: c, store: store, changes: pilot.NewChangeCache(pilot.KeptChanges)}
+}

@@ -9,6 +9,7 @@ import (
 
 	"kashi/billing"
 	"kashi/handlers"
+	"kashi/pilot"
 	"kashi/views"
 	billsview "kashi/views/bills"
 )
@@ -16,13 +17,18 @@ import (
 // ReportsPage shows the weekly utilization report of ?week= (an ISO week, by default the
 // last one that has ended in the billing time zone, or the latest week with card time when
 // that one has none, as the page says): per project, node and spec, of every project for
-// finance and admins and of their own projects for members. GET /reports.
+// finance and admins and of their own projects for members; and the week's setting changes
+// with what each saved, as the weekly message lists them (pilot.WeekChanges), linked to their
+// pages for those who may open them. GET /reports.
 func (h *Handler) ReportsPage(c echo.Context) error {
 	r, week, loc, err := h.weekReport(c)
 	if err != nil {
 		return err
 	}
 	d := reportData(r, week, loc, h.Now())
+	if d.Changes, err = h.weekChanges(c, r, loc); err != nil {
+		return err
+	}
 	if last := billing.WeekOf(h.Now(), loc).Prev(); c.QueryParam("week") == "" && week != last {
 		d.Notice = billsview.LatestWeekNotice(handlers.Locale(c), last.String(), week.String())
 	}
@@ -141,6 +147,22 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 			RuntimeS: a.RuntimeS, Advice: *handlers.AdviceView(&a.Advice), SavingFen: a.SavingFen})
 	}
 	return d
+}
+
+// weekChanges are the setting changes made in r's week, each with the sentence the weekly
+// message says of it, linked to its page when the caller may open it (leads and admins).
+func (h *Handler) weekChanges(c echo.Context, r billing.Report, loc *time.Location) ([]billsview.ReportChange, error) {
+	cs, err := pilot.WeekChanges(c.Request().Context(), h.store, h.changes.Measure, r.From, r.To, h.Now())
+	if err != nil {
+		return nil, err
+	}
+	l, lead := handlers.Locale(c), handlers.Who(c).Allows(handlers.Lead)
+	out := make([]billsview.ReportChange, len(cs))
+	for i, ch := range cs {
+		out[i] = billsview.ReportChange{Pool: ch.Pool, Version: ch.Version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
+			Sentence: ch.Sentence(l, loc), Linked: lead}
+	}
+	return out, nil
 }
 
 // usageView is one row of the report.

@@ -21,6 +21,8 @@ type Handler struct {
 	store Store
 	// calib runs this server's calibrations and keeps them a while (calibrate.go).
 	calib *replay.Runner
+	// changes measures setting changes in the background, once per period (pool_change.go).
+	changes *pilot.ChangeCache
 }
 
 // Store is what Pools needs of models.Store.
@@ -57,5 +59,5 @@ type Store interface {
 
 // New returns the area over store.
 func New(c *handlers.Core, store Store) *Handler {
-	return &Handler{Core: c, store: store, calib: newCalibrations()}
+	return &Handler{Core: c, store: store, calib: newCalibrations(), changes: pilot.NewChangeCache(pilot.KeptChanges)}
 }

@@ -21,8 +21,10 @@ const measuredVersions = 3
 
 // PoolChange shows what a version of a pool's settings changed: the period after it against
 // the period before (cost, effective share, waits, idle hours) and the period after replayed
-// under the old settings and the new. With HX-Request only the version list's sentence comes
-// back. GET /pools/:name/changes/:version.
+// under the old settings and the new. The measure runs in the background once per period
+// (pilot.ChangeCache); until it is done the page says so and polls. With HX-Request only the
+// version list's sentence comes back, or, for the page's poll (HX-Target change-measure),
+// the measure's sections. GET /pools/:name/changes/:version.
 func (h *Handler) PoolChange(c echo.Context) error {
 	l, ctx := handlers.Locale(c), c.Request().Context()
 	name := c.Param("name")
@@ -30,35 +32,36 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	if err != nil || version < 1 || version > math.MaxInt32 {
 		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
 	}
-	in, err := pilot.LoadChange(ctx, h.store, name, version, h.Now())
+	ch, done, err := h.changes.Peek(ctx, h.store, name, version, h.Now())
 	if errors.Is(err, pilot.ErrNoChange) {
 		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
 	}
 	if err != nil {
 		return err
 	}
-	ch, err := pilot.ComputeChange(in)
-	if err != nil {
-		return err
-	}
 	loc := h.Loc()
 	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
-		Changes: configChanges(in.Version.Before, in.Version.After), Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
+		Changes: configDiff(ch.Old, ch.New), Computing: !done, Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
 		From: ch.From.In(loc), To: ch.To.In(loc), Before: periodFigures(ch.Before), After: periodFigures(ch.After),
 		Counter: poolsview.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
 			SavedFen: ch.Counter.SavedFen, OldIdleS: ch.Counter.OldIdleS, NewIdleS: ch.Counter.NewIdleS,
 			OldMeanWaitS: ch.Counter.OldMeanWaitS, NewMeanWaitS: ch.Counter.NewMeanWaitS}}
-	d.Sentence = ch.Sentence(l, loc)
+	if done {
+		d.Sentence = ch.Sentence(l, loc)
+	}
 	if ch.Ready {
 		day := func(t time.Time) string { return t.In(loc).Format(dateLayout) }
 		review := "/pools/" + url.PathEscape(name) + "/review?"
 		d.BeforeURL = review + url.Values{"from": {day(ch.From)}, "to": {day(ch.At.Add(-time.Second))}}.Encode()
 		d.AfterURL = review + url.Values{"from": {day(ch.At)}, "to": {day(ch.To.Add(-time.Second))}}.Encode()
 	}
-	if c.Request().Header.Get("HX-Request") == "true" {
-		return handlers.Render(c, http.StatusOK, poolsview.ChangeSentence(l, d))
+	switch {
+	case c.Request().Header.Get("HX-Request") != "true":
+		return handlers.Render(c, http.StatusOK, poolsview.Change(l, d))
+	case c.Request().Header.Get("HX-Target") == poolsview.ChangeMeasureID:
+		return handlers.Render(c, http.StatusOK, poolsview.ChangeMeasure(l, d))
 	}
-	return handlers.Render(c, http.StatusOK, poolsview.Change(l, d))
+	return handlers.Render(c, http.StatusOK, poolsview.ChangeSentence(l, d))
 }
 
 // periodFigures is one side of a change as the page shows it.

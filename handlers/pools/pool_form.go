@@ -177,6 +177,11 @@ func configChanges(before, after string) []poolsview.ConfigChange {
 	var b, a models.PoolConfig
 	json.Unmarshal([]byte(before), &b)
 	json.Unmarshal([]byte(after), &a)
+	return configDiff(b, a)
+}
+
+// configDiff lists the settings whose values differ between b and a.
+func configDiff(b, a models.PoolConfig) []poolsview.ConfigChange {
 	bv, av := poolValues(b), poolValues(a)
 	var out []poolsview.ConfigChange
 	for _, f := range models.PoolFields {

@@ -15,7 +15,6 @@ import (
 	"kashi/models"
 	"kashi/phrase"
 	"kashi/pilot"
-	"kashi/views"
 	poolsview "kashi/views/pools"
 )
 
@@ -87,13 +86,14 @@ func (h *Handler) readReview(c echo.Context) (reviewQuery, string, error) {
 	return q, "", nil
 }
 
-// review computes q's review.
-func (h *Handler) review(c echo.Context, q reviewQuery) (pilot.Review, error) {
+// review reads and computes q's review.
+func (h *Handler) review(c echo.Context, q reviewQuery) (pilot.Input, pilot.Review, error) {
 	in, err := pilot.Load(c.Request().Context(), h.store, q.pool.Name, q.project, q.from, q.to, h.Now())
 	if err != nil {
-		return pilot.Review{}, err
+		return pilot.Input{}, pilot.Review{}, err
 	}
-	return pilot.Compute(in)
+	r, err := pilot.Compute(in)
+	return in, r, err
 }
 
 // PoolReview shows a pool's pilot review over ?from= to ?to=, of ?project= when given: a
@@ -110,16 +110,34 @@ func (h *Handler) PoolReview(c echo.Context) error {
 		q.data.Error = msg
 		return handlers.Render(c, http.StatusUnprocessableEntity, poolsview.Review(l, q.data))
 	}
-	r, err := h.review(c, q)
+	in, r, err := h.review(c, q)
 	if err != nil {
 		return err
 	}
-	v := reviewView(l, r)
-	query := url.Values{"from": {q.data.From}, "to": {q.data.To}, "project": {q.project}}.Encode()
+	can, err := h.canSendReview(c, in)
+	if err != nil {
+		return err
+	}
+	h.showReview(c, &q, r, can)
+	return handlers.Render(c, http.StatusOK, poolsview.Review(l, q.data))
+}
+
+// reviewQueryString is q's period and project as the page's links carry them.
+func reviewQueryString(q reviewQuery) string {
+	return url.Values{"from": {q.data.From}, "to": {q.data.To}, "project": {q.project}}.Encode()
+}
+
+// showReview puts r in q's page, with its downloads and, when canSend, the button that
+// messages the leads.
+func (h *Handler) showReview(c echo.Context, q *reviewQuery, r pilot.Review, canSend bool) {
+	v := reviewView(handlers.Locale(c), r)
+	query := reviewQueryString(*q)
 	v.CSV = "/pools/" + url.PathEscape(q.pool.Name) + "/review.csv?" + query
 	v.XLSX = "/pools/" + url.PathEscape(q.pool.Name) + "/review.xlsx?" + query
+	if canSend {
+		v.Send = &poolsview.ReviewSend{URL: "/pools/" + url.PathEscape(q.pool.Name) + "/review/send?" + query}
+	}
 	q.data.Review = &v
-	return handlers.Render(c, http.StatusOK, poolsview.Review(l, q.data))
 }
 
 // PoolReviewCSV downloads a pool's pilot review as CSV, with the page's query; a bad one is
@@ -150,7 +168,7 @@ func (h *Handler) reviewDownload(c echo.Context, ext, mime string, write func(io
 	if msg != "" {
 		return handlers.PageError(http.StatusUnprocessableEntity, msg)
 	}
-	r, err := h.review(c, q)
+	_, r, err := h.review(c, q)
 	if err != nil {
 		return err
 	}
@@ -179,7 +197,7 @@ func reviewView(l phrase.Locale, r pilot.Review) poolsview.ReviewView {
 		v.Chart.Samples = append(v.Chart.Samples, poolsview.PoolSample{At: p.At, Size: up, Desired: up, DemandGPUs: p.DemandGPUs})
 	}
 	for _, vd := range r.Verdicts {
-		v.Verdicts = append(v.Verdicts, poolsview.VerdictView{Question: vd.Question, OK: vd.OK, Text: verdictText(l, r.Pool, vd)})
+		v.Verdicts = append(v.Verdicts, poolsview.VerdictView{Question: vd.Question, OK: vd.OK, Text: vd.Sentence(l, r.Pool)})
 	}
 	for _, p := range r.Peaks {
 		pv := poolsview.PeakView{From: p.From, To: p.To, ShortGPUs: p.ShortGPUs, Tasks: p.Tasks, Waited: p.Waited,
@@ -196,34 +214,4 @@ func reviewView(l phrase.Locale, r pilot.Review) poolsview.ReviewView {
 		v.Drains = append(v.Drains, poolsview.SpanView{Node: d.Node, From: d.From, To: d.To})
 	}
 	return v
-}
-
-// verdictText is a verdict as a sentence: "Peaks absorbed: yes, 3 of 4".
-func verdictText(l phrase.Locale, pool string, v pilot.Verdict) string {
-	switch v.Question {
-	case pilot.QPeaks:
-		switch {
-		case v.Of == 0:
-			return l.T("review.v.peaks_none")
-		case v.OK:
-			return l.T("review.v.peaks_yes", v.N, v.Of)
-		}
-		return l.T("review.v.peaks_no", v.N, v.Of)
-	case pilot.QTroughs:
-		if v.OK {
-			return l.T("review.v.troughs_yes")
-		}
-		return l.T("review.v.troughs_no", pool, v.N, l.Duration(time.Duration(v.Hours*float64(time.Hour)).Round(time.Minute)))
-	case pilot.QIdle:
-		pct := fmt.Sprintf("%.1f %%", v.Pct)
-		if v.OK {
-			return l.T("review.v.idle_yes", pct, v.N)
-		}
-		return l.T("review.v.idle_no", pct, v.N)
-	default:
-		if v.OK {
-			return l.T("review.v.cost_yes", views.Yuan(v.Fen))
-		}
-		return l.T("review.v.cost_no", views.Yuan(-v.Fen))
-	}
 }

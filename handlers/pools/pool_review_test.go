@@ -14,6 +14,9 @@ import (
 	"kashi/demo"
 	"kashi/models"
 	"kashi/models/modelstest"
+	"kashi/notice"
+	"kashi/notify"
+	"kashi/phrase"
 	"kashi/web/webtest"
 )
 
@@ -36,7 +39,11 @@ func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 	if _, err := demo.FillHistory(ctx, store, demoStart, 1); err != nil {
 		t.Fatal(err)
 	}
-	s := webtest.NewServerOn(t, store, webtest.TestCfg())
+	cfg := webtest.TestCfg()
+	chat := &chatRecorder{}
+	cfg.Leads = notice.Leads{Store: store, Channels: []notify.Channel{chat}}
+	cfg.Words, cfg.PublicURL = phrase.Locale{Lang: phrase.LangZH}, "https://kashi.example/"
+	s := webtest.NewServerOn(t, store, cfg)
 	s.SetNow(demoStart)
 	const month = "/pools/a100/review?from=2026-02-01&to=2026-02-28"
 
@@ -153,6 +160,7 @@ func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 		t.Errorf("a bad day's error = %q, want it to name from", got)
 	}
 
+	sendToLeads(t, s, chat)
 	changes(t, s)
 }
 
@@ -174,14 +182,21 @@ func changes(t *testing.T, s *webtest.Server) {
 	if got := edit.Find(`[data-version="`+strconv.Itoa(v.Version)+`"] [data-testid=version-effect]`).AttrOr("hx-get", ""); got != path {
 		t.Errorf("the version list loads %q, want %q", got, path)
 	}
-	frag := s.Get(path, "HX-Request", "true")
+	frag := s.Measured(path, "HX-Request", "true")
 	if text := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Text()); frag.Code != http.StatusOK ||
 		!strings.HasPrefix(text, "This change saved ¥") || !strings.Contains(text, "idle hours, waits +") {
 		t.Errorf("the version's sentence = %d %q", frag.Code, text)
 	}
+	// Measured once, the page answers from the cache at once, its poll's fragment too.
 	page := webtest.Parse(t, s.Get(path).Body.String())
-	if page.Find(`[data-testid=change-table]`).Length() != 1 || page.Find(`[data-testid=change-counter-table]`).Length() != 1 {
-		t.Errorf("the change's page lacks its before/after or its counterfactual")
+	if page.Find(`[data-testid=change-table]`).Length() != 1 || page.Find(`[data-testid=change-counter-table]`).Length() != 1 ||
+		page.Find(`[data-testid=change-computing]`).Length() != 0 || page.Find(`#change-measure[hx-get]`).Length() != 0 {
+		t.Errorf("the change's page lacks its before/after or its counterfactual, or still polls")
+	}
+	poll := s.Get(path, "HX-Request", "true", "HX-Target", "change-measure")
+	if webtest.Parse(t, poll.Body.String()).Find(`#change-measure [data-testid=change-counter-table]`).Length() != 1 ||
+		strings.Contains(strings.ToLower(poll.Body.String()), "<!doctype") {
+		t.Errorf("the page's poll answers %s, want the measure's fragment", poll.Body)
 	}
 	zh := webtest.Parse(t, s.Get(path, "Accept-Language", "zh-CN").Body.String())
 	if got := zh.Find(`[data-testid=change-sentence]`).Text(); !strings.HasPrefix(got, "这次改动节省 ¥") {

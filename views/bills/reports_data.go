@@ -47,6 +47,20 @@ type ReportData struct {
 	Trials []ReportClassUse
 	// Pipelines are the week's pipelines' stages' card time and cost, as the bill shows them.
 	Pipelines []PipelineStages
+	// Changes are the setting changes made in the week, oldest first.
+	Changes []ReportChange
+}
+
+// ReportChange is a setting change of the week: which, when and by whom, and the sentence
+// that says what it saved (or when it will be measured), as the weekly message says it.
+type ReportChange struct {
+	Pool     string
+	Version  int
+	At       time.Time
+	By, Note string
+	Sentence string
+	// Linked: the viewer may open the change's page (views.ChangeURL).
+	Linked bool
 }
 
 // ReportClassUse is one project's card time in the week of a ledger class with its own bill

@@ -13,6 +13,8 @@ type ChangeData struct {
 	By      string
 	Note    string
 	Changes []ConfigChange
+	// Computing: the measure below runs in the background; the page polls for it.
+	Computing bool
 	// Ready: a day has passed since the change; the figures below are absent before.
 	Ready bool
 	// ReadyAt is when the effect is first measured.

@@ -41,6 +41,18 @@ type ReviewView struct {
 	FixedMaxWaitS                 int64
 	// CSV and XLSX are the downloads of the same review.
 	CSV, XLSX string
+	// Send is the box that messages the verdicts to the leads; nil when the viewer may not.
+	Send *ReviewSend
+}
+
+// ReviewSend is the box that messages a review's verdicts to the leads of its projects:
+// before, the form posting to URL; once Done, how many leads were told for the first time
+// (0: the same review went out today already) and whether a chat channel failed.
+type ReviewSend struct {
+	URL        string
+	Done       bool
+	Told       int
+	ChatFailed bool
 }
 
 // VerdictView is one question's answer, in words.

@@ -11,6 +11,8 @@ import (
 	"kashi/demo"
 	"kashi/models"
 	"kashi/models/modelstest"
+	"kashi/notice"
+	"kashi/phrase"
 	"kashi/web/webtest"
 )
 
@@ -32,11 +34,13 @@ func TestBrowserPilotReview(t *testing.T) {
 	if _, err := store.CreateUser(ctx, "ana", "pw-ana-long-enough", models.RoleAdmin, start); err != nil {
 		t.Fatal(err)
 	}
-	s := webtest.NewServerOn(t, store, webtest.TestCfg())
+	cfg := webtest.TestCfg()
+	cfg.Leads, cfg.Words = notice.Leads{Store: store}, phrase.Locale{Lang: phrase.LangZH}
+	s := webtest.NewServerOn(t, store, cfg)
 	s.SetNow(start)
 	srv := httptest.NewServer(s.E)
 	defer srv.Close()
-	b := newBrowser(t, srv.URL, 3*time.Minute)
+	b := newBrowser(t, srv.URL, 5*time.Minute)
 	err := chromedp.Do(b.ctx,
 		b.login("ana", "pw-ana-long-enough"),
 		chromedp.Navigate(srv.URL+"/pools"),
@@ -79,5 +83,14 @@ func TestBrowserPilotReview(t *testing.T) {
 	shootPages(t, b, srv.URL, "change", []shotPage{
 		{"versions", "/pools/a100/edit", `[data-testid=version-effect-text]`},
 		{"page", "/pools/a100/changes/2", `[data-testid=change-counter-table]`},
+		{"report", "/reports?week=2026-W07", `[data-testid=report-change]`},
 	})
+
+	// "Message the leads" tells them, and says so in place of the button.
+	err = chromedp.Do(b.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.URL+month),
+		chromedp.Click(css(`[data-testid=review-send-button]`)), chromedp.WaitVisible(css(`[data-testid=review-sent]`)),
+		chromedp.ScrollIntoView(css(`[data-testid=review-sent]`)), b.shot("review-sent-phone.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
 }
