@@ -494,6 +494,7 @@ func (e PoolConfigIntraNodeLink) Valid() bool {
 // Defines values for PoolConfigNoQuota.
 const (
 	PoolConfigNoQuotaAllowed PoolConfigNoQuota = "allowed"
+	PoolConfigNoQuotaEmpty   PoolConfigNoQuota = ""
 	PoolConfigNoQuotaLimit   PoolConfigNoQuota = "limit"
 	PoolConfigNoQuotaRefused PoolConfigNoQuota = "refused"
 )
@@ -502,6 +503,8 @@ const (
 func (e PoolConfigNoQuota) Valid() bool {
 	switch e {
 	case PoolConfigNoQuotaAllowed:
+		return true
+	case PoolConfigNoQuotaEmpty:
 		return true
 	case PoolConfigNoQuotaLimit:
 		return true
