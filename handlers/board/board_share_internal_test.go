@@ -15,7 +15,6 @@ func TestBoardShareRendersOncePerData(t *testing.T) {
 	var renders atomic.Int32
 	render := func() ([]byte, error) {
 		renders.Add(1)
-		time.Sleep(10 * time.Millisecond)
 		return []byte("board"), nil
 	}
 	sh := newBoardShare(2 * time.Second)
