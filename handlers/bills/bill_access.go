@@ -116,9 +116,9 @@ func billError(err error) error {
 }
 
 // sendBills answers bills as a CSV or XLSX download named name plus the format's extension,
-// or body as JSON. CSV is streamed to the client as it is written; ?rows=lines makes it the
+// or the JSON body makes (made only when JSON is asked). CSV is streamed to the client as it is written; ?rows=lines makes it the
 // task lines only (billing.WriteLinesCSV), named …-lines.csv.
-func sendBills(c echo.Context, format, name string, bills []billing.Bill, body any) error {
+func sendBills(c echo.Context, format, name string, bills []billing.Bill, body func() any) error {
 	w := c.Response()
 	switch rows := c.QueryParam("rows"); {
 	case rows == "lines" && format == formatCSV:
@@ -144,7 +144,7 @@ func sendBills(c echo.Context, format, name string, bills []billing.Bill, body a
 			Idle: l.T("xlsx.sheet.idle"), Models: l.T("xlsx.sheet.models"), Stages: l.T("xlsx.sheet.stages")}
 		return billing.WriteXLSX(w, bills, names)
 	}
-	return c.JSON(http.StatusOK, body)
+	return c.JSON(http.StatusOK, body())
 }
 
 // attachment is a Content-Disposition that saves the response as file: letters, digits and

@@ -23,5 +23,5 @@ func (h *Handler) BillShow(c echo.Context) error {
 	if err != nil {
 		return billError(err)
 	}
-	return sendBills(c, format, billFile(b.Project, month), []billing.Bill{b}, b)
+	return sendBills(c, format, billFile(b.Project, month), []billing.Bill{b}, func() any { return b })
 }

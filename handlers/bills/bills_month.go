@@ -25,15 +25,20 @@ func (h *Handler) BillsMonth(c echo.Context) error {
 	if err != nil {
 		return billError(err)
 	}
+	return sendBills(c, format, "kashi-all-projects-"+month, res.Bills, func() any { return monthBody(month, res) })
+}
+
+// monthBody is a month's bills as the JSON answer: bills and idle hours are plain data, so
+// they always encode.
+func monthBody(month string, res billing.Result) api.MonthBills {
 	if res.PoolIdle == nil {
 		res.PoolIdle = []billing.PoolIdle{}
 	}
-	// Bills and idle hours are plain data: they always encode.
 	body := api.MonthBills{Month: month}
 	body.Bills, _ = json.Marshal(res.Bills)
 	body.PoolIdle, _ = json.Marshal(res.PoolIdle)
 	for _, b := range res.Bills {
 		body.TotalFen = billing.AddFen(body.TotalFen, b.TotalFen)
 	}
-	return sendBills(c, format, "kashi-all-projects-"+month, res.Bills, body)
+	return body
 }
