@@ -11,7 +11,9 @@ import (
 // growth is what each pool the scaling loop grows is expected to add (see Growth): its
 // machines booting, each expected ready a typical boot after it was asked (the median of the
 // pool's latest bootSamples boots, else half the boot timeout), and room up to its largest
-// size, after the cooldown since it last grew.
+// size, after the cooldown since it last grew. The room is counted from the larger of the
+// pool's live and booting machines and the size the scaling loop last counted (Desired):
+// the loop counts a lost node until it is removed, and adds no machine in its place.
 func (l *Loop) growth(ctx context.Context, pools []models.ConfiguredPool, nodes []models.NodeGPUs) ([]Growth, error) {
 	var out []Growth
 	states, err := l.store.PoolScaleStates(ctx)
@@ -53,10 +55,16 @@ func (l *Loop) growth(ctx context.Context, pools []models.ConfiguredPool, nodes 
 				live++
 			}
 		}
-		g.Room = max(cfg.MaxNodes-live-len(asked), 0)
-		if st, ok := states[p.ID]; ok && st.LastScaleUpAt != nil {
-			g.LastUp = *st.LastScaleUpAt
+		size := live + len(asked)
+		if st, ok := states[p.ID]; ok {
+			// The scaling loop's own count of the pool, as it compares it with the pool's
+			// largest size (a lost node's machine counts until the node is removed).
+			size = max(size, st.Desired)
+			if st.LastScaleUpAt != nil {
+				g.LastUp = *st.LastScaleUpAt
+			}
 		}
+		g.Room = max(cfg.MaxNodes-size, 0)
 		out = append(out, g)
 	}
 	return out, nil
