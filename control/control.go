@@ -121,10 +121,14 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	cfg.Channels = notify.Under(cfg.PublicURL, cfg.Channels)
 	now, log := cfg.Now, cfg.Logger
 	set := loop.NewSet(cfg.Speed, log)
+	var scale *scaler.Scaler
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
-		NodeStaleAfter: cfg.StaleAfter, ScalePeriod: cfg.ScaleEvery, Now: now, Logger: log})
+		NodeStaleAfter: cfg.StaleAfter, ScalePeriod: cfg.ScaleEvery, Now: now, Logger: log,
+		ReclaimForecast: func(ctx context.Context, now time.Time) (map[int64]time.Time, error) {
+			return scale.ReclaimForecast(ctx, now)
+		}})
 	schedLoop := set.Every("scheduler", cfg.Tick, SchedulerPass(store, sched, now, log)).Coalesce(schedulerGap)
-	scale := scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster,
+	scale = scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)

@@ -62,10 +62,7 @@ func DecideReclaim(tasks []IdleTask, now time.Time) []Action {
 		if now.Before(t.KeptUntil) {
 			continue
 		}
-		since := t.IdleSince
-		if !since.IsZero() && !t.StartedAt.IsZero() {
-			since = maxTime(since, t.StartedAt.Add(pol.SetupGrace))
-		}
+		since := t.idleFrom(pol)
 		idleFor := now.Sub(since)
 		idle := !since.IsZero() && idleFor >= pol.IdleTime
 		switch {
@@ -85,6 +82,38 @@ func DecideReclaim(tasks []IdleTask, now time.Time) []Action {
 		}
 	}
 	return out
+}
+
+// idleFrom is since when t's idle time counts under pol: the latest of when its cards went
+// idle and the end of the setup grace after its start; zero while a card is busy.
+func (t IdleTask) idleFrom(pol ReclaimPolicy) time.Time {
+	since := t.IdleSince
+	if !since.IsZero() && !t.StartedAt.IsZero() {
+		since = maxTime(since, t.StartedAt.Add(pol.SetupGrace))
+	}
+	return since
+}
+
+// ReclaimAt is when, from now, DecideReclaim stops t if its cards stay idle and nobody
+// answers: its pending notice's time plus the grace (a notice stands while the cards have
+// been idle the policy's time), else the moment its idle time reaches
+// the policy's (no earlier than the end of a keep, nor than now) plus the grace; now when
+// that has passed. Zero when it would not: a card is busy, or the policy is off. The queue's
+// estimates count it as the task's likely end.
+func (t IdleTask) ReclaimAt(now time.Time) time.Time {
+	pol := t.Policy.WithDefaults()
+	since := t.idleFrom(pol)
+	if pol.Off || since.IsZero() {
+		return time.Time{}
+	}
+	notice := t.NoticeAt
+	if now.Sub(since) < pol.IdleTime {
+		notice = time.Time{} // a notice on cards idle less than the policy's time is withdrawn
+	}
+	if notice.IsZero() {
+		notice = maxTime(maxTime(since.Add(pol.IdleTime), t.KeptUntil), now)
+	}
+	return maxTime(notice.Add(pol.Grace), now)
 }
 
 func maxTime(a, b time.Time) time.Time {

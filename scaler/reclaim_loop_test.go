@@ -59,6 +59,21 @@ func TestScalerReclaimPolicyPerTask(t *testing.T) {
 			}
 		}
 	}
+	// The queue's estimates read when each is stopped if its cards stay idle: the notice's
+	// time plus the grace; the patient project's later; never the one that opted out.
+	fc, err := h.scaler.ReclaimForecast(h.ctx, h.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := h.now.Add(30 * time.Minute); !fc[ids["vision"]].Equal(want) {
+		t.Errorf("forecast of vision's task %v, want %v (notice + grace)", fc[ids["vision"]], want)
+	}
+	if p := fc[ids["patient"]]; !p.After(h.now.Add(2 * time.Hour)) {
+		t.Errorf("forecast of patient's task %v, want after 2 h of idle time", p)
+	}
+	if o, ok := fc[ids["optout"]]; ok {
+		t.Errorf("forecast of the opted-out task %v, want none", o)
+	}
 }
 
 // TestScalerNeverReclaimsAServiceAsIdle: a service's cards wait for requests; a batch task

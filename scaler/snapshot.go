@@ -68,12 +68,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 	}
 	in := &scaleInput{pools: make(map[string]models.ConfiguredPool), providers: make(map[string]kfleet.Provider),
 		listed: make(map[string]string), nodeStates: nodeStates, decided: make(map[int64]bool)}
-	running := make(map[int64]models.TaskRow)
-	for _, t := range tasks {
-		if t.State == models.TaskStarting || t.State == models.TaskRunning {
-			running[t.ID] = t
-		}
-	}
+	running := runningOf(tasks)
 	onNode := make(map[int64][]Task)
 	seen := make(map[[2]int64]bool)
 	for _, a := range allocs {
@@ -135,7 +130,7 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 	if err := s.addBookings(ctx, in, cps, now); err != nil {
 		return nil, append(errs, err)
 	}
-	if err := s.addIdleTasks(ctx, in, cps, nodes, running, allocs); err != nil {
+	if in.snap.Tasks, err = s.idleTasks(ctx, cps, nodes, running, allocs); err != nil {
 		return nil, append(errs, err)
 	}
 	return in, errs
@@ -245,20 +240,65 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 	return nil
 }
 
-// addIdleTasks lists the running tasks for idle reclaim, each with its policy (ReclaimOf the
+// ReclaimForecast is, for each running task whose cards are all idle, when from now idle
+// reclaim stops it if they stay idle and nobody answers (IdleTask.ReclaimAt, from the same reading
+// of the store as the scaling loop's): the queue's estimates count it as the task's likely
+// end. It only reads, so every replica may ask.
+func (s *Scaler) ReclaimForecast(ctx context.Context, now time.Time) (map[int64]time.Time, error) {
+	cps, err := s.store.ConfiguredPools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := s.store.Nodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := s.store.ActiveTasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	allocs, err := s.store.OpenAllocations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	its, err := s.idleTasks(ctx, cps, nodes, runningOf(tasks), allocs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]time.Time)
+	for _, t := range its {
+		if at := t.ReclaimAt(now); !at.IsZero() {
+			out[t.TaskID] = at
+		}
+	}
+	return out, nil
+}
+
+// runningOf are the tasks of tasks that hold their cards (starting or running), by id.
+func runningOf(tasks []models.TaskRow) map[int64]models.TaskRow {
+	running := make(map[int64]models.TaskRow)
+	for _, t := range tasks {
+		if t.State == models.TaskStarting || t.State == models.TaskRunning {
+			running[t.ID] = t
+		}
+	}
+	return running
+}
+
+// idleTasks lists the running tasks for idle reclaim, each with its policy (ReclaimOf the
 // pool of its first node and its project's override): a task is idle since the latest time
 // one of its cards fell idle, if all are idle. Tasks asked to stop are left out, and so are
 // services: their cards wait for requests, so a service is judged by its traffic instead
 // (the no-traffic alert names one left unused for a day).
-func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, cps []models.ConfiguredPool, nodes []models.NodeGPUs,
-	running map[int64]models.TaskRow, allocs []models.Allocation) error {
+func (s *Scaler) idleTasks(ctx context.Context, cps []models.ConfiguredPool, nodes []models.NodeGPUs,
+	running map[int64]models.TaskRow, allocs []models.Allocation) ([]IdleTask, error) {
 	reclaims, err := s.store.TaskReclaims(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	overrides, err := s.store.ReclaimOverrides(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	configs := make(map[int64]*models.PoolConfig, len(cps))
 	for _, cp := range cps {
@@ -272,6 +312,7 @@ func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, cps []models.
 			idle[g.ID] = g.IdleSince
 		}
 	}
+	var out []IdleTask
 	byTask := make(map[int64][]int64)
 	firstNode := make(map[int64]int64)
 	var order []int64
@@ -306,9 +347,9 @@ func (s *Scaler) addIdleTasks(ctx context.Context, in *scaleInput, cps []models.
 		if r, ok := reclaims[id]; ok {
 			it.NoticeAt, it.KeptUntil = timeOr(r.NoticeAt), timeOr(r.KeptUntil)
 		}
-		in.snap.Tasks = append(in.snap.Tasks, it)
+		out = append(out, it)
 	}
-	return nil
+	return out, nil
 }
 
 func timeOr(t *time.Time) time.Time {

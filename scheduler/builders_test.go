@@ -65,6 +65,9 @@ func (b runB) service() runB               { b.r.Service = true; return b }
 func (b runB) started(at time.Time) runB   { b.r.StartedAt = at; return b }
 func (b runB) est(d time.Duration) runB    { b.r.EstRuntime = d; return b }
 func (b runB) maxRun(d time.Duration) runB { b.r.MaxRuntime = d; return b }
+
+// reclaimed says idle reclaim stops the task d after t0 if its cards stay idle.
+func (b runB) reclaimed(d time.Duration) runB { b.r.ReclaimAt = t0.Add(d); return b }
 func (b runB) ends(est, maxRun time.Duration) runB {
 	// The task started an hour ago; est and maxRun count from t0.
 	b.r.EstRuntime, b.r.MaxRuntime = time.Hour+est, time.Hour+maxRun

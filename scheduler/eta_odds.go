@@ -47,8 +47,8 @@ func (e *endOdds) ended(t int64) float64 {
 func (d *decider) endOddsOf(r *Running) endOdds {
 	e := endOdds{at: d.etaEnd(r), last: never}
 	xs := d.snap.Runtimes.of(r.Project)
-	if r.EstRuntime <= 0 || xs == nil {
-		return e
+	if r.EstRuntime <= 0 || xs == nil || e.at < d.runEnd(r) {
+		return e // no odds, or idle reclaim ends it first (etaEnd)
 	}
 	ran := float64(d.now.Sub(r.StartedAt)) / float64(r.EstRuntime)
 	i, _ := slices.BinarySearch(xs, ran)

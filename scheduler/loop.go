@@ -50,8 +50,11 @@ type LoopConfig struct {
 	// ScalePeriod is the scaling loop's period (clock time), which the ETAs count a new
 	// machine's ask by (see Growth).
 	ScalePeriod time.Duration
-	Now         func() time.Time
-	Logger      *slog.Logger
+	// ReclaimForecast gives, for each running task whose cards are all idle, when idle
+	// reclaim stops it if they stay idle (scaler.Scaler.ReclaimForecast); nil for none.
+	ReclaimForecast func(ctx context.Context, now time.Time) (map[int64]time.Time, error)
+	Now             func() time.Time
+	Logger          *slog.Logger
 }
 
 // Loop is the queue's control loop: each RunOnce snapshots the store, decides with Decide, and
@@ -61,6 +64,7 @@ type Loop struct {
 	cfg   LoopConfig
 	fair  fairCache
 	runs  runtimesCache
+	idle  reclaimCache
 	// started is the time of the first snapshot: nodes are judged lost only after the loop
 	// has run for NodeLostAfter, so agents get the chance to report after a server restart.
 	started time.Time
@@ -251,6 +255,10 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	for _, a := range open {
 		held[a.TaskID] = append(held[a.TaskID], a.GPUID)
 	}
+	reclaimAt, err := l.reclaims(ctx, now)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
 	reasons := make(map[int64]string)
 	for _, t := range tasks {
 		est := EstRuntime(t.EstGPUHours, t.GPUs)
@@ -262,7 +270,7 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 				started = *t.StartedAt
 			}
 			snap.Running = append(snap.Running, Running{TaskID: t.ID, Project: t.Project, GPUIDs: held[t.ID],
-				StartedAt: started, EstRuntime: est, MaxRuntime: maxRT, Service: t.Service()})
+				StartedAt: started, EstRuntime: est, MaxRuntime: maxRT, Service: t.Service(), ReclaimAt: reclaimAt[t.ID]})
 		default:
 			reasons[t.ID] = t.Reason
 			snap.Pending = append(snap.Pending, Pending{ID: t.ID, Project: t.Project, ProjectID: t.ProjectID, Spec: t.Spec,

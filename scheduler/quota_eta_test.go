@@ -78,6 +78,16 @@ func TestQuotaWaitETA(t *testing.T) {
 				quota("q", QuotaState{MaxGPUsBySpec: map[string]int{"A": 2}}),
 			want: map[int64]want{1: {at(2 * h), at(2 * h), &QuotaWait{Project: "q", Spec: "A", Limit: 2, InUse: 4, Needs: 3}}},
 		},
+		// The demo's quota waits were estimated 1.5–2.2 times their waits: the project's
+		// idle tasks were counted to their estimates, and reclaim stopped them first.
+		"the project's idle task ends when reclaim stops it": {
+			snap: snapshot(node(1, "A", 8)).
+				run(running(90, gpus(1, 0, 1)...).project("q").ends(5*h, 6*h).reclaimed(30*time.Minute),
+					running(91, gpus(1, 2, 3)...).project("q").ends(2*h, 3*h)).
+				queue(pending(1).project("q").gpus(2).ready()).
+				quota("q", QuotaState{MaxGPUsBySpec: map[string]int{"A": 4}}),
+			want: map[int64]want{1: {at(30 * time.Minute), at(3 * h), &QuotaWait{Project: "q", Spec: "A", Limit: 4, InUse: 4, Needs: 2}}},
+		},
 		"a card of the project with no expected end: unknown": {
 			snap: snapshot(node(1, "A", 8)).run(running(90, gpus(1, 0, 3)...).project("q")).
 				queue(pending(1).project("q").ready()).

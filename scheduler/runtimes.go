@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"kashi/models"
 )
 
 // Runtimes are how long ended tasks ran against what they estimated: each one's ratio of its
@@ -94,8 +96,17 @@ func (d *decider) etaRuntime(project string, est, maxRun time.Duration) time.Dur
 // plus its estimate scaled by the median of its project's ratios that are above what it has
 // run so far (it has outlived the others), at most its max runtime. Once it has outlived
 // every ratio, or without ratios its estimate, its latest end is the best guess (see
-// runningEnds).
+// runningEnds). A task whose idle cards reclaim would stop sooner ends then (ReclaimAt).
 func (d *decider) etaEnd(r *Running) int64 {
+	end := d.runEnd(r)
+	if !r.ReclaimAt.IsZero() {
+		end = min(end, max(int64(r.ReclaimAt.Sub(d.now)), 0))
+	}
+	return end
+}
+
+// runEnd is a running task's expected end by its runtime alone (see etaEnd).
+func (d *decider) runEnd(r *Running) int64 {
 	xs := d.snap.Runtimes.of(r.Project)
 	if r.EstRuntime <= 0 || xs == nil {
 		end50, _ := runningEnds(r, d.now)
@@ -146,9 +157,43 @@ func (l *Loop) runtimes(ctx context.Context, now time.Time) (Runtimes, error) {
 	}
 	samples := make([]RuntimeSample, 0, len(spans))
 	for _, t := range spans {
+		if t.State == models.TaskReclaimed {
+			continue // idle reclaim's stops are forecast on their own (Running.ReclaimAt)
+		}
 		samples = append(samples, RuntimeSample{Project: t.Project, Est: EstRuntime(t.EstGPUHours, t.GPUs),
 			Ran: t.EndedAt.Sub(t.StartedAt)})
 	}
 	c.r, c.at = NewRuntimes(samples), now
 	return c.r, nil
+}
+
+// reclaimCache keeps the idle tasks' reclaim forecast for reclaimRefresh of clock time: it
+// moves with the cards' readings and the scaling loop's notices, not with every tick.
+type reclaimCache struct {
+	mu sync.Mutex
+	at time.Time
+	by map[int64]time.Time
+}
+
+// reclaimRefresh is how long, in clock time, the loop reuses its reclaim forecast.
+const reclaimRefresh = 30 * time.Second
+
+// reclaims is the reclaim forecast by task (LoopConfig.ReclaimForecast), read at most once
+// per reclaimRefresh; nil without one.
+func (l *Loop) reclaims(ctx context.Context, now time.Time) (map[int64]time.Time, error) {
+	if l.cfg.ReclaimForecast == nil {
+		return nil, nil
+	}
+	c := &l.idle
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.by != nil && !now.Before(c.at) && now.Sub(c.at) < reclaimRefresh {
+		return c.by, nil
+	}
+	by, err := l.cfg.ReclaimForecast(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	c.by, c.at = by, now
+	return by, nil
 }

@@ -105,6 +105,9 @@ type Running struct {
 	MaxRuntime time.Duration
 	// Service is true for an inference service's replica (its cards count to the service cap).
 	Service bool
+	// ReclaimAt is when idle reclaim stops the task if its cards stay idle and nobody
+	// answers its notice; zero when it would not. The ETAs take it as the task's likely end.
+	ReclaimAt time.Time
 }
 
 // Pending is a queued task.
