@@ -80,8 +80,22 @@ func fitTokens(h slots, ts []fitTask, k int) map[int32]int64 {
 		out[t.i] = never
 	}
 	var ends slots // the replayed tasks' ends, sorted by t
-	free, hi, left := int64(0), 0, len(ts)
-	started := make([]bool, len(ts))
+	free, hi := int64(0), 0
+	// The tasks not started by how many tokens they need, each size's in order: at a moment,
+	// the first task in order that fits starts, then the next that fits what is left, as a
+	// walk of every task would start them, without walking those that do not fit.
+	var sizes []int64
+	for _, t := range ts {
+		sizes = append(sizes, int64(t.g))
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	queue := make([][]int32, len(sizes)) // by size, as sizes
+	for j, t := range ts {
+		at, _ := slices.BinarySearch(sizes, int64(t.g))
+		queue[at] = append(queue[at], int32(j))
+	}
+	left := len(ts)
 	for left > 0 {
 		t := int64(never)
 		if hi < len(h) {
@@ -100,13 +114,23 @@ func fitTokens(h slots, ts []fitTask, k int) map[int32]int64 {
 			free += int64(ends[0].n)
 			ends = ends[1:]
 		}
-		for j := range ts {
-			if started[j] || int64(ts[j].g) > free {
-				continue
+		for {
+			first, by := int32(-1), 0
+			for b, g := range sizes {
+				if g > free {
+					break
+				}
+				if q := queue[b]; len(q) > 0 && (first < 0 || q[0] < first) {
+					first, by = q[0], b
+				}
 			}
-			started[j], left, free = true, left-1, free-int64(ts[j].g)
-			out[ts[j].i] = t
-			if e := (slot{t: after(t, ts[j].dur[k]), n: ts[j].g}); e.t != never {
+			if first < 0 {
+				break
+			}
+			queue[by] = queue[by][1:]
+			left, free = left-1, free-sizes[by]
+			out[ts[first].i] = t
+			if e := (slot{t: after(t, ts[first].dur[k]), n: ts[first].g}); e.t != never {
 				at, _ := slices.BinarySearchFunc(ends, e.t, func(s slot, t int64) int { return cmp.Compare(s.t, t) })
 				ends = slices.Insert(ends, at, e)
 			}
