@@ -1,5 +1,12 @@
 // Package models holds Kashi's entities, the Store that reads and writes them, and the
 // versioned schema migrations. The same code runs on SQLite (default) and Postgres.
+//
+// One exception to "the database is the state": each GPU's latest reading and its idle and
+// saturation timers are held in memory (live_view.go) as soon as their samples commit, read
+// from there by every read of GPUs in the process, and written to the GPUs' rows behind,
+// once per Options.WriteBehind and on Close (gpu_write_behind.go). Another replica reads
+// the rows, at most that interval behind; a crash loses at most that interval of latest
+// readings, never a stored sample.
 package models
 
 import (
