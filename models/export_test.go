@@ -73,3 +73,7 @@ func LiveSize(s *Store) (gpus, nodes int) {
 func MarkRemoved(ctx context.Context, s *Store, nodeID int64) error {
 	return s.db.WithContext(ctx).Model(&Node{}).Where("id = ?", nodeID).Update("state", NodeRemoved).Error
 }
+
+// WriteReadings writes the GPUs' readings not yet in their rows, as the write-behind does
+// every interval.
+func WriteReadings(ctx context.Context, s *Store) error { return s.writeReadings(ctx) }

@@ -144,6 +144,7 @@ type RemovedNode struct {
 // It returns ErrConflict when the node is not drained by the loop or still holds a task.
 func (s *Store) RemoveNode(ctx context.Context, nodeID int64, ev ScalingEvent, now time.Time) (RemovedNode, error) {
 	defer s.capacity.clear() // the fleet may change
+	defer s.gpuRows.clear()
 	now = UTC(now)
 	var out RemovedNode
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

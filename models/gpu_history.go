@@ -37,6 +37,9 @@ func (s *Store) gpuPlace(ctx context.Context, where string, arg any) (GPUPlace, 
 	if err != nil {
 		return g, notFound(fmt.Sprintf("gpu %v", arg), err)
 	}
+	one := []GPU{g.GPU}
+	s.live.overlayGPUs(one)
+	g.GPU = one[0]
 	return g, nil
 }
 
@@ -59,6 +62,7 @@ func (s *Store) NodePlace(ctx context.Context, id int64) (NodePlace, error) {
 	if err := db.Where("node_id = ?", id).Order("gpu_index").Find(&n.GPUs).Error; err != nil {
 		return n, fmt.Errorf("models: gpus of node %d: %w", id, err)
 	}
+	s.live.overlayGPUs(n.GPUs)
 	return n, nil
 }
 

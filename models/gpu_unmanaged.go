@@ -173,6 +173,15 @@ func saveUnmanaged(tx *gorm.DB, changes []unmanagedChange) error {
 	return nil
 }
 
+// applyUnmanaged brings the GPUs of committed changes to what saveUnmanaged stored.
+func applyUnmanaged(changes []unmanagedChange) {
+	for _, c := range changes {
+		g, w := c.gpu, c.walk
+		read := w.last.ts
+		g.UnmanagedMiB, g.UnmanagedWho, g.UnmanagedSince, g.UnmanagedReadAt = w.last.mib, w.last.who, w.since, &read
+	}
+}
+
 // addUnmanagedSpan stores an ended use of a GPU, extending the GPU's last span when the use
 // began at most unmanagedJoin seconds after it ended.
 func addUnmanagedSpan(tx *gorm.DB, gpuID int64, sp [2]int64) error {

@@ -7,8 +7,11 @@ import (
 )
 
 // liveView holds each GPU's latest reading and timers and each node's last-seen time as the
-// sample commits leave them, so that the board and the GPU list read them from memory. The
-// database stays the record: a GPU the view has not seen since start shows its stored row.
+// sample commits leave them, so that the board, the GPU list and every read of GPUs in this
+// process (the scheduler's and the scaling loop's nodes, the GPU and node pages) read them
+// from memory. It is also where the GPUs' rows learn them: the readings recorded since the
+// last write are dirty, and the write-behind (gpu_write_behind.go) writes them to the rows
+// once per interval and on Close. A GPU the view has not seen since start shows its row.
 //
 // Its size is fixed per GPU whatever the load: one liveGPU (the readings alone, 48 bytes, not
 // the GPU's names) per GPU and one time per node, replaced by each reading, and the GPUs and
@@ -18,6 +21,8 @@ type liveView struct {
 	mu    sync.RWMutex
 	gpus  map[int64]liveGPU
 	nodes map[int64]time.Time
+	// dirty are the GPUs whose reading the rows do not have yet.
+	dirty map[int64]struct{}
 	// seq counts the records, for BoardVersion.
 	seq atomic.Uint64
 }
@@ -29,16 +34,17 @@ type liveGPU struct {
 	sampledAt, idleSince, saturatedSince *time.Time
 }
 
-// record keeps the GPUs' new readings and the nodes' last-seen times.
+// record keeps the GPUs' new readings, to be written behind, and the nodes' last-seen times.
 func (v *liveView) record(gpus []GPU, seen map[int64]time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.gpus == nil {
-		v.gpus, v.nodes = map[int64]liveGPU{}, map[int64]time.Time{}
+		v.gpus, v.nodes, v.dirty = map[int64]liveGPU{}, map[int64]time.Time{}, map[int64]struct{}{}
 	}
 	for _, g := range gpus {
 		v.gpus[g.ID] = liveGPU{memoryUsedMiB: g.MemoryUsedMiB, utilPct: int32(g.UtilPct), tempC: int32(g.TempC), powerW: int32(g.PowerW),
 			sampledAt: g.SampledAt, idleSince: g.IdleSince, saturatedSince: g.SaturatedSince}
+		v.dirty[g.ID] = struct{}{}
 	}
 	for id, at := range seen {
 		if at.After(v.nodes[id]) {
@@ -48,8 +54,9 @@ func (v *liveView) record(gpus []GPU, seen map[int64]time.Time) {
 	v.seq.Add(1)
 }
 
-// keep drops the GPUs and nodes that rows, the whole board, do not list. A GPU recorded
-// after rows were read and dropped here shows its stored row until its next reading.
+// keep drops the GPUs and nodes that rows, the whole board, do not list, and their readings
+// not yet written: a removed node's GPUs are not written back. A GPU recorded after rows
+// were read and dropped here shows its stored row until its next reading.
 func (v *liveView) keep(rows []BoardGPU) {
 	gpus, nodes := make(map[int64]struct{}, len(rows)), make(map[int64]struct{})
 	for i := range rows {
@@ -60,6 +67,7 @@ func (v *liveView) keep(rows []BoardGPU) {
 	for id := range v.gpus {
 		if _, ok := gpus[id]; !ok {
 			delete(v.gpus, id)
+			delete(v.dirty, id)
 		}
 	}
 	for id := range v.nodes {
@@ -75,12 +83,54 @@ func (v *liveView) overlay(rows []BoardGPU) {
 	defer v.mu.RUnlock()
 	for i := range rows {
 		r := &rows[i]
-		if g, ok := v.gpus[r.ID]; ok && (r.SampledAt == nil || !g.sampledAt.Before(*r.SampledAt)) {
-			r.MemoryUsedMiB, r.UtilPct, r.TempC, r.PowerW = g.memoryUsedMiB, int(g.utilPct), int(g.tempC), int(g.powerW)
-			r.SampledAt, r.IdleSince, r.SaturatedSince = g.sampledAt, g.idleSince, g.saturatedSince
-		}
+		v.overlayGPU(&r.GPU)
 		if at, ok := v.nodes[r.NodeID]; ok && at.After(r.LastSeenAt) {
 			r.LastSeenAt = at
+		}
+	}
+}
+
+// overlayGPUs brings GPUs read from their rows up to the latest readings the view holds.
+func (v *liveView) overlayGPUs(gpus []GPU) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	for i := range gpus {
+		v.overlayGPU(&gpus[i])
+	}
+}
+
+// overlayGPU takes the view's reading of g unless g's row holds a newer one (written by
+// another replica); v.mu is held.
+func (v *liveView) overlayGPU(g *GPU) {
+	if l, ok := v.gpus[g.ID]; ok && (g.SampledAt == nil || !l.sampledAt.Before(*g.SampledAt)) {
+		g.MemoryUsedMiB, g.UtilPct, g.TempC, g.PowerW = l.memoryUsedMiB, int(l.utilPct), int(l.tempC), int(l.powerW)
+		g.SampledAt, g.IdleSince, g.SaturatedSince = l.sampledAt, l.idleSince, l.saturatedSince
+	}
+}
+
+// takeDirty returns the readings the rows do not have yet and marks them written; a write
+// that fails gives them back (redirty).
+func (v *liveView) takeDirty() []GPU {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make([]GPU, 0, len(v.dirty))
+	for id := range v.dirty {
+		l := v.gpus[id]
+		out = append(out, GPU{ID: id, MemoryUsedMiB: l.memoryUsedMiB, UtilPct: int(l.utilPct), TempC: int(l.tempC), PowerW: int(l.powerW),
+			SampledAt: l.sampledAt, IdleSince: l.idleSince, SaturatedSince: l.saturatedSince})
+		delete(v.dirty, id)
+	}
+	return out
+}
+
+// redirty marks gpus, taken by takeDirty and not written, dirty again if the view still
+// holds them.
+func (v *liveView) redirty(gpus []GPU) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, g := range gpus {
+		if _, ok := v.gpus[g.ID]; ok {
+			v.dirty[g.ID] = struct{}{}
 		}
 	}
 }

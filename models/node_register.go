@@ -103,6 +103,7 @@ func (s *Store) RegisterNode(ctx context.Context, req NodeRegistration, tokenHas
 	// registration forgets nothing, so that a stream of them costs agents no queries.
 	s.capacity.clear()
 	s.nodeTokens.clear()
+	s.gpuRows.clear() // its GPUs may have moved between nodes
 	return node, nil
 }
 

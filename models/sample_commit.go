@@ -128,15 +128,25 @@ func (c *sampleCommitter) submit(ctx context.Context, j *sampleJob) (IngestResul
 }
 
 // commitSamples writes a group in one transaction: each job's samples (a job with a bad
-// sample is refused alone), the GPUs' latest readings and timers, their use by processes of
-// no task where it changed (with its alert), and the nodes' last-seen times. Then it updates the live view and answers every job.
+// sample is refused alone), their use by processes of no task where it changed (with its
+// alert), and the nodes' last-seen times. Then it moves the GPUs' latest readings and timers
+// forward in the live view, which writes them to the rows behind (gpu_write_behind.go), and
+// answers every job. The GPUs' rows come from gpuRows, read again only for nodes it does not
+// hold, and for a node whose batch they refuse.
 func (s *Store) commitSamples(group []*sampleJob) {
 	ctx := quiet(context.Background())
 	done := make([]sampleDone, len(group))
+	nodeIDs := make([]int64, 0, len(group))
+	for _, j := range group {
+		nodeIDs = append(nodeIDs, j.nodeID)
+	}
+	slices.Sort(nodeIDs)
+	nodeIDs = slices.Compact(nodeIDs)
+	gpus, missing, gen := s.gpuRows.get(nodeIDs)
+	fresh := make(map[int64]bool, len(missing))
 	var (
-		gpus      []GPU
 		advanced  []GPU
-		seen      = map[int64]time.Time{}
+		seen      map[int64]time.Time
 		back      int64
 		unmanaged []unmanagedChange
 	)
@@ -150,44 +160,34 @@ func (s *Store) commitSamples(group []*sampleJob) {
 				return err
 			}
 		}
-		nodeIDs := make([]int64, 0, len(group))
-		for _, j := range group {
-			nodeIDs = append(nodeIDs, j.nodeID)
-		}
-		slices.Sort(nodeIDs)
-		nodeIDs = slices.Compact(nodeIDs)
 		var err error
-		if gpus, err = readGPUs(tx, "node_id IN ?", nodeIDs); err != nil {
+		if gpus, err = s.readGPURows(tx, gpus, missing, fresh); err != nil {
 			return err
-		}
-		byNode := map[int64]map[string]*GPU{}
-		for i := range gpus {
-			g := &gpus[i]
-			if byNode[g.NodeID] == nil {
-				byNode[g.NodeID] = map[string]*GPU{}
-			}
-			byNode[g.NodeID][g.UUID] = g
 		}
 		issued, err := issuedUntil(tx)
 		if err != nil {
 			return err
 		}
-		var (
-			all   []GPUSample
-			owner []int // the job of each row of all
-		)
+		byNode := gpusByNode(gpus)
+		all, owner := validateGroup(group, done, byNode, issued)
+		var stale []int64 // nodes whose held rows refused a batch: read them and try again
 		for i, j := range group {
-			rows, err := sampleRows(j.samples, byNode[j.nodeID], reportFloorAt(j.now, issued), j.now)
-			if err != nil {
-				done[i].err = err
-				continue
+			if done[i].err != nil && !fresh[j.nodeID] && !slices.Contains(stale, j.nodeID) {
+				stale = append(stale, j.nodeID)
 			}
-			all = append(all, rows...)
-			for range rows {
-				owner = append(owner, i)
+		}
+		if len(stale) > 0 {
+			gpus = slices.DeleteFunc(gpus, func(g GPU) bool { return slices.Contains(stale, g.NodeID) })
+			if gpus, err = s.readGPURows(tx, gpus, stale, fresh); err != nil {
+				return err
 			}
-			done[i].res.Duplicates = len(rows)
-			if j.now.After(seen[j.nodeID]) {
+			clear(done)
+			byNode = gpusByNode(gpus)
+			all, owner = validateGroup(group, done, byNode, issued)
+		}
+		seen = map[int64]time.Time{}
+		for i, j := range group {
+			if done[i].err == nil && j.now.After(seen[j.nodeID]) {
 				seen[j.nodeID] = j.now
 			}
 		}
@@ -203,9 +203,6 @@ func (s *Store) commitSamples(group []*sampleJob) {
 			}
 		}
 		advanced = s.advanceGPUs(gpus, all)
-		if err := s.saveGPUReadings(tx, advanced); err != nil {
-			return err
-		}
 		if err := raiseXIDAlerts(tx, group, done, byNode); err != nil {
 			return err
 		}
@@ -217,6 +214,8 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		return err
 	})
 	if err == nil {
+		applyUnmanaged(unmanaged)
+		s.gpuRows.put(gpus, fresh, gen)
 		s.live.record(advanced, seen)
 		if back > 0 || len(unmanaged) > 0 {
 			// A node given up as lost that reports again is back, or a GPU's use by
@@ -230,6 +229,54 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		}
 		j.done <- done[i]
 	}
+}
+
+// readGPURows adds the rows of nodes, read in tx and marked fresh, to gpus, and brings every
+// GPU in gpus up to the live view's latest reading.
+func (s *Store) readGPURows(tx *gorm.DB, gpus []GPU, nodes []int64, fresh map[int64]bool) ([]GPU, error) {
+	if len(nodes) > 0 {
+		read, err := readGPUs(tx, "node_id IN ?", nodes)
+		if err != nil {
+			return nil, err
+		}
+		gpus = append(gpus, read...)
+		for _, id := range nodes {
+			fresh[id] = true
+		}
+	}
+	s.live.overlayGPUs(gpus)
+	return gpus, nil
+}
+
+// gpusByNode indexes gpus by node and UUID.
+func gpusByNode(gpus []GPU) map[int64]map[string]*GPU {
+	byNode := map[int64]map[string]*GPU{}
+	for i := range gpus {
+		g := &gpus[i]
+		if byNode[g.NodeID] == nil {
+			byNode[g.NodeID] = map[string]*GPU{}
+		}
+		byNode[g.NodeID][g.UUID] = g
+	}
+	return byNode
+}
+
+// validateGroup checks each job's batch, refusing a bad one in done, and returns the rows of
+// the others with the job of each row.
+func validateGroup(group []*sampleJob, done []sampleDone, byNode map[int64]map[string]*GPU, issued time.Time) (all []GPUSample, owner []int) {
+	for i, j := range group {
+		rows, err := sampleRows(j.samples, byNode[j.nodeID], reportFloorAt(j.now, issued), j.now)
+		if err != nil {
+			done[i].err = err
+			continue
+		}
+		all = append(all, rows...)
+		for range rows {
+			owner = append(owner, i)
+		}
+		done[i].res.Duplicates = len(rows)
+	}
+	return all, owner
 }
 
 // insertSamples inserts rows, skipping readings already stored, and returns the (gpu, ts)
@@ -313,58 +360,7 @@ func sampleRows(samples []Reading, byUUID map[string]*GPU, floor, now time.Time)
 	return rows, nil
 }
 
-// saveGPUReadings writes the GPUs' latest readings and timers: on Postgres in one
-// statement of column arrays, on SQLite a few hundred GPUs to an UPDATE … FROM VALUES.
-func (s *Store) saveGPUReadings(tx *gorm.DB, gpus []GPU) error {
-	// Columns by VALUES's names (column1 …), which SQLite gives and the arrays are named.
-	const set = "UPDATE gpus SET memory_used_mib = v.column2, util_pct = v.column3, temp_c = v.column4, " +
-		"power_w = v.column5, sampled_at = v.column6, idle_since = v.column7, saturated_since = v.column8 FROM "
-	const where = " WHERE gpus.id = v.column1"
-	if s.postgres {
-		if len(gpus) == 0 {
-			return nil
-		}
-		nums := make([]pgInts, 5)
-		times := make([]pgTimes, 3)
-		for i := range nums {
-			nums[i] = make(pgInts, len(gpus))
-		}
-		for i := range times {
-			times[i] = make(pgTimes, len(gpus))
-		}
-		for i, g := range gpus {
-			nums[0][i], nums[1][i], nums[2][i], nums[3][i], nums[4][i] = g.ID, g.MemoryUsedMiB, int64(g.UtilPct), int64(g.TempC), int64(g.PowerW)
-			times[0][i], times[1][i], times[2][i] = g.SampledAt, g.IdleSince, g.SaturatedSince
-		}
-		q := set + "unnest(" + strings.Repeat("CAST(? AS BIGINT[]),", 5) + strings.Repeat("CAST(? AS TIMESTAMPTZ[]),", 2) + "CAST(? AS TIMESTAMPTZ[])) AS v(column1, column2, column3, column4, column5, column6, column7, column8)" + where
-		if err := tx.Exec(q, nums[0], nums[1], nums[2], nums[3], nums[4], times[0], times[1], times[2]).Error; err != nil {
-			return fmt.Errorf("update gpu readings: %w", err)
-		}
-		return nil
-	}
-	const chunk = 500
-	for len(gpus) > 0 {
-		n := min(len(gpus), chunk)
-		var sb strings.Builder
-		args := make([]any, 0, 8*n)
-		sb.WriteString(set + "(VALUES ")
-		for i, g := range gpus[:n] {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString("(?,?,?,?,?,?,?,?)")
-			args = append(args, g.ID, g.MemoryUsedMiB, g.UtilPct, g.TempC, g.PowerW, g.SampledAt, g.IdleSince, g.SaturatedSince)
-		}
-		sb.WriteString(") AS v" + where)
-		if err := tx.Exec(sb.String(), args...).Error; err != nil {
-			return fmt.Errorf("update gpu readings: %w", err)
-		}
-		gpus = gpus[n:]
-	}
-	return nil
-}
-
-// markNodesSeen sets the nodes' last-seen times (as saveGPUReadings: column arrays on
+// markNodesSeen sets the nodes' last-seen times (as saveGPUReadings, column arrays on
 // Postgres, VALUES lists on SQLite) and brings lost nodes back to ready; it returns how many
 // came back.
 func (s *Store) markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, error) {

@@ -1,5 +1,12 @@
 // Package models holds Kashi's entities, the Store that reads and writes them, and the
 // versioned schema migrations. The same code runs on SQLite (default) and Postgres.
+//
+// One exception to "the database is the state": each GPU's latest reading and its idle and
+// saturation timers are held in memory (live_view.go) as soon as their samples commit, read
+// from there by every read of GPUs in the process, and written to the GPUs' rows behind,
+// once per Options.WriteBehind and on Close (gpu_write_behind.go). Another replica reads
+// the rows, at most that interval behind; a crash loses at most that interval of latest
+// readings, never a stored sample.
 package models
 
 import (
@@ -40,11 +47,14 @@ type Store struct {
 	// nodeTokens remembers verified node tokens.
 	nodeTokens nodeTokenCache
 	// gen counts writes that may change the board (changes.go); samples feeds the group
-	// commit of samples; live holds each GPU's latest reading; board is the board's snapshot.
-	gen     atomic.Uint64
-	samples *sampleCommitter
-	live    liveView
-	board   boardCache
+	// commit of samples; gpuRows holds the GPU rows it reads; live holds each GPU's latest
+	// reading, which readings writes to the rows behind; board is the board's snapshot.
+	gen      atomic.Uint64
+	samples  *sampleCommitter
+	gpuRows  gpuRowCache
+	live     liveView
+	readings *readingWriter
+	board    boardCache
 	// strips caches the board's recent-use strips between rollup runs (util_strip.go).
 	strips  stripCache
 	now     func() time.Time
@@ -65,6 +75,9 @@ type Options struct {
 	// MaxConns bounds the Postgres connection pool; zero means DefaultMaxConns. SQLite
 	// always has one writer and a small read pool.
 	MaxConns int
+	// WriteBehind is how often the GPUs' latest readings are written to their rows (they are
+	// read from memory in this process at once); zero means DefaultWriteBehind.
+	WriteBehind time.Duration
 	// Now is the clock of every time the store stamps by itself (GORM's create and update
 	// times, migrations); nil means time.Now. The demo's clock runs fast.
 	Now func() time.Time
@@ -78,6 +91,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.WriteBehind <= 0 {
+		opts.WriteBehind = DefaultWriteBehind
 	}
 	pg := IsPostgresDSN(dsn)
 	// Statements are prepared by the driver, per connection: pgx caches each connection's
@@ -123,6 +139,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	s.metering.Store(new(bs.Metering()))
 	s.samples = startSampleCommitter(s)
+	s.readings = startReadingWriter(s, opts.WriteBehind)
 	if opts.BoardLag > 0 {
 		s.keepBoard()
 	}
@@ -135,12 +152,13 @@ func IsPostgresDSN(dsn string) bool {
 		strings.HasPrefix(dsn, "host=")
 }
 
-// Close closes the database.
+// Close writes the GPUs' latest readings to their rows and closes the database.
 func (s *Store) Close() error {
 	s.samples.stop()
+	werr := s.readings.stop()
 	s.stopBoard()
 	s.EndAssignmentWaits()
-	return s.closeDB()
+	return errors.Join(werr, s.closeDB())
 }
 
 // Thresholds returns the classification thresholds in force.

@@ -33,9 +33,14 @@ type NodeGPUs struct {
 	GPUs []GPU `gorm:"-"`
 }
 
-// Nodes returns every node not removed, with its pool, spec and GPUs ordered by index.
+// Nodes returns every node not removed, with its pool, spec and GPUs ordered by index, each
+// GPU with its latest reading.
 func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
-	return nodesWithGPUs(s.db.WithContext(ctx), false)
+	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), false)
+	for i := range nodes {
+		s.live.overlayGPUs(nodes[i].GPUs)
+	}
+	return nodes, err
 }
 
 // nodesWithGPUs returns the nodes, removed ones too when removed is set, with their pool, spec
