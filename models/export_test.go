@@ -73,3 +73,14 @@ func LiveSize(s *Store) (gpus, nodes int) {
 func MarkRemoved(ctx context.Context, s *Store, nodeID int64) error {
 	return s.db.WithContext(ctx).Model(&Node{}).Where("id = ?", nodeID).Update("state", NodeRemoved).Error
 }
+
+// RemoveMemberInTx removes a membership in a transaction and calls during before it commits.
+func RemoveMemberInTx(ctx context.Context, s *Store, projectID, userID int64, during func()) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("project_id = ? AND user_id = ?", projectID, userID).Delete(&ProjectMember{}).Error; err != nil {
+			return err
+		}
+		during()
+		return nil
+	})
+}

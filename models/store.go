@@ -37,8 +37,9 @@ type Store struct {
 	// metering is the thresholds in force, read from the billing settings.
 	metering atomic.Pointer[Thresholds]
 	capacity capacityCache
-	// nodeTokens remembers verified node tokens.
+	// nodeTokens remembers verified node tokens; auth API tokens and callers' roles.
 	nodeTokens nodeTokenCache
+	auth       authCache
 	// gen counts writes that may change the board (changes.go); samples feeds the group
 	// commit of samples; live holds each GPU's latest reading; board is the board's snapshot.
 	gen     atomic.Uint64
@@ -95,9 +96,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		err     error
 	)
 	if pg {
-		dial, closeDB, err = postgresDialector(dsn, opts.MaxConns, s.changed)
+		dial, closeDB, err = postgresDialector(dsn, opts.MaxConns, s.committed)
 	} else {
-		dial, closeDB, err = sqliteDialector(dsn, s.changed)
+		dial, closeDB, err = sqliteDialector(dsn, s.committed)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)
