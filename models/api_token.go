@@ -41,35 +41,51 @@ func (s *Store) CreateAPIToken(ctx context.Context, userID int64, name, scope st
 }
 
 // TokenUser returns the user and scope of a live token and records its use, at most once a
-// minute.
+// minute. A verified token is remembered for a few seconds and forgotten on any change to
+// tokens, users or memberships in this process (auth_cache.go).
 func (s *Store) TokenUser(ctx context.Context, token string, now time.Time) (User, APIToken, error) {
-	db := s.db.WithContext(ctx)
+	hash := HashToken(token)
+	o, ok, gen := authLookup(&s.auth, &s.auth.tokens, hash)
+	if !ok {
+		var err error
+		if o, err = s.queryTokenOwner(ctx, hash); err != nil {
+			return User{}, APIToken{}, err
+		}
+		authKeep(&s.auth, &s.auth.tokens, hash, o, gen)
+	}
+	t := o.token
+	now = UTC(now)
+	// Only a use a minute after the last one writes (a script's submits would each take the
+	// writer otherwise), in one conditional statement: concurrent requests neither lose a use
+	// nor write twice. A token's use changes nothing the board shows, nor who may do what.
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= time.Minute {
+		s.db.WithContext(quiet(ctx)).Model(&APIToken{}).
+			Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", t.ID, now.Add(-time.Minute)).
+			Update("last_used_at", now)
+		s.auth.used(hash, now)
+	}
+	return o.user, t, nil
+}
+
+// queryTokenOwner reads the live token of hash with its user; ErrNotFound when the token is
+// unknown or revoked or its user disabled.
+func (s *Store) queryTokenOwner(ctx context.Context, hash string) (tokenOwner, error) {
 	var row struct {
 		APIToken
 		UserName     string
 		UserRole     string
 		UserDisabled bool
 	}
-	err := db.Table("api_tokens").Select("api_tokens.*, users.name AS user_name, users.role AS user_role, users.disabled AS user_disabled").
+	err := s.db.WithContext(ctx).Table("api_tokens").Select("api_tokens.*, users.name AS user_name, users.role AS user_role, users.disabled AS user_disabled").
 		Joins("JOIN users ON users.id = api_tokens.user_id").
-		Where("api_tokens.token_hash = ? AND api_tokens.revoked_at IS NULL", HashToken(token)).Take(&row).Error
+		Where("api_tokens.token_hash = ? AND api_tokens.revoked_at IS NULL", hash).Take(&row).Error
 	if err != nil {
-		return User{}, APIToken{}, notFound("api token", err)
+		return tokenOwner{}, notFound("api token", err)
 	}
 	if row.UserDisabled {
-		return User{}, APIToken{}, fmt.Errorf("models: token of a disabled user: %w", ErrNotFound)
+		return tokenOwner{}, fmt.Errorf("models: token of a disabled user: %w", ErrNotFound)
 	}
-	t := row.APIToken
-	now = UTC(now)
-	// Only a use a minute after the last one writes (a script's submits would each take the
-	// writer otherwise), in one conditional statement: concurrent requests neither lose a use
-	// nor write twice. A token's use changes nothing the board shows.
-	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= time.Minute {
-		s.db.WithContext(quiet(ctx)).Model(&APIToken{}).
-			Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", t.ID, now.Add(-time.Minute)).
-			Update("last_used_at", now)
-	}
-	return User{ID: t.UserID, Name: row.UserName, Role: row.UserRole}, t, nil
+	return tokenOwner{user: User{ID: row.UserID, Name: row.UserName, Role: row.UserRole}, token: row.APIToken}, nil
 }
 
 // APITokens returns a user's tokens, newest first.

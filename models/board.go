@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -44,10 +45,15 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 	if err != nil {
 		return nil, err
 	}
-	out := make([]BoardGPU, 0, len(snap.rows)) // the whole board, unless a filter is set
-	for _, r := range snap.rows {
-		if (f.Pool == "" || r.Pool == f.Pool) && (f.Spec == "" || r.Spec == f.Spec) && (f.Project == "" || r.Project == f.Project) {
-			out = append(out, r)
+	var out []BoardGPU
+	if f == (BoardFilter{}) {
+		out = slices.Clone(snap.rows) // the whole board: one copy of 32,768 rows, not one each
+	} else {
+		for i := range snap.rows {
+			r := &snap.rows[i]
+			if (f.Pool == "" || r.Pool == f.Pool) && (f.Spec == "" || r.Spec == f.Spec) && (f.Project == "" || r.Project == f.Project) {
+				out = append(out, *r)
+			}
 		}
 	}
 	s.live.overlay(out)

@@ -24,13 +24,32 @@ func (s *Store) changed(ctx context.Context) {
 	}
 }
 
-// countChanges registers callbacks that count every create, update, delete and raw write.
+// committed counts a transaction's commit, and forgets who may do what when it wrote one of
+// its tables (auth_cache.go).
+func (s *Store) committed(ctx context.Context, auth bool) {
+	s.changed(ctx)
+	if auth {
+		s.auth.forget()
+	}
+}
+
+// countChanges registers callbacks that count every create, update, delete and raw write,
+// and forget the cached callers after a write to their tables.
 // A write inside a transaction counts again when the transaction commits (notifyTx), so a
 // snapshot taken between the statement and the commit is not kept.
 func (s *Store) countChanges(db *gorm.DB) error {
 	after := func(db *gorm.DB) {
-		if db.Error == nil {
-			s.changed(db.Statement.Context)
+		if db.Error != nil {
+			return
+		}
+		s.changed(db.Statement.Context)
+		if touchesAuth(db.Statement) {
+			// Forgotten now, and again when a transaction commits: a read between the
+			// statement and the commit finds the old rows and must not be kept.
+			s.auth.forget()
+			if tx, ok := db.Statement.ConnPool.(*notifyTx); ok {
+				tx.auth = true
+			}
 		}
 	}
 	cb := db.Callback()

@@ -32,7 +32,7 @@ const (
 )
 
 // postgresDialector opens a bounded Postgres pool.
-func postgresDialector(dsn string, maxConns int, committed func(context.Context)) (gorm.Dialector, func() error, error) {
+func postgresDialector(dsn string, maxConns int, committed func(ctx context.Context, auth bool)) (gorm.Dialector, func() error, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, nil, err
@@ -50,7 +50,7 @@ func postgresDialector(dsn string, maxConns int, committed func(context.Context)
 // queue in Go instead of spinning on SQLite's busy timeout), and a pool of read-only
 // connections whose deferred reads never take the write lock (WAL lets them run beside the
 // writer).
-func sqliteDialector(path string, committed func(context.Context)) (gorm.Dialector, func() error, error) {
+func sqliteDialector(path string, committed func(ctx context.Context, auth bool)) (gorm.Dialector, func() error, error) {
 	if err := privateFiles(path); err != nil {
 		return nil, nil, err
 	}
@@ -132,10 +132,11 @@ func sqliteDSN(path, extra string) string {
 
 // pools is the gorm.ConnPool under the Store: statements that only read, outside a
 // transaction, go to the read pool; everything else to the writer (on Postgres both are the
-// one bounded pool). A committed transaction calls committed with the context it began with.
+// one bounded pool). A committed transaction calls committed with the context it began with
+// and whether it wrote a table of who may do what.
 type pools struct {
 	read, write *sql.DB
-	committed   func(context.Context)
+	committed   func(ctx context.Context, auth bool)
 }
 
 // pick chooses the pool for one statement.
@@ -203,18 +204,20 @@ func (p *pools) close() error {
 	return err
 }
 
-// notifyTx is a transaction that reports its commit.
+// notifyTx is a transaction that reports its commit, and whether it wrote a table of who
+// may do what (auth is set by the statement that did: touchesAuth).
 type notifyTx struct {
 	*sql.Tx
 	ctx       context.Context
-	committed func(context.Context)
+	committed func(ctx context.Context, auth bool)
+	auth      bool
 }
 
 // Commit commits and reports it.
 func (t *notifyTx) Commit() error {
 	err := t.Tx.Commit()
 	if err == nil {
-		t.committed(t.ctx)
+		t.committed(t.ctx, t.auth)
 	}
 	return err
 }

@@ -77,3 +77,14 @@ func MarkRemoved(ctx context.Context, s *Store, nodeID int64) error {
 // WriteReadings writes the GPUs' readings not yet in their rows, as the write-behind does
 // every interval.
 func WriteReadings(ctx context.Context, s *Store) error { return s.writeReadings(ctx) }
+
+// RemoveMemberInTx removes a membership in a transaction and calls during before it commits.
+func RemoveMemberInTx(ctx context.Context, s *Store, projectID, userID int64, during func()) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("project_id = ? AND user_id = ?", projectID, userID).Delete(&ProjectMember{}).Error; err != nil {
+			return err
+		}
+		during()
+		return nil
+	})
+}

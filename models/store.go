@@ -44,8 +44,9 @@ type Store struct {
 	// metering is the thresholds in force, read from the billing settings.
 	metering atomic.Pointer[Thresholds]
 	capacity capacityCache
-	// nodeTokens remembers verified node tokens.
+	// nodeTokens remembers verified node tokens; auth API tokens and callers' roles.
 	nodeTokens nodeTokenCache
+	auth       authCache
 	// gen counts writes that may change the board (changes.go); samples feeds the group
 	// commit of samples; gpuRows holds the GPU rows it reads; live holds each GPU's latest
 	// reading, which readings writes to the rows behind; board is the board's snapshot.
@@ -111,9 +112,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		err     error
 	)
 	if pg {
-		dial, closeDB, err = postgresDialector(dsn, opts.MaxConns, s.changed)
+		dial, closeDB, err = postgresDialector(dsn, opts.MaxConns, s.committed)
 	} else {
-		dial, closeDB, err = sqliteDialector(dsn, s.changed)
+		dial, closeDB, err = sqliteDialector(dsn, s.committed)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)

@@ -78,38 +78,41 @@ func (h *Handler) Board(c echo.Context) error {
 	return c.HTMLBlob(http.StatusOK, body)
 }
 
-// buildBoard builds the board of k at now: the selection, its view, the page.
+// buildBoard builds the board of k at now: the selection, its view, the page, and the
+// cards of the page alone (board_build.go).
 func (h *Handler) buildBoard(ctx context.Context, k shareKey, now time.Time) (boardview.BoardData, error) {
 	f := k.filter
 	rows, err := h.store.BoardGPUs(ctx, models.BoardFilter{Pool: f.Pool, Spec: f.Spec, Project: f.Project})
 	if err != nil {
 		return boardview.BoardData{}, err
 	}
-	d := h.boardData(rows, now, k.admin)
+	s := h.selectRows(rows, now)
+	d := boardview.BoardData{Now: now, IdleAfter: h.Cfg.IdleAfter, SaturatedAfter: h.Cfg.SaturatedAfter, Pools: s.pools}
 	d.Filter, d.ActivePct = f, h.store.Thresholds().ActiveUtilPct
 	if d.Options.Pools, d.Options.Specs, d.Options.Projects, err = h.store.BoardOptions(ctx); err != nil {
 		return d, err
 	}
 	d.Options.Owners = owners(rows)
-	if err := h.markBookings(ctx, &d, now); err != nil {
+	if err := h.markBookings(ctx, &d, &s, now); err != nil {
 		return d, err
 	}
-	narrowNodes(&d)
+	s.classify(d.ActivePct)
+	s.narrow(f)
 	if d.Filter.View == "" {
-		d.Filter.View = defaultView(d.Nodes)
+		d.Filter.View = defaultView(s.cards())
 	}
+	if f.Sort == boardview.SortIdle {
+		s.sortIdleFirst()
+	}
+	d.Counts = s.counts()
+	d.Nodes = s.draw(paginate(&d, s.nodes), now, k.admin)
 	if d.Filter.View == boardview.ViewGrid {
 		strips, err := h.store.UtilStrips(ctx, now)
 		if err != nil {
 			return d, err
 		}
-		addStrips(&d, strips)
+		addStrips(d.Nodes, strips)
 	}
-	if f.Sort == boardview.SortIdle {
-		sortIdleFirst(d.Nodes)
-	}
-	d.Counts = boardview.CompactCounts(d)
-	paginate(&d)
 	return d, nil
 }
 

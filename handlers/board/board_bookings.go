@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/views"
 	boardview "kashi/views/board"
@@ -15,9 +16,9 @@ import (
 // cards before the window, those its project's cards do not fill in it), the count the
 // queue's capacity panel shows as booked. The scheduler holds cards of a spec, not
 // particular ones; the board marks the first free cards of ready nodes in its order. Marks
-// follow the filter: a card not shown is not marked. Each pool's summary counts its marked
-// cards.
-func (h *Handler) markBookings(ctx context.Context, d *boardview.BoardData, now time.Time) error {
+// follow the filter: a card not shown is not marked. Each pool's summary in d counts its
+// marked cards.
+func (h *Handler) markBookings(ctx context.Context, d *boardview.BoardData, s *selection, now time.Time) error {
 	rs, err := h.store.Reservations(ctx, now, now.Add(models.BookingHorizon))
 	if err != nil || len(rs) == 0 {
 		return err
@@ -43,16 +44,17 @@ func (h *Handler) markBookings(ctx context.Context, d *boardview.BoardData, now 
 	booked := make(map[string]int)
 	for i := range d.Bookings {
 		b := &d.Bookings[i]
-		for n := range d.Nodes {
-			if !b.Covers(d.Nodes[n]) || d.Nodes[n].State != models.NodeReady {
+		for n := range s.nodes {
+			node := &s.nodes[n]
+			if !b.Covers(node.node) || node.node.State != models.NodeReady {
 				continue
 			}
-			for g := range d.Nodes[n].GPUs {
-				c := &d.Nodes[n].GPUs[g]
-				if b.HeldFree < owed[i] && !c.Held && c.BookedBy == 0 && c.State == models.GPUFree {
+			for g := range node.marks {
+				c := &node.marks[g].facts
+				if b.HeldFree < owed[i] && !c.Held && c.BookedBy == 0 && c.State == api.GPUFree {
 					c.BookedBy = i + 1
 					b.HeldFree++
-					booked[d.Nodes[n].Pool]++
+					booked[node.node.Pool]++
 				}
 			}
 		}

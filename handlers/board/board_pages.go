@@ -1,9 +1,6 @@
 package board
 
-import (
-	"kashi/views"
-	boardview "kashi/views/board"
-)
+import boardview "kashi/views/board"
 
 // A board of tens of thousands of cards is shown a page at a time, and a page is cut along
 // node groups: a pool that fits the rest of a page joins it, one that does not starts the
@@ -19,61 +16,59 @@ const (
 	maxPage = 10000
 )
 
-// defaultView is the view a board of nodes opens in when the URL names none: the cards up to
-// a page of them, the compact grid above.
-func defaultView(nodes []views.BoardNode) string {
-	n := 0
-	for i := range nodes {
-		n += len(nodes[i].GPUs)
-	}
-	if n > cardsPerPage {
+// defaultView is the view a board of so many cards opens in when the URL names none: the
+// cards up to a page of them, the compact grid above.
+func defaultView(cards int) string {
+	if cards > cardsPerPage {
 		return boardview.ViewGrid
 	}
 	return boardview.ViewCards
 }
 
-// paginate cuts d's nodes into pages (see above) and keeps those of d.Filter.Page, the last
-// page when it asks past it. A board that fits one page has no Pages.
-func paginate(d *boardview.BoardData) {
+// paginate cuts nodes into pages (see above) for d's view, sets d's Pages and page, and
+// returns the nodes of d.Filter.Page, the last page when it asks past it. A board that fits
+// one page has no Pages.
+func paginate(d *boardview.BoardData, nodes []selNode) []selNode {
 	per := cardsPerPage
 	if d.Filter.View == boardview.ViewGrid {
 		per = gridPerPage
 	}
 	var (
 		pages  []boardview.BoardPage
-		starts []int // index in d.Nodes of each page's first node
+		starts []int // index in nodes of each page's first node
 	)
 	open := func(i int) {
-		pages = append(pages, boardview.BoardPage{Number: len(pages) + 1, First: d.Nodes[i].Pool})
+		pages = append(pages, boardview.BoardPage{Number: len(pages) + 1, First: nodes[i].node.Pool})
 		starts = append(starts, i)
 	}
-	for i := 0; i < len(d.Nodes); {
+	for i := 0; i < len(nodes); {
 		// The run of nodes of one pool from i (one node when sorted other than by pool).
 		j, cards := i, 0
-		for ; j < len(d.Nodes) && d.Nodes[j].Pool == d.Nodes[i].Pool; j++ {
-			cards += len(d.Nodes[j].GPUs)
+		for ; j < len(nodes) && nodes[j].node.Pool == nodes[i].node.Pool; j++ {
+			cards += len(nodes[j].marks)
 		}
 		if len(pages) == 0 || (pages[len(pages)-1].Cards+cards > per && cards <= per) {
 			open(i)
 		}
 		for ; i < j; i++ {
 			p := &pages[len(pages)-1]
-			if n := len(d.Nodes[i].GPUs); p.Cards > 0 && p.Cards+n > per {
+			if n := len(nodes[i].marks); p.Cards > 0 && p.Cards+n > per {
 				open(i)
 				p = &pages[len(pages)-1]
 			}
-			p.Cards += len(d.Nodes[i].GPUs)
-			p.Last = d.Nodes[i].Pool
+			p.Cards += len(nodes[i].marks)
+			p.Last = nodes[i].node.Pool
 		}
 	}
 	if len(pages) <= 1 {
 		d.Filter.Page = 1
-		return
+		return nodes
 	}
 	n := min(d.Filter.Page, len(pages))
-	end := len(d.Nodes)
+	end := len(nodes)
 	if n < len(pages) {
 		end = starts[n]
 	}
-	d.Nodes, d.Pages, d.Filter.Page = d.Nodes[starts[n-1]:end], pages, n
+	d.Pages, d.Filter.Page = pages, n
+	return nodes[starts[n-1]:end]
 }

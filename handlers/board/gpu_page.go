@@ -71,9 +71,10 @@ func (h *Handler) boardNode(c echo.Context, nodeID int64) (views.BoardNode, erro
 			mine = append(mine, r)
 		}
 	}
-	d := h.boardData(mine, h.Now(), handlers.Who(c).Admin())
-	if len(d.Nodes) == 0 {
+	now := h.Now()
+	s := h.selectRows(mine, now)
+	if len(s.nodes) == 0 {
 		return views.BoardNode{}, nil
 	}
-	return d.Nodes[0], nil
+	return s.draw(s.nodes[:1], now, handlers.Who(c).Admin())[0], nil
 }

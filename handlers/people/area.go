@@ -31,7 +31,7 @@ type Store interface {
 	SessionUser(ctx context.Context, token string, lim models.SessionLimits, now time.Time) (models.User, error)
 	DeleteSession(ctx context.Context, token string) error
 	TokenUser(ctx context.Context, token string, now time.Time) (models.User, models.APIToken, error)
-	Memberships(ctx context.Context, userID int64) (map[int64]string, error)
+	CallerRoles(ctx context.Context, userID int64) (map[int64]string, error)
 	CreateUser(ctx context.Context, name, password, role string, now time.Time) (models.User, error)
 	AuditLog(ctx context.Context, f models.AuditFilter) ([]models.AuditEntry, error)
 	APITokens(ctx context.Context, userID int64) ([]models.APIToken, error)

@@ -74,7 +74,7 @@ func ledProjects(p *handlers.Principal) []int64 {
 }
 
 func (h *Handler) principal(c echo.Context, u models.User, readOnly bool) (*handlers.Principal, error) {
-	projects, err := h.store.Memberships(c.Request().Context(), u.ID)
+	projects, err := h.store.CallerRoles(c.Request().Context(), u.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -33,27 +33,45 @@ const (
 // CompactStates lists the compact states in legend order.
 var CompactStates = []string{CompactActive, CompactLow, CompactIdle, CompactSaturated, CompactNoData, CompactUnmanaged, CompactBooked, CompactFree}
 
-// CompactState is a card's compact state: no data first (its readings are old), then use
+// CardFacts are what a card's compact state depends on. The handler keeps them for every
+// card of a selection (the legend's counts and the state filter read them) and makes the
+// whole card (views.BoardGPU) only for the shown page.
+type CardFacts struct {
+	State         api.GPUState
+	Held          bool
+	BookedBy      int
+	LongSaturated bool
+	UnmanagedMiB  int64
+	UtilPct       int
+}
+
+// Compact is the card's compact state: no data first (its readings are old), then use
 // outside tasks, long saturation, then booked (free but kept for a reservation), free, idle,
 // low or active by utilization.
-func CompactState(g *views.BoardGPU, activePct int) string {
+func (f CardFacts) Compact(activePct int) string {
 	switch {
-	case g.State == api.GPUStale:
+	case f.State == api.GPUStale:
 		return CompactNoData
-	case g.UnmanagedMiB > 0:
+	case f.UnmanagedMiB > 0:
 		return CompactUnmanaged
-	case g.LongSaturated:
+	case f.LongSaturated:
 		return CompactSaturated
-	case !g.Held && g.BookedBy > 0:
+	case !f.Held && f.BookedBy > 0:
 		return CompactBooked
-	case !g.Held:
+	case !f.Held:
 		return CompactFree
-	case g.State == api.GPUIdle:
+	case f.State == api.GPUIdle:
 		return CompactIdle
-	case g.UtilPct < activePct:
+	case f.UtilPct < activePct:
 		return CompactLow
 	}
 	return CompactActive
+}
+
+// CompactState is g's compact state (CardFacts.Compact).
+func CompactState(g *views.BoardGPU, activePct int) string {
+	return CardFacts{State: g.State, Held: g.Held, BookedBy: g.BookedBy, LongSaturated: g.LongSaturated,
+		UnmanagedMiB: g.UnmanagedMiB, UtilPct: g.UtilPct}.Compact(activePct)
 }
 
 // compactStateText names a compact state.
@@ -184,18 +202,6 @@ func compactCellWidth(d BoardData) int {
 // compactSize is the style that sizes the compact grid's cells (compactCellWidth).
 func compactSize(d BoardData) templ.SafeCSS {
 	return templ.SafeCSS("--cw:" + strconv.Itoa(compactCellWidth(d)) + "px")
-}
-
-// CompactCounts counts d's cards by compact state; the handler takes it before paging, so
-// the legend counts every page (BoardData.Counts).
-func CompactCounts(d BoardData) map[string]int {
-	n := map[string]int{}
-	for i := range d.Nodes {
-		for j := range d.Nodes[i].GPUs {
-			n[CompactState(&d.Nodes[i].GPUs[j], d.ActivePct)]++
-		}
-	}
-	return n
 }
 
 // compactNodes writes every node as a group of cells.

@@ -60,7 +60,7 @@ func TestCompactGrid(t *testing.T) {
 	d.Filter.View, d.ActivePct = ViewGrid, 40
 	d.Nodes[0].GPUs[0].Strip = [12]uint8{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1}
 	d.Nodes[0].GPUs[0].Owner = "zhang<x>"
-	d.Counts = CompactCounts(d)
+	d.Counts = countStates(d)
 	doc := viewstest.Parse(t, viewstest.Render(t, CompactGrid(viewstest.En, d)))
 	cells := doc.Find(`[data-testid=compact-grid] [data-testid=gpu-cell]`)
 	if cells.Length() != 20 {
@@ -98,6 +98,17 @@ func TestCompactGrid(t *testing.T) {
 	if counts["free"] != "9" || counts["nodata"] != "1" || counts["saturated"] != "2" {
 		t.Errorf("legend counts = %v", counts)
 	}
+}
+
+// countStates counts d's cards by compact state, as the handler counts a selection's.
+func countStates(d BoardData) map[string]int {
+	n := map[string]int{}
+	for i := range d.Nodes {
+		for j := range d.Nodes[i].GPUs {
+			n[CompactState(&d.Nodes[i].GPUs[j], d.ActivePct)]++
+		}
+	}
+	return n
 }
 
 // The compact grid's cells are sized to the fleet: 4,096 GPUs keep the smallest cells, on one

@@ -25,7 +25,7 @@ type BoardData struct {
 	// Bookings are the reservations holding cards now: from their lead time before the
 	// window to its end.
 	Bookings []views.BoardBooking
-	// Counts are the shown cards by compact state, over every page (CompactCounts).
+	// Counts are the shown cards by compact state (CardFacts.Compact), over every page.
 	Counts map[string]int
 	// Pages are the board's pages when its cards do not fit one (the handler's paging);
 	// Nodes are then the nodes of page Filter.Page only.
