@@ -14,9 +14,11 @@ import (
 // request one node's reading of its eight cards, from 256 callers at once (b.SetParallelism),
 // through IngestSamples and its group commit into SQLite with its indexes, every GPU's latest
 // reading and timers updated. In the same run and the same database it first measures the
-// raw limit: the same rows as 1,000-row multi-row INSERTs in a transaction each (as
-// BenchmarkRawSampleInsert), so "of-raw" is the ratio of the two rates with the machine's
-// speed cancelled out. With -short, 16 nodes.
+// raw limit: rows of the same shape (one reading of every GPU at each step) as 1,000-row
+// multi-row INSERTs in a transaction each, so "of-raw" is the ratio of the two rates with the
+// machine's speed cancelled out; and, for the record, the raw rate of 8 GPUs' consecutive
+// seconds (raw-8-gpus, BenchmarkRawSampleInsert's shape, whose rows share index pages). With
+// -short, 16 nodes.
 func BenchmarkIngestAsAgents(b *testing.B) {
 	const gpus = 8
 	nodes, rawBatches := 512, 100
@@ -41,7 +43,7 @@ func BenchmarkIngestAsAgents(b *testing.B) {
 		}
 		nodeIDs[n] = node.ID
 	}
-	raw := rawSampleRate(b, s, rawBatches)
+	raw, clustered := rawSampleRate(b, s, rawBatches, true), rawSampleRate(b, s, rawBatches, false)
 
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var next atomic.Int64
@@ -66,31 +68,42 @@ func BenchmarkIngestAsAgents(b *testing.B) {
 	b.ReportMetric(rate, "samples/s")
 	b.ReportMetric(raw, "raw-samples/s")
 	b.ReportMetric(rate/raw, "of-raw")
+	b.ReportMetric(clustered, "raw-8-gpus-samples/s")
 }
 
 // rawSampleRate is the rate of inserting batches of 1,000 samples into s's gpu_samples as
 // one multi-row INSERT each, in a transaction, with no validation and no GPU update: the
-// driver's limit for the rows ingest stores. The samples are dated long before any other.
-func rawSampleRate(b *testing.B, s *Store, batches int) float64 {
+// driver's limit for the rows ingest stores. With spread, the rows are shaped as the agents
+// send them: one reading of each GPU of the store at each 10-s step, every GPU in turn (a
+// row per GPU and instant, so each touches its own part of the (gpu_id, ts) index); without,
+// 125 consecutive seconds of 8 GPUs. The samples are dated long before any other.
+func rawSampleRate(b *testing.B, s *Store, batches int, spread bool) float64 {
+	const rows = 1000
 	var gpuIDs []int64
-	if err := s.db.Model(&GPU{}).Order("id").Limit(8).Pluck("id", &gpuIDs).Error; err != nil {
+	q := s.db.Model(&GPU{}).Order("id")
+	if !spread {
+		q = q.Limit(8)
+	}
+	if err := q.Pluck("id", &gpuIDs).Error; err != nil {
 		b.Fatal(err)
 	}
 	db, err := s.db.DB()
 	if err != nil {
 		b.Fatal(err)
 	}
-	const perGPU = 125
 	stmt := "INSERT INTO gpu_samples (gpu_id, ts, memory_used_mib, util_pct, temp_c, power_w) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", 8*perGPU), ",") + " ON CONFLICT DO NOTHING"
-	args := make([]any, 0, 6*8*perGPU)
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", rows), ",") + " ON CONFLICT DO NOTHING"
+	args := make([]any, 0, 6*rows)
 	start := time.Now()
 	for i := range batches {
 		args = args[:0]
-		for _, id := range gpuIDs {
-			for k := range perGPU {
-				args = append(args, id, int64(1_000_000_000+i*perGPU+k), int64(k), (k*7)%100, 40, 100)
+		for r := range rows {
+			k := i*rows + r
+			id, ts := gpuIDs[k%len(gpuIDs)], int64(1_000_000_000+10*(k/len(gpuIDs)))
+			if !spread {
+				id, ts = gpuIDs[r/(rows/len(gpuIDs))], int64(900_000_000+i*(rows/len(gpuIDs))+r%(rows/len(gpuIDs)))
 			}
+			args = append(args, id, ts, int64(k), (k*7)%100, 40, 100)
 		}
 		tx, err := db.Begin()
 		if err != nil {
@@ -103,5 +116,5 @@ func rawSampleRate(b *testing.B, s *Store, batches int) float64 {
 			b.Fatal(err)
 		}
 	}
-	return float64(batches*8*perGPU) / time.Since(start).Seconds()
+	return float64(batches*rows) / time.Since(start).Seconds()
 }
