@@ -41,6 +41,9 @@ func ChangeURL(pool string, version int) string {
 	return "/pools/" + url.PathEscape(pool) + "/changes/" + strconv.Itoa(version)
 }
 
+// PriceChangeURL is the page of the price list's row id as a change.
+func PriceChangeURL(id int64) string { return "/prices/changes/" + strconv.FormatInt(id, 10) }
+
 // TaskURL is the path of a task's page.
 func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 

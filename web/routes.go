@@ -115,6 +115,7 @@ func Routes(h *Areas) []Route {
 		{GET, "/prices", handlers.Finance, h.Bills.PricesPage},
 		{POST, "/prices", handlers.Admin, h.Bills.PriceFormSubmit},
 		{POST, "/prices/plans", handlers.Admin, h.Bills.PlanFormSubmit},
+		{GET, "/prices/changes/:id", handlers.Finance, h.Bills.PriceChange},
 		{POST, "/bills/:project/:month/adjustments", handlers.Finance, h.Bills.AdjustmentFormSubmit},
 		{GET, "/people", handlers.Admin, h.People.UsersPage},
 		{POST, "/people", handlers.Admin, h.People.UserFormCreate},
