@@ -34,14 +34,17 @@ const (
 	KindPool = "pool"
 	// KindPrice is a price of a spec from a month on (a row of the price list).
 	KindPrice = "price"
+	// KindQuota is a change of a project's quota (an admin's edit or an approved request).
+	KindQuota = "quota"
 )
 
-// Ref names a change: a version of a pool's settings (Pool, Version) or a price (ID, the
-// price list's row).
+// Ref names a change: a version of a pool's settings (Pool, Version), a price (ID, the
+// price list's row) or a quota change (Project, and ID, its audit log entry).
 type Ref struct {
 	Kind    string
 	Pool    string
 	Version int
+	Project int64
 	ID      int64
 }
 
@@ -51,11 +54,15 @@ func PoolRef(pool string, version int) Ref { return Ref{Kind: KindPool, Pool: po
 // PriceRef names the price list's row id.
 func PriceRef(id int64) Ref { return Ref{Kind: KindPrice, ID: id} }
 
+// QuotaRef names the change of project's quota that the audit log's entry id records.
+func QuotaRef(project, id int64) Ref { return Ref{Kind: KindQuota, Project: project, ID: id} }
+
 // ChangeSource is what LoadChange reads; *models.Store implements it.
 type ChangeSource interface {
 	Source
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	PriceHistory(ctx context.Context) ([]models.Price, error)
+	QuotaEdits(ctx context.Context, projectID int64, from, to time.Time) ([]models.QuotaEdit, error)
 }
 
 // ChangeInput is everything ComputeChange reads.
@@ -69,6 +76,8 @@ type ChangeInput struct {
 	Before, After Input
 	// Price is a price change's (KindPrice), which reads no Before and After.
 	Price priceInput
+	// Quota is a quota change's (KindQuota): Before and After hold each of its pools' periods.
+	Quota quotaInput
 }
 
 // Change is a change's measured effect.
@@ -83,6 +92,8 @@ type Change struct {
 	Old, New models.PoolConfig
 	// Price is a price change's rates.
 	Price PriceRates
+	// Quota is a quota change's project and quotas.
+	Quota QuotaLimits
 	Ready bool
 	// From, To: Before is [From, At), After [At, To). A price change's Before and After
 	// hold its spec's figures only (PriceSide).
@@ -119,9 +130,13 @@ func LoadChange(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (
 	if err != nil || span < MinAfter {
 		return in, err
 	}
-	if ref.Kind == KindPrice {
+	switch ref.Kind {
+	case KindPrice:
 		in.Ready = true
 		return in, loadPrice(ctx, src, &in, span)
+	case KindQuota:
+		in.Ready = true
+		return in, loadQuota(ctx, src, &in, span, now)
 	}
 	pool, at := in.Pool, in.Version.At
 	in.Ready = true
@@ -144,6 +159,8 @@ func changeAt(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (Ch
 		return poolChangeAt(ctx, src, ref, now)
 	case KindPrice:
 		return priceChangeAt(ctx, src, ref, now)
+	case KindQuota:
+		return quotaChangeAt(ctx, src, ref, now)
 	}
 	return ChangeInput{}, 0, ErrNoChange
 }
@@ -192,8 +209,11 @@ func changeSpan(at time.Time, neighbours []time.Time, now time.Time) time.Durati
 
 // ComputeChange measures in's change.
 func ComputeChange(in ChangeInput) (Change, error) {
-	if in.Ref.Kind == KindPrice {
+	switch in.Ref.Kind {
+	case KindPrice:
 		return computePrice(in)
+	case KindQuota:
+		return computeQuota(in)
 	}
 	v := in.Version
 	c := Change{Ref: in.Ref, Pool: in.Pool, Version: v.Version, At: v.At, By: v.By, Note: v.Note, Old: in.Old, New: in.New, Ready: in.Ready}
@@ -209,11 +229,11 @@ func ComputeChange(in ChangeInput) (Change, error) {
 		return Change{}, err
 	}
 	a := in.After
-	old, n, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.Old, a.RateFen)
+	old, n, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.Old, a.RateFen, nil)
 	if err != nil {
 		return Change{}, err
 	}
-	cur, _, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.New, a.RateFen)
+	cur, _, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.New, a.RateFen, nil)
 	if err != nil {
 		return Change{}, err
 	}
@@ -234,8 +254,9 @@ func MeasureChange(ctx context.Context, src ChangeSource, ref Ref, now time.Time
 
 // ReplayElastic replays the tasks submitted in [from, to), each for the time it held its
 // cards, on the pool as cfg configures it (elastic from its minimum, by the production
-// scaling decisions), and returns the result and how many tasks it replayed.
-func ReplayElastic(tasks []models.TaskSpan, from, to time.Time, pool string, cfg models.PoolConfig, rateFen int64) (*replay.Result, int, error) {
+// scaling decisions) under the projects' quotas (none: unlimited), and returns the result
+// and how many tasks it replayed.
+func ReplayElastic(tasks []models.TaskSpan, from, to time.Time, pool string, cfg models.PoolConfig, rateFen int64, quotas []replay.Quota) (*replay.Result, int, error) {
 	tr := trace(tasks, from, to, cfg.Spec, max(cfg.MaxNodes, 1)*cfg.GPUsPerNode)
 	if len(tr.Jobs) == 0 {
 		return &replay.Result{}, 0, nil
@@ -244,7 +265,7 @@ func ReplayElastic(tasks []models.TaskSpan, from, to time.Time, pool string, cfg
 	if cfg.MaxNodes == 0 { // a static pool: its minimum, fixed
 		p.Scale, p.Nodes = nil, max(cfg.MinNodes, 1)
 	}
-	res, err := replay.Run(tr, replay.Options{Fleet: replay.Config{Pools: []replay.Pool{p}}})
+	res, err := replay.Run(tr, replay.Options{Fleet: replay.Config{Pools: []replay.Pool{p}, Quotas: quotas}})
 	if err != nil {
 		return nil, 0, fmt.Errorf("pilot: replay under version settings: %w", err)
 	}

@@ -13,8 +13,8 @@ import (
 type Measure func(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (Change, error)
 
 // WeekChanges measures the changes made in [from, to) as of now, oldest first (the pools'
-// setting changes, and the prices that hold from a month starting in it: a price changes at
-// its month's start in the billing time zone) through measure: each as its change page
+// setting changes, the quotas' changes, and the prices that hold from a month starting in
+// it: a price changes at its month's start in the billing time zone) through measure: each as its change page
 // measures it (MeasureChange), so the weekly report,
 // its page and the change's page read one computation. A change less than MinAfter old is
 // listed not Ready.
@@ -60,6 +60,20 @@ func WeekChanges(ctx context.Context, src ChangeSource, measure Measure, from, t
 		if errors.Is(err, ErrNoChange) { // a spec's first price changes nothing
 			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	edits, err := src.QuotaEdits(ctx, 0, from, to)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range edits {
+		if e.Before == nil { // a project's first quota on a spec changes nothing
+			continue
+		}
+		c, err := measure(ctx, src, QuotaRef(e.ProjectID, e.ID), now)
 		if err != nil {
 			return nil, err
 		}

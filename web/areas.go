@@ -49,9 +49,9 @@ func NewAreas(store Store, sched handlers.Scheduler, cfg handlers.Config, now fu
 	return &Areas{
 		Board:    board.New(c, store),
 		Tasks:    tasks.New(c, store),
-		Projects: projects.New(c, store),
+		Projects: projects.New(c, store, pl.Changes()),
 		Pools:    pl,
-		// The bills area shows changes too, measured in the pools area's one cache.
+		// The bills and projects areas show changes too, measured in the pools area's one cache.
 		Bills:    bills.New(c, store, pl.Changes()),
 		Agent:    agent.New(c, store),
 		People:   people.New(c, store),

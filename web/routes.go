@@ -62,6 +62,7 @@ func Routes(h *Areas) []Route {
 		{GET, "/trials/:id", handlers.Viewer, h.Tasks.TrialPage},
 		{POST, "/trials/:id/full", handlers.Member, h.Tasks.TrialFullForm},
 		{GET, "/projects", handlers.Viewer, h.Projects.ProjectsPage},
+		{GET, "/projects/:id/quota-changes/:change", handlers.Member, h.Projects.QuotaChange},
 		{POST, "/projects/requests", handlers.Member, h.Projects.RequestFormSubmit},
 		{POST, "/projects/:id/reclaim", handlers.Lead, h.Projects.ReclaimFormSubmit},
 		{GET, "/projects/:id/templates", handlers.Member, h.Tasks.TemplatesPage},

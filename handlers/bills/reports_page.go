@@ -182,11 +182,15 @@ func classUses(groups []billing.GroupUsage) []billsview.ReportClassUse {
 	return out
 }
 
-// mayOpenChange: who may open the page of the change ref names, as the routes let them: a
-// pool's change leads and admins, a price's those who read the prices (finance, admins).
+// mayOpenChange: who may open the page of the change ref names, as its route and handler
+// let them: a pool's change leads and admins, a price's those who read the prices (finance,
+// admins), a quota's those who see its project (its members and leads, admins).
 func mayOpenChange(who *handlers.Principal, ref pilot.Ref) bool {
-	if ref.Kind == pilot.KindPrice {
+	switch ref.Kind {
+	case pilot.KindPrice:
 		return who.Allows(handlers.Finance)
+	case pilot.KindQuota:
+		return who.CanSee(ref.Project)
 	}
 	return who.Allows(handlers.Lead)
 }

@@ -65,5 +65,6 @@ func New(c *handlers.Core, store Store) *Handler {
 }
 
 // Changes is the server's cache of changes' measures, for the areas that show changes
-// too (bills: prices and the weekly report), so that a change is measured once.
+// too (bills: prices and the weekly report; projects: quotas), so that a change is
+// measured once.
 func (h *Handler) Changes() *pilot.ChangeCache { return h.changes }

@@ -26,17 +26,9 @@ type ChangeData struct {
 	From, To time.Time
 	Before   views.PeriodFigures
 	After    views.PeriodFigures
-	Counter  CounterView
+	Counter  views.CounterView
 	// Sentence is the version list's line: "This change saved ¥N (−x % idle hours, waits +y)".
 	Sentence string
 	// BeforeURL and AfterURL are the pilot reviews of the two periods.
 	BeforeURL, AfterURL string
-}
-
-// CounterView is the period after replayed under each version's settings.
-type CounterView struct {
-	Tasks                      int
-	OldFen, NewFen, SavedFen   int64
-	OldIdleS, NewIdleS         int64
-	OldMeanWaitS, NewMeanWaitS int64
 }

@@ -18,7 +18,8 @@ func (s *Server) Measured(path string, hdr ...string) *httptest.ResponseRecorder
 		w := s.Get(path, hdr...)
 		body := w.Body.String()
 		if !strings.Contains(body, `data-testid="change-computing"`) && !strings.Contains(body, `data-testid="version-effect-computing"`) &&
-			!strings.Contains(body, `data-testid="price-effect-computing"`) || time.Now().After(deadline) {
+			!strings.Contains(body, `data-testid="price-effect-computing"`) && !strings.Contains(body, `data-testid="quota-effect-computing"`) ||
+			time.Now().After(deadline) {
 			return w
 		}
 		time.Sleep(20 * time.Millisecond)
