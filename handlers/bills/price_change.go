@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/billing"
 	"kashi/handlers"
 	"kashi/pilot"
 	"kashi/views"
@@ -32,7 +33,11 @@ func (h *Handler) PriceChange(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	loc, p := h.Loc(), ch.Price
+	loc, err := billing.Location(ctx, h.store) // a price's months are the bills'
+	if err != nil {
+		return err
+	}
+	p := ch.Price
 	d := billsview.PriceChangeData{ID: id, Name: ch.Name(l), Project: p.Project, OldRateFen: p.OldRateFen, NewRateFen: p.NewRateFen,
 		OldOverflowFen: p.OldOverflowFen, NewOverflowFen: p.NewOverflowFen, Computing: !done, Ready: ch.Ready,
 		From: ch.From.In(loc), At: ch.At.In(loc), To: ch.To.In(loc), Before: priceFigures(ch.Before), After: priceFigures(ch.After),
