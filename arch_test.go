@@ -53,7 +53,7 @@ var mayImport = map[string][]string{
 	"handlers/board":         {"api", "handlers", "models", "views", "views/board"},
 	"handlers/people":        {"api", "handlers", "models", "phrase", "sso", "views", "views/people"},
 	"handlers/pools":         {"api", "billing", "handlers", "models", "notify", "phrase", "pilot", "replay", "scaler", "views", "views/pools"},
-	"handlers/projects":      {"api", "billing", "handlers", "models", "phrase", "scheduler", "views", "views/projects"},
+	"handlers/projects":      {"api", "billing", "handlers", "models", "phrase", "pilot", "scheduler", "views", "views/projects"},
 	"handlers/services":      {"api", "handlers", "models", "serving", "views/services"},
 	"handlers/tasks":         {"api", "billing", "handlers", "models", "phrase", "rightsize", "scaler", "schedule", "scheduler", "views", "views/tasks"},
 	"web":                    {"api", "handlers", "handlers/agent", "handlers/bills", "handlers/board", "handlers/people", "handlers/pools", "handlers/projects", "handlers/services", "handlers/tasks", "phrase", "static", "views"},

@@ -2,8 +2,6 @@ package notice
 
 import (
 	"context"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +39,7 @@ func DefaultWeeklyPolicy(c Cron, loc *time.Location) WeeklyPolicy {
 // BillingReports makes each week's messages from billing's report of the week (all
 // projects), one per project that held cards, worded in l, the installation's language,
 // each linking to the report page under publicURL; each also lists the week's pool setting
-// changes with what each saved (pilot.WeekChanges), linking to their pages.
+// and price changes with what each saved (pilot.WeekChanges), linking to their pages.
 func BillingReports(src pilot.ChangeSource, l phrase.Locale, publicURL string) WeeklyReports {
 	return func(ctx context.Context, week string, now time.Time) ([]WeeklyMessage, error) {
 		r, err := billing.WeekReport(ctx, src, week, nil, now)
@@ -126,7 +124,7 @@ type weeklyChat struct {
 	// 0 without trials.
 	TrialS, TrialFen int64
 	TrialRuns        int
-	// Changes are the pool setting changes of the week, oldest first.
+	// Changes are the pool setting and price changes of the week, oldest first.
 	Changes []weeklyChange
 	// Link is the report page of the week.
 	Link string
@@ -142,7 +140,7 @@ type weeklyChange struct {
 func weekChanges(cs []pilot.Change, base string) []weeklyChange {
 	out := make([]weeklyChange, len(cs))
 	for i, c := range cs {
-		out[i] = weeklyChange{c, base + "/pools/" + url.PathEscape(c.Pool) + "/changes/" + strconv.Itoa(c.Version)}
+		out[i] = weeklyChange{c, base + c.Ref.Path()}
 	}
 	return out
 }
@@ -189,7 +187,7 @@ func (d weeklyChat) words(l phrase.Locale) (title, text string) {
 		loc := d.From.Location()
 		lines := []string{l.T("weekly.chat.changes_head")}
 		for _, c := range d.Changes {
-			lines = append(lines, l.T("weekly.chat.change", c.Pool, c.Version, c.At.In(loc).Format("2006-01-02 15:04"), c.By,
+			lines = append(lines, l.T("weekly.chat.change", c.Name(l), c.At.In(loc).Format("2006-01-02 15:04"), c.Who(l),
 				c.Sentence(l, loc), c.Link))
 		}
 		paras = append(paras, strings.Join(lines, "\n"))

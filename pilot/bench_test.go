@@ -88,7 +88,7 @@ func BenchmarkDemoChange(b *testing.B) {
 	s, pool, version := demoCapped(b)
 	b.ResetTimer()
 	for range b.N {
-		in, err := LoadChange(ctx, s, pool, version, demoStart)
+		in, err := LoadChange(ctx, s, PoolRef(pool, version), demoStart)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -104,12 +104,12 @@ func BenchmarkDemoChangeCached(b *testing.B) {
 	ctx := context.Background()
 	s, pool, version := demoCapped(b)
 	cc := NewChangeCache(KeptChanges)
-	if _, err := cc.Measure(ctx, s, pool, version, demoStart); err != nil {
+	if _, err := cc.Measure(ctx, s, PoolRef(pool, version), demoStart); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, ok, err := cc.Peek(ctx, s, pool, version, demoStart); err != nil || !ok {
+		if _, ok, err := cc.Peek(ctx, s, PoolRef(pool, version), demoStart); err != nil || !ok {
 			b.Fatalf("Peek = %v, %v; want the kept measure", ok, err)
 		}
 	}

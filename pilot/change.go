@@ -23,36 +23,80 @@ const (
 	MinAfter     = 24 * time.Hour
 )
 
-// ErrNoChange: the version is the pool's first (its creation) or does not exist.
+// ErrNoChange: the version is the pool's first (its creation), the price the spec's first,
+// or the change does not exist.
 var ErrNoChange = errors.New("pilot: no such change")
+
+// The kinds of change. A pool's idle-reclaim policy is one of its settings, so a change of
+// it is a KindPool change.
+const (
+	// KindPool is a version of a pool's settings.
+	KindPool = "pool"
+	// KindPrice is a price of a spec from a month on (a row of the price list).
+	KindPrice = "price"
+	// KindQuota is a change of a project's quota (an admin's edit or an approved request).
+	KindQuota = "quota"
+)
+
+// Ref names a change: a version of a pool's settings (Pool, Version), a price (ID, the
+// price list's row) or a quota change (Project, and ID, its audit log entry).
+type Ref struct {
+	Kind    string
+	Pool    string
+	Version int
+	Project int64
+	ID      int64
+}
+
+// PoolRef names version of the pool named pool.
+func PoolRef(pool string, version int) Ref { return Ref{Kind: KindPool, Pool: pool, Version: version} }
+
+// PriceRef names the price list's row id.
+func PriceRef(id int64) Ref { return Ref{Kind: KindPrice, ID: id} }
+
+// QuotaRef names the change of project's quota that the audit log's entry id records.
+func QuotaRef(project, id int64) Ref { return Ref{Kind: KindQuota, Project: project, ID: id} }
 
 // ChangeSource is what LoadChange reads; *models.Store implements it.
 type ChangeSource interface {
 	Source
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
+	PriceHistory(ctx context.Context) ([]models.Price, error)
+	QuotaEdits(ctx context.Context, projectID int64, from, to time.Time) ([]models.QuotaEdit, error)
 }
 
 // ChangeInput is everything ComputeChange reads.
 type ChangeInput struct {
+	Ref      Ref
 	Pool     string
 	Version  models.PoolPolicyVersion
 	Old, New models.PoolConfig
 	// Ready: MinAfter has passed since the change; without it Before and After are empty.
 	Ready         bool
 	Before, After Input
+	// Price is a price change's (KindPrice), which reads no Before and After.
+	Price priceInput
+	// Quota is a quota change's (KindQuota): Before and After hold each of its pools' periods.
+	Quota quotaInput
 }
 
-// Change is a setting change's measured effect.
+// Change is a change's measured effect.
 type Change struct {
+	Ref     Ref
 	Pool    string
 	Version int
 	At      time.Time
 	By      string
 	Note    string
-	// Old and New are the pool's settings before and after the change.
+	// Old and New are the pool's settings before and after a pool's change.
 	Old, New models.PoolConfig
-	Ready    bool
-	// From, To: Before is [From, At), After [At, To).
+	// Price is a price change's rates.
+	Price PriceRates
+	// Quota is a quota change's project and quotas.
+	Quota QuotaLimits
+	Ready bool
+	// From, To: Before is [From, At), After [At, To). A price change's Before and After
+	// hold its spec's figures only (PriceSide).
 	From, To      time.Time
 	Before, After Review
 	Counter       Counterfactual
@@ -76,17 +120,25 @@ func (c Counterfactual) IdlePct() float64 {
 	return 100 * float64(c.NewIdleS-c.OldIdleS) / float64(c.OldIdleS)
 }
 
-// LoadChange reads version of the pool named pool and the periods around it as of now: as
-// long on each side, at most ChangeWindow, not past the changes before and after it, and
-// only as many whole hours as have passed since it by now (so a change's periods move once
-// an hour, and a ChangeCache measures each once). The pool's first version, or one that
-// does not exist, is ErrNoChange.
-func LoadChange(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (ChangeInput, error) {
-	in, span, err := changeAt(ctx, src, pool, version, now)
+// LoadChange reads the change ref names and the periods around it as of now: as long on
+// each side, at most ChangeWindow, not past the changes before and after it (of the same
+// pool, or of the same price), and only as many whole hours as have passed since it by now
+// (so a change's periods move once an hour, and a ChangeCache measures each once). A pool's
+// first version, a spec's first price, or a change that does not exist, is ErrNoChange.
+func LoadChange(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (ChangeInput, error) {
+	in, span, err := changeAt(ctx, src, ref, now)
 	if err != nil || span < MinAfter {
 		return in, err
 	}
-	at := in.Version.At
+	switch ref.Kind {
+	case KindPrice:
+		in.Ready = true
+		return in, loadPrice(ctx, src, &in, span)
+	case KindQuota:
+		in.Ready = true
+		return in, loadQuota(ctx, src, &in, span, now)
+	}
+	pool, at := in.Pool, in.Version.At
 	in.Ready = true
 	if in.Before, err = Load(ctx, src, pool, "", at.Add(-span), at, now); err != nil {
 		return ChangeInput{}, err
@@ -99,9 +151,24 @@ func LoadChange(ctx context.Context, src ChangeSource, pool string, version int,
 	return in, nil
 }
 
-// changeAt reads version of the pool named pool, its settings before and after, and the
-// length of the periods LoadChange reads on each side of it as of now.
-func changeAt(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (ChangeInput, time.Duration, error) {
+// changeAt reads the change ref names, what it changed, and the length of the periods
+// LoadChange reads on each side of it as of now.
+func changeAt(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (ChangeInput, time.Duration, error) {
+	switch ref.Kind {
+	case KindPool:
+		return poolChangeAt(ctx, src, ref, now)
+	case KindPrice:
+		return priceChangeAt(ctx, src, ref, now)
+	case KindQuota:
+		return quotaChangeAt(ctx, src, ref, now)
+	}
+	return ChangeInput{}, 0, ErrNoChange
+}
+
+// poolChangeAt reads a version of a pool's settings, its settings before and after, and the
+// length of its periods as of now.
+func poolChangeAt(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (ChangeInput, time.Duration, error) {
+	pool, version := ref.Pool, ref.Version
 	vs, err := src.PoolConfigVersions(ctx, pool)
 	if err != nil {
 		return ChangeInput{}, 0, err
@@ -110,30 +177,46 @@ func changeAt(ctx context.Context, src ChangeSource, pool string, version int, n
 	if i < 0 || vs[i].Before == "" || vs[i].Before == "null" {
 		return ChangeInput{}, 0, ErrNoChange
 	}
-	in := ChangeInput{Pool: pool, Version: vs[i]}
+	in := ChangeInput{Ref: ref, Pool: pool, Version: vs[i]}
 	if err := json.Unmarshal([]byte(vs[i].Before), &in.Old); err != nil {
 		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings before: %w", version, err)
 	}
 	if err := json.Unmarshal([]byte(vs[i].After), &in.New); err != nil {
 		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings: %w", version, err)
 	}
-	at := vs[i].At
+	ats := make([]time.Time, len(vs))
+	for j, v := range vs {
+		ats[j] = v.At
+	}
+	return in, changeSpan(vs[i].At, ats, now), nil
+}
+
+// changeSpan is the length of the periods on each side of a change at at, as of now: at
+// most ChangeWindow, the whole hours since it, and not past its neighbours (the times of
+// the changes of the same thing, its own among them).
+func changeSpan(at time.Time, neighbours []time.Time, now time.Time) time.Duration {
 	span := min(ChangeWindow, now.Sub(at).Truncate(time.Hour))
-	for _, v := range vs {
+	for _, t := range neighbours {
 		switch {
-		case v.At.Before(at):
-			span = min(span, at.Sub(v.At))
-		case v.At.After(at):
-			span = min(span, v.At.Sub(at))
+		case t.Before(at):
+			span = min(span, at.Sub(t))
+		case t.After(at):
+			span = min(span, t.Sub(at))
 		}
 	}
-	return in, span, nil
+	return span
 }
 
 // ComputeChange measures in's change.
 func ComputeChange(in ChangeInput) (Change, error) {
+	switch in.Ref.Kind {
+	case KindPrice:
+		return computePrice(in)
+	case KindQuota:
+		return computeQuota(in)
+	}
 	v := in.Version
-	c := Change{Pool: in.Pool, Version: v.Version, At: v.At, By: v.By, Note: v.Note, Old: in.Old, New: in.New, Ready: in.Ready}
+	c := Change{Ref: in.Ref, Pool: in.Pool, Version: v.Version, At: v.At, By: v.By, Note: v.Note, Old: in.Old, New: in.New, Ready: in.Ready}
 	if !in.Ready {
 		return c, nil
 	}
@@ -146,11 +229,11 @@ func ComputeChange(in ChangeInput) (Change, error) {
 		return Change{}, err
 	}
 	a := in.After
-	old, n, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.Old, a.RateFen)
+	old, n, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.Old, a.RateFen, nil)
 	if err != nil {
 		return Change{}, err
 	}
-	cur, _, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.New, a.RateFen)
+	cur, _, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.New, a.RateFen, nil)
 	if err != nil {
 		return Change{}, err
 	}
@@ -160,10 +243,9 @@ func ComputeChange(in ChangeInput) (Change, error) {
 	return c, nil
 }
 
-// MeasureChange measures version of the pool named pool as of now: LoadChange, then
-// ComputeChange.
-func MeasureChange(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (Change, error) {
-	in, err := LoadChange(ctx, src, pool, version, now)
+// MeasureChange measures the change ref names as of now: LoadChange, then ComputeChange.
+func MeasureChange(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (Change, error) {
+	in, err := LoadChange(ctx, src, ref, now)
 	if err != nil {
 		return Change{}, err
 	}
@@ -172,8 +254,9 @@ func MeasureChange(ctx context.Context, src ChangeSource, pool string, version i
 
 // ReplayElastic replays the tasks submitted in [from, to), each for the time it held its
 // cards, on the pool as cfg configures it (elastic from its minimum, by the production
-// scaling decisions), and returns the result and how many tasks it replayed.
-func ReplayElastic(tasks []models.TaskSpan, from, to time.Time, pool string, cfg models.PoolConfig, rateFen int64) (*replay.Result, int, error) {
+// scaling decisions) under the projects' quotas (none: unlimited), and returns the result
+// and how many tasks it replayed.
+func ReplayElastic(tasks []models.TaskSpan, from, to time.Time, pool string, cfg models.PoolConfig, rateFen int64, quotas []replay.Quota) (*replay.Result, int, error) {
 	tr := trace(tasks, from, to, cfg.Spec, max(cfg.MaxNodes, 1)*cfg.GPUsPerNode)
 	if len(tr.Jobs) == 0 {
 		return &replay.Result{}, 0, nil
@@ -182,7 +265,7 @@ func ReplayElastic(tasks []models.TaskSpan, from, to time.Time, pool string, cfg
 	if cfg.MaxNodes == 0 { // a static pool: its minimum, fixed
 		p.Scale, p.Nodes = nil, max(cfg.MinNodes, 1)
 	}
-	res, err := replay.Run(tr, replay.Options{Fleet: replay.Config{Pools: []replay.Pool{p}}})
+	res, err := replay.Run(tr, replay.Options{Fleet: replay.Config{Pools: []replay.Pool{p}, Quotas: quotas}})
 	if err != nil {
 		return nil, 0, fmt.Errorf("pilot: replay under version settings: %w", err)
 	}

@@ -27,9 +27,8 @@ const KeptChanges = 32
 
 // changeKey is a change and the length of its periods.
 type changeKey struct {
-	pool    string
-	version int
-	span    time.Duration
+	ref  Ref
+	span time.Duration
 }
 
 // changeEntry is a measure, running until done is closed: change and err are set before.
@@ -45,13 +44,13 @@ func NewChangeCache(kept int) *ChangeCache {
 	return &ChangeCache{kept: max(kept, 1), run: make(chan struct{}, 1)}
 }
 
-// Peek returns the measure of version of the pool named pool as of now, true, when it is
+// Peek returns the measure of the change ref names as of now, true, when it is
 // done; otherwise it starts measuring it in the background, unless that already runs, and
 // returns the change without its measure (who, when, what: as a change not yet Ready), false.
 // A change less than MinAfter old is measured at once (there is nothing to replay). A measure
 // that failed is returned once, then measured again on the next call.
-func (cc *ChangeCache) Peek(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (Change, bool, error) {
-	e, c, err := cc.start(ctx, src, pool, version, now)
+func (cc *ChangeCache) Peek(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (Change, bool, error) {
+	e, c, err := cc.start(ctx, src, ref, now)
 	if e == nil || err != nil {
 		return c, err == nil, err
 	}
@@ -64,8 +63,8 @@ func (cc *ChangeCache) Peek(ctx context.Context, src ChangeSource, pool string, 
 }
 
 // Measure is Peek waiting for the measure (or ctx's end).
-func (cc *ChangeCache) Measure(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (Change, error) {
-	e, c, err := cc.start(ctx, src, pool, version, now)
+func (cc *ChangeCache) Measure(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (Change, error) {
+	e, c, err := cc.start(ctx, src, ref, now)
 	if e == nil || err != nil {
 		return c, err
 	}
@@ -81,8 +80,8 @@ func (cc *ChangeCache) Measure(ctx context.Context, src ChangeSource, pool strin
 // start finds the change's entry for its periods as of now, starting its measure when there
 // is none, and returns it with the change unmeasured. A change with nothing to measure (not
 // yet ready) comes back measured without an entry.
-func (cc *ChangeCache) start(ctx context.Context, src ChangeSource, pool string, version int, now time.Time) (*changeEntry, Change, error) {
-	in, span, err := changeAt(ctx, src, pool, version, now)
+func (cc *ChangeCache) start(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (*changeEntry, Change, error) {
+	in, span, err := changeAt(ctx, src, ref, now)
 	if err != nil {
 		return nil, Change{}, err
 	}
@@ -90,7 +89,7 @@ func (cc *ChangeCache) start(ctx context.Context, src ChangeSource, pool string,
 	if err != nil || span < MinAfter {
 		return nil, head, err
 	}
-	key := changeKey{pool: pool, version: version, span: span}
+	key := changeKey{ref: ref, span: span}
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if i := slices.IndexFunc(cc.entries, func(e *changeEntry) bool { return e.key == key }); i >= 0 {
@@ -102,7 +101,7 @@ func (cc *ChangeCache) start(ctx context.Context, src ChangeSource, pool string,
 	bg := context.WithoutCancel(ctx) // the measure outlives the request that asked for it
 	go func() {
 		cc.run <- struct{}{}
-		c, err := MeasureChange(bg, src, pool, version, now)
+		c, err := MeasureChange(bg, src, ref, now)
 		<-cc.run
 		e.change, e.err = c, err
 		close(e.done)

@@ -39,7 +39,7 @@ func TestChangeMidMonthReconciles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := LoadChange(ctx, s, "a100", saved.Version, demoStart)
+	in, err := LoadChange(ctx, s, PoolRef("a100", saved.Version), demoStart)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,22 +127,22 @@ func cachedOnce(t *testing.T, s *models.Store, version int, want Change) {
 	ctx := context.Background()
 	cc := NewChangeCache(2)
 	src := &gatedSource{Store: s, gate: make(chan struct{})}
-	head, ok, err := cc.Peek(ctx, src, "a100", version, demoStart)
+	head, ok, err := cc.Peek(ctx, src, PoolRef("a100", version), demoStart)
 	if err != nil || ok || head.By != "admin" || head.Note != "at most 8 machines" || head.Ready || head.Old.MaxNodes == head.New.MaxNodes {
 		t.Fatalf("Peek while measuring = %+v, %v, %v; want the change unmeasured, false", head, ok, err)
 	}
-	if _, ok, err := cc.Peek(ctx, src, "a100", version, demoStart.Add(time.Minute)); ok || err != nil {
+	if _, ok, err := cc.Peek(ctx, src, PoolRef("a100", version), demoStart.Add(time.Minute)); ok || err != nil {
 		t.Fatalf("Peek again while measuring = %v, %v; want false", ok, err)
 	}
 	close(src.gate)
-	got, err := cc.Measure(ctx, src, "a100", version, demoStart)
+	got, err := cc.Measure(ctx, src, PoolRef("a100", version), demoStart)
 	if err != nil || !got.Ready || got.Counter != want.Counter || got.Before.Cost != want.Before.Cost || got.After.Cost != want.After.Cost {
 		t.Fatalf("Measure = %+v, %v; want %+v", got.Counter, err, want.Counter)
 	}
 	if n := src.loads.Load(); n != 2 {
 		t.Errorf("asked three times, the cache loaded %d periods, want 2 (one measure)", n)
 	}
-	later, ok, err := cc.Peek(ctx, src, "a100", version, demoStart.Add(2*time.Hour))
+	later, ok, err := cc.Peek(ctx, src, PoolRef("a100", version), demoStart.Add(2*time.Hour))
 	if err != nil || !ok || later.Counter != want.Counter || src.loads.Load() != 2 {
 		t.Errorf("Peek two hours later = %v, %v, %d loads; want the kept measure", ok, err, src.loads.Load())
 	}

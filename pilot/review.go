@@ -7,6 +7,13 @@
 // figures that bills also show (provisioned, held, idle and unheld card time) are read from
 // billing's own computation (billing.Utilization); the fixed fleet's waits come from the
 // real replay (package replay) of the period's tasks.
+//
+// It also measures what each change saved (change.go): a version of a pool's settings, by
+// the periods around it and the period after replayed under the old settings and the new;
+// a price (price_change.go), by its month's bills against the month before and its month
+// billed at the old rates and the new; a quota (quota_change.go), by its project's figures
+// around it and the period after replayed under the old quota and the new. ChangeCache measures each once in the background;
+// WeekChanges lists a week's for the weekly report and its page.
 package pilot
 
 import (

@@ -8,7 +8,8 @@ import (
 )
 
 // Sentence says in l what the change saved: "This change saved ¥N (−x % idle hours, waits
-// +y)", from the period after it replayed under the old settings and the new; before a day
+// +y)", from the period after it replayed under the old settings and the new (a price's:
+// its month billed ¥N less or more than at the old rates); before a day
 // has passed, when it will be measured, in loc. The version list, the change's page and the
 // weekly report all say it through here.
 func (c Change) Sentence(l phrase.Locale, loc *time.Location) string {
@@ -16,6 +17,12 @@ func (c Change) Sentence(l phrase.Locale, loc *time.Location) string {
 		return l.T("change.not_yet", c.ReadyAt().In(loc).Format("2006-01-02 15:04"))
 	}
 	cf := c.Counter
+	if c.Ref.Kind == KindPrice { // the same work at another rate: only the cost moves
+		if cf.SavedFen >= 0 {
+			return l.T("change.price_saved", phrase.Yuan(cf.SavedFen))
+		}
+		return l.T("change.price_cost_more", phrase.Yuan(-cf.SavedFen))
+	}
 	idle := fmt.Sprintf("%+.0f %%", cf.IdlePct())
 	wait := signedDuration(l, time.Duration(cf.NewMeanWaitS-cf.OldMeanWaitS)*time.Second)
 	if cf.SavedFen >= 0 {

@@ -41,6 +41,14 @@ func ChangeURL(pool string, version int) string {
 	return "/pools/" + url.PathEscape(pool) + "/changes/" + strconv.Itoa(version)
 }
 
+// PriceChangeURL is the page of the price list's row id as a change.
+func PriceChangeURL(id int64) string { return "/prices/changes/" + strconv.FormatInt(id, 10) }
+
+// QuotaChangeURL is the page of the change of project's quota that audit entry id records.
+func QuotaChangeURL(project, id int64) string {
+	return "/projects/" + strconv.FormatInt(project, 10) + "/quota-changes/" + strconv.FormatInt(id, 10)
+}
+
 // TaskURL is the path of a task's page.
 func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 

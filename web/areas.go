@@ -45,12 +45,14 @@ type Areas struct {
 // NewAreas returns every area over one store. now is the clock (the demo's runs fast).
 func NewAreas(store Store, sched handlers.Scheduler, cfg handlers.Config, now func() time.Time) *Areas {
 	c := &handlers.Core{Cfg: cfg, Now: now, Sched: sched}
+	pl := pools.New(c, store)
 	return &Areas{
 		Board:    board.New(c, store),
 		Tasks:    tasks.New(c, store),
-		Projects: projects.New(c, store),
-		Pools:    pools.New(c, store),
-		Bills:    bills.New(c, store),
+		Projects: projects.New(c, store, pl.Changes()),
+		Pools:    pl,
+		// The bills and projects areas show changes too, measured in the pools area's one cache.
+		Bills:    bills.New(c, store, pl.Changes()),
 		Agent:    agent.New(c, store),
 		People:   people.New(c, store),
 		Services: services.New(c, store),

@@ -19,7 +19,8 @@ import (
 type Handler struct {
 	*handlers.Core
 	store Store
-	// changes measures the weekly report's setting changes once per period.
+	// changes measures the price changes and the weekly report's changes once per period:
+	// the pools area's cache (web.NewAreas), so that a change is measured once.
 	changes *pilot.ChangeCache
 }
 
@@ -42,7 +43,7 @@ type Store interface {
 	LastHeldBefore(ctx context.Context, projectIDs []int64, cut time.Time) (time.Time, bool, error)
 }
 
-// New returns the area over store.
-func New(c *handlers.Core, store Store) *Handler {
-	return &Handler{Core: c, store: store, changes: pilot.NewChangeCache(pilot.KeptChanges)}
+// New returns the area over store, measuring changes through changes.
+func New(c *handlers.Core, store Store, changes *pilot.ChangeCache) *Handler {
+	return &Handler{Core: c, store: store, changes: changes}
 }

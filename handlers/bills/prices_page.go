@@ -3,6 +3,7 @@ package bills
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -72,9 +73,12 @@ func (h *Handler) pricesData(c echo.Context) (billsview.PricesData, error) {
 	// History comes newest first per project and spec: the first version not after month
 	// is the one in force.
 	seen := map[[2]string]bool{}
-	for _, p := range prices {
+	for i, p := range prices {
 		row := billsview.PriceRow{Project: names[p.ProjectID], Spec: p.Spec, FromMonth: p.FromMonth, RateFen: p.RateFen,
 			OverflowRateFen: p.OverflowRateFen, UpdatedAt: p.UpdatedAt.In(loc)}
+		if i+1 < len(prices) && prices[i+1].ProjectID == p.ProjectID && prices[i+1].Spec == p.Spec {
+			row.ChangeID = p.ID // an earlier price of the same project and spec follows
+		}
 		key := [2]string{row.Project, p.Spec}
 		if p.FromMonth <= month && !seen[key] {
 			row.InForce, seen[key] = true, true
@@ -87,6 +91,7 @@ func (h *Handler) pricesData(c echo.Context) (billsview.PricesData, error) {
 			specs = append(specs, p.Spec)
 		}
 	}
+	measureLatest(d.Prices)
 	slices.Sort(specs)
 	d.Specs = specs
 	for _, s := range specs {
@@ -112,4 +117,22 @@ func (h *Handler) pricesData(c echo.Context) (billsview.PricesData, error) {
 		d.Plans = append(d.Plans, row)
 	}
 	return d, nil
+}
+
+// measuredPrices is how many of the latest price changes the price list measures as it loads.
+const measuredPrices = 3
+
+// measureLatest marks the latest measuredPrices changes among rows (by month) to be measured
+// as the list loads; older ones link to their page.
+func measureLatest(rows []billsview.PriceRow) {
+	var changes []int
+	for i, r := range rows {
+		if r.ChangeID != 0 {
+			changes = append(changes, i)
+		}
+	}
+	slices.SortStableFunc(changes, func(a, b int) int { return strings.Compare(rows[b].FromMonth, rows[a].FromMonth) })
+	for _, i := range changes[:min(len(changes), measuredPrices)] {
+		rows[i].Measured = true
+	}
 }

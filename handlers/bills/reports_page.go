@@ -149,18 +149,18 @@ func reportData(r billing.Report, week billing.Week, loc *time.Location, now tim
 	return d
 }
 
-// weekChanges are the setting changes made in r's week, each with the sentence the weekly
-// message says of it, linked to its page when the caller may open it (leads and admins).
+// weekChanges are the changes made in r's week, each with the sentence the weekly message
+// says of it, linked to its page when the caller may open it (mayOpenChange).
 func (h *Handler) weekChanges(c echo.Context, r billing.Report, loc *time.Location) ([]billsview.ReportChange, error) {
 	cs, err := pilot.WeekChanges(c.Request().Context(), h.store, h.changes.Measure, r.From, r.To, h.Now())
 	if err != nil {
 		return nil, err
 	}
-	l, lead := handlers.Locale(c), handlers.Who(c).Allows(handlers.Lead)
+	l, who := handlers.Locale(c), handlers.Who(c)
 	out := make([]billsview.ReportChange, len(cs))
 	for i, ch := range cs {
-		out[i] = billsview.ReportChange{Pool: ch.Pool, Version: ch.Version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
-			Sentence: ch.Sentence(l, loc), Linked: lead}
+		out[i] = billsview.ReportChange{Kind: ch.Ref.Kind, Name: ch.Name(l), URL: ch.Ref.Path(), At: ch.At.In(loc), By: ch.Who(l),
+			Note: ch.Note, Sentence: ch.Sentence(l, loc), Linked: mayOpenChange(who, ch.Ref)}
 	}
 	return out, nil
 }
@@ -180,4 +180,17 @@ func classUses(groups []billing.GroupUsage) []billsview.ReportClassUse {
 			MissingPrice: g.MissingPrice}
 	}
 	return out
+}
+
+// mayOpenChange: who may open the page of the change ref names, as its route and handler
+// let them: a pool's change leads and admins, a price's those who read the prices (finance,
+// admins), a quota's those who see its project (its members and leads, admins).
+func mayOpenChange(who *handlers.Principal, ref pilot.Ref) bool {
+	switch ref.Kind {
+	case pilot.KindPrice:
+		return who.Allows(handlers.Finance)
+	case pilot.KindQuota:
+		return who.CanSee(ref.Project)
+	}
+	return who.Allows(handlers.Lead)
 }

@@ -21,7 +21,8 @@ type Handler struct {
 	store Store
 	// calib runs this server's calibrations and keeps them a while (calibrate.go).
 	calib *replay.Runner
-	// changes measures setting changes in the background, once per period (pool_change.go).
+	// changes measures changes in the background, once per period (pool_change.go); the
+	// server's one cache, which the bills area's pages read too (Changes).
 	changes *pilot.ChangeCache
 }
 
@@ -53,11 +54,17 @@ type Store interface {
 	SharedJoinTokenRevoked(ctx context.Context) (bool, error)
 	// The archive page.
 	ArchiveQueue(ctx context.Context, limit int) (models.ArchiveOutbox, error)
-	// The pilot review: billing's ledger, the tasks and the scaling events of a period.
-	pilot.Source
+	// The pilot review and the changes' measures: billing's ledger, the tasks and the
+	// scaling events of a period, the price list.
+	pilot.ChangeSource
 }
 
 // New returns the area over store.
 func New(c *handlers.Core, store Store) *Handler {
 	return &Handler{Core: c, store: store, calib: newCalibrations(), changes: pilot.NewChangeCache(pilot.KeptChanges)}
 }
+
+// Changes is the server's cache of changes' measures, for the areas that show changes
+// too (bills: prices and the weekly report; projects: quotas), so that a change is
+// measured once.
+func (h *Handler) Changes() *pilot.ChangeCache { return h.changes }

@@ -12,6 +12,7 @@ import (
 
 	"kashi/handlers"
 	"kashi/pilot"
+	"kashi/views"
 	poolsview "kashi/views/pools"
 )
 
@@ -32,7 +33,7 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	if err != nil || version < 1 || version > math.MaxInt32 {
 		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
 	}
-	ch, done, err := h.changes.Peek(ctx, h.store, name, version, h.Now())
+	ch, done, err := h.changes.Peek(ctx, h.store, pilot.PoolRef(name, version), h.Now())
 	if errors.Is(err, pilot.ErrNoChange) {
 		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
 	}
@@ -43,7 +44,7 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
 		Changes: configDiff(ch.Old, ch.New), Computing: !done, Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
 		From: ch.From.In(loc), To: ch.To.In(loc), Before: periodFigures(ch.Before), After: periodFigures(ch.After),
-		Counter: poolsview.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
+		Counter: views.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
 			SavedFen: ch.Counter.SavedFen, OldIdleS: ch.Counter.OldIdleS, NewIdleS: ch.Counter.NewIdleS,
 			OldMeanWaitS: ch.Counter.OldMeanWaitS, NewMeanWaitS: ch.Counter.NewMeanWaitS}}
 	if done {
@@ -65,8 +66,8 @@ func (h *Handler) PoolChange(c echo.Context) error {
 }
 
 // periodFigures is one side of a change as the page shows it.
-func periodFigures(r pilot.Review) poolsview.PeriodFigures {
-	f := poolsview.PeriodFigures{CostFen: r.Cost.ElasticFen, HeldS: r.HeldS, Tasks: r.Tasks, MeanWaitS: r.MeanWaitS,
+func periodFigures(r pilot.Review) views.PeriodFigures {
+	f := views.PeriodFigures{CostFen: r.Cost.ElasticFen, HeldS: r.HeldS, Tasks: r.Tasks, MeanWaitS: r.MeanWaitS,
 		P95WaitS: r.P95WaitS, IdleS: r.IdleS, UnheldS: r.UnheldS}
 	if r.HeldS > 0 {
 		f.EffectivePct = 100 * float64(r.EffectiveS) / float64(r.HeldS)

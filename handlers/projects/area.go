@@ -11,12 +11,15 @@ import (
 
 	"kashi/handlers"
 	"kashi/models"
+	"kashi/pilot"
 )
 
 // Handler serves projects, their members and tags, quotas, quota requests and approvals.
 type Handler struct {
 	*handlers.Core
 	store Store
+	// changes measures quota changes in the background (quota_change.go).
+	changes *pilot.ChangeCache
 }
 
 // Store is what Projects needs of models.Store.
@@ -53,7 +56,12 @@ type Store interface {
 	// What the fleet reaches and what is promised of it: the ceilings the approvals page and
 	// the request form show.
 	Ceilings(ctx context.Context, now time.Time) (models.Ceilings, error)
+	// What a quota change saved (pilot): the project's periods on its pools, the replay.
+	pilot.ChangeSource
 }
 
-// New returns the area over store.
-func New(c *handlers.Core, store Store) *Handler { return &Handler{Core: c, store: store} }
+// New returns the area over store, measuring quota changes through changes (the server's
+// one cache, web.NewAreas).
+func New(c *handlers.Core, store Store, changes *pilot.ChangeCache) *Handler {
+	return &Handler{Core: c, store: store, changes: changes}
+}

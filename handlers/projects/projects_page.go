@@ -86,6 +86,9 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 		pv.NoQuota = access(pj.ID, pj.Name)
 		d.Projects = append(d.Projects, pv)
 	}
+	if d.QuotaChanges, err = h.quotaChangeRows(c, list); err != nil {
+		return d, err
+	}
 	if d.Regions, err = h.store.PoolRegions(c.Request().Context()); err != nil {
 		return d, err
 	}

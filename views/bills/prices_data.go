@@ -36,6 +36,10 @@ type PriceRow struct {
 	// InForce marks the version that prices the current month.
 	InForce   bool
 	UpdatedAt time.Time
+	// ChangeID is the row's id when it changes an earlier price of its project and spec
+	// (its page, views.PriceChangeURL), else 0; Measured: the list loads what it changed.
+	ChangeID int64
+	Measured bool
 }
 
 // PlanRow is one billing plan version of a project.

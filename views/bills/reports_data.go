@@ -54,12 +54,12 @@ type ReportData struct {
 // ReportChange is a setting change of the week: which, when and by whom, and the sentence
 // that says what it saved (or when it will be measured), as the weekly message says it.
 type ReportChange struct {
-	Pool     string
-	Version  int
-	At       time.Time
-	By, Note string
-	Sentence string
-	// Linked: the viewer may open the change's page (views.ChangeURL).
+	// Kind is the change's (a pool's settings, a price), Name names it, URL is its page.
+	Kind, Name, URL string
+	At              time.Time
+	By, Note        string
+	Sentence        string
+	// Linked: the viewer may open the change's page.
 	Linked bool
 }
 

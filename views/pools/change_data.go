@@ -1,6 +1,10 @@
 package pools
 
-import "time"
+import (
+	"time"
+
+	"kashi/views"
+)
 
 // ChangeData is the before/after page of one version of a pool's settings
 // (/pools/NAME/changes/V): the period after against the period before, and the period after
@@ -20,30 +24,11 @@ type ChangeData struct {
 	// ReadyAt is when the effect is first measured.
 	ReadyAt  time.Time
 	From, To time.Time
-	Before   PeriodFigures
-	After    PeriodFigures
-	Counter  CounterView
+	Before   views.PeriodFigures
+	After    views.PeriodFigures
+	Counter  views.CounterView
 	// Sentence is the version list's line: "This change saved ¥N (−x % idle hours, waits +y)".
 	Sentence string
 	// BeforeURL and AfterURL are the pilot reviews of the two periods.
 	BeforeURL, AfterURL string
-}
-
-// PeriodFigures are one side of a change as it ran.
-type PeriodFigures struct {
-	CostFen        int64
-	HeldS          int64
-	EffectivePct   float64
-	Tasks          int
-	MeanWaitS      int64
-	P95WaitS       int64
-	IdleS, UnheldS int64
-}
-
-// CounterView is the period after replayed under each version's settings.
-type CounterView struct {
-	Tasks                      int
-	OldFen, NewFen, SavedFen   int64
-	OldIdleS, NewIdleS         int64
-	OldMeanWaitS, NewMeanWaitS int64
 }

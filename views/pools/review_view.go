@@ -1,19 +1,6 @@
 package pools
 
-import (
-	"time"
-
-	"kashi/phrase"
-	"kashi/views"
-)
-
-// secs is whole seconds as a duration.
-func secs(s int64) time.Duration { return time.Duration(s) * time.Second }
-
-// cardHours writes card-seconds as card-hours with one decimal.
-func cardHours(l phrase.Locale, s int64) string {
-	return l.T("review.card_hours", views.Num(float64(s)/3600))
-}
+import "kashi/phrase"
 
 // peakCaught says whether the scaling loop caught a peak, and why not.
 func peakCaught(l phrase.Locale, p PeakView) string {

@@ -20,6 +20,9 @@ type ProjectsData struct {
 	Create *ProjectCreateForm
 	// Regions are the pools' regions a reservation may hold its cards in.
 	Regions []string
+	// QuotaChanges are the latest changes of each project's quotas, newest first, by
+	// project id, of the projects the viewer belongs to (all for an admin).
+	QuotaChanges map[int64][]QuotaChangeRow
 }
 
 // formShown reports whether the page holds the request form the failed submit came from

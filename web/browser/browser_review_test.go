@@ -19,7 +19,7 @@ import (
 // TestBrowserPilotReview walks a pool's pilot review in headless Chromium over the demo's
 // past month: from the pools page to the review, then last month's, with its verdicts,
 // peaks, troughs and cost, in both languages on a desktop and a phone, none scrolling
-// sideways.
+// sideways; then a pool's change, a price's and a quota's, where each is listed and its page.
 func TestBrowserPilotReview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -85,6 +85,7 @@ func TestBrowserPilotReview(t *testing.T) {
 		{"page", "/pools/a100/changes/2", `[data-testid=change-counter-table]`},
 		{"report", "/reports?week=2026-W07", `[data-testid=report-change]`},
 	})
+	shootChangeKinds(t, b, srv.URL, store)
 
 	// "Message the leads" tells them, and says so in place of the button.
 	err = chromedp.Do(b.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.URL+month),

@@ -16,8 +16,10 @@ func (s *Server) Measured(path string, hdr ...string) *httptest.ResponseRecorder
 	deadline := time.Now().Add(time.Minute)
 	for {
 		w := s.Get(path, hdr...)
-		if !strings.Contains(w.Body.String(), `data-testid="change-computing"`) &&
-			!strings.Contains(w.Body.String(), `data-testid="version-effect-computing"`) || time.Now().After(deadline) {
+		body := w.Body.String()
+		if !strings.Contains(body, `data-testid="change-computing"`) && !strings.Contains(body, `data-testid="version-effect-computing"`) &&
+			!strings.Contains(body, `data-testid="price-effect-computing"`) && !strings.Contains(body, `data-testid="quota-effect-computing"`) ||
+			time.Now().After(deadline) {
 			return w
 		}
 		time.Sleep(20 * time.Millisecond)
