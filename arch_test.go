@@ -47,7 +47,7 @@ var mayImport = map[string][]string{
 	"fleet/fleettest":        {"fleet"},
 	"agent":                  {"api", "serving"},
 	"agent/simgpu":           {"agent", "api"},
-	"handlers":               {"api", "models", "notify", "phrase", "rightsize", "scaler", "scheduler", "sso", "views"},
+	"handlers":               {"api", "models", "notify", "phrase", "pilot", "rightsize", "scaler", "scheduler", "sso", "views"},
 	"handlers/agent":         {"api", "handlers", "models", "serving"},
 	"handlers/bills":         {"api", "billing", "handlers", "models", "pilot", "views", "views/bills"},
 	"handlers/board":         {"api", "handlers", "models", "views", "views/board"},

@@ -10,7 +10,6 @@ import (
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/pilot"
-	"kashi/views"
 	billsview "kashi/views/bills"
 )
 
@@ -40,7 +39,7 @@ func (h *Handler) PriceChange(c echo.Context) error {
 	p := ch.Price
 	d := billsview.PriceChangeData{ID: id, Name: ch.Name(l), Project: p.Project, OldRateFen: p.OldRateFen, NewRateFen: p.NewRateFen,
 		OldOverflowFen: p.OldOverflowFen, NewOverflowFen: p.NewOverflowFen, Computing: !done, Ready: ch.Ready,
-		From: ch.From.In(loc), At: ch.At.In(loc), To: ch.To.In(loc), Before: priceFigures(ch.Before), After: priceFigures(ch.After),
+		From: ch.From.In(loc), At: ch.At.In(loc), To: ch.To.In(loc), Before: handlers.PeriodFigures(ch.Before), After: handlers.PeriodFigures(ch.After),
 		OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen}
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
@@ -52,14 +51,4 @@ func (h *Handler) PriceChange(c echo.Context) error {
 		return handlers.Render(c, http.StatusOK, billsview.PriceChangeMeasure(l, d))
 	}
 	return handlers.Render(c, http.StatusOK, billsview.PriceChangeSentence(l, d))
-}
-
-// priceFigures is one side of a price change as its page shows it: its spec's bill lines.
-func priceFigures(r pilot.Review) views.PeriodFigures {
-	f := views.PeriodFigures{CostFen: r.Cost.ElasticFen, HeldS: r.HeldS, Tasks: r.Tasks, MeanWaitS: r.MeanWaitS,
-		P95WaitS: r.P95WaitS, IdleS: r.IdleS}
-	if r.HeldS > 0 {
-		f.EffectivePct = 100 * float64(r.EffectiveS) / float64(r.HeldS)
-	}
-	return f
 }

@@ -43,7 +43,7 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	loc := h.Loc()
 	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
 		Changes: configDiff(ch.Old, ch.New), Computing: !done, Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
-		From: ch.From.In(loc), To: ch.To.In(loc), Before: periodFigures(ch.Before), After: periodFigures(ch.After),
+		From: ch.From.In(loc), To: ch.To.In(loc), Before: handlers.PeriodFigures(ch.Before), After: handlers.PeriodFigures(ch.After),
 		Counter: views.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
 			SavedFen: ch.Counter.SavedFen, OldIdleS: ch.Counter.OldIdleS, NewIdleS: ch.Counter.NewIdleS,
 			OldMeanWaitS: ch.Counter.OldMeanWaitS, NewMeanWaitS: ch.Counter.NewMeanWaitS}}
@@ -63,14 +63,4 @@ func (h *Handler) PoolChange(c echo.Context) error {
 		return handlers.Render(c, http.StatusOK, poolsview.ChangeMeasure(l, d))
 	}
 	return handlers.Render(c, http.StatusOK, poolsview.ChangeSentence(l, d))
-}
-
-// periodFigures is one side of a change as the page shows it.
-func periodFigures(r pilot.Review) views.PeriodFigures {
-	f := views.PeriodFigures{CostFen: r.Cost.ElasticFen, HeldS: r.HeldS, Tasks: r.Tasks, MeanWaitS: r.MeanWaitS,
-		P95WaitS: r.P95WaitS, IdleS: r.IdleS, UnheldS: r.UnheldS}
-	if r.HeldS > 0 {
-		f.EffectivePct = 100 * float64(r.EffectiveS) / float64(r.HeldS)
-	}
-	return f
 }

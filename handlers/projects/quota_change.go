@@ -51,7 +51,7 @@ func (h *Handler) QuotaChange(c echo.Context) error {
 	d := projectsview.QuotaChangeData{ProjectID: project, ID: id, Name: ch.Name(l), By: ch.By, Note: ch.Note, At: ch.At.In(loc),
 		OldMax: q.Old.MaxGPUs, NewMax: q.New.MaxGPUs, OldGuaranteed: q.Old.GuaranteedGPUs, NewGuaranteed: q.New.GuaranteedGPUs,
 		OldBudget: q.Old.BudgetCardHours, NewBudget: q.New.BudgetCardHours, Computing: !done, Ready: ch.Ready,
-		From: ch.From.In(loc), To: ch.To.In(loc), Before: projectFigures(ch.Before), After: projectFigures(ch.After),
+		From: ch.From.In(loc), To: ch.To.In(loc), Before: handlers.PeriodFigures(ch.Before), After: handlers.PeriodFigures(ch.After),
 		Counter: views.CounterView{Tasks: cf.Tasks, OldFen: cf.OldFen, NewFen: cf.NewFen, SavedFen: cf.SavedFen,
 			OldIdleS: cf.OldIdleS, NewIdleS: cf.NewIdleS, OldMeanWaitS: cf.OldMeanWaitS, NewMeanWaitS: cf.NewMeanWaitS}}
 	if done {
@@ -64,16 +64,6 @@ func (h *Handler) QuotaChange(c echo.Context) error {
 		return handlers.Render(c, http.StatusOK, projectsview.QuotaChangeMeasure(l, d))
 	}
 	return handlers.Render(c, http.StatusOK, projectsview.QuotaChangeSentence(l, d))
-}
-
-// projectFigures is one side of a quota change as its page shows it: the project's.
-func projectFigures(r pilot.Review) views.PeriodFigures {
-	f := views.PeriodFigures{CostFen: r.Cost.ElasticFen, HeldS: r.HeldS, Tasks: r.Tasks, MeanWaitS: r.MeanWaitS,
-		P95WaitS: r.P95WaitS, IdleS: r.IdleS}
-	if r.HeldS > 0 {
-		f.EffectivePct = 100 * float64(r.EffectiveS) / float64(r.HeldS)
-	}
-	return f
 }
 
 // quotaChangeRows are the latest changes of the quotas of the projects in list that the
