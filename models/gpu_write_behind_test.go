@@ -91,7 +91,7 @@ func TestReadingReachesAnotherReplicaWithinAnInterval(t *testing.T) {
 			if g.SampledAt != nil && g.SampledAt.Equal(t0) {
 				break
 			}
-			if time.Since(start) > 100*every {
+			if time.Since(start) > time.Minute { // a bound for a busy machine; it takes a few intervals
 				t.Fatalf("the other replica reads no reading %v after it was stored (interval %v)", time.Since(start), every)
 			}
 			time.Sleep(every / 4)
