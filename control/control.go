@@ -124,8 +124,9 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	var scale *scaler.Scaler
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
 		NodeStaleAfter: cfg.StaleAfter, ScalePeriod: cfg.ScaleEvery, Now: now, Logger: log,
-		ReclaimForecast: func(ctx context.Context, now time.Time) (map[int64]time.Time, error) {
-			return scale.ReclaimForecast(ctx, now)
+		ReclaimForecast: func(ctx context.Context, now time.Time, pools []models.ConfiguredPool, nodes []models.NodeGPUs,
+			tasks []models.TaskRow, open []models.Allocation) (map[int64]time.Time, error) {
+			return scale.ReclaimForecast(ctx, now, pools, nodes, tasks, open)
 		}})
 	schedLoop := set.Every("scheduler", cfg.Tick, SchedulerPass(store, sched, now, log)).Coalesce(schedulerGap)
 	scale = scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster,

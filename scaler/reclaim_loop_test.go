@@ -61,7 +61,11 @@ func TestScalerReclaimPolicyPerTask(t *testing.T) {
 	}
 	// The queue's estimates read when each is stopped if its cards stay idle: the notice's
 	// time plus the grace; the patient project's later; never the one that opted out.
-	fc, err := h.scaler.ReclaimForecast(h.ctx, h.now)
+	cps, _ := h.store.ConfiguredPools(h.ctx)
+	nodes, _ = h.store.Nodes(h.ctx)
+	tasks, _ := h.store.ActiveTasks(h.ctx)
+	allocs, _ := h.store.OpenAllocations(h.ctx)
+	fc, err := h.scaler.ReclaimForecast(h.ctx, h.now, cps, nodes, tasks, allocs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,26 +241,12 @@ func (s *Scaler) addDemand(ctx context.Context, in *scaleInput, cps []models.Con
 }
 
 // ReclaimForecast is, for each running task whose cards are all idle, when from now idle
-// reclaim stops it if they stay idle and nobody answers (IdleTask.ReclaimAt, from the same reading
-// of the store as the scaling loop's): the queue's estimates count it as the task's likely
-// end. It only reads, so every replica may ask.
-func (s *Scaler) ReclaimForecast(ctx context.Context, now time.Time) (map[int64]time.Time, error) {
-	cps, err := s.store.ConfiguredPools(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := s.store.Nodes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tasks, err := s.store.ActiveTasks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	allocs, err := s.store.OpenAllocations(ctx)
-	if err != nil {
-		return nil, err
-	}
+// reclaim stops it if they stay idle and nobody answers (IdleTask.ReclaimAt), from the pools,
+// nodes, active tasks and open allocations the caller read (the scheduler's snapshot) and
+// the store's notices and overrides, as the scaling loop reads them. It only reads, so every
+// replica may ask.
+func (s *Scaler) ReclaimForecast(ctx context.Context, now time.Time, cps []models.ConfiguredPool, nodes []models.NodeGPUs,
+	tasks []models.TaskRow, allocs []models.Allocation) (map[int64]time.Time, error) {
 	its, err := s.idleTasks(ctx, cps, nodes, runningOf(tasks), allocs)
 	if err != nil {
 		return nil, err

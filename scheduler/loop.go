@@ -51,8 +51,9 @@ type LoopConfig struct {
 	// machine's ask by (see Growth).
 	ScalePeriod time.Duration
 	// ReclaimForecast gives, for each running task whose cards are all idle, when idle
-	// reclaim stops it if they stay idle (scaler.Scaler.ReclaimForecast); nil for none.
-	ReclaimForecast func(ctx context.Context, now time.Time) (map[int64]time.Time, error)
+	// reclaim stops it if they stay idle (scaler.Scaler.ReclaimForecast), from the store as
+	// the snapshot read it; nil for none.
+	ReclaimForecast func(ctx context.Context, now time.Time, pools []models.ConfiguredPool, nodes []models.NodeGPUs, tasks []models.TaskRow, open []models.Allocation) (map[int64]time.Time, error)
 	Now             func() time.Time
 	Logger          *slog.Logger
 }
@@ -255,7 +256,7 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	for _, a := range open {
 		held[a.TaskID] = append(held[a.TaskID], a.GPUID)
 	}
-	reclaimAt, err := l.reclaims(ctx, now)
+	reclaimAt, err := l.reclaims(ctx, now, pools, nodes, tasks, open)
 	if err != nil {
 		return Snapshot{}, nil, err
 	}

@@ -35,7 +35,7 @@ func TestLoopETACountsTheReclaimForecast(t *testing.T) {
 		{"reclaim stops it in 30 minutes", map[int64]time.Time{idle.ID: now.Add(30 * time.Minute)}, now.Add(30 * time.Minute)},
 	} {
 		loop := scheduler.NewLoop(s, scheduler.LoopConfig{Policy: scheduler.Policy{Location: time.UTC}, Now: func() time.Time { return now },
-			NodeStaleAfter: 24 * time.Hour, ReclaimForecast: func(context.Context, time.Time) (map[int64]time.Time, error) {
+			NodeStaleAfter: 24 * time.Hour, ReclaimForecast: func(context.Context, time.Time, []models.ConfiguredPool, []models.NodeGPUs, []models.TaskRow, []models.Allocation) (map[int64]time.Time, error) {
 				return c.forecast, nil
 			}})
 		plan, err := loop.RunOnce(ctx, now)
