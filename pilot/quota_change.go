@@ -90,7 +90,7 @@ func loadQuota(ctx context.Context, src ChangeSource, in *ChangeInput, span time
 func computeQuota(in ChangeInput) (Change, error) {
 	qi := in.Quota
 	e := qi.edit
-	c := Change{Ref: in.Ref, At: e.At, By: e.Actor, Note: e.Subject, Ready: in.Ready,
+	c := Change{Ref: in.Ref, At: e.At, By: e.Actor, Ready: in.Ready, // a quota edit carries no note: its audit subject is a key, not words
 		Quota: QuotaLimits{Project: qi.project, Old: *e.Before, New: e.After}}
 	if !in.Ready || len(qi.after) == 0 {
 		return c, nil

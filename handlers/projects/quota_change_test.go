@@ -80,6 +80,11 @@ func TestQuotaChangePage(t *testing.T) {
 		if got := zh.Find(`[data-testid=change-sentence]`).Text(); !strings.HasPrefix(got, "这次改动") {
 			t.Errorf("zh sentence = %q", got)
 		}
+		// The head says who changed it and when, in the page's words: the audit entry's key
+		// ("quota A100-80G") is no note.
+		if head := zh.Find(`.page-head .muted`).Text(); strings.Contains(head, "quota") {
+			t.Errorf("zh head = %q, an English key on a Chinese page", head)
+		}
 		visionLead := s.MemberAs("vic", "vision", models.ProjectRoleLead)
 		for who, want := range map[string]int{"member": http.StatusOK, "lead": http.StatusForbidden, "finance": http.StatusForbidden,
 			"viewer": http.StatusForbidden} {
