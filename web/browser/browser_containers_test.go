@@ -67,14 +67,18 @@ func TestBrowserContainerSettings(t *testing.T) {
 			chromedp.SendKeys(css(`[name=gpus]`), "1"),
 			chromedp.Click(css(`[name=specs][value="A100-80G"]`)),
 			chromedp.SendKeys(css(`[name=command]`), "python\ntrain.py"),
+			// The inputs' change events validate the form in place and may already show the
+			// image's error; mark this form so the wait below reads only the submit's answer, not
+			// a node the answer replaces.
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('task-form').dataset.before = '1'`),
 			chromedp.Submit(css(`[name=image]`)),
-			chromedp.WaitVisible(css(`[data-testid=field-error][data-field=image]`)),
+			chromedp.WaitVisible(css(`#task-form:not([data-before]) [data-testid=field-error][data-field=image]`)),
 			chromedp.ScrollIntoView(css(`[name=image]`)),
 			b.shot(fmt.Sprintf("containers-submit-%s.png", size.name)))
 		if err != nil {
 			t.Fatalf("%s submit: %v (screenshots in %s)", size.name, err, b.shots)
 		}
-		msg, _ := chromedp.Run(b.ctx, chromedp.Text(css(`[data-testid=field-error][data-field=image]`)))
+		msg, _ := chromedp.Run(b.ctx, chromedp.Text(css(`#task-form:not([data-before]) [data-testid=field-error][data-field=image]`)))
 		if !strings.Contains(msg, "is required") {
 			t.Errorf("%s: the image error = %q, want the pool's refusal", size.name, msg)
 		}
