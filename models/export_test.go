@@ -88,3 +88,18 @@ func RemoveMemberInTx(ctx context.Context, s *Store, projectID, userID int64, du
 		return nil
 	})
 }
+
+// CommitSubmitsTogether writes nts as one group of the submit committer, as submits that
+// arrive at once are, and returns each one's answer in order.
+func CommitSubmitsTogether(s *Store, nts []NewTask, now time.Time) (tasks []Task, created []bool, errs []error) {
+	group := make([]*submitJob, len(nts))
+	for i, nt := range nts {
+		group[i] = &submitJob{ctx: context.Background(), nt: nt, lim: DefaultTaskLimits, now: UTC(now), done: make(chan submitDone, 1)}
+	}
+	s.commitSubmits(group)
+	for _, j := range group {
+		d := <-j.done
+		tasks, created, errs = append(tasks, d.t), append(created, d.created), append(errs, d.err)
+	}
+	return tasks, created, errs
+}
