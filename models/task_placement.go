@@ -144,9 +144,8 @@ func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (
 // refused (ErrConflict, ErrNotFound); err is any other error, which ends the transaction.
 // The tasks, their GPUs' nodes and the GPUs' allocations are read once for all of them, and
 // each placement is checked against those reads and the placements before it: every
-// conflict is found before the placement writes anything. Its task's conditional update is
-// its first write; the allocations and the nodes' assignment stamps of all of them follow
-// together.
+// conflict is found before anything is written. The tasks' conditional update (startTasks)
+// is the first write; the allocations and the nodes' assignment stamps follow together.
 func placeAll(tx *gorm.DB, ps []Placement, now time.Time) (refused []error, err error) {
 	refused = make([]error, len(ps))
 	r, err := readPlacing(tx, ps, now)
@@ -154,38 +153,48 @@ func placeAll(tx *gorm.DB, ps []Placement, now time.Time) (refused []error, err 
 		return nil, err
 	}
 	var (
-		rows  []Allocation
-		nodes []int64
+		starts []start
+		placed []int // the placement of each start
 	)
 	for i, p := range ps {
 		if refused[i] = r.check(p); refused[i] != nil {
 			continue
 		}
-		t, gpuIDs := r.tasks[p.TaskID], p.GPUIDs
-		if p.ProjectID == 0 {
-			p.ProjectID = t.ProjectID
-		}
 		// A card freed after the caller read its clock (an exit reported while a scheduler
 		// tick read its snapshot) is given again when it was freed, not before: no
 		// card-second is in the ledger twice.
 		at := now
-		for _, g := range gpuIDs {
+		for _, g := range p.GPUIDs {
 			if f, ok := r.freed[g]; ok && f.After(at) {
 				at = f
 			}
+			r.held[g]++
 		}
-		err := transition(tx, p.TaskID, []string{TaskQueued}, TaskStarting, p.Reason, at,
-			map[string]any{"node_id": r.nodeOf[gpuIDs[0]], "started_at": at})
-		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) {
-			refused[i] = err
+		starts = append(starts, start{taskID: p.TaskID, nodeID: r.nodeOf[p.GPUIDs[0]], reason: p.Reason, at: at})
+		placed = append(placed, i)
+	}
+	if len(starts) == 0 {
+		return refused, nil
+	}
+	started, err := startTasks(tx, starts)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		rows  []Allocation
+		nodes []int64
+	)
+	for k, i := range placed {
+		p, st := ps[i], starts[k]
+		if refused[i] = started[k]; refused[i] != nil {
 			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("task %d: %w", p.TaskID, err)
+		t := r.tasks[p.TaskID]
+		if p.ProjectID == 0 {
+			p.ProjectID = t.ProjectID
 		}
-		for _, g := range gpuIDs {
-			r.held[g]++
-			rows = append(rows, Allocation{TaskID: p.TaskID, GPUID: g, NodeID: r.nodeOf[g], ProjectID: p.ProjectID, StartedAt: at,
+		for _, g := range p.GPUIDs {
+			rows = append(rows, Allocation{TaskID: p.TaskID, GPUID: g, NodeID: r.nodeOf[g], ProjectID: p.ProjectID, StartedAt: st.at,
 				Overflow: p.Overflow, Attempt: max(t.Attempt, 1), Trial: t.TrialID != nil})
 			nodes = append(nodes, r.nodeOf[g])
 		}
@@ -227,7 +236,7 @@ func readPlacing(tx *gorm.DB, ps []Placement, now time.Time) (placing, error) {
 	gpuIDs = slices.Compact(gpuIDs)
 	for ids := range slices.Chunk(taskIDs, placingChunk) {
 		var tasks []Task
-		if err := tx.Select("id, project_id, attempt, trial_id").Where("id IN ?", ids).Find(&tasks).Error; err != nil {
+		if err := tx.Select("id, project_id, state, attempt, trial_id").Where("id IN ?", ids).Find(&tasks).Error; err != nil {
 			return r, err
 		}
 		for _, t := range tasks {
@@ -261,11 +270,15 @@ func readPlacing(tx *gorm.DB, ps []Placement, now time.Time) (placing, error) {
 	return r, nil
 }
 
-// check finds why p cannot be placed now, before it writes anything: its task is gone, or a
-// GPU is not on a ready node or is held (by a placement before it too).
+// check finds why p cannot be placed now, before it writes anything: its task is gone or no
+// longer queued, or a GPU is not on a ready node or is held (by a placement before it too).
 func (r placing) check(p Placement) error {
-	if _, ok := r.tasks[p.TaskID]; !ok {
+	t, ok := r.tasks[p.TaskID]
+	if !ok {
 		return notFound(fmt.Sprintf("task %d", p.TaskID), gorm.ErrRecordNotFound)
+	}
+	if t.State != TaskQueued {
+		return fmt.Errorf("models: task %d is %s: %w", p.TaskID, t.State, ErrConflict)
 	}
 	ready, held := 0, 0
 	for i, g := range p.GPUIDs {
