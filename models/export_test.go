@@ -103,3 +103,17 @@ func CommitSubmitsTogether(s *Store, nts []NewTask, now time.Time) (tasks []Task
 	}
 	return tasks, created, errs
 }
+
+// StartTasks starts the tasks ids on node at, as a tick's placements do, in a transaction
+// of its own, and returns why each did not start.
+func StartTasks(s *Store, node int64, reason string, at time.Time, ids ...int64) (refused []error, err error) {
+	starts := make([]start, len(ids))
+	for i, id := range ids {
+		starts[i] = start{taskID: id, nodeID: node, reason: reason, at: UTC(at)}
+	}
+	err = s.db.Transaction(func(tx *gorm.DB) error {
+		refused, err = startTasks(tx, starts)
+		return err
+	})
+	return refused, err
+}
