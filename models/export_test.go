@@ -88,3 +88,32 @@ func RemoveMemberInTx(ctx context.Context, s *Store, projectID, userID int64, du
 		return nil
 	})
 }
+
+// CommitSubmitsTogether writes nts as one group of the submit committer, as submits that
+// arrive at once are, and returns each one's answer in order.
+func CommitSubmitsTogether(s *Store, nts []NewTask, now time.Time) (tasks []Task, created []bool, errs []error) {
+	group := make([]*submitJob, len(nts))
+	for i, nt := range nts {
+		group[i] = &submitJob{ctx: context.Background(), nt: nt, lim: DefaultTaskLimits, now: UTC(now), done: make(chan submitDone, 1)}
+	}
+	s.commitSubmits(group)
+	for _, j := range group {
+		d := <-j.done
+		tasks, created, errs = append(tasks, d.t), append(created, d.created), append(errs, d.err)
+	}
+	return tasks, created, errs
+}
+
+// StartTasks starts the tasks ids on node at, as a tick's placements do, in a transaction
+// of its own, and returns why each did not start.
+func StartTasks(s *Store, node int64, reason string, at time.Time, ids ...int64) (refused []error, err error) {
+	starts := make([]start, len(ids))
+	for i, id := range ids {
+		starts[i] = start{taskID: id, nodeID: node, reason: reason, at: UTC(at)}
+	}
+	err = s.db.Transaction(func(tx *gorm.DB) error {
+		refused, err = startTasks(tx, starts)
+		return err
+	})
+	return refused, err
+}

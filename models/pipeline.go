@@ -215,6 +215,7 @@ func (s *Store) checkPipeline(tx *gorm.DB, np NewPipeline, lim TaskLimits, now t
 	for _, ns := range np.Stages {
 		outputs[ns.Name] = ns.Output
 	}
+	reads := newSubmitReads(tx)
 	for i, ns := range np.Stages {
 		field := fmt.Sprintf("stages[%d].", i)
 		if ns.Output != "" && !validLocation(ns.Output) {
@@ -229,7 +230,7 @@ func (s *Store) checkPipeline(tx *gorm.DB, np NewPipeline, lim TaskLimits, now t
 		}
 		nt := s.stageTask(project.Name, np.Name, np.Owner, 0, ns.Name, ns.After, ns.AfterEnded, ns.Output, ns.Task, outputs)
 		var scratch Task
-		err := s.taskFromNew(tx, nt, lim, now, &scratch)
+		err := s.taskFromNew(reads, nt, lim, now, &scratch)
 		for _, fe := range AllFieldErrors(err) {
 			c := *fe
 			c.Field = field + c.Field
@@ -471,7 +472,7 @@ func PipelineEnd(stages []stageState, states map[string]string) (state, reason s
 // reason, and the pipeline goes on without it.
 func (s *Store) submitStage(tx *gorm.DB, pipe Pipeline, st PipelineStage, nt NewTask, lim TaskLimits, now time.Time) (state, reason string, err error) {
 	var t Task
-	if err := s.taskFromNew(tx, nt, lim, now, &t); err != nil {
+	if err := s.taskFromNew(newSubmitReads(tx), nt, lim, now, &t); err != nil {
 		if AllFieldErrors(err) == nil {
 			return "", "", err
 		}

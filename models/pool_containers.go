@@ -1,13 +1,9 @@
 package models
 
 import (
-	"encoding/json"
-	"fmt"
 	"path"
 	"slices"
 	"strings"
-
-	"gorm.io/gorm"
 )
 
 // maxPoolMounts bounds a pool's container mounts.
@@ -53,29 +49,17 @@ func checkContainerMounts(c PoolConfig) error {
 // checkImageRequired refuses a task without an image for a spec whose pool requires one; a
 // task that takes any spec ("") could land on such a pool, so it is refused while any pool
 // requires images.
-func checkImageRequired(tx *gorm.DB, spec, image string) error {
+func checkImageRequired(r *submitReads, spec, image string) error {
 	if image != "" {
 		return nil
 	}
-	var rows []struct {
-		Name   string
-		Config string
-	}
-	q := tx.Table("pools").Select("pools.name, pool_policies.config").
-		Joins("JOIN pool_policies ON pool_policies.pool_id = pools.id").Order("pools.name")
-	if spec != "" {
-		q = q.Where("pools.spec = ?", spec)
-	}
-	if err := q.Scan(&rows).Error; err != nil {
+	pools, err := r.configured(spec)
+	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		var cfg PoolConfig
-		if err := json.Unmarshal([]byte(r.Config), &cfg); err != nil {
-			return fmt.Errorf("pool %q config: %w", r.Name, err)
-		}
-		if cfg.RequireImage {
-			return fieldErr("image", "is required: pool %q runs tasks in container images only", r.Name)
+	for _, p := range pools {
+		if p.Config.RequireImage {
+			return fieldErr("image", "is required: pool %q runs tasks in container images only", p.Name)
 		}
 	}
 	return nil

@@ -1,12 +1,8 @@
 package models
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // The policies of a pool for the projects with no quota on its spec (PoolConfig.NoQuota).
@@ -81,9 +77,9 @@ func QuotaCovers(quotas []Quota, projectID int64, spec string) bool {
 // has no quota on, whose pools refuse projects without one or let them hold fewer cards
 // than the task asks. A task that accepts any spec is checked against every spec of the
 // pools; one spec left open lets it in (the scheduler keeps it off the closed ones).
-func checkNoQuota(tx *gorm.DB, project Project, nt NewTask) error {
-	var quotas []Quota
-	if err := tx.Where("project_id = ?", project.ID).Find(&quotas).Error; err != nil {
+func checkNoQuota(r *submitReads, project Project, nt NewTask) error {
+	quotas, err := r.projectQuotas(project.ID)
+	if err != nil {
 		return err
 	}
 	field, specs := "specs", nt.Specs
@@ -91,14 +87,14 @@ func checkNoQuota(tx *gorm.DB, project Project, nt NewTask) error {
 		field = "spec"
 		if nt.Spec != "" {
 			specs = []string{nt.Spec}
-		} else if err := tx.Model(&Pool{}).Distinct("spec").Order("spec").Pluck("spec", &specs).Error; err != nil {
+		} else if specs, err = r.allSpecs(); err != nil {
 			return err
 		}
 	}
 	if len(specs) == 0 || QuotaCovers(quotas, project.ID, "") {
 		return nil
 	}
-	rules, err := noQuotaRules(tx)
+	rules, err := r.noQuotaRules()
 	if err != nil {
 		return err
 	}
@@ -117,26 +113,6 @@ func checkNoQuota(tx *gorm.DB, project Project, nt NewTask) error {
 		}
 	}
 	return closed
-}
-
-// noQuotaRules reads the pools' configurations into NoQuotaRules.
-func noQuotaRules(tx *gorm.DB) (map[string]NoQuotaRule, error) {
-	var rows []struct {
-		Name, Spec, Config string
-	}
-	err := tx.Table("pools").Select("pools.name, pools.spec, pool_policies.config").
-		Joins("JOIN pool_policies ON pool_policies.pool_id = pools.id").Order("pools.name").Scan(&rows).Error
-	if err != nil {
-		return nil, err
-	}
-	pools := make([]ConfiguredPool, len(rows))
-	for i, r := range rows {
-		pools[i].Name, pools[i].Spec = r.Name, r.Spec
-		if err := json.Unmarshal([]byte(r.Config), &pools[i].Config); err != nil {
-			return nil, fmt.Errorf("pool %q config: %w", r.Name, err)
-		}
-	}
-	return NoQuotaRules(pools), nil
 }
 
 // SpecAccess is what a project may use of one spec: its quota's limit, or the pools' rule

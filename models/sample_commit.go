@@ -2,11 +2,9 @@ package models
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -29,102 +27,17 @@ type sampleDone struct {
 	err error
 }
 
-// sampleCommitter group-commits samples: one goroutine takes every batch that arrived while
-// the previous commit ran and writes them in one transaction, so a thousand agents reporting
-// each second cost a few write transactions, not a thousand.
-type sampleCommitter struct {
-	jobs     chan *sampleJob
-	quit     chan struct{}
-	stopped  chan struct{}
-	stopOnce sync.Once
-}
-
-func startSampleCommitter(s *Store) *sampleCommitter {
-	c := &sampleCommitter{jobs: make(chan *sampleJob, maxGroup), quit: make(chan struct{}), stopped: make(chan struct{})}
-	go c.run(s)
-	return c
-}
-
-// minCommitGap is the least time from one group commit's start to the next. A lone batch is
-// committed at once; under a stream of batches the next commit waits out the gap and takes
-// everything that arrived meanwhile, so the commits per second stay bounded (measured on
-// Postgres with 512 agents: about 150 small commits a second before, each paying a WAL flush
-// and the GPUs' read).
+// minCommitGap is the least time from one group commit of samples' start to the next. A lone
+// batch is committed at once; under a stream of batches the next commit waits out the gap and
+// takes everything that arrived meanwhile, so the commits per second stay bounded (measured
+// on Postgres with 512 agents: about 150 small commits a second before, each paying a WAL
+// flush and the GPUs' read).
 const minCommitGap = 10 * time.Millisecond
 
-// run commits groups until stop.
-func (c *sampleCommitter) run(s *Store) {
-	defer close(c.stopped)
-	var last time.Time
-	for {
-		var group []*sampleJob
-		select {
-		case <-c.quit:
-			return
-		case j := <-c.jobs:
-			group = append(group, j)
-		}
-		if wait := minCommitGap - time.Since(last); wait > 0 {
-			c.gather(&group, wait)
-		}
-		last = time.Now()
-	more:
-		for len(group) < maxGroup {
-			select {
-			case j := <-c.jobs:
-				group = append(group, j)
-			default:
-				break more
-			}
-		}
-		s.commitSamples(group)
-	}
-}
-
-// gather adds the batches that arrive within wait to group, up to maxGroup.
-func (c *sampleCommitter) gather(group *[]*sampleJob, wait time.Duration) {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	for len(*group) < maxGroup {
-		select {
-		case j := <-c.jobs:
-			*group = append(*group, j)
-		case <-t.C:
-			return
-		case <-c.quit:
-			return
-		}
-	}
-}
-
-// stop ends the committer after the group in progress; later calls do nothing.
-func (c *sampleCommitter) stop() {
-	c.stopOnce.Do(func() { close(c.quit) })
-	<-c.stopped
-}
-
-// submit queues a job and waits for its commit, or for ctx.
-func (c *sampleCommitter) submit(ctx context.Context, j *sampleJob) (IngestResult, error) {
-	select {
-	case c.jobs <- j:
-	case <-c.quit:
-		return IngestResult{}, errors.New("store closed")
-	case <-ctx.Done():
-		return IngestResult{}, ctx.Err()
-	}
-	select {
-	case d := <-j.done:
-		return d.res, d.err
-	case <-c.stopped:
-		select {
-		case d := <-j.done: // in the last group
-			return d.res, d.err
-		default: // closed before its group was taken
-			return IngestResult{}, errors.New("models: ingest samples: store closed")
-		}
-	case <-ctx.Done():
-		return IngestResult{}, ctx.Err()
-	}
+// startSampleCommitter starts the group commit of samples: a thousand agents reporting each
+// second cost a few write transactions, not a thousand.
+func startSampleCommitter(s *Store) *groupCommitter[*sampleJob] {
+	return startGroupCommitter("ingest samples", maxGroup, minCommitGap, s.commitSamples)
 }
 
 // commitSamples writes a group in one transaction: each job's samples (a job with a bad

@@ -23,7 +23,14 @@ func (s *Store) IngestSamples(ctx context.Context, nodeID int64, samples []Readi
 		return IngestResult{}, fieldErr("samples", "is empty")
 	}
 	j := &sampleJob{nodeID: nodeID, samples: samples, now: UTC(now), done: make(chan sampleDone, 1)}
-	return s.samples.submit(ctx, j)
+	if err := s.samples.enqueue(ctx, j); err != nil {
+		return IngestResult{}, err
+	}
+	d, err := answer(ctx, s.samples, j.done)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	return d.res, d.err
 }
 
 // validateSample checks one sample against the node's GPUs and the window [floor, now +

@@ -47,11 +47,12 @@ type Store struct {
 	// nodeTokens remembers verified node tokens; auth API tokens and callers' roles.
 	nodeTokens nodeTokenCache
 	auth       authCache
-	// gen counts writes that may change the board (changes.go); samples feeds the group
-	// commit of samples; gpuRows holds the GPU rows it reads; live holds each GPU's latest
+	// gen counts writes that may change the board (changes.go); samples and submits feed
+	// the group commits of samples and of submitted tasks; gpuRows holds the GPU rows it reads; live holds each GPU's latest
 	// reading, which readings writes to the rows behind; board is the board's snapshot.
 	gen      atomic.Uint64
-	samples  *sampleCommitter
+	samples  *groupCommitter[*sampleJob]
+	submits  *groupCommitter[*submitJob]
 	gpuRows  gpuRowCache
 	live     liveView
 	readings *readingWriter
@@ -140,6 +141,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	s.metering.Store(new(bs.Metering()))
 	s.samples = startSampleCommitter(s)
+	s.submits = startSubmitCommitter(s)
 	s.readings = startReadingWriter(s, opts.WriteBehind)
 	if opts.BoardLag > 0 {
 		s.keepBoard()
@@ -156,6 +158,7 @@ func IsPostgresDSN(dsn string) bool {
 // Close writes the GPUs' latest readings to their rows and closes the database.
 func (s *Store) Close() error {
 	s.samples.stop()
+	s.submits.stop()
 	werr := s.readings.stop()
 	s.stopBoard()
 	s.EndAssignmentWaits()

@@ -112,10 +112,10 @@ var imageRef = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(:[0-9]+)?(/[a-z0-9][a-z
 // CreateTask validates and stores a submitted task with its first event. A repeated
 // IdempotencyKey of the same scope and project returns the task first stored under it and
 // created=false; the same key with a different request is a FieldError on "Idempotency-Key".
+// Submits that arrive together are checked and written in one transaction
+// (task_commit.go); each gets the answer it would get alone. Once its group has begun, a
+// submit is answered even when ctx ends meanwhile.
 func (s *Store) CreateTask(ctx context.Context, nt NewTask, lim TaskLimits, now time.Time) (t Task, created bool, err error) {
-	now = UTC(now)
-	// A new task holds no GPU: the board's snapshot stays as it is until it is placed.
-	db := s.db.WithContext(quiet(ctx))
 	if nt.IdempotencyKey != "" {
 		if err := checkName("Idempotency-Key", nt.IdempotencyKey, 200); err != nil {
 			return Task{}, false, err
@@ -123,36 +123,19 @@ func (s *Store) CreateTask(ctx context.Context, nt NewTask, lim TaskLimits, now 
 		if err := checkName("idempotency_scope", nt.IdempotencyScope, 100); err != nil {
 			return Task{}, false, err
 		}
-		if t, found, err := s.taskByKey(db, nt); found || err != nil {
+		if t, found, err := s.taskByKey(s.db.WithContext(quiet(ctx)), nt); found || err != nil {
 			return t, false, err
 		}
 	}
-	err = db.Transaction(func(tx *gorm.DB) error {
-		if err := s.taskFromNew(tx, nt, lim, now, &t); err != nil {
-			return err
-		}
-		if err := tx.Create(&t).Error; err != nil {
-			return err
-		}
-		if err := tx.Create(&TaskEvent{TaskID: t.ID, At: now, To: t.State, Reason: "submitted by " + t.Owner}).Error; err != nil {
-			return err
-		}
-		return createReplicas(tx, &t)
-	})
-	if err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			return Task{}, false, err
-		}
-		// Two submits with one key racing: the loser reads the winner's task.
-		if nt.IdempotencyKey != "" {
-			if t, found, ferr := s.taskByKey(db, nt); found || ferr != nil {
-				return t, false, ferr
-			}
-		}
-		return Task{}, false, fmt.Errorf("models: create task: %w", err)
+	j := &submitJob{ctx: ctx, nt: nt, lim: lim, now: UTC(now), done: make(chan submitDone, 1)}
+	if err := s.submits.enqueue(ctx, j); err != nil {
+		return Task{}, false, err
 	}
-	return t, true, nil
+	d, err := answer(context.WithoutCancel(ctx), s.submits, j.done)
+	if err != nil {
+		return Task{}, false, err
+	}
+	return d.t, d.created, d.err
 }
 
 // taskByKey finds the task stored under nt's idempotency key, scope and project. found is
@@ -185,14 +168,14 @@ func requestHash(nt NewTask) string {
 // taskFromNew validates nt and fills t. Every bad field is named at once (a FieldErrors),
 // as far as one bad field lets the others be checked: a project that is unknown leaves its
 // template and quota unchecked, bad cards or specs leave the quota unchecked.
-func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Time, t *Task) error {
+func (s *Store) taskFromNew(r *submitReads, nt NewTask, lim TaskLimits, now time.Time, t *Task) error {
 	var p Problems
-	project, err := projectToSubmit(tx, nt)
+	project, err := r.project(nt)
 	if err = p.Add(err); err != nil {
 		return err
 	}
 	if project.ID != 0 {
-		if err := p.Add(checkTemplateOf(tx, nt, project)); err != nil {
+		if err := p.Add(checkTemplateOf(r.tx, nt, project)); err != nil {
 			return err
 		}
 	}
@@ -205,11 +188,11 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 	if err := p.Add(checkName("owner", nt.Owner, 100)); err != nil {
 		return err
 	}
-	if err := p.Add(s.checkPlaces(tx, nt)); err != nil {
+	if err := p.Add(s.checkPlaces(r, nt)); err != nil {
 		return err
 	}
 	if project.ID != 0 && !p.Has("gpus") && !p.Has("spec") && !p.Has("specs") {
-		if err := p.Add(checkNoQuota(tx, project, nt)); err != nil {
+		if err := p.Add(checkNoQuota(r, project, nt)); err != nil {
 			return err
 		}
 	}
@@ -233,7 +216,7 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		p.Add(s.checkDataPaths(nt))
 	}
 	if !p.Has("spec") && !p.Has("specs") {
-		if err := p.Add(checkImageRequired(tx, nt.Spec, nt.Image)); err != nil {
+		if err := p.Add(checkImageRequired(r, nt.Spec, nt.Image)); err != nil {
 			return err
 		}
 	}
@@ -307,13 +290,13 @@ func checkTemplateOf(tx *gorm.DB, nt NewTask, project Project) error {
 }
 
 // checkCapacity refuses a spec no pool has and more GPUs than the largest pool can hold.
-func (s *Store) checkCapacity(tx *gorm.DB, spec string, gpus int) error {
+func (s *Store) checkCapacity(r *submitReads, spec string, gpus int) error {
 	if spec != "" {
 		if err := checkName("spec", spec, 100); err != nil {
 			return err
 		}
-		var n int64
-		if err := tx.Model(&Pool{}).Where("spec = ?", spec).Count(&n).Error; err != nil {
+		n, err := r.poolsOfSpec(spec)
+		if err != nil {
 			return err
 		}
 		if n == 0 {
@@ -328,7 +311,7 @@ func (s *Store) checkCapacity(tx *gorm.DB, spec string, gpus int) error {
 	capacity, ok := s.capacity.get(spec)
 	if !ok {
 		var err error
-		if capacity, err = s.largestPool(tx, spec); err != nil {
+		if capacity, err = s.largestPool(r.tx, spec); err != nil {
 			return err
 		}
 		s.capacity.put(spec, capacity)

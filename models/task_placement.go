@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -107,7 +106,13 @@ type Placement struct {
 // ready node; then nothing changes.
 func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, overflow bool, reason string, now time.Time) error {
 	p := Placement{TaskID: taskID, GPUIDs: gpuIDs, Overflow: overflow, Reason: reason}
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return place(tx, p, UTC(now)) })
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		refused, err := placeAll(tx, []Placement{p}, UTC(now))
+		if err != nil {
+			return err
+		}
+		return refused[0]
+	})
 	if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("models: place task %d: %w", taskID, err)
 	}
@@ -118,19 +123,16 @@ func (s *Store) PlaceTask(ctx context.Context, taskID int64, gpuIDs []int64, ove
 // (ErrConflict, ErrNotFound) is found before it writes anything, is skipped, and the others
 // stand. It returns how many were placed.
 func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (int, error) {
-	now = UTC(now)
 	placed := 0
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for _, p := range ps {
-			err := place(tx, p, now)
-			switch {
-			case err == nil:
-				placed++
-			case !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound):
-				return fmt.Errorf("task %d: %w", p.TaskID, err)
+		refused, err := placeAll(tx, ps, UTC(now))
+		placed = len(ps)
+		for _, r := range refused {
+			if r != nil {
+				placed--
 			}
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: place tasks: %w", err)
@@ -138,67 +140,160 @@ func (s *Store) PlaceTasks(ctx context.Context, ps []Placement, now time.Time) (
 	return placed, nil
 }
 
-// place is one placement inside a transaction.
-func place(tx *gorm.DB, p Placement, now time.Time) error {
-	taskID, gpuIDs, overflow, reason := p.TaskID, p.GPUIDs, p.Overflow, p.Reason
-	var t Task
-	if err := tx.Select("id, project_id, attempt, trial_id").Where("id = ?", taskID).Take(&t).Error; err != nil {
-		return notFound(fmt.Sprintf("task %d", taskID), err)
-	}
-	if p.ProjectID == 0 {
-		p.ProjectID = t.ProjectID
-	}
-	// Only GPUs of ready nodes: a node drained or removed since the scheduler's snapshot
-	// takes no new task.
-	var gpus []GPU
-	err := tx.Select("gpus.id, gpus.node_id").Joins("JOIN nodes ON nodes.id = gpus.node_id").
-		Where("gpus.id IN ? AND nodes.state = ?", gpuIDs, NodeReady).Find(&gpus).Error
+// placeAll places ps in order inside a transaction and returns, for each, nil or why it was
+// refused (ErrConflict, ErrNotFound); err is any other error, which ends the transaction.
+// The tasks, their GPUs' nodes and the GPUs' allocations are read once for all of them, and
+// each placement is checked against those reads and the placements before it: every
+// conflict is found before anything is written. The tasks' conditional update (startTasks)
+// is the first write; the allocations and the nodes' assignment stamps follow together.
+func placeAll(tx *gorm.DB, ps []Placement, now time.Time) (refused []error, err error) {
+	refused = make([]error, len(ps))
+	r, err := readPlacing(tx, ps, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(gpus) != len(gpuIDs) || len(gpus) == 0 {
-		return fmt.Errorf("models: place task %d: %d of %d GPUs are on ready nodes: %w", taskID, len(gpus), len(gpuIDs), ErrConflict)
+	var (
+		starts []start
+		placed []int // the placement of each start
+	)
+	for i, p := range ps {
+		if refused[i] = r.check(p); refused[i] != nil {
+			continue
+		}
+		// A card freed after the caller read its clock (an exit reported while a scheduler
+		// tick read its snapshot) is given again when it was freed, not before: no
+		// card-second is in the ledger twice.
+		at := now
+		for _, g := range p.GPUIDs {
+			if f, ok := r.freed[g]; ok && f.After(at) {
+				at = f
+			}
+			r.held[g]++
+		}
+		starts = append(starts, start{taskID: p.TaskID, nodeID: r.nodeOf[p.GPUIDs[0]], reason: p.Reason, at: at})
+		placed = append(placed, i)
 	}
-	nodeOf := make(map[int64]int64, len(gpus))
-	for _, g := range gpus {
-		nodeOf[g.ID] = g.NodeID
+	if len(starts) == 0 {
+		return refused, nil
 	}
-	var held int64
-	if err := tx.Model(&Allocation{}).Where("gpu_id IN ? AND ended_at IS NULL", gpuIDs).Count(&held).Error; err != nil {
-		return err
-	}
-	if held > 0 {
-		return fmt.Errorf("models: %d GPUs of task %d are already held: %w", held, taskID, ErrConflict)
-	}
-	// A card freed after the caller read its clock (an exit reported while a scheduler tick
-	// read its snapshot) is given again when it was freed, not before: no card-second is in
-	// the ledger twice.
-	var freed []time.Time
-	err = tx.Model(&Allocation{}).Where("gpu_id IN ? AND ended_at > ?", gpuIDs, now).
-		Order("ended_at DESC").Limit(1).Pluck("ended_at", &freed).Error
+	started, err := startTasks(tx, starts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(freed) > 0 {
-		now = UTC(freed[0])
+	var (
+		rows  []Allocation
+		nodes []int64
+	)
+	for k, i := range placed {
+		p, st := ps[i], starts[k]
+		if refused[i] = started[k]; refused[i] != nil {
+			continue
+		}
+		t := r.tasks[p.TaskID]
+		if p.ProjectID == 0 {
+			p.ProjectID = t.ProjectID
+		}
+		for _, g := range p.GPUIDs {
+			rows = append(rows, Allocation{TaskID: p.TaskID, GPUID: g, NodeID: r.nodeOf[g], ProjectID: p.ProjectID, StartedAt: st.at,
+				Overflow: p.Overflow, Attempt: max(t.Attempt, 1), Trial: t.TrialID != nil})
+			nodes = append(nodes, r.nodeOf[g])
+		}
 	}
-	// Every conflict above is found before anything is written; transition's conditional
-	// update is the first write and changes nothing when the task is no longer queued.
-	err = transition(tx, taskID, []string{TaskQueued}, TaskStarting, reason, now,
-		map[string]any{"node_id": nodeOf[gpuIDs[0]], "started_at": now})
-	if err != nil {
-		return err
-	}
-	rows := make([]Allocation, len(gpuIDs))
-	for i, g := range gpuIDs {
-		rows[i] = Allocation{TaskID: taskID, GPUID: g, NodeID: nodeOf[g], ProjectID: p.ProjectID, StartedAt: now, Overflow: overflow,
-			Attempt: max(t.Attempt, 1), Trial: t.TrialID != nil}
+	if len(rows) == 0 {
+		return refused, nil
 	}
 	// The partial unique index on open allocations is the last guard against a double grant.
-	if err := tx.Create(&rows).Error; err != nil {
-		return err
+	if err := tx.CreateInBatches(&rows, 500).Error; err != nil {
+		return nil, err
 	}
-	return assignmentsChanged(tx, slices.Collect(maps.Values(nodeOf)))
+	return refused, assignmentsChanged(tx, nodes)
+}
+
+// placing is what placeAll reads once for a tick's placements.
+type placing struct {
+	tasks map[int64]Task
+	// nodeOf is the node of each GPU on a ready node: a node drained or removed since the
+	// scheduler's snapshot takes no new task.
+	nodeOf map[int64]int64
+	// held counts each GPU's open allocations; freed is the latest end after now of each
+	// GPU's closed ones.
+	held  map[int64]int
+	freed map[int64]time.Time
+}
+
+// placingChunk bounds the ids of one read, under SQLite's limit on a statement's values.
+const placingChunk = 1000
+
+// readPlacing reads the tasks and GPUs of ps.
+func readPlacing(tx *gorm.DB, ps []Placement, now time.Time) (placing, error) {
+	r := placing{tasks: map[int64]Task{}, nodeOf: map[int64]int64{}, held: map[int64]int{}, freed: map[int64]time.Time{}}
+	var taskIDs, gpuIDs []int64
+	for _, p := range ps {
+		taskIDs = append(taskIDs, p.TaskID)
+		gpuIDs = append(gpuIDs, p.GPUIDs...)
+	}
+	slices.Sort(gpuIDs)
+	gpuIDs = slices.Compact(gpuIDs)
+	for ids := range slices.Chunk(taskIDs, placingChunk) {
+		var tasks []Task
+		if err := tx.Select("id, project_id, state, attempt, trial_id").Where("id IN ?", ids).Find(&tasks).Error; err != nil {
+			return r, err
+		}
+		for _, t := range tasks {
+			r.tasks[t.ID] = t
+		}
+	}
+	for ids := range slices.Chunk(gpuIDs, placingChunk) {
+		var gpus []GPU
+		err := tx.Select("gpus.id, gpus.node_id").Joins("JOIN nodes ON nodes.id = gpus.node_id").
+			Where("gpus.id IN ? AND nodes.state = ?", ids, NodeReady).Find(&gpus).Error
+		if err != nil {
+			return r, err
+		}
+		for _, g := range gpus {
+			r.nodeOf[g.ID] = g.NodeID
+		}
+		var allocs []Allocation
+		err = tx.Select("gpu_id, ended_at").Where("gpu_id IN ? AND (ended_at IS NULL OR ended_at > ?)", ids, now).Find(&allocs).Error
+		if err != nil {
+			return r, err
+		}
+		for _, a := range allocs {
+			switch {
+			case a.EndedAt == nil:
+				r.held[a.GPUID]++
+			case a.EndedAt.After(r.freed[a.GPUID]):
+				r.freed[a.GPUID] = UTC(*a.EndedAt)
+			}
+		}
+	}
+	return r, nil
+}
+
+// check finds why p cannot be placed now, before it writes anything: its task is gone or no
+// longer queued, or a GPU is not on a ready node or is held (by a placement before it too).
+func (r placing) check(p Placement) error {
+	t, ok := r.tasks[p.TaskID]
+	if !ok {
+		return notFound(fmt.Sprintf("task %d", p.TaskID), gorm.ErrRecordNotFound)
+	}
+	if t.State != TaskQueued {
+		return fmt.Errorf("models: task %d is %s: %w", p.TaskID, t.State, ErrConflict)
+	}
+	ready, held := 0, 0
+	for i, g := range p.GPUIDs {
+		if _, ok := r.nodeOf[g]; ok && !slices.Contains(p.GPUIDs[:i], g) {
+			ready++
+		}
+		held += r.held[g]
+	}
+	if ready != len(p.GPUIDs) || ready == 0 {
+		return fmt.Errorf("models: place task %d: %d of %d GPUs are on ready nodes: %w", p.TaskID, ready, len(p.GPUIDs), ErrConflict)
+	}
+	if held > 0 {
+		return fmt.Errorf("models: %d GPUs of task %d are already held: %w", held, p.TaskID, ErrConflict)
+	}
+	return nil
 }
 
 // SetWaitReasons stores why each waiting task waits, as the scheduler explained it.

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-
-	"gorm.io/gorm"
 )
 
 // maxPlaces bounds the specs and the regions one task may accept.
@@ -17,7 +15,7 @@ const maxPlaces = 16
 // Specs, Spec must be empty or one of them, every spec must have a pool, and the GPUs must
 // fit the largest pool of one of them; without, as Spec alone. Regions are names; a region
 // no pool is in leaves the task waiting, as a spec without free cards does.
-func (s *Store) checkPlaces(tx *gorm.DB, nt NewTask) error {
+func (s *Store) checkPlaces(r *submitReads, nt NewTask) error {
 	if len(nt.Regions) > maxPlaces {
 		return fieldErr("regions", "at most %d regions", maxPlaces)
 	}
@@ -30,7 +28,7 @@ func (s *Store) checkPlaces(tx *gorm.DB, nt NewTask) error {
 		}
 	}
 	if len(nt.Specs) == 0 {
-		return s.checkCapacity(tx, nt.Spec, nt.GPUs)
+		return s.checkCapacity(r, nt.Spec, nt.GPUs)
 	}
 	if len(nt.Specs) > maxPlaces {
 		return fieldErr("specs", "at most %d specs", maxPlaces)
@@ -50,7 +48,7 @@ func (s *Store) checkPlaces(tx *gorm.DB, nt NewTask) error {
 	}
 	var fits, last error = errors.New("no spec"), nil
 	for _, spec := range nt.Specs {
-		err := s.checkCapacity(tx, spec, nt.GPUs)
+		err := s.checkCapacity(r, spec, nt.GPUs)
 		var fe *FieldError
 		switch {
 		case err == nil:

@@ -17,7 +17,7 @@ var errDryRun = errors.New("dry run")
 func (s *Store) ValidateTask(ctx context.Context, nt NewTask, lim TaskLimits) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var t Task // thrown away, so its submit time does not matter
-		if err := s.taskFromNew(tx, nt, lim, time.Time{}, &t); err != nil {
+		if err := s.taskFromNew(newSubmitReads(tx), nt, lim, time.Time{}, &t); err != nil {
 			return err
 		}
 		return errDryRun

@@ -177,7 +177,7 @@ func (s *Store) checkTemplate(tx *gorm.DB, nt NewTemplate, by string, lim TaskLi
 	} else {
 		// The body is checked as the task it submits, every field of it too.
 		var scratch Task
-		if err := ps.Add(s.taskFromNew(tx, nt.Body.NewTask(p.Name, nt.Name, by, env), lim, time.Time{}, &scratch)); err != nil {
+		if err := ps.Add(s.taskFromNew(newSubmitReads(tx), nt.Body.NewTask(p.Name, nt.Name, by, env), lim, time.Time{}, &scratch)); err != nil {
 			return "", err
 		}
 	}

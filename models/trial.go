@@ -145,10 +145,11 @@ func (s *Store) CreateTrial(ctx context.Context, nt NewTrial, lim TaskLimits, no
 		sizes, _ := json.Marshal(nt.Sizes)
 		tr = Trial{Owner: nt.Task.Owner, Name: nt.Task.Name, Specs: string(specs), Sizes: string(sizes),
 			BoundS: int64(nt.Bound / time.Second), WorkUnits: nt.WorkUnits, FullGPUs: nt.FullGPUs, CreatedAt: now}
+		reads := newSubmitReads(tx)
 		for _, spec := range nt.Specs {
 			for _, gpus := range nt.Sizes {
 				var t Task
-				if err := s.taskFromNew(tx, trialRun(nt, spec, gpus, lim), lim, now, &t); err != nil {
+				if err := s.taskFromNew(reads, trialRun(nt, spec, gpus, lim), lim, now, &t); err != nil {
 					return err
 				}
 				runs = append(runs, t)
@@ -258,7 +259,7 @@ func (s *Store) SubmitTrialFull(ctx context.Context, id int64, fr FullRun, lim T
 		if fr.MaxRuntime > 0 && fr.MaxRuntime <= lim.ShortMaxRuntime {
 			nt.Queue = QueueShort
 		}
-		if err := s.taskFromNew(tx, nt, lim, now, &t); err != nil {
+		if err := s.taskFromNew(newSubmitReads(tx), nt, lim, now, &t); err != nil {
 			return err
 		}
 		if err := tx.Create(&t).Error; err != nil {
