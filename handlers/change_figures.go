@@ -16,3 +16,10 @@ func PeriodFigures(r pilot.Review) views.PeriodFigures {
 	}
 	return f
 }
+
+// CounterFigures is a change's counterfactual as its page shows it: the one mapping the
+// change pages share.
+func CounterFigures(cf pilot.Counterfactual) views.CounterView {
+	return views.CounterView{Tasks: cf.Tasks, OldFen: cf.OldFen, NewFen: cf.NewFen, SavedFen: cf.SavedFen,
+		OldIdleS: cf.OldIdleS, NewIdleS: cf.NewIdleS, OldMeanWaitS: cf.OldMeanWaitS, NewMeanWaitS: cf.NewMeanWaitS}
+}

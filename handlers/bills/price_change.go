@@ -10,6 +10,7 @@ import (
 	"kashi/billing"
 	"kashi/handlers"
 	"kashi/pilot"
+	"kashi/views"
 	billsview "kashi/views/bills"
 )
 
@@ -17,7 +18,7 @@ import (
 // the month before, and its month billed at the old rates and the new. The measure runs in
 // the background once per period in the server's one cache (pilot.ChangeCache); until it is
 // done the page says so and polls. With HX-Request only the price list's sentence comes
-// back, or, for the page's poll (HX-Target price-change-measure), the page's body. A row
+// back, or, for the page's poll (HX-Target change-measure), the page's body. A row
 // that is a spec's first price is no change (404). GET /prices/changes/:id.
 func (h *Handler) PriceChange(c echo.Context) error {
 	l, ctx := handlers.Locale(c), c.Request().Context()
@@ -47,7 +48,7 @@ func (h *Handler) PriceChange(c echo.Context) error {
 	switch {
 	case c.Request().Header.Get("HX-Request") != "true":
 		return handlers.Render(c, http.StatusOK, billsview.PriceChange(l, d))
-	case c.Request().Header.Get("HX-Target") == billsview.PriceChangeMeasureID:
+	case c.Request().Header.Get("HX-Target") == views.ChangeMeasureID:
 		return handlers.Render(c, http.StatusOK, billsview.PriceChangeMeasure(l, d))
 	}
 	return handlers.Render(c, http.StatusOK, billsview.PriceChangeSentence(l, d))

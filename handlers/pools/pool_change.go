@@ -44,9 +44,7 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
 		Changes: configDiff(ch.Old, ch.New), Computing: !done, Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
 		From: ch.From.In(loc), To: ch.To.In(loc), Before: handlers.PeriodFigures(ch.Before), After: handlers.PeriodFigures(ch.After),
-		Counter: views.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
-			SavedFen: ch.Counter.SavedFen, OldIdleS: ch.Counter.OldIdleS, NewIdleS: ch.Counter.NewIdleS,
-			OldMeanWaitS: ch.Counter.OldMeanWaitS, NewMeanWaitS: ch.Counter.NewMeanWaitS}}
+		Counter: handlers.CounterFigures(ch.Counter)}
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
 	}
@@ -59,7 +57,7 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	switch {
 	case c.Request().Header.Get("HX-Request") != "true":
 		return handlers.Render(c, http.StatusOK, poolsview.Change(l, d))
-	case c.Request().Header.Get("HX-Target") == poolsview.ChangeMeasureID:
+	case c.Request().Header.Get("HX-Target") == views.ChangeMeasureID:
 		return handlers.Render(c, http.StatusOK, poolsview.ChangeMeasure(l, d))
 	}
 	return handlers.Render(c, http.StatusOK, poolsview.ChangeSentence(l, d))

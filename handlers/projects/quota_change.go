@@ -27,7 +27,7 @@ const (
 // replayed under the old quota and the new. The measure runs in the background once per
 // period in the server's one cache (pilot.ChangeCache); until it is done the page says so
 // and polls. With HX-Request only the projects page's sentence comes back, or, for the
-// page's poll (HX-Target quota-change-measure), the page's body. Those who see the project
+// page's poll (HX-Target change-measure), the page's body. Those who see the project
 // (its members and leads, admins) open it, others get 403; a project's first quota, an
 // unknown change or one of another project is 404. GET /projects/:id/quota-changes/:change.
 func (h *Handler) QuotaChange(c echo.Context) error {
@@ -47,20 +47,19 @@ func (h *Handler) QuotaChange(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	loc, q, cf := h.Loc(), ch.Quota, ch.Counter
+	loc, q := h.Loc(), ch.Quota
 	d := projectsview.QuotaChangeData{ProjectID: project, ID: id, Name: ch.Name(l), By: ch.By, Note: ch.Note, At: ch.At.In(loc),
 		OldMax: q.Old.MaxGPUs, NewMax: q.New.MaxGPUs, OldGuaranteed: q.Old.GuaranteedGPUs, NewGuaranteed: q.New.GuaranteedGPUs,
 		OldBudget: q.Old.BudgetCardHours, NewBudget: q.New.BudgetCardHours, Computing: !done, Ready: ch.Ready,
 		From: ch.From.In(loc), To: ch.To.In(loc), Before: handlers.PeriodFigures(ch.Before), After: handlers.PeriodFigures(ch.After),
-		Counter: views.CounterView{Tasks: cf.Tasks, OldFen: cf.OldFen, NewFen: cf.NewFen, SavedFen: cf.SavedFen,
-			OldIdleS: cf.OldIdleS, NewIdleS: cf.NewIdleS, OldMeanWaitS: cf.OldMeanWaitS, NewMeanWaitS: cf.NewMeanWaitS}}
+		Counter: handlers.CounterFigures(ch.Counter)}
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
 	}
 	switch {
 	case c.Request().Header.Get("HX-Request") != "true":
 		return handlers.Render(c, http.StatusOK, projectsview.QuotaChange(l, d))
-	case c.Request().Header.Get("HX-Target") == projectsview.QuotaChangeMeasureID:
+	case c.Request().Header.Get("HX-Target") == views.ChangeMeasureID:
 		return handlers.Render(c, http.StatusOK, projectsview.QuotaChangeMeasure(l, d))
 	}
 	return handlers.Render(c, http.StatusOK, projectsview.QuotaChangeSentence(l, d))

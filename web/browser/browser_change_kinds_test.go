@@ -56,9 +56,9 @@ func shootChangeKinds(t *testing.T, b *browser, url string, store *models.Store)
 		t.Fatalf("the quota's change = %v, %v; the price %d", es, err, priceID)
 	}
 	shootPages(t, b, url, "change", []shotPage{
-		{"prices", "/prices", `[data-testid=price-effect-text]`},
+		{"prices", "/prices", `[data-testid=change-effect-text]`},
 		{"price-page", "/prices/changes/" + strconv.FormatInt(priceID, 10), `[data-testid=change-counter-table]`},
-		{"projects", "/projects", `[data-testid=quota-effect-text]`},
+		{"projects", "/projects", `[data-testid=change-effect-text]`},
 		{"quota-page", "/projects/" + strconv.FormatInt(vision.ID, 10) + "/quota-changes/" + strconv.FormatInt(es[0].ID, 10), `[data-testid=change-counter-table]`},
 	})
 }

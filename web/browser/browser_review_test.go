@@ -81,7 +81,7 @@ func TestBrowserPilotReview(t *testing.T) {
 		}
 	}
 	shootPages(t, b, srv.URL, "change", []shotPage{
-		{"versions", "/pools/a100/edit", `[data-testid=version-effect-text]`},
+		{"versions", "/pools/a100/edit", `[data-testid=change-effect-text]`},
 		{"page", "/pools/a100/changes/2", `[data-testid=change-counter-table]`},
 		{"report", "/reports?week=2026-W07", `[data-testid=report-change]`},
 	})
