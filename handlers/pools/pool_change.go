@@ -44,7 +44,7 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
 		Changes: configDiff(ch.Old, ch.New), Computing: !done, Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
 		From: ch.From.In(loc), To: ch.To.In(loc), Before: handlers.PeriodFigures(ch.Before), After: handlers.PeriodFigures(ch.After),
-		Counter: handlers.CounterFigures(ch.Counter)}
+		Counter: handlers.CounterFigures(ch)}
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
 	}
