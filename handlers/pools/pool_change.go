@@ -1,7 +1,6 @@
 package pools
 
 import (
-	"errors"
 	"math"
 	"net/http"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 
 	"kashi/handlers"
 	"kashi/pilot"
-	"kashi/views"
 	poolsview "kashi/views/pools"
 )
 
@@ -27,16 +25,13 @@ const measuredVersions = 3
 // version list's sentence comes back, or, for the page's poll (HX-Target change-measure),
 // the measure's sections. GET /pools/:name/changes/:version.
 func (h *Handler) PoolChange(c echo.Context) error {
-	l, ctx := handlers.Locale(c), c.Request().Context()
+	l := handlers.Locale(c)
 	name := c.Param("name")
 	version, err := strconv.Atoi(c.Param("version"))
 	if err != nil || version < 1 || version > math.MaxInt32 {
 		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
 	}
-	ch, done, err := h.changes.Peek(ctx, h.store, pilot.PoolRef(name, version), h.Now())
-	if errors.Is(err, pilot.ErrNoChange) {
-		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
-	}
+	ch, done, err := handlers.PeekChange(c, h.changes, h.store, pilot.PoolRef(name, version), h.Now(), l.T("change.err_version"))
 	if err != nil {
 		return err
 	}
@@ -54,11 +49,5 @@ func (h *Handler) PoolChange(c echo.Context) error {
 		d.BeforeURL = review + url.Values{"from": {day(ch.From)}, "to": {day(ch.At.Add(-time.Second))}}.Encode()
 		d.AfterURL = review + url.Values{"from": {day(ch.At)}, "to": {day(ch.To.Add(-time.Second))}}.Encode()
 	}
-	switch {
-	case c.Request().Header.Get("HX-Request") != "true":
-		return handlers.Render(c, http.StatusOK, poolsview.Change(l, d))
-	case c.Request().Header.Get("HX-Target") == views.ChangeMeasureID:
-		return handlers.Render(c, http.StatusOK, poolsview.ChangeMeasure(l, d))
-	}
-	return handlers.Render(c, http.StatusOK, poolsview.ChangeSentence(l, d))
+	return handlers.RenderChange(c, poolsview.Change(l, d), poolsview.ChangeMeasure(l, d), poolsview.ChangeSentence(l, d))
 }

@@ -1,7 +1,6 @@
 package projects
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -31,15 +30,12 @@ const (
 // (its members and leads, admins) open it, others get 403; a project's first quota, an
 // unknown change or one of another project is 404. GET /projects/:id/quota-changes/:change.
 func (h *Handler) QuotaChange(c echo.Context) error {
-	l, ctx := handlers.Locale(c), c.Request().Context()
+	l := handlers.Locale(c)
 	project, id, err := changeOf(c, l.T("change.err_quota"))
 	if err != nil {
 		return err
 	}
-	ch, done, err := h.changes.Peek(ctx, h.store, pilot.QuotaRef(project, id), h.Now())
-	if errors.Is(err, pilot.ErrNoChange) {
-		return handlers.PageError(http.StatusNotFound, l.T("change.err_quota"))
-	}
+	ch, done, err := handlers.PeekChange(c, h.changes, h.store, pilot.QuotaRef(project, id), h.Now(), l.T("change.err_quota"))
 	if err != nil {
 		return err
 	}
@@ -52,13 +48,7 @@ func (h *Handler) QuotaChange(c echo.Context) error {
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
 	}
-	switch {
-	case c.Request().Header.Get("HX-Request") != "true":
-		return handlers.Render(c, http.StatusOK, projectsview.QuotaChange(l, d))
-	case c.Request().Header.Get("HX-Target") == views.ChangeMeasureID:
-		return handlers.Render(c, http.StatusOK, projectsview.QuotaChangeMeasure(l, d))
-	}
-	return handlers.Render(c, http.StatusOK, projectsview.QuotaChangeSentence(l, d))
+	return handlers.RenderChange(c, projectsview.QuotaChange(l, d), projectsview.QuotaChangeMeasure(l, d), projectsview.QuotaChangeSentence(l, d))
 }
 
 // changeOf reads the project and the change of a project change's path

@@ -1,8 +1,6 @@
 package projects
 
 import (
-	"errors"
-	"net/http"
 	"strings"
 	"time"
 
@@ -27,15 +25,12 @@ import (
 // members and leads, admins) open it, others get 403; an unknown change or one of another
 // project is 404. GET /projects/:id/reclaim-changes/:change.
 func (h *Handler) ReclaimChange(c echo.Context) error {
-	l, ctx := handlers.Locale(c), c.Request().Context()
+	l := handlers.Locale(c)
 	project, id, err := changeOf(c, l.T("change.err_reclaim"))
 	if err != nil {
 		return err
 	}
-	ch, done, err := h.changes.Peek(ctx, h.store, pilot.ReclaimRef(project, id), h.Now())
-	if errors.Is(err, pilot.ErrNoChange) {
-		return handlers.PageError(http.StatusNotFound, l.T("change.err_reclaim"))
-	}
+	ch, done, err := handlers.PeekChange(c, h.changes, h.store, pilot.ReclaimRef(project, id), h.Now(), l.T("change.err_reclaim"))
 	if err != nil {
 		return err
 	}
@@ -47,13 +42,7 @@ func (h *Handler) ReclaimChange(c echo.Context) error {
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
 	}
-	switch {
-	case c.Request().Header.Get("HX-Request") != "true":
-		return handlers.Render(c, http.StatusOK, projectsview.ReclaimChange(l, d))
-	case c.Request().Header.Get("HX-Target") == views.ChangeMeasureID:
-		return handlers.Render(c, http.StatusOK, projectsview.ReclaimChangeMeasure(l, d))
-	}
-	return handlers.Render(c, http.StatusOK, projectsview.ReclaimChangeSentence(l, d))
+	return handlers.RenderChange(c, projectsview.ReclaimChange(l, d), projectsview.ReclaimChangeMeasure(l, d), projectsview.ReclaimChangeSentence(l, d))
 }
 
 // reclaimFields are the fields of an override that a change changed, before and after, in
