@@ -68,7 +68,7 @@ var mayImport = map[string][]string{
 	"web/webtest":            {"api", "billing", "fleet", "fleet/sim", "handlers", "models", "models/modelstest", "phrase", "scaler", "scheduler", "serving", "web"},
 	"demo":                   {"agent", "agent/simgpu", "billing", "fleet", "fleet/sim", "models", "replay"},
 	"proof":                  nil,
-	"pilot":                  {"billing", "models", "phrase", "replay"},
+	"pilot":                  {"billing", "models", "phrase", "replay", "scaler"},
 }
 
 // TestImportRules reads every package's imports and checks them against mayImport, so that a

@@ -20,6 +20,7 @@ type HistoryStore interface {
 	billing.Issuer
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	ImportHistory(ctx context.Context, h models.History) error
+	SetReclaimOverride(ctx context.Context, actor string, projectID int64, o models.ReclaimOverride, now time.Time) error
 	Thresholds() models.Thresholds
 }
 
@@ -42,7 +43,8 @@ const sampleEvery = 150
 // replay) on the configured pools, stored as ended tasks, their cards' allocations and
 // rollups of what the cards did by each task's workload shape; then the previous month's
 // bills are issued through billing.Issue. Tasks still running at now are left out (the live
-// demo runs the present); idle holders are reclaimed as the pools' default idle reclaim would.
+// demo runs the present); idle holders are reclaimed as the pools' idle reclaim would, under
+// the project's override from its change in the middle of the month (history_changes.go).
 // It is deterministic for a seed.
 func FillHistory(ctx context.Context, st HistoryStore, now time.Time, seed uint64) (HistoryStats, error) {
 	loc, err := billing.Location(ctx, st)
@@ -66,7 +68,11 @@ func FillHistory(ctx context.Context, st HistoryStore, now time.Time, seed uint6
 	if to.After(now) {
 		to = now
 	}
-	tasks := pastStream(rng, from, to)
+	reclaim := newPastReclaim(from)
+	if err := recordReclaimChange(ctx, st, reclaim); err != nil {
+		return stats, err
+	}
+	tasks := pastStream(rng, from, to, reclaim)
 	tr := &replay.Trace{Skipped: map[string]int{}}
 	for i, t := range tasks {
 		tr.Jobs = append(tr.Jobs, replay.Job{ID: strconv.Itoa(i), Row: i + 1, Submit: t.submit.Unix(),
@@ -109,17 +115,16 @@ type pastTask struct {
 	reclaimed bool
 }
 
-// pastStream draws the task stream over [from, to) at the live stream's hourly rates.
-func pastStream(rng *rand.Rand, from, to time.Time) []pastTask {
-	def := models.PoolConfig{}.WithDefaults()
-	reclaimAfter := time.Duration(def.ReclaimSetupGraceS+def.ReclaimIdleS+def.ReclaimGraceS) * time.Second
+// pastStream draws the task stream over [from, to) at the live stream's hourly rates, idle
+// holders reclaimed as reclaim says.
+func pastStream(rng *rand.Rand, from, to time.Time, reclaim pastReclaim) []pastTask {
 	var out []pastTask
 	for hour := from.Truncate(time.Hour); hour.Before(to); hour = hour.Add(time.Hour) {
 		for n := poisson(rng, arrivalsPerHour[hour.In(shanghai).Hour()]); n > 0; n-- {
 			t := pastTask{drawn: randomTask(rng), submit: hour.Add(time.Duration(rng.Int64N(int64(time.Hour)))).Truncate(time.Second)}
 			t.held = t.run
-			if t.shape == simgpu.IdleHolder && t.run > reclaimAfter {
-				t.held, t.reclaimed = reclaimAfter, true
+			if after := reclaim.limit(t.body.Project, t.submit); t.shape == simgpu.IdleHolder && t.run > after {
+				t.held, t.reclaimed = after, true
 			}
 			if !t.submit.Before(from) && t.submit.Before(to) {
 				out = append(out, t)

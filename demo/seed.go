@@ -21,10 +21,11 @@ type Seeder interface {
 	SetBillingPlan(ctx context.Context, p models.BillingPlan, now time.Time) error
 }
 
-// prices are the demo's price list, fen per card-hour, for both specs.
+// prices are the demo's price list, fen per card-hour, for both specs, from the month before
+// the past month; priceCuts change it from the past month on.
 var prices = []models.Price{
 	{Spec: "A100-80G", RateFen: 1500, OverflowRateFen: 2200},
-	{Spec: "RTX4090-24G", RateFen: 600, OverflowRateFen: 900},
+	{Spec: "RTX4090-24G", RateFen: 700, OverflowRateFen: 1000},
 }
 
 // plans are the demo projects' billing modes, one of each: vision pays as it goes, nlp has a
@@ -90,6 +91,13 @@ func seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, erro
 		pr.FromMonth = from
 		if err := s.SetPrice(ctx, pr, now); err != nil {
 			return nil, fmt.Errorf("demo: price of %s: %w", pr.Spec, err)
+		}
+	}
+	past := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0).Format("2006-01")
+	for _, pr := range priceCuts {
+		pr.FromMonth = past
+		if err := s.SetPrice(ctx, pr, now); err != nil {
+			return nil, fmt.Errorf("demo: price of %s from %s: %w", pr.Spec, past, err)
 		}
 	}
 	for name, pl := range plans {

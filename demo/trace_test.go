@@ -22,7 +22,8 @@ const demoTracePath = "../testdata/traces/demo-2wk.csv"
 // it again after the stream changes.
 func TestDemoTrace(t *testing.T) {
 	from := time.Date(2026, 3, 2, 0, 0, 0, 0, shanghai)
-	tasks := pastStream(rand.New(rand.NewPCG(1, 0x74726163)), from, from.AddDate(0, 0, 14))
+	// The pools' default reclaim throughout: vision's change falls after the two weeks.
+	tasks := pastStream(rand.New(rand.NewPCG(1, 0x74726163)), from, from.AddDate(0, 0, 14), newPastReclaim(from.AddDate(0, 0, 14)))
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Write([]string{"job_id", "submit_ts", "gpus", "duration_s", "group", "spec", "est_s", "max_runtime_s", "queue", "priority"})

@@ -16,3 +16,12 @@ func PeriodFigures(r pilot.Review) views.PeriodFigures {
 	}
 	return f
 }
+
+// CounterFigures is a change's counterfactual as its page shows it: the one mapping the
+// change pages share.
+func CounterFigures(ch pilot.Change) views.CounterView {
+	cf := ch.Counter
+	return views.CounterView{Tasks: cf.Tasks, OldFen: cf.OldFen, NewFen: cf.NewFen, SavedFen: cf.SavedFen,
+		OldIdleS: cf.OldIdleS, NewIdleS: cf.NewIdleS, OldMeanWaitS: cf.OldMeanWaitS, NewMeanWaitS: cf.NewMeanWaitS,
+		Stops: ch.Ref.Kind == pilot.KindReclaim, OldStops: cf.OldStops, NewStops: cf.NewStops}
+}

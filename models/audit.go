@@ -26,17 +26,19 @@ func (AuditEntry) TableName() string { return "audit_log" }
 
 // Audit actions.
 const (
-	AuditLogin         = "login"
-	AuditLoginFailed   = "login-failed"
-	AuditTokenCreate   = "token-create"
-	AuditTokenRevoke   = "token-revoke"
-	AuditRoleChange    = "role-change"
-	AuditQuotaChange   = "quota-change"
-	AuditRequestCreate = "request-create"
-	AuditApprove       = "approve"
-	AuditReject        = "reject"
-	AuditTaskCancel    = "task-cancel"
-	AuditUserCreate    = "user-create"
+	AuditLogin       = "login"
+	AuditLoginFailed = "login-failed"
+	AuditTokenCreate = "token-create"
+	AuditTokenRevoke = "token-revoke"
+	AuditRoleChange  = "role-change"
+	AuditQuotaChange = "quota-change"
+	// AuditProjectReclaim: a project's idle-reclaim override changed.
+	AuditProjectReclaim = "project-reclaim"
+	AuditRequestCreate  = "request-create"
+	AuditApprove        = "approve"
+	AuditReject         = "reject"
+	AuditTaskCancel     = "task-cancel"
+	AuditUserCreate     = "user-create"
 	// AuditTemplateRollback: a template's earlier version made current again.
 	AuditTemplateRollback = "template-rollback"
 	// AuditJoinTokenCreate: an admin issued a single-use join token.

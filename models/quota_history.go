@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,7 +20,13 @@ type QuotaEdit struct {
 	Subject   string
 	Before    *Quota
 	After     Quota
+	// RequestID is the approved request that made the change; 0 for an admin's edit.
+	RequestID int64
 }
+
+// byRequest joins a quota change's subject to the request that made it: "quota A100-80G by
+// request 12".
+const byRequest = " by request "
 
 // QuotaEdits returns the quota changes of project projectID (every project's when 0)
 // made in [from, to) (unbounded when zero), newest first, at most 10,000.
@@ -34,6 +42,9 @@ func (s *Store) QuotaEdits(ctx context.Context, projectID int64, from, to time.T
 	out := make([]QuotaEdit, 0, len(es))
 	for _, e := range es {
 		c := QuotaEdit{ID: e.ID, At: e.At.UTC(), Actor: e.Actor, Subject: e.Subject}
+		if _, id, ok := strings.Cut(e.Subject, byRequest); ok {
+			c.RequestID, _ = strconv.ParseInt(id, 10, 64)
+		}
 		if e.ProjectID != nil {
 			c.ProjectID = *e.ProjectID
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -378,7 +379,7 @@ func applyToQuota(tx *gorm.DB, by User, req QuotaRequest, q Quota, now time.Time
 	if err := tx.Save(&after).Error; err != nil {
 		return err
 	}
-	return audit(tx, now, by.Name, AuditQuotaChange, &req.ProjectID, fmt.Sprintf("quota %s by request %d", specLabel(req.Spec), req.ID), q, after)
+	return audit(tx, now, by.Name, AuditQuotaChange, &req.ProjectID, "quota "+specLabel(req.Spec)+byRequest+strconv.FormatInt(req.ID, 10), q, after)
 }
 
 // QuotaRequests returns requests of the given projects (all when nil), pending first, newest

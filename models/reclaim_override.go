@@ -65,7 +65,7 @@ func (s *Store) SetReclaimOverride(ctx context.Context, actor string, projectID 
 		if err != nil {
 			return err
 		}
-		return audit(tx, now, actor, "project-reclaim", &projectID, "project "+p.Name, p.Reclaim, o)
+		return audit(tx, now, actor, AuditProjectReclaim, &projectID, "project "+p.Name, p.Reclaim, o)
 	})
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("models: set reclaim override of project %d: %w", projectID, err)

@@ -114,3 +114,25 @@ func BenchmarkDemoChangeCached(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDemoReclaimChange measures the demo's idle-reclaim change (vision's, on 15
+// February): two weeks before and after on every pool from the store, and the two weeks
+// after re-evaluated under both overrides.
+func BenchmarkDemoReclaimChange(b *testing.B) {
+	ctx := context.Background()
+	s := demoPast(b)
+	vision, err := s.ProjectByName(ctx, "vision")
+	if err != nil {
+		b.Fatal(err)
+	}
+	es, err := s.ReclaimEdits(ctx, vision.ID, time.Time{}, time.Time{})
+	if err != nil || len(es) != 1 {
+		b.Fatalf("vision's reclaim changes = %v, %v", es, err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := MeasureChange(ctx, s, ReclaimRef(vision.ID, es[0].ID), demoStart); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

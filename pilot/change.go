@@ -28,7 +28,7 @@ const (
 var ErrNoChange = errors.New("pilot: no such change")
 
 // The kinds of change. A pool's idle-reclaim policy is one of its settings, so a change of
-// it is a KindPool change.
+// it is a KindPool change; a project's override of it is a KindReclaim change.
 const (
 	// KindPool is a version of a pool's settings.
 	KindPool = "pool"
@@ -36,10 +36,12 @@ const (
 	KindPrice = "price"
 	// KindQuota is a change of a project's quota (an admin's edit or an approved request).
 	KindQuota = "quota"
+	// KindReclaim is a change of a project's idle-reclaim override.
+	KindReclaim = "reclaim"
 )
 
 // Ref names a change: a version of a pool's settings (Pool, Version), a price (ID, the
-// price list's row) or a quota change (Project, and ID, its audit log entry).
+// price list's row) or a quota or reclaim change (Project, and ID, its audit log entry).
 type Ref struct {
 	Kind    string
 	Pool    string
@@ -63,6 +65,7 @@ type ChangeSource interface {
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	PriceHistory(ctx context.Context) ([]models.Price, error)
 	QuotaEdits(ctx context.Context, projectID int64, from, to time.Time) ([]models.QuotaEdit, error)
+	ReclaimEdits(ctx context.Context, projectID int64, from, to time.Time) ([]models.ReclaimEdit, error)
 }
 
 // ChangeInput is everything ComputeChange reads.
@@ -78,6 +81,8 @@ type ChangeInput struct {
 	Price priceInput
 	// Quota is a quota change's (KindQuota): Before and After hold each of its pools' periods.
 	Quota quotaInput
+	// Reclaim is a reclaim change's (KindReclaim), read as a quota change's.
+	Reclaim reclaimInput
 }
 
 // Change is a change's measured effect.
@@ -94,7 +99,9 @@ type Change struct {
 	Price PriceRates
 	// Quota is a quota change's project and quotas.
 	Quota QuotaLimits
-	Ready bool
+	// Reclaim is a reclaim change's project and overrides.
+	Reclaim ReclaimLimits
+	Ready   bool
 	// From, To: Before is [From, At), After [At, To). A price change's Before and After
 	// hold its spec's figures only (PriceSide).
 	From, To      time.Time
@@ -104,12 +111,14 @@ type Change struct {
 
 // Counterfactual is the period after the change replayed with its tasks under the old
 // settings and under the new: SavedFen is old − new (positive: the change saved), the idle
-// card time and mean waits of each.
+// card time and mean waits of each; a reclaim change's (re-evaluated, not replayed: no
+// waits) the tasks idle reclaim stopped under each.
 type Counterfactual struct {
 	Tasks                      int
 	OldFen, NewFen, SavedFen   int64
 	OldIdleS, NewIdleS         int64
 	OldMeanWaitS, NewMeanWaitS int64
+	OldStops, NewStops         int
 }
 
 // IdlePct is the change in idle card time, in percent of the old (0 without idle before).
@@ -136,7 +145,14 @@ func LoadChange(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (
 		return in, loadPrice(ctx, src, &in, span)
 	case KindQuota:
 		in.Ready = true
-		return in, loadQuota(ctx, src, &in, span, now)
+		q := &in.Quota
+		q.before, q.after, err = projectPeriods(ctx, src, q.edit.After.Spec, q.project, q.edit.At, span, now)
+		return in, err
+	case KindReclaim:
+		in.Ready = true
+		r := &in.Reclaim
+		r.before, r.after, err = projectPeriods(ctx, src, "", r.project, r.edit.At, span, now)
+		return in, err
 	}
 	pool, at := in.Pool, in.Version.At
 	in.Ready = true
@@ -161,6 +177,8 @@ func changeAt(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (Ch
 		return priceChangeAt(ctx, src, ref, now)
 	case KindQuota:
 		return quotaChangeAt(ctx, src, ref, now)
+	case KindReclaim:
+		return reclaimChangeAt(ctx, src, ref, now)
 	}
 	return ChangeInput{}, 0, ErrNoChange
 }
@@ -214,6 +232,8 @@ func ComputeChange(in ChangeInput) (Change, error) {
 		return computePrice(in)
 	case KindQuota:
 		return computeQuota(in)
+	case KindReclaim:
+		return computeReclaim(in)
 	}
 	v := in.Version
 	c := Change{Ref: in.Ref, Pool: in.Pool, Version: v.Version, At: v.At, By: v.By, Note: v.Note, Old: in.Old, New: in.New, Ready: in.Ready}

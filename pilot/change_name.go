@@ -8,9 +8,11 @@ import (
 )
 
 // Name names the change in l: "Pool a100, version 3", "Price of A100 from 2026-04", "Quota
-// of vision on A100".
+// of vision on A100", "Idle reclaim of vision".
 func (c Change) Name(l phrase.Locale) string {
 	switch c.Ref.Kind {
+	case KindReclaim:
+		return l.T("change.reclaim_name", c.Reclaim.Project)
 	case KindQuota:
 		spec := c.Quota.New.Spec
 		if spec == "" {
@@ -41,6 +43,8 @@ func (r Ref) Path() string {
 		return "/prices/changes/" + strconv.FormatInt(r.ID, 10)
 	case KindQuota:
 		return "/projects/" + strconv.FormatInt(r.Project, 10) + "/quota-changes/" + strconv.FormatInt(r.ID, 10)
+	case KindReclaim:
+		return "/projects/" + strconv.FormatInt(r.Project, 10) + "/reclaim-changes/" + strconv.FormatInt(r.ID, 10)
 	}
 	return "/pools/" + url.PathEscape(r.Pool) + "/changes/" + strconv.Itoa(r.Version)
 }

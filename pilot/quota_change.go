@@ -49,40 +49,49 @@ func quotaChangeAt(ctx context.Context, src ChangeSource, ref Ref, now time.Time
 			ats = append(ats, o.At)
 		}
 	}
-	ps, err := src.Projects(ctx)
+	name, err := projectName(ctx, src, e.ProjectID)
 	if err != nil {
 		return ChangeInput{}, 0, err
 	}
-	qi := quotaInput{edit: e}
-	if j := slices.IndexFunc(ps, func(p models.Project) bool { return p.ID == e.ProjectID }); j >= 0 {
-		qi.project = ps[j].Name
-	}
+	qi := quotaInput{edit: e, project: name}
 	return ChangeInput{Ref: ref, Quota: qi}, changeSpan(e.At, ats, now), nil
 }
 
-// loadQuota reads the periods of each pool of the quota's spec, narrowed to its project.
-func loadQuota(ctx context.Context, src ChangeSource, in *ChangeInput, span time.Duration, now time.Time) error {
-	qi, at := &in.Quota, in.Quota.edit.At
+// projectName is the name of the project id ("" for none).
+func projectName(ctx context.Context, src ChangeSource, id int64) (string, error) {
+	ps, err := src.Projects(ctx)
+	if err != nil {
+		return "", err
+	}
+	if j := slices.IndexFunc(ps, func(p models.Project) bool { return p.ID == id }); j >= 0 {
+		return ps[j].Name, nil
+	}
+	return "", nil
+}
+
+// projectPeriods reads the periods of span on each side of at of each configured pool of
+// spec (every pool for ""), narrowed to project.
+func projectPeriods(ctx context.Context, src ChangeSource, spec, project string, at time.Time, span time.Duration, now time.Time) (before, after []Input, err error) {
 	cps, err := src.ConfiguredPools(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for _, p := range cps {
-		if qi.edit.After.Spec != "" && p.Spec != qi.edit.After.Spec {
+		if spec != "" && p.Spec != spec {
 			continue
 		}
-		b, err := Load(ctx, src, p.Name, qi.project, at.Add(-span), at, now)
+		b, err := Load(ctx, src, p.Name, project, at.Add(-span), at, now)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		a, err := Load(ctx, src, p.Name, qi.project, at, at.Add(span), now)
+		a, err := Load(ctx, src, p.Name, project, at, at.Add(span), now)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		b.NoFixedReplay, a.NoFixedReplay = true, true
-		qi.before, qi.after = append(qi.before, b), append(qi.after, a)
+		before, after = append(before, b), append(after, a)
 	}
-	return nil
+	return before, after, nil
 }
 
 // computeQuota measures a quota change: the project's figures on the quota's pools before
@@ -95,12 +104,7 @@ func computeQuota(in ChangeInput) (Change, error) {
 	if !in.Ready || len(qi.after) == 0 {
 		return c, nil
 	}
-	c.From, c.To = qi.before[0].From, qi.after[0].To
-	var err error
-	if c.Before, err = projectSide(qi.before); err != nil {
-		return Change{}, err
-	}
-	if c.After, err = projectSide(qi.after); err != nil {
+	if err := c.projectSides(qi.before, qi.after); err != nil {
 		return Change{}, err
 	}
 	var oldWait, newWait int64
@@ -129,6 +133,18 @@ func computeQuota(in ChangeInput) (Change, error) {
 		cf.OldMeanWaitS, cf.NewMeanWaitS = oldWait/int64(cf.Tasks), newWait/int64(cf.Tasks)
 	}
 	return c, nil
+}
+
+// projectSides sets c's periods and its sides from a project's reviews of each period on
+// several pools.
+func (c *Change) projectSides(before, after []Input) error {
+	c.From, c.To = before[0].From, after[0].To
+	var err error
+	if c.Before, err = projectSide(before); err != nil {
+		return err
+	}
+	c.After, err = projectSide(after)
+	return err
 }
 
 // projectSide adds up a project's reviews of one period on several pools: its card time,

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"kashi/billing"
+	"kashi/models"
 )
 
 // TestQuotaChangeReconciles: in the demo's past an admin cuts vision's A100 quota from 24
 // cards to 8 on 15 February. Its periods are 1–15 and 15 February–1 March: vision's card
 // time held and used in the two adds up to its issued February bill's A100 lines, and its
-// tasks to those it submitted in the month; the counterfactual replays every task of the
+// tasks to those it submitted in the month of the spec or of any spec on its cards; the counterfactual replays every task of the
 // period after on the A100 pool under the old quota and the new, and the cut makes vision's
 // tasks wait longer and the pool cost less. The demo's first quota of a project is no change.
 func TestQuotaChangeReconciles(t *testing.T) {
@@ -86,9 +87,10 @@ func TestQuotaChangeReconciles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	onSpec := ranOnSpec(t, s, q.Spec, feb, mar)
 	tasks := 0
 	for _, sp := range spans {
-		if sp.Project == "vision" && sp.Spec == q.Spec && !sp.SubmittedAt.Before(feb) && sp.SubmittedAt.Before(mar) {
+		if sp.Project == "vision" && (sp.Spec == q.Spec || sp.Spec == "" && onSpec[sp.ID]) && !sp.SubmittedAt.Before(feb) && sp.SubmittedAt.Before(mar) {
 			tasks++
 		}
 	}
@@ -103,4 +105,29 @@ func TestQuotaChangeReconciles(t *testing.T) {
 		t.Errorf("cutting vision to 8 cards: %+v; want the tasks to wait longer", cf)
 	}
 	t.Logf("counter %+v idle %+.1f%%", cf, cf.IdlePct())
+}
+
+// ranOnSpec is the tasks that held cards of spec in [from, to), by id, read from the ledger.
+func ranOnSpec(t *testing.T, s *models.Store, spec string, from, to time.Time) map[int64]bool {
+	t.Helper()
+	ctx := context.Background()
+	nodes, err := s.LedgerNodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ofSpec := map[int64]bool{}
+	for _, n := range nodes {
+		ofSpec[n.ID] = n.Spec == spec
+	}
+	as, err := s.LedgerAllocations(ctx, models.LedgerQuery{From: from, To: to, HeldOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]bool{}
+	for _, a := range as {
+		if ofSpec[a.NodeID] {
+			out[a.TaskID] = true
+		}
+	}
+	return out
 }

@@ -70,8 +70,8 @@ type Input struct {
 	RateFen int64
 	// Window is billing's input over the period for every project.
 	Window billing.WindowInput
-	// Tasks are the tasks of the pool's spec that started and ended, submitted before To
-	// and ended after From.
+	// Tasks are the tasks of the pool's spec, and those of any spec that held its cards,
+	// that started and ended, submitted before To and ended after From.
 	Tasks []models.TaskSpan
 	// Events are the pool's scaling events in the period, oldest first.
 	Events []models.ScalingEvent
@@ -228,8 +228,19 @@ func Load(ctx context.Context, src Source, pool, project string, from, to, now t
 	if err != nil {
 		return Input{}, err
 	}
+	// A task of any spec is the pool's when it held the pool's cards.
+	onPool := map[int64]bool{}
+	for _, n := range in.Window.Nodes {
+		onPool[n.ID] = n.Pool == pool
+	}
+	ranHere := map[int64]bool{}
+	for _, a := range in.Window.Allocations {
+		if onPool[a.NodeID] {
+			ranHere[a.TaskID] = true
+		}
+	}
 	for _, t := range spans {
-		if t.Spec == in.Pool.Spec && t.EndedAt.After(from) {
+		if (t.Spec == in.Pool.Spec || t.Spec == "" && ranHere[t.ID]) && t.EndedAt.After(from) {
 			in.Tasks = append(in.Tasks, t)
 		}
 	}

@@ -9,7 +9,8 @@ import (
 
 // Sentence says in l what the change saved: "This change saved ¥N (−x % idle hours, waits
 // +y)", from the period after it replayed under the old settings and the new (a price's:
-// its month billed ¥N less or more than at the old rates); before a day
+// its month billed ¥N less or more than at the old rates; a reclaim override's: the tasks
+// reclaim stopped under each instead of the waits); before a day
 // has passed, when it will be measured, in loc. The version list, the change's page and the
 // weekly report all say it through here.
 func (c Change) Sentence(l phrase.Locale, loc *time.Location) string {
@@ -24,6 +25,12 @@ func (c Change) Sentence(l phrase.Locale, loc *time.Location) string {
 		return l.T("change.price_cost_more", phrase.Yuan(-cf.SavedFen))
 	}
 	idle := fmt.Sprintf("%+.0f %%", cf.IdlePct())
+	if c.Ref.Kind == KindReclaim { // re-evaluated, not replayed: the stops move, not the waits
+		if cf.SavedFen >= 0 {
+			return l.T("change.reclaim_saved", phrase.Yuan(cf.SavedFen), idle, cf.OldStops, cf.NewStops)
+		}
+		return l.T("change.reclaim_cost_more", phrase.Yuan(-cf.SavedFen), idle, cf.OldStops, cf.NewStops)
+	}
 	wait := signedDuration(l, time.Duration(cf.NewMeanWaitS-cf.OldMeanWaitS)*time.Second)
 	if cf.SavedFen >= 0 {
 		return l.T("change.saved", phrase.Yuan(cf.SavedFen), idle, wait)

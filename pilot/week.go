@@ -13,7 +13,7 @@ import (
 type Measure func(ctx context.Context, src ChangeSource, ref Ref, now time.Time) (Change, error)
 
 // WeekChanges measures the changes made in [from, to) as of now, oldest first (the pools'
-// setting changes, the quotas' changes, and the prices that hold from a month starting in
+// setting changes, the quotas' changes, the projects' reclaim overrides' changes, and the prices that hold from a month starting in
 // it: a price changes at its month's start in the billing time zone) through measure: each as its change page
 // measures it (MeasureChange), so the weekly report,
 // its page and the change's page read one computation. A change less than MinAfter old is
@@ -74,6 +74,17 @@ func WeekChanges(ctx context.Context, src ChangeSource, measure Measure, from, t
 			continue
 		}
 		c, err := measure(ctx, src, QuotaRef(e.ProjectID, e.ID), now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	reclaims, err := src.ReclaimEdits(ctx, 0, from, to)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range reclaims {
+		c, err := measure(ctx, src, ReclaimRef(e.ProjectID, e.ID), now)
 		if err != nil {
 			return nil, err
 		}

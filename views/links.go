@@ -49,6 +49,12 @@ func QuotaChangeURL(project, id int64) string {
 	return "/projects/" + strconv.FormatInt(project, 10) + "/quota-changes/" + strconv.FormatInt(id, 10)
 }
 
+// ReclaimChangeURL is the page of the change of project's idle-reclaim override that audit
+// entry id records.
+func ReclaimChangeURL(project, id int64) string {
+	return "/projects/" + strconv.FormatInt(project, 10) + "/reclaim-changes/" + strconv.FormatInt(id, 10)
+}
+
 // TaskURL is the path of a task's page.
 func TaskURL(id int64) string { return "/tasks/" + strconv.FormatInt(id, 10) }
 

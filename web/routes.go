@@ -63,6 +63,7 @@ func Routes(h *Areas) []Route {
 		{POST, "/trials/:id/full", handlers.Member, h.Tasks.TrialFullForm},
 		{GET, "/projects", handlers.Viewer, h.Projects.ProjectsPage},
 		{GET, "/projects/:id/quota-changes/:change", handlers.Member, h.Projects.QuotaChange},
+		{GET, "/projects/:id/reclaim-changes/:change", handlers.Member, h.Projects.ReclaimChange},
 		{POST, "/projects/requests", handlers.Member, h.Projects.RequestFormSubmit},
 		{POST, "/projects/:id/reclaim", handlers.Lead, h.Projects.ReclaimFormSubmit},
 		{GET, "/projects/:id/templates", handlers.Member, h.Tasks.TemplatesPage},

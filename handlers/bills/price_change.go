@@ -1,7 +1,6 @@
 package bills
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -17,22 +16,19 @@ import (
 // the month before, and its month billed at the old rates and the new. The measure runs in
 // the background once per period in the server's one cache (pilot.ChangeCache); until it is
 // done the page says so and polls. With HX-Request only the price list's sentence comes
-// back, or, for the page's poll (HX-Target price-change-measure), the page's body. A row
+// back, or, for the page's poll (HX-Target change-measure), the page's body. A row
 // that is a spec's first price is no change (404). GET /prices/changes/:id.
 func (h *Handler) PriceChange(c echo.Context) error {
-	l, ctx := handlers.Locale(c), c.Request().Context()
+	l := handlers.Locale(c)
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
 		return handlers.PageError(http.StatusNotFound, l.T("change.err_price"))
 	}
-	ch, done, err := h.changes.Peek(ctx, h.store, pilot.PriceRef(id), h.Now())
-	if errors.Is(err, pilot.ErrNoChange) {
-		return handlers.PageError(http.StatusNotFound, l.T("change.err_price"))
-	}
+	ch, done, err := handlers.PeekChange(c, h.changes, h.store, pilot.PriceRef(id), h.Now(), l.T("change.err_price"))
 	if err != nil {
 		return err
 	}
-	loc, err := billing.Location(ctx, h.store) // a price's months are the bills'
+	loc, err := billing.Location(c.Request().Context(), h.store) // a price's months are the bills'
 	if err != nil {
 		return err
 	}
@@ -44,11 +40,5 @@ func (h *Handler) PriceChange(c echo.Context) error {
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
 	}
-	switch {
-	case c.Request().Header.Get("HX-Request") != "true":
-		return handlers.Render(c, http.StatusOK, billsview.PriceChange(l, d))
-	case c.Request().Header.Get("HX-Target") == billsview.PriceChangeMeasureID:
-		return handlers.Render(c, http.StatusOK, billsview.PriceChangeMeasure(l, d))
-	}
-	return handlers.Render(c, http.StatusOK, billsview.PriceChangeSentence(l, d))
+	return handlers.RenderChange(c, billsview.PriceChange(l, d), billsview.PriceChangeMeasure(l, d), billsview.PriceChangeSentence(l, d))
 }

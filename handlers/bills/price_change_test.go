@@ -46,7 +46,7 @@ func TestPriceChangePage(t *testing.T) {
 			t.Errorf("the price list has %d change links loading %q, want one loading %s", effects.Length(), effects.AttrOr("hx-get", ""), path)
 		}
 		frag := s.Measured(path, "HX-Request", "true")
-		said := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Find(`[data-testid=price-effect-text]`).Text())
+		said := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Find(`[data-testid=change-effect-text]`).Text())
 		if frag.Code != http.StatusOK || !strings.HasPrefix(said, "Billed ¥") || !strings.HasSuffix(said, " more than at the old price") {
 			t.Errorf("the list's sentence = %d %q", frag.Code, said)
 		}
@@ -56,7 +56,7 @@ func TestPriceChangePage(t *testing.T) {
 			t.Errorf("the page says %q, the list %q", got, said)
 		}
 		if page.Find(`[data-testid=change-table]`).Length() != 1 || page.Find(`[data-testid=change-counter-table]`).Length() != 1 ||
-			page.Find(`#price-change-measure[hx-get]`).Length() != 0 {
+			page.Find(`#change-measure[hx-get]`).Length() != 0 {
 			t.Errorf("the page lacks its before/after or its repricing, or still polls")
 		}
 		// The after side is what February's bills say of A100: both projects pay the list.
@@ -80,8 +80,8 @@ func TestPriceChangePage(t *testing.T) {
 		if strings.TrimSpace(repriced.Eq(1).Text()) != strings.TrimSpace(cells.Eq(1).Text()) || repriced.Eq(0).Text() == repriced.Eq(1).Text() {
 			t.Errorf("repriced %q → %q, want the new side the bills' %q", repriced.Eq(0).Text(), repriced.Eq(1).Text(), cells.Eq(1).Text())
 		}
-		poll := s.Get(path, "HX-Request", "true", "HX-Target", "price-change-measure")
-		if webtest.Parse(t, poll.Body.String()).Find(`#price-change-measure [data-testid=change-counter-table]`).Length() != 1 ||
+		poll := s.Get(path, "HX-Request", "true", "HX-Target", "change-measure")
+		if webtest.Parse(t, poll.Body.String()).Find(`#change-measure [data-testid=change-counter-table]`).Length() != 1 ||
 			strings.Contains(strings.ToLower(poll.Body.String()), "<!doctype") {
 			t.Errorf("the page's poll answers %s, want the body", poll.Body)
 		}

@@ -184,12 +184,13 @@ func classUses(groups []billing.GroupUsage) []billsview.ReportClassUse {
 
 // mayOpenChange: who may open the page of the change ref names, as its route and handler
 // let them: a pool's change leads and admins, a price's those who read the prices (finance,
-// admins), a quota's those who see its project (its members and leads, admins).
+// admins), a quota's or a project's reclaim override's those who see its project (its
+// members and leads, admins).
 func mayOpenChange(who *handlers.Principal, ref pilot.Ref) bool {
 	switch ref.Kind {
 	case pilot.KindPrice:
 		return who.Allows(handlers.Finance)
-	case pilot.KindQuota:
+	case pilot.KindQuota, pilot.KindReclaim:
 		return who.CanSee(ref.Project)
 	}
 	return who.Allows(handlers.Lead)

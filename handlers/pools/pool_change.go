@@ -1,7 +1,6 @@
 package pools
 
 import (
-	"errors"
 	"math"
 	"net/http"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 
 	"kashi/handlers"
 	"kashi/pilot"
-	"kashi/views"
 	poolsview "kashi/views/pools"
 )
 
@@ -27,16 +25,13 @@ const measuredVersions = 3
 // version list's sentence comes back, or, for the page's poll (HX-Target change-measure),
 // the measure's sections. GET /pools/:name/changes/:version.
 func (h *Handler) PoolChange(c echo.Context) error {
-	l, ctx := handlers.Locale(c), c.Request().Context()
+	l := handlers.Locale(c)
 	name := c.Param("name")
 	version, err := strconv.Atoi(c.Param("version"))
 	if err != nil || version < 1 || version > math.MaxInt32 {
 		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
 	}
-	ch, done, err := h.changes.Peek(ctx, h.store, pilot.PoolRef(name, version), h.Now())
-	if errors.Is(err, pilot.ErrNoChange) {
-		return handlers.PageError(http.StatusNotFound, l.T("change.err_version"))
-	}
+	ch, done, err := handlers.PeekChange(c, h.changes, h.store, pilot.PoolRef(name, version), h.Now(), l.T("change.err_version"))
 	if err != nil {
 		return err
 	}
@@ -44,9 +39,7 @@ func (h *Handler) PoolChange(c echo.Context) error {
 	d := poolsview.ChangeData{Now: h.Now().In(loc), Pool: name, Version: version, At: ch.At.In(loc), By: ch.By, Note: ch.Note,
 		Changes: configDiff(ch.Old, ch.New), Computing: !done, Ready: ch.Ready, ReadyAt: ch.ReadyAt().In(loc),
 		From: ch.From.In(loc), To: ch.To.In(loc), Before: handlers.PeriodFigures(ch.Before), After: handlers.PeriodFigures(ch.After),
-		Counter: views.CounterView{Tasks: ch.Counter.Tasks, OldFen: ch.Counter.OldFen, NewFen: ch.Counter.NewFen,
-			SavedFen: ch.Counter.SavedFen, OldIdleS: ch.Counter.OldIdleS, NewIdleS: ch.Counter.NewIdleS,
-			OldMeanWaitS: ch.Counter.OldMeanWaitS, NewMeanWaitS: ch.Counter.NewMeanWaitS}}
+		Counter: handlers.CounterFigures(ch)}
 	if done {
 		d.Sentence = ch.Sentence(l, loc)
 	}
@@ -56,11 +49,5 @@ func (h *Handler) PoolChange(c echo.Context) error {
 		d.BeforeURL = review + url.Values{"from": {day(ch.From)}, "to": {day(ch.At.Add(-time.Second))}}.Encode()
 		d.AfterURL = review + url.Values{"from": {day(ch.At)}, "to": {day(ch.To.Add(-time.Second))}}.Encode()
 	}
-	switch {
-	case c.Request().Header.Get("HX-Request") != "true":
-		return handlers.Render(c, http.StatusOK, poolsview.Change(l, d))
-	case c.Request().Header.Get("HX-Target") == poolsview.ChangeMeasureID:
-		return handlers.Render(c, http.StatusOK, poolsview.ChangeMeasure(l, d))
-	}
-	return handlers.Render(c, http.StatusOK, poolsview.ChangeSentence(l, d))
+	return handlers.RenderChange(c, poolsview.Change(l, d), poolsview.ChangeMeasure(l, d), poolsview.ChangeSentence(l, d))
 }

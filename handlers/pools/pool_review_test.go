@@ -182,7 +182,13 @@ func changes(t *testing.T, s *webtest.Server) {
 	if got := edit.Find(`[data-version="`+strconv.Itoa(v.Version)+`"] [data-testid=version-effect]`).AttrOr("hx-get", ""); got != path {
 		t.Errorf("the version list loads %q, want %q", got, path)
 	}
-	frag := s.Measured(path, "HX-Request", "true")
+	// The week's report (the bills area) measures the change in the one cache the areas
+	// share, so the pools area's page and sentence answer measured at once, not "computing…".
+	report := webtest.Parse(t, s.Get("/reports?week=2026-W07").Body.String())
+	if got := report.Find(`[data-testid=report-change][data-url="` + path + `"] [data-testid=report-change-sentence]`).Text(); !strings.Contains(got, "¥") {
+		t.Errorf("the week's report says %q of the change, want what it saved", got)
+	}
+	frag := s.Get(path, "HX-Request", "true")
 	if text := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Text()); frag.Code != http.StatusOK ||
 		!strings.HasPrefix(text, "This change saved ¥") || !strings.Contains(text, "idle hours, waits +") {
 		t.Errorf("the version's sentence = %d %q", frag.Code, text)

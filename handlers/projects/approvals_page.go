@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -61,7 +63,30 @@ func (h *Handler) approvalsData(c echo.Context) (projectsview.ApprovalsData, err
 			d.Decided = append(d.Decided, v)
 		}
 	}
-	return d, nil
+	return d, h.linkChanges(c, d.Decided)
+}
+
+// linkChanges links each approved request of rows to the page of the quota change it made.
+func (h *Handler) linkChanges(c echo.Context, rows []projectsview.RequestView) error {
+	if !slices.ContainsFunc(rows, func(r projectsview.RequestView) bool { return r.State == models.RequestApproved }) {
+		return nil
+	}
+	es, err := h.store.QuotaEdits(c.Request().Context(), 0, time.Time{}, time.Time{})
+	if err != nil {
+		return err
+	}
+	made := map[int64]models.QuotaEdit{}
+	for _, e := range es {
+		if e.RequestID != 0 && e.Before != nil { // a project's first quota is no change
+			made[e.RequestID] = e
+		}
+	}
+	for i, r := range rows {
+		if e, ok := made[r.ID]; ok && r.State == models.RequestApproved {
+			rows[i].ChangeURL = views.QuotaChangeURL(e.ProjectID, e.ID)
+		}
+	}
+	return nil
 }
 
 // ApprovalDecide approves or rejects a request from the approvals page.

@@ -89,6 +89,9 @@ func (h *Handler) projectsData(c echo.Context, form views.RequestForm) (projects
 	if d.QuotaChanges, err = h.quotaChangeRows(c, list); err != nil {
 		return d, err
 	}
+	if d.ReclaimChanges, err = h.reclaimChangeRows(c, list); err != nil {
+		return d, err
+	}
 	if d.Regions, err = h.store.PoolRegions(c.Request().Context()); err != nil {
 		return d, err
 	}

@@ -54,7 +54,7 @@ func TestQuotaChangePage(t *testing.T) {
 			t.Errorf("the projects page lists %d quota changes (%q); want the cut, linked and loading what it saved", rows.Length(), rows.Text())
 		}
 		frag := s.Measured(path, "HX-Request", "true")
-		said := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Find(`[data-testid=quota-effect-text]`).Text())
+		said := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Find(`[data-testid=change-effect-text]`).Text())
 		if frag.Code != http.StatusOK || !strings.HasPrefix(said, "This change ") || !strings.Contains(said, "idle hours, waits ") {
 			t.Errorf("the list's sentence = %d %q", frag.Code, said)
 		}
@@ -63,7 +63,7 @@ func TestQuotaChangePage(t *testing.T) {
 			t.Errorf("the page says %q, the list %q", got, said)
 		}
 		if page.Find(`[data-testid=change-table]`).Length() != 1 || page.Find(`[data-testid=change-counter-table]`).Length() != 1 ||
-			page.Find(`#quota-change-measure[hx-get]`).Length() != 0 || !strings.Contains(page.Find(`[data-testid=change-fields]`).Text(), "4 → 1") {
+			page.Find(`#change-measure[hx-get]`).Length() != 0 || !strings.Contains(page.Find(`[data-testid=change-fields]`).Text(), "4 → 1") {
 			t.Errorf("the page lacks its fields, its before/after or its counterfactual, or still polls:\n%s", page.Text())
 		}
 		// vision held 2 cards × 3 h before the cut (sft-r1) and 1 card × 1.5 h after (eval-3).
@@ -71,8 +71,8 @@ func TestQuotaChangePage(t *testing.T) {
 		if b, a := strings.TrimSpace(held.Eq(0).Text()), strings.TrimSpace(held.Eq(1).Text()); b != "6 card-hours" || a != "1.5 card-hours" {
 			t.Errorf("vision's held card time before, after = %q, %q; want 6 and 1.5", b, a)
 		}
-		poll := s.Get(path, "HX-Request", "true", "HX-Target", "quota-change-measure")
-		if webtest.Parse(t, poll.Body.String()).Find(`#quota-change-measure [data-testid=change-counter-table]`).Length() != 1 ||
+		poll := s.Get(path, "HX-Request", "true", "HX-Target", "change-measure")
+		if webtest.Parse(t, poll.Body.String()).Find(`#change-measure [data-testid=change-counter-table]`).Length() != 1 ||
 			strings.Contains(strings.ToLower(poll.Body.String()), "<!doctype") {
 			t.Errorf("the page's poll answers %s, want the body", poll.Body)
 		}

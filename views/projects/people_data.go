@@ -22,7 +22,10 @@ type ProjectsData struct {
 	Regions []string
 	// QuotaChanges are the latest changes of each project's quotas, newest first, by
 	// project id, of the projects the viewer belongs to (all for an admin).
-	QuotaChanges map[int64][]QuotaChangeRow
+	QuotaChanges map[int64][]ChangeRow
+	// ReclaimChanges are the latest changes of each project's idle-reclaim override, as
+	// QuotaChanges.
+	ReclaimChanges map[int64][]ChangeRow
 }
 
 // formShown reports whether the page holds the request form the failed submit came from
@@ -55,6 +58,8 @@ type RequestView struct {
 	Admin bool
 	// Context is what the decider weighs a pending request by; nil otherwise.
 	Context *RequestContext
+	// ChangeURL is the page of the quota change an approved request made ("" for none).
+	ChangeURL string
 }
 
 // ApprovalsData is the approvals page for leads: pending requests with the project's usage,

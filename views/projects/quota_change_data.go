@@ -31,12 +31,10 @@ type QuotaChangeData struct {
 	Sentence string
 }
 
-// QuotaChangeRow is a change of a project's quota as the projects page lists it, linked to
-// its page; Measured: the list loads what it saved.
-type QuotaChangeRow struct {
-	ProjectID, ID  int64
-	Spec, By       string
+// ChangeRow is a change of a project's quota or idle reclaim as the projects page lists it:
+// Label says what changed, URL is its page; Measured: the list loads what it saved.
+type ChangeRow struct {
+	URL, Label, By string
 	At             time.Time
-	OldMax, NewMax int
 	Measured       bool
 }

@@ -9,9 +9,11 @@ import (
 	"kashi/models"
 )
 
-// shootChangeKinds raises the A100 list price from March and cuts vision's A100 quota in
-// the demo's past, then shoots where each is listed (the price list, the projects page)
-// with what it changed, and each change's page, in both languages on a desktop and a phone.
+// shootChangeKinds raises the A100 list price from March, cuts vision's A100 quota in the
+// demo's past and has vision's lead approve a member's request to raise it again, then
+// shoots where each is listed (the price list, the projects page, the approvals' history)
+// with what it changed, and each change's page, the demo's own idle-reclaim change of
+// vision's among them, in both languages on a desktop and a phone.
 func shootChangeKinds(t *testing.T, b *browser, url string, store *models.Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -55,10 +57,32 @@ func shootChangeKinds(t *testing.T, b *browser, url string, store *models.Store)
 	if err != nil || len(es) != 1 || priceID == 0 {
 		t.Fatalf("the quota's change = %v, %v; the price %d", es, err, priceID)
 	}
+	users := map[string]models.User{}
+	for _, name := range []string{"member", "lead"} {
+		if users[name], err = store.UserByName(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two weeks after the cut, not to cut its period short.
+	later := at.AddDate(0, 0, 14)
+	req, err := store.CreateQuotaRequest(ctx, users["member"], vision.ID, q.Spec, models.RequestLimit, models.QuotaChange{MaxGPUs: 12},
+		"the ablations", later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DecideQuotaRequest(ctx, users["lead"], req.ID, true, "", later.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := store.ReclaimEdits(ctx, vision.ID, time.Time{}, time.Time{})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("vision's reclaim changes = %v, %v; want the demo's", rs, err)
+	}
 	shootPages(t, b, url, "change", []shotPage{
-		{"prices", "/prices", `[data-testid=price-effect-text]`},
+		{"reclaim-page", "/projects/" + strconv.FormatInt(vision.ID, 10) + "/reclaim-changes/" + strconv.FormatInt(rs[0].ID, 10), `[data-testid=change-stops]`},
+		{"approvals", "/approvals", `[data-testid=request-change]`},
+		{"prices", "/prices", `[data-testid=change-effect-text]`},
 		{"price-page", "/prices/changes/" + strconv.FormatInt(priceID, 10), `[data-testid=change-counter-table]`},
-		{"projects", "/projects", `[data-testid=quota-effect-text]`},
+		{"projects", "/projects", `[data-testid=change-effect-text]`},
 		{"quota-page", "/projects/" + strconv.FormatInt(vision.ID, 10) + "/quota-changes/" + strconv.FormatInt(es[0].ID, 10), `[data-testid=change-counter-table]`},
 	})
 }

@@ -19,7 +19,8 @@ import (
 // TestBrowserPilotReview walks a pool's pilot review in headless Chromium over the demo's
 // past month: from the pools page to the review, then last month's, with its verdicts,
 // peaks, troughs and cost, in both languages on a desktop and a phone, none scrolling
-// sideways; then a pool's change, a price's and a quota's, where each is listed and its page.
+// sideways; then a pool's change, a price's, a quota's and a project's idle reclaim's, where
+// each is listed (an approved request's in the approvals' history) and its page.
 func TestBrowserPilotReview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -81,7 +82,7 @@ func TestBrowserPilotReview(t *testing.T) {
 		}
 	}
 	shootPages(t, b, srv.URL, "change", []shotPage{
-		{"versions", "/pools/a100/edit", `[data-testid=version-effect-text]`},
+		{"versions", "/pools/a100/edit", `[data-testid=change-effect-text]`},
 		{"page", "/pools/a100/changes/2", `[data-testid=change-counter-table]`},
 		{"report", "/reports?week=2026-W07", `[data-testid=report-change]`},
 	})
