@@ -57,6 +57,27 @@ func checkImageRequired(tx *gorm.DB, spec, image string) error {
 	if image != "" {
 		return nil
 	}
+	pools, err := poolConfigsOf(tx, spec)
+	if err != nil {
+		return err
+	}
+	for _, p := range pools {
+		if p.Config.RequireImage {
+			return fieldErr("image", "is required: pool %q runs tasks in container images only", p.Name)
+		}
+	}
+	return nil
+}
+
+// namedConfig is a pool's name with its configuration.
+type namedConfig struct {
+	Name   string
+	Config PoolConfig
+}
+
+// poolConfigsOf reads the configurations of the pools of spec (every pool's for ""), by name:
+// what the checks of a submitted task against the pools it may land on read.
+func poolConfigsOf(tx *gorm.DB, spec string) ([]namedConfig, error) {
 	var rows []struct {
 		Name   string
 		Config string
@@ -67,16 +88,14 @@ func checkImageRequired(tx *gorm.DB, spec, image string) error {
 		q = q.Where("pools.spec = ?", spec)
 	}
 	if err := q.Scan(&rows).Error; err != nil {
-		return err
+		return nil, err
 	}
-	for _, r := range rows {
-		var cfg PoolConfig
-		if err := json.Unmarshal([]byte(r.Config), &cfg); err != nil {
-			return fmt.Errorf("pool %q config: %w", r.Name, err)
-		}
-		if cfg.RequireImage {
-			return fieldErr("image", "is required: pool %q runs tasks in container images only", r.Name)
+	out := make([]namedConfig, len(rows))
+	for i, r := range rows {
+		out[i].Name = r.Name
+		if err := json.Unmarshal([]byte(r.Config), &out[i].Config); err != nil {
+			return nil, fmt.Errorf("pool %q config: %w", r.Name, err)
 		}
 	}
-	return nil
+	return out, nil
 }

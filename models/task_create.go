@@ -236,6 +236,9 @@ func (s *Store) taskFromNew(tx *gorm.DB, nt NewTask, lim TaskLimits, now time.Ti
 		if err := p.Add(checkImageRequired(tx, nt.Spec, nt.Image)); err != nil {
 			return err
 		}
+		if err := p.Add(checkKubeSingleNode(tx, nt.Spec, nt.GPUs)); err != nil {
+			return err
+		}
 	}
 	if len(nt.SecretEnv) > len(nt.Env) {
 		p.Add(fieldErr("secret_env", "names more variables than env has"))
