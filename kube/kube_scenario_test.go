@@ -97,8 +97,8 @@ func TestKubernetesPool(t *testing.T) {
 				}
 			}
 		}
-		if task := w.task(ids[6]); task.Reason != "exited 3" || task.ExitCode == nil || *task.ExitCode != 3 {
-			t.Errorf("the task whose pod exited 3 = %s %q exit %v", task.State, task.Reason, task.ExitCode)
+		if task := w.task(ids[6]); task.ExitCode == nil || *task.ExitCode != 3 {
+			t.Errorf("the task whose pod exited 3 = %s %q, exit code %v", task.State, task.Reason, task.ExitCode)
 		}
 
 		// A cancel deletes the pod; its task ends cancelled.

@@ -32,7 +32,7 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	if err != nil {
 		return err
 	}
-	name := podName(a.TaskID, a.Attempt)
+	name := pc.podName(a.TaskID, a.Attempt)
 	lbl := map[string]string{labelManagedBy: fieldManager, labelPool: pc.pool.Name,
 		labelTask: strconv.FormatInt(a.TaskID, 10), labelAttempt: strconv.Itoa(max(a.Attempt, 1))}
 	if labelValue.MatchString(task.Project) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,7 +46,7 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 	now := pc.cfg.Now()
 	var running []int64
 	for _, a := range as {
-		pn := podName(a.TaskID, a.Attempt)
+		pn := pc.podName(a.TaskID, a.Attempt)
 		p := pods[pn]
 		delete(pods, pn)
 		switch {
@@ -126,9 +127,27 @@ func (pc *poolController) deletePod(ctx context.Context, name string) error {
 	return nil
 }
 
-// podName is the name of the pod of a task's attempt.
-func podName(task int64, attempt int) string {
-	return "kashi-task-" + strconv.FormatInt(task, 10) + "-" + strconv.Itoa(max(attempt, 1))
+// podName is the name of the pod of a task's attempt on the pool: kashi-POOL-TASK-ATTEMPT,
+// the pool's name made a DNS label (lower case; other characters than letters and digits
+// become "-"; at most 40 of them), so that two pools' tasks of one id (two Kashi databases,
+// one namespace) do not meet.
+func (pc *poolController) podName(task int64, attempt int) string {
+	return "kashi-" + pc.podPrefix + "-" + strconv.FormatInt(task, 10) + "-" + strconv.Itoa(max(attempt, 1))
+}
+
+// dnsLabel is name as the start of a DNS label: lower-case letters, digits and "-", at most 40.
+func dnsLabel(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			b[i] = '-'
+		}
+	}
+	out := strings.Trim(string(b[:min(len(b), 40)]), "-")
+	if out == "" {
+		return "pool"
+	}
+	return out
 }
 
 // ended reports whether the pod's container has ended for good.

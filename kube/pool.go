@@ -43,6 +43,8 @@ type poolController struct {
 	cfg       Config
 	client    kubernetes.Interface
 	namespace string
+	// podPrefix is the pool's name in its pods' names (podName).
+	podPrefix string
 	selector  labels.Selector
 	nodes     corelisters.NodeLister
 	pods      cache.Indexer
@@ -85,7 +87,7 @@ func newPoolController(p models.ConfiguredPool, store Store, cfg Config) (*poolC
 
 func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, client kubernetes.Interface, ns string,
 	sel labels.Selector) *poolController {
-	pc := &poolController{pool: p, store: store, cfg: cfg, client: client, namespace: ns, selector: sel,
+	pc := &poolController{pool: p, store: store, cfg: cfg, client: client, namespace: ns, selector: sel, podPrefix: dnsLabel(p.Name),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "kashi-" + p.Name}),
 		ids: make(map[string]int64), waits: make(map[string]context.CancelFunc)}
