@@ -158,11 +158,9 @@ func (pc *poolController) watch(ctx context.Context, name string, id int64) {
 	}
 }
 
-// ready reports whether the node's Ready condition is True and it takes pods.
+// ready reports whether the node's Ready condition is True. A cordoned node is ready: its
+// pods run on (an admin drains it in Kashi to stop placements there).
 func ready(n *corev1.Node) bool {
-	if n.Spec.Unschedulable {
-		return false
-	}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue
