@@ -16,7 +16,7 @@ import (
 var mayImport = map[string][]string{
 	"api":                    nil,
 	"loop":                   nil,
-	"control":                {"archive", "datacheck", "fleet", "loop", "models", "notice", "notify", "phrase", "scaler", "schedule", "scheduler"},
+	"control":                {"archive", "datacheck", "fleet", "kube", "loop", "models", "notice", "notify", "phrase", "scaler", "schedule", "scheduler"},
 	"static":                 nil,
 	"notify":                 nil,
 	"fleet":                  nil,
@@ -42,6 +42,8 @@ var mayImport = map[string][]string{
 	"metrics":                {"api", "billing", "models", "scheduler"},
 	"fleet/exec":             {"fleet"},
 	"fleet/sim":              {"fleet"},
+	"kube":                   {"agent", "api", "models"},
+	"kube/kubetest":          nil,
 	"fleet/ctyun":            {"fleet"},
 	"fleet/ctyun/ctyunstore": {"fleet", "fleet/ctyun", "models"},
 	"fleet/fleettest":        {"fleet"},

@@ -142,7 +142,7 @@ func (c ContainerConfig) runArgv(dir, own string, ra *runAs, a api.Assignment) (
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		argv = append(argv, "--env", k+"="+a.Env[k])
 	}
-	for _, kv := range kashiEnv(a) {
+	for _, kv := range KashiEnv(a) {
 		argv = append(argv, "--env", kv)
 	}
 	argv = append(argv, "--env", "CUDA_VISIBLE_DEVICES=all", // the container sees only its GPUs

@@ -189,7 +189,7 @@ func taskEnv(a api.Assignment, base []string, outputFile string) []string {
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		env = append(env, k+"="+a.Env[k])
 	}
-	env = append(env, kashiEnv(a)...)
+	env = append(env, KashiEnv(a)...)
 	return append(env, "CUDA_VISIBLE_DEVICES="+strings.Join(a.GPUUUIDs, ","), "KASHI_OUTPUT_FILE="+outputFile)
 }
 

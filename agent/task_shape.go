@@ -20,7 +20,7 @@ func torchrunEnv(a api.Assignment) []string {
 	}
 }
 
-// kashiEnv names the task's shape in the KASHI_ variables, which the task cannot override:
+// KashiEnv names the task's shape in the KASHI_ variables, which the task cannot override:
 // the node's rank among KASHI_NNODES nodes, the rendezvous of the rank-0 node, the task's
 // GPUs (KASHI_WORLD_SIZE) and the global rank of this node's first GPU (KASHI_RANK); where
 // its data is in this node's region (KASHI_DATA_REGION, KASHI_DATA_LOCATION); and, for a
@@ -28,7 +28,7 @@ func torchrunEnv(a api.Assignment) []string {
 // the service's replicas; for a rerun, its attempt (KASHI_ATTEMPT) and the checkpoint it
 // resumes from (KASHI_RESUME_FROM). None of the shape when the server sent no shape, none of
 // the data when it sent no location, neither of the two for a first run.
-func kashiEnv(a api.Assignment) []string {
+func KashiEnv(a api.Assignment) []string {
 	var env []string
 	if a.DataLocation != "" {
 		env = append(env, "KASHI_DATA_REGION="+a.DataRegion, "KASHI_DATA_LOCATION="+a.DataLocation)

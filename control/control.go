@@ -11,6 +11,7 @@ import (
 	"kashi/archive"
 	"kashi/datacheck"
 	"kashi/fleet"
+	"kashi/kube"
 	"kashi/loop"
 	"kashi/models"
 	"kashi/notice"
@@ -41,6 +42,9 @@ const (
 	// schedulerGap is the least real time between two scheduler passes: a burst of submits
 	// (fifty a second) costs one pass a second, not one each.
 	schedulerGap = time.Second
+	// kubeEvery is how often the Kubernetes pools are looked for: a pool made or changed gets
+	// its cluster's controller within it.
+	kubeEvery = 30 * time.Second
 )
 
 // Config is what the control loops need besides the store.
@@ -102,6 +106,8 @@ type Loops struct {
 	store *models.Store
 	log   *slog.Logger
 	scale *loop.Loop
+	// clusters runs the Kubernetes pools' controllers.
+	clusters *kube.Controller
 	// Queue is the scheduler's loop, for the pages, the metrics and the handlers' wake-ups.
 	Queue Queue
 }
@@ -147,6 +153,8 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 		set.Every(p.Name, p.Every, p.Run)
 	}
 	addSchedules(set, store, schedLoop, now, log)
+	clusters := kube.New(store, kube.Config{Wake: schedLoop.Trigger, Now: now, Logger: log})
+	set.Every("kubernetes pools", kubeEvery, clusters.Tick)
 	set.Every("data checks", models.DataCheckEvery, func(ctx context.Context) error {
 		n, err := readiness.CheckOnce(ctx)
 		if n > 0 {
@@ -154,7 +162,7 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 		}
 		return err
 	})
-	return &Loops{set: set, store: store, log: log, scale: scaleLoop, Queue: Queue{sched, schedLoop}}
+	return &Loops{set: set, store: store, log: log, scale: scaleLoop, clusters: clusters, Queue: Queue{sched, schedLoop}}
 }
 
 // SchedulerPass is one pass of the scheduler's loop: the pipelines first, then the queue.

@@ -30,7 +30,7 @@ func (l *Loops) Lead(ctx context.Context) {
 		case err != nil && ctx.Err() == nil:
 			l.log.Error("leader lock", "err", err)
 		case lk != nil:
-			runWhileLeading(ctx, lk, l.log, l.set.Run)
+			runWhileLeading(ctx, lk, l.log, l.run)
 		}
 		select {
 		case <-ctx.Done():
@@ -38,6 +38,14 @@ func (l *Loops) Lead(ctx context.Context) {
 		case <-time.After(leaderEvery):
 		}
 	}
+}
+
+// run runs the loops until ctx ends, then waits for the Kubernetes pools' controllers, which
+// the loops started, to stop: the lock is released only after, so that two replicas' never
+// act on one cluster at once.
+func (l *Loops) run(ctx context.Context) {
+	l.set.Run(ctx)
+	l.clusters.Stop()
 }
 
 // runWhileLeading runs loops until ctx ends or the lock is lost, then releases it.

@@ -20,6 +20,10 @@ type NodeRegistration struct {
 	JoinTokenHash string
 	// From is the address the registration came from, for the audit log and alerts.
 	From string
+	// Cluster marks a registration by the controller of a Kubernetes pool's cluster (package
+	// kube) of a node the cluster lists: the listing is the proof, so the pool's node of that
+	// hostname is this node. No agent runs on such a node; its token is one nobody holds.
+	Cluster bool
 }
 
 // GPUInfo describes one GPU of a registering node.

@@ -18,11 +18,18 @@ import (
 // is kept as a version, as JSON with these field names.
 type PoolConfig struct {
 	// Provider names the fleet provider ("sim", "exec", …); "static" pools are not scaled.
-	Provider    string `json:"provider"`
-	Spec        string `json:"spec"`
-	GPUsPerNode int    `json:"gpus_per_node"`
-	Flavor      string `json:"flavor"`
-	Image       string `json:"image"`
+	Provider string `json:"provider"`
+	// Backend is what runs the pool's tasks: BackendAgent ("" too, the default: Kashi's agent
+	// on each machine) or BackendKubernetes (the nodes of a Kubernetes cluster that
+	// KubeNodeSelector selects, reached through the Kubeconfig file, or from inside the
+	// cluster when it is empty; see package kube).
+	Backend          string `json:"backend"`
+	KubeNodeSelector string `json:"kube_node_selector"`
+	Kubeconfig       string `json:"kubeconfig"`
+	Spec             string `json:"spec"`
+	GPUsPerNode      int    `json:"gpus_per_node"`
+	Flavor           string `json:"flavor"`
+	Image            string `json:"image"`
 	// Region and Zone place a cloud pool's machines (ctyun: regionID and azName); VPC,
 	// Subnet and SecurityGroup are their network, DiskType and DiskGB their boot disk.
 	Region        string `json:"region"`
@@ -163,6 +170,7 @@ func (c PoolConfig) Validate() error {
 		ps.Add(checkContainerMounts(c))
 	}
 	checkAttributes(&ps, c, bad)
+	checkBackend(&ps, c, bad)
 	return ps.Err()
 }
 

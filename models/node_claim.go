@@ -41,8 +41,9 @@ func (e *claimError) Error() string { return "models: the registration takes wha
 
 // registeringNode returns, locked, the registered node a registration proves it is about, or
 // a zero Node for a new one, and spends the registration's single-use join token. The proof
-// is, first found: a join token bound to a node; the node's own token; a join token bound to
-// a machine id, for the node (not removed) that has it. Without one, the removed node of the
+// is, first found: a join token bound to a node; the node's own token; for a Kubernetes
+// pool's controller (Cluster), the pool's node of the hostname; a join token bound to a
+// machine id, for the node (not removed) that has it. Without one, the removed node of the
 // hostname is taken back, if there is one.
 func registeringNode(tx *gorm.DB, req NodeRegistration, now time.Time) (Node, error) {
 	var jt JoinToken
@@ -59,6 +60,7 @@ func registeringNode(tx *gorm.DB, req NodeRegistration, now time.Time) (Node, er
 	}{
 		{jt.NodeID != 0, "id = ?", []any{jt.NodeID}},
 		{req.NodeTokenHash != "", "token_hash = ?", []any{req.NodeTokenHash}},
+		{req.Cluster, "hostname = ? AND pool_id IN (SELECT id FROM pools WHERE name = ?)", []any{req.Hostname, req.Pool}},
 		{jt.MachineID != "", "machine_id = ? AND state <> ?", []any{jt.MachineID, NodeRemoved}},
 		{true, "hostname = ? AND state = ?", []any{req.Hostname, NodeRemoved}},
 	}

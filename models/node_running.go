@@ -52,3 +52,18 @@ func startingOnNode(db *gorm.DB, nodeID int64, ids []int64) ([]int64, error) {
 	}
 	return starting, nil
 }
+
+// NodesSeen records that the nodes ids are alive at now, as a node's samples do: the
+// controller of a Kubernetes pool's cluster says so of the nodes the cluster lists as Ready
+// (no agent sends their samples). A lost node is not made ready here: it registers again.
+func (s *Store) NodesSeen(ctx context.Context, ids []int64, now time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.db.WithContext(ctx).Model(&Node{}).Where("id IN ? AND state IN ? AND last_seen_at < ?", ids, []string{NodeReady, NodeDraining}, UTC(now)).
+		Update("last_seen_at", UTC(now)).Error
+	if err != nil {
+		return fmt.Errorf("models: nodes seen: %w", err)
+	}
+	return nil
+}

@@ -437,6 +437,27 @@ func (e PoolBootLastFailureReason) Valid() bool {
 	}
 }
 
+// Defines values for PoolConfigBackend.
+const (
+	PoolConfigBackendAgent      PoolConfigBackend = "agent"
+	PoolConfigBackendEmpty      PoolConfigBackend = ""
+	PoolConfigBackendKubernetes PoolConfigBackend = "kubernetes"
+)
+
+// Valid indicates whether the value is a known member of the PoolConfigBackend enum.
+func (e PoolConfigBackend) Valid() bool {
+	switch e {
+	case PoolConfigBackendAgent:
+		return true
+	case PoolConfigBackendEmpty:
+		return true
+	case PoolConfigBackendKubernetes:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PoolConfigInterNodeLink.
 const (
 	PoolConfigInterNodeLinkEmpty      PoolConfigInterNodeLink = ""
@@ -2057,6 +2078,9 @@ type PoolConfig struct {
 	// AtMaxAlertS a pool at its maximum with demand waiting this long raises an alert
 	AtMaxAlertS *int `json:"at_max_alert_s,omitempty"`
 
+	// Backend what runs the pool's tasks: Kashi's agent on each machine ("" or agent, the default) or a Kubernetes cluster's nodes (kubernetes: each task placed runs as a Pod bound to the node Kashi chose; enabled must be off; see docs/kubernetes.md)
+	Backend *PoolConfigBackend `json:"backend,omitempty"`
+
 	// BootBackoffMaxS after a boot failure the next machine waits the boot timeout, twice as long after each further failure in a row, at most this many seconds; 0 means 14400 (4 h)
 	BootBackoffMaxS *int `json:"boot_backoff_max_s,omitempty"`
 
@@ -2097,6 +2121,12 @@ type PoolConfig struct {
 
 	// IntraNodeLink how a node's cards talk to each other; "" or unstated (the default): not stated. Shown beside the free cards; the scheduler does not judge by it
 	IntraNodeLink *PoolConfigIntraNodeLink `json:"intra_node_link,omitempty"`
+
+	// KubeNodeSelector kubernetes backend: the label selector of the cluster's nodes that make up the pool (required there, empty otherwise)
+	KubeNodeSelector *string `json:"kube_node_selector,omitempty"`
+
+	// Kubeconfig kubernetes backend: the path on the server of the kubeconfig that reaches the cluster; empty: in-cluster, through the server's service account
+	Kubeconfig *string `json:"kubeconfig,omitempty"`
 
 	// LocalStorageMbps read throughput of a node's local disks, MB/s; 0: not stated
 	LocalStorageMbps  *int     `json:"local_storage_mbps,omitempty"`
@@ -2157,6 +2187,9 @@ type PoolConfig struct {
 	// Zone a cloud pool's machines' zone (ctyun: azName)
 	Zone *string `json:"zone,omitempty"`
 }
+
+// PoolConfigBackend what runs the pool's tasks: Kashi's agent on each machine ("" or agent, the default) or a Kubernetes cluster's nodes (kubernetes: each task placed runs as a Pod bound to the node Kashi chose; enabled must be off; see docs/kubernetes.md)
+type PoolConfigBackend string
 
 // PoolConfigInterNodeLink the network between the pool's nodes. none: a task larger than one node is never placed here unless it sets allow_no_interconnect. "" or unstated (the default): the scheduler judges nothing by it, but it meets no min_inter_node_gbps
 type PoolConfigInterNodeLink string

@@ -1,0 +1,87 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+
+	"kashi/agent"
+	"kashi/api"
+	"kashi/models"
+)
+
+// containerName is the name of a task pod's one container.
+const containerName = "task"
+
+// applyPod makes the pod of a task placed on the node, by server-side apply as field manager
+// "kashi": bound to the node (spec.nodeName: no scheduler of the cluster decides), the task's
+// image and command, its cards as nvidia.com/gpu limits, labels naming the pool, task, attempt
+// and project. Its environment (the task's own, secret values included, and the KASHI_
+// variables an agent sets) is in a Secret of the same name that the pod owns, so that the
+// values are not in the pod's spec and go with the pod.
+func (pc *poolController) applyPod(ctx context.Context, node string, a models.Assignment) error {
+	task, err := pc.store.TaskByID(ctx, a.TaskID)
+	if err != nil {
+		return err
+	}
+	name := pc.podName(a.TaskID, a.Attempt)
+	lbl := map[string]string{labelManagedBy: fieldManager, labelPool: pc.pool.Name,
+		labelTask: strconv.FormatInt(a.TaskID, 10), labelAttempt: strconv.Itoa(max(a.Attempt, 1))}
+	if labelValue.MatchString(task.Project) {
+		lbl[labelProject] = task.Project
+	}
+	gpus := *resource.NewQuantity(int64(len(a.GPUUUIDs)), resource.DecimalSI)
+	ctr := corev1ac.Container().WithName(containerName).WithImage(a.Image).WithCommand(a.Command...).
+		WithEnvFrom(corev1ac.EnvFromSource().WithSecretRef(corev1ac.SecretEnvSource().WithName(name))).
+		WithResources(corev1ac.ResourceRequirements().WithLimits(corev1.ResourceList{GPUResource: gpus}))
+	if a.Workdir != "" {
+		ctr.WithWorkingDir(a.Workdir)
+	}
+	grace := int64(pc.cfg.StopGrace.Seconds())
+	pod := corev1ac.Pod(name, pc.namespace).WithLabels(lbl).
+		WithAnnotations(map[string]string{"kashi.io/project": task.Project, "kashi.io/owner": task.Owner}).
+		WithSpec(corev1ac.PodSpec().WithNodeName(node).WithRestartPolicy(corev1.RestartPolicyNever).
+			WithTerminationGracePeriodSeconds(grace).WithAutomountServiceAccountToken(false).
+			WithContainers(ctr).
+			WithTolerations(corev1ac.Toleration().WithOperator(corev1.TolerationOpExists)))
+	if a.MaxRuntimeS > 0 {
+		pod.Spec.WithActiveDeadlineSeconds(a.MaxRuntimeS)
+	}
+	made, err := pc.client.CoreV1().Pods(pc.namespace).Apply(ctx, pod, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	if err != nil {
+		return fmt.Errorf("apply pod %s: %w", name, err)
+	}
+	secret := corev1ac.Secret(name, pc.namespace).WithLabels(lbl).WithType(corev1.SecretTypeOpaque).
+		WithData(podEnv(a)).
+		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(made.Name).
+			WithUID(made.UID).WithController(true))
+	if _, err := pc.client.CoreV1().Secrets(pc.namespace).Apply(ctx, secret, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+		return fmt.Errorf("apply secret %s: %w", name, err)
+	}
+	return nil
+}
+
+// podEnv is the task's environment in its pod: its own variables, then the KASHI_ ones an
+// agent sets, which the task cannot override.
+func podEnv(a models.Assignment) map[string][]byte {
+	env := make(map[string][]byte, len(a.Env))
+	for k, v := range a.Env {
+		env[k] = []byte(v)
+	}
+	for _, kv := range agent.KashiEnv(api.Assignment(a)) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = []byte(v)
+	}
+	return env
+}
+
+// labelValue matches what a label value may be.
+var labelValue = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)

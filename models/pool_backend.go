@@ -1,0 +1,62 @@
+package models
+
+import (
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// What runs a pool's tasks (PoolConfig.Backend).
+const (
+	// BackendAgent is Kashi's agent on each machine, the default (stored as "").
+	BackendAgent = "agent"
+	// BackendKubernetes is a Kubernetes cluster: its nodes that the pool's KubeNodeSelector
+	// selects are the pool's nodes, and each task placed on one runs as a Pod bound to it.
+	BackendKubernetes = "kubernetes"
+)
+
+// Kubernetes reports whether the pool's tasks run on a Kubernetes cluster.
+func (c PoolConfig) Kubernetes() bool { return c.Backend == BackendKubernetes }
+
+// checkBackend adds the rules of a Kubernetes pool: it selects its nodes by a label selector
+// that parses (an empty one would take every node of the cluster), and its machines come
+// from the cluster, not from a provider Kashi scales; the selector and kubeconfig belong to
+// Kubernetes pools only.
+func checkBackend(ps *Problems, c PoolConfig, bad func(...string) bool) {
+	if bad("backend", "kube_node_selector", "kubeconfig") {
+		return
+	}
+	if !c.Kubernetes() {
+		if c.KubeNodeSelector != "" {
+			ps.Add(fieldErr("kube_node_selector", "is for pools of the kubernetes backend only"))
+		}
+		if c.Kubeconfig != "" {
+			ps.Add(fieldErr("kubeconfig", "is for pools of the kubernetes backend only"))
+		}
+		return
+	}
+	if c.KubeNodeSelector == "" {
+		ps.Add(fieldErr("kube_node_selector", "is required for the kubernetes backend: a label selector of the pool's nodes, e.g. nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB"))
+	} else if sel, err := labels.Parse(c.KubeNodeSelector); err != nil {
+		ps.Add(fieldErr("kube_node_selector", "is not a label selector: %v", err))
+	} else if sel.Empty() {
+		ps.Add(fieldErr("kube_node_selector", "selects every node: name at least one label"))
+	}
+	if c.Enabled {
+		ps.Add(fieldErr("enabled", "must be off for the kubernetes backend: the cluster's nodes are the pool's, Kashi creates none"))
+	}
+}
+
+// checkKubeSingleNode refuses a task larger than one node of a Kubernetes pool of its spec
+// (every pool's, for a task of any spec): tasks across nodes do not run on Kubernetes pools
+// yet (docs/kubernetes.md).
+func checkKubeSingleNode(r *submitReads, spec string, gpus int) error {
+	pools, err := r.configured(spec)
+	if err != nil {
+		return err
+	}
+	for _, p := range pools {
+		if p.Config.Kubernetes() && gpus > p.Config.GPUsPerNode {
+			return fieldErr("gpus", "must be at most %d: pool %q runs on Kubernetes, where a task does not span nodes yet", p.Config.GPUsPerNode, p.Name)
+		}
+	}
+	return nil
+}

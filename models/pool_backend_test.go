@@ -1,0 +1,133 @@
+package models_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"kashi/models"
+	"kashi/models/modelstest"
+)
+
+// kubeConfig is a valid Kubernetes pool of 8-card A100 nodes.
+func kubeConfig() models.PoolConfig {
+	return models.PoolConfig{Provider: "static", Spec: "A100-80G", GPUsPerNode: 8, Backend: models.BackendKubernetes,
+		KubeNodeSelector: "pool=a100", Kubeconfig: "/etc/kashi/cluster.yaml"}
+}
+
+// TestPoolBackendValidate: a Kubernetes pool needs a label selector that parses and selects
+// something and is not scaled by Kashi; the selector and kubeconfig are refused on an agent
+// pool; an unknown backend is refused; on both databases.
+func TestPoolBackendValidate(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		tests := map[string]struct {
+			cfg    func() models.PoolConfig
+			fields []string
+		}{
+			"kubernetes": {kubeConfig, nil},
+			"in-cluster": {func() models.PoolConfig { c := kubeConfig(); c.Kubeconfig = ""; return c }, nil},
+			"set-based selector": {func() models.PoolConfig {
+				c := kubeConfig()
+				c.KubeNodeSelector = "gpu in (a100,h100),!cordon"
+				return c
+			}, nil},
+			"agent":               {a100Config, nil},
+			"no selector":         {func() models.PoolConfig { c := kubeConfig(); c.KubeNodeSelector = ""; return c }, []string{"kube_node_selector"}},
+			"bad selector":        {func() models.PoolConfig { c := kubeConfig(); c.KubeNodeSelector = "a b"; return c }, []string{"kube_node_selector"}},
+			"scaled":              {func() models.PoolConfig { c := kubeConfig(); c.Enabled, c.MaxNodes = true, 4; return c }, []string{"enabled"}},
+			"unknown backend":     {func() models.PoolConfig { c := kubeConfig(); c.Backend = "slurm"; return c }, []string{"backend"}},
+			"selector on agent":   {func() models.PoolConfig { c := a100Config(); c.KubeNodeSelector = "pool=a100"; return c }, []string{"kube_node_selector"}},
+			"kubeconfig on agent": {func() models.PoolConfig { c := a100Config(); c.Kubeconfig = "/x"; return c }, []string{"kubeconfig"}},
+		}
+		for name, tc := range tests {
+			t.Run(name, func(t *testing.T) {
+				p, err := s.SavePoolConfig(context.Background(), "a100", tc.cfg(), "admin", name, ft0)
+				var got []string
+				for _, fe := range models.AllFieldErrors(err) {
+					got = append(got, fe.Field)
+				}
+				if err != nil && got == nil {
+					t.Fatalf("SavePoolConfig(...) = %v, want field errors or nil", err)
+				}
+				slices.Sort(got)
+				if diff := cmp.Diff(tc.fields, got); diff != "" {
+					t.Errorf("SavePoolConfig(...) bad fields (-want +got):\n%s\n%v", diff, err)
+				}
+				if err == nil && p.Config.Kubernetes() != (tc.cfg().Backend == models.BackendKubernetes) {
+					t.Errorf("saved %+v: Kubernetes() = %t", p.Config, p.Config.Kubernetes())
+				}
+			})
+		}
+	})
+}
+
+// TestKubeTaskSingleNode: a task larger than a node of a Kubernetes pool of its spec is
+// refused naming gpus; one that fits is stored.
+func TestKubeTaskSingleNode(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		if _, err := s.SavePoolConfig(ctx, "k8s", kubeConfig(), "admin", "", ft0); err != nil {
+			t.Fatal(err)
+		}
+		registerNode(t, s, "k8s-1", "k8s", 8)
+		registerNode(t, s, "k8s-2", "k8s", 8)
+		if _, err := s.EnsureProject(ctx, "vision", t0); err != nil {
+			t.Fatal(err)
+		}
+		nt := models.NewTask{Project: "vision", Name: "train", Owner: "ana", GPUs: 16, Spec: "A100-80G", Image: "train:1",
+			Queue: models.QueueLong, Priority: "normal", MaxRuntime: time.Hour, Command: []string{"python", "train.py"}}
+		_, _, err := s.CreateTask(ctx, nt, models.DefaultTaskLimits, t0)
+		if fes := models.AllFieldErrors(err); len(fes) != 1 || fes[0].Field != "gpus" {
+			t.Errorf("CreateTask of 16 cards on 8-card Kubernetes nodes = %v, want a field error on gpus", err)
+		}
+		nt.GPUs = 8
+		if _, _, err := s.CreateTask(ctx, nt, models.DefaultTaskLimits, t0); err != nil {
+			t.Errorf("CreateTask of 8 cards = %v", err)
+		}
+	})
+}
+
+// TestClusterRegistration: the controller of a Kubernetes pool registers a node again by its
+// hostname in the pool, without its token, keeping its id; NodesSeen moves a ready node's
+// last sign of life and leaves a lost one lost.
+func TestClusterRegistration(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		if _, err := s.SavePoolConfig(ctx, "k8s", kubeConfig(), "admin", "", ft0); err != nil {
+			t.Fatal(err)
+		}
+		gpus := []models.GPUInfo{{UUID: "k8s-n1-0", Index: 0, Name: "A100", MemoryTotalMiB: 81920}}
+		reg := models.NodeRegistration{Hostname: "n1", Pool: "k8s", GPUs: gpus, Cluster: true}
+		first, err := s.RegisterNode(ctx, reg, "hash-1", t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := s.RegisterNode(ctx, reg, "hash-2", t0.Add(time.Minute))
+		if err != nil || again.ID != first.ID {
+			t.Fatalf("RegisterNode again by the cluster = %+v, %v; want node %d", again, err, first.ID)
+		}
+		reg.Cluster = false
+		if _, err := s.RegisterNode(ctx, reg, "hash-3", t0.Add(time.Minute)); err == nil {
+			t.Errorf("RegisterNode of n1 by an agent without its token succeeded")
+		}
+		if err := s.NodesSeen(ctx, []int64{first.ID}, t0.Add(5*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if lost, err := s.MarkLostNodes(ctx, []int64{first.ID}, t0.Add(4*time.Minute), t0.Add(6*time.Minute)); err != nil || len(lost) != 0 {
+			t.Errorf("MarkLostNodes after NodesSeen = %v, %v; want none lost", lost, err)
+		}
+		if _, err := s.MachineGone(ctx, first.ID, t0.Add(7*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.NodesSeen(ctx, []int64{first.ID}, t0.Add(8*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		nodes, err := s.Nodes(ctx)
+		if err != nil || len(nodes) != 1 || nodes[0].State != models.NodeLost {
+			t.Errorf("Nodes() after a lost node was seen = %+v, %v; want it still lost", nodes, err)
+		}
+	})
+}
