@@ -2,7 +2,6 @@ package projects_test
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,15 +52,7 @@ func TestQuotaChangePage(t *testing.T) {
 		if rows.Length() != 1 || rows.Find("a").AttrOr("href", "") != path || rows.Find(`[data-testid=quota-effect]`).AttrOr("hx-get", "") != path {
 			t.Errorf("the projects page lists %d quota changes (%q); want the cut, linked and loading what it saved", rows.Length(), rows.Text())
 		}
-		frag := s.Measured(path, "HX-Request", "true")
-		said := strings.TrimSpace(webtest.Parse(t, frag.Body.String()).Find(`[data-testid=change-effect-text]`).Text())
-		if frag.Code != http.StatusOK || !strings.HasPrefix(said, "This change ") || !strings.Contains(said, "idle hours, waits ") {
-			t.Errorf("the list's sentence = %d %q", frag.Code, said)
-		}
-		page := webtest.Parse(t, s.Get(path).Body.String())
-		if got := strings.TrimSpace(page.Find(`[data-testid=change-sentence]`).Text()); got != said {
-			t.Errorf("the page says %q, the list %q", got, said)
-		}
+		page := changePage(t, s, path, "idle hours, waits ")
 		if page.Find(`[data-testid=change-table]`).Length() != 1 || page.Find(`[data-testid=change-counter-table]`).Length() != 1 ||
 			page.Find(`#change-measure[hx-get]`).Length() != 0 || !strings.Contains(page.Find(`[data-testid=change-fields]`).Text(), "4 → 1") {
 			t.Errorf("the page lacks its fields, its before/after or its counterfactual, or still polls:\n%s", page.Text())
@@ -70,11 +61,6 @@ func TestQuotaChangePage(t *testing.T) {
 		held := page.Find(`[data-testid=change-table] tbody tr`).Eq(1).Find("td")
 		if b, a := strings.TrimSpace(held.Eq(0).Text()), strings.TrimSpace(held.Eq(1).Text()); b != "6 card-hours" || a != "1.5 card-hours" {
 			t.Errorf("vision's held card time before, after = %q, %q; want 6 and 1.5", b, a)
-		}
-		poll := s.Get(path, "HX-Request", "true", "HX-Target", "change-measure")
-		if webtest.Parse(t, poll.Body.String()).Find(`#change-measure [data-testid=change-counter-table]`).Length() != 1 ||
-			strings.Contains(strings.ToLower(poll.Body.String()), "<!doctype") {
-			t.Errorf("the page's poll answers %s, want the body", poll.Body)
 		}
 		zh := webtest.Parse(t, s.Get(path, "Accept-Language", "zh-CN").Body.String())
 		if got := zh.Find(`[data-testid=change-sentence]`).Text(); !strings.HasPrefix(got, "这次改动") {
@@ -85,29 +71,6 @@ func TestQuotaChangePage(t *testing.T) {
 		if head := zh.Find(`.page-head .muted`).Text(); strings.Contains(head, "quota") {
 			t.Errorf("zh head = %q, an English key on a Chinese page", head)
 		}
-		visionLead := s.MemberAs("vic", "vision", models.ProjectRoleLead)
-		for who, want := range map[string]int{"member": http.StatusOK, "lead": http.StatusForbidden, "finance": http.StatusForbidden,
-			"viewer": http.StatusForbidden} {
-			if r := w.As(who, path); r.Code != want {
-				t.Errorf("GET %s as %s = %d, want %d", path, who, r.Code, want)
-			}
-		}
-		if r := s.Get(path, webtest.Bearer(visionLead)...); r.Code != http.StatusOK {
-			t.Errorf("GET %s as vision's lead = %d", path, r.Code)
-		}
-		nlp, err := s.Store.ProjectByName(ctx, "nlp")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for p, want := range map[string]int{
-			"/projects/" + strconv.FormatInt(vision.ID, 10) + "/quota-changes/" + strconv.FormatInt(first, 10): http.StatusNotFound,
-			"/projects/" + strconv.FormatInt(vision.ID, 10) + "/quota-changes/99999":                           http.StatusNotFound,
-			"/projects/" + strconv.FormatInt(nlp.ID, 10) + "/quota-changes/" + strconv.FormatInt(cut, 10):      http.StatusNotFound,
-			"/projects/x/quota-changes/1": http.StatusNotFound,
-		} {
-			if r := s.Get(p); r.Code != want {
-				t.Errorf("GET %s = %d, want %d", p, r.Code, want)
-			}
-		}
+		checkChangeAccess(t, s, w, vision.ID, "quota-changes", cut, first)
 	})
 }
