@@ -52,23 +52,7 @@ func TestChangeMidMonthReconciles(t *testing.T) {
 		t.Fatalf("change: ready %v, %s – %s; want February around 15 February", c.Ready, c.From, c.To)
 	}
 
-	issued, err := s.IssuedBills(ctx, "2026-02")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held, effective int64
-	for _, ib := range issued {
-		b, err := billing.Frozen(ib)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range b.Lines {
-			if l.Spec == in.After.Pool.Spec {
-				held += l.NominalS
-				effective += l.EffectiveS
-			}
-		}
-	}
+	held, effective := issuedCardTime(t, s, "2026-02", 0, in.After.Pool.Spec)
 	if got := c.Before.HeldS + c.After.HeldS; got != held || held == 0 {
 		t.Errorf("held before + after = %d + %d = %d s, the February bills' %s lines %d s", c.Before.HeldS, c.After.HeldS, got, in.After.Pool.Spec, held)
 	}

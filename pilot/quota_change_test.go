@@ -55,25 +55,7 @@ func TestQuotaChangeReconciles(t *testing.T) {
 		c.Quota.Old.MaxGPUs != 24 || c.Quota.New.MaxGPUs != 8 {
 		t.Fatalf("quota change: ready %v, %s – %s, by %q, %+v; want February around 15 February", c.Ready, c.From, c.To, c.By, c.Quota)
 	}
-	issued, err := s.IssuedBills(ctx, "2026-02")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held, effective int64
-	for _, ib := range issued {
-		if ib.ProjectID != vision.ID {
-			continue
-		}
-		b, err := billing.Frozen(ib)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range b.Lines {
-			if l.Spec == q.Spec {
-				held, effective = held+l.NominalS, effective+l.EffectiveS
-			}
-		}
-	}
+	held, effective := issuedCardTime(t, s, "2026-02", vision.ID, q.Spec)
 	if got := c.Before.HeldS + c.After.HeldS; got != held || held == 0 {
 		t.Errorf("vision's held before + after = %d + %d = %d s, its February bill's %s lines %d s", c.Before.HeldS, c.After.HeldS, got, q.Spec, held)
 	}

@@ -47,23 +47,7 @@ func TestReclaimChangeReconciles(t *testing.T) {
 		c.Reclaim.Project != "vision" || c.Reclaim.Old != (models.ReclaimOverride{}) || c.Reclaim.New.IdleS != 900 {
 		t.Fatalf("reclaim change: ready %v, %s – %s – %s, by %q, %+v; want February around 15 February", c.Ready, c.From, c.At, c.To, c.By, c.Reclaim)
 	}
-	issued, err := s.IssuedBills(ctx, "2026-02")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held, effective int64
-	for _, ib := range issued {
-		if ib.ProjectID != vision.ID {
-			continue
-		}
-		b, err := billing.Frozen(ib)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range b.Lines {
-			held, effective = held+l.NominalS, effective+l.EffectiveS
-		}
-	}
+	held, effective := issuedCardTime(t, s, "2026-02", vision.ID, "")
 	if got := c.Before.HeldS + c.After.HeldS; got != held || held == 0 {
 		t.Errorf("vision's held before + after = %d + %d = %d s, its February bill's lines %d s", c.Before.HeldS, c.After.HeldS, got, held)
 	}
