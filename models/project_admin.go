@@ -11,8 +11,10 @@ import (
 )
 
 // projectNameRE is a new project's name: it appears in URLs and downloads, so letters,
-// digits, '.', '_' and '-' only, starting with a letter or digit.
-var projectNameRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._-]{0,99}$`)
+// digits, '.', '_' and '-' only, starting with a letter or digit. Its length is checked
+// apart (at most 100 bytes): a counted repeat of the Unicode classes, {0,99}, compiles to
+// 4 MB and tens of milliseconds when the package loads, which every kashi command pays.
+var projectNameRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._-]*$`)
 
 // Audit actions of projects.
 const (
