@@ -241,12 +241,12 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// TestDemoScales runs the demo on a faster clock and checks that the scaling loop acts on the
-// demo's demand: a pool grows (and every event explains itself) within a minute of real time,
-// which at the default speed is the first step within two minutes.
-func TestDemoScales(t *testing.T) {
+// TestDemoOnAFasterClock runs one demo on a clock four times the default and checks, side
+// by side, what its first minutes must show: the scaling loop acts on its demand, its rerun
+// and trial, and its pipelines. One demo for the three saves two demos' start-up and past.
+func TestDemoOnAFasterClock(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the demo for up to a minute")
+		t.Skip("runs the demo for up to five minutes")
 	}
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -256,11 +256,23 @@ func TestDemoScales(t *testing.T) {
 			func(string) string { return "" }, io.Discard, io.Discard)
 	}()
 	defer func() { cancel(); <-done }()
+	base := "http://" + addr
+	t.Run("side by side", func(t *testing.T) {
+		t.Run("scales", func(t *testing.T) { t.Parallel(); demoScales(t, base) })
+		t.Run("rerun", func(t *testing.T) { t.Parallel(); demoShowsRerun(t, base) })
+		t.Run("pipelines", func(t *testing.T) { t.Parallel(); demoShowsPipelines(t, base) })
+	})
+}
+
+// demoScales checks that the scaling loop acts on the demo's demand: a pool grows (and every
+// event explains itself) within a minute of real time, which at the default speed is the
+// first step within two minutes.
+func demoScales(t *testing.T, base string) {
 	deadline := time.Now().Add(60 * time.Second)
-	client := loggedIn(t, "http://"+addr, "admin", deadline)
+	client := loggedIn(t, base, "admin", deadline)
 	for time.Now().Before(deadline) {
 		time.Sleep(time.Second)
-		resp, err := client.Get("http://" + addr + "/api/v1/pools")
+		resp, err := client.Get(base + "/api/v1/pools")
 		if err != nil {
 			continue
 		}
@@ -290,25 +302,12 @@ func TestDemoScales(t *testing.T) {
 	t.Fatal("no pool grew within a minute of demo time ×240")
 }
 
-// TestDemoShowsRerun runs the demo on a faster clock and checks that its training task that
-// writes checkpoints, whose node the demo loses after its first, is queued again and resumes
-// on another node from that checkpoint within its first minutes, and that its page lists both
-// attempts, the first lost with its node after its checkpoint, in English and in Chinese;
-// then that its trial of finetune-7b on two specs ends with a proposal, its page in both
-// languages.
-func TestDemoShowsRerun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the demo for up to five minutes")
-	}
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--demo", "--demo-speed", "240", "--addr", addr, "--log-level", "error"},
-			func(string) string { return "" }, io.Discard, io.Discard)
-	}()
-	defer func() { cancel(); <-done }()
-	base := "http://" + addr
+// demoShowsRerun checks that the demo's training task that writes checkpoints, whose node
+// the demo loses after its first, is queued again and resumes on another node from that
+// checkpoint within its first minutes, and that its page lists both attempts, the first lost
+// with its node after its checkpoint, in English and in Chinese; then that its trial of
+// finetune-7b on two specs ends with a proposal, its page in both languages.
+func demoShowsRerun(t *testing.T, base string) {
 	deadline := time.Now().Add(3 * time.Minute)
 	client := loggedIn(t, base, "member", deadline)
 	var id int64
@@ -417,23 +416,11 @@ func getJSONAs(client *http.Client, url string, out any) error {
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
-// TestDemoShowsPipelines runs the demo on a faster clock and checks that its two pipelines
-// are there from its first minute: the nightly one past its cleaning, on to its pretraining
-// on the A100 pool, and the broken one failed at its fine-tuning with its evaluation skipped;
-// the broken one's page shows the graph and the rerun, in English and in Chinese.
-func TestDemoShowsPipelines(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the demo for up to two minutes")
-	}
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--demo", "--demo-speed", "240", "--addr", addr, "--log-level", "error"},
-			func(string) string { return "" }, io.Discard, io.Discard)
-	}()
-	defer func() { cancel(); <-done }()
-	base := "http://" + addr
+// demoShowsPipelines checks that the demo's two pipelines are there from its first minute:
+// the nightly one past its cleaning, on to its pretraining on the A100 pool, and the broken
+// one failed at its fine-tuning with its evaluation skipped; the broken one's page shows the
+// graph and the rerun, in English and in Chinese.
+func demoShowsPipelines(t *testing.T, base string) {
 	deadline := time.Now().Add(2 * time.Minute)
 	client := loggedIn(t, base, "member", deadline)
 	type stage struct {
