@@ -44,6 +44,9 @@ type Config struct {
 	// scheduler's silence limit.
 	Resync time.Duration
 	Now    func() time.Time
+	// Wall is the cluster's clock, which ended pods' times are on (their retention); default
+	// time.Now.
+	Wall   func() time.Time
 	Logger *slog.Logger
 }
 
@@ -70,6 +73,9 @@ func New(store Store, cfg Config) *Controller {
 	if cfg.Resync <= 0 {
 		cfg.Resync = 30 * time.Second
 	}
+	if cfg.Wall == nil {
+		cfg.Wall = time.Now
+	}
 	if cfg.Wake == nil {
 		cfg.Wake = func() {}
 	}
@@ -93,7 +99,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 			continue
 		}
 		want[p.Name] = true
-		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector
+		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector + "\x00" + p.Config.KubePodRetention().String()
 		if r := c.pools[p.Name]; r != nil && r.key == key && !r.stopped() {
 			continue
 		}

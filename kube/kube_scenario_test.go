@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -141,6 +142,9 @@ type world struct {
 	cluster *kubetest.Cluster
 	sched   *scheduler.Loop
 	pool    string
+	// ahead is how far the controller's wall clock (the cluster's, which ended pods' times
+	// are on) runs ahead of the real one.
+	ahead atomic.Int64
 }
 
 func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db string) *world {
@@ -159,7 +163,8 @@ func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db s
 	if resp := s.Post("/api/v1/pools/"+w.pool, body); resp.Code != http.StatusOK {
 		t.Fatalf("POST /api/v1/pools/%s = %d %s", w.pool, resp.Code, resp.Body)
 	}
-	ctl := kube.New(store, kube.Config{Now: s.Clock, Logger: quiet, StopGrace: time.Second, Resync: time.Second})
+	ctl := kube.New(store, kube.Config{Now: s.Clock, Logger: quiet, StopGrace: time.Second, Resync: time.Second,
+		Wall: func() time.Time { return time.Now().Add(time.Duration(w.ahead.Load())) }})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); ctl.Stop() })
 	if err := ctl.Tick(ctx); err != nil {
