@@ -26,6 +26,7 @@ type Store interface {
 	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
 	NodesSeen(ctx context.Context, ids []int64, now time.Time) error
 	MachineGone(ctx context.Context, id int64, now time.Time) (*models.LostNode, error)
+	CordonNode(ctx context.Context, nodeID int64, on bool) (bool, error)
 	WaitAssignments(ctx context.Context, nodeID int64) (*models.AssignmentWait, error)
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error

@@ -33,8 +33,15 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 	}
 	id, ok := pc.nodeID(name)
 	if !ok {
+		// A node gone, lost or no longer selected: a kubelet that does not answer would never
+		// confirm a graceful delete, so the pods of a node not Ready go at once (it kills them
+		// should it come back: they are no longer in the cluster).
+		force := true
+		if kn, err := pc.nodes.Get(name); err == nil && ready(kn) {
+			force = false
+		}
 		for _, p := range pods {
-			if err := pc.deletePod(ctx, p.Name); err != nil {
+			if err := pc.deletePod(ctx, p.Name, force); err != nil {
 				return err
 			}
 		}
@@ -58,7 +65,7 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 		case a.Stop:
 			// Deleted (again, should the cache not show a pod made a moment ago), then the
 			// exit: the task ends as its stop said.
-			if err := pc.deletePod(ctx, pn); err != nil {
+			if err := pc.deletePod(ctx, pn, false); err != nil {
 				return err
 			}
 			if p == nil {
@@ -110,11 +117,11 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 		switch {
 		case p.DeletionTimestamp != nil:
 		case !ended(p):
-			if err := pc.deletePod(ctx, p.Name); err != nil {
+			if err := pc.deletePod(ctx, p.Name, false); err != nil {
 				return err
 			}
 		case pc.cfg.Wall().Sub(endedAt(p)) >= keep:
-			if err := pc.deletePod(ctx, p.Name); err != nil {
+			if err := pc.deletePod(ctx, p.Name, false); err != nil {
 				return err
 			}
 			if err := pc.deleteSecret(ctx, p.Name); err != nil {
@@ -151,9 +158,13 @@ func (pc *poolController) report(ctx context.Context, node int64, a models.Assig
 	return nil
 }
 
-// deletePod deletes a pod with the grace period; one already gone is fine.
-func (pc *poolController) deletePod(ctx context.Context, name string) error {
+// deletePod deletes a pod with the grace period, or at once when force; one already gone is
+// fine.
+func (pc *poolController) deletePod(ctx context.Context, name string, force bool) error {
 	grace := int64(pc.cfg.StopGrace.Seconds())
+	if force {
+		grace = 0
+	}
 	err := pc.client.CoreV1().Pods(pc.namespace).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete pod %s: %w", name, err)
