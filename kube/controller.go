@@ -13,8 +13,13 @@ package kube
 import (
 	"context"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"kashi/models"
 )
@@ -49,6 +54,12 @@ type Config struct {
 	// time.Now.
 	Wall   func() time.Time
 	Logger *slog.Logger
+	// Identity is this replica's name as a Lease holder; default the host name (a pod's
+	// name in the cluster) and a random suffix.
+	Identity string
+	// LeaseDuration is how long a pool's Lease holds without renewal (renewed within two
+	// thirds of it, tried for every seventh); default 15 s.
+	LeaseDuration time.Duration
 }
 
 // Controller keeps one running pool controller per Kubernetes pool.
@@ -74,6 +85,13 @@ func New(store Store, cfg Config) *Controller {
 	if cfg.Resync <= 0 {
 		cfg.Resync = 30 * time.Second
 	}
+	if cfg.Identity == "" {
+		host, _ := os.Hostname()
+		cfg.Identity = host + "_" + uuid.NewString()
+	}
+	if cfg.LeaseDuration <= 0 {
+		cfg.LeaseDuration = 15 * time.Second
+	}
 	if cfg.Wall == nil {
 		cfg.Wall = time.Now
 	}
@@ -84,9 +102,9 @@ func New(store Store, cfg Config) *Controller {
 }
 
 // Tick starts a controller for each Kubernetes pool that has none running (or whose cluster
-// settings changed) and stops those of pools that are no longer Kubernetes pools. The
-// controllers run until ctx ends: the control loops' context, which ends when this replica
-// stops leading.
+// settings changed) and stops those of pools that are no longer Kubernetes pools. Each runs
+// while this replica holds the pool's Lease in the cluster (see lead), until ctx ends: the
+// control loops' context, which ends when this replica stops leading them.
 func (c *Controller) Tick(ctx context.Context) error {
 	pools, err := c.store.ConfiguredPools(ctx)
 	if err != nil {
@@ -105,17 +123,19 @@ func (c *Controller) Tick(ctx context.Context) error {
 			continue
 		}
 		c.stop(p.Name)
-		pc, err := newPoolController(p, c.store, c.cfg)
+		client, ns, sel, err := connect(p)
 		if err != nil {
 			c.cfg.Logger.Warn("kubernetes pool", "pool", p.Name, "err", err)
 			continue
 		}
+		lock := &resourcelock.LeaseLock{LeaseMeta: metav1.ObjectMeta{Name: "kashi-" + dnsLabel(p.Name), Namespace: ns},
+			Client: client.CoordinationV1(), LockConfig: resourcelock.ResourceLockConfig{Identity: c.cfg.Identity}}
 		pctx, cancel := context.WithCancel(ctx)
 		r := &poolRun{key: key, cancel: cancel, done: make(chan struct{})}
 		c.pools[p.Name] = r
 		go func() {
 			defer close(r.done)
-			pc.run(pctx)
+			lead(pctx, func() *poolController { return newPoolControllerFor(p, c.store, c.cfg, client, ns, sel) }, lock, c.cfg)
 		}()
 	}
 	for name := range c.pools {

@@ -148,9 +148,16 @@ type world struct {
 }
 
 func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db string) *world {
+	w := setUpWorld(t, cluster, store, db)
+	w.start(store, kube.Config{})
+	w.untilRegistered()
+	return w
+}
+
+// setUpWorld makes the pool's nodes and saves the pool; no controller runs yet.
+func setUpWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db string) *world {
 	s := webtest.NewServerOn(t, store, webtest.TestCfg())
 	s.Projects("vision")
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w := &world{t: t, s: s, cluster: cluster, pool: "k8s-" + db,
 		sched: scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
 			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
@@ -163,17 +170,34 @@ func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db s
 	if resp := s.Post("/api/v1/pools/"+w.pool, body); resp.Code != http.StatusOK {
 		t.Fatalf("POST /api/v1/pools/%s = %d %s", w.pool, resp.Code, resp.Body)
 	}
-	ctl := kube.New(store, kube.Config{Now: s.Clock, Logger: quiet, StopGrace: time.Second, Resync: time.Second,
-		Wall: func() time.Time { return time.Now().Add(time.Duration(w.ahead.Load())) }})
+	return w
+}
+
+// quiet is the controllers' logger in tests.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// start starts a controller of the world's pools over store, with cfg's identity and lease;
+// it returns its stop, which the test's end calls too.
+func (w *world) start(store kube.Store, cfg kube.Config) func() {
+	cfg.Now, cfg.Logger, cfg.StopGrace, cfg.Resync = w.s.Clock, quiet, time.Second, time.Second
+	cfg.Wall = func() time.Time { return time.Now().Add(time.Duration(w.ahead.Load())) }
+	ctl := kube.New(store, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); ctl.Stop() })
+	stop := func() { cancel(); ctl.Stop() }
+	w.t.Cleanup(stop)
 	if err := ctl.Tick(ctx); err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
+	return stop
+}
+
+// untilRegistered waits until the pool's 8 nodes of 8 cards are registered.
+func (w *world) untilRegistered() {
+	w.t.Helper()
 	w.until("8 nodes of 8 cards registered", func() map[int64]*corev1.Pod {
-		nodes, err := store.Nodes(context.Background())
+		nodes, err := w.s.Store.Nodes(context.Background())
 		if err != nil {
-			t.Fatal(err)
+			w.t.Fatal(err)
 		}
 		n := 0
 		for _, node := range nodes {
@@ -186,7 +210,6 @@ func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db s
 		}
 		return map[int64]*corev1.Pod{}
 	})
-	return w
 }
 
 // submit posts a task of the pool's spec through the API and returns its id.
