@@ -75,7 +75,7 @@ func (s *countingStore) RegisterNode(ctx context.Context, req models.NodeRegistr
 
 // leaseHolder is the holder of the pool's Lease; "" when there is none.
 func (w *world) leaseHolder() string {
-	l, err := w.cluster.Client.CoordinationV1().Leases("default").Get(context.Background(), "kashi-"+w.pool, metav1.GetOptions{})
+	l, err := w.cluster.Client.CoordinationV1().Leases(w.ns).Get(context.Background(), "kashi-"+w.pool, metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil {
 		return ""
 	}

@@ -78,7 +78,7 @@ func TestKubernetesNodeStates(t *testing.T) {
 		w.tick()
 		w.untilState(ids[2:], models.TaskQueued)
 		w.until("the lost node's pod deleted", func() map[int64]*corev1.Pod {
-			_, err := cluster.Client.CoreV1().Pods("default").Get(context.Background(), pods[ids[2]].Name, metav1.GetOptions{})
+			_, err := cluster.Client.CoreV1().Pods(w.ns).Get(context.Background(), pods[ids[2]].Name, metav1.GetOptions{})
 			if !apierrors.IsNotFound(err) {
 				return nil
 			}

@@ -36,7 +36,7 @@ func TestKubernetesPodLifecycle(t *testing.T) {
 		w.untilState([]int64{deleted, done}, models.TaskRunning)
 		ctx := context.Background()
 
-		if err := cluster.Client.CoreV1().Pods("default").Delete(ctx, pods[deleted].Name, metav1.DeleteOptions{}); err != nil {
+		if err := cluster.Client.CoreV1().Pods(w.ns).Delete(ctx, pods[deleted].Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		w.untilState([]int64{deleted}, models.TaskFailed)
@@ -49,19 +49,19 @@ func TestKubernetesPodLifecycle(t *testing.T) {
 			t.Errorf("the pod of a task whose pod was deleted outside Kashi was made again: %s", p.Name)
 		}
 
-		cluster.FinishPod(t, "default", pods[done].Name, 0)
+		cluster.FinishPod(t, w.ns, pods[done].Name, 0)
 		w.untilState([]int64{done}, models.TaskSucceeded)
 		time.Sleep(2 * time.Second)
-		if _, err := cluster.Client.CoreV1().Pods("default").Get(ctx, pods[done].Name, metav1.GetOptions{}); err != nil {
+		if _, err := cluster.Client.CoreV1().Pods(w.ns).Get(ctx, pods[done].Name, metav1.GetOptions{}); err != nil {
 			t.Errorf("an ended pod within its retention: %v, want it kept", err)
 		}
-		if _, err := cluster.Client.CoreV1().Secrets("default").Get(ctx, pods[done].Name, metav1.GetOptions{}); err != nil {
+		if _, err := cluster.Client.CoreV1().Secrets(w.ns).Get(ctx, pods[done].Name, metav1.GetOptions{}); err != nil {
 			t.Errorf("an ended pod's Secret within its retention: %v, want it kept", err)
 		}
 		w.ahead.Store(int64(61 * time.Minute))
 		w.until("the ended pod and its Secret deleted after an hour", func() map[int64]*corev1.Pod {
-			_, perr := cluster.Client.CoreV1().Pods("default").Get(ctx, pods[done].Name, metav1.GetOptions{})
-			_, serr := cluster.Client.CoreV1().Secrets("default").Get(ctx, pods[done].Name, metav1.GetOptions{})
+			_, perr := cluster.Client.CoreV1().Pods(w.ns).Get(ctx, pods[done].Name, metav1.GetOptions{})
+			_, serr := cluster.Client.CoreV1().Secrets(w.ns).Get(ctx, pods[done].Name, metav1.GetOptions{})
 			if !apierrors.IsNotFound(perr) || !apierrors.IsNotFound(serr) {
 				return nil
 			}
