@@ -13,8 +13,13 @@ package kube
 import (
 	"context"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"kashi/models"
 )
@@ -26,6 +31,7 @@ type Store interface {
 	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
 	NodesSeen(ctx context.Context, ids []int64, now time.Time) error
 	MachineGone(ctx context.Context, id int64, now time.Time) (*models.LostNode, error)
+	CordonNode(ctx context.Context, nodeID int64, on bool) (bool, error)
 	WaitAssignments(ctx context.Context, nodeID int64) (*models.AssignmentWait, error)
 	Assignments(ctx context.Context, nodeID int64) ([]models.Assignment, error)
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
@@ -44,7 +50,16 @@ type Config struct {
 	// scheduler's silence limit.
 	Resync time.Duration
 	Now    func() time.Time
+	// Wall is the cluster's clock, which ended pods' times are on (their retention); default
+	// time.Now.
+	Wall   func() time.Time
 	Logger *slog.Logger
+	// Identity is this replica's name as a Lease holder; default the host name (a pod's
+	// name in the cluster) and a random suffix.
+	Identity string
+	// LeaseDuration is how long a pool's Lease holds without renewal (renewed within two
+	// thirds of it, tried for every seventh); default 15 s.
+	LeaseDuration time.Duration
 }
 
 // Controller keeps one running pool controller per Kubernetes pool.
@@ -70,6 +85,16 @@ func New(store Store, cfg Config) *Controller {
 	if cfg.Resync <= 0 {
 		cfg.Resync = 30 * time.Second
 	}
+	if cfg.Identity == "" {
+		host, _ := os.Hostname()
+		cfg.Identity = host + "_" + uuid.NewString()
+	}
+	if cfg.LeaseDuration <= 0 {
+		cfg.LeaseDuration = 15 * time.Second
+	}
+	if cfg.Wall == nil {
+		cfg.Wall = time.Now
+	}
 	if cfg.Wake == nil {
 		cfg.Wake = func() {}
 	}
@@ -77,9 +102,9 @@ func New(store Store, cfg Config) *Controller {
 }
 
 // Tick starts a controller for each Kubernetes pool that has none running (or whose cluster
-// settings changed) and stops those of pools that are no longer Kubernetes pools. The
-// controllers run until ctx ends: the control loops' context, which ends when this replica
-// stops leading.
+// settings changed) and stops those of pools that are no longer Kubernetes pools. Each runs
+// while this replica holds the pool's Lease in the cluster (see lead), until ctx ends: the
+// control loops' context, which ends when this replica stops leading them.
 func (c *Controller) Tick(ctx context.Context) error {
 	pools, err := c.store.ConfiguredPools(ctx)
 	if err != nil {
@@ -93,22 +118,24 @@ func (c *Controller) Tick(ctx context.Context) error {
 			continue
 		}
 		want[p.Name] = true
-		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector
+		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector + "\x00" + p.Config.KubePodRetention().String()
 		if r := c.pools[p.Name]; r != nil && r.key == key && !r.stopped() {
 			continue
 		}
 		c.stop(p.Name)
-		pc, err := newPoolController(p, c.store, c.cfg)
+		client, ns, sel, err := connect(p)
 		if err != nil {
 			c.cfg.Logger.Warn("kubernetes pool", "pool", p.Name, "err", err)
 			continue
 		}
+		lock := &resourcelock.LeaseLock{LeaseMeta: metav1.ObjectMeta{Name: "kashi-" + dnsLabel(p.Name), Namespace: ns},
+			Client: client.CoordinationV1(), LockConfig: resourcelock.ResourceLockConfig{Identity: c.cfg.Identity}}
 		pctx, cancel := context.WithCancel(ctx)
 		r := &poolRun{key: key, cancel: cancel, done: make(chan struct{})}
 		c.pools[p.Name] = r
 		go func() {
 			defer close(r.done)
-			pc.run(pctx)
+			lead(pctx, func() *poolController { return newPoolControllerFor(p, c.store, c.cfg, client, ns, sel) }, lock, c.cfg)
 		}()
 	}
 	for name := range c.pools {

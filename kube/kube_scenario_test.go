@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,7 +74,7 @@ func TestKubernetesPool(t *testing.T) {
 				t.Errorf("task %d's pod's managed fields = %+v, want applied by kashi", id, p.ManagedFields)
 			}
 		}
-		sec, err := cluster.Client.CoreV1().Secrets("default").Get(context.Background(), pods[ids[0]].Name, metav1.GetOptions{})
+		sec, err := cluster.Client.CoreV1().Secrets(w.ns).Get(context.Background(), pods[ids[0]].Name, metav1.GetOptions{})
 		if err != nil || string(sec.Data["SEED"]) != "7" || len(sec.OwnerReferences) != 1 || sec.OwnerReferences[0].UID != pods[ids[0]].UID {
 			t.Errorf("the env Secret of task %d = %+v, %v; want SEED=7, owned by its pod", ids[0], sec, err)
 		}
@@ -82,7 +83,7 @@ func TestKubernetesPool(t *testing.T) {
 		start := w.s.Clock()
 		w.s.SetNow(start.Add(time.Hour))
 		for i, id := range ids[:7] {
-			cluster.FinishPod(t, "default", pods[id].Name, min(i/6*3, 3)) // the seventh exits 3
+			cluster.FinishPod(t, w.ns, pods[id].Name, min(i/6*3, 3)) // the seventh exits 3
 		}
 		w.untilState(ids[:6], models.TaskSucceeded)
 		w.untilState(ids[6:7], models.TaskFailed)
@@ -141,13 +142,31 @@ type world struct {
 	cluster *kubetest.Cluster
 	sched   *scheduler.Loop
 	pool    string
+	// ns is the namespace of the pool's pods.
+	ns string
+	// ahead is how far the controller's wall clock (the cluster's, which ended pods' times
+	// are on) runs ahead of the real one.
+	ahead atomic.Int64
 }
 
 func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db string) *world {
+	w := setUpWorld(t, cluster, store, db)
+	w.start(store, kube.Config{})
+	w.untilRegistered()
+	return w
+}
+
+// setUpWorld makes the pool's nodes and saves the pool; no controller runs yet.
+func setUpWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db string) *world {
+	return setUpWorldAs(t, cluster, store, db, cluster.Kubeconfig, "default")
+}
+
+// setUpWorldAs is setUpWorld with the pool reaching the cluster through kubeconfig, whose
+// namespace is ns.
+func setUpWorldAs(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db, kubeconfig, ns string) *world {
 	s := webtest.NewServerOn(t, store, webtest.TestCfg())
 	s.Projects("vision")
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	w := &world{t: t, s: s, cluster: cluster, pool: "k8s-" + db,
+	w := &world{t: t, s: s, cluster: cluster, pool: "k8s-" + db, ns: ns,
 		sched: scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
 			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
 	for i := range 8 {
@@ -155,20 +174,38 @@ func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db s
 			"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.memory": "81920"})
 	}
 	body := fmt.Sprintf(`{"provider":"static","spec":"A100-80G","gpus_per_node":8,"backend":"kubernetes","kube_node_selector":"kashi.test/pool=%s","kubeconfig":%q,"require_image":true}`,
-		db, cluster.Kubeconfig)
+		db, kubeconfig)
 	if resp := s.Post("/api/v1/pools/"+w.pool, body); resp.Code != http.StatusOK {
 		t.Fatalf("POST /api/v1/pools/%s = %d %s", w.pool, resp.Code, resp.Body)
 	}
-	ctl := kube.New(store, kube.Config{Now: s.Clock, Logger: quiet, StopGrace: time.Second, Resync: time.Second})
+	return w
+}
+
+// quiet is the controllers' logger in tests.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// start starts a controller of the world's pools over store, with cfg's identity and lease;
+// it returns its stop, which the test's end calls too.
+func (w *world) start(store kube.Store, cfg kube.Config) func() {
+	cfg.Now, cfg.Logger, cfg.StopGrace, cfg.Resync = w.s.Clock, quiet, time.Second, time.Second
+	cfg.Wall = func() time.Time { return time.Now().Add(time.Duration(w.ahead.Load())) }
+	ctl := kube.New(store, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); ctl.Stop() })
+	stop := func() { cancel(); ctl.Stop() }
+	w.t.Cleanup(stop)
 	if err := ctl.Tick(ctx); err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
+	return stop
+}
+
+// untilRegistered waits until the pool's 8 nodes of 8 cards are registered.
+func (w *world) untilRegistered() {
+	w.t.Helper()
 	w.until("8 nodes of 8 cards registered", func() map[int64]*corev1.Pod {
-		nodes, err := store.Nodes(context.Background())
+		nodes, err := w.s.Store.Nodes(context.Background())
 		if err != nil {
-			t.Fatal(err)
+			w.t.Fatal(err)
 		}
 		n := 0
 		for _, node := range nodes {
@@ -181,7 +218,6 @@ func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db s
 		}
 		return map[int64]*corev1.Pod{}
 	})
-	return w
 }
 
 // submit posts a task of the pool's spec through the API and returns its id.
@@ -223,7 +259,7 @@ func (w *world) untilState(ids []int64, state string) {
 
 // pods are the pool's task pods (not being deleted) by task id, the latest attempt's.
 func (w *world) pods() map[int64]*corev1.Pod {
-	list, err := w.cluster.Client.CoreV1().Pods("default").List(context.Background(),
+	list, err := w.cluster.Client.CoreV1().Pods(w.ns).List(context.Background(),
 		metav1.ListOptions{LabelSelector: "kashi.io/pool=" + w.pool})
 	if err != nil {
 		w.t.Fatal(err)

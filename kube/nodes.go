@@ -26,7 +26,8 @@ const (
 
 // syncNodes makes the pool's nodes those the cluster lists: a selected node with GPUs
 // registers (again, when new to the pool, lost, or its cards changed), the Ready ones are
-// seen now, and a node of the pool the cluster no longer lists is a machine gone, its tasks
+// seen now, a cordoned one (spec.unschedulable) is drained in Kashi and an uncordoned one
+// takes tasks again, and a node of the pool the cluster no longer lists is a machine gone, its tasks
 // ending or queued again as for a lost agent. Each node is then synced.
 func (pc *poolController) syncNodes(ctx context.Context) error {
 	cluster, err := pc.nodes.List(pc.selector)
@@ -70,11 +71,19 @@ func (pc *poolController) syncNodes(ctx context.Context) error {
 				continue
 			}
 			ids[kn.Name], changed = node.ID, true
-			continue
+			n.State = node.State
+		} else {
+			ids[kn.Name] = n.ID
+			if ready(kn) {
+				seen = append(seen, n.ID)
+			}
 		}
-		ids[kn.Name] = n.ID
-		if ready(kn) {
-			seen = append(seen, n.ID)
+		if kn.Spec.Unschedulable != (n.State == models.NodeDraining) {
+			moved, err := pc.store.CordonNode(ctx, ids[kn.Name], kn.Spec.Unschedulable)
+			if err != nil {
+				return err
+			}
+			changed = changed || moved
 		}
 	}
 	if err := pc.store.NodesSeen(ctx, seen, now); err != nil {
@@ -159,7 +168,8 @@ func (pc *poolController) watch(ctx context.Context, name string, id int64) {
 }
 
 // ready reports whether the node's Ready condition is True. A cordoned node is ready: its
-// pods run on (an admin drains it in Kashi to stop placements there).
+// pods run on, while Kashi places nothing new there (syncNodes drains it in Kashi, by hand,
+// for as long as it is cordoned).
 func ready(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {

@@ -27,11 +27,7 @@ const containerName = "task"
 // and project. Its environment (the task's own, secret values included, and the KASHI_
 // variables an agent sets) is in a Secret of the same name that the pod owns, so that the
 // values are not in the pod's spec and go with the pod.
-func (pc *poolController) applyPod(ctx context.Context, node string, a models.Assignment) error {
-	task, err := pc.store.TaskByID(ctx, a.TaskID)
-	if err != nil {
-		return err
-	}
+func (pc *poolController) applyPod(ctx context.Context, node string, a models.Assignment, task models.TaskRow) error {
 	name := pc.podName(a.TaskID, a.Attempt)
 	lbl := map[string]string{labelManagedBy: fieldManager, labelPool: pc.pool.Name,
 		labelTask: strconv.FormatInt(a.TaskID, 10), labelAttempt: strconv.Itoa(max(a.Attempt, 1))}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,8 +33,15 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 	}
 	id, ok := pc.nodeID(name)
 	if !ok {
+		// A node gone, lost or no longer selected: a kubelet that does not answer would never
+		// confirm a graceful delete, so the pods of a node not Ready go at once (it kills them
+		// should it come back: they are no longer in the cluster).
+		force := true
+		if kn, err := pc.nodes.Get(name); err == nil && ready(kn) {
+			force = false
+		}
 		for _, p := range pods {
-			if err := pc.deletePod(ctx, p.Name); err != nil {
+			if err := pc.deletePod(ctx, p.Name, force); err != nil {
 				return err
 			}
 		}
@@ -57,7 +65,7 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 		case a.Stop:
 			// Deleted (again, should the cache not show a pod made a moment ago), then the
 			// exit: the task ends as its stop said.
-			if err := pc.deletePod(ctx, pn); err != nil {
+			if err := pc.deletePod(ctx, pn, false); err != nil {
 				return err
 			}
 			if p == nil {
@@ -67,6 +75,16 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 				}
 			}
 		case p == nil:
+			task, err := pc.store.TaskByID(ctx, a.TaskID)
+			if err != nil {
+				return err
+			}
+			if r, gone := podGone(task, a, now); gone {
+				if err := pc.report(ctx, id, a, r); err != nil {
+					return err
+				}
+				continue
+			}
 			if why := unrunnable(a); why != "" {
 				if err := pc.report(ctx, id, a, models.TaskReport{State: models.ReportFailedToStart, TS: now, Attempt: a.Attempt,
 					Message: why}); err != nil {
@@ -74,7 +92,7 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 				}
 				continue
 			}
-			if err := pc.applyPod(ctx, name, a); err != nil {
+			if err := pc.applyPod(ctx, name, a, task); err != nil {
 				return err
 			}
 		case p.Status.Phase == corev1.PodRunning:
@@ -92,15 +110,38 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 		return err
 	}
 	// The pods left run no task placed on the node now: its task ended (an ended pod stays,
-	// with its log, for the cluster to collect) or was placed elsewhere.
+	// with its log, for the pool's retention, then goes with its Secret) or was placed
+	// elsewhere.
+	keep := pc.pool.Config.KubePodRetention()
 	for _, p := range pods {
-		if !ended(p) && p.DeletionTimestamp == nil {
-			if err := pc.deletePod(ctx, p.Name); err != nil {
+		switch {
+		case p.DeletionTimestamp != nil:
+		case !ended(p):
+			if err := pc.deletePod(ctx, p.Name, false); err != nil {
+				return err
+			}
+		case pc.cfg.Wall().Sub(endedAt(p)) >= keep:
+			if err := pc.deletePod(ctx, p.Name, false); err != nil {
+				return err
+			}
+			if err := pc.deleteSecret(ctx, p.Name); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// podGone is the report of a task whose pod is not there though the task runs: the pod ran
+// (a pod that never ran is made again), so someone other than Kashi deleted it — kubectl
+// delete, an eviction, a drain of the cluster's — and the task ends failed with that reason,
+// as a process killed on an agent's node does (rerun when it asks to be rerun on failure).
+func podGone(task models.TaskRow, a models.Assignment, now time.Time) (models.TaskReport, bool) {
+	if task.State != models.TaskRunning || task.Attempt != a.Attempt {
+		return models.TaskReport{}, false
+	}
+	return models.TaskReport{State: models.ReportExited, ExitCode: -1, TS: now, Attempt: a.Attempt,
+		Cause: models.CausePodDeleted, Message: "pod deleted outside Kashi"}, true
 }
 
 // report records a report of a's pod on the node and wakes the scheduler when its cards are
@@ -117,12 +158,26 @@ func (pc *poolController) report(ctx context.Context, node int64, a models.Assig
 	return nil
 }
 
-// deletePod deletes a pod with the grace period; one already gone is fine.
-func (pc *poolController) deletePod(ctx context.Context, name string) error {
+// deletePod deletes a pod with the grace period, or at once when force; one already gone is
+// fine.
+func (pc *poolController) deletePod(ctx context.Context, name string, force bool) error {
 	grace := int64(pc.cfg.StopGrace.Seconds())
+	if force {
+		grace = 0
+	}
 	err := pc.client.CoreV1().Pods(pc.namespace).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete pod %s: %w", name, err)
+	}
+	return nil
+}
+
+// deleteSecret deletes a pod's env Secret, which the cluster's garbage collector would
+// delete after its pod (its owner) too; one already gone is fine.
+func (pc *poolController) deleteSecret(ctx context.Context, name string) error {
+	err := pc.client.CoreV1().Secrets(pc.namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete secret %s: %w", name, err)
 	}
 	return nil
 }
@@ -153,6 +208,23 @@ func dnsLabel(name string) string {
 // ended reports whether the pod's container has ended for good.
 func ended(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// endedAt is when an ended pod's container ended, on the cluster's clock: its terminated
+// state's finish, else its latest condition's change, else its making.
+func endedAt(p *corev1.Pod) time.Time {
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && cs.Name == containerName && !t.FinishedAt.IsZero() {
+			return t.FinishedAt.Time
+		}
+	}
+	at := p.CreationTimestamp.Time
+	for _, c := range p.Status.Conditions {
+		if c.LastTransitionTime.After(at) {
+			at = c.LastTransitionTime.Time
+		}
+	}
+	return at
 }
 
 // exitReport is an ended pod's exit: its container's exit code, at its end.

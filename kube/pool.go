@@ -60,31 +60,32 @@ type poolController struct {
 	waits map[string]context.CancelFunc
 }
 
-// newPoolController connects to the pool's cluster through its kubeconfig file (from inside
-// the cluster when none is set) and sets up its informers.
-func newPoolController(p models.ConfiguredPool, store Store, cfg Config) (*poolController, error) {
+// connect reaches the pool's cluster through its kubeconfig file (from inside the cluster
+// when none is set): its client, the pod namespace, and the pool's node selector.
+func connect(p models.ConfiguredPool) (kubernetes.Interface, string, labels.Selector, error) {
 	sel, err := labels.Parse(p.Config.KubeNodeSelector)
 	if err != nil {
-		return nil, fmt.Errorf("kube_node_selector: %w", err)
+		return nil, "", nil, fmt.Errorf("kube_node_selector: %w", err)
 	}
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 		&clientcmd.ClientConfigLoadingRules{ExplicitPath: p.Config.Kubeconfig}, &clientcmd.ConfigOverrides{})
 	rc, err := cc.ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, "", nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	ns, _, err := cc.Namespace()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, "", nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	rc.QPS, rc.Burst = max(rc.QPS, 50), max(rc.Burst, 100)
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
-	return newPoolControllerFor(p, store, cfg, client, ns, sel), nil
+	return client, ns, sel, nil
 }
 
+// newPoolControllerFor sets up a controller of the pool's cluster and its informers.
 func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, client kubernetes.Interface, ns string,
 	sel labels.Selector) *poolController {
 	pc := &poolController{pool: p, store: store, cfg: cfg, client: client, namespace: ns, selector: sel, podPrefix: dnsLabel(p.Name),

@@ -143,6 +143,9 @@ const (
 	CauseNoAccount   = "no-account"
 	CauseRootRefused = "root-refused"
 	CauseMemoryLimit = "memory-limit"
+	// CausePodDeleted: the pod of a task on a Kubernetes pool was deleted outside Kashi
+	// while the task ran (reported by package kube, not by agents).
+	CausePodDeleted = "pod-deleted"
 )
 
 // Limits on what a node may send.

@@ -129,6 +129,10 @@ type PoolConfig struct {
 	InterNodePortGbps int    `json:"inter_node_port_gbps"`
 	LocalStorageMBps  int    `json:"local_storage_mbps"`
 	SharedStorageMBps int    `json:"shared_storage_mbps"`
+
+	// KubePodRetentionS is how long a Kubernetes pool's ended task pods (and their env
+	// Secrets) are kept, for their logs, before Kashi deletes them; 0 means an hour.
+	KubePodRetentionS int64 `json:"kube_pod_retention_s"`
 }
 
 // DefaultUnusedBookingPct is the share of the card-hour rate that booked card-hours a

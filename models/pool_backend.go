@@ -1,6 +1,8 @@
 package models
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -16,12 +18,18 @@ const (
 // Kubernetes reports whether the pool's tasks run on a Kubernetes cluster.
 func (c PoolConfig) Kubernetes() bool { return c.Backend == BackendKubernetes }
 
+// KubePodRetention is how long a Kubernetes pool's ended task pods are kept: its
+// KubePodRetentionS, or its default.
+func (c PoolConfig) KubePodRetention() time.Duration {
+	return time.Duration(c.WithDefaults().KubePodRetentionS) * time.Second
+}
+
 // checkBackend adds the rules of a Kubernetes pool: it selects its nodes by a label selector
 // that parses (an empty one would take every node of the cluster), and its machines come
 // from the cluster, not from a provider Kashi scales; the selector and kubeconfig belong to
-// Kubernetes pools only.
+// Kubernetes pools only, as is the retention of their ended pods.
 func checkBackend(ps *Problems, c PoolConfig, bad func(...string) bool) {
-	if bad("backend", "kube_node_selector", "kubeconfig") {
+	if bad("backend", "kube_node_selector", "kubeconfig", "kube_pod_retention_s") {
 		return
 	}
 	if !c.Kubernetes() {
@@ -30,6 +38,9 @@ func checkBackend(ps *Problems, c PoolConfig, bad func(...string) bool) {
 		}
 		if c.Kubeconfig != "" {
 			ps.Add(fieldErr("kubeconfig", "is for pools of the kubernetes backend only"))
+		}
+		if c.KubePodRetentionS != 0 {
+			ps.Add(fieldErr("kube_pod_retention_s", "is for pools of the kubernetes backend only"))
 		}
 		return
 	}

@@ -19,8 +19,9 @@ func kubeConfig() models.PoolConfig {
 }
 
 // TestPoolBackendValidate: a Kubernetes pool needs a label selector that parses and selects
-// something and is not scaled by Kashi; the selector and kubeconfig are refused on an agent
-// pool; an unknown backend is refused; on both databases.
+// something and is not scaled by Kashi; the selector, kubeconfig and pod retention are
+// refused on an agent pool; the retention is 0 to 30 days; an unknown backend is refused; on
+// both databases.
 func TestPoolBackendValidate(t *testing.T) {
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
 		tests := map[string]struct {
@@ -41,6 +42,10 @@ func TestPoolBackendValidate(t *testing.T) {
 			"unknown backend":     {func() models.PoolConfig { c := kubeConfig(); c.Backend = "slurm"; return c }, []string{"backend"}},
 			"selector on agent":   {func() models.PoolConfig { c := a100Config(); c.KubeNodeSelector = "pool=a100"; return c }, []string{"kube_node_selector"}},
 			"kubeconfig on agent": {func() models.PoolConfig { c := a100Config(); c.Kubeconfig = "/x"; return c }, []string{"kubeconfig"}},
+			"retention on agent":  {func() models.PoolConfig { c := a100Config(); c.KubePodRetentionS = 60; return c }, []string{"kube_pod_retention_s"}},
+			"a day's retention":   {func() models.PoolConfig { c := kubeConfig(); c.KubePodRetentionS = 86400; return c }, nil},
+			"retention too long":  {func() models.PoolConfig { c := kubeConfig(); c.KubePodRetentionS = 31 * 86400; return c }, []string{"kube_pod_retention_s"}},
+			"negative retention":  {func() models.PoolConfig { c := kubeConfig(); c.KubePodRetentionS = -1; return c }, []string{"kube_pod_retention_s"}},
 		}
 		for name, tc := range tests {
 			t.Run(name, func(t *testing.T) {

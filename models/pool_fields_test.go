@@ -93,7 +93,7 @@ func TestPoolFieldValue(t *testing.T) {
 		}
 	}
 	want := models.PoolConfig{Provider: "x-provider", Backend: models.BackendKubernetes, KubeNodeSelector: "x-kube_node_selector",
-		Kubeconfig: "x-kubeconfig", Spec: "x-spec", GPUsPerNode: 7, Flavor: "x-flavor", Image: "x-image",
+		Kubeconfig: "x-kubeconfig", KubePodRetentionS: 7, Spec: "x-spec", GPUsPerNode: 7, Flavor: "x-flavor", Image: "x-image",
 		Region: "x-region", Zone: "x-zone", VPC: "x-vpc", Subnet: "x-subnet", SecurityGroup: "x-security_group",
 		DiskType: "x-disk_type", DiskGB: 7, HourlyPriceFen: 7, Enabled: true, MinNodes: 7, MaxNodes: 7, Step: 7, ReservedMin: 7, ShortLaneNodes: 7, AnySpec: true, BootTimeoutS: 7, ScaleUpDelayS: 7,
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,
@@ -123,21 +123,21 @@ func TestPoolConfigWithDefaults(t *testing.T) {
 			want: models.PoolConfig{MaxNodes: 4, Step: 1, MaxInFlight: 4, ScaleUpDelayS: 120, MemoryHighPct: 80,
 				MemoryHighWindowS: 300, CooldownUpS: 600, BootTimeoutS: 900, MemoryLowPct: 20, MemoryLowWindowS: 600,
 				UnneededS: 600, CooldownDownS: 600, DrainBufferS: 1800, AtMaxAlertS: 1800, BootFailureLimit: 3, BootBackoffMaxS: 14400, ReclaimIdleS: 1800, ReclaimGraceS: 1800, ReclaimKeepForS: 7200,
-				ReclaimKeepsPerDay: 2, ReclaimSetupGraceS: 900},
+				ReclaimKeepsPerDay: 2, ReclaimSetupGraceS: 900, KubePodRetentionS: 3600},
 		},
 		"set values stay; in flight follows a large step": {
 			in: models.PoolConfig{Step: 6, ScaleUpDelayS: 30, MemoryHighPct: 90, UnneededS: -1},
 			want: models.PoolConfig{Step: 6, MaxInFlight: 6, ScaleUpDelayS: 30, MemoryHighPct: 90, MemoryHighWindowS: 300,
 				CooldownUpS: 600, BootTimeoutS: 900, MemoryLowPct: 20, MemoryLowWindowS: 600, UnneededS: 600,
 				CooldownDownS: 600, DrainBufferS: 1800, AtMaxAlertS: 1800, BootFailureLimit: 3, BootBackoffMaxS: 14400, ReclaimIdleS: 1800, ReclaimGraceS: 1800, ReclaimKeepForS: 7200,
-				ReclaimKeepsPerDay: 2, ReclaimSetupGraceS: 900},
+				ReclaimKeepsPerDay: 2, ReclaimSetupGraceS: 900, KubePodRetentionS: 3600},
 		},
 		"a set in-flight cap stays under the step": {
 			in: models.PoolConfig{Step: 6, MaxInFlight: 2},
 			want: models.PoolConfig{Step: 6, MaxInFlight: 2, ScaleUpDelayS: 120, MemoryHighPct: 80, MemoryHighWindowS: 300,
 				CooldownUpS: 600, BootTimeoutS: 900, MemoryLowPct: 20, MemoryLowWindowS: 600, UnneededS: 600,
 				CooldownDownS: 600, DrainBufferS: 1800, AtMaxAlertS: 1800, BootFailureLimit: 3, BootBackoffMaxS: 14400, ReclaimIdleS: 1800, ReclaimGraceS: 1800, ReclaimKeepForS: 7200,
-				ReclaimKeepsPerDay: 2, ReclaimSetupGraceS: 900},
+				ReclaimKeepsPerDay: 2, ReclaimSetupGraceS: 900, KubePodRetentionS: 3600},
 		},
 	}
 	for name, tc := range tests {

@@ -9,8 +9,8 @@ const maxMemoryLimitMiB = 1 << 30
 // and a memory limit out of range.
 func checkCause(r TaskReport) error {
 	switch {
-	case r.Cause != "" && r.Cause != CauseNoAccount && r.Cause != CauseRootRefused && r.Cause != CauseMemoryLimit:
-		return fieldErr("cause", "must be %q, %q or %q", CauseNoAccount, CauseRootRefused, CauseMemoryLimit)
+	case r.Cause != "" && r.Cause != CauseNoAccount && r.Cause != CauseRootRefused && r.Cause != CauseMemoryLimit && r.Cause != CausePodDeleted:
+		return fieldErr("cause", "must be %q, %q, %q or %q", CauseNoAccount, CauseRootRefused, CauseMemoryLimit, CausePodDeleted)
 	case r.Account != "" && !ValidUnixAccount(r.Account):
 		return fieldErr("account", "must be a Unix user name: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or '_'")
 	case r.Cause == CauseMemoryLimit:
@@ -30,6 +30,8 @@ func causeReason(r TaskReport) string {
 		return fmt.Sprintf(reasonNoAccount, r.Account)
 	case CauseRootRefused:
 		return reasonRootRefused
+	case CausePodDeleted:
+		return reasonPodDeleted
 	}
 	return fmt.Sprintf(reasonMemoryLimit, r.MemoryLimitMiB)
 }
@@ -46,4 +48,7 @@ const (
 	// reasonMemoryLimit: the kernel stopped it for using more host memory than its limit
 	// (%d MiB).
 	reasonMemoryLimit = "stopped: used more host memory than its limit of %d MiB"
+	// reasonPodDeleted: its pod on a Kubernetes pool was deleted by someone other than Kashi
+	// (kubectl delete, an eviction, a drain of the cluster's) while it ran.
+	reasonPodDeleted = "stopped: its pod was deleted outside Kashi"
 )

@@ -335,7 +335,7 @@ func exitState(t Task, r TaskReport) (string, string) {
 		return TaskFailed, "failed to start: " + truncate(r.Message, 400)
 	case t.StopState != "":
 		return t.StopState, t.StopReason
-	case r.Cause == CauseMemoryLimit && r.ExitCode != 0:
+	case (r.Cause == CauseMemoryLimit && r.ExitCode != 0) || r.Cause == CausePodDeleted:
 		return TaskFailed, causeReason(r)
 	case r.ExitCode == 0:
 		return TaskSucceeded, "exited 0"

@@ -736,6 +736,8 @@ var catalogEN = map[string]string{
 	"poolfield.kube_node_selector.help":    "The label selector of the cluster's nodes that make up the pool, e.g. nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB; their nvidia.com/gpu are the pool's cards.",
 	"poolfield.kubeconfig":                 "Kubeconfig file",
 	"poolfield.kubeconfig.help":            "The path on the server of the kubeconfig that reaches the cluster; empty: Kashi runs in the cluster and uses its service account.",
+	"poolfield.kube_pod_retention_s":       "Keep ended pods",
+	"poolfield.kube_pod_retention_s.help":  "How long the pods of ended tasks stay in the cluster, for their logs, before Kashi deletes them and their env Secrets, up to 30 days; 0 means %s.",
 	"poolfield.gpus_per_node":              "GPUs per node",
 	"poolfield.gpus_per_node.help":         "GPUs in each machine of the pool, 1 to 64.",
 	"poolfield.flavor":                     "Flavor (machine type)",
@@ -1842,6 +1844,7 @@ var catalogEN = map[string]string{
 	"say.no_account":                         "failed to start: its node has no Unix account %s",
 	"say.root_refused":                       "failed to start: it would run as root, which its pool does not allow",
 	"say.memory_limit":                       "stopped: used more host memory than its limit of %s MiB",
+	"say.pod_deleted":                        "stopped: its pod was deleted outside Kashi (kubectl delete, an eviction or a drain of the cluster's)",
 	// Pipelines by stage (#33).
 	"pipe.list_title":       "Pipelines",
 	"pipe.list_help":        "A pipeline runs its stages in order, each on the spec it asks for: a stage is submitted to the queue only once the stages before it are done, so it holds no cards while it waits. Submit one with kashi submit --pipeline file.yaml or POST /api/v1/pipelines.",

@@ -47,6 +47,7 @@ var validZH = map[string]string{
 	"line %d: card-hours must be a whole number":                                                             "第 %d 行：卡时应为整数",
 	"must be %q or %q, got %q":                                                                               "应为 %q 或 %q，收到 %q",
 	"must be %q, %q or %q":                                                                                   "应为 %q、%q 或 %q",
+	"must be %q, %q, %q or %q":                                                                               "应为 %q、%q、%q 或 %q",
 	"must be %s to %s%s, got %s":                                                                             "应在 %s 到 %s%s 之间，收到 %s",
 	"must be 0 (the pool's) or %d to %d seconds, got %d":                                                     "应为 0（沿用资源池）或 %d 到 %d 秒，收到 %d",
 	"must be 0 (the pool's) to %d, got %d":                                                                   "应为 0（沿用资源池）到 %d，收到 %d",

@@ -736,6 +736,8 @@ var catalogZH = map[string]string{
 	"poolfield.kube_node_selector.help":    "组成该资源池的集群节点的标签选择器，如 nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB；这些节点的 nvidia.com/gpu 即资源池的卡。",
 	"poolfield.kubeconfig":                 "Kubeconfig 文件",
 	"poolfield.kubeconfig.help":            "服务器上连接该集群的 kubeconfig 路径；留空：Kashi 运行在集群内，使用其服务账号。",
+	"poolfield.kube_pod_retention_s":       "已结束 Pod 保留",
+	"poolfield.kube_pod_retention_s.help":  "已结束任务的 Pod 在集群中保留多久（便于查看日志），之后 Kashi 删除它们及其环境变量 Secret，最长 30 天；0 表示 %s。",
 	"poolfield.gpus_per_node":              "每节点 GPU 数",
 	"poolfield.gpus_per_node.help":         "资源池每台机器的 GPU 数，1 到 64。",
 	"poolfield.flavor":                     "机型",
@@ -1842,6 +1844,7 @@ var catalogZH = map[string]string{
 	"say.no_account":                         "启动失败：节点上没有 Unix 账号 %s",
 	"say.root_refused":                       "启动失败：任务将以 root 运行，而资源池不允许",
 	"say.memory_limit":                       "已停止：使用的主机内存超过其上限 %s MiB",
+	"say.pod_deleted":                        "已停止：其 Pod 在 Kashi 之外被删除（kubectl delete、驱逐或集群的排空）",
 	// Pipelines by stage (#33).
 	"pipe.list_title":       "流水线",
 	"pipe.list_help":        "流水线按顺序运行各阶段，每个阶段使用它自己要求的规格：前面的阶段完成后，该阶段才提交到队列，因此等待期间不占卡。可用 kashi submit --pipeline file.yaml 或 POST /api/v1/pipelines 提交。",

@@ -2125,6 +2125,9 @@ type PoolConfig struct {
 	// KubeNodeSelector kubernetes backend: the label selector of the cluster's nodes that make up the pool (required there, empty otherwise)
 	KubeNodeSelector *string `json:"kube_node_selector,omitempty"`
 
+	// KubePodRetentionS kubernetes backend: seconds an ended task's pod (and its env Secret) is kept, for its log, before Kashi deletes it; 0 means 3600 (an hour); 0 on other backends
+	KubePodRetentionS *int `json:"kube_pod_retention_s,omitempty"`
+
 	// Kubeconfig kubernetes backend: the path on the server of the kubeconfig that reaches the cluster; empty: in-cluster, through the server's service account
 	Kubeconfig *string `json:"kubeconfig,omitempty"`
 

@@ -44,6 +44,8 @@ func TaskReason(stored string) (phrase.List, bool) {
 		p = phrase.New("no_account_set")
 	case stored == "failed to start: it would run as root, which its pool does not allow":
 		p = phrase.New("root_refused")
+	case stored == "stopped: its pod was deleted outside Kashi":
+		p = phrase.New("pod_deleted")
 	case strings.HasPrefix(stored, "failed to start: no Unix account ") && strings.HasSuffix(stored, " on its node"):
 		p = phrase.New("no_account", phrase.S(strings.TrimSuffix(strings.TrimPrefix(stored, "failed to start: no Unix account "), " on its node")))
 	case strings.HasPrefix(stored, "failed to start: "):
