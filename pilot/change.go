@@ -2,7 +2,6 @@ package pilot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -196,11 +195,8 @@ func poolChangeAt(ctx context.Context, src ChangeSource, ref Ref, now time.Time)
 		return ChangeInput{}, 0, ErrNoChange
 	}
 	in := ChangeInput{Ref: ref, Pool: pool, Version: vs[i]}
-	if err := json.Unmarshal([]byte(vs[i].Before), &in.Old); err != nil {
-		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings before: %w", version, err)
-	}
-	if err := json.Unmarshal([]byte(vs[i].After), &in.New); err != nil {
-		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings: %w", version, err)
+	if in.Old, in.New, err = vs[i].Settings(); err != nil {
+		return ChangeInput{}, 0, fmt.Errorf("pilot: %w", err)
 	}
 	ats := make([]time.Time, len(vs))
 	for j, v := range vs {
