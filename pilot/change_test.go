@@ -138,3 +138,40 @@ func cachedOnce(t *testing.T, s *models.Store, ref Ref, want Change) {
 		t.Errorf("Peek two hours later = %v, %v, %d loads; want the kept measure", ok, err, src.loads.Load())
 	}
 }
+
+// TestPoolReclaimChangeCounts: a version of the RTX 4090 pool (where the demo's idle holders
+// run) that changes only its idle reclaim (a notice after 10 idle minutes and the stop 5
+// minutes later, from 30 and 30) on 22 February is measured like a project's reclaim
+// change: the period after's tasks stop where the production rule would under each
+// setting, and each side's tasks are replayed held until those stops; the quicker reclaim
+// stops its tasks sooner, so they hold fewer machines for less.
+func TestPoolReclaimChangeCounts(t *testing.T) {
+	ctx := context.Background()
+	s := demoPast(t)
+	loc, err := billing.Location(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.ConfiguredPoolByName(ctx, "rtx4090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config
+	cfg.ReclaimIdleS, cfg.ReclaimGraceS = 600, 300
+	v, err := s.SavePoolConfig(ctx, "rtx4090", cfg, "admin", "reclaim sooner", time.Date(2026, 2, 22, 0, 0, 0, 0, loc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := MeasureChange(ctx, s, PoolRef("rtx4090", v.Version), demoStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf := c.Counter
+	t.Logf("counter %+v", cf)
+	if !cf.Reclaim || cf.OldStops == 0 || cf.NewStops < cf.OldStops {
+		t.Errorf("counterfactual %+v: want idle reclaim re-evaluated, no fewer tasks stopped under the quicker setting", cf)
+	}
+	if cf.SavedFen <= 0 || cf.NewIdleS >= cf.OldIdleS {
+		t.Errorf("counterfactual %+v: want the quicker reclaim to save money and idle card time", cf)
+	}
+}
