@@ -195,6 +195,9 @@ func changes(t *testing.T, s *webtest.Server) {
 		page.Find(`[data-testid=change-computing]`).Length() != 0 || page.Find(`#change-measure[hx-get]`).Length() != 0 {
 		t.Errorf("the change's page lacks its before/after or its counterfactual, or still polls")
 	}
+	if got := strings.TrimSpace(page.Find(`[data-testid=change-counter-idle] th`).Text()); got != "Held by no task (replayed)" {
+		t.Errorf("the counterfactual's idle row is %q, want it told apart from the before/after's", got)
+	}
 	poll := s.Get(path, "HX-Request", "true", "HX-Target", "change-measure")
 	if webtest.Parse(t, poll.Body.String()).Find(`#change-measure [data-testid=change-counter-table]`).Length() != 1 ||
 		strings.Contains(strings.ToLower(poll.Body.String()), "<!doctype") {
