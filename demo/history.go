@@ -20,6 +20,7 @@ type HistoryStore interface {
 	billing.Issuer
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	ImportHistory(ctx context.Context, h models.History) error
+	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	SetReclaimOverride(ctx context.Context, actor string, projectID int64, o models.ReclaimOverride, now time.Time) error
 	Thresholds() models.Thresholds
 }
@@ -43,7 +44,8 @@ const sampleEvery = 150
 // replay) on the configured pools, stored as ended tasks, their cards' allocations and
 // rollups of what the cards did by each task's workload shape; then the previous month's
 // bills are issued through billing.Issue. Tasks still running at now are left out (the live
-// demo runs the present); idle holders are reclaimed as the pools' idle reclaim would, under
+// demo runs the present); the pools scale by the settings of each day (pastPools); idle
+// holders are reclaimed as the pools' idle reclaim would, under
 // the project's override from its change in the middle of the month (history_changes.go).
 // It is deterministic for a seed.
 func FillHistory(ctx context.Context, st HistoryStore, now time.Time, seed uint64) (HistoryStats, error) {
@@ -58,15 +60,15 @@ func FillHistory(ctx context.Context, st HistoryStore, now time.Time, seed uint6
 	if err != nil {
 		return stats, err
 	}
-	// Scaling decisions every 5 minutes of the past: a month replays within a second or two.
-	fleet := replay.Config{ScaleInterval: 5 * time.Minute}
-	for _, cp := range cps {
-		fleet.Pools = append(fleet.Pools, replay.PoolOf(cp.Name, cp.Config, 0))
-	}
 	rng := rand.New(rand.NewPCG(seed, 0x70617374))
 	to := from.AddDate(0, 1, 0)
 	if to.After(now) {
 		to = now
+	}
+	// Scaling decisions every 5 minutes of the past: a month replays within a second or two.
+	fleet := replay.Config{ScaleInterval: 5 * time.Minute}
+	if fleet.Pools, err = pastPools(ctx, st, cps, from, to); err != nil {
+		return stats, err
 	}
 	reclaim := newPastReclaim(from)
 	if err := recordReclaimChange(ctx, st, reclaim); err != nil {

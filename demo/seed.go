@@ -108,15 +108,15 @@ func seed(ctx context.Context, s Seeder, now time.Time) (map[string]string, erro
 	}
 	for _, p := range pools {
 		a := p.attrs
-		_, err := s.SavePoolConfig(ctx, p.name, models.PoolConfig{Provider: "sim", Spec: p.spec, GPUsPerNode: 8,
+		cfg := models.PoolConfig{Provider: "sim", Spec: p.spec, GPUsPerNode: 8,
 			Flavor: p.flavor, Enabled: true, MinNodes: p.min, MaxNodes: p.max, Step: 1, AnySpec: p.anySpec,
 			BootTimeoutS: 600, ScaleUpDelayS: 120, MemoryHighPct: 80, MemoryHighWindowS: 300,
 			MemoryLowPct: 20, MemoryLowWindowS: 600, UnneededS: 600, CooldownUpS: 600, CooldownDownS: 600,
 			MaxInFlight: 2, DrainBufferS: 1800, AdoptUnknown: true,
 			IntraNodeLink: a.IntraNodeLink, IntraNodeGBytesS: a.IntraNodeGBytesS, InterNodeLink: a.InterNodeLink,
 			InterNodePorts: a.InterNodePorts, InterNodePortGbps: a.InterNodePortGbps, LocalStorageMBps: a.LocalStorageMBps,
-			SharedStorageMBps: a.SharedStorageMBps}, "demo", "demo pool", now)
-		if err != nil {
+			SharedStorageMBps: a.SharedStorageMBps}
+		if err := savePool(ctx, s, p.name, cfg, now); err != nil {
 			return nil, fmt.Errorf("demo: pool %s: %w", p.name, err)
 		}
 	}

@@ -23,5 +23,5 @@ func CounterFigures(ch pilot.Change) views.CounterView {
 	cf := ch.Counter
 	return views.CounterView{Tasks: cf.Tasks, OldFen: cf.OldFen, NewFen: cf.NewFen, SavedFen: cf.SavedFen,
 		OldIdleS: cf.OldIdleS, NewIdleS: cf.NewIdleS, OldMeanWaitS: cf.OldMeanWaitS, NewMeanWaitS: cf.NewMeanWaitS,
-		Stops: ch.Ref.Kind == pilot.KindReclaim, OldStops: cf.OldStops, NewStops: cf.NewStops}
+		Replayed: ch.Ref.Kind != pilot.KindReclaim, Stops: cf.Reclaim, OldStops: cf.OldStops, NewStops: cf.NewStops}
 }

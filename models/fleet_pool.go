@@ -206,6 +206,19 @@ type PoolPolicyVersion struct {
 
 func (PoolPolicyVersion) TableName() string { return "pool_policy_versions" }
 
+// Settings are the pool's configuration before v (zero for its first version) and after.
+func (v PoolPolicyVersion) Settings() (before, after PoolConfig, err error) {
+	if v.Before != "" && v.Before != "null" {
+		if err := json.Unmarshal([]byte(v.Before), &before); err != nil {
+			return before, after, fmt.Errorf("models: version %d's settings before: %w", v.Version, err)
+		}
+	}
+	if err := json.Unmarshal([]byte(v.After), &after); err != nil {
+		return before, after, fmt.Errorf("models: version %d's settings: %w", v.Version, err)
+	}
+	return before, after, nil
+}
+
 // ConfiguredPool is a pool with its current configuration.
 type ConfiguredPool struct {
 	Pool

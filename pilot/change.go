@@ -2,7 +2,6 @@ package pilot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -111,13 +110,15 @@ type Change struct {
 
 // Counterfactual is the period after the change replayed with its tasks under the old
 // settings and under the new: SavedFen is old − new (positive: the change saved), the idle
-// card time and mean waits of each; a reclaim change's (re-evaluated, not replayed: no
-// waits) the tasks idle reclaim stopped under each.
+// card time and mean waits of each; with Reclaim (a reclaim change's, re-evaluated, not
+// replayed: no waits; a pool change's of its reclaim settings, re-evaluated, then replayed)
+// the tasks idle reclaim stopped under each.
 type Counterfactual struct {
 	Tasks                      int
 	OldFen, NewFen, SavedFen   int64
 	OldIdleS, NewIdleS         int64
 	OldMeanWaitS, NewMeanWaitS int64
+	Reclaim                    bool
 	OldStops, NewStops         int
 }
 
@@ -196,11 +197,8 @@ func poolChangeAt(ctx context.Context, src ChangeSource, ref Ref, now time.Time)
 		return ChangeInput{}, 0, ErrNoChange
 	}
 	in := ChangeInput{Ref: ref, Pool: pool, Version: vs[i]}
-	if err := json.Unmarshal([]byte(vs[i].Before), &in.Old); err != nil {
-		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings before: %w", version, err)
-	}
-	if err := json.Unmarshal([]byte(vs[i].After), &in.New); err != nil {
-		return ChangeInput{}, 0, fmt.Errorf("pilot: version %d's settings: %w", version, err)
+	if in.Old, in.New, err = vs[i].Settings(); err != nil {
+		return ChangeInput{}, 0, fmt.Errorf("pilot: %w", err)
 	}
 	ats := make([]time.Time, len(vs))
 	for j, v := range vs {
@@ -249,17 +247,28 @@ func ComputeChange(in ChangeInput) (Change, error) {
 		return Change{}, err
 	}
 	a := in.After
-	old, n, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.Old, a.RateFen, nil)
+	oldTasks, newTasks := a.Tasks, a.Tasks
+	var cf Counterfactual
+	if cf.Reclaim = reclaimChanged(in.Old, in.New); cf.Reclaim {
+		idle, err := idleTasks(a)
+		if err != nil {
+			return Change{}, err
+		}
+		oldTasks, cf.OldStops = reclaimedSpans(a, idle, in.Old)
+		newTasks, cf.NewStops = reclaimedSpans(a, idle, in.New)
+	}
+	old, n, err := ReplayElastic(oldTasks, a.From, a.To, a.Pool.Name, in.Old, a.RateFen, nil)
 	if err != nil {
 		return Change{}, err
 	}
-	cur, _, err := ReplayElastic(a.Tasks, a.From, a.To, a.Pool.Name, in.New, a.RateFen, nil)
+	cur, _, err := ReplayElastic(newTasks, a.From, a.To, a.Pool.Name, in.New, a.RateFen, nil)
 	if err != nil {
 		return Change{}, err
 	}
-	c.Counter = Counterfactual{Tasks: n, OldFen: old.Cost.TotalFen, NewFen: cur.Cost.TotalFen,
-		SavedFen: old.Cost.TotalFen - cur.Cost.TotalFen, OldIdleS: int64(old.IdleGPUHours), NewIdleS: int64(cur.IdleGPUHours),
-		OldMeanWaitS: int64(old.WaitS.Mean), NewMeanWaitS: int64(cur.WaitS.Mean)}
+	cf.Tasks, cf.OldFen, cf.NewFen, cf.SavedFen = n, old.Cost.TotalFen, cur.Cost.TotalFen, old.Cost.TotalFen-cur.Cost.TotalFen
+	cf.OldIdleS, cf.NewIdleS = int64(old.IdleGPUHours), int64(cur.IdleGPUHours)
+	cf.OldMeanWaitS, cf.NewMeanWaitS = int64(old.WaitS.Mean), int64(cur.WaitS.Mean)
+	c.Counter = cf
 	return c, nil
 }
 

@@ -93,6 +93,7 @@ func computeReclaim(in ChangeInput) (Change, error) {
 		cf.OldStops, cf.NewStops = cf.OldStops+old.stops, cf.NewStops+cur.stops
 	}
 	cf.SavedFen = cf.OldFen - cf.NewFen
+	cf.Reclaim = true
 	return c, nil
 }
 
@@ -107,12 +108,12 @@ type reclaimRun struct {
 // start to its last's end, its cards, its idle stretches, and whether idle reclaim stopped
 // it.
 type idleTask struct {
-	id         int64
-	start, end int64
-	maxEnd     int64 // its start plus its maximum runtime; 0 without one
-	gpus       map[int64]bool
-	stretches  [][2]int64
-	reclaimed  bool
+	id, project int64
+	start, end  int64
+	maxEnd      int64 // its start plus its maximum runtime; 0 without one
+	gpus        map[int64]bool
+	stretches   [][2]int64
+	reclaimed   bool
 }
 
 // reclaimRuns re-evaluates in's period (a pool's, narrowed to its project) under the pool's
@@ -172,11 +173,15 @@ func (t idleTask) stopUnder(pol scaler.ReclaimPolicy, to int64) (int64, bool) {
 	return t.end, false
 }
 
-// idleTasks are the tasks of in's project that held cards of in's pool in its period, each
-// with the stretches all its cards were idle (by the cards' 5-minute rollups). A trial's run
-// and a service's replicas are left out: idle reclaim does not stop them.
+// idleTasks are the tasks of in's project (every project's, without one) that held cards of
+// in's pool in its period, each with the stretches all its cards were idle (by the cards'
+// 5-minute rollups). A trial's run and a service's replicas are left out: idle reclaim does
+// not stop them.
 func idleTasks(in Input) ([]*idleTask, error) {
-	w := onlyProject(in.Window, in.Project)
+	w := in.Window
+	if in.Project != "" {
+		w = onlyProject(w, in.Project)
+	}
 	from, to, asOf := in.From.Unix(), in.To.Unix(), in.AsOf.Unix()
 	onPool := map[int64]bool{}
 	for _, n := range poolNodes(w.Nodes, in.Pool.Name, from, to) {
@@ -194,7 +199,7 @@ func idleTasks(in Input) ([]*idleTask, error) {
 	gpus := map[int64]bool{}
 	for _, a := range w.Allocations {
 		lt := ledger[a.TaskID]
-		if !w.Only[a.ProjectID] || !onPool[a.NodeID] || a.Trial || lt.ServiceID != 0 {
+		if w.Only != nil && !w.Only[a.ProjectID] || !onPool[a.NodeID] || a.Trial || lt.ServiceID != 0 {
 			continue
 		}
 		end := a.End
@@ -206,7 +211,7 @@ func idleTasks(in Input) ([]*idleTask, error) {
 		}
 		t := byID[a.TaskID]
 		if t == nil {
-			t = &idleTask{id: a.TaskID, start: a.Start, end: end, gpus: map[int64]bool{}, reclaimed: lt.Ending == models.EndReclaimed}
+			t = &idleTask{id: a.TaskID, project: a.ProjectID, start: a.Start, end: end, gpus: map[int64]bool{}, reclaimed: lt.Ending == models.EndReclaimed}
 			byID[a.TaskID] = t
 		}
 		t.start, t.end = min(t.start, a.Start), max(t.end, end)
@@ -282,4 +287,44 @@ func (t *idleTask) idleStretches(idle map[int64][]int64) [][2]int64 {
 		out = append(out, [2]int64{s, e})
 	}
 	return out
+}
+
+// A pool's own reclaim settings are among its settings, so a pool change may change when
+// idle reclaim stops tasks, which a replay cannot see. Its counterfactual re-evaluates the
+// period after's tasks as a reclaim change does (stopUnder) under the pool's old settings
+// and its new, each task's project's override as it stands, and replays each side's tasks
+// held until those stops.
+
+// reclaimChanged reports whether old and new stop idle tasks differently.
+func reclaimChanged(old, new models.PoolConfig) bool {
+	return scaler.ReclaimOf(models.ReclaimSettings{Pool: &old}) != scaler.ReclaimOf(models.ReclaimSettings{Pool: &new})
+}
+
+// reclaimedSpans are in's tasks, each that held the pool's cards ending where idle reclaim
+// under cfg (with its project's override) stops it among tasks (idleTasks(in)), and how
+// many reclaim stopped.
+func reclaimedSpans(in Input, tasks []*idleTask, cfg models.PoolConfig) ([]models.TaskSpan, int) {
+	pols := map[int64]scaler.ReclaimPolicy{}
+	for _, p := range in.Window.Projects {
+		pols[p.ID] = scaler.ReclaimOf(models.ReclaimSettings{Pool: &cfg, Override: p.Reclaim})
+	}
+	stops, n := map[int64]int64{}, 0
+	for _, t := range tasks {
+		pol, ok := pols[t.project]
+		if !ok {
+			pol = scaler.ReclaimOf(models.ReclaimSettings{Pool: &cfg})
+		}
+		stop, stopped := t.stopUnder(pol, in.To.Unix())
+		stops[t.id] = stop
+		if stopped {
+			n++
+		}
+	}
+	out := slices.Clone(in.Tasks)
+	for i, t := range out {
+		if stop, ok := stops[t.ID]; ok {
+			out[i].EndedAt = time.Unix(stop, 0).UTC()
+		}
+	}
+	return out, n
 }

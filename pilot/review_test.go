@@ -22,8 +22,13 @@ func demoPast(t testing.TB) *models.Store {
 		// benchmark, and the tests of this package read the same month.
 		t.Skip("the demo's past month is built only without -short")
 	}
+	return fillDemo(t, modelstest.SQLite(t, models.Options{}))
+}
+
+// fillDemo seeds the demo into s and fills its past month.
+func fillDemo(t testing.TB, s *models.Store) *models.Store {
+	t.Helper()
 	ctx := context.Background()
-	s := modelstest.SQLite(t, models.Options{})
 	if _, _, err := demo.Seed(ctx, s, demoStart); err != nil {
 		t.Fatal(err)
 	}

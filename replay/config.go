@@ -86,6 +86,16 @@ type Pool struct {
 	BootTime time.Duration `yaml:"boot_time"`
 	// Scale makes the pool elastic: the production scaling decisions grow and shrink it.
 	Scale *ScaleConfig `yaml:"scale"`
+	// Versions are an elastic pool's later scaling settings, in order of time: the pool
+	// scales by each from the first scaling tick at or after its From, as a pool whose
+	// settings were changed while the trace ran.
+	Versions []Version `yaml:"versions"`
+}
+
+// Version is an elastic pool's scaling settings from a time on.
+type Version struct {
+	From  time.Time   `yaml:"from"`
+	Scale ScaleConfig `yaml:"scale"`
 }
 
 // ScaleConfig is a pool's scaling policy as written in the file; zero fields take the
@@ -174,34 +184,61 @@ func (c Config) Validate() error {
 		}
 		seen[p.Name] = true
 		if p.Scale == nil {
-			if p.Nodes == 0 {
+			switch {
+			case p.Nodes == 0:
 				return fmt.Errorf("%s: a fixed pool needs nodes ≥ 1 (or a scale section)", at)
+			case len(p.Versions) > 0:
+				return fmt.Errorf("%s: only an elastic pool has versions", at)
 			}
 			continue
 		}
-		s := p.Scale
-		switch {
-		case p.Nodes != 0:
+		if p.Nodes != 0 {
 			return fmt.Errorf("%s: an elastic pool starts at scale.min_nodes; drop nodes", at)
-		case s.MinNodes < 0 || s.MaxNodes < 1 || s.MaxNodes > maxNodes || s.MinNodes > s.MaxNodes:
-			return fmt.Errorf("%s: need 0 ≤ scale.min_nodes ≤ scale.max_nodes, 1 ≤ max_nodes ≤ %d; got %d and %d",
-				at, maxNodes, s.MinNodes, s.MaxNodes)
-		case s.Step < 0 || s.ReservedMin < 0 || s.MaxInFlight < 0 || s.BootFailureLimit < 0:
-			return fmt.Errorf("%s: step, reserved_min, max_in_flight and boot_failure_limit may not be negative", at)
-		case s.MemoryHighPct < 0 || s.MemoryLowPct < 0:
-			return fmt.Errorf("%s: memory marks may not be negative", at)
 		}
-		for _, d := range []struct {
-			name string
-			d    time.Duration
-		}{{"boot_timeout", s.BootTimeout}, {"boot_backoff_max", s.BootBackoffMax}, {"scale_up_delay", s.ScaleUpDelay}, {"memory_high_window", s.MemoryHighWindow},
-			{"memory_low_window", s.MemoryLowWindow}, {"unneeded_time", s.UnneededTime}, {"cooldown_up", s.CooldownUp},
-			{"cooldown_down", s.CooldownDown}, {"drain_buffer", s.DrainBuffer}} {
-			if d.d < 0 {
-				return fmt.Errorf("%s: scale.%s is negative", at, d.name)
+		if err := validateScale(at, "scale", *p.Scale); err != nil {
+			return err
+		}
+		for k, v := range p.Versions {
+			switch {
+			case v.From.IsZero():
+				return fmt.Errorf("%s: versions[%d].from is missing", at, k)
+			case k > 0 && !v.From.After(p.Versions[k-1].From):
+				return fmt.Errorf("%s: versions[%d].from must be after versions[%d].from", at, k, k-1)
+			}
+			if err := validateScale(at, fmt.Sprintf("versions[%d].scale", k), v.Scale); err != nil {
+				return err
 			}
 		}
 	}
+	return c.validateQuotas()
+}
+
+// validateScale checks an elastic pool's scaling settings, named name in the errors.
+func validateScale(at, name string, s ScaleConfig) error {
+	switch {
+	case s.MinNodes < 0 || s.MaxNodes < 1 || s.MaxNodes > maxNodes || s.MinNodes > s.MaxNodes:
+		return fmt.Errorf("%s: need 0 ≤ %s.min_nodes ≤ %[2]s.max_nodes, 1 ≤ max_nodes ≤ %d; got %d and %d",
+			at, name, maxNodes, s.MinNodes, s.MaxNodes)
+	case s.Step < 0 || s.ReservedMin < 0 || s.MaxInFlight < 0 || s.BootFailureLimit < 0:
+		return fmt.Errorf("%s: step, reserved_min, max_in_flight and boot_failure_limit may not be negative", at)
+	case s.MemoryHighPct < 0 || s.MemoryLowPct < 0:
+		return fmt.Errorf("%s: memory marks may not be negative", at)
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"boot_timeout", s.BootTimeout}, {"boot_backoff_max", s.BootBackoffMax}, {"scale_up_delay", s.ScaleUpDelay}, {"memory_high_window", s.MemoryHighWindow},
+		{"memory_low_window", s.MemoryLowWindow}, {"unneeded_time", s.UnneededTime}, {"cooldown_up", s.CooldownUp},
+		{"cooldown_down", s.CooldownDown}, {"drain_buffer", s.DrainBuffer}} {
+		if d.d < 0 {
+			return fmt.Errorf("%s: %s.%s is negative", at, name, d.name)
+		}
+	}
+	return nil
+}
+
+// validateQuotas checks the projects' quotas: one per project and spec, in range.
+func (c Config) validateQuotas() error {
 	quotas := map[[2]string]bool{}
 	for i, q := range c.Quotas {
 		at := fmt.Sprintf("replay: config: quota %d (%q, %q)", i+1, q.Project, q.Spec)

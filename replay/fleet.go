@@ -49,7 +49,9 @@ type machine struct {
 // poolState is a pool during the replay.
 type poolState struct {
 	Pool
-	policy   scaler.Policy
+	policy scaler.Policy
+	// versions is how many of the pool's Versions are in force.
+	versions int
 	booting  []*machine
 	memory   []scaler.MemoryPoint
 	lastUp   time.Time

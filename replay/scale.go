@@ -12,7 +12,8 @@ import (
 // scale is one tick of the scaling loop: the snapshot the server's scaler would read of
 // the elastic pools, scaler.DecideScale, then its actions applied. A pool's memory use is
 // not in traces; the replay takes the share of its ready cards that tasks hold as the pool's
-// memory use (a held card counts as full), sampled at every tick.
+// memory use (a held card counts as full), sampled at every tick. A pool scales by the last
+// of its Versions whose time has come.
 func (s *sim) scale() {
 	now := at(s.now)
 	var snap scaler.Snapshot
@@ -21,6 +22,10 @@ func (s *sim) scale() {
 		ps := &s.pools[p]
 		if !ps.elastic {
 			continue
+		}
+		for ps.versions < len(ps.Versions) && !ps.Versions[ps.versions].From.After(now) {
+			ps.policy = ps.Versions[ps.versions].Scale.Policy()
+			ps.versions++
 		}
 		s.sampleMemory(ps, now)
 		sp := scaler.Pool{Name: ps.Name, GPUsPerNode: ps.GPUsPerNode, Policy: ps.policy, Memory: ps.memory,

@@ -178,7 +178,11 @@ func (s *sim) initPools() {
 		}
 		if p.Scale != nil {
 			ps.elastic, ps.policy = true, p.Scale.Policy()
-			ps.maxGPUs = int64(ps.policy.MaxNodes) * int64(p.GPUsPerNode)
+			most := ps.policy.MaxNodes
+			for _, v := range p.Versions {
+				most = max(most, v.Scale.Policy().MaxNodes)
+			}
+			ps.maxGPUs = int64(most) * int64(p.GPUsPerNode)
 		}
 		s.pools[i] = ps
 	}

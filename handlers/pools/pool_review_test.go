@@ -27,9 +27,10 @@ var demoStart = time.Date(2026, 3, 4, 0, 30, 0, 0, time.UTC)
 // answers each question in both languages, with its peaks, troughs, idle cards and the fixed
 // fleet's replay; the CSV carries the same verdicts; the default period is the last two
 // weeks; the pools page links to it for leads and admins; bad input is 4xx naming the field.
-// Then a change of the pool's settings in the demo's past (at most 8 machines from 15
-// February) shows what it saved in the pool's version list and on its own page, in both
-// languages; a change under a day old says when it will be measured.
+// Then the change of the RTX 4090 pool's settings in the demo's past (3 machines kept, not
+// 4, released after 10 unneeded minutes, not 2 hours, from 15 February) shows what it saved
+// in the pool's version list and on its own page, in both languages; a change under a day
+// old says when it will be measured.
 func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 	ctx := context.Background()
 	store := modelstest.SQLite(t, models.Options{})
@@ -166,25 +167,26 @@ func TestPoolReviewAndChangesOfTheDemosPast(t *testing.T) {
 
 func changes(t *testing.T, s *webtest.Server) {
 	ctx := context.Background()
-	cps, err := s.Store.ConfiguredPools(ctx)
-	if err != nil {
-		t.Fatal(err)
+	const pool = "rtx4090"
+	vs, err := s.Store.PoolConfigVersions(ctx, pool)
+	if err != nil || len(vs) != 2 {
+		t.Fatalf("the RTX 4090 pool's versions = %+v, %v; want its first and the demo's change", vs, err)
 	}
-	cfg := cps[0].Config
-	cfg.MaxNodes = 8
-	shanghai, _ := time.LoadLocation("Asia/Shanghai")
-	v, err := s.Store.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "at most 8 machines", time.Date(2026, 2, 15, 0, 0, 0, 0, shanghai))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := "/pools/" + cps[0].Name + "/changes/" + strconv.Itoa(v.Version)
-	edit := webtest.Parse(t, s.Get("/pools/"+cps[0].Name+"/edit").Body.String())
+	v := vs[0]
+	path := "/pools/" + pool + "/changes/" + strconv.Itoa(v.Version)
+	edit := webtest.Parse(t, s.Get("/pools/"+pool+"/edit").Body.String())
 	if got := edit.Find(`[data-version="`+strconv.Itoa(v.Version)+`"] [data-testid=version-effect]`).AttrOr("hx-get", ""); got != path {
 		t.Errorf("the version list loads %q, want %q", got, path)
 	}
 	// The week's report (the bills area) measures the change in the one cache the areas
 	// share, so the pools area's page and sentence answer measured at once, not "computing…".
-	report := webtest.Parse(t, s.Get("/reports?week=2026-W07").Body.String())
+	// On a loaded machine the week's three measures may outlast a request's budget (503);
+	// the measures go on in the cache, and the report asked again answers from it.
+	w := s.Get("/reports?week=2026-W07")
+	for try := 0; w.Code == http.StatusServiceUnavailable && try < 5; try++ {
+		w = s.Get("/reports?week=2026-W07")
+	}
+	report := webtest.Parse(t, w.Body.String())
 	if got := report.Find(`[data-testid=report-change][data-url="` + path + `"] [data-testid=report-change-sentence]`).Text(); !strings.Contains(got, "¥") {
 		t.Errorf("the week's report says %q of the change, want what it saved", got)
 	}
@@ -199,6 +201,9 @@ func changes(t *testing.T, s *webtest.Server) {
 		page.Find(`[data-testid=change-computing]`).Length() != 0 || page.Find(`#change-measure[hx-get]`).Length() != 0 {
 		t.Errorf("the change's page lacks its before/after or its counterfactual, or still polls")
 	}
+	if got := strings.TrimSpace(page.Find(`[data-testid=change-counter-idle] th`).Text()); got != "Held by no task (replayed)" {
+		t.Errorf("the counterfactual's idle row is %q, want it told apart from the before/after's", got)
+	}
 	poll := s.Get(path, "HX-Request", "true", "HX-Target", "change-measure")
 	if webtest.Parse(t, poll.Body.String()).Find(`#change-measure [data-testid=change-counter-table]`).Length() != 1 ||
 		strings.Contains(strings.ToLower(poll.Body.String()), "<!doctype") {
@@ -208,7 +213,7 @@ func changes(t *testing.T, s *webtest.Server) {
 	if got := zh.Find(`[data-testid=change-sentence]`).Text(); !strings.HasPrefix(got, "这次改动节省 ¥") {
 		t.Errorf("zh sentence = %q", got)
 	}
-	for p, want := range map[string]int{"/pools/" + cps[0].Name + "/changes/1": http.StatusNotFound, "/pools/" + cps[0].Name + "/changes/x": http.StatusNotFound,
+	for p, want := range map[string]int{"/pools/" + pool + "/changes/1": http.StatusNotFound, "/pools/" + pool + "/changes/x": http.StatusNotFound,
 		"/pools/nope/changes/2": http.StatusNotFound} {
 		if w := s.Get(p); w.Code != want {
 			t.Errorf("GET %s = %d, want %d", p, w.Code, want)
@@ -218,13 +223,17 @@ func changes(t *testing.T, s *webtest.Server) {
 	if w := s.Get(path, "Authorization", "Bearer "+viewer); w.Code != http.StatusForbidden {
 		t.Errorf("a viewer's change page = %d, want 403", w.Code)
 	}
-	cfg.MaxNodes = 10
-	v, err = s.Store.SavePoolConfig(ctx, cps[0].Name, cfg, "admin", "", demoStart.Add(-time.Hour))
+	_, cfg, err := v.Settings()
 	if err != nil {
 		t.Fatal(err)
 	}
-	young := s.Get("/pools/"+cps[0].Name+"/changes/"+strconv.Itoa(v.Version), "HX-Request", "true")
-	if text := webtest.Parse(t, young.Body.String()).Text(); !strings.Contains(text, "Measured from 2026-03-04 23:30, a day after the change.") {
+	cfg.MaxNodes = 10
+	young, err := s.Store.SavePoolConfig(ctx, pool, cfg, "admin", "", demoStart.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = s.Get("/pools/"+pool+"/changes/"+strconv.Itoa(young.Version), "HX-Request", "true")
+	if text := webtest.Parse(t, w.Body.String()).Text(); !strings.Contains(text, "Measured from 2026-03-04 23:30, a day after the change.") {
 		t.Errorf("a change an hour old = %q, want when it will be measured", text)
 	}
 }

@@ -68,20 +68,34 @@ func reclaimFields(l phrase.Locale, old, new models.ReclaimOverride) []projectsv
 	}
 	var out []projectsview.ReclaimField
 	for _, f := range []struct {
-		label, before, after string
+		label, short, before, after string
 	}{
-		{l.T("reclaim.never"), never(old.Never), never(new.Never)},
-		{l.T("poolfield.reclaim_idle_s"), dur(old.IdleS), dur(new.IdleS)},
-		{l.T("poolfield.reclaim_grace_s"), dur(old.GraceS), dur(new.GraceS)},
-		{l.T("poolfield.reclaim_keep_for_s"), dur(old.KeepForS), dur(new.KeepForS)},
-		{l.T("poolfield.reclaim_keeps_per_day"), count(old.KeepsPerDay), count(new.KeepsPerDay)},
-		{l.T("poolfield.reclaim_setup_grace_s"), dur(old.SetupGraceS), dur(new.SetupGraceS)},
+		{l.T("reclaim.never"), l.T("change.reclaim_short.never", never(new.Never)), never(old.Never), never(new.Never)},
+		{l.T("poolfield.reclaim_idle_s"), l.T("change.reclaim_short.idle", dur(new.IdleS)), dur(old.IdleS), dur(new.IdleS)},
+		{l.T("poolfield.reclaim_grace_s"), l.T("change.reclaim_short.grace", dur(new.GraceS)), dur(old.GraceS), dur(new.GraceS)},
+		{l.T("poolfield.reclaim_keep_for_s"), l.T("change.reclaim_short.keep_for", dur(new.KeepForS)), dur(old.KeepForS), dur(new.KeepForS)},
+		{l.T("poolfield.reclaim_keeps_per_day"), l.T("change.reclaim_short.keeps", count(new.KeepsPerDay)), count(old.KeepsPerDay), count(new.KeepsPerDay)},
+		{l.T("poolfield.reclaim_setup_grace_s"), l.T("change.reclaim_short.setup", dur(new.SetupGraceS)), dur(old.SetupGraceS), dur(new.SetupGraceS)},
 	} {
 		if f.before != f.after {
-			out = append(out, projectsview.ReclaimField{Label: f.label, Before: f.before, After: f.after})
+			out = append(out, projectsview.ReclaimField{Label: f.label, Before: f.before, After: f.after, Short: f.short})
 		}
 	}
 	return out
+}
+
+// reclaimLabel is a reclaim change in a list: its new values of the fields it changed, in
+// short ("Idle reclaim: notice 15m, answer 10m"); the page has the values before.
+func reclaimLabel(l phrase.Locale, project string, old, new models.ReclaimOverride) string {
+	fs := reclaimFields(l, old, new)
+	if len(fs) == 0 {
+		return l.T("change.reclaim_name", project)
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.Short
+	}
+	return l.T("change.reclaim_row", strings.Join(parts, l.T("change.reclaim_short.sep")))
 }
 
 // reclaimChangeRows are the latest changes of the idle-reclaim overrides of the projects in
@@ -101,15 +115,7 @@ func (h *Handler) reclaimChangeRows(c echo.Context, list []api.Project) (map[int
 			if len(out[pj.ID]) == listedChanges {
 				break
 			}
-			label := l.T("change.reclaim_name", pj.Name)
-			if fs := reclaimFields(l, e.Before, e.After); len(fs) > 0 {
-				parts := make([]string, len(fs))
-				for i, f := range fs {
-					parts[i] = f.Label + ": " + f.Before + " → " + f.After
-				}
-				label = strings.Join(parts, "; ")
-			}
-			out[pj.ID] = append(out[pj.ID], projectsview.ChangeRow{URL: views.ReclaimChangeURL(pj.ID, e.ID), Label: label,
+			out[pj.ID] = append(out[pj.ID], projectsview.ChangeRow{URL: views.ReclaimChangeURL(pj.ID, e.ID), Label: reclaimLabel(l, pj.Name, e.Before, e.After),
 				By: e.Actor, At: e.At.In(loc), Measured: len(out[pj.ID]) < measuredChanges})
 		}
 	}

@@ -43,7 +43,7 @@ func TestReclaimChangePage(t *testing.T) {
 		list := webtest.Parse(t, w.Get("/projects", webtest.Bearer(w.Tokens["member"])...).Body.String())
 		rows := list.Find(`[data-testid=reclaim-change]`)
 		if rows.Length() != 1 || rows.Find("a").AttrOr("href", "") != path || rows.Find(`[data-testid=reclaim-effect]`).AttrOr("hx-get", "") != path ||
-			!strings.Contains(rows.Text(), "Idle time before a notice: the pool's → 15m") {
+			!strings.Contains(rows.Find("a").Text(), "Idle reclaim: notice 15m") {
 			t.Errorf("the projects page lists %d reclaim changes (%q); want the change, linked and loading what it saved", rows.Length(), rows.Text())
 		}
 		page := changePage(t, s, path, "tasks reclaimed ")
@@ -53,6 +53,11 @@ func TestReclaimChangePage(t *testing.T) {
 		}
 		if strings.Contains(page.Find(`[data-testid=change-counter-table]`).Text(), "Mean wait") {
 			t.Error("the re-evaluation shows waits it does not model")
+		}
+		// The two idle figures say which is which: as the periods ran, and re-evaluated.
+		if ran, again := page.Find(`[data-testid=change-table]`).Text(), page.Find(`[data-testid=change-counter-idle] th`).Text(); !strings.Contains(ran, "Held but idle") ||
+			strings.TrimSpace(again) != "Held but idle (re-evaluated)" {
+			t.Errorf("idle rows: before/after %q, counterfactual %q; want them told apart", ran, again)
 		}
 		zh := webtest.Parse(t, s.Get(path, "Accept-Language", "zh-CN").Body.String())
 		if got := zh.Find(`[data-testid=change-sentence]`).Text(); !strings.HasPrefix(got, "这次改动") || !strings.Contains(got, "被回收任务") {

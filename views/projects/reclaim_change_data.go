@@ -33,4 +33,6 @@ type ReclaimChangeData struct {
 // ReclaimField is one field of an idle-reclaim override, before and after, as words.
 type ReclaimField struct {
 	Label, Before, After string
+	// Short is the field's new value in short, for a list of changes ("notice 15m").
+	Short string
 }

@@ -66,24 +66,11 @@ func TestBrowserPilotReview(t *testing.T) {
 		{"rtx-troughs", "/pools/rtx4090/review?from=2026-02-01&to=2026-02-28", `[data-testid=review-troughs]`},
 	})
 
-	// A change in the past: the version list loads what it saved; its page shows the before
-	// and after and the counterfactual.
-	cps, err := store.ConfiguredPools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range cps {
-		if p.Name == "a100" {
-			cfg := p.Config
-			cfg.MaxNodes = 8
-			if _, err := store.SavePoolConfig(ctx, "a100", cfg, "ana", "at most 8 machines", time.Date(2026, 2, 14, 16, 0, 0, 0, time.UTC)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	// The demo's pool change in the past (the RTX 4090 pool's, 15 February): the version list
+	// loads what it saved; its page shows the before and after and the counterfactual.
 	shootPages(t, b, srv.URL, "change", []shotPage{
-		{"versions", "/pools/a100/edit", `[data-testid=change-effect-text]`},
-		{"page", "/pools/a100/changes/2", `[data-testid=change-counter-table]`},
+		{"versions", "/pools/rtx4090/edit", `[data-testid=change-effect-text]`},
+		{"page", "/pools/rtx4090/changes/2", `[data-testid=change-counter-table]`},
 		{"report", "/reports?week=2026-W07", `[data-testid=report-change]`},
 	})
 	shootChangeKinds(t, b, srv.URL, store)
