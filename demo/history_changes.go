@@ -25,7 +25,7 @@ var poolChange = struct {
 	day            int
 	oldMinNodes    int
 	oldUnneededS   int64
-}{"rtx4090", "admin", "keep 3 machines, not 4, and release unneeded ones after 10 minutes, not 2 hours", 15, 4, 7200}
+}{"rtx4090", "admin", "Keep 3 machines, not 4, and release unneeded ones after 10 minutes, not 2 hours", 15, 4, 7200}
 
 // savePool saves the demo pool name as cfg: at now, or, for poolChange's pool, with its old
 // setting from the month before the past month and cfg from the change.
