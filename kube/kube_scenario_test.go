@@ -159,7 +159,7 @@ func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db s
 	if resp := s.Post("/api/v1/pools/"+w.pool, body); resp.Code != http.StatusOK {
 		t.Fatalf("POST /api/v1/pools/%s = %d %s", w.pool, resp.Code, resp.Body)
 	}
-	ctl := kube.New(store, kube.Config{Now: s.Clock, Logger: quiet, StopGrace: time.Second, Resync: time.Second})
+	ctl := kube.New(store, kube.Config{Now: s.Clock, Logger: quiet, StopGrace: time.Second, Resync: time.Second, ReadEvery: 200 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); ctl.Stop() })
 	if err := ctl.Tick(ctx); err != nil {

@@ -76,6 +76,7 @@ var PoolFields = []PoolField{
 	{Name: "backend", Kind: PoolChoice, Group: "machines", Choices: []string{BackendAgent, BackendKubernetes}},
 	{Name: "kube_node_selector", Kind: PoolText, Group: "machines", Max: 1000},
 	{Name: "kubeconfig", Kind: PoolText, Group: "machines", Max: 1000},
+	{Name: "kube_dcgm_url", Kind: PoolText, Group: "machines", Max: 1000},
 	{Name: "gpus_per_node", Kind: PoolCount, Group: "machines", Min: 1, Max: 64},
 	{Name: "flavor", Kind: PoolText, Group: "machines", Max: 128},
 	{Name: "image", Kind: PoolText, Group: "machines", Max: 128},

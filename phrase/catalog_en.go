@@ -736,6 +736,8 @@ var catalogEN = map[string]string{
 	"poolfield.kube_node_selector.help":    "The label selector of the cluster's nodes that make up the pool, e.g. nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB; their nvidia.com/gpu are the pool's cards.",
 	"poolfield.kubeconfig":                 "Kubeconfig file",
 	"poolfield.kubeconfig.help":            "The path on the server of the kubeconfig that reaches the cluster; empty: Kashi runs in the cluster and uses its service account.",
+	"poolfield.kube_dcgm_url":              "dcgm-exporter address",
+	"poolfield.kube_dcgm_url.help":         "The URL of each node's dcgm-exporter page, with the node's name or IP put in for $(NODE_NAME) or $(NODE_IP), e.g. http://$(NODE_IP):9400/metrics; empty: the pool's cards show no readings.",
 	"poolfield.gpus_per_node":              "GPUs per node",
 	"poolfield.gpus_per_node.help":         "GPUs in each machine of the pool, 1 to 64.",
 	"poolfield.flavor":                     "Flavor (machine type)",

@@ -736,6 +736,8 @@ var catalogZH = map[string]string{
 	"poolfield.kube_node_selector.help":    "组成该资源池的集群节点的标签选择器，如 nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB；这些节点的 nvidia.com/gpu 即资源池的卡。",
 	"poolfield.kubeconfig":                 "Kubeconfig 文件",
 	"poolfield.kubeconfig.help":            "服务器上连接该集群的 kubeconfig 路径；留空：Kashi 运行在集群内，使用其服务账号。",
+	"poolfield.kube_dcgm_url":              "dcgm-exporter 地址",
+	"poolfield.kube_dcgm_url.help":         "每个节点 dcgm-exporter 页面的 URL，$(NODE_NAME) 或 $(NODE_IP) 处填入节点名或 IP，如 http://$(NODE_IP):9400/metrics；留空：该池的卡不显示读数。",
 	"poolfield.gpus_per_node":              "每节点 GPU 数",
 	"poolfield.gpus_per_node.help":         "资源池每台机器的 GPU 数，1 到 64。",
 	"poolfield.flavor":                     "机型",
