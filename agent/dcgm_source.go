@@ -86,6 +86,8 @@ type dcgmGPU struct {
 	values map[string]float64
 	// gpu and instance are its gpu label and GPU_I_ID (-1 for a whole GPU), its place.
 	gpu, instance int
+	// host, pod and namespace are its Hostname, pod and namespace labels.
+	host, pod, namespace string
 }
 
 // Init checks that the exporter answers.
@@ -116,13 +118,47 @@ func (d *DCGMSource) GPUs() ([]api.GPUInfo, error) {
 // with a reading the server would refuse, is left out with an error naming the series; a
 // missing temperature or power reads 0.
 func (d *DCGMSource) Read(now time.Time) ([]api.Sample, error) {
+	placed, err := d.ReadPlaced(now)
+	if placed == nil {
+		return nil, err
+	}
+	samples := make([]api.Sample, len(placed))
+	for i, p := range placed {
+		samples[i] = p.Sample
+	}
+	return samples, err
+}
+
+// PlacedSample is a sample of one GPU of a dcgm-exporter page with where the page places
+// it: the exporter's Hostname label, the GPU's gpu label (its index on that host), and the
+// pod, with its namespace, that dcgm-exporter's Kubernetes mapping says holds the GPU (""
+// when none does).
+type PlacedSample struct {
+	api.Sample
+	Hostname       string
+	GPU            int
+	Pod, Namespace string
+}
+
+// ReadPlaced is Read with each sample's place, for a reader that maps the exporter's GPUs to
+// its own (the Kubernetes backend, where the cluster decides which card a pod gets).
+func (d *DCGMSource) ReadPlaced(now time.Time) ([]PlacedSample, error) {
 	gpus, err := d.scrape()
 	if err != nil {
 		return nil, err
 	}
 	samples, err := dcgmSamples(gpus, now)
 	d.newXIDs(samples)
-	return samples, err
+	byUUID := make(map[string]*dcgmGPU, len(gpus))
+	for i := range gpus {
+		byUUID[gpus[i].info.UUID] = &gpus[i]
+	}
+	placed := make([]PlacedSample, len(samples))
+	for i, s := range samples {
+		g := byUUID[s.UUID]
+		placed[i] = PlacedSample{Sample: s, Hostname: g.host, GPU: g.gpu, Pod: g.pod, Namespace: g.namespace}
+	}
+	return placed, err
 }
 
 // newXIDs keeps in each sample only an XID that differs from the last one its GPU showed.
@@ -253,7 +289,8 @@ func parseDCGM(r io.Reader) ([]dcgmGPU, error) {
 			if g == nil {
 				idx, _ := strconv.Atoi(labels["gpu"])
 				g = &dcgmGPU{info: api.GPUInfo{UUID: uuid, Index: idx, Name: labels["modelName"]},
-					values: map[string]float64{}, gpu: idx, instance: k.instance}
+					values: map[string]float64{}, gpu: idx, instance: k.instance,
+					host: labels["Hostname"], pod: labels["pod"], namespace: labels["namespace"]}
 				if k.instance >= 0 {
 					g.info.UUID = uuid + "/" + strconv.Itoa(k.instance)
 					g.info.Name = strings.TrimSpace(labels["modelName"] + " MIG " + labels["GPU_I_PROFILE"])

@@ -61,6 +61,33 @@ func TestDCGMSourceReadsExporterPage(t *testing.T) {
 	}
 }
 
+// TestDCGMSourceReadPlaced: each sample comes with its GPU's place on the page: the
+// exporter's Hostname, the gpu label, and the pod and namespace holding it ("" for none).
+func TestDCGMSourceReadPlaced(t *testing.T) {
+	page, err := os.ReadFile("testdata/dcgm-exporter.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed, err := serveDCGM(t, string(page)).ReadPlaced(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type place struct {
+		Host           string
+		GPU, Util      int
+		Pod, Namespace string
+	}
+	got := make([]place, len(placed))
+	for i, p := range placed {
+		got[i] = place{p.Hostname, p.GPU, p.UtilPct, p.Pod, p.Namespace}
+	}
+	want := []place{{"dgx-a100-03", 0, 97, "", ""}, {"dgx-a100-03", 1, 100, "resnet-7f9c", "ml"},
+		{"dgx-a100-03", 2, 0, "", ""}, {"dgx-a100-03", 3, 88, "", ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReadPlaced() (-want +got):\n%s", diff)
+	}
+}
+
 func TestDCGMSourceMissingSeries(t *testing.T) {
 	page := `# TYPE DCGM_FI_DEV_FB_USED gauge
 DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3"} 1000

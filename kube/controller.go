@@ -37,6 +37,7 @@ type Store interface {
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
+	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 }
 
 // Config is how the controllers run.
@@ -45,6 +46,8 @@ type Config struct {
 	Wake func()
 	// StopGrace is a stopped task's pod's grace period; default 30 s, as the agent's.
 	StopGrace time.Duration
+	// ReadEvery is how often each node's dcgm-exporter is read (readings.go); default 10 s.
+	ReadEvery time.Duration
 	// Resync is how often each node is looked at again without an event; default 30 s. The
 	// nodes the cluster lists as Ready are marked seen then, so it must stay well under the
 	// scheduler's silence limit.

@@ -187,7 +187,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // start starts a controller of the world's pools over store, with cfg's identity and lease;
 // it returns its stop, which the test's end calls too.
 func (w *world) start(store kube.Store, cfg kube.Config) func() {
-	cfg.Now, cfg.Logger, cfg.StopGrace, cfg.Resync = w.s.Clock, quiet, time.Second, time.Second
+	cfg.Now, cfg.Logger, cfg.StopGrace, cfg.Resync, cfg.ReadEvery = w.s.Clock, quiet, time.Second, time.Second, 200*time.Millisecond
 	cfg.Wall = func() time.Time { return time.Now().Add(time.Duration(w.ahead.Load())) }
 	ctl := kube.New(store, cfg)
 	ctx, cancel := context.WithCancel(context.Background())

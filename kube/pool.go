@@ -138,6 +138,7 @@ func (pc *poolController) run(ctx context.Context) {
 	}
 	log.Info("kubernetes pool: watching the cluster", "namespace", pc.namespace, "selector", pc.selector.String())
 	pc.queue.Add(nodesKey)
+	go pc.readLoop(ctx)
 	go func() {
 		t := time.NewTicker(pc.cfg.Resync)
 		defer t.Stop()

@@ -91,6 +91,10 @@ type PoolConfig struct {
 	// ContainerMounts are the data mounts of the pool's task containers, comma-separated
 	// "/host:/container[:ro]", sent with each assignment of a task that names an image.
 	ContainerMounts string `json:"container_mounts"`
+	// KubeDCGMURL is where each node of a Kubernetes pool serves dcgm-exporter's page, with
+	// the node put in for $(NODE_NAME) or $(NODE_IP); empty: the pool's cards show no
+	// readings (see KubeDCGMURLOf and package kube).
+	KubeDCGMURL string `json:"kube_dcgm_url"`
 	// UnusedBookingPct is the rule for a reservation's booked card-hours of the pool's spec
 	// that its project did not use: billed at this percentage of the spec's card-hour rate,
 	// 0 free, 100 in full (see billing's booking lines); nil (null) for the default,
@@ -175,6 +179,7 @@ func (c PoolConfig) Validate() error {
 	}
 	checkAttributes(&ps, c, bad)
 	checkBackend(&ps, c, bad)
+	checkKubeDCGM(&ps, c, bad)
 	return ps.Err()
 }
 

@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,23 @@ import (
 func kubeConfig() models.PoolConfig {
 	return models.PoolConfig{Provider: "static", Spec: "A100-80G", GPUsPerNode: 8, Backend: models.BackendKubernetes,
 		KubeNodeSelector: "pool=a100", Kubeconfig: "/etc/kashi/cluster.yaml"}
+}
+
+// dcgmURL is c with its dcgm-exporter address set.
+func dcgmURL(c models.PoolConfig, url string) func() models.PoolConfig {
+	return func() models.PoolConfig { c.KubeDCGMURL = url; return c }
+}
+
+// TestKubeDCGMURLOf: the node's name and InternalIP are put in; no address gives "".
+func TestKubeDCGMURLOf(t *testing.T) {
+	c := kubeConfig()
+	if got := c.KubeDCGMURLOf("gpu-1", "10.0.0.7"); got != "" {
+		t.Errorf("KubeDCGMURLOf without an address = %q, want \"\"", got)
+	}
+	c.KubeDCGMURL = "http://$(NODE_IP):9400/$(NODE_NAME)/metrics"
+	if got, want := c.KubeDCGMURLOf("gpu-1", "10.0.0.7"), "http://10.0.0.7:9400/gpu-1/metrics"; got != want {
+		t.Errorf("KubeDCGMURLOf = %q, want %q", got, want)
+	}
 }
 
 // TestPoolBackendValidate: a Kubernetes pool needs a label selector that parses and selects
@@ -46,6 +64,15 @@ func TestPoolBackendValidate(t *testing.T) {
 			"a day's retention":   {func() models.PoolConfig { c := kubeConfig(); c.KubePodRetentionS = 86400; return c }, nil},
 			"retention too long":  {func() models.PoolConfig { c := kubeConfig(); c.KubePodRetentionS = 31 * 86400; return c }, []string{"kube_pod_retention_s"}},
 			"negative retention":  {func() models.PoolConfig { c := kubeConfig(); c.KubePodRetentionS = -1; return c }, []string{"kube_pod_retention_s"}},
+			"exporter by node ip": {dcgmURL(kubeConfig(), "http://$(NODE_IP):9400/metrics"), nil},
+			"exporter by name":    {dcgmURL(kubeConfig(), "https://dcgm.example.com/$(NODE_NAME)/metrics"), nil},
+			"exporter on agent":   {dcgmURL(a100Config(), "http://$(NODE_IP):9400/metrics"), []string{"kube_dcgm_url"}},
+			"exporter of no node": {dcgmURL(kubeConfig(), "http://dcgm:9400/metrics"), []string{"kube_dcgm_url"}},
+			"unknown placeholder": {dcgmURL(kubeConfig(), "http://$(NODE_IP):$(PORT)/metrics"), []string{"kube_dcgm_url"}},
+			"not http":            {dcgmURL(kubeConfig(), "ftp://$(NODE_IP)/metrics"), []string{"kube_dcgm_url"}},
+			"no host":             {dcgmURL(kubeConfig(), "http:///$(NODE_NAME)"), []string{"kube_dcgm_url"}},
+			"with a password":     {dcgmURL(kubeConfig(), "http://u:p@$(NODE_IP):9400/metrics"), []string{"kube_dcgm_url"}},
+			"exporter too long":   {dcgmURL(kubeConfig(), "http://$(NODE_IP)/"+strings.Repeat("m", 1000)), []string{"kube_dcgm_url"}},
 		}
 		for name, tc := range tests {
 			t.Run(name, func(t *testing.T) {

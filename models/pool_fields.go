@@ -77,6 +77,7 @@ var PoolFields = []PoolField{
 	{Name: "kube_node_selector", Kind: PoolText, Group: "machines", Max: 1000},
 	{Name: "kubeconfig", Kind: PoolText, Group: "machines", Max: 1000},
 	minutes("kube_pod_retention_s", "machines", time.Hour),
+	{Name: "kube_dcgm_url", Kind: PoolText, Group: "machines", Max: 1000},
 	{Name: "gpus_per_node", Kind: PoolCount, Group: "machines", Min: 1, Max: 64},
 	{Name: "flavor", Kind: PoolText, Group: "machines", Max: 128},
 	{Name: "image", Kind: PoolText, Group: "machines", Max: 128},

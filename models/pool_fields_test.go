@@ -99,7 +99,7 @@ func TestPoolFieldValue(t *testing.T) {
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,
 		CooldownDownS: 7, MaxInFlight: 7, DrainBufferS: 7, AtMaxAlertS: 7, BootFailureLimit: 7, BootBackoffMaxS: 7, AdoptUnknown: true, ReclaimOff: true, ReclaimIdleS: 7,
 		ReclaimGraceS: 7, ReclaimKeepForS: 7, ReclaimKeepsPerDay: 7, ReclaimSetupGraceS: 7,
-		RequireImage: true, ContainerMounts: "x-container_mounts", UnusedBookingPct: new(7), NoQuota: models.NoQuotaLimit, NoQuotaMaxGPUs: 7,
+		RequireImage: true, ContainerMounts: "x-container_mounts", KubeDCGMURL: "x-kube_dcgm_url", UnusedBookingPct: new(7), NoQuota: models.NoQuotaLimit, NoQuotaMaxGPUs: 7,
 		AccountsByName: true, AllowRoot: true, TaskMemoryPerGPUGiB: 7, TaskCPUsPerGPU: 7,
 		IntraNodeLink: models.LinkPCIe, IntraNodeGBytesS: 7, InterNodeLink: models.LinkEthernet, InterNodePorts: 7, InterNodePortGbps: 7,
 		LocalStorageMBps: 7, SharedStorageMBps: 7}

@@ -738,6 +738,8 @@ var catalogEN = map[string]string{
 	"poolfield.kubeconfig.help":            "The path on the server of the kubeconfig that reaches the cluster; empty: Kashi runs in the cluster and uses its service account.",
 	"poolfield.kube_pod_retention_s":       "Keep ended pods",
 	"poolfield.kube_pod_retention_s.help":  "How long the pods of ended tasks stay in the cluster, for their logs, before Kashi deletes them and their env Secrets, up to 30 days; 0 means %s.",
+	"poolfield.kube_dcgm_url":              "dcgm-exporter address",
+	"poolfield.kube_dcgm_url.help":         "The URL of each node's dcgm-exporter page, with the node's name or IP put in for $(NODE_NAME) or $(NODE_IP), e.g. http://$(NODE_IP):9400/metrics; empty: the pool's cards show no readings.",
 	"poolfield.gpus_per_node":              "GPUs per node",
 	"poolfield.gpus_per_node.help":         "GPUs in each machine of the pool, 1 to 64.",
 	"poolfield.flavor":                     "Flavor (machine type)",

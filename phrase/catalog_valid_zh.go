@@ -263,4 +263,9 @@ var validZH = map[string]string{
 	"write METHOD:GROUP=ROLE or METHOD:GROUP=PROJECT:ROLE, got %q": "请写成 方式:组=角色 或 方式:组=项目:角色，收到 %q",
 	"must be at most 5000, got %d":                                 "应不超过 5000 个，收到 %d 个",
 	"name the project before the role in %q":                       "请在 %q 中把项目名写在角色前",
+
+	// A Kubernetes pool's dcgm-exporter address (kube_dcgm_url).
+	"names %s: only %s and %s are put in":                                               "含有 %s：只能填 %s 和 %s",
+	"must name the node by %s or %s: each node's exporter is read apart":                "须用 %s 或 %s 指明节点：每个节点的 exporter 分别读取",
+	"must be an http or https URL of dcgm-exporter's page, e.g. http://%s:9400/metrics": "须为 dcgm-exporter 页面的 http 或 https URL，如 http://%s:9400/metrics",
 }

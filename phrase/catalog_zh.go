@@ -738,6 +738,8 @@ var catalogZH = map[string]string{
 	"poolfield.kubeconfig.help":            "服务器上连接该集群的 kubeconfig 路径；留空：Kashi 运行在集群内，使用其服务账号。",
 	"poolfield.kube_pod_retention_s":       "已结束 Pod 保留",
 	"poolfield.kube_pod_retention_s.help":  "已结束任务的 Pod 在集群中保留多久（便于查看日志），之后 Kashi 删除它们及其环境变量 Secret，最长 30 天；0 表示 %s。",
+	"poolfield.kube_dcgm_url":              "dcgm-exporter 地址",
+	"poolfield.kube_dcgm_url.help":         "每个节点 dcgm-exporter 页面的 URL，$(NODE_NAME) 或 $(NODE_IP) 处填入节点名或 IP，如 http://$(NODE_IP):9400/metrics；留空：该池的卡不显示读数。",
 	"poolfield.gpus_per_node":              "每节点 GPU 数",
 	"poolfield.gpus_per_node.help":         "资源池每台机器的 GPU 数，1 到 64。",
 	"poolfield.flavor":                     "机型",

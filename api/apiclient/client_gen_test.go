@@ -2122,6 +2122,9 @@ type PoolConfig struct {
 	// IntraNodeLink how a node's cards talk to each other; "" or unstated (the default): not stated. Shown beside the free cards; the scheduler does not judge by it
 	IntraNodeLink *PoolConfigIntraNodeLink `json:"intra_node_link,omitempty"`
 
+	// KubeDcgmUrl kubernetes backend: the URL of each node's dcgm-exporter page, with the node's name or InternalIP put in for $(NODE_NAME) or $(NODE_IP) (one of them required), e.g. http://$(NODE_IP):9400/metrics; the pool's controller reads it for the cards' readings (docs/kubernetes.md). Empty: no readings
+	KubeDcgmUrl *string `json:"kube_dcgm_url,omitempty"`
+
 	// KubeNodeSelector kubernetes backend: the label selector of the cluster's nodes that make up the pool (required there, empty otherwise)
 	KubeNodeSelector *string `json:"kube_node_selector,omitempty"`
 
