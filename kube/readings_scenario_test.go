@@ -50,11 +50,6 @@ func TestKubernetesReadings(t *testing.T) {
 		cfg.KubeDCGMURL = exporter.URL + "/metrics" // names no node
 		resp := w.s.Post("/api/v1/pools/"+w.pool, webtest.MustJSON(t, cfg))
 		webtest.WantAPIError(t, "a kube_dcgm_url naming no node", resp, http.StatusUnprocessableEntity, "kube_dcgm_url")
-		cfg.KubeDCGMURL = exporter.URL + "/" + models.DCGMNodeName + "/metrics"
-		cfg.ReclaimIdleS, cfg.ReclaimGraceS, cfg.ReclaimSetupGraceS = 600, 600, 60
-		if resp := w.s.Post("/api/v1/pools/"+w.pool, webtest.MustJSON(t, cfg)); resp.Code != http.StatusOK {
-			t.Fatalf("POST /api/v1/pools/%s with kube_dcgm_url = %d %s", w.pool, resp.Code, resp.Body)
-		}
 
 		busy, idle := w.submit("busy", 4), w.submit("idle", 4)
 		w.tick()
@@ -62,6 +57,13 @@ func TestKubernetesReadings(t *testing.T) {
 		pods := w.pods()
 		exporter.SetUse(pods[busy].Name, 95, 60000)
 		exporter.SetUse(pods[idle].Name, 0, 2000)
+		// The exporter is named once its pods' use is set: a reading at the first instant
+		// taken before would stand for it (a later one at the same instant is a duplicate).
+		cfg.KubeDCGMURL = exporter.URL + "/" + models.DCGMNodeName + "/metrics"
+		cfg.ReclaimIdleS, cfg.ReclaimGraceS, cfg.ReclaimSetupGraceS = 600, 600, 60
+		if resp := w.s.Post("/api/v1/pools/"+w.pool, webtest.MustJSON(t, cfg)); resp.Code != http.StatusOK {
+			t.Fatalf("POST /api/v1/pools/%s with kube_dcgm_url = %d %s", w.pool, resp.Code, resp.Body)
+		}
 
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 		scale := scaler.New(store, scaler.Config{NodeStaleAfter: 24 * time.Hour, Location: time.UTC, Now: w.s.Clock, Logger: quiet})
