@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -93,7 +92,7 @@ func TestDeployManifests(t *testing.T) {
 
 	kubeconfig := accountKubeconfig(t, cluster, ns)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
-		db := strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+		db := dbOf(t)
 		w := setUpWorldAs(t, cluster, store, "deploy-"+db, kubeconfig, ns)
 		w.start(store, kube.Config{})
 		w.untilRegistered()

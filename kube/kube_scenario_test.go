@@ -35,7 +35,7 @@ import (
 func TestKubernetesPool(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
-		db := strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+		db := dbOf(t)
 		w := newWorld(t, cluster, store, db)
 
 		ids := make([]int64, 10)
@@ -179,6 +179,12 @@ func setUpWorldAs(t *testing.T, cluster *kubetest.Cluster, store *models.Store, 
 		t.Fatalf("POST /api/v1/pools/%s = %d %s", w.pool, resp.Code, resp.Body)
 	}
 	return w
+}
+
+// dbOf is the database of a modelstest.ForEachDB subtest ("sqlite", "postgres"), which
+// names its pool and nodes.
+func dbOf(t *testing.T) string {
+	return strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
 }
 
 // quiet is the controllers' logger in tests.

@@ -2,7 +2,6 @@ package kube_test
 
 import (
 	"context"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ import (
 func TestKubernetesLease(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
-		db := strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+		db := dbOf(t)
 		w := setUpWorld(t, cluster, store, db)
 		a, b := &countingStore{Store: store}, &countingStore{Store: store}
 		stopA := w.start(a, kube.Config{Identity: "replica-a", LeaseDuration: 3 * time.Second})

@@ -3,7 +3,6 @@ package kube_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +23,7 @@ import (
 func TestKubernetesNodeStates(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
-		db := strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+		db := dbOf(t)
 		w := newWorld(t, cluster, store, db)
 		node := func(i int) string { return fmt.Sprintf("%s-gpu-%d", db, i) }
 		for i := 1; i < 8; i++ {
@@ -72,9 +71,7 @@ func TestKubernetesNodeStates(t *testing.T) {
 		// Node 1 goes NotReady (kwok no longer plays its kubelet) and, silent past the limit,
 		// is lost: its task is queued again and its pod deleted at once.
 		w.notReady(node(1))
-		time.Sleep(2 * time.Second) // two resyncs: the controller sees it NotReady
-		w.s.SetNow(w.s.Clock().Add(11 * time.Minute))
-		time.Sleep(2500 * time.Millisecond) // the Ready nodes are seen at the new time
+		w.untilSilentPast(node(1), 11*time.Minute)
 		w.tick()
 		w.untilState(ids[2:], models.TaskQueued)
 		w.until("the lost node's pod deleted", func() map[int64]*corev1.Pod {
@@ -90,6 +87,43 @@ func TestKubernetesNodeStates(t *testing.T) {
 			}
 		}
 	})
+}
+
+// untilSilentPast moves the clock on by d and waits until the controller has marked every
+// node of the pool but silent seen at the new time, silent not: a jump the controller marked
+// silent seen in (its informer had not yet had the NotReady) is taken again.
+func (w *world) untilSilentPast(silent string, d time.Duration) {
+	w.t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		at := w.s.Clock().Add(d)
+		w.s.SetNow(at)
+		for {
+			nodes, err := w.s.Store.Nodes(context.Background())
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			seen, silentSeen := true, false
+			for _, n := range nodes {
+				switch {
+				case n.Pool != w.pool:
+				case n.Hostname == silent:
+					silentSeen = !n.LastSeenAt.Before(at)
+				case n.LastSeenAt.Before(at):
+					seen = false
+				}
+			}
+			if seen && !silentSeen {
+				return
+			}
+			if time.Now().After(deadline) {
+				w.t.Fatalf("within a minute the controller never marked the pool's nodes but %s seen at the clock's jump", silent)
+			}
+			if silentSeen {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 }
 
 // cordon sets the node's spec.unschedulable, as kubectl cordon and uncordon do.

@@ -22,7 +22,7 @@ import (
 func TestKubernetesPodLifecycle(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
-		db := strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+		db := dbOf(t)
 		w := newWorld(t, cluster, store, db)
 		deleted, done := w.submit("deleted", 4), w.submit("done", 4)
 		w.tick()

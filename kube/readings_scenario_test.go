@@ -33,7 +33,7 @@ func TestKubernetesReadings(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
 		ctx := context.Background()
-		db := strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+		db := dbOf(t)
 		w := newWorld(t, cluster, store, db)
 		exporter := cluster.StartExporter(t, "default", 8)
 

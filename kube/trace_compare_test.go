@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -69,7 +68,7 @@ func TestKubernetesTraceMatchesAgents(t *testing.T) {
 	cluster := kubetest.Start(t)
 	jobs, steps := compareTrace(120, 16), 24
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, kubeStore *models.Store) {
-		db := strings.ToLower(t.Name()[strings.LastIndex(t.Name(), "/")+1:])
+		db := dbOf(t)
 		agentStore := modelstest.SQLite(t, models.Options{})
 		if db == "postgres" {
 			agentStore = modelstest.Postgres(t, models.Options{})
