@@ -236,7 +236,8 @@ func (w *witness) steadyInstant(ctx context.Context) (instant, int, error) {
 }
 
 // moving is what may still change right after the clock is held: each card's state and
-// holder (in the API, on the board and in /metrics), the queue and the running tasks. (Utilization and memory are noise the simulated
+// holder (in the API, on the board and in /metrics), the queue, the running tasks and the
+// card-hours this month's bills hold. (Utilization and memory are noise the simulated
 // GPUs add to every sample, held clock or not.)
 func (in instant) moving() any {
 	type card struct {
@@ -258,7 +259,39 @@ func (in instant) moving() any {
 	for _, t := range in.holding {
 		running = append(running, t.ID)
 	}
-	return []any{in.at, cards, waiting, in.queue.Capacity, running, queuedOn(in.metrics), in.board, cardStates(in.metrics)}
+	held := map[string]int64{}
+	for _, b := range in.bills {
+		held[b.Project] = b.NominalS
+	}
+	return []any{in.at, cards, waiting, in.queue.Capacity, running, queuedOn(in.metrics), in.board, cardStates(in.metrics), held}
+}
+
+// steadyReading is a steady instant with its reports (readReports of the issued month
+// past), read again afterwards: a node found lost, or an ended task's report that lands,
+// while the reports are read closes allocations back in time, so the reports and the bills
+// read before them would tell two instants apart. When anything moved meanwhile, it reads
+// the whole instant again, up to 5 times. It reports the reading and the readings it took.
+func (w *witness) steadyReading(ctx context.Context, past string) (instant, int, error) {
+	total := 0
+	for range 5 {
+		in, tries, err := w.steadyInstant(ctx)
+		total += tries
+		if err == nil {
+			err = w.readReports(ctx, &in, past)
+		}
+		if err != nil {
+			return in, total, err
+		}
+		after, err := w.read(ctx)
+		total++
+		if err != nil {
+			return in, total, err
+		}
+		if reflect.DeepEqual(in.moving(), after.moving()) {
+			return in, total, nil
+		}
+	}
+	return instant{}, total, errors.New("the figures moved while the reports were read, 5 times with the clock held")
 }
 
 // cardStates are /metrics' card counts by pool, spec and state (kashi_gpus): they move with

@@ -93,10 +93,7 @@ func agreeProof(t *testing.T, db database) {
 			t.Fatalf("reading %d: %v", i+1, err)
 		}
 		srv.cmd.Process.Signal(syscall.SIGUSR1)
-		in, tries, err := w.steadyInstant(ctx)
-		if err == nil {
-			err = w.readReports(ctx, &in, issued.month)
-		}
+		in, tries, err := w.steadyReading(ctx, issued.month)
 		srv.cmd.Process.Signal(syscall.SIGUSR2)
 		if err != nil {
 			t.Fatalf("reading %d: %v", i+1, err)
