@@ -28,6 +28,13 @@ import (
 // cards of that task on the node (both in index order), and the cards no task's pod holds to
 // Kashi's cards no task holds, in index order. A page whose Hostname label names another
 // node of the pool is not this node's, and is refused.
+//
+// A card the exporter labels with a pod that is no task's (another namespace's, or one of
+// Kashi's namespace it did not make) is used outside Kashi: its reading carries the pod as
+// an unmanaged process (user the namespace, command "pod NAME", the card's memory), so the
+// board shows the use and who, and it raises the unmanaged-use alert, as a process of no task
+// does on an agent's node. The exporter sees no processes (dcgm-exporter reads none), so a
+// use outside any pod is not seen.
 
 // defaultReadEvery is how often each node's exporter is read when Config.ReadEvery is zero: as
 // often as an agent samples.
@@ -184,8 +191,13 @@ func nodeReadings(node, namespace string, placed []agent.PlacedSample, gpus []mo
 		if !ok || p.MemoryUsedMiB > g.MemoryTotalMiB {
 			continue
 		}
-		out = append(out, models.Reading{UUID: uuid, TS: p.TS, MemoryUsedMiB: p.MemoryUsedMiB, UtilPct: p.UtilPct,
-			TempC: p.TempC, PowerW: p.PowerW, XID: p.XID})
+		r := models.Reading{UUID: uuid, TS: p.TS, MemoryUsedMiB: p.MemoryUsedMiB, UtilPct: p.UtilPct,
+			TempC: p.TempC, PowerW: p.PowerW, XID: p.XID}
+		if _, mine := cards[p.Pod]; p.Pod != "" && (!mine || p.Namespace != namespace) {
+			r.Processes = []models.ProcessReading{{UsedMemoryMiB: p.MemoryUsedMiB, Unmanaged: true, User: p.Namespace,
+				Command: "pod " + p.Pod}}
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

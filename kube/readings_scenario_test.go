@@ -2,6 +2,7 @@ package kube_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"kashi/api"
@@ -27,8 +29,10 @@ import (
 // it); once set, every card of the pool gets its readings through the agents' ingest path,
 // each task's cards those of its own pod (the cluster gave the pods other cards than Kashi's
 // of the same index); the board shows them; the idle pod's task gets the idle notice and is
-// reclaimed (its pod deleted) while the busy one is not; and the bill's effective
-// card-hours follow the readings: all of the busy task's held time, none of the idle one's.
+// reclaimed (its pod deleted) while the busy one is not; a pod Kashi did not make, holding
+// two cards of a node without tasks, shows on those cards as use outside Kashi, with its
+// namespace and name; and the bill's effective card-hours follow the readings: all of the
+// busy task's held time, none of the idle one's.
 func TestKubernetesReadings(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
@@ -57,6 +61,8 @@ func TestKubernetesReadings(t *testing.T) {
 		pods := w.pods()
 		exporter.SetUse(pods[busy].Name, 95, 60000)
 		exporter.SetUse(pods[idle].Name, 0, 2000)
+		outsideNode := w.nodeWithoutPods(pods)
+		exporter.Outside(outsideNode, "team-b", "notebook-0", 2, 40, 30000)
 		// The exporter is named once its pods' use is set: a reading at the first instant
 		// taken before would stand for it (a later one at the same instant is a duplicate).
 		cfg.KubeDCGMURL = exporter.URL + "/" + models.DCGMNodeName + "/metrics"
@@ -90,6 +96,7 @@ func TestKubernetesReadings(t *testing.T) {
 			}
 			if m == 5*time.Minute {
 				w.checkBoard(map[int64]int{busy: 95, idle: 0})
+				w.checkOutside(outsideNode, "team-b pod notebook-0 (30000 MiB)")
 			}
 		}
 		if noticed == 0 || reclaimed != noticed+10*time.Minute {
@@ -143,6 +150,42 @@ func (w *world) untilRead(store *models.Store, now time.Time) {
 		}
 		return map[int64]*corev1.Pod{}
 	})
+}
+
+// nodeWithoutPods is a node of the pool that none of pods is bound to.
+func (w *world) nodeWithoutPods(pods map[int64]*corev1.Pod) string {
+	w.t.Helper()
+	bound := map[string]bool{}
+	for _, p := range pods {
+		bound[p.Spec.NodeName] = true
+	}
+	for i := range 8 {
+		if name := fmt.Sprintf("%s-gpu-%d", strings.TrimPrefix(w.pool, "k8s-"), i); !bound[name] {
+			return name
+		}
+	}
+	w.t.Fatal("every node of the pool runs a pod")
+	return ""
+}
+
+// checkOutside checks that node's cards 0 and 1, and no other card of the pool, show 30000
+// MiB used outside Kashi by who, in the API and as a label on the board.
+func (w *world) checkOutside(node, who string) {
+	w.t.Helper()
+	var got []string
+	for _, g := range webtest.Decode[[]api.GPU](w.t, w.s.Get("/api/v1/gpus?pool="+w.pool)) {
+		if g.UnmanagedMiB != 0 || g.UnmanagedWho != "" {
+			got = append(got, fmt.Sprintf("%s#%d %d MiB by %s", g.Node, g.Index, g.UnmanagedMiB, g.UnmanagedWho))
+		}
+	}
+	want := []string{fmt.Sprintf("%s#0 30000 MiB by %s", node, who), fmt.Sprintf("%s#1 30000 MiB by %s", node, who)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		w.t.Errorf("GET /api/v1/gpus: cards used outside Kashi (-want +got):\n%s", diff)
+	}
+	doc := webtest.Parse(w.t, w.s.Get("/?pool="+w.pool).Body.String())
+	if labels := doc.Find(`[data-testid="label-unmanaged"][title="` + who + `"]`); labels.Length() != 2 {
+		w.t.Errorf("the board labels %d cards as used outside Kashi by %q, want 2", labels.Length(), who)
+	}
 }
 
 // checkBoard checks that the board's JSON and its page show each task's 4 cards at the

@@ -14,8 +14,8 @@ import (
 // TestNodeReadings: the exporter's cards a task's pod holds give their readings to Kashi's
 // cards of that task, whatever their index on the exporter; the cards of no task's pod (none,
 // another namespace's, someone else's) to Kashi's free cards in index order; a reading of
-// more memory than Kashi's card has is left out; a page of another node of the pool is
-// refused.
+// more memory than Kashi's card has is left out; a card of a pod that is no task's carries
+// the pod as an unmanaged process; a page of another node of the pool is refused.
 func TestNodeReadings(t *testing.T) {
 	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	var gpus []models.GPU
@@ -43,14 +43,19 @@ func TestNodeReadings(t *testing.T) {
 	type reading struct {
 		UUID        string
 		Util, TempC int
+		Unmanaged   []models.ProcessReading
 	}
 	var short []reading
 	for _, r := range got {
-		short = append(short, reading{r.UUID, r.UtilPct, r.TempC})
+		short = append(short, reading{r.UUID, r.UtilPct, r.TempC, r.Processes})
+	}
+	outside := func(ns, pod string) []models.ProcessReading {
+		return []models.ProcessReading{{UsedMemoryMiB: 1000, Unmanaged: true, User: ns, Command: "pod " + pod}}
 	}
 	want := []reading{
-		{"k8s-n1-4", 10, 40}, {"k8s-n1-5", 11, 41}, {"k8s-n1-6", 12, 42},
-		{"k8s-n1-2", 1, 44}, {"k8s-n1-3", 0, 45}, {"k8s-n1-0", 96, 46}, {"k8s-n1-1", 95, 47},
+		{"k8s-n1-4", 10, 40, nil}, {"k8s-n1-5", 11, 41, outside("other-ns", "kashi-p-5-1")},
+		{"k8s-n1-6", 12, 42, outside("default", "someone-elses")},
+		{"k8s-n1-2", 1, 44, nil}, {"k8s-n1-3", 0, 45, nil}, {"k8s-n1-0", 96, 46, nil}, {"k8s-n1-1", 95, 47, nil},
 	}
 	if diff := cmp.Diff(want, short); diff != "" {
 		t.Errorf("nodeReadings(...) (-want +got):\n%s", diff)

@@ -50,7 +50,7 @@ func unmanagedByGPU(readings []Reading) map[string][]unmanagedUse {
 		for _, p := range r.Processes {
 			if p.Unmanaged {
 				u.mib += p.UsedMemoryMiB
-				who = append(who, strings.TrimSpace(fmt.Sprintf("%s %s (pid %d, %d MiB)", p.User, p.Command, p.PID, p.UsedMemoryMiB)))
+				who = append(who, unmanagedWho(p))
 			}
 		}
 		u.who = truncate(strings.Join(who, ", "), 500)
@@ -60,6 +60,15 @@ func unmanagedByGPU(readings []Reading) map[string][]unmanagedUse {
 		slices.SortStableFunc(uses, func(a, b unmanagedUse) int { return a.ts.Compare(b.ts) })
 	}
 	return out
+}
+
+// unmanagedWho says whose a process of no task is: its user, command, pid and memory; a
+// reading of no process id (a Kubernetes pod read from the exporter) has none.
+func unmanagedWho(p ProcessReading) string {
+	if p.PID == 0 {
+		return strings.TrimSpace(fmt.Sprintf("%s %s (%d MiB)", p.User, p.Command, p.UsedMemoryMiB))
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s %s (pid %d, %d MiB)", p.User, p.Command, p.PID, p.UsedMemoryMiB))
 }
 
 // unmanagedWalk is what a batch's readings of a GPU change: its state after the last of

@@ -20,6 +20,7 @@ import (
 // the highest index down, pods in name order, each as many as its nvidia.com/gpu limit: so a
 // pod's cards are not the cards of the same index Kashi gave its task. A card reads the
 // utilization and memory SetUse gave its pod (0 % and 0 MiB otherwise, and for a free card).
+// Outside plays pods Kashi did not make, holding a node's cards from the lowest index up.
 type Exporter struct {
 	// URL is the server's address; a pool's kube_dcgm_url is URL + "/$(NODE_NAME)/metrics".
 	URL string
@@ -28,14 +29,30 @@ type Exporter struct {
 	namespace string
 	gpus      int
 	mu        sync.Mutex
-	use       map[string][2]int64 // by pod: utilization %, memory MiB
+	use       map[string][2]int64     // by pod: utilization %, memory MiB
+	outside   map[string][]outsidePod // by node
+}
+
+// outsidePod is a pod of someone else's on a node (Exporter.Outside).
+type outsidePod struct {
+	namespace, pod string
+	cards          int
+}
+
+// Outside makes cards of node's cards read as held by pod of namespace, a pod Kashi did not
+// make, at util % and memMiB each.
+func (e *Exporter) Outside(node, namespace, pod string, cards, util int, memMiB int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.outside[node] = append(e.outside[node], outsidePod{namespace, pod, cards})
+	e.use[namespace+"/"+pod] = [2]int64{int64(util), memMiB}
 }
 
 // StartExporter serves the pages of the nodes' gpus cards until the test ends, mapping the
 // pods of namespace.
 func (c *Cluster) StartExporter(t testing.TB, namespace string, gpus int) *Exporter {
 	t.Helper()
-	e := &Exporter{c: c, namespace: namespace, gpus: gpus, use: map[string][2]int64{}}
+	e := &Exporter{c: c, namespace: namespace, gpus: gpus, use: map[string][2]int64{}, outside: map[string][]outsidePod{}}
 	srv := httptest.NewServer(http.HandlerFunc(e.serve))
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL
@@ -78,6 +95,21 @@ func (e *Exporter) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	holderNS := make([]string, e.gpus)
+	for i, pod := range holder {
+		if pod != "" {
+			holderNS[i] = e.namespace
+		}
+	}
+	first := 0
+	for _, o := range e.outside[node] {
+		for range o.cards {
+			if first < e.gpus && holder[first] == "" {
+				holder[first], holderNS[first] = o.pod, o.namespace
+				first++
+			}
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	for _, series := range []struct {
 		name string
@@ -91,12 +123,13 @@ func (e *Exporter) serve(w http.ResponseWriter, r *http.Request) {
 	} {
 		fmt.Fprintf(w, "# TYPE %s gauge\n", series.name)
 		for i, pod := range holder {
-			ns := ""
-			if pod != "" {
-				ns = e.namespace
+			ns := holderNS[i]
+			use := e.use[pod]
+			if ns != e.namespace {
+				use = e.use[ns+"/"+pod]
 			}
 			fmt.Fprintf(w, "%s{gpu=\"%d\",UUID=\"GPU-%s-%d\",modelName=\"NVIDIA A100-SXM4-80GB\",Hostname=%q,container=\"\",namespace=%q,pod=%q} %d\n",
-				series.name, i, node, i, node, ns, pod, series.of(e.use[pod]))
+				series.name, i, node, i, node, ns, pod, series.of(use))
 		}
 	}
 }
