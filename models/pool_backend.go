@@ -1,6 +1,7 @@
 package models
 
 import (
+	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -26,22 +27,21 @@ func (c PoolConfig) KubePodRetention() time.Duration {
 
 // checkBackend adds the rules of a Kubernetes pool: it selects its nodes by a label selector
 // that parses (an empty one would take every node of the cluster), and its machines come
-// from the cluster, not from a provider Kashi scales; the selector and kubeconfig belong to
-// Kubernetes pools only, as is the retention of their ended pods.
+// from the cluster, not from a provider Kashi scales; the settings of the Kubernetes backend
+// (PoolField.Backend) belong to Kubernetes pools only.
 func checkBackend(ps *Problems, c PoolConfig, bad func(...string) bool) {
-	if bad("backend", "kube_node_selector", "kubeconfig", "kube_pod_retention_s") {
+	if bad("backend") {
 		return
 	}
 	if !c.Kubernetes() {
-		if c.KubeNodeSelector != "" {
-			ps.Add(fieldErr("kube_node_selector", "is for pools of the kubernetes backend only"))
+		for _, f := range PoolFields {
+			if f.Backend == BackendKubernetes && !bad(f.Name) && !reflect.ValueOf(f.Value(c)).IsZero() {
+				ps.Add(fieldErr(f.Name, "is for pools of the kubernetes backend only"))
+			}
 		}
-		if c.Kubeconfig != "" {
-			ps.Add(fieldErr("kubeconfig", "is for pools of the kubernetes backend only"))
-		}
-		if c.KubePodRetentionS != 0 {
-			ps.Add(fieldErr("kube_pod_retention_s", "is for pools of the kubernetes backend only"))
-		}
+		return
+	}
+	if bad("kube_node_selector") {
 		return
 	}
 	if c.KubeNodeSelector == "" {

@@ -163,3 +163,30 @@ func TestClusterRegistration(t *testing.T) {
 		}
 	})
 }
+
+// TestKubernetesSettingsAreMarked: every setting of the Kubernetes backend (named kube…) is
+// marked as the backend's own, so that an agent pool refuses it and its form hides it, and
+// only those are; and each marked one is refused on an agent pool, naming it.
+func TestKubernetesSettingsAreMarked(t *testing.T) {
+	for _, f := range models.PoolFields {
+		if kube := strings.HasPrefix(f.Name, "kube"); kube != (f.Backend == models.BackendKubernetes) {
+			t.Errorf("pool setting %s: Backend %q, want %q", f.Name, f.Backend, map[bool]string{true: models.BackendKubernetes}[kube])
+		}
+		if f.Backend == "" {
+			continue
+		}
+		c := a100Config()
+		switch f.Kind {
+		case models.PoolText, models.PoolChoice:
+			f.SetValue(&c, "x")
+		case models.PoolSwitch:
+			f.SetValue(&c, true)
+		default:
+			f.SetValue(&c, f.Max)
+		}
+		fes := models.AllFieldErrors(c.Validate())
+		if !slices.ContainsFunc(fes, func(fe *models.FieldError) bool { return fe.Field == f.Name }) {
+			t.Errorf("an agent pool with %s set: %v, want it refused naming %s", f.Name, fes, f.Name)
+		}
+	}
+}

@@ -51,6 +51,10 @@ type PoolField struct {
 	Default float64
 	// Choices are the values of a PoolChoice, the default first.
 	Choices []string
+	// Backend is the backend the setting is for, BackendKubernetes for a Kubernetes pool's
+	// own; "" for every pool's. A pool of another backend may not set it (checkBackend),
+	// and its form hides it.
+	Backend string
 }
 
 // Bounds of the pool settings.
@@ -74,10 +78,10 @@ var PoolFields = []PoolField{
 	{Name: "provider", Kind: PoolText, Group: "machines", Min: 1, Max: 50},
 	{Name: "spec", Kind: PoolText, Group: "machines", Min: 1, Max: 100},
 	{Name: "backend", Kind: PoolChoice, Group: "machines", Choices: []string{BackendAgent, BackendKubernetes}},
-	{Name: "kube_node_selector", Kind: PoolText, Group: "machines", Max: 1000},
-	{Name: "kubeconfig", Kind: PoolText, Group: "machines", Max: 1000},
-	minutes("kube_pod_retention_s", "machines", time.Hour),
-	{Name: "kube_dcgm_url", Kind: PoolText, Group: "machines", Max: 1000},
+	{Name: "kube_node_selector", Kind: PoolText, Group: "machines", Max: 1000, Backend: BackendKubernetes},
+	{Name: "kubeconfig", Kind: PoolText, Group: "machines", Max: 1000, Backend: BackendKubernetes},
+	kubernetes(minutes("kube_pod_retention_s", "machines", time.Hour)),
+	{Name: "kube_dcgm_url", Kind: PoolText, Group: "machines", Max: 1000, Backend: BackendKubernetes},
 	{Name: "gpus_per_node", Kind: PoolCount, Group: "machines", Min: 1, Max: 64},
 	{Name: "flavor", Kind: PoolText, Group: "machines", Max: 128},
 	{Name: "image", Kind: PoolText, Group: "machines", Max: 128},
@@ -141,6 +145,12 @@ var PoolFields = []PoolField{
 func minutes(name, group string, def time.Duration) PoolField {
 	return PoolField{Name: name, Kind: PoolDuration, Group: group, Unit: time.Minute, Max: maxPolicySeconds,
 		Default: def.Seconds()}
+}
+
+// kubernetes is row f of a Kubernetes pool's own setting.
+func kubernetes(f PoolField) PoolField {
+	f.Backend = BackendKubernetes
+	return f
 }
 
 // hours is the row of a duration entered in hours, 0 to 30 days, zero meaning def.

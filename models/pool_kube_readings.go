@@ -30,12 +30,8 @@ func (c PoolConfig) KubeDCGMURLOf(node, ip string) string {
 // the node (by name or IP), since one page per node is read and a page every node shares
 // would give every node the same cards' readings.
 func checkKubeDCGM(ps *Problems, c PoolConfig, bad func(...string) bool) {
-	if c.KubeDCGMURL == "" || bad("backend", "kube_dcgm_url") {
-		return
-	}
-	if !c.Kubernetes() {
-		ps.Add(fieldErr("kube_dcgm_url", "is for pools of the kubernetes backend only"))
-		return
+	if c.KubeDCGMURL == "" || !c.Kubernetes() || bad("backend", "kube_dcgm_url") {
+		return // of another backend, checkBackend refuses it
 	}
 	for _, p := range dcgmPlaceholder.FindAllString(c.KubeDCGMURL, -1) {
 		if p != DCGMNodeName && p != DCGMNodeIP {

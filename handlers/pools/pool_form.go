@@ -38,7 +38,7 @@ var poolFormGroups = func() []poolsview.PoolFieldGroup {
 func poolFieldView(f models.PoolField) poolsview.PoolField {
 	v := poolsview.PoolField{Name: f.Name, LabelKey: phrase.PoolFieldKeyPrefix + f.Name,
 		HelpKey: phrase.PoolFieldKeyPrefix + f.Name + ".help",
-		Min:     formatSetting(f, f.Min), Max: formatSetting(f, f.Max)}
+		Min:     formatSetting(f, f.Min), Max: formatSetting(f, f.Max), Backend: f.Backend}
 	if f.Default != 0 {
 		v.Default = formatSetting(f, f.Default)
 	}

@@ -199,6 +199,9 @@ type PoolField struct {
 	// Choices are a PoolInputChoice's values, the default first; each is labelled by the
 	// catalog key LabelKey + "." + the value.
 	Choices []string
+	// Backend is the backend the setting is for, "" for every pool's: the form shows it
+	// only while its backend is chosen.
+	Backend string
 }
 
 // Kinds of configuration inputs, the values of PoolField.Kind.

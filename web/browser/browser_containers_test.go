@@ -16,7 +16,8 @@ import (
 
 // TestBrowserContainerSettings shows, at desktop and phone sizes, the pool form's container
 // settings, the submit form refusing a task without an image for that pool, and the month's
-// bills with a node's unmanaged use; no page scrolls sideways on the phone.
+// bills with a node's unmanaged use; no page scrolls sideways on the phone. The pool form
+// hides the Kubernetes backend's settings until that backend is chosen.
 func TestBrowserContainerSettings(t *testing.T) {
 	t.Parallel()
 	s := webtest.NewPoolServer(t)
@@ -82,6 +83,28 @@ func TestBrowserContainerSettings(t *testing.T) {
 		if !strings.Contains(msg, "is required") {
 			t.Errorf("%s: the image error = %q, want the pool's refusal", size.name, msg)
 		}
+	}
+	// The Kubernetes backend's own settings show only while that backend is chosen.
+	kubeShown := func() bool {
+		shown, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`[...document.querySelectorAll('[data-backend=kubernetes]')].every(e => e.offsetParent !== null)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return shown
+	}
+	if err := chromedp.Do(b.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/pools/a100/edit"),
+		chromedp.WaitVisible(css(`[name=backend]`))); err != nil {
+		t.Fatal(err)
+	}
+	if kubeShown() {
+		t.Errorf("an agent pool's form shows the Kubernetes settings")
+	}
+	if err := chromedp.Do(b.ctx, chromedp.SetValue(css(`[name=backend]`), "kubernetes"), chromedp.WaitVisible(css(`[name=kubeconfig]`)),
+		chromedp.ScrollIntoView(css(`[name=backend]`)), b.shot("containers-pool-form-kubernetes.png")); err != nil {
+		t.Fatal(err)
+	}
+	if !kubeShown() {
+		t.Errorf("choosing the kubernetes backend does not show its settings")
 	}
 	t.Logf("screenshots in %s", b.shots)
 }
