@@ -375,7 +375,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		SaturatedAfter: cfg.SaturatedAfter, StaleAfter: cfg.StaleAfter, TaskLimits: models.DefaultTaskLimits,
 		Sessions:      models.SessionLimits{Idle: cfg.SessionIdle, Absolute: cfg.SessionMax},
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Demo: cfg.Demo, Location: cfg.Location,
-		ScaleTrigger: loops.TriggerScale, Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target,
+		ScaleTrigger: loops.TriggerScale, Clusters: loops.Clusters(), Flavors: scaler.NewFlavors(providers, 0, now), Archive: cfg.Archive.Target,
 		OIDC: provider, LDAP: directory, Chats: chats, SSORules: cfg.SSO.Rules, PasswordAdminsOnly: cfg.SSO.PasswordLogin == "admins", PublicURL: cfg.PublicURL,
 		BoardShare: boardShare, Leads: notice.Leads{Store: store, Channels: notify.Under(cfg.PublicURL, channels)},
 		Words: phrase.Locale{Lang: cfg.Lang}}, now)

@@ -51,6 +51,32 @@ type Pool struct {
 	Skips    []PoolSkip   `json:"skips"`
 	Events   []ScaleEvent `json:"events"`
 	Boot     PoolBoot     `json:"boot"`
+	// Cluster is a Kubernetes pool's cluster as this replica sees it; nil for an agent pool.
+	Cluster *PoolCluster `json:"cluster"`
+}
+
+// PoolCluster is a Kubernetes pool's cluster as this replica's controller sees it, under
+// "cluster" in each Kubernetes pool of GET /api/v1/pools and on the pools page: whether its
+// apiserver answered the last look (every 30 s), the last error reaching it or acting on
+// it, whether this replica holds the pool's Lease, and, while it does, the selected nodes
+// and the pods of Kashi's tasks there (the counts are 0 without the Lease).
+type PoolCluster struct {
+	// Watched is false where this replica runs no controller of the pool: another replica
+	// leads the control loops, or they have not looked at the pool yet. The rest is then
+	// empty.
+	Watched     bool       `json:"watched"`
+	Reached     bool       `json:"reached"`
+	CheckedAt   *time.Time `json:"checked_at"`
+	LastError   string     `json:"last_error"`
+	LastErrorAt *time.Time `json:"last_error_at"`
+	LeaseHeld   bool       `json:"lease_held"`
+	// NodesReady and NodesNotReady count the selected nodes by their Ready condition;
+	// NodesCordoned those cordoned among them.
+	NodesReady    int `json:"nodes_ready"`
+	NodesNotReady int `json:"nodes_not_ready"`
+	NodesCordoned int `json:"nodes_cordoned"`
+	// Pods counts the pods of Kashi's tasks that have not ended and are not being deleted.
+	Pods int `json:"pods"`
 }
 
 // PoolNode is one node of a pool: its state, the machine it runs on and its cards.

@@ -179,6 +179,10 @@ func SchedulerPass(store *models.Store, sched *scheduler.Loop, now func() time.T
 	}
 }
 
+// Clusters runs the Kubernetes pools' controllers, and says what they know of their
+// clusters (none where this replica does not lead the loops).
+func (l *Loops) Clusters() *kube.Controller { return l.clusters }
+
 // TriggerScale wakes the scaling loop.
 func (l *Loops) TriggerScale() { l.scale.Trigger() }
 

@@ -10,6 +10,7 @@ import (
 	"context"
 	"time"
 
+	"kashi/api"
 	"kashi/models"
 	"kashi/notify"
 	"kashi/phrase"
@@ -72,10 +73,19 @@ type Config struct {
 	Leads LeadsTeller
 	// Words is the installation's language (--lang), in which messages to people are worded.
 	Words phrase.Locale
+	// Clusters is what this replica knows of its Kubernetes pools' clusters (the control
+	// loops' kube.Controller); nil knows none.
+	Clusters ClusterStates
 	// BoardShare is how long one render of a board view serves every viewer of that view
 	// (the same view, filter, page, language and role); zero shares a render only while
 	// neither the clock nor the board's data moved.
 	BoardShare time.Duration
+}
+
+// ClusterStates is what this replica's Kubernetes pool controllers know of their clusters, by
+// pool name: the one place the pools page and API read it from.
+type ClusterStates interface {
+	ClusterStates() map[string]api.PoolCluster
 }
 
 // LeadsTeller tells the leads of projects m, once per key (a second send tells nobody), and

@@ -13,6 +13,7 @@ package kube
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
+	"kashi/api"
 	"kashi/models"
 )
 
@@ -71,6 +73,10 @@ type Controller struct {
 	cfg   Config
 	mu    sync.Mutex
 	pools map[string]*poolRun
+	// states are what the Kubernetes pools' controllers know of their clusters, by pool,
+	// under their own lock (Tick holds mu while it waits for a controller to stop).
+	smu    sync.Mutex
+	states map[string]*clusterState
 }
 
 // poolRun is a running pool controller and what it was started with.
@@ -101,7 +107,7 @@ func New(store Store, cfg Config) *Controller {
 	if cfg.Wake == nil {
 		cfg.Wake = func() {}
 	}
-	return &Controller{store: store, cfg: cfg, pools: make(map[string]*poolRun)}
+	return &Controller{store: store, cfg: cfg, pools: make(map[string]*poolRun), states: make(map[string]*clusterState)}
 }
 
 // Tick starts a controller for each Kubernetes pool that has none running (or whose cluster
@@ -121,6 +127,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 			continue
 		}
 		want[p.Name] = true
+		st := c.state(p.Name)
 		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector + "\x00" + p.Config.KubePodRetention().String()
 		if r := c.pools[p.Name]; r != nil && r.key == key && !r.stopped() {
 			continue
@@ -129,6 +136,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 		client, ns, sel, err := connect(p)
 		if err != nil {
 			c.cfg.Logger.Warn("kubernetes pool", "pool", p.Name, "err", err)
+			st.checked(c.cfg.Now(), err)
 			continue
 		}
 		lock := &resourcelock.LeaseLock{LeaseMeta: metav1.ObjectMeta{Name: "kashi-" + dnsLabel(p.Name), Namespace: ns},
@@ -136,9 +144,10 @@ func (c *Controller) Tick(ctx context.Context) error {
 		pctx, cancel := context.WithCancel(ctx)
 		r := &poolRun{key: key, cancel: cancel, done: make(chan struct{})}
 		c.pools[p.Name] = r
+		go probe(pctx, client, st, c.cfg)
 		go func() {
 			defer close(r.done)
-			lead(pctx, func() *poolController { return newPoolControllerFor(p, c.store, c.cfg, client, ns, sel) }, lock, c.cfg)
+			lead(pctx, func() *poolController { return newPoolControllerFor(p, c.store, c.cfg, client, ns, sel, st) }, lock, c.cfg)
 		}()
 	}
 	for name := range c.pools {
@@ -146,7 +155,41 @@ func (c *Controller) Tick(ctx context.Context) error {
 			c.stop(name)
 		}
 	}
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	for name := range c.states {
+		if !want[name] {
+			delete(c.states, name)
+		}
+	}
 	return nil
+}
+
+// state is the named pool's cluster state, made when new.
+func (c *Controller) state(name string) *clusterState {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	st := c.states[name]
+	if st == nil {
+		st = &clusterState{}
+		c.states[name] = st
+	}
+	return st
+}
+
+// ClusterStates is what this replica's controllers know of their Kubernetes pools' clusters,
+// by pool name: the one place the pools page and API read it from. A Kubernetes pool this
+// replica runs no controller of (it does not lead the control loops) is not in it.
+func (c *Controller) ClusterStates() map[string]api.PoolCluster {
+	c.smu.Lock()
+	states := make(map[string]*clusterState, len(c.states))
+	maps.Copy(states, c.states)
+	c.smu.Unlock()
+	out := make(map[string]api.PoolCluster, len(states))
+	for name, st := range states {
+		out[name] = st.wire()
+	}
+	return out
 }
 
 // Stop stops every pool controller and waits for them.

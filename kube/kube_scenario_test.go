@@ -78,6 +78,9 @@ func TestKubernetesPool(t *testing.T) {
 		if err != nil || string(sec.Data["SEED"]) != "7" || len(sec.OwnerReferences) != 1 || sec.OwnerReferences[0].UID != pods[ids[0]].UID {
 			t.Errorf("the env Secret of task %d = %+v, %v; want SEED=7, owned by its pod", ids[0], sec, err)
 		}
+		if ef := pods[ids[0]].Spec.Containers[0].EnvFrom; len(ef) != 1 || ef[0].SecretRef == nil || ef[0].SecretRef.Name != pods[ids[0]].Name {
+			t.Errorf("task %d's pod's envFrom = %+v, want its Secret", ids[0], ef)
+		}
 		w.untilState(ids, models.TaskRunning)
 
 		start := w.s.Clock()
@@ -130,6 +133,10 @@ func TestKubernetesPool(t *testing.T) {
 		})
 		if again[ids[8]].Spec.NodeName == lostOn {
 			t.Errorf("the requeued task's pod is on the node deleted, %s", lostOn)
+		}
+		// The KASHI_ variables are in the pod's spec, where they win over its Secret's.
+		if env := again[ids[8]].Spec.Containers[0].Env; !slices.Contains(env, corev1.EnvVar{Name: "KASHI_ATTEMPT", Value: "2"}) {
+			t.Errorf("the second attempt's pod's env = %+v, want KASHI_ATTEMPT=2", env)
 		}
 	})
 }
@@ -226,10 +233,15 @@ func (w *world) untilRegistered() {
 	})
 }
 
-// submit posts a task of the pool's spec through the API and returns its id.
+// submit posts a task of the pool's spec with env SEED=7 through the API and returns its id.
 func (w *world) submit(name string, gpus int) int64 {
+	return w.submitEnv(name, gpus, `{"SEED":"7"}`)
+}
+
+// submitEnv is submit with the task's env, a JSON object.
+func (w *world) submitEnv(name string, gpus int, env string) int64 {
 	resp := w.s.Post("/api/v1/tasks", webtest.TaskBody(map[string]string{"name": strconv.Quote(name), "gpus": strconv.Itoa(gpus),
-		"spec": `"A100-80G"`, "image": `"registry.example.com/train:1"`, "command": `["sh","-c","train"]`, "env": `{"SEED":"7"}`,
+		"spec": `"A100-80G"`, "image": `"registry.example.com/train:1"`, "command": `["sh","-c","train"]`, "env": env,
 		"max_attempts": "2"}))
 	if resp.Code != http.StatusCreated && resp.Code != http.StatusOK {
 		w.t.Fatalf("POST /api/v1/tasks %s = %d %s", name, resp.Code, resp.Body)

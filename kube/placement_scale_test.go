@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"kashi/api"
 	"kashi/kube"
@@ -37,7 +39,7 @@ func placementScale() (nodes, tasks int) {
 
 // BenchmarkPlacementsReachTheCluster measures how fast one scheduler pass's placements reach
 // the machines: on a Kubernetes pool, from the pass's start until every placed task's pod is
-// made and bound to its node (seen by a watch of the pods); on agent-run nodes, until every
+// made and bound to its node (seen by an informer of the pods); on agent-run nodes, until every
 // one of the agents, long-polling its assignments over HTTP as the agent does, has been
 // given its tasks. Each on a fresh SQLite store; placements/s is the figure of merit.
 // Run it with -benchtime 1x: each iteration builds its fleet and queue anew.
@@ -120,11 +122,24 @@ func kubePlacements(b *testing.B, cluster *kubetest.Cluster, prefix string) (int
 		}
 	}
 	sched := scaleQueue(b, s, tasks)
-	pods, err := cluster.Client.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{LabelSelector: "kashi.io/pool=" + prefix})
-	if err != nil {
+	// An informer of the pool's pods, not a bare watch: at hundreds of pods a second the
+	// apiserver may end a watch, and an informer lists and watches again.
+	made := make(chan string, 1024)
+	inf := informers.NewSharedInformerFactoryWithOptions(cluster.Client, 0, informers.WithNamespace("default"),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "kashi.io/pool=" + prefix })).Core().V1().Pods().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+			made <- p.Name
+		}
+	}}); err != nil {
 		b.Fatal(err)
 	}
-	defer pods.Stop()
+	ictx, stopInf := context.WithCancel(ctx)
+	defer stopInf()
+	go inf.RunWithContext(ictx)
+	if !cache.WaitForCacheSync(ictx.Done(), inf.HasSynced) {
+		b.Fatal("the pods' informer did not sync")
+	}
 
 	b.StartTimer()
 	start := time.Now()
@@ -136,10 +151,8 @@ func kubePlacements(b *testing.B, cluster *kubetest.Cluster, prefix string) (int
 	timeout := time.After(10 * time.Minute)
 	for len(bound) < placed {
 		select {
-		case ev := <-pods.ResultChan():
-			if p, ok := ev.Object.(interface{ GetName() string }); ok && ev.Type == watch.Added {
-				bound[p.GetName()] = true
-			}
+		case name := <-made:
+			bound[name] = true
 		case <-timeout:
 			b.Fatalf("%d of %d pods made in 10 minutes", len(bound), placed)
 		}

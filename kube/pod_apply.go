@@ -24,9 +24,11 @@ const containerName = "task"
 // applyPod makes the pod of a task placed on the node, by server-side apply as field manager
 // "kashi": bound to the node (spec.nodeName: no scheduler of the cluster decides), the task's
 // image and command, its cards as nvidia.com/gpu limits, labels naming the pool, task, attempt
-// and project. Its environment (the task's own, secret values included, and the KASHI_
-// variables an agent sets) is in a Secret of the same name that the pod owns, so that the
-// values are not in the pod's spec and go with the pod.
+// and project, and the KASHI_ variables an agent sets in its spec's env (none is secret; the
+// spec's env wins over envFrom, so the task cannot override them). The task's own environment,
+// secret values included, is in a Secret of the same name that the pod owns, so that its
+// values are not in the pod's spec and go with the pod; a task without one has no Secret, and
+// its pod is one request.
 func (pc *poolController) applyPod(ctx context.Context, node string, a models.Assignment, task models.TaskRow) error {
 	name := pc.podName(a.TaskID, a.Attempt)
 	lbl := map[string]string{labelManagedBy: fieldManager, labelPool: pc.pool.Name,
@@ -36,8 +38,14 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	}
 	gpus := *resource.NewQuantity(int64(len(a.GPUUUIDs)), resource.DecimalSI)
 	ctr := corev1ac.Container().WithName(containerName).WithImage(a.Image).WithCommand(a.Command...).
-		WithEnvFrom(corev1ac.EnvFromSource().WithSecretRef(corev1ac.SecretEnvSource().WithName(name))).
 		WithResources(corev1ac.ResourceRequirements().WithLimits(corev1.ResourceList{GPUResource: gpus}))
+	for _, kv := range agent.KashiEnv(api.Assignment(a)) {
+		k, v, _ := strings.Cut(kv, "=")
+		ctr.WithEnv(corev1ac.EnvVar().WithName(k).WithValue(v))
+	}
+	if len(a.Env) > 0 {
+		ctr.WithEnvFrom(corev1ac.EnvFromSource().WithSecretRef(corev1ac.SecretEnvSource().WithName(name)))
+	}
 	if a.Workdir != "" {
 		ctr.WithWorkingDir(a.Workdir)
 	}
@@ -55,6 +63,9 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	if err != nil {
 		return fmt.Errorf("apply pod %s: %w", name, err)
 	}
+	if len(a.Env) == 0 {
+		return nil
+	}
 	secret := corev1ac.Secret(name, pc.namespace).WithLabels(lbl).WithType(corev1.SecretTypeOpaque).
 		WithData(podEnv(a)).
 		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(made.Name).
@@ -65,18 +76,25 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	return nil
 }
 
-// podEnv is the task's environment in its pod: its own variables, then the KASHI_ ones an
-// agent sets, which the task cannot override.
+// podEnv is the task's own environment, its pod's Secret's data.
 func podEnv(a models.Assignment) map[string][]byte {
 	env := make(map[string][]byte, len(a.Env))
 	for k, v := range a.Env {
 		env[k] = []byte(v)
 	}
-	for _, kv := range agent.KashiEnv(api.Assignment(a)) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = []byte(v)
-	}
 	return env
+}
+
+// hasSecret reports whether the pod takes its environment from its Secret.
+func hasSecret(p *corev1.Pod) bool {
+	for _, c := range p.Spec.Containers {
+		for _, e := range c.EnvFrom {
+			if e.SecretRef != nil && e.SecretRef.Name == p.Name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // labelValue matches what a label value may be.

@@ -18,23 +18,30 @@ import (
 // TestKubernetesPodLifecycle, on SQLite and Postgres against a real apiserver: a running
 // task's pod deleted outside Kashi ends the task failed with that reason, and no pod is made
 // again for it; an ended task's pod and its env Secret stay for the pool's retention (an hour
-// by default) and are deleted once it has passed.
+// by default) and are deleted once it has passed; a task without env of its own has a pod
+// and no Secret.
 func TestKubernetesPodLifecycle(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
 		db := dbOf(t)
 		w := newWorld(t, cluster, store, db)
-		deleted, done := w.submit("deleted", 4), w.submit("done", 4)
+		deleted, done, plain := w.submit("deleted", 4), w.submit("done", 4), w.submitEnv("plain", 4, "{}")
 		w.tick()
-		pods := w.until("both tasks' pods", func() map[int64]*corev1.Pod {
+		pods := w.until("the tasks' pods", func() map[int64]*corev1.Pod {
 			ps := w.pods()
-			if ps[deleted] == nil || ps[done] == nil {
+			if ps[deleted] == nil || ps[done] == nil || ps[plain] == nil {
 				return nil
 			}
 			return ps
 		})
-		w.untilState([]int64{deleted, done}, models.TaskRunning)
+		w.untilState([]int64{deleted, done, plain}, models.TaskRunning)
 		ctx := context.Background()
+		if ef := pods[plain].Spec.Containers[0].EnvFrom; len(ef) != 0 {
+			t.Errorf("the pod of a task without env of its own takes env from %+v, want nothing", ef)
+		}
+		if _, err := cluster.Client.CoreV1().Secrets(w.ns).Get(ctx, pods[plain].Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the Secret of a task without env of its own: %v, want none", err)
+		}
 
 		if err := cluster.Client.CoreV1().Pods(w.ns).Delete(ctx, pods[deleted].Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)

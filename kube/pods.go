@@ -110,7 +110,7 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 		return err
 	}
 	// The pods left run no task placed on the node now: its task ended (an ended pod stays,
-	// with its log, for the pool's retention, then goes with its Secret) or was placed
+	// with its log, for the pool's retention, then goes with its Secret, if it has one) or was placed
 	// elsewhere.
 	keep := pc.pool.Config.KubePodRetention()
 	for _, p := range pods {
@@ -124,8 +124,10 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 			if err := pc.deletePod(ctx, p.Name, false); err != nil {
 				return err
 			}
-			if err := pc.deleteSecret(ctx, p.Name); err != nil {
-				return err
+			if hasSecret(p) {
+				if err := pc.deleteSecret(ctx, p.Name); err != nil {
+					return err
+				}
 			}
 		}
 	}

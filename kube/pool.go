@@ -58,6 +58,8 @@ type poolController struct {
 	ids map[string]int64
 	// waits holds the cancel of each registered node's wait for its assignments.
 	waits map[string]context.CancelFunc
+	// state is the pool's cluster state, which this controller's errors and term go to.
+	state *clusterState
 }
 
 // connect reaches the pool's cluster through its kubeconfig file (from inside the cluster
@@ -77,7 +79,7 @@ func connect(p models.ConfiguredPool) (kubernetes.Interface, string, labels.Sele
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("kubeconfig: %w", err)
 	}
-	rc.QPS, rc.Burst = max(rc.QPS, 50), max(rc.Burst, 100)
+	rc.QPS, rc.Burst = max(rc.QPS, clientQPS), max(rc.Burst, clientBurst)
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, "", nil, err
@@ -85,10 +87,21 @@ func connect(p models.ConfiguredPool) (kubernetes.Interface, string, labels.Sele
 	return client, ns, sel, nil
 }
 
+// clientQPS and clientBurst bound the requests a pool's controller makes of its apiserver:
+// client-go's default (5 a second, 10 at once) would hold a pass's placements to a few pods
+// a second, and a placed task costs one request (two with its own env). The apiserver
+// protects itself (API Priority and Fairness); this bound only keeps a runaway controller
+// from flooding it. Fixed, not a pool setting: nothing about a pool calls for another.
+const (
+	clientQPS   = 500
+	clientBurst = 1000
+)
+
 // newPoolControllerFor sets up a controller of the pool's cluster and its informers.
 func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, client kubernetes.Interface, ns string,
-	sel labels.Selector) *poolController {
+	sel labels.Selector, state *clusterState) *poolController {
 	pc := &poolController{pool: p, store: store, cfg: cfg, client: client, namespace: ns, selector: sel, podPrefix: dnsLabel(p.Name),
+		state: state,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "kashi-" + p.Name}),
 		ids: make(map[string]int64), waits: make(map[string]context.CancelFunc)}
@@ -128,9 +141,12 @@ func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, clie
 	return pc
 }
 
-// run runs the controller until ctx ends.
+// run runs the controller until ctx ends; it is called while this replica holds the pool's
+// Lease, and counts the pool's nodes and pods for its cluster state meanwhile.
 func (pc *poolController) run(ctx context.Context) {
 	log := pc.cfg.Logger.With("pool", pc.pool.Name)
+	pc.state.lead(pc)
+	defer pc.state.lead(nil)
 	defer pc.queue.ShutDown()
 	pc.startInformers(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), pc.synced...) {
@@ -162,8 +178,10 @@ func (pc *poolController) run(ctx context.Context) {
 	wg.Wait()
 }
 
-// workers is how many nodes of a pool are synced at once.
-const workers = 4
+// workers is how many nodes of a pool are synced at once: each sync makes its node's new pods
+// one request after another, so a pass that places tasks on hundreds of nodes reaches the
+// cluster as fast as this many round trips at once allow.
+const workers = 32
 
 // work syncs the next key of the queue; false once the queue shut down.
 func (pc *poolController) work(ctx context.Context, log *slog.Logger) bool {
@@ -183,6 +201,7 @@ func (pc *poolController) work(ctx context.Context, log *slog.Logger) bool {
 		pc.queue.Forget(key)
 	case ctx.Err() == nil:
 		log.Warn("kubernetes pool: sync", "node", key, "err", err)
+		pc.state.failed(pc.cfg.Now(), err)
 		pc.queue.AddRateLimited(key)
 	}
 	return true

@@ -41,6 +41,9 @@ type poolInfo struct {
 	// BootDetail is that failure's numbers as phrases, for the page's language.
 	Boot       api.PoolBoot
 	BootDetail string
+	// Cluster is a Kubernetes pool's cluster as this replica's controller sees it; nil for
+	// an agent pool.
+	Cluster *api.PoolCluster
 }
 
 // poolInfos loads every configured pool with its nodes, machines booting, scaling state,
@@ -49,6 +52,10 @@ func (h *Handler) poolInfos(ctx context.Context, events int) ([]poolInfo, error)
 	views, err := h.store.PoolOverviews(ctx, events)
 	if err != nil {
 		return nil, err
+	}
+	var clusters map[string]api.PoolCluster
+	if h.Cfg.Clusters != nil {
+		clusters = h.Cfg.Clusters.ClusterStates()
 	}
 	out := make([]poolInfo, len(views))
 	for i, v := range views {
@@ -70,6 +77,10 @@ func (h *Handler) poolInfos(ctx context.Context, events int) ([]poolInfo, error)
 		}
 		pi.Boot, pi.BootDetail = poolBoot(v.Config, v.State, h.Now()), v.State.BootFailureDetail
 		pi.State = poolState(pi)
+		if v.Config.Kubernetes() {
+			c := clusters[v.Name]
+			pi.Cluster = &c
+		}
 		out[i] = pi
 	}
 	return out, nil
@@ -121,7 +132,8 @@ func toPoolJSON(l phrase.Locale, p poolInfo) api.Pool {
 	config, _ := json.Marshal(p.Config)
 	out := api.Pool{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, State: p.State,
 		Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: config, StatusAt: p.StatusAt,
-		Nodes: []api.PoolNode{}, Booting: []api.PoolMachine{}, Skips: []api.PoolSkip{}, Events: []api.ScaleEvent{}, Boot: p.Boot}
+		Nodes: []api.PoolNode{}, Booting: []api.PoolMachine{}, Skips: []api.PoolSkip{}, Events: []api.ScaleEvent{}, Boot: p.Boot,
+		Cluster: p.Cluster}
 	for _, n := range p.Nodes {
 		out.Nodes = append(out.Nodes, api.PoolNode{ID: n.ID, Hostname: n.Hostname, State: n.State, MachineID: n.MachineID,
 			GPUs: len(n.GPUs), LastSeenAt: n.LastSeenAt})

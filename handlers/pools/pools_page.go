@@ -40,7 +40,8 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 			Region: regionOf(p.Config), GPUsPerNode: p.Config.GPUsPerNode, Enabled: p.Config.Enabled, Size: p.Size, Desired: p.Desired,
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,
-			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Name], Boot: bootView(handlers.Locale(c), p)}
+			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Name], Boot: bootView(handlers.Locale(c), p),
+			Cluster: p.Cluster}
 		for _, n := range p.Nodes {
 			v.Nodes = append(v.Nodes, poolsview.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}

@@ -3,6 +3,7 @@ package pools
 import (
 	"time"
 
+	"kashi/api"
 	"kashi/views"
 )
 
@@ -74,6 +75,9 @@ type PoolView struct {
 	Boot PoolBootView
 	// Attrs is what the pool states for work across cards and nodes and for storage.
 	Attrs views.PoolAttrs
+	// Cluster is a Kubernetes pool's cluster as this replica's controller sees it; nil for
+	// an agent pool.
+	Cluster *api.PoolCluster
 }
 
 // PoolBootView is a pool's run of machines that failed to boot: how many of its Limit, the
