@@ -136,7 +136,7 @@ func (c ContainerConfig) runArgv(dir, own string, ra *runAs, a api.Assignment) (
 			argv = append(argv, "--gpus", `"device=`+strings.Join(a.GPUUUIDs, ",")+`"`)
 		}
 	}
-	for _, kv := range torchrunEnv(a) {
+	for _, kv := range TorchrunEnv(a) {
 		argv = append(argv, "--env", kv)
 	}
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {

@@ -185,7 +185,7 @@ func reapGroup(pgid int) {
 // shape as torchrun names it, the task's env, then the variables the task cannot override:
 // the KASHI_ shape, CUDA_VISIBLE_DEVICES and KASHI_OUTPUT_FILE. Later entries win.
 func taskEnv(a api.Assignment, base []string, outputFile string) []string {
-	env := append(base, torchrunEnv(a)...)
+	env := append(base, TorchrunEnv(a)...)
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		env = append(env, k+"="+a.Env[k])
 	}

@@ -6,9 +6,9 @@ import (
 	"kashi/api"
 )
 
-// torchrunEnv names the task's shape as torchrun reads it (MASTER_ADDR, MASTER_PORT, NNODES,
+// TorchrunEnv names the task's shape as torchrun reads it (MASTER_ADDR, MASTER_PORT, NNODES,
 // NODE_RANK); the task's own env may override them. None when the server sent no shape.
-func torchrunEnv(a api.Assignment) []string {
+func TorchrunEnv(a api.Assignment) []string {
 	if a.NNodes == 0 {
 		return nil
 	}

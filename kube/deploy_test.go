@@ -70,6 +70,7 @@ func TestDeployManifests(t *testing.T) {
 		{"list", "", "pods", ns, true}, {"watch", "", "pods", ns, true}, {"create", "", "pods", ns, true},
 		{"patch", "", "pods", ns, true}, {"delete", "", "pods", ns, true},
 		{"create", "", "secrets", ns, true}, {"patch", "", "secrets", ns, true}, {"delete", "", "secrets", ns, true},
+		{"create", "", "services", ns, true}, {"patch", "", "services", ns, true}, {"delete", "", "services", ns, true},
 		{"get", "coordination.k8s.io", "leases", ns, true}, {"create", "coordination.k8s.io", "leases", ns, true},
 		{"update", "coordination.k8s.io", "leases", ns, true},
 		{"list", "", "nodes", "", true}, {"watch", "", "nodes", "", true},
@@ -77,6 +78,7 @@ func TestDeployManifests(t *testing.T) {
 		{"get", "", "secrets", ns, false}, {"list", "", "secrets", ns, false}, {"patch", "", "nodes", "", false},
 		{"delete", "", "nodes", "", false}, {"create", "", "pods", "default", false}, {"list", "", "secrets", "", false},
 		{"delete", "coordination.k8s.io", "leases", ns, false}, {"update", "", "pods", ns, false},
+		{"create", "", "services", "default", false}, {"list", "", "services", ns, false},
 	} {
 		sar := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{User: account,
 			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},

@@ -30,9 +30,10 @@ const containerName = "task"
 // values are not in the pod's spec and go with the pod; a task without one has no Secret, and
 // its pod is one request.
 func (pc *poolController) applyPod(ctx context.Context, node string, a models.Assignment, task models.TaskRow) error {
-	name := pc.podName(a.TaskID, a.Attempt)
+	name := pc.podName(a)
 	lbl := map[string]string{labelManagedBy: fieldManager, labelPool: pc.pool.Name,
 		labelTask: strconv.FormatInt(a.TaskID, 10), labelAttempt: strconv.Itoa(max(a.Attempt, 1))}
+	rankLabels(lbl, a)
 	if labelValue.MatchString(task.Project) {
 		lbl[labelProject] = task.Project
 	}
@@ -73,7 +74,7 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	if _, err := pc.client.CoreV1().Secrets(pc.namespace).Apply(ctx, secret, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
 		return fmt.Errorf("apply secret %s: %w", name, err)
 	}
-	return nil
+	return pc.applyRendezvous(ctx, a, lbl, made)
 }
 
 // podEnv is the task's own environment, its pod's Secret's data.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +53,7 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 	now := pc.cfg.Now()
 	var running []int64
 	for _, a := range as {
-		pn := pc.podName(a.TaskID, a.Attempt)
+		pn := pc.podName(a)
 		p := pods[pn]
 		delete(pods, pn)
 		switch {
@@ -92,11 +91,13 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 				}
 				continue
 			}
-			if err := pc.applyPod(ctx, name, a, task); err != nil {
+			if err := pc.applyPod(ctx, name, pc.withRendezvous(a), task); err != nil {
 				return err
 			}
 		case p.Status.Phase == corev1.PodRunning:
-			running = append(running, a.TaskID)
+			if pc.allRanksStarted(a) {
+				running = append(running, a.TaskID)
+			}
 		default:
 			if why := waitingFailure(p); why != "" {
 				if err := pc.report(ctx, id, a, models.TaskReport{State: models.ReportFailedToStart, TS: now, Attempt: a.Attempt,
@@ -171,7 +172,7 @@ func (pc *poolController) deletePod(ctx context.Context, name string, force bool
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete pod %s: %w", name, err)
 	}
-	return nil
+	return pc.deleteRendezvous(ctx, name)
 }
 
 // deleteSecret deletes a pod's env Secret, which the cluster's garbage collector would
@@ -182,14 +183,6 @@ func (pc *poolController) deleteSecret(ctx context.Context, name string) error {
 		return fmt.Errorf("delete secret %s: %w", name, err)
 	}
 	return nil
-}
-
-// podName is the name of the pod of a task's attempt on the pool: kashi-POOL-TASK-ATTEMPT,
-// the pool's name made a DNS label (lower case; other characters than letters and digits
-// become "-"; at most 40 of them), so that two pools' tasks of one id (two Kashi databases,
-// one namespace) do not meet.
-func (pc *poolController) podName(task int64, attempt int) string {
-	return "kashi-" + pc.podPrefix + "-" + strconv.FormatInt(task, 10) + "-" + strconv.Itoa(max(attempt, 1))
 }
 
 // dnsLabel is name as the start of a DNS label: lower-case letters, digits and "-", at most 40.
@@ -248,11 +241,8 @@ func exitReport(p *corev1.Pod, a models.Assignment) models.TaskReport {
 
 // unrunnable says why a task cannot run as a pod; "" when it can.
 func unrunnable(a models.Assignment) string {
-	switch {
-	case a.Image == "":
+	if a.Image == "" {
 		return "a Kubernetes pool runs tasks in container images: the task names none"
-	case a.NNodes > 1:
-		return "a task across nodes does not run on a Kubernetes pool yet"
 	}
 	return ""
 }

@@ -120,7 +120,7 @@ func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, clie
 	})
 	podInf.Informer().AddIndexers(cache.Indexers{byNode: func(obj any) ([]string, error) {
 		return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
-	}})
+	}, byTask: podTask})
 	podOf := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj

@@ -130,7 +130,7 @@ func (pc *poolController) readNode(ctx context.Context, src *agent.DCGMSource, n
 	}
 	held := make(map[string][]string, len(as))
 	for _, a := range as {
-		held[pc.podName(a.TaskID, a.Attempt)] = a.GPUUUIDs
+		held[pc.podName(a)] = a.GPUUUIDs
 	}
 	readings, err := nodeReadings(name, pc.namespace, placed, gpus, held, pool)
 	if err != nil || len(readings) == 0 {

@@ -55,19 +55,3 @@ func checkBackend(ps *Problems, c PoolConfig, bad func(...string) bool) {
 		ps.Add(fieldErr("enabled", "must be off for the kubernetes backend: the cluster's nodes are the pool's, Kashi creates none"))
 	}
 }
-
-// checkKubeSingleNode refuses a task larger than one node of a Kubernetes pool of its spec
-// (every pool's, for a task of any spec): tasks across nodes do not run on Kubernetes pools
-// yet (docs/kubernetes.md).
-func checkKubeSingleNode(r *submitReads, spec string, gpus int) error {
-	pools, err := r.configured(spec)
-	if err != nil {
-		return err
-	}
-	for _, p := range pools {
-		if p.Config.Kubernetes() && gpus > p.Config.GPUsPerNode {
-			return fieldErr("gpus", "must be at most %d: pool %q runs on Kubernetes, where a task does not span nodes yet", p.Config.GPUsPerNode, p.Name)
-		}
-	}
-	return nil
-}

@@ -219,9 +219,6 @@ func (s *Store) taskFromNew(r *submitReads, nt NewTask, lim TaskLimits, now time
 		if err := p.Add(checkImageRequired(r, nt.Spec, nt.Image)); err != nil {
 			return err
 		}
-		if err := p.Add(checkKubeSingleNode(r, nt.Spec, nt.GPUs)); err != nil {
-			return err
-		}
 	}
 	if len(nt.SecretEnv) > len(nt.Env) {
 		p.Add(fieldErr("secret_env", "names more variables than env has"))
