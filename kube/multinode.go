@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -13,8 +12,6 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
-	"kashi/agent"
-	"kashi/api"
 	"kashi/models"
 )
 
@@ -59,9 +56,9 @@ func (pc *poolController) podName(a models.Assignment) string {
 }
 
 // withRendezvous is a as its pod runs it: its rendezvous is the pod of rank 0 (for a task of
-// one node, the pod itself: localhost), and its environment has the names torchrun reads
-// (MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK), which the task's own env may override, as
-// on an agent's node; the KASHI_ ones follow from the same shape (agent.KashiEnv).
+// one node, the pod itself: localhost). applyPod names it, and the rest of the task's shape,
+// in the pod's env (agent.KashiEnv, and agent.TorchrunEnv where the task's own env does not
+// set those names, as on an agent's node).
 func (pc *poolController) withRendezvous(a models.Assignment) models.Assignment {
 	if a.NNodes == 0 {
 		return a
@@ -72,13 +69,6 @@ func (pc *poolController) withRendezvous(a models.Assignment) models.Assignment 
 		rank0.NodeRank = 0
 		a.MasterAddr = pc.podName(rank0) + "." + pc.namespace + ".svc"
 	}
-	env := make(map[string]string, len(a.Env)+4)
-	for _, kv := range agent.TorchrunEnv(api.Assignment(a)) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	maps.Copy(env, a.Env)
-	a.Env = env
 	return a
 }
 

@@ -170,12 +170,19 @@ func (w *world) checkRanks(id int64, hosts []string, pods []*corev1.Pod) {
 		if err != nil {
 			w.t.Fatalf("task %d's rank %d env Secret: %v", id, r, err)
 		}
+		env := map[string]string{} // as the container gets it: the spec's env over the Secret's
+		for k, v := range sec.Data {
+			env[k] = string(v)
+		}
+		for _, e := range p.Spec.Containers[0].Env {
+			env[e.Name] = e.Value
+		}
 		want := map[string]string{"SEED": "7",
 			"KASHI_RANK": strconv.Itoa(8 * r), "KASHI_NODE_RANK": strconv.Itoa(r), "KASHI_WORLD_SIZE": strconv.Itoa(8 * n),
 			"KASHI_NNODES": strconv.Itoa(n), "KASHI_MASTER_ADDR": master, "KASHI_MASTER_PORT": port,
 			"MASTER_ADDR": master, "MASTER_PORT": port, "NNODES": strconv.Itoa(n), "NODE_RANK": strconv.Itoa(r)}
 		for k, v := range want {
-			if got := string(sec.Data[k]); got != v {
+			if got := env[k]; got != v {
 				w.t.Errorf("task %d's rank %d pod's %s = %q, want %q", id, r, k, got, v)
 			}
 		}

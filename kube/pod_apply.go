@@ -25,7 +25,8 @@ const containerName = "task"
 // "kashi": bound to the node (spec.nodeName: no scheduler of the cluster decides), the task's
 // image and command, its cards as nvidia.com/gpu limits, labels naming the pool, task, attempt
 // and project, and the KASHI_ variables an agent sets in its spec's env (none is secret; the
-// spec's env wins over envFrom, so the task cannot override them). The task's own environment,
+// spec's env wins over envFrom, so the task cannot override them), with torchrun's names of
+// the task's shape (MASTER_ADDR…) unless the task's own env sets them. The task's own environment,
 // secret values included, is in a Secret of the same name that the pod owns, so that its
 // values are not in the pod's spec and go with the pod; a task without one has no Secret, and
 // its pod is one request.
@@ -43,6 +44,11 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	for _, kv := range agent.KashiEnv(api.Assignment(a)) {
 		k, v, _ := strings.Cut(kv, "=")
 		ctr.WithEnv(corev1ac.EnvVar().WithName(k).WithValue(v))
+	}
+	for _, kv := range agent.TorchrunEnv(api.Assignment(a)) {
+		if k, v, _ := strings.Cut(kv, "="); a.Env[k] == "" {
+			ctr.WithEnv(corev1ac.EnvVar().WithName(k).WithValue(v))
+		}
 	}
 	if len(a.Env) > 0 {
 		ctr.WithEnvFrom(corev1ac.EnvFromSource().WithSecretRef(corev1ac.SecretEnvSource().WithName(name)))
@@ -64,15 +70,14 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	if err != nil {
 		return fmt.Errorf("apply pod %s: %w", name, err)
 	}
-	if len(a.Env) == 0 {
-		return nil
-	}
-	secret := corev1ac.Secret(name, pc.namespace).WithLabels(lbl).WithType(corev1.SecretTypeOpaque).
-		WithData(podEnv(a)).
-		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(made.Name).
-			WithUID(made.UID).WithController(true))
-	if _, err := pc.client.CoreV1().Secrets(pc.namespace).Apply(ctx, secret, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
-		return fmt.Errorf("apply secret %s: %w", name, err)
+	if len(a.Env) > 0 {
+		secret := corev1ac.Secret(name, pc.namespace).WithLabels(lbl).WithType(corev1.SecretTypeOpaque).
+			WithData(podEnv(a)).
+			WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(made.Name).
+				WithUID(made.UID).WithController(true))
+		if _, err := pc.client.CoreV1().Secrets(pc.namespace).Apply(ctx, secret, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+			return fmt.Errorf("apply secret %s: %w", name, err)
+		}
 	}
 	return pc.applyRendezvous(ctx, a, lbl, made)
 }
