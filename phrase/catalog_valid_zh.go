@@ -134,7 +134,7 @@ var validZH = map[string]string{
 	"is required for the kubernetes backend: a label selector of the pool's nodes, e.g. nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB": "kubernetes 后端必填：资源池节点的标签选择器，如 nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB",
 	"must be at most %d: pool %q runs on Kubernetes, where a task does not span nodes yet":                                            "最多 %d：资源池 %q 运行在 Kubernetes 上，那里的任务暂不能跨节点",
 	"is for pools of the kubernetes backend only":                                                                                     "仅用于 kubernetes 后端的资源池",
-	"must be off for the kubernetes backend: the cluster's nodes are the pool's, Kashi creates none":                                  "kubernetes 后端须关闭：资源池的节点即集群的节点，Kashi 不创建机器",
+	"must be off while the cluster's autoscaler sizes the pool (kube_scaling cluster): Kashi only reports its demand":                 "集群自带的自动扩缩容管理该资源池规模时（kube_scaling 为 cluster）须关闭：Kashi 只报告其需求",
 	"selects every node: name at least one label":                                                                                     "会选中所有节点：请至少写一个标签",
 	"is not a label selector: %v":                                                    "不是标签选择器：%v",
 	"must be at most %d mounts, got %d":                                              "最多 %d 个挂载，收到 %d",
@@ -268,4 +268,7 @@ var validZH = map[string]string{
 	"names %s: only %s and %s are put in":                                               "含有 %s：只能填 %s 和 %s",
 	"must name the node by %s or %s: each node's exporter is read apart":                "须用 %s 或 %s 指明节点：每个节点的 exporter 分别读取",
 	"must be an http or https URL of dcgm-exporter's page, e.g. http://%s:9400/metrics": "须为 dcgm-exporter 页面的 http 或 https URL，如 http://%s:9400/metrics",
+
+	// Kashi sizing a Kubernetes pool (kube_scaling provider).
+	"must name the provider of the pool's node group when Kashi sizes it (kube_scaling provider), not static": "由 Kashi 管理规模时（kube_scaling 为 provider）须填写该池节点组的提供方，不能是 static",
 }
