@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,6 +38,7 @@ type Store interface {
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
+	Machines(ctx context.Context, poolID int64) ([]models.Machine, error)
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 }
 
@@ -78,6 +80,8 @@ type poolRun struct {
 	key    string
 	cancel context.CancelFunc
 	done   chan struct{}
+	// current is the controller of the Lease's latest term (scaling_cordon.go).
+	current atomic.Pointer[poolController]
 }
 
 // New returns a controller; Tick starts the pools' controllers.
@@ -121,7 +125,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 			continue
 		}
 		want[p.Name] = true
-		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector + "\x00" + p.Config.KubePodRetention().String()
+		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector + "\x00" + p.Config.KubePodRetention().String() + "\x00" + p.Config.KubeScaling
 		if r := c.pools[p.Name]; r != nil && r.key == key && !r.stopped() {
 			continue
 		}
@@ -138,7 +142,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 		c.pools[p.Name] = r
 		go func() {
 			defer close(r.done)
-			lead(pctx, func() *poolController { return newPoolControllerFor(p, c.store, c.cfg, client, ns, sel) }, lock, c.cfg)
+			lead(pctx, func() *poolController { return r.term(newPoolControllerFor(p, c.store, c.cfg, client, ns, sel)) }, lock, c.cfg)
 		}()
 	}
 	for name := range c.pools {

@@ -72,9 +72,10 @@ func TestDeployManifests(t *testing.T) {
 		{"create", "", "secrets", ns, true}, {"patch", "", "secrets", ns, true}, {"delete", "", "secrets", ns, true},
 		{"get", "coordination.k8s.io", "leases", ns, true}, {"create", "coordination.k8s.io", "leases", ns, true},
 		{"update", "coordination.k8s.io", "leases", ns, true},
-		{"list", "", "nodes", "", true}, {"watch", "", "nodes", "", true},
-		// Nothing beside: no Secret is read, no node changed, nothing outside the namespace.
-		{"get", "", "secrets", ns, false}, {"list", "", "secrets", ns, false}, {"patch", "", "nodes", "", false},
+		{"list", "", "nodes", "", true}, {"watch", "", "nodes", "", true}, {"patch", "", "nodes", "", true},
+		// Nothing beside: no Secret is read, no node updated or deleted (only cordoned),
+		// nothing outside the namespace.
+		{"get", "", "secrets", ns, false}, {"list", "", "secrets", ns, false}, {"update", "", "nodes", "", false},
 		{"delete", "", "nodes", "", false}, {"create", "", "pods", "default", false}, {"list", "", "secrets", "", false},
 		{"delete", "coordination.k8s.io", "leases", ns, false}, {"update", "", "pods", ns, false},
 	} {

@@ -76,9 +76,10 @@ type Config struct {
 	NodeStaleAfter time.Duration
 	// NewKey makes the idempotency key of a new machine slot; nil means a random one.
 	NewKey func(pool string) string
-	// Cordon marks the cluster's node of a Kubernetes pool's node unschedulable (package
-	// kube's controller of the pool) before the loop releases its machine; nil does nothing.
-	Cordon func(ctx context.Context, pool string, nodeID int64) error
+	// Cordon marks a Kubernetes pool's node (by its name in the cluster, the node's
+	// hostname) unschedulable, through package kube's controller of the pool, before the loop
+	// releases its machine; nil does nothing.
+	Cordon func(ctx context.Context, pool, node string) error
 	// OnAction is called after each action is applied (chat notices, metrics); may be nil.
 	OnAction func(Action)
 	Now      func() time.Time

@@ -65,5 +65,14 @@ func (s *Scaler) cordon(ctx context.Context, cp models.ConfiguredPool, nodeID in
 	if !cp.Config.Kubernetes() || s.cfg.Cordon == nil {
 		return nil
 	}
-	return s.cfg.Cordon(ctx, cp.Name, nodeID)
+	nodes, err := s.store.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		if n.ID == nodeID {
+			return s.cfg.Cordon(ctx, cp.Name, n.Hostname)
+		}
+	}
+	return nil
 }

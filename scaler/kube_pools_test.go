@@ -106,8 +106,8 @@ func TestScalerKubeProviderReleasesOnlyItsMachines(t *testing.T) {
 	h := newScaleHarness(t, cfg, sim.Options{}, nil)
 	prov := &calls{Provider: h.prov}
 	h.scaler.cfg.Providers["sim"] = prov
-	h.scaler.cfg.Cordon = func(_ context.Context, pool string, nodeID int64) error {
-		prov.note("cordon " + pool)
+	h.scaler.cfg.Cordon = func(_ context.Context, pool, node string) error {
+		prov.note("cordon " + pool + " " + node)
 		return nil
 	}
 	own := h.register("uid-own") // the cluster's: no intent is ready on it
@@ -131,7 +131,7 @@ func TestScalerKubeProviderReleasesOnlyItsMachines(t *testing.T) {
 		t.Errorf("actions = %v, want Kashi's node 2 drained and removed, the cluster's node %d left", drained, own.ID)
 	}
 	h.wantIntents("")
-	i := slices.Index(prov.log, "cordon a100")
+	i := slices.Index(prov.log, "cordon a100 host-sim-0001")
 	if i < 0 || i+1 >= len(prov.log) || prov.log[i+1] != "delete sim-0001" {
 		t.Errorf("provider calls %v, want the node cordoned, then its machine deleted", prov.log)
 	}
