@@ -51,6 +51,9 @@ type Pool struct {
 	Skips    []PoolSkip   `json:"skips"`
 	Events   []ScaleEvent `json:"events"`
 	Boot     PoolBoot     `json:"boot"`
+	// DemandGPUs is the cards the pool's admissible demand wanted at the scaling loop's last
+	// look (its latest size sample, which the kashi_pool_demand_gpus gauge reads too).
+	DemandGPUs int `json:"demand_gpus"`
 	// Cluster is a Kubernetes pool's cluster as this replica sees it; nil for an agent pool.
 	Cluster *PoolCluster `json:"cluster"`
 }

@@ -135,7 +135,8 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 			return scale.ReclaimForecast(ctx, now, pools, nodes, tasks, open)
 		}})
 	schedLoop := set.Every("scheduler", cfg.Tick, SchedulerPass(store, sched, now, log)).Coalesce(schedulerGap)
-	scale = scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster,
+	clusters := kube.New(store, kube.Config{Wake: schedLoop.Trigger, Now: now, Logger: log})
+	scale = scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster, Cordon: clusters.Cordon,
 		Queue: sched.QueuePlan, NodeStaleAfter: cfg.StaleAfter, Now: now, Logger: log, Location: cfg.Location,
 		OnAction: func(a scaler.Action) {
 			ev, ok := idleEventOf(a)
@@ -153,7 +154,6 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 		set.Every(p.Name, p.Every, p.Run)
 	}
 	addSchedules(set, store, schedLoop, now, log)
-	clusters := kube.New(store, kube.Config{Wake: schedLoop.Trigger, Now: now, Logger: log})
 	set.Every("kubernetes pools", kubeEvery, clusters.Tick)
 	set.Every("data checks", models.DataCheckEvery, func(ctx context.Context) error {
 		n, err := readiness.CheckOnce(ctx)

@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,6 +40,7 @@ type Store interface {
 	ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, now time.Time) error
 	ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r models.TaskReport, now time.Time) error
 	TaskByID(ctx context.Context, id int64) (models.TaskRow, error)
+	Machines(ctx context.Context, poolID int64) ([]models.Machine, error)
 	IngestSamples(ctx context.Context, nodeID int64, samples []models.Reading, now time.Time) (models.IngestResult, error)
 }
 
@@ -84,6 +86,8 @@ type poolRun struct {
 	key    string
 	cancel context.CancelFunc
 	done   chan struct{}
+	// current is the controller of the Lease's latest term (scaling_cordon.go).
+	current atomic.Pointer[poolController]
 }
 
 // New returns a controller; Tick starts the pools' controllers.
@@ -128,7 +132,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 		}
 		want[p.Name] = true
 		st := c.state(p.Name)
-		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector + "\x00" + p.Config.KubePodRetention().String()
+		key := p.Config.Kubeconfig + "\x00" + p.Config.KubeNodeSelector + "\x00" + p.Config.KubePodRetention().String() + "\x00" + p.Config.KubeScaling
 		if r := c.pools[p.Name]; r != nil && r.key == key && !r.stopped() {
 			continue
 		}
@@ -147,7 +151,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 		go probe(pctx, client, st, c.cfg)
 		go func() {
 			defer close(r.done)
-			lead(pctx, func() *poolController { return newPoolControllerFor(p, c.store, c.cfg, client, ns, sel, st) }, lock, c.cfg)
+			lead(pctx, func() *poolController { return r.term(newPoolControllerFor(p, c.store, c.cfg, client, ns, sel, st)) }, lock, c.cfg)
 		}()
 	}
 	for name := range c.pools {

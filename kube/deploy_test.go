@@ -73,9 +73,10 @@ func TestDeployManifests(t *testing.T) {
 		{"create", "", "services", ns, true}, {"patch", "", "services", ns, true}, {"delete", "", "services", ns, true},
 		{"get", "coordination.k8s.io", "leases", ns, true}, {"create", "coordination.k8s.io", "leases", ns, true},
 		{"update", "coordination.k8s.io", "leases", ns, true},
-		{"list", "", "nodes", "", true}, {"watch", "", "nodes", "", true},
-		// Nothing beside: no Secret is read, no node changed, nothing outside the namespace.
-		{"get", "", "secrets", ns, false}, {"list", "", "secrets", ns, false}, {"patch", "", "nodes", "", false},
+		{"list", "", "nodes", "", true}, {"watch", "", "nodes", "", true}, {"patch", "", "nodes", "", true},
+		// Nothing beside: no Secret is read, no node updated or deleted (only cordoned),
+		// nothing outside the namespace.
+		{"get", "", "secrets", ns, false}, {"list", "", "secrets", ns, false}, {"update", "", "nodes", "", false},
 		{"delete", "", "nodes", "", false}, {"create", "", "pods", "default", false}, {"list", "", "secrets", "", false},
 		{"delete", "coordination.k8s.io", "leases", ns, false}, {"update", "", "pods", ns, false},
 		{"create", "", "services", "default", false}, {"list", "", "services", ns, false},

@@ -150,6 +150,8 @@ type world struct {
 	// ahead is how far the controller's wall clock (the cluster's, which ended pods' times
 	// are on) runs ahead of the real one.
 	ahead atomic.Int64
+	// ctl is the controller start started last.
+	ctl *kube.Controller
 }
 
 func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db string) *world {
@@ -157,6 +159,16 @@ func newWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db s
 	w.start(store, kube.Config{})
 	w.untilRegistered()
 	return w
+}
+
+// bareWorld is a test server over store, with project vision and the scheduler loop, whose
+// pool is named pool; no node, pool or controller yet.
+func bareWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, pool, ns string) *world {
+	s := webtest.NewServerOn(t, store, webtest.TestCfg())
+	s.Projects("vision")
+	return &world{t: t, s: s, cluster: cluster, pool: pool, ns: ns,
+		sched: scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
+			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
 }
 
 // setUpWorld makes the pool's nodes and saves the pool; no controller runs yet.
@@ -167,11 +179,8 @@ func setUpWorld(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db
 // setUpWorldAs is setUpWorld with the pool reaching the cluster through kubeconfig, whose
 // namespace is ns.
 func setUpWorldAs(t *testing.T, cluster *kubetest.Cluster, store *models.Store, db, kubeconfig, ns string) *world {
-	s := webtest.NewServerOn(t, store, webtest.TestCfg())
-	s.Projects("vision")
-	w := &world{t: t, s: s, cluster: cluster, pool: "k8s-" + db, ns: ns,
-		sched: scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
-			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
+	w := bareWorld(t, cluster, store, "k8s-"+db, ns)
+	s := w.s
 	for i := range 8 {
 		cluster.AddGPUNode(t, fmt.Sprintf("%s-gpu-%d", db, i), 8, map[string]string{"kashi.test/pool": db,
 			"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.memory": "81920"})
@@ -199,6 +208,7 @@ func (w *world) start(store kube.Store, cfg kube.Config) func() {
 	cfg.Now, cfg.Logger, cfg.StopGrace, cfg.Resync, cfg.ReadEvery = w.s.Clock, quiet, time.Second, time.Second, 200*time.Millisecond
 	cfg.Wall = func() time.Time { return time.Now().Add(time.Duration(w.ahead.Load())) }
 	ctl := kube.New(store, cfg)
+	w.ctl = ctl
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := func() { cancel(); ctl.Stop() }
 	w.t.Cleanup(stop)

@@ -44,6 +44,10 @@ func (pc *poolController) syncNodes(ctx context.Context) error {
 			known[n.Hostname] = n
 		}
 	}
+	machines, err := pc.poolMachines(ctx)
+	if err != nil {
+		return err
+	}
 	now := pc.cfg.Now()
 	ids := make(map[string]int64, len(cluster))
 	var seen []int64
@@ -58,11 +62,15 @@ func (pc *poolController) syncNodes(ctx context.Context) error {
 			continue
 		}
 		n, ok := known[kn.Name]
-		if !ok || n.State == models.NodeLost || n.State == models.NodeRemoved || len(n.GPUs) != len(gpus) {
+		mid := machineOf(kn, machines)
+		if ok && n.State == models.NodeRemoved && (mid == "" || mid == n.MachineID) {
+			continue // its machine released by the scaling loop (scaling_match.go)
+		}
+		if !ok || n.State == models.NodeLost || n.State == models.NodeRemoved || len(n.GPUs) != len(gpus) || (mid != "" && mid != n.MachineID) {
 			if !ready(kn) {
 				continue
 			}
-			reg := models.NodeRegistration{Hostname: kn.Name, Pool: pc.pool.Name, MachineID: string(kn.UID), GPUs: gpus, Cluster: true,
+			reg := models.NodeRegistration{Hostname: kn.Name, Pool: pc.pool.Name, MachineID: registeredAs(kn, mid), GPUs: gpus, Cluster: true,
 				From: "kubernetes"}
 			_, hash := models.NewToken("kn_") // nobody holds it: no agent speaks for this node
 			node, err := pc.store.RegisterNode(ctx, reg, hash, now)

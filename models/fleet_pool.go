@@ -137,6 +137,10 @@ type PoolConfig struct {
 	// KubePodRetentionS is how long a Kubernetes pool's ended task pods (and their env
 	// Secrets) are kept, for their logs, before Kashi deletes them; 0 means an hour.
 	KubePodRetentionS int64 `json:"kube_pod_retention_s"`
+	// KubeScaling is who sizes a Kubernetes pool: KubeScalingCluster ("" too, the default:
+	// the cluster's own autoscaler; Kashi reports its demand) or KubeScalingProvider (Kashi's
+	// scaling loop, through the pool's provider). See pool_kube_scaling.go.
+	KubeScaling string `json:"kube_scaling"`
 }
 
 // DefaultUnusedBookingPct is the share of the card-hour rate that booked card-hours a
@@ -180,6 +184,7 @@ func (c PoolConfig) Validate() error {
 	checkAttributes(&ps, c, bad)
 	checkBackend(&ps, c, bad)
 	checkKubeDCGM(&ps, c, bad)
+	checkKubeScaling(&ps, c, bad)
 	return ps.Err()
 }
 

@@ -51,7 +51,4 @@ func checkBackend(ps *Problems, c PoolConfig, bad func(...string) bool) {
 	} else if sel.Empty() {
 		ps.Add(fieldErr("kube_node_selector", "selects every node: name at least one label"))
 	}
-	if c.Enabled {
-		ps.Add(fieldErr("enabled", "must be off for the kubernetes backend: the cluster's nodes are the pool's, Kashi creates none"))
-	}
 }

@@ -82,6 +82,7 @@ var PoolFields = []PoolField{
 	{Name: "kubeconfig", Kind: PoolText, Group: "machines", Max: 1000, Backend: BackendKubernetes},
 	kubernetes(minutes("kube_pod_retention_s", "machines", time.Hour)),
 	{Name: "kube_dcgm_url", Kind: PoolText, Group: "machines", Max: 1000, Backend: BackendKubernetes},
+	{Name: "kube_scaling", Kind: PoolChoice, Group: "machines", Choices: []string{KubeScalingCluster, KubeScalingProvider}, Backend: BackendKubernetes},
 	{Name: "gpus_per_node", Kind: PoolCount, Group: "machines", Min: 1, Max: 64},
 	{Name: "flavor", Kind: PoolText, Group: "machines", Max: 128},
 	{Name: "image", Kind: PoolText, Group: "machines", Max: 128},

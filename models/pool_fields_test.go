@@ -93,7 +93,7 @@ func TestPoolFieldValue(t *testing.T) {
 		}
 	}
 	want := models.PoolConfig{Provider: "x-provider", Backend: models.BackendKubernetes, KubeNodeSelector: "x-kube_node_selector",
-		Kubeconfig: "x-kubeconfig", KubePodRetentionS: 7, Spec: "x-spec", GPUsPerNode: 7, Flavor: "x-flavor", Image: "x-image",
+		Kubeconfig: "x-kubeconfig", KubePodRetentionS: 7, KubeScaling: models.KubeScalingProvider, Spec: "x-spec", GPUsPerNode: 7, Flavor: "x-flavor", Image: "x-image",
 		Region: "x-region", Zone: "x-zone", VPC: "x-vpc", Subnet: "x-subnet", SecurityGroup: "x-security_group",
 		DiskType: "x-disk_type", DiskGB: 7, HourlyPriceFen: 7, Enabled: true, MinNodes: 7, MaxNodes: 7, Step: 7, ReservedMin: 7, ShortLaneNodes: 7, AnySpec: true, BootTimeoutS: 7, ScaleUpDelayS: 7,
 		MemoryHighPct: 7, MemoryHighWindowS: 7, MemoryLowPct: 7, MemoryLowWindowS: 7, UnneededS: 7, CooldownUpS: 7,

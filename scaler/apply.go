@@ -76,6 +76,10 @@ type Config struct {
 	NodeStaleAfter time.Duration
 	// NewKey makes the idempotency key of a new machine slot; nil means a random one.
 	NewKey func(pool string) string
+	// Cordon marks a Kubernetes pool's node (by its name in the cluster, the node's
+	// hostname) unschedulable, through package kube's controller of the pool, before the loop
+	// releases its machine; nil does nothing.
+	Cordon func(ctx context.Context, pool, node string) error
 	// OnAction is called after each action is applied (chat notices, metrics); may be nil.
 	OnAction func(Action)
 	Now      func() time.Time
@@ -262,6 +266,9 @@ func (s *Scaler) apply(ctx context.Context, in *scaleInput, a Action, now time.T
 		err = s.store.UndrainNode(ctx, a.NodeID, ev, now)
 	case ActionRemove:
 		var rm models.RemovedNode
+		if err = s.cordon(ctx, p, a.NodeID); err != nil {
+			break
+		}
 		if rm, err = s.store.RemoveNode(ctx, a.NodeID, ev, now); err == nil {
 			err = s.deleteMachine(ctx, in.providers[a.Pool], rm.Key, rm.ProviderID, now)
 		}

@@ -55,12 +55,19 @@ import (
 //     made are never chosen, nor the short lane's reserve (ShortLaneNodes), which a pool over
 //     its maximum drains last. Each reason not to shrink is explained.
 //
+// A pool the cluster's own autoscaler sizes (Pool.ClusterScaled) gets none of this: its size
+// and demand are reported (reportCluster), and it never acts.
+//
 // Then DecideReclaim adds the idle-reclaim actions for snap.Tasks.
 func DecideScale(snap Snapshot, now time.Time) Plan {
 	plan := Plan{Unneeded: make(map[int64]time.Time)}
 	pools := slices.Clone(snap.Pools)
 	slices.SortFunc(pools, func(a, b Pool) int { return cmp.Compare(a.Name, b.Name) })
 	for i := range pools {
+		if pools[i].ClusterScaled {
+			reportCluster(&plan, pools[i])
+			continue
+		}
 		ps := newPoolPass(&plan, &pools[i], now)
 		ps.decide()
 	}
@@ -140,13 +147,7 @@ func (ps *poolPass) decide() {
 	case !ps.acted && len(why) == 0:
 		ps.skip(ReasonNoDemand, phrase.New("no_demand", phrase.Dur(ps.pol.ScaleUpDelay)))
 	}
-	demand := 0
-	for _, d := range ps.p.Demand {
-		if !d.QuotaBlocked && d.GPUs > 0 {
-			demand += d.GPUs
-		}
-	}
-	sz := PoolSize{Pool: ps.p.Name, Size: size, Desired: ps.active, DemandGPUs: demand, Boot: ps.run}
+	sz := PoolSize{Pool: ps.p.Name, Size: size, Desired: ps.active, DemandGPUs: admissibleGPUs(ps.p.Demand), Boot: ps.run}
 	if atMax {
 		sz.AtMaxSince = ps.p.AtMaxSince
 		if sz.AtMaxSince.IsZero() || sz.AtMaxSince.After(ps.now) {
@@ -155,6 +156,18 @@ func (ps *poolPass) decide() {
 		sz.AtMaxAlert = ps.now.Sub(sz.AtMaxSince) >= ps.pol.AtMaxAlertAfter
 	}
 	ps.plan.Sizes = append(ps.plan.Sizes, sz)
+}
+
+// admissibleGPUs is the cards of the demand that is admissible: quota-blocked tasks left out,
+// whatever their wait.
+func admissibleGPUs(ds []Demand) int {
+	n := 0
+	for _, d := range ds {
+		if !d.QuotaBlocked && d.GPUs > 0 {
+			n += d.GPUs
+		}
+	}
+	return n
 }
 
 // demandWaits reports whether n is the need of waiting demand.

@@ -82,6 +82,11 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 
 	var errs []error
 	for _, cp := range cps {
+		if cp.Config.KubeScaledByCluster() {
+			in.pools[cp.Name] = cp
+			in.snap.Pools = append(in.snap.Pools, s.clusterPool(cp, nodes))
+			continue
+		}
 		if !cp.Config.Enabled {
 			continue
 		}
@@ -106,6 +111,11 @@ func (s *Scaler) snapshot(ctx context.Context, now time.Time) (*scaleInput, []er
 		for _, n := range mine {
 			sp.Nodes = append(sp.Nodes, s.scaleNode(n, onNode[n.ID], nodeStates[n.ID], now))
 			in.decided[n.ID] = true
+		}
+		if cp.Config.Kubernetes() {
+			if err := s.kubeOwnNodes(ctx, cp, sp.Nodes); err != nil {
+				return nil, append(errs, err)
+			}
 		}
 		pol := sp.Policy.WithDefaults()
 		from := now.Add(-max(pol.MemoryHighWindow, pol.MemoryLowWindow) - 2*s.cfg.MemoryBucket)

@@ -134,6 +134,9 @@ type Pool struct {
 	AtMaxSince time.Time
 	// Boot is the pool's run of machines that failed to boot, as the store keeps it.
 	Boot BootRun
+	// ClusterScaled: the cluster's own autoscaler sizes the pool (a Kubernetes pool of
+	// kube_scaling cluster). DecideScale reports its size and demand and acts on nothing.
+	ClusterScaled bool
 }
 
 // BootRun is a pool's machines that failed to boot in a row: how many, when the last did,
@@ -326,6 +329,9 @@ const (
 	// allows, and the pool asks for no machine until an admin resumes it.
 	ReasonBootBackoff Reason = "boot-backoff"
 	ReasonBootFailing Reason = "boot-failing"
+	// ReasonClusterScales: the cluster's own autoscaler sizes the pool; the loop only
+	// reports its demand.
+	ReasonClusterScales Reason = "cluster-scales"
 )
 
 // Action is one thing to do. Which fields are set depends on Kind.

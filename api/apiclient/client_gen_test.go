@@ -512,6 +512,27 @@ func (e PoolConfigIntraNodeLink) Valid() bool {
 	}
 }
 
+// Defines values for PoolConfigKubeScaling.
+const (
+	PoolConfigKubeScalingCluster  PoolConfigKubeScaling = "cluster"
+	PoolConfigKubeScalingEmpty    PoolConfigKubeScaling = ""
+	PoolConfigKubeScalingProvider PoolConfigKubeScaling = "provider"
+)
+
+// Valid indicates whether the value is a known member of the PoolConfigKubeScaling enum.
+func (e PoolConfigKubeScaling) Valid() bool {
+	switch e {
+	case PoolConfigKubeScalingCluster:
+		return true
+	case PoolConfigKubeScalingEmpty:
+		return true
+	case PoolConfigKubeScalingProvider:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PoolConfigNoQuota.
 const (
 	PoolConfigNoQuotaAllowed PoolConfigNoQuota = "allowed"
@@ -2011,6 +2032,9 @@ type Pool struct {
 	// Config a pool's whole configuration, as a pool shows it under config
 	Config PoolConfig `json:"config"`
 
+	// DemandGpus the cards the pool's admissible demand wanted at the scaling loop's last look: ready tasks within their quota that fit on no node, counted against the pool as for scaling (the kashi_pool_demand_gpus gauge's value). A Kubernetes pool the cluster's autoscaler sizes (kube_scaling cluster) reports it for the autoscaler; 0 before the loop's first look
+	DemandGpus int `json:"demand_gpus"`
+
 	// Desired the size the scaling loop wants
 	Desired int `json:"desired"`
 
@@ -2078,7 +2102,7 @@ type PoolConfig struct {
 	// AtMaxAlertS a pool at its maximum with demand waiting this long raises an alert
 	AtMaxAlertS *int `json:"at_max_alert_s,omitempty"`
 
-	// Backend what runs the pool's tasks: Kashi's agent on each machine ("" or agent, the default) or a Kubernetes cluster's nodes (kubernetes: each task placed runs as a Pod bound to the node Kashi chose; enabled must be off; see docs/kubernetes.md)
+	// Backend what runs the pool's tasks: Kashi's agent on each machine ("" or agent, the default) or a Kubernetes cluster's nodes (kubernetes: each task placed runs as a Pod bound to the node Kashi chose; enabled off unless kube_scaling is provider; see docs/kubernetes.md)
 	Backend *PoolConfigBackend `json:"backend,omitempty"`
 
 	// BootBackoffMaxS after a boot failure the next machine waits the boot timeout, twice as long after each further failure in a row, at most this many seconds; 0 means 14400 (4 h)
@@ -2130,6 +2154,9 @@ type PoolConfig struct {
 
 	// KubePodRetentionS kubernetes backend: seconds an ended task's pod (and its env Secret) is kept, for its log, before Kashi deletes it; 0 means 3600 (an hour); 0 on other backends
 	KubePodRetentionS *int `json:"kube_pod_retention_s,omitempty"`
+
+	// KubeScaling kubernetes backend: who sizes the pool's nodes. cluster ("" too, the default): the cluster's own autoscaler; Kashi asks no provider for machines (enabled must be off) and reports the pool's demand (demand_gpus, the kashi_pool_demand_gpus gauge). provider: Kashi's scaling loop, through the pool's provider (not static), as for an agent pool; a node whose spec.providerID names a machine Kashi booted is that machine (docs/kubernetes.md). Refused on an agent pool
+	KubeScaling *PoolConfigKubeScaling `json:"kube_scaling,omitempty"`
 
 	// Kubeconfig kubernetes backend: the path on the server of the kubeconfig that reaches the cluster; empty: in-cluster, through the server's service account
 	Kubeconfig *string `json:"kubeconfig,omitempty"`
@@ -2194,7 +2221,7 @@ type PoolConfig struct {
 	Zone *string `json:"zone,omitempty"`
 }
 
-// PoolConfigBackend what runs the pool's tasks: Kashi's agent on each machine ("" or agent, the default) or a Kubernetes cluster's nodes (kubernetes: each task placed runs as a Pod bound to the node Kashi chose; enabled must be off; see docs/kubernetes.md)
+// PoolConfigBackend what runs the pool's tasks: Kashi's agent on each machine ("" or agent, the default) or a Kubernetes cluster's nodes (kubernetes: each task placed runs as a Pod bound to the node Kashi chose; enabled off unless kube_scaling is provider; see docs/kubernetes.md)
 type PoolConfigBackend string
 
 // PoolConfigInterNodeLink the network between the pool's nodes. none: a task larger than one node is never placed here unless it sets allow_no_interconnect. "" or unstated (the default): the scheduler judges nothing by it, but it meets no min_inter_node_gbps
@@ -2202,6 +2229,9 @@ type PoolConfigInterNodeLink string
 
 // PoolConfigIntraNodeLink how a node's cards talk to each other; "" or unstated (the default): not stated. Shown beside the free cards; the scheduler does not judge by it
 type PoolConfigIntraNodeLink string
+
+// PoolConfigKubeScaling kubernetes backend: who sizes the pool's nodes. cluster ("" too, the default): the cluster's own autoscaler; Kashi asks no provider for machines (enabled must be off) and reports the pool's demand (demand_gpus, the kashi_pool_demand_gpus gauge). provider: Kashi's scaling loop, through the pool's provider (not static), as for an agent pool; a node whose spec.providerID names a machine Kashi booted is that machine (docs/kubernetes.md). Refused on an agent pool
+type PoolConfigKubeScaling string
 
 // PoolConfigNoQuota what a project with no quota on the pool's spec (none of the spec, none of all specs) may use of it: any number of cards (allowed, the default, stored and shown as ""), none (refused: its tasks of the spec are refused at submit, 422 naming spec or specs) or at most no_quota_max_gpus at once (limit); where pools of a spec differ, the strictest applies
 type PoolConfigNoQuota string

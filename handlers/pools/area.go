@@ -34,6 +34,7 @@ type Store interface {
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	PoolOverviews(ctx context.Context, events int) ([]models.PoolOverview, error)
 	PoolSizes(ctx context.Context, poolID int64, from, to time.Time) ([]models.PoolSizeSample, error)
+	LatestPoolSizes(ctx context.Context) (map[int64]models.PoolSizeSample, error)
 	SavePoolConfig(ctx context.Context, name string, cfg models.PoolConfig, by, note string, now time.Time) (models.ConfiguredPool, error)
 	PoolConfigVersions(ctx context.Context, name string) ([]models.PoolPolicyVersion, error)
 	RollBackPoolConfig(ctx context.Context, name string, version int, by string, now time.Time) (models.ConfiguredPool, error)

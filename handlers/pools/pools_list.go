@@ -23,9 +23,10 @@ import (
 type poolInfo struct {
 	models.ConfiguredPool
 	// Size and Desired are the scaling loop's at its last tick; before the first, Size counts
-	// the nodes and machines booting and Desired equals it.
-	Size, Desired int
-	State         string
+	// the nodes and machines booting and Desired equals it. DemandGPUs is the admissible
+	// demand of its latest size sample, as the kashi_pool_demand_gpus gauge reads it.
+	Size, Desired, DemandGPUs int
+	State                     string
 	// StatusAt is the last tick's time; nil before the first.
 	StatusAt *time.Time
 	Skips    []models.PoolSkip
@@ -57,9 +58,14 @@ func (h *Handler) poolInfos(ctx context.Context, events int) ([]poolInfo, error)
 	if h.Cfg.Clusters != nil {
 		clusters = h.Cfg.Clusters.ClusterStates()
 	}
+	sizes, err := h.store.LatestPoolSizes(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]poolInfo, len(views))
 	for i, v := range views {
-		pi := poolInfo{ConfiguredPool: v.ConfiguredPool, Nodes: v.Nodes, Booting: v.Booting, Events: v.Events}
+		pi := poolInfo{ConfiguredPool: v.ConfiguredPool, Nodes: v.Nodes, Booting: v.Booting, Events: v.Events,
+			DemandGPUs: sizes[v.ID].DemandGPUs}
 		if v.LastChange.Version > 0 {
 			// The latest version says when and by whom: the policy row's updated_at is
 			// rewritten with the wall clock by GORM on a conflict update.
@@ -130,8 +136,8 @@ func poolState(p poolInfo) string {
 func toPoolJSON(l phrase.Locale, p poolInfo) api.Pool {
 	// A configuration is plain data: it always encodes.
 	config, _ := json.Marshal(p.Config)
-	out := api.Pool{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, State: p.State,
-		Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: config, StatusAt: p.StatusAt,
+	out := api.Pool{Name: p.Name, Spec: p.Spec, Provider: p.Provider, Size: p.Size, Desired: p.Desired, DemandGPUs: p.DemandGPUs,
+		State: p.State, Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, Config: config, StatusAt: p.StatusAt,
 		Nodes: []api.PoolNode{}, Booting: []api.PoolMachine{}, Skips: []api.PoolSkip{}, Events: []api.ScaleEvent{}, Boot: p.Boot,
 		Cluster: p.Cluster}
 	for _, n := range p.Nodes {

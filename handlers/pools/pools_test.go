@@ -29,13 +29,16 @@ func TestPoolsAPI(t *testing.T) {
 		t.Fatalf("GET /api/v1/pools = %d pools, want 1", len(pools))
 	}
 	p := pools[0]
-	wantKeys := []string{"boot", "booting", "config", "desired", "events", "name", "nodes", "provider", "size", "skips", "spec",
+	wantKeys := []string{"boot", "booting", "config", "demand_gpus", "desired", "events", "name", "nodes", "provider", "size", "skips", "spec",
 		"state", "status_at", "updated_at", "updated_by", "version"}
 	if diff := cmp.Diff(wantKeys, slices.Sorted(maps.Keys(p))); diff != "" {
 		t.Errorf("pool keys (-want +got):\n%s", diff)
 	}
 	if p["name"] != "a100" || p["size"] != 4.0 || p["desired"] != 4.0 || p["version"] != 1.0 || p["state"] != "steady" {
 		t.Errorf("pool = %v, want a100 of size 4, desired 4, version 1, steady", p)
+	}
+	if p["demand_gpus"] != 47.0 { // the latest size sample's, as the kashi_pool_demand_gpus gauge reads
+		t.Errorf("demand_gpus = %v, want 47, the latest sample's", p["demand_gpus"])
 	}
 	cfg := p["config"].(map[string]any)
 	if cfg["max_nodes"] != 6.0 || cfg["scale_up_delay_s"] != 120.0 || cfg["provider"] != "sim" {

@@ -164,6 +164,13 @@ func (c *Cluster) waitReady(t testing.TB) {
 // AddGPUNode creates a node kwok simulates, offering gpus nvidia.com/gpu, with labels.
 func (c *Cluster) AddGPUNode(t testing.TB, name string, gpus int, labels map[string]string) {
 	t.Helper()
+	c.AddMachineNode(t, name, gpus, labels, "")
+}
+
+// AddMachineNode is AddGPUNode for the node a cloud machine joins the cluster as: its
+// spec.providerID names the machine ("" for none).
+func (c *Cluster) AddMachineNode(t testing.TB, name string, gpus int, labels map[string]string, providerID string) {
+	t.Helper()
 	l := map[string]string{ManagedLabel: "fake", "type": "kwok"}
 	for k, v := range labels {
 		l[k] = v
@@ -173,8 +180,9 @@ func (c *Cluster) AddGPUNode(t testing.TB, name string, gpus int, labels map[str
 		corev1.ResourcePods: resource.MustParse("110"), GPUResource: *resource.NewQuantity(int64(gpus), resource.DecimalSI)}
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l, Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"}},
-		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "kwok.x-k8s.io/node", Value: "fake", Effect: corev1.TaintEffectNoSchedule}}},
-		Status:     corev1.NodeStatus{Capacity: res, Allocatable: res},
+		Spec: corev1.NodeSpec{ProviderID: providerID,
+			Taints: []corev1.Taint{{Key: "kwok.x-k8s.io/node", Value: "fake", Effect: corev1.TaintEffectNoSchedule}}},
+		Status: corev1.NodeStatus{Capacity: res, Allocatable: res},
 	}
 	if _, err := c.Client.CoreV1().Nodes().Create(context.Background(), node, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create node %s: %v", name, err)

@@ -244,6 +244,8 @@ func scaleReasonText(l phrase.Locale, code string) string {
 		return l.T("scale.skip.boot_backoff")
 	case "boot-failing":
 		return l.T("scale.skip.boot_failing")
+	case "cluster-scales":
+		return l.T("scale.skip.cluster_scales")
 	}
 	return code
 }
