@@ -71,12 +71,15 @@ func (s *clusterState) wire() api.PoolCluster {
 	return out
 }
 
-// probe looks at the apiserver (GET /version) now and then every Resync until ctx ends.
+// probe looks at the apiserver (GET /version, given at most Resync to answer) now and then
+// every Resync until ctx ends.
 func probe(ctx context.Context, client kubernetes.Interface, s *clusterState, cfg Config) {
 	t := time.NewTicker(cfg.Resync)
 	defer t.Stop()
 	for {
-		_, err := client.Discovery().ServerVersion()
+		lctx, cancel := context.WithTimeout(ctx, cfg.Resync)
+		_, err := client.Discovery().RESTClient().Get().AbsPath("/version").Do(lctx).Raw()
+		cancel()
 		if ctx.Err() != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kashi/api"
 	"kashi/handlers"
 	"kashi/models"
 	"kashi/phrase"
@@ -41,7 +42,7 @@ func (h *Handler) PoolsPage(c echo.Context) error {
 			MinNodes: p.Config.MinNodes, MaxNodes: p.Config.MaxNodes, Booting: len(p.Booting), State: p.State,
 			Version: p.Version, UpdatedAt: p.UpdatedAt, UpdatedBy: p.UpdatedBy, StatusAt: p.StatusAt,
 			HourlyPriceFen: p.PriceFen, PriceSource: p.PriceSource, Bookings: bookings[p.Name], Boot: bootView(handlers.Locale(c), p),
-			Cluster: p.Cluster}
+			Cluster: clusterView(p.Cluster)}
 		for _, n := range p.Nodes {
 			v.Nodes = append(v.Nodes, poolsview.PoolNodeView{Hostname: n.Hostname, State: n.State})
 		}
@@ -101,6 +102,17 @@ func regionOf(c models.PoolConfig) string {
 		return c.Region + " / " + c.Zone
 	}
 	return c.Region + c.Zone
+}
+
+// clusterView is a Kubernetes pool's cluster on the page, as the API shows it; nil for an
+// agent pool.
+func clusterView(c *api.PoolCluster) *poolsview.PoolClusterView {
+	if c == nil {
+		return nil
+	}
+	return &poolsview.PoolClusterView{Watched: c.Watched, Reached: c.Reached, LeaseHeld: c.LeaseHeld, CheckedAt: c.CheckedAt,
+		LastErrorAt: c.LastErrorAt, LastError: c.LastError, NodesReady: c.NodesReady, NodesNotReady: c.NodesNotReady,
+		Cordoned: c.NodesCordoned, Pods: c.Pods}
 }
 
 // bootView is the pool's run of boot failures on the page, the last failure in the page's

@@ -29,10 +29,13 @@ func TestPoolsAPI(t *testing.T) {
 		t.Fatalf("GET /api/v1/pools = %d pools, want 1", len(pools))
 	}
 	p := pools[0]
-	wantKeys := []string{"boot", "booting", "config", "demand_gpus", "desired", "events", "name", "nodes", "provider", "size", "skips", "spec",
+	wantKeys := []string{"boot", "booting", "cluster", "config", "demand_gpus", "desired", "events", "name", "nodes", "provider", "size", "skips", "spec",
 		"state", "status_at", "updated_at", "updated_by", "version"}
 	if diff := cmp.Diff(wantKeys, slices.Sorted(maps.Keys(p))); diff != "" {
 		t.Errorf("pool keys (-want +got):\n%s", diff)
+	}
+	if p["cluster"] != nil {
+		t.Errorf("an agent pool's cluster = %v, want null", p["cluster"])
 	}
 	if p["name"] != "a100" || p["size"] != 4.0 || p["desired"] != 4.0 || p["version"] != 1.0 || p["state"] != "steady" {
 		t.Errorf("pool = %v, want a100 of size 4, desired 4, version 1, steady", p)

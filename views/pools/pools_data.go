@@ -3,7 +3,6 @@ package pools
 import (
 	"time"
 
-	"kashi/api"
 	"kashi/views"
 )
 
@@ -77,7 +76,19 @@ type PoolView struct {
 	Attrs views.PoolAttrs
 	// Cluster is a Kubernetes pool's cluster as this replica's controller sees it; nil for
 	// an agent pool.
-	Cluster *api.PoolCluster
+	Cluster *PoolClusterView
+}
+
+// PoolClusterView is a Kubernetes pool's cluster on its card, as the API's "cluster" says it
+// (api.PoolCluster): whether this replica watches it, its apiserver reached at CheckedAt,
+// the last error and when, the Lease held here, and while it is, the selected nodes by state
+// and Kashi's pods there.
+type PoolClusterView struct {
+	Watched, Reached, LeaseHeld         bool
+	CheckedAt, LastErrorAt              *time.Time
+	LastError                           string
+	NodesReady, NodesNotReady, Cordoned int
+	Pods                                int
 }
 
 // PoolBootView is a pool's run of machines that failed to boot: how many of its Limit, the
