@@ -2029,6 +2029,9 @@ type Pool struct {
 	// Booting machines asked for whose agent has not registered
 	Booting *[]PoolMachine `json:"booting"`
 
+	// Cluster a Kubernetes pool's cluster as this replica's controller sees it; null for an agent pool
+	Cluster *PoolCluster `json:"cluster"`
+
 	// Config a pool's whole configuration, as a pool shows it under config
 	Config PoolConfig `json:"config"`
 
@@ -2088,6 +2091,35 @@ type PoolBoot struct {
 
 // PoolBootLastFailureReason the last failure's code; empty without failures
 type PoolBootLastFailureReason string
+
+// PoolCluster a Kubernetes pool's cluster as this replica's controller sees it: whether its apiserver answered the last look (every 30 s), the last error reaching or acting on it, whether this replica holds the pool's Lease, and, while it does, the selected nodes and the pods of Kashi's tasks there; the counts are 0 without the Lease
+type PoolCluster struct {
+	// CheckedAt the last look; null before the first
+	CheckedAt *time.Time `json:"checked_at"`
+
+	// LastError the last error reaching the cluster or acting on it; empty without one
+	LastError   string     `json:"last_error"`
+	LastErrorAt *time.Time `json:"last_error_at"`
+
+	// LeaseHeld this replica holds the pool's Lease (kashi-POOL): its controller acts on the cluster
+	LeaseHeld bool `json:"lease_held"`
+
+	// NodesCordoned selected nodes cordoned (also counted as Ready or not)
+	NodesCordoned int `json:"nodes_cordoned"`
+	NodesNotReady int `json:"nodes_not_ready"`
+
+	// NodesReady selected nodes whose Ready condition is True
+	NodesReady int `json:"nodes_ready"`
+
+	// Pods the pods of Kashi's tasks not ended and not being deleted
+	Pods int `json:"pods"`
+
+	// Reached the apiserver answered the last look
+	Reached bool `json:"reached"`
+
+	// Watched false where this replica runs no controller of the pool (another replica leads the control loops, or they have not looked at the pool yet); the rest is then empty
+	Watched bool `json:"watched"`
+}
 
 // PoolConfig a pool's whole configuration, as a pool shows it under config
 type PoolConfig struct {
