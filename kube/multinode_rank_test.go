@@ -34,25 +34,31 @@ func TestPodNameAcrossNodes(t *testing.T) {
 	}
 }
 
-// TestWithRendezvous: a rank's environment names the rank-0 pod's Service as its master
-// (localhost for a task of one node) and gives torchrun's names, which the task's own env
-// overrides.
+// TestWithRendezvous: a rank's spec env names the rank-0 pod's Service as its master
+// (localhost for a task of one node) with torchrun's names and the KASHI_ ones; a torchrun
+// name the task's own env sets is left to it (its Secret's), a KASHI_ one is not.
 func TestWithRendezvous(t *testing.T) {
 	pc := &poolController{podPrefix: "a100", namespace: "jobs"}
 	a := models.Assignment{TaskID: 7, Attempt: 1, NNodes: 2, NodeRank: 1, WorldSize: 16, Rank: 8, MasterAddr: "gpu-1",
-		MasterPort: 29507, Env: map[string]string{"SEED": "1", "MASTER_PORT": "1234"}}
-	got := pc.withRendezvous(a)
-	want := map[string]string{"SEED": "1", "MASTER_PORT": "1234", "MASTER_ADDR": "kashi-a100-7-1-rank-0.jobs.svc",
-		"NNODES": "2", "NODE_RANK": "1"}
-	if diff := cmp.Diff(want, got.Env); diff != "" || got.MasterAddr != want["MASTER_ADDR"] {
-		t.Errorf("withRendezvous(rank 1 of 2) = master %q, env (-want +got):\n%s", got.MasterAddr, diff)
+		MasterPort: 29507, Env: map[string]string{"SEED": "1", "MASTER_PORT": "1234", "KASHI_RANK": "99"}}
+	env := func(a models.Assignment) map[string]string {
+		out := map[string]string{}
+		for _, kv := range specEnv(pc.withRendezvous(a)) {
+			k, v, _ := strings.Cut(kv, "=")
+			out[k] = v
+		}
+		return out
 	}
-	if a.Env["MASTER_ADDR"] != "" {
-		t.Errorf("withRendezvous changed the assignment's own env: %v", a.Env)
+	got := env(a)
+	want := map[string]string{"MASTER_ADDR": "kashi-a100-7-1-rank-0.jobs.svc", "NNODES": "2", "NODE_RANK": "1",
+		"KASHI_MASTER_ADDR": "kashi-a100-7-1-rank-0.jobs.svc", "KASHI_MASTER_PORT": "29507", "KASHI_NNODES": "2",
+		"KASHI_NODE_RANK": "1", "KASHI_RANK": "8", "KASHI_WORLD_SIZE": "16"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the spec env of rank 1 of 2 (-want +got):\n%s", diff)
 	}
 	a.NNodes, a.NodeRank = 1, 0
-	if got := pc.withRendezvous(a); got.MasterAddr != "localhost" || got.Env["MASTER_ADDR"] != "localhost" {
-		t.Errorf("withRendezvous(one node) = master %q, env %v; want localhost", got.MasterAddr, got.Env)
+	if got := env(a); got["MASTER_ADDR"] != "localhost" || got["KASHI_MASTER_ADDR"] != "localhost" {
+		t.Errorf("the spec env of a task of one node = %v; want its master localhost", got)
 	}
 }
 

@@ -41,14 +41,9 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	gpus := *resource.NewQuantity(int64(len(a.GPUUUIDs)), resource.DecimalSI)
 	ctr := corev1ac.Container().WithName(containerName).WithImage(a.Image).WithCommand(a.Command...).
 		WithResources(corev1ac.ResourceRequirements().WithLimits(corev1.ResourceList{GPUResource: gpus}))
-	for _, kv := range agent.KashiEnv(api.Assignment(a)) {
+	for _, kv := range specEnv(a) {
 		k, v, _ := strings.Cut(kv, "=")
 		ctr.WithEnv(corev1ac.EnvVar().WithName(k).WithValue(v))
-	}
-	for _, kv := range agent.TorchrunEnv(api.Assignment(a)) {
-		if k, v, _ := strings.Cut(kv, "="); a.Env[k] == "" {
-			ctr.WithEnv(corev1ac.EnvVar().WithName(k).WithValue(v))
-		}
 	}
 	if len(a.Env) > 0 {
 		ctr.WithEnvFrom(corev1ac.EnvFromSource().WithSecretRef(corev1ac.SecretEnvSource().WithName(name)))
@@ -80,6 +75,24 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 		}
 	}
 	return pc.applyRendezvous(ctx, a, lbl, made)
+}
+
+// specEnv is the env a task's pod spec names (NAME=value): the KASHI_ variables, and
+// torchrun's names of the task's shape unless the task's own env, its Secret's, sets them.
+func specEnv(a models.Assignment) []string {
+	env := agent.KashiEnv(api.Assignment(a))
+	for _, kv := range agent.TorchrunEnv(api.Assignment(a)) {
+		if k, _, _ := strings.Cut(kv, "="); !hasKey(a.Env, k) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// hasKey reports whether env names k.
+func hasKey(env map[string]string, k string) bool {
+	_, ok := env[k]
+	return ok
 }
 
 // podEnv is the task's own environment, its pod's Secret's data.
