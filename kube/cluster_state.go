@@ -51,6 +51,14 @@ func (s *clusterState) lead(pc *poolController) {
 	s.leading = pc
 }
 
+// leader is the controller that acts for this replica while it holds the Lease; nil
+// without it.
+func (s *clusterState) leader() *poolController {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leading
+}
+
 // wire is the state as the API shows it, the nodes and pods counted from the holding
 // controller's caches now.
 func (s *clusterState) wire() api.PoolCluster {

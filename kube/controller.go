@@ -16,7 +16,6 @@ import (
 	"maps"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -86,8 +85,6 @@ type poolRun struct {
 	key    string
 	cancel context.CancelFunc
 	done   chan struct{}
-	// current is the controller of the Lease's latest term (scaling_cordon.go).
-	current atomic.Pointer[poolController]
 }
 
 // New returns a controller; Tick starts the pools' controllers.
@@ -151,7 +148,7 @@ func (c *Controller) Tick(ctx context.Context) error {
 		go probe(pctx, client, st, c.cfg)
 		go func() {
 			defer close(r.done)
-			lead(pctx, func() *poolController { return r.term(newPoolControllerFor(p, c.store, c.cfg, client, ns, sel, st)) }, lock, c.cfg)
+			lead(pctx, func() *poolController { return newPoolControllerFor(p, c.store, c.cfg, client, ns, sel, st) }, lock, c.cfg)
 		}()
 	}
 	for name := range c.pools {

@@ -9,12 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// term records pc as the controller of the pool's Lease's latest term and returns it.
-func (r *poolRun) term(pc *poolController) *poolController {
-	r.current.Store(pc)
-	return pc
-}
-
 // cordonPatch marks a node unschedulable, as kubectl cordon does.
 var cordonPatch = []byte(`{"spec":{"unschedulable":true}}`)
 
@@ -25,12 +19,12 @@ var cordonPatch = []byte(`{"spec":{"unschedulable":true}}`)
 // needs none. It fails while this replica's controller of the pool does not hold the pool's
 // Lease, so that the loop tries again rather than release a machine under another replica.
 func (c *Controller) Cordon(ctx context.Context, pool, node string) error {
-	c.mu.Lock()
-	r := c.pools[pool]
-	c.mu.Unlock()
+	c.smu.Lock()
+	st := c.states[pool]
+	c.smu.Unlock()
 	var pc *poolController
-	if r != nil {
-		pc = r.current.Load()
+	if st != nil {
+		pc = st.leader()
 	}
 	if pc == nil || pc.queue.ShuttingDown() {
 		return fmt.Errorf("kube: cordon %s of pool %s: this replica does not run the pool's controller", node, pool)
