@@ -82,17 +82,12 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 func specEnv(a models.Assignment) []string {
 	env := agent.KashiEnv(api.Assignment(a))
 	for _, kv := range agent.TorchrunEnv(api.Assignment(a)) {
-		if k, _, _ := strings.Cut(kv, "="); !hasKey(a.Env, k) {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, own := a.Env[k]; !own {
 			env = append(env, kv)
 		}
 	}
 	return env
-}
-
-// hasKey reports whether env names k.
-func hasKey(env map[string]string, k string) bool {
-	_, ok := env[k]
-	return ok
 }
 
 // podEnv is the task's own environment, its pod's Secret's data.
