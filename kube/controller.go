@@ -30,6 +30,7 @@ import (
 type Store interface {
 	ConfiguredPools(ctx context.Context) ([]models.ConfiguredPool, error)
 	Nodes(ctx context.Context) ([]models.NodeGPUs, error)
+	RemovedNodes(ctx context.Context, poolID int64, hostnames []string) (map[string]models.Node, error)
 	RegisterNode(ctx context.Context, req models.NodeRegistration, tokenHash string, now time.Time) (models.Node, error)
 	NodesSeen(ctx context.Context, ids []int64, now time.Time) error
 	MachineGone(ctx context.Context, id int64, now time.Time) (*models.LostNode, error)

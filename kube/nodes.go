@@ -44,6 +44,9 @@ func (pc *poolController) syncNodes(ctx context.Context) error {
 			known[n.Hostname] = n
 		}
 	}
+	if err := pc.knowRemoved(ctx, cluster, known); err != nil {
+		return err
+	}
 	machines, err := pc.poolMachines(ctx)
 	if err != nil {
 		return err
@@ -118,6 +121,23 @@ func (pc *poolController) syncNodes(ctx context.Context) error {
 		pc.cfg.Wake()
 	}
 	return nil
+}
+
+// knowRemoved adds to known the removed nodes among the cluster's that known lacks: a node
+// whose machine the scaling loop released stays listed until its deletion ends, and must not
+// register again meanwhile (it would read lost once gone).
+func (pc *poolController) knowRemoved(ctx context.Context, cluster []*corev1.Node, known map[string]models.NodeGPUs) error {
+	var names []string
+	for _, kn := range cluster {
+		if _, ok := known[kn.Name]; !ok {
+			names = append(names, kn.Name)
+		}
+	}
+	removed, err := pc.store.RemovedNodes(ctx, pc.pool.ID, names)
+	for name, n := range removed {
+		known[name] = models.NodeGPUs{Node: n}
+	}
+	return err
 }
 
 // setNodes records the pool's registered nodes, starts a wait for the assignments of each new

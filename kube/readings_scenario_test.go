@@ -169,7 +169,8 @@ func (w *world) nodeWithoutPods(pods map[int64]*corev1.Pod) string {
 }
 
 // checkOutside checks that node's cards 0 and 1, and no other card of the pool, show 30000
-// MiB used outside Kashi by who, in the API and as a label on the board.
+// MiB used outside Kashi by who, in the API and as a label on the board, and that the
+// queue's capacity panel counts them free no more.
 func (w *world) checkOutside(node, who string) {
 	w.t.Helper()
 	var got []string
@@ -185,6 +186,13 @@ func (w *world) checkOutside(node, who string) {
 	doc := webtest.Parse(w.t, w.s.Get("/?pool="+w.pool).Body.String())
 	if labels := doc.Find(`[data-testid="label-unmanaged"][title="` + who + `"]`); labels.Length() != 2 {
 		w.t.Errorf("the board labels %d cards as used outside Kashi by %q, want 2", labels.Length(), who)
+	}
+	// The scheduler counts them neither held nor free: no task is placed on them.
+	for _, c := range webtest.Decode[api.Queue](w.t, w.s.Get("/api/v1/queue")).Capacity {
+		if unheld := c.Total - c.Held - c.Free - c.Booked; unheld != 2 {
+			w.t.Errorf("GET /api/v1/queue: %s has %d cards, %d held, %d free, %d booked: %d neither, want the 2 used outside Kashi",
+				c.Spec, c.Total, c.Held, c.Free, c.Booked, unheld)
+		}
 	}
 }
 

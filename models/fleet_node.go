@@ -26,6 +26,27 @@ type NodeScaleState struct {
 	DrainReason string
 }
 
+// RemovedNodes returns the removed nodes of the pool whose hostname is among hostnames, by
+// hostname (the latest row of each). Nodes leaves them out; a backend that lists its machines
+// (a Kubernetes pool's cluster nodes) reads them to tell a machine the loop released, still
+// listed while its deletion runs, from a new one.
+func (s *Store) RemovedNodes(ctx context.Context, poolID int64, hostnames []string) (map[string]Node, error) {
+	out := make(map[string]Node)
+	if len(hostnames) == 0 {
+		return out, nil
+	}
+	var rows []Node
+	err := s.db.WithContext(ctx).Where("pool_id = ? AND state = ? AND hostname IN ?", poolID, NodeRemoved, hostnames).
+		Order("id").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: removed nodes: %w", err)
+	}
+	for _, n := range rows {
+		out[n.Hostname] = n
+	}
+	return out, nil
+}
+
 // NodeScaleStates returns the scaling state of every node that has one, by node id.
 func (s *Store) NodeScaleStates(ctx context.Context) (map[int64]NodeScaleState, error) {
 	var rows []NodeScaleState

@@ -20,7 +20,8 @@ type SpecCapacity struct {
 	// Free counts the cards of schedulable nodes that no task holds and no booking keeps
 	// from other projects: what a task of a project without a booking could take here now
 	// (a dry run starts a task of that many cards when one node holds them). Total − Held −
-	// Free − Booked cards sit unheld on draining, lost or not-ready nodes.
+	// Free − Booked cards sit unheld on draining, lost or not-ready nodes, or are used
+	// outside Kashi (GPU.Outside).
 	Free int
 	// Booked counts the cards of schedulable nodes that no task holds but bookings keep
 	// for their projects (see BookingHold.Owed): free for the booking's own project only
@@ -60,10 +61,14 @@ func FreeCapacity(snap Snapshot, now time.Time) []SpecCapacity {
 			c = &SpecCapacity{Spec: n.Spec, Region: n.Region}
 			bySpec[pl] = c
 		}
-		free := 0
+		free, outside := 0, 0
 		for _, g := range n.GPUs {
 			c.Total++
-			if !held[g.ID] {
+			switch {
+			case held[g.ID]:
+			case g.Outside:
+				outside++
+			default:
 				free++
 			}
 		}
@@ -72,7 +77,7 @@ func FreeCapacity(snap Snapshot, now time.Time) []SpecCapacity {
 			largest[pl] = max(largest[pl], free)
 			if n.ShortOnly {
 				c.ShortReserve += len(n.GPUs)
-				c.ShortReserveHeld += len(n.GPUs) - free
+				c.ShortReserveHeld += len(n.GPUs) - free - outside
 			}
 		}
 	}

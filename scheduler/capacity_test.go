@@ -6,6 +6,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// outside marks the node's cards of the indexes used outside Kashi.
+func outside(n Node, indexes ...int) Node {
+	for _, i := range indexes {
+		n.GPUs[i].Outside = true
+	}
+	return n
+}
+
 func TestFreeCapacity(t *testing.T) {
 	tests := map[string]struct {
 		snap Snapshot
@@ -40,6 +48,11 @@ func TestFreeCapacity(t *testing.T) {
 			snapshot(node(1, "A100-80G", 8), shortOnly(node(2, "A100-80G", 8)), draining(shortOnly(node(3, "A100-80G", 8)))).
 				run(running(10, gpus(2, 0, 2)...)).s,
 			[]SpecCapacity{{Spec: "A100-80G", Total: 24, Held: 3, Free: 13, LargestFree: 8, ShortReserve: 8, ShortReserveHeld: 3}},
+		},
+		"cards used outside Kashi are neither held nor free": {
+			snapshot(outside(node(1, "A100-80G", 8), 6, 7), outside(shortOnly(node(2, "A100-80G", 4)), 0)).
+				run(running(10, gpus(1, 0, 1)...), running(11, gid(2, 1))).s,
+			[]SpecCapacity{{Spec: "A100-80G", Total: 12, Held: 3, Free: 6, LargestFree: 4, ShortReserve: 4, ShortReserveHeld: 1}},
 		},
 		"a card held twice counts once; unknown cards are ignored": {
 			snapshot(node(1, "A100-80G", 4)).run(running(10, gid(1, 0)), running(11, gid(1, 0), gid(9, 9))).s,

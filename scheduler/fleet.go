@@ -36,8 +36,11 @@ type fnode struct {
 	first int32 // offset of its cards in fleet.gpuID / fleet.held
 	size  int32
 	free  int32
-	res   int32 // reservation holding this node, or -1
-	spare int32 // cards a task outlasting the reservation may still take
+	// outside counts its cards used outside Kashi (GPU.Outside): held, and never coming back
+	// for a reservation.
+	outside int32
+	res     int32 // reservation holding this node, or -1
+	spare   int32 // cards a task outlasting the reservation may still take
 	// shortOnly: the node takes short tasks only.
 	shortOnly bool
 }
@@ -215,6 +218,10 @@ func newFleet(snap *Snapshot) *fleet {
 			size: int32(len(gpus)), res: -1, shortOnly: n.ShortOnly}
 		for _, g := range gpus {
 			f.nodeOfGPU[g.ID] = int32(i)
+			if g.Outside {
+				f.held[len(f.gpuID)] = true
+				f.nodes[i].outside++
+			}
 			f.gpuID = append(f.gpuID, g.ID)
 		}
 		sp.n++

@@ -76,6 +76,10 @@ func genSnapshot(r *rand.Rand, c genConfig, now time.Time) Snapshot {
 					run.MaxRuntime = run.EstRuntime + time.Duration(r.IntN(12*60))*time.Minute
 				}
 				s.Running = append(s.Running, run)
+			} else if r.IntN(8) == 0 {
+				for j := i; j < i+k; j++ {
+					n.GPUs[j].Outside = true // another workload's, or a process started by hand
+				}
 			}
 			i += k
 		}

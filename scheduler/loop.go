@@ -243,7 +243,7 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 			Live:        n.State == models.NodeReady || n.State == models.NodeDraining, LastSeen: n.LastSeenAt,
 			InterNodeGbps: a.InterNodeGbps(), NoInterNode: a.NoInterNode(), StorageMBps: a.StorageMBps()}
 		for _, g := range n.GPUs {
-			sn.GPUs = append(sn.GPUs, GPU{ID: g.ID, Index: g.Index})
+			sn.GPUs = append(sn.GPUs, GPU{ID: g.ID, Index: g.Index, Outside: g.UnmanagedSince != nil})
 		}
 		snap.Nodes = append(snap.Nodes, sn)
 	}

@@ -150,10 +150,15 @@ func checkInvariants(snap Snapshot, now time.Time, pol Policy, plan Plan) []stri
 			allMax = max(allMax, len(n.GPUs))
 		}
 	}
-	held := map[int64]bool{}
+	held := map[int64]bool{} // by a task, or used outside Kashi
 	for _, r := range snap.Running {
 		for _, g := range r.GPUIDs {
 			held[g] = true
+		}
+	}
+	for _, n := range snap.Nodes {
+		for _, g := range n.GPUs {
+			held[g.ID] = held[g.ID] || g.Outside
 		}
 	}
 	// Guarantees the running tasks leave unmet, by spec and project.
@@ -617,6 +622,11 @@ func checkReservation(snap Snapshot, now time.Time, pol Policy, plan Plan, r Res
 						free++
 					}
 				}
+			}
+		}
+		for _, g := range n.GPUs {
+			if g.Outside && !held[g.ID] {
+				held[g.ID] = true // never free
 			}
 		}
 		free += len(n.GPUs) - len(held)

@@ -42,11 +42,12 @@ const (
 // holder ends at the end ends says, and with r != nil records the nodes, the cards the head
 // takes on each and the spare cards left there.
 //
-// A long task (d.long) counts no short-only node. A task that fits on a node needs one node
-// with g cards free: the node where that happens
-// first (ties: lowest id), and the spare is what else is free there by then. A task larger
-// than a node needs whole nodes: nodes in the order they become wholly free (ties: lowest
-// id) until they hold g cards; no card of them is spare.
+// A long task (d.long) counts no short-only node, and no task counts the cards used outside
+// Kashi (fnode.outside), which have no end. A task that fits on a node needs one node with g
+// cards free: the node where that happens first (ties: lowest id), and the spare is what
+// else is free there by then. A task larger than a node needs whole nodes: nodes in the
+// order they become wholly free (ties: lowest id; a node with cards used outside Kashi never
+// does) until they hold g cards; no card of them is spare.
 func (d *decider) reservation(s int32, g int32, r *resv, ends int) int64 {
 	f := d.f
 	sp := &f.specs[s]
@@ -78,7 +79,7 @@ func (d *decider) reservation(s int32, g int32, r *resv, ends int) int64 {
 				k++
 			}
 			n := &f.nodes[ni]
-			if n.size >= g && !(n.shortOnly && d.long) {
+			if n.size-n.outside >= g && !(n.shortOnly && d.long) {
 				acc, at := n.free, int64(never)
 				if acc >= g {
 					at = 0
@@ -96,7 +97,7 @@ func (d *decider) reservation(s int32, g int32, r *resv, ends int) int64 {
 			}
 			j = k
 		}
-		if best < 0 { // every node that big is short-only
+		if best < 0 { // every node that big is short-only, or has cards used outside Kashi
 			return never
 		}
 		if r != nil {
@@ -118,7 +119,7 @@ func (d *decider) reservation(s int32, g int32, r *resv, ends int) int64 {
 	}
 	d.order = d.order[:0]
 	for ni := sp.first; ni < sp.first+sp.n; ni++ {
-		if !(f.nodes[ni].shortOnly && d.long) {
+		if n := &f.nodes[ni]; !(n.shortOnly && d.long) && n.outside == 0 {
 			d.order = append(d.order, ni)
 		}
 	}

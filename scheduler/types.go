@@ -90,6 +90,10 @@ type Node struct {
 type GPU struct {
 	ID    int64
 	Index int
+	// Outside is true while the card is used outside Kashi: at its latest reading processes
+	// of no task (another workload's pod, a process started by hand) hold memory on it. No
+	// task is placed on it then, nor is it counted free.
+	Outside bool
 }
 
 // Running is a task that holds GPUs (starting or running).
