@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"strconv"
 	"testing"
 
@@ -74,16 +75,21 @@ func TestDeployManifests(t *testing.T) {
 		{"get", "coordination.k8s.io", "leases", ns, true}, {"create", "coordination.k8s.io", "leases", ns, true},
 		{"update", "coordination.k8s.io", "leases", ns, true},
 		{"list", "", "nodes", "", true}, {"watch", "", "nodes", "", true}, {"patch", "", "nodes", "", true},
-		// Nothing beside: no Secret is read, no node updated or deleted (only cordoned),
-		// nothing outside the namespace.
+		// A released machine's node: its other pods listed and evicted, as kubectl drain does.
+		{"list", "", "pods", "", true}, {"create", "", "pods/eviction", "team-b", true},
+		// Nothing beside: no Secret is read, no node updated or deleted (only cordoned), no
+		// pod deleted outside the namespace but by eviction, nothing else outside it.
 		{"get", "", "secrets", ns, false}, {"list", "", "secrets", ns, false}, {"update", "", "nodes", "", false},
 		{"delete", "", "nodes", "", false}, {"create", "", "pods", "default", false}, {"list", "", "secrets", "", false},
 		{"delete", "coordination.k8s.io", "leases", ns, false}, {"update", "", "pods", ns, false},
 		{"create", "", "services", "default", false}, {"list", "", "services", ns, false},
+		{"delete", "", "pods", "team-b", false}, {"watch", "", "pods", "", false},
 	} {
+		resource, subresource, _ := strings.Cut(c.resource, "/")
 		sar := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{User: account,
 			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-			ResourceAttributes: &authzv1.ResourceAttributes{Verb: c.verb, Group: c.group, Resource: c.resource, Namespace: c.ns}}}
+			ResourceAttributes: &authzv1.ResourceAttributes{Verb: c.verb, Group: c.group, Resource: resource, Namespace: c.ns,
+				Subresource: subresource}}}
 		got, err := cluster.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -13,7 +13,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"kashi/api"
 	"kashi/fleet"
@@ -54,6 +56,11 @@ func TestKubernetesScalingModes(t *testing.T) {
 
 		// The sim provider plays the cloud: a machine running joins the cluster as a node
 		// naming it; a machine deleted leaves it (the cloud controller manager's part).
+		others := "others-" + db // another team's namespace, whose pods the cluster places
+		if _, err := cluster.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: others}},
+			metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		var mu sync.Mutex
 		var released []string
 		prov := sim.New(sim.Options{Now: w.s.Clock,
@@ -67,7 +74,12 @@ func TestKubernetesScalingModes(t *testing.T) {
 					t.Errorf("the released machine's node, still listed while it is deleted, = %s, want removed", state)
 				}
 				mu.Lock()
-				released = append(released, fmt.Sprintf("%s cordoned %t", m.ID, err == nil && node.Spec.Unschedulable))
+				pods, perr := cluster.Client.CoreV1().Pods(others).List(ctx, metav1.ListOptions{})
+				var left []string
+				for _, p := range pods.Items {
+					left = append(left, p.Name)
+				}
+				released = append(released, fmt.Sprintf("%s cordoned %t, other pods left %v %v", m.ID, err == nil && node.Spec.Unschedulable, left, perr))
 				mu.Unlock()
 				if err := cluster.Client.CoreV1().Nodes().Delete(ctx, db+"-boot-"+m.ID, metav1.DeleteOptions{}); err != nil {
 					t.Errorf("delete the node of machine %s: %v", m.ID, err)
@@ -155,21 +167,51 @@ func TestKubernetesScalingModes(t *testing.T) {
 		cluster.FinishPod(t, w.ns, pod.Name, 0)
 		w.untilState([]int64{waitA}, models.TaskSucceeded)
 
-		// Unneeded past the cooldowns: drained, then cordoned and released.
-		for range 3 {
+		// Another team's pod and a DaemonSet's land on the node meanwhile.
+		for name, owners := range map[string][]metav1.OwnerReference{
+			"notebook": nil,
+			"exporter": {{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "exporter", UID: "ds-uid", Controller: new(true)}},
+		} {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: others, OwnerReferences: owners, Labels: map[string]string{"app": name}},
+				Spec: corev1.PodSpec{NodeName: db + "-boot-sim-0001", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+			if _, err := cluster.Client.CoreV1().Pods(others).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		// The other team's pod has a disruption budget that refuses any eviction at first.
+		budget := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "notebook", Namespace: others},
+			Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: new(intstr.FromInt32(1)),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "notebook"}}}}
+		if _, err := cluster.Client.PolicyV1().PodDisruptionBudgets(others).Create(ctx, budget, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+
+		// Unneeded past the cooldowns: drained, then cordoned; the other team's pod is
+		// evicted once its budget allows, and the machine released once the pod is gone.
+		for tick := 1; ; tick++ {
 			w.jump(90 * time.Second)
 			scale()
-		}
-		w.until("the machine released", func() map[int64]*corev1.Pod {
 			mu.Lock()
-			defer mu.Unlock()
-			if len(released) == 0 {
-				return nil
+			done := len(released) > 0
+			mu.Unlock()
+			switch {
+			case done && tick <= 4:
+				t.Fatalf("the machine released at tick %d, while the other team's pod's budget refused its eviction", tick)
+			case done:
+			case tick == 4:
+				if err := cluster.Client.PolicyV1().PodDisruptionBudgets(others).Delete(ctx, "notebook", metav1.DeleteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			case tick == 10:
+				t.Fatal("no machine released after 10 ticks of the scaling loop")
 			}
-			return map[int64]*corev1.Pod{}
-		})
-		if !slices.Equal(released, []string{"sim-0001 cordoned true"}) {
-			t.Errorf("machines released = %v, want sim-0001, its node cordoned first", released)
+			if done {
+				break
+			}
+		}
+		if !slices.Equal(released, []string{"sim-0001 cordoned true, other pods left [exporter] <nil>"}) {
+			t.Errorf("machines released = %v, want sim-0001, its node cordoned and the other team's pod evicted first", released)
 		}
 		if ms, err := prov.List(ctx, w.pool); err != nil || len(ms) > 0 {
 			t.Errorf("the provider's machines = %v, %v; want none left", ms, err)
