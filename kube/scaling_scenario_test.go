@@ -41,8 +41,8 @@ import (
 // past the cooldowns, the node is drained, cordoned in the cluster, and only then its machine
 // deleted; the cluster's own node, busy all along, is never touched. A pool setting refused
 // names its field.
-// The cloud takes a while to delete a machine: its node stays listed through two resyncs
-// after Kashi released it, and must stay removed meanwhile.
+// The cloud takes a while to delete a machine: its node stays listed through two of the
+// controller's syncs after Kashi released it, and must stay removed meanwhile.
 func TestKubernetesScalingModes(t *testing.T) {
 	cluster := kubetest.Start(t)
 	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, store *models.Store) {
@@ -69,7 +69,10 @@ func TestKubernetesScalingModes(t *testing.T) {
 			},
 			OnDelete: func(m fleet.Machine) {
 				node, err := cluster.Client.CoreV1().Nodes().Get(ctx, db+"-boot-"+m.ID, metav1.GetOptions{})
-				time.Sleep(2500 * time.Millisecond) // the cloud deleting the machine: two resyncs
+				// The cloud deleting the machine: two of the controller's syncs see the
+				// node still listed (each marks the nodes seen at the clock's new time).
+				w.jump(time.Second)
+				w.jump(time.Second)
 				if state := w.nodeState(db + "-boot-" + m.ID); state != models.NodeRemoved {
 					t.Errorf("the released machine's node, still listed while it is deleted, = %s, want removed", state)
 				}
