@@ -33,7 +33,10 @@ func (l *Loop) Trigger() {
 
 // Coalesce makes passes at least gap (real time) apart, so a burst of triggers (fifty
 // submits a second) makes a few passes, not one each; a trigger never makes a pass later
-// than the period would. It returns l.
+// than the period would. A pass that takes longer than a fifth of the gap stretches it to
+// passCost times its own time: under a stream of triggers the loop keeps to a fifth of a
+// core whatever the fleet's size (at 32,768 GPUs a scheduler pass reads every node and
+// card, about a quarter of a second). It returns l.
 func (l *Loop) Coalesce(gap time.Duration) *Loop {
 	l.gap = gap
 	return l
@@ -53,6 +56,7 @@ func (l *Loop) run(ctx context.Context, log *slog.Logger) {
 	for {
 		last := time.Now()
 		err := l.fn(ctx)
+		busy := time.Since(last)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -73,7 +77,7 @@ func (l *Loop) run(ctx context.Context, log *slog.Logger) {
 		case <-l.wake:
 			// Wait out the gap, but never past the period's own pass: where the period is
 			// shorter than the gap (the demo's sped-up clock), a trigger must not delay it.
-			if !sleepOrTick(ctx, l.gap-time.Since(last), tk.C) {
+			if !sleepOrTick(ctx, triggeredWait(l.gap, busy, time.Since(last)), tk.C) {
 				return
 			}
 			select { // triggers that came during the gap are served by this pass
@@ -82,6 +86,20 @@ func (l *Loop) run(ctx context.Context, log *slog.Logger) {
 			}
 		}
 	}
+}
+
+// passCost is how many times its own time a coalescing loop's pass keeps the next
+// triggered pass away, counted from its start.
+const passCost = 5
+
+// triggeredWait is how long a triggered pass waits, since elapsed since the previous pass
+// began, which took busy: the gap, stretched to passCost times busy (never for a loop that
+// does not coalesce).
+func triggeredWait(gap, busy, since time.Duration) time.Duration {
+	if gap <= 0 {
+		return 0
+	}
+	return max(gap, passCost*busy) - since
 }
 
 // jitter stretches a back-off d by a random 0 to 50 %, so that processes that failed at one

@@ -136,3 +136,19 @@ func TestBackoffJitter(t *testing.T) {
 		}
 	}
 }
+
+// A triggered pass waits out the gap, stretched to passCost times the previous pass's time
+// when that pass was long, counted from its start; a loop that does not coalesce never waits.
+func TestCostlyPassesStretchTheGap(t *testing.T) {
+	for _, tc := range []struct{ gap, busy, since, want time.Duration }{
+		{0, time.Second, 0, 0},
+		{time.Second, 10 * time.Millisecond, 10 * time.Millisecond, 990 * time.Millisecond},
+		{time.Second, 200 * time.Millisecond, 200 * time.Millisecond, 800 * time.Millisecond},
+		{time.Second, 400 * time.Millisecond, 400 * time.Millisecond, 1600 * time.Millisecond},
+		{time.Second, 400 * time.Millisecond, 3 * time.Second, -time.Second},
+	} {
+		if got := triggeredWait(tc.gap, tc.busy, tc.since); got != tc.want {
+			t.Errorf("gap %v, pass %v, %v since: wait %v, want %v", tc.gap, tc.busy, tc.since, got, tc.want)
+		}
+	}
+}

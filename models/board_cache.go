@@ -22,17 +22,37 @@ type boardSnap struct {
 // With a lag, the snapshot is kept fresh behind the viewers rather than in front of them:
 // while someone has looked at the board in the last viewedFor, a keeper reads it again every
 // half lag when it changed, and a request serves the snapshot it finds unless that is older
-// than twice the lag (the board's first view after a quiet spell). Under a stream of changes
+// than twice the lag (the board's first view after a quiet spell); a read that is costly
+// stretches the lag (effectiveLag). Under a stream of changes
 // the board is read twice per lag at most, and a viewer almost never waits for the read (on
 // Postgres with 4,096 GPUs the read is 35 ms; the board's whole answer should be under 100).
 type boardCache struct {
-	lag    time.Duration
+	lag time.Duration
+	// cost is how long the latest read took (nanoseconds): a read that costs more than a
+	// twentieth of the lag stretches it (effectiveLag).
+	cost   atomic.Int64
 	snap   atomic.Pointer[boardSnap]
 	mu     sync.Mutex
 	viewed atomic.Int64 // Unix nanoseconds of the latest request
 	quit   chan struct{}
 	done   chan struct{}
 	stop   sync.Once
+}
+
+// lagPerCost is how many times its own read time the board waits, at least, before it is
+// read again: the keeper spends at most a twentieth of a core on it whatever the fleet's
+// size. At 32,768 GPUs a read is about 140 ms of CPU, and read every half second it took a
+// third of the two cores of the machine #37 is measured on; now the holders shown lag by up
+// to about 3 s there, and a small fleet's board keeps the configured lag.
+const lagPerCost = 20
+
+// effectiveLag is the lag, stretched to lagPerCost times the latest read's time; no lag
+// stays none (every change is read before answering).
+func (b *boardCache) effectiveLag() time.Duration {
+	if b.lag <= 0 {
+		return 0
+	}
+	return max(b.lag, lagPerCost*time.Duration(b.cost.Load()))
 }
 
 // viewedFor is how long after the latest view the keeper goes on reading the board.
@@ -43,21 +63,21 @@ func (s *Store) boardSnapshot(ctx context.Context) (*boardSnap, error) {
 	b := &s.board
 	b.viewed.Store(time.Now().UnixNano())
 	if snap := b.snap.Load(); snap != nil {
-		if snap.gen == s.gen.Load() || time.Since(snap.at) < 2*b.lag {
+		if snap.gen == s.gen.Load() || time.Since(snap.at) < 2*b.effectiveLag() {
 			return snap, nil
 		}
 	}
 	return s.refreshBoard(ctx, true)
 }
 
-// keepBoard reads the board again every half lag while it changed and was viewed lately,
-// until stopBoard.
+// keepBoard reads the board again every half (effective) lag while it changed and was
+// viewed lately, until stopBoard.
 func (s *Store) keepBoard() {
 	b := &s.board
 	b.quit, b.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(b.done)
-		tick := time.NewTicker(b.lag / 2)
+		tick := time.NewTimer(b.lag / 2)
 		defer tick.Stop()
 		for {
 			select {
@@ -65,6 +85,7 @@ func (s *Store) keepBoard() {
 				return
 			case <-tick.C:
 			}
+			tick.Reset(b.effectiveLag() / 2)
 			snap := b.snap.Load()
 			if snap == nil || snap.gen == s.gen.Load() || time.Since(time.Unix(0, b.viewed.Load())) > viewedFor {
 				continue
@@ -97,6 +118,7 @@ func (s *Store) refreshBoard(ctx context.Context, wait bool) (*boardSnap, error)
 		return snap, nil
 	}
 	snap := &boardSnap{gen: gen, at: time.Now()}
+	defer func() { b.cost.Store(int64(time.Since(snap.at))) }()
 	var err error
 	if snap.rows, err = s.queryBoardGPUs(ctx); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -70,10 +71,13 @@ func sqliteDialector(path string, committed func(ctx context.Context, auth bool)
 		write.Close()
 		return nil, nil, err
 	}
-	n := max(4, 2*runtime.GOMAXPROCS(0))
+	// Enough readers that a point read (a token, a task) does not wait behind the scans of
+	// the board's and the scheduler's snapshots: database/sql hands a freed connection to a
+	// random waiter, and with 4 such reads queued for seconds at 1,024 agents.
+	n := max(16, 2*runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
-	p := &pools{read: read, write: write, committed: committed}
+	p := &pools{read: read, write: write, turn: make(chan struct{}, 1), committed: committed}
 	return sqlite.New(sqlite.Config{Conn: p}), p.close, nil
 }
 
@@ -136,7 +140,26 @@ func sqliteDSN(path, extra string) string {
 // and whether it wrote a table of who may do what.
 type pools struct {
 	read, write *sql.DB
-	committed   func(ctx context.Context, auth bool)
+	// turn, on SQLite, hands the one writer connection out in the order it was asked for
+	// (nil on Postgres). database/sql gives a freed connection to a random waiter, so
+	// under load a write could wait many turns while later ones went first: p99 ingest and
+	// submit were 0.3–1.3 s at 1,024 agents where p50 was 2–9 ms (docs/decisions.md, "The
+	// writer in turns").
+	turn      chan struct{}
+	committed func(ctx context.Context, auth bool)
+}
+
+// take waits for the writer's turn, in the order asked; done gives it to the next.
+func (p *pools) take(ctx context.Context) (done func(), err error) {
+	if p.turn == nil {
+		return func() {}, nil
+	}
+	select {
+	case p.turn <- struct{}{}:
+		return func() { <-p.turn }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // pick chooses the pool for one statement.
@@ -171,26 +194,52 @@ func (p *pools) PrepareContext(ctx context.Context, query string) (*sql.Stmt, er
 
 // ExecContext runs a statement on the writer.
 func (p *pools) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	done, err := p.take(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	return p.write.ExecContext(ctx, query, args...)
 }
 
-// QueryContext runs a query on the read pool, or on the writer when it writes (RETURNING).
+// QueryContext runs a query on the read pool, or on the writer, in its turn, when it writes
+// (RETURNING). The turn ends when the statement has run; its rows hold the connection
+// until closed, so the next turn may wait for them in database/sql.
 func (p *pools) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return p.pick(query).QueryContext(ctx, query, args...)
+	db := p.pick(query)
+	if db == p.write {
+		done, err := p.take(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
+	return db.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext is QueryContext for one row.
 func (p *pools) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return p.pick(query).QueryRowContext(ctx, query, args...)
+	db := p.pick(query)
+	if db == p.write {
+		if done, err := p.take(ctx); err == nil {
+			defer done()
+		} // else the query itself fails on the ended context
+	}
+	return db.QueryRowContext(ctx, query, args...)
 }
 
 // BeginTx begins a transaction on the writer.
 func (p *pools) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnPool, error) {
-	tx, err := p.write.BeginTx(ctx, opts)
+	done, err := p.take(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &notifyTx{Tx: tx, ctx: ctx, committed: p.committed}, nil
+	tx, err := p.write.BeginTx(ctx, opts)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	return &notifyTx{Tx: tx, ctx: ctx, committed: p.committed, done: done}, nil
 }
 
 // GetDBConn returns the writer, for GORM's DB() and pings.
@@ -211,11 +260,22 @@ type notifyTx struct {
 	ctx       context.Context
 	committed func(ctx context.Context, auth bool)
 	auth      bool
+	// done gives the writer's turn to the next, once the transaction ends.
+	done     func()
+	doneOnce sync.Once
+}
+
+// Rollback rolls back and gives the writer's turn to the next.
+func (t *notifyTx) Rollback() error {
+	err := t.Tx.Rollback()
+	t.doneOnce.Do(t.done)
+	return err
 }
 
 // Commit commits and reports it.
 func (t *notifyTx) Commit() error {
 	err := t.Tx.Commit()
+	t.doneOnce.Do(t.done)
 	if err == nil {
 		t.committed(t.ctx, t.auth)
 	}

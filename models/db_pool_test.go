@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +92,72 @@ func TestSQLiteReadersMapTheFile(t *testing.T) {
 		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&size); err != nil || size != readerMmap {
 			t.Errorf("connection %d: mmap_size = %d, %v; want %d", i, size, err, readerMmap)
 		}
+	}
+}
+
+// TestSQLiteWriterInTurns: transactions waiting for the one SQLite writer get it in the order
+// they asked, not in database/sql's random order, so a write waits only for those queued
+// before it.
+func TestSQLiteWriterInTurns(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "kashi.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := s.db.ConnPool.(*pools)
+	holder, err := p.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const waiters = 8
+	order := make(chan int, waiters)
+	errs := make(chan error, waiters)
+	for i := range waiters {
+		go func() {
+			tx, err := p.BeginTx(ctx, nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			order <- i
+			errs <- tx.(*notifyTx).Commit()
+		}()
+		waitForBlocked(t, "(*pools).BeginTx", i+1) // queued in this order
+	}
+	if err := holder.(*notifyTx).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for want := range waiters {
+		if got := <-order; got != want {
+			t.Fatalf("transaction %d got the writer in turn %d", got, want)
+		}
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitForBlocked waits until n goroutines are blocked in a function whose name contains fn.
+func waitForBlocked(t *testing.T, fn string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		blocked := 0
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			head, _, _ := strings.Cut(g, "\n")
+			if strings.Contains(g, fn) && (strings.Contains(head, "chan send") || strings.Contains(head, "select")) {
+				blocked++
+			}
+		}
+		if blocked >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines blocked in %s, want %d", blocked, fn, n)
+		}
+		runtime.Gosched()
 	}
 }

@@ -117,3 +117,18 @@ func StartTasks(s *Store, node int64, reason string, at time.Time, ids ...int64)
 	})
 	return refused, err
 }
+
+// CommitWritesTogether runs fns as one group of the grouped writes, each under its ctx, as
+// agents' writes that arrive at once are, and returns each one's answer in order.
+func CommitWritesTogether(s *Store, ctxs []context.Context, fns []func(tx *gorm.DB) error) []error {
+	group := make([]*groupedWrite, len(fns))
+	for i, fn := range fns {
+		group[i] = &groupedWrite{ctx: ctxs[i], fn: fn, done: make(chan error, 1)}
+	}
+	s.commitWrites(group)
+	errs := make([]error, len(group))
+	for i, j := range group {
+		errs[i] = <-j.done
+	}
+	return errs
+}

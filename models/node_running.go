@@ -24,7 +24,7 @@ func (s *Store) ConfirmRunning(ctx context.Context, nodeID int64, ids []int64, n
 		return nil
 	}
 	now = UTC(now)
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.inWriteGroup(ctx, func(tx *gorm.DB) error {
 		starting, err := startingOnNode(tx, nodeID, ids) // again, under the write lock
 		if err != nil {
 			return err

@@ -47,12 +47,13 @@ type Store struct {
 	// nodeTokens remembers verified node tokens; auth API tokens and callers' roles.
 	nodeTokens nodeTokenCache
 	auth       authCache
-	// gen counts writes that may change the board (changes.go); samples and submits feed
-	// the group commits of samples and of submitted tasks; gpuRows holds the GPU rows it reads; live holds each GPU's latest
+	// gen counts writes that may change the board (changes.go); samples, submits and writes
+	// feed the group commits of samples, of submitted tasks and of agents' writes (write_group.go); gpuRows holds the GPU rows it reads; live holds each GPU's latest
 	// reading, which readings writes to the rows behind; board is the board's snapshot.
 	gen      atomic.Uint64
 	samples  *groupCommitter[*sampleJob]
 	submits  *groupCommitter[*submitJob]
+	writes   *groupCommitter[*groupedWrite]
 	gpuRows  gpuRowCache
 	live     liveView
 	readings *readingWriter
@@ -71,7 +72,8 @@ type Store struct {
 type Options struct {
 	// BoardLag is how far behind the latest change the board may show nodes and holders:
 	// while viewed, the board is read again behind the viewers every half lag, and a request
-	// waits for a read only when the snapshot is twice the lag old; zero reads it before
+	// waits for a read only when the snapshot is twice the lag old (a lag stretched to 20
+	// times the read's own time where that is longer: board_cache.go); zero reads it before
 	// answering. Readings are always current.
 	BoardLag time.Duration
 	// MaxConns bounds the Postgres connection pool; zero means DefaultMaxConns. SQLite
@@ -142,6 +144,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.metering.Store(new(bs.Metering()))
 	s.samples = startSampleCommitter(s)
 	s.submits = startSubmitCommitter(s)
+	s.writes = startWriteCommitter(s)
 	s.readings = startReadingWriter(s, opts.WriteBehind)
 	if opts.BoardLag > 0 {
 		s.keepBoard()
@@ -159,6 +162,7 @@ func IsPostgresDSN(dsn string) bool {
 func (s *Store) Close() error {
 	s.samples.stop()
 	s.submits.stop()
+	s.writes.stop()
 	werr := s.readings.stop()
 	s.stopBoard()
 	s.EndAssignmentWaits()

@@ -272,10 +272,13 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 	if err := checkCause(r); err != nil {
 		return err
 	}
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.inWriteGroup(ctx, func(tx *gorm.DB) error {
 		var t Task
-		onNode := tx.Model(&Allocation{}).Select("task_id").Where("node_id = ?", nodeID)
-		if err := tx.Where("id = ? AND id IN (?)", taskID, onNode).Take(&t).Error; err != nil {
+		// The task's allocations by its id, not the node's: the node's, ended ones included,
+		// were a scan of every allocation ever made (docs/decisions.md, "Agents' writes
+		// committed together").
+		onNode := "EXISTS (SELECT 1 FROM allocations WHERE allocations.task_id = tasks.id AND allocations.node_id = ?)"
+		if err := tx.Where("id = ? AND "+onNode, taskID, nodeID).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("task %d on node %d", taskID, nodeID), err)
 		}
 		if stale, err := staleReport(tx, t, nodeID, r); err != nil || stale {

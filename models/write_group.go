@@ -1,0 +1,97 @@
+package models
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// Agents' small writes — a task's status report, the confirmation that tasks run — come in
+// waves: a scheduling pass starts a hundred tasks at once, and their ends and confirmations
+// arrive together. Each in a transaction of its own, they queued for the one writer and
+// cost a BEGIN, a COMMIT and a hand-over of the writer each; at 100 task ends a second the
+// writer could not keep up, and every write behind them (samples, submits) waited up to a
+// second. They are now run one after another by one goroutine in one transaction per
+// group, each in a savepoint of its own: a write that fails is rolled back alone and
+// answered with its own error, and the others commit (docs/decisions.md, "Agents' writes
+// committed together").
+
+// maxWriteGroup bounds how many writes one group takes.
+const maxWriteGroup = 256
+
+// groupedWrite is one write waiting for the next group.
+type groupedWrite struct {
+	ctx  context.Context
+	fn   func(tx *gorm.DB) error
+	done chan error
+}
+
+// startWriteCommitter starts the group commit of grouped writes: a lone write is committed
+// at once, and a crowd of them shares its transactions.
+func startWriteCommitter(s *Store) *groupCommitter[*groupedWrite] {
+	return startGroupCommitter("write", maxWriteGroup, 0, s.commitWrites)
+}
+
+// inWriteGroup runs fn in the next group's transaction, in a savepoint of its own, and
+// returns fn's error, or the group's when the group could not commit and fn alone failed
+// too. fn runs under the group's context: once its group has begun, a write is answered
+// even when ctx ends meanwhile; a write whose ctx ended before its group began is not run.
+func (s *Store) inWriteGroup(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	j := &groupedWrite{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	if err := s.writes.enqueue(ctx, j); err != nil {
+		return err
+	}
+	err, aerr := answer(context.WithoutCancel(ctx), s.writes, j.done)
+	if aerr != nil {
+		return aerr
+	}
+	return err
+}
+
+// commitWrites runs a group of writes in one transaction and answers each. When the
+// transaction itself fails (a lost connection), each write of a group of several is run
+// again in a transaction of its own, so that each gets the answer it would have got alone.
+func (s *Store) commitWrites(group []*groupedWrite) {
+	errs, gerr := s.runWrites(group)
+	for i, j := range group {
+		err := gerr
+		if err != nil && len(group) > 1 {
+			var alone []error
+			alone, err = s.runWrites(group[i : i+1])
+			errs[i] = alone[0]
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("models: %w", err)
+		}
+		j.done <- errs[i]
+	}
+}
+
+// runWrites runs writes in one transaction, each in a savepoint; errs are the writes' own
+// errors, err the transaction's (then nothing of any was written).
+func (s *Store) runWrites(group []*groupedWrite) (errs []error, err error) {
+	errs = make([]error, len(group))
+	err = s.db.WithContext(context.Background()).Transaction(func(tx *gorm.DB) error {
+		for i, j := range group {
+			if err := j.ctx.Err(); err != nil {
+				errs[i] = err
+				continue
+			}
+			errs[i] = inSavepoint(tx, j.fn)
+		}
+		return nil
+	})
+	return errs, err
+}
+
+// inSavepoint runs fn in a savepoint of tx (GORM's nested transaction), rolled back when fn
+// fails or panics; a panic is fn's error, so that one write cannot end the committer.
+func inSavepoint(tx *gorm.DB, fn func(tx *gorm.DB) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("models: a grouped write panicked: %v", r)
+		}
+	}()
+	return tx.Transaction(fn)
+}
