@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -32,8 +33,10 @@ type assignWatch struct {
 	waiting map[int64]*AssignmentWait
 	// last is the counter's value the watcher has read changes up to.
 	last int64
-	// started is set once the watcher runs; stopped once EndAssignmentWaits ran.
+	// started is set once the watcher runs; stopped once EndAssignmentWaits ran. running
+	// is started, read without the lock by each wait once the watcher runs.
 	started, stopped bool
+	running          atomic.Bool
 	// kick is made with the Store (a buffer of one), so that every write may poke it.
 	kick chan struct{}
 	quit chan struct{}
@@ -94,6 +97,9 @@ func (s *Store) WaitAssignments(ctx context.Context, nodeID int64) (*AssignmentW
 // startAssignWatch reads where the changes stand and starts the watcher, once.
 func (s *Store) startAssignWatch(ctx context.Context) error {
 	w := &s.assigns
+	if w.running.Load() {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.started || w.stopped {
@@ -104,6 +110,7 @@ func (s *Store) startAssignWatch(ctx context.Context) error {
 		return fmt.Errorf("models: watch assignments: %w", err)
 	}
 	w.started, w.last, w.waiting = true, last, make(map[int64]*AssignmentWait)
+	w.running.Store(true)
 	w.quit, w.done = make(chan struct{}), make(chan struct{})
 	go s.watchAssignments()
 	return nil
