@@ -22,10 +22,10 @@ type boardSnap struct {
 // With a lag, the snapshot is kept fresh behind the viewers rather than in front of them:
 // while someone has looked at the board in the last viewedFor, a keeper reads it again every
 // half lag when it changed, and a request serves the snapshot it finds unless that is older
-// than twice the lag (the board's first view after a quiet spell); a read that is costly
-// stretches the lag (effectiveLag). Under a stream of changes
-// the board is read twice per lag at most, and a viewer almost never waits for the read (on
-// Postgres with 4,096 GPUs the read is 35 ms; the board's whole answer should be under 100).
+// than twice the lag (the board's first view after a quiet spell); a costly read stretches
+// the lag (effectiveLag). Under a stream of changes the board is read twice per lag at most,
+// and a viewer almost never waits for the read (on Postgres with 4,096 GPUs the read is
+// 35 ms; the board's whole answer should be under 100).
 type boardCache struct {
 	lag time.Duration
 	// cost is how long the latest read took (nanoseconds): a read that costs more than a
@@ -39,8 +39,8 @@ type boardCache struct {
 	stop   sync.Once
 }
 
-// lagPerCost is how many times its own read time the board waits, at least, before it is
-// read again: the keeper spends at most a twentieth of a core on it whatever the fleet's
+// lagPerCost is how many times its latest read's time the lag is, at least. The keeper
+// reads every half lag, so it spends at most about a tenth of a core whatever the fleet's
 // size. At 32,768 GPUs a read is about 140 ms of CPU, and read every half second it took a
 // third of the two cores of the machine #37 is measured on; now the holders shown lag by up
 // to about 3 s there, and a small fleet's board keeps the configured lag.
