@@ -33,10 +33,10 @@ type assignWatch struct {
 	waiting map[int64]*AssignmentWait
 	// last is the counter's value the watcher has read changes up to.
 	last int64
-	// started is set once the watcher runs; stopped once EndAssignmentWaits ran. running
-	// is started, read without the lock by each wait once the watcher runs.
-	started, stopped bool
-	running          atomic.Bool
+	// started is set once the watcher runs (read without the lock by each wait); stopped
+	// once EndAssignmentWaits ran.
+	started atomic.Bool
+	stopped bool
 	// kick is made with the Store (a buffer of one), so that every write may poke it.
 	kick chan struct{}
 	quit chan struct{}
@@ -97,20 +97,20 @@ func (s *Store) WaitAssignments(ctx context.Context, nodeID int64) (*AssignmentW
 // startAssignWatch reads where the changes stand and starts the watcher, once.
 func (s *Store) startAssignWatch(ctx context.Context) error {
 	w := &s.assigns
-	if w.running.Load() {
+	if w.started.Load() {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.started || w.stopped {
+	if w.started.Load() || w.stopped {
 		return nil
 	}
 	var last int64
 	if err := s.db.WithContext(ctx).Raw("SELECT seq FROM assignment_seq WHERE id = 1").Scan(&last).Error; err != nil {
 		return fmt.Errorf("models: watch assignments: %w", err)
 	}
-	w.started, w.last, w.waiting = true, last, make(map[int64]*AssignmentWait)
-	w.running.Store(true)
+	w.last, w.waiting = last, make(map[int64]*AssignmentWait)
+	w.started.Store(true)
 	w.quit, w.done = make(chan struct{}), make(chan struct{})
 	go s.watchAssignments()
 	return nil
@@ -167,7 +167,7 @@ func (s *Store) pokeAssignWatch() {
 func (s *Store) EndAssignmentWaits() {
 	w := &s.assigns
 	w.mu.Lock()
-	started := w.started
+	started := w.started.Load()
 	w.stopped = true
 	for node, a := range w.waiting {
 		delete(w.waiting, node)

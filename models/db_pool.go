@@ -73,7 +73,7 @@ func sqliteDialector(path string, committed func(ctx context.Context, auth bool)
 	}
 	// Enough readers that a point read (a token, a task) does not wait behind the scans of
 	// the board's and the scheduler's snapshots: database/sql hands a freed connection to a
-	// random waiter, and with 4 such reads queued for seconds at 1,024 agents.
+	// random waiter, and with 4 readers such reads queued for up to seconds at 1,024 agents.
 	n := max(16, 2*runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
@@ -144,7 +144,7 @@ type pools struct {
 	// (nil on Postgres). database/sql gives a freed connection to a random waiter, so
 	// under load a write could wait many turns while later ones went first: p99 ingest and
 	// submit were 0.3–1.3 s at 1,024 agents where p50 was 2–9 ms (docs/decisions.md, "The
-	// writer in turns").
+	// writer in turns, and agents' writes committed together").
 	turn      chan struct{}
 	committed func(ctx context.Context, auth bool)
 }

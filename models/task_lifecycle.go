@@ -275,8 +275,8 @@ func (s *Store) ReportTaskStatus(ctx context.Context, nodeID, taskID int64, r Ta
 	return s.inWriteGroup(ctx, func(tx *gorm.DB) error {
 		var t Task
 		// The task's allocations by its id, not the node's: the node's, ended ones included,
-		// were a scan of every allocation ever made (docs/decisions.md, "Agents' writes
-		// committed together").
+		// were a scan of every allocation ever made (docs/decisions.md, "The writer in
+		// turns, and agents' writes committed together").
 		onNode := "EXISTS (SELECT 1 FROM allocations WHERE allocations.task_id = tasks.id AND allocations.node_id = ?)"
 		if err := tx.Where("id = ? AND "+onNode, taskID, nodeID).Take(&t).Error; err != nil {
 			return notFound(fmt.Sprintf("task %d on node %d", taskID, nodeID), err)

@@ -14,8 +14,8 @@ import (
 // writer could not keep up, and every write behind them (samples, submits) waited up to a
 // second. They are now run one after another by one goroutine in one transaction per
 // group, each in a savepoint of its own: a write that fails is rolled back alone and
-// answered with its own error, and the others commit (docs/decisions.md, "Agents' writes
-// committed together").
+// answered with its own error, and the others commit (docs/decisions.md, "The writer in
+// turns, and agents' writes committed together").
 
 // maxWriteGroup bounds how many writes one group takes.
 const maxWriteGroup = 256
