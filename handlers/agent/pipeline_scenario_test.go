@@ -17,31 +17,6 @@ import (
 	"kashi/web/webtest"
 )
 
-// schedulerPass is the server's own scheduler pass over f: the pipelines, then the queue.
-func schedulerPass(f *fleet) func(ctx context.Context) error {
-	return control.SchedulerPass(f.s.Store, f.loop, f.s.Clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
-}
-
-// pipelineTick moves the clock a minute, waits until every agent has sampled since, and
-// runs the scheduler's pass.
-func pipelineTick(f *fleet, pass func(ctx context.Context) error) {
-	f.t.Helper()
-	now := f.s.Clock().Add(time.Minute)
-	f.s.SetNow(now)
-	f.until("every live node samples", func() bool {
-		ns := f.nodes()
-		for h := range f.stops {
-			if ns[h].LastSeenAt.Before(now) {
-				return false
-			}
-		}
-		return true
-	})
-	if err := pass(context.Background()); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
 // stageJSON is a stage of one simulated command of shape, on cards of spec.
 func stageJSON(name, spec string, gpus int, shape simgpu.Shape, run time.Duration, exit int, after ...string) string {
 	cmd, _ := json.Marshal(simgpu.Command(shape, run, exit))
@@ -66,9 +41,9 @@ func TestPipelineByStage(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		f := newMixedFleet(t, s, simNode{"r1", "rtx", simgpu.RTX4090_24G, 1}, simNode{"a1", "a100", simgpu.A100_80G, 1},
+		f := newFleet(t, s, simNode{"r1", "rtx", simgpu.RTX4090_24G, 1}, simNode{"a1", "a100", simgpu.A100_80G, 1},
 			simNode{"a2", "a100", simgpu.A100_80G, 1})
-		pass := schedulerPass(f)
+		f.pass = control.SchedulerPass(f.s.Store, f.loop, f.s.Clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		submit := func(name string, stages ...string) api.Pipeline {
 			w := s.Post("/api/v1/pipelines", fmt.Sprintf(`{"project":"vision","name":%q,"stages":[%s,%s,%s]}`, name, stages[0], stages[1], stages[2]))
 			if w.Code != 201 {
@@ -110,7 +85,7 @@ func TestPipelineByStage(t *testing.T) {
 			stageJSON("train", "A100-80G", 2, simgpu.Train, time.Hour, 0, "clean"),
 			stageJSON("eval", "RTX4090-24G", 1, simgpu.Eval, 20*time.Minute, 0, "train"))
 		for range 130 {
-			pipelineTick(f, pass)
+			f.tick()
 			if p, _ = show(p.ID); p.State != api.PipelineRunning {
 				break
 			}
@@ -171,7 +146,7 @@ func TestPipelineByStage(t *testing.T) {
 			stageJSON("train", "A100-80G", 2, simgpu.Train, 10*time.Minute, 1, "clean"),
 			stageJSON("eval", "RTX4090-24G", 1, simgpu.Eval, 10*time.Minute, 0, "train"))
 		for range 40 {
-			pipelineTick(f, pass)
+			f.tick()
 			if p, _ = show(p.ID); p.State != api.PipelineRunning {
 				break
 			}

@@ -1,57 +1,17 @@
 package agent_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
-
-	nodeagent "kashi/agent"
 	"kashi/agent/simgpu"
 	"kashi/api"
-	"kashi/scheduler"
 	"kashi/web/webtest"
 )
-
-// newPoolFleet starts real agents of 8 simulated cards each: hosts[pool] in that pool, of
-// cfg's cards, and waits until every node has registered.
-func newPoolFleet(t *testing.T, s *webtest.Server, cards map[string]gpus.Config, hosts map[string][]string) *fleet {
-	srv := httptest.NewServer(s.E)
-	t.Cleanup(srv.Close)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &fleet{t: t, s: s, stops: map[string]context.CancelFunc{},
-		loop: scheduler.NewLoop(s.Store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
-			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
-	t.Cleanup(func() {
-		for _, stop := range f.stops {
-			stop()
-		}
-		f.wg.Wait()
-	})
-	n := 0
-	for pool, hs := range hosts {
-		for _, h := range hs {
-			n++
-			b := simgpu.New(cards[pool], 8, s.Clock, int64(n))
-			a := nodeagent.New(nodeagent.Config{Server: srv.URL, JoinToken: webtest.JoinToken, Pool: pool, Hostname: h,
-				SampleInterval: 10 * time.Millisecond, PollInterval: 10 * time.Millisecond, StopGrace: time.Second, Now: s.Clock,
-				Logger: quiet}, b, b.LoggingRunner(t.TempDir()))
-			ctx, stop := context.WithCancel(context.Background())
-			f.stops[h] = stop
-			f.wg.Go(func() { a.Run(ctx) })
-		}
-	}
-	f.until("every node registers", func() bool { return len(f.nodes()) == n })
-	return f
-}
 
 // queueEntry is the task's entry in GET /api/v1/queue in the language lang asks.
 func queueEntry(t *testing.T, s *webtest.Server, id int64, lang string) api.QueueEntry {
@@ -76,8 +36,8 @@ func queueEntry(t *testing.T, s *webtest.Server, id int64, lang string) api.Queu
 func TestMultiNodeRefusedWithoutInterconnect(t *testing.T) {
 	webtest.ForEachDB(t, func(t *testing.T, s *webtest.Server) {
 		s.Projects("vision")
-		f := newPoolFleet(t, s, map[string]gpus.Config{"rtx4090": simgpu.RTX4090_24G, "a100": simgpu.A100_80G},
-			map[string][]string{"rtx4090": {"r1", "r2"}, "a100": {"a1", "a2"}})
+		f := newFleet(t, s, simNode{"r1", "rtx4090", simgpu.RTX4090_24G, 8}, simNode{"r2", "rtx4090", simgpu.RTX4090_24G, 8},
+			simNode{"a1", "a100", simgpu.A100_80G, 8}, simNode{"a2", "a100", simgpu.A100_80G, 8})
 		for name, cfg := range map[string]string{
 			"rtx4090": `{"provider":"static","spec":"RTX4090-24G","gpus_per_node":8,"intra_node_link":"pcie","inter_node_link":"none","local_storage_mbps":2000}`,
 			"a100": `{"provider":"static","spec":"A100-80G","gpus_per_node":8,"intra_node_link":"nvlink","intra_node_gbytes_s":600,

@@ -4,142 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	nodeagent "kashi/agent"
 	"kashi/agent/simgpu"
 	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
-	"kashi/scheduler"
 	"kashi/web/webtest"
 )
-
-// fleet is real agents on simulated one-card A100 nodes, talking to a server over HTTP, with
-// the real scheduler loop ticking on the server's clock, which the test moves.
-type fleet struct {
-	t     *testing.T
-	s     *webtest.Server
-	loop  *scheduler.Loop
-	wg    sync.WaitGroup
-	stops map[string]context.CancelFunc
-}
-
-// newFleet starts an agent on each host, and waits until every node has registered.
-func newFleet(t *testing.T, s *webtest.Server, hosts ...string) *fleet {
-	srv := httptest.NewServer(s.E)
-	t.Cleanup(srv.Close)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &fleet{t: t, s: s, stops: map[string]context.CancelFunc{},
-		loop: scheduler.NewLoop(s.Store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
-			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
-	t.Cleanup(func() {
-		for _, stop := range f.stops {
-			stop()
-		}
-		f.wg.Wait()
-	})
-	for i, h := range hosts {
-		b := simgpu.New(simgpu.A100_80G, 1, s.Clock, int64(i+1))
-		a := nodeagent.New(nodeagent.Config{Server: srv.URL, JoinToken: webtest.JoinToken, Pool: "a100", Hostname: h,
-			SampleInterval: 10 * time.Millisecond, PollInterval: 10 * time.Millisecond, StopGrace: time.Second, Now: s.Clock,
-			Logger: quiet}, b, b.LoggingRunner(t.TempDir()))
-		ctx, stop := context.WithCancel(context.Background())
-		f.stops[h] = stop
-		f.wg.Go(func() { a.Run(ctx) })
-	}
-	f.until("every node registers", func() bool { return len(f.nodes()) == len(hosts) })
-	return f
-}
-
-// nodes are the registered nodes by hostname.
-func (f *fleet) nodes() map[string]models.NodeGPUs {
-	ns, err := f.s.Store.Nodes(context.Background())
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	out := map[string]models.NodeGPUs{}
-	for _, n := range ns {
-		out[n.Hostname] = n
-	}
-	return out
-}
-
-// until waits, the clock held, for what the agents do on their own (report, sample).
-func (f *fleet) until(what string, ok func() bool) {
-	f.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	f.t.Fatalf("at %s: not within 20 s: %s", f.s.Clock().Format(time.TimeOnly), what)
-}
-
-// kill silences host's agent for good, its machine cut off: it sends nothing more.
-func (f *fleet) kill(host string) {
-	f.stops[host]()
-	delete(f.stops, host)
-}
-
-// tick moves the clock a minute, waits until every live agent has sampled since, and runs
-// the scheduler.
-func (f *fleet) tick() {
-	f.t.Helper()
-	now := f.s.Clock().Add(time.Minute)
-	f.s.SetNow(now)
-	f.until("every live node samples", func() bool {
-		ns := f.nodes()
-		for h := range f.stops {
-			if ns[h].LastSeenAt.Before(now) {
-				return false
-			}
-		}
-		return true
-	})
-	if _, err := f.loop.RunOnce(context.Background(), now); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-// task reads a task as the API shows it.
-func (f *fleet) task(id int64) api.TaskDetail {
-	return webtest.Decode[api.TaskDetail](f.t, f.s.Get("/api/v1/tasks/"+webtest.IDStr(id)))
-}
-
-// tickUntil ticks until the task is as ok says, at most max minutes.
-func (f *fleet) tickUntil(id int64, what string, max int, ok func(api.TaskDetail) bool) api.TaskDetail {
-	f.t.Helper()
-	for range max {
-		if t := f.task(id); ok(t) {
-			return t
-		}
-		f.tick()
-	}
-	t := f.task(id)
-	if !ok(t) {
-		f.t.Fatalf("task %d not %s within %d minutes: %s attempt %d %q", id, what, max, t.State, t.Attempt, t.Reason)
-	}
-	return t
-}
-
-// start ticks until the task's attempt is placed, then waits, the clock held, until its node
-// runs it (so the run starts when it was placed); it returns the node.
-func (f *fleet) start(id int64, attempt, max int) string {
-	f.t.Helper()
-	f.tickUntil(id, "placed", max, func(t api.TaskDetail) bool {
-		return t.Attempt == attempt && (t.State == api.StateStarting || t.State == api.StateRunning)
-	})
-	var on string
-	f.until("its node runs it", func() bool { on = running(f.task(id)); return on != "" })
-	return on
-}
 
 // submit posts a checkpointing training task of run every 20 minutes, of attempts.
 func (f *fleet) submit(name string, run time.Duration, attempts int) int64 {
@@ -150,15 +24,6 @@ func (f *fleet) submit(name string, run time.Duration, attempts int) int64 {
 		f.t.Fatalf("POST /api/v1/tasks = %d %s", w.Code, w.Body)
 	}
 	return webtest.Decode[api.Task](f.t, w).ID
-}
-
-// running is the node task t runs on now (its current attempt's).
-func running(t api.TaskDetail) string {
-	a := t.Attempts[len(t.Attempts)-1]
-	if t.State != api.StateRunning || len(a.Nodes) != 1 {
-		return ""
-	}
-	return a.Nodes[0]
 }
 
 // TestRerunFromCheckpoint: through the HTTP API, with real agents on simulated GPUs and the
@@ -174,7 +39,7 @@ func TestRerunFromCheckpoint(t *testing.T) {
 		if err := s.Store.SetPrice(context.Background(), models.Price{Spec: "A100-80G", FromMonth: "2026-03", RateFen: 1200}, webtest.T0); err != nil {
 			t.Fatal(err)
 		}
-		f := newFleet(t, s, "n1", "n2", "n3")
+		f := newFleet(t, s, oneA100("n1"), oneA100("n2"), oneA100("n3"))
 		start := s.Clock()
 		pretrain := f.submit("pretrain", 2*time.Hour, 2)
 		first := f.start(pretrain, 1, 5)

@@ -4,57 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
-
-	nodeagent "kashi/agent"
 	"kashi/agent/simgpu"
 	"kashi/api"
 	"kashi/billing"
 	"kashi/models"
-	"kashi/scheduler"
 	"kashi/web/webtest"
 )
-
-// simNode is a simulated machine of a fleet: its host, pool and cards.
-type simNode struct {
-	host, pool string
-	cfg        gpus.Config
-	cards      int
-}
-
-// newMixedFleet starts an agent on each node, and waits until every node has registered.
-func newMixedFleet(t *testing.T, s *webtest.Server, nodes ...simNode) *fleet {
-	srv := httptest.NewServer(s.E)
-	t.Cleanup(srv.Close)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f := &fleet{t: t, s: s, stops: map[string]context.CancelFunc{},
-		loop: scheduler.NewLoop(s.Store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(time.UTC), NodeStaleAfter: 2 * time.Minute,
-			NodeLostAfter: 10 * time.Minute, Now: s.Clock, Logger: quiet})}
-	t.Cleanup(func() {
-		for _, stop := range f.stops {
-			stop()
-		}
-		f.wg.Wait()
-	})
-	for i, n := range nodes {
-		b := simgpu.New(n.cfg, n.cards, s.Clock, int64(i+1))
-		a := nodeagent.New(nodeagent.Config{Server: srv.URL, JoinToken: webtest.JoinToken, Pool: n.pool, Hostname: n.host,
-			SampleInterval: 10 * time.Millisecond, PollInterval: 10 * time.Millisecond, StopGrace: time.Second, Now: s.Clock,
-			Logger: quiet}, b, b.LoggingRunner(t.TempDir()))
-		ctx, stop := context.WithCancel(context.Background())
-		f.stops[n.host] = stop
-		f.wg.Go(func() { a.Run(ctx) })
-	}
-	f.until("every node registers", func() bool { return len(f.nodes()) == len(nodes) })
-	return f
-}
 
 // TestTrialOnTwoSpecs: through the HTTP API, with real agents on simulated A100 and RTX 4090
 // nodes and the real scheduler, a trial of a training task at 1 and 2 cards on both specs
@@ -74,7 +33,7 @@ func TestTrialOnTwoSpecs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		f := newMixedFleet(t, s, simNode{"a1", "a100", simgpu.A100_80G, 4}, simNode{"r1", "rtx", simgpu.RTX4090_24G, 4})
+		f := newFleet(t, s, simNode{"a1", "a100", simgpu.A100_80G, 4}, simNode{"r1", "rtx", simgpu.RTX4090_24G, 4})
 		cmd, _ := json.Marshal(simgpu.Command(simgpu.Finetune, 2*time.Hour, 0))
 		w := s.Post("/api/v1/trials", fmt.Sprintf(`{"task":{"project":"vision","name":"pretrain","command":%s,"data_ready":true},
 			"specs":["A100-80G","RTX4090-24G"],"sizes":[1,2],"bound_s":1200,"work_units":100000000,"full_gpus":4}`, cmd))
