@@ -55,6 +55,10 @@ func (b *boardCache) effectiveLag() time.Duration {
 	return max(b.lag, lagPerCost*time.Duration(b.cost.Load()))
 }
 
+// BoardLag is how far behind the latest change the board may be shown: the configured lag,
+// stretched by a costly read (effectiveLag); zero when it must be current.
+func (s *Store) BoardLag() time.Duration { return s.board.effectiveLag() }
+
 // viewedFor is how long after the latest view the keeper goes on reading the board.
 const viewedFor = 30 * time.Second
 

@@ -74,7 +74,8 @@ type Options struct {
 	// while viewed, the board is read again behind the viewers every half lag, and a request
 	// waits for a read only when the snapshot is twice the lag old (a lag stretched to 20
 	// times the read's own time where that is longer: board_cache.go); zero reads it before
-	// answering. Readings are always current.
+	// answering. Readings are current in what the store returns; one render of the board
+	// serves its viewers for up to the lag (handlers/board, board_share.go).
 	BoardLag time.Duration
 	// MaxConns bounds the Postgres connection pool; zero means DefaultMaxConns. SQLite
 	// always has one writer and a small read pool.

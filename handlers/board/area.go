@@ -24,8 +24,10 @@ type Handler struct {
 type Store interface {
 	BoardGPUs(ctx context.Context, f models.BoardFilter) ([]models.BoardGPU, error)
 	BoardOptions(ctx context.Context) (pools, specs, projects []string, err error)
-	// BoardVersion changes when what the board shows may have changed.
+	// BoardVersion changes when what the board shows may have changed; BoardLag is how far
+	// behind that the board may be shown.
 	BoardVersion() uint64
+	BoardLag() time.Duration
 	// The compact board's strips and the active threshold; the GPU and node pages.
 	UtilStrips(ctx context.Context, now time.Time) (map[int64]models.UtilStrip, error)
 	Thresholds() models.Thresholds

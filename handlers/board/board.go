@@ -38,7 +38,7 @@ func (h *Handler) Board(c echo.Context) error {
 	// it, and without its cancellation: the viewers waiting for it should not fail because
 	// the one who asked first went away.
 	ctx := context.WithoutCancel(c.Request().Context())
-	r, err := h.share.get(k, now, h.store.BoardVersion(), func() ([]byte, error) {
+	r, err := h.share.get(k, now, h.store.BoardVersion(), h.store.BoardLag(), func() ([]byte, error) {
 		d, err := h.buildBoard(ctx, k, now)
 		if err != nil {
 			return nil, err

@@ -24,7 +24,7 @@ func TestBoardShareRendersOncePerData(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := sh.get(k, t0, 1, render); err != nil {
+			if _, err := sh.get(k, t0, 1, 0, render); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -38,11 +38,43 @@ func TestBoardShareRendersOncePerData(t *testing.T) {
 		version uint64
 		want    int32
 	}{{time.Second, 1, 1}, {time.Second, 2, 2}, {2500 * time.Millisecond, 2, 2}, {3500 * time.Millisecond, 2, 3}} {
-		if _, err := sh.get(k, t0.Add(step.at), step.version, render); err != nil {
+		if _, err := sh.get(k, t0.Add(step.at), step.version, 0, render); err != nil {
 			t.Fatal(err)
 		}
 		if n := renders.Load(); n != step.want {
 			t.Errorf("at +%s version %d: %d renders in all, want %d", step.at, step.version, n, step.want)
+		}
+	}
+}
+
+// TestBoardShareServesWithinTheLag: with a lag, a render serves its view whatever changed
+// until it is the lag old, still within the interval on the board's clock; without one, each
+// new version renders again.
+func TestBoardShareServesWithinTheLag(t *testing.T) {
+	var renders atomic.Int32
+	render := func() ([]byte, error) {
+		renders.Add(1)
+		return []byte("board"), nil
+	}
+	sh := newBoardShare(2 * time.Second)
+	k := shareKey{lang: "en"}
+	for _, step := range []struct {
+		at      time.Duration
+		version uint64
+		lag     time.Duration
+		want    int32
+	}{
+		{0, 1, time.Hour, 1},
+		{time.Second, 2, time.Hour, 1},             // a new reading: the render, made within the lag, serves
+		{1500 * time.Millisecond, 3, 0, 2},         // no lag: a new version renders again
+		{1600 * time.Millisecond, 4, time.Hour, 2}, // within the lag again
+		{3600 * time.Millisecond, 4, time.Hour, 3}, // the interval passed: renders again
+	} {
+		if _, err := sh.get(k, t0.Add(step.at), step.version, step.lag, render); err != nil {
+			t.Fatal(err)
+		}
+		if n := renders.Load(); n != step.want {
+			t.Errorf("at +%s version %d lag %s: %d renders in all, want %d", step.at, step.version, step.lag, n, step.want)
 		}
 	}
 }
