@@ -83,7 +83,7 @@ func (s *Store) writeReadings(ctx context.Context) error {
 }
 
 // saveGPUReadings writes the GPUs' latest readings and timers: on Postgres in one statement
-// of column arrays, on SQLite a few hundred GPUs to an UPDATE … FROM VALUES. A row that holds
+// of column arrays, on SQLite up to 1,024 GPUs to an UPDATE … FROM VALUES (valuesChunk). A row that holds
 // a newer reading (another replica's) keeps it, and a removed node's GPUs are not written.
 func (s *Store) saveGPUReadings(tx *gorm.DB, gpus []GPU) error {
 	// Columns by VALUES's names (column1 …), which SQLite gives and the arrays are named.
@@ -110,9 +110,8 @@ func (s *Store) saveGPUReadings(tx *gorm.DB, gpus []GPU) error {
 		}
 		return nil
 	}
-	const chunk = 500
 	for len(gpus) > 0 {
-		n := min(len(gpus), chunk)
+		n := valuesChunk(len(gpus))
 		var sb strings.Builder
 		args := make([]any, 0, 8*n)
 		sb.WriteString(set + "(VALUES ")

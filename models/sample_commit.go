@@ -204,7 +204,7 @@ func (s *Store) insertSamples(tx *gorm.DB, rows []GPUSample) (map[[2]int64]bool,
 		if s.postgres {
 			q, args = samplesUnnest(rows)
 		} else {
-			n = min(n, 1000)
+			n = valuesChunk(n)
 			q, args = samplesValues(rows[:n])
 		}
 		res, err := tx.Raw(q+" ON CONFLICT DO NOTHING RETURNING gpu_id, ts", args...).Rows()
@@ -296,9 +296,8 @@ func (s *Store) markNodesSeen(tx *gorm.DB, seen map[int64]time.Time) (int64, err
 			return 0, fmt.Errorf("mark nodes seen: %w", err)
 		}
 	}
-	const chunk = 500
 	for rest := ids; len(rest) > 0 && !s.postgres; {
-		n := min(len(rest), chunk)
+		n := valuesChunk(len(rest))
 		var sb strings.Builder
 		args := make([]any, 0, 2*n)
 		sb.WriteString(set + "(VALUES ")
