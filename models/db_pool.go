@@ -78,7 +78,7 @@ func sqliteDialector(path string, committed func(ctx context.Context, auth bool)
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	p := &pools{read: read, write: write, turn: make(chan struct{}, 1), committed: committed}
-	if p.ckpt, err = startCheckpoints(path); err != nil {
+	if p.ckpt, err = startCheckpoints(path, p.take); err != nil {
 		return nil, nil, errors.Join(err, p.close())
 	}
 	return sqlite.New(sqlite.Config{Conn: p}), p.close, nil
@@ -135,6 +135,10 @@ func init() {
 	}})
 	sql.Register(sqliteWriter, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		_, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil)
+		return err
+	}})
+	sql.Register(sqliteCheckpoints, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec(fmt.Sprintf("PRAGMA busy_timeout = %d", restartWait.Milliseconds()), nil)
 		return err
 	}})
 }

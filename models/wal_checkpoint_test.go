@@ -42,6 +42,48 @@ func TestCheckpointsBesideTheWriter(t *testing.T) {
 	}
 }
 
+// TestWALStartsOver: past its restart length the WAL is copied back and truncated in the
+// writer's turn, while readers go on reading, so it does not grow without end beside a
+// writer that never stops (a PASSIVE checkpoint alone never starts it over).
+func TestWALStartsOver(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "kashi.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.db.ConnPool.(*pools).ckpt.restartAt.Store(64)
+	if err := s.db.Exec("CREATE TABLE filler (b BLOB)").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000)
+		INSERT INTO filler SELECT randomblob(4000) FROM c`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if n := fileSize(t, path+"-wal"); n < 4<<20 {
+		t.Fatalf("the WAL is %d bytes after 8 MB were committed; want them in it", n)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // a reader that never stops
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				var n int64
+				_ = s.db.Raw("SELECT count(*) FROM filler").Scan(&n).Error
+			}
+		}
+	}()
+	for deadline := time.Now().Add(10 * checkpointEvery); fileSize(t, path+"-wal") > 1<<20; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the WAL is still %d bytes: it never started over", fileSize(t, path+"-wal"))
+		}
+	}
+}
+
 // fileSize is the size of the file at path.
 func fileSize(t *testing.T, path string) int64 {
 	t.Helper()
