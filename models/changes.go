@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"gorm.io/gorm"
 )
@@ -24,13 +26,36 @@ func (s *Store) changed(ctx context.Context) {
 	}
 }
 
-// committed counts a transaction's commit, and forgets who may do what when it wrote one of
-// its tables (auth_cache.go).
-func (s *Store) committed(ctx context.Context, auth bool) {
-	s.changed(ctx)
-	if auth {
+// forgets is what a write makes this process forget: who may do what (auth_cache.go) and
+// the fleet's nodes and cards (fleet_cache.go).
+type forgets struct{ auth, fleet bool }
+
+// writeForgets is what a write statement makes forget: who may do what when it names one of
+// authTables, the fleet when it writes one of fleetTables. Quiet writes forget nothing (the
+// sample commits, whose writes of a node's state or a card's unmanaged use forget the fleet
+// themselves).
+func writeForgets(st *gorm.Statement) forgets {
+	if st.Context != nil && st.Context.Value(quietKey{}) != nil {
+		return forgets{}
+	}
+	t := writeTarget(st)
+	return forgets{auth: touchesAuth(st), fleet: t == "?" || slices.Contains(fleetTables, t)}
+}
+
+// forget drops what f names.
+func (s *Store) forget(f forgets) {
+	if f.auth {
 		s.auth.forget()
 	}
+	if f.fleet {
+		s.fleet.forget()
+	}
+}
+
+// committed counts a transaction's commit, and forgets what its statements wrote (forgets).
+func (s *Store) committed(ctx context.Context, f forgets) {
+	s.changed(ctx)
+	s.forget(f)
 }
 
 // countChanges registers callbacks that count every create, update, delete and raw write,
@@ -43,13 +68,13 @@ func (s *Store) countChanges(db *gorm.DB) error {
 			return
 		}
 		s.changed(db.Statement.Context)
-		if touchesAuth(db.Statement) {
-			// Forgotten now, and again when a transaction commits: a read between the
-			// statement and the commit finds the old rows and must not be kept.
-			s.auth.forget()
-			if tx, ok := db.Statement.ConnPool.(*notifyTx); ok {
-				tx.auth = true
-			}
+		// Forgotten now, and again when a transaction commits: a read between the statement
+		// and the commit finds the old rows and must not be kept.
+		f := writeForgets(db.Statement)
+		s.forget(f)
+		if tx, ok := db.Statement.ConnPool.(*notifyTx); ok {
+			tx.forget.auth = tx.forget.auth || f.auth
+			tx.forget.fleet = tx.forget.fleet || f.fleet
 		}
 	}
 	cb := db.Callback()
@@ -64,4 +89,25 @@ func (s *Store) countChanges(db *gorm.DB) error {
 		}
 	}
 	return nil
+}
+
+// writeTarget is the table a write statement writes: GORM's, or the name after UPDATE,
+// INSERT … INTO or DELETE FROM in a raw statement; "?" when a raw statement names none of
+// them (a conservative answer: such a statement forgets what any table would).
+func writeTarget(st *gorm.Statement) string {
+	if st.Table != "" {
+		return st.Table
+	}
+	words := strings.Fields(st.SQL.String())
+	for i := 0; i+1 < len(words); i++ {
+		switch strings.ToUpper(words[i]) {
+		case "UPDATE", "INTO":
+			return strings.ToLower(strings.Trim(words[i+1], `"'`+"`("))
+		case "DELETE":
+			if i+2 < len(words) && strings.EqualFold(words[i+1], "FROM") {
+				return strings.ToLower(strings.Trim(words[i+2], `"'`+"`("))
+			}
+		}
+	}
+	return "?"
 }

@@ -33,7 +33,7 @@ const (
 )
 
 // postgresDialector opens a bounded Postgres pool.
-func postgresDialector(dsn string, maxConns int, committed func(ctx context.Context, auth bool)) (gorm.Dialector, func() error, error) {
+func postgresDialector(dsn string, maxConns int, committed func(ctx context.Context, f forgets)) (gorm.Dialector, func() error, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, nil, err
@@ -51,7 +51,7 @@ func postgresDialector(dsn string, maxConns int, committed func(ctx context.Cont
 // queue in Go instead of spinning on SQLite's busy timeout), and a pool of read-only
 // connections whose deferred reads never take the write lock (WAL lets them run beside the
 // writer).
-func sqliteDialector(path string, committed func(ctx context.Context, auth bool)) (gorm.Dialector, func() error, error) {
+func sqliteDialector(path string, committed func(ctx context.Context, f forgets)) (gorm.Dialector, func() error, error) {
 	if err := privateFiles(path); err != nil {
 		return nil, nil, err
 	}
@@ -175,7 +175,7 @@ type pools struct {
 	// submit were 0.3–1.3 s at 1,024 agents where p50 was 2–9 ms (docs/decisions.md, "The
 	// writer in turns, and agents' writes committed together").
 	turn      chan struct{}
-	committed func(ctx context.Context, auth bool)
+	committed func(ctx context.Context, f forgets)
 	// ckpt checkpoints a SQLite database's WAL beside the writer (nil on Postgres).
 	ckpt *checkpoints
 }
@@ -289,12 +289,12 @@ func (p *pools) close() error {
 }
 
 // notifyTx is a transaction that reports its commit, and whether it wrote a table of who
-// may do what (auth is set by the statement that did: touchesAuth).
+// may do what or the fleet (set by the statements that did: countChanges).
 type notifyTx struct {
 	*sql.Tx
 	ctx       context.Context
-	committed func(ctx context.Context, auth bool)
-	auth      bool
+	committed func(ctx context.Context, f forgets)
+	forget    forgets
 	// done gives the writer's turn to the next, once the transaction ends.
 	done     func()
 	doneOnce sync.Once
@@ -312,7 +312,7 @@ func (t *notifyTx) Commit() error {
 	err := t.Tx.Commit()
 	t.doneOnce.Do(t.done)
 	if err == nil {
-		t.committed(t.ctx, t.auth)
+		t.committed(t.ctx, t.forget)
 	}
 	return err
 }

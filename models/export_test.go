@@ -132,3 +132,10 @@ func CommitWritesTogether(s *Store, ctxs []context.Context, fns []func(tx *gorm.
 	}
 	return errs
 }
+
+// FreshNodes reads the fleet as Nodes does, from the database, past the fleet cache.
+func FreshNodes(ctx context.Context, s *Store) ([]NodeGPUs, error) {
+	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), false)
+	s.live.overlayFleet(nodes)
+	return nodes, err
+}

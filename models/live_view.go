@@ -90,6 +90,22 @@ func (v *liveView) overlay(rows []BoardGPU) {
 	}
 }
 
+// overlayFleet brings nodes and their GPUs read from their rows up to the latest readings
+// and last-seen times the view holds.
+func (v *liveView) overlayFleet(nodes []NodeGPUs) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	for i := range nodes {
+		n := &nodes[i]
+		for j := range n.GPUs {
+			v.overlayGPU(&n.GPUs[j])
+		}
+		if at, ok := v.nodes[n.ID]; ok && at.After(n.LastSeenAt) {
+			n.LastSeenAt = at
+		}
+	}
+}
+
 // overlayGPUs brings GPUs read from their rows up to the latest readings the view holds.
 func (v *liveView) overlayGPUs(gpus []GPU) {
 	v.mu.RLock()

@@ -132,8 +132,9 @@ func (s *Store) commitSamples(group []*sampleJob) {
 		s.live.record(advanced, seen)
 		if back > 0 || len(unmanaged) > 0 {
 			// A node given up as lost that reports again is back, or a GPU's use by
-			// processes of no task changed: the board must show it.
+			// processes of no task changed: the board and the fleet must show it.
 			s.changed(context.Background())
+			s.fleet.forget()
 		}
 	}
 	for i, j := range group {

@@ -44,9 +44,11 @@ type Store struct {
 	// metering is the thresholds in force, read from the billing settings.
 	metering atomic.Pointer[Thresholds]
 	capacity capacityCache
-	// nodeTokens remembers verified node tokens; auth API tokens and callers' roles.
+	// nodeTokens remembers verified node tokens; auth API tokens and callers' roles; fleet
+	// the nodes and cards.
 	nodeTokens nodeTokenCache
 	auth       authCache
+	fleet      fleetCache
 	// gen counts writes that may change the board (changes.go); samples, submits and writes
 	// feed the group commits of samples, of submitted tasks and of agents' writes (write_group.go); gpuRows holds the GPU rows it reads; live holds each GPU's latest
 	// reading, which readings writes to the rows behind; board is the board's snapshot.

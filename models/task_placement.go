@@ -33,13 +33,21 @@ type NodeGPUs struct {
 }
 
 // Nodes returns every node not removed, with its pool, spec and GPUs ordered by index, each
-// GPU with its latest reading.
+// GPU with its latest reading and each node with its last-seen time. The nodes and cards
+// come from the fleet cache (fleet_cache.go), read again after a write to them.
 func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
-	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), false)
-	for i := range nodes {
-		s.live.overlayGPUs(nodes[i].GPUs)
+	cached, ok, gen := s.fleet.get()
+	if !ok {
+		read, err := nodesWithGPUs(s.db.WithContext(ctx), false)
+		if err != nil {
+			return nil, err
+		}
+		s.fleet.keep(read, gen)
+		cached = read
 	}
-	return nodes, err
+	nodes := cloneFleet(cached)
+	s.live.overlayFleet(nodes)
+	return nodes, nil
 }
 
 // nodesWithGPUs returns the nodes, removed ones too when removed is set, with their pool, spec
