@@ -61,9 +61,11 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 }
 
 // queryBoardGPUs reads every GPU of a node not removed with its node, pool and holder, ordered
-// by pool, node and index. It reads current-state rows only, never samples; every change to
-// the fleet or its holders pays it again, so it scans its rows itself (gpu_scan.go).
-func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
+// by pool, node and index, into a slice of room for about want rows (the last read's count:
+// 32,768 rows grown by doubling were twice their size in copies). It reads current-state rows
+// only, never samples; every change to the fleet or its holders pays it again, so it scans
+// its rows itself (gpu_scan.go).
+func (s *Store) queryBoardGPUs(ctx context.Context, want int) ([]BoardGPU, error) {
 	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuColumns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name, pools.region, pools.zone,
 			COALESCE(tasks.id, 0), COALESCE(tasks.name, ''), COALESCE(projects.name, ''), COALESCE(tasks.owner, ''),
 			allocations.started_at
@@ -78,7 +80,7 @@ func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
 		return nil, fmt.Errorf("models: board gpus: %w", err)
 	}
 	defer rows.Close()
-	var out []BoardGPU
+	out := make([]BoardGPU, 0, want+want/16)
 	for rows.Next() {
 		var r BoardGPU
 		dest := append(gpuDest(&r.GPU), &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool, &r.Region, &r.Zone,
