@@ -25,7 +25,9 @@ type statement struct {
 // token, samples, assignments, the confirmation that tasks run, the reports of a task running
 // and exiting — and asks SQLite for the plan of every statement they ran: none may scan a
 // table that grows with history. A task's status report once found its task through every
-// allocation ever made on any node (a scan whose cost grew with the deployment's age).
+// allocation ever made on any node (a scan whose cost grew with the deployment's age). Nor
+// may they forget the scheduler's fleet (fleet_cache.go): the grouped writes' savepoints once
+// did, at every group.
 func TestAgentPathsReadByKey(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "kashi.db"), Options{})
@@ -113,6 +115,9 @@ func TestAgentPathsReadByKey(t *testing.T) {
 	mu.Lock()
 	stop = true
 	mu.Unlock()
+	if _, kept, _ := s.fleet.get(); !kept {
+		t.Error("the agents' steady writes (placements, samples, confirmations, reports) forgot the scheduler's fleet")
+	}
 	if len(ran) < 10 {
 		t.Fatalf("captured %d statements, want the agent paths' dozens", len(ran))
 	}

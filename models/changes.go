@@ -92,13 +92,17 @@ func (s *Store) countChanges(db *gorm.DB) error {
 }
 
 // writeTarget is the table a write statement writes: GORM's, or the name after UPDATE,
-// INSERT … INTO or DELETE FROM in a raw statement; "?" when a raw statement names none of
-// them (a conservative answer: such a statement forgets what any table would).
+// INSERT … INTO or DELETE FROM in a raw statement; "" for a statement that writes no table (a
+// savepoint, its release or rollback, a SET); "?" when a raw statement names none of them (a
+// conservative answer: such a statement forgets what any table would).
 func writeTarget(st *gorm.Statement) string {
 	if st.Table != "" {
 		return st.Table
 	}
 	words := strings.Fields(st.SQL.String())
+	if len(words) > 0 && slices.Contains([]string{"SAVEPOINT", "RELEASE", "ROLLBACK", "SET"}, strings.ToUpper(words[0])) {
+		return ""
+	}
 	for i := 0; i+1 < len(words); i++ {
 		switch strings.ToUpper(words[i]) {
 		case "UPDATE", "INTO":
