@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -37,13 +36,11 @@ const sqliteCheckpoints = "sqlite3-checkpoints"
 // whose automatic checkpoint is off (sqliteWriter): the flush to disk no longer holds the
 // writer, but for the rare restart.
 type checkpoints struct {
-	db   *sql.DB
-	turn func(ctx context.Context) (func(), error)
-	// restartAt is restartFrames, lower in tests.
-	restartAt atomic.Int64
-	quit      chan struct{}
-	done      chan struct{}
-	stopOnce  sync.Once
+	db       *sql.DB
+	turn     func(ctx context.Context) (func(), error)
+	quit     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
 // startCheckpoints opens the checkpoint connection on path and starts its ticks; turn takes
@@ -59,7 +56,6 @@ func startCheckpoints(path string, turn func(ctx context.Context) (func(), error
 		return nil, fmt.Errorf("sqlite checkpoints: %w", err)
 	}
 	c := &checkpoints{db: db, turn: turn, quit: make(chan struct{}), done: make(chan struct{})}
-	c.restartAt.Store(restartFrames)
 	go func() {
 		defer close(c.done)
 		tick := time.NewTicker(checkpointEvery)
@@ -69,19 +65,19 @@ func startCheckpoints(path string, turn func(ctx context.Context) (func(), error
 			case <-c.quit:
 				return
 			case <-tick.C:
-				c.checkpoint()
+				c.checkpoint(restartFrames)
 			}
 		}
 	}()
 	return c, nil
 }
 
-// checkpoint copies the WAL back beside the writer, and past restartAt pages starts it over
-// in the writer's turn. One that fails (the disk full, a reader slower than restartWait)
-// leaves the WAL to the next.
-func (c *checkpoints) checkpoint() {
+// checkpoint copies the WAL back beside the writer, and past restartAt pages (restartFrames;
+// fewer in tests) starts it over in the writer's turn. One that fails (the disk full, a
+// reader slower than restartWait) leaves the WAL to the next.
+func (c *checkpoints) checkpoint(restartAt int) {
 	var busy, frames, copied int
-	if err := c.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil || int64(frames) < c.restartAt.Load() {
+	if err := c.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil || frames < restartAt {
 		return
 	}
 	done, err := c.turn(context.Background())

@@ -9,14 +9,19 @@ import (
 
 var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
+// countedRender is a render of the board that counts its calls.
+func countedRender() (func() ([]byte, error), *atomic.Int32) {
+	var n atomic.Int32
+	return func() ([]byte, error) {
+		n.Add(1)
+		return []byte("board"), nil
+	}, &n
+}
+
 // TestBoardShareRendersOncePerData: one render per view and data version, shared by the
 // viewers asking meanwhile; a new version, or the interval passed, renders again.
 func TestBoardShareRendersOncePerData(t *testing.T) {
-	var renders atomic.Int32
-	render := func() ([]byte, error) {
-		renders.Add(1)
-		return []byte("board"), nil
-	}
+	render, renders := countedRender()
 	sh := newBoardShare(2 * time.Second)
 	k := shareKey{lang: "en"}
 	var wg sync.WaitGroup
@@ -51,11 +56,7 @@ func TestBoardShareRendersOncePerData(t *testing.T) {
 // until it is the lag old, still within the interval on the board's clock; without one, each
 // new version renders again.
 func TestBoardShareServesWithinTheLag(t *testing.T) {
-	var renders atomic.Int32
-	render := func() ([]byte, error) {
-		renders.Add(1)
-		return []byte("board"), nil
-	}
+	render, renders := countedRender()
 	sh := newBoardShare(2 * time.Second)
 	k := shareKey{lang: "en"}
 	for _, step := range []struct {
