@@ -679,7 +679,7 @@ type LedgerNode struct {
 // removed too: their machines were provisioned until they were last seen (pool idle), and
 // the reports name them by their hostnames.
 func (s *Store) LedgerNodes(ctx context.Context) ([]LedgerNode, error) {
-	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), true)
+	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), true, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -49,10 +49,19 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 	if f == (BoardFilter{}) {
 		out = slices.Clone(snap.rows) // the whole board: one copy of 32,768 rows, not one each
 	} else {
+		match := func(r *BoardGPU) bool {
+			return (f.Pool == "" || r.Pool == f.Pool) && (f.Spec == "" || r.Spec == f.Spec) && (f.Project == "" || r.Project == f.Project)
+		}
+		n := 0
 		for i := range snap.rows {
-			r := &snap.rows[i]
-			if (f.Pool == "" || r.Pool == f.Pool) && (f.Spec == "" || r.Spec == f.Spec) && (f.Project == "" || r.Project == f.Project) {
-				out = append(out, *r)
+			if match(&snap.rows[i]) {
+				n++
+			}
+		}
+		out = make([]BoardGPU, 0, n) // counted first: grown by doubling, a filter copied twice its rows
+		for i := range snap.rows {
+			if match(&snap.rows[i]) {
+				out = append(out, snap.rows[i])
 			}
 		}
 	}
@@ -61,12 +70,11 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 }
 
 // queryBoardGPUs reads every GPU of a node not removed with its node, pool and holder, ordered
-// by pool, node and index, into a slice of room for about want rows (the last read's count:
-// 32,768 rows grown by doubling were twice their size in copies). It reads current-state rows
+// by pool, node and index (sized by the last read's count). It reads current-state rows
 // only, never samples; every change to the fleet or its holders pays it again, so it scans
-// its rows itself (gpu_scan.go).
-func (s *Store) queryBoardGPUs(ctx context.Context, want int) ([]BoardGPU, error) {
-	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuColumns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name, pools.region, pools.zone,
+// its rows itself (row_scan.go).
+func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuScan.columns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name, pools.region, pools.zone,
 			COALESCE(tasks.id, 0), COALESCE(tasks.name, ''), COALESCE(projects.name, ''), COALESCE(tasks.owner, ''),
 			allocations.started_at
 		FROM gpus
@@ -79,18 +87,11 @@ func (s *Store) queryBoardGPUs(ctx context.Context, want int) ([]BoardGPU, error
 	if err != nil {
 		return nil, fmt.Errorf("models: board gpus: %w", err)
 	}
-	defer rows.Close()
-	out := make([]BoardGPU, 0, want+want/16)
-	for rows.Next() {
-		var r BoardGPU
-		dest := append(gpuDest(&r.GPU), &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool, &r.Region, &r.Zone,
+	out, err := scanRows(rows, &s.hints.board, func(r *BoardGPU) []any {
+		return gpuScan.dest(&r.GPU, &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool, &r.Region, &r.Zone,
 			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince)
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("models: board gpus: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("models: board gpus: %w", err)
 	}
 	return out, nil

@@ -121,14 +121,10 @@ func (s *Store) refreshBoard(ctx context.Context, wait bool) (*boardSnap, error)
 	if snap := b.snap.Load(); snap != nil && snap.gen == gen {
 		return snap, nil
 	}
-	want := 0
-	if last := b.snap.Load(); last != nil {
-		want = len(last.rows)
-	}
 	snap := &boardSnap{gen: gen, at: time.Now()}
 	defer func() { b.cost.Store(int64(time.Since(snap.at))) }()
 	var err error
-	if snap.rows, err = s.queryBoardGPUs(ctx, want); err != nil {
+	if snap.rows, err = s.queryBoardGPUs(ctx); err != nil {
 		return nil, err
 	}
 	if snap.pools, snap.specs, snap.projects, err = s.queryBoardOptions(ctx); err != nil {

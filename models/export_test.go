@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -135,7 +136,22 @@ func CommitWritesTogether(s *Store, ctxs []context.Context, fns []func(tx *gorm.
 
 // FreshNodes reads the fleet as Nodes does, from the database, past the fleet cache.
 func FreshNodes(ctx context.Context, s *Store) ([]NodeGPUs, error) {
-	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), false)
+	nodes, err := nodesWithGPUs(s.db.WithContext(ctx), false, nil)
 	s.live.overlayFleet(nodes)
 	return nodes, err
+}
+
+// ScanRow reads table's row id through T's rowScan (row_scan.go).
+func ScanRow[T any](ctx context.Context, s *Store, table string, id int64) (T, error) {
+	sc := newRowScan[T](table)
+	var zero T
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+sc.columns+` FROM `+table+` WHERE id = ?`, id).Rows()
+	if err != nil {
+		return zero, err
+	}
+	out, err := scanRows(rows, nil, func(r *T) []any { return sc.dest(r) })
+	if err != nil || len(out) != 1 {
+		return zero, fmt.Errorf("%d rows: %w", len(out), err)
+	}
+	return out[0], nil
 }

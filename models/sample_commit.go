@@ -149,7 +149,7 @@ func (s *Store) commitSamples(group []*sampleJob) {
 // GPU in gpus up to the live view's latest reading.
 func (s *Store) readGPURows(tx *gorm.DB, gpus []GPU, nodes []int64, fresh map[int64]bool) ([]GPU, error) {
 	if len(nodes) > 0 {
-		read, err := readGPUs(tx, "node_id IN ?", nodes)
+		read, err := readGPUs(tx, nil, "node_id IN ?", nodes)
 		if err != nil {
 			return nil, err
 		}

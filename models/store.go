@@ -60,6 +60,8 @@ type Store struct {
 	live     liveView
 	readings *readingWriter
 	board    boardCache
+	// hints size the reads of whole sets (row_scan.go).
+	hints sizeHints
 	// strips caches the board's recent-use strips between rollup runs (util_strip.go).
 	strips  stripCache
 	now     func() time.Time

@@ -13,15 +13,18 @@ import (
 // ActiveTasks returns every task that waits or holds GPUs (waiting-data, queued, starting,
 // running) with its project's name, in submit order.
 func (s *Store) ActiveTasks(ctx context.Context) ([]TaskRow, error) {
-	var out []TaskRow
-	err := s.db.WithContext(ctx).Table("tasks").Select("tasks.*, projects.name AS project").
-		Joins("JOIN projects ON projects.id = tasks.project_id").
-		Where("tasks.state IN ?", []string{TaskWaitingData, TaskQueued, TaskStarting, TaskRunning}).
-		Order("tasks.submitted_at, tasks.id").Scan(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("models: active tasks: %w", err)
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+taskScan.columns+`, projects.name FROM tasks
+		JOIN projects ON projects.id = tasks.project_id
+		WHERE tasks.state IN ? ORDER BY tasks.submitted_at, tasks.id`,
+		[]string{TaskWaitingData, TaskQueued, TaskStarting, TaskRunning}).Rows()
+	if err == nil {
+		var out []TaskRow
+		out, err = scanRows(rows, &s.hints.active, func(t *TaskRow) []any { return taskScan.dest(&t.Task, &t.Project) })
+		if err == nil {
+			return out, nil
+		}
 	}
-	return out, nil
+	return nil, fmt.Errorf("models: active tasks: %w", err)
 }
 
 // NodeGPUs is a node with its pool and GPUs, as the scheduler sees it.
@@ -38,7 +41,7 @@ type NodeGPUs struct {
 func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
 	cached, ok, gen := s.fleet.get()
 	if !ok {
-		read, err := nodesWithGPUs(s.db.WithContext(ctx), false)
+		read, err := nodesWithGPUs(s.db.WithContext(ctx), false, &s.hints.fleetGPUs)
 		if err != nil {
 			return nil, err
 		}
@@ -51,39 +54,56 @@ func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
 }
 
 // nodesWithGPUs returns the nodes, removed ones too when removed is set, with their pool, spec
-// and GPUs ordered by index.
-func nodesWithGPUs(db *gorm.DB, removed bool) ([]NodeGPUs, error) {
-	var nodes []NodeGPUs
-	q := db.Table("nodes").Select("nodes.*, pools.name AS pool, pools.spec AS spec").Joins("JOIN pools ON pools.id = nodes.pool_id")
+// and GPUs ordered by index; the GPUs of all nodes are read into one array (of the room hint
+// gives), which each node's GPUs are a part of.
+func nodesWithGPUs(db *gorm.DB, removed bool, hint *sizeHint) ([]NodeGPUs, error) {
+	q := `SELECT ` + nodeScan.columns + `, pools.name, pools.spec FROM nodes JOIN pools ON pools.id = nodes.pool_id`
+	var args []any
 	if !removed {
-		q = q.Where("nodes.state <> ?", NodeRemoved)
+		q += ` WHERE nodes.state <> ?`
+		args = append(args, NodeRemoved)
 	}
-	if err := q.Order("nodes.id").Scan(&nodes).Error; err != nil {
+	rows, err := db.Raw(q+` ORDER BY nodes.id`, args...).Rows()
+	if err != nil {
+		return nil, fmt.Errorf("models: nodes: %w", err)
+	}
+	nodes, err := scanRows(rows, nil, func(n *NodeGPUs) []any { return nodeScan.dest(&n.Node, &n.Pool, &n.Spec) })
+	if err != nil {
 		return nil, fmt.Errorf("models: nodes: %w", err)
 	}
 	at := make(map[int64]int, len(nodes))
 	for i, n := range nodes {
 		at[n.ID] = i
 	}
-	gpus, err := readGPUs(db, "")
+	gpus, err := readGPUs(db, hint, "")
 	if err != nil {
 		return nil, fmt.Errorf("models: gpus: %w", err)
 	}
-	for _, g := range gpus {
-		if i, ok := at[g.NodeID]; ok {
-			nodes[i].GPUs = append(nodes[i].GPUs, g)
+	for first := 0; first < len(gpus); { // each node's GPUs follow each other (node, index order)
+		end := first + 1
+		for end < len(gpus) && gpus[end].NodeID == gpus[first].NodeID {
+			end++
 		}
+		if i, ok := at[gpus[first].NodeID]; ok {
+			nodes[i].GPUs = gpus[first:end:end]
+		}
+		first = end
 	}
 	return nodes, nil
 }
 
 // OpenAllocations returns the allocations not yet closed.
 func (s *Store) OpenAllocations(ctx context.Context) ([]Allocation, error) {
-	var out []Allocation
-	if err := s.db.WithContext(ctx).Where("ended_at IS NULL").Order("task_id, gpu_id").Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("models: open allocations: %w", err)
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT ` + allocationScan.columns +
+		` FROM allocations WHERE ended_at IS NULL ORDER BY task_id, gpu_id`).Rows()
+	if err == nil {
+		var out []Allocation
+		out, err = scanRows(rows, &s.hints.open, func(a *Allocation) []any { return allocationScan.dest(a) })
+		if err == nil {
+			return out, nil
+		}
 	}
-	return out, nil
+	return nil, fmt.Errorf("models: open allocations: %w", err)
 }
 
 // AllocationsSince returns the allocations open at or after since (open ones included).

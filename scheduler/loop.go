@@ -236,15 +236,23 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	for _, p := range pools {
 		region[p.Name], attrs[p.Name] = p.Config.Region, p.Config.Attributes()
 	}
+	cards := 0
+	for _, n := range nodes {
+		cards += len(n.GPUs)
+	}
+	snap.Nodes = make([]Node, 0, len(nodes))
+	gpus := make([]GPU, 0, cards) // every node's cards, one part each
 	for _, n := range nodes {
 		a := attrs[n.Pool]
 		sn := Node{ID: n.ID, Pool: n.Pool, Spec: n.Spec, Region: region[n.Pool],
 			Schedulable: n.State == models.NodeReady && now.Sub(n.LastSeenAt) <= l.cfg.NodeStaleAfter,
 			Live:        n.State == models.NodeReady || n.State == models.NodeDraining, LastSeen: n.LastSeenAt,
 			InterNodeGbps: a.InterNodeGbps(), NoInterNode: a.NoInterNode(), StorageMBps: a.StorageMBps()}
+		first := len(gpus)
 		for _, g := range n.GPUs {
-			sn.GPUs = append(sn.GPUs, GPU{ID: g.ID, Index: g.Index, Outside: g.UnmanagedSince != nil})
+			gpus = append(gpus, GPU{ID: g.ID, Index: g.Index, Outside: g.UnmanagedSince != nil})
 		}
+		sn.GPUs = gpus[first:len(gpus):len(gpus)]
 		snap.Nodes = append(snap.Nodes, sn)
 	}
 	reserve := make(map[string]int)
@@ -253,14 +261,30 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 	}
 	MarkShortOnly(snap.Nodes, reserve)
 	held := make(map[int64][]int64)
-	for _, a := range open {
-		held[a.TaskID] = append(held[a.TaskID], a.GPUID)
+	ids := make([]int64, len(open))
+	for first := 0; first < len(open); { // in task order, each task's cards are one part of ids
+		end := first
+		for end < len(open) && open[end].TaskID == open[first].TaskID {
+			ids[end] = open[end].GPUID
+			end++
+		}
+		t := open[first].TaskID
+		held[t] = append(held[t], ids[first:end:end]...) // copies only if a task came twice
+		first = end
 	}
 	reclaimAt, err := l.reclaims(ctx, now, pools, nodes, tasks, open)
 	if err != nil {
 		return Snapshot{}, nil, err
 	}
-	reasons := make(map[int64]string)
+	running := 0
+	for _, t := range tasks {
+		if t.State == models.TaskStarting || t.State == models.TaskRunning {
+			running++
+		}
+	}
+	snap.Running = make([]Running, 0, running)
+	snap.Pending = make([]Pending, 0, len(tasks)-running)
+	reasons := make(map[int64]string, len(tasks)-running)
 	for _, t := range tasks {
 		est := EstRuntime(t.EstGPUHours, t.GPUs)
 		maxRT := time.Duration(t.MaxRuntimeS) * time.Second

@@ -56,7 +56,11 @@ func heldCards(running []Running, placeOf func(gpu int64) (place, bool)) map[hel
 
 // snapPlaces maps each card of the snapshot's nodes to its node's place.
 func snapPlaces(snap Snapshot) func(int64) (place, bool) {
-	at := make(map[int64]place)
+	cards := 0
+	for _, n := range snap.Nodes {
+		cards += len(n.GPUs)
+	}
+	at := make(map[int64]place, cards)
 	for _, n := range snap.Nodes {
 		for _, g := range n.GPUs {
 			at[g.ID] = place{n.Spec, n.Region}
