@@ -520,11 +520,12 @@ const boardShare = 2 * time.Second
 // (boardShare).
 const boardLag = time.Second
 
-// defaultGCPercent is the server's GOGC: twice the runtime's 100. Under a mixed load of
-// 512 agents, 20 viewers and 50 submits a second it cut ingest p99 on Postgres from
-// 57-72 ms to 47 ms for 40 MiB more peak RSS (BENCHMARKS.md); the heap a server keeps is small
-// (board, caches), so most of what it allocates is garbage of requests.
-const defaultGCPercent = 200
+// defaultGCPercent is the server's GOGC: the runtime's own 100. It was 200, when that cut
+// ingest p99 at 512 agents on Postgres from 57-72 to 47 ms; with the reads since made lighter
+// that load is at 9-12 ms p99 either way, and at 4,096 agents 100 keeps the server's peak
+// RSS at 443-463 MiB against 565-679 at 200, for the same CPU (BENCHMARKS.md, "Long polls
+// waiting off the server's connections").
+const defaultGCPercent = 100
 
 // secretKeyFile is the key file kept next to a SQLite database when no --secret-key is given.
 const secretKeyFile = "kashi-secret.key"

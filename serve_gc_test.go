@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestServeGCPercent: the server's GOGC is 200 unless given; GOGC in the environment wins
+// TestServeGCPercent: the server's GOGC is 100 unless given; GOGC in the environment wins
 // over the default but not over the flag; out of range is an error naming the flag.
 func TestServeGCPercent(t *testing.T) {
 	parse := func(env map[string]string, args ...string) (serveConfig, error) {
@@ -18,7 +18,7 @@ func TestServeGCPercent(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"default", nil, nil, 200},
+		{"default", nil, nil, 100},
 		{"flag", nil, []string{"--gc-percent", "400"}, 400},
 		{"KASHI_GC_PERCENT", map[string]string{"KASHI_GC_PERCENT": "300"}, nil, 300},
 		{"GOGC decides", map[string]string{"GOGC": "150"}, nil, 0},

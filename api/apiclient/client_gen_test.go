@@ -4029,7 +4029,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
+	// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait. An answer given after waiting closes its connection (`Connection: close`): the agent's next request opens another
 	//
 	// Corresponds with GET /api/v1/agent/assignments (the `GetAssignments` operationId).
 	GetAssignments(ctx context.Context, params *GetAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4669,7 +4669,7 @@ type ClientInterface interface {
 	Metrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
+// GetAssignments agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait. An answer given after waiting closes its connection (`Connection: close`): the agent's next request opens another
 //
 // Corresponds with GET /api/v1/agent/assignments (the `GetAssignments` operationId).
 func (c *Client) GetAssignments(ctx context.Context, params *GetAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9348,7 +9348,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
+	// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait. An answer given after waiting closes its connection (`Connection: close`): the agent's next request opens another
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14010,7 +14010,7 @@ func (r MetricsResponse) ContentType() string {
 	return ""
 }
 
-// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait
+// GetAssignmentsWithResponse agent: the tasks the node should run (`stop: true` for those to stop), each with its `attempt` and, for a rerun, `resume_from` (its last checkpoint), which the agent passes as KASHI_ATTEMPT and KASHI_RESUME_FROM; `running` lists the tasks the node runs, and a starting one among them becomes running. With `wait` it is a long poll: while the list's ETag is the one sent in If-None-Match, the answer waits for a placement, stop or reclaim on the node, up to the wait; a later request of the same node ends an earlier one's wait. An answer given after waiting closes its connection (`Connection: close`): the agent's next request opens another
 //
 // Returns a wrapper object for the known response body format(s).
 //
