@@ -312,8 +312,9 @@ func (l *ledger) noTaskRunTwice(v violations) {
 }
 
 // rerunsConserved: the cards of an attempt that ended in a rerun are all given back when it
-// ended (or when given, if that was later), and one lost with its node is charged no
-// second after the node's last sign of life. It returns the ledger's card-seconds of those
+// ended (or when given, if that was later), or, on a lost node of a task of several nodes,
+// at that node's recorded loss (the attempt then ends when its other nodes have exited), and
+// one lost with its node is charged no second after the node's last sign of life. It returns the ledger's card-seconds of those
 // attempts and the same sum computed from the attempts.
 func (l *ledger) rerunsConserved(t *task, v violations) (ledgerS, taskS int64) {
 	for _, a := range t.allocs {
@@ -325,19 +326,24 @@ func (l *ledger) rerunsConserved(t *task, v violations) (ledgerS, taskS int64) {
 		if a.Start.After(want) {
 			want = a.Start
 		}
+		lostAt, lostNode := l.lostExits[[2]int64{t.ID, a.NodeID}]
 		switch {
 		case a.End == nil:
 			v.add("ledger not conserved", "task %d's attempt %d was rerun and its allocation %d is still open", t.ID, a.Attempt, a.ID)
 			continue
+		case lostNode && a.End.Equal(lostAt) && !lostAt.After(want):
 		case !a.End.Equal(want):
 			v.add("ledger not conserved", "allocation %d of task %d closed at %s, its attempt %d ended at %s", a.ID, t.ID, fmtEnd(a.End), a.Attempt, want.Format(time.RFC3339))
 		}
-		if n := l.nodes[a.NodeID]; r.Ending == "lost" && a.End.After(a.Start) && a.End.After(n.lastSeen) {
+		if n := l.nodes[a.NodeID]; (r.Ending == "lost" || lostNode) && a.End.After(a.Start) && a.End.After(n.lastSeen) {
 			v.add("ledger not conserved", "task %d's attempt %d, lost with node %s last seen %s, is charged until %s", t.ID, a.Attempt, n.Hostname, n.lastSeen.Format(time.RFC3339), fmtEnd(a.End))
 		}
 		ledgerS += int64(a.End.Sub(a.Start) / time.Second)
-		if r.Start != nil {
-			taskS += int64(max(0, r.End.Sub(*r.Start)) / time.Second)
+		if end := r.End; r.Start != nil {
+			if lostNode && a.End.Equal(lostAt) {
+				end = lostAt
+			}
+			taskS += int64(max(0, end.Sub(*r.Start)) / time.Second)
 		}
 	}
 	return ledgerS, taskS

@@ -268,8 +268,11 @@ func (l *Loop) Snapshot(ctx context.Context, now time.Time) (Snapshot, map[int64
 			ids[end] = open[end].GPUID
 			end++
 		}
-		t := open[first].TaskID
-		held[t] = append(held[t], ids[first:end:end]...) // copies only if a task came twice
+		if t := open[first].TaskID; held[t] == nil {
+			held[t] = ids[first:end:end]
+		} else {
+			held[t] = append(held[t], ids[first:end]...) // a task met twice (not in task order)
+		}
 		first = end
 	}
 	reclaimAt, err := l.reclaims(ctx, now, pools, nodes, tasks, open)
