@@ -55,18 +55,16 @@ func (h *Handler) AgentAssignments(c echo.Context) error {
 	}
 	hdr := c.Response().Header()
 	hdr.Set(api.HeaderAssignmentsWait, wait.String())
-	p := &longPoll{h: h, node: node, known: c.Request().Header.Get("If-None-Match"), hdr: hdr, deadline: time.NewTimer(wait)}
+	p := &longPoll{h: h, node: node, known: c.Request().Header.Get("If-None-Match"), hdr: hdr}
 	// The wait is registered before the read, so that a change committed after the read
 	// wakes it.
 	w, err := h.store.WaitAssignments(ctx, node)
 	if err != nil {
-		p.deadline.Stop()
 		return err
 	}
 	body, tag, err := h.assignments(ctx, node)
 	if err != nil || tag != p.known {
 		w.Stop()
-		p.deadline.Stop()
 		if err != nil {
 			return err
 		}
@@ -75,6 +73,7 @@ func (h *Handler) AgentAssignments(c echo.Context) error {
 		}
 		return answerAssignments(c, body, tag)
 	}
+	p.deadline = time.NewTimer(wait)
 	if conn, _, err := http.NewResponseController(c.Response().Writer).Hijack(); err == nil {
 		p.hdr = hdr.Clone() // the response's own header is the server's again
 		go p.answerOn(conn, w, body, tag)
