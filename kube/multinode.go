@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	"kashi/models"
 )
@@ -80,18 +79,16 @@ func rankLabels(lbl map[string]string, a models.Assignment) {
 }
 
 // applyRendezvous makes, by server-side apply, the headless Service of a task across nodes
-// once its rank-0 pod is made: named as the pod, selecting it by its labels (lbl), its
+// once its rank-0 pod is made: named as the pod, selecting it by its labels, its
 // address published before the pod is ready (ranks meet before any is), the rendezvous
 // port named, owned by the pod. Other pods have none.
-func (pc *poolController) applyRendezvous(ctx context.Context, a models.Assignment, lbl map[string]string, pod *corev1.Pod) error {
+func (pc *poolController) applyRendezvous(ctx context.Context, a models.Assignment, pod *corev1.Pod) error {
 	if a.NNodes <= 1 || a.NodeRank != 0 {
 		return nil
 	}
-	svc := corev1ac.Service(pod.Name, pc.namespace).WithLabels(lbl).
-		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(pod.Name).
-			WithUID(pod.UID).WithController(true)).
+	svc := corev1ac.Service(pod.Name, pc.namespace).WithLabels(pod.Labels).WithOwnerReferences(ownedBy(pod)).
 		WithSpec(corev1ac.ServiceSpec().WithClusterIP(corev1.ClusterIPNone).WithPublishNotReadyAddresses(true).
-			WithSelector(lbl).
+			WithSelector(pod.Labels).
 			WithPorts(corev1ac.ServicePort().WithName("rendezvous").WithProtocol(corev1.ProtocolTCP).WithPort(int32(a.MasterPort))))
 	if _, err := pc.client.CoreV1().Services(pc.namespace).Apply(ctx, svc, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
 		return fmt.Errorf("apply service %s: %w", pod.Name, err)

@@ -65,16 +65,43 @@ func (pc *poolController) applyPod(ctx context.Context, node string, a models.As
 	if err != nil {
 		return fmt.Errorf("apply pod %s: %w", name, err)
 	}
+	return pc.completePod(ctx, a, made)
+}
+
+// completePod makes what the pod needs beside itself, each owned by it (its UID is known only
+// once it is made, so they follow it): its Secret of the task's env, when the task has one,
+// and its rendezvous Service, when it is the rank-0 pod of a task across nodes. A pod whose
+// companions failed is whole once a later sync of its node completes it (syncNode does so for
+// each pod not whole in this term, so a pod made by an earlier term or replica is checked too:
+// server-side apply of what is there already changes nothing).
+func (pc *poolController) completePod(ctx context.Context, a models.Assignment, pod *corev1.Pod) error {
 	if len(a.Env) > 0 {
-		secret := corev1ac.Secret(name, pc.namespace).WithLabels(lbl).WithType(corev1.SecretTypeOpaque).
-			WithData(podEnv(a)).
-			WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(made.Name).
-				WithUID(made.UID).WithController(true))
+		secret := corev1ac.Secret(pod.Name, pc.namespace).WithLabels(pod.Labels).WithType(corev1.SecretTypeOpaque).
+			WithData(podEnv(a)).WithOwnerReferences(ownedBy(pod))
 		if _, err := pc.client.CoreV1().Secrets(pc.namespace).Apply(ctx, secret, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
-			return fmt.Errorf("apply secret %s: %w", name, err)
+			return fmt.Errorf("apply secret %s: %w", pod.Name, err)
 		}
 	}
-	return pc.applyRendezvous(ctx, a, lbl, made)
+	if err := pc.applyRendezvous(ctx, a, pod); err != nil {
+		return err
+	}
+	pc.mu.Lock()
+	pc.whole[pod.UID] = true
+	pc.mu.Unlock()
+	return nil
+}
+
+// isWhole reports whether this term made the pod's companions (completePod).
+func (pc *poolController) isWhole(pod *corev1.Pod) bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.whole[pod.UID]
+}
+
+// ownedBy is the owner reference of what goes with the pod.
+func ownedBy(pod *corev1.Pod) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Pod").WithName(pod.Name).
+		WithUID(pod.UID).WithController(true)
 }
 
 // specEnv is the env a task's pod spec names (NAME=value): the KASHI_ variables, and

@@ -56,6 +56,11 @@ func (pc *poolController) syncNode(ctx context.Context, name string) error {
 		pn := pc.podName(a)
 		p := pods[pn]
 		delete(pods, pn)
+		if p != nil && !ended(p) && !a.Stop && p.DeletionTimestamp == nil && !pc.isWhole(p) {
+			if err := pc.completePod(ctx, pc.withRendezvous(a), p); err != nil {
+				return err
+			}
+		}
 		switch {
 		case p != nil && ended(p):
 			if err := pc.report(ctx, id, a, exitReport(p, a)); err != nil {

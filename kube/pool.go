@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -60,6 +61,9 @@ type poolController struct {
 	waits map[string]context.CancelFunc
 	// state is the pool's cluster state, which this controller's errors and term go to.
 	state *clusterState
+	// whole holds the UIDs of the pods whose companions this term made (completePod), until
+	// the pod goes.
+	whole map[types.UID]bool
 }
 
 // connect reaches the pool's cluster through its kubeconfig file (from inside the cluster
@@ -104,7 +108,7 @@ func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, clie
 		state: state,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "kashi-" + p.Name}),
-		ids: make(map[string]int64), waits: make(map[string]context.CancelFunc)}
+		ids: make(map[string]int64), waits: make(map[string]context.CancelFunc), whole: make(map[types.UID]bool)}
 	nodeInf := informers.NewSharedInformerFactoryWithOptions(client, cfg.Resync,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel.String() })).Core().V1().Nodes()
 	podInf := informers.NewSharedInformerFactoryWithOptions(client, cfg.Resync, informers.WithNamespace(ns),
@@ -130,7 +134,18 @@ func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, clie
 		}
 	}
 	podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: podOf, UpdateFunc: func(_, cur any) { podOf(cur) }, DeleteFunc: podOf,
+		AddFunc: podOf, UpdateFunc: func(_, cur any) { podOf(cur) },
+		DeleteFunc: func(obj any) {
+			podOf(obj)
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if pod, ok := obj.(*corev1.Pod); ok {
+				pc.mu.Lock()
+				delete(pc.whole, pod.UID)
+				pc.mu.Unlock()
+			}
+		},
 	})
 	pc.pods = podInf.Informer().GetIndexer()
 	pc.synced = []cache.InformerSynced{nodeInf.Informer().HasSynced, podInf.Informer().HasSynced}
