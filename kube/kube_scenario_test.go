@@ -70,6 +70,7 @@ func TestKubernetesPool(t *testing.T) {
 				t.Errorf("task %d's pod's managed fields = %+v, want applied by kashi", id, p.ManagedFields)
 			}
 		}
+		w.untilWhole(pods[ids[0]])
 		sec, err := cluster.Client.CoreV1().Secrets(w.ns).Get(context.Background(), pods[ids[0]].Name, metav1.GetOptions{})
 		if err != nil || string(sec.Data["SEED"]) != "7" || len(sec.OwnerReferences) != 1 || sec.OwnerReferences[0].UID != pods[ids[0]].UID {
 			t.Errorf("the env Secret of task %d = %+v, %v; want SEED=7, owned by its pod", ids[0], sec, err)

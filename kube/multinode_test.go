@@ -155,6 +155,7 @@ func (w *world) checkRanks(id int64, hosts []string, pods []*corev1.Pod) {
 	if len(hosts) != len(pods) {
 		w.t.Fatalf("task %d is placed on %v but has %d pods", id, hosts, len(pods))
 	}
+	w.untilWhole(pods...)
 	n := len(pods)
 	svcName := pods[0].Name
 	master := svcName + "." + w.ns + ".svc"

@@ -45,17 +45,7 @@ func TestPodMadeWholeAfterItsCompanionsFailed(t *testing.T) {
 		}
 		failing.Store(false)
 
-		w.until("both ranks' Secrets and rank 0's Service", func() map[int64]*corev1.Pod {
-			for _, p := range pods {
-				if _, err := secrets.Get(ctx, p.Name, metav1.GetOptions{}); err != nil {
-					return nil
-				}
-			}
-			if _, err := services.Get(ctx, pods[0].Name, metav1.GetOptions{}); err != nil {
-				return nil
-			}
-			return map[int64]*corev1.Pod{}
-		})
+		w.untilWhole(pods...)
 		for _, p := range pods {
 			sec, err := secrets.Get(ctx, p.Name, metav1.GetOptions{})
 			if err != nil {
@@ -76,4 +66,25 @@ func TestPodMadeWholeAfterItsCompanionsFailed(t *testing.T) {
 // ownedBy reports whether refs name the pod as the controller owner.
 func ownedBy(refs []metav1.OwnerReference, p *corev1.Pod) bool {
 	return len(refs) == 1 && refs[0].UID == p.UID && refs[0].Kind == "Pod" && refs[0].Controller != nil && *refs[0].Controller
+}
+
+// untilWhole waits until each pod has its companions: its env Secret and, for the rank-0 pod
+// of a task across nodes, its rendezvous Service. (They follow the pod, so a test that sees
+// the pod may be a moment ahead of them.)
+func (w *world) untilWhole(pods ...*corev1.Pod) {
+	w.t.Helper()
+	ctx := context.Background()
+	w.until("the pods' Secrets and Services", func() map[int64]*corev1.Pod {
+		for _, p := range pods {
+			if _, err := w.cluster.Client.CoreV1().Secrets(w.ns).Get(ctx, p.Name, metav1.GetOptions{}); err != nil {
+				return nil
+			}
+			if p.Labels["kashi.io/node-rank"] == "0" {
+				if _, err := w.cluster.Client.CoreV1().Services(w.ns).Get(ctx, p.Name, metav1.GetOptions{}); err != nil {
+					return nil
+				}
+			}
+		}
+		return map[int64]*corev1.Pod{}
+	})
 }
