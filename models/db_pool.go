@@ -125,7 +125,8 @@ const readerMmap = 1 << 30
 // off. A checkpoint writes the WAL's pages back into the file and flushes it to disk; run by
 // the commit that crossed 1,000 pages, it held the writer, and every write queued behind it:
 // in the agents' ingest benchmark a group's commit took 4–5 ms on average with it and
-// 1.6–2 ms without. The checkpoints run beside the writer instead (wal_checkpoint.go).
+// 1.6–2 ms without. The checkpoints run beside the writer instead (wal_checkpoint.go), and
+// the writer keeps at most walKeep bytes of the WAL's file when it starts the WAL over.
 const sqliteWriter = "sqlite3-writer"
 
 func init() {
@@ -134,7 +135,7 @@ func init() {
 		return err
 	}})
 	sql.Register(sqliteWriter, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		_, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil)
+		_, err := c.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = %d", walKeep), nil)
 		return err
 	}})
 	sql.Register(sqliteCheckpoints, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {

@@ -155,3 +155,6 @@ func ScanRow[T any](ctx context.Context, s *Store, table string, id int64) (T, e
 	}
 	return out[0], nil
 }
+
+// WriteTurn is how long one transaction of grouped writes goes on taking the next.
+const WriteTurn = writeTurn

@@ -121,6 +121,32 @@ func TestCloseWritesReadings(t *testing.T) {
 	})
 }
 
+// More readings than one transaction writes on SQLite (models' readingsPerTurn, 512) are
+// written in turns, every one of them, on both databases.
+func TestManyReadingsWritten(t *testing.T) {
+	modelstest.ForEachDBReplicas(t, models.Options{WriteBehind: never}, func(t *testing.T, a, b *models.Store) {
+		ctx := context.Background()
+		const nodes, gpus = 90, 8 // 720 GPUs
+		for i := range nodes {
+			n := registerNode(t, a, fmt.Sprintf("wbm%d", i), "a100", gpus)
+			batch := make([]models.Reading, gpus)
+			for g := range batch {
+				batch[g] = sample(fmt.Sprintf("%s-gpu%d", n.Hostname, g), t0, 50, 100)
+			}
+			if _, err := a.IngestSamples(ctx, n.ID, batch, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var written int64
+		if err := models.DB(b).Model(&models.GPU{}).Where("sampled_at = ?", t0).Count(&written).Error; err != nil || written != nodes*gpus {
+			t.Errorf("GPU rows written = %d (%v), want %d", written, err, nodes*gpus)
+		}
+	})
+}
+
 // A node removed while its GPUs' readings wait to be written is not written back, whether or
 // not the board was read between (which lets go of its live readings).
 func TestRemovedGPUNotWrittenBack(t *testing.T) {

@@ -51,12 +51,13 @@ func TestCheckpointsBesideTheWriter(t *testing.T) {
 	}
 }
 
-// TestWALStartsOver: past its restart length the WAL is copied back and truncated in the
+// TestWALStartsOver: past its restart length the WAL is copied back and restarted in the
 // writer's turn, while a reader goes on reading, so it does not grow without end beside a
-// writer that never stops (a PASSIVE checkpoint alone never starts it over). A restart that
-// a reader holds up is tried again at the next checkpoint.
+// writer that never stops (a PASSIVE checkpoint alone never starts it over): the next write
+// begins at its start. A restart that a reader holds up is tried again at the next
+// checkpoint. The writer keeps at most walKeep bytes of its file.
 func TestWALStartsOver(t *testing.T) {
-	s, path, _ := filledWAL(t)
+	s, _, _ := filledWAL(t)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() { // a reader that never stops
@@ -71,12 +72,29 @@ func TestWALStartsOver(t *testing.T) {
 		}
 	}()
 	c := s.db.ConnPool.(*pools).ckpt
-	for tries := 0; fileSize(t, path+"-wal") > 1<<20; tries++ {
+	for tries := 0; walFrames(t, c) > 64; tries++ {
 		if tries == 100 {
-			t.Fatalf("after 100 checkpoints the WAL is still %d bytes: it never started over", fileSize(t, path+"-wal"))
+			t.Fatalf("after 100 checkpoints the WAL is still %d pages long: it never started over", walFrames(t, c))
 		}
 		c.checkpoint(64)
+		if err := s.db.Exec("INSERT INTO filler VALUES (x'00')").Error; err != nil { // the write that starts it over
+			t.Fatal(err)
+		}
 	}
+	var keep int64
+	if err := s.db.ConnPool.(*pools).write.QueryRowContext(context.Background(), "PRAGMA journal_size_limit").Scan(&keep); err != nil || keep != walKeep {
+		t.Errorf("the writer's journal_size_limit = %d (%v), want %d", keep, err, walKeep)
+	}
+}
+
+// walFrames is how many pages long the WAL is, as a PASSIVE checkpoint reports it.
+func walFrames(t *testing.T, c *checkpoints) int {
+	t.Helper()
+	var busy, frames, copied int
+	if err := c.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		t.Fatal(err)
+	}
+	return frames
 }
 
 // fileSize is the size of the file at path.

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -49,31 +50,49 @@ func (s *Store) inWriteGroup(ctx context.Context, fn func(tx *gorm.DB) error) er
 	return err
 }
 
-// commitWrites runs a group of writes in one transaction and answers each. When the
-// transaction itself fails (a lost connection), each write of a group of several is run
-// again in a transaction of its own, so that each gets the answer it would have got alone.
+// commitWrites runs a group of writes and answers each: in one transaction while it stays
+// within writeTurn, then in the next (the writer's turn given up between, so that the writes
+// queued meanwhile — samples, submits — go before the rest). When a transaction itself fails
+// (a lost connection), each write of several it ran is run again in a transaction of its
+// own, so that each gets the answer it would have got alone.
 func (s *Store) commitWrites(group []*groupedWrite) {
-	errs, gerr := s.runWrites(group)
-	for i, j := range group {
-		err := gerr
-		if err != nil && len(group) > 1 {
-			var alone []error
-			alone, err = s.runWrites(group[i : i+1])
-			errs[i] = alone[0]
+	for len(group) > 0 {
+		ran, errs, gerr := s.runWrites(group)
+		for i, j := range group[:ran] {
+			err := gerr
+			if err != nil && ran > 1 {
+				var alone []error
+				_, alone, err = s.runWrites(group[i : i+1])
+				errs[i] = alone[0]
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("models: %w", err)
+			}
+			j.done <- errs[i]
 		}
-		if err != nil {
-			errs[i] = fmt.Errorf("models: %w", err)
-		}
-		j.done <- errs[i]
+		group = group[ran:]
 	}
 }
 
-// runWrites runs writes in one transaction, each in a savepoint; errs are the writes' own
-// errors, err the transaction's (then nothing of any was written).
-func (s *Store) runWrites(group []*groupedWrite) (errs []error, err error) {
+// writeTurn is how long one transaction of grouped writes goes on taking the group's next
+// write. At 4,096 agents and 100 submits a second a group of task ends held the one writer
+// up to 44–79 ms (p99, max), and each sample commit and submit that came meanwhile waited
+// behind it.
+const writeTurn = 5 * time.Millisecond
+
+// runWrites runs the first writes of group in one transaction, each in a savepoint, until
+// writeTurn has passed (one at least); ran is how many it ran, errs their own errors, err the
+// transaction's (then nothing of any was written).
+func (s *Store) runWrites(group []*groupedWrite) (ran int, errs []error, err error) {
 	errs = make([]error, len(group))
+	ran = len(group)
 	err = s.db.WithContext(context.Background()).Transaction(func(tx *gorm.DB) error {
+		start := time.Now()
 		for i, j := range group {
+			if i > 0 && time.Since(start) >= writeTurn {
+				ran = i
+				break
+			}
 			if err := j.ctx.Err(); err != nil {
 				errs[i] = err
 				continue
@@ -82,7 +101,7 @@ func (s *Store) runWrites(group []*groupedWrite) (errs []error, err error) {
 		}
 		return nil
 	})
-	return errs, err
+	return ran, errs[:ran], err
 }
 
 // inSavepoint runs fn in a savepoint of tx (GORM's nested transaction), rolled back when fn
