@@ -158,3 +158,6 @@ func ScanRow[T any](ctx context.Context, s *Store, table string, id int64) (T, e
 
 // WriteTurn is how long one transaction of grouped writes goes on taking the next.
 const WriteTurn = writeTurn
+
+// IsPostgres reports whether s is on Postgres.
+func IsPostgres(s *Store) bool { return s.postgres }

@@ -7,10 +7,13 @@ import (
 	"time"
 )
 
-// groupCommitter writes jobs in groups: one goroutine takes every job that arrived while the
+// groupCommitter writes jobs in groups: a runner takes every job that arrived while its
 // previous group was written and hands them to commit together, so that many callers at once
-// cost a few write transactions, not one each. Samples (sample_commit.go) and submits
-// (task_commit.go) are written through one each; commit answers every job of its group.
+// cost a few write transactions, not one each. Samples (sample_commit.go), submits
+// (task_commit.go) and agents' small writes (write_group.go) are written through one each;
+// commit answers every job of its group. One runner writes one group at a time; several
+// (on Postgres, where transactions on different rows do not wait for each other) write
+// as many at once, each its own group.
 type groupCommitter[J any] struct {
 	what     string // what it commits, for its errors
 	max      int    // the most jobs in one group
@@ -20,21 +23,37 @@ type groupCommitter[J any] struct {
 	quit     chan struct{}
 	stopped  chan struct{}
 	stopOnce sync.Once
+	runners  sync.WaitGroup
 }
 
-// startGroupCommitter starts a committer of groups of at most max jobs, each group begun at
-// least gap after the previous one began (0: as soon as the previous one is written).
-func startGroupCommitter[J any](what string, max int, gap time.Duration, commit func([]J)) *groupCommitter[J] {
-	c := &groupCommitter[J]{what: what, max: max, gap: gap, commit: commit,
-		jobs: make(chan J, max), quit: make(chan struct{}), stopped: make(chan struct{})}
-	go c.run()
+// startGroupCommitter starts a committer of groups of at most size jobs with runners runners,
+// each of whose groups begins at least gap after its previous one began (0: as soon as the
+// previous one is written).
+func startGroupCommitter[J any](what string, size int, gap time.Duration, runners int, commit func([]J)) *groupCommitter[J] {
+	c := &groupCommitter[J]{what: what, max: size, gap: gap, commit: commit,
+		jobs: make(chan J, size), quit: make(chan struct{}), stopped: make(chan struct{})}
+	for range max(runners, 1) {
+		c.runners.Go(c.run)
+	}
+	go func() {
+		c.runners.Wait()
+		close(c.stopped)
+	}()
 	return c
+}
+
+// parallelOn is the runners of a committer of s: n on Postgres; one on SQLite, whose one
+// writer takes one transaction at a time whatever the runners.
+func parallelOn(s *Store, n int) int {
+	if s.postgres {
+		return n
+	}
+	return 1
 }
 
 // run commits groups until stop. A lone job is committed at once; under a stream of jobs the
 // next group waits out the gap and takes everything that arrived meanwhile.
 func (c *groupCommitter[J]) run() {
-	defer close(c.stopped)
 	var last time.Time
 	for {
 		var group []J
@@ -77,7 +96,7 @@ func (c *groupCommitter[J]) gather(group *[]J, wait time.Duration) {
 	}
 }
 
-// stop ends the committer after the group in progress; later calls do nothing.
+// stop ends the committer after the groups in progress; later calls do nothing.
 func (c *groupCommitter[J]) stop() {
 	c.stopOnce.Do(func() { close(c.quit) })
 	<-c.stopped

@@ -34,7 +34,8 @@ type liveGPU struct {
 	sampledAt, idleSince, saturatedSince *time.Time
 }
 
-// record keeps the GPUs' new readings, to be written behind, and the nodes' last-seen times.
+// record keeps the GPUs' new readings, to be written behind, and the nodes' last-seen times;
+// a reading older than the one the view holds is not kept.
 func (v *liveView) record(gpus []GPU, seen map[int64]time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -42,6 +43,9 @@ func (v *liveView) record(gpus []GPU, seen map[int64]time.Time) {
 		v.gpus, v.nodes, v.dirty = map[int64]liveGPU{}, map[int64]time.Time{}, map[int64]struct{}{}
 	}
 	for _, g := range gpus {
+		if l, ok := v.gpus[g.ID]; ok && l.sampledAt != nil && (g.SampledAt == nil || g.SampledAt.Before(*l.sampledAt)) {
+			continue // a group committed beside this one (Postgres) recorded a newer reading
+		}
 		v.gpus[g.ID] = liveGPU{memoryUsedMiB: g.MemoryUsedMiB, utilPct: int32(g.UtilPct), tempC: int32(g.TempC), powerW: int32(g.PowerW),
 			sampledAt: g.SampledAt, idleSince: g.IdleSince, saturatedSince: g.SaturatedSince}
 		v.dirty[g.ID] = struct{}{}

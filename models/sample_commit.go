@@ -35,9 +35,10 @@ type sampleDone struct {
 const minCommitGap = 10 * time.Millisecond
 
 // startSampleCommitter starts the group commit of samples: a thousand agents reporting each
-// second cost a few write transactions, not a thousand.
+// second cost a few write transactions, not a thousand. On Postgres two groups are written at
+// once (each node's batches are in one of them: an agent sends one at a time).
 func startSampleCommitter(s *Store) *groupCommitter[*sampleJob] {
-	return startGroupCommitter("ingest samples", maxGroup, minCommitGap, s.commitSamples)
+	return startGroupCommitter("ingest samples", maxGroup, minCommitGap, parallelOn(s, 2), s.commitSamples)
 }
 
 // commitSamples writes a group in one transaction: each job's samples (a job with a bad

@@ -32,7 +32,7 @@ type submitDone struct {
 // previous one is written, and takes every submit that arrived meanwhile, so a lone submit
 // waits for nothing and a crowd of them shares its transactions.
 func startSubmitCommitter(s *Store) *groupCommitter[*submitJob] {
-	return startGroupCommitter("create task", maxSubmitGroup, 0, s.commitSubmits)
+	return startGroupCommitter("create task", maxSubmitGroup, 0, 1, s.commitSubmits)
 }
 
 // commitSubmits writes a group of submits in one transaction and answers each. A submit its
