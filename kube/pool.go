@@ -125,22 +125,24 @@ func newPoolControllerFor(p models.ConfiguredPool, store Store, cfg Config, clie
 	podInf.Informer().AddIndexers(cache.Indexers{byNode: func(obj any) ([]string, error) {
 		return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
 	}, byTask: podTask})
-	podOf := func(obj any) {
+	// podOf is the pod of an event, a deleted one's last known state included.
+	podOf := func(obj any) (*corev1.Pod, bool) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		if pod, ok := obj.(*corev1.Pod); ok {
+		pod, ok := obj.(*corev1.Pod)
+		return pod, ok
+	}
+	syncPod := func(obj any) {
+		if pod, ok := podOf(obj); ok {
 			pc.queue.Add(pod.Spec.NodeName)
 		}
 	}
 	podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: podOf, UpdateFunc: func(_, cur any) { podOf(cur) },
+		AddFunc: syncPod, UpdateFunc: func(_, cur any) { syncPod(cur) },
 		DeleteFunc: func(obj any) {
-			podOf(obj)
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if pod, ok := obj.(*corev1.Pod); ok {
+			if pod, ok := podOf(obj); ok {
+				pc.queue.Add(pod.Spec.NodeName)
 				pc.mu.Lock()
 				delete(pc.whole, pod.UID)
 				pc.mu.Unlock()

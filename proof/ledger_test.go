@@ -314,8 +314,9 @@ func (l *ledger) noTaskRunTwice(v violations) {
 // rerunsConserved: the cards of an attempt that ended in a rerun are all given back when it
 // ended (or when given, if that was later), or, on a lost node of a task of several nodes,
 // at that node's recorded loss (the attempt then ends when its other nodes have exited), and
-// one lost with its node is charged no second after the node's last sign of life. It returns the ledger's card-seconds of those
-// attempts and the same sum computed from the attempts.
+// one lost with its node is charged no second after the node's last sign of life. It
+// returns the ledger's card-seconds of those attempts and the same sum computed from the
+// attempts.
 func (l *ledger) rerunsConserved(t *task, v violations) (ledgerS, taskS int64) {
 	for _, a := range t.allocs {
 		r, ok := t.Reruns[a.Attempt]
@@ -327,11 +328,12 @@ func (l *ledger) rerunsConserved(t *task, v violations) (ledgerS, taskS int64) {
 			want = a.Start
 		}
 		lostAt, lostNode := l.lostExits[[2]int64{t.ID, a.NodeID}]
+		atLoss := lostNode && a.End != nil && a.End.Equal(lostAt)
 		switch {
 		case a.End == nil:
 			v.add("ledger not conserved", "task %d's attempt %d was rerun and its allocation %d is still open", t.ID, a.Attempt, a.ID)
 			continue
-		case lostNode && a.End.Equal(lostAt) && !lostAt.After(want):
+		case atLoss && !lostAt.After(want):
 		case !a.End.Equal(want):
 			v.add("ledger not conserved", "allocation %d of task %d closed at %s, its attempt %d ended at %s", a.ID, t.ID, fmtEnd(a.End), a.Attempt, want.Format(time.RFC3339))
 		}
@@ -340,7 +342,7 @@ func (l *ledger) rerunsConserved(t *task, v violations) (ledgerS, taskS int64) {
 		}
 		ledgerS += int64(a.End.Sub(a.Start) / time.Second)
 		if end := r.End; r.Start != nil {
-			if lostNode && a.End.Equal(lostAt) {
+			if atLoss {
 				end = lostAt
 			}
 			taskS += int64(max(0, end.Sub(*r.Start)) / time.Second)
