@@ -70,7 +70,8 @@ func TestSQLiteReadsPassTheWriter(t *testing.T) {
 	}
 }
 
-// On SQLite every read connection maps the file, however many the pool opens.
+// On SQLite every read connection maps the file, however many the pool opens, and keeps a
+// small page cache; the writer a large one.
 func TestSQLiteReadersMapTheFile(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "kashi.db"), Options{})
@@ -92,7 +93,28 @@ func TestSQLiteReadersMapTheFile(t *testing.T) {
 		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&size); err != nil || size != readerMmap {
 			t.Errorf("connection %d: mmap_size = %d, %v; want %d", i, size, err, readerMmap)
 		}
+		if got := cacheKiB(t, c); got != readerCacheKiB {
+			t.Errorf("reader %d: cache of %d KiB, want %d", i, got, readerCacheKiB)
+		}
 	}
+	w, err := s.db.ConnPool.(*pools).write.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if got := cacheKiB(t, w); got != writerCacheKiB {
+		t.Errorf("writer: cache of %d KiB, want %d", got, writerCacheKiB)
+	}
+}
+
+// cacheKiB is c's page cache in KiB (SQLite gives a size in KiB as a negative number).
+func cacheKiB(t *testing.T, c *sql.Conn) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRowContext(context.Background(), "PRAGMA cache_size").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return -n
 }
 
 // TestSQLiteWriterInTurns: transactions waiting for the one SQLite writer get it in the order

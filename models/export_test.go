@@ -161,3 +161,38 @@ const WriteTurn = writeTurn
 
 // IsPostgres reports whether s is on Postgres.
 func IsPostgres(s *Store) bool { return s.postgres }
+
+// ExplainRollup5m is the database's plan of the 5-minute rollup of the GPUs ids for the bucket
+// at from, one line of it a string; on Postgres with sequential scans off, as on a table of
+// a fleet's samples (a few test rows are cheaper to read whole).
+func ExplainRollup5m(ctx context.Context, s *Store, from int64, ids []int64) ([]string, error) {
+	var plan []string
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		explain := "EXPLAIN QUERY PLAN "
+		if s.postgres {
+			explain = "EXPLAIN "
+			if err := tx.Exec("SET LOCAL enable_seqscan = off").Error; err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Raw(explain+rollup5m, rollup5mArgs(s.Thresholds(), from, ids)...).Rows()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, parent, unused int
+			var line string
+			dest := []any{&id, &parent, &unused, &line} // SQLite's plan: the detail is the fourth
+			if s.postgres {
+				dest = []any{&line} // Postgres's: one line a row
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			plan = append(plan, line)
+		}
+		return rows.Err()
+	})
+	return plan, err
+}

@@ -56,7 +56,7 @@ type checkpoints struct {
 // startCheckpoints opens the checkpoint connection on path and starts its ticks; turn takes
 // the writer's turn.
 func startCheckpoints(path string, turn func(ctx context.Context) (func(), error)) (*checkpoints, error) {
-	db, err := sql.Open(sqliteCheckpoints, sqliteDSN(path, ""))
+	db, err := sql.Open(sqliteCheckpoints, sqliteDSN(path, readerCacheKiB, ""))
 	if err != nil {
 		return nil, err
 	}
