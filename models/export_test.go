@@ -196,3 +196,9 @@ func ExplainRollup5m(ctx context.Context, s *Store, from int64, ids []int64) ([]
 	})
 	return plan, err
 }
+
+// ReadPoolMemory is PoolMemory read whole from the samples, with no bucket kept.
+func ReadPoolMemory(ctx context.Context, s *Store, poolID int64, from, to time.Time, bucket time.Duration) ([]MemoryPoint, error) {
+	b := int64(bucket / time.Second)
+	return s.readPoolMemory(ctx, poolID, from.Unix()-from.Unix()%b, to.Unix(), b)
+}

@@ -62,10 +62,12 @@ type Store struct {
 	board    boardCache
 	// hints size the reads of whole sets (row_scan.go).
 	hints sizeHints
-	// strips caches the board's recent-use strips between rollup runs (util_strip.go).
-	strips  stripCache
-	now     func() time.Time
-	secrets secretBox
+	// strips caches the board's recent-use strips between rollup runs (util_strip.go);
+	// poolMemory the pools' settled buckets of memory use (pool_memory.go).
+	strips     stripCache
+	poolMemory poolMemoryCache
+	now        func() time.Time
+	secrets    secretBox
 	// roots are the directories path data checks may look under (SetDataRoots).
 	roots dataRoots
 	// assigns wakes the agents waiting for their assignments (assignment_watch.go).
