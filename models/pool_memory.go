@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 )
@@ -81,7 +80,7 @@ func (s *Store) PoolMemory(ctx context.Context, poolID int64, from, to time.Time
 		c.pools[key] = next
 		c.mu.Unlock()
 	}
-	return slices.Clip(out), nil
+	return out, nil
 }
 
 // readPoolMemory reads the pool's memory use per bucket of width b seconds from the samples

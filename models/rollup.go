@@ -56,7 +56,8 @@ const (
 // (gpu_id, ts). A range of ids read every sample the range ever had on SQLite (a week of
 // them at the default retention) and, on Postgres, the whole fleet's window through the
 // time index for every 512 GPUs: 0.4–0.8 s a statement at 32,768 GPUs after ten minutes,
-// 25 s of the database's CPU a bucket (docs/decisions.md, "Rollups that seek their window").
+// 25 s of the database's CPU a bucket (docs/decisions.md, "Rollups that seek their
+// window, and small readers' caches").
 const rollup5m = `INSERT INTO gpu_rollups (gpu_id, resolution, bucket, n, util_sum, util_max, mem_sum, mem_max, temp_sum, temp_max, power_sum, power_max, n_idle, n_active, idle_pct, active_pct)
 	SELECT s.gpu_id, ?, s.ts - s.ts % 300, COUNT(*), SUM(s.util_pct), MAX(s.util_pct), SUM(s.memory_used_mib), MAX(s.memory_used_mib),
 		SUM(s.temp_c), MAX(s.temp_c), SUM(s.power_w), MAX(s.power_w),

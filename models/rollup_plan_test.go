@@ -40,7 +40,7 @@ func TestRollupSeeksEachGPUsWindow(t *testing.T) {
 			seek = "Index Cond: ((gpu_id = ANY"
 		}
 		if !strings.Contains(text, seek) || models.IsPostgres(s) && !strings.Contains(text, "gpu_samples_pkey") {
-			t.Errorf("the rollup does not seek each GPU's window (%q); its plan:\n%s", seek, text)
+			t.Fatalf("the rollup does not seek each GPU's window (%q); its plan:\n%s", seek, text)
 		}
 		if models.IsPostgres(s) && !strings.Contains(text[strings.Index(text, seek):], "ts >=") {
 			t.Errorf("the rollup's seek has no time bound; its plan:\n%s", text)
