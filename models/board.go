@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // BoardFilter narrows BoardGPUs; empty fields mean all.
@@ -121,8 +119,3 @@ func (s *Store) queryBoardOptions(ctx context.Context) (pools, specs, projects [
 	}
 	return pools, specs, projects, nil
 }
-
-// matchable reports whether a filter value can equal a stored name. Names are valid UTF-8
-// without NUL, and Postgres refuses anything else as a parameter, so such a value matches
-// nothing on either database.
-func matchable(v string) bool { return utf8.ValidString(v) && strings.IndexByte(v, 0) < 0 }

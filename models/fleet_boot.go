@@ -82,7 +82,7 @@ func (s *Store) ResumePool(ctx context.Context, name string, now time.Time) (Poo
 	var before PoolScaleState
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var p Pool
-		if err := tx.Where("name = ?", name).Take(&p).Error; err != nil {
+		if err := tx.Scopes(textIs("name", name)).Take(&p).Error; err != nil {
 			return notFound("pool "+name, err)
 		}
 		err := forUpdate(tx).Where("pool_id = ?", p.ID).Take(&before).Error

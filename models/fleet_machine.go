@@ -59,7 +59,7 @@ func (s *Store) Machines(ctx context.Context, poolID int64) ([]Machine, error) {
 // MachineByKey returns the intent with the key, deleted or not.
 func (s *Store) MachineByKey(ctx context.Context, key string) (Machine, error) {
 	var m Machine
-	if err := s.db.WithContext(ctx).Where("idempotency_key = ?", key).Take(&m).Error; err != nil {
+	if err := s.db.WithContext(ctx).Scopes(textIs("idempotency_key", key)).Take(&m).Error; err != nil {
 		return m, notFound("machine "+key, err)
 	}
 	return m, nil
@@ -160,7 +160,7 @@ func (s *Store) MarkMachineReady(ctx context.Context, key string, nodeID int64, 
 		ready = true
 		var p Pool
 		err := tx.Model(&Pool{}).Select("pools.id, pools.name").Joins("JOIN machines ON machines.pool_id = pools.id").
-			Where("machines.idempotency_key = ?", key).Take(&p).Error
+			Scopes(textIs("machines.idempotency_key", key)).Take(&p).Error
 		if err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func (s *Store) AdoptMachine(ctx context.Context, poolID int64, key, providerID 
 		Adopted: true, CreatedAt: UTC(now)}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
-		if err := tx.Model(&Machine{}).Where("idempotency_key = ?", key).Count(&n).Error; err != nil {
+		if err := tx.Model(&Machine{}).Scopes(textIs("idempotency_key", key)).Count(&n).Error; err != nil {
 			return err
 		}
 		if n > 0 {

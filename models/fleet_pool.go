@@ -270,7 +270,7 @@ func (s *Store) SavePoolConfig(ctx context.Context, name string, cfg PoolConfig,
 func savePoolConfig(tx *gorm.DB, name string, cfg PoolConfig, by, note string, now time.Time) (ConfiguredPool, error) {
 	var pool Pool
 	// Locked: two saves at once must not both write version N+1.
-	err := forUpdate(tx).Where("name = ?", name).Take(&pool).Error
+	err := forUpdate(tx).Scopes(textIs("name", name)).Take(&pool).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 		if err := checkNewPoolName("name", name); err != nil {
@@ -372,7 +372,7 @@ func (s *Store) ConfiguredPoolByName(ctx context.Context, name string) (Configur
 func (s *Store) PoolConfigVersions(ctx context.Context, name string) ([]PoolPolicyVersion, error) {
 	var out []PoolPolicyVersion
 	err := s.db.WithContext(ctx).Table("pool_policy_versions").Select("pool_policy_versions.*").
-		Joins("JOIN pools ON pools.id = pool_policy_versions.pool_id").Where("pools.name = ?", name).
+		Joins("JOIN pools ON pools.id = pool_policy_versions.pool_id").Scopes(textIs("pools.name", name)).
 		Order("pool_policy_versions.version DESC").Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: versions of pool %q: %w", name, err)
@@ -389,8 +389,8 @@ func (s *Store) RollBackPoolConfig(ctx context.Context, name string, version int
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var v PoolPolicyVersion
 		err := tx.Table("pool_policy_versions").Select("pool_policy_versions.*").
-			Joins("JOIN pools ON pools.id = pool_policy_versions.pool_id").
-			Where("pools.name = ? AND pool_policy_versions.version = ?", name, version).Take(&v).Error
+			Joins("JOIN pools ON pools.id = pool_policy_versions.pool_id").Scopes(textIs("pools.name", name)).
+			Where("pool_policy_versions.version = ?", version).Take(&v).Error
 		if err != nil {
 			return notFound(fmt.Sprintf("pool %q version %d", name, version), err)
 		}

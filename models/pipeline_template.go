@@ -24,7 +24,7 @@ func (e forbiddenField) Unwrap() []error { return []error{e.FieldError, ErrForbi
 // their role there ("" when not a member, or when the user does not exist or is disabled).
 func projectRole(tx *gorm.DB, name string, projectID int64) (admin bool, role string, err error) {
 	var u User
-	err = tx.Where("name = ?", name).Take(&u).Error
+	err = tx.Scopes(textIs("name", name)).Take(&u).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 		return false, "", nil

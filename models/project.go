@@ -31,7 +31,7 @@ func (s *Store) EnsureProject(ctx context.Context, name string, now time.Time) (
 // ProjectByName returns the named project.
 func (s *Store) ProjectByName(ctx context.Context, name string) (Project, error) {
 	var p Project
-	if err := s.db.WithContext(ctx).Where("name = ?", name).Take(&p).Error; err != nil {
+	if err := s.db.WithContext(ctx).Scopes(textIs("name", name)).Take(&p).Error; err != nil {
 		return p, notFound("project "+name, err)
 	}
 	return p, nil

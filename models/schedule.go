@@ -182,7 +182,7 @@ func (s *Store) SuspendIfOwnerGone(ctx context.Context, ts TaskSchedule, now tim
 			return err
 		}
 		var owner User
-		if err := tx.Select("id").Where("name = ?", ts.Owner).Take(&owner).Error; err == nil {
+		if err := tx.Select("id").Scopes(textIs("name", ts.Owner)).Take(&owner).Error; err == nil {
 			ids = append(ids, owner.ID)
 		}
 		return notify(tx, ids, fmt.Sprintf("%s:%d:%s", NoteScheduleSuspended, ts.ID, ts.Owner), NoteScheduleSuspended,
@@ -206,7 +206,7 @@ const (
 // OwnerLeft), or "" when they may.
 func ownerGone(tx *gorm.DB, owner string, projectID int64) (string, error) {
 	var u User
-	err := tx.Where("name = ?", owner).Take(&u).Error
+	err := tx.Scopes(textIs("name", owner)).Take(&u).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 		return OwnerMissing, nil

@@ -272,7 +272,7 @@ func projectToSubmit(tx *gorm.DB, nt NewTask) (Project, error) {
 	if err := checkName("project", nt.Project, 100); err != nil {
 		return Project{}, err
 	}
-	if err := tx.Where("name = ?", nt.Project).Take(&project).Error; err != nil {
+	if err := tx.Scopes(textIs("name", nt.Project)).Take(&project).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return Project{}, fieldErr("project", "unknown project %q", nt.Project)
 		}

@@ -114,7 +114,7 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 	// of whether the name is known.
 	dummy := dummyHash()
 	var u User
-	err := s.db.WithContext(ctx).Where("name = ?", name).Take(&u).Error
+	err := s.db.WithContext(ctx).Scopes(textIs("name", name)).Take(&u).Error
 	hash := []byte(u.PasswordHash)
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
@@ -137,7 +137,7 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 // UserByName returns the named user.
 func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
 	var u User
-	if err := s.db.WithContext(ctx).Where("name = ?", name).Take(&u).Error; err != nil {
+	if err := s.db.WithContext(ctx).Scopes(textIs("name", name)).Take(&u).Error; err != nil {
 		return u, notFound("user "+name, err)
 	}
 	return u, nil

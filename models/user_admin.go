@@ -46,7 +46,7 @@ func (s *Store) SetUserDisabled(ctx context.Context, actor, name string, disable
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
-		if err := tx.Where("name = ?", name).Take(&u).Error; err != nil {
+		if err := tx.Scopes(textIs("name", name)).Take(&u).Error; err != nil {
 			return notFound("user "+name, err)
 		}
 		if err := tx.Model(&User{}).Where("id = ?", u.ID).Update("disabled", disabled).Error; err != nil {
@@ -73,7 +73,7 @@ func (s *Store) ResetPassword(ctx context.Context, actor, name, password string,
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
-		if err := tx.Where("name = ?", name).Take(&u).Error; err != nil {
+		if err := tx.Scopes(textIs("name", name)).Take(&u).Error; err != nil {
 			return notFound("user "+name, err)
 		}
 		if err := tx.Model(&User{}).Where("id = ?", u.ID).Update("password_hash", hash).Error; err != nil {

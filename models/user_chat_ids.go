@@ -38,7 +38,7 @@ func (s *Store) SetChatIDs(ctx context.Context, actor, name string, ids ChatIDs,
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
-		if err := tx.Where("name = ?", name).Take(&u).Error; err != nil {
+		if err := tx.Scopes(textIs("name", name)).Take(&u).Error; err != nil {
 			return notFound("user "+name, err)
 		}
 		old := ChatIDs{u.ChatDingTalk, u.ChatFeishu, u.ChatWeCom}
@@ -57,7 +57,7 @@ func (s *Store) SetChatIDs(ctx context.Context, actor, name string, ids ChatIDs,
 // who never had an account).
 func (s *Store) ChatIDsOf(ctx context.Context, name string) (ChatIDs, error) {
 	var u User
-	err := s.db.WithContext(ctx).Select("chat_dingtalk", "chat_feishu", "chat_wecom").Where("name = ?", name).Take(&u).Error
+	err := s.db.WithContext(ctx).Select("chat_dingtalk", "chat_feishu", "chat_wecom").Scopes(textIs("name", name)).Take(&u).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 		return ChatIDs{}, nil

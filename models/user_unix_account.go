@@ -29,7 +29,7 @@ func (s *Store) SetUnixAccount(ctx context.Context, actor, name, account string,
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
-		if err := tx.Where("name = ?", name).Take(&u).Error; err != nil {
+		if err := tx.Scopes(textIs("name", name)).Take(&u).Error; err != nil {
 			return notFound("user "+name, err)
 		}
 		if u.UnixAccount == account {

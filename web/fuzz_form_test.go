@@ -56,7 +56,7 @@ func FuzzTaskForm(f *testing.F) {
 		with("queue", "short", "max_runtime_h", "3"), with("env", "=x\nA\n"), with("env", "A=\x00"),
 		with("command", "\r\n\r\n"), with("command", "\xff"), with("specs", "H800-80G", "gpus", "8"), with("regions", "cn-east"),
 		ok.Encode() + "&specs=H800-80G", ok.Encode() + "&specs=A100-80G", ok.Encode() + "&regions=a&regions=a",
-		with("project", "nope"), with("data_check", "http://127.0.0.1/"), with("data_ready", "", "data_check", "/etc"),
+		with("project", "nope"), with("project", "\xff"), with("project", "a\x00"), with("data_check", "http://127.0.0.1/"), with("data_ready", "", "data_check", "/etc"),
 		with("priority", "urgent", "deferrable", "on"), "project=%zz", "a=b;c=d", "", "=&=&&",
 	} {
 		f.Add([]byte(s), false)
