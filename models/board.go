@@ -1,9 +1,12 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -67,32 +70,85 @@ func (s *Store) BoardGPUs(ctx context.Context, f BoardFilter) ([]BoardGPU, error
 	return out, nil
 }
 
-// queryBoardGPUs reads every GPU of a node not removed with its node, pool and holder, ordered
-// by pool, node and index (sized by the last read's count). It reads current-state rows
-// only, never samples; every change to the fleet or its holders pays it again, so it scans
-// its rows itself (row_scan.go).
-func (s *Store) queryBoardGPUs(ctx context.Context) ([]BoardGPU, error) {
-	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuScan.columns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name, pools.region, pools.zone,
-			COALESCE(tasks.id, 0), COALESCE(tasks.name, ''), COALESCE(projects.name, ''), COALESCE(tasks.owner, ''),
-			allocations.started_at
-		FROM gpus
-		JOIN nodes ON nodes.id = gpus.node_id
-		JOIN pools ON pools.id = nodes.pool_id AND nodes.state <> ?
-		LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL
-		LEFT JOIN tasks ON tasks.id = allocations.task_id
-		LEFT JOIN projects ON projects.id = tasks.project_id
-		ORDER BY pools.name, nodes.hostname, gpus.gpu_index`, NodeRemoved).Rows()
+// boardHolder is the task holding a GPU, as the board shows it.
+type boardHolder struct {
+	gpuID, taskID        int64
+	task, project, owner string
+	startedAt            time.Time
+}
+
+// queryBoard reads the board's rows and filter options into snap. The nodes and their GPUs
+// come from the fleet cache (fleet_cache.go), read again only after a write to nodes, GPUs or
+// pools; what is read each time is small: the pools, the projects' names and the open
+// allocations' holders. Every change to the fleet's holders pays this read: one query of
+// every GPU joined with its node, pool, open allocation, task and project took 130 ms on a
+// quiet Postgres and 354 ms under load at 32,768 GPUs, a parallel hash join and sort of the
+// whole fleet every few seconds (BENCHMARKS.md). The rows are in the board's order: by pool
+// name, node hostname and GPU index, byte by byte on both databases.
+func (s *Store) queryBoard(ctx context.Context, snap *boardSnap) error {
+	fleet, err := s.fleetRows(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("models: board gpus: %w", err)
+		return err
 	}
-	out, err := scanRows(rows, &s.hints.board, func(r *BoardGPU) []any {
-		return gpuScan.dest(&r.GPU, &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool, &r.Region, &r.Zone,
-			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince)
+	db := s.db.WithContext(ctx)
+	var pools []Pool
+	if err := db.Select("id", "name", "region", "zone").Order("name").Find(&pools).Error; err != nil {
+		return fmt.Errorf("models: board pools: %w", err)
+	}
+	if err := db.Model(&Project{}).Order("name").Pluck("name", &snap.projects).Error; err != nil {
+		return fmt.Errorf("models: board projects: %w", err)
+	}
+	rows, err := db.Raw(`SELECT allocations.gpu_id, allocations.started_at, tasks.id, tasks.name, projects.name, tasks.owner
+		FROM allocations
+		JOIN tasks ON tasks.id = allocations.task_id
+		JOIN projects ON projects.id = tasks.project_id
+		WHERE allocations.ended_at IS NULL`).Rows()
+	if err != nil {
+		return fmt.Errorf("models: board holders: %w", err)
+	}
+	holders, err := scanRows(rows, &s.hints.open, func(h *boardHolder) []any {
+		return []any{&h.gpuID, &h.startedAt, &h.taskID, &h.task, &h.project, &h.owner}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("models: board gpus: %w", err)
+		return fmt.Errorf("models: board holders: %w", err)
 	}
-	return out, nil
+	snap.pools = make([]string, len(pools))
+	where := make(map[int64]*Pool, len(pools))
+	for i := range pools {
+		snap.pools[i], where[pools[i].ID] = pools[i].Name, &pools[i]
+	}
+	held := make(map[int64]*boardHolder, len(holders))
+	for i := range holders {
+		held[holders[i].gpuID] = &holders[i]
+	}
+	order := make([]*NodeGPUs, len(fleet))
+	n := 0
+	for i := range fleet {
+		order[i] = &fleet[i]
+		n += len(fleet[i].GPUs)
+	}
+	slices.SortFunc(order, func(a, b *NodeGPUs) int {
+		return cmp.Or(strings.Compare(a.Pool, b.Pool), strings.Compare(a.Hostname, b.Hostname), cmp.Compare(a.ID, b.ID))
+	})
+	snap.rows = make([]BoardGPU, 0, n)
+	specs := make(map[string]struct{})
+	for _, node := range order {
+		var region, zone string
+		if p := where[node.PoolID]; p != nil {
+			region, zone = p.Region, p.Zone
+		}
+		for _, g := range node.GPUs {
+			r := BoardGPU{GPU: g, Hostname: node.Hostname, NodeState: node.State, LastSeenAt: node.LastSeenAt, Pool: node.Pool,
+				Region: region, Zone: zone}
+			if h := held[g.ID]; h != nil {
+				r.TaskID, r.Task, r.Project, r.Owner, r.HeldSince = h.taskID, h.task, h.project, h.owner, &h.startedAt
+			}
+			snap.rows = append(snap.rows, r)
+			specs[g.Spec] = struct{}{}
+		}
+	}
+	snap.specs = slices.Sorted(maps.Keys(specs))
+	return nil
 }
 
 // BoardOptions lists the pools, specs and projects the board's filters offer.
@@ -102,20 +158,4 @@ func (s *Store) BoardOptions(ctx context.Context) (pools, specs, projects []stri
 		return nil, nil, nil, err
 	}
 	return snap.pools, snap.specs, snap.projects, nil
-}
-
-// queryBoardOptions reads the pools, specs and projects the board's filters offer.
-func (s *Store) queryBoardOptions(ctx context.Context) (pools, specs, projects []string, err error) {
-	db := s.db.WithContext(ctx)
-	if err = db.Model(&Pool{}).Order("name").Pluck("name", &pools).Error; err != nil {
-		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
-	}
-	if err = db.Model(&GPU{}).Joins("JOIN nodes ON nodes.id = gpus.node_id AND nodes.state <> ?", NodeRemoved).
-		Distinct("gpus.spec").Order("gpus.spec").Pluck("gpus.spec", &specs).Error; err != nil {
-		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
-	}
-	if err = db.Model(&Project{}).Order("name").Pluck("name", &projects).Error; err != nil {
-		return nil, nil, nil, fmt.Errorf("models: board options: %w", err)
-	}
-	return pools, specs, projects, nil
 }

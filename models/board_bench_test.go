@@ -34,9 +34,9 @@ func benchFleet(b *testing.B) *models.Store {
 	return s
 }
 
-// BenchmarkBoardSnapshot measures reading the board's snapshot of 4,096 GPUs, which the
-// first board or GPU-list request after a change (a placement, an ending, a registration)
-// pays.
+// BenchmarkBoardSnapshot measures reading the board's snapshot of 4,096 GPUs after a change
+// of holders (a placement, an ending), which the board's keeper or the first request after
+// it pays; the nodes and GPUs come from the fleet cache.
 func BenchmarkBoardSnapshot(b *testing.B) {
 	s := benchFleet(b)
 	b.ResetTimer()

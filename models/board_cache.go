@@ -24,8 +24,9 @@ type boardSnap struct {
 // half lag when it changed, and a request serves the snapshot it finds unless that is older
 // than twice the lag (the board's first view after a quiet spell); a costly read stretches
 // the lag (effectiveLag). Under a stream of changes the board is read twice per lag at most,
-// and a viewer almost never waits for the read (on Postgres with 4,096 GPUs the read is
-// 35 ms; the board's whole answer should be under 100).
+// and a viewer almost never waits for the read (the board's whole answer should be under
+// 100 ms). A read takes the nodes and GPUs from the fleet cache and reads only the holders
+// (board.go, queryBoard).
 type boardCache struct {
 	lag time.Duration
 	// cost is how long the latest read took (nanoseconds): a read that costs more than a
@@ -41,9 +42,10 @@ type boardCache struct {
 
 // lagPerCost is how many times its latest read's time the lag is, at least. The keeper
 // reads every half lag, so it spends at most about a tenth of a core whatever the fleet's
-// size. At 32,768 GPUs a read is about 140 ms of CPU, and read every half second it took a
-// third of the two cores of the machine #37 is measured on; now the holders shown lag by up
-// to about 3 s there, and a small fleet's board keeps the configured lag.
+// size. At 32,768 GPUs a read of the whole join was about 140 ms of CPU (354 ms on a loaded
+// Postgres), and read every half second it took a third of the two cores of the machine #37
+// is measured on; the holders shown then lagged by up to about 3 s there. A small fleet's
+// board keeps the configured lag.
 const lagPerCost = 20
 
 // effectiveLag is the lag, stretched to lagPerCost times the latest read's time; no lag
@@ -123,11 +125,7 @@ func (s *Store) refreshBoard(ctx context.Context, wait bool) (*boardSnap, error)
 	}
 	snap := &boardSnap{gen: gen, at: time.Now()}
 	defer func() { b.cost.Store(int64(time.Since(snap.at))) }()
-	var err error
-	if snap.rows, err = s.queryBoardGPUs(ctx); err != nil {
-		return nil, err
-	}
-	if snap.pools, snap.specs, snap.projects, err = s.queryBoardOptions(ctx); err != nil {
+	if err := s.queryBoard(ctx, snap); err != nil {
 		return nil, err
 	}
 	s.live.keep(snap.rows)

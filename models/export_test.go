@@ -202,3 +202,26 @@ func ReadPoolMemory(ctx context.Context, s *Store, poolID int64, from, to time.T
 	b := int64(bucket / time.Second)
 	return s.readPoolMemory(ctx, poolID, from.Unix()-from.Unix()%b, to.Unix(), b)
 }
+
+// BoardByJoin is every GPU of a node not removed with its node, pool and holder, read by one
+// join in the board's order: the board's rows as one query gave them before the board read
+// its fleet from the fleet cache, kept as the reference the board is compared with.
+func BoardByJoin(ctx context.Context, s *Store) ([]BoardGPU, error) {
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT `+gpuScan.columns+`, nodes.hostname, nodes.state, nodes.last_seen_at, pools.name, pools.region, pools.zone,
+			COALESCE(tasks.id, 0), COALESCE(tasks.name, ''), COALESCE(projects.name, ''), COALESCE(tasks.owner, ''),
+			allocations.started_at
+		FROM gpus
+		JOIN nodes ON nodes.id = gpus.node_id
+		JOIN pools ON pools.id = nodes.pool_id AND nodes.state <> ?
+		LEFT JOIN allocations ON allocations.gpu_id = gpus.id AND allocations.ended_at IS NULL
+		LEFT JOIN tasks ON tasks.id = allocations.task_id
+		LEFT JOIN projects ON projects.id = tasks.project_id
+		ORDER BY pools.name, nodes.hostname, gpus.gpu_index`, NodeRemoved).Rows()
+	if err != nil {
+		return nil, err
+	}
+	return scanRows(rows, nil, func(r *BoardGPU) []any {
+		return gpuScan.dest(&r.GPU, &r.Hostname, &r.NodeState, &r.LastSeenAt, &r.Pool, &r.Region, &r.Zone,
+			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince)
+	})
+}

@@ -93,7 +93,7 @@ func (h *sizeHint) saw(n int) {
 }
 
 // sizeHints are the Store's hints, one per set it reads whole.
-type sizeHints struct{ active, open, fleetGPUs, board sizeHint }
+type sizeHints struct{ active, open, fleetGPUs sizeHint }
 
 // Scans of the models read whole.
 var (

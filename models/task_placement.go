@@ -39,18 +39,28 @@ type NodeGPUs struct {
 // GPU with its latest reading and each node with its last-seen time. The nodes and cards
 // come from the fleet cache (fleet_cache.go), read again after a write to them.
 func (s *Store) Nodes(ctx context.Context) ([]NodeGPUs, error) {
-	cached, ok, gen := s.fleet.get()
-	if !ok {
-		read, err := nodesWithGPUs(s.db.WithContext(ctx), false, &s.hints.fleetGPUs)
-		if err != nil {
-			return nil, err
-		}
-		s.fleet.keep(read, gen)
-		cached = read
+	cached, err := s.fleetRows(ctx)
+	if err != nil {
+		return nil, err
 	}
 	nodes := cloneFleet(cached)
 	s.live.overlayFleet(nodes)
 	return nodes, nil
+}
+
+// fleetRows is the nodes not removed with their GPUs as the fleet cache holds them, read
+// again when it forgot them: read only, their readings as their rows had them.
+func (s *Store) fleetRows(ctx context.Context) ([]NodeGPUs, error) {
+	cached, ok, gen := s.fleet.get()
+	if ok {
+		return cached, nil
+	}
+	read, err := nodesWithGPUs(s.db.WithContext(ctx), false, &s.hints.fleetGPUs)
+	if err != nil {
+		return nil, err
+	}
+	s.fleet.keep(read, gen)
+	return read, nil
 }
 
 // nodesWithGPUs returns the nodes, removed ones too when removed is set, with their pool, spec
