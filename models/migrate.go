@@ -60,6 +60,7 @@ var migrations = []migration{
 	{52, "each user's ids in the team's chats, for the robots to mention them", migrateV52ChatIDs},
 	{56, "what wakes the agents waiting for their assignments: a counter of assignment changes and each node's last", migrateV56AssignmentChanges},
 	{58, "sign-in through the team chats (DingTalk, Feishu, WeCom) and the OIDC provider's check: each sign-in's method, OIDC users' refresh tokens", migrateV58ChatSignIn},
+	{59, "room in the GPUs' pages on Postgres for the readings' updates to stay on the page (fillfactor 50)", migrateV59GPUFillfactor},
 }
 
 // schemaVersion records each applied migration.
