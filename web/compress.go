@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -12,11 +13,13 @@ import (
 // alone what is compressed already or compresses itself: XLSX downloads (a zip archive),
 // /metrics (the Prometheus handler gzips its own answer, and twice would break a scrape), and
 // the agents' API (small answers, many a second, where a compressor per request is pure
-// cost). Kashi streams no server-sent events; a streamed CSV is flushed through as it goes.
+// cost), and the board (GET /), which compresses each shared render once for all its viewers
+// (handlers/board, board_gzip.go). Kashi streams no server-sent events; a streamed CSV is
+// flushed through as it goes.
 func compress() echo.MiddlewareFunc {
 	return middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024, Skipper: func(c echo.Context) bool {
 		u := c.Request().URL
-		return u.Path == "/metrics" || strings.HasPrefix(u.Path, "/api/v1/agent/") ||
+		return u.Path == "/metrics" || strings.HasPrefix(u.Path, "/api/v1/agent/") || u.Path == "/" && c.Request().Method == http.MethodGet ||
 			strings.HasSuffix(u.Path, ".xlsx") || u.Query().Get("format") == "xlsx"
 	}})
 }

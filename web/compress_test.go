@@ -27,6 +27,7 @@ func TestCompressedAnswers(t *testing.T) {
 	}{
 		"page":          {"/bills/vision/" + webtest.BillMonth, fin, true, "<!doctype html>", true},
 		"htmx fragment": {"/", []string{"HX-Request", "true"}, true, `<div id="board-grid"`, true},
+		"board":         {"/", nil, true, "<!doctype html>", true},
 		"json":          {bill, fin, true, "{", true},
 		"csv":           {bill + "?format=csv", fin, true, "\ufeff", true},
 		"static script": {static.Path("htmx.min.js"), nil, true, "var htmx", true},

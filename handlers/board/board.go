@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -57,17 +58,23 @@ func (h *Handler) Board(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	body, etag := r.body, r.etag
+	// A page is the layout, written for its viewer, around the shared render.
+	var before, after []byte
+	etag := r.etag
 	if !k.partial {
 		var buf bytes.Buffer
 		page := boardview.Board(l, templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-			_, err := w.Write(r.body)
+			_, err := io.WriteString(w, renderMark)
 			return err
 		}))
 		if err := page.Render(handlers.RenderContext(c), &buf); err != nil {
 			return err
 		}
-		body, etag = buf.Bytes(), etagOf(buf.Bytes())
+		var found bool
+		if before, after, found = bytes.Cut(buf.Bytes(), []byte(renderMark)); !found {
+			return errors.New("board: the page's layout left out its board")
+		}
+		etag = etagOf(before, []byte(r.etag), after)
 	}
 	c.Response().Header().Set("ETag", etag)
 	c.Response().Header().Add("Vary", "HX-Request, Accept-Language, Cookie")
@@ -75,8 +82,12 @@ func (h *Handler) Board(c echo.Context) error {
 	if c.Request().Header.Get("If-None-Match") == etag {
 		return c.NoContent(http.StatusNotModified)
 	}
-	return c.HTMLBlob(http.StatusOK, body)
+	return answer(c, r.gzipPart, before, after)
 }
+
+// renderMark stands in the page's layout where the shared render goes; the layout is
+// written around it. A comment no text of a page makes.
+const renderMark = "<!--kashi:board-render-->"
 
 // buildBoard builds the board of k at now: the selection, its view, the page, and the
 // cards of the page alone (board_build.go).
@@ -116,10 +127,13 @@ func (h *Handler) buildBoard(ctx context.Context, k shareKey, now time.Time) (bo
 	return d, nil
 }
 
-// etagOf is the ETag of an answer's bytes.
-func etagOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return `"` + hex.EncodeToString(sum[:12]) + `"`
+// etagOf is the ETag of an answer's bytes, given in parts.
+func etagOf(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return `"` + hex.EncodeToString(h.Sum(nil)[:12]) + `"`
 }
 
 // boardFilter reads the board's filter, view and sort from the URL.

@@ -28,10 +28,11 @@ type shareKey struct {
 	partial bool // HX-Request: the grid alone
 }
 
-// sharedRender is one render: its bytes, their ETag, the data version and clock it was made
-// at, and when (on the wall clock, which the lag counts on).
+// sharedRender is one render: its bytes and their compression (board_gzip.go), their ETag,
+// the data version and clock it was made at, and when (on the wall clock, which the lag
+// counts on).
 type sharedRender struct {
-	body    []byte
+	gzipPart
 	etag    string
 	version uint64
 	at      time.Time
@@ -80,10 +81,12 @@ func (s *boardShare) get(k shareKey, now time.Time, v uint64, lag time.Duration,
 	s.m[k] = r
 	s.mu.Unlock()
 
-	r.body, r.err = render()
-	if r.err == nil {
-		r.etag = etagOf(r.body)
-	} else {
+	var body []byte
+	if body, r.err = render(); r.err == nil {
+		r.etag = etagOf(body)
+		r.gzipPart, r.err = deflatePart(body)
+	}
+	if r.err != nil {
 		s.mu.Lock()
 		if s.m[k] == r {
 			delete(s.m, k)
