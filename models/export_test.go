@@ -162,10 +162,21 @@ const WriteTurn = writeTurn
 // IsPostgres reports whether s is on Postgres.
 func IsPostgres(s *Store) bool { return s.postgres }
 
-// ExplainRollup5m is the database's plan of the 5-minute rollup of the GPUs ids for the bucket
-// at from, one line of it a string; on Postgres with sequential scans off, as on a table of
-// a fleet's samples (a few test rows are cheaper to read whole).
-func ExplainRollup5m(ctx context.Context, s *Store, from int64, ids []int64) ([]string, error) {
+// Rollup5mArgs are the 5-minute rollup's arguments for the GPUs ids and the bucket at from.
+func Rollup5mArgs(s *Store, from int64, ids []int64) []any {
+	return rollup5mArgs(s.Thresholds(), from, ids)
+}
+
+// The statements whose plans tests read.
+const (
+	Rollup5mSQL             = rollup5m
+	ServiceReplicasSinceSQL = serviceReplicasSince
+)
+
+// Explain is the database's plan of query, one line of it a string; on Postgres with
+// sequential scans off, as on a table of a real deployment's size (a few test rows are
+// cheaper to read whole).
+func Explain(ctx context.Context, s *Store, query string, args ...any) ([]string, error) {
 	var plan []string
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		explain := "EXPLAIN QUERY PLAN "
@@ -175,7 +186,7 @@ func ExplainRollup5m(ctx context.Context, s *Store, from int64, ids []int64) ([]
 				return err
 			}
 		}
-		rows, err := tx.Raw(explain+rollup5m, rollup5mArgs(s.Thresholds(), from, ids)...).Rows()
+		rows, err := tx.Raw(explain+query, args...).Rows()
 		if err != nil {
 			return err
 		}

@@ -30,7 +30,7 @@ func TestRollupSeeksEachGPUsWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		ids := []int64{gpus[0].ID, gpus[1].ID, gpus[3].ID}
-		plan, err := models.ExplainRollup5m(ctx, s, t0.Unix()-t0.Unix()%models.Rollup5m, ids)
+		plan, err := models.Explain(ctx, s, models.Rollup5mSQL, models.Rollup5mArgs(s, t0.Unix()-t0.Unix()%models.Rollup5m, ids)...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func (s *Store) ServiceReplicas(ctx context.Context, q LedgerQuery) (map[int64]i
 	}
 	err := s.db.WithContext(ctx).Table("tasks").Select("tasks.id, tasks.service_id").
 		Where("tasks.service_id IS NOT NULL AND EXISTS (SELECT 1 FROM allocations WHERE allocations.task_id = tasks.id AND "+cond+")", args...).
-		Order("tasks.id").Scan(&rows).Error
+		Order("+tasks.id").Scan(&rows).Error // through the replicas' index, as serviceReplicasSince
 	if err != nil {
 		return nil, fmt.Errorf("models: service replicas: %w", err)
 	}
