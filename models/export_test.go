@@ -236,3 +236,9 @@ func BoardByJoin(ctx context.Context, s *Store) ([]BoardGPU, error) {
 			&r.TaskID, &r.Task, &r.Project, &r.Owner, &r.HeldSince)
 	})
 }
+
+// SampleSpan is the first and last time of a sample in [from, to), nil when none.
+func SampleSpan(ctx context.Context, s *Store, from, to int64) (lo, hi *int64, err error) {
+	span, err := sampleSpan(s.db.WithContext(ctx), from, to)
+	return span.Lo, span.Hi, err
+}

@@ -47,3 +47,44 @@ func TestRollupSeeksEachGPUsWindow(t *testing.T) {
 		}
 	})
 }
+
+// The rollup's window is the first and last sample in it, none when it holds none; the
+// bounds are [from, to).
+func TestSampleSpan(t *testing.T) {
+	modelstest.ForEachDB(t, models.Options{}, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		n := registerNode(t, s, "n1", "a100", 2)
+		var batch []models.Reading
+		for i, at := range []time.Duration{0, 10 * time.Second, time.Minute, 5 * time.Minute} {
+			batch = append(batch, sample("n1-gpu"+string(rune('0'+i%2)), t0.Add(at), 50, 100))
+		}
+		if _, err := s.IngestSamples(ctx, n.ID, batch, t0.Add(6*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		at := func(d time.Duration) int64 { return t0.Add(d).Unix() }
+		for _, c := range []struct {
+			from, to time.Duration
+			lo, hi   int64 // 0: none
+		}{
+			{-time.Hour, time.Hour, at(0), at(5 * time.Minute)},
+			{time.Second, 5 * time.Minute, at(10 * time.Second), at(time.Minute)},
+			{0, 10 * time.Second, at(0), at(0)},
+			{2 * time.Minute, 4 * time.Minute, 0, 0},
+		} {
+			lo, hi, err := models.SampleSpan(ctx, s, at(c.from), at(c.to))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [2]int64{}
+			if lo != nil {
+				got[0] = *lo
+			}
+			if hi != nil {
+				got[1] = *hi
+			}
+			if (lo == nil) != (hi == nil) || got != [2]int64{c.lo, c.hi} {
+				t.Errorf("span of [%v, %v) = %v, %v; want %d, %d", c.from, c.to, lo, hi, c.lo, c.hi)
+			}
+		}
+	})
+}
