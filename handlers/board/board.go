@@ -77,7 +77,7 @@ func (h *Handler) Board(c echo.Context) error {
 		etag = etagOf(before, []byte(r.etag), after)
 	}
 	c.Response().Header().Set("ETag", etag)
-	c.Response().Header().Add("Vary", "HX-Request, Accept-Language, Cookie")
+	c.Response().Header().Add("Vary", "HX-Request, Accept-Language, Cookie, Accept-Encoding") // a 304 too: the board compresses itself
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
 	if c.Request().Header.Get("If-None-Match") == etag {
 		return c.NoContent(http.StatusNotModified)

@@ -74,7 +74,6 @@ func writeGzip(w io.Writer, parts ...gzipPart) error {
 // layout's parts, empty for a fragment): gzipped when the client accepts it.
 func answer(c echo.Context, render gzipPart, before, after []byte) error {
 	res := c.Response()
-	res.Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	res.Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 	if !strings.Contains(c.Request().Header.Get(echo.HeaderAcceptEncoding), "gzip") {
 		res.WriteHeader(http.StatusOK)

@@ -222,6 +222,9 @@ func TestBoardETag(t *testing.T) {
 	if same.Code != http.StatusNotModified || same.Body.Len() != 0 {
 		t.Errorf("GET / If-None-Match: first ETag = %d with %d bytes, want 304 and no body", same.Code, same.Body.Len())
 	}
+	if vary := same.Header().Get("Vary"); !strings.Contains(vary, "Accept-Encoding") {
+		t.Errorf("GET / 304 Vary = %q, want Accept-Encoding among them (the board compresses itself)", vary)
+	}
 	if got := same.Header().Get("ETag"); got != etag {
 		t.Errorf("GET / 304 ETag = %q, want %q", got, etag)
 	}
