@@ -242,3 +242,12 @@ func SampleSpan(ctx context.Context, s *Store, from, to int64) (lo, hi *int64, e
 	span, err := sampleSpan(s.db.WithContext(ctx), from, to)
 	return span.Lo, span.Hi, err
 }
+
+// The quotas' use reads (quota_usage.go).
+const (
+	UsageUnkeptSQL       = usageUnkept
+	UsageSettledSinceSQL = usageSettledSince
+)
+
+// OpenAllocationsSQL is OpenAllocations' statement.
+func OpenAllocationsSQL() string { return openAllocationsSQL() }

@@ -62,6 +62,7 @@ var migrations = []migration{
 	{58, "sign-in through the team chats (DingTalk, Feishu, WeCom) and the OIDC provider's check: each sign-in's method, OIDC users' refresh tokens", migrateV58ChatSignIn},
 	{59, "room in the GPUs' pages on Postgres for the readings' updates to stay on the page (fillfactor 50)", migrateV59GPUFillfactor},
 	{60, "the index of the tasks' service holds the service replicas alone", migrateV60ServiceReplicasIndex},
+	{61, "an index of the closed allocations by their end, which the quotas' use reads", migrateV61AllocationsEnded},
 }
 
 // schemaVersion records each applied migration.

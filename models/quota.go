@@ -222,40 +222,4 @@ func (s *Store) Quotas(ctx context.Context, projectID int64) ([]Quota, error) {
 	return out, nil
 }
 
-// UsageSeconds returns the card-seconds each project held on each spec in [since, now):
-// closed and open allocations, clipped to the window.
-func (s *Store) UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error) {
-	var rows []struct {
-		ProjectID int64
-		Spec      string
-		StartedAt time.Time
-		EndedAt   *time.Time
-	}
-	err := s.db.WithContext(ctx).Table("allocations").
-		Select("allocations.project_id, gpus.spec, allocations.started_at, allocations.ended_at").
-		Joins("JOIN gpus ON gpus.id = allocations.gpu_id").
-		Where("(allocations.ended_at IS NULL OR allocations.ended_at > ?) AND allocations.started_at < ?", UTC(since), UTC(now)).
-		Scan(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("models: usage since %s: %w", since, err)
-	}
-	out := make(map[int64]map[string]int64)
-	for _, r := range rows {
-		start, end := r.StartedAt, now
-		if r.EndedAt != nil && r.EndedAt.Before(now) {
-			end = *r.EndedAt
-		}
-		if start.Before(since) {
-			start = since
-		}
-		if end.After(start) {
-			if out[r.ProjectID] == nil {
-				out[r.ProjectID] = make(map[string]int64)
-			}
-			out[r.ProjectID][r.Spec] += int64(end.Sub(start) / time.Second)
-		}
-	}
-	return out, nil
-}
-
 func (Quota) TableName() string { return "quotas" }

@@ -66,8 +66,10 @@ type Store struct {
 	// poolMemory the pools' settled buckets of memory use (pool_memory.go).
 	strips     stripCache
 	poolMemory poolMemoryCache
-	now        func() time.Time
-	secrets    secretBox
+	// usage keeps the quotas' settled use (quota_usage.go).
+	usage   usageCache
+	now     func() time.Time
+	secrets secretBox
 	// roots are the directories path data checks may look under (SetDataRoots).
 	roots dataRoots
 	// assigns wakes the agents waiting for their assignments (assignment_watch.go).

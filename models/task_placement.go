@@ -102,10 +102,13 @@ func nodesWithGPUs(db *gorm.DB, removed bool, hint *sizeHint) ([]NodeGPUs, error
 	return nodes, nil
 }
 
-// OpenAllocations returns the allocations not yet closed.
+// OpenAllocations returns the allocations not yet closed, by task and GPU. The order is
+// `+task_id`, which SQLite cannot take from the index of the tasks' allocations: ordered by
+// `task_id` it read every allocation the deployment ever made in that index's order to keep
+// the open ones, on every scheduling pass (a quarter of the demo's CPU at 1,800×); now it
+// reads a partial index of the open ones and sorts those.
 func (s *Store) OpenAllocations(ctx context.Context) ([]Allocation, error) {
-	rows, err := s.db.WithContext(ctx).Raw(`SELECT ` + allocationScan.columns +
-		` FROM allocations WHERE ended_at IS NULL ORDER BY task_id, gpu_id`).Rows()
+	rows, err := s.db.WithContext(ctx).Raw(openAllocationsSQL()).Rows()
 	if err == nil {
 		var out []Allocation
 		out, err = scanRows(rows, &s.hints.open, func(a *Allocation) []any { return allocationScan.dest(a) })
@@ -114,6 +117,11 @@ func (s *Store) OpenAllocations(ctx context.Context) ([]Allocation, error) {
 		}
 	}
 	return nil, fmt.Errorf("models: open allocations: %w", err)
+}
+
+// openAllocationsSQL is OpenAllocations' statement.
+func openAllocationsSQL() string {
+	return `SELECT ` + allocationScan.columns + ` FROM allocations WHERE ended_at IS NULL ORDER BY +task_id, gpu_id`
 }
 
 // AllocationsSince returns the allocations open at or after since (open ones included).
