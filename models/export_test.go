@@ -251,3 +251,6 @@ const (
 
 // OpenAllocationsSQL is OpenAllocations' statement.
 func OpenAllocationsSQL() string { return openAllocationsSQL() }
+
+// AllocationsSinceSQL is AllocationsSince's statement.
+func AllocationsSinceSQL() string { return allocationsSinceSQL() }

@@ -6,18 +6,20 @@ import (
 	"maps"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // usageSettle is how long after the end it records an allocation's end is written at the
-// latest: a task's end is written as it happens, and a lost node's allocations close at its
-// last sign of life once the scheduler gives it up (NodeLostAfter: five stale periods, at
-// least ten minutes; an hour would be an unusual setting). Allocations that ended before
-// now minus usageSettle, rounded down to the hour, are summed once and kept (usageCache).
+// latest, at the least: a task's end is written as it happens. A lost node's allocations
+// close at its last sign of life once the scheduler gives it up, which SetLateEnds tells
+// the store (NodeLostAfter: five stale periods, at least ten minutes; hours in the demo's
+// fast clock); the settle is then that and an hour. Allocations that ended before now minus
+// the settle, rounded down to the hour, are summed once and kept (usageCache).
 const usageSettle = 2 * time.Hour
 
 // usageRebuild is how long, in clock time, the kept sums serve before they are read whole
-// again: what no later read adds (an allocation closed more than usageSettle in the past
+// again: what no later read adds (an allocation closed more than the settle in the past
 // after it was kept, or a row imported by another process with an id below one already
 // read on Postgres) counts from then on, and on a restart.
 const usageRebuild = 24 * time.Hour
@@ -29,6 +31,8 @@ const usageRebuild = 24 * time.Hour
 // use; without it each read every allocation of the month (millions of rows at 32,768
 // GPUs by a month's end).
 type usageCache struct {
+	// lateEnds is SetLateEnds' bound (nanoseconds).
+	lateEnds     atomic.Int64
 	mu           sync.Mutex
 	since, until time.Time
 	built        time.Time
@@ -67,11 +71,22 @@ UNION ALL ` + usageSelect + `allocations.id > ? AND NOT allocations.ended_at > ?
 OR (allocations.id > ? AND allocations.id <= ? AND NOT (allocations.ended_at <= ? OR allocations.ended_at > ?))`
 )
 
+// SetLateEnds tells the store how long after the time it records an allocation's end may be
+// written: the scheduler's NodeLostAfter, after which a lost node's allocations close at its
+// last sign of life. The quotas' use keeps only the allocations that ended before it and an
+// hour more (at least usageSettle).
+func (s *Store) SetLateEnds(d time.Duration) { s.usage.lateEnds.Store(int64(d)) }
+
+// settle is how far back from now the kept sums of the quotas' use end, before rounding.
+func (c *usageCache) settle() time.Duration {
+	return max(usageSettle, time.Duration(c.lateEnds.Load())+time.Hour)
+}
+
 // UsageSeconds returns the card-seconds each project held on each spec in [since, now):
 // closed and open allocations, clipped to the window. The allocations that ended before
 // the settled hour are summed once and kept (usageCache); the rest are read each call.
 func (s *Store) UsageSeconds(ctx context.Context, since, now time.Time) (map[int64]map[string]int64, error) {
-	until := now.Add(-usageSettle).Truncate(time.Hour)
+	until := now.Add(-s.usage.settle()).Truncate(time.Hour)
 	out := map[int64]map[string]int64{}
 	after, maxID := since, int64(math.MaxInt64)
 	if until.After(since) {

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -124,14 +125,27 @@ func openAllocationsSQL() string {
 	return `SELECT ` + allocationScan.columns + ` FROM allocations WHERE ended_at IS NULL ORDER BY +task_id, gpu_id`
 }
 
-// AllocationsSince returns the allocations open at or after since (open ones included).
+// AllocationsSince returns the allocations open at or after since (open ones included), by
+// id. The open ones and those that ended since are two reads, each through its index, sorted
+// here: as one condition (`ended_at IS NULL OR ended_at >= ?`), or ordered by id in the
+// statement, SQLite read every allocation ever made, once a minute for the fairness.
 func (s *Store) AllocationsSince(ctx context.Context, since time.Time) ([]Allocation, error) {
-	var out []Allocation
-	err := s.db.WithContext(ctx).Where("ended_at IS NULL OR ended_at >= ?", UTC(since)).Order("id").Find(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("models: allocations since %s: %w", since, err)
+	rows, err := s.db.WithContext(ctx).Raw(allocationsSinceSQL(), UTC(since)).Rows()
+	if err == nil {
+		var out []Allocation
+		out, err = scanRows(rows, nil, func(a *Allocation) []any { return allocationScan.dest(a) })
+		if err == nil {
+			slices.SortFunc(out, func(a, b Allocation) int { return cmp.Compare(a.ID, b.ID) })
+			return out, nil
+		}
 	}
-	return out, nil
+	return nil, fmt.Errorf("models: allocations since %s: %w", since, err)
+}
+
+// allocationsSinceSQL is AllocationsSince's statement.
+func allocationsSinceSQL() string {
+	return `SELECT ` + allocationScan.columns + ` FROM allocations WHERE ended_at IS NULL UNION ALL SELECT ` +
+		allocationScan.columns + ` FROM allocations WHERE ended_at >= ?`
 }
 
 // Placement is one task to place on its GPUs, as the scheduler decided.

@@ -87,13 +87,17 @@ type fairCache struct {
 // fairnessRefresh is how long, in clock time, the decayed usage is reused.
 const fairnessRefresh = time.Minute
 
+// LostAfter is the default NodeLostAfter for a NodeStaleAfter of stale: five stale periods,
+// at least ten minutes.
+func LostAfter(stale time.Duration) time.Duration { return max(10*time.Minute, 5*stale) }
+
 // NewLoop returns a loop over store.
 func NewLoop(store Store, cfg LoopConfig) *Loop {
 	if cfg.NodeStaleAfter <= 0 {
 		cfg.NodeStaleAfter = 2 * time.Minute
 	}
 	if cfg.NodeLostAfter <= 0 {
-		cfg.NodeLostAfter = max(10*time.Minute, 5*cfg.NodeStaleAfter)
+		cfg.NodeLostAfter = LostAfter(cfg.NodeStaleAfter)
 	}
 	if cfg.FairnessHalfLife <= 0 {
 		cfg.FairnessHalfLife = 24 * time.Hour
