@@ -254,3 +254,10 @@ func OpenAllocationsSQL() string { return openAllocationsSQL() }
 
 // AllocationsSinceSQL is AllocationsSince's statement.
 func AllocationsSinceSQL() string { return allocationsSinceSQL() }
+
+// UsageBuilt is when the quotas' kept use was last read whole (clock time).
+func UsageBuilt(s *Store) time.Time {
+	s.usage.mu.Lock()
+	defer s.usage.mu.Unlock()
+	return s.usage.built
+}

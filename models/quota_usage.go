@@ -90,11 +90,11 @@ func (s *Store) UsageSeconds(ctx context.Context, since, now time.Time) (map[int
 	out := map[int64]map[string]int64{}
 	after, maxID := since, int64(math.MaxInt64)
 	if until.After(since) {
-		kept, id, err := s.settledUsage(ctx, since, until, now)
+		kept, id, upTo, err := s.settledUsage(ctx, since, until, now)
 		if err != nil {
 			return nil, fmt.Errorf("models: usage since %s: %w", since, err)
 		}
-		out, after, maxID = kept, until, id
+		out, after, maxID = kept, upTo, id
 	}
 	var rows []usageRow
 	if err := s.db.WithContext(ctx).Raw(usageUnkept, UTC(after), maxID, UTC(after)).Scan(&rows).Error; err != nil {
@@ -104,19 +104,25 @@ func (s *Store) UsageSeconds(ctx context.Context, since, now time.Time) (map[int
 	return out, nil
 }
 
-// settledUsage is the card-seconds of the allocations that ended in (since, until] (a copy)
-// and the highest allocation id they were read to: kept from the last call and brought up to until
-// and to the rows inserted since, or read whole when since moved, until went back, or the
-// sums are usageRebuild old.
-func (s *Store) settledUsage(ctx context.Context, since, until, now time.Time) (map[int64]map[string]int64, int64, error) {
+// settledUsage is the card-seconds of the allocations that ended in (since, until] (a copy),
+// the highest allocation id they were read to, and the until they were kept to: kept from
+// the last call and brought up to until and to the rows inserted since, or read whole when
+// since moved, the clock went back past the kept hour, or the sums are usageRebuild old. A call whose clock is
+// a moment behind the last one's, across the hour (a page's against the scheduler's), takes
+// the sums as kept, to the later hour, which is settled for it too: the settle has an hour
+// to spare.
+func (s *Store) settledUsage(ctx context.Context, since, until, now time.Time) (map[int64]map[string]int64, int64, time.Time, error) {
 	c := &s.usage
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	whole := c.secs == nil || !c.since.Equal(since) || until.Before(c.until) || now.Before(c.built) || now.Sub(c.built) >= usageRebuild
+	if c.secs != nil && until.Before(c.until) && now.Sub(c.until) > s.usage.settle()-time.Hour {
+		until = c.until
+	}
+	whole := c.secs == nil || !c.since.Equal(since) || until.Before(c.until) || now.Sub(c.built) >= usageRebuild
 	// A bare MAX, which SQLite reads as the key's last entry (within COALESCE, it read every row).
 	var last *int64
 	if err := s.db.WithContext(ctx).Raw("SELECT MAX(id) FROM allocations").Scan(&last).Error; err != nil {
-		return nil, 0, err
+		return nil, 0, time.Time{}, err
 	}
 	var maxID int64
 	if last != nil {
@@ -128,7 +134,7 @@ func (s *Store) settledUsage(ctx context.Context, since, until, now time.Time) (
 	}
 	var rows []usageRow
 	if err := q.Scan(&rows).Error; err != nil {
-		return nil, 0, err
+		return nil, 0, time.Time{}, err
 	}
 	if whole {
 		c.since, c.built, c.secs = since, now, map[int64]map[string]int64{}
@@ -139,7 +145,7 @@ func (s *Store) settledUsage(ctx context.Context, since, until, now time.Time) (
 	for p, bySpec := range c.secs {
 		out[p] = maps.Clone(bySpec)
 	}
-	return out, maxID, nil
+	return out, maxID, until, nil
 }
 
 // addUsage adds each row's whole seconds within [since, now) to out.

@@ -80,12 +80,15 @@ func usageKeptEqualsEveryAllocation(t *testing.T, late time.Duration) {
 				}
 			}
 			since := models.MonthStart(now, time.UTC)
-			got, err := s.UsageSeconds(ctx, since, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := usageOfEveryAllocation(t, s, since, now); !reflect.DeepEqual(got, want) {
-				t.Fatalf("step %d, %s: UsageSeconds = %v, every allocation = %v", step, now.Format(time.DateTime), got, want)
+			// The scheduler's clock, and a page's a few seconds behind it.
+			for _, at := range []time.Time{now, now.Add(-time.Duration(rng.IntN(int(5 * time.Second))))} {
+				got, err := s.UsageSeconds(ctx, since, at)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := usageOfEveryAllocation(t, s, since, at); !reflect.DeepEqual(got, want) {
+					t.Fatalf("step %d, %s: UsageSeconds = %v, every allocation = %v", step, at.Format(time.DateTime), got, want)
+				}
 			}
 		}
 	})
@@ -125,4 +128,33 @@ func usageOfEveryAllocation(t *testing.T, s *models.Store, since, now time.Time)
 		out[a.ProjectID][spec[a.GPUID]] += int64(to.Sub(from) / time.Second)
 	}
 	return out
+}
+
+// A page's clock a moment behind the scheduler's, across the hour, takes the kept use as it
+// is: it read the month whole again, behind the store's lock, each time the two alternated.
+func TestUsageSecondsBehindTheHourKeepsTheSums(t *testing.T) {
+	s := modelstest.SQLite(t, models.Options{})
+	ctx := context.Background()
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	node := modelstest.Node("a").A100s(1).Register(t, s, start)
+	task := modelstest.Task("vision", "v").Create(t, s, start)
+	end := start.Add(5 * time.Hour)
+	if err := models.DB(s).Create(&models.Allocation{TaskID: task.ID, GPUID: node.GPUs[0].ID, NodeID: node.ID,
+		ProjectID: task.ProjectID, StartedAt: start.Add(time.Hour), EndedAt: &end}).Error; err != nil {
+		t.Fatal(err)
+	}
+	scheduler := time.Date(2026, 3, 9, 10, 0, 1, 0, time.UTC)
+	for _, now := range []time.Time{scheduler, scheduler.Add(-2 * time.Second), scheduler.Add(time.Second), scheduler.Add(-time.Second)} {
+		got, err := s.UsageSeconds(ctx, start, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := usageOfEveryAllocation(t, s, start, now); !reflect.DeepEqual(got, want) {
+			t.Fatalf("at %s: UsageSeconds = %v, every allocation = %v", now.Format(time.TimeOnly), got, want)
+		}
+		if built := models.UsageBuilt(s); !built.Equal(scheduler) {
+			t.Fatalf("at %s: the kept use was read whole again (at %s), not kept from %s", now.Format(time.TimeOnly),
+				built.Format(time.TimeOnly), scheduler.Format(time.TimeOnly))
+		}
+	}
 }
