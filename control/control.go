@@ -128,15 +128,15 @@ func New(ctx context.Context, store *models.Store, cfg Config) *Loops {
 	now, log := cfg.Now, cfg.Logger
 	set := loop.NewSet(cfg.Speed, log)
 	var scale *scaler.Scaler
-	// A lost node's allocations close at its last sign of life, NodeLostAfter back: the
-	// quotas' use keeps only what ended before that.
-	store.SetLateEnds(scheduler.LostAfter(cfg.StaleAfter))
 	sched := scheduler.NewLoop(store, scheduler.LoopConfig{Policy: scheduler.DefaultPolicy(cfg.Location),
 		NodeStaleAfter: cfg.StaleAfter, ScalePeriod: cfg.ScaleEvery, Now: now, Logger: log,
 		ReclaimForecast: func(ctx context.Context, now time.Time, pools []models.ConfiguredPool, nodes []models.NodeGPUs,
 			tasks []models.TaskRow, open []models.Allocation) (map[int64]time.Time, error) {
 			return scale.ReclaimForecast(ctx, now, pools, nodes, tasks, open)
 		}})
+	// A lost node's allocations close at its last sign of life, NodeLostAfter back: the
+	// quotas' use keeps only what ended before that.
+	store.SetLateEnds(sched.NodeLostAfter())
 	schedLoop := set.Every("scheduler", cfg.Tick, SchedulerPass(store, sched, now, log)).Coalesce(schedulerGap)
 	clusters := kube.New(store, kube.Config{Wake: schedLoop.Trigger, Now: now, Logger: log})
 	scale = scaler.New(store, scaler.Config{Providers: cfg.Providers, Cluster: cfg.Cluster, Cordon: clusters.Cordon,

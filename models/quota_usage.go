@@ -107,15 +107,15 @@ func (s *Store) UsageSeconds(ctx context.Context, since, now time.Time) (map[int
 // settledUsage is the card-seconds of the allocations that ended in (since, until] (a copy),
 // the highest allocation id they were read to, and the until they were kept to: kept from
 // the last call and brought up to until and to the rows inserted since, or read whole when
-// since moved, the clock went back past the kept hour, or the sums are usageRebuild old. A call whose clock is
-// a moment behind the last one's, across the hour (a page's against the scheduler's), takes
-// the sums as kept, to the later hour, which is settled for it too: the settle has an hour
-// to spare.
+// since moved, the clock went back past the kept hour, or the sums are usageRebuild old. A
+// call whose clock is a moment behind the last one's, across the hour (a page's against the
+// scheduler's), takes the sums as kept, to the later hour, which is settled for it too: the
+// settle has an hour to spare.
 func (s *Store) settledUsage(ctx context.Context, since, until, now time.Time) (map[int64]map[string]int64, int64, time.Time, error) {
 	c := &s.usage
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.secs != nil && until.Before(c.until) && now.Sub(c.until) > s.usage.settle()-time.Hour {
+	if c.secs != nil && until.Before(c.until) && now.Sub(c.until) > c.settle()-time.Hour {
 		until = c.until
 	}
 	whole := c.secs == nil || !c.since.Equal(since) || until.Before(c.until) || now.Sub(c.built) >= usageRebuild

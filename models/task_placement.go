@@ -109,15 +109,21 @@ func nodesWithGPUs(db *gorm.DB, removed bool, hint *sizeHint) ([]NodeGPUs, error
 // the open ones, on every scheduling pass (a quarter of the demo's CPU at 1,800×); now it
 // reads a partial index of the open ones and sorts those.
 func (s *Store) OpenAllocations(ctx context.Context) ([]Allocation, error) {
-	rows, err := s.db.WithContext(ctx).Raw(openAllocationsSQL()).Rows()
-	if err == nil {
-		var out []Allocation
-		out, err = scanRows(rows, &s.hints.open, func(a *Allocation) []any { return allocationScan.dest(a) })
-		if err == nil {
-			return out, nil
-		}
+	out, err := readAllocations(s.db.WithContext(ctx), &s.hints.open, openAllocationsSQL())
+	if err != nil {
+		return nil, fmt.Errorf("models: open allocations: %w", err)
 	}
-	return nil, fmt.Errorf("models: open allocations: %w", err)
+	return out, nil
+}
+
+// readAllocations reads the allocations a statement over allocationScan's columns selects,
+// into a slice of the room hint gives (none when nil).
+func readAllocations(db *gorm.DB, hint *sizeHint, query string, args ...any) ([]Allocation, error) {
+	rows, err := db.Raw(query, args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	return scanRows(rows, hint, func(a *Allocation) []any { return allocationScan.dest(a) })
 }
 
 // openAllocationsSQL is OpenAllocations' statement.
@@ -130,16 +136,12 @@ func openAllocationsSQL() string {
 // here: as one condition (`ended_at IS NULL OR ended_at >= ?`), or ordered by id in the
 // statement, SQLite read every allocation ever made, once a minute for the fairness.
 func (s *Store) AllocationsSince(ctx context.Context, since time.Time) ([]Allocation, error) {
-	rows, err := s.db.WithContext(ctx).Raw(allocationsSinceSQL(), UTC(since)).Rows()
-	if err == nil {
-		var out []Allocation
-		out, err = scanRows(rows, nil, func(a *Allocation) []any { return allocationScan.dest(a) })
-		if err == nil {
-			slices.SortFunc(out, func(a, b Allocation) int { return cmp.Compare(a.ID, b.ID) })
-			return out, nil
-		}
+	out, err := readAllocations(s.db.WithContext(ctx), nil, allocationsSinceSQL(), UTC(since))
+	if err != nil {
+		return nil, fmt.Errorf("models: allocations since %s: %w", since, err)
 	}
-	return nil, fmt.Errorf("models: allocations since %s: %w", since, err)
+	slices.SortFunc(out, func(a, b Allocation) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 // allocationsSinceSQL is AllocationsSince's statement.

@@ -87,17 +87,13 @@ type fairCache struct {
 // fairnessRefresh is how long, in clock time, the decayed usage is reused.
 const fairnessRefresh = time.Minute
 
-// LostAfter is the default NodeLostAfter for a NodeStaleAfter of stale: five stale periods,
-// at least ten minutes.
-func LostAfter(stale time.Duration) time.Duration { return max(10*time.Minute, 5*stale) }
-
 // NewLoop returns a loop over store.
 func NewLoop(store Store, cfg LoopConfig) *Loop {
 	if cfg.NodeStaleAfter <= 0 {
 		cfg.NodeStaleAfter = 2 * time.Minute
 	}
 	if cfg.NodeLostAfter <= 0 {
-		cfg.NodeLostAfter = LostAfter(cfg.NodeStaleAfter)
+		cfg.NodeLostAfter = max(10*time.Minute, 5*cfg.NodeStaleAfter)
 	}
 	if cfg.FairnessHalfLife <= 0 {
 		cfg.FairnessHalfLife = 24 * time.Hour
@@ -110,6 +106,11 @@ func NewLoop(store Store, cfg LoopConfig) *Loop {
 	}
 	return &Loop{store: store, cfg: cfg, history: NewETAHistory()}
 }
+
+// NodeLostAfter is how long a node is silent before the loop gives it up and closes its
+// allocations at its last sign of life: so long after the time it records may an
+// allocation's end be written.
+func (l *Loop) NodeLostAfter() time.Duration { return l.cfg.NodeLostAfter }
 
 // Tick is one RunOnce at the clock's now, as package loop calls it.
 func (l *Loop) Tick(ctx context.Context) error {
