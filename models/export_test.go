@@ -249,6 +249,9 @@ const (
 	UsageSettledSinceSQL = usageSettledSince
 )
 
+// TaskSpansSQL is TaskSpans' statement.
+const TaskSpansSQL = taskSpansSQL
+
 // OpenAllocationsSQL is OpenAllocations' statement.
 func OpenAllocationsSQL() string { return openAllocationsSQL() }
 

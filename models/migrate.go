@@ -63,6 +63,7 @@ var migrations = []migration{
 	{59, "room in the GPUs' pages on Postgres for the readings' updates to stay on the page (fillfactor 50)", migrateV59GPUFillfactor},
 	{60, "the index of the tasks' service holds the service replicas alone", migrateV60ServiceReplicasIndex},
 	{61, "an index of the closed allocations by their end, which the quotas' use reads", migrateV61AllocationsEnded},
+	{62, "an index of the tasks by their submit time, which the scheduler's weekly read of ended tasks takes", migrateV62TasksSubmitted},
 }
 
 // schemaVersion records each applied migration.

@@ -33,18 +33,19 @@ type TaskSpan struct {
 // maxTaskSpans bounds one history export.
 const maxTaskSpans = 2_000_000
 
+// taskSpansSQL reads the tasks submitted in [?, ?) that started and ended, at most ? of them,
+// through the index of their submit time.
+const taskSpansSQL = `SELECT tasks.id, projects.name AS project, tasks.spec, tasks.gpus, tasks.submitted_at,
+	tasks.started_at, tasks.ended_at, tasks.est_gpu_hours, tasks.max_runtime_s, tasks.queue, tasks.priority, tasks.state
+FROM tasks JOIN projects ON projects.id = tasks.project_id
+WHERE tasks.submitted_at >= ? AND tasks.submitted_at < ? AND tasks.started_at IS NOT NULL AND tasks.ended_at IS NOT NULL
+ORDER BY tasks.submitted_at, tasks.id LIMIT ?`
+
 // TaskSpans lists the tasks submitted in [since, until) that started and ended, by submit
 // time and id: this deployment's own history in the shape of a replay trace.
 func (s *Store) TaskSpans(ctx context.Context, since, until time.Time) ([]TaskSpan, error) {
 	var out []TaskSpan
-	err := s.db.WithContext(ctx).Table("tasks").
-		Select("tasks.id, projects.name AS project, tasks.spec, tasks.gpus, tasks.submitted_at, tasks.started_at, tasks.ended_at, "+
-			"tasks.est_gpu_hours, tasks.max_runtime_s, tasks.queue, tasks.priority, tasks.state").
-		Joins("JOIN projects ON projects.id = tasks.project_id").
-		Where("tasks.submitted_at >= ? AND tasks.submitted_at < ? AND tasks.started_at IS NOT NULL AND tasks.ended_at IS NOT NULL",
-			UTC(since), UTC(until)).
-		Order("tasks.submitted_at, tasks.id").Limit(maxTaskSpans).Scan(&out).Error
-	if err != nil {
+	if err := s.db.WithContext(ctx).Raw(taskSpansSQL, UTC(since), UTC(until), maxTaskSpans).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: task spans: %w", err)
 	}
 	if err := s.spanStages(ctx, out, since, until); err != nil {
