@@ -63,8 +63,10 @@ type Request struct {
 	HeldOnly bool
 }
 
-// Load reads from src everything Compute needs for r, in the billing time zone.
+// Load reads from src everything Compute needs for r, in the billing time zone. Its reads,
+// a month of allocations and rollups, go through the file's map on SQLite (MappedReads).
 func Load(ctx context.Context, src Source, r Request) (Input, error) {
+	ctx = models.MappedReads(ctx)
 	bs, err := src.BillingSettings(ctx)
 	if err != nil {
 		return Input{}, err

@@ -229,7 +229,7 @@ func (s *Store) eachRow(ctx context.Context, query string, args []any, f func([]
 		}
 		return rows.Err()
 	}
-	conn, err := s.readPool().Conn(ctx)
+	conn, err := s.readPool(ctx).Conn(ctx)
 	if err != nil {
 		return err
 	}

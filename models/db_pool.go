@@ -66,7 +66,8 @@ func sqliteDialector(path string, committed func(ctx context.Context, f forgets)
 		write.Close()
 		return nil, nil, fmt.Errorf("sqlite writer: %w", err)
 	}
-	read, err := sql.Open(sqliteReader, sqliteDSN(path, readerCacheKiB, "_txlock=deferred&_query_only=true&_mutex=no"))
+	readDSN := sqliteDSN(path, readerCacheKiB, "_txlock=deferred&_query_only=true&_mutex=no")
+	read, err := sql.Open(sqliteReader, readDSN)
 	if err != nil {
 		write.Close()
 		return nil, nil, err
@@ -77,7 +78,19 @@ func sqliteDialector(path string, committed func(ctx context.Context, f forgets)
 	n := max(16, 2*runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
-	p := &pools{read: read, write: write, turn: make(chan struct{}, 1), committed: committed}
+	mapped, err := sql.Open(sqliteMapped, readDSN)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, nil, err
+	}
+	// As many as the readers (a month's reads run a part per core, and a stream's callback
+	// may read again); a mapped connection idle for a while is closed, and what its map read
+	// leaves the process's resident memory with it.
+	mapped.SetMaxOpenConns(n)
+	mapped.SetMaxIdleConns(n)
+	mapped.SetConnMaxIdleTime(mappedIdle)
+	p := &pools{read: read, mapped: mapped, write: write, turn: make(chan struct{}, 1), committed: committed}
 	if p.ckpt, err = startCheckpoints(path, p.take); err != nil {
 		return nil, nil, errors.Join(err, p.close())
 	}
@@ -110,16 +123,37 @@ func privateFiles(path string) error {
 	return nil
 }
 
-// sqliteReader is the driver of the read pool: SQLite's, with each connection reading the
-// file through a memory map rather than copying it page by page into its cache (a month's
-// bills read a few hundred MiB of index). The price: a disk failing under a mapped read
-// ends the process (SIGBUS) instead of failing the query; the writer does not map. Its connections are also opened without a mutex
-// of their own (_mutex=no): database/sql hands a connection to one goroutine at a time, and
-// SQLite otherwise takes that mutex for every column of every row.
+// sqliteReader is the driver of the read pool: SQLite's, with connections opened without a
+// mutex of their own (_mutex=no): database/sql hands a connection to one goroutine at a time,
+// and SQLite otherwise takes that mutex for every column of every row. They read the file
+// page by page into their small caches (readerCacheKiB) through the kernel's page cache,
+// which the process's resident memory does not count.
 const sqliteReader = "sqlite3-reader"
 
-// readerMmap is how much of the file a read connection maps.
+// sqliteMapped is the driver of the mapped read pool, which statements run with a
+// MappedReads context use (a month's bills): a reader that maps the file rather than copying
+// it page by page (a month's bills read a few hundred MiB of index: 1.9 s/op with the map,
+// 2.5–2.7 without). What a map has read counts in the process's resident memory until it is
+// unmapped: read through the map, the scheduler's weekly read of tasks and the rollups
+// raised the server's peak RSS by 80–250 MB at 32,768 GPUs, so the other reads do not map.
+// The price of a map: a disk failing under a mapped read ends the process (SIGBUS) instead
+// of failing the query.
+const sqliteMapped = "sqlite3-mapped"
+
+// readerMmap is how much of the file a mapped read connection maps.
 const readerMmap = 1 << 30
+
+// mappedIdle is how long a mapped read connection stays open unused.
+const mappedIdle = time.Minute
+
+// MappedReads marks ctx's reads, on SQLite, as large and for a person waiting (a month's
+// bills): they go through connections that map the file. On Postgres it changes nothing.
+func MappedReads(ctx context.Context) context.Context {
+	return context.WithValue(ctx, mappedKey{}, true)
+}
+
+// mappedKey marks a MappedReads context.
+type mappedKey struct{}
 
 // sqliteWriter is the driver of the writer: SQLite's, with the WAL's automatic checkpoint
 // off. A checkpoint writes the WAL's pages back into the file and flushes it to disk; run by
@@ -130,7 +164,8 @@ const readerMmap = 1 << 30
 const sqliteWriter = "sqlite3-writer"
 
 func init() {
-	sql.Register(sqliteReader, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+	sql.Register(sqliteReader, &sqlite3.SQLiteDriver{})
+	sql.Register(sqliteMapped, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", readerMmap), nil)
 		return err
 	}})
@@ -156,11 +191,13 @@ func valuesChunk(n int) int {
 }
 
 // Each SQLite connection's page cache, in KiB. The writer keeps the pages it changes again and
-// again (the GPUs', the nodes', the indexes' upper levels). A reader maps the file and caches
-// only the pages it reads from the WAL, which the next checkpoint writes into the file: with
-// the writer's 64 MiB each, the sixteen readers held about 20 MiB more of C memory after a
-// minute at 4,096 agents, and more as they went on reading the WAL; 4 MiB leaves a month's
-// bills as fast (docs/decisions.md, "Rollups that seek their window, and small readers' caches").
+// again (the GPUs', the nodes', the indexes' upper levels). A reader's cache is emptied at
+// the start of each read once another connection committed, which under a stream of writes
+// is every read, so a large one buys nothing: with the writer's 64 MiB each, the sixteen
+// readers held about 20 MiB more of C memory after a minute at 4,096 agents, and more as they
+// went on; 4 MiB leaves a month's bills as fast (docs/decisions.md, "Rollups that seek their
+// window, and small readers' caches"). A mapped reader caches only the pages it reads from
+// the WAL.
 const (
 	writerCacheKiB = 64 << 10
 	readerCacheKiB = 4 << 10
@@ -182,6 +219,8 @@ func sqliteDSN(path string, cacheKiB int, extra string) string {
 // and whether it wrote a table of who may do what.
 type pools struct {
 	read, write *sql.DB
+	// mapped, on SQLite, reads the statements of a MappedReads context (nil on Postgres).
+	mapped *sql.DB
 	// turn, on SQLite, hands the one writer connection out in the order it was asked for
 	// (nil on Postgres). database/sql gives a freed connection to a random waiter, so
 	// under load a write could wait many turns while later ones went first: p99 ingest and
@@ -206,12 +245,20 @@ func (p *pools) take(ctx context.Context) (done func(), err error) {
 	}
 }
 
-// pick chooses the pool for one statement.
-func (p *pools) pick(query string) *sql.DB {
+// pick chooses the pool for one statement run with ctx.
+func (p *pools) pick(ctx context.Context, query string) *sql.DB {
 	if readOnly(query) {
-		return p.read
+		return p.reader(ctx)
 	}
 	return p.write
+}
+
+// reader is the pool that reads with ctx: the mapped one for a MappedReads context on SQLite.
+func (p *pools) reader(ctx context.Context) *sql.DB {
+	if p.mapped != nil && ctx.Value(mappedKey{}) != nil {
+		return p.mapped
+	}
+	return p.read
 }
 
 // readOnly reports whether a statement is a plain query (SELECT, or WITH … SELECT) that
@@ -233,7 +280,7 @@ func readOnly(query string) bool {
 
 // PrepareContext prepares query on the pool that will run it.
 func (p *pools) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	return p.pick(query).PrepareContext(ctx, query)
+	return p.pick(ctx, query).PrepareContext(ctx, query)
 }
 
 // ExecContext runs a statement on the writer.
@@ -250,7 +297,7 @@ func (p *pools) ExecContext(ctx context.Context, query string, args ...any) (sql
 // (RETURNING). The turn ends when the statement has run; its rows hold the connection
 // until closed, so the next turn may wait for them in database/sql.
 func (p *pools) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	db := p.pick(query)
+	db := p.pick(ctx, query)
 	if db == p.write {
 		done, err := p.take(ctx)
 		if err != nil {
@@ -263,7 +310,7 @@ func (p *pools) QueryContext(ctx context.Context, query string, args ...any) (*s
 
 // QueryRowContext is QueryContext for one row.
 func (p *pools) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	db := p.pick(query)
+	db := p.pick(ctx, query)
 	if db == p.write {
 		if done, err := p.take(ctx); err == nil {
 			defer done()
@@ -298,6 +345,9 @@ func (p *pools) close() error {
 	if p.read != p.write {
 		err = errors.Join(err, p.read.Close())
 	}
+	if p.mapped != nil {
+		err = errors.Join(err, p.mapped.Close())
+	}
 	return err
 }
 
@@ -330,18 +380,18 @@ func (t *notifyTx) Commit() error {
 	return err
 }
 
-// readPool returns the read pool, for reads that go below GORM to the driver.
-func (s *Store) readPool() *sql.DB {
-	return s.db.ConnPool.(*pools).read
+// readPool returns the pool that reads with ctx, for reads that go below GORM to the driver.
+func (s *Store) readPool(ctx context.Context) *sql.DB {
+	return s.db.ConnPool.(*pools).reader(ctx)
 }
 
-// SQLPools are the store's connection pools by name — "kashi", or "kashi_write" and
-// "kashi_read" where reads have a pool of their own (SQLite) — for their statistics
-// (/metrics' go_sql_*).
+// SQLPools are the store's connection pools by name — "kashi", or "kashi_write",
+// "kashi_read" and "kashi_mapped" where reads have pools of their own (SQLite) — for their
+// statistics (/metrics' go_sql_*).
 func (s *Store) SQLPools() map[string]*sql.DB {
 	p := s.db.ConnPool.(*pools)
 	if p.read == p.write {
 		return map[string]*sql.DB{"kashi": p.write}
 	}
-	return map[string]*sql.DB{"kashi_write": p.write, "kashi_read": p.read}
+	return map[string]*sql.DB{"kashi_write": p.write, "kashi_read": p.read, "kashi_mapped": p.mapped}
 }

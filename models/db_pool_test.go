@@ -65,45 +65,73 @@ func TestSQLiteReadsPassTheWriter(t *testing.T) {
 	if err := <-writeDone; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.readPool().ExecContext(ctx, "DELETE FROM users"); err == nil {
-		t.Error("the read pool ran a DELETE, want it refused")
+	for name, ctx := range map[string]context.Context{"read": ctx, "mapped": MappedReads(ctx)} {
+		if _, err := s.readPool(ctx).ExecContext(ctx, "DELETE FROM users"); err == nil {
+			t.Errorf("the %s pool ran a DELETE, want it refused", name)
+		}
 	}
 }
 
-// On SQLite every read connection maps the file, however many the pool opens, and keeps a
-// small page cache; the writer a large one.
-func TestSQLiteReadersMapTheFile(t *testing.T) {
+// On SQLite the read connections do not map the file, and those of a MappedReads context
+// (a month's bills) do, however many each pool opens; readers keep a small page cache, the
+// writer a large one. A MappedReads context's reads go to the mapped pool through GORM and
+// below it; the others never do.
+func TestSQLiteReadersMapTheFileForMappedReadsOnly(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "kashi.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var conns []*sql.Conn
-	for range 3 {
-		c, err := s.readPool().Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		ctx  context.Context
+		mmap int64
+	}{{ctx, 0}, {MappedReads(ctx), readerMmap}} {
+		var conns []*sql.Conn
+		for range 3 {
+			conn, err := s.readPool(c.ctx).Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, conn)
 		}
-		defer c.Close()
-		conns = append(conns, c)
-	}
-	for i, c := range conns {
-		var size int64
-		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&size); err != nil || size != readerMmap {
-			t.Errorf("connection %d: mmap_size = %d, %v; want %d", i, size, err, readerMmap)
-		}
-		if got := cacheKiB(t, c); got != readerCacheKiB {
-			t.Errorf("reader %d: cache of %d KiB, want %d", i, got, readerCacheKiB)
+		for i, conn := range conns {
+			var size int64
+			if err := conn.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&size); err != nil || size != c.mmap {
+				t.Errorf("connection %d: mmap_size = %d, %v; want %d", i, size, err, c.mmap)
+			}
+			if got := cacheKiB(t, conn); got != readerCacheKiB {
+				t.Errorf("reader %d: cache of %d KiB, want %d", i, got, readerCacheKiB)
+			}
+			conn.Close()
 		}
 	}
 	w, err := s.db.ConnPool.(*pools).write.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
 	if got := cacheKiB(t, w); got != writerCacheKiB {
 		t.Errorf("writer: cache of %d KiB, want %d", got, writerCacheKiB)
+	}
+	w.Close()
+
+	p := s.db.ConnPool.(*pools)
+	for _, c := range []struct {
+		name         string
+		ctx          context.Context
+		read, mapped int
+	}{{"a read", ctx, 1, 0}, {"a MappedReads read", MappedReads(ctx), 0, 1}} {
+		rows, err := s.db.WithContext(c.ctx).Raw("SELECT id FROM users").Rows() // held open: its connection is in use
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, m := p.read.Stats().InUse, p.mapped.Stats().InUse; r != c.read || m != c.mapped {
+			t.Errorf("%s uses %d read and %d mapped connections, want %d and %d", c.name, r, m, c.read, c.mapped)
+		}
+		rows.Close()
+	}
+	if err := s.db.WithContext(MappedReads(ctx)).Exec("DELETE FROM users").Error; err != nil {
+		t.Errorf("a write with a MappedReads context: %v, want it on the writer", err)
 	}
 }
 
