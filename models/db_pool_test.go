@@ -106,7 +106,8 @@ func TestSQLiteReadersMapTheFileForMappedReadsOnly(t *testing.T) {
 			conn.Close()
 		}
 	}
-	w, err := s.db.ConnPool.(*pools).write.Conn(ctx)
+	p := s.db.ConnPool.(*pools)
+	w, err := p.write.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,6 @@ func TestSQLiteReadersMapTheFileForMappedReadsOnly(t *testing.T) {
 	}
 	w.Close()
 
-	p := s.db.ConnPool.(*pools)
 	for _, c := range []struct {
 		name         string
 		ctx          context.Context
