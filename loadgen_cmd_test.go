@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -33,6 +34,11 @@ func TestLoadgenShortRun(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "database pool ") || strings.Contains(out.String(), "not exported") {
 		t.Errorf("report does not read the server's database pool waits:\n%s", out.String())
+	}
+	for _, kind := range []string{"board", "ingest", "status", "submit"} {
+		if !regexp.MustCompile(`the server's own time .*\b` + kind + ` p50 ≤ [0-9.]+ ms, p99 [^(]+ \([1-9]`).MatchString(out.String()) {
+			t.Errorf("report does not give the server's own time of %s:\n%s", kind, out.String())
+		}
 	}
 }
 

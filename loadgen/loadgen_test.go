@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -122,7 +123,7 @@ func TestNearest(t *testing.T) {
 	}
 }
 
-func TestPoolWaits(t *testing.T) {
+func TestReadServerPage(t *testing.T) {
 	page := `# HELP go_sql_wait_count_total The total number of connections waited for.
 # TYPE go_sql_wait_count_total counter
 go_sql_wait_count_total{db_name="kashi_read"} 3
@@ -131,11 +132,45 @@ go_sql_wait_duration_seconds_total{db_name="kashi_read"} 0.25
 go_sql_wait_duration_seconds_total{db_name="kashi_write"} 1.5
 kashi_gpus 8
 `
-	if n, d, ok := poolWaits(strings.NewReader(page)); n != 7 || d != 1750*time.Millisecond || !ok {
-		t.Errorf("poolWaits() = %d, %s, %v, want 7, 1.75s, true", n, d, ok)
+	if sp := readServerPage(strings.NewReader(page)); sp.dbWaits != 7 || sp.dbWait != 1750*time.Millisecond || !sp.known {
+		t.Errorf("readServerPage() = %d, %s, %v, want 7, 1.75s, true", sp.dbWaits, sp.dbWait, sp.known)
 	}
-	if _, _, ok := poolWaits(strings.NewReader("kashi_gpus 8\n")); ok {
-		t.Error("poolWaits() of a page without pool figures says it knows them")
+	for _, bad := range []string{"kashi_gpus 8\n", "not a page {\n"} {
+		if sp := readServerPage(strings.NewReader(bad)); sp.known {
+			t.Errorf("readServerPage(%q) says it knows the pools' figures", bad)
+		}
+	}
+}
+
+// The server's own time of a kind is the quantile's bucket bound over the requests of the run
+// alone, from the histogram read before and after it.
+func TestServerTimes(t *testing.T) {
+	histogram := func(counts ...int) string {
+		var sb strings.Builder
+		sb.WriteString("# TYPE kashi_http_request_seconds histogram\n")
+		for i, le := range []string{"0.01", "0.05", "0.1", "+Inf"} {
+			fmt.Fprintf(&sb, "kashi_http_request_seconds_bucket{method=\"POST\",route=%q,le=%q} %d\n", api.PathSamples, le, counts[i])
+		}
+		fmt.Fprintf(&sb, "kashi_http_request_seconds_sum{method=\"POST\",route=%q} 1\n", api.PathSamples)
+		fmt.Fprintf(&sb, "kashi_http_request_seconds_count{method=\"POST\",route=%q} %d\n", api.PathSamples, counts[3])
+		return sb.String()
+	}
+	// Before the run: 1,000 slow requests. In it: 100, of which 98 under 10 ms, 1 under 50, 1 over 100.
+	before := readServerPage(strings.NewReader(histogram(0, 0, 0, 1000)))
+	after := readServerPage(strings.NewReader(histogram(98, 99, 99, 1100)))
+	got := serverTimes(before, after)
+	want := map[string]ServerTimes{KindIngest: {Count: 100, P50: 0.01, P99: 0.05}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("serverTimes() (-want +got):\n%s", diff)
+	}
+	after = readServerPage(strings.NewReader(histogram(50, 50, 50, 1100)))
+	if st := serverTimes(before, after)[KindIngest]; st.P50 != 0.01 || !math.IsInf(st.P99, 1) {
+		t.Errorf("serverTimes() = %+v, want p50 0.01 and p99 past the last bound", st)
+	}
+	var out strings.Builder
+	Use{Served: got}.Write(&out)
+	if !strings.Contains(out.String(), "ingest p50 ≤ 10 ms, p99 ≤ 50 ms (100)") {
+		t.Errorf("Use.Write() does not print the server's times:\n%s", out.String())
 	}
 }
 

@@ -1,18 +1,26 @@
 package loadgen
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"kashi/api"
 )
 
 // Use is what a run used of the machine (this process: the generator, and the server when
@@ -32,6 +40,10 @@ type Use struct {
 	DBWaits int64
 	DBWait  time.Duration
 	DBKnown bool
+	// Served is each kind's time as the server measured it, by kind; empty when the server
+	// does not export it. The generator's latencies include its own waits for a core on a
+	// shared machine; these do not.
+	Served map[string]ServerTimes
 	// Elapsed is the run's wall time; LoadAvg the machine's 1-minute load average at its end
 	// (0 where the system does not tell).
 	Elapsed time.Duration
@@ -41,9 +53,18 @@ type Use struct {
 // usage is one reading of the counters Use is the difference of.
 type usage struct {
 	cpu, gc, mutex time.Duration
-	dbWaits        int64
-	dbWait         time.Duration
-	dbKnown        bool
+	server         serverPage
+}
+
+// serverPage is what the run reads of the server's /metrics.
+type serverPage struct {
+	// known is false when the page could not be read or lacked the pools' figures.
+	known   bool
+	dbWaits int64
+	dbWait  time.Duration
+	// routes is kashi_http_request_seconds by "METHOD route": each bucket's cumulative
+	// count by its upper bound (+Inf included).
+	routes map[string]map[float64]uint64
 }
 
 // resources reads the counters now.
@@ -72,50 +93,110 @@ func (g *gen) resources(ctx context.Context) usage {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusOK {
-		u.dbWaits, u.dbWait, u.dbKnown = poolWaits(resp.Body)
+		u.server = readServerPage(resp.Body)
 	}
 	return u
 }
 
-// poolWaits sums the database pools' waits on a Prometheus text page.
-func poolWaits(page io.Reader) (int64, time.Duration, bool) {
-	var (
-		waits float64
-		wait  float64
-		known bool
-	)
-	sc := bufio.NewScanner(page)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		name, rest, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
-		}
-		if i := strings.IndexByte(name, '{'); i >= 0 {
-			name = name[:i]
-			if j := strings.LastIndexByte(line, '}'); j >= 0 {
-				rest = strings.TrimSpace(line[j+1:])
+// readServerPage reads the database pools' waits and the requests' times off a Prometheus
+// text page.
+func readServerPage(page io.Reader) serverPage {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(page)
+	if err != nil {
+		return serverPage{}
+	}
+	var sp serverPage
+	var waits, wait float64
+	for _, f := range families["go_sql_wait_count_total"].GetMetric() {
+		waits, sp.known = waits+scalar(f), true
+	}
+	for _, f := range families["go_sql_wait_duration_seconds_total"].GetMetric() {
+		wait += scalar(f)
+	}
+	sp.dbWaits, sp.dbWait = int64(waits), time.Duration(wait*float64(time.Second))
+	sp.routes = map[string]map[float64]uint64{}
+	for _, m := range families["kashi_http_request_seconds"].GetMetric() {
+		var method, route string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "method":
+				method = l.GetValue()
+			case "route":
+				route = l.GetValue()
 			}
 		}
-		v, err := strconv.ParseFloat(strings.Fields(rest + " x")[0], 64)
-		if err != nil {
+		h := m.GetHistogram()
+		buckets := map[float64]uint64{math.Inf(1): h.GetSampleCount()}
+		for _, b := range h.GetBucket() {
+			buckets[b.GetUpperBound()] = b.GetCumulativeCount()
+		}
+		sp.routes[method+" "+route] = buckets
+	}
+	return sp
+}
+
+// scalar is a counter's, gauge's or untyped metric's value.
+func scalar(m *dto.Metric) float64 {
+	switch {
+	case m.Counter != nil:
+		return m.Counter.GetValue()
+	case m.Gauge != nil:
+		return m.Gauge.GetValue()
+	default:
+		return m.GetUntyped().GetValue()
+	}
+}
+
+// kindRoutes are the routes whose time the server measures of each kind of request the
+// generator times.
+var kindRoutes = map[string]string{
+	KindIngest: http.MethodPost + " " + api.PathSamples,
+	KindStatus: http.MethodPost + " " + api.PathTaskStatus + ":id/status",
+	KindBoard:  http.MethodGet + " /",
+	KindSubmit: http.MethodPost + " /api/v1/tasks",
+}
+
+// ServerTimes is one kind of request's time as the server measured it
+// (kashi_http_request_seconds over the run): how many, and the bound of the histogram's
+// bucket each quantile falls in (+Inf past the last bound).
+type ServerTimes struct {
+	Count    uint64
+	P50, P99 float64
+}
+
+// serverTimes is the server's time of each kind between before and after.
+func serverTimes(before, after serverPage) map[string]ServerTimes {
+	times := map[string]ServerTimes{}
+	for kind, route := range kindRoutes {
+		now, then := after.routes[route], before.routes[route]
+		total := now[math.Inf(1)] - then[math.Inf(1)]
+		if total == 0 {
 			continue
 		}
-		switch name {
-		case "go_sql_wait_count_total":
-			waits, known = waits+v, true
-		case "go_sql_wait_duration_seconds_total":
-			wait += v
+		bounds := make([]float64, 0, len(now))
+		for b := range now {
+			bounds = append(bounds, b)
 		}
+		slices.Sort(bounds)
+		at := func(q float64) float64 {
+			for _, b := range bounds {
+				if float64(now[b]-then[b]) >= q*float64(total) {
+					return b
+				}
+			}
+			return math.Inf(1)
+		}
+		times[kind] = ServerTimes{Count: total, P50: at(0.50), P99: at(0.99)}
 	}
-	return int64(waits), time.Duration(wait * float64(time.Second)), known
+	return times
 }
 
 // since is the use between before and u, over a run of elapsed.
 func (u usage) since(before usage, elapsed time.Duration) Use {
 	return Use{CPU: u.cpu - before.cpu, Cores: runtime.GOMAXPROCS(0), GC: u.gc - before.gc, MutexWait: u.mutex - before.mutex,
-		DBWaits: u.dbWaits - before.dbWaits, DBWait: u.dbWait - before.dbWait, DBKnown: u.dbKnown && before.dbKnown, Elapsed: elapsed,
+		DBWaits: u.server.dbWaits - before.server.dbWaits, DBWait: u.server.dbWait - before.server.dbWait,
+		DBKnown: u.server.known && before.server.known, Served: serverTimes(before.server, u.server), Elapsed: elapsed,
 		LoadAvg: loadAvg()}
 }
 
@@ -145,6 +226,24 @@ func (u Use) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "CPU %.1f s = %.0f %% of %d cores (GC %.0f %% of it; load average %.1f); lock waits %s; database pool %s\n",
 		u.CPU.Seconds(), 100*u.CPUShare(), u.Cores, 100*share(u.GC, u.CPU), u.LoadAvg, ms(u.MutexWait), db)
+	if len(u.Served) == 0 {
+		return
+	}
+	kinds := slices.Sorted(maps.Keys(u.Served))
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		st := u.Served[k]
+		parts[i] = fmt.Sprintf("%s p50 %s, p99 %s (%d)", k, bound(st.P50), bound(st.P99), st.Count)
+	}
+	fmt.Fprintf(w, "the server's own time (kashi_http_request_seconds): %s\n", strings.Join(parts, "; "))
+}
+
+// bound prints a histogram bucket's upper bound as the bound a quantile is under.
+func bound(seconds float64) string {
+	if math.IsInf(seconds, 1) {
+		return "> the last bucket"
+	}
+	return "≤ " + strconv.FormatFloat(seconds*1000, 'f', -1, 64) + " ms"
 }
 
 func share(part, whole time.Duration) float64 {

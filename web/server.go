@@ -27,6 +27,7 @@ func build(h *Areas, secure bool, log *slog.Logger, lim limits) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
 	e.Use(middleware.Recover())
+	e.Use(timed)
 	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
 		XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
 		ReferrerPolicy:        "same-origin",
