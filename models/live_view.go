@@ -81,41 +81,64 @@ func (v *liveView) keep(rows []BoardGPU) {
 	}
 }
 
+// overlayChunk is how many GPUs an overlay brings up to date under one hold of the view's
+// lock. A sample commit records its readings under the lock after the overlays in progress,
+// and its agents wait for that: an overlay of the whole fleet (the board's snapshot, the
+// scheduler's nodes; 32,768 GPUs at 4,096 agents) held it for milliseconds, and for as long
+// as its goroutine then waited for a core on a busy machine. Between chunks a record goes
+// first (sync.RWMutex lets no new reader in while a writer waits); each GPU's reading is
+// whole, and a reader that must not miss a reading recorded meanwhile reads
+// Store.BoardVersion before it overlays.
+const overlayChunk = 1024
+
 // overlay brings rows up to the latest readings the view holds.
 func (v *liveView) overlay(rows []BoardGPU) {
-	v.mu.RLock()
-	defer v.mu.RUnlock()
-	for i := range rows {
-		r := &rows[i]
-		v.overlayGPU(&r.GPU)
-		if at, ok := v.nodes[r.NodeID]; ok && at.After(r.LastSeenAt) {
-			r.LastSeenAt = at
+	for len(rows) > 0 {
+		n := min(len(rows), overlayChunk)
+		v.mu.RLock()
+		for i := range rows[:n] {
+			r := &rows[i]
+			v.overlayGPU(&r.GPU)
+			if at, ok := v.nodes[r.NodeID]; ok && at.After(r.LastSeenAt) {
+				r.LastSeenAt = at
+			}
 		}
+		v.mu.RUnlock()
+		rows = rows[n:]
 	}
 }
 
 // overlayFleet brings nodes and their GPUs read from their rows up to the latest readings
 // and last-seen times the view holds.
 func (v *liveView) overlayFleet(nodes []NodeGPUs) {
-	v.mu.RLock()
-	defer v.mu.RUnlock()
-	for i := range nodes {
-		n := &nodes[i]
-		for j := range n.GPUs {
-			v.overlayGPU(&n.GPUs[j])
+	for len(nodes) > 0 {
+		v.mu.RLock()
+		gpus := 0
+		for gpus < overlayChunk && len(nodes) > 0 {
+			n := &nodes[0]
+			for j := range n.GPUs {
+				v.overlayGPU(&n.GPUs[j])
+			}
+			if at, ok := v.nodes[n.ID]; ok && at.After(n.LastSeenAt) {
+				n.LastSeenAt = at
+			}
+			gpus += max(len(n.GPUs), 1)
+			nodes = nodes[1:]
 		}
-		if at, ok := v.nodes[n.ID]; ok && at.After(n.LastSeenAt) {
-			n.LastSeenAt = at
-		}
+		v.mu.RUnlock()
 	}
 }
 
 // overlayGPUs brings GPUs read from their rows up to the latest readings the view holds.
 func (v *liveView) overlayGPUs(gpus []GPU) {
-	v.mu.RLock()
-	defer v.mu.RUnlock()
-	for i := range gpus {
-		v.overlayGPU(&gpus[i])
+	for len(gpus) > 0 {
+		n := min(len(gpus), overlayChunk)
+		v.mu.RLock()
+		for i := range gpus[:n] {
+			v.overlayGPU(&gpus[i])
+		}
+		v.mu.RUnlock()
+		gpus = gpus[n:]
 	}
 }
 
