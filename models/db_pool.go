@@ -90,7 +90,7 @@ func sqliteDialector(path string, committed func(ctx context.Context, f forgets)
 	mapped.SetMaxOpenConns(n)
 	mapped.SetMaxIdleConns(n)
 	mapped.SetConnMaxIdleTime(mappedIdle)
-	p := &pools{read: read, mapped: mapped, write: write, turn: &writerTurn{}, committed: committed}
+	p := &pools{read: read, mapped: mapped, write: write, turn: make(chan struct{}, 1), committed: committed}
 	if p.ckpt, err = startCheckpoints(path, p.take); err != nil {
 		return nil, nil, errors.Join(err, p.close())
 	}
@@ -221,20 +221,28 @@ type pools struct {
 	read, write *sql.DB
 	// mapped, on SQLite, reads the statements of a MappedReads context (nil on Postgres).
 	mapped *sql.DB
-	// turn, on SQLite, hands the one writer connection out a turn at a time (writer_turn.go;
-	// nil on Postgres).
-	turn      *writerTurn
+	// turn, on SQLite, hands the one writer connection out in the order it was asked for
+	// (nil on Postgres). database/sql gives a freed connection to a random waiter, so
+	// under load a write could wait many turns while later ones went first: p99 ingest and
+	// submit were 0.3–1.3 s at 1,024 agents where p50 was 2–9 ms (docs/decisions.md, "The
+	// writer in turns, and agents' writes committed together").
+	turn      chan struct{}
 	committed func(ctx context.Context, f forgets)
 	// ckpt checkpoints a SQLite database's WAL beside the writer (nil on Postgres).
 	ckpt *checkpoints
 }
 
-// take waits for the writer's turn (on SQLite); done gives it to the next.
+// take waits for the writer's turn, in the order asked; done gives it to the next.
 func (p *pools) take(ctx context.Context) (done func(), err error) {
 	if p.turn == nil {
 		return func() {}, nil
 	}
-	return p.turn.take(ctx)
+	select {
+	case p.turn <- struct{}{}:
+		return func() { <-p.turn }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // pick chooses the pool for one statement run with ctx.

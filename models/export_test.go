@@ -264,16 +264,3 @@ func UsageBuilt(s *Store) time.Time {
 	defer s.usage.mu.Unlock()
 	return s.usage.built
 }
-
-// HoldWriter takes SQLite's writer as a write would, until release is called.
-func HoldWriter(s *Store) (release func(), err error) {
-	return s.db.ConnPool.(*pools).turn.take(context.Background())
-}
-
-// WritersQueued counts the writes waiting for SQLite's writer ahead and behind.
-func WritersQueued(s *Store) (ahead, behind int) {
-	w := s.db.ConnPool.(*pools).turn
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.ahead), len(w.behind)
-}

@@ -90,8 +90,8 @@ func (s *Store) writeReadings(ctx context.Context) error {
 // transaction holds the one writer: at 4,096 agents a second's readings (about 3,300 GPUs) in
 // one transaction held it 23 ms on average and up to 57 ms, and every sample commit and submit
 // that came meanwhile waited behind it. In turns of 512 each holds it a few ms, and the
-// sample commits and submits that queued go between (ahead of the queue: writer_turn.go).
-// Postgres, which has no one writer, takes them in one statement.
+// writes that queued go between (the writer's turns are taken in order). Postgres, which has
+// no one writer, takes them in one statement.
 const readingsPerTurn = 512
 
 // saveGPUReadings writes the GPUs' latest readings and timers: on Postgres in one statement

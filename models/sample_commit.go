@@ -48,7 +48,7 @@ func startSampleCommitter(s *Store) *groupCommitter[*sampleJob] {
 // answers every job. The GPUs' rows come from gpuRows, read again only for nodes it does not
 // hold, and for a node whose batch they refuse.
 func (s *Store) commitSamples(group []*sampleJob) {
-	ctx := aheadOfQueue(quiet(context.Background())) // the agents wait for their answers
+	ctx := quiet(context.Background())
 	done := make([]sampleDone, len(group))
 	nodeIDs := make([]int64, 0, len(group))
 	for _, j := range group {

@@ -59,9 +59,8 @@ func (s *Store) writeSubmits(group []*submitJob) (done []submitDone, err error) 
 		tasks []Task
 		owner []int // the job of each task
 	)
-	// A new task holds no GPU: the board's snapshot stays as it is until it is placed. A
-	// caller waits for its submit: the group goes ahead in the writer's queue.
-	err = s.db.WithContext(aheadOfQueue(quiet(context.Background()))).Transaction(func(tx *gorm.DB) error {
+	// A new task holds no GPU: the board's snapshot stays as it is until it is placed.
+	err = s.db.WithContext(quiet(context.Background())).Transaction(func(tx *gorm.DB) error {
 		tasks, owner = tasks[:0], owner[:0]
 		reads := newSubmitReads(tx)
 		for i, j := range group {
