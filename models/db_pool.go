@@ -215,8 +215,9 @@ func sqliteDSN(path string, cacheKiB int, extra string) string {
 
 // pools is the gorm.ConnPool under the Store: statements that only read, outside a
 // transaction, go to the read pool (on SQLite, the mapped one for a MappedReads context);
-// everything else to the writer (on Postgres all are the one bounded pool). A committed transaction calls committed with the context it began with
-// and whether it wrote a table of who may do what.
+// everything else to the writer (on Postgres all are the one bounded pool). A committed
+// transaction calls committed with the context it began with and whether it wrote a table of
+// who may do what.
 type pools struct {
 	read, write *sql.DB
 	// mapped, on SQLite, reads the statements of a MappedReads context (nil on Postgres).
